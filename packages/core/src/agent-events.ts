@@ -1,0 +1,60 @@
+import type { AssistantMessage, Message, ToolResultMessage } from './messages.js';
+import type { StreamEvent } from './provider.js';
+import type { ToolResult } from './tool.js';
+
+/** Why a run ended. */
+export type AgentStopReason = 'completed' | 'max-turns' | 'terminated' | 'aborted' | 'error';
+
+/**
+ * Everything a run reports, in order. Tool events carry `toolCallId` and `toolName`;
+ * `tool-execution-end` events come in completion order, result messages in call order.
+ */
+export type AgentEvent =
+  | { type: 'agent-start'; runId: string }
+  | { type: 'turn-start'; runId: string; turn: number }
+  | { type: 'message-start'; message: Message }
+  | {
+      type: 'message-update';
+      /** The assistant message so far (the same object each time, updated in place). */
+      message: AssistantMessage;
+      /** The provider event that changed it. */
+      event: StreamEvent;
+    }
+  | { type: 'message-end'; message: Message }
+  | { type: 'tool-execution-start'; toolCallId: string; toolName: string; args: unknown }
+  | { type: 'tool-execution-update'; toolCallId: string; toolName: string; partial: ToolResult }
+  | {
+      type: 'progress';
+      toolCallId: string;
+      toolName: string;
+      text: string;
+      /** Fraction in [0, 1] when known. */
+      progress?: number;
+    }
+  | {
+      type: 'tool-execution-end';
+      toolCallId: string;
+      toolName: string;
+      result: ToolResult;
+      isError: boolean;
+    }
+  | {
+      type: 'turn-end';
+      runId: string;
+      turn: number;
+      message: AssistantMessage;
+      /** Results of this turn's calls, in call order. */
+      toolResults: ToolResultMessage[];
+    }
+  | {
+      type: 'agent-end';
+      runId: string;
+      stopReason: AgentStopReason;
+      /** Messages added by this run, in order. */
+      messages: Message[];
+      /** Set when `stopReason` is `error`. */
+      error?: string;
+    };
+
+/** The type names of {@link AgentEvent}. */
+export type AgentEventType = AgentEvent['type'];

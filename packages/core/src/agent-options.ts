@@ -1,0 +1,97 @@
+import type { AgentEvent } from './agent-events.js';
+import type { AssistantMessage, Message } from './messages.js';
+import type { Provider, ThinkingLevel, ToolChoice } from './provider.js';
+import type { ResourceLocks } from './resource-locks.js';
+import type { ToolExecutionStrategy } from './strategy.js';
+import type { AnyAgentTool, PermissionTier, ToolResult } from './tool.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/** A tool call about to run (or running), as hooks and the permission gate see it. */
+export interface ToolCallInfo {
+  toolCallId: string;
+  /** The tool's canonical name. */
+  toolName: string;
+  /** The name the model used (an alias, possibly). */
+  requestedName: string;
+  /** Validated arguments. */
+  args: unknown;
+  tool: AnyAgentTool;
+  /** The assistant message that asked for the call. */
+  assistantMessage: AssistantMessage;
+}
+
+/** What `beforeToolExecution` decides: run, skip with a reason the model reads, or run with other arguments (validated again). */
+export type BeforeToolExecutionDecision =
+  | { action: 'allow' }
+  | { action: 'skip'; reason: string }
+  | { action: 'replace'; args: unknown };
+
+/** Optional hooks around tool execution; each may be async. A hook fires strictly before its paired event. */
+export interface AgentHooks {
+  /** Before `tool-execution-start`. Returning nothing allows the call. */
+  beforeToolExecution?: (
+    call: ToolCallInfo,
+  ) => BeforeToolExecutionDecision | undefined | Promise<BeforeToolExecutionDecision | undefined>;
+  /** After `tool-execution-end`, before the result message; may replace the result. */
+  afterToolExecution?: (
+    call: ToolCallInfo,
+    result: ToolResult,
+  ) => ToolResult | undefined | Promise<ToolResult | undefined>;
+  /** Before each `tool-execution-update`; `false` suppresses the event (the tool keeps running). */
+  beforeToolExecutionUpdate?: (
+    call: ToolCallInfo,
+    partial: ToolResult,
+  ) => boolean | Promise<boolean>;
+  /** After each emitted `tool-execution-update`. */
+  afterToolExecutionUpdate?: (call: ToolCallInfo, partial: ToolResult) => void | Promise<void>;
+}
+
+/** What the permission gate is asked. */
+export interface PermissionRequest extends ToolCallInfo {
+  /** The tier the tool declares (`full-access` when it declares none). */
+  tier: PermissionTier;
+  /** What the call touches, from the tool's `permissionSubjects`. */
+  subjects: readonly string[];
+}
+
+/** The permission gate's answer; a denial reaches the model as a `denied` result with the reason. */
+export type PermissionDecision = { behavior: 'allow' } | { behavior: 'deny'; reason: string };
+
+/** Decides whether a validated call may run; called in call order, before `beforeToolExecution`. */
+export type PermissionGate = (
+  request: PermissionRequest,
+) => PermissionDecision | Promise<PermissionDecision>;
+
+/** Options of an {@link Agent}. Only `provider` and `model` are required. */
+export interface AgentOptions {
+  provider: Provider;
+  /** Model id passed to the provider. */
+  model: string;
+  systemPrompt?: string;
+  /** The tools, as a list or a registry. */
+  tools?: readonly AnyAgentTool[] | ToolRegistry;
+  /** A conversation to continue (plain JSON, e.g. from `agent.toJSON()`). */
+  messages?: readonly Message[];
+  /** How the calls of one turn are scheduled [parallel]. */
+  toolExecution?: ToolExecutionStrategy;
+  toolChoice?: ToolChoice;
+  thinkingLevel?: ThinkingLevel;
+  /** Output-token limit per model call. */
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Model calls per run before it stops with `max-turns` [100]. */
+  maxTurns?: number;
+  /** Calls per turn that run; the rest get a not-executed result [unlimited]. */
+  maxToolCallsPerTurn?: number;
+  /** Default per-call timeout in ms, when the tool's policy sets none [600000]. */
+  toolTimeoutMs?: number;
+  /** Default clip size in characters for older tool results sent to the model [30000]. */
+  maxResultChars?: number;
+  hooks?: AgentHooks;
+  /** Permission gate; without one every call is allowed. */
+  permissionGate?: PermissionGate;
+  /** Lock table for `resourceKey`; defaults to one shared by every agent of the process. */
+  resourceLocks?: ResourceLocks;
+  /** Receives every event of every run, synchronously, in order. */
+  onEvent?: (event: AgentEvent) => void;
+}

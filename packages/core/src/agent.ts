@@ -1,0 +1,405 @@
+import type { AgentEvent, AgentStopReason } from './agent-events.js';
+import type { AgentOptions } from './agent-options.js';
+import { streamAssistantMessage } from './assistant-stream.js';
+import { AgentError, errorMessage } from './errors.js';
+import { EventLog } from './event-queue.js';
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  toolCallsOf,
+  type Usage,
+  type UserMessage,
+  userMessage,
+} from './messages.js';
+import type { ProviderRequest } from './provider.js';
+import { sharedResourceLocks } from './resource-locks.js';
+import { clipToolResultMessage } from './result-budget.js';
+import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
+import { toToolDefinition } from './tool.js';
+import { executeToolCalls, unexecutedResults } from './tool-execution.js';
+import { ToolRegistry } from './tool-registry.js';
+
+/** What a finished run reports. */
+export interface AgentRunResult {
+  runId: string;
+  stopReason: AgentStopReason;
+  /** Messages this run added, in order. */
+  messages: Message[];
+  /** The last assistant message of the run, if any. */
+  finalMessage: AssistantMessage | undefined;
+  /** Model calls made. */
+  turns: number;
+  /** Token usage summed over the run's model calls. */
+  usage: Usage;
+  /** Set when `stopReason` is `error`. */
+  error?: string;
+}
+
+/**
+ * One run of an agent: iterate it for events (every iterator replays from the first event),
+ * await `result` for the outcome. The run starts at once, whether or not anyone iterates.
+ */
+export interface AgentRun extends AsyncIterable<AgentEvent> {
+  readonly runId: string;
+  /** Resolves when the run ends; never rejects. */
+  readonly result: Promise<AgentRunResult>;
+  /** Aborts the run: running tools and the model call are cancelled; every pending call still gets a result. */
+  abort(reason?: unknown): void;
+}
+
+/** Input that starts a run: text, a user message, or several messages. */
+export type AgentInput = string | UserMessage | readonly Message[];
+
+/** A plain-JSON snapshot of an agent's conversation. */
+export interface AgentSnapshot {
+  messages: Message[];
+}
+
+const defaultMaxTurns = 100;
+const defaultToolTimeoutMs = 600_000;
+const defaultMaxResultChars = 30_000;
+
+/**
+ * The agent loop: calls the model, runs the tools it asks for, feeds results back, until the
+ * model answers without tool calls (or a limit, a terminate vote, an abort, or a fatal error).
+ * One run at a time per agent.
+ */
+export class Agent {
+  readonly tools: ToolRegistry;
+  readonly #options: AgentOptions;
+  readonly #strategy: ToolExecutionStrategy;
+  readonly #messages: Message[];
+  readonly #steering: UserMessage[] = [];
+  readonly #followUps: UserMessage[] = [];
+  readonly #listeners = new Set<(event: AgentEvent) => void>();
+  readonly #clipCache = new WeakMap<Message, { limit: number; clipped: Message }>();
+  #current: { controller: AbortController; run: AgentRun } | undefined;
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
+    this.tools =
+      options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+    this.#strategy = options.toolExecution ?? { type: 'parallel' };
+    assertValidStrategy(this.#strategy);
+    for (const [name, value] of [
+      ['maxTurns', options.maxTurns],
+      ['maxToolCallsPerTurn', options.maxToolCallsPerTurn],
+      ['toolTimeoutMs', options.toolTimeoutMs],
+      ['maxResultChars', options.maxResultChars],
+    ] as const) {
+      if (value !== undefined && !(value >= 0))
+        throw new AgentError(`${name} must be a number >= 0, got ${String(value)}`);
+    }
+    this.#messages = structuredClone([...(options.messages ?? [])]);
+    if (options.onEvent !== undefined) this.#listeners.add(options.onEvent);
+  }
+
+  /** The whole conversation so far (a live read-only view). */
+  get messages(): readonly Message[] {
+    return this.#messages;
+  }
+
+  /** Whether a run is in progress. */
+  get isRunning(): boolean {
+    return this.#current !== undefined;
+  }
+
+  /** Listens to every event of every run; returns the unsubscribe function. */
+  subscribe(listener: (event: AgentEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Queues a message to interrupt the current turn: calls not yet started are skipped
+   * (`Skipped due to queued user message.`) and the message is sent next.
+   */
+  steer(message: string | UserMessage): void {
+    this.#steering.push(typeof message === 'string' ? userMessage(message) : message);
+  }
+
+  /** Queues a message to send when the agent would otherwise stop. */
+  followUp(message: string | UserMessage): void {
+    this.#followUps.push(typeof message === 'string' ? userMessage(message) : message);
+  }
+
+  /** Aborts the current run, if any. */
+  abort(reason?: unknown): void {
+    this.#current?.run.abort(reason);
+  }
+
+  /** The conversation as plain JSON, to save and later pass back as `messages`. */
+  toJSON(): AgentSnapshot {
+    return { messages: structuredClone(this.#messages) };
+  }
+
+  /** Starts a run. Throws an `AgentError` if a run is already in progress. */
+  run(input?: AgentInput, options: { signal?: AbortSignal } = {}): AgentRun {
+    if (this.#current !== undefined)
+      throw new AgentError('Agent is already running; wait for its result, steer() or followUp()');
+    const runId = globalThis.crypto.randomUUID();
+    const controller = new AbortController();
+    const external = options.signal;
+    const onExternalAbort = () => controller.abort(external?.reason);
+    if (external?.aborted) controller.abort(external.reason);
+    else external?.addEventListener('abort', onExternalAbort, { once: true });
+
+    const log = new EventLog<AgentEvent>();
+    const inputs = normaliseInput(input);
+    const result = this.#loop(runId, inputs, controller.signal, (event) => {
+      log.push(event);
+      for (const listener of this.#listeners) {
+        try {
+          listener(event);
+        } catch {
+          // A failing listener must not break the run.
+        }
+      }
+    }).finally(() => {
+      log.close();
+      external?.removeEventListener('abort', onExternalAbort);
+      this.#current = undefined;
+    });
+    const run: AgentRun = {
+      runId,
+      result,
+      abort: (reason?: unknown) => {
+        if (!controller.signal.aborted) controller.abort(reason);
+      },
+      [Symbol.asyncIterator]: () => log[Symbol.asyncIterator](),
+    };
+    this.#current = { controller, run };
+    return run;
+  }
+
+  async #loop(
+    runId: string,
+    inputs: Message[],
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<AgentRunResult> {
+    const added: Message[] = [];
+    const usage = emptyUsage();
+    let turns = 0;
+    let finalMessage: AssistantMessage | undefined;
+    let stopReason: AgentStopReason = 'completed';
+    let error: string | undefined;
+    const append = (message: Message) => {
+      this.#messages.push(message);
+      added.push(message);
+      emit({ type: 'message-start', message });
+      emit({ type: 'message-end', message });
+    };
+
+    // Let the caller attach iterators before the first event.
+    await Promise.resolve();
+    emit({ type: 'agent-start', runId });
+    try {
+      for (const message of inputs) append(message);
+      const maxTurns = this.#options.maxTurns ?? defaultMaxTurns;
+      outer: while (true) {
+        while (true) {
+          if (signal.aborted) {
+            stopReason = 'aborted';
+            break outer;
+          }
+          if (turns >= maxTurns) {
+            stopReason = 'max-turns';
+            break outer;
+          }
+          turns++;
+          emit({ type: 'turn-start', runId, turn: turns });
+          const assistant = await streamAssistantMessage(this.#options.provider, this.#request(), {
+            signal,
+            onStart: (partial) => emit({ type: 'message-start', message: partial }),
+            onEvent: (partial, event) => emit({ type: 'message-update', message: partial, event }),
+          });
+          addUsage(usage, assistant.usage);
+          this.#messages.push(assistant);
+          added.push(assistant);
+          finalMessage = assistant;
+          emit({ type: 'message-end', message: assistant });
+          const calls = toolCallsOf(assistant);
+
+          if (assistant.stopReason === 'error' || assistant.stopReason === 'aborted') {
+            const results = unexecutedResults(calls, this.tools, assistant.stopReason);
+            for (const message of results) append(message);
+            emit({
+              type: 'turn-end',
+              runId,
+              turn: turns,
+              message: assistant,
+              toolResults: results,
+            });
+            stopReason = assistant.stopReason === 'aborted' || signal.aborted ? 'aborted' : 'error';
+            if (stopReason === 'error') error = assistant.errorMessage ?? 'The model call failed';
+            break outer;
+          }
+          if (calls.length === 0) {
+            emit({ type: 'turn-end', runId, turn: turns, message: assistant, toolResults: [] });
+            break;
+          }
+
+          const outcome = await executeToolCalls({
+            calls,
+            assistant,
+            registry: this.tools,
+            strategy: this.#strategy,
+            runSignal: signal,
+            hooks: this.#options.hooks ?? {},
+            permissionGate: this.#options.permissionGate,
+            locks: this.#options.resourceLocks ?? sharedResourceLocks,
+            defaultTimeoutMs: this.#options.toolTimeoutMs ?? defaultToolTimeoutMs,
+            maxToolCallsPerTurn: this.#options.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY,
+            emit,
+            steeringPending: () => this.#steering.length > 0,
+          });
+          for (const message of outcome.results) append(message);
+          emit({
+            type: 'turn-end',
+            runId,
+            turn: turns,
+            message: assistant,
+            toolResults: outcome.results,
+          });
+
+          if (outcome.fatal !== undefined) {
+            stopReason = 'error';
+            error = outcome.fatal.message;
+            break outer;
+          }
+          if (signal.aborted) {
+            stopReason = 'aborted';
+            break outer;
+          }
+          if (outcome.terminate) {
+            stopReason = 'terminated';
+            break outer;
+          }
+          for (const message of this.#steering.splice(0)) append(message);
+        }
+        const pending = [...this.#steering.splice(0), ...this.#followUps.splice(0)];
+        if (pending.length === 0) {
+          stopReason = 'completed';
+          break;
+        }
+        for (const message of pending) append(message);
+      }
+    } catch (caught) {
+      // The loop's own bug must still end the run cleanly.
+      stopReason = 'error';
+      error = `Internal agent error: ${errorMessage(caught)}`;
+    }
+    const end: AgentEvent = { type: 'agent-end', runId, stopReason, messages: added };
+    if (error !== undefined) end.error = error;
+    emit(end);
+    const result: AgentRunResult = {
+      runId,
+      stopReason,
+      messages: added,
+      finalMessage,
+      turns,
+      usage,
+    };
+    if (error !== undefined) result.error = error;
+    return result;
+  }
+
+  #request(): ProviderRequest {
+    const options = this.#options;
+    const request: ProviderRequest = {
+      model: options.model,
+      messages: this.#messagesForProvider(),
+      tools: this.tools.list().map(toToolDefinition),
+    };
+    if (options.systemPrompt !== undefined) request.systemPrompt = options.systemPrompt;
+    if (options.toolChoice !== undefined) request.toolChoice = options.toolChoice;
+    if (options.thinkingLevel !== undefined) request.thinkingLevel = options.thinkingLevel;
+    if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
+    if (options.temperature !== undefined) request.temperature = options.temperature;
+    return request;
+  }
+
+  /**
+   * The copy of the conversation sent to the provider: tool results older than the newest
+   * batch clipped to their tool's `maxResultChars`; failed empty assistant messages dropped.
+   * Stored history stays whole.
+   */
+  #messagesForProvider(): Message[] {
+    const messages = this.#messages;
+    let lastAssistant = -1;
+    for (let index = messages.length - 1; index >= 0; index--) {
+      if (messages[index]?.role === 'assistant') {
+        lastAssistant = index;
+        break;
+      }
+    }
+    const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
+    const out: Message[] = [];
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      if (
+        message.role === 'assistant' &&
+        (message.stopReason === 'error' || message.stopReason === 'aborted') &&
+        message.content.length === 0
+      ) {
+        continue;
+      }
+      if (message.role !== 'toolResult' || index > lastAssistant) {
+        out.push(message);
+        continue;
+      }
+      const limit = this.tools.get(message.toolName)?.policy?.maxResultChars ?? defaultLimit;
+      const cached = this.#clipCache.get(message);
+      if (cached !== undefined && cached.limit === limit) {
+        out.push(cached.clipped);
+        continue;
+      }
+      const clipped = clipToolResultMessage(message, limit);
+      this.#clipCache.set(message, { limit, clipped });
+      out.push(clipped);
+    }
+    return out;
+  }
+}
+
+/** Options of {@link runAgent}: the agent's options plus the input and an optional signal. */
+export interface RunAgentOptions extends AgentOptions {
+  input: AgentInput;
+  signal?: AbortSignal;
+}
+
+/** Creates an agent and starts one run. */
+export function runAgent(options: RunAgentOptions): AgentRun {
+  const { input, signal, ...agentOptions } = options;
+  return new Agent(agentOptions).run(input, signal === undefined ? {} : { signal });
+}
+
+function normaliseInput(input: AgentInput | undefined): Message[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [userMessage(input)];
+  if (isMessageArray(input)) return [...input];
+  return [input];
+}
+
+function isMessageArray(input: UserMessage | readonly Message[]): input is readonly Message[] {
+  return Array.isArray(input);
+}
+
+function addUsage(total: Usage, usage: Usage): void {
+  total.input += usage.input;
+  total.output += usage.output;
+  total.cacheRead += usage.cacheRead;
+  total.cacheWrite += usage.cacheWrite;
+  total.totalTokens += usage.totalTokens;
+  if (usage.cost !== undefined) {
+    total.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+    const cost = total.cost;
+    cost.input += usage.cost.input;
+    cost.output += usage.cost.output;
+    cost.cacheRead += usage.cost.cacheRead;
+    cost.cacheWrite += usage.cost.cacheWrite;
+    cost.total += usage.cost.total;
+  }
+}

@@ -1,0 +1,130 @@
+import { errorMessage, ProviderError } from './errors.js';
+import { type AssistantMessage, emptyUsage } from './messages.js';
+import type { Provider, ProviderRequest, StreamEvent } from './provider.js';
+
+/** Applies one stream event to a partial assistant message, in place. */
+export function applyStreamEvent(message: AssistantMessage, event: StreamEvent): AssistantMessage {
+  switch (event.type) {
+    case 'start':
+      message.model = event.model;
+      message.provider = event.provider;
+      return message;
+    case 'text-start':
+      message.content[event.index] = { type: 'text', text: '' };
+      return message;
+    case 'text-delta': {
+      const block = message.content[event.index];
+      if (block?.type === 'text') block.text += event.delta;
+      else message.content[event.index] = { type: 'text', text: event.delta };
+      return message;
+    }
+    case 'text-end':
+      message.content[event.index] = { type: 'text', text: event.text };
+      return message;
+    case 'thinking-start':
+      message.content[event.index] = { type: 'thinking', thinking: '' };
+      return message;
+    case 'thinking-delta': {
+      const block = message.content[event.index];
+      if (block?.type === 'thinking') block.thinking += event.delta;
+      else message.content[event.index] = { type: 'thinking', thinking: event.delta };
+      return message;
+    }
+    case 'thinking-end': {
+      const block: AssistantMessage['content'][number] = {
+        type: 'thinking',
+        thinking: event.thinking,
+      };
+      if (event.signature !== undefined) block.signature = event.signature;
+      if (event.redacted !== undefined) block.redacted = event.redacted;
+      message.content[event.index] = block;
+      return message;
+    }
+    case 'tool-call-start':
+      message.content[event.index] = {
+        type: 'toolCall',
+        id: event.id,
+        name: event.name,
+        arguments: '',
+      };
+      return message;
+    case 'tool-call-delta': {
+      const block = message.content[event.index];
+      if (block?.type === 'toolCall') block.arguments += event.delta;
+      return message;
+    }
+    case 'tool-call-end':
+      message.content[event.index] = event.toolCall;
+      return message;
+    case 'usage':
+      message.usage = event.usage;
+      return message;
+    case 'done':
+    case 'error':
+      return message;
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
+  }
+}
+
+/** Callbacks of {@link streamAssistantMessage}. */
+export interface StreamAssistantOptions {
+  signal: AbortSignal;
+  /** Called with the partial message before the first event. */
+  onStart: (partial: AssistantMessage) => void;
+  /** Called after each non-terminal event was applied to the partial message. */
+  onEvent: (partial: AssistantMessage, event: StreamEvent) => void;
+}
+
+/**
+ * Runs one provider call and returns the final assistant message. Never throws: a provider
+ * that throws, or ends without a terminal event, yields a message with stop reason `error`
+ * (or `aborted` when the signal fired).
+ */
+export async function streamAssistantMessage(
+  provider: Provider,
+  request: ProviderRequest,
+  options: StreamAssistantOptions,
+): Promise<AssistantMessage> {
+  const partial: AssistantMessage = {
+    role: 'assistant',
+    content: [],
+    provider: provider.id,
+    model: request.model,
+    usage: emptyUsage(),
+    stopReason: 'stop',
+    timestamp: Date.now(),
+  };
+  options.onStart(partial);
+  const fail = (reason: 'error' | 'aborted', message: string): AssistantMessage => ({
+    ...partial,
+    content: partial.content.filter((block) => block !== undefined),
+    stopReason: reason,
+    errorMessage: message,
+  });
+  try {
+    for await (const event of provider.stream(request, { signal: options.signal })) {
+      if (event.type === 'done') return event.message;
+      if (event.type === 'error') {
+        const message = { ...event.message, stopReason: event.reason } satisfies AssistantMessage;
+        if (message.errorMessage === undefined) message.errorMessage = event.error.message;
+        return message;
+      }
+      applyStreamEvent(partial, event);
+      options.onEvent(partial, event);
+    }
+    if (options.signal.aborted) return fail('aborted', 'Aborted');
+    return fail(
+      'error',
+      `Provider "${provider.id}" ended its stream without a done or error event`,
+    );
+  } catch (error) {
+    if (options.signal.aborted) return fail('aborted', 'Aborted');
+    const wrapped = ProviderError.isInstance(error)
+      ? error
+      : new ProviderError(errorMessage(error), { cause: error });
+    return fail('error', `Provider "${provider.id}" threw: ${wrapped.message}`);
+  }
+}

@@ -1,0 +1,92 @@
+export {
+  Agent,
+  type AgentInput,
+  type AgentRun,
+  type AgentRunResult,
+  type AgentSnapshot,
+  type RunAgentOptions,
+  runAgent,
+} from './agent.js';
+export type { AgentEvent, AgentEventType, AgentStopReason } from './agent-events.js';
+export type {
+  AgentHooks,
+  AgentOptions,
+  BeforeToolExecutionDecision,
+  PermissionDecision,
+  PermissionGate,
+  PermissionRequest,
+  ToolCallInfo,
+} from './agent-options.js';
+export { applyStreamEvent } from './assistant-stream.js';
+export {
+  type DefinedTool,
+  type DefineToolConfig,
+  defineTool,
+  validateWithZod,
+  zodToJsonSchema,
+} from './define-tool.js';
+export {
+  AgentError,
+  type AgentErrorOptions,
+  errorMessage,
+  ProviderError,
+  type ProviderErrorOptions,
+  ToolError,
+  type ToolErrorKind,
+  type ToolErrorOptions,
+} from './errors.js';
+export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
+export {
+  type AssistantContent,
+  type AssistantMessage,
+  emptyUsage,
+  type ImageContent,
+  type Message,
+  messageText,
+  type StopReason,
+  type TextContent,
+  type ThinkingContent,
+  type ToolCallContent,
+  type ToolResultContent,
+  type ToolResultMessage,
+  textContent,
+  toolCallsOf,
+  type Usage,
+  type UserContent,
+  type UserMessage,
+  userMessage,
+} from './messages.js';
+export type {
+  Provider,
+  ProviderRequest,
+  ProviderStreamOptions,
+  StreamEvent,
+  ThinkingLevel,
+  ToolChoice,
+} from './provider.js';
+export { ResourceLocks, sharedResourceLocks } from './resource-locks.js';
+export { clipText, clipToolResultMessage } from './result-budget.js';
+export {
+  assertValidStrategy,
+  batched,
+  parallel,
+  sequential,
+  type ToolExecutionStrategy,
+} from './strategy.js';
+export {
+  type AgentTool,
+  type AnyAgentTool,
+  type PermissionTier,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolPolicy,
+  type ToolResult,
+  textResult,
+  toolNamePattern,
+  toToolDefinition,
+  type ValidationIssue,
+  type ValidationResult,
+} from './tool.js';
+export { steeringSkipMessage } from './tool-execution.js';
+export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
+export { formatIssuePath, formatValidationIssues } from './validation.js';

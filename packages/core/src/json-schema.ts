@@ -1,0 +1,68 @@
+/** A JSON Schema document (any draft); kept loose on purpose. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema | JsonSchema[];
+  additionalProperties?: boolean | JsonSchema;
+  description?: string;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+/** The schema of a tool's parameters: an object schema. */
+export interface JsonSchemaObject extends JsonSchema {
+  type: 'object';
+  properties?: Record<string, JsonSchema>;
+}
+
+const maxInlineDepth = 32;
+
+/**
+ * Returns a self-contained copy of a schema: every local `$ref` (`#/$defs/X`, `#/definitions/X`)
+ * inlined, and `$schema`, `$defs`, `definitions`, `$id` removed, because strict providers
+ * reject references. A recursive reference is cut at depth 32 to `{}` (accept anything).
+ */
+export function inlineJsonSchema(schema: JsonSchema): JsonSchema {
+  const root = schema;
+  const visit = (node: unknown, depth: number, stack: readonly string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => visit(item, depth, stack));
+    if (node === null || typeof node !== 'object') return node;
+    const record = node as Record<string, unknown>;
+    const ref = record.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      if (stack.includes(ref) || depth > maxInlineDepth) return {};
+      const target = resolvePointer(root, ref);
+      if (target === undefined) throw new Error(`Unresolvable $ref in tool schema: ${ref}`);
+      const { $ref: _ref, ...siblings } = record;
+      const inlined = visit(target, depth + 1, [...stack, ref]) as Record<string, unknown>;
+      const rest = visit(siblings, depth + 1, stack) as Record<string, unknown>;
+      return Object.keys(rest).length === 0 ? inlined : { ...inlined, ...rest };
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(record)) {
+      if (key === '$schema' || key === '$defs' || key === 'definitions' || key === '$id') continue;
+      out[key] = visit(value, depth, stack);
+    }
+    return out;
+  };
+  return visit(schema, 0, []) as JsonSchema;
+}
+
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  const parts = ref
+    .slice(2)
+    .split('/')
+    .map((part) => decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~'));
+  let current: unknown = root;
+  for (const part of parts) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}

@@ -1,0 +1,133 @@
+import type { ToolErrorKind } from './errors.js';
+
+/** Plain text. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+/** An image, base64-encoded. */
+export interface ImageContent {
+  type: 'image';
+  /** Base64 data without a `data:` prefix. */
+  data: string;
+  /** e.g. `image/png`. */
+  mimeType: string;
+}
+
+/** Model reasoning. `signature` (Anthropic) must be sent back unchanged on the next turn. */
+export interface ThinkingContent {
+  type: 'thinking';
+  thinking: string;
+  /** Opaque provider signature or encrypted payload that makes the block replayable. */
+  signature?: string;
+  /** True when the provider returned the reasoning redacted (only `signature` is meaningful). */
+  redacted?: boolean;
+}
+
+/** A tool call requested by the model. */
+export interface ToolCallContent {
+  type: 'toolCall';
+  /** Provider-assigned id; tool results refer to it. */
+  id: string;
+  /** Wire name the model used (may be an alias). */
+  name: string;
+  /** The arguments exactly as the model produced them: raw JSON text, possibly malformed. */
+  arguments: string;
+  /** Opaque provider data that must be replayed with the call (e.g. Gemini thought signatures). */
+  providerMetadata?: Record<string, unknown>;
+}
+
+/** Content a user message or tool result can carry. */
+export type UserContent = TextContent | ImageContent;
+/** Content of a tool result. */
+export type ToolResultContent = TextContent | ImageContent;
+/** Content of an assistant message. */
+export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
+
+/** Token counts for one provider call; `cost` in US dollars when the model's prices are known. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost?: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+}
+
+/** Why the model stopped: `toolUse` when it asked for tools, `length` at the output-token limit. */
+export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
+
+/** A message from the user. */
+export interface UserMessage {
+  role: 'user';
+  content: string | UserContent[];
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/** A message from the model. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: AssistantContent[];
+  /** Provider id, e.g. `anthropic`. */
+  provider: string;
+  /** Model id. */
+  model: string;
+  usage: Usage;
+  stopReason: StopReason;
+  /** Set when `stopReason` is `error` or `aborted`. */
+  errorMessage?: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/** The result of one tool call, as the model sees it. */
+export interface ToolResultMessage<TDetails = unknown> {
+  role: 'toolResult';
+  toolCallId: string;
+  toolName: string;
+  content: ToolResultContent[];
+  /** Free metadata for UIs and logs; never sent to the model. */
+  details?: TDetails;
+  /** Set by sub-agent tools: the id of the child loop that produced this result. */
+  childLoopId?: string;
+  isError: boolean;
+  /** Why the call failed, when `isError` (e.g. `invalid-args`, `timeout`, `denied`). */
+  errorKind?: ToolErrorKind;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/** Any message of a conversation. A conversation is plain JSON: save it, load it, continue it. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** A usage record with every count zero. */
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+}
+
+/** Builds a user message from text or content. */
+export function userMessage(content: string | UserContent[], timestamp = Date.now()): UserMessage {
+  return { role: 'user', content, timestamp };
+}
+
+/** Builds a text content block. */
+export function textContent(text: string): TextContent {
+  return { type: 'text', text };
+}
+
+/** The concatenated text blocks of a message (thinking and tool calls excluded). */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  let text = '';
+  for (const block of message.content) {
+    if (block.type === 'text') text += block.text;
+  }
+  return text;
+}
+
+/** The tool calls of an assistant message, in order. */
+export function toolCallsOf(message: AssistantMessage): ToolCallContent[] {
+  return message.content.filter((block): block is ToolCallContent => block.type === 'toolCall');
+}

@@ -1,0 +1,71 @@
+import type { ProviderError } from './errors.js';
+import type { AssistantMessage, Message, ToolCallContent, Usage } from './messages.js';
+import type { ToolDefinition } from './tool.js';
+
+/** How hard the model should think; providers map it to their own knobs. */
+export type ThinkingLevel = 'off' | 'minimal' | 'low' | 'medium' | 'high';
+
+/** Whether and which tools the model must call. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+
+/** One call to a model. */
+export interface ProviderRequest {
+  /** Model id. */
+  model: string;
+  systemPrompt?: string;
+  messages: readonly Message[];
+  tools?: readonly ToolDefinition[];
+  toolChoice?: ToolChoice;
+  thinkingLevel?: ThinkingLevel;
+  /** Output-token limit. */
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** Options of one `stream` call. */
+export interface ProviderStreamOptions {
+  /** Aborting cancels the HTTP request at once; the stream then ends with an `error` event (reason `aborted`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The events of one model call, in order: `start`, deltas, exactly one terminal `done` or
+ * `error`. `index` is the position of the block in the final message's `content`.
+ */
+export type StreamEvent =
+  | { type: 'start'; model: string; provider: string }
+  | { type: 'text-start'; index: number }
+  | { type: 'text-delta'; index: number; delta: string }
+  | { type: 'text-end'; index: number; text: string }
+  | { type: 'thinking-start'; index: number }
+  | { type: 'thinking-delta'; index: number; delta: string }
+  | {
+      type: 'thinking-end';
+      index: number;
+      thinking: string;
+      signature?: string;
+      redacted?: boolean;
+    }
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; delta: string }
+  | { type: 'tool-call-end'; index: number; toolCall: ToolCallContent }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'done'; message: AssistantMessage }
+  | {
+      type: 'error';
+      /** `aborted` when the caller's signal ended the call. */
+      reason: 'error' | 'aborted';
+      error: ProviderError;
+      /** What had arrived before the failure, with `stopReason` `error` or `aborted`. */
+      message: AssistantMessage;
+    };
+
+/**
+ * An LLM behind one streaming contract. Once called, `stream` never throws: every failure
+ * arrives as the terminal `error` event. Retries happen inside, before the first token.
+ */
+export interface Provider {
+  /** Provider id, e.g. `anthropic`, `openai`, `scripted`. */
+  readonly id: string;
+  stream(request: ProviderRequest, options?: ProviderStreamOptions): AsyncIterable<StreamEvent>;
+}

@@ -1,0 +1,8 @@
+export {
+  createScriptedProvider,
+  type ScriptedProvider,
+  type ScriptedProviderOptions,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+} from './scripted-provider.js';

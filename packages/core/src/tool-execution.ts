@@ -1,0 +1,606 @@
+import type { AgentEvent } from './agent-events.js';
+import type { AgentHooks, PermissionGate, ToolCallInfo } from './agent-options.js';
+import { errorMessage, ToolError, type ToolErrorKind } from './errors.js';
+import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
+import type { ResourceLocks } from './resource-locks.js';
+import type { ToolExecutionStrategy } from './strategy.js';
+import type { AnyAgentTool, ToolContext, ToolResult } from './tool.js';
+import type { ToolRegistry } from './tool-registry.js';
+import { formatValidationIssues } from './validation.js';
+
+/** Longest raw-argument excerpt quoted back to the model. */
+const maxQuotedArgumentChars = 1024;
+
+/** The text the model gets for calls skipped because the user queued a message. */
+export const steeringSkipMessage = 'Skipped due to queued user message.';
+
+export interface ExecuteToolCallsParams {
+  calls: readonly ToolCallContent[];
+  assistant: AssistantMessage;
+  registry: ToolRegistry;
+  strategy: ToolExecutionStrategy;
+  runSignal: AbortSignal;
+  hooks: AgentHooks;
+  permissionGate: PermissionGate | undefined;
+  locks: ResourceLocks;
+  defaultTimeoutMs: number;
+  maxToolCallsPerTurn: number;
+  emit: (event: AgentEvent) => void;
+  steeringPending: () => boolean;
+}
+
+export interface ExecuteToolCallsOutcome {
+  /** One result per call, in call order. */
+  results: ToolResultMessage[];
+  /** True when at least one call ran and every call voted `terminate`. */
+  terminate: boolean;
+  /** A fatal `ToolError` thrown by a tool: the run must end. */
+  fatal: ToolError | undefined;
+}
+
+interface Prepared {
+  index: number;
+  call: ToolCallContent;
+  tool: AnyAgentTool;
+  info: ToolCallInfo;
+}
+
+interface Settled {
+  message: ToolResultMessage;
+  terminate: boolean;
+}
+
+class SiblingAbort {
+  constructor(readonly toolName: string) {}
+}
+
+class TimeoutAbort {
+  constructor(readonly timeoutMs: number) {}
+}
+
+/**
+ * Runs the tool calls of one assistant message under the strategy. Never throws; every call
+ * gets exactly one result message, whatever happens.
+ */
+export async function executeToolCalls(
+  params: ExecuteToolCallsParams,
+): Promise<ExecuteToolCallsOutcome> {
+  const { calls } = params;
+  const settled: (Settled | undefined)[] = new Array(calls.length);
+  let fatal: ToolError | undefined;
+
+  const resolved = calls.map((call) => params.registry.get(call.name));
+  const overLimit = markOverLimit(resolved, params.maxToolCallsPerTurn);
+  const runnable: number[] = [];
+  for (let index = 0; index < calls.length; index++) {
+    if (overLimit[index]) {
+      const message =
+        `Not executed: a turn may run at most ${params.maxToolCallsPerTurn} tool calls ` +
+        '(maxToolCallsPerTurn). Make fewer calls per turn.';
+      settled[index] = synthetic(
+        calls[index] as ToolCallContent,
+        resolved[index],
+        message,
+        'failed',
+      );
+    } else {
+      runnable.push(index);
+    }
+  }
+
+  const batches = planBatches(runnable, params.strategy);
+  for (let b = 0; b < batches.length; b++) {
+    const batch = batches[b] as number[];
+    const skipReason = params.runSignal.aborted
+      ? 'cancelled'
+      : fatal !== undefined
+        ? 'fatal'
+        : b > 0 && params.steeringPending()
+          ? 'steering'
+          : undefined;
+    if (skipReason !== undefined) {
+      for (const index of batch) {
+        const call = calls[index] as ToolCallContent;
+        settled[index] =
+          skipReason === 'steering'
+            ? synthetic(call, resolved[index], steeringSkipMessage, 'cancelled')
+            : skipReason === 'fatal'
+              ? synthetic(
+                  call,
+                  resolved[index],
+                  `Not executed: the run ended after a fatal error (${fatal?.message})`,
+                  'cancelled',
+                )
+              : synthetic(call, resolved[index], 'Cancelled', 'cancelled');
+      }
+      continue;
+    }
+    const outcome = await runBatch(params, batch, resolved);
+    for (const [index, result] of outcome.settled) settled[index] = result;
+    fatal ??= outcome.fatal;
+  }
+
+  const results = settled.map((entry, index) => {
+    if (entry !== undefined) return entry;
+    // Unreachable by construction; kept so a bug can never drop a result.
+    return synthetic(
+      calls[index] as ToolCallContent,
+      resolved[index],
+      'Not executed: internal error',
+      'failed',
+    );
+  });
+  const ran = results.length > 0;
+  return {
+    results: results.map((entry) => entry.message),
+    terminate: ran && results.every((entry) => entry.terminate),
+    fatal,
+  };
+}
+
+function markOverLimit(resolved: readonly (AnyAgentTool | undefined)[], limit: number): boolean[] {
+  let counted = 0;
+  return resolved.map((tool) => {
+    if (tool?.policy?.countsTowardToolCallLimit === false) return false;
+    counted++;
+    return counted > limit;
+  });
+}
+
+function planBatches(indices: readonly number[], strategy: ToolExecutionStrategy): number[][] {
+  switch (strategy.type) {
+    case 'sequential':
+      return indices.map((index) => [index]);
+    case 'parallel':
+      return indices.length === 0 ? [] : [[...indices]];
+    case 'batched': {
+      const batches: number[][] = [];
+      for (let start = 0; start < indices.length; start += strategy.size) {
+        batches.push(indices.slice(start, start + strategy.size));
+      }
+      return batches;
+    }
+    default: {
+      const unknown: never = strategy;
+      return unknown;
+    }
+  }
+}
+
+async function runBatch(
+  params: ExecuteToolCallsParams,
+  batch: readonly number[],
+  resolved: readonly (AnyAgentTool | undefined)[],
+): Promise<{ settled: Map<number, Settled>; fatal: ToolError | undefined }> {
+  const settled = new Map<number, Settled>();
+  const prepared: Prepared[] = [];
+  // Preparation (parse, validate, permission, before-hook) runs in call order, so approvals are asked one at a time.
+  for (const index of batch) {
+    const call = params.calls[index] as ToolCallContent;
+    if (params.runSignal.aborted) {
+      settled.set(index, synthetic(call, resolved[index], 'Cancelled', 'cancelled'));
+      continue;
+    }
+    const outcome = await prepareCall(params, call, resolved[index]);
+    if ('message' in outcome) settled.set(index, outcome);
+    else prepared.push({ index, call, tool: outcome.tool, info: outcome.info });
+  }
+
+  const batchController = new AbortController();
+  let fatal: ToolError | undefined;
+  const runOne = async (item: Prepared) => {
+    const result = await runCall(params, item, batchController.signal);
+    settled.set(item.index, result.settled);
+    if (result.fatal !== undefined) fatal ??= result.fatal;
+    if (
+      result.settled.message.isError &&
+      item.tool.policy?.abortsSiblingsOnError === true &&
+      !batchController.signal.aborted
+    ) {
+      batchController.abort(new SiblingAbort(item.tool.name));
+    }
+  };
+
+  const serial =
+    params.strategy.type === 'sequential' ||
+    prepared.some((item) => item.tool.policy?.exclusive === true);
+  if (serial) {
+    for (const item of prepared) {
+      const reason: unknown = batchController.signal.aborted
+        ? batchController.signal.reason
+        : undefined;
+      if (reason instanceof SiblingAbort) {
+        settled.set(
+          item.index,
+          synthetic(
+            item.call,
+            item.tool,
+            `Not executed: aborted because sibling '${reason.toolName}' failed`,
+            'cancelled',
+          ),
+        );
+        continue;
+      }
+      if (params.runSignal.aborted) {
+        settled.set(item.index, synthetic(item.call, item.tool, 'Cancelled', 'cancelled'));
+        continue;
+      }
+      await runOne(item);
+    }
+  } else {
+    await Promise.all(prepared.map(runOne));
+  }
+  return { settled, fatal };
+}
+
+type PrepareOutcome = Settled | { tool: AnyAgentTool; info: ToolCallInfo };
+
+async function prepareCall(
+  params: ExecuteToolCallsParams,
+  call: ToolCallContent,
+  tool: AnyAgentTool | undefined,
+): Promise<PrepareOutcome> {
+  if (tool === undefined) {
+    const error = ToolError.notFound(call.name, params.registry.names());
+    return synthetic(call, undefined, error.message, 'not-found');
+  }
+  let args: unknown;
+  const raw = call.arguments.trim();
+  try {
+    args = raw === '' ? {} : JSON.parse(raw);
+  } catch (error) {
+    const cutOff =
+      params.assistant.stopReason === 'length'
+        ? ' The response was cut off by the output-token limit; make the call smaller.'
+        : '';
+    const detail = `the arguments are not valid JSON (${errorMessage(error)}).${cutOff} Received: ${quoteRaw(call.arguments)}`;
+    return synthetic(
+      call,
+      tool,
+      ToolError.invalidArguments(tool.name, detail).message,
+      'invalid-args',
+    );
+  }
+
+  const validated = validateArguments(tool, args);
+  if (!validated.ok)
+    return synthetic(
+      call,
+      tool,
+      ToolError.invalidArguments(tool.name, validated.detail).message,
+      'invalid-args',
+    );
+  let info: ToolCallInfo = {
+    toolCallId: call.id,
+    toolName: tool.name,
+    requestedName: call.name,
+    args: validated.value,
+    tool,
+    assistantMessage: params.assistant,
+  };
+
+  if (params.permissionGate !== undefined) {
+    try {
+      const subjects =
+        tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args);
+      const decision = await params.permissionGate({
+        ...info,
+        tier: tool.policy?.permission ?? 'full-access',
+        subjects,
+      });
+      if (decision.behavior === 'deny') {
+        return synthetic(
+          call,
+          tool,
+          ToolError.denied(tool.name, decision.reason).message,
+          'denied',
+        );
+      }
+    } catch (error) {
+      return synthetic(
+        call,
+        tool,
+        ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`).message,
+        'denied',
+      );
+    }
+  }
+
+  if (params.hooks.beforeToolExecution !== undefined) {
+    let decision: Awaited<ReturnType<NonNullable<AgentHooks['beforeToolExecution']>>>;
+    try {
+      decision = await params.hooks.beforeToolExecution(info);
+    } catch (error) {
+      return synthetic(
+        call,
+        tool,
+        `Not executed: the beforeToolExecution hook failed: ${errorMessage(error)}`,
+        'failed',
+      );
+    }
+    if (decision?.action === 'skip')
+      return synthetic(call, tool, `Skipped: ${decision.reason}`, 'cancelled');
+    if (decision?.action === 'replace') {
+      const replaced = validateArguments(tool, decision.args);
+      if (!replaced.ok) {
+        return synthetic(
+          call,
+          tool,
+          ToolError.invalidArguments(tool.name, `(replaced by a hook) ${replaced.detail}`).message,
+          'invalid-args',
+        );
+      }
+      info = { ...info, args: replaced.value };
+    }
+  }
+  return { tool, info };
+}
+
+function validateArguments(
+  tool: AnyAgentTool,
+  input: unknown,
+): { ok: true; value: unknown } | { ok: false; detail: string } {
+  let args = input;
+  try {
+    if (tool.prepareArguments !== undefined) args = tool.prepareArguments(args);
+    if (tool.validate !== undefined) {
+      const result = tool.validate(args);
+      return result.ok
+        ? { ok: true, value: result.value }
+        : { ok: false, detail: formatValidationIssues(result.issues) };
+    }
+  } catch (error) {
+    return { ok: false, detail: errorMessage(error) };
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return {
+      ok: false,
+      detail: `expected a JSON object, received ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}`,
+    };
+  }
+  return { ok: true, value: args };
+}
+
+async function runCall(
+  params: ExecuteToolCallsParams,
+  item: Prepared,
+  batchSignal: AbortSignal,
+): Promise<{ settled: Settled; fatal: ToolError | undefined }> {
+  const { tool, info, call } = item;
+  const controller = new AbortController();
+  const forward = (source: AbortSignal) => () => {
+    if (!controller.signal.aborted) controller.abort(source.reason);
+  };
+  const onRunAbort = forward(params.runSignal);
+  const onBatchAbort = forward(batchSignal);
+  if (params.runSignal.aborted) onRunAbort();
+  if (batchSignal.aborted) onBatchAbort();
+  params.runSignal.addEventListener('abort', onRunAbort, { once: true });
+  batchSignal.addEventListener('abort', onBatchAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let release: (() => void) | undefined;
+  let fatal: ToolError | undefined;
+  let result: ToolResult;
+  let started = false;
+  let startEmitted = false;
+  let updates: Promise<void> = Promise.resolve();
+
+  const abortedResult = (reason: unknown): ToolResult => {
+    if (reason instanceof TimeoutAbort)
+      return errorResult(ToolError.timeout(tool.name, reason.timeoutMs).message, 'timeout');
+    if (reason instanceof SiblingAbort)
+      return errorResult(
+        `Cancelled: aborted because sibling '${reason.toolName}' failed`,
+        'cancelled',
+      );
+    return errorResult('Cancelled', 'cancelled');
+  };
+
+  try {
+    const key = safeResourceKey(tool, info.args);
+    if (key !== undefined) release = await params.locks.acquire(key, controller.signal);
+
+    const timeoutMs = tool.policy?.timeoutMs ?? params.defaultTimeoutMs;
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+      timer = setTimeout(() => {
+        if (!controller.signal.aborted) controller.abort(new TimeoutAbort(timeoutMs));
+      }, timeoutMs);
+    }
+
+    const { beforeToolExecutionUpdate, afterToolExecutionUpdate } = params.hooks;
+    const context: ToolContext = {
+      toolCallId: call.id,
+      toolName: tool.name,
+      signal: controller.signal,
+      onUpdate: (partial) => {
+        if (beforeToolExecutionUpdate === undefined && afterToolExecutionUpdate === undefined) {
+          if (started)
+            params.emit({
+              type: 'tool-execution-update',
+              toolCallId: call.id,
+              toolName: tool.name,
+              partial,
+            });
+          return;
+        }
+        updates = updates.then(async () => {
+          try {
+            if (
+              beforeToolExecutionUpdate !== undefined &&
+              (await beforeToolExecutionUpdate(info, partial)) === false
+            )
+              return;
+            if (!started) return;
+            params.emit({
+              type: 'tool-execution-update',
+              toolCallId: call.id,
+              toolName: tool.name,
+              partial,
+            });
+            await afterToolExecutionUpdate?.(info, partial);
+          } catch {
+            // An update hook's failure must not affect the tool; the update is dropped.
+          }
+        });
+      },
+      onProgress: (text, progress) => {
+        if (!started) return;
+        params.emit({
+          type: 'progress',
+          toolCallId: call.id,
+          toolName: tool.name,
+          text,
+          ...(progress === undefined ? {} : { progress }),
+        });
+      },
+    };
+
+    started = true;
+    startEmitted = true;
+    params.emit({
+      type: 'tool-execution-start',
+      toolCallId: call.id,
+      toolName: tool.name,
+      args: info.args,
+    });
+    controller.signal.throwIfAborted();
+
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<ToolResult>((resolve) => {
+      onAbort = () => resolve(abortedResult(controller.signal.reason));
+      controller.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const execution = Promise.resolve().then(() => tool.execute(info.args, context));
+    // A tool that ignores its signal keeps running; its late outcome is dropped, never unhandled.
+    execution.catch(() => undefined);
+    try {
+      result = normaliseResult(await Promise.race([execution, aborted]));
+    } finally {
+      if (onAbort !== undefined) controller.signal.removeEventListener('abort', onAbort);
+    }
+  } catch (error) {
+    if (controller.signal.aborted && !ToolError.isInstance(error)) {
+      result = abortedResult(controller.signal.reason);
+    } else if (ToolError.isInstance(error)) {
+      if (error.fatal) fatal = error;
+      result = errorResult(error.message, error.kind);
+    } else {
+      result = errorResult(errorMessage(error), 'failed');
+    }
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    release?.();
+    params.runSignal.removeEventListener('abort', onRunAbort);
+    batchSignal.removeEventListener('abort', onBatchAbort);
+  }
+
+  await updates;
+  started = false;
+  // A call aborted while waiting for its resource lock never started: no start, so no end event.
+  if (startEmitted) {
+    params.emit({
+      type: 'tool-execution-end',
+      toolCallId: call.id,
+      toolName: tool.name,
+      result,
+      isError: result.isError === true,
+    });
+  }
+  if (params.hooks.afterToolExecution !== undefined) {
+    try {
+      result = normaliseResult((await params.hooks.afterToolExecution(info, result)) ?? result);
+    } catch (error) {
+      result = errorResult(`The afterToolExecution hook failed: ${errorMessage(error)}`, 'failed');
+    }
+  }
+  return {
+    settled: {
+      message: toResultMessage(call, tool, result),
+      terminate: result.terminate === true && result.isError !== true,
+    },
+    fatal,
+  };
+}
+
+function safeResourceKey(tool: AnyAgentTool, args: unknown): string | undefined {
+  try {
+    return tool.policy?.resourceKey?.(args);
+  } catch {
+    return undefined;
+  }
+}
+
+function normaliseResult(value: unknown): ToolResult {
+  if (value !== null && typeof value === 'object' && Array.isArray((value as ToolResult).content)) {
+    return value as ToolResult;
+  }
+  return errorResult(
+    `Tool returned an invalid result (expected { content: [...] }, got ${typeof value})`,
+    'failed',
+  );
+}
+
+const errorKinds = new WeakMap<ToolResult, ToolErrorKind>();
+
+function errorResult(text: string, kind: ToolErrorKind): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text }], isError: true };
+  errorKinds.set(result, kind);
+  return result;
+}
+
+function toResultMessage(
+  call: ToolCallContent,
+  tool: AnyAgentTool,
+  result: ToolResult,
+): ToolResultMessage {
+  const message: ToolResultMessage = {
+    role: 'toolResult',
+    toolCallId: call.id,
+    toolName: tool.name,
+    content: result.content,
+    isError: result.isError === true,
+    timestamp: Date.now(),
+  };
+  if (result.details !== undefined) message.details = result.details;
+  if (result.childLoopId !== undefined) message.childLoopId = result.childLoopId;
+  const kind = errorKinds.get(result);
+  if (kind !== undefined) message.errorKind = kind;
+  else if (result.isError === true) message.errorKind = 'failed';
+  return message;
+}
+
+function synthetic(
+  call: ToolCallContent,
+  tool: AnyAgentTool | undefined,
+  text: string,
+  kind: ToolErrorKind,
+): Settled {
+  return {
+    message: {
+      role: 'toolResult',
+      toolCallId: call.id,
+      toolName: tool?.name ?? call.name,
+      content: [{ type: 'text', text }],
+      isError: true,
+      errorKind: kind,
+      timestamp: Date.now(),
+    },
+    terminate: false,
+  };
+}
+
+function quoteRaw(raw: string): string {
+  if (raw.length <= maxQuotedArgumentChars) return JSON.stringify(raw);
+  return `${JSON.stringify(raw.slice(0, maxQuotedArgumentChars))} … (${raw.length} characters in all)`;
+}
+
+/** Synthetic results for the calls of an assistant message that failed or was aborted. */
+export function unexecutedResults(
+  calls: readonly ToolCallContent[],
+  registry: ToolRegistry,
+  reason: 'error' | 'aborted',
+): ToolResultMessage[] {
+  const text =
+    reason === 'aborted' ? 'Cancelled' : "Not executed: the model's response ended with an error.";
+  return calls.map((call) => synthetic(call, registry.get(call.name), text, 'cancelled').message);
+}

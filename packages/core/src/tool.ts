@@ -1,0 +1,128 @@
+import type { JsonSchema, JsonSchemaObject } from './json-schema.js';
+import type { ToolResultContent } from './messages.js';
+
+/** Permission tier a tool needs, from least to most powerful. */
+export type PermissionTier = 'read-only' | 'workspace-write' | 'full-access';
+
+/** How a tool may be scheduled and limited. Every field is optional. */
+export interface ToolPolicy<TArgs = unknown> {
+  /** Tier the tool needs [full-access]. */
+  permission?: PermissionTier;
+  /** Needs exclusive access to shared state: a batch containing it runs sequentially [false]. */
+  exclusive?: boolean;
+  /** When this call fails, cancel the other calls of its parallel batch [false]. */
+  abortsSiblingsOnError?: boolean;
+  /** Clip older results of this tool to this many characters when sent to the model; `Infinity` never clips [agent default]. */
+  maxResultChars?: number;
+  /** Counts toward `maxToolCallsPerTurn` [true]. */
+  countsTowardToolCallLimit?: boolean;
+  /** Per-call timeout in ms [agent default]. */
+  timeoutMs?: number;
+  /** Calls whose keys are equal never overlap (e.g. two edits of one file). */
+  resourceKey?: (args: TArgs) => string | undefined;
+}
+
+/** What a tool returns. `details` never reaches the model. */
+export interface ToolResult<TDetails = unknown> {
+  content: ToolResultContent[];
+  /** Free metadata for UIs and logs; never sent to the model. */
+  details?: TDetails;
+  /** Set by sub-agent tools: the id of the child loop. */
+  childLoopId?: string;
+  /** Marks the result as a failure the model should read as such. */
+  isError?: boolean;
+  /** Votes to end the run after this batch; the run ends when every call of the batch votes so. */
+  terminate?: boolean;
+}
+
+/** Per-invocation context from the system (never from the model). New fields may be added. */
+export interface ToolContext {
+  /** Id of the tool call this invocation answers. */
+  toolCallId: string;
+  /** The tool's canonical name (not the alias the model may have used). */
+  toolName: string;
+  /** Aborted when this call is cancelled, times out, or the run is aborted. */
+  signal: AbortSignal;
+  /** Streams a partial result to UIs and logs; never sent to the model. */
+  onUpdate: (partial: ToolResult) => void;
+  /** Reports user-facing progress; `progress` is a fraction in [0, 1] when known. */
+  onProgress: (text: string, progress?: number) => void;
+}
+
+/** One problem found while validating arguments; `path` points at the bad field. */
+export interface ValidationIssue {
+  path: readonly (string | number)[];
+  message: string;
+}
+
+/** The outcome of validating a tool's arguments. */
+export type ValidationResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; issues: readonly ValidationIssue[] };
+
+/**
+ * The executable half of a tool: the one contract every tool source implements.
+ * `args` come from the model (validated); `ctx` comes from the system.
+ */
+export interface AgentTool<TArgs = unknown, TDetails = unknown> {
+  /** Wire name, `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  /** Human label for UIs. */
+  label?: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** JSON Schema of the arguments: an object schema, self-contained (no `$ref`, no `$schema`). */
+  parameters: JsonSchemaObject;
+  /** Other wire names that resolve to this tool. */
+  aliases?: readonly string[];
+  /** JSON Schema of the result's `details`, when the tool declares one. */
+  outputSchema?: JsonSchema;
+  /** Where the tool comes from, for availability patterns `@source` and `@source/tool` (e.g. `builtin`, `mcp:github`). */
+  source?: string;
+  /** Scheduling, limits and permission tier. */
+  policy?: ToolPolicy<TArgs>;
+  /** Pure normalisation of the parsed JSON arguments before validation. */
+  prepareArguments?: (raw: unknown) => unknown;
+  /** Validates (and may transform) the arguments. Without it the loop only checks for an object. */
+  validate?: (args: unknown) => ValidationResult<TArgs>;
+  /** The permission subjects these arguments touch (commands, real paths, `METHOD /path`); defaults to none. */
+  permissionSubjects?: (args: TArgs) => readonly string[] | Promise<readonly string[]>;
+  /** Runs the tool. Throw a `ToolError` (or any error) to report a failure to the model. */
+  execute: (args: TArgs, ctx: ToolContext) => Promise<ToolResult<TDetails>>;
+}
+
+/** An `AgentTool` of any argument and details types. */
+// biome-ignore lint/suspicious/noExplicitAny: variance escape hatch for heterogeneous tool lists
+export type AnyAgentTool = AgentTool<any, any>;
+
+/** The schema half of a tool, as sent to a provider. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchemaObject;
+}
+
+/** Wire names tools may use. */
+export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The definition a provider needs for a tool. */
+export function toToolDefinition(
+  tool: Pick<AgentTool, 'name' | 'description' | 'parameters'>,
+): ToolDefinition {
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
+}
+
+/** A text-only tool result. */
+export function textResult<TDetails = unknown>(
+  text: string,
+  options: { details?: TDetails; isError?: boolean; terminate?: boolean } = {},
+): ToolResult<TDetails> {
+  const result: ToolResult<TDetails> = { content: [{ type: 'text', text }] };
+  if (options.details !== undefined) result.details = options.details;
+  if (options.isError !== undefined) result.isError = options.isError;
+  if (options.terminate !== undefined) result.terminate = options.terminate;
+  return result;
+}
+
+/** Re-exported for tool authors. */
+export type { JsonSchema, JsonSchemaObject };
