@@ -67,6 +67,12 @@ export type {
 export { ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 export { clipText, clipToolResultMessage } from './result-budget.js';
 export {
+  abortableDelay,
+  isRetryableStatus,
+  type RetryDelayOptions,
+  retryDelayMs,
+} from './retry.js';
+export {
   assertValidStrategy,
   batched,
   parallel,

@@ -1,0 +1,76 @@
+/** Options of {@link retryDelayMs}. */
+export interface RetryDelayOptions {
+  /** Delay before the first retry, in ms [500]. */
+  initialDelayMs?: number;
+  /** Ceiling of the exponential backoff, in ms [8000]. */
+  maxBackoffMs?: number;
+  /** Ceiling of a server-requested delay (`retry-after`), in ms [60000]. */
+  maxRetryAfterMs?: number;
+  /** Random source in [0, 1) for jitter [Math.random]. */
+  random?: () => number;
+  /** Clock for HTTP-date `retry-after` values, ms since the epoch [Date.now]. */
+  now?: () => number;
+}
+
+/** HTTP statuses worth retrying: 408, 409, 429, every 5xx (incl. Anthropic's 529). */
+export function isRetryableStatus(status: number | undefined): boolean {
+  if (status === undefined) return false;
+  return status === 408 || status === 409 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/**
+ * Delay in ms before retry number `attempt` (0 for the first retry). A server's
+ * `retry-after-ms` or `retry-after` (seconds or HTTP date) wins when it is a valid number,
+ * capped at `maxRetryAfterMs`; non-numeric values are ignored. Otherwise exponential backoff
+ * with full jitter between half and all of `initialDelayMs * 2^attempt` (capped).
+ */
+export function retryDelayMs(
+  attempt: number,
+  headers: { get(name: string): string | null } | Record<string, string | undefined> | undefined,
+  options: RetryDelayOptions = {},
+): number {
+  const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
+  const read = (name: string): string | undefined => {
+    if (headers === undefined) return undefined;
+    if (typeof (headers as { get?: unknown }).get === 'function') {
+      return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+    }
+    const record = headers as Record<string, string | undefined>;
+    return record[name] ?? record[name.toLowerCase()];
+  };
+  const retryAfterMs = Number.parseFloat(read('retry-after-ms') ?? '');
+  if (Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
+    return Math.min(retryAfterMs, maxRetryAfter);
+  const retryAfter = read('retry-after')?.trim();
+  if (retryAfter !== undefined && retryAfter !== '') {
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.min(Number(retryAfter) * 1000, maxRetryAfter);
+    const date = Date.parse(retryAfter);
+    if (Number.isFinite(date))
+      return Math.min(Math.max(0, date - (options.now ?? Date.now)()), maxRetryAfter);
+  }
+  const base = Math.min(
+    (options.initialDelayMs ?? 500) * 2 ** attempt,
+    options.maxBackoffMs ?? 8000,
+  );
+  const random = options.random ?? Math.random;
+  return Math.round(base / 2 + (base / 2) * random());
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
