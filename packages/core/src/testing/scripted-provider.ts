@@ -229,7 +229,7 @@ export function createScriptedProvider(
       }
     }
     const state = await pace();
-    if (state !== 'go') {
+    if (state !== 'go' || turn.error !== undefined) {
       yield state === 'aborted' ? abortedEvent() : scriptedError();
       return;
     }
