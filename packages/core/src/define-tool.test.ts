@@ -187,3 +187,56 @@ describe('inlineJsonSchema', () => {
     ).toThrow(/Unresolvable \$ref/);
   });
 });
+
+describe('plain JSON Schema tools', () => {
+  it('are validated against their parameters by the loop, with paths', async () => {
+    const { Agent } = await import('./agent.js');
+    const { createScriptedProvider } = await import('./testing/scripted-provider.js');
+    const calls: unknown[] = [];
+    const provider = createScriptedProvider([
+      {
+        toolCalls: [
+          {
+            id: 'a',
+            name: 'list_issues',
+            arguments: { owner: 'acme', per_page: 10, state: 'open' },
+          },
+          { id: 'b', name: 'list_issues', arguments: { owner: 'acme', per_page: '10' } },
+          { id: 'c', name: 'list_issues', arguments: { per_page: 5, state: 'weird' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      tools: [
+        {
+          name: 'list_issues',
+          description: 'Lists issues (plain JSON Schema, as MCP or OpenAPI tools have)',
+          parameters: {
+            type: 'object',
+            properties: {
+              owner: { type: 'string' },
+              per_page: { type: 'integer', minimum: 1, maximum: 100 },
+              state: { enum: ['open', 'closed'] },
+            },
+            required: ['owner'],
+          },
+          execute: async (args) => {
+            calls.push(args);
+            return { content: [{ type: 'text', text: 'listed' }] };
+          },
+        },
+      ],
+    });
+    await agent.run('go').result;
+    const results = agent.messages.filter((m) => m.role === 'toolResult');
+    expect(results.map((m) => m.isError)).toEqual([false, true, true]);
+    const text = (index: number) => JSON.stringify(results[index]?.content);
+    expect(text(1)).toContain('at \\"per_page\\": expected number, received string \\"10\\"');
+    expect(text(2)).toContain('at \\"owner\\": required string is missing');
+    expect(text(2)).toContain('at \\"state\\"');
+    expect(calls).toEqual([{ owner: 'acme', per_page: 10, state: 'open' }]);
+  });
+});

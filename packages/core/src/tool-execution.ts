@@ -1,6 +1,7 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate, ToolCallInfo } from './agent-options.js';
 import { errorMessage, ToolError, type ToolErrorKind } from './errors.js';
+import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
 import type { ToolExecutionStrategy } from './strategy.js';
@@ -340,25 +341,27 @@ function validateArguments(
   tool: AnyAgentTool,
   input: unknown,
 ): { ok: true; value: unknown } | { ok: false; detail: string } {
-  let args = input;
   try {
-    if (tool.prepareArguments !== undefined) args = tool.prepareArguments(args);
+    const args = tool.prepareArguments !== undefined ? tool.prepareArguments(input) : input;
     if (tool.validate !== undefined) {
       const result = tool.validate(args);
       return result.ok
         ? { ok: true, value: result.value }
         : { ok: false, detail: formatValidationIssues(result.issues) };
     }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return {
+        ok: false,
+        detail: `expected a JSON object, received ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}`,
+      };
+    }
+    const result = validateWithJsonSchema(tool.parameters, args);
+    return result.ok
+      ? { ok: true, value: result.value }
+      : { ok: false, detail: formatValidationIssues(result.issues) };
   } catch (error) {
     return { ok: false, detail: errorMessage(error) };
   }
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return {
-      ok: false,
-      detail: `expected a JSON object, received ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}`,
-    };
-  }
-  return { ok: true, value: args };
 }
 
 async function runCall(

@@ -83,7 +83,7 @@ export interface AgentTool<TArgs = unknown, TDetails = unknown> {
   policy?: ToolPolicy<TArgs>;
   /** Pure normalisation of the parsed JSON arguments before validation. */
   prepareArguments?: (raw: unknown) => unknown;
-  /** Validates (and may transform) the arguments. Without it the loop only checks for an object. */
+  /** Validates (and may transform) the arguments. Without it the loop validates against `parameters` (JSON Schema). */
   validate?: (args: unknown) => ValidationResult<TArgs>;
   /** The permission subjects these arguments touch (commands, real paths, `METHOD /path`); defaults to none. */
   permissionSubjects?: (args: TArgs) => readonly string[] | Promise<readonly string[]>;
