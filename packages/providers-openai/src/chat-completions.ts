@@ -1,0 +1,354 @@
+import {
+  emptyUsage,
+  ProviderError,
+  type ProviderRequest,
+  type StopReason,
+  type StreamEvent,
+  type ToolResultMessage,
+  type Usage,
+  type UserContent,
+} from '@agent/core';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import type { OpenAICompat } from './compat.js';
+import { generateToolCallId, type MessageBuilder } from './message-builder.js';
+import { finalToolCall, type PreparedTools, replayArguments } from './openai-tools.js';
+
+/** Everything a request builder needs besides the request. */
+export interface BuildContext {
+  compat: OpenAICompat;
+  tools: PreparedTools;
+  /** Send the reasoning effort (the model takes one, or is unknown). */
+  reasoning: boolean;
+  providerId: string;
+}
+
+/** The Chat Completions request body for a provider request. */
+export function buildChatRequest(
+  request: ProviderRequest,
+  context: BuildContext,
+): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages: toChatMessages(request),
+    stream: true,
+  };
+  if (context.compat.streamUsage) body.stream_options = { include_usage: true };
+  if (context.tools.tools.length > 0) {
+    body.tools = context.tools.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(tool.strict ? { strict: true } : {}),
+      },
+    }));
+    if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice);
+  }
+  if (request.maxOutputTokens !== undefined) {
+    if (context.compat.maxTokensField === 'max_tokens') body.max_tokens = request.maxOutputTokens;
+    else body.max_completion_tokens = request.maxOutputTokens;
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  const level = request.thinkingLevel;
+  if (context.compat.reasoningEffort && context.reasoning && level !== undefined && level !== 'off')
+    body.reasoning_effort = level;
+  return body;
+}
+
+function chatToolChoice(
+  choice: NonNullable<ProviderRequest['toolChoice']>,
+): ChatCompletionToolChoiceOption {
+  if (typeof choice === 'string') return choice;
+  return { type: 'function', function: { name: choice.name } };
+}
+
+/**
+ * The conversation in Chat Completions form. Thinking blocks are not sent (the API takes no
+ * reasoning back); tool results keep their order; images in tool results, which a `tool`
+ * message cannot carry, follow in one user message after the results.
+ */
+export function toChatMessages(request: ProviderRequest): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  if (request.systemPrompt !== undefined && request.systemPrompt !== '')
+    out.push({ role: 'system', content: request.systemPrompt });
+  let pendingImages: ChatCompletionContentPart[] = [];
+  const flushImages = () => {
+    if (pendingImages.length === 0) return;
+    out.push({
+      role: 'user',
+      content: [{ type: 'text', text: 'Images from the tool results above:' }, ...pendingImages],
+    });
+    pendingImages = [];
+  };
+  for (const message of request.messages) {
+    if (message.role !== 'toolResult') flushImages();
+    switch (message.role) {
+      case 'user':
+        out.push({
+          role: 'user',
+          content:
+            typeof message.content === 'string' ? message.content : message.content.map(toChatPart),
+        });
+        break;
+      case 'assistant': {
+        let text = '';
+        const toolCalls: Array<{
+          id: string;
+          type: 'function';
+          function: { name: string; arguments: string };
+        }> = [];
+        for (const block of message.content) {
+          if (block.type === 'text') text += block.text;
+          else if (block.type === 'toolCall')
+            toolCalls.push({
+              id: block.id,
+              type: 'function',
+              function: { name: block.name, arguments: replayArguments(block) },
+            });
+        }
+        if (text === '' && toolCalls.length === 0) break;
+        out.push({
+          role: 'assistant',
+          content: text === '' ? null : text,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        });
+        break;
+      }
+      case 'toolResult':
+        out.push({
+          role: 'tool',
+          tool_call_id: message.toolCallId,
+          content: toolResultText(message),
+        });
+        for (const block of message.content)
+          if (block.type === 'image') pendingImages.push(toChatPart(block));
+        break;
+      default: {
+        const _exhaustive: never = message;
+        return _exhaustive;
+      }
+    }
+  }
+  flushImages();
+  return out;
+}
+
+function toChatPart(content: UserContent): ChatCompletionContentPart {
+  if (content.type === 'text') return { type: 'text', text: content.text };
+  return {
+    type: 'image_url',
+    image_url: { url: `data:${content.mimeType};base64,${content.data}` },
+  };
+}
+
+/** The text of a tool result; a result with only images says so, because an empty one confuses models. */
+export function toolResultText(message: ToolResultMessage): string {
+  const text = message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+  if (text !== '') return text;
+  return message.content.some((block) => block.type === 'image')
+    ? '(see the attached image)'
+    : '(no output)';
+}
+
+interface ToolCallState {
+  index: number;
+  id: string;
+  /** False when the id was generated because the server sent none. */
+  providedId: boolean;
+  name: string;
+}
+
+/**
+ * Turns Chat Completions chunks into stream events. Handles parallel tool calls by `index`,
+ * missing tool-call ids (generated), reasoning deltas of compatible servers
+ * (`reasoning_content` / `reasoning`), and usage in a final chunk or Groq's `x_groq`.
+ */
+export class ChatStreamAdapter {
+  readonly #builder: MessageBuilder;
+  readonly #tools: PreparedTools;
+  readonly #model: string;
+  readonly #addCost: (usage: Usage, model: string) => Usage;
+  #textIndex: number | undefined;
+  #thinkingIndex: number | undefined;
+  readonly #toolCalls: ToolCallState[] = [];
+  readonly #toolCallByKey = new Map<number | string, ToolCallState>();
+  #lastKey: number | string | undefined;
+  #finishReason: string | undefined;
+  #usage: Usage | undefined;
+
+  constructor(
+    builder: MessageBuilder,
+    tools: PreparedTools,
+    model: string,
+    addCost: (usage: Usage, model: string) => Usage,
+  ) {
+    this.#builder = builder;
+    this.#tools = tools;
+    this.#model = model;
+    this.#addCost = addCost;
+  }
+
+  /** Applies one chunk; throws a `ProviderError` for a chunk of the wrong shape. */
+  handle(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
+    if (typeof chunk !== 'object' || chunk === null)
+      throw malformed(`expected a JSON object, got ${JSON.stringify(chunk)}`);
+    const choices = (chunk as { choices?: unknown }).choices;
+    const usage =
+      chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
+    if (usage !== undefined && usage !== null) this.#usage = toUsage(usage);
+    if (choices === undefined || choices === null) {
+      if (usage === undefined || usage === null)
+        throw malformed('a chunk without "choices" or "usage"');
+      return;
+    }
+    if (!Array.isArray(choices)) throw malformed('"choices" is not an array');
+    const choice = choices[0] as ChatCompletionChunk.Choice | undefined;
+    if (choice === undefined) return;
+    const delta = choice.delta as
+      | (ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown })
+      | undefined;
+    if (delta !== undefined && delta !== null) {
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === 'string' && reasoning !== '') this.#thinking(reasoning, out);
+      if (typeof delta.content === 'string' && delta.content !== '') this.#text(delta.content, out);
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') this.#text(delta.refusal, out);
+      if (delta.tool_calls !== undefined && delta.tool_calls !== null) {
+        if (!Array.isArray(delta.tool_calls)) throw malformed('"tool_calls" is not an array');
+        for (const call of delta.tool_calls) this.#toolCall(call, out);
+      }
+    }
+    if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
+  }
+
+  /** The terminal event once the stream ended; throws when it ended before the model finished. */
+  finish(out: StreamEvent[]): StreamEvent {
+    if (this.#finishReason === undefined)
+      throw new ProviderError('The stream ended before the model finished (no finish_reason)', {
+        isRetryable: true,
+      });
+    this.#closeText(out);
+    this.#closeThinking(out);
+    for (const call of this.#toolCalls) {
+      this.#builder.endToolCall(
+        call.index,
+        finalToolCall(
+          {
+            id: call.id,
+            name: call.name,
+            rawArguments: this.#builder.toolCallArguments(call.index),
+          },
+          this.#tools.plans,
+        ),
+        out,
+      );
+    }
+    this.#builder.usage(this.#addCost(this.#usage ?? emptyUsage(), this.#model), out);
+    const reason = this.#finishReason;
+    if (reason === 'content_filter')
+      throw new ProviderError('The response was stopped by the content filter', {
+        isRetryable: false,
+      });
+    const stop: StopReason =
+      reason === 'length'
+        ? 'length'
+        : this.#toolCalls.length > 0 || reason === 'tool_calls' || reason === 'function_call'
+          ? 'toolUse'
+          : 'stop';
+    return this.#builder.done(stop);
+  }
+
+  #text(delta: string, out: StreamEvent[]): void {
+    if (this.#textIndex === undefined) {
+      this.#closeThinking(out);
+      this.#textIndex = this.#builder.startText(out);
+    }
+    this.#builder.appendText(this.#textIndex, delta, out);
+  }
+
+  #thinking(delta: string, out: StreamEvent[]): void {
+    if (this.#thinkingIndex === undefined) {
+      this.#closeText(out);
+      this.#thinkingIndex = this.#builder.startThinking(out);
+    }
+    this.#builder.appendThinking(this.#thinkingIndex, delta, out);
+  }
+
+  #closeText(out: StreamEvent[]): void {
+    if (this.#textIndex === undefined) return;
+    this.#builder.endText(this.#textIndex, out);
+    this.#textIndex = undefined;
+  }
+
+  #closeThinking(out: StreamEvent[]): void {
+    if (this.#thinkingIndex === undefined) return;
+    this.#builder.endThinking(this.#thinkingIndex, out);
+    this.#thinkingIndex = undefined;
+  }
+
+  #toolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall, out: StreamEvent[]): void {
+    if (typeof call !== 'object' || call === null) throw malformed('a tool call is not an object');
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : undefined;
+    const name = call.function?.name;
+    const args = call.function?.arguments;
+    // Without an index, a call with an id or a name is a new call; anything else continues
+    // the last one.
+    const key: number | string =
+      typeof call.index === 'number'
+        ? call.index
+        : (id ??
+          (typeof name === 'string' && name !== ''
+            ? `call-${this.#toolCalls.length}`
+            : (this.#lastKey ?? 'call-0')));
+    this.#lastKey = key;
+    let state = this.#toolCallByKey.get(key);
+    // Some servers reuse index 0 for every parallel call but give each its own id.
+    if (state !== undefined && id !== undefined && state.providedId && id !== state.id)
+      state = undefined;
+    if (state === undefined) {
+      this.#closeText(out);
+      this.#closeThinking(out);
+      const callId = id ?? generateToolCallId();
+      const callName = typeof name === 'string' ? name : '';
+      state = {
+        index: this.#builder.startToolCall(callId, callName, out),
+        id: callId,
+        providedId: id !== undefined,
+        name: callName,
+      };
+      this.#toolCalls.push(state);
+      this.#toolCallByKey.set(key, state);
+    } else if (typeof name === 'string' && name !== '' && name !== state.name) {
+      // A name streamed in pieces (rare); the final block carries the whole name.
+      state.name = state.name === '' ? name : state.name + name;
+    }
+    if (typeof args === 'string' && args !== '')
+      this.#builder.appendToolCall(state.index, args, out);
+  }
+}
+
+function toUsage(usage: NonNullable<ChatCompletionChunk['usage']>): Usage {
+  const prompt = usage.prompt_tokens ?? 0;
+  const completion = usage.completion_tokens ?? 0;
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input: Math.max(0, prompt - cached),
+    output: completion,
+    cacheRead: cached,
+    cacheWrite: 0,
+    totalTokens: usage.total_tokens ?? prompt + completion,
+  };
+}
+
+function malformed(detail: string): ProviderError {
+  return new ProviderError(`Malformed Chat Completions chunk: ${detail}`, { isRetryable: false });
+}

@@ -1,0 +1,137 @@
+import { errorMessage, isRetryableStatus, ProviderError } from '@agent/core';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+
+/** Error codes in a mid-stream `error` event that mean "try again". */
+const retryableStreamCodes = new Set([
+  'server_error',
+  'rate_limit_exceeded',
+  'overloaded',
+  'service_unavailable',
+]);
+
+/** Network failures of Node's fetch (undici) that a new connection may fix. */
+const resetCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** Headers of an HTTP error, for `retry-after`. */
+export function errorHeaders(error: unknown): Headers | undefined {
+  return error instanceof APIError && error.headers instanceof Headers ? error.headers : undefined;
+}
+
+/**
+ * Turns anything the SDK (or the network) threw into a typed `ProviderError`: HTTP errors keep
+ * their status, the vendor's message and body; connection resets and timeouts are retryable;
+ * a malformed stream is not.
+ */
+export function toProviderError(error: unknown, provider: string): ProviderError {
+  if (ProviderError.isInstance(error)) return error;
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ProviderError(`${label(provider)} request timed out`, {
+      provider,
+      isRetryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause === undefined ? '' : `: ${describeNetworkError(error.cause)}`;
+    return new ProviderError(`${label(provider)} connection failed${cause}`, {
+      provider,
+      isRetryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError) {
+    const body = error.error;
+    const vendorMessage = vendorMessageOf(body) ?? error.message;
+    const options = {
+      provider,
+      cause: error,
+      ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
+    };
+    if (error.status === undefined) {
+      const code = typeof error.code === 'string' ? error.code : (error.type ?? '');
+      return new ProviderError(`${label(provider)} stream error: ${vendorMessage}`, {
+        ...options,
+        isRetryable: retryableStreamCodes.has(code),
+      });
+    }
+    return new ProviderError(`${label(provider)} API error ${error.status}: ${vendorMessage}`, {
+      ...options,
+      statusCode: error.status,
+      isRetryable: isRetryableStatus(error.status),
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError(`${label(provider)} sent a malformed stream: ${error.message}`, {
+      provider,
+      isRetryable: false,
+      cause: error,
+    });
+  }
+  if (isNetworkReset(error)) {
+    return new ProviderError(
+      `${label(provider)} connection lost mid-stream: ${describeNetworkError(error)}`,
+      { provider, isRetryable: true, cause: error },
+    );
+  }
+  return new ProviderError(`${label(provider)} request failed: ${errorMessage(error)}`, {
+    provider,
+    isRetryable: false,
+    cause: error,
+  });
+}
+
+function label(provider: string): string {
+  return provider === 'openai' ? 'OpenAI' : `OpenAI-compatible server "${provider}"`;
+}
+
+function vendorMessageOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  if (typeof record.message === 'string') return record.message;
+  const nested = record.error;
+  if (typeof nested === 'string') return nested;
+  if (typeof nested === 'object' && nested !== null) {
+    const message = (nested as Record<string, unknown>).message;
+    if (typeof message === 'string') return message;
+  }
+  return undefined;
+}
+
+function isNetworkReset(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
+    if (typeof current !== 'object' || current === null) return false;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && resetCodes.has(code)) return true;
+    // undici reports a body cut mid-way as `TypeError: terminated`.
+    if (
+      current instanceof TypeError &&
+      /terminated|fetch failed|other side closed/i.test(current.message)
+    )
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function describeNetworkError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 4; depth++) {
+    if (typeof current !== 'object' || current === null) break;
+    const message = errorMessage(current);
+    const code = (current as { code?: unknown }).code;
+    parts.push(
+      typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message,
+    );
+    current = (current as { cause?: unknown }).cause;
+  }
+  return [...new Set(parts)].join(': ');
+}

@@ -1,0 +1,27 @@
+export {
+  compatPresets,
+  detectCompatServer,
+  type KnownCompatServer,
+  type OpenAICompat,
+  resolveCompat,
+} from './compat.js';
+export {
+  addCost,
+  getOpenAIModel,
+  listOpenAIModels,
+  type OpenAIModelInfo,
+  type OpenAIModelPrices,
+} from './models.js';
+export {
+  createOpenAIProvider,
+  type OpenAIApi,
+  type OpenAIProvider,
+  type OpenAIProviderOptions,
+} from './openai-provider.js';
+export {
+  matchesStrictSchema,
+  type StrictArgumentsPlan,
+  type StrictSchemaResult,
+  stripAbsentNulls,
+  toStrictSchema,
+} from './strict-schema.js';

@@ -1,0 +1,133 @@
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type ProviderError,
+  type StopReason,
+  type StreamEvent,
+  type ToolCallContent,
+  type Usage,
+} from '@agent/core';
+
+/**
+ * Builds the assistant message of one call while emitting the matching stream events into an
+ * output array. Indices are positions in the final `content`.
+ */
+export class MessageBuilder {
+  readonly message: AssistantMessage;
+  /** True once any content delta was emitted: from then on a failure is not retried. */
+  hasOutput = false;
+
+  constructor(provider: string, model: string) {
+    this.message = {
+      role: 'assistant',
+      content: [],
+      provider,
+      model,
+      usage: emptyUsage(),
+      stopReason: 'stop',
+      timestamp: Date.now(),
+    };
+  }
+
+  startText(out: StreamEvent[]): number {
+    const index = this.message.content.push({ type: 'text', text: '' }) - 1;
+    this.hasOutput = true;
+    out.push({ type: 'text-start', index });
+    return index;
+  }
+
+  appendText(index: number, delta: string, out: StreamEvent[]): void {
+    const block = this.message.content[index];
+    if (block?.type !== 'text') return;
+    block.text += delta;
+    out.push({ type: 'text-delta', index, delta });
+  }
+
+  endText(index: number, out: StreamEvent[]): void {
+    const block = this.message.content[index];
+    if (block?.type === 'text') out.push({ type: 'text-end', index, text: block.text });
+  }
+
+  startThinking(out: StreamEvent[]): number {
+    const index = this.message.content.push({ type: 'thinking', thinking: '' }) - 1;
+    this.hasOutput = true;
+    out.push({ type: 'thinking-start', index });
+    return index;
+  }
+
+  appendThinking(index: number, delta: string, out: StreamEvent[]): void {
+    const block = this.message.content[index];
+    if (block?.type !== 'thinking') return;
+    block.thinking += delta;
+    out.push({ type: 'thinking-delta', index, delta });
+  }
+
+  endThinking(
+    index: number,
+    out: StreamEvent[],
+    final: { thinking?: string; signature?: string } = {},
+  ): void {
+    const block = this.message.content[index];
+    if (block?.type !== 'thinking') return;
+    if (final.thinking !== undefined && block.thinking === '') block.thinking = final.thinking;
+    if (final.signature !== undefined) block.signature = final.signature;
+    const event: StreamEvent = { type: 'thinking-end', index, thinking: block.thinking };
+    if (block.signature !== undefined) event.signature = block.signature;
+    out.push(event);
+  }
+
+  startToolCall(id: string, name: string, out: StreamEvent[]): number {
+    const index = this.message.content.push({ type: 'toolCall', id, name, arguments: '' }) - 1;
+    this.hasOutput = true;
+    out.push({ type: 'tool-call-start', index, id, name });
+    return index;
+  }
+
+  appendToolCall(index: number, delta: string, out: StreamEvent[]): void {
+    const block = this.message.content[index];
+    if (block?.type !== 'toolCall') return;
+    block.arguments += delta;
+    out.push({ type: 'tool-call-delta', index, delta });
+  }
+
+  /** The raw argument text streamed so far for a tool call. */
+  toolCallArguments(index: number): string {
+    const block = this.message.content[index];
+    return block?.type === 'toolCall' ? block.arguments : '';
+  }
+
+  /** Ends a tool call with its final block (name, id, mapped arguments, metadata). */
+  endToolCall(index: number, toolCall: ToolCallContent, out: StreamEvent[]): void {
+    this.message.content[index] = toolCall;
+    out.push({ type: 'tool-call-end', index, toolCall });
+  }
+
+  usage(usage: Usage, out: StreamEvent[]): void {
+    this.message.usage = usage;
+    out.push({ type: 'usage', usage });
+  }
+
+  done(stopReason: StopReason): StreamEvent {
+    this.message.stopReason = stopReason;
+    return { type: 'done', message: this.message };
+  }
+
+  fail(reason: 'error' | 'aborted', error: ProviderError): StreamEvent {
+    return {
+      type: 'error',
+      reason,
+      error,
+      message: {
+        ...this.message,
+        content: [...this.message.content],
+        stopReason: reason,
+        errorMessage: error.message,
+      },
+    };
+  }
+}
+
+/** A tool-call id for servers that send none (`call_` and 24 random hex digits). */
+export function generateToolCallId(): string {
+  return `call_${globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}

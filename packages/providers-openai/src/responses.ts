@@ -1,0 +1,397 @@
+import {
+  type AssistantMessage,
+  emptyUsage,
+  ProviderError,
+  type ProviderRequest,
+  type StopReason,
+  type StreamEvent,
+  type Usage,
+  type UserContent,
+} from '@agent/core';
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseFunctionCallOutputItemList,
+  ResponseInputContent,
+  ResponseInputItem,
+  ResponseReasoningItem,
+  ResponseStreamEvent,
+  ResponseUsage,
+} from 'openai/resources/responses/responses';
+import type { BuildContext } from './chat-completions.js';
+import { toolResultText } from './chat-completions.js';
+import { generateToolCallId, type MessageBuilder } from './message-builder.js';
+import {
+  finalToolCall,
+  openaiMetadata,
+  type PreparedTools,
+  replayArguments,
+} from './openai-tools.js';
+
+/** The Responses API request body for a provider request. */
+export function buildResponsesRequest(
+  request: ProviderRequest,
+  context: BuildContext,
+): ResponseCreateParamsStreaming {
+  const body: ResponseCreateParamsStreaming = {
+    model: request.model,
+    input: toResponsesInput(request, context.providerId),
+    stream: true,
+  };
+  if (request.systemPrompt !== undefined && request.systemPrompt !== '')
+    body.instructions = request.systemPrompt;
+  if (context.tools.tools.length > 0) {
+    body.tools = context.tools.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      strict: tool.strict,
+    }));
+    const choice = request.toolChoice;
+    if (choice !== undefined)
+      body.tool_choice =
+        typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+  }
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  const level = request.thinkingLevel;
+  const wantsReasoning =
+    context.compat.reasoningEffort && context.reasoning && level !== undefined && level !== 'off';
+  if (wantsReasoning) body.reasoning = { effort: level, summary: 'auto' };
+  if (context.compat.statelessResponses) {
+    body.store = false;
+    // Without storage, reasoning can only be replayed from its encrypted content.
+    if (wantsReasoning) body.include = ['reasoning.encrypted_content'];
+  }
+  return body;
+}
+
+/**
+ * The conversation as Responses API input items. Reasoning items (kept in a thinking block's
+ * `signature`) are replayed only to the provider and model that produced them; a function
+ * call's item id is sent only together with its reasoning item (the API rejects one without
+ * the other).
+ */
+export function toResponsesInput(
+  request: ProviderRequest,
+  providerId: string,
+): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [];
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'user':
+        items.push({
+          role: 'user',
+          content:
+            typeof message.content === 'string'
+              ? [{ type: 'input_text', text: message.content }]
+              : message.content.map(toInputContent),
+        });
+        break;
+      case 'assistant':
+        items.push(...assistantItems(message, request.model, providerId));
+        break;
+      case 'toolResult': {
+        const hasImage = message.content.some((block) => block.type === 'image');
+        const output: string | ResponseFunctionCallOutputItemList = hasImage
+          ? message.content.map(toInputContent)
+          : toolResultText(message);
+        items.push({ type: 'function_call_output', call_id: message.toolCallId, output });
+        break;
+      }
+      default: {
+        const _exhaustive: never = message;
+        return _exhaustive;
+      }
+    }
+  }
+  return items;
+}
+
+function assistantItems(
+  message: AssistantMessage,
+  model: string,
+  providerId: string,
+): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [];
+  const sameOrigin = message.provider === providerId && message.model === model;
+  let replayedReasoning = false;
+  for (const block of message.content) {
+    if (block.type === 'thinking') {
+      const reasoning = sameOrigin ? parseReasoningItem(block.signature) : undefined;
+      if (reasoning !== undefined) {
+        items.push(reasoning);
+        replayedReasoning = true;
+      }
+    } else if (block.type === 'text') {
+      if (block.text !== '') items.push({ role: 'assistant', content: block.text });
+    } else {
+      const itemId = openaiMetadata(block)?.itemId;
+      items.push({
+        type: 'function_call',
+        call_id: block.id,
+        name: block.name,
+        arguments: replayArguments(block),
+        ...(replayedReasoning && typeof itemId === 'string' ? { id: itemId } : {}),
+      });
+    }
+  }
+  return items;
+}
+
+function parseReasoningItem(signature: string | undefined): ResponseReasoningItem | undefined {
+  if (signature === undefined || !signature.startsWith('{')) return undefined;
+  try {
+    const parsed = JSON.parse(signature) as Partial<ResponseReasoningItem>;
+    if (parsed.type !== 'reasoning' || typeof parsed.id !== 'string') return undefined;
+    const item: ResponseReasoningItem = {
+      type: 'reasoning',
+      id: parsed.id,
+      summary: Array.isArray(parsed.summary) ? parsed.summary : [],
+    };
+    if (typeof parsed.encrypted_content === 'string')
+      item.encrypted_content = parsed.encrypted_content;
+    return item;
+  } catch {
+    return undefined;
+  }
+}
+
+function toInputContent(content: UserContent): ResponseInputContent {
+  if (content.type === 'text') return { type: 'input_text', text: content.text };
+  return {
+    type: 'input_image',
+    detail: 'auto',
+    image_url: `data:${content.mimeType};base64,${content.data}`,
+  };
+}
+
+interface ItemState {
+  kind: 'text' | 'thinking' | 'toolCall';
+  index: number;
+  callId?: string;
+  name?: string;
+  summaryIndex?: number;
+}
+
+/**
+ * Turns Responses API stream events into stream events: output text and refusals, reasoning
+ * summaries (and raw reasoning text of open-weight models), function calls with streamed
+ * arguments; the reasoning item (with encrypted content) becomes the thinking block's
+ * signature so it can be replayed.
+ */
+export class ResponsesStreamAdapter {
+  readonly #builder: MessageBuilder;
+  readonly #tools: PreparedTools;
+  readonly #model: string;
+  readonly #addCost: (usage: Usage, model: string) => Usage;
+  readonly #keepReasoning: boolean;
+  /** Open blocks by `item_id` (text parts by `item_id:content_index`). */
+  readonly #items = new Map<string, ItemState>();
+  #terminal: { stop: StopReason; usage: Usage } | undefined;
+
+  constructor(
+    builder: MessageBuilder,
+    tools: PreparedTools,
+    model: string,
+    addCost: (usage: Usage, model: string) => Usage,
+    options: { keepReasoningWithoutEncryptedContent: boolean },
+  ) {
+    this.#builder = builder;
+    this.#tools = tools;
+    this.#model = model;
+    this.#addCost = addCost;
+    this.#keepReasoning = options.keepReasoningWithoutEncryptedContent;
+  }
+
+  /** Applies one event; throws a `ProviderError` for a failed response or a malformed event. */
+  handle(event: ResponseStreamEvent, out: StreamEvent[]): void {
+    if (typeof event !== 'object' || event === null || typeof event.type !== 'string')
+      throw malformed(`expected an event object with a "type", got ${JSON.stringify(event)}`);
+    switch (event.type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        this.#text(event.item_id, event.content_index, event.delta, out);
+        return;
+      case 'response.reasoning_summary_text.delta':
+        this.#thinking(event.item_id, event.delta, out, event.summary_index);
+        return;
+      case 'response.reasoning_text.delta':
+        this.#thinking(event.item_id, event.delta, out);
+        return;
+      case 'response.function_call_arguments.delta': {
+        const state = this.#items.get(event.item_id);
+        if (state?.kind !== 'toolCall')
+          throw malformed(`arguments for unknown item ${event.item_id}`);
+        this.#builder.appendToolCall(state.index, event.delta, out);
+        return;
+      }
+      case 'response.output_item.added': {
+        const item = event.item;
+        if (item.type === 'function_call') {
+          const id = item.id ?? `fc_${event.output_index}`;
+          const callId = item.call_id || generateToolCallId();
+          const index = this.#builder.startToolCall(callId, item.name, out);
+          this.#items.set(id, { kind: 'toolCall', index, callId, name: item.name });
+          if (item.arguments) this.#builder.appendToolCall(index, item.arguments, out);
+        } else if (item.type === 'reasoning') {
+          this.#items.set(item.id, { kind: 'thinking', index: this.#builder.startThinking(out) });
+        }
+        return;
+      }
+      case 'response.output_item.done':
+        this.#itemDone(event.item, out);
+        return;
+      case 'response.completed':
+      case 'response.incomplete': {
+        const response = event.response;
+        const usage = this.#addCost(toUsage(response.usage), this.#model);
+        let stop: StopReason = [...this.#items.values()].some((item) => item.kind === 'toolCall')
+          ? 'toolUse'
+          : 'stop';
+        if (event.type === 'response.incomplete') {
+          const reason = response.incomplete_details?.reason;
+          if (reason === 'content_filter')
+            throw new ProviderError('The response was stopped by the content filter', {
+              isRetryable: false,
+            });
+          stop = 'length';
+        }
+        this.#terminal = { stop, usage };
+        return;
+      }
+      case 'response.failed': {
+        const error = event.response.error;
+        const code = error?.code ?? '';
+        throw new ProviderError(`The response failed: ${error?.message ?? 'no reason given'}`, {
+          isRetryable: code === 'server_error' || code === 'rate_limit_exceeded',
+          responseBody: JSON.stringify(error ?? null),
+        });
+      }
+      case 'error':
+        throw new ProviderError(`Stream error: ${event.message}`, {
+          isRetryable: event.code === 'server_error' || event.code === 'rate_limit_exceeded',
+          responseBody: JSON.stringify(event),
+        });
+      default:
+        return;
+    }
+  }
+
+  /** The terminal event once the stream ended; throws when it ended before the response completed. */
+  finish(out: StreamEvent[]): StreamEvent {
+    const terminal = this.#terminal;
+    if (terminal === undefined)
+      throw new ProviderError('The stream ended before the response completed', {
+        isRetryable: true,
+      });
+    this.#builder.usage(terminal.usage, out);
+    return this.#builder.done(terminal.stop);
+  }
+
+  #text(itemId: string, contentIndex: number, delta: string, out: StreamEvent[]): void {
+    const key = `${itemId}:${contentIndex}`;
+    let state = this.#items.get(key);
+    if (state === undefined) {
+      state = { kind: 'text', index: this.#builder.startText(out) };
+      this.#items.set(key, state);
+    }
+    this.#builder.appendText(state.index, delta, out);
+  }
+
+  #thinking(itemId: string, delta: string, out: StreamEvent[], summaryIndex?: number): void {
+    let state = this.#items.get(itemId);
+    if (state === undefined) {
+      state = { kind: 'thinking', index: this.#builder.startThinking(out) };
+      this.#items.set(itemId, state);
+    }
+    if (summaryIndex !== undefined) {
+      if (state.summaryIndex !== undefined && summaryIndex !== state.summaryIndex)
+        this.#builder.appendThinking(state.index, '\n\n', out);
+      state.summaryIndex = summaryIndex;
+    }
+    this.#builder.appendThinking(state.index, delta, out);
+  }
+
+  #itemDone(
+    item: Extract<ResponseStreamEvent, { type: 'response.output_item.done' }>['item'],
+    out: StreamEvent[],
+  ): void {
+    if (item.type === 'message') {
+      item.content.forEach((part, contentIndex) => {
+        const key = `${item.id}:${contentIndex}`;
+        let state = this.#items.get(key);
+        const text = part.type === 'output_text' ? part.text : part.refusal;
+        if (state === undefined) {
+          // A server that sent no deltas: the whole text arrives here.
+          state = { kind: 'text', index: this.#builder.startText(out) };
+          this.#items.set(key, state);
+          this.#builder.appendText(state.index, text, out);
+        }
+        this.#builder.endText(state.index, out);
+      });
+      return;
+    }
+    if (item.type === 'reasoning') {
+      let state = this.#items.get(item.id);
+      if (state === undefined) {
+        state = { kind: 'thinking', index: this.#builder.startThinking(out) };
+        this.#items.set(item.id, state);
+      }
+      const summary = item.summary.map((part) => part.text).join('\n\n');
+      const replayable = typeof item.encrypted_content === 'string' || this.#keepReasoning;
+      const signature = replayable
+        ? JSON.stringify({
+            type: 'reasoning',
+            id: item.id,
+            summary: item.summary,
+            ...(typeof item.encrypted_content === 'string'
+              ? { encrypted_content: item.encrypted_content }
+              : {}),
+          })
+        : undefined;
+      this.#builder.endThinking(state.index, out, {
+        thinking: summary,
+        ...(signature === undefined ? {} : { signature }),
+      });
+      return;
+    }
+    if (item.type === 'function_call') {
+      const id = item.id ?? '';
+      const state = this.#items.get(id);
+      if (state?.kind !== 'toolCall') throw malformed(`function_call ${id} ended without starting`);
+      const streamed = this.#builder.toolCallArguments(state.index);
+      const rawArguments = typeof item.arguments === 'string' ? item.arguments : streamed;
+      this.#builder.endToolCall(
+        state.index,
+        finalToolCall(
+          {
+            id: state.callId ?? item.call_id,
+            name: item.name || (state.name ?? ''),
+            rawArguments,
+            ...(item.id === undefined ? {} : { itemId: item.id }),
+          },
+          this.#tools.plans,
+        ),
+        out,
+      );
+    }
+  }
+}
+
+function toUsage(usage: ResponseUsage | null | undefined): Usage {
+  if (usage === null || usage === undefined) return emptyUsage();
+  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
+  const cacheWrite = usage.input_tokens_details?.cache_write_tokens ?? 0;
+  return {
+    input: Math.max(0, (usage.input_tokens ?? 0) - cached - cacheWrite),
+    output: usage.output_tokens ?? 0,
+    cacheRead: cached,
+    cacheWrite,
+    totalTokens: usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+  };
+}
+
+function malformed(detail: string): ProviderError {
+  return new ProviderError(`Malformed Responses API event: ${detail}`, { isRetryable: false });
+}

@@ -1,0 +1,324 @@
+import type { JsonSchema, JsonSchemaObject } from '@agent/core';
+
+/**
+ * How the arguments of a strict-mode tool are mapped back: which `null`s stood for an absent
+ * optional property (the original schema did not accept `null` there) and must be removed
+ * before validation.
+ */
+export type StrictArgumentsPlan =
+  | { kind: 'leaf' }
+  | {
+      kind: 'object';
+      properties: Record<string, { plan: StrictArgumentsPlan; nullMeansAbsent: boolean }>;
+    }
+  | { kind: 'array'; items: StrictArgumentsPlan }
+  | { kind: 'union'; branches: Array<{ schema: JsonSchema; plan: StrictArgumentsPlan }> };
+
+/** The outcome of converting a tool's parameters to OpenAI's strict dialect. */
+export type StrictSchemaResult =
+  | { ok: true; schema: JsonSchemaObject; plan: StrictArgumentsPlan }
+  | { ok: false; reason: string };
+
+/** String formats OpenAI's strict mode accepts. */
+const supportedFormats = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/** Keywords that carry no validation meaning: kept (`description`, `title`) or dropped. */
+const keptAnnotations = new Set(['description', 'title']);
+const droppedAnnotations = new Set(['default', 'examples', '$comment', 'deprecated', 'readOnly']);
+const constraintKeywords: Record<string, ReadonlySet<string>> = {
+  string: new Set(['pattern', 'format']),
+  number: new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']),
+  integer: new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']),
+  array: new Set(['items', 'minItems', 'maxItems']),
+  object: new Set(['properties', 'required', 'additionalProperties']),
+  boolean: new Set(),
+  null: new Set(),
+};
+const primitiveTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/** OpenAI's limit on the nesting of objects in strict schemas. */
+const maxNestingDepth = 10;
+
+class Unsupported extends Error {}
+
+/**
+ * Converts tool parameters to OpenAI's strict dialect: every property required, the optional
+ * ones made nullable, `additionalProperties: false` on every object, `oneOf` read as `anyOf`.
+ * Returns `ok: false` with a reason when the schema cannot be expressed (open objects, `{}`,
+ * unsupported keywords or formats, nesting deeper than 10); the caller then sends the tool
+ * non-strict. Pure: the input is not modified.
+ */
+export function toStrictSchema(parameters: JsonSchemaObject): StrictSchemaResult {
+  try {
+    const { schema, plan } = convert(parameters, '#', 0, true);
+    return { ok: true, schema: schema as JsonSchemaObject, plan };
+  } catch (error) {
+    if (error instanceof Unsupported) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+function convert(
+  node: JsonSchema,
+  path: string,
+  depth: number,
+  isRoot = false,
+): { schema: JsonSchema; plan: StrictArgumentsPlan } {
+  if (node === null || typeof node !== 'object' || Array.isArray(node))
+    throw new Unsupported(`${path}: not a schema object`);
+  if (depth > maxNestingDepth)
+    throw new Unsupported(`${path}: objects nested deeper than ${maxNestingDepth} levels`);
+  const out: JsonSchema = {};
+  for (const key of keptAnnotations) if (node[key] !== undefined) out[key] = node[key];
+
+  const union = node.anyOf ?? node.oneOf;
+  if (union !== undefined) {
+    const extra = Object.keys(node).filter(
+      (key) =>
+        key !== 'anyOf' &&
+        key !== 'oneOf' &&
+        !keptAnnotations.has(key) &&
+        !droppedAnnotations.has(key),
+    );
+    if (extra.length > 0 || (node.anyOf !== undefined && node.oneOf !== undefined))
+      throw new Unsupported(`${path}: "${extra[0] ?? 'oneOf'}" beside anyOf/oneOf`);
+    if (!Array.isArray(union) || union.length === 0)
+      throw new Unsupported(`${path}: empty anyOf/oneOf`);
+    if (isRoot) throw new Unsupported(`${path}: the root must be an object, not a union`);
+    const branches = union.map((branch, index) => convert(branch, `${path}/anyOf/${index}`, depth));
+    out.anyOf = branches.map((branch) => branch.schema);
+    return {
+      schema: out,
+      plan: { kind: 'union', branches },
+    };
+  }
+
+  for (const key of Object.keys(node)) {
+    if (keptAnnotations.has(key) || droppedAnnotations.has(key)) continue;
+    if (key === 'type' || key === 'enum' || key === 'const') continue;
+    const types = typeList(node.type);
+    if (!types.some((type) => constraintKeywords[type]?.has(key)))
+      throw new Unsupported(`${path}: keyword "${key}" is not supported in strict mode`);
+  }
+
+  const types = typeList(node.type);
+  if (types.length === 0 && node.enum === undefined && node.const === undefined)
+    throw new Unsupported(`${path}: a schema without "type" accepts any value`);
+  if (isRoot && (types.length !== 1 || types[0] !== 'object'))
+    throw new Unsupported(`${path}: the root must be an object`);
+  for (const type of types)
+    if (constraintKeywords[type] === undefined)
+      throw new Unsupported(`${path}: unknown type "${type}"`);
+  if (node.type !== undefined) out.type = node.type;
+  if (node.enum !== undefined) {
+    if (!Array.isArray(node.enum) || node.enum.length === 0)
+      throw new Unsupported(`${path}: empty enum`);
+    out.enum = node.enum;
+  }
+  if (node.const !== undefined) out.const = node.const;
+
+  if (types.includes('object')) {
+    if (types.length > 1) throw new Unsupported(`${path}: "object" mixed with other types`);
+    return convertObject(node, out, path, depth, isRoot);
+  }
+  if (types.includes('array')) {
+    if (types.length > 1) throw new Unsupported(`${path}: "array" mixed with other types`);
+    const items = node.items;
+    if (items === undefined || Array.isArray(items))
+      throw new Unsupported(`${path}: arrays need a single "items" schema`);
+    for (const key of ['minItems', 'maxItems']) if (node[key] !== undefined) out[key] = node[key];
+    const converted = convert(items, `${path}/items`, depth);
+    out.items = converted.schema;
+    return { schema: out, plan: { kind: 'array', items: converted.plan } };
+  }
+  for (const type of types) {
+    if (!primitiveTypes.has(type)) continue;
+    for (const key of constraintKeywords[type] ?? []) {
+      const value = node[key];
+      if (value === undefined) continue;
+      if (key === 'format' && (typeof value !== 'string' || !supportedFormats.has(value)))
+        throw new Unsupported(`${path}: format "${String(value)}" is not supported in strict mode`);
+      // zod's `.int()` adds the safe-integer bounds; they say nothing and only add noise.
+      if ((key === 'minimum' || key === 'maximum') && Math.abs(Number(value)) === 2 ** 53 - 1)
+        continue;
+      out[key] = value;
+    }
+  }
+  return { schema: out, plan: { kind: 'leaf' } };
+}
+
+function convertObject(
+  node: JsonSchema,
+  out: JsonSchema,
+  path: string,
+  depth: number,
+  isRoot: boolean,
+): { schema: JsonSchema; plan: StrictArgumentsPlan } {
+  const additional = node.additionalProperties;
+  if (additional !== undefined && additional !== false)
+    throw new Unsupported(
+      `${path}: open object (additionalProperties) cannot be expressed in strict mode`,
+    );
+  const properties = node.properties;
+  if (properties === undefined && !isRoot)
+    throw new Unsupported(`${path}: an object without "properties" accepts any keys`);
+  const required = new Set(Array.isArray(node.required) ? node.required : []);
+  const strictProperties: Record<string, JsonSchema> = {};
+  const planProperties: Record<string, { plan: StrictArgumentsPlan; nullMeansAbsent: boolean }> =
+    {};
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    const converted = convert(property, `${path}/properties/${name}`, depth + 1);
+    const optional = !required.has(name);
+    const nullMeansAbsent = optional && !acceptsNull(converted.schema);
+    strictProperties[name] = nullMeansAbsent ? makeNullable(converted.schema) : converted.schema;
+    planProperties[name] = { plan: converted.plan, nullMeansAbsent };
+  }
+  out.properties = strictProperties;
+  out.required = Object.keys(strictProperties);
+  out.additionalProperties = false;
+  return { schema: out, plan: { kind: 'object', properties: planProperties } };
+}
+
+function typeList(type: unknown): string[] {
+  if (type === undefined) return [];
+  if (typeof type === 'string') return [type];
+  if (Array.isArray(type) && type.every((item) => typeof item === 'string')) return type;
+  throw new Unsupported(`invalid "type": ${JSON.stringify(type)}`);
+}
+
+function acceptsNull(schema: JsonSchema): boolean {
+  if (schema.anyOf !== undefined) return schema.anyOf.some(acceptsNull);
+  if (schema.const !== undefined) return schema.const === null;
+  if (schema.enum !== undefined) return schema.enum.includes(null);
+  return typeList(schema.type).includes('null');
+}
+
+function makeNullable(schema: JsonSchema): JsonSchema {
+  if (schema.anyOf !== undefined) return { ...schema, anyOf: [...schema.anyOf, { type: 'null' }] };
+  const types = typeList(schema.type);
+  if (
+    types.length > 0 &&
+    schema.const === undefined &&
+    types.every((type) => primitiveTypes.has(type))
+  ) {
+    const nullable: JsonSchema = { ...schema, type: [...types, 'null'] };
+    if (schema.enum !== undefined) nullable.enum = [...schema.enum, null];
+    return nullable;
+  }
+  const { description, title, ...rest } = schema;
+  const wrapped: JsonSchema = { anyOf: [rest, { type: 'null' }] };
+  if (description !== undefined) wrapped.description = description;
+  if (title !== undefined) wrapped.title = title;
+  return wrapped;
+}
+
+/**
+ * Maps strict-mode arguments back to the original schema's shape: a `null` the model sent for
+ * an optional property that did not accept `null` is removed. A union picks the first branch
+ * whose strict schema the value matches. Values that match nothing are returned unchanged (the
+ * tool's own validation then reports them). Pure: returns a new value.
+ */
+export function stripAbsentNulls(value: unknown, plan: StrictArgumentsPlan): unknown {
+  switch (plan.kind) {
+    case 'leaf':
+      return value;
+    case 'array':
+      return Array.isArray(value) ? value.map((item) => stripAbsentNulls(item, plan.items)) : value;
+    case 'object': {
+      if (!isPlainObject(value)) return value;
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        const property = plan.properties[key];
+        if (property === undefined) {
+          out[key] = item;
+          continue;
+        }
+        if (item === null && property.nullMeansAbsent) continue;
+        out[key] = stripAbsentNulls(item, property.plan);
+      }
+      return out;
+    }
+    case 'union': {
+      const branch = plan.branches.find((candidate) =>
+        matchesStrictSchema(value, candidate.schema),
+      );
+      return branch === undefined ? value : stripAbsentNulls(value, branch.plan);
+    }
+    default: {
+      const _exhaustive: never = plan;
+      return _exhaustive;
+    }
+  }
+}
+
+/**
+ * Whether a value matches a schema of the strict subset (types, enum, const, objects with
+ * exactly their properties, arrays, anyOf). Numeric and string constraints are not checked:
+ * this only picks union branches.
+ */
+export function matchesStrictSchema(value: unknown, schema: JsonSchema): boolean {
+  if (schema.anyOf !== undefined)
+    return schema.anyOf.some((branch) => matchesStrictSchema(value, branch));
+  if (schema.const !== undefined && !jsonEqual(schema.const, value)) return false;
+  if (schema.enum !== undefined && !schema.enum.some((item) => jsonEqual(item, value)))
+    return false;
+  const types = typeList(schema.type);
+  if (types.length > 0 && !types.some((type) => hasType(value, type))) return false;
+  if (isPlainObject(value) && types.includes('object')) {
+    const properties = schema.properties ?? {};
+    for (const key of Object.keys(value)) if (!(key in properties)) return false;
+    for (const key of schema.required ?? []) if (!(key in value)) return false;
+    for (const [key, item] of Object.entries(value)) {
+      const property = properties[key];
+      if (property !== undefined && !matchesStrictSchema(item, property)) return false;
+    }
+  }
+  if (Array.isArray(value) && types.includes('array') && schema.items !== undefined) {
+    const items = schema.items;
+    if (!Array.isArray(items) && !value.every((item) => matchesStrictSchema(item, items)))
+      return false;
+  }
+  return true;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainObject(value);
+    default:
+      return false;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+    return false;
+  return JSON.stringify(left) === JSON.stringify(right);
+}
