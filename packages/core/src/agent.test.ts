@@ -880,18 +880,24 @@ describe('Agent: conversations and the result budget', () => {
     expect(text(toolResults(agent.messages)[0])).toHaveLength(603);
   });
 
-  it('streams assistant deltas as message-update events and keeps events replayable', async () => {
+  it('streams assistant deltas as message-update events to an iterator attached with run()', async () => {
     const { agent } = agentWith([{ text: 'hello world, streamed in pieces' }], []);
-    const run = agent.run('go');
-    await run.result;
-    const replay: AgentEvent[] = [];
-    for await (const event of run) replay.push(event);
-    const deltas = replay.flatMap((e) =>
+    const { events } = await runToEnd(agent, 'go');
+    const deltas = events.flatMap((e) =>
       e.type === 'message-update' && e.event.type === 'text-delta' ? [e.event.delta] : [],
     );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('hello world, streamed in pieces');
-    expect(replay[0]?.type).toBe('agent-start');
-    expect(replay.at(-1)?.type).toBe('agent-end');
+    expect(events[0]?.type).toBe('agent-start');
+    expect(events.at(-1)?.type).toBe('agent-end');
+  });
+
+  it('retains no events for iterators that attach after the run ended', async () => {
+    const { agent } = agentWith([{ text: 'done' }], []);
+    const run = agent.run('go');
+    await run.result;
+    const late: AgentEvent[] = [];
+    for await (const event of run) late.push(event);
+    expect(late).toEqual([]);
   });
 });

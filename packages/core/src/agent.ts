@@ -2,7 +2,7 @@ import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentOptions } from './agent-options.js';
 import { streamAssistantMessage } from './assistant-stream.js';
 import { AgentError, errorMessage } from './errors.js';
-import { EventLog } from './event-queue.js';
+import { EventFanout } from './event-queue.js';
 import {
   type AssistantMessage,
   emptyUsage,
@@ -37,8 +37,10 @@ export interface AgentRunResult {
 }
 
 /**
- * One run of an agent: iterate it for events (every iterator replays from the first event),
- * await `result` for the outcome. The run starts at once, whether or not anyone iterates.
+ * One run of an agent: iterate it for events, await `result` for the outcome. The run starts
+ * on the next microtask whether or not anyone iterates; an iterator sees the events emitted
+ * after it was created, so one created in the same tick as `run()` sees them all. Events are
+ * not retained for iterators that do not exist (use `onEvent` or `subscribe` to listen).
  */
 export interface AgentRun extends AsyncIterable<AgentEvent> {
   readonly runId: string;
@@ -73,7 +75,11 @@ export class Agent {
   readonly #steering: UserMessage[] = [];
   readonly #followUps: UserMessage[] = [];
   readonly #listeners = new Set<(event: AgentEvent) => void>();
-  readonly #clipCache = new WeakMap<Message, { limit: number; clipped: Message }>();
+  readonly #providerPrefix: { messages: Message[]; end: number; registryVersion: number } = {
+    messages: [],
+    end: 0,
+    registryVersion: -1,
+  };
   #current: { controller: AbortController; run: AgentRun } | undefined;
 
   constructor(options: AgentOptions) {
@@ -145,7 +151,7 @@ export class Agent {
     if (external?.aborted) controller.abort(external.reason);
     else external?.addEventListener('abort', onExternalAbort, { once: true });
 
-    const log = new EventLog<AgentEvent>();
+    const log = new EventFanout<AgentEvent>();
     const inputs = normaliseInput(input);
     const result = this.#loop(runId, inputs, controller.signal, (event) => {
       log.push(event);
@@ -324,44 +330,52 @@ export class Agent {
   /**
    * The copy of the conversation sent to the provider: tool results older than the newest
    * batch clipped to their tool's `maxResultChars`; failed empty assistant messages dropped.
-   * Stored history stays whole.
+   * Stored history stays whole. Everything before the last assistant message is final, so that
+   * prefix is built once and extended each turn (linear, not quadratic, in the history).
    */
   #messagesForProvider(): Message[] {
     const messages = this.#messages;
-    let lastAssistant = -1;
+    let lastAssistant = messages.length;
     for (let index = messages.length - 1; index >= 0; index--) {
       if (messages[index]?.role === 'assistant') {
         lastAssistant = index;
         break;
       }
     }
+    if (lastAssistant === messages.length) lastAssistant = 0;
+    const cache = this.#providerPrefix;
+    if (cache.registryVersion !== this.tools.version || cache.end > lastAssistant) {
+      cache.messages = [];
+      cache.end = 0;
+      cache.registryVersion = this.tools.version;
+    }
     const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
-    const out: Message[] = [];
-    for (let index = 0; index < messages.length; index++) {
+    for (let index = cache.end; index < lastAssistant; index++) {
       const message = messages[index] as Message;
-      if (
-        message.role === 'assistant' &&
-        (message.stopReason === 'error' || message.stopReason === 'aborted') &&
-        message.content.length === 0
-      ) {
-        continue;
-      }
-      if (message.role !== 'toolResult' || index > lastAssistant) {
-        out.push(message);
+      if (isDroppedFromRequest(message)) continue;
+      if (message.role !== 'toolResult') {
+        cache.messages.push(message);
         continue;
       }
       const limit = this.tools.get(message.toolName)?.policy?.maxResultChars ?? defaultLimit;
-      const cached = this.#clipCache.get(message);
-      if (cached !== undefined && cached.limit === limit) {
-        out.push(cached.clipped);
-        continue;
-      }
-      const clipped = clipToolResultMessage(message, limit);
-      this.#clipCache.set(message, { limit, clipped });
-      out.push(clipped);
+      cache.messages.push(clipToolResultMessage(message, limit));
+    }
+    cache.end = lastAssistant;
+    const out = cache.messages.slice();
+    for (let index = lastAssistant; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      if (!isDroppedFromRequest(message)) out.push(message);
     }
     return out;
   }
+}
+
+function isDroppedFromRequest(message: Message): boolean {
+  return (
+    message.role === 'assistant' &&
+    (message.stopReason === 'error' || message.stopReason === 'aborted') &&
+    message.content.length === 0
+  );
 }
 
 /** Options of {@link runAgent}: the agent's options plus the input and an optional signal. */

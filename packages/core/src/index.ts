@@ -74,6 +74,12 @@ export {
   retryDelayMs,
 } from './retry.js';
 export {
+  type RetryHints,
+  RetryingStream,
+  type RetryingStreamOptions,
+  type StreamDriver,
+} from './retrying-stream.js';
+export {
   assertValidStrategy,
   batched,
   parallel,

@@ -32,7 +32,11 @@ export interface ToolCallContent {
   id: string;
   /** Wire name the model used (may be an alias). */
   name: string;
-  /** The arguments exactly as the model produced them: raw JSON text, possibly malformed. */
+  /**
+   * The arguments as JSON text, possibly malformed, exactly as the model produced them after the
+   * provider's dialect mapping (e.g. OpenAI strict-mode nulls for absent fields removed; the
+   * verbatim text then lives in `providerMetadata` for replay).
+   */
   arguments: string;
   /** Opaque provider data that must be replayed with the call (e.g. Gemini thought signatures). */
   providerMetadata?: Record<string, unknown>;

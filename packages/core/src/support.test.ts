@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError, ProviderError, ToolError } from './errors.js';
-import { EventLog } from './event-queue.js';
+import { EventFanout } from './event-queue.js';
 import { ResourceLocks } from './resource-locks.js';
 import { clipText, clipToolResultMessage } from './result-budget.js';
 import { abortableDelay, isRetryableStatus, retryDelayMs } from './retry.js';
@@ -92,22 +92,39 @@ describe('ResourceLocks', () => {
   });
 });
 
-describe('EventLog', () => {
-  it('replays every event to every iterator, before and after close', async () => {
-    const log = new EventLog<number>();
-    const early = (async () => {
+describe('EventFanout', () => {
+  it('gives each iterator the events pushed after it attached, and ends them on close', async () => {
+    const fanout = new EventFanout<number>();
+    const drain = async (iterable: AsyncIterable<number>) => {
       const seen: number[] = [];
-      for await (const n of log) seen.push(n);
+      for await (const n of iterable) seen.push(n);
       return seen;
-    })();
-    log.push(1);
-    log.push(2);
-    log.close();
-    log.push(3);
-    const late: number[] = [];
-    for await (const n of log) late.push(n);
+    };
+    const early = drain(fanout);
+    fanout.push(1);
+    const middleIterator = fanout[Symbol.asyncIterator]();
+    fanout.push(2);
+    fanout.close();
+    fanout.push(3);
+    const middle: number[] = [];
+    for (
+      let next = await middleIterator.next();
+      next.done !== true;
+      next = await middleIterator.next()
+    )
+      middle.push(next.value);
     expect(await early).toEqual([1, 2]);
-    expect(late).toEqual([1, 2]);
+    expect(middle).toEqual([2]);
+    expect(await drain(fanout)).toEqual([]);
+  });
+
+  it('stops buffering for an iterator that returned early', async () => {
+    const fanout = new EventFanout<number>();
+    const iterator = fanout[Symbol.asyncIterator]();
+    fanout.push(1);
+    await iterator.return?.();
+    fanout.push(2);
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
   });
 });
 

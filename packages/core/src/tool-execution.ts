@@ -187,51 +187,80 @@ async function runBatch(
     else prepared.push({ index, call, tool: outcome.tool, info: outcome.info });
   }
 
-  const batchController = new AbortController();
+  const group = new CallGroup();
+  const onRunAbort = () => group.abortAll(params.runSignal.reason);
+  if (params.runSignal.aborted) onRunAbort();
+  else params.runSignal.addEventListener('abort', onRunAbort, { once: true });
   let fatal: ToolError | undefined;
   const runOne = async (item: Prepared) => {
-    const result = await runCall(params, item, batchController.signal);
+    const result = await runCall(params, item, group);
     settled.set(item.index, result.settled);
     if (result.fatal !== undefined) fatal ??= result.fatal;
-    if (
-      result.settled.message.isError &&
-      item.tool.policy?.abortsSiblingsOnError === true &&
-      !batchController.signal.aborted
-    ) {
-      batchController.abort(new SiblingAbort(item.tool.name));
+    if (result.settled.message.isError && item.tool.policy?.abortsSiblingsOnError === true) {
+      group.abortAll(new SiblingAbort(item.tool.name));
     }
   };
 
-  const serial =
-    params.strategy.type === 'sequential' ||
-    prepared.some((item) => item.tool.policy?.exclusive === true);
-  if (serial) {
-    for (const item of prepared) {
-      const reason: unknown = batchController.signal.aborted
-        ? batchController.signal.reason
-        : undefined;
-      if (reason instanceof SiblingAbort) {
-        settled.set(
-          item.index,
-          synthetic(
-            item.call,
-            item.tool,
-            `Not executed: aborted because sibling '${reason.toolName}' failed`,
-            'cancelled',
-          ),
-        );
-        continue;
+  try {
+    const serial =
+      params.strategy.type === 'sequential' ||
+      prepared.some((item) => item.tool.policy?.exclusive === true);
+    if (serial) {
+      for (const item of prepared) {
+        if (group.reason instanceof SiblingAbort) {
+          settled.set(
+            item.index,
+            synthetic(
+              item.call,
+              item.tool,
+              `Not executed: aborted because sibling '${group.reason.toolName}' failed`,
+              'cancelled',
+            ),
+          );
+          continue;
+        }
+        if (params.runSignal.aborted) {
+          settled.set(item.index, synthetic(item.call, item.tool, 'Cancelled', 'cancelled'));
+          continue;
+        }
+        await runOne(item);
       }
-      if (params.runSignal.aborted) {
-        settled.set(item.index, synthetic(item.call, item.tool, 'Cancelled', 'cancelled'));
-        continue;
-      }
-      await runOne(item);
+    } else {
+      await Promise.all(prepared.map(runOne));
     }
-  } else {
-    await Promise.all(prepared.map(runOne));
+  } finally {
+    params.runSignal.removeEventListener('abort', onRunAbort);
   }
   return { settled, fatal };
+}
+
+/** The running calls of one batch: aborting the group aborts each (run abort, sibling failure). */
+class CallGroup {
+  readonly #calls = new Set<(reason: unknown) => void>();
+  #aborted = false;
+  reason: unknown;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Adds a call's abort function; calls it at once if the group is already aborted. */
+  add(abort: (reason: unknown) => void): void {
+    if (this.#aborted) abort(this.reason);
+    else this.#calls.add(abort);
+  }
+
+  delete(abort: (reason: unknown) => void): void {
+    this.#calls.delete(abort);
+  }
+
+  abortAll(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.reason = reason;
+    for (const abort of this.#calls) abort(reason);
+    this.#calls.clear();
+  }
 }
 
 type PrepareOutcome = Settled | { tool: AnyAgentTool; info: ToolCallInfo };
@@ -367,28 +396,13 @@ function validateArguments(
 async function runCall(
   params: ExecuteToolCallsParams,
   item: Prepared,
-  batchSignal: AbortSignal,
+  group: CallGroup,
 ): Promise<{ settled: Settled; fatal: ToolError | undefined }> {
   const { tool, info, call } = item;
   const controller = new AbortController();
-  const forward = (source: AbortSignal) => () => {
-    if (!controller.signal.aborted) controller.abort(source.reason);
-  };
-  const onRunAbort = forward(params.runSignal);
-  const onBatchAbort = forward(batchSignal);
-  if (params.runSignal.aborted) onRunAbort();
-  if (batchSignal.aborted) onBatchAbort();
-  params.runSignal.addEventListener('abort', onRunAbort, { once: true });
-  batchSignal.addEventListener('abort', onBatchAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let release: (() => void) | undefined;
-  let fatal: ToolError | undefined;
-  let result: ToolResult;
-  let started = false;
-  let startEmitted = false;
-  let updates: Promise<void> = Promise.resolve();
-
-  const abortedResult = (reason: unknown): ToolResult => {
+  let settleAborted: ((result: ToolResult) => void) | undefined;
+  let abortedOutcome: ToolResult | undefined;
+  function abortedResult(reason: unknown): ToolResult {
     if (reason instanceof TimeoutAbort)
       return errorResult(ToolError.timeout(tool.name, reason.timeoutMs).message, 'timeout');
     if (reason instanceof SiblingAbort)
@@ -397,17 +411,30 @@ async function runCall(
         'cancelled',
       );
     return errorResult('Cancelled', 'cancelled');
+  }
+  // Every abort path (run, sibling, timeout) goes through here, so no per-call signal listeners are needed.
+  const abortCall = (reason: unknown) => {
+    if (controller.signal.aborted) return;
+    controller.abort(reason);
+    abortedOutcome = abortedResult(reason);
+    settleAborted?.(abortedOutcome);
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let release: (() => void) | undefined;
+  let fatal: ToolError | undefined;
+  let result: ToolResult;
+  let started = false;
+  let startEmitted = false;
+  let updates: Promise<void> = Promise.resolve();
 
+  group.add(abortCall);
   try {
     const key = safeResourceKey(tool, info.args);
     if (key !== undefined) release = await params.locks.acquire(key, controller.signal);
 
     const timeoutMs = tool.policy?.timeoutMs ?? params.defaultTimeoutMs;
     if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-      timer = setTimeout(() => {
-        if (!controller.signal.aborted) controller.abort(new TimeoutAbort(timeoutMs));
-      }, timeoutMs);
+      timer = setTimeout(() => abortCall(new TimeoutAbort(timeoutMs)), timeoutMs);
     }
 
     const { beforeToolExecutionUpdate, afterToolExecutionUpdate } = params.hooks;
@@ -468,19 +495,13 @@ async function runCall(
     });
     controller.signal.throwIfAborted();
 
-    let onAbort: (() => void) | undefined;
     const aborted = new Promise<ToolResult>((resolve) => {
-      onAbort = () => resolve(abortedResult(controller.signal.reason));
-      controller.signal.addEventListener('abort', onAbort, { once: true });
+      settleAborted = resolve;
     });
     const execution = Promise.resolve().then(() => tool.execute(info.args, context));
     // A tool that ignores its signal keeps running; its late outcome is dropped, never unhandled.
     execution.catch(() => undefined);
-    try {
-      result = normaliseResult(await Promise.race([execution, aborted]));
-    } finally {
-      if (onAbort !== undefined) controller.signal.removeEventListener('abort', onAbort);
-    }
+    result = normaliseResult(abortedOutcome ?? (await Promise.race([execution, aborted])));
   } catch (error) {
     if (controller.signal.aborted && !ToolError.isInstance(error)) {
       result = abortedResult(controller.signal.reason);
@@ -493,8 +514,7 @@ async function runCall(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     release?.();
-    params.runSignal.removeEventListener('abort', onRunAbort);
-    batchSignal.removeEventListener('abort', onBatchAbort);
+    group.delete(abortCall);
   }
 
   await updates;

@@ -14,6 +14,7 @@ import {
 export class ToolRegistry {
   readonly #tools = new Map<string, AnyAgentTool>();
   readonly #byWireName = new Map<string, AnyAgentTool>();
+  #version = 0;
 
   constructor(tools: Iterable<AnyAgentTool> = []) {
     for (const tool of tools) this.register(tool);
@@ -40,6 +41,7 @@ export class ToolRegistry {
     }
     this.#tools.set(tool.name, tool);
     for (const name of names) this.#byWireName.set(name, tool);
+    this.#version++;
     return this;
   }
 
@@ -49,6 +51,7 @@ export class ToolRegistry {
     if (tool === undefined) return false;
     this.#tools.delete(name);
     for (const wireName of [tool.name, ...(tool.aliases ?? [])]) this.#byWireName.delete(wireName);
+    this.#version++;
     return true;
   }
 
@@ -70,6 +73,11 @@ export class ToolRegistry {
   /** Canonical names, in registration order. */
   names(): string[] {
     return [...this.#tools.keys()];
+  }
+
+  /** Increases on every change, so callers can cache what they derive from the tools. */
+  get version(): number {
+    return this.#version;
   }
 
   /** Number of tools (aliases not counted). */

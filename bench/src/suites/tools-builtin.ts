@@ -1,0 +1,274 @@
+/**
+ * Bench suite for `@agent/tools-builtin`: each built-in tool against the command-line tool it
+ * stands in for, side by side in one run, as ratios (tool time / baseline time).
+ * - search vs `rg` on a large tree (this repo's node_modules), with the ripgrep engine and
+ *   with the pure-TypeScript engine;
+ * - read_file of line 5,000,000 of a generated file vs `sed -n`;
+ * - bash with 1 GB of output vs the same command redirected to /dev/null (and to a file).
+ * Peak RSS of this process is sampled during each tool call (delta over the RSS before it).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolContext, ToolResult } from '@agent/core';
+import {
+  createBashTool,
+  createReadFileTool,
+  createSearchTool,
+  findRipgrep,
+} from '@agent/tools-builtin';
+
+/** One markdown table of the bench output (same shape as the runner's). */
+interface BenchSection {
+  title: string;
+  columns: string[];
+  rows: string[][];
+  notes?: string[];
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+function context(): ToolContext {
+  return {
+    toolCallId: 'bench',
+    toolName: 'bench',
+    signal: new AbortController().signal,
+    onUpdate: () => {},
+    onProgress: () => {},
+  };
+}
+
+/** Runs `fn`, sampling this process's RSS every 5 ms; returns ms and the peak RSS growth in bytes. */
+async function measure<T>(
+  fn: () => Promise<T>,
+): Promise<{ ms: number; rssDelta: number; value: T }> {
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 5);
+  const started = performance.now();
+  try {
+    const value = await fn();
+    const ms = performance.now() - started;
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { ms, rssDelta: peak - before, value };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Runs a shell command to completion; returns ms and its max RSS in bytes (via /usr/bin/time when present). */
+function runShell(
+  command: string,
+  cwd: string,
+): { ms: number; maxRss: number | undefined; stdout: string } {
+  const timeBinary = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+  const started = performance.now();
+  const child =
+    timeBinary === undefined
+      ? spawnSync('bash', ['-c', command], { cwd, maxBuffer: 256 * 1024 * 1024 })
+      : spawnSync(timeBinary, ['-f', '__maxrss=%M', 'bash', '-c', command], {
+          cwd,
+          maxBuffer: 256 * 1024 * 1024,
+        });
+  const ms = performance.now() - started;
+  const stderr = child.stderr?.toString() ?? '';
+  const rss = /__maxrss=(\d+)/.exec(stderr)?.[1];
+  return {
+    ms,
+    maxRss: rss === undefined ? undefined : Number(rss) * 1024,
+    stdout: child.stdout?.toString() ?? '',
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+const mb = (bytes: number | undefined) =>
+  bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const ratio = (value: number, baseline: number) => `${(value / baseline).toFixed(2)}×`;
+const text = (result: ToolResult) =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+async function searchRows(notes: string[]): Promise<string[][]> {
+  const tree = path.join(repoRoot, 'node_modules');
+  const rg = findRipgrep();
+  if (rg === undefined || !fs.existsSync(tree)) {
+    notes.push('search: skipped (rg not on PATH or node_modules missing).');
+    return [];
+  }
+  const pattern = 'createInterface';
+  // Same file set for everyone: hidden files included, .git skipped, symlinks not followed, and
+  // ignore files off (the repo's .gitignore ignores node_modules itself).
+  const common = {
+    cwd: tree,
+    skip: ['.git'],
+    respectIgnoreFiles: false,
+    maxOutputChars: Number.POSITIVE_INFINITY,
+  };
+  const args = { pattern, output_mode: 'files_with_matches' as const, head_limit: 1_000_000 };
+  const direct = () =>
+    runShell(`rg --no-config --hidden --no-ignore -g '!.git' -l -e ${pattern} . | wc -l`, tree);
+  const directSorted = () =>
+    runShell(
+      `rg --no-config --hidden --no-ignore --sort=path -g '!.git' -l -e ${pattern} . | wc -l`,
+      tree,
+    );
+  direct(); // warm the page cache
+  const rgRuns = [direct(), direct(), direct()];
+  const rgSortedRuns = [directSorted(), directSorted(), directSorted()];
+  const baseline = median(rgRuns.map((run) => run.ms));
+  const rows: string[][] = [
+    [
+      `search "${pattern}" (files_with_matches) in node_modules`,
+      'rg -l (parallel)',
+      ms(baseline),
+      '1.00×',
+      mb(Math.max(...rgRuns.map((run) => run.maxRss ?? 0)) || undefined),
+      `${rgRuns[0]?.stdout.trim()} files`,
+    ],
+    [
+      '',
+      'rg -l --sort=path (one thread)',
+      ms(median(rgSortedRuns.map((run) => run.ms))),
+      ratio(median(rgSortedRuns.map((run) => run.ms)), baseline),
+      mb(Math.max(...rgSortedRuns.map((run) => run.maxRss ?? 0)) || undefined),
+      `${rgSortedRuns[0]?.stdout.trim()} files`,
+    ],
+  ];
+  for (const engine of ['ripgrep', 'typescript'] as const) {
+    const tool = createSearchTool({ ...common, engine });
+    const runs = [];
+    for (let i = 0; i < (engine === 'ripgrep' ? 3 : 2); i++) {
+      runs.push(await measure(() => tool.execute(args, context())));
+    }
+    const time = median(runs.map((run) => run.ms));
+    rows.push([
+      '',
+      `search tool, ${engine} engine`,
+      ms(time),
+      ratio(time, baseline),
+      `+${mb(Math.max(...runs.map((run) => run.rssDelta)))}`,
+      `${runs[0]?.value.details?.filesWithMatches ?? '?'} files`,
+    ]);
+  }
+  notes.push(
+    'search: the tool runs rg with --sort=path so that output order is stable (ripgrep then searches on one thread); the TypeScript engine reads 8 files ahead.',
+  );
+  return rows;
+}
+
+async function readFileRows(directory: string): Promise<string[][]> {
+  const file = path.join(directory, 'lines.txt');
+  const stream = fs.createWriteStream(file);
+  const total = 6_000_000;
+  for (let block = 0; block < total / 100_000; block++) {
+    let chunk = '';
+    for (let i = 1; i <= 100_000; i++)
+      chunk += `line ${block * 100_000 + i} of the generated file\n`;
+    if (!stream.write(chunk))
+      await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => stream.end(resolve));
+  const size = fs.statSync(file).size;
+  runShell(`cat ${file} > /dev/null`, directory); // warm the page cache
+  const sed = runShell(`sed -n 5000000p ${file}`, directory);
+  const sedQuit = runShell(`sed -n '5000000{p;q}' ${file}`, directory);
+  const tool = createReadFileTool({ cwd: directory });
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    runs.push(
+      await measure(() =>
+        tool.execute({ path: 'lines.txt', offset: 5_000_000, limit: 1 }, context()),
+      ),
+    );
+  }
+  const time = median(runs.map((run) => run.ms));
+  const shown =
+    text(runs[0]?.value ?? { content: [] })
+      .split('\n')[0]
+      ?.trim() ?? '';
+  const label = `read_file line 5,000,000 of ${total.toLocaleString('en-US')} (${mb(size)})`;
+  return [
+    [
+      label,
+      'sed -n 5000000p (whole file)',
+      ms(sed.ms),
+      '1.00×',
+      mb(sed.maxRss),
+      sed.stdout.trim().slice(0, 40),
+    ],
+    [
+      '',
+      "sed -n '5000000{p;q}' (stops early)",
+      ms(sedQuit.ms),
+      ratio(sedQuit.ms, sed.ms),
+      mb(sedQuit.maxRss),
+      '',
+    ],
+    [
+      '',
+      'read_file (counts all lines for the total)',
+      ms(time),
+      ratio(time, sed.ms),
+      `+${mb(Math.max(...runs.map((run) => run.rssDelta)))}`,
+      shown.slice(0, 40),
+    ],
+  ];
+}
+
+async function bashRows(directory: string): Promise<string[][]> {
+  const bytes = 1_000_000_000;
+  const command = `yes 'the quick brown fox jumps over the lazy dog' | head -c ${bytes}`;
+  const devNull = runShell(`${command} > /dev/null`, directory);
+  const toFile = runShell(`${command} > ${path.join(directory, 'out.bin')}`, directory);
+  fs.rmSync(path.join(directory, 'out.bin'), { force: true });
+  const tool = createBashTool({ cwd: directory, spillDir: path.join(directory, 'spill') });
+  const run = await measure(() => tool.execute({ command }, context()));
+  const details = run.value.details;
+  const spilled = details?.stdoutPath !== undefined && fs.existsSync(details.stdoutPath);
+  fs.rmSync(path.join(directory, 'spill'), { recursive: true, force: true });
+  return [
+    ['bash: 1 GB of output', 'cmd > /dev/null', ms(devNull.ms), '1.00×', mb(devNull.maxRss), ''],
+    ['', 'cmd > file', ms(toFile.ms), ratio(toFile.ms, devNull.ms), mb(toFile.maxRss), ''],
+    [
+      '',
+      'bash tool (head + tail kept, all spilled to a file)',
+      ms(run.ms),
+      ratio(run.ms, devNull.ms),
+      `+${mb(run.rssDelta)}`,
+      `${details?.stdoutBytes?.toLocaleString('en-US') ?? '?'} bytes${spilled ? ', spill file ok' : ''}; ${text(run.value).length.toLocaleString('en-US')} chars to the model`,
+    ],
+  ];
+}
+
+/** Runs the suite (about a minute on 2 cores) and cleans up its temp files. */
+export async function run(): Promise<BenchSection> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-tools-builtin-'));
+  const notes: string[] = [];
+  try {
+    const rows = [
+      ...(await searchRows(notes)),
+      ...(await readFileRows(directory)),
+      ...(await bashRows(directory)),
+    ];
+    notes.push(
+      'Ratio: time / the first baseline row of each group. Memory: max RSS of the command (GNU time) for shell baselines; for tools, the peak growth of this process’s RSS during the call (sampled every 5 ms).',
+      'Medians of 3 runs (2 for the TypeScript search engine); page cache warmed first.',
+    );
+    return {
+      title: '@agent/tools-builtin vs command-line tools',
+      columns: ['Task', 'Runner', 'Time', 'Ratio', 'Memory', 'Result'],
+      rows,
+      notes,
+    };
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}

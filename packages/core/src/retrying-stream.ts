@@ -1,0 +1,213 @@
+import type { ProviderError } from './errors.js';
+import type { StreamEvent } from './provider.js';
+import { abortableDelay, type RetryDelayOptions, retryDelayMs } from './retry.js';
+
+/** Retry hints: response headers or a plain record (e.g. from an error body). */
+export type RetryHints = Headers | Record<string, string | undefined> | undefined;
+
+/** What one provider call needs to plug into {@link RetryingStream}. */
+export interface StreamDriver<TChunk> {
+  /** Opens one attempt (the HTTP request); resolves with the SDK's chunk stream. */
+  open(): Promise<AsyncIterable<TChunk>>;
+  /** Appends the events a chunk produces to `out`. */
+  apply(chunk: TChunk, out: StreamEvent[]): void;
+  /** Appends the closing events (block ends, usage, `done` or `error`) after the last chunk. */
+  finish(out: StreamEvent[]): void;
+  /** The terminal `error` event with what arrived so far. */
+  fail(reason: 'error' | 'aborted', error: ProviderError): StreamEvent;
+  /** A thrown value as a typed error plus its retry hints. */
+  toError(caught: unknown): { error: ProviderError; hints: RetryHints };
+  /** The error of an aborted call. */
+  abortError(): ProviderError;
+  /** True once content was streamed: no retry after that. */
+  readonly streamedContent: boolean;
+  /** Forgets a failed attempt that streamed nothing. */
+  reset(): void;
+  /** Cancels the HTTP request when the consumer stops early (if closing the SDK stream does not). */
+  cancel?(): void;
+  /** Releases listeners once the stream has ended, whichever way. */
+  cleanup?(): void;
+}
+
+type Handover =
+  | { kind: 'ended' }
+  | { kind: 'failed'; caught: unknown }
+  | { kind: 'bug'; bug: unknown };
+
+/** Options of {@link RetryingStream}. */
+export interface RetryingStreamOptions {
+  signal: AbortSignal | undefined;
+  /** Retries before the first token. */
+  maxRetries: number;
+  retry: RetryDelayOptions | undefined;
+}
+
+/**
+ * A building block for providers. The `stream()` result: a hand-written async iterator (not an async generator, which costs an
+ * extra scheduling hop per event) that opens attempts, retries retryable failures before the
+ * first token with backoff, and always ends with exactly one `done` or `error` event. Its
+ * `next()` never rejects.
+ */
+export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent> {
+  readonly #driver: StreamDriver<TChunk>;
+  readonly #options: RetryingStreamOptions;
+  #queue: StreamEvent[] = [];
+  #head = 0;
+  #iterator: AsyncIterator<TChunk> | undefined;
+  #attempt = 0;
+  #ended = false;
+
+  constructor(driver: StreamDriver<TChunk>, options: RetryingStreamOptions) {
+    this.#driver = driver;
+    this.#options = options;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamEvent>> {
+    const result = this.#take();
+    if (result !== undefined) return Promise.resolve(result);
+    const iterator = this.#iterator;
+    // Hot path while streaming: one `then` per chunk, no async-function frame.
+    if (iterator !== undefined) return iterator.next().then(this.#onChunk, this.#onChunkError);
+    return this.#fill();
+  }
+
+  readonly #onChunk = (
+    chunk: IteratorResult<TChunk>,
+  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> => {
+    if (chunk.done === true || this.#ended) return this.#fill({ kind: 'ended' });
+    try {
+      this.#driver.apply(chunk.value, this.#queue);
+    } catch (bug) {
+      return this.#fill({ kind: 'bug', bug });
+    }
+    return this.#take() ?? this.next();
+  };
+
+  readonly #onChunkError = (caught: unknown): Promise<IteratorResult<StreamEvent>> =>
+    this.#fill({ kind: 'failed', caught });
+
+  /** Stops early (the consumer broke out of its loop): cancels the HTTP request. */
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    const wasEnded = this.#ended;
+    this.#queue = [];
+    this.#head = 0;
+    const iterator = this.#iterator;
+    this.#markEnded();
+    if (!wasEnded) this.#driver.cancel?.();
+    try {
+      await iterator?.return?.();
+    } catch {
+      // The request is being torn down; nothing to report to a consumer that left.
+    }
+    return { value: undefined, done: true };
+  }
+
+  #markEnded(): void {
+    this.#iterator = undefined;
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#driver.cleanup?.();
+  }
+
+  #take(): IteratorResult<StreamEvent> | undefined {
+    if (this.#head < this.#queue.length) {
+      const value = this.#queue[this.#head++] as StreamEvent;
+      if (this.#head === this.#queue.length) {
+        this.#queue.length = 0;
+        this.#head = 0;
+      }
+      return { value, done: false };
+    }
+    if (this.#ended) return { value: undefined, done: true };
+    return undefined;
+  }
+
+  #end(event: StreamEvent): void {
+    this.#queue.push(event);
+    this.#markEnded();
+  }
+
+  /** The slow path: opening, retrying, ending; `handover` says what the hot path saw. */
+  async #fill(handover?: Handover): Promise<IteratorResult<StreamEvent>> {
+    const driver = this.#driver;
+    const signal = this.#options.signal;
+    try {
+      if (handover?.kind === 'bug') throw handover.bug;
+      if (this.#ended) return this.#take() ?? { value: undefined, done: true };
+      if (handover?.kind === 'failed') {
+        this.#iterator = undefined;
+        await this.#failed(handover.caught);
+      } else if (handover?.kind === 'ended') this.#streamEnded();
+      for (;;) {
+        const early = this.#take();
+        if (early !== undefined) return early;
+        const iterator = this.#iterator;
+        if (iterator !== undefined) {
+          let result: IteratorResult<TChunk>;
+          try {
+            result = await iterator.next();
+          } catch (caught) {
+            this.#iterator = undefined;
+            await this.#failed(caught);
+            continue;
+          }
+          if (result.done === true) this.#streamEnded();
+          else driver.apply(result.value, this.#queue);
+        } else if (!this.#ended) {
+          if (signal?.aborted) this.#end(driver.fail('aborted', driver.abortError()));
+          else {
+            try {
+              this.#iterator = (await driver.open())[Symbol.asyncIterator]();
+            } catch (caught) {
+              await this.#failed(caught);
+            }
+          }
+        }
+        const result = this.#take();
+        if (result !== undefined) return result;
+      }
+    } catch (unexpected) {
+      // A bug of ours must still end the stream with an event, never a rejection.
+      this.#queue = [driver.fail('error', driver.toError(unexpected).error)];
+      this.#head = 0;
+      this.#markEnded();
+      return this.#take() ?? { value: undefined, done: true };
+    }
+  }
+
+  #streamEnded(): void {
+    this.#iterator = undefined;
+    if (this.#options.signal?.aborted)
+      this.#end(this.#driver.fail('aborted', this.#driver.abortError()));
+    else {
+      this.#driver.finish(this.#queue);
+      this.#markEnded();
+    }
+  }
+
+  async #failed(caught: unknown): Promise<void> {
+    const driver = this.#driver;
+    const signal = this.#options.signal;
+    if (signal?.aborted) {
+      this.#end(driver.fail('aborted', driver.abortError()));
+      return;
+    }
+    const { error, hints } = driver.toError(caught);
+    if (!error.isRetryable || driver.streamedContent || this.#attempt >= this.#options.maxRetries) {
+      this.#end(driver.fail('error', error));
+      return;
+    }
+    try {
+      await abortableDelay(retryDelayMs(this.#attempt, hints, this.#options.retry), signal);
+    } catch {
+      this.#end(driver.fail('aborted', driver.abortError()));
+      return;
+    }
+    this.#attempt++;
+    driver.reset();
+  }
+}

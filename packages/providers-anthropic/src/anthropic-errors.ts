@@ -1,0 +1,93 @@
+import { errorMessage, isRetryableStatus, ProviderError } from '@agent/core';
+import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+
+const resetCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** True when the error (or one of its causes) is a dropped or refused connection. */
+export function isConnectionFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && resetCodes.has(code)) return true;
+    if (
+      typeof message === 'string' &&
+      /^(terminated|fetch failed|other side closed)$/i.test(message)
+    )
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+// Errors that arrive inside the SSE stream carry a type but no HTTP status.
+const statusOfErrorType: Record<string, number> = {
+  overloaded_error: 529,
+  api_error: 500,
+  rate_limit_error: 429,
+  timeout_error: 504,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  invalid_request_error: 400,
+};
+
+/** A failure of the SDK call as a typed `ProviderError`, plus the response headers (for `retry-after`). */
+export function toProviderError(
+  error: unknown,
+  providerId: string,
+): { error: ProviderError; headers: Headers | undefined } {
+  if (ProviderError.isInstance(error)) return { error, headers: undefined };
+  if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
+    const body = error.error;
+    const type = error.type ?? undefined;
+    const statusCode = error.status ?? (type === undefined ? undefined : statusOfErrorType[type]);
+    const connection = error.status === undefined && type === undefined;
+    const detail = error.apiMessage ?? errorMessage(error.cause ?? error);
+    const label = statusCode === undefined ? '' : ` ${statusCode}`;
+    const kind = type === undefined ? '' : ` (${type})`;
+    const message = connection
+      ? `Anthropic connection failed: ${detail}`
+      : `Anthropic API error${label}${kind}: ${detail}`;
+    return {
+      error: new ProviderError(message, {
+        provider: providerId,
+        cause: error,
+        ...(statusCode === undefined ? {} : { statusCode }),
+        isRetryable: connection || isRetryableStatus(statusCode),
+        ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
+      }),
+      headers: error.headers,
+    };
+  }
+  if (isConnectionFailure(error)) {
+    return {
+      error: new ProviderError(`Anthropic connection lost: ${errorMessage(error)}`, {
+        provider: providerId,
+        cause: error,
+        isRetryable: true,
+      }),
+      headers: undefined,
+    };
+  }
+  const malformed = error instanceof SyntaxError;
+  return {
+    error: new ProviderError(
+      malformed
+        ? `Anthropic sent a malformed stream chunk: ${error.message}`
+        : `Anthropic call failed: ${errorMessage(error)}`,
+      { provider: providerId, cause: error, isRetryable: false },
+    ),
+    headers: undefined,
+  };
+}

@@ -1,0 +1,144 @@
+import type { AssistantMessage, Message, ToolResultMessage, UserContent } from '@agent/core';
+import type {
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources';
+
+type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+const imageMediaTypes = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * Parses the raw argument text of a tool call for replay. Lenient: malformed or non-object
+ * JSON becomes `{}` (the model already got an `invalid-args` result for that call).
+ */
+export function parseToolArguments(raw: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return {};
+}
+
+function imageBlock(data: string, mimeType: string): ImageBlockParam | TextBlockParam {
+  if (!imageMediaTypes.has(mimeType))
+    return { type: 'text', text: `[image of unsupported type ${mimeType} omitted]` };
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: mimeType as ImageMediaType, data },
+  };
+}
+
+function userBlocks(content: string | readonly UserContent[]): ContentBlockParam[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  const blocks: ContentBlockParam[] = [];
+  for (const block of content) {
+    if (block.type === 'text') {
+      if (block.text !== '') blocks.push({ type: 'text', text: block.text });
+    } else blocks.push(imageBlock(block.data, block.mimeType));
+  }
+  return blocks;
+}
+
+function toolResultBlock(message: ToolResultMessage): ToolResultBlockParam {
+  const content: Array<TextBlockParam | ImageBlockParam> = [];
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      if (block.text !== '') content.push({ type: 'text', text: block.text });
+    } else content.push(imageBlock(block.data, block.mimeType));
+  }
+  const result: ToolResultBlockParam = {
+    type: 'tool_result',
+    tool_use_id: message.toolCallId,
+    content: content.length > 0 ? content : [{ type: 'text', text: '(no output)' }],
+  };
+  if (message.isError) result.is_error = true;
+  return result;
+}
+
+function assistantBlocks(
+  message: AssistantMessage,
+  providerId: string,
+  droppedCalls: Set<string>,
+): ContentBlockParam[] {
+  const incomplete = message.stopReason === 'error' || message.stopReason === 'aborted';
+  const sameProvider = message.provider === providerId;
+  const blocks: ContentBlockParam[] = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        if (block.text.trim() !== '') blocks.push({ type: 'text', text: block.text });
+        break;
+      case 'thinking':
+        if (incomplete) break;
+        if (sameProvider && block.redacted === true && block.signature !== undefined)
+          blocks.push({ type: 'redacted_thinking', data: block.signature });
+        else if (sameProvider && block.signature !== undefined && block.signature !== '')
+          blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+        // Unsigned reasoning (another provider, or cut off) cannot be replayed as thinking.
+        else if (block.thinking.trim() !== '') blocks.push({ type: 'text', text: block.thinking });
+        break;
+      case 'toolCall':
+        // A cut-off turn's calls were never executed; their results are dropped too.
+        if (incomplete) droppedCalls.add(block.id);
+        else
+          blocks.push({
+            type: 'tool_use',
+            id: block.id,
+            name: block.name,
+            input: parseToolArguments(block.arguments),
+          });
+        break;
+      default: {
+        const _exhaustive: never = block;
+        return _exhaustive;
+      }
+    }
+  }
+  return blocks;
+}
+
+/**
+ * Converts a conversation to Anthropic `messages`: consecutive tool results become one user
+ * message of `tool_result` blocks in call order; thinking blocks keep their signatures.
+ */
+export function toAnthropicMessages(
+  messages: readonly Message[],
+  providerId: string,
+): MessageParam[] {
+  const out: MessageParam[] = [];
+  const droppedCalls = new Set<string>();
+  const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    if (blocks.length === 0) return;
+    const last = out[out.length - 1];
+    // The API wants alternating roles: merge into the previous message of the same role.
+    if (last !== undefined && last.role === role && Array.isArray(last.content)) {
+      last.content.push(...blocks);
+      return;
+    }
+    out.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        push('user', userBlocks(message.content));
+        break;
+      case 'assistant':
+        push('assistant', assistantBlocks(message, providerId, droppedCalls));
+        break;
+      case 'toolResult':
+        if (!droppedCalls.has(message.toolCallId)) push('user', [toolResultBlock(message)]);
+        break;
+      default: {
+        const _exhaustive: never = message;
+        return _exhaustive;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+import type { Usage } from '@agent/core';
+
+/** What we know about one model: limits in tokens, prices in US dollars per million tokens. */
+export interface AnthropicModelInfo {
+  /** Model id (or the id prefix its dated versions share). */
+  id: string;
+  /** Context window in tokens. */
+  contextWindow: number;
+  /** Output-token ceiling of one call. */
+  maxOutputTokens: number;
+  /** Prices in US dollars per million tokens (5-minute cache writes). */
+  pricing: { input: number; output: number; cacheRead: number; cacheWrite: number };
+}
+
+/**
+ * Public list prices (anthropic.com/pricing, standard tier, 5-minute cache writes) and limits.
+ * Dated ids (`claude-sonnet-4-5-20250929`) match their family entry by prefix.
+ */
+export const anthropicModels: readonly AnthropicModelInfo[] = [
+  model('claude-opus-4-5', 200_000, 64_000, [5, 25, 0.5, 6.25]),
+  model('claude-opus-4-1', 200_000, 32_000, [15, 75, 1.5, 18.75]),
+  model('claude-opus-4', 200_000, 32_000, [15, 75, 1.5, 18.75]),
+  model('claude-sonnet-4-5', 200_000, 64_000, [3, 15, 0.3, 3.75]),
+  model('claude-sonnet-4', 200_000, 64_000, [3, 15, 0.3, 3.75]),
+  model('claude-3-7-sonnet', 200_000, 64_000, [3, 15, 0.3, 3.75]),
+  model('claude-haiku-4-5', 200_000, 64_000, [1, 5, 0.1, 1.25]),
+  model('claude-3-5-haiku', 200_000, 8_192, [0.8, 4, 0.08, 1]),
+  model('claude-3-haiku', 200_000, 4_096, [0.25, 1.25, 0.03, 0.3]),
+];
+
+function model(
+  id: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  [input, output, cacheRead, cacheWrite]: [number, number, number, number],
+): AnthropicModelInfo {
+  return { id, contextWindow, maxOutputTokens, pricing: { input, output, cacheRead, cacheWrite } };
+}
+
+/** The catalogue entry of a model id (exact, else the longest id prefix), or `undefined` when unknown. */
+export function findAnthropicModel(id: string): AnthropicModelInfo | undefined {
+  let best: AnthropicModelInfo | undefined;
+  for (const entry of anthropicModels) {
+    if (id === entry.id) return entry;
+    if (id.startsWith(`${entry.id}-`) && (best === undefined || entry.id.length > best.id.length))
+      best = entry;
+  }
+  return best;
+}
+
+/** Fills `usage.cost` (US dollars) from the model's prices; leaves it unset for unknown models. */
+export function withAnthropicCost(usage: Usage, modelId: string): Usage {
+  const info = findAnthropicModel(modelId);
+  if (info === undefined) return usage;
+  const perToken = (price: number, tokens: number) => (price * tokens) / 1_000_000;
+  const input = perToken(info.pricing.input, usage.input);
+  const output = perToken(info.pricing.output, usage.output);
+  const cacheRead = perToken(info.pricing.cacheRead, usage.cacheRead);
+  const cacheWrite = perToken(info.pricing.cacheWrite, usage.cacheWrite);
+  return {
+    ...usage,
+    cost: { input, output, cacheRead, cacheWrite, total: input + output + cacheRead + cacheWrite },
+  };
+}

@@ -1,0 +1,522 @@
+import {
+  type AssistantContent,
+  type AssistantMessage,
+  emptyUsage,
+  type Provider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderStreamOptions,
+  type RetryDelayOptions,
+  RetryingStream,
+  type StopReason,
+  type StreamDriver,
+  type StreamEvent,
+  type ThinkingLevel,
+  type ToolCallContent,
+  type ToolChoice,
+  type ToolDefinition,
+  type Usage,
+} from '@agent/core';
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  ToolChoice as AnthropicToolChoice,
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+  TextBlockParam,
+  ThinkingConfigParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources';
+import { toProviderError } from './anthropic-errors.js';
+import { toAnthropicMessages } from './anthropic-messages.js';
+import { findAnthropicModel, withAnthropicCost } from './anthropic-models.js';
+
+/** Thinking levels other than `off`. */
+export type AnthropicThinkingLevel = Exclude<ThinkingLevel, 'off'>;
+
+/** Options of {@link createAnthropicProvider}. Every field is optional. */
+export interface AnthropicProviderOptions {
+  /** API key [`ANTHROPIC_API_KEY`]. */
+  apiKey?: string;
+  /** API base URL [`ANTHROPIC_BASE_URL`, else https://api.anthropic.com]. */
+  baseURL?: string;
+  /** Extra HTTP headers sent with every request (e.g. `anthropic-beta`). */
+  headers?: Record<string, string>;
+  /** Retries of a failed call before the first token (408/409/429/5xx/529, resets) [3]. */
+  maxRetries?: number;
+  /** Backoff tuning; a server's `retry-after-ms`/`retry-after` wins, capped at 60 s. */
+  retry?: RetryDelayOptions;
+  /** Marks system prompt, last tool and last message with `cache_control` [false]. */
+  promptCaching?: boolean | { ttl: '5m' | '1h' };
+  /** `budget_tokens` per thinking level [minimal 1024, low 4096, medium 10000, high 32000]. */
+  thinkingBudgets?: Partial<Record<AnthropicThinkingLevel, number>>;
+  /** `max_tokens` when the request sets none [the model's catalogue limit, else 8192]. */
+  defaultMaxOutputTokens?: number;
+  /** Provider id in messages and events [anthropic]. */
+  id?: string;
+  /** A configured SDK client to use instead of building one (its retries are not disabled). */
+  client?: Anthropic;
+}
+
+const defaultThinkingBudgets: Record<AnthropicThinkingLevel, number> = {
+  minimal: 1024,
+  low: 4096,
+  medium: 10_000,
+  high: 32_000,
+};
+
+/** The Anthropic Messages API behind the `Provider` contract. */
+export interface AnthropicProvider extends Provider {
+  /** The request body this provider would send for `request` (for inspection and tests). */
+  buildParams(request: ProviderRequest): MessageCreateParamsStreaming;
+}
+
+/**
+ * A provider for the Anthropic Messages API over the official SDK: streamed text, thinking
+ * (signatures kept for replay, redacted thinking), tool use with streamed input JSON, images,
+ * usage with cache tokens and cost, prompt caching, and retries before the first token.
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions = {}): AnthropicProvider {
+  const id = options.id ?? 'anthropic';
+  const maxRetries = Math.max(0, options.maxRetries ?? 3);
+  let client = options.client;
+  const getClient = (): Anthropic => {
+    if (client !== undefined) return client;
+    const env = readEnv();
+    const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
+    if (apiKey === undefined || apiKey === '') {
+      throw new ProviderError('Anthropic API key missing: pass `apiKey` or set ANTHROPIC_API_KEY', {
+        provider: id,
+        statusCode: 401,
+        isRetryable: false,
+      });
+    }
+    client = new Anthropic({
+      apiKey,
+      // Our retry loop governs (retry-after cap, only before the first token).
+      maxRetries: 0,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+    });
+    return client;
+  };
+
+  const buildParams = (request: ProviderRequest): MessageCreateParamsStreaming =>
+    buildAnthropicParams(request, id, options);
+
+  const stream = (
+    request: ProviderRequest,
+    streamOptions: ProviderStreamOptions = {},
+  ): AsyncIterable<StreamEvent> => {
+    const signal = streamOptions.signal;
+    const state = new AnthropicStreamState(id, request.model);
+    let params: MessageCreateParamsStreaming | undefined;
+    const driver: StreamDriver<RawMessageStreamEvent> = {
+      open: async () => {
+        params ??= buildParams(request);
+        return getClient().messages.create(params, {
+          ...(signal === undefined ? {} : { signal }),
+          maxRetries: 0,
+        });
+      },
+      apply: (event, out) => state.apply(event, out),
+      finish: (out) => {
+        out.push(state.finish());
+      },
+      fail: (reason, error) => state.fail(reason, error),
+      toError: (caught) => {
+        const { error, headers } = toProviderError(caught, id);
+        return { error, hints: headers };
+      },
+      abortError: () => abortError(id, signal),
+      get streamedContent() {
+        return state.streamedContent;
+      },
+      reset: () => state.reset(),
+    };
+    return new RetryingStream(driver, { signal, maxRetries, retry: options.retry });
+  };
+
+  return { id, stream, buildParams };
+}
+
+function abortError(providerId: string, signal: AbortSignal | undefined): ProviderError {
+  return new ProviderError('Aborted', { provider: providerId, cause: signal?.reason });
+}
+
+function readEnv(): Record<string, string | undefined> {
+  const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } })
+    .process;
+  return processLike?.env ?? {};
+}
+
+function cacheControl(options: AnthropicProviderOptions) {
+  const caching = options.promptCaching;
+  if (caching === undefined || caching === false) return undefined;
+  return caching === true
+    ? { type: 'ephemeral' as const }
+    : { type: 'ephemeral' as const, ttl: caching.ttl };
+}
+
+function toolChoiceParam(choice: ToolChoice): AnthropicToolChoice {
+  if (choice === 'auto') return { type: 'auto' };
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'required') return { type: 'any' };
+  return { type: 'tool', name: choice.name };
+}
+
+function toolParam(tool: ToolDefinition): Tool {
+  // Anthropic accepts JSON Schema as is; only the meta keyword is dropped.
+  const { $schema: _schema, ...schema } = tool.parameters;
+  return { name: tool.name, description: tool.description, input_schema: schema };
+}
+
+/** Builds the Messages API request body for a provider request. */
+export function buildAnthropicParams(
+  request: ProviderRequest,
+  providerId: string,
+  options: AnthropicProviderOptions = {},
+): MessageCreateParamsStreaming {
+  const info = findAnthropicModel(request.model);
+  let maxTokens =
+    request.maxOutputTokens ?? options.defaultMaxOutputTokens ?? info?.maxOutputTokens ?? 8192;
+  const cache = cacheControl(options);
+  const messages = toAnthropicMessages(request.messages, providerId);
+  const params: MessageCreateParamsStreaming = {
+    model: request.model,
+    max_tokens: maxTokens,
+    messages,
+    stream: true,
+  };
+  if (request.systemPrompt !== undefined && request.systemPrompt !== '') {
+    const system: TextBlockParam = { type: 'text', text: request.systemPrompt };
+    if (cache !== undefined) system.cache_control = cache;
+    params.system = [system];
+  }
+  if (request.tools !== undefined && request.tools.length > 0) {
+    const tools = request.tools.map(toolParam);
+    const last = tools[tools.length - 1];
+    if (cache !== undefined && last !== undefined) last.cache_control = cache;
+    params.tools = tools;
+    if (request.toolChoice !== undefined) params.tool_choice = toolChoiceParam(request.toolChoice);
+  }
+  if (cache !== undefined) {
+    const last = messages[messages.length - 1];
+    if (last !== undefined) {
+      if (typeof last.content === 'string')
+        last.content = [{ type: 'text', text: last.content, cache_control: cache }];
+      const block = last.content[last.content.length - 1];
+      if (block !== undefined && 'cache_control' in block === false && canCache(block.type))
+        (block as { cache_control?: unknown }).cache_control = cache;
+    }
+  }
+  const level = request.thinkingLevel;
+  if (level !== undefined && level !== 'off') {
+    let budget = options.thinkingBudgets?.[level] ?? defaultThinkingBudgets[level];
+    const ceiling = info?.maxOutputTokens;
+    // max_tokens must exceed the thinking budget and leave room for the answer.
+    if (maxTokens <= budget) maxTokens = budget + Math.max(1024, maxTokens);
+    if (ceiling !== undefined && maxTokens > ceiling) {
+      maxTokens = ceiling;
+      budget = Math.min(budget, ceiling - 1024);
+    }
+    params.max_tokens = maxTokens;
+    const thinking: ThinkingConfigParam = {
+      type: 'enabled',
+      budget_tokens: Math.max(1024, budget),
+    };
+    params.thinking = thinking;
+    // The API only accepts the default temperature while thinking.
+  } else if (request.temperature !== undefined) {
+    // No longer in the SDK's types (deprecated by the API for newer models); sent when asked.
+    (params as MessageCreateParamsStreaming & { temperature?: number }).temperature =
+      request.temperature;
+  }
+  return params;
+}
+
+function canCache(type: string): boolean {
+  return type === 'text' || type === 'image' || type === 'tool_result' || type === 'tool_use';
+}
+
+type BlockState =
+  | { kind: 'text'; index: number; text: string }
+  | { kind: 'thinking'; index: number; thinking: string; signature: string }
+  | { kind: 'redacted'; index: number; data: string }
+  | { kind: 'tool'; index: number; id: string; name: string; json: string }
+  | { kind: 'ignored' };
+
+const stopReasons: Record<string, StopReason> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'toolUse',
+};
+
+/** Turns raw SSE events into our stream events and the final message. */
+class AnthropicStreamState {
+  finished = false;
+  /** True once a content delta was emitted: no retry after that. */
+  streamedContent = false;
+  #started = false;
+  #content: AssistantContent[] = [];
+  // Indexed by the API's block index (a dense array: faster than a Map on the per-delta path).
+  #blocks: Array<BlockState | undefined> = [];
+  #usage: Usage = emptyUsage();
+  #stopReason: StopReason = 'stop';
+  #refusal = false;
+  #model: string;
+  readonly #providerId: string;
+  readonly #timestamp = Date.now();
+
+  constructor(providerId: string, model: string) {
+    this.#providerId = providerId;
+    this.#model = model;
+  }
+
+  /** Forgets a failed attempt that streamed nothing. */
+  reset(): void {
+    this.finished = false;
+    this.#content = [];
+    this.#blocks = [];
+    this.#usage = emptyUsage();
+  }
+
+  /** Appends the events that `event` produces to `out` (no per-event allocation beyond them). */
+  apply(event: RawMessageStreamEvent, out: StreamEvent[]): void {
+    switch (event.type) {
+      case 'message_start': {
+        const usage = event.message.usage;
+        this.#usage = this.#makeUsage(
+          usage.input_tokens,
+          usage.output_tokens,
+          usage.cache_read_input_tokens,
+          usage.cache_creation_input_tokens,
+        );
+        if (!this.#started) {
+          this.#started = true;
+          out.push({ type: 'start', model: this.#model, provider: this.#providerId });
+        }
+        return;
+      }
+      case 'content_block_start': {
+        const block = event.content_block;
+        const index = this.#content.length;
+        switch (block.type) {
+          case 'text':
+            this.#blocks[event.index] = { kind: 'text', index, text: block.text };
+            this.#content.push({ type: 'text', text: block.text });
+            out.push({ type: 'text-start', index });
+            if (block.text !== '') out.push({ type: 'text-delta', index, delta: block.text });
+            return;
+          case 'thinking':
+            this.#blocks[event.index] = {
+              kind: 'thinking',
+              index,
+              thinking: block.thinking,
+              signature: block.signature ?? '',
+            };
+            this.#content.push({ type: 'thinking', thinking: block.thinking });
+            out.push({ type: 'thinking-start', index });
+            return;
+          case 'redacted_thinking':
+            this.#blocks[event.index] = { kind: 'redacted', index, data: block.data };
+            this.#content.push({ type: 'thinking', thinking: '', redacted: true });
+            out.push({ type: 'thinking-start', index });
+            return;
+          case 'tool_use':
+            this.#blocks[event.index] = {
+              kind: 'tool',
+              index,
+              id: block.id,
+              name: block.name,
+              json: '',
+            };
+            this.#content.push({ type: 'toolCall', id: block.id, name: block.name, arguments: '' });
+            out.push({ type: 'tool-call-start', index, id: block.id, name: block.name });
+            return;
+          default:
+            // Server-tool blocks (web search, code execution) are not part of the contract.
+            this.#blocks[event.index] = { kind: 'ignored' };
+            return;
+        }
+      }
+      case 'content_block_delta': {
+        const state = this.#blocks[event.index];
+        const delta = event.delta;
+        if (state === undefined || state.kind === 'ignored') return;
+        if (delta.type === 'text_delta' && state.kind === 'text') {
+          state.text += delta.text;
+          this.streamedContent = true;
+          out.push({ type: 'text-delta', index: state.index, delta: delta.text });
+        } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
+          state.thinking += delta.thinking;
+          this.streamedContent = true;
+          out.push({ type: 'thinking-delta', index: state.index, delta: delta.thinking });
+        } else if (delta.type === 'signature_delta' && state.kind === 'thinking') {
+          state.signature += delta.signature;
+        } else if (delta.type === 'input_json_delta' && state.kind === 'tool') {
+          state.json += delta.partial_json;
+          this.streamedContent = true;
+          if (delta.partial_json !== '')
+            out.push({ type: 'tool-call-delta', index: state.index, delta: delta.partial_json });
+        }
+        return;
+      }
+      case 'content_block_stop': {
+        const state = this.#blocks[event.index];
+        if (state === undefined) return;
+        this.streamedContent = true;
+        switch (state.kind) {
+          case 'text':
+            this.#content[state.index] = { type: 'text', text: state.text };
+            out.push({ type: 'text-end', index: state.index, text: state.text });
+            return;
+          case 'thinking': {
+            const block: AssistantContent = { type: 'thinking', thinking: state.thinking };
+            if (state.signature !== '') block.signature = state.signature;
+            this.#content[state.index] = block;
+            const end: StreamEvent = {
+              type: 'thinking-end',
+              index: state.index,
+              thinking: state.thinking,
+            };
+            if (state.signature !== '') end.signature = state.signature;
+            out.push(end);
+            return;
+          }
+          case 'redacted':
+            this.#content[state.index] = {
+              type: 'thinking',
+              thinking: '',
+              signature: state.data,
+              redacted: true,
+            };
+            out.push({
+              type: 'thinking-end',
+              index: state.index,
+              thinking: '',
+              signature: state.data,
+              redacted: true,
+            });
+            return;
+          case 'tool': {
+            // A call without parameters streams no input JSON at all.
+            const toolCall: ToolCallContent = {
+              type: 'toolCall',
+              id: state.id,
+              name: state.name,
+              arguments: state.json === '' ? '{}' : state.json,
+            };
+            this.#content[state.index] = toolCall;
+            out.push({ type: 'tool-call-end', index: state.index, toolCall });
+            return;
+          }
+          case 'ignored':
+            return;
+          default: {
+            const _exhaustive: never = state;
+            return void _exhaustive;
+          }
+        }
+      }
+      case 'message_delta': {
+        const usage = event.usage;
+        this.#usage = this.#makeUsage(
+          usage.input_tokens ?? this.#usage.input,
+          usage.output_tokens,
+          usage.cache_read_input_tokens ?? this.#usage.cacheRead,
+          usage.cache_creation_input_tokens ?? this.#usage.cacheWrite,
+        );
+        const reason = event.delta.stop_reason;
+        if (reason === 'refusal') this.#refusal = true;
+        else if (reason !== null) this.#stopReason = stopReasons[reason] ?? 'stop';
+        out.push({ type: 'usage', usage: this.#usage });
+        return;
+      }
+      case 'message_stop':
+        this.finished = true;
+        return;
+      default: {
+        const _exhaustive: never = event;
+        return void _exhaustive;
+      }
+    }
+  }
+
+  #makeUsage(
+    input: number,
+    output: number,
+    cacheRead: number | null,
+    cacheWrite: number | null,
+  ): Usage {
+    const usage: Usage = {
+      input,
+      output,
+      cacheRead: cacheRead ?? 0,
+      cacheWrite: cacheWrite ?? 0,
+      totalTokens: input + output + (cacheRead ?? 0) + (cacheWrite ?? 0),
+    };
+    return withAnthropicCost(usage, this.#model);
+  }
+
+  #message(stopReason: StopReason, content: AssistantContent[]): AssistantMessage {
+    return {
+      role: 'assistant',
+      content,
+      provider: this.#providerId,
+      model: this.#model,
+      usage: this.#usage,
+      stopReason,
+      timestamp: this.#timestamp,
+    };
+  }
+
+  /** The terminal event after the SDK stream ended. */
+  finish(): StreamEvent {
+    if (!this.finished)
+      return this.fail(
+        'error',
+        new ProviderError('Anthropic stream ended before message_stop (connection cut?)', {
+          provider: this.#providerId,
+          isRetryable: true,
+        }),
+      );
+    if (this.#refusal)
+      return this.fail(
+        'error',
+        new ProviderError('Anthropic model refused the request (stop_reason refusal)', {
+          provider: this.#providerId,
+          isRetryable: false,
+        }),
+      );
+    const hasCalls = this.#content.some((block) => block.type === 'toolCall');
+    const stopReason = this.#stopReason === 'stop' && hasCalls ? 'toolUse' : this.#stopReason;
+    return { type: 'done', message: this.#message(stopReason, this.#content) };
+  }
+
+  /** The terminal `error` event: partial text and thinking kept, unfinished tool calls dropped. */
+  fail(reason: 'error' | 'aborted', error: ProviderError): StreamEvent {
+    const content = [...this.#content];
+    const unfinished = new Set<number>();
+    for (const state of this.#blocks) {
+      if (state === undefined) continue;
+      if (state.kind === 'text' && content[state.index]?.type === 'text')
+        content[state.index] = { type: 'text', text: state.text };
+      else if (state.kind === 'thinking') {
+        const block = content[state.index];
+        // Signed once finished; a cut-off block stays unsigned (never replayed as thinking).
+        if (block?.type === 'thinking' && block.signature === undefined)
+          content[state.index] = { type: 'thinking', thinking: state.thinking };
+      } else if (state.kind === 'tool') {
+        const block = content[state.index];
+        if (block?.type === 'toolCall' && block.arguments === '') unfinished.add(state.index);
+      }
+    }
+    const kept = content.filter((_block, index) => !unfinished.has(index));
+    const message = this.#message(reason, kept);
+    message.errorMessage = error.message;
+    return { type: 'error', reason, error, message };
+  }
+}

@@ -1,0 +1,15 @@
+export { isConnectionFailure, toProviderError } from './anthropic-errors.js';
+export { parseToolArguments, toAnthropicMessages } from './anthropic-messages.js';
+export {
+  type AnthropicModelInfo,
+  anthropicModels,
+  findAnthropicModel,
+  withAnthropicCost,
+} from './anthropic-models.js';
+export {
+  type AnthropicProvider,
+  type AnthropicProviderOptions,
+  type AnthropicThinkingLevel,
+  buildAnthropicParams,
+  createAnthropicProvider,
+} from './anthropic-provider.js';

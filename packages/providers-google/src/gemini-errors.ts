@@ -1,0 +1,113 @@
+import { errorMessage, isRetryableStatus, ProviderError } from '@agent/core';
+import { ApiError } from '@google/genai';
+
+const resetCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** True when the error (or one of its causes) is a dropped or refused connection. */
+export function isConnectionFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && resetCodes.has(code)) return true;
+    if (
+      typeof message === 'string' &&
+      /^(terminated|fetch failed|other side closed|Incomplete JSON segment at the end)$/i.test(
+        message,
+      )
+    )
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+interface GoogleErrorBody {
+  error?: {
+    code?: number;
+    message?: string;
+    status?: string;
+    details?: Array<{ '@type'?: string; retryDelay?: string }>;
+  };
+}
+
+function parseBody(message: string): { body: GoogleErrorBody | undefined; raw: string } {
+  const start = message.indexOf('{');
+  if (start < 0) return { body: undefined, raw: message };
+  const raw = message.slice(start);
+  try {
+    return { body: JSON.parse(raw) as GoogleErrorBody, raw };
+  } catch {
+    return { body: undefined, raw };
+  }
+}
+
+/**
+ * A failure of the SDK call as a typed `ProviderError`, plus the retry hints: the response's
+ * `retry-after` headers, else the body's `google.rpc.RetryInfo.retryDelay` (as `retry-after`).
+ */
+export function toProviderError(
+  error: unknown,
+  providerId: string,
+  headers?: Headers,
+): {
+  error: ProviderError;
+  retryHeaders: Record<string, string | undefined> | Headers | undefined;
+} {
+  if (ProviderError.isInstance(error)) return { error, retryHeaders: undefined };
+  if (error instanceof ApiError) {
+    const { body, raw } = parseBody(error.message);
+    const detail = body?.error?.message ?? error.message;
+    const status = body?.error?.status;
+    const message = `Gemini API error ${error.status}${status === undefined ? '' : ` (${status})`}: ${detail}`;
+    let retryHeaders: Record<string, string | undefined> | Headers | undefined = headers;
+    const headerHint = headers?.get('retry-after-ms') ?? headers?.get('retry-after');
+    if (headerHint === null || headerHint === undefined) {
+      const delay = body?.error?.details?.find((item) =>
+        item['@type']?.endsWith('RetryInfo'),
+      )?.retryDelay;
+      const seconds = delay === undefined ? undefined : /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1];
+      if (seconds !== undefined) retryHeaders = { 'retry-after': seconds };
+    }
+    return {
+      error: new ProviderError(message, {
+        provider: providerId,
+        cause: error,
+        statusCode: error.status,
+        isRetryable: isRetryableStatus(error.status),
+        responseBody: raw,
+      }),
+      retryHeaders,
+    };
+  }
+  if (isConnectionFailure(error)) {
+    return {
+      error: new ProviderError(`Gemini connection lost: ${errorMessage(error)}`, {
+        provider: providerId,
+        cause: error,
+        isRetryable: true,
+      }),
+      retryHeaders: undefined,
+    };
+  }
+  const malformed = error instanceof SyntaxError;
+  return {
+    error: new ProviderError(
+      malformed
+        ? `Gemini sent a malformed stream chunk: ${error.message}`
+        : `Gemini call failed: ${errorMessage(error)}`,
+      { provider: providerId, cause: error, isRetryable: false },
+    ),
+    retryHeaders: undefined,
+  };
+}

@@ -1,0 +1,126 @@
+import type { JsonSchemaObject } from '@agent/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dropAbsentNulls, toGeminiSchema } from './gemini-schema.js';
+
+describe('toGeminiSchema', () => {
+  it('falls back to a free-form object with a warning when the schema cannot be converted', () => {
+    const result = toGeminiSchema({
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/Missing' } },
+    });
+    expect(result.schema).toEqual({ type: 'object' });
+    expect(result.warnings[0]).toMatch(/could not be converted .*Unresolvable \$ref/);
+  });
+
+  it('inlines references, rewrites const/oneOf and reports what it drops', () => {
+    const result = toGeminiSchema({
+      type: 'object',
+      $defs: { Point: { type: 'object', properties: { x: { type: 'number' } } } },
+      properties: {
+        at: { $ref: '#/$defs/Point' },
+        mode: { const: 'fast' },
+        shape: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+        flag: { enum: [true] },
+        never: { not: { type: 'string' } },
+      },
+    });
+    expect(result.schema).toEqual({
+      type: 'object',
+      properties: {
+        at: { type: 'object', properties: { x: { type: 'number' } } },
+        mode: { enum: ['fast'] },
+        shape: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+        flag: { type: 'boolean' },
+        never: {},
+      },
+    });
+    expect(result.warnings).toEqual([
+      'enum of boolean at "flag" dropped',
+      'not at "never" dropped',
+    ]);
+  });
+
+  it('expresses nullable types in the OpenAPI dialect', () => {
+    const { schema, warnings } = toGeminiSchema(
+      {
+        type: 'object',
+        properties: {
+          name: { type: ['string', 'null'] },
+          age: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+          extra: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+      },
+      'openapi',
+    );
+    expect(schema).toEqual({
+      type: 'OBJECT',
+      properties: {
+        name: { type: 'STRING', nullable: true },
+        age: { type: 'INTEGER', nullable: true },
+        extra: { type: 'OBJECT' },
+      },
+    });
+    expect(warnings).toEqual(['additionalProperties at "extra" dropped']);
+  });
+
+  it('never throws and never emits keywords Gemini rejects (property)', () => {
+    const leaf = fc.oneof(
+      fc.constant({ type: 'string' }),
+      fc.constant({ type: 'number', exclusiveMinimum: 0 }),
+      fc.constant({ const: 3 }),
+      fc.constant({ type: ['string', 'null'] }),
+      fc.constant({ $ref: '#/$defs/Thing' }),
+      fc.constant({ type: 'string', pattern: 'a+', default: 'a' }),
+    );
+    const schema = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.record({
+          type: fc.constant('object'),
+          properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), tie('node'), {
+            maxKeys: 3,
+          }),
+          additionalProperties: fc.boolean(),
+        }),
+        fc.record({ type: fc.constant('array'), items: tie('node') }),
+        fc.record({ oneOf: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+      ),
+    }));
+    fc.assert(
+      fc.property(schema.node, fc.constantFrom('json-schema', 'openapi'), (node, dialect) => {
+        const root: JsonSchemaObject = {
+          type: 'object',
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          $defs: { Thing: { type: 'boolean' } },
+          properties: { value: node as JsonSchemaObject },
+        };
+        const { schema: out } = toGeminiSchema(root, dialect as 'json-schema' | 'openapi');
+        const text = JSON.stringify(out);
+        for (const banned of ['$ref', '$schema', '$defs', 'oneOf', '"const"', 'exclusiveMinimum'])
+          expect(text).not.toContain(banned);
+        if (dialect === 'openapi') expect(text).not.toContain('additionalProperties');
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('dropAbsentNulls', () => {
+  it('removes nulls standing for absent optional fields, keeps meaningful ones', () => {
+    const schema = {
+      type: 'object',
+      required: ['id'],
+      properties: {
+        id: { type: ['string', 'null'] },
+        note: { type: 'string' },
+        maybe: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        nested: { type: 'object', properties: { depth: { type: 'number' } } },
+      },
+    };
+    expect(
+      dropAbsentNulls({ id: null, note: null, maybe: null, nested: { depth: null } }, schema),
+    ).toEqual({ id: null, maybe: null, nested: {} });
+  });
+});

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import { errorCode } from './file-tool-options.js';
+import type { FileSystemOperations } from './workspace.js';
+
+/** What {@link atomicWrite} did. */
+export interface AtomicWriteResult {
+  /** True when the file did not exist before. */
+  created: boolean;
+  /** The mode the file was written with. */
+  mode: number;
+}
+
+/**
+ * Writes `data` to `target` so that readers see the old or the new file, never a partial one:
+ * a temp file in the same directory, flushed, then renamed over the target. Parents are created;
+ * an existing file keeps its permission bits.
+ */
+export async function atomicWrite(
+  fsOps: FileSystemOperations,
+  target: string,
+  data: string | Uint8Array,
+): Promise<AtomicWriteResult> {
+  const directory = path.dirname(target);
+  let mode = 0o666 & ~process.umask();
+  let created = true;
+  try {
+    const stats = await fsOps.stat(target);
+    if (stats.isDirectory())
+      throw Object.assign(new Error(`${target} is a directory`), { code: 'EISDIR' });
+    mode = stats.mode & 0o7777;
+    created = false;
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+    await fsOps.mkdir(directory, { recursive: true });
+  }
+  const temp = path.join(
+    directory,
+    `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const handle = await fsOps.open(temp, 'wx', mode);
+  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // open() applies the umask; set the exact bits the old file had.
+    await fsOps.chmod(temp, mode);
+    await fsOps.rename(temp, target);
+  } catch (error) {
+    await fsOps.unlink(temp).catch(() => {});
+    throw error;
+  }
+  return { created, mode };
+}

@@ -1,0 +1,198 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
+import { isAlive, liveGroupMembers, makeTempDir, resultText, testContext } from './test-helpers.js';
+
+const grace = 500;
+let dir: string;
+let strays: number[] = [];
+let background: BackgroundTasks;
+
+function tool(
+  extra: Parameters<typeof createBashTool>[0] extends infer T ? Partial<T> : never = {},
+) {
+  dir = makeTempDir();
+  background = new BackgroundTasks();
+  return createBashTool({
+    cwd: dir,
+    killGraceMs: grace,
+    spillDir: path.join(dir, '.spill'),
+    backgroundTasks: background,
+    ...extra,
+  });
+}
+
+afterEach(async () => {
+  await background?.killAll();
+  for (const pid of strays) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  strays = [];
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function numbers(text: string): number[] {
+  return [...text.matchAll(/PID=(\d+)/g)].map((m) => Number(m[1]));
+}
+
+describe('bash', () => {
+  it('returns exit code, stdout and stderr; a non-zero exit is a result', async () => {
+    const bash = tool();
+    const result = await bash.execute({ command: 'echo out; echo err >&2; exit 3' }, testContext());
+    expect(result.isError).toBeUndefined();
+    expect(result.details?.exitCode).toBe(3);
+    expect(result.details?.stdout).toBe('out\n');
+    expect(result.details?.stderr).toBe('err\n');
+    expect(resultText(result)).toBe('out\n[stderr]\nerr\nExit code: 3');
+  });
+
+  it('kills the whole process group on timeout, within timeout + grace', async () => {
+    const bash = tool();
+    const started = Date.now();
+    const result = await bash.execute(
+      { command: 'echo PID=$$; sleep 100 & echo PID=$!; sleep 100', timeout: 1000 },
+      testContext(),
+    );
+    const elapsed = Date.now() - started;
+    expect(result.details?.timedOut).toBe(true);
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('timed out after 1000 ms');
+    expect(elapsed).toBeLessThan(1000 + grace + 1000);
+    const [pgid, sleeper] = numbers(resultText(result));
+    expect(pgid).toBeGreaterThan(0);
+    expect(liveGroupMembers(pgid ?? 0)).toEqual([]);
+    expect(isAlive(sleeper ?? 0)).toBe(false);
+  });
+
+  it('kills the whole process group on abort and reports cancellation', async () => {
+    const bash = tool();
+    const controller = new AbortController();
+    const ctx = testContext({ signal: controller.signal });
+    const running = bash.execute({ command: 'echo PID=$$; sleep 100 & sleep 100' }, ctx);
+    // Abort once the shell has printed its pid (an event, not a sleep).
+    while (ctx.updates.length === 0) await new Promise((r) => setTimeout(r, 10));
+    const pgid = numbers(resultText(ctx.updates[0] ?? { content: [] }))[0] ?? 0;
+    const started = Date.now();
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(grace + 1000);
+    expect(liveGroupMembers(pgid)).toEqual([]);
+  });
+
+  it('returns in time when a setsid grandchild holds stdout, and kills it too', async () => {
+    const bash = tool();
+    const started = Date.now();
+    const result = await bash.execute(
+      {
+        command: "echo PID=$$; setsid sh -c 'echo PID=$$; exec sleep 100' & sleep 100",
+        timeout: 1000,
+      },
+      testContext(),
+    );
+    const [pgid, escaped] = numbers(resultText(result));
+    if (escaped !== undefined) strays.push(escaped);
+    expect(Date.now() - started).toBeLessThan(1000 + grace + 1500);
+    expect(result.details?.timedOut).toBe(true);
+    expect(liveGroupMembers(pgid ?? 0)).toEqual([]);
+    expect(escaped).toBeGreaterThan(0);
+    // It left the group with setsid; the environment marker still finds it.
+    expect(isAlive(escaped ?? 0)).toBe(false);
+  });
+
+  it('does not hang when the command exits but a background child keeps stdout open', async () => {
+    const bash = tool();
+    const started = Date.now();
+    const result = await bash.execute(
+      { command: "echo PID=$$; setsid sh -c 'echo PID=$$; exec sleep 100' & echo done" },
+      testContext(),
+    );
+    const [, escaped] = numbers(resultText(result));
+    if (escaped !== undefined) strays.push(escaped);
+    expect(result.details?.exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('streams output through onUpdate as it arrives', async () => {
+    const bash = tool({ updateIntervalMs: 10 });
+    const ctx = testContext();
+    await bash.execute({ command: 'echo one; sleep 0.3; echo two' }, ctx);
+    expect(ctx.updates.length).toBeGreaterThanOrEqual(2);
+    expect(resultText(ctx.updates[0] ?? { content: [] })).toBe('one');
+  });
+
+  it('keeps memory bounded for 1 GB of output and gives head, tail and the spill path', async () => {
+    const bash = tool();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const result = await bash.execute(
+      { command: 'yes abcdefghijklmnopqrstuvwxyz | head -c 1000000000; echo END' },
+      testContext(),
+    );
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const text = resultText(result);
+    expect(result.details?.exitCode).toBe(0);
+    expect(result.details?.truncated).toBe(true);
+    expect(result.details?.stdoutBytes).toBe(1_000_000_004);
+    expect(text.startsWith('abcdefghijklmnopqrstuvwxyz\nabcdef')).toBe(true);
+    expect(text).toContain('END\nExit code: 0');
+    const spill = result.details?.stdoutPath ?? '';
+    expect(text).toContain(spill);
+    expect(fs.statSync(spill).size).toBe(1_000_000_004);
+    expect(text.length).toBeLessThan(40_000);
+    expect(peak).toBeLessThan(200 * 1024 * 1024);
+    // The process-wide high-water mark, too (includes everything the test process ever used).
+    expect(process.resourceUsage().maxRSS * 1024).toBeLessThan(400 * 1024 * 1024);
+  }, 60_000);
+
+  it('replaces invalid UTF-8 with U+FFFD', async () => {
+    const bash = tool();
+    const result = await bash.execute({ command: "printf 'a\\377\\376b\\n'" }, testContext());
+    expect(result.details?.stdout).toBe('a\uFFFD\uFFFDb\n');
+  });
+
+  it('runs in the background; bash_output reads and kills it', async () => {
+    const bash = tool();
+    const output = createBashOutputTool({ backgroundTasks: background });
+    const started = await bash.execute(
+      { command: 'echo PID=$$; echo ready; sleep 100', run_in_background: true },
+      testContext(),
+    );
+    const taskId = started.details?.taskId ?? '';
+    expect(taskId).toMatch(/^bg-/);
+    let read = await output.execute({ task_id: taskId }, testContext());
+    while (!resultText(read).includes('ready')) {
+      await new Promise((r) => setTimeout(r, 20));
+      read = await output.execute({ task_id: taskId }, testContext());
+    }
+    expect(resultText(read)).toContain('is running');
+    const pgid = numbers(resultText(read))[0] ?? 0;
+    const killed = await output.execute({ task_id: taskId, kill: true }, testContext());
+    expect(resultText(killed)).toContain('was killed');
+    expect(liveGroupMembers(pgid)).toEqual([]);
+    await expect(output.execute({ task_id: 'bg-99' }, testContext())).rejects.toThrow(
+      /No background task bg-99/,
+    );
+  });
+
+  it('reports a shell that cannot be started as an error', async () => {
+    const bash = tool({ shell: '/nonexistent/shell' });
+    await expect(bash.execute({ command: 'true' }, testContext())).rejects.toThrow(
+      /Could not start/,
+    );
+  });
+
+  it('derives permission subjects from the parsed command line', async () => {
+    const bash = tool();
+    expect(await bash.permissionSubjects?.({ command: 'ls && rm -rf x' })).toEqual([
+      'ls',
+      'rm -rf x',
+    ]);
+  });
+});

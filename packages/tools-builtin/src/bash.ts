@@ -1,0 +1,405 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import * as z from 'zod';
+import { OutputBuffer, type OutputSnapshot } from './output-buffer.js';
+import {
+  type ProcessGroupHandle,
+  type ProcessOperations,
+  type ProcessOutcome,
+  startProcessGroup,
+} from './process-group.js';
+import { shellPermissionSubjects } from './shell-parser.js';
+
+/** Options of {@link createBashTool}. */
+export interface BashToolOptions {
+  /** Working directory of every command. */
+  cwd: string;
+  /** Shell run as `shell -c command` [/bin/bash]. */
+  shell?: string;
+  /** Environment of every command [process.env]. */
+  env?: NodeJS.ProcessEnv;
+  /** Time limit in ms when the call gives none [120000]. */
+  defaultTimeoutMs?: number;
+  /** Largest time limit in ms a call may ask for [600000]. */
+  maxTimeoutMs?: number;
+  /** Wait in ms between SIGTERM and SIGKILL when ending a process group [2000]. */
+  killGraceMs?: number;
+  /** Bytes of each stream kept from its start [15000]. */
+  headBytes?: number;
+  /** Bytes of each stream kept from its end [15000]. */
+  tailBytes?: number;
+  /** Where output that does not fit is saved in full [`<os.tmpdir()>/agent-tools-builtin`]. */
+  spillDir?: string;
+  /** Minimum interval in ms between streamed `onUpdate` partial results [250]. */
+  updateIntervalMs?: number;
+  /** Process operations (spawn, kill) [node:child_process, process.kill]. */
+  process?: Partial<ProcessOperations>;
+  /** Registry of background commands, shared with the `bash_output` tool [a new one]. */
+  backgroundTasks?: BackgroundTasks;
+}
+
+/** Arguments of the bash tool. */
+export interface BashArgs {
+  command: string;
+  timeout?: number | undefined;
+  description?: string | undefined;
+  run_in_background?: boolean | undefined;
+}
+
+/** `details` of a bash result (never sent to the model). */
+export interface BashDetails {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** True when head/tail truncation dropped output (see the spill paths). */
+  truncated: boolean;
+  timedOut: boolean;
+  stdoutBytes: number;
+  stderrBytes: number;
+  stdoutPath?: string;
+  stderrPath?: string;
+  durationMs: number;
+  /** Set in background mode. */
+  taskId?: string;
+}
+
+/** Resolved bash options shared by foreground and background runs. */
+export interface BashRunSettings {
+  cwd: string;
+  shell: string;
+  env: NodeJS.ProcessEnv;
+  killGraceMs: number;
+  headBytes: number;
+  tailBytes: number;
+  spillDir: string;
+  process: ProcessOperations;
+}
+
+function settingsOf(options: BashToolOptions): BashRunSettings {
+  return {
+    cwd: path.resolve(options.cwd),
+    shell: options.shell ?? '/bin/bash',
+    env: options.env ?? process.env,
+    killGraceMs: options.killGraceMs ?? 2_000,
+    headBytes: options.headBytes ?? 15_000,
+    tailBytes: options.tailBytes ?? 15_000,
+    spillDir: options.spillDir ?? path.join(os.tmpdir(), 'agent-tools-builtin'),
+    process: {
+      spawn: options.process?.spawn ?? spawn,
+      kill: options.process?.kill ?? ((pid, signal) => process.kill(pid, signal)),
+    },
+  };
+}
+
+function buffersFor(settings: BashRunSettings, id: string) {
+  const make = (stream: string) =>
+    new OutputBuffer({
+      headBytes: settings.headBytes,
+      tailBytes: settings.tailBytes,
+      spillDir: settings.spillDir,
+      name: `bash-${id}-${stream}`,
+    });
+  return { stdout: make('stdout'), stderr: make('stderr') };
+}
+
+/** One command started with `run_in_background`. */
+export interface BackgroundTask {
+  readonly id: string;
+  readonly command: string;
+  readonly startedAt: number;
+  readonly handle: ProcessGroupHandle;
+  readonly stdout: OutputBuffer;
+  readonly stderr: OutputBuffer;
+  /** Set once the command ended. */
+  outcome: ProcessOutcome | undefined;
+}
+
+/** The background commands of a session; `killAll` ends every one (call it on shutdown). */
+export class BackgroundTasks {
+  readonly #tasks = new Map<string, BackgroundTask>();
+  #next = 1;
+
+  /** Starts a command in the background and returns its task. */
+  start(command: string, settings: BashRunSettings): BackgroundTask {
+    const id = `bg-${this.#next++}`;
+    const buffers = buffersFor(settings, `${id}-${randomUUID().slice(0, 8)}`);
+    const handle = startProcessGroup({
+      ...settings,
+      command,
+      stdout: buffers.stdout,
+      stderr: buffers.stderr,
+      marker: randomUUID(),
+    });
+    const task: BackgroundTask = {
+      id,
+      command,
+      startedAt: Date.now(),
+      handle,
+      ...buffers,
+      outcome: undefined,
+    };
+    void handle.done.then((outcome) => {
+      task.outcome = outcome;
+    });
+    this.#tasks.set(id, task);
+    return task;
+  }
+
+  /** The task with this id, if any. */
+  get(id: string): BackgroundTask | undefined {
+    return this.#tasks.get(id);
+  }
+
+  /** Every task, oldest first. */
+  list(): BackgroundTask[] {
+    return [...this.#tasks.values()];
+  }
+
+  /** Kills every running task's process group and waits for them to end. */
+  async killAll(): Promise<void> {
+    await Promise.all(
+      this.list().map(async (task) => {
+        if (task.outcome === undefined) await task.handle.kill('request');
+        await task.handle.done;
+      }),
+    );
+  }
+}
+
+function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
+  const parts: string[] = [];
+  if (stdout.text !== '') parts.push(stdout.text.replace(/\n$/, ''));
+  if (stderr.text !== '') parts.push(`[stderr]\n${stderr.text.replace(/\n$/, '')}`);
+  return parts.join('\n');
+}
+
+function detailsOf(
+  outcome: ProcessOutcome,
+  stdout: OutputSnapshot,
+  stderr: OutputSnapshot,
+  durationMs: number,
+): BashDetails {
+  const details: BashDetails = {
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    truncated: stdout.truncated || stderr.truncated,
+    timedOut: outcome.timedOut,
+    stdoutBytes: stdout.totalBytes,
+    stderrBytes: stderr.totalBytes,
+    durationMs,
+  };
+  if (stdout.spillPath !== undefined) details.stdoutPath = stdout.spillPath;
+  if (stderr.spillPath !== undefined) details.stderrPath = stderr.spillPath;
+  return details;
+}
+
+const bashInput = z.object({
+  command: z.string().min(1).describe('The command line, run with `bash -c`.'),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Time limit in milliseconds (default 120000, at most 600000).'),
+  description: z
+    .string()
+    .optional()
+    .describe('Five to ten words saying what the command does, for the user.'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Start the command and return at once with a task id; read it with bash_output.'),
+});
+
+/**
+ * The `bash` tool: runs a command line in its own process group with a time limit (ms), streams
+ * output through `onUpdate`, keeps head and tail of large output in memory and the whole of it
+ * in a spill file. A non-zero exit is a normal result. Permission subjects are the commands and
+ * file redirections of the parsed command line.
+ */
+export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, BashDetails> {
+  const settings = settingsOf(options);
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const updateIntervalMs = options.updateIntervalMs ?? 250;
+  const background = options.backgroundTasks ?? new BackgroundTasks();
+  return defineTool({
+    name: 'bash',
+    label: 'Bash',
+    description: [
+      'Runs a bash command line in the workspace and returns its exit code, stdout and stderr.',
+      `Time limit: "timeout" in milliseconds (default ${defaultTimeoutMs}, max ${maxTimeoutMs}); the whole process group is killed when it runs out.`,
+      'Large output is cut to its head and tail; the full output is saved to a file whose path is given.',
+      'A non-zero exit code is reported, not an error. Stdin is closed.',
+      'Use run_in_background for servers and long jobs, then bash_output to read or kill them.',
+    ].join(' '),
+    input: bashInput,
+    source: 'builtin',
+    policy: {
+      permission: 'full-access',
+      // Our own timeout fires first and reports partial output; this is the loop's backstop.
+      timeoutMs: maxTimeoutMs + settings.killGraceMs + 10_000,
+    },
+    permissionSubjects: (args) => shellPermissionSubjects(args.command),
+    execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
+      if (args.run_in_background === true) {
+        const task = background.start(args.command, settings);
+        if (task.handle.pid === undefined) {
+          const outcome = await task.handle.done;
+          throw new ToolError(`Could not start ${settings.shell}: ${outcome.spawnError?.message}`);
+        }
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Started in background as task ${task.id} (pid ${task.handle.pid}). Read its output or kill it with bash_output { "task_id": "${task.id}" }.`,
+            },
+          ],
+          details: {
+            exitCode: null,
+            signal: null,
+            stdout: '',
+            stderr: '',
+            truncated: false,
+            timedOut: false,
+            stdoutBytes: 0,
+            stderrBytes: 0,
+            durationMs: 0,
+            taskId: task.id,
+          },
+        };
+      }
+      const timeoutMs = Math.min(args.timeout ?? defaultTimeoutMs, maxTimeoutMs);
+      const started = Date.now();
+      const buffers = buffersFor(settings, randomUUID().slice(0, 8));
+      let lastUpdate = 0;
+      let pendingUpdate: NodeJS.Timeout | undefined;
+      const sendUpdate = () => {
+        pendingUpdate = undefined;
+        lastUpdate = Date.now();
+        ctx.onUpdate({
+          content: [
+            {
+              type: 'text',
+              text: formatStreams(buffers.stdout.snapshot(), buffers.stderr.snapshot()),
+            },
+          ],
+        });
+      };
+      const handle = startProcessGroup({
+        ...settings,
+        command: args.command,
+        stdout: buffers.stdout,
+        stderr: buffers.stderr,
+        timeoutMs,
+        signal: ctx.signal,
+        marker: randomUUID(),
+        onData: () => {
+          if (pendingUpdate !== undefined) return;
+          const wait = lastUpdate + updateIntervalMs - Date.now();
+          if (wait <= 0) sendUpdate();
+          else pendingUpdate = setTimeout(sendUpdate, wait);
+        },
+      });
+      const outcome = await handle.done;
+      if (pendingUpdate !== undefined) clearTimeout(pendingUpdate);
+      if (outcome.spawnError !== undefined && outcome.exitCode === null) {
+        throw new ToolError(`Could not start ${settings.shell}: ${outcome.spawnError.message}`, {
+          cause: outcome.spawnError,
+        });
+      }
+      const stdout = buffers.stdout.snapshot();
+      const stderr = buffers.stderr.snapshot();
+      const details = detailsOf(outcome, stdout, stderr, Date.now() - started);
+      if (outcome.aborted && !outcome.timedOut) {
+        throw ToolError.cancelled('bash', 'the command was aborted and its process group killed');
+      }
+      const body = formatStreams(stdout, stderr);
+      const status = outcome.timedOut
+        ? `Command timed out after ${timeoutMs} ms; its process group was killed.`
+        : `Exit code: ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}`;
+      const text = body === '' ? `${status}\n(no output)` : `${body}\n${status}`;
+      const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
+      if (outcome.timedOut) result.isError = true;
+      return result;
+    },
+  });
+}
+
+/** Options of {@link createBashOutputTool}. */
+export interface BashOutputToolOptions {
+  /** The registry the bash tool starts background commands in. */
+  backgroundTasks: BackgroundTasks;
+}
+
+/** Arguments of the bash_output tool. */
+export interface BashOutputArgs {
+  task_id: string;
+  kill?: boolean | undefined;
+}
+
+/**
+ * The `bash_output` tool: status, exit code and head/tail output of a background command;
+ * with `kill: true` it ends the command's whole process group first.
+ */
+export function createBashOutputTool(
+  options: BashOutputToolOptions,
+): DefinedTool<BashOutputArgs, BashDetails> {
+  const tasks = options.backgroundTasks;
+  return defineTool({
+    name: 'bash_output',
+    label: 'Background command output',
+    description:
+      'Reads the output and status of a command started with bash run_in_background; "kill": true ends it (its whole process group).',
+    input: z.object({
+      task_id: z.string().describe('The task id bash returned, e.g. "bg-1".'),
+      kill: z.boolean().optional().describe('Kill the command before reading its output.'),
+    }),
+    source: 'builtin',
+    policy: { permission: 'full-access' },
+    permissionSubjects: (args) => {
+      const task = tasks.get(args.task_id);
+      return task === undefined ? [] : shellPermissionSubjects(task.command);
+    },
+    execute: async (args): Promise<ToolResult<BashDetails>> => {
+      const task = tasks.get(args.task_id);
+      if (task === undefined) {
+        const known = tasks.list().map((t) => t.id);
+        throw new ToolError(
+          `No background task ${args.task_id}.${known.length > 0 ? ` Known tasks: ${known.join(', ')}` : ''}`,
+        );
+      }
+      if (args.kill === true && task.outcome === undefined) {
+        await task.handle.kill('request');
+        task.outcome = await task.handle.done;
+      }
+      const stdout = task.stdout.snapshot();
+      const stderr = task.stderr.snapshot();
+      const outcome = task.outcome;
+      const status =
+        outcome === undefined
+          ? `Task ${task.id} is running (pid ${task.handle.pid ?? '?'}).`
+          : `Task ${task.id} ${args.kill === true ? 'was killed' : 'has ended'}: exit code ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}.`;
+      const body = formatStreams(stdout, stderr);
+      const details = detailsOf(
+        outcome ?? { exitCode: null, signal: null, timedOut: false, aborted: false },
+        stdout,
+        stderr,
+        Date.now() - task.startedAt,
+      );
+      details.taskId = task.id;
+      return {
+        content: [
+          { type: 'text', text: body === '' ? `${status}\n(no output yet)` : `${body}\n${status}` },
+        ],
+        details,
+      };
+    },
+  });
+}

@@ -1,0 +1,99 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { AnyAgentTool } from '@agent/core';
+import {
+  BackgroundTasks,
+  type BashToolOptions,
+  createBashOutputTool,
+  createBashTool,
+} from './bash.js';
+import { createEditFileTool, createTextEditorTool } from './edit-file.js';
+import { createGlobTool } from './glob.js';
+import { createListFilesTool } from './list-files.js';
+import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
+import { createSearchTool, type SearchToolOptions } from './search.js';
+import { type FileSystemOperations, Workspace } from './workspace.js';
+import { createWriteFileTool } from './write-file.js';
+
+/** Names of the tools {@link defaultTools} can make. */
+export type BuiltinToolName =
+  | 'bash'
+  | 'bash_output'
+  | 'read_file'
+  | 'write_file'
+  | 'edit_file'
+  | 'text_editor'
+  | 'list_files'
+  | 'glob'
+  | 'search';
+
+/** Tools made when `tools` is not given (`text_editor` is opt-in: it overlaps edit_file). */
+export const defaultToolNames: readonly BuiltinToolName[] = [
+  'bash',
+  'bash_output',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list_files',
+  'glob',
+  'search',
+];
+
+/** Options of {@link defaultTools}. */
+export interface DefaultToolsOptions {
+  /** Working directory of bash and base of relative paths. */
+  cwd: string;
+  /** Directories file tools may touch [`[cwd]`], compared by real path. */
+  roots?: readonly string[];
+  /** Which tools to make [defaultToolNames]. */
+  tools?: readonly BuiltinToolName[];
+  /** File-system operations for the file tools [node:fs/promises]. */
+  fs?: FileSystemOperations;
+  /** Options of the bash tool (besides `cwd`). */
+  bash?: Omit<BashToolOptions, 'cwd' | 'backgroundTasks'>;
+  /** Options of read_file (besides where it works). */
+  readFile?: Pick<
+    ReadFileToolOptions,
+    'defaultLimit' | 'maxLineChars' | 'maxOutputChars' | 'maxImageBytes'
+  >;
+  /** Options of search (besides where it works). */
+  search?: Pick<
+    SearchToolOptions,
+    'engine' | 'ripgrepPath' | 'skip' | 'defaultHeadLimit' | 'maxOutputChars'
+  >;
+  /** Registry of background bash commands [a new one]; call its `killAll()` on shutdown. */
+  backgroundTasks?: BackgroundTasks;
+}
+
+/**
+ * The built-in tools, sharing one workspace (confinement to `roots` by real path) and one
+ * background-task registry. Where bash saves large output is readable by the read-only tools.
+ */
+export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
+  const spillDir = options.bash?.spillDir ?? path.join(os.tmpdir(), 'agent-tools-builtin');
+  const workspace = new Workspace({
+    cwd: options.cwd,
+    ...(options.roots === undefined ? {} : { roots: options.roots }),
+    readOnlyRoots: [spillDir],
+    ...(options.fs === undefined ? {} : { fs: options.fs }),
+  });
+  const backgroundTasks = options.backgroundTasks ?? new BackgroundTasks();
+  const shared = { cwd: workspace.cwd, workspace };
+  const makers: Record<BuiltinToolName, () => AnyAgentTool> = {
+    bash: () => createBashTool({ ...options.bash, spillDir, cwd: workspace.cwd, backgroundTasks }),
+    bash_output: () => createBashOutputTool({ backgroundTasks }),
+    read_file: () => createReadFileTool({ ...options.readFile, ...shared }),
+    write_file: () => createWriteFileTool(shared),
+    edit_file: () => createEditFileTool(shared),
+    text_editor: () => createTextEditorTool(shared),
+    list_files: () =>
+      createListFilesTool({
+        ...shared,
+        ...(options.search?.skip ? { skip: options.search.skip } : {}),
+      }),
+    glob: () =>
+      createGlobTool({ ...shared, ...(options.search?.skip ? { skip: options.search.skip } : {}) }),
+    search: () => createSearchTool({ ...options.search, ...shared }),
+  };
+  return (options.tools ?? defaultToolNames).map((name) => makers[name]());
+}

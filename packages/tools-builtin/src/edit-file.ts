@@ -1,0 +1,464 @@
+import {
+  type DefinedTool,
+  defineTool,
+  ResourceLocks,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
+import * as z from 'zod';
+import { atomicWrite } from './atomic-write.js';
+import { detectFileKind } from './binary.js';
+import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import type { Workspace } from './workspace.js';
+import { fileResourceKey } from './write-file.js';
+
+const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A file's text split into what edits see (LF only) and what must be kept (BOM, CRLFs). */
+interface EditableText {
+  hasBom: boolean;
+  /** The text with every CRLF as LF. */
+  view: string;
+  /** View indices of the `\n`s that were `\r\n`, ascending. */
+  crlf: number[];
+}
+
+/** What {@link applyEdit} produced. */
+export interface EditOutcome {
+  bytes: Buffer;
+  /** 1-based line (in the old file) of each replaced occurrence. */
+  lines: number[];
+}
+
+function toEditable(bytes: Buffer, shown: string): EditableText {
+  const hasBom = bytes.subarray(0, 3).equals(bom);
+  const body = hasBom ? bytes.subarray(3) : bytes;
+  const kind = detectFileKind(body.subarray(0, 8192));
+  if (kind.type !== 'text') {
+    throw new ToolError(`${shown} is a binary file (${kind.format}); it cannot be edited as text.`);
+  }
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new ToolError(
+      `${shown} is not valid UTF-8; refusing to edit it so that its bytes are not changed.`,
+    );
+  }
+  const crlf: number[] = [];
+  let view = '';
+  let from = 0;
+  let removed = 0;
+  for (;;) {
+    const at = text.indexOf('\r\n', from);
+    if (at === -1) break;
+    view += text.slice(from, at);
+    crlf.push(at - removed);
+    removed++;
+    from = at + 1; // keep the \n
+  }
+  view += text.slice(from);
+  return { hasBom, view, crlf };
+}
+
+function countBelow(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((sorted[mid] ?? 0) < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function lineOf(view: string, index: number): number {
+  let line = 1;
+  let at = view.indexOf('\n');
+  while (at !== -1 && at < index) {
+    line++;
+    at = view.indexOf('\n', at + 1);
+  }
+  return line;
+}
+
+function bigrams(text: string): Map<string, number> {
+  const grams = new Map<string, number>();
+  const normalised = text.toLowerCase().replace(/\s+/g, ' ');
+  for (let i = 0; i < normalised.length - 1; i++) {
+    const gram = normalised.slice(i, i + 2);
+    grams.set(gram, (grams.get(gram) ?? 0) + 1);
+  }
+  return grams;
+}
+
+function similarity(a: Map<string, number>, aSize: number, b: string): number {
+  const other = bigrams(b.slice(0, 500));
+  let shared = 0;
+  let bSize = 0;
+  for (const [gram, count] of other) {
+    bSize += count;
+    shared += Math.min(count, a.get(gram) ?? 0);
+  }
+  return aSize + bSize === 0 ? 0 : (2 * shared) / (aSize + bSize);
+}
+
+/** The "not found" message: whitespace hints and the closest lines of the file. */
+function notFoundMessage(view: string, needle: string, shown: string): string {
+  const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+  let message = `old_string was not found in ${shown}.`;
+  if (squash(needle) !== '' && squash(view).includes(squash(needle))) {
+    message += ' It matches when whitespace is ignored: check indentation, tabs and line breaks.';
+  }
+  const probe = needle.split('\n').find((line) => line.trim() !== '') ?? needle;
+  const probeGrams = bigrams(probe.trim().slice(0, 500));
+  let probeSize = 0;
+  for (const count of probeGrams.values()) probeSize += count;
+  const lines = view.split('\n');
+  const scored: { line: number; text: string; score: number }[] = [];
+  for (const [index, text] of lines.entries()) {
+    if (text.trim() === '') continue;
+    const score = similarity(probeGrams, probeSize, text.trim());
+    if (score >= 0.4) scored.push({ line: index + 1, text, score });
+  }
+  scored.sort((a, b) => b.score - a.score || a.line - b.line);
+  const best = scored.slice(0, 3);
+  if (best.length > 0) {
+    message += ` Closest lines to ${JSON.stringify(probe.trim().slice(0, 120))}:\n${best
+      .map((c) => `${String(c.line).padStart(6)}\t${c.text.slice(0, 200)}`)
+      .join('\n')}`;
+  }
+  message += '\nRead the file again and copy old_string exactly.';
+  return message;
+}
+
+/**
+ * Replaces `oldString` with `newString` in a file's bytes. Matching ignores the difference
+ * between CRLF and LF; every line ending outside the replaced text is kept byte for byte, and
+ * new lines take the endings of the lines they replace (else the ending at the edit site).
+ * A UTF-8 BOM is kept. Throws a `ToolError` for zero matches (with the closest lines), several
+ * or overlapping matches (with their line numbers), or identical strings.
+ */
+export function applyEdit(
+  bytes: Buffer,
+  edit: { oldString: string; newString: string; replaceAll?: boolean },
+  shown = 'the file',
+): EditOutcome {
+  if (edit.oldString === '') {
+    throw new ToolError('old_string is empty; use write_file to create or overwrite a file.', {
+      kind: 'invalid-args',
+    });
+  }
+  const needle = edit.oldString.replace(/\r\n/g, '\n');
+  const replacement = edit.newString.replace(/\r\n/g, '\n');
+  if (edit.oldString === edit.newString || needle === replacement) {
+    throw new ToolError('old_string and new_string are identical; there is nothing to change.', {
+      kind: 'invalid-args',
+    });
+  }
+  const file = toEditable(bytes, shown);
+  const { view, crlf } = file;
+  const matches: number[] = [];
+  for (let at = view.indexOf(needle); at !== -1; at = view.indexOf(needle, at + 1)) {
+    matches.push(at);
+    if (matches.length > 10_000) break;
+  }
+  if (matches.length === 0) throw new ToolError(notFoundMessage(view, needle, shown));
+  const lines = matches.map((at) => lineOf(view, at));
+  const overlapping = matches.some((at, i) => i > 0 && at < (matches[i - 1] ?? 0) + needle.length);
+  if (matches.length > 1 && edit.replaceAll !== true) {
+    throw new ToolError(
+      `old_string matches ${matches.length} times in ${shown} (at lines ${lines.join(', ')})${overlapping ? ', some overlapping' : ''}. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.`,
+    );
+  }
+  if (overlapping) {
+    throw new ToolError(
+      `old_string matches overlapping text in ${shown} (at lines ${lines.join(', ')}); replace_all cannot decide which to replace. Make old_string more specific.`,
+    );
+  }
+  const crlfCount = crlf.length;
+  const lfCount = (view.match(/\n/g)?.length ?? 0) - crlfCount;
+  const dominant = crlfCount > lfCount ? '\r\n' : '\n';
+  const crlfSet = new Set(crlf);
+  const endingAt = (viewIndex: number) => (crlfSet.has(viewIndex) ? '\r\n' : '\n');
+  const toText = (viewIndex: number) => viewIndex + countBelow(crlf, viewIndex);
+  const text = view.replace(/\n/g, (_match, offset: number) => endingAt(offset));
+
+  let output = '';
+  let cursor = 0;
+  for (const at of matches) {
+    const end = at + needle.length;
+    const endings: string[] = [];
+    for (let i = view.indexOf('\n', at); i !== -1 && i < end; i = view.indexOf('\n', i + 1)) {
+      endings.push(endingAt(i));
+    }
+    const next = view.indexOf('\n', end);
+    const siteEnding = endings.at(-1) ?? (next === -1 ? dominant : endingAt(next));
+    let index = 0;
+    const replaced = replacement.replace(/\n/g, () => endings[index++] ?? siteEnding);
+    output += text.slice(cursor, toText(at)) + replaced;
+    cursor = toText(end);
+  }
+  output += text.slice(cursor);
+  const encoded = Buffer.from(output, 'utf8');
+  return { bytes: file.hasBom ? Buffer.concat([bom, encoded]) : encoded, lines };
+}
+
+/** Edits of one file by this process run one at a time, even outside an agent loop. */
+const editLocks = new ResourceLocks();
+
+async function readForEdit(workspace: Workspace, real: string, shown: string): Promise<Buffer> {
+  try {
+    return await workspace.fs.readFile(real);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT')
+      throw new ToolError(`File not found: ${shown}. Use write_file to create it.`);
+    if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
+    throw new ToolError(`Cannot read ${shown}: ${String(error)}`, { cause: error });
+  }
+}
+
+/** Options of {@link createEditFileTool}. */
+export type EditFileToolOptions = FileToolOptions;
+
+/** Arguments of the edit_file tool. */
+export interface EditFileArgs {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean | undefined;
+}
+
+/** `details` of an edit_file or text_editor result. */
+export interface EditFileDetails {
+  /** The real path edited. */
+  path: string;
+  /** 1-based lines of the replaced occurrences (or of the insertion). */
+  lines: number[];
+  created?: boolean;
+}
+
+/**
+ * The `edit_file` tool: exact string replacement, one match unless `replace_all`. CRLF files
+ * match LF `old_string`s and keep every line ending; a BOM is kept; writes are atomic and edits
+ * of one real file are serialised (`policy.resourceKey`).
+ */
+export function createEditFileTool(
+  options: EditFileToolOptions,
+): DefinedTool<EditFileArgs, EditFileDetails> {
+  const workspace = workspaceOf(options);
+  return defineTool({
+    name: 'edit_file',
+    label: 'Edit file',
+    description: [
+      'Replaces old_string with new_string in a file. old_string must match exactly one place',
+      '(include surrounding lines to make it unique) unless replace_all is true.',
+      'Line endings (CRLF/LF) and a BOM are preserved. Read the file first.',
+    ].join(' '),
+    input: z.object({
+      path: z.string().min(1).describe('File path, absolute or relative to the working directory.'),
+      old_string: z.string().describe('The exact text to replace.'),
+      new_string: z.string().describe('The text to put in its place (must differ).'),
+      replace_all: z.boolean().optional().describe('Replace every occurrence (default false).'),
+    }),
+    source: 'builtin',
+    policy: {
+      permission: 'workspace-write',
+      resourceKey: (args) => fileResourceKey(workspace, args.path),
+    },
+    permissionSubjects: async (args) => [await workspace.resolve(args.path, 'write', 'edit_file')],
+    execute: async (args, ctx): Promise<ToolResult<EditFileDetails>> => {
+      const real = await workspace.resolve(args.path, 'write', 'edit_file');
+      const shown = workspace.display(real);
+      const release = await editLocks.acquire(real, ctx.signal);
+      try {
+        const before = await readForEdit(workspace, real, shown);
+        const outcome = applyEdit(
+          before,
+          {
+            oldString: args.old_string,
+            newString: args.new_string,
+            ...(args.replace_all === undefined ? {} : { replaceAll: args.replace_all }),
+          },
+          shown,
+        );
+        await atomicWrite(workspace.fs, real, outcome.bytes);
+        const count = outcome.lines.length;
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'} (line${count === 1 ? '' : 's'} ${outcome.lines.join(', ')}).`,
+            },
+          ],
+          details: { path: real, lines: outcome.lines },
+        };
+      } finally {
+        release();
+      }
+    },
+  });
+}
+
+/** Arguments of the text_editor tool (Kiro-style commands). */
+export interface TextEditorArgs {
+  command: 'create' | 'str_replace' | 'insert' | 'append';
+  path: string;
+  file_text?: string | undefined;
+  old_str?: string | undefined;
+  new_str?: string | undefined;
+  insert_line?: number | undefined;
+}
+
+const textEditorInput = z
+  .object({
+    command: z
+      .enum(['create', 'str_replace', 'insert', 'append'])
+      .describe('create a file, str_replace text, insert after a line, or append to the end.'),
+    path: z.string().min(1).describe('File path, absolute or relative to the working directory.'),
+    file_text: z.string().optional().describe('create: the whole file content.'),
+    old_str: z.string().optional().describe('str_replace: the exact text to replace (unique).'),
+    new_str: z
+      .string()
+      .optional()
+      .describe('str_replace: the replacement; insert/append: the text to add.'),
+    insert_line: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('insert: the 1-based line after which to insert (0 = at the start).'),
+  })
+  .superRefine((args, context) => {
+    const need = (field: keyof TextEditorArgs) => {
+      if (args[field] === undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `required for ${args.command}`,
+        });
+    };
+    if (args.command === 'create') need('file_text');
+    if (args.command === 'str_replace') {
+      need('old_str');
+      need('new_str');
+    }
+    if (args.command === 'insert') {
+      need('insert_line');
+      need('new_str');
+    }
+    if (args.command === 'append') need('new_str');
+  });
+
+/**
+ * The `text_editor` tool: Kiro-style `create | str_replace | insert | append` commands over the
+ * same confined, atomic, serialised, line-ending-preserving machinery as `edit_file`.
+ */
+export function createTextEditorTool(
+  options: EditFileToolOptions,
+): DefinedTool<TextEditorArgs, EditFileDetails> {
+  const workspace = workspaceOf(options);
+  return defineTool({
+    name: 'text_editor',
+    label: 'Text editor',
+    description: [
+      'Edits files with a command: create {path, file_text}; str_replace {path, old_str, new_str}',
+      '(old_str must be unique); insert {path, insert_line, new_str} inserts after 1-based line',
+      'insert_line (0 = start); append {path, new_str} adds to the end (starting a new line).',
+    ].join(' '),
+    input: textEditorInput,
+    aliases: ['fs_edit'],
+    source: 'builtin',
+    policy: {
+      permission: 'workspace-write',
+      resourceKey: (args) => fileResourceKey(workspace, args.path),
+    },
+    permissionSubjects: async (args) => [
+      await workspace.resolve(args.path, 'write', 'text_editor'),
+    ],
+    execute: async (args, ctx): Promise<ToolResult<EditFileDetails>> => {
+      const real = await workspace.resolve(args.path, 'write', 'text_editor');
+      const shown = workspace.display(real);
+      const release = await editLocks.acquire(real, ctx.signal);
+      try {
+        if (args.command === 'create') {
+          const outcome = await atomicWrite(workspace.fs, real, args.file_text ?? '');
+          return {
+            content: [
+              { type: 'text', text: `${outcome.created ? 'Created' : 'Overwrote'} ${shown}.` },
+            ],
+            details: { path: real, lines: [], created: outcome.created },
+          };
+        }
+        const before = await readForEdit(workspace, real, shown);
+        if (args.command === 'str_replace') {
+          const outcome = applyEdit(
+            before,
+            { oldString: args.old_str ?? '', newString: args.new_str ?? '' },
+            shown,
+          );
+          await atomicWrite(workspace.fs, real, outcome.bytes);
+          return {
+            content: [
+              { type: 'text', text: `Edited ${shown} at line ${outcome.lines.join(', ')}.` },
+            ],
+            details: { path: real, lines: outcome.lines },
+          };
+        }
+        const file = toEditable(before, shown);
+        const crlfCount = file.crlf.length;
+        const lfCount = (file.view.match(/\n/g)?.length ?? 0) - crlfCount;
+        const ending = crlfCount > lfCount ? '\r\n' : '\n';
+        const addition = (args.new_str ?? '').replace(/\r\n/g, '\n');
+        const text = before.subarray(file.hasBom ? 3 : 0).toString('utf8');
+        let output: string;
+        let line: number;
+        if (args.command === 'append') {
+          const needsBreak = text.length > 0 && !text.endsWith('\n');
+          output = `${text}${needsBreak ? ending : ''}${addition.replace(/\n/g, ending)}`;
+          line = (file.view.match(/\n/g)?.length ?? 0) + (needsBreak ? 2 : 1);
+        } else {
+          const lines = file.view.split('\n');
+          const total = file.view.endsWith('\n') ? lines.length - 1 : lines.length;
+          const after = args.insert_line ?? 0;
+          if (after > total) {
+            throw new ToolError(
+              `insert_line ${after} is past the end of ${shown}, which has ${total} lines.`,
+              { kind: 'invalid-args' },
+            );
+          }
+          // Byte offset in the original text just after line `after`.
+          let offset = 0;
+          for (let i = 0; i < after; i++) {
+            const next = text.indexOf('\n', offset);
+            offset = next === -1 ? text.length : next + 1;
+          }
+          let inserted = addition.replace(/\n/g, ending);
+          if (!inserted.endsWith(ending)) inserted += ending;
+          const prefix = text.slice(0, offset);
+          const needsBreak = prefix.length > 0 && !prefix.endsWith('\n');
+          output = `${prefix}${needsBreak ? ending : ''}${inserted}${text.slice(offset)}`;
+          line = after + 1;
+        }
+        const encoded = Buffer.from(output, 'utf8');
+        await atomicWrite(
+          workspace.fs,
+          real,
+          file.hasBom ? Buffer.concat([bom, encoded]) : encoded,
+        );
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `${args.command === 'append' ? 'Appended to' : 'Inserted into'} ${shown} at line ${line}.`,
+            },
+          ],
+          details: { path: real, lines: [line] },
+        };
+      } finally {
+        release();
+      }
+    },
+  });
+}

@@ -1,0 +1,32 @@
+import { type FileSystemOperations, Workspace } from './workspace.js';
+
+/** Options every file tool takes: where it works and which directories it may touch. */
+export interface FileToolOptions {
+  /** Directory relative paths are resolved against. */
+  cwd: string;
+  /** Directories the tool may touch [`[cwd]`]; paths are compared by real path. */
+  roots?: readonly string[];
+  /** Extra directories read-only tools may read (not write). */
+  readOnlyRoots?: readonly string[];
+  /** File-system operations [node:fs/promises]. */
+  fs?: FileSystemOperations;
+  /** A workspace to share between tools; when given, `cwd`, `roots`, `readOnlyRoots` and `fs` are taken from it. */
+  workspace?: Workspace;
+}
+
+/** The workspace a file tool works in. */
+export function workspaceOf(options: FileToolOptions): Workspace {
+  if (options.workspace !== undefined) return options.workspace;
+  return new Workspace({
+    cwd: options.cwd,
+    ...(options.roots === undefined ? {} : { roots: options.roots }),
+    ...(options.readOnlyRoots === undefined ? {} : { readOnlyRoots: options.readOnlyRoots }),
+    ...(options.fs === undefined ? {} : { fs: options.fs }),
+  });
+}
+
+/** `Error.code` of a Node system error, if any. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,121 @@
+import * as path from 'node:path';
+import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import picomatch from 'picomatch';
+import * as z from 'zod';
+import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import { defaultSkippedDirectories, walk } from './walk.js';
+
+/** Options of {@link createGlobTool}. */
+export interface GlobToolOptions extends FileToolOptions {
+  /** Entry names skipped below the searched path [defaultSkippedDirectories]. */
+  skip?: readonly string[];
+  /** Paths returned when the call gives no `limit` [200]. */
+  defaultLimit?: number;
+}
+
+/** Arguments of the glob tool. */
+export interface GlobArgs {
+  pattern: string;
+  path?: string | undefined;
+  limit?: number | undefined;
+}
+
+/** `details` of a glob result. */
+export interface GlobDetails {
+  /** Real path searched. */
+  root: string;
+  /** Paths returned. */
+  shown: number;
+  /** Paths that matched in all (counting stops at 100,000). */
+  total: number;
+}
+
+const globChars = /[*?[\]{}()!+@]/;
+
+/**
+ * The `glob` tool: file paths matching a glob (`**` crosses directories; `*.ts` is the top level
+ * only), sorted by path, honouring ignore files and skipping heavy directories.
+ */
+export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, GlobDetails> {
+  const workspace = workspaceOf(options);
+  const skip = options.skip ?? defaultSkippedDirectories;
+  const defaultLimit = options.defaultLimit ?? 200;
+  return defineTool({
+    name: 'glob',
+    label: 'Glob',
+    description:
+      'Finds files whose path matches a glob such as "**/*.ts" or "src/*.{js,json}" ("**" crosses directories). Returns paths sorted by name; honours .gitignore and skips node_modules, .git and similar.',
+    input: z.object({
+      pattern: z.string().min(1).describe('Glob, relative to path.'),
+      path: z
+        .string()
+        .optional()
+        .describe('Directory to search from (default: working directory).'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(`Maximum paths returned (default ${defaultLimit}).`),
+    }),
+    source: 'builtin',
+    policy: { permission: 'read-only' },
+    permissionSubjects: async (args) => [await workspace.resolve(args.path ?? '.', 'read', 'glob')],
+    execute: async (args, ctx): Promise<ToolResult<GlobDetails>> => {
+      const base = await workspace.resolve(args.path ?? '.', 'read', 'glob');
+      // Walk from the pattern's literal prefix (`src/lib` of `src/lib/**/*.ts`), no deeper than needed.
+      const pattern = args.pattern.replace(/^\.\//, '');
+      const segments = pattern.split('/');
+      const literal: string[] = [];
+      while (segments.length > 1 && !globChars.test(segments[0] ?? ''))
+        literal.push(segments.shift() ?? '');
+      const start = await workspace.resolve(path.join(base, ...literal), 'read', 'glob');
+      try {
+        const info = await workspace.fs.stat(start);
+        if (!info.isDirectory())
+          throw new ToolError(`${workspace.display(start)} is not a directory`);
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') {
+          return {
+            content: [{ type: 'text', text: 'No files found.' }],
+            details: { root: base, shown: 0, total: 0 },
+          };
+        }
+        throw error;
+      }
+      const rest = segments.join('/');
+      const matcher = picomatch(rest, { dot: true });
+      const maxDepth = segments.some((segment) => segment.includes('**'))
+        ? undefined
+        : segments.length;
+      const limit = args.limit ?? defaultLimit;
+      const found: string[] = [];
+      let total = 0;
+      for await (const entry of walk({
+        root: start,
+        fs: workspace.fs,
+        skip,
+        signal: ctx.signal,
+        ...(maxDepth === undefined ? {} : { maxDepth }),
+      })) {
+        if (entry.isDirectory || !matcher(entry.relative)) continue;
+        total++;
+        if (found.length < limit) found.push(workspace.display(entry.path));
+        if (total >= 100_000) break;
+      }
+      if (found.length === 0) {
+        return {
+          content: [{ type: 'text', text: 'No files found.' }],
+          details: { root: base, shown: 0, total },
+        };
+      }
+      let text = found.join('\n');
+      if (total > found.length)
+        text += `\n[${total - found.length} more not shown; raise limit or narrow the pattern.]`;
+      return {
+        content: [{ type: 'text', text }],
+        details: { root: base, shown: found.length, total },
+      };
+    },
+  });
+}

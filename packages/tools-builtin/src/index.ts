@@ -1,0 +1,91 @@
+export {
+  type BackgroundTask,
+  BackgroundTasks,
+  type BashArgs,
+  type BashDetails,
+  type BashOutputArgs,
+  type BashOutputToolOptions,
+  type BashRunSettings,
+  type BashToolOptions,
+  createBashOutputTool,
+  createBashTool,
+} from './bash.js';
+export { detectFileKind, type FileKind } from './binary.js';
+export {
+  type BuiltinToolName,
+  type DefaultToolsOptions,
+  defaultToolNames,
+  defaultTools,
+} from './default-tools.js';
+export {
+  applyEdit,
+  createEditFileTool,
+  createTextEditorTool,
+  type EditFileArgs,
+  type EditFileDetails,
+  type EditFileToolOptions,
+  type EditOutcome,
+  type TextEditorArgs,
+} from './edit-file.js';
+export type { FileToolOptions } from './file-tool-options.js';
+export { createGlobTool, type GlobArgs, type GlobDetails, type GlobToolOptions } from './glob.js';
+export {
+  createListFilesTool,
+  type ListFilesArgs,
+  type ListFilesDetails,
+  type ListFilesToolOptions,
+} from './list-files.js';
+export { OutputBuffer, type OutputBufferOptions, type OutputSnapshot } from './output-buffer.js';
+export type {
+  ProcessOperations,
+  ProcessOutcome,
+} from './process-group.js';
+export {
+  createReadFileTool,
+  type ReadFileArgs,
+  type ReadFileDetails,
+  type ReadFileToolOptions,
+} from './read-file.js';
+export {
+  createSearchTool,
+  maxSearchLineChars,
+  resolveSearchEngine,
+  type SearchArgs,
+  type SearchDetails,
+  type SearchToolOptions,
+} from './search.js';
+export {
+  createRipgrepEngine,
+  createTypeScriptEngine,
+  findRipgrep,
+  type RipgrepEngineOptions,
+  type SearchEngine,
+  type SearchFileResult,
+  type SearchLine,
+  type SearchOutputMode,
+  type SearchQuery,
+  type TypeScriptEngineOptions,
+} from './search-engines.js';
+export {
+  type ParsedShellCommand,
+  parseShellCommand,
+  type ShellCommand,
+  type ShellRedirect,
+  shellPermissionSubjects,
+} from './shell-parser.js';
+export { defaultSkippedDirectories } from './walk.js';
+export {
+  type FileSystemOperations,
+  isPathInside,
+  nodeFileSystem,
+  type PathAccess,
+  resolveRealPath,
+  Workspace,
+  type WorkspaceOptions,
+} from './workspace.js';
+export {
+  createWriteFileTool,
+  type WriteFileArgs,
+  type WriteFileDetails,
+  type WriteFileToolOptions,
+} from './write-file.js';

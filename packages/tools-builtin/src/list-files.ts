@@ -1,0 +1,130 @@
+import * as path from 'node:path';
+import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import picomatch from 'picomatch';
+import * as z from 'zod';
+import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
+
+/** Options of {@link createListFilesTool}. */
+export interface ListFilesToolOptions extends FileToolOptions {
+  /** Entry names skipped below the listed path [defaultSkippedDirectories]. */
+  skip?: readonly string[];
+  /** Entries listed at most; the rest is reported as truncated [1000]. */
+  maxEntries?: number;
+}
+
+/** Arguments of the list_files tool. */
+export interface ListFilesArgs {
+  path?: string | undefined;
+  depth?: number | undefined;
+  pattern?: string | undefined;
+}
+
+/** `details` of a list_files result. */
+export interface ListFilesDetails {
+  /** Real path listed. */
+  root: string;
+  entries: number;
+  truncated: boolean;
+}
+
+/**
+ * The `list_files` tool: a directory tree to a depth, honouring ignore files and skipping heavy
+ * directories; `pattern` keeps the files whose name (or relative path) matches and their parents.
+ */
+export function createListFilesTool(
+  options: ListFilesToolOptions,
+): DefinedTool<ListFilesArgs, ListFilesDetails> {
+  const workspace = workspaceOf(options);
+  const skip = options.skip ?? defaultSkippedDirectories;
+  const maxEntries = options.maxEntries ?? 1000;
+  return defineTool({
+    name: 'list_files',
+    label: 'List files',
+    aliases: ['ls'],
+    description:
+      'Lists a directory as an indented tree (directories end with "/"), to "depth" levels (default 2). Honours .gitignore and skips node_modules, .git and similar. "pattern" (a glob such as "*.ts") keeps only matching files.',
+    input: z.object({
+      path: z.string().optional().describe('Directory to list (default: working directory).'),
+      depth: z.number().int().min(1).max(20).optional().describe('Levels to descend (default 2).'),
+      pattern: z
+        .string()
+        .optional()
+        .describe('Glob the file names (or relative paths) must match.'),
+    }),
+    source: 'builtin',
+    policy: { permission: 'read-only' },
+    permissionSubjects: async (args) => [
+      await workspace.resolve(args.path ?? '.', 'read', 'list_files'),
+    ],
+    execute: async (args, ctx): Promise<ToolResult<ListFilesDetails>> => {
+      const root = await workspace.resolve(args.path ?? '.', 'read', 'list_files');
+      const shown = workspace.display(root);
+      try {
+        const info = await workspace.fs.stat(root);
+        if (!info.isDirectory()) throw new ToolError(`${shown} is not a directory; use read_file.`);
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') throw new ToolError(`Directory not found: ${shown}`);
+        throw error;
+      }
+      const matcher =
+        args.pattern === undefined
+          ? undefined
+          : picomatch(args.pattern, { dot: true, basename: !args.pattern.includes('/') });
+      const entries: WalkEntry[] = [];
+      let truncated = false;
+      for await (const entry of walk({
+        root,
+        fs: workspace.fs,
+        skip,
+        maxDepth: args.depth ?? 2,
+        signal: ctx.signal,
+      })) {
+        if (matcher !== undefined && (entry.isDirectory || !matcher(entry.relative))) {
+          if (entry.isDirectory) entries.push(entry);
+          continue;
+        }
+        if (matcher === undefined && entries.length >= maxEntries) {
+          truncated = true;
+          break;
+        }
+        entries.push(entry);
+      }
+      let kept = entries;
+      if (matcher !== undefined) {
+        // Keep matching files and the directories that lead to them.
+        const needed = new Set<string>();
+        for (const entry of entries) {
+          if (entry.isDirectory) continue;
+          for (
+            let dir = path.posix.dirname(entry.relative);
+            dir !== '.';
+            dir = path.posix.dirname(dir)
+          )
+            needed.add(dir);
+        }
+        kept = entries.filter((entry) => !entry.isDirectory || needed.has(entry.relative));
+        if (kept.length > maxEntries) {
+          kept = kept.slice(0, maxEntries);
+          truncated = true;
+        }
+      }
+      const lines = kept.map((entry) => {
+        const name = path.posix.basename(entry.relative);
+        const suffix = entry.isDirectory ? '/' : entry.isSymbolicLink ? ' ->' : '';
+        return `${'  '.repeat(entry.depth)}${name}${suffix}`;
+      });
+      const header = `${shown === '.' ? '.' : shown}/`;
+      let text =
+        lines.length === 0
+          ? `${header}\n(empty${matcher ? ' or nothing matches' : ''})`
+          : `${header}\n${lines.join('\n')}`;
+      if (truncated)
+        text += `\n[Listing truncated at ${maxEntries} entries; list a subdirectory or lower depth.]`;
+      return {
+        content: [{ type: 'text', text }],
+        details: { root, entries: kept.length, truncated },
+      };
+    },
+  });
+}

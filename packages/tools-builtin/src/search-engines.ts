@@ -1,0 +1,412 @@
+import type { spawn as nodeSpawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { ToolError } from '@agent/core';
+import picomatch from 'picomatch';
+import { decode } from './output-buffer.js';
+import { walk } from './walk.js';
+import type { FileSystemOperations } from './workspace.js';
+
+/** What search shows per file. */
+export type SearchOutputMode = 'content' | 'files_with_matches' | 'count';
+
+/** A search, as both engines receive it. */
+export interface SearchQuery {
+  /** Real path of the directory or file to search. */
+  root: string;
+  /** Regular expression (ripgrep syntax; the TypeScript engine uses JavaScript's). */
+  pattern: string;
+  caseSensitive: boolean;
+  /** Glob the file paths must match (e.g. `*.ts`, `src/**\/*.{ts,tsx}`). */
+  include?: string;
+  /** Lines of context around each match (content mode). */
+  context: number;
+  mode: SearchOutputMode;
+  /** Entry names skipped below the root. */
+  skip: readonly string[];
+  /** Honour .gitignore/.ignore/.rgignore (the root's parents included) [true]. */
+  respectIgnoreFiles?: boolean;
+}
+
+/** One line of a content-mode result. */
+export interface SearchLine {
+  /** 1-based line number. */
+  line: number;
+  /** The line without its terminator (`\n` or `\r\n`), decoded as UTF-8 with U+FFFD. */
+  text: string;
+  /** False for context lines. */
+  match: boolean;
+}
+
+/** What an engine reports for one file with matches, files in walk (byte) order. */
+export interface SearchFileResult {
+  /** Absolute path. */
+  path: string;
+  /** Number of matching lines (count and content modes; at least 1 otherwise). */
+  count: number;
+  /** Matching and context lines, ascending (content mode only). */
+  lines: SearchLine[];
+}
+
+/** A search engine; stop iterating to stop the search. */
+export interface SearchEngine {
+  readonly name: 'ripgrep' | 'typescript' | (string & {});
+  search(query: SearchQuery, signal: AbortSignal): AsyncIterable<SearchFileResult>;
+}
+
+/** Finds `rg` on PATH; undefined when absent. */
+export function findRipgrep(envPath = process.env.PATH ?? ''): string | undefined {
+  for (const directory of envPath.split(path.delimiter)) {
+    if (directory === '') continue;
+    const candidate = path.join(directory, 'rg');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** Options of {@link createRipgrepEngine}. */
+export interface RipgrepEngineOptions {
+  /** Path of the `rg` binary. */
+  rgPath: string;
+  /** `child_process.spawn` [Node's]. */
+  spawn?: typeof nodeSpawn;
+}
+
+/** The ripgrep arguments for a query; the pattern goes after `-e` and the path after `--`, so neither can pass for an option. */
+export function ripgrepArguments(query: SearchQuery, target: string): string[] {
+  const args = [
+    '--no-config',
+    '--hidden',
+    '--no-require-git',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+    '--no-messages',
+    '--sort=path',
+    query.caseSensitive ? '--case-sensitive' : '--ignore-case',
+  ];
+  if (query.respectIgnoreFiles === false) args.push('--no-ignore');
+  if (query.mode === 'content') {
+    args.push('--json');
+    if (query.context > 0) args.push(`--context=${query.context}`);
+  } else if (query.mode === 'files_with_matches') {
+    args.push('--files-with-matches', '--null');
+  } else {
+    args.push('--count', '--null');
+  }
+  // Not `--glob`: ripgrep lets a matching glob override ignore files. A file type filters
+  // without that; includes with a `/` are filtered by the caller instead.
+  if (query.include !== undefined && !query.include.includes('/')) {
+    args.push(`--type-add=agentinclude:${query.include}`, '--type=agentinclude');
+  }
+  for (const name of query.skip) args.push(`--glob=!${name}`);
+  args.push(`--regexp=${query.pattern}`, '--', target);
+  return args;
+}
+
+interface RipgrepJsonText {
+  text?: string;
+  bytes?: string;
+}
+
+function jsonText(value: RipgrepJsonText | undefined): string {
+  if (value === undefined) return '';
+  if (value.text !== undefined) return value.text;
+  return value.bytes === undefined ? '' : decode(Buffer.from(value.bytes, 'base64'));
+}
+
+function stripTerminator(text: string): string {
+  if (text.endsWith('\r\n')) return text.slice(0, -2);
+  if (text.endsWith('\n')) return text.slice(0, -1);
+  return text;
+}
+
+/** Runs `rg` (sorted by path, so output order is stable) and parses its output as it streams. */
+export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine {
+  const spawnProcess = options.spawn ?? spawn;
+  return {
+    name: 'ripgrep',
+    async *search(query, signal) {
+      const isDirectory = fs.statSync(query.root).isDirectory();
+      const cwd = isDirectory ? query.root : path.dirname(query.root);
+      const target = isDirectory ? '.' : `./${path.basename(query.root)}`;
+      const child = spawnProcess(options.rgPath, ripgrepArguments(query, target), {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal,
+      });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        if (stderr.length < 4000) stderr += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => {
+        child.once('close', (code) => resolve(code));
+        child.once('error', () => resolve(null));
+      });
+      const absolute = (shown: string) => path.join(cwd, shown.replace(/^\.\//, ''));
+      const include = includeMatcher(query.include);
+      const wanted = (file: string) =>
+        include === undefined ||
+        !isDirectory ||
+        include(path.relative(query.root, file).split(path.sep).join('/'));
+      try {
+        const stdout = child.stdout;
+        if (stdout === null) return;
+        if (query.mode === 'content') {
+          const lines = createInterface({ input: stdout, crlfDelay: Number.POSITIVE_INFINITY });
+          let current: SearchFileResult | undefined;
+          for await (const line of lines) {
+            if (line === '') continue;
+            const message = JSON.parse(line) as {
+              type: string;
+              data: {
+                path?: RipgrepJsonText;
+                lines?: RipgrepJsonText;
+                line_number?: number;
+              };
+            };
+            if (message.type === 'begin') {
+              current = { path: absolute(jsonText(message.data.path)), count: 0, lines: [] };
+            } else if ((message.type === 'match' || message.type === 'context') && current) {
+              // A multi-line `lines` cannot happen without --multiline; split defensively.
+              const text = stripTerminator(jsonText(message.data.lines));
+              const isMatch = message.type === 'match';
+              text.split('\n').forEach((part, index) => {
+                current?.lines.push({
+                  line: (message.data.line_number ?? 0) + index,
+                  text: part.endsWith('\r') ? part.slice(0, -1) : part,
+                  match: isMatch,
+                });
+              });
+              if (isMatch) current.count++;
+            } else if (message.type === 'end' && current) {
+              if (current.count > 0 && wanted(current.path)) yield current;
+              current = undefined;
+            }
+          }
+        } else {
+          // `path\0` (files) or `path\0count\n` (count): NUL keeps odd file names unambiguous.
+          let pending = '';
+          stdout.setEncoding('utf8');
+          for await (const chunk of stdout as AsyncIterable<string>) {
+            pending += chunk;
+            for (;;) {
+              if (query.mode === 'files_with_matches') {
+                const end = pending.indexOf('\0');
+                if (end === -1) break;
+                const file = absolute(pending.slice(0, end));
+                pending = pending.slice(end + 1);
+                if (wanted(file)) yield { path: file, count: 1, lines: [] };
+              } else {
+                const nul = pending.indexOf('\0');
+                const newline = nul === -1 ? -1 : pending.indexOf('\n', nul);
+                if (newline === -1) break;
+                const file = absolute(pending.slice(0, nul));
+                const count = Number(pending.slice(nul + 1, newline));
+                pending = pending.slice(newline + 1);
+                if (wanted(file)) yield { path: file, count, lines: [] };
+              }
+            }
+          }
+        }
+        const code = await exited;
+        if (code === 2 && !signal.aborted) {
+          throw new ToolError(`Search failed: ${stderr.trim() || 'ripgrep exited with code 2'}`, {
+            kind: 'invalid-args',
+          });
+        }
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+  };
+}
+
+/** The `include` glob as ripgrep reads it: without a `/` it matches the file name at any depth. */
+function includeMatcher(include: string | undefined): ((relative: string) => boolean) | undefined {
+  if (include === undefined) return undefined;
+  return picomatch(include, { dot: true, basename: !include.includes('/') });
+}
+
+/** Compiles a search pattern for the TypeScript engine; a bad pattern is an `invalid-args` ToolError. */
+export function compilePattern(pattern: string, caseSensitive: boolean): RegExp {
+  const flags = caseSensitive ? '' : 'i';
+  try {
+    return new RegExp(pattern, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (error) {
+      throw new ToolError(
+        `Invalid regular expression ${JSON.stringify(pattern)}: ${String(error)}`,
+        {
+          kind: 'invalid-args',
+        },
+      );
+    }
+  }
+}
+
+/** Options of {@link createTypeScriptEngine}. */
+export interface TypeScriptEngineOptions {
+  fs: FileSystemOperations;
+  /** Files read ahead in parallel while results stream in order [8]. */
+  concurrency?: number;
+}
+
+const readChunkBytes = 1024 * 1024;
+const binaryProbeBytes = 64 * 1024;
+
+/** A Node-only engine with ripgrep's defaults: ignore files, hidden files, binary files skipped, symlinks not followed. */
+export function createTypeScriptEngine(options: TypeScriptEngineOptions): SearchEngine {
+  const fsOps = options.fs;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  return {
+    name: 'typescript',
+    async *search(query, signal) {
+      const regex = compilePattern(query.pattern, query.caseSensitive);
+      // For skipping whole blocks: with `m`, every line-level match is also a block-level match.
+      const prefilter = new RegExp(regex.source, `${regex.flags}m`);
+      const include = includeMatcher(query.include);
+      const rootInfo = await fsOps.stat(query.root);
+      async function* files(): AsyncGenerator<string> {
+        if (!rootInfo.isDirectory()) {
+          yield query.root;
+          return;
+        }
+        for await (const entry of walk({
+          root: query.root,
+          fs: fsOps,
+          skip: query.skip,
+          respectIgnoreFiles: query.respectIgnoreFiles ?? true,
+          signal,
+        })) {
+          if (entry.isDirectory || entry.isSymbolicLink) continue;
+          if (include !== undefined && !include(entry.relative)) continue;
+          yield entry.path;
+        }
+      }
+      // Read ahead `concurrency` files; yield results in walk order.
+      const queue: Promise<SearchFileResult | undefined>[] = [];
+      const source = files();
+      let exhausted = false;
+      const fill = async () => {
+        while (!exhausted && queue.length < concurrency) {
+          const next = await source.next();
+          if (next.done === true) {
+            exhausted = true;
+            break;
+          }
+          queue.push(
+            searchFile(fsOps, next.value, { regex, prefilter }, query, signal).catch(
+              () => undefined,
+            ),
+          );
+        }
+      };
+      try {
+        await fill();
+        while (queue.length > 0) {
+          if (signal.aborted) return;
+          const result = await queue.shift();
+          await fill();
+          if (result !== undefined) yield result;
+        }
+      } finally {
+        await source.return(undefined);
+      }
+    },
+  };
+}
+
+async function searchFile(
+  fsOps: FileSystemOperations,
+  file: string,
+  patterns: { regex: RegExp; prefilter: RegExp },
+  query: SearchQuery,
+  signal: AbortSignal,
+): Promise<SearchFileResult | undefined> {
+  const { regex, prefilter } = patterns;
+  const handle = await fsOps.open(file, 'r');
+  try {
+    const result: SearchFileResult = { path: file, count: 0, lines: [] };
+    const before: SearchLine[] = [];
+    let afterLeft = 0;
+    let lineNumber = 1;
+    let carry: Buffer = Buffer.alloc(0);
+    let position = 0;
+    let first = true;
+    const buffer = Buffer.allocUnsafe(readChunkBytes);
+    const onLine = (raw: string) => {
+      const isMatch = regex.test(raw);
+      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (isMatch) {
+        result.count++;
+        if (query.mode === 'content') {
+          result.lines.push(...before.splice(0));
+          result.lines.push({ line: lineNumber, text, match: true });
+          afterLeft = query.context;
+        }
+      } else if (query.mode === 'content' && query.context > 0) {
+        if (afterLeft > 0) {
+          result.lines.push({ line: lineNumber, text, match: false });
+          afterLeft--;
+        } else {
+          before.push({ line: lineNumber, text, match: false });
+          if (before.length > query.context) before.shift();
+        }
+      }
+      lineNumber++;
+    };
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const { bytesRead } = await handle.read(buffer, 0, readChunkBytes, position);
+      const end = bytesRead === 0;
+      position += bytesRead;
+      let data =
+        carry.length > 0
+          ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
+          : buffer.subarray(0, bytesRead);
+      if (first) {
+        first = false;
+        if (data.subarray(0, binaryProbeBytes).includes(0)) return undefined;
+        if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+      } else if (data.includes(0)) {
+        break; // Binary from here on: stop, keeping what was found (as ripgrep does).
+      }
+      const cut = end ? data.length : data.lastIndexOf(10) + 1;
+      const complete = data.subarray(0, cut);
+      carry = Buffer.from(data.subarray(cut));
+      if (complete.length > 0) {
+        let text = decode(complete);
+        if (text.endsWith('\n')) text = text.slice(0, -1);
+        const quiet = afterLeft === 0 && !prefilter.test(text);
+        if (quiet && (query.mode !== 'content' || query.context === 0)) {
+          // No match in this block: count its lines without splitting them.
+          let count = 1;
+          for (
+            let at = complete.indexOf(10);
+            at !== -1 && at < complete.length - 1;
+            at = complete.indexOf(10, at + 1)
+          )
+            count++;
+          lineNumber += count;
+        } else {
+          for (const line of text.split('\n')) onLine(line);
+        }
+        if (query.mode === 'files_with_matches' && result.count > 0) break;
+      }
+      if (end) break;
+    }
+    return result.count > 0 ? result : undefined;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,174 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGlobTool } from './glob.js';
+import { createListFilesTool } from './list-files.js';
+import { createSearchTool, type SearchArgs } from './search.js';
+import { findRipgrep } from './search-engines.js';
+import { makeTempDir, resultText, testContext } from './test-helpers.js';
+
+let dir: string;
+const rg = findRipgrep();
+
+function put(relative: string, content: string | Buffer) {
+  const target = path.join(dir, relative);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, content);
+}
+
+beforeAll(() => {
+  dir = makeTempDir();
+  put('.gitignore', '*.log\nbuild/\n!keep.log\n');
+  put(
+    'src/app.ts',
+    'import x from "y";\nconst needle = 1;\n// TODO: more\nexport const NEEDLE = needle;\n',
+  );
+  put(
+    'src/util/helpers.ts',
+    `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')}\nneedle at 31\nline 32\n`,
+  );
+  put('src/util/.gitignore', 'secret.ts\n');
+  put('src/util/secret.ts', 'needle hidden by nested ignore\n');
+  put('src/win.txt', 'first\r\nneedle in crlf\r\nlast\r\n');
+  put('src/long.txt', `needle ${'z'.repeat(800)}\n`);
+  put('src/unicode-ß.md', 'Ünïcödé needle ✓\n');
+  put(
+    'src/bad-utf8.txt',
+    Buffer.concat([Buffer.from('needle '), Buffer.from([0xff, 0xfe]), Buffer.from(' tail\n')]),
+  );
+  put('src/dash.txt', '-v flag mentioned\n--needle\n');
+  put('debug.log', 'needle in ignored log\n');
+  put('keep.log', 'needle in re-included log\n');
+  put('build/out.js', 'needle in ignored build\n');
+  put('node_modules/pkg/index.js', 'needle in node_modules\n');
+  put('.hidden/config', 'needle in hidden dir\n');
+  put('bin/data.bin', Buffer.concat([Buffer.from('needle\0binary')]));
+  put('a b/c.txt', 'needle with space in path\n');
+  put('B/upper.txt', 'NEEDLE upper\n');
+  fs.symlinkSync('/etc/hostname', path.join(dir, 'link-out.txt'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const queries: SearchArgs[] = [
+  { pattern: 'needle' },
+  { pattern: 'needle', case_sensitive: false },
+  { pattern: 'needle', output_mode: 'files_with_matches' },
+  { pattern: 'needle', output_mode: 'count', case_sensitive: false },
+  { pattern: 'needle', context: 2 },
+  { pattern: 'needle', include: '*.ts' },
+  { pattern: 'needle', include: 'src/**/*.{ts,md}' },
+  { pattern: 'needle', path: 'src/util' },
+  { pattern: 'needle', path: 'src/app.ts' },
+  { pattern: '-v' },
+  { pattern: '--needle' },
+  { pattern: '^line 3\\d$' },
+  { pattern: 'needle', head_limit: 3 },
+  { pattern: 'needle', head_limit: 3, offset: 3 },
+  { pattern: 'no such thing anywhere' },
+  { pattern: 'T[O]DO|NEEDLE' },
+];
+
+describe('search', () => {
+  const typescript = () => createSearchTool({ cwd: dir, engine: 'typescript' });
+
+  it('honours ignore files, skips binaries, heavy and symlinked entries, cuts long lines', async () => {
+    const result = await typescript().execute(
+      { pattern: 'needle', case_sensitive: false },
+      testContext(),
+    );
+    const text = resultText(result);
+    expect(text).toContain('src/app.ts:2:const needle = 1;');
+    expect(text).toContain('keep.log:1:needle in re-included log');
+    expect(text).toContain('.hidden/config:1:needle in hidden dir');
+    expect(text).toContain('src/win.txt:2:needle in crlf');
+    expect(text).not.toContain('\r');
+    expect(text).toContain('src/bad-utf8.txt:1:needle \uFFFD\uFFFD tail');
+    expect(text).toContain(`src/long.txt:1:needle ${'z'.repeat(493)}… [307 more characters]`);
+    for (const hidden of [
+      'debug.log',
+      'build/',
+      'node_modules',
+      'secret.ts',
+      'data.bin',
+      'link-out',
+    ])
+      expect(text).not.toContain(hidden);
+  });
+
+  it('reports truncation and pages with offset', async () => {
+    const first = await typescript().execute({ pattern: 'needle', head_limit: 2 }, testContext());
+    expect(resultText(first)).toMatch(
+      /\[Results truncated at head_limit 2; use offset 2 to see more\.\]$/,
+    );
+    expect(first.details?.truncated).toBe(true);
+  });
+
+  it('treats a pattern starting with "-" as a pattern, not an option', async () => {
+    const result = await typescript().execute({ pattern: '--needle' }, testContext());
+    expect(resultText(result)).toBe('src/dash.txt:2:--needle');
+  });
+
+  it('reports an invalid regular expression as invalid arguments', async () => {
+    await expect(
+      typescript().execute({ pattern: '(unclosed' }, testContext()),
+    ).rejects.toMatchObject({
+      kind: 'invalid-args',
+    });
+  });
+
+  it.skipIf(rg === undefined)(
+    'gives identical output with ripgrep and with the TypeScript engine',
+    async () => {
+      const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
+      const ts = typescript();
+      for (const query of queries) {
+        const [a, b] = await Promise.all([
+          ripgrep.execute(query, testContext()),
+          ts.execute(query, testContext()),
+        ]);
+        expect(a.details?.engine).toBe('ripgrep');
+        expect(b.details?.engine).toBe('typescript');
+        expect({ query, text: resultText(b) }).toEqual({ query, text: resultText(a) });
+      }
+    },
+  );
+
+  it.skipIf(rg === undefined)('reports a ripgrep regex error as invalid arguments', async () => {
+    const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
+    await expect(ripgrep.execute({ pattern: '(unclosed' }, testContext())).rejects.toMatchObject({
+      kind: 'invalid-args',
+    });
+  });
+});
+
+describe('glob and list_files', () => {
+  it('glob matches with ** across directories, sorted, honouring ignores', async () => {
+    const glob = createGlobTool({ cwd: dir });
+    expect(resultText(await glob.execute({ pattern: '**/*.ts' }, testContext()))).toBe(
+      'src/app.ts\nsrc/util/helpers.ts',
+    );
+    expect(resultText(await glob.execute({ pattern: '*.log' }, testContext()))).toBe('keep.log');
+    expect(resultText(await glob.execute({ pattern: 'src/*.txt' }, testContext()))).toBe(
+      'src/bad-utf8.txt\nsrc/dash.txt\nsrc/long.txt\nsrc/win.txt',
+    );
+    const limited = await glob.execute({ pattern: '**/*', limit: 2 }, testContext());
+    expect(resultText(limited)).toMatch(/more not shown/);
+    await expect(glob.execute({ pattern: '../**/*' }, testContext())).rejects.toMatchObject({
+      kind: 'denied',
+    });
+  });
+
+  it('list_files shows a tree to a depth, filtered by a pattern', async () => {
+    const list = createListFilesTool({ cwd: dir });
+    const tree = resultText(await list.execute({ path: 'src', depth: 1 }, testContext()));
+    expect(tree).toBe(
+      'src/\n  app.ts\n  bad-utf8.txt\n  dash.txt\n  long.txt\n  unicode-ß.md\n  util/\n  win.txt',
+    );
+    const filtered = resultText(await list.execute({ depth: 5, pattern: '*.ts' }, testContext()));
+    expect(filtered).toBe('./\n  src/\n    app.ts\n    util/\n      helpers.ts');
+    const top = resultText(await list.execute({}, testContext()));
+    expect(top).not.toContain('node_modules');
+    expect(top).not.toContain('debug.log');
+    expect(top).toContain('link-out.txt ->');
+  });
+});

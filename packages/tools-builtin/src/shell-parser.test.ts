@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseShellCommand, shellPermissionSubjects } from './shell-parser.js';
+
+describe('shellPermissionSubjects', () => {
+  it.each([
+    ['ls && rm x', ['ls', 'rm x']],
+    ['ls; rm x', ['ls', 'rm x']],
+    ['ls || rm x', ['ls', 'rm x']],
+    ['ls | sh', ['ls', 'sh']],
+    ['echo $(git commit)', ['git commit', 'echo $(git commit)']],
+    ['$(git commit)', ['git commit', '$(git commit)']],
+    ['`rm x`', ['rm x', '`rm x`']],
+    ['bash -c "rm x"', ['bash -c rm x', 'rm x']],
+    ["sh -lc 'rm -rf / && echo ok'", ['sh -lc rm -rf / && echo ok', 'rm -rf /', 'echo ok']],
+    ['eval "rm x"', ['eval rm x', 'rm x']],
+    ['git -C . commit -m msg', ['git -C . commit -m msg', 'git commit -m msg']],
+    ['echo hi > ~/.bashrc', ['echo hi', '> ~/.bashrc']],
+    ['cat < in.txt >> out.txt 2>&1', ['cat', '< in.txt', '>> out.txt']],
+    ['echo hi 2>/dev/null', ['echo hi']],
+    ['X=1 rm x', ['rm x']],
+    ['X=1 Y="a b" rm x', ['rm x']],
+    ['(cd sub && rm y)', ['cd sub', 'rm y']],
+    ['{ ls; rm z; }', ['ls', 'rm z']],
+    ['if grep -q a f; then rm f; else touch f; fi', ['grep -q a f', 'rm f', 'touch f']],
+    ['for f in $(ls); do rm "$f"; done', ['ls', 'rm $f']],
+    ['while true; do curl x; done', ['true', 'curl x']],
+    ['case $x in a|b) rm a ;; *) ls ;; esac', ['rm a', 'ls']],
+    ['diff <(sort a) <(sort b)', ['sort a', 'sort b', 'diff <(sort a) <(sort b)']],
+    ['echo "$(rm -rf x)"', ['rm -rf x', 'echo $(rm -rf x)']],
+    ["echo '$(rm x)'", ['echo $(rm x)']],
+    ['sudo -u root rm x', ['sudo -u root rm x', 'rm x']],
+    ['find . -name "*.o" -exec rm {} \\;', ['find . -name *.o -exec rm {} ;', 'rm {}']],
+    ['ls | xargs -n1 rm', ['ls', 'xargs -n1 rm', 'rm']],
+    ['timeout 5 env A=1 rm x', ['timeout 5 env A=1 rm x', 'env A=1 rm x', 'rm x']],
+    ['sleep 1 & rm x', ['sleep 1', 'rm x']],
+    ['echo a\\\nb', ['echo ab']],
+    ['cat <<EOF\nhello $(rm x)\nEOF\nls', ['cat', 'rm x', 'ls']],
+    ["cat <<'EOF'\nhello $(rm x)\nEOF", ['cat']],
+    ['f() { rm x; }; f', ['rm x', 'f']],
+    ['[[ -f a && -f b ]] && rm a', ['[[ -f a -f b ]]', 'rm a']],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+    ['echo ${x:-$(rm y)}', ['rm y', 'echo ${x:-$(rm y)}']],
+    ['ls # && rm x', ['ls']],
+    ['echo $((1 + $(rm x)))', ['rm x', 'echo $((1 + $(rm x)))']],
+  ])('%j', (line, expected) => {
+    expect(shellPermissionSubjects(line)).toEqual(expected);
+  });
+
+  it('adds the whole line as a subject when the line does not parse cleanly', () => {
+    const subjects = shellPermissionSubjects('echo "unterminated; rm x');
+    expect(subjects).toContain('echo "unterminated; rm x');
+    expect(parseShellCommand('echo "unterminated').errors.length).toBeGreaterThan(0);
+  });
+
+  it('keeps assignments and redirect details in the parse', () => {
+    const parsed = parseShellCommand('A=1 B=2 cmd arg 2>err.log');
+    expect(parsed.commands).toEqual([
+      {
+        words: ['cmd', 'arg'],
+        assignments: ['A=1', 'B=2'],
+        redirects: [{ operator: '>', fd: 2, target: 'err.log' }],
+      },
+    ]);
+  });
+
+  it('never throws and always returns strings, on any input (property)', () => {
+    const shellish = fc
+      .array(
+        fc.constantFrom(
+          ...'ab $()`\'"\\;&|<>{}[]#=\n\t-c'.split(''),
+          'bash -c ',
+          'eval ',
+          '$(',
+          '<<EOF\n',
+          'EOF\n',
+          'case ',
+          ' in ',
+          'esac',
+          ';;',
+          '((',
+          '))',
+        ),
+        { maxLength: 80 },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 200 }), shellish), (input) => {
+        const subjects = shellPermissionSubjects(input);
+        expect(Array.isArray(subjects)).toBe(true);
+        for (const subject of subjects) expect(typeof subject).toBe('string');
+        // Something is always reported for a non-blank line, so an empty allow-list can't be bypassed.
+        if (input.trim() !== '') expect(subjects.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('survives deep nesting without blowing the stack', () => {
+    const deep = `${'$('.repeat(5000)}rm x${')'.repeat(5000)}`;
+    expect(() => shellPermissionSubjects(deep)).not.toThrow();
+    const parens = `${'( '.repeat(20000)}rm x${' )'.repeat(20000)}`;
+    expect(shellPermissionSubjects(parens).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,60 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ToolContext, ToolResult } from '@agent/core';
+
+/** A temp directory (real path) removed by the returned cleanup. Test-only. */
+export function makeTempDir(prefix = 'tools-builtin-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** A ToolContext for calling `execute` directly; collects updates. Test-only. */
+export function testContext(
+  options: { signal?: AbortSignal; toolName?: string } = {},
+): ToolContext & { updates: ToolResult[] } {
+  const updates: ToolResult[] = [];
+  return {
+    toolCallId: 'call_test',
+    toolName: options.toolName ?? 'test',
+    signal: options.signal ?? new AbortController().signal,
+    onUpdate: (partial) => updates.push(partial),
+    onProgress: () => {},
+    updates,
+  };
+}
+
+/** The text of a result's text parts. Test-only. */
+export function resultText(result: ToolResult): string {
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+    .join('\n');
+}
+
+/** Processes (not zombies) whose process group is `pgid`, from /proc. Test-only, Linux. */
+export function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const state = procState(Number(entry));
+    if (state !== undefined && state.pgrp === pgid && state.state !== 'Z')
+      members.push(Number(entry));
+  }
+  return members;
+}
+
+/** True when `pid` exists and is not a zombie. Test-only, Linux. */
+export function isAlive(pid: number): boolean {
+  const state = procState(pid);
+  return state !== undefined && state.state !== 'Z';
+}
+
+function procState(pid: number): { state: string; pgrp: number } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0] ?? '', pgrp: Number(rest[2]) };
+  } catch {
+    return undefined;
+  }
+}

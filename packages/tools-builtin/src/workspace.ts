@@ -1,0 +1,194 @@
+import * as fs from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
+import * as path from 'node:path';
+import { ToolError } from '@agent/core';
+
+/**
+ * The file-system operations the file tools use, a subset of `node:fs/promises`. Inject a
+ * different implementation (e.g. to count calls or simulate failures); defaults to Node's.
+ */
+export type FileSystemOperations = Pick<
+  typeof fsPromises,
+  | 'lstat'
+  | 'stat'
+  | 'realpath'
+  | 'readlink'
+  | 'readdir'
+  | 'open'
+  | 'mkdir'
+  | 'rename'
+  | 'unlink'
+  | 'chmod'
+  | 'readFile'
+  | 'writeFile'
+>;
+
+/** Node's own `fs/promises`, the default {@link FileSystemOperations}. */
+export const nodeFileSystem: FileSystemOperations = fsPromises;
+
+const maxSymlinkHops = 40;
+
+/** True when `child` is `parent` or lies below it, compared by path segments (not string prefix). */
+export function isPathInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  if (relative === '') return true;
+  if (path.isAbsolute(relative)) return false;
+  const first = relative.split(path.sep)[0];
+  return first !== '..';
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The real path of `target` (absolute): symlinks followed, including dangling ones and the
+ * parents of a file that does not exist yet, so a path can be confined before it is created.
+ */
+export async function resolveRealPath(
+  target: string,
+  fsOps: FileSystemOperations = nodeFileSystem,
+  hops = 0,
+): Promise<string> {
+  if (hops > maxSymlinkHops) throw new ToolError(`Too many levels of symbolic links: ${target}`);
+  try {
+    return await fsOps.realpath(target);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  let linkTarget: string | undefined;
+  try {
+    const info = await fsOps.lstat(target);
+    if (info.isSymbolicLink()) linkTarget = await fsOps.readlink(target);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  const parent = path.dirname(target);
+  if (linkTarget !== undefined) {
+    // A dangling link: where a write would land is where the link points.
+    return resolveRealPath(path.resolve(parent, linkTarget), fsOps, hops + 1);
+  }
+  if (parent === target) return target;
+  const realParent = await resolveRealPath(parent, fsOps, hops + 1);
+  return path.join(realParent, path.basename(target));
+}
+
+/** Synchronous {@link resolveRealPath} with Node's `fs`, for `resourceKey` (which must be sync). */
+export function resolveRealPathSync(target: string, hops = 0): string {
+  if (hops > maxSymlinkHops) return target;
+  try {
+    return fs.realpathSync(target);
+  } catch (error) {
+    if (!isMissing(error)) return target;
+  }
+  let linkTarget: string | undefined;
+  try {
+    const info = fs.lstatSync(target);
+    if (info.isSymbolicLink()) linkTarget = fs.readlinkSync(target);
+  } catch {
+    // Missing: resolve through the parent below.
+  }
+  const parent = path.dirname(target);
+  if (linkTarget !== undefined)
+    return resolveRealPathSync(path.resolve(parent, linkTarget), hops + 1);
+  if (parent === target) return target;
+  return path.join(resolveRealPathSync(parent, hops + 1), path.basename(target));
+}
+
+/** Options of a {@link Workspace}. */
+export interface WorkspaceOptions {
+  /** Directory relative paths are resolved against. */
+  cwd: string;
+  /** Directories the file tools may touch [`[cwd]`]. Symlinks in them are resolved once, lazily. */
+  roots?: readonly string[];
+  /** Extra directories read-only tools (read_file, list_files, glob, search) may read, e.g. where bash saves large output. */
+  readOnlyRoots?: readonly string[];
+  /** File-system operations [node:fs/promises]. */
+  fs?: FileSystemOperations;
+}
+
+/** Whether a path is resolved to be read or written: writes are confined to `roots` only. */
+export type PathAccess = 'read' | 'write';
+
+/**
+ * The directories file tools are confined to. Every path is resolved to its real path
+ * (symlinks followed) and must lie inside one of the roots' real paths.
+ */
+export class Workspace {
+  /** Directory relative paths are resolved against (absolute). */
+  readonly cwd: string;
+  /** The configured roots, absolute but not yet resolved. */
+  readonly roots: readonly string[];
+  /** Extra directories read-only tools may read, absolute. */
+  readonly readOnlyRoots: readonly string[];
+  /** File-system operations in use. */
+  readonly fs: FileSystemOperations;
+  #realRoots: Promise<string[]> | undefined;
+  #realReadRoots: Promise<string[]> | undefined;
+  #realRootsSync: string[] | undefined;
+  #realCwd: string | undefined;
+
+  constructor(options: WorkspaceOptions) {
+    this.cwd = path.resolve(options.cwd);
+    this.roots = (options.roots ?? [this.cwd]).map((root) => path.resolve(this.cwd, root));
+    this.readOnlyRoots = (options.readOnlyRoots ?? []).map((root) => path.resolve(this.cwd, root));
+    this.fs = options.fs ?? nodeFileSystem;
+  }
+
+  /** The real paths of the roots (for `write`) or of the roots and read-only roots (for `read`). */
+  realRoots(access: PathAccess = 'write'): Promise<string[]> {
+    this.#realRoots ??= Promise.all(this.roots.map((root) => resolveRealPath(root, this.fs)));
+    if (access === 'write' || this.readOnlyRoots.length === 0) return this.#realRoots;
+    this.#realReadRoots ??= Promise.all([
+      this.#realRoots,
+      ...this.readOnlyRoots.map(async (root) => [await resolveRealPath(root, this.fs)]),
+    ]).then((lists) => lists.flat());
+    return this.#realReadRoots;
+  }
+
+  /** The absolute path `input` names (not resolved through symlinks); `~` is not expanded. */
+  absolute(input: string): string {
+    return path.resolve(this.cwd, input);
+  }
+
+  /**
+   * The real path of `input`, or a `denied` ToolError when it lies outside every root
+   * (for `read`, read-only roots count too). `toolName` is used in the error.
+   */
+  async resolve(input: string, access: PathAccess, toolName?: string): Promise<string> {
+    if (input.includes('\0')) {
+      throw new ToolError('Path contains a NUL byte', {
+        kind: 'invalid-args',
+        ...(toolName === undefined ? {} : { toolName }),
+      });
+    }
+    const real = await resolveRealPath(this.absolute(input), this.fs);
+    const roots = await this.realRoots(access);
+    if (!roots.some((root) => isPathInside(root, real))) {
+      throw new ToolError(
+        `Permission denied: ${input} resolves to ${real}, outside the workspace (${roots.join(', ')})`,
+        { kind: 'denied', ...(toolName === undefined ? {} : { toolName }) },
+      );
+    }
+    return real;
+  }
+
+  /** Synchronous best-effort real path of `input` (for resource keys); never throws. */
+  resolveSync(input: string): string {
+    return resolveRealPathSync(this.absolute(input));
+  }
+
+  /** True when `real` (already resolved) lies inside a root; uses roots resolved synchronously. */
+  containsSync(real: string): boolean {
+    this.#realRootsSync ??= this.roots.map((root) => resolveRealPathSync(root));
+    return this.#realRootsSync.some((root) => isPathInside(root, real));
+  }
+
+  /** `real` relative to cwd when inside it, else absolute: how tools show paths to the model. */
+  display(real: string): string {
+    this.#realCwd ??= resolveRealPathSync(this.cwd);
+    if (!isPathInside(this.#realCwd, real)) return real;
+    return path.relative(this.#realCwd, real) || '.';
+  }
+}
