@@ -18,6 +18,7 @@ export type {
   ToolCallInfo,
 } from './agent-options.js';
 export { applyStreamEvent } from './assistant-stream.js';
+export { isConnectionFailure } from './connection-errors.js';
 export {
   type DefinedTool,
   type DefineToolConfig,
@@ -57,6 +58,7 @@ export {
   type UserMessage,
   userMessage,
 } from './messages.js';
+export { findModelByPrefix, type ModelInfo, type ModelPricing, withCost } from './model-pricing.js';
 export type {
   Provider,
   ProviderRequest,

@@ -152,3 +152,47 @@ describe('retry helpers', () => {
     await expect(delay).rejects.toThrow('stop');
   });
 });
+
+describe('provider helpers', () => {
+  it('computes cost from prices per million tokens', async () => {
+    const { withCost } = await import('./model-pricing.js');
+    const usage = {
+      input: 1_000_000,
+      output: 500_000,
+      cacheRead: 2_000_000,
+      cacheWrite: 0,
+      totalTokens: 3_500_000,
+    };
+    expect(
+      withCost(usage, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }).cost,
+    ).toEqual({
+      input: 3,
+      output: 7.5,
+      cacheRead: 0.6,
+      cacheWrite: 0,
+      total: 11.1,
+    });
+    expect(withCost(usage, undefined)).toBe(usage);
+  });
+
+  it('finds models by exact id or the longest dated prefix', async () => {
+    const { findModelByPrefix } = await import('./model-pricing.js');
+    const catalogue = [{ id: 'claude-sonnet-4' }, { id: 'claude-sonnet-4-5' }];
+    expect(findModelByPrefix(catalogue, 'claude-sonnet-4-5-20250929')?.id).toBe(
+      'claude-sonnet-4-5',
+    );
+    expect(findModelByPrefix(catalogue, 'claude-sonnet-4')?.id).toBe('claude-sonnet-4');
+    expect(findModelByPrefix(catalogue, 'claude-sonnet-40')).toBeUndefined();
+  });
+
+  it('recognises connection failures through causes', async () => {
+    const { isConnectionFailure } = await import('./connection-errors.js');
+    expect(isConnectionFailure(new TypeError('terminated'))).toBe(true);
+    expect(
+      isConnectionFailure(
+        new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }),
+      ),
+    ).toBe(true);
+    expect(isConnectionFailure(new Error('bad request'))).toBe(false);
+  });
+});

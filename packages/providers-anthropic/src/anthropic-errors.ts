@@ -1,34 +1,5 @@
-import { errorMessage, isRetryableStatus, ProviderError } from '@agent/core';
+import { errorMessage, isConnectionFailure, isRetryableStatus, ProviderError } from '@agent/core';
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-
-const resetCodes = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** True when the error (or one of its causes) is a dropped or refused connection. */
-export function isConnectionFailure(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && resetCodes.has(code)) return true;
-    if (
-      typeof message === 'string' &&
-      /^(terminated|fetch failed|other side closed)$/i.test(message)
-    )
-      return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 // Errors that arrive inside the SSE stream carry a type but no HTTP status.
 const statusOfErrorType: Record<string, number> = {

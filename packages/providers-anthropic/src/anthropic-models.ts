@@ -1,4 +1,4 @@
-import type { Usage } from '@agent/core';
+import { findModelByPrefix, type Usage, withCost } from '@agent/core';
 
 /** What we know about one model: limits in tokens, prices in US dollars per million tokens. */
 export interface AnthropicModelInfo {
@@ -39,26 +39,10 @@ function model(
 
 /** The catalogue entry of a model id (exact, else the longest id prefix), or `undefined` when unknown. */
 export function findAnthropicModel(id: string): AnthropicModelInfo | undefined {
-  let best: AnthropicModelInfo | undefined;
-  for (const entry of anthropicModels) {
-    if (id === entry.id) return entry;
-    if (id.startsWith(`${entry.id}-`) && (best === undefined || entry.id.length > best.id.length))
-      best = entry;
-  }
-  return best;
+  return findModelByPrefix(anthropicModels, id);
 }
 
 /** Fills `usage.cost` (US dollars) from the model's prices; leaves it unset for unknown models. */
 export function withAnthropicCost(usage: Usage, modelId: string): Usage {
-  const info = findAnthropicModel(modelId);
-  if (info === undefined) return usage;
-  const perToken = (price: number, tokens: number) => (price * tokens) / 1_000_000;
-  const input = perToken(info.pricing.input, usage.input);
-  const output = perToken(info.pricing.output, usage.output);
-  const cacheRead = perToken(info.pricing.cacheRead, usage.cacheRead);
-  const cacheWrite = perToken(info.pricing.cacheWrite, usage.cacheWrite);
-  return {
-    ...usage,
-    cost: { input, output, cacheRead, cacheWrite, total: input + output + cacheRead + cacheWrite },
-  };
+  return withCost(usage, findAnthropicModel(modelId)?.pricing);
 }

@@ -1,4 +1,4 @@
-export { isConnectionFailure, toProviderError } from './anthropic-errors.js';
+export { toProviderError } from './anthropic-errors.js';
 export { parseToolArguments, toAnthropicMessages } from './anthropic-messages.js';
 export {
   type AnthropicModelInfo,

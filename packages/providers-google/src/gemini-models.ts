@@ -1,4 +1,4 @@
-import type { Usage } from '@agent/core';
+import { findModelByPrefix, type Usage, withCost } from '@agent/core';
 
 /** What we know about one model: limits in tokens, prices in US dollars per million tokens. */
 export interface GeminiModelInfo {
@@ -48,27 +48,13 @@ function model(
 
 /** The catalogue entry of a model id (`models/` prefix allowed), or `undefined` when unknown. */
 export function findGeminiModel(id: string): GeminiModelInfo | undefined {
-  const bare = id.startsWith('models/') ? id.slice('models/'.length) : id;
-  let best: GeminiModelInfo | undefined;
-  for (const entry of geminiModels) {
-    if (bare === entry.id) return entry;
-    if (bare.startsWith(`${entry.id}-`) && (best === undefined || entry.id.length > best.id.length))
-      best = entry;
-  }
-  return best;
+  return findModelByPrefix(
+    geminiModels,
+    id.startsWith('models/') ? id.slice('models/'.length) : id,
+  );
 }
 
 /** Fills `usage.cost` (US dollars) from the model's prices; leaves it unset for unknown models. */
 export function withGeminiCost(usage: Usage, modelId: string): Usage {
-  const info = findGeminiModel(modelId);
-  if (info === undefined) return usage;
-  const perToken = (price: number, tokens: number) => (price * tokens) / 1_000_000;
-  const input = perToken(info.pricing.input, usage.input);
-  const output = perToken(info.pricing.output, usage.output);
-  const cacheRead = perToken(info.pricing.cacheRead, usage.cacheRead);
-  const cacheWrite = perToken(info.pricing.cacheWrite, usage.cacheWrite);
-  return {
-    ...usage,
-    cost: { input, output, cacheRead, cacheWrite, total: input + output + cacheRead + cacheWrite },
-  };
+  return withCost(usage, findGeminiModel(modelId)?.pricing);
 }

@@ -1,4 +1,4 @@
-export { isConnectionFailure, toProviderError } from './gemini-errors.js';
+export { toProviderError } from './gemini-errors.js';
 export { parseToolArguments, skipThoughtSignature, toGeminiContents } from './gemini-messages.js';
 export {
   findGeminiModel,

@@ -1,4 +1,4 @@
-import { errorMessage, isRetryableStatus, ProviderError } from '@agent/core';
+import { errorMessage, isConnectionFailure, isRetryableStatus, ProviderError } from '@agent/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 /** Error codes in a mid-stream `error` event that mean "try again". */
@@ -7,18 +7,6 @@ const retryableStreamCodes = new Set([
   'rate_limit_exceeded',
   'overloaded',
   'service_unavailable',
-]);
-
-/** Network failures of Node's fetch (undici) that a new connection may fix. */
-const resetCodes = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 /** Headers of an HTTP error, for `retry-after`. */
@@ -76,7 +64,7 @@ export function toProviderError(error: unknown, provider: string): ProviderError
       cause: error,
     });
   }
-  if (isNetworkReset(error)) {
+  if (isConnectionFailure(error)) {
     return new ProviderError(
       `${label(provider)} connection lost mid-stream: ${describeNetworkError(error)}`,
       { provider, isRetryable: true, cause: error },
@@ -104,22 +92,6 @@ function vendorMessageOf(body: unknown): string | undefined {
     if (typeof message === 'string') return message;
   }
   return undefined;
-}
-
-function isNetworkReset(error: unknown): boolean {
-  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
-    if (typeof current !== 'object' || current === null) return false;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && resetCodes.has(code)) return true;
-    // undici reports a body cut mid-way as `TypeError: terminated`.
-    if (
-      current instanceof TypeError &&
-      /terminated|fetch failed|other side closed/i.test(current.message)
-    )
-      return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 function describeNetworkError(error: unknown): string {

@@ -1,0 +1,31 @@
+const connectionFailureCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * True when an error (or one of its causes, five levels deep) is a dropped or refused
+ * connection: Node and undici error codes, and fetch's `terminated` / `fetch failed`.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && connectionFailureCodes.has(code)) return true;
+    if (
+      typeof message === 'string' &&
+      /^(terminated|fetch failed|other side closed)$/i.test(message)
+    )
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
