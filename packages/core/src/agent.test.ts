@@ -901,3 +901,55 @@ describe('Agent: conversations and the result budget', () => {
     expect(late).toEqual([]);
   });
 });
+
+describe('Agent: resuming imperfect conversations', () => {
+  it('answers tool calls a saved conversation left without results before continuing', async () => {
+    const saved: Message[] = [
+      { role: 'user', content: 'go', timestamp: 1 },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'toolCall', id: 'done-1', name: 'echo', arguments: '{"text":"a"}' },
+          { type: 'toolCall', id: 'lost-2', name: 'echo', arguments: '{"text":"b"}' },
+        ],
+        provider: 'scripted',
+        model: 'm',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+        stopReason: 'toolUse',
+        timestamp: 2,
+      },
+      {
+        role: 'toolResult',
+        toolCallId: 'done-1',
+        toolName: 'echo',
+        content: [{ type: 'text', text: 'a' }],
+        isError: false,
+        timestamp: 3,
+      },
+    ];
+    const provider = createScriptedProvider([{ text: 'continuing' }]);
+    const agent = new Agent({ provider, model: 'm', tools: [echo], messages: saved });
+    await agent.run('what happened?').result;
+    const sent = provider.requests[0]?.messages ?? [];
+    expect(sent.map((m) => (m.role === 'toolResult' ? `result:${m.toolCallId}` : m.role))).toEqual([
+      'user',
+      'assistant',
+      'result:done-1',
+      'result:lost-2',
+      'user',
+    ]);
+    expect(resultText(toolResults(agent.messages)[1])).toBe(
+      'Not executed: the conversation was interrupted before this call ran.',
+    );
+  });
+
+  it('sends a message steered while idle as the next user message', async () => {
+    const { agent, provider } = agentWith([{ text: 'ok' }], []);
+    agent.steer('also consider this');
+    await agent.run('main question').result;
+    expect(provider.requests[0]?.messages.map((m) => m.content)).toEqual([
+      'main question',
+      'also consider this',
+    ]);
+  });
+});

@@ -202,7 +202,12 @@ export class Agent {
     await Promise.resolve();
     emit({ type: 'agent-start', runId });
     try {
+      // A conversation saved (or crashed) between a tool call and its result would be rejected
+      // by every provider: answer such calls before anything else is added.
+      for (const message of this.#unansweredToolCallResults()) append(message);
       for (const message of inputs) append(message);
+      // A message steered while the agent was idle is simply the next user message.
+      for (const message of this.#steering.splice(0)) append(message);
       const maxTurns = this.#options.maxTurns ?? defaultMaxTurns;
       outer: while (true) {
         while (true) {
@@ -310,6 +315,26 @@ export class Agent {
     };
     if (error !== undefined) result.error = error;
     return result;
+  }
+
+  #unansweredToolCallResults(): Message[] {
+    const messages = this.#messages;
+    let lastAssistant = -1;
+    for (let index = messages.length - 1; index >= 0; index--) {
+      if (messages[index]?.role === 'assistant') {
+        lastAssistant = index;
+        break;
+      }
+    }
+    const assistant = messages[lastAssistant];
+    if (assistant?.role !== 'assistant') return [];
+    const answered = new Set<string>();
+    for (let index = lastAssistant + 1; index < messages.length; index++) {
+      const message = messages[index];
+      if (message?.role === 'toolResult') answered.add(message.toolCallId);
+    }
+    const missing = toolCallsOf(assistant).filter((call) => !answered.has(call.id));
+    return unexecutedResults(missing, this.tools, 'interrupted');
   }
 
   #request(): ProviderRequest {

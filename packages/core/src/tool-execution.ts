@@ -617,13 +617,17 @@ function quoteRaw(raw: string): string {
   return `${JSON.stringify(raw.slice(0, maxQuotedArgumentChars))} … (${raw.length} characters in all)`;
 }
 
-/** Synthetic results for the calls of an assistant message that failed or was aborted. */
+/** Synthetic results for the calls of an assistant message that failed, was aborted, or whose run was interrupted. */
 export function unexecutedResults(
   calls: readonly ToolCallContent[],
   registry: ToolRegistry,
-  reason: 'error' | 'aborted',
+  reason: 'error' | 'aborted' | 'interrupted',
 ): ToolResultMessage[] {
   const text =
-    reason === 'aborted' ? 'Cancelled' : "Not executed: the model's response ended with an error.";
+    reason === 'aborted'
+      ? 'Cancelled'
+      : reason === 'error'
+        ? "Not executed: the model's response ended with an error."
+        : 'Not executed: the conversation was interrupted before this call ran.';
   return calls.map((call) => synthetic(call, registry.get(call.name), text, 'cancelled').message);
 }
