@@ -953,3 +953,36 @@ describe('Agent: resuming imperfect conversations', () => {
     ]);
   });
 });
+
+describe('Agent: calls cut off by the token limit', () => {
+  it('does not run a last call whose arguments never arrived', async () => {
+    let ran = 0;
+    const noArgs = defineTool({
+      name: 'no_args',
+      description: 'takes nothing',
+      input: z.object({}),
+      execute: async () => {
+        ran++;
+        return 'ran';
+      },
+    });
+    const { agent } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'no_args', arguments: '' },
+            { id: 'b', name: 'no_args', arguments: '' },
+          ],
+          stopReason: 'length',
+        },
+        { text: 'ok' },
+      ],
+      [noArgs],
+    );
+    await runToEnd(agent, 'go');
+    const results = toolResults(agent.messages);
+    expect(resultText(results[0])).toBe('ran');
+    expect(resultText(results[1])).toContain('cut off by the output-token limit');
+    expect(ran).toBe(1);
+  });
+});

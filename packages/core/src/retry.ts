@@ -12,6 +12,11 @@ export interface RetryDelayOptions {
   now?: () => number;
 }
 
+// Only plain non-negative numbers count; `Date.parse` alone would read "-1" or "try 2031" as dates.
+const numericValue = /^\d+(\.\d+)?$/;
+// IMF-fixdate, e.g. `Wed, 21 Oct 2015 07:28:00 GMT` (RFC 9110 §5.6.7).
+const httpDate = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** HTTP statuses worth retrying: 408, 409, 429, every 5xx (incl. Anthropic's 529). */
 export function isRetryableStatus(status: number | undefined): boolean {
   if (status === undefined) return false;
@@ -38,15 +43,19 @@ export function retryDelayMs(
     const record = headers as Record<string, string | undefined>;
     return record[name] ?? record[name.toLowerCase()];
   };
-  const retryAfterMs = Number.parseFloat(read('retry-after-ms') ?? '');
-  if (Number.isFinite(retryAfterMs) && retryAfterMs >= 0)
-    return Math.min(retryAfterMs, maxRetryAfter);
+  const retryAfterMs = read('retry-after-ms')?.trim();
+  if (retryAfterMs !== undefined && numericValue.test(retryAfterMs)) {
+    return Math.min(Number(retryAfterMs), maxRetryAfter);
+  }
   const retryAfter = read('retry-after')?.trim();
-  if (retryAfter !== undefined && retryAfter !== '') {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.min(Number(retryAfter) * 1000, maxRetryAfter);
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date))
-      return Math.min(Math.max(0, date - (options.now ?? Date.now)()), maxRetryAfter);
+  if (retryAfter !== undefined) {
+    if (numericValue.test(retryAfter)) return Math.min(Number(retryAfter) * 1000, maxRetryAfter);
+    if (httpDate.test(retryAfter)) {
+      const date = Date.parse(retryAfter);
+      if (Number.isFinite(date)) {
+        return Math.min(Math.max(0, date - (options.now ?? Date.now)()), maxRetryAfter);
+      }
+    }
   }
   const base = Math.min(
     (options.initialDelayMs ?? 500) * 2 ** attempt,

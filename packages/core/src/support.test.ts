@@ -141,6 +141,11 @@ describe('retry helpers', () => {
     expect(retryDelayMs(0, { 'retry-after': '600' }, fixed)).toBe(60_000);
     expect(retryDelayMs(0, { 'retry-after': 'Thu, 01 Jan 2026 00:00:02 GMT' }, fixed)).toBe(2000);
     expect(retryDelayMs(0, { 'retry-after': 'soon' }, fixed)).toBe(375);
+    expect(retryDelayMs(0, { 'retry-after': '-1' }, fixed)).toBe(375);
+    expect(retryDelayMs(0, { 'retry-after': 'try 2031' }, fixed)).toBe(375);
+    expect(retryDelayMs(0, { 'retry-after-ms': '12abc' }, fixed)).toBe(375);
+    expect(retryDelayMs(0, { 'retry-after-ms': '0', 'retry-after': '5' }, fixed)).toBe(0);
+    expect(retryDelayMs(0, { 'retry-after': '0' }, fixed)).toBe(0);
     expect(retryDelayMs(3, undefined, fixed)).toBe(3000);
     expect(retryDelayMs(10, undefined, { random: () => 0.999 })).toBeLessThanOrEqual(8000);
   });

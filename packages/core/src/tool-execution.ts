@@ -276,7 +276,13 @@ async function prepareCall(
   }
   let args: unknown;
   const raw = call.arguments.trim();
+  const cutOffEmpty =
+    raw === '' &&
+    params.assistant.stopReason === 'length' &&
+    params.calls[params.calls.length - 1] === call;
   try {
+    if (cutOffEmpty)
+      throw new SyntaxError('no argument text arrived before the output-token limit');
     args = raw === '' ? {} : JSON.parse(raw);
   } catch (error) {
     const cutOff =
