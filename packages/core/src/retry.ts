@@ -14,8 +14,9 @@ export interface RetryDelayOptions {
 
 // Only plain non-negative numbers count; `Date.parse` alone would read "-1" or "try 2031" as dates.
 const numericValue = /^\d+(\.\d+)?$/;
-// IMF-fixdate, e.g. `Wed, 21 Oct 2015 07:28:00 GMT` (RFC 9110 §5.6.7).
-const httpDate = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms recipients must accept.
+const httpDate =
+  /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
 
 /** HTTP statuses worth retrying: 408, 409, 429, every 5xx (incl. Anthropic's 529). */
 export function isRetryableStatus(status: number | undefined): boolean {

@@ -146,6 +146,9 @@ describe('retry helpers', () => {
     expect(retryDelayMs(0, { 'retry-after-ms': '12abc' }, fixed)).toBe(375);
     expect(retryDelayMs(0, { 'retry-after-ms': '0', 'retry-after': '5' }, fixed)).toBe(0);
     expect(retryDelayMs(0, { 'retry-after': '0' }, fixed)).toBe(0);
+    expect(retryDelayMs(0, { 'retry-after': 'Thursday, 01-Jan-26 00:00:03 GMT' }, fixed)).toBe(
+      3000,
+    );
     expect(retryDelayMs(3, undefined, fixed)).toBe(3000);
     expect(retryDelayMs(10, undefined, { random: () => 0.999 })).toBeLessThanOrEqual(8000);
   });
