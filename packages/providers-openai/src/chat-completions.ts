@@ -72,7 +72,8 @@ function chatToolChoice(
 /**
  * The conversation in Chat Completions form. Thinking blocks are not sent (the API takes no
  * reasoning back); tool results keep their order; images in tool results, which a `tool`
- * message cannot carry, follow in one user message after the results.
+ * message cannot carry, follow in one user message after the results, each introduced by the
+ * call it came from.
  */
 export function toChatMessages(request: ProviderRequest): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
@@ -81,10 +82,7 @@ export function toChatMessages(request: ProviderRequest): ChatCompletionMessageP
   let pendingImages: ChatCompletionContentPart[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
-    out.push({
-      role: 'user',
-      content: [{ type: 'text', text: 'Images from the tool results above:' }, ...pendingImages],
-    });
+    out.push({ role: 'user', content: pendingImages });
     pendingImages = [];
   };
   for (const message of request.messages) {
@@ -127,8 +125,16 @@ export function toChatMessages(request: ProviderRequest): ChatCompletionMessageP
           tool_call_id: message.toolCallId,
           content: toolResultText(message),
         });
-        for (const block of message.content)
-          if (block.type === 'image') pendingImages.push(toChatPart(block));
+        for (const block of message.content) {
+          if (block.type !== 'image') continue;
+          pendingImages.push(
+            {
+              type: 'text',
+              text: `Image from the result of tool call ${message.toolCallId} (${message.toolName}):`,
+            },
+            toChatPart(block),
+          );
+        }
         break;
       default: {
         const _exhaustive: never = message;
@@ -230,12 +236,26 @@ export class ChatStreamAdapter {
     if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
   }
 
+  /** True once a `finish_reason` arrived. */
+  get finished(): boolean {
+    return this.#finishReason !== undefined;
+  }
+
+  /** The error of a stream that ended before a `finish_reason` (retryable). */
+  unfinishedError(): ProviderError {
+    return new ProviderError('The stream ended before the model finished (no finish_reason)', {
+      isRetryable: true,
+    });
+  }
+
   /** The terminal event once the stream ended; throws when it ended before the model finished. */
   finish(out: StreamEvent[]): StreamEvent {
-    if (this.#finishReason === undefined)
-      throw new ProviderError('The stream ended before the model finished (no finish_reason)', {
-        isRetryable: true,
-      });
+    if (this.#finishReason === undefined) throw this.unfinishedError();
+    // Argument deltas for an index that never got a name: nothing could run them, and a
+    // nameless call sent back next turn costs a 400.
+    const nameless = this.#toolCalls.find((call) => call.name === '');
+    if (nameless !== undefined)
+      throw malformed(`tool call ${nameless.id} has arguments but no name`);
     this.#closeText(out);
     this.#closeThinking(out);
     for (const call of this.#toolCalls) {
@@ -340,11 +360,13 @@ function toUsage(usage: NonNullable<ChatCompletionChunk['usage']>): Usage {
   const prompt = usage.prompt_tokens ?? 0;
   const completion = usage.completion_tokens ?? 0;
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
   return {
-    input: Math.max(0, prompt - cached),
+    // prompt_tokens includes cache reads and writes; reasoning tokens are in completion_tokens.
+    input: Math.max(0, prompt - cached - cacheWrite),
     output: completion,
     cacheRead: cached,
-    cacheWrite: 0,
+    cacheWrite,
     totalTokens: usage.total_tokens ?? prompt + completion,
   };
 }

@@ -1,19 +1,24 @@
 import {
-  abortableDelay,
   type Provider,
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
   type RetryDelayOptions,
-  retryDelayMs,
   type StreamEvent,
 } from '@agent/core';
 import OpenAI, { type ClientOptions } from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { type BuildContext, buildChatRequest, ChatStreamAdapter } from './chat-completions.js';
 import { detectCompatServer, type OpenAICompat, resolveCompat } from './compat.js';
-import { errorHeaders, toProviderError } from './errors.js';
-import { MessageBuilder } from './message-builder.js';
 import { addCost, getOpenAIModel } from './models.js';
+import { openAIStream } from './openai-stream.js';
 import { prepareTools } from './openai-tools.js';
 import { buildResponsesRequest, ResponsesStreamAdapter } from './responses.js';
 
@@ -109,25 +114,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     return client;
   };
 
-  async function* stream(
+  const stream = (
     request: ProviderRequest,
     streamOptions: ProviderStreamOptions = {},
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterable<StreamEvent> => {
     const signal = streamOptions.signal;
-    const builder = new MessageBuilder(id, request.model);
-    const aborted = (cause?: unknown) =>
-      builder.fail('aborted', new ProviderError('Aborted', { provider: id, cause }));
-    const failed = (error: unknown) =>
-      builder.fail('error', withProvider(toProviderError(error, id), id));
-    if (signal?.aborted) {
-      yield aborted(signal.reason);
-      return;
-    }
-    yield { type: 'start', model: request.model, provider: id };
-
-    let context: BuildContext;
-    let body: ReturnType<typeof buildChatRequest> | ReturnType<typeof buildResponsesRequest>;
-    try {
+    const requestOptions = signal === undefined ? { maxRetries: 0 } : { signal, maxRetries: 0 };
+    // Built on the first attempt (inside the stream, so a bad request is an `error` event).
+    let context: BuildContext | undefined;
+    const prepare = (): BuildContext => {
+      if (context !== undefined) return context;
       const tools = prepareTools(request.tools, { strict: compat.strictTools, warn, warned });
       context = {
         compat,
@@ -135,86 +131,40 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
         reasoning: getOpenAIModel(request.model)?.reasoning ?? true,
         providerId: id,
       };
-      body =
-        api === 'chat'
-          ? buildChatRequest(request, context)
-          : buildResponsesRequest(request, context);
-      getClient();
-    } catch (error) {
-      yield failed(error);
-      return;
+      return context;
+    };
+    const common = {
+      providerId: id,
+      model: request.model,
+      signal,
+      maxRetries,
+      retry: options.retry,
+    };
+    if (api === 'chat') {
+      let body: ChatCompletionCreateParamsStreaming | undefined;
+      return openAIStream<ChatCompletionChunk>({
+        ...common,
+        open: async () => {
+          body ??= buildChatRequest(request, prepare());
+          return getClient().chat.completions.create(body, requestOptions);
+        },
+        createAdapter: (builder) =>
+          new ChatStreamAdapter(builder, prepare().tools, request.model, addCost),
+      });
     }
-
-    const out: StreamEvent[] = [];
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const sdk = getClient();
-        const requestOptions = { signal, maxRetries: 0 } as const;
-        if (api === 'chat') {
-          const adapter = new ChatStreamAdapter(builder, context.tools, request.model, addCost);
-          const chunks = await sdk.chat.completions.create(
-            body as ReturnType<typeof buildChatRequest>,
-            requestOptions,
-          );
-          for await (const chunk of chunks) {
-            adapter.handle(chunk, out);
-            for (const event of out) yield event;
-            out.length = 0;
-          }
-          if (signal?.aborted) {
-            yield aborted(signal.reason);
-            return;
-          }
-          const terminal = adapter.finish(out);
-          for (const event of out) yield event;
-          out.length = 0;
-          yield terminal;
-          return;
-        }
-        const adapter = new ResponsesStreamAdapter(builder, context.tools, request.model, addCost, {
+    let body: ResponseCreateParamsStreaming | undefined;
+    return openAIStream<ResponseStreamEvent>({
+      ...common,
+      open: async () => {
+        body ??= buildResponsesRequest(request, prepare());
+        return getClient().responses.create(body, requestOptions);
+      },
+      createAdapter: (builder) =>
+        new ResponsesStreamAdapter(builder, prepare().tools, request.model, addCost, {
           keepReasoningWithoutEncryptedContent: !compat.statelessResponses,
-        });
-        const events = await sdk.responses.create(
-          body as ReturnType<typeof buildResponsesRequest>,
-          requestOptions,
-        );
-        for await (const event of events) {
-          adapter.handle(event, out);
-          for (const streamed of out) yield streamed;
-          out.length = 0;
-        }
-        if (signal?.aborted) {
-          yield aborted(signal.reason);
-          return;
-        }
-        const terminal = adapter.finish(out);
-        for (const event of out) yield event;
-        out.length = 0;
-        yield terminal;
-        return;
-      } catch (error) {
-        // Events of the chunk that failed were applied to the message; flush them so the
-        // error's partial message and the events seen agree.
-        for (const event of out) yield event;
-        out.length = 0;
-        if (signal?.aborted) {
-          yield aborted(signal.reason);
-          return;
-        }
-        const providerError = toProviderError(error, id);
-        if (!providerError.isRetryable || builder.hasOutput || attempt >= maxRetries) {
-          yield builder.fail('error', withProvider(providerError, id));
-          return;
-        }
-        try {
-          await abortableDelay(retryDelayMs(attempt, errorHeaders(error), options.retry), signal);
-        } catch {
-          yield aborted(signal?.reason);
-          return;
-        }
-      }
-    }
-  }
+        }),
+    });
+  };
 
   return {
     id,
@@ -223,17 +173,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     baseURL,
     stream,
   };
-}
-
-function withProvider(error: ProviderError, provider: string): ProviderError {
-  if (error.provider !== undefined) return error;
-  return new ProviderError(error.message, {
-    provider,
-    isRetryable: error.isRetryable,
-    ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }),
-    ...(error.responseBody === undefined ? {} : { responseBody: error.responseBody }),
-    cause: error.cause ?? error,
-  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

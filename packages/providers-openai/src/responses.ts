@@ -169,6 +169,8 @@ function toInputContent(content: UserContent): ResponseInputContent {
 interface ItemState {
   kind: 'text' | 'thinking' | 'toolCall';
   index: number;
+  /** True once the block's end event was emitted. */
+  ended: boolean;
   callId?: string;
   name?: string;
   summaryIndex?: number;
@@ -186,8 +188,10 @@ export class ResponsesStreamAdapter {
   readonly #model: string;
   readonly #addCost: (usage: Usage, model: string) => Usage;
   readonly #keepReasoning: boolean;
-  /** Open blocks by `item_id` (text parts by `item_id:content_index`). */
+  /** Blocks by `item_id` (text parts by `item_id:content_index`). */
   readonly #items = new Map<string, ItemState>();
+  /** Function-call keys by `output_index`, for servers that send no item ids. */
+  readonly #callKeys = new Map<number, string>();
   #terminal: { stop: StopReason; usage: Usage } | undefined;
 
   constructor(
@@ -220,27 +224,32 @@ export class ResponsesStreamAdapter {
         this.#thinking(event.item_id, event.delta, out);
         return;
       case 'response.function_call_arguments.delta': {
-        const state = this.#items.get(event.item_id);
-        if (state?.kind !== 'toolCall')
-          throw malformed(`arguments for unknown item ${event.item_id}`);
+        const state = this.#callState(event.item_id, event.output_index);
+        if (state === undefined)
+          throw malformed(`arguments for unknown item ${event.item_id ?? event.output_index}`);
         this.#builder.appendToolCall(state.index, event.delta, out);
         return;
       }
       case 'response.output_item.added': {
         const item = event.item;
         if (item.type === 'function_call') {
-          const id = item.id ?? `fc_${event.output_index}`;
+          const key = item.id ?? `#${event.output_index}`;
           const callId = item.call_id || generateToolCallId();
           const index = this.#builder.startToolCall(callId, item.name, out);
-          this.#items.set(id, { kind: 'toolCall', index, callId, name: item.name });
+          this.#items.set(key, { kind: 'toolCall', index, ended: false, callId, name: item.name });
+          this.#callKeys.set(event.output_index, key);
           if (item.arguments) this.#builder.appendToolCall(index, item.arguments, out);
         } else if (item.type === 'reasoning') {
-          this.#items.set(item.id, { kind: 'thinking', index: this.#builder.startThinking(out) });
+          this.#items.set(item.id, {
+            kind: 'thinking',
+            index: this.#builder.startThinking(out),
+            ended: false,
+          });
         }
         return;
       }
       case 'response.output_item.done':
-        this.#itemDone(event.item, out);
+        this.#itemDone(event.item, event.output_index, out);
         return;
       case 'response.completed':
       case 'response.incomplete': {
@@ -278,13 +287,45 @@ export class ResponsesStreamAdapter {
     }
   }
 
-  /** The terminal event once the stream ended; throws when it ended before the response completed. */
+  /** True once `response.completed` or `response.incomplete` arrived. */
+  get finished(): boolean {
+    return this.#terminal !== undefined;
+  }
+
+  /** The error of a stream that ended before the response completed (retryable). */
+  unfinishedError(): ProviderError {
+    return new ProviderError('The stream ended before the response completed', {
+      isRetryable: true,
+    });
+  }
+
+  /**
+   * The terminal event once the stream ended; throws when it ended before the response
+   * completed. Blocks still open (an incomplete response stops mid-item) are ended first, so
+   * a call cut by the token limit reaches the loop, which rejects its partial arguments.
+   */
   finish(out: StreamEvent[]): StreamEvent {
     const terminal = this.#terminal;
-    if (terminal === undefined)
-      throw new ProviderError('The stream ended before the response completed', {
-        isRetryable: true,
-      });
+    if (terminal === undefined) throw this.unfinishedError();
+    const open = [...this.#items.values()].filter((state) => !state.ended);
+    for (const state of open.sort((a, b) => a.index - b.index)) {
+      state.ended = true;
+      if (state.kind === 'text') this.#builder.endText(state.index, out);
+      else if (state.kind === 'thinking') this.#builder.endThinking(state.index, out);
+      else
+        this.#builder.endToolCall(
+          state.index,
+          finalToolCall(
+            {
+              id: state.callId ?? generateToolCallId(),
+              name: state.name ?? '',
+              rawArguments: this.#builder.toolCallArguments(state.index),
+            },
+            this.#tools.plans,
+          ),
+          out,
+        );
+    }
     this.#builder.usage(terminal.usage, out);
     return this.#builder.done(terminal.stop);
   }
@@ -293,16 +334,25 @@ export class ResponsesStreamAdapter {
     const key = `${itemId}:${contentIndex}`;
     let state = this.#items.get(key);
     if (state === undefined) {
-      state = { kind: 'text', index: this.#builder.startText(out) };
+      state = { kind: 'text', index: this.#builder.startText(out), ended: false };
       this.#items.set(key, state);
     }
     this.#builder.appendText(state.index, delta, out);
   }
 
+  #callState(itemId: string | undefined, outputIndex: number): ItemState | undefined {
+    let state = itemId === undefined ? undefined : this.#items.get(itemId);
+    if (state === undefined) {
+      const key = this.#callKeys.get(outputIndex);
+      state = key === undefined ? undefined : this.#items.get(key);
+    }
+    return state?.kind === 'toolCall' ? state : undefined;
+  }
+
   #thinking(itemId: string, delta: string, out: StreamEvent[], summaryIndex?: number): void {
     let state = this.#items.get(itemId);
     if (state === undefined) {
-      state = { kind: 'thinking', index: this.#builder.startThinking(out) };
+      state = { kind: 'thinking', index: this.#builder.startThinking(out), ended: false };
       this.#items.set(itemId, state);
     }
     if (summaryIndex !== undefined) {
@@ -315,6 +365,7 @@ export class ResponsesStreamAdapter {
 
   #itemDone(
     item: Extract<ResponseStreamEvent, { type: 'response.output_item.done' }>['item'],
+    outputIndex: number,
     out: StreamEvent[],
   ): void {
     if (item.type === 'message') {
@@ -324,10 +375,11 @@ export class ResponsesStreamAdapter {
         const text = part.type === 'output_text' ? part.text : part.refusal;
         if (state === undefined) {
           // A server that sent no deltas: the whole text arrives here.
-          state = { kind: 'text', index: this.#builder.startText(out) };
+          state = { kind: 'text', index: this.#builder.startText(out), ended: false };
           this.#items.set(key, state);
           this.#builder.appendText(state.index, text, out);
         }
+        state.ended = true;
         this.#builder.endText(state.index, out);
       });
       return;
@@ -335,9 +387,10 @@ export class ResponsesStreamAdapter {
     if (item.type === 'reasoning') {
       let state = this.#items.get(item.id);
       if (state === undefined) {
-        state = { kind: 'thinking', index: this.#builder.startThinking(out) };
+        state = { kind: 'thinking', index: this.#builder.startThinking(out), ended: false };
         this.#items.set(item.id, state);
       }
+      state.ended = true;
       const summary = item.summary.map((part) => part.text).join('\n\n');
       const replayable = typeof item.encrypted_content === 'string' || this.#keepReasoning;
       const signature = replayable
@@ -357,9 +410,10 @@ export class ResponsesStreamAdapter {
       return;
     }
     if (item.type === 'function_call') {
-      const id = item.id ?? '';
-      const state = this.#items.get(id);
-      if (state?.kind !== 'toolCall') throw malformed(`function_call ${id} ended without starting`);
+      const state = this.#callState(item.id, outputIndex);
+      if (state === undefined)
+        throw malformed(`function_call ${item.id ?? outputIndex} ended without starting`);
+      state.ended = true;
       const streamed = this.#builder.toolCallArguments(state.index);
       const rawArguments = typeof item.arguments === 'string' ? item.arguments : streamed;
       this.#builder.endToolCall(

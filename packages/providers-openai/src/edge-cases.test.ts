@@ -1,0 +1,698 @@
+// Edge cases of the wire protocols and of retries, each against a real local server.
+import {
+  Agent,
+  type AssistantMessage,
+  defineTool,
+  type ProviderRequest,
+  retryDelayMs,
+  type StreamEvent,
+} from '@agent/core';
+import { sseEvents, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import { RateLimitError } from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { retryHints } from './openai-stream.js';
+import { collect, errorResponse, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
+
+let server: WireServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const request: ProviderRequest = {
+  model: 'gpt-4o',
+  messages: [{ role: 'user', content: 'hi', timestamp: 0 }],
+};
+
+function terminal(events: StreamEvent[]) {
+  const terminals = events.filter((event) => event.type === 'done' || event.type === 'error');
+  expect(terminals).toHaveLength(1);
+  expect(events.at(-1)).toBe(terminals[0]);
+  return terminals[0] as Extract<StreamEvent, { type: 'done' | 'error' }>;
+}
+
+function doneMessage(events: StreamEvent[]): AssistantMessage {
+  const last = terminal(events);
+  if (last.type !== 'done') throw new Error(`expected done, got error: ${last.error.message}`);
+  return last.message;
+}
+
+const sse = { 'content-type': 'text/event-stream' };
+
+/** A Chat Completions chunk event. */
+function chat(delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) {
+  return {
+    data: {
+      id: 'chatcmpl-edge',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(usage === undefined ? {} : { usage }),
+    },
+  };
+}
+
+function chatUsage(usage: unknown) {
+  return {
+    data: {
+      id: 'chatcmpl-edge',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o',
+      choices: [],
+      usage,
+    },
+  };
+}
+
+/** A Responses API event (the `type` doubles as the SSE event name). */
+function responses(type: string, data: Record<string, unknown>) {
+  return { event: type, data: { type, ...data } };
+}
+
+function responseObject(status: string, extra: Record<string, unknown> = {}) {
+  return {
+    id: 'resp_edge',
+    object: 'response',
+    created_at: 1,
+    status,
+    model: 'gpt-4o',
+    output: [],
+    ...extra,
+  };
+}
+
+describe('retry hints', () => {
+  // Backoff without a usable hint is exactly 200 ms here (random() = 1), so a hint that is
+  // ignored shows as ≈200 ms, a hint read as "now" as ≈0 and one read as a date as the cap.
+  const retry = { initialDelayMs: 200, maxBackoffMs: 200, maxRetryAfterMs: 800, random: () => 1 };
+  const cases: Array<[string, Record<string, string>, number, number]> = [
+    ['retry-after: 0 retries at once', { 'retry-after': '0' }, 0, 150],
+    [
+      'retry-after-ms wins over retry-after',
+      { 'retry-after-ms': '350', 'retry-after': '30' },
+      330,
+      900,
+    ],
+    ['a huge retry-after is capped', { 'retry-after': '86400' }, 780, 1_500],
+    ['a negative retry-after is ignored (backoff)', { 'retry-after': '-1' }, 180, 700],
+    ['a garbage retry-after is ignored (backoff)', { 'retry-after': 'soon' }, 180, 700],
+    ['a garbage retry-after with a year in it is ignored', { 'retry-after': 'try 2031' }, 180, 700],
+    ['a garbage retry-after-ms is ignored', { 'retry-after-ms': '12abc' }, 180, 700],
+  ];
+  it.each(cases)(
+    '%s',
+    async (_name, headers, min, max) => {
+      server = await startWireServer([
+        errorResponse(429, 'slow down', headers),
+        fixtureResponse('chat-final-text.sse'),
+      ]);
+      const events = await collect(openaiAt(server.url, { api: 'chat', retry }).stream(request));
+      doneMessage(events);
+      expect(server.requests).toHaveLength(2);
+      const waited = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+      expect(waited).toBeGreaterThanOrEqual(min);
+      expect(waited).toBeLessThan(max);
+    },
+    10_000,
+  );
+
+  it('an HTTP-date retry-after waits until that date', async () => {
+    const date = 'Wed, 21 Oct 2015 07:28:01 GMT';
+    // The clock says 300 ms before that date.
+    const now = () => Date.parse(date) - 300;
+    server = await startWireServer([
+      errorResponse(503, 'busy', { 'retry-after': date }),
+      fixtureResponse('chat-final-text.sse'),
+    ]);
+    const events = await collect(
+      openaiAt(server.url, { api: 'chat', retry: { ...retry, now } }).stream(request),
+    );
+    doneMessage(events);
+    const waited = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    expect(waited).toBeGreaterThanOrEqual(280);
+    expect(waited).toBeLessThan(800);
+  });
+
+  it('by default a server-requested delay is capped at 60 s; only well-formed hints are kept', () => {
+    const rateLimited = (headers: Record<string, string>) =>
+      new RateLimitError(429, undefined, 'slow down', new Headers(headers));
+    expect(retryDelayMs(0, retryHints(rateLimited({ 'retry-after': '86400' })))).toBe(60_000);
+    expect(retryHints(rateLimited({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }))).toEqual({
+      'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT',
+    });
+    expect(
+      retryHints(rateLimited({ 'retry-after': '-1', 'retry-after-ms': '1e3', 'x-other': '1' })),
+    ).toEqual({});
+    expect(retryHints(new Error('not HTTP'))).toBeUndefined();
+  });
+
+  it('529 is retried like 503', async () => {
+    server = await startWireServer([
+      errorResponse(529, 'Overloaded'),
+      fixtureResponse('chat-final-text.sse'),
+    ]);
+    doneMessage(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('abort', () => {
+  it('an already-aborted signal sends no request', async () => {
+    server = await startWireServer([fixtureResponse('chat-final-text.sse')]);
+    const controller = new AbortController();
+    controller.abort();
+    const event = terminal(
+      await collect(
+        openaiAt(server.url, { api: 'chat' }).stream(request, { signal: controller.signal }),
+      ),
+    );
+    expect(event.type === 'error' && event.reason).toBe('aborted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('abort while the request is in flight (no byte yet) ends aborted and closes the connection', async () => {
+    server = await startWireServer([{ headers: sse, body: [], hangAfterChunks: 0 }]);
+    const controller = new AbortController();
+    const closed = server.nextConnectionClose();
+    const pending = collect(
+      openaiAt(server.url, { api: 'responses' }).stream(request, { signal: controller.signal }),
+    );
+    while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const abortedAt = performance.now();
+    controller.abort();
+    const event = terminal(await pending);
+    expect(performance.now() - abortedAt).toBeLessThan(250);
+    expect(event.type === 'error' && event.reason).toBe('aborted');
+    await closed;
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a consumer that stops early cancels the request', async () => {
+    const chunks = fixtureResponse('chat-final-text.sse').body as string[];
+    server = await startWireServer([{ headers: sse, body: chunks, hangAfterChunks: 3 }]);
+    const closed = server.nextConnectionClose();
+    for await (const event of openaiAt(server.url, { api: 'chat' }).stream(request)) {
+      if (event.type === 'text-delta') break;
+    }
+    await closed;
+    expect(server.closedConnections).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('empty and premature streams', () => {
+  it('a 200 whose stream is empty is retried like a reset', async () => {
+    server = await startWireServer([
+      { headers: sse, body: [] },
+      fixtureResponse('chat-final-text.sse'),
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+    );
+    expect(message.content).toEqual([
+      { type: 'text', text: 'In Paris it is 18°C and sunny; the local time is 14:05.' },
+    ]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a Responses 200 with only [DONE], every time, ends in one retryable error', async () => {
+    server = await startWireServer([{ headers: sse, body: ['data: [DONE]\n\n'] }]);
+    const event = terminal(
+      await collect(openaiAt(server.url, { api: 'responses', maxRetries: 1 }).stream(request)),
+    );
+    expect(event.type === 'error' && event.error.message).toMatch(/ended before/);
+    expect(event.type === 'error' && event.error.provider).toBe('openai');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a retryable response.failed before any content is retried', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          responses('response.created', { response: responseObject('in_progress') }),
+          responses('response.failed', {
+            response: responseObject('failed', {
+              error: { code: 'server_error', message: 'The server had an error' },
+            }),
+          }),
+        ]),
+      },
+      fixtureResponse('responses-final-text.sse'),
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'responses' }).stream(request)),
+    );
+    expect(message.stopReason).toBe('stop');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a Responses stream cut mid tool call is an error and the call never runs', async () => {
+    const chunks = fixtureResponse('responses-tool-calls.sse').body as string[];
+    // Everything up to the second argument delta of get_weather, then the socket is destroyed.
+    const cut = chunks.findIndex((chunk) => chunk.includes('"delta":"ty'));
+    expect(cut).toBeGreaterThan(0);
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: [...chunks.slice(0, cut + 1), ': ping\n\n', 'x'],
+        // The delay lets each event reach the client before the socket is destroyed.
+        chunkDelayMs: 2,
+        cutAfterChunks: cut + 2,
+      },
+    ]);
+    const executed: string[] = [];
+    const weather = defineTool({
+      name: 'get_weather',
+      description: 'w',
+      input: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        executed.push(city);
+        return 'sunny';
+      },
+    });
+    const result = await new Agent({
+      provider: openaiAt(server.url, { api: 'responses' }),
+      model: 'o4-mini',
+      tools: [weather],
+    }).run('Weather?').result;
+    expect(result.stopReason).toBe('error');
+    expect(result.error).toMatch(/connection lost mid-stream/);
+    expect(executed).toEqual([]);
+    expect(server.requests).toHaveLength(1); // content had arrived: no retry
+  });
+});
+
+describe('Chat Completions tool calls', () => {
+  it('a stream cut after one complete call (valid JSON) runs neither call', async () => {
+    const chunks = fixtureResponse('chat-tool-calls.sse').body as string[];
+    // Up to get_time's start: get_weather's arguments are complete JSON by then.
+    const cut = chunks.findIndex((chunk) => chunk.includes('"name":"get_time"'));
+    expect(cut).toBeGreaterThan(0);
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: [...chunks.slice(0, cut + 1), ': ping\n\n', 'x'],
+        chunkDelayMs: 2,
+        cutAfterChunks: cut + 2,
+      },
+    ]);
+    const { tools, executed } = weatherTools();
+    const result = await new Agent({
+      provider: openaiAt(server.url, { api: 'chat' }),
+      model: 'gpt-4o',
+      tools,
+    }).run('Weather?').result;
+    expect(result.stopReason).toBe('error');
+    const first = result.messages[1] as AssistantMessage;
+    // The complete call is in the partial message, yet nothing runs.
+    expect(first.content.find((block) => block.type === 'toolCall')).toMatchObject({
+      name: 'get_weather',
+      arguments: '{"city":"Paris","unit":null}',
+    });
+    expect(executed).toEqual([]);
+    const results = result.messages.filter((message) => message.role === 'toolResult');
+    expect(results.map((message) => message.role === 'toolResult' && message.isError)).toEqual([
+      true,
+      true,
+    ]);
+  });
+
+  it('parallel tool calls interleaved by index stay apart', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          chat({ role: 'assistant', content: null }),
+          chat({
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_a',
+                type: 'function',
+                function: { name: 'get_time', arguments: '' },
+              },
+            ],
+          }),
+          chat({
+            tool_calls: [
+              {
+                index: 1,
+                id: 'call_b',
+                type: 'function',
+                function: { name: 'get_time', arguments: '{"time' },
+              },
+            ],
+          }),
+          chat({ tool_calls: [{ index: 0, function: { arguments: '{"timezone":' } }] }),
+          chat({ tool_calls: [{ index: 1, function: { arguments: 'zone":"UTC"}' } }] }),
+          chat({ tool_calls: [{ index: 0, function: { arguments: '"Europe/Paris"}' } }] }),
+          chat({}, 'tool_calls'),
+          { data: '[DONE]' },
+        ]),
+      },
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+    );
+    expect(message.stopReason).toBe('toolUse');
+    expect(message.content).toEqual([
+      {
+        type: 'toolCall',
+        id: 'call_a',
+        name: 'get_time',
+        arguments: '{"timezone":"Europe/Paris"}',
+      },
+      { type: 'toolCall', id: 'call_b', name: 'get_time', arguments: '{"timezone":"UTC"}' },
+    ]);
+  });
+
+  it('argument deltas for an index that was never started (no name) are a clear error', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          chat({ role: 'assistant', content: 'Checking.' }),
+          chat({ tool_calls: [{ index: 3, function: { arguments: '{"timezone":"UTC"}' } }] }),
+          chat({}, 'tool_calls'),
+          { data: '[DONE]' },
+        ]),
+      },
+    ]);
+    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    expect(event.type).toBe('error');
+    if (event.type !== 'error') return;
+    expect(event.error.message).toMatch(/Malformed Chat Completions chunk: .*no name/);
+    expect(event.error.isRetryable).toBe(false);
+    // What arrived is kept.
+    expect(event.message.content[0]).toEqual({ type: 'text', text: 'Checking.' });
+  });
+
+  it('a length finish mid tool call reaches the loop as invalid-args and is not executed', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          chat({
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_cut',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Par' },
+              },
+            ],
+          }),
+          chat({}, 'length'),
+          { data: '[DONE]' },
+        ]),
+      },
+      {
+        headers: sse,
+        body: sseEvents([chat({ content: 'Sorry.' }), chat({}, 'stop'), { data: '[DONE]' }]),
+      },
+    ]);
+    const executed: string[] = [];
+    const weather = defineTool({
+      name: 'get_weather',
+      description: 'w',
+      input: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        executed.push(city);
+        return 'sunny';
+      },
+    });
+    const result = await new Agent({
+      provider: openaiAt(server.url, { api: 'chat' }),
+      model: 'gpt-4o',
+      tools: [weather],
+    }).run('Weather?').result;
+    expect(executed).toEqual([]);
+    const first = result.messages[1] as AssistantMessage;
+    expect(first.stopReason).toBe('length');
+    const toolResult = result.messages[2];
+    expect(toolResult?.role).toBe('toolResult');
+    if (toolResult?.role !== 'toolResult') return;
+    expect(toolResult.isError).toBe(true);
+    expect(JSON.stringify(toolResult.content)).toMatch(/Invalid arguments.*cut off/);
+  });
+});
+
+describe('Responses API edge cases', () => {
+  const functionCall = (id: string | undefined, args: string) => ({
+    ...(id === undefined ? {} : { id }),
+    type: 'function_call',
+    status: 'in_progress',
+    arguments: args,
+    call_id: 'call_r1',
+    name: 'get_weather',
+  });
+
+  it('an incomplete response (max_output_tokens) mid function call ends the call and reaches the loop as invalid-args', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          responses('response.created', { response: responseObject('in_progress') }),
+          responses('response.output_item.added', {
+            output_index: 0,
+            item: functionCall('fc_1', ''),
+          }),
+          responses('response.function_call_arguments.delta', {
+            item_id: 'fc_1',
+            output_index: 0,
+            delta: '{"city":"Par',
+          }),
+          responses('response.incomplete', {
+            response: responseObject('incomplete', {
+              incomplete_details: { reason: 'max_output_tokens' },
+              usage: {
+                input_tokens: 10,
+                input_tokens_details: { cached_tokens: 0 },
+                output_tokens: 5,
+                output_tokens_details: { reasoning_tokens: 0 },
+                total_tokens: 15,
+              },
+            }),
+          }),
+        ]),
+      },
+      fixtureResponse('responses-final-text.sse'),
+    ]);
+    const executed: string[] = [];
+    const seen: StreamEvent[] = [];
+    const weather = defineTool({
+      name: 'get_weather',
+      description: 'w',
+      input: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        executed.push(city);
+        return 'sunny';
+      },
+    });
+    const agent = new Agent({
+      provider: openaiAt(server.url, { api: 'responses' }),
+      model: 'gpt-4o',
+      tools: [weather],
+    });
+    agent.subscribe((event) => {
+      if (event.type === 'message-update') seen.push(event.event);
+    });
+    const result = await agent.run('Weather?').result;
+    expect(executed).toEqual([]);
+    // The call was closed with a tool-call-end, like every started call.
+    expect(seen.filter((event) => event.type === 'tool-call-end')).toHaveLength(1);
+    const first = result.messages[1] as AssistantMessage;
+    expect(first.stopReason).toBe('length');
+    const toolResult = result.messages[2];
+    expect(toolResult?.role === 'toolResult' && toolResult.isError).toBe(true);
+    expect(JSON.stringify(toolResult)).toMatch(/Invalid arguments.*cut off/);
+  });
+
+  it('function calls without item ids still stream and end', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          responses('response.output_item.added', {
+            output_index: 0,
+            item: functionCall(undefined, ''),
+          }),
+          responses('response.function_call_arguments.delta', {
+            output_index: 0,
+            delta: '{"city":"Paris"}',
+          }),
+          responses('response.output_item.done', {
+            output_index: 0,
+            item: { ...functionCall(undefined, '{"city":"Paris"}'), status: 'completed' },
+          }),
+          responses('response.completed', { response: responseObject('completed') }),
+        ]),
+      },
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'responses' }).stream(request)),
+    );
+    expect(message.stopReason).toBe('toolUse');
+    expect(message.content).toEqual([
+      { type: 'toolCall', id: 'call_r1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    ]);
+  });
+});
+
+describe('usage', () => {
+  it('Chat Completions: cached and cache-write tokens are split out, reasoning tokens count as output', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          chat({ role: 'assistant', content: 'ok' }),
+          chat({}, 'stop'),
+          chatUsage({
+            prompt_tokens: 1000,
+            completion_tokens: 300,
+            total_tokens: 1300,
+            prompt_tokens_details: { cached_tokens: 600, cache_write_tokens: 100 },
+            completion_tokens_details: { reasoning_tokens: 250 },
+          }),
+          { data: '[DONE]' },
+        ]),
+      },
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream({ ...request, model: 'gpt-4o' })),
+    );
+    expect(message.usage).toMatchObject({
+      input: 300,
+      cacheRead: 600,
+      cacheWrite: 100,
+      output: 300,
+      totalTokens: 1300,
+    });
+    expect(message.usage.cost?.total).toBeCloseTo(
+      (300 * 2.5 + 600 * 1.25 + 100 * 2.5 + 300 * 10) / 1e6,
+      12,
+    );
+  });
+
+  it('Responses API: cached, cache-write and reasoning tokens', async () => {
+    server = await startWireServer([
+      {
+        headers: sse,
+        body: sseEvents([
+          responses('response.output_text.delta', {
+            item_id: 'msg_1',
+            output_index: 0,
+            content_index: 0,
+            delta: 'ok',
+          }),
+          responses('response.completed', {
+            response: responseObject('completed', {
+              usage: {
+                input_tokens: 1000,
+                input_tokens_details: { cached_tokens: 600, cache_write_tokens: 100 },
+                output_tokens: 300,
+                output_tokens_details: { reasoning_tokens: 250 },
+                total_tokens: 1300,
+              },
+            }),
+          }),
+        ]),
+      },
+    ]);
+    const message = doneMessage(
+      await collect(openaiAt(server.url, { api: 'responses' }).stream(request)),
+    );
+    expect(message.usage).toMatchObject({
+      input: 300,
+      cacheRead: 600,
+      cacheWrite: 100,
+      output: 300,
+      totalTokens: 1300,
+    });
+  });
+});
+
+describe('images in tool results', () => {
+  const withImage: ProviderRequest = {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'user', content: 'Screenshot?', timestamp: 0 },
+      {
+        role: 'assistant',
+        provider: 'openai',
+        model: 'gpt-4o',
+        stopReason: 'toolUse',
+        timestamp: 0,
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+        content: [
+          { type: 'toolCall', id: 'call_1', name: 'screenshot', arguments: '{}' },
+          { type: 'toolCall', id: 'call_2', name: 'screenshot', arguments: '{}' },
+        ],
+      },
+      {
+        role: 'toolResult',
+        toolCallId: 'call_1',
+        toolName: 'screenshot',
+        isError: false,
+        timestamp: 0,
+        content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      },
+      {
+        role: 'toolResult',
+        toolCallId: 'call_2',
+        toolName: 'screenshot',
+        isError: false,
+        timestamp: 0,
+        content: [
+          { type: 'text', text: 'second' },
+          { type: 'image', data: 'BBBB', mimeType: 'image/jpeg' },
+        ],
+      },
+    ],
+  };
+
+  it('Chat Completions: tool messages carry text only; the images follow in one user message, labelled by call', async () => {
+    server = await startWireServer([fixtureResponse('chat-final-text.sse')]);
+    doneMessage(await collect(openaiAt(server.url, { api: 'chat' }).stream(withImage)));
+    const messages =
+      (server.requests[0]?.json as { messages: unknown[] } | undefined)?.messages ?? [];
+    expect(messages.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_1', content: '(see the attached image)' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'second' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Image from the result of tool call call_1 (screenshot):' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'text', text: 'Image from the result of tool call call_2 (screenshot):' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,BBBB' } },
+        ],
+      },
+    ]);
+  });
+
+  it('Responses API: images go inside function_call_output', async () => {
+    server = await startWireServer([fixtureResponse('responses-final-text.sse')]);
+    doneMessage(await collect(openaiAt(server.url, { api: 'responses' }).stream(withImage)));
+    const input = (server.requests[0]?.json as { input: unknown[] } | undefined)?.input ?? [];
+    expect(input.slice(3)).toEqual([
+      {
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [{ type: 'input_image', detail: 'auto', image_url: 'data:image/png;base64,AAAA' }],
+      },
+      {
+        type: 'function_call_output',
+        call_id: 'call_2',
+        output: [
+          { type: 'input_text', text: 'second' },
+          { type: 'input_image', detail: 'auto', image_url: 'data:image/jpeg;base64,BBBB' },
+        ],
+      },
+    ]);
+  });
+});
