@@ -3,6 +3,9 @@ import * as path from 'node:path';
 import { errorCode } from './file-tool-options.js';
 import type { FileSystemOperations } from './workspace.js';
 
+/** Bytes of the target's name kept in the temp file's name (`.<stem>.<12 hex>.tmp` ≤ 255). */
+const maxStemBytes = 200;
+
 /** What {@link atomicWrite} did. */
 export interface AtomicWriteResult {
   /** True when the file did not exist before. */
@@ -20,6 +23,10 @@ export async function atomicWrite(
   fsOps: FileSystemOperations,
   target: string,
   data: string | Uint8Array,
+  options: {
+    /** Called with the temp file's descriptor before anything is written; throw to give up (the temp file is removed). */
+    verify?: (fd: number) => Promise<void>;
+  } = {},
 ): Promise<AtomicWriteResult> {
   const directory = path.dirname(target);
   let mode = 0o666 & ~process.umask();
@@ -34,13 +41,14 @@ export async function atomicWrite(
     if (errorCode(error) !== 'ENOENT') throw error;
     await fsOps.mkdir(directory, { recursive: true });
   }
-  const temp = path.join(
-    directory,
-    `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`,
-  );
+  // Keep the temp name within NAME_MAX (255 bytes) however long the target's name is.
+  let stem = path.basename(target);
+  while (Buffer.byteLength(stem) > maxStemBytes) stem = stem.slice(0, -1);
+  const temp = path.join(directory, `.${stem}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fsOps.open(temp, 'wx', mode);
   try {
     try {
+      await options.verify?.(handle.fd);
       await handle.writeFile(data);
       await handle.sync();
     } finally {

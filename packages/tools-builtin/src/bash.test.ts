@@ -151,6 +151,62 @@ describe('bash', () => {
     expect(process.resourceUsage().maxRSS * 1024).toBeLessThan(400 * 1024 * 1024);
   }, 60_000);
 
+  it('reports an exit by any signal as 128 + n, as a shell does', async () => {
+    const bash = tool();
+    const usr1 = await bash.execute({ command: 'kill -USR1 $$' }, testContext());
+    expect(usr1.details).toMatchObject({ exitCode: 138, signal: 'SIGUSR1' });
+    expect(resultText(usr1)).toBe('Exit code: 138 (signal SIGUSR1)\n(no output)');
+    const segv = await bash.execute({ command: 'echo partial; kill -SEGV $$' }, testContext());
+    expect(segv.details).toMatchObject({ exitCode: 139, signal: 'SIGSEGV' });
+    expect(resultText(segv)).toBe('partial\nExit code: 139 (signal SIGSEGV)');
+  });
+
+  it('handles a closed stdout, output without a final newline and stderr-only output', async () => {
+    const bash = tool();
+    const closed = await bash.execute({ command: 'exec >&-; echo err >&2; exit 4' }, testContext());
+    expect(resultText(closed)).toBe('[stderr]\nerr\nExit code: 4');
+    const bare = await bash.execute({ command: 'printf abc' }, testContext());
+    expect(resultText(bare)).toBe('abc\nExit code: 0');
+    expect(bare.details?.stdout).toBe('abc');
+  });
+
+  it('ends a background job left in the group at once, not after init reaps it or the grace ends', async () => {
+    // Orphans are reaped by init, which in containers can take a second or more; a zombie of
+    // the group must not count as alive, or every such call waits the whole grace period.
+    const bash = tool({ killGraceMs: 4000 });
+    const started = Date.now();
+    const result = await bash.execute(
+      { command: 'echo PID=$$; (sleep 30) & echo done' },
+      testContext(),
+    );
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(result.details?.exitCode).toBe(0);
+    expect(liveGroupMembers(numbers(resultText(result))[0] ?? 0)).toEqual([]);
+  });
+
+  it('keeps the event loop alive while it waits for a group to die (a script cannot exit under the call)', async () => {
+    const bash = tool({ updateIntervalMs: 0, killGraceMs: 800 });
+    const activeTimeouts = () =>
+      process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    // Sampled the same way as below: after an awaited timer has fired.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const baseline = activeTimeouts();
+    let settled = false;
+    // The job ignores SIGTERM, so the kill waits the grace period after the shell has exited.
+    const running = bash
+      .execute({ command: "(trap '' TERM; exec sleep 30) & echo started" }, testContext())
+      .finally(() => {
+        settled = true;
+      });
+    let most = 0;
+    while (!settled) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (!settled) most = Math.max(most, activeTimeouts());
+    }
+    expect((await running).details?.exitCode).toBe(0);
+    expect(most).toBeGreaterThan(baseline);
+  });
+
   it('replaces invalid UTF-8 with U+FFFD', async () => {
     const bash = tool();
     const result = await bash.execute({ command: "printf 'a\\377\\376b\\n'" }, testContext());

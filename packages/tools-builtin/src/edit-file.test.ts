@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Agent, parallel, type ToolResultMessage } from '@agent/core';
@@ -108,6 +109,54 @@ describe('edit_file', () => {
     ).rejects.toThrow(/not valid UTF-8/);
     expect(fs.readFileSync(file('bad.txt'))).toEqual(Buffer.from([0x61, 0xff, 0x0a]));
   });
+
+  it('replace_all replaces every occurrence, even more than 10,000, and lists lines briefly', async () => {
+    fs.writeFileSync(file('many.txt'), 'x\n'.repeat(12_000));
+    const result = await edit().execute(
+      { path: 'many.txt', old_string: 'x', new_string: 'y', replace_all: true },
+      testContext(),
+    );
+    expect(fs.readFileSync(file('many.txt'), 'utf8')).toBe('y\n'.repeat(12_000));
+    expect(result.details?.lines).toHaveLength(12_000);
+    expect(resultText(result)).toMatch(
+      /^Edited many\.txt: replaced 12000 occurrences \(lines 1, 2, .*, 20 and 11980 more\)\.$/,
+    );
+  });
+
+  it('stays linear with many matches on one long line (replacement with newlines)', async () => {
+    // 400,000 matches on one 800 kB line: scanning to the line's end per match took over 9 s.
+    fs.writeFileSync(file('long.txt'), `${'ab'.repeat(400_000)}\n`);
+    await edit().execute(
+      { path: 'long.txt', old_string: 'a', new_string: '\n', replace_all: true },
+      testContext(),
+    );
+    expect(fs.readFileSync(file('long.txt'), 'utf8')).toBe(`${'\nb'.repeat(400_000)}\n`);
+  }, 5000);
+
+  it('edits and writes files whose names are near the 255-byte limit', async () => {
+    const name = `${'n'.repeat(250)}.txt`;
+    const written = await createWriteFileTool({ cwd: dir }).execute(
+      { path: name, content: 'old\n' },
+      testContext(),
+    );
+    expect(resultText(written)).toContain('Created');
+    await edit().execute({ path: name, old_string: 'old', new_string: 'new' }, testContext());
+    expect(fs.readFileSync(file(name), 'utf8')).toBe('new\n');
+    expect(fs.readdirSync(dir)).toEqual([name]);
+  });
+
+  it('refuses a FIFO at once instead of blocking on it', async () => {
+    execFileSync('mkfifo', [file('pipe')]);
+    try {
+      await expect(
+        edit().execute({ path: 'pipe', old_string: 'a', new_string: 'b' }, testContext()),
+      ).rejects.toThrow('pipe is not a regular file');
+    } finally {
+      try {
+        fs.closeSync(fs.openSync(file('pipe'), fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+      } catch {}
+    }
+  }, 3000);
 
   it('applies 20 parallel edits of one file through the agent loop; none lost, no partial reads', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `slot-${i}: ${'.'.repeat(2000)}`);

@@ -73,14 +73,25 @@ function countBelow(sorted: readonly number[], value: number): number {
   return low;
 }
 
-function lineOf(view: string, index: number): number {
+/** 1-based line of each index of `ascending`, in one pass over the text. */
+function linesOf(view: string, ascending: readonly number[]): number[] {
+  const lines: number[] = [];
   let line = 1;
-  let at = view.indexOf('\n');
-  while (at !== -1 && at < index) {
-    line++;
-    at = view.indexOf('\n', at + 1);
+  let newline = view.indexOf('\n');
+  for (const index of ascending) {
+    while (newline !== -1 && newline < index) {
+      line++;
+      newline = view.indexOf('\n', newline + 1);
+    }
+    lines.push(line);
   }
-  return line;
+  return lines;
+}
+
+/** Line numbers for a message: the first 20, then how many more. */
+function listLines(lines: readonly number[]): string {
+  if (lines.length <= 20) return lines.join(', ');
+  return `${lines.slice(0, 20).join(', ')} and ${lines.length - 20} more`;
 }
 
 function bigrams(text: string): Map<string, number> {
@@ -160,21 +171,24 @@ export function applyEdit(
   const file = toEditable(bytes, shown);
   const { view, crlf } = file;
   const matches: number[] = [];
+  // Every match (overlapping ones too) when replacing all; enough to report otherwise.
+  const wanted = edit.replaceAll === true ? Number.POSITIVE_INFINITY : 1_000;
   for (let at = view.indexOf(needle); at !== -1; at = view.indexOf(needle, at + 1)) {
     matches.push(at);
-    if (matches.length > 10_000) break;
+    if (matches.length >= wanted) break;
   }
   if (matches.length === 0) throw new ToolError(notFoundMessage(view, needle, shown));
-  const lines = matches.map((at) => lineOf(view, at));
+  const lines = linesOf(view, matches);
   const overlapping = matches.some((at, i) => i > 0 && at < (matches[i - 1] ?? 0) + needle.length);
   if (matches.length > 1 && edit.replaceAll !== true) {
+    const count = matches.length >= wanted ? `at least ${wanted}` : `${matches.length}`;
     throw new ToolError(
-      `old_string matches ${matches.length} times in ${shown} (at lines ${lines.join(', ')})${overlapping ? ', some overlapping' : ''}. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.`,
+      `old_string matches ${count} times in ${shown} (at lines ${listLines(lines)})${overlapping ? ', some overlapping' : ''}. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.`,
     );
   }
   if (overlapping) {
     throw new ToolError(
-      `old_string matches overlapping text in ${shown} (at lines ${lines.join(', ')}); replace_all cannot decide which to replace. Make old_string more specific.`,
+      `old_string matches overlapping text in ${shown} (at lines ${listLines(lines)}); replace_all cannot decide which to replace. Make old_string more specific.`,
     );
   }
   const crlfCount = crlf.length;
@@ -187,16 +201,26 @@ export function applyEdit(
 
   let output = '';
   let cursor = 0;
+  // Linear in the file however many matches (replace_all of a short string on a long line):
+  // newlines are only looked for when the replacement has some, from a cursor that only advances.
+  const needleHasNewline = needle.includes('\n');
+  const replacementHasNewline = replacement.includes('\n');
+  let nextNewline = -2; // the first '\n' at or after the last `end` (-1: none); -2: not looked yet
   for (const at of matches) {
     const end = at + needle.length;
-    const endings: string[] = [];
-    for (let i = view.indexOf('\n', at); i !== -1 && i < end; i = view.indexOf('\n', i + 1)) {
-      endings.push(endingAt(i));
+    let replaced = replacement;
+    if (replacementHasNewline) {
+      const endings: string[] = [];
+      if (needleHasNewline) {
+        for (let i = view.indexOf('\n', at); i !== -1 && i < end; i = view.indexOf('\n', i + 1))
+          endings.push(endingAt(i));
+      }
+      if (nextNewline === -2 || (nextNewline !== -1 && nextNewline < end))
+        nextNewline = view.indexOf('\n', end);
+      const siteEnding = endings.at(-1) ?? (nextNewline === -1 ? dominant : endingAt(nextNewline));
+      let index = 0;
+      replaced = replacement.replace(/\n/g, () => endings[index++] ?? siteEnding);
     }
-    const next = view.indexOf('\n', end);
-    const siteEnding = endings.at(-1) ?? (next === -1 ? dominant : endingAt(next));
-    let index = 0;
-    const replaced = replacement.replace(/\n/g, () => endings[index++] ?? siteEnding);
     output += text.slice(cursor, toText(at)) + replaced;
     cursor = toText(end);
   }
@@ -205,17 +229,41 @@ export function applyEdit(
   return { bytes: file.hasBom ? Buffer.concat([bom, encoded]) : encoded, lines };
 }
 
+/** `atomicWrite` options that re-check the temp file's real path against the write roots. */
+function verifyIn(workspace: Workspace, toolName: string) {
+  return { verify: (fd: number) => workspace.verifyOpened(fd, 'write', toolName) };
+}
+
 /** Edits of one file by this process run one at a time, even outside an agent loop. */
 const editLocks = new ResourceLocks();
 
-async function readForEdit(workspace: Workspace, real: string, shown: string): Promise<Buffer> {
+/** Reads a regular file for editing, opened the race-checked way (see `Workspace.openForRead`). */
+async function readForEdit(
+  workspace: Workspace,
+  real: string,
+  shown: string,
+  toolName: string,
+): Promise<Buffer> {
+  let handle: Awaited<ReturnType<Workspace['openForRead']>>;
   try {
-    return await workspace.fs.readFile(real);
+    handle = await workspace.openForRead(real, 'write', toolName);
   } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
     if (errorCode(error) === 'ENOENT')
       throw new ToolError(`File not found: ${shown}. Use write_file to create it.`);
-    if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
     throw new ToolError(`Cannot read ${shown}: ${String(error)}`, { cause: error });
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new ToolError(`${shown} is a directory`);
+    if (!stats.isFile())
+      throw new ToolError(`${shown} is not a regular file (a FIFO, socket or device)`);
+    return await handle.readFile();
+  } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
+    throw new ToolError(`Cannot read ${shown}: ${String(error)}`, { cause: error });
+  } finally {
+    await handle.close();
   }
 }
 
@@ -273,7 +321,7 @@ export function createEditFileTool(
       const shown = workspace.display(real);
       const release = await editLocks.acquire(real, ctx.signal);
       try {
-        const before = await readForEdit(workspace, real, shown);
+        const before = await readForEdit(workspace, real, shown, 'edit_file');
         const outcome = applyEdit(
           before,
           {
@@ -283,13 +331,13 @@ export function createEditFileTool(
           },
           shown,
         );
-        await atomicWrite(workspace.fs, real, outcome.bytes);
+        await atomicWrite(workspace.fs, real, outcome.bytes, verifyIn(workspace, 'edit_file'));
         const count = outcome.lines.length;
         return {
           content: [
             {
               type: 'text',
-              text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'} (line${count === 1 ? '' : 's'} ${outcome.lines.join(', ')}).`,
+              text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'} (line${count === 1 ? '' : 's'} ${listLines(outcome.lines)}).`,
             },
           ],
           details: { path: real, lines: outcome.lines },
@@ -383,7 +431,12 @@ export function createTextEditorTool(
       const release = await editLocks.acquire(real, ctx.signal);
       try {
         if (args.command === 'create') {
-          const outcome = await atomicWrite(workspace.fs, real, args.file_text ?? '');
+          const outcome = await atomicWrite(
+            workspace.fs,
+            real,
+            args.file_text ?? '',
+            verifyIn(workspace, 'text_editor'),
+          );
           return {
             content: [
               { type: 'text', text: `${outcome.created ? 'Created' : 'Overwrote'} ${shown}.` },
@@ -391,14 +444,14 @@ export function createTextEditorTool(
             details: { path: real, lines: [], created: outcome.created },
           };
         }
-        const before = await readForEdit(workspace, real, shown);
+        const before = await readForEdit(workspace, real, shown, 'text_editor');
         if (args.command === 'str_replace') {
           const outcome = applyEdit(
             before,
             { oldString: args.old_str ?? '', newString: args.new_str ?? '' },
             shown,
           );
-          await atomicWrite(workspace.fs, real, outcome.bytes);
+          await atomicWrite(workspace.fs, real, outcome.bytes, verifyIn(workspace, 'text_editor'));
           return {
             content: [
               { type: 'text', text: `Edited ${shown} at line ${outcome.lines.join(', ')}.` },
@@ -446,6 +499,7 @@ export function createTextEditorTool(
           workspace.fs,
           real,
           file.hasBom ? Buffer.concat([bom, encoded]) : encoded,
+          verifyIn(workspace, 'text_editor'),
         );
         return {
           content: [

@@ -5,6 +5,9 @@ import * as z from 'zod';
 import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
+/** Entries a pattern listing walks at most before it stops (a huge or deep tree cannot stall it). */
+const maxScannedEntries = 100_000;
+
 /** Options of {@link createListFilesTool}. */
 export interface ListFilesToolOptions extends FileToolOptions {
   /** Entry names skipped below the listed path [defaultSkippedDirectories]. */
@@ -73,6 +76,7 @@ export function createListFilesTool(
           : picomatch(args.pattern, { dot: true, basename: !args.pattern.includes('/') });
       const entries: WalkEntry[] = [];
       let truncated = false;
+      let scanned = 0;
       for await (const entry of walk({
         root,
         fs: workspace.fs,
@@ -80,6 +84,11 @@ export function createListFilesTool(
         maxDepth: args.depth ?? 2,
         signal: ctx.signal,
       })) {
+        // With a pattern the tree is walked to find matches: bound that walk too.
+        if (++scanned > maxScannedEntries) {
+          truncated = true;
+          break;
+        }
         if (matcher !== undefined && (entry.isDirectory || !matcher(entry.relative))) {
           if (entry.isDirectory) entries.push(entry);
           continue;
@@ -120,7 +129,10 @@ export function createListFilesTool(
           ? `${header}\n(empty${matcher ? ' or nothing matches' : ''})`
           : `${header}\n${lines.join('\n')}`;
       if (truncated)
-        text += `\n[Listing truncated at ${maxEntries} entries; list a subdirectory or lower depth.]`;
+        text +=
+          scanned > maxScannedEntries
+            ? `\n[Listing stopped after scanning ${maxScannedEntries} entries; list a subdirectory or lower depth.]`
+            : `\n[Listing truncated at ${maxEntries} entries; list a subdirectory or lower depth.]`;
       return {
         content: [{ type: 'text', text }],
         details: { root, entries: kept.length, truncated },

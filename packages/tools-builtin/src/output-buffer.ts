@@ -29,15 +29,19 @@ export interface OutputSnapshot {
 
 /**
  * Bounded memory for a stream of any size: keeps the first `headBytes` and the last
- * `tailBytes`; once the output outgrows both, writes the whole of it to a spill file
- * (with backpressure: `write` returns false until the file catches up).
+ * `tailBytes` (a ring buffer, so a chunk costs at most one copy of `tailBytes`); once the output
+ * outgrows both, writes the whole of it to a spill file (with backpressure: `write` returns false
+ * until the file catches up). Chunks are handed to the spill file as they are: do not modify a
+ * chunk after writing it.
  */
 export class OutputBuffer {
   readonly #options: OutputBufferOptions;
-  readonly #head: Buffer[] = [];
+  readonly #head: Buffer;
   #headLength = 0;
-  readonly #tail: Buffer[] = [];
-  #tailLength = 0;
+  /** The last bytes after the head, a ring: `#ringEnd` is where the next byte goes. */
+  readonly #ring: Buffer;
+  #ringEnd = 0;
+  #ringLength = 0;
   #total = 0;
   #file: fs.WriteStream | undefined;
   #spillPath: string | undefined;
@@ -45,6 +49,8 @@ export class OutputBuffer {
 
   constructor(options: OutputBufferOptions) {
     this.#options = options;
+    this.#head = Buffer.allocUnsafe(Math.max(0, options.headBytes));
+    this.#ring = Buffer.allocUnsafe(Math.max(0, options.tailBytes));
   }
 
   /** Total bytes written so far. */
@@ -58,34 +64,50 @@ export class OutputBuffer {
   }
 
   /** Adds a chunk; returns false when the caller should wait for `drain()` before writing more. */
-  write(chunk: Buffer): boolean {
+  write(chunk: Uint8Array): boolean {
     if (chunk.length === 0) return true;
     this.#total += chunk.length;
-    const spilling = this.#file !== undefined;
-    let ok = true;
-    if (spilling) ok = this.#file?.write(chunk) ?? true;
     let rest = chunk;
-    if (this.#headLength < this.#options.headBytes) {
-      const take = Math.min(this.#options.headBytes - this.#headLength, rest.length);
-      this.#head.push(Buffer.from(rest.subarray(0, take)));
+    if (this.#headLength < this.#head.length) {
+      const take = Math.min(this.#head.length - this.#headLength, rest.length);
+      this.#head.set(rest.subarray(0, take), this.#headLength);
       this.#headLength += take;
       rest = rest.subarray(take);
     }
-    if (rest.length === 0) return ok;
-    // Copy: the caller may reuse its buffer, and a slice would pin a whole pooled chunk.
-    this.#tail.push(Buffer.from(rest));
-    this.#tailLength += rest.length;
-    if (!spilling && this.#spillError === undefined && this.#tailLength > this.#options.tailBytes) {
-      // Nothing was dropped yet: head and tail together are the whole output so far.
-      ok = this.#startSpill();
-    }
-    while (
-      this.#tail.length > 1 &&
-      this.#tailLength - (this.#tail[0]?.length ?? 0) >= this.#options.tailBytes
+    let ok = true;
+    if (this.#file !== undefined) {
+      ok = this.#file.write(chunk);
+    } else if (
+      this.#spillError === undefined &&
+      this.#ringLength + rest.length > this.#ring.length
     ) {
-      this.#tailLength -= this.#tail.shift()?.length ?? 0;
+      // Nothing was dropped yet: head, ring and this chunk are the whole output so far.
+      ok = this.#startSpill(chunk);
     }
+    if (rest.length > 0) this.#pushTail(rest);
     return ok;
+  }
+
+  /** Copies the last bytes of `bytes` into the ring. */
+  #pushTail(bytes: Uint8Array): void {
+    const ring = this.#ring;
+    const size = ring.length;
+    if (size === 0) return;
+    const kept = bytes.length > size ? bytes.subarray(bytes.length - size) : bytes;
+    const first = Math.min(kept.length, size - this.#ringEnd);
+    ring.set(kept.subarray(0, first), this.#ringEnd);
+    if (first < kept.length) ring.set(kept.subarray(first), 0);
+    this.#ringEnd = (this.#ringEnd + kept.length) % size;
+    this.#ringLength = Math.min(size, this.#ringLength + kept.length);
+  }
+
+  /** The ring's bytes in order (a copy). */
+  #tailBytes(): Buffer {
+    const size = this.#ring.length;
+    const start = (this.#ringEnd - this.#ringLength + size) % (size || 1);
+    if (start + this.#ringLength <= size)
+      return Buffer.from(this.#ring.subarray(start, start + this.#ringLength));
+    return Buffer.concat([this.#ring.subarray(start), this.#ring.subarray(0, this.#ringEnd)]);
   }
 
   /** Resolves when the spill file has taken what was written (at once when there is none). */
@@ -105,7 +127,8 @@ export class OutputBuffer {
     });
   }
 
-  #startSpill(): boolean {
+  /** Opens the spill file with everything so far: the older head, the ring, then `chunk`. */
+  #startSpill(chunk: Uint8Array): boolean {
     try {
       fs.mkdirSync(this.#options.spillDir, { recursive: true });
       const file = path.join(
@@ -121,9 +144,11 @@ export class OutputBuffer {
       stream.on('error', (error) => {
         this.#spillError = error;
       });
-      let ok = true;
-      for (const part of this.#head) ok = stream.write(part);
-      for (const part of this.#tail) ok = stream.write(part);
+      // The head as it was before `chunk` (whose first bytes may have just gone into it).
+      const headBefore = this.#total - chunk.length - this.#ringLength;
+      if (headBefore > 0) stream.write(Buffer.from(this.#head.subarray(0, headBefore)));
+      if (this.#ringLength > 0) stream.write(this.#tailBytes());
+      const ok = stream.write(chunk);
       this.#file = stream;
       this.#spillPath = file;
       return ok;
@@ -145,16 +170,15 @@ export class OutputBuffer {
 
   /** The last `maxBytes` of output, decoded (for progress updates). */
   preview(maxBytes: number): string {
-    const parts = this.#total > this.#headLength ? this.#tail : this.#head;
-    const joined = Buffer.concat(parts);
+    const joined =
+      this.#ringLength > 0 ? this.#tailBytes() : this.#head.subarray(0, this.#headLength);
     return decode(joined.subarray(Math.max(0, joined.length - maxBytes)));
   }
 
   /** Head and tail as text, with a marker for what was left out. */
   snapshot(): OutputSnapshot {
-    const head = Buffer.concat(this.#head);
-    const tailAll = Buffer.concat(this.#tail);
-    const tail = tailAll.subarray(Math.max(0, tailAll.length - this.#options.tailBytes));
+    const head = this.#head.subarray(0, this.#headLength);
+    const tail = this.#tailBytes();
     const kept = head.length + tail.length;
     const truncated = kept < this.#total;
     const snapshot: OutputSnapshot = {
@@ -167,14 +191,37 @@ export class OutputBuffer {
       snapshot.text = decode(Buffer.concat([head, tail]));
       return snapshot;
     }
-    const omitted = this.#total - kept;
+    // Cut at character boundaries so a split UTF-8 sequence does not show as U+FFFD.
+    const headEnd = utf8BoundaryBefore(head, head.length);
+    const tailStart = utf8BoundaryAfter(tail, 0);
+    const omitted = this.#total - headEnd - (tail.length - tailStart);
     const where =
       this.#spillPath !== undefined
         ? `full output saved to ${this.#spillPath}`
         : `full output could not be saved${this.#spillError ? `: ${this.#spillError.message}` : ''}`;
-    snapshot.text = `${decode(head)}\n\n[... ${omitted.toLocaleString('en-US')} bytes omitted of ${this.#total.toLocaleString('en-US')}; ${where} ...]\n\n${decode(tail)}`;
+    snapshot.text = `${decode(head.subarray(0, headEnd))}\n\n[... ${omitted.toLocaleString('en-US')} bytes omitted of ${this.#total.toLocaleString('en-US')}; ${where} ...]\n\n${decode(tail.subarray(tailStart))}`;
     return snapshot;
   }
+}
+
+const isContinuation = (byte: number | undefined) =>
+  byte !== undefined && byte >= 0x80 && byte < 0xc0;
+
+/** The end index at or before `end` that does not split a UTF-8 sequence (within 3 bytes). */
+function utf8BoundaryBefore(bytes: Uint8Array, end: number): number {
+  let lead = end - 1;
+  while (lead > 0 && lead > end - 4 && isContinuation(bytes[lead])) lead--;
+  const first = bytes[lead];
+  if (first === undefined || first < 0xc0) return end;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : 2;
+  return lead + length > end ? lead : end;
+}
+
+/** The first index at or after `start` that is not a UTF-8 continuation byte (within 3 bytes). */
+function utf8BoundaryAfter(bytes: Uint8Array, start: number): number {
+  let at = start;
+  while (at < bytes.length && at < start + 3 && isContinuation(bytes[at])) at++;
+  return at;
 }
 
 /** UTF-8 decode where invalid bytes become U+FFFD (never throws). */

@@ -1,5 +1,6 @@
 import type { ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import type { OutputBuffer } from './output-buffer.js';
 
 /** The process operations bash uses; inject to observe or replace them. Defaults to Node's. */
@@ -53,7 +54,6 @@ export interface ProcessGroupHandle {
   kill(reason: 'timeout' | 'abort' | 'request'): Promise<void>;
 }
 
-const signalNumbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 /** After the shell exits, how long output may stay silent before stdio is closed by force. */
 const drainIdleMs = 200;
 /** After the shell exits, the longest we keep reading pipes a descendant still writes to. */
@@ -62,27 +62,65 @@ const drainMaxMs = 2_000;
 /** Environment variable carrying the run marker. */
 export const markerVariable = 'AGENT_TOOLS_BUILTIN_RUN';
 
-/** True when some process of group `pid` still exists (zombies count until reaped). */
+/**
+ * True when some process of group `pid` still runs. A zombie does not count where `/proc` tells
+ * (Linux): orphans are reaped by init, which in containers may take a second or more, and
+ * waiting for that would stretch every kill to the full grace period.
+ */
 export function groupAlive(ops: ProcessOperations, pid: number): boolean {
   try {
     ops.kill(-pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return procGroupRunning(pid) ?? true;
+}
+
+/** Linux: whether `pid` exists and is not a zombie (false without `/proc`). */
+function processRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Linux: whether a non-zombie process of group `pgid` exists; undefined without `/proc`. */
+function procGroupRunning(pgid: number): boolean | undefined {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // Gone meanwhile.
+    }
+    // `pid (comm) state ppid pgrp …`; comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }
 
 /**
  * Linux only, best effort: SIGKILLs processes whose environment carries `marker` — descendants
  * that left the group with `setsid` or `setpgid`. A no-op where `/proc` is missing.
  */
-export function killMarkedProcesses(ops: ProcessOperations, marker: string): number {
-  let killed = 0;
+export function killMarkedProcesses(ops: ProcessOperations, marker: string): number[] {
+  const killed: number[] = [];
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
-    return 0;
+    return killed;
   }
   const needle = `${markerVariable}=${marker}\0`;
   for (const entry of entries) {
@@ -93,7 +131,7 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
       const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
       if (environ.includes(needle)) {
         ops.kill(pid, 'SIGKILL');
-        killed++;
+        killed.push(pid);
       }
     } catch {
       // Gone, or not ours to read.
@@ -102,8 +140,9 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
   return killed;
 }
 
+/** A wait that keeps the event loop alive: a pending call must not let a script's process exit under it. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
@@ -171,7 +210,10 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
           // Already gone.
         }
       }
-      killMarkedProcesses(ops, options.marker);
+      // SIGKILL is delivered asynchronously: wait (briefly) until the escapees are gone too.
+      const escaped = killMarkedProcesses(ops, options.marker);
+      const escapedDeadline = Date.now() + 1_000;
+      while (escaped.some(processRunning) && Date.now() < escapedDeadline) await sleep(10);
     })();
     return killing;
   };
@@ -223,7 +265,8 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
     options.signal?.removeEventListener('abort', onAbort);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
-    const signalNumber = exit.signal === null ? undefined : signalNumbers[exit.signal];
+    // Every signal, as a shell reports it: 128 + n (SIGSEGV → 139, SIGPIPE → 141).
+    const signalNumber = exit.signal === null ? undefined : os.constants.signals[exit.signal];
     const outcome: ProcessOutcome = {
       exitCode: exit.code ?? (signalNumber === undefined ? null : 128 + signalNumber),
       signal: exit.signal,

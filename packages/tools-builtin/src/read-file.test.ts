@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -117,6 +118,21 @@ describe('read_file', () => {
     );
     expect(readFileCalls).toBe(0);
   });
+
+  it('refuses a FIFO at once instead of blocking on it', async () => {
+    const fifo = path.join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      await expect(tool().execute({ path: 'pipe' }, testContext())).rejects.toThrow(
+        'pipe is not a regular file (a FIFO, socket or device); it is not read.',
+      );
+    } finally {
+      // Were an open blocked on the FIFO, this would release it (it succeeds only with a reader).
+      try {
+        fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+      } catch {}
+    }
+  }, 3000);
 
   it('reports missing files, directories and offsets past the end', async () => {
     await expect(tool().execute({ path: 'nope.txt' }, testContext())).rejects.toThrow(

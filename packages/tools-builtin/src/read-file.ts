@@ -77,9 +77,10 @@ export function createReadFileTool(
       const shown = workspace.display(real);
       let handle: Awaited<ReturnType<typeof workspace.fs.open>>;
       try {
-        handle = await workspace.fs.open(real, 'r');
+        handle = await workspace.openForRead(real, 'read', 'read_file');
       } catch (error) {
         const code = errorCode(error);
+        if (ToolError.isInstance(error)) throw error;
         if (code === 'ENOENT') throw new ToolError(`File not found: ${shown}`);
         if (code === 'EISDIR')
           throw new ToolError(`${shown} is a directory; use list_files to see its entries.`);
@@ -89,6 +90,10 @@ export function createReadFileTool(
         const stats = await handle.stat();
         if (stats.isDirectory())
           throw new ToolError(`${shown} is a directory; use list_files to see its entries.`);
+        if (!stats.isFile())
+          throw new ToolError(
+            `${shown} is not a regular file (a FIFO, socket or device); it is not read.`,
+          );
         const size = stats.size;
         const sample = Buffer.alloc(Math.min(8192, Math.max(size, 0)) || 8192);
         const { bytesRead } = await handle.read(sample, 0, sample.length, 0);

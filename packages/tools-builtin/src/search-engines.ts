@@ -340,7 +340,10 @@ async function searchFile(
     const before: SearchLine[] = [];
     let afterLeft = 0;
     let lineNumber = 1;
-    let carry: Buffer = Buffer.alloc(0);
+    // The unfinished line: parts joined only once its newline (or the end) arrives, so a file
+    // that is one huge line costs linear time, not a copy of everything so far per read.
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
     let position = 0;
     let first = true;
     const buffer = Buffer.allocUnsafe(readChunkBytes);
@@ -370,20 +373,26 @@ async function searchFile(
       const { bytesRead } = await handle.read(buffer, 0, readChunkBytes, position);
       const end = bytesRead === 0;
       position += bytesRead;
-      let data =
-        carry.length > 0
-          ? Buffer.concat([carry, buffer.subarray(0, bytesRead)])
-          : buffer.subarray(0, bytesRead);
+      let fresh = buffer.subarray(0, bytesRead);
       if (first) {
         first = false;
-        if (data.subarray(0, binaryProbeBytes).includes(0)) return undefined;
-        if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
-      } else if (data.includes(0)) {
+        if (fresh.subarray(0, binaryProbeBytes).includes(0)) return undefined;
+        if (fresh[0] === 0xef && fresh[1] === 0xbb && fresh[2] === 0xbf) fresh = fresh.subarray(3);
+      } else if (fresh.includes(0)) {
         break; // Binary from here on: stop, keeping what was found (as ripgrep does).
       }
-      const cut = end ? data.length : data.lastIndexOf(10) + 1;
+      const lastNewline = fresh.lastIndexOf(10);
+      if (!end && lastNewline === -1) {
+        carry.push(Buffer.from(fresh));
+        carryBytes += fresh.length;
+        continue;
+      }
+      const data =
+        carryBytes > 0 ? Buffer.concat([...carry, fresh], carryBytes + fresh.length) : fresh;
+      const cut = end ? data.length : carryBytes + lastNewline + 1;
       const complete = data.subarray(0, cut);
-      carry = Buffer.from(data.subarray(cut));
+      carry = cut < data.length ? [Buffer.from(data.subarray(cut))] : [];
+      carryBytes = data.length - cut;
       if (complete.length > 0) {
         let text = decode(complete);
         if (text.endsWith('\n')) text = text.slice(0, -1);

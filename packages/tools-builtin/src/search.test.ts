@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGlobTool } from './glob.js';
@@ -107,6 +108,44 @@ describe('search', () => {
     const result = await typescript().execute({ pattern: '--needle' }, testContext());
     expect(resultText(result)).toBe('src/dash.txt:2:--needle');
   });
+
+  it('TypeScript engine: a file that is one huge line costs linear time, even read in small pieces', async () => {
+    const huge = makeTempDir();
+    try {
+      fs.writeFileSync(
+        path.join(huge, 'one-line.txt'),
+        `${'z'.repeat(16 * 1024 * 1024)} needle\nnext\n`,
+      );
+      // Reads of at most 4 KiB: 4,096 reads for one line (joining all so far per read would copy ~32 GB).
+      const open = (async (...args: Parameters<typeof fsPromises.open>) => {
+        const handle = await fsPromises.open(...args);
+        const read = handle.read.bind(handle) as (
+          buffer: Buffer,
+          offset: number,
+          length: number,
+          position: number,
+        ) => Promise<{ bytesRead: number }>;
+        return Object.assign(handle, {
+          read: (buffer: Buffer, offset: number, length: number, position: number) =>
+            read(buffer, offset, Math.min(length, 4096), position),
+        });
+      }) as typeof fsPromises.open;
+      const search = createSearchTool({
+        cwd: huge,
+        engine: 'typescript',
+        fs: { ...fsPromises, open },
+      });
+      const result = await search.execute({ pattern: 'needle|next' }, testContext());
+      expect(resultText(result)).toBe(
+        `one-line.txt:1:${'z'.repeat(500)}… [7 more characters]\none-line.txt:2:next`.replace(
+          '7 more',
+          `${16 * 1024 * 1024 + 7 - 500} more`,
+        ),
+      );
+    } finally {
+      fs.rmSync(huge, { recursive: true, force: true });
+    }
+  }, 10_000);
 
   it('reports an invalid regular expression as invalid arguments', async () => {
     await expect(

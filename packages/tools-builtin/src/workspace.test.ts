@@ -1,11 +1,13 @@
 import * as fs from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEditFileTool } from './edit-file.js';
 import { createReadFileTool } from './read-file.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
-import { isPathInside, Workspace } from './workspace.js';
+import { type FileSystemOperations, isPathInside, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
 let base: string;
@@ -104,6 +106,31 @@ describe('workspace confinement', () => {
     expect(await both.resolve(path.join(other, 'a'), 'write')).toBe(path.join(other, 'a'));
   });
 
+  it('refuses ~ paths (not expanded) instead of creating a directory named ~', async () => {
+    for (const input of ['~', '~/.bashrc']) {
+      await expect(
+        write().execute({ path: input, content: 'x' }, testContext()),
+      ).rejects.toMatchObject({ kind: 'invalid-args' });
+    }
+    expect(fs.existsSync(path.join(root, '~'))).toBe(false);
+    // A name that merely starts with ~ is an ordinary file name.
+    expect(
+      resultText(await write().execute({ path: '~x', content: 'y' }, testContext())),
+    ).toContain('Created');
+  });
+
+  it('write_file refuses a symlink to outside and a directory; the targets are unchanged', async () => {
+    const passwd = fs.readFileSync('/etc/passwd', 'utf8');
+    await expect(
+      write().execute({ path: 'leak', content: 'pwned' }, testContext()),
+    ).rejects.toMatchObject({ kind: 'denied' });
+    expect(fs.readFileSync('/etc/passwd', 'utf8')).toBe(passwd);
+    await expect(write().execute({ path: 'inner', content: 'x' }, testContext())).rejects.toThrow(
+      /is a directory/,
+    );
+    expect(fs.statSync(path.join(root, 'inner')).isDirectory()).toBe(true);
+  });
+
   it('rejects NUL bytes in paths', async () => {
     await expect(new Workspace({ cwd: root }).resolve('a\0b', 'read')).rejects.toMatchObject({
       kind: 'invalid-args',
@@ -113,7 +140,7 @@ describe('workspace confinement', () => {
   it('confines any relative path exactly when it stays inside lexically (property)', async () => {
     const workspace = new Workspace({ cwd: root });
     const segment = fc.oneof(
-      fc.constantFrom('..', '.', 'a', 'p', 'p-evil', 'b c', 'é', '日本', ''),
+      fc.constantFrom('..', '.', 'a', 'p', 'p-evil', 'b c', 'é', '日本', '', '~'),
       fc
         .string({ minLength: 1, maxLength: 6 })
         .filter((s) => !s.includes('/') && !s.includes('\0')),
@@ -124,7 +151,8 @@ describe('workspace confinement', () => {
         fc.pre(!['leak', 'lnk', 'dangling', 'inner', 'ok.txt'].includes(segments[0] ?? ''));
         const input = segments.join('/');
         const lexical = path.resolve(root, input);
-        const inside = isPathInside(root, lexical);
+        // `~` and `~/…` are refused (not expanded), whatever follows.
+        const inside = isPathInside(root, lexical) && input !== '~' && !input.startsWith('~/');
         const outcome = await workspace.resolve(input, 'write').then(
           (real) => ({ ok: true as const, real }),
           (error: unknown) => ({ ok: false as const, error }),
@@ -147,5 +175,71 @@ describe('workspace confinement', () => {
     expect(isPathInside('/w/p', '/w/p/../p-evil')).toBe(false);
     expect(isPathInside('/w/p', '/w/p/..foo')).toBe(true);
     expect(isPathInside('/', '/etc')).toBe(true);
+  });
+});
+
+/** Node's fs, except that `open` of a path ending in `suffix` first runs `race` (once): an attacker's swap between check and open. */
+function racingFs(suffix: string, race: () => void): FileSystemOperations {
+  let raced = false;
+  const open = (async (...args: Parameters<typeof fsPromises.open>) => {
+    if (!raced && String(args[0]).endsWith(suffix)) {
+      raced = true;
+      race();
+    }
+    return fsPromises.open(...args);
+  }) as typeof fsPromises.open;
+  return { ...fsPromises, open };
+}
+
+describe('confinement under a symlink race (check, then swap, then open)', () => {
+  it('read_file refuses a file swapped for a symlink to outside after the check', async () => {
+    const target = path.join(root, 'ok.txt');
+    const fsOps = racingFs('ok.txt', () => {
+      fs.rmSync(target);
+      fs.symlinkSync(path.join(base, 'p-evil', 'a'), target);
+    });
+    const call = createReadFileTool({ cwd: root, fs: fsOps }).execute(
+      { path: 'ok.txt' },
+      testContext(),
+    );
+    await expect(call).rejects.toMatchObject({ kind: 'denied' });
+  });
+
+  it('read_file refuses a parent directory swapped for a symlink to outside after the check', async () => {
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'sub', 'a'), 'inside');
+    const fsOps = racingFs(`${path.sep}sub${path.sep}a`, () => {
+      fs.rmSync(path.join(root, 'sub'), { recursive: true });
+      fs.symlinkSync(path.join(base, 'p-evil'), path.join(root, 'sub'));
+    });
+    const call = createReadFileTool({ cwd: root, fs: fsOps }).execute(
+      { path: 'sub/a' },
+      testContext(),
+    );
+    await expect(call).rejects.toMatchObject({ kind: 'denied' });
+  });
+
+  it('write_file and edit_file refuse a directory swapped for a symlink to outside; nothing lands outside', async () => {
+    const evil = path.join(base, 'p-evil');
+    const swap = () => {
+      fs.rmSync(path.join(root, 'sub'), { recursive: true, force: true });
+      fs.symlinkSync(evil, path.join(root, 'sub'));
+    };
+    fs.mkdirSync(path.join(root, 'sub'));
+    // The temp file of the atomic write is what gets opened in the swapped directory.
+    const write = createWriteFileTool({ cwd: root, fs: racingFs('.tmp', swap) });
+    await expect(
+      write.execute({ path: 'sub/new.txt', content: 'x' }, testContext()),
+    ).rejects.toMatchObject({ kind: 'denied' });
+    expect(fs.readdirSync(evil).sort()).toEqual(['a']);
+
+    fs.unlinkSync(path.join(root, 'sub'));
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'sub', 'a'), 'inside');
+    const edit = createEditFileTool({ cwd: root, fs: racingFs(`sub${path.sep}a`, swap) });
+    await expect(
+      edit.execute({ path: 'sub/a', old_string: 'secret', new_string: 'pwned' }, testContext()),
+    ).rejects.toMatchObject({ kind: 'denied' });
+    expect(fs.readFileSync(path.join(evil, 'a'), 'utf8')).toBe('secret');
   });
 });

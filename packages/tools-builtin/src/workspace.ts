@@ -147,7 +147,7 @@ export class Workspace {
     return this.#realReadRoots;
   }
 
-  /** The absolute path `input` names (not resolved through symlinks); `~` is not expanded. */
+  /** The absolute path `input` names (not resolved through symlinks); `~` is not expanded ({@link resolve} refuses it). */
   absolute(input: string): string {
     return path.resolve(this.cwd, input);
   }
@@ -163,6 +163,13 @@ export class Workspace {
         ...(toolName === undefined ? {} : { toolName }),
       });
     }
+    if (input === '~' || input.startsWith('~/')) {
+      // Resolved literally it would name a directory called `~` in cwd: never what was meant.
+      throw new ToolError(
+        `Path ${input} starts with ~, which is not expanded: give it relative to the working directory (${this.cwd}) or absolute`,
+        { kind: 'invalid-args', ...(toolName === undefined ? {} : { toolName }) },
+      );
+    }
     const real = await resolveRealPath(this.absolute(input), this.fs);
     const roots = await this.realRoots(access);
     if (!roots.some((root) => isPathInside(root, real))) {
@@ -172,6 +179,61 @@ export class Workspace {
       );
     }
     return real;
+  }
+
+  /**
+   * Opens the already resolved `real` for reading without trusting that nothing changed since
+   * {@link resolve}: the last component is not followed (`O_NOFOLLOW`), a FIFO cannot block the
+   * open (`O_NONBLOCK`), and on Linux the opened file's own path (`/proc/self/fd/N`) is checked
+   * against the roots again, so a symlink swapped into the path after the check is refused
+   * (`denied`). Callers still check the file type (`stat`).
+   */
+  async openForRead(
+    real: string,
+    access: PathAccess,
+    toolName?: string,
+  ): Promise<fsPromises.FileHandle> {
+    const flags =
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+    let handle: fsPromises.FileHandle;
+    try {
+      handle = await this.fs.open(real, flags);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException | undefined)?.code === 'ELOOP')
+        throw this.#raced(real, toolName);
+      throw error;
+    }
+    try {
+      await this.verifyOpened(handle.fd, access, toolName);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return handle;
+  }
+
+  /**
+   * Linux: throws `denied` when the file open as `fd` no longer lies inside the roots (a path
+   * component was swapped for a symlink between check and open). A no-op without `/proc`.
+   */
+  async verifyOpened(fd: number, access: PathAccess, toolName?: string): Promise<void> {
+    let actual: string;
+    try {
+      actual = await this.fs.readlink(`/proc/self/fd/${fd}`);
+    } catch {
+      return;
+    }
+    if (!path.isAbsolute(actual)) return; // `pipe:[…]`, `anon_inode:…`: not a path
+    actual = actual.replace(/ \(deleted\)$/, '');
+    const roots = await this.realRoots(access);
+    if (!roots.some((root) => isPathInside(root, actual))) throw this.#raced(actual, toolName);
+  }
+
+  #raced(where: string, toolName: string | undefined): ToolError {
+    return new ToolError(
+      `Permission denied: ${where} changed while being opened (a symlink now leads outside the workspace)`,
+      { kind: 'denied', ...(toolName === undefined ? {} : { toolName }) },
+    );
   }
 
   /** Synchronous best-effort real path of `input` (for resource keys); never throws. */

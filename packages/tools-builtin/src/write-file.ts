@@ -54,8 +54,11 @@ export function createWriteFileTool(
       const shown = workspace.display(real);
       let outcome: Awaited<ReturnType<typeof atomicWrite>>;
       try {
-        outcome = await atomicWrite(workspace.fs, real, args.content);
+        outcome = await atomicWrite(workspace.fs, real, args.content, {
+          verify: (fd) => workspace.verifyOpened(fd, 'write', 'write_file'),
+        });
       } catch (error) {
+        if (ToolError.isInstance(error)) throw error;
         if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
         throw new ToolError(`Cannot write ${shown}: ${String(error)}`, { cause: error });
       }
