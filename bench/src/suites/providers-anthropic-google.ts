@@ -1,15 +1,21 @@
 /**
  * Streaming overhead of @agent/providers-anthropic and @agent/providers-google against their raw
  * SDKs (`@anthropic-ai/sdk`, `@google/genai`): both read the same 2,000-delta stream from one
- * local wire server; we time the first event and the whole stream, interleaving the two
- * implementations so drift hits both alike.
+ * local HTTP server; we time the first event and the whole stream (wall clock and this
+ * process's CPU time), interleaving the two implementations so drift hits both alike. The
+ * server runs in a child process, so the CPU time measured here is the client's alone.
  */
 
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { createAnthropicProvider } from '@agent/providers-anthropic';
 import { createGeminiProvider } from '@agent/providers-google';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import { sseEvents, startWireServer } from '../../../tooling/wire-server/src/index.js';
+import { sseEvents } from '../../../tooling/wire-server/src/index.js';
 
 /** One markdown table of the bench output (mirrors ../types.ts). */
 interface BenchSection {
@@ -83,36 +89,90 @@ function geminiChunks(): string[] {
             ...(index === deltas - 1 ? { finishReason: 'STOP' } : {}),
           },
         ],
-        ...(index === deltas - 1
-          ? {
-              usageMetadata: {
-                promptTokenCount: 12,
-                candidatesTokenCount: deltas,
-                totalTokenCount: deltas + 12,
-              },
-            }
-          : {}),
+        // Like the live API, every chunk carries the running usage counts.
+        usageMetadata: {
+          promptTokenCount: 12,
+          candidatesTokenCount: index + 1,
+          totalTokenCount: index + 13,
+        },
         modelVersion: 'gemini-2.5-flash',
       },
     })),
   );
 }
 
+// The server of one suite run: answers every POST with the same SSE chunks, each its own write.
+const serverScript = `
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+const chunks = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const server = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.flushHeaders();
+    for (const chunk of chunks) response.write(chunk);
+    response.end();
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+/** Starts the SSE server in a child process on 127.0.0.1, port 0; dispose to stop it. */
+async function startChildServer(
+  chunks: readonly string[],
+): Promise<{ url: string; [Symbol.asyncDispose](): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-providers-'));
+  const file = join(dir, 'chunks.json');
+  await writeFile(file, JSON.stringify(chunks));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', serverScript, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const lines = createInterface({ input: child.stdout });
+    const exited = new Promise<never>((_resolve, reject) =>
+      child.once('exit', (code) => reject(new Error(`bench server exited (${code})`))),
+    );
+    const port = await Promise.race([
+      new Promise<string>((resolve) => lines.once('line', resolve)),
+      exited,
+    ]);
+    lines.close();
+    return { url: `http://127.0.0.1:${port.trim()}`, [Symbol.asyncDispose]: stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 interface Timing {
   firstMs: number;
   totalMs: number;
+  /** CPU time (user + system) of this process during the stream. */
+  cpuMs: number;
   deltas: number;
 }
 
 async function time(run: (onEvent: (isDelta: boolean) => void) => Promise<void>): Promise<Timing> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let firstMs = -1;
   let count = 0;
   await run((isDelta) => {
     if (firstMs < 0) firstMs = performance.now() - started;
     if (isDelta) count++;
   });
-  return { firstMs, totalMs: performance.now() - started, deltas: count };
+  const totalMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { firstMs, totalMs, cpuMs: (used.user + used.system) / 1000, deltas: count };
 }
 
 function median(values: number[]): number {
@@ -161,6 +221,9 @@ function row(name: string, result: { raw: Timing[]; ours: Timing[] }): string[] 
   }));
   const ratio = median(pairs.map((pair) => pair.ours / pair.raw));
   const perDeltaUs = (median(pairs.map((pair) => pair.ours - pair.raw)) / deltas) * 1000;
+  const cpuRatio = median(
+    result.raw.map((raw, index) => (result.ours[index]?.cpuMs ?? raw.cpuMs) / raw.cpuMs),
+  );
   return [
     name,
     rawFirst.toFixed(2),
@@ -168,16 +231,16 @@ function row(name: string, result: { raw: Timing[]; ours: Timing[] }): string[] 
     rawTotal.toFixed(1),
     ourTotal.toFixed(1),
     `${ratio.toFixed(3)}×`,
+    `${cpuRatio.toFixed(3)}×`,
     perDeltaUs.toFixed(2),
   ];
 }
 
 /** Runs the suite: one table, a row per provider. */
 export async function run(): Promise<BenchSection> {
-  const sse = { 'content-type': 'text/event-stream' };
   const messages = [{ role: 'user' as const, content: 'go', timestamp: 0 }];
 
-  await using anthropicServer = await startWireServer([{ headers: sse, body: anthropicChunks() }]);
+  await using anthropicServer = await startChildServer(anthropicChunks());
   const anthropicSdk = new Anthropic({
     apiKey: 'bench',
     baseURL: anthropicServer.url,
@@ -213,7 +276,7 @@ export async function run(): Promise<BenchSection> {
       }),
   );
 
-  await using geminiServer = await startWireServer([{ headers: sse, body: geminiChunks() }]);
+  await using geminiServer = await startChildServer(geminiChunks());
   const genai = new GoogleGenAI({ apiKey: 'bench', httpOptions: { baseUrl: geminiServer.url } });
   const geminiProvider = createGeminiProvider({ apiKey: 'bench', baseURL: geminiServer.url });
   const gemini = await compare(
@@ -245,13 +308,17 @@ export async function run(): Promise<BenchSection> {
       'Ours first event (ms)',
       'Raw SDK total (ms)',
       'Ours total (ms)',
-      'Ours / raw (paired median)',
-      'Overhead per delta (µs)',
+      'Ours / raw wall (paired median)',
+      'Ours / raw CPU (paired median)',
+      'Overhead per delta (µs, wall)',
     ],
     rows: [row('Anthropic Messages', anthropic), row('Gemini', gemini)],
     notes: [
-      `${deltas} text deltas per stream from a local wire server (127.0.0.1); medians of ${runs} runs after ${warmup} warm-up runs, raw and ours interleaved.`,
+      `${deltas} text deltas per stream from a local HTTP server (127.0.0.1, a child process); medians of ${runs} runs after ${warmup} warm-up runs, raw and ours interleaved.`,
+      'CPU: user + system time of the bench process during each stream (the client alone); less sensitive to other load than wall time.',
       'Raw SDK: the SDK call iterated to the end. Ours: provider.stream() to the `done` event (message assembly, usage and cost included).',
+      'Gemini chunks carry `usageMetadata` on every chunk, as the live API sends them.',
+      'On a busy 2-core machine the wall ratio moves by several points between runs; compare several runs.',
       'Target: ours adds under 5% to the whole stream.',
     ],
   };

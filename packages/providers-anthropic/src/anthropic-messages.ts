@@ -25,6 +25,12 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   return {};
 }
 
+// The API rejects empty text blocks, and whitespace-only ones too (`text content blocks must
+// contain non-whitespace text`): such blocks are never sent.
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}
+
 function imageBlock(data: string, mimeType: string): ImageBlockParam | TextBlockParam {
   if (!imageMediaTypes.has(mimeType))
     return { type: 'text', text: `[image of unsupported type ${mimeType} omitted]` };
@@ -35,11 +41,11 @@ function imageBlock(data: string, mimeType: string): ImageBlockParam | TextBlock
 }
 
 function userBlocks(content: string | readonly UserContent[]): ContentBlockParam[] {
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (typeof content === 'string') return isBlank(content) ? [] : [{ type: 'text', text: content }];
   const blocks: ContentBlockParam[] = [];
   for (const block of content) {
     if (block.type === 'text') {
-      if (block.text !== '') blocks.push({ type: 'text', text: block.text });
+      if (!isBlank(block.text)) blocks.push({ type: 'text', text: block.text });
     } else blocks.push(imageBlock(block.data, block.mimeType));
   }
   return blocks;
@@ -49,7 +55,7 @@ function toolResultBlock(message: ToolResultMessage): ToolResultBlockParam {
   const content: Array<TextBlockParam | ImageBlockParam> = [];
   for (const block of message.content) {
     if (block.type === 'text') {
-      if (block.text !== '') content.push({ type: 'text', text: block.text });
+      if (!isBlank(block.text)) content.push({ type: 'text', text: block.text });
     } else content.push(imageBlock(block.data, block.mimeType));
   }
   const result: ToolResultBlockParam = {
@@ -72,7 +78,7 @@ function assistantBlocks(
   for (const block of message.content) {
     switch (block.type) {
       case 'text':
-        if (block.text.trim() !== '') blocks.push({ type: 'text', text: block.text });
+        if (!isBlank(block.text)) blocks.push({ type: 'text', text: block.text });
         break;
       case 'thinking':
         if (incomplete) break;
@@ -81,7 +87,7 @@ function assistantBlocks(
         else if (sameProvider && block.signature !== undefined && block.signature !== '')
           blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
         // Unsigned reasoning (another provider, or cut off) cannot be replayed as thinking.
-        else if (block.thinking.trim() !== '') blocks.push({ type: 'text', text: block.thinking });
+        else if (!isBlank(block.thinking)) blocks.push({ type: 'text', text: block.thinking });
         break;
       case 'toolCall':
         // A cut-off turn's calls were never executed; their results are dropped too.

@@ -125,7 +125,11 @@ describe('createAnthropicProvider over the wire', () => {
       ]),
       {
         role: 'assistant',
-        content: [{ type: 'toolCall', id: 'toolu_1', name: 'screenshot', arguments: '{bad json' }],
+        content: [
+          // With thinking on, the turn continued after tool results must start with its thought.
+          { type: 'thinking', thinking: 'Take one.', signature: 'sig-1' },
+          { type: 'toolCall', id: 'toolu_1', name: 'screenshot', arguments: '{bad json' },
+        ],
         provider: 'anthropic',
         model: 'claude-haiku-4-5',
         usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
@@ -153,7 +157,7 @@ describe('createAnthropicProvider over the wire', () => {
           { name: 'a', description: 'A', parameters: { type: 'object', properties: {} } },
           { name: 'screenshot', description: 'B', parameters: { type: 'object' } },
         ],
-        toolChoice: 'required',
+        toolChoice: 'none',
         thinkingLevel: 'medium',
         maxOutputTokens: 2000,
         temperature: 0.2,
@@ -166,7 +170,7 @@ describe('createAnthropicProvider over the wire', () => {
     const tools = sent.tools as Array<Record<string, unknown>>;
     expect(tools[0]?.cache_control).toBeUndefined();
     expect(tools[1]?.cache_control).toEqual(cache);
-    expect(sent.tool_choice).toEqual({ type: 'any' });
+    expect(sent.tool_choice).toEqual({ type: 'none' });
     expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 5000 });
     expect(sent.max_tokens).toBe(7000);
     // Temperature is dropped while thinking (the API rejects it).
@@ -180,7 +184,7 @@ describe('createAnthropicProvider over the wire', () => {
       source: { type: 'base64', media_type: 'image/png', data: png },
     });
     // Malformed arguments replay as {} rather than failing the request.
-    expect(messages[1]?.content[0]).toEqual({
+    expect(messages[1]?.content[1]).toEqual({
       type: 'tool_use',
       id: 'toolu_1',
       name: 'screenshot',

@@ -210,7 +210,7 @@ export function buildAnthropicParams(
     }
   }
   const level = request.thinkingLevel;
-  if (level !== undefined && level !== 'off') {
+  if (level !== undefined && level !== 'off' && canThink(params)) {
     let budget = options.thinkingBudgets?.[level] ?? defaultThinkingBudgets[level];
     const ceiling = info?.maxOutputTokens;
     // max_tokens must exceed the thinking budget and leave room for the answer.
@@ -232,6 +232,25 @@ export function buildAnthropicParams(
       request.temperature;
   }
   return params;
+}
+
+/**
+ * Whether the API accepts thinking for this request: not with a forced tool choice (`any` or
+ * one tool), and not when the turn being continued after tool results does not start with a
+ * thinking block (its reasoning came from another provider or ran without thinking). Both
+ * would be a 400; the request goes without thinking instead.
+ */
+function canThink(params: MessageCreateParamsStreaming): boolean {
+  const choice = params.tool_choice?.type;
+  if (choice === 'any' || choice === 'tool') return false;
+  const messages = params.messages;
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'user' || typeof last.content === 'string') return true;
+  if (!last.content.some((block) => block.type === 'tool_result')) return true;
+  const turn = messages[messages.length - 2];
+  if (turn?.role !== 'assistant' || typeof turn.content === 'string') return true;
+  const first = turn.content[0]?.type;
+  return first === 'thinking' || first === 'redacted_thinking';
 }
 
 function canCache(type: string): boolean {
@@ -281,11 +300,36 @@ class AnthropicStreamState {
     this.#content = [];
     this.#blocks = [];
     this.#usage = emptyUsage();
+    this.#stopReason = 'stop';
+    this.#refusal = false;
   }
 
   /** Appends the events that `event` produces to `out` (no per-event allocation beyond them). */
   apply(event: RawMessageStreamEvent, out: StreamEvent[]): void {
+    // The hot case first: one content_block_delta per streamed token.
     switch (event.type) {
+      case 'content_block_delta': {
+        const state = this.#blocks[event.index];
+        const delta = event.delta;
+        if (state === undefined || state.kind === 'ignored') return;
+        if (delta.type === 'text_delta' && state.kind === 'text') {
+          state.text += delta.text;
+          this.streamedContent = true;
+          out.push({ type: 'text-delta', index: state.index, delta: delta.text });
+        } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
+          state.thinking += delta.thinking;
+          this.streamedContent = true;
+          out.push({ type: 'thinking-delta', index: state.index, delta: delta.thinking });
+        } else if (delta.type === 'signature_delta' && state.kind === 'thinking') {
+          state.signature += delta.signature;
+        } else if (delta.type === 'input_json_delta' && state.kind === 'tool') {
+          state.json += delta.partial_json;
+          this.streamedContent = true;
+          if (delta.partial_json !== '')
+            out.push({ type: 'tool-call-delta', index: state.index, delta: delta.partial_json });
+        }
+        return;
+      }
       case 'message_start': {
         const usage = event.message.usage;
         this.#usage = this.#makeUsage(
@@ -341,28 +385,6 @@ class AnthropicStreamState {
             this.#blocks[event.index] = { kind: 'ignored' };
             return;
         }
-      }
-      case 'content_block_delta': {
-        const state = this.#blocks[event.index];
-        const delta = event.delta;
-        if (state === undefined || state.kind === 'ignored') return;
-        if (delta.type === 'text_delta' && state.kind === 'text') {
-          state.text += delta.text;
-          this.streamedContent = true;
-          out.push({ type: 'text-delta', index: state.index, delta: delta.text });
-        } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
-          state.thinking += delta.thinking;
-          this.streamedContent = true;
-          out.push({ type: 'thinking-delta', index: state.index, delta: delta.thinking });
-        } else if (delta.type === 'signature_delta' && state.kind === 'thinking') {
-          state.signature += delta.signature;
-        } else if (delta.type === 'input_json_delta' && state.kind === 'tool') {
-          state.json += delta.partial_json;
-          this.streamedContent = true;
-          if (delta.partial_json !== '')
-            out.push({ type: 'tool-call-delta', index: state.index, delta: delta.partial_json });
-        }
-        return;
       }
       case 'content_block_stop': {
         const state = this.#blocks[event.index];
@@ -491,32 +513,48 @@ class AnthropicStreamState {
           isRetryable: false,
         }),
       );
-    const hasCalls = this.#content.some((block) => block.type === 'toolCall');
+    // At the output-token limit a tool call may be cut anywhere: its raw partial input goes to
+    // the loop (an invalid-args result, never executed); one cut before any input is dropped,
+    // since an empty input would read as `{}` and run.
+    const content = this.#settledContent(this.#stopReason === 'length' ? 'length' : 'finished');
+    const hasCalls = content.some((block) => block.type === 'toolCall');
     const stopReason = this.#stopReason === 'stop' && hasCalls ? 'toolUse' : this.#stopReason;
-    return { type: 'done', message: this.#message(stopReason, this.#content) };
+    return { type: 'done', message: this.#message(stopReason, content) };
   }
 
   /** The terminal `error` event: partial text and thinking kept, unfinished tool calls dropped. */
   fail(reason: 'error' | 'aborted', error: ProviderError): StreamEvent {
-    const content = [...this.#content];
-    const unfinished = new Set<number>();
-    for (const state of this.#blocks) {
-      if (state === undefined) continue;
-      if (state.kind === 'text' && content[state.index]?.type === 'text')
-        content[state.index] = { type: 'text', text: state.text };
-      else if (state.kind === 'thinking') {
-        const block = content[state.index];
-        // Signed once finished; a cut-off block stays unsigned (never replayed as thinking).
-        if (block?.type === 'thinking' && block.signature === undefined)
-          content[state.index] = { type: 'thinking', thinking: state.thinking };
-      } else if (state.kind === 'tool') {
-        const block = content[state.index];
-        if (block?.type === 'toolCall' && block.arguments === '') unfinished.add(state.index);
-      }
-    }
-    const kept = content.filter((_block, index) => !unfinished.has(index));
-    const message = this.#message(reason, kept);
+    const message = this.#message(reason, this.#settledContent('failed'));
     message.errorMessage = error.message;
     return { type: 'error', reason, error, message };
+  }
+
+  /**
+   * The content with blocks that never saw `content_block_stop` settled: streamed text kept,
+   * cut-off thoughts kept unsigned (never replayed as thinking). Unfinished tool calls are
+   * dropped after a failure and keep their raw input otherwise; at the token limit a call
+   * without any input is dropped too.
+   */
+  #settledContent(ending: 'finished' | 'length' | 'failed'): AssistantContent[] {
+    const content = [...this.#content];
+    const dropped = new Set<number>();
+    for (const state of this.#blocks) {
+      if (state === undefined || state.kind === 'ignored') continue;
+      const block = content[state.index];
+      if (state.kind === 'text') {
+        if (block?.type === 'text' && block.text !== state.text)
+          content[state.index] = { type: 'text', text: state.text };
+      } else if (state.kind === 'thinking') {
+        if (block?.type === 'thinking' && block.signature === undefined)
+          content[state.index] = { type: 'thinking', thinking: state.thinking };
+      } else if (state.kind === 'tool' && block?.type === 'toolCall') {
+        // Only a stopped call has arguments (at least `{}`).
+        const unfinished = block.arguments === '';
+        if (unfinished && ending !== 'failed' && state.json !== '')
+          content[state.index] = { ...block, arguments: state.json };
+        else if (unfinished || (ending === 'length' && state.json === '')) dropped.add(state.index);
+      }
+    }
+    return dropped.size === 0 ? content : content.filter((_block, index) => !dropped.has(index));
   }
 }

@@ -23,7 +23,7 @@ function parseBody(message: string): { body: GoogleErrorBody | undefined; raw: s
 
 /**
  * A failure of the SDK call as a typed `ProviderError`, plus the retry hints: the response's
- * `retry-after` headers, else the body's `google.rpc.RetryInfo.retryDelay` (as `retry-after`).
+ * valid `retry-after-ms` / `retry-after` headers (negative or garbage values dropped), else the body's `google.rpc.RetryInfo.retryDelay` (as `retry-after`).
  */
 export function toProviderError(
   error: unknown,
@@ -40,8 +40,7 @@ export function toProviderError(
     const status = body?.error?.status;
     const message = `Gemini API error ${error.status}${status === undefined ? '' : ` (${status})`}: ${detail}`;
     let retryHeaders: Record<string, string | undefined> | Headers | undefined = headers;
-    const headerHint = headers?.get('retry-after-ms') ?? headers?.get('retry-after');
-    if (headerHint === null || headerHint === undefined) {
+    if (headers?.get('retry-after') == null && headers?.get('retry-after-ms') == null) {
       const delay = body?.error?.details?.find((item) =>
         item['@type']?.endsWith('RetryInfo'),
       )?.retryDelay;

@@ -23,6 +23,7 @@ import {
   type GenerateContentConfig,
   type GenerateContentParameters,
   type GenerateContentResponse,
+  type GenerateContentResponseUsageMetadata,
   GoogleGenAI,
   type Part,
   type ThinkingConfig,
@@ -240,8 +241,11 @@ export function buildGeminiParams(
       for (const warning of warnings)
         warn(`Gemini tool "${tool.name}": ${warning} (still enforced when validating arguments)`);
       const declaration: FunctionDeclaration = { name: tool.name, description: tool.description };
-      if (dialect === 'openapi') declaration.parameters = schema;
-      else declaration.parametersJsonSchema = schema;
+      // The OpenAPI form rejects an OBJECT without properties ("should be non-empty for OBJECT
+      // type"): a parameterless tool is declared without `parameters`.
+      if (dialect === 'openapi') {
+        if (hasProperties(schema)) declaration.parameters = schema;
+      } else declaration.parametersJsonSchema = schema;
       return declaration;
     });
     config.tools = [{ functionDeclarations: declarations }];
@@ -261,6 +265,14 @@ export function buildGeminiParams(
   };
 }
 
+function hasProperties(schema: Record<string, unknown>): boolean {
+  const properties = schema.properties;
+  return (
+    (properties !== null && typeof properties === 'object' && Object.keys(properties).length > 0) ||
+    schema.anyOf !== undefined
+  );
+}
+
 type OpenBlock = { kind: 'text' | 'thinking'; index: number; text: string; signature?: string };
 
 // Finish reasons that end the turn normally; every other one ends it with an error event.
@@ -274,7 +286,7 @@ class GeminiStreamState {
   #started = false;
   #content: AssistantContent[] = [];
   #open: OpenBlock | undefined;
-  #usage: Usage = emptyUsage();
+  #usageMetadata: GenerateContentResponseUsageMetadata | undefined;
   #finishReason: string | undefined;
   #finishMessage: string | undefined;
   #blockReason: string | undefined;
@@ -292,8 +304,10 @@ class GeminiStreamState {
   reset(): void {
     this.#content = [];
     this.#open = undefined;
-    this.#usage = emptyUsage();
+    this.#usageMetadata = undefined;
     this.#finishReason = undefined;
+    this.#finishMessage = undefined;
+    this.#blockReason = undefined;
   }
 
   #close(out: StreamEvent[]): void {
@@ -373,22 +387,8 @@ class GeminiStreamState {
       this.#started = true;
       out.push({ type: 'start', model: this.#model, provider: this.#providerId });
     }
-    if (chunk.usageMetadata !== undefined) {
-      const meta = chunk.usageMetadata;
-      const cacheRead = meta.cachedContentTokenCount ?? 0;
-      const input = Math.max(0, (meta.promptTokenCount ?? 0) - cacheRead);
-      const output = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
-      this.#usage = withGeminiCost(
-        {
-          input,
-          output,
-          cacheRead,
-          cacheWrite: 0,
-          totalTokens: meta.totalTokenCount ?? input + output + cacheRead,
-        },
-        this.#model,
-      );
-    }
+    // Gemini repeats the running counts on every chunk: keep the last, convert once at the end.
+    if (chunk.usageMetadata !== undefined) this.#usageMetadata = chunk.usageMetadata;
     const blockReason = chunk.promptFeedback?.blockReason;
     if (blockReason !== undefined) this.#blockReason = String(blockReason);
     const candidate = chunk.candidates?.[0];
@@ -399,13 +399,32 @@ class GeminiStreamState {
     }
   }
 
+  /** Usage from the last `usageMetadata`: cached prompt tokens apart, thoughts counted as output. */
+  #usage(): Usage {
+    const meta = this.#usageMetadata;
+    if (meta === undefined) return emptyUsage();
+    const cacheRead = meta.cachedContentTokenCount ?? 0;
+    const input = Math.max(0, (meta.promptTokenCount ?? 0) - cacheRead);
+    const output = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
+    return withGeminiCost(
+      {
+        input,
+        output,
+        cacheRead,
+        cacheWrite: 0,
+        totalTokens: meta.totalTokenCount ?? input + output + cacheRead,
+      },
+      this.#model,
+    );
+  }
+
   #message(stopReason: StopReason, content: AssistantContent[]): AssistantMessage {
     return {
       role: 'assistant',
       content,
       provider: this.#providerId,
       model: this.#model,
-      usage: this.#usage,
+      usage: this.#usage(),
       stopReason,
       timestamp: this.#timestamp,
     };
@@ -452,10 +471,10 @@ class GeminiStreamState {
       return;
     }
     this.#close(out);
-    out.push({ type: 'usage', usage: this.#usage });
     const hasCalls = this.#content.some((block) => block.type === 'toolCall');
-    const stopReason = stop === 'stop' && hasCalls ? 'toolUse' : stop;
-    out.push({ type: 'done', message: this.#message(stopReason, this.#content) });
+    const message = this.#message(stop === 'stop' && hasCalls ? 'toolUse' : stop, this.#content);
+    out.push({ type: 'usage', usage: message.usage });
+    out.push({ type: 'done', message });
   }
 
   /** The terminal `error` event with what arrived so far (function calls arrive whole). */

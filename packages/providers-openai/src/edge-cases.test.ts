@@ -11,7 +11,7 @@ import { sseEvents, startWireServer, type WireServer } from '@agent/tooling-wire
 import { RateLimitError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { retryHints } from './openai-stream.js';
+import { errorHeaders } from './errors.js';
 import { collect, errorResponse, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;
@@ -136,17 +136,26 @@ describe('retry hints', () => {
     expect(waited).toBeLessThan(800);
   });
 
-  it('by default a server-requested delay is capped at 60 s; only well-formed hints are kept', () => {
+  it('by default a server-requested delay is capped at 60 s; malformed hints fall back to backoff', () => {
     const rateLimited = (headers: Record<string, string>) =>
       new RateLimitError(429, undefined, 'slow down', new Headers(headers));
-    expect(retryDelayMs(0, retryHints(rateLimited({ 'retry-after': '86400' })))).toBe(60_000);
-    expect(retryHints(rateLimited({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }))).toEqual({
-      'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT',
-    });
+    const noJitter = { random: () => 0 };
+    expect(retryDelayMs(0, errorHeaders(rateLimited({ 'retry-after': '86400' })))).toBe(60_000);
     expect(
-      retryHints(rateLimited({ 'retry-after': '-1', 'retry-after-ms': '1e3', 'x-other': '1' })),
-    ).toEqual({});
-    expect(retryHints(new Error('not HTTP'))).toBeUndefined();
+      retryDelayMs(
+        0,
+        errorHeaders(rateLimited({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' })),
+        noJitter,
+      ),
+    ).toBe(0);
+    expect(
+      retryDelayMs(
+        0,
+        errorHeaders(rateLimited({ 'retry-after': '-1', 'retry-after-ms': '1e3' })),
+        noJitter,
+      ),
+    ).toBe(250);
+    expect(errorHeaders(new Error('not HTTP'))).toBeUndefined();
   });
 
   it('529 is retried like 503', async () => {

@@ -124,7 +124,7 @@ class OpenAIStreamDriver<TChunk> implements StreamDriver<TChunk> {
 
   toError(caught: unknown): { error: ProviderError; hints: RetryHints } {
     const id = this.#params.providerId;
-    return { error: withProvider(toProviderError(caught, id), id), hints: retryHints(caught) };
+    return { error: withProvider(toProviderError(caught, id), id), hints: errorHeaders(caught) };
   }
 
   abortError(): ProviderError {
@@ -187,34 +187,6 @@ class GuardedChunks<TChunk> implements AsyncIterableIterator<TChunk> {
       // The request is being torn down; the failure that caused it is what gets reported.
     });
   }
-}
-
-const numeric = /^\d+(?:\.\d+)?$/;
-const imfFixdate =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-const rfc850Date =
-  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/;
-
-/**
- * The retry headers of an HTTP error, keeping only well-formed values: a non-negative number
- * (`retry-after-ms`, `retry-after`) or an HTTP date (`retry-after`). Core's reader would
- * otherwise take `12abc` as 12 ms and hand anything else to `Date.parse`, which reads `-1` as
- * the year 2001 (retry at once) and `try 2031` as 2031 (wait the whole cap).
- */
-export function retryHints(error: unknown): Record<string, string> | undefined {
-  const headers = errorHeaders(error);
-  if (headers === undefined) return undefined;
-  const hints: Record<string, string> = {};
-  const milliseconds = headers.get('retry-after-ms')?.trim();
-  if (milliseconds !== undefined && numeric.test(milliseconds))
-    hints['retry-after-ms'] = milliseconds;
-  const after = headers.get('retry-after')?.trim();
-  if (
-    after !== undefined &&
-    (numeric.test(after) || imfFixdate.test(after) || rfc850Date.test(after))
-  )
-    hints['retry-after'] = after;
-  return hints;
 }
 
 function withProvider(error: ProviderError, provider: string): ProviderError {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
 import { isAlive, liveGroupMembers, makeTempDir, resultText, testContext } from './test-helpers.js';
 
@@ -150,6 +150,52 @@ describe('bash', () => {
     // The process-wide high-water mark, too (includes everything the test process ever used).
     expect(process.resourceUsage().maxRSS * 1024).toBeLessThan(400 * 1024 * 1024);
   }, 60_000);
+
+  it('caps the spill file at maxSpillBytes, keeps counting and the tail, and tells the model', async () => {
+    const bash = tool({ maxSpillBytes: 100_000, headBytes: 1000, tailBytes: 1000 });
+    const result = await bash.execute(
+      { command: "head -c 5000000 /dev/zero | tr '\\0' x; echo; echo END" },
+      testContext(),
+    );
+    const text = resultText(result);
+    expect(result.details?.exitCode).toBe(0);
+    expect(result.details?.stdoutBytes).toBe(5_000_005);
+    expect(result.details?.spillCapped).toBe(true);
+    const spill = result.details?.stdoutPath ?? '';
+    expect(fs.statSync(spill).size).toBe(100_000);
+    expect(fs.readFileSync(spill, 'latin1')).toBe('x'.repeat(100_000));
+    expect(text).toContain(`only the first 100,000 bytes were saved, to ${spill}`);
+    expect(text).toContain('bytes omitted of 5,000,005');
+    expect(text.endsWith('x\nEND\nExit code: 0')).toBe(true);
+  });
+
+  it('deletes stale spill files from the spill directory when created (24 h default, configurable)', async () => {
+    dir = makeTempDir();
+    background = new BackgroundTasks();
+    const spillDir = path.join(dir, '.spill');
+    fs.mkdirSync(spillDir);
+    const hour = 60 * 60 * 1000;
+    const make = (name: string, ageMs: number) => {
+      const file = path.join(spillDir, name);
+      fs.writeFileSync(file, 'old output');
+      const when = (Date.now() - ageMs) / 1000;
+      fs.utimesSync(file, when, when);
+      return file;
+    };
+    const stale = make('bash-aaaa-stdout-x.log', 30 * hour);
+    const recent = make('bash-bbbb-stdout-x.log', 2 * hour);
+    const unrelated = make('keep-me.txt', 30 * hour);
+    createBashTool({ cwd: dir, spillDir, backgroundTasks: background });
+    // The clean-up runs in the background; poll the file system for its effect.
+    await vi.waitFor(() => expect(fs.existsSync(stale)).toBe(false));
+    expect(fs.existsSync(recent)).toBe(true);
+    expect(fs.existsSync(unrelated)).toBe(true);
+    createBashTool({ cwd: dir, spillDir, spillMaxAgeMs: hour, backgroundTasks: background });
+    await vi.waitFor(() => expect(fs.existsSync(recent)).toBe(false));
+    expect(fs.existsSync(unrelated)).toBe(true);
+    // A missing spill directory is no error.
+    createBashTool({ cwd: dir, spillDir: path.join(dir, 'nope'), backgroundTasks: background });
+  });
 
   it('reports an exit by any signal as 128 + n, as a shell does', async () => {
     const bash = tool();

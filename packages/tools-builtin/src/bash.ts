@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
-import { OutputBuffer, type OutputSnapshot } from './output-buffer.js';
+import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
 import {
   type ProcessGroupHandle,
   type ProcessOperations,
@@ -33,6 +33,17 @@ export interface BashToolOptions {
   tailBytes?: number;
   /** Where output that does not fit is saved in full [`<os.tmpdir()>/agent-tools-builtin`]. */
   spillDir?: string;
+  /**
+   * Largest spill file, in bytes, per stream (stdout and stderr each) [1 GiB = 1073741824]. Past
+   * it the file keeps only the first `maxSpillBytes` bytes (the model is told); output is still
+   * counted and its tail kept. 0: never write a spill file.
+   */
+  maxSpillBytes?: number;
+  /**
+   * Spill files (`bash-*.log`) in `spillDir` older than this, in ms, are deleted when the tool is
+   * created (best effort, in the background) [86400000 = 24 h]. `Infinity`: never delete.
+   */
+  spillMaxAgeMs?: number;
   /** Minimum interval in ms between streamed `onUpdate` partial results [250]. */
   updateIntervalMs?: number;
   /** Process operations (spawn, kill) [node:child_process, process.kill]. */
@@ -62,6 +73,8 @@ export interface BashDetails {
   stderrBytes: number;
   stdoutPath?: string;
   stderrPath?: string;
+  /** True when a spill file reached `maxSpillBytes` and holds only the start of its stream. */
+  spillCapped?: boolean;
   durationMs: number;
   /** Set in background mode. */
   taskId?: string;
@@ -76,8 +89,15 @@ export interface BashRunSettings {
   headBytes: number;
   tailBytes: number;
   spillDir: string;
+  maxSpillBytes: number;
   process: ProcessOperations;
 }
+
+/** Default {@link BashToolOptions.maxSpillBytes}: 1 GiB per stream. */
+export const defaultMaxSpillBytes = 1024 * 1024 * 1024;
+
+/** Default {@link BashToolOptions.spillMaxAgeMs}: 24 hours. */
+export const defaultSpillMaxAgeMs = 24 * 60 * 60 * 1000;
 
 function settingsOf(options: BashToolOptions): BashRunSettings {
   return {
@@ -88,6 +108,7 @@ function settingsOf(options: BashToolOptions): BashRunSettings {
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
     spillDir: options.spillDir ?? path.join(os.tmpdir(), 'agent-tools-builtin'),
+    maxSpillBytes: options.maxSpillBytes ?? defaultMaxSpillBytes,
     process: {
       spawn: options.process?.spawn ?? spawn,
       kill: options.process?.kill ?? ((pid, signal) => process.kill(pid, signal)),
@@ -101,6 +122,7 @@ function buffersFor(settings: BashRunSettings, id: string) {
       headBytes: settings.headBytes,
       tailBytes: settings.tailBytes,
       spillDir: settings.spillDir,
+      maxSpillBytes: settings.maxSpillBytes,
       name: `bash-${id}-${stream}`,
     });
   return { stdout: make('stdout'), stderr: make('stderr') };
@@ -196,6 +218,7 @@ function detailsOf(
   };
   if (stdout.spillPath !== undefined) details.stdoutPath = stdout.spillPath;
   if (stderr.spillPath !== undefined) details.stderrPath = stderr.spillPath;
+  if (stdout.spillCapped === true || stderr.spillCapped === true) details.spillCapped = true;
   return details;
 }
 
@@ -229,6 +252,10 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const updateIntervalMs = options.updateIntervalMs ?? 250;
   const background = options.backgroundTasks ?? new BackgroundTasks();
+  const spillMaxAgeMs = options.spillMaxAgeMs ?? defaultSpillMaxAgeMs;
+  // Best effort and in the background: never delays or fails tool creation.
+  if (spillMaxAgeMs !== Number.POSITIVE_INFINITY)
+    void removeStaleSpillFiles(settings.spillDir, spillMaxAgeMs);
   return defineTool({
     name: 'bash',
     label: 'Bash',

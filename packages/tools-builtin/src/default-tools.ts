@@ -7,7 +7,7 @@ import {
   createBashOutputTool,
   createBashTool,
 } from './bash.js';
-import { createEditFileTool, createTextEditorTool } from './edit-file.js';
+import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
 import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
@@ -56,6 +56,8 @@ export interface DefaultToolsOptions {
     ReadFileToolOptions,
     'defaultLimit' | 'maxLineChars' | 'maxOutputChars' | 'maxImageBytes'
   >;
+  /** Options of edit_file and text_editor (besides where they work). */
+  editFile?: Pick<EditFileToolOptions, 'maxEditBytes'>;
   /** Options of search (besides where it works). */
   search?: Pick<
     SearchToolOptions,
@@ -84,8 +86,8 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     bash_output: () => createBashOutputTool({ backgroundTasks }),
     read_file: () => createReadFileTool({ ...options.readFile, ...shared }),
     write_file: () => createWriteFileTool(shared),
-    edit_file: () => createEditFileTool(shared),
-    text_editor: () => createTextEditorTool(shared),
+    edit_file: () => createEditFileTool({ ...options.editFile, ...shared }),
+    text_editor: () => createTextEditorTool({ ...options.editFile, ...shared }),
     list_files: () =>
       createListFilesTool({
         ...shared,

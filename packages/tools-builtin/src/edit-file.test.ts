@@ -6,6 +6,7 @@ import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool, createTextEditorTool } from './edit-file.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
+import { type FileSystemOperations, nodeFileSystem } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
 let dir: string;
@@ -93,6 +94,51 @@ describe('edit_file', () => {
     await expect(
       edit().execute({ path: 'code.ts', old_string: 'add', new_string: 'add' }, testContext()),
     ).rejects.toThrow(/identical/);
+  });
+
+  it('refuses a file larger than maxEditBytes before reading it, naming its size and the limit', async () => {
+    const big = `${'line of text\n'.repeat(200)}needle\n`; // 2607 bytes
+    fs.writeFileSync(file('big.txt'), big);
+    let reads = 0;
+    // Counts whole-file reads through the injected fs (real files; only the count is added).
+    const counting: FileSystemOperations = {
+      ...nodeFileSystem,
+      open: async (...args: Parameters<FileSystemOperations['open']>) => {
+        const handle = await nodeFileSystem.open(...args);
+        const readFile = handle.readFile.bind(handle);
+        handle.readFile = ((...rest: Parameters<typeof readFile>) => {
+          reads++;
+          return readFile(...rest);
+        }) as typeof handle.readFile;
+        return handle;
+      },
+    };
+    const options = { cwd: dir, fs: counting, maxEditBytes: 1024 };
+    for (const call of [
+      () =>
+        createEditFileTool(options).execute(
+          { path: 'big.txt', old_string: 'needle', new_string: 'pin' },
+          testContext(),
+        ),
+      () =>
+        createTextEditorTool(options).execute(
+          { command: 'append', path: 'big.txt', new_str: 'more' },
+          testContext(),
+        ),
+    ]) {
+      await expect(call()).rejects.toThrow(
+        /big\.txt is 2\.5 KiB \(2,607 bytes\), larger than the 1\.0 KiB \(1,024 bytes\) limit for editing \(maxEditBytes\)/,
+      );
+    }
+    expect(reads).toBe(0);
+    expect(fs.readFileSync(file('big.txt'), 'utf8')).toBe(big);
+    // Under the limit the same edit goes through.
+    await createEditFileTool({ ...options, maxEditBytes: 4096 }).execute(
+      { path: 'big.txt', old_string: 'needle', new_string: 'pin' },
+      testContext(),
+    );
+    expect(reads).toBe(1);
+    expect(fs.readFileSync(file('big.txt'), 'utf8').endsWith('pin\n')).toBe(true);
   });
 
   it('keeps the file mode and refuses binary or non-UTF-8 files', async () => {

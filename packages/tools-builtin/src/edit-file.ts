@@ -8,7 +8,12 @@ import {
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
 import { detectFileKind } from './binary.js';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  workspaceOf,
+} from './file-tool-options.js';
 import type { Workspace } from './workspace.js';
 import { fileResourceKey } from './write-file.js';
 
@@ -229,9 +234,45 @@ export function applyEdit(
   return { bytes: file.hasBom ? Buffer.concat([bom, encoded]) : encoded, lines };
 }
 
-/** `atomicWrite` options that re-check the temp file's real path against the write roots. */
-function verifyIn(workspace: Workspace, toolName: string) {
-  return { verify: (fd: number) => workspace.verifyOpened(fd, 'write', toolName) };
+/** Atomically writes an edited file; the temp file's real path is re-checked against the write roots. */
+async function writeEdited(
+  workspace: Workspace,
+  real: string,
+  data: string | Uint8Array,
+  shown: string,
+  toolName: string,
+): ReturnType<typeof atomicWrite> {
+  try {
+    return await atomicWrite(workspace.fs, real, data, {
+      verify: (fd: number) => workspace.verifyOpened(fd, 'write', toolName),
+    });
+  } catch (error) {
+    if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
+    throw fileSystemError(error, 'write', shown, toolName);
+  }
+}
+
+/** Default {@link EditFileToolOptions.maxEditBytes}: 50 MiB. */
+export const defaultMaxEditBytes = 50 * 1024 * 1024;
+
+/** `1234567` → `1.2 MiB (1,234,567 bytes)`. */
+function formatSize(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const exact = `${bytes.toLocaleString('en-US')} bytes`;
+  return unit === 0 ? exact : `${value.toFixed(1)} ${units[unit]} (${exact})`;
+}
+
+function tooLarge(shown: string, size: number, maxBytes: number, toolName: string): ToolError {
+  return new ToolError(
+    `${shown} is ${formatSize(size)}, larger than the ${formatSize(maxBytes)} limit for editing (maxEditBytes); it was not read or changed. Use bash (e.g. sed) for a targeted change, or write_file to replace it.`,
+    { toolName },
+  );
 }
 
 /** Edits of one file by this process run one at a time, even outside an agent loop. */
@@ -243,6 +284,7 @@ async function readForEdit(
   real: string,
   shown: string,
   toolName: string,
+  maxBytes: number,
 ): Promise<Buffer> {
   let handle: Awaited<ReturnType<Workspace['openForRead']>>;
   try {
@@ -251,24 +293,31 @@ async function readForEdit(
     if (ToolError.isInstance(error)) throw error;
     if (errorCode(error) === 'ENOENT')
       throw new ToolError(`File not found: ${shown}. Use write_file to create it.`);
-    throw new ToolError(`Cannot read ${shown}: ${String(error)}`, { cause: error });
+    throw fileSystemError(error, 'open', shown, toolName);
   }
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ToolError(`${shown} is a directory`);
     if (!stats.isFile())
       throw new ToolError(`${shown} is not a regular file (a FIFO, socket or device)`);
-    return await handle.readFile();
+    // Checked before reading: the whole file is held in memory (several times) while editing.
+    if (stats.size > maxBytes) throw tooLarge(shown, stats.size, maxBytes, toolName);
+    const bytes = await handle.readFile();
+    // It may have grown since the stat.
+    if (bytes.length > maxBytes) throw tooLarge(shown, bytes.length, maxBytes, toolName);
+    return bytes;
   } catch (error) {
-    if (ToolError.isInstance(error)) throw error;
-    throw new ToolError(`Cannot read ${shown}: ${String(error)}`, { cause: error });
+    throw fileSystemError(error, 'read', shown, toolName);
   } finally {
     await handle.close();
   }
 }
 
-/** Options of {@link createEditFileTool}. */
-export type EditFileToolOptions = FileToolOptions;
+/** Options of {@link createEditFileTool} and {@link createTextEditorTool}. */
+export interface EditFileToolOptions extends FileToolOptions {
+  /** Largest file, in bytes, that is edited; larger files are refused before being read [50 MiB]. */
+  maxEditBytes?: number;
+}
 
 /** Arguments of the edit_file tool. */
 export interface EditFileArgs {
@@ -296,6 +345,7 @@ export function createEditFileTool(
   options: EditFileToolOptions,
 ): DefinedTool<EditFileArgs, EditFileDetails> {
   const workspace = workspaceOf(options);
+  const maxEditBytes = options.maxEditBytes ?? defaultMaxEditBytes;
   return defineTool({
     name: 'edit_file',
     label: 'Edit file',
@@ -321,7 +371,7 @@ export function createEditFileTool(
       const shown = workspace.display(real);
       const release = await editLocks.acquire(real, ctx.signal);
       try {
-        const before = await readForEdit(workspace, real, shown, 'edit_file');
+        const before = await readForEdit(workspace, real, shown, 'edit_file', maxEditBytes);
         const outcome = applyEdit(
           before,
           {
@@ -331,7 +381,7 @@ export function createEditFileTool(
           },
           shown,
         );
-        await atomicWrite(workspace.fs, real, outcome.bytes, verifyIn(workspace, 'edit_file'));
+        await writeEdited(workspace, real, outcome.bytes, shown, 'edit_file');
         const count = outcome.lines.length;
         return {
           content: [
@@ -407,6 +457,7 @@ export function createTextEditorTool(
   options: EditFileToolOptions,
 ): DefinedTool<TextEditorArgs, EditFileDetails> {
   const workspace = workspaceOf(options);
+  const maxEditBytes = options.maxEditBytes ?? defaultMaxEditBytes;
   return defineTool({
     name: 'text_editor',
     label: 'Text editor',
@@ -431,11 +482,12 @@ export function createTextEditorTool(
       const release = await editLocks.acquire(real, ctx.signal);
       try {
         if (args.command === 'create') {
-          const outcome = await atomicWrite(
-            workspace.fs,
+          const outcome = await writeEdited(
+            workspace,
             real,
             args.file_text ?? '',
-            verifyIn(workspace, 'text_editor'),
+            shown,
+            'text_editor',
           );
           return {
             content: [
@@ -444,14 +496,14 @@ export function createTextEditorTool(
             details: { path: real, lines: [], created: outcome.created },
           };
         }
-        const before = await readForEdit(workspace, real, shown, 'text_editor');
+        const before = await readForEdit(workspace, real, shown, 'text_editor', maxEditBytes);
         if (args.command === 'str_replace') {
           const outcome = applyEdit(
             before,
             { oldString: args.old_str ?? '', newString: args.new_str ?? '' },
             shown,
           );
-          await atomicWrite(workspace.fs, real, outcome.bytes, verifyIn(workspace, 'text_editor'));
+          await writeEdited(workspace, real, outcome.bytes, shown, 'text_editor');
           return {
             content: [
               { type: 'text', text: `Edited ${shown} at line ${outcome.lines.join(', ')}.` },
@@ -495,11 +547,12 @@ export function createTextEditorTool(
           line = after + 1;
         }
         const encoded = Buffer.from(output, 'utf8');
-        await atomicWrite(
-          workspace.fs,
+        await writeEdited(
+          workspace,
           real,
           file.hasBom ? Buffer.concat([bom, encoded]) : encoded,
-          verifyIn(workspace, 'text_editor'),
+          shown,
+          'text_editor',
         );
         return {
           content: [

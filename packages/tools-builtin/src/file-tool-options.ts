@@ -1,4 +1,16 @@
+import * as fs from 'node:fs';
 import { type FileSystemOperations, Workspace } from './workspace.js';
+
+export { errorCode, fileSystemError } from './fs-errors.js';
+
+/**
+ * Opens and closes `real` (a file or directory already known to be one) so that an unreadable
+ * one fails loudly (EACCES) instead of a walk or search silently finding nothing in it.
+ */
+export async function probeReadable(fsOps: FileSystemOperations, real: string): Promise<void> {
+  const handle = await fsOps.open(real, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  await handle.close();
+}
 
 /** Options every file tool takes: where it works and which directories it may touch. */
 export interface FileToolOptions {
@@ -23,10 +35,4 @@ export function workspaceOf(options: FileToolOptions): Workspace {
     ...(options.readOnlyRoots === undefined ? {} : { readOnlyRoots: options.readOnlyRoots }),
     ...(options.fs === undefined ? {} : { fs: options.fs }),
   });
-}
-
-/** `Error.code` of a Node system error, if any. */
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -2,7 +2,13 @@ import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import picomatch from 'picomatch';
 import * as z from 'zod';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  probeReadable,
+  workspaceOf,
+} from './file-tool-options.js';
 import { defaultSkippedDirectories, walk } from './walk.js';
 
 /** Options of {@link createGlobTool}. */
@@ -74,6 +80,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         const info = await workspace.fs.stat(start);
         if (!info.isDirectory())
           throw new ToolError(`${workspace.display(start)} is not a directory`);
+        await probeReadable(workspace.fs, start);
       } catch (error) {
         if (errorCode(error) === 'ENOENT') {
           return {
@@ -81,7 +88,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
             details: { root: base, shown: 0, total: 0 },
           };
         }
-        throw error;
+        throw fileSystemError(error, 'search', workspace.display(start), 'glob');
       }
       const rest = segments.join('/');
       const matcher = picomatch(rest, { dot: true });

@@ -9,6 +9,8 @@ export {
   type BashToolOptions,
   createBashOutputTool,
   createBashTool,
+  defaultMaxSpillBytes,
+  defaultSpillMaxAgeMs,
 } from './bash.js';
 export { detectFileKind, type FileKind } from './binary.js';
 export {
@@ -21,6 +23,7 @@ export {
   applyEdit,
   createEditFileTool,
   createTextEditorTool,
+  defaultMaxEditBytes,
   type EditFileArgs,
   type EditFileDetails,
   type EditFileToolOptions,
@@ -35,7 +38,12 @@ export {
   type ListFilesDetails,
   type ListFilesToolOptions,
 } from './list-files.js';
-export { OutputBuffer, type OutputBufferOptions, type OutputSnapshot } from './output-buffer.js';
+export {
+  OutputBuffer,
+  type OutputBufferOptions,
+  type OutputSnapshot,
+  removeStaleSpillFiles,
+} from './output-buffer.js';
 export type {
   ProcessOperations,
   ProcessOutcome,

@@ -2,7 +2,13 @@ import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import picomatch from 'picomatch';
 import * as z from 'zod';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  probeReadable,
+  workspaceOf,
+} from './file-tool-options.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
 /** Entries a pattern listing walks at most before it stops (a huge or deep tree cannot stall it). */
@@ -66,9 +72,10 @@ export function createListFilesTool(
       try {
         const info = await workspace.fs.stat(root);
         if (!info.isDirectory()) throw new ToolError(`${shown} is not a directory; use read_file.`);
+        await probeReadable(workspace.fs, root);
       } catch (error) {
         if (errorCode(error) === 'ENOENT') throw new ToolError(`Directory not found: ${shown}`);
-        throw error;
+        throw fileSystemError(error, 'list', shown, 'list_files');
       }
       const matcher =
         args.pattern === undefined

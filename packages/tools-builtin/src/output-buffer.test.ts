@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer, removeStaleSpillFiles } from './output-buffer.js';
 import { makeTempDir } from './test-helpers.js';
 
 let dir: string | undefined;
@@ -64,6 +64,79 @@ describe('OutputBuffer', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('caps the spill file at maxSpillBytes but keeps counting and keeps the tail (property)', async () => {
+    dir = makeTempDir();
+    const spillDir = path.join(dir, 'spill');
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 120 }),
+        fc.array(fc.uint8Array({ minLength: 0, maxLength: 90 }), { maxLength: 12 }),
+        async (headBytes, tailBytes, maxSpillBytes, chunks) => {
+          const ascii = chunks.map((chunk) => Buffer.from(chunk.map((byte) => 0x41 + (byte % 26))));
+          const buffer = new OutputBuffer({
+            headBytes,
+            tailBytes,
+            spillDir,
+            maxSpillBytes,
+            name: `c${run++}`,
+          });
+          for (const chunk of ascii) buffer.write(chunk);
+          await buffer.close();
+          const all = Buffer.concat(ascii);
+          const snapshot = buffer.snapshot();
+          expect(snapshot.totalBytes).toBe(all.length);
+          if (all.length <= headBytes + tailBytes) {
+            expect(snapshot.spillPath).toBeUndefined();
+            return;
+          }
+          expect(snapshot.text.endsWith(`...]\n\n${all.subarray(all.length - tailBytes)}`)).toBe(
+            true,
+          );
+          if (maxSpillBytes === 0) {
+            expect(snapshot.spillPath).toBeUndefined();
+            expect(snapshot.text).toContain('maxSpillBytes is 0');
+            return;
+          }
+          const saved = fs.readFileSync(snapshot.spillPath ?? '');
+          expect(saved).toEqual(all.subarray(0, Math.min(all.length, maxSpillBytes)));
+          expect(snapshot.spillBytes).toBe(saved.length);
+          expect(snapshot.spillCapped === true).toBe(all.length > maxSpillBytes);
+          if (all.length > maxSpillBytes) {
+            expect(snapshot.text).toContain(`only the first ${maxSpillBytes} bytes were saved`);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('removes stale spill files only (bash-*.log older than the age), and never throws', async () => {
+    dir = makeTempDir();
+    const now = Date.now();
+    const hour = 60 * 60 * 1000;
+    const make = (name: string, ageMs: number) => {
+      const file = path.join(dir ?? '', name);
+      fs.writeFileSync(file, 'x');
+      fs.utimesSync(file, (now - ageMs) / 1000, (now - ageMs) / 1000);
+      return file;
+    };
+    const old = make('bash-1a2b-stdout-abc.log', 48 * hour);
+    const fresh = make('bash-3c4d-stderr-abc.log', 2 * hour);
+    const other = make('notes.txt', 48 * hour);
+    fs.mkdirSync(path.join(dir, 'bash-dir.log'));
+    expect(await removeStaleSpillFiles(dir, 24 * hour, now)).toBe(1);
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
+    expect(fs.existsSync(other)).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'bash-dir.log'))).toBe(true);
+    expect(await removeStaleSpillFiles(dir, hour, now)).toBe(1);
+    expect(fs.existsSync(fresh)).toBe(false);
+    expect(await removeStaleSpillFiles(path.join(dir, 'missing'), 0, now)).toBe(0);
   });
 
   it('does not split a UTF-8 character at the head or tail cut', async () => {

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 
 const spillHighWaterMark = 4 * 1024 * 1024;
@@ -13,6 +14,11 @@ export interface OutputBufferOptions {
   spillDir: string;
   /** File name stem of the spill file, e.g. `bash-<id>-stdout`. */
   name: string;
+  /**
+   * Largest spill file in bytes [unlimited]. Past it the file is closed and holds only the first
+   * `maxSpillBytes` bytes; bytes are still counted and the tail is still kept. 0: no spill file.
+   */
+  maxSpillBytes?: number;
 }
 
 /** What an output buffer holds once the stream is done. */
@@ -23,8 +29,12 @@ export interface OutputSnapshot {
   totalBytes: number;
   /** True when bytes were left out of `text`. */
   truncated: boolean;
-  /** Where the full output was saved, when it did not fit. */
+  /** Where the output was saved, when it did not fit (all of it unless `spillCapped`). */
   spillPath?: string;
+  /** Bytes in the spill file, when there is one. */
+  spillBytes?: number;
+  /** True when the spill file reached `maxSpillBytes` and holds only the first `spillBytes` bytes. */
+  spillCapped?: boolean;
 }
 
 /**
@@ -46,9 +56,13 @@ export class OutputBuffer {
   #file: fs.WriteStream | undefined;
   #spillPath: string | undefined;
   #spillError: Error | undefined;
+  readonly #maxSpill: number;
+  #spilled = 0;
+  #spillCapped = false;
 
   constructor(options: OutputBufferOptions) {
     this.#options = options;
+    this.#maxSpill = Math.max(0, options.maxSpillBytes ?? Number.POSITIVE_INFINITY);
     this.#head = Buffer.allocUnsafe(Math.max(0, options.headBytes));
     this.#ring = Buffer.allocUnsafe(Math.max(0, options.tailBytes));
   }
@@ -76,9 +90,10 @@ export class OutputBuffer {
     }
     let ok = true;
     if (this.#file !== undefined) {
-      ok = this.#file.write(chunk);
+      ok = this.#spillWrite(this.#file, chunk);
     } else if (
       this.#spillError === undefined &&
+      this.#maxSpill > 0 &&
       this.#ringLength + rest.length > this.#ring.length
     ) {
       // Nothing was dropped yet: head, ring and this chunk are the whole output so far.
@@ -86,6 +101,24 @@ export class OutputBuffer {
     }
     if (rest.length > 0) this.#pushTail(rest);
     return ok;
+  }
+
+  /**
+   * Writes to the spill file what fits under `maxSpillBytes`; at the cap the file is ended and
+   * later bytes are only counted (returns true then: nothing waits on the disk any more).
+   */
+  #spillWrite(stream: fs.WriteStream, bytes: Uint8Array): boolean {
+    if (this.#spillCapped || bytes.length === 0) return true;
+    const room = this.#maxSpill - this.#spilled;
+    if (bytes.length <= room) {
+      this.#spilled += bytes.length;
+      return stream.write(bytes);
+    }
+    if (room > 0) stream.write(bytes.subarray(0, room));
+    this.#spilled += Math.max(0, room);
+    this.#spillCapped = true;
+    stream.end();
+    return true;
   }
 
   /** Copies the last bytes of `bytes` into the ring. */
@@ -146,9 +179,9 @@ export class OutputBuffer {
       });
       // The head as it was before `chunk` (whose first bytes may have just gone into it).
       const headBefore = this.#total - chunk.length - this.#ringLength;
-      if (headBefore > 0) stream.write(Buffer.from(this.#head.subarray(0, headBefore)));
-      if (this.#ringLength > 0) stream.write(this.#tailBytes());
-      const ok = stream.write(chunk);
+      if (headBefore > 0) this.#spillWrite(stream, Buffer.from(this.#head.subarray(0, headBefore)));
+      if (this.#ringLength > 0) this.#spillWrite(stream, this.#tailBytes());
+      const ok = this.#spillWrite(stream, chunk);
       this.#file = stream;
       this.#spillPath = file;
       return ok;
@@ -163,8 +196,10 @@ export class OutputBuffer {
     const file = this.#file;
     if (file === undefined || file.closed) return;
     await new Promise<void>((resolve) => {
-      file.end(() => resolve());
-      file.on('error', () => resolve());
+      file.once('close', () => resolve());
+      file.once('error', () => resolve());
+      // Already ended when the spill cap was reached: wait for it to close.
+      if (!file.writableEnded) file.end();
     });
   }
 
@@ -186,7 +221,11 @@ export class OutputBuffer {
       totalBytes: this.#total,
       truncated,
     };
-    if (this.#spillPath !== undefined) snapshot.spillPath = this.#spillPath;
+    if (this.#spillPath !== undefined) {
+      snapshot.spillPath = this.#spillPath;
+      snapshot.spillBytes = this.#spilled;
+      if (this.#spillCapped) snapshot.spillCapped = true;
+    }
     if (!truncated) {
       snapshot.text = decode(Buffer.concat([head, tail]));
       return snapshot;
@@ -196,9 +235,13 @@ export class OutputBuffer {
     const tailStart = utf8BoundaryAfter(tail, 0);
     const omitted = this.#total - headEnd - (tail.length - tailStart);
     const where =
-      this.#spillPath !== undefined
-        ? `full output saved to ${this.#spillPath}`
-        : `full output could not be saved${this.#spillError ? `: ${this.#spillError.message}` : ''}`;
+      this.#spillPath === undefined
+        ? this.#maxSpill === 0
+          ? 'full output not saved (no spill file: maxSpillBytes is 0)'
+          : `full output could not be saved${this.#spillError ? `: ${this.#spillError.message}` : ''}`
+        : this.#spillCapped
+          ? `only the first ${this.#spilled.toLocaleString('en-US')} bytes were saved, to ${this.#spillPath} (the spill file limit); the rest was not saved`
+          : `full output saved to ${this.#spillPath}`;
     snapshot.text = `${decode(head.subarray(0, headEnd))}\n\n[... ${omitted.toLocaleString('en-US')} bytes omitted of ${this.#total.toLocaleString('en-US')}; ${where} ...]\n\n${decode(tail.subarray(tailStart))}`;
     return snapshot;
   }
@@ -227,4 +270,37 @@ function utf8BoundaryAfter(bytes: Uint8Array, start: number): number {
 /** UTF-8 decode where invalid bytes become U+FFFD (never throws). */
 export function decode(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/** Spill files bash writes are named `bash-<id>-<stream>-<time>.log`; nothing else is deleted. */
+const spillFileName = /^bash-.+\.log$/;
+
+/**
+ * Deletes spill files (`bash-*.log`) older than `maxAgeMs` (by modification time) from `dir`.
+ * Best effort: never throws; returns how many were deleted. Other files are left alone.
+ */
+export async function removeStaleSpillFiles(
+  dir: string,
+  maxAgeMs: number,
+  now: number = Date.now(),
+): Promise<number> {
+  let removed = 0;
+  try {
+    const entries = await fsPromises.readdir(dir, { withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isFile() || !spillFileName.test(entry.name)) continue;
+      const file = path.join(dir, entry.name);
+      try {
+        const stats = await fsPromises.lstat(file);
+        if (!stats.isFile() || now - stats.mtimeMs <= maxAgeMs) continue;
+        await fsPromises.unlink(file);
+        removed++;
+      } catch {
+        // Gone already, or not ours to delete: leave it.
+      }
+    }
+  } catch {
+    // No spill directory yet, or unreadable: nothing to clean.
+  }
+  return removed;
 }

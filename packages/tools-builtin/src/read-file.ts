@@ -1,7 +1,12 @@
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
 import { detectFileKind, type FileKind } from './binary.js';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  workspaceOf,
+} from './file-tool-options.js';
 import { decode } from './output-buffer.js';
 
 /** Options of {@link createReadFileTool}. */
@@ -84,7 +89,7 @@ export function createReadFileTool(
         if (code === 'ENOENT') throw new ToolError(`File not found: ${shown}`);
         if (code === 'EISDIR')
           throw new ToolError(`${shown} is a directory; use list_files to see its entries.`);
-        throw new ToolError(`Cannot open ${shown}: ${String(error)}`, { cause: error });
+        throw fileSystemError(error, 'open', shown, 'read_file');
       }
       try {
         const stats = await handle.stat();
@@ -157,6 +162,8 @@ export function createReadFileTool(
         }
         footer += ']';
         return { content: [{ type: 'text', text: `${body}\n${footer}` }], details };
+      } catch (error) {
+        throw fileSystemError(error, 'read', shown, 'read_file');
       } finally {
         await handle.close();
       }

@@ -217,8 +217,14 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
           }
         }
         const code = await exited;
-        if (code === 2 && !signal.aborted) {
-          throw new ToolError(`Search failed: ${stderr.trim() || 'ripgrep exited with code 2'}`, {
+        // Exit code 2 also means "some file or directory could not be read" (EACCES, a vanished
+        // file…): with --no-messages those print nothing and, like the TypeScript engine, are
+        // skipped. What still prints (a bad pattern, a bad option) fails the search.
+        const problems = stderr
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !/\(os error \d+\)\s*$/.test(line));
+        if (code === 2 && !signal.aborted && problems.length > 0) {
+          throw new ToolError(`Search failed: ${stderr.trim()}`, {
             kind: 'invalid-args',
           });
         }

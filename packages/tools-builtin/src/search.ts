@@ -1,6 +1,12 @@
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  probeReadable,
+  workspaceOf,
+} from './file-tool-options.js';
 import {
   createRipgrepEngine,
   createTypeScriptEngine,
@@ -166,11 +172,12 @@ export function createSearchTool(
     execute: async (args, ctx): Promise<ToolResult<SearchDetails>> => {
       const root = await workspace.resolve(args.path ?? '.', 'read', 'search');
       try {
-        await workspace.fs.stat(root);
+        const info = await workspace.fs.stat(root);
+        if (info.isFile() || info.isDirectory()) await probeReadable(workspace.fs, root);
       } catch (error) {
         if (errorCode(error) === 'ENOENT')
           throw new ToolError(`Path not found: ${workspace.display(root)}`);
-        throw error;
+        throw fileSystemError(error, 'search', workspace.display(root), 'search');
       }
       engine ??= resolveSearchEngine(options, workspace);
       const mode = args.output_mode ?? 'content';

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { ToolError } from '@agent/core';
+import { fileSystemError } from './fs-errors.js';
 
 /**
  * The file-system operations the file tools use, a subset of `node:fs/promises`. Inject a
@@ -170,8 +171,19 @@ export class Workspace {
         { kind: 'invalid-args', ...(toolName === undefined ? {} : { toolName }) },
       );
     }
-    const real = await resolveRealPath(this.absolute(input), this.fs);
-    const roots = await this.realRoots(access);
+    let real: string;
+    try {
+      real = await resolveRealPath(this.absolute(input), this.fs);
+    } catch (error) {
+      // ELOOP, ENAMETOOLONG, EACCES…: a readable error naming the path, not a raw Node one.
+      throw fileSystemError(error, 'resolve the path', input, toolName);
+    }
+    let roots: string[];
+    try {
+      roots = await this.realRoots(access);
+    } catch (error) {
+      throw fileSystemError(error, 'resolve the workspace roots of', input, toolName);
+    }
     if (!roots.some((root) => isPathInside(root, real))) {
       throw new ToolError(
         `Permission denied: ${input} resolves to ${real}, outside the workspace (${roots.join(', ')})`,

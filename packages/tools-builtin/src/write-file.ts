@@ -1,7 +1,12 @@
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
-import { errorCode, type FileToolOptions, workspaceOf } from './file-tool-options.js';
+import {
+  errorCode,
+  type FileToolOptions,
+  fileSystemError,
+  workspaceOf,
+} from './file-tool-options.js';
 import type { Workspace } from './workspace.js';
 
 /** Options of {@link createWriteFileTool}. */
@@ -60,7 +65,7 @@ export function createWriteFileTool(
       } catch (error) {
         if (ToolError.isInstance(error)) throw error;
         if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
-        throw new ToolError(`Cannot write ${shown}: ${String(error)}`, { cause: error });
+        throw fileSystemError(error, 'write', shown, 'write_file');
       }
       const bytes = Buffer.byteLength(args.content);
       return {

@@ -1,0 +1,578 @@
+import {
+  Agent,
+  type AssistantMessage,
+  defineTool,
+  type Message,
+  type StreamEvent,
+  type ToolResultMessage,
+  userMessage,
+} from '@agent/core';
+import {
+  readSseFixture,
+  sseEvents,
+  startWireServer,
+  type WireServer,
+} from '@agent/tooling-wire-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { createAnthropicProvider } from './anthropic-provider.js';
+
+const fixture = (name: string) =>
+  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
+const sse = { 'content-type': 'text/event-stream' };
+const json = { 'content-type': 'application/json' };
+const errorBody = (type: string, message: string) =>
+  JSON.stringify({ type: 'error', error: { type, message } });
+
+let server: WireServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const out: StreamEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+function terminal(events: StreamEvent[]) {
+  const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
+  expect(ends).toHaveLength(1);
+  return ends[0];
+}
+
+function gapMs(): number {
+  return (server?.requests[1]?.receivedAt ?? 0) - (server?.requests[0]?.receivedAt ?? 0);
+}
+
+const request = { model: 'claude-haiku-4-5', messages: [userMessage('hi')] };
+const messageStart = {
+  event: 'message_start',
+  data: {
+    type: 'message_start',
+    message: {
+      id: 'msg_edge',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: 'claude-haiku-4-5',
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  },
+};
+const overloaded = `event: error\ndata: ${errorBody('overloaded_error', 'Overloaded')}\n\n`;
+
+function toolUseStream(partialJson: readonly string[], stopReason: string): string[] {
+  return sseEvents([
+    messageStart,
+    {
+      event: 'content_block_start',
+      data: {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_cut', name: 'get_weather', input: {} },
+      },
+    },
+    ...partialJson.map((part) => ({
+      event: 'content_block_delta',
+      data: {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: part },
+      },
+    })),
+    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 16 },
+      },
+    },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  ]);
+}
+
+describe('Anthropic retry-after edge cases', () => {
+  // random 0: the backoff is exactly half of initialDelayMs (150 ms), so an immediate retry shows.
+  const backoff = { initialDelayMs: 300, maxBackoffMs: 300, random: () => 0 };
+
+  it.each(['-1', '-30', '1 2', 'tomorrow 5', '12abc'])(
+    'treats retry-after %j as absent and backs off instead of retrying at once',
+    async (value) => {
+      server = await startWireServer([
+        { status: 429, headers: { ...json, 'retry-after': value }, body: errorBody('x', 'y') },
+        { headers: sse, body: fixture('text-cache.sse') },
+      ]);
+      const provider = createAnthropicProvider({
+        apiKey: 'k',
+        baseURL: server.url,
+        retry: backoff,
+      });
+      expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+      expect(server.requests).toHaveLength(2);
+      expect(gapMs()).toBeGreaterThanOrEqual(135);
+      expect(gapMs()).toBeLessThan(1000);
+    },
+  );
+
+  it('retries at once on retry-after 0', async () => {
+    server = await startWireServer([
+      { status: 429, headers: { ...json, 'retry-after': '0' }, body: errorBody('x', 'y') },
+      { headers: sse, body: fixture('text-cache.sse') },
+    ]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { initialDelayMs: 4000, random: () => 0 },
+    });
+    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    expect(gapMs()).toBeLessThan(1000);
+  });
+
+  it('caps a huge retry-after and prefers retry-after-ms', async () => {
+    server = await startWireServer([
+      { status: 529, headers: { ...json, 'retry-after': '99999' }, body: errorBody('x', 'y') },
+      {
+        status: 503,
+        headers: { ...json, 'retry-after-ms': '150', 'retry-after': '30' },
+        body: errorBody('x', 'y'),
+      },
+      { headers: sse, body: fixture('text-cache.sse') },
+    ]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { maxRetryAfterMs: 250, initialDelayMs: 5000 },
+    });
+    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    const [first, second, third] = server.requests.map((entry) => entry.receivedAt);
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(235);
+    expect((second ?? 0) - (first ?? 0)).toBeLessThan(2000);
+    expect((third ?? 0) - (second ?? 0)).toBeGreaterThanOrEqual(135);
+    expect((third ?? 0) - (second ?? 0)).toBeLessThan(2000);
+  });
+
+  it('honours an HTTP-date retry-after', async () => {
+    server = await startWireServer((_request, index) =>
+      index === 0
+        ? {
+            status: 429,
+            // Second resolution: the wait is between 1 and 2 s.
+            headers: { ...json, 'retry-after': new Date(Date.now() + 2000).toUTCString() },
+            body: errorBody('x', 'y'),
+          }
+        : { headers: sse, body: fixture('text-cache.sse') },
+    );
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { initialDelayMs: 10, maxBackoffMs: 10 },
+    });
+    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    expect(gapMs()).toBeGreaterThanOrEqual(900);
+    expect(gapMs()).toBeLessThan(2600);
+  });
+});
+
+describe('Anthropic error events inside a 200 stream', () => {
+  const fast = { initialDelayMs: 5, maxBackoffMs: 20 };
+
+  it('retries an overloaded_error event that arrives before any content', async () => {
+    server = await startWireServer([
+      { headers: sse, body: [...sseEvents([messageStart]), overloaded] },
+      { headers: sse, body: fixture('text-cache.sse') },
+    ]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
+    const events = await collect(provider.stream(request));
+    expect(terminal(events)).toMatchObject({
+      type: 'done',
+      message: { content: [{ type: 'text', text: 'Hello, world!' }] },
+    });
+    expect(events.filter((event) => event.type === 'start')).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not retry an overloaded_error event after content and keeps the partial text', async () => {
+    const chunks = [
+      ...sseEvents([
+        messageStart,
+        {
+          event: 'content_block_start',
+          data: {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'text', text: '' },
+          },
+        },
+        {
+          event: 'content_block_delta',
+          data: {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'text_delta', text: 'Hel' },
+          },
+        },
+      ]),
+      overloaded,
+    ];
+    server = await startWireServer([
+      { headers: sse, body: chunks },
+      { headers: sse, body: fixture('text-cache.sse') },
+    ]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
+    const end = terminal(await collect(provider.stream(request)));
+    expect(end).toMatchObject({
+      type: 'error',
+      reason: 'error',
+      error: { statusCode: 529, isRetryable: true },
+      message: { stopReason: 'error', content: [{ type: 'text', text: 'Hel' }] },
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('Anthropic abort edge cases', () => {
+  it('sends nothing when the signal is already aborted', async () => {
+    server = await startWireServer([{ headers: sse, body: fixture('text-cache.sse') }]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
+    const events = await collect(provider.stream(request, { signal: AbortSignal.abort() }));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'error',
+      reason: 'aborted',
+      message: { stopReason: 'aborted', content: [] },
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('Anthropic max_tokens inside a tool_use block', () => {
+  function weatherTool(executed: unknown[]) {
+    return defineTool({
+      name: 'get_weather',
+      description: 'Weather',
+      input: z.object({ city: z.string().optional() }),
+      execute: async (args) => {
+        executed.push(args);
+        return 'sunny';
+      },
+    });
+  }
+
+  it('hands the partial input to the loop as raw text: invalid-args, never executed', async () => {
+    server = await startWireServer([
+      { headers: sse, body: toolUseStream(['{"city": "Pa', 'ri'], 'max_tokens') },
+      { headers: sse, body: fixture('final-text.sse') },
+    ]);
+    const executed: unknown[] = [];
+    const agent = new Agent({
+      provider: createAnthropicProvider({ apiKey: 'k', baseURL: server.url }),
+      model: 'claude-haiku-4-5',
+      tools: [weatherTool(executed)],
+    });
+    const result = await agent.run('weather?').result;
+    expect(executed).toEqual([]);
+    const assistant = result.messages.find(
+      (message): message is AssistantMessage => message.role === 'assistant',
+    );
+    expect(assistant?.stopReason).toBe('length');
+    expect(assistant?.content).toEqual([
+      { type: 'toolCall', id: 'toolu_cut', name: 'get_weather', arguments: '{"city": "Pari' },
+    ]);
+    const toolResult = result.messages.find(
+      (message): message is ToolResultMessage => message.role === 'toolResult',
+    );
+    expect(toolResult).toMatchObject({ isError: true, errorKind: 'invalid-args' });
+    // The next request replays the cut call (input {}) with its error result.
+    const second = server.requests[1]?.json as { messages: Array<{ content: unknown[] }> };
+    expect(second.messages[1]?.content).toEqual([
+      { type: 'tool_use', id: 'toolu_cut', name: 'get_weather', input: {} },
+    ]);
+    expect(second.messages[2]?.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_cut',
+      is_error: true,
+    });
+  });
+
+  it('drops a tool call cut before any input arrived instead of running it with {}', async () => {
+    server = await startWireServer([
+      { headers: sse, body: toolUseStream([], 'max_tokens') },
+      { headers: sse, body: fixture('final-text.sse') },
+    ]);
+    const executed: unknown[] = [];
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
+    const events = await collect(provider.stream(request));
+    expect(terminal(events)).toMatchObject({
+      type: 'done',
+      message: { stopReason: 'length', content: [] },
+    });
+    const agent = new Agent({
+      provider,
+      model: 'claude-haiku-4-5',
+      tools: [weatherTool(executed)],
+    });
+    await agent.run('weather?').result;
+    expect(executed).toEqual([]);
+  });
+
+  it('still runs a parameterless call that ended normally (tool_use stop)', async () => {
+    server = await startWireServer([
+      { headers: sse, body: toolUseStream([], 'tool_use') },
+      { headers: sse, body: fixture('final-text.sse') },
+    ]);
+    const executed: unknown[] = [];
+    const agent = new Agent({
+      provider: createAnthropicProvider({ apiKey: 'k', baseURL: server.url }),
+      model: 'claude-haiku-4-5',
+      tools: [weatherTool(executed)],
+    });
+    const result = await agent.run('weather?').result;
+    expect(result.stopReason).toBe('completed');
+    expect(executed).toEqual([{}]);
+  });
+});
+
+describe('Anthropic request hygiene', () => {
+  const assistant = (
+    content: AssistantMessage['content'],
+    stopReason: AssistantMessage['stopReason'],
+  ): AssistantMessage => ({
+    role: 'assistant',
+    content,
+    provider: 'anthropic',
+    model: 'claude-haiku-4-5',
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+    stopReason,
+    timestamp: 1,
+  });
+
+  it('never sends an empty or whitespace-only text block', () => {
+    const provider = createAnthropicProvider({ apiKey: 'k', promptCaching: true });
+    const history: Message[] = [
+      userMessage('  \n'),
+      userMessage([
+        { type: 'text', text: ' ' },
+        { type: 'text', text: 'look' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ]),
+      // An aborted turn: whitespace text and an unsigned, cut-off thought.
+      assistant(
+        [
+          { type: 'thinking', thinking: 'hmm' },
+          { type: 'text', text: '\n\n' },
+        ],
+        'aborted',
+      ),
+      userMessage('go on'),
+      assistant(
+        [
+          { type: 'text', text: ' ' },
+          { type: 'toolCall', id: 'toolu_a', name: 'bash', arguments: '{}' },
+        ],
+        'toolUse',
+      ),
+      {
+        role: 'toolResult',
+        toolCallId: 'toolu_a',
+        toolName: 'bash',
+        content: [{ type: 'text', text: '\n' }],
+        isError: false,
+        timestamp: 2,
+      },
+    ];
+    const params = provider.buildParams({ model: 'claude-haiku-4-5', messages: history });
+    const texts: string[] = [];
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (value !== null && typeof value === 'object') {
+        const record = value as Record<string, unknown>;
+        if (record.type === 'text') texts.push(String(record.text));
+        Object.values(record).forEach(visit);
+      }
+    };
+    visit(params.messages);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.filter((text) => text.trim() === '')).toEqual([]);
+    expect(params.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(params.messages[2]?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_a',
+        content: [{ type: 'text', text: '(no output)' }],
+        cache_control: { type: 'ephemeral' },
+      },
+    ]);
+  });
+
+  it('replays every signed thought across two tool rounds', () => {
+    const provider = createAnthropicProvider({ apiKey: 'k' });
+    const round = (n: number): Message[] => [
+      assistant(
+        [
+          { type: 'thinking', thinking: `plan ${n}`, signature: `sig-${n}` },
+          { type: 'thinking', thinking: '', signature: `redacted-${n}`, redacted: true },
+          { type: 'toolCall', id: `toolu_${n}`, name: 'bash', arguments: `{"n":${n}}` },
+        ],
+        'toolUse',
+      ),
+      {
+        role: 'toolResult',
+        toolCallId: `toolu_${n}`,
+        toolName: 'bash',
+        content: [{ type: 'text', text: `out ${n}` }],
+        isError: false,
+        timestamp: 2,
+      },
+    ];
+    const params = provider.buildParams({
+      model: 'claude-haiku-4-5',
+      messages: [userMessage('go'), ...round(1), ...round(2)],
+      thinkingLevel: 'low',
+    });
+    expect(params.messages.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'go' }],
+      [
+        { type: 'thinking', thinking: 'plan 1', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'redacted-1' },
+        { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { n: 1 } },
+      ],
+      [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'out 1' }] }],
+      [
+        { type: 'thinking', thinking: 'plan 2', signature: 'sig-2' },
+        { type: 'redacted_thinking', data: 'redacted-2' },
+        { type: 'tool_use', id: 'toolu_2', name: 'bash', input: { n: 2 } },
+      ],
+      [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'out 2' }] }],
+    ]);
+  });
+});
+
+describe('Anthropic thinking only where the API accepts it', () => {
+  const tools = [{ name: 'bash', description: 'Run', parameters: { type: 'object' as const } }];
+  const toolTurn = (content: AssistantMessage['content']): Message[] => [
+    userMessage('go'),
+    {
+      role: 'assistant',
+      content,
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      stopReason: 'toolUse',
+      timestamp: 1,
+    },
+    {
+      role: 'toolResult',
+      toolCallId: 'toolu_1',
+      toolName: 'bash',
+      content: [{ type: 'text', text: 'ok' }],
+      isError: false,
+      timestamp: 2,
+    },
+  ];
+  const call = { type: 'toolCall' as const, id: 'toolu_1', name: 'bash', arguments: '{}' };
+
+  it.each([
+    ['required', { type: 'any' }],
+    [
+      { type: 'tool', name: 'bash' },
+      { type: 'tool', name: 'bash' },
+    ],
+  ] as const)('forced tool choice %j: sends the choice and no thinking', (choice, wire) => {
+    const provider = createAnthropicProvider({ apiKey: 'k' });
+    const params = provider.buildParams({
+      model: 'claude-haiku-4-5',
+      messages: [userMessage('go')],
+      tools,
+      toolChoice: choice,
+      thinkingLevel: 'high',
+      temperature: 0.1,
+    });
+    expect(params.tool_choice).toEqual(wire);
+    expect(params.thinking).toBeUndefined();
+    expect((params as { temperature?: number }).temperature).toBe(0.1);
+  });
+
+  it('keeps thinking when the continued tool turn starts with a signed thought', () => {
+    const provider = createAnthropicProvider({ apiKey: 'k' });
+    const params = provider.buildParams({
+      model: 'claude-haiku-4-5',
+      messages: toolTurn([{ type: 'thinking', thinking: 'hm', signature: 'sig' }, call]),
+      tools,
+      thinkingLevel: 'low',
+    });
+    expect(params.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+  });
+
+  it('drops thinking when the continued tool turn has no thought (another provider, or thinking was off)', () => {
+    const provider = createAnthropicProvider({ apiKey: 'k' });
+    for (const content of [
+      [call],
+      [{ type: 'thinking' as const, thinking: 'from elsewhere' }, call],
+    ]) {
+      const params = provider.buildParams({
+        model: 'claude-haiku-4-5',
+        messages: toolTurn(content),
+        tools,
+        thinkingLevel: 'low',
+      });
+      expect(params.thinking).toBeUndefined();
+    }
+    // Once that tool turn was answered, a new user turn needs no thought in the old one.
+    const answer: AssistantMessage = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Done.' }],
+      provider: 'openai',
+      model: 'gpt-5',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      stopReason: 'stop',
+      timestamp: 3,
+    };
+    const params = provider.buildParams({
+      model: 'claude-haiku-4-5',
+      messages: [...toolTurn([call]), answer, userMessage('thanks')],
+      tools,
+      thinkingLevel: 'low',
+    });
+    expect(params.thinking).toBeDefined();
+  });
+});
+
+describe('Anthropic retries start clean', () => {
+  it('forgets a refusal reported by a failed attempt that streamed no content', async () => {
+    const empty = sseEvents([
+      messageStart,
+      {
+        event: 'message_delta',
+        data: {
+          type: 'message_delta',
+          delta: { stop_reason: 'refusal', stop_sequence: null },
+          usage: { output_tokens: 1 },
+        },
+      },
+    ]);
+    server = await startWireServer([
+      // Cut before message_stop, after the stop reason was read: retried (nothing streamed).
+      {
+        headers: sse,
+        body: [...empty, ': padding\n\n', ': padding\n\n'],
+        cutAfterChunks: 3,
+        chunkDelayMs: 5,
+      },
+      { headers: sse, body: fixture('text-cache.sse') },
+    ]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { initialDelayMs: 5, maxBackoffMs: 20 },
+    });
+    const end = terminal(await collect(provider.stream(request)));
+    expect(server.requests).toHaveLength(2);
+    expect(end).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
+  });
+});
