@@ -1,6 +1,8 @@
 import { Agent, defineTool, type ToolResultMessage } from '@agent/core';
 import {
-  readSseFixture,
+  closeWireServers,
+  fixtureReader,
+  SSE_HEADERS,
   sseEvents,
   startWireServer,
   type WireServer,
@@ -9,21 +11,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 describe('Anthropic provider in the agent loop', () => {
   it('round-trips text, thinking and parallel tool calls into a final answer', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('thinking-tools.sse') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: fixture('thinking-tools.sse') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     let osloDone: () => void = () => {};
     const osloFinished = new Promise<void>((resolve) => {
@@ -186,8 +183,8 @@ describe('Anthropic provider in the agent loop', () => {
       { event: 'message_stop', data: { type: 'message_stop' } },
     ]);
     server = await startWireServer([
-      { headers: sse, body: call },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: call },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     const agent = new Agent({
       provider: createAnthropicProvider({ apiKey: 'k', baseURL: server.url }),

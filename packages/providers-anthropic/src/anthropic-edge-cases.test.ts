@@ -3,48 +3,31 @@ import {
   type AssistantMessage,
   defineTool,
   type Message,
-  type StreamEvent,
   type ToolResultMessage,
   userMessage,
 } from '@agent/core';
 import {
-  readSseFixture,
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  JSON_HEADERS,
+  requestGapMs,
+  SSE_HEADERS,
   sseEvents,
   startWireServer,
+  terminalEvent,
   type WireServer,
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
-const json = { 'content-type': 'application/json' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 const errorBody = (type: string, message: string) =>
   JSON.stringify({ type: 'error', error: { type, message } });
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
-
-function terminal(events: StreamEvent[]) {
-  const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(ends).toHaveLength(1);
-  return ends[0];
-}
-
-function gapMs(): number {
-  return (server?.requests[1]?.receivedAt ?? 0) - (server?.requests[0]?.receivedAt ?? 0);
-}
+afterEach(closeWireServers);
 
 const request = { model: 'claude-haiku-4-5', messages: [userMessage('hi')] };
 const messageStart = {
@@ -105,56 +88,63 @@ describe('Anthropic retry-after edge cases', () => {
     'treats retry-after %j as absent and backs off instead of retrying at once',
     async (value) => {
       server = await startWireServer([
-        { status: 429, headers: { ...json, 'retry-after': value }, body: errorBody('x', 'y') },
-        { headers: sse, body: fixture('text-cache.sse') },
+        {
+          status: 429,
+          headers: { ...JSON_HEADERS, 'retry-after': value },
+          body: errorBody('x', 'y'),
+        },
+        { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
       ]);
       const provider = createAnthropicProvider({
         apiKey: 'k',
         baseURL: server.url,
         retry: backoff,
       });
-      expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+      expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
       expect(server.requests).toHaveLength(2);
-      expect(gapMs()).toBeGreaterThanOrEqual(135);
-      expect(gapMs()).toBeLessThan(1000);
+      expect(requestGapMs(server)).toBeGreaterThanOrEqual(135);
+      expect(requestGapMs(server)).toBeLessThan(1000);
     },
   );
 
   it('retries at once on retry-after 0', async () => {
     server = await startWireServer([
-      { status: 429, headers: { ...json, 'retry-after': '0' }, body: errorBody('x', 'y') },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { status: 429, headers: { ...JSON_HEADERS, 'retry-after': '0' }, body: errorBody('x', 'y') },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: { initialDelayMs: 4000, random: () => 0 },
     });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
-    expect(gapMs()).toBeLessThan(1000);
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
+    expect(requestGapMs(server)).toBeLessThan(1000);
   });
 
   it('caps a huge retry-after and prefers retry-after-ms', async () => {
     server = await startWireServer([
-      { status: 529, headers: { ...json, 'retry-after': '99999' }, body: errorBody('x', 'y') },
       {
-        status: 503,
-        headers: { ...json, 'retry-after-ms': '150', 'retry-after': '30' },
+        status: 529,
+        headers: { ...JSON_HEADERS, 'retry-after': '99999' },
         body: errorBody('x', 'y'),
       },
-      { headers: sse, body: fixture('text-cache.sse') },
+      {
+        status: 503,
+        headers: { ...JSON_HEADERS, 'retry-after-ms': '150', 'retry-after': '30' },
+        body: errorBody('x', 'y'),
+      },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: { maxRetryAfterMs: 250, initialDelayMs: 5000 },
     });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
-    const [first, second, third] = server.requests.map((entry) => entry.receivedAt);
-    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(235);
-    expect((second ?? 0) - (first ?? 0)).toBeLessThan(2000);
-    expect((third ?? 0) - (second ?? 0)).toBeGreaterThanOrEqual(135);
-    expect((third ?? 0) - (second ?? 0)).toBeLessThan(2000);
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
+    expect(requestGapMs(server, 0)).toBeGreaterThanOrEqual(235);
+    expect(requestGapMs(server, 0)).toBeLessThan(2000);
+    expect(requestGapMs(server, 1)).toBeGreaterThanOrEqual(135);
+    expect(requestGapMs(server, 1)).toBeLessThan(2000);
   });
 
   it('honours an HTTP-date retry-after', async () => {
@@ -163,19 +153,19 @@ describe('Anthropic retry-after edge cases', () => {
         ? {
             status: 429,
             // Second resolution: the wait is between 1 and 2 s.
-            headers: { ...json, 'retry-after': new Date(Date.now() + 2000).toUTCString() },
+            headers: { ...JSON_HEADERS, 'retry-after': new Date(Date.now() + 2000).toUTCString() },
             body: errorBody('x', 'y'),
           }
-        : { headers: sse, body: fixture('text-cache.sse') },
+        : { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     );
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: { initialDelayMs: 10, maxBackoffMs: 10 },
     });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
-    expect(gapMs()).toBeGreaterThanOrEqual(900);
-    expect(gapMs()).toBeLessThan(2600);
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
+    expect(requestGapMs(server)).toBeGreaterThanOrEqual(900);
+    expect(requestGapMs(server)).toBeLessThan(2600);
   });
 });
 
@@ -184,12 +174,12 @@ describe('Anthropic error events inside a 200 stream', () => {
 
   it('retries an overloaded_error event that arrives before any content', async () => {
     server = await startWireServer([
-      { headers: sse, body: [...sseEvents([messageStart]), overloaded] },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { headers: SSE_HEADERS, body: [...sseEvents([messageStart]), overloaded] },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)).toMatchObject({
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events)).toMatchObject({
       type: 'done',
       message: { content: [{ type: 'text', text: 'Hello, world!' }] },
     });
@@ -221,11 +211,11 @@ describe('Anthropic error events inside a 200 stream', () => {
       overloaded,
     ];
     server = await startWireServer([
-      { headers: sse, body: chunks },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { headers: SSE_HEADERS, body: chunks },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(end).toMatchObject({
       type: 'error',
       reason: 'error',
@@ -238,9 +228,9 @@ describe('Anthropic error events inside a 200 stream', () => {
 
 describe('Anthropic abort edge cases', () => {
   it('sends nothing when the signal is already aborted', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('text-cache.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('text-cache.sse') }]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(provider.stream(request, { signal: AbortSignal.abort() }));
+    const events = await collectEvents(provider.stream(request, { signal: AbortSignal.abort() }));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: 'error',
@@ -266,8 +256,8 @@ describe('Anthropic max_tokens inside a tool_use block', () => {
 
   it('hands the partial input to the loop as raw text: invalid-args, never executed', async () => {
     server = await startWireServer([
-      { headers: sse, body: toolUseStream(['{"city": "Pa', 'ri'], 'max_tokens') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: toolUseStream(['{"city": "Pa', 'ri'], 'max_tokens') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     const executed: unknown[] = [];
     const agent = new Agent({
@@ -302,13 +292,13 @@ describe('Anthropic max_tokens inside a tool_use block', () => {
 
   it('drops a tool call cut before any input arrived instead of running it with {}', async () => {
     server = await startWireServer([
-      { headers: sse, body: toolUseStream([], 'max_tokens') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: toolUseStream([], 'max_tokens') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     const executed: unknown[] = [];
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)).toMatchObject({
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events)).toMatchObject({
       type: 'done',
       message: { stopReason: 'length', content: [] },
     });
@@ -323,8 +313,8 @@ describe('Anthropic max_tokens inside a tool_use block', () => {
 
   it('still runs a parameterless call that ended normally (tool_use stop)', async () => {
     server = await startWireServer([
-      { headers: sse, body: toolUseStream([], 'tool_use') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: toolUseStream([], 'tool_use') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     const executed: unknown[] = [];
     const agent = new Agent({
@@ -559,19 +549,19 @@ describe('Anthropic retries start clean', () => {
     server = await startWireServer([
       // Cut before message_stop, after the stop reason was read: retried (nothing streamed).
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: [...empty, ': padding\n\n', ': padding\n\n'],
         cutAfterChunks: 3,
         chunkDelayMs: 5,
       },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: { initialDelayMs: 5, maxBackoffMs: 20 },
     });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(2);
     expect(end).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
   });

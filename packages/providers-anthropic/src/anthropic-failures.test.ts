@@ -1,83 +1,79 @@
 import { Agent, defineTool, type StreamEvent, userMessage } from '@agent/core';
-import { readSseFixture, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  JSON_HEADERS,
+  requestGapMs,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
-const json = { 'content-type': 'application/json' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 const errorBody = (type: string, message: string) =>
   JSON.stringify({ type: 'error', error: { type, message } });
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+afterEach(closeWireServers);
 
 const request = { model: 'claude-haiku-4-5', messages: [userMessage('hi')] };
 const fast = { initialDelayMs: 5, maxBackoffMs: 20 };
-
-function terminal(events: StreamEvent[]) {
-  const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(ends).toHaveLength(1);
-  return ends[0];
-}
 
 describe('Anthropic failures become events', () => {
   it('retries a 429 once after the retry-after delay', async () => {
     server = await startWireServer([
       {
         status: 429,
-        headers: { ...json, 'retry-after': '1' },
+        headers: { ...JSON_HEADERS, 'retry-after': '1' },
         body: errorBody('rate_limit_error', 'slow down'),
       },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)?.type).toBe('done');
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events).type).toBe('done');
     expect(server.requests).toHaveLength(2);
-    const gap = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    const gap = requestGapMs(server);
     expect(gap).toBeGreaterThanOrEqual(950);
     expect(gap).toBeLessThan(1800);
   });
 
   it('ignores a non-numeric retry-after and uses backoff', async () => {
     server = await startWireServer([
-      { status: 429, headers: { ...json, 'retry-after': 'soon' }, body: errorBody('x', 'y') },
-      { headers: sse, body: fixture('text-cache.sse') },
+      {
+        status: 429,
+        headers: { ...JSON_HEADERS, 'retry-after': 'soon' },
+        body: errorBody('x', 'y'),
+      },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
     const started = Date.now();
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     expect(Date.now() - started).toBeLessThan(500);
     expect(server.requests).toHaveLength(2);
   });
 
   it.each([529, 503])('retries %i and then succeeds', async (status) => {
     server = await startWireServer([
-      { status, headers: json, body: errorBody('overloaded_error', 'Overloaded') },
-      { status, headers: json, body: errorBody('overloaded_error', 'Overloaded') },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { status, headers: JSON_HEADERS, body: errorBody('overloaded_error', 'Overloaded') },
+      { status, headers: JSON_HEADERS, body: errorBody('overloaded_error', 'Overloaded') },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)?.type).toBe('done');
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events).type).toBe('done');
     expect(server.requests).toHaveLength(3);
   });
 
   it('gives up after maxRetries with a typed retryable error', async () => {
     server = await startWireServer([
-      { status: 529, headers: json, body: errorBody('overloaded_error', 'Overloaded') },
+      { status: 529, headers: JSON_HEADERS, body: errorBody('overloaded_error', 'Overloaded') },
     ]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
@@ -85,7 +81,7 @@ describe('Anthropic failures become events', () => {
       retry: fast,
       maxRetries: 2,
     });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(3);
     expect(end).toMatchObject({
       type: 'error',
@@ -99,14 +95,14 @@ describe('Anthropic failures become events', () => {
     server = await startWireServer([
       {
         status: 401,
-        headers: json,
+        headers: JSON_HEADERS,
         body: errorBody('authentication_error', 'invalid x-api-key'),
       },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'bad', baseURL: server.url, retry: fast });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(1);
-    if (end?.type !== 'error') throw new Error('expected error');
+    if (end.type !== 'error') throw new Error('expected error');
     expect(end.error.statusCode).toBe(401);
     expect(end.error.isRetryable).toBe(false);
     expect(end.error.message).toBe(
@@ -117,12 +113,12 @@ describe('Anthropic failures become events', () => {
 
   it('retries a connection reset before the first token', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text-cache.sse'), cutAfterChunks: 0 },
-      { headers: sse, body: fixture('text-cache.sse') },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse'), cutAfterChunks: 0 },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)?.type).toBe('done');
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events).type).toBe('done');
     expect(events.filter((event) => event.type === 'start')).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
@@ -130,21 +126,26 @@ describe('Anthropic failures become events', () => {
   it('maps an overloaded error event inside the stream to 529', async () => {
     const chunks = fixture('text-cache.sse').slice(0, 1);
     chunks.push(`event: error\ndata: ${errorBody('overloaded_error', 'Overloaded')}\n\n`);
-    server = await startWireServer([{ headers: sse, body: chunks }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks }]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: fast,
       maxRetries: 0,
     });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(end).toMatchObject({ type: 'error', error: { statusCode: 529, isRetryable: true } });
   });
 
   it('ends a stream cut after 3 deltas with one error event and runs no partial tool call', async () => {
     server = await startWireServer([
       // A pause between chunks lets each delta be read before the socket is destroyed.
-      { headers: sse, body: fixture('tool-call-cut.sse'), cutAfterChunks: 6, chunkDelayMs: 5 },
+      {
+        headers: SSE_HEADERS,
+        body: fixture('tool-call-cut.sse'),
+        cutAfterChunks: 6,
+        chunkDelayMs: 5,
+      },
     ]);
     let executions = 0;
     const tool = defineTool({
@@ -157,10 +158,10 @@ describe('Anthropic failures become events', () => {
       },
     });
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
+    const events = await collectEvents(provider.stream(request));
     expect(events.filter((event) => event.type === 'tool-call-delta')).toHaveLength(3);
-    const end = terminal(events);
-    if (end?.type !== 'error') throw new Error('expected error');
+    const end = terminalEvent(events);
+    if (end.type !== 'error') throw new Error('expected error');
     expect(end.error.isRetryable).toBe(true);
     expect(end.message.content).toEqual([]);
     // No retry once content streamed.
@@ -174,7 +175,7 @@ describe('Anthropic failures become events', () => {
 
   it('aborts mid-stream promptly, without retry, and closes the connection', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text-cache.sse'), hangAfterChunks: 4 },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse'), hangAfterChunks: 4 },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
     const controller = new AbortController();
@@ -190,7 +191,7 @@ describe('Anthropic failures become events', () => {
     }
     const elapsed = performance.now() - abortedAt;
     expect(elapsed).toBeLessThan(250);
-    const end = terminal(events);
+    const end = terminalEvent(events);
     expect(end).toMatchObject({
       type: 'error',
       reason: 'aborted',
@@ -203,16 +204,16 @@ describe('Anthropic failures become events', () => {
 
   it('aborts during the retry wait without sending another request', async () => {
     server = await startWireServer([
-      { status: 429, headers: { ...json, 'retry-after': '30' }, body: errorBody('x', 'y') },
+      { status: 429, headers: { ...JSON_HEADERS, 'retry-after': '30' }, body: errorBody('x', 'y') },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
     const controller = new AbortController();
     const iterator = provider.stream(request, { signal: controller.signal });
-    const pending = collect(iterator);
+    const pending = collectEvents(iterator);
     while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const started = performance.now();
     controller.abort();
-    const end = terminal(await pending);
+    const end = terminalEvent(await pending);
     expect(performance.now() - started).toBeLessThan(250);
     expect(end).toMatchObject({ type: 'error', reason: 'aborted' });
     expect(server.requests).toHaveLength(1);
@@ -220,7 +221,7 @@ describe('Anthropic failures become events', () => {
 
   it('cancels the HTTP request when the consumer stops iterating', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text-cache.sse'), hangAfterChunks: 4 },
+      { headers: SSE_HEADERS, body: fixture('text-cache.sse'), hangAfterChunks: 4 },
     ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
     const closed = server.nextConnectionClose();

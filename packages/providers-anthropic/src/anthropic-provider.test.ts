@@ -1,23 +1,20 @@
-import { type Message, type StreamEvent, userMessage } from '@agent/core';
-import { readSseFixture, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import { type Message, userMessage } from '@agent/core';
+import {
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+afterEach(closeWireServers);
 
 function body(index = 0): Record<string, unknown> {
   return server?.requests[index]?.json as Record<string, unknown>;
@@ -25,13 +22,13 @@ function body(index = 0): Record<string, unknown> {
 
 describe('createAnthropicProvider over the wire', () => {
   it('streams text and reports usage with cache tokens and cost', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('text-cache.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('text-cache.sse') }]);
     const provider = createAnthropicProvider({
       apiKey: 'sk-test',
       baseURL: server.url,
       headers: { 'x-custom': 'yes' },
     });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({
         model: 'claude-haiku-4-5-20251001',
         systemPrompt: 'Be brief.',
@@ -80,9 +77,11 @@ describe('createAnthropicProvider over the wire', () => {
   });
 
   it('keeps redacted thinking as a replayable block and maps max_tokens to length', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('redacted-thinking.sse') }]);
+    server = await startWireServer([
+      { headers: SSE_HEADERS, body: fixture('redacted-thinking.sse') },
+    ]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({ model: 'claude-unknown-9', messages: [userMessage('hi')] }),
     );
     const end = events.find((event) => event.type === 'thinking-end');
@@ -96,7 +95,7 @@ describe('createAnthropicProvider over the wire', () => {
 
     // Replayed on the next turn as redacted_thinking with the same data.
     server.requests.length = 0;
-    await collect(
+    await collectEvents(
       provider.stream({
         model: 'claude-unknown-9',
         messages: [userMessage('hi'), done.message, userMessage('again')],
@@ -110,7 +109,7 @@ describe('createAnthropicProvider over the wire', () => {
   });
 
   it('sends prompt caching marks, images, tool choice and the thinking budget', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('final-text.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('final-text.sse') }]);
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
@@ -148,7 +147,7 @@ describe('createAnthropicProvider over the wire', () => {
         timestamp: 2,
       },
     ];
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({
         model: 'claude-haiku-4-5',
         systemPrompt: 'sys',
@@ -204,14 +203,12 @@ describe('createAnthropicProvider over the wire', () => {
   it('turns a malformed chunk into one error event', async () => {
     const chunks = fixture('text-cache.sse');
     chunks.splice(3, 0, 'event: content_block_delta\ndata: {"type":"content_block_delta",\n\n');
-    server = await startWireServer([{ headers: sse, body: chunks }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks }]);
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({ model: 'claude-haiku-4-5', messages: [userMessage('hi')] }),
     );
-    const terminal = events.filter((event) => event.type === 'done' || event.type === 'error');
-    expect(terminal).toHaveLength(1);
-    expect(terminal[0]).toMatchObject({
+    expect(terminalEvent(events)).toMatchObject({
       type: 'error',
       reason: 'error',
       error: { isRetryable: false, message: expect.stringContaining('malformed') },
@@ -223,7 +220,7 @@ describe('createAnthropicProvider over the wire', () => {
     delete process.env.ANTHROPIC_API_KEY;
     try {
       const provider = createAnthropicProvider({ baseURL: 'http://127.0.0.1:9' });
-      const events = await collect(
+      const events = await collectEvents(
         provider.stream({ model: 'claude-haiku-4-5', messages: [userMessage('hi')] }),
       );
       expect(events).toHaveLength(1);

@@ -1,24 +1,25 @@
 import { Agent, defineTool, type ToolResultMessage } from '@agent/core';
-import { readSseFixture, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  fixtureReader,
+  SSE_HEADERS,
+  startWireServer,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createGeminiProvider } from './gemini-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 describe('Gemini provider in the agent loop', () => {
   it('round-trips thoughts and parallel function calls into a final answer', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('thinking-tools.sse') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: fixture('thinking-tools.sse') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     let osloDone: () => void = () => {};
     const osloFinished = new Promise<void>((resolve) => {
@@ -133,8 +134,8 @@ describe('Gemini provider in the agent loop', () => {
         ],
       })}\n\n`;
       server = await startWireServer([
-        { headers: sse, body: [call] },
-        { headers: sse, body: fixture('final-text.sse') },
+        { headers: SSE_HEADERS, body: [call] },
+        { headers: SSE_HEADERS, body: fixture('final-text.sse') },
       ]);
       const warnings: string[] = [];
       const agent = new Agent({

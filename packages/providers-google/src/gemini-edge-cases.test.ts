@@ -1,37 +1,25 @@
-import { type StreamEvent, userMessage } from '@agent/core';
+import { userMessage } from '@agent/core';
 import {
-  readSseFixture,
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  JSON_HEADERS,
+  requestGapMs,
+  SSE_HEADERS,
   sseEvents,
   startWireServer,
+  terminalEvent,
   type WireServer,
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from './gemini-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
-const json = { 'content-type': 'application/json' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 const errorBody = (code: number, status: string, message: string) =>
   JSON.stringify({ error: { code, message, status } });
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
-
-function terminal(events: StreamEvent[]) {
-  const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(ends).toHaveLength(1);
-  return ends[0];
-}
+afterEach(closeWireServers);
 
 const request = { model: 'gemini-2.5-flash', messages: [userMessage('hi')] };
 const fast = { initialDelayMs: 5, maxBackoffMs: 20 };
@@ -43,10 +31,10 @@ describe('Gemini retry edge cases', () => {
       server = await startWireServer([
         {
           status: 429,
-          headers: { ...json, 'retry-after': value },
+          headers: { ...JSON_HEADERS, 'retry-after': value },
           body: errorBody(429, 'RESOURCE_EXHAUSTED', 'x'),
         },
-        { headers: sse, body: fixture('text.sse') },
+        { headers: SSE_HEADERS, body: fixture('text.sse') },
       ]);
       const provider = createGeminiProvider({
         apiKey: 'k',
@@ -54,30 +42,29 @@ describe('Gemini retry edge cases', () => {
         // random 0: the backoff is exactly 150 ms, so an immediate retry shows.
         retry: { initialDelayMs: 300, maxBackoffMs: 300, random: () => 0 },
       });
-      expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
-      const [first, second] = server.requests.map((entry) => entry.receivedAt);
-      expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(135);
+      expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
+      expect(requestGapMs(server)).toBeGreaterThanOrEqual(135);
     },
   );
 
   it('retries an error object inside a 200 stream before any content', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([{ data: JSON.parse(errorBody(503, 'UNAVAILABLE', 'overloaded')) }]),
       },
-      { headers: sse, body: fixture('text.sse') },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events)).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
     expect(server.requests).toHaveLength(2);
   });
 
   it('forgets what a failed attempt reported (a prompt block) before retrying', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: [
           ...sseEvents([{ data: { promptFeedback: { blockReason: 'OTHER' } } }]),
           ': padding\n\n',
@@ -87,21 +74,21 @@ describe('Gemini retry edge cases', () => {
         cutAfterChunks: 2,
         chunkDelayMs: 5,
       },
-      { headers: sse, body: fixture('text.sse') },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
+    const events = await collectEvents(provider.stream(request));
     expect(server.requests).toHaveLength(2);
-    expect(terminal(events)).toMatchObject({
+    expect(terminalEvent(events)).toMatchObject({
       type: 'done',
       message: { content: [{ type: 'text', text: 'Hello, world!' }] },
     });
   });
 
   it('sends nothing when the signal is already aborted', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('text.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('text.sse') }]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(provider.stream(request, { signal: AbortSignal.abort() }));
+    const events = await collectEvents(provider.stream(request, { signal: AbortSignal.abort() }));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'error', reason: 'aborted' });
     expect(server.requests).toHaveLength(0);
@@ -110,13 +97,13 @@ describe('Gemini retry edge cases', () => {
 
 describe('Gemini function calls without ids', () => {
   it('gives every call of parallel streams its own id, the same in events and message', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('thinking-tools.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('thinking-tools.sse') }]);
     const providers = [
       createGeminiProvider({ apiKey: 'k', baseURL: server.url }),
       createGeminiProvider({ apiKey: 'k', baseURL: server.url }),
     ];
     const runs = await Promise.all(
-      [...providers, ...providers].map((provider) => collect(provider.stream(request))),
+      [...providers, ...providers].map((provider) => collectEvents(provider.stream(request))),
     );
     const ids: string[] = [];
     for (const events of runs) {
@@ -126,8 +113,8 @@ describe('Gemini function calls without ids', () => {
       const ended = events.flatMap((event) =>
         event.type === 'tool-call-end' ? [event.toolCall.id] : [],
       );
-      const end = terminal(events);
-      if (end?.type !== 'done') throw new Error('expected done');
+      const end = terminalEvent(events);
+      if (end.type !== 'done') throw new Error('expected done');
       const inMessage = end.message.content.flatMap((block) =>
         block.type === 'toolCall' ? [block.id] : [],
       );

@@ -1,51 +1,43 @@
 import { Agent, defineTool, type StreamEvent, userMessage } from '@agent/core';
-import { readSseFixture, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  JSON_HEADERS,
+  requestGapMs,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createGeminiProvider } from './gemini-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
-const json = { 'content-type': 'application/json' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 const errorBody = (code: number, status: string, message: string, details?: unknown[]) =>
   JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } });
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+afterEach(closeWireServers);
 
 const request = { model: 'gemini-2.5-flash', messages: [userMessage('hi')] };
 const fast = { initialDelayMs: 5, maxBackoffMs: 20 };
-
-function terminal(events: StreamEvent[]) {
-  const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(ends).toHaveLength(1);
-  return ends[0];
-}
 
 describe('Gemini failures become events', () => {
   it('retries a 429 once after the retry-after delay', async () => {
     server = await startWireServer([
       {
         status: 429,
-        headers: { ...json, 'retry-after': '1' },
+        headers: { ...JSON_HEADERS, 'retry-after': '1' },
         body: errorBody(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted'),
       },
-      { headers: sse, body: fixture('text.sse') },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     expect(server.requests).toHaveLength(2);
-    const gap = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    const gap = requestGapMs(server);
     expect(gap).toBeGreaterThanOrEqual(950);
     expect(gap).toBeLessThan(1800);
   });
@@ -54,38 +46,46 @@ describe('Gemini failures become events', () => {
     server = await startWireServer([
       {
         status: 429,
-        headers: json,
+        headers: JSON_HEADERS,
         body: errorBody(429, 'RESOURCE_EXHAUSTED', 'quota', [
           { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.3s' },
         ]),
       },
-      { headers: sse, body: fixture('text.sse') },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({
       apiKey: 'k',
       baseURL: server.url,
       retry: { initialDelayMs: 5000 },
     });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
-    const gap = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
+    const gap = requestGapMs(server);
     expect(gap).toBeGreaterThanOrEqual(280);
     expect(gap).toBeLessThan(1500);
   });
 
   it.each([503, 500])('retries %i and then succeeds', async (status) => {
     server = await startWireServer([
-      { status, headers: json, body: errorBody(status, 'UNAVAILABLE', 'The model is overloaded') },
-      { status, headers: json, body: errorBody(status, 'UNAVAILABLE', 'The model is overloaded') },
-      { headers: sse, body: fixture('text.sse') },
+      {
+        status,
+        headers: JSON_HEADERS,
+        body: errorBody(status, 'UNAVAILABLE', 'The model is overloaded'),
+      },
+      {
+        status,
+        headers: JSON_HEADERS,
+        body: errorBody(status, 'UNAVAILABLE', 'The model is overloaded'),
+      },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    expect(terminal(await collect(provider.stream(request)))?.type).toBe('done');
+    expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     expect(server.requests).toHaveLength(3);
   });
 
   it('gives up after maxRetries with a typed retryable error', async () => {
     server = await startWireServer([
-      { status: 503, headers: json, body: errorBody(503, 'UNAVAILABLE', 'overloaded') },
+      { status: 503, headers: JSON_HEADERS, body: errorBody(503, 'UNAVAILABLE', 'overloaded') },
     ]);
     const provider = createGeminiProvider({
       apiKey: 'k',
@@ -93,7 +93,7 @@ describe('Gemini failures become events', () => {
       retry: fast,
       maxRetries: 1,
     });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(2);
     expect(end).toMatchObject({
       type: 'error',
@@ -105,14 +105,14 @@ describe('Gemini failures become events', () => {
     server = await startWireServer([
       {
         status: 401,
-        headers: json,
+        headers: JSON_HEADERS,
         body: errorBody(401, 'UNAUTHENTICATED', 'API key not valid. Please pass a valid API key.'),
       },
     ]);
     const provider = createGeminiProvider({ apiKey: 'bad', baseURL: server.url, retry: fast });
-    const end = terminal(await collect(provider.stream(request)));
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(1);
-    if (end?.type !== 'error') throw new Error('expected error');
+    if (end.type !== 'error') throw new Error('expected error');
     expect(end.error.statusCode).toBe(401);
     expect(end.error.isRetryable).toBe(false);
     expect(end.error.message).toBe(
@@ -123,12 +123,12 @@ describe('Gemini failures become events', () => {
 
   it('retries a connection reset before the first token', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text.sse'), cutAfterChunks: 0 },
-      { headers: sse, body: fixture('text.sse') },
+      { headers: SSE_HEADERS, body: fixture('text.sse'), cutAfterChunks: 0 },
+      { headers: SSE_HEADERS, body: fixture('text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
-    expect(terminal(events)?.type).toBe('done');
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events).type).toBe('done');
     expect(events.filter((event) => event.type === 'start')).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
@@ -138,7 +138,7 @@ describe('Gemini failures become events', () => {
     // A pause between chunks lets each one be read before the socket is destroyed.
     const chunks = [...fixture('text-then-call-cut.sse').slice(0, 4), ': padding\n\n'];
     server = await startWireServer([
-      { headers: sse, body: chunks, cutAfterChunks: 5, chunkDelayMs: 5 },
+      { headers: SSE_HEADERS, body: chunks, cutAfterChunks: 5, chunkDelayMs: 5 },
     ]);
     let executions = 0;
     const tool = defineTool({
@@ -151,10 +151,10 @@ describe('Gemini failures become events', () => {
       },
     });
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collect(provider.stream(request));
+    const events = await collectEvents(provider.stream(request));
     expect(events.filter((event) => event.type === 'text-delta')).toHaveLength(3);
-    const end = terminal(events);
-    if (end?.type !== 'error') throw new Error('expected error');
+    const end = terminalEvent(events);
+    if (end.type !== 'error') throw new Error('expected error');
     expect(end.error.isRetryable).toBe(true);
     expect(end.message.stopReason).toBe('error');
     expect(server.requests).toHaveLength(1);
@@ -167,7 +167,7 @@ describe('Gemini failures become events', () => {
 
   it('aborts mid-stream promptly, without retry, and closes the connection', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text.sse'), hangAfterChunks: 1 },
+      { headers: SSE_HEADERS, body: fixture('text.sse'), hangAfterChunks: 1 },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
     const controller = new AbortController();
@@ -182,7 +182,7 @@ describe('Gemini failures become events', () => {
       }
     }
     expect(performance.now() - abortedAt).toBeLessThan(250);
-    expect(terminal(events)).toMatchObject({
+    expect(terminalEvent(events)).toMatchObject({
       type: 'error',
       reason: 'aborted',
       message: { stopReason: 'aborted', content: [{ type: 'text', text: 'Hello' }] },
@@ -196,17 +196,17 @@ describe('Gemini failures become events', () => {
     server = await startWireServer([
       {
         status: 429,
-        headers: { ...json, 'retry-after': '30' },
+        headers: { ...JSON_HEADERS, 'retry-after': '30' },
         body: errorBody(429, 'RESOURCE_EXHAUSTED', 'x'),
       },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
     const controller = new AbortController();
-    const pending = collect(provider.stream(request, { signal: controller.signal }));
+    const pending = collectEvents(provider.stream(request, { signal: controller.signal }));
     while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const started = performance.now();
     controller.abort();
-    const end = terminal(await pending);
+    const end = terminalEvent(await pending);
     expect(performance.now() - started).toBeLessThan(250);
     expect(end).toMatchObject({ type: 'error', reason: 'aborted' });
     expect(server.requests).toHaveLength(1);
@@ -214,7 +214,7 @@ describe('Gemini failures become events', () => {
 
   it('cancels the HTTP request when the consumer stops iterating', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('text.sse'), hangAfterChunks: 1 },
+      { headers: SSE_HEADERS, body: fixture('text.sse'), hangAfterChunks: 1 },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
     const closed = server.nextConnectionClose();

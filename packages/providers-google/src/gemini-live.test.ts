@@ -1,4 +1,5 @@
-import { type StreamEvent, userMessage } from '@agent/core';
+import { userMessage } from '@agent/core';
+import { collectEvents } from '@agent/tooling-wire-server';
 import { describe, expect, it } from 'vitest';
 import { createGeminiProvider } from './gemini-provider.js';
 
@@ -8,12 +9,12 @@ const apiKey = process.env.GEMINI_API_KEY;
 describe('Gemini live API', () => {
   it.skipIf(apiKey === undefined || apiKey === '')('streams a short answer', async () => {
     const provider = createGeminiProvider();
-    const events: StreamEvent[] = [];
-    for await (const event of provider.stream({
-      model: process.env.GEMINI_MODEL ?? 'gemini-2.5-flash',
-      messages: [userMessage('Reply with the single word: pong')],
-    }))
-      events.push(event);
+    const events = await collectEvents(
+      provider.stream({
+        model: process.env.GEMINI_MODEL ?? 'gemini-2.5-flash',
+        messages: [userMessage('Reply with the single word: pong')],
+      }),
+    );
     const end = events.at(-1);
     if (end?.type !== 'done') throw new Error(`expected done, got ${JSON.stringify(end)}`);
     expect(end.message.content.some((block) => block.type === 'text')).toBe(true);

@@ -1,23 +1,20 @@
 import { type AssistantMessage, type Message, type StreamEvent, userMessage } from '@agent/core';
-import { readSseFixture, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from './gemini-provider.js';
 
-const fixture = (name: string) =>
-  readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url));
-const sse = { 'content-type': 'text/event-stream' };
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+afterEach(closeWireServers);
 
 function body(index = 0): Record<string, unknown> {
   return server?.requests[index]?.json as Record<string, unknown>;
@@ -31,13 +28,13 @@ function doneMessage(events: StreamEvent[]): AssistantMessage {
 
 describe('createGeminiProvider over the wire', () => {
   it('streams text and reports usage with cached and thought tokens and cost', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('text.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('text.sse') }]);
     const provider = createGeminiProvider({
       apiKey: 'g-key',
       baseURL: server.url,
       headers: { 'x-custom': 'yes' },
     });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({
         model: 'gemini-2.5-flash',
         systemPrompt: 'Be brief.',
@@ -84,13 +81,13 @@ describe('createGeminiProvider over the wire', () => {
 
   it('generates ids for calls without one and keeps ids the model sent', async () => {
     server = await startWireServer([
-      { headers: sse, body: fixture('thinking-tools.sse') },
-      { headers: sse, body: fixture('call-with-id.sse') },
-      { headers: sse, body: fixture('final-text.sse') },
+      { headers: SSE_HEADERS, body: fixture('thinking-tools.sse') },
+      { headers: SSE_HEADERS, body: fixture('call-with-id.sse') },
+      { headers: SSE_HEADERS, body: fixture('final-text.sse') },
     ]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
     const request = { model: 'gemini-2.5-flash', messages: [userMessage('go')] as Message[] };
-    const first = doneMessage(await collect(provider.stream(request)));
+    const first = doneMessage(await collectEvents(provider.stream(request)));
     const calls = first.content.filter((block) => block.type === 'toolCall');
     expect(calls).toHaveLength(2);
     expect(calls[0]?.id).toMatch(/^call_/);
@@ -102,7 +99,7 @@ describe('createGeminiProvider over the wire', () => {
     });
     expect(first.stopReason).toBe('toolUse');
 
-    const second = doneMessage(await collect(provider.stream(request)));
+    const second = doneMessage(await collectEvents(provider.stream(request)));
     expect(second.content).toEqual([
       { type: 'toolCall', id: 'fc-7b1e', name: 'get_weather', arguments: '{"city":"Lima"}' },
     ]);
@@ -123,7 +120,7 @@ describe('createGeminiProvider over the wire', () => {
         timestamp: 1,
       },
     ];
-    await collect(provider.stream({ model: 'gemini-2.5-flash', messages: history }));
+    await collectEvents(provider.stream({ model: 'gemini-2.5-flash', messages: history }));
     expect((body(2).contents as unknown[]).slice(1)).toEqual([
       {
         role: 'model',
@@ -146,7 +143,7 @@ describe('createGeminiProvider over the wire', () => {
   });
 
   it('maps thinking levels, tool choice and the schema dialect into the request', async () => {
-    server = await startWireServer([{ headers: sse, body: fixture('text.sse') }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: fixture('text.sse') }]);
     const warnings: string[] = [];
     const provider = createGeminiProvider({
       apiKey: 'k',
@@ -167,7 +164,7 @@ describe('createGeminiProvider over the wire', () => {
         },
       },
     ];
-    await collect(
+    await collectEvents(
       provider.stream({
         model: 'gemini-2.5-flash',
         messages: [userMessage('x')],
@@ -176,7 +173,7 @@ describe('createGeminiProvider over the wire', () => {
         thinkingLevel: 'high',
       }),
     );
-    await collect(
+    await collectEvents(
       provider.stream({
         model: 'gemini-3-pro-preview',
         messages: [userMessage('x')],
@@ -215,9 +212,9 @@ describe('createGeminiProvider over the wire', () => {
     const chunk = `data: ${JSON.stringify({
       candidates: [{ content: { parts: [{ text: 'I' }], role: 'model' }, finishReason: 'SAFETY' }],
     })}\n\n`;
-    server = await startWireServer([{ headers: sse, body: [chunk] }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: [chunk] }]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({ model: 'gemini-2.5-flash', messages: [userMessage('x')] }),
     );
     expect(events.at(-1)).toMatchObject({
@@ -231,14 +228,12 @@ describe('createGeminiProvider over the wire', () => {
   it('turns a malformed chunk into one error event', async () => {
     const chunks = fixture('text.sse');
     chunks.splice(1, 0, 'data: {"candidates":[{"content":\n\n');
-    server = await startWireServer([{ headers: sse, body: chunks }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks }]);
     const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url });
-    const events = await collect(
+    const events = await collectEvents(
       provider.stream({ model: 'gemini-2.5-flash', messages: [userMessage('x')] }),
     );
-    const ends = events.filter((event) => event.type === 'done' || event.type === 'error');
-    expect(ends).toHaveLength(1);
-    expect(ends[0]).toMatchObject({ type: 'error', error: { isRetryable: false } });
+    expect(terminalEvent(events)).toMatchObject({ type: 'error', error: { isRetryable: false } });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -248,7 +243,7 @@ describe('createGeminiProvider over the wire', () => {
     delete process.env.GOOGLE_API_KEY;
     try {
       const provider = createGeminiProvider({ baseURL: 'http://127.0.0.1:9' });
-      const events = await collect(
+      const events = await collectEvents(
         provider.stream({ model: 'gemini-2.5-flash', messages: [userMessage('x')] }),
       );
       expect(events).toHaveLength(1);

@@ -1,14 +1,16 @@
 import { Agent, type AssistantMessage, messageText } from '@agent/core';
-import { startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  SSE_HEADERS,
+  startWireServer,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from './openai-provider.js';
 import { collect, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 type ChatBody = {
   model: string;
@@ -182,7 +184,7 @@ describe('Chat Completions', () => {
       `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'qwen3', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     server = await startWireServer([
       {
-        headers: { 'content-type': 'text/event-stream' },
+        headers: SSE_HEADERS,
         body: [
           chunk({ role: 'assistant', reasoning_content: 'Think ' }),
           chunk({ reasoning_content: 'hard.' }),

@@ -7,7 +7,15 @@ import {
   retryDelayMs,
   type StreamEvent,
 } from '@agent/core';
-import { sseEvents, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  requestGapMs,
+  SSE_HEADERS,
+  sseEvents,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { RateLimitError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -15,30 +23,33 @@ import { errorHeaders } from './errors.js';
 import { collect, errorResponse, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 const request: ProviderRequest = {
   model: 'gpt-4o',
   messages: [{ role: 'user', content: 'hi', timestamp: 0 }],
 };
 
-function terminal(events: StreamEvent[]) {
-  const terminals = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(terminals).toHaveLength(1);
-  expect(events.at(-1)).toBe(terminals[0]);
-  return terminals[0] as Extract<StreamEvent, { type: 'done' | 'error' }>;
-}
-
 function doneMessage(events: StreamEvent[]): AssistantMessage {
-  const last = terminal(events);
+  const last = terminalEvent(events, { requireLast: true });
   if (last.type !== 'done') throw new Error(`expected done, got error: ${last.error.message}`);
   return last.message;
 }
 
-const sse = { 'content-type': 'text/event-stream' };
+/** A get_weather tool that answers "sunny" and records each city it ran for. */
+function cityRecordingWeather() {
+  const executed: string[] = [];
+  const weather = defineTool({
+    name: 'get_weather',
+    description: 'w',
+    input: z.object({ city: z.string() }),
+    execute: async ({ city }) => {
+      executed.push(city);
+      return 'sunny';
+    },
+  });
+  return { weather, executed };
+}
 
 /** A Chat Completions chunk event. */
 function chat(delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) {
@@ -112,7 +123,7 @@ describe('retry hints', () => {
       const events = await collect(openaiAt(server.url, { api: 'chat', retry }).stream(request));
       doneMessage(events);
       expect(server.requests).toHaveLength(2);
-      const waited = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+      const waited = requestGapMs(server);
       expect(waited).toBeGreaterThanOrEqual(min);
       expect(waited).toBeLessThan(max);
     },
@@ -131,7 +142,7 @@ describe('retry hints', () => {
       openaiAt(server.url, { api: 'chat', retry: { ...retry, now } }).stream(request),
     );
     doneMessage(events);
-    const waited = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    const waited = requestGapMs(server);
     expect(waited).toBeGreaterThanOrEqual(280);
     expect(waited).toBeLessThan(800);
   });
@@ -173,17 +184,18 @@ describe('abort', () => {
     server = await startWireServer([fixtureResponse('chat-final-text.sse')]);
     const controller = new AbortController();
     controller.abort();
-    const event = terminal(
+    const event = terminalEvent(
       await collect(
         openaiAt(server.url, { api: 'chat' }).stream(request, { signal: controller.signal }),
       ),
+      { requireLast: true },
     );
     expect(event.type === 'error' && event.reason).toBe('aborted');
     expect(server.requests).toHaveLength(0);
   });
 
   it('abort while the request is in flight (no byte yet) ends aborted and closes the connection', async () => {
-    server = await startWireServer([{ headers: sse, body: [], hangAfterChunks: 0 }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: [], hangAfterChunks: 0 }]);
     const controller = new AbortController();
     const closed = server.nextConnectionClose();
     const pending = collect(
@@ -192,7 +204,7 @@ describe('abort', () => {
     while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const abortedAt = performance.now();
     controller.abort();
-    const event = terminal(await pending);
+    const event = terminalEvent(await pending, { requireLast: true });
     expect(performance.now() - abortedAt).toBeLessThan(250);
     expect(event.type === 'error' && event.reason).toBe('aborted');
     await closed;
@@ -201,7 +213,7 @@ describe('abort', () => {
 
   it('a consumer that stops early cancels the request', async () => {
     const chunks = fixtureResponse('chat-final-text.sse').body as string[];
-    server = await startWireServer([{ headers: sse, body: chunks, hangAfterChunks: 3 }]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks, hangAfterChunks: 3 }]);
     const closed = server.nextConnectionClose();
     for await (const event of openaiAt(server.url, { api: 'chat' }).stream(request)) {
       if (event.type === 'text-delta') break;
@@ -214,7 +226,7 @@ describe('abort', () => {
 describe('empty and premature streams', () => {
   it('a 200 whose stream is empty is retried like a reset', async () => {
     server = await startWireServer([
-      { headers: sse, body: [] },
+      { headers: SSE_HEADERS, body: [] },
       fixtureResponse('chat-final-text.sse'),
     ]);
     const message = doneMessage(
@@ -227,9 +239,10 @@ describe('empty and premature streams', () => {
   });
 
   it('a Responses 200 with only [DONE], every time, ends in one retryable error', async () => {
-    server = await startWireServer([{ headers: sse, body: ['data: [DONE]\n\n'] }]);
-    const event = terminal(
+    server = await startWireServer([{ headers: SSE_HEADERS, body: ['data: [DONE]\n\n'] }]);
+    const event = terminalEvent(
       await collect(openaiAt(server.url, { api: 'responses', maxRetries: 1 }).stream(request)),
+      { requireLast: true },
     );
     expect(event.type === 'error' && event.error.message).toMatch(/ended before/);
     expect(event.type === 'error' && event.error.provider).toBe('openai');
@@ -239,7 +252,7 @@ describe('empty and premature streams', () => {
   it('a retryable response.failed before any content is retried', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           responses('response.created', { response: responseObject('in_progress') }),
           responses('response.failed', {
@@ -265,23 +278,14 @@ describe('empty and premature streams', () => {
     expect(cut).toBeGreaterThan(0);
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: [...chunks.slice(0, cut + 1), ': ping\n\n', 'x'],
         // The delay lets each event reach the client before the socket is destroyed.
         chunkDelayMs: 2,
         cutAfterChunks: cut + 2,
       },
     ]);
-    const executed: string[] = [];
-    const weather = defineTool({
-      name: 'get_weather',
-      description: 'w',
-      input: z.object({ city: z.string() }),
-      execute: async ({ city }) => {
-        executed.push(city);
-        return 'sunny';
-      },
-    });
+    const { weather, executed } = cityRecordingWeather();
     const result = await new Agent({
       provider: openaiAt(server.url, { api: 'responses' }),
       model: 'o4-mini',
@@ -302,7 +306,7 @@ describe('Chat Completions tool calls', () => {
     expect(cut).toBeGreaterThan(0);
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: [...chunks.slice(0, cut + 1), ': ping\n\n', 'x'],
         chunkDelayMs: 2,
         cutAfterChunks: cut + 2,
@@ -332,7 +336,7 @@ describe('Chat Completions tool calls', () => {
   it('parallel tool calls interleaved by index stay apart', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           chat({ role: 'assistant', content: null }),
           chat({
@@ -381,7 +385,7 @@ describe('Chat Completions tool calls', () => {
   it('argument deltas for an index that was never started (no name) are a clear error', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           chat({ role: 'assistant', content: 'Checking.' }),
           chat({ tool_calls: [{ index: 3, function: { arguments: '{"timezone":"UTC"}' } }] }),
@@ -390,7 +394,10 @@ describe('Chat Completions tool calls', () => {
         ]),
       },
     ]);
-    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    const event = terminalEvent(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+      { requireLast: true },
+    );
     expect(event.type).toBe('error');
     if (event.type !== 'error') return;
     expect(event.error.message).toMatch(/Malformed Chat Completions chunk: .*no name/);
@@ -402,7 +409,7 @@ describe('Chat Completions tool calls', () => {
   it('a length finish mid tool call reaches the loop as invalid-args and is not executed', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           chat({
             role: 'assistant',
@@ -420,20 +427,11 @@ describe('Chat Completions tool calls', () => {
         ]),
       },
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([chat({ content: 'Sorry.' }), chat({}, 'stop'), { data: '[DONE]' }]),
       },
     ]);
-    const executed: string[] = [];
-    const weather = defineTool({
-      name: 'get_weather',
-      description: 'w',
-      input: z.object({ city: z.string() }),
-      execute: async ({ city }) => {
-        executed.push(city);
-        return 'sunny';
-      },
-    });
+    const { weather, executed } = cityRecordingWeather();
     const result = await new Agent({
       provider: openaiAt(server.url, { api: 'chat' }),
       model: 'gpt-4o',
@@ -463,7 +461,7 @@ describe('Responses API edge cases', () => {
   it('an incomplete response (max_output_tokens) mid function call ends the call and reaches the loop as invalid-args', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           responses('response.created', { response: responseObject('in_progress') }),
           responses('response.output_item.added', {
@@ -491,17 +489,8 @@ describe('Responses API edge cases', () => {
       },
       fixtureResponse('responses-final-text.sse'),
     ]);
-    const executed: string[] = [];
+    const { weather, executed } = cityRecordingWeather();
     const seen: StreamEvent[] = [];
-    const weather = defineTool({
-      name: 'get_weather',
-      description: 'w',
-      input: z.object({ city: z.string() }),
-      execute: async ({ city }) => {
-        executed.push(city);
-        return 'sunny';
-      },
-    });
     const agent = new Agent({
       provider: openaiAt(server.url, { api: 'responses' }),
       model: 'gpt-4o',
@@ -524,7 +513,7 @@ describe('Responses API edge cases', () => {
   it('function calls without item ids still stream and end', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           responses('response.output_item.added', {
             output_index: 0,
@@ -556,7 +545,7 @@ describe('usage', () => {
   it('Chat Completions: cached and cache-write tokens are split out, reasoning tokens count as output', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           chat({ role: 'assistant', content: 'ok' }),
           chat({}, 'stop'),
@@ -590,7 +579,7 @@ describe('usage', () => {
   it('Responses API: cached, cache-write and reasoning tokens', async () => {
     server = await startWireServer([
       {
-        headers: sse,
+        headers: SSE_HEADERS,
         body: sseEvents([
           responses('response.output_text.delta', {
             item_id: 'msg_1',

@@ -1,27 +1,23 @@
 import { Agent, type ProviderRequest, type StreamEvent } from '@agent/core';
-import { startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  requestGapMs,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from './openai-provider.js';
 import { collect, errorResponse, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 const request: ProviderRequest = {
   model: 'gpt-4o',
   messages: [{ role: 'user', content: 'hi', timestamp: 0 }],
 };
-
-function terminal(events: StreamEvent[]) {
-  const last = events.at(-1);
-  const terminals = events.filter((event) => event.type === 'done' || event.type === 'error');
-  expect(terminals).toHaveLength(1);
-  expect(last).toBe(terminals[0]);
-  return last as Extract<StreamEvent, { type: 'done' | 'error' }>;
-}
 
 describe('failures end in one error event', () => {
   it('429 with retry-after: 1 is retried once, after about a second', async () => {
@@ -30,9 +26,9 @@ describe('failures end in one error event', () => {
       fixtureResponse('chat-final-text.sse'),
     ]);
     const events = await collect(openaiAt(server.url, { api: 'chat' }).stream(request));
-    expect(terminal(events).type).toBe('done');
+    expect(terminalEvent(events, { requireLast: true }).type).toBe('done');
     expect(server.requests).toHaveLength(2);
-    const waited = (server.requests[1]?.receivedAt ?? 0) - (server.requests[0]?.receivedAt ?? 0);
+    const waited = requestGapMs(server);
     expect(waited).toBeGreaterThanOrEqual(950);
     expect(waited).toBeLessThan(1600);
     // Retries are invisible: one start, no error before the answer.
@@ -45,14 +41,15 @@ describe('failures end in one error event', () => {
       fixtureResponse('responses-final-text.sse'),
     ]);
     const events = await collect(openaiAt(server.url, { api: 'responses' }).stream(request));
-    expect(terminal(events).type).toBe('done');
+    expect(terminalEvent(events, { requireLast: true }).type).toBe('done');
     expect(server.requests).toHaveLength(2);
   });
 
   it('gives up after maxRetries with the last status', async () => {
     server = await startWireServer([errorResponse(500, 'Internal error')]);
-    const event = terminal(
+    const event = terminalEvent(
       await collect(openaiAt(server.url, { api: 'chat', maxRetries: 2 }).stream(request)),
+      { requireLast: true },
     );
     expect(server.requests).toHaveLength(3);
     expect(event.type === 'error' && event.error).toMatchObject({
@@ -69,7 +66,10 @@ describe('failures end in one error event', () => {
         'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
       ),
     ]);
-    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    const event = terminalEvent(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+      { requireLast: true },
+    );
     expect(server.requests).toHaveLength(1);
     expect(event.type).toBe('error');
     if (event.type !== 'error') return;
@@ -85,7 +85,7 @@ describe('failures end in one error event', () => {
 
   it('a missing API key for OpenAI is an error event, not a throw', async () => {
     const provider = createOpenAIProvider({ env: {} });
-    const event = terminal(await collect(provider.stream(request)));
+    const event = terminalEvent(await collect(provider.stream(request)), { requireLast: true });
     expect(event.type === 'error' && event.error.message).toMatch(/OPENAI_API_KEY/);
   });
 
@@ -95,7 +95,7 @@ describe('failures end in one error event', () => {
       fixtureResponse('chat-final-text.sse'),
     ]);
     const events = await collect(openaiAt(server.url, { api: 'chat' }).stream(request));
-    expect(terminal(events).type).toBe('done');
+    expect(terminalEvent(events, { requireLast: true }).type).toBe('done');
     expect(server.requests).toHaveLength(2);
   });
 
@@ -138,14 +138,17 @@ describe('failures end in one error event', () => {
   it('a malformed chunk ends the stream with a non-retryable error', async () => {
     server = await startWireServer([
       {
-        headers: { 'content-type': 'text/event-stream' },
+        headers: SSE_HEADERS,
         body: [
           ...(fixtureResponse('chat-final-text.sse').body as string[]).slice(0, 2),
           'data: {"choices": [\n\n',
         ],
       },
     ]);
-    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    const event = terminalEvent(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+      { requireLast: true },
+    );
     expect(event.type === 'error' && event.error).toMatchObject({ isRetryable: false });
     expect(event.type === 'error' && event.error.message).toMatch(/malformed/i);
     expect(event.type === 'error' && event.message.content).toEqual([
@@ -155,10 +158,11 @@ describe('failures end in one error event', () => {
   });
 
   it('a chunk of the wrong shape is malformed, not a crash', async () => {
-    server = await startWireServer([
-      { headers: { 'content-type': 'text/event-stream' }, body: ['data: {"choices": 42}\n\n'] },
-    ]);
-    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    server = await startWireServer([{ headers: SSE_HEADERS, body: ['data: {"choices": 42}\n\n'] }]);
+    const event = terminalEvent(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+      { requireLast: true },
+    );
     expect(event.type === 'error' && event.error.message).toMatch(
       /Malformed Chat Completions chunk/,
     );
@@ -166,10 +170,11 @@ describe('failures end in one error event', () => {
 
   it('a stream that ends before finish_reason is an error', async () => {
     const chunks = fixtureResponse('chat-final-text.sse').body as string[];
-    server = await startWireServer([
-      { headers: { 'content-type': 'text/event-stream' }, body: chunks.slice(0, 3) },
-    ]);
-    const event = terminal(await collect(openaiAt(server.url, { api: 'chat' }).stream(request)));
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks.slice(0, 3) }]);
+    const event = terminalEvent(
+      await collect(openaiAt(server.url, { api: 'chat' }).stream(request)),
+      { requireLast: true },
+    );
     expect(event.type === 'error' && event.error.message).toMatch(
       /ended before the model finished/,
     );
@@ -178,14 +183,15 @@ describe('failures end in one error event', () => {
   it('a Responses stream error event becomes the error', async () => {
     server = await startWireServer([
       {
-        headers: { 'content-type': 'text/event-stream' },
+        headers: SSE_HEADERS,
         body: [
           'event: error\ndata: {"type":"error","code":"invalid_prompt","message":"Invalid prompt","param":null,"sequence_number":0}\n\n',
         ],
       },
     ]);
-    const event = terminal(
+    const event = terminalEvent(
       await collect(openaiAt(server.url, { api: 'responses' }).stream(request)),
+      { requireLast: true },
     );
     expect(event.type === 'error' && event.error.message).toMatch(/Invalid prompt/);
     expect(server.requests).toHaveLength(1);
@@ -193,9 +199,7 @@ describe('failures end in one error event', () => {
 
   it('abort mid-stream ends promptly with reason aborted and closes the connection', async () => {
     const chunks = fixtureResponse('chat-final-text.sse').body as string[];
-    server = await startWireServer([
-      { headers: { 'content-type': 'text/event-stream' }, body: chunks, hangAfterChunks: 3 },
-    ]);
+    server = await startWireServer([{ headers: SSE_HEADERS, body: chunks, hangAfterChunks: 3 }]);
     const controller = new AbortController();
     const closed = server.nextConnectionClose();
     const events: StreamEvent[] = [];
@@ -210,7 +214,7 @@ describe('failures end in one error event', () => {
       }
     }
     const elapsed = performance.now() - abortedAt;
-    const event = terminal(events);
+    const event = terminalEvent(events, { requireLast: true });
     expect(event.type === 'error' && event.reason).toBe('aborted');
     expect(event.type === 'error' && event.message.stopReason).toBe('aborted');
     expect(elapsed).toBeLessThan(250);
@@ -228,7 +232,7 @@ describe('failures end in one error event', () => {
     );
     while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
-    const event = terminal(await pending);
+    const event = terminalEvent(await pending, { requireLast: true });
     expect(event.type === 'error' && event.reason).toBe('aborted');
     expect(performance.now() - started).toBeLessThan(2000);
     expect(server.requests).toHaveLength(1);

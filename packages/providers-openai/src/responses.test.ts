@@ -1,13 +1,10 @@
 import { Agent, type AssistantMessage, messageText } from '@agent/core';
-import { startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import { closeWireServers, startWireServer, type WireServer } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collect, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 type ResponsesBody = {
   model: string;

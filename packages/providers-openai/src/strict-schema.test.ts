@@ -5,7 +5,13 @@ import {
   type JsonSchemaObject,
   validateWithZod,
 } from '@agent/core';
-import { sseEvents, startWireServer, type WireServer } from '@agent/tooling-wire-server';
+import {
+  closeWireServers,
+  SSE_HEADERS,
+  sseEvents,
+  startWireServer,
+  type WireServer,
+} from '@agent/tooling-wire-server';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -13,10 +19,7 @@ import { matchesStrictSchema, stripAbsentNulls, toStrictSchema } from './strict-
 import { openaiAt } from './test-helpers.js';
 
 let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(closeWireServers);
 
 const searchInput = z.object({
   query: z.string().describe('What to look for'),
@@ -138,7 +141,7 @@ describe('the strict dialect on the wire', () => {
     });
     server = await startWireServer([
       {
-        headers: { 'content-type': 'text/event-stream' },
+        headers: SSE_HEADERS,
         body: sseEvents([
           chunk({
             role: 'assistant',
@@ -158,7 +161,7 @@ describe('the strict dialect on the wire', () => {
         ]),
       },
       {
-        headers: { 'content-type': 'text/event-stream' },
+        headers: SSE_HEADERS,
         body: sseEvents([
           chunk({ role: 'assistant', content: 'ok' }),
           chunk({}, 'stop'),
@@ -207,7 +210,7 @@ describe('the strict dialect on the wire', () => {
 
   it('falls back to non-strict for a schema strict mode cannot express, warning once', async () => {
     const answer = {
-      headers: { 'content-type': 'text/event-stream' },
+      headers: SSE_HEADERS,
       body: sseEvents([
         {
           data: {

@@ -51,9 +51,12 @@ export interface WireServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+// Servers started and not yet closed, so one `afterEach(closeWireServers)` cleans up every test.
+const openServers = new Set<WireServer>();
+
 /**
  * Starts a real HTTP server on 127.0.0.1, port 0. Give a handler, or a list of responses
- * served in order (the last one repeats).
+ * served in order (the last one repeats). `closeWireServers` closes it if the test does not.
  */
 export async function startWireServer(
   answer: WireHandler | readonly WireResponse[],
@@ -148,12 +151,18 @@ export async function startWireServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  const close = async () => {
-    for (const timer of timers) clearTimeout(timer);
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Closing twice (by the test and by closeWireServers) waits for the same shutdown.
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      openServers.delete(wire);
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    })();
+    return closing;
   };
-  return {
+  const wire: WireServer = {
     url: `http://127.0.0.1:${port}`,
     requests,
     get closedConnections() {
@@ -163,7 +172,39 @@ export async function startWireServer(
     close,
     [Symbol.asyncDispose]: close,
   };
+  openServers.add(wire);
+  return wire;
 }
+
+/** Closes every server `startWireServer` started and nobody closed: `afterEach(closeWireServers)`. */
+export async function closeWireServers(): Promise<void> {
+  await Promise.all([...openServers].map((server) => server.close()));
+}
+
+/** Milliseconds between the arrival of two recorded requests [0 and 1]; throws if either is missing. */
+export function requestGapMs(
+  server: Pick<WireServer, 'requests'>,
+  first = 0,
+  second = first + 1,
+): number {
+  const from = server.requests[first];
+  const to = server.requests[second];
+  if (from === undefined || to === undefined)
+    throw new Error(
+      `requestGapMs: wanted requests ${first} and ${second}, but the server recorded ${server.requests.length}`,
+    );
+  return to.receivedAt - from.receivedAt;
+}
+
+/** Response headers of a server-sent event stream, for `WireResponse.headers`. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+});
+
+/** Response headers of a JSON body (e.g. a vendor error); spread it to add more. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+});
 
 /**
  * Reads a recorded SSE transcript and splits it into events (each ending in a blank line),
@@ -193,4 +234,56 @@ export function sseEvents(events: ReadonlyArray<{ event?: string; data: unknown 
     const payload = typeof data === 'string' ? data : JSON.stringify(data);
     return `${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`;
   });
+}
+
+/**
+ * Returns a reader of the SSE fixtures in `directory` (see `readSseFixture`), e.g.
+ * `fixtureReader(new URL('./__fixtures__/', import.meta.url))`. The URL must end in `/`.
+ */
+export function fixtureReader(directory: URL): (name: string) => string[] {
+  // Without the slash, `new URL(name, directory)` would replace the folder's last segment.
+  if (!directory.pathname.endsWith('/'))
+    throw new Error(`fixtureReader: ${directory.href} must end in "/" to be read as a folder`);
+  return (name) => readSseFixture(new URL(name, directory));
+}
+
+/** Drains a stream (e.g. `provider.stream(request)`) into an array of its events, in order. */
+export async function collectEvents<TEvent>(stream: AsyncIterable<TEvent>): Promise<TEvent[]> {
+  const events: TEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** The terminal events of a provider stream, as `StreamEvent` of `@agent/core` defines them. */
+export type TerminalEvent<TEvent extends { type: string }> = Extract<
+  TEvent,
+  { type: 'done' | 'error' }
+>;
+
+/** Options of `terminalEvent`. */
+export interface TerminalEventOptions {
+  /** Also require the terminal event to be the last event of the stream [false]. */
+  requireLast?: boolean;
+}
+
+/**
+ * The one `done` or `error` event of a stream's events; throws an Error that lists the event
+ * types unless there is exactly one (and, with `requireLast`, unless it comes last).
+ */
+export function terminalEvent<TEvent extends { type: string }>(
+  events: readonly TEvent[],
+  options: TerminalEventOptions = {},
+): TerminalEvent<TEvent> {
+  const ends = events.filter(
+    (event): event is TerminalEvent<TEvent> => event.type === 'done' || event.type === 'error',
+  );
+  const end = ends[0];
+  const types = () => `[${events.map((event) => event.type).join(', ')}]`;
+  if (end === undefined || ends.length !== 1)
+    throw new Error(
+      `terminalEvent: expected exactly one done/error event, got ${ends.length} in ${types()}`,
+    );
+  if (options.requireLast === true && events.at(-1) !== end)
+    throw new Error(`terminalEvent: the ${end.type} event is not the last event in ${types()}`);
+  return end;
 }
