@@ -72,7 +72,9 @@ export { clipText, clipToolResultMessage } from './result-budget.js';
 export {
   abortableDelay,
   isRetryableStatus,
+  type RetryAttempt,
   type RetryDelayOptions,
+  type RetryOptions,
   retryDelayMs,
 } from './retry.js';
 export {

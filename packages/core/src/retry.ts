@@ -1,3 +1,5 @@
+import type { ProviderError } from './errors.js';
+
 /** Options of {@link retryDelayMs}. */
 export interface RetryDelayOptions {
   /** Delay before the first retry, in ms [500]. */
@@ -10,6 +12,22 @@ export interface RetryDelayOptions {
   random?: () => number;
   /** Clock for HTTP-date `retry-after` values, ms since the epoch [Date.now]. */
   now?: () => number;
+}
+
+/** One retry about to be waited for, as {@link RetryOptions.onRetry} sees it. */
+export interface RetryAttempt {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** How long the provider waits before it, in ms (a server's `retry-after`, or backoff). */
+  delayMs: number;
+  /** The retryable failure. */
+  error: ProviderError;
+}
+
+/** How a provider retries: the delay options plus an observer of each retry. */
+export interface RetryOptions extends RetryDelayOptions {
+  /** Called before each retry wait (e.g. to show "rate limited, retrying in 2 s"); a throw is ignored. */
+  onRetry?: (attempt: RetryAttempt) => void;
 }
 
 // Only plain non-negative numbers count; `Date.parse` alone would read "-1" or "try 2031" as dates.

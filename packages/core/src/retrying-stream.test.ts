@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ProviderError } from './errors.js';
 import { type AssistantMessage, emptyUsage } from './messages.js';
 import type { StreamEvent } from './provider.js';
+import type { RetryAttempt } from './retry.js';
 import { RetryingStream, type StreamDriver } from './retrying-stream.js';
 
 type Attempt =
@@ -84,6 +85,25 @@ describe('RetryingStream', () => {
     );
     expect(driver.log).toEqual(['open:0', 'open:1']);
     expect(events.map((e) => e.type)).toEqual(['text-delta', 'text-delta', 'done']);
+  });
+
+  it('tells onRetry about each retry (attempt, delay, error) before waiting; a throwing observer changes nothing', async () => {
+    const driver = fakeDriver([
+      { openError: retryable('busy') },
+      { openError: retryable('still busy') },
+      { chunks: ['a'] },
+    ]);
+    const seen: string[] = [];
+    const onRetry = ({ attempt, delayMs, error }: RetryAttempt) => {
+      seen.push(`${attempt}:${delayMs}:${error.message}:${driver.log.length}`);
+      throw new Error('observer bug');
+    };
+    const events = await drain(
+      new RetryingStream(driver, { signal: undefined, maxRetries: 3, retry: { onRetry } }),
+    );
+    // The hint is retry-after-ms: 1; each call comes after the failed open, before the next.
+    expect(seen).toEqual(['1:1:busy:1', '2:1:still busy:2']);
+    expect(events.map((e) => e.type)).toEqual(['text-delta', 'done']);
   });
 
   it('does not retry after content was streamed, and ends with exactly one error', async () => {

@@ -1,6 +1,6 @@
 import type { ProviderError } from './errors.js';
 import type { StreamEvent } from './provider.js';
-import { abortableDelay, type RetryDelayOptions, retryDelayMs } from './retry.js';
+import { abortableDelay, type RetryOptions, retryDelayMs } from './retry.js';
 
 /** Retry hints: response headers or a plain record (e.g. from an error body). */
 export type RetryHints = Headers | Record<string, string | undefined> | undefined;
@@ -39,7 +39,8 @@ export interface RetryingStreamOptions {
   signal: AbortSignal | undefined;
   /** Retries before the first token. */
   maxRetries: number;
-  retry: RetryDelayOptions | undefined;
+  /** Delays, caps and the `onRetry` observer. */
+  retry: RetryOptions | undefined;
 }
 
 /**
@@ -114,10 +115,13 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   }
 
   #take(): IteratorResult<StreamEvent> | undefined {
-    if (this.#head < this.#queue.length) {
-      const value = this.#queue[this.#head++] as StreamEvent;
-      if (this.#head === this.#queue.length) {
-        this.#queue.length = 0;
+    const queue = this.#queue;
+    if (this.#head < queue.length) {
+      const value = queue[this.#head++] as StreamEvent;
+      if (this.#head === queue.length) {
+        // Emptied by popping, not `length = 0`: that is a runtime call which also frees the
+        // backing store, so the next push allocates a new one — once per streamed delta.
+        while (queue.length > 0) queue.pop();
         this.#head = 0;
       }
       return { value, done: false };
@@ -201,8 +205,14 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
       this.#end(driver.fail('error', error));
       return;
     }
+    const delayMs = retryDelayMs(this.#attempt, hints, this.#options.retry);
     try {
-      await abortableDelay(retryDelayMs(this.#attempt, hints, this.#options.retry), signal);
+      this.#options.retry?.onRetry?.({ attempt: this.#attempt + 1, delayMs, error });
+    } catch {
+      // An observer's bug must not turn a retry into a failure.
+    }
+    try {
+      await abortableDelay(delayMs, signal);
     } catch {
       this.#end(driver.fail('aborted', driver.abortError()));
       return;

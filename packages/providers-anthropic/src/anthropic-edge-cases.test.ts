@@ -3,6 +3,7 @@ import {
   type AssistantMessage,
   defineTool,
   type Message,
+  type StreamEvent,
   type ToolResultMessage,
   userMessage,
 } from '@agent/core';
@@ -564,5 +565,130 @@ describe('Anthropic retries start clean', () => {
     const end = terminalEvent(await collectEvents(provider.stream(request)));
     expect(server.requests).toHaveLength(2);
     expect(end).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
+  });
+});
+
+describe('Anthropic long streams', () => {
+  it('assembles every block from hundreds of pieces, in order, and keeps multi-event chunks whole', async () => {
+    const pieces = 300;
+    const delta = (index: number, body: Record<string, string>) => ({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta: body },
+    });
+    const stop = (index: number) => ({
+      event: 'content_block_stop',
+      data: { type: 'content_block_stop', index },
+    });
+    const thoughts = Array.from({ length: pieces }, (_, index) => `t${index} `);
+    const words = Array.from({ length: pieces }, (_, index) => `w${index} `);
+    // The input JSON arrives in small cuts, with an empty piece among them (sent by the API).
+    const input = { items: Array.from({ length: pieces }, (_, index) => index) };
+    const json = JSON.stringify(input);
+    const cuts = Array.from({ length: Math.ceil(json.length / 4) }, (_, index) =>
+      json.slice(index * 4, index * 4 + 4),
+    );
+    cuts.splice(1, 0, '');
+    server = await startWireServer([
+      {
+        headers: SSE_HEADERS,
+        body: sseEvents([
+          messageStart,
+          {
+            event: 'content_block_start',
+            data: {
+              type: 'content_block_start',
+              index: 0,
+              content_block: { type: 'thinking', thinking: '', signature: '' },
+            },
+          },
+          ...thoughts.map((thinking) => delta(0, { type: 'thinking_delta', thinking })),
+          delta(0, { type: 'signature_delta', signature: 'sig-long' }),
+          stop(0),
+          {
+            event: 'content_block_start',
+            // A block that starts with text: one chunk, two events (text-start, text-delta).
+            data: {
+              type: 'content_block_start',
+              index: 1,
+              content_block: { type: 'text', text: 'Hi ' },
+            },
+          },
+          ...words.map((text) => delta(1, { type: 'text_delta', text })),
+          stop(1),
+          {
+            event: 'content_block_start',
+            data: {
+              type: 'content_block_start',
+              index: 2,
+              content_block: { type: 'tool_use', id: 'toolu_long', name: 'count', input: {} },
+            },
+          },
+          ...cuts.map((partial_json) => delta(2, { type: 'input_json_delta', partial_json })),
+          stop(2),
+          {
+            event: 'message_delta',
+            data: {
+              type: 'message_delta',
+              delta: { stop_reason: 'tool_use', stop_sequence: null },
+              usage: { output_tokens: 900 },
+            },
+          },
+          { event: 'message_stop', data: { type: 'message_stop' } },
+        ]),
+      },
+    ]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
+    const events = await collectEvents(provider.stream(request));
+
+    const repeat = (type: StreamEvent['type'], count: number) =>
+      Array.from({ length: count }, () => type);
+    expect(events.map((event) => event.type)).toEqual([
+      'start',
+      'thinking-start',
+      ...repeat('thinking-delta', pieces),
+      'thinking-end',
+      'text-start',
+      ...repeat('text-delta', pieces + 1),
+      'text-end',
+      'tool-call-start',
+      // The empty piece streams no delta.
+      ...repeat('tool-call-delta', cuts.length - 1),
+      'tool-call-end',
+      'usage',
+      'done',
+    ]);
+    const textStart = events.findIndex((event) => event.type === 'text-start');
+    expect(events[textStart + 1]).toEqual({ type: 'text-delta', index: 1, delta: 'Hi ' });
+
+    const streamed = (type: StreamEvent['type'], index: number) =>
+      events
+        .map((event) =>
+          event.type === type && 'delta' in event && event.index === index ? event.delta : '',
+        )
+        .join('');
+    expect(streamed('thinking-delta', 0)).toBe(thoughts.join(''));
+    expect(streamed('text-delta', 1)).toBe(`Hi ${words.join('')}`);
+    expect(streamed('tool-call-delta', 2)).toBe(json);
+    expect(events.find((event) => event.type === 'thinking-end')).toEqual({
+      type: 'thinking-end',
+      index: 0,
+      thinking: thoughts.join(''),
+      signature: 'sig-long',
+    });
+    expect(events.find((event) => event.type === 'text-end')).toEqual({
+      type: 'text-end',
+      index: 1,
+      text: `Hi ${words.join('')}`,
+    });
+
+    const end = terminalEvent(events);
+    if (end.type !== 'done') throw new Error(`expected done, got ${end.type}`);
+    expect(end.message.stopReason).toBe('toolUse');
+    expect(end.message.content).toEqual([
+      { type: 'thinking', thinking: thoughts.join(''), signature: 'sig-long' },
+      { type: 'text', text: `Hi ${words.join('')}` },
+      { type: 'toolCall', id: 'toolu_long', name: 'count', arguments: json },
+    ]);
+    expect(JSON.parse(json)).toEqual(input);
   });
 });

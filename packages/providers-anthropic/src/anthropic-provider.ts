@@ -6,8 +6,8 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
-  type RetryDelayOptions,
   RetryingStream,
+  type RetryOptions,
   type StopReason,
   type StreamDriver,
   type StreamEvent,
@@ -43,8 +43,8 @@ export interface AnthropicProviderOptions {
   headers?: Record<string, string>;
   /** Retries of a failed call before the first token (408/409/429/5xx/529, resets) [3]. */
   maxRetries?: number;
-  /** Backoff tuning; a server's `retry-after-ms`/`retry-after` wins, capped at 60 s. */
-  retry?: RetryDelayOptions;
+  /** Backoff tuning and an `onRetry` observer; a server's `retry-after-ms`/`retry-after` wins, capped at 60 s. */
+  retry?: RetryOptions;
   /** Marks system prompt, last tool and last message with `cache_control` [false]. */
   promptCaching?: boolean | { ttl: '5m' | '1h' };
   /** `budget_tokens` per thinking level [minimal 1024, low 4096, medium 10000, high 32000]. */
@@ -257,11 +257,41 @@ function canCache(type: string): boolean {
   return type === 'text' || type === 'image' || type === 'tool_result' || type === 'tool_use';
 }
 
+/**
+ * The streamed text of one block, kept as its pieces and joined when read (at the block's end).
+ * `text += delta` builds a rope with one node per delta that lives as long as the stream, and
+ * V8's young-generation GC copies it again and again: over 2,000-delta streams that took ~7x the
+ * GC time of the raw SDK loop; with an array of pieces it is ~1.4x.
+ */
+class StreamedText {
+  #pieces: string[];
+
+  constructor(initial: string) {
+    this.#pieces = [initial];
+  }
+
+  append(piece: string): void {
+    this.#pieces.push(piece);
+  }
+
+  /** The text so far; joins the pieces once, so reading it again is free. */
+  get value(): string {
+    const pieces = this.#pieces;
+    if (pieces.length === 1) return pieces[0] ?? '';
+    // One concatenation loop after the last piece: ~3x faster than `join('')` for thousands of
+    // small pieces, and the rope it builds no longer lives through the stream's GC cycles.
+    let text = '';
+    for (const piece of pieces) text += piece;
+    this.#pieces = [text];
+    return text;
+  }
+}
+
 type BlockState =
-  | { kind: 'text'; index: number; text: string }
-  | { kind: 'thinking'; index: number; thinking: string; signature: string }
+  | { kind: 'text'; index: number; text: StreamedText }
+  | { kind: 'thinking'; index: number; thinking: StreamedText; signature: string }
   | { kind: 'redacted'; index: number; data: string }
-  | { kind: 'tool'; index: number; id: string; name: string; json: string }
+  | { kind: 'tool'; index: number; id: string; name: string; json: StreamedText }
   | { kind: 'ignored' };
 
 const stopReasons: Record<string, StopReason> = {
@@ -313,20 +343,21 @@ class AnthropicStreamState {
         const delta = event.delta;
         if (state === undefined || state.kind === 'ignored') return;
         if (delta.type === 'text_delta' && state.kind === 'text') {
-          state.text += delta.text;
+          state.text.append(delta.text);
           this.streamedContent = true;
           out.push({ type: 'text-delta', index: state.index, delta: delta.text });
         } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
-          state.thinking += delta.thinking;
+          state.thinking.append(delta.thinking);
           this.streamedContent = true;
           out.push({ type: 'thinking-delta', index: state.index, delta: delta.thinking });
         } else if (delta.type === 'signature_delta' && state.kind === 'thinking') {
           state.signature += delta.signature;
         } else if (delta.type === 'input_json_delta' && state.kind === 'tool') {
-          state.json += delta.partial_json;
           this.streamedContent = true;
-          if (delta.partial_json !== '')
+          if (delta.partial_json !== '') {
+            state.json.append(delta.partial_json);
             out.push({ type: 'tool-call-delta', index: state.index, delta: delta.partial_json });
+          }
         }
         return;
       }
@@ -349,7 +380,7 @@ class AnthropicStreamState {
         const index = this.#content.length;
         switch (block.type) {
           case 'text':
-            this.#blocks[event.index] = { kind: 'text', index, text: block.text };
+            this.#blocks[event.index] = { kind: 'text', index, text: new StreamedText(block.text) };
             this.#content.push({ type: 'text', text: block.text });
             out.push({ type: 'text-start', index });
             if (block.text !== '') out.push({ type: 'text-delta', index, delta: block.text });
@@ -358,7 +389,7 @@ class AnthropicStreamState {
             this.#blocks[event.index] = {
               kind: 'thinking',
               index,
-              thinking: block.thinking,
+              thinking: new StreamedText(block.thinking),
               signature: block.signature ?? '',
             };
             this.#content.push({ type: 'thinking', thinking: block.thinking });
@@ -375,7 +406,7 @@ class AnthropicStreamState {
               index,
               id: block.id,
               name: block.name,
-              json: '',
+              json: new StreamedText(''),
             };
             this.#content.push({ type: 'toolCall', id: block.id, name: block.name, arguments: '' });
             out.push({ type: 'tool-call-start', index, id: block.id, name: block.name });
@@ -391,19 +422,18 @@ class AnthropicStreamState {
         if (state === undefined) return;
         this.streamedContent = true;
         switch (state.kind) {
-          case 'text':
-            this.#content[state.index] = { type: 'text', text: state.text };
-            out.push({ type: 'text-end', index: state.index, text: state.text });
+          case 'text': {
+            const text = state.text.value;
+            this.#content[state.index] = { type: 'text', text };
+            out.push({ type: 'text-end', index: state.index, text });
             return;
+          }
           case 'thinking': {
-            const block: AssistantContent = { type: 'thinking', thinking: state.thinking };
+            const thinking = state.thinking.value;
+            const block: AssistantContent = { type: 'thinking', thinking };
             if (state.signature !== '') block.signature = state.signature;
             this.#content[state.index] = block;
-            const end: StreamEvent = {
-              type: 'thinking-end',
-              index: state.index,
-              thinking: state.thinking,
-            };
+            const end: StreamEvent = { type: 'thinking-end', index: state.index, thinking };
             if (state.signature !== '') end.signature = state.signature;
             out.push(end);
             return;
@@ -425,11 +455,12 @@ class AnthropicStreamState {
             return;
           case 'tool': {
             // A call without parameters streams no input JSON at all.
+            const json = state.json.value;
             const toolCall: ToolCallContent = {
               type: 'toolCall',
               id: state.id,
               name: state.name,
-              arguments: state.json === '' ? '{}' : state.json,
+              arguments: json === '' ? '{}' : json,
             };
             this.#content[state.index] = toolCall;
             out.push({ type: 'tool-call-end', index: state.index, toolCall });
@@ -542,17 +573,19 @@ class AnthropicStreamState {
       if (state === undefined || state.kind === 'ignored') continue;
       const block = content[state.index];
       if (state.kind === 'text') {
-        if (block?.type === 'text' && block.text !== state.text)
-          content[state.index] = { type: 'text', text: state.text };
+        const text = state.text.value;
+        if (block?.type === 'text' && block.text !== text)
+          content[state.index] = { type: 'text', text };
       } else if (state.kind === 'thinking') {
         if (block?.type === 'thinking' && block.signature === undefined)
-          content[state.index] = { type: 'thinking', thinking: state.thinking };
+          content[state.index] = { type: 'thinking', thinking: state.thinking.value };
       } else if (state.kind === 'tool' && block?.type === 'toolCall') {
         // Only a stopped call has arguments (at least `{}`).
         const unfinished = block.arguments === '';
-        if (unfinished && ending !== 'failed' && state.json !== '')
-          content[state.index] = { ...block, arguments: state.json };
-        else if (unfinished || (ending === 'length' && state.json === '')) dropped.add(state.index);
+        const json = state.json.value;
+        if (unfinished && ending !== 'failed' && json !== '')
+          content[state.index] = { ...block, arguments: json };
+        else if (unfinished || (ending === 'length' && json === '')) dropped.add(state.index);
       }
     }
     return dropped.size === 0 ? content : content.filter((_block, index) => !dropped.has(index));

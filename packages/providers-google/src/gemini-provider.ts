@@ -6,8 +6,8 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
-  type RetryDelayOptions,
   RetryingStream,
+  type RetryOptions,
   type StopReason,
   type StreamDriver,
   type StreamEvent,
@@ -48,8 +48,8 @@ export interface GeminiProviderOptions {
   headers?: Record<string, string>;
   /** Retries of a failed call before the first token (408/409/429/5xx, resets) [3]. */
   maxRetries?: number;
-  /** Backoff tuning; `retry-after` headers or the body's RetryInfo win, capped at 60 s. */
-  retry?: RetryDelayOptions;
+  /** Backoff tuning and an `onRetry` observer; `retry-after` headers or the body's RetryInfo win, capped at 60 s. */
+  retry?: RetryOptions;
   /** `thinkingBudget` per level for Gemini 2.5 models [minimal 512, low 2048, medium 8192, high 24576]. */
   thinkingBudgets?: Partial<Record<GeminiBudgetLevel, number>>;
   /** How tool schemas are sent [json-schema: `parametersJsonSchema`]. */

@@ -3,7 +3,7 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
-  type RetryDelayOptions,
+  type RetryOptions,
   type StreamEvent,
 } from '@agent/core';
 import OpenAI, { type ClientOptions } from 'openai';
@@ -39,8 +39,8 @@ export interface OpenAIProviderOptions {
   compat?: Partial<OpenAICompat>;
   /** Retries of a failed call before the first token (408, 409, 429, 5xx, resets) [2]. */
   maxRetries?: number;
-  /** Backoff tuning (initial delay, caps, jitter source). */
-  retry?: RetryDelayOptions;
+  /** Backoff tuning (initial delay, caps, jitter source) and an `onRetry` observer. */
+  retry?: RetryOptions;
   /** Timeout of one HTTP attempt in ms [600000]. */
   timeoutMs?: number;
   /** Extra headers on every request. */

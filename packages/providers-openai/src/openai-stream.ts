@@ -1,8 +1,8 @@
 import {
   ProviderError,
-  type RetryDelayOptions,
   type RetryHints,
   RetryingStream,
+  type RetryOptions,
   type StreamDriver,
   type StreamEvent,
 } from '@agent/core';
@@ -27,7 +27,7 @@ export interface OpenAIStreamParams<TChunk> {
   model: string;
   signal: AbortSignal | undefined;
   maxRetries: number;
-  retry: RetryDelayOptions | undefined;
+  retry: RetryOptions | undefined;
   /** Sends one attempt's HTTP request; resolves with the SDK's chunk stream. */
   open(): Promise<AsyncIterable<TChunk>>;
   /** A fresh adapter for one attempt. */

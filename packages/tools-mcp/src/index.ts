@@ -1,0 +1,17 @@
+export type {
+  McpCustomTransportConfig,
+  McpHttpTransportConfig,
+  McpStdioTransportConfig,
+  McpToolAdapterOptions,
+  McpToolsChange,
+  McpToolsChangedListener,
+  McpTransportConfig,
+} from './mcp-options.js';
+export {
+  type McpAgentTool,
+  type McpConnectionStatus,
+  McpToolAdapter,
+} from './mcp-tool-adapter.js';
+export { type McpToolResultDetails, toToolResult } from './result-mapping.js';
+export { mcpToolWireName, sanitizeNamePart } from './tool-names.js';
+export { toToolParameters } from './tool-schema.js';

@@ -1,0 +1,99 @@
+import type { AgentTool, ToolPolicy } from '@agent/core';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpToolResultDetails } from './result-mapping.js';
+
+/** Starts a local server as a child process and speaks MCP over its stdin/stdout (Node only). */
+export interface McpStdioTransportConfig {
+  type: 'stdio';
+  /** Executable to run; no shell is involved (`npx`, `uvx`, `node`, `/path/to/server`). */
+  command: string;
+  args?: readonly string[];
+  /** Added to a minimal inherited environment (HOME, PATH, SHELL, TERM, USER, LOGNAME). */
+  env?: Record<string, string>;
+  /** Pass all of `process.env` instead of that minimal set [false]: API keys would reach the server. */
+  inheritEnv?: boolean;
+  /** Working directory of the server [the host's]. */
+  cwd?: string;
+  /** Receives the server's stderr as it arrives; the tail is always kept for error messages. */
+  onStderr?: (text: string) => void;
+  /** `close()` waits this long after closing stdin, and again after SIGTERM, before escalating, in ms [2000]. */
+  closeGraceMs?: number;
+}
+
+/** A remote (or local) server over Streamable HTTP. */
+export interface McpHttpTransportConfig {
+  type: 'http';
+  /** The server's MCP endpoint, e.g. `https://example.com/mcp`. */
+  url: string | URL;
+  /** Sent with every request (e.g. `Authorization`). */
+  headers?: Record<string, string>;
+  /** OAuth for servers that require it (the SDK's provider interface). */
+  authProvider?: OAuthClientProvider;
+  /** A custom fetch (proxies, tests, instrumentation). */
+  fetch?: FetchLike;
+}
+
+/** Any other SDK transport (SSE, WebSocket, in-memory…): a factory, called again on each reconnect. */
+export interface McpCustomTransportConfig {
+  type: 'custom';
+  create: () => Transport | Promise<Transport>;
+}
+
+/** How to reach an MCP server. */
+export type McpTransportConfig =
+  | McpStdioTransportConfig
+  | McpHttpTransportConfig
+  | McpCustomTransportConfig;
+
+/** What changed in a server's tool list (wire names). */
+export interface McpToolsChange {
+  added: string[];
+  removed: string[];
+  /** Same wire name, new definition (description, schema, annotations…). */
+  changed: string[];
+}
+
+/** Called with the whole new list after the server's tools changed. */
+export type McpToolsChangedListener = (
+  tools: AgentTool<Record<string, unknown>, McpToolResultDetails>[],
+  change: McpToolsChange,
+) => void;
+
+/** Options of {@link McpToolAdapter.connect}. */
+export interface McpToolAdapterOptions {
+  /**
+   * The server's name: the namespace of its tools' wire names (`name__tool`), their `source`
+   * (`mcp:name`) and permission subjects (`name/tool`). Must not contain `/`.
+   */
+  name: string;
+  transport: McpTransportConfig;
+  /** Keep only the tools for which this returns true (by their MCP definition). */
+  toolFilter?: (tool: Tool) => boolean;
+  /**
+   * Let the server's annotations set the policy [true]: `readOnlyHint` makes a tool `read-only`
+   * and parallel; otherwise it is `full-access`, serialised per server, and destructive tools are
+   * `exclusive`. With false every tool is `full-access` and `exclusive`.
+   */
+  trustAnnotations?: boolean;
+  /** Adjusts the derived policy of each tool (e.g. to set `maxResultChars`). */
+  policy?: (
+    tool: Tool,
+    derived: ToolPolicy<Record<string, unknown>>,
+  ) => ToolPolicy<Record<string, unknown>>;
+  /** Per-call timeout in ms, enforced by the agent loop [the loop's default]. */
+  timeoutMs?: number;
+  /** Time for starting the server and the `initialize` handshake, in ms [30000]. */
+  connectTimeoutMs?: number;
+  /** Time for `tools/list` and other non-tool requests, in ms [60000]. */
+  requestTimeoutMs?: number;
+  /** Reconnecting after the server went away: attempts per call, and the first delay (doubling) in ms [3, 500]. */
+  reconnect?: { maxAttempts?: number; delayMs?: number };
+  /** Called after the server's tool list changed (`notifications/tools/list_changed`, or a reconnect). */
+  onToolsChanged?: McpToolsChangedListener;
+  /** Background problems: a failed refresh, a lost connection, a malformed message. */
+  onError?: (error: Error) => void;
+  /** How this client introduces itself [`{ name: '@agent/tools-mcp', version }`]. */
+  clientInfo?: { name: string; version: string };
+}

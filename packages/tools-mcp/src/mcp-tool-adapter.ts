@@ -1,0 +1,847 @@
+import {
+  AgentError,
+  type AgentTool,
+  abortableDelay,
+  errorMessage,
+  isConnectionFailure,
+  type ToolContext,
+  ToolError,
+  type ToolPolicy,
+  type ToolRegistry,
+  type ToolResult,
+} from '@agent/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type Implementation,
+  PaginatedResultSchema,
+  type Progress,
+  type ServerCapabilities,
+  type Tool,
+  ToolListChangedNotificationSchema,
+  ToolSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallErrorContext,
+  describeError,
+  protocolErrorInResult,
+  toCallError,
+} from './mcp-errors.js';
+import type {
+  McpToolAdapterOptions,
+  McpToolsChange,
+  McpToolsChangedListener,
+  McpTransportConfig,
+} from './mcp-options.js';
+import { type McpToolResultDetails, toToolResult } from './result-mapping.js';
+import type { StdioProcessTransport } from './stdio-transport.js';
+import { mcpToolWireName } from './tool-names.js';
+import { toToolParameters } from './tool-schema.js';
+
+/** An MCP tool as an `AgentTool`: arguments are the JSON object the tool's input schema describes. */
+export type McpAgentTool = AgentTool<Record<string, unknown>, McpToolResultDetails>;
+
+/** Where the adapter's connection stands. */
+export type McpConnectionStatus = 'connected' | 'disconnected' | 'closed';
+
+const packageVersion = '0.1.0';
+/** The SDK's own request timeout would cut tool calls at 60 s; the agent loop owns call timeouts. */
+const noRequestTimeout = 2_147_483_647;
+const pingTimeoutMs = 5_000;
+const terminateSessionTimeoutMs = 2_000;
+const maxToolPages = 100;
+const stderrInMessageChars = 1_000;
+
+interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly stdio: StdioProcessTransport | undefined;
+  closed: boolean;
+  closedByOwner: boolean;
+  /** Why the connection went away, as a phrase after the server's name ("exited with code 1…"). */
+  disconnectReason: string | undefined;
+  probing: boolean;
+}
+
+interface ListedTool {
+  readonly definition: Tool;
+  /** The input schema as the server sent it (the definition's may have been replaced). */
+  readonly rawInputSchema: unknown;
+}
+
+interface ToolEntry {
+  readonly definition: Tool;
+  readonly fingerprint: string;
+  readonly tool: McpAgentTool;
+  readonly taskRequired: boolean;
+}
+
+/**
+ * One MCP server as a source of `AgentTool`s, over one shared client connection (stdio or
+ * Streamable HTTP). Tools are named `server__tool`, carry `source: 'mcp:server'` and the
+ * permission subject `server/tool`. A server that dies fails the calls in flight at once with
+ * its exit code and stderr tail; the next call reconnects. Close it with `close()` or `await using`.
+ *
+ * ```ts
+ * await using github = await McpToolAdapter.connect({
+ *   name: 'github',
+ *   transport: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] },
+ * });
+ * const agent = new Agent({ provider, model, tools: [...github.tools()] });
+ * ```
+ */
+export class McpToolAdapter implements AsyncDisposable {
+  /** The server's name (the namespace of its tools). */
+  readonly name: string;
+  readonly #options: McpToolAdapterOptions;
+  readonly #listeners = new Set<McpToolsChangedListener>();
+  readonly #pending = new Set<Connection>();
+  readonly #closeController = new AbortController();
+  #entries = new Map<string, ToolEntry>();
+  #tools: McpAgentTool[] = [];
+  #connection: Connection | undefined;
+  #connecting: Promise<Connection> | undefined;
+  #closing: Promise<void> | undefined;
+  #refreshing: Promise<void> | undefined;
+  #refreshAgain = false;
+  #lastDisconnect: string | undefined;
+  #listedOnce = false;
+
+  private constructor(options: McpToolAdapterOptions) {
+    if (options.name === '' || options.name.includes('/')) {
+      throw new AgentError(
+        `Invalid MCP server name ${JSON.stringify(options.name)}: it must be non-empty and must not contain "/"`,
+      );
+    }
+    this.name = options.name;
+    this.#options = options;
+    if (options.onToolsChanged !== undefined) this.#listeners.add(options.onToolsChanged);
+  }
+
+  /**
+   * Starts (or reaches) the server, performs the MCP handshake and lists its tools. Rejects with
+   * a message naming the server (and, for stdio, its exit code and stderr) when that fails.
+   */
+  static async connect(options: McpToolAdapterOptions): Promise<McpToolAdapter> {
+    const adapter = new McpToolAdapter(options);
+    try {
+      await adapter.#open();
+    } catch (error) {
+      await adapter.close();
+      throw error;
+    }
+    return adapter;
+  }
+
+  /** The server's tools as `AgentTool`s, as last listed (stable objects while unchanged). */
+  tools(): McpAgentTool[] {
+    return [...this.#tools];
+  }
+
+  /** Lists the tools again (reconnecting if needed) and returns the new list. */
+  async refreshTools(): Promise<McpAgentTool[]> {
+    const connection = await this.#ensureConnection(undefined);
+    await this.#refresh(connection, true);
+    return this.tools();
+  }
+
+  /** Subscribes to tool-list changes; returns the unsubscribe function. */
+  onToolsChanged(listener: McpToolsChangedListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Registers this server's tools in a registry and keeps them in sync as the server's list
+   * changes. Returns a function that stops syncing and removes them. A name the registry already
+   * has from elsewhere is reported to `onError` and skipped.
+   */
+  syncToolRegistry(registry: ToolRegistry): () => void {
+    const registered = new Map<string, McpAgentTool>();
+    const apply = () => {
+      const current = new Map(this.#tools.map((tool) => [tool.name, tool]));
+      for (const [name, tool] of registered) {
+        if (current.get(name) === tool) continue;
+        if (registry.get(name) === tool) registry.unregister(name);
+        registered.delete(name);
+      }
+      for (const [name, tool] of current) {
+        if (registered.has(name)) continue;
+        try {
+          registry.register(tool);
+          registered.set(name, tool);
+        } catch (error) {
+          this.#report(error);
+        }
+      }
+    };
+    apply();
+    const unsubscribe = this.onToolsChanged(apply);
+    return () => {
+      unsubscribe();
+      for (const [name, tool] of registered)
+        if (registry.get(name) === tool) registry.unregister(name);
+      registered.clear();
+    };
+  }
+
+  /** Where the connection stands; a `disconnected` adapter reconnects on the next call. */
+  get status(): McpConnectionStatus {
+    if (this.#closing !== undefined) return 'closed';
+    return this.#connection !== undefined && !this.#connection.closed
+      ? 'connected'
+      : 'disconnected';
+  }
+
+  /** The server's name and version from the handshake. */
+  get serverInfo(): Implementation | undefined {
+    return this.#connection?.client.getServerVersion();
+  }
+
+  /** The server's capabilities from the handshake. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#connection?.client.getServerCapabilities();
+  }
+
+  /** The server's instructions for the model, if it gave any (worth adding to the system prompt). */
+  get instructions(): string | undefined {
+    return this.#connection?.client.getInstructions();
+  }
+
+  /** The stdio server's process id while it runs. */
+  get pid(): number | undefined {
+    return this.#connection?.stdio?.pid;
+  }
+
+  /**
+   * Calls a tool by its name on the server (not the wire name), outside any agent loop. Errors
+   * are thrown as `ToolError`s, like the tools' `execute`.
+   */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal; onProgress?: (text: string, progress?: number) => void } = {},
+  ): Promise<ToolResult<McpToolResultDetails>> {
+    const entry = this.#entries.get(toolName);
+    const wireName = entry?.tool.name ?? mcpToolWireName(this.name, toolName);
+    return this.#call(toolName, entry?.taskRequired ?? false, args, {
+      toolCallId: 'direct',
+      toolName: wireName,
+      signal: options.signal ?? new AbortController().signal,
+      onUpdate: () => {},
+      onProgress: options.onProgress ?? (() => {}),
+    });
+  }
+
+  /**
+   * Stops the server (stdio: stdin closed, then SIGTERM, then SIGKILL to its process group) or
+   * ends the HTTP session. Calls in flight end as cancelled. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  /** `await using` support: same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closeController.abort(new Error('closed'));
+    const connections = new Set(this.#pending);
+    if (this.#connection !== undefined) connections.add(this.#connection);
+    this.#connection = undefined;
+    await Promise.all([...connections].map((connection) => this.#closeConnection(connection)));
+  }
+
+  async #closeConnection(connection: Connection): Promise<void> {
+    connection.closedByOwner = true;
+    const transport = connection.transport;
+    if (transport instanceof StreamableHTTPClientTransport && !connection.closed) {
+      // Tell the server the session is over; best effort, a dead server must not stall close().
+      const timer = new AbortController();
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        abortableDelay(terminateSessionTimeoutMs, timer.signal).catch(() => undefined),
+      ]);
+      // A pending timer would keep the host process alive for no reason.
+      timer.abort();
+    }
+    try {
+      await connection.client.close();
+    } catch {
+      // Closing a broken connection may fail; the process is still stopped below.
+    }
+    await connection.stdio?.close();
+  }
+
+  async #ensureConnection(signal: AbortSignal | undefined): Promise<Connection> {
+    if (this.#closing !== undefined) throw this.#closedError();
+    const current = this.#connection;
+    if (current !== undefined && !current.closed) return current;
+    this.#connecting ??= this.#reconnect().finally(() => {
+      this.#connecting = undefined;
+    });
+    if (signal === undefined) return this.#connecting;
+    return raceAbort(this.#connecting, signal);
+  }
+
+  async #reconnect(): Promise<Connection> {
+    const maxAttempts = Math.max(1, this.#options.reconnect?.maxAttempts ?? 3);
+    const delayMs = Math.max(0, this.#options.reconnect?.delayMs ?? 500);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (this.#closing !== undefined) throw this.#closedError();
+      try {
+        return await this.#open();
+      } catch (error) {
+        lastError = error;
+      }
+      if (attempt < maxAttempts) {
+        try {
+          await abortableDelay(delayMs * 2 ** (attempt - 1), this.#closeController.signal);
+        } catch {
+          throw this.#closedError();
+        }
+      }
+    }
+    const previously = this.#lastDisconnect === undefined ? '' : ` It ${this.#lastDisconnect}.`;
+    throw new ToolError(
+      `MCP server "${this.name}" is unavailable: ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'} to reconnect failed (${errorMessage(lastError)}).${previously}`,
+      { kind: 'failed', cause: lastError },
+    );
+  }
+
+  /** Opens a new connection, lists the tools, and makes it the current one. */
+  async #open(): Promise<Connection> {
+    let transport: Transport;
+    try {
+      transport = await this.#createTransport(this.#options.transport);
+    } catch (error) {
+      throw new AgentError(`Cannot connect to MCP server "${this.name}": ${describeError(error)}`, {
+        cause: error,
+      });
+    }
+    const stdio = isStdioProcessTransport(transport) ? transport : undefined;
+    const client = new Client(
+      this.#options.clientInfo ?? { name: '@agent/tools-mcp', version: packageVersion },
+      { capabilities: {} },
+    );
+    const connection: Connection = {
+      client,
+      transport,
+      stdio,
+      closed: false,
+      closedByOwner: false,
+      disconnectReason: undefined,
+      probing: false,
+    };
+    client.onclose = () => this.#onClosed(connection);
+    client.onerror = (error) => this.#onTransportError(connection, error);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.#connection === connection) void this.#refresh(connection, false);
+    });
+    this.#pending.add(connection);
+    try {
+      await client.connect(transport, { timeout: this.#options.connectTimeoutMs ?? 30_000 });
+      const listed = await this.#listTools(connection);
+      if (this.#closing !== undefined) throw this.#closedError();
+      this.#applyTools(listed, !this.#listedOnce);
+      this.#listedOnce = true;
+      this.#connection = connection;
+      return connection;
+    } catch (error) {
+      // Described before closing: afterwards every process has "exited".
+      const description = this.#describeFailure(connection, error);
+      await this.#closeConnection(connection);
+      if (ToolError.isInstance(error) && this.#closing !== undefined) throw error;
+      throw new AgentError(`Cannot connect to MCP server "${this.name}": ${description}`, {
+        cause: error,
+      });
+    } finally {
+      this.#pending.delete(connection);
+    }
+  }
+
+  async #createTransport(config: McpTransportConfig): Promise<Transport> {
+    switch (config.type) {
+      case 'stdio': {
+        // Loaded on demand so the package root stays free of Node-only imports.
+        const { StdioProcessTransport } = await import('./stdio-transport.js');
+        return new StdioProcessTransport({
+          command: config.command,
+          ...(config.args === undefined ? {} : { args: config.args }),
+          ...(config.env === undefined ? {} : { env: config.env }),
+          ...(config.inheritEnv === undefined ? {} : { inheritEnv: config.inheritEnv }),
+          ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+          ...(config.onStderr === undefined ? {} : { onStderr: config.onStderr }),
+          ...(config.closeGraceMs === undefined ? {} : { closeGraceMs: config.closeGraceMs }),
+        });
+      }
+      case 'http':
+        return new StreamableHTTPClientTransport(new URL(config.url), {
+          ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
+          ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
+          ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
+        });
+      case 'custom':
+        return config.create();
+      default: {
+        const unknown: never = config;
+        throw new AgentError(`Unknown MCP transport type: ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /**
+   * Lists every page of tools. Parsed leniently: the SDK's schema rejects the whole list when one
+   * tool's `inputSchema` is not `type: "object"`; here such a tool is kept (its parameters become
+   * `{ type: 'object' }`) and a tool that is not a tool at all is skipped and reported.
+   */
+  async #listTools(connection: Connection): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < maxToolPages; page++) {
+      const result = await connection.client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        PaginatedResultSchema,
+        { timeout: this.#options.requestTimeoutMs ?? 60_000 },
+      );
+      const raw: unknown = result.tools;
+      if (!Array.isArray(raw)) {
+        throw new Error('the tools/list answer has no "tools" array');
+      }
+      for (const candidate of raw) {
+        const listed = this.#parseTool(candidate);
+        if (listed !== undefined) tools.push(listed);
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined || seen.has(cursor)) break;
+      seen.add(cursor);
+    }
+    // The SDK validates structuredContent against output schemas it cached from listTools(),
+    // which this lenient listing bypasses. (Private in its types; guarded in case it goes.)
+    const cache = (connection.client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void })
+      .cacheToolMetadata;
+    if (typeof cache === 'function') {
+      cache.call(
+        connection.client,
+        tools.map((listed) => listed.definition),
+      );
+    }
+    return tools;
+  }
+
+  #parseTool(raw: unknown): ListedTool | undefined {
+    const strict = ToolSchema.safeParse(raw);
+    if (strict.success) return { definition: strict.data, rawInputSchema: strict.data.inputSchema };
+    if (raw !== null && typeof raw === 'object') {
+      const { outputSchema: _dropped, ...rest } = raw as Record<string, unknown>;
+      const patched = ToolSchema.safeParse({ ...rest, inputSchema: { type: 'object' } });
+      if (patched.success) {
+        return {
+          definition: patched.data,
+          rawInputSchema: (raw as { inputSchema?: unknown }).inputSchema,
+        };
+      }
+    }
+    this.#report(
+      new AgentError(
+        `MCP server "${this.name}" listed something that is not a tool, skipped: ${clip(JSON.stringify(raw) ?? String(raw), 300)}`,
+      ),
+    );
+    return undefined;
+  }
+
+  /** Re-lists the tools; concurrent requests coalesce into one more listing. */
+  async #refresh(connection: Connection, rethrow: boolean): Promise<void> {
+    if (this.#refreshing !== undefined) {
+      this.#refreshAgain = true;
+      if (rethrow) await this.#refreshing;
+      return;
+    }
+    const run = async () => {
+      do {
+        this.#refreshAgain = false;
+        const listed = await this.#listTools(connection);
+        this.#applyTools(listed, false);
+      } while (this.#refreshAgain);
+    };
+    this.#refreshing = run().finally(() => {
+      this.#refreshing = undefined;
+    });
+    try {
+      await this.#refreshing;
+    } catch (error) {
+      if (rethrow) throw error;
+      this.#report(
+        new AgentError(
+          `MCP server "${this.name}": refreshing the tool list failed: ${errorMessage(error)}`,
+          { cause: error },
+        ),
+      );
+    }
+  }
+
+  /** Builds the tools of a listing, keeping unchanged ones, and tells listeners what changed. */
+  #applyTools(listed: readonly ListedTool[], initial: boolean): void {
+    const filter = this.#options.toolFilter;
+    const entries = new Map<string, ToolEntry>();
+    const byWireName = new Map<string, string>();
+    for (const { definition, rawInputSchema } of listed) {
+      if (filter !== undefined && !filter(definition)) continue;
+      const fingerprint = JSON.stringify([definition, rawInputSchema]);
+      const previous = this.#entries.get(definition.name);
+      const entry =
+        previous !== undefined && previous.fingerprint === fingerprint
+          ? previous
+          : this.#buildEntry(definition, rawInputSchema, fingerprint);
+      const clash = byWireName.get(entry.tool.name);
+      if (clash !== undefined) {
+        throw new AgentError(
+          `MCP server "${this.name}": tools "${clash}" and "${definition.name}" both get the wire name "${entry.tool.name}"; exclude one with toolFilter`,
+        );
+      }
+      byWireName.set(entry.tool.name, definition.name);
+      entries.set(definition.name, entry);
+    }
+    const before = new Map(this.#tools.map((tool) => [tool.name, tool]));
+    const tools = [...entries.values()].map((entry) => entry.tool);
+    const change: McpToolsChange = { added: [], removed: [], changed: [] };
+    for (const tool of tools) {
+      const old = before.get(tool.name);
+      if (old === undefined) change.added.push(tool.name);
+      else if (old !== tool) change.changed.push(tool.name);
+    }
+    const now = new Set(tools.map((tool) => tool.name));
+    for (const name of before.keys()) if (!now.has(name)) change.removed.push(name);
+    this.#entries = entries;
+    this.#tools = tools;
+    const changed = change.added.length + change.removed.length + change.changed.length > 0;
+    if (initial || !changed) return;
+    for (const listener of this.#listeners) {
+      try {
+        listener(this.tools(), change);
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+  }
+
+  #buildEntry(definition: Tool, rawInputSchema: unknown, fingerprint: string): ToolEntry {
+    const server = this.name;
+    const mcpName = definition.name;
+    const wireName = mcpToolWireName(server, mcpName);
+    const taskRequired = definition.execution?.taskSupport === 'required';
+    const subjects = [`${server}/${mcpName}`] as const;
+    const tool: McpAgentTool = {
+      name: wireName,
+      label: definition.title ?? definition.annotations?.title ?? mcpName,
+      description:
+        definition.description !== undefined && definition.description.trim() !== ''
+          ? definition.description
+          : `Tool "${mcpName}" of MCP server "${server}".`,
+      parameters: toToolParameters(rawInputSchema),
+      source: `mcp:${server}`,
+      policy: this.#policyFor(definition),
+      permissionSubjects: () => subjects,
+      execute: (args, ctx) => this.#call(mcpName, taskRequired, args, ctx),
+    };
+    return { definition, fingerprint, tool, taskRequired };
+  }
+
+  #policyFor(definition: Tool): ToolPolicy<Record<string, unknown>> {
+    const trust = this.#options.trustAnnotations ?? true;
+    const annotations = definition.annotations;
+    const readOnly = trust && annotations?.readOnlyHint === true;
+    // MCP's default for a tool that is not read-only is destructiveHint: true.
+    const destructive = !trust || (!readOnly && annotations?.destructiveHint !== false);
+    const serverKey = `mcp:${this.name}`;
+    const derived: ToolPolicy<Record<string, unknown>> = readOnly
+      ? { permission: 'read-only' }
+      : {
+          permission: 'full-access',
+          // Writes to one server's shared state never overlap; destructive ones also keep the
+          // model's order within a batch.
+          resourceKey: () => serverKey,
+          ...(destructive ? { exclusive: true } : {}),
+        };
+    if (this.#options.timeoutMs !== undefined) derived.timeoutMs = this.#options.timeoutMs;
+    return this.#options.policy?.(definition, derived) ?? derived;
+  }
+
+  async #call(
+    mcpName: string,
+    taskRequired: boolean,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<ToolResult<McpToolResultDetails>> {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      throw ToolError.invalidArguments(ctx.toolName, 'expected a JSON object');
+    }
+    if (ctx.signal.aborted) throw ToolError.cancelled(ctx.toolName);
+    const controller = new AbortController();
+    // The server is told why in notifications/cancelled; the loop's reasons are not all readable.
+    const forward = () => controller.abort(cancelReason(ctx.signal.reason));
+    ctx.signal.addEventListener('abort', forward, { once: true });
+    let connection: Connection | undefined;
+    const errorContext = (): CallErrorContext => ({
+      server: this.name,
+      tool: mcpName,
+      wireName: ctx.toolName,
+      signal: controller.signal,
+      disconnectReason: connection?.disconnectReason,
+      adapterClosed: this.#closing !== undefined,
+    });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        connection = await this.#ensureConnection(controller.signal);
+        try {
+          const raw = taskRequired
+            ? await this.#callAsTask(connection, mcpName, args, controller.signal, ctx)
+            : await this.#callDirect(connection, mcpName, args, controller.signal, ctx);
+          const result = toToolResult(raw, { server: this.name, tool: mcpName });
+          const protocolError = protocolErrorInResult(result, errorContext());
+          if (protocolError !== undefined) throw protocolError;
+          return result;
+        } catch (error) {
+          if (controller.signal.aborted || ToolError.isInstance(error)) throw error;
+          if (isSessionLost(error)) {
+            this.#markLost(connection, `ended the HTTP session (${errorMessage(error)})`);
+            // The server refused the call before running it, so sending it again is safe.
+            if (attempt === 0) continue;
+          } else if (isConnectionFailure(error)) {
+            this.#markLost(connection, `is unreachable (${describeError(error)})`);
+          }
+          throw error;
+        }
+      }
+    } catch (error) {
+      throw toCallError(error, errorContext());
+    } finally {
+      ctx.signal.removeEventListener('abort', forward);
+    }
+  }
+
+  async #callDirect(
+    connection: Connection,
+    mcpName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ctx: ToolContext,
+  ): Promise<CallToolResult> {
+    const result = await connection.client.callTool(
+      { name: mcpName, arguments: args },
+      CallToolResultSchema,
+      {
+        signal,
+        timeout: noRequestTimeout,
+        onprogress: (progress) => reportProgress(ctx, progress),
+      },
+    );
+    // Parsed with CallToolResultSchema above; the SDK's return type also admits the 2024 shape.
+    return result as CallToolResult;
+  }
+
+  /** Tools that require MCP tasks: create the task, report its status, cancel it on abort. */
+  async #callAsTask(
+    connection: Connection,
+    mcpName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ctx: ToolContext,
+  ): Promise<CallToolResult> {
+    const tasks = connection.client.experimental.tasks;
+    const stream = tasks.callToolStream({ name: mcpName, arguments: args }, CallToolResultSchema, {
+      signal,
+      timeout: noRequestTimeout,
+      task: {},
+      onprogress: (progress) => reportProgress(ctx, progress),
+    });
+    let taskId: string | undefined;
+    const cancelTask = () => {
+      if (taskId !== undefined) {
+        tasks.cancelTask(taskId, { timeout: pingTimeoutMs }).catch(() => undefined);
+      }
+    };
+    signal.addEventListener('abort', cancelTask, { once: true });
+    try {
+      const iterator = stream[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await raceAbort(iterator.next(), signal);
+        if (next.done === true) throw new Error('the task ended without a result');
+        const message = next.value;
+        switch (message.type) {
+          case 'taskCreated':
+            taskId = message.task.taskId;
+            ctx.onProgress(`Task ${taskId} created`);
+            break;
+          case 'taskStatus':
+            ctx.onProgress(message.task.statusMessage ?? `Task ${message.task.status}`);
+            break;
+          case 'result':
+            return CallToolResultSchema.parse(message.result);
+          case 'error':
+            throw message.error;
+          default: {
+            const unknown: never = message;
+            throw new Error(`Unexpected task message ${JSON.stringify(unknown)}`);
+          }
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', cancelTask);
+    }
+  }
+
+  #onClosed(connection: Connection): void {
+    if (connection.closed) return;
+    connection.closed = true;
+    if (connection.disconnectReason === undefined) {
+      connection.disconnectReason = this.#describeClose(connection);
+    }
+    if (this.#connection === connection) this.#connection = undefined;
+    if (connection.closedByOwner) return;
+    this.#lastDisconnect = connection.disconnectReason;
+    // A connection that never got going is reported by the failed connect itself.
+    if (this.#pending.has(connection)) return;
+    this.#report(
+      new AgentError(
+        `MCP server "${this.name}" ${connection.disconnectReason}; the next call reconnects`,
+      ),
+    );
+  }
+
+  #onTransportError(connection: Connection, error: Error): void {
+    if (connection.closed || connection.closedByOwner) return;
+    this.#report(new AgentError(`MCP server "${this.name}": ${error.message}`, { cause: error }));
+    if (
+      connection.transport instanceof StreamableHTTPClientTransport &&
+      (isConnectionFailure(error) || /SSE stream disconnected|reconnect/i.test(error.message))
+    ) {
+      void this.#probe(connection, error);
+    }
+  }
+
+  /**
+   * A broken HTTP stream leaves the SDK's pending requests waiting forever; a ping tells a
+   * dropped stream (server fine) from a dead server, whose calls are then failed at once.
+   */
+  async #probe(connection: Connection, cause: Error): Promise<void> {
+    if (connection.probing) return;
+    connection.probing = true;
+    try {
+      await connection.client.ping({ timeout: pingTimeoutMs });
+    } catch (error) {
+      this.#markLost(
+        connection,
+        `is unreachable (${describeError(error)}; after: ${cause.message})`,
+      );
+    } finally {
+      connection.probing = false;
+    }
+  }
+
+  #markLost(connection: Connection, reason: string): void {
+    if (connection.closed) return;
+    connection.disconnectReason ??= reason;
+    if (this.#connection === connection) this.#connection = undefined;
+    // Closing rejects every request still waiting on this connection.
+    connection.client.close().catch(() => undefined);
+  }
+
+  #describeClose(connection: Connection): string {
+    const stdio = connection.stdio;
+    if (stdio === undefined) return 'closed the connection';
+    const exit = stdio.exit;
+    const how =
+      exit === undefined
+        ? 'closed its output'
+        : exit.signal !== null
+          ? `was killed by ${exit.signal}`
+          : exit.code === null
+            ? 'could not be started'
+            : `exited with code ${exit.code}`;
+    const tail = stdio.stderrTail.trim();
+    return tail === ''
+      ? `${how} (no stderr output)`
+      : `${how}; its stderr ended with:\n${tail.slice(-stderrInMessageChars)}`;
+  }
+
+  #describeFailure(connection: Connection, error: unknown): string {
+    const detail = describeError(error);
+    const stdio = connection.stdio;
+    if (stdio === undefined) return detail;
+    if (stdio.exit !== undefined)
+      return `${detail}; the process ${this.#describeClose(connection)}`;
+    const tail = stdio.stderrTail.trim();
+    return tail === ''
+      ? detail
+      : `${detail}; its stderr so far:\n${tail.slice(-stderrInMessageChars)}`;
+  }
+
+  #closedError(): ToolError {
+    return new ToolError(`MCP server "${this.name}" was closed`, { kind: 'cancelled' });
+  }
+
+  #report(error: unknown): void {
+    this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function isStdioProcessTransport(transport: Transport): transport is StdioProcessTransport {
+  return 'stderrTail' in transport && 'exit' in transport;
+}
+
+function isSessionLost(error: unknown): boolean {
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
+}
+
+function reportProgress(ctx: ToolContext, progress: Progress): void {
+  const { total } = progress;
+  const fraction =
+    total !== undefined && total > 0
+      ? Math.min(1, Math.max(0, progress.progress / total))
+      : undefined;
+  const text =
+    progress.message ??
+    (total === undefined ? `${progress.progress}` : `${progress.progress}/${total}`);
+  ctx.onProgress(text, fraction);
+}
+
+function cancelReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  if (typeof reason === 'string') return reason;
+  return 'Cancelled by the client';
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

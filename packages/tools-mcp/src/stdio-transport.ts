@@ -1,0 +1,253 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** Options of {@link StdioProcessTransport}. */
+export interface StdioProcessTransportOptions {
+  /** Executable to run (no shell). */
+  command: string;
+  args?: readonly string[];
+  /** Added to a minimal inherited environment (HOME, PATH, …), or to all of `process.env` with `inheritEnv`. */
+  env?: Record<string, string>;
+  /** Pass the whole `process.env` to the server instead of the SDK's safe subset [false]. */
+  inheritEnv?: boolean;
+  cwd?: string;
+  /** Receives the server's stderr as it arrives (it is always captured for error messages). */
+  onStderr?: (text: string) => void;
+  /** How long `close()` waits after closing stdin, and again after SIGTERM, before escalating, in ms [2000]. */
+  closeGraceMs?: number;
+}
+
+/** How the server process ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const stderrTailChars = 4096;
+/** After `exit`, how long to wait for the pipes to drain before reporting the close, in ms. */
+const drainAfterExitMs = 200;
+
+const isPosix = process.platform !== 'win32';
+const liveChildren = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills what is left of the servers when the host process exits without closing them. */
+function trackChild(child: ChildProcess): void {
+  liveChildren.add(child);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const live of liveChildren) signalTree(live, 'SIGTERM');
+  });
+}
+
+/** Signals the child's whole process group on POSIX (servers started via npx/uvx have grandchildren). */
+function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  try {
+    if (isPosix) process.kill(-pid, signal);
+    else child.kill(signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * MCP client transport over a child process's stdin/stdout, like the SDK's
+ * `StdioClientTransport`, but it keeps what a useful error message needs (exit code, signal, the
+ * tail of stderr), runs the server in its own process group so `close()` leaves no grandchildren,
+ * and reports the close promptly even when a grandchild keeps the pipes open.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #options: StdioProcessTransportOptions;
+  readonly #readBuffer = new ReadBuffer();
+  #child: ChildProcess | undefined;
+  #exit: ProcessExit | undefined;
+  #exited: Promise<void> | undefined;
+  #closeReported = false;
+  #closing: Promise<void> | undefined;
+  #stderrTail = '';
+
+  constructor(options: StdioProcessTransportOptions) {
+    this.#options = options;
+  }
+
+  /** The server's process id, once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exit(): ProcessExit | undefined {
+    return this.#exit;
+  }
+
+  /** The last few KiB of the server's stderr. */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Spawns the server; rejects when it cannot be started (e.g. the command does not exist). */
+  start(): Promise<void> {
+    if (this.#child !== undefined) throw new Error('StdioProcessTransport already started');
+    const options = this.#options;
+    const env = {
+      ...(options.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment()),
+      ...options.env,
+    };
+    return new Promise((resolve, reject) => {
+      const child = spawn(options.command, [...(options.args ?? [])], {
+        env,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: isPosix,
+        windowsHide: true,
+        shell: false,
+      });
+      this.#child = child;
+      let spawned = false;
+      this.#exited = new Promise((resolveExit) => {
+        child.once('exit', (code, signal) => {
+          this.#exit = { code, signal };
+          liveChildren.delete(child);
+          // Grandchildren left in the group would otherwise outlive the server.
+          signalTree(child, 'SIGTERM');
+          resolveExit();
+          // stderr may still hold the last words of the server: give the pipes a moment to drain.
+          setTimeout(() => this.#reportClose(), drainAfterExitMs).unref();
+        });
+      });
+      child.once('close', () => this.#reportClose());
+      child.once('error', (error) => {
+        if (!spawned) {
+          reject(error);
+          this.#exit ??= { code: null, signal: null };
+          this.#reportClose();
+        } else {
+          this.onerror?.(error);
+        }
+      });
+      child.once('spawn', () => {
+        spawned = true;
+        trackChild(child);
+        resolve();
+      });
+      child.stdin?.on('error', (error) => {
+        // EPIPE after the server died is reported through the close, not as a separate error.
+        if (this.#exit === undefined) this.onerror?.(error);
+      });
+      child.stdout?.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (text: string) => {
+        this.#stderrTail = (this.#stderrTail + text).slice(-stderrTailChars);
+        options.onStderr?.(text);
+      });
+    });
+  }
+
+  /** Writes one message; rejects when the server is no longer running. */
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.#child?.stdin;
+      if (stdin === undefined || stdin === null || stdin.destroyed || this.#exit !== undefined) {
+        reject(new Error('The MCP server process is not running'));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /**
+   * Stops the server as the MCP spec asks: close its stdin, wait, SIGTERM, wait, SIGKILL (the whole
+   * process group on POSIX). Resolves once the process has exited. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const child = this.#child;
+    const exited = this.#exited;
+    if (child === undefined || exited === undefined) {
+      this.#reportClose();
+      return;
+    }
+    if (this.#exit === undefined) {
+      const graceMs = this.#options.closeGraceMs ?? 2000;
+      child.stdin?.end();
+      if (!(await settlesWithin(exited, graceMs))) {
+        signalTree(child, 'SIGTERM');
+        if (!(await settlesWithin(exited, graceMs))) {
+          signalTree(child, 'SIGKILL');
+          await exited;
+        }
+      }
+    }
+    this.#readBuffer.clear();
+    this.#reportClose();
+  }
+
+  #onStdout(chunk: Buffer): void {
+    try {
+      this.#readBuffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(asError(error));
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#readBuffer.readMessage();
+      } catch (error) {
+        // A server that prints logs to stdout: the line is skipped, the stream goes on.
+        this.onerror?.(
+          new Error(
+            `Ignored a line of MCP server stdout that is not JSON-RPC: ${asError(error).message}`,
+          ),
+        );
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  #reportClose(): void {
+    if (this.#closeReported) return;
+    this.#closeReported = true;
+    this.onclose?.();
+  }
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

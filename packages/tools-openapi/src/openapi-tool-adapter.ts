@@ -1,0 +1,442 @@
+import {
+  type AgentTool,
+  errorMessage,
+  type PermissionTier,
+  ToolError,
+  type ToolPolicy,
+  validateWithJsonSchema,
+} from '@agent/core';
+import type { OpenAPIV2, OpenAPIV3, OpenAPIV3_1 } from 'openapi-types';
+import { bodyProperty, buildArgumentsSchema } from './arguments-schema.js';
+import { authFor, type OpenApiAuth, type ResolvedAuth, resolveAuth } from './auth.js';
+import {
+  type NormalizedDocument,
+  type NormalizedOperation,
+  type NormalizedParameter,
+  type NormalizedServer,
+  normalizeDocument,
+} from './normalize.js';
+import {
+  matchesOperation,
+  type OpenApiOperationInfo,
+  type OperationSelector,
+} from './operation-filter.js';
+import { parseDocumentText } from './parse-document.js';
+import { buildRequest, type RequestPlan } from './request-builder.js';
+import {
+  defaultResponseLimits,
+  type OpenApiResultDetails,
+  type ResponseLimits,
+  responseToResult,
+} from './response-reader.js';
+import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
+import { OpenApiSpecError } from './spec-error.js';
+import { uniqueToolNames } from './tool-name.js';
+
+/** An OpenAPI 2.0, 3.0 or 3.1 document as parsed JSON. */
+export type OpenApiDocument =
+  | OpenAPIV2.Document
+  | OpenAPIV3.Document
+  | OpenAPIV3_1.Document
+  | Record<string, unknown>;
+
+/** Arguments of an OpenAPI tool: parameters by (provider-safe) name, and `body`. */
+export type OpenApiArguments = Record<string, unknown>;
+
+/** An `AgentTool` made from one operation; `operation` says which. */
+export interface OpenApiTool extends AgentTool<OpenApiArguments, OpenApiResultDetails> {
+  readonly operation: OpenApiOperationInfo;
+}
+
+/** Extra headers for every request, or per operation. */
+export type OpenApiHeaders =
+  | Record<string, string>
+  | ((operation: OpenApiOperationInfo) => Record<string, string> | Promise<Record<string, string>>);
+
+/** Options of {@link OpenApiToolAdapter}. */
+export interface OpenApiToolOptions {
+  /** Name of the API in each tool's `source` (`openapi:<name>`) [slug of `info.title`, else `api`]. */
+  name?: string;
+  /** Prepended to every tool name, e.g. `github_` (the whole name still fits 64 characters). */
+  namePrefix?: string;
+  /** Base URL of every request, overriding the document's servers (e.g. a staging host). */
+  baseUrl?: string;
+  /** Values for the server URL's `{variables}` [their defaults]. */
+  serverVariables?: Record<string, string>;
+  /** Credentials (see {@link OpenApiAuth}). */
+  auth?: OpenApiAuth | readonly OpenApiAuth[];
+  /** Extra headers, applied last; a header parameter they cover is not asked of the model. */
+  headers?: OpenApiHeaders;
+  /** The `fetch` used for requests (and by `fromUrl` for the document) [globalThis.fetch]. */
+  fetch?: typeof globalThis.fetch;
+  /** Only operations matching one of these become tools [all]. */
+  include?: readonly OperationSelector[];
+  /** Operations matching one of these are left out. */
+  exclude?: readonly OperationSelector[];
+  /** At most this many tools; past it the rest are left out with a warning [128]. */
+  maxTools?: number;
+  /** Receives warnings (left-out operations, undeclared path parameters…) [console.warn]. */
+  onWarning?: (message: string) => void;
+  /** Permission tier per operation [GET, HEAD, OPTIONS: read-only; others: full-access]. */
+  permission?: (operation: OpenApiOperationInfo) => PermissionTier | undefined;
+  /** Policy fields added to every tool (e.g. `timeoutMs`, `maxResultChars`). */
+  policy?: Omit<ToolPolicy, 'permission' | 'resourceKey'>;
+  /** Longest tool or parameter description, in characters [1024]. */
+  maxDescriptionChars?: number;
+  /** Characters of a successful response shown to the model [50000]. */
+  maxResponseChars?: number;
+  /** Bytes of a response body read at most [10 MiB]. */
+  maxResponseBytes?: number;
+  /** Characters of an error response's body shown to the model [4000]. */
+  maxErrorChars?: number;
+  /** Largest image returned as image content, in bytes [5 MiB]. */
+  maxImageBytes?: number;
+  /** Where the document came from, to resolve relative server URLs (set by `fromUrl`). */
+  documentUrl?: string;
+}
+
+/** Options of {@link OpenApiToolAdapter.fromUrl}. */
+export interface OpenApiFromUrlOptions extends OpenApiToolOptions {
+  /** Aborts the download of the document. */
+  signal?: AbortSignal;
+}
+
+const defaultMaxTools = 128;
+const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Turns an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML, local `$ref`s only) into one
+ * `AgentTool` per operation. Load with `fromString`, `fromFile`, `fromUrl` or `fromSpec`; the
+ * tools are in `tools`. A bad document throws an `OpenApiSpecError` naming the JSON pointer.
+ */
+export class OpenApiToolAdapter {
+  /** One tool per included operation, in document order. */
+  readonly tools: readonly OpenApiTool[];
+  /** Warnings met while loading (also sent to `onWarning`). */
+  readonly warnings: readonly string[];
+  /** The source name: tools have `source: 'openapi:<name>'`. */
+  readonly name: string;
+  /** `2.0`, `3.0` or `3.1`. */
+  readonly specVersion: NormalizedDocument['dialect'];
+  /** `info.title` of the document. */
+  readonly title: string | undefined;
+  /** `info.version` of the document. */
+  readonly apiVersion: string | undefined;
+  /** Number of operations in the document, before include/exclude and `maxTools`. */
+  readonly operationCount: number;
+
+  private constructor(document: unknown, options: OpenApiToolOptions) {
+    const warnings: string[] = [];
+    const onWarning =
+      options.onWarning ?? ((message: string) => console.warn(`[@agent/tools-openapi] ${message}`));
+    const warn = (message: string) => {
+      warnings.push(message);
+      onWarning(message);
+    };
+    const normalized = normalizeDocument(document, { warn });
+    this.warnings = warnings;
+    this.specVersion = normalized.dialect;
+    this.title = normalized.title;
+    this.apiVersion = normalized.apiVersion;
+    this.operationCount = normalized.operations.length;
+    this.name = options.name ?? slug(normalized.title ?? '') ?? 'api';
+    const auth = resolveAuth(options.auth, normalized.securitySchemes);
+
+    const selected = normalized.operations.filter((operation) => {
+      const info = operationInfo(operation);
+      if (
+        options.include !== undefined &&
+        !options.include.some((selector) => matchesOperation(info, selector))
+      )
+        return false;
+      return !(options.exclude ?? []).some((selector) => matchesOperation(info, selector));
+    });
+    const maxTools = options.maxTools ?? defaultMaxTools;
+    if (selected.length > maxTools) {
+      warn(
+        `${normalized.title ?? 'The API'} has ${selected.length} operations${options.include || options.exclude ? ' after include/exclude' : ''}; only the first ${maxTools} became tools (maxTools). Choose operations with include/exclude or raise maxTools.`,
+      );
+    }
+    const kept = selected.slice(0, Math.max(0, maxTools));
+    const prefix = options.namePrefix ?? '';
+    const names = uniqueToolNames(
+      kept.map((operation) => `${prefix}${operation.operationId ?? routeName(operation)}`),
+      kept.map((operation) => `${prefix}${routeName(operation)}`),
+    );
+    this.tools = kept.map((operation, index) =>
+      createOperationTool({
+        operation,
+        name: names[index] ?? routeName(operation),
+        document: normalized,
+        options,
+        auth,
+        source: `openapi:${this.name}`,
+      }),
+    );
+  }
+
+  /** Tools from a parsed document (OpenAPI 3.0/3.1 or Swagger 2.0). */
+  static fromSpec(document: OpenApiDocument, options: OpenApiToolOptions = {}): OpenApiToolAdapter {
+    return new OpenApiToolAdapter(document, options);
+  }
+
+  /** Tools from a document's text, JSON or YAML. */
+  static fromString(text: string, options: OpenApiToolOptions = {}): OpenApiToolAdapter {
+    return new OpenApiToolAdapter(parseDocumentText(text), options);
+  }
+
+  /** Tools from a JSON or YAML file (Node.js only). */
+  static async fromFile(
+    path: string,
+    options: OpenApiToolOptions = {},
+  ): Promise<OpenApiToolAdapter> {
+    // Imported here so the package root stays free of Node-only modules.
+    const { readFile } = await import('node:fs/promises');
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      throw new OpenApiSpecError(
+        `Cannot read the OpenAPI document ${path}: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return OpenApiToolAdapter.fromString(text, options);
+  }
+
+  /** Tools from a document fetched over HTTP(S); relative server URLs resolve against `url`. */
+  static async fromUrl(
+    url: string | URL,
+    options: OpenApiFromUrlOptions = {},
+  ): Promise<OpenApiToolAdapter> {
+    const href = String(url);
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    let text: string;
+    try {
+      const response = await fetchImpl(href, {
+        headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5' },
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      if (!response.ok)
+        throw new OpenApiSpecError(
+          `Cannot fetch the OpenAPI document ${href}: HTTP ${response.status} ${response.statusText}`,
+        );
+      text = await response.text();
+    } catch (error) {
+      if (OpenApiSpecError.isInstance(error)) throw error;
+      throw new OpenApiSpecError(
+        `Cannot fetch the OpenAPI document ${href}: ${fetchFailure(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return OpenApiToolAdapter.fromString(text, { documentUrl: href, ...options });
+  }
+
+  /** The tool with this name, if any. */
+  tool(name: string): OpenApiTool | undefined {
+    return this.tools.find((tool) => tool.name === name);
+  }
+}
+
+interface CreateToolParams {
+  operation: NormalizedOperation;
+  name: string;
+  document: NormalizedDocument;
+  options: OpenApiToolOptions;
+  auth: readonly ResolvedAuth[];
+  source: string;
+}
+
+function createOperationTool(params: CreateToolParams): OpenApiTool {
+  const { operation, name, document, options } = params;
+  const info = operationInfo(operation);
+  const subject = `${info.method} ${operation.path}`;
+  const auth = authFor(operation, params.auth);
+  const fixedHeaders =
+    typeof options.headers === 'object'
+      ? new Set(Object.keys(options.headers).map((key) => key.toLowerCase()))
+      : new Set<string>();
+  const maxDescriptionChars =
+    options.maxDescriptionChars ?? defaultSchemaConvertLimits.maxDescriptionChars;
+  const argumentsSchema = buildArgumentsSchema(operation, {
+    reader: document.reader,
+    limits: { ...defaultSchemaConvertLimits, maxDescriptionChars },
+    omitParameter: (parameter) => coveredByClient(parameter, auth, fixedHeaders),
+  });
+  const parameters = argumentsSchema.schema;
+  const server = resolveBaseUrl(operation.servers, options);
+  const plan: Omit<RequestPlan, 'headers'> = {
+    toolName: name,
+    operation,
+    bindings: argumentsSchema.bindings,
+    bodySchema: parameters.properties?.[bodyProperty],
+    baseUrl: server.url,
+    baseUrlProblem: server.problem,
+    auth,
+  };
+  const limits: ResponseLimits = {
+    maxResponseBytes: options.maxResponseBytes ?? defaultResponseLimits.maxResponseBytes,
+    maxResponseChars: options.maxResponseChars ?? defaultResponseLimits.maxResponseChars,
+    maxErrorChars: options.maxErrorChars ?? defaultResponseLimits.maxErrorChars,
+    maxImageBytes: options.maxImageBytes ?? defaultResponseLimits.maxImageBytes,
+  };
+  const permission =
+    options.permission?.(info) ?? (readOnlyMethods.has(info.method) ? 'read-only' : 'full-access');
+  const fetchImpl = options.fetch;
+
+  return {
+    name,
+    label: operation.summary ?? subject,
+    description: toolDescription(operation, subject, maxDescriptionChars),
+    parameters,
+    source: params.source,
+    operation: info,
+    policy: { ...options.policy, permission },
+    // Validated against the schema, but passed on as the model wrote them: filling in schema
+    // defaults would send fields (e.g. PATCH body defaults) the model never chose.
+    validate: (args) => {
+      const result = validateWithJsonSchema(parameters, args);
+      return result.ok ? { ok: true, value: args as OpenApiArguments } : result;
+    },
+    permissionSubjects: () => [subject],
+    execute: async (args, ctx) => {
+      const { signal } = ctx;
+      if (signal.aborted) throw ToolError.cancelled(name);
+      const headers =
+        typeof options.headers === 'function' ? await options.headers(info) : options.headers;
+      const request = await buildRequest({ ...plan, headers }, args);
+      const failure = (error: unknown, stage: string): ToolError => {
+        if (signal.aborted) return ToolError.cancelled(name);
+        if (ToolError.isInstance(error)) return error;
+        return new ToolError(
+          `${request.method} ${request.displayUrl} failed${stage}: ${fetchFailure(error)}`,
+          {
+            toolName: name,
+            cause: error,
+          },
+        );
+      };
+      let response: Response;
+      try {
+        response = await (fetchImpl ?? globalThis.fetch)(request.url, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+          signal,
+          redirect: 'follow',
+        });
+      } catch (error) {
+        throw failure(error, '');
+      }
+      try {
+        return await responseToResult(response, {
+          method: request.method,
+          displayUrl: request.displayUrl,
+          limits,
+          responseDescriptions: operation.responseDescriptions,
+        });
+      } catch (error) {
+        throw failure(error, ' while reading the response');
+      }
+    },
+  };
+}
+
+function operationInfo(operation: NormalizedOperation): OpenApiOperationInfo {
+  return {
+    method: operation.method.toUpperCase() as OpenApiOperationInfo['method'],
+    path: operation.path,
+    operationId: operation.operationId,
+    summary: operation.summary,
+    tags: operation.tags,
+    deprecated: operation.deprecated,
+    pointer: operation.pointer,
+  };
+}
+
+function routeName(operation: NormalizedOperation): string {
+  return `${operation.method}_${operation.path}`;
+}
+
+// A parameter the client fills itself (an API key, a fixed header) is not asked of the model.
+function coveredByClient(
+  parameter: NormalizedParameter,
+  auth: readonly ResolvedAuth[],
+  fixedHeaders: ReadonlySet<string>,
+): boolean {
+  if (parameter.in === 'header' && fixedHeaders.has(parameter.name.toLowerCase())) return true;
+  return auth.some(
+    (item) =>
+      item.type === 'apiKey' &&
+      item.in === parameter.in &&
+      (parameter.in === 'header'
+        ? item.name.toLowerCase() === parameter.name.toLowerCase()
+        : item.name === parameter.name),
+  );
+}
+
+function toolDescription(operation: NormalizedOperation, subject: string, max: number): string {
+  const parts = [operation.summary === undefined ? subject : `${operation.summary} (${subject})`];
+  if (operation.description !== undefined && operation.description !== operation.summary)
+    parts.push(operation.description);
+  if (operation.deprecated) parts.push('Deprecated.');
+  return clipDescription(parts.join('\n\n'), max);
+}
+
+/** The absolute base URL of an operation, or why there is none. */
+function resolveBaseUrl(
+  servers: readonly NormalizedServer[],
+  options: OpenApiToolOptions,
+): { url: string | undefined; problem: string } {
+  if (options.baseUrl !== undefined) return { url: options.baseUrl, problem: '' };
+  const server = servers[0] ?? { url: '/', variables: {} };
+  const missing: string[] = [];
+  const url = server.url.replace(/\{([^}]+)\}/g, (match, variable: string) => {
+    const value = options.serverVariables?.[variable] ?? server.variables[variable]?.default;
+    if (value === undefined) missing.push(variable);
+    return value ?? match;
+  });
+  if (missing.length > 0)
+    return {
+      url: undefined,
+      problem: `The server URL "${server.url}" has variables without a value (${missing.join(', ')}); pass serverVariables or baseUrl.`,
+    };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return { url, problem: '' };
+  if (options.documentUrl !== undefined && /^https?:/i.test(options.documentUrl)) {
+    return { url: new URL(url, options.documentUrl).href, problem: '' };
+  }
+  return {
+    url: undefined,
+    problem: `The document's server URL "${url}" is relative and the document was not loaded from a URL; pass the baseUrl option.`,
+  };
+}
+
+function fetchFailure(error: unknown): string {
+  // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED, ENOTFOUND…) in `cause`.
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error && cause.message !== '') return cause.message;
+  if (cause !== undefined && typeof cause === 'object' && cause !== null && 'code' in cause)
+    return `${errorMessage(error)} (${String((cause as { code: unknown }).code)})`;
+  return errorMessage(error);
+}
+
+function slug(text: string): string | undefined {
+  // Whole words up to 32 characters: "GitHub's official OpenAPI spec + Octokit…" → githubs-official-openapi-spec.
+  const words = text
+    .toLowerCase()
+    .replace(/['’]/g, '')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  let value = '';
+  for (const word of words) {
+    const next = value === '' ? word : `${value}-${word}`;
+    if (next.length > 32) break;
+    value = next;
+  }
+  if (value === '' && words[0] !== undefined) value = words[0].slice(0, 32);
+  return value === '' ? undefined : value;
+}

@@ -1,0 +1,302 @@
+import { type JsonSchema, ToolError } from '@agent/core';
+import { bodyProperty, isFileSchema, type ParameterBinding } from './arguments-schema.js';
+import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
+import {
+  isJsonMediaType,
+  type NormalizedOperation,
+  type NormalizedParameter,
+} from './normalize.js';
+import { isRecord } from './spec-reader.js';
+
+/** A request ready for `fetch`, plus a URL safe to show (credentials masked). */
+export interface BuiltRequest {
+  method: string;
+  url: string;
+  /** `url` with API keys in the query replaced by `***`. */
+  displayUrl: string;
+  headers: Headers;
+  body: RequestInit['body'];
+}
+
+/** Everything `buildRequest` needs besides the arguments. */
+export interface RequestPlan {
+  toolName: string;
+  operation: NormalizedOperation;
+  bindings: readonly ParameterBinding[];
+  /** Schema of the `body` property (to find file fields of a multipart body). */
+  bodySchema: JsonSchema | undefined;
+  /** Absolute base URL; undefined when none could be found (then `baseUrlProblem` says why). */
+  baseUrl: string | undefined;
+  baseUrlProblem: string;
+  auth: readonly ResolvedAuth[];
+  /** Extra headers, applied last (they win). */
+  headers: Record<string, string> | undefined;
+}
+
+/** Builds the HTTP request for validated arguments; throws `ToolError` when it cannot. */
+export async function buildRequest(
+  plan: RequestPlan,
+  args: Record<string, unknown>,
+): Promise<BuiltRequest> {
+  const { operation, toolName } = plan;
+  if (plan.baseUrl === undefined) throw new ToolError(plan.baseUrlProblem, { toolName });
+  let path = operation.path;
+  const query: string[] = [];
+  const displayQuery: string[] = [];
+  const headers = new Headers();
+  const cookies: string[] = [];
+
+  for (const { property, parameter } of plan.bindings) {
+    const value = args[property];
+    if (value === undefined || value === null) {
+      if (parameter.in === 'path')
+        throw ToolError.invalidArguments(
+          toolName,
+          `at "${property}": the path parameter is required`,
+        );
+      continue;
+    }
+    switch (parameter.in) {
+      case 'path': {
+        const text = pathValue(parameter, value);
+        path = path.replaceAll(`{${parameter.name}}`, () => text);
+        break;
+      }
+      case 'query': {
+        const pairs = queryPairs(parameter, value);
+        query.push(...pairs);
+        displayQuery.push(...pairs);
+        break;
+      }
+      case 'header': {
+        const text =
+          parameter.contentType !== undefined
+            ? jsonText(value)
+            : simpleValue(value, parameter.explode);
+        if (!isByteString(text))
+          throw ToolError.invalidArguments(
+            toolName,
+            `at "${property}": a header value may only hold Latin-1 characters`,
+          );
+        headers.set(parameter.name, text);
+        break;
+      }
+      case 'cookie': {
+        const text =
+          parameter.contentType !== undefined ? jsonText(value) : simpleValue(value, false);
+        cookies.push(`${parameter.name}=${encodeURIComponent(text)}`);
+        break;
+      }
+      default: {
+        const exhaustive: never = parameter.in;
+        throw new Error(`Unknown parameter location ${String(exhaustive)}`);
+      }
+    }
+  }
+
+  for (const item of plan.auth) {
+    if (item.type === 'bearer')
+      headers.set('authorization', `Bearer ${await readSecret(item.token)}`);
+    else if (item.type === 'basic')
+      headers.set(
+        'authorization',
+        basicCredentials(item.username, await readSecret(item.password)),
+      );
+    else {
+      const value = await readSecret(item.value);
+      if (item.in === 'header') headers.set(item.name, value);
+      else if (item.in === 'cookie') cookies.push(`${item.name}=${encodeURIComponent(value)}`);
+      else {
+        query.push(`${encodeURIComponent(item.name)}=${encodeURIComponent(value)}`);
+        displayQuery.push(`${encodeURIComponent(item.name)}=***`);
+      }
+    }
+  }
+  if (cookies.length > 0) headers.set('cookie', cookies.join('; '));
+  headers.set('accept', acceptHeader(operation.responseMediaTypes));
+
+  let body: RequestInit['body'];
+  const bodyValue = args[bodyProperty];
+  if (operation.body !== undefined && bodyValue !== undefined) {
+    const { kind, mediaType } = operation.body;
+    if (kind === 'multipart') {
+      body = multipartBody(bodyValue, plan.bodySchema, toolName);
+    } else {
+      if (kind === 'json') body = JSON.stringify(bodyValue);
+      else if (kind === 'form') body = formBody(bodyValue, toolName);
+      else body = typeof bodyValue === 'string' ? bodyValue : JSON.stringify(bodyValue);
+      headers.set('content-type', mediaType);
+    }
+  }
+  for (const [name, value] of Object.entries(plan.headers ?? {})) headers.set(name, value);
+
+  const base = plan.baseUrl.replace(/\/+$/, '');
+  const join = base.includes('?') ? '&' : '?';
+  return {
+    method: operation.method.toUpperCase(),
+    url: `${base}${path}${query.length > 0 ? join + query.join('&') : ''}`,
+    displayUrl: `${base}${path}${displayQuery.length > 0 ? join + displayQuery.join('&') : ''}`,
+    headers,
+    body,
+  };
+}
+
+function acceptHeader(mediaTypes: readonly string[]): string {
+  if (mediaTypes.length === 0) return 'application/json, */*;q=0.8';
+  // JSON first: it is what the model reads best.
+  const sorted = [...mediaTypes].sort(
+    (a, b) => Number(isJsonMediaType(b)) - Number(isJsonMediaType(a)),
+  );
+  return sorted.includes('*/*') ? sorted.join(', ') : [...sorted, '*/*;q=0.1'].join(', ');
+}
+
+/** A scalar as text: strings as they are, other scalars with `String`, objects as JSON. */
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+function jsonText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+const encode = (text: string): string => encodeURIComponent(text);
+// RFC 3986 reserved characters stay as they are when a parameter says `allowReserved`.
+const encodeReserved = (text: string): string =>
+  encodeURIComponent(text).replace(
+    /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi,
+    (match) => decodeURIComponent(match),
+  );
+
+/** The path segment for one path parameter, per its style (simple, label, matrix) and explode. */
+export function pathValue(parameter: NormalizedParameter, value: unknown): string {
+  if (parameter.contentType !== undefined) return encode(jsonText(value));
+  const { style, explode, name } = parameter;
+  const items = Array.isArray(value) ? value.map((item) => encode(scalarText(item))) : undefined;
+  const entries = isRecord(value)
+    ? Object.entries(value).map(([key, item]) => [encode(key), encode(scalarText(item))] as const)
+    : undefined;
+  if (style === 'label') {
+    if (items !== undefined) return `.${items.join(explode ? '.' : ',')}`;
+    if (entries !== undefined)
+      return `.${entries.map(([key, item]) => (explode ? `${key}=${item}` : `${key},${item}`)).join(explode ? '.' : ',')}`;
+    return `.${encode(scalarText(value))}`;
+  }
+  if (style === 'matrix') {
+    const key = encode(name);
+    if (items !== undefined)
+      return explode
+        ? items.map((item) => `;${key}=${item}`).join('')
+        : `;${key}=${items.join(',')}`;
+    if (entries !== undefined)
+      return explode
+        ? entries.map(([entry, item]) => `;${entry}=${item}`).join('')
+        : `;${key}=${entries.map(([entry, item]) => `${entry},${item}`).join(',')}`;
+    return `;${key}=${encode(scalarText(value))}`;
+  }
+  if (items !== undefined) return items.join(',');
+  if (entries !== undefined)
+    return entries.map(([key, item]) => (explode ? `${key}=${item}` : `${key},${item}`)).join(',');
+  return encode(scalarText(value));
+}
+
+const delimiters: Partial<Record<NormalizedParameter['style'], string>> = {
+  spaceDelimited: '%20',
+  pipeDelimited: '%7C',
+  tabDelimited: '%09',
+};
+
+/** `name=value` pairs (already percent-encoded) for one query parameter, per its style and explode. */
+export function queryPairs(parameter: NormalizedParameter, value: unknown): string[] {
+  const valueEncode = parameter.allowReserved ? encodeReserved : encode;
+  const name = encode(parameter.name);
+  if (parameter.contentType !== undefined) return [`${name}=${valueEncode(jsonText(value))}`];
+  const { style, explode } = parameter;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [];
+    const items = value.map((item) => valueEncode(scalarText(item)));
+    const delimiter = delimiters[style];
+    if (delimiter !== undefined) return [`${name}=${items.join(delimiter)}`];
+    return explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`];
+  }
+  if (isRecord(value)) {
+    if (style === 'deepObject') return deepObjectPairs(name, value, valueEncode);
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
+    if (explode && delimiters[style] === undefined)
+      return entries.map(([key, item]) => `${encode(key)}=${valueEncode(scalarText(item))}`);
+    const joined = entries.flatMap(([key, item]) => [encode(key), valueEncode(scalarText(item))]);
+    return [`${name}=${joined.join(delimiters[style] ?? ',')}`];
+  }
+  return [`${name}=${valueEncode(scalarText(value))}`];
+}
+
+function deepObjectPairs(
+  prefix: string,
+  value: Record<string, unknown>,
+  valueEncode: (text: string) => string,
+): string[] {
+  const pairs: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || item === null) continue;
+    const name = `${prefix}[${encode(key)}]`;
+    if (isRecord(item)) pairs.push(...deepObjectPairs(name, item, valueEncode));
+    else if (Array.isArray(item))
+      for (const element of item) pairs.push(`${name}=${valueEncode(scalarText(element))}`);
+    else pairs.push(`${name}=${valueEncode(scalarText(item))}`);
+  }
+  return pairs;
+}
+
+// Header style `simple`: arrays `a,b`; objects `k,v,k2,v2` (or `k=v,k2=v2` when exploded).
+function simpleValue(value: unknown, explode: boolean): string {
+  if (Array.isArray(value)) return value.map(scalarText).join(',');
+  if (isRecord(value))
+    return Object.entries(value)
+      .map(([key, item]) => (explode ? `${key}=${scalarText(item)}` : `${key},${scalarText(item)}`))
+      .join(',');
+  return scalarText(value);
+}
+
+function isByteString(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0xff) return false;
+  return true;
+}
+
+function formBody(value: unknown, toolName: string): URLSearchParams {
+  const form = new URLSearchParams();
+  if (!isRecord(value)) {
+    throw ToolError.invalidArguments(
+      toolName,
+      'at "body": a form body must be an object of fields',
+    );
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || item === null) continue;
+    if (Array.isArray(item)) for (const element of item) form.append(key, scalarText(element));
+    else form.append(key, scalarText(item));
+  }
+  return form;
+}
+
+function multipartBody(value: unknown, schema: JsonSchema | undefined, toolName: string): FormData {
+  if (!isRecord(value)) {
+    throw ToolError.invalidArguments(
+      toolName,
+      'at "body": a multipart body must be an object of fields',
+    );
+  }
+  const form = new FormData();
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || item === null) continue;
+    const file = isFileSchema(schema?.properties?.[key]);
+    const append = (element: unknown) => {
+      if (file) form.append(key, new Blob([scalarText(element)]), key);
+      else form.append(key, scalarText(element));
+    };
+    if (Array.isArray(item)) for (const element of item) append(element);
+    else append(item);
+  }
+  return form;
+}

@@ -1,0 +1,271 @@
+import type { ToolResult, ToolResultContent } from '@agent/core';
+import { baseMediaType, isJsonMediaType, isTextMediaType } from './normalize.js';
+
+/** What a tool result's `details` hold: the HTTP exchange, never sent to the model. */
+export interface OpenApiResultDetails {
+  method: string;
+  /** The request URL with API keys masked. */
+  url: string;
+  status: number;
+  statusText: string;
+  /** Response headers, lower-case names (`set-cookie` redacted). */
+  headers: Record<string, string>;
+  contentType: string | undefined;
+  /** Bytes of the body that were read. */
+  bytes: number;
+  /** True when the body was larger than `maxResponseBytes` and only its start was read. */
+  truncated: boolean;
+  /** True when the text shown to the model was clipped to `maxResponseChars`. */
+  clipped: boolean;
+}
+
+/** Size limits for what a response shows the model. */
+export interface ResponseLimits {
+  /** Bytes of a body read at most; the rest is not downloaded [10 MiB]. */
+  maxResponseBytes: number;
+  /** Characters of a successful response shown to the model [50000]. */
+  maxResponseChars: number;
+  /** Characters of an error response's body shown to the model [4000]. */
+  maxErrorChars: number;
+  /** Largest image returned as image content; larger ones are only described [5 MiB]. */
+  maxImageBytes: number;
+}
+
+/** Defaults for {@link ResponseLimits}. */
+export const defaultResponseLimits: ResponseLimits = {
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxResponseChars: 50_000,
+  maxErrorChars: 4_000,
+  maxImageBytes: 5 * 1024 * 1024,
+};
+
+const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** Context for turning a response into a result. */
+export interface ResponseContext {
+  method: string;
+  displayUrl: string;
+  limits: ResponseLimits;
+  /** The document's description of each declared status (`404`, `4XX`, `default`). */
+  responseDescriptions: Record<string, string>;
+}
+
+/**
+ * Reads a response (at most `maxResponseBytes`) and turns it into the result the model reads:
+ * JSON pretty-printed, text as text, images as image content, other binaries described;
+ * a status outside 2xx is an `isError` result with the status, its reason and a body excerpt.
+ */
+export async function responseToResult(
+  response: Response,
+  context: ResponseContext,
+): Promise<ToolResult<OpenApiResultDetails>> {
+  const { limits } = context;
+  const { bytes, truncated } = await readBody(response, limits.maxResponseBytes);
+  const contentType = response.headers.get('content-type') ?? undefined;
+  const mediaType = contentType === undefined ? '' : baseMediaType(contentType);
+  const statusText = response.statusText || reasonPhrases[response.status] || '';
+  const statusLine = `HTTP ${response.status}${statusText === '' ? '' : ` ${statusText}`}`;
+  const ok = response.status >= 200 && response.status < 300;
+  const details: OpenApiResultDetails = {
+    method: context.method,
+    url: context.displayUrl,
+    status: response.status,
+    statusText,
+    headers: headerRecord(response.headers),
+    contentType,
+    bytes: bytes.length,
+    truncated,
+    clipped: false,
+  };
+  const cutNote = truncated
+    ? `\n[Only the first ${formatBytes(bytes.length)} of the body were read (maxResponseBytes).]`
+    : '';
+
+  if (!ok) {
+    const lines = [statusLine + describeStatus(response.status, context.responseDescriptions)];
+    lines.push(`${context.method} ${context.displayUrl}`);
+    const retryAfter = response.headers.get('retry-after');
+    if (retryAfter !== null) lines.push(`Retry-After: ${retryAfter}`);
+    if (bytes.length > 0) {
+      if (isReadable(mediaType, bytes)) {
+        const text = clip(prettyText(decode(bytes, contentType), mediaType), limits.maxErrorChars);
+        details.clipped = text.clipped;
+        lines.push('', text.text + cutNote);
+      } else {
+        lines.push(`(${describeBinary(mediaType, bytes.length)})`);
+      }
+    }
+    return { content: [{ type: 'text', text: lines.join('\n') }], details, isError: true };
+  }
+
+  if (bytes.length === 0) {
+    return { content: [{ type: 'text', text: `${statusLine} (no body)` }], details };
+  }
+  if (imageTypes.has(mediaType) && !truncated && bytes.length <= limits.maxImageBytes) {
+    const content: ToolResultContent[] = [
+      { type: 'text', text: `${statusLine}: ${mediaType} image, ${formatBytes(bytes.length)}` },
+      { type: 'image', data: toBase64(bytes), mimeType: mediaType },
+    ];
+    return { content, details };
+  }
+  if (isReadable(mediaType, bytes)) {
+    const text = clip(prettyText(decode(bytes, contentType), mediaType), limits.maxResponseChars);
+    details.clipped = text.clipped;
+    return { content: [{ type: 'text', text: text.text + cutNote }], details };
+  }
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `${statusLine}: ${describeBinary(mediaType, bytes.length, truncated)}`,
+      },
+    ],
+    details,
+  };
+}
+
+async function readBody(
+  response: Response,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (response.body === null) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (total + value.length > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - total));
+      total = maxBytes;
+      truncated = true;
+      // Stop downloading: the rest would only be thrown away.
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, truncated };
+}
+
+function isReadable(mediaType: string, bytes: Uint8Array): boolean {
+  if (mediaType !== '') return isTextMediaType(mediaType);
+  // No Content-Type: show it when it is valid UTF-8 without NUL bytes.
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(
+      head.length < bytes.length ? trimPartial(head) : head,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Drops an incomplete UTF-8 sequence at the end of a sample.
+function trimPartial(bytes: Uint8Array): Uint8Array {
+  const end = bytes.length;
+  for (let back = 1; back <= 3 && end - back >= 0; back++) {
+    const byte = bytes[end - back] ?? 0;
+    if ((byte & 0xc0) === 0xc0) return bytes.subarray(0, end - back);
+    if ((byte & 0x80) === 0) break;
+  }
+  return bytes.subarray(0, end);
+}
+
+function decode(bytes: Uint8Array, contentType: string | undefined): string {
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function prettyText(text: string, mediaType: string): string {
+  if (!isJsonMediaType(mediaType)) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function clip(text: string, max: number): { text: string; clipped: boolean } {
+  if (text.length <= max) return { text, clipped: false };
+  return {
+    text: `${text.slice(0, max)}\n[Response clipped: showing the first ${max.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters. Ask for less (filters, paging, fewer fields) to see the rest.]`,
+    clipped: true,
+  };
+}
+
+function describeStatus(status: number, descriptions: Record<string, string>): string {
+  const description =
+    descriptions[String(status)] ??
+    descriptions[`${String(status).charAt(0)}XX`] ??
+    descriptions.default;
+  return description === undefined ? '' : ` (${description.split('\n')[0]?.trim()})`;
+}
+
+function describeBinary(mediaType: string, bytes: number, truncated = false): string {
+  return `binary ${mediaType === '' ? 'body of unknown type' : `${mediaType} body`}, ${truncated ? 'more than ' : ''}${formatBytes(bytes)} (not shown)`;
+}
+
+function headerRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = name === 'set-cookie' ? '[redacted]' : value;
+  });
+  return out;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let offset = 0; offset < bytes.length; offset += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+  return btoa(binary);
+}
+
+// HTTP/2 and some servers send no reason phrase; these are the ones a model should recognise.
+const reasonPhrases: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};

@@ -1,0 +1,315 @@
+import type { JsonSchema } from '@agent/core';
+import { childPointer } from './json-pointer.js';
+import { specError } from './spec-error.js';
+import { isRecord, type JsonRecord, type SpecReader } from './spec-reader.js';
+
+/** Limits that keep one tool's schema bounded, whatever the document. */
+export interface SchemaConvertLimits {
+  /** Nested `$ref` expansions before a reference is cut [16]. */
+  maxRefDepth: number;
+  /** Schema nodes per converted schema before further references are cut [20000]. */
+  maxNodes: number;
+  /** Longest `description` kept; longer ones are cut with `…` [1024]. */
+  maxDescriptionChars: number;
+}
+
+/** Defaults for {@link SchemaConvertLimits}. */
+export const defaultSchemaConvertLimits: SchemaConvertLimits = {
+  maxRefDepth: 16,
+  maxNodes: 20_000,
+  maxDescriptionChars: 1024,
+};
+
+/** How a schema is converted: for a request (`readOnly` properties dropped). */
+export interface SchemaConvertOptions {
+  reader: SpecReader;
+  limits?: Partial<SchemaConvertLimits>;
+}
+
+interface State {
+  reader: SpecReader;
+  limits: SchemaConvertLimits;
+  nodes: number;
+}
+
+// Keywords whose value is one schema, a list of schemas, or a map of schemas.
+const singleSchemaKeys = new Set([
+  'additionalProperties',
+  'items',
+  'not',
+  'contains',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+  'contentSchema',
+]);
+const schemaListKeys = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const schemaMapKeys = new Set(['patternProperties', 'dependentSchemas']);
+// OpenAPI-only or bulky annotations that a model or a validator has no use for in a tool schema.
+const droppedKeys = new Set([
+  'nullable',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'example',
+  'examples',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$dynamicRef',
+  '$comment',
+  '$defs',
+  'definitions',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'collectionFormat',
+]);
+// Keys whose meaning does not change the schema's structure, so they can merge with a `$ref` target.
+const annotationKeys = new Set([
+  'description',
+  'title',
+  'default',
+  'nullable',
+  'x-nullable',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'example',
+  'examples',
+]);
+
+/**
+ * Converts an OpenAPI schema (2.0, 3.0 or 3.1) found at `pointer` into a self-contained JSON
+ * Schema for a request: local `$ref`s inlined (a recursive one is cut to an unexpanded schema
+ * with a note), 3.0 `nullable` and 2.0 `x-nullable` turned into a `null` type, boolean
+ * `exclusiveMinimum`/`exclusiveMaximum` turned numeric, `type: file` into a binary string,
+ * `readOnly` properties dropped, OpenAPI-only keywords (`discriminator`, `xml`, `example`…)
+ * and `x-` extensions removed, and regular expressions a JavaScript validator would misread
+ * moved into the description.
+ */
+export function convertSchema(
+  raw: unknown,
+  pointer: string,
+  options: SchemaConvertOptions,
+): JsonSchema {
+  const state: State = {
+    reader: options.reader,
+    limits: { ...defaultSchemaConvertLimits, ...options.limits },
+    nodes: 0,
+  };
+  return convert(raw, pointer, [], state);
+}
+
+function convert(
+  node: unknown,
+  pointer: string,
+  stack: readonly string[],
+  state: State,
+): JsonSchema {
+  state.nodes++;
+  if (node === true || node === undefined) return {};
+  if (node === false) return { not: {} };
+  if (!isRecord(node))
+    return specError(pointer, `a schema must be an object, found ${JSON.stringify(node)}`);
+  if (typeof node.$ref === 'string') return convertRef(node, node.$ref, pointer, stack, state);
+
+  const out: JsonSchema = {};
+  const nullable = node.nullable === true || node['x-nullable'] === true;
+  for (const [key, value] of Object.entries(node)) {
+    if (droppedKeys.has(key) || key.startsWith('x-')) continue;
+    const at = childPointer(pointer, key);
+    if (key === 'properties') {
+      if (!isRecord(value)) specError(at, '"properties" must be an object');
+      const properties: Record<string, JsonSchema> = {};
+      for (const [name, property] of Object.entries(value)) {
+        if (isReadOnly(property, state)) continue;
+        properties[name] = convert(property, childPointer(at, name), stack, state);
+      }
+      out.properties = properties;
+    } else if (singleSchemaKeys.has(key)) {
+      if (key === 'items' && Array.isArray(value)) {
+        out.items = value.map((item, index) =>
+          convert(item, childPointer(at, index), stack, state),
+        );
+      } else if (typeof value === 'boolean') {
+        out[key] = value;
+      } else {
+        out[key] = convert(value, at, stack, state);
+      }
+    } else if (schemaListKeys.has(key)) {
+      if (!Array.isArray(value)) specError(at, `"${key}" must be an array of schemas`);
+      out[key] = value.map((item, index) => convert(item, childPointer(at, index), stack, state));
+    } else if (schemaMapKeys.has(key) || key === 'dependencies') {
+      if (!isRecord(value)) specError(at, `"${key}" must be an object`);
+      const map: Record<string, unknown> = {};
+      for (const [name, item] of Object.entries(value))
+        map[name] = Array.isArray(item)
+          ? item
+          : convert(item, childPointer(at, name), stack, state);
+      out[key] = map;
+    } else if (key === 'type') {
+      out.type = value === 'file' ? 'string' : (value as string | string[]);
+      if (value === 'file') out.format = 'binary';
+    } else if (key === 'description') {
+      if (typeof value === 'string')
+        out.description = clipDescription(value, state.limits.maxDescriptionChars);
+    } else if (isPlainData(value)) {
+      out[key] = value;
+    }
+  }
+  fixExclusiveBounds(out, node);
+  fixPattern(out, state);
+  if (Array.isArray(out.required) && isRecord(node.properties)) {
+    // A required readOnly property is never sent in a request.
+    const properties = node.properties;
+    out.required = out.required.filter(
+      (name) => typeof name !== 'string' || !isReadOnly(properties[name], state),
+    );
+    if (out.required.length === 0) delete out.required;
+  }
+  return nullable ? makeNullable(out) : out;
+}
+
+function convertRef(
+  node: JsonRecord,
+  ref: string,
+  pointer: string,
+  stack: readonly string[],
+  state: State,
+): JsonSchema {
+  const target = state.reader.resolveRef(ref, childPointer(pointer, '$ref'));
+  const { $ref: _ref, ...siblings } = node;
+  const cut = stack.includes(ref)
+    ? 'recursive'
+    : stack.length >= state.limits.maxRefDepth || state.nodes > state.limits.maxNodes
+      ? 'too deep'
+      : undefined;
+  if (cut !== undefined) {
+    // Keep the target's type so the cut schema still says "an object" or "an array".
+    const type = isRecord(target.value) ? target.value.type : undefined;
+    const name = ref.slice(ref.lastIndexOf('/') + 1);
+    const summary: JsonSchema = {
+      ...(typeof type === 'string' || Array.isArray(type)
+        ? { type: type as string | string[] }
+        : {}),
+      description: `${cut === 'recursive' ? 'Recursive' : 'Nested'} ${name} (structure not expanded here; see the same schema above).`,
+    };
+    return Object.keys(siblings).length === 0
+      ? summary
+      : { ...convert(siblings, pointer, stack, state), ...summary };
+  }
+  const inner = [...stack, ref];
+  const siblingKeys = Object.keys(siblings);
+  if (siblingKeys.length === 0) return convert(target.value, target.pointer, inner, state);
+  // 3.1 (and many 3.0 documents in practice) put `description` or `nullable` beside `$ref`.
+  if (
+    isRecord(target.value) &&
+    siblingKeys.every((key) => annotationKeys.has(key) || key.startsWith('x-'))
+  ) {
+    return convert({ ...target.value, ...siblings }, target.pointer, inner, state);
+  }
+  return {
+    allOf: [
+      convert(target.value, target.pointer, inner, state),
+      convert(siblings, pointer, stack, state),
+    ],
+  };
+}
+
+function isReadOnly(property: unknown, state: State): boolean {
+  if (!isRecord(property)) return false;
+  if (property.readOnly === true) return true;
+  if (typeof property.$ref !== 'string' || property.readOnly === false) return false;
+  try {
+    const target = state.reader.resolveRef(property.$ref, '#');
+    return isRecord(target.value) && target.value.readOnly === true;
+  } catch {
+    // A bad reference is reported with its real place when the property itself is converted.
+    return false;
+  }
+}
+
+function isPlainData(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value))
+    return value.every((item) => item === null || typeof item !== 'object' || isPlainValue(item));
+  return isPlainValue(value);
+}
+
+// Values such as `default` or `enum` members may be objects; they are data, not schemas, unless they hold a `$ref`.
+function isPlainValue(value: object): boolean {
+  return !JSON.stringify(value).includes('"$ref"');
+}
+
+function fixExclusiveBounds(out: JsonSchema, node: JsonRecord): void {
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (node[exclusive] === true && typeof node[bound] === 'number') {
+      out[exclusive] = node[bound];
+      delete out[bound];
+    } else if (typeof node[exclusive] === 'boolean') {
+      delete out[exclusive];
+    }
+  }
+}
+
+// Validators compile `pattern` without the `u` flag: Unicode property escapes would be misread and
+// PCRE-only syntax throws, so such a pattern is kept only as advice in the description.
+function fixPattern(out: JsonSchema, state: State): void {
+  const pattern = out.pattern;
+  if (pattern === undefined) return;
+  let portable = typeof pattern === 'string' && !/\\[pP]\{|\\u\{/.test(pattern);
+  if (portable) {
+    try {
+      new RegExp(pattern as string);
+    } catch {
+      portable = false;
+    }
+  }
+  if (portable) return;
+  delete out.pattern;
+  const note = `Must match the regular expression ${String(pattern)}.`;
+  out.description = clipDescription(
+    out.description === undefined ? note : `${out.description} ${note}`,
+    state.limits.maxDescriptionChars,
+  );
+}
+
+function makeNullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null))
+    schema.enum = [...schema.enum, null];
+  if (typeof schema.type === 'string') {
+    if (schema.type !== 'null') schema.type = [schema.type, 'null'];
+    return schema;
+  }
+  if (Array.isArray(schema.type)) {
+    if (!schema.type.includes('null')) schema.type = [...schema.type, 'null'];
+    return schema;
+  }
+  const { description, title, default: defaultValue, ...rest } = schema;
+  // A schema with no constraints already accepts null.
+  if (Object.keys(rest).length === 0 || Array.isArray(schema.enum)) return schema;
+  return {
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    anyOf: [rest, { type: 'null' }],
+  };
+}
+
+/** Cuts text to at most `max` characters at a word boundary, ending with `…`. */
+export function clipDescription(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (trimmed.length <= max) return trimmed;
+  const cut = trimmed.slice(0, Math.max(0, max - 1));
+  const space = cut.search(/\s\S*$/);
+  return `${(space > max * 0.8 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
