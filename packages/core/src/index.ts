@@ -37,7 +37,7 @@ export {
   type ToolErrorOptions,
 } from './errors.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
-export { validateWithJsonSchema } from './json-schema-validation.js';
+export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 export {
   type AssistantContent,
   type AssistantMessage,
