@@ -52,6 +52,8 @@ export interface PermissionRequest extends ToolCallInfo {
   tier: PermissionTier;
   /** What the call touches, from the tool's `permissionSubjects`. */
   subjects: readonly string[];
+  /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
+  signal?: AbortSignal;
 }
 
 /** The permission gate's answer; a denial reaches the model as a `denied` result with the reason. */

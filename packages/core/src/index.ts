@@ -59,6 +59,22 @@ export {
   userMessage,
 } from './messages.js';
 export { findModelByPrefix, type ModelInfo, type ModelPricing, withCost } from './model-pricing.js';
+export {
+  type ApprovalAnswer,
+  type ApprovalContext,
+  type ApprovalDecision,
+  createPermissionGate,
+  matchesSubjectPattern,
+  type PermissionApprover,
+  type PermissionDecider,
+  type PermissionEvaluation,
+  type PermissionGrant,
+  type PermissionMode,
+  type PermissionOutcome,
+  PermissionPolicy,
+  type PermissionPolicyOptions,
+  type PermissionQuery,
+} from './permissions.js';
 export type {
   Provider,
   ProviderRequest,

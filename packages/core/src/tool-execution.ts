@@ -319,11 +319,17 @@ async function prepareCall(
     try {
       const subjects =
         tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args);
-      const decision = await params.permissionGate({
-        ...info,
-        tier: tool.policy?.permission ?? 'full-access',
-        subjects,
-      });
+      const decision = await untilAborted(
+        params.permissionGate({
+          ...info,
+          tier: tool.policy?.permission ?? 'full-access',
+          subjects,
+          signal: params.runSignal,
+        }),
+        params.runSignal,
+      );
+      // An approval still pending when the run is aborted must not hold the run open.
+      if (decision === undefined) return synthetic(call, tool, 'Cancelled', 'cancelled');
       if (decision.behavior === 'deny') {
         return synthetic(
           call,
@@ -636,4 +642,26 @@ export function unexecutedResults(
         ? "Not executed: the model's response ended with an error."
         : 'Not executed: the conversation was interrupted before this call ran.';
   return calls.map((call) => synthetic(call, registry.get(call.name), text, 'cancelled').message);
+}
+
+/** `promise`'s value, or `undefined` as soon as `signal` aborts (a late rejection is ignored). */
+function untilAborted<T>(promise: Promise<T> | T, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) {
+    Promise.resolve(promise).catch(() => {});
+    return Promise.resolve(undefined);
+  }
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(promise).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

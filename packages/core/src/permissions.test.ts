@@ -1,0 +1,763 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { Agent } from './agent.js';
+import type { PermissionRequest } from './agent-options.js';
+import { defineTool } from './define-tool.js';
+import { AgentError } from './errors.js';
+import { type AssistantMessage, emptyUsage } from './messages.js';
+import {
+  type ApprovalContext,
+  type ApprovalDecision,
+  createPermissionGate,
+  matchesSubjectPattern,
+  type PermissionApprover,
+  type PermissionMode,
+  PermissionPolicy,
+} from './permissions.js';
+import { deferred, resultText, runToEnd, toolResults } from './test-helpers.js';
+import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
+import type { AnyAgentTool, PermissionTier } from './tool.js';
+
+// A stand-in for the built-in bash tool: one subject per command of a `&&` chain.
+const bash = defineTool({
+  name: 'bash',
+  aliases: ['shell'],
+  source: 'builtin',
+  description: 'runs a command line',
+  input: z.object({ command: z.string() }),
+  permissionSubjects: ({ command }) =>
+    command
+      .split('&&')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  execute: async ({ command }) => `ran: ${command}`,
+});
+
+const readFile = defineTool({
+  name: 'read_file',
+  source: 'builtin',
+  description: 'reads a file',
+  input: z.object({ path: z.string() }),
+  policy: { permission: 'read-only' },
+  permissionSubjects: ({ path }) => [path],
+  execute: async ({ path }) => `read ${path}`,
+});
+
+const writeFile = defineTool({
+  name: 'write_file',
+  source: 'builtin',
+  description: 'writes a file',
+  input: z.object({ path: z.string() }),
+  policy: { permission: 'workspace-write' },
+  permissionSubjects: ({ path }) => [path],
+  execute: async ({ path }) => `wrote ${path}`,
+});
+
+// No permissionSubjects: calls have zero subjects.
+const ping = defineTool({
+  name: 'ping',
+  description: 'pings',
+  input: z.object({}),
+  execute: async () => 'pong',
+});
+
+const createIssue = defineTool({
+  name: 'github__create_issue',
+  source: 'mcp:github',
+  description: 'creates an issue',
+  input: z.object({ title: z.string() }),
+  permissionSubjects: () => ['github/create_issue'],
+  execute: async ({ title }) => `created ${title}`,
+});
+
+const assistant: AssistantMessage = {
+  role: 'assistant',
+  content: [],
+  provider: 'test',
+  model: 'test-model',
+  usage: emptyUsage(),
+  stopReason: 'toolUse',
+  timestamp: 0,
+};
+
+let nextCallId = 0;
+
+/** A request as the loop would build it for `tool`, with the given subjects. */
+function requestFor(
+  tool: AnyAgentTool,
+  subjects: readonly string[],
+  options: { requestedName?: string; tier?: PermissionTier } = {},
+): PermissionRequest {
+  nextCallId++;
+  return {
+    toolCallId: `call_${nextCallId}`,
+    toolName: tool.name,
+    requestedName: options.requestedName ?? tool.name,
+    args: {},
+    tool,
+    assistantMessage: assistant,
+    tier: options.tier ?? tool.policy?.permission ?? 'full-access',
+    subjects,
+  };
+}
+
+/** An approver that records what it was asked and answers from a list (then `deny`). */
+function scriptedApprover(answers: ApprovalDecision[]): {
+  approver: PermissionApprover;
+  asked: string[];
+  contexts: ApprovalContext[];
+} {
+  const asked: string[] = [];
+  const contexts: ApprovalContext[] = [];
+  return {
+    asked,
+    contexts,
+    approver: (request, context) => {
+      asked.push(`${request.toolName}:${request.subjects.join('|')}`);
+      contexts.push(context);
+      return answers.shift() ?? 'deny';
+    },
+  };
+}
+
+function agentWith(steps: ScriptedStep[], tools: AnyAgentTool[], policy: PermissionPolicy) {
+  const provider = createScriptedProvider(steps);
+  const agent = new Agent({ provider, model: 'test-model', tools, permissionGate: policy.gate });
+  return { provider, agent };
+}
+
+describe('PermissionPolicy: rule language', () => {
+  it.each([
+    ['bash(', 'closed by ")"'],
+    ['bash(git *', 'closed by ")"'],
+    ['bash(git *) now', 'closed by ")"'],
+    ['(git *)', 'names no tool pattern'],
+    ['', 'names no tool pattern'],
+    ['bash()', 'subject pattern is empty'],
+    ['!bash', 'is not a tool pattern'],
+    ['ba sh', 'is not a tool pattern'],
+    ['b*sh', 'is not a tool pattern'],
+    ['@', 'is not a tool pattern'],
+    ['@mcp:github/', 'is not a tool pattern'],
+  ])('rejects %j at construction, naming the rule', (rule, why) => {
+    for (const kind of ['allow', 'ask', 'deny'] as const) {
+      const build = () => new PermissionPolicy({ [kind]: ['read_file', rule] });
+      expect(build).toThrow(AgentError);
+      expect(build).toThrow(`Invalid permission rule "${rule}" in ${kind}: `);
+      expect(build).toThrow(why);
+    }
+  });
+
+  it('accepts every documented rule form', () => {
+    const policy = new PermissionPolicy({
+      deny: [
+        'bash',
+        '*',
+        'read_*',
+        'bash(git *)',
+        'bash(echo (hi))',
+        'read_file(/home/me/project/*)',
+        '@builtin',
+        '@builtin/read_*',
+        '@mcp:github(github/create_*)',
+        '@openapi:petstore(DELETE *)',
+      ],
+    });
+    expect(policy.mode).toBe('default');
+  });
+
+  it('rejects bad modes, disabledTools patterns and grants', () => {
+    expect(() => new PermissionPolicy({ mode: 'yolo' as PermissionMode })).toThrow(
+      'Invalid permission mode "yolo"',
+    );
+    expect(() => new PermissionPolicy({ disabledTools: ['bash(rm *)'] })).toThrow(
+      'Invalid tool pattern "bash(rm *)" in disabledTools',
+    );
+    const grants = JSON.parse('[{"tool":"bash","decision":"maybe"}]');
+    expect(() => new PermissionPolicy({ grants })).toThrow(
+      'Invalid permission grant at index 0: "decision" must be "allow" or "deny"',
+    );
+    expect(() => new PermissionPolicy().setMode('all' as PermissionMode)).toThrow(
+      'Invalid permission mode',
+    );
+  });
+
+  it('matches subjects with an anchored glob where only * is special', () => {
+    expect(matchesSubjectPattern('git status', 'git *')).toBe(true);
+    expect(matchesSubjectPattern('git', 'git *')).toBe(false);
+    expect(matchesSubjectPattern('sudo git push', 'git *')).toBe(false);
+    expect(matchesSubjectPattern('/home/me/project/a/b.ts', '/home/me/project/*')).toBe(true);
+    expect(matchesSubjectPattern('/home/me/projectx/a', '/home/me/project/*')).toBe(false);
+    expect(matchesSubjectPattern('a?c', 'a?c')).toBe(true);
+    expect(matchesSubjectPattern('abc', 'a?c')).toBe(false);
+    expect(matchesSubjectPattern('a.c', 'a[.]c')).toBe(false);
+    expect(matchesSubjectPattern('abcabc', '*abc')).toBe(true);
+    expect(matchesSubjectPattern('ab', 'a*b*')).toBe(true);
+    expect(matchesSubjectPattern('aXbYb', 'a*b*b')).toBe(true);
+    expect(matchesSubjectPattern('ab', 'a*b*b')).toBe(false);
+    expect(matchesSubjectPattern('aba', 'ab*ba')).toBe(false);
+  });
+
+  it('property: a string with * inserted anywhere matches it; a literal matches only itself', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '/', ' ', '.', '(', 'é') });
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(), { maxLength: 5 }), (subject, cuts) => {
+        let pattern = subject;
+        for (const cut of cuts) {
+          const at = cut % (pattern.length + 1);
+          pattern = `${pattern.slice(0, at)}*${pattern.slice(at)}`;
+        }
+        expect(matchesSubjectPattern(subject, pattern)).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(text, text, (subject, literal) => {
+        expect(matchesSubjectPattern(subject, literal)).toBe(subject === literal);
+      }),
+    );
+  });
+
+  it('property: agrees with an equivalent regular expression', () => {
+    const small = fc.string({ unit: fc.constantFrom('a', 'b', '*'), maxLength: 8 });
+    const subjectText = fc.string({ unit: fc.constantFrom('a', 'b', '*'), maxLength: 10 });
+    fc.assert(
+      fc.property(small, subjectText, (pattern, subject) => {
+        const source = pattern
+          .split('*')
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('[\\s\\S]*');
+        expect(matchesSubjectPattern(subject, pattern)).toBe(
+          new RegExp(`^${source}$`).test(subject),
+        );
+      }),
+    );
+  });
+});
+
+describe('PermissionPolicy: the order of steps', () => {
+  it('lets each step decide, earlier steps winning', async () => {
+    const { approver, asked } = scriptedApprover(['once']);
+    const everything = {
+      disabledTools: ['@mcp:github'],
+      deny: ['bash(rm *)', 'github__create_issue'],
+      ask: ['bash(git push*)', 'bash(rm -rf *)'],
+      allow: ['bash(git *)', 'bash(rm *)'],
+      mode: 'read-only' as const,
+      grants: [
+        { tool: 'bash', subject: 'git push', decision: 'deny' as const },
+        { tool: 'bash', subject: 'make', decision: 'allow' as const },
+        { tool: 'bash', subject: 'git status', decision: 'deny' as const },
+      ],
+      approver,
+    };
+    const policy = new PermissionPolicy(everything);
+
+    // 1. Disabled beats the deny rule naming the same tool.
+    expect(await policy.check(requestFor(createIssue, ['github/create_issue']))).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'disabled',
+      reason: 'Tool "github__create_issue" is disabled',
+    });
+    // 2. A deny rule beats the ask rule and the allow rule that also match.
+    expect(await policy.check(requestFor(bash, ['rm -rf /']))).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'deny-rule',
+      reason: 'Denied by rule "bash(rm *)" for "rm -rf /"',
+    });
+    // 3. An ask rule beats the allow rule `bash(git *)`; the `never` grant then answers it.
+    expect(await policy.check(requestFor(bash, ['git push']))).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'grant',
+      reason: 'Denied: "never" earlier this session for "git push"',
+    });
+    // 4. An allow rule beats the `never` grant for `git status` (grants come after).
+    expect(await policy.check(requestFor(bash, ['git status']))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'allow-rule',
+      rules: ['bash(git *)'],
+    });
+    // 4. The mode covers a read-only tool.
+    expect(await policy.check(requestFor(readFile, ['/etc/hosts']))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'mode',
+    });
+    // 5. An `always` grant allows without a question.
+    expect(await policy.check(requestFor(bash, ['make']))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'grant',
+    });
+    expect(asked).toEqual([]);
+    // 6. The approver decides the rest.
+    expect(await policy.check(requestFor(bash, ['npm test']))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'approver',
+    });
+    expect(asked).toEqual(['bash:npm test']);
+    // 7. Without an approver the same call is denied.
+    const { approver: _unused, ...withoutApprover } = everything;
+    expect(
+      await new PermissionPolicy(withoutApprover).check(requestFor(bash, ['npm test'])),
+    ).toEqual({
+      behavior: 'deny',
+      decidedBy: 'no-approver',
+      reason: 'Tool "bash" needs approval; no approver configured',
+    });
+  });
+
+  it('evaluate() reports the question without asking', () => {
+    const policy = new PermissionPolicy({ ask: ['bash(git push*)'], mode: 'full-access' });
+    expect(policy.evaluate(requestFor(bash, ['git push --force']))).toEqual({
+      behavior: 'ask',
+      askRule: 'bash(git push*)',
+    });
+    expect(policy.evaluate({ toolName: 'bash', tier: 'full-access', subjects: ['ls'] })).toEqual({
+      behavior: 'allow',
+      decidedBy: 'mode',
+    });
+  });
+
+  it('forces a question on an ask rule even in full-access mode, with the rule in the context', async () => {
+    const { approver, asked, contexts } = scriptedApprover(['always', { answer: 'deny' }]);
+    const policy = new PermissionPolicy({
+      mode: 'full-access',
+      allow: ['bash'],
+      ask: ['bash(git push*)'],
+      approver,
+    });
+    expect(await policy.check(requestFor(bash, ['ls']))).toMatchObject({ decidedBy: 'mode' });
+    expect(await policy.check(requestFor(bash, ['git push']))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'approver',
+    });
+    expect(contexts[0]?.askRule).toBe('bash(git push*)');
+    // The `always` grant answers the same question later; a new subject is asked again.
+    expect(await policy.check(requestFor(bash, ['git push']))).toMatchObject({
+      decidedBy: 'grant',
+    });
+    expect(await policy.check(requestFor(bash, ['ls', 'git push origin']))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'approver',
+      reason: 'Denied by the user',
+    });
+    expect(asked).toEqual(['bash:git push', 'bash:ls|git push origin']);
+  });
+
+  it('auto-allows by tier according to the mode, and setMode changes it at runtime', async () => {
+    const tools = [readFile, writeFile, bash];
+    const expected: Record<PermissionMode, string[]> = {
+      default: [],
+      'read-only': ['read_file'],
+      'workspace-write': ['read_file', 'write_file'],
+      'full-access': ['read_file', 'write_file', 'bash'],
+    };
+    const policy = new PermissionPolicy();
+    for (const mode of Object.keys(expected) as PermissionMode[]) {
+      policy.setMode(mode);
+      const allowed: string[] = [];
+      for (const tool of tools) {
+        const outcome = await policy.check(requestFor(tool, ['x']));
+        if (outcome.behavior === 'allow') allowed.push(tool.name);
+        else
+          expect(outcome.reason).toBe(`Tool "${tool.name}" needs approval; no approver configured`);
+      }
+      expect(allowed, mode).toEqual(expected[mode]);
+    }
+  });
+});
+
+describe('PermissionPolicy: names and subjects', () => {
+  it('matches deny and disabled patterns whatever name the model or the rule used', async () => {
+    const byCanonical = new PermissionPolicy({ deny: ['bash(rm *)'], mode: 'full-access' });
+    const byAlias = new PermissionPolicy({ deny: ['shell(rm *)'], mode: 'full-access' });
+    for (const policy of [byCanonical, byAlias]) {
+      for (const requestedName of ['bash', 'shell']) {
+        expect(await policy.check(requestFor(bash, ['rm -rf /'], { requestedName }))).toMatchObject(
+          { behavior: 'deny', decidedBy: 'deny-rule' },
+        );
+      }
+    }
+    const disabled = new PermissionPolicy({ disabledTools: ['shell'], mode: 'full-access' });
+    expect(await disabled.check(requestFor(bash, [], { requestedName: 'bash' }))).toMatchObject({
+      reason: 'Tool "bash" is disabled',
+    });
+    // An allow rule names the canonical tool only: an alias never widens what is allowed.
+    const allowAlias = new PermissionPolicy({ allow: ['shell'] });
+    expect(await allowAlias.check(requestFor(bash, ['ls']))).toMatchObject({
+      decidedBy: 'no-approver',
+    });
+  });
+
+  it('keys grants by the canonical name, so an alias cannot dodge a "never"', async () => {
+    const { approver, asked } = scriptedApprover(['never']);
+    const policy = new PermissionPolicy({ approver });
+    expect(await policy.check(requestFor(bash, ['curl x'], { requestedName: 'shell' }))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'approver',
+      reason: 'Denied by the user',
+    });
+    expect(await policy.check(requestFor(bash, ['curl x'], { requestedName: 'bash' }))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'grant',
+      reason: 'Denied: "never" earlier this session for "curl x"',
+    });
+    expect(policy.grants).toEqual([{ tool: 'bash', subject: 'curl x', decision: 'deny' }]);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('matches deny/ask rules on any subject but allows only when every subject is covered', async () => {
+    const policy = new PermissionPolicy({
+      deny: ['bash(rm *)'],
+      ask: ['bash(sudo *)'],
+      allow: ['bash(ls*)', 'bash(cat *)', 'bash(sudo ls)'],
+    });
+    expect(await policy.check(requestFor(bash, ['ls', 'rm x', 'cat y']))).toMatchObject({
+      behavior: 'deny',
+      reason: 'Denied by rule "bash(rm *)" for "rm x"',
+    });
+    expect(policy.evaluate(requestFor(bash, ['ls', 'sudo ls']))).toEqual({
+      behavior: 'ask',
+      askRule: 'bash(sudo *)',
+    });
+    expect(policy.evaluate(requestFor(bash, ['ls -l', 'cat y']))).toEqual({
+      behavior: 'allow',
+      decidedBy: 'allow-rule',
+      rules: ['bash(ls*)', 'bash(cat *)'],
+    });
+    expect(policy.evaluate(requestFor(bash, ['ls -l', 'make']))).toEqual({ behavior: 'ask' });
+  });
+
+  it('covers calls without subjects only with bare rules and subject-less grants', async () => {
+    expect(new PermissionPolicy({ allow: ['ping(*)'] }).evaluate(requestFor(ping, []))).toEqual({
+      behavior: 'ask',
+    });
+    expect(new PermissionPolicy({ allow: ['ping'] }).evaluate(requestFor(ping, []))).toMatchObject({
+      behavior: 'allow',
+      decidedBy: 'allow-rule',
+    });
+    expect(
+      new PermissionPolicy({ deny: ['ping(*)'], mode: 'full-access' }).evaluate(
+        requestFor(ping, []),
+      ),
+    ).toMatchObject({ behavior: 'allow' });
+    expect(
+      new PermissionPolicy({ deny: ['*'], mode: 'full-access' }).evaluate(requestFor(ping, [])),
+    ).toMatchObject({ behavior: 'deny', reason: 'Denied by rule "*"' });
+
+    const { approver, asked } = scriptedApprover(['always']);
+    const policy = new PermissionPolicy({ approver });
+    await policy.check(requestFor(ping, []));
+    expect(policy.grants).toEqual([{ tool: 'ping', decision: 'allow' }]);
+    expect(await policy.check(requestFor(ping, []))).toMatchObject({ decidedBy: 'grant' });
+    // A subject-less grant does not cover calls of the tool that do have subjects.
+    expect(policy.evaluate(requestFor(ping, ['something']))).toEqual({ behavior: 'ask' });
+    expect(asked).toEqual(['ping:']);
+  });
+
+  it('combines allow rules and grants subject by subject', async () => {
+    const policy = new PermissionPolicy({
+      allow: ['bash(git *)'],
+      grants: [{ tool: 'bash', subject: 'npm test', decision: 'allow' }],
+    });
+    expect(policy.evaluate(requestFor(bash, ['git log', 'npm test']))).toEqual({
+      behavior: 'allow',
+      decidedBy: 'grant',
+    });
+    expect(policy.evaluate(requestFor(bash, ['git log', 'npm ci']))).toEqual({ behavior: 'ask' });
+  });
+
+  it('matches @source rules for MCP and OpenAPI-style subjects', () => {
+    const policy = new PermissionPolicy({
+      allow: ['@mcp:github(github/create_*)'],
+      deny: ['@openapi:petstore(DELETE *)'],
+    });
+    expect(policy.evaluate(requestFor(createIssue, ['github/create_issue']))).toMatchObject({
+      behavior: 'allow',
+    });
+    const deletePet = { ...createIssue, name: 'deletePet', source: 'openapi:petstore' };
+    expect(policy.evaluate(requestFor(deletePet, ['DELETE /pets/{petId}']))).toMatchObject({
+      behavior: 'deny',
+      reason: 'Denied by rule "@openapi:petstore(DELETE *)" for "DELETE /pets/{petId}"',
+    });
+    expect(policy.evaluate(requestFor(deletePet, ['GET /pets']))).toEqual({ behavior: 'ask' });
+  });
+});
+
+describe('PermissionPolicy: the approver and grants', () => {
+  it('remembers always/never as grants that survive a save and reload', async () => {
+    const { approver, asked } = scriptedApprover([
+      'always',
+      'never',
+      { answer: 'deny', reason: 'use git fetch' },
+    ]);
+    const policy = new PermissionPolicy({ approver });
+    const calls = [
+      requestFor(bash, ['git status', 'make']),
+      requestFor(bash, ['curl evil']),
+      requestFor(bash, ['git pull']),
+    ];
+    const first = [];
+    for (const call of calls) first.push(await policy.check(call));
+    expect(first.map((outcome) => outcome.behavior)).toEqual(['allow', 'deny', 'deny']);
+    expect(first[2]).toMatchObject({ reason: 'Denied by the user: use git fetch' });
+    expect(asked).toHaveLength(3);
+
+    // Asked again: the grants answer, the plain `deny` asks anew.
+    const again = await Promise.all(calls.map((call) => policy.check(call)));
+    expect(again.map((outcome) => [outcome.behavior, outcome.decidedBy])).toEqual([
+      ['allow', 'grant'],
+      ['deny', 'grant'],
+      ['deny', 'approver'],
+    ]);
+    expect(asked).toHaveLength(4);
+
+    const saved = JSON.parse(JSON.stringify(policy.grants));
+    expect(saved).toEqual([
+      { tool: 'bash', subject: 'git status', decision: 'allow' },
+      { tool: 'bash', subject: 'make', decision: 'allow' },
+      { tool: 'bash', subject: 'curl evil', decision: 'deny' },
+    ]);
+    const reloaded = new PermissionPolicy({ grants: saved });
+    expect(reloaded.evaluate(calls[0] as PermissionRequest)).toEqual({
+      behavior: 'allow',
+      decidedBy: 'grant',
+    });
+    expect(reloaded.evaluate(calls[1] as PermissionRequest)).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'grant',
+    });
+    expect(reloaded.evaluate(calls[2] as PermissionRequest)).toEqual({ behavior: 'ask' });
+    reloaded.clearGrants();
+    expect(reloaded.grants).toEqual([]);
+    expect(reloaded.evaluate(calls[0] as PermissionRequest)).toEqual({ behavior: 'ask' });
+  });
+
+  it('asks one question at a time, in call order, and queued calls re-check grants first', async () => {
+    const questions: { subjects: string; answer: (decision: ApprovalDecision) => void }[] = [];
+    const asked = [deferred(), deferred()];
+    let open = 0;
+    let maxOpen = 0;
+    const policy = new PermissionPolicy({
+      approver: async (request) => {
+        open++;
+        maxOpen = Math.max(maxOpen, open);
+        const answer = deferred<ApprovalDecision>();
+        questions.push({ subjects: request.subjects.join('|'), answer: answer.resolve });
+        asked[questions.length - 1]?.resolve();
+        const decision = await answer.promise;
+        open--;
+        return decision;
+      },
+    });
+    const outcomes = Promise.all([
+      policy.check(requestFor(bash, ['make'])),
+      policy.check(requestFor(bash, ['make'])),
+      policy.check(requestFor(bash, ['make test'])),
+      policy.check(requestFor(bash, ['make'])),
+    ]);
+    await asked[0]?.promise;
+    expect(questions.map((entry) => entry.subjects)).toEqual(['make']);
+    questions[0]?.answer('always');
+    // The next question is `make test`: the two queued `make` calls were answered by the grant.
+    await asked[1]?.promise;
+    expect(questions.map((entry) => entry.subjects)).toEqual(['make', 'make test']);
+    questions[1]?.answer('once');
+    expect((await outcomes).map((outcome) => outcome.decidedBy)).toEqual([
+      'approver',
+      'grant',
+      'approver',
+      'grant',
+    ]);
+    expect(questions).toHaveLength(2);
+    expect(maxOpen).toBe(1);
+  });
+
+  it('denies with the message when the approver throws or answers nonsense, and keeps going', async () => {
+    let calls = 0;
+    const policy = new PermissionPolicy({
+      approver: () => {
+        calls++;
+        if (calls === 1) throw new Error('terminal closed');
+        if (calls === 2) return 'sure' as ApprovalDecision;
+        return 'once';
+      },
+    });
+    expect(await policy.check(requestFor(bash, ['ls']))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'approver',
+      reason: 'The approver failed: terminal closed',
+    });
+    expect(await policy.check(requestFor(bash, ['ls']))).toMatchObject({
+      behavior: 'deny',
+      reason: 'The approver gave no valid answer ("sure")',
+    });
+    expect(await policy.check(requestFor(bash, ['ls']))).toMatchObject({ behavior: 'allow' });
+    expect(policy.grants).toEqual([]);
+  });
+
+  it('denies cleanly when the signal aborts while waiting, without asking queued calls', async () => {
+    const controller = new AbortController();
+    const asked: string[] = [];
+    const seenSignal = deferred<AbortSignal | undefined>();
+    const policy = new PermissionPolicy({
+      approver: (request, context) => {
+        asked.push(request.subjects.join('|'));
+        seenSignal.resolve(context.signal);
+        // Answers only when the prompt is dismissed; the answer comes too late to count.
+        return new Promise<ApprovalDecision>((resolve) => {
+          context.signal?.addEventListener('abort', () => resolve('always'), { once: true });
+        });
+      },
+    });
+    const waiting = policy.check(requestFor(bash, ['first']), { signal: controller.signal });
+    const queued = policy.check(requestFor(bash, ['second']), { signal: controller.signal });
+    expect(await seenSignal.promise).toBe(controller.signal);
+    controller.abort();
+    const cancelled = {
+      behavior: 'deny',
+      decidedBy: 'cancelled',
+      reason: 'Cancelled while waiting for approval',
+    };
+    expect(await waiting).toEqual(cancelled);
+    expect(await queued).toEqual(cancelled);
+    expect(await policy.check(requestFor(bash, ['third']), { signal: controller.signal })).toEqual(
+      cancelled,
+    );
+    expect(asked).toEqual(['first']);
+    expect(policy.grants).toEqual([]);
+  });
+});
+
+describe('PermissionPolicy in the agent loop', () => {
+  it('createPermissionGate builds the same gate from options, validating them', async () => {
+    const gate = createPermissionGate({ deny: ['ping'], mode: 'full-access' });
+    expect(await gate(requestFor(ping, []))).toMatchObject({
+      behavior: 'deny',
+      reason: 'Denied by rule "ping"',
+    });
+    expect(await gate(requestFor(bash, ['ls']))).toMatchObject({ behavior: 'allow' });
+    expect(() => createPermissionGate({ allow: ['bash(ls'] })).toThrow(
+      'Invalid permission rule "bash(ls" in allow',
+    );
+  });
+
+  it('sends the denial to the model as a denied result naming the rule', async () => {
+    const policy = new PermissionPolicy({ mode: 'full-access', deny: ['bash(rm *)'] });
+    const { agent, provider } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'shell', arguments: { command: 'ls && rm -rf /' } },
+            { id: 'b', name: 'bash', arguments: { command: 'ls' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      [bash],
+      policy,
+    );
+    await runToEnd(agent, 'go');
+    const results = toolResults(agent.messages);
+    expect(
+      results.map((result) => [result.toolName, result.errorKind, resultText(result)]),
+    ).toEqual([
+      ['bash', 'denied', 'Permission denied: Denied by rule "bash(rm *)" for "rm -rf /"'],
+      ['bash', undefined, 'ran: ls'],
+    ]);
+    const sent = provider.requests[1]?.messages.filter((message) => message.role === 'toolResult');
+    expect(sent?.map((message) => message.isError)).toEqual([true, false]);
+  });
+
+  it('answers a parallel batch of identical calls with one "always"', async () => {
+    const { approver, asked } = scriptedApprover(['always']);
+    const policy = new PermissionPolicy({ approver, mode: 'read-only' });
+    const command = { command: 'npm test && git status' };
+    const { agent } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'bash', arguments: command },
+            { id: 'b', name: 'read_file', arguments: { path: '/x' } },
+            { id: 'c', name: 'shell', arguments: command },
+            { id: 'd', name: 'bash', arguments: command },
+          ],
+        },
+        { text: 'done' },
+      ],
+      [bash, readFile],
+      policy,
+    );
+    const { result } = await runToEnd(agent, 'go');
+    expect(result.stopReason).toBe('completed');
+    expect(toolResults(agent.messages).map(resultText)).toEqual([
+      'ran: npm test && git status',
+      'read /x',
+      'ran: npm test && git status',
+      'ran: npm test && git status',
+    ]);
+    expect(asked).toEqual(['bash:npm test|git status']);
+  });
+
+  it('aborting the run frees a call waiting for an approver that never answers', async () => {
+    let askedSignal: AbortSignal | undefined;
+    const asking = deferred<void>();
+    const policy = new PermissionPolicy({
+      approver: (_request, context) => {
+        askedSignal = context.signal;
+        asking.resolve();
+        return new Promise<never>(() => {});
+      },
+    });
+    const { agent } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'ping', arguments: {} },
+            { id: 'b', name: 'ping', arguments: {} },
+          ],
+        },
+        { text: 'never reached' },
+      ],
+      [ping],
+      policy,
+    );
+    const run = agent.run('go');
+    await asking.promise;
+    agent.abort();
+    const result = await run.result;
+    expect(result.stopReason).toBe('aborted');
+    expect(askedSignal?.aborted).toBe(true);
+    expect(toolResults(agent.messages).map((message) => message.errorKind)).toEqual([
+      'cancelled',
+      'cancelled',
+    ]);
+  });
+
+  it('denies in the loop when there is no approver or it throws', async () => {
+    const steps: ScriptedStep[] = [
+      { toolCalls: [{ id: 'a', name: 'ping', arguments: {} }] },
+      { text: 'done' },
+    ];
+    const noApprover = agentWith(steps, [ping], new PermissionPolicy());
+    await runToEnd(noApprover.agent, 'go');
+    const throwing = agentWith(
+      steps,
+      [ping],
+      new PermissionPolicy({
+        approver: () => {
+          throw new Error('no tty');
+        },
+      }),
+    );
+    await runToEnd(throwing.agent, 'go');
+    expect(
+      [noApprover.agent, throwing.agent].map((agent) => {
+        const result = toolResults(agent.messages)[0];
+        return [result?.errorKind, resultText(result)];
+      }),
+    ).toEqual([
+      ['denied', 'Permission denied: Tool "ping" needs approval; no approver configured'],
+      ['denied', 'Permission denied: The approver failed: no tty'],
+    ]);
+  });
+});

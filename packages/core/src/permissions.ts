@@ -1,0 +1,519 @@
+import type { PermissionGate, PermissionRequest } from './agent-options.js';
+import { AgentError, errorMessage } from './errors.js';
+import type { AnyAgentTool, PermissionTier } from './tool.js';
+import { matchesToolPattern } from './tool-registry.js';
+
+/**
+ * What the session allows without asking, by the tool's tier: `default` nothing, `read-only`
+ * read-only tools, `workspace-write` read-only and workspace-write tools, `full-access` every
+ * tool not denied or asked by a rule.
+ */
+export type PermissionMode = 'default' | 'read-only' | 'workspace-write' | 'full-access';
+
+/** The approver's answer: `once`/`deny` decide this call; `always`/`never` also become runtime grants. */
+export type ApprovalAnswer = 'once' | 'always' | 'deny' | 'never';
+
+/** An approver's answer, optionally with a reason the model reads when it denies. */
+export type ApprovalDecision = ApprovalAnswer | { answer: ApprovalAnswer; reason?: string };
+
+/** What an approver is told beside the request. */
+export interface ApprovalContext {
+  /** The ask rule that forced the question, when one did. */
+  askRule?: string;
+  /** Aborted when the caller of `check` stops waiting; dismiss the prompt then. */
+  signal?: AbortSignal;
+}
+
+/** Asks a human (or anything else) about one call; questions come one at a time, in call order. */
+export type PermissionApprover = (
+  request: PermissionRequest,
+  context: ApprovalContext,
+) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/**
+ * A runtime grant (plain JSON): an `always` (allow) or `never` (deny) answer for one canonical
+ * tool name and one exact subject. A grant without `subject` covers only calls with no subjects.
+ */
+export interface PermissionGrant {
+  tool: string;
+  subject?: string;
+  decision: 'allow' | 'deny';
+}
+
+/** What a call is checked against; a {@link PermissionRequest} is one. */
+export interface PermissionQuery {
+  /** The tool's canonical name (not the alias the model used). */
+  toolName: string;
+  /** The tier the tool declares. */
+  tier: PermissionTier;
+  /** What the call touches, from the tool's `permissionSubjects`. */
+  subjects: readonly string[];
+  /** The tool, for `@source` patterns and alias names; without it only `toolName` is matched. */
+  tool?: Pick<AnyAgentTool, 'name' | 'source' | 'aliases'>;
+}
+
+/**
+ * Options of a {@link PermissionPolicy}. Rules are `toolPattern` or `toolPattern(subjectPattern)`;
+ * see {@link PermissionPolicy} for the language and the order they are applied in.
+ */
+export interface PermissionPolicyOptions {
+  /** What is allowed without a rule or a question [default: nothing]. */
+  mode?: PermissionMode;
+  /** Rules that let a call run when they cover every one of its subjects. */
+  allow?: readonly string[];
+  /** Rules that force a question when they match any subject (even in `full-access` mode). */
+  ask?: readonly string[];
+  /** Rules that deny a call when they match any subject. */
+  deny?: readonly string[];
+  /** Tool patterns (`name`, `*`, `prefix*`, `@source`, `@source/tool`) the user switched off. */
+  disabledTools?: readonly string[];
+  /** Asked when nothing else decides; without one such calls are denied. */
+  approver?: PermissionApprover;
+  /** Grants saved from an earlier session (`policy.grants`). */
+  grants?: readonly PermissionGrant[];
+}
+
+/** The outcome of the steps before the approver: decided, or a question is needed. */
+export type PermissionEvaluation =
+  | { behavior: 'allow'; decidedBy: 'allow-rule' | 'mode' | 'grant'; rules?: readonly string[] }
+  | {
+      behavior: 'deny';
+      decidedBy: 'disabled' | 'deny-rule' | 'grant';
+      reason: string;
+      rule?: string;
+    }
+  | { behavior: 'ask'; askRule?: string };
+
+/** A final answer with what decided it; assignable to the gate's `PermissionDecision`. */
+export type PermissionOutcome =
+  | {
+      behavior: 'allow';
+      decidedBy: 'allow-rule' | 'mode' | 'grant' | 'approver';
+      rules?: readonly string[];
+    }
+  | {
+      behavior: 'deny';
+      decidedBy: 'disabled' | 'deny-rule' | 'grant' | 'approver' | 'no-approver' | 'cancelled';
+      reason: string;
+      rule?: string;
+    };
+
+/** What decided a call, for UIs and logs. */
+export type PermissionDecider = PermissionOutcome['decidedBy'];
+
+const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
+const answers: readonly ApprovalAnswer[] = ['once', 'always', 'deny', 'never'];
+
+const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
+  default: [],
+  'read-only': ['read-only'],
+  'workspace-write': ['read-only', 'workspace-write'],
+  'full-access': ['read-only', 'workspace-write', 'full-access'],
+};
+
+// `name`, `*`, `prefix*`, `@source`, `@source/name`, `@source/prefix*`, `@source/*`.
+const toolPatternSyntax =
+  /^(?:\*|[a-zA-Z0-9_-]{1,64}\*?|@[^\s/()]+(?:\/(?:\*|[a-zA-Z0-9_-]{1,64}\*?))?)$/;
+
+interface ParsedRule {
+  text: string;
+  toolPattern: string;
+  /** Undefined: the rule covers every subject of its tools, and calls with none. */
+  subject: SubjectPattern | undefined;
+}
+
+interface SubjectPattern {
+  /** The pattern split at each `*`: the first part is a prefix, the last a suffix. */
+  parts: readonly string[];
+}
+
+/**
+ * Whether `subject` matches a subject pattern: anchored at both ends, `*` matches any run of
+ * characters (including none, `/` and spaces), every other character matches itself.
+ */
+export function matchesSubjectPattern(subject: string, pattern: string): boolean {
+  return matchesParts(subject, { parts: pattern.split('*') });
+}
+
+function matchesParts(subject: string, pattern: SubjectPattern): boolean {
+  const { parts } = pattern;
+  const first = parts[0] ?? '';
+  if (parts.length === 1) return subject === first;
+  const last = parts[parts.length - 1] ?? '';
+  if (subject.length < first.length + last.length) return false;
+  if (!subject.startsWith(first) || !subject.endsWith(last)) return false;
+  // Greedy leftmost search is exact for `*`-only globs and never backtracks (no exponential cases).
+  let position = first.length;
+  const end = subject.length - last.length;
+  for (let index = 1; index < parts.length - 1; index++) {
+    const part = parts[index] ?? '';
+    const found = subject.indexOf(part, position);
+    if (found === -1 || found + part.length > end) return false;
+    position = found + part.length;
+  }
+  return true;
+}
+
+function parseRule(text: string, kind: string): ParsedRule {
+  const fail = (why: string): never => {
+    throw new AgentError(`Invalid permission rule "${text}" in ${kind}: ${why}`);
+  };
+  if (typeof text !== 'string') {
+    throw new AgentError(
+      `Invalid permission rule in ${kind}: expected a string, got ${typeof text}`,
+    );
+  }
+  const rule = text.trim();
+  const open = rule.indexOf('(');
+  const toolPattern = open === -1 ? rule : rule.slice(0, open);
+  if (toolPattern === '') fail('it names no tool pattern');
+  if (!toolPatternSyntax.test(toolPattern)) {
+    fail(
+      `"${toolPattern}" is not a tool pattern (name, *, prefix*, @source, @source/name or @source/prefix*)`,
+    );
+  }
+  if (open === -1) return { text, toolPattern, subject: undefined };
+  if (!rule.endsWith(')')) fail('a subject pattern must be closed by ")" at the end of the rule');
+  const subject = rule.slice(open + 1, -1);
+  if (subject === '')
+    fail('the subject pattern is empty; drop the parentheses to cover every subject');
+  return { text, toolPattern, subject: { parts: subject.split('*') } };
+}
+
+function parseToolPattern(text: string): string {
+  if (typeof text !== 'string' || !toolPatternSyntax.test(text.trim())) {
+    throw new AgentError(
+      `Invalid tool pattern ${JSON.stringify(text)} in disabledTools: expected name, *, prefix*, @source, @source/name or @source/prefix*`,
+    );
+  }
+  return text.trim();
+}
+
+function parseGrant(grant: unknown, index: number): PermissionGrant {
+  const fail = (why: string): never => {
+    throw new AgentError(`Invalid permission grant at index ${index}: ${why}`);
+  };
+  if (grant === null || typeof grant !== 'object') return fail('expected an object');
+  const { tool, subject, decision } = grant as Record<string, unknown>;
+  if (typeof tool !== 'string' || tool === '') fail('"tool" must be a non-empty string');
+  if (subject !== undefined && typeof subject !== 'string') fail('"subject" must be a string');
+  if (decision !== 'allow' && decision !== 'deny') fail('"decision" must be "allow" or "deny"');
+  return {
+    tool: tool as string,
+    ...(subject === undefined ? {} : { subject: subject as string }),
+    decision: decision as 'allow' | 'deny',
+  };
+}
+
+function assertMode(mode: unknown): asserts mode is PermissionMode {
+  if (!modes.includes(mode as PermissionMode)) {
+    throw new AgentError(
+      `Invalid permission mode ${JSON.stringify(mode)}: expected one of ${modes.join(', ')}`,
+    );
+  }
+}
+
+function grantKey(tool: string, subject: string | undefined): string {
+  return JSON.stringify([tool, subject ?? null]);
+}
+
+/** Every name a rule about this tool may use: canonical first, then aliases. */
+function toolNames(query: PermissionQuery): { name: string; source?: string }[] {
+  const source = query.tool?.source;
+  const names = [query.toolName, ...(query.tool?.aliases ?? [])];
+  return names.map((name) => (source === undefined ? { name } : { name, source }));
+}
+
+function quoteSubject(subject: string): string {
+  const shown = subject.length > 200 ? `${subject.slice(0, 200)}…` : subject;
+  return JSON.stringify(shown);
+}
+
+/**
+ * The permission rule engine behind an agent's `permissionGate` (DESIGN §4). A call is decided
+ * by the first step that applies:
+ *
+ * 1. the tool matches `disabledTools` → deny;
+ * 2. a deny rule matches any subject → deny;
+ * 3. an ask rule matches any subject → skip step 4 (a question is forced, whatever the mode);
+ * 4. allow rules cover every subject, or the mode covers the tool's tier → allow;
+ * 5. runtime grants: a `never` on any subject → deny; every subject covered by an `always`
+ *    (or, unless an ask rule matched, an allow rule) → allow;
+ * 6. the approver (one question at a time; a queued call re-checks first) → its answer;
+ * 7. no approver → deny.
+ *
+ * Rule language: `toolPattern` or `toolPattern(subjectPattern)`. The tool pattern is an
+ * availability pattern (`name`, `*`, `prefix*`, `@source`, `@source/tool`) matched against the
+ * canonical name — deny, ask and disabled patterns also against the tool's aliases, so no name
+ * dodges them. The subject pattern is an anchored glob: `*` matches any run of characters
+ * (including `/` and spaces), everything else is literal (`bash(git *)`,
+ * `read_file(/home/me/project/*)`, `@openapi:petstore(DELETE *)`). A rule without parentheses
+ * covers every subject of its tools, including calls with none; a rule with a subject pattern
+ * never covers a call without subjects.
+ */
+export class PermissionPolicy {
+  readonly #allowRules: readonly ParsedRule[];
+  readonly #askRules: readonly ParsedRule[];
+  readonly #denyRules: readonly ParsedRule[];
+  readonly #disabled: readonly string[];
+  readonly #approver: PermissionApprover | undefined;
+  readonly #grants = new Map<string, PermissionGrant>();
+  #mode: PermissionMode;
+  /** Settles when the approver's current question (and those queued before) are answered. */
+  #approvals: Promise<void> = Promise.resolve();
+
+  /** Parses every rule and grant; throws an `AgentError` naming the first invalid one. */
+  constructor(options: PermissionPolicyOptions = {}) {
+    const mode = options.mode ?? 'default';
+    assertMode(mode);
+    this.#mode = mode;
+    this.#allowRules = (options.allow ?? []).map((rule) => parseRule(rule, 'allow'));
+    this.#askRules = (options.ask ?? []).map((rule) => parseRule(rule, 'ask'));
+    this.#denyRules = (options.deny ?? []).map((rule) => parseRule(rule, 'deny'));
+    this.#disabled = (options.disabledTools ?? []).map(parseToolPattern);
+    this.#approver = options.approver;
+    (options.grants ?? []).forEach((grant, index) => {
+      this.#addGrant(parseGrant(grant, index));
+    });
+  }
+
+  /** The gate to pass as `AgentOptions.permissionGate`. */
+  readonly gate: PermissionGate = (request) =>
+    this.check(request, request.signal === undefined ? {} : { signal: request.signal });
+
+  /** The current mode. */
+  get mode(): PermissionMode {
+    return this.#mode;
+  }
+
+  /** Changes the mode for the calls checked from now on (a queued question re-checks first). */
+  setMode(mode: PermissionMode): void {
+    assertMode(mode);
+    this.#mode = mode;
+  }
+
+  /** The runtime grants, oldest first, as plain JSON to save and pass back as `grants`. */
+  get grants(): PermissionGrant[] {
+    return [...this.#grants.values()].map((grant) => ({ ...grant }));
+  }
+
+  /** Forgets every runtime grant. */
+  clearGrants(): void {
+    this.#grants.clear();
+  }
+
+  /** Steps 1–5 without asking anyone: whether the call is allowed, denied, or needs a question. */
+  evaluate(query: PermissionQuery): PermissionEvaluation {
+    const names = toolNames(query);
+    const anyName = (pattern: string) => names.some((tool) => matchesToolPattern(tool, pattern));
+    const canonical = names[0] ?? { name: query.toolName };
+    const { subjects } = query;
+
+    for (const pattern of this.#disabled) {
+      if (anyName(pattern)) {
+        return {
+          behavior: 'deny',
+          decidedBy: 'disabled',
+          reason: `Tool "${query.toolName}" is disabled`,
+          rule: pattern,
+        };
+      }
+    }
+
+    // Deny and ask rules match when they match any subject; a bare rule matches every call.
+    const firstMatch = (rules: readonly ParsedRule[]) => {
+      for (const rule of rules) {
+        if (!anyName(rule.toolPattern)) continue;
+        const { subject } = rule;
+        if (subject === undefined) return { rule, subject: undefined };
+        const hit = subjects.find((candidate) => matchesParts(candidate, subject));
+        if (hit !== undefined) return { rule, subject: hit };
+      }
+      return undefined;
+    };
+
+    const denied = firstMatch(this.#denyRules);
+    if (denied !== undefined) {
+      const about = denied.subject === undefined ? '' : ` for ${quoteSubject(denied.subject)}`;
+      return {
+        behavior: 'deny',
+        decidedBy: 'deny-rule',
+        reason: `Denied by rule "${denied.rule.text}"${about}`,
+        rule: denied.rule.text,
+      };
+    }
+
+    const askRule = firstMatch(this.#askRules)?.rule.text;
+
+    // Allow rules are matched against the canonical name only: an alias never widens an allow.
+    const allowRules = this.#allowRules.filter((rule) =>
+      matchesToolPattern(canonical, rule.toolPattern),
+    );
+    const coveringRule = (subject: string | undefined): ParsedRule | undefined =>
+      allowRules.find((rule) =>
+        rule.subject === undefined
+          ? true
+          : subject !== undefined && matchesParts(subject, rule.subject),
+      );
+    const keys: (string | undefined)[] = subjects.length === 0 ? [undefined] : [...subjects];
+
+    if (askRule === undefined) {
+      if (tiersByMode[this.#mode].includes(query.tier)) {
+        return { behavior: 'allow', decidedBy: 'mode' };
+      }
+      const used = keys.map(coveringRule);
+      if (used.every((rule) => rule !== undefined)) {
+        const rules = [...new Set(used.map((rule) => rule?.text ?? ''))];
+        return { behavior: 'allow', decidedBy: 'allow-rule', rules };
+      }
+    }
+
+    const grantFor = (subject: string | undefined) =>
+      this.#grants.get(grantKey(query.toolName, subject));
+    for (const subject of keys) {
+      if (grantFor(subject)?.decision === 'deny') {
+        const about = subject === undefined ? '' : ` for ${quoteSubject(subject)}`;
+        return {
+          behavior: 'deny',
+          decidedBy: 'grant',
+          reason: `Denied: "never" earlier this session${about}`,
+        };
+      }
+    }
+    const covered = keys.every(
+      (subject) =>
+        grantFor(subject)?.decision === 'allow' ||
+        (askRule === undefined && coveringRule(subject) !== undefined),
+    );
+    if (covered) return { behavior: 'allow', decidedBy: 'grant' };
+
+    return askRule === undefined ? { behavior: 'ask' } : { behavior: 'ask', askRule };
+  }
+
+  /**
+   * The full decision, asking the approver when steps 1–5 do not decide. Never rejects: an
+   * approver that throws, or a `signal` that aborts while waiting, gives a denial.
+   */
+  async check(
+    request: PermissionRequest,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<PermissionOutcome> {
+    const first = this.evaluate(request);
+    if (first.behavior !== 'ask') return first;
+    const approver = this.#approver;
+    if (approver === undefined) {
+      return {
+        behavior: 'deny',
+        decidedBy: 'no-approver',
+        reason: `Tool "${request.toolName}" needs approval; no approver configured`,
+        ...(first.askRule === undefined ? {} : { rule: first.askRule }),
+      };
+    }
+
+    const { signal } = options;
+    const cancelled: PermissionOutcome = {
+      behavior: 'deny',
+      decidedBy: 'cancelled',
+      reason: 'Cancelled while waiting for approval',
+    };
+    if (signal?.aborted) return cancelled;
+
+    const turn = this.#approvals.then(() => {
+      if (signal?.aborted) return cancelled;
+      // Re-check in turn: an `always`/`never` (or a mode change) may have answered this call meanwhile.
+      const again = this.evaluate(request);
+      if (again.behavior !== 'ask') return again;
+      return this.#askApprover(approver, request, again.askRule, signal);
+    });
+    this.#approvals = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (signal === undefined) return turn;
+
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<PermissionOutcome>((resolve) => {
+      onAbort = () => resolve(cancelled);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([turn, aborted]);
+    } finally {
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #askApprover(
+    approver: PermissionApprover,
+    request: PermissionRequest,
+    askRule: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<PermissionOutcome> {
+    const context: ApprovalContext = {
+      ...(askRule === undefined ? {} : { askRule }),
+      ...(signal === undefined ? {} : { signal }),
+    };
+    let decision: ApprovalDecision;
+    try {
+      decision = await approver(request, context);
+    } catch (error) {
+      return {
+        behavior: 'deny',
+        decidedBy: 'approver',
+        reason: `The approver failed: ${errorMessage(error)}`,
+      };
+    }
+    const answer = typeof decision === 'object' && decision !== null ? decision.answer : decision;
+    const reason =
+      typeof decision === 'object' && decision !== null && typeof decision.reason === 'string'
+        ? decision.reason
+        : undefined;
+    if (!answers.includes(answer)) {
+      return {
+        behavior: 'deny',
+        decidedBy: 'approver',
+        reason: `The approver gave no valid answer (${JSON.stringify(answer) ?? String(answer)})`,
+      };
+    }
+    if (signal?.aborted)
+      return {
+        behavior: 'deny',
+        decidedBy: 'cancelled',
+        reason: 'Cancelled while waiting for approval',
+      };
+
+    if (answer === 'always' || answer === 'never') {
+      const grantDecision = answer === 'always' ? 'allow' : 'deny';
+      const keys = request.subjects.length === 0 ? [undefined] : request.subjects;
+      for (const subject of keys) {
+        this.#addGrant({
+          tool: request.toolName,
+          ...(subject === undefined ? {} : { subject }),
+          decision: grantDecision,
+        });
+      }
+    }
+    if (answer === 'once' || answer === 'always')
+      return { behavior: 'allow', decidedBy: 'approver' };
+    return {
+      behavior: 'deny',
+      decidedBy: 'approver',
+      reason:
+        reason === undefined || reason === ''
+          ? 'Denied by the user'
+          : `Denied by the user: ${reason}`,
+    };
+  }
+
+  #addGrant(grant: PermissionGrant): void {
+    const key = grantKey(grant.tool, grant.subject);
+    // Re-inserting keeps `grants` ordered by when each answer was last given.
+    this.#grants.delete(key);
+    this.#grants.set(key, grant);
+  }
+}
+
+/** A permission gate from policy options; use {@link PermissionPolicy} to change the mode or read grants later. */
+export function createPermissionGate(options: PermissionPolicyOptions = {}): PermissionGate {
+  return new PermissionPolicy(options).gate;
+}
