@@ -12,6 +12,8 @@ import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
+import { createTodoTool, type TodoToolOptions } from './todo.js';
+import { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -25,7 +27,9 @@ export type BuiltinToolName =
   | 'text_editor'
   | 'list_files'
   | 'glob'
-  | 'search';
+  | 'search'
+  | 'web_fetch'
+  | 'todo_write';
 
 /** Tools made when `tools` is not given (`text_editor` is opt-in: it overlaps edit_file). */
 export const defaultToolNames: readonly BuiltinToolName[] = [
@@ -37,6 +41,8 @@ export const defaultToolNames: readonly BuiltinToolName[] = [
   'list_files',
   'glob',
   'search',
+  'web_fetch',
+  'todo_write',
 ];
 
 /** Options of {@link defaultTools}. */
@@ -63,6 +69,10 @@ export interface DefaultToolsOptions {
     SearchToolOptions,
     'engine' | 'ripgrepPath' | 'skip' | 'defaultHeadLimit' | 'maxOutputChars'
   >;
+  /** Options of web_fetch, or `false` to leave it out (offline use) [{}]. */
+  webFetch?: WebFetchToolOptions | false;
+  /** Options of todo_write (`onChange` for a UI, `initial` list). */
+  todo?: TodoToolOptions;
   /** Registry of background bash commands [a new one]; call its `killAll()` on shutdown. */
   backgroundTasks?: BackgroundTasks;
 }
@@ -96,6 +106,10 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     glob: () =>
       createGlobTool({ ...shared, ...(options.search?.skip ? { skip: options.search.skip } : {}) }),
     search: () => createSearchTool({ ...options.search, ...shared }),
+    web_fetch: () => createWebFetchTool(options.webFetch === false ? {} : options.webFetch),
+    todo_write: () => createTodoTool(options.todo),
   };
-  return (options.tools ?? defaultToolNames).map((name) => makers[name]());
+  return (options.tools ?? defaultToolNames)
+    .filter((name) => name !== 'web_fetch' || options.webFetch !== false)
+    .map((name) => makers[name]());
 }

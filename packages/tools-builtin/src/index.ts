@@ -81,7 +81,24 @@ export {
   type ShellRedirect,
   shellPermissionSubjects,
 } from './shell-parser.js';
+export {
+  createTodoTool,
+  renderTodos,
+  type TodoItem,
+  type TodoStatus,
+  type TodoTool,
+  type TodoToolOptions,
+  type TodoWriteArgs,
+  type TodoWriteDetails,
+} from './todo.js';
 export { defaultSkippedDirectories } from './walk.js';
+export {
+  createWebFetchTool,
+  type WebFetchArgs,
+  type WebFetchDetails,
+  type WebFetchFormat,
+  type WebFetchToolOptions,
+} from './web-fetch.js';
 export {
   type FileSystemOperations,
   isPathInside,
