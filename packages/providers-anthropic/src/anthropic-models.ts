@@ -17,6 +17,8 @@ export interface AnthropicModelInfo {
  * Dated ids (`claude-sonnet-4-5-20250929`) match their family entry by prefix.
  */
 export const anthropicModels: readonly AnthropicModelInfo[] = [
+  model('claude-opus-4-6', 200_000, 128_000, [5, 25, 0.5, 6.25]),
+  model('claude-sonnet-4-6', 200_000, 64_000, [3, 15, 0.3, 3.75]),
   model('claude-opus-4-5', 200_000, 64_000, [5, 25, 0.5, 6.25]),
   model('claude-opus-4-1', 200_000, 32_000, [15, 75, 1.5, 18.75]),
   model('claude-opus-4', 200_000, 32_000, [15, 75, 1.5, 18.75]),

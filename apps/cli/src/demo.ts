@@ -1,0 +1,117 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, type AgentRunResult, PermissionPolicy } from '@agent/core';
+import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
+import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
+import { Transcript } from './transcript.js';
+
+/** The scripted model's turns: it explores, edits, runs commands (one denied), recovers from errors, and reports. */
+export const demoScript: ScriptedTurn[] = [
+  {
+    thinking: 'I should look at the project before changing anything.',
+    text: 'Let me look around the workspace.',
+    toolCalls: [
+      { name: 'list_files', arguments: {} },
+      { name: 'read_file', arguments: { path: 'README.md' } },
+    ],
+  },
+  {
+    text: 'Searching for open work.',
+    toolCalls: [
+      { name: 'search', arguments: { pattern: 'TODO', output_mode: 'content' } },
+      { name: 'glob', arguments: { pattern: '**/*.ts' } },
+    ],
+  },
+  {
+    text: 'Fixing the TODO.',
+    toolCalls: [
+      {
+        name: 'edit_file',
+        arguments: {
+          path: 'src/greet.ts',
+          old_string: "return 'hi'; // TODO: greet properly",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the model writes TypeScript source containing a template literal
+          new_string: 'return `Hello, ${name}!`;',
+        },
+      },
+    ],
+  },
+  {
+    text: 'Checking the change, tidying up, and peeking outside the workspace (both must be refused).',
+    toolCalls: [
+      {
+        name: 'bash',
+        arguments: { command: 'grep -n "Hello" src/greet.ts && echo "check passed"' },
+      },
+      { name: 'bash', arguments: { command: 'rm -rf src/index.ts' } },
+      { name: 'read_file', arguments: { path: '../../../../etc/passwd' } },
+      { name: 'read_file', arguments: '{"path": "README.md", "offset": ' },
+    ],
+  },
+  {
+    text: 'Writing notes.',
+    toolCalls: [
+      {
+        name: 'write_file',
+        arguments: { path: 'NOTES.md', content: '# Notes\n\n- greet() now says hello.\n' },
+      },
+    ],
+  },
+  { text: 'Done: greet() now greets properly, the check passed, and NOTES.md records the change.' },
+];
+
+/** The demo's permission rules: the workspace is writable, two bash commands are allowed, `rm` is denied. */
+export const demoRules = {
+  mode: 'workspace-write',
+  allow: ['bash(grep *)', 'bash(echo *)'],
+  deny: ['bash(rm *)'],
+} as const;
+
+/** Runs the offline demo in a fresh temp workspace, printing the transcript, and removes the workspace. */
+export async function runDemo(write: (text: string) => void): Promise<AgentRunResult> {
+  const workspace = await mkdtemp(join(tmpdir(), 'agent-demo-'));
+  const backgroundTasks = new BackgroundTasks();
+  const transcript = new Transcript({ write });
+  try {
+    await mkdir(join(workspace, 'src'));
+    await writeFile(join(workspace, 'README.md'), '# greeter\n\nA tiny project for the demo.\n');
+    await writeFile(
+      join(workspace, 'src', 'greet.ts'),
+      "export function greet(name: string): string {\n  return 'hi'; // TODO: greet properly\n}\n",
+    );
+    await writeFile(join(workspace, 'src', 'index.ts'), "export { greet } from './greet.js';\n");
+
+    const policy = new PermissionPolicy({
+      mode: demoRules.mode,
+      allow: demoRules.allow,
+      deny: demoRules.deny,
+    });
+    const agent = new Agent({
+      // Small chunks and a short delay so the text visibly streams.
+      provider: createScriptedProvider(demoScript, { chunkSize: 6, delayMs: 4 }),
+      model: 'scripted-demo',
+      systemPrompt: 'You are a careful coding agent.',
+      tools: defaultTools({ cwd: workspace, backgroundTasks }),
+      permissionGate: policy.gate,
+      onEvent: (event) => transcript.onEvent(event),
+    });
+    transcript.line('agent demo — a scripted model (no network, no API key) drives the real tools');
+    transcript.line(`workspace: ${workspace} (removed afterwards)`);
+    transcript.line(
+      `permissions: mode ${demoRules.mode}, allow ${demoRules.allow.join(' ')}, deny ${demoRules.deny.join(' ')}`,
+    );
+    const prompt = 'Fix the TODO in this project and leave a note.';
+    transcript.line(`\n> ${prompt}\n`);
+    const result = await agent.run(prompt).result;
+    const notes = await readFile(join(workspace, 'NOTES.md'), 'utf8').catch(() => '');
+    transcript.line(
+      `\nstop reason: ${result.stopReason} after ${result.turns} turns; NOTES.md ${notes === '' ? 'missing' : 'written'}`,
+    );
+    transcript.line('Run `agent --help` to use a real model.');
+    return result;
+  } finally {
+    await backgroundTasks.killAll();
+    await rm(workspace, { recursive: true, force: true });
+  }
+}

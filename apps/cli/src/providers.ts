@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import type { Provider } from '@agent/core';
+import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
+import type { CliOptions, ProviderName } from './args.js';
+import { CliError } from './cli-error.js';
+
+/** Default model per provider. */
+export const defaultModels: Record<ProviderName, string> = {
+  anthropic: 'claude-sonnet-4-6',
+  openai: 'gpt-5-mini',
+  google: 'gemini-2.5-flash',
+};
+
+const apiKeyVariables: Record<ProviderName, readonly string[]> = {
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  google: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
+
+/** The provider and model a session uses. */
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+  /** For the banner: `anthropic claude-sonnet-4-6`, `scripted (steps.json)`. */
+  label: string;
+}
+
+/** Picks the provider: `--scripted`, else `--provider`, else `--base-url` (OpenAI), else the first with an API key. */
+export async function chooseProvider(
+  options: Pick<CliOptions, 'provider' | 'model' | 'baseUrl' | 'scripted'>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<ModelChoice> {
+  if (options.scripted !== undefined) {
+    const { steps, delayMs } = await loadScript(options.scripted);
+    const provider = createScriptedProvider(steps, delayMs === undefined ? {} : { delayMs });
+    return {
+      provider,
+      model: options.model ?? 'scripted',
+      label: `scripted (${options.scripted})`,
+    };
+  }
+  const hasKey = (name: ProviderName) =>
+    apiKeyVariables[name].some((variable) => (env[variable] ?? '') !== '');
+  const name: ProviderName | undefined =
+    options.provider ??
+    (options.baseUrl !== undefined
+      ? 'openai'
+      : (['anthropic', 'openai', 'google'] as const).find(hasKey));
+  if (name === undefined) {
+    throw new CliError(
+      'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
+        '(or pass --base-url for a local OpenAI-compatible server).\n' +
+        'To try the agent without a key, run: agent demo',
+    );
+  }
+  const model = options.model ?? defaultModels[name];
+  // Each provider loads its vendor SDK: import only the one in use (startup time).
+  switch (name) {
+    case 'anthropic': {
+      const { createAnthropicProvider } = await import('@agent/providers-anthropic');
+      return { provider: createAnthropicProvider(), model, label: `anthropic ${model}` };
+    }
+    case 'openai': {
+      const { createOpenAIProvider } = await import('@agent/providers-openai');
+      const provider = createOpenAIProvider(
+        options.baseUrl === undefined ? {} : { baseURL: options.baseUrl },
+      );
+      return { provider, model, label: `${provider.id} ${model}` };
+    }
+    case 'google': {
+      const { createGeminiProvider } = await import('@agent/providers-google');
+      return { provider: createGeminiProvider(), model, label: `google ${model}` };
+    }
+    default: {
+      const exhaustive: never = name;
+      throw new CliError(`Unknown provider ${String(exhaustive)}`);
+    }
+  }
+}
+
+/**
+ * Reads a script: a JSON array of assistant turns (`{ text?, thinking?, toolCalls?: [{ name,
+ * arguments }], error?, delayMs? }`) or `{ "steps": [...], "delayMs": n }`.
+ */
+export async function loadScript(
+  path: string,
+): Promise<{ steps: ScriptedTurn[]; delayMs: number | undefined }> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CliError(
+      `Cannot read the script ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const container = Array.isArray(data) ? { steps: data } : data;
+  if (container === null || typeof container !== 'object') {
+    throw new CliError(`The script ${path} must be a JSON array of turns or { "steps": [...] }`);
+  }
+  const { steps, delayMs } = container as { steps?: unknown; delayMs?: unknown };
+  if (!Array.isArray(steps) || steps.length === 0) {
+    throw new CliError(`The script ${path} has no steps`);
+  }
+  steps.forEach((step, index) => {
+    if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+      throw new CliError(`The script ${path}: step ${index + 1} is not an object`);
+    }
+    const { toolCalls } = step as { toolCalls?: unknown };
+    if (
+      toolCalls !== undefined &&
+      (!Array.isArray(toolCalls) ||
+        toolCalls.some(
+          (call) =>
+            call === null ||
+            typeof call !== 'object' ||
+            typeof (call as { name?: unknown }).name !== 'string',
+        ))
+    ) {
+      throw new CliError(
+        `The script ${path}: step ${index + 1} has toolCalls that are not [{ "name", "arguments" }]`,
+      );
+    }
+  });
+  if (delayMs !== undefined && typeof delayMs !== 'number') {
+    throw new CliError(`The script ${path}: "delayMs" must be a number`);
+  }
+  return { steps: steps as ScriptedTurn[], delayMs };
+}

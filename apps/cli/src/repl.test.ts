@@ -1,0 +1,182 @@
+// The interactive session in a real terminal: tmux runs the built CLI in a pane, the test types
+// into it and reads the screen back. Each test has its own tmux socket.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  assertBuilt,
+  assertTmux,
+  cleanEnv,
+  cliPath,
+  TmuxSession,
+  tempDir,
+  writeScript,
+} from './test-support.js';
+
+const sessions: TmuxSession[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  assertBuilt();
+  assertTmux();
+});
+afterEach(async () => {
+  for (const session of sessions.splice(0)) session.kill();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const waitOptions = { timeout: 20_000, interval: 50 };
+
+/** Starts the REPL on a script in a fresh workspace. */
+async function startRepl(steps: unknown[], extraArgs: string[] = []) {
+  const dir = await tempDir('agent-cli-repl-');
+  cleanups.push(dir.dispose);
+  const script = await writeScript(dir.path, steps);
+  const workspace = join(dir.path, 'ws');
+  await mkdir(workspace);
+  const tmux = TmuxSession.start(
+    [process.execPath, cliPath, '--scripted', script, '--cwd', workspace, ...extraArgs],
+    { cwd: dir.path, env: cleanEnv() },
+  );
+  sessions.push(tmux);
+  const screen = () => tmux.capture();
+  /** Waits until the screen shows `text` (`count` times). */
+  const waitForText = (text: string, count = 1) =>
+    vi.waitFor(() => {
+      expect(screen().split(text).length - 1).toBeGreaterThanOrEqual(count);
+    }, waitOptions);
+  /** Waits for the idle prompt: the last non-empty line is `>`. */
+  const waitForPrompt = (count = 1) =>
+    vi.waitFor(() => {
+      const lines = screen()
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== '');
+      expect(lines.at(-1)).toBe('>');
+      expect(lines.filter((line) => line.startsWith('>')).length).toBeGreaterThanOrEqual(count);
+    }, waitOptions);
+  const submit = (text: string) => {
+    tmux.type(text);
+    tmux.press('Enter');
+  };
+  const waitForExit = () =>
+    vi.waitFor(() => {
+      const status = tmux.exitStatus();
+      expect(status).toBeDefined();
+      return status;
+    }, waitOptions);
+  return {
+    tmux,
+    dir: dir.path,
+    workspace,
+    screen,
+    waitForText,
+    waitForPrompt,
+    submit,
+    waitForExit,
+  };
+}
+
+describe('interactive session (tmux)', () => {
+  it('asks before a call, "a" runs it and answers the identical next call; /exit ends the process', async () => {
+    const touch = { name: 'bash', arguments: { command: 'touch a.txt' } };
+    const repl = await startRepl([
+      { text: 'Creating a.txt.', toolCalls: [touch] },
+      { toolCalls: [touch] },
+      { text: 'All done.' },
+    ]);
+    await repl.waitForPrompt();
+    expect(repl.screen()).toContain('mode default');
+    repl.submit('make the file');
+    await repl.waitForText('Allow bash: touch a.txt? [y] once  [a] always  [n] deny  [v] never');
+    expect(existsSync(join(repl.workspace, 'a.txt'))).toBe(false);
+    repl.tmux.press('a');
+    await repl.waitForText('All done.');
+    await repl.waitForPrompt(2);
+    const screen = repl.screen();
+    expect(screen.split('Allow bash').length - 1).toBe(1);
+    expect(screen.split('✓ bash').length - 1).toBe(2);
+    expect(screen).toContain('→ always');
+    expect(existsSync(join(repl.workspace, 'a.txt'))).toBe(true);
+
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('Ctrl-C during a slow tool aborts the run and the prompt comes back; the conversation goes on', async () => {
+    const repl = await startRepl(
+      [
+        { text: 'Sleeping.', toolCalls: [{ name: 'bash', arguments: { command: 'sleep 30' } }] },
+        { text: 'Still here after the abort.' },
+      ],
+      ['--mode', 'full-access'],
+    );
+    await repl.waitForPrompt();
+    repl.submit('take a nap');
+    await repl.waitForText('→ bash {"command":"sleep 30"}');
+    repl.tmux.press('C-c');
+    await repl.waitForText('(aborted)');
+    await repl.waitForPrompt(2);
+    expect(repl.tmux.exitStatus()).toBeUndefined();
+
+    repl.submit('/save conversation.json');
+    await repl.waitForText('saved ');
+    const saved = JSON.parse(await readFile(join(repl.dir, 'conversation.json'), 'utf8')) as {
+      messages: { role: string; stopReason?: string; isError?: boolean }[];
+    };
+    expect(saved.messages.find((message) => message.role === 'toolResult')?.isError).toBe(true);
+
+    repl.submit('are you there?');
+    await repl.waitForText('Still here after the abort.');
+    await repl.waitForPrompt(4);
+
+    // Ctrl-C twice at an idle prompt exits.
+    repl.tmux.press('C-c');
+    await repl.waitForText('(press Ctrl-C again or Ctrl-D to exit)');
+    repl.tmux.press('C-c');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('/mode changes what runs without asking; "n" denies and the model reads the denial', async () => {
+    const write = { name: 'write_file', arguments: { path: 'x.txt', content: 'x' } };
+    const repl = await startRepl([
+      { toolCalls: [write] },
+      { text: 'Denied, fine.' },
+      { toolCalls: [write] },
+      { text: 'Written.' },
+    ]);
+    await repl.waitForPrompt();
+    repl.submit('write x');
+    await repl.waitForText('Allow write_file:');
+    repl.tmux.press('n');
+    await repl.waitForText('Denied, fine.');
+    expect(repl.screen()).toContain('✗ write_file [denied]: Permission denied: Denied by the user');
+    expect(existsSync(join(repl.workspace, 'x.txt'))).toBe(false);
+    await repl.waitForPrompt(2);
+
+    repl.submit('/mode workspace-write');
+    await repl.waitForText('mode: workspace-write');
+    repl.submit('write x again');
+    await repl.waitForText('Written.');
+    expect(repl.screen().split('Allow write_file').length - 1).toBe(1);
+    expect(existsSync(join(repl.workspace, 'x.txt'))).toBe(true);
+
+    repl.tmux.press('C-d');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('-p in a terminal asks on the terminal too, and "y" runs the call once', async () => {
+    const write = { name: 'write_file', arguments: { path: 'y.txt', content: 'y' } };
+    const repl = await startRepl(
+      [{ toolCalls: [write] }, { text: 'Wrote y.txt.' }],
+      ['-p', 'write y'],
+    );
+    await repl.waitForText('Allow write_file:');
+    repl.tmux.press('y');
+    await repl.waitForText('Wrote y.txt.');
+    expect(await repl.waitForExit()).toBe(0);
+    expect(repl.screen()).toContain('→ once');
+    expect(await readFile(join(repl.workspace, 'y.txt'), 'utf8')).toBe('y');
+  });
+});

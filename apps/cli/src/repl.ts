@@ -1,0 +1,123 @@
+import { createInterface } from 'node:readline';
+import { errorMessage, type PermissionMode } from '@agent/core';
+import { runPrompt, type Session, saveConversation } from './session.js';
+import type { RunKeys } from './terminal-keys.js';
+import { Transcript } from './transcript.js';
+
+type PromptOutcome = { type: 'line'; text: string } | { type: 'interrupt' } | { type: 'eof' };
+
+const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
+
+/** Options of {@link runRepl}. */
+export interface ReplOptions {
+  session: Session;
+  keys: RunKeys;
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  /** Where to save after every run (`--save`). */
+  savePath: string | undefined;
+}
+
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /help
+Ctrl-C stops the current run; Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
+
+/**
+ * The interactive loop. Readline owns the terminal only while a prompt is read; during a run the
+ * key reader does (raw mode), so Ctrl-C aborts the run and approvals take one keypress.
+ */
+export async function runRepl(options: ReplOptions): Promise<number> {
+  const { session, keys, input, output } = options;
+  const write = (text: string) => output.write(text);
+  const transcript = new Transcript({ write });
+  const history: string[] = [];
+  transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
+  transcript.line(`tools: ${session.tools.sources.join(', ')}`);
+  if (session.agent.messages.length > 0)
+    transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
+  transcript.line(help);
+  let interrupted = false;
+  while (true) {
+    const outcome = await readPrompt(input, output, history);
+    if (outcome.type === 'eof') break;
+    if (outcome.type === 'interrupt') {
+      if (interrupted) break;
+      interrupted = true;
+      transcript.line('(press Ctrl-C again or Ctrl-D to exit)');
+      continue;
+    }
+    interrupted = false;
+    const text = outcome.text.trim();
+    if (text === '') continue;
+    history.unshift(outcome.text);
+    if (text.startsWith('/')) {
+      const [command = '', ...rest] = text.split(/\s+/);
+      const argument = rest.join(' ');
+      if (command === '/exit' || command === '/quit') break;
+      if (command === '/help') transcript.line(help);
+      else if (command === '/mode') {
+        if (modes.includes(argument as PermissionMode)) {
+          session.policy.setMode(argument as PermissionMode);
+          transcript.line(`mode: ${argument}`);
+        } else transcript.line(`mode is ${session.policy.mode}; choose one of ${modes.join(', ')}`);
+      } else if (command === '/save') {
+        if (argument === '') transcript.line('usage: /save <file>');
+        else {
+          try {
+            await saveConversation(session.agent, argument);
+            transcript.line(`saved ${session.agent.messages.length} messages to ${argument}`);
+          } catch (error) {
+            transcript.line(`error: ${errorMessage(error)}`);
+          }
+        }
+      } else transcript.line(`unknown command ${command}; /help lists them`);
+      continue;
+    }
+
+    write('\n');
+    try {
+      await runPrompt(session, text, transcript, {
+        onStart: (abort) => keys.start(abort),
+      });
+    } finally {
+      keys.stop();
+    }
+    if (options.savePath !== undefined) {
+      try {
+        await saveConversation(session.agent, options.savePath);
+      } catch (error) {
+        transcript.line(`error: ${errorMessage(error)}`);
+      }
+    }
+    write('\n');
+  }
+  return 0;
+}
+
+/** Reads one line with a fresh readline interface (closed afterwards so the key reader can take over). */
+function readPrompt(
+  input: NodeJS.ReadStream,
+  output: NodeJS.WriteStream,
+  history: string[],
+): Promise<PromptOutcome> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input, output, terminal: true, history: [...history] });
+    let settled = false;
+    const settle = (outcome: PromptOutcome) => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      resolve(outcome);
+    };
+    rl.on('line', (text) => settle({ type: 'line', text }));
+    rl.on('SIGINT', () => {
+      output.write('^C\n');
+      settle({ type: 'interrupt' });
+    });
+    rl.on('close', () => {
+      if (!settled) output.write('\n');
+      settle({ type: 'eof' });
+    });
+    rl.setPrompt('> ');
+    rl.prompt();
+  });
+}

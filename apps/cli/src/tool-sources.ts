@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type AnyAgentTool, errorMessage } from '@agent/core';
+import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
+import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
+import type { OpenApiToolAdapter } from '@agent/tools-openapi';
+import type { CliOptions } from './args.js';
+import { CliError } from './cli-error.js';
+
+/** Every tool of a session, and how to release what they hold (MCP servers, background commands). */
+export interface ToolSet {
+  tools: AnyAgentTool[];
+  /** One line per source, for the banner. */
+  sources: string[];
+  close(): Promise<void>;
+}
+
+/** One server of an `mcpServers` config, in the common Claude Desktop / Cursor shape. */
+export type McpServerConfig =
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | { url: string; headers?: Record<string, string> };
+
+/** Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports. */
+export async function readMcpConfig(
+  path: string,
+): Promise<{ name: string; transport: McpTransportConfig }[]> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CliError(`Cannot read the MCP config ${path}: ${errorMessage(error)}`);
+  }
+  const servers =
+    data !== null && typeof data === 'object'
+      ? (data as { mcpServers?: unknown }).mcpServers
+      : undefined;
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
+    throw new CliError(`The MCP config ${path} needs an object "mcpServers"`);
+  }
+  return Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
+    const fail = (why: string): never => {
+      throw new CliError(`The MCP config ${path}: server "${name}" ${why}`);
+    };
+    if (raw === null || typeof raw !== 'object') return fail('is not an object');
+    const server = raw as Record<string, unknown>;
+    if (typeof server.url === 'string') {
+      const headers = stringRecord(server.headers);
+      if (headers === undefined) fail('has "headers" that are not strings');
+      return {
+        name,
+        transport: { type: 'http', url: server.url, ...(headers == null ? {} : { headers }) },
+      };
+    }
+    if (typeof server.command !== 'string') return fail('needs "command" or "url"');
+    const args = server.args ?? [];
+    if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string'))
+      fail('has "args" that are not a list of strings');
+    const env = stringRecord(server.env);
+    if (env === undefined) fail('has "env" values that are not strings');
+    return {
+      name,
+      transport: {
+        type: 'stdio',
+        command: server.command,
+        args: args as string[],
+        ...(env == null ? {} : { env }),
+        ...(typeof server.cwd === 'string' ? { cwd: server.cwd } : {}),
+      },
+    };
+  });
+}
+
+/** `null` when absent, `undefined` when malformed. */
+function stringRecord(value: unknown): Record<string, string> | null | undefined {
+  if (value === undefined) return null;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.some(([, item]) => typeof item !== 'string')) return undefined;
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
+export async function loadTools(
+  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi'>,
+  log: (line: string) => void,
+): Promise<ToolSet> {
+  const backgroundTasks = new BackgroundTasks();
+  const cwd = resolve(options.cwd);
+  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks });
+  const sources = [`built-in (${tools.length}) in ${cwd}`];
+  const adapters: McpToolAdapter[] = [];
+  const close = async () => {
+    await Promise.allSettled([
+      backgroundTasks.killAll(),
+      ...adapters.map((adapter) => adapter.close()),
+    ]);
+  };
+  try {
+    if (options.mcpConfig !== undefined) {
+      const servers = await readMcpConfig(options.mcpConfig);
+      // Loaded only when used: the MCP SDK is a large import.
+      const { McpToolAdapter } = await import('@agent/tools-mcp');
+      const connected = await Promise.allSettled(
+        servers.map((server) =>
+          McpToolAdapter.connect({
+            name: server.name,
+            transport: server.transport,
+            onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
+          }),
+        ),
+      );
+      for (const outcome of connected)
+        if (outcome.status === 'fulfilled') adapters.push(outcome.value);
+      const failed = connected.find((outcome) => outcome.status === 'rejected');
+      if (failed !== undefined) throw new CliError(errorMessage(failed.reason));
+      for (const adapter of adapters) {
+        const mcpTools = adapter.tools();
+        tools.push(...mcpTools);
+        sources.push(`mcp ${adapter.name} (${mcpTools.length})`);
+      }
+    }
+    for (const { spec, name } of options.openapi) {
+      // Loaded only when used, like the MCP SDK.
+      const openapi = await import('@agent/tools-openapi');
+      const apiOptions = {
+        ...(name === undefined ? {} : { name }),
+        onWarning: (message: string) => log(`openapi ${name ?? spec}: ${message}`),
+      };
+      let adapter: OpenApiToolAdapter;
+      try {
+        adapter = /^https?:\/\//i.test(spec)
+          ? await openapi.OpenApiToolAdapter.fromUrl(spec, apiOptions)
+          : await openapi.OpenApiToolAdapter.fromFile(spec, apiOptions);
+      } catch (error) {
+        throw new CliError(errorMessage(error));
+      }
+      tools.push(...adapter.tools);
+      sources.push(`openapi ${adapter.name} (${adapter.tools.length})`);
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { tools, sources, close };
+}

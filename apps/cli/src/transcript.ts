@@ -1,0 +1,139 @@
+import type { AgentEvent, ProviderError, ToolResultMessage } from '@agent/core';
+
+/** Options of a {@link Transcript}. */
+export interface TranscriptOptions {
+  /** Where the transcript goes (stdout in a session, stderr with -p). */
+  write: (text: string) => void;
+  /** Stream the assistant's text as it arrives [true]; off, text is shown only beside tool calls. */
+  streamText?: boolean;
+}
+
+const maxArgumentChars = 200;
+const maxResultChars = 160;
+
+/** Shortens `text` to `max` characters with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A tool call's arguments on one line: compact JSON, or the raw text when it is malformed. */
+export function formatArguments(raw: string): string {
+  let text = raw;
+  try {
+    text = JSON.stringify(JSON.parse(raw));
+  } catch {
+    // Malformed arguments are shown as the model wrote them; the loop reports the error.
+  }
+  return clip(text.replace(/\s+/g, ' '), maxArgumentChars);
+}
+
+/** A tool result on one line: its first non-empty line and how many more there are. */
+export function summarizeResult(message: Pick<ToolResultMessage, 'content'>): string {
+  const text = message.content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
+    .join('\n');
+  const json = compactJson(text);
+  if (json !== undefined) return clip(json, maxResultChars);
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const first = clip((lines[0] ?? '(no output)').trim(), maxResultChars);
+  return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+}
+
+/** A failed run in one line: the provider, the HTTP status when there was one, and the message. */
+export function describeFailure(error: string | undefined, providerError?: ProviderError): string {
+  if (providerError === undefined) return error ?? 'the run failed';
+  const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
+  const who = providerError.provider ?? 'provider';
+  return `${who}${status}: ${providerError.message}`;
+}
+
+/** Pretty-printed JSON (MCP, OpenAPI results) on one line; `undefined` for anything else. */
+function compactJson(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!/^[[{]/.test(trimmed)) return undefined;
+  try {
+    return JSON.stringify(JSON.parse(trimmed));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
+export class Transcript {
+  readonly #write: (text: string) => void;
+  readonly #streamText: boolean;
+  #atLineStart = true;
+  #providerError: ProviderError | undefined;
+
+  constructor(options: TranscriptOptions) {
+    this.#write = options.write;
+    this.#streamText = options.streamText ?? true;
+  }
+
+  /** Remembers the provider's error (the loop reports only its message) to print its status with the failure. */
+  noteProviderError(error: ProviderError): void {
+    this.#providerError = error;
+  }
+
+  /** Prints text on lines of its own. */
+  line(text: string): void {
+    this.#endLine();
+    this.#write(`${text}\n`);
+  }
+
+  /** Prints one event. */
+  onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'message-update': {
+        const update = event.event;
+        if (update.type === 'text-delta' && this.#streamText) this.#text(update.delta);
+        else if (update.type === 'text-end' && this.#streamText) this.#endLine();
+        else if (update.type === 'thinking-end' && update.thinking !== '')
+          this.line(`  (thinking) ${clip(update.thinking.replace(/\s+/g, ' '), 200)}`);
+        return;
+      }
+      case 'message-end': {
+        const { message } = event;
+        if (message.role === 'assistant') {
+          const calls = message.content.filter((block) => block.type === 'toolCall');
+          if (!this.#streamText && calls.length > 0) {
+            for (const block of message.content)
+              if (block.type === 'text' && block.text.trim() !== '') this.line(block.text.trim());
+          }
+          for (const call of calls)
+            this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);
+        } else if (message.role === 'toolResult') {
+          const mark = message.isError ? '✗' : '✓';
+          const kind =
+            message.isError && message.errorKind !== undefined ? ` [${message.errorKind}]` : '';
+          this.line(`  ${mark} ${message.toolName}${kind}: ${summarizeResult(message)}`);
+        }
+        return;
+      }
+      case 'progress':
+        this.line(`    … ${event.toolName}: ${clip(event.text, maxResultChars)}`);
+        return;
+      case 'agent-end':
+        this.#endLine();
+        if (event.stopReason === 'aborted') this.line('(aborted)');
+        else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
+        else if (event.stopReason === 'error')
+          this.line(`error: ${describeFailure(event.error, this.#providerError)}`);
+        this.#providerError = undefined;
+        return;
+      default:
+        return;
+    }
+  }
+
+  #text(delta: string): void {
+    if (delta === '') return;
+    this.#write(delta);
+    this.#atLineStart = delta.endsWith('\n');
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) this.#write('\n');
+    this.#atLineStart = true;
+  }
+}
