@@ -391,6 +391,41 @@ describe('Agent: one result per call', () => {
     expect(resultText(results[1])).toBe('ok');
     expect(seen).toEqual(['writer:workspace-write:/abs/x', 'echo:full-access:']);
   });
+
+  it('reports a ToolError thrown while naming subjects as is; another error as a failed check', async () => {
+    const confined = defineTool({
+      name: 'confined',
+      description: 'refuses paths outside its root',
+      input: z.object({ path: z.string() }),
+      permissionSubjects: ({ path }) => {
+        if (path.startsWith('..')) throw ToolError.denied('confined', `${path} is outside`);
+        if (path === 'boom') throw new Error('disk on fire');
+        return [path];
+      },
+      execute: async () => 'ran',
+    });
+    const { agent } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'a', name: 'confined', arguments: { path: '../etc' } },
+            { id: 'b', name: 'confined', arguments: { path: 'boom' } },
+            { id: 'c', name: 'confined', arguments: { path: 'ok' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      [confined],
+      { permissionGate: () => ({ behavior: 'allow' }) },
+    );
+    await runToEnd(agent, 'go');
+    const results = toolResults(agent.messages);
+    expect(results.map((result) => [result.errorKind, resultText(result)])).toEqual([
+      ['denied', 'Permission denied: ../etc is outside'],
+      ['denied', 'Permission denied: the permission check failed: disk on fire'],
+      [undefined, 'ran'],
+    ]);
+  });
 });
 
 describe('Agent: scheduling', () => {

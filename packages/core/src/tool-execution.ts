@@ -339,6 +339,9 @@ async function prepareCall(
         );
       }
     } catch (error) {
+      // A tool that refuses its own arguments while naming its subjects (a path outside the
+      // workspace) says so with a ToolError; that message is the clearest one for the model.
+      if (ToolError.isInstance(error)) return synthetic(call, tool, error.message, error.kind);
       return synthetic(
         call,
         tool,
