@@ -1,22 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { runDemo } from './demo.js';
+import { runExample } from './demo.js';
 
-describe('offline demo', () => {
-  it('completes, edits the real file, refuses the escape and reports the malformed call', async () => {
+describe('library example', () => {
+  it('runs its own tool and two built-ins under a policy, and reports the bad argument', async () => {
     const lines: string[] = [];
-    const { result, messages, notes } = await runDemo({ write: (line) => lines.push(line) });
+    const { result, messages, summary } = await runExample((line) => lines.push(line));
     expect(result.stopReason).toBe('completed');
-    expect(notes).toContain('greet() now says hello');
-    const results = messages.filter((m) => m.role === 'toolResult');
-    expect(results).toHaveLength(9);
-    const byName = (name: string) => results.filter((m) => m.toolName === name);
-    expect(byName('edit_file')[0]?.isError).toBe(false);
-    const bash = byName('bash')[0];
-    expect(bash?.isError).toBe(false);
-    expect(JSON.stringify(bash?.content)).toContain('check passed');
-    const reads = byName('read_file');
-    expect(reads.map((m) => m.isError)).toEqual([false, true, true]);
-    expect(JSON.stringify(reads[2]?.content)).toContain('Invalid arguments');
-    expect(lines.join('\n')).toContain('stop reason: completed');
+    expect(summary).toBe('9 words.\n');
+    const results = messages.filter((message) => message.role === 'toolResult');
+    expect(results.map((message) => [message.toolName, message.isError])).toEqual([
+      ['read_file', false],
+      ['word_count', false],
+      ['word_count', true],
+      ['write_file', false],
+    ]);
+    expect(JSON.stringify(results[1]?.content)).toContain('9 words');
+    expect(JSON.stringify(results[2]?.content)).toContain('at \\"text\\": expected string');
+    expect(lines.at(-1)).toBe('stop reason: completed');
   });
 });

@@ -1,127 +1,77 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, type AgentEvent, type AgentRunResult, type Message } from '@agent/core';
+import {
+  Agent,
+  type AgentRunResult,
+  defineTool,
+  type Message,
+  PermissionPolicy,
+} from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { defaultTools } from '@agent/tools-builtin';
+import * as z from 'zod';
 
-/** The scripted model's turns: it explores, edits, runs a command, recovers from errors, and reports. */
-export const demoScript: ScriptedTurn[] = [
+/**
+ * The library in one file: a tool of your own (`defineTool` + zod), two built-in tools confined
+ * to a workspace, a permission policy, and a scripted model in place of a real provider. The
+ * reference CLI's `agent demo` shows a longer session; this is the code you would write.
+ */
+const wordCount = defineTool({
+  name: 'word_count',
+  description: 'Counts the words of a text.',
+  input: z.object({ text: z.string().describe('the text to count') }),
+  policy: { permission: 'read-only' },
+  execute: async ({ text }) => `${text.split(/\s+/).filter(Boolean).length} words`,
+});
+
+/** The scripted model: reads a file, counts its words (once with a bad argument), writes a summary. */
+export const exampleScript: ScriptedTurn[] = [
   {
-    thinking: 'I should look at the project before changing anything.',
-    text: 'Let me look around the workspace.',
+    text: 'Reading the draft.',
+    toolCalls: [{ name: 'read_file', arguments: { path: 'draft.txt' } }],
+  },
+  {
+    text: 'Counting its words.',
     toolCalls: [
-      { name: 'list_files', arguments: {} },
-      { name: 'read_file', arguments: { path: 'README.md' } },
+      { name: 'word_count', arguments: { text: 'The quick brown fox jumps over the lazy dog' } },
+      { name: 'word_count', arguments: { text: 42 } },
     ],
   },
   {
-    text: 'Searching for open work.',
-    toolCalls: [
-      { name: 'search', arguments: { pattern: 'TODO', output_mode: 'content' } },
-      { name: 'glob', arguments: { pattern: '**/*.ts' } },
-    ],
+    text: 'Writing the summary.',
+    toolCalls: [{ name: 'write_file', arguments: { path: 'summary.md', content: '9 words.\n' } }],
   },
-  {
-    text: 'Fixing the TODO.',
-    toolCalls: [
-      {
-        name: 'edit_file',
-        arguments: {
-          path: 'src/greet.ts',
-          old_string: "return 'hi'; // TODO: greet properly",
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the model writes TypeScript source containing a template literal
-          new_string: 'return `Hello, ${name}!`;',
-        },
-      },
-    ],
-  },
-  {
-    text: 'Checking the change and trying a file outside the workspace (this must be refused).',
-    toolCalls: [
-      {
-        name: 'bash',
-        arguments: { command: 'grep -n "Hello" src/greet.ts && echo "check passed"' },
-      },
-      { name: 'read_file', arguments: { path: '../../../../etc/passwd' } },
-      { name: 'read_file', arguments: '{"path": "README.md", "offset": ' },
-    ],
-  },
-  {
-    text: 'Writing notes.',
-    toolCalls: [
-      {
-        name: 'write_file',
-        arguments: { path: 'NOTES.md', content: '# Notes\n\n- greet() now says hello.\n' },
-      },
-    ],
-  },
-  { text: 'Done: greet() now greets properly, the check passed, and NOTES.md records the change.' },
+  { text: 'The draft has 9 words; summary.md says so.' },
 ];
 
-/** Options of {@link runDemo}. */
-export interface DemoOptions {
-  /** Where to print; defaults to stdout. */
-  write?: (line: string) => void;
-}
-
-/** Runs the offline demo in a fresh temp workspace and removes it afterwards. */
-export async function runDemo(
-  options: DemoOptions = {},
-): Promise<{ result: AgentRunResult; messages: readonly Message[]; notes: string }> {
-  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const workspace = await mkdtemp(join(tmpdir(), 'agent-demo-'));
+/** Runs the example in a fresh temp workspace (removed afterwards); prints one line per event of interest. */
+export async function runExample(
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<{ result: AgentRunResult; messages: readonly Message[]; summary: string }> {
+  const workspace = await mkdtemp(join(tmpdir(), 'agent-example-'));
   try {
-    await mkdir(join(workspace, 'src'));
-    await writeFile(join(workspace, 'README.md'), '# greeter\n\nA tiny project for the demo.\n');
-    await writeFile(
-      join(workspace, 'src', 'greet.ts'),
-      "export function greet(name: string): string {\n  return 'hi'; // TODO: greet properly\n}\n",
-    );
-    await writeFile(join(workspace, 'src', 'index.ts'), "export { greet } from './greet.js';\n");
-
+    await writeFile(join(workspace, 'draft.txt'), 'The quick brown fox jumps over the lazy dog\n');
     const agent = new Agent({
-      provider: createScriptedProvider(demoScript),
-      model: 'scripted-demo',
-      systemPrompt: 'You are a careful coding agent.',
-      tools: defaultTools({ cwd: workspace }),
+      provider: createScriptedProvider(exampleScript),
+      model: 'scripted',
+      tools: [wordCount, ...defaultTools({ cwd: workspace, tools: ['read_file', 'write_file'] })],
+      // Reads run unasked; writes only where a rule allows them.
+      permissionGate: new PermissionPolicy({ mode: 'read-only', allow: ['write_file(*.md)'] }).gate,
     });
-    write(`workspace: ${workspace}`);
-    const run = agent.run('Fix the TODO in this project and leave a note.');
-    for await (const event of run) printEvent(event, write);
+    const run = agent.run('How long is draft.txt? Leave a summary.');
+    for await (const event of run) {
+      if (event.type === 'tool-execution-start') write(`→ ${event.toolName}`);
+      if (event.type === 'message-end' && event.message.role === 'toolResult') {
+        const text = event.message.content.map((part) => (part.type === 'text' ? part.text : ''));
+        write(`  ${event.message.isError ? '✗' : '✓'} ${text.join(' ').split('\n')[0]}`);
+      }
+    }
     const result = await run.result;
-    const notes = await readFile(join(workspace, 'NOTES.md'), 'utf8').catch(() => '');
-    write(`\nstop reason: ${result.stopReason} after ${result.turns} turns`);
-    return { result, messages: agent.messages, notes };
+    write(`stop reason: ${result.stopReason}`);
+    const summary = await readFile(join(workspace, 'summary.md'), 'utf8').catch(() => '');
+    return { result, messages: agent.messages, summary };
   } finally {
     await rm(workspace, { recursive: true, force: true });
-  }
-}
-
-function printEvent(event: AgentEvent, write: (line: string) => void): void {
-  switch (event.type) {
-    case 'turn-start':
-      write(`\n── turn ${event.turn}`);
-      return;
-    case 'message-end':
-      if (event.message.role === 'assistant') {
-        for (const block of event.message.content) {
-          if (block.type === 'thinking') write(`  (thinking) ${block.thinking}`);
-          if (block.type === 'text') write(`  assistant: ${block.text}`);
-          if (block.type === 'toolCall') write(`  → ${block.name} ${block.arguments}`);
-        }
-      } else if (event.message.role === 'toolResult') {
-        const text = event.message.content
-          .map((block) => (block.type === 'text' ? block.text : `[${block.mimeType}]`))
-          .join(' ');
-        const lines = text.split('\n');
-        const shown = lines.slice(0, 4).join('\n      ');
-        write(
-          `  ${event.message.isError ? '✗' : '✓'} ${event.message.toolName}: ${shown}${lines.length > 4 ? ` … (${lines.length} lines)` : ''}`,
-        );
-      }
-      return;
-    default:
-      return;
   }
 }

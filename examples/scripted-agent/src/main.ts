@@ -1,4 +1,4 @@
-import { runDemo } from './demo.js';
+import { runExample } from './demo.js';
 
-const { result } = await runDemo();
+const { result } = await runExample();
 process.exitCode = result.stopReason === 'completed' ? 0 : 1;
