@@ -271,6 +271,42 @@ describe('naming and selection', () => {
 });
 
 describe('requests', () => {
+  it('refuses "." and ".." as path parameters: the request would leave the permitted path', async () => {
+    const seen: string[] = [];
+    const base = await listen((request, response) => {
+      seen.push(request.url ?? '');
+      response.writeHead(204);
+      response.end();
+    });
+    const adapter = OpenApiToolAdapter.fromSpec(
+      spec(
+        {
+          '/repos/{owner}/{repo}': {
+            delete: {
+              operationId: 'deleteRepo',
+              parameters: [
+                { name: 'owner', in: 'path', required: true, schema: { type: 'string' } },
+                { name: 'repo', in: 'path', required: true, schema: { type: 'string' } },
+              ],
+              responses: { '204': { description: 'gone' } },
+            },
+          },
+        },
+        { servers: [{ url: base }] },
+      ),
+      quiet,
+    );
+    const tool = adapter.tool('deleteRepo');
+    for (const repo of ['..', '.']) {
+      const error = await callTool(tool, { owner: 'me', repo }).catch((caught: unknown) => caught);
+      expect(ToolError.isInstance(error) && error.kind).toBe('invalid-args');
+    }
+    // An escaped dot is sent as the literal text it is (%25 for the percent sign).
+    await callTool(tool, { owner: 'me', repo: '%2e%2E' });
+    await callTool(tool, { owner: 'me', repo: '..x' });
+    expect(seen).toEqual(['/repos/me/%252e%252E', '/repos/me/..x']);
+  });
+
   it('resolves relative servers against the URL the document came from (fromUrl)', async () => {
     const seen: string[] = [];
     const base = await listen((request, response) => {

@@ -93,6 +93,7 @@ export async function buildRequest(
       }
     }
   }
+  refuseDotSegments(operation.path, path, toolName);
 
   for (const item of plan.auth) {
     if (item.type === 'bearer')
@@ -299,4 +300,20 @@ function multipartBody(value: unknown, schema: JsonSchema | undefined, toolName:
     else append(item);
   }
   return form;
+}
+
+// URL parsers resolve "." and ".." segments (also spelled %2e), so a path parameter with such a
+// value would send the request to another path than the one its permission subject names.
+const dotSegment = /^(?:\.|%2e){1,2}$/i;
+
+/** Throws when filling the path parameters produced a "." or ".." segment the template lacks. */
+function refuseDotSegments(template: string, path: string, toolName: string): void {
+  const literal = template.split('/').filter((segment) => dotSegment.test(segment)).length;
+  const filled = path.split('/').filter((segment) => dotSegment.test(segment)).length;
+  if (filled > literal) {
+    throw ToolError.invalidArguments(
+      toolName,
+      `a path parameter may not be "." or ".." (it would change the path ${template})`,
+    );
+  }
 }
