@@ -20,6 +20,8 @@ const knownSuites = [
   'tools-builtin',
   'providers-openai',
   'providers-anthropic-google',
+  'tools-mcp',
+  'tools-openapi',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

@@ -32,7 +32,8 @@ export function matchesOperation(
     const tag = text.slice(4).trim().toLowerCase();
     return operation.tags.some((candidate) => candidate.toLowerCase() === tag);
   }
-  const route = /^([A-Za-z]+|\*)?\s*(\/.*)$/.exec(text);
+  // A route is `/path` or `METHOD /path` (a space between them): `repos/get` is an operationId.
+  const route = /^(?:([A-Za-z]+|\*)\s+)?(\/.*)$/.exec(text);
   if (route !== null) {
     const method = route[1];
     if (method !== undefined && method !== '*' && method.toUpperCase() !== operation.method)

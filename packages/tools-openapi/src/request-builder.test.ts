@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedParameter } from './normalize.js';
+import { matchesOperation } from './operation-filter.js';
 import { pathValue, queryPairs } from './request-builder.js';
 
 function parameter(overrides: Partial<NormalizedParameter>): NormalizedParameter {
@@ -69,5 +70,26 @@ describe('path serialisation', () => {
     expect(pathValue(path({ style: 'matrix' }), 5)).toBe(';id=5');
     expect(pathValue(path({ style: 'matrix', explode: true }), [1, 2])).toBe(';id=1;id=2');
     expect(pathValue(path({ style: 'matrix' }), { a: 1 })).toBe(';id=a,1');
+  });
+});
+
+describe('operation selectors', () => {
+  const operation = (operationId: string, method: 'GET' | 'DELETE', path: string) => ({
+    method,
+    path,
+    operationId,
+    summary: undefined,
+    tags: [],
+    deprecated: false,
+    pointer: '#',
+  });
+  it('reads an operationId with "/" as an operationId, and "METHOD /path" only with a space', () => {
+    const repoGet = operation('repos/get', 'GET', '/repos/{owner}/{repo}');
+    expect(matchesOperation(repoGet, 'repos/get')).toBe(true);
+    expect(matchesOperation(repoGet, 'repos/*')).toBe(true);
+    expect(matchesOperation(operation('repos/delete', 'DELETE', '/get'), 'repos/get')).toBe(false);
+    expect(matchesOperation(repoGet, 'GET /repos/**')).toBe(true);
+    expect(matchesOperation(repoGet, 'DELETE /repos/**')).toBe(false);
+    expect(matchesOperation(repoGet, '/repos/{owner}/*')).toBe(true);
   });
 });
