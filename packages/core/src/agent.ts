@@ -5,6 +5,7 @@ import { AgentError, errorMessage } from './errors.js';
 import { EventFanout } from './event-queue.js';
 import {
   type AssistantMessage,
+  addUsage,
   emptyUsage,
   type Message,
   toolCallsOf,
@@ -424,21 +425,4 @@ function normaliseInput(input: AgentInput | undefined): Message[] {
 
 function isMessageArray(input: UserMessage | readonly Message[]): input is readonly Message[] {
   return Array.isArray(input);
-}
-
-function addUsage(total: Usage, usage: Usage): void {
-  total.input += usage.input;
-  total.output += usage.output;
-  total.cacheRead += usage.cacheRead;
-  total.cacheWrite += usage.cacheWrite;
-  total.totalTokens += usage.totalTokens;
-  if (usage.cost !== undefined) {
-    total.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
-    const cost = total.cost;
-    cost.input += usage.cost.input;
-    cost.output += usage.cost.output;
-    cost.cacheRead += usage.cost.cacheRead;
-    cost.cacheWrite += usage.cost.cacheWrite;
-    cost.total += usage.cost.total;
-  }
 }

@@ -41,6 +41,7 @@ export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-sche
 export {
   type AssistantContent,
   type AssistantMessage,
+  addUsage,
   emptyUsage,
   type ImageContent,
   type Message,

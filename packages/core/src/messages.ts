@@ -111,6 +111,24 @@ export function emptyUsage(): Usage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
 }
 
+/** Adds `usage` (tokens and, when known, cost) into `total`, in place; returns `total`. */
+export function addUsage(total: Usage, usage: Usage): Usage {
+  total.input += usage.input;
+  total.output += usage.output;
+  total.cacheRead += usage.cacheRead;
+  total.cacheWrite += usage.cacheWrite;
+  total.totalTokens += usage.totalTokens;
+  if (usage.cost !== undefined) {
+    total.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+    total.cost.input += usage.cost.input;
+    total.cost.output += usage.cost.output;
+    total.cost.cacheRead += usage.cost.cacheRead;
+    total.cost.cacheWrite += usage.cost.cacheWrite;
+    total.cost.total += usage.cost.total;
+  }
+  return total;
+}
+
 /** Builds a user message from text or content. */
 export function userMessage(content: string | UserContent[], timestamp = Date.now()): UserMessage {
   return { role: 'user', content, timestamp };

@@ -2,6 +2,7 @@ import {
   type AgentEvent,
   type AgentRunResult,
   type AgentStopReason,
+  addUsage,
   emptyUsage,
   type Message,
   messageText,
@@ -113,21 +114,4 @@ function isUsage(value: unknown): value is Usage {
     typeof value === 'object' &&
     typeof (value as Record<string, unknown>).totalTokens === 'number'
   );
-}
-
-function addUsage(total: Usage, usage: Usage): Usage {
-  total.input += usage.input;
-  total.output += usage.output;
-  total.cacheRead += usage.cacheRead;
-  total.cacheWrite += usage.cacheWrite;
-  total.totalTokens += usage.totalTokens;
-  if (usage.cost !== undefined) {
-    total.cost ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
-    total.cost.input += usage.cost.input;
-    total.cost.output += usage.cost.output;
-    total.cost.cacheRead += usage.cost.cacheRead;
-    total.cost.cacheWrite += usage.cost.cacheWrite;
-    total.cost.total += usage.cost.total;
-  }
-  return total;
 }
