@@ -17,7 +17,8 @@ import {
   type ToolDefinition,
   type Usage,
 } from '@agent/core';
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import { type ServerSentEvent, Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
   ToolChoice as AnthropicToolChoice,
   MessageCreateParamsStreaming,
@@ -110,15 +111,50 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     const signal = streamOptions.signal;
     const state = new AnthropicStreamState(id, request.model);
     let params: MessageCreateParamsStreaming | undefined;
-    const driver: StreamDriver<RawMessageStreamEvent> = {
+    // Our own controller per attempt, linked to the caller's signal by one listener per stream
+    // that `cleanup` removes: the SDK's listener then sits on this short-lived signal, so a
+    // long-lived caller signal collects nothing, and `cancel` can abort the request too.
+    let attempt: SseEvents | undefined;
+    let controller: AbortController | undefined;
+    const onAbort = (): void => controller?.abort(signal?.reason);
+    let listening = false;
+    const driver: StreamDriver<ServerSentEvent> = {
       open: async () => {
         params ??= buildParams(request);
-        return getClient().messages.create(params, {
-          ...(signal === undefined ? {} : { signal }),
-          maxRetries: 0,
-        });
+        // A retry: the failed attempt's request goes, as the SDK's iterator aborts it on a throw.
+        controller?.abort();
+        const current = new AbortController();
+        controller = current;
+        if (signal !== undefined && !listening) {
+          listening = true;
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
+        if (signal?.aborted === true) current.abort(signal.reason);
+        const response = await getClient()
+          .messages.create(params, { signal: current.signal, maxRetries: 0 })
+          .asResponse();
+        attempt = new SseEvents(response, current);
+        return attempt;
       },
-      apply: (event, out) => state.apply(event, out),
+      apply: (event, out) => {
+        // The SDK's `Stream` iterator, minus its async-generator hop per event: the SDK splits
+        // the SSE framing (`Stream.rawEvents`), we only parse each event's JSON `data`.
+        const name = event.event;
+        if (name === 'error') {
+          attempt?.fail(streamError(event, attempt.headers));
+          return;
+        }
+        if (name === null || name === 'ping' || event.data === '') return;
+        let parsed: RawMessageStreamEvent;
+        try {
+          parsed = JSON.parse(event.data) as RawMessageStreamEvent;
+        } catch (malformed) {
+          // Rejected by the iterator like the SDK's own parse error (not as a bug of `apply`).
+          attempt?.fail(malformed);
+          return;
+        }
+        state.apply(parsed, out);
+      },
       finish: (out) => {
         out.push(state.finish());
       },
@@ -132,11 +168,76 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
         return state.streamedContent;
       },
       reset: () => state.reset(),
+      cancel: () => controller?.abort(),
+      // Kept after cleanup: the retry loop ends (cleanup) before it cancels on an early stop.
+      cleanup: () => {
+        if (listening) signal?.removeEventListener('abort', onAbort);
+        listening = false;
+      },
     };
     return new RetryingStream(driver, { signal, maxRetries, retry: options.retry });
   };
 
   return { id, stream, buildParams };
+}
+
+/** The SDK's error for an in-stream `error` event (what its `Stream` iterator throws). */
+function streamError(event: ServerSentEvent, headers: Headers): APIError {
+  // As the SDK: the parsed body (its `error.type` read by the constructor), else the raw text.
+  let body: object | string = event.data;
+  try {
+    body = JSON.parse(event.data) ?? event.data;
+  } catch {
+    // Not JSON: the raw text is the body.
+  }
+  return new APIError(undefined, body, undefined, headers);
+}
+
+/**
+ * The SSE events of one attempt, straight from the SDK's `Stream.rawEvents` (a plain iterator,
+ * not an async generator: `next` hands on the SDK's promise, no extra hop per event). An
+ * in-stream failure seen by `apply` is reported by rejecting the next `next()`, so the retry
+ * loop treats it like the SDK iterator's throw (retried before the first token).
+ */
+class SseEvents implements AsyncIterableIterator<ServerSentEvent> {
+  readonly headers: Headers;
+  readonly #events: AsyncGenerator<ServerSentEvent, void, unknown>;
+  readonly #controller: AbortController;
+  #failed = false;
+  #failure: unknown;
+
+  constructor(response: Response, controller: AbortController) {
+    this.headers = response.headers;
+    this.#controller = controller;
+    this.#events = Stream.rawEvents(response, controller);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ServerSentEvent>> {
+    if (this.#failed) return Promise.reject(this.#failure);
+    return this.#events.next() as Promise<IteratorResult<ServerSentEvent>>;
+  }
+
+  /** Ends the attempt with `error`: the request is aborted, as the SDK does when it throws. */
+  fail(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#failure = error;
+    this.#controller.abort();
+    this.#events.return(undefined).catch(() => {
+      // Torn down on purpose; the failure is reported by `next`.
+    });
+  }
+
+  async return(): Promise<IteratorResult<ServerSentEvent>> {
+    // Aborts the HTTP request even when the body is mid-read.
+    this.#controller.abort();
+    await this.#events.return(undefined);
+    return { value: undefined, done: true };
+  }
 }
 
 function abortError(providerId: string, signal: AbortSignal | undefined): ProviderError {
