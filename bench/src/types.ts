@@ -17,3 +17,9 @@ export interface BenchSection {
 export interface BenchSuite {
   run: () => Promise<BenchSection | BenchSection[]>;
 }
+
+/** A positive integer from an environment variable, or `fallback` when it is unset or not one. */
+export function positiveInt(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+}

@@ -10,8 +10,6 @@ import {
   type PermissionApprover,
   type PermissionMode,
   PermissionPolicy,
-  type Provider,
-  type ProviderError,
 } from '@agent/core';
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
@@ -27,21 +25,6 @@ export interface Session {
   model: ModelChoice;
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
-  /** Receives each failed model call's `ProviderError` (with its HTTP status). */
-  onProviderError: ((error: ProviderError) => void) | undefined;
-}
-
-/** The provider, observed: the loop keeps only an error's message, the CLI also wants its status. */
-function observeErrors(provider: Provider, onError: (error: ProviderError) => void): Provider {
-  return {
-    id: provider.id,
-    async *stream(request, options) {
-      for await (const event of provider.stream(request, options)) {
-        if (event.type === 'error' && event.reason === 'error') onError(event.error);
-        yield event;
-      }
-    },
-  };
 }
 
 /** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns, 130 aborted. */
@@ -124,10 +107,9 @@ export async function createSession(
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
   const tools = await loadTools(options, settings.log);
   let agent: Agent;
-  const session: { onProviderError: Session['onProviderError'] } = { onProviderError: undefined };
   try {
     agent = new Agent({
-      provider: observeErrors(model.provider, (error) => session.onProviderError?.(error)),
+      provider: model.provider,
       model: model.model,
       systemPrompt: options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
       tools: tools.tools,
@@ -139,7 +121,7 @@ export async function createSession(
     await tools.close();
     throw new CliError(errorMessage(error));
   }
-  return Object.assign(session, { agent, policy, tools, model, close: () => tools.close() });
+  return { agent, policy, tools, model, close: () => tools.close() };
 }
 
 /** Runs one prompt, printing the transcript; `onStart` receives the function that aborts this run. */
@@ -150,13 +132,11 @@ export async function runPrompt(
   hooks: { onStart?: (abort: () => void) => void } = {},
 ): Promise<AgentRunResult> {
   const unsubscribe = session.agent.subscribe((event) => transcript.onEvent(event));
-  session.onProviderError = (error) => transcript.noteProviderError(error);
   try {
     const run = session.agent.run(prompt);
     hooks.onStart?.(() => run.abort(new Error('Interrupted by the user')));
     return await run.result;
   } finally {
     unsubscribe();
-    session.onProviderError = undefined;
   }
 }

@@ -63,16 +63,10 @@ export class Transcript {
   readonly #write: (text: string) => void;
   readonly #streamText: boolean;
   #atLineStart = true;
-  #providerError: ProviderError | undefined;
 
   constructor(options: TranscriptOptions) {
     this.#write = options.write;
     this.#streamText = options.streamText ?? true;
-  }
-
-  /** Remembers the provider's error (the loop reports only its message) to print its status with the failure. */
-  noteProviderError(error: ProviderError): void {
-    this.#providerError = error;
   }
 
   /** Prints text on lines of its own. */
@@ -118,8 +112,7 @@ export class Transcript {
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
         else if (event.stopReason === 'error')
-          this.line(`error: ${describeFailure(event.error, this.#providerError)}`);
-        this.#providerError = undefined;
+          this.line(`error: ${describeFailure(event.error, event.providerError)}`);
         return;
       default:
         return;

@@ -16,24 +16,12 @@ import { createGeminiProvider } from '@agent/providers-google';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { sseEvents } from '../../../tooling/wire-server/src/index.js';
-
-/** One markdown table of the bench output (mirrors ../types.ts). */
-interface BenchSection {
-  title: string;
-  columns: string[];
-  rows: string[][];
-  notes?: string[];
-}
+import { type BenchSection, positiveInt } from '../types.js';
 
 const deltas = 2_000;
 /** Timed runs per implementation and API [60; env BENCH_ANTHROPIC_GOOGLE_RUNS]; 5 warm-up runs first. */
 const runs = positiveInt(process.env.BENCH_ANTHROPIC_GOOGLE_RUNS, 60);
 const warmup = 5;
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
-}
 
 function anthropicChunks(): string[] {
   return sseEvents([

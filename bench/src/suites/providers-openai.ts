@@ -6,24 +6,12 @@
 import { createOpenAIProvider } from '@agent/providers-openai';
 import OpenAI from 'openai';
 import { sseEvents, startWireServer } from '../../../tooling/wire-server/src/index.js';
-
-/** One markdown table of the bench output (mirrors ../types.ts). */
-interface BenchSection {
-  title: string;
-  columns: string[];
-  rows: string[][];
-  notes?: string[];
-}
+import { type BenchSection, positiveInt } from '../types.js';
 
 const deltas = 2_000;
 /** Timed runs per implementation and API [60; env BENCH_OPENAI_RUNS]; 5 warm-up runs first. */
 const runs = positiveInt(process.env.BENCH_OPENAI_RUNS, 60);
 const warmup = 5;
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
-}
 
 function chatChunks(): string[] {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({

@@ -19,14 +19,7 @@ import {
   createSearchTool,
   findRipgrep,
 } from '@agent/tools-builtin';
-
-/** One markdown table of the bench output (same shape as the runner's). */
-interface BenchSection {
-  title: string;
-  columns: string[];
-  rows: string[][];
-  notes?: string[];
-}
+import type { BenchSection } from '../types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 

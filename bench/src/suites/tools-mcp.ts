@@ -14,7 +14,7 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { BenchSection } from '../types.js';
+import { type BenchSection, positiveInt } from '../types.js';
 
 /** Sequential calls timed per implementation and round [2,000; env BENCH_MCP_CALLS]. */
 const calls = positiveInt(process.env.BENCH_MCP_CALLS, 2_000);
@@ -24,11 +24,6 @@ const rounds = positiveInt(process.env.BENCH_MCP_ROUNDS, 3);
 const warmupCalls = 200;
 /** Calls kept in flight at once in the concurrent phase. */
 const concurrency = 16;
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
-}
 
 const require = createRequire(import.meta.url);
 const serverEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');

@@ -15,7 +15,7 @@ import { runInNewContext } from 'node:vm';
 import type { ToolContext } from '@agent/core';
 import { OpenApiToolAdapter } from '@agent/tools-openapi';
 import { dereference } from '@readme/openapi-parser';
-import type { BenchSection } from '../types.js';
+import { type BenchSection, positiveInt } from '../types.js';
 
 /** Timed loads per implementation [5; env BENCH_OPENAPI_LOADS]; one untimed load each first. */
 const loads = positiveInt(process.env.BENCH_OPENAPI_LOADS, 5);
@@ -24,11 +24,6 @@ const calls = positiveInt(process.env.BENCH_OPENAPI_CALLS, 2_000);
 /** The call phase alternates the two clients in this many blocks, to spread drift. */
 const blocks = 10;
 const warmupCalls = 200;
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
-}
 
 const specPath = createRequire(import.meta.url).resolve(
   '@octokit/openapi/generated/api.github.com.json',

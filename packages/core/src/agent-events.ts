@@ -1,3 +1,4 @@
+import type { ProviderError } from './errors.js';
 import type { AssistantMessage, Message, ToolResultMessage } from './messages.js';
 import type { StreamEvent } from './provider.js';
 import type { ToolResult } from './tool.js';
@@ -54,6 +55,8 @@ export type AgentEvent =
       messages: Message[];
       /** Set when `stopReason` is `error`. */
       error?: string;
+      /** The provider's typed error (status, retryability) when a model call ended the run. */
+      providerError?: ProviderError;
     };
 
 /** The type names of {@link AgentEvent}. */

@@ -835,10 +835,12 @@ describe('Agent: termination, limits and queues', () => {
     const { result, events } = await runToEnd(agent, 'go');
     expect(result.stopReason).toBe('error');
     expect(result.error).toBe('overloaded');
+    expect(result.providerError).toMatchObject({ message: 'overloaded', statusCode: 529 });
     expect(events.at(-1)).toMatchObject({
       type: 'agent-end',
       stopReason: 'error',
       error: 'overloaded',
+      providerError: { statusCode: 529 },
     });
     const results = toolResults(agent.messages);
     expect(results.map((r) => [r.toolCallId, resultText(r)])).toEqual([

@@ -1,7 +1,7 @@
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentOptions } from './agent-options.js';
 import { streamAssistantMessage } from './assistant-stream.js';
-import { AgentError, errorMessage } from './errors.js';
+import { AgentError, errorMessage, type ProviderError } from './errors.js';
 import { EventFanout } from './event-queue.js';
 import {
   type AssistantMessage,
@@ -35,6 +35,8 @@ export interface AgentRunResult {
   usage: Usage;
   /** Set when `stopReason` is `error`. */
   error?: string;
+  /** The provider's typed error (status, retryability) when a model call ended the run. */
+  providerError?: ProviderError;
 }
 
 /**
@@ -192,6 +194,7 @@ export class Agent {
     let finalMessage: AssistantMessage | undefined;
     let stopReason: AgentStopReason = 'completed';
     let error: string | undefined;
+    let providerError: ProviderError | undefined;
     const append = (message: Message) => {
       this.#messages.push(message);
       added.push(message);
@@ -226,6 +229,9 @@ export class Agent {
             signal,
             onStart: (partial) => emit({ type: 'message-start', message: partial }),
             onEvent: (partial, event) => emit({ type: 'message-update', message: partial, event }),
+            onError: (failure) => {
+              providerError = failure;
+            },
           });
           addUsage(usage, assistant.usage);
           this.#messages.push(assistant);
@@ -305,6 +311,7 @@ export class Agent {
     }
     const end: AgentEvent = { type: 'agent-end', runId, stopReason, messages: added };
     if (error !== undefined) end.error = error;
+    if (stopReason === 'error' && providerError !== undefined) end.providerError = providerError;
     emit(end);
     const result: AgentRunResult = {
       runId,
@@ -315,6 +322,7 @@ export class Agent {
       usage,
     };
     if (error !== undefined) result.error = error;
+    if (stopReason === 'error' && providerError !== undefined) result.providerError = providerError;
     return result;
   }
 

@@ -76,6 +76,8 @@ export interface StreamAssistantOptions {
   onStart: (partial: AssistantMessage) => void;
   /** Called after each non-terminal event was applied to the partial message. */
   onEvent: (partial: AssistantMessage, event: StreamEvent) => void;
+  /** Called with the typed error when the call fails (not when it is aborted). */
+  onError?: (error: ProviderError) => void;
 }
 
 /**
@@ -110,6 +112,7 @@ export async function streamAssistantMessage(
       if (event.type === 'error') {
         const message = { ...event.message, stopReason: event.reason } satisfies AssistantMessage;
         if (message.errorMessage === undefined) message.errorMessage = event.error.message;
+        if (event.reason === 'error') options.onError?.(event.error);
         return message;
       }
       applyStreamEvent(partial, event);
@@ -125,6 +128,7 @@ export async function streamAssistantMessage(
     const wrapped = ProviderError.isInstance(error)
       ? error
       : new ProviderError(errorMessage(error), { cause: error });
+    options.onError?.(wrapped);
     return fail('error', `Provider "${provider.id}" threw: ${wrapped.message}`);
   }
 }

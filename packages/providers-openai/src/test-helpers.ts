@@ -1,6 +1,12 @@
 // Test-only helpers shared by this package's test files (not exported from the package).
 import { defineTool, type StreamEvent } from '@agent/core';
-import { readSseFixture, type WireResponse } from '@agent/tooling-wire-server';
+import {
+  collectEvents,
+  JSON_HEADERS,
+  readSseFixture,
+  SSE_HEADERS,
+  type WireResponse,
+} from '@agent/tooling-wire-server';
 import * as z from 'zod';
 import { compatPresets } from './compat.js';
 import { createOpenAIProvider, type OpenAIProviderOptions } from './openai-provider.js';
@@ -9,7 +15,7 @@ import { createOpenAIProvider, type OpenAIProviderOptions } from './openai-provi
 export function fixtureResponse(name: string, extra: Partial<WireResponse> = {}): WireResponse {
   return {
     status: 200,
-    headers: { 'content-type': 'text/event-stream' },
+    headers: SSE_HEADERS,
     body: readSseFixture(new URL(`./__fixtures__/${name}`, import.meta.url)),
     ...extra,
   };
@@ -23,7 +29,7 @@ export function errorResponse(
 ): WireResponse {
   return {
     status,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { ...JSON_HEADERS, ...headers },
     body: JSON.stringify({
       error: { message, type: 'invalid_request_error', param: null, code: null },
     }),
@@ -45,11 +51,8 @@ export function openaiAt(url: string, options: OpenAIProviderOptions = {}) {
 }
 
 /** Every event of a stream. */
-export async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+export const collect: (stream: AsyncIterable<StreamEvent>) => Promise<StreamEvent[]> =
+  collectEvents;
 
 /** The weather and time tools of the fixtures, counting their executions. */
 export function weatherTools() {
