@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// Runs a workspace task (`demo`, `test`, `bench`) from any Node ≥ 18 with npm, setting up what it
+// needs first: a Node ≥ 22 (the npm registry's `node-<platform>-<arch>` binary, cached outside the
+// repo; the global node is never touched), the pinned pnpm (also cached), and `pnpm install`. It is
+// what `npm run demo` / `npm test` and `pnpm demo` / `pnpm test` call, so a fresh machine with only
+// Node 20 and npm needs no other step. Plain JavaScript on purpose: it runs before anything is
+// installed.
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const nodeVersion = process.env.AGENT_NODE_VERSION ?? '24.9.0';
+const pnpmVersion = JSON.parse(
+  readFileSync(join(root, 'package.json'), 'utf8'),
+).packageManager.replace(/^pnpm@/, '');
+const cacheDir =
+  process.env.AGENT_TOOLCHAIN_DIR ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-toolchain');
+
+/** The tasks, each a list of commands run in order with the toolchain first on PATH. */
+const tasks = {
+  demo: [
+    ['turbo', 'run', 'build', '--filter=@agent/cli...', { quiet: 'building the CLI…' }],
+    ['node', 'apps/cli/dist/main.js', 'demo'],
+  ],
+  test: [['turbo', 'run', 'build', 'typecheck', 'lint', 'test']],
+  // A package that fails to build drops out of the benchmark; the others still run.
+  bench: [
+    [
+      'turbo',
+      'run',
+      'build',
+      '--filter=@agent/bench...',
+      '--continue',
+      '--output-logs=errors-only',
+      { mayFail: true },
+    ],
+    ['pnpm', '--filter', '@agent/bench', 'run', 'bench'],
+  ],
+};
+
+const [task, ...extra] = process.argv.slice(2);
+if (!task || !(task in tasks)) {
+  fail(`usage: node scripts/run.mjs <${Object.keys(tasks).join('|')}> [args for the last command]`);
+}
+
+const env = {
+  ...process.env,
+  // No update boxes, telemetry notices or funding lines between the user and the output.
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+  TURBO_TELEMETRY_DISABLED: '1',
+  TURBO_NO_UPDATE_NOTIFIER: '1',
+  DO_NOT_TRACK: '1',
+};
+const binDirs = [];
+if (majorOf(process.versions.node) < 22) binDirs.push(ensureNode());
+binDirs.push(ensurePnpm());
+binDirs.push(join(root, 'node_modules', '.bin'));
+env.PATH = [...binDirs, env.PATH ?? ''].join(delimiter);
+
+const install = ['pnpm', 'install', '--frozen-lockfile', '--reporter=silent'];
+if (process.env.AGENT_SKIP_INSTALL !== '1') {
+  run(install, { failure: 'installing dependencies failed (pnpm install --frozen-lockfile)' });
+}
+const commands = tasks[task];
+commands.forEach((step, index) => {
+  const options = typeof step.at(-1) === 'object' ? step.at(-1) : {};
+  const command = step.filter((part) => typeof part === 'string');
+  const last = index === commands.length - 1;
+  run(last ? [...command, ...extra] : command, options);
+});
+
+/** Runs one command; `quiet` shows that line instead of the output, which is printed only on failure. */
+function run([command, ...args], { failure, mayFail = false, quiet } = {}) {
+  if (quiet) console.error(quiet);
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env,
+    stdio: quiet ? ['inherit', 'pipe', 'pipe'] : 'inherit',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.error) fail(`${command}: ${result.error.message}`);
+  if (result.status !== 0 && !mayFail) {
+    if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
+    if (failure) console.error(`run: ${failure}`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+function ensureNode() {
+  const dir = join(cacheDir, `node-${nodeVersion}`);
+  const bin = join(dir, 'bin');
+  if (existsSync(join(bin, 'node'))) return bin;
+  const packageName = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+  console.error(
+    `run: Node ${process.versions.node} is older than 22; fetching ${packageName}@${nodeVersion} from the npm registry into ${dir}`,
+  );
+  const work = mkdtempSync(join(tmpdir(), 'agent-node-'));
+  try {
+    const packed = spawnSync('npm', ['pack', '--silent', `${packageName}@${nodeVersion}`], {
+      cwd: work,
+      env,
+      encoding: 'utf8',
+    });
+    if (packed.status !== 0) {
+      fail(
+        `no Node ${nodeVersion} for ${process.platform}-${process.arch} on the npm registry (${packageName}): install Node ≥ 22 and run again\n${packed.stderr}`,
+      );
+    }
+    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+    if (!tarball) fail(`npm pack ${packageName}@${nodeVersion} produced no tarball`);
+    const staging = join(work, 'node');
+    mkdirSync(staging);
+    const unpacked = spawnSync(
+      'tar',
+      ['-xzf', join(work, tarball), '-C', staging, '--strip-components=1'],
+      { stdio: 'inherit' },
+    );
+    if (unpacked.status !== 0) fail(`could not unpack ${tarball}`);
+    mkdirSync(cacheDir, { recursive: true });
+    // Rename at the end so an interrupted download never leaves a half-filled cache behind.
+    renameSync(staging, dir);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+function ensurePnpm() {
+  const dir = join(cacheDir, `pnpm-${pnpmVersion}`);
+  const bin = join(dir, 'node_modules', '.bin');
+  if (existsSync(join(bin, 'pnpm'))) return bin;
+  console.error(`run: installing pnpm@${pnpmVersion} into ${dir}`);
+  const staging = `${dir}.partial-${process.pid}`;
+  mkdirSync(staging, { recursive: true });
+  const installed = spawnSync(
+    'npm',
+    ['install', '--silent', '--prefix', staging, `pnpm@${pnpmVersion}`],
+    { env, stdio: 'inherit' },
+  );
+  if (installed.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    fail(`npm install pnpm@${pnpmVersion} failed`);
+  }
+  if (existsSync(dir)) rmSync(staging, { recursive: true, force: true });
+  else renameSync(staging, dir);
+  return bin;
+}
+
+function majorOf(version) {
+  return Number.parseInt(version.split('.')[0] ?? '0', 10);
+}
+
+function fail(message) {
+  console.error(`run: ${message}`);
+  process.exit(1);
+}
