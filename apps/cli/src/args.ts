@@ -4,11 +4,17 @@ import type { PermissionMode } from '@agent/core';
 /** The providers the CLI can talk to. */
 export type ProviderName = 'anthropic' | 'openai' | 'google';
 
+/** How `-p` prints: a transcript and the answer, one JSON object at the end, or one JSON line per event. */
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
 /** What the command line asked for, validated. */
 export interface CliOptions {
   command: 'run' | 'demo' | 'help' | 'version';
-  /** `-p` text: one non-interactive run. */
+  /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
   prompt: string | undefined;
+  /** A positional prompt: the interactive session starts by running it. */
+  initialPrompt: string | undefined;
+  outputFormat: OutputFormat;
   provider: ProviderName | undefined;
   model: string | undefined;
   baseUrl: string | undefined;
@@ -37,7 +43,9 @@ export class UsageError extends Error {
 /** The help text. */
 export const usage = `Usage:
   agent [options]                 interactive session (needs a terminal)
+  agent "prompt" [options]        interactive session that starts with this prompt
   agent -p "prompt" [options]     one run; the final answer goes to stdout
+  cat log | agent -p "explain"    piped stdin is appended to the prompt (-p - : stdin is the prompt)
   agent demo                      offline demo: a scripted model drives the real tools
 
 Model:
@@ -62,16 +70,19 @@ Permissions:
 
 Session:
   -p, --print <prompt>     run once, non-interactively
+  --output-format <f>      text | json | stream-json   [text] (-p only; see the README)
   --max-turns <n>          model calls per run   [100]
   --save <file>            write the conversation (JSON) after every run
   --resume <file>          continue a conversation saved with --save or /save
   -h, --help               this text
   -v, --version            the version
 
-Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 130 aborted.
+Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 4 a call needed approval and -p could
+not ask (the message names the --allow rule or --mode that permits it), 130 aborted.
 `;
 
 const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
+const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];
 const openApiName = /^[a-zA-Z0-9_-]+$/;
 
@@ -94,18 +105,33 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(explainParseError(error));
   }
   const { values, positionals } = parsed;
   let command: CliOptions['command'] = 'run';
+  let initialPrompt: string | undefined;
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (positionals.length > 0) {
     if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
-    else
+    else if (positionals[0] === 'demo')
       throw new UsageError(
-        `Unexpected argument "${positionals.join(' ')}" (a prompt goes after -p)`,
+        `demo takes no arguments (to start a session with a prompt that begins with "demo", quote it: agent "${positionals.join(' ')}")`,
       );
+    else if (values.print !== undefined)
+      throw new UsageError(
+        `Unexpected argument "${positionals.join(' ')}" next to -p (quote the whole prompt)`,
+      );
+    else initialPrompt = positionals.join(' ');
+  }
+  const outputFormat = values['output-format'] ?? 'text';
+  if (!outputFormats.includes(outputFormat as OutputFormat)) {
+    throw new UsageError(
+      `Unknown output format "${outputFormat}": expected one of ${outputFormats.join(', ')}`,
+    );
+  }
+  if (outputFormat !== 'text' && values.print === undefined && command === 'run') {
+    throw new UsageError(`--output-format ${outputFormat} needs -p (a one-shot run)`);
   }
 
   const provider = values.provider;
@@ -139,6 +165,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   return {
     command,
     prompt: values.print,
+    initialPrompt,
+    outputFormat: outputFormat as OutputFormat,
     provider: provider as ProviderName | undefined,
     model: values.model,
     baseUrl: values['base-url'],
@@ -157,6 +185,24 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   };
 }
 
+/** Node's parser messages name its internals ("argument is ambiguous"); say what to type instead. */
+function explainParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const option = /'(-{1,2}[^',\s]+)/.exec(message)?.[1] ?? 'an option';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `Unknown option ${option} (agent --help lists them)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (message.includes('argument missing')) return `${option} needs a value`;
+      if (message.includes('ambiguous'))
+        return `${option} needs a value; one that starts with "-" must be attached: -p-x or --print=-x`;
+      return `${option}: ${message}`;
+    default:
+      return message;
+  }
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
@@ -164,6 +210,7 @@ function parse(argv: readonly string[]) {
     strict: true,
     options: {
       print: { type: 'string', short: 'p' },
+      'output-format': { type: 'string' },
       provider: { type: 'string' },
       model: { type: 'string' },
       'base-url': { type: 'string' },

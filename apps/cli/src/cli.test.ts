@@ -103,8 +103,10 @@ describe('agent -p', () => {
       '--save',
       saved,
     ]);
-    expect(code).toBe(0);
+    // The run completes, but a call needed approval that -p could not ask for: exit 4.
+    expect(code).toBe(4);
     expect(stdout).toBe('I was not allowed to run bash.\n');
+    expect(stderr).toContain("--allow 'bash(touch made-by-bash)', or use --mode full-access");
     expect(stderr).toContain('✗ bash [denied]');
     expect(existsSync(join(dir, 'made-by-bash'))).toBe(false);
     const { messages } = JSON.parse(await readFile(saved, 'utf8')) as { messages: SavedMessage[] };
@@ -116,7 +118,7 @@ describe('agent -p', () => {
     ]);
     const denial = messages[2];
     expect(denial).toMatchObject({ toolName: 'bash', isError: true, errorKind: 'denied' });
-    expect(JSON.stringify(denial?.content)).toContain('needs approval; no approver configured');
+    expect(JSON.stringify(denial?.content)).toContain('this non-interactive run (-p) cannot ask');
   });
 
   it('applies --deny rules even in full-access mode', async () => {
@@ -254,13 +256,14 @@ describe('agent -p', () => {
 
 describe('usage errors', () => {
   it.each([
-    [['--no-such-flag'], "Unknown option '--no-such-flag'"],
+    [['--no-such-flag'], 'Unknown option --no-such-flag'],
     [['-p', 'x', '--mode', 'sideways'], 'Unknown mode "sideways"'],
     [['-p', 'x', '--provider', 'acme'], 'Unknown provider "acme"'],
     [['-p', 'x', '--max-turns', 'many'], '--max-turns must be a whole number'],
     [['-p', 'x', '--allow', 'bash(git *'], 'Invalid permission rule "bash(git *"'],
     [['-p', 'x', '--base-url', 'http://127.0.0.1:1/v1'], '--base-url needs --model'],
-    [['hello'], 'Unexpected argument "hello"'],
+    [['hello'], 'A prompt without -p starts an interactive session'],
+    [['demo', 'now'], 'demo takes no arguments'],
     [[], 'No prompt'],
   ])('%j exits 2 with the usage text', async (args, message) => {
     const { code, stdout, stderr } = await runCli(args);

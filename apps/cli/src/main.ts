@@ -1,34 +1,142 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { errorMessage, messageText } from '@agent/core';
+import { resolve } from 'node:path';
+import {
+  type AgentEvent,
+  type ApprovalDecision,
+  errorMessage,
+  messageText,
+  type PermissionApprover,
+} from '@agent/core';
 import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { runRepl } from './repl.js';
-import { createSession, exitCodeFor, runPrompt, saveConversation } from './session.js';
+import {
+  createSession,
+  deniedWithoutApproverExitCode,
+  exitCodeFor,
+  nonInteractiveApprover,
+  runPrompt,
+  saveConversation,
+} from './session.js';
+import {
+  permissionAsked,
+  runSummary,
+  type StreamJsonEvent,
+  streamJsonEvents,
+} from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
 
 const writeOut = (text: string) => process.stdout.write(text);
 const writeErr = (text: string) => process.stderr.write(text);
 
-function version(): string {
+function packageVersion(url: URL): string {
   try {
-    const url = new URL('../package.json', import.meta.url);
     return (JSON.parse(readFileSync(url, 'utf8')) as { version?: string }).version ?? 'unknown';
   } catch {
     return 'unknown';
   }
 }
 
-/** One `-p` run: the transcript goes to stderr, the final answer to stdout. */
-async function printMode(options: CliOptions, prompt: string): Promise<number> {
+/** The CLI's version and the versions of the `@agent/*` packages it runs on. */
+function versions(): string {
+  const own = new URL('../package.json', import.meta.url);
+  const lines = [`agent ${packageVersion(own)}`];
+  let dependencies: string[] = [];
+  try {
+    const manifest = JSON.parse(readFileSync(own, 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    dependencies = Object.keys(manifest.dependencies ?? {}).filter((name) =>
+      name.startsWith('@agent/'),
+    );
+  } catch {
+    // Without its own manifest the CLI can only name itself.
+  }
+  for (const name of dependencies) {
+    let version = 'unknown';
+    try {
+      version = packageVersion(new URL(import.meta.resolve(`${name}/package.json`)));
+    } catch {
+      // A package that cannot be found is reported as unknown rather than failing --version.
+    }
+    lines.push(`${name} ${version}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Reads all of stdin (when it is a pipe or a file). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The `-p` prompt: `-` is stdin itself; otherwise piped stdin is appended under the prompt. */
+async function resolvePrompt(prompt: string): Promise<string> {
+  const piped = process.stdin.isTTY !== true;
+  if (prompt === '-') {
+    if (!piped) throw new UsageError('-p - reads the prompt from stdin, but stdin is a terminal');
+    const text = await readStdin();
+    if (text.trim() === '') throw new UsageError('-p - read an empty prompt from stdin');
+    return text;
+  }
+  if (!piped) return prompt;
+  const text = await readStdin();
+  return text.trim() === '' ? prompt : `${prompt}\n\n${text}`;
+}
+
+/** Wraps an approver so every question and answer is also reported (stream-json). */
+function reportingApprover(
+  approver: PermissionApprover,
+  emit: (event: StreamJsonEvent) => void,
+): PermissionApprover {
+  return async (request, context) => {
+    emit(permissionAsked(request));
+    const decision: ApprovalDecision = await approver(request, context);
+    const answer = typeof decision === 'string' ? decision : decision.answer;
+    const reason = typeof decision === 'string' ? undefined : decision.reason;
+    emit({
+      type: 'permission-answered',
+      toolCallId: request.toolCallId,
+      toolName: request.toolName,
+      answer,
+      ...(reason === undefined ? {} : { reason }),
+    });
+    return decision;
+  };
+}
+
+/**
+ * One `-p` run. Text: the transcript goes to stderr, the final answer to stdout. json: one object
+ * on stdout at the end. stream-json: one JSON object per line on stdout for every event.
+ */
+async function printMode(options: CliOptions, promptOption: string): Promise<number> {
+  const prompt = await resolvePrompt(promptOption);
+  const format = options.outputFormat;
+  const sessionId = randomUUID();
+  const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
   const interactive = process.stdin.isTTY === true;
   const keys = interactive ? new RunKeys(process.stdin) : undefined;
+  const fallback = nonInteractiveApprover();
+  const approver = keys === undefined ? fallback : terminalApprover(keys, writeErr);
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
-    approver: keys === undefined ? undefined : terminalApprover(keys, writeErr),
+    approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
     log: (line) => writeErr(`${line}\n`),
   });
+  if (format === 'stream-json') {
+    emit({
+      type: 'run-start',
+      sessionId,
+      model: session.model.label,
+      cwd: resolve(options.cwd),
+      permissionMode: session.policy.mode,
+      tools: session.tools.tools.map((tool) => tool.name),
+    });
+  }
   let abort: (() => void) | undefined;
   let signals = 0;
   const onSignal = () => {
@@ -40,7 +148,14 @@ async function printMode(options: CliOptions, prompt: string): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const transcript = new Transcript({ write: writeErr, streamText: false });
+    const transcript =
+      format === 'text'
+        ? new Transcript({ write: writeErr, streamText: false })
+        : {
+            onEvent: (event: AgentEvent) => {
+              if (format === 'stream-json') for (const line of streamJsonEvents(event)) emit(line);
+            },
+          };
     const result = await runPrompt(session, prompt, transcript, {
       onStart: (stop) => {
         abort = stop;
@@ -48,12 +163,24 @@ async function printMode(options: CliOptions, prompt: string): Promise<number> {
       },
     });
     keys?.stop();
-    const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
-    if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
+    const summary = runSummary(sessionId, result, fallback.denied());
+    if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
+    else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
+    else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
+      const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
       if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
     if (options.save !== undefined) await saveConversation(session.agent, options.save);
-    return exitCodeFor(result.stopReason);
+    const code = exitCodeFor(result.stopReason);
+    if (code === 0 && fallback.denied() > 0) {
+      if (format === 'text') {
+        writeErr(
+          `agent: ${fallback.denied()} call(s) needed approval and -p could not ask (exit ${deniedWithoutApproverExitCode})\n`,
+        );
+      }
+      return deniedWithoutApproverExitCode;
+    }
+    return code;
   } finally {
     keys?.stop();
     process.off('SIGINT', onSignal);
@@ -77,6 +204,7 @@ async function replMode(options: CliOptions): Promise<number> {
       input: process.stdin,
       output: process.stdout,
       savePath: options.save,
+      initialPrompt: options.initialPrompt,
     });
   } finally {
     keys.stop();
@@ -94,13 +222,18 @@ export async function main(argv: readonly string[]): Promise<number> {
         writeOut(usage);
         return 0;
       case 'version':
-        writeOut(`${version()}\n`);
+        writeOut(versions());
         return 0;
       case 'demo':
         return exitCodeFor((await runDemo(writeOut)).stopReason);
       case 'run':
         if (options.prompt !== undefined) return await printMode(options, options.prompt);
         if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+          if (options.initialPrompt !== undefined) {
+            throw new UsageError(
+              'A prompt without -p starts an interactive session, but this is not a terminal: use agent -p "prompt"',
+            );
+          }
           throw new UsageError(
             'No prompt: pass -p "prompt" (stdin is not a terminal, so there is no interactive session)',
           );

@@ -101,28 +101,51 @@ export async function loadScript(
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new CliError(`The script ${path} has no steps`);
   }
-  steps.forEach((step, index) => {
-    if (step === null || typeof step !== 'object' || Array.isArray(step)) {
-      throw new CliError(`The script ${path}: step ${index + 1} is not an object`);
-    }
-    const { toolCalls } = step as { toolCalls?: unknown };
-    if (
-      toolCalls !== undefined &&
-      (!Array.isArray(toolCalls) ||
-        toolCalls.some(
-          (call) =>
-            call === null ||
-            typeof call !== 'object' ||
-            typeof (call as { name?: unknown }).name !== 'string',
-        ))
-    ) {
+  if (container !== null && !Array.isArray(data)) {
+    const unknown = Object.keys(container).filter((key) => key !== 'steps' && key !== 'delayMs');
+    if (unknown.length > 0) {
       throw new CliError(
-        `The script ${path}: step ${index + 1} has toolCalls that are not [{ "name", "arguments" }]`,
+        `The script ${path}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected "steps", "delayMs")`,
       );
     }
-  });
+  }
+  for (const [index, step] of steps.entries()) checkStep(path, step, index);
   if (delayMs !== undefined && typeof delayMs !== 'number') {
     throw new CliError(`The script ${path}: "delayMs" must be a number`);
   }
   return { steps: steps as ScriptedTurn[], delayMs };
+}
+
+const turnFields = ['text', 'thinking', 'toolCalls', 'stopReason', 'usage', 'error', 'delayMs'];
+const callFields = ['id', 'name', 'arguments'];
+
+/** One scripted turn: an object of known fields (a typo such as "txt" must not pass silently). */
+function checkStep(path: string, step: unknown, index: number): void {
+  const where = `The script ${path}: step ${index + 1}`;
+  if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+    throw new CliError(`${where} is not an object`);
+  }
+  const unknown = Object.keys(step).filter((key) => !turnFields.includes(key));
+  if (unknown.length > 0) {
+    throw new CliError(
+      `${where} has unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected ${turnFields.join(', ')})`,
+    );
+  }
+  const { toolCalls, text } = step as { toolCalls?: unknown; text?: unknown };
+  if (text !== undefined && typeof text !== 'string')
+    throw new CliError(`${where}: "text" must be a string`);
+  if (toolCalls === undefined) return;
+  const calls = Array.isArray(toolCalls) ? toolCalls : [toolCalls];
+  const bad = calls.find(
+    (call) =>
+      call === null ||
+      typeof call !== 'object' ||
+      typeof (call as { name?: unknown }).name !== 'string' ||
+      Object.keys(call).some((key) => !callFields.includes(key)),
+  );
+  if (!Array.isArray(toolCalls) || bad !== undefined) {
+    throw new CliError(
+      `${where} has toolCalls that are not [{ "name", "arguments", "id"? }]: ${JSON.stringify(bad ?? toolCalls)}`,
+    );
+  }
 }

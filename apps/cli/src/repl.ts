@@ -16,6 +16,8 @@ export interface ReplOptions {
   output: NodeJS.WriteStream;
   /** Where to save after every run (`--save`). */
   savePath: string | undefined;
+  /** Run first, as if typed at the prompt (`agent "prompt"`). */
+  initialPrompt?: string | undefined;
 }
 
 const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /help
@@ -36,8 +38,14 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);
   let interrupted = false;
+  let pending = options.initialPrompt;
   while (true) {
-    const outcome = await readPrompt(input, output, history);
+    const outcome: PromptOutcome =
+      pending === undefined
+        ? await readPrompt(input, output, history)
+        : { type: 'line', text: pending };
+    if (pending !== undefined) write(`> ${pending}\n`);
+    pending = undefined;
     if (outcome.type === 'eof') break;
     if (outcome.type === 'interrupt') {
       if (interrupted) break;

@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   Agent,
   AgentError,
+  type AgentEvent,
   type AgentRunResult,
   type AgentStopReason,
   errorMessage,
@@ -10,12 +11,16 @@ import {
   type PermissionApprover,
   type PermissionMode,
   PermissionPolicy,
+  type PermissionRequest,
 } from '@agent/core';
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
-import type { Transcript } from './transcript.js';
+/** Where a run's events go: the text transcript, or the JSON output. */
+export interface EventSink {
+  onEvent(event: AgentEvent): void;
+}
 
 /** Everything one CLI session holds: the agent, its permission policy, tools and model. */
 export interface Session {
@@ -26,6 +31,9 @@ export interface Session {
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
+
+/** Exit code of a `-p` run in which a call needed approval and there was no one to ask. */
+export const deniedWithoutApproverExitCode = 4;
 
 /** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns, 130 aborted. */
 export function exitCodeFor(stopReason: AgentStopReason): number {
@@ -80,6 +88,59 @@ export async function saveConversation(agent: Agent, path: string): Promise<void
   }
 }
 
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * What would let `request` run without a question, for the denial `-p` gives when it cannot ask:
+ * the `--allow` rules naming its subjects, or the `--mode` covering its tier.
+ */
+export function approvalHint(request: PermissionRequest, askRule: string | undefined): string {
+  const opaque = (request as { opaque?: unknown }).opaque;
+  if (typeof opaque === 'string') {
+    return `no rule can allow it (${opaque}); approve it in an interactive session`;
+  }
+  if (askRule !== undefined) {
+    return `the rule --ask ${shellQuote(askRule)} always asks; drop it, or run interactively to approve`;
+  }
+  const rules =
+    request.subjects.length === 0
+      ? [request.toolName]
+      : request.subjects.map((subject) => `${request.toolName}(${subject})`);
+  const allow = rules.map((rule) => `--allow ${shellQuote(rule)}`).join(' ');
+  return `to allow it, add ${allow}, or use --mode ${request.tier}`;
+}
+
+/**
+ * The approver of a `-p` run with no terminal: denies, telling the model (and the user, in the
+ * transcript) exactly which flag would have allowed the call, and counts the denials.
+ */
+export function nonInteractiveApprover(): PermissionApprover & { denied: () => number } {
+  let denied = 0;
+  const approver: PermissionApprover = (request, context) => {
+    denied += 1;
+    return {
+      answer: 'deny',
+      reason: `Needs approval, and this non-interactive run (-p) cannot ask: ${approvalHint(request, context.askRule)}`,
+    };
+  };
+  return Object.assign(approver, { denied: () => denied });
+}
+
+/** Fails unless `cwd` is an existing directory (a typo must not create a new workspace). */
+export async function checkWorkspace(cwd: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(cwd);
+  } catch {
+    throw new CliError(
+      `The workspace ${cwd} does not exist (--cwd must name an existing directory)`,
+    );
+  }
+  if (!info.isDirectory()) throw new CliError(`The workspace ${cwd} is not a directory`);
+}
+
 /** Builds a session from the options; `log` receives setup warnings. */
 export async function createSession(
   options: CliOptions,
@@ -103,6 +164,7 @@ export async function createSession(
     if (AgentError.isInstance(error)) throw new UsageError(error.message);
     throw error;
   }
+  await checkWorkspace(resolve(options.cwd));
   const model = await chooseProvider(options);
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
   const tools = await loadTools(options, settings.log);
@@ -128,7 +190,7 @@ export async function createSession(
 export async function runPrompt(
   session: Session,
   prompt: string,
-  transcript: Transcript,
+  transcript: EventSink,
   hooks: { onStart?: (abort: () => void) => void } = {},
 ): Promise<AgentRunResult> {
   const unsubscribe = session.agent.subscribe((event) => transcript.onEvent(event));

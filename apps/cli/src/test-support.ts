@@ -41,17 +41,19 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the built CLI with stdin closed (not a TTY) and waits for it to exit. */
+/** Runs the built CLI with stdin closed, or piped `input` (never a TTY), and waits for it to exit. */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd: options.cwd ?? appDir,
       env: options.env ?? cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    if (child.stdout === null || child.stderr === null) throw new Error('no pipes');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

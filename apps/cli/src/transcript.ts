@@ -10,32 +10,43 @@ export interface TranscriptOptions {
 
 const maxArgumentChars = 200;
 const maxResultChars = 160;
+const maxDenialChars = 1000;
 
 /** Shortens `text` to `max` characters with an ellipsis. */
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** A tool call's arguments on one line: compact JSON, or the raw text when it is malformed. */
+/**
+ * A tool call's arguments on one line: compact JSON (strings exactly as given, newlines escaped),
+ * or the raw text when it is malformed, with its line breaks shown as `\n`.
+ */
 export function formatArguments(raw: string): string {
-  let text = raw;
+  let text: string;
   try {
     text = JSON.stringify(JSON.parse(raw));
   } catch {
     // Malformed arguments are shown as the model wrote them; the loop reports the error.
+    text = raw.replace(/\r?\n/g, '\\n');
   }
-  return clip(text.replace(/\s+/g, ' '), maxArgumentChars);
+  return clip(text, maxArgumentChars);
 }
 
-/** A tool result on one line: its first non-empty line and how many more there are. */
-export function summarizeResult(message: Pick<ToolResultMessage, 'content'>): string {
+/**
+ * A tool result on one line: its first non-empty line and how many more there are. A denial is
+ * shown whole (up to a much larger limit): its reason says how to allow the call.
+ */
+export function summarizeResult(
+  message: Pick<ToolResultMessage, 'content'> & { errorKind?: string | undefined },
+): string {
+  const max = message.errorKind === 'denied' ? maxDenialChars : maxResultChars;
   const text = message.content
     .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
     .join('\n');
   const json = compactJson(text);
-  if (json !== undefined) return clip(json, maxResultChars);
+  if (json !== undefined) return clip(json, max);
   const lines = text.split('\n').filter((line) => line.trim() !== '');
-  const first = clip((lines[0] ?? '(no output)').trim(), maxResultChars);
+  const first = clip((lines[0] ?? '(no output)').trim(), max);
   return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
 }
 

@@ -1,0 +1,242 @@
+import type { AgentEvent, AgentRunResult, PermissionRequest, Usage } from '@agent/core';
+import { messageText } from '@agent/core';
+import { z } from 'zod';
+
+// The machine-readable output of `-p --output-format json|stream-json`. The zod schemas are the
+// source of truth: `stream-json.schema.json` beside the package is generated from them (a test
+// keeps the two equal) and every line the CLI prints is one of these objects.
+
+const usageSchema = z
+  .object({
+    input: z.number(),
+    output: z.number(),
+    cacheRead: z.number(),
+    cacheWrite: z.number(),
+    totalTokens: z.number(),
+    /** Dollars, when the model's prices are known. */
+    cost: z.number().optional(),
+  })
+  .strict();
+
+const stopReasonSchema = z
+  .string()
+  .describe('completed | terminated | max-turns | aborted | error | …');
+
+/** One line of `--output-format stream-json`. */
+export const streamJsonEventSchema = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('run-start'),
+      sessionId: z.string(),
+      model: z.string(),
+      cwd: z.string(),
+      permissionMode: z.string(),
+      tools: z.array(z.string()),
+    })
+    .strict(),
+  z.object({ type: z.literal('text-delta'), text: z.string() }).strict(),
+  z.object({ type: z.literal('thinking'), text: z.string() }).strict(),
+  z
+    .object({
+      type: z.literal('assistant'),
+      text: z.string(),
+      toolCalls: z.array(
+        z.object({ id: z.string(), name: z.string(), arguments: z.string() }).strict(),
+      ),
+      usage: usageSchema,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('tool-start'),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      arguments: z.unknown(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('tool-progress'),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      text: z.string(),
+      progress: z.number().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('tool-result'),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      isError: z.boolean(),
+      errorKind: z.string().optional(),
+      text: z.string(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('permission-asked'),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      subjects: z.array(z.string()),
+      tier: z.string(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('permission-answered'),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      answer: z.enum(['once', 'always', 'deny', 'never']),
+      reason: z.string().optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal('usage'), turn: z.number(), usage: usageSchema }).strict(),
+  z
+    .object({
+      type: z.literal('run-end'),
+      sessionId: z.string(),
+      stopReason: stopReasonSchema,
+      turns: z.number(),
+      usage: usageSchema,
+      finalText: z.string(),
+      deniedWithoutApprover: z.number(),
+      error: z.string().optional(),
+    })
+    .strict(),
+]);
+
+/** The one object `--output-format json` prints when the run ends. */
+export const jsonResultSchema = z
+  .object({
+    type: z.literal('result'),
+    sessionId: z.string(),
+    stopReason: stopReasonSchema,
+    finalText: z.string(),
+    turns: z.number(),
+    usage: usageSchema,
+    /** Calls denied because they needed approval and `-p` had no one to ask. */
+    deniedWithoutApprover: z.number(),
+    error: z.string().optional(),
+  })
+  .strict();
+
+/** One line of stream-json output. */
+export type StreamJsonEvent = z.infer<typeof streamJsonEventSchema>;
+/** The json output. */
+export type JsonResult = z.infer<typeof jsonResultSchema>;
+
+/** The published JSON Schema of both formats (what `stream-json.schema.json` holds). */
+export function outputJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'agent -p output',
+    description:
+      'Each line of --output-format stream-json is a StreamJsonEvent; --output-format json prints one JsonResult.',
+    $defs: {
+      StreamJsonEvent: z.toJSONSchema(streamJsonEventSchema, { target: 'draft-2020-12' }),
+      JsonResult: z.toJSONSchema(jsonResultSchema, { target: 'draft-2020-12' }),
+    },
+  };
+}
+
+function usageOf(usage: Usage): z.infer<typeof usageSchema> {
+  const { input, output, cacheRead, cacheWrite, totalTokens } = usage;
+  return {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    totalTokens,
+    ...(usage.cost === undefined ? {} : { cost: usage.cost.total }),
+  };
+}
+
+/** Maps agent events to stream-json lines (undefined for events the format leaves out). */
+export function streamJsonEvents(event: AgentEvent): StreamJsonEvent[] {
+  switch (event.type) {
+    case 'message-update': {
+      const update = event.event;
+      if (update.type === 'text-delta' && update.delta !== '')
+        return [{ type: 'text-delta', text: update.delta }];
+      if (update.type === 'thinking-end' && update.thinking !== '')
+        return [{ type: 'thinking', text: update.thinking }];
+      return [];
+    }
+    case 'tool-execution-start':
+      return [
+        {
+          type: 'tool-start',
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          arguments: event.args,
+        },
+      ];
+    case 'progress':
+      return [
+        {
+          type: 'tool-progress',
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          text: event.text,
+          ...(event.progress === undefined ? {} : { progress: event.progress }),
+        },
+      ];
+    case 'message-end': {
+      const { message } = event;
+      if (message.role === 'assistant') {
+        const toolCalls = message.content.flatMap((block) =>
+          block.type === 'toolCall'
+            ? [{ id: block.id, name: block.name, arguments: block.arguments }]
+            : [],
+        );
+        const text = messageText(message);
+        return [{ type: 'assistant', text, toolCalls, usage: usageOf(message.usage) }];
+      }
+      if (message.role !== 'toolResult') return [];
+      return [
+        {
+          type: 'tool-result',
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          isError: message.isError,
+          ...(message.errorKind === undefined ? {} : { errorKind: message.errorKind }),
+          text: messageText(message),
+        },
+      ];
+    }
+    case 'turn-end':
+      return [{ type: 'usage', turn: event.turn, usage: usageOf(event.message.usage) }];
+    default:
+      return [];
+  }
+}
+
+/** The `permission-asked` line for a request the approver is about to answer. */
+export function permissionAsked(request: PermissionRequest): StreamJsonEvent {
+  return {
+    type: 'permission-asked',
+    toolCallId: request.toolCallId,
+    toolName: request.toolName,
+    subjects: [...request.subjects],
+    tier: request.tier,
+  };
+}
+
+/** The summary shared by `run-end` and the json result. */
+export function runSummary(
+  sessionId: string,
+  result: AgentRunResult,
+  deniedWithoutApprover: number,
+): JsonResult {
+  return {
+    type: 'result',
+    sessionId,
+    stopReason: result.stopReason,
+    finalText: result.finalMessage === undefined ? '' : messageText(result.finalMessage),
+    turns: result.turns,
+    usage: usageOf(result.usage),
+    deniedWithoutApprover,
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+}
