@@ -140,6 +140,11 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
   return killed;
 }
 
+/** Resolves after the event loop's next poll phase, so output already in a pipe has been read. */
+function pollTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A wait that keeps the event loop alive: a pending call must not let a script's process exit under it. */
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -172,15 +177,23 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     };
   }
   const pid = child.pid;
+  // When output last arrived, and how many pipes are paused while a spill file catches up (a
+  // paused pipe is not quiet: its data is waiting for us, not missing).
   let lastData = Date.now();
+  let paused = 0;
   const pipe = (stream: NodeJS.ReadableStream | null, buffer: OutputBuffer) => {
     if (stream === null) return Promise.resolve();
     return new Promise<void>((resolve) => {
       stream.on('data', (chunk: Buffer) => {
         lastData = Date.now();
         if (!buffer.write(chunk)) {
+          paused += 1;
           stream.pause();
-          void buffer.drain().then(() => stream.resume());
+          void buffer.drain().then(() => {
+            paused -= 1;
+            lastData = Date.now();
+            stream.resume();
+          });
         }
         options.onData?.();
       });
@@ -242,18 +255,31 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   const done = (async (): Promise<ProcessOutcome> => {
     const exit = await exited;
     if (timer !== undefined) clearTimeout(timer);
-    // Output may still be in the pipes: wait until they close or go quiet.
+    // Everything the shell wrote is in the pipes now, but may not have been read yet: the exit is
+    // often seen first (a busy loop reaps every exited child at once, before the pipes' turn).
+    // Wait for end-of-file; give up only on pipes a descendant still holds (`cmd &`, `setsid`),
+    // and only after they were quiet for a while *after the exit*, across a full event-loop turn
+    // (timers run before the poll phase that reads pipes), and never while paused for a spill.
     let streamsClosed = false;
     const streams = Promise.all([stdoutDone, stderrDone]).then(() => {
       streamsClosed = true;
     });
-    const drainDeadline = Date.now() + drainMaxMs;
+    const exitedAt = Date.now();
+    const drainDeadline = exitedAt + drainMaxMs;
     while (!streamsClosed) {
-      const idle = Date.now() - lastData;
-      if (idle >= drainIdleMs || Date.now() >= drainDeadline) break;
+      const now = Date.now();
+      const quietFor = paused > 0 ? 0 : now - Math.max(lastData, exitedAt);
+      const overdue = now >= drainDeadline && paused === 0;
+      if (quietFor >= drainIdleMs || overdue) {
+        const seen = lastData;
+        await pollTurn();
+        if (streamsClosed) break;
+        if (!overdue && (lastData !== seen || paused > 0)) continue;
+        break;
+      }
       await Promise.race([
         streams,
-        sleep(Math.min(drainIdleMs - idle, drainDeadline - Date.now())),
+        sleep(Math.max(1, Math.min(drainIdleMs - quietFor, drainDeadline - now))),
       ]);
     }
     if (!streamsClosed) {
