@@ -33,6 +33,17 @@ export type AgentEvent =
       progress?: number;
     }
   | {
+      /**
+       * An aborted or timed-out tool did not stop within the grace period (`abortGraceMs`): its
+       * result was sent, but it may still be running, and it holds its resource key until it stops.
+       */
+      type: 'tool-execution-orphaned';
+      toolCallId: string;
+      toolName: string;
+      graceMs: number;
+      resourceKey?: string;
+    }
+  | {
       type: 'tool-execution-end';
       toolCallId: string;
       toolName: string;

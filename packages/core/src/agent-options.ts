@@ -87,6 +87,12 @@ export interface AgentOptions {
   maxToolCallsPerTurn?: number;
   /** Default per-call timeout in ms, when the tool's policy sets none [600000]. */
   toolTimeoutMs?: number;
+  /**
+   * After a call is aborted or times out, how long its tool may take to stop before it is reported
+   * (`tool-execution-orphaned`, and a note in its result) as still running, in ms [1000]. Such a
+   * tool keeps its resource key until its promise settles.
+   */
+  abortGraceMs?: number;
   /** Default clip size in characters for older tool results sent to the model [30000]. */
   maxResultChars?: number;
   hooks?: AgentHooks;

@@ -63,6 +63,7 @@ export interface AgentSnapshot {
 
 const defaultMaxTurns = 100;
 const defaultToolTimeoutMs = 600_000;
+const defaultAbortGraceMs = 1_000;
 const defaultMaxResultChars = 30_000;
 
 /**
@@ -95,6 +96,7 @@ export class Agent {
       ['maxTurns', options.maxTurns],
       ['maxToolCallsPerTurn', options.maxToolCallsPerTurn],
       ['toolTimeoutMs', options.toolTimeoutMs],
+      ['abortGraceMs', options.abortGraceMs],
       ['maxResultChars', options.maxResultChars],
     ] as const) {
       if (value !== undefined && !(value >= 0))
@@ -269,6 +271,7 @@ export class Agent {
             permissionGate: this.#options.permissionGate,
             locks: this.#options.resourceLocks ?? sharedResourceLocks,
             defaultTimeoutMs: this.#options.toolTimeoutMs ?? defaultToolTimeoutMs,
+            abortGraceMs: this.#options.abortGraceMs ?? defaultAbortGraceMs,
             maxToolCallsPerTurn: this.#options.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY,
             emit,
             steeringPending: () => this.#steering.length > 0,

@@ -7,6 +7,8 @@ export class ResourceLocks {
    * Rejects with the signal's reason if it aborts first (the place in line is given up).
    */
   async acquire(key: string, signal?: AbortSignal): Promise<() => void> {
+    // Before taking a place in line: a slot registered and then abandoned would never be released.
+    signal?.throwIfAborted();
     const previous = this.#tails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -22,7 +24,6 @@ export class ResourceLocks {
       await previous;
       return done;
     }
-    signal.throwIfAborted();
     let onAbort: (() => void) | undefined;
     try {
       await Promise.race([

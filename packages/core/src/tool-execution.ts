@@ -25,6 +25,8 @@ export interface ExecuteToolCallsParams {
   permissionGate: PermissionGate | undefined;
   locks: ResourceLocks;
   defaultTimeoutMs: number;
+  /** How long an aborted tool may take to stop before it is reported as still running, in ms. */
+  abortGraceMs: number;
   maxToolCallsPerTurn: number;
   emit: (event: AgentEvent) => void;
   steeringPending: () => boolean;
@@ -441,10 +443,12 @@ async function runCall(
   let started = false;
   let startEmitted = false;
   let updates: Promise<void> = Promise.resolve();
+  let execution: Promise<ToolResult> | undefined;
+  let stillRunning = false;
+  const key = safeResourceKey(tool, info.args);
 
   group.add(abortCall);
   try {
-    const key = safeResourceKey(tool, info.args);
     if (key !== undefined) release = await params.locks.acquire(key, controller.signal);
 
     const timeoutMs = tool.policy?.timeoutMs ?? params.defaultTimeoutMs;
@@ -508,15 +512,36 @@ async function runCall(
       toolName: tool.name,
       args: info.args,
     });
-    controller.signal.throwIfAborted();
-
     const aborted = new Promise<ToolResult>((resolve) => {
       settleAborted = resolve;
     });
-    const execution = Promise.resolve().then(() => tool.execute(info.args, context));
+    // The last check and the call are in the same synchronous step: an abort from a listener,
+    // a sibling or a timer cannot fall between them, so no execute starts after an abort.
+    controller.signal.throwIfAborted();
+    execution = startExecution(tool, info.args, context);
     // A tool that ignores its signal keeps running; its late outcome is dropped, never unhandled.
     execution.catch(() => undefined);
     result = normaliseResult(abortedOutcome ?? (await Promise.race([execution, aborted])));
+    if (abortedOutcome !== undefined && result === abortedOutcome) {
+      // Aborted (timeout, cancel, sibling): give the tool a grace period to stop. One that ignores
+      // its signal is reported, and keeps its resource key until it really settles.
+      const stopped = await settlesWithin(execution, params.abortGraceMs);
+      if (!stopped) {
+        stillRunning = true;
+        params.emit({
+          type: 'tool-execution-orphaned',
+          toolCallId: call.id,
+          toolName: tool.name,
+          graceMs: params.abortGraceMs,
+          ...(key === undefined ? {} : { resourceKey: key }),
+        });
+        result = withNote(
+          result,
+          `The tool did not stop within ${params.abortGraceMs} ms of being told to; it may still be running` +
+            (key === undefined ? '.' : `, and calls on the same resource wait until it stops.`),
+        );
+      }
+    }
   } catch (error) {
     if (controller.signal.aborted && !ToolError.isInstance(error)) {
       result = abortedResult(controller.signal.reason);
@@ -528,7 +553,13 @@ async function runCall(
     }
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    release?.();
+    // A key is held until the tool's promise settles, even past a timeout or an abort.
+    if (release !== undefined) {
+      if (stillRunning && execution !== undefined) {
+        const held = release;
+        execution.then(held, held);
+      } else release();
+    }
     group.delete(abortCall);
   }
 
@@ -558,6 +589,47 @@ async function runCall(
     },
     fatal,
   };
+}
+
+/** Calls `execute` now (synchronously) and turns a synchronous throw into a rejection. */
+function startExecution(
+  tool: AnyAgentTool,
+  args: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
+  try {
+    return Promise.resolve(tool.execute(args, context));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Whether `promise` settles within `ms` (0: only if it already has, after a microtask turn). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `result` with a sentence appended to its text. */
+function withNote(result: ToolResult, note: string): ToolResult {
+  const noted: ToolResult = {
+    ...result,
+    content: [...result.content, { type: 'text', text: note }],
+  };
+  const kind = errorKinds.get(result);
+  if (kind !== undefined) errorKinds.set(noted, kind);
+  return noted;
 }
 
 function safeResourceKey(tool: AnyAgentTool, args: unknown): string | undefined {
