@@ -52,6 +52,11 @@ export interface PermissionRequest extends ToolCallInfo {
   tier: PermissionTier;
   /** What the call touches, from the tool's `permissionSubjects`. */
   subjects: readonly string[];
+  /**
+   * Set when the tool cannot name everything the call will do (a reason such as "arithmetic over
+   * variables"): the call must be asked, never allowed by a rule, a grant or the mode.
+   */
+  opaque?: string;
   /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
   signal?: AbortSignal;
 }

@@ -3,6 +3,7 @@ import { AgentError } from './errors.js';
 import { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 import {
   type AgentTool,
+  type PermissionSubjectsResult,
   type ToolContext,
   type ToolPolicy,
   type ToolResult,
@@ -33,7 +34,9 @@ export interface DefineToolConfig<TInput extends z.ZodType, TDetails> {
   /** Pure normalisation of the parsed JSON arguments before validation. */
   prepareArguments?: (raw: unknown) => unknown;
   /** The permission subjects these arguments touch. */
-  permissionSubjects?: (args: z.output<TInput>) => readonly string[] | Promise<readonly string[]>;
+  permissionSubjects?: (
+    args: z.output<TInput>,
+  ) => PermissionSubjectsResult | Promise<PermissionSubjectsResult>;
   /** Runs the tool; a returned string becomes a text result. */
   execute: (args: z.output<TInput>, ctx: ToolContext) => Promise<ToolResult<TDetails> | string>;
 }

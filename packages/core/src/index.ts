@@ -110,6 +110,8 @@ export {
 export {
   type AgentTool,
   type AnyAgentTool,
+  normalisePermissionSubjects,
+  type PermissionSubjectsResult,
   type PermissionTier,
   type ToolContext,
   type ToolDefinition,

@@ -185,7 +185,9 @@ describe('PermissionPolicy: rule language', () => {
 
   it('matches subjects with an anchored glob where only * is special', () => {
     expect(matchesSubjectPattern('git status', 'git *')).toBe(true);
-    expect(matchesSubjectPattern('git', 'git *')).toBe(false);
+    // A pattern ending in ` *` also covers the bare command: `rm *` matches `rm`.
+    expect(matchesSubjectPattern('git', 'git *')).toBe(true);
+    expect(matchesSubjectPattern('gitk', 'git *')).toBe(false);
     expect(matchesSubjectPattern('sudo git push', 'git *')).toBe(false);
     expect(matchesSubjectPattern('/home/me/project/a/b.ts', '/home/me/project/*')).toBe(true);
     expect(matchesSubjectPattern('/home/me/projectx/a', '/home/me/project/*')).toBe(false);
@@ -271,8 +273,14 @@ describe('PermissionPolicy: the order of steps', () => {
       decidedBy: 'grant',
       reason: 'Denied: "never" earlier this session for "git push"',
     });
-    // 4. An allow rule beats the `never` grant for `git status` (grants come after).
+    // 2. A `never` grant beats the allow rule `bash(git *)` that covers `git status`.
     expect(await policy.check(requestFor(bash, ['git status']))).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'grant',
+      reason: 'Denied: "never" earlier this session for "git status"',
+    });
+    // 5. The allow rule covers the rest of `git *`.
+    expect(await policy.check(requestFor(bash, ['git log']))).toMatchObject({
       behavior: 'allow',
       decidedBy: 'allow-rule',
       rules: ['bash(git *)'],
@@ -318,7 +326,7 @@ describe('PermissionPolicy: the order of steps', () => {
   });
 
   it('forces a question on an ask rule even in full-access mode, with the rule in the context', async () => {
-    const { approver, asked, contexts } = scriptedApprover(['always', { answer: 'deny' }]);
+    const { approver, asked, contexts } = scriptedApprover(['always', 'once', { answer: 'deny' }]);
     const policy = new PermissionPolicy({
       mode: 'full-access',
       allow: ['bash'],
@@ -331,16 +339,16 @@ describe('PermissionPolicy: the order of steps', () => {
       decidedBy: 'approver',
     });
     expect(contexts[0]?.askRule).toBe('bash(git push*)');
-    // The `always` grant answers the same question later; a new subject is asked again.
+    // An ask rule asks every time: it comes before grants (DESIGN §4), so `always` does not end it.
     expect(await policy.check(requestFor(bash, ['git push']))).toMatchObject({
-      decidedBy: 'grant',
+      decidedBy: 'approver',
     });
     expect(await policy.check(requestFor(bash, ['ls', 'git push origin']))).toEqual({
       behavior: 'deny',
       decidedBy: 'approver',
       reason: 'Denied by the user',
     });
-    expect(asked).toEqual(['bash:git push', 'bash:ls|git push origin']);
+    expect(asked).toEqual(['bash:git push', 'bash:git push', 'bash:ls|git push origin']);
   });
 
   it('auto-allows by tier according to the mode, and setMode changes it at runtime', async () => {

@@ -48,6 +48,8 @@ export interface PermissionQuery {
   tier: PermissionTier;
   /** What the call touches, from the tool's `permissionSubjects`. */
   subjects: readonly string[];
+  /** Set when the tool cannot name everything the call does: never allowed without a question. */
+  opaque?: string;
   /** The tool, for `@source` patterns and alias names; without it only `toolName` is matched. */
   tool?: Pick<AnyAgentTool, 'name' | 'source' | 'aliases'>;
 }
@@ -82,7 +84,7 @@ export type PermissionEvaluation =
       reason: string;
       rule?: string;
     }
-  | { behavior: 'ask'; askRule?: string };
+  | { behavior: 'ask'; askRule?: string; opaque?: string };
 
 /** A final answer with what decided it; assignable to the gate's `PermissionDecision`. */
 export type PermissionOutcome =
@@ -135,8 +137,21 @@ export function matchesSubjectPattern(subject: string, pattern: string): boolean
   return matchesParts(subject, { parts: pattern.split('*') });
 }
 
+/**
+ * Whether `subject` matches: the glob itself, or — for a pattern ending in ` *` (`rm *`) — the
+ * bare command before it (`rm`), so a rule about a command also covers it without arguments.
+ */
 function matchesParts(subject: string, pattern: SubjectPattern): boolean {
   const { parts } = pattern;
+  if (matchesGlob(subject, parts)) return true;
+  const before = parts.at(-2);
+  if (parts.length >= 2 && parts.at(-1) === '' && before?.endsWith(' ') === true) {
+    return matchesGlob(`${subject} `, parts);
+  }
+  return false;
+}
+
+function matchesGlob(subject: string, parts: readonly string[]): boolean {
   const first = parts[0] ?? '';
   if (parts.length === 1) return subject === first;
   const last = parts[parts.length - 1] ?? '';
@@ -234,13 +249,14 @@ function quoteSubject(subject: string): string {
  * by the first step that applies:
  *
  * 1. the tool matches `disabledTools` → deny;
- * 2. a deny rule matches any subject → deny;
- * 3. an ask rule matches any subject → skip step 4 (a question is forced, whatever the mode);
- * 4. allow rules cover every subject, or the mode covers the tool's tier → allow;
- * 5. runtime grants: a `never` on any subject → deny; every subject covered by an `always`
- *    (or, unless an ask rule matched, an allow rule) → allow;
- * 6. the approver (one question at a time; a queued call re-checks first) → its answer;
- * 7. no approver → deny.
+ * 2. a deny rule, or a runtime `never` grant, matches any subject → deny (nothing below can
+ *    override it: not an allow rule, an `always` grant, nor a mode switched to later);
+ * 3. the call is **opaque** (its tool cannot name everything it will run) → ask;
+ * 4. an ask rule matches any subject → ask;
+ * 5. the mode covers the tool's tier, or every subject is covered by an allow rule or an
+ *    `always` grant → allow;
+ * 6. otherwise ask the approver (one question at a time; a queued call re-checks first);
+ *    with no approver → deny.
  *
  * Rule language: `toolPattern` or `toolPattern(subjectPattern)`. The tool pattern is an
  * availability pattern (`name`, `*`, `prefix*`, `@source`, `@source/tool`) matched against the
@@ -343,33 +359,11 @@ export class PermissionPolicy {
       };
     }
 
-    const askRule = firstMatch(this.#askRules)?.rule.text;
-
-    // Allow rules are matched against the canonical name only: an alias never widens an allow.
-    const allowRules = this.#allowRules.filter((rule) =>
-      matchesToolPattern(canonical, rule.toolPattern),
-    );
-    const coveringRule = (subject: string | undefined): ParsedRule | undefined =>
-      allowRules.find((rule) =>
-        rule.subject === undefined
-          ? true
-          : subject !== undefined && matchesParts(subject, rule.subject),
-      );
     const keys: (string | undefined)[] = subjects.length === 0 ? [undefined] : [...subjects];
-
-    if (askRule === undefined) {
-      if (tiersByMode[this.#mode].includes(query.tier)) {
-        return { behavior: 'allow', decidedBy: 'mode' };
-      }
-      const used = keys.map(coveringRule);
-      if (used.every((rule) => rule !== undefined)) {
-        const rules = [...new Set(used.map((rule) => rule?.text ?? ''))];
-        return { behavior: 'allow', decidedBy: 'allow-rule', rules };
-      }
-    }
-
     const grantFor = (subject: string | undefined) =>
       this.#grants.get(grantKey(query.toolName, subject));
+    // A "never" is a deny rule of the session: nothing below (allow rules, always-grants, a mode
+    // switched to later) overrides it.
     for (const subject of keys) {
       if (grantFor(subject)?.decision === 'deny') {
         const about = subject === undefined ? '' : ` for ${quoteSubject(subject)}`;
@@ -380,14 +374,39 @@ export class PermissionPolicy {
         };
       }
     }
+
+    const askRule = firstMatch(this.#askRules)?.rule.text;
+    const ask: PermissionEvaluation = {
+      behavior: 'ask',
+      ...(askRule === undefined ? {} : { askRule }),
+      ...(query.opaque === undefined ? {} : { opaque: query.opaque }),
+    };
+    // A call the tool cannot fully name, or one an ask rule covers, is always a question.
+    if (query.opaque !== undefined || askRule !== undefined) return ask;
+
+    if (tiersByMode[this.#mode].includes(query.tier)) {
+      return { behavior: 'allow', decidedBy: 'mode' };
+    }
+    // Allow rules are matched against the canonical name only: an alias never widens an allow.
+    const allowRules = this.#allowRules.filter((rule) =>
+      matchesToolPattern(canonical, rule.toolPattern),
+    );
+    const coveringRule = (subject: string | undefined): ParsedRule | undefined =>
+      allowRules.find((rule) =>
+        rule.subject === undefined
+          ? true
+          : subject !== undefined && matchesParts(subject, rule.subject),
+      );
+    const used = keys.map(coveringRule);
+    if (used.every((rule) => rule !== undefined)) {
+      const rules = [...new Set(used.map((rule) => rule?.text ?? ''))];
+      return { behavior: 'allow', decidedBy: 'allow-rule', rules };
+    }
     const covered = keys.every(
-      (subject) =>
-        grantFor(subject)?.decision === 'allow' ||
-        (askRule === undefined && coveringRule(subject) !== undefined),
+      (subject) => grantFor(subject)?.decision === 'allow' || coveringRule(subject) !== undefined,
     );
     if (covered) return { behavior: 'allow', decidedBy: 'grant' };
-
-    return askRule === undefined ? { behavior: 'ask' } : { behavior: 'ask', askRule };
+    return ask;
   }
 
   /**
@@ -482,7 +501,9 @@ export class PermissionPolicy {
         reason: 'Cancelled while waiting for approval',
       };
 
-    if (answer === 'always' || answer === 'never') {
+    // An opaque call's "always" is a "once": its subjects do not name everything it ran, so a
+    // grant for them would allow more than the user saw. A "never" is kept (denying is safe).
+    if (answer === 'never' || (answer === 'always' && request.opaque === undefined)) {
       const grantDecision = answer === 'always' ? 'allow' : 'deny';
       const keys = request.subjects.length === 0 ? [undefined] : request.subjects;
       for (const subject of keys) {

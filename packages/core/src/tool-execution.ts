@@ -5,7 +5,12 @@ import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
 import type { ToolExecutionStrategy } from './strategy.js';
-import type { AnyAgentTool, ToolContext, ToolResult } from './tool.js';
+import {
+  type AnyAgentTool,
+  normalisePermissionSubjects,
+  type ToolContext,
+  type ToolResult,
+} from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { formatValidationIssues } from './validation.js';
 
@@ -319,13 +324,15 @@ async function prepareCall(
 
   if (params.permissionGate !== undefined) {
     try {
-      const subjects =
-        tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args);
+      const { subjects, opaque } = normalisePermissionSubjects(
+        tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
+      );
       const decision = await untilAborted(
         params.permissionGate({
           ...info,
           tier: tool.policy?.permission ?? 'full-access',
           subjects,
+          ...(opaque === undefined ? {} : { opaque }),
           signal: params.runSignal,
         }),
         params.runSignal,

@@ -22,6 +22,24 @@ export interface ToolPolicy<TArgs = unknown> {
   resourceKey?: (args: TArgs) => string | undefined;
 }
 
+/**
+ * What a call touches, for permission rules: the subjects, plus `opaque` (a short reason, e.g.
+ * "arithmetic over variables") when the tool cannot name everything the call will run.
+ */
+export type PermissionSubjectsResult =
+  | readonly string[]
+  | { subjects: readonly string[]; opaque?: string | undefined };
+
+/** Splits a {@link PermissionSubjectsResult} into its subjects and its opaque reason. */
+export function normalisePermissionSubjects(result: PermissionSubjectsResult): {
+  subjects: readonly string[];
+  opaque: string | undefined;
+} {
+  if (Array.isArray(result)) return { subjects: result as readonly string[], opaque: undefined };
+  const { subjects, opaque } = result as { subjects: readonly string[]; opaque?: string };
+  return { subjects, opaque: opaque === undefined || opaque === '' ? undefined : opaque };
+}
+
 /** What a tool returns. `details` never reaches the model. */
 export interface ToolResult<TDetails = unknown> {
   content: ToolResultContent[];
@@ -85,8 +103,14 @@ export interface AgentTool<TArgs = unknown, TDetails = unknown> {
   prepareArguments?: (raw: unknown) => unknown;
   /** Validates (and may transform) the arguments. Without it the loop validates against `parameters` (JSON Schema). */
   validate?: (args: unknown) => ValidationResult<TArgs>;
-  /** The permission subjects these arguments touch (commands, real paths, `METHOD /path`); defaults to none. */
-  permissionSubjects?: (args: TArgs) => readonly string[] | Promise<readonly string[]>;
+  /**
+   * The permission subjects these arguments touch (commands, real paths, `METHOD /path`); defaults
+   * to none. Return `{ subjects, opaque }` when the tool cannot name everything the call will do
+   * (a shell line with `eval $x`): such a call is never allowed by a rule, grant or mode, only asked.
+   */
+  permissionSubjects?: (
+    args: TArgs,
+  ) => PermissionSubjectsResult | Promise<PermissionSubjectsResult>;
   /** Runs the tool. Throw a `ToolError` (or any error) to report a failure to the model. */
   execute: (args: TArgs, ctx: ToolContext) => Promise<ToolResult<TDetails>>;
 }

@@ -298,9 +298,11 @@ describe('bash', () => {
 
   it('derives permission subjects from the parsed command line', async () => {
     const bash = tool();
-    expect(await bash.permissionSubjects?.({ command: 'ls && rm -rf x' })).toEqual([
-      'ls',
-      'rm -rf x',
-    ]);
+    expect(await bash.permissionSubjects?.({ command: 'ls && rm -rf x' })).toEqual({
+      subjects: ['ls', 'rm -rf x'],
+    });
+    expect(await bash.permissionSubjects?.({ command: 'eval "$x"' })).toMatchObject({
+      opaque: 'eval of a value known only at run time',
+    });
   });
 });

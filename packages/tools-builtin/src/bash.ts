@@ -11,7 +11,7 @@ import {
   type ProcessOutcome,
   startProcessGroup,
 } from './process-group.js';
-import { shellPermissionSubjects } from './shell-parser.js';
+import { analyzeShellCommand } from './shell-analysis.js';
 
 /** Options of {@link createBashTool}. */
 export interface BashToolOptions {
@@ -273,7 +273,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       // Our own timeout fires first and reports partial output; this is the loop's backstop.
       timeoutMs: maxTimeoutMs + settings.killGraceMs + 10_000,
     },
-    permissionSubjects: (args) => shellPermissionSubjects(args.command),
+    permissionSubjects: (args) => analyzeShellCommand(args.command),
     execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
       if (args.run_in_background === true) {
         const task = background.start(args.command, settings);
@@ -392,7 +392,7 @@ export function createBashOutputTool(
     policy: { permission: 'full-access' },
     permissionSubjects: (args) => {
       const task = tasks.get(args.task_id);
-      return task === undefined ? [] : shellPermissionSubjects(task.command);
+      return task === undefined ? [] : analyzeShellCommand(task.command);
     },
     execute: async (args): Promise<ToolResult<BashDetails>> => {
       const task = tasks.get(args.task_id);

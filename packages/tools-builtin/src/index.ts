@@ -75,11 +75,15 @@ export {
   type TypeScriptEngineOptions,
 } from './search-engines.js';
 export {
+  analyzeShellCommand,
+  type ShellAnalysis,
+  shellPermissionSubjects,
+} from './shell-analysis.js';
+export {
   type ParsedShellCommand,
   parseShellCommand,
   type ShellCommand,
   type ShellRedirect,
-  shellPermissionSubjects,
 } from './shell-parser.js';
 export {
   createTodoTool,

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseShellCommand, shellPermissionSubjects } from './shell-parser.js';
+import { analyzeShellCommand, shellPermissionSubjects } from './shell-analysis.js';
+import { parseShellCommand } from './shell-parser.js';
 
 describe('shellPermissionSubjects', () => {
   it.each([
     ['ls && rm x', ['ls', 'rm x']],
     ['ls; rm x', ['ls', 'rm x']],
     ['ls || rm x', ['ls', 'rm x']],
-    ['ls | sh', ['ls', 'sh']],
+    ['ls | sh', ['ls', 'sh']], // opaque: sh reads its commands from stdin
     ['echo $(git commit)', ['git commit', 'echo $(git commit)']],
     ['$(git commit)', ['git commit', '$(git commit)']],
     ['`rm x`', ['rm x', '`rm x`']],
@@ -18,8 +19,8 @@ describe('shellPermissionSubjects', () => {
     ['echo hi > ~/.bashrc', ['echo hi', '> ~/.bashrc']],
     ['cat < in.txt >> out.txt 2>&1', ['cat', '< in.txt', '>> out.txt']],
     ['echo hi 2>/dev/null', ['echo hi']],
-    ['X=1 rm x', ['rm x']],
-    ['X=1 Y="a b" rm x', ['rm x']],
+    ['X=1 rm x', ['rm x', 'X=1 rm x']],
+    ['X=1 Y="a b" rm x', ['rm x', 'X=1 Y="a b" rm x']],
     ['(cd sub && rm y)', ['cd sub', 'rm y']],
     ['{ ls; rm z; }', ['ls', 'rm z']],
     ['if grep -q a f; then rm f; else touch f; fi', ['grep -q a f', 'rm f', 'touch f']],
@@ -47,10 +48,14 @@ describe('shellPermissionSubjects', () => {
     expect(shellPermissionSubjects(line)).toEqual(expected);
   });
 
-  it('adds the whole line as a subject when the line does not parse cleanly', () => {
-    const subjects = shellPermissionSubjects('echo "unterminated; rm x');
-    expect(subjects).toContain('echo "unterminated; rm x');
+  it('a line that does not parse cleanly is opaque (asked, never allowed by a rule)', () => {
+    expect(analyzeShellCommand('echo "unterminated; rm x').opaque).toMatch(/could not be parsed/);
     expect(parseShellCommand('echo "unterminated').errors.length).toBeGreaterThan(0);
+  });
+
+  it('nesting too deep to follow is opaque', () => {
+    const deep = `echo ${'$('.repeat(20)}rm x${')'.repeat(20)}`;
+    expect(analyzeShellCommand(deep).opaque).toMatch(/nesting too deep/);
   });
 
   it('keeps assignments and redirect details in the parse', () => {

@@ -539,7 +539,7 @@ class Parser {
     if (this.depth < maxDepth) {
       const inner = new Parser(body, this.out, this.depth + 1);
       inner.parseSequence();
-    }
+    } else this.error('nesting too deep');
     return this.src.slice(start, this.pos);
   }
 
@@ -804,7 +804,11 @@ function basename(word: string): string {
 
 /** Commands hidden inside another: `bash -c`, `eval`, wrappers, `find -exec`, `git -C`. */
 function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: number): void {
-  if (depth >= maxDepth) return;
+  if (depth >= maxDepth) {
+    // Too deep to follow: say so, so the analysis treats the line as one it cannot name.
+    if (out.errors.length < 50) out.errors.push('nesting too deep');
+    return;
+  }
   const words = command.words;
   const name = basename(words[0] ?? '');
   const nestedScript = (script: string, via: string) => {
@@ -946,24 +950,4 @@ export function fileRedirects(command: ShellCommand): ShellRedirect[] {
       return false;
     return !harmlessTargets.has(redirect.target);
   });
-}
-
-/**
- * Permission subjects of a command line (DESIGN.md §4): each command as its words joined by
- * spaces (assignment prefixes dropped), then each file redirection as `OP target`
- * (e.g. `> ~/.bashrc`). When the parser met errors, the whole line is added as one subject too,
- * so a rule must match it as well.
- */
-export function shellPermissionSubjects(source: string): string[] {
-  const parsed = parseShellCommand(source);
-  const subjects = new Set<string>();
-  for (const command of parsed.commands) {
-    if (command.words.length > 0) subjects.add(command.words.join(' '));
-    for (const redirect of fileRedirects(command)) {
-      const operator = redirect.operator === '>&' ? '>' : redirect.operator;
-      subjects.add(`${operator} ${redirect.target}`);
-    }
-  }
-  if (parsed.errors.length > 0 || subjects.size === 0) subjects.add(source.trim());
-  return [...subjects];
 }

@@ -1,0 +1,306 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell syntax, not templates
+import { fileRedirects, parseShellCommand, type ShellCommand } from './shell-parser.js';
+
+/**
+ * What a bash line means for the permission rules (DESIGN §4): the subjects (each command, with
+ * its name normalised and wrappers unwrapped, and each file redirection), and `opaque` — a reason
+ * — when the line holds something whose executed code no static analysis can name. An opaque line
+ * is never allowed by a rule, a grant or the mode; it is asked (the OS sandbox contains what runs).
+ */
+export interface ShellAnalysis {
+  subjects: string[];
+  /** Why the line cannot be fully named; undefined when every command it runs is a subject. */
+  opaque?: string;
+}
+
+// Interpreters that run code given on their command line or stdin.
+const interpreters = new Set([
+  'python',
+  'python2',
+  'python3',
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'tclsh',
+  'wish',
+  'jshell',
+  'irb',
+]);
+const shells = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'busybox',
+  'fish',
+  'csh',
+  'tcsh',
+]);
+// Programs that run another command given in their arguments, in ways the parser does not unwrap.
+const commandRunners = new Set([
+  'su',
+  'runuser',
+  'script',
+  'ssh',
+  'tmux',
+  'screen',
+  'at',
+  'batch',
+  'systemd-run',
+  'parallel',
+  'expect',
+  'flock',
+  'unshare',
+  'nsenter',
+  'firejail',
+  'bwrap',
+  'fakeroot',
+  'taskset',
+  'chrt',
+  'numactl',
+  'prlimit',
+  'valgrind',
+  'ltrace',
+  'xvfb-run',
+  'entr',
+  'dbus-run-session',
+  'sg',
+  'pkexec',
+  'crontab',
+  'chronic',
+  'ifne',
+  'gdb',
+  'lldb',
+]);
+// Builtins that define code run later, or evaluate text as code.
+const codeDefiners = new Map([
+  ['source', 'runs the commands of a file'],
+  ['.', 'runs the commands of a file'],
+  ['alias', 'defines an alias'],
+  ['trap', 'sets a trap that runs code later'],
+  ['bind', 'binds a key to code'],
+  ['enable', 'loads a builtin'],
+  ['complete', 'registers completion code'],
+  ['let', 'arithmetic over variables'],
+  ['coproc', 'runs a coprocess'],
+]);
+// Builtins whose name arguments may carry an array subscript, which bash evaluates as arithmetic.
+const nameTakers = new Set([
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'printf',
+  'read',
+  'unset',
+  'mapfile',
+  'readarray',
+  'test',
+  '[',
+  '[[',
+  'wait',
+]);
+// Options that make an ordinary program run a command of the caller's choosing.
+const commandOptions =
+  /^(--to-command|--use-compress-program|--checkpoint-action|--info-script|--new-volume-script|--rsh|--rsync-path|--upload-pack|--receive-pack|--exec|--ext-diff|--open-files-in-pager|-I$|-e$|-TT$|--unzip-command|--filter=.*exec|--config-env|--exec-path)/;
+// Environment prefixes that change what a command runs or loads.
+const dangerousVariable =
+  /^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|BASH_FUNC|PROMPT_COMMAND$|PS[0-4]$|IFS$|PATH$|CDPATH$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|SHELLOPTS$|BASHOPTS$|PERL5|PYTHON|NODE_OPTIONS$|RUBYOPT$|RUBYLIB$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|LESSOPEN$|LESSCLOSE$|SSH_ASKPASS|SUDO_ASKPASS|BROWSER$|TAR_OPTIONS$|GZIP$|ZDOTDIR$|HOME$|XDG_CONFIG_HOME$|npm_config_|NPM_CONFIG_)/;
+// git's own subcommands; anything else is an alias or a `git-<name>` program: unnameable.
+const gitCommands = new Set(
+  (
+    'add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore ' +
+    'check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone ' +
+    'column commit commit-graph commit-tree config count-objects credential describe diff ' +
+    'diff-files diff-index diff-tree difftool fetch fetch-pack filter-branch fmt-merge-msg ' +
+    'for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help ' +
+    'index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit ' +
+    'maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree mv ' +
+    'name-rev notes pack-objects pack-refs patch-id prune prune-packed pull push range-diff ' +
+    'read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list ' +
+    'rev-parse revert rm send-email shortlog show show-branch show-index show-ref sparse-checkout ' +
+    'stage stash status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects ' +
+    'update-index update-ref update-server-info var verify-commit verify-pack verify-tag version ' +
+    'whatchanged worktree write-tree'
+  ).split(' '),
+);
+
+function basename(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash === -1 ? word : word.slice(slash + 1);
+}
+
+const hasExpansion = (word: string) => /[$`]/.test(word);
+
+/** Arithmetic (`$((…))`, `((…))`, `$[…]`) that names a variable: bash may run code held in it. */
+function arithmeticOverVariables(source: string): boolean {
+  for (const match of source.matchAll(/\(\(((?:[^()]|\([^()]*\))*)\)\)|\$\[([^\]]*)\]/g)) {
+    const inner = match[1] ?? match[2] ?? '';
+    if (/[A-Za-z_$`]/.test(inner)) return true;
+  }
+  return /\[\[[^\]]*-(eq|ne|lt|le|gt|ge)\b/.test(source) && /\[\[[^\]]*[$A-Za-z_]/.test(source);
+}
+
+/** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`. */
+function evaluatingExpansion(source: string): string | undefined {
+  for (const match of source.matchAll(/\$\{([^}]*)\}?/g)) {
+    const body = match[1] ?? '';
+    if (body.startsWith('!')) return 'an indirect expansion (${!…})';
+    // Quotes inside ${…} follow rules of their own (single quotes are literal inside "${x:-'…'}"
+    // but $(…) still runs): too subtle to name reliably, so fail closed.
+    if (/[`'"]|\$\(/.test(body)) return 'a command substitution or quotes inside ${…}';
+    if (/^[A-Za-z_][A-Za-z0-9_]*@[A-Za-z]/.test(body)) return 'a ${…@…} transformation';
+    const subscript = /^[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(body)?.[1];
+    if (subscript !== undefined && !/^[0-9@*]*$/.test(subscript)) return 'an array subscript';
+  }
+  return undefined;
+}
+
+/** A word naming a variable with a computed subscript (`a[$i]`), which bash evaluates. */
+const subscriptedName = /^[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[^0-9@*\]][^\]]*\]/;
+
+/** Why one command cannot be named, if it cannot. */
+function commandOpacity(command: ShellCommand): string | undefined {
+  for (const assignment of command.assignments) {
+    const name = assignment.slice(0, assignment.indexOf('='));
+    if (subscriptedName.test(name)) return 'an array subscript';
+    if (command.words.length > 0 && dangerousVariable.test(name.replace(/\[.*$/, ''))) {
+      return `the environment prefix ${name}= changes what the command runs`;
+    }
+  }
+  const [first, ...args] = command.words;
+  if (first === undefined) return undefined;
+  if (hasExpansion(first)) return 'the command name is only known when it runs';
+  const name = basename(first);
+  const defined = codeDefiners.get(name);
+  if (defined !== undefined) return defined;
+  if (name === 'eval' && args.some(hasExpansion)) return 'eval of a value known only at run time';
+  if (nameTakers.has(name) && args.some((word) => subscriptedName.test(word))) {
+    return 'an array subscript';
+  }
+  if (commandRunners.has(name)) return `${name} runs a command the rules cannot see`;
+  if (interpreters.has(name) || /^python[0-9.]+$/.test(name)) {
+    const inline = args.some((word) => /^-(c|e|E|r|-eval|-print|p)$/.test(word) || word === '-');
+    const script = args.some((word) => !word.startsWith('-'));
+    const stdin = command.redirects.some(
+      (redirect) => redirect.operator.startsWith('<<') || redirect.operator === '<',
+    );
+    if (inline || !script || stdin) return `${name} runs code given inline or on stdin`;
+  }
+  if (shells.has(name)) {
+    const script = args.some((word) => !word.startsWith('-') && !word.startsWith('+'));
+    const stdin = command.redirects.some((redirect) => redirect.operator.startsWith('<'));
+    // `bash -c 'literal'` is followed by the parser; a shell reading stdin or a file is not.
+    if (!script || stdin || args.includes('-s')) return `${name} reads its commands from stdin`;
+  }
+  if (
+    /^(g|m|n)?awk$/.test(name) &&
+    args.some((word) => /system\s*\(|\|\s*getline|print[^;]*\|/.test(word))
+  ) {
+    return 'awk runs a command';
+  }
+  if (
+    name === 'sed' &&
+    args.some((word) => /(^|[;\n}])\s*e\b|\/[gpIiMm0-9]*e[gpIiMm0-9]*(\s|;|$)/.test(word))
+  ) {
+    return 'sed runs a command (e)';
+  }
+  if (args.some((word) => commandOptions.test(word)) && name !== 'echo' && name !== 'printf') {
+    return `${name} is given an option that runs a command`;
+  }
+  if (name === 'git') {
+    let index = 0;
+    while (index < args.length && (args[index] ?? '').startsWith('-')) {
+      const option = args[index] ?? '';
+      if (option === '-c' || /^-c.|^--config-env|^--exec-path/.test(option)) {
+        return 'git -c / --config-env / --exec-path can make git run any command';
+      }
+      index += /^(-C|--git-dir|--work-tree|--namespace|--super-prefix|--list-cmds)$/.test(option)
+        ? 2
+        : 1;
+    }
+    const subcommand = args[index];
+    if (subcommand !== undefined && !gitCommands.has(subcommand)) {
+      return `git ${subcommand} is an alias or an external command`;
+    }
+  }
+  return undefined;
+}
+
+/** The subjects one command contributes: as written, normalised, and with its environment prefix. */
+function commandSubjects(command: ShellCommand): string[] {
+  const [first, ...rest] = command.words;
+  if (first === undefined) return [];
+  const written = command.words.join(' ');
+  const subjects = [written];
+  const name = basename(first);
+  if (name !== first) subjects.push([name, ...rest].join(' '));
+  if (command.assignments.length > 0) {
+    // An allow rule must cover the prefixed form too; a deny rule still sees the bare command.
+    subjects.push(`${command.assignments.join(' ')} ${[name, ...rest].join(' ')}`);
+  }
+  if (name === 'git') {
+    // Global options must not hide the subcommand: `git --glob-pathspecs push` is `git push`.
+    let index = 0;
+    while (index < rest.length && (rest[index] ?? '').startsWith('-')) {
+      index += /^(-C|--git-dir|--work-tree|--namespace|--super-prefix)$/.test(rest[index] ?? '')
+        ? 2
+        : 1;
+    }
+    if (index > 0) subjects.push(['git', ...rest.slice(index)].join(' '));
+  }
+  // `find -delete` deletes: a rule about `rm` covers it too.
+  if (name === 'find' && rest.includes('-delete')) subjects.push('rm');
+  return subjects;
+}
+
+/** Analyses a bash line for the permission rules. Never throws; fails closed. */
+export function analyzeShellCommand(source: string): ShellAnalysis {
+  const parsed = parseShellCommand(source);
+  const subjects = new Set<string>();
+  let opaque: string | undefined;
+  const mark = (reason: string | undefined) => {
+    opaque ??= reason;
+  };
+  if (parsed.errors.length > 0) mark(`the line could not be parsed (${parsed.errors[0]})`);
+  if (arithmeticOverVariables(source)) mark('arithmetic over variables');
+  mark(evaluatingExpansion(source));
+  if (/(^|[\s;&|({])coproc(\s|$)/.test(source)) mark('runs a coprocess');
+  if (
+    /(^|[\s;&|({])function\s+[^\s;&|()]+|(^|[\s;&|({])[A-Za-z0-9_.:@%+-]+\s*\(\s*\)/.test(source)
+  ) {
+    mark('defines a function');
+  }
+  for (const command of parsed.commands) {
+    for (const subject of commandSubjects(command)) subjects.add(subject);
+    for (const redirect of fileRedirects(command)) {
+      const operator = redirect.operator === '>&' ? '>' : redirect.operator;
+      subjects.add(`${operator} ${redirect.target}`);
+      if (hasExpansion(redirect.target) && operator !== '<')
+        mark('writes to a path known only at run time');
+    }
+    mark(commandOpacity(command));
+  }
+  if (subjects.size === 0 && source.trim() !== '') subjects.add(source.trim());
+  return opaque === undefined ? { subjects: [...subjects] } : { subjects: [...subjects], opaque };
+}
+
+/**
+ * Permission subjects of a command line (DESIGN.md §4): each command (as written and with its
+ * name normalised, wrappers unwrapped), then each file redirection as `OP target`. Prefer
+ * {@link analyzeShellCommand}, which also says when the line is opaque (cannot be fully named).
+ */
+export function shellPermissionSubjects(source: string): string[] {
+  return analyzeShellCommand(source).subjects;
+}
