@@ -51,11 +51,37 @@ const blockLists: readonly [net.BlockList, string][] = [
       ['240.0.0.0', 4, 'ipv4'],
       ['::', 128, 'ipv6'],
       ['ff00::', 8, 'ipv6'],
-      // IPv4-compatible (deprecated) and 6to4 addresses embed an IPv4 address that may be private.
-      ['::', 96, 'ipv6'],
-      ['2002::', 16, 'ipv6'],
+      // IANA IPv4 special-purpose registry: documentation, AS112, AMT, the 6to4 relay anycast.
+      ['192.0.2.0', 24, 'ipv4'],
+      ['192.31.196.0', 24, 'ipv4'],
+      ['192.52.193.0', 24, 'ipv4'],
+      ['192.88.99.0', 24, 'ipv4'],
+      ['192.175.48.0', 24, 'ipv4'],
+      ['198.51.100.0', 24, 'ipv4'],
+      ['203.0.113.0', 24, 'ipv4'],
+      // IPv6 special-purpose registry: discard-only, IETF protocol assignments (incl. Teredo
+      // 2001::/32), documentation, SRv6 SIDs, deprecated site-local.
+      ['100::', 64, 'ipv6'],
+      ['2001::', 23, 'ipv6'],
+      ['2001:db8::', 32, 'ipv6'],
+      ['3fff::', 20, 'ipv6'],
+      ['5f00::', 16, 'ipv6'],
+      ['fec0::', 10, 'ipv6'],
     ]),
     'a reserved, multicast or unspecified address',
+  ],
+  [
+    // Addresses that carry an IPv4 address a translator or tunnel may deliver to — including a
+    // private one (NAT64 `64:ff9b::10.0.0.1` reaches 10.0.0.1): refused whatever they embed.
+    blockList([
+      ['64:ff9b::', 96, 'ipv6'],
+      ['64:ff9b:1::', 48, 'ipv6'],
+      ['::', 96, 'ipv6'],
+      ['::ffff:0:0:0', 96, 'ipv6'],
+      ['2001::', 32, 'ipv6'],
+      ['2002::', 16, 'ipv6'],
+    ]),
+    'an IPv6 address that embeds an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible or -translated), which may be a private one',
   ],
 ];
 

@@ -452,6 +452,42 @@ describe('web_fetch private-network guard', () => {
       '::ffff:7f00:1',
     ])
       expect(privateAddressReason(address), address).toBeDefined();
+    // Every special-purpose range that can map onto a private address, many spellings each.
+    for (const address of [
+      '64:ff9b::a00:1',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::c0a8:101',
+      '64:ff9b::8.8.8.8',
+      '64:ff9b:1::a00:1',
+      '64:ff9b:1:ffff::1',
+      '0064:ff9b:0000:0000:0000:0000:0a00:0001',
+      '::10.0.0.1',
+      '::127.0.0.1',
+      '::ffff:0:10.0.0.1',
+      '::ffff:0:7f00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:169.254.169.254',
+      '2002:a00:1::',
+      '2002:7f00:1::1',
+      '2002:c0a8:101::',
+      '2001:0:4136:e378:8000:63bf:f5ff:fffe',
+      '2001::1',
+      '2001:db8::1',
+      '100::1',
+      'fec0::1',
+      'fd00:ec2::254',
+      'fe80::1%1',
+      '192.0.2.1',
+      '198.51.100.7',
+      '203.0.113.9',
+      '192.88.99.1',
+      '255.255.255.255',
+      '0.0.0.0',
+      '100.100.100.200',
+    ])
+      expect(privateAddressReason(address.replace(/%.*$/, '')), address).toBeDefined();
     for (const address of [
       '8.8.8.8',
       '1.1.1.1',
