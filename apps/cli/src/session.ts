@@ -35,7 +35,7 @@ export interface Session {
 /** Exit code of a `-p` run in which a call needed approval and there was no one to ask. */
 export const deniedWithoutApproverExitCode = 4;
 
-/** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns, 130 aborted. */
+/** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns or budget spent, 130 aborted. */
 export function exitCodeFor(stopReason: AgentStopReason): number {
   switch (stopReason) {
     case 'completed':
@@ -44,6 +44,7 @@ export function exitCodeFor(stopReason: AgentStopReason): number {
     case 'error':
       return 1;
     case 'max-turns':
+    case 'budget-exhausted':
       return 3;
     case 'aborted':
       return 130;

@@ -122,6 +122,8 @@ export class Transcript {
         this.#endLine();
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
+        else if (event.stopReason === 'budget-exhausted')
+          this.line(`(stopped: ${event.budgetReason ?? 'the run budget is spent'})`);
         else if (event.stopReason === 'error')
           this.line(`error: ${describeFailure(event.error, event.providerError)}`);
         return;

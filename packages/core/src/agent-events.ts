@@ -4,7 +4,13 @@ import type { StreamEvent } from './provider.js';
 import type { ToolResult } from './tool.js';
 
 /** Why a run ended. */
-export type AgentStopReason = 'completed' | 'max-turns' | 'terminated' | 'aborted' | 'error';
+export type AgentStopReason =
+  | 'completed'
+  | 'max-turns'
+  | 'terminated'
+  | 'aborted'
+  | 'error'
+  | 'budget-exhausted';
 
 /**
  * Everything a run reports, in order. Tool events carry `toolCallId` and `toolName`;
@@ -66,6 +72,8 @@ export type AgentEvent =
       messages: Message[];
       /** Set when `stopReason` is `error`. */
       error?: string;
+      /** Set when `stopReason` is `budget-exhausted`: which budget, e.g. "the budget of 5 model calls is spent". */
+      budgetReason?: string;
       /** The provider's typed error (status, retryability) when a model call ended the run. */
       providerError?: ProviderError;
     };

@@ -2,6 +2,7 @@ import type { AgentEvent } from './agent-events.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { Provider, ThinkingLevel, ToolChoice } from './provider.js';
 import type { ResourceLocks } from './resource-locks.js';
+import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import type { AnyAgentTool, PermissionTier, ToolResult } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -59,6 +60,11 @@ export interface PermissionRequest extends ToolCallInfo {
   opaque?: string;
   /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
   signal?: AbortSignal;
+  /**
+   * The chain of sub-agents asking, from the root (`['helper', 'researcher']`); empty for the
+   * root agent's own calls. Lets an approver say "helper › researcher wants to run …".
+   */
+  agentPath?: readonly string[];
 }
 
 /** The permission gate's answer; a denial reaches the model as a `denied` result with the reason. */
@@ -98,6 +104,13 @@ export interface AgentOptions {
    * tool keeps its resource key until its promise settles.
    */
   abortGraceMs?: number;
+  /** Limits of the whole run tree (model calls, tokens, cost, time); sub-agents draw from them. */
+  budget?: RunBudgetLimits;
+  /**
+   * Starts this agent's runs inside a parent run (a sub-agent): its chain, depth limit and budget
+   * come from the parent's `ToolContext.run`. Used by `@agent/subagent`.
+   */
+  parentRun?: ParentRun;
   /** Default clip size in characters for older tool results sent to the model [30000]. */
   maxResultChars?: number;
   hooks?: AgentHooks;

@@ -16,6 +16,7 @@ import {
 import type { ProviderRequest } from './provider.js';
 import { sharedResourceLocks } from './resource-locks.js';
 import { clipToolResultMessage } from './result-budget.js';
+import { RunBudget, type RunContext } from './run-context.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import { toToolDefinition } from './tool.js';
 import { executeToolCalls, unexecutedResults } from './tool-execution.js';
@@ -33,8 +34,15 @@ export interface AgentRunResult {
   turns: number;
   /** Token usage summed over the run's model calls. */
   usage: Usage;
+  /**
+   * Usage of the whole run tree: this run's model calls plus those of every sub-agent run it
+   * started (cost included when known). Equal to `usage` for a run without sub-agents.
+   */
+  treeUsage: Usage;
   /** Set when `stopReason` is `error`. */
   error?: string;
+  /** Set when `stopReason` is `budget-exhausted`: which budget was spent. */
+  budgetReason?: string;
   /** The provider's typed error (status, retryability) when a model call ended the run. */
   providerError?: ProviderError;
 }
@@ -98,6 +106,10 @@ export class Agent {
       ['toolTimeoutMs', options.toolTimeoutMs],
       ['abortGraceMs', options.abortGraceMs],
       ['maxResultChars', options.maxResultChars],
+      ['budget.maxModelCalls', options.budget?.maxModelCalls],
+      ['budget.maxTokens', options.budget?.maxTokens],
+      ['budget.maxCost', options.budget?.maxCost],
+      ['budget.timeoutMs', options.budget?.timeoutMs],
     ] as const) {
       if (value !== undefined && !(value >= 0))
         throw new AgentError(`${name} must be a number >= 0, got ${String(value)}`);
@@ -192,6 +204,21 @@ export class Agent {
   ): Promise<AgentRunResult> {
     const added: Message[] = [];
     const usage = emptyUsage();
+    const parent = this.#options.parentRun;
+    const budget = new RunBudget(this.#options.budget ?? {}, parent?.context.budget);
+    const depthLimit = parent?.depthLimit ?? parent?.context.depthLimit;
+    const runContext: RunContext = {
+      runId,
+      agentPath: parent === undefined ? [] : [...parent.context.agentPath, parent.name],
+      depth: parent === undefined ? 0 : parent.context.depth + 1,
+      budget,
+      ...(depthLimit === undefined ? {} : { depthLimit }),
+      ...(this.#options.permissionGate === undefined
+        ? {}
+        : { permissionGate: this.#options.permissionGate }),
+      ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
+    };
+    let budgetReason: string | undefined;
     let turns = 0;
     let finalMessage: AssistantMessage | undefined;
     let stopReason: AgentStopReason = 'completed';
@@ -225,6 +252,12 @@ export class Agent {
             stopReason = 'max-turns';
             break outer;
           }
+          // Reserved synchronously: concurrent sub-agents cannot both take the last model call.
+          budgetReason = budget.startModelCall();
+          if (budgetReason !== undefined) {
+            stopReason = 'budget-exhausted';
+            break outer;
+          }
           turns++;
           emit({ type: 'turn-start', runId, turn: turns });
           const assistant = await streamAssistantMessage(this.#options.provider, this.#request(), {
@@ -236,6 +269,7 @@ export class Agent {
             },
           });
           addUsage(usage, assistant.usage);
+          budget.consume(assistant.usage);
           this.#messages.push(assistant);
           added.push(assistant);
           finalMessage = assistant;
@@ -267,6 +301,7 @@ export class Agent {
             registry: this.tools,
             strategy: this.#strategy,
             runSignal: signal,
+            run: runContext,
             hooks: this.#options.hooks ?? {},
             permissionGate: this.#options.permissionGate,
             locks: this.#options.resourceLocks ?? sharedResourceLocks,
@@ -314,6 +349,8 @@ export class Agent {
     }
     const end: AgentEvent = { type: 'agent-end', runId, stopReason, messages: added };
     if (error !== undefined) end.error = error;
+    if (stopReason === 'budget-exhausted' && budgetReason !== undefined)
+      end.budgetReason = budgetReason;
     if (stopReason === 'error' && providerError !== undefined) end.providerError = providerError;
     emit(end);
     const result: AgentRunResult = {
@@ -323,8 +360,10 @@ export class Agent {
       finalMessage,
       turns,
       usage,
+      treeUsage: budget.used,
     };
     if (error !== undefined) result.error = error;
+    if (end.budgetReason !== undefined) result.budgetReason = end.budgetReason;
     if (stopReason === 'error' && providerError !== undefined) result.providerError = providerError;
     return result;
   }

@@ -101,6 +101,12 @@ export {
   type StreamDriver,
 } from './retrying-stream.js';
 export {
+  type ParentRun,
+  RunBudget,
+  type RunBudgetLimits,
+  type RunContext,
+} from './run-context.js';
+export {
   assertValidStrategy,
   batched,
   parallel,

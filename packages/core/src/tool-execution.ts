@@ -4,6 +4,7 @@ import { errorMessage, ToolError, type ToolErrorKind } from './errors.js';
 import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
+import type { RunContext } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import {
   type AnyAgentTool,
@@ -28,6 +29,8 @@ export interface ExecuteToolCallsParams {
   runSignal: AbortSignal;
   hooks: AgentHooks;
   permissionGate: PermissionGate | undefined;
+  /** The calling run, handed to each tool as `ctx.run`. */
+  run?: RunContext;
   locks: ResourceLocks;
   defaultTimeoutMs: number;
   /** How long an aborted tool may take to stop before it is reported as still running, in ms. */
@@ -334,6 +337,7 @@ async function prepareCall(
           subjects,
           ...(opaque === undefined ? {} : { opaque }),
           signal: params.runSignal,
+          agentPath: params.run?.agentPath ?? [],
         }),
         params.runSignal,
       );
@@ -468,6 +472,7 @@ async function runCall(
       toolCallId: call.id,
       toolName: tool.name,
       signal: controller.signal,
+      ...(params.run === undefined ? {} : { run: params.run }),
       onUpdate: (partial) => {
         if (beforeToolExecutionUpdate === undefined && afterToolExecutionUpdate === undefined) {
           if (started)

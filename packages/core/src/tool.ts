@@ -1,5 +1,6 @@
 import type { JsonSchema, JsonSchemaObject } from './json-schema.js';
 import type { ToolResultContent } from './messages.js';
+import type { RunContext } from './run-context.js';
 
 /** Permission tier a tool needs, from least to most powerful. */
 export type PermissionTier = 'read-only' | 'workspace-write' | 'full-access';
@@ -65,6 +66,8 @@ export interface ToolContext {
   onUpdate: (partial: ToolResult) => void;
   /** Reports user-facing progress; `progress` is a fraction in [0, 1] when known. */
   onProgress: (text: string, progress?: number) => void;
+  /** The calling run: its chain of sub-agents, depth, gate, hooks and budget (set by the loop). */
+  run?: RunContext;
 }
 
 /** One problem found while validating arguments; `path` points at the bad field. */

@@ -2,8 +2,6 @@ import {
   type AgentEvent,
   type AgentRunResult,
   type AgentStopReason,
-  addUsage,
-  emptyUsage,
   type Message,
   messageText,
   toolCallsOf,
@@ -26,7 +24,7 @@ export interface SubAgentDetails {
   toolCalls: number;
   /** Token usage summed over the child's own model calls. */
   usage: Usage;
-  /** `usage` plus the `totalUsage` of the sub-agents the child called in turn. */
+  /** `usage` plus that of every sub-agent the child started in turn (the child's `treeUsage`). */
   totalUsage: Usage;
   /** The child's error, when `stopReason` is `error`. */
   error?: string;
@@ -77,13 +75,11 @@ export function summariseChildRun(
   info: { agentName: string; depth: number; includeMessages: boolean },
 ): SubAgentDetails {
   let toolCalls = 0;
-  const totalUsage = addUsage(emptyUsage(), result.usage);
   for (const message of result.messages) {
     if (message.role === 'assistant') toolCalls += toolCallsOf(message).length;
-    // Nested sub-agents report their own totals; an aborted nested call has none to add.
-    else if (message.role === 'toolResult' && isSubAgentDetails(message.details))
-      addUsage(totalUsage, message.details.totalUsage);
   }
+  // The run tree's usage, counted by core as each model call ends (aborted nested calls included).
+  const totalUsage = structuredClone(result.treeUsage);
   const details: SubAgentDetails = {
     childLoopId: result.runId,
     agentName: info.agentName,

@@ -2,6 +2,7 @@ import {
   Agent,
   AgentError,
   type AgentEvent,
+  type AgentHooks,
   type AgentOptions,
   type AgentRunResult,
   type AnyAgentTool,
@@ -9,7 +10,9 @@ import {
   type DefinedTool,
   defineTool,
   messageText,
+  type PermissionGate,
   type PermissionTier,
+  type RunContext,
   type ToolContext,
   ToolError,
   type ToolPolicy,
@@ -74,7 +77,7 @@ export interface SubAgentOutcome<TArgs> {
   output: unknown;
   /** The details the call's result will carry. */
   details: SubAgentDetails;
-  /** True when the child did not finish its task: `error` or `max-turns` without a submitted result, or no submission when `output` is set. */
+  /** True when the child did not finish its task: `error`, `max-turns` or `budget-exhausted` without a submitted result, or no submission when `output` is set. */
   failed: boolean;
 }
 
@@ -96,6 +99,7 @@ export type SubAgentLoopOptions = Pick<
   | 'hooks'
   | 'permissionGate'
   | 'resourceLocks'
+  | 'budget'
 >;
 
 /** Options of {@link createSubAgentTool}: the tool's face, the child loop, and how results are shaped. */
@@ -117,6 +121,11 @@ export interface SubAgentToolOptions<TInput extends z.ZodType = DefaultSubAgentI
   prompt?: (args: z.output<TInput>) => string | UserMessage;
   /** Deepest child-loop nesting allowed, counting the root agent's sub-agents as depth 1 [3]. */
   maxDepth?: number;
+  /**
+   * Run the parent's hooks on the child's calls too [true]. The parent's permission gate always
+   * applies (the child's own `permissionGate` can only narrow it); hooks may be opted out of.
+   */
+  inheritHooks?: boolean;
   /** Run alone: a parent batch containing this tool runs sequentially [false]. */
   exclusive?: boolean;
   /** Overrides of the tool's policy (the permission tier defaults to the highest among the child's tools). */
@@ -248,24 +257,40 @@ async function runChild<TInput extends z.ZodType>(
   ctx: ToolContext,
 ): Promise<ToolResult<SubAgentDetails>> {
   const agentName = options.name;
-  const depth = binding.callerDepth + 1;
-  if (depth > binding.depthLimit) {
+  // The calling run's context, set by the loop, is what counts: a spread copy, a wrapper or a
+  // re-registered instance of this tool has the same depth as the original.
+  const parentRun = ctx.run;
+  const depth = (parentRun?.depth ?? binding.callerDepth) + 1;
+  const depthLimit = Math.min(
+    binding.depthLimit,
+    parentRun?.depthLimit ?? Number.POSITIVE_INFINITY,
+    options.maxDepth ?? defaultMaxSubAgentDepth,
+  );
+  if (depth > depthLimit) {
     throw new ToolError(
       `Sub-agent "${agentName}" was not started: it would run at nesting depth ${depth}, ` +
-        `over the limit of ${binding.depthLimit} (maxDepth). Do this part yourself with your other tools.`,
+        `over the limit of ${depthLimit} (maxDepth). Do this part yourself with your other tools.`,
       { kind: 'denied', toolName: agentName },
     );
   }
 
   let submission: { value: unknown } | undefined;
-  const tools = childTools(options.tools, depth, binding.depthLimit);
+  const tools = childTools(options.tools, depth, depthLimit);
   if (options.output !== undefined)
     tools.push(
       submitTool(options.output, (value) => {
         submission = { value };
       }),
     );
-  const agent = new Agent({ ...loopOptions(options), tools });
+  const inherited = containment(options, parentRun);
+  const agent = new Agent({
+    ...loopOptions(options),
+    ...inherited,
+    tools,
+    ...(parentRun === undefined
+      ? {}
+      : { parentRun: { context: parentRun, name: agentName, depthLimit } }),
+  });
   let childLoopId = '';
   let turn = 0;
   const forward = options.forwardEvent;
@@ -307,6 +332,7 @@ async function runChild<TInput extends z.ZodType>(
     submission === undefined &&
     (result.stopReason === 'error' ||
       result.stopReason === 'max-turns' ||
+      result.stopReason === 'budget-exhausted' ||
       options.output !== undefined);
   const finalText = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
   const outcome: SubAgentOutcome<z.output<TInput>> = {
@@ -368,7 +394,9 @@ function defaultResult<TInput extends z.ZodType>(
       ? `it reached its limit of ${run.turns} turns (maxTurns)`
       : run.stopReason === 'error'
         ? `it failed: ${run.error ?? 'unknown error'}`
-        : `it ended without calling ${submitResultToolName}`;
+        : run.stopReason === 'budget-exhausted'
+          ? `it ran out of budget (${run.budgetReason ?? 'the run budget is spent'})`
+          : `it ended without calling ${submitResultToolName}`;
   // A long-running child may have written a lot; the parent needs the gist and the latest part.
   const said = clipText(everythingSaid(run.messages), maxPartialTextChars);
   const text =
@@ -394,11 +422,73 @@ function loopOptions(options: SubAgentLoopOptions): AgentOptions {
     'hooks',
     'permissionGate',
     'resourceLocks',
+    'budget',
   ] as const satisfies readonly (keyof SubAgentLoopOptions)[];
   for (const key of keys) {
     if (options[key] !== undefined) Object.assign(loop, { [key]: options[key] });
   }
   return loop;
+}
+
+/**
+ * The child's gate and hooks inside its parent's containment: every call must pass the child's
+ * own gate (if any) *and* the parent's (same rules, mode, grants and approver — a narrower
+ * policy, never a wider one); the parent's hooks run around the child's own unless opted out.
+ */
+function containment<TInput extends z.ZodType>(
+  options: SubAgentToolOptions<TInput>,
+  parentRun: RunContext | undefined,
+): Pick<AgentOptions, 'permissionGate' | 'hooks'> {
+  const out: Pick<AgentOptions, 'permissionGate' | 'hooks'> = {};
+  const gate = bothGates(options.permissionGate, parentRun?.permissionGate);
+  if (gate !== undefined) out.permissionGate = gate;
+  const hooks =
+    options.inheritHooks === false ? options.hooks : bothHooks(parentRun?.hooks, options.hooks);
+  if (hooks !== undefined) out.hooks = hooks;
+  return out;
+}
+
+/** A gate that allows only what both allow: a deny from either denies. */
+function bothGates(
+  own: PermissionGate | undefined,
+  inherited: PermissionGate | undefined,
+): PermissionGate | undefined {
+  if (own === undefined || inherited === undefined) return own ?? inherited;
+  return async (request) => {
+    const first = await own(request);
+    if (first.behavior === 'deny') return first;
+    return inherited(request);
+  };
+}
+
+/** The parent's hooks around the child's own: the parent decides first and sees the final result. */
+function bothHooks(
+  outer: AgentHooks | undefined,
+  inner: AgentHooks | undefined,
+): AgentHooks | undefined {
+  if (outer === undefined || inner === undefined) return outer ?? inner;
+  const hooks: AgentHooks = {
+    beforeToolExecution: async (call) => {
+      const first = await outer.beforeToolExecution?.(call);
+      if (first?.action === 'skip') return first;
+      const args = first?.action === 'replace' ? first.args : call.args;
+      const second = await inner.beforeToolExecution?.({ ...call, args });
+      if (second !== undefined && second.action !== 'allow') return second;
+      return first;
+    },
+    afterToolExecution: async (call, result) => {
+      const changed = (await inner.afterToolExecution?.(call, result)) ?? result;
+      return (await outer.afterToolExecution?.(call, changed)) ?? changed;
+    },
+    beforeToolExecutionUpdate: async (call, partial) =>
+      (await outer.beforeToolExecutionUpdate?.(call, partial)) !== false &&
+      (await inner.beforeToolExecutionUpdate?.(call, partial)) !== false,
+    afterToolExecutionUpdate: async (call, partial) => {
+      await inner.afterToolExecutionUpdate?.(call, partial);
+      await outer.afterToolExecutionUpdate?.(call, partial);
+    },
+  };
+  return hooks;
 }
 
 /** The child's tools, with every sub-agent tool among them re-bound one level deeper. */

@@ -1,0 +1,122 @@
+import type { AgentHooks, PermissionGate } from './agent-options.js';
+import { addUsage, emptyUsage, type Usage } from './messages.js';
+
+/**
+ * Limits for a whole run tree: a parent sets them, and every sub-agent run started from its tools
+ * draws from the same counters (a child may add narrower limits of its own, never wider ones).
+ */
+export interface RunBudgetLimits {
+  /** Model calls, counted when each call starts. */
+  maxModelCalls?: number;
+  /** Tokens (input + output + cache, as `usage.totalTokens`), counted after each call. */
+  maxTokens?: number;
+  /** Cost in dollars (`usage.cost.total`, when the model's prices are known), counted after each call. */
+  maxCost?: number;
+  /** Wall-clock time in ms from the run's start; checked before each model call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Shared counters of a run and every run below it. `used` is the usage of the whole subtree;
+ * consuming in a child counts in each ancestor too, and a child stops when any budget on its
+ * chain is spent.
+ */
+export class RunBudget {
+  readonly #limits: RunBudgetLimits;
+  readonly #parent: RunBudget | undefined;
+  readonly #deadline: number | undefined;
+  readonly #used: Usage = emptyUsage();
+  #modelCalls = 0;
+
+  constructor(limits: RunBudgetLimits = {}, parent?: RunBudget) {
+    for (const [name, value] of Object.entries(limits)) {
+      if (value !== undefined && !(typeof value === 'number' && value >= 0)) {
+        throw new RangeError(`budget.${name} must be a number >= 0, got ${String(value)}`);
+      }
+    }
+    this.#limits = limits;
+    this.#parent = parent;
+    this.#deadline = limits.timeoutMs === undefined ? undefined : Date.now() + limits.timeoutMs;
+  }
+
+  /** Usage of this run and every run below it (cost included when known). */
+  get used(): Usage {
+    return structuredClone(this.#used);
+  }
+
+  /** Model calls started in this run and below it. */
+  get modelCalls(): number {
+    return this.#modelCalls;
+  }
+
+  /** Why no further model call may start (this budget or an ancestor's), or undefined. */
+  exhausted(): string | undefined {
+    const limits = this.#limits;
+    if (limits.maxModelCalls !== undefined && this.#modelCalls >= limits.maxModelCalls) {
+      return `the budget of ${limits.maxModelCalls} model calls is spent`;
+    }
+    if (limits.maxTokens !== undefined && this.#used.totalTokens >= limits.maxTokens) {
+      return `the budget of ${limits.maxTokens} tokens is spent (${this.#used.totalTokens} used)`;
+    }
+    const cost = this.#used.cost?.total ?? 0;
+    if (limits.maxCost !== undefined && cost >= limits.maxCost) {
+      return `the budget of $${limits.maxCost} is spent ($${cost.toFixed(4)} used)`;
+    }
+    if (this.#deadline !== undefined && Date.now() >= this.#deadline) {
+      return `the time budget of ${limits.timeoutMs} ms is spent`;
+    }
+    return this.#parent?.exhausted();
+  }
+
+  /**
+   * Reserves one model call on this budget and every ancestor, or returns why it cannot start.
+   * Synchronous, so concurrent children cannot both take the last call.
+   */
+  startModelCall(): string | undefined {
+    const reason = this.exhausted();
+    if (reason !== undefined) return reason;
+    for (let budget: RunBudget | undefined = this; budget !== undefined; budget = budget.#parent) {
+      budget.#modelCalls += 1;
+    }
+    return undefined;
+  }
+
+  /** Adds a finished model call's usage here and in every ancestor. */
+  consume(usage: Usage): void {
+    for (let budget: RunBudget | undefined = this; budget !== undefined; budget = budget.#parent) {
+      addUsage(budget.#used, usage);
+    }
+  }
+}
+
+/**
+ * What a tool knows about the run that called it (`ToolContext.run`): enough for a sub-agent tool
+ * to start its child inside the parent's containment — the same permission gate and hooks, the
+ * chain of sub-agents, and the shared budget — without markers on tool objects.
+ */
+export interface RunContext {
+  /** Id of the calling run. */
+  runId: string;
+  /** Names of the sub-agents from the root agent down to this run (`[]` for the root). */
+  agentPath: readonly string[];
+  /** Nesting depth: 0 for the root agent, 1 for its sub-agents, … */
+  depth: number;
+  /** The deepest nesting allowed below (the smallest `maxDepth` along the chain), when one is set. */
+  depthLimit?: number;
+  /** The run's permission gate, which a child inherits. */
+  permissionGate?: PermissionGate;
+  /** The run's hooks, which a child inherits unless its app opts out. */
+  hooks?: AgentHooks;
+  /** The run tree's budget; a child draws from it. */
+  budget: RunBudget;
+}
+
+/** How a child run is started inside a parent's run context (`AgentOptions.parentRun`). */
+export interface ParentRun {
+  /** The parent's run context, from the calling tool's `ctx.run`. */
+  context: RunContext;
+  /** The child's name in the chain (the sub-agent tool's name). */
+  name: string;
+  /** The deepest nesting allowed below this child. */
+  depthLimit?: number;
+}
