@@ -22,7 +22,11 @@ const callsPerAgent = 8;
 
 async function runAgents(agents: number): Promise<AgentRunResult[]> {
   dir = makeTempDir();
-  const tools = defaultTools({ cwd: dir, bash: { spillDir: path.join(dir, '.spill') } });
+  // Unsandboxed: this pins down pipe handling at scale; the sandbox suite covers sandboxed runs.
+  const tools = defaultTools({
+    cwd: dir,
+    bash: { spillDir: path.join(dir, '.spill'), sandbox: 'off' },
+  });
   return Promise.all(
     Array.from({ length: agents }, (_, agentIndex) => {
       const provider = createScriptedProvider([

@@ -16,6 +16,9 @@ function tool(
   background = new BackgroundTasks();
   return createBashTool({
     cwd: dir,
+    // These tests pin down process handling (groups, setsid escapes, pids) without the OS
+    // sandbox, whose pid namespace hides host pids; sandbox.test.ts covers the sandboxed runs.
+    sandbox: 'off',
     killGraceMs: grace,
     spillDir: path.join(dir, '.spill'),
     backgroundTasks: background,

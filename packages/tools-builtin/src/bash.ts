@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import * as z from 'zod';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
 import {
@@ -50,6 +51,12 @@ export interface BashToolOptions {
   process?: Partial<ProcessOperations>;
   /** Registry of background commands, shared with the `bash_output` tool [a new one]. */
   backgroundTasks?: BackgroundTasks;
+  /**
+   * The OS sandbox every command runs in: a `Sandbox` from `@agent/sandbox`, a mode, or sandbox
+   * options [`auto`: bubblewrap where it works, writes only in `cwd` (or the given
+   * `writableRoots`) and a private /tmp, secrets hidden, no network; else unsandboxed with a warning].
+   */
+  sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
 }
 
 /** Arguments of the bash tool. */
@@ -58,6 +65,7 @@ export interface BashArgs {
   timeout?: number | undefined;
   description?: string | undefined;
   run_in_background?: boolean | undefined;
+  dangerouslyDisableSandbox?: boolean | undefined;
 }
 
 /** `details` of a bash result (never sent to the model). */
@@ -78,6 +86,8 @@ export interface BashDetails {
   durationMs: number;
   /** Set in background mode. */
   taskId?: string;
+  /** Whether the command ran inside the OS sandbox. */
+  sandboxed?: boolean;
 }
 
 /** Resolved bash options shared by foreground and background runs. */
@@ -91,6 +101,7 @@ export interface BashRunSettings {
   spillDir: string;
   maxSpillBytes: number;
   process: ProcessOperations;
+  sandbox: Sandbox;
 }
 
 /** Default {@link BashToolOptions.maxSpillBytes}: 1 GiB per stream. */
@@ -99,8 +110,16 @@ export const defaultMaxSpillBytes = 1024 * 1024 * 1024;
 /** Default {@link BashToolOptions.spillMaxAgeMs}: 24 hours. */
 export const defaultSpillMaxAgeMs = 24 * 60 * 60 * 1000;
 
+/** The sandbox of a bash tool from its options (see {@link BashToolOptions.sandbox}). */
+export function sandboxOf(sandbox: BashToolOptions['sandbox'], cwd: string): Sandbox {
+  if (sandbox !== undefined && typeof sandbox === 'object' && 'wrap' in sandbox) return sandbox;
+  const options = typeof sandbox === 'string' ? { mode: sandbox } : (sandbox ?? {});
+  return createSandbox({ ...options, writableRoots: options.writableRoots ?? [cwd] });
+}
+
 function settingsOf(options: BashToolOptions): BashRunSettings {
   return {
+    sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd)),
     cwd: path.resolve(options.cwd),
     shell: options.shell ?? '/bin/bash',
     env: options.env ?? process.env,
@@ -145,16 +164,22 @@ export class BackgroundTasks {
   readonly #tasks = new Map<string, BackgroundTask>();
   #next = 1;
 
-  /** Starts a command in the background and returns its task. */
-  start(command: string, settings: BashRunSettings): BackgroundTask {
+  /** Starts a command in the background (in the sandbox unless `unsandboxed`) and returns its task. */
+  async start(
+    command: string,
+    settings: BashRunSettings,
+    options: { unsandboxed?: boolean } = {},
+  ): Promise<BackgroundTask> {
     const id = `bg-${this.#next++}`;
     const buffers = buffersFor(settings, `${id}-${randomUUID().slice(0, 8)}`);
+    const wrapped = options.unsandboxed === true ? undefined : await wrapCommand(settings, command);
     const handle = startProcessGroup({
       ...settings,
       command,
       stdout: buffers.stdout,
       stderr: buffers.stderr,
       marker: randomUUID(),
+      ...(wrapped === undefined ? {} : { wrapped }),
     });
     const task: BackgroundTask = {
       id,
@@ -190,6 +215,20 @@ export class BackgroundTasks {
       }),
     );
   }
+}
+
+/** `shell -c command` inside the sandbox, or undefined when the sandbox is not active. */
+async function wrapCommand(
+  settings: BashRunSettings,
+  command: string,
+): Promise<{ file: string; args: readonly string[]; env: NodeJS.ProcessEnv } | undefined> {
+  if (!settings.sandbox.status.active) return undefined;
+  return settings.sandbox.wrap({
+    file: settings.shell,
+    args: ['-c', command],
+    cwd: settings.cwd,
+    env: settings.env,
+  });
 }
 
 function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
@@ -238,6 +277,12 @@ const bashInput = z.object({
     .boolean()
     .optional()
     .describe('Start the command and return at once with a task id; read it with bash_output.'),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      'Run outside the OS sandbox. Only when a command failed because the sandbox blocked it and it truly needs to; the user is always asked.',
+    ),
 });
 
 /**
@@ -265,6 +310,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       'Large output is cut to its head and tail; the full output is saved to a file whose path is given.',
       'A non-zero exit code is reported, not an error. Stdin is closed.',
       'Use run_in_background for servers and long jobs, then bash_output to read or kill them.',
+      `Commands are ${settings.sandbox.describe()}.`,
     ].join(' '),
     input: bashInput,
     source: 'builtin',
@@ -273,10 +319,18 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       // Our own timeout fires first and reports partial output; this is the loop's backstop.
       timeoutMs: maxTimeoutMs + settings.killGraceMs + 10_000,
     },
-    permissionSubjects: (args) => analyzeShellCommand(args.command),
+    permissionSubjects: (args) => {
+      const analysis = analyzeShellCommand(args.command);
+      // Running outside an active sandbox is its own permission: always asked, never a rule's.
+      if (args.dangerouslyDisableSandbox === true && settings.sandbox.status.active) {
+        return { subjects: analysis.subjects, opaque: 'runs outside the OS sandbox' };
+      }
+      return analysis;
+    },
     execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
+      const unsandboxed = args.dangerouslyDisableSandbox === true;
       if (args.run_in_background === true) {
-        const task = background.start(args.command, settings);
+        const task = await background.start(args.command, settings, { unsandboxed });
         if (task.handle.pid === undefined) {
           const outcome = await task.handle.done;
           throw new ToolError(`Could not start ${settings.shell}: ${outcome.spawnError?.message}`);
@@ -319,6 +373,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
           ],
         });
       };
+      const wrapped = unsandboxed ? undefined : await wrapCommand(settings, args.command);
       const handle = startProcessGroup({
         ...settings,
         command: args.command,
@@ -327,6 +382,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         timeoutMs,
         signal: ctx.signal,
         marker: randomUUID(),
+        ...(wrapped === undefined ? {} : { wrapped }),
         onData: () => {
           if (pendingUpdate !== undefined) return;
           const wait = lastUpdate + updateIntervalMs - Date.now();
@@ -344,6 +400,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const stdout = buffers.stdout.snapshot();
       const stderr = buffers.stderr.snapshot();
       const details = detailsOf(outcome, stdout, stderr, Date.now() - started);
+      details.sandboxed = wrapped !== undefined;
       if (outcome.aborted && !outcome.timedOut) {
         throw ToolError.cancelled('bash', 'the command was aborted and its process group killed');
       }
@@ -351,7 +408,14 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const status = outcome.timedOut
         ? `Command timed out after ${timeoutMs} ms; its process group was killed.`
         : `Exit code: ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}`;
-      const text = body === '' ? `${status}\n(no output)` : `${body}\n${status}`;
+      // A failure the sandbox caused says so: not just "Permission denied" or "Read-only file system".
+      const blocked =
+        wrapped === undefined
+          ? undefined
+          : settings.sandbox.explainFailure(`${stdout.text}\n${stderr.text}`);
+      const text =
+        (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
+        (blocked === undefined ? '' : `\n${blocked}`);
       const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
       if (outcome.timedOut) result.isError = true;
       return result;

@@ -6,6 +6,7 @@ import {
   type BashToolOptions,
   createBashOutputTool,
   createBashTool,
+  sandboxOf,
 } from './bash.js';
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
 import { createGlobTool } from './glob.js';
@@ -77,6 +78,16 @@ export interface DefaultToolsOptions {
   backgroundTasks?: BackgroundTasks;
 }
 
+/** Sandbox options whose writable roots default to the workspace roots. */
+function withRoots(
+  sandbox: BashToolOptions['sandbox'],
+  roots: readonly string[],
+): BashToolOptions['sandbox'] {
+  if (sandbox !== undefined && typeof sandbox === 'object' && 'wrap' in sandbox) return sandbox;
+  const options = typeof sandbox === 'string' ? { mode: sandbox } : (sandbox ?? {});
+  return { ...options, writableRoots: options.writableRoots ?? roots };
+}
+
 /**
  * The built-in tools, sharing one workspace (confinement to `roots` by real path) and one
  * background-task registry. Where bash saves large output is readable by the read-only tools.
@@ -92,7 +103,15 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
   const backgroundTasks = options.backgroundTasks ?? new BackgroundTasks();
   const shared = { cwd: workspace.cwd, workspace };
   const makers: Record<BuiltinToolName, () => AnyAgentTool> = {
-    bash: () => createBashTool({ ...options.bash, spillDir, cwd: workspace.cwd, backgroundTasks }),
+    bash: () =>
+      createBashTool({
+        ...options.bash,
+        spillDir,
+        cwd: workspace.cwd,
+        backgroundTasks,
+        // The sandbox lets commands write where the file tools may: the workspace roots.
+        sandbox: sandboxOf(withRoots(options.bash?.sandbox, workspace.roots), workspace.cwd),
+      }),
     bash_output: () => createBashOutputTool({ backgroundTasks }),
     read_file: () => createReadFileTool({ ...options.readFile, ...shared }),
     write_file: () => createWriteFileTool(shared),

@@ -11,6 +11,7 @@ export {
   createBashTool,
   defaultMaxSpillBytes,
   defaultSpillMaxAgeMs,
+  sandboxOf,
 } from './bash.js';
 export { detectFileKind, type FileKind } from './binary.js';
 export {

@@ -43,6 +43,8 @@ export interface StartProcessGroupOptions {
   onData?: () => void;
   /** A marker put in the environment so escaped descendants (`setsid`) can be found and killed. */
   marker: string;
+  /** Spawn this instead of `shell -c command` (the command wrapped in an OS sandbox). */
+  wrapped?: { file: string; args: readonly string[]; env: NodeJS.ProcessEnv };
 }
 
 /** A running process group. */
@@ -162,9 +164,11 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   let aborted = false;
   let child: ChildProcess;
   try {
-    child = ops.spawn(options.shell, ['-c', options.command], {
+    const file = options.wrapped?.file ?? options.shell;
+    const args = options.wrapped?.args ?? ['-c', options.command];
+    child = ops.spawn(file, [...args], {
       cwd: options.cwd,
-      env: { ...options.env, [markerVariable]: options.marker },
+      env: { ...(options.wrapped?.env ?? options.env), [markerVariable]: options.marker },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,0 +1,232 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { PermissionPolicy } from '@agent/core';
+import { bubblewrapProblem, createSandbox, SandboxUnavailableError } from '@agent/sandbox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BackgroundTasks, createBashTool } from './bash.js';
+import { makeTempDir, resultText, testContext } from './test-helpers.js';
+
+// The OS sandbox under the real bash tool (bubblewrap; `.ci/run` installs it). Rules decide what
+// to ask; this decides what can happen — so every check here runs a real command and looks at
+// the host afterwards.
+
+const problem = bubblewrapProblem();
+if (problem !== undefined) {
+  throw new Error(`The sandbox suite needs bubblewrap (apt-get install bubblewrap): ${problem}`);
+}
+
+let ws: string;
+let outside: string;
+let home: string;
+let server: http.Server;
+let port: number;
+const cleanups: (() => Promise<void> | void)[] = [];
+let background: BackgroundTasks;
+
+beforeAll(async () => {
+  server = http.createServer((_request, response) => response.end('hello from the host\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function setup(sandbox: Parameters<typeof createBashTool>[0]['sandbox'] = {}) {
+  ws = makeTempDir('sandbox-ws-');
+  outside = makeTempDir('sandbox-outside-');
+  home = makeTempDir('sandbox-home-');
+  fs.mkdirSync(path.join(home, '.ssh'));
+  fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
+  fs.writeFileSync(path.join(home, '.netrc'), 'machine x password hunter2');
+  background = new BackgroundTasks();
+  cleanups.push(async () => {
+    await background.killAll();
+    for (const dir of [ws, outside, home]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const options =
+    typeof sandbox === 'object' && !('wrap' in sandbox)
+      ? {
+          secretPaths: [path.join(home, '.ssh'), path.join(home, '.netrc')],
+          ...sandbox,
+        }
+      : sandbox;
+  return createBashTool({
+    cwd: ws,
+    spillDir: path.join(ws, '.spill'),
+    backgroundTasks: background,
+    sandbox: options,
+  });
+}
+
+async function run(tool: ReturnType<typeof setup>, command: string) {
+  const result = await tool.execute({ command }, testContext());
+  return { text: resultText(result), details: result.details };
+}
+
+describe('bash in the OS sandbox', () => {
+  it('says in its description that commands are sandboxed', () => {
+    const bash = setup();
+    expect(bash.description).toContain('sandboxed (bubblewrap)');
+    expect(bash.description).toContain('no network');
+  });
+
+  it('the workspace stays writable; writes anywhere else fail, and the result says the sandbox blocked them', async () => {
+    const bash = setup();
+    const { text, details } = await run(
+      bash,
+      `echo kept > inside.txt; echo x > ${outside}/escaped.txt; echo y > /etc/agent-sandbox-test; cd / && touch ${outside}/via-cd`,
+    );
+    expect(details?.sandboxed).toBe(true);
+    expect(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8')).toBe('kept\n');
+    expect(fs.existsSync(path.join(outside, 'escaped.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(outside, 'via-cd'))).toBe(false);
+    expect(fs.existsSync('/etc/agent-sandbox-test')).toBe(false);
+    expect(text).toContain('Read-only file system');
+    expect(text).toContain('Blocked by the sandbox: writes outside');
+  });
+
+  it('a symlink from the workspace to outside does not open a way out', async () => {
+    const bash = setup();
+    fs.symlinkSync(outside, path.join(ws, 'link'));
+    await run(bash, 'echo x > link/through-link.txt; ln -s /etc etc2; echo y > etc2/agent-x');
+    expect(fs.existsSync(path.join(outside, 'through-link.txt'))).toBe(false);
+    expect(fs.existsSync('/etc/agent-x')).toBe(false);
+  });
+
+  it('/tmp and /dev/shm are private to the command: nothing reaches the host', async () => {
+    const bash = setup();
+    const marker = `agent-sandbox-${process.pid}-${Date.now()}`;
+    const { text } = await run(
+      bash,
+      `echo x > /tmp/${marker} && echo y > /dev/shm/${marker} && cat /tmp/${marker} && echo TMPDIR=$TMPDIR`,
+    );
+    expect(text).toContain('x\nTMPDIR=/tmp');
+    expect(fs.existsSync(`/tmp/${marker}`)).toBe(false);
+    expect(fs.existsSync(`/dev/shm/${marker}`)).toBe(false);
+  });
+
+  it('secret paths cannot be read', async () => {
+    const bash = setup();
+    const { text } = await run(
+      bash,
+      `cat ${home}/.ssh/id_ed25519; cat ${home}/.netrc; ls -A ${home}/.ssh | wc -l`,
+    );
+    expect(text).not.toContain('PRIVATE KEY');
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain('Blocked by the sandbox: credential paths are hidden');
+  });
+
+  it('network off: a server on 127.0.0.1 cannot be reached', async () => {
+    const bash = setup();
+    const { text } = await run(bash, `curl -sS -m 5 http://127.0.0.1:${port}/ || echo CURL_FAILED`);
+    expect(text).not.toContain('hello from the host');
+    expect(text).toContain('CURL_FAILED');
+  });
+
+  it('network allow-listed: an allowed host is reached, any other is refused', async () => {
+    const allowed = setup({ network: { allowHosts: ['127.0.0.1'] } });
+    const ok = await run(allowed, `curl -sS -m 10 http://127.0.0.1:${port}/`);
+    expect(ok.text).toContain('hello from the host');
+
+    const other = setup({ network: { allowHosts: ['example.invalid'] } });
+    const refused = await run(other, `curl -sS -m 10 http://127.0.0.1:${port}/`);
+    expect(refused.text).not.toContain('hello from the host');
+    expect(refused.text).toContain(
+      'Blocked by the sandbox proxy: 127.0.0.1 is not an allowed host',
+    );
+  });
+
+  it('a setsid / daemonised grandchild is confined too, and does not outlive the call', async () => {
+    const bash = setup();
+    const tag = `3${process.pid % 1000}.${Date.now() % 1000}`;
+    const { text } = await run(
+      bash,
+      `setsid sh -c 'sleep 0.2; echo late > ${outside}/daemon.txt; exec sleep ${tag}' & ` +
+        `(nohup sh -c 'exec sleep ${tag}' >/dev/null 2>&1 &); sh -c 'sh -c "exec sleep ${tag}" &' ; echo started`,
+    );
+    expect(text).toContain('started');
+    // Nothing of the command is left: the sandbox's pid namespace ended with it.
+    const survivors = fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((entry) => {
+        try {
+          return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag);
+        } catch {
+          return false;
+        }
+      });
+    expect(survivors).toEqual([]);
+    expect(fs.existsSync(path.join(outside, 'daemon.txt'))).toBe(false);
+  });
+
+  it('background jobs run in the sandbox too', async () => {
+    const bash = setup();
+    const started = await bash.execute(
+      { command: `echo bg > ${outside}/bg.txt; echo done-bg`, run_in_background: true },
+      testContext(),
+    );
+    expect(resultText(started)).toContain('Started in background');
+    const task = background.get(started.details?.taskId ?? '');
+    expect(task).toBeDefined();
+    // Wait for the task to end (an event, not a sleep: its outcome promise).
+    await task?.handle.done;
+    expect(task?.stdout.snapshot().text).toContain('done-bg');
+    // The host's /tmp is not even visible (the command has a private one): the write fails.
+    expect(task?.stderr.snapshot().text).toMatch(/Read-only file system|No such file or directory/);
+    expect(fs.existsSync(path.join(outside, 'bg.txt'))).toBe(false);
+  });
+
+  it('running outside the sandbox is its own permission: always asked, even where rules allow the command', async () => {
+    const bash = setup();
+    const subjects = await bash.permissionSubjects?.({
+      command: 'echo hi',
+      dangerouslyDisableSandbox: true,
+    });
+    expect(subjects).toEqual({ subjects: ['echo hi'], opaque: 'runs outside the OS sandbox' });
+    const policy = new PermissionPolicy({ mode: 'full-access', allow: ['bash(echo *)'] });
+    const outcome = policy.evaluate({
+      toolName: 'bash',
+      tier: 'full-access',
+      subjects: ['echo hi'],
+      opaque: 'runs outside the OS sandbox',
+    });
+    expect(outcome.behavior).toBe('ask');
+    // Once allowed, it really runs outside: the write lands.
+    const result = await bash.execute(
+      { command: `echo out > ${outside}/allowed.txt`, dangerouslyDisableSandbox: true },
+      testContext(),
+    );
+    expect(result.details?.sandboxed).toBe(false);
+    expect(fs.readFileSync(path.join(outside, 'allowed.txt'), 'utf8')).toBe('out\n');
+  });
+});
+
+describe('when no sandbox can run', () => {
+  it('auto falls back with a visible warning, and the description says commands are NOT sandboxed', async () => {
+    const warnings: string[] = [];
+    const bash = setup({
+      bwrapPath: '/nonexistent/bwrap',
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(warnings).toEqual([expect.stringContaining('WITHOUT an OS sandbox')]);
+    expect(warnings[0]).toContain('bubblewrap is not installed');
+    expect(bash.description).toContain('NOT sandboxed');
+    const { details } = await run(bash, 'echo hi');
+    expect(details?.sandboxed).toBe(false);
+  });
+
+  it('required refuses with a clear error', () => {
+    expect(() =>
+      createSandbox({ mode: 'required', writableRoots: ['/tmp'], bwrapPath: '/nonexistent/bwrap' }),
+    ).toThrow(SandboxUnavailableError);
+    expect(() => setup({ mode: 'required', bwrapPath: '/nonexistent/bwrap' })).toThrow(
+      /The sandbox is required but cannot run: bubblewrap is not installed/,
+    );
+  });
+});
