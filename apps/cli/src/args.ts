@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { PermissionMode } from '@agent/core';
+import type { SandboxMode } from '@agent/sandbox';
 
 /** The providers the CLI can talk to. */
 export type ProviderName = 'anthropic' | 'openai' | 'google';
@@ -15,6 +16,8 @@ export interface CliOptions {
   /** A positional prompt: the interactive session starts by running it. */
   initialPrompt: string | undefined;
   outputFormat: OutputFormat;
+  /** The OS sandbox of bash and sandboxed MCP servers [auto]. */
+  sandbox: SandboxMode;
   provider: ProviderName | undefined;
   model: string | undefined;
   baseUrl: string | undefined;
@@ -60,6 +63,9 @@ Tools:
   --cwd <dir>              workspace of the built-in tools   [current directory]
   --mcp-config <file>      { "mcpServers": { "name": { "command", "args", "env" } | { "url" } } }
   --openapi <spec>[=name]  an OpenAPI document (path or URL) as tools; repeatable
+  --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
+                           commands may write only the workspace and a private /tmp,
+                           credentials are hidden, no network
 
 Permissions:
   --mode <mode>            default | read-only | workspace-write | full-access
@@ -83,6 +89,7 @@ not ask (the message names the --allow rule or --mode that permits it), 130 abor
 
 const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
 const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
+const sandboxModes: readonly SandboxMode[] = ['auto', 'required', 'off'];
 const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];
 const openApiName = /^[a-zA-Z0-9_-]+$/;
 
@@ -130,6 +137,12 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       `Unknown output format "${outputFormat}": expected one of ${outputFormats.join(', ')}`,
     );
   }
+  const sandbox = values.sandbox ?? 'auto';
+  if (!sandboxModes.includes(sandbox as SandboxMode)) {
+    throw new UsageError(
+      `Unknown sandbox mode "${sandbox}": expected one of ${sandboxModes.join(', ')}`,
+    );
+  }
   if (outputFormat !== 'text' && values.print === undefined && command === 'run') {
     throw new UsageError(`--output-format ${outputFormat} needs -p (a one-shot run)`);
   }
@@ -167,6 +180,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
+    sandbox: sandbox as SandboxMode,
     provider: provider as ProviderName | undefined,
     model: values.model,
     baseUrl: values['base-url'],
@@ -211,6 +225,7 @@ function parse(argv: readonly string[]) {
     options: {
       print: { type: 'string', short: 'p' },
       'output-format': { type: 'string' },
+      sandbox: { type: 'string' },
       provider: { type: 'string' },
       model: { type: 'string' },
       'base-url': { type: 'string' },

@@ -46,7 +46,15 @@ describe('agent demo', () => {
     expect(stdout).toContain('✗ read_file [invalid-args]');
     expect(stdout).toContain('✓ write_file: Created NOTES.md');
     expect(stdout).toContain('Done: greet() now greets properly');
-    expect(stdout).toContain('stop reason: completed after 6 turns; NOTES.md written');
+    expect(stdout).toContain('stop reason: completed after 7 turns; NOTES.md written');
+    // A write outside the workspace that the rules allow is stopped by the OS sandbox, not by
+    // a path check, and the transcript says so.
+    expect(stdout).toContain('bash: sandboxed (bubblewrap)');
+    expect(stdout).toMatch(
+      /✓ bash: \[stderr\] touch: cannot touch '[^']*escaped\.txt': Read-only file system/,
+    );
+    expect(stdout).toContain('Blocked by the sandbox: writes outside');
+    expect(stdout).toContain('outside the workspace: nothing written (the sandbox blocked it)');
     // The temp workspace is removed afterwards.
     const workspace = /workspace: (\S+)/.exec(stdout)?.[1];
     expect(workspace).toBeDefined();
@@ -258,6 +266,7 @@ describe('usage errors', () => {
   it.each([
     [['--no-such-flag'], 'Unknown option --no-such-flag'],
     [['-p', 'x', '--mode', 'sideways'], 'Unknown mode "sideways"'],
+    [['-p', 'x', '--sandbox', 'maybe'], 'Unknown sandbox mode "maybe"'],
     [['-p', 'x', '--provider', 'acme'], 'Unknown provider "acme"'],
     [['-p', 'x', '--max-turns', 'many'], '--max-turns must be a whole number'],
     [['-p', 'x', '--allow', 'bash(git *'], 'Invalid permission rule "bash(git *"'],

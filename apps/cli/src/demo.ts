@@ -1,12 +1,20 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type AgentRunResult, PermissionPolicy } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
+import { createSandbox } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
 import { Transcript } from './transcript.js';
 
-/** The scripted model's turns: it explores, edits, runs commands (one denied), recovers from errors, and reports. */
+/** Where the demo's model tries to write outside the workspace (a command the rules allow). */
+const outsideMarker = '__OUTSIDE__';
+
+/**
+ * The scripted model's turns: it explores, edits, runs commands (one denied by a rule, one
+ * blocked by the OS sandbox), recovers from errors, and reports.
+ */
 export const demoScript: ScriptedTurn[] = [
   {
     thinking: 'I should look at the project before changing anything.',
@@ -50,6 +58,10 @@ export const demoScript: ScriptedTurn[] = [
     ],
   },
   {
+    text: 'Leaving a marker outside the workspace with a command the rules allow (the sandbox must stop it).',
+    toolCalls: [{ name: 'bash', arguments: { command: `touch ${outsideMarker}/escaped.txt` } }],
+  },
+  {
     text: 'Writing notes.',
     toolCalls: [
       {
@@ -64,15 +76,39 @@ export const demoScript: ScriptedTurn[] = [
 /** The demo's permission rules: the workspace is writable, two bash commands are allowed, `rm` is denied. */
 export const demoRules = {
   mode: 'workspace-write',
-  allow: ['bash(grep *)', 'bash(echo *)'],
+  allow: ['bash(grep *)', 'bash(echo *)', 'bash(touch *)'],
   deny: ['bash(rm *)'],
 } as const;
 
 /** Runs the offline demo in a fresh temp workspace, printing the transcript, and removes the workspace. */
 export async function runDemo(write: (text: string) => void): Promise<AgentRunResult> {
   const workspace = await mkdtemp(join(tmpdir(), 'agent-demo-'));
+  // Outside the workspace and outside /tmp (which is private inside the sandbox).
+  const outside = await mkdtemp(
+    join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'agent-demo-outside-'),
+  );
   const backgroundTasks = new BackgroundTasks();
   const transcript = new Transcript({ write });
+  const sandbox = createSandbox({
+    mode: 'auto',
+    writableRoots: [workspace],
+    onWarning: () => undefined,
+  });
+  const script = demoScript.map((turn) => ({
+    ...turn,
+    ...(turn.toolCalls === undefined
+      ? {}
+      : {
+          toolCalls: turn.toolCalls.map((call) =>
+            typeof call.arguments === 'object' && typeof call.arguments.command === 'string'
+              ? {
+                  ...call,
+                  arguments: { command: call.arguments.command.replace(outsideMarker, outside) },
+                }
+              : call,
+          ),
+        }),
+  }));
   try {
     await mkdir(join(workspace, 'src'));
     await writeFile(join(workspace, 'README.md'), '# greeter\n\nA tiny project for the demo.\n');
@@ -89,10 +125,10 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
     });
     const agent = new Agent({
       // Small chunks and a short delay so the text visibly streams.
-      provider: createScriptedProvider(demoScript, { chunkSize: 6, delayMs: 4 }),
+      provider: createScriptedProvider(script, { chunkSize: 6, delayMs: 4 }),
       model: 'scripted-demo',
       systemPrompt: 'You are a careful coding agent.',
-      tools: defaultTools({ cwd: workspace, backgroundTasks }),
+      tools: defaultTools({ cwd: workspace, backgroundTasks, bash: { sandbox } }),
       permissionGate: policy.gate,
       onEvent: (event) => transcript.onEvent(event),
     });
@@ -101,17 +137,22 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
     transcript.line(
       `permissions: mode ${demoRules.mode}, allow ${demoRules.allow.join(' ')}, deny ${demoRules.deny.join(' ')}`,
     );
+    transcript.line(`bash: ${sandbox.describe()}`);
     const prompt = 'Fix the TODO in this project and leave a note.';
     transcript.line(`\n> ${prompt}\n`);
     const result = await agent.run(prompt).result;
     const notes = await readFile(join(workspace, 'NOTES.md'), 'utf8').catch(() => '');
+    const escaped = existsSync(join(outside, 'escaped.txt'));
     transcript.line(
-      `\nstop reason: ${result.stopReason} after ${result.turns} turns; NOTES.md ${notes === '' ? 'missing' : 'written'}`,
+      `\nstop reason: ${result.stopReason} after ${result.turns} turns; NOTES.md ${notes === '' ? 'missing' : 'written'}; ` +
+        `outside the workspace: ${escaped ? 'escaped.txt was written (no sandbox here)' : 'nothing written (the sandbox blocked it)'}`,
     );
     transcript.line('Run `agent --help` to use a real model.');
     return result;
   } finally {
     await backgroundTasks.killAll();
+    await sandbox.close();
     await rm(workspace, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
   }
 }

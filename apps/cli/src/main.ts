@@ -134,8 +134,11 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
       model: session.model.label,
       cwd: resolve(options.cwd),
       permissionMode: session.policy.mode,
+      sandbox: session.tools.sandbox.describe(),
       tools: session.tools.tools.map((tool) => tool.name),
     });
+  } else if (format === 'text') {
+    writeErr(`bash: ${session.tools.sandbox.describe()}\n`);
   }
   let abort: (() => void) | undefined;
   let signals = 0;

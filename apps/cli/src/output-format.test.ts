@@ -7,7 +7,7 @@ import {
   type StreamJsonEvent,
   streamJsonEventSchema,
 } from './stream-json.js';
-import { appDir, assertBuilt, runCli, tempDir, writeScript } from './test-support.js';
+import { appDir, assertBuilt, cleanEnv, runCli, tempDir, writeScript } from './test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 async function scratch(): Promise<string> {
@@ -219,5 +219,34 @@ describe('mistakes get clear errors', () => {
     expect(stdout).toMatch(/^@agent\/core \d+\.\d+\.\d+$/m);
     expect(stdout).toMatch(/^@agent\/tools-builtin \d+\.\d+\.\d+$/m);
     expect(stdout).not.toContain('unknown');
+  });
+});
+
+describe('--sandbox', () => {
+  it('shows the sandbox state; off says commands are not sandboxed', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [{ text: 'ok' }]);
+    const on = await runCli(['-p', 'x', '--scripted', script, '--cwd', dir]);
+    expect(on.stderr).toContain('bash: sandboxed (bubblewrap): writes only in');
+    const off = await runCli(['-p', 'x', '--scripted', script, '--cwd', dir, '--sandbox', 'off']);
+    expect(off.stderr).toContain('bash: NOT sandboxed (the sandbox is off)');
+  });
+
+  it('required refuses to start where bubblewrap is unavailable; auto falls back and says so', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [{ text: 'ok' }]);
+    // A PATH without bwrap: the probe finds no bubblewrap.
+    const env = { ...cleanEnv(), PATH: dir };
+    const required = await runCli(
+      ['-p', 'x', '--scripted', script, '--cwd', dir, '--sandbox', 'required'],
+      { env },
+    );
+    expect(required.code).toBe(1);
+    expect(required.stderr).toContain(
+      'The sandbox is required but cannot run: bubblewrap is not installed',
+    );
+    const auto = await runCli(['-p', 'x', '--scripted', script, '--cwd', dir], { env });
+    expect(auto.code).toBe(0);
+    expect(auto.stderr).toContain('bash: NOT sandboxed (bubblewrap is not installed');
   });
 });

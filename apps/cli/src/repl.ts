@@ -34,6 +34,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   const history: string[] = [];
   transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   transcript.line(`tools: ${session.tools.sources.join(', ')}`);
+  transcript.line(`bash: ${session.tools.sandbox.describe()}`);
   if (session.agent.messages.length > 0)
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);

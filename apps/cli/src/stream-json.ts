@@ -31,6 +31,8 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       model: z.string(),
       cwd: z.string(),
       permissionMode: z.string(),
+      /** Whether bash runs in the OS sandbox, and what it may do there. */
+      sandbox: z.string(),
       tools: z.array(z.string()),
     })
     .strict(),

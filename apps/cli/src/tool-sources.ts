@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type AnyAgentTool, errorMessage } from '@agent/core';
+import { createSandbox, type Sandbox, SandboxUnavailableError } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
 import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
 import type { OpenApiToolAdapter } from '@agent/tools-openapi';
@@ -12,6 +13,8 @@ export interface ToolSet {
   tools: AnyAgentTool[];
   /** One line per source, for the banner. */
   sources: string[];
+  /** The OS sandbox bash runs in (its `describe()` is the banner's sandbox line). */
+  sandbox: Sandbox;
   close(): Promise<void>;
 }
 
@@ -81,12 +84,24 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
-  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi'>,
+  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'>,
   log: (line: string) => void,
 ): Promise<ToolSet> {
   const backgroundTasks = new BackgroundTasks();
   const cwd = resolve(options.cwd);
-  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks });
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({
+      mode: options.sandbox,
+      writableRoots: [cwd],
+      // The banner says it: no process warning on top.
+      onWarning: () => undefined,
+    });
+  } catch (error) {
+    if (SandboxUnavailableError.isInstance(error)) throw new CliError(error.message);
+    throw error;
+  }
+  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox } });
   const sources = [`built-in (${tools.length}) in ${cwd}`];
   const adapters: McpToolAdapter[] = [];
   const close = async () => {
@@ -94,6 +109,7 @@ export async function loadTools(
       backgroundTasks.killAll(),
       ...adapters.map((adapter) => adapter.close()),
     ]);
+    await sandbox.close();
   };
   try {
     if (options.mcpConfig !== undefined) {
@@ -141,5 +157,5 @@ export async function loadTools(
     await close();
     throw error;
   }
-  return { tools, sources, close };
+  return { tools, sources, sandbox, close };
 }

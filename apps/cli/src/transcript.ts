@@ -46,8 +46,14 @@ export function summarizeResult(
   const json = compactJson(text);
   if (json !== undefined) return clip(json, max);
   const lines = text.split('\n').filter((line) => line.trim() !== '');
-  const first = clip((lines[0] ?? '(no output)').trim(), max);
-  return lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+  const firstLine = lines[0] === '[stderr]' && lines.length > 1 ? `[stderr] ${lines[1]}` : lines[0];
+  const first = clip((firstLine ?? '(no output)').trim(), max);
+  // What the OS sandbox blocked is worth a line of its own, wherever the tool put it.
+  const blocked = lines.find(
+    (line, index) => index > 0 && line.startsWith('Blocked by the sandbox'),
+  );
+  const summary = lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+  return blocked === undefined ? summary : `${summary}\n      ${clip(blocked, maxDenialChars)}`;
 }
 
 /** A failed run in one line: the provider, the HTTP status when there was one, and the message. */
