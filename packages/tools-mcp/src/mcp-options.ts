@@ -1,4 +1,5 @@
 import type { AgentTool, ToolPolicy } from '@agent/core';
+import type { Sandbox, SandboxMode, SandboxOptions } from '@agent/sandbox';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +21,11 @@ export interface McpStdioTransportConfig {
   onStderr?: (text: string) => void;
   /** `close()` waits this long after closing stdin, and again after SIGTERM, before escalating, in ms [2000]. */
   closeGraceMs?: number;
+  /**
+   * Run the server in the OS sandbox of `@agent/sandbox` (opt-in): a `Sandbox`, a mode, or
+   * sandbox options (writable roots default to `cwd`; network off unless `network` says so).
+   */
+  sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
 }
 
 /** A remote (or local) server over Streamable HTTP. */

@@ -383,6 +383,7 @@ export class McpToolAdapter implements AsyncDisposable {
           ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
           ...(config.onStderr === undefined ? {} : { onStderr: config.onStderr }),
           ...(config.closeGraceMs === undefined ? {} : { closeGraceMs: config.closeGraceMs }),
+          ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
         });
       }
       case 'http':

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -18,6 +19,20 @@ export interface StdioProcessTransportOptions {
   onStderr?: (text: string) => void;
   /** How long `close()` waits after closing stdin, and again after SIGTERM, before escalating, in ms [2000]. */
   closeGraceMs?: number;
+  /** Run the server in this OS sandbox (or one made from a mode or options) [none]. */
+  sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
+}
+
+/** The sandbox a server runs in: none unless configured; writable roots default to its cwd. */
+function sandboxFor(
+  sandbox: StdioProcessTransportOptions['sandbox'],
+  cwd: string,
+): Sandbox | undefined {
+  if (sandbox === undefined) return undefined;
+  if (typeof sandbox === 'object' && 'wrap' in sandbox) return sandbox;
+  const options = typeof sandbox === 'string' ? { mode: sandbox } : sandbox;
+  const made = createSandbox({ ...options, writableRoots: options.writableRoots ?? [cwd] });
+  return made.status.active ? made : undefined;
 }
 
 /** How the server process ended. */
@@ -70,6 +85,10 @@ export class StdioProcessTransport implements Transport {
   readonly #options: StdioProcessTransportOptions;
   readonly #readBuffer = new ReadBuffer();
   #child: ChildProcess | undefined;
+  #starting = false;
+  #sandbox: Sandbox | undefined;
+  /** A sandbox this transport made (from a mode or options), closed with it. */
+  #ownsSandbox = false;
   #exit: ProcessExit | undefined;
   #exited: Promise<void> | undefined;
   #closeReported = false;
@@ -95,17 +114,31 @@ export class StdioProcessTransport implements Transport {
     return this.#stderrTail;
   }
 
-  /** Spawns the server; rejects when it cannot be started (e.g. the command does not exist). */
-  start(): Promise<void> {
-    if (this.#child !== undefined) throw new Error('StdioProcessTransport already started');
+  /** Spawns the server (in its sandbox, if it has one); rejects when it cannot be started. */
+  async start(): Promise<void> {
+    if (this.#child !== undefined || this.#starting)
+      throw new Error('StdioProcessTransport already started');
+    this.#starting = true;
     const options = this.#options;
     const env = {
       ...(options.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment()),
       ...options.env,
     };
+    const cwd = options.cwd ?? process.cwd();
+    this.#sandbox = sandboxFor(options.sandbox, cwd);
+    this.#ownsSandbox = this.#sandbox !== undefined && this.#sandbox !== options.sandbox;
+    const command =
+      this.#sandbox === undefined
+        ? { file: options.command, args: options.args ?? [], env }
+        : await this.#sandbox.wrap({
+            file: options.command,
+            args: options.args ?? [],
+            cwd,
+            env,
+          });
     return new Promise((resolve, reject) => {
-      const child = spawn(options.command, [...(options.args ?? [])], {
-        env,
+      const child = spawn(command.file, [...command.args], {
+        env: command.env,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: isPosix,
@@ -172,7 +205,9 @@ export class StdioProcessTransport implements Transport {
    * process group on POSIX). Resolves once the process has exited. Idempotent.
    */
   close(): Promise<void> {
-    this.#closing ??= this.#shutdown();
+    this.#closing ??= this.#shutdown().finally(async () => {
+      if (this.#ownsSandbox) await this.#sandbox?.close();
+    });
     return this.#closing;
   }
 

@@ -1,0 +1,55 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolAdapter } from './mcp-tool-adapter.js';
+import { nodeServer, referenceServerEntry, resultText, testContext } from './test-helpers.js';
+
+// An MCP stdio server can run in the OS sandbox (opt-in per server): the reference filesystem
+// server is told it may write two directories, but the sandbox lets it write only one.
+
+const adapters: McpToolAdapter[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const adapter of adapters.splice(0)) await adapter.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function dir(parent: string, prefix: string): string {
+  const made = fs.realpathSync(fs.mkdtempSync(path.join(parent, prefix)));
+  dirs.push(made);
+  return made;
+}
+
+describe('a sandboxed stdio MCP server', () => {
+  it('writes its workspace, cannot write elsewhere even where the server itself would allow it', async () => {
+    const workspace = dir(os.tmpdir(), 'mcp-sandbox-ws-');
+    // Outside /tmp (private inside the sandbox), so the server can see it but not write it.
+    const elsewhere = dir(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'mcp-sandbox-out-');
+    const server = await McpToolAdapter.connect({
+      name: 'fs',
+      transport: nodeServer(referenceServerEntry('filesystem'), [workspace, elsewhere], {
+        cwd: workspace,
+        sandbox: { mode: 'required' },
+      }),
+    });
+    adapters.push(server);
+    const write = server.tools().find((tool) => tool.name === 'fs__write_file');
+    if (write === undefined) throw new Error('no write_file tool');
+
+    const inside = await write.execute(
+      { path: path.join(workspace, 'a.txt'), content: 'in' },
+      testContext(),
+    );
+    expect(inside.isError).toBeUndefined();
+    expect(fs.readFileSync(path.join(workspace, 'a.txt'), 'utf8')).toBe('in');
+
+    const outside = await write.execute(
+      { path: path.join(elsewhere, 'b.txt'), content: 'out' },
+      testContext(),
+    );
+    expect(outside.isError).toBe(true);
+    expect(resultText(outside)).toMatch(/read-only file system|EROFS/i);
+    expect(fs.existsSync(path.join(elsewhere, 'b.txt'))).toBe(false);
+  });
+});
