@@ -22,6 +22,8 @@ const knownSuites = [
   'providers-anthropic-google',
   'tools-mcp',
   'tools-openapi',
+  'sandbox',
+  'load',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

@@ -222,7 +222,12 @@ async function bashRows(directory: string): Promise<string[][]> {
   const devNull = runShell(`${command} > /dev/null`, directory);
   const toFile = runShell(`${command} > ${path.join(directory, 'out.bin')}`, directory);
   fs.rmSync(path.join(directory, 'out.bin'), { force: true });
-  const tool = createBashTool({ cwd: directory, spillDir: path.join(directory, 'spill') });
+  // Unsandboxed, like the shell baselines it is compared with (the sandbox suite measures that cost).
+  const tool = createBashTool({
+    cwd: directory,
+    spillDir: path.join(directory, 'spill'),
+    sandbox: 'off',
+  });
   const run = await measure(() => tool.execute({ command }, context()));
   const details = run.value.details;
   const spilled = details?.stdoutPath !== undefined && fs.existsSync(details.stdoutPath);
