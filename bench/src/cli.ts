@@ -24,6 +24,7 @@ const knownSuites = [
   'tools-openapi',
   'sandbox',
   'load',
+  'shell-parser',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

@@ -5,6 +5,7 @@ import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { ToolError } from './errors.js';
 import { toolCallsOf } from './messages.js';
+import { ResourceLocks } from './resource-locks.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import { toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedTurn } from './testing/scripted-provider.js';
@@ -46,7 +47,9 @@ const tools: AnyAgentTool[] = behaviours.map((behaviour) =>
             ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
           );
         case 'hang-ignoring-signal':
-          return new Promise(() => {});
+          // Ignores its signal and ends on its own much later than its timeout: it keeps its
+          // resource key until then (a tool that never ends would keep it forever, by design).
+          return new Promise((resolve) => setTimeout(() => resolve('late'), 60));
         case 'huge':
           return 'y'.repeat(200_000);
         case 'invalid-result':
@@ -92,12 +95,17 @@ describe('Agent under random tool-call batches (property)', () => {
           const script: ScriptedTurn[] = turns.map((calls) => ({ toolCalls: calls }));
           script.push({ text: 'finished' });
           const provider = createScriptedProvider(script, { recordRequests: false });
+          const locks = new ResourceLocks();
           const agent = new Agent({
             provider,
             model: 'm',
             tools,
             toolExecution,
             maxResultChars: 1_000,
+            // A lock table per run; a grace longer than the ignoring tool takes, so the run ends
+            // only after every tool has settled.
+            resourceLocks: locks,
+            abortGraceMs: 200,
             ...(maxToolCallsPerTurn === undefined ? {} : { maxToolCallsPerTurn }),
           });
           const run = agent.run('go');
@@ -125,6 +133,8 @@ describe('Agent under random tool-call batches (property)', () => {
             expect(following).toEqual(ids);
           });
           expect(agent.isRunning).toBe(false);
+          // The lock table is empty after every run.
+          expect(locks.size).toBe(0);
         },
       ),
       { numRuns: 80 },
