@@ -16,6 +16,12 @@ export interface SandboxOptions {
   mode?: SandboxMode;
   /** Directories the processes may write (the workspace roots); everything else is read-only. */
   writableRoots: readonly string[];
+  /**
+   * Directories under `/tmp` or `/run` the processes must still read (those two are replaced by
+   * empty, private ones — hiding other programs' files and unix sockets): e.g. a project or its
+   * `node_modules` that lives in `/tmp` [none].
+   */
+  readableRoots?: readonly string[];
   /** Paths hidden from the processes (an empty directory or file in their place) [defaultSecretPaths()]. */
   secretPaths?: readonly string[];
   /** [off] */
@@ -139,6 +145,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
   const network = options.network ?? 'off';
   const writableRoots = options.writableRoots.map((root) => realPathOf(root));
+  const readableRoots = (options.readableRoots ?? []).map((root) => realPathOf(root));
   const problem = mode === 'off' ? 'the sandbox is off' : bubblewrapProblem(options.bwrapPath);
   if (mode === 'required' && problem !== undefined) {
     throw new SandboxUnavailableError(`The sandbox is required but cannot run: ${problem}`);
@@ -185,12 +192,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         '/dev',
         '--proc',
         '/proc',
-        // A private, empty /tmp and /dev/shm per command: nothing written there outlives it.
+        // A private, empty /tmp and /dev/shm per command: nothing written there outlives it, and
+        // other programs' files and unix sockets there (ssh-agent, tmux, X11) are out of reach.
         '--tmpfs',
         '/tmp',
         '--tmpfs',
         '/dev/shm',
+        // /run holds the host's service sockets (docker, dbus, systemd, user agents): hidden.
+        '--tmpfs',
+        '/run',
       ];
+      for (const root of readableRoots) {
+        if (fs.existsSync(root)) args.push('--ro-bind', root, root);
+      }
       for (const root of writableRoots) args.push('--bind', root, root);
       for (const secret of secretPaths) {
         if (writableRoots.some((root) => isInside(root, secret))) continue;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { PermissionPolicy } from '@agent/core';
 import { bubblewrapProblem, createSandbox, SandboxUnavailableError } from '@agent/sandbox';
@@ -108,6 +109,21 @@ describe('bash in the OS sandbox', () => {
     expect(text).toContain('x\nTMPDIR=/tmp');
     expect(fs.existsSync(`/tmp/${marker}`)).toBe(false);
     expect(fs.existsSync(`/dev/shm/${marker}`)).toBe(false);
+  });
+
+  it("the host's unix sockets in /tmp and /run (agents, tmux, docker, dbus) cannot be reached", async () => {
+    const bash = setup();
+    const socketPath = path.join(outside, 'agent.sock');
+    const listener = net.createServer((socket) => socket.end('hello from the host socket\n'));
+    await new Promise<void>((resolve) => listener.listen(socketPath, resolve));
+    cleanups.push(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+    const { text } = await run(
+      bash,
+      `socat - UNIX-CONNECT:${socketPath} </dev/null || echo REFUSED; ls -A /run | wc -l`,
+    );
+    expect(text).not.toContain('hello from the host socket');
+    expect(text).toContain('REFUSED');
+    expect(text).toMatch(/^0$/m);
   });
 
   it('secret paths cannot be read', async () => {
