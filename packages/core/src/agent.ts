@@ -19,7 +19,12 @@ import { clipToolResultMessage } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import { toToolDefinition } from './tool.js';
-import { executeToolCalls, unexecutedResults } from './tool-execution.js';
+import {
+  defaultAbortGraceMs,
+  defaultToolTimeoutMs,
+  executeToolCalls,
+  unexecutedResults,
+} from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
 
 /** What a finished run reports. */
@@ -70,8 +75,6 @@ export interface AgentSnapshot {
 }
 
 const defaultMaxTurns = 100;
-const defaultToolTimeoutMs = 600_000;
-const defaultAbortGraceMs = 1_000;
 const defaultMaxResultChars = 30_000;
 
 /**

@@ -36,6 +36,7 @@ export {
   type ToolErrorKind,
   type ToolErrorOptions,
 } from './errors.js';
+export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 export {

@@ -21,6 +21,11 @@ const maxQuotedArgumentChars = 1024;
 /** The text the model gets for calls skipped because the user queued a message. */
 export const steeringSkipMessage = 'Skipped due to queued user message.';
 
+/** Per-call timeout when neither the tool nor the agent sets one, in ms. */
+export const defaultToolTimeoutMs = 600_000;
+/** How long an aborted tool may take to stop before it is reported as still running, in ms. */
+export const defaultAbortGraceMs = 1_000;
+
 export interface ExecuteToolCallsParams {
   calls: readonly ToolCallContent[];
   assistant: AssistantMessage;
@@ -141,20 +146,29 @@ export async function executeToolCalls(
       'failed',
     );
   });
-  const ran = results.length > 0;
+  // Advisory tools (countsTowardTerminationVote: false) neither vote yes nor no.
+  const voters = results.filter(
+    (_, index) => resolved[index]?.policy?.countsTowardTerminationVote !== false,
+  );
   return {
     results: results.map((entry) => entry.message),
-    terminate: ran && results.every((entry) => entry.terminate),
+    terminate: voters.length > 0 && voters.every((entry) => entry.terminate),
     fatal,
   };
 }
 
 function markOverLimit(resolved: readonly (AnyAgentTool | undefined)[], limit: number): boolean[] {
   let counted = 0;
+  // The first call of a parallel-safe tool counts; its repeats this turn share its verdict.
+  const parallelSafe = new Map<AnyAgentTool, boolean>();
   return resolved.map((tool) => {
     if (tool?.policy?.countsTowardToolCallLimit === false) return false;
+    const earlier = tool === undefined ? undefined : parallelSafe.get(tool);
+    if (earlier !== undefined) return earlier;
     counted++;
-    return counted > limit;
+    const over = counted > limit;
+    if (tool?.policy?.parallelSafePerTurn === true) parallelSafe.set(tool, over);
+    return over;
   });
 }
 

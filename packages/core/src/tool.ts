@@ -17,6 +17,17 @@ export interface ToolPolicy<TArgs = unknown> {
   maxResultChars?: number;
   /** Counts toward `maxToolCallsPerTurn` [true]. */
   countsTowardToolCallLimit?: boolean;
+  /**
+   * Read-only or idempotent: repeated calls of this tool in one turn count once toward
+   * `maxToolCallsPerTurn` (the first does; the repeats do not contend for the cap) [false].
+   */
+  parallelSafePerTurn?: boolean;
+  /**
+   * Its `terminate` vote counts [true]. `false` marks an advisory tool: its vote is ignored (neither
+   * yes nor no), so a batch ends the run only when every counted call votes to, and a batch of
+   * advisory calls alone never does.
+   */
+  countsTowardTerminationVote?: boolean;
   /** Per-call timeout in ms [agent default]. */
   timeoutMs?: number;
   /** Calls whose keys are equal never overlap (e.g. two edits of one file). */
