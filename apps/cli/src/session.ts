@@ -35,7 +35,7 @@ export interface Session {
 /** Exit code of a `-p` run in which a call needed approval and there was no one to ask. */
 export const deniedWithoutApproverExitCode = 4;
 
-/** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns or budget spent, 130 aborted. */
+/** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns, budget spent or loop detected, 130 aborted. */
 export function exitCodeFor(stopReason: AgentStopReason): number {
   switch (stopReason) {
     case 'completed':
@@ -45,6 +45,7 @@ export function exitCodeFor(stopReason: AgentStopReason): number {
       return 1;
     case 'max-turns':
     case 'budget-exhausted':
+    case 'loop-detected':
       return 3;
     case 'aborted':
       return 130;

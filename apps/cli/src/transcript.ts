@@ -128,6 +128,8 @@ export class Transcript {
         this.#endLine();
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
+        else if (event.stopReason === 'loop-detected')
+          this.line(`(stopped: ${event.error ?? 'the model kept repeating the same call'})`);
         else if (event.stopReason === 'budget-exhausted')
           this.line(`(stopped: ${event.budgetReason ?? 'the run budget is spent'})`);
         else if (event.stopReason === 'error')

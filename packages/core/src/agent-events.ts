@@ -10,7 +10,8 @@ export type AgentStopReason =
   | 'terminated'
   | 'aborted'
   | 'error'
-  | 'budget-exhausted';
+  | 'budget-exhausted'
+  | 'loop-detected';
 
 /**
  * Everything a run reports, in order. Tool events carry `toolCallId` and `toolName`;
@@ -70,7 +71,7 @@ export type AgentEvent =
       stopReason: AgentStopReason;
       /** Messages added by this run, in order. */
       messages: Message[];
-      /** Set when `stopReason` is `error`. */
+      /** Set when `stopReason` is `error` (or `loop-detected`: which call repeated). */
       error?: string;
       /** Set when `stopReason` is `budget-exhausted`: which budget, e.g. "the budget of 5 model calls is spent". */
       budgetReason?: string;

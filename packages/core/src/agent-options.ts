@@ -1,4 +1,5 @@
 import type { AgentEvent } from './agent-events.js';
+import type { LoopDetectionOptions } from './loop-detector.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { Provider, ThinkingLevel, ToolChoice } from './provider.js';
 import type { ResourceLocks } from './resource-locks.js';
@@ -104,6 +105,12 @@ export interface AgentOptions {
    * tool keeps its resource key until its promise settles.
    */
   abortGraceMs?: number;
+  /**
+   * Repeated identical operations (tool + `policy.identity`) in a row: from `warnAfter` [3] on
+   * each result tells the model it is repeating itself; at `stopAfter` [6] the run ends with stop
+   * reason `loop-detected`. `false` turns it off.
+   */
+  loopDetection?: LoopDetectionOptions | false;
   /** Limits of the whole run tree (model calls, tokens, cost, time); sub-agents draw from them. */
   budget?: RunBudgetLimits;
   /**

@@ -3,6 +3,7 @@ import type { AgentOptions } from './agent-options.js';
 import { streamAssistantMessage } from './assistant-stream.js';
 import { AgentError, errorMessage, type ProviderError } from './errors.js';
 import { EventFanout } from './event-queue.js';
+import { LoopDetector } from './loop-detector.js';
 import {
   type AssistantMessage,
   addUsage,
@@ -44,7 +45,7 @@ export interface AgentRunResult {
    * started (cost included when known). Equal to `usage` for a run without sub-agents.
    */
   treeUsage: Usage;
-  /** Set when `stopReason` is `error`. */
+  /** Set when `stopReason` is `error` (or `loop-detected`: which call repeated). */
   error?: string;
   /** Set when `stopReason` is `budget-exhausted`: which budget was spent. */
   budgetReason?: string;
@@ -222,6 +223,10 @@ export class Agent {
       ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
     };
     let budgetReason: string | undefined;
+    const loops =
+      this.#options.loopDetection === false
+        ? undefined
+        : new LoopDetector(this.#options.loopDetection ?? {});
     let turns = 0;
     let finalMessage: AssistantMessage | undefined;
     let stopReason: AgentStopReason = 'completed';
@@ -314,6 +319,7 @@ export class Agent {
             emit,
             steeringPending: () => this.#steering.length > 0,
           });
+          const loop = loops?.observe(calls, outcome.results, this.tools);
           for (const message of outcome.results) append(message);
           emit({
             type: 'turn-end',
@@ -322,6 +328,11 @@ export class Agent {
             message: assistant,
             toolResults: outcome.results,
           });
+          if (loop?.stop === true) {
+            stopReason = 'loop-detected';
+            error = `The model repeated the same ${loop.repeated ?? 'tool'} call too many times in a row`;
+            break outer;
+          }
 
           if (outcome.fatal !== undefined) {
             stopReason = 'error';

@@ -39,6 +39,7 @@ export {
 export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
+export type { LoopDetectionOptions, ToolIdentity } from './loop-detector.js';
 export {
   type AssistantContent,
   type AssistantMessage,

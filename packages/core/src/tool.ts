@@ -28,6 +28,12 @@ export interface ToolPolicy<TArgs = unknown> {
    * advisory calls alone never does.
    */
   countsTowardTerminationVote?: boolean;
+  /**
+   * What makes two calls "the same operation", for the loop detector: the names of the arguments
+   * that matter (a discriminator such as `['action']`), or a function of the arguments [the whole
+   * arguments].
+   */
+  identity?: readonly string[] | ((args: TArgs) => string);
   /** Per-call timeout in ms [agent default]. */
   timeoutMs?: number;
   /** Calls whose keys are equal never overlap (e.g. two edits of one file). */
