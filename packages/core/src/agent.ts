@@ -9,6 +9,7 @@ import {
   addUsage,
   emptyUsage,
   type Message,
+  type ToolCallContent,
   toolCallsOf,
   type Usage,
   type UserMessage,
@@ -16,7 +17,7 @@ import {
 } from './messages.js';
 import type { ProviderRequest } from './provider.js';
 import { sharedResourceLocks } from './resource-locks.js';
-import { clipToolResultMessage } from './result-budget.js';
+import { olderToolResultForModel } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import { toToolDefinition } from './tool.js';
@@ -91,10 +92,17 @@ export class Agent {
   readonly #steering: UserMessage[] = [];
   readonly #followUps: UserMessage[] = [];
   readonly #listeners = new Set<(event: AgentEvent) => void>();
-  readonly #providerPrefix: { messages: Message[]; end: number; registryVersion: number } = {
+  readonly #providerPrefix: {
+    messages: Message[];
+    end: number;
+    registryVersion: number;
+    /** The tool calls seen in the prefix, by id (for the stubs of refetchable results). */
+    calls: Map<string, ToolCallContent>;
+  } = {
     messages: [],
     end: 0,
     registryVersion: -1,
+    calls: new Map(),
   };
   #current: { controller: AbortController; run: AgentRun } | undefined;
 
@@ -438,17 +446,22 @@ export class Agent {
       cache.messages = [];
       cache.end = 0;
       cache.registryVersion = this.tools.version;
+      cache.calls.clear();
     }
     const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
     for (let index = cache.end; index < lastAssistant; index++) {
       const message = messages[index] as Message;
       if (isDroppedFromRequest(message)) continue;
+      if (message.role === 'assistant') {
+        for (const call of toolCallsOf(message)) cache.calls.set(call.id, call);
+      }
       if (message.role !== 'toolResult') {
         cache.messages.push(message);
         continue;
       }
-      const limit = this.tools.get(message.toolName)?.policy?.maxResultChars ?? defaultLimit;
-      cache.messages.push(clipToolResultMessage(message, limit));
+      const tool = this.tools.get(message.toolName);
+      const call = cache.calls.get(message.toolCallId);
+      cache.messages.push(olderToolResultForModel(message, tool, defaultLimit, call));
     }
     cache.end = lastAssistant;
     const out = cache.messages.slice();

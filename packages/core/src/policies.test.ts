@@ -233,3 +233,53 @@ describe('ToolPolicy.maxResultChars: Infinity', () => {
     expect(resultText(older?.[1] as never).length).toBeLessThan(2_000);
   });
 });
+
+describe('ToolPolicy.history', () => {
+  it('older results: refetchable ones become a stub naming the call, summarised ones their summary; history stays whole', async () => {
+    const page = 'p'.repeat(5_000);
+    const fetcher = defineTool({
+      name: 'fetch_page',
+      description: 'fetches a page',
+      input: z.object({ url: z.string() }),
+      policy: { history: { refetchable: true } },
+      execute: async () => page,
+    });
+    const lister = defineTool({
+      name: 'list',
+      description: 'lists',
+      input: z.object({}),
+      policy: {
+        history: {
+          summarise: (result) => `[${resultText(result).split('\n').length} lines listed]`,
+        },
+      },
+      execute: async () => 'a\nb\nc',
+    });
+    const provider = createScriptedProvider([
+      {
+        toolCalls: [
+          { name: 'fetch_page', arguments: { url: 'https://example.com/a' } },
+          { name: 'list', arguments: {} },
+        ],
+      },
+      { toolCalls: [{ name: 'list', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ provider, model: 'm', tools: [fetcher, lister] });
+    await agent.run('go').result;
+    // The second request still has the newest batch whole.
+    const second = provider.requests[1]?.messages.filter(
+      (message) => message.role === 'toolResult',
+    );
+    expect(resultText(second?.[0] as never)).toBe(page);
+    // The third: the first batch is older now.
+    const third = provider.requests[2]?.messages.filter((message) => message.role === 'toolResult');
+    expect(resultText(third?.[0] as never)).toBe(
+      '[Older result of fetch_page({"url":"https://example.com/a"}) left out to save context; call it again if you need it.]',
+    );
+    expect(resultText(third?.[1] as never)).toBe('[3 lines listed]');
+    expect(resultText(third?.[2] as never)).toBe('a\nb\nc');
+    // Stored history is whole.
+    expect(resultText(toolResults([...agent.messages])[0])).toBe(page);
+  });
+});

@@ -1,4 +1,5 @@
-import type { ToolResultMessage } from './messages.js';
+import type { ToolCallContent, ToolResultMessage } from './messages.js';
+import type { AnyAgentTool } from './tool.js';
 
 /** Clips text to `limit` characters: head ¾, tail ¼, one marker saying how much was left out. */
 export function clipText(text: string, limit: number): string {
@@ -22,4 +23,41 @@ export function clipToolResultMessage(
   const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
   const images = message.content.filter((block) => block.type === 'image');
   return { ...message, content: [{ type: 'text', text: clipText(text, limit) }, ...images] };
+}
+
+/** Longest argument text quoted in a refetchable result's stub. */
+const maxStubArgumentChars = 200;
+
+/**
+ * The history transform: what an *older* tool result (before the newest batch) becomes in the
+ * copy sent to the model. The tool's `policy.history` decides first — `summarise(message)`
+ * replaces the text with its summary; `refetchable` replaces it with a short stub naming the call
+ * (the model can call again) — and otherwise the result budget clips it to the tool's
+ * `maxResultChars` (or the agent's). Images are kept. Stored history is never changed.
+ */
+export function olderToolResultForModel(
+  message: ToolResultMessage,
+  tool: AnyAgentTool | undefined,
+  defaultLimit: number,
+  call: ToolCallContent | undefined,
+): ToolResultMessage {
+  const history = tool?.policy?.history;
+  const images = message.content.filter((block) => block.type === 'image');
+  if (history?.summarise !== undefined && message.isError !== true) {
+    let summary: string | undefined;
+    try {
+      summary = history.summarise(message);
+    } catch {
+      summary = undefined; // A failing summary falls back to the budget below.
+    }
+    if (summary !== undefined)
+      return { ...message, content: [{ type: 'text', text: summary }, ...images] };
+  }
+  if (history?.refetchable === true && message.isError !== true) {
+    const args = clipText(call?.arguments ?? '', maxStubArgumentChars).replace(/\s+/g, ' ');
+    const text = `[Older result of ${message.toolName}(${args}) left out to save context; call it again if you need it.]`;
+    return { ...message, content: [{ type: 'text', text }] };
+  }
+  const limit = tool?.policy?.maxResultChars ?? defaultLimit;
+  return clipToolResultMessage(message, limit);
 }

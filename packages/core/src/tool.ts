@@ -1,5 +1,5 @@
 import type { JsonSchema, JsonSchemaObject } from './json-schema.js';
-import type { ToolResultContent } from './messages.js';
+import type { ToolResultContent, ToolResultMessage } from './messages.js';
 import type { RunContext } from './run-context.js';
 
 /** Permission tier a tool needs, from least to most powerful. */
@@ -34,6 +34,16 @@ export interface ToolPolicy<TArgs = unknown> {
    * arguments].
    */
   identity?: readonly string[] | ((args: TArgs) => string);
+  /**
+   * Hints for the history transform (what an older result becomes in the copy sent to the model;
+   * stored history stays whole): `refetchable` — a short stub naming the call replaces it (the
+   * model can call again); `summarise` — its summary replaces it. Otherwise it is clipped to
+   * `maxResultChars`.
+   */
+  history?: {
+    refetchable?: boolean;
+    summarise?: (result: ToolResultMessage) => string;
+  };
   /** Per-call timeout in ms [agent default]. */
   timeoutMs?: number;
   /** Calls whose keys are equal never overlap (e.g. two edits of one file). */
