@@ -66,5 +66,5 @@ describe('bash under load', () => {
       });
     });
     expect(wrong).toEqual([]);
-  });
+  }, 120_000);
 });
