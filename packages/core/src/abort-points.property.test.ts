@@ -176,7 +176,8 @@ describe('Agent with aborts at every await point (property)', () => {
           expect(toolResults(messages).map((message) => message.toolCallId)).toEqual(
             asked.map((call) => call.id),
           );
-          if (aborted) expect(result.stopReason).toBe('aborted');
+          // An abort that comes after the last model call finished may still end as `completed`.
+          if (aborted) expect(['aborted', 'completed']).toContain(result.stopReason);
           expect(executesAfterAbort).toBe(0);
           expect(locks.size).toBe(0);
           expect(exclusiveOverlap).toBe(false);

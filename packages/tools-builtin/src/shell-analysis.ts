@@ -111,9 +111,25 @@ const nameTakers = new Set([
   '[[',
   'wait',
 ]);
-// Options that make an ordinary program run a command of the caller's choosing.
-const commandOptions =
-  /^(--to-command|--use-compress-program|--checkpoint-action|--info-script|--new-volume-script|--rsh|--rsync-path|--upload-pack|--receive-pack|--exec|--ext-diff|--open-files-in-pager|-I$|-e$|-TT$|--unzip-command|--filter=.*exec|--config-env|--exec-path)/;
+// Options that make an ordinary program run a command of the caller's choosing, by program
+// (a short option such as `-e` means something harmless to most other programs).
+const commandOptions: Readonly<Record<string, RegExp>> = {
+  tar: /^(--to-command|--use-compress-program|--checkpoint-action|--info-script|--new-volume-script|-I$|-F$)/,
+  rsync: /^(-e$|--rsh|--rsync-path)/,
+  zip: /^(-TT$|--unzip-command)/,
+  git: /^(--upload-pack|--receive-pack|--exec\b|-x$|--ext-diff|--open-files-in-pager|--config-env|--exec-path)/,
+  fd: /^(-x$|-X$|--exec|--exec-batch)/,
+  fdfind: /^(-x$|-X$|--exec|--exec-batch)/,
+  rg: /^(--pre\b|--pre=)/,
+  less: /^(-[a-zA-Z]*\+|\+)/,
+  man: /^(-P$|--pager|-H)/,
+  vim: /^(-c$|\+|--cmd)/,
+  vi: /^(-c$|\+|--cmd)/,
+  nvim: /^(-c$|\+|--cmd)/,
+  scp: /^(-S$|-o)/,
+  curl: /^(--config$|-K$)/,
+  wget: /^(--execute|-e$)/,
+};
 // Environment prefixes that change what a command runs or loads.
 const dangerousVariable =
   /^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|BASH_FUNC|PROMPT_COMMAND$|PS[0-4]$|IFS$|PATH$|CDPATH$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|SHELLOPTS$|BASHOPTS$|PERL5|PYTHON|NODE_OPTIONS$|RUBYOPT$|RUBYLIB$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|LESSOPEN$|LESSCLOSE$|SSH_ASKPASS|SUDO_ASKPASS|BROWSER$|TAR_OPTIONS$|GZIP$|ZDOTDIR$|HOME$|XDG_CONFIG_HOME$|npm_config_|NPM_CONFIG_)/;
@@ -216,7 +232,8 @@ function commandOpacity(command: ShellCommand): string | undefined {
   ) {
     return 'sed runs a command (e)';
   }
-  if (args.some((word) => commandOptions.test(word)) && name !== 'echo' && name !== 'printf') {
+  const runsCommand = commandOptions[name];
+  if (runsCommand !== undefined && args.some((word) => runsCommand.test(word))) {
     return `${name} is given an option that runs a command`;
   }
   if (name === 'git') {

@@ -108,3 +108,19 @@ describe('shellPermissionSubjects', () => {
     expect(shellPermissionSubjects(parens).length).toBeGreaterThan(0);
   });
 });
+
+describe('analyzeShellCommand: options that run commands are judged per program', () => {
+  it.each([
+    ['grep -e foo -I file', false],
+    ['git status -u', false],
+    ['rsync -e "ssh -p 2" a b', true],
+    ['tar -I "sh -c evil" -xf a.tar', true],
+    ['tar --to-command=sh -xf a.tar', true],
+    ['git rebase --exec "make test" main', true],
+    ['git rebase -x make main', true],
+    ['fd -x rm', true],
+    ['rg --pre ./evil pattern', true],
+  ])('%s → opaque: %s', (line, opaque) => {
+    expect(analyzeShellCommand(line).opaque !== undefined).toBe(opaque);
+  });
+});
