@@ -21,13 +21,9 @@ import { olderToolResultForModel } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import { toToolDefinition } from './tool.js';
-import {
-  defaultAbortGraceMs,
-  defaultToolTimeoutMs,
-  executeToolCalls,
-  unexecutedResults,
-} from './tool-execution.js';
+import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
+import { unexecutedResults } from './tool-results.js';
 
 /** What a finished run reports. */
 export interface AgentRunResult {

@@ -1,6 +1,6 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate, ToolCallInfo } from './agent-options.js';
-import { errorMessage, ToolError, type ToolErrorKind } from './errors.js';
+import { errorMessage, ToolError } from './errors.js';
 import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
@@ -13,10 +13,16 @@ import {
   type ToolResult,
 } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
+import {
+  errorResult,
+  normaliseResult,
+  quoteRaw,
+  type Settled,
+  synthetic,
+  toResultMessage,
+  withNote,
+} from './tool-results.js';
 import { formatValidationIssues } from './validation.js';
-
-/** Longest raw-argument excerpt quoted back to the model. */
-const maxQuotedArgumentChars = 1024;
 
 /** The text the model gets for calls skipped because the user queued a message. */
 export const steeringSkipMessage = 'Skipped due to queued user message.';
@@ -59,11 +65,6 @@ interface Prepared {
   call: ToolCallContent;
   tool: AnyAgentTool;
   info: ToolCallInfo;
-}
-
-interface Settled {
-  message: ToolResultMessage;
-  terminate: boolean;
 }
 
 class SiblingAbort {
@@ -647,102 +648,12 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
-/** `result` with a sentence appended to its text. */
-function withNote(result: ToolResult, note: string): ToolResult {
-  const noted: ToolResult = {
-    ...result,
-    content: [...result.content, { type: 'text', text: note }],
-  };
-  const kind = errorKinds.get(result);
-  if (kind !== undefined) errorKinds.set(noted, kind);
-  return noted;
-}
-
 function safeResourceKey(tool: AnyAgentTool, args: unknown): string | undefined {
   try {
     return tool.policy?.resourceKey?.(args);
   } catch {
     return undefined;
   }
-}
-
-function normaliseResult(value: unknown): ToolResult {
-  if (value !== null && typeof value === 'object' && Array.isArray((value as ToolResult).content)) {
-    return value as ToolResult;
-  }
-  return errorResult(
-    `Tool returned an invalid result (expected { content: [...] }, got ${typeof value})`,
-    'failed',
-  );
-}
-
-const errorKinds = new WeakMap<ToolResult, ToolErrorKind>();
-
-function errorResult(text: string, kind: ToolErrorKind): ToolResult {
-  const result: ToolResult = { content: [{ type: 'text', text }], isError: true };
-  errorKinds.set(result, kind);
-  return result;
-}
-
-function toResultMessage(
-  call: ToolCallContent,
-  tool: AnyAgentTool,
-  result: ToolResult,
-): ToolResultMessage {
-  const message: ToolResultMessage = {
-    role: 'toolResult',
-    toolCallId: call.id,
-    toolName: tool.name,
-    content: result.content,
-    isError: result.isError === true,
-    timestamp: Date.now(),
-  };
-  if (result.details !== undefined) message.details = result.details;
-  if (result.childLoopId !== undefined) message.childLoopId = result.childLoopId;
-  const kind = errorKinds.get(result);
-  if (kind !== undefined) message.errorKind = kind;
-  else if (result.isError === true) message.errorKind = 'failed';
-  return message;
-}
-
-function synthetic(
-  call: ToolCallContent,
-  tool: AnyAgentTool | undefined,
-  text: string,
-  kind: ToolErrorKind,
-): Settled {
-  return {
-    message: {
-      role: 'toolResult',
-      toolCallId: call.id,
-      toolName: tool?.name ?? call.name,
-      content: [{ type: 'text', text }],
-      isError: true,
-      errorKind: kind,
-      timestamp: Date.now(),
-    },
-    terminate: false,
-  };
-}
-
-function quoteRaw(raw: string): string {
-  if (raw.length <= maxQuotedArgumentChars) return JSON.stringify(raw);
-  return `${JSON.stringify(raw.slice(0, maxQuotedArgumentChars))} … (${raw.length} characters in all)`;
-}
-
-/** Synthetic results for the calls of an assistant message that failed, was aborted, or whose run was interrupted. */
-export function unexecutedResults(
-  calls: readonly ToolCallContent[],
-  registry: ToolRegistry,
-  reason: 'error' | 'aborted' | 'interrupted',
-): ToolResultMessage[] {
-  const text =
-    reason === 'aborted'
-      ? 'Cancelled'
-      : reason === 'error'
-        ? "Not executed: the model's response ended with an error."
-        : 'Not executed: the conversation was interrupted before this call ran.';
-  return calls.map((call) => synthetic(call, registry.get(call.name), text, 'cancelled').message);
 }
 
 /** `promise`'s value, or `undefined` as soon as `signal` aborts (a late rejection is ignored). */
