@@ -25,6 +25,7 @@ const knownSuites = [
   'sandbox',
   'load',
   'shell-parser',
+  'json-schema-validation',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

@@ -40,7 +40,7 @@ export function typeMismatchHint(expected: string, received: unknown): string {
   if (typeof received !== 'string') return '';
   const trimmed = received.trim();
   if (
-    (expected === 'number' || expected === 'int') &&
+    (expected === 'number' || expected === 'integer' || expected === 'int') &&
     trimmed !== '' &&
     Number.isFinite(Number(trimmed))
   ) {
