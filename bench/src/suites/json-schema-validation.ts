@@ -71,6 +71,7 @@ const largeInvalid = { ...largeValid, per_page: '50', state: 'any' };
 
 /** Keyword checks the old checker skipped or got wrong: [schema of `v`, value, valid]. */
 const conformance: [Record<string, unknown>, unknown, boolean][] = [
+  // biome-ignore lint/suspicious/noThenProperty: the if/then/else keyword of JSON Schema
   [{ if: { const: 'a' }, then: { minLength: 2 } }, 'a', false],
   [{ type: 'object', dependentRequired: { a: ['b'] } }, { a: 1 }, false],
   [{ type: 'string', pattern: '^\\p{Lu}' }, 'Émile', true],

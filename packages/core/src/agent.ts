@@ -20,7 +20,7 @@ import { sharedResourceLocks } from './resource-locks.js';
 import { olderToolResultForModel } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
-import { toToolDefinition } from './tool.js';
+import { type ToolDefinition, toToolDefinition } from './tool.js';
 import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
 import { unexecutedResults } from './tool-results.js';
@@ -88,6 +88,7 @@ export class Agent {
   readonly #steering: UserMessage[] = [];
   readonly #followUps: UserMessage[] = [];
   readonly #listeners = new Set<(event: AgentEvent) => void>();
+  readonly #definitions: { version: number; list: ToolDefinition[] } = { version: -1, list: [] };
   readonly #providerPrefix: {
     messages: Message[];
     end: number;
@@ -323,7 +324,7 @@ export class Agent {
             emit,
             steeringPending: () => this.#steering.length > 0,
           });
-          const loop = loops?.observe(calls, outcome.results, this.tools);
+          const loop = loops?.observe(calls, outcome.results, this.tools, outcome.parsedArguments);
           for (const message of outcome.results) append(message);
           emit({
             type: 'turn-end',
@@ -411,7 +412,7 @@ export class Agent {
     const request: ProviderRequest = {
       model: options.model,
       messages: this.#messagesForProvider(),
-      tools: this.tools.list().map(toToolDefinition),
+      tools: this.#toolDefinitions(),
     };
     if (options.systemPrompt !== undefined) request.systemPrompt = options.systemPrompt;
     if (options.toolChoice !== undefined) request.toolChoice = options.toolChoice;
@@ -427,6 +428,16 @@ export class Agent {
    * Stored history stays whole. Everything before the last assistant message is final, so that
    * prefix is built once and extended each turn (linear, not quadratic, in the history).
    */
+  /** The tools' definitions, rebuilt only when the registry changes (a fresh array per request). */
+  #toolDefinitions(): ToolDefinition[] {
+    const cache = this.#definitions;
+    if (cache.version !== this.tools.version) {
+      cache.list = this.tools.list().map(toToolDefinition);
+      cache.version = this.tools.version;
+    }
+    return cache.list.slice();
+  }
+
   #messagesForProvider(): Message[] {
     const messages = this.#messages;
     let lastAssistant = messages.length;

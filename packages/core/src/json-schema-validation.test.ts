@@ -17,6 +17,7 @@ const fieldCases: Case[] = [
     {
       type: 'object',
       if: { properties: { k: { const: 'a' } } },
+      // biome-ignore lint/suspicious/noThenProperty: the if/then/else keyword of JSON Schema
       then: { required: ['a'] },
       else: { required: ['b'] },
     },

@@ -80,4 +80,25 @@ describe('the loop detector', () => {
     expect(off.result.stopReason).toBe('completed');
     expect(off.texts.some((text) => text.includes('repeating'))).toBe(false);
   });
+
+  it('the same arguments in another key order or nesting order are the same operation; a changed value is not', async () => {
+    const reordered = Array.from({ length: 6 }, (_, index) => ({
+      name: 'search',
+      arguments:
+        index % 2 === 0
+          ? { q: 'x', filter: { a: 1, b: [1, { c: 2, d: 3 }] } }
+          : { filter: { b: [1, { d: 3, c: 2 }], a: 1 }, q: 'x' },
+    }));
+    expect((await run(reordered)).result.stopReason).toBe('loop-detected');
+    const changed = reordered.map((call, index) =>
+      index === 3
+        ? { ...call, arguments: { q: 'x', filter: { a: 1, b: [1, { c: 2, d: 4 }] } } }
+        : call,
+    );
+    expect((await run(changed)).result.stopReason).toBe('completed');
+    const extraKey = reordered.map((call, index) =>
+      index === 3 ? { ...call, arguments: { ...call.arguments, more: true } } : call,
+    );
+    expect((await run(extraKey)).result.stopReason).toBe('completed');
+  });
 });

@@ -27,16 +27,32 @@ function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same operation. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    );
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+/** Structural equality of JSON values, key order ignored: `{a,b}` and `{b,a}` are the same. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!sameJson(a[index], b[index])) return false;
+    return true;
   }
-  return JSON.stringify(value) ?? 'undefined';
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(left, key)) continue;
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+    count++;
+  }
+  for (const key in right) if (Object.hasOwn(right, key)) count--;
+  return count === 0;
+}
+
+/** One operation: the tool's canonical name and what identifies the call (see `ToolIdentity`). */
+interface Operation {
+  tool: string;
+  identity: unknown;
 }
 
 /**
@@ -46,7 +62,7 @@ function stableJson(value: unknown): string {
 export class LoopDetector {
   readonly #warnAfter: number;
   readonly #stopAfter: number;
-  #last: string | undefined;
+  #last: Operation | undefined;
   #count = 0;
 
   constructor(options: LoopDetectionOptions = {}) {
@@ -62,14 +78,22 @@ export class LoopDetector {
     calls: readonly ToolCallContent[],
     results: ToolResultMessage[],
     registry: ToolRegistry,
+    /** The calls' arguments as the loop parsed them (by index), so they are not parsed again. */
+    parsedArguments?: readonly unknown[],
   ): { stop: boolean; repeated?: string } {
     let stop = false;
     let repeated: string | undefined;
     calls.forEach((call, index) => {
-      const key = this.#key(call, registry);
-      if (key === this.#last) this.#count += 1;
-      else {
-        this.#last = key;
+      const operation = this.#operation(call, parsedArguments?.[index], registry);
+      const last = this.#last;
+      if (
+        last !== undefined &&
+        last.tool === operation.tool &&
+        sameJson(last.identity, operation.identity)
+      ) {
+        this.#count += 1;
+      } else {
+        this.#last = operation;
         this.#count = 1;
       }
       const result = results[index];
@@ -93,25 +117,27 @@ export class LoopDetector {
     return repeated === undefined ? { stop } : { stop, repeated };
   }
 
-  #key(call: ToolCallContent, registry: ToolRegistry): string {
+  #operation(call: ToolCallContent, parsed: unknown, registry: ToolRegistry): Operation {
     const tool = registry.get(call.name);
-    let args: unknown;
-    try {
-      args = JSON.parse(call.arguments);
-    } catch {
-      args = call.arguments;
+    let args: unknown = parsed;
+    if (args === undefined) {
+      try {
+        args = JSON.parse(call.arguments);
+      } catch {
+        args = call.arguments;
+      }
     }
     const identity = tool?.policy?.identity as ToolIdentity | undefined;
-    let id: string;
+    let id: unknown = args;
     try {
       if (typeof identity === 'function') id = identity(args);
       else if (Array.isArray(identity) && args !== null && typeof args === 'object') {
         const record = args as Record<string, unknown>;
-        id = stableJson(identity.map((name) => record[name]));
-      } else id = stableJson(args);
+        id = identity.map((name) => record[name]);
+      }
     } catch {
-      id = stableJson(args);
+      id = args;
     }
-    return `${tool?.name ?? call.name}\u0000${id}`;
+    return { tool: tool?.name ?? call.name, identity: id };
   }
 }

@@ -58,6 +58,8 @@ export interface ExecuteToolCallsOutcome {
   terminate: boolean;
   /** A fatal `ToolError` thrown by a tool: the run must end. */
   fatal: ToolError | undefined;
+  /** Each call's arguments as parsed from JSON, by call index; undefined where not parsed. */
+  parsedArguments: unknown[];
 }
 
 interface Prepared {
@@ -84,6 +86,7 @@ export async function executeToolCalls(
 ): Promise<ExecuteToolCallsOutcome> {
   const { calls } = params;
   const settled: (Settled | undefined)[] = new Array(calls.length);
+  const parsed: unknown[] = new Array(calls.length);
   let fatal: ToolError | undefined;
 
   const resolved = calls.map((call) => params.registry.get(call.name));
@@ -132,7 +135,7 @@ export async function executeToolCalls(
       }
       continue;
     }
-    const outcome = await runBatch(params, batch, resolved);
+    const outcome = await runBatch(params, batch, resolved, parsed);
     for (const [index, result] of outcome.settled) settled[index] = result;
     fatal ??= outcome.fatal;
   }
@@ -155,6 +158,7 @@ export async function executeToolCalls(
     results: results.map((entry) => entry.message),
     terminate: voters.length > 0 && voters.every((entry) => entry.terminate),
     fatal,
+    parsedArguments: parsed,
   };
 }
 
@@ -197,6 +201,7 @@ async function runBatch(
   params: ExecuteToolCallsParams,
   batch: readonly number[],
   resolved: readonly (AnyAgentTool | undefined)[],
+  parsed: unknown[],
 ): Promise<{ settled: Map<number, Settled>; fatal: ToolError | undefined }> {
   const settled = new Map<number, Settled>();
   const prepared: Prepared[] = [];
@@ -207,7 +212,7 @@ async function runBatch(
       settled.set(index, synthetic(call, resolved[index], 'Cancelled', 'cancelled'));
       continue;
     }
-    const outcome = await prepareCall(params, call, resolved[index]);
+    const outcome = await prepareCall(params, call, resolved[index], parsed, index);
     if ('message' in outcome) settled.set(index, outcome);
     else prepared.push({ index, call, tool: outcome.tool, info: outcome.info });
   }
@@ -294,6 +299,8 @@ async function prepareCall(
   params: ExecuteToolCallsParams,
   call: ToolCallContent,
   tool: AnyAgentTool | undefined,
+  parsed: unknown[],
+  index: number,
 ): Promise<PrepareOutcome> {
   if (tool === undefined) {
     const error = ToolError.notFound(call.name, params.registry.names());
@@ -309,6 +316,7 @@ async function prepareCall(
     if (cutOffEmpty)
       throw new SyntaxError('no argument text arrived before the output-token limit');
     args = raw === '' ? {} : JSON.parse(raw);
+    parsed[index] = args;
   } catch (error) {
     const cutOff =
       params.assistant.stopReason === 'length'
@@ -468,7 +476,8 @@ async function runCall(
   let result: ToolResult;
   let started = false;
   let startEmitted = false;
-  let updates: Promise<void> = Promise.resolve();
+  // Update hooks run in order, chained here; undefined until the first update needs one.
+  let updates: Promise<void> | undefined;
   let execution: Promise<ToolResult> | undefined;
   let stillRunning = false;
   const key = safeResourceKey(tool, info.args);
@@ -499,7 +508,7 @@ async function runCall(
             });
           return;
         }
-        updates = updates.then(async () => {
+        updates = (updates ?? Promise.resolve()).then(async () => {
           try {
             if (
               beforeToolExecutionUpdate !== undefined &&
@@ -539,16 +548,20 @@ async function runCall(
       toolName: tool.name,
       args: info.args,
     });
-    const aborted = new Promise<ToolResult>((resolve) => {
-      settleAborted = resolve;
-    });
     // The last check and the call are in the same synchronous step: an abort from a listener,
     // a sibling or a timer cannot fall between them, so no execute starts after an abort.
     controller.signal.throwIfAborted();
-    execution = startExecution(tool, info.args, context);
-    // A tool that ignores its signal keeps running; its late outcome is dropped, never unhandled.
-    execution.catch(() => undefined);
-    result = normaliseResult(abortedOutcome ?? (await Promise.race([execution, aborted])));
+    const running = startExecution(tool, info.args, context);
+    execution = running;
+    // Settled by the tool or by an abort, whichever comes first. A tool that ignores its signal
+    // keeps running; its late outcome is dropped here (handled, so never an unhandled rejection).
+    result = normaliseResult(
+      abortedOutcome ??
+        (await new Promise<ToolResult>((resolve, reject) => {
+          settleAborted = resolve;
+          running.then(resolve, reject);
+        })),
+    );
     if (abortedOutcome !== undefined && result === abortedOutcome) {
       // Aborted (timeout, cancel, sibling): give the tool a grace period to stop. One that ignores
       // its signal is reported, and keeps its resource key until it really settles.
@@ -590,7 +603,7 @@ async function runCall(
     group.delete(abortCall);
   }
 
-  await updates;
+  if (updates !== undefined) await updates;
   started = false;
   // A call aborted while waiting for its resource lock never started: no start, so no end event.
   if (startEmitted) {

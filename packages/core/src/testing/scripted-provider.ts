@@ -1,10 +1,10 @@
+import { applyStreamEvent } from '../assistant-stream.js';
 import { ProviderError } from '../errors.js';
 import {
   type AssistantContent,
   type AssistantMessage,
   emptyUsage,
   type StopReason,
-  type ToolCallContent,
   type Usage,
 } from '../messages.js';
 import type { Provider, ProviderRequest, ProviderStreamOptions, StreamEvent } from '../provider.js';
@@ -76,41 +76,53 @@ export function createScriptedProvider(
   const requests: ProviderRequest[] = [];
   let calls = 0;
 
-  async function* stream(
+  /** The step for a turn (or the last one, when the script repeats it). */
+  function stepFor(turnIndex: number): ScriptedStep | undefined {
+    const step = script[turnIndex];
+    if (step === undefined && options.whenExhausted === 'repeat-last')
+      return script[script.length - 1];
+    return step;
+  }
+
+  function stream(
     request: ProviderRequest,
     streamOptions: ProviderStreamOptions = {},
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterable<StreamEvent> {
     const turnIndex = calls++;
     if (record) requests.push(structuredClone(request));
-    const signal = streamOptions.signal;
-    const message: AssistantMessage = {
-      role: 'assistant',
-      content: [],
-      provider: id,
-      model: request.model,
-      usage: emptyUsage(),
-      stopReason: 'stop',
-      timestamp: Date.now(),
-    };
-    const fail = (reason: 'error' | 'aborted', error: ProviderError): StreamEvent => ({
-      type: 'error',
-      reason,
-      error,
-      message: {
-        ...message,
-        content: [...message.content],
-        stopReason: reason,
-        errorMessage: error.message,
-      },
-    });
-    const abortedEvent = () =>
-      fail('aborted', new ProviderError('Aborted', { provider: id, cause: signal?.reason }));
+    const step = stepFor(turnIndex);
+    // A plain turn without delay or error needs no async machinery: its events are ready at
+    // once, as when a real provider receives a whole response in one network chunk.
+    if (
+      step !== undefined &&
+      typeof step !== 'function' &&
+      step.error === undefined &&
+      (step.delayMs ?? options.delayMs ?? 0) === 0
+    ) {
+      const events = turnEvents(step, turnIndex, request, id, chunkSize);
+      return readyStream(events, streamOptions.signal, (at) =>
+        failureEvent(events, at, request, id, 'aborted', abortError(streamOptions.signal)),
+      );
+    }
+    return pacedStream(turnIndex, step, request, streamOptions.signal);
+  }
 
-    let step = script[turnIndex];
-    if (step === undefined && options.whenExhausted === 'repeat-last')
-      step = script[script.length - 1];
+  function abortError(signal: AbortSignal | undefined): ProviderError {
+    return new ProviderError('Aborted', { provider: id, cause: signal?.reason });
+  }
+
+  async function* pacedStream(
+    turnIndex: number,
+    step: ScriptedStep | undefined,
+    request: ProviderRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<StreamEvent> {
     if (step === undefined) {
-      yield fail(
+      yield failureEvent(
+        [],
+        0,
+        request,
+        id,
         'error',
         new ProviderError(
           `Scripted provider has no step for turn ${turnIndex + 1} (script has ${script.length})`,
@@ -123,128 +135,47 @@ export function createScriptedProvider(
     try {
       turn = typeof step === 'function' ? await step(request, turnIndex) : step;
     } catch (error) {
-      yield fail(
+      yield failureEvent(
+        [],
+        0,
+        request,
+        id,
         'error',
         new ProviderError(`Scripted step threw: ${String(error)}`, { provider: id, cause: error }),
       );
       return;
     }
     const delayMs = turn.delayMs ?? options.delayMs ?? 0;
-    let deltas = 0;
     const errorAfter = turn.error?.afterDeltas ?? 0;
-
-    // Yields one event after the optional delay; returns false when the stream must stop.
-    const check = (): 'go' | 'aborted' | 'error' => {
-      if (signal?.aborted) return 'aborted';
-      if (turn.error !== undefined && deltas >= errorAfter) return 'error';
-      return 'go';
-    };
-    // Without a delay there is no await at all between events (the benchmarks measure the loop, not timers).
-    const pace = async (): Promise<'go' | 'aborted' | 'error'> => {
-      await sleep(delayMs, signal);
-      return check();
-    };
+    const events = turnEvents(turn, turnIndex, request, id, chunkSize);
+    let deltas = 0;
     const scriptedError = () =>
-      fail(
-        'error',
-        new ProviderError(turn.error?.message ?? 'error', {
-          provider: id,
-          ...(turn.error?.statusCode === undefined ? {} : { statusCode: turn.error.statusCode }),
-          isRetryable: turn.error?.isRetryable ?? false,
-        }),
-      );
-
-    if (signal?.aborted) {
-      yield abortedEvent();
-      return;
-    }
-    yield { type: 'start', model: request.model, provider: id };
-
-    const blocks: AssistantContent[] = [];
-    if (turn.thinking !== undefined) {
-      const thinking = typeof turn.thinking === 'string' ? { text: turn.thinking } : turn.thinking;
-      blocks.push({
-        type: 'thinking',
-        thinking: thinking.text,
-        ...(thinking.signature === undefined ? {} : { signature: thinking.signature }),
+      new ProviderError(turn.error?.message ?? 'error', {
+        provider: id,
+        ...(turn.error?.statusCode === undefined ? {} : { statusCode: turn.error.statusCode }),
+        isRetryable: turn.error?.isRetryable ?? false,
       });
-    }
-    if (turn.text !== undefined) blocks.push({ type: 'text', text: turn.text });
-    (turn.toolCalls ?? []).forEach((call, index) => {
-      blocks.push({
-        type: 'toolCall',
-        id: call.id ?? `call_${turnIndex + 1}_${index}`,
-        name: call.name,
-        arguments:
-          typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-      });
-    });
-
-    for (const [index, block] of blocks.entries()) {
-      let state = delayMs > 0 ? await pace() : check();
-      if (state !== 'go') {
-        yield state === 'aborted' ? abortedEvent() : scriptedError();
-        return;
-      }
-      const body =
-        block.type === 'text'
-          ? block.text
-          : block.type === 'thinking'
-            ? block.thinking
-            : block.arguments;
-      if (block.type === 'toolCall') {
-        yield { type: 'tool-call-start', index, id: block.id, name: block.name };
-        message.content[index] = { ...block, arguments: '' };
-      } else if (block.type === 'text') {
-        yield { type: 'text-start', index };
-        message.content[index] = { type: 'text', text: '' };
-      } else {
-        yield { type: 'thinking-start', index };
-        message.content[index] = { type: 'thinking', thinking: '' };
-      }
-      for (let offset = 0; offset < body.length; offset += chunkSize) {
-        state = delayMs > 0 ? await pace() : check();
-        if (state !== 'go') {
-          yield state === 'aborted' ? abortedEvent() : scriptedError();
+    for (let at = 0; at < events.length; at++) {
+      const event = events[at] as StreamEvent;
+      if (at === 0 || checkedBefore(event)) {
+        if (delayMs > 0 && at > 0) await sleep(delayMs, signal);
+        if (signal?.aborted) {
+          yield failureEvent(events, at, request, id, 'aborted', abortError(signal));
           return;
         }
-        const delta = body.slice(offset, offset + chunkSize);
-        deltas++;
-        const current = message.content[index] as AssistantContent;
-        if (current.type === 'toolCall') {
-          current.arguments += delta;
-          yield { type: 'tool-call-delta', index, delta };
-        } else if (current.type === 'text') {
-          current.text += delta;
-          yield { type: 'text-delta', index, delta };
-        } else {
-          current.thinking += delta;
-          yield { type: 'thinking-delta', index, delta };
+        // A scripted error comes after `afterDeltas` deltas, or at the end if there are fewer.
+        if (
+          at > 0 &&
+          turn.error !== undefined &&
+          (deltas >= errorAfter || event.type === 'usage')
+        ) {
+          yield failureEvent(events, at, request, id, 'error', scriptedError());
+          return;
         }
       }
-      message.content[index] = block;
-      if (block.type === 'toolCall')
-        yield { type: 'tool-call-end', index, toolCall: block as ToolCallContent };
-      else if (block.type === 'text') yield { type: 'text-end', index, text: block.text };
-      else {
-        const end: StreamEvent = { type: 'thinking-end', index, thinking: block.thinking };
-        if (block.signature !== undefined) end.signature = block.signature;
-        yield end;
-      }
+      if (event.type.endsWith('-delta')) deltas++;
+      yield event;
     }
-    const state = delayMs > 0 ? await pace() : check();
-    if (state !== 'go' || turn.error !== undefined) {
-      yield state === 'aborted' ? abortedEvent() : scriptedError();
-      return;
-    }
-    const usage: Usage = { ...emptyUsage(), ...turn.usage };
-    if (turn.usage?.totalTokens === undefined)
-      usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-    message.usage = usage;
-    yield { type: 'usage', usage };
-    message.stopReason =
-      turn.stopReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? 'toolUse' : 'stop');
-    yield { type: 'done', message };
   }
 
   return {
@@ -271,4 +202,151 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Whether the stream checks for an abort (and, paced, waits and injects a scripted error) before
+ * this event: before each block starts, before each delta and before the usage; not between a
+ * block's last delta and its end.
+ */
+function checkedBefore(event: StreamEvent): boolean {
+  return (
+    event.type === 'text-start' ||
+    event.type === 'thinking-start' ||
+    event.type === 'tool-call-start' ||
+    event.type === 'text-delta' ||
+    event.type === 'thinking-delta' ||
+    event.type === 'tool-call-delta' ||
+    event.type === 'usage'
+  );
+}
+
+/** Every event of a scripted turn, in order: start, each block (start, deltas, end), usage, done. */
+function turnEvents(
+  turn: ScriptedTurn,
+  turnIndex: number,
+  request: ProviderRequest,
+  provider: string,
+  chunkSize: number,
+): StreamEvent[] {
+  const events: StreamEvent[] = [{ type: 'start', model: request.model, provider }];
+  const blocks: AssistantContent[] = [];
+  if (turn.thinking !== undefined) {
+    const thinking = typeof turn.thinking === 'string' ? { text: turn.thinking } : turn.thinking;
+    blocks.push({
+      type: 'thinking',
+      thinking: thinking.text,
+      ...(thinking.signature === undefined ? {} : { signature: thinking.signature }),
+    });
+  }
+  if (turn.text !== undefined) blocks.push({ type: 'text', text: turn.text });
+  (turn.toolCalls ?? []).forEach((call, index) => {
+    blocks.push({
+      type: 'toolCall',
+      id: call.id ?? `call_${turnIndex + 1}_${index}`,
+      name: call.name,
+      arguments:
+        typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    });
+  });
+  blocks.forEach((block, index) => {
+    const body =
+      block.type === 'text'
+        ? block.text
+        : block.type === 'thinking'
+          ? block.thinking
+          : block.arguments;
+    if (block.type === 'toolCall')
+      events.push({ type: 'tool-call-start', index, id: block.id, name: block.name });
+    else events.push({ type: block.type === 'text' ? 'text-start' : 'thinking-start', index });
+    for (let offset = 0; offset < body.length; offset += chunkSize) {
+      const delta = body.slice(offset, offset + chunkSize);
+      const type =
+        block.type === 'toolCall'
+          ? 'tool-call-delta'
+          : block.type === 'text'
+            ? 'text-delta'
+            : 'thinking-delta';
+      events.push({ type, index, delta });
+    }
+    if (block.type === 'toolCall') events.push({ type: 'tool-call-end', index, toolCall: block });
+    else if (block.type === 'text') events.push({ type: 'text-end', index, text: block.text });
+    else {
+      const end: StreamEvent = { type: 'thinking-end', index, thinking: block.thinking };
+      if (block.signature !== undefined) end.signature = block.signature;
+      events.push(end);
+    }
+  });
+  const usage: Usage = { ...emptyUsage(), ...turn.usage };
+  if (turn.usage?.totalTokens === undefined)
+    usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+  events.push({ type: 'usage', usage });
+  events.push({
+    type: 'done',
+    message: {
+      role: 'assistant',
+      content: blocks,
+      provider,
+      model: request.model,
+      usage,
+      stopReason: turn.stopReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? 'toolUse' : 'stop'),
+      timestamp: Date.now(),
+    },
+  });
+  return events;
+}
+
+/** The terminal event of a stream that fails before `events[at]`, carrying the partial message. */
+function failureEvent(
+  events: readonly StreamEvent[],
+  at: number,
+  request: ProviderRequest,
+  provider: string,
+  reason: 'error' | 'aborted',
+  error: ProviderError,
+): StreamEvent {
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: [],
+    provider,
+    model: request.model,
+    usage: emptyUsage(),
+    stopReason: reason,
+    timestamp: Date.now(),
+  };
+  for (let index = 0; index < at; index++) applyStreamEvent(message, events[index] as StreamEvent);
+  message.stopReason = reason;
+  message.errorMessage = error.message;
+  message.content = message.content.filter((block) => block !== undefined);
+  return { type: 'error', reason, error, message };
+}
+
+/** An async iterator over events that are all ready, checking the signal as a paced stream does. */
+function readyStream(
+  events: readonly StreamEvent[],
+  signal: AbortSignal | undefined,
+  aborted: (at: number) => StreamEvent,
+): AsyncIterableIterator<StreamEvent> {
+  let at = 0;
+  let finished = false;
+  const end = (): Promise<IteratorResult<StreamEvent>> => {
+    finished = true;
+    return Promise.resolve({ value: undefined, done: true });
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (finished || at >= events.length) return end();
+      const event = events[at] as StreamEvent;
+      if (signal?.aborted && (at === 0 || checkedBefore(event))) {
+        finished = true;
+        return Promise.resolve({ value: aborted(at), done: false });
+      }
+      at++;
+      return Promise.resolve({ value: event, done: false });
+    },
+    return: end,
+  };
 }
