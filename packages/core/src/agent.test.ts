@@ -123,6 +123,19 @@ describe('Agent: one result per call', () => {
     expect(result.stopReason).toBe('completed');
   });
 
+  it('a timeout longer than a Node timer holds (2^31 ms) is no limit, not an instant timeout', async () => {
+    const log: string[] = [];
+    const slow = waitTool('slow', log, { ms: 20, policy: { timeoutMs: 30 * 24 * 3600 * 1000 } });
+    const { agent } = agentWith(
+      [{ toolCalls: [{ id: 'a', name: 'slow', arguments: { id: '1' } }] }, { text: 'ok' }],
+      [slow],
+    );
+    await runToEnd(agent, 'go');
+    const results = toolResults(agent.messages);
+    expect(results[0]?.isError).not.toBe(true);
+    expect(results[0]?.errorKind).toBeUndefined();
+  });
+
   it('stops a tool that ignores its signal at the timeout without waiting for it', async () => {
     const never = defineTool({
       name: 'never',

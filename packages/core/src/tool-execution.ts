@@ -487,7 +487,8 @@ async function runCall(
     if (key !== undefined) release = await params.locks.acquire(key, controller.signal);
 
     const timeoutMs = tool.policy?.timeoutMs ?? params.defaultTimeoutMs;
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+    // Past 2^31-1 ms (24.8 days) Node would fire the timer after 1 ms: such a limit is none.
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1) {
       timer = setTimeout(() => abortCall(new TimeoutAbort(timeoutMs)), timeoutMs);
     }
 
