@@ -6,6 +6,7 @@ import type { ResourceLocks } from './resource-locks.js';
 import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import type { AnyAgentTool, PermissionTier, ToolResult } from './tool.js';
+import type { ToolSearchOptions } from './tool-catalogue.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** A tool call about to run (or running), as hooks and the permission gate see it. */
@@ -120,6 +121,17 @@ export interface AgentOptions {
   parentRun?: ParentRun;
   /** Default clip size in characters for older tool results sent to the model [30000]. */
   maxResultChars?: number;
+  /**
+   * Deferred tools: tools marked `defer: true` (or matched by `toolSearch.defer`, or deferred
+   * automatically when the catalogue is over budget) are not sent to the model; it gets a
+   * `tool_search` tool that finds and loads them instead. See `ToolSearchOptions`.
+   */
+  toolSearch?: ToolSearchOptions;
+  /**
+   * Per-tool definition budget in JSON characters [24000, ~6k tokens]: a bigger definition is
+   * sent shortened (deep schema levels described in words); validation still uses the full schema.
+   */
+  maxToolDefinitionChars?: number;
   hooks?: AgentHooks;
   /** Permission gate; without one every call is allowed. */
   permissionGate?: PermissionGate;

@@ -19,8 +19,10 @@ import type { ProviderRequest } from './provider.js';
 import { sharedResourceLocks } from './resource-locks.js';
 import { olderToolResultForModel } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
+import { fitToolDefinition } from './schema-budget.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import { type ToolDefinition, toToolDefinition } from './tool.js';
+import { ToolCatalogue } from './tool-catalogue.js';
 import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
 import { unexecutedResults } from './tool-results.js';
@@ -88,7 +90,12 @@ export class Agent {
   readonly #steering: UserMessage[] = [];
   readonly #followUps: UserMessage[] = [];
   readonly #listeners = new Set<(event: AgentEvent) => void>();
-  readonly #definitions: { version: number; list: ToolDefinition[] } = { version: -1, list: [] };
+  readonly #catalogue: ToolCatalogue;
+  readonly #definitions: { version: number; loaded: number; list: ToolDefinition[] } = {
+    version: -1,
+    loaded: -1,
+    list: [],
+  };
   readonly #providerPrefix: {
     messages: Message[];
     end: number;
@@ -115,6 +122,8 @@ export class Agent {
       ['toolTimeoutMs', options.toolTimeoutMs],
       ['abortGraceMs', options.abortGraceMs],
       ['maxResultChars', options.maxResultChars],
+      ['maxToolDefinitionChars', options.maxToolDefinitionChars],
+      ['toolSearch.maxResults', options.toolSearch?.maxResults],
       ['budget.maxModelCalls', options.budget?.maxModelCalls],
       ['budget.maxTokens', options.budget?.maxTokens],
       ['budget.maxCost', options.budget?.maxCost],
@@ -124,6 +133,8 @@ export class Agent {
         throw new AgentError(`${name} must be a number >= 0, got ${String(value)}`);
     }
     this.#messages = structuredClone([...(options.messages ?? [])]);
+    this.#catalogue = new ToolCatalogue(this.tools, options.toolSearch);
+    this.#catalogue.restore(this.#messages);
     if (options.onEvent !== undefined) this.#listeners.add(options.onEvent);
   }
 
@@ -311,7 +322,7 @@ export class Agent {
           const outcome = await executeToolCalls({
             calls,
             assistant,
-            registry: this.tools,
+            registry: this.#catalogue.lookup,
             strategy: this.#strategy,
             runSignal: signal,
             run: runContext,
@@ -324,7 +335,13 @@ export class Agent {
             emit,
             steeringPending: () => this.#steering.length > 0,
           });
-          const loop = loops?.observe(calls, outcome.results, this.tools, outcome.parsedArguments);
+          this.#catalogue.observe(calls, outcome.results);
+          const loop = loops?.observe(
+            calls,
+            outcome.results,
+            this.#catalogue.lookup,
+            outcome.parsedArguments,
+          );
           for (const message of outcome.results) append(message);
           emit({
             type: 'turn-end',
@@ -431,11 +448,28 @@ export class Agent {
   /** The tools' definitions, rebuilt only when the registry changes (a fresh array per request). */
   #toolDefinitions(): ToolDefinition[] {
     const cache = this.#definitions;
-    if (cache.version !== this.tools.version) {
-      cache.list = this.tools.list().map(toToolDefinition);
+    const loaded = this.#catalogue.loaded.length;
+    if (cache.version !== this.tools.version || cache.loaded !== loaded) {
+      const budget = this.#options.maxToolDefinitionChars ?? defaultMaxToolDefinitionChars;
+      cache.list = this.#catalogue
+        .visibleTools()
+        .map((tool) => fitToolDefinition(toToolDefinition(tool), budget));
       cache.version = this.tools.version;
+      cache.loaded = loaded;
     }
     return cache.list.slice();
+  }
+
+  /**
+   * The tool catalogue as the model sees it: the names of deferred tools not loaded yet, those
+   * loaded by `tool_search` (in load order), and whether deferral was switched on by the budget.
+   */
+  get deferredTools(): { pending: string[]; loaded: readonly string[]; automatic: boolean } {
+    return {
+      pending: this.#catalogue.pending,
+      loaded: this.#catalogue.loaded,
+      automatic: this.#catalogue.automatic,
+    };
   }
 
   #messagesForProvider(): Message[] {
@@ -479,6 +513,9 @@ export class Agent {
     return out;
   }
 }
+
+/** Per-tool definition budget in JSON characters (~6k tokens); past it the schema is shortened. */
+const defaultMaxToolDefinitionChars = 24_000;
 
 function isDroppedFromRequest(message: Message): boolean {
   return (

@@ -73,7 +73,11 @@ export class ToolError extends AgentError {
 
   /** `Tool not found: X`. */
   static notFound(toolName: string, available: readonly string[] = []): ToolError {
-    const hint = available.length > 0 ? ` Available tools: ${available.join(', ')}` : '';
+    const shown =
+      available.length > 40
+        ? `${available.slice(0, 40).join(', ')}, … (${available.length} in all)`
+        : available.join(', ');
+    const hint = available.length > 0 ? ` Available tools: ${shown}` : '';
     return new ToolError(`Tool not found: ${toolName}.${hint}`, { kind: 'not-found', toolName });
   }
 

@@ -108,6 +108,7 @@ export {
   type RunBudgetLimits,
   type RunContext,
 } from './run-context.js';
+export { fitToolDefinition } from './schema-budget.js';
 export {
   assertValidStrategy,
   batched,
@@ -131,6 +132,14 @@ export {
   type ValidationIssue,
   type ValidationResult,
 } from './tool.js';
+export {
+  deferTools,
+  estimateDefinitionTokens,
+  type ToolLookup,
+  type ToolSearchDetails,
+  type ToolSearchOptions,
+} from './tool-catalogue.js';
 export { steeringSkipMessage } from './tool-execution.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
+export { searchTerms, ToolSearchIndex, type ToolSearchMatch } from './tool-search-index.js';
 export { formatIssuePath, formatValidationIssues } from './validation.js';

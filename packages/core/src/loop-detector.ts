@@ -1,5 +1,5 @@
 import type { ToolCallContent, ToolResultMessage } from './messages.js';
-import type { ToolRegistry } from './tool-registry.js';
+import type { ToolLookup } from './tool-catalogue.js';
 
 /** When the loop treats repeated identical calls as a loop (`AgentOptions.loopDetection`). */
 export interface LoopDetectionOptions {
@@ -77,7 +77,7 @@ export class LoopDetector {
   observe(
     calls: readonly ToolCallContent[],
     results: ToolResultMessage[],
-    registry: ToolRegistry,
+    registry: ToolLookup,
     /** The calls' arguments as the loop parsed them (by index), so they are not parsed again. */
     parsedArguments?: readonly unknown[],
   ): { stop: boolean; repeated?: string } {
@@ -117,7 +117,7 @@ export class LoopDetector {
     return repeated === undefined ? { stop } : { stop, repeated };
   }
 
-  #operation(call: ToolCallContent, parsed: unknown, registry: ToolRegistry): Operation {
+  #operation(call: ToolCallContent, parsed: unknown, registry: ToolLookup): Operation {
     const tool = registry.get(call.name);
     let args: unknown = parsed;
     if (args === undefined) {

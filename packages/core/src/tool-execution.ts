@@ -12,7 +12,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from './tool.js';
-import type { ToolRegistry } from './tool-registry.js';
+import type { ToolLookup } from './tool-catalogue.js';
 import {
   errorResult,
   normaliseResult,
@@ -35,7 +35,7 @@ export const defaultAbortGraceMs = 1_000;
 export interface ExecuteToolCallsParams {
   calls: readonly ToolCallContent[];
   assistant: AssistantMessage;
-  registry: ToolRegistry;
+  registry: ToolLookup;
   strategy: ToolExecutionStrategy;
   runSignal: AbortSignal;
   hooks: AgentHooks;

@@ -1,7 +1,7 @@
 import type { ToolErrorKind } from './errors.js';
 import type { ToolCallContent, ToolResultMessage } from './messages.js';
 import type { AnyAgentTool, ToolResult } from './tool.js';
-import type { ToolRegistry } from './tool-registry.js';
+import type { ToolLookup } from './tool-catalogue.js';
 
 // How the loop turns what happened to a call into its one `toolResult` message: normalising a
 // tool's return value, error results with their kind, and the synthetic results of calls that
@@ -95,7 +95,7 @@ export function quoteRaw(raw: string): string {
 /** Synthetic results for the calls of an assistant message that failed, was aborted, or whose run was interrupted. */
 export function unexecutedResults(
   calls: readonly ToolCallContent[],
-  registry: ToolRegistry,
+  registry: ToolLookup,
   reason: 'error' | 'aborted' | 'interrupted',
 ): ToolResultMessage[] {
   const text =

@@ -129,6 +129,14 @@ export interface AgentTool<TArgs = unknown, TDetails = unknown> {
   source?: string;
   /** Scheduling, limits and permission tier. */
   policy?: ToolPolicy<TArgs>;
+  /**
+   * Deferred: not sent to the model until `tool_search` finds it (or the model calls it by
+   * name); `false` keeps it loaded even when the agent defers a large catalogue automatically.
+   * Unset: loaded, unless the agent's `toolSearch` options defer it.
+   */
+  defer?: boolean;
+  /** Extra words `tool_search` finds the tool by: tags, an HTTP path, a server name. */
+  keywords?: readonly string[];
   /** Pure normalisation of the parsed JSON arguments before validation. */
   prepareArguments?: (raw: unknown) => unknown;
   /** Validates (and may transform) the arguments. Without it the loop validates against `parameters` (JSON Schema). */

@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest';
+import { Agent } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
+import { fitToolDefinition } from './schema-budget.js';
+import { resultText, toolResults } from './test-helpers.js';
+import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
+import type { AnyAgentTool } from './tool.js';
+import { deferTools } from './tool-catalogue.js';
+import { ToolSearchIndex } from './tool-search-index.js';
+
+function apiTool(name: string, description: string, extra: Partial<AnyAgentTool> = {}) {
+  const calls: unknown[] = [];
+  const tool: AnyAgentTool = {
+    name,
+    description,
+    parameters: {
+      type: 'object',
+      properties: { owner: { type: 'string' }, repo: { type: 'string' } },
+      required: ['owner'],
+    },
+    source: 'openapi:github',
+    execute: async (args) => {
+      calls.push(args);
+      return { content: [{ type: 'text', text: `${name} done` }] };
+    },
+    ...extra,
+  };
+  return Object.assign(tool, { calls });
+}
+
+const local: AnyAgentTool = {
+  name: 'read_file',
+  description: 'Reads a file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  source: 'builtin',
+  execute: async () => ({ content: [{ type: 'text', text: 'contents' }] }),
+};
+
+const catalogue = [
+  apiTool('issues_create_comment', 'Create an issue comment. Adds a comment to an issue.', {
+    keywords: ['POST /repos/{owner}/{repo}/issues/{issue_number}/comments', 'issues'],
+  }),
+  apiTool('issues_list_comments', 'List issue comments.', {
+    keywords: ['GET /repos/{owner}/{repo}/issues/{issue_number}/comments', 'issues'],
+  }),
+  apiTool('repos_create_release', 'Create a release.', {
+    keywords: ['POST /repos/{owner}/{repo}/releases', 'repos'],
+  }),
+  apiTool('pulls_merge', 'Merge a pull request.', {
+    keywords: ['PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', 'pulls'],
+  }),
+  ...Array.from({ length: 40 }, (_, index) =>
+    apiTool(`misc_operation_${index}`, `Does miscellaneous thing number ${index}.`),
+  ),
+];
+
+function agentWith(steps: ScriptedStep[], options: Partial<AgentOptions> = {}) {
+  const provider = createScriptedProvider(steps);
+  const agent = new Agent({
+    provider,
+    model: 'm',
+    tools: [local, ...deferTools(catalogue)],
+    ...options,
+  });
+  const sentTools = (request: number) =>
+    (provider.requests[request]?.tools ?? []).map((tool) => tool.name);
+  return { agent, provider, sentTools };
+}
+
+describe('deferred tools and tool_search', () => {
+  it('sends only loaded tools and tool_search; a search loads matches, appended for the next step', async () => {
+    const { agent, sentTools } = agentWith([
+      {
+        toolCalls: [
+          {
+            id: 's',
+            name: 'tool_search',
+            arguments: { query: 'add a comment to an issue', limit: 2 },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: 'c', name: 'issues_create_comment', arguments: { owner: 'acme', repo: 'app' } },
+        ],
+      },
+      {
+        toolCalls: [{ id: 's2', name: 'tool_search', arguments: { query: 'merge pull request' } }],
+      },
+      { text: 'done' },
+    ]);
+    const result = await agent.run('comment on issue 1').result;
+    expect(result.stopReason).toBe('completed');
+    expect(sentTools(0)).toEqual(['read_file', 'tool_search']);
+    const afterFirst = sentTools(1);
+    expect(afterFirst.slice(0, 2)).toEqual(['read_file', 'tool_search']);
+    expect(afterFirst.slice(2)).toEqual(['issues_create_comment', 'issues_list_comments']);
+    // A later search appends; nothing the model already saw moves.
+    expect(sentTools(3).slice(0, 4)).toEqual(afterFirst);
+    expect(sentTools(3)).toContain('pulls_merge');
+    const results = toolResults(agent.messages);
+    expect(resultText(results[0])).toContain('Loaded 2 tools');
+    expect(resultText(results[0])).toContain('- issues_create_comment: Create an issue comment.');
+    expect(resultText(results[1])).toBe('issues_create_comment done');
+    expect(agent.deferredTools.loaded).toEqual([
+      'issues_create_comment',
+      'issues_list_comments',
+      'pulls_merge',
+    ]);
+  });
+
+  it('a deferred tool called by its exact name runs and is loaded from then on', async () => {
+    const { agent, sentTools } = agentWith([
+      { toolCalls: [{ id: 'a', name: 'repos_create_release', arguments: { owner: 'acme' } }] },
+      { text: 'ok' },
+    ]);
+    await agent.run('release').result;
+    expect(resultText(toolResults(agent.messages)[0])).toBe('repos_create_release done');
+    expect(sentTools(1)).toEqual(['read_file', 'tool_search', 'repos_create_release']);
+  });
+
+  it('a resumed conversation sees the tools it had loaded, in the same order', async () => {
+    const first = agentWith([
+      { toolCalls: [{ id: 's', name: 'tool_search', arguments: { query: 'pulls_merge' } }] },
+      { text: 'found it' },
+    ]);
+    await first.agent.run('find merge').result;
+    const resumed = agentWith([{ text: 'still here' }], {
+      messages: first.agent.toJSON().messages,
+    });
+    await resumed.agent.run('again').result;
+    expect(resumed.sentTools(0)).toEqual(first.sentTools(1));
+    expect(resumed.sentTools(0)).toContain('pulls_merge');
+  });
+
+  it('says so when nothing matches, supports regex, and reports a bad pattern', async () => {
+    const { agent } = agentWith([
+      {
+        toolCalls: [
+          { id: 'a', name: 'tool_search', arguments: { query: 'zebra xylophone' } },
+          { id: 'b', name: 'tool_search', arguments: { query: '^issues_', mode: 'regex' } },
+          { id: 'c', name: 'tool_search', arguments: { query: '(', mode: 'regex' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    await agent.run('go').result;
+    const [none, regex, bad] = toolResults(agent.messages);
+    expect(resultText(none)).toContain('No tools match "zebra xylophone" among the 44 not loaded');
+    expect(resultText(regex)).toContain('issues_create_comment');
+    expect(resultText(regex)).toContain('issues_list_comments');
+    expect(resultText(regex)).not.toContain('pulls_merge');
+    expect(bad?.isError).toBe(true);
+    expect(resultText(bad)).toContain('Invalid regular expression');
+  });
+
+  it('defers a catalogue over budget automatically: other sources first, never defer:false', async () => {
+    const big = Array.from({ length: 150 }, (_, index) =>
+      apiTool(`op_${index}`, `Operation ${index}.`),
+    );
+    const pinned = apiTool('op_pinned', 'Always here.', { defer: false });
+    const provider = createScriptedProvider([{ text: 'hi' }]);
+    const agent = new Agent({ provider, model: 'm', tools: [local, ...big, pinned] });
+    await agent.run('hi').result;
+    expect(provider.requests[0]?.tools?.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'op_pinned',
+      'tool_search',
+    ]);
+    expect(agent.deferredTools.automatic).toBe(true);
+    expect(agent.deferredTools.pending).toHaveLength(150);
+
+    const small = createScriptedProvider([{ text: 'hi' }]);
+    const few = new Agent({ provider: small, model: 'm', tools: [local, ...big.slice(0, 5)] });
+    await few.run('hi').result;
+    expect(small.requests[0]?.tools).toHaveLength(6);
+    expect(few.deferredTools.automatic).toBe(false);
+
+    const off = createScriptedProvider([{ text: 'hi' }]);
+    const all = new Agent({
+      provider: off,
+      model: 'm',
+      tools: [local, ...big],
+      toolSearch: { auto: false },
+    });
+    await all.run('hi').result;
+    expect(off.requests[0]?.tools).toHaveLength(151);
+  });
+
+  it('defers by availability pattern', async () => {
+    const provider = createScriptedProvider([{ text: 'hi' }]);
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      tools: [local, ...catalogue],
+      toolSearch: { defer: ['@openapi:github'] },
+    });
+    await agent.run('hi').result;
+    expect(provider.requests[0]?.tools?.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'tool_search',
+    ]);
+  });
+});
+
+describe('ToolSearchIndex', () => {
+  const index = new ToolSearchIndex(catalogue);
+
+  it('ranks by what the tool does, with words in any form', () => {
+    expect(index.search('merging pull requests', 3)[0]?.name).toBe('pulls_merge');
+    expect(index.search('create a release', 3)[0]?.name).toBe('repos_create_release');
+    expect(index.search('list comments on issues', 3)[0]?.name).toBe('issues_list_comments');
+    expect(index.search('pulls_merge', 1)[0]?.name).toBe('pulls_merge');
+  });
+
+  it('finds tools by keywords such as an HTTP path, deterministically', () => {
+    const first = index.search('releases', 5).map((match) => match.name);
+    expect(first[0]).toBe('repos_create_release');
+    expect(index.search('releases', 5).map((match) => match.name)).toEqual(first);
+    expect(index.search('the and of', 5)).toEqual([]);
+  });
+});
+
+describe('fitToolDefinition', () => {
+  function deep(levels: number, width: number): Record<string, unknown> {
+    if (levels === 0) return { type: 'string', description: 'A leaf. '.repeat(20) };
+    return {
+      type: 'object',
+      description: 'A level of a huge vendor schema. It goes on and on.',
+      properties: Object.fromEntries(
+        Array.from({ length: width }, (_, index) => [`field_${index}`, deep(levels - 1, width)]),
+      ),
+    };
+  }
+
+  it('leaves a definition within budget untouched', () => {
+    const definition = { name: 't', description: 'd', parameters: { type: 'object' as const } };
+    expect(fitToolDefinition(definition, 1000)).toBe(definition);
+  });
+
+  it('shortens a huge schema to the budget, describing deep levels in words', () => {
+    const parameters = { ...deep(5, 8), required: ['field_0'] } as never;
+    const definition = { name: 'huge', description: 'Huge.', parameters };
+    expect(JSON.stringify(definition).length).toBeGreaterThan(1_000_000);
+    const fitted = fitToolDefinition(definition, 24_000);
+    const text = JSON.stringify(fitted);
+    expect(text.length).toBeLessThanOrEqual(24_000);
+    expect(text).toContain('field_0');
+    expect(text).toContain('Schema shortened to fit the context');
+    expect((fitted.parameters as { required?: string[] }).required).toEqual(['field_0']);
+  });
+
+  it('the loop still validates against the full schema', async () => {
+    const parameters = {
+      type: 'object' as const,
+      properties: {
+        a: {
+          type: 'object',
+          properties: { b: { type: 'object', properties: { c: { type: 'integer' } } } },
+        },
+      },
+      description: 'x'.repeat(500),
+    };
+    const provider = createScriptedProvider([
+      { toolCalls: [{ id: 'x', name: 'nested', arguments: { a: { b: { c: 'nope' } } } }] },
+      { text: 'ok' },
+    ]);
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      maxToolDefinitionChars: 450,
+      tools: [
+        {
+          name: 'nested',
+          description: 'Nested.',
+          parameters,
+          execute: async () => ({ content: [{ type: 'text', text: 'ran' }] }),
+        },
+      ],
+    });
+    await agent.run('go').result;
+    expect(JSON.stringify(provider.requests[0]?.tools).length).toBeLessThanOrEqual(470);
+    expect(resultText(toolResults(agent.messages)[0])).toContain(
+      'at "a.b.c": expected integer, received string "nope"',
+    );
+  });
+});

@@ -1,0 +1,290 @@
+/**
+ * Deferred tools: which of the registry's tools the model sees, and the `tool_search` tool that
+ * loads the others. Loaded tools are appended after the tools the model already saw, never
+ * reordered (so a provider's prompt cache stays valid); the loaded set is rebuilt from the
+ * conversation itself (tool_search results, direct calls), so a resumed session sees what it saw.
+ */
+import type { Message, ToolCallContent, ToolResultMessage } from './messages.js';
+import type { AnyAgentTool, ToolDefinition } from './tool.js';
+import { toToolDefinition } from './tool.js';
+import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
+import { ToolSearchIndex, type ToolSearchMatch } from './tool-search-index.js';
+
+/** `AgentOptions.toolSearch`: deferred tools and the search that loads them. */
+export interface ToolSearchOptions {
+  /** Availability patterns of tools to defer (`@openapi:github`, `jira_*`), besides tools marked `defer: true`. */
+  defer?: readonly string[];
+  /**
+   * Defer automatically when the loaded tools' definitions exceed `maxTools` tools [100] or
+   * `maxTokens` estimated tokens [20,000]: first every tool from a source other than `builtin`,
+   * then, if still over, every tool not marked `defer: false`. `false`: never automatically.
+   */
+  auto?: false | { maxTools?: number; maxTokens?: number };
+  /** Matches a search returns (and loads) at most [5]; the model may ask for up to 20. */
+  maxResults?: number;
+  /** The search tool's name [tool_search]. */
+  name?: string;
+}
+
+/** Where the model looks tools up: the registry's tools plus the search tool. */
+export interface ToolLookup {
+  get(nameOrAlias: string): AnyAgentTool | undefined;
+  /** The names the model can call now (for "tool not found" hints). */
+  names(): string[];
+}
+
+/** What `tool_search` returns in `details` (kept in history; the loaded set is rebuilt from it). */
+export interface ToolSearchDetails {
+  loaded: string[];
+  matches: ToolSearchMatch[];
+}
+
+const defaultMaxTools = 100;
+const defaultMaxTokens = 20_000;
+
+/** Estimated tokens of a definition: ~4 characters of JSON per token. */
+export function estimateDefinitionTokens(definition: ToolDefinition): number {
+  return Math.ceil(JSON.stringify(definition).length / 4);
+}
+
+/** Marks tools deferred (copies; the originals are untouched): for a whole source at once. */
+export function deferTools(tools: readonly AnyAgentTool[]): AnyAgentTool[] {
+  return tools.map((tool) => ({ ...tool, defer: true }));
+}
+
+export class ToolCatalogue {
+  readonly #registry: ToolRegistry;
+  readonly #options: ToolSearchOptions;
+  readonly #name: string;
+  #version = -1;
+  #deferred = new Set<string>();
+  #automatic = false;
+  #index: ToolSearchIndex | undefined;
+  /** Loaded deferred tools, canonical names in load order. */
+  readonly #loaded: string[] = [];
+  readonly #loadedSet = new Set<string>();
+  readonly #searchTool: AnyAgentTool;
+  readonly lookup: ToolLookup;
+
+  constructor(registry: ToolRegistry, options: ToolSearchOptions = {}) {
+    this.#registry = registry;
+    this.#options = options;
+    this.#name = options.name ?? 'tool_search';
+    this.#searchTool = this.#createSearchTool();
+    this.lookup = {
+      get: (name) => {
+        this.#refresh();
+        if (name === this.#name && this.#deferred.size > 0 && registry.get(name) === undefined)
+          return this.#searchTool;
+        return registry.get(name);
+      },
+      names: () => this.visibleTools().map((tool) => tool.name),
+    };
+  }
+
+  /** Names of the deferred tools not loaded yet. */
+  get pending(): string[] {
+    this.#refresh();
+    return [...this.#deferred].filter((name) => !this.#loadedSet.has(name));
+  }
+
+  /** Names of the deferred tools loaded so far, in load order. */
+  get loaded(): readonly string[] {
+    return this.#loaded;
+  }
+
+  /** Whether deferral was switched on by the automatic budget (not only by marks or patterns). */
+  get automatic(): boolean {
+    this.#refresh();
+    return this.#automatic;
+  }
+
+  /** The tools the model sees, in a stable order: loaded ones, the search tool, then found ones. */
+  visibleTools(): AnyAgentTool[] {
+    this.#refresh();
+    if (this.#deferred.size === 0) return this.#registry.list();
+    const visible = this.#registry.list().filter((tool) => !this.#deferred.has(tool.name));
+    if (this.#registry.get(this.#name) === undefined) visible.push(this.#searchTool);
+    for (const name of this.#loaded) {
+      const tool = this.#registry.get(name);
+      if (tool !== undefined && this.#deferred.has(tool.name)) visible.push(tool);
+    }
+    return visible;
+  }
+
+  /** Marks tools loaded (by canonical name or alias); returns those newly loaded. */
+  load(names: Iterable<string>): string[] {
+    this.#refresh();
+    const added: string[] = [];
+    for (const name of names) {
+      const tool = this.#registry.get(name);
+      if (tool === undefined || this.#loadedSet.has(tool.name)) continue;
+      this.#loadedSet.add(tool.name);
+      this.#loaded.push(tool.name);
+      if (this.#deferred.has(tool.name)) added.push(tool.name);
+    }
+    return added;
+  }
+
+  /**
+   * Learns from a turn what the model loaded: tool_search results and direct calls of deferred
+   * tools (a model may call one it knows by name; it is then loaded too).
+   */
+  observe(calls: readonly ToolCallContent[], results: readonly ToolResultMessage[]): void {
+    this.#refresh();
+    if (this.#deferred.size === 0 && this.#loaded.length === 0) return;
+    for (const call of calls) {
+      const tool = this.#registry.get(call.name);
+      if (tool !== undefined && this.#deferred.has(tool.name)) this.load([tool.name]);
+    }
+    for (const result of results) {
+      if (result.toolName !== this.#name) continue;
+      const loaded = (result.details as Partial<ToolSearchDetails> | undefined)?.loaded;
+      if (Array.isArray(loaded)) this.load(loaded.filter((name) => typeof name === 'string'));
+    }
+  }
+
+  /** Rebuilds the loaded set from a conversation (a resumed session). */
+  restore(messages: readonly Message[]): void {
+    for (const message of messages) {
+      if (message.role === 'assistant') {
+        const calls = message.content.filter(
+          (block): block is ToolCallContent => block.type === 'toolCall',
+        );
+        this.observe(calls, []);
+      } else if (message.role === 'toolResult') {
+        this.observe([], [message]);
+      }
+    }
+  }
+
+  #refresh(): void {
+    if (this.#version === this.#registry.version) return;
+    this.#version = this.#registry.version;
+    this.#index = undefined;
+    const tools = this.#registry.list();
+    const patterns = this.#options.defer ?? [];
+    const deferred = new Set<string>();
+    for (const tool of tools) {
+      if (tool.defer === false) continue;
+      if (tool.defer === true || patterns.some((pattern) => matchesToolPattern(tool, pattern)))
+        deferred.add(tool.name);
+    }
+    this.#automatic = false;
+    const auto = this.#options.auto;
+    if (auto !== false) {
+      const maxTools = auto?.maxTools ?? defaultMaxTools;
+      const maxTokens = auto?.maxTokens ?? defaultMaxTokens;
+      const over = (): boolean => {
+        const loaded = tools.filter((tool) => !deferred.has(tool.name));
+        if (loaded.length > maxTools) return true;
+        let tokens = 0;
+        for (const tool of loaded) tokens += estimateDefinitionTokens(toToolDefinition(tool));
+        return tokens > maxTokens;
+      };
+      if (over()) {
+        this.#automatic = true;
+        for (const tool of tools) {
+          if (tool.defer !== false && tool.source !== undefined && tool.source !== 'builtin')
+            deferred.add(tool.name);
+        }
+        if (over()) for (const tool of tools) if (tool.defer !== false) deferred.add(tool.name);
+      }
+    }
+    deferred.delete(this.#name);
+    this.#deferred = deferred;
+  }
+
+  #search(query: string, mode: 'keywords' | 'regex', limit: number): ToolSearchMatch[] {
+    this.#refresh();
+    this.#index ??= new ToolSearchIndex(
+      this.#registry.list().filter((tool) => this.#deferred.has(tool.name)),
+    );
+    return mode === 'regex'
+      ? this.#index.searchRegex(query, limit)
+      : this.#index.search(query, limit);
+  }
+
+  #createSearchTool(): AnyAgentTool {
+    const maxResults = this.#options.maxResults ?? 5;
+    return {
+      name: this.#name,
+      label: 'Tool search',
+      description:
+        'Finds tools that are available but not loaded yet (API operations, MCP servers’ tools…) and loads the ' +
+        'best matches: they can be called from your next step. Search with a few keywords of what you want to do ' +
+        '(e.g. "create issue comment"), or set mode to "regex" to match names and descriptions with a pattern. ' +
+        'Search again with other words if nothing fits; you may also call a tool you know by its exact name.',
+      parameters: {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'string',
+            minLength: 1,
+            description: 'Keywords, or a regular expression in regex mode.',
+          },
+          mode: {
+            type: 'string',
+            enum: ['keywords', 'regex'],
+            description: 'How to match [keywords].',
+          },
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 20,
+            description: `Matches to load [${maxResults}].`,
+          },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      policy: {
+        permission: 'read-only',
+        parallelSafePerTurn: true,
+        countsTowardTerminationVote: false,
+      },
+      execute: async (args: { query: string; mode?: 'keywords' | 'regex'; limit?: number }) => {
+        const mode = args.mode ?? 'keywords';
+        const limit = Math.min(20, Math.max(1, args.limit ?? maxResults));
+        let matches: ToolSearchMatch[];
+        try {
+          matches = this.#search(args.query, mode, limit);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return {
+            content: [{ type: 'text', text: `Invalid regular expression: ${reason}` }],
+            isError: true,
+          };
+        }
+        const pending = this.pending.length;
+        if (matches.length === 0) {
+          return {
+            content: [
+              {
+                type: 'text',
+                text: `No tools match "${args.query}" among the ${pending} not loaded. Try other or fewer words${mode === 'keywords' ? ', or mode "regex"' : ''}.`,
+              },
+            ],
+            details: { loaded: [], matches: [] } satisfies ToolSearchDetails,
+          };
+        }
+        const before = new Set(this.#loaded);
+        const names = matches.map((match) => match.name);
+        this.load(names);
+        const lines = matches.map(
+          (match) =>
+            `- ${match.name}${before.has(match.name) ? ' (already loaded)' : ''}: ${match.summary}`,
+        );
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Loaded ${matches.length} tool${matches.length === 1 ? '' : 's'}; call ${matches.length === 1 ? 'it' : 'them'} from your next step:\n${lines.join('\n')}`,
+            },
+          ],
+          details: { loaded: names, matches } satisfies ToolSearchDetails,
+        };
+      },
+    };
+  }
+}
