@@ -26,6 +26,7 @@ const knownSuites = [
   'load',
   'shell-parser',
   'json-schema-validation',
+  'tool-search',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

@@ -285,3 +285,42 @@ describe('fitToolDefinition', () => {
     );
   });
 });
+
+describe('search details', () => {
+  it('keeps catalogue order for equal scores, and a zero limit finds nothing', () => {
+    const twins = ['a_first', 'b_second', 'c_third'].map((name) =>
+      apiTool(name, 'Archive the widget.'),
+    );
+    const index = new ToolSearchIndex(twins);
+    expect(index.search('archive widget', 3).map((match) => match.name)).toEqual([
+      'a_first',
+      'b_second',
+      'c_third',
+    ]);
+    expect(index.search('archive widget', 0)).toEqual([]);
+  });
+
+  it('summarises a description whose first line is only the HTTP route', async () => {
+    const { agent } = agentWith(
+      [
+        { toolCalls: [{ id: 's', name: 'tool_search', arguments: { query: 'balance' } }] },
+        { text: 'ok' },
+      ],
+      {
+        tools: [
+          apiTool(
+            'GetBalance',
+            'GET /v1/balance\n\n<p>Retrieves the current account balance. More text.</p>',
+            {
+              defer: true,
+            },
+          ),
+        ],
+      },
+    );
+    await agent.run('go').result;
+    expect(resultText(toolResults(agent.messages)[0])).toContain(
+      '- GetBalance: GET /v1/balance — Retrieves the current account balance.',
+    );
+  });
+});

@@ -17,6 +17,10 @@ export interface ToolSearchMatch {
 
 interface Field {
   weight: number;
+  /** Length normalisation of this field (BM25F's b). */
+  b: number;
+  /** Count each term once in this field. */
+  unique?: boolean;
   text: (tool: AnyAgentTool) => string;
 }
 
@@ -66,65 +70,192 @@ function parameterNames(schema: JsonSchema, depth = 0, out: string[] = []): stri
   return out;
 }
 
-/** The one-line summary shown for a match. */
-export function toolSummary(description: string): string {
-  const firstLine = description.trim().split('\n')[0] ?? '';
-  const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine)?.[1] ?? firstLine;
-  return sentence.length > 160 ? `${sentence.slice(0, 159)}…` : sentence;
+/**
+ * What an HTTP operation does, in the words people use, from the `METHOD /path` its description
+ * names (OpenAPI and REST-wrapping tools do): `POST /v1/customers` creates, `GET …/{id}` gets,
+ * `GET /v1/customers` lists, `PATCH`/`PUT` or `POST …/{id}` updates, `DELETE` deletes.
+ */
+function httpAction(description: string): string {
+  const found = /\b(GET|POST|PUT|PATCH|DELETE)\s+(\/[^\s)]*)/.exec(description);
+  if (found === null) return '';
+  const [, method, path = ''] = found;
+  const onItem = /\}\/?$/.test(path);
+  switch (method) {
+    case 'GET':
+      return onItem ? 'get retrieve' : 'list';
+    case 'POST':
+      // POST on a collection (a plural last segment) creates; on an item, updates; else an action.
+      return onItem ? 'update' : /s\/?$/.test(path) ? 'create' : '';
+    case 'PUT':
+    case 'PATCH':
+      return 'update';
+    default:
+      return 'delete';
+  }
 }
 
+function firstSentence(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return /^(.+?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
+}
+
+/**
+ * The one-line summary shown for a match: the description's first sentence, HTML tags removed;
+ * when that is only `METHOD /path` (as in some vendors' specs), followed by the next sentence.
+ */
+export function toolSummary(description: string): string {
+  const paragraphs = description
+    .replace(/<[^>]*>/g, '')
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== '');
+  let summary = firstSentence(paragraphs[0] ?? '');
+  if (/^[A-Z]+ \/\S*$/.test(summary) && paragraphs[1] !== undefined)
+    summary = `${summary} — ${firstSentence(paragraphs[1])}`;
+  return summary.length > 160 ? `${summary.slice(0, 159)}…` : summary;
+}
+
+// BM25F: each field's term frequencies are normalised by that field's length, then weighted;
+// a long description cannot drown the words of a short name.
 const fields: Field[] = [
-  { weight: 3, text: (tool) => `${tool.name} ${tool.label ?? ''}` },
-  { weight: 2, text: (tool) => (tool.keywords ?? []).join(' ') },
-  { weight: 1, text: (tool) => tool.description },
-  { weight: 0.5, text: (tool) => parameterNames(tool.parameters).join(' ') },
+  // Each word of a name counts once (`PostCustomersCustomer` is about customers, not twice so).
+  { weight: 3, b: 0.75, unique: true, text: (tool) => `${tool.name} ${tool.label ?? ''}` },
+  {
+    weight: 2,
+    b: 0.5,
+    text: (tool) => `${(tool.keywords ?? []).join(' ')} ${httpAction(tool.description)}`,
+  },
+  { weight: 1, b: 0.75, text: (tool) => tool.description.replace(/<[^>]*>/g, ' ') },
+  { weight: 0.3, b: 0.5, text: (tool) => parameterNames(tool.parameters).join(' ') },
 ];
 
-// BM25 parameters: the usual term-frequency saturation and length normalisation.
+// Words people and models use for the same action or thing, and the HTTP methods that do it
+// (operations are named and described by method: `PostCustomers`, `(POST /v1/customers)`). A
+// query word also finds its group's other words, at half weight. Stemmed, as indexed.
+const synonymGroups: readonly (readonly string[])[] = [
+  ['create', 'post', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'publish'],
+  ['update', 'patch', 'put', 'edit', 'change', 'modify', 'set', 'close', 'rename'],
+  ['delete', 'remove', 'destroy', 'drop', 'revoke', 'cancel'],
+  ['get', 'retrieve', 'show', 'fetch', 'look', 'read', 'view', 'see', 'what', 'who', 'detail'],
+  ['list', 'all', 'show', 'browse', 'enumerate'],
+  ['search', 'find', 'query', 'lookup'],
+  ['repository', 'repo'],
+  ['pull', 'pr'],
+  ['user', 'me', 'authenticated', 'myself', 'account'],
+  ['approve', 'review', 'accept'],
+];
+const synonyms = new Map<string, string[]>();
+for (const group of synonymGroups) {
+  for (const word of group) {
+    const others = group.filter((other) => other !== word).map(stem);
+    synonyms.set(stem(word), [...(synonyms.get(stem(word)) ?? []), ...others]);
+  }
+}
+
+/**
+ * Query terms: the words themselves (weight 1), then their synonyms (weight 0.5), each synonym
+ * scored with at most its source word's IDF — a rare synonym ("revoke") must not outrank the
+ * common word the user wrote ("delete").
+ */
+function queryTerms(query: string): Map<string, { weight: number; source: string }> {
+  const terms = new Map<string, { weight: number; source: string }>();
+  const words = searchTerms(query);
+  for (const word of words) terms.set(word, { weight: 1, source: word });
+  for (const word of words) {
+    for (const other of synonyms.get(word) ?? []) {
+      if (!terms.has(other)) terms.set(other, { weight: 0.5, source: word });
+    }
+  }
+  return terms;
+}
+
+// BM25's term-frequency saturation.
 const k1 = 1.2;
-const b = 0.75;
+// Added for a name wholly covered by the query's words (scaled by the share covered).
+const nameCoverageBoost = 3;
 
 interface Document {
   tool: AnyAgentTool;
-  /** Weighted term frequencies over all fields. */
-  frequencies: Map<string, number>;
-  length: number;
   /** For regex mode: name, keywords and description. */
   text: string;
+}
+
+/**
+ * The documents a term occurs in, with what scoring needs precomputed: the term's weighted,
+ * length-normalised frequency over the fields (BM25F), and its share of the document's name
+ * (1 / the name's distinct words when the name has it, else 0).
+ */
+interface Postings {
+  documents: Int32Array;
+  frequencies: Float64Array;
+  nameShares: Float64Array;
 }
 
 /** An index over a catalogue of tools; build once, query many times. */
 export class ToolSearchIndex {
   readonly #documents: Document[] = [];
-  readonly #postings = new Map<string, number[]>();
-  readonly #averageLength: number;
+  readonly #postings = new Map<string, Postings>();
+  readonly #byName = new Map<string, number>();
+  /** Scratch space of `search`, one slot per document (zeroed after each query). */
+  readonly #scores: Float64Array;
 
   constructor(tools: Iterable<AnyAgentTool>) {
-    let total = 0;
+    const perDocument: { frequencies: Map<string, number>[]; lengths: number[] }[] = [];
+    const totals = fields.map(() => 0);
     for (const tool of tools) {
-      const frequencies = new Map<string, number>();
-      let length = 0;
-      for (const field of fields) {
+      const frequencies = fields.map(() => new Map<string, number>());
+      const lengths = fields.map(() => 0);
+      fields.forEach((field, at) => {
+        const map = frequencies[at] as Map<string, number>;
         for (const term of searchTerms(field.text(tool))) {
-          frequencies.set(term, (frequencies.get(term) ?? 0) + field.weight);
-          length += field.weight;
+          if (field.unique === true && map.has(term)) continue;
+          map.set(term, (map.get(term) ?? 0) + 1);
+          lengths[at] = (lengths[at] as number) + 1;
         }
-      }
-      const index = this.#documents.length;
-      for (const term of frequencies.keys()) {
-        const list = this.#postings.get(term);
-        if (list === undefined) this.#postings.set(term, [index]);
-        else list.push(index);
-      }
+        totals[at] = (totals[at] as number) + (lengths[at] as number);
+      });
+      if (!this.#byName.has(tool.name)) this.#byName.set(tool.name, this.#documents.length);
+      perDocument.push({ frequencies, lengths });
       this.#documents.push({
         tool,
-        frequencies,
-        length,
         text: `${tool.name}\n${(tool.keywords ?? []).join(' ')}\n${tool.description}`,
       });
-      total += length;
     }
-    this.#averageLength = this.#documents.length === 0 ? 1 : total / this.#documents.length;
+    const count = Math.max(1, this.#documents.length);
+    const averages = totals.map((total) => Math.max(1, total / count));
+    // Gathered per term first, then packed into typed arrays.
+    const gathered = new Map<
+      string,
+      { documents: number[]; frequencies: number[]; shares: number[] }
+    >();
+    perDocument.forEach(({ frequencies, lengths }, index) => {
+      const nameSize = (frequencies[0] as Map<string, number>).size;
+      const weighted = new Map<string, number>();
+      fields.forEach((field, at) => {
+        const norm = 1 - field.b + (field.b * (lengths[at] as number)) / (averages[at] as number);
+        for (const [term, raw] of frequencies[at] as Map<string, number>) {
+          weighted.set(term, (weighted.get(term) ?? 0) + (field.weight * raw) / norm);
+        }
+      });
+      for (const [term, frequency] of weighted) {
+        let list = gathered.get(term);
+        if (list === undefined) {
+          list = { documents: [], frequencies: [], shares: [] };
+          gathered.set(term, list);
+        }
+        list.documents.push(index);
+        list.frequencies.push(frequency);
+        list.shares.push((frequencies[0] as Map<string, number>).has(term) ? 1 / nameSize : 0);
+      }
+    });
+    for (const [term, list] of gathered) {
+      this.#postings.set(term, {
+        documents: Int32Array.from(list.documents),
+        frequencies: Float64Array.from(list.frequencies),
+        nameShares: Float64Array.from(list.shares),
+      });
+    }
+    this.#scores = new Float64Array(this.#documents.length);
   }
 
   /** Number of tools indexed. */
@@ -132,30 +263,61 @@ export class ToolSearchIndex {
     return this.#documents.length;
   }
 
-  /** The best matches for words, by BM25; ties keep catalogue order. */
+  /**
+   * The best matches for words, by BM25F plus a bonus for a name the query covers
+   * (`repos_list-branches` for "list the branches of a repository" beats a longer name that only
+   * contains the same words); an exact tool name ranks first; ties keep catalogue order.
+   */
   search(query: string, limit: number): ToolSearchMatch[] {
-    const terms = [...new Set(searchTerms(query))];
-    const scores = new Map<number, number>();
+    if (limit <= 0) return [];
+    const terms = queryTerms(query);
+    const scores = this.#scores;
+    const touched: number[] = [];
     const count = this.#documents.length;
-    for (const term of terms) {
+    const idf = (term: string): number => {
+      const found = this.#postings.get(term)?.documents.length ?? 0;
+      return Math.log(1 + (count - found + 0.5) / (found + 0.5));
+    };
+    for (const [term, { weight, source }] of terms) {
       const postings = this.#postings.get(term);
       if (postings === undefined) continue;
-      const idf = Math.log(1 + (count - postings.length + 0.5) / (postings.length + 0.5));
-      for (const index of postings) {
-        const document = this.#documents[index] as Document;
-        const frequency = document.frequencies.get(term) ?? 0;
-        const norm = k1 * (1 - b + (b * document.length) / this.#averageLength);
-        const score = (idf * (frequency * (k1 + 1))) / (frequency + norm);
-        scores.set(index, (scores.get(index) ?? 0) + score);
+      const scale = weight * Math.min(idf(term), idf(source)) * (k1 + 1);
+      const share = weight * nameCoverageBoost;
+      const { documents, frequencies, nameShares } = postings;
+      for (let at = 0; at < documents.length; at++) {
+        const index = documents[at] as number;
+        const frequency = frequencies[at] as number;
+        if (scores[index] === 0) touched.push(index);
+        scores[index] =
+          (scores[index] as number) +
+          (scale * frequency) / (frequency + k1) +
+          share * (nameShares[at] as number);
       }
     }
-    // An exact tool name in the query is what the model wants.
-    const exact = this.#documents.findIndex((document) => document.tool.name === query.trim());
-    if (exact >= 0) scores.set(exact, (scores.get(exact) ?? 0) + 1000);
-    return [...scores]
-      .sort(([a, scoreA], [b, scoreB]) => scoreB - scoreA || a - b)
-      .slice(0, limit)
-      .map(([index, score]) => this.#match(index, score));
+    const exact = this.#byName.get(query.trim());
+    if (exact !== undefined) {
+      if (scores[exact] === 0) touched.push(exact);
+      scores[exact] = (scores[exact] as number) + 1000;
+    }
+    // The top `limit` by score, then catalogue order; the scratch scores are reset as we go.
+    const best: { index: number; score: number }[] = [];
+    for (const index of touched) {
+      const score = scores[index] as number;
+      scores[index] = 0;
+      if (best.length === limit) {
+        const last = best[best.length - 1] as { index: number; score: number };
+        if (score < last.score || (score === last.score && index > last.index)) continue;
+        best.pop();
+      }
+      let at = best.length;
+      while (at > 0) {
+        const previous = best[at - 1] as { index: number; score: number };
+        if (previous.score > score || (previous.score === score && previous.index < index)) break;
+        at--;
+      }
+      best.splice(at, 0, { index, score });
+    }
+    return best.map(({ index, score }) => this.#match(index, score));
   }
 
   /** Tools whose name, keywords or description match a regular expression (case-insensitive). */
