@@ -9,6 +9,7 @@ import {
 import type { OpenAPIV2, OpenAPIV3, OpenAPIV3_1 } from 'openapi-types';
 import { bodyProperty, buildArgumentsSchema } from './arguments-schema.js';
 import { authFor, type OpenApiAuth, type ResolvedAuth, resolveAuth } from './auth.js';
+import { credentialHeaderNames, fetchScoped, originOf } from './credential-scope.js';
 import {
   type NormalizedDocument,
   type NormalizedOperation,
@@ -73,8 +74,18 @@ export interface OpenApiToolOptions {
   include?: readonly OperationSelector[];
   /** Operations matching one of these are left out. */
   exclude?: readonly OperationSelector[];
-  /** At most this many tools; past it the rest are left out with a warning [128]. */
+  /**
+   * At most this many tools; past it the rest are left out with a warning [no limit: an agent
+   * defers a large catalogue to its `tool_search` automatically, so no operation is lost].
+   */
   maxTools?: number;
+  /**
+   * Origins besides the API's own (its document-level servers, or `baseUrl`) that may receive
+   * credentials — auth and the `headers` option — e.g. `['https://uploads.github.com']`. An
+   * operation whose server is on any other origin is called without them, and a redirect to
+   * another origin is followed without them.
+   */
+  credentialOrigins?: readonly string[];
   /** Receives warnings (left-out operations, undeclared path parameters…) [console.warn]. */
   onWarning?: (message: string) => void;
   /** Permission tier per operation [GET, HEAD, OPTIONS: read-only; others: full-access]. */
@@ -101,7 +112,7 @@ export interface OpenApiFromUrlOptions extends OpenApiToolOptions {
   signal?: AbortSignal;
 }
 
-const defaultMaxTools = 128;
+const defaultMaxTools = Number.POSITIVE_INFINITY;
 const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -158,6 +169,8 @@ export class OpenApiToolAdapter {
       );
     }
     const kept = selected.slice(0, Math.max(0, maxTools));
+    const trusted = trustedOrigins(normalized.servers, options);
+    const untrusted = new Map<string, number>();
     const prefix = options.namePrefix ?? '';
     const names = uniqueToolNames(
       kept.map((operation) => `${prefix}${operation.operationId ?? routeName(operation)}`),
@@ -171,8 +184,15 @@ export class OpenApiToolAdapter {
         options,
         auth,
         source: `openapi:${this.name}`,
+        trustedOrigins: trusted,
+        onUntrustedOrigin: (origin) => untrusted.set(origin, (untrusted.get(origin) ?? 0) + 1),
       }),
     );
+    for (const [origin, count] of untrusted) {
+      warn(
+        `${count} operation${count === 1 ? '' : 's'} call${count === 1 ? 's' : ''} ${origin}, which is not the API's origin (${[...trusted].join(', ') || 'none'}): no credentials are sent there. List it in credentialOrigins to send them.`,
+      );
+    }
   }
 
   /** Tools from a parsed document (OpenAPI 3.0/3.1 or Swagger 2.0). */
@@ -249,6 +269,9 @@ interface CreateToolParams {
   options: OpenApiToolOptions;
   auth: readonly ResolvedAuth[];
   source: string;
+  /** Origins that may receive credentials. */
+  trustedOrigins: ReadonlySet<string>;
+  onUntrustedOrigin: (origin: string) => void;
 }
 
 function createOperationTool(params: CreateToolParams): OpenApiTool {
@@ -269,7 +292,11 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   });
   const parameters = argumentsSchema.schema;
   const server = resolveBaseUrl(operation.servers, options);
+  const serverOrigin = server.url === undefined ? undefined : originOf(server.url);
+  const sendCredentials = serverOrigin !== undefined && params.trustedOrigins.has(serverOrigin);
+  if (serverOrigin !== undefined && !sendCredentials) params.onUntrustedOrigin(serverOrigin);
   const plan: Omit<RequestPlan, 'headers'> = {
+    sendCredentials,
     toolName: name,
     operation,
     bindings: argumentsSchema.bindings,
@@ -294,6 +321,11 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     description: toolDescription(operation, subject, maxDescriptionChars),
     parameters,
     source: params.source,
+    keywords: [
+      subject,
+      ...(operation.operationId === undefined ? [] : [operation.operationId]),
+      ...operation.tags,
+    ],
     operation: info,
     policy: { ...options.policy, permission },
     // Validated against the schema, but passed on as the model wrote them: filling in schema
@@ -322,13 +354,18 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
       };
       let response: Response;
       try {
-        response = await (fetchImpl ?? globalThis.fetch)(request.url, {
-          method: request.method,
-          headers: request.headers,
-          ...(request.body === undefined ? {} : { body: request.body }),
-          signal,
-          redirect: 'follow',
-        });
+        ({ response } = await fetchScoped({
+          fetch: fetchImpl ?? globalThis.fetch,
+          url: request.url,
+          init: {
+            method: request.method,
+            headers: request.headers,
+            ...(request.body === undefined ? {} : { body: request.body }),
+            signal,
+          },
+          credentialHeaders: credentialHeaderNames(auth, headers),
+          toolName: name,
+        }));
       } catch (error) {
         throw failure(error, '');
       }
@@ -387,6 +424,25 @@ function toolDescription(operation: NormalizedOperation, subject: string, max: n
   return clipDescription(parts.join('\n\n'), max);
 }
 
+/**
+ * The origins that may receive credentials: the document-level servers' (or `baseUrl`'s) and
+ * `credentialOrigins`. Servers an operation or path names for itself are not among them.
+ */
+function trustedOrigins(
+  servers: readonly NormalizedServer[],
+  options: OpenApiToolOptions,
+): Set<string> {
+  const origins = new Set<string>();
+  const add = (url: string | undefined) => {
+    const origin = url === undefined ? undefined : originOf(url);
+    if (origin !== undefined) origins.add(origin);
+  };
+  if (options.baseUrl !== undefined) add(options.baseUrl);
+  else for (const server of servers) add(resolveBaseUrl([server], options).url);
+  for (const origin of options.credentialOrigins ?? []) add(origin);
+  return origins;
+}
+
 /** The absolute base URL of an operation, or why there is none. */
 function resolveBaseUrl(
   servers: readonly NormalizedServer[],
@@ -395,11 +451,27 @@ function resolveBaseUrl(
   if (options.baseUrl !== undefined) return { url: options.baseUrl, problem: '' };
   const server = servers[0] ?? { url: '/', variables: {} };
   const missing: string[] = [];
+  const outside: string[] = [];
   const url = server.url.replace(/\{([^}]+)\}/g, (match, variable: string) => {
     const value = options.serverVariables?.[variable] ?? server.variables[variable]?.default;
     if (value === undefined) missing.push(variable);
+    const allowed = server.variables[variable]?.enum;
+    if (
+      value !== undefined &&
+      allowed !== undefined &&
+      allowed.length > 0 &&
+      !allowed.includes(value)
+    )
+      outside.push(
+        `${variable}=${JSON.stringify(value)} (one of ${allowed.map((item) => JSON.stringify(item)).join(', ')})`,
+      );
     return value ?? match;
   });
+  if (outside.length > 0)
+    return {
+      url: undefined,
+      problem: `The server URL "${server.url}" only allows listed values: ${outside.join('; ')}.`,
+    };
   if (missing.length > 0)
     return {
       url: undefined,

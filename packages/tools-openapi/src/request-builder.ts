@@ -31,6 +31,8 @@ export interface RequestPlan {
   auth: readonly ResolvedAuth[];
   /** Extra headers, applied last (they win). */
   headers: Record<string, string> | undefined;
+  /** False when the server is not on one of the API's origins: no auth, no extra headers. */
+  sendCredentials: boolean;
 }
 
 /** Builds the HTTP request for validated arguments; throws `ToolError` when it cannot. */
@@ -95,7 +97,7 @@ export async function buildRequest(
   }
   refuseDotSegments(operation.path, path, toolName);
 
-  for (const item of plan.auth) {
+  for (const item of plan.sendCredentials ? plan.auth : []) {
     if (item.type === 'bearer')
       headers.set('authorization', `Bearer ${await readSecret(item.token)}`);
     else if (item.type === 'basic')
@@ -129,7 +131,8 @@ export async function buildRequest(
       headers.set('content-type', mediaType);
     }
   }
-  for (const [name, value] of Object.entries(plan.headers ?? {})) headers.set(name, value);
+  if (plan.sendCredentials)
+    for (const [name, value] of Object.entries(plan.headers ?? {})) headers.set(name, value);
 
   const base = plan.baseUrl.replace(/\/+$/, '');
   const join = base.includes('?') ? '&' : '?';
