@@ -321,11 +321,8 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     description: toolDescription(operation, subject, maxDescriptionChars),
     parameters,
     source: params.source,
-    keywords: [
-      subject,
-      ...(operation.operationId === undefined ? [] : [operation.operationId]),
-      ...operation.tags,
-    ],
+    // The route is in the description already; the tags group operations as the vendor does.
+    keywords: operation.tags,
     operation: info,
     policy: { ...options.policy, permission },
     // Validated against the schema, but passed on as the model wrote them: filling in schema
