@@ -377,4 +377,63 @@ describe('tool sources', () => {
     expect(code).toBe(0);
     expect(requests).toEqual(['GET /pets?limit=5']);
   });
+
+  it('--openapi with 1,000 operations defers them: the model searches, then calls what it found', async () => {
+    const dir = await scratch();
+    const requests: string[] = [];
+    const api: Server = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ archived: true }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => api.close(() => resolve())));
+    const { port } = api.address() as AddressInfo;
+    const paths: Record<string, unknown> = {};
+    for (let index = 0; index < 1000; index++) {
+      const noun = `widget${index}`;
+      paths[`/${noun}s/{id}/archive`] = {
+        post: {
+          operationId: `archive_${noun}`,
+          summary: `Archive a ${noun}`,
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok' } },
+        },
+      };
+    }
+    const spec = join(dir, 'widgets.json');
+    await writeFile(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Widgets', version: '1' },
+        servers: [{ url: `http://127.0.0.1:${port}` }],
+        paths,
+      }),
+    );
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'tool_search', arguments: { query: 'archive widget737' } }] },
+      { toolCalls: [{ name: 'archive_widget737', arguments: { id: 'w-1' } }] },
+      { text: 'Archived.' },
+    ]);
+    const { code, stdout, stderr } = await runCli([
+      '-p',
+      'archive widget737 w-1',
+      '--scripted',
+      script,
+      '--openapi',
+      `${spec}=widgets`,
+      '--mode',
+      'full-access',
+    ]);
+    expect(stderr).toContain(
+      '1000 tools are deferred (too many to send them all): the model finds and loads them with tool_search.',
+    );
+    expect(stderr).toMatch(/✓ tool_search: Loaded \d+ tools?/);
+    expect(stderr).toContain('archive_widget737');
+    expect(stderr).toContain('✓ archive_widget737');
+    expect(stdout).toBe('Archived.\n');
+    expect(code).toBe(0);
+    expect(requests).toEqual(['POST /widget737s/w-1/archive']);
+  });
 });

@@ -185,6 +185,12 @@ export async function createSession(
     await tools.close();
     throw new CliError(errorMessage(error));
   }
+  const deferred = agent.deferredTools;
+  if (deferred.automatic && deferred.pending.length > 0) {
+    settings.log(
+      `${deferred.pending.length} tools are deferred (too many to send them all): the model finds and loads them with tool_search.`,
+    );
+  }
   return { agent, policy, tools, model, close: () => tools.close() };
 }
 
