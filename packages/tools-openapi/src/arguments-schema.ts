@@ -30,8 +30,32 @@ export interface ArgumentsSchemaOptions {
 export const bodyProperty = 'body';
 
 const locationOrder: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
-// Per the OpenAPI specification these header parameters are ignored: the client sets them.
-const ignoredHeaders = new Set(['accept', 'content-type', 'authorization']);
+// Header parameters the client sets itself: per the OpenAPI specification Accept, Content-Type
+// and Authorization are ignored; the others belong to the HTTP client (fetch refuses or
+// overwrites them), so asking the model for them only makes calls fail.
+const ignoredHeaders = new Set([
+  'accept',
+  'content-type',
+  'authorization',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'accept-encoding',
+  'proxy-authorization',
+  'proxy-connection',
+  'cookie',
+]);
+
+function clientOwnedHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return ignoredHeaders.has(lower) || lower.startsWith('sec-') || lower.startsWith('proxy-');
+}
 
 /**
  * One flat object schema per operation: every path, query, header and cookie parameter is a
@@ -52,7 +76,7 @@ export function buildArgumentsSchema(
     (a, b) => locationOrder.indexOf(a.in) - locationOrder.indexOf(b.in),
   );
   for (const parameter of ordered) {
-    if (parameter.in === 'header' && ignoredHeaders.has(parameter.name.toLowerCase())) continue;
+    if (parameter.in === 'header' && clientOwnedHeader(parameter.name)) continue;
     if (options.omitParameter(parameter)) continue;
     const base = sanitizePropertyName(parameter.name) ?? parameter.in;
     let property = base;
@@ -71,6 +95,9 @@ export function buildArgumentsSchema(
     if (property !== parameter.name) notes.push(`(${parameter.in} parameter "${parameter.name}")`);
     if (parameter.contentType !== undefined) notes.push(`Sent as ${parameter.contentType}.`);
     const schema: JsonSchema = { ...converted };
+    // A path parameter is a non-empty segment: say so where the model reads the schema.
+    if (parameter.in === 'path' && schema.type === 'string' && schema.minLength === undefined)
+      schema.minLength = 1;
     if (notes.length > 0)
       schema.description = clipDescription(notes.join(' '), options.limits.maxDescriptionChars);
     properties[property] = schema;

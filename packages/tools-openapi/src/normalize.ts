@@ -69,6 +69,18 @@ export interface NormalizedBody {
   /** The raw schema (undefined when the document gives none). */
   schema: unknown;
   schemaPointer: string;
+  /** Per-field encoding of a form or multipart body (OpenAPI 3's `encoding`), by field name. */
+  encoding: Record<string, FieldEncoding>;
+}
+
+/** How one field of a form or multipart body is serialised. */
+export interface FieldEncoding {
+  /** `form` (the default), `spaceDelimited`, `pipeDelimited` or `deepObject`. */
+  style: string | undefined;
+  explode: boolean | undefined;
+  /** A media type for the field: its value is sent as that (JSON text for `application/json`). */
+  contentType: string | undefined;
+  allowReserved: boolean;
 }
 
 /** A server URL template with its variables. */
@@ -571,6 +583,7 @@ function swaggerBody(
       description: trimmedOrUndefined(stringField(bodyParameter.value, 'description')),
       schema: bodyParameter.value.schema,
       schemaPointer: childPointer(bodyParameter.pointer, 'schema'),
+      encoding: {},
     };
   }
   if (formParameters.length === 0) return undefined;
@@ -594,6 +607,8 @@ function swaggerBody(
     description: undefined,
     schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) },
     schemaPointer: childPointer(pointer, 'parameters'),
+    // Swagger 2's collectionFormat "multi" is form-explode; other formats join with commas.
+    encoding: {},
   };
 }
 
@@ -625,7 +640,23 @@ function readRequestBody(
     description: trimmedOrUndefined(stringField(located.value, 'description')),
     schema: isRecord(media) ? media.schema : undefined,
     schemaPointer: childPointer(mediaPointer, 'schema'),
+    encoding: readEncoding(isRecord(media) ? media.encoding : undefined),
   };
+}
+
+function readEncoding(value: unknown): Record<string, FieldEncoding> {
+  const encoding: Record<string, FieldEncoding> = {};
+  if (!isRecord(value)) return encoding;
+  for (const [field, entry] of Object.entries(value)) {
+    if (!isRecord(entry)) continue;
+    encoding[field] = {
+      style: typeof entry.style === 'string' ? entry.style : undefined,
+      explode: typeof entry.explode === 'boolean' ? entry.explode : undefined,
+      contentType: typeof entry.contentType === 'string' ? entry.contentType : undefined,
+      allowReserved: entry.allowReserved === true,
+    };
+  }
+  return encoding;
 }
 
 /** Whether a media type is JSON (`application/json`, `application/merge-patch+json`, `…+json;charset=…`). */

@@ -173,7 +173,7 @@ describe('bad documents', () => {
     ]);
     expect(adapter.tools[0]?.parameters).toEqual({
       type: 'object',
-      properties: { id: { type: 'string' } },
+      properties: { id: { type: 'string', minLength: 1 } },
       required: ['id'],
       additionalProperties: false,
     });

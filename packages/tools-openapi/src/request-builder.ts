@@ -1,6 +1,7 @@
 import { type JsonSchema, ToolError } from '@agent/core';
-import { bodyProperty, isFileSchema, type ParameterBinding } from './arguments-schema.js';
+import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
+import { formBody, multipartBody } from './body-encoding.js';
 import {
   isJsonMediaType,
   type NormalizedOperation,
@@ -61,6 +62,13 @@ export async function buildRequest(
     switch (parameter.in) {
       case 'path': {
         const text = pathValue(parameter, value);
+        // An empty segment would call another route (`/items/` for `/items/{id}`) than the one
+        // the permission subject names.
+        if (text === '' || text === '.' || text === ';' || text === `;${parameter.name}=`)
+          throw ToolError.invalidArguments(
+            toolName,
+            `at "${property}": the path parameter may not be empty`,
+          );
         path = path.replaceAll(`{${parameter.name}}`, () => text);
         break;
       }
@@ -123,10 +131,10 @@ export async function buildRequest(
   if (operation.body !== undefined && bodyValue !== undefined) {
     const { kind, mediaType } = operation.body;
     if (kind === 'multipart') {
-      body = multipartBody(bodyValue, plan.bodySchema, toolName);
+      body = multipartBody(bodyValue, plan.bodySchema, operation.body.encoding, toolName);
     } else {
       if (kind === 'json') body = JSON.stringify(bodyValue);
-      else if (kind === 'form') body = formBody(bodyValue, toolName);
+      else if (kind === 'form') body = formBody(bodyValue, operation.body.encoding, toolName);
       else body = typeof bodyValue === 'string' ? bodyValue : JSON.stringify(bodyValue);
       headers.set('content-type', mediaType);
     }
@@ -266,43 +274,6 @@ function simpleValue(value: unknown, explode: boolean): string {
 function isByteString(text: string): boolean {
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0xff) return false;
   return true;
-}
-
-function formBody(value: unknown, toolName: string): URLSearchParams {
-  const form = new URLSearchParams();
-  if (!isRecord(value)) {
-    throw ToolError.invalidArguments(
-      toolName,
-      'at "body": a form body must be an object of fields',
-    );
-  }
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined || item === null) continue;
-    if (Array.isArray(item)) for (const element of item) form.append(key, scalarText(element));
-    else form.append(key, scalarText(item));
-  }
-  return form;
-}
-
-function multipartBody(value: unknown, schema: JsonSchema | undefined, toolName: string): FormData {
-  if (!isRecord(value)) {
-    throw ToolError.invalidArguments(
-      toolName,
-      'at "body": a multipart body must be an object of fields',
-    );
-  }
-  const form = new FormData();
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined || item === null) continue;
-    const file = isFileSchema(schema?.properties?.[key]);
-    const append = (element: unknown) => {
-      if (file) form.append(key, new Blob([scalarText(element)]), key);
-      else form.append(key, scalarText(element));
-    };
-    if (Array.isArray(item)) for (const element of item) append(element);
-    else append(item);
-  }
-  return form;
 }
 
 // URL parsers resolve "." and ".." segments (also spelled %2e), so a path parameter with such a

@@ -1,0 +1,150 @@
+/**
+ * Form and multipart bodies exactly as the document's `encoding` says (OpenAPI 3.x): per field,
+ * `style` (form, spaceDelimited, pipeDelimited, deepObject), `explode` and `contentType`. Without
+ * an entry a field takes the defaults the specification gives: style form, explode true; in a
+ * multipart body an object is a JSON part.
+ */
+import { type JsonSchema, ToolError } from '@agent/core';
+import { isFileSchema } from './arguments-schema.js';
+import type { FieldEncoding } from './normalize.js';
+import { isRecord } from './spec-reader.js';
+
+type Pair = [string, string];
+
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+function isJsonType(contentType: string): boolean {
+  const base = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return base === 'application/json' || base.endsWith('+json');
+}
+
+/** `name[key][0]=…`: objects by key and arrays by index, all the way down (Stripe's convention). */
+function deepPairs(prefix: string, value: unknown, out: Pair[]): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      deepPairs(`${prefix}[${index}]`, item, out);
+    });
+  } else if (isRecord(value)) {
+    for (const [key, item] of Object.entries(value)) deepPairs(`${prefix}[${key}]`, item, out);
+  } else {
+    out.push([prefix, scalarText(value)]);
+  }
+}
+
+const delimiters: Record<string, string> = { spaceDelimited: ' ', pipeDelimited: '|' };
+
+/** The name/value pairs of one form field, before percent-encoding. */
+export function formFieldPairs(
+  name: string,
+  value: unknown,
+  encoding: FieldEncoding | undefined,
+): Pair[] {
+  if (value === undefined || value === null) return [];
+  const contentType = encoding?.contentType;
+  if (contentType !== undefined && !contentType.toLowerCase().startsWith('text/plain')) {
+    return [[name, isJsonType(contentType) ? JSON.stringify(value) : scalarText(value)]];
+  }
+  const style = encoding?.style ?? 'form';
+  const explode = encoding?.explode ?? style === 'form';
+  const pairs: Pair[] = [];
+  if (style === 'deepObject' && (isRecord(value) || Array.isArray(value))) {
+    deepPairs(name, value, pairs);
+    return pairs;
+  }
+  if (Array.isArray(value)) {
+    const items = value.filter((item) => item !== undefined && item !== null).map(scalarText);
+    const delimiter = delimiters[style];
+    if (delimiter !== undefined) return [[name, items.join(delimiter)]];
+    return explode ? items.map((item) => [name, item]) : [[name, items.join(',')]];
+  }
+  if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
+    if (explode && delimiters[style] === undefined)
+      return entries.map(([key, item]) => [key, scalarText(item)]);
+    return [
+      [
+        name,
+        entries.flatMap(([key, item]) => [key, scalarText(item)]).join(delimiters[style] ?? ','),
+      ],
+    ];
+  }
+  return [[name, scalarText(value)]];
+}
+
+// RFC 3986 reserved characters stay as they are when a field says `allowReserved`.
+function encodeReserved(text: string): string {
+  return encodeURIComponent(text).replace(
+    /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi,
+    (match) => decodeURIComponent(match),
+  );
+}
+
+/** An `application/x-www-form-urlencoded` body. */
+export function formBody(
+  value: unknown,
+  encoding: Record<string, FieldEncoding>,
+  toolName: string,
+): string {
+  if (!isRecord(value)) {
+    throw ToolError.invalidArguments(
+      toolName,
+      'at "body": a form body must be an object of fields',
+    );
+  }
+  const parts: string[] = [];
+  for (const [field, item] of Object.entries(value)) {
+    const fieldEncoding = encoding[field];
+    const encodeValue = fieldEncoding?.allowReserved === true ? encodeReserved : encodeURIComponent;
+    for (const [name, text] of formFieldPairs(field, item, fieldEncoding)) {
+      parts.push(`${encodeURIComponent(name)}=${encodeValue(text)}`);
+    }
+  }
+  return parts.join('&');
+}
+
+/** A `multipart/form-data` body: files as file parts, objects as JSON parts unless encoded otherwise. */
+export function multipartBody(
+  value: unknown,
+  schema: JsonSchema | undefined,
+  encoding: Record<string, FieldEncoding>,
+  toolName: string,
+): FormData {
+  if (!isRecord(value)) {
+    throw ToolError.invalidArguments(
+      toolName,
+      'at "body": a multipart body must be an object of fields',
+    );
+  }
+  const form = new FormData();
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || item === null) continue;
+    const file = isFileSchema(schema?.properties?.[key]);
+    const declared = encoding[key]?.contentType;
+    const append = (element: unknown) => {
+      if (file) {
+        form.append(
+          key,
+          new Blob([scalarText(element)], declared === undefined ? {} : { type: declared }),
+          key,
+        );
+        return;
+      }
+      const type = declared ?? (isRecord(element) ? 'application/json' : undefined);
+      if (type === undefined || type.toLowerCase().startsWith('text/plain')) {
+        form.append(key, scalarText(element));
+      } else {
+        const text = isJsonType(type) ? JSON.stringify(element) : scalarText(element);
+        form.append(key, new Blob([text], { type }), key);
+      }
+    };
+    if (Array.isArray(item)) for (const element of item) append(element);
+    else append(item);
+  }
+  return form;
+}
