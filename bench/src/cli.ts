@@ -27,6 +27,7 @@ const knownSuites = [
   'shell-parser',
   'json-schema-validation',
   'tool-search',
+  'dialects',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

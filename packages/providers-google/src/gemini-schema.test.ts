@@ -124,3 +124,69 @@ describe('dropAbsentNulls', () => {
     ).toEqual({ id: null, maybe: null, nested: {} });
   });
 });
+
+describe('OpenAPI-dialect repairs', () => {
+  it('prunes required names missing from properties, deduplicates enums', () => {
+    const { schema, warnings } = toGeminiSchema(
+      {
+        type: 'object',
+        properties: { a: { type: 'string', enum: ['x', 'y', 'x'] } },
+        required: ['a', 'ghost'],
+      },
+      'openapi',
+    );
+    expect(schema).toEqual({
+      type: 'OBJECT',
+      properties: { a: { type: 'STRING', enum: ['x', 'y'], format: 'enum' } },
+      required: ['a'],
+    });
+    expect(warnings.join('\n')).toContain('required names missing from properties');
+  });
+
+  it('keeps items with the array branch of a multi-type or oneOf schema', () => {
+    const multi = toGeminiSchema(
+      {
+        type: 'object',
+        properties: {
+          ids: { type: ['array', 'string'], items: { type: 'integer' }, maxLength: 9 },
+        },
+      },
+      'openapi',
+    ).schema as { properties: { ids: { anyOf: unknown[]; items?: unknown } } };
+    expect(multi.properties.ids.items).toBeUndefined();
+    expect(multi.properties.ids.anyOf).toEqual([
+      { type: 'ARRAY', items: { type: 'INTEGER' } },
+      { type: 'STRING', maxLength: 9 },
+    ]);
+
+    const oneOf = toGeminiSchema(
+      {
+        type: 'object',
+        properties: {
+          ids: { oneOf: [{ type: 'array' }, { type: 'string' }], items: { type: 'string' } },
+        },
+      },
+      'openapi',
+    ).schema as { properties: { ids: { anyOf: unknown[]; items?: unknown } } };
+    expect(oneOf.properties.ids.items).toBeUndefined();
+    expect(oneOf.properties.ids.anyOf).toEqual([
+      { type: 'ARRAY', items: { type: 'STRING' } },
+      { type: 'STRING' },
+    ]);
+  });
+
+  it('keeps an object’s properties beside untyped anyOf branches', () => {
+    const { schema } = toGeminiSchema(
+      {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+        anyOf: [{ required: ['a'] }, { required: ['b'] }],
+      },
+      'openapi',
+    );
+    expect((schema as { properties?: unknown }).properties).toEqual({
+      a: { type: 'STRING' },
+      b: { type: 'STRING' },
+    });
+  });
+});

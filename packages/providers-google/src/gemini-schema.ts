@@ -118,6 +118,21 @@ function normalise(node: Node, path: string, warnings: string[]): Node {
       Object.assign(out, { type: 'object', properties, required: [...required] });
     } else warnings.push(`allOf at ${at(path)} dropped`);
   }
+  // `required` names that are not properties are refused by Gemini ("property is not defined").
+  if (Array.isArray(out.required)) {
+    const properties = isNode(out.properties) ? out.properties : {};
+    const kept = (out.required as unknown[]).filter(
+      (name): name is string => typeof name === 'string' && name in properties,
+    );
+    if (kept.length < out.required.length)
+      warnings.push(`required names missing from properties at ${at(path)} dropped`);
+    if (kept.length > 0) out.required = [...new Set(kept)];
+    else delete out.required;
+  }
+  if (Array.isArray(out.enum))
+    out.enum = [...new Set(out.enum.map((v) => JSON.stringify(v)))].map(
+      (v) => JSON.parse(v) as unknown,
+    );
   if (
     Array.isArray(out.enum) &&
     !out.enum.every((v) => typeof v === 'string' || typeof v === 'number')
@@ -162,6 +177,23 @@ function toOpenApi(node: unknown, path: string, warnings: string[]): Node {
   const out: Node = {};
   const dropped: string[] = [];
   let anyOf = Array.isArray(source.anyOf) ? source.anyOf.filter(isNode) : undefined;
+  // `items`/`properties` beside the branches belong to the array/object branch that lacks them.
+  if (anyOf !== undefined && typeof source.type !== 'string') {
+    anyOf = anyOf.map((branch) => {
+      const own = typeof branch.type === 'string' ? branch.type : undefined;
+      if (own === undefined) return branch;
+      const filled: Node = { ...branch };
+      for (const key of keywordsOfType[own] ?? [])
+        if (filled[key] === undefined && source[key] !== undefined) filled[key] = source[key];
+      return filled;
+    });
+  }
+  // Only when the branches are one per type does a type's keyword belong to its branch alone.
+  const typedBranches =
+    anyOf !== undefined &&
+    typeof source.type !== 'string' &&
+    anyOf.every((branch) => typeof branch.type === 'string');
+  const moved = typedBranches || splitsTypes(source) ? typeSpecificKeywords : noKeywords;
   // `anyOf: [X, {type: null}]` is OpenAPI's `nullable`.
   if (anyOf !== undefined) {
     const nonNull = anyOf.filter((branch) => branch.type !== 'null');
@@ -172,13 +204,15 @@ function toOpenApi(node: unknown, path: string, warnings: string[]): Node {
     } else anyOf = nonNull;
   }
   for (const [key, value] of Object.entries(source)) {
-    if (key === 'anyOf') continue;
+    if (key === 'anyOf' || (moved.has(key) && key !== 'enum')) continue;
     if (key === 'type') {
       const types = (Array.isArray(value) ? value : [value]).filter((t) => typeof t === 'string');
       const nonNull = types.filter((type) => type !== 'null');
       if (nonNull.length < types.length) out.nullable = true;
       if (nonNull.length === 1) out.type = String(nonNull[0]).toUpperCase();
-      else if (nonNull.length > 1) anyOf = nonNull.map((type) => ({ type: String(type) }));
+      else if (nonNull.length > 1)
+        // Each branch takes the keywords of its own type (`items` stays with the array).
+        anyOf = nonNull.map((type) => branchOfType(source, String(type)));
     } else if (key === 'properties' && isNode(value)) {
       out.properties = Object.fromEntries(
         Object.entries(value).map(([name, child]) => [
@@ -201,6 +235,30 @@ function toOpenApi(node: unknown, path: string, warnings: string[]): Node {
   if (anyOf !== undefined) out.anyOf = anyOf.map((branch) => toOpenApi(branch, path, warnings));
   if (dropped.length > 0) warnings.push(`${dropped.join(', ')} at ${at(path)} dropped`);
   return out;
+}
+
+const keywordsOfType: Record<string, readonly string[]> = {
+  array: ['items', 'minItems', 'maxItems', 'uniqueItems', 'prefixItems'],
+  object: ['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties'],
+  string: ['minLength', 'maxLength', 'pattern', 'format', 'enum'],
+  number: ['minimum', 'maximum', 'format', 'enum'],
+  integer: ['minimum', 'maximum', 'format', 'enum'],
+};
+
+const typeSpecificKeywords = new Set(Object.values(keywordsOfType).flat());
+const noKeywords = new Set<string>();
+
+/** Whether a schema names several non-null types (it becomes an `anyOf` of one per type). */
+function splitsTypes(node: Node): boolean {
+  return Array.isArray(node.type) && node.type.filter((type) => type !== 'null').length > 1;
+}
+
+/** The part of a multi-type schema that concerns one type. */
+function branchOfType(node: Node, type: string): Node {
+  const branch: Node = { type };
+  for (const key of keywordsOfType[type] ?? [])
+    if (node[key] !== undefined) branch[key] = node[key];
+  return branch;
 }
 
 /**

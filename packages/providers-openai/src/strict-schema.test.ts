@@ -95,8 +95,7 @@ describe('toStrictSchema', () => {
         /open object|propertyNames|additionalProperties/,
       ],
       [{ type: 'object', properties: { any: {} } }, /accepts any value/],
-      [{ type: 'object', properties: { s: { type: 'string', minLength: 1 } } }, /minLength/],
-      [{ type: 'object', properties: { s: { type: 'string', format: 'uri' } } }, /format "uri"/],
+      [{ type: 'object', properties: { s: { type: 'string', not: { const: 'x' } } } }, /"not"/],
       [{ type: 'object', properties: { o: { type: 'object' } } }, /without "properties"/],
       [{ type: 'object', additionalProperties: true }, /open object/],
       [nest(11), /nested deeper than 10/],
@@ -106,6 +105,47 @@ describe('toStrictSchema', () => {
       expect(result.ok, JSON.stringify(schema)).toBe(false);
       if (!result.ok) expect(result.reason).toMatch(reason);
     }
+  });
+
+  it('keeps a tool strict by moving constraints it cannot carry into the description', () => {
+    const schema: JsonSchemaObject = {
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 34, description: 'The SID.' },
+        site: { type: 'string', format: 'uri' },
+        tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+        amount: { type: 'integer', format: 'int64', 'x-stripe-bypass': true, example: 5 },
+        when: { type: 'string', format: 'date-time' },
+      },
+      required: ['id'],
+    };
+    const result = toStrictSchema(schema);
+    if (!result.ok) throw new Error(result.reason);
+    const properties = result.schema.properties as Record<string, JsonSchemaObject>;
+    expect(properties.id).toEqual({
+      type: 'string',
+      description: 'The SID. (minLength: 1; maxLength: 34)',
+    });
+    expect(properties.site?.description).toBe('(format: uri)');
+    expect(properties.site?.format).toBeUndefined();
+    expect(properties.tags?.description).toBe('(uniqueItems: true)');
+    expect(properties.amount?.description).toBe('(format: int64)');
+    expect(properties.when).toEqual({ type: ['string', 'null'], format: 'date-time' });
+    // The original is untouched: the loop still validates against it.
+    expect((schema.properties as Record<string, JsonSchemaObject>).id?.minLength).toBe(1);
+  });
+
+  it('deduplicates enum values', () => {
+    const result = toStrictSchema({
+      type: 'object',
+      properties: { s: { type: 'string', enum: ['a', 'b', 'a'] } },
+      required: ['s'],
+    });
+    if (!result.ok) throw new Error(result.reason);
+    expect((result.schema.properties as Record<string, { enum?: unknown[] }>).s?.enum).toEqual([
+      'a',
+      'b',
+    ]);
   });
 
   it('keeps a null the original schema accepts (null is then ambiguous, so it stays)', () => {

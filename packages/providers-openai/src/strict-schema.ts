@@ -45,6 +45,37 @@ const constraintKeywords: Record<string, ReadonlySet<string>> = {
   null: new Set(),
 };
 const primitiveTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+/**
+ * Constraints strict mode cannot carry but that do not change the shape: they move into the
+ * description (`maxLength: 256`), so the tool stays strict and the model still reads them; the
+ * loop validates the arguments against the original schema, so they are still enforced.
+ */
+const describedKeywords = new Set([
+  'minLength',
+  'maxLength',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'minContains',
+  'maxContains',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
+]);
+
+/** Annotations with no meaning for the model's output: vendor extensions and OpenAPI's own. */
+function isIgnoredAnnotation(key: string): boolean {
+  return (
+    key.startsWith('x-') ||
+    key === 'example' ||
+    key === 'externalDocs' ||
+    key === 'xml' ||
+    key === 'discriminator' ||
+    key === 'writeOnly' ||
+    key === '$id' ||
+    key === '$schema'
+  );
+}
 
 /** OpenAI's limit on the nesting of objects in strict schemas. */
 const maxNestingDepth = 10;
@@ -103,12 +134,24 @@ function convert(
     };
   }
 
+  const notes: string[] = [];
   for (const key of Object.keys(node)) {
-    if (keptAnnotations.has(key) || droppedAnnotations.has(key)) continue;
+    if (keptAnnotations.has(key) || droppedAnnotations.has(key) || isIgnoredAnnotation(key))
+      continue;
     if (key === 'type' || key === 'enum' || key === 'const') continue;
     const types = typeList(node.type);
-    if (!types.some((type) => constraintKeywords[type]?.has(key)))
-      throw new Unsupported(`${path}: keyword "${key}" is not supported in strict mode`);
+    const supported = types.some((type) => constraintKeywords[type]?.has(key));
+    const value = node[key];
+    if (supported && !(key === 'format' && !supportedFormats.has(String(value)))) continue;
+    if (describedKeywords.has(key) && (typeof value !== 'object' || value === null)) {
+      notes.push(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+      continue;
+    }
+    throw new Unsupported(`${path}: keyword "${key}" is not supported in strict mode`);
+  }
+  if (notes.length > 0) {
+    const own = typeof node.description === 'string' ? `${node.description} ` : '';
+    out.description = `${own}(${notes.join('; ')})`;
   }
 
   const types = typeList(node.type);
@@ -123,7 +166,10 @@ function convert(
   if (node.enum !== undefined) {
     if (!Array.isArray(node.enum) || node.enum.length === 0)
       throw new Unsupported(`${path}: empty enum`);
-    out.enum = node.enum;
+    // Duplicates (seen in real specs) are refused by some providers; they mean nothing.
+    out.enum = [...new Set(node.enum.map((value) => JSON.stringify(value)))].map(
+      (value) => JSON.parse(value) as unknown,
+    );
   }
   if (node.const !== undefined) out.const = node.const;
 
@@ -146,8 +192,8 @@ function convert(
     for (const key of constraintKeywords[type] ?? []) {
       const value = node[key];
       if (value === undefined) continue;
-      if (key === 'format' && (typeof value !== 'string' || !supportedFormats.has(value)))
-        throw new Unsupported(`${path}: format "${String(value)}" is not supported in strict mode`);
+      // An unsupported format went into the description above.
+      if (key === 'format' && (typeof value !== 'string' || !supportedFormats.has(value))) continue;
       // zod's `.int()` adds the safe-integer bounds; they say nothing and only add noise.
       if ((key === 'minimum' || key === 'maximum') && Math.abs(Number(value)) === 2 ** 53 - 1)
         continue;

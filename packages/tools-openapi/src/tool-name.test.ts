@@ -14,6 +14,12 @@ describe('sanitizeToolName', () => {
     expect(sanitizeToolName(long)).toHaveLength(64);
   });
 
+  it('never starts a name with a digit (Gemini refuses such names)', () => {
+    expect(sanitizeToolName('2fa/enable')).toBe('op_2fa_enable');
+    expect(sanitizeToolName('_9lives')).toBe('op_9lives');
+    expect(sanitizeToolName('v2/list')).toBe('v2_list');
+  });
+
   it('property: always valid or undefined, and deterministic', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => {

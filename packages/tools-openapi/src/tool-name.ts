@@ -4,15 +4,17 @@ const hashLength = 8;
 /**
  * A wire-safe tool name (`^[a-zA-Z0-9_-]{1,64}$`) for any text: other characters become `_`,
  * runs of `_` collapse, and a name longer than 64 characters keeps its first 55 and ends with
- * `_` and an 8-hex-digit hash of the whole text, so long names stay distinct and deterministic.
- * Returns `undefined` when nothing usable is left (e.g. only punctuation).
+ * `_` and an 8-hex-digit hash of the whole text, so long names stay distinct and deterministic;
+ * a name that would start with a digit starts with `op_`. Returns `undefined` when nothing usable is left (e.g. only punctuation).
  */
 export function sanitizeToolName(text: string): string | undefined {
-  const cleaned = text
+  let cleaned = text
     .replace(/[^a-zA-Z0-9_-]+/g, '_')
     .replace(/_{2,}/g, '_')
     .replace(/^[_-]+|[_-]+$/g, '');
   if (cleaned === '') return undefined;
+  // Gemini (and other function-calling APIs) refuse a name that starts with a digit.
+  if (/^[0-9]/.test(cleaned)) cleaned = `op_${cleaned}`;
   if (cleaned.length <= maxNameLength) return cleaned;
   return `${cleaned.slice(0, maxNameLength - hashLength - 1).replace(/[_-]+$/, '')}_${hash(text)}`;
 }
