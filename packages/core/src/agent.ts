@@ -190,7 +190,8 @@ export class Agent {
 
     const log = new EventFanout<AgentEvent>();
     const inputs = normaliseInput(input);
-    const result = this.#loop(runId, inputs, controller.signal, (event) => {
+    const listening = () => log.hasSubscribers || this.#listeners.size > 0;
+    const result = this.#loop(runId, inputs, controller.signal, listening, (event) => {
       log.push(event);
       for (const listener of this.#listeners) {
         try {
@@ -220,6 +221,7 @@ export class Agent {
     runId: string,
     inputs: Message[],
     signal: AbortSignal,
+    listening: () => boolean,
     emit: (event: AgentEvent) => void,
   ): Promise<AgentRunResult> {
     const added: Message[] = [];
@@ -287,7 +289,10 @@ export class Agent {
           const assistant = await streamAssistantMessage(this.#options.provider, this.#request(), {
             signal,
             onStart: (partial) => emit({ type: 'message-start', message: partial }),
-            onEvent: (partial, event) => emit({ type: 'message-update', message: partial, event }),
+            // One per streamed delta: not built when nobody listens.
+            onEvent: (partial, event) => {
+              if (listening()) emit({ type: 'message-update', message: partial, event });
+            },
             onError: (failure) => {
               providerError = failure;
             },
@@ -333,6 +338,7 @@ export class Agent {
             abortGraceMs: this.#options.abortGraceMs ?? defaultAbortGraceMs,
             maxToolCallsPerTurn: this.#options.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY,
             emit,
+            listening,
             steeringPending: () => this.#steering.length > 0,
           });
           this.#catalogue.observe(calls, outcome.results);

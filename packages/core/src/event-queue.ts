@@ -11,6 +11,11 @@ export class EventFanout<T> implements AsyncIterable<T> {
     for (const subscriber of this.#subscribers) subscriber.push(item);
   }
 
+  /** Whether an iterator would receive what is pushed now. */
+  get hasSubscribers(): boolean {
+    return this.#subscribers.size > 0;
+  }
+
   close(): void {
     this.#closed = true;
     for (const subscriber of this.#subscribers) subscriber.close();

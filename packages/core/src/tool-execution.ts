@@ -48,6 +48,8 @@ export interface ExecuteToolCallsParams {
   abortGraceMs: number;
   maxToolCallsPerTurn: number;
   emit: (event: AgentEvent) => void;
+  /** Whether anyone receives events now; when not, the hottest ones are not even built. */
+  listening?: () => boolean;
   steeringPending: () => boolean;
 }
 
@@ -543,12 +545,13 @@ async function runCall(
 
     started = true;
     startEmitted = true;
-    params.emit({
-      type: 'tool-execution-start',
-      toolCallId: call.id,
-      toolName: tool.name,
-      args: info.args,
-    });
+    if (params.listening?.() !== false)
+      params.emit({
+        type: 'tool-execution-start',
+        toolCallId: call.id,
+        toolName: tool.name,
+        args: info.args,
+      });
     // The last check and the call are in the same synchronous step: an abort from a listener,
     // a sibling or a timer cannot fall between them, so no execute starts after an abort.
     controller.signal.throwIfAborted();
@@ -607,7 +610,7 @@ async function runCall(
   if (updates !== undefined) await updates;
   started = false;
   // A call aborted while waiting for its resource lock never started: no start, so no end event.
-  if (startEmitted) {
+  if (startEmitted && params.listening?.() !== false) {
     params.emit({
       type: 'tool-execution-end',
       toolCallId: call.id,
