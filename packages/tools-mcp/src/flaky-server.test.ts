@@ -26,7 +26,12 @@ afterEach(async () => {
 });
 
 async function connectFlaky(
-  options: { name?: string; env?: Record<string, string>; onStderr?: (text: string) => void } = {},
+  options: {
+    name?: string;
+    env?: Record<string, string>;
+    onStderr?: (text: string) => void;
+    maxMessageBytes?: number;
+  } = {},
 ) {
   const errors: Error[] = [];
   const adapter = await McpToolAdapter.connect({
@@ -35,6 +40,9 @@ async function connectFlaky(
       closeGraceMs: 200,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+      ...(options.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: options.maxMessageBytes }),
     }),
     onError: (error) => errors.push(error),
   });
@@ -323,5 +331,37 @@ describe('McpToolAdapter reconnecting (in-memory SDK server)', () => {
       /^MCP server "mem" is unavailable: 3 attempts to reconnect failed \(.*server unreachable\)/,
     );
     expect(creates).toBe(5);
+  });
+
+  it('a result over 10 MiB (the SDK reader’s limit) arrives whole', async () => {
+    const { tool } = await connectFlaky();
+    const result = await tool('big').execute({ mib: 12 }, testContext());
+    expect(resultText(result).length).toBe(12 * 1024 * 1024);
+  }, 60_000);
+
+  it('a message over maxMessageBytes fails the call naming the limit (not a SIGTERM), then reconnects', async () => {
+    const { adapter, tool, errors } = await connectFlaky({ maxMessageBytes: 1024 * 1024 });
+    const error = await failure(tool('big').execute({ mib: 2 }, testContext()));
+    expect(error.message).toContain('over the 1048576-byte limit');
+    expect(error.message).toContain('raise maxMessageBytes');
+    expect(error.message).not.toContain('SIGTERM');
+    expect(errors.map((reported) => reported.message).join('\n')).toContain('1048576-byte limit');
+    const small = await tool('big').execute({ mib: 0.5 }, testContext());
+    expect(resultText(small).length).toBe(512 * 1024);
+    expect(adapter.status).toBe('connected');
+  }, 60_000);
+
+  it('the last progress notification, sent right before the result, reaches onProgress', async () => {
+    const { tool, errors } = await connectFlaky();
+    for (let round = 0; round < 20; round++) {
+      const context = testContext();
+      const result = await tool('progress-then-done').execute({}, context);
+      expect(resultText(result)).toBe('finished');
+      expect(context.progress).toEqual([
+        { text: expect.stringContaining('half way'), fraction: 0.5 },
+        { text: expect.stringContaining('all done'), fraction: 1 },
+      ]);
+    }
+    expect(errors.map((reported) => reported.message).join('\n')).not.toContain('unknown token');
   });
 });

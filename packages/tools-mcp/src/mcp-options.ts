@@ -26,6 +26,12 @@ export interface McpStdioTransportConfig {
    * sandbox options (writable roots default to `cwd`; network off unless `network` says so).
    */
   sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
+  /**
+   * Largest message the server may send, in bytes [256 MiB] (the SDK's own reader stops at
+   * 10 MiB). A longer one stops the server with an error naming this limit; the next call
+   * reconnects.
+   */
+  maxMessageBytes?: number;
 }
 
 /** A remote (or local) server over Streamable HTTP. */

@@ -83,6 +83,27 @@ interface ToolEntry {
 }
 
 /**
+ * Makes the client see a transport's messages one microtask apart, in order. The SDK runs a
+ * notification's handler a microtask after it arrives but a response's at once, so a final
+ * progress notification that arrives just before its result (same chunk) found its handler
+ * already gone and was dropped; with one hop per message, it is handled first.
+ */
+function deliverInOrder(transport: Transport): void {
+  const receive = transport.onmessage;
+  if (receive === undefined) return;
+  let chain = Promise.resolve();
+  transport.onmessage = (message, extra) => {
+    chain = chain.then(() => {
+      try {
+        receive.call(transport, message, extra);
+      } catch (error) {
+        transport.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  };
+}
+
+/**
  * One MCP server as a source of `AgentTool`s, over one shared client connection (stdio or
  * Streamable HTTP). Tools are named `server__tool`, carry `source: 'mcp:server'` and the
  * permission subject `server/tool`. A server that dies fails the calls in flight at once with
@@ -351,6 +372,7 @@ export class McpToolAdapter implements AsyncDisposable {
     this.#pending.add(connection);
     try {
       await client.connect(transport, { timeout: this.#options.connectTimeoutMs ?? 30_000 });
+      deliverInOrder(transport);
       const listed = await this.#listTools(connection);
       if (this.#closing !== undefined) throw this.#closedError();
       this.#applyTools(listed, !this.#listedOnce);
@@ -384,6 +406,9 @@ export class McpToolAdapter implements AsyncDisposable {
           ...(config.onStderr === undefined ? {} : { onStderr: config.onStderr }),
           ...(config.closeGraceMs === undefined ? {} : { closeGraceMs: config.closeGraceMs }),
           ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
+          ...(config.maxMessageBytes === undefined
+            ? {}
+            : { maxMessageBytes: config.maxMessageBytes }),
         });
       }
       case 'http':
@@ -762,6 +787,8 @@ export class McpToolAdapter implements AsyncDisposable {
   #describeClose(connection: Connection): string {
     const stdio = connection.stdio;
     if (stdio === undefined) return 'closed the connection';
+    // Closed by us because a message was too long: that is the cause, not the SIGTERM we sent.
+    if (stdio.overflow !== undefined) return `was stopped: ${stdio.overflow.message}`;
     const exit = stdio.exit;
     const how =
       exit === undefined

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -21,6 +21,63 @@ export interface StdioProcessTransportOptions {
   closeGraceMs?: number;
   /** Run the server in this OS sandbox (or one made from a mode or options) [none]. */
   sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
+  /**
+   * Largest message (one line of stdout) accepted, in bytes [256 MiB]. A longer one ends the
+   * connection with an error naming this limit (the call fails; the next call reconnects).
+   */
+  maxMessageBytes?: number;
+}
+
+/** Default of `maxMessageBytes`: far above the SDK reader's 10 MiB, which lost big results. */
+export const defaultMaxMessageBytes = 256 * 1024 * 1024;
+
+/**
+ * Splits stdout into lines without copying what was read again for each chunk (the SDK's
+ * reader concatenates its whole buffer per chunk: quadratic for a message of many megabytes).
+ */
+class LineReader {
+  #chunks: Buffer[] = [];
+  #size = 0;
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Adds a chunk; returns the complete lines it finished (without their newline). */
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      if (newline === -1) break;
+      const piece = chunk.subarray(start, newline);
+      if (this.#size + piece.length > this.#max) throw this.#tooLong(this.#size + piece.length);
+      lines.push(this.#chunks.length === 0 ? piece : Buffer.concat([...this.#chunks, piece]));
+      this.#chunks = [];
+      this.#size = 0;
+      start = newline + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      if (this.#size + rest.length > this.#max) throw this.#tooLong(this.#size + rest.length);
+      this.#chunks.push(rest);
+      this.#size += rest.length;
+    }
+    return lines;
+  }
+
+  clear(): void {
+    this.#chunks = [];
+    this.#size = 0;
+  }
+
+  #tooLong(size: number): Error {
+    this.clear();
+    return new Error(
+      `The MCP server sent a message over the ${this.#max}-byte limit (${size} bytes read so far); raise maxMessageBytes to accept it`,
+    );
+  }
 }
 
 /** The sandbox a server runs in: none unless configured; writable roots default to its cwd. */
@@ -83,7 +140,9 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #options: StdioProcessTransportOptions;
-  readonly #readBuffer = new ReadBuffer();
+  readonly #reader: LineReader;
+  /** Why the transport closed itself: a message over the limit. */
+  #overflow: Error | undefined;
   #child: ChildProcess | undefined;
   #starting = false;
   #sandbox: Sandbox | undefined;
@@ -97,6 +156,12 @@ export class StdioProcessTransport implements Transport {
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
+    this.#reader = new LineReader(options.maxMessageBytes ?? defaultMaxMessageBytes);
+  }
+
+  /** Set when the transport closed itself because a message was over `maxMessageBytes`. */
+  get overflow(): Error | undefined {
+    return this.#overflow;
   }
 
   /** The server's process id, once started. */
@@ -229,22 +294,24 @@ export class StdioProcessTransport implements Transport {
         }
       }
     }
-    this.#readBuffer.clear();
+    this.#reader.clear();
     this.#reportClose();
   }
 
   #onStdout(chunk: Buffer): void {
+    let lines: Buffer[];
     try {
-      this.#readBuffer.append(chunk);
+      lines = this.#reader.push(chunk);
     } catch (error) {
-      this.onerror?.(asError(error));
+      this.#overflow = asError(error);
+      this.onerror?.(this.#overflow);
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const line of lines) {
+      let message: JSONRPCMessage;
       try {
-        message = this.#readBuffer.readMessage();
+        message = deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
       } catch (error) {
         // A server that prints logs to stdout: the line is skipped, the stream goes on.
         this.onerror?.(
@@ -254,7 +321,6 @@ export class StdioProcessTransport implements Transport {
         );
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
     }
   }

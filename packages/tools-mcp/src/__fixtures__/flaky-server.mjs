@@ -29,6 +29,16 @@ const extraTools = new Map();
 
 const baseTools = [
   {
+    name: 'big',
+    description: 'Returns a text of the given size in MiB.',
+    inputSchema: { type: 'object', properties: { mib: { type: 'number' } } },
+  },
+  {
+    name: 'progress-then-done',
+    description: 'Reports progress twice, the last right before its result.',
+    inputSchema: { type: 'object' },
+  },
+  {
     name: 'echo',
     title: 'Echo',
     description: 'Echoes the text back.',
@@ -116,6 +126,15 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
   switch (name) {
+    case 'big': {
+      const mib = Number(request.params.arguments?.mib ?? 1);
+      return { content: [{ type: 'text', text: 'x'.repeat(Math.round(mib * 1024 * 1024)) }] };
+    }
+    case 'progress-then-done':
+      // The last progress notification goes out right before the result, in one write burst.
+      await progress(1, 2, 'half way');
+      await progress(2, 2, 'all done');
+      return { content: [{ type: 'text', text: 'finished' }] };
     case 'echo':
       if (typeof args.text !== 'string') {
         throw new McpError(ErrorCode.InvalidParams, 'text must be a string');
