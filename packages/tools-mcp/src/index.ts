@@ -1,3 +1,13 @@
+export {
+  type McpClientFeatures,
+  type McpElicitationHandler,
+  type McpLogEntry,
+  type McpRequestContext,
+  type McpRoot,
+  type McpSamplingHandler,
+  toMcpRoots,
+  withDefaults,
+} from './client-features.js';
 export type {
   McpCustomTransportConfig,
   McpHttpTransportConfig,

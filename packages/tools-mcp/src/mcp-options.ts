@@ -3,6 +3,7 @@ import type { Sandbox, SandboxMode, SandboxOptions } from '@agent/sandbox';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpClientFeatures } from './client-features.js';
 import type { McpToolResultDetails } from './result-mapping.js';
 
 /** Starts a local server as a child process and speaks MCP over its stdin/stdout (Node only). */
@@ -74,7 +75,7 @@ export type McpToolsChangedListener = (
 ) => void;
 
 /** Options of {@link McpToolAdapter.connect}. */
-export interface McpToolAdapterOptions {
+export interface McpToolAdapterOptions extends McpClientFeatures {
   /**
    * The server's name: the namespace of its tools' wire names (`name__tool`), their `source`
    * (`mcp:name`) and permission subjects (`name/tool`). Must not contain `/`.

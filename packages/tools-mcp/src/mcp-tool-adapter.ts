@@ -27,6 +27,7 @@ import {
   ToolListChangedNotificationSchema,
   ToolSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { clientCapabilities, installClientHandlers, type McpRoot } from './client-features.js';
 import {
   type CallErrorContext,
   describeError,
@@ -133,8 +134,10 @@ export class McpToolAdapter implements AsyncDisposable {
   #refreshAgain = false;
   #lastDisconnect: string | undefined;
   #listedOnce = false;
+  #roots: readonly McpRoot[];
 
   private constructor(options: McpToolAdapterOptions) {
+    this.#roots = options.roots ?? [];
     if (options.name === '' || options.name.includes('/')) {
       throw new AgentError(
         `Invalid MCP server name ${JSON.stringify(options.name)}: it must be non-empty and must not contain "/"`,
@@ -210,6 +213,21 @@ export class McpToolAdapter implements AsyncDisposable {
         if (registry.get(name) === tool) registry.unregister(name);
       registered.clear();
     };
+  }
+
+  /**
+   * Changes the roots offered to the server and tells it (`notifications/roots/list_changed`).
+   * Only for an adapter created with `roots`: the capability is declared at connection.
+   */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    if (this.#options.roots === undefined)
+      throw new AgentError(
+        `MCP server "${this.name}": setRoots needs the roots option at connect (the capability is declared then)`,
+      );
+    this.#roots = [...roots];
+    const connection = this.#connection;
+    if (connection !== undefined && !connection.closed)
+      await connection.client.sendRootsListChanged();
   }
 
   /** Where the connection stands; a `disconnected` adapter reconnects on the next call. */
@@ -353,8 +371,9 @@ export class McpToolAdapter implements AsyncDisposable {
     const stdio = isStdioProcessTransport(transport) ? transport : undefined;
     const client = new Client(
       this.#options.clientInfo ?? { name: '@agent/tools-mcp', version: packageVersion },
-      { capabilities: {} },
+      { capabilities: clientCapabilities(this.#options) },
     );
+    installClientHandlers(client, this.name, this.#options, () => this.#roots);
     const connection: Connection = {
       client,
       transport,
@@ -373,6 +392,9 @@ export class McpToolAdapter implements AsyncDisposable {
     try {
       await client.connect(transport, { timeout: this.#options.connectTimeoutMs ?? 30_000 });
       deliverInOrder(transport);
+      const logLevel = this.#options.logLevel;
+      if (logLevel !== undefined && client.getServerCapabilities()?.logging !== undefined)
+        await client.setLoggingLevel(logLevel);
       const listed = await this.#listTools(connection);
       if (this.#closing !== undefined) throw this.#closedError();
       this.#applyTools(listed, !this.#listedOnce);
