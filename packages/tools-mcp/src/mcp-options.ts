@@ -109,4 +109,13 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
   onError?: (error: Error) => void;
   /** How this client introduces itself [`{ name: '@agent/tools-mcp', version }`]. */
   clientInfo?: { name: string; version: string };
+  /**
+   * Offer the server's resources to the model as `<name>__list_resources` and
+   * `<name>__read_resource` (read-only) when the server declares resources [true].
+   */
+  resourceTools?: boolean;
+  /** The server's resource list changed (`notifications/resources/list_changed`). */
+  onResourcesChanged?: () => void;
+  /** The server's prompt list changed (`notifications/prompts/list_changed`). */
+  onPromptsChanged?: () => void;
 }

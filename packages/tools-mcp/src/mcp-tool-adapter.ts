@@ -19,9 +19,19 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
   type Implementation,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
   PaginatedResultSchema,
   type Progress,
+  PromptListChangedNotificationSchema,
+  type ReadResourceResult,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   type ServerCapabilities,
   type Tool,
   ToolListChangedNotificationSchema,
@@ -40,6 +50,7 @@ import type {
   McpToolsChangedListener,
   McpTransportConfig,
 } from './mcp-options.js';
+import { createResourceTools } from './resource-tools.js';
 import { type McpToolResultDetails, toToolResult } from './result-mapping.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
 import { mcpToolWireName } from './tool-names.js';
@@ -135,6 +146,9 @@ export class McpToolAdapter implements AsyncDisposable {
   #lastDisconnect: string | undefined;
   #listedOnce = false;
   #roots: readonly McpRoot[];
+  /** The list_resources/read_resource tools, once the server declared resources. */
+  #resourceTools: McpAgentTool[] | undefined;
+  readonly #resourceListeners = new Set<(uri: string) => void>();
 
   private constructor(options: McpToolAdapterOptions) {
     this.#roots = options.roots ?? [];
@@ -213,6 +227,90 @@ export class McpToolAdapter implements AsyncDisposable {
         if (registry.get(name) === tool) registry.unregister(name);
       registered.clear();
     };
+  }
+
+  /** One page of the server's resources (`resources/list`). */
+  listResources(cursor?: string, signal?: AbortSignal): Promise<ListResourcesResult> {
+    return this.#request(signal, (client, options) =>
+      client.listResources(cursor === undefined ? {} : { cursor }, options),
+    );
+  }
+
+  /** One page of the server's resource templates (`resources/templates/list`). */
+  listResourceTemplates(
+    cursor?: string,
+    signal?: AbortSignal,
+  ): Promise<ListResourceTemplatesResult> {
+    return this.#request(signal, (client, options) =>
+      client.listResourceTemplates(cursor === undefined ? {} : { cursor }, options),
+    );
+  }
+
+  /** Reads a resource by URI (`resources/read`). */
+  readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    return this.#request(signal, (client, options) => client.readResource({ uri }, options));
+  }
+
+  /**
+   * Subscribes to a resource's updates (`resources/subscribe`); `listener` gets the URI of each
+   * `notifications/resources/updated`. Returns the unsubscribe function.
+   */
+  async subscribeResource(
+    uri: string,
+    listener: (uri: string) => void,
+  ): Promise<() => Promise<void>> {
+    const wrapped = (updated: string) => {
+      if (updated === uri) listener(updated);
+    };
+    this.#resourceListeners.add(wrapped);
+    try {
+      await this.#request(undefined, (client, options) =>
+        client.subscribeResource({ uri }, options),
+      );
+    } catch (error) {
+      this.#resourceListeners.delete(wrapped);
+      throw error;
+    }
+    return async () => {
+      this.#resourceListeners.delete(wrapped);
+      await this.#request(undefined, (client, options) =>
+        client.unsubscribeResource({ uri }, options),
+      );
+    };
+  }
+
+  /** One page of the server's prompts (`prompts/list`), for the application (e.g. slash commands). */
+  listPrompts(cursor?: string, signal?: AbortSignal): Promise<ListPromptsResult> {
+    return this.#request(signal, (client, options) =>
+      client.listPrompts(cursor === undefined ? {} : { cursor }, options),
+    );
+  }
+
+  /** A prompt filled in with its arguments (`prompts/get`): messages to send to the model. */
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult> {
+    return this.#request(signal, (client, options) =>
+      client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  /** Completions for a prompt's or a resource template's argument (`completion/complete`). */
+  complete(params: CompleteRequest['params'], signal?: AbortSignal): Promise<CompleteResult> {
+    return this.#request(signal, (client, options) => client.complete(params, options));
+  }
+
+  async #request<T>(
+    signal: AbortSignal | undefined,
+    run: (client: Client, options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.#ensureConnection(signal);
+    return run(connection.client, {
+      ...(signal === undefined ? {} : { signal }),
+      timeout: this.#options.requestTimeoutMs ?? 60_000,
+    });
   }
 
   /**
@@ -385,6 +483,21 @@ export class McpToolAdapter implements AsyncDisposable {
     };
     client.onclose = () => this.#onClosed(connection);
     client.onerror = (error) => this.#onTransportError(connection, error);
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      for (const listener of this.#resourceListeners) {
+        try {
+          listener(notification.params.uri);
+        } catch (error) {
+          this.#report(error);
+        }
+      }
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      this.#options.onResourcesChanged?.();
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      this.#options.onPromptsChanged?.();
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.#connection === connection) void this.#refresh(connection, false);
     });
@@ -392,6 +505,18 @@ export class McpToolAdapter implements AsyncDisposable {
     try {
       await client.connect(transport, { timeout: this.#options.connectTimeoutMs ?? 30_000 });
       deliverInOrder(transport);
+      if (
+        this.#resourceTools === undefined &&
+        this.#options.resourceTools !== false &&
+        client.getServerCapabilities()?.resources !== undefined
+      ) {
+        this.#resourceTools = createResourceTools({
+          server: this.name,
+          listResources: (cursor, signal) => this.listResources(cursor, signal),
+          listResourceTemplates: (cursor, signal) => this.listResourceTemplates(cursor, signal),
+          readResource: (uri, signal) => this.readResource(uri, signal),
+        });
+      }
       const logLevel = this.#options.logLevel;
       if (logLevel !== undefined && client.getServerCapabilities()?.logging !== undefined)
         await client.setLoggingLevel(logLevel);
@@ -563,6 +688,10 @@ export class McpToolAdapter implements AsyncDisposable {
     }
     const before = new Map(this.#tools.map((tool) => [tool.name, tool]));
     const tools = [...entries.values()].map((entry) => entry.tool);
+    for (const tool of this.#resourceTools ?? []) {
+      if (byWireName.has(tool.name)) continue; // the server's own tool of that name wins
+      tools.push(tool);
+    }
     const change: McpToolsChange = { added: [], removed: [], changed: [] };
     for (const tool of tools) {
       const old = before.get(tool.name);

@@ -1,0 +1,147 @@
+/**
+ * A server's resources, reachable by the model through two read-only tools per server:
+ * `<server>__list_resources` (resources and resource templates, paged) and
+ * `<server>__read_resource` (any URI: a listed one, a template filled in, a resource link from a
+ * tool result). Text comes back as text, images as images, other binaries described.
+ */
+import { ToolError, type ToolResult, type ToolResultContent } from '@agent/core';
+import type {
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpAgentTool } from './mcp-tool-adapter.js';
+import type { McpToolResultDetails } from './result-mapping.js';
+import { mcpToolWireName } from './tool-names.js';
+
+/** What the resource tools need from the adapter. */
+export interface ResourceAccess {
+  server: string;
+  listResources(cursor: string | undefined, signal: AbortSignal): Promise<ListResourcesResult>;
+  listResourceTemplates(
+    cursor: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ListResourceTemplatesResult>;
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
+}
+
+/** Longest text of one resource returned to the model, in characters (the rest is cut, said so). */
+const maxResourceChars = 100_000;
+
+function text(value: string): ToolResultContent {
+  return { type: 'text', text: value };
+}
+
+function details(server: string, tool: string): McpToolResultDetails {
+  return { server, tool } as McpToolResultDetails;
+}
+
+async function listing(access: ResourceAccess, cursor: string | undefined, signal: AbortSignal) {
+  const resources = await access.listResources(cursor, signal);
+  // Templates are listed on the first page only (they are few); a server may not offer them.
+  const templates =
+    cursor === undefined
+      ? await access.listResourceTemplates(undefined, signal).catch(() => undefined)
+      : undefined;
+  const lines: string[] = [];
+  if (resources.resources.length > 0) {
+    lines.push('Resources (read with read_resource):');
+    for (const resource of resources.resources) {
+      const about = [resource.title ?? resource.name, resource.mimeType].filter(Boolean).join(', ');
+      const description = resource.description === undefined ? '' : `: ${resource.description}`;
+      lines.push(`- ${resource.uri} (${about})${description}`);
+    }
+  }
+  if (templates !== undefined && templates.resourceTemplates.length > 0) {
+    lines.push('Templates (fill in the {placeholders}, then read the URI with read_resource):');
+    for (const template of templates.resourceTemplates) {
+      const description = template.description === undefined ? '' : `: ${template.description}`;
+      lines.push(`- ${template.uriTemplate} (${template.title ?? template.name})${description}`);
+    }
+  }
+  if (lines.length === 0) lines.push('The server lists no resources.');
+  if (resources.nextCursor !== undefined)
+    lines.push(`More resources: call again with cursor "${resources.nextCursor}".`);
+  return lines.join('\n');
+}
+
+function contents(result: ReadResourceResult): ToolResultContent[] {
+  const out: ToolResultContent[] = [];
+  for (const item of result.contents) {
+    const mime = item.mimeType === undefined ? '' : ` (${item.mimeType})`;
+    if ('text' in item && typeof item.text === 'string') {
+      const body =
+        item.text.length > maxResourceChars
+          ? `${item.text.slice(0, maxResourceChars)}\n… (${item.text.length} characters in all; cut)`
+          : item.text;
+      out.push(text(`[${item.uri}${mime}]\n${body}`));
+    } else if ('blob' in item && typeof item.blob === 'string') {
+      if (item.mimeType?.startsWith('image/') === true)
+        out.push({ type: 'image', data: item.blob, mimeType: item.mimeType });
+      else
+        out.push(
+          text(
+            `[${item.uri}${mime}: binary, ${Math.floor((item.blob.length * 3) / 4)} bytes, not shown]`,
+          ),
+        );
+    }
+  }
+  return out.length > 0 ? out : [text('The resource is empty.')];
+}
+
+/** The two resource tools of a server. */
+export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
+  const listName = mcpToolWireName(access.server, 'list_resources');
+  const readName = mcpToolWireName(access.server, 'read_resource');
+  const policy = { permission: 'read-only' as const };
+  const source = `mcp:${access.server}`;
+  const list: McpAgentTool = {
+    name: listName,
+    label: `${access.server}: list resources`,
+    description: `Lists the resources of the MCP server "${access.server}" (files, records, documents it exposes) and its resource templates.`,
+    parameters: {
+      type: 'object',
+      properties: { cursor: { type: 'string', description: 'From a previous page, to see more.' } },
+      additionalProperties: false,
+    },
+    source,
+    policy,
+    permissionSubjects: () => [`${access.server}/list_resources`],
+    execute: async (args, ctx): Promise<ToolResult<McpToolResultDetails>> => {
+      const cursor = typeof args.cursor === 'string' ? args.cursor : undefined;
+      return {
+        content: [text(await listing(access, cursor, ctx.signal))],
+        details: details(access.server, 'list_resources'),
+      };
+    },
+  };
+  const read: McpAgentTool = {
+    name: readName,
+    label: `${access.server}: read a resource`,
+    description: `Reads a resource of the MCP server "${access.server}" by URI: one from list_resources, a template with its placeholders filled in, or a resource link from a tool result.`,
+    parameters: {
+      type: 'object',
+      properties: { uri: { type: 'string', minLength: 1, description: 'The resource URI.' } },
+      required: ['uri'],
+      additionalProperties: false,
+    },
+    source,
+    policy,
+    permissionSubjects: (args) => [`${access.server}/read_resource ${String(args.uri)}`],
+    execute: async (args, ctx): Promise<ToolResult<McpToolResultDetails>> => {
+      const uri = String(args.uri);
+      let result: ReadResourceResult;
+      try {
+        result = await access.readResource(uri, ctx.signal);
+      } catch (error) {
+        if (ToolError.isInstance(error)) throw error;
+        throw new ToolError(
+          `MCP server "${access.server}" could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`,
+          { toolName: readName, cause: error },
+        );
+      }
+      return { content: contents(result), details: details(access.server, 'read_resource') };
+    },
+  };
+  return [list, read];
+}
