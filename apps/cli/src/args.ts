@@ -10,7 +10,9 @@ export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 /** What the command line asked for, validated. */
 export interface CliOptions {
-  command: 'run' | 'demo' | 'help' | 'version';
+  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve';
+  /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
+  serveHttpPort?: number | undefined;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
   prompt: string | undefined;
   /** A positional prompt: the interactive session starts by running it. */
@@ -50,6 +52,8 @@ export const usage = `Usage:
   agent -p "prompt" [options]     one run; the final answer goes to stdout
   cat log | agent -p "explain"    piped stdin is appended to the prompt (-p - : stdin is the prompt)
   agent demo                      offline demo: a scripted model drives the real tools
+  agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
+                                  to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
 
 Model:
   --provider <name>        anthropic | openai | google   [first with an API key set:
@@ -120,7 +124,11 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (positionals.length > 0) {
-    if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
+    if (positionals[0] === 'mcp' && positionals[1] === 'serve' && positionals.length === 2)
+      command = 'mcp-serve';
+    else if (positionals[0] === 'mcp')
+      throw new UsageError('Unknown mcp command: use "agent mcp serve [--http] [--port N]"');
+    else if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
     else if (positionals[0] === 'demo')
       throw new UsageError(
         `demo takes no arguments (to start a session with a prompt that begins with "demo", quote it: agent "${positionals.join(' ')}")`,
@@ -174,9 +182,19 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   if (command === 'demo' && values.print !== undefined) {
     throw new UsageError('demo takes no -p');
   }
+  let serveHttpPort: number | undefined;
+  if (values.http === true || values.port !== undefined) {
+    if (command !== 'mcp-serve') throw new UsageError('--http and --port are for agent mcp serve');
+    serveHttpPort = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
+      throw new UsageError(`--port must be a port number, got "${values.port}"`);
+  }
+  if (command === 'mcp-serve' && values.print !== undefined)
+    throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
 
   return {
     command,
+    serveHttpPort,
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
@@ -241,6 +259,8 @@ function parse(argv: readonly string[]) {
       'max-turns': { type: 'string' },
       save: { type: 'string' },
       resume: { type: 'string' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -229,6 +229,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case 'demo':
         return exitCodeFor((await runDemo(writeOut)).stopReason);
+      case 'mcp-serve': {
+        // Loaded only for this command: the MCP server side stays out of every other start-up.
+        const { runMcpServe } = await import('./mcp-serve.js');
+        return await runMcpServe(options, (line) => writeErr(`${line}\n`));
+      }
       case 'run':
         if (options.prompt !== undefined) return await printMode(options, options.prompt);
         if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
