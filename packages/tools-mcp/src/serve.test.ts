@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { defineTool, type PermissionGate } from '@agent/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -128,5 +129,41 @@ describe('AgentTools served as an MCP server', () => {
     expect(result === undefined ? '' : resultText(result)).toBe('42');
     expect(context.progress).toEqual([{ text: expect.stringContaining('adding'), fraction: 0.5 }]);
     expect(tool?.policy?.permission).toBe('read-only');
+  });
+});
+
+describe('the HTTP server against DNS rebinding', () => {
+  it('refuses a Host or Origin that is not the loopback address it listens on', async () => {
+    const served = await serveHttp({ tools: [add] });
+    closers.push(served.close);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const { port } = new URL(served.url);
+    // node:http, since fetch does not let a caller set Host.
+    const post = (extra: Record<string, string>) =>
+      new Promise<{ status: number }>((resolve, reject) => {
+        const request = httpRequest(
+          served.url,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...extra,
+            },
+          },
+          (response) => {
+            response.resume();
+            resolve({ status: response.statusCode ?? 0 });
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    expect((await post({ host: `evil.example:${port}` })).status).toBe(403);
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(403);
+    expect(
+      (await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status,
+    ).not.toBe(403);
+    expect((await post({})).status).not.toBe(403);
   });
 });

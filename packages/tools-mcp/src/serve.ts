@@ -155,6 +155,21 @@ export interface HttpServeOptions extends ToolServerOptions {
   port?: number;
   /** The MCP endpoint's path [/mcp]. */
   path?: string;
+  /**
+   * `Host` values accepted (`name:port`) [on a loopback address: `127.0.0.1`, `localhost` and
+   * `[::1]` with the port]. A request with another `Host`, or an `Origin` whose host is not one of
+   * them, is refused with 403: a web page cannot reach the tools through DNS rebinding.
+   */
+  allowedHosts?: readonly string[];
+}
+
+function isLoopback(address: string): boolean {
+  return address === '127.0.0.1' || address === '::1' || address.startsWith('127.');
+}
+
+function refuse(response: ServerResponse, why: string): void {
+  response.writeHead(403, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: why }, id: null }));
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -172,7 +187,28 @@ export async function serveHttp(
   options: HttpServeOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const path = options.path ?? '/mcp';
+  let allowed: ReadonlySet<string> | undefined;
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (allowed !== undefined) {
+      const host = (request.headers.host ?? '').toLowerCase();
+      if (!allowed.has(host)) {
+        refuse(response, `Host "${host}" is not allowed`);
+        return;
+      }
+      const origin = request.headers.origin;
+      if (origin !== undefined) {
+        let originHost = '';
+        try {
+          originHost = new URL(origin).host.toLowerCase();
+        } catch {
+          originHost = '';
+        }
+        if (!allowed.has(originHost)) {
+          refuse(response, `Origin "${origin}" is not allowed`);
+          return;
+        }
+      }
+    }
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) {
       response.writeHead(404).end();
@@ -214,6 +250,15 @@ export async function serveHttp(
   );
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
+  if (options.allowedHosts !== undefined)
+    allowed = new Set(options.allowedHosts.map((name) => name.toLowerCase()));
+  else if (isLoopback(address))
+    allowed = new Set([
+      `${host}:${port}`,
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+    ]);
   return {
     url: `http://${host}:${port}${path}`,
     close: () =>
