@@ -13,9 +13,56 @@ const calls = {
   'sse-retry': [['test_reconnection', {}]],
 };
 
+// What some auth scenarios hand the client (a pre-registered client's credentials…).
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+
+/** A user's browser that approves at once: follows the authorization redirects to our listener. */
+async function browse(authorizationUrl) {
+  let next = String(authorizationUrl);
+  for (let hop = 0; hop < 10; hop++) {
+    const response = await fetch(next, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    await response.body?.cancel();
+    if (location === null) return;
+    next = new URL(location, next).href;
+  }
+}
+
+const oauth = {
+  openUrl: (authorizationUrl) => {
+    void browse(authorizationUrl).catch((error) => process.stderr.write(`browser: ${error}\n`));
+  },
+  ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+  ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+  // Used as the client ID where the authorization server supports client ID metadata documents
+  // (the suite's server does not fetch it); elsewhere the client registers dynamically.
+  clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+  timeoutMs: 20_000,
+};
+
+// The client credentials scenarios: a secret, or a private key for a signed assertion.
+const clientCredentials =
+  scenario.startsWith('auth/client-credentials') && context.client_id !== undefined
+    ? {
+        clientId: context.client_id,
+        ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+        ...(context.private_key_pem === undefined
+          ? {}
+          : { privateKeyPem: context.private_key_pem, algorithm: context.signing_algorithm }),
+      }
+    : undefined;
+
 const adapter = await McpToolAdapter.connect({
   name: 'conformance',
-  transport: { type: 'http', url },
+  transport: {
+    type: 'http',
+    url,
+    ...(clientCredentials !== undefined
+      ? { oauth: { clientCredentials } }
+      : scenario.startsWith('auth/')
+        ? { oauth }
+        : {}),
+  },
   // A user who accepts without filling anything in: the schema's defaults apply (SEP-1034).
   elicitation: async () => ({ action: 'accept', content: {} }),
   sampling: async () => ({
@@ -26,7 +73,13 @@ const adapter = await McpToolAdapter.connect({
   onError: (error) => process.stderr.write(`${error.message}\n`),
 });
 try {
-  for (const [tool, args] of calls[scenario] ?? []) {
+  // Auth scenarios check that an authorised client can list and call: call whatever is there.
+  const planned =
+    calls[scenario] ??
+    (scenario.startsWith('auth/')
+      ? adapter.tools().map((tool) => [tool.name.replace(/^conformance__/, ''), {}])
+      : []);
+  for (const [tool, args] of planned) {
     const result = await adapter.callTool(tool, args);
     process.stdout.write(`${tool}: ${JSON.stringify(result.content)}\n`);
   }

@@ -22,6 +22,16 @@ export {
   type McpConnectionStatus,
   McpToolAdapter,
 } from './mcp-tool-adapter.js';
+export {
+  clientCredentialsProvider,
+  fileTokenStore,
+  LoopbackOAuthProvider,
+  type McpClientCredentials,
+  type McpOAuthOptions,
+  type McpStoredAuth,
+  type McpTokenStore,
+  memoryTokenStore,
+} from './oauth.js';
 export { type McpToolResultDetails, toToolResult } from './result-mapping.js';
 export { mcpToolWireName, sanitizeNamePart } from './tool-names.js';
 export { toToolParameters } from './tool-schema.js';

@@ -4,6 +4,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpClientFeatures } from './client-features.js';
+import type { McpOAuthOptions } from './oauth.js';
 import type { McpToolResultDetails } from './result-mapping.js';
 
 /** Starts a local server as a child process and speaks MCP over its stdin/stdout (Node only). */
@@ -42,8 +43,13 @@ export interface McpHttpTransportConfig {
   url: string | URL;
   /** Sent with every request (e.g. `Authorization`). */
   headers?: Record<string, string>;
-  /** OAuth for servers that require it (the SDK's provider interface). */
+  /** OAuth for servers that require it (the SDK's provider interface), if you run the flow yourself. */
   authProvider?: OAuthClientProvider;
+  /**
+   * OAuth done by the adapter (authorization code + PKCE with a loopback redirect, dynamic or
+   * pre-registered client, refresh, step-up): you only say how to show the URL. See `McpOAuthOptions`.
+   */
+  oauth?: McpOAuthOptions;
   /** A custom fetch (proxies, tests, instrumentation). */
   fetch?: FetchLike;
 }

@@ -10,6 +10,7 @@ import {
   type ToolRegistry,
   type ToolResult,
 } from '@agent/core';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
@@ -50,6 +51,7 @@ import type {
   McpToolsChangedListener,
   McpTransportConfig,
 } from './mcp-options.js';
+import type { LoopbackOAuthProvider } from './oauth.js';
 import { createResourceTools } from './resource-tools.js';
 import { type McpToolResultDetails, toToolResult } from './result-mapping.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
@@ -146,6 +148,11 @@ export class McpToolAdapter implements AsyncDisposable {
   #lastDisconnect: string | undefined;
   #listedOnce = false;
   #roots: readonly McpRoot[];
+  /** The adapter's own OAuth client (`transport.oauth`), once started. */
+  #oauth: LoopbackOAuthProvider | undefined;
+  #clientCredentials: OAuthClientProvider | undefined;
+  /** The latest HTTP transport using it: the one that meets a 401 and trades the code. */
+  #authTransport: StreamableHTTPClientTransport | undefined;
   /** The list_resources/read_resource tools, once the server declared resources. */
   #resourceTools: McpAgentTool[] | undefined;
   readonly #resourceListeners = new Set<(uri: string) => void>();
@@ -169,7 +176,14 @@ export class McpToolAdapter implements AsyncDisposable {
   static async connect(options: McpToolAdapterOptions): Promise<McpToolAdapter> {
     const adapter = new McpToolAdapter(options);
     try {
-      await adapter.#open();
+      try {
+        await adapter.#open();
+      } catch (error) {
+        // A server that wants authorization: once the user has authorised, connect again.
+        if (adapter.#oauth?.awaitingAuthorization !== true) throw error;
+        await adapter.#authorize(error);
+        await adapter.#open();
+      }
     } catch (error) {
       await adapter.close();
       throw error;
@@ -396,6 +410,7 @@ export class McpToolAdapter implements AsyncDisposable {
     if (this.#connection !== undefined) connections.add(this.#connection);
     this.#connection = undefined;
     await Promise.all([...connections].map((connection) => this.#closeConnection(connection)));
+    await this.#oauth?.close();
   }
 
   async #closeConnection(connection: Connection): Promise<void> {
@@ -430,6 +445,23 @@ export class McpToolAdapter implements AsyncDisposable {
     return raceAbort(this.#connecting, signal);
   }
 
+  /** Waits for the browser to come back with a code, then trades it for tokens. */
+  async #authorize(cause: unknown): Promise<void> {
+    const provider = this.#oauth;
+    if (provider === undefined) throw cause;
+    let code: string;
+    try {
+      code = await provider.waitForCode(this.#closeController.signal);
+    } catch (error) {
+      throw new AgentError(`MCP server "${this.name}": ${errorMessage(error)}`, { cause: error });
+    }
+    // The transport that met the 401 knows where the server's metadata is and which scope it
+    // asked for; it trades the code (closed or not: the exchange needs no session).
+    const transport = this.#authTransport;
+    if (transport === undefined) throw cause;
+    await transport.finishAuth(code);
+  }
+
   async #reconnect(): Promise<Connection> {
     const maxAttempts = Math.max(1, this.#options.reconnect?.maxAttempts ?? 3);
     const delayMs = Math.max(0, this.#options.reconnect?.delayMs ?? 500);
@@ -440,6 +472,12 @@ export class McpToolAdapter implements AsyncDisposable {
         return await this.#open();
       } catch (error) {
         lastError = error;
+        // The server wants authorization: wait for the user, then connect again with the token.
+        if (this.#oauth?.awaitingAuthorization === true) {
+          await this.#authorize(error);
+          attempt--;
+          continue;
+        }
       }
       if (attempt < maxAttempts) {
         try {
@@ -558,12 +596,28 @@ export class McpToolAdapter implements AsyncDisposable {
             : { maxMessageBytes: config.maxMessageBytes }),
         });
       }
-      case 'http':
-        return new StreamableHTTPClientTransport(new URL(config.url), {
+      case 'http': {
+        let authProvider = config.authProvider;
+        if (config.oauth?.clientCredentials !== undefined) {
+          const { clientCredentialsProvider } = await import('./oauth.js');
+          this.#clientCredentials ??= await clientCredentialsProvider(
+            config.oauth.clientCredentials,
+          );
+          authProvider = this.#clientCredentials;
+        } else if (config.oauth !== undefined) {
+          // Loaded on demand: it starts a loopback listener (Node only).
+          const { LoopbackOAuthProvider } = await import('./oauth.js');
+          this.#oauth ??= await LoopbackOAuthProvider.start(this.name, config.oauth);
+          authProvider = this.#oauth;
+        }
+        const transport = new StreamableHTTPClientTransport(new URL(config.url), {
           ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
-          ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
+          ...(authProvider === undefined ? {} : { authProvider }),
           ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
         });
+        if (this.#oauth !== undefined) this.#authTransport = transport;
+        return transport;
+      }
       case 'custom':
         return config.create();
       default: {
@@ -791,6 +845,11 @@ export class McpToolAdapter implements AsyncDisposable {
           return result;
         } catch (error) {
           if (controller.signal.aborted || ToolError.isInstance(error)) throw error;
+          // Step-up (403 insufficient_scope) or an expired grant: authorise, then call again.
+          if (this.#oauth?.awaitingAuthorization === true && attempt < 2) {
+            await this.#authorize(error);
+            continue;
+          }
           if (isSessionLost(error)) {
             this.#markLost(connection, `ended the HTTP session (${errorMessage(error)})`);
             // The server refused the call before running it, so sending it again is safe.

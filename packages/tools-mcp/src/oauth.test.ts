@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileTokenStore, LoopbackOAuthProvider, memoryTokenStore } from './oauth.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('token stores', () => {
+  it('the file store keeps each server’s tokens in a file only its owner can read', async () => {
+    const path = join(dir, 'nested', 'tokens.json');
+    const store = fileTokenStore(path);
+    await store.save('github', { tokens: { access_token: 'secret-a', token_type: 'Bearer' } });
+    await store.save('jira', { tokens: { access_token: 'secret-b', token_type: 'Bearer' } });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const again = fileTokenStore(path);
+    expect((await again.load('github'))?.tokens?.access_token).toBe('secret-a');
+    expect((await again.load('jira'))?.tokens?.access_token).toBe('secret-b');
+    expect(await again.load('other')).toBeUndefined();
+  });
+});
+
+describe('the loopback redirect', () => {
+  it('takes the code the browser brings back, checks the state, and refuses strays', async () => {
+    let opened: URL | undefined;
+    const provider = await LoopbackOAuthProvider.start('srv', {
+      openUrl: (url) => {
+        opened = url;
+      },
+      store: memoryTokenStore(),
+    });
+    try {
+      expect(provider.redirectUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      expect(provider.clientMetadata.redirect_uris).toEqual([provider.redirectUrl]);
+      const authorization = new URL('https://auth.example/authorize?state=abc123');
+      await provider.redirectToAuthorization(authorization);
+      expect(opened?.href).toBe(authorization.href);
+      expect(provider.awaitingAuthorization).toBe(true);
+      const refused = expect(provider.waitForCode()).rejects.toThrow(/wrong state/);
+      // A request with the wrong state is refused and does not complete the authorization.
+      const stray = await fetch(`${provider.redirectUrl}?code=evil&state=other`);
+      expect(await stray.text()).toContain('does not answer');
+      await refused;
+
+      await provider.redirectToAuthorization(authorization);
+      const good = provider.waitForCode();
+      await fetch(`${provider.redirectUrl}?code=the-code&state=abc123`);
+      expect(await good).toBe('the-code');
+      expect(provider.awaitingAuthorization).toBe(false);
+    } finally {
+      await provider.close();
+    }
+  });
+});

@@ -1,0 +1,330 @@
+/**
+ * OAuth for HTTP servers, done by the adapter itself: authorization code + PKCE with a loopback
+ * redirect listener on 127.0.0.1, dynamic client registration or a pre-registered client (or a
+ * client ID metadata document), metadata discovery, scope selection and step-up, and token
+ * refresh — the SDK's `auth()` does the protocol; this provider answers its questions, catches
+ * the redirect and keeps the tokens in a store. The application only says how to show the
+ * authorization URL (`openUrl`). Tokens never reach the model or a log line.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+
+/** What is kept per server between runs. */
+export interface McpStoredAuth {
+  tokens?: OAuthTokens;
+  client?: OAuthClientInformationMixed;
+}
+
+/** Where tokens and registered clients live (per server name). */
+export interface McpTokenStore {
+  load(server: string): Promise<McpStoredAuth | undefined>;
+  save(server: string, auth: McpStoredAuth): Promise<void>;
+}
+
+/** Tokens in memory only: the user authorises again in each process. */
+export function memoryTokenStore(): McpTokenStore {
+  const entries = new Map<string, McpStoredAuth>();
+  return {
+    load: async (server) => entries.get(server),
+    save: async (server, auth) => {
+      entries.set(server, auth);
+    },
+  };
+}
+
+/** Tokens in a JSON file readable by the owner only (0600), written atomically. */
+export function fileTokenStore(path: string): McpTokenStore {
+  const readAll = async (): Promise<Record<string, McpStoredAuth>> => {
+    try {
+      return JSON.parse(await readFile(path, 'utf8')) as Record<string, McpStoredAuth>;
+    } catch {
+      return {};
+    }
+  };
+  return {
+    load: async (server) => (await readAll())[server],
+    save: async (server, auth) => {
+      const all = await readAll();
+      all[server] = auth;
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, JSON.stringify(all, null, 2), { mode: 0o600 });
+      await chmod(temporary, 0o600);
+      await rename(temporary, path);
+    },
+  };
+}
+
+/**
+ * Machine-to-machine: the client credentials grant, with a client secret or a private key
+ * (`private_key_jwt`), no user and no browser (the SDK's providers).
+ */
+export interface McpClientCredentials {
+  clientId: string;
+  /** With a secret: `client_secret_basic`. */
+  clientSecret?: string;
+  /** With a private key (PEM, PKCS#8): a signed JWT assertion. */
+  privateKeyPem?: string;
+  /** The key's algorithm [RS256]. */
+  algorithm?: string;
+  scope?: string;
+}
+
+/** `transport: { type: 'http', oauth }`: how the adapter authorises itself. */
+export interface McpOAuthOptions {
+  /**
+   * Shows the authorization URL to the user — print it, open a browser. The adapter waits for
+   * the browser to come back to its loopback listener with the code. Not used with
+   * `clientCredentials`.
+   */
+  openUrl?: (url: URL) => void | Promise<void>;
+  /** Use the client credentials grant instead of a user's authorization. */
+  clientCredentials?: McpClientCredentials;
+  /** Scopes to ask for [what the server's metadata or its 401 says]. */
+  scope?: string;
+  /** A pre-registered client (no dynamic registration then). */
+  clientId?: string;
+  clientSecret?: string;
+  /** A client ID metadata document URL (used as the client ID where the server supports it). */
+  clientMetadataUrl?: string;
+  /** The client's name in a dynamic registration [@agent/tools-mcp]. */
+  clientName?: string;
+  /** Where tokens and registrations are kept [memory]. */
+  store?: McpTokenStore;
+  /** Port of the loopback redirect listener [0: any free port]. */
+  callbackPort?: number;
+  /** How long to wait for the user to authorise, in ms [300000]. */
+  timeoutMs?: number;
+}
+
+interface Pending {
+  state: string;
+  resolve: (code: string) => void;
+  reject: (error: Error) => void;
+  promise: Promise<string>;
+}
+
+/** An `OAuthClientProvider` with a loopback redirect listener, for one server. */
+export class LoopbackOAuthProvider implements OAuthClientProvider {
+  readonly #server: string;
+  readonly #options: McpOAuthOptions;
+  readonly #store: McpTokenStore;
+  readonly #listener: Server;
+  readonly #redirectUrl: string;
+  #stored: McpStoredAuth = {};
+  #verifier = '';
+  #pending: Pending | undefined;
+  readonly clientMetadataUrl?: string;
+
+  private constructor(server: string, options: McpOAuthOptions, listener: Server, port: number) {
+    this.#server = server;
+    this.#options = options;
+    this.#store = options.store ?? memoryTokenStore();
+    this.#listener = listener;
+    this.#redirectUrl = `http://127.0.0.1:${port}/callback`;
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
+    listener.on('request', (request, response) => {
+      const url = new URL(request.url ?? '/', this.#redirectUrl);
+      const pending = this.#pending;
+      if (url.pathname !== '/callback' || pending === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      const error = url.searchParams.get('error');
+      const code = url.searchParams.get('code');
+      const state = url.searchParams.get('state');
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      if (error !== null) {
+        response.end('Authorization failed; you can close this window.');
+        pending.reject(
+          new Error(
+            `authorization was refused: ${error}${url.searchParams.has('error_description') ? ` (${url.searchParams.get('error_description')})` : ''}`,
+          ),
+        );
+      } else if (code === null || state !== pending.state) {
+        response.end('This does not answer the authorization in progress.');
+        pending.reject(new Error('the authorization redirect had no code or a wrong state'));
+      } else {
+        response.end('Authorized; you can close this window and return to the application.');
+        pending.resolve(code);
+      }
+      this.#pending = undefined;
+    });
+  }
+
+  /** Starts the loopback listener and loads what the store keeps for this server. */
+  static async start(server: string, options: McpOAuthOptions): Promise<LoopbackOAuthProvider> {
+    const listener = createServer();
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(options.callbackPort ?? 0, '127.0.0.1', () => resolve());
+    });
+    listener.unref();
+    const { port } = listener.address() as AddressInfo;
+    const provider = new LoopbackOAuthProvider(server, options, listener, port);
+    provider.#stored = (await provider.#store.load(server)) ?? {};
+    return provider;
+  }
+
+  get redirectUrl(): string {
+    return this.#redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.#options.clientName ?? '@agent/tools-mcp',
+      redirect_uris: [this.#redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method:
+        this.#options.clientSecret === undefined ? 'none' : 'client_secret_basic',
+      ...(this.#options.scope === undefined ? {} : { scope: this.#options.scope }),
+    };
+  }
+
+  state(): string {
+    return randomBytes(16).toString('hex');
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    if (this.#options.clientId !== undefined) {
+      return {
+        client_id: this.#options.clientId,
+        ...(this.#options.clientSecret === undefined
+          ? {}
+          : { client_secret: this.#options.clientSecret }),
+      };
+    }
+    return this.#stored.client;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    this.#stored = { ...this.#stored, client };
+    await this.#store.save(this.#server, this.#stored);
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#stored.tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#stored = { ...this.#stored, tokens };
+    await this.#store.save(this.#server, this.#stored);
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const state = authorizationUrl.searchParams.get('state') ?? '';
+    let resolve: (code: string) => void = () => undefined;
+    let reject: (error: Error) => void = () => undefined;
+    const promise = new Promise<string>((ok, fail) => {
+      resolve = ok;
+      reject = fail;
+    });
+    promise.catch(() => undefined);
+    this.#pending?.reject(new Error('a newer authorization replaced this one'));
+    this.#pending = { state, resolve, reject, promise };
+    const open = this.#options.openUrl;
+    if (open === undefined) {
+      this.#pending.reject(
+        new Error('authorization is needed but no openUrl was given to show its URL'),
+      );
+      return;
+    }
+    await open(authorizationUrl);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.#verifier;
+  }
+
+  async invalidateCredentials(
+    scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery',
+  ): Promise<void> {
+    const { tokens, client } = this.#stored;
+    const keepTokens = scope !== 'all' && scope !== 'tokens';
+    const keepClient = scope !== 'all' && scope !== 'client';
+    this.#stored = {
+      ...(keepTokens && tokens !== undefined ? { tokens } : {}),
+      ...(keepClient && client !== undefined ? { client } : {}),
+    };
+    if (scope === 'all' || scope === 'verifier') this.#verifier = '';
+    await this.#store.save(this.#server, this.#stored);
+  }
+
+  /** Whether an authorization is waiting for the browser to come back. */
+  get awaitingAuthorization(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  /** The code the browser brings back to the loopback listener (or why not, or a timeout). */
+  waitForCode(signal?: AbortSignal): Promise<string> {
+    const pending = this.#pending;
+    if (pending === undefined) return Promise.reject(new Error('no authorization is in progress'));
+    const timeoutMs = this.#options.timeoutMs ?? 300_000;
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`nobody authorised within ${Math.round(timeoutMs / 1000)} s`)),
+        timeoutMs,
+      );
+      const stop = () => reject(new Error('cancelled'));
+      signal?.addEventListener('abort', stop, { once: true });
+      pending.promise.then(
+        (code) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', stop);
+          resolve(code);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', stop);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Stops the loopback listener. */
+  close(): Promise<void> {
+    this.#pending?.reject(new Error('the adapter was closed'));
+    this.#pending = undefined;
+    return new Promise((resolve) => this.#listener.close(() => resolve()));
+  }
+}
+
+/** The SDK's provider for the client credentials grant (secret or private key). */
+export async function clientCredentialsProvider(
+  credentials: McpClientCredentials,
+): Promise<OAuthClientProvider> {
+  const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
+    '@modelcontextprotocol/sdk/client/auth-extensions.js'
+  );
+  const scope = credentials.scope === undefined ? {} : { scope: credentials.scope };
+  if (credentials.privateKeyPem !== undefined) {
+    return new PrivateKeyJwtProvider({
+      clientId: credentials.clientId,
+      privateKey: credentials.privateKeyPem,
+      algorithm: credentials.algorithm ?? 'RS256',
+      ...scope,
+    });
+  }
+  if (credentials.clientSecret === undefined)
+    throw new Error('clientCredentials needs a clientSecret or a privateKeyPem');
+  return new ClientCredentialsProvider({
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    ...scope,
+  });
+}
