@@ -12,6 +12,7 @@ import {
 } from '@agent/core';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -96,6 +97,15 @@ interface ToolEntry {
   readonly taskRequired: boolean;
 }
 
+/** Whether a connect failed because the server refused the Streamable HTTP POST (400/404/405). */
+function refusedPost(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof StreamableHTTPError && [400, 404, 405].includes(cause.code ?? 0))
+      return true;
+  }
+  return false;
+}
+
 /**
  * Makes the client see a transport's messages one microtask apart, in order. The SDK runs a
  * notification's handler a microtask after it arrives but a response's at once, so a final
@@ -153,6 +163,8 @@ export class McpToolAdapter implements AsyncDisposable {
   #clientCredentials: OAuthClientProvider | undefined;
   /** The latest HTTP transport using it: the one that meets a 401 and trades the code. */
   #authTransport: StreamableHTTPClientTransport | undefined;
+  /** The server speaks only the 2024-11-05 HTTP+SSE transport (found on the first connect). */
+  #legacySse = false;
   /** The list_resources/read_resource tools, once the server declared resources. */
   #resourceTools: McpAgentTool[] | undefined;
   readonly #resourceListeners = new Set<(uri: string) => void>();
@@ -177,12 +189,12 @@ export class McpToolAdapter implements AsyncDisposable {
     const adapter = new McpToolAdapter(options);
     try {
       try {
-        await adapter.#open();
+        await adapter.#openWithFallback();
       } catch (error) {
         // A server that wants authorization: once the user has authorised, connect again.
         if (adapter.#oauth?.awaitingAuthorization !== true) throw error;
         await adapter.#authorize(error);
-        await adapter.#open();
+        await adapter.#openWithFallback();
       }
     } catch (error) {
       await adapter.close();
@@ -469,7 +481,7 @@ export class McpToolAdapter implements AsyncDisposable {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (this.#closing !== undefined) throw this.#closedError();
       try {
-        return await this.#open();
+        return await this.#openWithFallback();
       } catch (error) {
         lastError = error;
         // The server wants authorization: wait for the user, then connect again with the token.
@@ -495,6 +507,27 @@ export class McpToolAdapter implements AsyncDisposable {
   }
 
   /** Opens a new connection, lists the tools, and makes it the current one. */
+  /**
+   * Connects; an HTTP server that refuses the Streamable HTTP `initialize` POST with 400, 404 or
+   * 405 is tried once more over the 2024-11-05 HTTP+SSE transport, as the specification's
+   * backwards-compatibility procedure says, and that transport is kept for it.
+   */
+  async #openWithFallback(): Promise<Connection> {
+    try {
+      return await this.#open();
+    } catch (error) {
+      if (this.#options.transport.type !== 'http' || this.#legacySse || !refusedPost(error))
+        throw error;
+      this.#legacySse = true;
+      try {
+        return await this.#open();
+      } catch (legacyError) {
+        this.#legacySse = false;
+        throw error;
+      }
+    }
+  }
+
   async #open(): Promise<Connection> {
     let transport: Transport;
     try {
@@ -609,6 +642,13 @@ export class McpToolAdapter implements AsyncDisposable {
           const { LoopbackOAuthProvider } = await import('./oauth.js');
           this.#oauth ??= await LoopbackOAuthProvider.start(this.name, config.oauth);
           authProvider = this.#oauth;
+        }
+        if (this.#legacySse) {
+          return new SSEClientTransport(new URL(config.url), {
+            ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
+            ...(authProvider === undefined ? {} : { authProvider }),
+            ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
+          });
         }
         const transport = new StreamableHTTPClientTransport(new URL(config.url), {
           ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
