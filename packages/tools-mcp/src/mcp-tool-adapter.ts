@@ -521,7 +521,7 @@ export class McpToolAdapter implements AsyncDisposable {
       this.#legacySse = true;
       try {
         return await this.#open();
-      } catch (legacyError) {
+      } catch {
         this.#legacySse = false;
         throw error;
       }
