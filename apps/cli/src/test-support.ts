@@ -31,7 +31,8 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     if (/API_KEY$|_BASE_URL$/.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  // Never the real ~/.agent: tokens, sessions and settings of tests stay in a temp folder.
+  return { ...env, NO_COLOR: '1', AGENT_HOME: join(tmpdir(), 'agent-cli-test-home'), ...extra };
 }
 
 /** The outcome of one CLI process. */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { type AnyAgentTool, errorMessage } from '@agent/core';
 import { createSandbox, type Sandbox, SandboxUnavailableError } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
@@ -115,12 +116,25 @@ export async function loadTools(
     if (options.mcpConfig !== undefined) {
       const servers = await readMcpConfig(options.mcpConfig);
       // Loaded only when used: the MCP SDK is a large import.
-      const { McpToolAdapter } = await import('@agent/tools-mcp');
+      const { McpToolAdapter, fileTokenStore } = await import('@agent/tools-mcp');
+      // HTTP servers that require OAuth: the user authorises in a browser; tokens are kept in a
+      // 0600 file so the next session does not ask again.
+      const store = fileTokenStore(join(agentHome(), 'mcp-tokens.json'));
       const connected = await Promise.allSettled(
         servers.map((server) =>
           McpToolAdapter.connect({
             name: server.name,
-            transport: server.transport,
+            transport:
+              server.transport.type === 'http'
+                ? {
+                    ...server.transport,
+                    oauth: {
+                      openUrl: (url) =>
+                        log(`mcp ${server.name} needs authorization: open ${url.href}`),
+                      store,
+                    },
+                  }
+                : server.transport,
             onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
           }),
         ),
@@ -158,4 +172,12 @@ export async function loadTools(
     throw error;
   }
   return { tools, sources, sandbox, close };
+}
+
+/** Where the CLI keeps its state: `AGENT_HOME`, else `~/.agent`. */
+export function agentHome(): string {
+  const configured = process.env.AGENT_HOME;
+  return configured !== undefined && configured !== ''
+    ? resolve(configured)
+    : join(homedir(), '.agent');
 }
