@@ -28,6 +28,7 @@ const knownSuites = [
   'json-schema-validation',
   'tool-search',
   'dialects',
+  'mcp-serve',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */
