@@ -80,6 +80,27 @@ describe('client features against the everything server (stdio)', () => {
     expect(text).toContain('It was a dark and stormy night.');
   });
 
+  it('URL mode, and the URL-elicitation-required error: the handler is asked, then the call is repeated', async () => {
+    const before = elicited.length;
+    const direct = await tool('trigger-url-elicitation').execute(
+      { url: 'https://example.com/consent' },
+      testContext(),
+    );
+    expect(direct.isError).not.toBe(true);
+    expect(elicited.slice(before).map((params) => (params as { mode?: string }).mode)).toEqual([
+      'url',
+    ]);
+
+    const viaError = await tool('trigger-url-elicitation').execute(
+      { url: 'https://example.com/consent', errorPath: true, elicitationId: 'e-1' },
+      testContext(),
+    );
+    expect(viaError.isError).not.toBe(true);
+    // One for the -32042 error's prerequisite, one for the repeated call's request.
+    const urls = elicited.slice(before + 1).map((params) => (params as { url?: string }).url);
+    expect(urls).toEqual(['https://modelcontextprotocol.io', 'https://example.com/consent']);
+  });
+
   it('sampling: the server’s request reaches the handler and its completion goes back', async () => {
     const result = await tool('trigger-sampling-request').execute(
       { prompt: 'say hi', maxTokens: 50 },

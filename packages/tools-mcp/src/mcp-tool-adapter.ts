@@ -28,6 +28,7 @@ import {
   type ListPromptsResult,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
+  McpError,
   PaginatedResultSchema,
   type Progress,
   PromptListChangedNotificationSchema,
@@ -455,6 +456,27 @@ export class McpToolAdapter implements AsyncDisposable {
     });
     if (signal === undefined) return this.#connecting;
     return raceAbort(this.#connecting, signal);
+  }
+
+  /**
+   * For a `URL elicitation required` error (-32042): asks the elicitation handler for each URL;
+   * true when the user accepted all of them (the call is worth repeating).
+   */
+  async #answerUrlElicitation(error: unknown, signal: AbortSignal): Promise<boolean> {
+    const handler = this.#options.elicitation;
+    if (handler === undefined || !(error instanceof McpError) || error.code !== -32042)
+      return false;
+    const data = error.data as { elicitations?: unknown } | undefined;
+    const elicitations = Array.isArray(data?.elicitations) ? data.elicitations : [];
+    if (elicitations.length === 0) return false;
+    for (const params of elicitations) {
+      const answer = await handler(params as Parameters<typeof handler>[0], {
+        server: this.name,
+        signal,
+      });
+      if (answer.action !== 'accept') return false;
+    }
+    return true;
   }
 
   /** Waits for the browser to come back with a code, then trades it for tokens. */
@@ -885,6 +907,9 @@ export class McpToolAdapter implements AsyncDisposable {
           return result;
         } catch (error) {
           if (controller.signal.aborted || ToolError.isInstance(error)) throw error;
+          // The server needs the user to finish something in a browser first (URL elicitation):
+          // show it through the elicitation handler, then call again once.
+          if (attempt < 2 && (await this.#answerUrlElicitation(error, controller.signal))) continue;
           // Step-up (403 insufficient_scope) or an expired grant: authorise, then call again.
           if (this.#oauth?.awaitingAuthorization === true && attempt < 2) {
             await this.#authorize(error);
