@@ -105,7 +105,9 @@ async function main(): Promise<void> {
   const implementation = await load(id as ImplementationId);
   const reps = count('BENCH_REPS', 10);
 
-  await warmUp(implementation, count('BENCH_WARMUP', 3));
+  // Enough warm-up runs for every framework's code to reach its optimised tier (our loop kept
+  // getting faster until ~10 runs; pi's after ~3): the table compares steady states.
+  await warmUp(implementation, count('BENCH_WARMUP', 15));
   const overheadMs = await timeRuns(() => implementation.runOverhead(), reps);
   const heap = await measureHeap(implementation);
   await timeRuns(() => implementation.runParallel(), 1);
