@@ -499,7 +499,6 @@ async function runCall(
       toolCallId: call.id,
       toolName: tool.name,
       signal: controller.signal,
-      ...(params.run === undefined ? {} : { run: params.run }),
       onUpdate: (partial) => {
         if (beforeToolExecutionUpdate === undefined && afterToolExecutionUpdate === undefined) {
           if (started)
@@ -543,6 +542,7 @@ async function runCall(
       },
     };
 
+    if (params.run !== undefined) context.run = params.run;
     started = true;
     startEmitted = true;
     if (params.listening?.() !== false)
