@@ -1,10 +1,11 @@
 // The interactive session in a real terminal: tmux runs the built CLI in a pane, the test types
 // into it and reads the screen back. Each test has its own tmux socket.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  appDir,
   assertBuilt,
   assertTmux,
   cleanEnv,
@@ -178,5 +179,33 @@ describe('interactive session (tmux)', () => {
     expect(await repl.waitForExit()).toBe(0);
     expect(repl.screen()).toContain('→ once');
     expect(await readFile(join(repl.workspace, 'y.txt'), 'utf8')).toBe('y');
+  });
+
+  it('/tools and /mcp list what is there; an MCP prompt runs as /server:prompt name=value', async () => {
+    const dir = await tempDir('agent-cli-mcp-prompts-');
+    cleanups.push(dir.dispose);
+    const config = join(dir.path, 'mcp.json');
+    const server = join(
+      appDir,
+      'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+    );
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [server, 'stdio'] } },
+      }),
+    );
+    const repl = await startRepl([{ text: 'Sunny in Paris.' }], ['--mcp-config', config]);
+    await repl.waitForPrompt();
+    repl.submit('/tools');
+    await repl.waitForText('everything__echo');
+    repl.submit('/mcp');
+    await repl.waitForText('/everything:args-prompt city=… state=…');
+    repl.submit('/everything:args-prompt city="Paris" state=TX');
+    await repl.waitForText("> What's weather in Paris, TX?");
+    await repl.waitForText('Sunny in Paris.');
+    await repl.waitForPrompt(2);
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
   });
 });

@@ -20,8 +20,31 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /mcp  /help
+MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 Ctrl-C stops the current run; Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
+
+/** `name=value` pairs (values may be quoted) into a prompt's arguments. */
+export function promptArguments(text: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const match of text.matchAll(/([A-Za-z0-9_-]+)=("([^"]*)"|'([^']*)'|(\S+))/g)) {
+    args[match[1] as string] = match[3] ?? match[4] ?? match[5] ?? '';
+  }
+  return args;
+}
+
+/** The text of a filled-in MCP prompt, as one user message (text parts; others named). */
+function promptText(
+  messages: { role: string; content: { type: string; text?: string } }[],
+): string {
+  return messages
+    .map((message) =>
+      message.content.type === 'text'
+        ? (message.content.text ?? '')
+        : `[${message.content.type} from the prompt]`,
+    )
+    .join('\n\n');
+}
 
 /**
  * The interactive loop. Readline owns the terminal only while a prompt is read; during a run the
@@ -74,6 +97,41 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           try {
             await saveConversation(session.agent, argument);
             transcript.line(`saved ${session.agent.messages.length} messages to ${argument}`);
+          } catch (error) {
+            transcript.line(`error: ${errorMessage(error)}`);
+          }
+        }
+      } else if (command === '/tools') {
+        for (const tool of session.agent.tools.list())
+          transcript.line(`${tool.name} — ${tool.description.split('\n')[0]?.slice(0, 100) ?? ''}`);
+        const deferred = session.agent.deferredTools;
+        if (deferred.pending.length > 0)
+          transcript.line(
+            `(${deferred.pending.length} more behind tool_search; ${deferred.loaded.length} loaded)`,
+          );
+      } else if (command === '/mcp') {
+        if (session.tools.mcp.length === 0) transcript.line('no MCP servers (--mcp-config)');
+        for (const server of session.tools.mcp) {
+          transcript.line(`${server.name}: ${server.status}, ${server.tools().length} tools`);
+          if (server.serverCapabilities?.prompts === undefined) continue;
+          try {
+            for (const prompt of (await server.listPrompts()).prompts) {
+              const names = (prompt.arguments ?? []).map((arg) => `${arg.name}=…`).join(' ');
+              transcript.line(`  /${server.name}:${prompt.name} ${names}`.trimEnd());
+            }
+          } catch (error) {
+            transcript.line(`  prompts: ${errorMessage(error)}`);
+          }
+        }
+      } else if (command.includes(':')) {
+        // /<server>:<prompt> args — the server's prompt, filled in, sent as the next message.
+        const [serverName = '', promptName = ''] = command.slice(1).split(':');
+        const server = session.tools.mcp.find((candidate) => candidate.name === serverName);
+        if (server === undefined) transcript.line(`no MCP server "${serverName}"; /mcp lists them`);
+        else {
+          try {
+            const filled = await server.getPrompt(promptName, promptArguments(argument));
+            pending = promptText(filled.messages as never);
           } catch (error) {
             transcript.line(`error: ${errorMessage(error)}`);
           }

@@ -16,6 +16,8 @@ export interface ToolSet {
   sources: string[];
   /** The OS sandbox bash runs in (its `describe()` is the banner's sandbox line). */
   sandbox: Sandbox;
+  /** The connected MCP servers (for `/mcp` and their prompts as slash commands). */
+  mcp: McpToolAdapter[];
   close(): Promise<void>;
 }
 
@@ -171,7 +173,7 @@ export async function loadTools(
     await close();
     throw error;
   }
-  return { tools, sources, sandbox, close };
+  return { tools, sources, sandbox, mcp: adapters, close };
 }
 
 /** Where the CLI keeps its state: `AGENT_HOME`, else `~/.agent`. */

@@ -88,7 +88,9 @@ export function ripgrepArguments(query: SearchQuery, target: string): string[] {
     '--no-ignore-global',
     '--no-ignore-exclude',
     '--no-messages',
-    '--sort=path',
+    // Content is streamed in path order (a cap can stop it early); file lists are small, so rg
+    // runs on all cores unsorted and the list is sorted here (--sort=path makes rg single-threaded).
+    ...(query.mode === 'content' ? ['--sort=path'] : []),
     query.caseSensitive ? '--case-sensitive' : '--ignore-case',
   ];
   if (query.respectIgnoreFiles === false) args.push('--no-ignore');
@@ -193,6 +195,8 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
           }
         } else {
           // `path\0` (files) or `path\0count\n` (count): NUL keeps odd file names unambiguous.
+          // Collected, then yielded in the order --sort=path would have given.
+          const found: SearchFileResult[] = [];
           let pending = '';
           stdout.setEncoding('utf8');
           for await (const chunk of stdout as AsyncIterable<string>) {
@@ -203,7 +207,7 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
                 if (end === -1) break;
                 const file = absolute(pending.slice(0, end));
                 pending = pending.slice(end + 1);
-                if (wanted(file)) yield { path: file, count: 1, lines: [] };
+                if (wanted(file)) found.push({ path: file, count: 1, lines: [] });
               } else {
                 const nul = pending.indexOf('\0');
                 const newline = nul === -1 ? -1 : pending.indexOf('\n', nul);
@@ -211,10 +215,12 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
                 const file = absolute(pending.slice(0, nul));
                 const count = Number(pending.slice(nul + 1, newline));
                 pending = pending.slice(newline + 1);
-                if (wanted(file)) yield { path: file, count, lines: [] };
+                if (wanted(file)) found.push({ path: file, count, lines: [] });
               }
             }
           }
+          found.sort((a, b) => comparePaths(a.path, b.path));
+          yield* found;
         }
         const code = await exited;
         // Exit code 2 also means "some file or directory could not be read" (EACCES, a vanished
@@ -233,6 +239,23 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
       }
     },
   };
+}
+
+/**
+ * ripgrep's `--sort=path` order: component by component, each compared by its bytes (so `a/b`
+ * comes before `a-c`, as a directory walk in name order gives).
+ */
+export function comparePaths(a: string, b: string): number {
+  const left = a.split(path.sep);
+  const right = b.split(path.sep);
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) {
+    const x = left[index] as string;
+    const y = right[index] as string;
+    if (x === y) continue;
+    return Buffer.compare(Buffer.from(x), Buffer.from(y));
+  }
+  return left.length - right.length;
 }
 
 /** The `include` glob as ripgrep reads it: without a `/` it matches the file name at any depth. */

@@ -172,6 +172,53 @@ describe('search', () => {
     },
   );
 
+  it.skipIf(rg === undefined)(
+    'file lists come in the order rg --sort=path gives, though rg runs unsorted (all cores)',
+    async () => {
+      const tree = makeTempDir();
+      for (const name of [
+        'a-c.txt',
+        'a/b.txt',
+        'B.txt',
+        'a.b/c.txt',
+        'é.txt',
+        'z/y/x.txt',
+        'Z.txt',
+      ])
+        fs.mkdirSync(path.dirname(path.join(tree, name)), { recursive: true });
+      for (const name of [
+        'a-c.txt',
+        'a/b.txt',
+        'B.txt',
+        'a.b/c.txt',
+        'é.txt',
+        'z/y/x.txt',
+        'Z.txt',
+      ])
+        fs.writeFileSync(path.join(tree, name), 'needle\n');
+      const { spawnSync } = await import('node:child_process');
+      const sorted = spawnSync(
+        rg as string,
+        ['--no-config', '--sort=path', '--files-with-matches', 'needle', '.'],
+        { cwd: tree, encoding: 'utf8' },
+      )
+        .stdout.trim()
+        .split('\n')
+        .map((line) => line.replace(/^\.\//, ''));
+      const tool = createSearchTool({ cwd: tree, engine: 'ripgrep' });
+      const listed = resultText(
+        await tool.execute({ pattern: 'needle', output_mode: 'files_with_matches' }, testContext()),
+      ).split('\n');
+      expect(listed).toEqual(sorted);
+      const counted = resultText(
+        await tool.execute({ pattern: 'needle', output_mode: 'count' }, testContext()),
+      )
+        .split('\n')
+        .map((line) => line.replace(/:\d+$/, ''));
+      expect(counted).toEqual(sorted);
+    },
+  );
+
   it.skipIf(rg === undefined)('reports a ripgrep regex error as invalid arguments', async () => {
     const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
     await expect(ripgrep.execute({ pattern: '(unclosed' }, testContext())).rejects.toMatchObject({
