@@ -12,6 +12,7 @@ import {
   type ProcessOutcome,
   startProcessGroup,
 } from './process-group.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import { analyzeShellCommand } from './shell-analysis.js';
 
 /** Options of {@link createBashTool}. */
@@ -303,6 +304,8 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
     void removeStaleSpillFiles(settings.spillDir, spillMaxAgeMs);
   return defineTool({
     name: 'bash',
+    aliases: seedToolNames.bash,
+    prepareArguments: seedArguments('bash'),
     label: 'Bash',
     description: [
       'Runs a bash command line in the workspace and returns its exit code, stdout and stderr.',

@@ -14,6 +14,7 @@ import {
   fileSystemError,
   workspaceOf,
 } from './file-tool-options.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import type { Workspace } from './workspace.js';
 import { fileResourceKey } from './write-file.js';
 
@@ -348,6 +349,8 @@ export function createEditFileTool(
   const maxEditBytes = options.maxEditBytes ?? defaultMaxEditBytes;
   return defineTool({
     name: 'edit_file',
+    aliases: seedToolNames.edit_file,
+    prepareArguments: seedArguments('edit_file'),
     label: 'Edit file',
     description: [
       'Replaces old_string with new_string in a file. old_string must match exactly one place',

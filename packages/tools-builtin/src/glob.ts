@@ -9,6 +9,7 @@ import {
   probeReadable,
   workspaceOf,
 } from './file-tool-options.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, walk } from './walk.js';
 
 /** Options of {@link createGlobTool}. */
@@ -48,6 +49,8 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
   const defaultLimit = options.defaultLimit ?? 200;
   return defineTool({
     name: 'glob',
+    aliases: seedToolNames.glob,
+    prepareArguments: seedArguments('glob'),
     label: 'Glob',
     description:
       'Finds files whose path matches a glob such as "**/*.ts" or "src/*.{js,json}" ("**" crosses directories). Returns paths sorted by name; honours .gitignore and skips node_modules, .git and similar.',

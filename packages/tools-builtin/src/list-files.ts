@@ -9,6 +9,7 @@ import {
   probeReadable,
   workspaceOf,
 } from './file-tool-options.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
 /** Entries a pattern listing walks at most before it stops (a huge or deep tree cannot stall it). */
@@ -50,7 +51,8 @@ export function createListFilesTool(
   return defineTool({
     name: 'list_files',
     label: 'List files',
-    aliases: ['ls'],
+    aliases: seedToolNames.list_files,
+    prepareArguments: seedArguments('list_files'),
     description:
       'Lists a directory as an indented tree (directories end with "/"), to "depth" levels (default 2). Honours .gitignore and skips node_modules, .git and similar. "pattern" (a glob such as "*.ts") keeps only matching files.',
     input: z.object({

@@ -8,6 +8,7 @@ import {
   workspaceOf,
 } from './file-tool-options.js';
 import { decode } from './output-buffer.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 
 /** Options of {@link createReadFileTool}. */
 export interface ReadFileToolOptions extends FileToolOptions {
@@ -62,6 +63,8 @@ export function createReadFileTool(
   const maxImageBytes = options.maxImageBytes ?? 5 * 1024 * 1024;
   return defineTool({
     name: 'read_file',
+    aliases: seedToolNames.read_file,
+    prepareArguments: seedArguments('read_file'),
     label: 'Read file',
     description: [
       'Reads a text file and returns numbered lines ("N<tab>text").',

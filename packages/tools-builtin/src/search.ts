@@ -16,6 +16,7 @@ import {
   type SearchOutputMode,
   type SearchQuery,
 } from './search-engines.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories } from './walk.js';
 import type { Workspace } from './workspace.js';
 
@@ -120,7 +121,8 @@ export function createSearchTool(
   return defineTool({
     name: 'search',
     label: 'Search',
-    aliases: ['grep'],
+    aliases: seedToolNames.search,
+    prepareArguments: seedArguments('search'),
     description: [
       'Searches file contents for a regular expression (ripgrep syntax) and returns matching lines as',
       '"path:line:text" (context lines as "path-line-text"), or the matching files, or per-file counts.',

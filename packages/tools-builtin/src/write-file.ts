@@ -7,6 +7,7 @@ import {
   fileSystemError,
   workspaceOf,
 } from './file-tool-options.js';
+import { seedArguments, seedToolNames } from './seed-names.js';
 import type { Workspace } from './workspace.js';
 
 /** Options of {@link createWriteFileTool}. */
@@ -41,6 +42,8 @@ export function createWriteFileTool(
   const workspace = workspaceOf(options);
   return defineTool({
     name: 'write_file',
+    aliases: seedToolNames.write_file,
+    prepareArguments: seedArguments('write_file'),
     label: 'Write file',
     description:
       'Writes a file with the given content, replacing it if it exists (atomically) and creating parent directories. Prefer edit_file for changes to an existing file.',
