@@ -124,6 +124,13 @@ export class Transcript {
       case 'progress':
         this.line(`    … ${event.toolName}: ${clip(event.text, maxResultChars)}`);
         return;
+      case 'tool-execution-update': {
+        // send_user_message: the message is for the user, shown whole as it arrives.
+        const message = (event.partial.details as { userMessage?: unknown } | undefined)
+          ?.userMessage;
+        if (typeof message === 'string') this.line(`  ✉ ${message}`);
+        return;
+      }
       case 'agent-end':
         this.#endLine();
         if (event.stopReason === 'aborted') this.line('(aborted)');

@@ -13,6 +13,7 @@ import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
+import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
 import { createTodoTool, type TodoToolOptions } from './todo.js';
 import { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
@@ -30,7 +31,9 @@ export type BuiltinToolName =
   | 'glob'
   | 'search'
   | 'web_fetch'
-  | 'todo_write';
+  | 'todo_write'
+  | 'sleep'
+  | 'send_user_message';
 
 /** Tools made when `tools` is not given (`text_editor` is opt-in: it overlaps edit_file). */
 export const defaultToolNames: readonly BuiltinToolName[] = [
@@ -44,6 +47,8 @@ export const defaultToolNames: readonly BuiltinToolName[] = [
   'search',
   'web_fetch',
   'todo_write',
+  'sleep',
+  'send_user_message',
 ];
 
 /** Options of {@link defaultTools}. */
@@ -127,6 +132,8 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     search: () => createSearchTool({ ...options.search, ...shared }),
     web_fetch: () => createWebFetchTool(options.webFetch === false ? {} : options.webFetch),
     todo_write: () => createTodoTool(options.todo),
+    sleep: () => createSleepTool(),
+    send_user_message: () => createSendUserMessageTool(),
   };
   return (options.tools ?? defaultToolNames)
     .filter((name) => name !== 'web_fetch' || options.webFetch !== false)

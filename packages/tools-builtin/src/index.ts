@@ -87,6 +87,12 @@ export {
   type ShellRedirect,
 } from './shell-parser.js';
 export {
+  createSendUserMessageTool,
+  createSleepTool,
+  type SleepToolOptions,
+  type UserMessageDetails,
+} from './small-tools.js';
+export {
   createTodoTool,
   renderTodos,
   type TodoItem,
