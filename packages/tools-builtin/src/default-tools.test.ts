@@ -27,9 +27,19 @@ describe('defaultTools', () => {
       'search',
       'web_fetch',
       'todo_write',
+      'sleep',
+      'send_user_message',
     ]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['read_file', 'list_files', 'glob', 'search', 'todo_write'])
+    for (const name of [
+      'read_file',
+      'list_files',
+      'glob',
+      'search',
+      'todo_write',
+      'sleep',
+      'send_user_message',
+    ])
       expect(byName[name]?.policy?.permission).toBe('read-only');
     for (const name of ['write_file', 'edit_file']) {
       expect(byName[name]?.policy?.permission).toBe('workspace-write');
