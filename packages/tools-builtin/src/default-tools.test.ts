@@ -29,6 +29,7 @@ describe('defaultTools', () => {
       'todo_write',
       'sleep',
       'send_user_message',
+      'notebook_edit',
     ]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     for (const name of [
@@ -41,7 +42,7 @@ describe('defaultTools', () => {
       'send_user_message',
     ])
       expect(byName[name]?.policy?.permission).toBe('read-only');
-    for (const name of ['write_file', 'edit_file']) {
+    for (const name of ['write_file', 'edit_file', 'notebook_edit']) {
       expect(byName[name]?.policy?.permission).toBe('workspace-write');
       expect(typeof byName[name]?.policy?.resourceKey).toBe('function');
     }

@@ -11,6 +11,7 @@ import {
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
 import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
+import { createNotebookEditTool } from './notebook.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
 import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
@@ -33,7 +34,8 @@ export type BuiltinToolName =
   | 'web_fetch'
   | 'todo_write'
   | 'sleep'
-  | 'send_user_message';
+  | 'send_user_message'
+  | 'notebook_edit';
 
 /** Tools made when `tools` is not given (`text_editor` is opt-in: it overlaps edit_file). */
 export const defaultToolNames: readonly BuiltinToolName[] = [
@@ -49,6 +51,7 @@ export const defaultToolNames: readonly BuiltinToolName[] = [
   'todo_write',
   'sleep',
   'send_user_message',
+  'notebook_edit',
 ];
 
 /** Options of {@link defaultTools}. */
@@ -134,6 +137,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     todo_write: () => createTodoTool(options.todo),
     sleep: () => createSleepTool(),
     send_user_message: () => createSendUserMessageTool(),
+    notebook_edit: () => createNotebookEditTool(shared),
   };
   return (options.tools ?? defaultToolNames)
     .filter((name) => name !== 'web_fetch' || options.webFetch !== false)

@@ -40,6 +40,13 @@ export {
   type ListFilesToolOptions,
 } from './list-files.js';
 export {
+  createNotebookEditTool,
+  type NotebookEditArgs,
+  type NotebookEditDetails,
+  parseNotebook,
+  renderNotebook,
+} from './notebook.js';
+export {
   OutputBuffer,
   type OutputBufferOptions,
   type OutputSnapshot,

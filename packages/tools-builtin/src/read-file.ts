@@ -7,6 +7,7 @@ import {
   fileSystemError,
   workspaceOf,
 } from './file-tool-options.js';
+import { parseNotebook, renderNotebook } from './notebook.js';
 import { decode } from './output-buffer.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 
@@ -53,6 +54,9 @@ const chunkBytes = 256 * 1024;
  * return 100 lines). `offset` is the 1-based first line. Binary files are described, not dumped;
  * PNG/JPEG/GIF/WebP images come back as image content.
  */
+/** Notebooks larger than this are read as plain text lines. */
+const maxNotebookBytes = 20 * 1024 * 1024;
+
 export function createReadFileTool(
   options: ReadFileToolOptions,
 ): DefinedTool<ReadFileArgs, ReadFileDetails> {
@@ -138,6 +142,24 @@ export function createReadFileTool(
             ],
             details: base,
           };
+        }
+        // A Jupyter notebook reads as its cells and outputs (read it with offset/limit to see the
+        // raw JSON); one that does not parse as nbformat 4 is read as text.
+        if (
+          real.toLowerCase().endsWith('.ipynb') &&
+          args.offset === undefined &&
+          args.limit === undefined &&
+          size <= maxNotebookBytes
+        ) {
+          const text = (await handle.readFile()).toString('utf8');
+          let notebook: ReturnType<typeof parseNotebook> | undefined;
+          try {
+            notebook = parseNotebook(text, shown);
+          } catch {
+            notebook = undefined;
+          }
+          if (notebook !== undefined)
+            return { content: renderNotebook(notebook, shown, maxOutputChars), details: base };
         }
         const offset = args.offset ?? 1;
         const limit = args.limit ?? defaultLimit;
