@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import type { McpServerEntry } from './tool-sources.js';
 
 /** The providers the CLI can talk to. */
 export type ProviderName = 'anthropic' | 'openai' | 'google';
@@ -35,6 +36,10 @@ export interface CliOptions {
   save: string | undefined;
   resume: string | undefined;
   systemPrompt: string | undefined;
+  /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
+  sandboxExplicit?: boolean;
+  /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
+  mcpServers?: McpServerEntry[];
 }
 
 /** A mistake on the command line: printed with the usage text, exit code 2. */
@@ -214,6 +219,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     save: values.save,
     resume: values.resume,
     systemPrompt: values.system,
+    sandboxExplicit: values.sandbox !== undefined,
   };
 }
 

@@ -20,6 +20,7 @@ import {
   runPrompt,
   saveConversation,
 } from './session.js';
+import { applySettings, loadSettings } from './settings.js';
 import {
   permissionAsked,
   runSummary,
@@ -220,6 +221,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
   try {
     options = parseCliArgs(argv);
+    if (options.command === 'run' || options.command === 'mcp-serve') {
+      // Settings files under the flags; their env applies to this process (tools, servers).
+      const settings = await loadSettings(options.cwd);
+      Object.assign(process.env, settings.env);
+      options = applySettings(options, settings, options.sandboxExplicit === true);
+    }
     switch (options.command) {
       case 'help':
         writeOut(usage);

@@ -16,6 +16,7 @@ import {
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
+import { agentsInstructions } from './settings.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
 /** Where a run's events go: the text transcript, or the JSON output. */
 export interface EventSink {
@@ -175,7 +176,12 @@ export async function createSession(
     agent = new Agent({
       provider: model.provider,
       model: model.model,
-      systemPrompt: options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
+      systemPrompt: [
+        options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
+        await agentsInstructions(options.cwd),
+      ]
+        .filter((part) => part !== '')
+        .join('\n\n'),
       tools: tools.tools,
       messages,
       permissionGate: policy.gate,

@@ -26,10 +26,14 @@ export type McpServerConfig =
   | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
   | { url: string; headers?: Record<string, string> };
 
+/** A named MCP server, ready to connect. */
+export interface McpServerEntry {
+  name: string;
+  transport: McpTransportConfig;
+}
+
 /** Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports. */
-export async function readMcpConfig(
-  path: string,
-): Promise<{ name: string; transport: McpTransportConfig }[]> {
+export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
   let data: unknown;
   try {
     data = JSON.parse(await readFile(path, 'utf8'));
@@ -40,12 +44,18 @@ export async function readMcpConfig(
     data !== null && typeof data === 'object'
       ? (data as { mcpServers?: unknown }).mcpServers
       : undefined;
+  return parseMcpServers(servers, `The MCP config ${path}`);
+}
+
+/** An `mcpServers` object (from a config file, `.mcp.json` or settings) into transports. */
+export function parseMcpServers(servers: unknown, origin: string): McpServerEntry[] {
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
-    throw new CliError(`The MCP config ${path} needs an object "mcpServers"`);
+    throw new CliError(`${origin} needs an object "mcpServers"`);
   }
+  const path = origin;
   return Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
     const fail = (why: string): never => {
-      throw new CliError(`The MCP config ${path}: server "${name}" ${why}`);
+      throw new CliError(`${path}: server "${name}" ${why}`);
     };
     if (raw === null || typeof raw !== 'object') return fail('is not an object');
     const server = raw as Record<string, unknown>;
@@ -87,7 +97,10 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
-  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'>,
+  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'> & {
+    /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
+    mcpServers?: readonly McpServerEntry[];
+  },
   log: (line: string) => void,
 ): Promise<ToolSet> {
   const backgroundTasks = new BackgroundTasks();
@@ -115,8 +128,13 @@ export async function loadTools(
     await sandbox.close();
   };
   try {
-    if (options.mcpConfig !== undefined) {
-      const servers = await readMcpConfig(options.mcpConfig);
+    const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
+    const flagged = new Set(fromFlag.map((server) => server.name));
+    const servers = [
+      ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
+      ...fromFlag,
+    ];
+    if (servers.length > 0) {
       // Loaded only when used: the MCP SDK is a large import.
       const { McpToolAdapter, fileTokenStore } = await import('@agent/tools-mcp');
       // HTTP servers that require OAuth: the user authorises in a browser; tokens are kept in a

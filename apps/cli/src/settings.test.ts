@@ -1,0 +1,141 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { agentsInstructions, loadSettings } from './settings.js';
+import { appDir, assertBuilt, cleanEnv, runCli, tempDir, writeScript } from './test-support.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+beforeAll(() => assertBuilt());
+
+async function project() {
+  const dir = await tempDir('agent-cli-settings-');
+  cleanups.push(dir.dispose);
+  const home = join(dir.path, 'home');
+  const workspace = join(dir.path, 'ws');
+  await mkdir(join(workspace, '.agent'), { recursive: true });
+  await mkdir(home, { recursive: true });
+  return { dir: dir.path, home, workspace, env: cleanEnv({ AGENT_HOME: home }) };
+}
+
+describe('settings files', () => {
+  it('a project settings file sets the mode and a deny rule the run obeys (flags still win)', async () => {
+    const { dir, workspace, env } = await project();
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ permissions: { defaultMode: 'full-access', deny: ['bash(rm *)'] } }),
+    );
+    await writeFile(join(workspace, 'keep.txt'), 'keep');
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'rm -f keep.txt' } }] },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'echo allowed-by-mode' } }] },
+      { text: 'tried' },
+    ]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      { env },
+    );
+    expect(run.stderr).toContain('Denied by rule "bash(rm *)"');
+    expect(run.stderr).toMatch(/✓ bash: allowed-by-mode/);
+    expect(run.stdout).toBe('tried\n');
+
+    // The flag wins over the settings' mode: read-only asks for bash, and nobody can answer.
+    const again = await writeScript(
+      dir,
+      [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo x' } }] }, { text: 'done' }],
+      'again.json',
+    );
+    const strict = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        again,
+        '--cwd',
+        workspace,
+        '--mode',
+        'read-only',
+        '--sandbox',
+        'off',
+      ],
+      { env },
+    );
+    expect(strict.code).toBe(4);
+  });
+
+  it('user, project and local files merge in order; a wrong key is an error naming file and key', async () => {
+    const { home, workspace } = await project();
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({ model: 'user-model', permissions: { allow: ['bash(git *)'] } }),
+    );
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ model: 'project-model', permissions: { deny: ['bash(rm *)'] } }),
+    );
+    await writeFile(
+      join(workspace, '.agent', 'settings.local.json'),
+      JSON.stringify({ sandbox: 'off', env: { FOO: 'bar' } }),
+    );
+    const settings = await loadSettings(workspace, home);
+    expect(settings).toMatchObject({
+      model: 'project-model',
+      allow: ['bash(git *)'],
+      deny: ['bash(rm *)'],
+      sandbox: 'off',
+      env: { FOO: 'bar' },
+    });
+    expect(settings.files).toHaveLength(3);
+    await writeFile(join(workspace, '.agent', 'settings.json'), JSON.stringify({ permission: {} }));
+    await expect(loadSettings(workspace, home)).rejects.toThrow(
+      /settings\.json: unknown setting "permission"/,
+    );
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ permissions: { defaultMode: 'yolo' } }),
+    );
+    await expect(loadSettings(workspace, home)).rejects.toThrow(
+      /permissions\.defaultMode must be one of/,
+    );
+  });
+
+  it('.mcp.json in the project connects its servers', async () => {
+    const { dir, workspace, env } = await project();
+    const server = join(appDir, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [server],
+            env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+          },
+        },
+      }),
+    );
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'memory__read_graph', arguments: {} }] },
+      { text: 'read the graph' },
+    ]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      { env },
+    );
+    expect(run.stderr).toContain('✓ memory__read_graph');
+    expect(run.code).toBe(0);
+  });
+
+  it('AGENTS.md of the user and of the project become system-prompt sections', async () => {
+    const { home, workspace } = await project();
+    expect(await agentsInstructions(workspace, home)).toBe('');
+    await writeFile(join(home, 'AGENTS.md'), 'Answer in French.\n');
+    await writeFile(join(workspace, 'AGENTS.md'), 'Run pnpm test before finishing.\n');
+    const text = await agentsInstructions(workspace, home);
+    expect(text).toContain('(user):\nAnswer in French.');
+    expect(text).toContain('(project):\nRun pnpm test before finishing.');
+    expect(text.indexOf('French')).toBeLessThan(text.indexOf('pnpm test'));
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * Settings files in the usual layout, merged in this order with the flags on top:
+ * `$AGENT_HOME/settings.json` (user; `~/.agent`), `.agent/settings.json` (project, committed),
+ * `.agent/settings.local.json` (project, not committed), plus the project's `.mcp.json`
+ * (`mcpServers`, the format other tools use). AGENTS.md files (user and project) go into the
+ * system prompt.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { PermissionMode } from '@agent/core';
+import type { SandboxMode } from '@agent/sandbox';
+import type { CliOptions, ProviderName } from './args.js';
+import { CliError } from './cli-error.js';
+import { agentHome, type McpServerEntry, parseMcpServers } from './tool-sources.js';
+
+/** What a settings file may hold. */
+export interface SettingsFile {
+  permissions?: {
+    allow?: string[];
+    ask?: string[];
+    deny?: string[];
+    defaultMode?: PermissionMode;
+  };
+  model?: string;
+  provider?: ProviderName;
+  sandbox?: SandboxMode;
+  mcpServers?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+
+/** The settings of a session, merged, with where they came from. */
+export interface Settings {
+  allow: string[];
+  ask: string[];
+  deny: string[];
+  mode: PermissionMode | undefined;
+  model: string | undefined;
+  provider: ProviderName | undefined;
+  sandbox: SandboxMode | undefined;
+  mcpServers: McpServerEntry[];
+  env: Record<string, string>;
+  /** The files read, in order. */
+  files: string[];
+}
+
+const modes = ['default', 'read-only', 'workspace-write', 'full-access'];
+const providers = ['anthropic', 'openai', 'google'];
+const sandboxModes = ['auto', 'required', 'off'];
+const topLevel = new Set([
+  'permissions',
+  'model',
+  'provider',
+  'sandbox',
+  'mcpServers',
+  'env',
+  '$schema',
+]);
+const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode']);
+
+async function readJson(path: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    throw new CliError(`Cannot read ${path}: ${String(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function stringList(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw new CliError(`${where} must be a list of strings`);
+  return value as string[];
+}
+
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly string[],
+  where: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw new CliError(
+      `${where} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  return value as T;
+}
+
+/** Checks one settings file: unknown keys and wrong types are errors naming the file and key. */
+export function checkSettings(value: unknown, path: string): SettingsFile {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${path} must hold a JSON object`);
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record))
+    if (!topLevel.has(key))
+      throw new CliError(
+        `${path}: unknown setting "${key}" (known: ${[...topLevel].filter((k) => k !== '$schema').join(', ')})`,
+      );
+  const permissions = record.permissions;
+  if (permissions !== undefined) {
+    if (permissions === null || typeof permissions !== 'object' || Array.isArray(permissions))
+      throw new CliError(`${path}: "permissions" must be an object`);
+    for (const key of Object.keys(permissions))
+      if (!permissionKeys.has(key))
+        throw new CliError(
+          `${path}: unknown permission setting "${key}" (known: allow, ask, deny, defaultMode)`,
+        );
+  }
+  const p = (permissions ?? {}) as Record<string, unknown>;
+  const env = record.env;
+  if (
+    env !== undefined &&
+    (env === null ||
+      typeof env !== 'object' ||
+      Object.values(env).some((v) => typeof v !== 'string'))
+  )
+    throw new CliError(`${path}: "env" must map names to strings`);
+  const checked: SettingsFile = {
+    permissions: {
+      allow: stringList(p.allow, `${path}: permissions.allow`),
+      ask: stringList(p.ask, `${path}: permissions.ask`),
+      deny: stringList(p.deny, `${path}: permissions.deny`),
+    },
+  };
+  const mode = oneOf<PermissionMode>(p.defaultMode, modes, `${path}: permissions.defaultMode`);
+  if (mode !== undefined && checked.permissions) checked.permissions.defaultMode = mode;
+  if (record.model !== undefined) {
+    if (typeof record.model !== 'string') throw new CliError(`${path}: "model" must be a string`);
+    checked.model = record.model;
+  }
+  const provider = oneOf<ProviderName>(record.provider, providers, `${path}: "provider"`);
+  if (provider !== undefined) checked.provider = provider;
+  const sandbox = oneOf<SandboxMode>(record.sandbox, sandboxModes, `${path}: "sandbox"`);
+  if (sandbox !== undefined) checked.sandbox = sandbox;
+  if (record.mcpServers !== undefined)
+    checked.mcpServers = record.mcpServers as Record<string, unknown>;
+  if (env !== undefined) checked.env = env as Record<string, string>;
+  return checked;
+}
+
+/** Reads and merges the settings files of a workspace (later files win; rule lists add up). */
+export async function loadSettings(cwd: string, home = agentHome()): Promise<Settings> {
+  const settings: Settings = {
+    allow: [],
+    ask: [],
+    deny: [],
+    mode: undefined,
+    model: undefined,
+    provider: undefined,
+    sandbox: undefined,
+    mcpServers: [],
+    env: {},
+    files: [],
+  };
+  const servers = new Map<string, McpServerEntry>();
+  const addServers = (raw: unknown, origin: string) => {
+    for (const entry of parseMcpServers(raw, origin)) servers.set(entry.name, entry);
+  };
+  const project = resolve(cwd);
+  for (const path of [
+    join(home, 'settings.json'),
+    join(project, '.agent', 'settings.json'),
+    join(project, '.agent', 'settings.local.json'),
+  ]) {
+    const raw = await readJson(path);
+    if (raw === undefined) continue;
+    const file = checkSettings(raw, path);
+    settings.files.push(path);
+    settings.allow.push(...(file.permissions?.allow ?? []));
+    settings.ask.push(...(file.permissions?.ask ?? []));
+    settings.deny.push(...(file.permissions?.deny ?? []));
+    settings.mode = file.permissions?.defaultMode ?? settings.mode;
+    settings.model = file.model ?? settings.model;
+    settings.provider = file.provider ?? settings.provider;
+    settings.sandbox = file.sandbox ?? settings.sandbox;
+    Object.assign(settings.env, file.env ?? {});
+    if (file.mcpServers !== undefined) addServers(file.mcpServers, path);
+  }
+  const mcpJson = join(project, '.mcp.json');
+  const raw = await readJson(mcpJson);
+  if (raw !== undefined) {
+    settings.files.push(mcpJson);
+    addServers((raw as { mcpServers?: unknown }).mcpServers, mcpJson);
+  }
+  settings.mcpServers = [...servers.values()];
+  return settings;
+}
+
+/** The options with the settings under them: a flag always wins; rule lists add up. */
+export function applySettings(
+  options: CliOptions,
+  settings: Settings,
+  sandboxFlagGiven: boolean,
+): CliOptions {
+  return {
+    ...options,
+    mode: options.mode ?? settings.mode,
+    allow: [...settings.allow, ...options.allow],
+    ask: [...settings.ask, ...options.ask],
+    deny: [...settings.deny, ...options.deny],
+    model: options.model ?? settings.model,
+    provider: options.provider ?? settings.provider,
+    sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
+    mcpServers: settings.mcpServers,
+  };
+}
+
+/** AGENTS.md of the user and of the project, as a system-prompt section ('' when none). */
+export async function agentsInstructions(cwd: string, home = agentHome()): Promise<string> {
+  const sections: string[] = [];
+  for (const [label, path] of [
+    ['user', join(home, 'AGENTS.md')],
+    ['project', join(resolve(cwd), 'AGENTS.md')],
+  ] as const) {
+    try {
+      const text = (await readFile(path, 'utf8')).trim();
+      if (text !== '') sections.push(`Instructions from ${path} (${label}):\n${text}`);
+    } catch {
+      // No such file: nothing to add.
+    }
+  }
+  return sections.join('\n\n');
+}
