@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { HooksConfig } from '@agent/command-hooks';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { McpServerEntry } from './tool-sources.js';
@@ -40,6 +41,8 @@ export interface CliOptions {
   sandboxExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
   mcpServers?: McpServerEntry[];
+  /** Command hooks from settings files. */
+  hooks?: HooksConfig;
 }
 
 /** A mistake on the command line: printed with the usage text, exit code 2. */

@@ -1,5 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { commandHooks } from '@agent/command-hooks';
 import {
   Agent,
   AgentError,
@@ -171,14 +172,25 @@ export async function createSession(
   const model = await chooseProvider(options);
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
   const tools = await loadTools(options, settings.log);
+  const configured = options.hooks ?? {};
+  const hooks = Object.values(configured).some((matchers) => matchers.length > 0)
+    ? commandHooks(configured, {
+        cwd: resolve(options.cwd),
+        onError: (error) => settings.log(`hook: ${error.message}`),
+      })
+    : undefined;
   let agent: Agent;
   try {
     agent = new Agent({
       provider: model.provider,
       model: model.model,
+      ...(hooks === undefined ? {} : { hooks: hooks.agentHooks }),
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
         await agentsInstructions(options.cwd),
+        hooks === undefined
+          ? ''
+          : (await hooks.sessionStart(options.resume === undefined ? 'startup' : 'resume')).context,
       ]
         .filter((part) => part !== '')
         .join('\n\n'),

@@ -128,6 +128,42 @@ describe('settings files', () => {
     expect(run.code).toBe(0);
   });
 
+  it('a PreToolUse hook in the settings blocks a call with exit 2; the model reads its stderr', async () => {
+    const { dir, workspace, env } = await project();
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        permissions: { defaultMode: 'full-access' },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'bash',
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'grep -q curl && { echo "no network from bash, use web_fetch" >&2; exit 2; }; exit 0',
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'curl example.com' } }] },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'echo fine' } }] },
+      { text: 'ok' },
+    ]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      { env },
+    );
+    expect(run.stderr).toContain('Skipped: no network from bash, use web_fetch');
+    expect(run.stderr).toMatch(/✓ bash: fine/);
+    expect(run.code).toBe(0);
+  });
+
   it('AGENTS.md of the user and of the project become system-prompt sections', async () => {
     const { home, workspace } = await project();
     expect(await agentsInstructions(workspace, home)).toBe('');

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { checkHooksConfig, type HookMatcher, type HooksConfig } from '@agent/command-hooks';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { CliOptions, ProviderName } from './args.js';
@@ -26,6 +27,7 @@ export interface SettingsFile {
   sandbox?: SandboxMode;
   mcpServers?: Record<string, unknown>;
   env?: Record<string, string>;
+  hooks?: HooksConfig;
 }
 
 /** The settings of a session, merged, with where they came from. */
@@ -39,6 +41,8 @@ export interface Settings {
   sandbox: SandboxMode | undefined;
   mcpServers: McpServerEntry[];
   env: Record<string, string>;
+  /** Command hooks, the files' lists for each event one after the other. */
+  hooks: HooksConfig;
   /** The files read, in order. */
   files: string[];
 }
@@ -53,6 +57,7 @@ const topLevel = new Set([
   'sandbox',
   'mcpServers',
   'env',
+  'hooks',
   '$schema',
 ]);
 const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode']);
@@ -143,6 +148,13 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (record.mcpServers !== undefined)
     checked.mcpServers = record.mcpServers as Record<string, unknown>;
   if (env !== undefined) checked.env = env as Record<string, string>;
+  if (record.hooks !== undefined) {
+    try {
+      checked.hooks = checkHooksConfig(record.hooks);
+    } catch (error) {
+      throw new CliError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return checked;
 }
 
@@ -158,6 +170,7 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     sandbox: undefined,
     mcpServers: [],
     env: {},
+    hooks: {},
     files: [],
   };
   const servers = new Map<string, McpServerEntry>();
@@ -182,6 +195,11 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     settings.provider = file.provider ?? settings.provider;
     settings.sandbox = file.sandbox ?? settings.sandbox;
     Object.assign(settings.env, file.env ?? {});
+    for (const [event, matchers] of Object.entries(file.hooks ?? {}) as [
+      keyof HooksConfig,
+      HookMatcher[],
+    ][])
+      settings.hooks[event] = [...(settings.hooks[event] ?? []), ...matchers];
     if (file.mcpServers !== undefined) addServers(file.mcpServers, path);
   }
   const mcpJson = join(project, '.mcp.json');
@@ -210,6 +228,7 @@ export function applySettings(
     provider: options.provider ?? settings.provider,
     sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
     mcpServers: settings.mcpServers,
+    hooks: settings.hooks,
   };
 }
 
