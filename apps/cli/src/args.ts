@@ -37,6 +37,8 @@ export interface CliOptions {
   save: string | undefined;
   resume: string | undefined;
   systemPrompt: string | undefined;
+  /** `--continue`: resume the workspace's newest saved session. */
+  continueLast?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
   sandboxExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
@@ -90,8 +92,10 @@ Session:
   -p, --print <prompt>     run once, non-interactively
   --output-format <f>      text | json | stream-json   [text] (-p only; see the README)
   --max-turns <n>          model calls per run   [100]
-  --save <file>            write the conversation (JSON) after every run
+  --save <file>            write the conversation (JSON) after every run [every session is
+                           saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
   --resume <file>          continue a conversation saved with --save or /save
+  -c, --continue           continue this workspace's newest saved session
   -h, --help               this text
   -v, --version            the version
 
@@ -197,6 +201,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
       throw new UsageError(`--port must be a port number, got "${values.port}"`);
   }
+  if (values.continue === true && values.resume !== undefined)
+    throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (command === 'mcp-serve' && values.print !== undefined)
     throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
 
@@ -223,6 +229,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     resume: values.resume,
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
+    continueLast: values.continue === true,
   };
 }
 
@@ -269,6 +276,7 @@ function parse(argv: readonly string[]) {
       save: { type: 'string' },
       resume: { type: 'string' },
       http: { type: 'boolean' },
+      continue: { type: 'boolean', short: 'c' },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

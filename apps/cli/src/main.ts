@@ -20,6 +20,7 @@ import {
   runPrompt,
   saveConversation,
 } from './session.js';
+import { listSessions, newSessionPath } from './sessions.js';
 import { applySettings, loadSettings } from './settings.js';
 import {
   permissionAsked,
@@ -226,6 +227,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       const settings = await loadSettings(options.cwd);
       Object.assign(process.env, settings.env);
       options = applySettings(options, settings, options.sandboxExplicit === true);
+    }
+    if (options.command === 'run') {
+      // Every session is kept (unless --save names the file); --continue picks up the newest.
+      if (options.continueLast === true) {
+        const [last] = await listSessions(options.cwd);
+        if (last === undefined)
+          throw new CliError(`No saved session for ${resolve(options.cwd)} to continue`);
+        options = { ...options, resume: last.path, save: options.save ?? last.path };
+      }
+      if (options.save === undefined) {
+        try {
+          options = { ...options, save: await newSessionPath(options.cwd) };
+        } catch {
+          // No writable $AGENT_HOME: the session is simply not kept.
+        }
+      }
     }
     switch (options.command) {
       case 'help':

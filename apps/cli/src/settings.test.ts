@@ -175,3 +175,38 @@ describe('settings files', () => {
     expect(text.indexOf('French')).toBeLessThan(text.indexOf('pnpm test'));
   });
 });
+
+describe('sessions', () => {
+  it('every run is saved under $AGENT_HOME/sessions; --continue resumes the newest', async () => {
+    const { dir, home, workspace, env } = await project();
+    const first = await writeScript(dir, [{ text: 'first answer' }], 'first.json');
+    expect(
+      (await runCli(['-p', 'remember 42', '--scripted', first, '--cwd', workspace], { env })).code,
+    ).toBe(0);
+    const { listSessions } = await import('./sessions.js');
+    const saved = await listSessions(workspace, home);
+    expect(saved).toHaveLength(1);
+    const second = await writeScript(dir, [{ text: 'second answer' }], 'second.json');
+    const resumed = await runCli(
+      ['-p', 'what number?', '--scripted', second, '--cwd', workspace, '--continue'],
+      { env },
+    );
+    expect(resumed.stdout).toBe('second answer\n');
+    // Continued in the same file: it now holds both runs.
+    const { readFile } = await import('node:fs/promises');
+    const conversation = JSON.parse(await readFile(saved[0]?.path as string, 'utf8')) as {
+      messages: unknown[];
+    };
+    expect(JSON.stringify(conversation.messages)).toContain('remember 42');
+    expect(JSON.stringify(conversation.messages)).toContain('second answer');
+    expect(await listSessions(workspace, home)).toHaveLength(1);
+
+    const elsewhere = join(dir, 'other');
+    await mkdir(elsewhere);
+    const none = await runCli(['-p', 'x', '--scripted', second, '--cwd', elsewhere, '--continue'], {
+      env,
+    });
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('No saved session for');
+  });
+});
