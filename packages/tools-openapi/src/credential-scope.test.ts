@@ -258,3 +258,74 @@ describe('credentials are scoped to the API origin', () => {
     );
   });
 });
+
+describe('API keys in the query and parameters of operations on other origins', () => {
+  let api: TestServer;
+  let other: TestServer;
+  beforeAll(async () => {
+    other = await startServer(() => ({ status: 200 }));
+    // The API echoes the whole query (key included) into the Location, as some APIs do.
+    api = await startServer((url) => ({
+      status: 302,
+      location: `${other.origin}/next${url.slice(url.indexOf('?'))}`,
+    }));
+  });
+  afterAll(async () => {
+    for (const { server } of [api, other]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  const document = () => ({
+    openapi: '3.0.3',
+    info: { title: 'Query keys', version: '1' },
+    servers: [{ url: api.origin }],
+    components: {
+      securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } },
+    },
+    paths: {
+      '/echo': {
+        get: {
+          operationId: 'echo',
+          parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }],
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+      '/upload': {
+        servers: [{ url: other.origin }],
+        post: {
+          operationId: 'upload',
+          parameters: [
+            { name: 'api_key', in: 'query', schema: { type: 'string' } },
+            { name: 'X-Tenant', in: 'header', schema: { type: 'string' } },
+          ],
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    },
+  });
+
+  it('a query API key echoed into a cross-origin Location is removed, other parameters kept', async () => {
+    const adapter = OpenApiToolAdapter.fromSpec(document(), {
+      auth: { type: 'apiKey', value: 'secret-query-key' },
+      onWarning: () => undefined,
+    });
+    other.seen.length = 0;
+    await callTool(adapter.tool('echo'), { page: 2 });
+    expect(api.seen.at(-1)?.url).toBe('/echo?page=2&api_key=secret-query-key');
+    expect(other.seen.map((request) => request.url)).toEqual(['/next?page=2']);
+  });
+
+  it('parameters that credentials would fill are asked of the model where credentials do not go', () => {
+    const adapter = OpenApiToolAdapter.fromSpec(document(), {
+      auth: { type: 'apiKey', value: 'secret-query-key' },
+      headers: { 'X-Tenant': 'acme' },
+      onWarning: () => undefined,
+    });
+    expect(Object.keys(adapter.tool('upload')?.parameters.properties ?? {})).toEqual([
+      'api_key',
+      'X-Tenant',
+    ]);
+  });
+});

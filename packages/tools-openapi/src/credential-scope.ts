@@ -39,6 +39,12 @@ interface ScopedFetch {
   init: RequestInit & { headers: Headers };
   /** Headers to drop when a hop leaves the request's origin. */
   credentialHeaders: ReadonlySet<string>;
+  /**
+   * Query parameters holding API keys: removed from a redirect's URL once the chain has left the
+   * request's origin (a server that echoes the query into `Location` would otherwise hand the key
+   * to the other host).
+   */
+  credentialQuery?: readonly string[];
   toolName: string;
 }
 
@@ -116,6 +122,9 @@ export async function fetchScoped(
       for (const name of params.credentialHeaders) headers.delete(name);
       trail.credentialsDropped = true;
     }
+    if (trail.credentialsDropped)
+      for (const name of params.credentialQuery ?? [])
+        if (next.searchParams.has(name)) next.searchParams.delete(name);
     url = next.href;
     trail.hops.push(url);
   }

@@ -279,22 +279,27 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   const info = operationInfo(operation);
   const subject = `${info.method} ${operation.path}`;
   const auth = authFor(operation, params.auth);
+  const server = resolveBaseUrl(operation.servers, options);
+  const serverOrigin = server.url === undefined ? undefined : originOf(server.url);
+  const sendCredentials = serverOrigin !== undefined && params.trustedOrigins.has(serverOrigin);
+  if (serverOrigin !== undefined && !sendCredentials) params.onUntrustedOrigin(serverOrigin);
+  // Where no credentials go, the parameters they would have filled are asked of the model.
   const fixedHeaders =
-    typeof options.headers === 'object'
+    sendCredentials && typeof options.headers === 'object'
       ? new Set(Object.keys(options.headers).map((key) => key.toLowerCase()))
       : new Set<string>();
+  const credentialQuery = auth.flatMap((item) =>
+    item.type === 'apiKey' && item.in === 'query' ? [item.name] : [],
+  );
   const maxDescriptionChars =
     options.maxDescriptionChars ?? defaultSchemaConvertLimits.maxDescriptionChars;
   const argumentsSchema = buildArgumentsSchema(operation, {
     reader: document.reader,
     limits: { ...defaultSchemaConvertLimits, maxDescriptionChars },
-    omitParameter: (parameter) => coveredByClient(parameter, auth, fixedHeaders),
+    omitParameter: (parameter) =>
+      coveredByClient(parameter, sendCredentials ? auth : [], fixedHeaders),
   });
   const parameters = argumentsSchema.schema;
-  const server = resolveBaseUrl(operation.servers, options);
-  const serverOrigin = server.url === undefined ? undefined : originOf(server.url);
-  const sendCredentials = serverOrigin !== undefined && params.trustedOrigins.has(serverOrigin);
-  if (serverOrigin !== undefined && !sendCredentials) params.onUntrustedOrigin(serverOrigin);
   const plan: Omit<RequestPlan, 'headers'> = {
     sendCredentials,
     toolName: name,
@@ -361,6 +366,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
             signal,
           },
           credentialHeaders: credentialHeaderNames(auth, headers),
+          credentialQuery,
           toolName: name,
         }));
       } catch (error) {
