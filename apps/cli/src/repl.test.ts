@@ -208,4 +208,30 @@ describe('interactive session (tmux)', () => {
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });
+
+  it('/cost sums the runs’ tokens; /permissions shows the mode, the rules and the grants', async () => {
+    const repl = await startRepl(
+      [
+        { text: 'Hello.', usage: { input: 120, output: 30, cacheRead: 20 } },
+        { text: 'Again.', usage: { input: 80, output: 10 } },
+      ],
+      ['--deny', 'bash(rm *)', '--allow', 'bash(git status)'],
+    );
+    await repl.waitForPrompt();
+    repl.submit('hi');
+    await repl.waitForText('Hello.');
+    await repl.waitForPrompt(2);
+    repl.submit('again');
+    await repl.waitForText('Again.');
+    await repl.waitForPrompt(3);
+    repl.submit('/cost');
+    await repl.waitForText('2 runs with');
+    await repl.waitForText('200 input tokens (20 from cache), 40 output tokens');
+    repl.submit('/permissions');
+    await repl.waitForText('deny: bash(rm *)');
+    await repl.waitForText('allow: bash(git status)');
+    await repl.waitForText('granted this session: (none)');
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
 });

@@ -20,7 +20,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /mcp  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 Ctrl-C stops the current run; Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
 
@@ -101,6 +101,24 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             transcript.line(`error: ${errorMessage(error)}`);
           }
         }
+      } else if (command === '/cost') {
+        const { usage, model } = session;
+        const cost =
+          usage.cost === undefined ? 'cost unknown for this model' : `$${usage.cost.toFixed(4)}`;
+        transcript.line(
+          `${usage.runs} run${usage.runs === 1 ? '' : 's'} with ${model.label}: ${usage.input} input tokens (${usage.cacheRead} from cache), ${usage.output} output tokens; ${cost}`,
+        );
+      } else if (command === '/permissions') {
+        const { rules, policy } = session;
+        transcript.line(`mode: ${policy.mode}`);
+        for (const kind of ['allow', 'ask', 'deny'] as const)
+          transcript.line(
+            `${kind}: ${rules[kind].length === 0 ? '(none)' : rules[kind].join('  ')}`,
+          );
+        const grants = policy.grants;
+        transcript.line(
+          `granted this session: ${grants.length === 0 ? '(none)' : grants.map((grant) => `${grant.decision} ${grant.tool}${grant.subject === undefined ? '' : `(${grant.subject})`}`).join('  ')}`,
+        );
       } else if (command === '/tools') {
         for (const tool of session.agent.tools.list())
           transcript.line(`${tool.name} — ${tool.description.split('\n')[0]?.slice(0, 100) ?? ''}`);

@@ -30,6 +30,16 @@ export interface Session {
   policy: PermissionPolicy;
   tools: ToolSet;
   model: ModelChoice;
+  /** The permission rules in force (settings files and flags), for `/permissions`. */
+  rules: { allow: readonly string[]; ask: readonly string[]; deny: readonly string[] };
+  /** Usage summed over the session's runs, for `/cost`. */
+  usage: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cost: number | undefined;
+    runs: number;
+  };
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -209,7 +219,15 @@ export async function createSession(
       `${deferred.pending.length} tools are deferred (too many to send them all): the model finds and loads them with tool_search.`,
     );
   }
-  return { agent, policy, tools, model, close: () => tools.close() };
+  return {
+    agent,
+    policy,
+    tools,
+    model,
+    rules: { allow: options.allow, ask: options.ask, deny: options.deny },
+    usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
+    close: () => tools.close(),
+  };
 }
 
 /** Runs one prompt, printing the transcript; `onStart` receives the function that aborts this run. */
@@ -223,7 +241,14 @@ export async function runPrompt(
   try {
     const run = session.agent.run(prompt);
     hooks.onStart?.(() => run.abort(new Error('Interrupted by the user')));
-    return await run.result;
+    const result = await run.result;
+    const usage = result.treeUsage;
+    session.usage.input += usage.input;
+    session.usage.output += usage.output;
+    session.usage.cacheRead += usage.cacheRead;
+    if (usage.cost !== undefined) session.usage.cost = (session.usage.cost ?? 0) + usage.cost.total;
+    session.usage.runs += 1;
+    return result;
   } finally {
     unsubscribe();
   }
