@@ -43,7 +43,7 @@ export interface CliOptions {
   sandboxExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
   mcpServers?: McpServerEntry[];
-  /** Command hooks from settings files. */
+  /** Command hooks from settings files (filled in by the settings step). */
   hooks?: HooksConfig;
 }
 

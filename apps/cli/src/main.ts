@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -118,7 +117,6 @@ function reportingApprover(
 async function printMode(options: CliOptions, promptOption: string): Promise<number> {
   const prompt = await resolvePrompt(promptOption);
   const format = options.outputFormat;
-  const sessionId = randomUUID();
   const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
   const interactive = process.stdin.isTTY === true;
   const keys = interactive ? new RunKeys(process.stdin) : undefined;
@@ -129,6 +127,7 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
     log: (line) => writeErr(`${line}\n`),
   });
+  const sessionId = session.id;
   if (format === 'stream-json') {
     emit({
       type: 'run-start',
@@ -166,8 +165,11 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
         abort = stop;
         keys?.start(stop);
       },
+      onNotice: (line) => writeErr(`${line}\n`),
     });
     keys?.stop();
+    // A UserPromptSubmit hook blocked the prompt (the notice said why).
+    if (result === undefined) return 1;
     const summary = runSummary(sessionId, result, fallback.denied());
     if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
     else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });

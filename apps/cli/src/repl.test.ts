@@ -30,12 +30,17 @@ afterEach(async () => {
 const waitOptions = { timeout: 20_000, interval: 50 };
 
 /** Starts the REPL on a script in a fresh workspace. */
-async function startRepl(steps: unknown[], extraArgs: string[] = []) {
+async function startRepl(
+  steps: unknown[],
+  extraArgs: string[] = [],
+  setup: (workspace: string, dir: string) => Promise<void> = async () => {},
+) {
   const dir = await tempDir('agent-cli-repl-');
   cleanups.push(dir.dispose);
   const script = await writeScript(dir.path, steps);
   const workspace = join(dir.path, 'ws');
   await mkdir(workspace);
+  await setup(workspace, dir.path);
   const tmux = TmuxSession.start(
     [process.execPath, cliPath, '--scripted', script, '--cwd', workspace, ...extraArgs],
     { cwd: dir.path, env: cleanEnv() },
@@ -231,6 +236,47 @@ describe('interactive session (tmux)', () => {
     await repl.waitForText('deny: bash(rm *)');
     await repl.waitForText('allow: bash(git status)');
     await repl.waitForText('granted this session: (none)');
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('a PreToolUse hook in .agent/settings.json blocks bash with exit 2; the model reads its stderr', async () => {
+    const bash = { name: 'bash', arguments: { command: 'touch made.txt' } };
+    const repl = await startRepl(
+      [{ toolCalls: [bash] }, { text: 'The hook said no.' }],
+      ['--mode', 'full-access', '--sandbox', 'off'],
+      async (workspace, dir) => {
+        const hook = join(dir, 'no-touch.mjs');
+        await writeFile(
+          hook,
+          `let input = ''; process.stdin.on('data', (c) => { input += c; });
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  if (event.tool_input.command.includes('touch')) { process.stderr.write('touching files is not allowed here'); process.exit(2); }
+});`,
+        );
+        await mkdir(join(workspace, '.agent'));
+        await writeFile(
+          join(workspace, '.agent', 'settings.json'),
+          JSON.stringify({
+            hooks: {
+              PreToolUse: [
+                {
+                  matcher: 'bash',
+                  hooks: [{ type: 'command', command: `${process.execPath} ${hook}` }],
+                },
+              ],
+            },
+          }),
+        );
+      },
+    );
+    await repl.waitForPrompt();
+    repl.submit('make a file');
+    await repl.waitForText('The hook said no.');
+    expect(repl.screen()).toMatch(/✗ bash \[denied\]: .*touching files is not allowed here/);
+    expect(existsSync(join(repl.workspace, 'made.txt'))).toBe(false);
+    await repl.waitForPrompt(2);
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });

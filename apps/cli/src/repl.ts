@@ -162,6 +162,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     try {
       await runPrompt(session, text, transcript, {
         onStart: (abort) => keys.start(abort),
+        onNotice: (line) => transcript.line(line),
       });
     } finally {
       keys.stop();

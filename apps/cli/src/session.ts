@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { commandHooks } from '@agent/command-hooks';
+import { CommandHooks } from '@agent/command-hooks';
 import {
   Agent,
   AgentError,
@@ -40,6 +41,10 @@ export interface Session {
     cost: number | undefined;
     runs: number;
   };
+  /** The command hooks of the settings files, when any are configured. */
+  commandHooks: CommandHooks | undefined;
+  /** The session's id (in hook events and JSON output). */
+  id: string;
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -182,31 +187,36 @@ export async function createSession(
   const model = await chooseProvider(options);
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
   const tools = await loadTools(options, settings.log);
-  const configured = options.hooks ?? {};
-  const hooks = Object.values(configured).some((matchers) => matchers.length > 0)
-    ? commandHooks(configured, {
-        cwd: resolve(options.cwd),
-        onError: (error) => settings.log(`hook: ${error.message}`),
-      })
-    : undefined;
+  const id = randomUUID();
+  const hooksConfig = options.hooks ?? {};
+  const commandHooks =
+    Object.keys(hooksConfig).length === 0
+      ? undefined
+      : new CommandHooks(hooksConfig, {
+          cwd: resolve(options.cwd),
+          sessionId: id,
+          onWarning: (line) => settings.log(`hook: ${line}`),
+        });
   let agent: Agent;
   try {
+    const startContext =
+      commandHooks === undefined
+        ? ''
+        : await commandHooks.sessionStart(options.resume === undefined ? 'startup' : 'resume');
     agent = new Agent({
       provider: model.provider,
       model: model.model,
-      ...(hooks === undefined ? {} : { hooks: hooks.agentHooks }),
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
         await agentsInstructions(options.cwd),
-        hooks === undefined
-          ? ''
-          : (await hooks.sessionStart(options.resume === undefined ? 'startup' : 'resume')).context,
+        startContext,
       ]
         .filter((part) => part !== '')
         .join('\n\n'),
       tools: tools.tools,
       messages,
-      permissionGate: policy.gate,
+      permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
+      ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
     });
   } catch (error) {
@@ -226,28 +236,60 @@ export async function createSession(
     model,
     rules: { allow: options.allow, ask: options.ask, deny: options.deny },
     usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
+    commandHooks,
+    id,
     close: () => tools.close(),
   };
 }
 
-/** Runs one prompt, printing the transcript; `onStart` receives the function that aborts this run. */
+/** How many times in a row Stop hooks may send the agent back to work. */
+const maxStopContinuations = 5;
+
+/**
+ * Runs one prompt, printing the transcript; `onStart` receives the function that aborts this run.
+ * With command hooks: UserPromptSubmit may block the prompt (the result is then `undefined` and
+ * `onNotice` says why) or add context; Stop hooks may send the agent on with their reason.
+ */
 export async function runPrompt(
   session: Session,
   prompt: string,
   transcript: EventSink,
-  hooks: { onStart?: (abort: () => void) => void } = {},
-): Promise<AgentRunResult> {
+  hooks: { onStart?: (abort: () => void) => void; onNotice?: (line: string) => void } = {},
+): Promise<AgentRunResult | undefined> {
+  const commandHooks = session.commandHooks;
+  let text = prompt;
+  if (commandHooks?.has('UserPromptSubmit')) {
+    const submitted = await commandHooks.userPromptSubmit(prompt);
+    for (const message of submitted.messages) hooks.onNotice?.(message);
+    if ('blocked' in submitted) {
+      hooks.onNotice?.(`Prompt blocked by a UserPromptSubmit hook: ${submitted.blocked}`);
+      return undefined;
+    }
+    text = submitted.prompt;
+  }
   const unsubscribe = session.agent.subscribe((event) => transcript.onEvent(event));
   try {
-    const run = session.agent.run(prompt);
-    hooks.onStart?.(() => run.abort(new Error('Interrupted by the user')));
-    const result = await run.result;
-    const usage = result.treeUsage;
-    session.usage.input += usage.input;
-    session.usage.output += usage.output;
-    session.usage.cacheRead += usage.cacheRead;
-    if (usage.cost !== undefined) session.usage.cost = (session.usage.cost ?? 0) + usage.cost.total;
-    session.usage.runs += 1;
+    let result: AgentRunResult;
+    let continuations = 0;
+    for (;;) {
+      const run = session.agent.run(text);
+      hooks.onStart?.(() => run.abort(new Error('Interrupted by the user')));
+      result = await run.result;
+      const usage = result.treeUsage;
+      session.usage.input += usage.input;
+      session.usage.output += usage.output;
+      session.usage.cacheRead += usage.cacheRead;
+      if (usage.cost !== undefined)
+        session.usage.cost = (session.usage.cost ?? 0) + usage.cost.total;
+      session.usage.runs += 1;
+      if (result.stopReason !== 'completed' || !commandHooks?.has('Stop')) break;
+      const stop = await commandHooks.stop(continuations > 0);
+      for (const message of stop.messages) hooks.onNotice?.(message);
+      if (stop.continueWith === undefined || continuations >= maxStopContinuations) break;
+      continuations += 1;
+      hooks.onNotice?.(`A Stop hook sends the agent on: ${stop.continueWith}`);
+      text = `A Stop hook did not let you finish yet: ${stop.continueWith}`;
+    }
     return result;
   } finally {
     unsubscribe();

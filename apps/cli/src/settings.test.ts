@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentsInstructions, loadSettings } from './settings.js';
@@ -173,6 +173,63 @@ describe('settings files', () => {
     expect(text).toContain('(user):\nAnswer in French.');
     expect(text).toContain('(project):\nRun pnpm test before finishing.');
     expect(text.indexOf('French')).toBeLessThan(text.indexOf('pnpm test'));
+  });
+
+  it('hooks from user and project files add up; UserPromptSubmit can block -p, Stop can send it on', async () => {
+    const { dir, home, workspace, env } = await project();
+    const log = join(dir, 'hooks.log');
+    const hook = join(dir, 'hook.mjs');
+    await writeFile(
+      hook,
+      `import { appendFileSync } from 'node:fs';
+let input = ''; process.stdin.on('data', (c) => { input += c; });
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  appendFileSync(${JSON.stringify(log)}, event.hook_event_name + ' ' + (process.argv[2] ?? '') + '\\n');
+  if (event.hook_event_name === 'UserPromptSubmit' && event.prompt.includes('forbidden')) { process.stderr.write('not that prompt'); process.exit(2); }
+  if (event.hook_event_name === 'Stop' && !event.stop_hook_active) { process.stderr.write('say more'); process.exit(2); }
+});`,
+    );
+    const command = (label: string) => ({
+      type: 'command',
+      command: `${process.execPath} ${hook} ${label}`,
+    });
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [command('user')] }] } }),
+    );
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          UserPromptSubmit: [{ hooks: [command('project')] }],
+          Stop: [{ hooks: [command('stop')] }],
+        },
+      }),
+    );
+    const script = await writeScript(dir, [{ text: 'first' }, { text: 'second' }]);
+    const blocked = await runCli(
+      ['-p', 'a forbidden thing', '--scripted', script, '--cwd', workspace],
+      { env },
+    );
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain('Prompt blocked by a UserPromptSubmit hook: not that prompt');
+    expect(blocked.stdout).toBe('');
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(run.stderr).toContain('A Stop hook sends the agent on: say more');
+    expect(run.stdout).toBe('second\n');
+    expect(run.code).toBe(0);
+    const lines = (await readFile(log, 'utf8')).split('\n');
+    expect(lines).toContain('UserPromptSubmit user');
+    expect(lines).toContain('UserPromptSubmit project');
+    expect(lines.filter((line) => line === 'Stop stop')).toHaveLength(2);
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ hooks: { PreToolUs: [] } }),
+    );
+    const bad = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/settings\.json: hooks: unknown key "PreToolUs"/);
   });
 });
 

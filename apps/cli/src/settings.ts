@@ -7,7 +7,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { checkHooksConfig, type HookMatcher, type HooksConfig } from '@agent/command-hooks';
+import {
+  type HooksConfig,
+  HooksConfigError,
+  mergeHooksConfigs,
+  parseHooksConfig,
+} from '@agent/command-hooks';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { CliOptions, ProviderName } from './args.js';
@@ -27,6 +32,7 @@ export interface SettingsFile {
   sandbox?: SandboxMode;
   mcpServers?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Command hooks in Claude Code's format (see `@agent/command-hooks`). */
   hooks?: HooksConfig;
 }
 
@@ -150,9 +156,10 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (env !== undefined) checked.env = env as Record<string, string>;
   if (record.hooks !== undefined) {
     try {
-      checked.hooks = checkHooksConfig(record.hooks);
+      checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
     } catch (error) {
-      throw new CliError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof HooksConfigError) throw new CliError(error.message);
+      throw error;
     }
   }
   return checked;
@@ -195,11 +202,7 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     settings.provider = file.provider ?? settings.provider;
     settings.sandbox = file.sandbox ?? settings.sandbox;
     Object.assign(settings.env, file.env ?? {});
-    for (const [event, matchers] of Object.entries(file.hooks ?? {}) as [
-      keyof HooksConfig,
-      HookMatcher[],
-    ][])
-      settings.hooks[event] = [...(settings.hooks[event] ?? []), ...matchers];
+    if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
     if (file.mcpServers !== undefined) addServers(file.mcpServers, path);
   }
   const mcpJson = join(project, '.mcp.json');

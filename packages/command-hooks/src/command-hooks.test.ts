@@ -1,168 +1,368 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, defineTool } from '@agent/core';
-import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import {
+  Agent,
+  defineTool,
+  messageText,
+  PermissionPolicy,
+  type PermissionRequest,
+  type ToolResultMessage,
+} from '@agent/core';
+import { createScriptedProvider } from '@agent/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { checkHooksConfig, commandHooks, type HooksConfig } from './index.js';
+import {
+  CommandHooks,
+  HooksConfigError,
+  matches,
+  mergeHooksConfigs,
+  parseHooksConfig,
+} from './index.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'command-hooks-'));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-
-const ran: unknown[] = [];
-const shell = defineTool({
-  name: 'bash',
-  description: 'Runs a command (recorded, not run).',
-  input: z.object({ command: z.string() }),
-  execute: async (args) => {
-    ran.push(args);
-    return `ran ${args.command}`;
-  },
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'command-hooks-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
-async function run(config: HooksConfig, turns: ScriptedTurn[], errors: Error[] = []) {
-  ran.length = 0;
-  const hooks = commandHooks(config, { cwd, onError: (error) => errors.push(error) });
-  const agent = new Agent({
-    provider: createScriptedProvider([...turns, { text: 'done' }]),
-    model: 'm',
-    tools: [shell],
-    hooks: hooks.agentHooks,
-  });
-  await agent.run('go').result;
-  return agent.messages
-    .filter((message) => message.role === 'toolResult')
-    .map((message) =>
-      message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
-    );
+/** Writes an executable Node script and returns the command that runs it. */
+async function script(name: string, body: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, body);
+  return `${JSON.stringify(process.execPath)} ${JSON.stringify(path)}`;
 }
 
-describe('command hooks (real bash commands)', () => {
-  it('PreToolUse: exit 2 blocks with stderr for the model; the event arrives as JSON on stdin', async () => {
-    const log = join(cwd, 'events.jsonl');
-    const config = checkHooksConfig({
+const readStdin = `let input = ''; process.stdin.on('data', (c) => { input += c; });`;
+
+function echoTool(ran: unknown[]) {
+  return defineTool({
+    name: 'echo',
+    description: 'Echoes its text.',
+    input: z.object({ text: z.string() }),
+    permissionTier: 'read-only',
+    execute: async ({ text }) => {
+      ran.push(text);
+      return { content: [{ type: 'text', text: `echo: ${text}` }] };
+    },
+  });
+}
+
+function toolResults(messages: readonly { role: string }[]): ToolResultMessage[] {
+  return messages.filter((m): m is ToolResultMessage => m.role === 'toolResult');
+}
+
+function oneCall(text = 'hi') {
+  return createScriptedProvider([
+    { toolCalls: [{ id: 'call_1', name: 'echo', arguments: { text } }] },
+    { text: 'done' },
+  ]);
+}
+
+describe('parseHooksConfig', () => {
+  it('accepts the Claude Code format and rejects unknown events, keys and bad matchers', () => {
+    const config = parseHooksConfig({
       PreToolUse: [
+        { matcher: 'bash|edit_file', hooks: [{ type: 'command', command: 'true', timeout: 5 }] },
+      ],
+      Stop: [{ hooks: [{ type: 'command', command: 'true' }] }],
+    });
+    expect(config.PreToolUse?.[0]?.hooks[0]?.timeout).toBe(5);
+    expect(() => parseHooksConfig({ PreToolUs: [] }, 'settings.json')).toThrow(
+      /settings.json: unknown key "PreToolUs"/,
+    );
+    expect(() =>
+      parseHooksConfig({ Stop: [{ hooks: [{ type: 'command', command: 'x', timout: 1 }] }] }),
+    ).toThrow(HooksConfigError);
+    expect(() => parseHooksConfig({ PreToolUse: [{ matcher: '(', hooks: [] }] })).toThrow(
+      /not a valid regular expression/,
+    );
+    expect(() =>
+      parseHooksConfig({ Stop: [{ hooks: [{ type: 'prompt', command: 'x' }] }] }),
+    ).toThrow(/type must be "command"/);
+  });
+
+  it('matchers select whole tool names; lists merge in order', () => {
+    expect(matches('bash', 'bash')).toBe(true);
+    expect(matches('bash', 'bash_output')).toBe(false);
+    expect(matches('edit_file|write_file', 'write_file')).toBe(true);
+    expect(matches('*', 'anything')).toBe(true);
+    expect(matches(undefined, 'anything')).toBe(true);
+    const a = parseHooksConfig({ Stop: [{ hooks: [{ type: 'command', command: 'a' }] }] });
+    const b = parseHooksConfig({ Stop: [{ hooks: [{ type: 'command', command: 'b' }] }] });
+    expect(mergeHooksConfigs(a, b).Stop?.map((m) => m.hooks[0]?.command)).toEqual(['a', 'b']);
+  });
+});
+
+describe('CommandHooks through the real loop', () => {
+  it('PreToolUse exit 2 blocks the call; the model reads stderr; the command got the event on stdin', async () => {
+    const seen = join(dir, 'seen.json');
+    const command = await script(
+      'block.mjs',
+      `import { writeFileSync } from 'node:fs';
+${readStdin}
+process.stdin.on('end', () => { writeFileSync(${JSON.stringify(seen)}, input); process.stderr.write('no echoing today'); process.exit(2); });`,
+    );
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        PreToolUse: [{ matcher: 'echo', hooks: [{ type: 'command', command }] }],
+      }),
+      { cwd: dir, sessionId: 's1' },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'scripted',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(undefined),
+    });
+    const result = await agent.run('go').result;
+    expect(ran).toEqual([]);
+    const [message] = toolResults(result.messages);
+    expect(message?.isError).toBe(true);
+    expect(messageText(message as ToolResultMessage)).toContain('no echoing today');
+    const event = JSON.parse(await readFile(seen, 'utf8'));
+    expect(event).toMatchObject({
+      session_id: 's1',
+      cwd: dir,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'echo',
+      tool_input: { text: 'hi' },
+      tool_use_id: 'call_1',
+    });
+  });
+
+  it('without a wrapped gate, exit 2 skips the call in beforeToolExecution', async () => {
+    const command = await script(
+      'block.mjs',
+      `process.stderr.write('blocked here'); process.exit(2);`,
+    );
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ hooks: [{ type: 'command', command }] }] },
+      { cwd: dir },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+    });
+    const result = await agent.run('go').result;
+    expect(ran).toEqual([]);
+    expect(messageText(toolResults(result.messages)[0] as ToolResultMessage)).toContain(
+      'blocked here',
+    );
+  });
+
+  it('a hook whose matcher does not select the tool does not run', async () => {
+    const command = await script('block.mjs', `process.exit(2);`);
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command }] }] },
+      { cwd: dir },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(undefined),
+    });
+    await agent.run('go').result;
+    expect(ran).toEqual(['hi']);
+  });
+
+  it('JSON permissionDecision allow skips the rules; ask forces a question; updatedInput changes the call', async () => {
+    const decide = await script(
+      'decide.mjs',
+      `${readStdin}
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  const text = event.tool_input.text;
+  const out = text === 'ask-me'
+    ? { permissionDecision: 'ask', permissionDecisionReason: 'hook wants a human' }
+    : { permissionDecision: 'allow', updatedInput: { text: text.toUpperCase() } };
+  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', ...out } }));
+});`,
+    );
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ matcher: 'echo', hooks: [{ type: 'command', command: decide }] }] },
+      { cwd: dir },
+    );
+    const asked: PermissionRequest[] = [];
+    // Read-only mode would allow echo without asking, and a deny-all approver answers questions.
+    const policy = new PermissionPolicy({
+      mode: 'read-only',
+      approver: (request) => {
+        asked.push(request);
+        return { answer: 'deny', reason: 'the user said no' };
+      },
+    });
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: createScriptedProvider([
         {
-          matcher: 'bash',
-          hooks: [
-            {
-              type: 'command',
-              command: `cat >> ${log}; echo >> ${log}; grep -q '"rm ' ${log} && { echo "rm is not allowed here" >&2; exit 2; }; exit 0`,
-            },
+          toolCalls: [
+            { id: 'a', name: 'echo', arguments: { text: 'quiet' } },
+            { id: 'b', name: 'echo', arguments: { text: 'ask-me' } },
           ],
         },
-      ],
+        { text: 'done' },
+      ]),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(policy.gate),
     });
-    const texts = await run(config, [
-      { toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] },
-      { toolCalls: [{ name: 'bash', arguments: { command: 'rm -rf /' } }] },
+    const result = await agent.run('go').result;
+    expect(ran).toEqual(['QUIET']);
+    expect(asked.map((r) => r.toolCallId)).toEqual(['b']);
+    const results = toolResults(result.messages);
+    expect(messageText(results[1] as ToolResultMessage)).toContain('the user said no');
+  });
+
+  it('JSON permissionDecision deny blocks with its reason', async () => {
+    const deny = await script(
+      'deny.mjs',
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'policy says no' } }));`,
+    );
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ hooks: [{ type: 'command', command: deny }] }] },
+      { cwd: dir },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(undefined),
+    });
+    const result = await agent.run('go').result;
+    expect(ran).toEqual([]);
+    expect(messageText(toolResults(result.messages)[0] as ToolResultMessage)).toContain(
+      'policy says no',
+    );
+  });
+
+  it('a hook that times out or fails is reported and does not block', async () => {
+    const slow = await script('slow.mjs', `setTimeout(() => process.exit(2), 60_000);`);
+    const broken = await script('broken.mjs', `process.stderr.write('oops'); process.exit(1);`);
+    const warnings: string[] = [];
+    const hooks = new CommandHooks(
+      {
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: slow, timeout: 0.3 }] },
+          { hooks: [{ type: 'command', command: broken }] },
+        ],
+      },
+      { cwd: dir, onWarning: (w) => warnings.push(w) },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(undefined),
+    });
+    await agent.run('go').result;
+    expect(ran).toEqual(['hi']);
+    expect(warnings.sort()).toEqual([
+      expect.stringMatching(/PreToolUse hook ".*broken.mjs"" exited 1: oops/),
+      expect.stringMatching(/PreToolUse hook ".*slow.mjs"" timed out/),
     ]);
-    expect(texts[0]).toBe('ran ls');
-    expect(texts[1]).toBe('Skipped: rm is not allowed here');
-    expect(ran).toEqual([{ command: 'ls' }]);
-    const first = JSON.parse(readFileSync(log, 'utf8').split('\n')[0] as string);
-    expect(first).toMatchObject({
-      hook_event_name: 'PreToolUse',
-      tool_name: 'bash',
-      tool_input: { command: 'ls' },
-      cwd,
+  });
+
+  it('PostToolUse gets the response; exit 2 adds stderr to the result the model reads', async () => {
+    const seen = join(dir, 'post.json');
+    const command = await script(
+      'post.mjs',
+      `import { writeFileSync } from 'node:fs';
+${readStdin}
+process.stdin.on('end', () => { writeFileSync(${JSON.stringify(seen)}, input); process.stderr.write('lint failed'); process.exit(2); });`,
+    );
+    const hooks = new CommandHooks(
+      { PostToolUse: [{ matcher: 'echo', hooks: [{ type: 'command', command }] }] },
+      { cwd: dir },
+    );
+    const ran: unknown[] = [];
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool(ran)],
+      hooks: hooks.agentHooks,
+    });
+    const result = await agent.run('go').result;
+    expect(ran).toEqual(['hi']);
+    const text = messageText(toolResults(result.messages)[0] as ToolResultMessage);
+    expect(text).toContain('echo: hi');
+    expect(text).toContain('PostToolUse hook: lint failed');
+    expect(JSON.parse(await readFile(seen, 'utf8'))).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_response: { content: 'echo: hi', isError: false },
     });
   });
 
-  it('PreToolUse JSON: deny with a reason, or rewrite the input; the matcher picks the tools', async () => {
-    const script = join(cwd, 'decide.sh');
-    writeFileSync(
-      script,
-      `input=$(cat)
-case "$input" in
-  *'"secret'*) echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no secrets"}}' ;;
-  *'"ls'*) echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls -la"}}}' ;;
-esac
-`,
+  it('UserPromptSubmit adds context or blocks; SessionStart gives context; Stop can ask to go on', async () => {
+    const prompt = await script(
+      'prompt.mjs',
+      `${readStdin}
+process.stdin.on('end', () => {
+  const { prompt } = JSON.parse(input);
+  if (prompt.includes('secret')) { process.stderr.write('no secrets'); process.exit(2); }
+  process.stdout.write('Today is a test day.');
+});`,
     );
-    const texts = await run(
+    const start = await script(
+      'start.mjs',
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'branch: main' } }));`,
+    );
+    const stop = await script(
+      'stop.mjs',
+      `${readStdin}
+process.stdin.on('end', () => {
+  const { stop_hook_active } = JSON.parse(input);
+  if (!stop_hook_active) process.stdout.write(JSON.stringify({ decision: 'block', reason: 'run the tests first' }));
+});`,
+    );
+    const hooks = new CommandHooks(
       {
-        PreToolUse: [{ matcher: 'ba.*', hooks: [{ type: 'command', command: `bash ${script}` }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: prompt }] }],
+        SessionStart: [{ hooks: [{ type: 'command', command: start }] }],
+        Stop: [{ hooks: [{ type: 'command', command: stop }] }],
       },
-      [
-        { toolCalls: [{ name: 'bash', arguments: { command: 'secret stuff' } }] },
-        { toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] },
-      ],
+      { cwd: dir },
     );
-    expect(texts).toEqual(['Skipped: no secrets', 'ran ls -la']);
-    const none = await run(
-      { PreToolUse: [{ matcher: 'write_file', hooks: [{ type: 'command', command: 'exit 2' }] }] },
-      [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo' } }] }],
-    );
-    expect(none).toEqual(['ran echo']);
-  });
-
-  it('PostToolUse: exit 2 adds its stderr to the result; a failing or slow hook does not block', async () => {
-    const errors: Error[] = [];
-    const texts = await run(
-      {
-        PostToolUse: [
-          { hooks: [{ type: 'command', command: 'echo "lint: 2 warnings" >&2; exit 2' }] },
-          { hooks: [{ type: 'command', command: 'exit 7' }] },
-          { hooks: [{ type: 'command', command: 'sleep 5', timeout: 0.2 }] },
-        ],
-      },
-      [{ toolCalls: [{ name: 'bash', arguments: { command: 'make' } }] }],
-      errors,
-    );
-    expect(texts).toEqual(['ran make\n[hook] lint: 2 warnings']);
-    expect(errors.map((error) => error.message)).toEqual([
-      'PostToolUse hook exited with 7: exit 7',
-      'PostToolUse hook timed out after 0.2 s: sleep 5',
-    ]);
-  });
-
-  it('UserPromptSubmit, Stop and SessionStart for the application', async () => {
-    const hooks = commandHooks(
-      {
-        UserPromptSubmit: [
-          {
-            hooks: [
-              {
-                type: 'command',
-                command:
-                  'grep -q password && { echo "do not paste passwords" >&2; exit 2; }; echo "branch: main"',
-              },
-            ],
-          },
-        ],
-        SessionStart: [{ hooks: [{ type: 'command', command: 'echo "node 24 here"' }] }],
-        Stop: [
-          {
-            hooks: [
-              {
-                type: 'command',
-                command:
-                  'echo "{\\"decision\\":\\"block\\",\\"reason\\":\\"run the tests first\\"}"',
-              },
-            ],
-          },
-        ],
-      },
-      { cwd },
-    );
-    expect(await hooks.userPromptSubmit('my password is x')).toEqual({
-      block: 'do not paste passwords',
-      context: '',
+    expect(await hooks.userPromptSubmit('tell me the secret')).toEqual({
+      blocked: 'no secrets',
+      messages: [],
     });
-    expect(await hooks.userPromptSubmit('fix the bug')).toEqual({ context: 'branch: main' });
-    expect(await hooks.sessionStart('startup')).toEqual({ context: 'node 24 here' });
-    expect(await hooks.stop('completed')).toEqual({ block: 'run the tests first' });
+    expect(await hooks.userPromptSubmit('hello')).toEqual({
+      prompt: 'hello\n\nToday is a test day.',
+      messages: [],
+    });
+    expect(await hooks.sessionStart('startup')).toBe('branch: main');
+    expect(await hooks.stop(false)).toEqual({ continueWith: 'run the tests first', messages: [] });
+    expect(await hooks.stop(true)).toEqual({ messages: [] });
   });
 
-  it('a malformed configuration is refused with the place of the problem', () => {
-    expect(() => checkHooksConfig({ PreTool: [] })).toThrow('hooks: unknown event "PreTool"');
-    expect(() => checkHooksConfig({ PreToolUse: [{ matcher: '(', hooks: [] }] })).toThrow(
-      'hooks.PreToolUse[0].matcher is not a valid regular expression',
+  it('the commands run in the workspace with AGENT_PROJECT_DIR set', async () => {
+    const command = await script(
+      'where.mjs',
+      `process.stdout.write(process.cwd() + '|' + process.env.AGENT_PROJECT_DIR);`,
     );
-    expect(() => checkHooksConfig({ Stop: [{ hooks: [{ type: 'command' }] }] })).toThrow(
-      'hooks.Stop[0].hooks[0] needs type "command" and a "command"',
+    const hooks = new CommandHooks(
+      { SessionStart: [{ hooks: [{ type: 'command', command }] }] },
+      { cwd: dir },
     );
+    const context = await hooks.sessionStart('startup');
+    const real = await import('node:fs/promises').then((fs) => fs.realpath(dir));
+    expect(context.split('|')[0]).toBe(real);
+    expect(context.split('|')[1]).toBe(dir);
   });
 });

@@ -1,0 +1,298 @@
+import type {
+  AgentHooks,
+  PermissionDecision,
+  PermissionGate,
+  PermissionRequest,
+  ToolCallInfo,
+  ToolResult,
+} from '@agent/core';
+import { type HookEventName, type HooksConfig, matches } from './config.js';
+import { type CommandOutcome, runCommand } from './run-command.js';
+
+/** Options of {@link CommandHooks}. */
+export interface CommandHooksOptions {
+  /** The workspace: the commands' working directory, `cwd` in the event and `AGENT_PROJECT_DIR`. */
+  cwd: string;
+  /** Sent as `session_id` in every event. */
+  sessionId?: string;
+  /** Sent as `transcript_path` when set. */
+  transcriptPath?: string;
+  /** The commands' environment (default `process.env`); `AGENT_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` are added. */
+  env?: NodeJS.ProcessEnv;
+  /** Timeout of a hook without its own `timeout`, in milliseconds (default 60 000). */
+  defaultTimeoutMs?: number;
+  /** Told about hooks that failed without blocking (exit codes other than 0 and 2, timeouts, bad JSON). */
+  onWarning?: (message: string) => void;
+}
+
+/** What the JSON a hook prints on stdout may say (Claude Code's fields). */
+interface HookOutput {
+  continue?: boolean;
+  stopReason?: string;
+  decision?: 'block' | 'approve';
+  reason?: string;
+  systemMessage?: string;
+  hookSpecificOutput?: {
+    hookEventName?: string;
+    permissionDecision?: 'allow' | 'deny' | 'ask';
+    permissionDecisionReason?: string;
+    updatedInput?: unknown;
+    additionalContext?: string;
+  };
+}
+
+/** The combined verdict of the hooks of one event. */
+export interface HookVerdict {
+  /** A hook exited 2 or said `decision: "block"` / `permissionDecision: "deny"`; the reason (stderr, or the JSON's reason). */
+  blocked?: string;
+  /** PreToolUse: a hook allowed the call (it runs without the permission rules' question). */
+  allow?: string;
+  /** PreToolUse: a hook wants the user asked, whatever the rules say. */
+  ask?: string;
+  /** PreToolUse: the arguments to run the call with instead. */
+  updatedInput?: unknown;
+  /** Context to give the model (UserPromptSubmit, SessionStart, PostToolUse), stdout of plain-text hooks included. */
+  additionalContext: string[];
+  /** A hook said `continue: false`: stop, with this reason. */
+  stop?: string;
+  /** Messages for the user (`systemMessage`). */
+  messages: string[];
+}
+
+function parseOutput(stdout: string): HookOutput | undefined {
+  const text = stdout.trim();
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' ? (value as HookOutput) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(outcome: CommandOutcome, command: string): string {
+  if (outcome.timedOut) return `hook "${command}" timed out`;
+  if (outcome.error !== undefined) return `hook "${command}" failed: ${outcome.error}`;
+  const detail = outcome.stderr.trim();
+  return `hook "${command}" exited ${outcome.exitCode}${detail === '' ? '' : `: ${detail}`}`;
+}
+
+/**
+ * Command hooks in Claude Code's format, turned into core {@link AgentHooks} and a permission gate
+ * wrapper. Each command gets the event as JSON on stdin; exit 0 goes on (stdout may hold a JSON
+ * decision), exit 2 blocks with stderr shown to the model, other exits are reported and ignored.
+ *
+ * PreToolUse runs in {@link wrapGate} when the gate is wrapped (so `allow` can skip the question and
+ * `ask` can force one), otherwise in `beforeToolExecution`; `updatedInput` is applied in
+ * `beforeToolExecution` either way.
+ */
+export class CommandHooks {
+  readonly #config: HooksConfig;
+  readonly #options: CommandHooksOptions;
+  /** PreToolUse verdicts computed by the gate, awaiting beforeToolExecution. */
+  readonly #preVerdicts = new Map<string, HookVerdict>();
+  #gateWrapped = false;
+
+  constructor(config: HooksConfig, options: CommandHooksOptions) {
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** Whether any hook is configured for `event`. */
+  has(event: HookEventName): boolean {
+    return (this.#config[event]?.length ?? 0) > 0;
+  }
+
+  /** Runs the hooks of `event` selected by `toolName` (all, for events without tools), in parallel, and combines them. */
+  async run(
+    event: HookEventName,
+    payload: Record<string, unknown>,
+    toolName?: string,
+    signal?: AbortSignal,
+  ): Promise<HookVerdict> {
+    const verdict: HookVerdict = { additionalContext: [], messages: [] };
+    const commands = (this.#config[event] ?? [])
+      .filter((entry) => toolName === undefined || matches(entry.matcher, toolName))
+      .flatMap((entry) => entry.hooks);
+    if (commands.length === 0) return verdict;
+    const input = JSON.stringify({
+      session_id: this.#options.sessionId ?? '',
+      ...(this.#options.transcriptPath === undefined
+        ? {}
+        : { transcript_path: this.#options.transcriptPath }),
+      cwd: this.#options.cwd,
+      hook_event_name: event,
+      ...payload,
+    });
+    const env = {
+      ...(this.#options.env ?? process.env),
+      AGENT_PROJECT_DIR: this.#options.cwd,
+      CLAUDE_PROJECT_DIR: this.#options.cwd,
+    };
+    const outcomes = await Promise.all(
+      commands.map((hook) =>
+        runCommand(hook.command, input, {
+          cwd: this.#options.cwd,
+          env,
+          timeoutMs:
+            hook.timeout === undefined
+              ? (this.#options.defaultTimeoutMs ?? 60_000)
+              : hook.timeout * 1000,
+          ...(signal === undefined ? {} : { signal }),
+        }).then((outcome) => ({ hook, outcome })),
+      ),
+    );
+    const blocked: string[] = [];
+    const asked: string[] = [];
+    const allowed: string[] = [];
+    for (const { hook, outcome } of outcomes) {
+      if (outcome.exitCode === 2) {
+        blocked.push(outcome.stderr.trim() || `Blocked by the hook "${hook.command}"`);
+        continue;
+      }
+      if (outcome.exitCode !== 0) {
+        if (!signal?.aborted)
+          this.#options.onWarning?.(`${event} ${describe(outcome, hook.command)}`);
+        continue;
+      }
+      const output = parseOutput(outcome.stdout);
+      if (output === undefined) {
+        const text = outcome.stdout.trim();
+        // Plain stdout is context for the model where Claude Code treats it so.
+        if (text !== '' && (event === 'UserPromptSubmit' || event === 'SessionStart'))
+          verdict.additionalContext.push(text);
+        continue;
+      }
+      if (output.systemMessage !== undefined) verdict.messages.push(output.systemMessage);
+      if (output.continue === false)
+        verdict.stop = output.stopReason ?? `Stopped by the hook "${hook.command}"`;
+      const specific = output.hookSpecificOutput ?? {};
+      if (specific.additionalContext !== undefined)
+        verdict.additionalContext.push(specific.additionalContext);
+      const reason = specific.permissionDecisionReason ?? output.reason;
+      if (output.decision === 'block' || specific.permissionDecision === 'deny') {
+        blocked.push(reason ?? `Blocked by the hook "${hook.command}"`);
+      } else if (specific.permissionDecision === 'ask') {
+        asked.push(reason ?? `The hook "${hook.command}" asks for approval`);
+      } else if (specific.permissionDecision === 'allow' || output.decision === 'approve') {
+        allowed.push(reason ?? `Allowed by the hook "${hook.command}"`);
+      }
+      if (specific.updatedInput !== undefined) verdict.updatedInput = specific.updatedInput;
+    }
+    // The strictest wins: deny, then ask, then allow.
+    if (blocked.length > 0) verdict.blocked = blocked.join('\n');
+    else if (asked.length > 0) verdict.ask = asked.join('\n');
+    else if (allowed.length > 0) verdict.allow = allowed.join('\n');
+    return verdict;
+  }
+
+  #preToolUse(call: ToolCallInfo, signal?: AbortSignal): Promise<HookVerdict> {
+    return this.run(
+      'PreToolUse',
+      { tool_name: call.toolName, tool_input: call.args, tool_use_id: call.toolCallId },
+      call.toolName,
+      signal,
+    );
+  }
+
+  /**
+   * Wraps a permission gate so PreToolUse hooks decide first: a block denies with the hook's
+   * reason, `allow` runs the call without asking `inner`, `ask` makes `inner` ask (the request is
+   * marked opaque, which no rule, grant or mode can allow).
+   */
+  wrapGate(inner: PermissionGate | undefined): PermissionGate {
+    this.#gateWrapped = true;
+    return async (request: PermissionRequest): Promise<PermissionDecision> => {
+      if (!this.has('PreToolUse'))
+        return inner === undefined ? { behavior: 'allow' } : inner(request);
+      const verdict = await this.#preToolUse(request, request.signal);
+      this.#preVerdicts.set(request.toolCallId, verdict);
+      if (verdict.blocked !== undefined) return { behavior: 'deny', reason: verdict.blocked };
+      if (verdict.allow !== undefined || inner === undefined) return { behavior: 'allow' };
+      if (verdict.ask !== undefined) return inner({ ...request, opaque: verdict.ask });
+      return inner(request);
+    };
+  }
+
+  /** The hooks for `AgentOptions.hooks`: PreToolUse (unless the gate ran it) and PostToolUse. */
+  get agentHooks(): AgentHooks {
+    return {
+      beforeToolExecution: async (call) => {
+        let verdict = this.#preVerdicts.get(call.toolCallId);
+        this.#preVerdicts.delete(call.toolCallId);
+        if (verdict === undefined) {
+          if (this.#gateWrapped || !this.has('PreToolUse')) return undefined;
+          verdict = await this.#preToolUse(call);
+          if (verdict.blocked !== undefined) return { action: 'skip', reason: verdict.blocked };
+        }
+        if (verdict.updatedInput !== undefined)
+          return { action: 'replace', args: verdict.updatedInput };
+        return undefined;
+      },
+      afterToolExecution: async (call, result) => {
+        if (!this.has('PostToolUse')) return undefined;
+        const verdict = await this.run(
+          'PostToolUse',
+          {
+            tool_name: call.toolName,
+            tool_input: call.args,
+            tool_use_id: call.toolCallId,
+            tool_response: toolResponse(result),
+          },
+          call.toolName,
+        );
+        const notes = [
+          ...(verdict.blocked === undefined ? [] : [`PostToolUse hook: ${verdict.blocked}`]),
+          ...verdict.additionalContext,
+        ];
+        if (notes.length === 0) return undefined;
+        return {
+          ...result,
+          content: [...result.content, { type: 'text', text: notes.join('\n') }],
+        };
+      },
+    };
+  }
+
+  /**
+   * UserPromptSubmit: a block means the prompt is not sent (show `blocked` to the user); otherwise
+   * `prompt` is the text to send, with the hooks' context appended.
+   */
+  async userPromptSubmit(
+    prompt: string,
+  ): Promise<{ blocked: string; messages: string[] } | { prompt: string; messages: string[] }> {
+    const verdict = await this.run('UserPromptSubmit', { prompt });
+    const blocked = verdict.blocked ?? verdict.stop;
+    if (blocked !== undefined) return { blocked, messages: verdict.messages };
+    return {
+      prompt: [prompt, ...verdict.additionalContext].join('\n\n'),
+      messages: verdict.messages,
+    };
+  }
+
+  /**
+   * Stop, when a run has ended: `continueWith` is a reason the agent should go on (a hook exited 2
+   * or said `decision: "block"`); pass `stopHookActive` when this run was itself such a continuation.
+   */
+  async stop(stopHookActive: boolean): Promise<{ continueWith?: string; messages: string[] }> {
+    const verdict = await this.run('Stop', { stop_hook_active: stopHookActive });
+    if (verdict.blocked !== undefined && verdict.stop === undefined)
+      return { continueWith: verdict.blocked, messages: verdict.messages };
+    return { messages: verdict.messages };
+  }
+
+  /** SessionStart (`source`: startup, resume, clear): the context the hooks want the model to have ('' for none). */
+  async sessionStart(source: 'startup' | 'resume' | 'clear'): Promise<string> {
+    const verdict = await this.run('SessionStart', { source });
+    return verdict.additionalContext.join('\n\n');
+  }
+}
+
+function toolResponse(result: ToolResult): unknown {
+  return {
+    content: result.content
+      .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+      .join('\n'),
+    isError: result.isError === true,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The hooks configuration in Claude Code's format:
+ *
+ * ```json
+ * { "PreToolUse": [{ "matcher": "bash|edit_file", "hooks": [{ "type": "command", "command": "./check.sh", "timeout": 30 }] }] }
+ * ```
+ */
+
+/** The events a command hook can be attached to. */
+export const hookEventNames = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SessionStart',
+] as const;
+
+export type HookEventName = (typeof hookEventNames)[number];
+
+/** One shell command run for an event. `timeout` is in seconds (default 60). */
+export interface CommandHook {
+  type: 'command';
+  command: string;
+  timeout?: number;
+}
+
+/** Hooks run when `matcher` (a regular expression over the whole tool name; empty or `*` for all) matches. */
+export interface HookMatcher {
+  matcher?: string;
+  hooks: CommandHook[];
+}
+
+export type HooksConfig = Partial<Record<HookEventName, HookMatcher[]>>;
+
+/** A mistake in a hooks configuration, naming where it is. */
+export class HooksConfigError extends Error {
+  override readonly name = 'HooksConfigError';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function unknownKeys(record: Record<string, unknown>, known: readonly string[], where: string) {
+  for (const key of Object.keys(record))
+    if (!known.includes(key))
+      throw new HooksConfigError(`${where}: unknown key "${key}" (known: ${known.join(', ')})`);
+}
+
+/**
+ * Checks a hooks configuration strictly: unknown events, keys and wrong types are errors naming
+ * `where` (a file name, say) and the place in it. Matchers must be valid regular expressions.
+ */
+export function parseHooksConfig(value: unknown, where = 'hooks'): HooksConfig {
+  if (!isObject(value)) throw new HooksConfigError(`${where} must be an object`);
+  unknownKeys(value, hookEventNames, where);
+  const config: HooksConfig = {};
+  for (const event of hookEventNames) {
+    const list = value[event];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new HooksConfigError(`${where}.${event} must be a list`);
+    config[event] = list.map((entry, i) => {
+      const at = `${where}.${event}[${i}]`;
+      if (!isObject(entry)) throw new HooksConfigError(`${at} must be an object`);
+      unknownKeys(entry, ['matcher', 'hooks'], at);
+      const matcher = entry.matcher;
+      if (matcher !== undefined) {
+        if (typeof matcher !== 'string')
+          throw new HooksConfigError(`${at}.matcher must be a string`);
+        try {
+          new RegExp(matcher);
+        } catch (error) {
+          throw new HooksConfigError(
+            `${at}.matcher is not a valid regular expression: ${(error as Error).message}`,
+          );
+        }
+      }
+      if (!Array.isArray(entry.hooks)) throw new HooksConfigError(`${at}.hooks must be a list`);
+      const hooks = entry.hooks.map((hook, j): CommandHook => {
+        const hat = `${at}.hooks[${j}]`;
+        if (!isObject(hook)) throw new HooksConfigError(`${hat} must be an object`);
+        unknownKeys(hook, ['type', 'command', 'timeout'], hat);
+        if (hook.type !== 'command') throw new HooksConfigError(`${hat}.type must be "command"`);
+        if (typeof hook.command !== 'string' || hook.command.trim() === '')
+          throw new HooksConfigError(`${hat}.command must be a non-empty string`);
+        if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0)))
+          throw new HooksConfigError(`${hat}.timeout must be a positive number of seconds`);
+        return {
+          type: 'command',
+          command: hook.command,
+          ...(hook.timeout === undefined ? {} : { timeout: hook.timeout as number }),
+        };
+      });
+      return { ...(matcher === undefined ? {} : { matcher: matcher as string }), hooks };
+    });
+  }
+  return config;
+}
+
+/** Hooks configurations merged in order: the lists of each event add up. */
+export function mergeHooksConfigs(...configs: HooksConfig[]): HooksConfig {
+  const merged: HooksConfig = {};
+  for (const config of configs)
+    for (const event of hookEventNames) {
+      const list = config[event];
+      if (list !== undefined) merged[event] = [...(merged[event] ?? []), ...list];
+    }
+  return merged;
+}
+
+/** Whether a matcher selects `toolName` (no matcher, `''` and `*` select every tool). */
+export function matches(matcher: string | undefined, toolName: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  return new RegExp(`^(?:${matcher})$`).test(toolName);
+}

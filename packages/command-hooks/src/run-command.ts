@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+
+/** How one hook command ended. */
+export interface CommandOutcome {
+  /** The exit code; `undefined` when it timed out, was aborted or could not start. */
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** Set when the command could not be started or was aborted. */
+  error?: string;
+}
+
+const maxOutput = 1024 * 1024;
+
+/**
+ * Runs `command` through the shell with `input` on stdin, in its own process group so a timeout
+ * or an abort ends the whole tree. Never throws.
+ */
+export function runCommand(
+  command: string,
+  input: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+): Promise<CommandOutcome> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    let settled = false;
+    const child = spawn(command, {
+      shell: true,
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const killTree = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree();
+    }, options.timeoutMs);
+    const onAbort = () => killTree();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (outcome: CommandOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stdout.length < maxOutput) stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < maxOutput) stderr += chunk;
+    });
+    // A hook that does not read its stdin closes the pipe early; that is not an error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    child.on('error', (error) =>
+      finish({ exitCode: undefined, stdout, stderr, timedOut, error: error.message }),
+    );
+    child.on('close', (code) => {
+      // The shell may exit while a background descendant still runs; end the group.
+      killTree();
+      if (timedOut || options.signal?.aborted) {
+        finish({
+          exitCode: undefined,
+          stdout,
+          stderr,
+          timedOut,
+          ...(timedOut ? {} : { error: 'aborted' }),
+        });
+        return;
+      }
+      finish({ exitCode: code ?? undefined, stdout, stderr, timedOut });
+    });
+  });
+}
