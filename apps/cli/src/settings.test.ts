@@ -159,7 +159,7 @@ describe('settings files', () => {
       ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
       { env },
     );
-    expect(run.stderr).toContain('Skipped: no network from bash, use web_fetch');
+    expect(run.stderr).toMatch(/✗ bash \[denied\]: .*no network from bash, use web_fetch/);
     expect(run.stderr).toMatch(/✓ bash: fine/);
     expect(run.code).toBe(0);
   });

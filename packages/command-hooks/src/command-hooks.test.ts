@@ -42,7 +42,7 @@ function echoTool(ran: unknown[]) {
     name: 'echo',
     description: 'Echoes its text.',
     input: z.object({ text: z.string() }),
-    permissionTier: 'read-only',
+    policy: { permission: 'read-only' },
     execute: async ({ text }) => {
       ran.push(text);
       return { content: [{ type: 'text', text: `echo: ${text}` }] };
