@@ -29,6 +29,7 @@ const knownSuites = [
   'tool-search',
   'dialects',
   'mcp-serve',
+  'package-size',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */
