@@ -303,6 +303,10 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
       const regex = compilePattern(query.pattern, query.caseSensitive);
       // For skipping whole blocks: with `m`, every line-level match is also a block-level match.
       const prefilter = new RegExp(regex.source, `${regex.flags}m`);
+      const literal = literalBytes(query.pattern, query.caseSensitive);
+      // One read buffer per file in flight, reused from file to file (allocating 1 MiB per file
+      // cost more than the search).
+      const buffers: Buffer[] = [];
       const include = includeMatcher(query.include);
       const rootInfo = await fsOps.stat(query.root);
       async function* files(): AsyncGenerator<string> {
@@ -334,9 +338,14 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
             break;
           }
           queue.push(
-            searchFile(fsOps, next.value, { regex, prefilter }, query, signal).catch(
-              () => undefined,
-            ),
+            searchFile(
+              fsOps,
+              next.value,
+              { regex, prefilter, literal },
+              query,
+              signal,
+              buffers,
+            ).catch(() => undefined),
           );
         }
       };
@@ -355,15 +364,29 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
   };
 }
 
+const regexSyntax = /[\\^$.*+?()[\]{}|/\r\n\uFFFD]/;
+
+/**
+ * The UTF-8 bytes of a case-sensitive pattern without regex syntax: a block of the file that does
+ * not contain them has no match, found without decoding it. (U+FFFD is left out: invalid bytes
+ * decode to it.)
+ */
+export function literalBytes(pattern: string, caseSensitive: boolean): Buffer | undefined {
+  if (!caseSensitive || pattern.length === 0 || regexSyntax.test(pattern)) return undefined;
+  return Buffer.from(pattern, 'utf8');
+}
+
 async function searchFile(
   fsOps: FileSystemOperations,
   file: string,
-  patterns: { regex: RegExp; prefilter: RegExp },
+  patterns: { regex: RegExp; prefilter: RegExp; literal: Buffer | undefined },
   query: SearchQuery,
   signal: AbortSignal,
+  buffers: Buffer[],
 ): Promise<SearchFileResult | undefined> {
-  const { regex, prefilter } = patterns;
+  const { regex, prefilter, literal } = patterns;
   const handle = await fsOps.open(file, 'r');
+  const buffer = buffers.pop() ?? Buffer.allocUnsafe(readChunkBytes);
   try {
     const result: SearchFileResult = { path: file, count: 0, lines: [] };
     const before: SearchLine[] = [];
@@ -375,7 +398,6 @@ async function searchFile(
     let carryBytes = 0;
     let position = 0;
     let first = true;
-    const buffer = Buffer.allocUnsafe(readChunkBytes);
     const onLine = (raw: string) => {
       const isMatch = regex.test(raw);
       const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -422,20 +444,22 @@ async function searchFile(
       const complete = data.subarray(0, cut);
       carry = cut < data.length ? [Buffer.from(data.subarray(cut))] : [];
       carryBytes = data.length - cut;
-      if (complete.length > 0) {
+      if (
+        complete.length > 0 &&
+        literal !== undefined &&
+        afterLeft === 0 &&
+        (query.mode !== 'content' || query.context === 0) &&
+        !complete.includes(literal)
+      ) {
+        // No match in this block, seen in its bytes: only content mode needs its line count.
+        if (query.mode === 'content') lineNumber += countLines(complete);
+      } else if (complete.length > 0) {
         let text = decode(complete);
         if (text.endsWith('\n')) text = text.slice(0, -1);
         const quiet = afterLeft === 0 && !prefilter.test(text);
         if (quiet && (query.mode !== 'content' || query.context === 0)) {
           // No match in this block: count its lines without splitting them.
-          let count = 1;
-          for (
-            let at = complete.indexOf(10);
-            at !== -1 && at < complete.length - 1;
-            at = complete.indexOf(10, at + 1)
-          )
-            count++;
-          lineNumber += count;
+          lineNumber += countLines(complete);
         } else {
           for (const line of text.split('\n')) onLine(line);
         }
@@ -445,6 +469,19 @@ async function searchFile(
     }
     return result.count > 0 ? result : undefined;
   } finally {
+    buffers.push(buffer);
     await handle.close();
   }
+}
+
+/** Lines in a block of whole lines (a trailing newline does not start another). */
+function countLines(block: Buffer): number {
+  let count = 1;
+  for (
+    let at = block.indexOf(10);
+    at !== -1 && at < block.length - 1;
+    at = block.indexOf(10, at + 1)
+  )
+    count++;
+  return count;
 }

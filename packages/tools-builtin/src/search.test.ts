@@ -147,6 +147,38 @@ describe('search', () => {
     }
   }, 10_000);
 
+  it('TypeScript engine: a literal pattern skips blocks by their bytes, keeping line numbers and counts', async () => {
+    const big = makeTempDir();
+    try {
+      // ~3.4 MB: several 1 MiB reads, with matches after blocks that are skipped without decoding.
+      const lines = Array.from({ length: 200_000 }, (_, i) => `filler line ${i + 1} ✓`);
+      lines[149_999] = 'here is the ünïcödé needle';
+      lines[199_999] = 'ünïcödé needle again';
+      fs.writeFileSync(path.join(big, 'big.txt'), `${lines.join('\n')}\n`);
+      fs.writeFileSync(
+        path.join(big, 'bad.txt'),
+        Buffer.concat([Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from('x ünïcödé needle\n')]),
+      );
+      const search = createSearchTool({ cwd: big, engine: 'typescript' });
+      const content = await search.execute({ pattern: 'ünïcödé needle' }, testContext());
+      expect(resultText(content)).toBe(
+        'bad.txt:2:x ünïcödé needle\nbig.txt:150000:here is the ünïcödé needle\n--\nbig.txt:200000:ünïcödé needle again',
+      );
+      const count = await search.execute(
+        { pattern: 'ünïcödé needle', output_mode: 'count' },
+        testContext(),
+      );
+      expect(resultText(count)).toBe('bad.txt:1\nbig.txt:2');
+      const files = await search.execute(
+        { pattern: 'needle', output_mode: 'files_with_matches' },
+        testContext(),
+      );
+      expect(resultText(files)).toBe('bad.txt\nbig.txt');
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
+  }, 20_000);
+
   it('reports an invalid regular expression as invalid arguments', async () => {
     await expect(
       typescript().execute({ pattern: '(unclosed' }, testContext()),
