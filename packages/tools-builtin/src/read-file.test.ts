@@ -119,6 +119,29 @@ describe('read_file', () => {
     expect(readFileCalls).toBe(0);
   });
 
+  it('does not count the lines of more than 16 MiB past the lines returned', async () => {
+    // 1,000,000 lines of 20 bytes: 20,000,000 bytes.
+    const line = (n: number) => `${String(n).padStart(19, '0')}\n`;
+    let text = '';
+    for (let n = 1; n <= 1_000_000; n++) text += line(n);
+    fs.writeFileSync(path.join(dir, 'huge.txt'), text);
+    const early = await tool().execute({ path: 'huge.txt', offset: 10, limit: 1 }, testContext());
+    expect(resultText(early)).toBe(
+      `    10\t${line(10).trim()}\n[Lines 10-10; more follow: 19,999,800 bytes after line 10, not counted; use offset 11 to continue]`,
+    );
+    expect(early.details?.totalLines).toBeUndefined();
+    expect(early.details?.nextOffset).toBe(11);
+    // Within 16 MiB of the end the total is counted as before.
+    const late = await tool().execute(
+      { path: 'huge.txt', offset: 500_000, limit: 1 },
+      testContext(),
+    );
+    expect(resultText(late)).toBe(
+      `500000\t${line(500_000).trim()}\n[Lines 500000-500000 of 1000000; use offset 500001 to continue]`,
+    );
+    expect(late.details?.totalLines).toBe(1_000_000);
+  });
+
   it('refuses a FIFO at once instead of blocking on it', async () => {
     const fifo = path.join(dir, 'pipe');
     execFileSync('mkfifo', [fifo]);

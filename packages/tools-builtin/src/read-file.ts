@@ -39,7 +39,10 @@ export interface ReadFileDetails {
   /** First and last line returned (1-based), when text. */
   startLine?: number;
   endLine?: number;
-  /** Lines in the whole file, when text. */
+  /**
+   * Lines in the whole file, when text and counted: past the lines returned, at most
+   * {@link maxCountedRestBytes} more bytes are read to count them; beyond that it is left out.
+   */
   totalLines?: number;
   /** The offset to continue from, when lines remain. */
   nextOffset?: number;
@@ -48,6 +51,13 @@ export interface ReadFileDetails {
 }
 
 const chunkBytes = 256 * 1024;
+
+/**
+ * Bytes read past the last line returned just to count the file's lines [16 MiB]. A larger rest
+ * is not read: the footer says lines follow and how many bytes are left (counting them would cost
+ * as much as reading them).
+ */
+export const maxCountedRestBytes = 16 * 1024 * 1024;
 
 /**
  * The `read_file` tool: numbered lines of a text file, streamed (a 1 GB file is never loaded to
@@ -73,7 +83,7 @@ export function createReadFileTool(
     description: [
       'Reads a text file and returns numbered lines ("N<tab>text").',
       `"offset" is the 1-based line to start at (default 1); "limit" the number of lines (default ${defaultLimit}).`,
-      `Lines longer than ${maxLineChars} characters are cut. The footer gives the total line count and the offset to continue from.`,
+      `Lines longer than ${maxLineChars} characters are cut. The footer gives the total line count (for a huge file, when much remains, only that more lines follow) and the offset to continue from.`,
       'Images (PNG, JPEG, GIF, WebP) are returned as images; other binary files are only described.',
     ].join(' '),
     input: z.object({
@@ -163,8 +173,15 @@ export function createReadFileTool(
         }
         const offset = args.offset ?? 1;
         const limit = args.limit ?? defaultLimit;
-        const read = await readLines(handle, { offset, limit, maxLineChars, maxOutputChars });
-        const details: ReadFileDetails = { ...base, totalLines: read.totalLines };
+        const read = await readLines(handle, {
+          offset,
+          limit,
+          maxLineChars,
+          maxOutputChars,
+          size,
+        });
+        const details: ReadFileDetails = { ...base };
+        if (read.restBytes === undefined) details.totalLines = read.totalLines;
         if (read.lines.length === 0) {
           if (read.totalLines === 0)
             return { content: [{ type: 'text', text: `${shown} is empty.` }], details };
@@ -180,6 +197,11 @@ export function createReadFileTool(
         const body = read.lines
           .map((line, index) => `${String(offset + index).padStart(6)}\t${line}`)
           .join('\n');
+        if (read.restBytes !== undefined) {
+          details.nextOffset = endLine + 1;
+          const footer = `[Lines ${offset}-${endLine}; more follow: ${read.restBytes.toLocaleString('en-US')} bytes after line ${endLine}, not counted; use offset ${endLine + 1} to continue]`;
+          return { content: [{ type: 'text', text: `${body}\n${footer}` }], details };
+        }
         let footer = `[Lines ${offset}-${endLine} of ${read.totalLines}`;
         if (endLine < read.totalLines) {
           details.nextOffset = endLine + 1;
@@ -209,6 +231,8 @@ interface ReadLinesResult {
   lines: string[];
   totalLines: number;
   linesTruncated: boolean;
+  /** Set when lines were not counted to the end: bytes after the last line returned. */
+  restBytes?: number;
 }
 
 /**
@@ -219,7 +243,14 @@ interface ReadLinesResult {
  */
 async function readLines(
   handle: FileReader,
-  options: { offset: number; limit: number; maxLineChars: number; maxOutputChars: number },
+  options: {
+    offset: number;
+    limit: number;
+    maxLineChars: number;
+    maxOutputChars: number;
+    /** The file's size when opened. */
+    size: number;
+  },
 ): Promise<ReadLinesResult> {
   const buffer = Buffer.allocUnsafe(chunkBytes);
   const maxLineBytes = options.maxLineChars * 4 + 4;
@@ -234,6 +265,8 @@ async function readLines(
   let position = 0;
   let lastByte = -1;
   let sawAny = false;
+  /** Byte position just after the last line returned. */
+  let keptEnd = 0;
 
   const finishLine = () => {
     let bytes = Buffer.concat(parts, partBytes);
@@ -266,6 +299,10 @@ async function readLines(
   };
 
   for (;;) {
+    if (!collecting && options.size - keptEnd > maxCountedRestBytes) {
+      return { lines, totalLines: 0, linesTruncated, restBytes: options.size - keptEnd };
+    }
+    const chunkStart = position;
     const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
     if (bytesRead === 0) break;
     position += bytesRead;
@@ -273,6 +310,16 @@ async function readLines(
     lastByte = buffer[bytesRead - 1] ?? -1;
     const chunk = buffer.subarray(0, bytesRead);
     let start = 0;
+    // Before `offset` and after the last line kept, only newlines are counted: a tight loop.
+    if (!collecting || lineNumber < options.offset) {
+      const stopAt = collecting ? options.offset : Number.POSITIVE_INFINITY;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+        lineNumber++;
+        start = at + 1;
+        if (lineNumber >= stopAt) break;
+      }
+      if (!collecting || lineNumber < options.offset) continue;
+    }
     while (start <= chunk.length) {
       const newline = chunk.indexOf(10, start);
       if (newline === -1) {
@@ -282,6 +329,7 @@ async function readLines(
       if (wanted()) {
         keep(chunk.subarray(start, newline));
         finishLine();
+        keptEnd = chunkStart + newline + 1;
       }
       lineNumber++;
       start = newline + 1;
