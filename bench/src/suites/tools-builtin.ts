@@ -152,7 +152,7 @@ async function searchRows(notes: string[]): Promise<string[][]> {
     ]);
   }
   notes.push(
-    'search: the tool runs rg with --sort=path so that output order is stable (ripgrep then searches on one thread); the TypeScript engine reads 8 files ahead.',
+    'search: the ripgrep engine streams content from rg --sort=path, and gets file lists from rg on all cores, sorted in the tool; the TypeScript engine reads 8 files ahead on one thread, a literal pattern looked for in raw bytes first.',
   );
   return rows;
 }
