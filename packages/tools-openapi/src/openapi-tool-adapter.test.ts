@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -492,6 +492,22 @@ describe('requests', () => {
     );
     expect(ToolError.isInstance(error) && error.kind).toBe('cancelled');
     await closedByClient;
+  });
+
+  it('leaves no listener on the call’s signal once the call is over', async () => {
+    // undici keeps its own abort listener on the signal it is given until the request is garbage
+    // collected; the tool gives fetch a per-call signal so a long-lived one does not pile them up.
+    const base = await listen((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+    const adapter = OpenApiToolAdapter.fromSpec(spec({ '/a': { get: { operationId: 'a' } } }), {
+      ...quiet,
+      baseUrl: base,
+    });
+    const controller = new AbortController();
+    for (let call = 0; call < 3; call++) await callTool(adapter.tool('a'), {}, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('reads only maxResponseBytes of a body and says so', async () => {

@@ -4,6 +4,7 @@ import {
   type PermissionTier,
   ToolError,
   type ToolPolicy,
+  type ToolResult,
   validateWithJsonSchema,
 } from '@agent/core';
 import type { OpenAPIV2, OpenAPIV3, OpenAPIV3_1 } from 'openapi-types';
@@ -23,7 +24,7 @@ import {
   type OperationSelector,
 } from './operation-filter.js';
 import { parseDocumentText } from './parse-document.js';
-import { buildRequest, type RequestPlan } from './request-builder.js';
+import { type BuiltRequest, buildRequest, type RequestPlan } from './request-builder.js';
 import {
   defaultResponseLimits,
   type OpenApiResultDetails,
@@ -354,36 +355,56 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
           },
         );
       };
-      let response: Response;
+      // fetch gets a signal of its own, linked to the call's for the call's duration only:
+      // undici leaves its abort listener on the signal it is given until the request is garbage
+      // collected (and counts the listeners already there on each request), so handing it a
+      // long-lived signal made every call slower than the one before (issue 15's call row).
+      const controller = new AbortController();
+      const abort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
       try {
-        ({ response } = await fetchScoped({
-          fetch: fetchImpl ?? globalThis.fetch,
-          url: request.url,
-          init: {
-            method: request.method,
-            headers: request.headers,
-            ...(request.body === undefined ? {} : { body: request.body }),
-            signal,
-          },
-          credentialHeaders: credentialHeaderNames(auth, headers),
-          credentialQuery,
-          toolName: name,
-        }));
-      } catch (error) {
-        throw failure(error, '');
-      }
-      try {
-        return await responseToResult(response, {
-          method: request.method,
-          displayUrl: request.displayUrl,
-          limits,
-          responseDescriptions: operation.responseDescriptions,
-        });
-      } catch (error) {
-        throw failure(error, ' while reading the response');
+        return await send(request, controller.signal, failure, headers);
+      } finally {
+        signal.removeEventListener('abort', abort);
       }
     },
   };
+
+  async function send(
+    request: BuiltRequest,
+    signal: AbortSignal,
+    failure: (error: unknown, stage: string) => ToolError,
+    headers: Record<string, string> | undefined,
+  ): Promise<ToolResult<OpenApiResultDetails>> {
+    let response: Response;
+    try {
+      ({ response } = await fetchScoped({
+        fetch: fetchImpl ?? globalThis.fetch,
+        url: request.url,
+        init: {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+          signal,
+        },
+        credentialHeaders: credentialHeaderNames(auth, headers),
+        credentialQuery,
+        toolName: name,
+      }));
+    } catch (error) {
+      throw failure(error, '');
+    }
+    try {
+      return await responseToResult(response, {
+        method: request.method,
+        displayUrl: request.displayUrl,
+        limits,
+        responseDescriptions: operation.responseDescriptions,
+      });
+    } catch (error) {
+      throw failure(error, ' while reading the response');
+    }
+  }
 }
 
 function operationInfo(operation: NormalizedOperation): OpenApiOperationInfo {

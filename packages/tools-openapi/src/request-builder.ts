@@ -282,6 +282,8 @@ const dotSegment = /^(?:\.|%2e){1,2}$/i;
 
 /** Throws when filling the path parameters produced a "." or ".." segment the template lacks. */
 function refuseDotSegments(template: string, path: string, toolName: string): void {
+  // Most paths hold no dot at all (percent-encoding turns a "." parameter into "." or "%2e").
+  if (!path.includes('.') && !path.includes('%2')) return;
   const literal = template.split('/').filter((segment) => dotSegment.test(segment)).length;
   const filled = path.split('/').filter((segment) => dotSegment.test(segment)).length;
   if (filled > literal) {
