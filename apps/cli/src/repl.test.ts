@@ -280,4 +280,44 @@ process.stdin.on('end', () => {
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });
+
+  it('a sub-agent from .agent/agents/ is offered as a tool; its calls show nested; /agents lists it', async () => {
+    const repl = await startRepl(
+      [
+        { toolCalls: [{ name: 'researcher', arguments: { task: 'What does notes.txt say?' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { text: 'notes.txt says: remember the milk' },
+        { text: 'The researcher found it: remember the milk.' },
+      ],
+      // Read-only: the agent (read-only by itself) and its read_file run without a question.
+      ['--mode', 'read-only'],
+      async (workspace) => {
+        await writeFile(join(workspace, 'notes.txt'), 'remember the milk\n');
+        await mkdir(join(workspace, '.agent', 'agents'), { recursive: true });
+        await writeFile(
+          join(workspace, '.agent', 'agents', 'researcher.md'),
+          `---
+name: researcher
+description: Reads files and reports what they say.
+tools: Read, search, nonesuch
+---
+You read files carefully and quote them.
+`,
+        );
+      },
+    );
+    await repl.waitForPrompt();
+    repl.submit('/agents');
+    await repl.waitForText('researcher — Reads files and reports what they say.');
+    repl.submit('ask the researcher');
+    await repl.waitForText('The researcher found it: remember the milk.');
+    const screen = repl.screen();
+    expect(screen).toContain('→ researcher {"task":"What does notes.txt say?"}');
+    expect(screen).toMatch(/│ researcher → read_file \{"path":"notes.txt"\}/);
+    expect(screen).toMatch(/│ researcher ✓ read_file: /);
+    expect(screen).toMatch(/✓ researcher: notes.txt says: remember the milk/);
+    await repl.waitForPrompt(3);
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
 });

@@ -20,7 +20,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /mcp  /cost  /permissions  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 Ctrl-C stops the current run; Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
 
@@ -126,6 +126,13 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         if (deferred.pending.length > 0)
           transcript.line(
             `(${deferred.pending.length} more behind tool_search; ${deferred.loaded.length} loaded)`,
+          );
+      } else if (command === '/agents') {
+        if (session.agents.length === 0)
+          transcript.line('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
+        for (const agent of session.agents)
+          transcript.line(
+            `${agent.name} — ${agent.description.split('\n')[0]?.slice(0, 100) ?? ''} (tools: ${agent.tools?.join(', ') ?? 'all'}; model: ${agent.model ?? 'same'}; ${agent.path})`,
           );
       } else if (command === '/mcp') {
         if (session.tools.mcp.length === 0) transcript.line('no MCP servers (--mcp-config)');

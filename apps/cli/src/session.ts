@@ -15,6 +15,7 @@ import {
   PermissionPolicy,
   type PermissionRequest,
 } from '@agent/core';
+import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from './agents.js';
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
@@ -45,6 +46,8 @@ export interface Session {
   commandHooks: CommandHooks | undefined;
   /** The session's id (in hook events and JSON output). */
   id: string;
+  /** Sub-agents from `.agent/agents/` and `$AGENT_HOME/agents/`, offered as tools. */
+  agents: AgentDefinition[];
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -187,6 +190,28 @@ export async function createSession(
   const model = await chooseProvider(options);
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
   const tools = await loadTools(options, settings.log);
+  let agents: AgentDefinition[];
+  try {
+    agents = await loadAgentDefinitions(options.cwd);
+    tools.tools.push(
+      ...(await createAgentTools(agents, {
+        available: tools.tools,
+        provider: model.provider,
+        model: model.model,
+        providerFor: async (name) =>
+          options.scripted === undefined
+            ? (
+                await chooseProvider({ ...options, model: name })
+              ).provider
+            : model.provider,
+        log: settings.log,
+      })),
+    );
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
+  if (agents.length > 0) tools.sources.push(`agents (${agents.length})`);
   const id = randomUUID();
   const hooksConfig = options.hooks ?? {};
   const commandHooks =
@@ -238,6 +263,7 @@ export async function createSession(
     usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
     commandHooks,
     id,
+    agents,
     close: () => tools.close(),
   };
 }

@@ -75,6 +75,45 @@ function compactJson(text: string): string | undefined {
   }
 }
 
+/** The details a sub-agent tool streams (`@agent/subagent`'s SubAgentUpdateDetails), duck-typed so the transcript does not load the package. */
+interface ChildUpdate {
+  agentName: string;
+  depth: number;
+  event: AgentEvent;
+}
+
+function isChildUpdate(value: unknown): value is ChildUpdate {
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record.childLoopId === 'string' &&
+    typeof record.agentName === 'string' &&
+    typeof record.event === 'object' &&
+    record.event !== null
+  );
+}
+
+/** A sub-agent's progress, indented under the call that started it: its calls and results. */
+function childLines(details: unknown): string[] {
+  if (!isChildUpdate(details)) return [];
+  const { event, agentName, depth } = details;
+  const indent = '  '.repeat(depth + 1);
+  if (event.type === 'tool-execution-update') return childLines(event.partial.details);
+  if (event.type !== 'message-end') return [];
+  const { message } = event;
+  if (message.role === 'assistant')
+    return message.content.flatMap((block) =>
+      block.type === 'toolCall'
+        ? [`${indent}│ ${agentName} → ${block.name} ${formatArguments(block.arguments)}`]
+        : [],
+    );
+  if (message.role === 'toolResult') {
+    const mark = message.isError ? '✗' : '✓';
+    return [`${indent}│ ${agentName} ${mark} ${message.toolName}: ${summarizeResult(message)}`];
+  }
+  return [];
+}
+
 /** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
 export class Transcript {
   readonly #write: (text: string) => void;
@@ -129,6 +168,7 @@ export class Transcript {
         const message = (event.partial.details as { userMessage?: unknown } | undefined)
           ?.userMessage;
         if (typeof message === 'string') this.line(`  ✉ ${message}`);
+        else for (const line of childLines(event.partial.details)) this.line(line);
         return;
       }
       case 'agent-end':
