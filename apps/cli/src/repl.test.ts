@@ -320,4 +320,51 @@ You read files carefully and quote them.
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });
+
+  it('Enter while a tool runs steers the run; Alt+Enter queues a follow-up that runs after it', async () => {
+    const wait = {
+      name: 'bash',
+      arguments: { command: 'while [ ! -f go ]; do sleep 0.05; done; echo released' },
+    };
+    const repl = await startRepl(
+      [{ toolCalls: [wait] }, { text: 'Steered: using tabs.' }, { text: 'Follow-up answered.' }],
+      ['--mode', 'full-access', '--sandbox', 'off'],
+    );
+    await repl.waitForPrompt();
+    repl.submit('start waiting');
+    await repl.waitForText('→ bash');
+    repl.submit('use tabs, not spaces');
+    await repl.waitForText('↳ steering: use tabs, not spaces');
+    repl.tmux.type('then run the tests');
+    repl.tmux.press('M-Enter');
+    await repl.waitForText('⏎ queued: then run the tests');
+    // The tool is still running; releasing it ends the batch, and the steering message goes next.
+    await writeFile(join(repl.workspace, 'go'), '');
+    await repl.waitForText('Follow-up answered.');
+    await repl.waitForPrompt(2);
+    repl.submit('/save conversation.json');
+    await repl.waitForText('saved ');
+    const saved = JSON.parse(await readFile(join(repl.dir, 'conversation.json'), 'utf8')) as {
+      messages: { role: string; content: string | { type: string; text?: string }[] }[];
+    };
+    const said = saved.messages.map((message) => {
+      const text =
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((part) => part.text ?? '').join('');
+      return `${message.role}: ${text}`;
+    });
+    const order = [
+      'user: start waiting',
+      'toolResult: released',
+      'user: use tabs, not spaces',
+      'assistant: Steered: using tabs.',
+      'user: then run the tests',
+      'assistant: Follow-up answered.',
+    ].map((prefix) => said.findIndex((line) => line.startsWith(prefix)));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
 });

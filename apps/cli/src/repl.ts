@@ -22,7 +22,8 @@ export interface ReplOptions {
 
 const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
-Ctrl-C stops the current run; Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
+While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
+Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
 
 /** `name=value` pairs (values may be quoted) into a prompt's arguments. */
 export function promptArguments(text: string): Record<string, string> {
@@ -168,7 +169,18 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     write('\n');
     try {
       await runPrompt(session, text, transcript, {
-        onStart: (abort) => keys.start(abort),
+        onStart: (abort) =>
+          keys.start(abort, (line, kind) => {
+            // Enter: steer (delivered between tool batches; calls not yet started are skipped).
+            // Alt+Enter: a follow-up, sent when the run would otherwise end.
+            if (kind === 'steer') {
+              session.agent.steer(line);
+              transcript.line(`  ↳ steering: ${line}`);
+            } else {
+              session.agent.followUp(line);
+              transcript.line(`  ⏎ queued: ${line}`);
+            }
+          }),
         onNotice: (line) => transcript.line(line),
       });
     } finally {

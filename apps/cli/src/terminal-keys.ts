@@ -11,16 +11,23 @@ export interface KeyInput {
 
 const ctrlC = '\u0003';
 
+/** A line typed while a run is going: Enter steers, Alt+Enter queues a follow-up. */
+export type OnRunLine = (text: string, kind: 'steer' | 'follow-up') => void;
+
 /**
- * Reads single keypresses from a terminal while a run is going: Ctrl-C calls `onInterrupt`
- * (raw mode turns it into a byte instead of SIGINT, so the process survives it), any other key
- * answers a pending {@link nextKey}. Keys typed while nothing waits are dropped.
+ * Reads keypresses from a terminal while a run is going: Ctrl-C calls `onInterrupt` (raw mode
+ * turns it into a byte instead of SIGINT, so the process survives it); while a {@link nextKey}
+ * waits (an approval), the next key answers it; otherwise typed text is collected into a line
+ * that Enter hands to `onLine` as a steering message and Alt+Enter as a follow-up (backspace
+ * edits; other escape sequences are ignored).
  */
 export class RunKeys {
   readonly #input: KeyInput;
   #onInterrupt: () => void = () => {};
+  #onLine: OnRunLine | undefined;
   #waiter: ((key: string | undefined) => void) | undefined;
   #active = false;
+  #line = '';
   readonly #onData = (chunk: Buffer | string) => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.includes(ctrlC)) {
@@ -28,16 +35,22 @@ export class RunKeys {
       this.#onInterrupt();
       return;
     }
-    this.#settle(text);
+    if (this.#waiter !== undefined || this.#onLine === undefined) {
+      this.#settle(text);
+      return;
+    }
+    this.#type(text);
   };
 
   constructor(input: KeyInput) {
     this.#input = input;
   }
 
-  /** Starts listening (raw mode on); `onInterrupt` runs on each Ctrl-C. */
-  start(onInterrupt: () => void): void {
+  /** Starts listening (raw mode on); `onInterrupt` runs on each Ctrl-C, `onLine` on each line typed. */
+  start(onInterrupt: () => void, onLine?: OnRunLine): void {
     this.#onInterrupt = onInterrupt;
+    this.#onLine = onLine;
+    this.#line = '';
     if (this.#active) return;
     this.#active = true;
     this.#input.setRawMode(true);
@@ -67,6 +80,31 @@ export class RunKeys {
         resolve(key);
       };
     });
+  }
+
+  #type(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i] as string;
+      if (char === '\u001b') {
+        const next = text[i + 1];
+        if (next === '\r' || next === '\n') {
+          i += 1;
+          this.#send('follow-up');
+        } else if (next === '[' || next === 'O') {
+          // An escape sequence (arrows, function keys): skip to its final byte.
+          i += 2;
+          while (i < text.length && !/[@-~]/.test(text[i] as string)) i += 1;
+        }
+      } else if (char === '\r' || char === '\n') this.#send('steer');
+      else if (char === '\u007f' || char === '\b') this.#line = this.#line.slice(0, -1);
+      else if (char >= ' ') this.#line += char;
+    }
+  }
+
+  #send(kind: 'steer' | 'follow-up'): void {
+    const line = this.#line.trim();
+    this.#line = '';
+    if (line !== '') this.#onLine?.(line, kind);
   }
 
   #settle(key: string | undefined): void {
