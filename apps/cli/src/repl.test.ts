@@ -34,6 +34,7 @@ async function startRepl(
   steps: unknown[],
   extraArgs: string[] = [],
   setup: (workspace: string, dir: string) => Promise<void> = async () => {},
+  env: Record<string, string> = cleanEnv(),
 ) {
   const dir = await tempDir('agent-cli-repl-');
   cleanups.push(dir.dispose);
@@ -43,7 +44,7 @@ async function startRepl(
   await setup(workspace, dir.path);
   const tmux = TmuxSession.start(
     [process.execPath, cliPath, '--scripted', script, '--cwd', workspace, ...extraArgs],
-    { cwd: dir.path, env: cleanEnv() },
+    { cwd: dir.path, env },
   );
   sessions.push(tmux);
   const screen = () => tmux.capture();
@@ -366,5 +367,64 @@ You read files carefully and quote them.
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('a project settings file with a deny rule: the call is denied without a question', async () => {
+    const rm = { name: 'bash', arguments: { command: 'rm -f keep.txt' } };
+    const repl = await startRepl(
+      [{ toolCalls: [rm] }, { text: 'Could not delete it.' }],
+      ['--sandbox', 'off'],
+      async (workspace) => {
+        await writeFile(join(workspace, 'keep.txt'), 'keep');
+        await mkdir(join(workspace, '.agent'));
+        await writeFile(
+          join(workspace, '.agent', 'settings.json'),
+          JSON.stringify({ permissions: { defaultMode: 'full-access', deny: ['bash(rm *)'] } }),
+        );
+      },
+    );
+    await repl.waitForPrompt();
+    repl.submit('delete keep.txt');
+    await repl.waitForText('Could not delete it.');
+    expect(repl.screen()).toContain('Denied by rule "bash(rm *)"');
+    expect(repl.screen()).not.toContain('Allow bash');
+    expect(existsSync(join(repl.workspace, 'keep.txt'))).toBe(true);
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('--continue resumes the workspace’s last session (kept under $AGENT_HOME/sessions)', async () => {
+    const home = await tempDir('agent-cli-home-');
+    cleanups.push(home.dispose);
+    const env = cleanEnv({ AGENT_HOME: home.path });
+    const first = await startRepl(
+      [{ text: 'Noted: the cat is called Miso.' }],
+      [],
+      async () => {},
+      env,
+    );
+    await first.waitForPrompt();
+    first.submit('my cat is called Miso');
+    await first.waitForText('Noted: the cat is called Miso.');
+    await first.waitForPrompt(2);
+    first.submit('/exit');
+    expect(await first.waitForExit()).toBe(0);
+
+    const script = await writeScript(first.dir, [{ text: 'Your cat is Miso.' }], 'second.json');
+    const second = TmuxSession.start(
+      [process.execPath, cliPath, '--scripted', script, '--cwd', first.workspace, '--continue'],
+      { cwd: first.dir, env },
+    );
+    sessions.push(second);
+    await vi.waitFor(
+      () => expect(second.capture()).toContain('resumed a conversation of 2 messages'),
+      waitOptions,
+    );
+    second.type('what is my cat called?');
+    second.press('Enter');
+    await vi.waitFor(() => expect(second.capture()).toContain('Your cat is Miso.'), waitOptions);
+    second.type('/exit');
+    second.press('Enter');
+    await vi.waitFor(() => expect(second.exitStatus()).toBe(0), waitOptions);
   });
 });
