@@ -419,31 +419,70 @@ async function searchFile(
       }
       lineNumber++;
     };
+    // The buffer holds [begin, filled): the start of an unfinished line (moved to the front after
+    // each block) and what was just read after it; a file shorter than the buffer is read into it
+    // without copying. Only a line longer than the buffer moves to `carry`.
+    let begin = 0;
+    let filled = 0;
+    const literalFiles = query.mode === 'files_with_matches' ? literal : undefined;
+    let pendingHit = false;
     for (;;) {
       if (signal.aborted) return undefined;
-      const { bytesRead } = await handle.read(buffer, 0, readChunkBytes, position);
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position);
       const end = bytesRead === 0;
       position += bytesRead;
-      let fresh = buffer.subarray(0, bytesRead);
+      const fresh = buffer.subarray(filled, filled + bytesRead);
       if (first) {
         first = false;
         if (fresh.subarray(0, binaryProbeBytes).includes(0)) return undefined;
-        if (fresh[0] === 0xef && fresh[1] === 0xbb && fresh[2] === 0xbf) fresh = fresh.subarray(3);
+        if (fresh[0] === 0xef && fresh[1] === 0xbb && fresh[2] === 0xbf) begin = 3;
       } else if (fresh.includes(0)) {
         break; // Binary from here on: stop, keeping what was found (as ripgrep does).
       }
-      const lastNewline = fresh.lastIndexOf(10);
-      if (!end && lastNewline === -1) {
-        carry.push(Buffer.from(fresh));
-        carryBytes += fresh.length;
+      const freshAt = filled;
+      filled += bytesRead;
+      if (literalFiles !== undefined) {
+        // A literal in a file list: a line has a match exactly when its bytes contain the
+        // literal's (it has no newline, and its bytes cannot straddle an invalid sequence), so
+        // lines are neither decoded nor kept whole; a line longer than the buffer is looked
+        // through as it comes, keeping only its last bytes for a match across two reads.
+        const lastNewline = fresh.lastIndexOf(10);
+        if (lastNewline !== -1 || end) {
+          const cut = end ? filled : freshAt + lastNewline + 1;
+          if (pendingHit || buffer.subarray(begin, cut).includes(literalFiles)) {
+            result.count = 1;
+            break;
+          }
+          if (end) break;
+          buffer.copyWithin(0, cut, filled);
+          filled -= cut;
+          begin = 0;
+          continue;
+        }
+        if (filled < buffer.length) continue;
+        if (buffer.subarray(begin, filled).includes(literalFiles)) pendingHit = true;
+        const kept = Math.min(literalFiles.length - 1, filled - begin);
+        buffer.copyWithin(0, filled - kept, filled);
+        filled = kept;
+        begin = 0;
         continue;
       }
-      const data =
-        carryBytes > 0 ? Buffer.concat([...carry, fresh], carryBytes + fresh.length) : fresh;
-      const cut = end ? data.length : carryBytes + lastNewline + 1;
-      const complete = data.subarray(0, cut);
-      carry = cut < data.length ? [Buffer.from(data.subarray(cut))] : [];
-      carryBytes = data.length - cut;
+      const lastNewline = fresh.lastIndexOf(10);
+      if (!end && lastNewline === -1) {
+        if (filled < buffer.length) continue; // room left: read on into the same buffer
+        carry.push(Buffer.from(buffer.subarray(begin, filled)));
+        carryBytes += filled - begin;
+        begin = 0;
+        filled = 0;
+        continue;
+      }
+      const cut = end ? filled : freshAt + lastNewline + 1;
+      const complete =
+        carryBytes > 0
+          ? Buffer.concat([...carry, buffer.subarray(begin, cut)], carryBytes + cut - begin)
+          : buffer.subarray(begin, cut);
+      carry = [];
+      carryBytes = 0;
       if (
         complete.length > 0 &&
         literal !== undefined &&
@@ -466,6 +505,9 @@ async function searchFile(
         if (query.mode === 'files_with_matches' && result.count > 0) break;
       }
       if (end) break;
+      buffer.copyWithin(0, cut, filled);
+      filled -= cut;
+      begin = 0;
     }
     return result.count > 0 ? result : undefined;
   } finally {

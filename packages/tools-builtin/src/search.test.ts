@@ -17,6 +17,10 @@ function put(relative: string, content: string | Buffer) {
   fs.writeFileSync(target, content);
 }
 
+function put2(root: string, relative: string, content: string | Buffer) {
+  fs.writeFileSync(path.join(root, relative), content);
+}
+
 beforeAll(() => {
   dir = makeTempDir();
   put('.gitignore', '*.log\nbuild/\n!keep.log\n');
@@ -176,6 +180,34 @@ describe('search', () => {
       expect(resultText(files)).toBe('bad.txt\nbig.txt');
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('TypeScript engine: a literal file list finds a match across reads of a line longer than the buffer', async () => {
+    const long = makeTempDir();
+    try {
+      const mib = 1024 * 1024;
+      // 'needle' straddles the first 1 MiB read; the line goes on for 3 MiB.
+      put2(long, 'across.txt', `${'a'.repeat(mib - 3)}needle${'b'.repeat(2 * mib)}\n`);
+      put2(long, 'late.txt', `${'c'.repeat(3 * mib)}needle`);
+      put2(long, 'none.txt', `${'d'.repeat(3 * mib)}\nneedl\n`);
+      put2(
+        long,
+        'after-nul.txt',
+        Buffer.concat([
+          Buffer.from('x'.repeat(2 * mib)),
+          Buffer.from([0]),
+          Buffer.from('needle\n'),
+        ]),
+      );
+      const search = createSearchTool({ cwd: long, engine: 'typescript' });
+      const files = await search.execute(
+        { pattern: 'needle', output_mode: 'files_with_matches' },
+        testContext(),
+      );
+      expect(resultText(files)).toBe('across.txt\nlate.txt');
+    } finally {
+      fs.rmSync(long, { recursive: true, force: true });
     }
   }, 20_000);
 
