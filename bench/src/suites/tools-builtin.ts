@@ -240,6 +240,9 @@ async function bashRows(directory: string): Promise<string[][]> {
   const devNull = runShell(`${command} > /dev/null`, directory);
   const toFile = runShell(`${command} > ${path.join(directory, 'out.bin')}`, directory);
   fs.rmSync(path.join(directory, 'out.bin'), { force: true });
+  // The same path the tool's bytes take (read from a pipe, written to a file), done natively.
+  const throughCat = runShell(`${command} | cat > ${path.join(directory, 'out.bin')}`, directory);
+  fs.rmSync(path.join(directory, 'out.bin'), { force: true });
   // Unsandboxed, like the shell baselines it is compared with (the sandbox suite measures that cost).
   const tool = createBashTool({
     cwd: directory,
@@ -255,11 +258,19 @@ async function bashRows(directory: string): Promise<string[][]> {
     ['', 'cmd > file', ms(toFile.ms), ratio(toFile.ms, devNull.ms), mb(toFile.maxRss), ''],
     [
       '',
+      'cmd | cat > file (pipe read + file write, native)',
+      ms(throughCat.ms),
+      ratio(throughCat.ms, devNull.ms),
+      mb(throughCat.maxRss),
+      `${ratio(throughCat.ms, toFile.ms)} cmd > file`,
+    ],
+    [
+      '',
       'bash tool (head + tail kept, all spilled to a file)',
       ms(run.ms),
       ratio(run.ms, devNull.ms),
       `+${mb(run.rssDelta)}`,
-      `${details?.stdoutBytes?.toLocaleString('en-US') ?? '?'} bytes${spilled ? ', spill file ok' : ''}; ${text(run.value).length.toLocaleString('en-US')} chars to the model`,
+      `${ratio(run.ms, toFile.ms)} cmd > file; ${details?.stdoutBytes?.toLocaleString('en-US') ?? '?'} bytes${spilled ? ', spill file ok' : ''}; ${text(run.value).length.toLocaleString('en-US')} chars to the model`,
     ],
   ];
 }
