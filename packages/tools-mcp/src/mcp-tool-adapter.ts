@@ -17,7 +17,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -479,6 +479,21 @@ export class McpToolAdapter implements AsyncDisposable {
     return true;
   }
 
+  /** A fetch that tells the OAuth provider when the server asks for a wider scope (403). */
+  #stepUpFetch(base: FetchLike | undefined): FetchLike {
+    const inner: FetchLike = base ?? ((url, init) => fetch(url, init));
+    return async (url, init) => {
+      const response = await inner(url, init);
+      if (
+        response.status === 403 &&
+        /insufficient_scope/.test(response.headers.get('www-authenticate') ?? '')
+      ) {
+        this.#oauth?.stepUp();
+      }
+      return response;
+    };
+  }
+
   /** Waits for the browser to come back with a code, then trades it for tokens. */
   async #authorize(cause: unknown): Promise<void> {
     const provider = this.#oauth;
@@ -665,17 +680,18 @@ export class McpToolAdapter implements AsyncDisposable {
           this.#oauth ??= await LoopbackOAuthProvider.start(this.name, config.oauth);
           authProvider = this.#oauth;
         }
+        const fetchFn = this.#oauth === undefined ? config.fetch : this.#stepUpFetch(config.fetch);
         if (this.#legacySse) {
           return new SSEClientTransport(new URL(config.url), {
             ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
             ...(authProvider === undefined ? {} : { authProvider }),
-            ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
+            ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
           });
         }
         const transport = new StreamableHTTPClientTransport(new URL(config.url), {
           ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
           ...(authProvider === undefined ? {} : { authProvider }),
-          ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
+          ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
         });
         if (this.#oauth !== undefined) this.#authTransport = transport;
         return transport;

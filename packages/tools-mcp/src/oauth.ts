@@ -108,6 +108,8 @@ export interface McpOAuthOptions {
 
 interface Pending {
   state: string;
+  /** The browser has come back (with a code or an error); a second visit is refused. */
+  answered: boolean;
   resolve: (code: string) => void;
   reject: (error: Error) => void;
   promise: Promise<string>;
@@ -123,6 +125,7 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   #stored: McpStoredAuth = {};
   #verifier = '';
   #pending: Pending | undefined;
+  #steppingUp = false;
   readonly clientMetadataUrl?: string;
 
   private constructor(server: string, options: McpOAuthOptions, listener: Server, port: number) {
@@ -135,10 +138,13 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     listener.on('request', (request, response) => {
       const url = new URL(request.url ?? '/', this.#redirectUrl);
       const pending = this.#pending;
-      if (url.pathname !== '/callback' || pending === undefined) {
+      if (url.pathname !== '/callback' || pending === undefined || pending.answered) {
         response.writeHead(404).end();
         return;
       }
+      // Kept until waitForCode takes it: the browser may come back before the adapter asks
+      // (an openUrl that resolves only once the redirect is done).
+      pending.answered = true;
       const error = url.searchParams.get('error');
       const code = url.searchParams.get('code');
       const state = url.searchParams.get('state');
@@ -157,7 +163,6 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
         response.end('Authorized; you can close this window and return to the application.');
         pending.resolve(code);
       }
-      this.#pending = undefined;
     });
   }
 
@@ -213,10 +218,24 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.#stored.tokens;
+    const tokens = this.#stored.tokens;
+    if (!this.#steppingUp || tokens === undefined) return tokens;
+    // A refresh cannot widen the grant: without the refresh token, the SDK's auth() asks the
+    // user to authorise the wider scope instead of refreshing into the same 403.
+    const { refresh_token: _dropped, ...rest } = tokens;
+    return rest;
+  }
+
+  /**
+   * The server answered 403 insufficient_scope: until new tokens are saved, the next
+   * authorization is a new grant from the user, not a refresh.
+   */
+  stepUp(): void {
+    this.#steppingUp = true;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#steppingUp = false;
     this.#stored = { ...this.#stored, tokens };
     await this.#store.save(this.#server, this.#stored);
   }
@@ -231,7 +250,7 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     });
     promise.catch(() => undefined);
     this.#pending?.reject(new Error('a newer authorization replaced this one'));
-    this.#pending = { state, resolve, reject, promise };
+    this.#pending = { state, answered: false, resolve, reject, promise };
     const open = this.#options.openUrl;
     if (open === undefined) {
       this.#pending.reject(
@@ -281,13 +300,18 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
       );
       const stop = () => reject(new Error('cancelled'));
       signal?.addEventListener('abort', stop, { once: true });
+      const done = () => {
+        if (this.#pending === pending) this.#pending = undefined;
+      };
       pending.promise.then(
         (code) => {
+          done();
           clearTimeout(timer);
           signal?.removeEventListener('abort', stop);
           resolve(code);
         },
         (error: unknown) => {
+          done();
           clearTimeout(timer);
           signal?.removeEventListener('abort', stop);
           reject(error);
