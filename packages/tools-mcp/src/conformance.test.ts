@@ -77,6 +77,19 @@ function verdict(checks: Check[]) {
   };
 }
 
+/** The only failure is the suite's wall-clock "reconnected very late" (a loaded machine). */
+function onlyLate(checks: Check[]): boolean {
+  const failures = checks.filter((check) => check.status === 'FAILURE');
+  return (
+    failures.length > 0 &&
+    failures.every(
+      (check) =>
+        check.id === 'client-sse-retry-timing' &&
+        /reconnected very late/.test(check.errorMessage ?? ''),
+    )
+  );
+}
+
 afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -156,9 +169,20 @@ describe('MCP conformance: our client (the whole suite, against its real servers
   });
 
   for (const scenario of clientScenarios) {
-    it(scenario, () => {
-      expect(verdict(results.get(scenario) ?? [])).toEqual({ judged: true, failures: [] });
-    });
+    it(scenario, async () => {
+      let checks = results.get(scenario) ?? [];
+      // sse-retry measures the reconnection delay with the wall clock and calls anything over
+      // 2 × the retry field "very late": on a loaded 2-core CI machine the whole suite running
+      // at once can push a correct client past that. Only that lateness is re-measured, alone,
+      // up to twice; reconnecting too early, or any other failure, fails at once.
+      for (let rerun = 0; rerun < 2 && onlyLate(checks); rerun++) {
+        checks = await runScenario(
+          ['client', '--command', `"${process.execPath}" ${client}`],
+          scenario,
+        );
+      }
+      expect(verdict(checks)).toEqual({ judged: true, failures: [] });
+    }, 60_000);
   }
 
   it('cross-app access is not implemented (and fails, so this list stays honest)', () => {
