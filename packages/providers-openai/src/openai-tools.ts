@@ -1,5 +1,10 @@
 import type { JsonSchemaObject, ToolCallContent, ToolDefinition } from '@agent/core';
-import { type StrictArgumentsPlan, stripAbsentNulls, toStrictSchema } from './strict-schema.js';
+import {
+  planHasMap,
+  type StrictArgumentsPlan,
+  stripAbsentNulls,
+  toStrictSchema,
+} from './strict-schema.js';
 
 /** A tool as both APIs take it (Chat wraps it in `function`, Responses inlines it). */
 export interface WireTool {
@@ -101,7 +106,7 @@ export function finalToolCall(
 
 /** Removes absent-meaning `null`s from raw argument text; returns the text unchanged when nothing was removed or it is not JSON. */
 export function mapStrictArguments(raw: string, plan: StrictArgumentsPlan): string {
-  if (!raw.includes('null')) return raw;
+  if (!raw.includes('null') && !planHasMap(plan)) return raw;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

@@ -15,7 +15,13 @@ import {
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { matchesStrictSchema, stripAbsentNulls, toStrictSchema } from './strict-schema.js';
+import { mapStrictArguments } from './openai-tools.js';
+import {
+  matchesStrictSchema,
+  planHasMap,
+  stripAbsentNulls,
+  toStrictSchema,
+} from './strict-schema.js';
 import { openaiAt } from './test-helpers.js';
 
 let server: WireServer | undefined;
@@ -90,9 +96,22 @@ describe('toStrictSchema', () => {
       [
         {
           type: 'object',
-          properties: { m: { type: 'object', additionalProperties: { type: 'number' } } },
+          properties: { m: { type: 'object', additionalProperties: {} } },
         },
         /open object|propertyNames|additionalProperties/,
+      ],
+      [
+        {
+          type: 'object',
+          properties: {
+            m: {
+              type: 'object',
+              properties: { a: { type: 'string' } },
+              additionalProperties: { type: 'number' },
+            },
+          },
+        },
+        /open object/,
       ],
       [{ type: 'object', properties: { any: {} } }, /accepts any value/],
       [{ type: 'object', properties: { s: { type: 'string', not: { const: 'x' } } } }, /"not"/],
@@ -133,6 +152,66 @@ describe('toStrictSchema', () => {
     expect(properties.when).toEqual({ type: ['string', 'null'], format: 'date-time' });
     // The original is untouched: the loop still validates against it.
     expect((schema.properties as Record<string, JsonSchemaObject>).id?.minLength).toBe(1);
+  });
+
+  it('sends a typed map as {key, value} entries and turns them back into the object', () => {
+    // Stripe's metadata: a map of strings, or "" to clear it.
+    const metadata: JsonSchema = {
+      anyOf: [
+        { type: 'object', additionalProperties: { type: 'string' } },
+        { type: 'string', enum: [''] },
+      ],
+    };
+    const result = toStrictSchema({
+      type: 'object',
+      properties: {
+        metadata,
+        limits: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            properties: { max: { type: 'integer' } },
+          },
+        },
+      },
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const entries = {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string' }, value: { type: 'string' } },
+        required: ['key', 'value'],
+        additionalProperties: false,
+      },
+    };
+    expect(result.schema.properties?.metadata).toEqual({
+      anyOf: [
+        { ...entries, description: 'A map: one {key, value} entry per key.' },
+        { type: 'string', enum: [''] },
+        { type: 'null' },
+      ],
+    });
+    const wire = {
+      metadata: [
+        { key: 'order_id', value: '6735' },
+        { key: 'channel', value: 'web' },
+      ],
+      limits: [{ key: 'daily', value: { max: null } }],
+    };
+    expect(planHasMap(result.plan)).toBe(true);
+    expect(stripAbsentNulls(wire, result.plan)).toEqual({
+      metadata: { order_id: '6735', channel: 'web' },
+      limits: { daily: {} },
+    });
+    expect(stripAbsentNulls({ metadata: '', limits: null }, result.plan)).toEqual({
+      metadata: '',
+    });
+    // Raw argument text is mapped even without any null in it.
+    expect(
+      JSON.parse(mapStrictArguments('{"metadata":[{"key":"a","value":"b"}]}', result.plan)),
+    ).toEqual({ metadata: { a: 'b' } });
   });
 
   it('deduplicates enum values', () => {

@@ -12,6 +12,8 @@ export type StrictArgumentsPlan =
       properties: Record<string, { plan: StrictArgumentsPlan; nullMeansAbsent: boolean }>;
     }
   | { kind: 'array'; items: StrictArgumentsPlan }
+  /** An open map sent as `[{ key, value }]` entries, turned back into an object. */
+  | { kind: 'map'; values: StrictArgumentsPlan }
   | { kind: 'union'; branches: Array<{ schema: JsonSchema; plan: StrictArgumentsPlan }> };
 
 /** The outcome of converting a tool's parameters to OpenAI's strict dialect. */
@@ -211,6 +213,19 @@ function convertObject(
   isRoot: boolean,
 ): { schema: JsonSchema; plan: StrictArgumentsPlan } {
   const additional = node.additionalProperties;
+  const declared = node.properties === undefined ? 0 : Object.keys(node.properties).length;
+  // A typed map (`metadata: { additionalProperties: { type: 'string' } }`, all over Stripe) has
+  // no strict form as an object; it goes as an array of `{ key, value }` entries and is turned
+  // back into the object before validation. An untyped one (`true`, `{}`) stays unsupported.
+  if (
+    isPlainObject(additional) &&
+    Object.keys(additional).length > 0 &&
+    declared === 0 &&
+    !isRoot &&
+    node.propertyNames === undefined &&
+    node.patternProperties === undefined
+  )
+    return convertMap(node, additional, out, path, depth);
   if (additional !== undefined && additional !== false)
     throw new Unsupported(
       `${path}: open object (additionalProperties) cannot be expressed in strict mode`,
@@ -233,6 +248,53 @@ function convertObject(
   out.required = Object.keys(strictProperties);
   out.additionalProperties = false;
   return { schema: out, plan: { kind: 'object', properties: planProperties } };
+}
+
+function convertMap(
+  node: JsonSchema,
+  values: JsonSchema,
+  out: JsonSchema,
+  path: string,
+  depth: number,
+): { schema: JsonSchema; plan: StrictArgumentsPlan } {
+  const value = convert(values, `${path}/additionalProperties`, depth + 1);
+  const note = 'A map: one {key, value} entry per key.';
+  const notes = typeof out.description === 'string' ? `${out.description} ${note}` : note;
+  const bounds: JsonSchema = {};
+  // minProperties/maxProperties are counts of entries here.
+  if (typeof node.minProperties === 'number') bounds.minItems = node.minProperties;
+  if (typeof node.maxProperties === 'number') bounds.maxItems = node.maxProperties;
+  const schema: JsonSchema = {
+    ...(out.title === undefined ? {} : { title: out.title }),
+    description: notes,
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { key: { type: 'string' }, value: value.schema },
+      required: ['key', 'value'],
+      additionalProperties: false,
+    },
+    ...bounds,
+  };
+  return { schema, plan: { kind: 'map', values: value.plan } };
+}
+
+/** Whether a plan turns some map's entries back into an object (so arguments always need mapping). */
+export function planHasMap(plan: StrictArgumentsPlan): boolean {
+  switch (plan.kind) {
+    case 'leaf':
+      return false;
+    case 'map':
+      return true;
+    case 'array':
+      return planHasMap(plan.items);
+    case 'object':
+      return Object.values(plan.properties).some((property) => planHasMap(property.plan));
+    case 'union':
+      return plan.branches.some((branch) => planHasMap(branch.plan));
+    default:
+      return false;
+  }
 }
 
 function typeList(type: unknown): string[] {
@@ -270,7 +332,8 @@ function makeNullable(schema: JsonSchema): JsonSchema {
 
 /**
  * Maps strict-mode arguments back to the original schema's shape: a `null` the model sent for
- * an optional property that did not accept `null` is removed. A union picks the first branch
+ * an optional property that did not accept `null` is removed; a map's `{ key, value }` entries
+ * become an object again. A union picks the first branch
  * whose strict schema the value matches. Values that match nothing are returned unchanged (the
  * tool's own validation then reports them). Pure: returns a new value.
  */
@@ -280,6 +343,15 @@ export function stripAbsentNulls(value: unknown, plan: StrictArgumentsPlan): unk
       return value;
     case 'array':
       return Array.isArray(value) ? value.map((item) => stripAbsentNulls(item, plan.items)) : value;
+    case 'map': {
+      if (!Array.isArray(value)) return value;
+      const entries: Array<[string, unknown]> = [];
+      for (const entry of value) {
+        if (!isPlainObject(entry) || typeof entry.key !== 'string') return value;
+        entries.push([entry.key, stripAbsentNulls(entry.value, plan.values)]);
+      }
+      return Object.fromEntries(entries);
+    }
     case 'object': {
       if (!isPlainObject(value)) return value;
       const out: Record<string, unknown> = {};
