@@ -110,6 +110,11 @@ function reportingApprover(
   };
 }
 
+/** Colours on a terminal unless NO_COLOR is set (https://no-color.org). */
+function useColour(stream: NodeJS.WriteStream): boolean {
+  return stream.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+}
+
 /**
  * One `-p` run. Text: the transcript goes to stderr, the final answer to stdout. json: one object
  * on stdout at the end. stream-json: one JSON object per line on stdout for every event.
@@ -121,7 +126,11 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
   const interactive = process.stdin.isTTY === true;
   const keys = interactive ? new RunKeys(process.stdin) : undefined;
   const fallback = nonInteractiveApprover();
-  const approver = keys === undefined ? fallback : terminalApprover(keys, writeErr);
+  const colour = useColour(process.stderr);
+  const approver =
+    keys === undefined
+      ? fallback
+      : terminalApprover(keys, writeErr, { cwd: resolve(options.cwd), colour });
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
@@ -154,7 +163,15 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
   try {
     const transcript =
       format === 'text'
-        ? new Transcript({ write: writeErr, streamText: false })
+        ? new Transcript({
+            write: writeErr,
+            streamText: false,
+            cwd: resolve(options.cwd),
+            colour,
+            ...(keys !== undefined && process.stderr.isTTY === true
+              ? { spinner: { paused: () => keys.waiting } }
+              : {}),
+          })
         : {
             onEvent: (event: AgentEvent) => {
               if (format === 'stream-json') for (const line of streamJsonEvents(event)) emit(line);
@@ -201,7 +218,10 @@ async function replMode(options: CliOptions): Promise<number> {
   const keys = new RunKeys(process.stdin);
   const session = await createSession(options, {
     mode: options.mode ?? 'default',
-    approver: terminalApprover(keys, writeOut),
+    approver: terminalApprover(keys, writeOut, {
+      cwd: resolve(options.cwd),
+      colour: useColour(process.stdout),
+    }),
     log: (line) => writeErr(`${line}\n`),
   });
   try {

@@ -427,4 +427,61 @@ You read files carefully and quote them.
     second.press('Enter');
     await vi.waitFor(() => expect(second.exitStatus()).toBe(0), waitOptions);
   });
+
+  it('an edit approval shows the unified diff before the question, and the result shows it after', async () => {
+    const edit = {
+      name: 'edit_file',
+      arguments: { path: 'greet.txt', old_string: 'hello world', new_string: 'hello there' },
+    };
+    const repl = await startRepl(
+      [{ toolCalls: [edit] }, { text: 'Edited.' }],
+      [],
+      async (workspace) => {
+        await writeFile(join(workspace, 'greet.txt'), 'first line\nhello world\nlast line\n');
+      },
+    );
+    await repl.waitForPrompt();
+    repl.submit('change the greeting');
+    await repl.waitForText('Allow edit_file');
+    const asked = repl.screen();
+    expect(asked).toMatch(/@@ -1,3 \+1,3 @@/);
+    expect(asked).toMatch(/^\s+-hello world$/m);
+    expect(asked).toMatch(/^\s+\+hello there$/m);
+    expect(asked.indexOf('-hello world')).toBeLessThan(asked.indexOf('Allow edit_file'));
+    repl.tmux.press('y');
+    await repl.waitForText('Edited.');
+    const after = repl.screen();
+    const result = after.indexOf('✓ edit_file');
+    expect(result).toBeGreaterThan(0);
+    expect(after.indexOf('+hello there', result)).toBeGreaterThan(result);
+    expect(await readFile(join(repl.workspace, 'greet.txt'), 'utf8')).toBe(
+      'first line\nhello there\nlast line\n',
+    );
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('a running tool shows a spinner with its elapsed time, cleared when it ends', async () => {
+    const wait = {
+      name: 'bash',
+      arguments: { command: 'while [ ! -f go ]; do sleep 0.05; done; echo released' },
+    };
+    const repl = await startRepl(
+      [{ toolCalls: [wait] }, { text: 'Released.' }],
+      ['--mode', 'full-access', '--sandbox', 'off'],
+    );
+    await repl.waitForPrompt();
+    repl.submit('wait for it');
+    await vi.waitFor(
+      () => expect(repl.screen()).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash \d+\.\ds/),
+      waitOptions,
+    );
+    await writeFile(join(repl.workspace, 'go'), '');
+    await repl.waitForText('Released.');
+    await repl.waitForPrompt(2);
+    expect(repl.screen()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] bash/);
+    expect(repl.screen()).toContain('✓ bash: released');
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
 });

@@ -54,7 +54,13 @@ function promptText(
 export async function runRepl(options: ReplOptions): Promise<number> {
   const { session, keys, input, output } = options;
   const write = (text: string) => output.write(text);
-  const transcript = new Transcript({ write });
+  const colour = output.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+  const transcript = new Transcript({
+    write,
+    cwd: session.cwd,
+    colour,
+    ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
+  });
   const history: string[] = [];
   transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   transcript.line(`tools: ${session.tools.sources.join(', ')}`);

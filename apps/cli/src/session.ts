@@ -46,6 +46,8 @@ export interface Session {
   commandHooks: CommandHooks | undefined;
   /** The session's id (in hook events and JSON output). */
   id: string;
+  /** The workspace (absolute). */
+  cwd: string;
   /** Sub-agents from `.agent/agents/` and `$AGENT_HOME/agents/`, offered as tools. */
   agents: AgentDefinition[];
   /** Releases MCP servers and background commands. */
@@ -264,6 +266,7 @@ export async function createSession(
     commandHooks,
     id,
     agents,
+    cwd: resolve(options.cwd),
     close: () => tools.close(),
   };
 }

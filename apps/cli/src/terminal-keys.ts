@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, PermissionApprover } from '@agent/core';
+import { paintDiff, proposedDiff } from './file-diff.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
 export interface KeyInput {
@@ -68,6 +69,11 @@ export class RunKeys {
     this.#input.pause();
   }
 
+  /** Whether a question waits for a key (the spinner holds still meanwhile). */
+  get waiting(): boolean {
+    return this.#waiter !== undefined;
+  }
+
   /** The next key (or pasted chunk); `undefined` on Ctrl-C, on `stop`, or when `signal` aborts. */
   nextKey(signal?: AbortSignal): Promise<string | undefined> {
     this.#settle(undefined);
@@ -132,9 +138,17 @@ function describeCall(subjects: readonly string[], args: unknown): string {
  * [v] never` — and takes one keypress (or the first letter of a line). Ctrl-C or an aborted run
  * denies.
  */
-export function terminalApprover(keys: RunKeys, write: (text: string) => void): PermissionApprover {
+export function terminalApprover(
+  keys: RunKeys,
+  write: (text: string) => void,
+  options: { cwd?: string; colour?: boolean } = {},
+): PermissionApprover {
   return async (request, context) => {
     const why = context.askRule === undefined ? '' : ` (rule ${context.askRule})`;
+    // A file change is shown as the diff it would make, before the question.
+    const diff =
+      options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
+    if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
     write(
       `\nAllow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never `,
     );

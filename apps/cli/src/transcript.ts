@@ -1,4 +1,5 @@
 import type { AgentEvent, ProviderError, ToolResultMessage } from '@agent/core';
+import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 
 /** Options of a {@link Transcript}. */
 export interface TranscriptOptions {
@@ -6,7 +7,15 @@ export interface TranscriptOptions {
   write: (text: string) => void;
   /** Stream the assistant's text as it arrives [true]; off, text is shown only beside tool calls. */
   streamText?: boolean;
+  /** The workspace: with it, write_file and edit_file results are followed by their unified diff. */
+  cwd?: string;
+  /** Colour diffs and result marks (a TTY without NO_COLOR) [false]. */
+  colour?: boolean;
+  /** Show a spinner with the elapsed time while tools run (a TTY only); `paused()` holds it (an approval is asked). */
+  spinner?: { paused: () => boolean };
 }
+
+const spinnerFrames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 const maxArgumentChars = 200;
 const maxResultChars = 160;
@@ -118,17 +127,85 @@ function childLines(details: unknown): string[] {
 export class Transcript {
   readonly #write: (text: string) => void;
   readonly #streamText: boolean;
+  readonly #cwd: string | undefined;
+  readonly #colour: boolean;
+  readonly #spinner: { paused: () => boolean } | undefined;
   #atLineStart = true;
+  /** Running tools, for the spinner: id → name and start time. */
+  readonly #running = new Map<string, { name: string; started: number }>();
+  /** Files before a write_file/edit_file call ran, by call id. */
+  readonly #before = new Map<string, { path: string; text: string }>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #frame = 0;
+  #spinnerShown = false;
 
   constructor(options: TranscriptOptions) {
     this.#write = options.write;
     this.#streamText = options.streamText ?? true;
+    this.#cwd = options.cwd;
+    this.#colour = options.colour ?? false;
+    this.#spinner = options.spinner;
   }
 
   /** Prints text on lines of its own. */
   line(text: string): void {
+    this.#clearSpinner();
     this.#endLine();
     this.#write(`${text}\n`);
+  }
+
+  #mark(ok: boolean): string {
+    if (!this.#colour) return ok ? '✓' : '✗';
+    return ok ? '\u001b[32m✓\u001b[39m' : '\u001b[31m✗\u001b[39m';
+  }
+
+  #clearSpinner(): void {
+    if (!this.#spinnerShown) return;
+    this.#write('\r\u001b[K');
+    this.#spinnerShown = false;
+  }
+
+  #drawSpinner(): void {
+    if (this.#running.size === 0 || this.#spinner?.paused() === true || !this.#atLineStart) return;
+    const now = Date.now();
+    const parts = [...this.#running.values()].map(
+      (tool) => `${tool.name} ${((now - tool.started) / 1000).toFixed(1)}s`,
+    );
+    this.#frame = (this.#frame + 1) % spinnerFrames.length;
+    this.#write(`\r\u001b[K  ${spinnerFrames[this.#frame]} ${parts.join(', ')}`);
+    this.#spinnerShown = true;
+  }
+
+  #toolStarted(id: string, name: string, args: unknown): void {
+    if (this.#cwd !== undefined && isFileChangeTool(name)) {
+      const path = changedPath(this.#cwd, args);
+      if (path !== undefined) this.#before.set(id, { path, text: readText(path) });
+    }
+    if (this.#spinner === undefined) return;
+    this.#running.set(id, { name, started: Date.now() });
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.#drawSpinner(), 100);
+      this.#timer.unref?.();
+    }
+  }
+
+  #toolEnded(id: string): void {
+    this.#running.delete(id);
+    if (this.#running.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      this.#clearSpinner();
+    }
+  }
+
+  /** The diff a finished file call made, printed under its result. */
+  #resultDiff(id: string, ok: boolean, toolName: string): void {
+    const before = this.#before.get(id);
+    this.#before.delete(id);
+    if (before === undefined || !ok) return;
+    if (!isFileChangeTool(toolName)) return;
+    const diff = unifiedDiff(before.path, before.text, readText(before.path));
+    if (diff !== '') this.line(paintDiff(diff, this.#colour));
   }
 
   /** Prints one event. */
@@ -153,10 +230,11 @@ export class Transcript {
           for (const call of calls)
             this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);
         } else if (message.role === 'toolResult') {
-          const mark = message.isError ? '✗' : '✓';
+          const mark = this.#mark(!message.isError);
           const kind =
             message.isError && message.errorKind !== undefined ? ` [${message.errorKind}]` : '';
           this.line(`  ${mark} ${message.toolName}${kind}: ${summarizeResult(message)}`);
+          this.#resultDiff(message.toolCallId, !message.isError, message.toolName);
         }
         return;
       }
@@ -171,7 +249,15 @@ export class Transcript {
         else for (const line of childLines(event.partial.details)) this.line(line);
         return;
       }
+      case 'tool-execution-start':
+        this.#toolStarted(event.toolCallId, event.toolName, event.args);
+        return;
+      case 'tool-execution-end':
+        this.#toolEnded(event.toolCallId);
+        return;
       case 'agent-end':
+        for (const id of [...this.#running.keys()]) this.#toolEnded(id);
+        this.#before.clear();
         this.#endLine();
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
@@ -189,6 +275,7 @@ export class Transcript {
 
   #text(delta: string): void {
     if (delta === '') return;
+    this.#clearSpinner();
     this.#write(delta);
     this.#atLineStart = delta.endsWith('\n');
   }
