@@ -3,8 +3,10 @@
  * stands in for, side by side in one run, as ratios (tool time / baseline time).
  * - search vs `rg` on a large tree (this repo's node_modules), with the ripgrep engine and
  *   with the pure-TypeScript engine;
- * - read_file of line 5,000,000 of a generated file vs `sed -n`;
- * - bash with 1 GB of output vs the same command redirected to /dev/null (and to a file).
+ * - read_file of line 5,000,000 of a generated file vs `sed -n` (and of a line near the end, where
+ *   the total is counted, so the whole file is read);
+ * - bash with 1 GB of output vs the same command redirected to /dev/null, to a file, and through
+ *   `cat` to a file (the tool's data path, pipe read + file write, done natively).
  * Peak RSS of this process is sampled during each tool call (delta over the RSS before it).
  */
 import { spawnSync } from 'node:child_process';
