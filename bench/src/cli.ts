@@ -30,6 +30,7 @@ const knownSuites = [
   'dialects',
   'mcp-serve',
   'package-size',
+  'cli-startup',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */
