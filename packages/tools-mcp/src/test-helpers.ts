@@ -139,3 +139,8 @@ export async function startEverythingHttp(port?: number): Promise<HttpServerProc
 export function nextValue<T>(subscribe: (deliver: (value: T) => void) => void): Promise<T> {
   return new Promise((resolve) => subscribe(resolve));
 }
+
+/** The raw JSON-RPC stdio server in `__fixtures__` (progress and result in one write). Test-only. */
+export const rawStdioServerEntry = fileURLToPath(
+  new URL('./__fixtures__/raw-stdio-server.mjs', import.meta.url),
+);
