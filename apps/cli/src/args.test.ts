@@ -4,6 +4,19 @@ import { parseCliArgs, parseOpenApiFlag, UsageError } from './args.js';
 import { formatArguments, summarizeResult } from './transcript.js';
 
 describe('parseCliArgs', () => {
+  it('--resume without a file picks from a list; with one, resumes it', () => {
+    expect(parseCliArgs(['--resume']).pickSession).toBe(true);
+    expect(parseCliArgs(['--resume', '--mode', 'read-only'])).toMatchObject({
+      pickSession: true,
+      mode: 'read-only',
+    });
+    expect(parseCliArgs(['--resume', 'a.json'])).toMatchObject({
+      pickSession: false,
+      resume: 'a.json',
+    });
+    expect(() => parseCliArgs(['--resume', '--continue'])).toThrow(UsageError);
+  });
+
   it('reads repeatable rules and OpenAPI specs in order', () => {
     const options = parseCliArgs(
       [

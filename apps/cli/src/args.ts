@@ -37,6 +37,8 @@ export interface CliOptions {
   save: string | undefined;
   resume: string | undefined;
   systemPrompt: string | undefined;
+  /** `--resume` without a file: list the workspace's saved sessions and pick one. */
+  pickSession?: boolean;
   /** `--continue`: resume the workspace's newest saved session. */
   continueLast?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
@@ -94,7 +96,8 @@ Session:
   --max-turns <n>          model calls per run   [100]
   --save <file>            write the conversation (JSON) after every run [every session is
                            saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
-  --resume <file>          continue a conversation saved with --save or /save
+  --resume [<file>]        continue a conversation saved with --save or /save; without a file,
+                           pick one of this workspace's saved sessions from a list
   -c, --continue           continue this workspace's newest saved session
   -h, --help               this text
   -v, --version            the version
@@ -124,6 +127,10 @@ export function parseOpenApiFlag(value: string): { spec: string; name: string | 
 
 /** Parses argv (without `node` and the script); throws {@link UsageError} on any mistake. */
 export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliOptions {
+  // `--resume` without a file (last, or before another option): pick from the saved sessions.
+  const at = argv.indexOf('--resume');
+  const pickSession = at >= 0 && (at === argv.length - 1 || (argv[at + 1] ?? '').startsWith('-'));
+  if (pickSession) argv = [...argv.slice(0, at), ...argv.slice(at + 1)];
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -201,6 +208,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
       throw new UsageError(`--port must be a port number, got "${values.port}"`);
   }
+  if (pickSession && (values.continue === true || values.resume !== undefined))
+    throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (values.continue === true && values.resume !== undefined)
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (command === 'mcp-serve' && values.print !== undefined)
@@ -230,6 +239,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
     continueLast: values.continue === true,
+    pickSession,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   createSession,
   deniedWithoutApproverExitCode,
   exitCodeFor,
+  loadConversation,
   nonInteractiveApprover,
   runPrompt,
   saveConversation,
@@ -239,6 +240,51 @@ async function replMode(options: CliOptions): Promise<number> {
   }
 }
 
+/** The first user message of a saved session, on one line, for the list. */
+async function sessionTitle(path: string): Promise<string> {
+  try {
+    const messages = await loadConversation(path);
+    const first = messages.find((message) => message.role === 'user');
+    const content = first?.content;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((part) => ('text' in part ? part.text : '')).join(' ')
+          : '';
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > 60 ? `${line.slice(0, 59)}…` : line || '(empty)';
+  } catch {
+    return '(unreadable)';
+  }
+}
+
+/** `--resume` without a file: lists the workspace's sessions (newest first) and reads a number. */
+async function pickSession(cwd: string): Promise<string> {
+  const found = (await listSessions(cwd)).slice(0, 20);
+  if (found.length === 0) throw new CliError(`No saved session for ${resolve(cwd)} to resume`);
+  const lines = await Promise.all(
+    found.map(
+      async (entry, index) =>
+        `${String(index + 1).padStart(2)}. ${entry.modified.toISOString().slice(0, 16).replace('T', ' ')}  ${await sessionTitle(entry.path)}`,
+    ),
+  );
+  writeErr(`Saved sessions of ${resolve(cwd)}, newest first:\n${lines.join('\n')}\n`);
+  if (process.stdin.isTTY !== true)
+    throw new CliError('Not a terminal, so no session can be picked: pass --resume <file>');
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    while (true) {
+      const answer = (await rl.question(`Resume which (1-${found.length})? `)).trim();
+      const chosen = found[Number(answer) - 1];
+      if (/^\d+$/.test(answer) && chosen !== undefined) return chosen.path;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
@@ -252,6 +298,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (options.command === 'run') {
       // Every session is kept (unless --save names the file); --continue picks up the newest.
+      if (options.pickSession === true) {
+        const path = await pickSession(options.cwd);
+        options = { ...options, resume: path, save: options.save ?? path };
+      }
       if (options.continueLast === true) {
         const [last] = await listSessions(options.cwd);
         if (last === undefined)

@@ -484,4 +484,67 @@ You read files carefully and quote them.
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });
+
+  it('/model switches the model and keeps the conversation; /clear empties it', async () => {
+    const repl = await startRepl([{ text: 'First answer.' }, { text: 'Second answer.' }]);
+    await repl.waitForPrompt();
+    repl.submit('/model');
+    await repl.waitForText('model: scripted');
+    repl.submit('hello');
+    await repl.waitForText('First answer.');
+    await repl.waitForPrompt(3);
+    repl.submit('/model other-model');
+    await repl.waitForText('model: other-model (the conversation goes on)');
+    repl.submit('/save before.json');
+    await repl.waitForText('saved 2 messages');
+    repl.submit('/clear');
+    await repl.waitForText('conversation cleared');
+    repl.submit('again');
+    await repl.waitForText('Second answer.');
+    repl.submit('/save after.json');
+    await repl.waitForText('saved 2 messages to after.json');
+    const after = JSON.parse(await readFile(join(repl.dir, 'after.json'), 'utf8')) as {
+      messages: { role: string; model?: string }[];
+    };
+    expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(after.messages[1]?.model).toBe('other-model');
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('--resume without a file lists the workspace’s sessions and resumes the one picked', async () => {
+    const home = await tempDir('agent-cli-home-');
+    cleanups.push(home.dispose);
+    const env = cleanEnv({ AGENT_HOME: home.path });
+    const first = await startRepl([{ text: 'Noted the colour.' }], [], async () => {}, env);
+    await first.waitForPrompt();
+    first.submit('my favourite colour is teal');
+    await first.waitForText('Noted the colour.');
+    await first.waitForPrompt(2);
+    first.submit('/exit');
+    expect(await first.waitForExit()).toBe(0);
+
+    const script = await writeScript(first.dir, [{ text: 'It is teal.' }], 'second.json');
+    const second = TmuxSession.start(
+      [process.execPath, cliPath, '--scripted', script, '--cwd', first.workspace, '--resume'],
+      { cwd: first.dir, env },
+    );
+    sessions.push(second);
+    await vi.waitFor(() => expect(second.capture()).toContain('Resume which (1-1)?'), waitOptions);
+    expect(second.capture()).toMatch(
+      / 1\. \d{4}-\d\d-\d\d \d\d:\d\d {2}my favourite colour is teal/,
+    );
+    second.type('1');
+    second.press('Enter');
+    await vi.waitFor(
+      () => expect(second.capture()).toContain('resumed a conversation of 2 messages'),
+      waitOptions,
+    );
+    second.type('what colour?');
+    second.press('Enter');
+    await vi.waitFor(() => expect(second.capture()).toContain('It is teal.'), waitOptions);
+    second.type('/exit');
+    second.press('Enter');
+    await vi.waitFor(() => expect(second.exitStatus()).toBe(0), waitOptions);
+  });
 });

@@ -20,7 +20,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /tools  /agents  /mcp  /cost  /permissions  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /model [name]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
 Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
@@ -134,6 +134,20 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           transcript.line(
             `(${deferred.pending.length} more behind tool_search; ${deferred.loaded.length} loaded)`,
           );
+      } else if (command === '/model') {
+        if (argument === '')
+          transcript.line(`model: ${session.model.model} (${session.model.label})`);
+        else {
+          try {
+            session.replaceAgent({ model: await session.chooseModel(argument) });
+            transcript.line(`model: ${session.model.model} (the conversation goes on)`);
+          } catch (error) {
+            transcript.line(`error: ${errorMessage(error)}`);
+          }
+        }
+      } else if (command === '/clear') {
+        session.replaceAgent({ messages: [] });
+        transcript.line('conversation cleared (tools, mode, rules and grants stay)');
       } else if (command === '/agents') {
         if (session.agents.length === 0)
           transcript.line('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');

@@ -6,6 +6,7 @@ import {
   Agent,
   AgentError,
   type AgentEvent,
+  type AgentOptions,
   type AgentRunResult,
   type AgentStopReason,
   errorMessage,
@@ -50,6 +51,10 @@ export interface Session {
   cwd: string;
   /** Sub-agents from `.agent/agents/` and `$AGENT_HOME/agents/`, offered as tools. */
   agents: AgentDefinition[];
+  /** The provider and model for a model name (the session's provider; a scripted session keeps its script). */
+  chooseModel(name: string): Promise<ModelChoice>;
+  /** Starts a fresh agent with the same tools and settings: another model, or other messages (`[]` clears). */
+  replaceAgent(change: { model?: ModelChoice; messages?: Message[] }): void;
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -225,12 +230,13 @@ export async function createSession(
           onWarning: (line) => settings.log(`hook: ${line}`),
         });
   let agent: Agent;
+  let agentOptions: AgentOptions;
   try {
     const startContext =
       commandHooks === undefined
         ? ''
         : await commandHooks.sessionStart(options.resume === undefined ? 'startup' : 'resume');
-    agent = new Agent({
+    agentOptions = {
       provider: model.provider,
       model: model.model,
       systemPrompt: [
@@ -245,7 +251,8 @@ export async function createSession(
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
       ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
-    });
+    };
+    agent = new Agent(agentOptions);
   } catch (error) {
     await tools.close();
     throw new CliError(errorMessage(error));
@@ -256,7 +263,7 @@ export async function createSession(
       `${deferred.pending.length} tools are deferred (too many to send them all): the model finds and loads them with tool_search.`,
     );
   }
-  return {
+  const session: Session = {
     agent,
     policy,
     tools,
@@ -268,7 +275,24 @@ export async function createSession(
     agents,
     cwd: resolve(options.cwd),
     close: () => tools.close(),
+    replaceAgent: (change) => {
+      const next = {
+        ...agentOptions,
+        ...(change.model === undefined
+          ? {}
+          : { provider: change.model.provider, model: change.model.model }),
+        messages: change.messages ?? [...session.agent.messages],
+      };
+      session.agent = new Agent(next);
+      agentOptions = next;
+      if (change.model !== undefined) session.model = change.model;
+    },
+    chooseModel: async (name) =>
+      options.scripted === undefined
+        ? await chooseProvider({ ...options, model: name })
+        : { ...model, model: name, label: `${model.label} as ${name}` },
   };
+  return session;
 }
 
 /** How many times in a row Stop hooks may send the agent back to work. */
