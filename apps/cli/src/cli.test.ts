@@ -63,6 +63,39 @@ describe('agent demo', () => {
 });
 
 describe('agent -p', () => {
+  it('several calls in a turn: each result is printed under its own call; the run ends with its tokens', async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(workspace);
+    await writeFile(join(workspace, 'a.txt'), 'alpha\n');
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'a.txt' } },
+          { name: 'list_files', arguments: { path: '.' } },
+        ],
+        usage: { input: 100, output: 20, cacheRead: 30 },
+      },
+      { text: 'Done.', usage: { input: 150, output: 5 } },
+    ]);
+    const { code, stderr } = await runCli(['-p', 'look', '--scripted', script, '--cwd', workspace]);
+    expect(code).toBe(0);
+    const lines = stderr.split('\n');
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const header = at(/→ 2 calls: read_file, list_files/);
+    const read = at(/^ {2}→ read_file \{"path":"a.txt"\}/);
+    const readResult = at(/✓ read_file:/);
+    const list = at(/^ {2}→ list_files/);
+    const listResult = at(/✓ list_files:/);
+    expect(header).toBeGreaterThanOrEqual(0);
+    expect([header, read, readResult, list, listResult]).toEqual(
+      [header, read, readResult, list, listResult].sort((a, b) => a - b),
+    );
+    expect(readResult).toBe(read + 1);
+    expect(listResult).toBe(list + 1);
+    expect(stderr).toContain('(250 tokens in (+30 from cache), 25 out)');
+  });
+
   it('prints only the final text on stdout and runs the real tools in --cwd', async () => {
     const dir = await scratch();
     const script = await writeScript(dir, [

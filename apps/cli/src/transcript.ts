@@ -1,4 +1,4 @@
-import type { AgentEvent, ProviderError, ToolResultMessage } from '@agent/core';
+import type { AgentEvent, AssistantMessage, ProviderError, ToolResultMessage } from '@agent/core';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 
 /** Options of a {@link Transcript}. */
@@ -135,6 +135,8 @@ export class Transcript {
   readonly #running = new Map<string, { name: string; started: number }>();
   /** Files before a write_file/edit_file call ran, by call id. */
   readonly #before = new Map<string, { path: string; text: string }>();
+  /** Call lines of multi-call turns, printed above their results. */
+  readonly #pendingCalls = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #frame = 0;
   #spinnerShown = false;
@@ -227,9 +229,24 @@ export class Transcript {
             for (const block of message.content)
               if (block.type === 'text' && block.text.trim() !== '') this.line(block.text.trim());
           }
-          for (const call of calls)
-            this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);
+          if (calls.length === 1)
+            for (const call of calls)
+              this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);
+          else if (calls.length > 1) {
+            // Several calls: each is printed again right above its result, so they pair up.
+            this.line(`  → ${calls.length} calls: ${calls.map((call) => call.name).join(', ')}`);
+            for (const call of calls)
+              this.#pendingCalls.set(
+                call.id,
+                `  → ${call.name} ${formatArguments(call.arguments)}`,
+              );
+          }
         } else if (message.role === 'toolResult') {
+          const call = this.#pendingCalls.get(message.toolCallId);
+          if (call !== undefined) {
+            this.#pendingCalls.delete(message.toolCallId);
+            this.line(call);
+          }
           const mark = this.#mark(!message.isError);
           const kind =
             message.isError && message.errorKind !== undefined ? ` [${message.errorKind}]` : '';
@@ -258,7 +275,9 @@ export class Transcript {
       case 'agent-end':
         for (const id of [...this.#running.keys()]) this.#toolEnded(id);
         this.#before.clear();
+        this.#pendingCalls.clear();
         this.#endLine();
+        this.#usageLine(event.messages);
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
         else if (event.stopReason === 'loop-detected')
@@ -271,6 +290,26 @@ export class Transcript {
       default:
         return;
     }
+  }
+
+  /** Tokens (and cost, when the model's prices are known) of the run that ended. */
+  #usageLine(messages: readonly { role: string }[]): void {
+    let input = 0;
+    let output = 0;
+    let cached = 0;
+    let cost: number | undefined;
+    for (const message of messages) {
+      if (message.role !== 'assistant') continue;
+      const usage = (message as AssistantMessage).usage;
+      input += usage.input;
+      output += usage.output;
+      cached += usage.cacheRead;
+      if (usage.cost !== undefined) cost = (cost ?? 0) + usage.cost.total;
+    }
+    if (input + output + cached === 0) return;
+    const price = cost === undefined ? '' : ` · $${cost.toFixed(4)}`;
+    const fromCache = cached === 0 ? '' : ` (+${cached} from cache)`;
+    this.line(`  (${input} tokens in${fromCache}, ${output} out${price})`);
   }
 
   #text(delta: string): void {
