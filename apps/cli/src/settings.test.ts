@@ -128,6 +128,36 @@ describe('settings files', () => {
     expect(run.code).toBe(0);
   });
 
+  it('a broken server in .mcp.json is reported and skipped; the others still serve', async () => {
+    const { dir, workspace, env } = await project();
+    const server = join(appDir, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          broken: { command: join(dir, 'no-such-server') },
+          memory: {
+            command: process.execPath,
+            args: [server],
+            env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+          },
+        },
+      }),
+    );
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'memory__read_graph', arguments: {} }] },
+      { text: 'read the graph' },
+    ]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      { env },
+    );
+    expect(run.stderr).toMatch(/mcp broken: could not connect, skipped: /);
+    expect(run.stderr).toContain('✓ memory__read_graph');
+    expect(run.stdout).toBe('read the graph\n');
+    expect(run.code).toBe(0);
+  });
+
   it('a PreToolUse hook in the settings blocks a call with exit 2; the model reads its stderr', async () => {
     const { dir, workspace, env } = await project();
     await writeFile(

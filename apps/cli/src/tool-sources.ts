@@ -159,10 +159,14 @@ export async function loadTools(
           }),
         ),
       );
-      for (const outcome of connected)
+      // A server that cannot start or connect is reported and skipped; the others are used.
+      connected.forEach((outcome, index) => {
         if (outcome.status === 'fulfilled') adapters.push(outcome.value);
-      const failed = connected.find((outcome) => outcome.status === 'rejected');
-      if (failed !== undefined) throw new CliError(errorMessage(failed.reason));
+        else
+          log(
+            `mcp ${servers[index]?.name ?? '?'}: could not connect, skipped: ${errorMessage(outcome.reason)}`,
+          );
+      });
       for (const adapter of adapters) {
         const mcpTools = adapter.tools();
         tools.push(...mcpTools);
