@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import { type McpLogLevel, mcpLogLevels } from './mcp-interactions.js';
 import type { McpServerEntry } from './tool-sources.js';
 
 /** The providers the CLI can talk to. */
@@ -28,6 +29,8 @@ export interface CliOptions {
   scripted: string | undefined;
   cwd: string;
   mcpConfig: string | undefined;
+  /** `--mcp-log-level`: MCP servers' log messages shown from this level up [warning]. */
+  mcpLogLevel?: McpLogLevel | 'off' | undefined;
   openapi: { spec: string; name: string | undefined }[];
   mode: PermissionMode | undefined;
   allow: string[];
@@ -78,6 +81,8 @@ Model:
 Tools:
   --cwd <dir>              workspace of the built-in tools   [current directory]
   --mcp-config <file>      { "mcpServers": { "name": { "command", "args", "env" } | { "url" } } }
+  --mcp-log-level <level>  MCP servers' log messages shown from: debug|info|notice|warning|error|
+                           critical|alert|emergency|off [warning]
   --openapi <spec>[=name]  an OpenAPI document (path or URL) as tools; repeatable
   --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
                            commands may write only the workspace and a private /tmp,
@@ -178,6 +183,16 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   if (provider !== undefined && !providers.includes(provider as ProviderName)) {
     throw new UsageError(`Unknown provider "${provider}": expected one of ${providers.join(', ')}`);
   }
+  const mcpLogLevel = values['mcp-log-level'];
+  if (
+    mcpLogLevel !== undefined &&
+    mcpLogLevel !== 'off' &&
+    !mcpLogLevels.includes(mcpLogLevel as McpLogLevel)
+  ) {
+    throw new UsageError(
+      `Unknown MCP log level "${mcpLogLevel}": expected one of ${mcpLogLevels.join(', ')}, off`,
+    );
+  }
   const mode = values.mode;
   if (mode !== undefined && !modes.includes(mode as PermissionMode)) {
     throw new UsageError(`Unknown mode "${mode}": expected one of ${modes.join(', ')}`);
@@ -228,6 +243,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     scripted: values.scripted,
     cwd: values.cwd ?? cwd,
     mcpConfig: values['mcp-config'],
+    ...(mcpLogLevel === undefined ? {} : { mcpLogLevel: mcpLogLevel as McpLogLevel | 'off' }),
     openapi: (values.openapi ?? []).map(parseOpenApiFlag),
     mode: mode as PermissionMode | undefined,
     allow: values.allow ?? [],
@@ -277,6 +293,7 @@ function parse(argv: readonly string[]) {
       system: { type: 'string' },
       cwd: { type: 'string' },
       'mcp-config': { type: 'string' },
+      'mcp-log-level': { type: 'string' },
       openapi: { type: 'string', multiple: true },
       mode: { type: 'string' },
       allow: { type: 'string', multiple: true },

@@ -10,6 +10,7 @@ import {
 import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
+import { McpInteractions } from './mcp-interactions.js';
 import { runRepl } from './repl.js';
 import {
   createSession,
@@ -132,10 +133,20 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
     keys === undefined
       ? fallback
       : terminalApprover(keys, writeErr, { cwd: resolve(options.cwd), colour });
+  const log = (line: string) => writeErr(`${line}\n`);
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
-    log: (line) => writeErr(`${line}\n`),
+    log,
+    // Without a terminal, servers' questions are declined and sampling refused (with a notice).
+    mcpInteractions: new McpInteractions({
+      keys,
+      write: writeErr,
+      log,
+      cwd: resolve(options.cwd),
+      logLevel: options.mcpLogLevel,
+      tty: process.stderr.isTTY === true,
+    }),
   });
   const sessionId = session.id;
   if (format === 'stream-json') {
@@ -224,6 +235,14 @@ async function replMode(options: CliOptions): Promise<number> {
       colour: useColour(process.stdout),
     }),
     log: (line) => writeErr(`${line}\n`),
+    mcpInteractions: new McpInteractions({
+      keys,
+      write: writeOut,
+      log: (line) => writeErr(`${line}\n`),
+      cwd: resolve(options.cwd),
+      logLevel: options.mcpLogLevel,
+      tty: process.stdout.isTTY === true,
+    }),
   });
   try {
     return await runRepl({

@@ -19,6 +19,7 @@ import {
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from './agents.js';
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
+import type { McpInteractions } from './mcp-interactions.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { agentsInstructions } from './settings.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
@@ -177,6 +178,8 @@ export async function createSession(
     mode: PermissionMode;
     approver: PermissionApprover | undefined;
     log: (line: string) => void;
+    /** MCP servers' requests (elicitation, sampling, roots, logs): asked on the terminal. */
+    mcpInteractions?: McpInteractions;
   },
 ): Promise<Session> {
   let policy: PermissionPolicy;
@@ -196,7 +199,12 @@ export async function createSession(
   await checkWorkspace(resolve(options.cwd));
   const model = await chooseProvider(options);
   const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
-  const tools = await loadTools(options, settings.log);
+  const tools = await loadTools(
+    settings.mcpInteractions === undefined
+      ? options
+      : { ...options, mcpInteractions: settings.mcpInteractions },
+    settings.log,
+  );
   let agents: AgentDefinition[];
   try {
     agents = await loadAgentDefinitions(options.cwd);
@@ -292,6 +300,8 @@ export async function createSession(
         ? await chooseProvider({ ...options, model: name })
         : { ...model, model: name, label: `${model.label} as ${name}` },
   };
+  // Sampling requests run on the session's model, as it is when they arrive.
+  settings.mcpInteractions?.useModel(() => session.model);
   return session;
 }
 

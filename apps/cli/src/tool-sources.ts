@@ -8,6 +8,7 @@ import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
 import type { OpenApiToolAdapter } from '@agent/tools-openapi';
 import type { CliOptions } from './args.js';
 import { CliError } from './cli-error.js';
+import type { McpInteractions } from './mcp-interactions.js';
 
 /** Every tool of a session, and how to release what they hold (MCP servers, background commands). */
 export interface ToolSet {
@@ -100,6 +101,8 @@ export async function loadTools(
   options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'> & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
+    /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
+    mcpInteractions?: McpInteractions;
   },
   log: (line: string) => void,
 ): Promise<ToolSet> {
@@ -150,11 +153,14 @@ export async function loadTools(
                     ...server.transport,
                     oauth: {
                       openUrl: (url) =>
-                        log(`mcp ${server.name} needs authorization: open ${url.href}`),
+                        options.mcpInteractions === undefined
+                          ? log(`mcp ${server.name} needs authorization: open ${url.href}`)
+                          : options.mcpInteractions.authorize(server.name, url),
                       store,
                     },
                   }
                 : server.transport,
+            ...options.mcpInteractions?.forServer(),
             onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
           }),
         ),
