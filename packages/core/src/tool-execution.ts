@@ -214,7 +214,14 @@ async function runBatch(
       settled.set(index, synthetic(call, resolved[index], 'Cancelled', 'cancelled'));
       continue;
     }
-    const outcome = await prepareCall(params, call, resolved[index], parsed, index);
+    // Parse and validate synchronously; only a gate or a before-hook needs an await.
+    let outcome = parseAndValidate(params, call, resolved[index], parsed, index);
+    if (
+      !('message' in outcome) &&
+      (params.permissionGate !== undefined || params.hooks.beforeToolExecution !== undefined)
+    ) {
+      outcome = await gateAndHook(params, call, outcome.tool, outcome.info);
+    }
     if ('message' in outcome) settled.set(index, outcome);
     else prepared.push({ index, call, tool: outcome.tool, info: outcome.info });
   }
@@ -297,13 +304,13 @@ class CallGroup {
 
 type PrepareOutcome = Settled | { tool: AnyAgentTool; info: ToolCallInfo };
 
-async function prepareCall(
+function parseAndValidate(
   params: ExecuteToolCallsParams,
   call: ToolCallContent,
   tool: AnyAgentTool | undefined,
   parsed: unknown[],
   index: number,
-): Promise<PrepareOutcome> {
+): PrepareOutcome {
   if (tool === undefined) {
     const error = ToolError.notFound(call.name, params.registry.names());
     return synthetic(call, undefined, error.message, 'not-found');
@@ -341,7 +348,7 @@ async function prepareCall(
       ToolError.invalidArguments(tool.name, validated.detail).message,
       'invalid-args',
     );
-  let info: ToolCallInfo = {
+  const info: ToolCallInfo = {
     toolCallId: call.id,
     toolName: tool.name,
     requestedName: call.name,
@@ -349,7 +356,17 @@ async function prepareCall(
     tool,
     assistantMessage: params.assistant,
   };
+  return { tool, info };
+}
 
+/** The permission gate, then the beforeToolExecution hook (which may skip or replace the arguments). */
+async function gateAndHook(
+  params: ExecuteToolCallsParams,
+  call: ToolCallContent,
+  tool: AnyAgentTool,
+  validatedInfo: ToolCallInfo,
+): Promise<PrepareOutcome> {
+  let info = validatedInfo;
   if (params.permissionGate !== undefined) {
     try {
       const { subjects, opaque } = normalisePermissionSubjects(
