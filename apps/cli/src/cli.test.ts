@@ -46,7 +46,11 @@ describe('agent demo', () => {
     expect(stdout).toContain('✗ read_file [invalid-args]');
     expect(stdout).toContain('✓ write_file: Created NOTES.md');
     expect(stdout).toContain('Done: greet() now greets properly');
-    expect(stdout).toContain('stop reason: completed after 7 turns; NOTES.md written');
+    expect(stdout).toContain('stop reason: completed after 8 turns; NOTES.md written');
+    // New tools: a notebook read as cells and edited, and a message to the user mid-run.
+    expect(stdout).toContain('✓ read_file: try.ipynb: Jupyter notebook (nbformat 4.5), 1 cell');
+    expect(stdout).toContain('✓ notebook_edit: Replaced cell 0 of try.ipynb (1 cell now).');
+    expect(stdout).toContain('✉ greet() is fixed; writing notes next.');
     // A write outside the workspace that the rules allow is stopped by the OS sandbox, not by
     // a path check, and the transcript says so.
     expect(stdout).toContain('bash: sandboxed (bubblewrap)');

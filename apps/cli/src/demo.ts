@@ -62,6 +62,22 @@ export const demoScript: ScriptedTurn[] = [
     toolCalls: [{ name: 'bash', arguments: { command: `touch ${outsideMarker}/escaped.txt` } }],
   },
   {
+    text: 'The notebook prints the old greeting too; fixing its first cell.',
+    toolCalls: [
+      { name: 'read_file', arguments: { path: 'try.ipynb' } },
+      {
+        name: 'notebook_edit',
+        arguments: {
+          path: 'try.ipynb',
+          edit_mode: 'replace',
+          cell_index: 0,
+          new_source: "print('Hello, world!')",
+        },
+      },
+      { name: 'send_user_message', arguments: { message: 'greet() is fixed; writing notes next.' } },
+    ],
+  },
+  {
     text: 'Writing notes.',
     toolCalls: [
       {
@@ -72,6 +88,27 @@ export const demoScript: ScriptedTurn[] = [
   },
   { text: 'Done: greet() now greets properly, the check passed, and NOTES.md records the change.' },
 ];
+
+/** A one-cell Jupyter notebook (nbformat 4.5) with an output, for read_file and notebook_edit. */
+const demoNotebook = `${JSON.stringify(
+  {
+    cells: [
+      {
+        cell_type: 'code',
+        execution_count: 1,
+        id: 'greet',
+        metadata: {},
+        outputs: [{ name: 'stdout', output_type: 'stream', text: ['hi\n'] }],
+        source: ["print('hi')"],
+      },
+    ],
+    metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' } },
+    nbformat: 4,
+    nbformat_minor: 5,
+  },
+  null,
+  1,
+)}\n`;
 
 /** The demo's permission rules: the workspace is writable, two bash commands are allowed, `rm` is denied. */
 export const demoRules = {
@@ -117,6 +154,7 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
       "export function greet(name: string): string {\n  return 'hi'; // TODO: greet properly\n}\n",
     );
     await writeFile(join(workspace, 'src', 'index.ts'), "export { greet } from './greet.js';\n");
+    await writeFile(join(workspace, 'try.ipynb'), demoNotebook);
 
     const policy = new PermissionPolicy({
       mode: demoRules.mode,

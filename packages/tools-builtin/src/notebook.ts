@@ -132,7 +132,7 @@ export function renderNotebook(
   maxChars: number,
 ): ToolResultContent[] {
   const content: ToolResultContent[] = [];
-  let text = `${shown}: Jupyter notebook (nbformat ${notebook.nbformat}.${notebook.nbformat_minor}), ${notebook.cells.length} cells\n`;
+  let text = `${shown}: Jupyter notebook (nbformat ${notebook.nbformat}.${notebook.nbformat_minor}), ${cellCount(notebook.cells.length)}\n`;
   const flush = () => {
     if (text !== '')
       content.push({
@@ -248,7 +248,7 @@ export function createNotebookEditTool(
         const limit = args.edit_mode === 'insert' ? cells.length : cells.length - 1;
         if (index > limit)
           throw new ToolError(
-            `${shown} has ${cells.length} cells (indexes 0 to ${cells.length - 1}); there is no cell ${index}`,
+            `${shown} has ${cellCount(cells.length)} (indexes 0 to ${cells.length - 1}); there is no cell ${index}`,
           );
       }
       let changed: number;
@@ -303,11 +303,15 @@ export function createNotebookEditTool(
         content: [
           {
             type: 'text',
-            text: `${verb} cell ${changed} of ${shown} (${cells.length} cells now).`,
+            text: `${verb} cell ${changed} of ${shown} (${cellCount(cells.length)} now).`,
           },
         ],
         details: { path: real, cells: cells.length, index: changed },
       };
     },
   });
+}
+
+function cellCount(count: number): string {
+  return count === 1 ? '1 cell' : `${count} cells`;
 }
