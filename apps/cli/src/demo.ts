@@ -74,7 +74,10 @@ export const demoScript: ScriptedTurn[] = [
           new_source: "print('Hello, world!')",
         },
       },
-      { name: 'send_user_message', arguments: { message: 'greet() is fixed; writing notes next.' } },
+      {
+        name: 'send_user_message',
+        arguments: { message: 'greet() is fixed; writing notes next.' },
+      },
     ],
   },
   {
