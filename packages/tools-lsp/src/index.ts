@@ -1,0 +1,20 @@
+export { LspError, type LspErrorCode, type LspErrorOptions } from './errors.js';
+export {
+  defaultLanguageServers,
+  type FindServerOptions,
+  findServerExecutable,
+  type KnownLanguage,
+  type LanguageServerConfig,
+  pythonServer,
+  type ServerStartContext,
+  typescriptServer,
+} from './language-servers.js';
+export { createLspTools, type LspToolsOptions, lspToolNames } from './lsp-tools.js';
+export {
+  type FileChangeNotice,
+  type FileDiagnostics,
+  LspWorkspace,
+  type LspWorkspaceOptions,
+  type RenamePreview,
+} from './lsp-workspace.js';
+export { positionOf, type SymbolLocator } from './positions.js';

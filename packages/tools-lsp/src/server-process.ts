@@ -1,0 +1,390 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import type {
+  Diagnostic,
+  InitializeParams,
+  InitializeResult,
+  PublishDiagnosticsParams,
+  ServerCapabilities,
+} from 'vscode-languageserver-protocol';
+import {
+  CancellationTokenSource,
+  createProtocolConnection,
+  type ProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { LspError } from './errors.js';
+import type { LanguageServerConfig } from './language-servers.js';
+import { uriOf } from './paths.js';
+
+/** How a server process ended. */
+export interface ServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when we asked it to stop (close or restart). */
+  requested: boolean;
+}
+
+/** Diagnostics last published for one document. */
+export interface PublishedDiagnostics {
+  diagnostics: readonly Diagnostic[];
+  /** The document version they are for, when the server says. */
+  version: number | undefined;
+  /** Order of arrival across all documents (increasing). */
+  sequence: number;
+}
+
+/** Options of {@link ServerProcess.start}. */
+export interface ServerProcessOptions {
+  config: LanguageServerConfig;
+  /** Absolute path of the executable. */
+  executable: string;
+  /** Real paths of the workspace roots; the first is the root URI. */
+  roots: readonly string[];
+  /** Environment of the server [process.env]. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const stderrTailChars = 4_000;
+
+/** Every server group still running, killed when this process exits so none is orphaned. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is gone.
+  }
+}
+
+/** True while any process of the group exists (zombies included). */
+function groupExists(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until the group is gone after a SIGKILL, polling, at most `limitMs` (a zombie nobody reaps would never go). */
+async function groupGone(pid: number, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (groupExists(pid) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+  });
+}
+
+/**
+ * One language server child process and its JSON-RPC connection over stdio. The server runs in
+ * its own process group (it may start helpers, as typescript-language-server starts tsserver), so
+ * stopping it ends them all. Keeps the diagnostics the server publishes.
+ */
+export class ServerProcess {
+  readonly config: LanguageServerConfig;
+  readonly executable: string;
+  /** Process id, also the id of its process group. */
+  readonly pid: number;
+  /** Resolves when the process has exited (never rejects). */
+  readonly exited: Promise<ServerExit>;
+  #connection: ProtocolConnection;
+  #capabilities: ServerCapabilities = {};
+  #alive = true;
+  #stopping = false;
+  #stderr = '';
+  #exit: ServerExit | undefined;
+  #diagnostics = new Map<string, PublishedDiagnostics>();
+  #sequence = 0;
+  #diagnosticListeners = new Set<(uri: string) => void>();
+  readonly #settings: Readonly<Record<string, unknown>>;
+
+  private constructor(options: ServerProcessOptions, child: ChildProcess) {
+    this.config = options.config;
+    this.executable = options.executable;
+    this.#settings = options.config.settings ?? {};
+    if (child.pid === undefined) throw new Error('unreachable: spawned without a pid');
+    this.pid = child.pid;
+    liveGroups.add(this.pid);
+    installExitHook();
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-stderrTailChars);
+    });
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.#alive = false;
+        const exit = { code, signal, requested: this.#stopping };
+        this.#exit = exit;
+        // Helpers it started (tsserver) go with it, also when it crashed.
+        killGroup(this.pid, 'SIGKILL');
+        this.#connection.dispose();
+        void groupGone(this.pid, 2_000).then(() => {
+          liveGroups.delete(this.pid);
+          resolve(exit);
+        });
+      });
+    });
+    // Writes to a dead server's stdin fail with EPIPE; the exit handler reports the death.
+    child.stdin?.on('error', () => {});
+    if (child.stdout === null || child.stdin === null)
+      throw new Error('unreachable: no stdio pipes');
+    this.#connection = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
+    this.#connection.onError(() => {});
+    this.#handleServerMessages(options.roots);
+    this.#connection.listen();
+  }
+
+  /** Starts the server and completes the `initialize` handshake; throws `LspError` when it cannot. */
+  static async start(options: ServerProcessOptions): Promise<ServerProcess> {
+    const root = options.roots[0];
+    if (root === undefined) throw new LspError('No workspace root', { code: 'server-exited' });
+    const child = spawn(options.executable, [...options.config.args], {
+      cwd: root,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const spawned = await new Promise<Error | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined));
+      child.once('error', (error) => resolve(error));
+    });
+    if (spawned !== undefined) {
+      throw new LspError(
+        `Could not start the ${options.config.language} language server ${options.executable}: ${spawned.message}`,
+        { code: 'server-exited', cause: spawned },
+      );
+    }
+    const server = new ServerProcess(options, child);
+    try {
+      const initializationOptions = await options.config.initializationOptions?.({
+        executable: options.executable,
+        root,
+      });
+      const params: InitializeParams = {
+        processId: process.pid,
+        clientInfo: { name: '@agent/tools-lsp' },
+        rootUri: uriOf(root),
+        rootPath: root,
+        workspaceFolders: options.roots.map((folder) => ({
+          uri: uriOf(folder),
+          name: path.basename(folder),
+        })),
+        capabilities: clientCapabilities,
+        ...(initializationOptions === undefined ? {} : { initializationOptions }),
+      };
+      const result = await server.request<InitializeResult>('initialize', params);
+      server.#capabilities = result.capabilities;
+      server.notify('initialized', {});
+      // Servers that read settings on start (pyright) get them pushed as well as pulled.
+      server.notify('workspace/didChangeConfiguration', { settings: server.#settingsTree() });
+      return server;
+    } catch (error) {
+      await server.stop(0);
+      throw error;
+    }
+  }
+
+  /** True until the process exits. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** What the server said it can do. */
+  get capabilities(): ServerCapabilities {
+    return this.#capabilities;
+  }
+
+  /** The last characters the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderr;
+  }
+
+  /**
+   * Sends a request. Rejects with `LspError`: `cancelled` when `signal` aborts (the server is sent
+   * `$/cancelRequest`), `server-exited` when the process dies first, `request-failed` when it
+   * answers with an error.
+   */
+  async request<TResult>(method: string, params: unknown, signal?: AbortSignal): Promise<TResult> {
+    if (!this.#alive) throw this.#exitError();
+    signal?.throwIfAborted();
+    const cancellation = new CancellationTokenSource();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal === undefined) return;
+      onAbort = () => {
+        cancellation.cancel();
+        reject(new LspError(`Cancelled: ${method}`, { code: 'cancelled' }));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const died = this.exited.then((): never => {
+      throw this.#exitError();
+    });
+    try {
+      return await Promise.race([
+        this.#connection
+          .sendRequest<TResult>(method, params, cancellation.token)
+          .catch((error: unknown): never => {
+            if (!this.#alive) throw this.#exitError();
+            throw new LspError(
+              `The ${this.config.language} language server failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
+              { code: 'request-failed', cause: error },
+            );
+          }),
+        aborted,
+        died,
+      ]);
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      cancellation.dispose();
+    }
+  }
+
+  /** Sends a notification; a no-op once the process is gone. */
+  notify(method: string, params: unknown): void {
+    if (!this.#alive) return;
+    void this.#connection.sendNotification(method, params).catch(() => {});
+  }
+
+  /** The diagnostics last published for `uri`, if any. */
+  publishedDiagnostics(uri: string): PublishedDiagnostics | undefined {
+    return this.#diagnostics.get(uri);
+  }
+
+  /** The sequence number the next published diagnostics will be above. */
+  get diagnosticsSequence(): number {
+    return this.#sequence;
+  }
+
+  /** Calls `listener(uri)` after each `textDocument/publishDiagnostics`; returns the unsubscribe. */
+  onDiagnostics(listener: (uri: string) => void): () => void {
+    this.#diagnosticListeners.add(listener);
+    return () => this.#diagnosticListeners.delete(listener);
+  }
+
+  /**
+   * Stops the server: `shutdown` and `exit`, then SIGTERM and SIGKILL to its whole process group
+   * if it has not exited within `graceMs`.
+   */
+  async stop(graceMs: number): Promise<void> {
+    if (!this.#alive) {
+      await this.exited;
+      return;
+    }
+    this.#stopping = true;
+    const exited = this.exited.then(() => true);
+    const within = (ms: number) =>
+      Promise.race([
+        exited,
+        new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
+      ]);
+    if (graceMs > 0) {
+      try {
+        await Promise.race([this.#connection.sendRequest('shutdown'), within(graceMs)]);
+        this.notify('exit', undefined);
+      } catch {
+        // A server that fails shutdown is killed below.
+      }
+      if (await within(graceMs)) return;
+      killGroup(this.pid, 'SIGTERM');
+      if (await within(graceMs)) return;
+    }
+    killGroup(this.pid, 'SIGKILL');
+    await this.exited;
+  }
+
+  #exitError(): LspError {
+    const exit = this.#exit;
+    const how =
+      exit === undefined
+        ? 'is not running'
+        : exit.signal !== null
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${exit.code}`;
+    const tail = this.#stderr.trim().split('\n').slice(-5).join('\n');
+    return new LspError(
+      `The ${this.config.language} language server (${this.executable}) ${how}${tail === '' ? '' : `; its last output:\n${tail}`}`,
+      { code: 'server-exited' },
+    );
+  }
+
+  #settingsTree(): Record<string, unknown> {
+    const tree: Record<string, unknown> = {};
+    for (const [section, value] of Object.entries(this.#settings)) {
+      let node = tree;
+      const parts = section.split('.');
+      for (const part of parts.slice(0, -1)) {
+        const next = node[part];
+        node[part] = typeof next === 'object' && next !== null ? next : {};
+        node = node[part] as Record<string, unknown>;
+      }
+      node[parts.at(-1) ?? section] = value;
+    }
+    return tree;
+  }
+
+  #handleServerMessages(roots: readonly string[]): void {
+    const connection = this.#connection;
+    connection.onRequest('workspace/configuration', (params: { items?: { section?: string }[] }) =>
+      (params.items ?? []).map((item) =>
+        item.section === undefined ? null : (this.#settings[item.section] ?? null),
+      ),
+    );
+    connection.onRequest('workspace/workspaceFolders', () =>
+      roots.map((folder) => ({ uri: uriOf(folder), name: path.basename(folder) })),
+    );
+    connection.onRequest('client/registerCapability', () => null);
+    connection.onRequest('client/unregisterCapability', () => null);
+    connection.onRequest('window/workDoneProgress/create', () => null);
+    connection.onRequest('window/showMessageRequest', () => null);
+    connection.onRequest('workspace/applyEdit', () => ({
+      applied: false,
+      failureReason: 'This client applies edits only through its own tools.',
+    }));
+    connection.onNotification(
+      'textDocument/publishDiagnostics',
+      (params: PublishDiagnosticsParams) => {
+        this.#sequence += 1;
+        this.#diagnostics.set(params.uri, {
+          diagnostics: params.diagnostics,
+          version: params.version,
+          sequence: this.#sequence,
+        });
+        for (const listener of this.#diagnosticListeners) listener(params.uri);
+      },
+    );
+  }
+}
+
+const clientCapabilities: InitializeParams['capabilities'] = {
+  general: { positionEncodings: ['utf-16'] },
+  textDocument: {
+    synchronization: { didSave: false, willSave: false, dynamicRegistration: false },
+    publishDiagnostics: { versionSupport: true, relatedInformation: false },
+    definition: { linkSupport: true },
+    references: {},
+    hover: { contentFormat: ['markdown', 'plaintext'] },
+    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+    rename: { prepareSupport: true },
+  },
+  workspace: {
+    workspaceFolders: true,
+    configuration: true,
+    symbol: {},
+    didChangeWatchedFiles: { dynamicRegistration: true },
+    workspaceEdit: { documentChanges: true },
+  },
+};

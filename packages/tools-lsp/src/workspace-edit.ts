@@ -1,0 +1,138 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import type { Position, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
+import { pathOfUri } from './paths.js';
+
+/** One file's change: its text before and after. */
+export interface FileChange {
+  /** Absolute path. */
+  path: string;
+  before: string;
+  after: string;
+}
+
+/** Offsets of each line's first character in `text` (lines end at `\n`; a `\r` before it stays in the line). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+function offsetOf(text: string, starts: readonly number[], position: Position): number {
+  const start = starts[position.line];
+  if (start === undefined) return text.length;
+  const next = starts[position.line + 1];
+  let end = next === undefined ? text.length : next - 1;
+  if (end > start && text[end - 1] === '\r') end -= 1;
+  return Math.min(start + position.character, end);
+}
+
+/** `text` with LSP text edits applied (all positions refer to the original text, as LSP says). */
+export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
+  const starts = lineStarts(text);
+  const spans = edits
+    .map((edit, index) => ({
+      start: offsetOf(text, starts, edit.range.start),
+      end: offsetOf(text, starts, edit.range.end),
+      newText: edit.newText,
+      index,
+    }))
+    // Last first, so earlier offsets stay valid; equal starts keep the server's order.
+    .sort((a, b) => b.start - a.start || b.index - a.index);
+  let result = text;
+  for (const span of spans)
+    result = result.slice(0, span.start) + span.newText + result.slice(span.end);
+  return result;
+}
+
+/** The text edits of a `WorkspaceEdit` by absolute path, and the operations that are not text edits. */
+export function textEditsByFile(edit: WorkspaceEdit): {
+  edits: Map<string, TextEdit[]>;
+  unsupported: string[];
+} {
+  const edits = new Map<string, TextEdit[]>();
+  const unsupported: string[] = [];
+  const add = (uri: string, textEdits: readonly TextEdit[]) => {
+    const file = pathOfUri(uri);
+    if (file === undefined) {
+      unsupported.push(`an edit of ${uri} (not a file)`);
+      return;
+    }
+    const list = edits.get(file) ?? [];
+    list.push(...textEdits);
+    edits.set(file, list);
+  };
+  if (edit.documentChanges !== undefined) {
+    for (const change of edit.documentChanges) {
+      if ('textDocument' in change) add(change.textDocument.uri, change.edits as TextEdit[]);
+      else unsupported.push(`${change.kind} of ${'uri' in change ? change.uri : change.oldUri}`);
+    }
+  } else if (edit.changes !== undefined) {
+    for (const [uri, textEdits] of Object.entries(edit.changes)) add(uri, textEdits);
+  }
+  return { edits, unsupported };
+}
+
+/** Reads each file and applies its edits; files whose text does not change are left out. */
+export async function fileChangesOf(
+  edits: ReadonlyMap<string, readonly TextEdit[]>,
+): Promise<FileChange[]> {
+  const changes: FileChange[] = [];
+  for (const [file, textEdits] of [...edits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const before = await fs.readFile(file, 'utf8');
+    const after = applyTextEdits(before, textEdits);
+    if (after !== before) changes.push({ path: file, before, after });
+  }
+  return changes;
+}
+
+/** A unified diff of the changes (`--- a/x`, `+++ b/x`, 3 lines of context), paths as `display` shows them. */
+export function unifiedDiff(
+  changes: readonly FileChange[],
+  display: (file: string) => string,
+): string {
+  return changes
+    .map((change) => {
+      const shown = display(change.path).split(path.sep).join('/');
+      const patch = createTwoFilesPatch(
+        `a/${shown}`,
+        `b/${shown}`,
+        change.before,
+        change.after,
+        undefined,
+        undefined,
+        {
+          context: 3,
+        },
+      );
+      // jsdiff starts with a line of "=" signs; a plain unified diff does not.
+      return patch.replace(/^=+\n/, '');
+    })
+    .join('');
+}
+
+/** SHA-256 of a text, to tell whether a file changed since an edit was previewed. */
+export function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Writes `text` to `file` atomically: a temporary file beside it, renamed over it, keeping the
+ * file's permission bits.
+ */
+export async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const stats = await fs.stat(file);
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    await fs.writeFile(temporary, text, { mode: stats.mode & 0o7777 });
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
+}
