@@ -43,7 +43,7 @@ export async function parseAgentFile(path: string, text: string): Promise<AgentD
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (match === null)
     throw new CliError(`${path}: an agent file starts with front matter between --- lines`);
-  const { parse } = await import('yaml');
+  const { parse } = await import('./yaml.js');
   let data: unknown;
   try {
     data = parse(match[1] ?? '');

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   type AgentEvent,
@@ -31,44 +30,10 @@ import {
 } from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
+import { versionsText } from './version.js';
 
 const writeOut = (text: string) => process.stdout.write(text);
 const writeErr = (text: string) => process.stderr.write(text);
-
-function packageVersion(url: URL): string {
-  try {
-    return (JSON.parse(readFileSync(url, 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-/** The CLI's version and the versions of the `@agent/*` packages it runs on. */
-function versions(): string {
-  const own = new URL('../package.json', import.meta.url);
-  const lines = [`agent ${packageVersion(own)}`];
-  let dependencies: string[] = [];
-  try {
-    const manifest = JSON.parse(readFileSync(own, 'utf8')) as {
-      dependencies?: Record<string, string>;
-    };
-    dependencies = Object.keys(manifest.dependencies ?? {}).filter((name) =>
-      name.startsWith('@agent/'),
-    );
-  } catch {
-    // Without its own manifest the CLI can only name itself.
-  }
-  for (const name of dependencies) {
-    let version = 'unknown';
-    try {
-      version = packageVersion(new URL(import.meta.resolve(`${name}/package.json`)));
-    } catch {
-      // A package that cannot be found is reported as unknown rather than failing --version.
-    }
-    lines.push(`${name} ${version}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 /** Reads all of stdin (when it is a pipe or a file). */
 async function readStdin(): Promise<string> {
@@ -340,7 +305,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         writeOut(usage);
         return 0;
       case 'version':
-        writeOut(versions());
+        writeOut(versionsText);
         return 0;
       case 'demo':
         return exitCodeFor((await runDemo(writeOut)).stopReason);

@@ -42,46 +42,90 @@ function chatAnswer(): string[] {
   ];
 }
 
-function spawnTimed(
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ ms: number; code: number | null; output: string }> {
+interface Timed {
+  /** Wall time, spawn to exit. */
+  ms: number;
+  /** CPU time of the process (user + system, all its threads), from the shell's `times`. */
+  cpuMs: number;
+  code: number | null;
+  output: string;
+}
+
+/** `1m2.345s` (POSIX `times`) in milliseconds. */
+function clockMs(value: string): number {
+  const match = /^(\d+)m([\d.]+)s$/.exec(value);
+  return match === null ? Number.NaN : (Number(match[1]) * 60 + Number(match[2])) * 1000;
+}
+
+/**
+ * One process, timed. It runs under `sh -c '"$@"; times'`: the shell's `times` prints the CPU
+ * time of its finished children on its last line (the shell itself adds ~1 ms of wall time).
+ */
+function spawnTimed(args: string[], env: Record<string, string>, cwd: string): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      '/bin/sh',
+      ['-c', '"$@"; status=$?; times >&2; exit $status', 'sh', process.execPath, ...args],
+      { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
+    let errors = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
     });
     child.stderr.on('data', (chunk) => {
-      output += chunk;
+      errors += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: performance.now() - started, code, output }));
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      const lines = errors.trimEnd().split('\n');
+      const [user = '', system = ''] = (lines.pop() ?? '').trim().split(/\s+/);
+      resolve({
+        ms,
+        cpuMs: clockMs(user) + clockMs(system),
+        code,
+        output: output + lines.join('\n'),
+      });
+    });
   });
 }
 
-async function median(
-  args: string[],
-  env: Record<string, string>,
+const medianOf = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+interface Contender {
+  args: string[];
+  env: Record<string, string>;
+  expect: string;
+}
+
+/**
+ * Medians of wall and CPU time for each contender, their runs interleaved (A B A B …) so a load
+ * change on the shared machine hits both alike. One warm-up round first (page cache, compile
+ * caches), not counted.
+ */
+async function interleaved(
+  contenders: Contender[],
   cwd: string,
-  expect: string,
-): Promise<number> {
-  const times: number[] = [];
-  // One warm-up (page cache), then the measured runs.
-  for (let index = 0; index <= runs; index++) {
-    const result = await spawnTimed(args, env, cwd);
-    if (result.code !== 0 || !result.output.includes(expect))
-      throw new Error(`${args.join(' ')} failed (${result.code}): ${result.output.slice(0, 300)}`);
-    if (index > 0) times.push(result.ms);
+): Promise<{ ms: number; cpuMs: number }[]> {
+  const times = contenders.map(() => ({ ms: [] as number[], cpuMs: [] as number[] }));
+  for (let round = 0; round <= runs; round++) {
+    for (const [index, contender] of contenders.entries()) {
+      const result = await spawnTimed(contender.args, contender.env, cwd);
+      if (result.code !== 0 || !result.output.includes(contender.expect))
+        throw new Error(
+          `${contender.args.join(' ')} failed (${result.code}): ${result.output.slice(0, 300)}`,
+        );
+      if (round === 0) continue;
+      times[index]?.ms.push(result.ms);
+      times[index]?.cpuMs.push(result.cpuMs);
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+  return times.map((entry) => ({ ms: medianOf(entry.ms), cpuMs: medianOf(entry.cpuMs) }));
 }
 
 export async function run(): Promise<BenchSection> {
@@ -115,46 +159,74 @@ export async function run(): Promise<BenchSection> {
       PI_OFFLINE: '1',
     };
     const rows: string[][] = [];
-    const row = (name: string, ours: number, theirs: number) => [
-      name,
-      `${ours.toFixed(0)} ms`,
-      `${theirs.toFixed(0)} ms`,
-      `${(ours / theirs).toFixed(2)}×`,
-    ];
-    const oursVersion = await median([agentCli, '--version'], base, workspace, 'agent');
-    const piVersion = await median([pi, '--version'], base, workspace, '.');
-    rows.push(row('--version', oursVersion, piVersion));
-    const oursTurn = await median(
-      [
-        agentCli,
-        '-p',
-        'say ok',
-        '--base-url',
-        `${server.url}/v1`,
-        '--model',
-        'bench-model',
-        '--cwd',
-        workspace,
-        '--sandbox',
-        'off',
-      ],
-      { ...base, OPENAI_API_KEY: 'bench' },
-      workspace,
-      'ok',
+    const row = (name: string, [ours, theirs]: { ms: number; cpuMs: number }[] = []): string[] => {
+      if (ours === undefined || theirs === undefined) throw new Error('missing measurement');
+      return [
+        name,
+        `${ours.ms.toFixed(0)} ms (CPU ${ours.cpuMs.toFixed(0)} ms)`,
+        `${theirs.ms.toFixed(0)} ms (CPU ${theirs.cpuMs.toFixed(0)} ms)`,
+        `${(ours.ms / theirs.ms).toFixed(2)}× (CPU ${(ours.cpuMs / theirs.cpuMs).toFixed(2)}×)`,
+      ];
+    };
+    rows.push(
+      row(
+        '--version',
+        await interleaved(
+          [
+            { args: [agentCli, '--version'], env: base, expect: 'agent' },
+            { args: [pi, '--version'], env: base, expect: '.' },
+          ],
+          workspace,
+        ),
+      ),
     );
-    const piTurn = await median(
-      [pi, '-p', 'say ok', '--provider', 'bench', '--model', 'bench-model', '--no-session'],
-      base,
-      workspace,
-      'ok',
+    rows.push(
+      row(
+        'one-turn -p (local OpenAI-compatible server)',
+        await interleaved(
+          [
+            {
+              args: [
+                agentCli,
+                '-p',
+                'say ok',
+                '--base-url',
+                `${server.url}/v1`,
+                '--model',
+                'bench-model',
+                '--cwd',
+                workspace,
+                '--sandbox',
+                'off',
+              ],
+              env: { ...base, OPENAI_API_KEY: 'bench' },
+              expect: 'ok',
+            },
+            {
+              args: [
+                pi,
+                '-p',
+                'say ok',
+                '--provider',
+                'bench',
+                '--model',
+                'bench-model',
+                '--no-session',
+              ],
+              env: base,
+              expect: 'ok',
+            },
+          ],
+          workspace,
+        ),
+      ),
     );
-    rows.push(row('one-turn -p (local OpenAI-compatible server)', oursTurn, piTurn));
     return {
       title: 'CLI cold start: agent vs pi (pi-coding-agent)',
       columns: ['Process', 'agent', 'pi', 'agent / pi'],
       rows,
       notes: [
-        `Median of ${runs} fresh processes after one warm-up (BENCH_CLI_RUNS), spawn to exit, empty home directories; goal ≤ 0.2× pi.`,
+        `Median of ${runs} fresh processes per CLI (BENCH_CLI_RUNS), the two CLIs' runs interleaved, after one warm-up round; spawn to exit (wall) and the process's CPU time (user + system); empty home directories at the start (the agent CLI keeps its compile cache in its home, as it would for a user); goal ≤ 0.2× pi.`,
       ],
     };
   } finally {

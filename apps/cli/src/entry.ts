@@ -1,0 +1,35 @@
+/**
+ * The `agent` executable, kept as small as possible: `--version` is answered from versions fixed
+ * at build time; anything else turns on Node's compile cache (V8's code cache on disk, under
+ * `$AGENT_HOME/cache/compile`, so a later start skips compiling the bundle) and loads the CLI.
+ */
+import module from 'node:module';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { versionsText } from './version.js';
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  process.stdout.write(versionsText);
+} else {
+  enableCompileCache();
+  await import('./main.js');
+}
+
+function enableCompileCache(): void {
+  // NODE_COMPILE_CACHE (a directory) or NODE_DISABLE_COMPILE_CACHE are Node's own and win.
+  if (process.env.NODE_COMPILE_CACHE !== undefined) return;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
+  const home = process.env.AGENT_HOME;
+  const dir = join(
+    home !== undefined && home !== '' ? resolve(home) : join(homedir(), '.agent'),
+    'cache',
+    'compile',
+  );
+  try {
+    // Node ≥ 22.1; a directory that cannot be written only means no cache.
+    module.enableCompileCache?.(dir);
+  } catch {
+    // No cache: the CLI starts all the same, only slower.
+  }
+}
