@@ -25,7 +25,11 @@ export interface LanguageServerConfig {
    * was found (typescript-language-server is told which `tsserver.js` to use).
    */
   initializationOptions?: (context: ServerStartContext) => Promise<unknown> | unknown;
-  /** Answers to `workspace/configuration` by section (`python.analysis`, …); null otherwise. */
+  /**
+   * Answers to `workspace/configuration` by section (`python.analysis`, …), null for others. When
+   * unset the client does not announce `workspace.configuration` and the server uses its defaults
+   * (and its own config files: tsconfig.json, pyrightconfig.json).
+   */
   settings?: Readonly<Record<string, unknown>>;
   /** How diagnostics are collected: pushed by the server, or asked of tsserver directly. */
   diagnostics?: 'push' | 'tsserver';
@@ -108,9 +112,6 @@ export const pythonServer: LanguageServerConfig = {
   languageIdOf: () => 'python',
   installHint:
     'install it with `npm install --save-dev pyright` (or `npm install -g pyright`, or `pip install pyright`)',
-  settings: {
-    'python.analysis': { diagnosticMode: 'openFilesOnly', autoSearchPaths: true },
-  },
   diagnostics: 'push',
 };
 

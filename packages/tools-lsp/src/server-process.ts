@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type {
   Diagnostic,
@@ -60,8 +61,35 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** True while any process of the group exists (zombies included). */
-function groupExists(pid: number): boolean {
+/**
+ * True while a live process of the group exists. On Linux, /proc is read so that zombies (dead,
+ * waiting for a parent that may never reap them, e.g. in a container whose init does not) do not
+ * count; elsewhere, any member counts.
+ */
+function groupAlive(pid: number): boolean {
+  if (process.platform === 'linux') {
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      entries = [];
+    }
+    if (entries.length > 0) {
+      for (const entry of entries) {
+        if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+        let stat: string;
+        try {
+          stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        } catch {
+          continue;
+        }
+        // Fields after the command name (which may hold spaces or parentheses): state, ppid, pgrp.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(fields[2]) === pid && fields[0] !== 'Z') return true;
+      }
+      return false;
+    }
+  }
   try {
     process.kill(-pid, 0);
     return true;
@@ -70,10 +98,10 @@ function groupExists(pid: number): boolean {
   }
 }
 
-/** Waits until the group is gone after a SIGKILL, polling, at most `limitMs` (a zombie nobody reaps would never go). */
+/** Waits until no live process of the group is left after a SIGKILL, polling, at most `limitMs`. */
 async function groupGone(pid: number, limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (groupExists(pid) && Date.now() < deadline)
+  while (groupAlive(pid) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
@@ -182,14 +210,13 @@ export class ServerProcess {
           uri: uriOf(folder),
           name: path.basename(folder),
         })),
-        capabilities: clientCapabilities,
+        // Announced only with settings to give: pyright answers ~0.5 s later when it pulls them.
+        capabilities: clientCapabilities(options.config.settings !== undefined),
         ...(initializationOptions === undefined ? {} : { initializationOptions }),
       };
       const result = await server.request<InitializeResult>('initialize', params);
       server.#capabilities = result.capabilities;
       server.notify('initialized', {});
-      // Servers that read settings on start (pyright) get them pushed as well as pulled.
-      server.notify('workspace/didChangeConfiguration', { settings: server.#settingsTree() });
       return server;
     } catch (error) {
       await server.stop(0);
@@ -321,21 +348,6 @@ export class ServerProcess {
     );
   }
 
-  #settingsTree(): Record<string, unknown> {
-    const tree: Record<string, unknown> = {};
-    for (const [section, value] of Object.entries(this.#settings)) {
-      let node = tree;
-      const parts = section.split('.');
-      for (const part of parts.slice(0, -1)) {
-        const next = node[part];
-        node[part] = typeof next === 'object' && next !== null ? next : {};
-        node = node[part] as Record<string, unknown>;
-      }
-      node[parts.at(-1) ?? section] = value;
-    }
-    return tree;
-  }
-
   #handleServerMessages(roots: readonly string[]): void {
     const connection = this.#connection;
     connection.onRequest('workspace/configuration', (params: { items?: { section?: string }[] }) =>
@@ -369,7 +381,7 @@ export class ServerProcess {
   }
 }
 
-const clientCapabilities: InitializeParams['capabilities'] = {
+const clientCapabilities = (configuration: boolean): InitializeParams['capabilities'] => ({
   general: { positionEncodings: ['utf-16'] },
   textDocument: {
     synchronization: { didSave: false, willSave: false, dynamicRegistration: false },
@@ -382,9 +394,9 @@ const clientCapabilities: InitializeParams['capabilities'] = {
   },
   workspace: {
     workspaceFolders: true,
-    configuration: true,
+    configuration,
     symbol: {},
     didChangeWatchedFiles: { dynamicRegistration: true },
     workspaceEdit: { documentChanges: true },
   },
-};
+});
