@@ -8,6 +8,7 @@ import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
 import type { OpenApiToolAdapter } from '@agent/tools-openapi';
 import type { CliOptions } from './args.js';
 import { CliError } from './cli-error.js';
+import { type LoadedLspTools, loadLspTools } from './lsp-tools.js';
 import type { McpInteractions } from './mcp-interactions.js';
 
 /** Every tool of a session, and how to release what they hold (MCP servers, background commands). */
@@ -123,14 +124,21 @@ export async function loadTools(
   const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox } });
   const sources = [`built-in (${tools.length}) in ${cwd}`];
   const adapters: McpToolAdapter[] = [];
+  let lsp: LoadedLspTools | undefined;
   const close = async () => {
     await Promise.allSettled([
       backgroundTasks.killAll(),
       ...adapters.map((adapter) => adapter.close()),
+      lsp?.close(),
     ]);
     await sandbox.close();
   };
   try {
+    lsp = await loadLspTools(cwd, tools);
+    if (lsp !== undefined) {
+      tools.push(...lsp.tools);
+      sources.push(lsp.source);
+    }
     const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
     const flagged = new Set(fromFlag.map((server) => server.name));
     const servers = [

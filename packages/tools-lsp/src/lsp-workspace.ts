@@ -349,7 +349,7 @@ export class LspWorkspace implements AsyncDisposable {
     return {
       id,
       files: changes.map((change) => change.path),
-      diff: unifiedDiff(changes, (target) => this.display(target)),
+      diff: await unifiedDiff(changes, (target) => this.display(target)),
       unsupported,
     };
   }

@@ -8,13 +8,11 @@ import type {
   PublishDiagnosticsParams,
   ServerCapabilities,
 } from 'vscode-languageserver-protocol';
-import {
-  CancellationTokenSource,
-  createProtocolConnection,
-  type ProtocolConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from 'vscode-languageserver-protocol/node';
+import type { ProtocolConnection } from 'vscode-languageserver-protocol/node';
+
+/** The JSON-RPC runtime, imported on the first server start (importing it costs ~35 ms). */
+type Rpc = typeof import('vscode-languageserver-protocol/node');
+
 import { LspError } from './errors.js';
 import type { LanguageServerConfig } from './language-servers.js';
 import { uriOf } from './paths.js';
@@ -48,6 +46,17 @@ export interface ServerProcessOptions {
 }
 
 const stderrTailChars = 4_000;
+
+/**
+ * Imports the JSON-RPC runtime. It is CommonJS: Node gives its named exports, but a bundler that
+ * wraps it in a lazily loaded chunk may give only `default` (the CLI's bundle does).
+ */
+async function loadRpc(): Promise<Rpc> {
+  const imported = (await import('vscode-languageserver-protocol/node')) as Rpc & { default?: Rpc };
+  return typeof imported.createProtocolConnection === 'function' || imported.default === undefined
+    ? imported
+    : imported.default;
+}
 
 /** Every server group still running, killed when this process exits so none is orphaned. */
 const liveGroups = new Set<number>();
@@ -136,7 +145,10 @@ export class ServerProcess {
   #diagnosticListeners = new Set<(uri: string) => void>();
   readonly #settings: Readonly<Record<string, unknown>>;
 
-  private constructor(options: ServerProcessOptions, child: ChildProcess) {
+  readonly #rpc: Rpc;
+
+  private constructor(options: ServerProcessOptions, child: ChildProcess, rpc: Rpc) {
+    this.#rpc = rpc;
     this.config = options.config;
     this.executable = options.executable;
     this.#settings = options.config.settings ?? {};
@@ -166,9 +178,9 @@ export class ServerProcess {
     child.stdin?.on('error', () => {});
     if (child.stdout === null || child.stdin === null)
       throw new Error('unreachable: no stdio pipes');
-    this.#connection = createProtocolConnection(
-      new StreamMessageReader(child.stdout),
-      new StreamMessageWriter(child.stdin),
+    this.#connection = rpc.createProtocolConnection(
+      new rpc.StreamMessageReader(child.stdout),
+      new rpc.StreamMessageWriter(child.stdin),
     );
     this.#connection.onError(() => {});
     this.#handleServerMessages(options.roots);
@@ -179,6 +191,7 @@ export class ServerProcess {
   static async start(options: ServerProcessOptions): Promise<ServerProcess> {
     const root = options.roots[0];
     if (root === undefined) throw new LspError('No workspace root', { code: 'server-exited' });
+    const rpc = await loadRpc();
     const child = spawn(options.executable, [...options.config.args], {
       cwd: root,
       env: options.env ?? process.env,
@@ -195,7 +208,7 @@ export class ServerProcess {
         { code: 'server-exited', cause: spawned },
       );
     }
-    const server = new ServerProcess(options, child);
+    const server = new ServerProcess(options, child, rpc);
     try {
       const initializationOptions = await options.config.initializationOptions?.({
         executable: options.executable,
@@ -247,7 +260,7 @@ export class ServerProcess {
   async request<TResult>(method: string, params: unknown, signal?: AbortSignal): Promise<TResult> {
     if (!this.#alive) throw this.#exitError();
     signal?.throwIfAborted();
-    const cancellation = new CancellationTokenSource();
+    const cancellation = new this.#rpc.CancellationTokenSource();
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       if (signal === undefined) return;

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import type { Position, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { pathOfUri } from './paths.js';
 
@@ -89,10 +88,12 @@ export async function fileChangesOf(
 }
 
 /** A unified diff of the changes (`--- a/x`, `+++ b/x`, 3 lines of context), paths as `display` shows them. */
-export function unifiedDiff(
+export async function unifiedDiff(
   changes: readonly FileChange[],
   display: (file: string) => string,
-): string {
+): Promise<string> {
+  // Imported when a rename is previewed, not when the tools load.
+  const { createTwoFilesPatch } = await import('diff');
   return changes
     .map((change) => {
       const shown = display(change.path).split(path.sep).join('/');

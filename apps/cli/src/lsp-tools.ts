@@ -1,0 +1,48 @@
+import type { AnyAgentTool } from '@agent/core';
+
+/** The code-intelligence tools of a session, when a language server is installed. */
+export interface LoadedLspTools {
+  tools: AnyAgentTool[];
+  /** For the banner: `lsp typescript, python (8)`. */
+  source: string;
+  /** Stops the language servers. */
+  close: () => Promise<void>;
+}
+
+/** Built-in tools that write a file named by their `path` argument. */
+const fileWriters = new Set(['write_file', 'edit_file', 'text_editor', 'notebook_edit']);
+
+/**
+ * `@agent/tools-lsp`'s tools for `cwd` when a server (typescript-language-server, pyright) is
+ * installed there (node_modules/.bin up the tree, or PATH); undefined otherwise, and nothing is
+ * started until a tool is called. The built-in file writers in `tools` are wrapped so that each
+ * successful write is reported to the running servers (a file they have not opened is not
+ * re-read otherwise).
+ */
+export async function loadLspTools(
+  cwd: string,
+  tools: AnyAgentTool[],
+): Promise<LoadedLspTools | undefined> {
+  // Loaded only here: its JSON-RPC runtime is imported when a server first starts.
+  const { createLspTools, LspWorkspace } = await import('@agent/tools-lsp');
+  const workspace = new LspWorkspace({ cwd });
+  const installed = await workspace.installedServers();
+  if (installed.length === 0) return undefined;
+  for (const tool of tools) {
+    if (!fileWriters.has(tool.name)) continue;
+    const execute = tool.execute.bind(tool);
+    tool.execute = async (args, context) => {
+      const result = await execute(args, context);
+      const path = (args as { path?: unknown }).path;
+      if (result.isError !== true && typeof path === 'string')
+        await workspace.notifyFilesChanged([path]).catch(() => undefined);
+      return result;
+    };
+  }
+  const lspTools = createLspTools({ workspace });
+  return {
+    tools: lspTools,
+    source: `lsp ${installed.map((server) => server.language).join(', ')} (${lspTools.length})`,
+    close: () => workspace.close(),
+  };
+}
