@@ -44,6 +44,8 @@ export interface CliOptions {
   pickSession?: boolean;
   /** `--continue`: resume the workspace's newest saved session. */
   continueLast?: boolean;
+  /** `--keep-grants` (or settings' `permissions.keepGrants`): a resumed session gets its "always" grants back. */
+  keepGrants?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
   sandboxExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
@@ -104,6 +106,8 @@ Session:
   --resume [<file>]        continue a conversation saved with --save or /save; without a file,
                            pick one of this workspace's saved sessions from a list
   -c, --continue           continue this workspace's newest saved session
+  --keep-grants            a resumed session gets back its "always" answers (saved with it;
+                           "never" answers always come back)
   -h, --help               this text
   -v, --version            the version
 
@@ -255,6 +259,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
     continueLast: values.continue === true,
+    ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
     pickSession,
   };
 }
@@ -304,6 +309,7 @@ function parse(argv: readonly string[]) {
       resume: { type: 'string' },
       http: { type: 'boolean' },
       continue: { type: 'boolean', short: 'c' },
+      'keep-grants': { type: 'boolean' },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

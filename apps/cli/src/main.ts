@@ -18,7 +18,6 @@ import {
   loadConversation,
   nonInteractiveApprover,
   runPrompt,
-  saveConversation,
 } from './session.js';
 import { listSessions, newSessionPath } from './sessions.js';
 import { applySettings, loadSettings } from './settings.js';
@@ -171,7 +170,7 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
       const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
       if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
-    if (options.save !== undefined) await saveConversation(session.agent, options.save);
+    if (options.save !== undefined) await session.save(options.save);
     const code = exitCodeFor(result.stopReason);
     if (code === 0 && fallback.denied() > 0) {
       if (format === 'text') {

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { errorMessage, type PermissionMode } from '@agent/core';
-import { runPrompt, type Session, saveConversation } from './session.js';
+import { runPrompt, type Session } from './session.js';
+import { newSessionPath } from './sessions.js';
 import type { RunKeys } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
 
@@ -70,6 +71,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   transcript.line(help);
   let interrupted = false;
   let pending = options.initialPrompt;
+  // Where the conversation is written after each run; /clear moves on to a new session file.
+  let savePath = options.savePath;
   while (true) {
     const outcome: PromptOutcome =
       pending === undefined
@@ -102,7 +105,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         if (argument === '') transcript.line('usage: /save <file>');
         else {
           try {
-            await saveConversation(session.agent, argument);
+            await session.save(argument);
             transcript.line(`saved ${session.agent.messages.length} messages to ${argument}`);
           } catch (error) {
             transcript.line(`error: ${errorMessage(error)}`);
@@ -147,7 +150,18 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         }
       } else if (command === '/clear') {
         session.replaceAgent({ messages: [] });
-        transcript.line('conversation cleared (tools, mode, rules and grants stay)');
+        // A new session file: the conversation saved so far stays where it is (--resume finds it).
+        try {
+          savePath = await newSessionPath(session.cwd);
+          transcript.line(
+            `conversation cleared (tools, mode, rules and grants stay); new session file ${savePath}`,
+          );
+        } catch {
+          savePath = undefined;
+          transcript.line(
+            'conversation cleared (tools, mode, rules and grants stay); this session is not saved',
+          );
+        }
       } else if (command === '/agents') {
         if (session.agents.length === 0)
           transcript.line('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
@@ -206,9 +220,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     } finally {
       keys.stop();
     }
-    if (options.savePath !== undefined) {
+    if (savePath !== undefined) {
       try {
-        await saveConversation(session.agent, options.savePath);
+        await session.save(savePath);
       } catch (error) {
         transcript.line(`error: ${errorMessage(error)}`);
       }

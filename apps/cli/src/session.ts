@@ -12,6 +12,7 @@ import {
   errorMessage,
   type Message,
   type PermissionApprover,
+  type PermissionGrant,
   type PermissionMode,
   PermissionPolicy,
   type PermissionRequest,
@@ -19,6 +20,7 @@ import {
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from './agents.js';
 import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
+import { createConfigTools } from './config-tool.js';
 import type { McpInteractions } from './mcp-interactions.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { agentsInstructions } from './settings.js';
@@ -56,6 +58,10 @@ export interface Session {
   chooseModel(name: string): Promise<ModelChoice>;
   /** Starts a fresh agent with the same tools and settings: another model, or other messages (`[]` clears). */
   replaceAgent(change: { model?: ModelChoice; messages?: Message[] }): void;
+  /** A model chosen during a run (`config_set`), taken when the run ends. */
+  pendingModel: ModelChoice | undefined;
+  /** Writes the conversation and this session's grants to `path`. */
+  save(path: string): Promise<void>;
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -109,10 +115,48 @@ export async function loadConversation(path: string): Promise<Message[]> {
   return messages as Message[];
 }
 
-/** Writes the conversation as `{ "messages": [...] }`. */
-export async function saveConversation(agent: Agent, path: string): Promise<void> {
+/** A saved session: the conversation, and the grants ("always"/"never" answers) given in it. */
+export interface SavedSession {
+  messages: Message[];
+  grants: PermissionGrant[];
+}
+
+/** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
+export async function loadSavedSession(path: string): Promise<SavedSession> {
+  const messages = await loadConversation(path);
+  let grants: unknown;
   try {
-    await writeFile(path, `${JSON.stringify(agent.toJSON(), null, 2)}\n`);
+    grants = (JSON.parse(await readFile(path, 'utf8')) as { grants?: unknown }).grants;
+  } catch {
+    grants = undefined;
+  }
+  if (grants === undefined) return { messages, grants: [] };
+  const valid =
+    Array.isArray(grants) &&
+    grants.every(
+      (grant) =>
+        grant !== null &&
+        typeof grant === 'object' &&
+        typeof (grant as PermissionGrant).tool === 'string' &&
+        ['allow', 'deny'].includes((grant as PermissionGrant).decision) &&
+        ['string', 'undefined'].includes(typeof (grant as PermissionGrant).subject),
+    );
+  if (!valid)
+    throw new CliError(
+      `The conversation ${path} has "grants" that are not [{ tool, subject?, decision }]`,
+    );
+  return { messages, grants: grants as PermissionGrant[] };
+}
+
+/** Writes the conversation as `{ "messages": [...] }`, with `"grants"` when there are any. */
+export async function saveConversation(
+  agent: Agent,
+  path: string,
+  grants: readonly PermissionGrant[] = [],
+): Promise<void> {
+  try {
+    const data = grants.length === 0 ? agent.toJSON() : { ...agent.toJSON(), grants };
+    await writeFile(path, `${JSON.stringify(data, null, 2)}\n`);
   } catch (error) {
     throw new CliError(`Cannot save the conversation to ${path}: ${errorMessage(error)}`);
   }
@@ -182,6 +226,21 @@ export async function createSession(
     mcpInteractions?: McpInteractions;
   },
 ): Promise<Session> {
+  const saved: SavedSession =
+    options.resume === undefined
+      ? { messages: [], grants: [] }
+      : await loadSavedSession(options.resume);
+  // "never" grants only narrow what runs: always kept. "always" grants only when asked to.
+  const grants = saved.grants.filter(
+    (grant) => grant.decision === 'deny' || options.keepGrants === true,
+  );
+  // Not restored, but not forgotten: written back with the session, for a later --keep-grants.
+  const notRestored = saved.grants.filter((grant) => !grants.includes(grant));
+  const dropped = notRestored.length;
+  if (dropped > 0)
+    settings.log(
+      `${dropped} "always" grant${dropped === 1 ? '' : 's'} saved with this session ${dropped === 1 ? 'was' : 'were'} not restored (--keep-grants, or "permissions": { "keepGrants": true } in settings, restores them)`,
+    );
   let policy: PermissionPolicy;
   try {
     policy = new PermissionPolicy({
@@ -189,6 +248,7 @@ export async function createSession(
       allow: options.allow,
       ask: options.ask,
       deny: options.deny,
+      grants,
       ...(settings.approver === undefined ? {} : { approver: settings.approver }),
     });
   } catch (error) {
@@ -198,7 +258,7 @@ export async function createSession(
   }
   await checkWorkspace(resolve(options.cwd));
   const model = await chooseProvider(options);
-  const messages = options.resume === undefined ? [] : await loadConversation(options.resume);
+  const messages = saved.messages;
   const tools = await loadTools(
     settings.mcpInteractions === undefined
       ? options
@@ -227,6 +287,14 @@ export async function createSession(
     throw error;
   }
   if (agents.length > 0) tools.sources.push(`agents (${agents.length})`);
+  // The session's settings as tools; they reach the session once it exists (below).
+  let sessionRef: Session | undefined;
+  tools.tools.push(
+    ...createConfigTools(() => {
+      if (sessionRef === undefined) throw new Error('The session is not ready');
+      return sessionRef;
+    }),
+  );
   const id = randomUUID();
   const hooksConfig = options.hooks ?? {};
   const commandHooks =
@@ -283,6 +351,9 @@ export async function createSession(
     agents,
     cwd: resolve(options.cwd),
     close: () => tools.close(),
+    pendingModel: undefined,
+    save: (path) =>
+      saveConversation(session.agent, path, [...notRestored, ...session.policy.grants]),
     replaceAgent: (change) => {
       const next = {
         ...agentOptions,
@@ -300,6 +371,7 @@ export async function createSession(
         ? await chooseProvider({ ...options, model: name })
         : { ...model, model: name, label: `${model.label} as ${name}` },
   };
+  sessionRef = session;
   // Sampling requests run on the session's model, as it is when they arrive.
   settings.mcpInteractions?.useModel(() => session.model);
   return session;
@@ -356,5 +428,12 @@ export async function runPrompt(
     return result;
   } finally {
     unsubscribe();
+    // A model chosen by config_set during the run: the conversation goes on with it.
+    const next = session.pendingModel;
+    if (next !== undefined) {
+      session.pendingModel = undefined;
+      session.replaceAgent({ model: next });
+      hooks.onNotice?.(`model: ${next.model} (chosen with config_set; the conversation goes on)`);
+    }
   }
 }

@@ -26,6 +26,8 @@ export interface SettingsFile {
     ask?: string[];
     deny?: string[];
     defaultMode?: PermissionMode;
+    /** A resumed session gets its "always" grants back. */
+    keepGrants?: boolean;
   };
   model?: string;
   provider?: ProviderName;
@@ -42,6 +44,7 @@ export interface Settings {
   ask: string[];
   deny: string[];
   mode: PermissionMode | undefined;
+  keepGrants: boolean | undefined;
   model: string | undefined;
   provider: ProviderName | undefined;
   sandbox: SandboxMode | undefined;
@@ -66,7 +69,7 @@ const topLevel = new Set([
   'hooks',
   '$schema',
 ]);
-const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode']);
+const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
 
 async function readJson(path: string): Promise<unknown | undefined> {
   let text: string;
@@ -122,7 +125,7 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     for (const key of Object.keys(permissions))
       if (!permissionKeys.has(key))
         throw new CliError(
-          `${path}: unknown permission setting "${key}" (known: allow, ask, deny, defaultMode)`,
+          `${path}: unknown permission setting "${key}" (known: ${[...permissionKeys].join(', ')})`,
         );
   }
   const p = (permissions ?? {}) as Record<string, unknown>;
@@ -143,6 +146,11 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   };
   const mode = oneOf<PermissionMode>(p.defaultMode, modes, `${path}: permissions.defaultMode`);
   if (mode !== undefined && checked.permissions) checked.permissions.defaultMode = mode;
+  if (p.keepGrants !== undefined) {
+    if (typeof p.keepGrants !== 'boolean')
+      throw new CliError(`${path}: permissions.keepGrants must be true or false`);
+    if (checked.permissions) checked.permissions.keepGrants = p.keepGrants;
+  }
   if (record.model !== undefined) {
     if (typeof record.model !== 'string') throw new CliError(`${path}: "model" must be a string`);
     checked.model = record.model;
@@ -172,6 +180,7 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     ask: [],
     deny: [],
     mode: undefined,
+    keepGrants: undefined,
     model: undefined,
     provider: undefined,
     sandbox: undefined,
@@ -198,6 +207,7 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     settings.ask.push(...(file.permissions?.ask ?? []));
     settings.deny.push(...(file.permissions?.deny ?? []));
     settings.mode = file.permissions?.defaultMode ?? settings.mode;
+    settings.keepGrants = file.permissions?.keepGrants ?? settings.keepGrants;
     settings.model = file.model ?? settings.model;
     settings.provider = file.provider ?? settings.provider;
     settings.sandbox = file.sandbox ?? settings.sandbox;
@@ -224,6 +234,7 @@ export function applySettings(
   return {
     ...options,
     mode: options.mode ?? settings.mode,
+    ...(options.keepGrants === true || settings.keepGrants === true ? { keepGrants: true } : {}),
     allow: [...settings.allow, ...options.allow],
     ask: [...settings.ask, ...options.ask],
     deny: [...settings.deny, ...options.deny],
