@@ -110,5 +110,6 @@ export function createConfigTools(session: () => Session): AnyAgentTool[] {
       };
     },
   });
-  return [read, set] as AnyAgentTool[];
+  // Small, and what the model needs to know about its session: never deferred behind tool_search.
+  return [read, set].map((tool) => Object.assign(tool, { defer: false })) as AnyAgentTool[];
 }
