@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import {
+  type AgentEvent,
   type AnyAgentTool,
   createPermissionGate,
   executeTool,
@@ -38,9 +39,26 @@ describe('LSP tools on a real TypeScript project (typescript-language-server)', 
     await using workspace = testWorkspace(fixture.dir);
     const tool = toolsOf(workspace);
 
-    expect(
-      await call(tool('lsp_definition'), { path: 'src/main.ts', line: 4, symbol: 'add' }),
-    ).toBe('src/geometry.ts:16:17  export function add(a: number, b: number): number {');
+    // The first call starts the server and says so; later ones do not.
+    const progress: string[] = [];
+    const onEvent = (event: AgentEvent) => {
+      if (event.type === 'progress') progress.push(event.text);
+    };
+    const first = await executeTool(
+      tool('lsp_definition'),
+      { path: 'src/main.ts', line: 4, symbol: 'add' },
+      { onEvent },
+    );
+    expect(textOf(first)).toBe(
+      'src/geometry.ts:16:17  export function add(a: number, b: number): number {',
+    );
+    expect(progress).toEqual(['Starting the typescript language server…']);
+    await executeTool(
+      tool('lsp_hover'),
+      { path: 'src/main.ts', line: 4, symbol: 'add' },
+      { onEvent },
+    );
+    expect(progress).toHaveLength(1);
     // Without a line: the symbol's first occurrence in the file (the import).
     expect(await call(tool('lsp_definition'), { path: 'src/main.ts', symbol: 'Circle' })).toBe(
       'src/geometry.ts:7:14  export class Circle implements Shape {',

@@ -3,6 +3,7 @@ import {
   type AnyAgentTool,
   type DefinedTool,
   defineTool,
+  type ToolContext,
   ToolError,
   type ToolResult,
 } from '@agent/core';
@@ -175,6 +176,13 @@ async function run<T>(toolName: string, body: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Tells the user a call waits for a server start (seconds on a large project). */
+function reportStart(workspace: LspWorkspace, file: string, ctx: ToolContext): void {
+  if (workspace.isServerRunning(file)) return;
+  const language = workspace.configFor(file)?.language;
+  if (language !== undefined) ctx.onProgress(`Starting the ${language} language server…`);
+}
+
 async function positionIn(file: string, locator: SymbolLocator): Promise<Position> {
   return positionOf(await fs.readFile(file, 'utf8'), locator);
 }
@@ -216,6 +224,7 @@ function diagnosticsTool(workspace: LspWorkspace) {
         const display = (file: string) => workspace.display(file);
         if (args.path !== undefined) {
           const file = await sourceFile(workspace, args.path, name);
+          reportStart(workspace, file, ctx);
           const result = await workspace.diagnostics(file, ctx.signal);
           return text(formatDiagnostics([result], { display, limit: maxListed }), {
             files: 1,
@@ -252,6 +261,7 @@ function definitionTool(workspace: LspWorkspace) {
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
+        reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
         const locations = await workspace.definition(file, position, ctx.signal);
         if (locations.length === 0) return text('No definition found.', { count: 0 });
@@ -283,6 +293,7 @@ function referencesTool(workspace: LspWorkspace) {
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
+        reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
         const locations = await workspace.references(file, position, {
           includeDeclaration: args.include_declaration ?? true,
@@ -315,6 +326,7 @@ function hoverTool(workspace: LspWorkspace) {
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
+        reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
         const hover = await workspace.hover(file, position, ctx.signal);
         const body = hover === null ? '' : hoverText(hover);
@@ -339,6 +351,7 @@ function documentSymbolsTool(workspace: LspWorkspace) {
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
+        reportStart(workspace, file, ctx);
         const symbols = await workspace.documentSymbols(file, ctx.signal);
         if (symbols.length === 0)
           return text(`No symbols in ${workspace.display(file)}.`, { count: 0 });
@@ -405,6 +418,7 @@ function renameTool(workspace: LspWorkspace) {
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
+        reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
         const preview = await workspace.previewRename(file, position, args.new_name, ctx.signal);
         const files = preview.files.length;

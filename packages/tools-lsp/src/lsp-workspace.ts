@@ -75,6 +75,13 @@ export interface RenamePreview {
 /** A file change the app reports (a file written by another tool). */
 export type FileChangeNotice = string | { path: string; type: 'created' | 'changed' | 'deleted' };
 
+/** A file open in a server: its path, URI and the version the server has. */
+interface SyncedFile {
+  file: string;
+  uri: string;
+  version: number;
+}
+
 /** A running language server. */
 interface Session {
   server: ServerProcess;
@@ -104,6 +111,8 @@ export class LspWorkspace implements AsyncDisposable {
   readonly servers: readonly LanguageServerConfig[];
   readonly #options: LspWorkspaceOptions;
   readonly #sessions = new Map<string, Promise<Session>>();
+  /** The sessions that finished starting, by language (for the synchronous {@link isServerRunning}). */
+  readonly #running = new Map<string, Session>();
   readonly #previews = new Map<string, StoredPreview>();
   #previewCounter = 0;
   #realRoots: Promise<string[]> | undefined;
@@ -162,6 +171,12 @@ export class LspWorkspace implements AsyncDisposable {
       if (session?.server.alive === true) running.push({ language, pid: session.server.pid });
     }
     return running;
+  }
+
+  /** True when the server for `file`'s language is running (a call will not wait for a start). */
+  isServerRunning(file: string): boolean {
+    const config = this.configFor(file);
+    return config !== undefined && this.#running.get(config.language)?.server.alive === true;
   }
 
   /** Where a symbol is defined (links become their target's selection range). */
@@ -271,19 +286,18 @@ export class LspWorkspace implements AsyncDisposable {
         maxFiles - files.length,
       );
       truncated ||= found.truncated;
-      // Open them all first so the server checks them together, then collect.
-      const synced = await Promise.all(
-        found.files.map((file) =>
-          this.#withDocument(file, options.signal, (_, uri, version) => ({ file, uri, version })),
-        ),
-      );
-      for (const document of synced) {
-        files.push(
-          await this.#withDocument(document.file, options.signal, (session, uri, version) =>
-            this.#diagnosticsOf(session, { file: document.file, uri, version }, options.signal),
+      if (found.files.length === 0) continue;
+      // All opened first (one refresh of the open documents), so the server checks them together.
+      const checked = await this.#withDocuments(
+        config,
+        found.files,
+        options.signal,
+        (session, documents) =>
+          Promise.all(
+            documents.map((document) => this.#diagnosticsOf(session, document, options.signal)),
           ),
-        );
-      }
+      );
+      files.push(...checked);
       if (files.length >= maxFiles) break;
     }
     return { files, truncated };
@@ -419,6 +433,7 @@ export class LspWorkspace implements AsyncDisposable {
     this.#closed = true;
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
+    this.#running.clear();
     await Promise.all(
       sessions.map(async (pending) => {
         const session = await pending.catch(() => undefined);
@@ -470,6 +485,7 @@ export class LspWorkspace implements AsyncDisposable {
         await session.server.stop(0);
         throw new LspError('The LSP workspace is closed.', { code: 'closed' });
       }
+      this.#running.set(config.language, session);
       return session;
     } catch (error) {
       if (this.#sessions.get(config.language) === starting) this.#sessions.delete(config.language);
@@ -494,13 +510,31 @@ export class LspWorkspace implements AsyncDisposable {
           .join('; ')}).`,
         { code: 'server-not-found' },
       );
+    return this.#withDocuments(config, [file], signal, (session, [document]) => {
+      if (document === undefined) throw new Error('unreachable: one file synced, none returned');
+      return action(session, document.uri, document.version);
+    });
+  }
+
+  /**
+   * Runs `action` with `files` (all of `config`'s language) open and up to date in the server,
+   * after bringing every other open document up to date. When the server dies during the action,
+   * it is started again and the action retried once (queries are idempotent).
+   */
+  async #withDocuments<T>(
+    config: LanguageServerConfig,
+    files: readonly string[],
+    signal: AbortSignal | undefined,
+    action: (session: Session, documents: SyncedFile[]) => Promise<T> | T,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       const session = await this.#session(config);
       try {
         await session.documents.refreshAll();
-        const { uri, version } = await session.documents.sync(file);
-        return await action(session, uri, version);
+        const documents: SyncedFile[] = [];
+        for (const file of files) documents.push({ file, ...(await session.documents.sync(file)) });
+        return await action(session, documents);
       } catch (error) {
         const died =
           LspError.isInstance(error) && error.code === 'server-exited' && !session.server.alive;
@@ -515,8 +549,13 @@ export class LspWorkspace implements AsyncDisposable {
     signal: AbortSignal | undefined,
   ): Promise<FileDiagnostics> {
     if (session.server.config.diagnostics === 'tsserver') {
-      const diagnostics = await tsserverDiagnostics(session.server, document.file, signal);
-      return { path: document.file, diagnostics, complete: true };
+      try {
+        const diagnostics = await tsserverDiagnostics(session.server, document.file, signal);
+        return { path: document.file, diagnostics, complete: true };
+      } catch (error) {
+        // A server without the tsserver passthrough command: wait for pushed diagnostics instead.
+        if (!LspError.isInstance(error) || error.code !== 'request-failed') throw error;
+      }
     }
     return this.#pushedDiagnostics(session.server, document, signal);
   }
