@@ -21,6 +21,8 @@ export interface CliOptions {
   /** A positional prompt: the interactive session starts by running it. */
   initialPrompt: string | undefined;
   outputFormat: OutputFormat;
+  /** `stream-json`: user messages are read from stdin, one JSON object per line, each a run. */
+  inputFormat?: 'text' | 'stream-json';
   /** The OS sandbox of bash and sandboxed MCP servers [auto]. */
   sandbox: SandboxMode;
   provider: ProviderName | undefined;
@@ -100,6 +102,8 @@ Permissions:
 Session:
   -p, --print <prompt>     run once, non-interactively
   --output-format <f>      text | json | stream-json   [text] (-p only; see the README)
+  --input-format <f>       text | stream-json   [text]; stream-json: user messages as JSON lines
+                           on stdin, each one run of the same session (implies -p)
   --max-turns <n>          model calls per run   [100]
   --save <file>            write the conversation (JSON) after every run [every session is
                            saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
@@ -179,7 +183,19 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       `Unknown sandbox mode "${sandbox}": expected one of ${sandboxModes.join(', ')}`,
     );
   }
-  if (outputFormat !== 'text' && values.print === undefined && command === 'run') {
+  const inputFormat = values['input-format'] ?? 'text';
+  if (inputFormat !== 'text' && inputFormat !== 'stream-json')
+    throw new UsageError(`Unknown input format "${inputFormat}": expected text or stream-json`);
+  if (inputFormat === 'stream-json' && command === 'run' && initialPrompt !== undefined)
+    throw new UsageError(
+      '--input-format stream-json reads the messages from stdin: no prompt argument (or -p for the first message)',
+    );
+  if (
+    outputFormat !== 'text' &&
+    values.print === undefined &&
+    inputFormat !== 'stream-json' &&
+    command === 'run'
+  ) {
     throw new UsageError(`--output-format ${outputFormat} needs -p (a one-shot run)`);
   }
 
@@ -240,6 +256,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
+    ...(inputFormat === 'stream-json' ? { inputFormat } : {}),
     sandbox: sandbox as SandboxMode,
     provider: provider as ProviderName | undefined,
     model: values.model,
@@ -290,6 +307,7 @@ function parse(argv: readonly string[]) {
     options: {
       print: { type: 'string', short: 'p' },
       'output-format': { type: 'string' },
+      'input-format': { type: 'string' },
       sandbox: { type: 'string' },
       provider: { type: 'string' },
       model: { type: 'string' },

@@ -26,6 +26,7 @@ import {
   runSummary,
   type StreamJsonEvent,
   streamJsonEvents,
+  streamJsonInputSchema,
 } from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
@@ -53,6 +54,45 @@ async function resolvePrompt(prompt: string): Promise<string> {
   if (!piped) return prompt;
   const text = await readStdin();
   return text.trim() === '' ? prompt : `${prompt}\n\n${text}`;
+}
+
+/**
+ * The messages of a `-p` session: the `-p` prompt (with piped stdin), or with
+ * `--input-format stream-json` the `-p` prompt if any and then one user message per stdin line.
+ */
+async function* promptsOf(options: CliOptions): AsyncGenerator<string> {
+  if (options.inputFormat !== 'stream-json') {
+    yield await resolvePrompt(options.prompt ?? '-');
+    return;
+  }
+  if (options.prompt !== undefined && options.prompt !== '-') yield options.prompt;
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  let number = 0;
+  for await (const line of lines) {
+    number += 1;
+    if (line.trim() === '') continue;
+    yield inputMessage(line, number);
+  }
+}
+
+/** The text of one `--input-format stream-json` line; a line that is not a user message is an error. */
+function inputMessage(line: string, number: number): string {
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch (error) {
+    throw new CliError(`stdin line ${number} is not JSON: ${errorMessage(error)}`);
+  }
+  const parsed = streamJsonInputSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(
+      `stdin line ${number} is not a user message ({"type":"user","message":{"role":"user","content":"…"}}): ${issue === undefined ? 'invalid' : `${issue.path.join('.') || '(line)'}: ${issue.message}`}`,
+    );
+  }
+  const { content } = parsed.data.message;
+  return typeof content === 'string' ? content : content.map((part) => part.text).join('\n');
 }
 
 /** Wraps an approver so every question and answer is also reported (stream-json). */
@@ -85,8 +125,15 @@ function useColour(stream: NodeJS.WriteStream): boolean {
  * One `-p` run. Text: the transcript goes to stderr, the final answer to stdout. json: one object
  * on stdout at the end. stream-json: one JSON object per line on stdout for every event.
  */
-async function printMode(options: CliOptions, promptOption: string): Promise<number> {
-  const prompt = await resolvePrompt(promptOption);
+async function printMode(options: CliOptions): Promise<number> {
+  if (options.inputFormat === 'stream-json' && process.stdin.isTTY === true)
+    throw new UsageError(
+      '--input-format stream-json reads JSON lines from stdin, but stdin is a terminal',
+    );
+  const prompts = promptsOf(options);
+  // The first message before anything starts (an empty stdin or a bad line starts nothing).
+  const first = await prompts.next();
+  if (first.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
   const format = options.outputFormat;
   const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
   const interactive = process.stdin.isTTY === true;
@@ -153,25 +200,36 @@ async function printMode(options: CliOptions, promptOption: string): Promise<num
               if (format === 'stream-json') for (const line of streamJsonEvents(event)) emit(line);
             },
           };
-    const result = await runPrompt(session, prompt, transcript, {
-      onStart: (stop) => {
-        abort = stop;
-        keys?.start(stop);
-      },
-      onNotice: (line) => writeErr(`${line}\n`),
-    });
-    keys?.stop();
-    // A UserPromptSubmit hook blocked the prompt (the notice said why).
-    if (result === undefined) return 1;
-    const summary = runSummary(sessionId, result, fallback.denied());
-    if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
-    else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
-    else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
-      const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
-      if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
+    // One run per message: just the -p prompt, or every line of --input-format stream-json.
+    let code = 0;
+    for (let prompt: string | undefined = first.value; prompt !== undefined; ) {
+      const deniedBefore = fallback.denied();
+      const result = await runPrompt(session, prompt, transcript, {
+        onStart: (stop) => {
+          abort = stop;
+          keys?.start(stop);
+        },
+        onNotice: (line) => writeErr(`${line}\n`),
+      });
+      keys?.stop();
+      // A UserPromptSubmit hook blocked the prompt (the notice said why).
+      if (result === undefined) code = 1;
+      else {
+        const summary = runSummary(sessionId, result, fallback.denied() - deniedBefore);
+        if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
+        else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
+        else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
+          const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
+          if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
+        }
+        if (options.save !== undefined) await session.save(options.save);
+        code = exitCodeFor(result.stopReason);
+      }
+      // An interrupted run ends the session; otherwise the next message, if any.
+      if (signals > 0) break;
+      const next = await prompts.next();
+      prompt = next.done === true ? undefined : next.value;
     }
-    if (options.save !== undefined) await session.save(options.save);
-    const code = exitCodeFor(result.stopReason);
     if (code === 0 && fallback.denied() > 0) {
       if (format === 'text') {
         writeErr(
@@ -314,7 +372,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runMcpServe(options, (line) => writeErr(`${line}\n`));
       }
       case 'run':
-        if (options.prompt !== undefined) return await printMode(options, options.prompt);
+        if (options.prompt !== undefined || options.inputFormat === 'stream-json')
+          return await printMode(options);
         if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
           if (options.initialPrompt !== undefined) {
             throw new UsageError(

@@ -123,6 +123,31 @@ export const jsonResultSchema = z
   })
   .strict();
 
+/**
+ * One line of `--input-format stream-json` on stdin: a user message, in the shape Claude Code's
+ * `--input-format stream-json` uses (`content` a string or text parts).
+ */
+export const streamJsonInputSchema = z
+  .object({
+    type: z.literal('user'),
+    message: z
+      .object({
+        role: z.literal('user'),
+        content: z.union([
+          z.string().min(1),
+          z.array(z.object({ type: z.literal('text'), text: z.string() }).strict()).min(1),
+        ]),
+      })
+      .strict(),
+    /** Ignored; accepted so lines written for Claude Code pass. */
+    session_id: z.string().optional(),
+    parent_tool_use_id: z.string().nullable().optional(),
+  })
+  .strict();
+
+/** One line of stream-json input. */
+export type StreamJsonInput = z.infer<typeof streamJsonInputSchema>;
+
 /** One line of stream-json output. */
 export type StreamJsonEvent = z.infer<typeof streamJsonEventSchema>;
 /** The json output. */
@@ -134,8 +159,9 @@ export function outputJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'agent -p output',
     description:
-      'Each line of --output-format stream-json is a StreamJsonEvent; --output-format json prints one JsonResult.',
+      'Each line of --output-format stream-json is a StreamJsonEvent; --output-format json prints one JsonResult. Each line of --input-format stream-json (stdin) is a StreamJsonInput.',
     $defs: {
+      StreamJsonInput: z.toJSONSchema(streamJsonInputSchema, { target: 'draft-2020-12' }),
       StreamJsonEvent: z.toJSONSchema(streamJsonEventSchema, { target: 'draft-2020-12' }),
       JsonResult: z.toJSONSchema(jsonResultSchema, { target: 'draft-2020-12' }),
     },
