@@ -2,6 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { executeTool, type ToolResultMessage } from '@agent/core';
+import { createSandbox } from '@agent/sandbox';
 import { defaultTools } from '@agent/tools-builtin';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadLspTools } from './lsp-tools.js';
@@ -11,7 +12,7 @@ const cleanups: (() => Promise<void>)[] = [];
 const savedPath = process.env.PATH;
 afterEach(async () => {
   process.env.PATH = savedPath;
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** PATH with node and the system tools only: no language server on it. */
@@ -53,7 +54,10 @@ describe('loadLspTools', () => {
     await writeFile(join(dir.path, 'app.py'), 'from geometry import add\n\nprint(add(1, 2))\n');
 
     const tools = defaultTools({ cwd: dir.path });
-    const lsp = await loadLspTools(dir.path, tools);
+    // In the session's sandbox, as the CLI runs it (bubblewrap where available).
+    const sandbox = createSandbox({ mode: 'auto', writableRoots: [dir.path] });
+    cleanups.push(() => sandbox.close());
+    const lsp = await loadLspTools(dir.path, tools, sandbox);
     if (lsp === undefined) throw new Error('pyright was not found');
     cleanups.push(lsp.close);
     expect(lsp.source).toBe('lsp python (8)');

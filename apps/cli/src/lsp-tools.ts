@@ -1,4 +1,5 @@
 import type { AnyAgentTool } from '@agent/core';
+import type { Sandbox } from '@agent/sandbox';
 
 /** The code-intelligence tools of a session, when a language server is installed. */
 export interface LoadedLspTools {
@@ -17,15 +18,17 @@ const fileWriters = new Set(['write_file', 'edit_file', 'text_editor', 'notebook
  * installed there (node_modules/.bin up the tree, or PATH); undefined otherwise, and nothing is
  * started until a tool is called. The built-in file writers in `tools` are wrapped so that each
  * successful write is reported to the running servers (a file they have not opened is not
- * re-read otherwise).
+ * re-read otherwise). The servers run in `sandbox` (the session's, as bash does): they execute the
+ * workspace's own code (its node_modules/.bin, its TypeScript).
  */
 export async function loadLspTools(
   cwd: string,
   tools: AnyAgentTool[],
+  sandbox?: Sandbox,
 ): Promise<LoadedLspTools | undefined> {
   // Loaded only here: its JSON-RPC runtime is imported when a server first starts.
   const { createLspTools, LspWorkspace } = await import('@agent/tools-lsp');
-  const workspace = new LspWorkspace({ cwd });
+  const workspace = new LspWorkspace({ cwd, ...(sandbox === undefined ? {} : { sandbox }) });
   const installed = await workspace.installedServers();
   if (installed.length === 0) return undefined;
   for (const tool of tools) {

@@ -134,7 +134,7 @@ export async function loadTools(
     await sandbox.close();
   };
   try {
-    lsp = await loadLspTools(cwd, tools);
+    lsp = await loadLspTools(cwd, tools, sandbox);
     if (lsp !== undefined) {
       tools.push(...lsp.tools);
       sources.push(lsp.source);

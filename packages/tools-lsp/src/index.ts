@@ -18,3 +18,4 @@ export {
   type RenamePreview,
 } from './lsp-workspace.js';
 export { positionOf, type SymbolLocator } from './positions.js';
+export type { CommandWrapper, WrappableCommand } from './server-process.js';

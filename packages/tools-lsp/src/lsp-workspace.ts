@@ -21,7 +21,7 @@ import {
 } from './language-servers.js';
 import { OpenDocuments } from './open-documents.js';
 import { isPathInside, realPathOf, uriOf } from './paths.js';
-import { ServerProcess } from './server-process.js';
+import { type CommandWrapper, ServerProcess } from './server-process.js';
 import { findSourceFiles } from './source-files.js';
 import {
   digestOf,
@@ -44,6 +44,11 @@ export interface LspWorkspaceOptions {
   binPaths?: readonly string[];
   /** Environment of the servers [process.env]. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Runs each server through this wrapper, e.g. an `@agent/sandbox` `Sandbox` (writes only in the
+   * workspace, no network) [none: servers run with the user's rights].
+   */
+  sandbox?: CommandWrapper;
   /** How long diagnostics must stay unchanged before pushed ones count as final, in ms [300]. */
   diagnosticsSettleMs?: number;
   /** Longest wait for pushed diagnostics, in ms; then what has arrived is returned [60000]. */
@@ -475,6 +480,7 @@ export class LspWorkspace implements AsyncDisposable {
         executable,
         roots,
         ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
+        sandbox: this.#options.sandbox,
       });
       return { server, documents: new OpenDocuments(server) };
     })();

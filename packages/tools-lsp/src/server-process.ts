@@ -43,6 +43,24 @@ export interface ServerProcessOptions {
   roots: readonly string[];
   /** Environment of the server [process.env]. */
   env?: NodeJS.ProcessEnv;
+  /** Wraps the command before it is spawned (an OS sandbox) [none]. */
+  sandbox?: CommandWrapper | undefined;
+}
+
+/** A command before or after wrapping. */
+export interface WrappableCommand {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Turns a command into the one to spawn, e.g. to run it in an OS sandbox: an `@agent/sandbox`
+ * `Sandbox` fits as it is.
+ */
+export interface CommandWrapper {
+  wrap(command: WrappableCommand): Promise<WrappableCommand>;
 }
 
 const stderrTailChars = 4_000;
@@ -192,9 +210,16 @@ export class ServerProcess {
     const root = options.roots[0];
     if (root === undefined) throw new LspError('No workspace root', { code: 'server-exited' });
     const rpc = await loadRpc();
-    const child = spawn(options.executable, [...options.config.args], {
+    const plain: WrappableCommand = {
+      file: options.executable,
+      args: options.config.args,
       cwd: root,
       env: options.env ?? process.env,
+    };
+    const command = options.sandbox === undefined ? plain : await options.sandbox.wrap(plain);
+    const child = spawn(command.file, [...command.args], {
+      cwd: root,
+      env: command.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
