@@ -219,7 +219,12 @@ async function printMode(options: CliOptions): Promise<number> {
         if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
         else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
         else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
-          const answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
+          let answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
+          // On a terminal with colours the answer's Markdown is rendered (loaded only then).
+          if (answer !== '' && useColour(process.stdout)) {
+            const { createMarkdownRenderer } = await import('./markdown.js');
+            answer = createMarkdownRenderer(process.stdout.columns ?? 80)(answer);
+          }
           if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
         }
         if (options.save !== undefined) await session.save(options.save);

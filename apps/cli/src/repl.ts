@@ -56,10 +56,21 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   const { session, keys, input, output } = options;
   const write = (text: string) => output.write(text);
   const colour = output.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+  // Markdown in answers on a terminal with colours; the renderer loads while the prompt waits.
+  let markdown: ((text: string) => string) | undefined;
+  const markdownLoaded = colour
+    ? import('./markdown.js').then(
+        ({ createMarkdownRenderer }) => {
+          markdown = createMarkdownRenderer(output.columns ?? 80);
+        },
+        () => undefined,
+      )
+    : Promise.resolve();
   const transcript = new Transcript({
     write,
     cwd: session.cwd,
     colour,
+    markdown: () => markdown,
     ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
   });
   const history: string[] = [];
@@ -201,6 +212,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     }
 
     write('\n');
+    await markdownLoaded;
     try {
       await runPrompt(session, text, transcript, {
         onStart: (abort) =>

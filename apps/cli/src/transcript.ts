@@ -7,6 +7,12 @@ export interface TranscriptOptions {
   write: (text: string) => void;
   /** Stream the assistant's text as it arrives [true]; off, text is shown only beside tool calls. */
   streamText?: boolean;
+  /**
+   * Markdown rendering of the assistant's text (a terminal with colours): each text block is shown
+   * rendered when it is complete (a spinner says `writing` meanwhile) instead of streamed raw. The
+   * renderer is loaded lazily: while it returns undefined, text streams raw as without it.
+   */
+  markdown?: () => ((text: string) => string) | undefined;
   /** The workspace: with it, write_file and edit_file results are followed by their unified diff. */
   cwd?: string;
   /** Colour diffs and result marks (a TTY without NO_COLOR) [false]. */
@@ -130,6 +136,9 @@ export class Transcript {
   readonly #cwd: string | undefined;
   readonly #colour: boolean;
   readonly #spinner: { paused: () => boolean } | undefined;
+  readonly #markdown: (() => ((text: string) => string) | undefined) | undefined;
+  /** The renderer a text block started with (the block is then held back until its end). */
+  #rendering: ((text: string) => string) | undefined;
   #atLineStart = true;
   /** Running tools, for the spinner: id → name and start time. */
   readonly #running = new Map<string, { name: string; started: number }>();
@@ -147,6 +156,7 @@ export class Transcript {
     this.#cwd = options.cwd;
     this.#colour = options.colour ?? false;
     this.#spinner = options.spinner;
+    this.#markdown = options.markdown;
   }
 
   /** Prints text on lines of its own. */
@@ -183,6 +193,11 @@ export class Transcript {
       const path = changedPath(this.#cwd, args);
       if (path !== undefined) this.#before.set(id, { path, text: readText(path) });
     }
+    this.#showRunning(id, name);
+  }
+
+  /** Shows `name` with its elapsed time in the spinner until `#toolEnded(id)`. */
+  #showRunning(id: string, name: string): void {
     if (this.#spinner === undefined) return;
     this.#running.set(id, { name, started: Date.now() });
     if (this.#timer === undefined) {
@@ -215,9 +230,20 @@ export class Transcript {
     switch (event.type) {
       case 'message-update': {
         const update = event.event;
-        if (update.type === 'text-delta' && this.#streamText) this.#text(update.delta);
-        else if (update.type === 'text-end' && this.#streamText) this.#endLine();
-        else if (update.type === 'thinking-end' && update.thinking !== '')
+        if (update.type === 'text-start' && this.#streamText) {
+          this.#rendering = this.#markdown?.();
+          if (this.#rendering !== undefined) this.#showRunning('text', 'writing');
+        } else if (update.type === 'text-delta' && this.#streamText) {
+          if (this.#rendering === undefined) this.#text(update.delta);
+        } else if (update.type === 'text-end' && this.#streamText) {
+          const render = this.#rendering;
+          this.#rendering = undefined;
+          if (render === undefined) this.#endLine();
+          else {
+            this.#toolEnded('text');
+            if (update.text.trim() !== '') this.line(render(update.text));
+          }
+        } else if (update.type === 'thinking-end' && update.thinking !== '')
           this.line(`  (thinking) ${clip(update.thinking.replace(/\s+/g, ' '), 200)}`);
         return;
       }
@@ -276,6 +302,7 @@ export class Transcript {
         for (const id of [...this.#running.keys()]) this.#toolEnded(id);
         this.#before.clear();
         this.#pendingCalls.clear();
+        this.#rendering = undefined;
         this.#endLine();
         this.#usageLine(event.messages);
         if (event.stopReason === 'aborted') this.line('(aborted)');
