@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import {
   Agent,
   ToolError,
@@ -117,6 +118,45 @@ describe('McpToolAdapter when the server fails (fixture server)', () => {
     expect(error.kind).toBe('cancelled');
     await cancelledOnServer;
     expect(stderr).toMatch(/cancelled user pressed stop/);
+  });
+
+  it('many calls on one long-lived signal add one abort listener to it, and its abort cancels them all', async () => {
+    const { tool } = await connectFlaky();
+    const controller = new AbortController();
+    for (let index = 0; index < 50; index++) {
+      const result = await tool('echo').execute(
+        { text: `m${index}` },
+        testContext({ signal: controller.signal }),
+      );
+      expect(resultText(result)).toContain(`m${index}`);
+    }
+    // The SDK never removes the listener it adds to a request's signal: each call gets its own.
+    expect(getEventListeners(controller.signal, 'abort').length).toBe(1);
+    let started = 0;
+    let allStarted: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      allStarted = resolve;
+    });
+    const calls = Array.from({ length: 3 }, () =>
+      failure(
+        tool('wait-for-cancel').execute(
+          {},
+          testContext({
+            signal: controller.signal,
+            onProgress: () => {
+              started += 1;
+              if (started === 3) allStarted();
+            },
+          }),
+        ),
+      ),
+    );
+    await running;
+    controller.abort(new Error('stop all'));
+    for (const error of await Promise.all(calls)) expect(error.kind).toBe('cancelled');
+    expect((await tool('echo').execute({ text: 'after' }, testContext())).content).toEqual([
+      { type: 'text', text: expect.stringContaining('after') },
+    ]);
   });
 
   it('reports a server that exits before the handshake with its exit code and stderr', async () => {

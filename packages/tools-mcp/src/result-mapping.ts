@@ -26,7 +26,12 @@ export function toToolResult(
   names: { server: string; tool: string },
 ): ToolResult<McpToolResultDetails> {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  const content = blocks.flatMap(toResultContent);
+  const content: ToolResultContent[] = [];
+  // A loop rather than flatMap: this runs on every call, and most results are a text block or two.
+  for (const block of blocks) {
+    if (block.type === 'text') content.push({ type: 'text', text: block.text });
+    else for (const part of toResultContent(block)) content.push(part);
+  }
   const structured = result.structuredContent;
   // Servers should also send structured output as content (usually its JSON as text); repeating
   // it would double what the model reads (base64 included, e.g. read_media_file), so the JSON is
