@@ -60,7 +60,7 @@ async function resolvePrompt(prompt: string): Promise<string> {
  * The messages of a `-p` session: the `-p` prompt (with piped stdin), or with
  * `--input-format stream-json` the `-p` prompt if any and then one user message per stdin line.
  */
-async function* promptsOf(options: CliOptions): AsyncGenerator<string> {
+async function* promptsOf(options: CliOptions, stop: AbortSignal): AsyncGenerator<string> {
   if (options.inputFormat !== 'stream-json') {
     yield await resolvePrompt(options.prompt ?? '-');
     return;
@@ -68,8 +68,11 @@ async function* promptsOf(options: CliOptions): AsyncGenerator<string> {
   if (options.prompt !== undefined && options.prompt !== '-') yield options.prompt;
   const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  // A signal between runs ends the session: no more lines are read.
+  stop.addEventListener('abort', () => lines.close(), { once: true });
   let number = 0;
   for await (const line of lines) {
+    if (stop.aborted) return;
     number += 1;
     if (line.trim() === '') continue;
     yield inputMessage(line, number);
@@ -130,7 +133,8 @@ async function printMode(options: CliOptions): Promise<number> {
     throw new UsageError(
       '--input-format stream-json reads JSON lines from stdin, but stdin is a terminal',
     );
-  const prompts = promptsOf(options);
+  const stopInput = new AbortController();
+  const prompts = promptsOf(options, stopInput.signal);
   // The first message before anything starts (an empty stdin or a bad line starts nothing).
   const first = await prompts.next();
   if (first.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
@@ -179,7 +183,9 @@ async function printMode(options: CliOptions): Promise<number> {
     signals += 1;
     // The first signal stops the run cleanly (tools cancelled, conversation saved); a second one quits now.
     if (signals > 1) process.exit(130);
-    abort?.();
+    // During a run it stops the run; between runs (stream-json input) it ends the session.
+    if (abort === undefined) stopInput.abort();
+    else abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -212,6 +218,7 @@ async function printMode(options: CliOptions): Promise<number> {
         onNotice: (line) => writeErr(`${line}\n`),
       });
       keys?.stop();
+      abort = undefined;
       // A UserPromptSubmit hook blocked the prompt (the notice said why).
       if (result === undefined) code = 1;
       else {
@@ -235,6 +242,8 @@ async function printMode(options: CliOptions): Promise<number> {
       const next = await prompts.next();
       prompt = next.done === true ? undefined : next.value;
     }
+    // Ctrl-C (or SIGTERM) between runs ended the session.
+    if (signals > 0 && code === 0) return 130;
     if (code === 0 && fallback.denied() > 0) {
       if (format === 'text') {
         writeErr(

@@ -95,6 +95,43 @@ describe('--input-format stream-json', () => {
     expect(JSON.stringify(conversation.messages[2]?.content)).toContain('what is the code word?');
   });
 
+  it('a signal between runs ends the session (exit 130) while stdin is still open', async () => {
+    const { dir, workspace } = await scratch();
+    const script = await writeScript(dir, [{ text: 'First.' }, { text: 'Never.' }]);
+    const child = spawn(
+      process.execPath,
+      [
+        cliPath,
+        '--input-format',
+        'stream-json',
+        '--output-format',
+        'json',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+      ],
+      { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('\n')) resolve();
+      });
+    });
+    child.stdin.write(user('first'));
+    await answered;
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const results = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { finalText: string });
+    expect(results.map((result) => result.finalText)).toEqual(['First.']);
+  });
+
   it('with text output each answer goes to stdout; a line that is not a user message stops with exit 1', async () => {
     const { dir, workspace } = await scratch();
     const script = await writeScript(dir, [{ text: 'One.' }, { text: 'Two.' }]);
