@@ -22,6 +22,7 @@ import {
   LspWorkspace,
   positionOf,
   pythonServer,
+  typescriptNativeServer,
   typescriptServer,
 } from '@agent/tools-lsp';
 import {
@@ -41,10 +42,14 @@ const warmupCalls = 20;
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
 const bin = path.join(repo, 'bench', 'node_modules', '.bin');
+/** TypeScript 7 lives apart (tooling/typescript-native) so every package's own tsc stays 5. */
+const nativeBin = path.join(repo, 'tooling', 'typescript-native', 'node_modules', '.bin');
 
 interface Target {
   language: string;
   config: LanguageServerConfig;
+  /** Where the server's executable is. */
+  bin: string;
   root: string;
   /** Relative to root. */
   file: string;
@@ -69,6 +74,17 @@ function targets(): Target[] {
     {
       language: 'TypeScript: packages/core (typescript-language-server 6, TypeScript 5.9)',
       config: typescriptServer,
+      bin,
+      root: core,
+      file: 'src/execute-tool.ts',
+      line: lineOf(path.join(core, 'src/execute-tool.ts'), 'executeToolCalls('),
+      symbol: 'executeToolCalls',
+      expected: 'tool-execution.ts',
+    },
+    {
+      language: "TypeScript: packages/core (TypeScript 7's own server, tsc --lsp --stdio)",
+      config: typescriptNativeServer,
+      bin: nativeBin,
       root: core,
       file: 'src/execute-tool.ts',
       line: lineOf(path.join(core, 'src/execute-tool.ts'), 'executeToolCalls('),
@@ -78,6 +94,7 @@ function targets(): Target[] {
     {
       language: 'Python: the tools-lsp fixture (pyright 1.1)',
       config: pythonServer,
+      bin,
       root: path.join(fixtures, 'py-project'),
       file: 'app.py',
       line: 4,
@@ -110,7 +127,7 @@ const ours: Implementation = {
   open: async (target) => {
     const workspace = new LspWorkspace({
       cwd: target.root,
-      binPaths: [bin],
+      binPaths: [target.bin],
       servers: [target.config],
     });
     const tool = createLspTools({ workspace }).find(
@@ -130,7 +147,7 @@ const ours: Implementation = {
 const raw: Implementation = {
   label: 'raw: the server over vscode-languageserver-protocol',
   open: async (target) => {
-    const executable = path.join(bin, target.config.command);
+    const executable = path.join(target.bin, target.config.command);
     const child = spawn(executable, [...target.config.args], {
       cwd: target.root,
       stdio: ['pipe', 'pipe', 'ignore'],

@@ -175,7 +175,10 @@ const severityNames = ['error', 'warning', 'info', 'hint'];
 
 function diagnosticCode(diagnostic: Diagnostic): string {
   if (diagnostic.code === undefined) return '';
-  if (diagnostic.source === 'typescript' && typeof diagnostic.code === 'number')
+  if (
+    (diagnostic.source === 'typescript' || diagnostic.source === 'ts') &&
+    typeof diagnostic.code === 'number'
+  )
     return ` TS${diagnostic.code}`;
   return ` [${diagnostic.code}]`;
 }

@@ -7,6 +7,8 @@ export {
   type LanguageServerConfig,
   pythonServer,
   type ServerStartContext,
+  typescriptMajorVersion,
+  typescriptNativeServer,
   typescriptServer,
 } from './language-servers.js';
 export { createLspTools, type LspToolsOptions, lspToolNames } from './lsp-tools.js';

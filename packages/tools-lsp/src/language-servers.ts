@@ -20,6 +20,8 @@ export interface LanguageServerConfig {
   languageIdOf: (file: string) => string;
   /** One line telling the user how to install the server, shown when it is missing. */
   installHint: string;
+  /** How messages name the executable [`\`command\``]. */
+  label?: string;
   /**
    * `initializationOptions` for the `initialize` request; may depend on where the server binary
    * was found (typescript-language-server is told which `tsserver.js` to use).
@@ -31,8 +33,16 @@ export interface LanguageServerConfig {
    * (and its own config files: tsconfig.json, pyrightconfig.json).
    */
   settings?: Readonly<Record<string, unknown>>;
-  /** How diagnostics are collected: pushed by the server, or asked of tsserver directly. */
-  diagnostics?: 'push' | 'tsserver';
+  /**
+   * How diagnostics are collected: asked of tsserver directly (typescript-language-server), else
+   * pulled (`textDocument/diagnostic`) when the server offers it, else waited for as pushed.
+   */
+  diagnostics?: 'tsserver';
+  /**
+   * Whether an executable found under `command`'s name is this server; when false the search
+   * goes on (a `tsc` that is TypeScript 5 has no language server) [any is].
+   */
+  accepts?: (executable: string) => Promise<boolean>;
 }
 
 /** What a config's `initializationOptions` sees. */
@@ -82,15 +92,73 @@ export async function findTsserver(context: ServerStartContext): Promise<string 
   return undefined;
 }
 
-/** typescript-language-server (TypeScript and JavaScript). */
+const typescriptInstallHint =
+  'install it with `npm install --save-dev typescript` (TypeScript 7 and later has its own server) or `npm install --save-dev typescript-language-server typescript@5`';
+
+/**
+ * The major version of the TypeScript package a `tsc` executable belongs to: `<node_modules>/
+ * typescript/package.json` beside a `.bin` entry, or above the executable's real path.
+ */
+export async function typescriptMajorVersion(executable: string): Promise<number | undefined> {
+  const candidates: string[] = [];
+  const binDirectory = path.dirname(executable);
+  // pnpm's .bin entries are shell scripts naming the package's file: "$basedir/../<package>/bin/tsc".
+  const script = await fileHead(executable, 1024);
+  const target = script.startsWith('#!')
+    ? /"\$basedir\/([^"]+?)\/bin\/[^"/]+"/.exec(script)?.[1]
+    : undefined;
+  if (target !== undefined) candidates.push(path.join(binDirectory, target, 'package.json'));
+  if (path.basename(binDirectory) === '.bin')
+    candidates.push(path.join(path.dirname(binDirectory), 'typescript', 'package.json'));
+  try {
+    const real = await fs.realpath(executable);
+    for (
+      let directory = path.dirname(real);
+      path.dirname(directory) !== directory;
+      directory = path.dirname(directory)
+    )
+      candidates.push(path.join(directory, 'package.json'));
+  } catch {
+    // Unresolvable: the .bin candidate stands.
+  }
+  for (const candidate of candidates) {
+    try {
+      const manifest = JSON.parse(await fs.readFile(candidate, 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (manifest.name === 'typescript' && typeof manifest.version === 'string')
+        return Number.parseInt(manifest.version, 10);
+    } catch {
+      // Not there, or not JSON: the next candidate.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * TypeScript 7's own language server (`tsc --lsp --stdio`, the native port), used where the
+ * TypeScript found is 7 or later; it pulls diagnostics.
+ */
+export const typescriptNativeServer: LanguageServerConfig = {
+  language: 'typescript',
+  command: 'tsc',
+  label: '`tsc` of TypeScript 7 or later',
+  args: ['--lsp', '--stdio'],
+  extensions: typescriptExtensions,
+  languageIdOf: typescriptLanguageId,
+  installHint: typescriptInstallHint,
+  accepts: async (executable) => ((await typescriptMajorVersion(executable)) ?? 0) >= 7,
+};
+
+/** typescript-language-server (TypeScript and JavaScript, through TypeScript 5's tsserver). */
 export const typescriptServer: LanguageServerConfig = {
   language: 'typescript',
   command: 'typescript-language-server',
   args: ['--stdio'],
   extensions: typescriptExtensions,
   languageIdOf: typescriptLanguageId,
-  installHint:
-    'install it with `npm install --save-dev typescript-language-server typescript` (or `npm install -g typescript-language-server typescript`)',
+  installHint: typescriptInstallHint,
   initializationOptions: async (context) => {
     const tsserver = await findTsserver(context);
     return {
@@ -112,14 +180,33 @@ export const pythonServer: LanguageServerConfig = {
   languageIdOf: () => 'python',
   installHint:
     'install it with `npm install --save-dev pyright` (or `npm install -g pyright`, or `pip install pyright`)',
-  diagnostics: 'push',
 };
 
-/** The built-in server configurations. */
+/**
+ * The built-in server configurations, in the order tried for a language: TypeScript 7's own
+ * server where TypeScript 7 is installed, else typescript-language-server; pyright for Python.
+ */
 export const defaultLanguageServers: readonly LanguageServerConfig[] = [
+  typescriptNativeServer,
   typescriptServer,
   pythonServer,
 ];
+
+/** The first `bytes` of a file as text ('' when unreadable): enough to read a shell shim. */
+async function fileHead(file: string, bytes: number): Promise<string> {
+  try {
+    const handle = await fs.open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(bytes);
+      const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return '';
+  }
+}
 
 async function isFile(candidate: string): Promise<boolean> {
   try {
@@ -154,11 +241,14 @@ export interface FindServerOptions {
  * none exists.
  */
 export async function findServerExecutable(
-  config: Pick<LanguageServerConfig, 'command'>,
+  config: Pick<LanguageServerConfig, 'command' | 'accepts'>,
   options: FindServerOptions,
 ): Promise<string | undefined> {
+  const usable = async (candidate: string) =>
+    (await isExecutable(candidate)) &&
+    (config.accepts === undefined || (await config.accepts(candidate)));
   if (path.isAbsolute(config.command))
-    return (await isExecutable(config.command)) ? config.command : undefined;
+    return (await usable(config.command)) ? config.command : undefined;
   const directories: string[] = [];
   for (let directory = path.resolve(options.root); ; directory = path.dirname(directory)) {
     directories.push(path.join(directory, 'node_modules', '.bin'));
@@ -170,15 +260,21 @@ export async function findServerExecutable(
     if (entry !== '') directories.push(entry);
   for (const directory of directories) {
     const candidate = path.join(directory, config.command);
-    if (await isExecutable(candidate)) return candidate;
+    if (await usable(candidate)) return candidate;
   }
   return undefined;
 }
 
-/** The `server-not-found` error for a language: names the command and how to install it. */
-export function serverNotFound(config: LanguageServerConfig, root: string): LspError {
+/**
+ * The `server-not-found` error for a language: names the executables looked for (`configs`, the
+ * language's in order) and how to install one.
+ */
+export function serverNotFound(configs: readonly LanguageServerConfig[], root: string): LspError {
+  const [first] = configs;
+  if (first === undefined) throw new Error('unreachable: no configs');
+  const names = configs.map((config) => config.label ?? `\`${config.command}\``).join(' nor ');
   return new LspError(
-    `No ${config.language} language server found: \`${config.command}\` is not in ${path.join(root, 'node_modules', '.bin')} (or a parent's), nor on PATH; ${config.installHint}.`,
+    `No ${first.language} language server found: ${configs.length > 1 ? 'neither ' : ''}${names} is in ${path.join(root, 'node_modules', '.bin')} (or a parent's), nor on PATH; ${first.installHint}.`,
     { code: 'server-not-found' },
   );
 }

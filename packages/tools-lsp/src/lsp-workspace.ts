@@ -158,14 +158,35 @@ export class LspWorkspace implements AsyncDisposable {
     return serverConfigFor(this.servers, file);
   }
 
-  /** Which languages have a server installed, and where. */
-  async installedServers(): Promise<{ language: string; executable: string }[]> {
-    const found: { language: string; executable: string }[] = [];
-    for (const config of this.servers) {
-      const executable = await this.#findExecutable(config);
-      if (executable !== undefined) found.push({ language: config.language, executable });
+  /** Which languages have a server installed, which server (its command) and where. */
+  async installedServers(): Promise<{ language: string; command: string; executable: string }[]> {
+    const found: { language: string; command: string; executable: string }[] = [];
+    for (const language of this.#languages()) {
+      const picked = await this.#pick(language);
+      if (picked !== undefined)
+        found.push({ language, command: picked.config.command, executable: picked.executable });
     }
     return found;
+  }
+
+  /** The configured languages, each once, in order. */
+  #languages(): string[] {
+    return [...new Set(this.servers.map((config) => config.language))];
+  }
+
+  /**
+   * The server a language uses: the first of its configs (in order) whose executable is found and
+   * accepted (TypeScript 7's own server only where the TypeScript found is 7 or later).
+   */
+  async #pick(
+    language: string,
+  ): Promise<{ config: LanguageServerConfig; executable: string } | undefined> {
+    for (const config of this.servers) {
+      if (config.language !== language) continue;
+      const executable = await this.#findExecutable(config);
+      if (executable !== undefined) return { config, executable };
+    }
+    return undefined;
   }
 
   /** The servers running now (language and process id). */
@@ -472,12 +493,16 @@ export class LspWorkspace implements AsyncDisposable {
       this.#sessions.delete(config.language);
     }
     const starting = (async () => {
-      const executable = await this.#findExecutable(config);
+      const picked = await this.#pick(config.language);
       const roots = await this.realRoots();
-      if (executable === undefined) throw serverNotFound(config, roots[0] ?? this.cwd);
+      if (picked === undefined)
+        throw serverNotFound(
+          this.servers.filter((candidate) => candidate.language === config.language),
+          roots[0] ?? this.cwd,
+        );
       const server = await ServerProcess.start({
-        config,
-        executable,
+        config: picked.config,
+        executable: picked.executable,
         roots,
         ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
         sandbox: this.#options.sandbox,
@@ -511,8 +536,12 @@ export class LspWorkspace implements AsyncDisposable {
     const config = this.configFor(file);
     if (config === undefined)
       throw new LspError(
-        `No language server handles ${path.extname(file) || 'files without an extension'} files (${this.servers
-          .map((server) => `${server.language}: ${server.extensions.join(' ')}`)
+        `No language server handles ${path.extname(file) || 'files without an extension'} files (${this.#languages()
+          .map((language) => {
+            const extensions =
+              this.servers.find((server) => server.language === language)?.extensions ?? [];
+            return `${language}: ${extensions.join(' ')}`;
+          })
           .join('; ')}).`,
         { code: 'server-not-found' },
       );
@@ -562,6 +591,14 @@ export class LspWorkspace implements AsyncDisposable {
         // A server without the tsserver passthrough command: wait for pushed diagnostics instead.
         if (!LspError.isInstance(error) || error.code !== 'request-failed') throw error;
       }
+    }
+    if (session.server.capabilities.diagnosticProvider !== undefined) {
+      const report = await session.server.request<{ kind: string; items?: Diagnostic[] }>(
+        'textDocument/diagnostic',
+        { textDocument: { uri: document.uri } },
+        signal,
+      );
+      return { path: document.file, diagnostics: report.items ?? [], complete: true };
     }
     return this.#pushedDiagnostics(session.server, document, signal);
   }
@@ -628,13 +665,13 @@ export class LspWorkspace implements AsyncDisposable {
   async #languagesToAsk(
     language: string | undefined,
   ): Promise<{ config: LanguageServerConfig; sample: string }[]> {
-    const configs =
-      language === undefined
-        ? this.servers
-        : this.servers.filter((config) => config.language === language);
+    // One config per language (the first): which server runs is picked when it starts.
+    const configs = this.#languages()
+      .filter((name) => language === undefined || name === language)
+      .flatMap((name) => this.servers.find((config) => config.language === name) ?? []);
     if (configs.length === 0)
       throw new LspError(
-        `No language server is configured for "${language}" (configured: ${this.servers.map((config) => config.language).join(', ')}).`,
+        `No language server is configured for "${language}" (configured: ${this.#languages().join(', ')}).`,
         { code: 'server-not-found' },
       );
     const asked: { config: LanguageServerConfig; sample: string }[] = [];
@@ -647,7 +684,7 @@ export class LspWorkspace implements AsyncDisposable {
       if (
         language === undefined &&
         running === undefined &&
-        (await this.#findExecutable(config)) === undefined
+        (await this.#pick(config.language)) === undefined
       )
         continue;
       asked.push({ config, sample });

@@ -90,7 +90,7 @@ describe('language server lifecycle', () => {
       .catch((error: unknown) => error);
     expect(result).toBeInstanceOf(Error);
     expect((result as Error).message).toMatch(
-      /^No typescript language server found: `typescript-language-server` is not in .*node_modules\/\.bin \(or a parent's\), nor on PATH; install it with `npm install --save-dev typescript-language-server typescript`/,
+      /^No typescript language server found: neither `tsc` of TypeScript 7 or later nor `typescript-language-server` is in .*node_modules\/\.bin \(or a parent's\), nor on PATH; install it with `npm install --save-dev typescript` \(TypeScript 7 and later has its own server\) or `npm install --save-dev typescript-language-server typescript@5`\.$/,
     );
     expect(await workspace.installedServers()).toEqual([]);
   });

@@ -9,6 +9,18 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** This package's `node_modules/.bin`, where the dev-dependency servers are installed. */
 export const packageBin = path.join(here, '..', 'node_modules', '.bin');
 
+/** TypeScript 7's `node_modules/.bin` (the private tooling package that installs it apart). */
+export const typescriptNativeBin = path.join(
+  here,
+  '..',
+  '..',
+  '..',
+  'tooling',
+  'typescript-native',
+  'node_modules',
+  '.bin',
+);
+
 /** A copy of a fixture project in a fresh temp dir; removed by `Symbol.asyncDispose`. */
 export async function copyFixture(name: 'ts-project' | 'py-project'): Promise<{
   dir: string;
