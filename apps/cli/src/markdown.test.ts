@@ -13,6 +13,7 @@ import {
   tempDir,
   writeScript,
 } from './test-support.js';
+import { markdownFlushPoint } from './transcript.js';
 
 const sessions: TmuxSession[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -59,6 +60,18 @@ async function replScreen(env: Record<string, string>, lastLine: string): Promis
   await vi.waitFor(() => expect(tmux.exitStatus()).toBe(0), waitOptions);
   return screen;
 }
+
+describe('markdownFlushPoint (where streamed Markdown is complete blocks)', () => {
+  it('cuts after a blank line followed by a line at column 0, never inside a fence or before a continuation', () => {
+    expect(markdownFlushPoint('One.\n\nTwo.\n')).toBe(6);
+    expect(markdownFlushPoint('One.\n\nTw')).toBe(0);
+    expect(markdownFlushPoint('One.\nstill one\n')).toBe(0);
+    expect(markdownFlushPoint('```\ncode\n\nmore\n')).toBe(0);
+    expect(markdownFlushPoint('```\ncode\n\nmore\n```\n\nNext.\n')).toBe(20);
+    expect(markdownFlushPoint('1. Step\n\n   details\n')).toBe(0);
+    expect(markdownFlushPoint('- a\n- b\n\n| x | y |\n')).toBe(9);
+  });
+});
 
 describe('markdown in answers', () => {
   it('is rendered in the REPL on a terminal with colours', async () => {

@@ -129,6 +129,29 @@ function childLines(details: unknown): string[] {
   return [];
 }
 
+/**
+ * Where the Markdown streamed so far can be cut so that the part before is complete blocks: just
+ * after the last blank line that is outside a fenced code block and followed by a line starting
+ * at column 0 (so an indented continuation of a list item is never cut off from it). 0 when there
+ * is no such place yet.
+ */
+export function markdownFlushPoint(text: string): number {
+  let point = 0;
+  let inFence = false;
+  let offset = 0;
+  let previousBlank = false;
+  for (const line of text.split('\n')) {
+    const start = offset;
+    offset += line.length + 1;
+    if (offset > text.length) break; // the last line is not complete yet
+    if (/^ {0,3}(```|~~~)/.test(line)) inFence = !inFence;
+    const blank = line.trim() === '';
+    if (!inFence && previousBlank && !blank && !/^\s/.test(line) && start > 0) point = start;
+    previousBlank = blank && !inFence;
+  }
+  return point;
+}
+
 /** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
 export class Transcript {
   readonly #write: (text: string) => void;
@@ -139,6 +162,8 @@ export class Transcript {
   readonly #markdown: (() => ((text: string) => string) | undefined) | undefined;
   /** The renderer a text block started with (the block is then held back until its end). */
   #rendering: ((text: string) => string) | undefined;
+  /** Text of the current block not shown yet (markdown mode): complete blocks are shown as they end. */
+  #unrendered = '';
   #atLineStart = true;
   /** Running tools, for the spinner: id → name and start time. */
   readonly #running = new Map<string, { name: string; started: number }>();
@@ -232,16 +257,26 @@ export class Transcript {
         const update = event.event;
         if (update.type === 'text-start' && this.#streamText) {
           this.#rendering = this.#markdown?.();
+          this.#unrendered = '';
           if (this.#rendering !== undefined) this.#showRunning('text', 'writing');
         } else if (update.type === 'text-delta' && this.#streamText) {
-          if (this.#rendering === undefined) this.#text(update.delta);
-        } else if (update.type === 'text-end' && this.#streamText) {
           const render = this.#rendering;
-          this.#rendering = undefined;
-          if (render === undefined) this.#endLine();
+          if (render === undefined) this.#text(update.delta);
+          else {
+            // Paragraphs, lists, tables and code blocks are shown rendered as soon as they end.
+            this.#unrendered += update.delta;
+            const end = markdownFlushPoint(this.#unrendered);
+            if (end > 0) {
+              const done = this.#unrendered.slice(0, end);
+              this.#unrendered = this.#unrendered.slice(end);
+              if (done.trim() !== '') this.line(`${render(done)}\n`);
+            }
+          }
+        } else if (update.type === 'text-end' && this.#streamText) {
+          if (this.#rendering === undefined) this.#endLine();
           else {
             this.#toolEnded('text');
-            if (update.text.trim() !== '') this.line(render(update.text));
+            this.#flushMarkdown();
           }
         } else if (update.type === 'thinking-end' && update.thinking !== '')
           this.line(`  (thinking) ${clip(update.thinking.replace(/\s+/g, ' '), 200)}`);
@@ -302,7 +337,8 @@ export class Transcript {
         for (const id of [...this.#running.keys()]) this.#toolEnded(id);
         this.#before.clear();
         this.#pendingCalls.clear();
-        this.#rendering = undefined;
+        // An interrupted answer: what was written of it is still shown.
+        this.#flushMarkdown();
         this.#endLine();
         this.#usageLine(event.messages);
         if (event.stopReason === 'aborted') this.line('(aborted)');
@@ -337,6 +373,15 @@ export class Transcript {
     const price = cost === undefined ? '' : ` · $${cost.toFixed(4)}`;
     const fromCache = cached === 0 ? '' : ` (+${cached} from cache)`;
     this.line(`  (${input} tokens in${fromCache}, ${output} out${price})`);
+  }
+
+  /** Shows the rest of a Markdown block and leaves markdown mode. */
+  #flushMarkdown(): void {
+    const render = this.#rendering;
+    const rest = this.#unrendered;
+    this.#rendering = undefined;
+    this.#unrendered = '';
+    if (render !== undefined && rest.trim() !== '') this.line(render(rest));
   }
 
   #text(delta: string): void {
