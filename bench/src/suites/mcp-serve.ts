@@ -2,10 +2,17 @@
  * Serve mode: the same echo tool served over Streamable HTTP on 127.0.0.1 by
  * `@agent/tools-mcp/serve` (each call through core's `executeTool`: validation, gate, hooks) and
  * by a plain SDK `McpServer` (stateless, as ours), both called by the SDK client — calls per second,
- * one at a time and 16 at once, in the same run.
+ * one at a time and 16 at once, in the same run. Then the CLI binary, `agent mcp serve --http`,
+ * against a plain SDK server of the same built-in `read_file` tool, each in its own process.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineTool } from '@agent/core';
 import { serveHttp } from '@agent/tools-mcp/serve';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -50,10 +57,58 @@ async function plainSdkServer(): Promise<{ url: string; close(): Promise<void> }
   };
 }
 
-async function measure(url: string): Promise<{ sequential: number; concurrent: number }> {
+const cliEntry = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
+const plainReadFileServer = fileURLToPath(
+  new URL('../fixtures/plain-read-file-server.mjs', import.meta.url),
+);
+
+/** Starts a server process and reads its URL from its output; `stop` ends it. */
+async function serverProcess(
+  args: string[],
+  stream: 'stdout' | 'stderr',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env,
+    stdio: [
+      'ignore',
+      stream === 'stdout' ? 'pipe' : 'ignore',
+      stream === 'stderr' ? 'pipe' : 'ignore',
+    ],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child[stream]?.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+      if (found?.[1] !== undefined) resolve(found[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${seen.slice(-300)}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function measure(
+  url: string,
+  tool: { name: string; arguments: Record<string, unknown> } = {
+    name: 'echo',
+    arguments: { text: 'hi' },
+  },
+): Promise<{ sequential: number; concurrent: number }> {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const call = () => client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+  const call = async () => {
+    const result = await client.callTool(tool);
+    if (result.isError === true) throw new Error(`${tool.name} failed: ${JSON.stringify(result)}`);
+  };
   for (let index = 0; index < 100; index++) await call();
   let started = performance.now();
   for (let index = 0; index < calls; index++) await call();
@@ -64,6 +119,48 @@ async function measure(url: string): Promise<{ sequential: number; concurrent: n
   const concurrent = (Math.floor(calls / 16) * 16) / ((performance.now() - started) / 1000);
   await client.close();
   return { sequential, concurrent };
+}
+
+/** `agent mcp serve --http` against a plain SDK server of the same `read_file`, both as processes. */
+async function measureBinary(ratio: (a: number, b: number) => string): Promise<string[][]> {
+  if (!existsSync(cliEntry))
+    return [['agent mcp serve --http (read_file)', 'not available: build apps/cli', '', '', '']];
+  const workspace = await mkdtemp(join(tmpdir(), 'bench-mcp-serve-'));
+  const started: { stop(): Promise<void> }[] = [];
+  try {
+    await writeFile(join(workspace, 'notes.txt'), `${'a line of notes\n'.repeat(128)}`);
+    const home = join(workspace, '.agent-home');
+    const plain = await serverProcess([plainReadFileServer, workspace], 'stdout');
+    started.push(plain);
+    const binary = await serverProcess(
+      [cliEntry, 'mcp', 'serve', '--http', '--cwd', workspace],
+      'stderr',
+      { ...process.env, AGENT_HOME: home },
+    );
+    started.push(binary);
+    const tool = { name: 'read_file', arguments: { path: 'notes.txt' } };
+    const plainResult = await measure(plain.url, tool);
+    const binaryResult = await measure(binary.url, tool);
+    return [
+      [
+        'plain SDK Server, built-in read_file (own process)',
+        plainResult.sequential.toFixed(0),
+        '1.00×',
+        plainResult.concurrent.toFixed(0),
+        '1.00×',
+      ],
+      [
+        '`agent mcp serve --http`, read_file (the CLI binary)',
+        binaryResult.sequential.toFixed(0),
+        ratio(binaryResult.sequential, plainResult.sequential),
+        binaryResult.concurrent.toFixed(0),
+        ratio(binaryResult.concurrent, plainResult.concurrent),
+      ],
+    ];
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+    await rm(workspace, { recursive: true, force: true });
+  }
 }
 
 export async function run(): Promise<BenchSection> {
@@ -79,6 +176,7 @@ export async function run(): Promise<BenchSection> {
     const oursResult = await measure(ours.url);
     const plainResult = await measure(plain.url);
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    const binaryRows = await measureBinary(ratio);
     return {
       title: `MCP serve mode — calls/s over Streamable HTTP (${calls} calls)`,
       columns: [
@@ -103,9 +201,11 @@ export async function run(): Promise<BenchSection> {
           oursResult.concurrent.toFixed(0),
           ratio(oursResult.concurrent, plainResult.concurrent),
         ],
+        ...binaryRows,
       ],
       notes: [
         'Both stateless (a server instance per request), the SDK client on the same machine; higher is better.',
+        '`agent mcp serve --http` (the built CLI, `apps/cli/dist/main.js`, its built-in tools, read-only mode) and a plain SDK `Server` exposing the same `read_file` tool (`bench/src/fixtures/plain-read-file-server.mjs`, calling its `execute` directly) each run in their own process; both read the same 2 KB file. Ours runs each call through `executeTool` (validation, the permission gate of the mode and rules).',
       ],
     };
   } finally {

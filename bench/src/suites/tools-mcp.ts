@@ -86,22 +86,31 @@ function toolContext(): ToolContext {
 const resultText = (result: ToolResult) =>
   result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
-const ours: Implementation = {
-  label: '@agent/tools-mcp McpToolAdapter tool.execute (ours)',
-  connect: async () => {
-    const adapter = await McpToolAdapter.connect({
-      name: 'everything',
-      transport: { type: 'stdio', command: serverCommand, args: serverArgs },
-    });
-    const echo = adapter.tools().find((tool) => tool.name === 'everything__echo');
-    if (echo === undefined) throw new Error('McpToolAdapter: no everything__echo tool');
-    const context = toolContext();
-    return {
-      call: async (message) => resultText(await echo.execute({ message }, context)),
-      close: () => adapter.close(),
-    };
-  },
-};
+function adapterImplementation(label: string, processGroup: boolean): Implementation {
+  return {
+    label,
+    connect: async () => {
+      const adapter = await McpToolAdapter.connect({
+        name: 'everything',
+        transport: { type: 'stdio', command: serverCommand, args: serverArgs, processGroup },
+      });
+      const echo = adapter.tools().find((tool) => tool.name === 'everything__echo');
+      if (echo === undefined) throw new Error('McpToolAdapter: no everything__echo tool');
+      const context = toolContext();
+      return {
+        call: async (message) => resultText(await echo.execute({ message }, context)),
+        close: () => adapter.close(),
+      };
+    },
+  };
+}
+
+const ours = adapterImplementation('@agent/tools-mcp McpToolAdapter tool.execute (ours)', true);
+/** The same without a process group of the server's own (as the SDK's transport starts it). */
+const oursPlainChild = adapterImplementation(
+  '@agent/tools-mcp, `processGroup: false` (ours)',
+  false,
+);
 
 const aiSdk: Implementation = {
   label: '@ai-sdk/mcp createMCPClient tools().echo.execute',
@@ -195,7 +204,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 
 /** Runs the suite: one row per MCP client. */
 export async function run(): Promise<BenchSection> {
-  const implementations = [rawSdk, ours, aiSdk];
+  const implementations = [rawSdk, ours, oursPlainChild, aiSdk];
   const results = new Map<Implementation, RoundResult[]>(
     implementations.map((implementation) => [implementation, []]),
   );
@@ -260,6 +269,7 @@ export async function run(): Promise<BenchSection> {
       'Ours goes through `AgentTool.execute` (result mapped to @agent content, abort signal wired); the AI SDK through its `tools()` `execute` (what `generateText` calls); the raw SDK returns the protocol result as is.',
       "Client CPU/call: this process's user+system CPU time (`process.cpuUsage`) over the sequential calls divided by the calls; the server runs in its own process, so this isolates the client's cost better than wall time.",
       'Most of a call is the server (a Node process parsing JSON and validating with zod) and the pipe round trip; the client-side difference is what the ratio shows.',
+      'By default ours starts the server in a session and process group of its own (so `close()` stops grandchildren, and a Ctrl-C in the terminal does not reach the server); on Linux a new session is also a scheduling autogroup of its own, which costs wall time when the machine is loaded. `processGroup: false` starts it as a plain child, as the raw SDK and the AI SDK do.',
       'Heap retained: `heapUsed` after a forced GC following the sequential calls, minus the value after a forced GC before them. RSS growth: over the sequential calls, whole process (noisy, includes allocator behaviour).',
     ],
   };

@@ -268,6 +268,28 @@ describe('McpToolAdapter when the server fails (fixture server)', () => {
     await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
   });
 
+  it('processGroup: false starts the server as a plain child: it answers, and close() stops it (not its grandchildren)', async () => {
+    const adapter = await McpToolAdapter.connect({
+      name: 'plain',
+      transport: nodeServer(flakyServerEntry, [], { processGroup: false, closeGraceMs: 200 }),
+    });
+    open.push(adapter);
+    const tools = adapter.tools();
+    const call = (name: string, args: Record<string, unknown>) => {
+      const found = tools.find((candidate) => candidate.name === `plain__${name}`);
+      if (found === undefined) throw new Error(`no tool ${name}`);
+      return found.execute(args, testContext());
+    };
+    expect(resultText(await call('echo', { text: 'hi' }))).toContain('hi');
+    const serverPid = adapter.pid ?? -1;
+    const grandchild = Number(resultText(await call('spawn-grandchild', {})));
+    await adapter.close();
+    expect(isAlive(serverPid)).toBe(false);
+    // Outside a group of its own, the grandchild outlives the server (the price of the option).
+    expect(isAlive(grandchild)).toBe(true);
+    process.kill(grandchild, 'SIGKILL');
+  });
+
   it('lets the agent loop enforce timeoutMs, and the server is told to stop', async () => {
     let sawCancel: () => void = () => {};
     const cancelledOnServer = new Promise<void>((resolve) => {

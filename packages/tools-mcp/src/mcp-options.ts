@@ -34,6 +34,13 @@ export interface McpStdioTransportConfig {
    * reconnects.
    */
   maxMessageBytes?: number;
+  /**
+   * Start the server in a session and process group of its own (POSIX) [true]: `close()` stops
+   * its grandchildren too, and a Ctrl-C in the terminal does not reach it. Under heavy load this
+   * costs call latency on Linux (a new session is scheduled as its own autogroup); false starts it
+   * as a plain child, like the SDK's transport.
+   */
+  processGroup?: boolean;
 }
 
 /** A remote (or local) server over Streamable HTTP. */

@@ -688,6 +688,7 @@ export class McpToolAdapter implements AsyncDisposable {
           ...(config.maxMessageBytes === undefined
             ? {}
             : { maxMessageBytes: config.maxMessageBytes }),
+          ...(config.processGroup === undefined ? {} : { processGroup: config.processGroup }),
         });
       }
       case 'http': {
