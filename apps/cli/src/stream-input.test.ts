@@ -146,6 +146,10 @@ describe('--input-format stream-json', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('One.\n');
     expect(bad.stderr).toContain('stdin line 2 is not a user message');
+    // A -p prompt is the first message, before the lines of stdin.
+    const withPrompt = await runCli([...args, '-p', 'a'], { input: user('b'), env: cleanEnv() });
+    expect(withPrompt.code).toBe(0);
+    expect(withPrompt.stdout).toBe('One.\nTwo.\n');
     const empty = await runCli(args, { input: '', env: cleanEnv() });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('No message on stdin');
