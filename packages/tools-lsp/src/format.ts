@@ -153,6 +153,29 @@ export function formatDocumentSymbols(
   return lines.join('\n');
 }
 
+/**
+ * Workspace symbols best first: the exact name, then the same name in another case, then the
+ * rest; within each, source files before declaration files (`.d.ts`) and `node_modules`.
+ */
+export function rankWorkspaceSymbols<T extends SymbolInformation | WorkspaceSymbol>(
+  symbols: readonly T[],
+  query: string,
+): T[] {
+  const nameRank = (name: string) =>
+    name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : 2;
+  const fileRank = (uri: string) =>
+    (uri.includes('/node_modules/') ? 2 : 0) + (/\.d\.[cm]?ts$/.test(uri) ? 1 : 0);
+  return symbols
+    .map((symbol, index) => ({ symbol, index }))
+    .sort(
+      (a, b) =>
+        nameRank(a.symbol.name) - nameRank(b.symbol.name) ||
+        fileRank(a.symbol.location.uri) - fileRank(b.symbol.location.uri) ||
+        a.index - b.index,
+    )
+    .map(({ symbol }) => symbol);
+}
+
 /** One line per symbol: `kind name  path:line` (with its container); at most `limit`. */
 export function formatWorkspaceSymbols(
   symbols: readonly (SymbolInformation | WorkspaceSymbol)[],

@@ -23,6 +23,11 @@ export interface LanguageServerConfig {
   /** How messages name the executable [`\`command\``]. */
   label?: string;
   /**
+   * Names of project files (`tsconfig.json`): a server that answers workspace queries only for the
+   * projects of its open files gets one file of each project opened first [none: one file].
+   */
+  projectFiles?: readonly string[];
+  /**
    * `initializationOptions` for the `initialize` request; may depend on where the server binary
    * was found (typescript-language-server is told which `tsserver.js` to use).
    */
@@ -34,10 +39,11 @@ export interface LanguageServerConfig {
    */
   settings?: Readonly<Record<string, unknown>>;
   /**
-   * How diagnostics are collected: asked of tsserver directly (typescript-language-server), else
-   * pulled (`textDocument/diagnostic`) when the server offers it, else waited for as pushed.
+   * typescript-language-server: diagnostics and workspace symbols are asked of tsserver directly
+   * (its `typescript.tsserverRequest` command). Otherwise diagnostics are pulled
+   * (`textDocument/diagnostic`) when the server offers it, else waited for as pushed.
    */
-  diagnostics?: 'tsserver';
+  tsserverPassthrough?: boolean;
   /**
    * Whether an executable found under `command`'s name is this server; when false the search
    * goes on (a `tsc` that is TypeScript 5 has no language server) [any is].
@@ -144,6 +150,7 @@ export const typescriptNativeServer: LanguageServerConfig = {
   language: 'typescript',
   command: 'tsc',
   label: '`tsc` of TypeScript 7 or later',
+  projectFiles: ['tsconfig.json', 'jsconfig.json'],
   args: ['--lsp', '--stdio'],
   extensions: typescriptExtensions,
   languageIdOf: typescriptLanguageId,
@@ -155,6 +162,7 @@ export const typescriptNativeServer: LanguageServerConfig = {
 export const typescriptServer: LanguageServerConfig = {
   language: 'typescript',
   command: 'typescript-language-server',
+  projectFiles: ['tsconfig.json', 'jsconfig.json'],
   args: ['--stdio'],
   extensions: typescriptExtensions,
   languageIdOf: typescriptLanguageId,
@@ -168,7 +176,7 @@ export const typescriptServer: LanguageServerConfig = {
       tsserver: { useSyntaxServer: 'never', ...(tsserver === undefined ? {} : { path: tsserver }) },
     };
   },
-  diagnostics: 'tsserver',
+  tsserverPassthrough: true,
 };
 
 /** pyright's language server (`pyright-langserver`, from the `pyright` npm package). */

@@ -17,6 +17,7 @@ import {
   formatLocations,
   formatWorkspaceSymbols,
   hoverText,
+  rankWorkspaceSymbols,
 } from './format.js';
 import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
 import { LocatorError, positionOf, type SymbolLocator } from './positions.js';
@@ -389,10 +390,11 @@ function workspaceSymbolsTool(workspace: LspWorkspace) {
         const symbols = await workspace.workspaceSymbols(args.query, {
           ...(args.language === undefined ? {} : { language: args.language }),
           signal: ctx.signal,
+          onProgress: (text) => ctx.onProgress(text),
         });
         if (symbols.length === 0) return text(`No symbols match "${args.query}".`, { count: 0 });
         return text(
-          formatWorkspaceSymbols(symbols, {
+          formatWorkspaceSymbols(rankWorkspaceSymbols(symbols, args.query), {
             display: (file) => workspace.display(file),
             limit: args.limit ?? 50,
           }),

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyFixture, testWorkspace } from './test-helpers.js';
@@ -39,5 +40,35 @@ describe('LspWorkspace on a Python project', () => {
     expect(broken.diagnostics.map((item) => item.message).join('\n')).toContain(
       '"Literal[\'three\']" is not assignable to "int"',
     );
+  });
+});
+
+describe('workspace symbols in a workspace of several TypeScript projects', () => {
+  it('asks with a file of each project, so every project is searched', async () => {
+    await using fixture = await copyFixture('ts-project');
+    // A second project beside the first, in the same root.
+    const second = path.join(fixture.dir, 'shapes');
+    await fs.mkdir(path.join(second, 'src'), { recursive: true });
+    await fs.writeFile(
+      path.join(second, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, types: [] },
+        include: ['src'],
+      }),
+    );
+    await fs.writeFile(
+      path.join(second, 'src', 'square.ts'),
+      'export class Square {\n  side = 1;\n}\n',
+    );
+    await using workspace = testWorkspace(fixture.dir);
+    const progress: string[] = [];
+    const names = async (query: string) =>
+      (await workspace.workspaceSymbols(query, { onProgress: (text) => progress.push(text) })).map(
+        (symbol) => `${symbol.name} ${path.basename(symbol.location.uri)}`,
+      );
+    expect(await names('Square')).toContain('Square square.ts');
+    expect(await names('Circle')).toContain('Circle geometry.ts');
+    // The first search loads both projects, and says so; the second finds them loaded.
+    expect(progress).toEqual(['Loading 2 typescript projects for the search…']);
   });
 });

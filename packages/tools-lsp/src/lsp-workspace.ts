@@ -22,7 +22,8 @@ import {
 import { OpenDocuments } from './open-documents.js';
 import { isPathInside, realPathOf, uriOf } from './paths.js';
 import { type CommandWrapper, ServerProcess } from './server-process.js';
-import { findSourceFiles } from './source-files.js';
+import { findNamedFiles, findSourceFiles } from './source-files.js';
+import { tsserverDiagnostics, tsserverWorkspaceSymbols } from './tsserver-passthrough.js';
 import {
   digestOf,
   type FileChange,
@@ -100,6 +101,9 @@ interface StoredPreview {
 }
 
 const maxPreviews = 20;
+
+/** Projects (tsconfig.json…) asked for workspace symbols at most. */
+const maxProjects = 40;
 
 /**
  * Language servers for one workspace: one per language, started on first use, started again when
@@ -269,22 +273,75 @@ export class LspWorkspace implements AsyncDisposable {
    */
   async workspaceSymbols(
     query: string,
-    options: { language?: string; signal?: AbortSignal } = {},
+    options: {
+      language?: string;
+      signal?: AbortSignal;
+      /** Told when projects must be loaded first (the first search in a monorepo takes seconds). */
+      onProgress?: (text: string) => void;
+    } = {},
   ): Promise<(SymbolInformation | WorkspaceSymbol)[]> {
     const configs = await this.#languagesToAsk(options.language);
     const results: (SymbolInformation | WorkspaceSymbol)[] = [];
-    for (const { sample } of configs) {
-      // typescript-language-server answers from the project of an open file: open one.
-      const symbols = await this.#withDocument(sample, options.signal, async ({ server }) =>
-        server.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
-          'workspace/symbol',
-          { query },
-          options.signal,
-        ),
+    const seen = new Set<string>();
+    for (const { config, sample } of configs) {
+      // Servers answer from the projects they have loaded: open a file of each project (a
+      // monorepo has many) first.
+      const samples = await this.#projectSamples(config, sample);
+      const running = this.#running.get(config.language);
+      const unopened = samples.filter((file) => running?.documents.has(file) !== true).length;
+      if (unopened > 1)
+        options.onProgress?.(`Loading ${unopened} ${config.language} projects for the search…`);
+      const symbols = await this.#withDocuments(config, samples, options.signal, ({ server }) =>
+        server.config.tsserverPassthrough === true
+          ? tsserverWorkspaceSymbols(server, query, options.signal).catch((error: unknown) => {
+              if (LspError.isInstance(error) && error.code === 'request-failed')
+                return this.#askWorkspaceSymbols(server, query, options.signal);
+              throw error;
+            })
+          : this.#askWorkspaceSymbols(server, query, options.signal),
       );
-      results.push(...(symbols ?? []));
+      for (const symbol of symbols) {
+        const range = 'range' in symbol.location ? symbol.location.range.start : undefined;
+        const key = `${symbol.location.uri}:${range?.line}:${range?.character}:${symbol.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        results.push(symbol);
+      }
     }
     return results;
+  }
+
+  async #askWorkspaceSymbols(
+    server: ServerProcess,
+    query: string,
+    signal: AbortSignal | undefined,
+  ): Promise<(SymbolInformation | WorkspaceSymbol)[]> {
+    return (
+      (await server.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+        'workspace/symbol',
+        { query },
+        signal,
+      )) ?? []
+    );
+  }
+
+  /**
+   * One source file per project of `config`'s project files (at most {@link maxProjects}): its
+   * `src/` first, else the first found under it; just `fallback` without project files.
+   */
+  async #projectSamples(config: LanguageServerConfig, fallback: string): Promise<string[]> {
+    if (config.projectFiles === undefined) return [fallback];
+    const roots = await this.realRoots();
+    const projects = await findNamedFiles(roots, config.projectFiles, maxProjects);
+    const samples: string[] = [];
+    for (const project of projects.files) {
+      const directory = path.dirname(project);
+      const found =
+        (await findSourceFiles([path.join(directory, 'src')], config.extensions, 1)).files[0] ??
+        (await findSourceFiles([directory], config.extensions, 1)).files[0];
+      if (found !== undefined && !samples.includes(found)) samples.push(found);
+    }
+    return samples.length === 0 ? [fallback] : samples;
   }
 
   /** Diagnostics of one file, as the server reports them once it has checked the file's current text. */
@@ -583,7 +640,7 @@ export class LspWorkspace implements AsyncDisposable {
     document: { file: string; uri: string; version: number },
     signal: AbortSignal | undefined,
   ): Promise<FileDiagnostics> {
-    if (session.server.config.diagnostics === 'tsserver') {
+    if (session.server.config.tsserverPassthrough === true) {
       try {
         const diagnostics = await tsserverDiagnostics(session.server, document.file, signal);
         return { path: document.file, diagnostics, complete: true };
@@ -709,60 +766,4 @@ function locationsOf(result: Location | Location[] | LocationLink[] | null): Loc
   return list.map((item) =>
     'targetUri' in item ? { uri: item.targetUri, range: item.targetSelectionRange } : item,
   );
-}
-
-/** A tsserver diagnostic (1-based line and offset). */
-interface TsserverDiagnostic {
-  start: { line: number; offset: number };
-  end: { line: number; offset: number };
-  text: string;
-  code?: number;
-  category?: string;
-}
-
-/**
- * Syntactic and semantic diagnostics of a file asked of tsserver directly (through
- * typescript-language-server's `typescript.tsserverRequest` command): an answer for the file's
- * current text, with no waiting for pushed diagnostics (which this server skips when nothing
- * changed).
- */
-async function tsserverDiagnostics(
-  server: ServerProcess,
-  file: string,
-  signal: AbortSignal | undefined,
-): Promise<Diagnostic[]> {
-  const ask = async (command: string) => {
-    const response = await server.request<
-      { body?: TsserverDiagnostic[] } | TsserverDiagnostic[] | null
-    >(
-      'workspace/executeCommand',
-      {
-        command: 'typescript.tsserverRequest',
-        arguments: [command, { file, includeLinePosition: false }],
-      },
-      signal,
-    );
-    return Array.isArray(response) ? response : (response?.body ?? []);
-  };
-  const [syntactic, semantic] = await Promise.all([
-    ask('syntacticDiagnosticsSync'),
-    ask('semanticDiagnosticsSync'),
-  ]);
-  return [...syntactic, ...semantic].map((item) => ({
-    range: {
-      start: { line: item.start.line - 1, character: item.start.offset - 1 },
-      end: { line: item.end.line - 1, character: item.end.offset - 1 },
-    },
-    message: item.text,
-    severity:
-      item.category === 'error'
-        ? 1
-        : item.category === 'warning'
-          ? 2
-          : item.category === 'suggestion'
-            ? 4
-            : 3,
-    source: 'typescript',
-    ...(item.code === undefined ? {} : { code: item.code }),
-  }));
 }

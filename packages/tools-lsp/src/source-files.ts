@@ -23,6 +23,23 @@ export async function findSourceFiles(
   extensions: readonly string[],
   limit: number,
 ): Promise<{ files: string[]; truncated: boolean }> {
+  return findFiles(roots, (name) => extensions.includes(path.extname(name).toLowerCase()), limit);
+}
+
+/** Up to `limit` files under `roots` named one of `names` (project files: tsconfig.json…), as {@link findSourceFiles} walks. */
+export async function findNamedFiles(
+  roots: readonly string[],
+  names: readonly string[],
+  limit: number,
+): Promise<{ files: string[]; truncated: boolean }> {
+  return findFiles(roots, (name) => names.includes(name), limit);
+}
+
+async function findFiles(
+  roots: readonly string[],
+  wanted: (name: string) => boolean,
+  limit: number,
+): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   const queue = [...roots];
   for (let directory = queue.shift(); directory !== undefined; directory = queue.shift()) {
@@ -37,7 +54,7 @@ export async function findSourceFiles(
       const full = path.join(directory, entry.name);
       if (entry.isDirectory()) {
         if (!entry.name.startsWith('.') && !skippedDirectories.has(entry.name)) queue.push(full);
-      } else if (entry.isFile() && extensions.includes(path.extname(entry.name).toLowerCase())) {
+      } else if (entry.isFile() && wanted(entry.name)) {
         if (files.length >= limit) return { files, truncated: true };
         files.push(full);
       }
