@@ -620,7 +620,7 @@ export class LspWorkspace implements AsyncDisposable {
     action: (session: Session, documents: SyncedFile[]) => Promise<T> | T,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted();
+      if (signal?.aborted === true) throw new LspError('Cancelled', { code: 'cancelled' });
       const session = await this.#session(config);
       try {
         await session.documents.refreshAll();

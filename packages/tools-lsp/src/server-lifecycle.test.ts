@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { executeTool } from '@agent/core';
 import { describe, expect, it } from 'vitest';
 import { LspError } from './errors.js';
 import { findServerExecutable, typescriptServer } from './language-servers.js';
@@ -116,5 +117,34 @@ describe('language server lifecycle', () => {
     expect(
       await findServerExecutable(typescriptServer, { root: '/', pathVariable: '' }),
     ).toBeUndefined();
+  });
+});
+
+describe('cancellation', () => {
+  it('a call aborted while its server starts ends as cancelled; the server serves the next call', async () => {
+    await using fixture = await copyFixture('ts-project');
+    await using workspace = testWorkspace(fixture.dir);
+    const [definition] = createLspTools({ workspace }).filter(
+      (tool) => tool.name === 'lsp_definition',
+    );
+    if (definition === undefined) throw new Error('no lsp_definition');
+    const controller = new AbortController();
+    const args = { path: 'src/main.ts', line: 4, symbol: 'add' };
+    const aborted = await executeTool(definition, args, {
+      signal: controller.signal,
+      // Abort as soon as the tool says it is starting the server.
+      onEvent: (event) => {
+        if (event.type === 'progress') controller.abort();
+      },
+    });
+    expect(aborted.isError).toBe(true);
+    expect(aborted.content).toEqual([{ type: 'text', text: 'Cancelled' }]);
+    const answered = await executeTool(definition, args);
+    expect(answered.content).toEqual([
+      {
+        type: 'text',
+        text: 'src/geometry.ts:16:17  export function add(a: number, b: number): number {',
+      },
+    ]);
   });
 });

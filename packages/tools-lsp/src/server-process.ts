@@ -284,7 +284,7 @@ export class ServerProcess {
    */
   async request<TResult>(method: string, params: unknown, signal?: AbortSignal): Promise<TResult> {
     if (!this.#alive) throw this.#exitError();
-    signal?.throwIfAborted();
+    if (signal?.aborted === true) throw new LspError('Cancelled', { code: 'cancelled' });
     const cancellation = new this.#rpc.CancellationTokenSource();
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
