@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LspWorkspace } from './lsp-workspace.js';
 import { copyFixture, testWorkspace } from './test-helpers.js';
 
 describe('LspWorkspace on a TypeScript project', () => {
@@ -70,5 +71,25 @@ describe('workspace symbols in a workspace of several TypeScript projects', () =
     expect(await names('Circle')).toContain('Circle geometry.ts');
     // The first search loads both projects, and says so; the second finds them loaded.
     expect(progress).toEqual(['Loading 2 typescript projects for the search…']);
+  });
+});
+
+describe('paths shown to the model', () => {
+  it('are relative to the workspace also when it is reached through a symlink', async () => {
+    await using fixture = await copyFixture('ts-project');
+    const link = `${fixture.dir}-link`;
+    await fs.symlink(fixture.dir, link);
+    try {
+      const workspace = new LspWorkspace({ cwd: link });
+      // Servers report real paths.
+      expect(workspace.display(path.join(fixture.dir, 'src', 'main.ts'))).toBe(
+        path.join('src', 'main.ts'),
+      );
+      expect(await workspace.confine('src/main.ts')).toBe(path.join(fixture.dir, 'src', 'main.ts'));
+      expect(await workspace.confine('../elsewhere.ts')).toBeUndefined();
+      expect(workspace.display('/etc/hosts')).toBe('/etc/hosts');
+    } finally {
+      await fs.rm(link);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type {
@@ -125,7 +126,7 @@ export class LspWorkspace implements AsyncDisposable {
   readonly #previews = new Map<string, StoredPreview>();
   #previewCounter = 0;
   #realRoots: Promise<string[]> | undefined;
-  #realCwd: string | undefined;
+  #displayBases: string[] | undefined;
   #closed = false;
 
   constructor(options: LspWorkspaceOptions) {
@@ -148,10 +149,19 @@ export class LspWorkspace implements AsyncDisposable {
     return roots.some((root) => isPathInside(root, real)) ? real : undefined;
   }
 
-  /** `file` relative to the workspace directory when inside it, else absolute. */
+  /**
+   * `file` (a real path, as the servers report) relative to the workspace directory when inside
+   * it (or to the root it is in), else absolute.
+   */
   display(file: string): string {
-    this.#realCwd ??= path.resolve(this.cwd);
-    for (const base of [this.#realCwd, ...this.roots]) {
+    this.#displayBases ??= [this.cwd, ...this.roots].map((base) => {
+      try {
+        return realpathSync(base);
+      } catch {
+        return base;
+      }
+    });
+    for (const base of this.#displayBases) {
       if (isPathInside(base, file)) return path.relative(base, file) || '.';
     }
     return file;
