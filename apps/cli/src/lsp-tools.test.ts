@@ -6,7 +6,7 @@ import { createSandbox } from '@agent/sandbox';
 import { defaultTools } from '@agent/tools-builtin';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadLspTools } from './lsp-tools.js';
-import { tempDir } from './test-support.js';
+import { appDir, tempDir } from './test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 const savedPath = process.env.PATH;
@@ -55,7 +55,12 @@ describe('loadLspTools', () => {
 
     const tools = defaultTools({ cwd: dir.path });
     // In the session's sandbox, as the CLI runs it (bubblewrap where available).
-    const sandbox = createSandbox({ mode: 'auto', writableRoots: [dir.path] });
+    // (This repository may be under /tmp, which the sandbox hides: its pyright stays readable.)
+    const sandbox = createSandbox({
+      mode: 'auto',
+      writableRoots: [dir.path],
+      readableRoots: [join(appDir, '..', '..')],
+    });
     cleanups.push(() => sandbox.close());
     const lsp = await loadLspTools(dir.path, tools, sandbox);
     if (lsp === undefined) throw new Error('pyright was not found');

@@ -2,12 +2,18 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createSandbox } from '@agent/sandbox';
 import { describe, expect, it } from 'vitest';
-import { copyFixture, processesInGroup, testWorkspace } from './test-helpers.js';
+import { copyFixture, processesInGroup, repoRoot, testWorkspace } from './test-helpers.js';
 
 describe('a language server in the OS sandbox', () => {
   it('answers from inside bubblewrap and leaves nothing behind on close', async () => {
     await using fixture = await copyFixture('py-project');
-    const sandbox = createSandbox({ mode: 'required', writableRoots: [fixture.dir] });
+    // The repository may itself live under /tmp (a CI clone), which the sandbox replaces with a
+    // private one: the servers installed in it must stay readable.
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [fixture.dir],
+      readableRoots: [repoRoot],
+    });
     try {
       const workspace = testWorkspace(fixture.dir, { sandbox });
       const app = path.join(fixture.dir, 'app.py');

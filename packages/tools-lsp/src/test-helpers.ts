@@ -6,6 +6,9 @@ import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** The repository's root directory. */
+export const repoRoot = path.join(here, '..', '..', '..');
+
 /** This package's `node_modules/.bin`, where the dev-dependency servers are installed. */
 export const packageBin = path.join(here, '..', 'node_modules', '.bin');
 
