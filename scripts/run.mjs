@@ -34,7 +34,14 @@ const tasks = {
     ['turbo', 'run', 'build', '--filter=@agent/cli...', { quiet: 'building the CLI…' }],
     ['node', 'apps/cli/dist/main.js', 'demo'],
   ],
-  test: [['turbo', 'run', 'build', 'typecheck', 'lint', 'test']],
+  test: [
+    ['turbo', 'run', 'build', 'typecheck', 'lint', 'test'],
+    // Every published package's API against its committed report (tooling/release/api-report.mjs).
+    ['node', 'tooling/release/api-report.mjs'],
+    // changeset version + publish to a local Verdaccio, then each package installed alone with npm
+    // and pnpm, its README example type-checked and run; `npx @agent/cli demo` from the registry.
+    ['node', 'tooling/release/round-trip.mjs'],
+  ],
   // A package that fails to build drops out of the benchmark; the others still run.
   bench: [
     [
