@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import type { AgentEvent } from './agent-events.js';
 import type { LoopDetectionOptions } from './loop-detector.js';
 import type { AssistantMessage, Message } from './messages.js';
@@ -5,6 +6,7 @@ import type { Provider, ThinkingLevel, ToolChoice } from './provider.js';
 import type { ResourceLocks } from './resource-locks.js';
 import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
+import type { StructuredOutputOptions } from './structured-output.js';
 import type { AnyAgentTool, PermissionTier, ToolResult } from './tool.js';
 import type { ToolSearchOptions } from './tool-catalogue.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -94,6 +96,13 @@ export interface AgentOptions {
   /** Output-token limit per model call. */
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * A structured result: the agent gets a `structured_output` tool taking this schema (a zod
+   * object schema, or options with a name, a description and how often to remind a model that
+   * stops without it). A valid call ends the run as `completed` with `result.output` set; an
+   * invalid one goes back to the model to fix; a run that ends without one is an `error`.
+   */
+  output?: z.ZodType | StructuredOutputOptions;
   /** Model calls per run before it stops with `max-turns` [100]. */
   maxTurns?: number;
   /** Calls per turn that run; the rest get a not-executed result [unlimited]. */

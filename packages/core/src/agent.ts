@@ -21,6 +21,12 @@ import { olderToolResultForModel } from './result-budget.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import { fitToolDefinition } from './schema-budget.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
+import {
+  createStructuredOutputTool,
+  type StructuredOutputOptions,
+  structuredOutputReminder,
+  structuredOutputToolName,
+} from './structured-output.js';
 import { type ToolDefinition, toToolDefinition } from './tool.js';
 import { ToolCatalogue } from './tool-catalogue.js';
 import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
@@ -50,6 +56,11 @@ export interface AgentRunResult {
   budgetReason?: string;
   /** The provider's typed error (status, retryability) when a model call ended the run. */
   providerError?: ProviderError;
+  /**
+   * With `AgentOptions.output`: the value the model submitted through the structured-output tool
+   * (validated against the schema; the last one if it submitted more than once), else undefined.
+   */
+  output?: unknown;
 }
 
 /**
@@ -109,6 +120,9 @@ export class Agent {
     calls: new Map(),
   };
   #current: { controller: AbortController; run: AgentRun } | undefined;
+  readonly #output: Required<Omit<StructuredOutputOptions, 'description'>> | undefined;
+  /** This run's structured-output submission. */
+  #submission: { value: unknown } | undefined;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -131,6 +145,31 @@ export class Agent {
     ] as const) {
       if (value !== undefined && !(value >= 0))
         throw new AgentError(`${name} must be a number >= 0, got ${String(value)}`);
+    }
+    if (options.output !== undefined) {
+      const output: StructuredOutputOptions =
+        'schema' in options.output && !('_zod' in options.output)
+          ? (options.output as StructuredOutputOptions)
+          : { schema: options.output as StructuredOutputOptions['schema'] };
+      const name = output.name ?? structuredOutputToolName;
+      const maxReminders = output.maxReminders ?? 2;
+      if (!(maxReminders >= 0))
+        throw new AgentError(`output.maxReminders must be a number >= 0, got ${maxReminders}`);
+      if (this.tools.has(name))
+        throw new AgentError(
+          `A tool is already named "${name}", which the output option needs (set output.name)`,
+        );
+      this.tools.register(
+        createStructuredOutputTool({
+          schema: output.schema,
+          name,
+          ...(output.description === undefined ? {} : { description: output.description }),
+          submit: (value) => {
+            this.#submission = { value };
+          },
+        }),
+      );
+      this.#output = { schema: output.schema, name, maxReminders };
     }
     this.#messages = structuredClone([...(options.messages ?? [])]);
     this.#catalogue = new ToolCatalogue(this.tools, options.toolSearch);
@@ -246,6 +285,8 @@ export class Agent {
         ? undefined
         : new LoopDetector(this.#options.loopDetection ?? {});
     let turns = 0;
+    let reminders = 0;
+    this.#submission = undefined;
     let finalMessage: AssistantMessage | undefined;
     let stopReason: AgentStopReason = 'completed';
     let error: string | undefined;
@@ -372,12 +413,26 @@ export class Agent {
             break outer;
           }
           if (outcome.terminate) {
-            stopReason = 'terminated';
+            // A submitted structured result is how a run with `output` completes.
+            stopReason =
+              this.#output !== undefined && this.#submitted() !== undefined
+                ? 'completed'
+                : 'terminated';
             break outer;
           }
           for (const message of this.#steering.splice(0)) append(message);
         }
         const pending = [...this.#steering.splice(0), ...this.#followUps.splice(0)];
+        const output = this.#output;
+        if (pending.length === 0 && output !== undefined && this.#submitted() === undefined) {
+          if (reminders >= output.maxReminders) {
+            stopReason = 'error';
+            error = `The model ended without calling ${output.name}${reminders > 0 ? ` (reminded ${reminders} time${reminders === 1 ? '' : 's'})` : ''}`;
+            break;
+          }
+          reminders++;
+          pending.push(userMessage(structuredOutputReminder(output.name)));
+        }
         if (pending.length === 0) {
           stopReason = 'completed';
           break;
@@ -407,7 +462,14 @@ export class Agent {
     if (error !== undefined) result.error = error;
     if (end.budgetReason !== undefined) result.budgetReason = end.budgetReason;
     if (stopReason === 'error' && providerError !== undefined) result.providerError = providerError;
+    const submission = this.#submitted();
+    if (submission !== undefined) result.output = submission.value;
     return result;
+  }
+
+  /** This run's submission (read through a method: the tool's callback sets it between awaits). */
+  #submitted(): { value: unknown } | undefined {
+    return this.#submission;
   }
 
   #unansweredToolCallResults(): Message[] {

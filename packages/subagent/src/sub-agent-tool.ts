@@ -7,6 +7,7 @@ import {
   type AgentRunResult,
   type AnyAgentTool,
   clipText,
+  createStructuredOutputTool,
   type DefinedTool,
   defineTool,
   messageText,
@@ -531,20 +532,9 @@ function taskMessage<TInput extends z.ZodType>(
   return JSON.stringify(args, null, 2);
 }
 
-/** The tool a child calls to hand in its structured result; its call ends the child's run. */
+/** The tool a child calls to hand in its structured result (core's structured-output tool). */
 function submitTool(schema: z.ZodType, submit: (value: unknown) => void): AnyAgentTool {
-  return defineTool({
-    name: submitResultToolName,
-    description:
-      'Hands in your final result and ends your task. Call it exactly once, when you are done, ' +
-      'with the result in the requested shape.',
-    input: schema,
-    policy: { permission: 'read-only', countsTowardToolCallLimit: false },
-    execute: async (value) => {
-      submit(value);
-      return { content: [{ type: 'text', text: 'Result submitted.' }], terminate: true };
-    },
-  });
+  return createStructuredOutputTool({ schema, submit, name: submitResultToolName });
 }
 
 /** User-facing progress for a child event, e.g. `turn 2: running read_file`. */
