@@ -139,6 +139,24 @@ export async function loadTools(
       tools.push(...lsp.tools);
       sources.push(lsp.source);
     }
+    // Agent Skills in .agent/skills, .claude/skills (workspace, then user): one `skill` tool.
+    const { loadSkillTool } = await import('@agent/tools-skills');
+    const skills = await loadSkillTool({
+      cwd,
+      roots: [
+        join(cwd, '.agent', 'skills'),
+        join(cwd, '.claude', 'skills'),
+        join(agentHome(), 'skills'),
+        join(homedir(), '.claude', 'skills'),
+      ],
+      onWarning: (warning) => log(`skills: ${warning}`),
+    });
+    if (skills.tool !== undefined) {
+      tools.push(skills.tool);
+      sources.push(
+        `skills (${skills.skills.length}): ${skills.skills.map((s) => s.name).join(', ')}`,
+      );
+    }
     const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
     const flagged = new Set(fromFlag.map((server) => server.name));
     const servers = [

@@ -1,0 +1,165 @@
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/** A skill found on disk: a folder with a `SKILL.md`. */
+export interface Skill {
+  /** From the front matter: lowercase letters, digits and hyphens, at most 64 characters. */
+  name: string;
+  /** From the front matter: what the skill does and when to use it (at most 1,024 characters). */
+  description: string;
+  /** The skill's folder (absolute, symlinks resolved). */
+  dir: string;
+  /** The `SKILL.md` file. */
+  file: string;
+  /** Which root it was found under (the first root wins a name both have). */
+  root: string;
+  /** Other front-matter fields (license, allowed-tools, metadata…), as parsed. */
+  metadata: Record<string, unknown>;
+}
+
+/** What {@link discoverSkills} found: the skills, and why the others were skipped. */
+export interface SkillDiscovery {
+  skills: Skill[];
+  /** One line per skipped folder or shadowed name, naming the file and the reason. */
+  warnings: string[];
+}
+
+const namePattern = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const maxNameLength = 64;
+const maxDescriptionLength = 1024;
+
+/**
+ * The usual skill folders, most specific first: the workspace's `.agent/skills` and
+ * `.claude/skills`, then the user's `~/.agent/skills` and `~/.claude/skills`.
+ */
+export function defaultSkillRoots(cwd: string, home: string = homedir()): string[] {
+  return [
+    path.join(cwd, '.agent', 'skills'),
+    path.join(cwd, '.claude', 'skills'),
+    path.join(home, '.agent', 'skills'),
+    path.join(home, '.claude', 'skills'),
+  ];
+}
+
+/** Splits a `SKILL.md` into its YAML front matter and the instructions after it. */
+export function parseSkillFile(
+  text: string,
+): { frontMatter: Record<string, unknown>; body: string } | { error: string } {
+  const normalised = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  const match = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalised);
+  if (match === null)
+    return { error: 'no YAML front matter (a block between "---" lines at the top)' };
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(match[1] as string);
+  } catch (error) {
+    return {
+      error: `its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`,
+    };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { error: 'its front matter is not a mapping of fields' };
+  return {
+    frontMatter: parsed as Record<string, unknown>,
+    body: normalised.slice(match[0].length),
+  };
+}
+
+function checkFields(frontMatter: Record<string, unknown>): string | undefined {
+  const { name, description } = frontMatter;
+  if (typeof name !== 'string' || name === '') return 'the front matter has no "name"';
+  if (name.length > maxNameLength || !namePattern.test(name))
+    return `"name: ${name}" must be lowercase letters, digits and single hyphens (at most ${maxNameLength})`;
+  if (typeof description !== 'string' || description.trim() === '')
+    return 'the front matter has no "description"';
+  if (description.length > maxDescriptionLength)
+    return `its description is ${description.length} characters (at most ${maxDescriptionLength})`;
+  return undefined;
+}
+
+/**
+ * Finds the skills under `roots` (each root's direct subfolders holding a `SKILL.md`). A folder
+ * whose `SKILL.md` is unreadable or malformed is skipped with a warning; the others still load.
+ * When two roots have a skill of the same name, the earlier root wins (the workspace over the
+ * user's). Sorted by name.
+ */
+export async function discoverSkills(roots: readonly string[]): Promise<SkillDiscovery> {
+  const byName = new Map<string, Skill>();
+  const warnings: string[] = [];
+  for (const root of roots) {
+    let entries: string[];
+    try {
+      entries = (await readdir(root)).sort();
+    } catch {
+      continue; // A root that does not exist has no skills.
+    }
+    for (const entry of entries) {
+      if (entry.startsWith('.')) continue;
+      const file = path.join(root, entry, 'SKILL.md');
+      let text: string;
+      try {
+        if (!(await stat(path.join(root, entry))).isDirectory()) continue;
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          warnings.push(`${file}: skipped, it cannot be read (${(error as Error).message})`);
+        continue;
+      }
+      const parsed = parseSkillFile(text);
+      if ('error' in parsed) {
+        warnings.push(`${file}: skipped, ${parsed.error}`);
+        continue;
+      }
+      const problem = checkFields(parsed.frontMatter);
+      if (problem !== undefined) {
+        warnings.push(`${file}: skipped, ${problem}`);
+        continue;
+      }
+      const { name, description, ...metadata } = parsed.frontMatter as {
+        name: string;
+        description: string;
+      } & Record<string, unknown>;
+      const earlier = byName.get(name);
+      if (earlier !== undefined) {
+        warnings.push(`${file}: skill "${name}" is also in ${earlier.root}, which wins`);
+        continue;
+      }
+      const dir = await realpath(path.join(root, entry));
+      byName.set(name, { name, description: description.trim(), dir, file, root, metadata });
+    }
+  }
+  const skills = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return { skills, warnings };
+}
+
+/** The files of a skill's folder besides `SKILL.md`, relative, sorted (at most `limit`). */
+export async function skillFiles(
+  dir: string,
+  limit = 200,
+): Promise<{ files: string[]; more: number }> {
+  const files: string[] = [];
+  let more = 0;
+  async function walk(relative: string, depth: number): Promise<void> {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(path.join(dir, relative), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (depth < 4) await walk(child, depth + 1);
+      } else if (child !== 'SKILL.md') {
+        if (files.length < limit) files.push(child);
+        else more++;
+      }
+    }
+  }
+  await walk('', 0);
+  return { files, more };
+}
