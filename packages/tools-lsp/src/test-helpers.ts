@@ -6,6 +6,9 @@ import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** The fixture projects (not to be changed: tests work on copies). */
+export const fixturesDir = path.join(here, '__fixtures__');
+
 /** The repository's root directory. */
 export const repoRoot = path.join(here, '..', '..', '..');
 
@@ -31,7 +34,7 @@ export async function copyFixture(name: 'ts-project' | 'py-project'): Promise<{
 }> {
   const parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'agent-lsp-')));
   const dir = path.join(parent, name);
-  await fs.cp(path.join(here, '__fixtures__', name), dir, { recursive: true });
+  await fs.cp(path.join(fixturesDir, name), dir, { recursive: true });
   return { dir, [Symbol.asyncDispose]: () => fs.rm(parent, { recursive: true, force: true }) };
 }
 

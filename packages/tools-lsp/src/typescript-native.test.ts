@@ -74,6 +74,19 @@ describe("TypeScript 7's own language server (tsc --lsp --stdio)", () => {
     expect(await call('lsp_diagnostics', { path: 'src/broken.ts' })).toBe(
       'No problems in src/broken.ts.',
     );
+    // A file the server has not opened changes: it is told (it does not watch files itself).
+    const geometry = path.join(fixture.dir, 'src', 'geometry.ts');
+    const original = await fs.readFile(geometry, 'utf8');
+    await fs.writeFile(
+      geometry,
+      original.replace('add(a: number, b: number)', 'add(a: number, b: number, c: number)'),
+    );
+    await workspace.notifyFilesChanged(['src/geometry.ts']);
+    expect(await call('lsp_diagnostics', { path: 'src/main.ts' })).toContain(
+      'src/main.ts:4:15 error TS2554: Expected 3 arguments, but got 2.',
+    );
+    await fs.writeFile(geometry, original);
+    await workspace.notifyFilesChanged(['src/geometry.ts']);
 
     const preview = await call('lsp_rename', {
       path: 'src/geometry.ts',
