@@ -84,5 +84,13 @@ describe('loadLspTools', () => {
     expect(textOf(await executeTool(tool('lsp_diagnostics'), { path: 'app.py' }))).toContain(
       'app.py:1:22 error [reportAttributeAccessIssue]: "add" is unknown import symbol',
     );
+    // bash changes it back: the source files it changed are reported after the command.
+    const shell = await executeTool(tool('bash'), {
+      command: "printf 'def add(a: int, b: int) -> int:\\n    return a + b\\n' > geometry.py",
+    });
+    expect(shell.isError).toBe(false);
+    expect(textOf(await executeTool(tool('lsp_diagnostics'), { path: 'app.py' }))).toBe(
+      'No problems in app.py.',
+    );
   });
 });

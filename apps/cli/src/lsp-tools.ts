@@ -14,11 +14,11 @@ export interface LoadedLspTools {
 const fileWriters = new Set(['write_file', 'edit_file', 'text_editor', 'notebook_edit']);
 
 /**
- * `@agent/tools-lsp`'s tools for `cwd` when a server (typescript-language-server, pyright) is
- * installed there (node_modules/.bin up the tree, or PATH); undefined otherwise, and nothing is
- * started until a tool is called. The built-in file writers in `tools` are wrapped so that each
- * successful write is reported to the running servers (a file they have not opened is not
- * re-read otherwise). The servers run in `sandbox` (the session's, as bash does): they execute the
+ * `@agent/tools-lsp`'s tools for `cwd` when a server (TypeScript 7's, typescript-language-server,
+ * pyright) is installed there (node_modules/.bin up the tree, or PATH); undefined otherwise, and
+ * nothing is started until a tool is called. The built-in file writers in `tools` are wrapped so
+ * that each successful write is reported to the running servers, and bash so that the source
+ * files it changed are (a file a server has not opened is not re-read otherwise). The servers run in `sandbox` (the session's, as bash does): they execute the
  * workspace's own code (its node_modules/.bin, its TypeScript).
  */
 export async function loadLspTools(
@@ -32,15 +32,25 @@ export async function loadLspTools(
   const installed = await workspace.installedServers();
   if (installed.length === 0) return undefined;
   for (const tool of tools) {
-    if (!fileWriters.has(tool.name)) continue;
     const execute = tool.execute.bind(tool);
-    tool.execute = async (args, context) => {
-      const result = await execute(args, context);
-      const path = (args as { path?: unknown }).path;
-      if (result.isError !== true && typeof path === 'string')
-        await workspace.notifyFilesChanged([path]).catch(() => undefined);
-      return result;
-    };
+    if (fileWriters.has(tool.name)) {
+      tool.execute = async (args, context) => {
+        const result = await execute(args, context);
+        const path = (args as { path?: unknown }).path;
+        if (result.isError !== true && typeof path === 'string')
+          await workspace.notifyFilesChanged([path]).catch(() => undefined);
+        return result;
+      };
+    } else if (tool.name === 'bash') {
+      // A command may change any file: the running servers get what changed on disk.
+      tool.execute = async (args, context) => {
+        try {
+          return await execute(args, context);
+        } finally {
+          await workspace.syncWorkspaceFiles().catch(() => undefined);
+        }
+      };
+    }
   }
   const lspTools = createLspTools({ workspace });
   return {

@@ -93,3 +93,25 @@ describe('paths shown to the model', () => {
     }
   });
 });
+
+describe('syncWorkspaceFiles', () => {
+  it('reports files created, changed and deleted on disk since the last scan (a shell edit)', async () => {
+    await using fixture = await copyFixture('py-project');
+    await using workspace = testWorkspace(fixture.dir);
+    const app = path.join(fixture.dir, 'app.py');
+    expect((await workspace.diagnostics(app)).diagnostics).toEqual([]);
+    expect(await workspace.syncWorkspaceFiles()).toBe(0);
+    // As `sed -i` or `git checkout` would: files the server has not opened.
+    const geometry = path.join(fixture.dir, 'geometry.py');
+    await fs.writeFile(
+      geometry,
+      (await fs.readFile(geometry, 'utf8')).replace('def add(', 'def total('),
+    );
+    await fs.writeFile(path.join(fixture.dir, 'extra.py'), 'x = 1\n');
+    await fs.rm(path.join(fixture.dir, 'broken.py'));
+    expect(await workspace.syncWorkspaceFiles()).toBe(3);
+    const messages = (await workspace.diagnostics(app)).diagnostics.map((item) => item.message);
+    expect(messages).toContain('"add" is unknown import symbol');
+    expect(await workspace.syncWorkspaceFiles()).toBe(0);
+  });
+});

@@ -103,6 +103,9 @@ interface StoredPreview {
 
 const maxPreviews = 20;
 
+/** Source files per language compared by {@link LspWorkspace.syncWorkspaceFiles} at most. */
+const maxScannedFiles = 5_000;
+
 /** Projects (tsconfig.json…) asked for workspace symbols at most. */
 const maxProjects = 40;
 
@@ -124,6 +127,8 @@ export class LspWorkspace implements AsyncDisposable {
   /** The sessions that finished starting, by language (for the synchronous {@link isServerRunning}). */
   readonly #running = new Map<string, Session>();
   readonly #previews = new Map<string, StoredPreview>();
+  /** Per language: the source files seen at the last scan, with their mtime and size. */
+  readonly #snapshots = new Map<string, Map<string, string>>();
   #previewCounter = 0;
   #realRoots: Promise<string[]> | undefined;
   #displayBases: string[] | undefined;
@@ -495,6 +500,53 @@ export class LspWorkspace implements AsyncDisposable {
   }
 
   /**
+   * Finds the source files that changed on disk since the last scan (created, changed, deleted:
+   * by mtime and size, at most {@link maxScannedFiles} per language; the first scan is taken
+   * when a server starts) and reports them to the running servers. For an app to call after a
+   * tool that may have changed files it cannot name (a shell command). Returns how many changed.
+   */
+  async syncWorkspaceFiles(): Promise<number> {
+    let changed = 0;
+    for (const [language, session] of this.#running) {
+      if (!session.server.alive) continue;
+      const before = this.#snapshots.get(language) ?? new Map<string, string>();
+      const after = await this.#scan(session.server.config);
+      this.#snapshots.set(language, after);
+      const events: { uri: string; type: number }[] = [];
+      for (const [file, key] of after) {
+        const previous = before.get(file);
+        if (previous === undefined) events.push({ uri: uriOf(file), type: 1 });
+        else if (previous !== key) events.push({ uri: uriOf(file), type: 2 });
+      }
+      for (const file of before.keys())
+        if (!after.has(file)) events.push({ uri: uriOf(file), type: 3 });
+      if (events.length === 0) continue;
+      changed += events.length;
+      await session.documents.refreshAll();
+      session.server.notify('workspace/didChangeWatchedFiles', { changes: events });
+    }
+    return changed;
+  }
+
+  /** Source files of `config`'s language under the roots, each with `mtime:size`. */
+  async #scan(config: LanguageServerConfig): Promise<Map<string, string>> {
+    const { files } = await findSourceFiles(
+      await this.realRoots(),
+      config.extensions,
+      maxScannedFiles,
+    );
+    const entries = await Promise.all(
+      files.map(async (file) => {
+        const stats = await fs.stat(file, { bigint: true }).catch(() => undefined);
+        return stats === undefined
+          ? undefined
+          : ([file, `${stats.mtimeNs}:${stats.size}`] as const);
+      }),
+    );
+    return new Map(entries.filter((entry) => entry !== undefined));
+  }
+
+  /**
    * Tells the running servers that files changed on disk (written by another tool): open ones are
    * sent again, others reported as `workspace/didChangeWatchedFiles`. A bare path counts as
    * changed when it exists and deleted when not.
@@ -527,6 +579,7 @@ export class LspWorkspace implements AsyncDisposable {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#running.clear();
+    this.#snapshots.clear();
     await Promise.all(
       sessions.map(async (pending) => {
         const session = await pending.catch(() => undefined);
@@ -584,6 +637,7 @@ export class LspWorkspace implements AsyncDisposable {
         throw new LspError('The LSP workspace is closed.', { code: 'closed' });
       }
       this.#running.set(config.language, session);
+      this.#snapshots.set(config.language, await this.#scan(config));
       return session;
     } catch (error) {
       if (this.#sessions.get(config.language) === starting) this.#sessions.delete(config.language);
