@@ -125,15 +125,22 @@ export async function loadTools(
   const sources = [`built-in (${tools.length}) in ${cwd}`];
   const adapters: McpToolAdapter[] = [];
   let lsp: LoadedLspTools | undefined;
+  let repl: { close(): Promise<void> } | undefined;
   const close = async () => {
     await Promise.allSettled([
       backgroundTasks.killAll(),
       ...adapters.map((adapter) => adapter.close()),
       lsp?.close(),
+      repl?.close(),
     ]);
     await sandbox.close();
   };
   try {
+    // Persistent JavaScript (and Python, when python3 exists) sessions, in the session's sandbox.
+    const { createReplTools } = await import('@agent/tools-repl');
+    repl = createReplTools({ cwd, sandbox });
+    tools.push(...repl.tools);
+    sources.push(`repl ${repl.tools.map((tool) => tool.name).join(', ')}`);
     lsp = await loadLspTools(cwd, tools, sandbox);
     if (lsp !== undefined) {
       tools.push(...lsp.tools);

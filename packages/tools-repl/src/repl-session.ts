@@ -1,0 +1,250 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { javascriptDriver, pythonDriver } from './drivers.js';
+
+/** The languages a session can run. */
+export type ReplLanguage = 'javascript' | 'python';
+
+/** A command as a sandbox wraps it (an `@agent/sandbox` Sandbox fits). */
+export interface WrappableCommand {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Something that wraps a command to run it confined, e.g. `createSandbox(…)` of `@agent/sandbox`. */
+export interface CommandWrapper {
+  wrap(command: WrappableCommand): Promise<WrappableCommand>;
+}
+
+/** Options of a {@link ReplSession}. */
+export interface ReplSessionOptions {
+  language: ReplLanguage;
+  /** Working directory of the interpreter. */
+  cwd: string;
+  /** Run the interpreter inside this sandbox (as bash runs). */
+  sandbox?: CommandWrapper;
+  /** The interpreter [node: this process's executable; python: `python3`]. */
+  executable?: string;
+  /** Environment [process.env]. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What one cell produced. */
+export interface ReplOutcome {
+  ok: boolean;
+  /** The value of the cell's last expression, as the language shows it. */
+  value?: string;
+  /** The error (message and the cell's part of the stack), when `ok` is false. */
+  error?: string;
+  stdout: string;
+  stderr: string;
+  /** True when the interpreter was (re)started for this cell. */
+  started: boolean;
+}
+
+/** Why a cell did not finish: the session was reset, and its state is gone. */
+export class ReplResetError extends Error {
+  constructor(
+    message: string,
+    readonly partialStderr: string,
+  ) {
+    super(message);
+    this.name = 'ReplResetError';
+  }
+}
+
+interface Pending {
+  resolve: (reply: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One persistent interpreter in a child process (its own process group): cells run one at a
+ * time, state is kept between them; a timeout, an abort or the interpreter exiting kills the
+ * whole group and the next cell starts a fresh interpreter.
+ */
+export class ReplSession {
+  readonly #options: ReplSessionOptions;
+  #child: ChildProcess | undefined;
+  #ready: Promise<void> | undefined;
+  #pending: Pending | undefined;
+  #buffer = '';
+  #stderr = '';
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: ReplSessionOptions) {
+    this.#options = options;
+  }
+
+  get language(): ReplLanguage {
+    return this.#options.language;
+  }
+
+  /** Whether an interpreter is running (state is kept). */
+  get running(): boolean {
+    return this.#child !== undefined;
+  }
+
+  /** Runs a cell after the ones already queued. */
+  run(code: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ReplOutcome> {
+    const next = this.#queue.then(() => this.#run(code, options));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Kills the interpreter (its whole process group); the session can start again. */
+  reset(): void {
+    const child = this.#child;
+    this.#child = undefined;
+    this.#ready = undefined;
+    this.#buffer = '';
+    if (child?.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+  }
+
+  /** Stops the interpreter for good. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.reset();
+  }
+
+  async #run(
+    code: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ReplOutcome> {
+    if (this.#closed) throw new Error('The REPL session is closed');
+    options.signal?.throwIfAborted();
+    const started = this.#child === undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      const reply = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const fail = (message: string) => {
+          const stderr = this.#stderr;
+          this.reset();
+          reject(new ReplResetError(message, stderr));
+        };
+        timer = setTimeout(
+          () =>
+            fail(
+              `the cell did not finish within ${options.timeoutMs} ms; the ${this.language} session was reset (its state is gone)`,
+            ),
+          options.timeoutMs,
+        );
+        onAbort = () => fail(`aborted; the ${this.language} session was reset (its state is gone)`);
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+        this.#pending = { resolve, reject };
+        this.#start()
+          .then(() => {
+            this.#stderr = '';
+            this.#child?.stdin?.write(`${JSON.stringify({ code })}\n`);
+          })
+          .catch((error: Error) => fail(error.message));
+      });
+      return {
+        ok: reply.ok === true,
+        ...(typeof reply.value === 'string' ? { value: reply.value } : {}),
+        ...(typeof reply.error === 'string' ? { error: reply.error } : {}),
+        stdout: typeof reply.stdout === 'string' ? reply.stdout : '',
+        stderr: typeof reply.stderr === 'string' ? reply.stderr : '',
+        started,
+      };
+    } finally {
+      this.#pending = undefined;
+      if (timer !== undefined) clearTimeout(timer);
+      if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #start(): Promise<void> {
+    if (this.#ready !== undefined) return this.#ready;
+    this.#ready = this.#spawn();
+    return this.#ready;
+  }
+
+  async #spawn(): Promise<void> {
+    const { language, cwd } = this.#options;
+    const plain: WrappableCommand =
+      language === 'javascript'
+        ? {
+            file: this.#options.executable ?? process.execPath,
+            args: ['-e', javascriptDriver],
+            cwd,
+            env: this.#options.env ?? process.env,
+          }
+        : {
+            file: this.#options.executable ?? 'python3',
+            args: ['-u', '-c', pythonDriver],
+            cwd,
+            env: this.#options.env ?? process.env,
+          };
+    const command =
+      this.#options.sandbox === undefined ? plain : await this.#options.sandbox.wrap(plain);
+    const child = spawn(command.file, [...command.args], {
+      cwd: command.cwd,
+      env: command.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#child = child;
+    this.#buffer = '';
+    let ready!: () => void;
+    let failed!: (error: Error) => void;
+    const readyPromise = new Promise<void>((resolve, reject) => {
+      ready = resolve;
+      failed = reject;
+    });
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      if (this.#child !== child) return;
+      this.#buffer += chunk;
+      let newline = this.#buffer.indexOf('\n');
+      while (newline !== -1) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        newline = this.#buffer.indexOf('\n');
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        if (message.ready === true) ready();
+        else this.#pending?.resolve(message);
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      if (this.#stderr.length < 8000) this.#stderr += chunk;
+    });
+    child.on('error', (error) => {
+      const message = `the ${language} interpreter could not start (${command.file}: ${error.message})`;
+      failed(new Error(message));
+      if (this.#child === child) {
+        this.#child = undefined;
+        this.#ready = undefined;
+        this.#pending?.reject(new ReplResetError(message, ''));
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      this.#ready = undefined;
+      const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+      const stderr = this.#stderr.trim();
+      const message = `the ${language} interpreter exited (${how})${stderr === '' ? '' : `: ${stderr.slice(-2000)}`}; the session was reset (its state is gone)`;
+      failed(new Error(message));
+      this.#pending?.reject(new ReplResetError(message, this.#stderr));
+    });
+    // A session left open must not keep the host process alive.
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr])
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    await readyPromise;
+  }
+}

@@ -1,0 +1,168 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Agent, executeTool } from '@agent/core';
+import { createScriptedProvider } from '@agent/core/testing';
+import { createSandbox } from '@agent/sandbox';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createReplTools, findExecutable, type ReplTools } from './repl-tools.js';
+
+let cwd: string;
+let repl: ReplTools;
+
+beforeEach(async () => {
+  cwd = await mkdtemp(path.join(tmpdir(), 'repl-test-'));
+});
+afterEach(async () => {
+  await repl?.close();
+  await rm(cwd, { recursive: true, force: true });
+});
+
+function tool(name: string) {
+  const found = repl.tools.find((t) => t.name === name);
+  if (found === undefined) throw new Error(`no ${name}`);
+  return found;
+}
+async function call(name: string, args: Record<string, unknown>, signal?: AbortSignal) {
+  const result = await executeTool(tool(name), args, signal === undefined ? {} : { signal });
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return { text, isError: result.isError === true };
+}
+
+const hasPython = findExecutable('python3') !== undefined;
+
+describe('js_repl', () => {
+  it('keeps state across calls; prints, values, require and top-level await', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'] });
+    expect(
+      (
+        await call('js_repl', {
+          code: 'let total = 40; function add(n) { total += n; return total }',
+        })
+      ).text,
+    ).toBe('[new javascript session]\n(no output)');
+    expect((await call('js_repl', { code: 'console.log("adding"); add(2)' })).text).toBe(
+      'adding\n=> 42',
+    );
+    expect(
+      (await call('js_repl', { code: 'require("node:path").basename(process.cwd())' })).text,
+    ).toBe(`=> '${path.basename(cwd)}'`);
+    expect(
+      (
+        await call('js_repl', {
+          code: 'await new Promise((r) => setTimeout(() => r(total * 2), 5))',
+        })
+      ).text,
+    ).toBe('=> 84');
+  });
+
+  it('reports syntax and runtime errors as errors; the session survives them', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'] });
+    await call('js_repl', { code: 'const kept = 7' });
+    const syntax = await call('js_repl', { code: 'let = = 3' });
+    expect(syntax.isError).toBe(true);
+    expect(syntax.text).toMatch(/SyntaxError/);
+    const thrown = await call('js_repl', { code: 'console.log("before"); null.field' });
+    expect(thrown.isError).toBe(true);
+    expect(thrown.text).toMatch(/^before\nTypeError: Cannot read properties of null/);
+    expect((await call('js_repl', { code: 'kept' })).text).toBe('=> 7');
+  });
+
+  it('an endless loop times out and resets the session, which then starts afresh', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'] });
+    await call('js_repl', { code: 'globalThis.marker = 1' });
+    const stuck = await call('js_repl', { code: 'while (true) {}', timeout_ms: 300 });
+    expect(stuck.isError).toBe(true);
+    expect(stuck.text).toContain(
+      'did not finish within 300 ms; the javascript session was reset (its state is gone)',
+    );
+    const after = await call('js_repl', { code: 'typeof marker' });
+    expect(after.text).toBe("[new javascript session]\n=> 'undefined'");
+  });
+
+  it('an abort stops the cell and resets; process.exit is reported, not hung on', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'] });
+    const controller = new AbortController();
+    const running = call('js_repl', { code: 'await new Promise(() => {})' }, controller.signal);
+    setImmediate(() => controller.abort());
+    const aborted = await running;
+    expect(aborted.isError).toBe(true);
+    const exited = await call('js_repl', { code: 'process.exit(3)' });
+    expect(exited.isError).toBe(true);
+    expect(exited.text).toContain('the javascript interpreter exited (exit code 3)');
+    expect((await call('js_repl', { code: '1 + 1' })).text).toBe('[new javascript session]\n=> 2');
+  });
+
+  it('caps large output, keeping its head and tail', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'], maxOutputChars: 1000 });
+    const big = await call('js_repl', { code: 'console.log("a".repeat(50000) + "END")' });
+    expect(big.text.length).toBeLessThan(1200);
+    expect(big.text).toMatch(/characters cut/);
+    expect(big.text).toMatch(/END$/);
+  });
+
+  it('runs in the OS sandbox when given one: writes outside the workspace fail', async () => {
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [cwd] });
+    try {
+      repl = createReplTools({ cwd, languages: ['javascript'], sandbox });
+      const inside = await call('js_repl', {
+        code: 'require("node:fs").writeFileSync("in.txt", "ok"); "written"',
+      });
+      expect(inside.text).toContain("=> 'written'");
+      expect(await readFile(path.join(cwd, 'in.txt'), 'utf8')).toBe('ok');
+      const outside = await call('js_repl', {
+        code: 'require("node:fs").writeFileSync("/etc/repl-escape", "x")',
+      });
+      expect(outside.isError).toBe(true);
+      expect(outside.text).toMatch(/EROFS|EACCES|read-only/i);
+    } finally {
+      await repl.close();
+      await sandbox.close();
+    }
+  });
+});
+
+describe.runIf(hasPython)('python_repl', () => {
+  it('keeps state, shows the last expression, reports tracebacks and times out', async () => {
+    repl = createReplTools({ cwd, languages: ['python'] });
+    expect((await call('python_repl', { code: 'import math\nradius = 2' })).text).toBe(
+      '[new python session]\n(no output)',
+    );
+    expect(
+      (await call('python_repl', { code: 'print("area")\nround(math.pi * radius ** 2, 3)' })).text,
+    ).toBe('area\n=> 12.566');
+    const failed = await call('python_repl', { code: 'def f():\n    return 1 / 0\nf()' });
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toMatch(/ZeroDivisionError: division by zero/);
+    const syntax = await call('python_repl', { code: 'def broken(:' });
+    expect(syntax.isError).toBe(true);
+    expect(syntax.text).toMatch(/SyntaxError/);
+    expect((await call('python_repl', { code: 'radius' })).text).toBe('=> 2');
+    const stuck = await call('python_repl', { code: 'while True: pass', timeout_ms: 300 });
+    expect(stuck.text).toContain('the python session was reset');
+    expect((await call('python_repl', { code: "'radius' in globals()" })).text).toBe(
+      '[new python session]\n=> False',
+    );
+  });
+});
+
+describe('through the loop', () => {
+  it('is a full-access tool: asked unless a rule allows it; the rule sees the code', async () => {
+    repl = createReplTools({ cwd, languages: ['javascript'] });
+    expect(tool('js_repl').policy?.permission).toBe('full-access');
+    const provider = createScriptedProvider([
+      { toolCalls: [{ name: 'js_repl', arguments: { code: '6 * 7' } }] },
+      { text: 'done' },
+    ]);
+    const { PermissionPolicy } = await import('@agent/core');
+    const policy = new PermissionPolicy({ mode: 'workspace-write', allow: ['js_repl(6 *)'] });
+    const result = await new Agent({
+      provider,
+      model: 'm',
+      tools: repl.tools,
+      permissionGate: policy.gate,
+    }).run('compute').result;
+    const toolResult = result.messages.find((m) => m.role === 'toolResult');
+    expect(JSON.stringify(toolResult?.content)).toContain('=> 42');
+  });
+});

@@ -1,0 +1,172 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { type AnyAgentTool, defineTool, ToolError } from '@agent/core';
+import * as z from 'zod';
+import {
+  type CommandWrapper,
+  type ReplLanguage,
+  ReplResetError,
+  ReplSession,
+} from './repl-session.js';
+
+/** Options of {@link createReplTools}. */
+export interface ReplToolsOptions {
+  /** Working directory of the interpreters. */
+  cwd: string;
+  /** Run the interpreters inside this sandbox (e.g. the session's `@agent/sandbox`, as bash does). */
+  sandbox?: CommandWrapper;
+  /** Languages to offer [javascript, and python when `python3` is on PATH]. */
+  languages?: readonly ReplLanguage[];
+  /** Default per-cell time limit [30 s]; a call may ask for up to `maxTimeoutMs`. */
+  timeoutMs?: number;
+  /** Largest time limit a call may ask for [10 min]. */
+  maxTimeoutMs?: number;
+  /** Characters kept of each of a cell's value, stdout and stderr (head and tail) [20,000]. */
+  maxOutputChars?: number;
+  /** The Python interpreter [python3]. */
+  python?: string;
+}
+
+/** The REPL tools and their sessions. */
+export interface ReplTools {
+  tools: AnyAgentTool[];
+  sessions: ReplSession[];
+  /** Stops every interpreter. */
+  close(): Promise<void>;
+}
+
+const toolNames: Record<ReplLanguage, string> = { javascript: 'js_repl', python: 'python_repl' };
+
+/** Whether an executable is on PATH (or is a path that exists). */
+export function findExecutable(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const candidates = name.includes('/')
+    ? [name]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, name));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n[… ${text.length - max} characters cut …]\n${text.slice(-half)}`;
+}
+
+/**
+ * Persistent REPL tools: `js_repl` (a Node process with a `vm` context: variables and functions
+ * persist between calls, `require` works, top-level `await` works in a cell) and `python_repl`
+ * (python3: one globals dict). Each call runs a cell and returns what it printed and the value of
+ * its last expression. A cell past its time limit, an aborted call or an interpreter that exits
+ * resets the session (the result says its state is gone). Full-access tools: the code can do
+ * anything the process can, so they are asked unless a rule allows them — and, given a sandbox,
+ * they run confined like bash.
+ */
+export function createReplTools(options: ReplToolsOptions): ReplTools {
+  const python = options.python ?? 'python3';
+  const languages =
+    options.languages ??
+    (['javascript', ...(findExecutable(python) === undefined ? [] : ['python'])] as ReplLanguage[]);
+  const defaultTimeoutMs = options.timeoutMs ?? 30_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const maxChars = options.maxOutputChars ?? 20_000;
+  const sessions = languages.map(
+    (language) =>
+      new ReplSession({
+        language,
+        cwd: options.cwd,
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+        ...(language === 'python' ? { executable: python } : {}),
+      }),
+  );
+  const tools = sessions.map((session) => replTool(session));
+
+  function replTool(session: ReplSession): AnyAgentTool {
+    const name = toolNames[session.language];
+    const language = session.language === 'javascript' ? 'JavaScript (Node.js)' : 'Python 3';
+    return defineTool({
+      name,
+      description:
+        `Runs ${language} code in a persistent session: variables, functions and imports stay ` +
+        'defined for later calls. Returns what the code printed and the value of its last ' +
+        `expression. A cell is stopped after ${defaultTimeoutMs / 1000} s (timeout_ms to change), ` +
+        'which resets the session.' +
+        (session.language === 'javascript'
+          ? ' In a cell that uses top-level await, declarations stay local to the cell (assign to globalThis to keep a value).'
+          : '') +
+        ' Use it for calculations, data processing and trying code; use bash for shell commands.',
+      input: z.object({
+        code: z.string().min(1).describe(`${language} code to run.`),
+        timeout_ms: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxTimeoutMs)
+          .optional()
+          .describe(`Time limit of this cell in ms [${defaultTimeoutMs}].`),
+        reset: z
+          .boolean()
+          .optional()
+          .describe('Start a fresh session (all state cleared) before running the code.'),
+      }),
+      policy: { permission: 'full-access' },
+      permissionSubjects: ({ code }) => [code],
+      execute: async ({ code, timeout_ms, reset }, ctx) => {
+        if (reset === true) session.reset();
+        try {
+          const outcome = await session.run(code, {
+            timeoutMs: timeout_ms ?? defaultTimeoutMs,
+            signal: ctx.signal,
+          });
+          const parts: string[] = [];
+          if (outcome.started) parts.push(`[new ${session.language} session]`);
+          if (outcome.stdout !== '') parts.push(clip(outcome.stdout.replace(/\n$/, ''), maxChars));
+          if (outcome.stderr !== '')
+            parts.push(`[stderr]\n${clip(outcome.stderr.replace(/\n$/, ''), maxChars)}`);
+          if (!outcome.ok) parts.push(clip(outcome.error ?? 'The cell failed', maxChars));
+          else if (outcome.value !== undefined) parts.push(`=> ${clip(outcome.value, maxChars)}`);
+          if (parts.length === 0 || (parts.length === 1 && outcome.started))
+            parts.push('(no output)');
+          return {
+            content: [{ type: 'text', text: parts.join('\n') }],
+            ...(outcome.ok ? {} : { isError: true }),
+            details: { ok: outcome.ok, started: outcome.started },
+          };
+        } catch (error) {
+          if (error instanceof ReplResetError) {
+            throw new ToolError(`${name}: ${error.message}`, {
+              kind: ctx.signal.aborted
+                ? 'cancelled'
+                : /did not finish/.test(error.message)
+                  ? 'timeout'
+                  : 'failed',
+              toolName: name,
+            });
+          }
+          throw new ToolError(`${name}: ${(error as Error).message}`, {
+            kind: 'failed',
+            toolName: name,
+          });
+        }
+      },
+    });
+  }
+
+  return {
+    tools,
+    sessions,
+    close: async () => {
+      await Promise.all(sessions.map((session) => session.close()));
+    },
+  };
+}
