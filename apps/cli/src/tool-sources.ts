@@ -138,9 +138,10 @@ export async function loadTools(
   try {
     // Persistent JavaScript (and Python, when python3 exists) sessions, in the session's sandbox.
     const { createReplTools } = await import('@agent/tools-repl');
-    repl = createReplTools({ cwd, sandbox });
-    tools.push(...repl.tools);
-    sources.push(`repl ${repl.tools.map((tool) => tool.name).join(', ')}`);
+    const replTools = createReplTools({ cwd, sandbox });
+    repl = replTools;
+    tools.push(...replTools.tools);
+    sources.push(`repl ${replTools.tools.map((tool) => tool.name).join(', ')}`);
     lsp = await loadLspTools(cwd, tools, sandbox);
     if (lsp !== undefined) {
       tools.push(...lsp.tools);
