@@ -620,6 +620,9 @@ export class LspWorkspace implements AsyncDisposable {
           this.servers.filter((candidate) => candidate.language === config.language),
           roots[0] ?? this.cwd,
         );
+      // The first scan for syncWorkspaceFiles runs while the server starts (a later change
+      // before the server reads a file is merely reported once more).
+      const scanning = this.#scan(picked.config);
       const server = await ServerProcess.start({
         config: picked.config,
         executable: picked.executable,
@@ -627,6 +630,7 @@ export class LspWorkspace implements AsyncDisposable {
         ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
         sandbox: this.#options.sandbox,
       });
+      this.#snapshots.set(config.language, await scanning);
       return { server, documents: new OpenDocuments(server) };
     })();
     this.#sessions.set(config.language, starting);
@@ -637,7 +641,6 @@ export class LspWorkspace implements AsyncDisposable {
         throw new LspError('The LSP workspace is closed.', { code: 'closed' });
       }
       this.#running.set(config.language, session);
-      this.#snapshots.set(config.language, await this.#scan(config));
       return session;
     } catch (error) {
       if (this.#sessions.get(config.language) === starting) this.#sessions.delete(config.language);
