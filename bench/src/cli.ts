@@ -31,6 +31,7 @@ const knownSuites = [
   'mcp-serve',
   'package-size',
   'cli-startup',
+  'html-to-markdown',
 ] as const;
 
 /** A suite gets this long before it is reported as timed out [10 min; env BENCH_SUITE_TIMEOUT_MS]. */

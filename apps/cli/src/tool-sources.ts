@@ -122,6 +122,11 @@ export async function loadTools(
     throw error;
   }
   const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox } });
+  // web_fetch always; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
+  const web = await import('@agent/tools-web');
+  tools.push(web.createWebFetchTool());
+  const searchBackend = web.webSearchBackendFromEnv();
+  if (searchBackend !== undefined) tools.push(web.createWebSearchTool({ backend: searchBackend }));
   const sources = [`built-in (${tools.length}) in ${cwd}`];
   const adapters: McpToolAdapter[] = [];
   let lsp: LoadedLspTools | undefined;

@@ -37,6 +37,7 @@ export {
   type ToolErrorOptions,
 } from './errors.js';
 export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
+export { detectFileKind, type FileKind } from './file-kind.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 export type { LoopDetectionOptions, ToolIdentity } from './loop-detector.js';

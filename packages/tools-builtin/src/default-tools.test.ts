@@ -25,7 +25,6 @@ describe('defaultTools', () => {
       'list_files',
       'glob',
       'search',
-      'web_fetch',
       'todo_write',
       'sleep',
       'send_user_message',
@@ -47,21 +46,11 @@ describe('defaultTools', () => {
       expect(typeof byName[name]?.policy?.resourceKey).toBe('function');
     }
     expect(byName.bash?.policy?.permission).toBe('full-access');
-    // A fetch can carry data out, so it is never auto-allowed below full-access.
-    expect(byName.web_fetch?.policy?.permission).toBe('full-access');
     expect(typeof byName.todo_write?.policy?.resourceKey).toBe('function');
-    expect(byName.web_fetch?.policy?.resourceKey).toBeUndefined();
+    // web_fetch moved to @agent/tools-web: no HTML converter in the file tools' package.
+    expect(byName.web_fetch).toBeUndefined();
     expect(tools.every((tool) => tool.source === 'builtin')).toBe(true);
     expect(tools.every((tool) => tool.parameters.type === 'object')).toBe(true);
-  });
-
-  it('leaves web_fetch out when webFetch is false', () => {
-    dir = makeTempDir();
-    const names = defaultTools({ cwd: dir, webFetch: false }).map((tool) => tool.name);
-    expect(names).not.toContain('web_fetch');
-    expect(names).toContain('todo_write');
-    const chosen = defaultTools({ cwd: dir, webFetch: false, tools: ['web_fetch', 'read_file'] });
-    expect(chosen.map((tool) => tool.name)).toEqual(['read_file']);
   });
 
   it('works end to end in an agent run with a permission gate that sees the subjects', async () => {

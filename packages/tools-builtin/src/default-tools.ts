@@ -16,7 +16,6 @@ import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
 import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
 import { createTodoTool, type TodoToolOptions } from './todo.js';
-import { createWebFetchTool, type WebFetchToolOptions } from './web-fetch.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -31,7 +30,6 @@ export type BuiltinToolName =
   | 'list_files'
   | 'glob'
   | 'search'
-  | 'web_fetch'
   | 'todo_write'
   | 'sleep'
   | 'send_user_message'
@@ -47,7 +45,6 @@ export const defaultToolNames: readonly BuiltinToolName[] = [
   'list_files',
   'glob',
   'search',
-  'web_fetch',
   'todo_write',
   'sleep',
   'send_user_message',
@@ -78,8 +75,6 @@ export interface DefaultToolsOptions {
     SearchToolOptions,
     'engine' | 'ripgrepPath' | 'skip' | 'defaultHeadLimit' | 'maxOutputChars'
   >;
-  /** Options of web_fetch, or `false` to leave it out (offline use) [{}]. */
-  webFetch?: WebFetchToolOptions | false;
   /** Options of todo_write (`onChange` for a UI, `initial` list). */
   todo?: TodoToolOptions;
   /** Registry of background bash commands [a new one]; call its `killAll()` on shutdown. */
@@ -133,13 +128,10 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     glob: () =>
       createGlobTool({ ...shared, ...(options.search?.skip ? { skip: options.search.skip } : {}) }),
     search: () => createSearchTool({ ...options.search, ...shared }),
-    web_fetch: () => createWebFetchTool(options.webFetch === false ? {} : options.webFetch),
     todo_write: () => createTodoTool(options.todo),
     sleep: () => createSleepTool(),
     send_user_message: () => createSendUserMessageTool(),
     notebook_edit: () => createNotebookEditTool(shared),
   };
-  return (options.tools ?? defaultToolNames)
-    .filter((name) => name !== 'web_fetch' || options.webFetch !== false)
-    .map((name) => makers[name]());
+  return (options.tools ?? defaultToolNames).map((name) => makers[name]());
 }

@@ -1,13 +1,13 @@
 import {
   type DefinedTool,
   defineTool,
+  detectFileKind,
   ResourceLocks,
   ToolError,
   type ToolResult,
 } from '@agent/core';
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
-import { detectFileKind } from './binary.js';
 import {
   errorCode,
   type FileToolOptions,

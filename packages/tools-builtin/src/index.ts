@@ -1,3 +1,4 @@
+export { detectFileKind, type FileKind } from '@agent/core';
 export {
   type BackgroundTask,
   BackgroundTasks,
@@ -13,7 +14,6 @@ export {
   defaultSpillMaxAgeMs,
   sandboxOf,
 } from './bash.js';
-export { detectFileKind, type FileKind } from './binary.js';
 export {
   type BuiltinToolName,
   type DefaultToolsOptions,
@@ -110,13 +110,6 @@ export {
   type TodoWriteDetails,
 } from './todo.js';
 export { defaultSkippedDirectories } from './walk.js';
-export {
-  createWebFetchTool,
-  type WebFetchArgs,
-  type WebFetchDetails,
-  type WebFetchFormat,
-  type WebFetchToolOptions,
-} from './web-fetch.js';
 export {
   type FileSystemOperations,
   isPathInside,

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { detectFileKind } from '@agent/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectFileKind } from './binary.js';
 import { createReadFileTool } from './read-file.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 

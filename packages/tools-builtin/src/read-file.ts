@@ -1,6 +1,12 @@
-import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import {
+  type DefinedTool,
+  defineTool,
+  detectFileKind,
+  type FileKind,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
 import * as z from 'zod';
-import { detectFileKind, type FileKind } from './binary.js';
 import {
   errorCode,
   type FileToolOptions,

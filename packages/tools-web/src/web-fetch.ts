@@ -3,11 +3,16 @@ import * as net from 'node:net';
 import type { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import * as zlib from 'node:zlib';
-import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import {
+  type DefinedTool,
+  defineTool,
+  detectFileKind,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
 import * as z from 'zod';
-import { detectFileKind } from './binary.js';
-import { errorCode } from './fs-errors.js';
-import { htmlToText } from './html-to-text.js';
+
+import { htmlToMarkdown } from './html-to-markdown.js';
 import {
   createGuardedLookup,
   type DnsLookup,
@@ -71,6 +76,8 @@ export interface WebFetchDetails {
   redirectUrl?: string;
   /** `<title>` of an HTML page. */
   title?: string;
+  /** HTML only: `article` when the main content was extracted, `page` when the whole page was converted. */
+  extracted?: 'article' | 'page';
   /** Characters of the converted content. */
   totalChars?: number;
   /** The offset to continue from, when characters remain. */
@@ -596,12 +603,20 @@ function present(
   let content: string;
   if (settings.format === 'raw') content = decoded;
   else if (kind === 'html') {
-    const converted = htmlToText(decoded, { format: settings.format, baseUrl: fetched.finalUrl });
+    const converted = htmlToMarkdown(decoded, {
+      format: settings.format,
+      baseUrl: fetched.finalUrl,
+    });
     content = converted.text;
     if (converted.title !== undefined) {
       details.title = converted.title;
       header.push(`Title: ${converted.title}`);
     }
+    details.extracted = converted.extracted;
+    if (converted.extracted === 'article')
+      header.push(
+        'Content: the main article (navigation, ads and footers left out; format "raw" for all of it)',
+      );
   } else if (kind === 'json') content = prettyJson(decoded);
   else content = decoded;
   if (fetched.bodyTruncated)
@@ -642,4 +657,9 @@ function present(
     text += ']';
   }
   return { content: [{ type: 'text', text }], details };
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }

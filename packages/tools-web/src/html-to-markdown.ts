@@ -1,0 +1,106 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { type HtmlToTextOptions, type HtmlToTextResult, htmlToText } from './html-to-text.js';
+
+/** What {@link htmlToMarkdown} returns: the text, the title, and which path produced it. */
+export interface HtmlToMarkdownResult extends HtmlToTextResult {
+  /** `article`: Readability found the main content; `page`: the whole page was converted. */
+  extracted: 'article' | 'page';
+}
+
+/** The DOM surface the rules read (no DOM lib in this package's types). */
+interface Attributes {
+  getAttribute(name: string): string | null;
+}
+
+/** Pages this large are converted whole, without building a DOM for Readability (memory, time). */
+const maxReadabilityChars = 5_000_000;
+
+function turndown(baseUrl: string | undefined): TurndownService {
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '*',
+  });
+  service.remove(['script', 'style', 'noscript', 'iframe', 'form', 'button', 'svg' as 'script']);
+  const absolute = (href: string | null): string | null => {
+    if (href === null || href === '' || baseUrl === undefined) return href;
+    try {
+      return new URL(href, baseUrl).href;
+    } catch {
+      return href;
+    }
+  };
+  service.addRule('absolute-links', {
+    filter: (node) =>
+      node.nodeName === 'A' && (node as unknown as Attributes).getAttribute('href') !== null,
+    replacement: (content, node) => {
+      const href = absolute((node as unknown as Attributes).getAttribute('href'));
+      const text = content.trim();
+      if (text === '') return '';
+      if (href === null || href.startsWith('javascript:') || href.startsWith('#')) return text;
+      return `[${text}](${href})`;
+    },
+  });
+  service.addRule('absolute-images', {
+    filter: 'img',
+    replacement: (_content, node) => {
+      const element = node as unknown as Attributes;
+      const src = absolute(element.getAttribute('src'));
+      if (src === null || src.startsWith('data:')) return '';
+      const alt = (element.getAttribute('alt') ?? '').replace(/[[\]]/g, '');
+      return `![${alt}](${src})`;
+    },
+  });
+  return service;
+}
+
+/**
+ * HTML → Markdown (or plain text) for web_fetch: Mozilla's Readability, over a linkedom DOM,
+ * picks the page's main content (the article without navigation, ads, footers), and turndown
+ * writes it as Markdown. A page with no article to find (an index, a form, a tiny page) — or one
+ * too large to build a DOM for — goes through the small built-in converter, whole.
+ *
+ * Chosen by measuring (bench `html-to-markdown`, five real pages from Readability's test corpus):
+ * every converter kept all of each article's words, but words from outside the article were
+ * 5–8% of this one's output against 21–51% for the built-in converter and 9–81% for
+ * node-html-markdown alone — about a quarter of the tokens on a news page — at 20–140 ms a page.
+ */
+export function htmlToMarkdown(
+  html: string,
+  options: HtmlToTextOptions = {},
+): HtmlToMarkdownResult {
+  if (html.length <= maxReadabilityChars) {
+    try {
+      const { document } = parseHTML(html);
+      const title = document.querySelector('title')?.textContent?.trim() || undefined;
+      const article = new Readability(document as never, { charThreshold: 200 }).parse();
+      if (article?.content != null && (article.textContent ?? '').trim().length >= 200) {
+        const heading = article.title?.trim() || title;
+        if (options.format === 'text') {
+          const text = (article.textContent ?? '')
+            .replace(/[ \t]+\n/g, '\n')
+            .replace(/\n{3,}/g, '\n\n')
+            .trim();
+          return {
+            text: heading === undefined ? text : `${heading}\n\n${text}`,
+            ...(title === undefined ? {} : { title }),
+            extracted: 'article',
+          };
+        }
+        const body = turndown(options.baseUrl).turndown(article.content).trim();
+        const startsWithHeading = heading !== undefined && body.startsWith(`# ${heading}`);
+        return {
+          text: heading === undefined || startsWithHeading ? body : `# ${heading}\n\n${body}`,
+          ...(title === undefined ? {} : { title }),
+          extracted: 'article',
+        };
+      }
+    } catch {
+      // A DOM or Readability failure falls back to the whole-page converter below.
+    }
+  }
+  return { ...htmlToText(html, options), extracted: 'page' };
+}
