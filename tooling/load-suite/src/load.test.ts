@@ -108,7 +108,6 @@ describe('load: many agents, real tools, one process', () => {
         cwd: dir,
         backgroundTasks: background,
         bash: { spillDir: path.join(dir, '.spill'), sandbox: 'off' },
-        webFetch: false,
       }),
       ...mcp.tools(),
       ...api.tools,
