@@ -48,6 +48,8 @@ export interface CliOptions {
   continueLast?: boolean;
   /** `--keep-grants` (or settings' `permissions.keepGrants`): a resumed session gets its "always" grants back. */
   keepGrants?: boolean;
+  /** `--hosted-web-search`: the provider's own web search (Anthropic, OpenAI Responses, Gemini). */
+  hostedWebSearch?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
   sandboxExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
@@ -112,6 +114,8 @@ Session:
   -c, --continue           continue this workspace's newest saved session
   --keep-grants            a resumed session gets back its "always" answers (saved with it;
                            "never" answers always come back)
+  --hosted-web-search      let the model use its provider's own web search (Anthropic, OpenAI
+                           Responses, Gemini grounding); answers carry their sources
   -h, --help               this text
   -v, --version            the version
 
@@ -277,6 +281,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     sandboxExplicit: values.sandbox !== undefined,
     continueLast: values.continue === true,
     ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
+    ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
     pickSession,
   };
 }
@@ -328,6 +333,7 @@ function parse(argv: readonly string[]) {
       http: { type: 'boolean' },
       continue: { type: 'boolean', short: 'c' },
       'keep-grants': { type: 'boolean' },
+      'hosted-web-search': { type: 'boolean' },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

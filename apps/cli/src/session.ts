@@ -327,6 +327,9 @@ export async function createSession(
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
       ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+      ...(options.hostedWebSearch === true
+        ? { hostedTools: [{ type: 'web_search' as const }] }
+        : {}),
     };
     agent = new Agent(agentOptions);
   } catch (error) {

@@ -290,6 +290,17 @@ export class Transcript {
             for (const block of message.content)
               if (block.type === 'text' && block.text.trim() !== '') this.line(block.text.trim());
           }
+          // Sources the provider's own web search cited (--hosted-web-search).
+          const sources = new Map<string, string>();
+          for (const block of message.content)
+            if (block.type === 'text')
+              for (const citation of block.citations ?? [])
+                sources.set(citation.url, citation.title ?? citation.url);
+          if (sources.size > 0) {
+            this.line('  Sources:');
+            for (const [url, title] of sources)
+              this.line(title === url ? `    - ${url}` : `    - ${title} — ${url}`);
+          }
           if (calls.length === 1)
             for (const call of calls)
               this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);

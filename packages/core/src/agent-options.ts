@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { AgentEvent } from './agent-events.js';
 import type { LoopDetectionOptions } from './loop-detector.js';
 import type { AssistantMessage, Message } from './messages.js';
-import type { Provider, ThinkingLevel, ToolChoice } from './provider.js';
+import type { HostedTool, Provider, ThinkingLevel, ToolChoice } from './provider.js';
 import type { ResourceLocks } from './resource-locks.js';
 import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
@@ -103,6 +103,8 @@ export interface AgentOptions {
    * invalid one goes back to the model to fix; a run that ends without one is an `error`.
    */
   output?: z.ZodType | StructuredOutputOptions;
+  /** Tools the provider runs itself (its own web search); see `ProviderRequest.hostedTools`. */
+  hostedTools?: readonly HostedTool[];
   /** Model calls per run before it stops with `max-turns` [100]. */
   maxTurns?: number;
   /** Calls per turn that run; the rest get a not-executed result [unlimited]. */

@@ -504,6 +504,8 @@ export class Agent {
     if (options.thinkingLevel !== undefined) request.thinkingLevel = options.thinkingLevel;
     if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
     if (options.temperature !== undefined) request.temperature = options.temperature;
+    if (options.hostedTools !== undefined && options.hostedTools.length > 0)
+      request.hostedTools = options.hostedTools;
     return request;
   }
 

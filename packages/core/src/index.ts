@@ -45,6 +45,7 @@ export {
   type AssistantContent,
   type AssistantMessage,
   addUsage,
+  type Citation,
   emptyUsage,
   type ImageContent,
   type Message,
@@ -80,6 +81,7 @@ export {
   type PermissionQuery,
 } from './permissions.js';
 export type {
+  HostedTool,
   Provider,
   ProviderRequest,
   ProviderStreamOptions,

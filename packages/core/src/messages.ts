@@ -4,6 +4,16 @@ import type { ToolErrorKind } from './errors.js';
 export interface TextContent {
   type: 'text';
   text: string;
+  /** Sources a provider's own web search cited for this text (see `ProviderRequest.hostedTools`). */
+  citations?: Citation[];
+}
+
+/** A web source behind a piece of text, as the provider's server-side search reported it. */
+export interface Citation {
+  url: string;
+  title?: string;
+  /** The passage of the source the text relies on, when the provider gives it. */
+  citedText?: string;
 }
 
 /** An image, base64-encoded. */

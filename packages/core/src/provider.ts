@@ -20,6 +20,23 @@ export interface ProviderRequest {
   /** Output-token limit. */
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * Tools the provider runs on its side (its own web search): the model uses them within one
+   * call and the answer's text carries `citations`. A provider without such a tool ignores the
+   * entry (and says so through its `onWarning`).
+   */
+  hostedTools?: readonly HostedTool[];
+}
+
+/** A provider-hosted tool: today, the provider's own web search. */
+export interface HostedTool {
+  type: 'web_search';
+  /** Searches per model call, where the provider lets it be limited. */
+  maxUses?: number;
+  /** Only these domains, where the provider supports it. */
+  allowedDomains?: readonly string[];
+  /** Never these domains, where the provider supports it. */
+  blockedDomains?: readonly string[];
 }
 
 /** Options of one `stream` call. */

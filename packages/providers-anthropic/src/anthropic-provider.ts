@@ -1,6 +1,7 @@
 import {
   type AssistantContent,
   type AssistantMessage,
+  type Citation,
   emptyUsage,
   type Provider,
   ProviderError,
@@ -300,6 +301,21 @@ export function buildAnthropicParams(
     params.tools = tools;
     if (request.toolChoice !== undefined) params.tool_choice = toolChoiceParam(request.toolChoice);
   }
+  for (const hosted of request.hostedTools ?? []) {
+    if (hosted.type !== 'web_search') continue;
+    // Anthropic's server-side web search: the model searches within this call; results come
+    // back as server-tool blocks (not part of our contract) and citations on the text.
+    const search: Record<string, unknown> = { type: 'web_search_20250305', name: 'web_search' };
+    if (hosted.maxUses !== undefined) search.max_uses = hosted.maxUses;
+    if (hosted.allowedDomains !== undefined && hosted.allowedDomains.length > 0)
+      search.allowed_domains = [...hosted.allowedDomains];
+    else if (hosted.blockedDomains !== undefined && hosted.blockedDomains.length > 0)
+      search.blocked_domains = [...hosted.blockedDomains];
+    params.tools = [
+      ...(params.tools ?? []),
+      search as unknown as NonNullable<typeof params.tools>[number],
+    ];
+  }
   if (cache !== undefined) {
     const last = messages[messages.length - 1];
     if (last !== undefined) {
@@ -389,7 +405,7 @@ class StreamedText {
 }
 
 type BlockState =
-  | { kind: 'text'; index: number; text: StreamedText }
+  | { kind: 'text'; index: number; text: StreamedText; citations?: Citation[] }
   | { kind: 'thinking'; index: number; thinking: StreamedText; signature: string }
   | { kind: 'redacted'; index: number; data: string }
   | { kind: 'tool'; index: number; id: string; name: string; json: StreamedText }
@@ -447,6 +463,9 @@ class AnthropicStreamState {
           state.text.append(delta.text);
           this.streamedContent = true;
           out.push({ type: 'text-delta', index: state.index, delta: delta.text });
+        } else if (delta.type === 'citations_delta' && state.kind === 'text') {
+          const citation = citationOf(delta.citation);
+          if (citation !== undefined) (state.citations ??= []).push(citation);
         } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
           state.thinking.append(delta.thinking);
           this.streamedContent = true;
@@ -525,7 +544,10 @@ class AnthropicStreamState {
         switch (state.kind) {
           case 'text': {
             const text = state.text.value;
-            this.#content[state.index] = { type: 'text', text };
+            this.#content[state.index] =
+              state.citations === undefined
+                ? { type: 'text', text }
+                : { type: 'text', text, citations: state.citations };
             out.push({ type: 'text-end', index: state.index, text });
             return;
           }
@@ -691,4 +713,21 @@ class AnthropicStreamState {
     }
     return dropped.size === 0 ? content : content.filter((_block, index) => !dropped.has(index));
   }
+}
+
+/** Our citation from an Anthropic `web_search_result_location` (other kinds cite documents, not the web). */
+function citationOf(raw: unknown): Citation | undefined {
+  const value = raw as {
+    type?: string;
+    url?: unknown;
+    title?: unknown;
+    cited_text?: unknown;
+  } | null;
+  if (value?.type !== 'web_search_result_location' || typeof value.url !== 'string')
+    return undefined;
+  const citation: Citation = { url: value.url };
+  if (typeof value.title === 'string' && value.title !== '') citation.title = value.title;
+  if (typeof value.cited_text === 'string' && value.cited_text !== '')
+    citation.citedText = value.cited_text;
+  return citation;
 }

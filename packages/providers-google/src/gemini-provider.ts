@@ -1,6 +1,7 @@
 import {
   type AssistantContent,
   type AssistantMessage,
+  type Citation,
   emptyUsage,
   type Provider,
   ProviderError,
@@ -254,6 +255,13 @@ export function buildGeminiParams(
       if (tools !== undefined) config.toolConfig = tools;
     }
   }
+  for (const hosted of request.hostedTools ?? []) {
+    if (hosted.type !== 'web_search') continue;
+    // Grounding with Google Search: run by the API; sources come back as groundingMetadata.
+    config.tools = [...(config.tools ?? []), { googleSearch: {} }];
+    if ((hosted.allowedDomains?.length ?? 0) > 0 || (hosted.blockedDomains?.length ?? 0) > 0)
+      warn('Gemini search grounding takes no domain lists; allowedDomains/blockedDomains ignored');
+  }
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   const thinking = thinkingConfig(request, options);
@@ -285,6 +293,7 @@ class GeminiStreamState {
   streamedContent = false;
   #started = false;
   #content: AssistantContent[] = [];
+  #citations: Citation[] = [];
   #open: OpenBlock | undefined;
   #usageMetadata: GenerateContentResponseUsageMetadata | undefined;
   #finishReason: string | undefined;
@@ -303,6 +312,7 @@ class GeminiStreamState {
 
   reset(): void {
     this.#content = [];
+    this.#citations = [];
     this.#open = undefined;
     this.#usageMetadata = undefined;
     this.#finishReason = undefined;
@@ -393,6 +403,14 @@ class GeminiStreamState {
     if (blockReason !== undefined) this.#blockReason = String(blockReason);
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.#part(part, out);
+    for (const grounding of candidate?.groundingMetadata?.groundingChunks ?? []) {
+      const uri = grounding.web?.uri;
+      if (uri === undefined || this.#citations.some((citation) => citation.url === uri)) continue;
+      const citation: Citation = { url: uri };
+      if (grounding.web?.title !== undefined && grounding.web.title !== '')
+        citation.title = grounding.web.title;
+      this.#citations.push(citation);
+    }
     if (candidate?.finishReason !== undefined) {
       this.#finishReason = String(candidate.finishReason);
       if (candidate.finishMessage !== undefined) this.#finishMessage = candidate.finishMessage;
@@ -471,6 +489,12 @@ class GeminiStreamState {
       return;
     }
     this.#close(out);
+    if (this.#citations.length > 0) {
+      // Grounding cites the answer as a whole: the sources go on its last text block.
+      const last = this.#content.findLastIndex((block) => block.type === 'text');
+      const block = this.#content[last];
+      if (block?.type === 'text') this.#content[last] = { ...block, citations: this.#citations };
+    }
     const hasCalls = this.#content.some((block) => block.type === 'toolCall');
     const message = this.#message(stop === 'stop' && hasCalls ? 'toolUse' : stop, this.#content);
     out.push({ type: 'usage', usage: message.usage });

@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  type Citation,
   emptyUsage,
   type ProviderError,
   type StopReason,
@@ -41,6 +42,12 @@ export class MessageBuilder {
     if (block?.type !== 'text') return;
     block.text += delta;
     out.push({ type: 'text-delta', index, delta });
+  }
+
+  /** Sources the provider's own web search cited for a text block. */
+  setCitations(index: number, citations: Citation[]): void {
+    const block = this.message.content[index];
+    if (block?.type === 'text') block.citations = citations;
   }
 
   endText(index: number, out: StreamEvent[]): void {

@@ -125,6 +125,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     const prepare = (): BuildContext => {
       if (context !== undefined) return context;
       const tools = prepareTools(request.tools, { strict: compat.strictTools, warn, warned });
+      if (api === 'chat' && (request.hostedTools?.length ?? 0) > 0)
+        warn('hostedTools (web search) need the Responses API (api: "responses"); ignored');
       context = {
         compat,
         tools,

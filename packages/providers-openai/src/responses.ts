@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  type Citation,
   emptyUsage,
   ProviderError,
   type ProviderRequest,
@@ -51,6 +52,18 @@ export function buildResponsesRequest(
     if (choice !== undefined)
       body.tool_choice =
         typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+  }
+  for (const hosted of request.hostedTools ?? []) {
+    if (hosted.type !== 'web_search') continue;
+    // OpenAI's own web search: run by the API within this response; citations come back as
+    // url_citation annotations on the output text.
+    const search: Record<string, unknown> = { type: 'web_search' };
+    if (hosted.allowedDomains !== undefined && hosted.allowedDomains.length > 0)
+      search.filters = { allowed_domains: [...hosted.allowedDomains] };
+    body.tools = [
+      ...(body.tools ?? []),
+      search as unknown as NonNullable<typeof body.tools>[number],
+    ];
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -380,6 +393,10 @@ export class ResponsesStreamAdapter {
           this.#builder.appendText(state.index, text, out);
         }
         state.ended = true;
+        if (part.type === 'output_text') {
+          const citations = urlCitations(part.annotations);
+          if (citations.length > 0) this.#builder.setCitations(state.index, citations);
+        }
         this.#builder.endText(state.index, out);
       });
       return;
@@ -448,4 +465,19 @@ function toUsage(usage: ResponseUsage | null | undefined): Usage {
 
 function malformed(detail: string): ProviderError {
   return new ProviderError(`Malformed Responses API event: ${detail}`, { isRetryable: false });
+}
+
+/** Our citations from a Responses output text's `url_citation` annotations (one per URL). */
+function urlCitations(annotations: unknown): Citation[] {
+  if (!Array.isArray(annotations)) return [];
+  const byUrl = new Map<string, Citation>();
+  for (const annotation of annotations as { type?: unknown; url?: unknown; title?: unknown }[]) {
+    if (annotation?.type !== 'url_citation' || typeof annotation.url !== 'string') continue;
+    if (byUrl.has(annotation.url)) continue;
+    const citation: Citation = { url: annotation.url };
+    if (typeof annotation.title === 'string' && annotation.title !== '')
+      citation.title = annotation.title;
+    byUrl.set(annotation.url, citation);
+  }
+  return [...byUrl.values()];
 }
