@@ -465,7 +465,10 @@ class AnthropicStreamState {
           out.push({ type: 'text-delta', index: state.index, delta: delta.text });
         } else if (delta.type === 'citations_delta' && state.kind === 'text') {
           const citation = citationOf(delta.citation);
-          if (citation !== undefined) (state.citations ??= []).push(citation);
+          if (citation !== undefined) {
+            if (state.citations === undefined) state.citations = [];
+            state.citations.push(citation);
+          }
         } else if (delta.type === 'thinking_delta' && state.kind === 'thinking') {
           state.thinking.append(delta.thinking);
           this.streamedContent = true;
