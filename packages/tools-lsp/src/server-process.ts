@@ -298,17 +298,25 @@ export class ServerProcess {
     const died = this.exited.then((): never => {
       throw this.#exitError();
     });
+    // The race may settle first; a later death must not be an unhandled rejection.
+    died.catch(() => {});
     try {
       return await Promise.race([
-        this.#connection
-          .sendRequest<TResult>(method, params, cancellation.token)
-          .catch((error: unknown): never => {
+        // async: a connection that closed before the exit was seen throws synchronously.
+        (async () =>
+          this.#connection.sendRequest<TResult>(method, params, cancellation.token))().catch(
+          (error: unknown): Promise<never> => {
             if (!this.#alive) throw this.#exitError();
+            // The pipe closed before the process's exit was reported: wait for the exit, so
+            // the caller sees "the server died" (and retries on a fresh one).
+            if (error instanceof Error && /Connection is (closed|disposed)/.test(error.message))
+              return died;
             throw new LspError(
               `The ${this.config.language} language server failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
               { code: 'request-failed', cause: error },
             );
-          }),
+          },
+        ),
         aborted,
         died,
       ]);
