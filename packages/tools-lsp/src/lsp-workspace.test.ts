@@ -113,7 +113,7 @@ describe('syncWorkspaceFiles', () => {
     // The server re-checks the open app.py on its own schedule after the change of a file it
     // imports: on a loaded machine the first answer can still be the earlier (clean) one, so ask
     // again until the new diagnostic is published (each call waits for the server to settle).
-    let messages: string[] = [];
+    let messages: unknown[] = [];
     for (let attempt = 0; attempt < 40; attempt++) {
       messages = (await workspace.diagnostics(app)).diagnostics.map((item) => item.message);
       if (messages.includes('"add" is unknown import symbol')) break;
