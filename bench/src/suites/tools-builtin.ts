@@ -59,22 +59,24 @@ async function measure<T>(
 function runShell(
   command: string,
   cwd: string,
-): { ms: number; maxRss: number | undefined; stdout: string } {
+): { ms: number; maxRss: number | undefined; cpuMs: number | undefined; stdout: string } {
   const timeBinary = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
   const started = performance.now();
   const child =
     timeBinary === undefined
       ? spawnSync('bash', ['-c', command], { cwd, maxBuffer: 256 * 1024 * 1024 })
-      : spawnSync(timeBinary, ['-f', '__maxrss=%M', 'bash', '-c', command], {
+      : spawnSync(timeBinary, ['-f', '__maxrss=%M __cpu=%U+%S', 'bash', '-c', command], {
           cwd,
           maxBuffer: 256 * 1024 * 1024,
         });
   const ms = performance.now() - started;
   const stderr = child.stderr?.toString() ?? '';
   const rss = /__maxrss=(\d+)/.exec(stderr)?.[1];
+  const cpu = /__cpu=([\d.]+)\+([\d.]+)/.exec(stderr);
   return {
     ms,
     maxRss: rss === undefined ? undefined : Number(rss) * 1024,
+    cpuMs: cpu === null ? undefined : (Number(cpu[1]) + Number(cpu[2])) * 1000,
     stdout: child.stdout?.toString() ?? '',
   };
 }
@@ -236,43 +238,110 @@ async function readFileRows(directory: string): Promise<string[][]> {
   ];
 }
 
+/** CPU time of this process and of its reaped children, in ms (children from /proc: Linux only). */
+function cpuNow(): number {
+  const self = process.cpuUsage();
+  let children = 0;
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'latin1');
+    // Fields after `(comm)`: state is field 3; cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    children = ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    // No /proc: this process only.
+  }
+  return (self.user + self.system) / 1000 + children;
+}
+
 async function bashRows(directory: string): Promise<string[][]> {
   const bytes = 1_000_000_000;
+  const runs = Number(process.env.BENCH_BASH_RUNS ?? 3);
   const command = `yes 'the quick brown fox jumps over the lazy dog' | head -c ${bytes}`;
-  const devNull = runShell(`${command} > /dev/null`, directory);
-  const toFile = runShell(`${command} > ${path.join(directory, 'out.bin')}`, directory);
-  fs.rmSync(path.join(directory, 'out.bin'), { force: true });
-  // The same path the tool's bytes take (read from a pipe, written to a file), done natively.
-  const throughCat = runShell(`${command} | cat > ${path.join(directory, 'out.bin')}`, directory);
-  fs.rmSync(path.join(directory, 'out.bin'), { force: true });
+  const file = path.join(directory, 'out.bin');
   // Unsandboxed, like the shell baselines it is compared with (the sandbox suite measures that cost).
   const tool = createBashTool({
     cwd: directory,
     spillDir: path.join(directory, 'spill'),
     sandbox: 'off',
   });
-  const run = await measure(() => tool.execute({ command }, context()));
-  const details = run.value.details;
-  const spilled = details?.stdoutPath !== undefined && fs.existsSync(details.stdoutPath);
-  fs.rmSync(path.join(directory, 'spill'), { recursive: true, force: true });
+  type Sample = { ms: number; cpuMs: number | undefined; rss: number | undefined };
+  const samples: Record<'devNull' | 'toFile' | 'throughCat' | 'tool', Sample[]> = {
+    devNull: [],
+    toFile: [],
+    throughCat: [],
+    tool: [],
+  };
+  let last: Awaited<ReturnType<typeof tool.execute>> | undefined;
+  // Interleaved, so a burst of load on the shared machine hits every variant alike.
+  for (let i = 0; i < runs; i++) {
+    const devNull = runShell(`${command} > /dev/null`, directory);
+    samples.devNull.push({ ms: devNull.ms, cpuMs: devNull.cpuMs, rss: devNull.maxRss });
+    const toFile = runShell(`${command} > ${file}`, directory);
+    samples.toFile.push({ ms: toFile.ms, cpuMs: toFile.cpuMs, rss: toFile.maxRss });
+    fs.rmSync(file, { force: true });
+    // The same path the tool's bytes take (read from a pipe, written to a file), done natively.
+    const throughCat = runShell(`${command} | cat > ${file}`, directory);
+    samples.throughCat.push({ ms: throughCat.ms, cpuMs: throughCat.cpuMs, rss: throughCat.maxRss });
+    fs.rmSync(file, { force: true });
+    const cpuBefore = cpuNow();
+    const run = await measure(() => tool.execute({ command }, context()));
+    samples.tool.push({ ms: run.ms, cpuMs: cpuNow() - cpuBefore, rss: run.rssDelta });
+    last = run.value;
+    const details = last.details;
+    const spilled =
+      details?.stdoutPath !== undefined &&
+      fs.existsSync(details.stdoutPath) &&
+      fs.statSync(details.stdoutPath).size === bytes;
+    if (!spilled) throw new Error('bash bench: the spill file does not hold the whole output');
+    fs.rmSync(path.join(directory, 'spill'), { recursive: true, force: true });
+  }
+  const wall = (name: keyof typeof samples) => median(samples[name].map((sample) => sample.ms));
+  const cpu = (name: keyof typeof samples) => {
+    const values = samples[name].map((sample) => sample.cpuMs);
+    return values.every((value) => value !== undefined) ? median(values as number[]) : undefined;
+  };
+  const cpuCell = (name: keyof typeof samples) => {
+    const value = cpu(name);
+    const base = cpu('toFile');
+    return value === undefined
+      ? ''
+      : `CPU ${ms(value)}${base === undefined || name === 'toFile' ? '' : ` = ${ratio(value, base)} cmd > file's`}`;
+  };
+  const peak = (name: keyof typeof samples) =>
+    Math.max(...samples[name].map((sample) => sample.rss ?? 0));
+  const details = last?.details;
   return [
-    ['bash: 1 GB of output', 'cmd > /dev/null', ms(devNull.ms), '1.00×', mb(devNull.maxRss), ''],
-    ['', 'cmd > file', ms(toFile.ms), ratio(toFile.ms, devNull.ms), mb(toFile.maxRss), ''],
+    [
+      `bash: 1 GB of output (median of ${runs}, interleaved)`,
+      'cmd > /dev/null',
+      ms(wall('devNull')),
+      '1.00×',
+      mb(peak('devNull')),
+      cpuCell('devNull'),
+    ],
+    [
+      '',
+      'cmd > file',
+      ms(wall('toFile')),
+      ratio(wall('toFile'), wall('devNull')),
+      mb(peak('toFile')),
+      cpuCell('toFile'),
+    ],
     [
       '',
       'cmd | cat > file (pipe read + file write, native)',
-      ms(throughCat.ms),
-      ratio(throughCat.ms, devNull.ms),
-      mb(throughCat.maxRss),
-      `${ratio(throughCat.ms, toFile.ms)} cmd > file`,
+      ms(wall('throughCat')),
+      ratio(wall('throughCat'), wall('devNull')),
+      mb(peak('throughCat')),
+      `${ratio(wall('throughCat'), wall('toFile'))} cmd > file; ${cpuCell('throughCat')}`,
     ],
     [
       '',
       'bash tool (head + tail kept, all spilled to a file)',
-      ms(run.ms),
-      ratio(run.ms, devNull.ms),
-      `+${mb(run.rssDelta)}`,
-      `${ratio(run.ms, toFile.ms)} cmd > file; ${details?.stdoutBytes?.toLocaleString('en-US') ?? '?'} bytes${spilled ? ', spill file ok' : ''}; ${text(run.value).length.toLocaleString('en-US')} chars to the model`,
+      ms(wall('tool')),
+      ratio(wall('tool'), wall('devNull')),
+      `+${mb(peak('tool'))}`,
+      `${ratio(wall('tool'), wall('toFile'))} cmd > file; ${cpuCell('tool')} (this process + the command); ${details?.stdoutBytes?.toLocaleString('en-US') ?? '?'} bytes, spill file ok; ${last === undefined ? 0 : text(last).length.toLocaleString('en-US')} chars to the model`,
     ],
   ];
 }

@@ -115,6 +115,83 @@ describe('OutputBuffer', () => {
     );
   });
 
+  it('copies what it keeps: chunks may be views of one buffer reused at once (property)', async () => {
+    dir = makeTempDir();
+    const spillDir = path.join(dir, 'spill');
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.uint8Array({ minLength: 0, maxLength: 90 }), { maxLength: 12 }),
+        async (headBytes, tailBytes, chunks) => {
+          const buffer = new OutputBuffer({ headBytes, tailBytes, spillDir, name: `r${run++}` });
+          const shared = Buffer.alloc(90);
+          for (const chunk of chunks) {
+            shared.set(chunk);
+            buffer.write(shared.subarray(0, chunk.length));
+            shared.fill(0xff); // What the next read would do to it.
+          }
+          await buffer.close();
+          const all = Buffer.concat(chunks);
+          const snapshot = buffer.snapshot();
+          if (all.length <= headBytes + tailBytes) {
+            expect(snapshot.text).toBe(all.toString('utf8'));
+            return;
+          }
+          expect(fs.readFileSync(snapshot.spillPath ?? '')).toEqual(all);
+          expect(buffer.preview(tailBytes)).toBe(
+            all.subarray(all.length - tailBytes).toString('utf8'),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('spills megabytes written in pieces of any size exactly, in order, waiting on drain', async () => {
+    dir = makeTempDir();
+    const buffer = new OutputBuffer({
+      headBytes: 10,
+      tailBytes: 10,
+      spillDir: path.join(dir, 'spill'),
+      name: 'big',
+    });
+    const expected: Buffer[] = [];
+    let seed = 7;
+    for (let i = 0; i < 300; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const chunk = Buffer.alloc(seed % 200_000, i % 251);
+      expected.push(chunk);
+      if (!buffer.write(chunk)) await buffer.drain();
+    }
+    await buffer.close();
+    const all = Buffer.concat(expected);
+    const snapshot = buffer.snapshot();
+    expect(snapshot.totalBytes).toBe(all.length);
+    expect(fs.readFileSync(snapshot.spillPath ?? '').equals(all)).toBe(true);
+    expect(snapshot.spillError).toBeUndefined();
+  });
+
+  it('says so when the spill file cannot be created, and keeps head and tail', async () => {
+    dir = makeTempDir();
+    const notADirectory = path.join(dir, 'file');
+    fs.writeFileSync(notADirectory, '');
+    const buffer = new OutputBuffer({
+      headBytes: 3,
+      tailBytes: 3,
+      spillDir: notADirectory,
+      name: 'x',
+    });
+    buffer.write(Buffer.from('abcdefghij'));
+    await buffer.close();
+    const snapshot = buffer.snapshot();
+    expect(snapshot.spillPath).toBeUndefined();
+    expect(snapshot.text).toMatch(
+      /^abc\n\n\[\.\.\. 4 bytes omitted of 10; full output could not be saved: .+ \.\.\.\]\n\nhij$/,
+    );
+  });
+
   it('removes stale spill files only (bash-*.log older than the age), and never throws', async () => {
     dir = makeTempDir();
     const now = Date.now();

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
-
-const spillHighWaterMark = 4 * 1024 * 1024;
+import { SpillFile } from './spill-file.js';
 
 /** Options of an {@link OutputBuffer}. */
 export interface OutputBufferOptions {
@@ -35,14 +34,16 @@ export interface OutputSnapshot {
   spillBytes?: number;
   /** True when the spill file reached `maxSpillBytes` and holds only the first `spillBytes` bytes. */
   spillCapped?: boolean;
+  /** Set when writing the spill file failed (disk full, …): it holds only part of the output. */
+  spillError?: string;
 }
 
 /**
  * Bounded memory for a stream of any size: keeps the first `headBytes` and the last
  * `tailBytes` (a ring buffer, so a chunk costs at most one copy of `tailBytes`); once the output
  * outgrows both, writes the whole of it to a spill file (with backpressure: `write` returns false
- * until the file catches up). Chunks are handed to the spill file as they are: do not modify a
- * chunk after writing it.
+ * until the file catches up). Every byte kept is copied, so a reader can hand in views of one
+ * reused buffer.
  */
 export class OutputBuffer {
   readonly #options: OutputBufferOptions;
@@ -53,9 +54,9 @@ export class OutputBuffer {
   #ringEnd = 0;
   #ringLength = 0;
   #total = 0;
-  #file: fs.WriteStream | undefined;
-  #spillPath: string | undefined;
-  #spillError: Error | undefined;
+  #file: SpillFile | undefined;
+  /** Why the spill file could not be created. */
+  #openError: Error | undefined;
   readonly #maxSpill: number;
   #spilled = 0;
   #spillCapped = false;
@@ -74,10 +75,13 @@ export class OutputBuffer {
 
   /** The spill file path, once there is one. */
   get spillPath(): string | undefined {
-    return this.#spillPath;
+    return this.#file?.path;
   }
 
-  /** Adds a chunk; returns false when the caller should wait for `drain()` before writing more. */
+  /**
+   * Adds a chunk; returns false when the caller should wait for `drain()` before writing more.
+   * Every byte kept is copied: the caller may reuse `chunk` as soon as this returns.
+   */
   write(chunk: Uint8Array): boolean {
     if (chunk.length === 0) return true;
     this.#total += chunk.length;
@@ -92,7 +96,7 @@ export class OutputBuffer {
     if (this.#file !== undefined) {
       ok = this.#spillWrite(this.#file, chunk);
     } else if (
-      this.#spillError === undefined &&
+      this.#openError === undefined &&
       this.#maxSpill > 0 &&
       this.#ringLength + rest.length > this.#ring.length
     ) {
@@ -104,20 +108,20 @@ export class OutputBuffer {
   }
 
   /**
-   * Writes to the spill file what fits under `maxSpillBytes`; at the cap the file is ended and
+   * Writes to the spill file what fits under `maxSpillBytes`; at the cap the file is closed and
    * later bytes are only counted (returns true then: nothing waits on the disk any more).
    */
-  #spillWrite(stream: fs.WriteStream, bytes: Uint8Array): boolean {
+  #spillWrite(file: SpillFile, bytes: Uint8Array): boolean {
     if (this.#spillCapped || bytes.length === 0) return true;
     const room = this.#maxSpill - this.#spilled;
     if (bytes.length <= room) {
       this.#spilled += bytes.length;
-      return stream.write(bytes);
+      return file.append(bytes);
     }
-    if (room > 0) stream.write(bytes.subarray(0, room));
+    if (room > 0) file.append(bytes.subarray(0, room));
     this.#spilled += Math.max(0, room);
     this.#spillCapped = true;
-    stream.end();
+    void file.close();
     return true;
   }
 
@@ -143,64 +147,34 @@ export class OutputBuffer {
     return Buffer.concat([this.#ring.subarray(start), this.#ring.subarray(0, this.#ringEnd)]);
   }
 
-  /** Resolves when the spill file has taken what was written (at once when there is none). */
+  /** Resolves when the spill file has room for more (at once when there is none). */
   drain(): Promise<void> {
-    const file = this.#file;
-    if (file === undefined || !file.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        file.off('drain', done);
-        file.off('close', done);
-        file.off('error', done);
-        resolve();
-      };
-      file.on('drain', done);
-      file.on('close', done);
-      file.on('error', done);
-    });
+    return this.#file?.drain() ?? Promise.resolve();
   }
 
   /** Opens the spill file with everything so far: the older head, the ring, then `chunk`. */
   #startSpill(chunk: Uint8Array): boolean {
+    let file: SpillFile;
     try {
       fs.mkdirSync(this.#options.spillDir, { recursive: true });
-      const file = path.join(
-        this.#options.spillDir,
-        `${this.#options.name}-${Date.now().toString(36)}.log`,
+      file = new SpillFile(
+        path.join(this.#options.spillDir, `${this.#options.name}-${Date.now().toString(36)}.log`),
       );
-      // A large buffer: fewer pause/resume round trips of the pipe while the disk catches up.
-      const stream = fs.createWriteStream(file, {
-        flags: 'wx',
-        mode: 0o600,
-        highWaterMark: spillHighWaterMark,
-      });
-      stream.on('error', (error) => {
-        this.#spillError = error;
-      });
-      // The head as it was before `chunk` (whose first bytes may have just gone into it).
-      const headBefore = this.#total - chunk.length - this.#ringLength;
-      if (headBefore > 0) this.#spillWrite(stream, Buffer.from(this.#head.subarray(0, headBefore)));
-      if (this.#ringLength > 0) this.#spillWrite(stream, this.#tailBytes());
-      const ok = this.#spillWrite(stream, chunk);
-      this.#file = stream;
-      this.#spillPath = file;
-      return ok;
     } catch (error) {
-      this.#spillError = error instanceof Error ? error : new Error(String(error));
+      this.#openError = error instanceof Error ? error : new Error(String(error));
       return true;
     }
+    this.#file = file;
+    // The head as it was before `chunk` (whose first bytes may have just gone into it).
+    const headBefore = this.#total - chunk.length - this.#ringLength;
+    if (headBefore > 0) this.#spillWrite(file, this.#head.subarray(0, headBefore));
+    if (this.#ringLength > 0) this.#spillWrite(file, this.#tailBytes());
+    return this.#spillWrite(file, chunk);
   }
 
-  /** Flushes and closes the spill file. */
+  /** Writes out and closes the spill file. */
   async close(): Promise<void> {
-    const file = this.#file;
-    if (file === undefined || file.closed) return;
-    await new Promise<void>((resolve) => {
-      file.once('close', () => resolve());
-      file.once('error', () => resolve());
-      // Already ended when the spill cap was reached: wait for it to close.
-      if (!file.writableEnded) file.end();
-    });
+    await this.#file?.close();
   }
 
   /** The last `maxBytes` of output, decoded (for progress updates). */
@@ -221,10 +195,12 @@ export class OutputBuffer {
       totalBytes: this.#total,
       truncated,
     };
-    if (this.#spillPath !== undefined) {
-      snapshot.spillPath = this.#spillPath;
+    const file = this.#file;
+    if (file !== undefined) {
+      snapshot.spillPath = file.path;
       snapshot.spillBytes = this.#spilled;
       if (this.#spillCapped) snapshot.spillCapped = true;
+      if (file.error !== undefined) snapshot.spillError = file.error.message;
     }
     if (!truncated) {
       snapshot.text = decode(Buffer.concat([head, tail]));
@@ -235,13 +211,15 @@ export class OutputBuffer {
     const tailStart = utf8BoundaryAfter(tail, 0);
     const omitted = this.#total - headEnd - (tail.length - tailStart);
     const where =
-      this.#spillPath === undefined
+      file === undefined
         ? this.#maxSpill === 0
           ? 'full output not saved (no spill file: maxSpillBytes is 0)'
-          : `full output could not be saved${this.#spillError ? `: ${this.#spillError.message}` : ''}`
-        : this.#spillCapped
-          ? `only the first ${this.#spilled.toLocaleString('en-US')} bytes were saved, to ${this.#spillPath} (the spill file limit); the rest was not saved`
-          : `full output saved to ${this.#spillPath}`;
+          : `full output could not be saved${this.#openError ? `: ${this.#openError.message}` : ''}`
+        : file.error !== undefined
+          ? `the output could not all be saved to ${file.path}: ${file.error.message}`
+          : this.#spillCapped
+            ? `only the first ${this.#spilled.toLocaleString('en-US')} bytes were saved, to ${file.path} (the spill file limit); the rest was not saved`
+            : `full output saved to ${file.path}`;
     snapshot.text = `${decode(head.subarray(0, headEnd))}\n\n[... ${omitted.toLocaleString('en-US')} bytes omitted of ${this.#total.toLocaleString('en-US')}; ${where} ...]\n\n${decode(tail.subarray(tailStart))}`;
     return snapshot;
   }

@@ -2,6 +2,7 @@ import type { ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { OutputBuffer } from './output-buffer.js';
+import { type OutputPipe, openOutputPipe } from './output-pipe.js';
 
 /** The process operations bash uses; inject to observe or replace them. Defaults to Node's. */
 export interface ProcessOperations {
@@ -154,7 +155,7 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * Starts `shell -c command` in its own process group (`detached: true`) with stdin closed,
- * pipes stdout/stderr into bounded buffers (pausing the pipe while a spill file catches up),
+ * pipes stdout/stderr (real pipes where possible, see output-pipe.ts) into bounded buffers (pausing the pipe while a spill file catches up),
  * and kills the whole group on timeout, abort or request. Stdio is destroyed after the shell
  * exits and output goes quiet, so a descendant holding the pipes cannot hang the call.
  */
@@ -163,6 +164,15 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   let timedOut = false;
   let aborted = false;
   let child: ChildProcess;
+  // Real pipes read into reused buffers where FIFOs can be made (see output-pipe.ts); else Node's.
+  const outPipe = openOutputPipe();
+  const errPipe = outPipe === undefined ? undefined : openOutputPipe();
+  if (outPipe !== undefined && errPipe === undefined) outPipe.destroy();
+  const pipes: [OutputPipe, OutputPipe] | undefined =
+    outPipe !== undefined && errPipe !== undefined ? [outPipe, errPipe] : undefined;
+  const closeWriteEnds = () => {
+    for (const pipe of pipes ?? []) pipe.closeWriteEnd();
+  };
   try {
     const file = options.wrapped?.file ?? options.shell;
     const args = options.wrapped?.args ?? ['-c', options.command];
@@ -170,9 +180,14 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
       cwd: options.cwd,
       env: { ...(options.wrapped?.env ?? options.env), [markerVariable]: options.marker },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio:
+        pipes === undefined
+          ? ['ignore', 'pipe', 'pipe']
+          : ['ignore', pipes[0].writeFd, pipes[1].writeFd],
     });
   } catch (error) {
+    closeWriteEnds();
+    for (const pipe of pipes ?? []) pipe.destroy();
     const spawnError = error instanceof Error ? error : new Error(String(error));
     return {
       pid: undefined,
@@ -180,34 +195,51 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
       kill: async () => {},
     };
   }
+  // The child has its copies: the readers see end-of-file once it and its descendants close them.
+  closeWriteEnds();
   const pid = child.pid;
   // When output last arrived, and how many pipes are paused while a spill file catches up (a
   // paused pipe is not quiet: its data is waiting for us, not missing).
   let lastData = Date.now();
   let paused = 0;
+  /** Takes a chunk; false when the reader must pause until `resume` is called. */
+  const take = (buffer: OutputBuffer, chunk: Buffer, resume: () => void): boolean => {
+    lastData = Date.now();
+    const ok = buffer.write(chunk);
+    if (!ok) {
+      paused += 1;
+      void buffer.drain().then(() => {
+        paused -= 1;
+        lastData = Date.now();
+        resume();
+      });
+    }
+    options.onData?.();
+    return ok;
+  };
   const pipe = (stream: NodeJS.ReadableStream | null, buffer: OutputBuffer) => {
     if (stream === null) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const resume = () => stream.resume();
       stream.on('data', (chunk: Buffer) => {
-        lastData = Date.now();
-        if (!buffer.write(chunk)) {
-          paused += 1;
-          stream.pause();
-          void buffer.drain().then(() => {
-            paused -= 1;
-            lastData = Date.now();
-            stream.resume();
-          });
-        }
-        options.onData?.();
+        if (!take(buffer, chunk, resume)) stream.pause();
       });
       stream.on('end', resolve);
       stream.on('close', resolve);
       stream.on('error', resolve);
     });
   };
-  const stdoutDone = pipe(child.stdout, options.stdout);
-  const stderrDone = pipe(child.stderr, options.stderr);
+  const read = (outputPipe: OutputPipe, buffer: OutputBuffer) =>
+    outputPipe.read((chunk) => take(buffer, chunk, () => outputPipe.resume()));
+  // An injected spawn may still give streams of its own: read those as well.
+  const stdoutDone = Promise.all([
+    pipe(child.stdout, options.stdout),
+    pipes === undefined ? undefined : read(pipes[0], options.stdout),
+  ]);
+  const stderrDone = Promise.all([
+    pipe(child.stderr, options.stderr),
+    pipes === undefined ? undefined : read(pipes[1], options.stderr),
+  ]);
 
   let killing: Promise<void> | undefined;
   const killGroup = (): Promise<void> => {
@@ -290,6 +322,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
       // A descendant still holds the pipes (`cmd &`, `setsid`): stop reading them.
       child.stdout?.destroy();
       child.stderr?.destroy();
+      for (const pipe of pipes ?? []) pipe.destroy();
     }
     // Background jobs left in the group would outlive the call; end them.
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();

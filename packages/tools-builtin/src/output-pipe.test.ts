@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundTasks, createBashTool } from './bash.js';
+import { makeTempDir, resultText, testContext } from './test-helpers.js';
+
+let dir: string | undefined;
+let background: BackgroundTasks | undefined;
+
+afterEach(async () => {
+  await background?.killAll();
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function tool(extra: { headBytes?: number; tailBytes?: number } = {}) {
+  dir = makeTempDir();
+  background = new BackgroundTasks();
+  return createBashTool({
+    cwd: dir,
+    sandbox: 'off',
+    spillDir: path.join(dir, '.spill'),
+    backgroundTasks: background,
+    ...extra,
+  });
+}
+
+/** What `seq from to` prints. */
+function seq(from: number, to: number): string {
+  let text = '';
+  for (let n = from; n <= to; n++) text += `${n}\n`;
+  return text;
+}
+
+function openFds(): number {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+describe('bash output through real pipes', () => {
+  it('gives the command FIFOs for stdout and stderr, not sockets', async () => {
+    const bash = tool();
+    const result = await bash.execute(
+      {
+        command:
+          '[ -p /dev/stdout ] && echo out-fifo; [ -p /dev/stderr ] && echo err-fifo >&2; [ -S /dev/stdout ] && echo socket',
+      },
+      testContext(),
+    );
+    expect(result.details?.stdout).toBe('out-fifo\n');
+    expect(result.details?.stderr).toBe('err-fifo\n');
+  });
+
+  it('keeps both streams exact when they are large and written at once (spill files byte for byte)', async () => {
+    const bash = tool({ headBytes: 1000, tailBytes: 1000 });
+    const result = await bash.execute(
+      { command: 'seq 1 400000 & seq 500000 700000 >&2 & wait' },
+      testContext(),
+    );
+    const stdout = seq(1, 400000);
+    const stderr = seq(500000, 700000);
+    expect(result.details?.stdoutBytes).toBe(stdout.length);
+    expect(result.details?.stderrBytes).toBe(stderr.length);
+    expect(fs.readFileSync(result.details?.stdoutPath ?? '', 'latin1')).toBe(stdout);
+    expect(fs.readFileSync(result.details?.stderrPath ?? '', 'latin1')).toBe(stderr);
+    const text = resultText(result);
+    expect(text.startsWith(stdout.slice(0, 900))).toBe(true);
+    expect(text).toContain(stderr.slice(-900));
+  });
+
+  it('never mixes the output of concurrent calls (one read buffer serves every pipe)', async () => {
+    const bash = tool({ headBytes: 200_000, tailBytes: 200_000 });
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        bash.execute(
+          { command: `seq ${i * 100000} ${i * 100000 + 30000}; seq 1 ${i + 1} >&2` },
+          testContext(),
+        ),
+      ),
+    );
+    results.forEach((result, i) => {
+      expect(result.details?.stdout).toBe(seq(i * 100000, i * 100000 + 30000));
+      expect(result.details?.stderr).toBe(seq(1, i + 1));
+    });
+  });
+
+  it('leaves no file descriptor open after its calls', async () => {
+    const bash = tool();
+    await bash.execute({ command: 'echo warm' }, testContext());
+    const before = openFds();
+    for (let i = 0; i < 40; i++) {
+      const result = await bash.execute({ command: `echo ${i}; echo e${i} >&2` }, testContext());
+      expect(result.details?.stdout).toBe(`${i}\n`);
+    }
+    // A descendant holding the pipes past the drain window: its ends are closed by force.
+    await bash.execute({ command: '(sleep 3 &) ; echo held' }, testContext());
+    expect(openFds()).toBeLessThanOrEqual(before);
+  });
+
+  it("falls back to Node's pipes where FIFOs cannot be made (no mkfifo on PATH)", async () => {
+    dir = makeTempDir();
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { createBashTool } from ${JSON.stringify(entry)};
+      const bash = createBashTool({ cwd: process.cwd(), sandbox: 'off', headBytes: 100, tailBytes: 100,
+        spillDir: process.cwd() + '/spill' });
+      const context = { toolCallId: 'c', toolName: 'bash', signal: new AbortController().signal,
+        onUpdate() {}, onProgress() {} };
+      const result = await bash.execute({ command: "[ -S /dev/stdout ] && echo socket; i=0; while [ $i -lt 3000 ]; do echo line$i; i=$((i+1)); done; echo err >&2" }, context);
+      const fs = await import('node:fs');
+      const saved = fs.readFileSync(result.details.stdoutPath, 'utf8');
+      console.log(JSON.stringify({ first: saved.split('\\n')[0], lines: saved.split('\\n').length, stderr: result.details.stderr }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: path.join(dir, 'no-such-dir') },
+      timeout: 20_000,
+    });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({ first: 'socket', lines: 3002, stderr: 'err\n' });
+  });
+});
