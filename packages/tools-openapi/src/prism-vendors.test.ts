@@ -72,7 +72,7 @@ beforeAll(async () => {
   vendors.forEach((vendor, index) => {
     servers.set(vendor.name, started[index] as { process: ChildProcess; url: string });
   });
-}, 120_000);
+}, 300_000); // Three Prisms at once: minutes on a starved machine (120 s timed out at load 30).
 
 afterAll(async () => {
   await Promise.all(

@@ -31,7 +31,7 @@ beforeAll(async () => {
       reject(new Error(`prism exited with ${code} before listening:\n${output}`)),
     );
   });
-}, 60_000);
+}, 300_000); // Prism takes seconds alone and minutes on a starved machine (a 60 s hook timed out at load 15).
 
 afterAll(async () => {
   if (prism.exitCode === null && prism.signalCode === null) {
