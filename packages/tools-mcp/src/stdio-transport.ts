@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -27,12 +29,14 @@ export interface StdioProcessTransportOptions {
    */
   maxMessageBytes?: number;
   /**
-   * Start the server in a session and process group of its own (POSIX) [true]: closing signals
-   * the whole group, grandchildren included, and a Ctrl-C in the host's terminal does not reach
-   * the server. The price, on Linux with autogroup scheduling, is latency under load: a new session
-   * is scheduled as a group of its own (measured: calls 1.3–1.7× the raw SDK's wall time at load
-   * average 7–15, about equal at low load). With false the server is a plain child, as the SDK's
-   * own transport starts it.
+   * Start the server in a process group of its own (POSIX) [true]: closing signals the whole
+   * group, grandchildren included, and neither a Ctrl-C in the host's terminal nor the terminal
+   * itself reaches the server. On Linux the group stays in the host's session, so the server
+   * shares the host's scheduling autogroup (a new session is an autogroup of its own, which made
+   * calls 1.3–1.7× slower than the raw SDK's under load): the server is started through `perl`,
+   * which sets the group, lets go of the controlling terminal and execs it (same pid). Without
+   * `perl` (or on other systems) the server gets a new session instead (`setsid`). With false the
+   * server is a plain child, as the SDK's own transport starts it.
    */
   processGroup?: boolean;
 }
@@ -116,6 +120,65 @@ const liveChildren = new Set<ChildProcess>();
 /** Children started in a process group of their own (the group is signalled, not just the child). */
 const groupLeaders = new WeakSet<ChildProcess>();
 let exitHookInstalled = false;
+
+/**
+ * `setpgid(0, 0)`, drop the controlling terminal (TIOCNOTTY: a server that opens /dev/tty fails
+ * at once, as in a new session, instead of being stopped by SIGTTIN), then exec the command with
+ * the same pid. This is what `detached` (setsid) gives without a new session: on Linux a session
+ * is a scheduling autogroup, and a server in an autogroup of its own waits longer for a CPU on a
+ * loaded machine. Node cannot call setpgid; perl can, and is on most Linux systems.
+ */
+const launcherScript =
+  'setpgrp(0,0)or die"setpgid: $!\\n";' +
+  'if(open(my $t,"+<","/dev/tty")){ioctl($t,0x5422,0);close $t}' +
+  'exec{$ARGV[0]}@ARGV;die"exec $ARGV[0]: $!\\n"';
+/** Architectures whose TIOCNOTTY is 0x5422 (asm-generic and a few that share it). */
+const genericIoctlArchs = new Set([
+  'x64',
+  'arm64',
+  'arm',
+  'ia32',
+  'riscv64',
+  's390x',
+  'loong64',
+  'ppc64',
+]);
+let perlPath: string | null | undefined;
+
+/** Whether `file` names an executable file (resolved like execvp: PATH, or relative to `cwd`). */
+function findExecutable(file: string, path: string | undefined, cwd: string): string | undefined {
+  const candidates = file.includes('/')
+    ? [isAbsolute(file) ? file : resolve(cwd, file)]
+    : (path ?? '').split(delimiter).map((dir) => join(dir === '' ? cwd : resolve(cwd, dir), file));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not there, or not executable: the next one.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The perl command that starts `file` in a process group of its own in this session, or
+ * undefined where that is not possible here (then the server gets a session of its own). A
+ * command that cannot be found is left to spawn, so its error stays spawn's own (ENOENT).
+ */
+function groupLauncher(
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { file: string; args: string[] } | undefined {
+  if (process.platform !== 'linux' || !genericIoctlArchs.has(process.arch)) return undefined;
+  // PERL5OPT would make perl load modules (or run the debugger) before the script.
+  if (env.PERL5OPT !== undefined || env.PERL5DB !== undefined) return undefined;
+  if (perlPath === undefined) perlPath = findExecutable('perl', process.env.PATH, '/') ?? null;
+  if (perlPath === null || findExecutable(file, env.PATH, cwd) === undefined) return undefined;
+  return { file: perlPath, args: ['-e', launcherScript, '--', file, ...args] };
+}
 
 /** Kills what is left of the servers when the host process exits without closing them. */
 function trackChild(child: ChildProcess): void {
@@ -213,12 +276,16 @@ export class StdioProcessTransport implements Transport {
             env,
           });
     const grouped = isPosix && options.processGroup !== false;
+    const launcher = grouped
+      ? groupLauncher(command.file, command.args, command.env, cwd)
+      : undefined;
     return new Promise((resolve, reject) => {
-      const child = spawn(command.file, [...command.args], {
+      const child = spawn(launcher?.file ?? command.file, launcher?.args ?? [...command.args], {
         env: command.env,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         stdio: ['pipe', 'pipe', 'pipe'],
-        detached: grouped,
+        // A session of its own only where the launcher cannot be used.
+        detached: grouped && launcher === undefined,
         windowsHide: true,
         shell: false,
       });
