@@ -922,11 +922,14 @@ export class McpToolAdapter implements AsyncDisposable {
       throw ToolError.invalidArguments(ctx.toolName, 'expected a JSON object');
     }
     if (ctx.signal.aborted) throw ToolError.cancelled(ctx.toolName);
-    // A signal of its own per call: the SDK never removes the listener it adds to a request's
-    // signal, so the caller's (possibly long-lived) signal is never handed to it.
-    const controller = new AbortController();
-    const signal = controller.signal;
-    const unforward = forwardAbort(ctx.signal, controller);
+    const mirror = mirrorOf(ctx.signal);
+    // Tasks send many requests over time, not one at once: they get a signal of their own.
+    const own = taskRequired || !mirrorsCollect ? new AbortController() : undefined;
+    const forward = own === undefined ? undefined : () => own.abort(mirror.signal.reason);
+    if (forward !== undefined) mirror.signal.addEventListener('abort', forward);
+    const signal = own?.signal ?? mirror.signal;
+    /** The listeners this call's requests added to the mirror's signal. */
+    const added: AbortListener[] = [];
     let connection: Connection | undefined;
     try {
       for (let attempt = 0; ; attempt++) {
@@ -937,19 +940,21 @@ export class McpToolAdapter implements AsyncDisposable {
             ? current
             : await this.#ensureConnection(signal);
         try {
-          // Called here rather than in a helper: one async frame (and its promise) less per call.
+          const sentBefore = added.length;
           const raw = taskRequired
             ? await this.#callAsTask(connection, mcpName, args, signal, ctx)
             : // Parsed with CallToolResultSchema; the SDK's return type also admits the 2024 shape.
-              ((await connection.client.callTool(
-                { name: mcpName, arguments: args },
-                CallToolResultSchema,
-                {
-                  signal,
-                  timeout: noRequestTimeout,
-                  onprogress: (progress) => reportProgress(ctx, progress),
-                },
+              ((await this.#send(
+                connection,
+                mcpName,
+                args,
+                signal,
+                own === undefined ? mirror : undefined,
+                added,
+                ctx,
               )) as CallToolResult);
+          // Answered, so sent, yet no listener collected: the SDK no longer adds it at once.
+          if (own === undefined && added.length === sentBefore) mirrorsCollect = false;
           const result = toToolResult(raw, { server: this.name, tool: mcpName });
           if (result.isError === true) {
             const protocolError = protocolErrorInResult(
@@ -982,7 +987,30 @@ export class McpToolAdapter implements AsyncDisposable {
     } catch (error) {
       throw toCallError(error, this.#errorContext(mcpName, ctx, signal, connection));
     } finally {
-      unforward();
+      if (forward !== undefined) mirror.signal.removeEventListener('abort', forward);
+      mirror.release(added);
+    }
+  }
+
+  /** Sends tools/call; the listener the SDK adds to the mirror's signal goes into `added`. */
+  #send(
+    connection: Connection,
+    mcpName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    mirror: AbortMirror | undefined,
+    added: AbortListener[],
+    ctx: ToolContext,
+  ): Promise<unknown> {
+    if (mirror !== undefined) mirror.collecting = added;
+    try {
+      return connection.client.callTool({ name: mcpName, arguments: args }, CallToolResultSchema, {
+        signal,
+        timeout: noRequestTimeout,
+        onprogress: (progress) => reportProgress(ctx, progress),
+      });
+    } finally {
+      if (mirror !== undefined) mirror.collecting = undefined;
     }
   }
 
@@ -1172,36 +1200,94 @@ function reportProgress(ctx: ToolContext, progress: Progress): void {
   ctx.onProgress(text, fraction);
 }
 
-/** The calls in flight per caller signal, aborted together by that signal's one listener. */
-const forwardedCalls = new WeakMap<AbortSignal, Set<AbortController>>();
+type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
 
 /**
- * Aborts `controller` when `signal` aborts (the server is told why in notifications/cancelled;
- * the loop's reasons are not all readable). A signal gets one listener however many calls it
- * carries (adding and removing an EventTarget listener per call was a measurable part of a
- * call's CPU time): the calls register in a set, and the returned function takes one out.
+ * The signal the SDK gets for the calls of one caller signal, aborted with the caller's reason
+ * (the server is told why in notifications/cancelled). The SDK adds an 'abort' listener to a
+ * request's signal and never removes it, so it cannot have the caller's own, possibly long-lived,
+ * signal; an AbortController of its own per call (an EventTarget with its listener map, and the
+ * SDK's listener on it) was the largest part of our CPU time per call beyond the SDK's own. The
+ * mirror is one real AbortSignal per caller signal whose 'abort' listeners are kept in a set
+ * rather than by the EventTarget: the listener a request adds is collected while the request is
+ * sent, and dropped when the call ends.
  */
-function forwardAbort(signal: AbortSignal, controller: AbortController): () => void {
-  let calls = forwardedCalls.get(signal);
-  if (calls === undefined) {
-    const registered = new Set<AbortController>();
-    calls = registered;
-    forwardedCalls.set(signal, registered);
-    signal.addEventListener(
+class AbortMirror {
+  readonly signal: AbortSignal;
+  readonly #listeners = new Set<AbortListener>();
+  /** Where the 'abort' listeners added right now go as well (while a request is being sent). */
+  collecting: AbortListener[] | undefined;
+
+  constructor(source: AbortSignal) {
+    const controller = new AbortController();
+    const signal = controller.signal;
+    this.signal = signal;
+    const listeners = this.#listeners;
+    const { addEventListener, removeEventListener } = EventTarget.prototype;
+    // Own properties in front of EventTarget's methods: 'abort' listeners live in the set (an
+    // `onabort` handler too: EventTarget adds it through addEventListener).
+    Object.defineProperties(signal, {
+      addEventListener: {
+        value: (type: string, listener: AbortListener | null, options?: unknown) => {
+          if (type !== 'abort') {
+            addEventListener.call(signal, type, listener as never, options as never);
+          } else if (listener !== null && !signal.aborted) {
+            listeners.add(listener);
+            this.collecting?.push(listener);
+          }
+        },
+      },
+      removeEventListener: {
+        value: (type: string, listener: AbortListener | null, options?: unknown) => {
+          if (type !== 'abort') {
+            removeEventListener.call(signal, type, listener as never, options as never);
+          } else if (listener !== null) listeners.delete(listener);
+        },
+      },
+    });
+    source.addEventListener(
       'abort',
       () => {
-        const reason = cancelReason(signal.reason);
-        for (const call of registered) call.abort(reason);
-        registered.clear();
+        controller.abort(cancelReason(source.reason));
+        const event = new Event('abort');
+        for (const listener of [...listeners]) {
+          try {
+            if (typeof listener === 'function') listener.call(signal, event);
+            else listener.handleEvent(event);
+          } catch (error) {
+            // As EventTarget does: the error is reported, the other listeners still run.
+            queueMicrotask(() => {
+              throw error;
+            });
+          }
+        }
+        listeners.clear();
       },
       { once: true },
     );
   }
-  calls.add(controller);
-  const set = calls;
-  return () => {
-    set.delete(controller);
-  };
+
+  /** Drops listeners of a finished call. */
+  release(added: readonly AbortListener[]): void {
+    for (const listener of added) this.#listeners.delete(listener);
+  }
+}
+
+/** One mirror per caller signal, whichever adapter it calls: one listener on the caller's signal. */
+const mirrors = new WeakMap<AbortSignal, AbortMirror>();
+/**
+ * False once a request was sent without adding its listener synchronously (an SDK that changed
+ * how it sends): from then on each call gets an AbortController of its own, as before.
+ */
+let mirrorsCollect = true;
+
+function mirrorOf(signal: AbortSignal): AbortMirror {
+  let mirror = mirrors.get(signal);
+  if (mirror === undefined) {
+    mirror = new AbortMirror(signal);
+    mirrors.set(signal, mirror);
+  }
+  return mirror;
 }
 
 function cancelReason(reason: unknown): string {
