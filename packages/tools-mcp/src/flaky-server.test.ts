@@ -1,4 +1,6 @@
 import { getEventListeners } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
   Agent,
   ToolError,
@@ -17,6 +19,7 @@ import {
   isAlive,
   nextValue,
   nodeServer,
+  processIds,
   resultText,
   testContext,
 } from './test-helpers.js';
@@ -265,6 +268,40 @@ describe('McpToolAdapter when the server fails (fixture server)', () => {
     await adapter.close();
     expect(isAlive(serverPid)).toBe(false);
     // The grandchild is not our child: no exit event reaches us, so poll /proc until the SIGTERM lands.
+    await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
+  });
+
+  it('the process group stays in this session (its scheduling autogroup) where perl can set it, and close() still stops the grandchildren', async () => {
+    const perl = process.env.PATH?.split(path.delimiter).some((dir) =>
+      fs.existsSync(path.join(dir, 'perl')),
+    );
+    const adapter = await McpToolAdapter.connect({
+      name: 'grouped',
+      // Found through the server's PATH, as execvp would (the launcher checks it first).
+      transport: {
+        type: 'stdio',
+        command: path.basename(process.execPath),
+        args: [flakyServerEntry],
+        env: { PATH: path.dirname(process.execPath) },
+        closeGraceMs: 200,
+      },
+    });
+    open.push(adapter);
+    const pid = adapter.pid ?? -1;
+    const server = processIds(pid);
+    // A group of its own either way; a session of its own only without perl.
+    expect(server.pgid).toBe(pid);
+    expect(server.sid).toBe(perl === true ? processIds(process.pid).sid : pid);
+    expect(server.tty).toBe(0);
+    const spawnGrandchild = adapter
+      .tools()
+      .find((tool) => tool.name === 'grouped__spawn-grandchild');
+    const grandchild = Number(
+      resultText(await (spawnGrandchild as McpAgentTool).execute({}, testContext())),
+    );
+    expect(processIds(grandchild).pgid).toBe(pid);
+    await adapter.close();
+    expect(isAlive(pid)).toBe(false);
     await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false), { timeout: 5000 });
   });
 

@@ -69,6 +69,13 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** A process's group, session and controlling terminal (0: none), from /proc. Test-only, Linux. */
+export function processIds(pid: number): { pgid: number; sid: number; tty: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pgid: Number(fields[2]), sid: Number(fields[3]), tty: Number(fields[4]) };
+}
+
 /** A port that was free a moment ago on 127.0.0.1 (the everything server cannot report port 0). Test-only. */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
