@@ -35,10 +35,13 @@ export interface McpStdioTransportConfig {
    */
   maxMessageBytes?: number;
   /**
-   * Start the server in a session and process group of its own (POSIX) [true]: `close()` stops
-   * its grandchildren too, and a Ctrl-C in the terminal does not reach it. Under heavy load this
-   * costs call latency on Linux (a new session is scheduled as its own autogroup); false starts it
-   * as a plain child, like the SDK's transport.
+   * Start the server in a process group of its own (POSIX) [true]: `close()` stops its
+   * grandchildren too, and neither a Ctrl-C in the terminal nor the terminal itself reaches it.
+   * On Linux the group stays in the host's session (a new session would be a scheduling autogroup
+   * of its own, slow under load): the server is started through `perl`, which sets the group,
+   * lets go of the terminal and execs the server (same pid). Without `perl`, and on other
+   * systems, it gets a new session instead. False starts it as a plain child, like the SDK's
+   * transport.
    */
   processGroup?: boolean;
 }
