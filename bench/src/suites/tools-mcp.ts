@@ -106,7 +106,7 @@ function adapterImplementation(label: string, processGroup: boolean): Implementa
 }
 
 const ours = adapterImplementation('@agent/tools-mcp McpToolAdapter tool.execute (ours)', true);
-/** The same without a process group of the server's own (as the SDK's transport starts it). */
+/** The same with the server as a plain child, as the SDK's transport starts it. */
 const oursPlainChild = adapterImplementation(
   '@agent/tools-mcp, `processGroup: false` (ours)',
   false,
@@ -269,7 +269,7 @@ export async function run(): Promise<BenchSection> {
       'Ours goes through `AgentTool.execute` (result mapped to @agent content, abort signal wired); the AI SDK through its `tools()` `execute` (what `generateText` calls); the raw SDK returns the protocol result as is.',
       "Client CPU/call: this process's user+system CPU time (`process.cpuUsage`) over the sequential calls divided by the calls; the server runs in its own process, so this isolates the client's cost better than wall time.",
       'Most of a call is the server (a Node process parsing JSON and validating with zod) and the pipe round trip; the client-side difference is what the ratio shows.',
-      'By default ours starts the server in a session and process group of its own (so `close()` stops grandchildren, and a Ctrl-C in the terminal does not reach the server); on Linux a new session is also a scheduling autogroup of its own, which costs wall time when the machine is loaded. `processGroup: false` starts it as a plain child, as the raw SDK and the AI SDK do.',
+      "By default ours starts the server in a process group of its own (so `close()` stops grandchildren, and a Ctrl-C in the terminal does not reach the server); on Linux it stays in the host's session, hence its scheduling autogroup (started through `perl`, which sets the group and execs the server), as the raw SDK's and the AI SDK's plain children do. `processGroup: false` starts it as a plain child.",
       'Heap retained: `heapUsed` after a forced GC following the sequential calls, minus the value after a forced GC before them. RSS growth: over the sequential calls, whole process (noisy, includes allocator behaviour).',
     ],
   };

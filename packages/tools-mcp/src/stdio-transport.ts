@@ -33,7 +33,7 @@ export interface StdioProcessTransportOptions {
    * group, grandchildren included, and neither a Ctrl-C in the host's terminal nor the terminal
    * itself reaches the server. On Linux the group stays in the host's session, so the server
    * shares the host's scheduling autogroup (a new session is an autogroup of its own, which made
-   * calls 1.3–1.7× slower than the raw SDK's under load): the server is started through `perl`,
+   * calls 1.2–1.8× the raw SDK's wall time under load): the server is started through `perl`,
    * which sets the group, lets go of the controlling terminal and execs it (same pid). Without
    * `perl` (or on other systems) the server gets a new session instead (`setsid`). With false the
    * server is a plain child, as the SDK's own transport starts it.
