@@ -1,13 +1,22 @@
 import type { spawn as nodeSpawn } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ToolError } from '@agent/core';
-import picomatch from 'picomatch';
 import { decode } from './output-buffer.js';
+import { defaultSearchWorkerUrl, SearchPool } from './search-pool.js';
+import {
+  compareNamesFast,
+  includeMatcher,
+  readChunkBytes,
+  type ScanPatterns,
+  type ScanQuery,
+  scanFile,
+} from './search-worker.js';
 import { walk } from './walk.js';
-import type { FileSystemOperations } from './workspace.js';
+import { type FileSystemOperations, nodeFileSystem } from './workspace.js';
 
 /** What search shows per file. */
 export type SearchOutputMode = 'content' | 'files_with_matches' | 'count';
@@ -253,15 +262,9 @@ export function comparePaths(a: string, b: string): number {
     const x = left[index] as string;
     const y = right[index] as string;
     if (x === y) continue;
-    return Buffer.compare(Buffer.from(x), Buffer.from(y));
+    return compareNamesFast(x, y);
   }
   return left.length - right.length;
-}
-
-/** The `include` glob as ripgrep reads it: without a `/` it matches the file name at any depth. */
-function includeMatcher(include: string | undefined): ((relative: string) => boolean) | undefined {
-  if (include === undefined) return undefined;
-  return picomatch(include, { dot: true, basename: !include.includes('/') });
 }
 
 /** Compiles a search pattern for the TypeScript engine; a bad pattern is an `invalid-args` ToolError. */
@@ -286,24 +289,48 @@ export function compilePattern(pattern: string, caseSensitive: boolean): RegExp 
 /** Options of {@link createTypeScriptEngine}. */
 export interface TypeScriptEngineOptions {
   fs: FileSystemOperations;
-  /** Files read ahead in parallel while results stream in order [8]. */
+  /** Files read ahead in parallel in this thread while results stream in order [8]. */
   concurrency?: number;
+  /**
+   * Worker threads that search the files past the first `workerThreshold` ones, with synchronous
+   * reads; 0 searches in this thread only. Used with Node's own file system only (`fs` is
+   * {@link nodeFileSystem}) [`os.availableParallelism()`, at most 4].
+   */
+  workers?: number;
+  /** Files searched in this thread before workers are started [500]. */
+  workerThreshold?: number;
+  /**
+   * The worker module (`search-worker.js`); without one, or when it cannot be loaded, the search
+   * stays in this thread [the one next to this module, when present].
+   */
+  workerUrl?: URL;
 }
 
-const readChunkBytes = 1024 * 1024;
-const binaryProbeBytes = 64 * 1024;
-
-/** A Node-only engine with ripgrep's defaults: ignore files, hidden files, binary files skipped, symlinks not followed. */
+/**
+ * A Node-only engine with ripgrep's defaults: ignore files, hidden files, binary files skipped,
+ * symlinks not followed. Small searches run in this thread; past `workerThreshold` files, batches
+ * of the walk go to worker threads (results still come in walk order).
+ */
 export function createTypeScriptEngine(options: TypeScriptEngineOptions): SearchEngine {
   const fsOps = options.fs;
   const concurrency = Math.max(1, options.concurrency ?? 8);
+  const workerCount =
+    fsOps === nodeFileSystem
+      ? Math.max(0, options.workers ?? Math.min(4, os.availableParallelism()))
+      : 0;
+  const workerThreshold = Math.max(0, options.workerThreshold ?? 500);
+  const workerUrl = workerCount > 0 ? (options.workerUrl ?? defaultSearchWorkerUrl()) : undefined;
   return {
     name: 'typescript',
     async *search(query, signal) {
       const regex = compilePattern(query.pattern, query.caseSensitive);
-      // For skipping whole blocks: with `m`, every line-level match is also a block-level match.
-      const prefilter = new RegExp(regex.source, `${regex.flags}m`);
-      const literal = literalBytes(query.pattern, query.caseSensitive);
+      const patterns: ScanPatterns = {
+        regex,
+        // For skipping whole blocks: with `m`, every line-level match is also a block-level match.
+        prefilter: new RegExp(regex.source, `${regex.flags}m`),
+        literal: literalBytes(query.pattern, query.caseSensitive),
+      };
+      const scanQuery: ScanQuery = { mode: query.mode, context: query.context };
       // One read buffer per file in flight, reused from file to file (allocating 1 MiB per file
       // cost more than the search).
       const buffers: Buffer[] = [];
@@ -326,39 +353,105 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
           yield entry.path;
         }
       }
-      // Read ahead `concurrency` files; yield results in walk order.
-      const queue: Promise<SearchFileResult | undefined>[] = [];
-      const source = files();
+      const inThread = (file: string): Promise<SearchFileResult[]> =>
+        searchFile(fsOps, file, patterns, scanQuery, signal, buffers).then(
+          (result) => (result === undefined ? [] : [result]),
+          () => [],
+        );
+      // A batch a worker could not search (it failed) is searched here.
+      const batchInThread = async (batch: string[]): Promise<SearchFileResult[]> => {
+        const found: SearchFileResult[] = [];
+        for (let at = 0; at < batch.length && !signal.aborted; at += concurrency)
+          for (const results of await Promise.all(batch.slice(at, at + concurrency).map(inThread)))
+            found.push(...results);
+        return found;
+      };
+      // Files searched here, read ahead `concurrency` at a time; results yielded in walk order.
+      const queue: Promise<SearchFileResult[]>[] = [];
+      let source = files();
       let exhausted = false;
+      let taken = 0;
+      /** The last file taken from the walk. */
+      let last: string | undefined;
+      /** Files up to this one were searched already (by workers that failed). */
+      let resumeAfter: string | undefined;
+      let pool: SearchPool | undefined;
+      let poolReady = false;
+      const canUseWorkers = workerUrl !== undefined && rootInfo.isDirectory();
+      const startPool = (url: URL) => {
+        const started = new SearchPool(url, workerCount, {
+          source: regex.source,
+          flags: regex.flags,
+          literal: patterns.literal,
+          query: scanQuery,
+        });
+        pool = started;
+        void started.ready.then((ready) => {
+          poolReady = ready;
+        });
+      };
       const fill = async () => {
-        while (!exhausted && queue.length < concurrency) {
-          const next = await source.next();
-          if (next.done === true) {
+        // Files are searched here until the workers are up (then they walk on from `last`).
+        while (!exhausted && queue.length < concurrency && !poolReady) {
+          const step = await source.next();
+          if (step.done === true) {
             exhausted = true;
             break;
           }
-          queue.push(
-            searchFile(
-              fsOps,
-              next.value,
-              { regex, prefilter, literal },
-              query,
-              signal,
-              buffers,
-            ).catch(() => undefined),
-          );
+          const file = step.value;
+          if (resumeAfter !== undefined && comparePaths(file, resumeAfter) <= 0) continue;
+          taken++;
+          last = file;
+          queue.push(inThread(file));
+          if (taken === workerThreshold && canUseWorkers && pool === undefined)
+            startPool(workerUrl);
         }
       };
+      const onAbort = () => pool?.stop();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await fill();
-        while (queue.length > 0) {
-          if (signal.aborted) return;
-          const result = await queue.shift();
+        if (workerThreshold === 0 && canUseWorkers) {
+          startPool(workerUrl);
+          await (pool as SearchPool | undefined)?.ready;
+        }
+        for (;;) {
           await fill();
-          if (result !== undefined) yield result;
+          while (queue.length > 0) {
+            if (signal.aborted) return;
+            const results = (await queue.shift()) as SearchFileResult[];
+            await fill();
+            if (signal.aborted) return;
+            yield* results;
+          }
+          const workers = pool as SearchPool | undefined;
+          if (exhausted || workers === undefined || !poolReady) break;
+          // The workers walk on after the last file taken here.
+          await source.return(undefined);
+          for await (const results of workers.search(
+            {
+              root: query.root,
+              skip: query.skip,
+              respectIgnoreFiles: query.respectIgnoreFiles ?? true,
+              include: query.include,
+              after: last,
+            },
+            batchInThread,
+          )) {
+            if (signal.aborted) return;
+            yield* results;
+          }
+          if (signal.aborted || !workers.walkFailed) break;
+          // The walker failed: walk on here from where it got.
+          resumeAfter = workers.lastWalked ?? last;
+          pool = undefined;
+          poolReady = false;
+          await workers.close();
+          source = files();
+          exhausted = false;
         }
       } finally {
-        await source.return(undefined);
+        signal.removeEventListener('abort', onAbort);
+        await Promise.all([source.return(undefined), (pool as SearchPool | undefined)?.close()]);
       }
     },
   };
@@ -379,151 +472,25 @@ export function literalBytes(pattern: string, caseSensitive: boolean): Buffer | 
 async function searchFile(
   fsOps: FileSystemOperations,
   file: string,
-  patterns: { regex: RegExp; prefilter: RegExp; literal: Buffer | undefined },
-  query: SearchQuery,
+  patterns: ScanPatterns,
+  query: ScanQuery,
   signal: AbortSignal,
   buffers: Buffer[],
 ): Promise<SearchFileResult | undefined> {
-  const { regex, prefilter, literal } = patterns;
   const handle = await fsOps.open(file, 'r');
   const buffer = buffers.pop() ?? Buffer.allocUnsafe(readChunkBytes);
   try {
-    const result: SearchFileResult = { path: file, count: 0, lines: [] };
-    const before: SearchLine[] = [];
-    let afterLeft = 0;
-    let lineNumber = 1;
-    // The unfinished line: parts joined only once its newline (or the end) arrives, so a file
-    // that is one huge line costs linear time, not a copy of everything so far per read.
-    let carry: Buffer[] = [];
-    let carryBytes = 0;
-    let position = 0;
-    let first = true;
-    const onLine = (raw: string) => {
-      const isMatch = regex.test(raw);
-      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (isMatch) {
-        result.count++;
-        if (query.mode === 'content') {
-          result.lines.push(...before.splice(0));
-          result.lines.push({ line: lineNumber, text, match: true });
-          afterLeft = query.context;
-        }
-      } else if (query.mode === 'content' && query.context > 0) {
-        if (afterLeft > 0) {
-          result.lines.push({ line: lineNumber, text, match: false });
-          afterLeft--;
-        } else {
-          before.push({ line: lineNumber, text, match: false });
-          if (before.length > query.context) before.shift();
-        }
-      }
-      lineNumber++;
-    };
-    // The buffer holds [begin, filled): the start of an unfinished line (moved to the front after
-    // each block) and what was just read after it; a file shorter than the buffer is read into it
-    // without copying. Only a line longer than the buffer moves to `carry`.
-    let begin = 0;
-    let filled = 0;
-    const literalFiles = query.mode === 'files_with_matches' ? literal : undefined;
-    let pendingHit = false;
-    for (;;) {
+    const scan = scanFile(file, buffer, patterns, query);
+    let step = scan.next(0);
+    while (step.done !== true) {
       if (signal.aborted) return undefined;
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position);
-      const end = bytesRead === 0;
-      position += bytesRead;
-      const fresh = buffer.subarray(filled, filled + bytesRead);
-      if (first) {
-        first = false;
-        if (fresh.subarray(0, binaryProbeBytes).includes(0)) return undefined;
-        if (fresh[0] === 0xef && fresh[1] === 0xbb && fresh[2] === 0xbf) begin = 3;
-      } else if (fresh.includes(0)) {
-        break; // Binary from here on: stop, keeping what was found (as ripgrep does).
-      }
-      const freshAt = filled;
-      filled += bytesRead;
-      if (literalFiles !== undefined) {
-        // A literal in a file list: a line has a match exactly when its bytes contain the
-        // literal's (it has no newline, and its bytes cannot straddle an invalid sequence), so
-        // lines are neither decoded nor kept whole; a line longer than the buffer is looked
-        // through as it comes, keeping only its last bytes for a match across two reads.
-        const lastNewline = fresh.lastIndexOf(10);
-        if (lastNewline !== -1 || end) {
-          const cut = end ? filled : freshAt + lastNewline + 1;
-          if (pendingHit || buffer.subarray(begin, cut).includes(literalFiles)) {
-            result.count = 1;
-            break;
-          }
-          if (end) break;
-          buffer.copyWithin(0, cut, filled);
-          filled -= cut;
-          begin = 0;
-          continue;
-        }
-        if (filled < buffer.length) continue;
-        if (buffer.subarray(begin, filled).includes(literalFiles)) pendingHit = true;
-        const kept = Math.min(literalFiles.length - 1, filled - begin);
-        buffer.copyWithin(0, filled - kept, filled);
-        filled = kept;
-        begin = 0;
-        continue;
-      }
-      const lastNewline = fresh.lastIndexOf(10);
-      if (!end && lastNewline === -1) {
-        if (filled < buffer.length) continue; // room left: read on into the same buffer
-        carry.push(Buffer.from(buffer.subarray(begin, filled)));
-        carryBytes += filled - begin;
-        begin = 0;
-        filled = 0;
-        continue;
-      }
-      const cut = end ? filled : freshAt + lastNewline + 1;
-      const complete =
-        carryBytes > 0
-          ? Buffer.concat([...carry, buffer.subarray(begin, cut)], carryBytes + cut - begin)
-          : buffer.subarray(begin, cut);
-      carry = [];
-      carryBytes = 0;
-      if (
-        complete.length > 0 &&
-        literal !== undefined &&
-        afterLeft === 0 &&
-        (query.mode !== 'content' || query.context === 0) &&
-        !complete.includes(literal)
-      ) {
-        // No match in this block, seen in its bytes: only content mode needs its line count.
-        if (query.mode === 'content') lineNumber += countLines(complete);
-      } else if (complete.length > 0) {
-        let text = decode(complete);
-        if (text.endsWith('\n')) text = text.slice(0, -1);
-        const quiet = afterLeft === 0 && !prefilter.test(text);
-        if (quiet && (query.mode !== 'content' || query.context === 0)) {
-          // No match in this block: count its lines without splitting them.
-          lineNumber += countLines(complete);
-        } else {
-          for (const line of text.split('\n')) onLine(line);
-        }
-        if (query.mode === 'files_with_matches' && result.count > 0) break;
-      }
-      if (end) break;
-      buffer.copyWithin(0, cut, filled);
-      filled -= cut;
-      begin = 0;
+      const { offset, length, position } = step.value;
+      const { bytesRead } = await handle.read(buffer, offset, length, position);
+      step = scan.next(bytesRead);
     }
-    return result.count > 0 ? result : undefined;
+    return step.value;
   } finally {
     buffers.push(buffer);
     await handle.close();
   }
-}
-
-/** Lines in a block of whole lines (a trailing newline does not start another). */
-function countLines(block: Buffer): number {
-  let count = 1;
-  for (
-    let at = block.indexOf(10);
-    at !== -1 && at < block.length - 1;
-    at = block.indexOf(10, at + 1)
-  )
-    count++;
-  return count;
 }

@@ -1,12 +1,28 @@
+import * as diagnosticsChannel from 'node:diagnostics_channel';
 import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createSearchTool, type SearchArgs } from './search.js';
-import { findRipgrep } from './search-engines.js';
+import {
+  createTypeScriptEngine,
+  findRipgrep,
+  type TypeScriptEngineOptions,
+} from './search-engines.js';
+import {
+  compareNamesFast,
+  type SearchWalkRequest,
+  scanFileSync,
+  walkFilesSync,
+} from './search-worker.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
+import { walk } from './walk.js';
+import { nodeFileSystem } from './workspace.js';
 
 let dir: string;
 const rg = findRipgrep();
@@ -321,4 +337,292 @@ describe('glob and list_files', () => {
     expect(top).not.toContain('debug.log');
     expect(top).toContain('link-out.txt ->');
   });
+});
+
+describe('TypeScript engine with worker threads', () => {
+  let tree: string;
+  /** Files under `tree`, as the in-thread walk lists them for a search. */
+  let walked: string[];
+  const started: { exited: boolean }[] = [];
+  const onWorker = ({ worker }: { worker: Worker }) => {
+    const entry = { exited: false };
+    started.push(entry);
+    worker.once('exit', () => {
+      entry.exited = true;
+    });
+  };
+
+  beforeAll(async () => {
+    diagnosticsChannel.subscribe('worker_threads', onWorker as (message: unknown) => void);
+    tree = makeTempDir();
+    const names = ['a', 'a-c', 'a b', 'a.b', 'B', 'é', 'z', 'Z', '\u{1F600}', '\uFF21'];
+    let index = 0;
+    const write = (relative: string, content: string | Buffer) => {
+      fs.mkdirSync(path.dirname(path.join(tree, relative)), { recursive: true });
+      fs.writeFileSync(path.join(tree, relative), content);
+    };
+    for (const top of names)
+      for (const middle of names.slice(0, 6))
+        for (let leaf = 0; leaf < 12; leaf++) {
+          index++;
+          const extension = ['ts', 'md', 'txt', 'log'][index % 4];
+          const lines = Array.from({ length: 6 }, (_, line) =>
+            (index + line) % 5 === 0 ? `Needle ${index} line ${line}` : `hay ${index} ${line}`,
+          );
+          write(`${top}/${middle}/f${leaf}.${extension}`, `${lines.join('\n')}\n`);
+        }
+    write('.gitignore', '*.log\nB/a/\n!a/a/f3.log\n');
+    write('a/.ignore', 'f1.*\n');
+    write('bin/data.bin', Buffer.from('Needle\0binary'));
+    write('node_modules/pkg/index.js', 'Needle\n');
+    fs.symlinkSync(path.join(tree, 'a/a/f0.md'), path.join(tree, 'a/link.md'));
+    walked = [];
+    for await (const entry of walk({ root: tree, fs: fsPromises, skip: ['node_modules'] }))
+      if (!entry.isDirectory && !entry.isSymbolicLink) walked.push(entry.path);
+  });
+  afterAll(() => {
+    diagnosticsChannel.unsubscribe('worker_threads', onWorker as (message: unknown) => void);
+    fs.rmSync(tree, { recursive: true, force: true });
+  });
+
+  const tool = (options: Partial<TypeScriptEngineOptions> = {}) =>
+    createSearchTool({
+      cwd: tree,
+      skip: ['node_modules'],
+      maxOutputChars: Number.POSITIVE_INFINITY,
+      engine: createTypeScriptEngine({ fs: nodeFileSystem, ...options }),
+    });
+  const many: SearchArgs[] = [
+    { pattern: 'Needle', output_mode: 'files_with_matches', head_limit: 100_000 },
+    { pattern: 'needle \\d+', case_sensitive: false, output_mode: 'count', head_limit: 100_000 },
+    { pattern: 'Needle', context: 1, head_limit: 100_000 },
+    { pattern: 'Needle', include: '*.ts', head_limit: 100_000 },
+    { pattern: 'Needle 1\\d', include: 'a*/**/*.{md,log}', head_limit: 100_000 },
+    { pattern: 'Needle', head_limit: 7, offset: 300 },
+  ];
+
+  it('walks as the in-thread walk does, also resuming after any file', () => {
+    const list = (request: Partial<SearchWalkRequest> = {}) => {
+      const files: string[] = [];
+      walkFilesSync(
+        {
+          root: tree,
+          skip: ['node_modules'],
+          respectIgnoreFiles: true,
+          include: undefined,
+          after: undefined,
+          ...request,
+        },
+        (file) => files.push(file) > 0,
+      );
+      return files;
+    };
+    expect(walked.length).toBeGreaterThan(500);
+    expect(list()).toEqual(walked);
+    for (let at = 0; at < walked.length; at += 37)
+      expect(list({ after: walked[at] })).toEqual(walked.slice(at + 1));
+    expect(list({ after: walked.at(-1) })).toEqual([]);
+    expect(list({ include: '*.md' })).toEqual(walked.filter((file) => file.endsWith('.md')));
+    const unignored = list({ respectIgnoreFiles: false });
+    expect(unignored.length).toBeGreaterThan(walked.length);
+    let stopAfter = 5;
+    expect(list({ after: walked[3] }).slice(0, 5)).toEqual(
+      (() => {
+        const files: string[] = [];
+        walkFilesSync(
+          {
+            root: tree,
+            skip: ['node_modules'],
+            respectIgnoreFiles: true,
+            include: undefined,
+            after: walked[3],
+          },
+          (file) => files.push(file) > 0 && --stopAfter > 0,
+        );
+        return files;
+      })(),
+    );
+  });
+
+  it('orders names by their UTF-8 bytes without encoding them', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(Math.sign(compareNamesFast(a, b))).toBe(
+          Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))),
+        );
+      }),
+    );
+  });
+
+  it('gives the in-thread results, in the same order, with workers from the start, alone or handed over to', async () => {
+    const inThread = tool({ workers: 0 });
+    const variants = [
+      tool({ workers: 2, workerThreshold: 0 }),
+      tool({ workers: 1, workerThreshold: 0 }),
+      tool({ workers: 3, workerThreshold: 25 }),
+    ];
+    const before = started.length;
+    for (const args of many) {
+      const expected = resultText(await inThread.execute(args, testContext()));
+      expect(expected).not.toBe('No matches found.');
+      for (const variant of variants)
+        expect({ args, text: resultText(await variant.execute(args, testContext())) }).toEqual({
+          args,
+          text: expected,
+        });
+    }
+    // Workers were used, and none is left running.
+    expect(started.length).toBeGreaterThanOrEqual(before + many.length * 3);
+    expect(started.every((worker) => worker.exited)).toBe(true);
+  }, 120_000);
+
+  it('uses workers past the threshold (500 files by default), not for fewer files', async () => {
+    const search = tool();
+    let before = started.length;
+    const all = await search.execute(
+      { pattern: 'Needle', output_mode: 'files_with_matches', head_limit: 100_000 },
+      testContext(),
+    );
+    expect(resultText(all)).toBe(
+      resultText(
+        await tool({ workers: 0 }).execute(
+          { pattern: 'Needle', output_mode: 'files_with_matches', head_limit: 100_000 },
+          testContext(),
+        ),
+      ),
+    );
+    expect(started.length).toBeGreaterThan(before);
+    before = started.length;
+    await search.execute({ pattern: 'Needle', path: 'a/a' }, testContext());
+    expect(started.length).toBe(before);
+  }, 60_000);
+
+  it('stops the workers when the consumer stops early', async () => {
+    const engine = createTypeScriptEngine({ fs: nodeFileSystem, workers: 2, workerThreshold: 0 });
+    const query = {
+      root: tree,
+      pattern: 'hay',
+      caseSensitive: true,
+      context: 0,
+      mode: 'files_with_matches' as const,
+      skip: ['node_modules'],
+    };
+    const before = started.length;
+    const first: string[] = [];
+    for await (const result of engine.search(query, new AbortController().signal)) {
+      first.push(result.path);
+      if (first.length === 3) break;
+    }
+    expect(first).toEqual(
+      walked.filter((file) => fs.readFileSync(file, 'utf8').includes('hay')).slice(0, 3),
+    );
+    expect(started.length).toBe(before + 2);
+    expect(started.slice(before).every((worker) => worker.exited)).toBe(true);
+  }, 60_000);
+
+  it('an aborted signal stops the workers and cancels the search', async () => {
+    const controller = new AbortController();
+    const before = started.length;
+    const search = tool({ workers: 2, workerThreshold: 0 }).execute(
+      { pattern: 'hay', head_limit: 100_000 },
+      testContext({ signal: controller.signal }),
+    );
+    await vi.waitFor(() => expect(started.length).toBeGreaterThan(before), { timeout: 20_000 });
+    controller.abort();
+    await expect(search).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(started.slice(before).every((worker) => worker.exited)).toBe(true);
+  }, 60_000);
+
+  it('skips files it cannot read', async () => {
+    const buffer = Buffer.alloc(1024 * 1024);
+    const patterns = { regex: /Needle/u, prefilter: /Needle/mu, literal: undefined };
+    const query = { mode: 'content' as const, context: 0 };
+    const file = walked.find((name) => fs.readFileSync(name, 'utf8').includes('Needle')) as string;
+    expect(scanFileSync(file, buffer, patterns, query, () => false)?.count).toBeGreaterThan(0);
+    expect(scanFileSync(file, buffer, patterns, query, () => true)).toBeUndefined();
+    for (const unreadable of [
+      path.join(tree, 'missing.txt'),
+      path.join(tree, 'a/link.md'), // a symlink (not followed)
+      path.join(tree, 'a'), // a directory
+    ])
+      expect(scanFileSync(unreadable, buffer, patterns, query, () => false)).toBeUndefined();
+    // Without read permission (root reads it anyway).
+    const locked = makeTempDir();
+    try {
+      fs.writeFileSync(path.join(locked, 'a.txt'), 'Needle\n');
+      fs.writeFileSync(path.join(locked, 'b.txt'), 'Needle\n');
+      fs.chmodSync(path.join(locked, 'a.txt'), 0);
+      const search = createSearchTool({
+        cwd: locked,
+        engine: createTypeScriptEngine({ fs: nodeFileSystem, workers: 1, workerThreshold: 0 }),
+      });
+      const text = resultText(
+        await search.execute(
+          { pattern: 'Needle', output_mode: 'files_with_matches' },
+          testContext(),
+        ),
+      );
+      expect(text).toBe(process.getuid?.() === 0 ? 'a.txt\nb.txt' : 'b.txt');
+    } finally {
+      fs.rmSync(locked, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('searches in this thread when the worker module is missing, fails to load or dies', async () => {
+    const modules = makeTempDir();
+    try {
+      const write = (name: string, source: string) => {
+        fs.writeFileSync(path.join(modules, name), source);
+        return pathToFileURL(path.join(modules, name));
+      };
+      const prelude = "import { parentPort } from 'node:worker_threads';\n";
+      const urls = [
+        pathToFileURL(path.join(modules, 'missing.mjs')),
+        write('throws.mjs', "throw new Error('cannot load');\n"),
+        // Up, then dies when asked to walk (the walk goes on here after the hand-over point).
+        write(
+          'dies-walking.mjs',
+          `${prelude}parentPort.postMessage({ type: 'ready' });\nparentPort.on('message', () => process.exit(3));\n`,
+        ),
+        // Walks part of the tree (40 files after the hand-over point), then dies; or dies when
+        // asked to search.
+        write(
+          'dies-searching.mjs',
+          `${prelude}const all = ${JSON.stringify(walked)};
+parentPort.postMessage({ type: 'ready' });
+parentPort.on('message', (m) => {
+  if (m.type !== 'walk') process.exit(4);
+  if (m.include === undefined) {
+    const from = m.after === undefined ? 0 : all.indexOf(m.after) + 1;
+    parentPort.postMessage({ type: 'files', files: all.slice(from, from + 40) });
+  }
+  setTimeout(() => process.exit(5), 50);
+});
+`,
+        ),
+      ];
+      const expected = await Promise.all(
+        many.map(async (args) =>
+          resultText(await tool({ workers: 0 }).execute(args, testContext())),
+        ),
+      );
+      for (const workerUrl of urls)
+        for (const [threshold, workers] of [
+          [0, 2],
+          [0, 1],
+          [10, 2],
+        ] as const) {
+          const search = tool({ workerUrl, workerThreshold: threshold, workers });
+          for (const [index, args] of many.entries())
+            expect({
+              workerUrl: workerUrl.pathname,
+              threshold,
+              args,
+              text: resultText(await search.execute(args, testContext())),
+            }).toEqual({ workerUrl: workerUrl.pathname, threshold, args, text: expected[index] });
+        }
+    } finally {
+      fs.rmSync(modules, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
