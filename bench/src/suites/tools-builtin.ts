@@ -156,7 +156,7 @@ async function searchRows(notes: string[]): Promise<string[][]> {
     ]);
   }
   notes.push(
-    'search: the ripgrep engine streams content from rg --sort=path, and gets file lists from rg on all cores, sorted in the tool; the TypeScript engine reads 8 files ahead on one thread, a literal pattern looked for in raw bytes first.',
+    'search: the ripgrep engine streams content from rg --sort=path, and gets file lists from rg on all cores, sorted in the tool; the TypeScript engine searches its first 2,000 files in the calling thread, then a worker thread walks the rest and searches it with synchronous reads (a second worker with more than 2 cores), a literal pattern looked for in raw bytes first.',
   );
   return rows;
 }

@@ -294,10 +294,14 @@ export interface TypeScriptEngineOptions {
   /**
    * Worker threads that search the files past the first `workerThreshold` ones, with synchronous
    * reads; 0 searches in this thread only. Used with Node's own file system only (`fs` is
-   * {@link nodeFileSystem}) [`os.availableParallelism()`, at most 4].
+   * {@link nodeFileSystem}). One worker walks the tree and searches what it finds; more search
+   * batches of the walk alongside, ~10 MB each [2 with more than 2 cores, else 1].
    */
   workers?: number;
-  /** Files searched in this thread before workers are started [500]. */
+  /**
+   * Files searched in this thread before workers are started (it goes on until they are up); a
+   * worker's start costs about what searching a thousand files here does [2000].
+   */
   workerThreshold?: number;
   /**
    * The worker module (`search-worker.js`); without one, or when it cannot be loaded, the search
@@ -316,9 +320,9 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const workerCount =
     fsOps === nodeFileSystem
-      ? Math.max(0, options.workers ?? Math.min(4, os.availableParallelism()))
+      ? Math.max(0, options.workers ?? (os.availableParallelism() > 2 ? 2 : 1))
       : 0;
-  const workerThreshold = Math.max(0, options.workerThreshold ?? 500);
+  const workerThreshold = Math.max(0, options.workerThreshold ?? 2000);
   const workerUrl = workerCount > 0 ? (options.workerUrl ?? defaultSearchWorkerUrl()) : undefined;
   return {
     name: 'typescript',

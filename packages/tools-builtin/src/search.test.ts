@@ -476,8 +476,8 @@ describe('TypeScript engine with worker threads', () => {
     expect(started.every((worker) => worker.exited)).toBe(true);
   }, 120_000);
 
-  it('uses workers past the threshold (500 files by default), not for fewer files', async () => {
-    const search = tool();
+  it('uses workers past the threshold, not for fewer files', async () => {
+    const search = tool({ workerThreshold: 100 });
     let before = started.length;
     const all = await search.execute(
       { pattern: 'Needle', output_mode: 'files_with_matches', head_limit: 100_000 },
