@@ -165,7 +165,7 @@ describe('search', () => {
     } finally {
       fs.rmSync(huge, { recursive: true, force: true });
     }
-  }, 10_000);
+  }, 60_000);
 
   it('TypeScript engine: a literal pattern skips blocks by their bytes, keeping line numbers and counts', async () => {
     const big = makeTempDir();
@@ -197,7 +197,7 @@ describe('search', () => {
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
     }
-  }, 20_000);
+  }, 60_000);
 
   it('TypeScript engine: a literal file list finds a match across reads of a line longer than the buffer', async () => {
     const long = makeTempDir();
@@ -225,7 +225,7 @@ describe('search', () => {
     } finally {
       fs.rmSync(long, { recursive: true, force: true });
     }
-  }, 20_000);
+  }, 60_000);
 
   it('reports an invalid regular expression as invalid arguments', async () => {
     await expect(
