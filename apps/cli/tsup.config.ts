@@ -20,7 +20,12 @@ function versions(): string {
 export default defineConfig({
   // dist/main.js is the executable (src/entry.ts: --version and the compile cache); the CLI proper
   // (src/main.ts) and everything else are chunks it imports.
-  entry: { main: 'src/entry.ts' },
+  // dist/search-worker.js: the search tool's worker (tools-builtin starts it from the file next to
+  // the chunk that holds its engine); without it big searches fall back to one thread.
+  entry: {
+    main: 'src/entry.ts',
+    'search-worker': 'node_modules/@agent/tools-builtin/dist/search-worker.js',
+  },
   format: ['esm'],
   clean: true,
   target: 'es2023',

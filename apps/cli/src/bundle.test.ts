@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appDir, assertBuilt } from './test-support.js';
 
@@ -32,5 +33,11 @@ describe('the bundle', () => {
       }
     }
     expect(outside).toEqual([]);
+  });
+
+  it("ships the search tool's worker next to its chunks, loadable on its own", async () => {
+    const file = join(appDir, 'dist', 'search-worker.js');
+    const module = (await import(pathToFileURL(file).href)) as { searchWorkerMarker?: string };
+    expect(module.searchWorkerMarker).toBe('@agent/tools-builtin search worker');
   });
 });
