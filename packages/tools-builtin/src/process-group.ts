@@ -167,7 +167,11 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   // Real pipes read into reused buffers where FIFOs can be made (see output-pipe.ts); else Node's.
   const outPipe = openOutputPipe();
   const errPipe = outPipe === undefined ? undefined : openOutputPipe();
-  if (outPipe !== undefined && errPipe === undefined) outPipe.destroy();
+  if (outPipe !== undefined && errPipe === undefined) {
+    // Both or neither: close the one pipe we got, both ends.
+    outPipe.closeWriteEnd();
+    outPipe.destroy();
+  }
   const pipes: [OutputPipe, OutputPipe] | undefined =
     outPipe !== undefined && errPipe !== undefined ? [outPipe, errPipe] : undefined;
   const closeWriteEnds = () => {
