@@ -263,12 +263,15 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
           // Already gone.
         }
       }
-      // SIGKILL is delivered asynchronously: wait (briefly) until the escapees are gone too.
-      const escaped = killMarkedProcesses(ops, options.marker);
-      const escapedDeadline = Date.now() + 1_000;
-      while (escaped.some(processRunning) && Date.now() < escapedDeadline) await sleep(10);
+      await endMarkedProcesses();
     })();
     return killing;
+  };
+  /** SIGKILLs the marked escapees and waits (briefly: delivery is asynchronous) until they are gone. */
+  const endMarkedProcesses = async (): Promise<void> => {
+    const escaped = killMarkedProcesses(ops, options.marker);
+    const escapedDeadline = Date.now() + 1_000;
+    while (escaped.some(processRunning) && Date.now() < escapedDeadline) await sleep(10);
   };
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
@@ -330,6 +333,10 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     }
     // Background jobs left in the group would outlive the call; end them.
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
+    // A sandbox's pid namespace ends with its first process, but the kernel tears it down after
+    // the sandbox has already reported the exit: its daemons may still run for a moment. The call
+    // is not over until they are gone.
+    else if (options.wrapped !== undefined) await endMarkedProcesses();
     options.signal?.removeEventListener('abort', onAbort);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
     // Every signal, as a shell reports it: 128 + n (SIGSEGV → 139, SIGPIPE → 141).
