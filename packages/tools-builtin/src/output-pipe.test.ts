@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks, createBashTool } from './bash.js';
+import { sweepAbandonedFifoDirectories } from './output-pipe.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 let dir: string | undefined;
@@ -119,5 +120,53 @@ describe('bash output through real pipes', () => {
     });
     expect(child.stderr).toBe('');
     expect(JSON.parse(child.stdout)).toEqual({ first: 'socket', lines: 3002, stderr: 'err\n' });
+  });
+
+  it('a process killed by a signal leaves its FIFO directory, named for its pid; a later sweep removes it and nothing else', async () => {
+    dir = makeTempDir();
+    const tmp = path.join(dir, 'tmp');
+    fs.mkdirSync(tmp);
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { createBashTool } from ${JSON.stringify(entry)};
+      const bash = createBashTool({ cwd: process.cwd(), sandbox: 'off', spillDir: process.cwd() + '/spill' });
+      const context = { toolCallId: 'c', toolName: 'bash', signal: new AbortController().signal,
+        onUpdate() {}, onProgress() {} };
+      const result = await bash.execute({ command: 'echo ready' }, context);
+      process.stdout.write(result.details.stdout);
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, TMPDIR: tmp },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) resolve();
+      });
+      child.once('exit', () => reject(new Error('the child ended before its call')));
+    });
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+    const left = fs.readdirSync(tmp);
+    expect(left).toEqual([expect.stringMatching(new RegExp(`^agent-bash-fifo-${child.pid}-`))]);
+    expect(fs.readdirSync(path.join(tmp, left[0] ?? '')).length).toBeGreaterThan(0);
+
+    // Beside it: a live process's directory, and a dead one's holding something not ours.
+    const live = path.join(tmp, `agent-bash-fifo-${process.pid}-live`);
+    fs.mkdirSync(live);
+    spawnSync('mkfifo', [path.join(live, 'p0')]);
+    const foreign = path.join(tmp, `agent-bash-fifo-${child.pid}-foreign`);
+    fs.mkdirSync(foreign);
+    spawnSync('mkfifo', [path.join(foreign, 'p0')]);
+    fs.writeFileSync(path.join(foreign, 'notes.txt'), 'keep me');
+
+    const removed = await sweepAbandonedFifoDirectories(tmp);
+    expect(removed).toEqual([path.join(tmp, left[0] ?? '')]);
+    expect(fs.readdirSync(tmp).sort()).toEqual([path.basename(foreign), path.basename(live)].sort());
+    expect(fs.readdirSync(foreign)).toEqual(['notes.txt']);
+    expect(fs.readdirSync(live)).toEqual(['p0']);
   });
 });

@@ -57,8 +57,11 @@ function fifoNames(count: number): string[] {
   return Array.from({ length: count }, () => path.join(dir, `p${serial++}`));
 }
 
+/** Our FIFO directories are named `agent-bash-fifo-<pid>-<random>`. */
+const directoryPrefix = 'agent-bash-fifo-';
+
 function makeDirectory(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-fifo-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${directoryPrefix}${process.pid}-`));
   directory = dir;
   // FIFOs never taken are removed with the directory when the process exits.
   process.once('exit', () => {
@@ -68,7 +71,56 @@ function makeDirectory(): string {
       // Best effort.
     }
   });
+  // A process killed by a signal runs no exit handler: the first of its successors cleans up.
+  void sweepAbandonedFifoDirectories(os.tmpdir());
   return dir;
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the FIFO directories in `tmp` left by processes that no longer run (killed by a signal,
+ * so their exit handler never ran): only directories named for a dead pid, owned by this user, and
+ * only the FIFOs in them — a directory holding anything else is left. Returns the directories
+ * removed. Best effort: a process of another pid namespace sharing `tmp` looks dead from here; it
+ * then falls back to Node's pipes.
+ */
+export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string[]> {
+  const removed: string[] = [];
+  let entries: string[];
+  try {
+    entries = await fs.promises.readdir(tmp);
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const entry of entries) {
+    if (!entry.startsWith(directoryPrefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(entry.slice(directoryPrefix.length))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
+    const dir = path.join(tmp, entry);
+    try {
+      const stat = await fs.promises.lstat(dir);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+      for (const name of await fs.promises.readdir(dir)) {
+        const file = path.join(dir, name);
+        if ((await fs.promises.lstat(file)).isFIFO()) await fs.promises.unlink(file);
+      }
+      await fs.promises.rmdir(dir);
+      removed.push(dir);
+    } catch {
+      // Gone meanwhile, or holds something that is not ours to remove.
+    }
+  }
+  return removed;
 }
 
 function refillSync(): void {
