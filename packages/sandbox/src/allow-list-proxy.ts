@@ -54,12 +54,25 @@ export async function startAllowListProxy(allowHosts: readonly string[]): Promis
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
   });
+  // The proxy serves sandboxed commands, which keep the process alive themselves: a listening
+  // proxy alone must not (a script whose sandbox was never closed would never exit).
+  server.unref();
+  const removeDirectory = () => {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Best effort.
+    }
+  };
+  // A sandbox nobody closed still leaves nothing behind when the process exits.
+  process.once('exit', removeDirectory);
   return {
     socketPath,
     close: async () => {
+      process.off('exit', removeDirectory);
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDirectory();
     },
   };
 }

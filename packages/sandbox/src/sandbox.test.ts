@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 import { createSandbox, defaultSecretPaths } from './sandbox.js';
@@ -48,6 +52,30 @@ describe('the allow-list proxy', () => {
       }
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('does not keep the process alive, and leaves nothing behind when the process exits unclosed', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'proxy-exit-'));
+    try {
+      const entry = new URL('../dist/index.js', import.meta.url).href;
+      const script = `
+        import { startAllowListProxy } from ${JSON.stringify(entry)};
+        const proxy = await startAllowListProxy(['example.invalid']);
+        console.log(proxy.socketPath);
+      `;
+      // A proxy nobody closes: the process must still end on its own, well before the timeout.
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, TMPDIR: tmp },
+        timeout: 30_000,
+      });
+      expect(child.signal).toBeNull();
+      expect(child.status).toBe(0);
+      expect(child.stdout).toContain(path.join(tmp, 'agent-sandbox-proxy-'));
+      expect(fs.readdirSync(tmp)).toEqual([]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
