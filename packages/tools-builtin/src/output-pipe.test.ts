@@ -165,7 +165,9 @@ describe('bash output through real pipes', () => {
 
     const removed = await sweepAbandonedFifoDirectories(tmp);
     expect(removed).toEqual([path.join(tmp, left[0] ?? '')]);
-    expect(fs.readdirSync(tmp).sort()).toEqual([path.basename(foreign), path.basename(live)].sort());
+    expect(fs.readdirSync(tmp).sort()).toEqual(
+      [path.basename(foreign), path.basename(live)].sort(),
+    );
     expect(fs.readdirSync(foreign)).toEqual(['notes.txt']);
     expect(fs.readdirSync(live)).toEqual(['p0']);
   });

@@ -105,7 +105,8 @@ export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string
   for (const entry of entries) {
     if (!entry.startsWith(directoryPrefix)) continue;
     const pid = Number(/^(\d+)-/.exec(entry.slice(directoryPrefix.length))?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
+      continue;
     const dir = path.join(tmp, entry);
     try {
       const stat = await fs.promises.lstat(dir);

@@ -2,10 +2,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ToolContext, ToolResult } from '@agent/core';
+import { afterAll } from 'vitest';
 
-/** A temp directory (real path) removed by the returned cleanup. Test-only. */
+const tempDirs: string[] = [];
+// Every directory made here is removed after the importing file's tests, whatever they did.
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp directory (real path), removed after the test file's tests. Test-only. */
 export function makeTempDir(prefix = 'tools-builtin-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /** A ToolContext for calling `execute` directly; collects updates. Test-only. */
