@@ -66,5 +66,6 @@ describe('bash under load', () => {
       });
     });
     expect(wrong).toEqual([]);
-  }, 120_000);
+    // 31 s alone; 211 s once with every package testing on 2 cores and a benchmark beside them.
+  }, 600_000);
 });
