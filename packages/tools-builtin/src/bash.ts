@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
@@ -14,6 +13,7 @@ import {
 } from './process-group.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { analyzeShellCommand } from './shell-analysis.js';
+import { defaultSpillDir } from './spill-dir.js';
 
 /** Options of {@link createBashTool}. */
 export interface BashToolOptions {
@@ -33,7 +33,7 @@ export interface BashToolOptions {
   headBytes?: number;
   /** Bytes of each stream kept from its end [15000]. */
   tailBytes?: number;
-  /** Where output that does not fit is saved in full [`<os.tmpdir()>/agent-tools-builtin`]. */
+  /** Where output that does not fit is saved in full [`<os.tmpdir()>/agent-tools-builtin-<uid>`, private to the user]. */
   spillDir?: string;
   /**
    * Largest spill file, in bytes, per stream (stdout and stderr each) [1 GiB = 1073741824]. Past
@@ -127,7 +127,7 @@ function settingsOf(options: BashToolOptions): BashRunSettings {
     killGraceMs: options.killGraceMs ?? 2_000,
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
-    spillDir: options.spillDir ?? path.join(os.tmpdir(), 'agent-tools-builtin'),
+    spillDir: options.spillDir ?? defaultSpillDir(),
     maxSpillBytes: options.maxSpillBytes ?? defaultMaxSpillBytes,
     process: {
       spawn: options.process?.spawn ?? spawn,

@@ -1,5 +1,3 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { AnyAgentTool } from '@agent/core';
 import {
   BackgroundTasks,
@@ -15,6 +13,7 @@ import { createNotebookEditTool } from './notebook.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
 import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
+import { defaultSpillDir } from './spill-dir.js';
 import { createTodoTool, type TodoToolOptions } from './todo.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
@@ -96,7 +95,7 @@ function withRoots(
  * background-task registry. Where bash saves large output is readable by the read-only tools.
  */
 export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
-  const spillDir = options.bash?.spillDir ?? path.join(os.tmpdir(), 'agent-tools-builtin');
+  const spillDir = options.bash?.spillDir ?? defaultSpillDir();
   const workspace = new Workspace({
     cwd: options.cwd,
     ...(options.roots === undefined ? {} : { roots: options.roots }),

@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
+import { defaultSpillDir, prepareSpillDir, sharedDirProblem } from './spill-dir.js';
 import { SpillFile } from './spill-file.js';
 
 /** Options of an {@link OutputBuffer}. */
@@ -156,7 +156,7 @@ export class OutputBuffer {
   #startSpill(chunk: Uint8Array): boolean {
     let file: SpillFile;
     try {
-      fs.mkdirSync(this.#options.spillDir, { recursive: true });
+      prepareSpillDir(this.#options.spillDir);
       file = new SpillFile(
         path.join(this.#options.spillDir, `${this.#options.name}-${Date.now().toString(36)}.log`),
       );
@@ -264,6 +264,8 @@ export async function removeStaleSpillFiles(
 ): Promise<number> {
   let removed = 0;
   try {
+    // Never through a planted link or in another user's directory in the shared temp directory.
+    if (path.resolve(dir) === defaultSpillDir() && sharedDirProblem(dir) !== undefined) return 0;
     const entries = await fsPromises.readdir(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (!entry.isFile() || !spillFileName.test(entry.name)) continue;
