@@ -420,6 +420,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// A closed terminal (SIGHUP), or SIGTERM where no run is there to stop cleanly, ends the CLI
+// through process.exit, so exit handlers run: commands the tools started (unsandboxed ones; a
+// sandbox dies with its parent anyway) do not outlive it. A run's own handler, where one is
+// installed, stops the run first.
+for (const [signal, code] of [
+  ['SIGHUP', 129],
+  ['SIGTERM', 143],
+] as const) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) === 1) process.exit(code);
+  });
+}
+
 const code = await main(process.argv.slice(2));
 // Exit explicitly: a provider's keep-alive socket or a stdin handle must not keep a finished CLI alive.
 process.exit(code);

@@ -6,6 +6,7 @@ import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } fr
 import * as z from 'zod';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
 import {
+  newRunMarker,
   type ProcessGroupHandle,
   type ProcessOperations,
   type ProcessOutcome,
@@ -179,7 +180,7 @@ export class BackgroundTasks {
       command,
       stdout: buffers.stdout,
       stderr: buffers.stderr,
-      marker: randomUUID(),
+      marker: newRunMarker(),
       ...(wrapped === undefined ? {} : { wrapped }),
     });
     const task: BackgroundTask = {
@@ -384,7 +385,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         stderr: buffers.stderr,
         timeoutMs,
         signal: ctx.signal,
-        marker: randomUUID(),
+        marker: newRunMarker(),
         ...(wrapped === undefined ? {} : { wrapped }),
         onData: () => {
           if (pendingUpdate !== undefined) return;

@@ -1,4 +1,5 @@
 import type { ChildProcess, spawn as nodeSpawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { OutputBuffer } from './output-buffer.js';
@@ -118,6 +119,10 @@ function procGroupRunning(pgid: number): boolean | undefined {
  * that left the group with `setsid` or `setpgid`. A no-op where `/proc` is missing.
  */
 export function killMarkedProcesses(ops: ProcessOperations, marker: string): number[] {
+  return killProcessesWhoseEnvironmentHas(ops, `${markerVariable}=${marker}\0`);
+}
+
+function killProcessesWhoseEnvironmentHas(ops: ProcessOperations, needle: string): number[] {
   const killed: number[] = [];
   let entries: string[];
   try {
@@ -125,7 +130,6 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
   } catch {
     return killed;
   }
-  const needle = `${markerVariable}=${marker}\0`;
   for (const entry of entries) {
     if (!/^[0-9]+$/.test(entry)) continue;
     const pid = Number(entry);
@@ -141,6 +145,45 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
     }
   }
   return killed;
+}
+
+/** Every run marker of this process starts with this (then `.` and the run's own id). */
+const processMarker = randomUUID();
+
+/** A new run marker: unique to the run, and recognisably this process's. */
+export function newRunMarker(): string {
+  return `${processMarker}.${randomUUID()}`;
+}
+
+/** Commands still running (group leader → process operations), for the exit. */
+const running = new Map<number, ProcessOperations>();
+let exitOps: ProcessOperations | undefined;
+
+/**
+ * When this process exits (a second Ctrl-C, `process.exit`, the end of a script, an uncaught
+ * error), what its commands left running is killed: the groups of commands still running, and
+ * every process carrying one of its run markers — `setsid` daemons of finished commands too. A
+ * command does not outlive the process that ran it. Synchronous, as 'exit' handlers must be; a
+ * process killed by a signal runs no handler (the CLI turns SIGHUP and SIGTERM into an exit).
+ */
+function endCommandsAtExit(): void {
+  for (const [pid, ops] of running) {
+    try {
+      ops.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  running.clear();
+  if (exitOps !== undefined) {
+    killProcessesWhoseEnvironmentHas(exitOps, `${markerVariable}=${processMarker}.`);
+  }
+}
+
+function trackRunning(pid: number, ops: ProcessOperations): void {
+  if (exitOps === undefined) process.once('exit', endCommandsAtExit);
+  exitOps = ops;
+  running.set(pid, ops);
 }
 
 /** Resolves after the event loop's next poll phase, so output already in a pipe has been read. */
@@ -202,6 +245,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   // The child has its copies: the readers see end-of-file once it and its descendants close them.
   closeWriteEnds();
   const pid = child.pid;
+  if (pid !== undefined) trackRunning(pid, ops);
   // When output last arrived, and how many pipes are paused while a spill file catches up (a
   // paused pipe is not quiet: its data is waiting for us, not missing).
   let lastData = Date.now();
@@ -338,6 +382,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     // is not over until they are gone.
     else if (options.wrapped !== undefined) await endMarkedProcesses();
     options.signal?.removeEventListener('abort', onAbort);
+    if (pid !== undefined) running.delete(pid);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
     // Every signal, as a shell reports it: 128 + n (SIGSEGV → 139, SIGPIPE → 141).
     const signalNumber = exit.signal === null ? undefined : os.constants.signals[exit.signal];

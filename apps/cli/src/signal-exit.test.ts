@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, cliPath, tempDir, writeScript } from './test-support.js';
+
+// A terminal closed under the CLI (SIGHUP) must not leave the commands it started running.
+
+beforeAll(assertBuilt);
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** Live (not zombie) processes whose command line contains `tag`. */
+function processesWith(tag: string): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (/\) [ZX] /.test(stat)) return false;
+        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('signals end the CLI without leaving its commands behind', () => {
+  it.each([
+    ['SIGHUP', 129],
+    ['SIGTERM', 130],
+  ] as const)(
+    '%s during an unsandboxed bash call: exit %i, nothing of the command left',
+    async (signal, expected) => {
+      const dir = await tempDir('agent-cli-signal-');
+      cleanups.push(dir.dispose);
+      const tag = `8${process.pid % 1000}.${Date.now() % 100_000}`;
+      const script = await writeScript(dir.path, [
+        {
+          toolCalls: [
+            {
+              name: 'bash',
+              arguments: {
+                command: `setsid sh -c 'exec sleep ${tag}1' > /dev/null 2>&1 & exec sleep ${tag}2`,
+              },
+            },
+          ],
+        },
+        { text: 'Done.' },
+      ]);
+      const child = spawn(
+        process.execPath,
+        [
+          cliPath,
+          '-p',
+          'go',
+          '--scripted',
+          script,
+          '--cwd',
+          dir.path,
+          '--sandbox',
+          'off',
+          '--mode',
+          'full-access',
+        ],
+        { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) =>
+        child.once('exit', (code) => resolve(code)),
+      );
+      // The command runs once its foreground sleep shows up (an event would need the CLI's help).
+      const deadline = Date.now() + 30_000;
+      while (processesWith(`${tag}2`).length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(processesWith(`${tag}2`)).toHaveLength(1);
+      child.kill(signal);
+      expect(await exited, stderr).toBe(expected);
+      expect(processesWith(tag)).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from './test-helpers.js';
+
+/** Pids of processes whose command line contains `tag`. */
+function processesWith(tag: string): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('commands do not outlive the process that ran them', () => {
+  it("process.exit ends a running foreground call, a background job and a finished call's setsid daemon", () => {
+    const dir = makeTempDir();
+    const tag = `7${process.pid % 1000}.${Date.now() % 100_000}`;
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { BackgroundTasks, createBashTool } from ${JSON.stringify(entry)};
+      const backgroundTasks = new BackgroundTasks();
+      const bash = createBashTool({ cwd: process.cwd(), sandbox: 'off', backgroundTasks,
+        spillDir: process.cwd() + '/spill' });
+      const context = () => ({ toolCallId: 'c', toolName: 'bash', signal: new AbortController().signal,
+        onUpdate() {}, onProgress() {} });
+      await bash.execute({ command: 'exec sleep ${tag}1', run_in_background: true }, context());
+      await bash.execute({ command: "setsid sh -c 'exec sleep ${tag}2' > /dev/null 2>&1 & echo started" }, context());
+      // A foreground call still running when the process exits.
+      void bash.execute({ command: 'echo go; exec sleep ${tag}3' }, context());
+      const until = Date.now() + 20000;
+      const fs = await import('node:fs');
+      const seen = () => fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).some((p) => {
+        try { return fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').includes('${tag}3'); } catch { return false; }
+      });
+      while (!seen() && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      process.exit(0);
+    `;
+    try {
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(child.stderr).toBe('');
+      expect(child.status).toBe(0);
+      // SIGKILL is delivered before kill() returns for a process that is not in a system call
+      // that defers it; a sleeping process is gone once it is reaped by its (new) parent.
+      const left = processesWith(tag).filter((pid) => {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return !/\) [ZX] /.test(stat);
+      });
+      expect(left).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
