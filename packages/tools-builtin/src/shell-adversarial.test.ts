@@ -101,3 +101,53 @@ describe('adversarial shell corpus', () => {
     expect(fs.readFileSync(path.join(dir, 'victim'), 'utf8')).toBe(original);
   });
 });
+
+// Where everything is allowed but `rm` (full-access mode with a deny rule), the rule must see `rm`
+// however the line reaches it — or the line must be opaque, and so asked.
+const denyEvasions = [
+  'busybox rm victim',
+  'toybox rm victim',
+  'busybox sh -c "rm victim"',
+  'exec -a ls rm victim',
+  'env -S "rm victim"',
+  'env -S"rm victim"',
+  'env --split-string="rm victim"',
+  'env --unset HOME rm victim',
+  'time -p rm victim',
+  'time -- rm victim',
+  'bash <(echo rm victim)',
+  'sh <(printf "rm victim")',
+  'python3 <(echo "import os; os.remove(\'victim\')")',
+  'bash /dev/fd/3 3<<< "rm victim"',
+  "make -f - <<< $'all:\\n\\trm victim'",
+  'make -f <(printf "all:\\n\\trm victim")',
+  "make --eval='all: ; rm victim'",
+  'docker run --rm -v "$PWD:/w" alpine rm /w/victim',
+  'podman exec box rm victim',
+  'kubectl -n default exec pod -- rm victim',
+  'lxc exec box -- rm victim',
+];
+
+describe('deny rules cannot be walked around', () => {
+  it('every way of reaching rm is denied by name or asked as opaque, never allowed', () => {
+    const p = new PermissionPolicy({ mode: 'full-access', deny: ['bash(rm *)', 'bash(rm)'] });
+    const allowed: string[] = [];
+    for (const line of denyEvasions) {
+      const analysis = analyzeShellCommand(line);
+      const outcome = p.evaluate({
+        toolName: 'bash',
+        tier: 'full-access',
+        subjects: analysis.subjects,
+        ...(analysis.opaque === undefined ? {} : { opaque: analysis.opaque }),
+      });
+      if (outcome.behavior === 'allow') allowed.push(`${line} → ${JSON.stringify(analysis)}`);
+    }
+    expect(allowed).toEqual([]);
+  });
+
+  it('the forms that name rm are denied outright, not merely asked', () => {
+    for (const line of denyEvasions.slice(0, 10)) {
+      expect(analyzeShellCommand(line).subjects, line).toContain('rm victim');
+    }
+  });
+});

@@ -81,7 +81,25 @@ const commandRunners = new Set([
   'ifne',
   'gdb',
   'lldb',
+  'systemd-nspawn',
+  'distrobox',
+  'toolbox',
 ]);
+// Container tools whose subcommands run a command inside a container (or the host, given mounts).
+const containerTools = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'lxc', 'incus']);
+const containerRunners = new Set([
+  'run',
+  'exec',
+  'create',
+  'start',
+  'build',
+  'buildx',
+  'compose',
+  'debug',
+  'attach',
+]);
+/** A script argument that is really a pipe: a process substitution, stdin or an fd. */
+const pipedScript = /<\(|^\/dev\/(stdin|fd\/)|^\/proc\/[^/]+\/fd\//;
 // Builtins that define code run later, or evaluate text as code.
 const codeDefiners = new Map([
   ['source', 'runs the commands of a file'],
@@ -206,6 +224,25 @@ function commandOpacity(command: ShellCommand): string | undefined {
     return 'an array subscript';
   }
   if (commandRunners.has(name)) return `${name} runs a command the rules cannot see`;
+  if (containerTools.has(name) && args.some((word) => containerRunners.has(word))) {
+    return `${name} runs a command in a container the rules cannot see`;
+  }
+  if (
+    (shells.has(name) || interpreters.has(name) || /^python[0-9.]+$/.test(name)) &&
+    args.some((word) => pipedScript.test(word))
+  ) {
+    return `${name} runs code read from a pipe or process substitution`;
+  }
+  if (/^g?make$/.test(name)) {
+    const inline = args.some(
+      (word, index) =>
+        /^(-E|--eval)/.test(word) ||
+        (/^(-f|--file|--makefile)$/.test(word) &&
+          (args[index + 1] === '-' || pipedScript.test(args[index + 1] ?? ''))) ||
+        /^(-f|--file=|--makefile=)(-|.*<\(|\/dev\/(stdin|fd\/)|\/proc\/)/.test(word),
+    );
+    if (inline) return `${name} runs recipes given inline or on stdin`;
+  }
   if (interpreters.has(name) || /^python[0-9.]+$/.test(name)) {
     const inline = args.some((word) => /^-(c|e|E|r|-eval|-print|p)$/.test(word) || word === '-');
     const script = args.some((word) => !word.startsWith('-'));

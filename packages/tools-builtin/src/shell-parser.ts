@@ -308,6 +308,8 @@ class Parser {
   parseSimpleCommand(): void {
     const command: ShellCommand = { words: [], assignments: [], redirects: [] };
     const rawWords: Word[] = [];
+    /** After the reserved word `time`, whose `-p` is an option of its own. */
+    let timed = false;
     while (!this.eof) {
       this.skipBlanks();
       if (this.eof) break;
@@ -341,6 +343,7 @@ class Parser {
         this.pos++;
         continue;
       }
+      if (timed && rawWords.length === 0 && !word.quoted && /^(-p+|--)$/.test(word.raw)) continue;
       if (rawWords.length === 0 && assignmentPattern.test(word.raw)) {
         if (word.raw.endsWith('=') && this.peek() === '(') this.skipArrayValue();
         command.assignments.push(word.raw);
@@ -387,6 +390,11 @@ class Parser {
           if (this.startsWith('()')) this.pos += 2;
           this.flush(command);
           return;
+        }
+        if (word.raw === 'time') {
+          // `time -p cmd` (and `time -- cmd`): the option is not the command.
+          timed = true;
+          continue;
         }
         if (reservedWords.has(word.raw)) continue;
         if (word.raw === '[[') {
@@ -824,6 +832,12 @@ function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: num
     expandNested(nested, out, depth + 1);
   };
 
+  if (name === 'busybox' || name === 'toybox') {
+    // Multi-call binaries: `busybox rm x` is `rm x`, `busybox sh -c …` is `sh -c …`.
+    const applet = words[1];
+    if (applet !== undefined && !applet.startsWith('-')) nestedWords(words.slice(1), name);
+    return;
+  }
   if (shells.has(name)) {
     for (let i = 1; i < words.length; i++) {
       const word = words[i] ?? '';
@@ -894,7 +908,27 @@ function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: num
         i < words.length &&
         ((words[i] ?? '').startsWith('-') || assignmentPattern.test(words[i] ?? ''))
       ) {
-        i += /^-(u|C|S)$/.test(words[i] ?? '') ? 2 : 1;
+        const word = words[i] ?? '';
+        if (word === '--') {
+          i++;
+          break;
+        }
+        // `env -S 'cmd args'` splits the string into the command line it runs.
+        const split = /^-[a-zA-Z]*S(.*)$/.exec(word) ?? /^--split-string(?:=(.*))?$/.exec(word);
+        if (split !== null) {
+          const attached = split[1] !== undefined && split[1] !== '';
+          const text = attached ? (split[1] ?? '') : (words[i + 1] ?? '');
+          nestedScript([text, ...words.slice(attached ? i + 1 : i + 2)].join(' '), 'env -S');
+          return;
+        }
+        i += /^(-u|-C|--unset|--chdir)$/.test(word) ? 2 : 1;
+      }
+    } else if (name === 'exec') {
+      // `exec -a NAME cmd`: NAME is what the command is told it is called, not the command.
+      while (i < words.length && (words[i] ?? '').startsWith('-')) {
+        const word = words[i] ?? '';
+        i += word === '-a' || /^-[cl]*a$/.test(word) ? 2 : 1;
+        if (word === '--') break;
       }
     } else if (name === 'xargs') {
       while (i < words.length && (words[i] ?? '').startsWith('-')) {
