@@ -15,6 +15,11 @@ export interface ShellAnalysis {
 
 // Interpreters that run code given on their command line or stdin.
 const interpreters = new Set([
+  'tsx',
+  'ts-node',
+  'ts-node-esm',
+  'esno',
+  'jiti',
   'python',
   'python2',
   'python3',
@@ -84,6 +89,14 @@ const commandRunners = new Set([
   'systemd-nspawn',
   'distrobox',
   'toolbox',
+  'caffeinate',
+  'chpst',
+  'retry',
+  'watchexec',
+  'hyperfine',
+  'nodemon',
+  'nix-shell',
+  'concurrently',
 ]);
 // Container tools whose subcommands run a command inside a container (or the host, given mounts).
 const containerTools = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'lxc', 'incus']);
@@ -233,6 +246,21 @@ function commandOpacity(command: ShellCommand): string | undefined {
   ) {
     return `${name} runs code read from a pipe or process substitution`;
   }
+  if ((name === 'deno' || name === 'bun') && args[0] === 'eval') {
+    return `${name} eval runs code given inline`;
+  }
+  if (
+    /^(g|m|n)?awk$/.test(name) &&
+    args.some(
+      (word, index) =>
+        (word === '-f' || word === '--file') && pipedScript.test(args[index + 1] ?? ''),
+    )
+  ) {
+    return 'awk runs a program read from a pipe';
+  }
+  if (name === 'nix' && args.some((word) => /^(develop|shell|run)$/.test(word))) {
+    return 'nix runs a command the rules cannot see';
+  }
   if (/^g?make$/.test(name)) {
     const inline = args.some(
       (word, index) =>
@@ -287,6 +315,15 @@ function commandOpacity(command: ShellCommand): string | undefined {
     const subcommand = args[index];
     if (subcommand !== undefined && !gitCommands.has(subcommand)) {
       return `git ${subcommand} is an alias or an external command`;
+    }
+    const rest = args.slice(index + 1);
+    if (
+      subcommand === 'filter-branch' ||
+      (subcommand === 'submodule' && rest.includes('foreach')) ||
+      (subcommand === 'bisect' && rest[0] === 'run') ||
+      (subcommand === 'rebase' && rest.some((word) => /^(-x|--exec)/.test(word)))
+    ) {
+      return `git ${subcommand} runs a command given as an argument`;
     }
   }
   return undefined;

@@ -72,6 +72,7 @@ const wrappers = new Set([
   'strace',
   'setsid',
   'unbuffer',
+  'cross-env',
 ]);
 const assignmentPattern = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 const harmlessTargets = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
@@ -810,6 +811,50 @@ function basename(word: string): string {
   return slash === -1 ? word : word.slice(slash + 1);
 }
 
+/**
+ * Package and environment managers that run any command named after their options (`pnpm exec
+ * rm x` runs `rm x`): the subcommand that does it, options that take a value, and the option that
+ * makes the rest a shell command line (`npx -c 'rm x'`).
+ */
+interface Runner {
+  subcommands?: readonly string[];
+  valued: RegExp;
+  shellString?: RegExp;
+  /** Positional words between the options and the command (`direnv exec DIR cmd`). */
+  skip?: number;
+}
+const runners: Readonly<Record<string, Runner>> = {
+  npx: { valued: /^(-p|--package)$/, shellString: /^(-c|--call)$/ },
+  npm: {
+    subcommands: ['exec', 'x'],
+    valued: /^(-p|--package|-w|--workspace)$/,
+    shellString: /^(-c|--call)$/,
+  },
+  pnpm: {
+    subcommands: ['exec', 'dlx'],
+    valued: /^(-F|--filter|-C|--dir|--reporter|--package)$/,
+    shellString: /^(-c|--shell-mode)$/,
+  },
+  pnpx: { valued: /^(--package)$/ },
+  yarn: { subcommands: ['exec', 'dlx'], valued: /^(-p|--package)$/ },
+  bunx: { valued: /^(-p|--package)$/ },
+  bun: { subcommands: ['x'], valued: /^(-p|--package)$/ },
+  uvx: { valued: /^(--from|--with|--python|-p|--index|--index-url)$/ },
+  uv: {
+    subcommands: ['run'],
+    valued:
+      /^(--with|--with-editable|--with-requirements|--python|-p|--directory|--project|--package|--group|--extra|--env-file|--index|--default-index|--index-url|--extra-index-url|-i|--find-links|-f)$/,
+  },
+  poetry: { subcommands: ['run'], valued: /^(-C|--directory|-P|--project)$/ },
+  pipenv: { subcommands: ['run'], valued: /^$/ },
+  pdm: { subcommands: ['run'], valued: /^(-p|--project)$/ },
+  conda: { subcommands: ['run'], valued: /^(-n|--name|-p|--prefix|--cwd)$/ },
+  mamba: { subcommands: ['run'], valued: /^(-n|--name|-p|--prefix|--cwd)$/ },
+  micromamba: { subcommands: ['run'], valued: /^(-n|--name|-p|--prefix|--cwd)$/ },
+  direnv: { subcommands: ['exec'], valued: /^$/, skip: 1 },
+  dotenv: { valued: /^(-e|-v|-p)$/ },
+};
+
 /** Commands hidden inside another: `bash -c`, `eval`, wrappers, `find -exec`, `git -C`. */
 function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: number): void {
   if (depth >= maxDepth) {
@@ -832,6 +877,36 @@ function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: num
     expandNested(nested, out, depth + 1);
   };
 
+  const runner = runners[name];
+  if (runner !== undefined) {
+    let i = 1;
+    if (runner.subcommands !== undefined) {
+      // The subcommand, after any global options and their values (`npm --prefix . exec …`).
+      let at = 1;
+      while (at < words.length && (words[at] ?? '').startsWith('-')) {
+        at +=
+          !(words[at] ?? '').includes('=') && !runner.subcommands.includes(words[at + 1] ?? '')
+            ? 2
+            : 1;
+      }
+      if (!runner.subcommands.includes(words[at] ?? '')) return;
+      i = at + 1;
+    }
+    while (i < words.length && (words[i] ?? '').startsWith('-')) {
+      const word = words[i] ?? '';
+      if (word === '--') {
+        i++;
+        break;
+      }
+      if (runner.shellString?.test(word)) {
+        nestedScript(words.slice(i + 1).join(' '), `${name} ${word}`);
+        return;
+      }
+      i += runner.valued.test(word) ? 2 : 1;
+    }
+    nestedWords(words.slice(i + (runner.skip ?? 0)), name);
+    return;
+  }
   if (name === 'busybox' || name === 'toybox') {
     // Multi-call binaries: `busybox rm x` is `rm x`, `busybox sh -c …` is `sh -c …`.
     const applet = words[1];
@@ -903,7 +978,7 @@ function expandNested(command: ShellCommand, out: ParsedShellCommand, depth: num
       while (i < words.length && (words[i] ?? '').startsWith('-'))
         i += /^-(s|k)$/.test(words[i] ?? '') ? 2 : 1;
       i++; // the duration
-    } else if (name === 'env') {
+    } else if (name === 'env' || name === 'cross-env') {
       while (
         i < words.length &&
         ((words[i] ?? '').startsWith('-') || assignmentPattern.test(words[i] ?? ''))
