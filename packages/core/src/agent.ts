@@ -107,17 +107,10 @@ export class Agent {
     loaded: -1,
     list: [],
   };
-  readonly #providerPrefix: {
-    messages: Message[];
-    end: number;
-    registryVersion: number;
-    /** The tool calls seen in the prefix, by id (for the stubs of refetchable results). */
-    calls: Map<string, ToolCallContent>;
-  } = {
+  readonly #providerPrefix: { messages: Message[]; end: number; registryVersion: number } = {
     messages: [],
     end: 0,
     registryVersion: -1,
-    calls: new Map(),
   };
   #current: { controller: AbortController; run: AgentRun } | undefined;
   readonly #output: Required<Omit<StructuredOutputOptions, 'description'>> | undefined;
@@ -294,6 +287,8 @@ export class Agent {
     const append = (message: Message) => {
       this.#messages.push(message);
       added.push(message);
+      // Two events per tool result: not built when nobody receives them.
+      if (!listening()) return;
       emit({ type: 'message-start', message });
       emit({ type: 'message-end', message });
     };
@@ -557,35 +552,52 @@ export class Agent {
       cache.messages = [];
       cache.end = 0;
       cache.registryVersion = this.tools.version;
-      cache.calls.clear();
     }
     const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
     for (let index = cache.end; index < lastAssistant; index++) {
       const message = messages[index] as Message;
       if (isDroppedFromRequest(message)) continue;
-      if (message.role === 'assistant') {
-        for (const call of toolCallsOf(message)) cache.calls.set(call.id, call);
-      }
       if (message.role !== 'toolResult') {
         cache.messages.push(message);
         continue;
       }
       const tool = this.tools.get(message.toolName);
-      const call = cache.calls.get(message.toolCallId);
+      // Only a refetchable result's stub names its call: look that up only then.
+      const call =
+        tool?.policy?.history?.refetchable === true
+          ? callBefore(messages, index, message.toolCallId)
+          : undefined;
       cache.messages.push(olderToolResultForModel(message, tool, defaultLimit, call));
     }
     cache.end = lastAssistant;
-    const out = cache.messages.slice();
+    // A fresh array per request (a provider may keep it), copied once: `concat` allocates it at
+    // its final size, where `slice` and then `push` would copy the prefix twice.
+    const tail: Message[] = [];
     for (let index = lastAssistant; index < messages.length; index++) {
       const message = messages[index] as Message;
-      if (!isDroppedFromRequest(message)) out.push(message);
+      if (!isDroppedFromRequest(message)) tail.push(message);
     }
-    return out;
+    return cache.messages.concat(tail);
   }
 }
 
 /** Per-tool definition budget in JSON characters (~6k tokens); past it the schema is shortened. */
 const defaultMaxToolDefinitionChars = 24_000;
+
+/** The tool call `id` of the nearest assistant message before `index` that made it. */
+function callBefore(
+  messages: readonly Message[],
+  index: number,
+  id: string,
+): ToolCallContent | undefined {
+  for (let at = index - 1; at >= 0; at--) {
+    const message = messages[at] as Message;
+    if (message.role !== 'assistant') continue;
+    const call = toolCallsOf(message).find((candidate) => candidate.id === id);
+    if (call !== undefined) return call;
+  }
+  return undefined;
+}
 
 function isDroppedFromRequest(message: Message): boolean {
   return (

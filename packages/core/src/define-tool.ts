@@ -122,9 +122,12 @@ export function zodToJsonSchema(schema: z.ZodType): JsonSchema {
   return inlineJsonSchema(generated);
 }
 
+/** zod's parse options, made once (zod copies them per parse). */
+const reportInput = { reportInput: true } as const;
+
 /** Validates with a zod schema and reports issues the model can act on. */
 export function validateWithZod<T>(schema: z.ZodType<T>, value: unknown): ValidationResult<T> {
-  const parsed = schema.safeParse(value, { reportInput: true });
+  const parsed = schema.safeParse(value, reportInput);
   if (parsed.success) return { ok: true, value: parsed.data };
   return {
     ok: false,

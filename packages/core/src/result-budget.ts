@@ -42,8 +42,8 @@ export function olderToolResultForModel(
   call: ToolCallContent | undefined,
 ): ToolResultMessage {
   const history = tool?.policy?.history;
-  const images = message.content.filter((block) => block.type === 'image');
   if (history?.summarise !== undefined && message.isError !== true) {
+    const images = message.content.filter((block) => block.type === 'image');
     let summary: string | undefined;
     try {
       summary = history.summarise(message);

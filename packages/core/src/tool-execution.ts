@@ -4,24 +4,12 @@ import { errorMessage, ToolError } from './errors.js';
 import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
+import { CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
 import type { RunContext } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
-import {
-  type AnyAgentTool,
-  normalisePermissionSubjects,
-  type ToolContext,
-  type ToolResult,
-} from './tool.js';
+import { type AnyAgentTool, normalisePermissionSubjects } from './tool.js';
 import type { ToolLookup } from './tool-catalogue.js';
-import {
-  errorResult,
-  normaliseResult,
-  quoteRaw,
-  type Settled,
-  synthetic,
-  toResultMessage,
-  withNote,
-} from './tool-results.js';
+import { quoteRaw, type Settled, synthetic } from './tool-results.js';
 import { formatValidationIssues } from './validation.js';
 
 /** The text the model gets for calls skipped because the user queued a message. */
@@ -62,21 +50,6 @@ export interface ExecuteToolCallsOutcome {
   fatal: ToolError | undefined;
   /** Each call's arguments as parsed from JSON, by call index; undefined where not parsed. */
   parsedArguments: unknown[];
-}
-
-interface Prepared {
-  index: number;
-  call: ToolCallContent;
-  tool: AnyAgentTool;
-  info: ToolCallInfo;
-}
-
-class SiblingAbort {
-  constructor(readonly toolName: string) {}
-}
-
-class TimeoutAbort {
-  constructor(readonly timeoutMs: number) {}
 }
 
 /**
@@ -137,44 +110,47 @@ export async function executeToolCalls(
       }
       continue;
     }
-    const outcome = await runBatch(params, batch, resolved, parsed);
-    for (const [index, result] of outcome.settled) settled[index] = result;
-    fatal ??= outcome.fatal;
+    const batchFatal = await runBatch(params, batch, resolved, parsed, settled);
+    fatal ??= batchFatal;
   }
 
-  const results = settled.map((entry, index) => {
-    if (entry !== undefined) return entry;
-    // Unreachable by construction; kept so a bug can never drop a result.
-    return synthetic(
-      calls[index] as ToolCallContent,
-      resolved[index],
-      'Not executed: internal error',
-      'failed',
-    );
-  });
+  const results: ToolResultMessage[] = new Array(calls.length);
   // Advisory tools (countsTowardTerminationVote: false) neither vote yes nor no.
-  const voters = results.filter(
-    (_, index) => resolved[index]?.policy?.countsTowardTerminationVote !== false,
-  );
-  return {
-    results: results.map((entry) => entry.message),
-    terminate: voters.length > 0 && voters.every((entry) => entry.terminate),
-    fatal,
-    parsedArguments: parsed,
-  };
+  let voters = 0;
+  let terminate = true;
+  for (let index = 0; index < calls.length; index++) {
+    const entry =
+      settled[index] ??
+      // Unreachable by construction; kept so a bug can never drop a result.
+      synthetic(
+        calls[index] as ToolCallContent,
+        resolved[index],
+        'Not executed: internal error',
+        'failed',
+      );
+    results[index] = entry.message;
+    if (resolved[index]?.policy?.countsTowardTerminationVote !== false) {
+      voters++;
+      terminate &&= entry.terminate;
+    }
+  }
+  return { results, terminate: voters > 0 && terminate, fatal, parsedArguments: parsed };
 }
 
 function markOverLimit(resolved: readonly (AnyAgentTool | undefined)[], limit: number): boolean[] {
   let counted = 0;
   // The first call of a parallel-safe tool counts; its repeats this turn share its verdict.
-  const parallelSafe = new Map<AnyAgentTool, boolean>();
+  let parallelSafe: Map<AnyAgentTool, boolean> | undefined;
   return resolved.map((tool) => {
     if (tool?.policy?.countsTowardToolCallLimit === false) return false;
-    const earlier = tool === undefined ? undefined : parallelSafe.get(tool);
+    const earlier = tool === undefined ? undefined : parallelSafe?.get(tool);
     if (earlier !== undefined) return earlier;
     counted++;
     const over = counted > limit;
-    if (tool?.policy?.parallelSafePerTurn === true) parallelSafe.set(tool, over);
+    if (tool?.policy?.parallelSafePerTurn === true) {
+      parallelSafe ??= new Map();
+      parallelSafe.set(tool, over);
+    }
     return over;
   });
 }
@@ -199,19 +175,20 @@ function planBatches(indices: readonly number[], strategy: ToolExecutionStrategy
   }
 }
 
+/** Runs one batch; each call's result goes to `settled` at its index. Returns a fatal error, if any. */
 async function runBatch(
   params: ExecuteToolCallsParams,
   batch: readonly number[],
   resolved: readonly (AnyAgentTool | undefined)[],
   parsed: unknown[],
-): Promise<{ settled: Map<number, Settled>; fatal: ToolError | undefined }> {
-  const settled = new Map<number, Settled>();
-  const prepared: Prepared[] = [];
+  settled: (Settled | undefined)[],
+): Promise<ToolError | undefined> {
+  const prepared: PreparedCall[] = [];
   // Preparation (parse, validate, permission, before-hook) runs in call order, so approvals are asked one at a time.
   for (const index of batch) {
     const call = params.calls[index] as ToolCallContent;
     if (params.runSignal.aborted) {
-      settled.set(index, synthetic(call, resolved[index], 'Cancelled', 'cancelled'));
+      settled[index] = synthetic(call, resolved[index], 'Cancelled', 'cancelled');
       continue;
     }
     // Parse and validate synchronously; only a gate or a before-hook needs an await.
@@ -220,10 +197,10 @@ async function runBatch(
       !('message' in outcome) &&
       (params.permissionGate !== undefined || params.hooks.beforeToolExecution !== undefined)
     ) {
-      outcome = await gateAndHook(params, call, outcome.tool, outcome.info);
+      outcome = await gateAndHook(params, outcome);
     }
-    if ('message' in outcome) settled.set(index, outcome);
-    else prepared.push({ index, call, tool: outcome.tool, info: outcome.info });
+    if ('message' in outcome) settled[index] = outcome;
+    else prepared.push(outcome);
   }
 
   const group = new CallGroup();
@@ -231,11 +208,10 @@ async function runBatch(
   if (params.runSignal.aborted) onRunAbort();
   else params.runSignal.addEventListener('abort', onRunAbort, { once: true });
   let fatal: ToolError | undefined;
-  const runOne = async (item: Prepared) => {
-    const result = await runCall(params, item, group);
-    settled.set(item.index, result.settled);
-    if (result.fatal !== undefined) fatal ??= result.fatal;
-    if (result.settled.message.isError && item.tool.policy?.abortsSiblingsOnError === true) {
+  const record = (item: PreparedCall, result: Settled, callFatal: ToolError | undefined) => {
+    settled[item.index] = result;
+    if (callFatal !== undefined) fatal ??= callFatal;
+    if (result.message.isError && item.tool.policy?.abortsSiblingsOnError === true) {
       group.abortAll(new SiblingAbort(item.tool.name));
     }
   };
@@ -247,62 +223,32 @@ async function runBatch(
     if (serial) {
       for (const item of prepared) {
         if (group.reason instanceof SiblingAbort) {
-          settled.set(
-            item.index,
-            synthetic(
-              item.call,
-              item.tool,
-              `Not executed: aborted because sibling '${group.reason.toolName}' failed`,
-              'cancelled',
-            ),
+          settled[item.index] = synthetic(
+            item.call,
+            item.tool,
+            `Not executed: aborted because sibling '${group.reason.toolName}' failed`,
+            'cancelled',
           );
           continue;
         }
         if (params.runSignal.aborted) {
-          settled.set(item.index, synthetic(item.call, item.tool, 'Cancelled', 'cancelled'));
+          settled[item.index] = synthetic(item.call, item.tool, 'Cancelled', 'cancelled');
           continue;
         }
-        await runOne(item);
+        await runCall(params, item, group, record);
       }
     } else {
-      await Promise.all(prepared.map(runOne));
+      const running: Promise<void>[] = [];
+      for (const item of prepared) running.push(runCall(params, item, group, record));
+      await Promise.all(running);
     }
   } finally {
     params.runSignal.removeEventListener('abort', onRunAbort);
   }
-  return { settled, fatal };
+  return fatal;
 }
 
-/** The running calls of one batch: aborting the group aborts each (run abort, sibling failure). */
-class CallGroup {
-  readonly #calls = new Set<(reason: unknown) => void>();
-  #aborted = false;
-  reason: unknown;
-
-  get aborted(): boolean {
-    return this.#aborted;
-  }
-
-  /** Adds a call's abort function; calls it at once if the group is already aborted. */
-  add(abort: (reason: unknown) => void): void {
-    if (this.#aborted) abort(this.reason);
-    else this.#calls.add(abort);
-  }
-
-  delete(abort: (reason: unknown) => void): void {
-    this.#calls.delete(abort);
-  }
-
-  abortAll(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.reason = reason;
-    for (const abort of this.#calls) abort(reason);
-    this.#calls.clear();
-  }
-}
-
-type PrepareOutcome = Settled | { tool: AnyAgentTool; info: ToolCallInfo };
+type PrepareOutcome = Settled | PreparedCall;
 
 function parseAndValidate(
   params: ExecuteToolCallsParams,
@@ -356,17 +302,16 @@ function parseAndValidate(
     tool,
     assistantMessage: params.assistant,
   };
-  return { tool, info };
+  return { index, call, tool, info };
 }
 
 /** The permission gate, then the beforeToolExecution hook (which may skip or replace the arguments). */
 async function gateAndHook(
   params: ExecuteToolCallsParams,
-  call: ToolCallContent,
-  tool: AnyAgentTool,
-  validatedInfo: ToolCallInfo,
+  validated: PreparedCall,
 ): Promise<PrepareOutcome> {
-  let info = validatedInfo;
+  const { call, tool } = validated;
+  let info = validated.info;
   if (params.permissionGate !== undefined) {
     try {
       const { subjects, opaque } = normalisePermissionSubjects(
@@ -433,7 +378,7 @@ async function gateAndHook(
       info = { ...info, args: replaced.value };
     }
   }
-  return { tool, info };
+  return { ...validated, info };
 }
 
 function validateArguments(
@@ -444,9 +389,7 @@ function validateArguments(
     const args = tool.prepareArguments !== undefined ? tool.prepareArguments(input) : input;
     if (tool.validate !== undefined) {
       const result = tool.validate(args);
-      return result.ok
-        ? { ok: true, value: result.value }
-        : { ok: false, detail: formatValidationIssues(result.issues) };
+      return result.ok ? result : { ok: false, detail: formatValidationIssues(result.issues) };
     }
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return {
@@ -455,238 +398,9 @@ function validateArguments(
       };
     }
     const result = validateWithJsonSchema(tool.parameters, args);
-    return result.ok
-      ? { ok: true, value: result.value }
-      : { ok: false, detail: formatValidationIssues(result.issues) };
+    return result.ok ? result : { ok: false, detail: formatValidationIssues(result.issues) };
   } catch (error) {
     return { ok: false, detail: errorMessage(error) };
-  }
-}
-
-async function runCall(
-  params: ExecuteToolCallsParams,
-  item: Prepared,
-  group: CallGroup,
-): Promise<{ settled: Settled; fatal: ToolError | undefined }> {
-  const { tool, info, call } = item;
-  const controller = new AbortController();
-  let settleAborted: ((result: ToolResult) => void) | undefined;
-  let abortedOutcome: ToolResult | undefined;
-  function abortedResult(reason: unknown): ToolResult {
-    if (reason instanceof TimeoutAbort)
-      return errorResult(ToolError.timeout(tool.name, reason.timeoutMs).message, 'timeout');
-    if (reason instanceof SiblingAbort)
-      return errorResult(
-        `Cancelled: aborted because sibling '${reason.toolName}' failed`,
-        'cancelled',
-      );
-    return errorResult('Cancelled', 'cancelled');
-  }
-  // Every abort path (run, sibling, timeout) goes through here, so no per-call signal listeners are needed.
-  const abortCall = (reason: unknown) => {
-    if (controller.signal.aborted) return;
-    controller.abort(reason);
-    abortedOutcome = abortedResult(reason);
-    settleAborted?.(abortedOutcome);
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let release: (() => void) | undefined;
-  let fatal: ToolError | undefined;
-  let result: ToolResult;
-  let started = false;
-  let startEmitted = false;
-  // Update hooks run in order, chained here; undefined until the first update needs one.
-  let updates: Promise<void> | undefined;
-  let execution: Promise<ToolResult> | undefined;
-  let stillRunning = false;
-  const key = safeResourceKey(tool, info.args);
-
-  group.add(abortCall);
-  try {
-    if (key !== undefined) release = await params.locks.acquire(key, controller.signal);
-
-    const timeoutMs = tool.policy?.timeoutMs ?? params.defaultTimeoutMs;
-    // Past 2^31-1 ms (24.8 days) Node would fire the timer after 1 ms: such a limit is none.
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1) {
-      timer = setTimeout(() => abortCall(new TimeoutAbort(timeoutMs)), timeoutMs);
-    }
-
-    const { beforeToolExecutionUpdate, afterToolExecutionUpdate } = params.hooks;
-    const context: ToolContext = {
-      toolCallId: call.id,
-      toolName: tool.name,
-      signal: controller.signal,
-      onUpdate: (partial) => {
-        if (beforeToolExecutionUpdate === undefined && afterToolExecutionUpdate === undefined) {
-          if (started)
-            params.emit({
-              type: 'tool-execution-update',
-              toolCallId: call.id,
-              toolName: tool.name,
-              partial,
-            });
-          return;
-        }
-        updates = (updates ?? Promise.resolve()).then(async () => {
-          try {
-            if (
-              beforeToolExecutionUpdate !== undefined &&
-              (await beforeToolExecutionUpdate(info, partial)) === false
-            )
-              return;
-            if (!started) return;
-            params.emit({
-              type: 'tool-execution-update',
-              toolCallId: call.id,
-              toolName: tool.name,
-              partial,
-            });
-            await afterToolExecutionUpdate?.(info, partial);
-          } catch {
-            // An update hook's failure must not affect the tool; the update is dropped.
-          }
-        });
-      },
-      onProgress: (text, progress) => {
-        if (!started) return;
-        params.emit({
-          type: 'progress',
-          toolCallId: call.id,
-          toolName: tool.name,
-          text,
-          ...(progress === undefined ? {} : { progress }),
-        });
-      },
-    };
-
-    if (params.run !== undefined) context.run = params.run;
-    started = true;
-    startEmitted = true;
-    if (params.listening?.() !== false)
-      params.emit({
-        type: 'tool-execution-start',
-        toolCallId: call.id,
-        toolName: tool.name,
-        args: info.args,
-      });
-    // The last check and the call are in the same synchronous step: an abort from a listener,
-    // a sibling or a timer cannot fall between them, so no execute starts after an abort.
-    controller.signal.throwIfAborted();
-    const running = startExecution(tool, info.args, context);
-    execution = running;
-    // Settled by the tool or by an abort, whichever comes first. A tool that ignores its signal
-    // keeps running; its late outcome is dropped here (handled, so never an unhandled rejection).
-    result = normaliseResult(
-      abortedOutcome ??
-        (await new Promise<ToolResult>((resolve, reject) => {
-          settleAborted = resolve;
-          running.then(resolve, reject);
-        })),
-    );
-    if (abortedOutcome !== undefined && result === abortedOutcome) {
-      // Aborted (timeout, cancel, sibling): give the tool a grace period to stop. One that ignores
-      // its signal is reported, and keeps its resource key until it really settles.
-      const stopped = await settlesWithin(execution, params.abortGraceMs);
-      if (!stopped) {
-        stillRunning = true;
-        params.emit({
-          type: 'tool-execution-orphaned',
-          toolCallId: call.id,
-          toolName: tool.name,
-          graceMs: params.abortGraceMs,
-          ...(key === undefined ? {} : { resourceKey: key }),
-        });
-        result = withNote(
-          result,
-          `The tool did not stop within ${params.abortGraceMs} ms of being told to; it may still be running` +
-            (key === undefined ? '.' : `, and calls on the same resource wait until it stops.`),
-        );
-      }
-    }
-  } catch (error) {
-    if (controller.signal.aborted && !ToolError.isInstance(error)) {
-      result = abortedResult(controller.signal.reason);
-    } else if (ToolError.isInstance(error)) {
-      if (error.fatal) fatal = error;
-      result = errorResult(error.message, error.kind);
-    } else {
-      result = errorResult(errorMessage(error), 'failed');
-    }
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    // A key is held until the tool's promise settles, even past a timeout or an abort.
-    if (release !== undefined) {
-      if (stillRunning && execution !== undefined) {
-        const held = release;
-        execution.then(held, held);
-      } else release();
-    }
-    group.delete(abortCall);
-  }
-
-  if (updates !== undefined) await updates;
-  started = false;
-  // A call aborted while waiting for its resource lock never started: no start, so no end event.
-  if (startEmitted && params.listening?.() !== false) {
-    params.emit({
-      type: 'tool-execution-end',
-      toolCallId: call.id,
-      toolName: tool.name,
-      result,
-      isError: result.isError === true,
-    });
-  }
-  if (params.hooks.afterToolExecution !== undefined) {
-    try {
-      result = normaliseResult((await params.hooks.afterToolExecution(info, result)) ?? result);
-    } catch (error) {
-      result = errorResult(`The afterToolExecution hook failed: ${errorMessage(error)}`, 'failed');
-    }
-  }
-  return {
-    settled: {
-      message: toResultMessage(call, tool, result),
-      terminate: result.terminate === true && result.isError !== true,
-    },
-    fatal,
-  };
-}
-
-/** Calls `execute` now (synchronously) and turns a synchronous throw into a rejection. */
-function startExecution(
-  tool: AnyAgentTool,
-  args: unknown,
-  context: ToolContext,
-): Promise<ToolResult> {
-  try {
-    return Promise.resolve(tool.execute(args, context));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/** Whether `promise` settles within `ms` (0: only if it already has, after a microtask turn). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  const expired = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([settled, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function safeResourceKey(tool: AnyAgentTool, args: unknown): string | undefined {
-  try {
-    return tool.policy?.resourceKey?.(args);
-  } catch {
-    return undefined;
   }
 }
 
