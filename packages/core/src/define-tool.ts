@@ -83,6 +83,11 @@ export function defineTool<TInput extends z.ZodType, TDetails = unknown>(
     // One `.then` instead of an async wrapper: a promise hop less on every call.
     execute: (args, ctx) => Promise.resolve(config.execute(args, ctx)).then(finish),
   };
+  directExecutions.set(tool.execute as AgentTool['execute'], {
+    // Called as a method of `config`, as `execute` calls it.
+    body: (args, ctx) => config.execute(args as z.output<TInput>, ctx),
+    finish: finish as DirectExecution['finish'],
+  });
   function finish(returned: ToolResult<TDetails> | string): ToolResult<TDetails> {
     const result: ToolResult<TDetails> =
       typeof returned === 'string' ? { content: [{ type: 'text', text: returned }] } : returned;
@@ -105,6 +110,26 @@ export function defineTool<TInput extends z.ZodType, TDetails = unknown>(
   if (config.permissionSubjects !== undefined) tool.permissionSubjects = config.permissionSubjects;
   if (output !== undefined) tool.outputSchema = zodToJsonSchema(output);
   return tool;
+}
+
+/** A `defineTool` execute split in two: the tool's own body, and the step that finishes its value. */
+export interface DirectExecution {
+  body: (args: unknown, ctx: ToolContext) => unknown;
+  /** Turns the body's value into the result (a string becomes text); throws on a bad `details`. */
+  finish: (returned: unknown) => ToolResult;
+}
+
+/** Keyed by the `execute` function `defineTool` made, so a wrapper that replaces it is never bypassed. */
+const directExecutions = new WeakMap<AgentTool['execute'], DirectExecution>();
+
+/**
+ * The two halves of a `defineTool` tool's `execute`, for the loop: it awaits the body and finishes
+ * the value itself, one promise step less than calling `execute`. Undefined for any other execute.
+ */
+export function directExecutionOf(tool: {
+  execute: AgentTool['execute'];
+}): DirectExecution | undefined {
+  return directExecutions.get(tool.execute);
 }
 
 /**

@@ -241,3 +241,56 @@ describe('runCall: timeouts on a shared timer', () => {
     ]);
   });
 });
+
+describe('runCall: defineTool tools run their body directly', () => {
+  it('a wrapper that replaces execute still runs; one that spreads the tool runs the same body', async () => {
+    const log: string[] = [];
+    const tool = defineTool({
+      name: 'echo',
+      description: 'echoes',
+      input,
+      execute: async ({ id }) => `echo ${id}`,
+    });
+    const wrapped: AnyAgentTool = {
+      ...tool,
+      execute: async (args, ctx) => {
+        log.push('wrapper');
+        const result = await tool.execute(args as { id: string }, ctx);
+        return { ...result, content: [...result.content, { type: 'text', text: 'wrapped' }] };
+      },
+    };
+    const viaWrapper = await executeTool(wrapped, { id: 'a' });
+    expect(log).toEqual(['wrapper']);
+    expect(viaWrapper.content).toEqual([
+      { type: 'text', text: 'echo a' },
+      { type: 'text', text: 'wrapped' },
+    ]);
+    expect((await executeTool({ ...tool }, { id: 'b' })).content).toEqual([
+      { type: 'text', text: 'echo b' },
+    ]);
+  });
+
+  it('the body runs as a method of its config, and details that break the output schema are an error result', async () => {
+    const config = {
+      name: 'counter',
+      description: 'counts',
+      input,
+      output: z.object({ count: z.number() }),
+      prefix: 'count',
+      async execute(this: { prefix: string }, { id }: { id: string }) {
+        return {
+          content: [{ type: 'text' as const, text: `${this.prefix} ${id}` }],
+          details: id === 'bad' ? { count: 'many' as unknown as number } : { count: 1 },
+        };
+      },
+    };
+    const tool = defineTool(config);
+    const good = await executeTool(tool, { id: 'a' });
+    expect(good).toMatchObject({ isError: false, details: { count: 1 } });
+    expect(good.content).toEqual([{ type: 'text', text: 'count a' }]);
+    const bad = await executeTool(tool, { id: 'bad' });
+    expect(bad).toMatchObject({ isError: true, errorKind: 'failed' });
+    expect(resultText(bad)).toContain('returned details that do not match its output schema');
+  });
+});
+

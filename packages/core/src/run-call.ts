@@ -1,4 +1,5 @@
 import type { ToolCallInfo } from './agent-options.js';
+import { type DirectExecution, directExecutionOf } from './define-tool.js';
 import { errorMessage, ToolError } from './errors.js';
 import type { ToolCallContent } from './messages.js';
 import type { AnyAgentTool, ToolContext, ToolResult } from './tool.js';
@@ -48,7 +49,7 @@ class RunningCall {
   /** The result an abort settled the call with, once aborted. */
   abortedOutcome: ToolResult | undefined;
   /** Settles the call's wait for its tool; set while it waits. */
-  settleAborted: ((result: ToolResult) => void) | undefined;
+  settleAborted: ((result: unknown) => void) | undefined;
   /** Set when the call no longer listens to its group (its tool settled or it was aborted). */
   done = false;
 
@@ -184,7 +185,7 @@ export async function runCall(
   let startEmitted = false;
   // Update hooks run in order, chained here; undefined until the first update needs one.
   let updates: Promise<void> | undefined;
-  let execution: Promise<ToolResult> | undefined;
+  let execution: Promise<unknown> | undefined;
   let stillRunning = false;
   const key = safeResourceKey(tool, info.args);
 
@@ -258,18 +259,21 @@ export async function runCall(
     // The last check and the call are in the same synchronous step: an abort from a listener,
     // a sibling or a timer cannot fall between them, so no execute starts after an abort.
     controller.signal.throwIfAborted();
-    const pending = startExecution(tool, info.args, context);
+    // A `defineTool` tool's body is awaited and its value finished here: one promise step less.
+    const direct = directExecutionOf(tool);
+    const pending = startExecution(tool, direct, info.args, context);
     execution = pending;
     // Settled by the tool or by an abort, whichever comes first. A tool that ignores its signal
     // keeps running; its late outcome is dropped here (handled, so never an unhandled rejection).
-    result = normaliseResult(
+    let settled: unknown =
       running.abortedOutcome ??
-        (await new Promise<ToolResult>((resolve, reject) => {
-          running.settleAborted = resolve;
-          pending.then(resolve, reject);
-        })),
-    );
+      (await new Promise<unknown>((resolve, reject) => {
+        running.settleAborted = resolve;
+        pending.then(resolve, reject);
+      }));
     const abortedOutcome = running.abortedOutcome;
+    if (direct !== undefined && settled !== abortedOutcome) settled = direct.finish(settled);
+    result = normaliseResult(settled);
     if (abortedOutcome !== undefined && result === abortedOutcome) {
       // Aborted (timeout, cancel, sibling): give the tool a grace period to stop. One that ignores
       // its signal is reported, and keeps its resource key until it really settles.
@@ -340,14 +344,20 @@ export async function runCall(
   );
 }
 
-/** Calls `execute` now (synchronously) and turns a synchronous throw into a rejection. */
+/**
+ * Calls `execute` (or a `defineTool` tool's body) now, synchronously, and turns a synchronous
+ * throw into a rejection.
+ */
 function startExecution(
   tool: AnyAgentTool,
+  direct: DirectExecution | undefined,
   args: unknown,
   context: ToolContext,
-): Promise<ToolResult> {
+): Promise<unknown> {
   try {
-    return Promise.resolve(tool.execute(args, context));
+    return Promise.resolve(
+      direct === undefined ? tool.execute(args, context) : direct.body(args, context),
+    );
   } catch (error) {
     return Promise.reject(error);
   }
