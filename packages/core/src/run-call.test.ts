@@ -293,4 +293,3 @@ describe('runCall: defineTool tools run their body directly', () => {
     expect(resultText(bad)).toContain('returned details that do not match its output schema');
   });
 });
-
