@@ -25,6 +25,14 @@ describe('a language server in the OS sandbox', () => {
       const commandLine = (await readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0');
       expect(path.basename(commandLine[0] ?? '')).toBe('bwrap');
       expect(commandLine.some((part) => part.endsWith('pyright-langserver'))).toBe(true);
+      // The server stays up between queries: servers check every 3 s that the client's pid is
+      // alive (vscode-languageserver), which from inside the sandbox's pid namespace it never is.
+      // Nothing signals "still alive", so this waits past one check.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(await workspace.definition(app, { line: 3, character: 8 })).toHaveLength(1);
+      expect((await workspace.runningServers()).map((running) => running.pid)).toEqual([
+        server.pid,
+      ]);
       await workspace.close();
       expect(await processesInGroup(server.pid)).toEqual([]);
     } finally {

@@ -240,7 +240,10 @@ export class ServerProcess {
         root,
       });
       const params: InitializeParams = {
-        processId: process.pid,
+        // Servers exit when the client's process is gone, polling it by pid. In a sandbox's own
+        // pid namespace our pid names nothing (or another process), so a sandboxed server would
+        // stop itself seconds after starting: there, no pid (the sandbox dies with us anyway).
+        processId: options.sandbox === undefined ? process.pid : null,
         clientInfo: { name: '@agent/tools-lsp' },
         rootUri: uriOf(root),
         rootPath: root,
