@@ -57,24 +57,35 @@ export async function startAllowListProxy(allowHosts: readonly string[]): Promis
   // The proxy serves sandboxed commands, which keep the process alive themselves: a listening
   // proxy alone must not (a script whose sandbox was never closed would never exit).
   server.unref();
-  const removeDirectory = () => {
-    try {
-      fs.rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Best effort.
-    }
-  };
   // A sandbox nobody closed still leaves nothing behind when the process exits.
-  process.once('exit', removeDirectory);
+  openDirectories.add(dir);
+  if (openDirectories.size === 1 && !exitHandlerInstalled) {
+    exitHandlerInstalled = true;
+    process.once('exit', () => {
+      for (const open of openDirectories) removeDirectory(open);
+    });
+  }
   return {
     socketPath,
     close: async () => {
-      process.off('exit', removeDirectory);
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      removeDirectory();
+      openDirectories.delete(dir);
+      removeDirectory(dir);
     },
   };
+}
+
+/** Socket directories of proxies not closed yet, removed at exit (one handler for all). */
+const openDirectories = new Set<string>();
+let exitHandlerInstalled = false;
+
+function removeDirectory(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Best effort.
+  }
 }
 
 function refuse(client: net.Socket, why: string): void {
