@@ -12,8 +12,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-/** Live (not zombie) processes whose command line contains `tag`. */
-function processesWith(tag: string): string[] {
+/** Live (not zombie) processes whose command line contains `tag` (or is exactly `exact`). */
+function processesWith(tag: string, exact?: string): string[] {
   return fs
     .readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
@@ -21,7 +21,8 @@ function processesWith(tag: string): string[] {
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (/\) [ZX] /.test(stat)) return false;
-        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag);
+        const commandLine = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        return exact === undefined ? commandLine.includes(tag) : commandLine === exact;
       } catch {
         return false;
       }
@@ -76,11 +77,13 @@ describe('signals end the CLI without leaving its commands behind', () => {
         child.once('exit', (code) => resolve(code)),
       );
       // The command runs once its foreground sleep shows up (an event would need the CLI's help).
+      // Match the sleep itself: a shell forked on the way there shows the whole line until it execs.
+      const sleeping = () => processesWith(`${tag}2`, `sleep\0${tag}2\0`);
       const deadline = Date.now() + 30_000;
-      while (processesWith(`${tag}2`).length === 0 && Date.now() < deadline) {
+      while (sleeping().length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(processesWith(`${tag}2`)).toHaveLength(1);
+      expect(sleeping()).toHaveLength(1);
       child.kill(signal);
       expect(await exited, stderr).toBe(expected);
       expect(processesWith(tag)).toEqual([]);
