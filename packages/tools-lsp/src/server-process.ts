@@ -310,9 +310,15 @@ export class ServerProcess {
           this.#connection.sendRequest<TResult>(method, params, cancellation.token))().catch(
           (error: unknown): Promise<never> => {
             if (!this.#alive) throw this.#exitError();
-            // The pipe closed before the process's exit was reported: wait for the exit, so
-            // the caller sees "the server died" (and retries on a fresh one).
-            if (error instanceof Error && /Connection is (closed|disposed)/.test(error.message))
+            // The pipe closed (or broke under the write: EPIPE) before the process's exit was
+            // reported: wait for the exit, so the caller sees "the server died" (and retries on
+            // a fresh one).
+            if (
+              error instanceof Error &&
+              /Connection is (closed|disposed)|EPIPE|ECONNRESET|ERR_STREAM_(DESTROYED|WRITE_AFTER_END)|write after end/.test(
+                error.message,
+              )
+            )
               return died;
             throw new LspError(
               `The ${this.config.language} language server failed ${method}: ${error instanceof Error ? error.message : String(error)}`,
