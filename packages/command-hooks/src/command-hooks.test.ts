@@ -90,6 +90,14 @@ describe('parseHooksConfig', () => {
     expect(matches('edit_file|write_file', 'write_file')).toBe(true);
     expect(matches('*', 'anything')).toBe(true);
     expect(matches(undefined, 'anything')).toBe(true);
+    // Claude Code documents "*" and "" as "every tool": both parse and select everything.
+    for (const matcher of ['*', '']) {
+      const parsed = parseHooksConfig({
+        PreToolUse: [{ matcher, hooks: [{ type: 'command', command: 'true' }] }],
+      });
+      expect(parsed.PreToolUse?.[0]?.matcher).toBe(matcher);
+      expect(matches(matcher, 'bash')).toBe(true);
+    }
     const a = parseHooksConfig({ Stop: [{ hooks: [{ type: 'command', command: 'a' }] }] });
     const b = parseHooksConfig({ Stop: [{ hooks: [{ type: 'command', command: 'b' }] }] });
     expect(mergeHooksConfigs(a, b).Stop?.map((m) => m.hooks[0]?.command)).toEqual(['a', 'b']);

@@ -67,8 +67,9 @@ export function parseHooksConfig(value: unknown, where = 'hooks'): HooksConfig {
       if (matcher !== undefined) {
         if (typeof matcher !== 'string')
           throw new HooksConfigError(`${at}.matcher must be a string`);
+        // `*` (Claude Code's "every tool") is not a regular expression; `''` selects every tool too.
         try {
-          new RegExp(matcher);
+          if (matcher !== '*') new RegExp(matcher);
         } catch (error) {
           throw new HooksConfigError(
             `${at}.matcher is not a valid regular expression: ${(error as Error).message}`,
