@@ -13,7 +13,11 @@ export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 /** What the command line asked for, validated. */
 export interface CliOptions {
-  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve';
+  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
+  /** `agent trust [list|revoke]`: what to do with the folder's trust [add]. */
+  trustAction?: 'add' | 'list' | 'revoke';
+  /** `--trust`: apply the folder's configuration for this run even if it is not trusted. */
+  trust?: boolean;
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
   serveHttpPort?: number | undefined;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
@@ -73,6 +77,8 @@ export const usage = `Usage:
   agent -p "prompt" [options]     one run; the final answer goes to stdout
   cat log | agent -p "explain"    piped stdin is appended to the prompt (-p - : stdin is the prompt)
   agent demo                      offline demo: a scripted model drives the real tools
+  agent trust [list|revoke]       trust this folder's configuration (hooks, MCP servers, env,
+                                  allow rules…), pinned to what it is now; list; or revoke
   agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
                                   to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
 
@@ -95,6 +101,9 @@ Tools:
                            credentials are hidden, no network
 
 Permissions:
+  --trust                  apply this folder's own configuration for this run even if the
+                           folder is not trusted (hooks, MCP servers, env, allow rules…); without
+                           it an untrusted folder's settings may only narrow (see agent trust)
   --mode <mode>            default | read-only | workspace-write | full-access
                            [default in a session, read-only with -p]
   --allow <rule>           e.g. 'bash(git *)'; repeatable
@@ -157,6 +166,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   const { values, positionals } = parsed;
   let command: CliOptions['command'] = 'run';
   let initialPrompt: string | undefined;
+  let trustAction: CliOptions['trustAction'];
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
   else if (positionals.length > 0) {
@@ -165,6 +175,17 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     else if (positionals[0] === 'mcp')
       throw new UsageError('Unknown mcp command: use "agent mcp serve [--http] [--port N]"');
     else if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
+    else if (
+      positionals[0] === 'trust' &&
+      (positionals.length === 1 ||
+        (positionals.length === 2 && ['list', 'revoke'].includes(positionals[1] ?? '')))
+    ) {
+      command = 'trust';
+      trustAction = (positionals[1] ?? 'add') as 'add' | 'list' | 'revoke';
+    } else if (positionals[0] === 'trust' && values.print === undefined)
+      throw new UsageError(
+        `Unknown trust command "${positionals.slice(1).join(' ')}": use agent trust, agent trust list or agent trust revoke (--cwd names the folder)`,
+      );
     else if (positionals[0] === 'demo')
       throw new UsageError(
         `demo takes no arguments (to start a session with a prompt that begins with "demo", quote it: agent "${positionals.join(' ')}")`,
@@ -281,6 +302,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     sandboxExplicit: values.sandbox !== undefined,
     continueLast: values.continue === true,
     ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
+    ...(values.trust === true ? { trust: true } : {}),
+    ...(trustAction === undefined ? {} : { trustAction }),
     ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
     pickSession,
   };
@@ -333,6 +356,7 @@ function parse(argv: readonly string[]) {
       http: { type: 'boolean' },
       continue: { type: 'boolean', short: 'c' },
       'keep-grants': { type: 'boolean' },
+      trust: { type: 'boolean' },
       'hosted-web-search': { type: 'boolean' },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

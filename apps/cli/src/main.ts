@@ -20,7 +20,7 @@ import {
   runPrompt,
 } from './session.js';
 import { listSessions, newSessionPath } from './sessions.js';
-import { applySettings, loadSettings } from './settings.js';
+import { applySettings } from './settings.js';
 import {
   permissionAsked,
   runSummary,
@@ -30,6 +30,8 @@ import {
 } from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
+import { askTrustOnTerminal, runTrustCommand } from './trust-command.js';
+import { startWithTrust } from './trust-flow.js';
 import { versionsText } from './version.js';
 
 const writeOut = (text: string) => process.stdout.write(text);
@@ -346,10 +348,21 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     options = parseCliArgs(argv);
     if (options.command === 'run' || options.command === 'mcp-serve') {
-      // Settings files under the flags; their env applies to this process (tools, servers).
-      const settings = await loadSettings(options.cwd);
-      Object.assign(process.env, settings.env);
-      options = applySettings(options, settings, options.sandboxExplicit === true);
+      // Settings files under the flags, the project's only as far as the folder is trusted
+      // (decided here, before anything of it runs); their env applies to this process (tools, servers).
+      const interactive =
+        options.command === 'run' &&
+        options.prompt === undefined &&
+        options.inputFormat !== 'stream-json' &&
+        process.stdin.isTTY === true &&
+        process.stdout.isTTY === true;
+      const start = await startWithTrust(options, {
+        defaultMode: interactive ? 'default' : 'read-only',
+        ...(interactive ? { ask: askTrustOnTerminal(process.stdin, writeOut) } : {}),
+      });
+      for (const notice of start.notices) writeErr(`${notice}\n`);
+      Object.assign(process.env, start.settings.env);
+      options = applySettings(options, start.settings, options.sandboxExplicit === true);
     }
     if (options.command === 'run') {
       // Every session is kept (unless --save names the file); --continue picks up the newest.
@@ -380,6 +393,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case 'demo':
         return exitCodeFor((await runDemo(writeOut)).stopReason);
+      case 'trust':
+        return await runTrustCommand(options, writeOut);
       case 'mcp-serve': {
         // Loaded only for this command: the MCP server side stays out of every other start-up.
         const { runMcpServe } = await import('./mcp-serve.js');

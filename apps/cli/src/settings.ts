@@ -15,6 +15,7 @@ import {
 } from '@agent/command-hooks';
 import type { PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import { realFolder } from '@agent/workspace-trust';
 import type { CliOptions, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
 import { agentHome, type McpServerEntry, parseMcpServers } from './tool-sources.js';
@@ -173,9 +174,79 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   return checked;
 }
 
-/** Reads and merges the settings files of a workspace (later files win; rule lists add up). */
-export async function loadSettings(cwd: string, home = agentHome()): Promise<Settings> {
-  const settings: Settings = {
+/** Where a settings file sits: the user's own, or the project's (trusted or not). */
+export type SettingsScope = 'user' | 'project';
+
+/** One settings file (or `.mcp.json`), checked, with where it came from. */
+export interface SettingsLayer {
+  path: string;
+  scope: SettingsScope;
+  file: SettingsFile;
+  /** Its MCP servers, parsed. */
+  servers: McpServerEntry[];
+}
+
+/**
+ * Reads the settings files in merge order (user, project, project local, the project's
+ * `.mcp.json`). A project file that is the user's own file (the project is `$HOME`) counts once,
+ * as the user's.
+ */
+export async function readSettingsLayers(
+  cwd: string,
+  home = agentHome(),
+): Promise<SettingsLayer[]> {
+  const project = resolve(cwd);
+  const layers: SettingsLayer[] = [];
+  const seen = new Set<string>();
+  const read = async (path: string, scope: SettingsScope, mcpJson = false) => {
+    const real = realFolder(path);
+    if (seen.has(real)) return;
+    const raw = await readJson(path);
+    if (raw === undefined) return;
+    seen.add(real);
+    if (mcpJson) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+        throw new CliError(`${path} must hold a JSON object with "mcpServers"`);
+      const servers = (raw as { mcpServers?: unknown }).mcpServers;
+      layers.push({ path, scope, file: {}, servers: parseMcpServers(servers, path) });
+      return;
+    }
+    const file = checkSettings(raw, path);
+    const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
+    layers.push({ path, scope, file, servers });
+  };
+  await read(join(home, 'settings.json'), 'user');
+  await read(join(project, '.agent', 'settings.json'), 'project');
+  await read(join(project, '.agent', 'settings.local.json'), 'project');
+  await read(join(project, '.mcp.json'), 'project', true);
+  return layers;
+}
+
+/** The settings of the layers merged as they are, every layer applied (later files win; rule lists add up). */
+export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
+  const settings = emptySettings();
+  const servers = new Map<string, McpServerEntry>();
+  for (const { path, file, servers: layerServers } of layers) {
+    settings.files.push(path);
+    settings.allow.push(...(file.permissions?.allow ?? []));
+    settings.ask.push(...(file.permissions?.ask ?? []));
+    settings.deny.push(...(file.permissions?.deny ?? []));
+    settings.mode = file.permissions?.defaultMode ?? settings.mode;
+    settings.keepGrants = file.permissions?.keepGrants ?? settings.keepGrants;
+    settings.model = file.model ?? settings.model;
+    settings.provider = file.provider ?? settings.provider;
+    settings.sandbox = file.sandbox ?? settings.sandbox;
+    Object.assign(settings.env, file.env ?? {});
+    if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
+    for (const entry of layerServers) servers.set(entry.name, entry);
+  }
+  settings.mcpServers = [...servers.values()];
+  return settings;
+}
+
+/** Settings with nothing set. */
+export function emptySettings(): Settings {
+  return {
     allow: [],
     ask: [],
     deny: [],
@@ -189,40 +260,11 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     hooks: {},
     files: [],
   };
-  const servers = new Map<string, McpServerEntry>();
-  const addServers = (raw: unknown, origin: string) => {
-    for (const entry of parseMcpServers(raw, origin)) servers.set(entry.name, entry);
-  };
-  const project = resolve(cwd);
-  for (const path of [
-    join(home, 'settings.json'),
-    join(project, '.agent', 'settings.json'),
-    join(project, '.agent', 'settings.local.json'),
-  ]) {
-    const raw = await readJson(path);
-    if (raw === undefined) continue;
-    const file = checkSettings(raw, path);
-    settings.files.push(path);
-    settings.allow.push(...(file.permissions?.allow ?? []));
-    settings.ask.push(...(file.permissions?.ask ?? []));
-    settings.deny.push(...(file.permissions?.deny ?? []));
-    settings.mode = file.permissions?.defaultMode ?? settings.mode;
-    settings.keepGrants = file.permissions?.keepGrants ?? settings.keepGrants;
-    settings.model = file.model ?? settings.model;
-    settings.provider = file.provider ?? settings.provider;
-    settings.sandbox = file.sandbox ?? settings.sandbox;
-    Object.assign(settings.env, file.env ?? {});
-    if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
-    if (file.mcpServers !== undefined) addServers(file.mcpServers, path);
-  }
-  const mcpJson = join(project, '.mcp.json');
-  const raw = await readJson(mcpJson);
-  if (raw !== undefined) {
-    settings.files.push(mcpJson);
-    addServers((raw as { mcpServers?: unknown }).mcpServers, mcpJson);
-  }
-  settings.mcpServers = [...servers.values()];
-  return settings;
+}
+
+/** Reads and merges every settings file of a workspace, trusting them all (see `project-trust.ts`). */
+export async function loadSettings(cwd: string, home = agentHome()): Promise<Settings> {
+  return mergeSettings(await readSettingsLayers(cwd, home));
 }
 
 /** The options with the settings under them: a flag always wins; rule lists add up. */

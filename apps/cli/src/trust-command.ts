@@ -1,0 +1,104 @@
+/**
+ * The user's side of workspace trust: the question the REPL asks before anything of a folder
+ * runs, and `agent trust [list|revoke]`.
+ */
+import type { ReadStream } from 'node:tty';
+import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trust';
+import type { CliOptions } from './args.js';
+import { CliError } from './cli-error.js';
+import { startWithTrust, type TrustQuestion, trustStorePath } from './trust-flow.js';
+
+/** The question's text, every line that would run or widen shown. */
+export function trustQuestionText(question: TrustQuestion): string {
+  const head = question.changed
+    ? `The configuration of ${question.folder} changed since you trusted it. Trusting it again lets this run:`
+    : `${question.folder} has configuration that runs commands or widens what the agent may do:`;
+  const scope = question.wholesale
+    ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
+    : '';
+  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no `;
+}
+
+/**
+ * Asks on the terminal and reads one key: `y` trusts; `n`, Enter, Escape, Ctrl-C and Ctrl-D do
+ * not. Leaves the terminal as it found it (cooked, paused) for the session that follows.
+ */
+export function askTrustOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): (question: TrustQuestion) => Promise<boolean> {
+  return (question) =>
+    new Promise<boolean>((resolve) => {
+      write(trustQuestionText(question));
+      const tty = input as ReadStream;
+      const wasRaw = tty.isRaw === true;
+      if (typeof tty.setRawMode === 'function') tty.setRawMode(true);
+      const finish = (answer: boolean) => {
+        input.off('data', onData);
+        input.off('end', onEnd);
+        if (typeof tty.setRawMode === 'function') tty.setRawMode(wasRaw);
+        input.pause();
+        write(answer ? 'yes\n' : 'no\n');
+        resolve(answer);
+      };
+      const onEnd = () => finish(false);
+      const onData = (chunk: Buffer | string) => {
+        const text = chunk.toString();
+        // A bracketed paste or any other input is not an answer: only a single key is.
+        if (/^[yY]$/.test(text)) finish(true);
+        else if (/^([nN]|\r|\n|\r\n|\u001b|\u0003|\u0004)$/.test(text)) finish(false);
+      };
+      input.on('data', onData);
+      input.once('end', onEnd);
+      input.resume();
+    });
+}
+
+/** `agent trust` (trust the folder now, pinned to what it has), `agent trust list`, `agent trust revoke`. */
+export async function runTrustCommand(
+  options: CliOptions,
+  write: (text: string) => void,
+): Promise<number> {
+  const store = await TrustStore.open(trustStorePath());
+  for (const warning of store.warnings) write(`agent: trust store: ${warning}\n`);
+  const folder = realFolder(options.cwd);
+  switch (options.trustAction ?? 'add') {
+    case 'list': {
+      const entries = store.list();
+      if (entries.length === 0) write(`No trusted folders (${store.path}).\n`);
+      for (const entry of entries)
+        write(
+          `${entry.folder}${entry.recursive ? '' : ' (this folder only)'}  trusted ${entry.trustedAt.slice(0, 16).replace('T', ' ')}, ${Object.keys(entry.items).length} pinned item(s)\n`,
+        );
+      return 0;
+    }
+    case 'revoke': {
+      const had = await store.revoke(folder);
+      const cover = store.entryFor(folder);
+      write(
+        had ? `${folder} is no longer trusted.\n` : `${folder} had no trust entry of its own.\n`,
+      );
+      if (cover !== undefined)
+        write(
+          `It is still covered by ${cover.folder}: run agent trust revoke --cwd ${cover.folder}\n`,
+        );
+      return had ? 0 : 1;
+    }
+    case 'add': {
+      // What the folder would run or widen, pinned exactly as the next start will see it.
+      const start = await startWithTrust({ ...options, trust: true }, { defaultMode: 'default' });
+      const items = start.decision.accepted;
+      await store.trust(folder, items);
+      write(
+        `Trusted ${folder}${isWholesaleFolder(folder) ? ' (this folder only: not the folders below it)' : ''}${items.length === 0 ? '.' : ', with:'}\n`,
+      );
+      for (const item of items) write(`  ${item.description} (${item.source})\n`);
+      write('A change to any of these asks again. Undo with: agent trust revoke\n');
+      return 0;
+    }
+    default: {
+      const exhaustive: never = options.trustAction as never;
+      throw new CliError(`Unknown trust action ${String(exhaustive)}`);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+export {
+  type DecideTrustOptions,
+  decideTrust,
+  describeWithheld,
+  type TrustDecision,
+  type TrustState,
+  type WithheldItem,
+  type WithheldReason,
+} from './trust-decision.js';
+export { type TrustItem, type TrustItemKind, trustItemDigest } from './trust-items.js';
+export {
+  isWholesaleFolder,
+  type PinnedItem,
+  realFolder,
+  type TrustedFolder,
+  TrustStore,
+} from './trust-store.js';
