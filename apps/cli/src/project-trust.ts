@@ -30,6 +30,14 @@ const modeRank: Record<PermissionMode, number> = {
 };
 const sandboxStrength: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 
+/**
+ * An item's key: the file's absolute path (under the folder's real path) and the setting. A moved
+ * folder is a new folder; a subfolder's own files are its own items.
+ */
+export function trustItemKey(file: string, setting: string): string {
+  return `${file} ${setting}`;
+}
+
 /** One part of a settings file: applied to the merge; `item` set when it needs trust. */
 interface Part {
   item?: TrustItem;
@@ -70,7 +78,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
     parts.push(
       trusted
         ? { apply }
-        : { item: { kind, key: `${source} ${key}`, source, description, value }, apply },
+        : { item: { kind, key: trustItemKey(layer.path, key), source, description, value }, apply },
     );
   };
   const permissions = file.permissions ?? {};

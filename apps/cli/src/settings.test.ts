@@ -34,7 +34,7 @@ describe('settings files', () => {
       { text: 'tried' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
       { env },
     );
     expect(run.stderr).toContain('Denied by rule "bash(rm *)"');
@@ -121,7 +121,7 @@ describe('settings files', () => {
       { text: 'read the graph' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
       { env },
     );
     expect(run.stderr).toContain('✓ memory__read_graph');
@@ -149,7 +149,7 @@ describe('settings files', () => {
       { text: 'read the graph' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
       { env },
     );
     expect(run.stderr).toMatch(/mcp broken: could not connect, skipped: /);
@@ -186,7 +186,7 @@ describe('settings files', () => {
       { text: 'ok' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off'],
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
       { env },
     );
     expect(run.stderr).toMatch(/✗ bash \[denied\]: .*no network from bash, use web_fetch/);
@@ -239,13 +239,15 @@ process.stdin.on('end', () => {
     );
     const script = await writeScript(dir, [{ text: 'first' }, { text: 'second' }]);
     const blocked = await runCli(
-      ['-p', 'a forbidden thing', '--scripted', script, '--cwd', workspace],
+      ['-p', 'a forbidden thing', '--scripted', script, '--cwd', workspace, '--trust'],
       { env },
     );
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain('Prompt blocked by a UserPromptSubmit hook: not that prompt');
     expect(blocked.stdout).toBe('');
-    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'], {
+      env,
+    });
     expect(run.stderr).toContain('A Stop hook sends the agent on: say more');
     expect(run.stdout).toBe('second\n');
     expect(run.code).toBe(0);
@@ -257,7 +259,9 @@ process.stdin.on('end', () => {
       join(workspace, '.agent', 'settings.json'),
       JSON.stringify({ hooks: { PreToolUs: [] } }),
     );
-    const bad = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    const bad = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'], {
+      env,
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/settings\.json: hooks: unknown key "PreToolUs"/);
   });

@@ -19,6 +19,9 @@ export function trustQuestionText(question: TrustQuestion): string {
   return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no `;
 }
 
+/** Keys that answer no: n, Enter, Escape, Ctrl-C, Ctrl-D. */
+const noKeys = new Set(['n', 'N', '\r', '\n', '\r\n', '\u001b', '\u0003', '\u0004']);
+
 /**
  * Asks on the terminal and reads one key: `y` trusts; `n`, Enter, Escape, Ctrl-C and Ctrl-D do
  * not. Leaves the terminal as it found it (cooked, paused) for the session that follows.
@@ -46,7 +49,7 @@ export function askTrustOnTerminal(
         const text = chunk.toString();
         // A bracketed paste or any other input is not an answer: only a single key is.
         if (/^[yY]$/.test(text)) finish(true);
-        else if (/^([nN]|\r|\n|\r\n|\u001b|\u0003|\u0004)$/.test(text)) finish(false);
+        else if (noKeys.has(text)) finish(false);
       };
       input.on('data', onData);
       input.once('end', onEnd);

@@ -16,7 +16,12 @@ import {
   TrustStore,
 } from '@agent/workspace-trust';
 import type { CliOptions } from './args.js';
-import { projectTrustItems, type TrustBaseline, trustedSettings } from './project-trust.js';
+import {
+  projectTrustItems,
+  type TrustBaseline,
+  trustedSettings,
+  trustItemKey,
+} from './project-trust.js';
 import { readSettingsLayers, type Settings, type SettingsLayer } from './settings.js';
 import { agentHome } from './tool-sources.js';
 
@@ -181,8 +186,8 @@ function guardProviderEndpoints(
   const origin = new Map<string, SettingsLayer>();
   for (const layer of layers)
     for (const name of Object.keys(layer.file.env ?? {})) {
-      const source = relative(folder, layer.path);
-      if (layer.scope === 'user' || accepted.has(`${source} env.${name}`)) origin.set(name, layer);
+      if (layer.scope === 'user' || accepted.has(trustItemKey(layer.path, `env.${name}`)))
+        origin.set(name, layer);
     }
   for (const name of Object.keys(settings.env)) {
     const layer = origin.get(name);
