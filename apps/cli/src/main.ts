@@ -30,7 +30,11 @@ import {
 } from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
-import { askTrustOnTerminal, runTrustCommand } from './trust-command.js';
+import {
+  askMcpToolChangesOnTerminal,
+  askTrustOnTerminal,
+  runTrustCommand,
+} from './trust-command.js';
 import { startWithTrust } from './trust-flow.js';
 import { versionsText } from './version.js';
 
@@ -273,6 +277,7 @@ async function replMode(options: CliOptions): Promise<number> {
       colour: useColour(process.stdout),
     }),
     log: (line) => writeErr(`${line}\n`),
+    confirmMcpToolChanges: askMcpToolChangesOnTerminal(process.stdin, writeOut),
     mcpInteractions: new McpInteractions({
       keys,
       write: writeOut,

@@ -22,6 +22,7 @@ import { type CliOptions, UsageError } from './args.js';
 import { CliError } from './cli-error.js';
 import { createConfigTools } from './config-tool.js';
 import type { McpInteractions } from './mcp-interactions.js';
+import type { McpToolChangeQuestion } from './mcp-pins.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { agentsInstructions } from './settings.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
@@ -224,6 +225,8 @@ export async function createSession(
     log: (line: string) => void;
     /** MCP servers' requests (elicitation, sampling, roots, logs): asked on the terminal. */
     mcpInteractions?: McpInteractions;
+    /** Asked when an MCP server's tools changed since first used (the REPL); absent: left out. */
+    confirmMcpToolChanges?: McpToolChangeQuestion;
   },
 ): Promise<Session> {
   const saved: SavedSession =
@@ -260,9 +263,15 @@ export async function createSession(
   const model = await chooseProvider(options);
   const messages = saved.messages;
   const tools = await loadTools(
-    settings.mcpInteractions === undefined
-      ? options
-      : { ...options, mcpInteractions: settings.mcpInteractions },
+    {
+      ...options,
+      ...(settings.mcpInteractions === undefined
+        ? {}
+        : { mcpInteractions: settings.mcpInteractions }),
+      ...(settings.confirmMcpToolChanges === undefined
+        ? {}
+        : { confirmMcpToolChanges: settings.confirmMcpToolChanges }),
+    },
     settings.log,
   );
   let agents: AgentDefinition[];

@@ -10,6 +10,7 @@ import type { CliOptions } from './args.js';
 import { CliError } from './cli-error.js';
 import { type LoadedLspTools, loadLspTools } from './lsp-tools.js';
 import type { McpInteractions } from './mcp-interactions.js';
+import { type McpToolChangeQuestion, openMcpPins } from './mcp-pins.js';
 
 /** Every tool of a session, and how to release what they hold (MCP servers, background commands). */
 export interface ToolSet {
@@ -104,6 +105,11 @@ export async function loadTools(
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
     mcpInteractions?: McpInteractions;
+    /**
+     * Asked when a server's tools changed since they were first used (the REPL); true lets the
+     * changed tools through and records them. Absent: they are left out with a notice.
+     */
+    confirmMcpToolChanges?: McpToolChangeQuestion;
   },
   log: (line: string) => void,
 ): Promise<ToolSet> {
@@ -182,10 +188,13 @@ export async function loadTools(
       // HTTP servers that require OAuth: the user authorises in a browser; tokens are kept in a
       // 0600 file so the next session does not ask again.
       const store = fileTokenStore(join(agentHome(), 'mcp-tokens.json'));
+      // Each server's tools as first used: a changed or added tool waits for the user (rug pulls).
+      const pins = await openMcpPins(join(agentHome(), 'mcp-tool-pins.json'));
       const connected = await Promise.allSettled(
         servers.map((server) =>
           McpToolAdapter.connect({
             name: server.name,
+            toolFilter: pins.filterFor(server),
             transport:
               server.transport.type === 'http'
                 ? {
@@ -213,6 +222,7 @@ export async function loadTools(
           );
       });
       for (const adapter of adapters) {
+        await pins.settle(adapter, { log, confirm: options.confirmMcpToolChanges });
         const mcpTools = adapter.tools();
         tools.push(...mcpTools);
         sources.push(`mcp ${adapter.name} (${mcpTools.length})`);

@@ -6,6 +6,7 @@ import type { ReadStream } from 'node:tty';
 import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trust';
 import type { CliOptions } from './args.js';
 import { CliError } from './cli-error.js';
+import type { McpToolChangeQuestion } from './mcp-pins.js';
 import { startWithTrust, type TrustQuestion, trustStorePath } from './trust-flow.js';
 
 /** The question's text, every line that would run or widen shown. */
@@ -23,16 +24,16 @@ export function trustQuestionText(question: TrustQuestion): string {
 const noKeys = new Set(['n', 'N', '\r', '\n', '\r\n', '\u001b', '\u0003', '\u0004']);
 
 /**
- * Asks on the terminal and reads one key: `y` trusts; `n`, Enter, Escape, Ctrl-C and Ctrl-D do
- * not. Leaves the terminal as it found it (cooked, paused) for the session that follows.
+ * Asks a yes/no question on the terminal and reads one key: `y` is yes; `n`, Enter, Escape,
+ * Ctrl-C and Ctrl-D are no. Leaves the terminal as it found it (raw or not, paused).
  */
-export function askTrustOnTerminal(
+export function askOnTerminal(
   input: NodeJS.ReadStream,
   write: (text: string) => void,
-): (question: TrustQuestion) => Promise<boolean> {
+): (question: string) => Promise<boolean> {
   return (question) =>
     new Promise<boolean>((resolve) => {
-      write(trustQuestionText(question));
+      write(question);
       const tty = input as ReadStream;
       const wasRaw = tty.isRaw === true;
       if (typeof tty.setRawMode === 'function') tty.setRawMode(true);
@@ -48,13 +49,34 @@ export function askTrustOnTerminal(
       const onData = (chunk: Buffer | string) => {
         const text = chunk.toString();
         // A bracketed paste or any other input is not an answer: only a single key is.
-        if (/^[yY]$/.test(text)) finish(true);
+        if (text === 'y' || text === 'Y') finish(true);
         else if (noKeys.has(text)) finish(false);
       };
       input.on('data', onData);
       input.once('end', onEnd);
       input.resume();
     });
+}
+
+/** The workspace-trust question on the terminal (the REPL, before anything of the folder runs). */
+export function askTrustOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): (question: TrustQuestion) => Promise<boolean> {
+  const ask = askOnTerminal(input, write);
+  return (question) => ask(trustQuestionText(question));
+}
+
+/** The MCP tool-change question on the terminal. */
+export function askMcpToolChangesOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): McpToolChangeQuestion {
+  const ask = askOnTerminal(input, write);
+  return ({ server, lines }) =>
+    ask(
+      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\nLet the model use them? [y] yes [n] no `,
+    );
 }
 
 /** `agent trust` (trust the folder now, pinned to what it has), `agent trust list`, `agent trust revoke`. */

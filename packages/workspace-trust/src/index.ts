@@ -1,4 +1,10 @@
 export {
+  type PinnableTool,
+  type PinStatus,
+  ToolPins,
+  toolPinDigest,
+} from './tool-pins.js';
+export {
   type DecideTrustOptions,
   decideTrust,
   describeWithheld,
