@@ -245,7 +245,7 @@ describe('interactive session (tmux)', () => {
     const bash = { name: 'bash', arguments: { command: 'touch made.txt' } };
     const repl = await startRepl(
       [{ toolCalls: [bash] }, { text: 'The hook said no.' }],
-      ['--mode', 'full-access', '--sandbox', 'off'],
+      ['--mode', 'full-access', '--sandbox', 'off', '--trust'],
       async (workspace, dir) => {
         const hook = join(dir, 'no-touch.mjs');
         await writeFile(
@@ -373,7 +373,7 @@ You read files carefully and quote them.
     const rm = { name: 'bash', arguments: { command: 'rm -f keep.txt' } };
     const repl = await startRepl(
       [{ toolCalls: [rm] }, { text: 'Could not delete it.' }],
-      ['--sandbox', 'off'],
+      ['--sandbox', 'off', '--trust'],
       async (workspace) => {
         await writeFile(join(workspace, 'keep.txt'), 'keep');
         await mkdir(join(workspace, '.agent'));
