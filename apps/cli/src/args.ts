@@ -18,6 +18,8 @@ export interface CliOptions {
   trustAction?: 'add' | 'list' | 'revoke';
   /** `--trust`: apply the folder's configuration for this run even if it is not trusted. */
   trust?: boolean;
+  /** Whether the workspace is trusted (filled in by the trust step; undefined: not judged). */
+  workspaceTrusted?: boolean;
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
   serveHttpPort?: number | undefined;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */

@@ -367,7 +367,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
       for (const notice of start.notices) writeErr(`${notice}\n`);
       Object.assign(process.env, start.settings.env);
-      options = applySettings(options, start.settings, options.sandboxExplicit === true);
+      options = {
+        ...applySettings(options, start.settings, options.sandboxExplicit === true),
+        workspaceTrusted: start.trusted,
+      };
     }
     if (options.command === 'run') {
       // Every session is kept (unless --save names the file); --continue picks up the newest.

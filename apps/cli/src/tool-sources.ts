@@ -100,7 +100,7 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
-  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'> & {
+  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'workspaceTrusted'> & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
@@ -153,7 +153,11 @@ export async function loadTools(
     repl = replTools;
     tools.push(...replTools.tools);
     sources.push(`repl ${replTools.tools.map((tool) => tool.name).join(', ')}`);
-    lsp = await loadLspTools(cwd, tools, sandbox);
+    // Language servers may be the repository's own (node_modules/.bin): outside the sandbox they
+    // run only in a folder the user trusts.
+    if (sandbox.status.active || options.workspaceTrusted !== false)
+      lsp = await loadLspTools(cwd, tools, sandbox);
+    else sources.push('lsp off (an untrusted folder, and commands are not sandboxed)');
     if (lsp !== undefined) {
       tools.push(...lsp.tools);
       sources.push(lsp.source);

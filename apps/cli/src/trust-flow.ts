@@ -56,6 +56,11 @@ export interface TrustedStart {
   decision: TrustDecision;
   /** The folder judged (real path). */
   folder: string;
+  /**
+   * Whether the user trusts the folder (an entry covers it, or `--trust`), whatever it configures:
+   * without it, code the repository ships (its language servers) runs only in the sandbox.
+   */
+  trusted: boolean;
 }
 
 /** The mode and sandbox the session would have without the project's files. */
@@ -96,10 +101,7 @@ export async function startWithTrust(
   const items = projectTrustItems(layers, baseline, folder);
   const notices: string[] = [];
   let decision: TrustDecision;
-  if (items.length === 0 && options.trust !== true) {
-    // Nothing to run or widen: the store is not even read.
-    decision = decideTrust({ items, entry: undefined });
-  } else {
+  {
     const store = await TrustStore.open(trustStorePath(home));
     notices.push(...store.warnings.map((warning) => `agent: trust store: ${warning}`));
     decision = decideTrust({
@@ -124,7 +126,8 @@ export async function startWithTrust(
   const accepted = new Set(decision.accepted.map((item) => item.key));
   const settings = trustedSettings(layers, baseline, folder, accepted);
   notices.push(...guardProviderEndpoints(settings, layers, accepted, folder));
-  return { settings, notices, decision, folder };
+  const trusted = decision.state !== 'untrusted';
+  return { settings, notices, decision, folder, trusted };
 }
 
 function withheldNotice(folder: string, decision: TrustDecision): string[] {

@@ -282,6 +282,46 @@ describe('an untrusted folder (-p)', () => {
   });
 });
 
+describe('code the repository ships', () => {
+  it('its language server is not offered outside the sandbox until the folder is trusted', async () => {
+    const dir = await tempDir('agent-cli-trust-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'repo');
+    await mkdir(join(workspace, 'node_modules', '.bin'), { recursive: true });
+    await writeFile(join(workspace, 'tsconfig.json'), '{}');
+    await writeFile(
+      join(workspace, 'node_modules', '.bin', 'typescript-language-server'),
+      `#!/bin/sh\ntouch ${join(dir.path, 'server-ran')}\n`,
+      { mode: 0o755 },
+    );
+    const script = await writeScript(dir.path, [{ text: 'ok' }]);
+    const env = cleanEnv({ AGENT_HOME: join(dir.path, 'home') });
+    const toolsOf = async (extra: string[]) => {
+      const run = await runCli(
+        [
+          '-p',
+          'go',
+          '--scripted',
+          script,
+          '--cwd',
+          workspace,
+          '--sandbox',
+          'off',
+          '--output-format',
+          'stream-json',
+          ...extra,
+        ],
+        { env },
+      );
+      const start = JSON.parse(run.stdout.split('\n')[0] ?? '{}') as { tools?: string[] };
+      return start.tools ?? [];
+    };
+    expect(await toolsOf([])).not.toContain('lsp_hover');
+    expect(await toolsOf(['--trust'])).toContain('lsp_hover');
+    expect(existsSync(join(dir.path, 'server-ran'))).toBe(false);
+  });
+});
+
 describe('a trusted folder', () => {
   it('after `agent trust` each feature works; a change is withheld by -p and named; revoke undoes it', async () => {
     const attacker = await listener();
@@ -298,6 +338,7 @@ describe('a trusted folder', () => {
 
     const script = await writeScript(repo.dir, [
       { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'private.txt' } }] },
       { toolCalls: [{ name: 'bash', arguments: { command: 'echo mode-allows' } }] },
       { text: 'done' },
     ]);
@@ -308,6 +349,8 @@ describe('a trusted folder', () => {
     expect(existsSync(repo.canary('mcp-json'))).toBe(true);
     expect(attacker.connections()).toBeGreaterThan(0);
     expect(run.stderr).toMatch(/✓ bash: mode-allows/);
+    // The project's deny rule holds in a trusted folder too.
+    expect(run.stderr).toMatch(/✗ read_file \[denied\]: .*read_file\(\*\/private\.txt\)/);
     expect(run.stderr).not.toContain('is not a trusted folder');
 
     // A `git pull` changes one hook and adds a server: those two wait; the rest still applies.
