@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import {
+  credentialFreeEnvironment,
+  type DefinedTool,
+  defineTool,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import * as z from 'zod';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
@@ -22,8 +28,14 @@ export interface BashToolOptions {
   cwd: string;
   /** Shell run as `shell -c command` [/bin/bash]. */
   shell?: string;
-  /** Environment of every command [process.env]. */
+  /**
+   * Environment of every command [process.env], without the variables that hold credentials
+   * (API keys, tokens, passwords: `credentialFreeEnvironment` of `@agent/core`) unless `passEnv`
+   * names them.
+   */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables commands get anyway (exact names, e.g. `GITHUB_TOKEN`) [none]. */
+  passEnv?: readonly string[];
   /** Time limit in ms when the call gives none [120000]. */
   defaultTimeoutMs?: number;
   /** Largest time limit in ms a call may ask for [600000]. */
@@ -96,7 +108,8 @@ export interface BashDetails {
 export interface BashRunSettings {
   cwd: string;
   shell: string;
-  env: NodeJS.ProcessEnv;
+  /** The commands' environment, credentials already withheld (read at each start). */
+  readonly env: NodeJS.ProcessEnv;
   killGraceMs: number;
   headBytes: number;
   tailBytes: number;
@@ -120,11 +133,15 @@ export function sandboxOf(sandbox: BashToolOptions['sandbox'], cwd: string): San
 }
 
 function settingsOf(options: BashToolOptions): BashRunSettings {
+  const pass = options.passEnv ?? [];
   return {
+    // Filtered at each start, so a variable set later in the process is seen (and filtered) too.
+    get env() {
+      return credentialFreeEnvironment(options.env ?? process.env, { pass });
+    },
     sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd)),
     cwd: path.resolve(options.cwd),
     shell: options.shell ?? '/bin/bash',
-    env: options.env ?? process.env,
     killGraceMs: options.killGraceMs ?? 2_000,
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
