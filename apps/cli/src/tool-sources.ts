@@ -114,6 +114,8 @@ export async function loadTools(
     sandbox = createSandbox({
       mode: options.sandbox,
       writableRoots: [cwd],
+      // Commands read this session's spill files at the paths bash gives, and no other's.
+      ...backgroundTasks.spillDirectory.sandboxOptions(),
       // The banner says it: no process warning on top.
       onWarning: () => undefined,
     });
@@ -133,7 +135,8 @@ export async function loadTools(
   let repl: { close(): Promise<void> } | undefined;
   const close = async () => {
     await Promise.allSettled([
-      backgroundTasks.killAll(),
+      // Kills background commands and removes this session's spill files.
+      backgroundTasks.close(),
       ...adapters.map((adapter) => adapter.close()),
       lsp?.close(),
       repl?.close(),
