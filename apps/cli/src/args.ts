@@ -56,6 +56,8 @@ export interface CliOptions {
   mcpServers?: McpServerEntry[];
   /** Command hooks from settings files (filled in by the settings step). */
   hooks?: HooksConfig;
+  /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
+  passEnv?: string[];
 }
 
 /** A mistake on the command line: printed with the usage text, exit code 2. */
@@ -93,6 +95,9 @@ Tools:
   --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
                            commands may write only the workspace and a private /tmp,
                            credentials are hidden, no network
+  --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
+                           variable although it holds a credential; repeatable [API keys,
+                           tokens, passwords are withheld from them]
 
 Permissions:
   --mode <mode>            default | read-only | workspace-write | full-access
@@ -128,6 +133,7 @@ const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 const sandboxModes: readonly SandboxMode[] = ['auto', 'required', 'off'];
 const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];
 const openApiName = /^[a-zA-Z0-9_-]+$/;
+const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Splits `spec=name`: the text after the last `=` is a name when it is a simple word, so a URL
@@ -253,6 +259,14 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (command === 'mcp-serve' && values.print !== undefined)
     throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
+  const passEnv = values['pass-env'] ?? [];
+  for (const name of passEnv)
+    if (!environmentName.test(name))
+      throw new UsageError(
+        name.includes('=')
+          ? `--pass-env takes a variable's name, not an assignment: --pass-env ${name.slice(0, name.indexOf('='))} (its value comes from the environment)`
+          : `--pass-env takes a variable's name (e.g. --pass-env GITHUB_TOKEN), got "${name}"`,
+      );
 
   return {
     command,
@@ -283,6 +297,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
     ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
     pickSession,
+    ...(passEnv.length === 0 ? {} : { passEnv }),
   };
 }
 
@@ -334,6 +349,7 @@ function parse(argv: readonly string[]) {
       continue: { type: 'boolean', short: 'c' },
       'keep-grants': { type: 'boolean' },
       'hosted-web-search': { type: 'boolean' },
+      'pass-env': { type: 'string', multiple: true },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

@@ -10,6 +10,7 @@ import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
+import { redactText, resetRedaction } from './redaction.js';
 import { runRepl } from './repl.js';
 import {
   createSession,
@@ -32,8 +33,9 @@ import { RunKeys, terminalApprover } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
 import { versionsText } from './version.js';
 
-const writeOut = (text: string) => process.stdout.write(text);
-const writeErr = (text: string) => process.stderr.write(text);
+// No credential value of the environment in the transcript or the JSON output (see redaction.ts).
+const writeOut = (text: string) => process.stdout.write(redactText(text));
+const writeErr = (text: string) => process.stderr.write(redactText(text));
 
 /** Reads all of stdin (when it is a pipe or a file). */
 async function readStdin(): Promise<string> {
@@ -349,6 +351,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       // Settings files under the flags; their env applies to this process (tools, servers).
       const settings = await loadSettings(options.cwd);
       Object.assign(process.env, settings.env);
+      resetRedaction();
       options = applySettings(options, settings, options.sandboxExplicit === true);
     }
     if (options.command === 'run') {

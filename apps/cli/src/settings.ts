@@ -36,6 +36,8 @@ export interface SettingsFile {
   env?: Record<string, string>;
   /** Command hooks in Claude Code's format (see `@agent/command-hooks`). */
   hooks?: HooksConfig;
+  /** Credential variables the tools' processes get anyway (user settings only). */
+  passEnv?: string[];
 }
 
 /** The settings of a session, merged, with where they came from. */
@@ -52,6 +54,8 @@ export interface Settings {
   env: Record<string, string>;
   /** Command hooks, the files' lists for each event one after the other. */
   hooks: HooksConfig;
+  /** `passEnv` of the user settings. */
+  passEnv: string[];
   /** The files read, in order. */
   files: string[];
 }
@@ -67,6 +71,7 @@ const topLevel = new Set([
   'mcpServers',
   'env',
   'hooks',
+  'passEnv',
   '$schema',
 ]);
 const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
@@ -162,6 +167,8 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (record.mcpServers !== undefined)
     checked.mcpServers = record.mcpServers as Record<string, unknown>;
   if (env !== undefined) checked.env = env as Record<string, string>;
+  if (record.passEnv !== undefined)
+    checked.passEnv = stringList(record.passEnv, `${path}: "passEnv"`);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -187,6 +194,7 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     mcpServers: [],
     env: {},
     hooks: {},
+    passEnv: [],
     files: [],
   };
   const servers = new Map<string, McpServerEntry>();
@@ -213,6 +221,12 @@ export async function loadSettings(cwd: string, home = agentHome()): Promise<Set
     settings.sandbox = file.sandbox ?? settings.sandbox;
     Object.assign(settings.env, file.env ?? {});
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
+    // Passing a credential to the tools is the user's decision, never a workspace's.
+    if (file.passEnv !== undefined && path !== join(home, 'settings.json'))
+      throw new CliError(
+        `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
+      );
+    settings.passEnv.push(...(file.passEnv ?? []));
     if (file.mcpServers !== undefined) addServers(file.mcpServers, path);
   }
   const mcpJson = join(project, '.mcp.json');
@@ -243,6 +257,7 @@ export function applySettings(
     sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
     mcpServers: settings.mcpServers,
     hooks: settings.hooks,
+    passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
   };
 }
 

@@ -99,7 +99,7 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
-  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox'> & {
+  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'passEnv'> & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
@@ -123,7 +123,11 @@ export async function loadTools(
     if (SandboxUnavailableError.isInstance(error)) throw new CliError(error.message);
     throw error;
   }
-  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox } });
+  // Processes the tools start get no credential of this process's environment (the provider's
+  // key included) unless --pass-env / settings' passEnv names it. MCP servers get a minimal
+  // environment and their own config's `env` instead.
+  const passEnv = options.passEnv ?? [];
+  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox, passEnv } });
   // web_fetch always; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');
   tools.push(web.createWebFetchTool());
@@ -146,11 +150,11 @@ export async function loadTools(
   try {
     // Persistent JavaScript (and Python, when python3 exists) sessions, in the session's sandbox.
     const { createReplTools } = await import('@agent/tools-repl');
-    const replTools = createReplTools({ cwd, sandbox });
+    const replTools = createReplTools({ cwd, sandbox, passEnv });
     repl = replTools;
     tools.push(...replTools.tools);
     sources.push(`repl ${replTools.tools.map((tool) => tool.name).join(', ')}`);
-    lsp = await loadLspTools(cwd, tools, sandbox);
+    lsp = await loadLspTools(cwd, tools, sandbox, passEnv);
     if (lsp !== undefined) {
       tools.push(...lsp.tools);
       sources.push(lsp.source);
