@@ -16,6 +16,10 @@ export interface CliOptions {
   command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve';
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
   serveHttpPort?: number | undefined;
+  /** `--token-file`: the bearer token `--http` requires, from this file (mode 0600) instead of a new one. */
+  serveTokenFile?: string;
+  /** `--no-auth`: `--http` serves anyone who can reach the port. */
+  serveNoAuth?: boolean;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
   prompt: string | undefined;
   /** A positional prompt: the interactive session starts by running it. */
@@ -77,6 +81,8 @@ export const usage = `Usage:
   agent demo                      offline demo: a scripted model drives the real tools
   agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
                                   to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
+                                  for whoever holds the bearer token printed at start
+                                  (--token-file F: the token in F, mode 0600; --no-auth: anyone)
 
 Model:
   --provider <name>        anthropic | openai | google   [first with an API key set:
@@ -253,6 +259,12 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
       throw new UsageError(`--port must be a port number, got "${values.port}"`);
   }
+  const tokenFile = values['token-file'];
+  if ((tokenFile !== undefined || values['no-auth'] === true) && serveHttpPort === undefined)
+    throw new UsageError('--token-file and --no-auth are for agent mcp serve --http');
+  if (tokenFile !== undefined && values['no-auth'] === true)
+    throw new UsageError('--token-file sets the token that --no-auth turns off: use one');
+  if (tokenFile === '') throw new UsageError('--token-file needs a path');
   if (pickSession && (values.continue === true || values.resume !== undefined))
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (values.continue === true && values.resume !== undefined)
@@ -271,6 +283,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   return {
     command,
     serveHttpPort,
+    ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
+    ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
@@ -351,6 +365,8 @@ function parse(argv: readonly string[]) {
       'hosted-web-search': { type: 'boolean' },
       'pass-env': { type: 'string', multiple: true },
       port: { type: 'string' },
+      'token-file': { type: 'string' },
+      'no-auth': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
