@@ -22,6 +22,10 @@ export interface CliOptions {
   workspaceTrusted?: boolean;
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
   serveHttpPort?: number | undefined;
+  /** `--token-file`: the bearer token `--http` requires, from this file (mode 0600) instead of a new one. */
+  serveTokenFile?: string;
+  /** `--no-auth`: `--http` serves anyone who can reach the port. */
+  serveNoAuth?: boolean;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
   prompt: string | undefined;
   /** A positional prompt: the interactive session starts by running it. */
@@ -62,6 +66,8 @@ export interface CliOptions {
   mcpServers?: McpServerEntry[];
   /** Command hooks from settings files (filled in by the settings step). */
   hooks?: HooksConfig;
+  /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
+  passEnv?: string[];
 }
 
 /** A mistake on the command line: printed with the usage text, exit code 2. */
@@ -83,6 +89,8 @@ export const usage = `Usage:
                                   allow rules…), pinned to what it is now; list; or revoke
   agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
                                   to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
+                                  for whoever holds the bearer token printed at start
+                                  (--token-file F: the token in F, mode 0600; --no-auth: anyone)
 
 Model:
   --provider <name>        anthropic | openai | google   [first with an API key set:
@@ -101,6 +109,9 @@ Tools:
   --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
                            commands may write only the workspace and a private /tmp,
                            credentials are hidden, no network
+  --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
+                           variable although it holds a credential; repeatable [API keys,
+                           tokens, passwords are withheld from them]
 
 Permissions:
   --trust                  apply this folder's own configuration for this run even if the
@@ -139,6 +150,7 @@ const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 const sandboxModes: readonly SandboxMode[] = ['auto', 'required', 'off'];
 const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];
 const openApiName = /^[a-zA-Z0-9_-]+$/;
+const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Splits `spec=name`: the text after the last `=` is a name when it is a simple word, so a URL
@@ -270,16 +282,32 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
       throw new UsageError(`--port must be a port number, got "${values.port}"`);
   }
+  const tokenFile = values['token-file'];
+  if ((tokenFile !== undefined || values['no-auth'] === true) && serveHttpPort === undefined)
+    throw new UsageError('--token-file and --no-auth are for agent mcp serve --http');
+  if (tokenFile !== undefined && values['no-auth'] === true)
+    throw new UsageError('--token-file sets the token that --no-auth turns off: use one');
+  if (tokenFile === '') throw new UsageError('--token-file needs a path');
   if (pickSession && (values.continue === true || values.resume !== undefined))
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (values.continue === true && values.resume !== undefined)
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (command === 'mcp-serve' && values.print !== undefined)
     throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
+  const passEnv = values['pass-env'] ?? [];
+  for (const name of passEnv)
+    if (!environmentName.test(name))
+      throw new UsageError(
+        name.includes('=')
+          ? `--pass-env takes a variable's name, not an assignment: --pass-env ${name.slice(0, name.indexOf('='))} (its value comes from the environment)`
+          : `--pass-env takes a variable's name (e.g. --pass-env GITHUB_TOKEN), got "${name}"`,
+      );
 
   return {
     command,
     serveHttpPort,
+    ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
+    ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
@@ -308,6 +336,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ...(trustAction === undefined ? {} : { trustAction }),
     ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
     pickSession,
+    ...(passEnv.length === 0 ? {} : { passEnv }),
   };
 }
 
@@ -360,7 +389,10 @@ function parse(argv: readonly string[]) {
       'keep-grants': { type: 'boolean' },
       trust: { type: 'boolean' },
       'hosted-web-search': { type: 'boolean' },
+      'pass-env': { type: 'string', multiple: true },
       port: { type: 'string' },
+      'token-file': { type: 'string' },
+      'no-auth': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

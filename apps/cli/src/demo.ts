@@ -191,7 +191,7 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
     transcript.line('Run `agent --help` to use a real model.');
     return result;
   } finally {
-    await backgroundTasks.killAll();
+    await backgroundTasks.close();
     await sandbox.close();
     await rm(workspace, { recursive: true, force: true });
     await rm(outside, { recursive: true, force: true });

@@ -25,10 +25,16 @@ export async function loadLspTools(
   cwd: string,
   tools: AnyAgentTool[],
   sandbox?: Sandbox,
+  /** Credential variables the servers get anyway (`--pass-env`). */
+  passEnv: readonly string[] = [],
 ): Promise<LoadedLspTools | undefined> {
   // Loaded only here: its JSON-RPC runtime is imported when a server first starts.
   const { createLspTools, LspWorkspace } = await import('@agent/tools-lsp');
-  const workspace = new LspWorkspace({ cwd, ...(sandbox === undefined ? {} : { sandbox }) });
+  const workspace = new LspWorkspace({
+    cwd,
+    passEnv,
+    ...(sandbox === undefined ? {} : { sandbox }),
+  });
   const installed = await workspace.installedServers();
   if (installed.length === 0) return undefined;
   for (const tool of tools) {

@@ -10,6 +10,7 @@ import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
+import { redactText, resetRedaction } from './redaction.js';
 import { runRepl } from './repl.js';
 import {
   createSession,
@@ -38,8 +39,9 @@ import {
 import { startWithTrust } from './trust-flow.js';
 import { versionsText } from './version.js';
 
-const writeOut = (text: string) => process.stdout.write(text);
-const writeErr = (text: string) => process.stderr.write(text);
+// No credential value of the environment in the transcript or the JSON output (see redaction.ts).
+const writeOut = (text: string) => process.stdout.write(redactText(text));
+const writeErr = (text: string) => process.stderr.write(redactText(text));
 
 /** Reads all of stdin (when it is a pipe or a file). */
 async function readStdin(): Promise<string> {
@@ -367,6 +369,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
       for (const notice of start.notices) writeErr(`${notice}\n`);
       Object.assign(process.env, start.settings.env);
+      resetRedaction();
       options = {
         ...applySettings(options, start.settings, options.sandboxExplicit === true),
         workspaceTrusted: start.trusted,

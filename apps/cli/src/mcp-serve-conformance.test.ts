@@ -1,14 +1,16 @@
 // `agent mcp serve` (the built binary, as users run it) against third-party MCP clients: the
 // official conformance suite's server scenarios (@modelcontextprotocol/conformance, pinned) over
-// `--http`, and the MCP Inspector's CLI mode (@modelcontextprotocol/inspector-cli, pinned) over
-// stdio and over HTTP. The suite prints "Passed: 0/0 … PASSED" when nothing ran, so a scenario
-// counts only when at least one check ran and none failed.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+// `--http` with the bearer token the server printed, and the MCP Inspector's CLI mode
+// (@modelcontextprotocol/inspector-cli, pinned) over stdio and over HTTP (`--header`). The suite
+// prints "Passed: 0/0 … PASSED" when nothing ran, so a scenario counts only when at least one
+// check ran and none failed.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServeProcess, startHttpServe } from './mcp-serve-support.js';
 import { assertBuilt, cleanEnv, cliPath, tempDir } from './test-support.js';
 
 const require = createRequire(import.meta.url);
@@ -16,6 +18,13 @@ const suite = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
   'dist',
   'index.js',
+);
+// The suite's `server` command takes no header: this preload adds `Authorization: Bearer
+// $MCP_BEARER_TOKEN` to every request it makes (see that file).
+const bearerTokenPreload = join(
+  dirname(require.resolve('@agent/tools-mcp/package.json')),
+  'conformance',
+  'bearer-token.mjs',
 );
 const inspector = join(
   dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')),
@@ -39,7 +48,8 @@ interface Check {
 
 let workspace = '';
 let url = '';
-let server: ChildProcess | undefined;
+let token = '';
+let server: ServeProcess | undefined;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
@@ -48,40 +58,30 @@ beforeAll(async () => {
   cleanups.push(dir.dispose);
   workspace = dir.path;
   await writeFile(join(workspace, 'notes.txt'), 'hello from the workspace\n');
-  const child = spawn(process.execPath, [cliPath, 'mcp', 'serve', '--http', '--cwd', workspace], {
-    env: cleanEnv(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  server = child;
-  url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      seen += chunk;
-      const found = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-      if (found?.[1] !== undefined) resolve(found[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`agent mcp serve exited ${code}: ${seen}`)));
-  });
+  server = await startHttpServe(['--cwd', workspace]);
+  url = server.url;
+  token = server.token ?? '';
 });
 
 afterAll(async () => {
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-/** Runs one server scenario of the suite against the served URL; returns its checks. */
-function runScenario(scenario: string): Promise<Check[]> {
+/** Runs one server scenario of the suite against the served URL (with its token); returns its checks. */
+function runScenario(scenario: string, options: { withToken: boolean }): Promise<Check[]> {
   const cwd = mkdtempSync(join(workspace, 'conformance-'));
   const results = join(cwd, 'results');
+  const preload = options.withToken ? ['--import', bearerTokenPreload] : [];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [suite, 'server', '--url', url, '--scenario', scenario, '-o', results],
-      { cwd, timeout: 60_000 },
+      [...preload, suite, 'server', '--url', url, '--scenario', scenario, '-o', results],
+      {
+        cwd,
+        timeout: 60_000,
+        env: options.withToken ? { ...process.env, MCP_BEARER_TOKEN: token } : process.env,
+      },
       (_error, stdout, stderr) => {
         // The suite exits non-zero when a check failed: the checks say which.
         try {
@@ -99,10 +99,10 @@ function runScenario(scenario: string): Promise<Check[]> {
   });
 }
 
-describe('MCP conformance: agent mcp serve --http (the binary)', () => {
+describe('MCP conformance: agent mcp serve --http (the binary, with its token)', () => {
   for (const scenario of serverScenarios) {
     it(scenario, async () => {
-      const checks = await runScenario(scenario);
+      const checks = await runScenario(scenario, { withToken: true });
       const judged = checks.filter((check) => ['SUCCESS', 'FAILURE'].includes(check.status));
       expect(judged.length).toBeGreaterThan(0);
       expect(
@@ -112,6 +112,13 @@ describe('MCP conformance: agent mcp serve --http (the binary)', () => {
       ).toEqual([]);
     }, 60_000);
   }
+
+  it('without the token the suite cannot initialize', async () => {
+    const checks = await runScenario('server-initialize', { withToken: false });
+    expect(
+      checks.filter((check) => check.status === 'FAILURE').map((check) => check.errorMessage),
+    ).toEqual([expect.stringContaining('Unauthorized: send the token')]);
+  }, 60_000);
 });
 
 /** Runs the Inspector CLI; resolves with its parsed JSON output. */
@@ -150,7 +157,7 @@ describe('agent mcp serve with the MCP Inspector CLI as the client', () => {
       '--deny',
       'read_file(*/secret*)',
     ],
-    http: () => [url, '--transport', 'http'],
+    http: () => [url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`],
   };
   for (const [transport, target] of Object.entries(targets)) {
     it(`${transport}: lists the built-in tools with schemas and annotations, calls one, and the rules refuse`, async () => {
@@ -158,7 +165,16 @@ describe('agent mcp serve with the MCP Inspector CLI as the client', () => {
         tools: { name: string; inputSchema: { properties?: object }; annotations?: object }[];
       };
       const names = listed.tools.map((tool) => tool.name);
-      expect(names).toEqual(expect.arrayContaining(['bash', 'read_file', 'write_file']));
+      // Read-only by default: only the tools that mode can allow are listed.
+      expect(names).toEqual(expect.arrayContaining(['read_file', 'list_files', 'search']));
+      for (const writer of [
+        'bash',
+        'write_file',
+        'edit_file',
+        'notebook_edit',
+        'send_user_message',
+      ])
+        expect(names).not.toContain(writer);
       const readFile = listed.tools.find((tool) => tool.name === 'read_file');
       expect(Object.keys(readFile?.inputSchema.properties ?? {})).toContain('path');
       expect(readFile?.annotations).toMatchObject({ readOnlyHint: true });
@@ -174,7 +190,7 @@ describe('agent mcp serve with the MCP Inspector CLI as the client', () => {
       expect(read.isError).not.toBe(true);
       expect(read.content[0]?.text).toContain('hello from the workspace');
 
-      // Read-only by default, and nobody to ask: a write comes back as an error result.
+      // A tool that is not served cannot be called either.
       const write = (await inspect(target(), [
         '--method',
         'tools/call',

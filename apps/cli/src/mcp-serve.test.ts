@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, cliPath, tempDir } from './test-support.js';
+import { type ServeProcess, startHttpServe } from './mcp-serve-support.js';
+import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from './test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -26,8 +27,36 @@ async function workspace() {
   return dir.path;
 }
 
+async function serve(args: readonly string[]): Promise<ServeProcess> {
+  const server = await startHttpServe(args);
+  cleanups.push(server.stop);
+  return server;
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'sdk-client', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  );
+  cleanups.push(() => client.close());
+  return client;
+}
+
+/** Every tool that writes, runs code, reaches the network, or talks to the CLI's own screen. */
+const notReadOnly = [
+  'bash',
+  'bash_output',
+  'write_file',
+  'edit_file',
+  'notebook_edit',
+  'web_fetch',
+  'js_repl',
+  'python_repl',
+  'send_user_message',
+];
+
 describe('agent mcp serve', () => {
-  it('serves the built-in tools over stdio, with the permission rules applied on the server', async () => {
+  it('serves over stdio the tools the rules can allow; a refusal names the rule or flag', async () => {
     const cwd = await workspace();
     const client = new Client({ name: 'sdk-client', version: '1' });
     await client.connect(
@@ -41,6 +70,8 @@ describe('agent mcp serve', () => {
           cwd,
           '--mode',
           'workspace-write',
+          '--allow',
+          'bash(git *)',
           '--deny',
           'bash(rm *)',
         ],
@@ -51,7 +82,10 @@ describe('agent mcp serve', () => {
     cleanups.push(() => client.close());
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
+    // bash is full-access, but an allow rule covers some of its calls.
     expect(names).toEqual(expect.arrayContaining(['bash', 'read_file', 'write_file', 'edit_file']));
+    expect(names).not.toContain('web_fetch');
+    expect(names).not.toContain('send_user_message');
     expect(tools.find((tool) => tool.name === 'read_file')?.annotations?.readOnlyHint).toBe(true);
 
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
@@ -69,41 +103,153 @@ describe('agent mcp serve', () => {
     });
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain('bash(rm *)');
+    // Neither allowed nor denied, and nobody to ask: the refusal says what would allow it.
+    const unasked = await client.callTool({ name: 'bash', arguments: { command: 'echo hi' } });
+    expect(unasked.isError).toBe(true);
+    expect(text(unasked)).toContain(
+      "Needs approval, and agent mcp serve cannot ask: to allow it, add --allow 'bash(echo hi)', or use --mode full-access",
+    );
     const again = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
     expect(text(again)).toContain('hello from the workspace');
   });
 
-  it('serves over Streamable HTTP on 127.0.0.1 with --http', async () => {
+  it('--http needs the bearer token it prints once, with a client configuration', async () => {
     const cwd = await workspace();
-    const child = spawn(process.execPath, [cliPath, 'mcp', 'serve', '--http', '--cwd', cwd], {
-      env: cleanEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const server = await serve(['--cwd', cwd]);
+    const token = server.token ?? '';
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Printed once, with an mcpServers entry to paste.
+    expect(server.stderr().split(token).length - 1).toBe(3);
+    const entry = /\n {2}(\{"mcpServers".*)\n/.exec(server.stderr())?.[1] ?? '{}';
+    expect(JSON.parse(entry)).toEqual({
+      mcpServers: {
+        agent: { type: 'http', url: server.url, headers: { Authorization: `Bearer ${token}` } },
+      },
     });
-    cleanups.push(async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-        seen += chunk;
-        const found = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-        if (found?.[1] !== undefined) resolve(found[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${seen}`)));
-    });
-    const client = new Client({ name: 'sdk-client', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    cleanups.push(() => client.close());
+
+    const client = await connect(server.url, { Authorization: `Bearer ${token}` });
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
     expect(text(read)).toContain('hello from the workspace');
-    // Read-only by default: a write is refused, not asked.
+    // Read-only by default: no tool that writes or runs anything is listed, nor can be called.
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['read_file', 'search']));
+    for (const name of notReadOnly) expect(tools.map((tool) => tool.name)).not.toContain(name);
+    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     const write = await client.callTool({
       name: 'write_file',
       arguments: { path: 'x.txt', content: 'x' },
     });
     expect(write.isError).toBe(true);
+    expect(server.stderr()).toMatch(/not serving bash, .*write_file, edit_file.* — mode read-only/);
+  });
+
+  it('--http refuses every method and path without the token, and a wrong one', async () => {
+    const cwd = await workspace();
+    const server = await serve(['--cwd', cwd, '--mode', 'full-access']);
+    const token = server.token ?? '';
+    const origin = new URL(server.url).origin;
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'curl', version: '1' },
+      },
+    });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'bash', arguments: { command: 'echo PWNED > pwned.txt' } },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const attempts: [string, string, string | undefined][] = [
+      ['POST', '/mcp', initialize],
+      ['POST', '/mcp', call],
+      ['GET', '/mcp', undefined],
+      ['DELETE', '/mcp', undefined],
+      ['GET', '/anything', undefined],
+    ];
+    const wrong = [
+      undefined,
+      `Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, // the last character
+      `Bearer ${token.slice(0, -1)}`, // another length
+      `Bearer ${token}x`,
+    ];
+    for (const authorization of wrong)
+      for (const [method, path, body] of attempts) {
+        const response = await fetch(`${origin}${path}`, {
+          method,
+          headers: authorization === undefined ? headers : { ...headers, authorization },
+          ...(body === undefined ? {} : { body }),
+        });
+        expect({ authorization, method, path, status: response.status }).toEqual({
+          authorization,
+          method,
+          path,
+          status: 401,
+        });
+        expect(response.headers.get('www-authenticate')).toMatch(
+          /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+        );
+      }
+    // The bash call of the issue's report never ran.
+    expect(existsSync(join(cwd, 'pwned.txt'))).toBe(false);
+    // The SDK client without the header cannot connect.
+    await expect(connect(server.url)).rejects.toThrow(/Unauthorized/);
+  });
+
+  it('--no-auth serves anyone, and says so on stderr', async () => {
+    const cwd = await workspace();
+    const server = await serve(['--cwd', cwd, '--no-auth']);
+    expect(server.token).toBeUndefined();
+    expect(server.stderr()).toContain(
+      'WARNING: --no-auth: any process that can reach this port can call these tools as you',
+    );
+    expect(server.stderr()).not.toContain('Authorization: Bearer');
+    const client = await connect(server.url);
+    const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
+    expect(text(read)).toContain('hello from the workspace');
+  });
+
+  it('--token-file: the token of a private file (not echoed); a file others can read is refused', async () => {
+    const cwd = await workspace();
+    const token = `${'k'.repeat(20)}-${Date.now().toString(36)}-and-more-secret`;
+    const file = join(cwd, 'token');
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
+    const server = await serve(['--cwd', cwd, '--token-file', file]);
+    expect(server.stderr()).not.toContain(token);
+    expect(server.stderr()).toContain(`Bearer <the token in ${file}>`);
+    const client = await connect(server.url, { Authorization: `Bearer ${token}` });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    await chmod(file, 0o644);
+    const refused = await runCli(['mcp', 'serve', '--http', '--cwd', cwd, '--token-file', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `The token file ${file} can be read or written by others (mode 0644): run chmod 600 ${file}`,
+    );
+  });
+
+  it.each([
+    [['mcp', 'serve', '--no-auth'], '--token-file and --no-auth are for agent mcp serve --http'],
+    [
+      ['mcp', 'serve', '--token-file', 'x'],
+      '--token-file and --no-auth are for agent mcp serve --http',
+    ],
+    [
+      ['mcp', 'serve', '--http', '--no-auth', '--token-file', 'x'],
+      '--token-file sets the token that --no-auth turns off: use one',
+    ],
+    [['-p', 'hi', '--no-auth'], '--token-file and --no-auth are for agent mcp serve --http'],
+  ])('%j is a usage error', async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
   });
 });

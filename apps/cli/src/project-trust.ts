@@ -145,6 +145,8 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       );
     else parts.push({ apply });
   }
+  // Only the user's file may hold passEnv (a project file with it is refused when read).
+  if (trusted) parts.push({ apply: (target) => target.passEnv.push(...(file.passEnv ?? [])) });
   for (const [name, value] of Object.entries(file.env ?? {}))
     widening('env', `env.${name}`, `env ${name}=${shorten(value, 60)}`, value, (target) => {
       target.env[name] = value;

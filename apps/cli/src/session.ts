@@ -24,6 +24,7 @@ import { createConfigTools } from './config-tool.js';
 import type { McpInteractions } from './mcp-interactions.js';
 import type { McpToolChangeQuestion } from './mcp-pins.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
+import { redactJson } from './redaction.js';
 import { agentsInstructions } from './settings.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
 /** Where a run's events go: the text transcript, or the JSON output. */
@@ -149,7 +150,10 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
   return { messages, grants: grants as PermissionGrant[] };
 }
 
-/** Writes the conversation as `{ "messages": [...] }`, with `"grants"` when there are any. */
+/**
+ * Writes the conversation as `{ "messages": [...] }`, with `"grants"` when there are any. The value
+ * of every credential variable of the environment is written as `[redacted:NAME]`.
+ */
 export async function saveConversation(
   agent: Agent,
   path: string,
@@ -157,7 +161,8 @@ export async function saveConversation(
 ): Promise<void> {
   try {
     const data = grants.length === 0 ? agent.toJSON() : { ...agent.toJSON(), grants };
-    await writeFile(path, `${JSON.stringify(data, null, 2)}\n`);
+    const redacted = redactJson(JSON.parse(JSON.stringify(data)));
+    await writeFile(path, `${JSON.stringify(redacted, null, 2)}\n`);
   } catch (error) {
     throw new CliError(`Cannot save the conversation to ${path}: ${errorMessage(error)}`);
   }
@@ -312,6 +317,7 @@ export async function createSession(
       : new CommandHooks(hooksConfig, {
           cwd: resolve(options.cwd),
           sessionId: id,
+          passEnv: options.passEnv ?? [],
           onWarning: (line) => settings.log(`hook: ${line}`),
         });
   let agent: Agent;

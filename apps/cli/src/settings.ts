@@ -37,6 +37,8 @@ export interface SettingsFile {
   env?: Record<string, string>;
   /** Command hooks in Claude Code's format (see `@agent/command-hooks`). */
   hooks?: HooksConfig;
+  /** Credential variables the tools' processes get anyway (user settings only). */
+  passEnv?: string[];
 }
 
 /** The settings of a session, merged, with where they came from. */
@@ -53,6 +55,8 @@ export interface Settings {
   env: Record<string, string>;
   /** Command hooks, the files' lists for each event one after the other. */
   hooks: HooksConfig;
+  /** `passEnv` of the user settings. */
+  passEnv: string[];
   /** The files read, in order. */
   files: string[];
 }
@@ -68,6 +72,7 @@ const topLevel = new Set([
   'mcpServers',
   'env',
   'hooks',
+  'passEnv',
   '$schema',
 ]);
 const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
@@ -163,6 +168,8 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (record.mcpServers !== undefined)
     checked.mcpServers = record.mcpServers as Record<string, unknown>;
   if (env !== undefined) checked.env = env as Record<string, string>;
+  if (record.passEnv !== undefined)
+    checked.passEnv = stringList(record.passEnv, `${path}: "passEnv"`);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -212,6 +219,11 @@ export async function readSettingsLayers(
       return;
     }
     const file = checkSettings(raw, path);
+    // Passing a credential to the tools is the user's decision, never a workspace's.
+    if (file.passEnv !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
+      );
     const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
     layers.push({ path, scope, file, servers });
   };
@@ -238,6 +250,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     settings.sandbox = file.sandbox ?? settings.sandbox;
     Object.assign(settings.env, file.env ?? {});
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
+    settings.passEnv.push(...(file.passEnv ?? []));
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];
@@ -258,6 +271,7 @@ export function emptySettings(): Settings {
     mcpServers: [],
     env: {},
     hooks: {},
+    passEnv: [],
     files: [],
   };
 }
@@ -285,6 +299,7 @@ export function applySettings(
     sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
     mcpServers: settings.mcpServers,
     hooks: settings.hooks,
+    passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
   };
 }
 

@@ -100,7 +100,10 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
-  options: Pick<CliOptions, 'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'workspaceTrusted'> & {
+  options: Pick<
+    CliOptions,
+    'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'passEnv' | 'workspaceTrusted'
+  > & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
@@ -120,6 +123,8 @@ export async function loadTools(
     sandbox = createSandbox({
       mode: options.sandbox,
       writableRoots: [cwd],
+      // Commands read this session's spill files at the paths bash gives, and no other's.
+      ...backgroundTasks.spillDirectory.sandboxOptions(),
       // The banner says it: no process warning on top.
       onWarning: () => undefined,
     });
@@ -127,7 +132,11 @@ export async function loadTools(
     if (SandboxUnavailableError.isInstance(error)) throw new CliError(error.message);
     throw error;
   }
-  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox } });
+  // Processes the tools start get no credential of this process's environment (the provider's
+  // key included) unless --pass-env / settings' passEnv names it. MCP servers get a minimal
+  // environment and their own config's `env` instead.
+  const passEnv = options.passEnv ?? [];
+  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox, passEnv } });
   // web_fetch always; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');
   tools.push(web.createWebFetchTool());
@@ -139,7 +148,8 @@ export async function loadTools(
   let repl: { close(): Promise<void> } | undefined;
   const close = async () => {
     await Promise.allSettled([
-      backgroundTasks.killAll(),
+      // Kills background commands and removes this session's spill files.
+      backgroundTasks.close(),
       ...adapters.map((adapter) => adapter.close()),
       lsp?.close(),
       repl?.close(),
@@ -149,14 +159,14 @@ export async function loadTools(
   try {
     // Persistent JavaScript (and Python, when python3 exists) sessions, in the session's sandbox.
     const { createReplTools } = await import('@agent/tools-repl');
-    const replTools = createReplTools({ cwd, sandbox });
+    const replTools = createReplTools({ cwd, sandbox, passEnv });
     repl = replTools;
     tools.push(...replTools.tools);
     sources.push(`repl ${replTools.tools.map((tool) => tool.name).join(', ')}`);
     // Language servers may be the repository's own (node_modules/.bin): outside the sandbox they
     // run only in a folder the user trusts.
     if (sandbox.status.active || options.workspaceTrusted !== false)
-      lsp = await loadLspTools(cwd, tools, sandbox);
+      lsp = await loadLspTools(cwd, tools, sandbox, passEnv);
     else sources.push('lsp off (an untrusted folder, and commands are not sandboxed)');
     if (lsp !== undefined) {
       tools.push(...lsp.tools);

@@ -62,12 +62,12 @@ const plainReadFileServer = fileURLToPath(
   new URL('../fixtures/plain-read-file-server.mjs', import.meta.url),
 );
 
-/** Starts a server process and reads its URL from its output; `stop` ends it. */
+/** Starts a server process and reads its URL (and bearer token, if it prints one) from its output. */
 async function serverProcess(
   args: string[],
   stream: 'stdout' | 'stderr',
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; headers: Record<string, string>; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, args, {
     env,
     stdio: [
@@ -76,17 +76,27 @@ async function serverProcess(
       stream === 'stderr' ? 'pipe' : 'ignore',
     ],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child[stream]?.setEncoding('utf8').on('data', (chunk: string) => {
-      seen += chunk;
-      const found = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-      if (found?.[1] !== undefined) resolve(found[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${seen.slice(-300)}`)));
-  });
+  const { url, headers } = await new Promise<{ url: string; headers: Record<string, string> }>(
+    (resolve, reject) => {
+      let seen = '';
+      child[stream]?.setEncoding('utf8').on('data', (chunk: string) => {
+        seen += chunk;
+        const found = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+        // `agent mcp serve --http` prints its token on a later line.
+        const token = /Authorization: Bearer ([A-Za-z0-9_-]{43})/.exec(seen)?.[1];
+        const needsToken = args.includes('--http');
+        if (found?.[1] === undefined || (needsToken && token === undefined)) return;
+        resolve({
+          url: found[1],
+          headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+        });
+      });
+      child.once('exit', (code) => reject(new Error(`server exited ${code}: ${seen.slice(-300)}`)));
+    },
+  );
   return {
     url,
+    headers,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -97,14 +107,18 @@ async function serverProcess(
 }
 
 async function measure(
-  url: string,
+  server: { url: string; headers?: Record<string, string> },
   tool: { name: string; arguments: Record<string, unknown> } = {
     name: 'echo',
     arguments: { text: 'hi' },
   },
 ): Promise<{ sequential: number; concurrent: number }> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: server.headers ?? {} },
+    }),
+  );
   const call = async () => {
     const result = await client.callTool(tool);
     if (result.isError === true) throw new Error(`${tool.name} failed: ${JSON.stringify(result)}`);
@@ -139,8 +153,8 @@ async function measureBinary(ratio: (a: number, b: number) => string): Promise<s
     );
     started.push(binary);
     const tool = { name: 'read_file', arguments: { path: 'notes.txt' } };
-    const plainResult = await measure(plain.url, tool);
-    const binaryResult = await measure(binary.url, tool);
+    const plainResult = await measure(plain, tool);
+    const binaryResult = await measure(binary, tool);
     return [
       [
         'plain SDK Server, built-in read_file (own process)',
@@ -173,8 +187,8 @@ export async function run(): Promise<BenchSection> {
   const ours = await serveHttp({ tools: [echo] });
   const plain = await plainSdkServer();
   try {
-    const oursResult = await measure(ours.url);
-    const plainResult = await measure(plain.url);
+    const oursResult = await measure({ url: ours.url, headers: ours.clientConfig.headers });
+    const plainResult = await measure(plain);
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     const binaryRows = await measureBinary(ratio);
     return {

@@ -373,4 +373,53 @@ process.stdin.on('end', () => {
     expect(context.split('|')[0]).toBe(real);
     expect(context.split('|')[1]).toBe(dir);
   });
+
+  describe('environment', () => {
+    const key = `sk-proj-${'Ab3'.repeat(16)}`;
+    const env = {
+      ...process.env,
+      OPENAI_API_KEY: key,
+      MY_SECRET: 'hunter2-but-longer',
+      GITHUB_TOKEN: 'gh-token-value-1234',
+      INNOCENT_LOOKING: key,
+      ORDINARY_SETTING: 'kept-value',
+    };
+
+    it('hook commands get no credential of the environment', async () => {
+      const hooks = new CommandHooks(
+        { SessionStart: [{ hooks: [{ type: 'command', command: 'env' }] }] },
+        { cwd: dir, env },
+      );
+      const printed = await hooks.sessionStart('startup');
+      expect(printed).toMatch(/^PATH=/m);
+      expect(printed).toContain('ORDINARY_SETTING=kept-value');
+      expect(printed).toContain(`AGENT_PROJECT_DIR=${dir}`);
+      for (const name of ['OPENAI_API_KEY', 'MY_SECRET', 'GITHUB_TOKEN', 'INNOCENT_LOOKING'])
+        expect(printed).not.toContain(`${name}=`);
+      expect(printed).not.toContain(key);
+    });
+
+    it('a PreToolUse hook (input from the model) sees none either; passEnv passes one', async () => {
+      const command = await script(
+        'keys.mjs',
+        `${readStdin} process.stdin.on('end', () => { process.stderr.write(JSON.stringify([process.env.OPENAI_API_KEY ?? null, process.env.GITHUB_TOKEN ?? null])); process.exit(2); });`,
+      );
+      const hooks = new CommandHooks(
+        { PreToolUse: [{ matcher: 'echo', hooks: [{ type: 'command', command }] }] },
+        { cwd: dir, env, passEnv: ['GITHUB_TOKEN'] },
+      );
+      const ran: unknown[] = [];
+      const agent = new Agent({
+        provider: oneCall(),
+        model: 'm',
+        tools: [echoTool(ran)],
+        hooks: hooks.agentHooks,
+        permissionGate: hooks.wrapGate(new PermissionPolicy({ mode: 'full-access' }).gate),
+      });
+      const { messages } = await agent.run('go').result;
+      expect(ran).toEqual([]);
+      const [result] = toolResults(messages);
+      expect(messageText(result as ToolResultMessage)).toContain('[null,"gh-token-value-1234"]');
+    });
+  });
 });

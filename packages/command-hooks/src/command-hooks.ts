@@ -1,10 +1,11 @@
-import type {
-  AgentHooks,
-  PermissionDecision,
-  PermissionGate,
-  PermissionRequest,
-  ToolCallInfo,
-  ToolResult,
+import {
+  type AgentHooks,
+  credentialFreeEnvironment,
+  type PermissionDecision,
+  type PermissionGate,
+  type PermissionRequest,
+  type ToolCallInfo,
+  type ToolResult,
 } from '@agent/core';
 import { type HookEventName, type HooksConfig, matches } from './config.js';
 import { type CommandOutcome, runCommand } from './run-command.js';
@@ -17,8 +18,14 @@ export interface CommandHooksOptions {
   sessionId?: string;
   /** Sent as `transcript_path` when set. */
   transcriptPath?: string;
-  /** The commands' environment (default `process.env`); `AGENT_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` are added. */
+  /**
+   * The commands' environment (default `process.env`) without the variables that hold credentials
+   * (`credentialFreeEnvironment` of `@agent/core`) unless `passEnv` names them;
+   * `AGENT_PROJECT_DIR` and `CLAUDE_PROJECT_DIR` are added.
+   */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables the commands get anyway (exact names) [none]. */
+  passEnv?: readonly string[];
   /** Timeout of a hook without its own `timeout`, in milliseconds (default 60 000). */
   defaultTimeoutMs?: number;
   /** Told about hooks that failed without blocking (exit codes other than 0 and 2, timeouts, bad JSON). */
@@ -125,7 +132,10 @@ export class CommandHooks {
       ...payload,
     });
     const env = {
-      ...(this.#options.env ?? process.env),
+      // A hook's input holds what the model wrote: the commands must not find the user's keys.
+      ...credentialFreeEnvironment(this.#options.env ?? process.env, {
+        pass: this.#options.passEnv ?? [],
+      }),
       AGENT_PROJECT_DIR: this.#options.cwd,
       CLAUDE_PROJECT_DIR: this.#options.cwd,
     };

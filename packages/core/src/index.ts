@@ -20,6 +20,20 @@ export type {
 export { applyStreamEvent } from './assistant-stream.js';
 export { isConnectionFailure } from './connection-errors.js';
 export {
+  type CredentialFilterOptions,
+  type CredentialRedactorOptions,
+  type CredentialRule,
+  credentialFreeEnvironment,
+  credentialNameRules,
+  credentialRedactor,
+  credentialRuleOf,
+  credentialValueRules,
+  type EnvironmentRecord,
+  harmlessVariableNames,
+  isCredentialVariable,
+  withheldVariableNames,
+} from './credential-environment.js';
+export {
   type DefinedTool,
   type DefineToolConfig,
   defineTool,

@@ -410,6 +410,42 @@ export class PermissionPolicy {
   }
 
   /**
+   * Whether steps 1–5 could allow some call of `tool` without a question — for hiding the tools
+   * a session that cannot ask (a server, a `-p` run) would only ever refuse. False when the tool
+   * is disabled, a deny or ask rule without a subject pattern covers it, or neither the mode, an
+   * allow rule nor an `always` grant covers any of its calls. Exact for a tool without
+   * `permissionSubjects`; otherwise it errs towards true (subject-level rules may still refuse
+   * every call), so it is never false for a tool that `evaluate` would allow a call of.
+   */
+  couldAllow(
+    tool: Pick<AnyAgentTool, 'name' | 'source' | 'aliases' | 'policy' | 'permissionSubjects'>,
+  ): boolean {
+    const query: PermissionQuery = {
+      toolName: tool.name,
+      tier: tool.policy?.permission ?? 'full-access',
+      subjects: [],
+      tool,
+    };
+    // Every call of a tool without subjects is this one query.
+    if (tool.permissionSubjects === undefined) return this.evaluate(query).behavior === 'allow';
+    const names = toolNames(query);
+    const anyName = (pattern: string) => names.some((name) => matchesToolPattern(name, pattern));
+    if (this.#disabled.some(anyName)) return false;
+    // A rule without a subject pattern covers every call of its tools.
+    const coversEveryCall = (rule: ParsedRule) =>
+      rule.subject === undefined && anyName(rule.toolPattern);
+    if (this.#denyRules.some(coversEveryCall) || this.#askRules.some(coversEveryCall)) return false;
+    if (tiersByMode[this.#mode].includes(query.tier)) return true;
+    // Allow rules and grants are matched against the canonical name only, as in `evaluate`.
+    const canonical = names[0] ?? { name: tool.name };
+    if (this.#allowRules.some((rule) => matchesToolPattern(canonical, rule.toolPattern)))
+      return true;
+    return [...this.#grants.values()].some(
+      (grant) => grant.tool === tool.name && grant.decision === 'allow',
+    );
+  }
+
+  /**
    * The full decision, asking the approver when steps 1–5 do not decide. Never rejects: an
    * approver that throws, or a `signal` that aborts while waiting, gives a denial.
    */

@@ -19,7 +19,8 @@ export interface SandboxOptions {
   /**
    * Directories under `/tmp` or `/run` the processes must still read (those two are replaced by
    * empty, private ones — hiding other programs' files and unix sockets): e.g. a project or its
-   * `node_modules` that lives in `/tmp` [none].
+   * `node_modules` that lives in `/tmp` [none]. One inside a secret path is still readable (it
+   * is bound after the secret is hidden).
    */
   readableRoots?: readonly string[];
   /** Paths hidden from the processes (an empty directory or file in their place) [defaultSecretPaths()]. */
@@ -164,9 +165,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       ((message: string) => process.emitWarning(message, { code: 'AGENT_SANDBOX_UNAVAILABLE' }));
     warn(`Commands run WITHOUT an OS sandbox: ${problem}`);
   }
-  const secretPaths = (options.secretPaths ?? defaultSecretPaths()).filter((entry) =>
-    fs.existsSync(entry),
-  );
+  // Which exist is looked at per command: a credential (or a per-user directory) made after the
+  // sandbox was created is hidden too.
+  const configuredSecrets = options.secretPaths ?? defaultSecretPaths();
+  const existingSecrets = () => configuredSecrets.filter((entry) => fs.existsSync(entry));
   let proxy: Promise<AllowListProxy> | undefined;
 
   return {
@@ -202,15 +204,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         '--tmpfs',
         '/run',
       ];
-      for (const root of readableRoots) {
+      // A readable root inside a hidden path (one session's directory inside a per-user one) is
+      // bound after the hiding, so it alone shows through.
+      const secretPaths = existingSecrets();
+      const insideSecret = (root: string) =>
+        secretPaths.some((secret) => secret !== root && isInside(secret, root));
+      const bindReadable = (root: string) => {
         if (fs.existsSync(root)) args.push('--ro-bind', root, root);
-      }
+      };
+      for (const root of readableRoots) if (!insideSecret(root)) bindReadable(root);
       for (const root of writableRoots) args.push('--bind', root, root);
       for (const secret of secretPaths) {
-        if (writableRoots.some((root) => isInside(root, secret))) continue;
-        if (fs.statSync(secret).isDirectory()) args.push('--tmpfs', secret);
+        // Hidden inside a writable root too (a workspace holding the temporary directory or the
+        // home); one that holds a writable root is where the user chose to work: left visible.
+        if (writableRoots.some((root) => isInside(secret, root))) continue;
+        const stat = fs.statSync(secret, { throwIfNoEntry: false });
+        if (stat === undefined) continue; // vanished since it was seen: nothing to read
+        if (stat.isDirectory()) args.push('--tmpfs', secret);
         else args.push('--ro-bind', '/dev/null', secret);
       }
+      for (const root of readableRoots) if (insideSecret(root)) bindReadable(root);
       args.push('--unshare-all', '--die-with-parent', '--new-session');
       let inner = [command.file, ...command.args];
       if (network === 'on') args.push('--share-net');
@@ -260,6 +273,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           ? 'Blocked by the sandbox: the network is off for commands.'
           : `Blocked by the sandbox: only ${network.allowHosts.join(', ')} can be reached.`;
       }
+      const secretPaths = existingSecrets();
       if (
         secretPaths.length > 0 &&
         secretPaths.some(

@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
+import {
+  credentialFreeEnvironment,
+  type DefinedTool,
+  defineTool,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import * as z from 'zod';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
@@ -14,7 +20,7 @@ import {
 } from './process-group.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { analyzeShellCommand } from './shell-analysis.js';
-import { defaultSpillDir } from './spill-dir.js';
+import { SpillDirectory } from './spill-dir.js';
 
 /** Options of {@link createBashTool}. */
 export interface BashToolOptions {
@@ -22,8 +28,14 @@ export interface BashToolOptions {
   cwd: string;
   /** Shell run as `shell -c command` [/bin/bash]. */
   shell?: string;
-  /** Environment of every command [process.env]. */
+  /**
+   * Environment of every command [process.env], without the variables that hold credentials
+   * (API keys, tokens, passwords: `credentialFreeEnvironment` of `@agent/core`) unless `passEnv`
+   * names them.
+   */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables commands get anyway (exact names, e.g. `GITHUB_TOKEN`) [none]. */
+  passEnv?: readonly string[];
   /** Time limit in ms when the call gives none [120000]. */
   defaultTimeoutMs?: number;
   /** Largest time limit in ms a call may ask for [600000]. */
@@ -34,7 +46,10 @@ export interface BashToolOptions {
   headBytes?: number;
   /** Bytes of each stream kept from its end [15000]. */
   tailBytes?: number;
-  /** Where output that does not fit is saved in full [`<os.tmpdir()>/agent-tools-builtin-<uid>`, private to the user]. */
+  /**
+   * A directory of the caller's where output that does not fit is saved in full (kept when the
+   * session ends) [the session's private {@link SpillDirectory} of `backgroundTasks`].
+   */
   spillDir?: string;
   /**
    * Largest spill file, in bytes, per stream (stdout and stderr each) [1 GiB = 1073741824]. Past
@@ -43,15 +58,19 @@ export interface BashToolOptions {
    */
   maxSpillBytes?: number;
   /**
-   * Spill files (`bash-*.log`) in `spillDir` older than this, in ms, are deleted when the tool is
-   * created (best effort, in the background) [86400000 = 24 h]. `Infinity`: never delete.
+   * Spill files (`bash-*.log`) in `spillDir` (or, by default, left directly in the per-user
+   * directory by older versions) older than this, in ms, are deleted when the tool is created
+   * (best effort, in the background) [86400000 = 24 h]. `Infinity`: never delete.
    */
   spillMaxAgeMs?: number;
   /** Minimum interval in ms between streamed `onUpdate` partial results [250]. */
   updateIntervalMs?: number;
   /** Process operations (spawn, kill) [node:child_process, process.kill]. */
   process?: Partial<ProcessOperations>;
-  /** Registry of background commands, shared with the `bash_output` tool [a new one]. */
+  /**
+   * The session: its background commands (shared with the `bash_output` tool) and its private
+   * spill directory [a new one; its spill directory is removed when the process exits].
+   */
   backgroundTasks?: BackgroundTasks;
   /**
    * The OS sandbox every command runs in: a `Sandbox` from `@agent/sandbox`, a mode, or sandbox
@@ -96,11 +115,13 @@ export interface BashDetails {
 export interface BashRunSettings {
   cwd: string;
   shell: string;
-  env: NodeJS.ProcessEnv;
+  /** The commands' environment, credentials already withheld (read at each start). */
+  readonly env: NodeJS.ProcessEnv;
   killGraceMs: number;
   headBytes: number;
   tailBytes: number;
-  spillDir: string;
+  /** Where output that does not fit is saved. */
+  spill: SpillDirectory;
   maxSpillBytes: number;
   process: ProcessOperations;
   sandbox: Sandbox;
@@ -112,23 +133,43 @@ export const defaultMaxSpillBytes = 1024 * 1024 * 1024;
 /** Default {@link BashToolOptions.spillMaxAgeMs}: 24 hours. */
 export const defaultSpillMaxAgeMs = 24 * 60 * 60 * 1000;
 
-/** The sandbox of a bash tool from its options (see {@link BashToolOptions.sandbox}). */
-export function sandboxOf(sandbox: BashToolOptions['sandbox'], cwd: string): Sandbox {
+/**
+ * The sandbox of a bash tool from its options (see {@link BashToolOptions.sandbox}); with `spill`,
+ * sandboxed commands can read that session's spill files (a `Sandbox` given ready-made is used
+ * as it is: build it with `spill.sandboxOptions()`).
+ */
+export function sandboxOf(
+  sandbox: BashToolOptions['sandbox'],
+  cwd: string,
+  spill?: SpillDirectory,
+): Sandbox {
   if (sandbox !== undefined && typeof sandbox === 'object' && 'wrap' in sandbox) return sandbox;
   const options = typeof sandbox === 'string' ? { mode: sandbox } : (sandbox ?? {});
-  return createSandbox({ ...options, writableRoots: options.writableRoots ?? [cwd] });
+  return createSandbox({
+    ...options,
+    ...spill?.sandboxOptions(options),
+    writableRoots: options.writableRoots ?? [cwd],
+  });
 }
 
-function settingsOf(options: BashToolOptions): BashRunSettings {
+function settingsOf(options: BashToolOptions, background: BackgroundTasks): BashRunSettings {
+  const pass = options.passEnv ?? [];
+  const spill =
+    options.spillDir === undefined
+      ? background.spillDirectory
+      : new SpillDirectory({ path: options.spillDir });
   return {
-    sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd)),
+    // Filtered at each start, so a variable set later in the process is seen (and filtered) too.
+    get env() {
+      return credentialFreeEnvironment(options.env ?? process.env, { pass });
+    },
+    sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd), spill),
     cwd: path.resolve(options.cwd),
     shell: options.shell ?? '/bin/bash',
-    env: options.env ?? process.env,
     killGraceMs: options.killGraceMs ?? 2_000,
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
-    spillDir: options.spillDir ?? defaultSpillDir(),
+    spill,
     maxSpillBytes: options.maxSpillBytes ?? defaultMaxSpillBytes,
     process: {
       spawn: options.process?.spawn ?? spawn,
@@ -142,7 +183,7 @@ function buffersFor(settings: BashRunSettings, id: string) {
     new OutputBuffer({
       headBytes: settings.headBytes,
       tailBytes: settings.tailBytes,
-      spillDir: settings.spillDir,
+      spillDir: () => settings.spill.ensure(),
       maxSpillBytes: settings.maxSpillBytes,
       name: `bash-${id}-${stream}`,
     });
@@ -161,10 +202,26 @@ export interface BackgroundTask {
   outcome: ProcessOutcome | undefined;
 }
 
-/** The background commands of a session; `killAll` ends every one (call it on shutdown). */
+/** Options of {@link BackgroundTasks}. */
+export interface BackgroundTasksOptions {
+  /** Where the session's bash saves large output [a new private {@link SpillDirectory}]. */
+  spillDirectory?: SpillDirectory;
+}
+
+/**
+ * A bash session: its background commands and its private spill directory. `close()` (or
+ * `await using`) at the session's end kills every command and removes the spill files;
+ * `killAll` only kills.
+ */
 export class BackgroundTasks {
   readonly #tasks = new Map<string, BackgroundTask>();
   #next = 1;
+  /** Where this session's bash saves output that does not fit (see {@link SpillDirectory}). */
+  readonly spillDirectory: SpillDirectory;
+
+  constructor(options: BackgroundTasksOptions = {}) {
+    this.spillDirectory = options.spillDirectory ?? new SpillDirectory();
+  }
 
   /** Starts a command in the background (in the sandbox unless `unsandboxed`) and returns its task. */
   async start(
@@ -217,6 +274,17 @@ export class BackgroundTasks {
       }),
     );
   }
+
+  /** Ends the session: kills every task, then removes the spill directory (a caller's own is kept). */
+  async close(): Promise<void> {
+    await this.killAll();
+    this.spillDirectory.remove();
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** `shell -c command` inside the sandbox, or undefined when the sandbox is not active. */
@@ -231,6 +299,14 @@ async function wrapCommand(
     cwd: settings.cwd,
     env: settings.env,
   });
+}
+
+/**
+ * Output without the truncation notice, whose spill path lies in the per-user directory the
+ * sandbox hides: naming it is no sign that the sandbox blocked the command.
+ */
+function withoutNotice(text: string): string {
+  return text.replace(/\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/g, '');
 }
 
 function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
@@ -294,15 +370,16 @@ const bashInput = z.object({
  * file redirections of the parsed command line.
  */
 export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, BashDetails> {
-  const settings = settingsOf(options);
+  const background = options.backgroundTasks ?? new BackgroundTasks();
+  const settings = settingsOf(options, background);
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const updateIntervalMs = options.updateIntervalMs ?? 250;
-  const background = options.backgroundTasks ?? new BackgroundTasks();
   const spillMaxAgeMs = options.spillMaxAgeMs ?? defaultSpillMaxAgeMs;
-  // Best effort and in the background: never delays or fails tool creation.
+  // Best effort and in the background: never delays or fails tool creation. Session directories
+  // are removed whole; loose files are from a caller's directory or from older versions.
   if (spillMaxAgeMs !== Number.POSITIVE_INFINITY)
-    void removeStaleSpillFiles(settings.spillDir, spillMaxAgeMs);
+    void removeStaleSpillFiles(settings.spill.sharedRoot ?? settings.spill.path, spillMaxAgeMs);
   return defineTool({
     name: 'bash',
     aliases: seedToolNames.bash,
@@ -416,7 +493,9 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const blocked =
         wrapped === undefined
           ? undefined
-          : settings.sandbox.explainFailure(`${stdout.text}\n${stderr.text}`);
+          : settings.sandbox.explainFailure(
+              `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
+            );
       const text =
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`);

@@ -13,7 +13,7 @@ import { createNotebookEditTool } from './notebook.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
 import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
-import { defaultSpillDir } from './spill-dir.js';
+import { SpillDirectory } from './spill-dir.js';
 import { createTodoTool, type TodoToolOptions } from './todo.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
@@ -76,7 +76,10 @@ export interface DefaultToolsOptions {
   >;
   /** Options of todo_write (`onChange` for a UI, `initial` list). */
   todo?: TodoToolOptions;
-  /** Registry of background bash commands [a new one]; call its `killAll()` on shutdown. */
+  /**
+   * The bash session: background commands and the private spill directory [a new one]; call its
+   * `close()` when the session ends (kills the commands, removes the spill files).
+   */
   backgroundTasks?: BackgroundTasks;
 }
 
@@ -91,28 +94,34 @@ function withRoots(
 }
 
 /**
- * The built-in tools, sharing one workspace (confinement to `roots` by real path) and one
- * background-task registry. Where bash saves large output is readable by the read-only tools.
+ * The built-in tools, sharing one workspace (confinement to `roots` by real path) and one bash
+ * session (`backgroundTasks`). The session's spill directory is readable by the read-only tools
+ * and by sandboxed commands; other sessions' spill directories are refused.
  */
 export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
-  const spillDir = options.bash?.spillDir ?? defaultSpillDir();
+  const backgroundTasks = options.backgroundTasks ?? new BackgroundTasks();
+  const spillDir = options.bash?.spillDir;
+  const spill =
+    spillDir === undefined
+      ? backgroundTasks.spillDirectory
+      : new SpillDirectory({ path: spillDir });
   const workspace = new Workspace({
     cwd: options.cwd,
     ...(options.roots === undefined ? {} : { roots: options.roots }),
-    readOnlyRoots: [spillDir],
+    readOnlyRoots: [spill.path],
+    ...(spill.sharedRoot === undefined ? {} : { hiddenRoots: [spill.sharedRoot] }),
     ...(options.fs === undefined ? {} : { fs: options.fs }),
   });
-  const backgroundTasks = options.backgroundTasks ?? new BackgroundTasks();
   const shared = { cwd: workspace.cwd, workspace };
   const makers: Record<BuiltinToolName, () => AnyAgentTool> = {
     bash: () =>
       createBashTool({
         ...options.bash,
-        spillDir,
         cwd: workspace.cwd,
         backgroundTasks,
-        // The sandbox lets commands write where the file tools may: the workspace roots.
-        sandbox: sandboxOf(withRoots(options.bash?.sandbox, workspace.roots), workspace.cwd),
+        // The sandbox lets commands write where the file tools may (the workspace roots) and
+        // read this session's spill files.
+        sandbox: sandboxOf(withRoots(options.bash?.sandbox, workspace.roots), workspace.cwd, spill),
       }),
     bash_output: () => createBashOutputTool({ backgroundTasks }),
     read_file: () => createReadFileTool({ ...options.readFile, ...shared }),

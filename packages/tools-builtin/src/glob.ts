@@ -105,6 +105,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         root: start,
         fs: workspace.fs,
         skip,
+        exclude: (entry) => workspace.isHidden(entry.path),
         signal: ctx.signal,
         ...(maxDepth === undefined ? {} : { maxDepth }),
       })) {

@@ -2,6 +2,7 @@ export { detectFileKind, type FileKind } from '@agent/core';
 export {
   type BackgroundTask,
   BackgroundTasks,
+  type BackgroundTasksOptions,
   type BashArgs,
   type BashDetails,
   type BashOutputArgs,
@@ -99,6 +100,11 @@ export {
   type SleepToolOptions,
   type UserMessageDetails,
 } from './small-tools.js';
+export {
+  defaultSpillDir,
+  SpillDirectory,
+  type SpillDirectoryOptions,
+} from './spill-dir.js';
 export {
   createTodoTool,
   renderTodos,

@@ -90,6 +90,7 @@ export function createListFilesTool(
         root,
         fs: workspace.fs,
         skip,
+        exclude: (entry) => workspace.isHidden(entry.path),
         maxDepth: args.depth ?? 2,
         signal: ctx.signal,
       })) {

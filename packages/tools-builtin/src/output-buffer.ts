@@ -9,8 +9,11 @@ export interface OutputBufferOptions {
   headBytes: number;
   /** Bytes kept from the end of the output. */
   tailBytes: number;
-  /** Directory for the spill file; created when needed. */
-  spillDir: string;
+  /**
+   * Directory for the spill file, created when needed; or a function called at the first spill
+   * that makes the directory and returns it (throwing says why output cannot be saved).
+   */
+  spillDir: string | (() => string);
   /** File name stem of the spill file, e.g. `bash-<id>-stdout`. */
   name: string;
   /**
@@ -156,10 +159,13 @@ export class OutputBuffer {
   #startSpill(chunk: Uint8Array): boolean {
     let file: SpillFile;
     try {
-      prepareSpillDir(this.#options.spillDir);
-      file = new SpillFile(
-        path.join(this.#options.spillDir, `${this.#options.name}-${Date.now().toString(36)}.log`),
-      );
+      const where = this.#options.spillDir;
+      let dir: string;
+      if (typeof where === 'string') {
+        prepareSpillDir(where);
+        dir = where;
+      } else dir = where();
+      file = new SpillFile(path.join(dir, `${this.#options.name}-${Date.now().toString(36)}.log`));
     } catch (error) {
       this.#openError = error instanceof Error ? error : new Error(String(error));
       return true;

@@ -206,6 +206,8 @@ export function createSearchTool(
       let hitCharCap = false;
       try {
         outer: for await (const result of engine.search(query, controller.signal)) {
+          // Another session's private files (a root holding the temporary directory walks into them).
+          if (workspace.isHidden(result.path)) continue;
           files++;
           const lines = formatFileResult(result, mode, workspace.display(result.path));
           if (mode === 'content' && query.context > 0 && files > 1) lines.unshift('--');

@@ -1,15 +1,27 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { defaultSecretPaths, type SandboxOptions } from '@agent/sandbox';
+
+/** The system's temporary directory by real path (the sandbox binds real paths). */
+function realTmpdir(): string {
+  const tmp = os.tmpdir();
+  try {
+    return fs.realpathSync(tmp);
+  } catch {
+    return path.resolve(tmp);
+  }
+}
 
 /**
- * Where bash saves output that does not fit, unless told: one directory per user in the
- * system's temporary directory (`agent-tools-builtin-<uid>`; without uids, `agent-tools-builtin`).
+ * The per-user directory that holds each session's spill directory: `agent-tools-builtin-<uid>`
+ * (without uids, `agent-tools-builtin`) in the system's temporary directory, by real path.
  */
 export function defaultSpillDir(): string {
   const uid = process.getuid?.();
   return path.join(
-    os.tmpdir(),
+    realTmpdir(),
     uid === undefined ? 'agent-tools-builtin' : `agent-tools-builtin-${uid}`,
   );
 }
@@ -32,7 +44,7 @@ export function sharedDirProblem(dir: string): string | undefined {
 }
 
 /**
- * Creates the spill directory (0700) when missing. The default one, in the shared temporary
+ * Creates the spill directory (0700) when missing. The per-user one, in the shared temporary
  * directory, must also pass {@link sharedDirProblem}; a directory the caller chose is trusted.
  */
 export function prepareSpillDir(dir: string): void {
@@ -41,5 +53,172 @@ export function prepareSpillDir(dir: string): void {
   const problem = sharedDirProblem(dir);
   if (problem !== undefined) {
     throw new Error(`refusing to save output there: ${problem} (set spillDir)`);
+  }
+}
+
+/** A session's directory is named `<pid>-<random hex>` after the process that made it. */
+const sessionDirectoryName = /^(\d+)-[0-9a-f]{8,}$/;
+
+/** Session directories made by this process and not yet removed: removed when it exits. */
+const liveDirectories = new Set<SpillDirectory>();
+let exitHandlerInstalled = false;
+let swept = false;
+
+function removeLiveDirectories(): void {
+  for (const directory of liveDirectories) directory.remove();
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the session spill directories in `root` (the per-user directory) left by processes
+ * that no longer run — killed by a signal, so their exit handler never ran. Only directories
+ * named for a dead pid, owned by this user and not links; their contents are removed without
+ * following links. Best effort, never throws; returns the directories removed. A process of
+ * another pid namespace sharing the temporary directory looks dead from here.
+ */
+export async function sweepAbandonedSpillDirectories(
+  root: string = defaultSpillDir(),
+): Promise<string[]> {
+  const removed: string[] = [];
+  try {
+    if (sharedDirProblem(root) !== undefined) return removed;
+    const uid = process.getuid?.();
+    for (const entry of await fs.promises.readdir(root)) {
+      const pid = Number(sessionDirectoryName.exec(entry)?.[1]);
+      if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
+        continue;
+      const dir = path.join(root, entry);
+      try {
+        const stat = await fs.promises.lstat(dir);
+        if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+        // rm never follows a link inside: it removes the link itself.
+        await fs.promises.rm(dir, { recursive: true, force: true });
+        removed.push(dir);
+      } catch {
+        // Gone meanwhile, or not ours to remove.
+      }
+    }
+  } catch {
+    // No per-user directory yet, or unreadable: nothing to sweep.
+  }
+  return removed;
+}
+
+/** Options of a {@link SpillDirectory}. */
+export interface SpillDirectoryOptions {
+  /**
+   * A directory of the caller's to save output in instead: trusted as it is (created when
+   * missing), shared by whoever uses it, and kept when the session ends.
+   */
+  path?: string;
+}
+
+/**
+ * Where one session's bash saves output too large to return. By default a private directory
+ * per session, `<tmpdir>/agent-tools-builtin-<uid>/<pid>-<random>`: made (0700, inside the
+ * per-user 0700 directory; a link or another user's directory is refused) at the first spill,
+ * removed by {@link remove} (the session's end) and when the process exits; one left by a
+ * process killed by a signal is swept by the next process that spills. Other sessions' files are
+ * out of reach: the file tools refuse {@link sharedRoot} except {@link path}, and the sandbox
+ * binds only {@link path} ({@link sandboxOptions}).
+ */
+export class SpillDirectory {
+  /** Where spill files go (absolute, real when the temporary directory exists). */
+  readonly path: string;
+  /** The per-user directory every session's directory lies in; undefined for a caller's own. */
+  readonly sharedRoot: string | undefined;
+  #state: 'new' | 'made' | 'removed' = 'new';
+
+  constructor(options: SpillDirectoryOptions = {}) {
+    if (options.path !== undefined) {
+      this.path = path.resolve(options.path);
+      this.sharedRoot = undefined;
+      return;
+    }
+    this.sharedRoot = defaultSpillDir();
+    this.path = path.join(this.sharedRoot, `${process.pid}-${randomBytes(8).toString('hex')}`);
+  }
+
+  /** True once {@link remove} was called: no more files are saved. */
+  get removed(): boolean {
+    return this.#state === 'removed';
+  }
+
+  /**
+   * Makes the directory if needed and returns its path; throws an Error saying why output cannot
+   * be saved there (the session ended, a planted link, another user's directory…).
+   */
+  ensure(): string {
+    if (this.#state === 'removed')
+      throw new Error('the session has ended (its spill directory was removed)');
+    if (this.#state === 'made') return this.path;
+    if (this.sharedRoot === undefined) {
+      fs.mkdirSync(this.path, { recursive: true, mode: 0o700 });
+      this.#state = 'made';
+      return this.path;
+    }
+    prepareSpillDir(this.sharedRoot);
+    try {
+      fs.mkdirSync(this.path, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const problem = sharedDirProblem(this.path);
+    if (problem !== undefined) throw new Error(`refusing to save output there: ${problem}`);
+    this.#state = 'made';
+    liveDirectories.add(this);
+    if (!exitHandlerInstalled) {
+      exitHandlerInstalled = true;
+      process.once('exit', removeLiveDirectories);
+    }
+    // A process killed by a signal runs no exit handler: the first of its successors cleans up.
+    if (!swept) {
+      swept = true;
+      void sweepAbandonedSpillDirectories(this.sharedRoot);
+    }
+    return this.path;
+  }
+
+  /**
+   * Ends the session's spilling: removes a session directory and every file in it (synchronous,
+   * never follows links, never throws); a caller's own directory is kept. Later spills are refused.
+   */
+  remove(): void {
+    const made = this.#state === 'made';
+    this.#state = 'removed';
+    liveDirectories.delete(this);
+    if (!made || this.sharedRoot === undefined) return;
+    try {
+      if (fs.lstatSync(this.path).isDirectory())
+        fs.rmSync(this.path, { recursive: true, force: true });
+    } catch {
+      // Gone already.
+    }
+  }
+
+  /**
+   * Sandbox options that let sandboxed commands read this session's spill files at the paths the
+   * model is given, and no other session's: `readableRoots` gains {@link path}, and the per-user
+   * directory joins `secretPaths` (after the defaults, when none are given) — hidden even where
+   * a writable root or the host's temporary directory would show it — so only this session's
+   * directory shows through. Merges into `base`.
+   */
+  sandboxOptions(
+    base: Pick<Partial<SandboxOptions>, 'readableRoots' | 'secretPaths'> = {},
+  ): Pick<SandboxOptions, 'readableRoots' | 'secretPaths'> {
+    const readableRoots = [...(base.readableRoots ?? []), this.path];
+    const secretPaths = base.secretPaths ?? defaultSecretPaths();
+    if (this.sharedRoot === undefined)
+      return base.secretPaths === undefined ? { readableRoots } : { readableRoots, secretPaths };
+    return { readableRoots, secretPaths: [...secretPaths, this.sharedRoot] };
   }
 }

@@ -47,6 +47,8 @@ export interface WalkOptions {
   respectIgnoreFiles?: boolean;
   /** Deepest level to list (1 = the root's children) [unlimited]. */
   maxDepth?: number;
+  /** Entries left out: neither yielded nor, for a directory, entered [none]. */
+  exclude?: (entry: WalkEntry) => boolean;
   signal?: AbortSignal;
 }
 
@@ -140,7 +142,9 @@ export async function* walk(options: WalkOptions): AsyncGenerator<WalkEntry> {
       if (!isDirectory && !isSymbolicLink && !entry.isFile()) continue;
       if (respect && isIgnored(own, absolute, isDirectory)) continue;
       const relative = path.relative(options.root, absolute).split(path.sep).join('/');
-      yield { path: absolute, relative, isDirectory, isSymbolicLink, depth };
+      const found: WalkEntry = { path: absolute, relative, isDirectory, isSymbolicLink, depth };
+      if (options.exclude?.(found) === true) continue;
+      yield found;
       if (isDirectory && depth < maxDepth) yield* visit(absolute, depth + 1, own);
     }
   }

@@ -105,6 +105,12 @@ export interface WorkspaceOptions {
   roots?: readonly string[];
   /** Extra directories read-only tools (read_file, list_files, glob, search) may read, e.g. where bash saves large output. */
   readOnlyRoots?: readonly string[];
+  /**
+   * Directories no file tool may read, write or list even inside a root, except the read-only
+   * roots inside them: e.g. the per-user directory holding every session's spill files, of which
+   * only this session's own is a read-only root [none].
+   */
+  hiddenRoots?: readonly string[];
   /** File-system operations [node:fs/promises]. */
   fs?: FileSystemOperations;
 }
@@ -123,17 +129,21 @@ export class Workspace {
   readonly roots: readonly string[];
   /** Extra directories read-only tools may read, absolute. */
   readonly readOnlyRoots: readonly string[];
+  /** Directories no file tool may touch or list (read-only roots inside them excepted), absolute. */
+  readonly hiddenRoots: readonly string[];
   /** File-system operations in use. */
   readonly fs: FileSystemOperations;
   #realRoots: Promise<string[]> | undefined;
   #realReadRoots: Promise<string[]> | undefined;
   #realRootsSync: string[] | undefined;
   #realCwd: string | undefined;
+  #realHidden: { hidden: string[]; excepted: string[] } | undefined;
 
   constructor(options: WorkspaceOptions) {
     this.cwd = path.resolve(options.cwd);
     this.roots = (options.roots ?? [this.cwd]).map((root) => path.resolve(this.cwd, root));
     this.readOnlyRoots = (options.readOnlyRoots ?? []).map((root) => path.resolve(this.cwd, root));
+    this.hiddenRoots = (options.hiddenRoots ?? []).map((root) => path.resolve(this.cwd, root));
     this.fs = options.fs ?? nodeFileSystem;
   }
 
@@ -190,7 +200,32 @@ export class Workspace {
         { kind: 'denied', ...(toolName === undefined ? {} : { toolName }) },
       );
     }
+    if (this.isHidden(real)) throw this.#hiddenError(input, real, toolName);
     return real;
+  }
+
+  /**
+   * True when `real` (already resolved) lies in a hidden root and not in a read-only root inside
+   * it: no file tool may touch it, and walks leave it out. Roots resolved synchronously, once.
+   */
+  isHidden(real: string): boolean {
+    if (this.hiddenRoots.length === 0) return false;
+    this.#realHidden ??= {
+      hidden: this.hiddenRoots.map((root) => resolveRealPathSync(root)),
+      excepted: this.readOnlyRoots.map((root) => resolveRealPathSync(root)),
+    };
+    const { hidden, excepted } = this.#realHidden;
+    return (
+      hidden.some((root) => isPathInside(root, real)) &&
+      !excepted.some((root) => isPathInside(root, real))
+    );
+  }
+
+  #hiddenError(input: string, real: string, toolName: string | undefined): ToolError {
+    return new ToolError(
+      `Permission denied: ${input} resolves to ${real}, in a directory the file tools may not touch (another session's private files)`,
+      { kind: 'denied', ...(toolName === undefined ? {} : { toolName }) },
+    );
   }
 
   /**
@@ -238,7 +273,8 @@ export class Workspace {
     if (!path.isAbsolute(actual)) return; // `pipe:[…]`, `anon_inode:…`: not a path
     actual = actual.replace(/ \(deleted\)$/, '');
     const roots = await this.realRoots(access);
-    if (!roots.some((root) => isPathInside(root, actual))) throw this.#raced(actual, toolName);
+    if (!roots.some((root) => isPathInside(root, actual)) || this.isHidden(actual))
+      throw this.#raced(actual, toolName);
   }
 
   #raced(where: string, toolName: string | undefined): ToolError {

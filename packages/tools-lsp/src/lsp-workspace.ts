@@ -44,8 +44,13 @@ export interface LspWorkspaceOptions {
   servers?: readonly LanguageServerConfig[];
   /** Directories searched for server executables after `node_modules/.bin` and before PATH. */
   binPaths?: readonly string[];
-  /** Environment of the servers [process.env]. */
+  /**
+   * Environment of the servers [process.env], without the variables that hold credentials
+   * (`credentialFreeEnvironment` of `@agent/core`) unless `passEnv` names them.
+   */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables the servers get anyway (exact names) [none]. */
+  passEnv?: readonly string[];
   /**
    * Runs each server through this wrapper, e.g. an `@agent/sandbox` `Sandbox` (writes only in the
    * workspace, no network) [none: servers run with the user's rights].
@@ -628,6 +633,7 @@ export class LspWorkspace implements AsyncDisposable {
         executable: picked.executable,
         roots,
         ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
+        passEnv: this.#options.passEnv,
         sandbox: this.#options.sandbox,
       });
       this.#snapshots.set(config.language, await scanning);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { credentialFreeEnvironment } from '@agent/core';
 import type {
   Diagnostic,
   InitializeParams,
@@ -41,8 +42,10 @@ export interface ServerProcessOptions {
   executable: string;
   /** Real paths of the workspace roots; the first is the root URI. */
   roots: readonly string[];
-  /** Environment of the server [process.env]. */
+  /** Environment of the server [process.env], without credential variables unless `passEnv` names them. */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables the server gets anyway (exact names) [none]. */
+  passEnv?: readonly string[] | undefined;
   /** Wraps the command before it is spawned (an OS sandbox) [none]. */
   sandbox?: CommandWrapper | undefined;
 }
@@ -214,7 +217,8 @@ export class ServerProcess {
       file: options.executable,
       args: options.config.args,
       cwd: root,
-      env: options.env ?? process.env,
+      // A server runs the workspace's code (its TypeScript, its plugins): no user's keys for it.
+      env: credentialFreeEnvironment(options.env ?? process.env, { pass: options.passEnv ?? [] }),
     };
     const command = options.sandbox === undefined ? plain : await options.sandbox.wrap(plain);
     const child = spawn(command.file, [...command.args], {

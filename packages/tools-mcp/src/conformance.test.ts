@@ -25,6 +25,8 @@ const suite = join(
   'index.js',
 );
 const client = fileURLToPath(new URL('../conformance/client.mjs', import.meta.url));
+// Preloaded into the suite to send our server's bearer token (its `server` command has no option for it).
+const bearerToken = fileURLToPath(new URL('../conformance/bearer-token.mjs', import.meta.url));
 const workDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
 
 interface Check {
@@ -33,15 +35,21 @@ interface Check {
   errorMessage?: string;
 }
 
-/** Runs the suite for one scenario; returns the checks it recorded. */
-function runScenario(args: string[], scenario: string): Promise<Check[]> {
+/** Runs the suite for one scenario (sending `token` on every request); returns its checks. */
+function runScenario(args: string[], scenario: string, token?: string): Promise<Check[]> {
   const cwd = mkdtempSync(join(workDir, 'run-'));
   return new Promise((resolve, reject) => {
     const results = join(cwd, 'results');
-    const child = spawn(process.execPath, [suite, ...args, '--scenario', scenario, '-o', results], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const preload = token === undefined ? [] : ['--import', bearerToken];
+    const child = spawn(
+      process.execPath,
+      [...preload, suite, ...args, '--scenario', scenario, '-o', results],
+      {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: token === undefined ? process.env : { ...process.env, MCP_BEARER_TOKEN: token },
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -192,8 +200,9 @@ describe('MCP conformance: our client (the whole suite, against its real servers
   });
 });
 
-describe('MCP conformance: our server (serveHttp)', () => {
+describe('MCP conformance: our server (serveHttp, with its bearer token)', () => {
   let url = '';
+  let token: string | undefined;
   let close: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
     const echo = defineTool({
@@ -202,14 +211,19 @@ describe('MCP conformance: our server (serveHttp)', () => {
       input: z.object({ text: z.string() }),
       execute: async ({ text }) => text,
     });
-    ({ url, close } = await serveHttp({ tools: [echo] }));
+    ({ url, token, close } = await serveHttp({ tools: [echo] }));
   });
   afterAll(() => close());
 
   for (const scenario of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']) {
     it(scenario, async () => {
-      const checks = await runScenario(['server', '--url', url], scenario);
+      const checks = await runScenario(['server', '--url', url], scenario, token);
       expect(verdict(checks)).toEqual({ judged: true, failures: [] });
     }, 60_000);
   }
+
+  it('without the token the suite gets nowhere: its requests are refused', async () => {
+    const checks = await runScenario(['server', '--url', url], 'server-initialize');
+    expect(verdict(checks).failures.join('\n')).toMatch(/Unauthorized: send the token/);
+  }, 60_000);
 });

@@ -39,12 +39,17 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-/** Runs the Inspector CLI against a URL; resolves with its parsed JSON output. */
-function inspect(url: string, args: string[]): Promise<unknown> {
+/** Runs the Inspector CLI against a server, with its token; resolves with its parsed JSON output. */
+function inspect(
+  served: { url: string; token: string | undefined },
+  args: string[],
+): Promise<unknown> {
+  const header =
+    served.token === undefined ? [] : ['--header', `Authorization: Bearer ${served.token}`];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [inspector, url, '--transport', 'http', ...args],
+      [inspector, served.url, '--transport', 'http', ...header, ...args],
       // Its build/index.js finds its own package.json relative to the working directory.
       { timeout: 60_000, cwd: path.dirname(inspector) },
       (error, stdout, stderr) => {
@@ -67,14 +72,14 @@ describe('serveHttp with the MCP Inspector CLI as the client', () => {
     const served = await serveHttp({ tools: [add, remove], permissionGate: gate });
     closers.push(served.close);
 
-    const listed = (await inspect(served.url, ['--method', 'tools/list'])) as {
+    const listed = (await inspect(served, ['--method', 'tools/list'])) as {
       tools: { name: string; inputSchema: { properties?: object }; annotations?: object }[];
     };
     expect(listed.tools.map((tool) => tool.name)).toEqual(['add', 'remove']);
     expect(Object.keys(listed.tools[0]?.inputSchema.properties ?? {})).toEqual(['a', 'b']);
     expect(listed.tools[0]?.annotations).toMatchObject({ readOnlyHint: true });
 
-    const sum = await inspect(served.url, [
+    const sum = await inspect(served, [
       '--method',
       'tools/call',
       '--tool-name',
@@ -85,7 +90,7 @@ describe('serveHttp with the MCP Inspector CLI as the client', () => {
     ]);
     expect(sum).toMatchObject({ content: [{ type: 'text', text: '42' }] });
 
-    const refused = (await inspect(served.url, [
+    const refused = (await inspect(served, [
       '--method',
       'tools/call',
       '--tool-name',
@@ -95,5 +100,22 @@ describe('serveHttp with the MCP Inspector CLI as the client', () => {
     ])) as { isError?: boolean; content: { text: string }[] };
     expect(refused.isError).toBe(true);
     expect(refused.content[0]?.text).toContain('outside the workspace');
+  }, 120_000);
+
+  it('without the token, or with a wrong one, it is refused', async () => {
+    const served = await serveHttp({ tools: [add] });
+    closers.push(served.close);
+    const wrong = `${served.token?.slice(0, -1)}${served.token?.endsWith('A') ? 'B' : 'A'}`;
+    const cases = [
+      [undefined, /Unauthorized: send the token of this server/],
+      [wrong, /Unauthorized: the bearer token is not valid/],
+    ] as const;
+    for (const [token, refusal] of cases) {
+      const failure = await inspect({ url: served.url, token }, ['--method', 'tools/list']).then(
+        () => 'listed',
+        (error: Error) => error.message,
+      );
+      expect(failure).toMatch(refusal);
+    }
   }, 120_000);
 });

@@ -13,10 +13,18 @@ export interface McpStdioTransportConfig {
   /** Executable to run; no shell is involved (`npx`, `uvx`, `node`, `/path/to/server`). */
   command: string;
   args?: readonly string[];
-  /** Added to a minimal inherited environment (HOME, PATH, SHELL, TERM, USER, LOGNAME). */
+  /**
+   * Added as given to a minimal inherited environment (HOME, PATH, SHELL, TERM, USER, LOGNAME):
+   * the way to give this server a credential it needs.
+   */
   env?: Record<string, string>;
-  /** Pass all of `process.env` instead of that minimal set [false]: API keys would reach the server. */
+  /**
+   * Pass `process.env` instead of that minimal set [false], without the variables that hold
+   * credentials (`credentialFreeEnvironment` of `@agent/core`: API keys, tokens, passwords).
+   */
   inheritEnv?: boolean;
+  /** Names of the host's variables this server gets too, credentials or not (exact names) [none]. */
+  passEnv?: readonly string[];
   /** Working directory of the server [the host's]. */
   cwd?: string;
   /** Receives the server's stderr as it arrives; the tail is always kept for error messages. */

@@ -682,6 +682,7 @@ export class McpToolAdapter implements AsyncDisposable {
           ...(config.args === undefined ? {} : { args: config.args }),
           ...(config.env === undefined ? {} : { env: config.env }),
           ...(config.inheritEnv === undefined ? {} : { inheritEnv: config.inheritEnv }),
+          ...(config.passEnv === undefined ? {} : { passEnv: config.passEnv }),
           ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
           ...(config.onStderr === undefined ? {} : { onStderr: config.onStderr }),
           ...(config.closeGraceMs === undefined ? {} : { closeGraceMs: config.closeGraceMs }),

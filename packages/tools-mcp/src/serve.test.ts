@@ -113,14 +113,17 @@ describe('AgentTools served as an MCP server', () => {
     closers.push(served.close);
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
+    const { headers } = served.clientConfig;
     const client = new Client({ name: 'sdk', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers } }),
+    );
     closers.push(() => client.close());
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['add', 'remove']);
 
     const adapter = await McpToolAdapter.connect({
       name: 'served',
-      transport: { type: 'http', url: served.url },
+      transport: { type: 'http', url: served.url, headers },
     });
     closers.push(() => adapter.close());
     const tool = adapter.tools().find((candidate) => candidate.name === 'served__add');
@@ -148,6 +151,7 @@ describe('the HTTP server against DNS rebinding', () => {
             headers: {
               'content-type': 'application/json',
               accept: 'application/json, text/event-stream',
+              authorization: `Bearer ${served.token}`,
               ...extra,
             },
           },
@@ -163,7 +167,7 @@ describe('the HTTP server against DNS rebinding', () => {
     expect((await post({ origin: 'http://evil.example' })).status).toBe(403);
     expect(
       (await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status,
-    ).not.toBe(403);
-    expect((await post({})).status).not.toBe(403);
+    ).toBe(200);
+    expect((await post({})).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { credentialFreeEnvironment } from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -12,10 +13,18 @@ export interface StdioProcessTransportOptions {
   /** Executable to run (no shell). */
   command: string;
   args?: readonly string[];
-  /** Added to a minimal inherited environment (HOME, PATH, …), or to all of `process.env` with `inheritEnv`. */
+  /**
+   * Added as given to a minimal inherited environment (HOME, PATH, …), or to `process.env` with
+   * `inheritEnv`: the way to give one server a credential.
+   */
   env?: Record<string, string>;
-  /** Pass the whole `process.env` to the server instead of the SDK's safe subset [false]. */
+  /**
+   * Pass `process.env` to the server instead of the SDK's safe subset [false], without the
+   * variables that hold credentials (`credentialFreeEnvironment` of `@agent/core`).
+   */
   inheritEnv?: boolean;
+  /** Names of the host's variables the server gets too, credentials or not (exact names) [none]. */
+  passEnv?: readonly string[];
   cwd?: string;
   /** Receives the server's stderr as it arrives (it is always captured for error messages). */
   onStderr?: (text: string) => void;
@@ -259,8 +268,13 @@ export class StdioProcessTransport implements Transport {
       throw new Error('StdioProcessTransport already started');
     this.#starting = true;
     const options = this.#options;
+    const pass = options.passEnv ?? [];
     const env = {
-      ...(options.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment()),
+      ...credentialFreeEnvironment(
+        options.inheritEnv === true ? process.env : getDefaultEnvironment(),
+        { pass },
+      ),
+      ...passedEnv(pass),
       ...options.env,
     };
     const cwd = options.cwd ?? process.cwd();
@@ -443,9 +457,13 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   });
 }
 
-function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+/** The host's variables named in `passEnv` that are set. */
+function passedEnv(names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  for (const name of names) {
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { credentialFreeEnvironment } from '@agent/core';
 import { javascriptDriver, pythonDriver } from './drivers.js';
 
 /** The languages a session can run. */
@@ -26,8 +27,10 @@ export interface ReplSessionOptions {
   sandbox?: CommandWrapper;
   /** The interpreter [node: this process's executable; python: `python3`]. */
   executable?: string;
-  /** Environment [process.env]. */
+  /** Environment [process.env], without credential variables unless `passEnv` names them. */
   env?: NodeJS.ProcessEnv;
+  /** Names of credential variables the interpreter gets anyway (exact names) [none]. */
+  passEnv?: readonly string[];
 }
 
 /** What one cell produced. */
@@ -171,19 +174,23 @@ export class ReplSession {
 
   async #spawn(): Promise<void> {
     const { language, cwd } = this.#options;
+    // Filtered at each start: a prompt-injected cell must not find the user's API keys.
+    const env = credentialFreeEnvironment(this.#options.env ?? process.env, {
+      pass: this.#options.passEnv ?? [],
+    });
     const plain: WrappableCommand =
       language === 'javascript'
         ? {
             file: this.#options.executable ?? process.execPath,
             args: ['-e', javascriptDriver],
             cwd,
-            env: this.#options.env ?? process.env,
+            env,
           }
         : {
             file: this.#options.executable ?? 'python3',
             args: ['-u', '-c', pythonDriver],
             cwd,
-            env: this.#options.env ?? process.env,
+            env,
           };
     const command =
       this.#options.sandbox === undefined ? plain : await this.#options.sandbox.wrap(plain);

@@ -25,6 +25,13 @@ export interface ReplToolsOptions {
   maxOutputChars?: number;
   /** The Python interpreter [python3]. */
   python?: string;
+  /**
+   * Environment of the interpreters [process.env], without the variables that hold credentials
+   * (`credentialFreeEnvironment` of `@agent/core`) unless `passEnv` names them.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Names of credential variables the interpreters get anyway (exact names) [none]. */
+  passEnv?: readonly string[];
 }
 
 /** The REPL tools and their sessions. */
@@ -87,6 +94,8 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         cwd: options.cwd,
         ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
         ...(language === 'python' ? { executable: python } : {}),
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
       }),
   );
   const tools = sessions.map((session) => replTool(session));

@@ -1,0 +1,34 @@
+/**
+ * The second line of defence behind the tools' credential-free environments: what the CLI writes
+ * down (session files, the transcript, JSON output) never holds the value of a credential variable
+ * of its environment, even when it reached the conversation another way (a passed variable, a
+ * `.env` file read, the user's own prompt).
+ */
+import { credentialRedactor } from '@agent/core';
+
+let current: ((text: string) => string) | undefined;
+
+/**
+ * Replaces every credential value of `process.env` (as it was at the last {@link resetRedaction},
+ * or the first call) with `[redacted:NAME]`.
+ */
+export function redactText(text: string): string {
+  current ??= credentialRedactor(process.env);
+  return current(text);
+}
+
+/** Reads `process.env` again at the next redaction (after settings added variables to it). */
+export function resetRedaction(): void {
+  current = undefined;
+}
+
+/** A copy of a JSON value with {@link redactText} applied to every string in it (keys included). */
+export function redactJson(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map(redactJson);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [redactText(key), redactJson(item)]),
+    );
+  return value;
+}

@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import {
+  credentialFreeEnvironment,
+  credentialRedactor,
+  credentialRuleOf,
+  isCredentialVariable,
+  withheldVariableNames,
+} from './credential-environment.js';
+
+// Fake keys in the real formats (never real credentials), built at run time so no scanner flags them.
+const fake = {
+  openai: `sk-proj-${'Ab3'.repeat(16)}`,
+  anthropic: `sk-ant-api03-${'xY9_'.repeat(20)}`,
+  openrouter: `sk-or-v1-${'0a1b'.repeat(16)}`,
+  githubClassic: `ghp_${'A1b2'.repeat(9)}`,
+  githubServer: `ghs_${'Z9y8'.repeat(9)}`,
+  githubFine: `github_pat_${'11ABCDEFG0'.repeat(3)}_${'q'.repeat(40)}`,
+  gitlab: `glpat-${'x1Y2z3'.repeat(4)}`,
+  slackBot: `xoxb-${'1234567890'}-${'abcdefABCDEF'}`,
+  slackUser: `xoxp-${'1234567890'}-${'0987654321'}`,
+  awsId: `AKIA${'IOSFODNN7EXAMPLE'}`,
+  awsTemporary: `ASIA${'Q3EGRZLSQ7EXAMPL'}`,
+  google: `AIza${'SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'}`,
+  stripe: `sk_live_${'4eC39HqLyjWDarjtT1zdp7dc'}`,
+  npm: `npm_${'a1B2c3D4e5'.repeat(4)}`,
+  huggingFace: `hf_${'aB1cD2eF3g'.repeat(4)}`,
+  groq: `gsk_${'aB1cD2eF3g'.repeat(5)}`,
+  vault: `hvs.${'CAESIJ1x2y3z'.repeat(3)}`,
+  pem: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+  jwt: `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.${'s1gn4ture'.repeat(3)}`,
+};
+
+describe('credentialRuleOf: names', () => {
+  it.each([
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'BRAVE_API_KEY',
+    'MYAPIKEY',
+    'X_APIKEY_2',
+    'apiKey',
+    'openai_api_key',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_SECURITY_TOKEN',
+    'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    'AWS_SHARED_CREDENTIALS_FILE',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'AZURE_CLIENT_SECRET',
+    'AZURE_STORAGE_CONNECTION_STRING',
+    'ARM_ACCESS_KEY',
+    'GH_TOKEN',
+    'GITHUB_TOKEN',
+    'GITHUB_PAT',
+    'githubToken',
+    'NPM_TOKEN',
+    'NODE_AUTH_TOKEN',
+    'npm_config__auth',
+    'npm_config__authToken',
+    'YARN_NPM_AUTH_TOKEN',
+    'HF_TOKEN',
+    'HUGGING_FACE_HUB_TOKEN',
+    'CI_JOB_TOKEN',
+    'VAULT_TOKEN',
+    'MY_SECRET',
+    'CLIENT_SECRET_2',
+    'clientSecret',
+    'PGPASSWORD',
+    'DB_PASSWORD',
+    'MYSQL_PWD',
+    'SMTP_PASS',
+    'SSH_PASSPHRASE',
+    'DB_PASSWD',
+    'DOCKER_CREDS',
+    'SESSION_COOKIE',
+    'SLACK_WEBHOOK_URL',
+    'HTTP_AUTHORIZATION',
+    'BASIC_AUTH',
+    'STRIPE_KEY',
+    'PRIVATE_KEY',
+    'SSH_PRIVATE_KEY',
+    'ENCRYPTION_KEYS',
+    'DATABASE_CONN_STR',
+  ])('withholds %s by its name', (name) => {
+    expect(credentialRuleOf(name, 'x')).toBeDefined();
+  });
+
+  it.each([
+    'PATH',
+    'HOME',
+    'PWD',
+    'OLDPWD',
+    'SHELL',
+    'TERM',
+    'USER',
+    'LANG',
+    'LC_ALL',
+    'TMPDIR',
+    'TOKENIZERS_PARALLELISM',
+    'MAX_TOKENS',
+    'OPENAI_MAX_TOKENS',
+    'TIKTOKEN_CACHE_DIR',
+    'KEYTIMEOUT',
+    'XKB_DEFAULT_KEYMAP',
+    'GNOME_KEYRING_CONTROL',
+    'SSH_AUTH_SOCK',
+    'GIT_ASKPASS',
+    'SSH_ASKPASS',
+    'SUDO_ASKPASS',
+    'XAUTHORITY',
+    'OAUTH_CLIENT_ID',
+    'OPENAI_BASE_URL',
+    'AWS_REGION',
+    'AWS_PROFILE',
+    'NODE_OPTIONS',
+    'PASSTHROUGH_MODE',
+    'PATCH_LEVEL',
+    'SECURITYSESSIONID',
+  ])('keeps %s', (name) => {
+    expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
+  });
+});
+
+describe('credentialRuleOf: values under innocent names', () => {
+  it.each(Object.entries(fake))('withholds a %s key', (_kind, key) => {
+    expect(isCredentialVariable('SOME_SETTING', key)).toBe(true);
+    // Inside a longer value too (an option string, a list).
+    expect(isCredentialVariable('SOME_SETTING', `--flag=${key} --other`)).toBe(true);
+  });
+
+  it.each([
+    'postgres://user:hunter2@db.example.com:5432/app',
+    'redis://:hunter2@localhost:6379/0',
+    'https://x-access-token:abc@github.com/org/repo.git',
+    'mongodb+srv://admin:p%40ss@cluster0.example.net/db',
+    'http://proxyuser:proxypass@proxy:3128',
+    'Server=tcp:example.database.windows.net;Database=app;User ID=me;Password=hunter2;',
+    'DefaultEndpointsProtocol=https;AccountName=me;AccountKey=abc123==;EndpointSuffix=core.windows.net',
+    `Bearer ${'abcdef0123456789'}`,
+    'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
+    'https://discord.com/api/webhooks/123/abc',
+  ])('withholds %s', (value) => {
+    expect(isCredentialVariable('DATABASE_URL_LIKE', value)).toBe(true);
+  });
+
+  it.each([
+    '/usr/local/bin:/usr/bin:/bin:/home/me/.local/bin',
+    '/opt/sk-learn-environment-python/bin',
+    'https://example.com:8443/path@version',
+    'ssh://git@github.com:22/org/repo.git',
+    'git@github.com:org/repo.git',
+    'https://registry.npmjs.org/',
+    'http://proxy.internal:3128',
+    'en_US.UTF-8',
+    'xterm-256color',
+    'true',
+    'disk-sk-0123',
+    'task-force-skipping-steps-in-the-build',
+    'unix:path=/run/user/1000/bus',
+    '--max-old-space-size=4096',
+    'AKIAshort',
+  ])('keeps the value %s', (value) => {
+    expect(isCredentialVariable('SOME_SETTING', value)).toBe(false);
+  });
+});
+
+describe('credentialFreeEnvironment', () => {
+  const env = {
+    PATH: '/usr/bin:/bin',
+    HOME: '/home/me',
+    OPENAI_API_KEY: fake.openai,
+    MY_SECRET: 'hunter2-hunter2',
+    INNOCENT: fake.githubClassic,
+    TOKENIZERS_PARALLELISM: 'false',
+    UNSET: undefined,
+  };
+
+  it('keeps the ordinary variables and withholds the credentials', () => {
+    expect(credentialFreeEnvironment(env)).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/me',
+      TOKENIZERS_PARALLELISM: 'false',
+    });
+    expect(withheldVariableNames(env)).toEqual(['INNOCENT', 'MY_SECRET', 'OPENAI_API_KEY']);
+  });
+
+  it('passes the names in `pass`, exactly as named', () => {
+    const result = credentialFreeEnvironment(env, { pass: ['MY_SECRET', 'openai_api_key'] });
+    expect(result.MY_SECRET).toBe('hunter2-hunter2');
+    expect(result.OPENAI_API_KEY).toBeUndefined();
+    expect(withheldVariableNames(env, { pass: ['MY_SECRET'] })).toEqual([
+      'INNOCENT',
+      'OPENAI_API_KEY',
+    ]);
+  });
+
+  it('does not change its input', () => {
+    const copy = { ...env };
+    credentialFreeEnvironment(env);
+    expect(env).toEqual(copy);
+  });
+});
+
+describe('credentialRedactor', () => {
+  it('replaces every value of a credential variable, passed or not, with its name', () => {
+    const redact = credentialRedactor({
+      OPENAI_API_KEY: fake.openai,
+      MY_SECRET: 'hunter2-hunter2',
+    });
+    expect(redact(`key ${fake.openai} and ${fake.openai}; hunter2-hunter2.`)).toBe(
+      'key [redacted:OPENAI_API_KEY] and [redacted:OPENAI_API_KEY]; [redacted:MY_SECRET].',
+    );
+  });
+
+  it('replaces the JSON-escaped form of a value', () => {
+    const value = 'pa"ss\\word-1234';
+    const redact = credentialRedactor({ DB_PASSWORD: value });
+    const json = JSON.stringify({ text: `it is ${value}` });
+    expect(redact(json)).toBe(JSON.stringify({ text: 'it is [redacted:DB_PASSWORD]' }));
+  });
+
+  it('leaves short values, plain paths and ordinary variables alone', () => {
+    const redact = credentialRedactor({
+      SHORT_TOKEN: 'abc',
+      GOOGLE_APPLICATION_CREDENTIALS: '/home/me/gcp.json',
+      HOME: '/home/me/work-area',
+      LANG: 'en_US.UTF-8',
+    });
+    const text = 'abc /home/me/gcp.json /home/me/work-area en_US.UTF-8';
+    expect(redact(text)).toBe(text);
+  });
+
+  it('replaces a longer value whole when it contains a shorter one', () => {
+    const redact = credentialRedactor({ A_TOKEN: 'token-12345', B_TOKEN: 'token-12345-and-more' });
+    expect(redact('token-12345-and-more token-12345')).toBe(
+      '[redacted:B_TOKEN] [redacted:A_TOKEN]',
+    );
+  });
+});

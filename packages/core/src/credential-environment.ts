@@ -1,0 +1,293 @@
+/**
+ * Which environment variables hold credentials, so that processes a tool starts (a shell, a REPL,
+ * an MCP or language server, a hook) do not receive the user's API keys: a prompt-injected model
+ * only has to print its environment to leak them. Runtime-neutral: the environment is a plain record.
+ *
+ * Two kinds of rule, both deliberately broad (a variable withheld by mistake costs a `pass` entry;
+ * a key passed by mistake is in the model's context and the session file):
+ * - a name rule looks at the name, upper-cased and split into words at every character that is not
+ *   a letter or digit (`OPENAI_API_KEY` → `OPENAI`, `API`, `KEY`; `githubToken` is one word,
+ *   `GITHUBTOKEN`). Words are matched, not substrings, where a substring would catch ordinary
+ *   settings: `TOKENIZERS_PARALLELISM`, `MAX_TOKENS`, `KEYTIMEOUT`, `SSH_AUTH_SOCK`, `PWD` and
+ *   `GIT_ASKPASS` are kept; `SECRET` and `PASSWORD` are matched anywhere.
+ * - a value rule looks for a known key format anywhere in the value (`sk-…`, `ghp_…`,
+ *   `github_pat_…`, `xoxb-…`, `AKIA…`, a PEM private key, a JWT, a URL with a password…), so a key
+ *   under an innocent name (`MY_VAR=sk-proj-…`) is withheld too. Formats need their full length
+ *   and, for the short prefixes, a digit, so that paths and words that merely start alike pass.
+ */
+
+/** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
+export interface CredentialRule {
+  /** Short stable identifier, e.g. `api-key`, `github-token`. */
+  readonly id: string;
+  /** What the rule catches, for documentation and messages. */
+  readonly description: string;
+  /** Tested against the upper-cased name (name rules) or the raw value (value rules). */
+  readonly pattern: RegExp;
+}
+
+// A word boundary in an upper-cased name: the start, the end, or a character that is no letter or digit.
+const start = '(?:^|[^A-Z0-9])';
+const end = '(?=$|[^A-Z0-9])';
+
+/** Name rules, tested against the variable's name upper-cased. */
+export const credentialNameRules: readonly CredentialRule[] = [
+  {
+    id: 'key',
+    description:
+      'a word ending in KEY or KEYS: *_API_KEY, *APIKEY*, AWS_ACCESS_KEY_ID, PRIVATE_KEY, ENCRYPTION_KEY',
+    pattern: new RegExp(`${start}[A-Z0-9]*KEYS?${end}|APIKEY`),
+  },
+  {
+    id: 'token',
+    description:
+      'a word ending in TOKEN: *_TOKEN, GH_TOKEN, NODE_AUTH_TOKEN, AWS_SESSION_TOKEN, githubToken (not TOKENIZERS_*, MAX_TOKENS)',
+    pattern: new RegExp(`${start}[A-Z0-9]*TOKEN${end}`),
+  },
+  {
+    id: 'secret',
+    description: 'SECRET anywhere: *SECRET*, AZURE_CLIENT_SECRET, AWS_SECRET_ACCESS_KEY',
+    pattern: /SECRET/,
+  },
+  {
+    id: 'password',
+    description:
+      'PASSWORD, PASSWD or PASSPHRASE anywhere, the word PASS (DB_PASS), or PWD after another word (MYSQL_PWD; not PWD, OLDPWD)',
+    pattern: new RegExp(`PASSWORD|PASSWD|PASSPHRASE|${start}PASS${end}|[^A-Z0-9]PWD${end}`),
+  },
+  {
+    id: 'credentials',
+    description:
+      'CREDENTIAL anywhere, or the word CRED/CREDS: GOOGLE_APPLICATION_CREDENTIALS, AWS_SHARED_CREDENTIALS_FILE',
+    pattern: new RegExp(`CREDENTIAL|${start}CREDS?${end}`),
+  },
+  {
+    id: 'personal-access-token',
+    description: 'the word PAT: GITHUB_PAT, AZURE_DEVOPS_PAT',
+    pattern: new RegExp(`${start}PAT${end}`),
+  },
+  {
+    id: 'auth',
+    description:
+      'a last word ending in AUTH, or AUTHORIZATION anywhere: npm_config__auth, BASIC_AUTH (not SSH_AUTH_SOCK)',
+    pattern: new RegExp(`${start}[A-Z0-9]*AUTH$|AUTHORIZATION`),
+  },
+  {
+    id: 'connection-string',
+    description: 'a connection string: AZURE_STORAGE_CONNECTION_STRING, *_CONN_STR',
+    pattern: /CONNECTION[^A-Z0-9]*STRING|CONN[^A-Z0-9]*STR(?:ING)?(?=$|[^A-Z0-9])/,
+  },
+  {
+    id: 'cookie',
+    description: 'COOKIE anywhere: SESSION_COOKIE',
+    pattern: /COOKIE/,
+  },
+  {
+    id: 'webhook',
+    description: 'WEBHOOK anywhere (a webhook URL is its own credential): SLACK_WEBHOOK_URL',
+    pattern: /WEBHOOK/,
+  },
+];
+
+// A known prefix must start the value or follow a character that cannot be part of a key.
+const before = '(?<![A-Za-z0-9_-])';
+// The rest of a key: at least `min` key characters, one of them a digit (words and paths rarely have one).
+const keyBody = (min: number, characters = 'A-Za-z0-9_-') =>
+  `(?=[${characters.replace('0-9', '')}]*[0-9])[${characters}]{${min},}`;
+
+/** Value rules, tested against the variable's value as it is. */
+export const credentialValueRules: readonly CredentialRule[] = [
+  {
+    id: 'url-password',
+    description: 'a URL with a password: postgres://user:pass@host, redis://:pass@host',
+    pattern: /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@]*:[^\s/?#@]+@/,
+  },
+  {
+    id: 'openai-anthropic-style',
+    description: 'sk-… keys (OpenAI, Anthropic sk-ant-…, OpenRouter sk-or-…, DeepSeek)',
+    pattern: new RegExp(`${before}sk-${keyBody(32)}`),
+  },
+  {
+    id: 'github-token',
+    description: 'GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_, github_pat_',
+    pattern: new RegExp(`${before}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+  },
+  {
+    id: 'gitlab-token',
+    description: 'GitLab tokens: glpat-, glrt-, gldt-, glptt-',
+    pattern: new RegExp(`${before}gl(?:pat|rt|dt|ptt)-[A-Za-z0-9_-]{20,}`),
+  },
+  {
+    id: 'slack-token',
+    description: 'Slack tokens: xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xapp-',
+    pattern: new RegExp(`${before}(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}`),
+  },
+  {
+    id: 'aws-access-key-id',
+    description: 'AWS access key ids: AKIA…, ASIA… (16 more capitals or digits)',
+    pattern: /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])/,
+  },
+  {
+    id: 'google-api-key',
+    description: 'Google API keys: AIza…',
+    pattern: new RegExp(`${before}AIza[A-Za-z0-9_-]{35}`),
+  },
+  {
+    id: 'stripe-key',
+    description: 'Stripe keys: sk_live_, sk_test_, rk_live_, rk_test_',
+    pattern: new RegExp(`${before}[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`),
+  },
+  {
+    id: 'registry-token',
+    description: 'registry and hub tokens: npm_…, pypi-AgE…, hf_… (Hugging Face), r8_… (Replicate)',
+    pattern: new RegExp(
+      `${before}(?:npm_[A-Za-z0-9]{36,}|pypi-AgE[A-Za-z0-9_-]{50,}|hf_${keyBody(30, 'A-Za-z0-9')}|r8_${keyBody(30, 'A-Za-z0-9')})`,
+    ),
+  },
+  {
+    id: 'model-provider-key',
+    description:
+      'other model providers: gsk_ (Groq), xai- (xAI), pplx- (Perplexity), tvly- (Tavily)',
+    pattern: new RegExp(
+      `${before}(?:gsk_|xai-|pplx-|tvly-(?:dev-|prod-)?)${keyBody(20, 'A-Za-z0-9')}`,
+    ),
+  },
+  {
+    id: 'vault-token',
+    description: 'HashiCorp Vault tokens: hvs., hvb., hvr.',
+    pattern: new RegExp(`${before}hv[sbr]\\.[A-Za-z0-9_-]{20,}`),
+  },
+  {
+    id: 'private-key',
+    description: 'a PEM private key (-----BEGIN … PRIVATE KEY-----) or an age secret key',
+    pattern: /-----BEGIN[A-Z ]* PRIVATE KEY-----|AGE-SECRET-KEY-1[0-9A-Z]{20,}/,
+  },
+  {
+    id: 'jwt',
+    description: 'a JSON Web Token (eyJ….eyJ….…)',
+    pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./,
+  },
+  {
+    id: 'authorization-header',
+    description: 'an Authorization header value: Bearer …, Basic …',
+    pattern: /(?:^|[^A-Za-z0-9])(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/,
+  },
+  {
+    id: 'connection-string-password',
+    description: 'a connection string with a password or key: …;Password=…, AccountKey=…',
+    pattern:
+      /(?:^|;)\s*(?:password|pwd|accountkey|sharedaccesskey|sharedaccesssignature)\s*=\s*[^;\s]/i,
+  },
+  {
+    id: 'webhook-url',
+    description: 'Slack and Discord webhook URLs',
+    pattern: /hooks\.slack\.com\/(?:services|workflows)\/|discord(?:app)?\.com\/api\/webhooks\//,
+  },
+];
+
+/**
+ * Names a name rule matches that hold no credential, kept unless a value rule matches them:
+ * `TIKTOKEN_CACHE_DIR` (a cache directory of the tiktoken tokenizer).
+ */
+export const harmlessVariableNames: readonly string[] = ['TIKTOKEN_CACHE_DIR'];
+
+/** The first rule by which `name=value` holds a credential, or undefined when none applies. */
+export function credentialRuleOf(
+  name: string,
+  value: string | undefined,
+): CredentialRule | undefined {
+  if (!harmlessVariableNames.includes(name)) {
+    const upper = name.toUpperCase();
+    const byName = credentialNameRules.find((rule) => rule.pattern.test(upper));
+    if (byName !== undefined) return byName;
+  }
+  if (value === undefined || value === '') return undefined;
+  return credentialValueRules.find((rule) => rule.pattern.test(value));
+}
+
+/** Whether `name=value` holds a credential by {@link credentialNameRules} or {@link credentialValueRules}. */
+export function isCredentialVariable(name: string, value: string | undefined): boolean {
+  return credentialRuleOf(name, value) !== undefined;
+}
+
+/** Options of {@link credentialFreeEnvironment} and {@link withheldVariableNames}. */
+export interface CredentialFilterOptions {
+  /** Names passed even when they hold credentials (exact, case-sensitive: a command that really needs one). */
+  pass?: readonly string[];
+}
+
+/** An environment as a plain record (Node's `process.env` fits). */
+export type EnvironmentRecord = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A copy of `env` without the variables that hold credentials (see {@link credentialNameRules} and
+ * {@link credentialValueRules}), except those named in `pass`. Undefined values are dropped.
+ */
+export function credentialFreeEnvironment(
+  env: EnvironmentRecord,
+  options: CredentialFilterOptions = {},
+): Record<string, string> {
+  const pass = new Set(options.pass ?? []);
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (pass.has(name) || !isCredentialVariable(name, value)) result[name] = value;
+  }
+  return result;
+}
+
+/** The names {@link credentialFreeEnvironment} leaves out of `env`, sorted. */
+export function withheldVariableNames(
+  env: EnvironmentRecord,
+  options: CredentialFilterOptions = {},
+): string[] {
+  const pass = new Set(options.pass ?? []);
+  return Object.entries(env)
+    .filter(
+      ([name, value]) =>
+        value !== undefined && !pass.has(name) && isCredentialVariable(name, value),
+    )
+    .map(([name]) => name)
+    .sort();
+}
+
+/** Options of {@link credentialRedactor}. */
+export interface CredentialRedactorOptions {
+  /** Shorter values are not replaced (they would match ordinary text) [8]. */
+  minLength?: number;
+}
+
+// A value that is only a file path (GOOGLE_APPLICATION_CREDENTIALS, SSH_KEY_PATH) names where a
+// secret is, it is not one; replacing it would mangle every mention of that path.
+const plainPath = /^(?:~|\.{0,2})\/[\w./-]*$/;
+
+/**
+ * A function that replaces, in a text, every occurrence of the value of a variable of `env` that
+ * holds a credential (passed or not) with `[redacted:NAME]` — also in its JSON-escaped form — for
+ * what is written down (a saved conversation, a transcript) as a second line of defence. Values
+ * shorter than `minLength`, and values that are a plain file path, are left alone.
+ */
+export function credentialRedactor(
+  env: EnvironmentRecord,
+  options: CredentialRedactorOptions = {},
+): (text: string) => string {
+  const minLength = options.minLength ?? 8;
+  const replacements: [string, string][] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < minLength || plainPath.test(value)) continue;
+    if (!isCredentialVariable(name, value)) continue;
+    const marker = `[redacted:${name}]`;
+    replacements.push([value, marker]);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) replacements.push([escaped, marker]);
+  }
+  // Longest first: a value that contains another is replaced whole.
+  replacements.sort((a, b) => b[0].length - a[0].length);
+  if (replacements.length === 0) return (text) => text;
+  return (text) => {
+    let result = text;
+    for (const [value, marker] of replacements)
+      if (result.includes(value)) result = result.split(value).join(marker);
+    return result;
+  };
+}

@@ -1,0 +1,139 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { bubblewrapProblem } from '@agent/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
+import { defaultTools } from './default-tools.js';
+import { makeTempDir, resultText, testContext } from './test-helpers.js';
+
+// What a command sees of the environment: every run of the real bash tool (sandboxed or not,
+// foreground or background) gets the environment without credentials unless passEnv names them.
+
+const problem = bubblewrapProblem();
+if (problem !== undefined) throw new Error(`This suite needs bubblewrap: ${problem}`);
+
+// Fake keys in real formats, built at run time.
+const openaiKey = `sk-proj-${'Ab3'.repeat(16)}`;
+const githubKey = `ghp_${'A1b2'.repeat(9)}`;
+const secrets: Record<string, string> = {
+  OPENAI_API_KEY: openaiKey,
+  ANTHROPIC_API_KEY: `sk-ant-api03-${'xY9_'.repeat(20)}`,
+  MY_SECRET: 'hunter2-but-longer',
+  GITHUB_TOKEN: 'gh-token-value-1234',
+  AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  DB_PASSWORD: 'db-password-value',
+  DATABASE_URL: 'postgres://app:pg-password-value@db:5432/app',
+  INNOCENT_LOOKING: githubKey,
+};
+const environment = {
+  ...process.env,
+  ...secrets,
+  TOKENIZERS_PARALLELISM: 'false',
+  ORDINARY_SETTING: 'kept-value',
+};
+
+let dir: string;
+let background: BackgroundTasks;
+afterEach(async () => {
+  await background?.killAll();
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tool(options: Partial<Parameters<typeof createBashTool>[0]> = {}) {
+  dir = makeTempDir('bash-env-');
+  background = new BackgroundTasks();
+  return createBashTool({
+    cwd: dir,
+    sandbox: 'off',
+    spillDir: path.join(dir, '.spill'),
+    backgroundTasks: background,
+    env: environment,
+    ...options,
+  });
+}
+
+function expectNoSecrets(text: string, except: readonly string[] = []) {
+  for (const [name, value] of Object.entries(secrets)) {
+    if (except.includes(name)) continue;
+    expect(text).not.toContain(`${name}=`);
+    expect(text).not.toContain(value);
+  }
+  expect(text).toMatch(/^PATH=/m);
+  expect(text).toMatch(/^HOME=/m);
+  expect(text).toContain('TOKENIZERS_PARALLELISM=false');
+  expect(text).toContain('ORDINARY_SETTING=kept-value');
+}
+
+describe.each([
+  ['unsandboxed', 'off'],
+  ['sandboxed', 'required'],
+] as const)('bash %s', (_label, sandbox) => {
+  it('runs commands without the credentials of its environment', async () => {
+    const bash = tool({ sandbox });
+    const result = await bash.execute({ command: 'env' }, testContext());
+    expect(result.details?.exitCode).toBe(0);
+    expectNoSecrets(resultText(result));
+  });
+
+  it('passes exactly the variables passEnv names', async () => {
+    const bash = tool({ sandbox, passEnv: ['MY_SECRET', 'GITHUB_TOKEN', 'openai_api_key'] });
+    const result = await bash.execute({ command: 'env' }, testContext());
+    const text = resultText(result);
+    expect(text).toContain(`MY_SECRET=${secrets.MY_SECRET}`);
+    expect(text).toContain(`GITHUB_TOKEN=${secrets.GITHUB_TOKEN}`);
+    // Names are exact: a lower-case spelling passes nothing.
+    expectNoSecrets(text, ['MY_SECRET', 'GITHUB_TOKEN']);
+  });
+
+  it('runs background commands without them', async () => {
+    const bash = tool({ sandbox });
+    const started = await bash.execute({ command: 'env', run_in_background: true }, testContext());
+    const id = started.details?.taskId ?? '';
+    await background.get(id)?.handle.done;
+    const output = await createBashOutputTool({ backgroundTasks: background }).execute(
+      { task_id: id },
+      testContext(),
+    );
+    expectNoSecrets(resultText(output));
+  });
+});
+
+describe('bash environment', () => {
+  it('filters process.env at each start: a key set after the tool was made is withheld too', async () => {
+    dir = makeTempDir('bash-env-');
+    background = new BackgroundTasks();
+    const bash = createBashTool({ cwd: dir, sandbox: 'off', spillDir: path.join(dir, '.spill') });
+    const before = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = secrets.ANTHROPIC_API_KEY;
+    process.env.AGENT_TEST_ORDINARY = 'seen';
+    try {
+      const result = await bash.execute(
+        { command: 'echo "[$ANTHROPIC_API_KEY] [$AGENT_TEST_ORDINARY]"' },
+        testContext(),
+      );
+      expect(result.details?.stdout).toBe('[] [seen]\n');
+    } finally {
+      if (before === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = before;
+      delete process.env.AGENT_TEST_ORDINARY;
+    }
+  });
+
+  it('takes passEnv through defaultTools', async () => {
+    dir = makeTempDir('bash-env-');
+    background = new BackgroundTasks();
+    const tools = defaultTools({
+      cwd: dir,
+      tools: ['bash'],
+      backgroundTasks: background,
+      bash: { sandbox: 'off', env: environment, passEnv: ['DB_PASSWORD'] },
+    });
+    const bash = tools[0];
+    if (bash === undefined) throw new Error('no bash tool');
+    const result = await bash.execute(
+      { command: 'echo "[$DB_PASSWORD] [$OPENAI_API_KEY] [$INNOCENT_LOOKING]"' },
+      testContext(),
+    );
+    expect((result.details as { stdout?: string }).stdout).toBe(`[${secrets.DB_PASSWORD}] [] []\n`);
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * A tool server over Streamable HTTP (stateless), for whoever holds its bearer token: every path
+ * and method answers 401 without it — only the protected-resource metadata is public — after
+ * the `Host`/`Origin` check that keeps web pages out through DNS rebinding.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  type BearerCheckResult,
+  createBearerCheck,
+  generateBearerToken,
+  type HttpServeAuth,
+  protectedResourceMetadata,
+  protectedResourceMetadataPath,
+} from './serve-auth.js';
+import { createToolServer, type ToolServerOptions } from './tool-server.js';
+
+/** Options of {@link serveHttp}. */
+export interface HttpServeOptions extends ToolServerOptions {
+  /** [127.0.0.1] */
+  host?: string;
+  /** [0: any free port] */
+  port?: number;
+  /** The MCP endpoint's path [/mcp]. */
+  path?: string;
+  /**
+   * `{ token }`: requests must carry `Authorization: Bearer <token>`; `'none'`: anyone who can
+   * reach the port may call the tools. [a token generated for this server, in the result]
+   */
+  auth?: HttpServeAuth;
+  /**
+   * `Host` values accepted (`name:port`) [on a loopback address: `127.0.0.1`, `localhost` and
+   * `[::1]` with the port]. A request with another `Host`, or an `Origin` whose host is not one of
+   * them, is refused with 403: a web page cannot reach the tools through DNS rebinding.
+   */
+  allowedHosts?: readonly string[];
+}
+
+/** A running {@link serveHttp} server. */
+export interface HttpToolServer {
+  /** The MCP endpoint, `http://host:port/path`. */
+  url: string;
+  /** The bearer token clients must send; undefined with `auth: 'none'`. */
+  token: string | undefined;
+  /** An `mcpServers` entry for a client: `{ type: 'http', url, headers }` (with the token). */
+  clientConfig: { type: 'http'; url: string; headers: Record<string, string> };
+  close(): Promise<void>;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '127.0.0.1' || address === '::1' || address.startsWith('127.');
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** Why a request's `Host` or `Origin` is refused, or undefined when both are allowed. */
+function hostRefusal(request: IncomingMessage, allowed: ReadonlySet<string>): string | undefined {
+  const host = (request.headers.host ?? '').toLowerCase();
+  if (!allowed.has(host)) return `Host "${host}" is not allowed`;
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  let originHost = '';
+  try {
+    originHost = new URL(origin).host.toLowerCase();
+  } catch {
+    originHost = '';
+  }
+  return allowed.has(originHost) ? undefined : `Origin "${origin}" is not allowed`;
+}
+
+/** 401 with the challenge of RFC 6750 §3, pointing at the metadata (RFC 9728 §5.1). */
+function refuseUnauthorized(
+  response: ServerResponse,
+  result: Exclude<BearerCheckResult, 'valid'>,
+  metadataUrl: string,
+): void {
+  // A request that sent no credentials gets no error code (RFC 6750 §3.1).
+  const challenge =
+    result === 'missing'
+      ? `Bearer resource_metadata="${metadataUrl}"`
+      : `Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="The bearer token is not valid"`;
+  const message =
+    result === 'missing'
+      ? 'Unauthorized: send the token of this server as "Authorization: Bearer <token>"'
+      : 'Unauthorized: the bearer token is not valid';
+  sendJson(response, 401, rpcError(-32001, message), { 'www-authenticate': challenge });
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/** One MCP request: its own server instance and transport (stateless; tools keep no session). */
+async function handleMcpRequest(
+  options: ToolServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const server = createToolServer(options);
+  // No sessionIdGenerator: stateless mode.
+  const transport = new StreamableHTTPServerTransport({});
+  response.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    const body = await readBody(request);
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  } catch (error) {
+    if (!response.headersSent)
+      sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
+  }
+}
+
+/**
+ * Serves the tools over Streamable HTTP at `http://host:port/mcp`, stateless: each request gets
+ * its own server instance (tools have no session state), progress streamed on the response.
+ * Every request needs the bearer token (one is generated unless `auth` says otherwise), checked
+ * in constant time; without it, any path and method answers 401 with `WWW-Authenticate: Bearer
+ * resource_metadata=…`. Only `GET /.well-known/oauth-protected-resource[/mcp]` is public.
+ */
+export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServer> {
+  const path = options.path ?? '/mcp';
+  const auth = options.auth ?? { token: generateBearerToken() };
+  // Throws on a token that cannot be one, before anything listens.
+  const check = auth === 'none' ? undefined : createBearerCheck(auth.token);
+  const metadataPaths = new Set([
+    protectedResourceMetadataPath(path),
+    protectedResourceMetadataPath('/'),
+  ]);
+  let allowed: ReadonlySet<string> | undefined;
+  let origin = '';
+  const http = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (allowed !== undefined) {
+      const refusal = hostRefusal(request, allowed);
+      if (refusal !== undefined) {
+        sendJson(response, 403, rpcError(-32000, refusal));
+        return;
+      }
+    }
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    // The URL the client dialed, when its Host was checked; the listening address otherwise.
+    const base = allowed === undefined ? origin : `http://${request.headers.host ?? ''}`;
+    if (check !== undefined) {
+      if (request.method === 'GET' && metadataPaths.has(url.pathname)) {
+        sendJson(response, 200, protectedResourceMetadata(`${base}${path}`, serverName(options)));
+        return;
+      }
+      const result = check(request.headers.authorization);
+      if (result !== 'valid') {
+        refuseUnauthorized(response, result, `${base}${protectedResourceMetadataPath(path)}`);
+        return;
+      }
+    }
+    if (url.pathname !== path) {
+      response.writeHead(404).end();
+      return;
+    }
+    if (request.method !== 'POST') {
+      // Stateless: no server-initiated stream, no session to end.
+      response.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    void handleMcpRequest(options, request, response);
+  });
+  await new Promise<void>((resolve) =>
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
+  );
+  const { address, port } = http.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  origin = `http://${host}:${port}`;
+  if (options.allowedHosts !== undefined)
+    allowed = new Set(options.allowedHosts.map((name) => name.toLowerCase()));
+  else if (isLoopback(address))
+    allowed = new Set([
+      `${host}:${port}`,
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+    ]);
+  const url = `${origin}${path}`;
+  const token = auth === 'none' ? undefined : auth.token;
+  return {
+    url,
+    token,
+    clientConfig: {
+      type: 'http',
+      url,
+      headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+    },
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+function serverName(options: ToolServerOptions): string {
+  return options.name ?? 'agent-tools';
+}

@@ -1,0 +1,144 @@
+/**
+ * Any set of `AgentTool`s as an MCP server: each call through core's `executeTool` — the loop's own path, so arguments
+ * are validated, the permission gate and hooks apply on the server side, timeouts and resource
+ * locks hold — with progress notifications and cancellation.
+ */
+import {
+  type AgentHooks,
+  type AnyAgentTool,
+  executeTool,
+  type PermissionGate,
+  type ToolResultMessage,
+} from '@agent/core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** Options of the tool server. */
+export interface ToolServerOptions {
+  /** The tools served, by their names. */
+  tools: readonly AnyAgentTool[];
+  /** How the server introduces itself [`agent-tools`, `0.1.0`]. */
+  name?: string;
+  version?: string;
+  /** Instructions for the client's model. */
+  instructions?: string;
+  /** Decides each call, on the server side, as in an agent [allow]. */
+  permissionGate?: PermissionGate;
+  hooks?: AgentHooks;
+  /** Per-call timeout when a tool's policy sets none, in ms [600000]. */
+  timeoutMs?: number;
+}
+
+/** A tool's annotations, from its policy: read-only tools are read-only and idempotent. */
+function annotationsOf(tool: AnyAgentTool): ToolAnnotations {
+  const permission = tool.policy?.permission ?? 'full-access';
+  const annotations: ToolAnnotations = {
+    readOnlyHint: permission === 'read-only',
+    destructiveHint: permission === 'full-access',
+    idempotentHint: permission === 'read-only',
+    openWorldHint: permission === 'full-access',
+  };
+  if (tool.label !== undefined && tool.label !== tool.name) annotations.title = tool.label;
+  return annotations;
+}
+
+function toMcpTool(tool: AnyAgentTool): Tool {
+  return {
+    name: tool.name,
+    ...(tool.label === undefined || tool.label === tool.name ? {} : { title: tool.label }),
+    description: tool.description,
+    inputSchema: tool.parameters as Tool['inputSchema'],
+    annotations: annotationsOf(tool),
+  };
+}
+
+function toCallResult(message: ToolResultMessage): CallToolResult {
+  return {
+    content: message.content.map((block) =>
+      block.type === 'text'
+        ? { type: 'text' as const, text: block.text }
+        : { type: 'image' as const, data: block.data, mimeType: block.mimeType },
+    ),
+    ...(message.isError ? { isError: true } : {}),
+  };
+}
+
+/** An MCP server (the SDK's low-level `Server`) that lists and calls the tools. */
+export function createToolServer(options: ToolServerOptions): Server {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const server = new Server(
+    { name: options.name ?? 'agent-tools', version: options.version ?? '0.1.0' },
+    {
+      capabilities: { tools: {} },
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: options.tools.map(toMcpTool),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (tool === undefined) {
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Tool not found: ${request.params.name}. Available tools: ${[...byName.keys()].join(', ')}`,
+          },
+        ],
+        isError: true,
+      };
+    }
+    const progressToken = request.params._meta?.progressToken;
+    let step = 0;
+    const message = await executeTool(tool, request.params.arguments ?? {}, {
+      signal: extra.signal,
+      toolCallId: String(extra.requestId),
+      ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
+      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      onEvent: (event) => {
+        if (event.type !== 'progress' || progressToken === undefined) return;
+        step += 1;
+        void extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: {
+              progressToken,
+              progress: event.progress === undefined ? step : event.progress,
+              ...(event.progress === undefined ? {} : { total: 1 }),
+              message: event.text,
+            },
+          })
+          .catch(() => undefined);
+      },
+    });
+    return toCallResult(message);
+  });
+  return server;
+}
+
+/** Serves the tools over this process's stdin/stdout until the input ends. */
+export async function serveStdio(options: ToolServerOptions): Promise<{ close(): Promise<void> }> {
+  const server = createToolServer(options);
+  await server.connect(new StdioServerTransport());
+  return { close: () => server.close() };
+}
+
+/** Connects a tool server to any transport (tests, custom hosts). */
+export async function serveOn(
+  options: ToolServerOptions,
+  transport: Transport,
+): Promise<{ server: Server; close(): Promise<void> }> {
+  const server = createToolServer(options);
+  await server.connect(transport);
+  return { server, close: () => server.close() };
+}
