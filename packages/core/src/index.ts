@@ -72,6 +72,7 @@ export {
   type ToolResultMessage,
   textContent,
   toolCallsOf,
+  toolResultText,
   type Usage,
   type UserContent,
   type UserMessage,
@@ -126,6 +127,11 @@ export {
   type RunContext,
 } from './run-context.js';
 export { fitToolDefinition } from './schema-budget.js';
+export {
+  StaticToolExecutor,
+  type StaticToolHandler,
+  type StaticToolOptions,
+} from './static-tool-executor.js';
 export {
   assertValidStrategy,
   batched,

@@ -159,6 +159,16 @@ export function messageText(message: Message): string {
   return text;
 }
 
+/**
+ * A tool result's content as one string: text blocks as they are, an image as
+ * `[image <mimeType>]`, joined by newlines (for logs, tests and embedders that want a string).
+ */
+export function toolResultText(content: readonly ToolResultContent[]): string {
+  return content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
+    .join('\n');
+}
+
 /** The tool calls of an assistant message, in order. */
 export function toolCallsOf(message: AssistantMessage): ToolCallContent[] {
   return message.content.filter((block): block is ToolCallContent => block.type === 'toolCall');

@@ -106,6 +106,14 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
    */
   name: string;
   transport: McpTransportConfig;
+  /**
+   * Prefix the tools' wire names with the server's name (`name__tool`) [true]. With false a tool
+   * keeps its own name (sanitised), as some agents expose MCP tools; two tools that then share a
+   * wire name (here, or with another source in one agent) are refused with an error naming both,
+   * never silently shadowed. `source`, permission subjects (`name/tool`) and the resource tools
+   * (`name__list_resources`) keep the server's name either way.
+   */
+  prefix?: boolean;
   /** Keep only the tools for which this returns true (by their MCP definition). */
   toolFilter?: (tool: Tool) => boolean;
   /**

@@ -418,7 +418,9 @@ export class McpToolAdapter implements AsyncDisposable {
     options: { signal?: AbortSignal; onProgress?: (text: string, progress?: number) => void } = {},
   ): Promise<ToolResult<McpToolResultDetails>> {
     const entry = this.#entries.get(toolName);
-    const wireName = entry?.tool.name ?? mcpToolWireName(this.name, toolName);
+    const wireName =
+      entry?.tool.name ??
+      mcpToolWireName(this.name, toolName, { prefix: this.#options.prefix !== false });
     return this.#call(toolName, entry?.taskRequired ?? false, args, {
       toolCallId: 'direct',
       toolName: wireName,
@@ -875,7 +877,7 @@ export class McpToolAdapter implements AsyncDisposable {
   #buildEntry(definition: Tool, rawInputSchema: unknown, fingerprint: string): ToolEntry {
     const server = this.name;
     const mcpName = definition.name;
-    const wireName = mcpToolWireName(server, mcpName);
+    const wireName = mcpToolWireName(server, mcpName, { prefix: this.#options.prefix !== false });
     const taskRequired = definition.execution?.taskSupport === 'required';
     const subjects = [`${server}/${mcpName}`] as const;
     const tool: McpAgentTool = {

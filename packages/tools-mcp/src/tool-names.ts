@@ -10,12 +10,20 @@ export function sanitizeNamePart(part: string): string {
 }
 
 /**
- * The wire name of an MCP tool: `server__tool`, each part sanitised to `[a-zA-Z0-9_-]`. A name
- * over 64 characters is cut and ends in `_` plus 8 hex digits of a hash of the original server and
- * tool names, so the same tool always gets the same name and two long names rarely meet.
+ * The wire name of an MCP tool: `server__tool`, each part sanitised to `[a-zA-Z0-9_-]` (with
+ * `prefix: false`, the tool's own name alone, sanitised). A name over 64 characters is cut and
+ * ends in `_` plus 8 hex digits of a hash of the original server and tool names, so the same tool
+ * always gets the same name and two long names rarely meet.
  */
-export function mcpToolWireName(server: string, tool: string): string {
-  const name = `${sanitizeNamePart(server)}__${sanitizeNamePart(tool)}`;
+export function mcpToolWireName(
+  server: string,
+  tool: string,
+  options: { prefix?: boolean } = {},
+): string {
+  const name =
+    options.prefix === false
+      ? sanitizeNamePart(tool)
+      : `${sanitizeNamePart(server)}__${sanitizeNamePart(tool)}`;
   if (name.length <= maxWireNameLength) return name;
   const hash = fnv1a32(`${server}\u0000${tool}`).toString(16).padStart(8, '0');
   return `${name.slice(0, maxWireNameLength - hashSuffixLength)}_${hash}`;
