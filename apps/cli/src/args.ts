@@ -20,6 +20,8 @@ export interface CliOptions {
   trust?: boolean;
   /** Whether the workspace is trusted (filled in by the trust step; undefined: not judged). */
   workspaceTrusted?: boolean;
+  /** The project root whose configuration applies (filled in by the trust step; see project-root.ts). */
+  projectRoot?: string;
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
   serveHttpPort?: number | undefined;
   /** `--token-file`: the bearer token `--http` requires, from this file (mode 0600) instead of a new one. */

@@ -10,6 +10,7 @@ import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
+import { projectRootNotice } from './project-root.js';
 import { redactText, resetRedaction } from './redaction.js';
 import { runRepl } from './repl.js';
 import {
@@ -184,6 +185,8 @@ async function printMode(options: CliOptions): Promise<number> {
     });
   } else if (format === 'text') {
     writeErr(`bash: ${session.tools.sandbox.describe()}\n`);
+    const project = projectRootNotice(session);
+    if (project !== undefined) writeErr(`${project}\n`);
   }
   let abort: (() => void) | undefined;
   let signals = 0;
@@ -373,6 +376,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       options = {
         ...applySettings(options, start.settings, options.sandboxExplicit === true),
         workspaceTrusted: start.trusted,
+        projectRoot: start.folder,
       };
     }
     if (options.command === 'run') {

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { errorMessage, type PermissionMode } from '@agent/core';
+import { projectRootNotice } from './project-root.js';
 import { runPrompt, type Session } from './session.js';
 import { newSessionPath } from './sessions.js';
 import type { RunKeys } from './terminal-keys.js';
@@ -77,6 +78,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   transcript.line(`tools: ${session.tools.sources.join(', ')}`);
   transcript.line(`bash: ${session.tools.sandbox.describe()}`);
+  const project = projectRootNotice(session);
+  if (project !== undefined) transcript.line(project);
   if (session.agent.messages.length > 0)
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);

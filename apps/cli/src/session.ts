@@ -54,6 +54,8 @@ export interface Session {
   id: string;
   /** The workspace (absolute). */
   cwd: string;
+  /** The project root whose configuration the session uses (a real path; see project-root.ts). */
+  projectRoot: string;
   /** Sub-agents from `.agent/agents/` and `$AGENT_HOME/agents/`, offered as tools. */
   agents: AgentDefinition[];
   /** The provider and model for a model name (the session's provider; a scripted session keeps its script). */
@@ -265,6 +267,8 @@ export async function createSession(
     throw error;
   }
   await checkWorkspace(resolve(options.cwd));
+  // Where the project's configuration lives (its git root…); the tools stay in the workspace.
+  const projectRoot = options.projectRoot ?? resolve(options.cwd);
   const model = await chooseProvider(options);
   const messages = saved.messages;
   const tools = await loadTools(
@@ -281,7 +285,7 @@ export async function createSession(
   );
   let agents: AgentDefinition[];
   try {
-    agents = await loadAgentDefinitions(options.cwd);
+    agents = await loadAgentDefinitions(projectRoot);
     tools.tools.push(
       ...(await createAgentTools(agents, {
         available: tools.tools,
@@ -315,7 +319,8 @@ export async function createSession(
     Object.keys(hooksConfig).length === 0
       ? undefined
       : new CommandHooks(hooksConfig, {
-          cwd: resolve(options.cwd),
+          // In the project root, so a hook's relative paths (.agent/hooks/…) work from any subfolder.
+          cwd: projectRoot,
           sessionId: id,
           passEnv: options.passEnv ?? [],
           onWarning: (line) => settings.log(`hook: ${line}`),
@@ -332,7 +337,7 @@ export async function createSession(
       model: model.model,
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
-        await agentsInstructions(options.cwd),
+        await agentsInstructions({ cwd: options.cwd, root: projectRoot }),
         startContext,
       ]
         .filter((part) => part !== '')
@@ -368,6 +373,7 @@ export async function createSession(
     id,
     agents,
     cwd: resolve(options.cwd),
+    projectRoot,
     close: () => tools.close(),
     pendingModel: undefined,
     save: (path) =>

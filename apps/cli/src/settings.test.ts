@@ -196,10 +196,10 @@ describe('settings files', () => {
 
   it('AGENTS.md of the user and of the project become system-prompt sections', async () => {
     const { home, workspace } = await project();
-    expect(await agentsInstructions(workspace, home)).toBe('');
+    expect(await agentsInstructions({ cwd: workspace }, home)).toBe('');
     await writeFile(join(home, 'AGENTS.md'), 'Answer in French.\n');
     await writeFile(join(workspace, 'AGENTS.md'), 'Run pnpm test before finishing.\n');
-    const text = await agentsInstructions(workspace, home);
+    const text = await agentsInstructions({ cwd: workspace }, home);
     expect(text).toContain('(user):\nAnswer in French.');
     expect(text).toContain('(project):\nRun pnpm test before finishing.');
     expect(text.indexOf('French')).toBeLessThan(text.indexOf('pnpm test'));

@@ -6,7 +6,7 @@
  * system prompt.
  */
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   type HooksConfig,
   HooksConfigError,
@@ -18,6 +18,7 @@ import type { SandboxMode } from '@agent/sandbox';
 import { realFolder } from '@agent/workspace-trust';
 import type { CliOptions, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
+import { foldersDownTo } from './project-root.js';
 import { agentHome, type McpServerEntry, parseMcpServers } from './tool-sources.js';
 
 /** What a settings file may hold. */
@@ -205,6 +206,9 @@ export async function readSettingsLayers(
   const project = resolve(cwd);
   const layers: SettingsLayer[] = [];
   const seen = new Set<string>();
+  // The project's stdio servers start in the project root, wherever the session was started.
+  const inProject = (servers: McpServerEntry[]) =>
+    servers.map((server) => ({ ...server, baseDir: project }));
   const read = async (path: string, scope: SettingsScope, mcpJson = false) => {
     const real = realFolder(path);
     if (seen.has(real)) return;
@@ -215,7 +219,7 @@ export async function readSettingsLayers(
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
         throw new CliError(`${path} must hold a JSON object with "mcpServers"`);
       const servers = (raw as { mcpServers?: unknown }).mcpServers;
-      layers.push({ path, scope, file: {}, servers: parseMcpServers(servers, path) });
+      layers.push({ path, scope, file: {}, servers: inProject(parseMcpServers(servers, path)) });
       return;
     }
     const file = checkSettings(raw, path);
@@ -225,7 +229,7 @@ export async function readSettingsLayers(
         `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
       );
     const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
-    layers.push({ path, scope, file, servers });
+    layers.push({ path, scope, file, servers: scope === 'project' ? inProject(servers) : servers });
   };
   await read(join(home, 'settings.json'), 'user');
   await read(join(project, '.agent', 'settings.json'), 'project');
@@ -303,13 +307,23 @@ export function applySettings(
   };
 }
 
-/** AGENTS.md of the user and of the project, as a system-prompt section ('' when none). */
-export async function agentsInstructions(cwd: string, home = agentHome()): Promise<string> {
+/**
+ * AGENTS.md of the user, then of the project: the project root's and each folder's below it down
+ * to the workspace (`cwd`), outermost first, as one system-prompt section ('' when none).
+ */
+export async function agentsInstructions(
+  folders: { cwd: string; root?: string | undefined },
+  home = agentHome(),
+): Promise<string> {
+  const root = folders.root ?? realFolder(resolve(folders.cwd));
   const sections: string[] = [];
-  for (const [label, path] of [
-    ['user', join(home, 'AGENTS.md')],
-    ['project', join(resolve(cwd), 'AGENTS.md')],
-  ] as const) {
+  const files: [label: string, path: string][] = [['user', join(home, 'AGENTS.md')]];
+  for (const folder of foldersDownTo(root, folders.cwd))
+    files.push([
+      folder === root ? 'project' : `project, ${relative(root, folder)}`,
+      join(folder, 'AGENTS.md'),
+    ]);
+  for (const [label, path] of files) {
     try {
       const text = (await readFile(path, 'utf8')).trim();
       if (text !== '') sections.push(`Instructions from ${path} (${label}):\n${text}`);

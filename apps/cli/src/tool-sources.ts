@@ -33,6 +33,18 @@ export type McpServerConfig =
 export interface McpServerEntry {
   name: string;
   transport: McpTransportConfig;
+  /**
+   * Where a stdio server without its own `cwd` starts, and what a relative `cwd` is resolved
+   * against: the project root for the project's files (absent: the CLI's working directory).
+   */
+  baseDir?: string;
+}
+
+/** The transport to start: a stdio server placed in its {@link McpServerEntry.baseDir}. */
+function placedTransport(server: McpServerEntry): McpTransportConfig {
+  const { transport, baseDir } = server;
+  if (transport.type !== 'stdio' || baseDir === undefined) return transport;
+  return { ...transport, cwd: resolve(baseDir, transport.cwd ?? '.') };
 }
 
 /** Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports. */
@@ -102,7 +114,7 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
 export async function loadTools(
   options: Pick<
     CliOptions,
-    'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'passEnv' | 'workspaceTrusted'
+    'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'passEnv' | 'workspaceTrusted' | 'projectRoot'
   > & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
@@ -172,13 +184,14 @@ export async function loadTools(
       tools.push(...lsp.tools);
       sources.push(lsp.source);
     }
-    // Agent Skills in .agent/skills, .claude/skills (workspace, then user): one `skill` tool.
+    // Agent Skills in .agent/skills, .claude/skills (the project root, then the user): one `skill` tool.
     const { loadSkillTool } = await import('@agent/tools-skills');
+    const projectRoot = options.projectRoot ?? cwd;
     const skills = await loadSkillTool({
       cwd,
       roots: [
-        join(cwd, '.agent', 'skills'),
-        join(cwd, '.claude', 'skills'),
+        join(projectRoot, '.agent', 'skills'),
+        join(projectRoot, '.claude', 'skills'),
         join(agentHome(), 'skills'),
         join(homedir(), '.claude', 'skills'),
       ],
@@ -221,7 +234,7 @@ export async function loadTools(
                       store,
                     },
                   }
-                : server.transport,
+                : placedTransport(server),
             ...options.mcpInteractions?.forServer(),
             onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
           }),

@@ -7,6 +7,8 @@ import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trus
 import type { CliOptions } from './args.js';
 import { CliError } from './cli-error.js';
 import type { McpToolChangeQuestion } from './mcp-pins.js';
+import { findProjectRoot } from './project-root.js';
+import { agentHome } from './tool-sources.js';
 import { startWithTrust, type TrustQuestion, trustStorePath } from './trust-flow.js';
 
 /** The question's text, every line that would run or widen shown. */
@@ -86,7 +88,8 @@ export async function runTrustCommand(
 ): Promise<number> {
   const store = await TrustStore.open(trustStorePath());
   for (const warning of store.warnings) write(`agent: trust store: ${warning}\n`);
-  const folder = realFolder(options.cwd);
+  // The project the folder belongs to (its git root…), as every start judges it.
+  const folder = realFolder(findProjectRoot(options.cwd, { agentHome: agentHome() }).root);
   switch (options.trustAction ?? 'add') {
     case 'list': {
       const entries = store.list();

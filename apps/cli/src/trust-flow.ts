@@ -16,6 +16,7 @@ import {
   TrustStore,
 } from '@agent/workspace-trust';
 import type { CliOptions } from './args.js';
+import { findProjectRoot, type ProjectRootKind } from './project-root.js';
 import {
   projectTrustItems,
   type TrustBaseline,
@@ -54,8 +55,10 @@ export interface TrustedStart {
   settings: Settings;
   notices: string[];
   decision: TrustDecision;
-  /** The folder judged (real path). */
+  /** The folder judged (real path): the project root, whose configuration was read. */
   folder: string;
+  /** How the project root was found (a git root, a folder with `.agent/`, or the workspace itself). */
+  rootKind: ProjectRootKind;
   /**
    * Whether the user trusts the folder (an entry covers it, or `--trust`), whatever it configures:
    * without it, code the repository ships (its language servers) runs only in the sandbox.
@@ -86,16 +89,20 @@ function baselineOf(
 }
 
 /**
- * Reads the settings files of `options.cwd`, decides trust (asking through `front.ask` when it
- * can) and returns the settings that apply. Nothing of the project has run when this returns.
+ * Reads the settings files of the project `options.cwd` belongs to (its git root, or the nearest
+ * folder with `.agent/`: see `project-root.ts`), decides trust for that folder (asking through
+ * `front.ask` when it can) and returns the settings that apply. Nothing of the project has run
+ * when this returns.
  */
 export async function startWithTrust(
   options: Pick<CliOptions, 'cwd' | 'mode' | 'sandbox' | 'sandboxExplicit'> & { trust?: boolean },
   front: TrustFrontEnd,
   home = agentHome(),
 ): Promise<TrustedStart> {
-  // By real path: a symlinked workspace is the folder it points to.
-  const folder = realFolder(options.cwd);
+  // By real path: a symlinked workspace is the folder it points to. Started from a subfolder of a
+  // repository, the repository is what is judged (its hooks would run all the same).
+  const project = findProjectRoot(options.cwd, { agentHome: home });
+  const folder = realFolder(project.root);
   const layers = await readSettingsLayers(folder, home);
   const baseline = baselineOf(layers, options, front.defaultMode);
   const items = projectTrustItems(layers, baseline, folder);
@@ -127,7 +134,7 @@ export async function startWithTrust(
   const settings = trustedSettings(layers, baseline, folder, accepted);
   notices.push(...guardProviderEndpoints(settings, layers, accepted, folder));
   const trusted = decision.state !== 'untrusted';
-  return { settings, notices, decision, folder, trusted };
+  return { settings, notices, decision, folder, rootKind: project.kind, trusted };
 }
 
 function withheldNotice(folder: string, decision: TrustDecision): string[] {

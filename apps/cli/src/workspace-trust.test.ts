@@ -424,6 +424,49 @@ describe('a trusted folder', () => {
     expect(existsSync(join(dir.path, 'sub-hook'))).toBe(false);
   });
 
+  it('is judged for the repository when started in its subfolder: untrusted its hooks do not run, trusted they do', async () => {
+    const dir = await tempDir('agent-cli-trust-');
+    cleanups.push(dir.dispose);
+    const home = join(dir.path, 'home');
+    const repo = join(dir.path, 'repo');
+    const sub = join(repo, 'src', 'deep');
+    await mkdir(join(repo, '.git'), { recursive: true });
+    await mkdir(join(repo, '.agent'));
+    await mkdir(sub, { recursive: true });
+    await mkdir(home);
+    const hooks = Object.fromEntries(
+      hookEvents.map((event) => [
+        event,
+        [{ hooks: [{ type: 'command', command: `touch ${join(dir.path, `hook-${event}`)}` }] }],
+      ]),
+    );
+    await writeFile(join(repo, '.agent', 'settings.json'), JSON.stringify({ hooks }));
+    const script = await writeScript(dir.path, [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'x.txt' } }] },
+      { text: 'ok' },
+    ]);
+    await writeFile(join(sub, 'x.txt'), 'x\n');
+    const env = cleanEnv({ AGENT_HOME: home });
+    const ran = () => hookEvents.filter((event) => existsSync(join(dir.path, `hook-${event}`)));
+    // Untrusted: started in the subfolder (process cwd) or with --cwd, nothing of the repo runs.
+    const fromCwd = await runCli(['-p', 'go', '--scripted', script], { cwd: sub, env });
+    const fromFlag = await runCli(['-p', 'go', '--scripted', script, '--cwd', sub], { env });
+    expect(ran()).toEqual([]);
+    for (const run of [fromCwd, fromFlag]) {
+      expect(run.stderr).toContain(`agent: ${repo} is not a trusted folder`);
+      expect(run.code).toBe(0);
+    }
+    // `agent trust` in the subfolder trusts the repository (the folder whose hooks would run).
+    const trust = await runCli(['trust'], { cwd: sub, env });
+    expect(trust.stdout).toContain(`Trusted ${repo}, with:`);
+    const store = JSON.parse(await readFile(join(home, 'trusted-folders.json'), 'utf8'));
+    expect(Object.keys(store.folders)).toEqual([repo]);
+    const trusted = await runCli(['-p', 'go', '--scripted', script], { cwd: sub, env });
+    expect(trusted.stderr).not.toContain('is not a trusted folder');
+    expect(ran()).toEqual(hookEvents);
+    expect(trusted.code).toBe(0);
+  });
+
   it('refuses a trust store others may write', async () => {
     const dir = await tempDir('agent-cli-trust-');
     cleanups.push(dir.dispose);

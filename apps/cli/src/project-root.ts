@@ -1,0 +1,99 @@
+/**
+ * The project a workspace belongs to, as Claude Code and Codex find it: the git root (the nearest
+ * folder with a `.git` directory or file, so worktrees and submodules count), else the nearest
+ * folder with an `.agent/` folder, else the workspace itself. Settings files, hooks, AGENTS.md,
+ * `.mcp.json`, skills and sub-agents are read from there, and workspace trust is judged for it;
+ * what the tools may touch stays the workspace the user gave.
+ */
+import { lstatSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { realFolder } from '@agent/workspace-trust';
+
+/** How the project root was found. */
+export type ProjectRootKind = 'git' | 'agent-folder' | 'workspace';
+
+/** A workspace's project root (a real path) and how it was found. */
+export interface ProjectRoot {
+  root: string;
+  kind: ProjectRootKind;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The folder and each of its parents up to the file-system root, nearest first. */
+function ancestors(folder: string): string[] {
+  const found = [folder];
+  for (let current = folder; dirname(current) !== current; current = dirname(current))
+    found.push(dirname(current));
+  return found;
+}
+
+/**
+ * Finds the project root of `cwd` (by real path, as git does). The user's own `.agent` folders —
+ * `~/.agent` and `$AGENT_HOME` — hold the user's settings, not a project's, so they do not mark one.
+ */
+export function findProjectRoot(
+  cwd: string,
+  options: { home?: string; agentHome?: string } = {},
+): ProjectRoot {
+  const start = realFolder(resolve(cwd));
+  const folders = ancestors(start);
+  const git = folders.find((folder) => exists(join(folder, '.git')));
+  if (git !== undefined) return { root: git, kind: 'git' };
+  const userFolders = new Set(
+    [join(options.home ?? homedir(), '.agent'), options.agentHome]
+      .filter((path): path is string => path !== undefined)
+      .map((path) => realFolder(path)),
+  );
+  const marked = folders.find((folder) => {
+    const candidate = join(folder, '.agent');
+    return isDirectory(candidate) && !userFolders.has(realFolder(candidate));
+  });
+  if (marked !== undefined) return { root: marked, kind: 'agent-folder' };
+  return { root: start, kind: 'workspace' };
+}
+
+/**
+ * The folders from `root` down to `cwd`, root first (just `root` when `cwd` is not below it):
+ * where AGENTS.md files are looked for.
+ */
+export function foldersDownTo(root: string, cwd: string): string[] {
+  const target = realFolder(resolve(cwd));
+  const path = relative(root, target);
+  if (path === '' || path.startsWith('..') || resolve(root, path) !== target) return [root];
+  const folders = [root];
+  let current = root;
+  for (const part of path.split(sep)) {
+    current = join(current, part);
+    folders.push(current);
+  }
+  return folders;
+}
+
+/**
+ * The line that tells the user where the configuration came from, when that is not the
+ * workspace itself (started in a subfolder of a repository); `undefined` otherwise.
+ */
+export function projectRootNotice(folders: {
+  cwd: string;
+  projectRoot: string;
+}): string | undefined {
+  if (realFolder(resolve(folders.cwd)) === folders.projectRoot) return undefined;
+  return `project: ${folders.projectRoot} (its settings, hooks, AGENTS.md, .mcp.json, skills and agents apply; tools work in ${resolve(folders.cwd)})`;
+}
