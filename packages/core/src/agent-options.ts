@@ -7,7 +7,7 @@ import type { ResourceLocks } from './resource-locks.js';
 import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import type { StructuredOutputOptions } from './structured-output.js';
-import type { AnyAgentTool, PermissionTier, ToolResult } from './tool.js';
+import type { AnyAgentTool, PathDenialCheck, PermissionTier, ToolResult } from './tool.js';
 import type { ToolSearchOptions } from './tool-catalogue.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -146,6 +146,12 @@ export interface AgentOptions {
   hooks?: AgentHooks;
   /** Permission gate; without one every call is allowed. */
   permissionGate?: PermissionGate;
+  /**
+   * Which real paths permission rules keep each path family from (e.g. `policy.isPathDenied`):
+   * handed to tools as `ctx.isPathDenied`, so search, glob and list_files leave those paths out.
+   * A sub-agent also applies its parent's.
+   */
+  isPathDenied?: PathDenialCheck;
   /** Lock table for `resourceKey`; defaults to one shared by every agent of the process. */
   resourceLocks?: ResourceLocks;
   /** Receives every event of every run, synchronously, in order. */

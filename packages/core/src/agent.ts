@@ -18,7 +18,7 @@ import {
 import type { ProviderRequest } from './provider.js';
 import { sharedResourceLocks } from './resource-locks.js';
 import { olderToolResultForModel } from './result-budget.js';
-import { RunBudget, type RunContext } from './run-context.js';
+import { eitherDenies, RunBudget, type RunContext } from './run-context.js';
 import { fitToolDefinition } from './schema-budget.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import {
@@ -261,6 +261,7 @@ export class Agent {
     const parent = this.#options.parentRun;
     const budget = new RunBudget(this.#options.budget ?? {}, parent?.context.budget);
     const depthLimit = parent?.depthLimit ?? parent?.context.depthLimit;
+    const isPathDenied = eitherDenies(this.#options.isPathDenied, parent?.context.isPathDenied);
     const runContext: RunContext = {
       runId,
       agentPath: parent === undefined ? [] : [...parent.context.agentPath, parent.name],
@@ -270,6 +271,7 @@ export class Agent {
       ...(this.#options.permissionGate === undefined
         ? {}
         : { permissionGate: this.#options.permissionGate }),
+      ...(isPathDenied === undefined ? {} : { isPathDenied }),
       ...(this.#options.hooks === undefined ? {} : { hooks: this.#options.hooks }),
     };
     let budgetReason: string | undefined;

@@ -3,7 +3,7 @@ import type { AgentHooks, PermissionGate } from './agent-options.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import { type ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 import { RunBudget, type RunContext } from './run-context.js';
-import type { AnyAgentTool } from './tool.js';
+import type { AnyAgentTool, PathDenialCheck } from './tool.js';
 import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
 
@@ -13,6 +13,8 @@ export interface ExecuteToolOptions {
   signal?: AbortSignal;
   /** Decides whether the call may run [allow]. */
   permissionGate?: PermissionGate;
+  /** Handed to the tool as `ctx.isPathDenied` (see `AgentOptions.isPathDenied`). */
+  isPathDenied?: PathDenialCheck;
   hooks?: AgentHooks;
   /** Per-call timeout in ms when the tool's policy sets none [600000]. */
   timeoutMs?: number;
@@ -59,6 +61,7 @@ export async function executeTool(
     depth: 0,
     budget: new RunBudget(),
     ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
+    ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   };
   const outcome = await executeToolCalls({

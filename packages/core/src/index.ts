@@ -79,6 +79,7 @@ export {
   userMessage,
 } from './messages.js';
 export { findModelByPrefix, type ModelInfo, type ModelPricing, withCost } from './model-pricing.js';
+export { type PathPatternOutcome, resolvePathPattern } from './path-patterns.js';
 export {
   type ApprovalAnswer,
   type ApprovalContext,
@@ -94,6 +95,7 @@ export {
   PermissionPolicy,
   type PermissionPolicyOptions,
   type PermissionQuery,
+  type PolicyTool,
 } from './permissions.js';
 export type {
   HostedTool,
@@ -148,10 +150,13 @@ export {
   type AgentTool,
   type AnyAgentTool,
   normalisePermissionSubjects,
+  type PathDenialCheck,
+  type PathFamily,
   type PermissionSubjectsResult,
   type PermissionTier,
   type ToolContext,
   type ToolDefinition,
+  type ToolPathAccess,
   type ToolPolicy,
   type ToolResult,
   textResult,

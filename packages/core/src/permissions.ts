@@ -1,7 +1,9 @@
 import type { PermissionGate, PermissionRequest } from './agent-options.js';
 import { AgentError, errorMessage } from './errors.js';
-import type { AnyAgentTool, PermissionTier } from './tool.js';
+import { pathFamiliesOf, resolvePathPattern, ruleFamilyOf } from './path-patterns.js';
+import type { AnyAgentTool, PathDenialCheck, PathFamily, PermissionTier } from './tool.js';
 import { matchesToolPattern } from './tool-registry.js';
+import { unmatchableRuleProblems } from './unmatchable-rules.js';
 
 /**
  * What the session allows without asking, by the tool's tier: `default` nothing, `read-only`
@@ -50,9 +52,18 @@ export interface PermissionQuery {
   subjects: readonly string[];
   /** Set when the tool cannot name everything the call does: never allowed without a question. */
   opaque?: string;
-  /** The tool, for `@source` patterns and alias names; without it only `toolName` is matched. */
-  tool?: Pick<AnyAgentTool, 'name' | 'source' | 'aliases'>;
+  /**
+   * The tool, for `@source` patterns, alias names and its path family (`policy.pathAccess`);
+   * without it only `toolName` is matched.
+   */
+  tool?: Pick<AnyAgentTool, 'name' | 'source' | 'aliases' | 'policy'>;
 }
+
+/** What the policy needs to know of a session's tools: names, source, path access, whether it names subjects. */
+export type PolicyTool = Pick<
+  AnyAgentTool,
+  'name' | 'source' | 'aliases' | 'policy' | 'permissionSubjects'
+>;
 
 /**
  * Options of a {@link PermissionPolicy}. Rules are `toolPattern` or `toolPattern(subjectPattern)`;
@@ -73,6 +84,17 @@ export interface PermissionPolicyOptions {
   approver?: PermissionApprover;
   /** Grants saved from an earlier session (`policy.grants`). */
   grants?: readonly PermissionGrant[];
+  /**
+   * The workspace root by real path (file tools' subjects are real paths): relative path
+   * patterns (`read_file(secret.txt)`, `read_file(./src/*)`) resolve against it.
+   */
+  workspaceRoot?: string;
+  /**
+   * The session's tools (or call `setTools` once they are known): they make the path families,
+   * so a path rule on any reader (or writer) covers every one, and `unmatchableRules` checks rules
+   * against them.
+   */
+  tools?: readonly PolicyTool[];
 }
 
 /** The outcome of the steps before the approver: decided, or a question is needed. */
@@ -119,10 +141,16 @@ const toolPatternSyntax =
 
 interface ParsedRule {
   text: string;
+  kind: RuleKind;
   toolPattern: string;
-  /** Undefined: the rule covers every subject of its tools, and calls with none. */
+  /** The subject pattern as written; undefined: the rule covers every subject of its tools, and calls with none. */
+  subjectText: string | undefined;
   subject: SubjectPattern | undefined;
+  /** The subject read as a real-path pattern, for path tools; undefined when it can never match one. */
+  pathSubject: SubjectPattern | undefined;
 }
+
+type RuleKind = 'allow' | 'ask' | 'deny';
 
 interface SubjectPattern {
   /** The pattern split at each `*`: the first part is a prefix, the last a suffix. */
@@ -169,7 +197,7 @@ function matchesGlob(subject: string, parts: readonly string[]): boolean {
   return true;
 }
 
-function parseRule(text: string, kind: string): ParsedRule {
+function parseRule(text: string, kind: RuleKind, workspaceRoot: string | undefined): ParsedRule {
   const fail = (why: string): never => {
     throw new AgentError(`Invalid permission rule "${text}" in ${kind}: ${why}`);
   };
@@ -187,12 +215,29 @@ function parseRule(text: string, kind: string): ParsedRule {
       `"${toolPattern}" is not a tool pattern (name, *, prefix*, @source, @source/name or @source/prefix*)`,
     );
   }
-  if (open === -1) return { text, toolPattern, subject: undefined };
+  if (open === -1) {
+    return {
+      text,
+      kind,
+      toolPattern,
+      subjectText: undefined,
+      subject: undefined,
+      pathSubject: undefined,
+    };
+  }
   if (!rule.endsWith(')')) fail('a subject pattern must be closed by ")" at the end of the rule');
   const subject = rule.slice(open + 1, -1);
   if (subject === '')
     fail('the subject pattern is empty; drop the parentheses to cover every subject');
-  return { text, toolPattern, subject: { parts: subject.split('*') } };
+  const path = resolvePathPattern(subject, workspaceRoot);
+  return {
+    text,
+    kind,
+    toolPattern,
+    subjectText: subject,
+    subject: { parts: subject.split('*') },
+    pathSubject: path.ok ? { parts: path.pattern.split('*') } : undefined,
+  };
 }
 
 function parseToolPattern(text: string): string {
@@ -274,6 +319,12 @@ export class PermissionPolicy {
   readonly #disabled: readonly string[];
   readonly #approver: PermissionApprover | undefined;
   readonly #grants = new Map<string, PermissionGrant>();
+  readonly #workspaceRoot: string | undefined;
+  #tools: readonly PolicyTool[] = [];
+  /** Per rule with a subject, the path families its tool pattern names among `#tools`. */
+  #families = new Map<ParsedRule, readonly PathFamily[]>();
+  /** Per family, the path patterns of the deny and ask rules that cover it (for `isPathDenied`). */
+  #hidingPatterns: Record<PathFamily, readonly SubjectPattern[]> = { read: [], write: [] };
   #mode: PermissionMode;
   /** Settles when the approver's current question (and those queued before) are answered. */
   #approvals: Promise<void> = Promise.resolve();
@@ -283,14 +334,88 @@ export class PermissionPolicy {
     const mode = options.mode ?? 'default';
     assertMode(mode);
     this.#mode = mode;
-    this.#allowRules = (options.allow ?? []).map((rule) => parseRule(rule, 'allow'));
-    this.#askRules = (options.ask ?? []).map((rule) => parseRule(rule, 'ask'));
-    this.#denyRules = (options.deny ?? []).map((rule) => parseRule(rule, 'deny'));
+    const root = options.workspaceRoot;
+    if (root !== undefined && (typeof root !== 'string' || !root.startsWith('/'))) {
+      throw new AgentError(
+        `Invalid workspaceRoot ${JSON.stringify(root)}: expected an absolute path`,
+      );
+    }
+    this.#workspaceRoot = root;
+    this.#allowRules = (options.allow ?? []).map((rule) => parseRule(rule, 'allow', root));
+    this.#askRules = (options.ask ?? []).map((rule) => parseRule(rule, 'ask', root));
+    this.#denyRules = (options.deny ?? []).map((rule) => parseRule(rule, 'deny', root));
     this.#disabled = (options.disabledTools ?? []).map(parseToolPattern);
     this.#approver = options.approver;
     (options.grants ?? []).forEach((grant, index) => {
       this.#addGrant(parseGrant(grant, index));
     });
+    if (options.tools !== undefined) this.setTools(options.tools);
+  }
+
+  /**
+   * Tells the policy the session's tools (replacing any given before): a path rule (one with a
+   * subject) on a tool that reads paths then covers every reader — read_file, search, glob,
+   * list_files… — and one on a tool that writes covers every writer (`policy.pathAccess`).
+   */
+  setTools(tools: readonly PolicyTool[]): void {
+    this.#tools = [...tools];
+    const families = new Map<ParsedRule, readonly PathFamily[]>();
+    for (const rule of [...this.#allowRules, ...this.#askRules, ...this.#denyRules]) {
+      if (rule.subject === undefined) continue;
+      const named = new Set<PathFamily>();
+      for (const tool of this.#tools) {
+        const access = tool.policy?.pathAccess;
+        if (access === undefined) continue;
+        // Allow rules name canonical tools only (an alias never widens an allow).
+        const names = rule.kind === 'allow' ? [tool.name] : [tool.name, ...(tool.aliases ?? [])];
+        const source = tool.source;
+        const matches = names.some((name) =>
+          matchesToolPattern(source === undefined ? { name } : { name, source }, rule.toolPattern),
+        );
+        if (matches) named.add(ruleFamilyOf(access));
+      }
+      if (named.size > 0) families.set(rule, [...named]);
+    }
+    this.#families = families;
+    const hiding = (family: PathFamily) =>
+      [...this.#denyRules, ...this.#askRules].flatMap((rule) =>
+        rule.pathSubject !== undefined && families.get(rule)?.includes(family) === true
+          ? [rule.pathSubject]
+          : [],
+      );
+    this.#hidingPatterns = { read: hiding('read'), write: hiding('write') };
+  }
+
+  /**
+   * Whether a deny or ask rule on a path tool of `family` covers `path` (a real path): such a
+   * path is never read (or written) without a question, so tools that touch many paths at once
+   * leave it out. Pass as `AgentOptions.isPathDenied`. Needs the tools (`setTools`).
+   */
+  readonly isPathDenied: PathDenialCheck = (path, family) =>
+    this.#hidingPatterns[family].some((pattern) => matchesParts(path, pattern));
+
+  /**
+   * One message per rule or disabled-tool pattern that can never match `tools` [the tools given
+   * to `setTools`]: a tool pattern naming no tool, a subject pattern on tools that name no
+   * subjects, a path pattern no real path has (`~/…`, a trailing `/`, a relative path without a
+   * workspace root). For a warning at start; the rules stay in force.
+   */
+  unmatchableRules(tools: readonly PolicyTool[] = this.#tools): string[] {
+    const rules = [
+      ...[...this.#allowRules, ...this.#askRules, ...this.#denyRules].map((rule) => ({
+        kind: rule.kind,
+        text: rule.text,
+        toolPattern: rule.toolPattern,
+        subject: rule.subjectText,
+      })),
+      ...this.#disabled.map((pattern) => ({
+        kind: 'disabled' as const,
+        text: pattern,
+        toolPattern: pattern,
+        subject: undefined,
+      })),
+    ];
+    return unmatchableRuleProblems(rules, tools, this.#workspaceRoot);
   }
 
   /** The gate to pass as `AgentOptions.permissionGate`. */
@@ -324,6 +449,13 @@ export class PermissionPolicy {
     const anyName = (pattern: string) => names.some((tool) => matchesToolPattern(tool, pattern));
     const canonical = names[0] ?? { name: query.toolName };
     const { subjects } = query;
+    // A path tool's subjects are real paths: rules read as path patterns, and a path rule on
+    // any tool of its family covers it.
+    const queryFamilies = pathFamiliesOf(query.tool?.policy?.pathAccess);
+    const isPath = queryFamilies.length > 0;
+    const viaFamily = (rule: ParsedRule) =>
+      isPath && this.#families.get(rule)?.some((family) => queryFamilies.includes(family)) === true;
+    const subjectOf = (rule: ParsedRule) => (isPath ? rule.pathSubject : rule.subject);
 
     for (const pattern of this.#disabled) {
       if (anyName(pattern)) {
@@ -339,9 +471,10 @@ export class PermissionPolicy {
     // Deny and ask rules match when they match any subject; a bare rule matches every call.
     const firstMatch = (rules: readonly ParsedRule[]) => {
       for (const rule of rules) {
-        if (!anyName(rule.toolPattern)) continue;
-        const { subject } = rule;
-        if (subject === undefined) return { rule, subject: undefined };
+        if (!anyName(rule.toolPattern) && !viaFamily(rule)) continue;
+        if (rule.subject === undefined) return { rule, subject: undefined };
+        const subject = subjectOf(rule);
+        if (subject === undefined) continue;
         const hit = subjects.find((candidate) => matchesParts(candidate, subject));
         if (hit !== undefined) return { rule, subject: hit };
       }
@@ -388,15 +521,15 @@ export class PermissionPolicy {
       return { behavior: 'allow', decidedBy: 'mode' };
     }
     // Allow rules are matched against the canonical name only: an alias never widens an allow.
-    const allowRules = this.#allowRules.filter((rule) =>
-      matchesToolPattern(canonical, rule.toolPattern),
+    const allowRules = this.#allowRules.filter(
+      (rule) => matchesToolPattern(canonical, rule.toolPattern) || viaFamily(rule),
     );
     const coveringRule = (subject: string | undefined): ParsedRule | undefined =>
-      allowRules.find((rule) =>
-        rule.subject === undefined
-          ? true
-          : subject !== undefined && matchesParts(subject, rule.subject),
-      );
+      allowRules.find((rule) => {
+        if (rule.subject === undefined) return true;
+        const pattern = subjectOf(rule);
+        return subject !== undefined && pattern !== undefined && matchesParts(subject, pattern);
+      });
     const used = keys.map(coveringRule);
     if (used.every((rule) => rule !== undefined)) {
       const rules = [...new Set(used.map((rule) => rule?.text ?? ''))];

@@ -247,6 +247,7 @@ export async function runCall(
     };
 
     if (params.run !== undefined) context.run = params.run;
+    if (params.run?.isPathDenied !== undefined) context.isPathDenied = params.run.isPathDenied;
     started = true;
     startEmitted = true;
     if (params.listening?.() !== false)

@@ -1,5 +1,6 @@
 import type { AgentHooks, PermissionGate } from './agent-options.js';
 import { addUsage, emptyUsage, type Usage } from './messages.js';
+import type { PathDenialCheck } from './tool.js';
 
 /**
  * Limits for a whole run tree: a parent sets them, and every sub-agent run started from its tools
@@ -105,6 +106,8 @@ export interface RunContext {
   depthLimit?: number;
   /** The run's permission gate, which a child inherits. */
   permissionGate?: PermissionGate;
+  /** The run's path-denial check (its own and every ancestor's), which a child inherits. */
+  isPathDenied?: PathDenialCheck;
   /** The run's hooks, which a child inherits unless its app opts out. */
   hooks?: AgentHooks;
   /** The run tree's budget; a child draws from it. */
@@ -119,4 +122,13 @@ export interface ParentRun {
   name: string;
   /** The deepest nesting allowed below this child. */
   depthLimit?: number;
+}
+
+/** A check that denies what either check denies (a sub-agent's own and its parent's). */
+export function eitherDenies(
+  own: PathDenialCheck | undefined,
+  inherited: PathDenialCheck | undefined,
+): PathDenialCheck | undefined {
+  if (own === undefined || inherited === undefined) return own ?? inherited;
+  return (path, family) => own(path, family) || inherited(path, family);
 }

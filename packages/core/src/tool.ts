@@ -5,6 +5,23 @@ import type { RunContext } from './run-context.js';
 /** Permission tier a tool needs, from least to most powerful. */
 export type PermissionTier = 'read-only' | 'workspace-write' | 'full-access';
 
+/**
+ * What a file tool does with the paths it names as permission subjects (real paths): reads them
+ * (read_file, search, glob, list_files, notebook and code-intelligence reads), writes them
+ * without reading (write_file), or both (edit_file: it reads the file it changes).
+ */
+export type ToolPathAccess = 'read' | 'write' | 'read-write';
+
+/** The two path families permission rules cover: every tool that reads a path, and every tool that writes one. */
+export type PathFamily = 'read' | 'write';
+
+/**
+ * Whether permission rules keep tools of `family` away from `path` (a real path): a deny or an
+ * ask rule on a path tool covers it. Tools that touch many paths at once (search, glob,
+ * list_files) leave such paths out of their results instead of asking about each.
+ */
+export type PathDenialCheck = (path: string, family: PathFamily) => boolean;
+
 /** How a tool may be scheduled and limited. Every field is optional. */
 export interface ToolPolicy<TArgs = unknown> {
   /** Tier the tool needs [full-access]. */
@@ -48,6 +65,12 @@ export interface ToolPolicy<TArgs = unknown> {
   timeoutMs?: number;
   /** Calls whose keys are equal never overlap (e.g. two edits of one file). */
   resourceKey?: (args: TArgs) => string | undefined;
+  /**
+   * The tool's permission subjects are real paths it reads, writes or both: a path rule written
+   * against any tool of a family (readers; writers) covers it too, and relative path patterns
+   * resolve against the workspace root [not a path tool].
+   */
+  pathAccess?: ToolPathAccess;
 }
 
 /**
@@ -95,6 +118,12 @@ export interface ToolContext {
   onProgress: (text: string, progress?: number) => void;
   /** The calling run: its chain of sub-agents, depth, gate, hooks and budget (set by the loop). */
   run?: RunContext;
+  /**
+   * Whether permission rules keep tools of a family away from a real path; set by the loop when
+   * the agent has one (`AgentOptions.isPathDenied`). Tools that read many paths at once leave
+   * those paths out of their results.
+   */
+  isPathDenied?: PathDenialCheck;
 }
 
 /** One problem found while validating arguments; `path` points at the bad field. */
