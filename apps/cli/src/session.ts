@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CommandHooks } from '@agent/command-hooks';
 import {
@@ -259,6 +259,8 @@ export async function createSession(
       ask: options.ask,
       deny: options.deny,
       grants,
+      // File tools' subjects are real paths: relative path rules resolve against the real root.
+      workspaceRoot: await realpath(resolve(options.cwd)).catch(() => resolve(options.cwd)),
       ...(settings.approver === undefined ? {} : { approver: settings.approver }),
     });
   } catch (error) {
@@ -313,6 +315,9 @@ export async function createSession(
       return sessionRef;
     }),
   );
+  // Path rules cover every reader (or writer) of the session; a rule that can never match says so.
+  policy.setTools(tools.tools);
+  for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);
   const id = randomUUID();
   const hooksConfig = options.hooks ?? {};
   const commandHooks =
@@ -345,6 +350,7 @@ export async function createSession(
       tools: tools.tools,
       messages,
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
+      isPathDenied: policy.isPathDenied,
       ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(options.hostedWebSearch === true

@@ -79,7 +79,7 @@ export {
   userMessage,
 } from './messages.js';
 export { findModelByPrefix, type ModelInfo, type ModelPricing, withCost } from './model-pricing.js';
-export { type PathPatternOutcome, resolvePathPattern } from './path-patterns.js';
+export { type PathPatternOutcome, resolvePathPattern } from './path-rules.js';
 export {
   type ApprovalAnswer,
   type ApprovalContext,

@@ -4,8 +4,9 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { executeTool } from './execute-tool.js';
-import { resolvePathPattern } from './path-patterns.js';
+import { resolvePathPattern } from './path-rules.js';
 import { PermissionPolicy, type PermissionPolicyOptions, type PolicyTool } from './permissions.js';
+import { eitherDenies } from './run-context.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
 import type { PathDenialCheck, PermissionTier, ToolContext, ToolPathAccess } from './tool.js';
 
@@ -184,6 +185,14 @@ describe('path families', () => {
     });
     expect(decide(target, 'search', '/ws/secret.txt')).toBe('deny');
     expect(decide(target, 'search', '/ws/ok.txt')).toBe('allow');
+  });
+
+  it('isPathDenied.covers says whether any rule can cover a path of the family', () => {
+    const reads = policy({ deny: ['read_file(*/secret.txt)'] });
+    expect(reads.isPathDenied.covers?.('read')).toBe(true);
+    expect(reads.isPathDenied.covers?.('write')).toBe(false);
+    const none = policy({ deny: ['bash(rm *)', 'read_file'] });
+    expect(none.isPathDenied.covers?.('read')).toBe(false);
   });
 
   it('a bare rule covers its own tool only (the family is for path rules)', () => {
@@ -459,5 +468,9 @@ describe('ctx.isPathDenied', () => {
     });
     await parent.run('go').result;
     expect(child).toBe('/ws/a,/ws/b');
+    const neither: PathDenialCheck = Object.assign(() => false, { covers: () => false });
+    const combined = eitherDenies(neither, denyA);
+    expect(combined?.covers?.('read')).toBe(true);
+    expect(eitherDenies(neither, neither)?.covers?.('read')).toBe(false);
   });
 });

@@ -130,5 +130,7 @@ export function eitherDenies(
   inherited: PathDenialCheck | undefined,
 ): PathDenialCheck | undefined {
   if (own === undefined || inherited === undefined) return own ?? inherited;
-  return (path, family) => own(path, family) || inherited(path, family);
+  const both: PathDenialCheck = (path, family) => own(path, family) || inherited(path, family);
+  both.covers = (family) => (own.covers?.(family) ?? true) || (inherited.covers?.(family) ?? true);
+  return both;
 }

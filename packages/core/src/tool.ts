@@ -20,7 +20,14 @@ export type PathFamily = 'read' | 'write';
  * ask rule on a path tool covers it. Tools that touch many paths at once (search, glob,
  * list_files) leave such paths out of their results instead of asking about each.
  */
-export type PathDenialCheck = (path: string, family: PathFamily) => boolean;
+export interface PathDenialCheck {
+  (path: string, family: PathFamily): boolean;
+  /**
+   * False when no path of `family` can be covered (no such rules): a tool may skip work it does
+   * only to account for covered paths. Absent: assume some can be.
+   */
+  covers?: (family: PathFamily) => boolean;
+}
 
 /** How a tool may be scheduled and limited. Every field is optional. */
 export interface ToolPolicy<TArgs = unknown> {

@@ -1,27 +1,13 @@
-import { resolvePathPattern, ruleFamilyOf } from './path-patterns.js';
+import { familiesNamedBy, type RuleKind, resolvePathPattern, ruleNamesTool } from './path-rules.js';
 import type { PolicyTool } from './permissions.js';
-import type { PathFamily } from './tool.js';
-import { matchesToolPattern } from './tool-registry.js';
 
 /** A rule (or a disabled-tool pattern) as written, for {@link unmatchableRuleProblems}. */
 export interface RuleToCheck {
-  kind: 'allow' | 'ask' | 'deny' | 'disabled';
+  kind: RuleKind;
   text: string;
   toolPattern: string;
   /** The subject pattern as written, when the rule has one. */
   subject: string | undefined;
-}
-
-/** Every name a pattern may match for this rule kind: allow rules match canonical names only. */
-function namesFor(tool: PolicyTool, kind: RuleToCheck['kind']): string[] {
-  return kind === 'allow' ? [tool.name] : [tool.name, ...(tool.aliases ?? [])];
-}
-
-function matchesTool(tool: PolicyTool, pattern: string, kind: RuleToCheck['kind']): boolean {
-  const source = tool.source;
-  return namesFor(tool, kind).some((name) =>
-    matchesToolPattern(source === undefined ? { name } : { name, source }, pattern),
-  );
 }
 
 /** Edit distance, for "did you mean" (small strings: tool names). */
@@ -46,7 +32,7 @@ function distance(a: string, b: string): number {
 function noToolProblem(rule: RuleToCheck, tools: readonly PolicyTool[]): string {
   const pattern = rule.toolPattern;
   if (rule.kind === 'allow') {
-    const byAlias = tools.find((tool) => matchesTool(tool, pattern, 'deny'));
+    const byAlias = tools.find((tool) => ruleNamesTool(tool, pattern, 'deny'));
     if (byAlias !== undefined)
       return `"${pattern}" is an alias of ${byAlias.name}, and allow rules name tools by their own name`;
   }
@@ -77,18 +63,14 @@ export function unmatchableRuleProblems(
       rule.kind === 'disabled'
         ? `disabled-tool pattern "${rule.text}"`
         : `${rule.kind} rule "${rule.text}"`;
-    const named = tools.filter((tool) => matchesTool(tool, rule.toolPattern, rule.kind));
+    const named = tools.filter((tool) => ruleNamesTool(tool, rule.toolPattern, rule.kind));
     if (named.length === 0) {
       problems.push(`${about} can never match: ${noToolProblem(rule, tools)}`);
       continue;
     }
     if (rule.subject === undefined) continue;
     // A path rule on a tool of a family reaches every tool of that family.
-    const families = new Set<PathFamily>();
-    for (const tool of named) {
-      const access = tool.policy?.pathAccess;
-      if (access !== undefined) families.add(ruleFamilyOf(access));
-    }
+    const families = new Set(familiesNamedBy(rule.toolPattern, rule.kind, named));
     const reached = tools.filter((tool) => {
       if (named.includes(tool)) return true;
       const access = tool.policy?.pathAccess;

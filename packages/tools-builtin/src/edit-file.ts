@@ -365,6 +365,8 @@ export function createEditFileTool(
     }),
     source: 'builtin',
     policy: {
+      // It reads the file it changes (a near match is quoted back), so read rules cover it too.
+      pathAccess: 'read-write',
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },
@@ -473,6 +475,8 @@ export function createTextEditorTool(
     aliases: ['fs_edit'],
     source: 'builtin',
     policy: {
+      // It reads the file it changes (a near match is quoted back), so read rules cover it too.
+      pathAccess: 'read-write',
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },

@@ -9,6 +9,7 @@ import {
   probeReadable,
   workspaceOf,
 } from './file-tool-options.js';
+import { HiddenPaths } from './hidden-paths.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, walk } from './walk.js';
 
@@ -35,6 +36,8 @@ export interface GlobDetails {
   shown: number;
   /** Paths that matched in all (counting stops at 100,000). */
   total: number;
+  /** Matching files (and directories) left out because permission rules cover them. */
+  hiddenByRules?: { files: number; directories: number };
 }
 
 const globChars = /[*?[\]{}()!+@]/;
@@ -53,7 +56,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
     prepareArguments: seedArguments('glob'),
     label: 'Glob',
     description:
-      'Finds files whose path matches a glob such as "**/*.ts" or "src/*.{js,json}" ("**" crosses directories). Returns paths sorted by name; honours .gitignore and skips node_modules, .git and similar.',
+      'Finds files whose path matches a glob such as "**/*.ts" or "src/*.{js,json}" ("**" crosses directories). Returns paths sorted by name; honours .gitignore and skips node_modules, .git and similar. Files the permission rules keep from reading are left out (the result says how many).',
     input: z.object({
       pattern: z.string().min(1).describe('Glob, relative to path.'),
       path: z
@@ -68,7 +71,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         .describe(`Maximum paths returned (default ${defaultLimit}).`),
     }),
     source: 'builtin',
-    policy: { permission: 'read-only' },
+    policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: async (args) => [await workspace.resolve(args.path ?? '.', 'read', 'glob')],
     execute: async (args, ctx): Promise<ToolResult<GlobDetails>> => {
       const base = await workspace.resolve(args.path ?? '.', 'read', 'glob');
@@ -101,11 +104,12 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
       const limit = args.limit ?? defaultLimit;
       const found: string[] = [];
       let total = 0;
+      const hidden = new HiddenPaths(workspace, ctx.isPathDenied);
       for await (const entry of walk({
         root: start,
         fs: workspace.fs,
         skip,
-        exclude: (entry) => workspace.isHidden(entry.path),
+        exclude: (entry) => hidden.excludes(entry, entry.isDirectory || matcher(entry.relative)),
         signal: ctx.signal,
         ...(maxDepth === undefined ? {} : { maxDepth }),
       })) {
@@ -114,18 +118,29 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         if (found.length < limit) found.push(workspace.display(entry.path));
         if (total >= 100_000) break;
       }
+      const note = hidden.note();
+      const hiddenByRules =
+        note === undefined
+          ? {}
+          : { hiddenByRules: { files: hidden.files, directories: hidden.directories } };
       if (found.length === 0) {
         return {
-          content: [{ type: 'text', text: 'No files found.' }],
-          details: { root: base, shown: 0, total },
+          content: [
+            {
+              type: 'text',
+              text: note === undefined ? 'No files found.' : `No files found.\n${note}`,
+            },
+          ],
+          details: { root: base, shown: 0, total, ...hiddenByRules },
         };
       }
       let text = found.join('\n');
       if (total > found.length)
         text += `\n[${total - found.length} more not shown; raise limit or narrow the pattern.]`;
+      if (note !== undefined) text += `\n${note}`;
       return {
         content: [{ type: 'text', text }],
-        details: { root: base, shown: found.length, total },
+        details: { root: base, shown: found.length, total, ...hiddenByRules },
       };
     },
   });

@@ -9,6 +9,7 @@ import {
   probeReadable,
   workspaceOf,
 } from './file-tool-options.js';
+import { HiddenPaths } from './hidden-paths.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
@@ -36,6 +37,8 @@ export interface ListFilesDetails {
   root: string;
   entries: number;
   truncated: boolean;
+  /** Files and directories left out because permission rules cover them. */
+  hiddenByRules?: { files: number; directories: number };
 }
 
 /**
@@ -64,7 +67,7 @@ export function createListFilesTool(
         .describe('Glob the file names (or relative paths) must match.'),
     }),
     source: 'builtin',
-    policy: { permission: 'read-only' },
+    policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: async (args) => [
       await workspace.resolve(args.path ?? '.', 'read', 'list_files'),
     ],
@@ -86,11 +89,16 @@ export function createListFilesTool(
       const entries: WalkEntry[] = [];
       let truncated = false;
       let scanned = 0;
+      const hidden = new HiddenPaths(workspace, ctx.isPathDenied);
       for await (const entry of walk({
         root,
         fs: workspace.fs,
         skip,
-        exclude: (entry) => workspace.isHidden(entry.path),
+        exclude: (entry) =>
+          hidden.excludes(
+            entry,
+            entry.isDirectory || matcher === undefined || matcher(entry.relative),
+          ),
         maxDepth: args.depth ?? 2,
         signal: ctx.signal,
       })) {
@@ -143,9 +151,18 @@ export function createListFilesTool(
           scanned > maxScannedEntries
             ? `\n[Listing stopped after scanning ${maxScannedEntries} entries; list a subdirectory or lower depth.]`
             : `\n[Listing truncated at ${maxEntries} entries; list a subdirectory or lower depth.]`;
+      const note = hidden.note();
+      if (note !== undefined) text += `\n${note}`;
       return {
         content: [{ type: 'text', text }],
-        details: { root, entries: kept.length, truncated },
+        details: {
+          root,
+          entries: kept.length,
+          truncated,
+          ...(note === undefined
+            ? {}
+            : { hiddenByRules: { files: hidden.files, directories: hidden.directories } }),
+        },
       };
     },
   });

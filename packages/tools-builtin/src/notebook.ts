@@ -220,6 +220,8 @@ export function createNotebookEditTool(
     }),
     source: 'builtin',
     policy: {
+      // It reads the notebook it changes, so read rules cover it too.
+      pathAccess: 'read-write',
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },

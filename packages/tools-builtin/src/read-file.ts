@@ -98,7 +98,7 @@ export function createReadFileTool(
       limit: z.number().int().min(1).optional().describe('Maximum number of lines to return.'),
     }),
     source: 'builtin',
-    policy: { permission: 'read-only' },
+    policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: async (args) => [await workspace.resolve(args.path, 'read', 'read_file')],
     execute: async (args): Promise<ToolResult<ReadFileDetails>> => {
       const real = await workspace.resolve(args.path, 'read', 'read_file');

@@ -7,6 +7,7 @@ import {
   probeReadable,
   workspaceOf,
 } from './file-tool-options.js';
+import { countCoveredFiles, HiddenPaths } from './hidden-paths.js';
 import {
   createRipgrepEngine,
   createTypeScriptEngine,
@@ -16,6 +17,7 @@ import {
   type SearchOutputMode,
   type SearchQuery,
 } from './search-engines.js';
+import { includeMatcher } from './search-worker.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories } from './walk.js';
 import type { Workspace } from './workspace.js';
@@ -64,6 +66,8 @@ export interface SearchDetails {
   /** True when more entries existed past `offset + head_limit` or the character cap. */
   truncated: boolean;
   filesWithMatches: number;
+  /** Files (and directories) below the searched path left out because permission rules cover them. */
+  hiddenByRules?: { files: number; directories: number };
 }
 
 /** Chooses the engine: an injected one, ripgrep when found, else TypeScript. */
@@ -127,6 +131,7 @@ export function createSearchTool(
       'Searches file contents for a regular expression (ripgrep syntax) and returns matching lines as',
       '"path:line:text" (context lines as "path-line-text"), or the matching files, or per-file counts.',
       'Honours .gitignore, skips binary files and heavy directories such as node_modules and .git.',
+      'Files the permission rules keep from reading are left out (the result says how many).',
       `Lines are cut at ${maxSearchLineChars} characters. Use head_limit and offset to page through many results.`,
     ].join(' '),
     input: z.object({
@@ -167,14 +172,16 @@ export function createSearchTool(
         .describe('Output entries to skip first (for paging).'),
     }),
     source: 'builtin',
-    policy: { permission: 'read-only' },
+    policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: async (args) => [
       await workspace.resolve(args.path ?? '.', 'read', 'search'),
     ],
     execute: async (args, ctx): Promise<ToolResult<SearchDetails>> => {
       const root = await workspace.resolve(args.path ?? '.', 'read', 'search');
+      let isDirectory = false;
       try {
         const info = await workspace.fs.stat(root);
+        isDirectory = info.isDirectory();
         if (info.isFile() || info.isDirectory()) await probeReadable(workspace.fs, root);
       } catch (error) {
         if (errorCode(error) === 'ENOENT')
@@ -198,6 +205,21 @@ export function createSearchTool(
       const controller = new AbortController();
       const onAbort = () => controller.abort(ctx.signal.reason);
       ctx.signal.addEventListener('abort', onAbort, { once: true });
+      // Covered files are counted by name alongside the search (see countCoveredFiles: never from
+      // which of them match), and left out of the results.
+      const hidden = new HiddenPaths(workspace, ctx.isPathDenied);
+      const counting =
+        hidden.active && isDirectory
+          ? countCoveredFiles({
+              root,
+              workspace,
+              hidden,
+              skip,
+              respectIgnoreFiles: query.respectIgnoreFiles ?? true,
+              include: includeMatcher(query.include),
+              signal: ctx.signal,
+            })
+          : Promise.resolve();
       const output: string[] = [];
       let seen = 0;
       let chars = 0;
@@ -206,8 +228,9 @@ export function createSearchTool(
       let hitCharCap = false;
       try {
         outer: for await (const result of engine.search(query, controller.signal)) {
-          // Another session's private files (a root holding the temporary directory walks into them).
-          if (workspace.isHidden(result.path)) continue;
+          // Another session's private files (a root holding the temporary directory walks into
+          // them), and files the rules cover: left out.
+          if (hidden.excludesFound(root, result.path)) continue;
           files++;
           const lines = formatFileResult(result, mode, workspace.display(result.path));
           if (mode === 'content' && query.context > 0 && files > 1) lines.unshift('--');
@@ -234,6 +257,7 @@ export function createSearchTool(
         ctx.signal.removeEventListener('abort', onAbort);
         controller.abort();
       }
+      await counting.catch(() => undefined);
       if (ctx.signal.aborted) throw ToolError.cancelled('search');
       const details: SearchDetails = {
         engine: engine.name,
@@ -242,19 +266,23 @@ export function createSearchTool(
         truncated,
         filesWithMatches: files,
       };
+      const note = hidden.note();
+      if (note !== undefined)
+        details.hiddenByRules = { files: hidden.files, directories: hidden.directories };
+      const withNote = (text: string) => (note === undefined ? text : `${text}\n${note}`);
       if (output.length === 0) {
         const text =
           offset > 0 && seen > 0
             ? `No results past offset ${offset} (${seen} in all).`
             : 'No matches found.';
-        return { content: [{ type: 'text', text }], details };
+        return { content: [{ type: 'text', text: withNote(text) }], details };
       }
       let text = output.join('\n');
       if (truncated) {
         const why = hitCharCap ? `the ${maxOutputChars}-character cap` : `head_limit ${headLimit}`;
         text += `\n[Results truncated at ${why}; use offset ${offset + output.length} to see more.]`;
       }
-      return { content: [{ type: 'text', text }], details };
+      return { content: [{ type: 'text', text: withNote(text) }], details };
     },
   });
 }

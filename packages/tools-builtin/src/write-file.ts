@@ -53,6 +53,7 @@ export function createWriteFileTool(
     }),
     source: 'builtin',
     policy: {
+      pathAccess: 'write',
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },

@@ -5,6 +5,7 @@ import {
   type AnyAgentTool,
   createPermissionGate,
   executeTool,
+  PermissionPolicy,
   type PermissionRequest,
   type ToolResultMessage,
 } from '@agent/core';
@@ -125,6 +126,61 @@ describe('LSP tools on a real TypeScript project (typescript-language-server)', 
     expect(await call(tool('lsp_diagnostics'), { path: 'src/main.ts' })).toContain(
       'src/main.ts:3:1 error TS2554: Expected 2 arguments, but got 1.',
     );
+  });
+
+  it('path rules: a rule on read_file covers the LSP reads; results in covered files are left out', async () => {
+    await using fixture = await copyFixture('ts-project');
+    await using workspace = testWorkspace(fixture.dir);
+    const tools = createLspTools({ workspace });
+    const tool = toolsOf(workspace);
+    // A reader of the session (read_file) that the rule names; the LSP tools are readers too.
+    const readFile = {
+      name: 'read_file',
+      source: 'builtin',
+      policy: { pathAccess: 'read' as const },
+      permissionSubjects: () => [],
+    };
+    const policy = new PermissionPolicy({
+      mode: 'full-access',
+      workspaceRoot: await fs.realpath(fixture.dir),
+      deny: ['read_file(src/main.ts)'],
+      tools: [readFile, ...tools],
+    });
+    const options = { permissionGate: policy.gate, isPathDenied: policy.isPathDenied };
+    const denied = await executeTool(
+      tool('lsp_hover'),
+      { path: 'src/main.ts', line: 4, symbol: 'add' },
+      options,
+    );
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toContain('Denied by rule "read_file(src/main.ts)"');
+    const references = textOf(
+      await executeTool(
+        tool('lsp_references'),
+        { path: 'src/geometry.ts', line: 16, symbol: 'add' },
+        options,
+      ),
+    );
+    expect(references).toMatch(/^1 reference in 1 file:\nsrc\/geometry\.ts:16:17/);
+    expect(references).not.toContain('main.ts');
+    const rename = await executeTool(
+      tool('lsp_rename'),
+      { path: 'src/geometry.ts', line: 16, symbol: 'add', new_name: 'sum' },
+      options,
+    );
+    expect(rename.isError).toBe(true);
+    expect(textOf(rename)).toContain('would change files the permission rules keep from reading');
+    expect(textOf(rename)).not.toContain('main.ts');
+    // Without the rule, the same calls see main.ts.
+    const open = textOf(
+      await executeTool(tool('lsp_references'), {
+        path: 'src/geometry.ts',
+        line: 16,
+        symbol: 'add',
+      }),
+    );
+    expect(open).toContain('src/main.ts');
+    expect(policy.unmatchableRules()).toEqual([]);
   });
 
   it('previews a rename as a diff, writes nothing, and applies it as a separate write-tier call', async () => {

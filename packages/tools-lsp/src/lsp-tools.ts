@@ -20,7 +20,24 @@ import {
   rankWorkspaceSymbols,
 } from './format.js';
 import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
+import { pathOfUri } from './paths.js';
 import { LocatorError, positionOf, type SymbolLocator } from './positions.js';
+
+/**
+ * Whether results in this file are left out: permission rules keep readers from it
+ * (`ctx.isPathDenied`). Left out silently — a count of references or symbols found in a covered
+ * file would tell what it contains.
+ */
+function coveredUri(ctx: ToolContext, uri: string): boolean {
+  const file = pathOfUri(uri);
+  return file !== undefined && ctx.isPathDenied?.(file, 'read') === true;
+}
+
+/** `items` without those in files the permission rules cover for reading. */
+function visible<T>(ctx: ToolContext, items: readonly T[], uriOf: (item: T) => string): T[] {
+  if (ctx.isPathDenied === undefined) return [...items];
+  return items.filter((item) => !coveredUri(ctx, uriOf(item)));
+}
 
 /** Options of {@link createLspTools}: a workspace to share, or the options to make one. */
 export type LspToolsOptions = { workspace: LspWorkspace } | LspWorkspaceOptions;
@@ -217,7 +234,7 @@ function diagnosticsTool(workspace: LspWorkspace) {
         .describe('Only for the workspace: files checked at most; default 200.'),
     }),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: async (args) =>
       args.path === undefined ? await workspace.realRoots() : subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
@@ -237,13 +254,16 @@ function diagnosticsTool(workspace: LspWorkspace) {
           ...(args.max_files === undefined ? {} : { maxFiles: args.max_files }),
           signal: ctx.signal,
         });
+        const files = result.files.filter(
+          (entry) => ctx.isPathDenied?.(entry.path, 'read') !== true,
+        );
         return text(
-          formatDiagnostics(result.files, {
+          formatDiagnostics(files, {
             display,
             limit: maxListed,
             truncatedFiles: result.truncated,
           }),
-          { files: result.files.length, counts: countBySeverity(result.files) },
+          { files: files.length, counts: countBySeverity(files) },
         );
       }),
   });
@@ -257,14 +277,18 @@ function definitionTool(workspace: LspWorkspace) {
     description: `Where a symbol is defined, from the language server (TypeScript/JavaScript, Python). ${locatorHelp} Output: "path:line:column  source line" per definition.`,
     input: z.object(locatorFields),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: (args) => subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
         reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
-        const locations = await workspace.definition(file, position, ctx.signal);
+        const locations = visible(
+          ctx,
+          await workspace.definition(file, position, ctx.signal),
+          (location) => location.uri,
+        );
         if (locations.length === 0) return text('No definition found.', { count: 0 });
         const body = await formatLocations(locations, {
           display: (target) => workspace.display(target),
@@ -289,17 +313,21 @@ function referencesTool(workspace: LspWorkspace) {
         .describe('Include the declaration itself; default true.'),
     }),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: (args) => subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
       run(name, async () => {
         const file = await sourceFile(workspace, args.path, name);
         reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
-        const locations = await workspace.references(file, position, {
-          includeDeclaration: args.include_declaration ?? true,
-          signal: ctx.signal,
-        });
+        const locations = visible(
+          ctx,
+          await workspace.references(file, position, {
+            includeDeclaration: args.include_declaration ?? true,
+            signal: ctx.signal,
+          }),
+          (location) => location.uri,
+        );
         if (locations.length === 0) return text('No references found.', { count: 0 });
         const files = new Set(locations.map((location) => location.uri)).size;
         const body = await formatLocations(locations, {
@@ -322,7 +350,7 @@ function hoverTool(workspace: LspWorkspace) {
     description: `The type, signature and documentation of a symbol, as an editor shows on hover (TypeScript/JavaScript, Python). ${locatorHelp}`,
     input: z.object(locatorFields),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: (args) => subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
       run(name, async () => {
@@ -347,7 +375,7 @@ function documentSymbolsTool(workspace: LspWorkspace) {
       'An outline of a source file from the language server (TypeScript/JavaScript, Python): one line per class, function, method, variable…, "kind name  lines" (1-based), members indented under their parent.',
     input: z.object({ path: pathField }),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: (args) => subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
       run(name, async () => {
@@ -383,15 +411,19 @@ function workspaceSymbolsTool(workspace: LspWorkspace) {
         .describe('Symbols shown at most; default 50.'),
     }),
     source: 'lsp',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
+    policy: { permission: 'read-only', parallelSafePerTurn: true, pathAccess: 'read' },
     permissionSubjects: () => workspace.realRoots(),
     execute: (args, ctx) =>
       run(name, async () => {
-        const symbols = await workspace.workspaceSymbols(args.query, {
-          ...(args.language === undefined ? {} : { language: args.language }),
-          signal: ctx.signal,
-          onProgress: (text) => ctx.onProgress(text),
-        });
+        const symbols = visible(
+          ctx,
+          await workspace.workspaceSymbols(args.query, {
+            ...(args.language === undefined ? {} : { language: args.language }),
+            signal: ctx.signal,
+            onProgress: (text) => ctx.onProgress(text),
+          }),
+          (symbol) => symbol.location.uri,
+        );
         if (symbols.length === 0) return text(`No symbols match "${args.query}".`, { count: 0 });
         return text(
           formatWorkspaceSymbols(rankWorkspaceSymbols(symbols, args.query), {
@@ -415,7 +447,7 @@ function renameTool(workspace: LspWorkspace) {
       new_name: z.string().min(1).describe('The new name.'),
     }),
     source: 'lsp',
-    policy: { permission: 'read-only' },
+    policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: (args) => subjectOf(workspace, args.path, name),
     execute: (args, ctx) =>
       run(name, async () => {
@@ -423,6 +455,13 @@ function renameTool(workspace: LspWorkspace) {
         reportStart(workspace, file, ctx);
         const position = await positionIn(file, args);
         const preview = await workspace.previewRename(file, position, args.new_name, ctx.signal);
+        // The diff quotes every file it changes: one the rules keep from reading is not shown.
+        if (preview.files.some((target) => ctx.isPathDenied?.(target, 'read') === true)) {
+          throw new ToolError(
+            'This rename would change files the permission rules keep from reading; it is not previewed.',
+            { kind: 'denied', toolName: name },
+          );
+        }
         const files = preview.files.length;
         const lines = [
           `Preview ${preview.id}: ${files} file${files === 1 ? '' : 's'} would change. Nothing was written; call lsp_apply_rename with {"id": "${preview.id}"} to write it.`,
@@ -452,7 +491,7 @@ function applyRenameTool(
       id: z.string().min(1).describe('The id lsp_rename returned, e.g. "rename-1".'),
     }),
     source: 'lsp',
-    policy: { permission: 'workspace-write', exclusive: true },
+    policy: { permission: 'workspace-write', exclusive: true, pathAccess: 'write' },
     // The files the previewed edit writes; an unknown id touches nothing (execute reports it).
     permissionSubjects: (args) => workspace.previewFiles(args.id) ?? [],
     execute: (args) =>

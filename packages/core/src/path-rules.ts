@@ -1,4 +1,6 @@
+import type { PolicyTool } from './permissions.js';
 import type { PathFamily, ToolPathAccess } from './tool.js';
+import { matchesToolPattern } from './tool-registry.js';
 
 /** A subject pattern read as a path pattern: the absolute pattern, or why it can never match. */
 export type PathPatternOutcome = { ok: true; pattern: string } | { ok: false; problem: string };
@@ -77,4 +79,31 @@ export function pathFamiliesOf(access: ToolPathAccess | undefined): readonly Pat
  */
 export function ruleFamilyOf(access: ToolPathAccess): PathFamily {
   return access === 'read' ? 'read' : 'write';
+}
+
+/** Kinds of rules: allow rules name tools by their own name only (an alias never widens an allow). */
+export type RuleKind = 'allow' | 'ask' | 'deny' | 'disabled';
+
+/** Whether `pattern` names `tool` for a rule of this kind (deny, ask and disabled: aliases too). */
+export function ruleNamesTool(tool: PolicyTool, pattern: string, kind: RuleKind): boolean {
+  const names = kind === 'allow' ? [tool.name] : [tool.name, ...(tool.aliases ?? [])];
+  const source = tool.source;
+  return names.some((name) =>
+    matchesToolPattern(source === undefined ? { name } : { name, source }, pattern),
+  );
+}
+
+/** The path families a rule's tool pattern names among `tools` (see {@link ruleFamilyOf}). */
+export function familiesNamedBy(
+  pattern: string,
+  kind: RuleKind,
+  tools: readonly PolicyTool[],
+): PathFamily[] {
+  const families = new Set<PathFamily>();
+  for (const tool of tools) {
+    const access = tool.policy?.pathAccess;
+    if (access !== undefined && ruleNamesTool(tool, pattern, kind))
+      families.add(ruleFamilyOf(access));
+  }
+  return [...families];
 }
