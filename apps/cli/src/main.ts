@@ -450,11 +450,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-// A closed terminal (SIGHUP), or SIGTERM where no run is there to stop cleanly, ends the CLI
-// through process.exit, so exit handlers run: commands the tools started (unsandboxed ones; a
-// sandbox dies with its parent anyway) do not outlive it. A run's own handler, where one is
-// installed, stops the run first.
+// A closed terminal (SIGHUP), or SIGTERM or SIGINT where no run is there to stop cleanly (start-up
+// while MCP servers connect, the REPL's prompt), ends the CLI through process.exit, so exit
+// handlers run: commands, MCP servers and language servers the tools started do not outlive it.
+// A run's own handler, where one is installed, stops the run first.
 for (const [signal, code] of [
+  ['SIGINT', 130],
   ['SIGHUP', 129],
   ['SIGTERM', 143],
 ] as const) {

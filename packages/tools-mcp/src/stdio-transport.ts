@@ -189,13 +189,17 @@ function groupLauncher(
   return { file: perlPath, args: ['-e', launcherScript, '--', file, ...args] };
 }
 
-/** Kills what is left of the servers when the host process exits without closing them. */
+/**
+ * Kills what is left of the servers when the host process exits without closing them (a signal
+ * during start-up while servers are still connecting, an uncaught error, `process.exit`). SIGKILL:
+ * an exit handler cannot wait, and a server that ignored SIGTERM would be left to init.
+ */
 function trackChild(child: ChildProcess): void {
   liveChildren.add(child);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const live of liveChildren) signalTree(live, 'SIGTERM');
+    for (const live of liveChildren) signalTree(live, 'SIGKILL');
   });
 }
 
@@ -305,6 +309,8 @@ export class StdioProcessTransport implements Transport {
       });
       this.#child = child;
       if (grouped) groupLeaders.add(child);
+      // Tracked at once, not at 'spawn': an exit before that event must not leave it behind.
+      if (child.pid !== undefined) trackChild(child);
       let spawned = false;
       this.#exited = new Promise((resolveExit) => {
         child.once('exit', (code, signal) => {
@@ -320,6 +326,7 @@ export class StdioProcessTransport implements Transport {
       child.once('close', () => this.#reportClose());
       child.once('error', (error) => {
         if (!spawned) {
+          liveChildren.delete(child);
           reject(error);
           this.#exit ??= { code: null, signal: null };
           this.#reportClose();
@@ -329,7 +336,6 @@ export class StdioProcessTransport implements Transport {
       });
       child.once('spawn', () => {
         spawned = true;
-        trackChild(child);
         resolve();
       });
       child.stdin?.on('error', (error) => {

@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from './test-helpers.js';
+
+// A stdio server never outlives the process that started it, however that process ends while
+// the server is still connecting: process.exit, an uncaught error, an unhandled rejection. The
+// server here ignores SIGTERM (an ignored signal stays ignored across exec) and never reads its
+// stdin, so only SIGKILL ends it.
+
+/** Live (not zombie) processes whose command line contains `tag`. */
+function processesWith(tag: string): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        if (/\) [ZX] /.test(fs.readFileSync(`/proc/${entry}/stat`, 'utf8'))) return false;
+        return fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('stdio servers do not outlive their process', () => {
+  it.each([
+    ['process.exit', 'process.exit(0);', 0],
+    ['an uncaught error', "setImmediate(() => { throw new Error('boom'); });", 1],
+    ['an unhandled rejection', "void Promise.reject(new Error('boom'));", 1],
+  ])('%s while a server that ignores SIGTERM is still connecting', (_label, ending, expected) => {
+    const dir = makeTempDir();
+    const tag = `6${process.pid % 1000}${Date.now() % 100_000}`;
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { McpToolAdapter } from ${JSON.stringify(entry)};
+      import * as fs from 'node:fs';
+      // Never answers: connect() stays pending.
+      void McpToolAdapter.connect({ name: 'stuck', transport: { type: 'stdio', command: 'sh',
+        args: ['-c', 'trap "" TERM; exec sleep ${tag}'] } }).catch(() => {});
+      const until = Date.now() + 20000;
+      const running = () => fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).some((p) => {
+        try { return fs.readFileSync('/proc/' + p + '/cmdline', 'utf8') === 'sleep\\x00${tag}\\x00'; } catch { return false; }
+      });
+      while (!running() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      if (!running()) { console.error('the server never started'); process.exit(3); }
+      ${ending}
+    `;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    try {
+      expect(result.status, result.stderr).toBe(expected);
+      if (expected !== 0) expect(result.stderr).toContain('Error: boom');
+      expect(processesWith(`sleep\0${tag}`)).toEqual([]);
+    } finally {
+      for (const pid of processesWith(tag)) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {}
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
