@@ -113,6 +113,30 @@ describe('agent mcp serve', () => {
     expect(text(again)).toContain('hello from the workspace');
   });
 
+  it('path rules hold for served tools: a rule on read_file keeps search and glob off the file', async () => {
+    const cwd = await workspace();
+    await writeFile(join(cwd, 'secret.txt'), 'hello secret\n');
+    const client = new Client({ name: 'sdk-client', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp', 'serve', '--cwd', cwd, '--deny', 'read_file(secret.txt)'],
+        env: cleanEnv(),
+        stderr: 'ignore',
+      }),
+    );
+    cleanups.push(() => client.close());
+    const search = await client.callTool({ name: 'search', arguments: { pattern: 'hello' } });
+    expect(text(search)).toContain('notes.txt:1:hello from the workspace');
+    expect(text(search)).not.toContain('hello secret');
+    expect(text(search)).toContain('[1 file hidden by permission rules]');
+    const glob = await client.callTool({ name: 'glob', arguments: { pattern: '*.txt' } });
+    expect(text(glob)).not.toContain('secret.txt');
+    const read = await client.callTool({ name: 'read_file', arguments: { path: './secret.txt' } });
+    expect(read.isError).toBe(true);
+    expect(text(read)).toContain('read_file(secret.txt)');
+  });
+
   it('--http needs the bearer token it prints once, with a client configuration', async () => {
     const cwd = await workspace();
     const server = await serve(['--cwd', cwd]);

@@ -5,6 +5,7 @@
  * ever allow are listed, and a call they do not allow is refused (nobody is here to ask) with
  * the flag that would allow it.
  */
+import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   AgentError,
@@ -32,14 +33,17 @@ export async function runMcpServe(
   log: (line: string) => void,
 ): Promise<number> {
   const mode = options.mode ?? 'read-only';
-  const policy = servePolicy(options, mode);
+  const policy = await servePolicy(options, mode);
   // Read before anything starts: a refused token file is a usage problem, not a half-started server.
   const auth = options.serveHttpPort === undefined ? undefined : await httpAuth(options);
   const tools = await loadTools(options, log);
+  policy.setTools(tools.tools);
+  for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);
   const server = {
     tools: served,
     permissionGate: refusalNamingTheFlag(policy),
+    isPathDenied: policy.isPathDenied,
     name: 'agent',
     instructions: `Tools of @agent/cli working in ${options.cwd}.`,
   };
@@ -64,7 +68,10 @@ export async function runMcpServe(
   return 0;
 }
 
-function servePolicy(options: CliOptions, mode: PermissionMode): PermissionPolicy {
+async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<PermissionPolicy> {
+  const cwd = resolve(options.cwd);
+  // File tools' subjects are real paths: relative path rules resolve against the real root.
+  const workspaceRoot = await realpath(cwd).catch(() => cwd);
   try {
     // No approver: a call that would need asking is refused (see refusalNamingTheFlag).
     return new PermissionPolicy({
@@ -72,6 +79,7 @@ function servePolicy(options: CliOptions, mode: PermissionMode): PermissionPolic
       allow: options.allow,
       ask: options.ask,
       deny: options.deny,
+      workspaceRoot,
     });
   } catch (error) {
     if (AgentError.isInstance(error)) throw new UsageError(error.message);

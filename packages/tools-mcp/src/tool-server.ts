@@ -7,6 +7,7 @@ import {
   type AgentHooks,
   type AnyAgentTool,
   executeTool,
+  type PathDenialCheck,
   type PermissionGate,
   type ToolResultMessage,
 } from '@agent/core';
@@ -32,6 +33,8 @@ export interface ToolServerOptions {
   instructions?: string;
   /** Decides each call, on the server side, as in an agent [allow]. */
   permissionGate?: PermissionGate;
+  /** Handed to tools as `ctx.isPathDenied` (e.g. `policy.isPathDenied`): search and listings leave covered paths out. */
+  isPathDenied?: PathDenialCheck;
   hooks?: AgentHooks;
   /** Per-call timeout when a tool's policy sets none, in ms [600000]. */
   timeoutMs?: number;
@@ -103,6 +106,7 @@ export function createToolServer(options: ToolServerOptions): Server {
       signal: extra.signal,
       toolCallId: String(extra.requestId),
       ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
+      ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       onEvent: (event) => {
