@@ -55,10 +55,26 @@ describe('parseCliArgs', () => {
   it('knows the demo command and rejects stray words', () => {
     expect(parseCliArgs(['demo']).command).toBe('demo');
     expect(() => parseCliArgs(['demo', 'now'])).toThrow(UsageError);
-    expect(() => parseCliArgs(['-p'])).toThrow(UsageError);
     expect(() =>
       parseCliArgs(['--base-url', 'http://h/v1', '--provider', 'google', '--model', 'm']),
     ).toThrow(/--base-url is for OpenAI-compatible servers/);
+  });
+
+  it('-p with no text after it takes the other words as the prompt, else stdin', () => {
+    expect(parseCliArgs(['-p']).prompt).toBe('-');
+    expect(parseCliArgs(['--print']).prompt).toBe('-');
+    expect(parseCliArgs(['-p', '--mode', 'full-access'])).toMatchObject({
+      prompt: '-',
+      mode: 'full-access',
+    });
+    expect(parseCliArgs(['--model', 'm', '-p'])).toMatchObject({ prompt: '-', model: 'm' });
+    expect(parseCliArgs(['-p', '--mode', 'read-only', 'fix', 'it']).prompt).toBe('fix it');
+    expect(parseCliArgs(['-p', '--max-turns', '2', 'demo']).command).toBe('run');
+    // A value is still a value, even one that names a command.
+    expect(parseCliArgs(['-p', 'demo'])).toMatchObject({ command: 'run', prompt: 'demo' });
+    expect(parseCliArgs(['-p', '-'])).toMatchObject({ prompt: '-' });
+    expect(() => parseCliArgs(['-p', '--print', 'x'])).toThrow(/-p is given twice/);
+    expect(() => parseCliArgs(['-p', 'x', 'y'])).toThrow(/quote the whole prompt/);
   });
 
   it('splits spec=name only when the name is a plain word', () => {

@@ -20,6 +20,8 @@ export interface CliOptions {
   trust?: boolean;
   /** Whether the workspace is trusted (filled in by the trust step; undefined: not judged). */
   workspaceTrusted?: boolean;
+  /** The id of this session (filled in at start: a resumed session's own, else a new one). */
+  sessionId?: string;
   /** The project root whose configuration applies (filled in by the trust step; see project-root.ts). */
   projectRoot?: string;
   /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
@@ -43,6 +45,8 @@ export interface CliOptions {
   scripted: string | undefined;
   cwd: string;
   mcpConfig: string | undefined;
+  /** `--mcp-timeout` (or settings' `mcpTimeout`): seconds an MCP server has to start and answer [30]. */
+  mcpTimeoutSeconds?: number;
   /** `--mcp-log-level`: MCP servers' log messages shown from this level up [warning]. */
   mcpLogLevel?: McpLogLevel | 'off' | undefined;
   openapi: { spec: string; name: string | undefined }[];
@@ -72,7 +76,7 @@ export interface CliOptions {
   passEnv?: string[];
 }
 
-/** A mistake on the command line: printed with the usage text, exit code 2. */
+/** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -85,7 +89,8 @@ export const usage = `Usage:
   agent [options]                 interactive session (needs a terminal)
   agent "prompt" [options]        interactive session that starts with this prompt
   agent -p "prompt" [options]     one run; the final answer goes to stdout
-  cat log | agent -p "explain"    piped stdin is appended to the prompt (-p - : stdin is the prompt)
+  cat log | agent -p "explain"    piped stdin is appended to the prompt
+  echo "prompt" | agent -p        no prompt text: stdin is the prompt (also -p -)
   agent demo                      offline demo: a scripted model drives the real tools
   agent trust [list|revoke]       trust this folder's configuration (hooks, MCP servers, env,
                                   allow rules…), pinned to what it is now; list; or revoke
@@ -105,6 +110,7 @@ Model:
 Tools:
   --cwd <dir>              workspace of the built-in tools   [current directory]
   --mcp-config <file>      { "mcpServers": { "name": { "command", "args", "env" } | { "url" } } }
+  --mcp-timeout <s>        seconds an MCP server has to start and answer   [30]
   --mcp-log-level <level>  MCP servers' log messages shown from: debug|info|notice|warning|error|
                            critical|alert|emergency|off [warning]
   --openapi <spec>[=name]  an OpenAPI document (path or URL) as tools; repeatable
@@ -133,8 +139,9 @@ Session:
   --max-turns <n>          model calls per run   [100]
   --save <file>            write the conversation (JSON) after every run [every session is
                            saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
-  --resume [<file>]        continue a conversation saved with --save or /save; without a file,
-                           pick one of this workspace's saved sessions from a list
+  --resume [<file>|<id>]   continue a conversation saved with --save or /save, or a kept
+                           session by the sessionId json output prints; without either, pick
+                           one of this workspace's saved sessions from a list
   -c, --continue           continue this workspace's newest saved session
   --keep-grants            a resumed session gets back its "always" answers (saved with it;
                            "never" answers always come back)
@@ -173,13 +180,25 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   const at = argv.indexOf('--resume');
   const pickSession = at >= 0 && (at === argv.length - 1 || (argv[at + 1] ?? '').startsWith('-'));
   if (pickSession) argv = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  // `-p` with no text after it (last, or before a long option): the prompt is the words given
+  // apart from the options, else stdin — `echo data | agent -p`, as Claude Code reads it.
+  const printAt = argv.findIndex((arg) => arg === '-p' || arg === '--print');
+  const printFlag =
+    printAt >= 0 && (printAt === argv.length - 1 || (argv[printAt + 1] ?? '').startsWith('--'));
+  if (printFlag) argv = [...argv.slice(0, printAt), ...argv.slice(printAt + 1)];
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
     throw new UsageError(explainParseError(error));
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  let { positionals } = parsed;
+  if (printFlag) {
+    if (values.print !== undefined) throw new UsageError('-p is given twice');
+    values.print = positionals.length > 0 ? positionals.join(' ') : '-';
+    positionals = [];
+  }
   let command: CliOptions['command'] = 'run';
   let initialPrompt: string | undefined;
   let trustAction: CliOptions['trustAction'];
@@ -258,6 +277,14 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   if (mode !== undefined && !modes.includes(mode as PermissionMode)) {
     throw new UsageError(`Unknown mode "${mode}": expected one of ${modes.join(', ')}`);
   }
+  let mcpTimeoutSeconds: number | undefined;
+  if (values['mcp-timeout'] !== undefined) {
+    mcpTimeoutSeconds = Number(values['mcp-timeout']);
+    if (!Number.isFinite(mcpTimeoutSeconds) || mcpTimeoutSeconds <= 0)
+      throw new UsageError(
+        `--mcp-timeout takes seconds (a number > 0, e.g. 10 or 0.5), got "${values['mcp-timeout']}"`,
+      );
+  }
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
     maxTurns = Number(values['max-turns']);
@@ -322,6 +349,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     cwd: values.cwd ?? cwd,
     mcpConfig: values['mcp-config'],
     ...(mcpLogLevel === undefined ? {} : { mcpLogLevel: mcpLogLevel as McpLogLevel | 'off' }),
+    ...(mcpTimeoutSeconds === undefined ? {} : { mcpTimeoutSeconds }),
     openapi: (values.openapi ?? []).map(parseOpenApiFlag),
     mode: mode as PermissionMode | undefined,
     allow: values.allow ?? [],
@@ -378,6 +406,7 @@ function parse(argv: readonly string[]) {
       cwd: { type: 'string' },
       'mcp-config': { type: 'string' },
       'mcp-log-level': { type: 'string' },
+      'mcp-timeout': { type: 'string' },
       openapi: { type: 'string', multiple: true },
       mode: { type: 'string' },
       allow: { type: 'string', multiple: true },

@@ -311,13 +311,19 @@ describe('usage errors', () => {
     [['hello'], 'A prompt without -p starts an interactive session'],
     [['demo', 'now'], 'demo takes no arguments'],
     [[], 'No prompt'],
-  ])('%j exits 2 with the usage text', async (args, message) => {
-    const { code, stdout, stderr } = await runCli(args);
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toContain(message);
-    expect(stderr).toContain('Usage:');
-  });
+  ])(
+    '%j exits 2 with the error and a pointer to --help, not the whole help',
+    async (args, message) => {
+      const { code, stdout, stderr } = await runCli(args);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(message);
+      expect(stderr).not.toContain('Usage:');
+      const lines = stderr.trimEnd().split('\n');
+      expect(lines.at(-1)).toBe('Run agent --help for the options and examples.');
+      expect(lines.length).toBeLessThanOrEqual(3);
+    },
+  );
 
   it('--help prints the usage on stdout and exits 0', async () => {
     const { code, stdout } = await runCli(['--help']);

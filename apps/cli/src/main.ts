@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import {
   type AgentEvent,
   type ApprovalDecision,
@@ -18,11 +20,18 @@ import {
   deniedWithoutApproverExitCode,
   exitCodeFor,
   loadConversation,
+  loadSavedSession,
   nonInteractiveApprover,
   runPrompt,
 } from './session.js';
-import { listSessions, newSessionPath } from './sessions.js';
-import { applySettings } from './settings.js';
+import {
+  findSessionById,
+  isSessionId,
+  listSessions,
+  newSessionPath,
+  pruneSessions,
+} from './sessions.js';
+import { applySettings, type SessionRetention } from './settings.js';
 import {
   permissionAsked,
   runSummary,
@@ -31,6 +40,7 @@ import {
   streamJsonInputSchema,
 } from './stream-json.js';
 import { RunKeys, terminalApprover } from './terminal-keys.js';
+import { agentHome } from './tool-sources.js';
 import { Transcript } from './transcript.js';
 import {
   askMcpToolChangesOnTerminal,
@@ -55,9 +65,15 @@ async function readStdin(): Promise<string> {
 async function resolvePrompt(prompt: string): Promise<string> {
   const piped = process.stdin.isTTY !== true;
   if (prompt === '-') {
-    if (!piped) throw new UsageError('-p - reads the prompt from stdin, but stdin is a terminal');
+    if (!piped)
+      throw new UsageError(
+        '-p has no prompt: give it after -p (agent -p "…") or on stdin (echo "…" | agent -p); stdin is a terminal',
+      );
     const text = await readStdin();
-    if (text.trim() === '') throw new UsageError('-p - read an empty prompt from stdin');
+    if (text.trim() === '')
+      throw new UsageError(
+        '-p has no prompt: none after -p, and stdin was empty (agent -p "…", or echo "…" | agent -p)',
+      );
     return text;
   }
   if (!piped) return prompt;
@@ -355,6 +371,7 @@ async function pickSession(cwd: string): Promise<string> {
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
+  let retention: SessionRetention = {};
   try {
     options = parseCliArgs(argv);
     if (options.command === 'run' || options.command === 'mcp-serve') {
@@ -371,6 +388,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         ...(interactive ? { ask: askTrustOnTerminal(process.stdin, writeOut) } : {}),
       });
       for (const notice of start.notices) writeErr(`${notice}\n`);
+      retention = start.settings.sessions;
       Object.assign(process.env, start.settings.env);
       resetRedaction();
       options = {
@@ -380,6 +398,23 @@ export async function main(argv: readonly string[]): Promise<number> {
       };
     }
     if (options.command === 'run') {
+      // `--resume <id>`: the kept session with the id json output printed, written back in place.
+      if (options.resume !== undefined && !existsSync(options.resume)) {
+        if (!isSessionId(options.resume))
+          throw new CliError(
+            `--resume ${options.resume}: no such file (and not a session id; the json output's "sessionId" is one)`,
+          );
+        const path = await findSessionById(options.resume);
+        if (path === undefined)
+          throw new CliError(
+            `--resume ${options.resume}: no session with this id is kept under ${join(agentHome(), 'sessions')} (sessions saved with --save elsewhere are resumed by their file)`,
+          );
+        options = { ...options, resume: path, save: options.save ?? path };
+      }
+      // Old session files go (the retention of the user settings); the one resumed stays.
+      await pruneSessions(retention, {
+        keep: [options.resume, options.save].filter((path) => path !== undefined),
+      }).catch(() => 0);
       // Every session is kept (unless --save names the file); --continue picks up the newest.
       if (options.pickSession === true) {
         const path = await pickSession(options.cwd);
@@ -391,9 +426,15 @@ export async function main(argv: readonly string[]): Promise<number> {
           throw new CliError(`No saved session for ${resolve(options.cwd)} to continue`);
         options = { ...options, resume: last.path, save: options.save ?? last.path };
       }
+      // A resumed session keeps its id (so `--resume <id>` finds it again); a new one gets one.
+      const resumedId =
+        options.resume === undefined
+          ? undefined
+          : (await loadSavedSession(options.resume)).sessionId;
+      options = { ...options, sessionId: resumedId ?? randomUUID() };
       if (options.save === undefined) {
         try {
-          options = { ...options, save: await newSessionPath(options.cwd) };
+          options = { ...options, save: await newSessionPath(options.cwd, options.sessionId) };
         } catch {
           // No writable $AGENT_HOME: the session is simply not kept.
         }
@@ -436,7 +477,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      writeErr(`agent: ${error.message}\n\n${usage}`);
+      // The error alone, so it does not scroll away under the whole help text.
+      writeErr(`agent: ${error.message}\nRun agent --help for the options and examples.\n`);
       return 2;
     }
     if (error instanceof CliError) {

@@ -251,7 +251,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
       { text: 'The server has its number.' },
     ]);
     const { tmux, waitForText, waitForExit } = startTmux(run.args, run.dir);
-    await waitForText('tools: built-in');
+    await waitForText('): built-in (');
     tmux.type('ask the server');
     tmux.press('Enter');
     await waitForText('Run it? [y] run  [n] deny');

@@ -175,13 +175,28 @@ describe('prompts from stdin', () => {
     const script = await writeScript(dir, [{ text: 'ok' }]);
     const { code, stderr } = await runCli(['-p', '-', '--scripted', script], { input: '' });
     expect(code).toBe(2);
-    expect(stderr).toContain('-p - read an empty prompt from stdin');
+    expect(stderr).toContain('-p has no prompt: none after -p, and stdin was empty');
+  });
+
+  it.each([[['-p']], [['--print']], [['-p', '--max-turns', '5']], [['--max-turns', '5', '-p']]])(
+    '%j with piped stdin takes stdin as the prompt (echo data | agent -p)',
+    async (args) => {
+      const dir = await scratch();
+      expect(await savedUserText(dir, args, 'data from a pipe\n')).toBe('data from a pipe\n');
+    },
+  );
+
+  it('-p followed by options and then words takes the words as the prompt, stdin appended', async () => {
+    const dir = await scratch();
+    const text = await savedUserText(dir, ['-p', '--max-turns', '5', 'explain', 'this'], 'log\n');
+    expect(text).toBe('explain this\n\nlog\n');
   });
 });
 
 describe('mistakes get clear errors', () => {
   it.each([
-    [['-p'], 2, '-p needs a value'],
+    [['-p'], 2, '-p has no prompt: none after -p, and stdin was empty'],
+    [['--mode', 'read-only', '-p'], 2, '-p has no prompt'],
     [['-p', '-x'], 2, 'one that starts with "-" must be attached'],
     [['--no-such-flag'], 2, 'Unknown option --no-such-flag'],
     [['fix', 'it'], 2, 'A prompt without -p starts an interactive session'],

@@ -147,6 +147,17 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   }
   // Only the user's file may hold passEnv (a project file with it is refused when read).
   if (trusted) parts.push({ apply: (target) => target.passEnv.push(...(file.passEnv ?? [])) });
+  // Likewise sessions; a timeout runs nothing and widens nothing.
+  if (trusted)
+    parts.push({ apply: (target) => Object.assign(target.sessions, file.sessions ?? {}) });
+  if (file.mcpTimeout !== undefined) {
+    const seconds = file.mcpTimeout;
+    parts.push({
+      apply: (target) => {
+        target.mcpTimeout = seconds;
+      },
+    });
+  }
   for (const [name, value] of Object.entries(file.env ?? {}))
     widening('env', `env.${name}`, `env ${name}=${shorten(value, 60)}`, value, (target) => {
       target.env[name] = value;

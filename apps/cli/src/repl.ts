@@ -27,6 +27,20 @@ MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
 Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
 
+/**
+ * The first line of a description, to fit `width` characters: cut at a word boundary (never
+ * inside a word) with `…` when it is longer.
+ */
+export function clipAtWord(text: string, width: number): string {
+  const line = (text.split('\n')[0] ?? '').trim();
+  if (line.length <= width) return line;
+  const room = Math.max(width - 1, 1);
+  const cut = line.slice(0, room + 1).lastIndexOf(' ');
+  // One word longer than the room: cut it (nothing else fits).
+  const head = cut > 0 ? line.slice(0, cut) : line.slice(0, room);
+  return `${head.replace(/[\s,;:.(—–-]+$/u, '')}…`;
+}
+
 /** `name=value` pairs (values may be quoted) into a prompt's arguments. */
 export function promptArguments(text: string): Record<string, string> {
   const args: Record<string, string> = {};
@@ -76,7 +90,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   });
   const history: string[] = [];
   transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
-  transcript.line(`tools: ${session.tools.sources.join(', ')}`);
+  // The total is what the model is offered; each source says how many of them it gave.
+  transcript.line(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
   transcript.line(`bash: ${session.tools.sandbox.describe()}`);
   const project = projectRootNotice(session);
   if (project !== undefined) transcript.line(project);
@@ -144,8 +159,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           `granted this session: ${grants.length === 0 ? '(none)' : grants.map((grant) => `${grant.decision} ${grant.tool}${grant.subject === undefined ? '' : `(${grant.subject})`}`).join('  ')}`,
         );
       } else if (command === '/tools') {
+        // Each on one line of the terminal, cut between words.
+        const columns = Math.max(output.columns ?? 100, 60);
         for (const tool of session.agent.tools.list())
-          transcript.line(`${tool.name} — ${tool.description.split('\n')[0]?.slice(0, 100) ?? ''}`);
+          transcript.line(
+            `${tool.name} — ${clipAtWord(tool.description, columns - tool.name.length - 4)}`,
+          );
         const deferred = session.agent.deferredTools;
         if (deferred.pending.length > 0)
           transcript.line(
@@ -166,7 +185,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         session.replaceAgent({ messages: [] });
         // A new session file: the conversation saved so far stays where it is (--resume finds it).
         try {
-          savePath = await newSessionPath(session.cwd);
+          savePath = await newSessionPath(session.cwd, session.id);
           transcript.line(
             `conversation cleared (tools, mode, rules and grants stay); new session file ${savePath}`,
           );
@@ -181,7 +200,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           transcript.line('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
         for (const agent of session.agents)
           transcript.line(
-            `${agent.name} — ${agent.description.split('\n')[0]?.slice(0, 100) ?? ''} (tools: ${agent.tools?.join(', ') ?? 'all'}; model: ${agent.model ?? 'same'}; ${agent.path})`,
+            `${agent.name} — ${clipAtWord(agent.description, 100)} (tools: ${agent.tools?.join(', ') ?? 'all'}; model: ${agent.model ?? 'same'}; ${agent.path})`,
           );
       } else if (command === '/mcp') {
         if (session.tools.mcp.length === 0) transcript.line('no MCP servers (--mcp-config)');

@@ -123,18 +123,25 @@ export async function loadConversation(path: string): Promise<Message[]> {
 export interface SavedSession {
   messages: Message[];
   grants: PermissionGrant[];
+  /** The id the session had (json output's `sessionId`); absent in files of older versions. */
+  sessionId?: string;
 }
 
 /** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
 export async function loadSavedSession(path: string): Promise<SavedSession> {
   const messages = await loadConversation(path);
   let grants: unknown;
+  let sessionId: unknown;
   try {
-    grants = (JSON.parse(await readFile(path, 'utf8')) as { grants?: unknown }).grants;
+    ({ grants, sessionId } = JSON.parse(await readFile(path, 'utf8')) as {
+      grants?: unknown;
+      sessionId?: unknown;
+    });
   } catch {
     grants = undefined;
   }
-  if (grants === undefined) return { messages, grants: [] };
+  const id = typeof sessionId === 'string' && sessionId !== '' ? { sessionId } : {};
+  if (grants === undefined) return { messages, grants: [], ...id };
   const valid =
     Array.isArray(grants) &&
     grants.every(
@@ -149,20 +156,26 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
     throw new CliError(
       `The conversation ${path} has "grants" that are not [{ tool, subject?, decision }]`,
     );
-  return { messages, grants: grants as PermissionGrant[] };
+  return { messages, grants: grants as PermissionGrant[], ...id };
 }
 
 /**
- * Writes the conversation as `{ "messages": [...] }`, with `"grants"` when there are any. The value
- * of every credential variable of the environment is written as `[redacted:NAME]`.
+ * Writes the conversation as `{ "sessionId"?, "messages": [...] }`, with `"grants"` when there
+ * are any. The value of every credential variable of the environment is written as
+ * `[redacted:NAME]`.
  */
 export async function saveConversation(
   agent: Agent,
   path: string,
-  grants: readonly PermissionGrant[] = [],
+  extra: { grants?: readonly PermissionGrant[]; sessionId?: string } = {},
 ): Promise<void> {
   try {
-    const data = grants.length === 0 ? agent.toJSON() : { ...agent.toJSON(), grants };
+    const grants = extra.grants ?? [];
+    const data = {
+      ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
+      ...agent.toJSON(),
+      ...(grants.length === 0 ? {} : { grants }),
+    };
     const redacted = redactJson(JSON.parse(JSON.stringify(data)));
     await writeFile(path, `${JSON.stringify(redacted, null, 2)}\n`);
   } catch (error) {
@@ -309,16 +322,19 @@ export async function createSession(
   if (agents.length > 0) tools.sources.push(`agents (${agents.length})`);
   // The session's settings as tools; they reach the session once it exists (below).
   let sessionRef: Session | undefined;
-  tools.tools.push(
-    ...createConfigTools(() => {
-      if (sessionRef === undefined) throw new Error('The session is not ready');
-      return sessionRef;
-    }),
+  const configTools = createConfigTools(() => {
+    if (sessionRef === undefined) throw new Error('The session is not ready');
+    return sessionRef;
+  });
+  tools.tools.push(...configTools);
+  tools.sources.push(
+    `settings (${configTools.length}): ${configTools.map((tool) => tool.name).join(', ')}`,
   );
   // Path rules cover every reader (or writer) of the session; a rule that can never match says so.
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);
-  const id = randomUUID();
+  // A resumed session keeps its id, so `--resume <id>` finds it again.
+  const id = saved.sessionId ?? options.sessionId ?? randomUUID();
   const hooksConfig = options.hooks ?? {};
   const commandHooks =
     Object.keys(hooksConfig).length === 0
@@ -383,7 +399,10 @@ export async function createSession(
     close: () => tools.close(),
     pendingModel: undefined,
     save: (path) =>
-      saveConversation(session.agent, path, [...notRestored, ...session.policy.grants]),
+      saveConversation(session.agent, path, {
+        grants: [...notRestored, ...session.policy.grants],
+        sessionId: id,
+      }),
     replaceAgent: (change) => {
       const next = {
         ...agentOptions,

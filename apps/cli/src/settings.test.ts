@@ -128,6 +128,21 @@ describe('settings files', () => {
     expect(run.code).toBe(0);
   });
 
+  it('.mcp.json with a "command" that is not a string is an error naming the file, the server and the key', async () => {
+    const { dir, workspace, env } = await project();
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { tools: { command: 5 } } }),
+    );
+    const script = await writeScript(dir, [{ text: 'ok' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${join(workspace, '.mcp.json')}: server "tools" has "command" that is not a string: "command" must be a string`,
+    );
+    expect(run.stderr).not.toContain('needs "command"');
+  });
+
   it('a broken server in .mcp.json is reported and skipped; the others still serve', async () => {
     const { dir, workspace, env } = await project();
     const server = join(appDir, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');

@@ -40,6 +40,18 @@ export interface SettingsFile {
   hooks?: HooksConfig;
   /** Credential variables the tools' processes get anyway (user settings only). */
   passEnv?: string[];
+  /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
+  mcpTimeout?: number;
+  /** How long session files are kept (user settings only). */
+  sessions?: SessionRetention;
+}
+
+/** How long the files under `$AGENT_HOME/sessions` are kept; older ones are removed at start. */
+export interface SessionRetention {
+  /** Days since a session was last written [30]. */
+  keepDays?: number;
+  /** The newest this many per workspace [no limit]. */
+  keepPerWorkspace?: number;
 }
 
 /** The settings of a session, merged, with where they came from. */
@@ -58,6 +70,9 @@ export interface Settings {
   hooks: HooksConfig;
   /** `passEnv` of the user settings. */
   passEnv: string[];
+  mcpTimeout: number | undefined;
+  /** `sessions` of the user settings. */
+  sessions: SessionRetention;
   /** The files read, in order. */
   files: string[];
 }
@@ -74,8 +89,11 @@ const topLevel = new Set([
   'env',
   'hooks',
   'passEnv',
+  'mcpTimeout',
+  'sessions',
   '$schema',
 ]);
+const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
 const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
 
 async function readJson(path: string): Promise<unknown | undefined> {
@@ -171,6 +189,12 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (env !== undefined) checked.env = env as Record<string, string>;
   if (record.passEnv !== undefined)
     checked.passEnv = stringList(record.passEnv, `${path}: "passEnv"`);
+  if (record.mcpTimeout !== undefined) {
+    if (typeof record.mcpTimeout !== 'number' || !(record.mcpTimeout > 0))
+      throw new CliError(`${path}: "mcpTimeout" must be a number of seconds > 0`);
+    checked.mcpTimeout = record.mcpTimeout;
+  }
+  if (record.sessions !== undefined) checked.sessions = checkRetention(record.sessions, path);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -180,6 +204,23 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     }
   }
   return checked;
+}
+
+function checkRetention(value: unknown, path: string): SessionRetention {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${path}: "sessions" must be an object such as { "keepDays": 30 }`);
+  const record = value as Record<string, unknown>;
+  const retention: SessionRetention = {};
+  for (const [key, item] of Object.entries(record)) {
+    if (!sessionKeys.has(key))
+      throw new CliError(
+        `${path}: unknown sessions setting "${key}" (known: ${[...sessionKeys].join(', ')})`,
+      );
+    if (typeof item !== 'number' || !Number.isInteger(item) || item < 1)
+      throw new CliError(`${path}: sessions.${key} must be a whole number >= 1`);
+    retention[key as keyof SessionRetention] = item;
+  }
+  return retention;
 }
 
 /** Where a settings file sits: the user's own, or the project's (trusted or not). */
@@ -228,6 +269,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
       );
+    // Your session history is yours: a repository does not decide when it is deleted.
+    if (file.sessions !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "sessions" is read only from the user settings (${join(home, 'settings.json')}): a workspace does not decide how long your sessions are kept`,
+      );
     const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
     layers.push({ path, scope, file, servers: scope === 'project' ? inProject(servers) : servers });
   };
@@ -255,6 +301,8 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     Object.assign(settings.env, file.env ?? {});
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
     settings.passEnv.push(...(file.passEnv ?? []));
+    settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
+    Object.assign(settings.sessions, file.sessions ?? {});
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];
@@ -276,6 +324,8 @@ export function emptySettings(): Settings {
     env: {},
     hooks: {},
     passEnv: [],
+    mcpTimeout: undefined,
+    sessions: {},
     files: [],
   };
 }
@@ -304,6 +354,9 @@ export function applySettings(
     mcpServers: settings.mcpServers,
     hooks: settings.hooks,
     passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
+    ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
+      ? {}
+      : { mcpTimeoutSeconds: settings.mcpTimeout }),
   };
 }
 

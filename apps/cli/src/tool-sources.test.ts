@@ -47,7 +47,17 @@ describe('readMcpConfig', () => {
 
   it.each([
     [{}, 'needs an object "mcpServers"'],
-    [{ mcpServers: { x: { args: [] } } }, 'server "x" needs "command" or "url"'],
+    [{ mcpServers: { x: { args: [] } } }, 'server "x" needs "command" (a program to run) or "url"'],
+    [
+      { mcpServers: { x: { command: 5 } } },
+      'server "x" has "command" that is not a string: "command" must be a string',
+    ],
+    [{ mcpServers: { x: { command: ['node', 's.js'] } } }, '"command" must be a string'],
+    [{ mcpServers: { x: { command: null } } }, '"command" must be a string'],
+    [{ mcpServers: { x: { url: 5 } } }, '"url" must be a string'],
+    [{ mcpServers: { x: { url: { href: 'http://h' } } } }, '"url" must be a string'],
+    [{ mcpServers: { x: { command: 'a', url: 'http://h' } } }, 'has both "command" and "url"'],
+    [{ mcpServers: { x: 'npx server' } }, 'server "x" is not an object'],
     [{ mcpServers: { x: { command: 'a', args: 'b' } } }, '"args" that are not a list of strings'],
     [{ mcpServers: { x: { command: 'a', env: { N: 1 } } } }, '"env" values that are not strings'],
   ])('rejects %j', async (content, message) => {

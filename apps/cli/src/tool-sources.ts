@@ -74,6 +74,12 @@ export function parseMcpServers(servers: unknown, origin: string): McpServerEntr
     };
     if (raw === null || typeof raw !== 'object') return fail('is not an object');
     const server = raw as Record<string, unknown>;
+    if (server.url !== undefined && typeof server.url !== 'string')
+      fail('has "url" that is not a string: "url" must be a string (an http(s) URL)');
+    if (server.command !== undefined && typeof server.command !== 'string')
+      fail('has "command" that is not a string: "command" must be a string (the program to run)');
+    if (server.url !== undefined && server.command !== undefined)
+      fail('has both "command" and "url": a server is a program to run or a URL, not both');
     if (typeof server.url === 'string') {
       const headers = stringRecord(server.headers);
       if (headers === undefined) fail('has "headers" that are not strings');
@@ -82,7 +88,8 @@ export function parseMcpServers(servers: unknown, origin: string): McpServerEntr
         transport: { type: 'http', url: server.url, ...(headers == null ? {} : { headers }) },
       };
     }
-    if (typeof server.command !== 'string') return fail('needs "command" or "url"');
+    if (typeof server.command !== 'string')
+      return fail('needs "command" (a program to run) or "url" (an HTTP server)');
     const args = server.args ?? [];
     if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string'))
       fail('has "args" that are not a list of strings');
@@ -110,11 +117,61 @@ function stringRecord(value: unknown): Record<string, string> | null | undefined
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
+/** Seconds an MCP server has to start and answer `initialize` unless `--mcp-timeout` says otherwise. */
+export const defaultMcpTimeoutSeconds = 30;
+
+/** How long a server may take before the user is told it is being waited for, ms. */
+const slowConnectNoticeMs = 1000;
+
+/**
+ * Connects one server; when that takes longer than a moment, says which server is being waited
+ * for (and for how long at most), and when it answers; a timeout names the server and the flag.
+ */
+async function announceSlowConnect<T>(
+  name: string,
+  seconds: number,
+  log: (line: string) => void,
+  connect: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  let announced = false;
+  const timer = setTimeout(() => {
+    announced = true;
+    log(
+      `connecting to MCP server ${name}… (waiting up to ${seconds} s: --mcp-timeout <s> or "mcpTimeout" in settings changes it)`,
+    );
+  }, slowConnectNoticeMs);
+  timer.unref();
+  try {
+    const connected = await connect();
+    if (announced)
+      log(
+        `connected to MCP server ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+      );
+    return connected;
+  } catch (error) {
+    if (performance.now() - started >= seconds * 1000)
+      throw new CliError(
+        `no answer within ${seconds} s (--mcp-timeout <s> or "mcpTimeout" in settings gives servers longer)`,
+      );
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
 export async function loadTools(
   options: Pick<
     CliOptions,
-    'cwd' | 'mcpConfig' | 'openapi' | 'sandbox' | 'passEnv' | 'workspaceTrusted' | 'projectRoot'
+    | 'cwd'
+    | 'mcpConfig'
+    | 'openapi'
+    | 'sandbox'
+    | 'passEnv'
+    | 'workspaceTrusted'
+    | 'projectRoot'
+    | 'mcpTimeoutSeconds'
   > & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
@@ -174,7 +231,9 @@ export async function loadTools(
     const replTools = createReplTools({ cwd, sandbox, passEnv });
     repl = replTools;
     tools.push(...replTools.tools);
-    sources.push(`repl ${replTools.tools.map((tool) => tool.name).join(', ')}`);
+    sources.push(
+      `repl (${replTools.tools.length}): ${replTools.tools.map((tool) => tool.name).join(', ')}`,
+    );
     // Language servers may be the repository's own (node_modules/.bin): outside the sandbox they
     // run only in a folder the user trusts.
     if (sandbox.status.active || options.workspaceTrusted !== false)
@@ -200,7 +259,7 @@ export async function loadTools(
     if (skills.tool !== undefined) {
       tools.push(skills.tool);
       sources.push(
-        `skills (${skills.skills.length}): ${skills.skills.map((s) => s.name).join(', ')}`,
+        `skill (1 tool, ${skills.skills.length} skills): ${skills.skills.map((s) => s.name).join(', ')}`,
       );
     }
     const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
@@ -217,27 +276,31 @@ export async function loadTools(
       const store = fileTokenStore(join(agentHome(), 'mcp-tokens.json'));
       // Each server's tools as first used: a changed or added tool waits for the user (rug pulls).
       const pins = await openMcpPins(join(agentHome(), 'mcp-tool-pins.json'));
+      const seconds = options.mcpTimeoutSeconds ?? defaultMcpTimeoutSeconds;
       const connected = await Promise.allSettled(
         servers.map((server) =>
-          McpToolAdapter.connect({
-            name: server.name,
-            toolFilter: pins.filterFor(server),
-            transport:
-              server.transport.type === 'http'
-                ? {
-                    ...server.transport,
-                    oauth: {
-                      openUrl: (url) =>
-                        options.mcpInteractions === undefined
-                          ? log(`mcp ${server.name} needs authorization: open ${url.href}`)
-                          : options.mcpInteractions.authorize(server.name, url),
-                      store,
-                    },
-                  }
-                : placedTransport(server),
-            ...options.mcpInteractions?.forServer(),
-            onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
-          }),
+          announceSlowConnect(server.name, seconds, log, () =>
+            McpToolAdapter.connect({
+              name: server.name,
+              connectTimeoutMs: Math.round(seconds * 1000),
+              toolFilter: pins.filterFor(server),
+              transport:
+                server.transport.type === 'http'
+                  ? {
+                      ...server.transport,
+                      oauth: {
+                        openUrl: (url) =>
+                          options.mcpInteractions === undefined
+                            ? log(`mcp ${server.name} needs authorization: open ${url.href}`)
+                            : options.mcpInteractions.authorize(server.name, url),
+                        store,
+                      },
+                    }
+                  : placedTransport(server),
+              ...options.mcpInteractions?.forServer(),
+              onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
+            }),
+          ),
         ),
       );
       // A server that cannot start or connect is reported and skipped; the others are used.
