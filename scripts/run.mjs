@@ -5,6 +5,11 @@
 // what `npm run demo` / `npm test` and `pnpm demo` / `pnpm test` call, so a fresh machine with only
 // Node 20 and npm needs no other step. Plain JavaScript on purpose: it runs before anything is
 // installed.
+//
+// `test` first checks the system tools some suites need (bubblewrap, socat, ripgrep, tmux, curl,
+// python3; tooling/system-tools): one line names what is missing and how to install it, the
+// suites that need it skip their tests (CI=true fails instead), turbo runs every other task to the
+// end, and the last lines count the skipped tests by reason. `check-tools` is that check alone.
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -18,6 +23,14 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  isCi,
+  missingSystemTools,
+  preflightMessage,
+  readSkipRecords,
+  summarizeSkips,
+  workspaceSkipRecordDirectories,
+} from '../tooling/system-tools/src/system-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeVersion = process.env.AGENT_NODE_VERSION ?? '24.9.0';
@@ -35,7 +48,8 @@ const tasks = {
     ['node', 'apps/cli/dist/main.js', 'demo'],
   ],
   test: [
-    ['turbo', 'run', 'build', 'typecheck', 'lint', 'test'],
+    // --continue: a failing (or tool-less) package does not stop the others; the exit code still says.
+    ['turbo', 'run', 'build', 'typecheck', 'lint', 'test', '--continue', { skipSummary: true }],
     // Every published package's API against its committed report (tooling/release/api-report.mjs).
     ['node', 'tooling/release/api-report.mjs'],
     // changeset version + publish to a local Verdaccio, then each package installed alone with npm
@@ -55,6 +69,7 @@ const tasks = {
     ],
     ['pnpm', '--filter', '@agent/bench', 'run', 'bench'],
   ],
+  'check-tools': [],
 };
 
 const [task, ...extra] = process.argv.slice(2);
@@ -78,11 +93,13 @@ binDirs.push(ensurePnpm());
 binDirs.push(join(root, 'node_modules', '.bin'));
 env.PATH = [...binDirs, env.PATH ?? ''].join(delimiter);
 
+if (task === 'test' || task === 'check-tools') checkSystemTools();
+
+const commands = tasks[task];
 const install = ['pnpm', 'install', '--frozen-lockfile', '--reporter=silent'];
-if (process.env.AGENT_SKIP_INSTALL !== '1') {
+if (process.env.AGENT_SKIP_INSTALL !== '1' && commands.length > 0) {
   run(install, { failure: 'installing dependencies failed (pnpm install --frozen-lockfile)' });
 }
-const commands = tasks[task];
 commands.forEach((step, index) => {
   const options = typeof step.at(-1) === 'object' ? step.at(-1) : {};
   const command = step.filter((part) => typeof part === 'string');
@@ -90,8 +107,41 @@ commands.forEach((step, index) => {
   run(last ? [...command, ...extra] : command, options);
 });
 
+/**
+ * The line up front: which system tools are missing and the command that installs them. The
+ * tests that need one skip (tooling/system-tools `skipWithout`), so the rest still runs; under CI
+ * nothing may be skipped, so a missing tool fails here, before anything is built. The missing set
+ * goes to turbo as AGENT_MISSING_SYSTEM_TOOLS (part of the test task's hash: a cached result from a
+ * machine with other tools is not replayed).
+ */
+function checkSystemTools() {
+  const missing = missingSystemTools(undefined, { env });
+  const ci = isCi(env);
+  env.AGENT_MISSING_SYSTEM_TOOLS = missing.map((entry) => entry.command).join(',');
+  const message = preflightMessage(missing, { ci });
+  if (message === undefined) {
+    if (task === 'check-tools') console.error('run: every system tool the tests need works here');
+    return;
+  }
+  console.error(`run: ${message}`);
+  if (ci) process.exit(1);
+}
+
+/**
+ * Starts the skip summary: old records go, and whatever way the run ends (passed, failed, or a
+ * later step failed), its last lines count the tests skipped for want of a tool, by reason.
+ */
+function armSkipSummary() {
+  const directories = workspaceSkipRecordDirectories(root);
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  process.on('exit', () => {
+    for (const line of summarizeSkips(readSkipRecords(directories))) console.error(`run: ${line}`);
+  });
+}
+
 /** Runs one command; `quiet` shows that line instead of the output, which is printed only on failure. */
-function run([command, ...args], { failure, mayFail = false, quiet } = {}) {
+function run([command, ...args], { failure, mayFail = false, quiet, skipSummary = false } = {}) {
+  if (skipSummary) armSkipSummary();
   if (quiet) console.error(quiet);
   const result = spawnSync(command, args, {
     cwd: root,

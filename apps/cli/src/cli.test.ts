@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { systemToolProblem } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
@@ -52,13 +53,19 @@ describe('agent demo', () => {
     expect(stdout).toContain('✓ notebook_edit: Replaced cell 0 of try.ipynb (1 cell now).');
     expect(stdout).toContain('✉ greet() is fixed; writing notes next.');
     // A write outside the workspace that the rules allow is stopped by the OS sandbox, not by
-    // a path check, and the transcript says so.
-    expect(stdout).toContain('bash: sandboxed (bubblewrap)');
-    expect(stdout).toMatch(
-      /✓ bash: \[stderr\] touch: cannot touch '[^']*escaped\.txt': Read-only file system/,
-    );
-    expect(stdout).toContain('Blocked by the sandbox: writes outside');
-    expect(stdout).toContain('outside the workspace: nothing written (the sandbox blocked it)');
+    // a path check, and the transcript says so; without bubblewrap (as on a fresh machine's
+    // `npm run demo`) it says honestly that nothing stopped it.
+    if (systemToolProblem('bwrap') === undefined) {
+      expect(stdout).toContain('bash: sandboxed (bubblewrap)');
+      expect(stdout).toMatch(
+        /✓ bash: \[stderr\] touch: cannot touch '[^']*escaped\.txt': Read-only file system/,
+      );
+      expect(stdout).toContain('Blocked by the sandbox: writes outside');
+      expect(stdout).toContain('outside the workspace: nothing written (the sandbox blocked it)');
+    } else {
+      expect(stdout).toContain('bash: NOT sandboxed (');
+      expect(stdout).toContain('outside the workspace: escaped.txt was written (no sandbox here)');
+    }
     // The temp workspace is removed afterwards.
     const workspace = /workspace: (\S+)/.exec(stdout)?.[1];
     expect(workspace).toBeDefined();

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appDir, assertBuilt, cleanEnv, runCli, tempDir, writeScript } from './test-support.js';
 
@@ -53,12 +54,13 @@ function expectNoKeyValue(text: string, except: readonly string[] = []) {
 }
 
 describe('tools run without the credentials of the CLI environment', () => {
-  it.each([
+  it.for([
     ['sandboxed', 'required'],
     ['unsandboxed', 'off'],
-  ])(
+  ] as const)(
     'bash (%s): env shows no key; transcript, JSON output and session file hold none',
-    async (_label, sandbox) => {
+    async ([_label, sandbox], context) => {
+      if (sandbox === 'required') skipWithout('bwrap')(context);
       const { workspace, home, env, dir } = await setup();
       const script = await writeScript(dir, [
         {

@@ -4,10 +4,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   runCli,
@@ -21,7 +21,6 @@ const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 afterEach(async () => {
   for (const session of sessions.splice(0)) session.kill();
@@ -72,6 +71,7 @@ interface SavedFile {
 }
 
 describe('grants kept with the session', () => {
+  beforeEach(skipWithout('tmux'));
   it('an "always" answer is saved with the session; --continue --keep-grants restores it, plain --continue does not', async () => {
     const { dir, workspace, home, env } = await scratch();
     const touch = { name: 'bash', arguments: { command: 'touch a.txt' } };
@@ -211,7 +211,8 @@ describe('config tools through the loop', () => {
     expect(existsSync(join(workspace, 'made.txt'))).toBe(true);
   });
 
-  it('config_set of the model asks on the terminal; once allowed, the next prompt runs on that model', async () => {
+  it('config_set of the model asks on the terminal; once allowed, the next prompt runs on that model', async (context) => {
+    skipWithout('tmux')(context);
     const { dir, workspace, env } = await scratch();
     const script = await writeScript(dir, [
       {

@@ -2,10 +2,10 @@
 // and when -p writes to a pipe.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   runCli,
@@ -19,7 +19,6 @@ const sessions: TmuxSession[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 afterEach(async () => {
   for (const session of sessions.splice(0)) session.kill();
@@ -74,6 +73,7 @@ describe('markdownFlushPoint (where streamed Markdown is complete blocks)', () =
 });
 
 describe('markdown in answers', () => {
+  beforeEach(skipWithout('tmux'));
   it('is rendered in the REPL on a terminal with colours', async () => {
     const screen = await replScreen(cleanEnv({ NO_COLOR: '' }), 'second item');
     expect(screen).toContain('This is important and npm test runs it.');

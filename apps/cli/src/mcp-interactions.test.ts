@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseFieldAnswer } from './mcp-interactions.js';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   runCli,
@@ -23,7 +23,6 @@ const sessions: TmuxSession[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 afterEach(async () => {
   for (const session of sessions.splice(0)) session.kill();
@@ -99,6 +98,7 @@ function startTmux(args: string[], cwd: string, env = cleanEnv()) {
 }
 
 describe('MCP interactions in a terminal (tmux)', () => {
+  beforeEach(skipWithout('tmux'));
   it('elicitation: the form is asked field by field, with types, defaults and choices', async () => {
     const run = await setup([
       { toolCalls: [{ name: 'everything__trigger-elicitation-request', arguments: {} }] },
@@ -283,6 +283,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
 });
 
 describe('OAuth login of an HTTP MCP server', () => {
+  beforeEach(skipWithout('tmux'));
   it('prints the authorization URL and opens it in the browser; the tokens are kept 0600 for the next run', async () => {
     // A real authorization server and protected MCP server in-process on 127.0.0.1 (the fixture
     // of @agent/tools-mcp's own OAuth tests).

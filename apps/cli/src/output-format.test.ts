@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   jsonResultSchema,
@@ -238,7 +239,8 @@ describe('mistakes get clear errors', () => {
 });
 
 describe('--sandbox', () => {
-  it('shows the sandbox state; off says commands are not sandboxed', async () => {
+  it('shows the sandbox state; off says commands are not sandboxed', async (context) => {
+    skipWithout('bwrap')(context);
     const dir = await scratch();
     const script = await writeScript(dir, [{ text: 'ok' }]);
     const on = await runCli(['-p', 'x', '--scripted', script, '--cwd', dir]);

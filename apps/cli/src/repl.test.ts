@@ -3,11 +3,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   TmuxSession,
@@ -20,8 +20,8 @@ const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
+beforeEach(skipWithout('tmux'));
 afterEach(async () => {
   for (const session of sessions.splice(0)) session.kill();
   for (const cleanup of cleanups.splice(0)) await cleanup();

@@ -17,12 +17,6 @@ export function assertBuilt(): void {
     throw new Error(`${cliPath} is missing: run \`pnpm turbo run build --filter=@agent/cli...\``);
 }
 
-/** Fails with a clear message when tmux is missing: the REPL tests need a real terminal. */
-export function assertTmux(): void {
-  if (spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status !== 0)
-    throw new Error('tmux is required for the REPL tests (apt-get install tmux)');
-}
-
 /** The environment without any provider key, so tests never reach a real API. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};

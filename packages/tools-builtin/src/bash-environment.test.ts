@@ -1,16 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bubblewrapProblem } from '@agent/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
 import { defaultTools } from './default-tools.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // What a command sees of the environment: every run of the real bash tool (sandboxed or not,
 // foreground or background) gets the environment without credentials unless passEnv names them.
-
-const problem = bubblewrapProblem();
-if (problem !== undefined) throw new Error(`This suite needs bubblewrap: ${problem}`);
 
 // Fake keys in real formats, built at run time.
 const openaiKey = `sk-proj-${'Ab3'.repeat(16)}`;
@@ -68,6 +65,7 @@ describe.each([
   ['unsandboxed', 'off'],
   ['sandboxed', 'required'],
 ] as const)('bash %s', (_label, sandbox) => {
+  if (sandbox === 'required') beforeEach(skipWithout('bwrap'));
   it('runs commands without the credentials of its environment', async () => {
     const bash = tool({ sandbox });
     const result = await bash.execute({ command: 'env' }, testContext());

@@ -243,7 +243,8 @@ describe('bash', () => {
     dir = makeTempDir(); // removed by afterEach
     const script = `
       import { createBashTool } from ${JSON.stringify(entry)};
-      const bash = createBashTool({ cwd: process.cwd(), killGraceMs: 800, updateIntervalMs: 0 });
+      // No sandbox: without bubblewrap, auto would print its fallback warning on stderr.
+      const bash = createBashTool({ cwd: process.cwd(), sandbox: 'off', killGraceMs: 800, updateIntervalMs: 0 });
       const context = { toolCallId: 'c', toolName: 'bash', signal: new AbortController().signal,
         onUpdate() {}, onProgress() {} };
       // The job ignores SIGTERM, so the kill waits the grace period after the shell has exited.

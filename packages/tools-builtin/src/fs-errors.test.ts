@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AnyAgentTool, ToolError } from '@agent/core';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool, createTextEditorTool } from './edit-file.js';
 import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 import { createSearchTool } from './search.js';
-import { findRipgrep } from './search-engines.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -161,9 +161,10 @@ describe('file-system errors', () => {
 
   // ripgrep exits with code 2 when it met any I/O error, even with matches: an unreadable file in
   // the tree must not fail the whole search (the TypeScript engine skips it; output stays the same).
-  it.skipIf(!canLosePermissions || findRipgrep() === undefined)(
+  it.skipIf(!canLosePermissions)(
     'skips unreadable files and directories in a search with either engine, with the same output',
-    async () => {
+    async (context) => {
+      skipWithout('rg')(context);
       fs.chmodSync(dir, 0o755);
       fs.writeFileSync(path.join(dir, 'open.txt'), 'needle here\n', { mode: 0o644 });
       fs.writeFileSync(path.join(dir, 'secret.txt'), 'needle hidden\n', { mode: 0o600 });

@@ -4,19 +4,15 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { PermissionPolicy } from '@agent/core';
-import { bubblewrapProblem, createSandbox, SandboxUnavailableError } from '@agent/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, SandboxUnavailableError } from '@agent/sandbox';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks, createBashTool } from './bash.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // The OS sandbox under the real bash tool (bubblewrap; `.ci/run` installs it). Rules decide what
 // to ask; this decides what can happen — so every check here runs a real command and looks at
 // the host afterwards.
-
-const problem = bubblewrapProblem();
-if (problem !== undefined) {
-  throw new Error(`The sandbox suite needs bubblewrap (apt-get install bubblewrap): ${problem}`);
-}
 
 let ws: string;
 let outside: string;
@@ -70,6 +66,7 @@ async function run(tool: ReturnType<typeof setup>, command: string) {
 }
 
 describe('bash in the OS sandbox', () => {
+  beforeEach(skipWithout('bwrap'));
   it('says in its description that commands are sandboxed', () => {
     const bash = setup();
     expect(bash.description).toContain('sandboxed (bubblewrap)');
@@ -111,7 +108,9 @@ describe('bash in the OS sandbox', () => {
     expect(fs.existsSync(`/dev/shm/${marker}`)).toBe(false);
   });
 
-  it("the host's unix sockets in /tmp and /run (agents, tmux, docker, dbus) cannot be reached", async () => {
+  it("the host's unix sockets in /tmp and /run (agents, tmux, docker, dbus) cannot be reached", async (context) => {
+    // Without socat the command would say REFUSED for the wrong reason.
+    skipWithout('socat')(context);
     const bash = setup();
     const socketPath = path.join(outside, 'agent.sock');
     const listener = net.createServer((socket) => socket.end('hello from the host socket\n'));
@@ -137,14 +136,17 @@ describe('bash in the OS sandbox', () => {
     expect(text).toContain('Blocked by the sandbox: credential paths are hidden');
   });
 
-  it('network off: a server on 127.0.0.1 cannot be reached', async () => {
+  it('network off: a server on 127.0.0.1 cannot be reached', async (context) => {
+    skipWithout('curl')(context);
     const bash = setup();
     const { text } = await run(bash, `curl -sS -m 5 http://127.0.0.1:${port}/ || echo CURL_FAILED`);
     expect(text).not.toContain('hello from the host');
     expect(text).toContain('CURL_FAILED');
   });
 
-  it('network allow-listed: an allowed host is reached, any other is refused', async () => {
+  it('network allow-listed: an allowed host is reached, any other is refused', async (context) => {
+    // socat carries the allow-listed network to the proxy.
+    skipWithout('curl', 'socat')(context);
     const allowed = setup({ network: { allowHosts: ['127.0.0.1'] } });
     const ok = await run(allowed, `curl -sS -m 10 http://127.0.0.1:${port}/`);
     expect(ok.text).toContain('hello from the host');

@@ -4,6 +4,7 @@ import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
+import { skipWithout } from '@agent/tooling-system-tools';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGlobTool } from './glob.js';
@@ -235,71 +236,52 @@ describe('search', () => {
     });
   });
 
-  it.skipIf(rg === undefined)(
-    'gives identical output with ripgrep and with the TypeScript engine',
-    async () => {
-      const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
-      const ts = typescript();
-      for (const query of queries) {
-        const [a, b] = await Promise.all([
-          ripgrep.execute(query, testContext()),
-          ts.execute(query, testContext()),
-        ]);
-        expect(a.details?.engine).toBe('ripgrep');
-        expect(b.details?.engine).toBe('typescript');
-        expect({ query, text: resultText(b) }).toEqual({ query, text: resultText(a) });
-      }
-    },
-  );
+  it('gives identical output with ripgrep and with the TypeScript engine', async (context) => {
+    skipWithout('rg')(context);
+    const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
+    const ts = typescript();
+    for (const query of queries) {
+      const [a, b] = await Promise.all([
+        ripgrep.execute(query, testContext()),
+        ts.execute(query, testContext()),
+      ]);
+      expect(a.details?.engine).toBe('ripgrep');
+      expect(b.details?.engine).toBe('typescript');
+      expect({ query, text: resultText(b) }).toEqual({ query, text: resultText(a) });
+    }
+  });
 
-  it.skipIf(rg === undefined)(
-    'file lists come in the order rg --sort=path gives, though rg runs unsorted (all cores)',
-    async () => {
-      const tree = makeTempDir();
-      for (const name of [
-        'a-c.txt',
-        'a/b.txt',
-        'B.txt',
-        'a.b/c.txt',
-        'é.txt',
-        'z/y/x.txt',
-        'Z.txt',
-      ])
-        fs.mkdirSync(path.dirname(path.join(tree, name)), { recursive: true });
-      for (const name of [
-        'a-c.txt',
-        'a/b.txt',
-        'B.txt',
-        'a.b/c.txt',
-        'é.txt',
-        'z/y/x.txt',
-        'Z.txt',
-      ])
-        fs.writeFileSync(path.join(tree, name), 'needle\n');
-      const { spawnSync } = await import('node:child_process');
-      const sorted = spawnSync(
-        rg as string,
-        ['--no-config', '--sort=path', '--files-with-matches', 'needle', '.'],
-        { cwd: tree, encoding: 'utf8' },
-      )
-        .stdout.trim()
-        .split('\n')
-        .map((line) => line.replace(/^\.\//, ''));
-      const tool = createSearchTool({ cwd: tree, engine: 'ripgrep' });
-      const listed = resultText(
-        await tool.execute({ pattern: 'needle', output_mode: 'files_with_matches' }, testContext()),
-      ).split('\n');
-      expect(listed).toEqual(sorted);
-      const counted = resultText(
-        await tool.execute({ pattern: 'needle', output_mode: 'count' }, testContext()),
-      )
-        .split('\n')
-        .map((line) => line.replace(/:\d+$/, ''));
-      expect(counted).toEqual(sorted);
-    },
-  );
+  it('file lists come in the order rg --sort=path gives, though rg runs unsorted (all cores)', async (context) => {
+    skipWithout('rg')(context);
+    const tree = makeTempDir();
+    for (const name of ['a-c.txt', 'a/b.txt', 'B.txt', 'a.b/c.txt', 'é.txt', 'z/y/x.txt', 'Z.txt'])
+      fs.mkdirSync(path.dirname(path.join(tree, name)), { recursive: true });
+    for (const name of ['a-c.txt', 'a/b.txt', 'B.txt', 'a.b/c.txt', 'é.txt', 'z/y/x.txt', 'Z.txt'])
+      fs.writeFileSync(path.join(tree, name), 'needle\n');
+    const { spawnSync } = await import('node:child_process');
+    const sorted = spawnSync(
+      rg as string,
+      ['--no-config', '--sort=path', '--files-with-matches', 'needle', '.'],
+      { cwd: tree, encoding: 'utf8' },
+    )
+      .stdout.trim()
+      .split('\n')
+      .map((line) => line.replace(/^\.\//, ''));
+    const tool = createSearchTool({ cwd: tree, engine: 'ripgrep' });
+    const listed = resultText(
+      await tool.execute({ pattern: 'needle', output_mode: 'files_with_matches' }, testContext()),
+    ).split('\n');
+    expect(listed).toEqual(sorted);
+    const counted = resultText(
+      await tool.execute({ pattern: 'needle', output_mode: 'count' }, testContext()),
+    )
+      .split('\n')
+      .map((line) => line.replace(/:\d+$/, ''));
+    expect(counted).toEqual(sorted);
+  });
 
-  it.skipIf(rg === undefined)('reports a ripgrep regex error as invalid arguments', async () => {
+  it('reports a ripgrep regex error as invalid arguments', async (context) => {
+    skipWithout('rg')(context);
     const ripgrep = createSearchTool({ cwd: dir, engine: 'ripgrep' });
     await expect(ripgrep.execute({ pattern: '(unclosed' }, testContext())).rejects.toMatchObject({
       kind: 'invalid-args',

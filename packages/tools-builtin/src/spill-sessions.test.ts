@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AnyAgentTool, executeTool, type ToolResultMessage } from '@agent/core';
-import { bubblewrapProblem } from '@agent/sandbox';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from './bash.js';
 import { defaultTools } from './default-tools.js';
@@ -13,12 +13,7 @@ import { makeTempDir } from './test-helpers.js';
 // nothing of another session's — by path, by listing, by search, from bash. The file tools'
 // roots hold the whole temporary directory, so the refusal is the spill rule's, not confinement's.
 
-const problem = bubblewrapProblem();
-if (problem !== undefined) {
-  throw new Error(
-    `The spill-session suite needs bubblewrap (apt-get install bubblewrap): ${problem}`,
-  );
-}
+beforeEach(skipWithout('bwrap'));
 
 let tmp: string;
 let savedTmpdir: string | undefined;

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createSandbox } from '@agent/sandbox';
-import { describe, expect, it } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { copyFixture, processesInGroup, repoRoot, testWorkspace } from './test-helpers.js';
 
 describe('a language server in the OS sandbox', () => {
+  beforeEach(skipWithout('bwrap'));
   it('answers from inside bubblewrap and leaves nothing behind on close', async () => {
     await using fixture = await copyFixture('py-project');
     // The repository may itself live under /tmp (a CI clone), which the sandbox replaces with a

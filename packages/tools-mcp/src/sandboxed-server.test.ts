@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
 import { nodeServer, referenceServerEntry, resultText, testContext } from './test-helpers.js';
 
@@ -24,6 +25,7 @@ function dir(parent: string, prefix: string): string {
 }
 
 describe('a sandboxed stdio MCP server', () => {
+  beforeEach(skipWithout('bwrap'));
   it('writes its workspace, cannot write elsewhere even where the server itself would allow it', async () => {
     const workspace = dir(os.tmpdir(), 'mcp-sandbox-ws-');
     // Outside /tmp (private inside the sandbox), so the server can see it but not write it.

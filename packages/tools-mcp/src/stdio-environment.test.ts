@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpStdioTransportConfig } from './mcp-options.js';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
@@ -93,7 +94,8 @@ describe('stdio MCP server environment', () => {
     expect(JSON.stringify(environment)).not.toContain(key);
   });
 
-  it('a sandboxed server with inheritEnv gets no credential either', async () => {
+  it('a sandboxed server with inheritEnv gets no credential either', async (context) => {
+    skipWithout('bwrap')(context);
     const environment = await serverEnvironment({
       inheritEnv: true,
       sandbox: { mode: 'required', readableRoots: [repoRoot] },

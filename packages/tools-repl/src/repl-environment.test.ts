@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { executeTool } from '@agent/core';
 import { createSandbox, type Sandbox } from '@agent/sandbox';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createReplTools, findExecutable, type ReplTools } from './repl-tools.js';
 
@@ -50,6 +51,7 @@ describe.each([
   ['unsandboxed', false],
   ['sandboxed', true],
 ] as const)('REPL environment, %s', (_label, sandboxed) => {
+  if (sandboxed) beforeEach(skipWithout('bwrap'));
   function make(passEnv?: readonly string[]) {
     if (sandboxed) sandbox = createSandbox({ mode: 'required', writableRoots: [cwd] });
     repl = createReplTools({
@@ -75,7 +77,8 @@ describe.each([
     expect(await run('js_repl', 'String(process.env.MY_SECRET)')).toBe("=> 'undefined'");
   });
 
-  it.runIf(hasPython)('python_repl: os.environ has no credential', async () => {
+  it('python_repl: os.environ has no credential', async (context) => {
+    skipWithout('python3')(context);
     make();
     expect(await run('python_repl', pyProbe)).toContain(
       "[('ANTHROPIC_API_KEY', False), ('OPENAI_API_KEY', False), ('MY_SECRET', False), ('INNOCENT_LOOKING', False), ('ORDINARY_SETTING', True), ('PATH', True)]",

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { Agent, executeTool } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { createSandbox } from '@agent/sandbox';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createReplTools, findExecutable, type ReplTools } from './repl-tools.js';
+import { createReplTools, type ReplTools } from './repl-tools.js';
 
 let cwd: string;
 let repl: ReplTools;
@@ -28,8 +29,6 @@ async function call(name: string, args: Record<string, unknown>, signal?: AbortS
   const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   return { text, isError: result.isError === true };
 }
-
-const hasPython = findExecutable('python3') !== undefined;
 
 describe('js_repl', () => {
   it('keeps state across calls; prints, values, require and top-level await', async () => {
@@ -101,7 +100,8 @@ describe('js_repl', () => {
     expect(big.text).toMatch(/END$/);
   });
 
-  it('runs in the OS sandbox when given one: writes outside the workspace fail', async () => {
+  it('runs in the OS sandbox when given one: writes outside the workspace fail', async (context) => {
+    skipWithout('bwrap')(context);
     const sandbox = createSandbox({ mode: 'required', writableRoots: [cwd] });
     try {
       repl = createReplTools({ cwd, languages: ['javascript'], sandbox });
@@ -122,7 +122,8 @@ describe('js_repl', () => {
   });
 });
 
-describe.runIf(hasPython)('python_repl', () => {
+describe('python_repl', () => {
+  beforeEach(skipWithout('python3'));
   it('keeps state, shows the last expression, reports tracebacks and times out', async () => {
     repl = createReplTools({ cwd, languages: ['python'] });
     expect((await call('python_repl', { code: 'import math\nradius = 2' })).text).toBe(

@@ -1,0 +1,13 @@
+export { type SkippableContext, skipWithout } from './skip-without.js';
+export {
+  installCommand,
+  isCi,
+  type MissingSystemTool,
+  missingSystemTools,
+  preflightMessage,
+  readSkipRecords,
+  type SkipRecord,
+  type SystemToolCommand,
+  summarizeSkips,
+  systemToolProblem,
+} from './system-tools.mjs';
