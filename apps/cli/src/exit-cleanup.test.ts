@@ -4,11 +4,11 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   TmuxSession,
@@ -23,7 +23,6 @@ import {
 
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -244,6 +243,7 @@ describe('-p: during a run, with an MCP server and a language server running', (
 });
 
 describe('interactive session (tmux)', () => {
+  beforeEach(skipWithout('tmux'));
   async function startRepl(
     setupOptions: { stuck?: boolean; lsp?: boolean },
     steps: unknown[] = [{ text: 'never reached' }],

@@ -2,11 +2,11 @@
 // or added tool is left out of -p with a notice naming it, and asked about in the REPL (tmux).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   runCli,
@@ -21,7 +21,6 @@ afterEach(async () => {
 });
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 
 async function setup() {
@@ -82,7 +81,8 @@ describe('MCP tool pinning', () => {
     expect(second.stderr).toContain('✓ words__stable');
   });
 
-  it('the REPL shows what changed and asks; yes lets the tools through and records them', async () => {
+  it('the REPL shows what changed and asks; yes lets the tools through and records them', async (context) => {
+    skipWithout('tmux')(context);
     const { dir, workspace, setTools, script, env } = await setup();
     expect(
       (await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env })).code,

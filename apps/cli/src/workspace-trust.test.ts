@@ -6,11 +6,11 @@ import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   runCli,
@@ -25,7 +25,6 @@ afterEach(async () => {
 });
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 
 /** An HTTP listener that counts connections and records every request's headers; answers 400. */
@@ -495,6 +494,7 @@ describe('a trusted folder', () => {
 });
 
 describe('the REPL asks (tmux)', () => {
+  beforeEach(skipWithout('tmux'));
   it('shows exactly what would run; "n" runs nothing, "y" trusts and remembers; a change asks again', async () => {
     const attacker = await listener();
     const repo = await hostileRepository(attacker.url);
