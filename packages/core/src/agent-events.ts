@@ -15,7 +15,9 @@ export type AgentStopReason =
 
 /**
  * Everything a run reports, in order. Tool events carry `toolCallId` and `toolName`;
- * `tool-execution-end` events come in completion order, result messages in call order.
+ * `tool-execution-end` events come in completion order, result messages in call order. The tool
+ * events of a call that another tool made through `ctx.callTool` (a code-mode script's) also
+ * carry `parentToolCallId`, the id of that tool's call; such a call has no result message.
  */
 export type AgentEvent =
   | { type: 'agent-start'; runId: string }
@@ -29,8 +31,20 @@ export type AgentEvent =
       event: StreamEvent;
     }
   | { type: 'message-end'; message: Message }
-  | { type: 'tool-execution-start'; toolCallId: string; toolName: string; args: unknown }
-  | { type: 'tool-execution-update'; toolCallId: string; toolName: string; partial: ToolResult }
+  | {
+      type: 'tool-execution-start';
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
+      parentToolCallId?: string;
+    }
+  | {
+      type: 'tool-execution-update';
+      toolCallId: string;
+      toolName: string;
+      partial: ToolResult;
+      parentToolCallId?: string;
+    }
   | {
       type: 'progress';
       toolCallId: string;
@@ -38,6 +52,7 @@ export type AgentEvent =
       text: string;
       /** Fraction in [0, 1] when known. */
       progress?: number;
+      parentToolCallId?: string;
     }
   | {
       /**
@@ -49,6 +64,7 @@ export type AgentEvent =
       toolName: string;
       graceMs: number;
       resourceKey?: string;
+      parentToolCallId?: string;
     }
   | {
       type: 'tool-execution-end';
@@ -56,6 +72,7 @@ export type AgentEvent =
       toolName: string;
       result: ToolResult;
       isError: boolean;
+      parentToolCallId?: string;
     }
   | {
       type: 'turn-end';

@@ -21,8 +21,10 @@ export interface ToolCallInfo {
   /** Validated arguments. */
   args: unknown;
   tool: AnyAgentTool;
-  /** The assistant message that asked for the call. */
+  /** The assistant message that asked for the call (for a nested call: for its parent). */
   assistantMessage: AssistantMessage;
+  /** Set for a call another tool made through `ctx.callTool`: the id of that tool's call. */
+  parentToolCallId?: string;
 }
 
 /** What `beforeToolExecution` decides: run, skip with a reason the model reads, or run with other arguments (validated again). */

@@ -2,6 +2,7 @@ import type { ToolCallInfo } from './agent-options.js';
 import { type DirectExecution, directExecutionOf } from './define-tool.js';
 import { errorMessage, ToolError } from './errors.js';
 import type { ToolCallContent } from './messages.js';
+import { nestedToolCaller } from './nested-call.js';
 import type { AnyAgentTool, ToolContext, ToolResult } from './tool.js';
 import type { ExecuteToolCallsParams } from './tool-execution.js';
 import {
@@ -246,6 +247,7 @@ export async function runCall(
       },
     };
 
+    context.callTool = nestedToolCaller(params, call.id, controller.signal);
     if (params.run !== undefined) context.run = params.run;
     if (params.run?.isPathDenied !== undefined) context.isPathDenied = params.run.isPathDenied;
     started = true;

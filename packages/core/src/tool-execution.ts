@@ -39,6 +39,8 @@ export interface ExecuteToolCallsParams {
   /** Whether anyone receives events now; when not, the hottest ones are not even built. */
   listening?: () => boolean;
   steeringPending: () => boolean;
+  /** Set for calls another tool makes through `ctx.callTool`: the id of that tool's call. */
+  parentToolCallId?: string;
 }
 
 export interface ExecuteToolCallsOutcome {
@@ -302,6 +304,7 @@ function parseAndValidate(
     tool,
     assistantMessage: params.assistant,
   };
+  if (params.parentToolCallId !== undefined) info.parentToolCallId = params.parentToolCallId;
   return { index, call, tool, info };
 }
 

@@ -131,6 +131,14 @@ export interface ToolContext {
    * those paths out of their results.
    */
   isPathDenied?: PathDenialCheck;
+  /**
+   * Runs another tool as part of this call, through the loop's whole path: validation, permission
+   * gate (an approval question waits for its answer), hooks, resource locks, timeout and events
+   * (tagged `parentToolCallId`: this call's id). Resolves with the result message the model would
+   * have read — a denial or failure is an `isError` result — and never rejects. Nested calls are
+   * aborted with this call and do not count toward `maxToolCallsPerTurn`. Set by the loop.
+   */
+  callTool?: (tool: AnyAgentTool, args: unknown) => Promise<ToolResultMessage>;
 }
 
 /** One problem found while validating arguments; `path` points at the bad field. */
