@@ -2,13 +2,13 @@
 // long descriptions between words. In a real terminal (tmux).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { defaultTools } from '@agent/tools-builtin';
 import fc from 'fast-check';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clipAtWord } from './repl.js';
 import {
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   TmuxSession,
@@ -19,7 +19,6 @@ import {
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -55,6 +54,7 @@ describe('clipAtWord', () => {
 });
 
 describe('the REPL lists (tmux)', () => {
+  beforeEach(skipWithout('tmux'));
   it('the banner counts every tool offered; /tools lists as many, each cut between words', async () => {
     const dir = await tempDir('agent-cli-listing-');
     cleanups.push(dir.dispose);
