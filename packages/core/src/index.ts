@@ -97,6 +97,11 @@ export {
   type PermissionQuery,
   type PolicyTool,
 } from './permissions.js';
+export {
+  composePrepareArguments,
+  type RenameArgumentsOptions,
+  renameArguments,
+} from './prepare-arguments.js';
 export type {
   HostedTool,
   Provider,

@@ -6,8 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  composePrepareArguments,
   type DefinedTool,
   defineTool,
+  renameArguments,
   ToolError,
   type ToolResult,
   type ToolResultContent,
@@ -201,6 +203,13 @@ export function createNotebookEditTool(
     name: 'notebook_edit',
     label: 'Edit notebook',
     aliases: ['NotebookEdit', 'edit_notebook'],
+    // claw-code's and Claude Code's `NotebookEdit {notebook_path, cell_id, new_source, cell_type,
+    // edit_mode}`, where edit_mode defaults to replace.
+    prepareArguments: composePrepareArguments(renameArguments({ notebook_path: 'path' }), (raw) =>
+      raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('edit_mode' in raw)
+        ? { ...raw, edit_mode: 'replace' }
+        : raw,
+    ),
     description: [
       'Edits a Jupyter notebook (.ipynb, nbformat 4) one cell at a time: "replace" a cell\'s source (and',
       'optionally its type), "insert" a new cell after the given one (at the start without one), or',

@@ -3,6 +3,7 @@
  * tool names (as `aliases`) and argument names (mapped to ours before validation). An argument
  * is renamed only when ours is absent, so a call that uses our names is never changed.
  */
+import { composePrepareArguments, renameArguments } from '@agent/core';
 
 /** Tool-name aliases by our tool (Claude Code, claw-code, Kiro, Codex and similar seeds). */
 export const seedToolNames = {
@@ -44,7 +45,14 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
   },
   bash: { cmd: 'command', script: 'command' },
   glob: { glob: 'pattern', glob_pattern: 'pattern', directory: 'path', dir: 'path' },
-  search: { query: 'pattern', regex: 'pattern', directory: 'path', dir: 'path' },
+  search: {
+    query: 'pattern',
+    regex: 'pattern',
+    directory: 'path',
+    dir: 'path',
+    glob: 'include',
+    '-C': 'context',
+  },
   list_files: {
     directory: 'path',
     dir: 'path',
@@ -53,20 +61,31 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
   },
 };
 
+/**
+ * Grep's flags as Claude Code and claw-code pass them to their search tool: `-i` (ignore case),
+ * `-A`/`-B` (context after/before: ours is symmetric, so the larger), `-n` (line numbers: ours
+ * always has them).
+ */
+function grepFlags(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const {
+    '-i': ignoreCase,
+    '-n': _numbers,
+    '-A': after,
+    '-B': before,
+    ...rest
+  } = raw as Record<string, unknown>;
+  if ([ignoreCase, _numbers, after, before].every((flag) => flag === undefined)) return raw;
+  const mapped: Record<string, unknown> = { ...rest };
+  if (typeof ignoreCase === 'boolean' && !('case_sensitive' in rest))
+    mapped.case_sensitive = !ignoreCase;
+  const around = [after, before].filter((value): value is number => typeof value === 'number');
+  if (around.length > 0 && !('context' in rest)) mapped.context = Math.max(...around);
+  return mapped;
+}
+
 /** `prepareArguments` for one of our tools: their argument names become ours. */
 export function seedArguments(tool: keyof typeof seedToolNames): (raw: unknown) => unknown {
-  const names = argumentNames[tool];
-  return (raw) => {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-    const record = raw as Record<string, unknown>;
-    let renamed: Record<string, unknown> | undefined;
-    for (const [theirs, ours] of Object.entries(names)) {
-      if (!(theirs in record) || ours in record || (renamed !== undefined && ours in renamed))
-        continue;
-      renamed ??= { ...record };
-      renamed[ours] = renamed[theirs];
-      delete renamed[theirs];
-    }
-    return renamed ?? raw;
-  };
+  const rename = renameArguments(argumentNames[tool]);
+  return tool === 'search' ? composePrepareArguments(rename, grepFlags) : rename;
 }

@@ -11,6 +11,8 @@ export interface TodoItem {
   /** What to do, in the imperative. */
   content: string;
   status: TodoStatus;
+  /** The task in the present continuous ("Running tests"), shown while it is in progress. */
+  activeForm?: string | undefined;
 }
 
 /** Arguments of the todo_write tool: the whole new list. */
@@ -52,7 +54,7 @@ export function renderTodos(todos: readonly TodoItem[]): string {
   const done = todos.filter((todo) => todo.status === 'completed').length;
   const lines = todos.map(
     (todo) =>
-      `${statusMarks[todo.status]} ${todo.content} (id ${todo.id})${todo.status === 'in_progress' ? ' ← in progress' : ''}`,
+      `${statusMarks[todo.status]} ${todo.content} (id ${todo.id})${todo.status === 'in_progress' ? ` ← in progress${todo.activeForm === undefined ? '' : `: ${todo.activeForm}`}` : ''}`,
   );
   return [`Tasks: ${done}/${todos.length} completed`, ...lines].join('\n');
 }
@@ -69,6 +71,34 @@ function todoListProblem(todos: readonly TodoItem[]): string | undefined {
   if (active.length > 1)
     return `${active.length} tasks are in_progress (${active.map((todo) => `"${todo.id}"`).join(', ')}); at most one may be. Mark the others pending or completed.`;
   return undefined;
+}
+
+/**
+ * claw-code's and Claude Code's `TodoWrite` items have no `id`: each task without one gets its
+ * 1-based position (or the next number no other task uses), so their lists validate as ours.
+ */
+function todoSeedArguments(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const todos = (raw as { todos?: unknown }).todos;
+  if (!Array.isArray(todos)) return raw;
+  const isItem = (todo: unknown): todo is Record<string, unknown> =>
+    todo !== null && typeof todo === 'object' && !Array.isArray(todo);
+  if (todos.every((todo) => !isItem(todo) || 'id' in todo)) return raw;
+  const taken = new Set(todos.filter(isItem).map((todo) => String(todo.id)));
+  let next = 0;
+  const freshId = (position: number): string => {
+    if (!taken.has(String(position))) return String(position);
+    next = Math.max(next, position);
+    while (taken.has(String(++next)));
+    return String(next);
+  };
+  const withIds = todos.map((todo, index) => {
+    if (!isItem(todo) || 'id' in todo) return todo;
+    const id = freshId(index + 1);
+    taken.add(id);
+    return { id, ...todo };
+  });
+  return { ...(raw as Record<string, unknown>), todos: withIds };
 }
 
 let instances = 0;
@@ -92,13 +122,21 @@ export function createTodoTool(options: TodoToolOptions = {}): TodoTool {
       'Keep exactly one task in_progress while working, mark tasks completed as soon as they are done, and add tasks as you discover them.',
       'Use it for work of three or more steps; the result shows the list.',
     ].join(' '),
+    // claw-code's and Claude Code's `TodoWrite {todos: [{content, status, activeForm}]}`.
+    aliases: ['TodoWrite'],
+    prepareArguments: todoSeedArguments,
     input: z.object({
       todos: z
         .array(
           z.object({
             id: z.string().min(1).describe('Unique id of the task, e.g. "1" or "write-tests".'),
-            content: z.string().min(1).describe('What to do.'),
+            content: z.string().trim().min(1).describe('What to do.'),
             status: z.enum(['pending', 'in_progress', 'completed']),
+            activeForm: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('The task as "doing" (e.g. "Running tests"), shown while in progress.'),
           }),
         )
         .describe('The complete new task list.'),

@@ -7,6 +7,7 @@ import {
   type DefinedTool,
   defineTool,
   detectFileKind,
+  renameArguments,
   ToolError,
   type ToolResult,
 } from '@agent/core';
@@ -390,6 +391,16 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** Other agents' names for web_fetch: claw-code and Claude Code (`WebFetch`). */
+const webFetchAliases = ['WebFetch'] as const;
+
+/**
+ * Claude Code's and claw-code's `WebFetch {url, prompt}`: their tool runs a second model over
+ * the page to answer `prompt`; here the page itself comes back and the calling model reads it, so
+ * `prompt` is dropped.
+ */
+const webFetchSeedArguments = renameArguments({}, { drop: ['prompt'] });
+
 /**
  * The `web_fetch` tool: GETs an http(s) URL and returns the page as Markdown (HTML converted,
  * JSON pretty-printed, text as is), an image, or a description of a binary. Same-host redirects
@@ -416,6 +427,8 @@ export function createWebFetchTool(
   return defineTool({
     name: 'web_fetch',
     label: 'Fetch URL',
+    aliases: webFetchAliases,
+    prepareArguments: webFetchSeedArguments,
     description: [
       'Fetches an http(s) URL with GET and returns its content: HTML converted to Markdown (or plain text), JSON pretty-printed, text as is, images as images.',
       `"format": "markdown" (default), "text", or "raw" (the body as sent). "offset" is the 0-based character offset into the converted content; "max_chars" the number of characters to return (default ${defaultMaxChars}, at most ${maxChars}).`,

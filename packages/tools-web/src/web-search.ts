@@ -1,4 +1,4 @@
-import { type DefinedTool, defineTool, ToolError } from '@agent/core';
+import { type DefinedTool, defineTool, renameArguments, ToolError } from '@agent/core';
 import * as z from 'zod';
 
 /** One search result, the same shape whichever backend found it. */
@@ -36,6 +36,7 @@ export type WebSearchArgs = {
   query: string;
   max_results?: number | undefined;
   domains?: string[] | undefined;
+  blocked_domains?: string[] | undefined;
 };
 
 const defaultBaseUrls = {
@@ -261,6 +262,9 @@ export function createWebSearchTool(
   ];
   return defineTool({
     name: 'web_search',
+    // claw-code's and Claude Code's name and argument shape: {query, allowed_domains, blocked_domains}.
+    aliases: ['WebSearch'],
+    prepareArguments: renameArguments({ allowed_domains: 'domains' }),
     description:
       `Searches the web (${backendName}) and returns the top results: title, URL, a snippet and, ` +
       'when known, a date. Use web_fetch to read a result.' +
@@ -280,12 +284,19 @@ export function createWebSearchTool(
         .max(10)
         .optional()
         .describe('Only results from these domains (e.g. ["nodejs.org"]).'),
+      blocked_domains: z
+        .array(z.string().min(1))
+        .max(10)
+        .optional()
+        .describe('Never results from these domains.'),
     }),
     policy: { permission: 'full-access', parallelSafePerTurn: true },
     permissionSubjects: ({ query }) => [query],
-    execute: async ({ query, max_results, domains }, ctx) => {
+    execute: async ({ query, max_results, domains, blocked_domains }, ctx) => {
       const count = max_results ?? defaultCount;
       const asked = (domains ?? []).map(normaliseDomain);
+      // The call may add blocks to the configured ones, never lift them.
+      const blockedHere = [...blocked, ...(blocked_domains ?? []).map(normaliseDomain)];
       // The call may narrow the configured allow list, never widen it.
       const only =
         allowed.length === 0
@@ -301,7 +312,7 @@ export function createWebSearchTool(
       }
       const found = await searchBackend(
         options.backend,
-        { text: query, count, allowed: only, blocked },
+        { text: query, count, allowed: only, blocked: blockedHere },
         { fetch: fetchImpl, signal: ctx.signal, timeoutMs },
       );
       const seen = new Set<string>();
@@ -309,7 +320,7 @@ export function createWebSearchTool(
         .filter(
           (result) => only.length === 0 || only.some((domain) => onDomain(result.url, domain)),
         )
-        .filter((result) => !blocked.some((domain) => onDomain(result.url, domain)))
+        .filter((result) => !blockedHere.some((domain) => onDomain(result.url, domain)))
         .filter((result) => !seen.has(result.url) && seen.add(result.url) !== undefined)
         .slice(0, count);
       const dropped = found.length - results.length;
