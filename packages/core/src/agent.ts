@@ -156,6 +156,8 @@ export class Agent {
         createStructuredOutputTool({
           schema: output.schema,
           name,
+          // claw-code's name reaches it too, unless one of the agent's tools already has it.
+          ...(this.tools.get('StructuredOutput') === undefined ? {} : { aliases: [] }),
           ...(output.description === undefined ? {} : { description: output.description }),
           submit: (value) => {
             this.#submission = { value };

@@ -123,3 +123,49 @@ describe('AgentOptions.output (structured output of the main agent)', () => {
     ).toThrow(/must describe an object/);
   });
 });
+
+describe('StructuredOutput (claw-code, Claude Code): the value itself', () => {
+  const payload = z.object({ ok: z.boolean(), items: z.array(z.number()) });
+
+  it('runs claw-code’s example through the alias and ends the run with the value', async () => {
+    const provider = createScriptedProvider([
+      { toolCalls: [{ name: 'StructuredOutput', arguments: { ok: true, items: [1, 2, 3] } }] },
+      { text: 'never requested' },
+    ]);
+    const agent = new Agent({ provider, model: 'm', output: payload });
+    const result = await agent.run('Report').result;
+    expect(result.stopReason).toBe('completed');
+    expect(result.output).toEqual({ ok: true, items: [1, 2, 3] });
+    expect(toolResults(agent.messages)[0]?.toolName).toBe(structuredOutputToolName);
+  });
+
+  it('claw-code’s empty payload is invalid against a schema that needs fields', async () => {
+    const provider = createScriptedProvider([
+      { toolCalls: [{ name: 'StructuredOutput', arguments: {} }] },
+      { toolCalls: [{ name: 'StructuredOutput', arguments: { ok: false, items: [] } }] },
+    ]);
+    const agent = new Agent({ provider, model: 'm', output: payload });
+    const result = await agent.run('Report').result;
+    expect(toolResults(agent.messages)[0]).toMatchObject({
+      isError: true,
+      errorKind: 'invalid-args',
+    });
+    expect(result.output).toEqual({ ok: false, items: [] });
+  });
+
+  it('leaves the name to an agent tool that already has it', async () => {
+    const own = defineTool({
+      name: 'StructuredOutput',
+      description: 'mine',
+      input: z.object({}),
+      execute: async () => 'my own tool ran',
+    });
+    const provider = createScriptedProvider([
+      { toolCalls: [{ name: 'StructuredOutput', arguments: {} }] },
+      { toolCalls: [{ name: structuredOutputToolName, arguments: { ok: true, items: [] } }] },
+    ]);
+    const agent = new Agent({ provider, model: 'm', tools: [own], output: payload });
+    await agent.run('Report').result;
+    expect(resultText(toolResults(agent.messages)[0])).toBe('my own tool ran');
+  });
+});

@@ -31,9 +31,12 @@ export function createStructuredOutputTool(options: {
   submit: (value: unknown) => void;
   name?: string;
   description?: string;
+  /** Other names that reach it [`['StructuredOutput']`, claw-code's and Claude Code's name]. */
+  aliases?: readonly string[];
 }): AnyAgentTool {
   return defineTool({
     name: options.name ?? structuredOutputToolName,
+    aliases: options.aliases ?? ['StructuredOutput'],
     description:
       options.description ??
       'Hands in your final result and ends your task. Call it exactly once, when you are done, ' +

@@ -324,3 +324,74 @@ describe('search details', () => {
     );
   });
 });
+
+describe('ToolSearch (claw-code, Claude Code): {query, max_results} and select:', () => {
+  const seedTools = [
+    apiTool('spawn_agent', 'Launch a specialized agent task.', { aliases: ['Agent'] }),
+    apiTool('load_skill', 'Load a local skill definition and its instructions.', {
+      aliases: ['Skill'],
+    }),
+    apiTool('web_search', 'Search the web for current information and return cited results.'),
+    apiTool('web_fetch', 'Fetch a URL and return its content.'),
+  ];
+
+  it('runs claw-code’s keyword example with max_results as the limit', async () => {
+    const { agent, sentTools } = agentWith(
+      [
+        {
+          toolCalls: [
+            { id: 'k', name: 'ToolSearch', arguments: { query: 'web current', max_results: 1 } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      { tools: [local, ...deferTools(seedTools)] },
+    );
+    await agent.run('find').result;
+    const [result] = toolResults(agent.messages);
+    expect(result).toMatchObject({ toolName: 'tool_search', isError: false });
+    expect(resultText(result)).toMatch(/^Loaded 1 tool;/);
+    expect(sentTools(1)).toEqual(['read_file', 'tool_search', 'web_search']);
+  });
+
+  it('select:Agent,Skill loads exactly those, by alias, in that order', async () => {
+    const { agent, sentTools } = agentWith(
+      [
+        {
+          toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query: 'select:Agent,Skill' } }],
+        },
+        { toolCalls: [{ id: 'a', name: 'Agent', arguments: { owner: 'me' } }] },
+        { text: 'ok' },
+      ],
+      { tools: [local, ...deferTools(seedTools)] },
+    );
+    await agent.run('go').result;
+    const results = toolResults(agent.messages);
+    expect(resultText(results[0])).toContain('- spawn_agent: Launch a specialized agent task.');
+    expect(resultText(results[0])).toContain('- load_skill: Load a local skill definition');
+    expect(sentTools(1)).toEqual(['read_file', 'tool_search', 'spawn_agent', 'load_skill']);
+    expect(resultText(results[1])).toBe('spawn_agent done');
+  });
+
+  it.each([
+    ['select:nope', 'No tools match'],
+    ['  SELECT: web_fetch , web_fetch ', 'Loaded 1 tool'],
+    ['select:read_file', 'No tools match'],
+  ])('select edge case %j', async (query, expected) => {
+    const { agent } = agentWith(
+      [{ toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query } }] }, { text: 'ok' }],
+      { tools: [local, ...deferTools(seedTools)] },
+    );
+    await agent.run('go').result;
+    expect(resultText(toolResults(agent.messages)[0])).toContain(expected);
+  });
+
+  it('ToolSearch is not found when nothing is deferred (there is no search tool then)', async () => {
+    const { agent } = agentWith(
+      [{ toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query: 'x' } }] }, { text: 'ok' }],
+      { tools: [local] },
+    );
+    await agent.run('go').result;
+    expect(toolResults(agent.messages)[0]).toMatchObject({ isError: true, errorKind: 'not-found' });
+  });
+});

@@ -5,10 +5,11 @@
  * conversation itself (tool_search results, direct calls), so a resumed session sees what it saw.
  */
 import type { Message, ToolCallContent, ToolResultMessage } from './messages.js';
+import { renameArguments } from './prepare-arguments.js';
 import type { AnyAgentTool, ToolDefinition } from './tool.js';
 import { toToolDefinition } from './tool.js';
 import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
-import { ToolSearchIndex, type ToolSearchMatch } from './tool-search-index.js';
+import { ToolSearchIndex, type ToolSearchMatch, toolSummary } from './tool-search-index.js';
 
 /** `AgentOptions.toolSearch`: deferred tools and the search that loads them. */
 export interface ToolSearchOptions {
@@ -52,6 +53,16 @@ export function deferTools(tools: readonly AnyAgentTool[]): AnyAgentTool[] {
   return tools.map((tool) => ({ ...tool, defer: true }));
 }
 
+/** The names of a `select:A,B` query (Claude Code's form), or `undefined` for a search. */
+function selectQuery(query: string): string[] | undefined {
+  const match = /^\s*select:(.*)$/is.exec(query);
+  if (match === null) return undefined;
+  return (match[1] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
 export class ToolCatalogue {
   readonly #registry: ToolRegistry;
   readonly #options: ToolSearchOptions;
@@ -74,9 +85,12 @@ export class ToolCatalogue {
     this.lookup = {
       get: (name) => {
         this.#refresh();
-        if (name === this.#name && this.#deferred.size > 0 && registry.get(name) === undefined)
-          return this.#searchTool;
-        return registry.get(name);
+        const found = registry.get(name);
+        if (found !== undefined) return found;
+        const searchName = name === this.#name || this.#searchTool.aliases?.includes(name);
+        return searchName && this.#deferred.size > 0 && registry.get(this.#name) === undefined
+          ? this.#searchTool
+          : undefined;
       },
       names: () => this.visibleTools().map((tool) => tool.name),
     };
@@ -197,12 +211,26 @@ export class ToolCatalogue {
 
   #search(query: string, mode: 'keywords' | 'regex', limit: number): ToolSearchMatch[] {
     this.#refresh();
+    const selected = selectQuery(query);
+    if (selected !== undefined) return this.#select(selected);
     this.#index ??= new ToolSearchIndex(
       this.#registry.list().filter((tool) => this.#deferred.has(tool.name)),
     );
     return mode === 'regex'
       ? this.#index.searchRegex(query, limit)
       : this.#index.search(query, limit);
+  }
+
+  /** Claude Code's `select:A,B`: exactly those deferred tools, by name or alias, in that order. */
+  #select(names: readonly string[]): ToolSearchMatch[] {
+    const matches: ToolSearchMatch[] = [];
+    for (const name of names) {
+      const tool = this.#registry.get(name);
+      if (tool === undefined || !this.#deferred.has(tool.name)) continue;
+      if (matches.some((match) => match.name === tool.name)) continue;
+      matches.push({ name: tool.name, summary: toolSummary(tool.description), score: 1 });
+    }
+    return matches;
   }
 
   #createSearchTool(): AnyAgentTool {
@@ -214,7 +242,8 @@ export class ToolCatalogue {
         'Finds tools that are available but not loaded yet (API operations, MCP servers’ tools…) and loads the ' +
         'best matches: they can be called from your next step. Search with a few keywords of what you want to do ' +
         '(e.g. "create issue comment"), or set mode to "regex" to match names and descriptions with a pattern. ' +
-        'Search again with other words if nothing fits; you may also call a tool you know by its exact name.',
+        'Search again with other words if nothing fits; you may also call a tool you know by its exact name, ' +
+        'or load named tools with "select:name1,name2".',
       parameters: {
         type: 'object',
         properties: {
@@ -238,6 +267,9 @@ export class ToolCatalogue {
         required: ['query'],
         additionalProperties: false,
       },
+      // claw-code's and Claude Code's `ToolSearch {query, max_results}`.
+      aliases: ['ToolSearch'],
+      prepareArguments: renameArguments({ max_results: 'limit' }),
       policy: {
         permission: 'read-only',
         parallelSafePerTurn: true,

@@ -167,3 +167,78 @@ describe('through the loop', () => {
     expect(JSON.stringify(toolResult?.content)).toContain('=> 42');
   });
 });
+
+describe('REPL (claw-code): one tool, {code, language, timeout_ms}', () => {
+  it.runIf(hasPython || process.env.CI === 'true')(
+    'runs claw-code’s python example through the alias',
+    async () => {
+      repl = createReplTools({ cwd, combined: true });
+      expect(repl.tools.map((t) => t.name)).toEqual(['repl']);
+      const provider = createScriptedProvider([
+        {
+          toolCalls: [
+            {
+              name: 'REPL',
+              arguments: { language: 'python', code: 'print(1 + 1)', timeout_ms: 500 },
+            },
+            { name: 'REPL', arguments: { language: 'js', code: 'let kept = 20; kept + 1' } },
+          ],
+        },
+        { toolCalls: [{ name: 'REPL', arguments: { language: 'node', code: 'kept * 2' } }] },
+        { text: 'ok' },
+      ]);
+      const agent = new Agent({ provider, model: 'm', tools: repl.tools });
+      await agent.run('go').result;
+      const results = agent.messages.filter((m) => m.role === 'toolResult');
+      const text = (index: number) =>
+        (results[index]?.content ?? [])
+          .map((part) => (part.type === 'text' ? part.text : ''))
+          .join('');
+      expect(results.map((m) => [m.toolName, m.isError])).toEqual([
+        ['repl', false],
+        ['repl', false],
+        ['repl', false],
+      ]);
+      expect(text(0)).toBe('[new python session]\n2');
+      expect(text(1)).toBe('[new javascript session]\n=> 21');
+      // Each language keeps its own session.
+      expect(text(2)).toBe('=> 40');
+    },
+  );
+
+  it('refuses claw-code’s bad examples: blank code, an unsupported language', async () => {
+    repl = createReplTools({ cwd, combined: true, languages: ['javascript'] });
+    const blank = await executeTool(tool('repl'), { language: 'javascript', code: '   ' });
+    expect(blank).toMatchObject({ isError: true, errorKind: 'invalid-args' });
+    expect(JSON.stringify(blank.content)).toContain('code must not be empty');
+    const ruby = await executeTool(tool('repl'), { language: 'ruby', code: 'puts 1' });
+    expect(ruby).toMatchObject({ isError: true, errorKind: 'invalid-args' });
+    expect(JSON.stringify(ruby.content)).toContain(
+      'unsupported REPL language: ruby (offered: javascript)',
+    );
+    // Python is not offered here, so it is refused the same way, before anything runs.
+    const python = await executeTool(tool('repl'), { language: 'python', code: 'print(1)' });
+    expect(JSON.stringify(python.content)).toContain('unsupported REPL language: python');
+    expect(repl.sessions.every((session) => !session.running)).toBe(true);
+  });
+
+  it.runIf(hasPython || process.env.CI === 'true')(
+    'claw-code’s timeout example is a timeout',
+    async () => {
+      repl = createReplTools({ cwd, combined: true });
+      const slow = await executeTool(tool('repl'), {
+        language: 'python',
+        code: 'import time\ntime.sleep(1)',
+        timeout_ms: 10,
+      });
+      expect(slow).toMatchObject({ isError: true, errorKind: 'timeout' });
+    },
+  );
+
+  it('rules see the language with the code', async () => {
+    repl = createReplTools({ cwd, combined: true, languages: ['javascript'] });
+    expect(
+      await tool('repl').permissionSubjects?.({ language: 'javascript', code: '1+1' }),
+    ).toEqual(['javascript: 1+1']);
+  });
+});

@@ -1,6 +1,12 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { type AnyAgentTool, defineTool, ToolError } from '@agent/core';
+import {
+  type AnyAgentTool,
+  defineTool,
+  type ToolContext,
+  ToolError,
+  type ToolResult,
+} from '@agent/core';
 import * as z from 'zod';
 import {
   type CommandWrapper,
@@ -32,6 +38,11 @@ export interface ReplToolsOptions {
   env?: NodeJS.ProcessEnv;
   /** Names of credential variables the interpreters get anyway (exact names) [none]. */
   passEnv?: readonly string[];
+  /**
+   * One `repl` tool `{ code, language, timeout_ms?, reset? }` (alias `REPL`, claw-code's shape)
+   * over the same sessions, instead of one tool per language [false].
+   */
+  combined?: boolean;
 }
 
 /** The REPL tools and their sessions. */
@@ -43,6 +54,21 @@ export interface ReplTools {
 }
 
 const toolNames: Record<ReplLanguage, string> = { javascript: 'js_repl', python: 'python_repl' };
+const languageLabels: Record<ReplLanguage, string> = {
+  javascript: 'JavaScript (Node.js)',
+  python: 'Python 3',
+};
+/** The names claw-code accepts for each language (lower case). */
+const languageNames: Record<string, ReplLanguage> = {
+  javascript: 'javascript',
+  js: 'javascript',
+  node: 'javascript',
+  python: 'python',
+  py: 'python',
+  python3: 'python',
+};
+const awaitNote =
+  ' In a JavaScript cell that uses top-level await, declarations stay local to the cell (assign to globalThis to keep a value).';
 
 /** Whether an executable is on PATH (or is a path that exists). */
 export function findExecutable(
@@ -98,11 +124,28 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
       }),
   );
-  const tools = sessions.map((session) => replTool(session));
+  const timeoutInput = z
+    .number()
+    .int()
+    .min(1)
+    .max(maxTimeoutMs)
+    .optional()
+    .describe(`Time limit of this cell in ms [${defaultTimeoutMs}].`);
+  const codeInput = z
+    .string()
+    .refine((code) => code.trim() !== '', { error: 'code must not be empty' });
+  const resetInput = z
+    .boolean()
+    .optional()
+    .describe('Start a fresh session (all state cleared) before running the code.');
+
+  // After the shared schemas above: the tool builders read them.
+  const tools =
+    options.combined === true ? [combinedTool()] : sessions.map((session) => replTool(session));
 
   function replTool(session: ReplSession): AnyAgentTool {
     const name = toolNames[session.language];
-    const language = session.language === 'javascript' ? 'JavaScript (Node.js)' : 'Python 3';
+    const language = languageLabels[session.language];
     return defineTool({
       name,
       description:
@@ -110,65 +153,111 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         'defined for later calls. Returns what the code printed and the value of its last ' +
         `expression. A cell is stopped after ${defaultTimeoutMs / 1000} s (timeout_ms to change), ` +
         'which resets the session.' +
-        (session.language === 'javascript'
-          ? ' In a cell that uses top-level await, declarations stay local to the cell (assign to globalThis to keep a value).'
-          : '') +
+        (session.language === 'javascript' ? awaitNote : '') +
         ' Use it for calculations, data processing and trying code; use bash for shell commands.',
       input: z.object({
-        code: z.string().min(1).describe(`${language} code to run.`),
-        timeout_ms: z
-          .number()
-          .int()
-          .min(1)
-          .max(maxTimeoutMs)
-          .optional()
-          .describe(`Time limit of this cell in ms [${defaultTimeoutMs}].`),
-        reset: z
-          .boolean()
-          .optional()
-          .describe('Start a fresh session (all state cleared) before running the code.'),
+        code: codeInput.describe(`${language} code to run.`),
+        timeout_ms: timeoutInput,
+        reset: resetInput,
       }),
       policy: { permission: 'full-access' },
       permissionSubjects: ({ code }) => [code],
-      execute: async ({ code, timeout_ms, reset }, ctx) => {
-        if (reset === true) session.reset();
-        try {
-          const outcome = await session.run(code, {
-            timeoutMs: timeout_ms ?? defaultTimeoutMs,
-            signal: ctx.signal,
-          });
-          const parts: string[] = [];
-          if (outcome.started) parts.push(`[new ${session.language} session]`);
-          if (outcome.stdout !== '') parts.push(clip(outcome.stdout.replace(/\n$/, ''), maxChars));
-          if (outcome.stderr !== '')
-            parts.push(`[stderr]\n${clip(outcome.stderr.replace(/\n$/, ''), maxChars)}`);
-          if (!outcome.ok) parts.push(clip(outcome.error ?? 'The cell failed', maxChars));
-          else if (outcome.value !== undefined) parts.push(`=> ${clip(outcome.value, maxChars)}`);
-          if (parts.length === 0 || (parts.length === 1 && outcome.started))
-            parts.push('(no output)');
-          return {
-            content: [{ type: 'text', text: parts.join('\n') }],
-            ...(outcome.ok ? {} : { isError: true }),
-            details: { ok: outcome.ok, started: outcome.started },
-          };
-        } catch (error) {
-          if (error instanceof ReplResetError) {
-            throw new ToolError(`${name}: ${error.message}`, {
-              kind: ctx.signal.aborted
-                ? 'cancelled'
-                : /did not finish/.test(error.message)
-                  ? 'timeout'
-                  : 'failed',
-              toolName: name,
-            });
-          }
-          throw new ToolError(`${name}: ${(error as Error).message}`, {
-            kind: 'failed',
-            toolName: name,
-          });
-        }
+      execute: (args, ctx) => runCell(session, name, args, ctx),
+    });
+  }
+
+  /** One tool for every offered language: claw-code's `REPL {code, language, timeout_ms}`. */
+  function combinedTool(): AnyAgentTool {
+    const name = 'repl';
+    const offered = sessions.map((session) => session.language);
+    const byLanguage = new Map(sessions.map((session) => [session.language, session]));
+    return defineTool({
+      name,
+      aliases: ['REPL'],
+      description:
+        `Runs code in a persistent session per language (${offered.map((language) => languageLabels[language]).join(', ')}): ` +
+        'variables, functions and imports stay defined for later calls of the same language. ' +
+        'Returns what the code printed and the value of its last expression. A cell is stopped ' +
+        `after ${defaultTimeoutMs / 1000} s (timeout_ms to change), which resets that session.` +
+        (byLanguage.has('javascript') ? awaitNote : '') +
+        ' Use it for calculations, data processing and trying code; use bash for shell commands.',
+      prepareArguments: (raw) => {
+        if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+        const language = (raw as { language?: unknown }).language;
+        if (typeof language !== 'string') return raw;
+        const known = languageNames[language.trim().toLowerCase()];
+        return known === undefined ? raw : { ...raw, language: known };
+      },
+      input: z.object({
+        code: codeInput.describe('The code to run.'),
+        language: z
+          .string()
+          .min(1)
+          .describe(`One of: ${offered.join(', ')}.`)
+          .refine((language) => byLanguage.has(language as ReplLanguage), {
+            error: (issue) =>
+              `unsupported REPL language: ${String(issue.input)} (offered: ${offered.join(', ')})`,
+          }),
+        timeout_ms: timeoutInput,
+        reset: resetInput,
+      }),
+      policy: { permission: 'full-access' },
+      // The language is part of the subject: a rule may allow Python and not JavaScript.
+      permissionSubjects: ({ code, language }) => [`${language}: ${code}`],
+      execute: ({ language, ...args }, ctx) => {
+        const session = byLanguage.get(language as ReplLanguage);
+        if (session === undefined)
+          throw ToolError.invalidArguments(name, `unsupported REPL language: ${language}`);
+        return runCell(session, name, args, ctx);
       },
     });
+  }
+
+  async function runCell(
+    session: ReplSession,
+    name: string,
+    {
+      code,
+      timeout_ms,
+      reset,
+    }: { code: string; timeout_ms?: number | undefined; reset?: boolean | undefined },
+    ctx: ToolContext,
+  ): Promise<ToolResult> {
+    if (reset === true) session.reset();
+    try {
+      const outcome = await session.run(code, {
+        timeoutMs: timeout_ms ?? defaultTimeoutMs,
+        signal: ctx.signal,
+      });
+      const parts: string[] = [];
+      if (outcome.started) parts.push(`[new ${session.language} session]`);
+      if (outcome.stdout !== '') parts.push(clip(outcome.stdout.replace(/\n$/, ''), maxChars));
+      if (outcome.stderr !== '')
+        parts.push(`[stderr]\n${clip(outcome.stderr.replace(/\n$/, ''), maxChars)}`);
+      if (!outcome.ok) parts.push(clip(outcome.error ?? 'The cell failed', maxChars));
+      else if (outcome.value !== undefined) parts.push(`=> ${clip(outcome.value, maxChars)}`);
+      if (parts.length === 0 || (parts.length === 1 && outcome.started)) parts.push('(no output)');
+      return {
+        content: [{ type: 'text', text: parts.join('\n') }],
+        ...(outcome.ok ? {} : { isError: true }),
+        details: { ok: outcome.ok, started: outcome.started, language: session.language },
+      };
+    } catch (error) {
+      if (error instanceof ReplResetError) {
+        throw new ToolError(`${name}: ${error.message}`, {
+          kind: ctx.signal.aborted
+            ? 'cancelled'
+            : /did not finish/.test(error.message)
+              ? 'timeout'
+              : 'failed',
+          toolName: name,
+        });
+      }
+      throw new ToolError(`${name}: ${(error as Error).message}`, {
+        kind: 'failed',
+        toolName: name,
+      });
+    }
   }
 
   return {

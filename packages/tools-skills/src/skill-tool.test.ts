@@ -198,3 +198,60 @@ describe('the skill tool', () => {
     expect(JSON.stringify(results[1]?.content)).toContain('Denied by rule \\"skill(deploy)\\"');
   });
 });
+
+describe('Skill (claw-code, Claude Code): {skill, args}', () => {
+  it('runs claw-code’s examples: by name with args, and the $name and /name forms', async () => {
+    const dir = await skill(
+      path.join(cwd, '.agent', 'skills'),
+      'help',
+      '---\nname: help\ndescription: Guide on using the plugin.\n---\n# help\n\nGuide on using oh-my-codex plugin\n',
+    );
+    const { tool } = await loadSkillTool({ cwd, home });
+    if (tool === undefined) throw new Error('no tool');
+    const provider = createScriptedProvider([
+      {
+        toolCalls: [
+          { name: 'Skill', arguments: { skill: 'help', args: 'overview' } },
+          { name: 'Skill', arguments: { skill: '$help' } },
+          { name: 'Skill', arguments: { skill: '/help' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const result = await new Agent({ provider, model: 'm', tools: [tool] }).run('go').result;
+    const results = result.messages.filter((m) => m.role === 'toolResult');
+    expect(results.map((m) => [m.toolName, m.isError])).toEqual([
+      ['skill', false],
+      ['skill', false],
+      ['skill', false],
+    ]);
+    const text = (index: number) =>
+      (results[index]?.content ?? [])
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('');
+    expect(text(0)).toContain(`its folder is ${dir}`);
+    expect(text(0)).toContain('Guide on using oh-my-codex plugin');
+    expect(text(0)).toMatch(/\nArguments: overview$/);
+    expect(text(1)).toContain('Guide on using oh-my-codex plugin');
+    expect(text(1)).not.toContain('Arguments:');
+    expect(text(2)).toContain('Guide on using oh-my-codex plugin');
+  });
+
+  it('the $name and /name forms meet the same permission rules as the name', async () => {
+    await skill(
+      path.join(cwd, '.agent', 'skills'),
+      'deploy',
+      '---\nname: deploy\ndescription: Deploys.\n---\nRun deploy.sh\n',
+    );
+    const { tool } = await loadSkillTool({ cwd, home });
+    if (tool === undefined) throw new Error('no tool');
+    expect(await tool.permissionSubjects?.({ name: '$deploy' })).toEqual(['deploy']);
+    const policy = new PermissionPolicy({
+      mode: 'default',
+      allow: ['skill(*)'],
+      deny: ['skill(deploy)'],
+    });
+    const denied = await executeTool(tool, { skill: '/deploy' }, { permissionGate: policy.gate });
+    expect(denied).toMatchObject({ isError: true, errorKind: 'denied' });
+  });
+});

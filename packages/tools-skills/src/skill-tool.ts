@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type AnyAgentTool, defineTool, ToolError } from '@agent/core';
+import { type AnyAgentTool, defineTool, renameArguments, ToolError } from '@agent/core';
 import * as z from 'zod';
 import {
   defaultSkillRoots,
@@ -46,6 +46,11 @@ export async function loadSkillTool(options: SkillToolOptions): Promise<LoadedSk
   };
 }
 
+/** `$name` and `/name` (how claw-code and Claude Code users invoke a skill) name the skill `name`. */
+function invokedName(name: string): string {
+  return name.replace(/^[$/]/, '');
+}
+
 /** The `skill` tool over skills already found (see {@link discoverSkills}). */
 export function createSkillTool(skills: readonly Skill[]): AnyAgentTool {
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
@@ -57,12 +62,21 @@ export function createSkillTool(skills: readonly Skill[]): AnyAgentTool {
       "a skill's description, call this first with its name and follow the instructions it " +
       'returns (run its scripts with bash, read its files with read_file).\n\nSkills:\n' +
       listing,
+    // claw-code's and Claude Code's `Skill {skill, args}`; their invocation forms `$name` and
+    // `/name` name the same skill.
+    aliases: ['Skill'],
+    prepareArguments: renameArguments({ skill: 'name' }),
     input: z.object({
       name: z.string().min(1).describe('The skill to load, one of the names listed above.'),
+      args: z
+        .string()
+        .optional()
+        .describe('What the skill should work on, when its instructions take arguments.'),
     }),
     policy: { permission: 'read-only', parallelSafePerTurn: true },
-    permissionSubjects: ({ name }) => [name],
-    execute: async ({ name }) => {
+    permissionSubjects: ({ name }) => [byName.has(name) ? name : invokedName(name)],
+    execute: async ({ name: asked, args }) => {
+      const name = byName.has(asked) ? asked : invokedName(asked);
       const skill = byName.get(name);
       if (skill === undefined) {
         throw ToolError.invalidArguments(
@@ -96,6 +110,7 @@ export function createSkillTool(skills: readonly Skill[]): AnyAgentTool {
         lines.push('', 'Files of the skill:', ...files.map((file) => `- ${file}`));
         if (more > 0) lines.push(`- … and ${more} more`);
       }
+      if (args !== undefined && args.trim() !== '') lines.push('', `Arguments: ${args.trim()}`);
       return {
         content: [{ type: 'text', text: lines.join('\n') }],
         details: { name, dir: skill.dir, files },
