@@ -169,42 +169,40 @@ describe('through the loop', () => {
 });
 
 describe('REPL (claw-code): one tool, {code, language, timeout_ms}', () => {
-  it.runIf(hasPython || process.env.CI === 'true')(
-    'runs claw-code’s python example through the alias',
-    async () => {
-      repl = createReplTools({ cwd, combined: true });
-      expect(repl.tools.map((t) => t.name)).toEqual(['repl']);
-      const provider = createScriptedProvider([
-        {
-          toolCalls: [
-            {
-              name: 'REPL',
-              arguments: { language: 'python', code: 'print(1 + 1)', timeout_ms: 500 },
-            },
-            { name: 'REPL', arguments: { language: 'js', code: 'let kept = 20; kept + 1' } },
-          ],
-        },
-        { toolCalls: [{ name: 'REPL', arguments: { language: 'node', code: 'kept * 2' } }] },
-        { text: 'ok' },
-      ]);
-      const agent = new Agent({ provider, model: 'm', tools: repl.tools });
-      await agent.run('go').result;
-      const results = agent.messages.filter((m) => m.role === 'toolResult');
-      const text = (index: number) =>
-        (results[index]?.content ?? [])
-          .map((part) => (part.type === 'text' ? part.text : ''))
-          .join('');
-      expect(results.map((m) => [m.toolName, m.isError])).toEqual([
-        ['repl', false],
-        ['repl', false],
-        ['repl', false],
-      ]);
-      expect(text(0)).toBe('[new python session]\n2');
-      expect(text(1)).toBe('[new javascript session]\n=> 21');
-      // Each language keeps its own session.
-      expect(text(2)).toBe('=> 40');
-    },
-  );
+  it('runs claw-code’s python example through the alias', async (context) => {
+    skipWithout('python3')(context);
+    repl = createReplTools({ cwd, combined: true });
+    expect(repl.tools.map((t) => t.name)).toEqual(['repl']);
+    const provider = createScriptedProvider([
+      {
+        toolCalls: [
+          {
+            name: 'REPL',
+            arguments: { language: 'python', code: 'print(1 + 1)', timeout_ms: 500 },
+          },
+          { name: 'REPL', arguments: { language: 'js', code: 'let kept = 20; kept + 1' } },
+        ],
+      },
+      { toolCalls: [{ name: 'REPL', arguments: { language: 'node', code: 'kept * 2' } }] },
+      { text: 'ok' },
+    ]);
+    const agent = new Agent({ provider, model: 'm', tools: repl.tools });
+    await agent.run('go').result;
+    const results = agent.messages.filter((m) => m.role === 'toolResult');
+    const text = (index: number) =>
+      (results[index]?.content ?? [])
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('');
+    expect(results.map((m) => [m.toolName, m.isError])).toEqual([
+      ['repl', false],
+      ['repl', false],
+      ['repl', false],
+    ]);
+    expect(text(0)).toBe('[new python session]\n2');
+    expect(text(1)).toBe('[new javascript session]\n=> 21');
+    // Each language keeps its own session.
+    expect(text(2)).toBe('=> 40');
+  });
 
   it('refuses claw-code’s bad examples: blank code, an unsupported language', async () => {
     repl = createReplTools({ cwd, combined: true, languages: ['javascript'] });
@@ -222,18 +220,16 @@ describe('REPL (claw-code): one tool, {code, language, timeout_ms}', () => {
     expect(repl.sessions.every((session) => !session.running)).toBe(true);
   });
 
-  it.runIf(hasPython || process.env.CI === 'true')(
-    'claw-code’s timeout example is a timeout',
-    async () => {
-      repl = createReplTools({ cwd, combined: true });
-      const slow = await executeTool(tool('repl'), {
-        language: 'python',
-        code: 'import time\ntime.sleep(1)',
-        timeout_ms: 10,
-      });
-      expect(slow).toMatchObject({ isError: true, errorKind: 'timeout' });
-    },
-  );
+  it('claw-code’s timeout example is a timeout', async (context) => {
+    skipWithout('python3')(context);
+    repl = createReplTools({ cwd, combined: true });
+    const slow = await executeTool(tool('repl'), {
+      language: 'python',
+      code: 'import time\ntime.sleep(1)',
+      timeout_ms: 10,
+    });
+    expect(slow).toMatchObject({ isError: true, errorKind: 'timeout' });
+  });
 
   it('rules see the language with the code', async () => {
     repl = createReplTools({ cwd, combined: true, languages: ['javascript'] });
