@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { removeAtExit, removeNow } from './exit-cleanup.js';
 
 /** A forward proxy on a unix socket that lets sandboxed processes reach only allowed hosts. */
 export interface AllowListProxy {
@@ -58,34 +59,15 @@ export async function startAllowListProxy(allowHosts: readonly string[]): Promis
   // proxy alone must not (a script whose sandbox was never closed would never exit).
   server.unref();
   // A sandbox nobody closed still leaves nothing behind when the process exits.
-  openDirectories.add(dir);
-  if (openDirectories.size === 1 && !exitHandlerInstalled) {
-    exitHandlerInstalled = true;
-    process.once('exit', () => {
-      for (const open of openDirectories) removeDirectory(open);
-    });
-  }
+  removeAtExit(dir);
   return {
     socketPath,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      openDirectories.delete(dir);
-      removeDirectory(dir);
+      removeNow(dir);
     },
   };
-}
-
-/** Socket directories of proxies not closed yet, removed at exit (one handler for all). */
-const openDirectories = new Set<string>();
-let exitHandlerInstalled = false;
-
-function removeDirectory(dir: string): void {
-  try {
-    fs.rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // Best effort.
-  }
 }
 
 function refuse(client: net.Socket, why: string): void {

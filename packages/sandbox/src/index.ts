@@ -2,7 +2,6 @@ export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-l
 export {
   bubblewrapProblem,
   createSandbox,
-  defaultSecretPaths,
   type Sandbox,
   type SandboxCommand,
   type SandboxMode,
@@ -11,3 +10,10 @@ export {
   type SandboxStatus,
   SandboxUnavailableError,
 } from './sandbox.js';
+export {
+  buildSeccompFilter,
+  type SeccompArchitecture,
+  type SeccompFilterOptions,
+  seccompArchitecture,
+} from './seccomp-filter.js';
+export { defaultSecretPaths, environmentFilePaths, systemSecretPaths } from './secret-paths.js';

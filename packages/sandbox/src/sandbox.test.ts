@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
-import { createSandbox, defaultSecretPaths } from './sandbox.js';
+import { createSandbox } from './sandbox.js';
+import { defaultSecretPaths } from './secret-paths.js';
 
 describe('hostAllowed', () => {
   it.each([
@@ -101,5 +102,123 @@ describe('createSandbox', () => {
     const paths = defaultSecretPaths('/home/me');
     for (const entry of ['.ssh', '.aws', '.config/gcloud', '.netrc', '.gnupg', '.kube'])
       expect(paths).toContain(`/home/me/${entry}`);
+  });
+
+  it('rejects an allowUnixSockets entry that is not an absolute path, naming the option', () => {
+    for (const entry of ['run/docker.sock', '', 42]) {
+      expect(() =>
+        createSandbox({
+          mode: 'off',
+          writableRoots: ['/tmp'],
+          allowUnixSockets: [entry as string],
+        }),
+      ).toThrow(/^sandbox allowUnixSockets: expected absolute paths, got/);
+    }
+  });
+});
+
+describe('a bubblewrap sandbox', () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  function workspace(): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-unit-'));
+    made.push(dir);
+    return fs.realpathSync(dir);
+  }
+
+  it('says Unix sockets are blocked, or which are allowed', () => {
+    const ws = workspace();
+    const blocked = createSandbox({ mode: 'required', writableRoots: [ws] });
+    expect(blocked.status).toMatchObject({ active: true, unixSockets: 'blocked', limitations: [] });
+    expect(blocked.describe()).toBe(
+      `sandboxed (bubblewrap): writes only in ${ws} and a private /tmp; no network; no Unix sockets`,
+    );
+    const allowed = createSandbox({
+      mode: 'required',
+      writableRoots: [ws],
+      allowUnixSockets: ['/var/run/docker.sock'],
+    });
+    expect(allowed.status.unixSockets).toBe('allowed');
+    expect(allowed.describe()).toContain('Unix sockets allowed (/var/run/docker.sock)');
+  });
+
+  it('starts bwrap through a shell that execs it (one process: group kills and exit codes hold), with a private filter file, closed before the command runs', async () => {
+    const ws = workspace();
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [ws] });
+    const wrapped = await sandbox.wrap({
+      file: 'sh',
+      args: ['-c', 'ls /proc/self/fd; read line'],
+      cwd: ws,
+      env: process.env,
+    });
+    expect(wrapped.file).toBe('/bin/sh');
+    const filterFile = wrapped.args[3] ?? '';
+    expect(fs.statSync(filterFile).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(filterFile)).mode & 0o777).toBe(0o700);
+    const child = spawn(wrapped.file, [...wrapped.args], { cwd: wrapped.cwd, env: wrapped.env });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    // Wait for the listing: by then bwrap has exec'd the command, and the sh before it is gone.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const commandLine = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    expect(commandLine[0]).toBe('bwrap');
+    child.stdin.end('\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    // 3 is ls's own directory; the filter's descriptor (9) is not left to the command.
+    expect(output.split('\n')).toEqual(expect.arrayContaining(['0', '1', '2', '3']));
+    expect(output.split('\n')).not.toContain('9');
+  });
+
+  it('looks secrets up per command: one removed since does not break it, one made since is hidden', async () => {
+    const ws = workspace();
+    const home = workspace();
+    fs.writeFileSync(path.join(home, '.netrc'), 'machine x password y');
+    fs.mkdirSync(path.join(home, '.ssh'));
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [ws],
+      secretPaths: [path.join(home, '.netrc'), path.join(home, '.ssh')],
+    });
+    expect(sandbox.status.hiddenPaths).toEqual([
+      path.join(home, '.ssh'),
+      path.join(home, '.netrc'),
+    ]);
+    fs.rmSync(path.join(home, '.netrc'));
+    fs.rmSync(path.join(home, '.ssh'), { recursive: true });
+    const wrapped = await sandbox.wrap({ file: 'true', args: [], cwd: ws, env: process.env });
+    const result = spawnSync(wrapped.file, [...wrapped.args], { cwd: ws, env: wrapped.env });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.status).toBe(0);
+    expect(sandbox.status.hiddenPaths).toEqual([]);
+    fs.writeFileSync(path.join(home, '.netrc'), 'machine x password made-later');
+    const again = await sandbox.wrap({
+      file: 'cat',
+      args: [path.join(home, '.netrc')],
+      cwd: ws,
+      env: process.env,
+    });
+    const read = spawnSync(again.file, [...again.args], { cwd: ws, env: again.env });
+    expect(read.stdout.toString()).toBe('');
+    expect(sandbox.status.hiddenPaths).toEqual([path.join(home, '.netrc')]);
+  });
+
+  it('explains a refused Unix socket, and a call of another architecture', () => {
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace()] });
+    for (const output of [
+      '2026/11/26 14:31:49 socat[5] E socket(1, 1, 0): Operation not permitted',
+      'Error: connect EPERM /var/lib/app/app.sock',
+      'dial unix /var/run/docker.sock: socket: operation not permitted',
+    ]) {
+      expect(sandbox.explainFailure(output)).toContain('cannot open Unix-domain sockets');
+    }
+    expect(sandbox.explainFailure('bash: line 1:  3 Bad system call  ./a.out')).toContain(
+      'another architecture',
+    );
+    expect(sandbox.explainFailure('all good')).toBeUndefined();
   });
 });

@@ -1,8 +1,21 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type AllowListProxy, startAllowListProxy } from './allow-list-proxy.js';
+import {
+  type Bubblewrap,
+  filterFileFor,
+  type Invocation,
+  mountArguments,
+  nestingProblem,
+  proxyPort,
+  proxySingleStage,
+  proxyStages,
+  singleStage,
+} from './bubblewrap-command.js';
+import { bubblewrapFeatures } from './bubblewrap-probe.js';
+import { explainFailure } from './explain-failure.js';
+import { defaultSecretPaths, environmentFilePaths, secretMasks } from './secret-paths.js';
 
 /** `auto`: sandbox where available, else run unsandboxed with a warning; `required`: refuse without it; `off`: never. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -19,12 +32,27 @@ export interface SandboxOptions {
   /**
    * Directories under `/tmp` or `/run` the processes must still read (those two are replaced by
    * empty, private ones — hiding other programs' files and unix sockets): e.g. a project or its
-   * `node_modules` that lives in `/tmp` [none]. One inside a secret path is still readable (it
-   * is bound after the secret is hidden).
+   * `node_modules` that lives in `/tmp` [none].
    */
   readableRoots?: readonly string[];
-  /** Paths hidden from the processes (an empty directory or file in their place) [defaultSecretPaths()]. */
+  /**
+   * Paths hidden from the processes (an empty directory or file in their place); those that do
+   * not exist are skipped (looked up per command) [defaultSecretPaths()]. To add to the
+   * defaults: `[...defaultSecretPaths(), '/srv/keys']`.
+   */
   secretPaths?: readonly string[];
+  /**
+   * Also hide `.env*` files (`.env`, `.env.local`, `.envrc`, …) in the home directory and in every
+   * directory above a writable root — those inside a root are the project's own [true].
+   */
+  hideEnvironmentFiles?: boolean;
+  /**
+   * Unix sockets the processes may connect to (absolute paths; bound in even from under the
+   * private `/tmp` and `/run`). Without any, creating a Unix-domain socket fails (EPERM). The
+   * kernel filter sees a socket's family, not the path it connects to: listing one socket lifts
+   * the block as a whole, so every socket the processes can see becomes reachable too [none].
+   */
+  allowUnixSockets?: readonly string[];
   /** [off] */
   network?: SandboxNetwork;
   /** The bubblewrap binary [`bwrap` on PATH]. */
@@ -43,6 +71,16 @@ export interface SandboxStatus {
   reason?: string;
   network: SandboxNetwork;
   writableRoots: readonly string[];
+  /**
+   * `blocked`: no Unix-domain socket can be created (socket pairs can); `allowed`: they can
+   * (`allowUnixSockets`, or the allow-listed network where bwrap cannot nest); `open`: no filter
+   * could be loaded here (see `limitations`).
+   */
+  unixSockets: 'blocked' | 'allowed' | 'open';
+  /** The secret paths hidden from the next command (those that exist now; looked up on each read). */
+  readonly hiddenPaths: readonly string[];
+  /** What the sandbox cannot enforce on this machine, each with the reason [none]. */
+  limitations: readonly string[];
 }
 
 /** A command to start, before or after wrapping. */
@@ -82,93 +120,100 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
-/** Credentials and keys of the current user that sandboxed processes must not read. */
-export function defaultSecretPaths(home = os.homedir()): string[] {
-  return [
-    '.ssh',
-    '.aws',
-    '.azure',
-    '.config/gcloud',
-    '.config/gh',
-    '.kube',
-    '.gnupg',
-    '.docker/config.json',
-    '.netrc',
-    '.git-credentials',
-    '.npmrc',
-    '.pypirc',
-    '.cargo/credentials.toml',
-    '.terraform.d/credentials.tfrc.json',
-  ].map((entry) => path.join(home, entry));
-}
-
-const probes = new Map<string, string | undefined>();
-
 /**
  * Whether bubblewrap can actually run here (it may be installed yet refused by the kernel):
  * runs `bwrap … true` once per binary and caches the answer. Undefined when it works, else why not.
  */
 export function bubblewrapProblem(bwrapPath = 'bwrap'): string | undefined {
-  if (probes.has(bwrapPath)) return probes.get(bwrapPath);
-  let problem: string | undefined;
-  if (process.platform !== 'linux') {
-    problem = `no OS sandbox on ${process.platform} yet (bubblewrap is Linux-only)`;
-  } else {
-    const probe = spawnSync(
-      bwrapPath,
-      ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-all', '--die-with-parent', 'true'],
-      { timeout: 10_000, encoding: 'utf8' },
-    );
-    if (probe.error !== undefined) {
-      problem =
-        (probe.error as NodeJS.ErrnoException).code === 'ENOENT'
-          ? `bubblewrap is not installed (${bwrapPath} not found; apt-get install bubblewrap)`
-          : `bubblewrap could not start: ${probe.error.message}`;
-    } else if (probe.status !== 0) {
-      problem = `bubblewrap cannot create namespaces here: ${(probe.stderr ?? '').trim() || `exit ${probe.status}`}`;
-    }
-  }
-  probes.set(bwrapPath, problem);
-  return problem;
+  return bubblewrapFeatures(bwrapPath).problem;
 }
-
-/** Port the allow-list proxy listens on inside the sandbox (its own network namespace). */
-const proxyPort = 3128;
 
 /**
  * Creates a sandbox. With `required` and no working bubblewrap it throws
- * {@link SandboxUnavailableError}; with `auto` it reports the fallback through `onWarning` once.
+ * {@link SandboxUnavailableError}; with `auto` it reports the fallback through `onWarning` once,
+ * as it does (in either mode) anything the sandbox cannot enforce here.
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
   const mode = options.mode ?? 'auto';
   if (!['auto', 'required', 'off'].includes(mode)) {
     throw new TypeError(`sandbox mode must be auto, required or off, got ${String(mode)}`);
   }
+  const allowUnixSockets = [...(options.allowUnixSockets ?? [])];
+  for (const socket of allowUnixSockets) {
+    if (typeof socket !== 'string' || !path.isAbsolute(socket)) {
+      throw new TypeError(
+        `sandbox allowUnixSockets: expected absolute paths, got ${JSON.stringify(socket)}`,
+      );
+    }
+  }
   const network = options.network ?? 'off';
   const writableRoots = options.writableRoots.map((root) => realPathOf(root));
   const readableRoots = (options.readableRoots ?? []).map((root) => realPathOf(root));
-  const problem = mode === 'off' ? 'the sandbox is off' : bubblewrapProblem(options.bwrapPath);
+  const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const features = mode === 'off' ? undefined : bubblewrapFeatures(bwrapPath);
+  const problem = features === undefined ? 'the sandbox is off' : features.problem;
   if (mode === 'required' && problem !== undefined) {
     throw new SandboxUnavailableError(`The sandbox is required but cannot run: ${problem}`);
   }
-  const status: SandboxStatus = {
-    active: problem === undefined,
-    mode,
-    mechanism: problem === undefined ? 'bubblewrap' : 'none',
-    network,
-    writableRoots,
-    ...(problem === undefined ? {} : { reason: problem }),
-  };
+  const warn =
+    options.onWarning ??
+    ((message: string) => process.emitWarning(message, { code: 'AGENT_SANDBOX_UNAVAILABLE' }));
   if (mode === 'auto' && problem !== undefined) {
-    const warn =
-      options.onWarning ??
-      ((message: string) => process.emitWarning(message, { code: 'AGENT_SANDBOX_UNAVAILABLE' }));
     warn(`Commands run WITHOUT an OS sandbox: ${problem}`);
   }
-  // Which exist is looked at per command: a credential (or a per-user directory) made after the
-  // sandbox was created is hidden too.
-  const configuredSecrets = options.secretPaths ?? defaultSecretPaths();
-  const existingSecrets = () => configuredSecrets.filter((entry) => fs.existsSync(entry));
+  const bubblewrap: Bubblewrap | undefined =
+    features === undefined || problem !== undefined ? undefined : { path: bwrapPath, features };
+
+  const limitations = [...(bubblewrap?.features.limitations ?? [])];
+  // The allow-listed network nests two bwraps so socat (which needs a Unix socket) stays out of
+  // the filter's reach; where the kernel refuses that, socat and the command share one filter.
+  let nested = false;
+  if (bubblewrap !== undefined && typeof network === 'object' && bubblewrap.features.seccomp) {
+    const nesting = nestingProblem(bubblewrap);
+    nested = nesting === undefined;
+    if (!nested && allowUnixSockets.length === 0) {
+      limitations.push(
+        `with allowHosts, Unix sockets are not blocked: bubblewrap cannot nest here (${nesting}), and socat needs one to reach the proxy`,
+      );
+    }
+  }
+  const unixSocketsAllowed =
+    allowUnixSockets.length > 0 || (typeof network === 'object' && !nested);
+  const unixSockets: SandboxStatus['unixSockets'] =
+    bubblewrap?.features.seccomp === undefined
+      ? 'open'
+      : unixSocketsAllowed
+        ? 'allowed'
+        : 'blocked';
+
+  const home = realPathOf(os.homedir());
+  // The directories above the workspace are read for .env files once, here. Which candidates
+  // exist is looked up per command (a stat each): a credential, or a per-user directory, made
+  // after the sandbox was created is hidden too.
+  const candidates = [
+    ...(options.secretPaths ?? defaultSecretPaths(home)),
+    ...(options.hideEnvironmentFiles === false || bubblewrap === undefined
+      ? []
+      : environmentFilePaths({ roots: writableRoots, home })),
+  ];
+  const currentMasks = () =>
+    bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
+  const status: SandboxStatus = {
+    active: bubblewrap !== undefined,
+    mode,
+    mechanism: bubblewrap !== undefined ? 'bubblewrap' : 'none',
+    network,
+    writableRoots,
+    unixSockets,
+    get hiddenPaths() {
+      return currentMasks().map((mask) => mask.path);
+    },
+    limitations,
+    ...(problem === undefined ? {} : { reason: problem }),
+  };
+  if (bubblewrap !== undefined && limitations.length > 0) {
+    warn(`The OS sandbox cannot enforce everything here: ${limitations.join('; ')}`);
+  }
   let proxy: Promise<AllowListProxy> | undefined;
 
   return {
@@ -181,57 +226,25 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           : network === 'on'
             ? 'network on'
             : `network only to ${network.allowHosts.join(', ')}`;
-      return `sandboxed (bubblewrap): writes only in ${writableRoots.join(', ')} and a private /tmp; ${net}`;
+      const sockets =
+        unixSockets === 'blocked'
+          ? 'no Unix sockets'
+          : allowUnixSockets.length > 0
+            ? `Unix sockets allowed (${allowUnixSockets.join(', ')})`
+            : `Unix sockets NOT blocked (${limitations.find((entry) => /Unix sockets/.test(entry)) ?? 'no seccomp filter'})`;
+      return `sandboxed (bubblewrap): writes only in ${writableRoots.join(', ')} and a private /tmp; ${net}; ${sockets}`;
     },
     async wrap(command) {
-      if (!status.active) return command;
+      if (bubblewrap === undefined) return command;
       const env: NodeJS.ProcessEnv = { ...command.env, TMPDIR: '/tmp' };
-      const args = [
-        '--ro-bind',
-        '/',
-        '/',
-        '--dev',
-        '/dev',
-        '--proc',
-        '/proc',
-        // A private, empty /tmp and /dev/shm per command: nothing written there outlives it, and
-        // other programs' files and unix sockets there (ssh-agent, tmux, X11) are out of reach.
-        '--tmpfs',
-        '/tmp',
-        '--tmpfs',
-        '/dev/shm',
-        // /run holds the host's service sockets (docker, dbus, systemd, user agents): hidden.
-        '--tmpfs',
-        '/run',
-      ];
-      // A readable root inside a hidden path (one session's directory inside a per-user one) is
-      // bound after the hiding, so it alone shows through.
-      const secretPaths = existingSecrets();
-      const insideSecret = (root: string) =>
-        secretPaths.some((secret) => secret !== root && isInside(secret, root));
-      const bindReadable = (root: string) => {
-        if (fs.existsSync(root)) args.push('--ro-bind', root, root);
-      };
-      for (const root of readableRoots) if (!insideSecret(root)) bindReadable(root);
-      for (const root of writableRoots) args.push('--bind', root, root);
-      for (const secret of secretPaths) {
-        // Hidden inside a writable root too (a workspace holding the temporary directory or the
-        // home); one that holds a writable root is where the user chose to work: left visible.
-        if (writableRoots.some((root) => isInside(secret, root))) continue;
-        const stat = fs.statSync(secret, { throwIfNoEntry: false });
-        if (stat === undefined) continue; // vanished since it was seen: nothing to read
-        if (stat.isDirectory()) args.push('--tmpfs', secret);
-        else args.push('--ro-bind', '/dev/null', secret);
-      }
-      for (const root of readableRoots) if (insideSecret(root)) bindReadable(root);
-      args.push('--unshare-all', '--die-with-parent', '--new-session');
-      let inner = [command.file, ...command.args];
-      if (network === 'on') args.push('--share-net');
-      else if (network !== 'off') {
+      const masks = currentMasks();
+      const mounts = mountArguments({ readableRoots, writableRoots, masks, allowUnixSockets });
+      const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
+      const inner = [command.file, ...command.args];
+      let invocation: Invocation;
+      if (typeof network === 'object') {
         proxy ??= startAllowListProxy(network.allowHosts);
         const { socketPath } = await proxy;
-        const inside = '/tmp/.agent-sandbox-proxy.sock';
-        args.push('--ro-bind', socketPath, inside);
         const url = `http://127.0.0.1:${proxyPort}`;
         for (const name of [
           'HTTP_PROXY',
@@ -244,45 +257,37 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         }
         env.NO_PROXY = '';
         env.no_proxy = '';
-        // Inside its own network namespace the command reaches only loopback; socat carries
-        // loopback:3128 to the proxy outside, which lets through only the allowed hosts.
-        inner = [
-          '/bin/sh',
-          '-c',
-          `socat TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${inside} 2>/dev/null & ` +
-            `i=0; until [ $i -ge 300 ] || socat -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null; do i=$((i+1)); sleep 0.01; done; exec "$@"`,
-          'sandbox',
-          ...inner,
-        ];
+        const stage = {
+          bubblewrap,
+          mounts,
+          proxySocket: socketPath,
+          cwd: command.cwd,
+          command: inner,
+        };
+        invocation =
+          nested && filterFile !== undefined
+            ? proxyStages({ ...stage, filterFile, writableRoots })
+            : proxySingleStage({ ...stage, filterFile });
+      } else {
+        invocation = singleStage({
+          bubblewrap,
+          mounts,
+          network,
+          filterFile,
+          cwd: command.cwd,
+          command: inner,
+        });
       }
-      args.push('--chdir', command.cwd, '--', ...inner);
-      return { file: options.bwrapPath ?? 'bwrap', args, cwd: command.cwd, env };
+      return { ...invocation, cwd: command.cwd, env };
     },
     explainFailure(output) {
       if (!status.active) return undefined;
-      if (/Read-only file system|EROFS/.test(output)) {
-        return `Blocked by the sandbox: writes outside ${writableRoots.join(', ')} and /tmp are not allowed. Running outside the sandbox is a separate permission (dangerouslyDisableSandbox).`;
-      }
-      if (
-        network !== 'on' &&
-        /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo|ENETUNREACH|EAI_AGAIN|Name or service not known|403 Forbidden.*proxy|blocked by the sandbox proxy/i.test(
-          output,
-        )
-      ) {
-        return network === 'off'
-          ? 'Blocked by the sandbox: the network is off for commands.'
-          : `Blocked by the sandbox: only ${network.allowHosts.join(', ')} can be reached.`;
-      }
-      const secretPaths = existingSecrets();
-      if (
-        secretPaths.length > 0 &&
-        secretPaths.some(
-          (secret) => output.includes(secret) || output.includes(path.basename(secret)),
-        )
-      ) {
-        return 'Blocked by the sandbox: credential paths are hidden from commands.';
-      }
-      return undefined;
+      return explainFailure(output, {
+        writableRoots,
+        network,
+        hiddenPaths: status.hiddenPaths,
+        unixSockets,
+      });
     },
     async close() {
       if (proxy !== undefined) await (await proxy).close();
@@ -296,9 +301,4 @@ function realPathOf(entry: string): string {
   } catch {
     return path.resolve(entry);
   }
-}
-
-function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

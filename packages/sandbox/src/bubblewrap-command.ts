@@ -1,0 +1,296 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { type BubblewrapFeatures, hardeningArguments } from './bubblewrap-probe.js';
+import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
+import { isInside, type SecretMask } from './secret-paths.js';
+
+/** What a sandboxed command may see, fixed when the sandbox is created. */
+export interface MountPlan {
+  readableRoots: readonly string[];
+  writableRoots: readonly string[];
+  masks: readonly SecretMask[];
+  /** Unix sockets bound in (from under the private /tmp and /run as well). */
+  allowUnixSockets: readonly string[];
+}
+
+/** The bwrap binary and what it can enforce. */
+export interface Bubblewrap {
+  path: string;
+  features: BubblewrapFeatures;
+}
+
+/** A program and its arguments. */
+export interface Invocation {
+  file: string;
+  args: string[];
+}
+
+/** Port the allow-list proxy listens on inside the sandbox (its own network namespace). */
+export const proxyPort = 3128;
+
+/**
+ * Shell that starts socat carrying loopback:{@link proxyPort} to the proxy's Unix socket at
+ * `socketPath` (a shell word), and waits until it listens (at most ~3 s).
+ */
+function relayToProxy(socketPath: string): string {
+  return (
+    `socat TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath} 2>/dev/null & ` +
+    `i=0; until [ $i -ge 300 ] || socat -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null; do i=$((i+1)); sleep 0.01; done; `
+  );
+}
+
+/** The bwrap arguments that build the sandbox's file system view. */
+export function mountArguments(plan: MountPlan): string[] {
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    // Sysctls check no capability, only the file mode: root inside (the same kernel uid) could
+    // write global ones — kernel.core_pattern runs a program as root on the host.
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
+    // A private, empty /tmp and /dev/shm per command: nothing written there outlives it, and
+    // other programs' files and unix sockets there (ssh-agent, tmux, X11) are out of reach.
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/dev/shm',
+    // /run holds the host's service sockets (docker, dbus, systemd, user agents): hidden.
+    '--tmpfs',
+    '/run',
+  ];
+  // A readable root inside a hidden path (one session's directory inside a per-user one) is
+  // bound after the hiding, so it alone shows through.
+  const insideMask = (root: string) =>
+    plan.masks.some((mask) => mask.path !== root && isInside(mask.path, root));
+  const bindReadable = (root: string) => {
+    if (fs.existsSync(root)) args.push('--ro-bind', root, root);
+  };
+  for (const root of plan.readableRoots) if (!insideMask(root)) bindReadable(root);
+  for (const root of plan.writableRoots) args.push('--bind', root, root);
+  for (const mask of plan.masks) {
+    if (mask.directory) args.push('--tmpfs', mask.path);
+    else args.push('--ro-bind', '/dev/null', mask.path);
+  }
+  for (const root of plan.readableRoots) if (insideMask(root)) bindReadable(root);
+  // After the masks: a socket the user allowed stays reachable even under a hidden directory.
+  for (const socket of plan.allowUnixSockets) args.push('--ro-bind-try', socket, socket);
+  return args;
+}
+
+/** The hardening flags plus `--seccomp` when a filter file is given. */
+function lockdown(features: BubblewrapFeatures, filterFile: string | undefined): string[] {
+  return [
+    ...hardeningArguments(features),
+    ...(filterFile === undefined ? [] : ['--seccomp', String(seccompDescriptor)]),
+  ];
+}
+
+/** The filter file for this sandbox, or undefined when no filter can be loaded here. */
+export function filterFileFor(
+  bubblewrap: Bubblewrap,
+  allowUnixSockets: boolean,
+): string | undefined {
+  const architecture = bubblewrap.features.seccomp;
+  return architecture === undefined
+    ? undefined
+    : seccompFilterFile({ architecture, allowUnixSockets });
+}
+
+/** Starts bwrap directly, or through `/bin/sh` when it must read a filter from a descriptor. */
+function launch(
+  bubblewrap: Bubblewrap,
+  filterFile: string | undefined,
+  args: string[],
+): Invocation {
+  return filterFile === undefined
+    ? { file: bubblewrap.path, args }
+    : withSeccompDescriptor(filterFile, bubblewrap.path, args);
+}
+
+/** One bwrap: network off (its own namespace, loopback only) or on (the host's). */
+export function singleStage(options: {
+  bubblewrap: Bubblewrap;
+  mounts: readonly string[];
+  network: 'off' | 'on';
+  filterFile: string | undefined;
+  cwd: string;
+  command: readonly string[];
+}): Invocation {
+  const args = [
+    ...options.mounts,
+    '--unshare-all',
+    ...(options.network === 'on' ? ['--share-net'] : []),
+    ...lockdown(options.bubblewrap.features, options.filterFile),
+    '--die-with-parent',
+    '--new-session',
+    '--chdir',
+    options.cwd,
+    '--',
+    ...options.command,
+  ];
+  return launch(options.bubblewrap, options.filterFile, args);
+}
+
+/**
+ * The allow-listed network in two bwraps. The outer one owns a network namespace with only
+ * loopback, where socat carries 127.0.0.1:{@link proxyPort} to the proxy's Unix socket outside;
+ * the inner one is the sandbox proper, in that network namespace but its own pid namespace, with
+ * the seccomp filter. socat needs a Unix socket, the command must not have one: nesting lets the
+ * filter apply to the command alone, and the command can neither see nor trace socat.
+ */
+export function proxyStages(options: {
+  bubblewrap: Bubblewrap;
+  mounts: readonly string[];
+  writableRoots: readonly string[];
+  filterFile: string;
+  proxySocket: string;
+  cwd: string;
+  command: readonly string[];
+}): Invocation {
+  const inner = [
+    ...options.mounts,
+    // Its own user namespace (--disable-userns brings one too) and pid namespace: socat's is out of sight.
+    ...(options.bubblewrap.features.disableUserNamespaces ? [] : ['--unshare-user']),
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...lockdown(options.bubblewrap.features, options.filterFile),
+    '--die-with-parent',
+    '--new-session',
+    '--chdir',
+    options.cwd,
+    '--',
+    ...options.command,
+  ];
+  const script = `proxy=$1; shift; ${relayToProxy('"$proxy"')}${uncoverProc}exec "$@"`;
+  const outer = [
+    ...outerStage,
+    // Bound writable here too: the inner bwrap cannot make writable what it gets read-only.
+    ...options.writableRoots.flatMap((root) => ['--bind', root, root]),
+    '--',
+    '/bin/sh',
+    '-c',
+    script,
+    'agent-sandbox-proxy',
+    options.proxySocket,
+    options.bubblewrap.path,
+    ...inner,
+  ];
+  return launch(options.bubblewrap, options.filterFile, outer);
+}
+
+/**
+ * The outer stage: the host's file system read-only (socat and the proxy socket), a fresh /proc
+ * for its pid namespace, and its own user, network and pid namespaces — all of it, socat
+ * included, ends with the outer bwrap.
+ */
+const outerStage = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--unshare-user',
+  '--unshare-net',
+  '--unshare-pid',
+  '--die-with-parent',
+];
+
+/**
+ * bubblewrap run by root covers /proc's writable corners (irq, bus, sys, sysrq-trigger) with
+ * read-only mounts, and the kernel refuses a nested /proc while any part of the outer one is
+ * covered: the outer stage uncovers them (nothing but our script and socat runs there).
+ */
+const uncoverProc =
+  process.getuid?.() === 0
+    ? 'umount /proc/irq /proc/bus /proc/sys /proc/sysrq-trigger 2>/dev/null; '
+    : '';
+
+const nestingProbes = new Map<string, string | undefined>();
+
+/**
+ * Whether the two-stage proxy sandbox can run here (the kernel may refuse the nested /proc, e.g.
+ * under a container's masked /proc). Runs it once per binary with `true`; undefined when it works.
+ */
+export function nestingProblem(bubblewrap: Bubblewrap): string | undefined {
+  if (nestingProbes.has(bubblewrap.path)) return nestingProbes.get(bubblewrap.path);
+  let problem: string | undefined;
+  const filterFile = filterFileFor(bubblewrap, false);
+  if (filterFile === undefined) problem = 'no seccomp filter here';
+  else {
+    const inner = [
+      '--ro-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--unshare-user',
+      '--unshare-pid',
+      ...lockdown(bubblewrap.features, filterFile),
+      '--die-with-parent',
+      'true',
+    ];
+    const outer = [
+      ...outerStage,
+      '--',
+      '/bin/sh',
+      '-c',
+      `${uncoverProc}exec "$@"`,
+      'agent-sandbox-probe',
+      bubblewrap.path,
+      ...inner,
+    ];
+    const command = launch(bubblewrap, filterFile, outer);
+    const result = spawnSync(command.file, command.args, { timeout: 10_000, encoding: 'utf8' });
+    if (result.error !== undefined) problem = result.error.message;
+    else if (result.status !== 0) {
+      problem = (result.stderr ?? '').trim() || `exit ${result.status ?? result.signal}`;
+    }
+  }
+  nestingProbes.set(bubblewrap.path, problem);
+  return problem;
+}
+
+/**
+ * The allow-listed network where bwrap cannot nest: one bwrap, socat inside it next to the
+ * command. socat needs a Unix socket to reach the proxy, so the filter given here must allow
+ * them — for the command too (the status says so).
+ */
+export function proxySingleStage(options: {
+  bubblewrap: Bubblewrap;
+  mounts: readonly string[];
+  filterFile: string | undefined;
+  proxySocket: string;
+  cwd: string;
+  command: readonly string[];
+}): Invocation {
+  const inside = '/tmp/.agent-sandbox-proxy.sock';
+  const args = [
+    ...options.mounts,
+    '--ro-bind',
+    options.proxySocket,
+    inside,
+    '--unshare-all',
+    ...lockdown(options.bubblewrap.features, options.filterFile),
+    '--die-with-parent',
+    '--new-session',
+    '--chdir',
+    options.cwd,
+    '--',
+    '/bin/sh',
+    '-c',
+    `${relayToProxy(inside)}exec "$@"`,
+    'sandbox',
+    ...options.command,
+  ];
+  return launch(options.bubblewrap, options.filterFile, args);
+}

@@ -1,0 +1,362 @@
+/**
+ * Fixture and runner for the escape suite (test code, not part of the package's entry). The
+ * runner is a small script that imports the built package (dist) and runs attempts in sandboxes;
+ * the suite starts it as root and, through setpriv, as nobody — with a fixture owned by that user,
+ * so what stops an attempt is the sandbox and not file permissions.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Attempt } from './escape-attempts.js';
+import { ancestorSecretFiles, homeSecretFiles } from './escape-attempts.js';
+
+/** A user the runner runs as. */
+export interface RunnerUser {
+  label: string;
+  /** Started through `setpriv --reuid/--regid` when set (the suite runs as root). */
+  uid?: number;
+  gid?: number;
+}
+
+/** The fixture one user's runs see. */
+export interface Fixture {
+  base: string;
+  home: string;
+  workspace: string;
+  ancestor: string;
+  outside: string;
+  socketPath: string;
+  abstractName: string;
+  /** Where the runner's TMPDIR points (for the proxy socket and seccomp files). */
+  temporary: string;
+  /** Connections the host's listeners (path and abstract) accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export const victimText = 'original\n';
+export const socketGreeting = 'SECRET-SOCKET-GREETING\n';
+
+/** Builds the fixture under `parent` (outside /tmp and /run), owned by `user`. */
+export async function makeFixture(parent: string, user: RunnerUser): Promise<Fixture> {
+  const base = fs.mkdtempSync(path.join(parent, `${user.label}-`));
+  const home = path.join(base, 'home');
+  const ancestor = path.join(base, 'monorepo');
+  const workspace = path.join(ancestor, 'packages', 'app');
+  const outside = path.join(base, 'outside');
+  const temporary = path.join(base, 'tmp');
+  for (const dir of [home, workspace, outside, temporary, path.join(base, 'sockets')]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  for (const file of homeSecretFiles) write(path.join(home, file), `SECRET-home/${file}\n`);
+  for (const file of ancestorSecretFiles) write(path.join(base, file), `SECRET-${file}\n`);
+  write(path.join(workspace, '.env'), 'PROJECT-VISIBLE=1\n');
+  write(path.join(outside, 'victim.txt'), victimText);
+  if (user.uid !== undefined) chownTree(base, user.uid, user.gid ?? user.uid);
+  // Secrets private to their owner: without the sandbox only that user could read them.
+  for (const file of [...homeSecretFiles.map((entry) => path.join(home, entry))]) {
+    fs.chmodSync(file, 0o600);
+  }
+
+  let accepted = 0;
+  const servers: net.Server[] = [];
+  const sockets = new Set<net.Socket>();
+  const socketPath = path.join(base, 'sockets', 'host.sock');
+  const abstractName = `agent-sandbox-escape-${process.pid}-${user.label}`;
+  for (const address of [socketPath, `\0${abstractName}`]) {
+    const server = net.createServer((socket) => {
+      accepted++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+      socket.end(socketGreeting);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(address, resolve);
+    });
+    servers.push(server);
+  }
+  // Anyone may connect (a daemon socket often lets a group in): only the sandbox stands between.
+  fs.chmodSync(socketPath, 0o777);
+  return {
+    base,
+    home,
+    workspace,
+    ancestor,
+    outside,
+    socketPath,
+    abstractName,
+    temporary,
+    connections: () => accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(
+        servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+      );
+      fs.rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+function write(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+function chownTree(entry: string, uid: number, gid: number): void {
+  fs.chownSync(entry, uid, gid);
+  if (!fs.lstatSync(entry).isDirectory()) return;
+  for (const name of fs.readdirSync(entry)) chownTree(path.join(entry, name), uid, gid);
+}
+
+/** Syscall numbers the attempts use from perl, for this machine. */
+export function syscallNumbers(machine = os.machine()): Record<string, string> {
+  const tables: Record<string, Record<string, number>> = {
+    x86_64: {
+      NR_MOUNT: 165,
+      NR_UMOUNT2: 166,
+      NR_FSOPEN: 430,
+      NR_OPEN_TREE: 428,
+      NR_UNSHARE: 272,
+      NR_PTRACE: 101,
+      NR_KEYCTL: 250,
+      NR_ADD_KEY: 248,
+      NR_REQUEST_KEY: 249,
+      NR_SOCKET: 41,
+      NR_SOCKETPAIR: 53,
+      NR_IO_URING_SETUP: 425,
+      NR_X32_SOCKET: 41 | 0x40000000,
+      NR_MKNODAT: 259,
+      NR_OPENAT2: 437,
+    },
+    aarch64: {
+      NR_MOUNT: 40,
+      NR_UMOUNT2: 39,
+      NR_FSOPEN: 430,
+      NR_OPEN_TREE: 428,
+      NR_UNSHARE: 97,
+      NR_PTRACE: 117,
+      NR_KEYCTL: 219,
+      NR_ADD_KEY: 217,
+      NR_REQUEST_KEY: 218,
+      NR_SOCKET: 198,
+      NR_SOCKETPAIR: 199,
+      NR_IO_URING_SETUP: 425,
+      NR_MKNODAT: 33,
+      NR_OPENAT2: 437,
+    },
+  };
+  const table = tables[machine];
+  if (table === undefined) throw new Error(`the escape suite has no syscall table for ${machine}`);
+  return Object.fromEntries(Object.entries(table).map(([name, value]) => [name, String(value)]));
+}
+
+/**
+ * A static x86-64 program (a minimal ELF, no compiler needed) that makes one 32-bit system call
+ * through `int 0x80` and exits 42 if it returned a descriptor, else 1. `socketcall` takes its
+ * arguments from memory: they are placed after the code, below 4 GiB where a 32-bit pointer reaches.
+ */
+export function int80Program(call: 'socket' | 'socketcall'): Buffer {
+  const base = 0x400000;
+  const headerSize = 64 + 56;
+  const code: number[] = [];
+  const arguments32 = Buffer.alloc(12);
+  arguments32.writeUInt32LE(1, 0); // AF_UNIX
+  arguments32.writeUInt32LE(1, 4); // SOCK_STREAM
+  arguments32.writeUInt32LE(0, 8);
+  const mov = (opcode: number, value: number) => {
+    code.push(
+      opcode,
+      value & 0xff,
+      (value >> 8) & 0xff,
+      (value >> 16) & 0xff,
+      (value >>> 24) & 0xff,
+    );
+  };
+  // The code is 42 bytes either way; the socketcall arguments follow it.
+  const dataAddress = base + headerSize + 42;
+  if (call === 'socket') {
+    mov(0xb8, 359); // eax = __NR_socket (i386)
+    mov(0xbb, 1); // ebx = AF_UNIX
+    mov(0xb9, 1); // ecx = SOCK_STREAM
+  } else {
+    mov(0xb8, 102); // eax = __NR_socketcall (i386)
+    mov(0xbb, 1); // ebx = SYS_SOCKET
+    mov(0xb9, dataAddress); // ecx = &arguments
+  }
+  code.push(0x31, 0xd2); // xor edx, edx
+  code.push(0xcd, 0x80); // int 0x80
+  code.push(0x85, 0xc0); // test eax, eax
+  code.push(0x78, 0x07); // js +7
+  mov(0xbf, 42); // edi = 42
+  code.push(0xeb, 0x05); // jmp +5
+  mov(0xbf, 1); // edi = 1
+  mov(0xb8, 60); // eax = exit (x86-64)
+  code.push(0x0f, 0x05); // syscall
+  if (code.length !== 42) throw new Error(`int80Program: code is ${code.length} bytes, not 42`);
+  const body = Buffer.concat([Buffer.from(code), arguments32]);
+  const size = headerSize + body.length;
+  const header = Buffer.alloc(headerSize);
+  header.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0], 0); // ELF, 64-bit, little-endian, v1
+  header.writeUInt16LE(2, 16); // ET_EXEC
+  header.writeUInt16LE(0x3e, 18); // EM_X86_64
+  header.writeUInt32LE(1, 20);
+  header.writeBigUInt64LE(BigInt(base + headerSize), 24); // entry
+  header.writeBigUInt64LE(64n, 32); // program headers at 64
+  header.writeUInt16LE(64, 52); // header size
+  header.writeUInt16LE(56, 54); // program header size
+  header.writeUInt16LE(1, 56); // one program header
+  // PT_LOAD of the whole file, readable and executable.
+  header.writeUInt32LE(1, 64);
+  header.writeUInt32LE(5, 68);
+  header.writeBigUInt64LE(0n, 72);
+  header.writeBigUInt64LE(BigInt(base), 80);
+  header.writeBigUInt64LE(BigInt(base), 88);
+  header.writeBigUInt64LE(BigInt(size), 96);
+  header.writeBigUInt64LE(BigInt(size), 104);
+  header.writeBigUInt64LE(0x1000n, 112);
+  return Buffer.concat([header, body]);
+}
+
+/** One sandbox the runner creates and the attempts it runs there. */
+export interface RunnerRun {
+  label: string;
+  /** createSandbox options (JSON), beside `mode: 'required'`. */
+  options: Record<string, unknown>;
+  cwd: string;
+  env: Record<string, string>;
+  attempts: readonly Attempt[];
+}
+
+/** What one attempt did. */
+export interface AttemptResult {
+  name: string;
+  output: string;
+  code: number | string | null;
+  signal: string | null;
+}
+
+/** What one run reported. */
+export interface RunReport {
+  label: string;
+  status: {
+    active: boolean;
+    unixSockets: string;
+    hiddenPaths: string[];
+    limitations: string[];
+  };
+  description: string;
+  results: AttemptResult[];
+}
+
+const runnerSource = `
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const { createSandbox } = await import(input.entry);
+const reports = [];
+for (const run of input.runs) {
+  const sandbox = createSandbox({ mode: 'required', ...run.options, onWarning: () => {} });
+  const results = [];
+  for (const attempt of run.attempts) {
+    const wrapped = await sandbox.wrap({
+      file: '/bin/bash',
+      args: ['-c', attempt.script],
+      cwd: run.cwd,
+      env: { ...process.env, ...run.env },
+    });
+    results.push(
+      await new Promise((resolve) => {
+        execFile(
+          wrapped.file,
+          wrapped.args,
+          { cwd: wrapped.cwd, env: wrapped.env, timeout: 30000, maxBuffer: 16 << 20, encoding: 'latin1' },
+          (error, stdout, stderr) =>
+            resolve({
+              name: attempt.name,
+              output: stdout + stderr,
+              code: error ? (error.code ?? null) : 0,
+              signal: error?.signal ?? null,
+            }),
+        );
+      }),
+    );
+  }
+  reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results });
+  await sandbox.close();
+}
+process.stdout.write(JSON.stringify(reports));
+`;
+
+/** A directory with the runner, the built package and a node binary `user` can execute. */
+export function prepareRunner(parent: string): { dir: string; node: string; entry: string } {
+  const dir = fs.mkdtempSync(path.join(parent, 'runner-'));
+  fs.chmodSync(dir, 0o755);
+  const dist = new URL('../dist/', import.meta.url);
+  for (const name of fs.readdirSync(dist)) {
+    fs.copyFileSync(new URL(name, dist), path.join(dir, name));
+  }
+  fs.writeFileSync(path.join(dir, 'runner.mjs'), runnerSource);
+  // The toolchain's node may sit under a home nobody can enter (/root): a hard link (or copy) here.
+  const node = path.join(dir, 'node');
+  try {
+    fs.linkSync(process.execPath, node);
+  } catch {
+    fs.copyFileSync(process.execPath, node);
+    fs.chmodSync(node, 0o755);
+  }
+  return { dir, node, entry: path.join(dir, 'index.js') };
+}
+
+/** Runs `runs` in the runner as `user`; resolves with its reports (never blocks the event loop: the proxy's HTTP server may live in this process). */
+export async function runAs(
+  user: RunnerUser,
+  runner: { dir: string; node: string; entry: string },
+  fixture: Fixture,
+  runs: readonly RunnerRun[],
+): Promise<RunReport[]> {
+  const input = path.join(runner.dir, `input-${user.label}-${Date.now()}.json`);
+  fs.writeFileSync(input, JSON.stringify({ entry: runner.entry, runs }));
+  fs.chmodSync(input, 0o644);
+  const command =
+    user.uid === undefined
+      ? [runner.node, path.join(runner.dir, 'runner.mjs'), input]
+      : [
+          'setpriv',
+          `--reuid=${user.uid}`,
+          `--regid=${user.gid ?? user.uid}`,
+          '--clear-groups',
+          runner.node,
+          path.join(runner.dir, 'runner.mjs'),
+          input,
+        ];
+  const [file = '', ...args] = command;
+  const { stdout, stderr, error } = await new Promise<{
+    stdout: string;
+    stderr: string;
+    error: Error | null;
+  }>((resolve) => {
+    execFile(
+      file,
+      args,
+      {
+        cwd: fixture.base,
+        env: {
+          HOME: fixture.home,
+          PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+          TMPDIR: fixture.temporary,
+        },
+        maxBuffer: 64 << 20,
+        timeout: 600_000,
+      },
+      (failure, out, err) => resolve({ stdout: out, stderr: err, error: failure }),
+    );
+  });
+  if (error !== null) {
+    throw new Error(`the runner (as ${user.label}) failed: ${error.message}\n${stderr}`);
+  }
+  return JSON.parse(stdout) as RunReport[];
+}

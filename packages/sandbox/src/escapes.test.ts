@@ -1,0 +1,315 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Attempt,
+  capabilityAttempts,
+  secretAttempts,
+  socketAttempts,
+} from './escape-attempts.js';
+import {
+  type Fixture,
+  int80Program,
+  makeFixture,
+  prepareRunner,
+  type RunnerRun,
+  type RunnerUser,
+  type RunReport,
+  runAs,
+  socketGreeting,
+  syscallNumbers,
+  victimText,
+} from './escape-harness.js';
+import { bubblewrapProblem } from './sandbox.js';
+
+// The three escape classes of issue 24 — capabilities (root inside unmounting the masks),
+// Unix-domain sockets outside the hidden directories, `.env` files and credential stores — tried
+// from inside real sandboxes, by the built package, as root and as nobody, with every network
+// mode. The fixture lives under /var/tmp: outside the private /tmp and /run the sandbox hides
+// wholesale, so only the new defences stand between an attempt and the host.
+
+const problem = bubblewrapProblem();
+if (problem !== undefined) {
+  throw new Error(`The escape suite needs bubblewrap (apt-get install bubblewrap): ${problem}`);
+}
+const isRoot = process.getuid?.() === 0;
+const setprivFound = spawnSync('setpriv', ['--version']).status === 0;
+if (isRoot && !setprivFound) {
+  throw new Error('The escape suite runs its unprivileged half through setpriv (util-linux)');
+}
+
+const users: RunnerUser[] = isRoot
+  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
+  : [{ label: `uid ${process.getuid?.()}` }];
+
+const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-escapes-'));
+fs.chmodSync(parent, 0o755);
+const runner = prepareRunner(parent);
+const programs = path.join(parent, 'programs');
+fs.mkdirSync(programs);
+fs.chmodSync(programs, 0o755);
+const int80 = os.machine() === 'x86_64';
+if (int80) {
+  for (const call of ['socket', 'socketcall'] as const) {
+    fs.writeFileSync(path.join(programs, `int80-${call}`), int80Program(call), { mode: 0o755 });
+  }
+}
+let httpServer: http.Server;
+let httpPort: number;
+
+beforeAll(async () => {
+  httpServer = http.createServer((_request, response) => response.end('WORKS-FROM-HOST-HTTP\n'));
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  httpPort = (httpServer.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  httpServer.closeAllConnections();
+  await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  fs.rmSync(parent, { recursive: true, force: true });
+});
+
+const networks = [
+  { label: 'network off', network: 'off' },
+  { label: 'network on', network: 'on' },
+  { label: 'allow-listed network', network: { allowHosts: ['127.0.0.1'] } },
+] as const;
+
+const attackAttempts: readonly Attempt[] = [
+  ...capabilityAttempts,
+  ...socketAttempts,
+  ...secretAttempts,
+  {
+    name: 'the proxy relay (socat, outside the filter) is out of sight and reach',
+    script: `ps ax -o pid=,args= | grep '[s]ocat' && echo ESCAPED; true`,
+  },
+];
+
+function environment(fixture: Fixture, hostPid: number): Record<string, string> {
+  return {
+    WS: fixture.workspace,
+    ANCESTOR: fixture.ancestor,
+    BASE: fixture.base,
+    OUT: fixture.outside,
+    SOCK: fixture.socketPath,
+    ABSTRACT: fixture.abstractName,
+    HOSTPID: String(hostPid),
+    NODE: runner.node,
+    HTTP_PORT: String(httpPort),
+    ...(int80
+      ? {
+          INT80_SOCKET: path.join(programs, 'int80-socket'),
+          INT80_SOCKETCALL: path.join(programs, 'int80-socketcall'),
+        }
+      : {}),
+    ...syscallNumbers(),
+  };
+}
+
+/** A process outside every sandbox, with a secret in its environment. */
+function startHostProcess(): { pid: number; state(): string; stop(): void } {
+  const child = spawn('sleep', ['600'], {
+    env: { PATH: process.env.PATH, HOST_SECRET: 'SECRET-HOST-ENVIRON' },
+    stdio: 'ignore',
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the host process');
+  return {
+    pid,
+    state: () => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? 'gone';
+      } catch {
+        return 'gone';
+      }
+    },
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+function expectNoEscape(report: RunReport, attempt: Attempt): void {
+  const result = report.results.find((entry) => entry.name === attempt.name);
+  expect(result, `no result for ${attempt.name}`).toBeDefined();
+  const output = result?.output ?? '';
+  if (attempt.kind === 'works') {
+    expect(output, `${report.label}: ${attempt.name}`).toContain('WORKS');
+    return;
+  }
+  expect(output, `${report.label}: ${attempt.name}`).not.toMatch(/ESCAPED|SECRET-/);
+  if (attempt.evidence !== undefined) {
+    expect(output, `${report.label}: ${attempt.name}`).toMatch(attempt.evidence);
+  }
+}
+
+describe.each(users)('sandbox escapes, as $label', (user) => {
+  let fixture: Fixture;
+  let host: ReturnType<typeof startHostProcess>;
+  let reports: RunReport[] = [];
+  let controls: RunReport[] = [];
+  let connectionsDuringAttacks = -1;
+
+  beforeAll(async () => {
+    fixture = await makeFixture(parent, user);
+    host = startHostProcess();
+    const env = environment(fixture, host.pid);
+    const runs: RunnerRun[] = networks.map(({ label, network }) => ({
+      label,
+      options: { writableRoots: [fixture.workspace], network },
+      cwd: fixture.workspace,
+      env,
+      attempts: [
+        ...attackAttempts,
+        ...(typeof network === 'object'
+          ? [
+              {
+                name: 'an allowed host is reached through the proxy',
+                kind: 'works' as const,
+                script: 'curl -sS -m 10 "http://127.0.0.1:$HTTP_PORT/"',
+              },
+            ]
+          : []),
+      ],
+    }));
+    reports = await runAs(user, runner, fixture, runs);
+    // ESCAPE_REPORT=dir keeps what every attempt printed, to read why each one failed.
+    const keep = process.env.ESCAPE_REPORT;
+    if (keep !== undefined) {
+      fs.writeFileSync(
+        path.join(keep, `escapes-${user.label}.json`),
+        JSON.stringify(reports, null, 1),
+      );
+    }
+    connectionsDuringAttacks = fixture.connections();
+    // Controls: the same attempts find what they look for once the defence is lifted, so the
+    // checks above can fail.
+    controls = await runAs(user, runner, fixture, [
+      {
+        label: 'allowUnixSockets',
+        options: { writableRoots: [fixture.workspace], allowUnixSockets: [fixture.socketPath] },
+        cwd: fixture.workspace,
+        env,
+        attempts: socketAttempts.slice(0, 4),
+      },
+      {
+        label: 'allowUnixSockets with the allow-listed network',
+        options: {
+          writableRoots: [fixture.workspace],
+          allowUnixSockets: [fixture.socketPath],
+          network: { allowHosts: ['127.0.0.1'] },
+        },
+        cwd: fixture.workspace,
+        env,
+        attempts: [...socketAttempts.slice(0, 1), ...capabilityAttempts.slice(0, 2)],
+      },
+      {
+        label: 'no secret paths',
+        options: {
+          writableRoots: [fixture.workspace],
+          secretPaths: [],
+          hideEnvironmentFiles: false,
+        },
+        cwd: fixture.workspace,
+        env,
+        attempts: secretAttempts,
+      },
+    ]);
+  }, 600_000);
+
+  afterAll(async () => {
+    host?.stop();
+    await fixture?.close();
+  });
+
+  describe.each(networks)('$label', ({ label }) => {
+    const report = () => {
+      const found = reports.find((entry) => entry.label === label);
+      if (found === undefined) throw new Error(`no report for ${label}`);
+      return found;
+    };
+
+    it('is active, and its status says Unix sockets are blocked', () => {
+      expect(report().status.active).toBe(true);
+      expect(report().status.unixSockets).toBe('blocked');
+      expect(report().status.limitations).toEqual([]);
+      expect(report().description).toContain('no Unix sockets');
+    });
+
+    it.each(capabilityAttempts)('capabilities: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
+    it.each(socketAttempts)('sockets: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
+    it.each(secretAttempts)('secrets: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
+    it.each(attackAttempts.slice(-1))('proxy relay: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
+  });
+
+  it('hides the .env files above the workspace and in the home, not the project’s own', () => {
+    const hidden = reports[0]?.status.hiddenPaths ?? [];
+    expect(hidden).toEqual(
+      expect.arrayContaining([
+        path.join(fixture.ancestor, '.env'),
+        path.join(fixture.ancestor, '.envrc'),
+        path.join(fixture.base, '.envs'),
+        path.join(fixture.home, '.env'),
+        path.join(fixture.home, '.ssh'),
+        path.join(fixture.home, '.docker/config.json'),
+      ]),
+    );
+    expect(hidden).not.toContain(path.join(fixture.workspace, '.env'));
+  });
+
+  it('the host is untouched: no write outside, the outside process alive, no connection to the host sockets', () => {
+    expect(fs.readFileSync(path.join(fixture.outside, 'victim.txt'), 'utf8')).toBe(victimText);
+    expect(fs.readdirSync(fixture.outside)).toEqual(['victim.txt']);
+    expect(host.state()).toMatch(/^[SR]$/);
+    expect(connectionsDuringAttacks).toBe(0);
+    // The runner removed its proxy socket and seccomp filter files when it exited.
+    expect(fs.readdirSync(fixture.temporary)).toEqual([]);
+  });
+
+  it('control: an allow-listed socket is reached (by each client), also next to the allow-listed network', () => {
+    const [allowed, withProxy] = controls;
+    expect(allowed?.status.unixSockets).toBe('allowed');
+    expect(allowed?.description).toContain(`Unix sockets allowed (${fixture.socketPath})`);
+    for (const result of allowed?.results ?? []) {
+      expect(result.output, result.name).toContain(socketGreeting.trim());
+    }
+    expect(withProxy?.results[0]?.output).toContain(socketGreeting.trim());
+    // Still no way back to capabilities in the nested sandbox.
+    for (const result of withProxy?.results.slice(1) ?? []) {
+      expect(result.output, result.name).not.toMatch(/ESCAPED|SECRET-home/);
+    }
+    expect(fixture.connections()).toBeGreaterThan(connectionsDuringAttacks);
+  });
+
+  it('control: with no secret paths, the same attempts read the secrets', () => {
+    const control = controls[2];
+    expect(control?.status.hiddenPaths).toEqual([]);
+    const outputs = (control?.results ?? []).map((result) => result.output).join('\n');
+    expect(outputs).toContain('SECRET-home/.ssh/id_ed25519');
+    expect(outputs).toContain('SECRET-monorepo/.env');
+    expect(outputs).toContain('SECRET-.envs/prod');
+  });
+});
+
+// The hand-made x86-64 programs work: outside the sandbox their 32-bit call returns a socket.
+if (int80) {
+  describe('the int 0x80 programs, outside the sandbox', () => {
+    it('reach the 32-bit socket calls (unless this kernel has no ia32 emulation)', () => {
+      for (const call of ['socket', 'socketcall']) {
+        const result = spawnSync(path.join(programs, `int80-${call}`));
+        // 42: a descriptor came back; a SIGSEGV means this kernel has no ia32 emulation at all.
+        expect([42, null]).toContain(result.status);
+        if (result.status === null) expect(result.signal).toBe('SIGSEGV');
+      }
+    });
+  });
+}

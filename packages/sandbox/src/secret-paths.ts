@@ -1,0 +1,216 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * Credentials, keys and tokens of the current user that sandboxed processes must not read, by
+ * where the usual tools keep them (paths under `home`), and for root {@link systemSecretPaths}
+ * too. Only the ones that exist are hidden, each at a small cost per command (a mount), so the
+ * list names files and directories that hold secrets — not whole configuration trees a tool
+ * needs to run.
+ */
+export function defaultSecretPaths(home = os.homedir()): string[] {
+  return [...homeSecretPaths(home), ...(process.getuid?.() === 0 ? systemSecretPaths(home) : [])];
+}
+
+function homeSecretPaths(home: string): string[] {
+  return [
+    // Keys and agents.
+    '.ssh',
+    '.gnupg',
+    '.pki', // NSS databases: client certificates' private keys
+    '.password-store', // pass
+    '.local/share/keyrings', // GNOME keyring files
+    '.local/share/kwalletd', // KWallet
+    '.config/op', // 1Password CLI
+    '.vault-token',
+    // Cloud CLIs.
+    '.aws',
+    '.azure',
+    '.config/gcloud',
+    '.oci',
+    '.config/doctl',
+    '.config/hcloud',
+    '.config/linode-cli',
+    '.aliyun',
+    '.bluemix',
+    '.fly',
+    '.config/rclone',
+    '.s3cfg',
+    '.boto',
+    '.mc/config.json', // MinIO client
+    '.config/configstore', // tokens of Node CLIs (firebase-tools, …)
+    '.config/netlify',
+    '.netlify',
+    '.vercel',
+    '.local/share/com.vercel.cli',
+    '.wrangler',
+    '.config/.wrangler',
+    '.config/ngrok',
+    '.ngrok2',
+    '.terraform.d/credentials.tfrc.json',
+    // Containers and clusters.
+    '.kube',
+    '.docker/config.json',
+    '.config/containers/auth.json',
+    '.config/helm/repositories.yaml',
+    '.config/helm/registry',
+    // Git hosts and git credential stores.
+    '.git-credentials',
+    '.config/git/credentials',
+    '.cache/git/credential',
+    '.config/gh',
+    '.config/hub',
+    '.config/glab-cli',
+    '.config/github-copilot',
+    '.netrc',
+    // Package registries.
+    '.npmrc',
+    '.yarnrc',
+    '.yarnrc.yml',
+    '.config/pip',
+    '.pip',
+    '.pypirc',
+    '.config/pypoetry/auth.toml',
+    '.gem/credentials',
+    '.m2/settings.xml',
+    '.m2/settings-security.xml',
+    '.gradle/gradle.properties',
+    '.cargo/credentials',
+    '.cargo/credentials.toml',
+    '.nuget/NuGet/NuGet.Config',
+    '.composer/auth.json',
+    '.config/composer/auth.json',
+    // Databases.
+    '.pgpass',
+    '.my.cnf',
+    '.mylogin.cnf',
+    // Other agents' own credentials.
+    '.claude/.credentials.json',
+    '.codex/auth.json',
+    // Browser and mail profiles (cookies and saved passwords).
+    '.mozilla',
+    '.thunderbird',
+    'snap/firefox',
+    '.config/google-chrome',
+    '.config/chromium',
+    '.config/BraveSoftware',
+    '.config/microsoft-edge',
+    '.config/vivaldi',
+    // Shell and client histories: pasted tokens and passwords end up there.
+    '.bash_history',
+    '.zsh_history',
+    '.histfile',
+    '.local/share/fish/fish_history',
+    '.psql_history',
+    '.mysql_history',
+    '.rediscli_history',
+    '.python_history',
+    '.node_repl_history',
+  ].map((entry) => path.join(home, entry));
+}
+
+/**
+ * System files only root can read — password hashes, host keys, TLS keys, a cluster's admin
+ * credentials — hidden when the sandbox is created by root (whose commands would otherwise read
+ * them: root inside is the owner). For an ordinary user the file permissions already do it.
+ */
+export function systemSecretPaths(home = os.homedir()): string[] {
+  return [
+    '/etc/shadow',
+    '/etc/shadow-',
+    '/etc/gshadow',
+    '/etc/gshadow-',
+    '/etc/security/opasswd',
+    '/etc/ssh/ssh_host_dsa_key',
+    '/etc/ssh/ssh_host_ecdsa_key',
+    '/etc/ssh/ssh_host_ed25519_key',
+    '/etc/ssh/ssh_host_rsa_key',
+    '/etc/ssl/private',
+    '/etc/letsencrypt',
+    '/etc/kubernetes',
+    '/etc/rancher',
+    '/var/lib/kubelet/pki',
+    // root's own home, when the sandbox's home is another one.
+    ...(path.resolve(home) === '/root' ? [] : ['/root']),
+  ];
+}
+
+/**
+ * `.env*` files (and `.envrc`, `.env.local`, `.envs/` …) in `home` and in every directory above
+ * a workspace root — a monorepo's root, the folder above a checkout. Those inside a root are the
+ * project's own and stay readable.
+ */
+export function environmentFilePaths(options: {
+  roots: readonly string[];
+  home: string;
+}): string[] {
+  const directories = new Set<string>([options.home]);
+  for (const root of options.roots) {
+    let directory = path.dirname(root);
+    for (;;) {
+      directories.add(directory);
+      const parent = path.dirname(directory);
+      if (parent === directory) break;
+      directory = parent;
+    }
+  }
+  const found: string[] = [];
+  for (const directory of directories) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(directory);
+    } catch {
+      continue; // Unreadable to us: unreadable to the command as well.
+    }
+    for (const name of names) if (name.startsWith('.env')) found.push(path.join(directory, name));
+  }
+  return found;
+}
+
+/** A secret path as the sandbox hides it: an empty directory, or an empty file. */
+export interface SecretMask {
+  path: string;
+  directory: boolean;
+}
+
+/**
+ * Which of `candidates` exist and must be hidden, by real path (a secret reached through a
+ * symlink is hidden where the mount really lands), leaving out those under another hidden
+ * directory, and any that is a writable root or holds one: a workspace the user chose stays
+ * whole. A secret inside a workspace (the workspace is the home directory) is still hidden.
+ */
+export function secretMasks(
+  candidates: readonly string[],
+  writableRoots: readonly string[],
+): SecretMask[] {
+  const masks = new Map<string, SecretMask>();
+  for (const candidate of candidates) {
+    // Most candidates do not exist: one stat that does not throw decides (this runs per command).
+    let real: string;
+    let directory: boolean;
+    try {
+      const stat = fs.statSync(candidate, { throwIfNoEntry: false });
+      if (stat === undefined) continue; // Missing (or a dangling link): nothing to hide.
+      real = fs.realpathSync(candidate);
+      directory = stat.isDirectory();
+    } catch {
+      continue; // Not reachable by us (ENOTDIR, EACCES), or removed meanwhile.
+    }
+    if (writableRoots.some((root) => isInside(real, root))) continue;
+    masks.set(real, { path: real, directory });
+  }
+  const ordered = [...masks.values()].sort((a, b) => a.path.length - b.path.length);
+  return ordered.filter(
+    (mask) =>
+      !ordered.some(
+        (other) => other !== mask && other.directory && isInside(other.path, mask.path),
+      ),
+  );
+}
+
+/** Whether `entry` is `root` or below it. */
+export function isInside(root: string, entry: string): boolean {
+  const relative = path.relative(root, entry);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
