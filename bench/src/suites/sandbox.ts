@@ -67,7 +67,7 @@ export async function run(): Promise<BenchSection> {
     rows,
     notes: [
       `${calls} calls each after one warm-up, the same bash tool options but \`sandbox\`; target ≤ +15 ms per call.`,
-      'Sandboxed: read-only root, the workspace bound writable, private /tmp and /dev/shm, secrets hidden, no network, new pid/ipc/uts/user/cgroup namespaces.',
+      'Sandboxed: read-only root and /proc/sys, the workspace bound writable, private /tmp and /dev/shm, secrets and .env files above the workspace hidden, no network, new pid/ipc/uts/user/cgroup namespaces, every capability dropped, nested user namespaces disabled, the seccomp filter (no Unix sockets) loaded through /bin/sh.',
     ],
   };
 }

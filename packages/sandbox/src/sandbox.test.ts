@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -221,4 +223,65 @@ describe('a bubblewrap sandbox', () => {
     );
     expect(sandbox.explainFailure('all good')).toBeUndefined();
   });
+
+  it('with allowHosts where bwrap cannot nest: one bwrap, the proxy still works, and the status says Unix sockets are open', async () => {
+    const ws = workspace();
+    // A bwrap that refuses to run inside itself, as a kernel does under a container's masked /proc.
+    const bwrapPath = path.join(ws, 'bwrap-no-nesting');
+    fs.writeFileSync(
+      bwrapPath,
+      '#!/bin/sh\n[ -n "$AGENT_TEST_OUTER_BWRAP" ] && { echo "nested /proc refused (test)" >&2; exit 1; }\nAGENT_TEST_OUTER_BWRAP=1 exec bwrap "$@"\n',
+      { mode: 0o755 },
+    );
+    const server = http.createServer((_request, response) => response.end('through the proxy\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const warnings: string[] = [];
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [ws],
+      network: { allowHosts: ['127.0.0.1'] },
+      bwrapPath,
+      onWarning: (message) => warnings.push(message),
+    });
+    try {
+      expect(sandbox.status.unixSockets).toBe('allowed');
+      expect(sandbox.status.limitations).toEqual([
+        expect.stringContaining(
+          'with allowHosts, Unix sockets are not blocked: bubblewrap cannot nest here (nested /proc refused (test))',
+        ),
+      ]);
+      expect(sandbox.describe()).toContain('Unix sockets NOT blocked (with allowHosts');
+      expect(warnings).toEqual([expect.stringContaining('cannot enforce everything here')]);
+      const wrapped = await sandbox.wrap({
+        file: 'sh',
+        args: ['-c', `curl -sS -m 10 http://127.0.0.1:${port}/; grep CapEff /proc/self/status`],
+        cwd: ws,
+        env: process.env,
+      });
+      const { stdout } = await run(wrapped);
+      expect(stdout).toContain('through the proxy');
+      expect(stdout).toMatch(/CapEff:\s+0+\n/);
+    } finally {
+      await sandbox.close();
+      server.close();
+    }
+  });
 });
+
+/** Runs a wrapped command without blocking the event loop (the proxy lives in this process). */
+function run(command: {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}) {
+  return new Promise<{ stdout: string; code: number | null }>((resolve) => {
+    const child = spawn(command.file, [...command.args], { cwd: command.cwd, env: command.env });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.on('close', (code) => resolve({ stdout, code }));
+  });
+}
