@@ -224,6 +224,61 @@ describe('a bubblewrap sandbox', () => {
     expect(sandbox.explainFailure('all good')).toBeUndefined();
   });
 
+  /** A bwrap that rejects one option, as an older bubblewrap or a stricter kernel would. */
+  function bwrapWithout(option: string, message: string): string {
+    const file = path.join(workspace(), `bwrap-without${option}`);
+    fs.writeFileSync(
+      file,
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = "${option}" ] && { echo "${message}" >&2; exit 1; }; done\nexec bwrap "$@"\n`,
+      { mode: 0o755 },
+    );
+    return file;
+  }
+
+  it('on a bubblewrap without --disable-userns: the filter still refuses new user namespaces, and the status says so', async () => {
+    const ws = workspace();
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [ws],
+      bwrapPath: bwrapWithout('--disable-userns', 'bwrap: Unknown option --disable-userns'),
+      onWarning: () => undefined,
+    });
+    expect(sandbox.status.unixSockets).toBe('blocked');
+    expect(sandbox.status.limitations).toEqual([
+      'bubblewrap cannot disable nested user namespaces (bwrap: Unknown option --disable-userns); the seccomp filter refuses them instead',
+    ]);
+    const wrapped = await sandbox.wrap({
+      file: 'sh',
+      args: ['-c', 'unshare -Ur true && echo ESCAPED; grep CapEff /proc/self/status'],
+      cwd: ws,
+      env: process.env,
+    });
+    const { stdout } = await run(wrapped);
+    expect(stdout).not.toContain('ESCAPED');
+    expect(stdout).toMatch(/CapEff:\s+0+\n/);
+  });
+
+  it('where the filter cannot be loaded: Unix sockets are open, and status, describe and the warning say so', () => {
+    const warnings: string[] = [];
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [workspace()],
+      bwrapPath: bwrapWithout('--seccomp', 'bwrap: prctl(PR_SET_SECCOMP): Invalid argument'),
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(sandbox.status.active).toBe(true);
+    expect(sandbox.status.unixSockets).toBe('open');
+    expect(sandbox.status.limitations).toEqual([
+      expect.stringContaining(
+        'the seccomp filter could not be loaded (bwrap: prctl(PR_SET_SECCOMP): Invalid argument)',
+      ),
+    ]);
+    expect(sandbox.describe()).toContain(
+      'Unix sockets NOT blocked (the seccomp filter could not be loaded',
+    );
+    expect(warnings).toEqual([expect.stringContaining('the seccomp filter could not be loaded')]);
+  });
+
   it('with allowHosts where bwrap cannot nest: one bwrap, the proxy still works, and the status says Unix sockets are open', async () => {
     const ws = workspace();
     // A bwrap that refuses to run inside itself, as a kernel does under a container's masked /proc.
