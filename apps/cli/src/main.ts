@@ -13,6 +13,7 @@ import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
 import { projectRootNotice } from './project-root.js';
+import { PromptInput } from './prompt-input.js';
 import { redactText, resetRedaction } from './redaction.js';
 import { runRepl } from './repl.js';
 import {
@@ -290,7 +291,9 @@ async function printMode(options: CliOptions): Promise<number> {
 
 /** The interactive session. */
 async function replMode(options: CliOptions): Promise<number> {
-  const keys = new RunKeys(process.stdin);
+  // The terminal's input for the whole session: lines typed at any time are kept.
+  const prompt = new PromptInput(process.stdin, process.stdout);
+  const keys = new RunKeys(prompt.keys);
   const session = await createSession(options, {
     mode: options.mode ?? 'default',
     approver: terminalApprover(keys, writeOut, {
@@ -312,13 +315,14 @@ async function replMode(options: CliOptions): Promise<number> {
     return await runRepl({
       session,
       keys,
-      input: process.stdin,
+      prompt,
       output: process.stdout,
       savePath: options.save,
       initialPrompt: options.initialPrompt,
     });
   } finally {
     keys.stop();
+    prompt.close();
     await session.close();
   }
 }

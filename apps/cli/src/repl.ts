@@ -1,12 +1,10 @@
-import { createInterface } from 'node:readline';
-import { errorMessage, type PermissionMode } from '@agent/core';
+import { errorMessage, type PermissionMode, type UserMessage } from '@agent/core';
 import { projectRootNotice } from './project-root.js';
+import type { PromptInput, PromptOutcome } from './prompt-input.js';
 import { runPrompt, type Session } from './session.js';
 import { newSessionPath } from './sessions.js';
 import type { RunKeys } from './terminal-keys.js';
 import { Transcript } from './transcript.js';
-
-type PromptOutcome = { type: 'line'; text: string } | { type: 'interrupt' } | { type: 'eof' };
 
 const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
 
@@ -14,7 +12,8 @@ const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-wri
 export interface ReplOptions {
   session: Session;
   keys: RunKeys;
-  input: NodeJS.ReadStream;
+  /** The terminal's input: the prompt's lines, and the key reader's bytes during a run. */
+  prompt: PromptInput;
   output: NodeJS.WriteStream;
   /** Where to save after every run (`--save`). */
   savePath: string | undefined;
@@ -68,7 +67,7 @@ function promptText(
  * key reader does (raw mode), so Ctrl-C aborts the run and approvals take one keypress.
  */
 export async function runRepl(options: ReplOptions): Promise<number> {
-  const { session, keys, input, output } = options;
+  const { session, keys, prompt, output } = options;
   const write = (text: string) => output.write(text);
   const colour = output.isTTY === true && (process.env.NO_COLOR ?? '') === '';
   // Markdown in answers on a terminal with colours; the renderer loads while the prompt waits.
@@ -88,7 +87,6 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     markdown: () => markdown,
     ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
   });
-  const history: string[] = [];
   transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   // The total is what the model is offered; each source says how many of them it gave.
   transcript.line(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
@@ -99,16 +97,19 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);
   let interrupted = false;
-  let pending = options.initialPrompt;
+  // Prompts that run before the next line is read: the one given on the command line, an MCP
+  // prompt filled in, and what was typed during a run that the run did not send.
+  const waiting: string[] = options.initialPrompt === undefined ? [] : [options.initialPrompt];
+  // From here every key is kept: lines typed while the session starts or a run goes are queued.
+  prompt.start();
   // Where the conversation is written after each run; /clear moves on to a new session file.
   let savePath = options.savePath;
   while (true) {
+    const next = waiting.shift();
     const outcome: PromptOutcome =
-      pending === undefined
-        ? await readPrompt(input, output, history)
-        : { type: 'line', text: pending };
-    if (pending !== undefined) write(`> ${pending}\n`);
-    pending = undefined;
+      next === undefined ? await prompt.next() : { type: 'line', text: next, typedAhead: true };
+    // A line that was not typed at a prompt on the screen is shown as it runs.
+    if (outcome.type === 'line' && outcome.typedAhead) write(`> ${outcome.text}\n`);
     if (outcome.type === 'eof') break;
     if (outcome.type === 'interrupt') {
       if (interrupted) break;
@@ -119,7 +120,6 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     interrupted = false;
     const text = outcome.text.trim();
     if (text === '') continue;
-    history.unshift(outcome.text);
     if (text.startsWith('/')) {
       const [command = '', ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');
@@ -224,7 +224,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         else {
           try {
             const filled = await server.getPrompt(promptName, promptArguments(argument));
-            pending = promptText(filled.messages as never);
+            waiting.unshift(promptText(filled.messages as never));
           } catch (error) {
             transcript.line(`error: ${errorMessage(error)}`);
           }
@@ -254,6 +254,10 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     } finally {
       keys.stop();
     }
+    // Lines typed as the run was ending, which it did not send: each runs next, in order.
+    waiting.unshift(...session.agent.takeQueuedMessages().map(userText));
+    // A line typed during the run without Enter is not lost: the next prompt starts with it.
+    prompt.insert(keys.takeLine());
     if (savePath !== undefined) {
       try {
         await session.save(savePath);
@@ -266,31 +270,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   return 0;
 }
 
-/** Reads one line with a fresh readline interface (closed afterwards so the key reader can take over). */
-function readPrompt(
-  input: NodeJS.ReadStream,
-  output: NodeJS.WriteStream,
-  history: string[],
-): Promise<PromptOutcome> {
-  return new Promise((resolve) => {
-    const rl = createInterface({ input, output, terminal: true, history: [...history] });
-    let settled = false;
-    const settle = (outcome: PromptOutcome) => {
-      if (settled) return;
-      settled = true;
-      rl.close();
-      resolve(outcome);
-    };
-    rl.on('line', (text) => settle({ type: 'line', text }));
-    rl.on('SIGINT', () => {
-      output.write('^C\n');
-      settle({ type: 'interrupt' });
-    });
-    rl.on('close', () => {
-      if (!settled) output.write('\n');
-      settle({ type: 'eof' });
-    });
-    rl.setPrompt('> ');
-    rl.prompt();
-  });
+/** The text of a queued user message (typed in the REPL: a string, or text parts). */
+function userText(message: UserMessage): string {
+  const { content } = message;
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }

@@ -404,6 +404,8 @@ export async function createSession(
         sessionId: id,
       }),
     replaceAgent: (change) => {
+      // Messages queued for the next run go with the conversation to the new agent.
+      const queued = session.agent.takeQueuedMessages();
       const next = {
         ...agentOptions,
         ...(change.model === undefined
@@ -412,6 +414,7 @@ export async function createSession(
         messages: change.messages ?? [...session.agent.messages],
       };
       session.agent = new Agent(next);
+      for (const message of queued) session.agent.steer(message);
       agentOptions = next;
       if (change.model !== undefined) session.model = change.model;
     },

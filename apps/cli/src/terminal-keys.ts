@@ -11,6 +11,9 @@ export interface KeyInput {
 }
 
 const ctrlC = '\u0003';
+/** Bracketed paste: what a terminal sends around pasted text once the program asked for it. */
+export const pasteStart = '\u001b[200~';
+export const pasteEnd = '\u001b[201~';
 
 /** A line typed while a run is going: Enter steers, Alt+Enter queues a follow-up. */
 export type OnRunLine = (text: string, kind: 'steer' | 'follow-up') => void;
@@ -29,6 +32,8 @@ export class RunKeys {
   #waiter: ((key: string | undefined) => void) | undefined;
   #active = false;
   #line = '';
+  /** Inside a bracketed paste: line ends are part of the text, not Enter. */
+  #pasting = false;
   readonly #onData = (chunk: Buffer | string) => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.includes(ctrlC)) {
@@ -69,6 +74,14 @@ export class RunKeys {
     this.#input.pause();
   }
 
+  /** The text typed since the last Enter (not sent), which it forgets: the next prompt starts with it. */
+  takeLine(): string {
+    const line = this.#line;
+    this.#line = '';
+    this.#pasting = false;
+    return line;
+  }
+
   /** Whether a question waits for a key (the spinner holds still meanwhile). */
   get waiting(): boolean {
     return this.#waiter !== undefined;
@@ -91,7 +104,14 @@ export class RunKeys {
   #type(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const char = text[i] as string;
-      if (char === '\u001b') {
+      if (text.startsWith(pasteStart, i) || text.startsWith(pasteEnd, i)) {
+        // A pasted block is one message: its line ends stay in it until Enter.
+        this.#pasting = text.startsWith(pasteStart, i);
+        i += pasteStart.length - 1;
+      } else if (this.#pasting && (char === '\r' || char === '\n')) {
+        if (!(char === '\n' && text[i - 1] === '\r')) this.#line += '\n';
+      } else if (this.#pasting && char === '\t') this.#line += char;
+      else if (char === '\u001b') {
         const next = text[i + 1];
         if (next === '\r' || next === '\n') {
           i += 1;
@@ -109,6 +129,7 @@ export class RunKeys {
 
   #send(kind: 'steer' | 'follow-up'): void {
     const line = this.#line.trim();
+    this.#pasting = false;
     this.#line = '';
     if (line !== '') this.#onLine?.(line, kind);
   }

@@ -805,6 +805,18 @@ describe('Agent: termination, limits and queues', () => {
     });
   });
 
+  it('takeQueuedMessages hands back what no run sent, steering first, and empties the queues', async () => {
+    const { agent, provider } = agentWith([{ text: 'only answer' }], []);
+    agent.followUp('later');
+    agent.steer('now');
+    expect(agent.takeQueuedMessages().map((message) => message.content)).toEqual(['now', 'later']);
+    expect(agent.takeQueuedMessages()).toEqual([]);
+    // Taken, they are not sent by the next run.
+    const { result } = await runToEnd(agent, 'go');
+    expect(result.turns).toBe(1);
+    expect(provider.requests[0]?.messages.map((message) => message.role)).toEqual(['user']);
+  });
+
   it('ends the run on a fatal ToolError', async () => {
     const fatal = defineTool({
       name: 'fatal',

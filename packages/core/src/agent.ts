@@ -201,6 +201,15 @@ export class Agent {
     this.#followUps.push(typeof message === 'string' ? userMessage(message) : message);
   }
 
+  /**
+   * Removes and returns the messages queued with {@link steer} and {@link followUp} that no run
+   * has sent yet, steering first: one queued as a run was ending stays queued for the next run
+   * (where it would follow that run's input), so a front end can send it as a prompt of its own.
+   */
+  takeQueuedMessages(): UserMessage[] {
+    return [...this.#steering.splice(0), ...this.#followUps.splice(0)];
+  }
+
   /** Aborts the current run, if any. */
   abort(reason?: unknown): void {
     this.#current?.run.abort(reason);
