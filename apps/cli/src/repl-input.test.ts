@@ -4,11 +4,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appDir,
   assertBuilt,
-  assertTmux,
   cleanEnv,
   cliPath,
   TmuxSession,
@@ -19,8 +19,8 @@ import {
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => {
   assertBuilt();
-  assertTmux();
 });
+beforeEach(skipWithout('tmux'));
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
