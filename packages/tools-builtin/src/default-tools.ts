@@ -7,6 +7,8 @@ import {
   sandboxOf,
 } from './bash.js';
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
+import { withFsReadBatch } from './fs-read-batch.js';
+import { withWriteCommands } from './fs-write-commands.js';
 import { createGlobTool } from './glob.js';
 import { createListFilesTool } from './list-files.js';
 import { createNotebookEditTool } from './notebook.js';
@@ -124,8 +126,19 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
         sandbox: sandboxOf(withRoots(options.bash?.sandbox, workspace.roots), workspace.cwd, spill),
       }),
     bash_output: () => createBashOutputTool({ backgroundTasks }),
-    read_file: () => createReadFileTool({ ...options.readFile, ...shared }),
-    write_file: () => createWriteFileTool(shared),
+    // read_file also takes Kiro's fs_read batch (Line, Directory, Search, Image operations).
+    read_file: () =>
+      withFsReadBatch({
+        readFile: createReadFileTool({ ...options.readFile, ...shared }),
+        listFiles: makers.list_files(),
+        search: makers.search(),
+      }),
+    // write_file also takes Kiro's fs_write commands (create, str_replace, insert, append).
+    write_file: () =>
+      withWriteCommands({
+        writeFile: createWriteFileTool(shared),
+        textEditor: makers.text_editor(),
+      }),
     edit_file: () => createEditFileTool({ ...options.editFile, ...shared }),
     text_editor: () => createTextEditorTool({ ...options.editFile, ...shared }),
     list_files: () =>

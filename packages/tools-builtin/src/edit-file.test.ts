@@ -306,7 +306,7 @@ describe('text_editor (Kiro-style commands)', () => {
       testContext(),
     );
     expect(fs.readFileSync(file('t.txt'), 'latin1')).toBe(
-      'first\r\na\r\nbetween\r\nB\r\nlast\r\nlines',
+      'first\r\na\r\nbetween\r\nB\r\nlast\r\nlines\r\n',
     );
     await expect(
       editor.execute(

@@ -469,7 +469,7 @@ export function createTextEditorTool(
     description: [
       'Edits files with a command: create {path, file_text}; str_replace {path, old_str, new_str}',
       '(old_str must be unique); insert {path, insert_line, new_str} inserts after 1-based line',
-      'insert_line (0 = start); append {path, new_str} adds to the end (starting a new line).',
+      'insert_line (0 = start); append {path, new_str} adds lines to the end (starting a new line, ending with one).',
     ].join(' '),
     input: textEditorInput,
     aliases: ['fs_edit'],
@@ -528,7 +528,9 @@ export function createTextEditorTool(
         let line: number;
         if (args.command === 'append') {
           const needsBreak = text.length > 0 && !text.endsWith('\n');
-          output = `${text}${needsBreak ? ending : ''}${addition.replace(/\n/g, ending)}`;
+          // As Kiro's fs_write does: the appended text ends the file with a line ending.
+          const appended = addition.replace(/\n/g, ending);
+          output = `${text}${needsBreak ? ending : ''}${appended}${appended.endsWith(ending) || appended === '' ? '' : ending}`;
           line = (file.view.match(/\n/g)?.length ?? 0) + (needsBreak ? 2 : 1);
         } else {
           const lines = file.view.split('\n');

@@ -33,6 +33,13 @@ export {
   type TextEditorArgs,
 } from './edit-file.js';
 export type { FileToolOptions } from './file-tool-options.js';
+export {
+  type FsReadBatchDetails,
+  type FsReadBatchTools,
+  type FsReadOperation,
+  withFsReadBatch,
+} from './fs-read-batch.js';
+export { withWriteCommands } from './fs-write-commands.js';
 export { createGlobTool, type GlobArgs, type GlobDetails, type GlobToolOptions } from './glob.js';
 export {
   createListFilesTool,

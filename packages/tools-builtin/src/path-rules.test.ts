@@ -188,6 +188,22 @@ describe('the gate applies a rule on one reader to every reader', () => {
     expect(fs.readFileSync(path.join(ws, 'secret.txt'), 'utf8')).toBe('top secret\n');
   });
 
+  it('a read rule stops Kiro’s fs_write commands on write_file (they read the file), not plain writes', async () => {
+    const call = session({ deny: ['read_file(secret.txt)'] });
+    for (const args of [
+      { command: 'str_replace', path: 'secret.txt', old_str: 'top', new_str: 'x' },
+      { command: 'append', path: 'secret.txt', new_str: 'more' },
+      { command: 'insert', path: 'secret.txt', insert_line: 0, new_str: 'x' },
+    ]) {
+      const { message, text } = await call('write_file', args);
+      expect(message).toMatchObject({ isError: true, errorKind: 'denied' });
+      expect(text).toContain('covered by a rule on reading it');
+    }
+    expect(fs.readFileSync(path.join(ws, 'secret.txt'), 'utf8')).toBe('top secret\n');
+    const written = await call('write_file', { path: 'secret.txt', content: 'top secret\n' });
+    expect(written.message.isError).toBeFalsy();
+  });
+
   it('a read rule does not stop writes, nor reads elsewhere; a write rule stops every writer', async () => {
     const call = session({ deny: ['read_file(secret.txt)', 'Edit(src/*)'] });
     expect((await call('read_file', { path: 'sub/secret.txt' })).text).toContain(

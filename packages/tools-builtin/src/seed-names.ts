@@ -10,7 +10,16 @@ export const seedToolNames = {
   read_file: ['read', 'Read', 'fs_read', 'fsRead', 'view_file'],
   write_file: ['write', 'Write', 'fs_write', 'fsWrite', 'create_file'],
   edit_file: ['Edit', 'str_replace_edit', 'replace_in_file'],
-  bash: ['Bash', 'execute_bash', 'executeBash', 'shell', 'run_command', 'run_terminal_cmd'],
+  bash: [
+    'Bash',
+    'execute_bash',
+    'executeBash',
+    'execute_cmd',
+    'executeCmd',
+    'shell',
+    'run_command',
+    'run_terminal_cmd',
+  ],
   glob: ['Glob', 'glob_search', 'file_search', 'find_files'],
   search: ['grep', 'Grep', 'grep_search', 'search_files', 'ripgrep'],
   list_files: ['ls', 'LS', 'list_directory', 'list_dir'],
@@ -52,6 +61,7 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
     dir: 'path',
     glob: 'include',
     '-C': 'context',
+    base: 'path',
   },
   list_files: {
     directory: 'path',
@@ -64,7 +74,7 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
 /**
  * Grep's flags as Claude Code and claw-code pass them to their search tool: `-i` (ignore case),
  * `-A`/`-B` (context after/before: ours is symmetric, so the larger), `-n` (line numbers: ours
- * always has them).
+ * always has them); and Kiro's `paths` (globs of the files to search).
  */
 function grepFlags(raw: unknown): unknown {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
@@ -73,10 +83,15 @@ function grepFlags(raw: unknown): unknown {
     '-n': _numbers,
     '-A': after,
     '-B': before,
+    paths,
     ...rest
   } = raw as Record<string, unknown>;
-  if ([ignoreCase, _numbers, after, before].every((flag) => flag === undefined)) return raw;
+  if ([ignoreCase, _numbers, after, before, paths].every((flag) => flag === undefined)) return raw;
   const mapped: Record<string, unknown> = { ...rest };
+  // Kiro's grep `paths`: globs of the files to search; ours is one glob, so several become {a,b}.
+  if (Array.isArray(paths) && paths.length > 0 && !('include' in rest))
+    mapped.include = paths.length === 1 ? paths[0] : `{${paths.join(',')}}`;
+  else if (paths !== undefined) mapped.paths = paths;
   if (typeof ignoreCase === 'boolean' && !('case_sensitive' in rest))
     mapped.case_sensitive = !ignoreCase;
   const around = [after, before].filter((value): value is number => typeof value === 'number');
@@ -84,8 +99,16 @@ function grepFlags(raw: unknown): unknown {
   return mapped;
 }
 
+/** Kiro's `ls` depth 0 (the directory's own entries) is our depth 1; ours starts at 1. */
+function lsDepth(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  return (raw as { depth?: unknown }).depth === 0 ? { ...raw, depth: 1 } : raw;
+}
+
 /** `prepareArguments` for one of our tools: their argument names become ours. */
 export function seedArguments(tool: keyof typeof seedToolNames): (raw: unknown) => unknown {
   const rename = renameArguments(argumentNames[tool]);
-  return tool === 'search' ? composePrepareArguments(rename, grepFlags) : rename;
+  if (tool === 'search') return composePrepareArguments(rename, grepFlags);
+  if (tool === 'list_files') return composePrepareArguments(rename, lsDepth);
+  return rename;
 }
