@@ -1,4 +1,9 @@
 export {
+  type AgentToolArgs,
+  type AgentToolOptions,
+  createAgentTool,
+} from './agent-tool.js';
+export {
   isSubAgentDetails,
   isSubAgentUpdateDetails,
   type SubAgentDetails,
@@ -18,3 +23,9 @@ export {
   type SubAgentToolOptions,
   submitResultToolName,
 } from './sub-agent-tool.js';
+export {
+  createSummaryTool,
+  formatSummary,
+  type SubAgentSummary,
+  summaryToolName,
+} from './summary-tool.js';

@@ -30,6 +30,8 @@ export interface SubAgentDetails {
   error?: string;
   /** The structured result the child submitted, when the tool has an `output` schema. */
   output?: unknown;
+  /** The child's report through the summary tool, when the tool has `summary: true`. */
+  summary?: { taskDescription: string; contextSummary?: string | undefined; taskResult: string };
   /** The child's whole conversation, when the tool was created with `includeMessages`. */
   messages?: Message[];
 }

@@ -28,6 +28,12 @@ import {
   type SubAgentUpdateDetails,
   summariseChildRun,
 } from './sub-agent-details.js';
+import {
+  createSummaryTool,
+  formatSummary,
+  type SubAgentSummary,
+  summaryToolName,
+} from './summary-tool.js';
 
 /** The default input of a sub-agent tool: one self-contained task. */
 export const defaultSubAgentInput = z.object({
@@ -76,6 +82,8 @@ export interface SubAgentOutcome<TArgs> {
   submitted: boolean;
   /** The value the child submitted (validated against `output`), else undefined. */
   output: unknown;
+  /** The child's report through the summary tool (only with `summary: true`). */
+  summary?: SubAgentSummary | undefined;
   /** The details the call's result will carry. */
   details: SubAgentDetails;
   /** True when the child did not finish its task: `error`, `max-turns` or `budget-exhausted` without a submitted result, or no submission when `output` is set. */
@@ -137,6 +145,13 @@ export interface SubAgentToolOptions<TInput extends z.ZodType = DefaultSubAgentI
    * `details.output` holds it. A child that ends without submitting gives an `isError` result.
    */
   output?: z.ZodType;
+  /**
+   * Give the child Kiro's `summary` tool `{ taskDescription, contextSummary?, taskResult }`: the
+   * child reports through it and its call ends the child's run; the call's result is the report
+   * (`taskResult`, then the context), and `details.summary` holds it. A child that ends without
+   * calling it is answered by its final text, as without this option [false].
+   */
+  summary?: boolean;
   /** Put the child's whole conversation in `details.messages` [false]. */
   includeMessages?: boolean;
   /** Shapes the result the parent's model reads; `details` and `childLoopId` are always set by the tool. */
@@ -204,6 +219,14 @@ export function createSubAgentTool<TInput extends z.ZodType = DefaultSubAgentInp
     if (tools.some((tool) => tool.name === submitResultToolName))
       throw new AgentError(
         `Sub-agent "${options.name}": a child tool is named "${submitResultToolName}", which the output option needs`,
+      );
+  }
+  if (options.summary === true) {
+    const tools =
+      options.tools instanceof ToolRegistry ? options.tools.list() : (options.tools ?? []);
+    if (tools.some((tool) => [tool.name, ...(tool.aliases ?? [])].includes(summaryToolName)))
+      throw new AgentError(
+        `Sub-agent "${options.name}": a child tool is named "${summaryToolName}", which the summary option needs`,
       );
   }
   return buildTool(options, 0, maxDepth);
@@ -283,6 +306,13 @@ async function runChild<TInput extends z.ZodType>(
         submission = { value };
       }),
     );
+  let summary: SubAgentSummary | undefined;
+  if (options.summary === true)
+    tools.push(
+      createSummaryTool((report) => {
+        summary = report;
+      }),
+    );
   const inherited = containment(options, parentRun);
   const agent = new Agent({
     ...loopOptions(options),
@@ -323,14 +353,17 @@ async function runChild<TInput extends z.ZodType>(
     includeMessages: options.includeMessages === true,
   });
   if (submission !== undefined) details.output = submission.value;
+  if (summary !== undefined) details.summary = summary;
   if (result.stopReason === 'aborted') {
     // The loop answers an aborted call with its own `Cancelled` result; this covers a child
     // aborted some other way (a hook calling `abort`).
     throw ToolError.cancelled(agentName, `sub-agent "${agentName}" was aborted`);
   }
   // A submitted result is the answer even if the run went on and then hit a limit.
+  // A report through the summary tool is the answer too, unless a structured result was due.
   const failed =
     submission === undefined &&
+    (summary === undefined || options.output !== undefined) &&
     (result.stopReason === 'error' ||
       result.stopReason === 'max-turns' ||
       result.stopReason === 'budget-exhausted' ||
@@ -342,6 +375,7 @@ async function runChild<TInput extends z.ZodType>(
     finalText,
     submitted: submission !== undefined,
     output: submission?.value,
+    summary,
     details,
     failed,
   };
@@ -369,6 +403,8 @@ function defaultResult<TInput extends z.ZodType>(
   const { run, finalText } = outcome;
   if (outcome.submitted && !outcome.failed)
     return { content: [{ type: 'text', text: JSON.stringify(outcome.output) ?? 'null' }] };
+  if (outcome.summary !== undefined && !outcome.failed)
+    return { content: [{ type: 'text', text: formatSummary(outcome.summary) }] };
   if (!outcome.failed) {
     let text = finalText.trim();
     if (text === '' && run.stopReason === 'terminated') {
@@ -510,8 +546,11 @@ function firstMessage<TInput extends z.ZodType>(
   args: z.output<TInput>,
 ): string | UserMessage {
   const message = taskMessage(options, args);
-  if (options.output === undefined) return message;
-  const reminder = `When you are done, call the ${submitResultToolName} tool with your result.`;
+  if (options.output === undefined && options.summary !== true) return message;
+  const reminder =
+    options.output !== undefined
+      ? `When you are done, call the ${submitResultToolName} tool with your result.`
+      : `When you are done, call the ${summaryToolName} tool to report your result.`;
   if (typeof message === 'string') return `${message}\n\n${reminder}`;
   const content =
     typeof message.content === 'string'
