@@ -1,0 +1,62 @@
+// The JavaScript evaluated inside each fresh runtime before the script: it builds the script's
+// globals (`tools`, `console`, `ToolCallError`, `declarations`) around three host functions it
+// receives as arguments and keeps in its closure, so the script never sees them. Only strings
+// cross the boundary: arguments go out as JSON text, results come back as a JSON envelope
+// `{ ok: true, value } | { ok: false, kind, message }`.
+
+/** Evaluates to a function `(call, print, describe, names) => finish`; `finish(value)` is the text of a returned value. */
+export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, names) {
+  'use strict';
+  class ToolCallError extends Error {
+    constructor(tool, kind, message) {
+      super(message);
+      this.name = 'ToolCallError';
+      this.tool = tool;
+      this.kind = kind;
+    }
+  }
+  const tools = Object.create(null);
+  for (const name of names) {
+    tools[name] = async function (args) {
+      const json = JSON.stringify(args === undefined ? {} : args);
+      const reply = JSON.parse(await hostCall(name, json === undefined ? '{}' : json));
+      if (reply.ok) return reply.value;
+      throw new ToolCallError(name, reply.kind, reply.message);
+    };
+  }
+  Object.freeze(tools);
+  const show = (value) => {
+    if (typeof value === 'string') return value;
+    if (value === undefined) return 'undefined';
+    if (typeof value === 'function') return '[function]';
+    if (typeof value === 'bigint') return value + 'n';
+    if (value instanceof Error) return value.name + ': ' + value.message;
+    try {
+      const json = JSON.stringify(value, null, 2);
+      return json === undefined ? String(value) : json;
+    } catch {
+      return String(value);
+    }
+  };
+  const printer = (level) => (...values) => {
+    hostPrint(level, values.map(show).join(' '));
+  };
+  const console = Object.freeze({
+    log: printer('log'),
+    info: printer('log'),
+    debug: printer('log'),
+    warn: printer('warn'),
+    error: printer('error'),
+  });
+  const fixed = (value) => ({ value, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(globalThis, 'tools', fixed(tools));
+  Object.defineProperty(globalThis, 'console', fixed(console));
+  Object.defineProperty(globalThis, 'ToolCallError', fixed(ToolCallError));
+  Object.defineProperty(globalThis, 'declarations', fixed((...wanted) => hostDescribe(JSON.stringify(wanted))));
+  return (value) => (value === undefined ? undefined : show(value));
+})`;
+
+/** Wraps the script so top-level `await` and `return` work; the script's line numbers stay as written. */
+export function wrapScript(script: string): string {
+  return `(async () => {${script}\n})()`;
+}
