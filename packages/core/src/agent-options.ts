@@ -5,6 +5,7 @@ import type { AssistantMessage, Message } from './messages.js';
 import type { HostedTool, Provider, ThinkingLevel, ToolChoice } from './provider.js';
 import type { ResourceLocks } from './resource-locks.js';
 import type { ParentRun, RunBudgetLimits } from './run-context.js';
+import type { RunJournal } from './run-journal.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import type { StructuredOutputOptions } from './structured-output.js';
 import type { AnyAgentTool, PathDenialCheck, PermissionTier, ToolResult } from './tool.js';
@@ -156,6 +157,13 @@ export interface AgentOptions {
   isPathDenied?: PathDenialCheck;
   /** Lock table for `resourceKey`; defaults to one shared by every agent of the process. */
   resourceLocks?: ResourceLocks;
+  /**
+   * Records every step of each run (model responses, permission decisions, tool results) before
+   * the run moves on, so `run(undefined, { runId })` can resume a run whose process died: recorded
+   * steps are replayed, not repeated, and a call that was running is reported as interrupted
+   * unless its tool is `repeatable`. See `RunJournal`.
+   */
+  journal?: RunJournal;
   /** Receives every event of every run, synchronously, in order. */
   onEvent?: (event: AgentEvent) => void;
 }

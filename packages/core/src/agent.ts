@@ -10,6 +10,7 @@ import {
   emptyUsage,
   type Message,
   type ToolCallContent,
+  type ToolResultMessage,
   toolCallsOf,
   type Usage,
   type UserMessage,
@@ -19,6 +20,7 @@ import type { ProviderRequest } from './provider.js';
 import { sharedResourceLocks } from './resource-locks.js';
 import { olderToolResultForModel } from './result-budget.js';
 import { eitherDenies, RunBudget, type RunContext } from './run-context.js';
+import { RunSteps } from './run-steps.js';
 import { fitToolDefinition } from './schema-budget.js';
 import { assertValidStrategy, type ToolExecutionStrategy } from './strategy.js';
 import {
@@ -220,11 +222,18 @@ export class Agent {
     return { messages: structuredClone(this.#messages) };
   }
 
-  /** Starts a run. Throws an `AgentError` if a run is already in progress. */
-  run(input?: AgentInput, options: { signal?: AbortSignal } = {}): AgentRun {
+  /**
+   * Starts a run. Throws an `AgentError` if a run is already in progress. With `runId` and a
+   * `journal` (AgentOptions), resumes that run: its recorded input replaces `input`, its recorded
+   * steps are replayed without calling the model or the tools, and it goes on from there — give
+   * the agent the conversation as it was when that run started.
+   */
+  run(input?: AgentInput, options: RunOptions = {}): AgentRun {
     if (this.#current !== undefined)
       throw new AgentError('Agent is already running; wait for its result, steer() or followUp()');
-    const runId = globalThis.crypto.randomUUID();
+    if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === ''))
+      throw new AgentError('runId must be a non-empty string');
+    const runId = options.runId ?? globalThis.crypto.randomUUID();
     const controller = new AbortController();
     const external = options.signal;
     const onExternalAbort = () => controller.abort(external?.reason);
@@ -234,7 +243,8 @@ export class Agent {
     const log = new EventFanout<AgentEvent>();
     const inputs = normaliseInput(input);
     const listening = () => log.hasSubscribers || this.#listeners.size > 0;
-    const result = this.#loop(runId, inputs, controller.signal, listening, (event) => {
+    const steps = new RunSteps(this.#options.journal, runId);
+    const result = this.#loop(steps, inputs, controller.signal, listening, (event) => {
       log.push(event);
       for (const listener of this.#listeners) {
         try {
@@ -261,12 +271,13 @@ export class Agent {
   }
 
   async #loop(
-    runId: string,
+    steps: RunSteps,
     inputs: Message[],
     signal: AbortSignal,
     listening: () => boolean,
     emit: (event: AgentEvent) => void,
   ): Promise<AgentRunResult> {
+    const { runId } = steps;
     const added: Message[] = [];
     const usage = emptyUsage();
     const parent = this.#options.parentRun;
@@ -310,12 +321,15 @@ export class Agent {
     await Promise.resolve();
     emit({ type: 'agent-start', runId });
     try {
-      // A conversation saved (or crashed) between a tool call and its result would be rejected
-      // by every provider: answer such calls before anything else is added.
-      for (const message of this.#unansweredToolCallResults()) append(message);
-      for (const message of inputs) append(message);
-      // A message steered while the agent was idle is simply the next user message.
-      for (const message of this.#steering.splice(0)) append(message);
+      const started = await steps.input(() => [
+        // A conversation saved (or crashed) between a tool call and its result would be rejected
+        // by every provider: answer such calls before anything else is added.
+        ...this.#unansweredToolCallResults(),
+        ...inputs,
+        // A message steered while the agent was idle is simply the next user message.
+        ...this.#steering.splice(0),
+      ]);
+      for (const message of started) append(message);
       const maxTurns = this.#options.maxTurns ?? defaultMaxTurns;
       outer: while (true) {
         while (true) {
@@ -335,17 +349,21 @@ export class Agent {
           }
           turns++;
           emit({ type: 'turn-start', runId, turn: turns });
-          const assistant = await streamAssistantMessage(this.#options.provider, this.#request(), {
-            signal,
-            onStart: (partial) => emit({ type: 'message-start', message: partial }),
-            // One per streamed delta: not built when nobody listens.
-            onEvent: (partial, event) => {
-              if (listening()) emit({ type: 'message-update', message: partial, event });
-            },
-            onError: (failure) => {
-              providerError = failure;
-            },
-          });
+          const response = await steps.modelResponse(turns, () =>
+            streamAssistantMessage(this.#options.provider, this.#request(), {
+              signal,
+              onStart: (partial) => emit({ type: 'message-start', message: partial }),
+              // One per streamed delta: not built when nobody listens.
+              onEvent: (partial, event) => {
+                if (listening()) emit({ type: 'message-update', message: partial, event });
+              },
+              onError: (failure) => {
+                providerError = failure;
+              },
+            }),
+          );
+          const assistant = response.message;
+          if (response.replayed) emit({ type: 'message-start', message: assistant });
           addUsage(usage, assistant.usage);
           budget.consume(assistant.usage);
           this.#messages.push(assistant);
@@ -389,7 +407,12 @@ export class Agent {
             emit,
             listening,
             steeringPending: () => this.#steering.length > 0,
+            steps,
+            turn: turns,
           });
+          // Replayed calls of the output tool do not run its callback: their results carry the value.
+          const submitted = submissionOf(outcome.results, this.#output?.name);
+          if (submitted !== undefined) this.#submission = submitted;
           this.#catalogue.observe(calls, outcome.results);
           const loop = loops?.observe(
             calls,
@@ -428,9 +451,15 @@ export class Agent {
                 : 'terminated';
             break outer;
           }
-          for (const message of this.#steering.splice(0)) append(message);
+          const steered = await steps.queuedMessages(turns, 'after-tools', () =>
+            this.#steering.splice(0),
+          );
+          for (const message of steered) append(message);
         }
-        const pending = [...this.#steering.splice(0), ...this.#followUps.splice(0)];
+        const pending = await steps.queuedMessages(turns, 'before-stop', () => [
+          ...this.#steering.splice(0),
+          ...this.#followUps.splice(0),
+        ]);
         const output = this.#output;
         if (pending.length === 0 && output !== undefined && this.#submitted() === undefined) {
           if (reminders >= output.maxReminders) {
@@ -451,6 +480,11 @@ export class Agent {
       // The loop's own bug must still end the run cleanly.
       stopReason = 'error';
       error = `Internal agent error: ${errorMessage(caught)}`;
+    }
+    try {
+      await steps.end(stopReason, error);
+    } catch {
+      // The run's messages are whole; without its end a resume would only replay it to the end.
     }
     const end: AgentEvent = { type: 'agent-end', runId, stopReason, messages: added };
     if (error !== undefined) end.error = error;
@@ -618,6 +652,37 @@ function isDroppedFromRequest(message: Message): boolean {
     (message.stopReason === 'error' || message.stopReason === 'aborted') &&
     message.content.length === 0
   );
+}
+
+/** Options of one {@link Agent.run}. */
+export interface RunOptions {
+  /** Aborts the run. */
+  signal?: AbortSignal;
+  /** Resumes this run from the agent's journal (a new id is made when absent). */
+  runId?: string;
+}
+
+/**
+ * The value the batch's last successful structured-output call submitted (`details.value` of its
+ * result), or undefined: a replayed call is not run again, so its callback does not fire.
+ */
+function submissionOf(
+  results: readonly ToolResultMessage[],
+  name: string | undefined,
+): { value: unknown } | undefined {
+  if (name === undefined) return undefined;
+  let submitted: { value: unknown } | undefined;
+  for (const message of results) {
+    const details = message.details as { value?: unknown } | undefined;
+    if (
+      message.toolName === name &&
+      !message.isError &&
+      details !== undefined &&
+      'value' in details
+    )
+      submitted = { value: details.value };
+  }
+  return submitted;
 }
 
 /** Options of {@link runAgent}: the agent's options plus the input and an optional signal. */

@@ -33,7 +33,9 @@ export type ToolErrorKind =
   | 'invalid-args'
   | 'cancelled'
   | 'timeout'
-  | 'denied';
+  | 'denied'
+  /** The process running the call died before it finished: its effects are unknown. */
+  | 'interrupted';
 
 /** Options for {@link ToolError}. */
 export interface ToolErrorOptions extends AgentErrorOptions {

@@ -5,6 +5,7 @@ export {
   type AgentRunResult,
   type AgentSnapshot,
   type RunAgentOptions,
+  type RunOptions,
   runAgent,
 } from './agent.js';
 export type { AgentEvent, AgentEventType, AgentStopReason } from './agent-events.js';
@@ -133,6 +134,16 @@ export {
   type RunBudgetLimits,
   type RunContext,
 } from './run-context.js';
+export {
+  interruptedCallMessage,
+  isRepeatable,
+  MemoryRunJournal,
+  type RunJournal,
+  type RunStep,
+  type RunStepValues,
+  runStepKey,
+  type StepAttempt,
+} from './run-journal.js';
 export { fitToolDefinition } from './schema-budget.js';
 export {
   StaticToolExecutor,

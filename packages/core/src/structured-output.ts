@@ -45,7 +45,12 @@ export function createStructuredOutputTool(options: {
     policy: { permission: 'read-only', countsTowardToolCallLimit: false },
     execute: async (value) => {
       options.submit(value);
-      return { content: [{ type: 'text', text: 'Result submitted.' }], terminate: true };
+      // The value rides along in details (never sent to the model): a replayed run reads it there.
+      return {
+        content: [{ type: 'text', text: 'Result submitted.' }],
+        details: { value },
+        terminate: true,
+      };
     },
   });
 }

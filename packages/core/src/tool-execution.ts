@@ -1,11 +1,13 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate, ToolCallInfo } from './agent-options.js';
 import { errorMessage, ToolError } from './errors.js';
+import { journaledCall, journaledDecision } from './journaled-call.js';
 import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import type { ResourceLocks } from './resource-locks.js';
 import { CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
 import type { RunContext } from './run-context.js';
+import type { RunSteps } from './run-steps.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import { type AnyAgentTool, normalisePermissionSubjects } from './tool.js';
 import type { ToolLookup } from './tool-catalogue.js';
@@ -41,6 +43,10 @@ export interface ExecuteToolCallsParams {
   steeringPending: () => boolean;
   /** Set for calls another tool makes through `ctx.callTool`: the id of that tool's call. */
   parentToolCallId?: string;
+  /** The run's steps; with a journal, each decision and result is recorded before it is used. */
+  steps?: RunSteps;
+  /** The turn these calls belong to (for the journal's keys). */
+  turn?: number;
 }
 
 export interface ExecuteToolCallsOutcome {
@@ -92,7 +98,10 @@ export async function executeToolCalls(
       ? 'cancelled'
       : fatal !== undefined
         ? 'fatal'
-        : b > 0 && params.steeringPending()
+        : b > 0 &&
+            (params.steps?.journal === undefined
+              ? params.steeringPending()
+              : await params.steps.steeringSkip(params.turn ?? 0, b, params.steeringPending))
           ? 'steering'
           : undefined;
     if (skipReason !== undefined) {
@@ -199,12 +208,18 @@ async function runBatch(
       !('message' in outcome) &&
       (params.permissionGate !== undefined || params.hooks.beforeToolExecution !== undefined)
     ) {
-      outcome = await gateAndHook(params, outcome);
+      const validated = outcome;
+      outcome =
+        params.steps?.journal === undefined
+          ? await gateAndHook(params, validated)
+          : await journaledDecision(params, validated, () => gateAndHook(params, validated));
     }
     if ('message' in outcome) settled[index] = outcome;
     else prepared.push(outcome);
   }
 
+  // With a journal each call is a recorded step; without one it simply runs.
+  const callStep = params.steps?.journal === undefined ? runCall : journaledCall;
   const group = new CallGroup();
   const onRunAbort = () => group.abortAll(params.runSignal.reason);
   if (params.runSignal.aborted) onRunAbort();
@@ -237,11 +252,11 @@ async function runBatch(
           settled[item.index] = synthetic(item.call, item.tool, 'Cancelled', 'cancelled');
           continue;
         }
-        await runCall(params, item, group, record);
+        await callStep(params, item, group, record);
       }
     } else {
       const running: Promise<void>[] = [];
-      for (const item of prepared) running.push(runCall(params, item, group, record));
+      for (const item of prepared) running.push(callStep(params, item, group, record));
       await Promise.all(running);
     }
   } finally {

@@ -78,6 +78,13 @@ export interface ToolPolicy<TArgs = unknown> {
    * resolve against the workspace root [not a path tool].
    */
   pathAccess?: ToolPathAccess;
+  /**
+   * Safe to run again when a run resumes after its process died while this call was running:
+   * read-only, or idempotent (a second call has the effect of one). A call of any other tool
+   * caught that way is reported to the model as interrupted, with unknown effects, never
+   * silently repeated [true for `permission: 'read-only'`, else false].
+   */
+  repeatable?: boolean;
 }
 
 /**

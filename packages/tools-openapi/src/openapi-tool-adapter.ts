@@ -12,6 +12,12 @@ import { bodyProperty, buildArgumentsSchema } from './arguments-schema.js';
 import { authFor, type OpenApiAuth, type ResolvedAuth, resolveAuth } from './auth.js';
 import { credentialHeaderNames, fetchScoped, originOf } from './credential-scope.js';
 import {
+  declaresIdempotencyKey,
+  idempotencyKeyFor,
+  idempotencyKeyHeader,
+  isIdempotentMethod,
+} from './idempotency.js';
+import {
   type NormalizedDocument,
   type NormalizedOperation,
   type NormalizedParameter,
@@ -91,7 +97,17 @@ export interface OpenApiToolOptions {
   onWarning?: (message: string) => void;
   /** Permission tier per operation [GET, HEAD, OPTIONS: read-only; others: full-access]. */
   permission?: (operation: OpenApiOperationInfo) => PermissionTier | undefined;
-  /** Policy fields added to every tool (e.g. `timeoutMs`, `maxResultChars`). */
+  /**
+   * Send an `Idempotency-Key` header (derived from the run and call ids, so a resumed run repeats
+   * it) on requests whose method is not idempotent (POST, PATCH…) [true]. An operation that
+   * declares the header gets it filled in instead of asking the model.
+   */
+  idempotencyKeys?: boolean;
+  /**
+   * Policy fields added to every tool (e.g. `timeoutMs`, `maxResultChars`). `repeatable` defaults
+   * to true for idempotent methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), read-only
+   * operations, and operations that declare an `Idempotency-Key` header we fill in.
+   */
   policy?: Omit<ToolPolicy, 'permission' | 'resourceKey'>;
   /** Longest tool or parameter description, in characters [1024]. */
   maxDescriptionChars?: number;
@@ -294,11 +310,13 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   );
   const maxDescriptionChars =
     options.maxDescriptionChars ?? defaultSchemaConvertLimits.maxDescriptionChars;
+  const sendsKey = options.idempotencyKeys !== false && !isIdempotentMethod(operation);
   const argumentsSchema = buildArgumentsSchema(operation, {
     reader: document.reader,
     limits: { ...defaultSchemaConvertLimits, maxDescriptionChars },
     omitParameter: (parameter) =>
-      coveredByClient(parameter, sendCredentials ? auth : [], fixedHeaders),
+      coveredByClient(parameter, sendCredentials ? auth : [], fixedHeaders) ||
+      (sendsKey && isIdempotencyKeyParameter(parameter)),
   });
   const parameters = argumentsSchema.schema;
   const plan: Omit<RequestPlan, 'headers'> = {
@@ -320,6 +338,10 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   const permission =
     options.permission?.(info) ?? (readOnlyMethods.has(info.method) ? 'read-only' : 'full-access');
   const fetchImpl = options.fetch;
+  const repeatable =
+    permission === 'read-only' ||
+    isIdempotentMethod(operation) ||
+    (sendsKey && declaresIdempotencyKey(operation));
 
   return {
     name,
@@ -330,7 +352,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     // The route is in the description already; the tags group operations as the vendor does.
     keywords: operation.tags,
     operation: info,
-    policy: { ...options.policy, permission },
+    policy: { repeatable, ...options.policy, permission },
     // Validated against the schema, but passed on as the model wrote them: filling in schema
     // defaults would send fields (e.g. PATCH body defaults) the model never chose.
     validate: (args) => {
@@ -344,6 +366,9 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
       const headers =
         typeof options.headers === 'function' ? await options.headers(info) : options.headers;
       const request = await buildRequest({ ...plan, headers }, args);
+      // A key the model or the headers option set is theirs to choose.
+      if (sendsKey && !request.headers.has(idempotencyKeyHeader))
+        request.headers.set(idempotencyKeyHeader, await idempotencyKeyFor(ctx));
       const failure = (error: unknown, stage: string): ToolError => {
         if (signal.aborted) return ToolError.cancelled(name);
         if (ToolError.isInstance(error)) return error;
@@ -424,6 +449,12 @@ function routeName(operation: NormalizedOperation): string {
 }
 
 // A parameter the client fills itself (an API key, a fixed header) is not asked of the model.
+function isIdempotencyKeyParameter(parameter: NormalizedParameter): boolean {
+  return (
+    parameter.in === 'header' && parameter.name.toLowerCase() === idempotencyKeyHeader.toLowerCase()
+  );
+}
+
 function coveredByClient(
   parameter: NormalizedParameter,
   auth: readonly ResolvedAuth[],

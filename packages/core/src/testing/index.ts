@@ -1,3 +1,4 @@
+export { CrashableRunJournal } from './crashable-journal.js';
 export {
   createScriptedProvider,
   type ScriptedProvider,

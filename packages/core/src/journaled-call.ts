@@ -1,0 +1,133 @@
+import { errorMessage, ToolError } from './errors.js';
+import { type CallGroup, type PreparedCall, runCall } from './run-call.js';
+import { interruptedCallMessage, isRepeatable, type RunStepValues } from './run-journal.js';
+import type { RunSteps } from './run-steps.js';
+import type { ExecuteToolCallsParams } from './tool-execution.js';
+import { type Settled, synthetic } from './tool-results.js';
+
+// A tool call's two journaled steps: its permission verdict (so an answered approval is never
+// asked twice) and its result (so a finished call is never run twice, and one that was running
+// when its process died is reported as interrupted unless its tool is repeatable).
+
+type Record = (item: PreparedCall, settled: Settled, fatal: ToolError | undefined) => void;
+
+/** The steps of the batch's run; only called when the run has a journal. */
+function stepsOf(params: ExecuteToolCallsParams): RunSteps {
+  return params.steps as RunSteps;
+}
+
+/**
+ * The permission gate's and before-hook's verdict on `prepared`, recorded: on replay the gate is
+ * not asked again (only a question still open when the process died is asked again).
+ */
+export async function journaledDecision(
+  params: ExecuteToolCallsParams,
+  prepared: PreparedCall,
+  decide: () => Promise<Settled | PreparedCall>,
+): Promise<Settled | PreparedCall> {
+  const steps = stepsOf(params);
+  const value = await steps.step(
+    {
+      type: 'tool-decision',
+      runId: steps.runId,
+      turn: params.turn ?? 0,
+      index: prepared.index,
+      toolCallId: prepared.call.id,
+    },
+    async (): Promise<RunStepValues['tool-decision']> => {
+      const decided = await decide();
+      if ('message' in decided) return { allowed: false, result: decided.message };
+      // A hook that replaced the arguments: the replacement is what runs, on replay too.
+      return decided.info.args === prepared.info.args
+        ? { allowed: true }
+        : { allowed: true, replacedArgs: decided.info.args };
+    },
+  );
+  if (value === undefined) return decide();
+  if (!value.allowed) return { message: value.result, terminate: false };
+  if (!('replacedArgs' in value)) return prepared;
+  return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
+}
+
+/**
+ * Runs one prepared call as a journaled step and hands its result to `record`. The journal is
+ * asked synchronously (before any await), so the calls of a parallel batch ask in call order.
+ * Never throws: a journal that cannot record ends the run (a fatal error), since a result it did
+ * not keep could be repeated.
+ */
+export async function journaledCall(
+  params: ExecuteToolCallsParams,
+  item: PreparedCall,
+  group: CallGroup,
+  record: Record,
+): Promise<void> {
+  const steps = stepsOf(params);
+  let value: RunStepValues['tool-result'] | undefined;
+  try {
+    value = await steps.step(
+      {
+        type: 'tool-result',
+        runId: steps.runId,
+        turn: params.turn ?? 0,
+        index: item.index,
+        toolCallId: item.call.id,
+      },
+      (attempt) =>
+        attempt.interrupted && !isRepeatable(item.tool)
+          ? Promise.resolve({
+              message: synthetic(item.call, item.tool, interruptedCallMessage, 'interrupted')
+                .message,
+              terminate: false,
+            })
+          : liveResult(params, item, group),
+    );
+  } catch (error) {
+    const text = `The run journal could not record this call (${errorMessage(error)}); its effects are unknown.`;
+    record(
+      item,
+      synthetic(item.call, item.tool, text, 'failed'),
+      new ToolError(`The run journal failed: ${errorMessage(error)}`, {
+        toolName: item.tool.name,
+        fatal: true,
+      }),
+    );
+    return;
+  }
+  if (value === undefined) {
+    // Unreachable: a result step always records a message. Kept so a bad journal cannot drop one.
+    record(
+      item,
+      synthetic(item.call, item.tool, 'Not executed: internal error', 'failed'),
+      undefined,
+    );
+    return;
+  }
+  const fatal =
+    value.fatal === undefined
+      ? undefined
+      : new ToolError(value.fatal.message, {
+          kind: value.fatal.kind,
+          toolName: item.tool.name,
+          fatal: true,
+        });
+  record(item, { message: value.message, terminate: value.terminate }, fatal);
+}
+
+/** Runs the call now (lock, timeout, hooks, events) and returns what the journal keeps of it. */
+async function liveResult(
+  params: ExecuteToolCallsParams,
+  item: PreparedCall,
+  group: CallGroup,
+): Promise<RunStepValues['tool-result']> {
+  let outcome: RunStepValues['tool-result'] | undefined;
+  await runCall(params, item, group, (_, settled, fatal) => {
+    outcome = { message: settled.message, terminate: settled.terminate };
+    if (fatal !== undefined) outcome.fatal = { message: fatal.message, kind: fatal.kind };
+  });
+  return (
+    outcome ?? {
+      message: synthetic(item.call, item.tool, 'Not executed: internal error', 'failed').message,
+      terminate: false,
+    }
+  );
+}
