@@ -359,6 +359,44 @@ describe('the order in which a run asks its journal', () => {
   });
 });
 
+describe('calls a tool makes through ctx.callTool', () => {
+  it('run inside their parent step: only the parent is journaled, and a replay runs neither', async () => {
+    const journal = new CrashableRunJournal();
+    const effects: Effects = new Map();
+    const inner = countingTool('inner', effects);
+    const script = defineTool({
+      name: 'script',
+      description: 'calls inner twice',
+      input: z.object({}),
+      execute: async (_, ctx) => {
+        if (ctx.callTool === undefined) throw new Error('no callTool');
+        await ctx.callTool(inner, { id: 'x' });
+        await ctx.callTool(inner, { id: 'y' });
+        return 'ran the script';
+      },
+    });
+    const live = await agent({
+      provider: createScriptedProvider([
+        { toolCalls: [{ id: 's1', name: 'script', arguments: {} }] },
+        { text: 'done' },
+      ]),
+      tools: [script],
+      journal,
+    }).run('go').result;
+    expect(effects.get('inner')).toBe(2);
+    expect(journal.asked.filter((key) => key.startsWith('tool-'))).toEqual(['tool-result/1/0/s1']);
+    const replay = agent({
+      provider: unreachableProvider,
+      tools: [script],
+      journal: journal.inner,
+    });
+    expect((await replay.run(undefined, { runId: live.runId }).result).stopReason).toBe(
+      'completed',
+    );
+    expect(effects.get('inner')).toBe(2);
+  });
+});
+
 describe('a journal that cannot record', () => {
   it('ends the run with an error, and the call still gets its one result', async () => {
     const failing: RunJournal = {

@@ -99,9 +99,13 @@ export async function executeToolCalls(
       : fatal !== undefined
         ? 'fatal'
         : b > 0 &&
-            (params.steps?.journal === undefined
+            (!isJournaled(params)
               ? params.steeringPending()
-              : await params.steps.steeringSkip(params.turn ?? 0, b, params.steeringPending))
+              : await (params.steps as RunSteps).steeringSkip(
+                  params.turn ?? 0,
+                  b,
+                  params.steeringPending,
+                ))
           ? 'steering'
           : undefined;
     if (skipReason !== undefined) {
@@ -146,6 +150,15 @@ export async function executeToolCalls(
     }
   }
   return { results, terminate: voters > 0 && terminate, fatal, parsedArguments: parsed };
+}
+
+/**
+ * Whether these calls are journaled steps: the run has a journal, and they are the model's own
+ * calls. A call a tool makes through `ctx.callTool` runs inside its parent's step, which is the
+ * unit a journal keeps (an engine may not nest steps).
+ */
+function isJournaled(params: ExecuteToolCallsParams): boolean {
+  return params.steps?.journal !== undefined && params.parentToolCallId === undefined;
 }
 
 function markOverLimit(resolved: readonly (AnyAgentTool | undefined)[], limit: number): boolean[] {
@@ -209,17 +222,16 @@ async function runBatch(
       (params.permissionGate !== undefined || params.hooks.beforeToolExecution !== undefined)
     ) {
       const validated = outcome;
-      outcome =
-        params.steps?.journal === undefined
-          ? await gateAndHook(params, validated)
-          : await journaledDecision(params, validated, () => gateAndHook(params, validated));
+      outcome = !isJournaled(params)
+        ? await gateAndHook(params, validated)
+        : await journaledDecision(params, validated, () => gateAndHook(params, validated));
     }
     if ('message' in outcome) settled[index] = outcome;
     else prepared.push(outcome);
   }
 
   // With a journal each call is a recorded step; without one it simply runs.
-  const callStep = params.steps?.journal === undefined ? runCall : journaledCall;
+  const callStep = isJournaled(params) ? journaledCall : runCall;
   const group = new CallGroup();
   const onRunAbort = () => group.abortAll(params.runSignal.reason);
   if (params.runSignal.aborted) onRunAbort();
