@@ -165,6 +165,7 @@ function convert(
   }
   fixExclusiveBounds(out, node);
   fixPattern(out, state);
+  dropRepeats(out);
   if (Array.isArray(out.required) && isRecord(node.properties)) {
     // A required readOnly property is never sent in a request.
     const properties = node.properties;
@@ -281,6 +282,37 @@ function fixPattern(out: JsonSchema, state: State): void {
     out.description === undefined ? note : `${out.description} ${note}`,
     state.limits.maxDescriptionChars,
   );
+}
+
+/**
+ * JSON Schema wants the items of `enum`, `required` and a `type` list unique (a validator such as
+ * Ajv refuses the schema otherwise), and documents repeat values: Stripe's webhook endpoint
+ * `enabled_events` lists one event twice. Keeps the first of each value, compared as JSON.
+ */
+function dropRepeats(out: JsonSchema): void {
+  for (const key of ['enum', 'required', 'type'] as const) {
+    const values = out[key];
+    if (!Array.isArray(values)) continue;
+    const seen = new Set<string>();
+    const unique = values.filter((value: unknown) => {
+      const identity = canonicalJson(value);
+      if (seen.has(identity)) return false;
+      seen.add(identity);
+      return true;
+    });
+    if (unique.length !== values.length) (out as Record<string, unknown>)[key] = unique;
+  }
+}
+
+/** JSON with object keys sorted, so `{a, b}` and `{b, a}` count as the same value. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'undefined';
 }
 
 function makeNullable(schema: JsonSchema): JsonSchema {
