@@ -190,5 +190,14 @@ export {
 } from './tool-catalogue.js';
 export { steeringSkipMessage } from './tool-execution.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
-export { searchTerms, ToolSearchIndex, type ToolSearchMatch } from './tool-search-index.js';
+export {
+  type TermAssociate,
+  ToolSearchAssociations,
+} from './tool-search-associations.js';
+export {
+  searchTerms,
+  ToolSearchIndex,
+  type ToolSearchIndexOptions,
+  type ToolSearchMatch,
+} from './tool-search-index.js';
 export { formatIssuePath, formatValidationIssues } from './validation.js';

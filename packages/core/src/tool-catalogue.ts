@@ -9,6 +9,7 @@ import { renameArguments } from './prepare-arguments.js';
 import type { AnyAgentTool, ToolDefinition } from './tool.js';
 import { toToolDefinition } from './tool.js';
 import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
+import type { ToolSearchAssociations } from './tool-search-associations.js';
 import { ToolSearchIndex, type ToolSearchMatch, toolSummary } from './tool-search-index.js';
 
 /** `AgentOptions.toolSearch`: deferred tools and the search that loads them. */
@@ -25,6 +26,11 @@ export interface ToolSearchOptions {
   maxResults?: number;
   /** The search tool's name [tool_search]. */
   name?: string;
+  /**
+   * Learned word associations, so a request in the user's words also finds tools described in
+   * the API's (`toolSearchAssociations()` of `@agent/tool-search-data`) [none].
+   */
+  associations?: ToolSearchAssociations;
 }
 
 /** Where the model looks tools up: the registry's tools plus the search tool. */
@@ -213,8 +219,10 @@ export class ToolCatalogue {
     this.#refresh();
     const selected = selectQuery(query);
     if (selected !== undefined) return this.#select(selected);
+    const associations = this.#options.associations;
     this.#index ??= new ToolSearchIndex(
       this.#registry.list().filter((tool) => this.#deferred.has(tool.name)),
+      associations === undefined ? {} : { associations },
     );
     return mode === 'regex'
       ? this.#index.searchRegex(query, limit)

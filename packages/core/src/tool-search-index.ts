@@ -6,6 +6,16 @@
  */
 import type { JsonSchema } from './json-schema.js';
 import type { AnyAgentTool } from './tool.js';
+import type { ToolSearchAssociations } from './tool-search-associations.js';
+
+/** Options of a `ToolSearchIndex`. */
+export interface ToolSearchIndexOptions {
+  /**
+   * Learned term associations (e.g. `@agent/tool-search-data`): a query word also finds tools
+   * described with its associates, at a fraction of its weight.
+   */
+  associations?: ToolSearchAssociations;
+}
 
 /** One match of a search. */
 export interface ToolSearchMatch {
@@ -153,21 +163,46 @@ for (const group of synonymGroups) {
 }
 
 /**
- * Query terms: the words themselves (weight 1), then their synonyms (weight 0.5), each synonym
- * scored with at most its source word's IDF — a rare synonym ("revoke") must not outrank the
- * common word the user wrote ("delete").
+ * Query terms: the words themselves (weight 1), then their synonyms (weight 0.5), then learned
+ * associates (up to 0.5, by strength), each scored with at most its source word's IDF — a rare
+ * synonym ("revoke") must not outrank the common word the user wrote ("delete").
  */
-function queryTerms(query: string): Map<string, { weight: number; source: string }> {
+function queryTerms(
+  query: string,
+  associations: ToolSearchAssociations | undefined,
+  indexed: (term: string) => boolean,
+): Map<string, { weight: number; source: string }> {
   const terms = new Map<string, { weight: number; source: string }>();
   const words = searchTerms(query);
   for (const word of words) terms.set(word, { weight: 1, source: word });
   for (const word of words) {
     for (const other of synonyms.get(word) ?? []) {
-      if (!terms.has(other)) terms.set(other, { weight: 0.5, source: word });
+      if (!terms.has(other)) terms.set(other, { weight: synonymWeight, source: word });
+    }
+  }
+  if (associations !== undefined) {
+    // Words the catalogue never uses (a vocabulary mismatch: "bill" where tools say "invoice"),
+    // and adjacent pairs (`hang_up`): a word the catalogue uses already finds its tools, and
+    // expanding it too only adds noise (measured: it cost the tuned set top-1 for no gain).
+    const keys = [
+      ...words.filter((word) => !indexed(word)),
+      ...words.slice(1).map((word, at) => `${words[at]}_${word}`),
+    ];
+    for (const word of keys) {
+      for (const { term, strength } of associations.related(word)) {
+        const weight = associationWeight * strength;
+        const known = terms.get(term);
+        if (known === undefined) terms.set(term, { weight, source: word });
+        else if (known.weight < weight) known.weight = weight;
+      }
     }
   }
   return terms;
 }
+
+// What a synonym, and a learned associate at full strength, weigh against the word itself.
+const synonymWeight = 0.5;
+const associationWeight = 0.5;
 
 // BM25's term-frequency saturation.
 const k1 = 1.2;
@@ -199,7 +234,10 @@ export class ToolSearchIndex {
   /** Scratch space of `search`, one slot per document (zeroed after each query). */
   readonly #scores: Float64Array;
 
-  constructor(tools: Iterable<AnyAgentTool>) {
+  readonly #associations: ToolSearchAssociations | undefined;
+
+  constructor(tools: Iterable<AnyAgentTool>, options: ToolSearchIndexOptions = {}) {
+    this.#associations = options.associations;
     const perDocument: { frequencies: Map<string, number>[]; lengths: number[] }[] = [];
     const totals = fields.map(() => 0);
     for (const tool of tools) {
@@ -270,7 +308,7 @@ export class ToolSearchIndex {
    */
   search(query: string, limit: number): ToolSearchMatch[] {
     if (limit <= 0) return [];
-    const terms = queryTerms(query);
+    const terms = queryTerms(query, this.#associations, (term) => this.#postings.has(term));
     const scores = this.#scores;
     const touched: number[] = [];
     const count = this.#documents.length;
