@@ -15,9 +15,11 @@ function convert(schema: unknown, components: Record<string, unknown> = {}): Jso
 
 /** Every array under `enum`, `required` or `type` anywhere in a schema, with its path. */
 function uniqueKeywordArrays(node: unknown, path = '#', out: [string, unknown[]][] = []) {
-  if (Array.isArray(node))
-    node.forEach((item, at) => uniqueKeywordArrays(item, `${path}/${at}`, out));
-  else if (typeof node === 'object' && node !== null) {
+  if (Array.isArray(node)) {
+    node.forEach((item, at) => {
+      uniqueKeywordArrays(item, `${path}/${at}`, out);
+    });
+  } else if (typeof node === 'object' && node !== null) {
     for (const [key, value] of Object.entries(node)) {
       if (['enum', 'required', 'type'].includes(key) && Array.isArray(value))
         out.push([`${path}/${key}`, value]);
@@ -93,8 +95,8 @@ describe('repeated values in enum, required and type lists', () => {
     );
     const tools = [...adapter.tools];
     const webhook = tools.find((tool) => tool.name === 'PostWebhookEndpoints');
-    expect(webhook).toBeDefined();
-    const body = (webhook?.parameters.properties as Record<string, JsonSchema>).body as JsonSchema;
+    if (webhook === undefined) throw new Error('PostWebhookEndpoints is missing');
+    const body = (webhook.parameters.properties as Record<string, JsonSchema>).body as JsonSchema;
     const events = (body.properties as Record<string, JsonSchema>).enabled_events as JsonSchema;
     const values = (events.items as JsonSchema).enum as unknown[];
     expect(values.length).toBeGreaterThan(100);
