@@ -6,8 +6,13 @@
  * `--allow 'config_set(model:*)'` may let it through; in `full-access` mode there is nothing left to
  * widen). Its subjects are `mode:<mode>` and `model:<id>`.
  */
-import { type AnyAgentTool, defineTool, type PermissionMode, ToolError } from '@agent/core';
-import * as z from 'zod';
+import {
+  type AnyAgentTool,
+  type ConfigSetting,
+  createConfigTools as createSettingsTools,
+  type PermissionMode,
+  ToolError,
+} from '@agent/core';
 import type { Session } from './session.js';
 
 const modes = ['default', 'read-only', 'workspace-write', 'full-access'] as const;
@@ -46,70 +51,56 @@ export function configSnapshot(session: Session): ConfigSnapshot {
 }
 
 /**
- * `config` and `config_set` for a session that does not exist yet when the tools are made (the
- * agent needs its tools first): `session()` returns it once it does.
+ * `config` and `config_set` (core's `createConfigTools`) over the session's settings, for a session
+ * that does not exist yet when the tools are made (the agent needs its tools first): `session()`
+ * returns it once it does.
  */
 export function createConfigTools(session: () => Session): AnyAgentTool[] {
-  const read = defineTool({
-    name: 'config',
-    label: 'Settings',
-    description:
-      "Reads this session's settings: the model, the permission mode, the allow/ask/deny rules and the grants given during the session, the sandbox of bash, the MCP servers and the workspace. To change the mode or the model, use config_set.",
-    input: z.object({}),
+  const snapshot = () => configSnapshot(session());
+  const readOnly = (description: string, key: keyof ConfigSnapshot): ConfigSetting => ({
+    description,
+    get: () => snapshot()[key],
+  });
+  return createSettingsTools({
+    subject: "this session's settings",
     source: 'cli',
-    policy: { permission: 'read-only', parallelSafePerTurn: true },
-    execute: async () => {
-      const snapshot = configSnapshot(session());
-      return {
-        content: [{ type: 'text', text: JSON.stringify(snapshot, null, 2) }],
-        details: snapshot,
-      };
+    settings: {
+      model: {
+        description:
+          'The model id; a new one (of the same provider) takes effect when this run ends, the conversation going on.',
+        get: () => session().model.model,
+        set: async (value) => {
+          const current = session();
+          let choice: Session['model'];
+          try {
+            choice = await current.chooseModel(String(value));
+          } catch (error) {
+            throw new ToolError(
+              `Cannot use the model "${String(value)}": ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+          current.pendingModel = choice;
+          return `The model changes from ${current.model.model} to ${choice.model} when this run ends (the conversation goes on).`;
+        },
+      },
+      mode: {
+        description: 'The permission mode: which calls run without asking the user (at once).',
+        values: modes,
+        get: () => session().policy.mode,
+        set: (value) => {
+          const current = session();
+          const before = current.policy.mode;
+          current.policy.setMode(value as PermissionMode);
+          return `The permission mode is now ${String(value)} (was ${before}).`;
+        },
+      },
+      provider: readOnly('The provider of the model.', 'provider'),
+      nextModel: readOnly('The model chosen for when this run ends, if any.', 'nextModel'),
+      rules: readOnly('The allow, ask and deny rules.', 'rules'),
+      grants: readOnly('The permissions granted during the session.', 'grants'),
+      sandbox: readOnly('The sandbox bash runs in.', 'sandbox'),
+      mcpServers: readOnly('The MCP servers, their status and tool counts.', 'mcpServers'),
+      cwd: readOnly('The workspace.', 'cwd'),
     },
   });
-  const set = defineTool({
-    name: 'config_set',
-    label: 'Change a setting',
-    description:
-      'Changes a setting of this session: "mode" (default, read-only, workspace-write, full-access — which calls run without asking the user) takes effect at once; "model" (a model id of the same provider) takes effect when this run ends, the conversation going on. The user is asked first unless a rule allows it.',
-    input: z.object({
-      setting: z.enum(['mode', 'model']).describe('What to change.'),
-      value: z.string().min(1).max(200).describe('The new mode, or the model id.'),
-    }),
-    source: 'cli',
-    policy: { permission: 'full-access', exclusive: true },
-    permissionSubjects: ({ setting, value }) => [`${setting}:${value}`],
-    execute: async ({ setting, value }) => {
-      const current = session();
-      if (setting === 'mode') {
-        if (!(modes as readonly string[]).includes(value))
-          throw new ToolError(`Unknown mode "${value}": one of ${modes.join(', ')}`);
-        const before = current.policy.mode;
-        current.policy.setMode(value as PermissionMode);
-        return {
-          content: [{ type: 'text', text: `The permission mode is now ${value} (was ${before}).` }],
-          details: configSnapshot(current),
-        };
-      }
-      let choice: Session['model'];
-      try {
-        choice = await current.chooseModel(value);
-      } catch (error) {
-        throw new ToolError(
-          `Cannot use the model "${value}": ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-      current.pendingModel = choice;
-      return {
-        content: [
-          {
-            type: 'text',
-            text: `The model changes from ${current.model.model} to ${choice.model} when this run ends (the conversation goes on).`,
-          },
-        ],
-        details: configSnapshot(current),
-      };
-    },
-  });
-  // Small, and what the model needs to know about its session: never deferred behind tool_search.
-  return [read, set].map((tool) => Object.assign(tool, { defer: false })) as AnyAgentTool[];
 }

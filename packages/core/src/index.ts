@@ -19,6 +19,12 @@ export type {
   ToolCallInfo,
 } from './agent-options.js';
 export { applyStreamEvent } from './assistant-stream.js';
+export {
+  type ConfigSetting,
+  type ConfigToolsOptions,
+  type ConfigValue,
+  createConfigTools,
+} from './config-tools.js';
 export { isConnectionFailure } from './connection-errors.js';
 export {
   type CredentialFilterOptions,
