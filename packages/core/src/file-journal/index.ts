@@ -1,0 +1,5 @@
+export {
+  FileRunJournal,
+  type FileRunJournalOptions,
+  type JournaledRunSummary,
+} from './file-run-journal.js';
