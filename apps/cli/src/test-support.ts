@@ -65,7 +65,11 @@ export function runCli(
 /** A temp directory removed by `dispose`. */
 export async function tempDir(prefix: string): Promise<{ path: string; dispose(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, dispose: () => rm(path, { recursive: true, force: true }) };
+  // Retried: a CLI just killed (tmux) may still be writing its compile cache under the directory.
+  return {
+    path,
+    dispose: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+  };
 }
 
 /** Writes a script file for `--scripted`. */

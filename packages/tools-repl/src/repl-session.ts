@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { credentialFreeEnvironment } from '@agent/core';
 import { javascriptDriver, pythonDriver } from './drivers.js';
 
+/** How long an interpreter may take to start, at least (a cell's own timeout counts from when it is ready). */
+const startTimeoutMs = 30_000;
 /** The languages a session can run. */
 export type ReplLanguage = 'javascript' | 'python';
 
@@ -134,18 +136,29 @@ export class ReplSession {
           this.reset();
           reject(new ReplResetError(message, stderr));
         };
+        // The cell's time starts when the interpreter is ready: starting one (seconds on a busy
+        // machine) is not the cell's doing. Starting has its own, longer bound.
+        const startLimitMs = Math.max(options.timeoutMs, startTimeoutMs);
         timer = setTimeout(
           () =>
             fail(
-              `the cell did not finish within ${options.timeoutMs} ms; the ${this.language} session was reset (its state is gone)`,
+              `the ${this.language} interpreter did not start within ${startLimitMs} ms; the session was reset`,
             ),
-          options.timeoutMs,
+          startLimitMs,
         );
         onAbort = () => fail(`aborted; the ${this.language} session was reset (its state is gone)`);
         options.signal?.addEventListener('abort', onAbort, { once: true });
         this.#pending = { resolve, reject };
         this.#start()
           .then(() => {
+            clearTimeout(timer);
+            timer = setTimeout(
+              () =>
+                fail(
+                  `the cell did not finish within ${options.timeoutMs} ms; the ${this.language} session was reset (its state is gone)`,
+                ),
+              options.timeoutMs,
+            );
             this.#stderr = '';
             this.#child?.stdin?.write(`${JSON.stringify({ code })}\n`);
           })
