@@ -53,12 +53,12 @@ describe('agent demo', () => {
     expect(stdout).toContain('✓ notebook_edit: Replaced cell 0 of try.ipynb (1 cell now).');
     expect(stdout).toContain('✉ greet() is fixed; writing notes next.');
     // A write outside the workspace that the rules allow is stopped by the OS sandbox, not by
-    // a path check, and the transcript says so; without bubblewrap (as on a fresh machine's
+    // a path check, and the transcript says so (a failed call, ✗, with its exit code); without bubblewrap (as on a fresh machine's
     // `npm run demo`) it says honestly that nothing stopped it.
     if (systemToolProblem('bwrap') === undefined) {
       expect(stdout).toContain('bash: sandboxed (bubblewrap)');
       expect(stdout).toMatch(
-        /✓ bash: \[stderr\] touch: cannot touch '[^']*escaped\.txt': Read-only file system/,
+        /✗ bash \[failed\]: Exit code: 1 · \[stderr\] touch: cannot touch '[^']*escaped\.txt': Read-only file system/,
       );
       expect(stdout).toContain('Blocked by the sandbox: writes outside');
       expect(stdout).toContain('outside the workspace: nothing written (the sandbox blocked it)');
@@ -170,7 +170,9 @@ describe('agent -p', () => {
     ]);
     const denial = messages[2];
     expect(denial).toMatchObject({ toolName: 'bash', isError: true, errorKind: 'denied' });
-    expect(JSON.stringify(denial?.content)).toContain('this non-interactive run (-p) cannot ask');
+    expect(JSON.stringify(denial?.content)).toContain(
+      'No one could be asked to approve this call (-p with no terminal on stdin)',
+    );
   });
 
   it('applies --deny rules even in full-access mode', async () => {

@@ -215,9 +215,11 @@ export function nonInteractiveApprover(): PermissionApprover & { denied: () => n
   let denied = 0;
   const approver: PermissionApprover = (request, context) => {
     denied += 1;
+    // No one saw this call: the denial says so and names the flag, never "Denied by the user".
     return {
       answer: 'deny',
-      reason: `Needs approval, and this non-interactive run (-p) cannot ask: ${approvalHint(request, context.askRule)}`,
+      unattended: true,
+      reason: `No one could be asked to approve this call (-p with no terminal on stdin): ${approvalHint(request, context.askRule)}`,
     };
   };
   return Object.assign(approver, { denied: () => denied });

@@ -22,6 +22,15 @@ const stopReasonSchema = z
   .string()
   .describe('completed | terminated | max-turns | aborted | error | …');
 
+const toolResultSummarySchema = z
+  .object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    isError: z.boolean(),
+    errorKind: z.string().optional(),
+  })
+  .strict();
+
 /** One line of `--output-format stream-json`. */
 export const streamJsonEventSchema = z.discriminatedUnion('type', [
   z
@@ -103,6 +112,7 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       usage: usageSchema,
       finalText: z.string(),
       deniedWithoutApprover: z.number(),
+      toolResults: z.array(toolResultSummarySchema),
       error: z.string().optional(),
     })
     .strict(),
@@ -119,6 +129,8 @@ export const jsonResultSchema = z
     usage: usageSchema,
     /** Calls denied because they needed approval and `-p` had no one to ask. */
     deniedWithoutApprover: z.number(),
+    /** Every tool call of the run and whether it failed (a non-zero exit, a denial, bad arguments…). */
+    toolResults: z.array(toolResultSummarySchema),
     error: z.string().optional(),
   })
   .strict();
@@ -265,6 +277,18 @@ export function runSummary(
     turns: result.turns,
     usage: usageOf(result.usage),
     deniedWithoutApprover,
+    toolResults: result.messages.flatMap((message) =>
+      message.role === 'toolResult'
+        ? [
+            {
+              toolCallId: message.toolCallId,
+              toolName: message.toolName,
+              isError: message.isError,
+              ...(message.errorKind === undefined ? {} : { errorKind: message.errorKind }),
+            },
+          ]
+        : [],
+    ),
     ...(result.error === undefined ? {} : { error: result.error }),
   };
 }

@@ -47,12 +47,19 @@ export function formatArguments(raw: string): string {
   return clip(text, maxArgumentChars);
 }
 
+/** The status line bash ends a failed command's output with. */
+const exitStatus = /^Exit code: (\d+|unknown)( \(signal \w+\))?$/;
+
 /**
- * A tool result on one line: its first non-empty line and how many more there are. A denial is
- * shown whole (up to a much larger limit): its reason says how to allow the call.
+ * A tool result on one line: its first non-empty line and how many more there are, led by the
+ * exit status when a command failed. A denial is shown whole (up to a much larger limit): its
+ * reason says how to allow the call.
  */
 export function summarizeResult(
-  message: Pick<ToolResultMessage, 'content'> & { errorKind?: string | undefined },
+  message: Pick<ToolResultMessage, 'content'> & {
+    errorKind?: string | undefined;
+    isError?: boolean;
+  },
 ): string {
   const max = message.errorKind === 'denied' ? maxDenialChars : maxResultChars;
   const text = message.content
@@ -67,7 +74,11 @@ export function summarizeResult(
   const blocked = lines.find(
     (line, index) => index > 0 && line.startsWith('Blocked by the sandbox'),
   );
-  const summary = lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+  const lined = lines.length > 1 ? `${first} (+${lines.length - 1} lines)` : first;
+  // A failed command leads with its exit status (bash puts it last, after the output).
+  const status =
+    message.isError === true ? lines.findLast((line) => exitStatus.test(line)) : undefined;
+  const summary = status === undefined ? lined : `${status.trim()} · ${lined}`;
   return blocked === undefined ? summary : `${summary}\n      ${clip(blocked, maxDenialChars)}`;
 }
 

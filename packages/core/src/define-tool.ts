@@ -11,6 +11,7 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from './tool.js';
+import { unknownKeyIssues } from './unknown-keys.js';
 import { describeReceived, typeMismatchHint } from './validation.js';
 
 /** Configuration of a tool written with zod schemas. */
@@ -150,13 +151,23 @@ export function zodToJsonSchema(schema: z.ZodType): JsonSchema {
 /** zod's parse options, made once (zod copies them per parse). */
 const reportInput = { reportInput: true } as const;
 
-/** Validates with a zod schema and reports issues the model can act on. */
+/**
+ * Validates with a zod schema and reports issues the model can act on. A key the schema does not
+ * know is an issue too (listing the known ones), even where zod would strip it silently: a call
+ * that ignored part of what the model asked for would look like it did what was asked.
+ */
 export function validateWithZod<T>(schema: z.ZodType<T>, value: unknown): ValidationResult<T> {
   const parsed = schema.safeParse(value, reportInput);
-  if (parsed.success) return { ok: true, value: parsed.data };
+  const unknown = unknownKeyIssues(schema, value);
+  if (parsed.success && unknown.length === 0) return { ok: true, value: parsed.data };
   return {
     ok: false,
-    issues: parsed.error.issues.flatMap((issue) => describeZodIssue(issue, value)),
+    issues: [
+      ...(parsed.success
+        ? []
+        : parsed.error.issues.flatMap((issue) => describeZodIssue(issue, value))),
+      ...unknown,
+    ],
   };
 }
 

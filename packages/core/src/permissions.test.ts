@@ -492,6 +492,36 @@ describe('PermissionPolicy: names and subjects', () => {
 });
 
 describe('PermissionPolicy: the approver and grants', () => {
+  it('an unattended denial (no one could be asked) is not "Denied by the user"', async () => {
+    const { approver } = scriptedApprover([
+      { answer: 'deny', unattended: true, reason: 'No one could be asked: -p cannot ask' },
+      { answer: 'deny', unattended: true },
+      { answer: 'never', unattended: true },
+      { answer: 'once', unattended: true },
+    ]);
+    const policy = new PermissionPolicy({ approver });
+    expect(await policy.check(requestFor(bash, ['rm x']))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'no-approver',
+      reason: 'No one could be asked: -p cannot ask',
+    });
+    expect(await policy.check(requestFor(bash, ['rm y']))).toEqual({
+      behavior: 'deny',
+      decidedBy: 'no-approver',
+      reason: 'Tool "bash" needs approval, and no one could be asked',
+    });
+    // A "never" still becomes a grant; only the wording of who decided changes.
+    expect(await policy.check(requestFor(bash, ['rm z']))).toMatchObject({
+      behavior: 'deny',
+      decidedBy: 'no-approver',
+    });
+    expect(policy.grants).toEqual([{ tool: 'bash', subject: 'rm z', decision: 'deny' }]);
+    expect(await policy.check(requestFor(bash, ['ls']))).toEqual({
+      behavior: 'allow',
+      decidedBy: 'approver',
+    });
+  });
+
   it('remembers always/never as grants that survive a save and reload', async () => {
     const { approver, asked } = scriptedApprover([
       'always',

@@ -24,8 +24,14 @@ export type PermissionMode = 'default' | 'read-only' | 'workspace-write' | 'full
 /** The approver's answer: `once`/`deny` decide this call; `always`/`never` also become runtime grants. */
 export type ApprovalAnswer = 'once' | 'always' | 'deny' | 'never';
 
-/** An approver's answer, optionally with a reason the model reads when it denies. */
-export type ApprovalDecision = ApprovalAnswer | { answer: ApprovalAnswer; reason?: string };
+/**
+ * An approver's answer, optionally with a reason the model reads when it denies. `unattended`
+ * says no one was asked (an approver for a run that cannot ask anybody, such as a script): its
+ * denial reads as the reason alone, decided by `no-approver`, never "Denied by the user".
+ */
+export type ApprovalDecision =
+  | ApprovalAnswer
+  | { answer: ApprovalAnswer; reason?: string; unattended?: boolean };
 
 /** What an approver is told beside the request. */
 export interface ApprovalContext {
@@ -572,6 +578,18 @@ export class PermissionPolicy {
     }
     if (answer === 'once' || answer === 'always')
       return { behavior: 'allow', decidedBy: 'approver' };
+    const unattended =
+      typeof decision === 'object' && decision !== null && decision.unattended === true;
+    if (unattended) {
+      return {
+        behavior: 'deny',
+        decidedBy: 'no-approver',
+        reason:
+          reason === undefined || reason === ''
+            ? `Tool "${request.toolName}" needs approval, and no one could be asked`
+            : reason,
+      };
+    }
     return {
       behavior: 'deny',
       decidedBy: 'approver',

@@ -42,10 +42,17 @@ function numbers(text: string): number[] {
 }
 
 describe('bash', () => {
-  it('returns exit code, stdout and stderr; a non-zero exit is a result', async () => {
+  it('returns exit code, stdout and stderr; a non-zero exit is an isError result the model still reads', async () => {
     const bash = tool();
+    const ok = await bash.execute({ command: 'echo fine' }, testContext());
+    expect(ok.isError).toBeUndefined();
+    for (const command of ['false', 'exit 1', 'kill -TERM $$', 'ls /definitely-missing-dir']) {
+      const failed = await bash.execute({ command }, testContext());
+      expect(failed.isError, command).toBe(true);
+      expect(resultText(failed), command).toMatch(/Exit code: (\d+|unknown)/);
+    }
     const result = await bash.execute({ command: 'echo out; echo err >&2; exit 3' }, testContext());
-    expect(result.isError).toBeUndefined();
+    expect(result.isError).toBe(true);
     expect(result.details?.exitCode).toBe(3);
     expect(result.details?.stdout).toBe('out\n');
     expect(result.details?.stderr).toBe('err\n');
@@ -289,7 +296,20 @@ describe('bash', () => {
     const pgid = numbers(resultText(read))[0] ?? 0;
     const killed = await output.execute({ task_id: taskId, kill: true }, testContext());
     expect(resultText(killed)).toContain('was killed');
+    expect(killed.isError).toBeUndefined();
     expect(liveGroupMembers(pgid)).toEqual([]);
+
+    // A task that ended with a non-zero exit on its own is read as failed.
+    const failing = await bash.execute(
+      { command: 'echo partial; exit 5', run_in_background: true },
+      testContext(),
+    );
+    const failingId = failing.details?.taskId ?? '';
+    await background.get(failingId)?.handle.done;
+    const ended = await output.execute({ task_id: failingId }, testContext());
+    expect(resultText(ended)).toContain('exit code 5');
+    expect(resultText(ended)).toContain('partial');
+    expect(ended.isError).toBe(true);
     await expect(output.execute({ task_id: 'bg-99' }, testContext())).rejects.toThrow(
       /No background task bg-99/,
     );

@@ -109,6 +109,8 @@ export interface BashDetails {
   taskId?: string;
   /** Whether the command ran inside the OS sandbox. */
   sandboxed?: boolean;
+  /** The sandbox's explanation when its output shows the sandbox blocked it (also in the text). */
+  sandboxBlocked?: string;
 }
 
 /** Resolved bash options shared by foreground and background runs. */
@@ -366,7 +368,7 @@ const bashInput = z.object({
 /**
  * The `bash` tool: runs a command line in its own process group with a time limit (ms), streams
  * output through `onUpdate`, keeps head and tail of large output in memory and the whole of it
- * in a spill file. A non-zero exit is a normal result. Permission subjects are the commands and
+ * in a spill file. A non-zero exit is an `isError` result that still carries the output. Permission subjects are the commands and
  * file redirections of the parsed command line.
  */
 export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, BashDetails> {
@@ -389,7 +391,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       'Runs a bash command line in the workspace and returns its exit code, stdout and stderr.',
       `Time limit: "timeout" in milliseconds (default ${defaultTimeoutMs}, max ${maxTimeoutMs}); the whole process group is killed when it runs out.`,
       'Large output is cut to its head and tail; the full output is saved to a file whose path is given.',
-      'A non-zero exit code is reported, not an error. Stdin is closed.',
+      'A non-zero exit code marks the result as failed; its output is returned all the same. Stdin is closed.',
       'Use run_in_background for servers and long jobs, then bash_output to read or kill them.',
       `Commands are ${settings.sandbox.describe()}.`,
     ].join(' '),
@@ -500,7 +502,10 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`);
       const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
-      if (outcome.timedOut) result.isError = true;
+      // A failed command is a failed call (marks and `isError` say so); the model still reads
+      // its whole output and exit code in the text.
+      if (outcome.timedOut || outcome.exitCode !== 0) result.isError = true;
+      if (blocked !== undefined) details.sandboxBlocked = blocked;
       return result;
     },
   });
@@ -568,11 +573,14 @@ export function createBashOutputTool(
         Date.now() - task.startedAt,
       );
       details.taskId = task.id;
+      // A task that ended on its own with a non-zero exit failed; one killed on request did not.
+      const failed = outcome !== undefined && args.kill !== true && outcome.exitCode !== 0;
       return {
         content: [
           { type: 'text', text: body === '' ? `${status}\n(no output yet)` : `${body}\n${status}` },
         ],
         details,
+        ...(failed ? { isError: true } : {}),
       };
     },
   });

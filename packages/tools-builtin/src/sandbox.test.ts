@@ -86,6 +86,7 @@ describe('bash in the OS sandbox', () => {
     expect(fs.existsSync('/etc/agent-sandbox-test')).toBe(false);
     expect(text).toContain('Read-only file system');
     expect(text).toContain('Blocked by the sandbox: writes outside');
+    expect(details?.sandboxBlocked).toMatch(/^Blocked by the sandbox: writes outside/);
   });
 
   it('a symlink from the workspace to outside does not open a way out', async () => {

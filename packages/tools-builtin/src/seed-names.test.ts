@@ -71,4 +71,45 @@ describe('seed names: other agents’ tool and argument names', () => {
     const all = Object.values(seedToolNames).flat();
     expect(new Set(all).size).toBe(all.length);
   });
+
+  it("Claude Code's Grep arguments: glob filters files, -i ignores case, -n is a no-op", async () => {
+    const cwd = makeTempDir();
+    fs.writeFileSync(path.join(cwd, 'a.ts'), 'Needle in ts\n');
+    fs.writeFileSync(path.join(cwd, 'b.md'), 'needle in md\n');
+    const provider = createScriptedProvider([
+      {
+        toolCalls: [
+          { name: 'Grep', arguments: { pattern: 'needle', glob: '*.md', '-n': true } },
+          {
+            name: 'Grep',
+            arguments: { pattern: 'needle', '-i': true, output_mode: 'files_with_matches' },
+          },
+          { name: 'Grep', arguments: { pattern: 'needle', type: 'ts' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      tools: defaultTools({ cwd, bash: { sandbox: 'off' } }),
+    });
+    await agent.run('go').result;
+    const results = agent.messages.filter((message) => message.role === 'toolResult');
+    const text = (index: number) => JSON.stringify(results[index]?.content);
+    expect(text(0)).toContain('b.md');
+    expect(text(0)).not.toContain('a.ts');
+    expect(text(1)).toContain('a.ts');
+    expect(text(1)).toContain('b.md');
+    // An argument nothing maps is refused, naming what the tool takes (not a search of everything).
+    expect(results[2]?.isError).toBe(true);
+    expect(text(2)).toContain('unknown field \\"type\\"');
+    expect(text(2)).toContain('known fields: pattern, path, include');
+  });
+
+    expect(prepare({ pattern: 'x', '-n': true, glob: '*.md' })).toEqual({
+      pattern: 'x',
+      include: '*.md',
+    });
+  });
 });
