@@ -1,5 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonResultSchema, type StreamJsonEvent, streamJsonEventSchema } from './stream-json.js';
 import { assertBuilt, runCli, tempDir, writeScript } from './test-support.js';
@@ -136,7 +137,8 @@ describe('a failed command is marked failed', () => {
     ]);
   });
 
-  it('a write the sandbox blocked is ✗, and says the sandbox blocked it', async () => {
+  it('a write the sandbox blocked is ✗, and says the sandbox blocked it', async (context) => {
+    skipWithout('bwrap')(context);
     const dir = await scratch();
     // Outside the workspace and outside /tmp (the sandbox gives commands a private /tmp).
     const outside = await mkdtemp('/var/tmp/agent-marks-outside-');
