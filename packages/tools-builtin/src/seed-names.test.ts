@@ -106,10 +106,4 @@ describe('seed names: other agents’ tool and argument names', () => {
     expect(text(2)).toContain('unknown field \\"type\\"');
     expect(text(2)).toContain('known fields: pattern, path, include');
   });
-
-    expect(prepare({ pattern: 'x', '-n': true, glob: '*.md' })).toEqual({
-      pattern: 'x',
-      include: '*.md',
-    });
-  });
 });
