@@ -196,6 +196,7 @@ export {
 } from './tool-catalogue.js';
 export { steeringSkipMessage } from './tool-execution.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
+export { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './tool-runner.js';
 export {
   type TermAssociate,
   ToolSearchAssociations,

@@ -1,0 +1,109 @@
+import {
+  AgentError,
+  type AnyAgentTool,
+  createToolRunner,
+  ToolError,
+  type ToolResultMessage,
+  type ToolRunner,
+  type ToolRunnerOptions,
+  toolResultText,
+} from '@agent/core';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { jsonSchema, type Tool, tool } from 'ai';
+
+/** Options of {@link toAiSdkTools}: the gate, hooks and limits every call goes through. */
+export interface AiSdkToolsOptions extends Omit<ToolRunnerOptions, 'approvals'> {
+  /**
+   * Where a permission question goes [ai-sdk]: `ai-sdk` — the AI SDK's tool approval (each
+   * tool's `needsApproval`: `generateText`/`streamText` stop with a `tool-approval-request`
+   * and run the call once a `tool-approval-response` approves it); `approver` — the policy's
+   * own approver, asked while the call runs.
+   */
+  approvals?: 'ai-sdk' | 'approver';
+}
+
+/**
+ * What one of our tools returns to the AI SDK: the result message as our loop records it (plain
+ * JSON, `details` included, never clipped). The model gets it through `toModelOutput`: the text
+ * clipped to the tool's `maxResultChars`, images as files.
+ */
+export type AiSdkToolOutput = ToolResultMessage;
+
+/** An AI SDK tool made from one of ours. */
+export type AiSdkTool = Tool<unknown, AiSdkToolOutput>;
+
+/**
+ * Our tools as an AI SDK `ToolSet` (keyed by wire name) for `generateText`/`streamText`. Each
+ * call goes through our own path — `prepareArguments`, validation against the tool's schema
+ * (the AI SDK does not validate: `inputSchema` is its JSON Schema as is), the permission gate,
+ * hooks, resource locks, timeout, the AI SDK's abort signal — and a failed, denied, timed-out or
+ * cancelled call throws a `ToolError` (its `kind` says which), which the AI SDK reports as a
+ * `tool-error` the model reads. A question of the gate becomes the AI SDK's tool approval.
+ */
+export function toAiSdkTools(
+  tools: readonly AnyAgentTool[],
+  options: AiSdkToolsOptions = {},
+): Record<string, AiSdkTool> {
+  const runner = createToolRunner(runnerOptions(options));
+  const set: Record<string, AiSdkTool> = {};
+  for (const agentTool of tools) {
+    if (Object.hasOwn(set, agentTool.name)) {
+      throw new AgentError(`toAiSdkTools: two tools are named "${agentTool.name}"`);
+    }
+    set[agentTool.name] = adapt(agentTool, runner);
+  }
+  return set;
+}
+
+/** One of our tools as an AI SDK tool; see {@link toAiSdkTools}. */
+export function toAiSdkTool(agentTool: AnyAgentTool, options: AiSdkToolsOptions = {}): AiSdkTool {
+  return adapt(agentTool, createToolRunner(runnerOptions(options)));
+}
+
+function runnerOptions(options: AiSdkToolsOptions): ToolRunnerOptions {
+  const { approvals, ...rest } = options;
+  return { ...rest, approvals: approvals === 'approver' ? 'approver' : 'framework' };
+}
+
+function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
+  return tool({
+    description: agentTool.description,
+    // No `validate`: our own validation runs inside the call, after `prepareArguments`.
+    inputSchema: jsonSchema<unknown>(agentTool.parameters as JSONSchema7),
+    needsApproval: (input, { toolCallId }) => runner.needsApproval(agentTool, input, toolCallId),
+    execute: async (input, { toolCallId, abortSignal }): Promise<AiSdkToolOutput> => {
+      const message = await runner.run(agentTool, input, {
+        toolCallId,
+        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+      });
+      if (message.isError) {
+        const text = toolResultText(runner.forModel(agentTool, message).content);
+        throw new ToolError(text, {
+          kind: message.errorKind ?? 'failed',
+          toolName: agentTool.name,
+        });
+      }
+      return message;
+    },
+    toModelOutput: ({ output }: { output: AiSdkToolOutput }) =>
+      modelOutput(runner.forModel(agentTool, output)),
+  });
+}
+
+/** What `toModelOutput` returns. */
+type ToolResultOutput = Awaited<ReturnType<NonNullable<AiSdkTool['toModelOutput']>>>;
+
+/** A result as the AI SDK sends it to the model: plain text, or text and images. */
+function modelOutput(message: ToolResultMessage): ToolResultOutput {
+  if (message.content.every((block) => block.type === 'text')) {
+    return { type: 'text', value: toolResultText(message.content) };
+  }
+  return {
+    type: 'content',
+    value: message.content.map((block) =>
+      block.type === 'text'
+        ? { type: 'text', text: block.text }
+        : { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } },
+    ),
+  };
+}

@@ -1,0 +1,8 @@
+export { type AiSdkProviderOptions, fromAiSdkModel } from './ai-sdk-provider.js';
+export {
+  type AiSdkTool,
+  type AiSdkToolOutput,
+  type AiSdkToolsOptions,
+  toAiSdkTool,
+  toAiSdkTools,
+} from './ai-sdk-tools.js';

@@ -1,0 +1,152 @@
+import type { AgentEvent } from './agent-events.js';
+import type { AgentHooks, PermissionDecision, PermissionGate } from './agent-options.js';
+import { executeTool } from './execute-tool.js';
+import type { ToolResultMessage } from './messages.js';
+import type { PermissionPolicy } from './permissions.js';
+import type { ResourceLocks } from './resource-locks.js';
+import { clipToolResultMessage } from './result-budget.js';
+import type { AnyAgentTool, PathDenialCheck } from './tool.js';
+
+// Our tools inside another framework's loop (the AI SDK, OpenAI Agents, LangChain): that loop
+// decides when a tool runs, but each call still goes through our one path — validation, the
+// permission gate, hooks, resource locks, timeout, abort — via `executeTool`. A question the
+// gate would ask can go to the framework's own approval flow (`needsApproval`): the call is then
+// allowed only if it is the very call the framework was told needs approval.
+
+/** Options of {@link createToolRunner}. */
+export interface ToolRunnerOptions {
+  /** The permission rules and approver, or any gate [every call allowed]. */
+  permissions?: PermissionPolicy | PermissionGate;
+  /**
+   * Where a question goes [framework]: `framework` — the host framework's approval flow (its
+   * `needsApproval` says yes, and the call runs once the framework approved it); `approver` — the
+   * policy's approver, asked while the call runs (without one: denied). A plain gate function
+   * always decides inside the call.
+   */
+  approvals?: 'framework' | 'approver';
+  /** `beforeToolExecution`, `afterToolExecution` and the update hooks, as in the loop. */
+  hooks?: AgentHooks;
+  /** Per-call timeout in ms when the tool's policy sets none [600000]. */
+  timeoutMs?: number;
+  /** See `AgentOptions.abortGraceMs` [1000]. */
+  abortGraceMs?: number;
+  /** Lock table for `policy.resourceKey` [the process-wide one]. */
+  resourceLocks?: ResourceLocks;
+  /** Handed to tools as `ctx.isPathDenied` (see `AgentOptions.isPathDenied`). */
+  isPathDenied?: PathDenialCheck;
+  /** Receives every call's events (start, updates, progress, end). */
+  onEvent?: (event: AgentEvent) => void;
+  /**
+   * Clip size in characters for a result's text as the model gets it, when the tool's policy
+   * sets none [30000]. The framework keeps whole results in its history, so each is clipped as
+   * it is handed over (head ¾, tail ¼, one marker), not only older ones as in our loop.
+   */
+  maxResultChars?: number;
+}
+
+/** Runs our tools' calls for a loop another framework owns. */
+export interface ToolRunner {
+  /**
+   * Whether the framework must ask before running this call: true only when the permission
+   * steps before the approver (disabled, deny, opaque, ask, mode, allow, grants) end in a
+   * question and questions go to the framework. Remembers the call, so `run` lets exactly this
+   * call (same id, same arguments) through once the framework approved it. Never rejects.
+   */
+  needsApproval(tool: AnyAgentTool, args: unknown, toolCallId: string): Promise<boolean>;
+  /**
+   * Runs one call through the loop's path (see `executeTool`); resolves with the result message
+   * the model would read — a denial or failure is an `isError` result with its `errorKind` — and
+   * never rejects.
+   */
+  run(
+    tool: AnyAgentTool,
+    args: unknown,
+    options?: { toolCallId?: string; signal?: AbortSignal },
+  ): Promise<ToolResultMessage>;
+  /** The result as the model gets it: its text clipped to the tool's `maxResultChars`. */
+  forModel(tool: AnyAgentTool, message: ToolResultMessage): ToolResultMessage;
+}
+
+const defaultMaxResultChars = 30_000;
+/** Questions remembered at most: a framework that never runs a denied call leaves its entry. */
+const maxPendingApprovals = 1_000;
+/** The probe's own denial: it only reads the evaluation, so the call never runs. */
+const probeOnly: PermissionDecision = { behavior: 'deny', reason: 'permission probe' };
+
+/** A {@link ToolRunner} over one gate and one set of options, shared by every tool it runs. */
+export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
+  const permissions = options.permissions;
+  const policy = typeof permissions === 'function' ? undefined : permissions;
+  const viaFramework = policy !== undefined && (options.approvals ?? 'framework') === 'framework';
+  // toolCallId → the validated arguments (JSON) of a call the framework was told to ask about.
+  const asked = new Map<string, string>();
+
+  const gate: PermissionGate | undefined =
+    typeof permissions === 'function'
+      ? permissions
+      : policy === undefined
+        ? undefined
+        : !viaFramework
+          ? policy.gate
+          : async (request) => {
+              const evaluation = policy.evaluate(request);
+              if (evaluation.behavior !== 'ask') return evaluation;
+              const key = asked.get(request.toolCallId);
+              if (key !== undefined && key === JSON.stringify(request.args)) {
+                asked.delete(request.toolCallId);
+                return { behavior: 'allow' };
+              }
+              // Not the call the framework approved (or the rules changed since): ours decides.
+              return policy.check(request, request.signal ? { signal: request.signal } : {});
+            };
+
+  const common = {
+    ...(gate === undefined ? {} : { permissionGate: gate }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.abortGraceMs === undefined ? {} : { abortGraceMs: options.abortGraceMs }),
+    ...(options.resourceLocks === undefined ? {} : { resourceLocks: options.resourceLocks }),
+    ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  };
+
+  return {
+    async needsApproval(tool, args, toolCallId) {
+      if (!viaFramework) return false;
+      let question = false;
+      // The loop's own path up to the gate (prepare, parse, validate, permission subjects); the
+      // probe gate denies, so no hook runs and the tool does not. Invalid arguments never reach
+      // it: no question, and `run` reports them.
+      await executeTool(tool, args, {
+        toolCallId,
+        permissionGate: (request) => {
+          const evaluation = policy.evaluate(request);
+          if (evaluation.behavior === 'ask') {
+            question = true;
+            asked.delete(toolCallId);
+            asked.set(toolCallId, JSON.stringify(request.args));
+            if (asked.size > maxPendingApprovals) {
+              const oldest = asked.keys().next().value;
+              if (oldest !== undefined) asked.delete(oldest);
+            }
+          }
+          return probeOnly;
+        },
+      });
+      return question;
+    },
+    run(tool, args, runOptions = {}) {
+      return executeTool(tool, args, {
+        ...common,
+        ...(runOptions.toolCallId === undefined ? {} : { toolCallId: runOptions.toolCallId }),
+        ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
+      });
+    },
+    forModel(tool, message) {
+      return clipToolResultMessage(
+        message,
+        tool.policy?.maxResultChars ?? options.maxResultChars ?? defaultMaxResultChars,
+      );
+    },
+  };
+}
