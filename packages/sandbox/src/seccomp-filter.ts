@@ -32,6 +32,7 @@ export type SeccompArchitecture = 'x86_64' | 'aarch64';
 
 /** What the filter lets through. */
 export interface SeccompFilterOptions {
+  /** The kernel architecture the system call numbers are for. */
   architecture: SeccompArchitecture;
   /** Whether `socket(AF_UNIX, …)` (and datagram socket pairs) may be created [false]. */
   allowUnixSockets?: boolean;
