@@ -45,6 +45,9 @@ const imageOperation = z.object({
 
 /** Kiro's fs_read arguments: a batch of operations (`summary`/`purpose` are accepted and ignored). */
 export const fsReadBatchInput = z.object({
+  // Kiro's notes for the user: known (so never refused as unknown), not used.
+  summary: z.string().optional(),
+  purpose: z.string().optional(),
   operations: z
     .array(
       z.discriminatedUnion('mode', [

@@ -17,10 +17,15 @@ export function isWriteCommand(args: unknown): args is { command: unknown } {
   return args !== null && typeof args === 'object' && !Array.isArray(args) && 'command' in args;
 }
 
-/** Kiro also accepts `create` with the content in `new_str`. */
+/**
+ * Kiro also accepts `create` with the content in `new_str`; its `summary` is a note for the user,
+ * not part of the edit (taken out here, as a known field, rather than refused as unknown).
+ */
 function kiroCreate(raw: Record<string, unknown>): Record<string, unknown> {
-  if (raw.command !== 'create' || 'file_text' in raw || !('new_str' in raw)) return raw;
-  const { new_str: text, ...rest } = raw;
+  const { summary, ...withoutSummary } = raw;
+  const call = typeof summary === 'string' ? withoutSummary : raw;
+  if (call.command !== 'create' || 'file_text' in call || !('new_str' in call)) return call;
+  const { new_str: text, ...rest } = call;
   return { ...rest, file_text: text };
 }
 

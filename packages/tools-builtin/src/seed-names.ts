@@ -52,7 +52,7 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
     oldString: 'old_string',
     newString: 'new_string',
   },
-  bash: { cmd: 'command', script: 'command' },
+  bash: { cmd: 'command', script: 'command', summary: 'description' },
   glob: { glob: 'pattern', glob_pattern: 'pattern', directory: 'path', dir: 'path' },
   search: {
     query: 'pattern',
