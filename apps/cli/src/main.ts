@@ -145,6 +145,18 @@ function reportingApprover(
   };
 }
 
+/** What a `-p` session runs: the runs a crash cut off (resumed), then the first message and the rest. */
+async function* runInputs(
+  resumes: readonly string[],
+  first: string | undefined,
+  prompts: AsyncGenerator<string> | undefined,
+): AsyncGenerator<string | { resume: string }> {
+  for (const runId of resumes) yield { resume: runId };
+  if (first === undefined || prompts === undefined) return;
+  yield first;
+  yield* prompts;
+}
+
 /** Colours on a terminal unless NO_COLOR is set (https://no-color.org). */
 function useColour(stream: NodeJS.WriteStream): boolean {
   return stream.isTTY === true && (process.env.NO_COLOR ?? '') === '';
@@ -154,7 +166,7 @@ function useColour(stream: NodeJS.WriteStream): boolean {
  * One `-p` run. Text: the transcript goes to stderr, the final answer to stdout. json: one object
  * on stdout at the end. stream-json: one JSON object per line on stdout for every event.
  */
-async function printMode(options: CliOptions): Promise<number> {
+async function printMode(options: CliOptions, resumeOnly = false): Promise<number> {
   if (options.inputFormat === 'stream-json' && process.stdin.isTTY === true)
     throw new UsageError(
       '--input-format stream-json reads JSON lines from stdin, but stdin is a terminal',
@@ -162,8 +174,8 @@ async function printMode(options: CliOptions): Promise<number> {
   const stopInput = new AbortController();
   const prompts = promptsOf(options, stopInput.signal);
   // The first message before anything starts (an empty stdin or a bad line starts nothing).
-  const first = await prompts.next();
-  if (first.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
+  const first = resumeOnly ? undefined : await prompts.next();
+  if (first?.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
   const format = options.outputFormat;
   const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
   const interactive = process.stdin.isTTY === true;
@@ -189,6 +201,12 @@ async function printMode(options: CliOptions): Promise<number> {
       tty: process.stderr.isTTY === true,
     }),
   });
+  if (resumeOnly && session.runsToResume.length === 0) {
+    await session.close();
+    throw new UsageError(
+      'No prompt: pass -p "prompt" (stdin is not a terminal, and no run of this session was cut off by a crash)',
+    );
+  }
   const sessionId = session.id;
   if (format === 'stream-json') {
     emit({
@@ -236,7 +254,10 @@ async function printMode(options: CliOptions): Promise<number> {
           };
     // One run per message: just the -p prompt, or every line of --input-format stream-json.
     let code = 0;
-    for (let prompt: string | undefined = first.value; prompt !== undefined; ) {
+    // Runs a crash cut off come first (--continue), then the messages.
+    const inputs = runInputs(session.runsToResume, first?.value, resumeOnly ? undefined : prompts);
+    for (let next = await inputs.next(); next.done !== true; next = await inputs.next()) {
+      const prompt = next.value;
       const deniedBefore = fallback.denied();
       const result = await runPrompt(session, prompt, transcript, {
         onStart: (stop) => {
@@ -244,6 +265,7 @@ async function printMode(options: CliOptions): Promise<number> {
           keys?.start(stop);
         },
         onNotice: (line) => writeErr(`${line}\n`),
+        savePath: options.save,
       });
       keys?.stop();
       abort = undefined;
@@ -267,8 +289,6 @@ async function printMode(options: CliOptions): Promise<number> {
       }
       // An interrupted run ends the session; otherwise the next message, if any.
       if (signals > 0) break;
-      const next = await prompts.next();
-      prompt = next.done === true ? undefined : next.value;
     }
     // Ctrl-C (or SIGTERM) between runs ended the session.
     if (signals > 0 && code === 0) return 130;
@@ -469,6 +489,9 @@ export async function main(argv: readonly string[]): Promise<number> {
               'A prompt without -p starts an interactive session, but this is not a terminal: use agent -p "prompt"',
             );
           }
+          // `agent --continue` alone after a crash: the run it cut off goes on, then the session ends.
+          if (options.continueLast === true || options.resume !== undefined)
+            return await printMode(options, true);
           throw new UsageError(
             'No prompt: pass -p "prompt" (stdin is not a terminal, so there is no interactive session)',
           );

@@ -104,6 +104,21 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   prompt.start();
   // Where the conversation is written after each run; /clear moves on to a new session file.
   let savePath = options.savePath;
+  // Runs of this session a crash cut off (--continue) go on before the first prompt.
+  for (const runId of [...session.runsToResume]) {
+    try {
+      await runPrompt(session, { resume: runId }, transcript, {
+        onStart: (abort) => keys.start(abort),
+        onNotice: (line) => transcript.line(line),
+      });
+    } finally {
+      keys.stop();
+    }
+    if (savePath !== undefined)
+      await session.save(savePath).catch((error: unknown) => {
+        transcript.line(`error: ${errorMessage(error)}`);
+      });
+  }
   while (true) {
     const next = waiting.shift();
     const outcome: PromptOutcome =
@@ -250,6 +265,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             }
           }),
         onNotice: (line) => transcript.line(line),
+        savePath,
       });
     } finally {
       keys.stop();

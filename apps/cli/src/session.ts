@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CommandHooks } from '@agent/command-hooks';
@@ -25,6 +26,7 @@ import type { McpInteractions } from './mcp-interactions.js';
 import type { McpToolChangeQuestion } from './mcp-pins.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { redactJson } from './redaction.js';
+import { SessionJournal } from './session-journal.js';
 import { agentsInstructions } from './settings.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
 /** Where a run's events go: the text transcript, or the JSON output. */
@@ -64,8 +66,16 @@ export interface Session {
   replaceAgent(change: { model?: ModelChoice; messages?: Message[] }): void;
   /** A model chosen during a run (`config_set`), taken when the run ends. */
   pendingModel: ModelChoice | undefined;
-  /** Writes the conversation and this session's grants to `path`. */
+  /** Writes the conversation and this session's grants to `path` (then empties the journal). */
   save(path: string): Promise<void>;
+  /** Writes the session file as it is before a run (the journal is kept). */
+  saveBeforeRun(path: string): Promise<void>;
+  /** The session's run journal. */
+  journal: SessionJournal;
+  /** Journaled runs the resumed session file lacks (a crash cut them off): resume these first. */
+  runsToResume: string[];
+  /** The last run of the session (written with it, so a later start knows what it holds). */
+  lastRunId: string | undefined;
   /** Releases MCP servers and background commands. */
   close(): Promise<void>;
 }
@@ -125,6 +135,8 @@ export interface SavedSession {
   grants: PermissionGrant[];
   /** The id the session had (json output's `sessionId`); absent in files of older versions. */
   sessionId?: string;
+  /** The last run the file holds: journaled runs after it are resumed (see session-journal.ts). */
+  lastRunId?: string;
 }
 
 /** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
@@ -132,15 +144,20 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
   const messages = await loadConversation(path);
   let grants: unknown;
   let sessionId: unknown;
+  let lastRunId: unknown;
   try {
-    ({ grants, sessionId } = JSON.parse(await readFile(path, 'utf8')) as {
+    ({ grants, sessionId, lastRunId } = JSON.parse(await readFile(path, 'utf8')) as {
       grants?: unknown;
       sessionId?: unknown;
+      lastRunId?: unknown;
     });
   } catch {
     grants = undefined;
   }
-  const id = typeof sessionId === 'string' && sessionId !== '' ? { sessionId } : {};
+  const id = {
+    ...(typeof sessionId === 'string' && sessionId !== '' ? { sessionId } : {}),
+    ...(typeof lastRunId === 'string' && lastRunId !== '' ? { lastRunId } : {}),
+  };
   if (grants === undefined) return { messages, grants: [], ...id };
   const valid =
     Array.isArray(grants) &&
@@ -167,12 +184,13 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
 export async function saveConversation(
   agent: Agent,
   path: string,
-  extra: { grants?: readonly PermissionGrant[]; sessionId?: string } = {},
+  extra: { grants?: readonly PermissionGrant[]; sessionId?: string; lastRunId?: string } = {},
 ): Promise<void> {
   try {
     const grants = extra.grants ?? [];
     const data = {
       ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
+      ...(extra.lastRunId === undefined ? {} : { lastRunId: extra.lastRunId }),
       ...agent.toJSON(),
       ...(grants.length === 0 ? {} : { grants }),
     };
@@ -349,6 +367,8 @@ export async function createSession(
           onWarning: (line) => settings.log(`hook: ${line}`),
         });
   let agent: Agent;
+  // Every step of every run on disk before the run moves on; --continue resumes what it holds.
+  const journal = await SessionJournal.open(id, settings.log);
   let agentOptions: AgentOptions;
   try {
     const startContext =
@@ -368,6 +388,7 @@ export async function createSession(
       tools: tools.tools,
       messages,
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
+      ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
       ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
@@ -398,13 +419,25 @@ export async function createSession(
     agents,
     cwd: resolve(options.cwd),
     projectRoot,
-    close: () => tools.close(),
+    close: async () => {
+      await tools.close();
+      await journal.close();
+    },
     pendingModel: undefined,
-    save: (path) =>
+    journal,
+    runsToResume: options.resume === undefined ? [] : journal.runsToResume(saved.lastRunId),
+    lastRunId: saved.lastRunId,
+    saveBeforeRun: (path) =>
       saveConversation(session.agent, path, {
         grants: [...notRestored, ...session.policy.grants],
         sessionId: id,
+        ...(session.lastRunId === undefined ? {} : { lastRunId: session.lastRunId }),
       }),
+    save: async (path) => {
+      await session.saveBeforeRun(path);
+      // The file holds every run now: the journal need not.
+      await journal.saved();
+    },
     replaceAgent: (change) => {
       // Messages queued for the next run go with the conversation to the new agent.
       const queued = session.agent.takeQueuedMessages();
@@ -441,14 +474,27 @@ const maxStopContinuations = 5;
  */
 export async function runPrompt(
   session: Session,
-  prompt: string,
+  prompt: string | { resume: string },
   transcript: EventSink,
-  hooks: { onStart?: (abort: () => void) => void; onNotice?: (line: string) => void } = {},
+  hooks: {
+    onStart?: (abort: () => void) => void;
+    onNotice?: (line: string) => void;
+    /** The session file: written before the run if it does not exist yet, so `--continue` finds a run a crash cuts off. */
+    savePath?: string | undefined;
+  } = {},
 ): Promise<AgentRunResult | undefined> {
   const commandHooks = session.commandHooks;
-  let text = prompt;
-  if (commandHooks?.has('UserPromptSubmit')) {
-    const submitted = await commandHooks.userPromptSubmit(prompt);
+  if (hooks.savePath !== undefined && session.journal.active && !existsSync(hooks.savePath))
+    await session.saveBeforeRun(hooks.savePath);
+  // A run a crash cut off goes on from its journal (its prompt was submitted when it began).
+  let resume = typeof prompt === 'string' ? undefined : prompt.resume;
+  let text = typeof prompt === 'string' ? prompt : '';
+  if (resume !== undefined)
+    hooks.onNotice?.(
+      'Resuming the run a crash cut off: finished steps come from the journal; a call that was running then is reported to the model as interrupted.',
+    );
+  if (resume === undefined && commandHooks?.has('UserPromptSubmit')) {
+    const submitted = await commandHooks.userPromptSubmit(text);
     for (const message of submitted.messages) hooks.onNotice?.(message);
     if ('blocked' in submitted) {
       hooks.onNotice?.(`Prompt blocked by a UserPromptSubmit hook: ${submitted.blocked}`);
@@ -461,9 +507,15 @@ export async function runPrompt(
     let result: AgentRunResult;
     let continuations = 0;
     for (;;) {
-      const run = session.agent.run(text);
+      const run =
+        resume === undefined
+          ? session.agent.run(text)
+          : session.agent.run(undefined, { runId: resume });
+      resume = undefined;
       hooks.onStart?.(() => run.abort(new Error('Interrupted by the user')));
       result = await run.result;
+      session.lastRunId = result.runId;
+      session.runsToResume = session.runsToResume.filter((runId) => runId !== result.runId);
       const usage = result.treeUsage;
       session.usage.input += usage.input;
       session.usage.output += usage.output;
