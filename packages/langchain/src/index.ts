@@ -1,0 +1,7 @@
+export {
+  type LangChainTool,
+  type LangChainToolContent,
+  type LangChainToolsOptions,
+  toLangChainTool,
+  toLangChainTools,
+} from './langchain-tools.js';

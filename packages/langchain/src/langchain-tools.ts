@@ -1,0 +1,116 @@
+import {
+  AgentError,
+  type AnyAgentTool,
+  createToolRunner,
+  type JsonSchemaObject,
+  ToolError,
+  type ToolResultMessage,
+  type ToolRunner,
+  type ToolRunnerOptions,
+  toolResultText,
+} from '@agent/core';
+import { ToolMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { DynamicStructuredTool } from '@langchain/core/tools';
+
+/**
+ * Options of {@link toLangChainTools}: the gate, hooks and limits every call goes through.
+ * LangChain has no approval flow of its own: a question of the policy goes to its approver while
+ * the call runs (none: denied).
+ */
+export type LangChainToolsOptions = Omit<ToolRunnerOptions, 'approvals'>;
+
+/** One of our tools as a LangChain structured tool. */
+export type LangChainTool = DynamicStructuredTool<JsonSchemaObject>;
+
+/** A result's content as LangChain sends it to the model: text, or text and images. */
+export type LangChainToolContent =
+  | string
+  | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+
+/**
+ * Our tools as LangChain `DynamicStructuredTool`s (JSON Schema input, `responseFormat:
+ * 'content_and_artifact'`). Each call goes through our own path — `prepareArguments`,
+ * validation, the permission gate and its approver, hooks, resource locks, timeout, the
+ * config's abort signal. Invoked with a tool call, the tool answers a `ToolMessage`: its content
+ * clipped to the tool's `maxResultChars`, its artifact our whole result message; a failed,
+ * denied, timed-out or cancelled call is a `ToolMessage` with `status: 'error'`. Invoked with
+ * plain arguments, a failure throws a `ToolError` (its `kind` says which).
+ */
+export function toLangChainTools(
+  tools: readonly AnyAgentTool[],
+  options: LangChainToolsOptions = {},
+): LangChainTool[] {
+  const runner = createToolRunner({ ...options, approvals: 'approver' });
+  const names = new Set<string>();
+  return tools.map((agentTool) => {
+    if (names.has(agentTool.name)) {
+      throw new AgentError(`toLangChainTools: two tools are named "${agentTool.name}"`);
+    }
+    names.add(agentTool.name);
+    return adapt(agentTool, runner);
+  });
+}
+
+/** One of our tools as a LangChain structured tool; see {@link toLangChainTools}. */
+export function toLangChainTool(
+  agentTool: AnyAgentTool,
+  options: LangChainToolsOptions = {},
+): LangChainTool {
+  return adapt(agentTool, createToolRunner({ ...options, approvals: 'approver' }));
+}
+
+function adapt(agentTool: AnyAgentTool, runner: ToolRunner): LangChainTool {
+  return new DynamicStructuredTool<JsonSchemaObject>({
+    name: agentTool.name,
+    description: agentTool.description,
+    schema: agentTool.parameters,
+    responseFormat: 'content_and_artifact',
+    // LangChain checks the input against the schema first; the model should read what was wrong.
+    verboseParsingErrors: true,
+    func: async (input: unknown, _runManager, config?: RunnableConfig) => {
+      const toolCallId = toolCallIdOf(config);
+      const message = await runner.run(agentTool, input, {
+        ...(toolCallId === undefined ? {} : { toolCallId }),
+        ...(config?.signal === undefined ? {} : { signal: config.signal }),
+      });
+      const forModel = runner.forModel(agentTool, message);
+      if (message.isError) {
+        const text = toolResultText(forModel.content);
+        if (toolCallId === undefined) {
+          throw new ToolError(text, {
+            kind: message.errorKind ?? 'failed',
+            toolName: agentTool.name,
+          });
+        }
+        // A ToolMessage as the content is LangChain's way to answer with a status of its own.
+        const failed = new ToolMessage({
+          status: 'error',
+          content: text,
+          artifact: message,
+          tool_call_id: toolCallId,
+          name: agentTool.name,
+        });
+        return [failed, message] satisfies [ToolMessage, ToolResultMessage];
+      }
+      return [content(forModel), message] satisfies [LangChainToolContent, ToolResultMessage];
+    },
+  });
+}
+
+/** The id of the tool call LangChain is answering, when it was invoked with one. */
+function toolCallIdOf(config: RunnableConfig | undefined): string | undefined {
+  const toolCall = (config as { toolCall?: { id?: unknown } } | undefined)?.toolCall;
+  return typeof toolCall?.id === 'string' ? toolCall.id : undefined;
+}
+
+function content(message: ToolResultMessage): LangChainToolContent {
+  if (message.content.every((block) => block.type === 'text')) {
+    return toolResultText(message.content);
+  }
+  return message.content.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } },
+  );
+}

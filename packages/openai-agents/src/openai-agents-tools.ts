@@ -1,0 +1,119 @@
+import {
+  AgentError,
+  type AnyAgentTool,
+  createToolRunner,
+  errorMessage,
+  ToolError,
+  type ToolResultMessage,
+  type ToolRunner,
+  type ToolRunnerOptions,
+  toolResultText,
+} from '@agent/core';
+import { type FunctionTool, tool } from '@openai/agents';
+
+/** The non-strict JSON Schema shape `tool()` takes (the real schema is the tool's own). */
+export type OpenAIAgentsToolParameters = {
+  type: 'object';
+  properties: Record<string, never>;
+  required: never[];
+  additionalProperties: true;
+};
+
+/** Options of {@link toOpenAIAgentsTools}: the gate, hooks and limits every call goes through. */
+export interface OpenAIAgentsToolsOptions extends Omit<ToolRunnerOptions, 'approvals'> {
+  /**
+   * Where a permission question goes [openai-agents]: `openai-agents` — the Agents SDK's
+   * human-in-the-loop approval (each tool's `needsApproval`: the run stops with an interruption
+   * you `approve` or `reject` on `result.state`, then resume); `approver` — the policy's own
+   * approver, asked while the call runs.
+   */
+  approvals?: 'openai-agents' | 'approver';
+}
+
+/** One of our tools as an Agents SDK function tool. */
+export type OpenAIAgentsTool = FunctionTool<unknown, OpenAIAgentsToolParameters, unknown>;
+
+/** What a call returns to the Agents SDK: text, or text and images. */
+export type OpenAIAgentsToolOutput =
+  | string
+  | Array<
+      { type: 'text'; text: string } | { type: 'image'; image: { data: string; mediaType: string } }
+    >;
+
+/**
+ * Our tools as OpenAI Agents JS function tools (`tool()` with our JSON Schema, not strict). Each
+ * call goes through our own path — `prepareArguments`, validation, the permission gate, hooks,
+ * resource locks, timeout, the run's abort signal — and a failed, denied, timed-out or cancelled
+ * call throws a `ToolError` (its `kind` says which); the tool's `errorFunction` hands the model
+ * its message (the Agents SDK's default would hide it). A question of the gate becomes the Agents
+ * SDK's approval.
+ */
+export function toOpenAIAgentsTools(
+  tools: readonly AnyAgentTool[],
+  options: OpenAIAgentsToolsOptions = {},
+): OpenAIAgentsTool[] {
+  const runner = createToolRunner(runnerOptions(options));
+  const names = new Set<string>();
+  return tools.map((agentTool) => {
+    if (names.has(agentTool.name)) {
+      throw new AgentError(`toOpenAIAgentsTools: two tools are named "${agentTool.name}"`);
+    }
+    names.add(agentTool.name);
+    return adapt(agentTool, runner);
+  });
+}
+
+/** One of our tools as an Agents SDK function tool; see {@link toOpenAIAgentsTools}. */
+export function toOpenAIAgentsTool(
+  agentTool: AnyAgentTool,
+  options: OpenAIAgentsToolsOptions = {},
+): OpenAIAgentsTool {
+  return adapt(agentTool, createToolRunner(runnerOptions(options)));
+}
+
+function runnerOptions(options: OpenAIAgentsToolsOptions): ToolRunnerOptions {
+  const { approvals, ...rest } = options;
+  return { ...rest, approvals: approvals === 'approver' ? 'approver' : 'framework' };
+}
+
+function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
+  return tool({
+    name: agentTool.name,
+    description: agentTool.description,
+    // Not strict: our schemas keep optional fields optional; our own validation runs in the call.
+    parameters: agentTool.parameters as unknown as OpenAIAgentsToolParameters,
+    strict: false,
+    // The Agents SDK's default hides the error ("An error occurred while running the tool"):
+    // our message says why (denied by which rule, which argument is invalid), for the model.
+    errorFunction: (_runContext, error) =>
+      ToolError.isInstance(error) ? error.message : errorMessage(error),
+    needsApproval: (_runContext, input, callId) =>
+      runner.needsApproval(agentTool, input, callId ?? ''),
+    execute: async (input, _runContext, details): Promise<OpenAIAgentsToolOutput> => {
+      const toolCallId = details?.toolCall?.callId;
+      const message = await runner.run(agentTool, input, {
+        ...(toolCallId === undefined ? {} : { toolCallId }),
+        ...(details?.signal === undefined ? {} : { signal: details.signal }),
+      });
+      const forModel = runner.forModel(agentTool, message);
+      if (message.isError) {
+        throw new ToolError(toolResultText(forModel.content), {
+          kind: message.errorKind ?? 'failed',
+          toolName: agentTool.name,
+        });
+      }
+      return output(forModel);
+    },
+  });
+}
+
+function output(message: ToolResultMessage): OpenAIAgentsToolOutput {
+  if (message.content.every((block) => block.type === 'text')) {
+    return toolResultText(message.content);
+  }
+  return message.content.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image', image: { data: block.data, mediaType: block.mimeType } },
+  );
+}
