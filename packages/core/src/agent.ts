@@ -29,7 +29,7 @@ import {
   structuredOutputReminder,
   structuredOutputToolName,
 } from './structured-output.js';
-import { type ToolDefinition, toToolDefinition } from './tool.js';
+import { type AnyAgentTool, type ToolDefinition, toToolDefinition } from './tool.js';
 import { ToolCatalogue } from './tool-catalogue.js';
 import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -104,6 +104,12 @@ export class Agent {
   readonly #followUps: UserMessage[] = [];
   readonly #listeners = new Set<(event: AgentEvent) => void>();
   readonly #catalogue: ToolCatalogue;
+  readonly #nativeDefinitions: {
+    version: number;
+    value:
+      | { tools: ToolDefinition[]; deferred: NonNullable<ProviderRequest['deferredTools']> }
+      | undefined;
+  } = { version: -1, value: undefined };
   readonly #definitions: { version: number; loaded: number; list: ToolDefinition[] } = {
     version: -1,
     loaded: -1,
@@ -541,6 +547,11 @@ export class Agent {
       messages: this.#messagesForProvider(),
       tools: this.#toolDefinitions(),
     };
+    const native = this.#nativeDeferral();
+    if (native !== undefined) {
+      request.tools = native.tools;
+      request.deferredTools = native.deferredTools;
+    }
     if (options.systemPrompt !== undefined) request.systemPrompt = options.systemPrompt;
     if (options.toolChoice !== undefined) request.toolChoice = options.toolChoice;
     if (options.thinkingLevel !== undefined) request.thinkingLevel = options.thinkingLevel;
@@ -557,6 +568,40 @@ export class Agent {
    * Stored history stays whole. Everything before the last assistant message is final, so that
    * prefix is built once and extended each turn (linear, not quadratic, in the history).
    */
+  /**
+   * With a provider that loads deferred tools natively: the tools sent at once and every
+   * deferred definition, rebuilt only when the registry changes — the same arrays every turn,
+   * whatever was loaded (the provider learns that from the search results in the history).
+   */
+  #nativeDeferral():
+    | { tools: ToolDefinition[]; deferredTools: NonNullable<ProviderRequest['deferredTools']> }
+    | undefined {
+    const options = this.#options;
+    if (options.toolSearch?.native === false) return undefined;
+    if (options.provider.defersTools?.(options.model) !== true) return undefined;
+    const cache = this.#nativeDefinitions;
+    if (cache.version !== this.tools.version) {
+      const view = this.#catalogue.nativeView();
+      const budget = options.maxToolDefinitionChars ?? defaultMaxToolDefinitionChars;
+      const fit = (tool: AnyAgentTool) => fitToolDefinition(toToolDefinition(tool), budget);
+      cache.value =
+        view === undefined
+          ? undefined
+          : {
+              tools: view.eager.map(fit),
+              deferred: {
+                searchTool: this.#catalogue.searchToolName,
+                tools: view.deferred.map(fit),
+              },
+            };
+      cache.version = this.tools.version;
+    }
+    const value = cache.value;
+    return value === undefined
+      ? undefined
+      : { tools: value.tools.slice(), deferredTools: value.deferred };
+  }
+
   /** The tools' definitions, rebuilt only when the registry changes (a fresh array per request). */
   #toolDefinitions(): ToolDefinition[] {
     const cache = this.#definitions;

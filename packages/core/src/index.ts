@@ -110,6 +110,7 @@ export {
   renameArguments,
 } from './prepare-arguments.js';
 export type {
+  DeferredToolDefinitions,
   HostedTool,
   Provider,
   ProviderRequest,

@@ -26,6 +26,23 @@ export interface ProviderRequest {
    * entry (and says so through its `onWarning`).
    */
   hostedTools?: readonly HostedTool[];
+  /**
+   * Deferred tools, sent only to a provider that loads them natively (`Provider.defersTools`):
+   * `tools` then holds what the model sees at once (the tools not deferred, and the search
+   * tool), and this every deferred tool in a stable order. The model still loads them by calling
+   * the search tool; its results' `details.loaded` name what was found, which the provider turns
+   * into its own form (Anthropic: `tool_reference` blocks with `defer_loading` tools; OpenAI
+   * Responses: a client-executed `tool_search` whose output carries the definitions).
+   */
+  deferredTools?: DeferredToolDefinitions;
+}
+
+/** `ProviderRequest.deferredTools`: the search tool's name and the deferred definitions. */
+export interface DeferredToolDefinitions {
+  /** Name of the search tool (in `tools`) whose results load deferred tools [tool_search]. */
+  searchTool: string;
+  /** Every deferred tool's definition, in catalogue order (loaded or not). */
+  tools: readonly ToolDefinition[];
 }
 
 /** A provider-hosted tool: today, the provider's own web search. */
@@ -84,5 +101,10 @@ export type StreamEvent =
 export interface Provider {
   /** Provider id, e.g. `anthropic`, `openai`, `scripted`. */
   readonly id: string;
+  /**
+   * Whether the provider loads deferred tools natively for `model`; requests then carry
+   * `deferredTools`. Absent or false: the client-side search alone (the same behaviour).
+   */
+  defersTools?(model: string): boolean;
   stream(request: ProviderRequest, options?: ProviderStreamOptions): AsyncIterable<StreamEvent>;
 }

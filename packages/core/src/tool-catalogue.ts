@@ -27,6 +27,12 @@ export interface ToolSearchOptions {
   /** The search tool's name [tool_search]. */
   name?: string;
   /**
+   * Let a provider that offers it load deferred tools natively (`Provider.defersTools`: Anthropic
+   * `defer_loading` + `tool_reference`, OpenAI Responses client `tool_search`), with this
+   * search choosing what loads either way [true]. `false`: the tool list itself grows instead.
+   */
+  native?: boolean;
+  /**
    * Learned word associations, so a request in the user's words also finds tools described in
    * the API's (`toolSearchAssociations()` of `@agent/tool-search-data`) [none].
    */
@@ -130,6 +136,27 @@ export class ToolCatalogue {
       if (tool !== undefined && this.#deferred.has(tool.name)) visible.push(tool);
     }
     return visible;
+  }
+
+  /** The search tool's name. */
+  get searchToolName(): string {
+    return this.#name;
+  }
+
+  /**
+   * For a provider that loads deferred tools natively: the tools the model sees at once (those
+   * not deferred, then the search tool) and every deferred tool in registry order, loaded or
+   * not. `undefined` when nothing is deferred.
+   */
+  nativeView(): { eager: AnyAgentTool[]; deferred: AnyAgentTool[] } | undefined {
+    this.#refresh();
+    if (this.#deferred.size === 0) return undefined;
+    const eager: AnyAgentTool[] = [];
+    const deferred: AnyAgentTool[] = [];
+    for (const tool of this.#registry.list())
+      (this.#deferred.has(tool.name) ? deferred : eager).push(tool);
+    if (this.#registry.get(this.#name) === undefined) eager.push(this.#searchTool);
+    return { eager, deferred };
   }
 
   /** Marks tools loaded (by canonical name or alias); returns those newly loaded. */

@@ -1,9 +1,16 @@
-import type { AssistantMessage, Message, ToolResultMessage, UserContent } from '@agent/core';
+import type {
+  AssistantMessage,
+  DeferredToolDefinitions,
+  Message,
+  ToolResultMessage,
+  UserContent,
+} from '@agent/core';
 import type {
   ContentBlockParam,
   ImageBlockParam,
   MessageParam,
   TextBlockParam,
+  ToolReferenceBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources';
 
@@ -51,13 +58,35 @@ function userBlocks(content: string | readonly UserContent[]): ContentBlockParam
   return blocks;
 }
 
-function toolResultBlock(message: ToolResultMessage): ToolResultBlockParam {
-  const content: Array<TextBlockParam | ImageBlockParam> = [];
+/**
+ * The deferred tools a search result loaded, as `tool_reference` blocks: the API then expands
+ * their definitions (sent with `defer_loading`) into the model's context at this point. Only
+ * names among the deferred tools: a reference to any other tool is a 400.
+ */
+function toolReferences(
+  message: ToolResultMessage,
+  deferral: DeferredToolDefinitions | undefined,
+): ToolReferenceBlockParam[] {
+  if (deferral === undefined || message.toolName !== deferral.searchTool) return [];
+  const loaded = (message.details as { loaded?: unknown } | undefined)?.loaded;
+  if (!Array.isArray(loaded)) return [];
+  const deferred = new Set(deferral.tools.map((tool) => tool.name));
+  return loaded
+    .filter((name): name is string => typeof name === 'string' && deferred.has(name))
+    .map((name) => ({ type: 'tool_reference', tool_name: name }));
+}
+
+function toolResultBlock(
+  message: ToolResultMessage,
+  deferral: DeferredToolDefinitions | undefined,
+): ToolResultBlockParam {
+  const content: Array<TextBlockParam | ImageBlockParam | ToolReferenceBlockParam> = [];
   for (const block of message.content) {
     if (block.type === 'text') {
       if (!isBlank(block.text)) content.push({ type: 'text', text: block.text });
     } else content.push(imageBlock(block.data, block.mimeType));
   }
+  content.push(...toolReferences(message, deferral));
   const result: ToolResultBlockParam = {
     type: 'tool_result',
     tool_use_id: message.toolCallId,
@@ -111,11 +140,13 @@ function assistantBlocks(
 
 /**
  * Converts a conversation to Anthropic `messages`: consecutive tool results become one user
- * message of `tool_result` blocks in call order; thinking blocks keep their signatures.
+ * message of `tool_result` blocks in call order; thinking blocks keep their signatures; with
+ * native deferral, a search result carries `tool_reference` blocks for what it loaded.
  */
 export function toAnthropicMessages(
   messages: readonly Message[],
   providerId: string,
+  deferral?: DeferredToolDefinitions,
 ): MessageParam[] {
   const out: MessageParam[] = [];
   const droppedCalls = new Set<string>();
@@ -138,7 +169,8 @@ export function toAnthropicMessages(
         push('assistant', assistantBlocks(message, providerId, droppedCalls));
         break;
       case 'toolResult':
-        if (!droppedCalls.has(message.toolCallId)) push('user', [toolResultBlock(message)]);
+        if (!droppedCalls.has(message.toolCallId))
+          push('user', [toolResultBlock(message, deferral)]);
         break;
       default: {
         const _exhaustive: never = message;

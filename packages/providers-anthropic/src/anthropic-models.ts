@@ -10,6 +10,8 @@ export interface AnthropicModelInfo {
   maxOutputTokens: number;
   /** Prices in US dollars per million tokens (5-minute cache writes). */
   pricing: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Takes deferred tools (`defer_loading`, loaded by `tool_reference`): Opus and Sonnet 4.5 and later. */
+  toolSearch?: boolean;
 }
 
 /**
@@ -17,12 +19,12 @@ export interface AnthropicModelInfo {
  * Dated ids (`claude-sonnet-4-5-20250929`) match their family entry by prefix.
  */
 export const anthropicModels: readonly AnthropicModelInfo[] = [
-  model('claude-opus-4-6', 200_000, 128_000, [5, 25, 0.5, 6.25]),
-  model('claude-sonnet-4-6', 200_000, 64_000, [3, 15, 0.3, 3.75]),
-  model('claude-opus-4-5', 200_000, 64_000, [5, 25, 0.5, 6.25]),
+  model('claude-opus-4-6', 200_000, 128_000, [5, 25, 0.5, 6.25], true),
+  model('claude-sonnet-4-6', 200_000, 64_000, [3, 15, 0.3, 3.75], true),
+  model('claude-opus-4-5', 200_000, 64_000, [5, 25, 0.5, 6.25], true),
   model('claude-opus-4-1', 200_000, 32_000, [15, 75, 1.5, 18.75]),
   model('claude-opus-4', 200_000, 32_000, [15, 75, 1.5, 18.75]),
-  model('claude-sonnet-4-5', 200_000, 64_000, [3, 15, 0.3, 3.75]),
+  model('claude-sonnet-4-5', 200_000, 64_000, [3, 15, 0.3, 3.75], true),
   model('claude-sonnet-4', 200_000, 64_000, [3, 15, 0.3, 3.75]),
   model('claude-3-7-sonnet', 200_000, 64_000, [3, 15, 0.3, 3.75]),
   model('claude-haiku-4-5', 200_000, 64_000, [1, 5, 0.1, 1.25]),
@@ -35,8 +37,15 @@ function model(
   contextWindow: number,
   maxOutputTokens: number,
   [input, output, cacheRead, cacheWrite]: [number, number, number, number],
+  toolSearch = false,
 ): AnthropicModelInfo {
-  return { id, contextWindow, maxOutputTokens, pricing: { input, output, cacheRead, cacheWrite } };
+  return {
+    id,
+    contextWindow,
+    maxOutputTokens,
+    pricing: { input, output, cacheRead, cacheWrite },
+    ...(toolSearch ? { toolSearch } : {}),
+  };
 }
 
 /** The catalogue entry of a model id (exact, else the longest id prefix), or `undefined` when unknown. */

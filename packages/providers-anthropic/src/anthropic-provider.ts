@@ -57,6 +57,12 @@ export interface AnthropicProviderOptions {
   id?: string;
   /** A configured SDK client to use instead of building one (its retries are not disabled). */
   client?: Anthropic;
+  /**
+   * Load deferred tools natively: every deferred tool is sent with `defer_loading`, and the
+   * agent's `tool_search` results name what they loaded in `tool_reference` blocks, so the tool
+   * list never changes and stays cached [the models that support it: Opus/Sonnet 4.5 and later].
+   */
+  nativeToolSearch?: boolean;
 }
 
 const defaultThinkingBudgets: Record<AnthropicThinkingLevel, number> = {
@@ -104,6 +110,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 
   const buildParams = (request: ProviderRequest): MessageCreateParamsStreaming =>
     buildAnthropicParams(request, id, options);
+  const defersTools = (model: string): boolean =>
+    options.nativeToolSearch ?? findAnthropicModel(model)?.toolSearch === true;
 
   const stream = (
     request: ProviderRequest,
@@ -179,7 +187,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     return new RetryingStream(driver, { signal, maxRetries, retry: options.retry });
   };
 
-  return { id, stream, buildParams };
+  return { id, stream, buildParams, defersTools };
 }
 
 /** The SDK's error for an in-stream `error` event (what its `Stream` iterator throws). */
@@ -282,7 +290,7 @@ export function buildAnthropicParams(
   let maxTokens =
     request.maxOutputTokens ?? options.defaultMaxOutputTokens ?? info?.maxOutputTokens ?? 8192;
   const cache = cacheControl(options);
-  const messages = toAnthropicMessages(request.messages, providerId);
+  const messages = toAnthropicMessages(request.messages, providerId, request.deferredTools);
   const params: MessageCreateParamsStreaming = {
     model: request.model,
     max_tokens: maxTokens,
@@ -296,8 +304,11 @@ export function buildAnthropicParams(
   }
   if (request.tools !== undefined && request.tools.length > 0) {
     const tools = request.tools.map(toolParam);
+    // The breakpoint goes on the last tool sent in full: deferred ones are not in the prompt.
     const last = tools[tools.length - 1];
     if (cache !== undefined && last !== undefined) last.cache_control = cache;
+    for (const deferred of request.deferredTools?.tools ?? [])
+      tools.push({ ...toolParam(deferred), defer_loading: true });
     params.tools = tools;
     if (request.toolChoice !== undefined) params.tool_choice = toolChoiceParam(request.toolChoice);
   }

@@ -11,6 +11,7 @@ export {
   listOpenAIModels,
   type OpenAIModelInfo,
   type OpenAIModelPrices,
+  supportsToolSearch,
 } from './models.js';
 export {
   createOpenAIProvider,

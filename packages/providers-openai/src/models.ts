@@ -87,3 +87,15 @@ export function addCost(usage: Usage, modelId: string): Usage {
   };
   return usage;
 }
+
+/**
+ * Whether a model takes the Responses API's `tool_search` (gpt-5.4 and later, per OpenAI's
+ * tool search guide): `gpt-5.4`, `gpt-5.4-mini`, `gpt-5.10`, `gpt-6`… — not `gpt-5.1` or `gpt-5`.
+ */
+export function supportsToolSearch(model: string): boolean {
+  const match = /^gpt-(\d+)(?:\.(\d+))?(?:$|-)/.exec(model);
+  if (match === null) return false;
+  const major = Number(match[1]);
+  const minor = Number(match[2] ?? 0);
+  return major > 5 || (major === 5 && minor >= 4);
+}

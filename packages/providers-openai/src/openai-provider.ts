@@ -17,7 +17,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { type BuildContext, buildChatRequest, ChatStreamAdapter } from './chat-completions.js';
 import { detectCompatServer, type OpenAICompat, resolveCompat } from './compat.js';
-import { addCost, getOpenAIModel } from './models.js';
+import { addCost, getOpenAIModel, supportsToolSearch } from './models.js';
 import { openAIStream } from './openai-stream.js';
 import { prepareTools } from './openai-tools.js';
 import { buildResponsesRequest, ResponsesStreamAdapter } from './responses.js';
@@ -54,6 +54,13 @@ export interface OpenAIProviderOptions {
   clientOptions?: Omit<ClientOptions, 'maxRetries' | 'apiKey' | 'baseURL'>;
   /** Environment to read defaults from [process.env]. */
   env?: Record<string, string | undefined>;
+  /**
+   * Responses API: load deferred tools natively — the agent's `tool_search` becomes a
+   * client-executed `tool_search` tool, and its results come back as `tool_search_output` items
+   * carrying the loaded definitions, so the tool list never changes [OpenAI with gpt-5.4 and
+   * later]. Chat Completions has no such tool: always the client-side list there.
+   */
+  nativeToolSearch?: boolean;
 }
 
 /** An OpenAI (or OpenAI-compatible) provider. */
@@ -124,7 +131,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     let context: BuildContext | undefined;
     const prepare = (): BuildContext => {
       if (context !== undefined) return context;
-      const tools = prepareTools(request.tools, { strict: compat.strictTools, warn, warned });
+      // Deferred tools are converted too: their definitions travel in search outputs, and their
+      // calls' arguments come back through the same strict plans.
+      const definitions =
+        request.deferredTools === undefined
+          ? request.tools
+          : [...(request.tools ?? []), ...request.deferredTools.tools];
+      const tools = prepareTools(definitions, { strict: compat.strictTools, warn, warned });
       if (api === 'chat' && (request.hostedTools?.length ?? 0) > 0)
         warn('hostedTools (web search) need the Responses API (api: "responses"); ignored');
       context = {
@@ -164,15 +177,23 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       createAdapter: (builder) =>
         new ResponsesStreamAdapter(builder, prepare().tools, request.model, addCost, {
           keepReasoningWithoutEncryptedContent: !compat.statelessResponses,
+          ...(request.deferredTools === undefined
+            ? {}
+            : { searchTool: request.deferredTools.searchTool }),
         }),
     });
   };
+
+  const defersTools = (model: string): boolean =>
+    api === 'responses' &&
+    (options.nativeToolSearch ?? (server === 'openai' && supportsToolSearch(model)));
 
   return {
     id,
     api,
     compat,
     baseURL,
+    defersTools,
     stream,
   };
 }

@@ -6,10 +6,12 @@ import {
   type ProviderRequest,
   type StopReason,
   type StreamEvent,
+  type ToolResultMessage,
   type Usage,
   type UserContent,
 } from '@agent/core';
 import type {
+  FunctionTool,
   ResponseCreateParamsStreaming,
   ResponseFunctionCallOutputItemList,
   ResponseInputContent,
@@ -26,6 +28,7 @@ import {
   openaiMetadata,
   type PreparedTools,
   replayArguments,
+  type WireTool,
 } from './openai-tools.js';
 
 /** The Responses API request body for a provider request. */
@@ -35,19 +38,28 @@ export function buildResponsesRequest(
 ): ResponseCreateParamsStreaming {
   const body: ResponseCreateParamsStreaming = {
     model: request.model,
-    input: toResponsesInput(request, context.providerId),
+    input: toResponsesInput(request, context.providerId, context.tools),
     stream: true,
   };
   if (request.systemPrompt !== undefined && request.systemPrompt !== '')
     body.instructions = request.systemPrompt;
+  const deferral = request.deferredTools;
+  const deferred = new Set(deferral?.tools.map((tool) => tool.name));
   if (context.tools.tools.length > 0) {
-    body.tools = context.tools.tools.map((tool) => ({
-      type: 'function',
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      strict: tool.strict,
-    }));
+    body.tools = context.tools.tools
+      .filter((tool) => !deferred.has(tool.name))
+      .map((tool): NonNullable<typeof body.tools>[number] => {
+        if (tool.name !== deferral?.searchTool) return functionTool(tool);
+        // The agent's search, run by us: the model calls it as `tool_search` and gets the
+        // definitions it loaded in a `tool_search_output` (appended, so the cache holds).
+        const original = request.tools?.find((definition) => definition.name === tool.name);
+        return {
+          type: 'tool_search',
+          execution: 'client',
+          description: tool.description,
+          parameters: original?.parameters ?? tool.parameters,
+        };
+      });
     const choice = request.toolChoice;
     if (choice !== undefined)
       body.tool_choice =
@@ -88,8 +100,10 @@ export function buildResponsesRequest(
 export function toResponsesInput(
   request: ProviderRequest,
   providerId: string,
+  tools?: PreparedTools,
 ): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
+  const searchTool = request.deferredTools?.searchTool;
   for (const message of request.messages) {
     switch (message.role) {
       case 'user':
@@ -102,9 +116,13 @@ export function toResponsesInput(
         });
         break;
       case 'assistant':
-        items.push(...assistantItems(message, request.model, providerId));
+        items.push(...assistantItems(message, request.model, providerId, searchTool));
         break;
       case 'toolResult': {
+        if (searchTool !== undefined && message.toolName === searchTool) {
+          items.push(searchOutput(message, request, tools));
+          break;
+        }
         const hasImage = message.content.some((block) => block.type === 'image');
         const output: string | ResponseFunctionCallOutputItemList = hasImage
           ? message.content.map(toInputContent)
@@ -121,10 +139,54 @@ export function toResponsesInput(
   return items;
 }
 
+/** A call's arguments as the object `tool_search_call` carries; malformed JSON becomes `{}`. */
+function parseArguments(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return {};
+  }
+}
+
+function functionTool(tool: WireTool): FunctionTool {
+  return {
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: tool.strict,
+  };
+}
+
+/**
+ * A search result as the `tool_search_output` of its call: the definitions of the deferred
+ * tools it loaded (none for a search that found nothing or failed).
+ */
+function searchOutput(
+  message: ToolResultMessage,
+  request: ProviderRequest,
+  tools: PreparedTools | undefined,
+): ResponseInputItem {
+  const loaded = (message.details as { loaded?: unknown } | undefined)?.loaded;
+  const names = new Set(Array.isArray(loaded) ? loaded : []);
+  const deferred = new Set(request.deferredTools?.tools.map((tool) => tool.name));
+  const definitions = (tools?.tools ?? []).filter(
+    (tool) => names.has(tool.name) && deferred.has(tool.name),
+  );
+  return {
+    type: 'tool_search_output',
+    call_id: message.toolCallId,
+    execution: 'client',
+    status: 'completed',
+    tools: definitions.map(functionTool),
+  };
+}
+
 function assistantItems(
   message: AssistantMessage,
   model: string,
   providerId: string,
+  searchTool: string | undefined,
 ): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const sameOrigin = message.provider === providerId && message.model === model;
@@ -138,6 +200,14 @@ function assistantItems(
       }
     } else if (block.type === 'text') {
       if (block.text !== '') items.push({ role: 'assistant', content: block.text });
+    } else if (block.name === searchTool) {
+      items.push({
+        type: 'tool_search_call',
+        call_id: block.id,
+        execution: 'client',
+        status: 'completed',
+        arguments: parseArguments(replayArguments(block)),
+      });
     } else {
       const itemId = openaiMetadata(block)?.itemId;
       items.push({
@@ -201,6 +271,8 @@ export class ResponsesStreamAdapter {
   readonly #model: string;
   readonly #addCost: (usage: Usage, model: string) => Usage;
   readonly #keepReasoning: boolean;
+  /** The agent's search tool, which the model calls as a client `tool_search` (native deferral). */
+  readonly #searchTool: string | undefined;
   /** Blocks by `item_id` (text parts by `item_id:content_index`). */
   readonly #items = new Map<string, ItemState>();
   /** Function-call keys by `output_index`, for servers that send no item ids. */
@@ -212,8 +284,9 @@ export class ResponsesStreamAdapter {
     tools: PreparedTools,
     model: string,
     addCost: (usage: Usage, model: string) => Usage,
-    options: { keepReasoningWithoutEncryptedContent: boolean },
+    options: { keepReasoningWithoutEncryptedContent: boolean; searchTool?: string },
   ) {
+    this.#searchTool = options.searchTool;
     this.#builder = builder;
     this.#tools = tools;
     this.#model = model;
@@ -252,6 +325,19 @@ export class ResponsesStreamAdapter {
           this.#items.set(key, { kind: 'toolCall', index, ended: false, callId, name: item.name });
           this.#callKeys.set(event.output_index, key);
           if (item.arguments) this.#builder.appendToolCall(index, item.arguments, out);
+        } else if (item.type === 'tool_search_call' && this.#searchTool !== undefined) {
+          // Its arguments arrive whole with the finished item.
+          const key = item.id ?? `#${event.output_index}`;
+          const callId = item.call_id || generateToolCallId();
+          const index = this.#builder.startToolCall(callId, this.#searchTool, out);
+          this.#items.set(key, {
+            kind: 'toolCall',
+            index,
+            ended: false,
+            callId,
+            name: this.#searchTool,
+          });
+          this.#callKeys.set(event.output_index, key);
         } else if (item.type === 'reasoning') {
           this.#items.set(item.id, {
             kind: 'thinking',
@@ -424,6 +510,23 @@ export class ResponsesStreamAdapter {
         thinking: summary,
         ...(signature === undefined ? {} : { signature }),
       });
+      return;
+    }
+    if (item.type === 'tool_search_call' && this.#searchTool !== undefined) {
+      const state = this.#callState(item.id, outputIndex);
+      if (state === undefined)
+        throw malformed(`tool_search_call ${item.id ?? outputIndex} ended without starting`);
+      state.ended = true;
+      const rawArguments = JSON.stringify(item.arguments ?? {});
+      this.#builder.appendToolCall(state.index, rawArguments, out);
+      this.#builder.endToolCall(
+        state.index,
+        finalToolCall(
+          { id: state.callId ?? item.call_id ?? '', name: this.#searchTool, rawArguments },
+          this.#tools.plans,
+        ),
+        out,
+      );
       return;
     }
     if (item.type === 'function_call') {
