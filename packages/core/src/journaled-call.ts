@@ -1,5 +1,5 @@
 import { errorMessage, ToolError } from './errors.js';
-import { type CallGroup, type PreparedCall, runCall } from './run-call.js';
+import { type CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
 import { interruptedCallMessage, isRepeatable, type RunStepValues } from './run-journal.js';
 import type { RunSteps } from './run-steps.js';
 import type { ExecuteToolCallsParams } from './tool-execution.js';
@@ -121,6 +121,10 @@ async function liveResult(
 ): Promise<RunStepValues['tool-result']> {
   let outcome: RunStepValues['tool-result'] | undefined;
   await runCall(params, item, group, (_, settled, fatal) => {
+    // Siblings are cancelled as soon as the failure is known, not once the journal has it (an
+    // engine may hand a batch's results back together).
+    if (settled.message.isError && item.tool.policy?.abortsSiblingsOnError === true)
+      group.abortAll(new SiblingAbort(item.tool.name));
     outcome = { message: settled.message, terminate: settled.terminate };
     if (fatal !== undefined) outcome.fatal = { message: fatal.message, kind: fatal.kind };
   });

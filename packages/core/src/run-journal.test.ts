@@ -397,6 +397,63 @@ describe('calls a tool makes through ctx.callTool', () => {
   });
 });
 
+describe('a journal that hands back a batch only when all of it is recorded', () => {
+  it('still cancels the siblings of a failing abortsSiblingsOnError call at once', async () => {
+    // Like an engine that awaits a batch's steps together: no result returns before all do.
+    const inner = new MemoryRunJournal();
+    let current: Promise<unknown>[] | undefined;
+    const together: RunJournal = {
+      step: (step, run) => {
+        const value = inner.step(step, run);
+        if (step.type !== 'tool-result') return value;
+        // The steps asked for in one tick are one batch, handed back when all are recorded.
+        current ??= [];
+        const batch = current;
+        batch.push(value);
+        queueMicrotask(() => {
+          if (current === batch) current = undefined;
+        });
+        return Promise.resolve()
+          .then(() => Promise.all(batch))
+          .then(() => value);
+      },
+    };
+    const failing = defineTool({
+      name: 'fail_fast',
+      description: 'fails',
+      input: z.object({}),
+      policy: { abortsSiblingsOnError: true },
+      execute: async () => {
+        throw new Error('broken');
+      },
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'waits for its signal',
+      input: z.object({}),
+      execute: (_, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+        }),
+    });
+    const subject = agent({
+      provider: createScriptedProvider([
+        {
+          toolCalls: [
+            { id: 'f', name: 'fail_fast', arguments: {} },
+            { id: 's', name: 'slow', arguments: {} },
+          ],
+        },
+        { text: 'done' },
+      ]),
+      tools: [failing, slow],
+      journal: together,
+    });
+    await subject.run('go').result;
+    expect(resultText(toolResults(subject.messages)[1])).toContain("sibling 'fail_fast' failed");
+  });
+});
+
 describe('a journal that cannot record', () => {
   it('ends the run with an error, and the call still gets its one result', async () => {
     const failing: RunJournal = {
