@@ -1,3 +1,4 @@
+import type { Compaction, CompactionReason } from './compaction.js';
 import type { ProviderError } from './errors.js';
 import type { AssistantMessage, Message, ToolResultMessage } from './messages.js';
 import type { StreamEvent } from './provider.js';
@@ -81,6 +82,26 @@ export type AgentEvent =
       message: AssistantMessage;
       /** Results of this turn's calls, in call order. */
       toolResults: ToolResultMessage[];
+    }
+  | {
+      /**
+       * Older turns are being summarised to make room (`AgentOptions.compaction`): before a model
+       * call whose context passed the threshold, after a context-overflow error (the call is
+       * then retried once), or on `agent.compact()` (no `runId` then).
+       */
+      type: 'compaction-start';
+      runId?: string;
+      reason: CompactionReason;
+      /** Estimated tokens of the next request as it was. */
+      tokensBefore: number;
+    }
+  | {
+      /** The compaction ended: with `compaction` when it was made, with `error` when the summary call failed. */
+      type: 'compaction-end';
+      runId?: string;
+      reason: CompactionReason;
+      compaction?: Compaction;
+      error?: string;
     }
   | {
       type: 'agent-end';

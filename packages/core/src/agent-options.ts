@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { AgentEvent } from './agent-events.js';
+import type { Compaction, CompactionOptions } from './compaction.js';
 import type { LoopDetectionOptions } from './loop-detector.js';
 import type { AssistantMessage, Message } from './messages.js';
 import type { HostedTool, Provider, ThinkingLevel, ToolChoice } from './provider.js';
@@ -133,6 +134,15 @@ export interface AgentOptions {
    * come from the parent's `ToolContext.run`. Used by `@agent/subagent`.
    */
   parentRun?: ParentRun;
+  /**
+   * Context compaction [on]: when the estimated next request passes `threshold` of the model's
+   * window (from `contextWindow` or `provider.modelInfo`), older turns are summarised by the model
+   * into one message that stands in for them in what is sent; a context-overflow error compacts
+   * and retries the call once. The stored conversation stays whole. `false` turns it off.
+   */
+  compaction?: CompactionOptions | false;
+  /** Compactions of the conversation passed in `messages` (from `agent.toJSON()`), oldest first. */
+  compactions?: readonly Compaction[];
   /** Default clip size in characters for older tool results sent to the model [30000]. */
   maxResultChars?: number;
   /**

@@ -1,6 +1,9 @@
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentOptions } from './agent-options.js';
 import { streamAssistantMessage } from './assistant-stream.js';
+import type { Compaction, CompactionOutcome, CompactionReason } from './compaction.js';
+import { ContextCompactor } from './context-compactor.js';
+import { estimateMessageTokens, estimateRequestTokens } from './context-estimate.js';
 import { AgentError, errorMessage, type ProviderError } from './errors.js';
 import { EventFanout } from './event-queue.js';
 import { LoopDetector } from './loop-detector.js';
@@ -85,6 +88,32 @@ export type AgentInput = string | UserMessage | readonly Message[];
 /** A plain-JSON snapshot of an agent's conversation. */
 export interface AgentSnapshot {
   messages: Message[];
+  /** The compactions of the conversation (what stood in for its older part when sent), when any. */
+  compactions?: Compaction[];
+}
+
+/** How full the model's context is, as {@link Agent.contextUsage} estimates it. */
+export interface ContextUsage {
+  /** Estimated tokens of the next request (system prompt, tools, the conversation as sent). */
+  tokens: number;
+  /** The model's context window in tokens, when known. */
+  contextWindow: number | undefined;
+  /** Tokens past which the next request is compacted first, when the window is known and compaction is on. */
+  thresholdTokens: number | undefined;
+  /** Compactions so far. */
+  compactions: number;
+}
+
+/** What a model call needs from the loop. */
+interface ModelCall {
+  runId: string;
+  signal: AbortSignal;
+  emit: (event: AgentEvent) => void;
+  listening: () => boolean;
+  /** Receives the usage of compaction calls made for this call. */
+  onUsage: (usage: Usage) => void;
+  /** Receives the typed error when the call (after any retry) failed. */
+  onError: (error: ProviderError) => void;
 }
 
 const defaultMaxTurns = 100;
@@ -115,12 +144,21 @@ export class Agent {
     loaded: -1,
     list: [],
   };
-  readonly #providerPrefix: { messages: Message[]; end: number; registryVersion: number } = {
+  readonly #providerPrefix: {
+    messages: Message[];
+    start: number;
+    end: number;
+    registryVersion: number;
+  } = {
     messages: [],
+    start: 0,
     end: 0,
     registryVersion: -1,
   };
   #current: { controller: AbortController; run: AgentRun } | undefined;
+  readonly #compactor: ContextCompactor;
+  /** Tokens the last model call reported for its request and answer, and on which compaction. */
+  #measured: { index: number; tokens: number; compactions: number } | undefined;
   readonly #output: Required<Omit<StructuredOutputOptions, 'description'>> | undefined;
   /** This run's structured-output submission. */
   #submission: { value: unknown } | undefined;
@@ -175,6 +213,13 @@ export class Agent {
       this.#output = { schema: output.schema, name, maxReminders };
     }
     this.#messages = structuredClone([...(options.messages ?? [])]);
+    this.#compactor = new ContextCompactor({
+      provider: options.provider,
+      model: options.model,
+      settings: options.compaction,
+      restored: options.compactions ?? [],
+      messageCount: this.#messages.length,
+    });
     this.#catalogue = new ToolCatalogue(this.tools, options.toolSearch);
     this.#catalogue.restore(this.#messages);
     if (options.onEvent !== undefined) this.#listeners.add(options.onEvent);
@@ -223,9 +268,55 @@ export class Agent {
     this.#current?.run.abort(reason);
   }
 
-  /** The conversation as plain JSON, to save and later pass back as `messages`. */
+  /** The conversation as plain JSON, to save and later pass back as `messages` (and `compactions`). */
   toJSON(): AgentSnapshot {
-    return { messages: structuredClone(this.#messages) };
+    const snapshot: AgentSnapshot = { messages: structuredClone(this.#messages) };
+    if (this.#compactor.compactions.length > 0)
+      snapshot.compactions = structuredClone([...this.#compactor.compactions]);
+    return snapshot;
+  }
+
+  /** The compactions so far, oldest first: the latest decides what stands in for the older messages. */
+  get compactions(): readonly Compaction[] {
+    return this.#compactor.compactions;
+  }
+
+  /** How full the context of the next request is (an estimate; exact counts come with each answer's usage). */
+  contextUsage(): ContextUsage {
+    return {
+      tokens: this.#estimateContext(this.#request()),
+      contextWindow: this.#compactor.contextWindow,
+      thresholdTokens: this.#compactor.thresholdTokens,
+      compactions: this.#compactor.compactions.length,
+    };
+  }
+
+  /**
+   * Summarises the older turns now (a `/compact`): `focus` says what the summary should keep
+   * above all. Emits `compaction-start`/`compaction-end` to `subscribe` listeners. Never rejects,
+   * except with an `AgentError` while a run is in progress.
+   */
+  async compact(
+    options: { focus?: string; signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.#current !== undefined)
+      throw new AgentError('Cannot compact while the agent is running');
+    const emit = (event: AgentEvent) => {
+      for (const listener of this.#listeners) {
+        try {
+          listener(event);
+        } catch {
+          // A failing listener must not break the compaction.
+        }
+      }
+    };
+    return this.#compact({
+      reason: 'manual',
+      focus: options.focus,
+      signal: options.signal ?? new AbortController().signal,
+      emit,
+      onUsage: () => undefined,
+    });
   }
 
   /**
@@ -356,12 +447,14 @@ export class Agent {
           turns++;
           emit({ type: 'turn-start', runId, turn: turns });
           const response = await steps.modelResponse(turns, () =>
-            streamAssistantMessage(this.#options.provider, this.#request(), {
+            this.#callModel({
+              runId,
               signal,
-              onStart: (partial) => emit({ type: 'message-start', message: partial }),
-              // One per streamed delta: not built when nobody listens.
-              onEvent: (partial, event) => {
-                if (listening()) emit({ type: 'message-update', message: partial, event });
+              emit,
+              listening,
+              onUsage: (spent) => {
+                addUsage(usage, spent);
+                budget.consume(spent);
               },
               onError: (failure) => {
                 providerError = failure;
@@ -372,6 +465,7 @@ export class Agent {
           if (response.replayed) emit({ type: 'message-start', message: assistant });
           addUsage(usage, assistant.usage);
           budget.consume(assistant.usage);
+          this.#measure(assistant);
           this.#messages.push(assistant);
           added.push(assistant);
           finalMessage = assistant;
@@ -563,12 +657,6 @@ export class Agent {
   }
 
   /**
-   * The copy of the conversation sent to the provider: tool results older than the newest
-   * batch clipped to their tool's `maxResultChars`; failed empty assistant messages dropped.
-   * Stored history stays whole. Everything before the last assistant message is final, so that
-   * prefix is built once and extended each turn (linear, not quadratic, in the history).
-   */
-  /**
    * With a provider that loads deferred tools natively: the tools sent at once and every
    * deferred definition, rebuilt only when the registry changes — the same arrays every turn,
    * whatever was loaded (the provider learns that from the search results in the history).
@@ -629,37 +717,37 @@ export class Agent {
     };
   }
 
+  /**
+   * The copy of the conversation sent to the provider: the latest compaction's summary in place
+   * of the messages it covers; tool results older than the newest batch through the history
+   * transform (`olderToolResultForModel`); failed empty assistant messages dropped. Stored
+   * history stays whole. Everything before the last assistant message is final, so that prefix
+   * is built once and extended each turn (linear, not quadratic, in the history).
+   */
   #messagesForProvider(): Message[] {
     const messages = this.#messages;
-    let lastAssistant = messages.length;
-    for (let index = messages.length - 1; index >= 0; index--) {
+    const start = this.#compactor.firstKeptIndex;
+    let lastAssistant = start;
+    for (let index = messages.length - 1; index > start; index--) {
       if (messages[index]?.role === 'assistant') {
         lastAssistant = index;
         break;
       }
     }
-    if (lastAssistant === messages.length) lastAssistant = 0;
     const cache = this.#providerPrefix;
-    if (cache.registryVersion !== this.tools.version || cache.end > lastAssistant) {
+    if (
+      cache.registryVersion !== this.tools.version ||
+      cache.start !== start ||
+      cache.end > lastAssistant
+    ) {
       cache.messages = [];
-      cache.end = 0;
+      cache.start = start;
+      cache.end = start;
       cache.registryVersion = this.tools.version;
     }
-    const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
     for (let index = cache.end; index < lastAssistant; index++) {
-      const message = messages[index] as Message;
-      if (isDroppedFromRequest(message)) continue;
-      if (message.role !== 'toolResult') {
-        cache.messages.push(message);
-        continue;
-      }
-      const tool = this.tools.get(message.toolName);
-      // Only a refetchable result's stub names its call: look that up only then.
-      const call =
-        tool?.policy?.history?.refetchable === true
-          ? callBefore(messages, index, message.toolCallId)
-          : undefined;
-      cache.messages.push(olderToolResultForModel(message, tool, defaultLimit, call));
+      const message = this.#olderView(index);
+      if (message !== undefined) cache.messages.push(message);
     }
     cache.end = lastAssistant;
     // A fresh array per request (a provider may keep it), copied once: `concat` allocates it at
@@ -669,7 +757,158 @@ export class Agent {
       const message = messages[index] as Message;
       if (!isDroppedFromRequest(message)) tail.push(message);
     }
-    return cache.messages.concat(tail);
+    const summary = this.#compactor.summaryMessage();
+    return summary === undefined
+      ? cache.messages.concat(tail)
+      : ([summary] as Message[]).concat(cache.messages, tail);
+  }
+
+  /** Stored message `index` as requests show it once a newer assistant message follows, or undefined when left out. */
+  #olderView(index: number): Message | undefined {
+    const messages = this.#messages;
+    const message = messages[index];
+    if (message === undefined || isDroppedFromRequest(message)) return undefined;
+    if (message.role !== 'toolResult') return message;
+    const tool = this.tools.get(message.toolName);
+    // Only a refetchable result's stub names its call: look that up only then.
+    const call =
+      tool?.policy?.history?.refetchable === true
+        ? callBefore(messages, index, message.toolCallId)
+        : undefined;
+    const defaultLimit = this.#options.maxResultChars ?? defaultMaxResultChars;
+    return olderToolResultForModel(message, tool, defaultLimit, call);
+  }
+
+  /**
+   * One model call at the provider boundary: compacted first when the next request passes the
+   * threshold of the model's window; on a context-overflow error, compacted and sent once more.
+   */
+  async #callModel(call: ModelCall): Promise<AssistantMessage> {
+    const compactor = this.#compactor;
+    let request = this.#request();
+    const threshold = compactor.enabled ? compactor.thresholdTokens : undefined;
+    if (threshold !== undefined) {
+      const tokens = this.#estimateContext(request);
+      if (tokens > threshold) {
+        const outcome = await this.#compact({ ...call, reason: 'threshold', tokensBefore: tokens });
+        if (outcome.type === 'compacted') request = this.#request();
+      }
+    }
+    let failure: ProviderError | undefined;
+    const send = (sent: ProviderRequest) =>
+      streamAssistantMessage(this.#options.provider, sent, {
+        signal: call.signal,
+        onStart: (partial) => call.emit({ type: 'message-start', message: partial }),
+        // One per streamed delta: not built when nobody listens.
+        onEvent: (partial, event) => {
+          if (call.listening()) call.emit({ type: 'message-update', message: partial, event });
+        },
+        onError: (error) => {
+          failure = error;
+        },
+      });
+    let assistant = await send(request);
+    if (
+      assistant.stopReason === 'error' &&
+      !call.signal.aborted &&
+      compactor.compactsOnOverflow(failure)
+    ) {
+      const outcome = await this.#compact({
+        ...call,
+        reason: 'overflow',
+        tokensBefore: estimateRequestTokens(request),
+      });
+      if (outcome.type === 'compacted') {
+        call.onUsage(assistant.usage);
+        failure = undefined;
+        assistant = await send(this.#request());
+      }
+    }
+    if (failure !== undefined && assistant.stopReason === 'error') call.onError(failure);
+    return assistant;
+  }
+
+  /** Runs one compaction with its events; never rejects. */
+  async #compact(options: {
+    reason: CompactionReason;
+    focus?: string | undefined;
+    tokensBefore?: number;
+    runId?: string;
+    signal: AbortSignal;
+    emit: (event: AgentEvent) => void;
+    onUsage: (usage: Usage) => void;
+  }): Promise<CompactionOutcome> {
+    const { reason, emit } = options;
+    const tokensBefore = options.tokensBefore ?? this.#estimateContext(this.#request());
+    const run = options.runId === undefined ? {} : { runId: options.runId };
+    let started = false;
+    const outcome = await this.#compactor.compact({
+      messages: this.#messages,
+      view: (index) => this.#olderView(index),
+      lookup: (name) => this.tools.get(name),
+      reason,
+      focus: options.focus,
+      signal: options.signal,
+      tokensBefore,
+      tokensAfter: () => this.#estimateContext(this.#request()),
+      maxResultChars: this.#options.maxResultChars ?? defaultMaxResultChars,
+      onUsage: options.onUsage,
+      onStart: () => {
+        started = true;
+        emit({ type: 'compaction-start', ...run, reason, tokensBefore });
+      },
+    });
+    if (!started) return outcome;
+    switch (outcome.type) {
+      case 'compacted':
+        emit({ type: 'compaction-end', ...run, reason, compaction: outcome.compaction });
+        break;
+      case 'failed':
+        emit({ type: 'compaction-end', ...run, reason, error: outcome.error });
+        break;
+      case 'skipped':
+        emit({ type: 'compaction-end', ...run, reason, error: outcome.reason });
+        break;
+      default: {
+        const _exhaustive: never = outcome;
+        return _exhaustive;
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Estimated tokens of `request`: the last answer's reported usage (its request and its output)
+   * when it was made on the current compaction, plus estimates of the messages added since;
+   * otherwise the whole request estimated from its characters.
+   */
+  #estimateContext(request: ProviderRequest): number {
+    const measured = this.#measured;
+    const messages = this.#messages;
+    if (
+      measured !== undefined &&
+      measured.compactions === this.#compactor.compactions.length &&
+      measured.index < messages.length
+    ) {
+      let tokens = measured.tokens;
+      for (let index = measured.index + 1; index < messages.length; index++)
+        tokens += estimateMessageTokens(messages[index] as Message);
+      return tokens;
+    }
+    return estimateRequestTokens(request);
+  }
+
+  /** Keeps the reported size of the call that produced `assistant` (appended next). */
+  #measure(assistant: AssistantMessage): void {
+    const { input, cacheRead, cacheWrite, output } = assistant.usage;
+    const tokens = input + cacheRead + cacheWrite + output;
+    if (tokens === 0 || assistant.stopReason === 'error' || assistant.stopReason === 'aborted')
+      return;
+    this.#measured = {
+      index: this.#messages.length,
+      tokens,
+      compactions: this.#compactor.compactions.length,
+    };
   }
 }
 

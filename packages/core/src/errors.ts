@@ -118,6 +118,12 @@ export interface ProviderErrorOptions extends AgentErrorOptions {
   provider?: string;
   /** The response body or the vendor's error message, verbatim. */
   responseBody?: string;
+  /**
+   * True when the request did not fit the model's context window (Anthropic's "prompt is too
+   * long", OpenAI's `context_length_exceeded`, Gemini's "input token count … exceeds"): the same
+   * request fails again, but a compacted conversation can succeed.
+   */
+  contextOverflow?: boolean;
 }
 
 /** A failure of an LLM provider call; it reaches the loop as the stream's `error` event. */
@@ -131,6 +137,8 @@ export class ProviderError extends AgentError {
   readonly provider: string | undefined;
   /** The response body or the vendor's error message, verbatim. */
   readonly responseBody: string | undefined;
+  /** True when the request did not fit the model's context window (compacting can help). */
+  readonly contextOverflow: boolean;
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options);
@@ -139,6 +147,7 @@ export class ProviderError extends AgentError {
     this.isRetryable = options.isRetryable ?? false;
     this.provider = options.provider;
     this.responseBody = options.responseBody;
+    this.contextOverflow = options.contextOverflow ?? false;
   }
 
   /** True for any `ProviderError`, even from another copy of this package. */

@@ -4,6 +4,7 @@ export {
   type AgentRun,
   type AgentRunResult,
   type AgentSnapshot,
+  type ContextUsage,
   type RunAgentOptions,
   type RunOptions,
   runAgent,
@@ -20,12 +21,26 @@ export type {
 } from './agent-options.js';
 export { applyStreamEvent } from './assistant-stream.js';
 export {
+  type Compaction,
+  type CompactionFiles,
+  type CompactionOptions,
+  type CompactionOutcome,
+  type CompactionReason,
+  compactionSummaryPreamble,
+} from './compaction.js';
+export {
   type ConfigSetting,
   type ConfigToolsOptions,
   type ConfigValue,
   createConfigTools,
 } from './config-tools.js';
 export { isConnectionFailure } from './connection-errors.js';
+export {
+  estimateMessageTokens,
+  estimateRequestTokens,
+  estimateTextTokens,
+} from './context-estimate.js';
+export { isContextOverflowText } from './context-overflow.js';
 export {
   type CredentialFilterOptions,
   type CredentialRedactorOptions,

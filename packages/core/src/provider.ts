@@ -1,5 +1,6 @@
 import type { ProviderError } from './errors.js';
 import type { AssistantMessage, Message, ToolCallContent, Usage } from './messages.js';
+import type { ModelInfo } from './model-pricing.js';
 import type { ToolDefinition } from './tool.js';
 
 /** How hard the model should think; providers map it to their own knobs. */
@@ -107,4 +108,9 @@ export interface Provider {
    */
   defersTools?(model: string): boolean;
   stream(request: ProviderRequest, options?: ProviderStreamOptions): AsyncIterable<StreamEvent>;
+  /**
+   * What the provider knows about a model — its context window and output ceiling in tokens —
+   * or undefined for a model it does not know. The agent's compaction reads the window here.
+   */
+  modelInfo?(model: string): ModelInfo | undefined;
 }

@@ -1,4 +1,10 @@
-import { errorMessage, isConnectionFailure, isRetryableStatus, ProviderError } from '@agent/core';
+import {
+  errorMessage,
+  isConnectionFailure,
+  isContextOverflowText,
+  isRetryableStatus,
+  ProviderError,
+} from '@agent/core';
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 
 // Errors that arrive inside the SSE stream carry a type but no HTTP status.
@@ -30,11 +36,16 @@ export function toProviderError(
     const message = connection
       ? `Anthropic connection failed: ${detail}`
       : `Anthropic API error${label}${kind}: ${detail}`;
+    // "prompt is too long" (400 invalid_request_error), or a body over the size limit (413).
+    const contextOverflow =
+      statusCode === 413 ||
+      (statusCode === 400 && type === 'invalid_request_error' && isContextOverflowText(detail));
     return {
       error: new ProviderError(message, {
         provider: providerId,
         cause: error,
         ...(statusCode === undefined ? {} : { statusCode }),
+        ...(contextOverflow ? { contextOverflow } : {}),
         isRetryable: connection || isRetryableStatus(statusCode),
         ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
       }),

@@ -187,7 +187,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     return new RetryingStream(driver, { signal, maxRetries, retry: options.retry });
   };
 
-  return { id, stream, buildParams, defersTools };
+  return { id, stream, buildParams, defersTools, modelInfo: findAnthropicModel };
 }
 
 /** The SDK's error for an in-stream `error` event (what its `Stream` iterator throws). */

@@ -1,4 +1,10 @@
-import { errorMessage, isConnectionFailure, isRetryableStatus, ProviderError } from '@agent/core';
+import {
+  errorMessage,
+  isConnectionFailure,
+  isContextOverflowText,
+  isRetryableStatus,
+  ProviderError,
+} from '@agent/core';
 import { ApiError } from '@google/genai';
 
 interface GoogleErrorBody {
@@ -54,6 +60,10 @@ export function toProviderError(
         statusCode: error.status,
         isRetryable: isRetryableStatus(error.status),
         responseBody: raw,
+        // "The input token count (…) exceeds the maximum number of tokens allowed (…)": 400 INVALID_ARGUMENT.
+        ...((error.status === 400 || error.status === 413) && isContextOverflowText(detail)
+          ? { contextOverflow: true }
+          : {}),
       }),
       retryHeaders,
     };

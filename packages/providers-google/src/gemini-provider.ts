@@ -176,7 +176,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
     return new RetryingStream(driver, { signal, maxRetries, retry: options.retry });
   };
 
-  return { id, stream, buildParams };
+  return { id, stream, buildParams, modelInfo: findGeminiModel };
 }
 
 function abortError(providerId: string, signal: AbortSignal | undefined): ProviderError {

@@ -1,4 +1,10 @@
-import { errorMessage, isConnectionFailure, isRetryableStatus, ProviderError } from '@agent/core';
+import {
+  errorMessage,
+  isConnectionFailure,
+  isContextOverflowText,
+  isRetryableStatus,
+  ProviderError,
+} from '@agent/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
 /** Error codes in a mid-stream `error` event that mean "try again". */
@@ -44,17 +50,21 @@ export function toProviderError(error: unknown, provider: string): ProviderError
       cause: error,
       ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
     };
+    const code = typeof error.code === 'string' ? error.code : (error.type ?? '');
     if (error.status === undefined) {
-      const code = typeof error.code === 'string' ? error.code : (error.type ?? '');
       return new ProviderError(`${label(provider)} stream error: ${vendorMessage}`, {
         ...options,
         isRetryable: retryableStreamCodes.has(code),
+        ...(isContextOverflow(code, vendorMessage) ? { contextOverflow: true } : {}),
       });
     }
+    const overflow =
+      error.status === 413 || (error.status === 400 && isContextOverflow(code, vendorMessage));
     return new ProviderError(`${label(provider)} API error ${error.status}: ${vendorMessage}`, {
       ...options,
       statusCode: error.status,
       isRetryable: isRetryableStatus(error.status),
+      ...(overflow ? { contextOverflow: true } : {}),
     });
   }
   if (error instanceof SyntaxError) {
@@ -75,6 +85,14 @@ export function toProviderError(error: unknown, provider: string): ProviderError
     isRetryable: false,
     cause: error,
   });
+}
+
+/**
+ * OpenAI's `context_length_exceeded` code, or the wording OpenAI-compatible servers use for it
+ * (vLLM, llama.cpp, OpenRouter, Groq, LM Studio — see `isContextOverflowText`).
+ */
+export function isContextOverflow(code: string, message: string): boolean {
+  return code === 'context_length_exceeded' || isContextOverflowText(message);
 }
 
 function label(provider: string): string {

@@ -195,6 +195,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     baseURL,
     defersTools,
     stream,
+    modelInfo: (model) => {
+      const info = getOpenAIModel(model);
+      return info === undefined
+        ? undefined
+        : { id: info.id, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens };
+    },
   };
 }
 

@@ -196,6 +196,7 @@ function withProvider(error: ProviderError, provider: string): ProviderError {
     isRetryable: error.isRetryable,
     ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }),
     ...(error.responseBody === undefined ? {} : { responseBody: error.responseBody }),
+    ...(error.contextOverflow ? { contextOverflow: true } : {}),
     cause: error.cause ?? error,
   });
 }

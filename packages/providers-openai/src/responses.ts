@@ -22,6 +22,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import type { BuildContext } from './chat-completions.js';
 import { toolResultText } from './chat-completions.js';
+import { isContextOverflow } from './errors.js';
 import { generateToolCallId, type MessageBuilder } from './message-builder.js';
 import {
   finalToolCall,
@@ -371,15 +372,18 @@ export class ResponsesStreamAdapter {
       case 'response.failed': {
         const error = event.response.error;
         const code = error?.code ?? '';
-        throw new ProviderError(`The response failed: ${error?.message ?? 'no reason given'}`, {
+        const message = error?.message ?? 'no reason given';
+        throw new ProviderError(`The response failed: ${message}`, {
           isRetryable: code === 'server_error' || code === 'rate_limit_exceeded',
           responseBody: JSON.stringify(error ?? null),
+          ...(isContextOverflow(code, message) ? { contextOverflow: true } : {}),
         });
       }
       case 'error':
         throw new ProviderError(`Stream error: ${event.message}`, {
           isRetryable: event.code === 'server_error' || event.code === 'rate_limit_exceeded',
           responseBody: JSON.stringify(event),
+          ...(isContextOverflow(event.code ?? '', event.message) ? { contextOverflow: true } : {}),
         });
       default:
         return;

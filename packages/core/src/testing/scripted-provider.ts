@@ -26,7 +26,14 @@ export interface ScriptedTurn {
   stopReason?: StopReason;
   usage?: Partial<Usage>;
   /** Ends the stream with an `error` event after `afterDeltas` deltas (default 0). */
-  error?: { message: string; statusCode?: number; isRetryable?: boolean; afterDeltas?: number };
+  error?: {
+    message: string;
+    statusCode?: number;
+    isRetryable?: boolean;
+    afterDeltas?: number;
+    /** Marks the error as a context overflow (the request did not fit the window). */
+    contextOverflow?: boolean;
+  };
   /** Wait in ms before each streamed event (overrides the provider's `delayMs`). */
   delayMs?: number;
 }
@@ -48,6 +55,8 @@ export interface ScriptedProviderOptions {
   recordRequests?: boolean;
   /** What to do when the script runs out: an `error` event, or replay the last step [error]. */
   whenExhausted?: 'error' | 'repeat-last';
+  /** The context window `modelInfo` reports for every model [none: `modelInfo` is absent]. */
+  contextWindow?: number;
 }
 
 /** A provider that replays a script of assistant turns as real streamed deltas and records every request. */
@@ -154,6 +163,7 @@ export function createScriptedProvider(
         provider: id,
         ...(turn.error?.statusCode === undefined ? {} : { statusCode: turn.error.statusCode }),
         isRetryable: turn.error?.isRetryable ?? false,
+        ...(turn.error?.contextOverflow === true ? { contextOverflow: true } : {}),
       });
     for (let at = 0; at < events.length; at++) {
       const event = events[at] as StreamEvent;
@@ -178,9 +188,19 @@ export function createScriptedProvider(
     }
   }
 
+  const contextWindow = options.contextWindow;
   return {
     id,
     stream,
+    ...(contextWindow === undefined
+      ? {}
+      : {
+          modelInfo: (model: string) => ({
+            id: model,
+            contextWindow,
+            maxOutputTokens: Math.min(8_192, contextWindow),
+          }),
+        }),
     requests,
     get calls() {
       return calls;
