@@ -70,7 +70,13 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
     description: agentTool.description,
     // No `validate`: our own validation runs inside the call, after `prepareArguments`.
     inputSchema: jsonSchema<unknown>(agentTool.parameters as JSONSchema7),
-    needsApproval: (input, { toolCallId }) => runner.needsApproval(agentTool, input, toolCallId),
+    // Only where a question can go to the AI SDK: the AI SDK pays an approval check per call.
+    ...(runner.frameworkApprovals
+      ? {
+          needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) =>
+            runner.needsApproval(agentTool, input, toolCallId),
+        }
+      : {}),
     execute: async (input, { toolCallId, abortSignal }): Promise<AiSdkToolOutput> => {
       const message = await runner.run(agentTool, input, {
         toolCallId,

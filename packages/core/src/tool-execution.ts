@@ -411,7 +411,8 @@ async function gateAndHook(
   return { ...validated, info };
 }
 
-function validateArguments(
+/** `prepareArguments`, then the tool's `validate` or its JSON Schema (also used by tool-runner.ts). */
+export function validateArguments(
   tool: AnyAgentTool,
   input: unknown,
 ): { ok: true; value: unknown } | { ok: false; detail: string } {

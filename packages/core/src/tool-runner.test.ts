@@ -89,6 +89,41 @@ describe('createToolRunner: questions through the framework', () => {
   });
 });
 
+describe('createToolRunner: which runner asks the framework', () => {
+  it.each([
+    ['no permissions', {}, false],
+    ['a plain gate', { permissions: () => ({ behavior: 'allow' }) as const }, false],
+    ['a policy, questions to the approver', { approvals: 'approver' } as const, false],
+    ['a policy, questions to the framework', {}, true],
+  ] as const)('%s: frameworkApprovals %s', (label, options, expected) => {
+    const withPolicy = label.startsWith('a policy');
+    const runner = createToolRunner({
+      ...options,
+      ...(withPolicy ? { permissions: new PermissionPolicy({}) } : {}),
+    });
+    expect(runner.frameworkApprovals).toBe(expected);
+  });
+
+  it('raw JSON text is parsed as the loop would; a tool whose subjects throw is no question', async () => {
+    const { tool } = shellTool();
+    const runner = createToolRunner({ permissions: new PermissionPolicy({}) });
+    expect(await runner.needsApproval(tool, '{"command":"make"}', 'call_1')).toBe(true);
+    expect(await runner.needsApproval(tool, '{"command":', 'call_2')).toBe(false);
+    const refusing = defineTool({
+      name: 'refusing',
+      description: 'Refuses every path',
+      input: z.object({ path: z.string() }),
+      permissionSubjects: () => {
+        throw new Error('outside the workspace');
+      },
+      execute: async () => 'never',
+    });
+    expect(await runner.needsApproval(refusing, { path: '/etc' }, 'call_3')).toBe(false);
+    const result = await runner.run(refusing, { path: '/etc' }, { toolCallId: 'call_3' });
+    expect(result.errorKind).toBe('denied');
+  });
+});
+
 describe('createToolRunner: questions to our approver', () => {
   it('needsApproval is false and the approver is asked while the call runs', async () => {
     const { tool, ran } = shellTool();

@@ -1,11 +1,17 @@
 import type { AgentEvent } from './agent-events.js';
-import type { AgentHooks, PermissionDecision, PermissionGate } from './agent-options.js';
+import type { AgentHooks, PermissionGate } from './agent-options.js';
 import { executeTool } from './execute-tool.js';
 import type { ToolResultMessage } from './messages.js';
 import type { PermissionPolicy } from './permissions.js';
 import type { ResourceLocks } from './resource-locks.js';
 import { clipToolResultMessage } from './result-budget.js';
-import type { AnyAgentTool, PathDenialCheck } from './tool.js';
+import {
+  type AnyAgentTool,
+  normalisePermissionSubjects,
+  type PathDenialCheck,
+  type PermissionSubjectsResult,
+} from './tool.js';
+import { validateArguments } from './tool-execution.js';
 
 // Our tools inside another framework's loop (the AI SDK, OpenAI Agents, LangChain): that loop
 // decides when a tool runs, but each call still goes through our one path — validation, the
@@ -47,6 +53,12 @@ export interface ToolRunnerOptions {
 /** Runs our tools' calls for a loop another framework owns. */
 export interface ToolRunner {
   /**
+   * True when questions go to the framework's approval flow (a `PermissionPolicy` and
+   * `approvals: 'framework'`): only then does an adapter need to give the framework a
+   * `needsApproval` (which costs the framework an approval check per call).
+   */
+  readonly frameworkApprovals: boolean;
+  /**
    * Whether the framework must ask before running this call: true only when the permission
    * steps before the approver (disabled, deny, opaque, ask, mode, allow, grants) end in a
    * question and questions go to the framework. Remembers the call, so `run` lets exactly this
@@ -68,10 +80,18 @@ export interface ToolRunner {
 }
 
 const defaultMaxResultChars = 30_000;
+
+/** Arguments as a value: the raw JSON text a model sent is parsed (`undefined` when it is not JSON). */
+function parsed(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  try {
+    return args.trim() === '' ? {} : JSON.parse(args);
+  } catch {
+    return undefined;
+  }
+}
 /** Questions remembered at most: a framework that never runs a denied call leaves its entry. */
 const maxPendingApprovals = 1_000;
-/** The probe's own denial: it only reads the evaluation, so the call never runs. */
-const probeOnly: PermissionDecision = { behavior: 'deny', reason: 'permission probe' };
 
 /** A {@link ToolRunner} over one gate and one set of options, shared by every tool it runs. */
 export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
@@ -111,29 +131,44 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
   };
 
   return {
+    frameworkApprovals: viaFramework,
     async needsApproval(tool, args, toolCallId) {
       if (!viaFramework) return false;
-      let question = false;
-      // The loop's own path up to the gate (prepare, parse, validate, permission subjects); the
-      // probe gate denies, so no hook runs and the tool does not. Invalid arguments never reach
-      // it: no question, and `run` reports them.
-      await executeTool(tool, args, {
-        toolCallId,
-        permissionGate: (request) => {
-          const evaluation = policy.evaluate(request);
-          if (evaluation.behavior === 'ask') {
-            question = true;
-            asked.delete(toolCallId);
-            asked.set(toolCallId, JSON.stringify(request.args));
-            if (asked.size > maxPendingApprovals) {
-              const oldest = asked.keys().next().value;
-              if (oldest !== undefined) asked.delete(oldest);
-            }
-          }
-          return probeOnly;
-        },
+      const tier = tool.policy?.permission ?? 'full-access';
+      // A tool that names no subjects is decided by its name alone: most calls need no parsing.
+      if (tool.permissionSubjects === undefined) {
+        const evaluation = policy.evaluate({ toolName: tool.name, tier, subjects: [], tool });
+        if (evaluation.behavior !== 'ask') return false;
+      }
+      // As the loop does before its gate: prepare, validate, then the call's subjects. Invalid
+      // arguments (or a tool refusing them while naming subjects) are no question: `run` reports them.
+      const validated = validateArguments(tool, parsed(args));
+      if (!validated.ok) return false;
+      let subjects: PermissionSubjectsResult;
+      try {
+        subjects =
+          tool.permissionSubjects === undefined
+            ? []
+            : await tool.permissionSubjects(validated.value);
+      } catch {
+        return false;
+      }
+      const { subjects: named, opaque } = normalisePermissionSubjects(subjects);
+      const evaluation = policy.evaluate({
+        toolName: tool.name,
+        tier,
+        subjects: named,
+        ...(opaque === undefined ? {} : { opaque }),
+        tool,
       });
-      return question;
+      if (evaluation.behavior !== 'ask') return false;
+      asked.delete(toolCallId);
+      asked.set(toolCallId, JSON.stringify(validated.value));
+      if (asked.size > maxPendingApprovals) {
+        const oldest = asked.keys().next().value;
+        if (oldest !== undefined) asked.delete(oldest);
+      }
+      return true;
     },
     run(tool, args, runOptions = {}) {
       return executeTool(tool, args, {

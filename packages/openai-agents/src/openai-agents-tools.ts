@@ -87,8 +87,13 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
     // our message says why (denied by which rule, which argument is invalid), for the model.
     errorFunction: (_runContext, error) =>
       ToolError.isInstance(error) ? error.message : errorMessage(error),
-    needsApproval: (_runContext, input, callId) =>
-      runner.needsApproval(agentTool, input, callId ?? ''),
+    // Only where a question can go to the Agents SDK (it checks approval per call otherwise too).
+    ...(runner.frameworkApprovals
+      ? {
+          needsApproval: (_runContext: unknown, input: unknown, callId?: string) =>
+            runner.needsApproval(agentTool, input, callId ?? ''),
+        }
+      : {}),
     execute: async (input, _runContext, details): Promise<OpenAIAgentsToolOutput> => {
       const toolCallId = details?.toolCall?.callId;
       const message = await runner.run(agentTool, input, {
