@@ -224,6 +224,32 @@ describe('toAiSdkTools: the permission gate', () => {
     ]);
   });
 
+  it('a generateText-level toolApproval cannot approve what our policy asks: our approver decides', async () => {
+    const { tool, calls } = weatherTool();
+    const asked: string[] = [];
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { text: 'ok' },
+    ]);
+    const policy = new PermissionPolicy({
+      approver: (request) => {
+        asked.push(request.toolCallId);
+        return 'deny';
+      },
+    });
+    const result = await generateText({
+      model,
+      tools: toAiSdkTools([tool], { permissions: policy }),
+      toolApproval: () => 'approved',
+      prompt: 'x',
+      stopWhen: isStepCount(3),
+    });
+    expect(calls).toEqual([]);
+    expect(asked).toEqual(['call_1']);
+    const error = result.steps[0]?.content.find((part) => part.type === 'tool-error');
+    expect((error?.error as ToolError | undefined)?.kind).toBe('denied');
+  });
+
   it('what the rules allow runs without a question', async () => {
     const { tool, calls } = weatherTool();
     const model = scriptedModel([
