@@ -31,8 +31,11 @@ export async function chooseProvider(
   env: Record<string, string | undefined> = process.env,
 ): Promise<ModelChoice> {
   if (options.scripted !== undefined) {
-    const { steps, delayMs } = await loadScript(options.scripted);
-    const provider = createScriptedProvider(steps, delayMs === undefined ? {} : { delayMs });
+    const { steps, delayMs, contextWindow } = await loadScript(options.scripted);
+    const provider = createScriptedProvider(steps, {
+      ...(delayMs === undefined ? {} : { delayMs }),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+    });
     return {
       provider,
       model: options.model ?? 'scripted',
@@ -80,11 +83,15 @@ export async function chooseProvider(
 
 /**
  * Reads a script: a JSON array of assistant turns (`{ text?, thinking?, toolCalls?: [{ name,
- * arguments }], error?, delayMs? }`) or `{ "steps": [...], "delayMs": n }`.
+ * arguments }], error?, delayMs? }`) or `{ "steps": [...], "delayMs": n, "contextWindow": n }`
+ * (the window the scripted model reports, in tokens: compaction then works as with a real one;
+ * a summary call takes the next step of the script).
  */
-export async function loadScript(
-  path: string,
-): Promise<{ steps: ScriptedTurn[]; delayMs: number | undefined }> {
+export async function loadScript(path: string): Promise<{
+  steps: ScriptedTurn[];
+  delayMs: number | undefined;
+  contextWindow: number | undefined;
+}> {
   let data: unknown;
   try {
     data = JSON.parse(await readFile(path, 'utf8'));
@@ -97,15 +104,20 @@ export async function loadScript(
   if (container === null || typeof container !== 'object') {
     throw new CliError(`The script ${path} must be a JSON array of turns or { "steps": [...] }`);
   }
-  const { steps, delayMs } = container as { steps?: unknown; delayMs?: unknown };
+  const { steps, delayMs, contextWindow } = container as {
+    steps?: unknown;
+    delayMs?: unknown;
+    contextWindow?: unknown;
+  };
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new CliError(`The script ${path} has no steps`);
   }
   if (container !== null && !Array.isArray(data)) {
-    const unknown = Object.keys(container).filter((key) => key !== 'steps' && key !== 'delayMs');
+    const known = ['steps', 'delayMs', 'contextWindow'];
+    const unknown = Object.keys(container).filter((key) => !known.includes(key));
     if (unknown.length > 0) {
       throw new CliError(
-        `The script ${path}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected "steps", "delayMs")`,
+        `The script ${path}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected "steps", "delayMs", "contextWindow")`,
       );
     }
   }
@@ -113,7 +125,10 @@ export async function loadScript(
   if (delayMs !== undefined && typeof delayMs !== 'number') {
     throw new CliError(`The script ${path}: "delayMs" must be a number`);
   }
-  return { steps: steps as ScriptedTurn[], delayMs };
+  if (contextWindow !== undefined && !(typeof contextWindow === 'number' && contextWindow > 0)) {
+    throw new CliError(`The script ${path}: "contextWindow" must be a number of tokens > 0`);
+  }
+  return { steps: steps as ScriptedTurn[], delayMs, contextWindow };
 }
 
 const turnFields = ['text', 'thinking', 'toolCalls', 'stopReason', 'usage', 'error', 'delayMs'];

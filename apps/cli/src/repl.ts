@@ -1,4 +1,6 @@
 import { errorMessage, type PermissionMode, type UserMessage } from '@agent/core';
+import { compactCommand } from './compact-command.js';
+import { contextLine } from './compaction-lines.js';
 import { projectRootNotice } from './project-root.js';
 import type { PromptInput, PromptOutcome } from './prompt-input.js';
 import { runPrompt, type Session } from './session.js';
@@ -21,7 +23,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /model [name]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /model [name]  /compact [focus]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
 Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
@@ -162,6 +164,13 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         transcript.line(
           `${usage.runs} run${usage.runs === 1 ? '' : 's'} with ${model.label}: ${usage.input} input tokens (${usage.cacheRead} from cache), ${usage.output} output tokens; ${cost}`,
         );
+        transcript.line(contextLine(session.agent.contextUsage()));
+      } else if (command === '/compact') {
+        const outcome = await compactCommand({ session, focus: argument, transcript, keys });
+        if (outcome?.type === 'compacted' && savePath !== undefined)
+          await session.save(savePath).catch((error: unknown) => {
+            transcript.line(`error: ${errorMessage(error)}`);
+          });
       } else if (command === '/permissions') {
         const { rules, policy } = session;
         transcript.line(`mode: ${policy.mode}`);

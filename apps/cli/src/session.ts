@@ -10,6 +10,7 @@ import {
   type AgentOptions,
   type AgentRunResult,
   type AgentStopReason,
+  type Compaction,
   errorMessage,
   type Message,
   type PermissionApprover,
@@ -63,7 +64,11 @@ export interface Session {
   /** The provider and model for a model name (the session's provider; a scripted session keeps its script). */
   chooseModel(name: string): Promise<ModelChoice>;
   /** Starts a fresh agent with the same tools and settings: another model, or other messages (`[]` clears). */
-  replaceAgent(change: { model?: ModelChoice; messages?: Message[] }): void;
+  replaceAgent(change: {
+    model?: ModelChoice;
+    messages?: Message[];
+    compactions?: Compaction[];
+  }): void;
   /** A model chosen during a run (`config_set`), taken when the run ends. */
   pendingModel: ModelChoice | undefined;
   /** Writes the conversation and this session's grants to `path` (then empties the journal). */
@@ -137,6 +142,8 @@ export interface SavedSession {
   sessionId?: string;
   /** The last run the file holds: journaled runs after it are resumed (see session-journal.ts). */
   lastRunId?: string;
+  /** What stood in for the older messages when they were sent (see `Agent.compactions`). */
+  compactions?: Compaction[];
 }
 
 /** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
@@ -145,18 +152,25 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
   let grants: unknown;
   let sessionId: unknown;
   let lastRunId: unknown;
+  let compactions: unknown;
   try {
-    ({ grants, sessionId, lastRunId } = JSON.parse(await readFile(path, 'utf8')) as {
+    ({ grants, sessionId, lastRunId, compactions } = JSON.parse(await readFile(path, 'utf8')) as {
       grants?: unknown;
       sessionId?: unknown;
       lastRunId?: unknown;
+      compactions?: unknown;
     });
   } catch {
     grants = undefined;
   }
+  if (compactions !== undefined && !Array.isArray(compactions))
+    throw new CliError(`The conversation ${path} has "compactions" that are not a list`);
   const id = {
     ...(typeof sessionId === 'string' && sessionId !== '' ? { sessionId } : {}),
     ...(typeof lastRunId === 'string' && lastRunId !== '' ? { lastRunId } : {}),
+    ...(Array.isArray(compactions) && compactions.length > 0
+      ? { compactions: compactions as Compaction[] }
+      : {}),
   };
   if (grants === undefined) return { messages, grants: [], ...id };
   const valid =
@@ -387,6 +401,7 @@ export async function createSession(
         .join('\n\n'),
       tools: tools.tools,
       messages,
+      ...(saved.compactions === undefined ? {} : { compactions: saved.compactions }),
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
@@ -399,7 +414,9 @@ export async function createSession(
     agent = new Agent(agentOptions);
   } catch (error) {
     await tools.close();
-    throw new CliError(errorMessage(error));
+    // A bad "compactions" list is a mistake in the file being resumed: say which.
+    const where = options.resume === undefined ? '' : `${options.resume}: `;
+    throw new CliError(`${where}${errorMessage(error)}`);
   }
   const deferred = agent.deferredTools;
   if (deferred.automatic && deferred.pending.length > 0) {
@@ -447,6 +464,11 @@ export async function createSession(
           ? {}
           : { provider: change.model.provider, model: change.model.model }),
         messages: change.messages ?? [...session.agent.messages],
+        // Other messages bring their own compactions (none unless given); the same ones keep theirs.
+        compactions:
+          change.messages === undefined
+            ? [...session.agent.compactions]
+            : (change.compactions ?? []),
       };
       session.agent = new Agent(next);
       for (const message of queued) session.agent.steer(message);

@@ -105,6 +105,19 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('usage'), turn: z.number(), usage: usageSchema }).strict(),
   z
     .object({
+      /** Older messages were summarised to fit the model's window (or a summary failed: `error`). */
+      type: z.literal('compaction'),
+      reason: z.enum(['threshold', 'overflow', 'manual']),
+      tokensBefore: z.number().optional(),
+      tokensAfter: z.number().optional(),
+      /** Index of the first message still sent as it is. */
+      firstKeptIndex: z.number().optional(),
+      summary: z.string().optional(),
+      error: z.string().optional(),
+    })
+    .strict(),
+  z
+    .object({
       type: z.literal('run-end'),
       sessionId: z.string(),
       stopReason: stopReasonSchema,
@@ -247,6 +260,27 @@ export function streamJsonEvents(event: AgentEvent): StreamJsonEvent[] {
     }
     case 'turn-end':
       return [{ type: 'usage', turn: event.turn, usage: usageOf(event.message.usage) }];
+    case 'compaction-end': {
+      const { compaction } = event;
+      if (compaction === undefined)
+        return [
+          {
+            type: 'compaction',
+            reason: event.reason,
+            error: event.error ?? 'compaction failed',
+          },
+        ];
+      return [
+        {
+          type: 'compaction',
+          reason: compaction.reason,
+          tokensBefore: compaction.tokensBefore,
+          tokensAfter: compaction.tokensAfter,
+          firstKeptIndex: compaction.firstKeptIndex,
+          summary: compaction.summary,
+        },
+      ];
+    }
     default:
       return [];
   }

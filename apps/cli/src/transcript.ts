@@ -1,4 +1,5 @@
 import type { AgentEvent, AssistantMessage, ProviderError, ToolResultMessage } from '@agent/core';
+import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 
 /** Options of a {@link Transcript}. */
@@ -354,6 +355,11 @@ export class Transcript {
         return;
       case 'tool-execution-end':
         this.#toolEnded(event.toolCallId);
+        return;
+      case 'compaction-start':
+      case 'compaction-end':
+        this.#endLine();
+        this.line(compactionLine(event) ?? '');
         return;
       case 'agent-end':
         for (const id of [...this.#running.keys()]) this.#toolEnded(id);
