@@ -176,6 +176,38 @@ describe('a bubblewrap sandbox', () => {
     expect(output.split('\n')).not.toContain('9');
   });
 
+  it('keeps the filters in one directory per user, shared by processes and never leaked; not in one someone else could write', () => {
+    const temporary = workspace();
+    const uid = process.getuid?.() ?? 0;
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const filterOf = () => {
+      const script = `
+        import { createSandbox } from ${JSON.stringify(entry)};
+        const sandbox = createSandbox({ mode: 'required', writableRoots: [process.cwd()] });
+        const wrapped = await sandbox.wrap({ file: 'true', args: [], cwd: process.cwd(), env: {} });
+        console.log(wrapped.args[3]);
+      `;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: temporary,
+        env: { ...process.env, TMPDIR: temporary },
+        encoding: 'utf8',
+      });
+      expect(child.stderr).toBe('');
+      return child.stdout.trim();
+    };
+    const shared = path.join(temporary, `agent-sandbox-seccomp-${uid}`);
+    const first = filterOf();
+    expect(path.dirname(first)).toBe(shared);
+    expect(filterOf()).toBe(first);
+    expect(fs.statSync(shared).mode & 0o777).toBe(0o700);
+    expect(fs.readdirSync(temporary)).toEqual([`agent-sandbox-seccomp-${uid}`]);
+    // Opened to others (or made by another user first): not trusted, a private one instead.
+    fs.chmodSync(shared, 0o777);
+    const elsewhere = filterOf();
+    expect(path.dirname(elsewhere)).not.toBe(shared);
+    expect(fs.existsSync(elsewhere)).toBe(false); // removed when that process exited
+  });
+
   it('looks secrets up per command: one removed since does not break it, one made since is hidden', async () => {
     const ws = workspace();
     const home = workspace();

@@ -6,8 +6,10 @@ import { buildSeccompFilter, type SeccompFilterOptions } from './seccomp-filter.
 
 /**
  * bubblewrap reads its seccomp program from a file descriptor; the wrapped command opens it from
- * this file (`9<file`). One private directory (0700, from mkdtemp) per process holds the few
- * variants, written once and removed at exit; only this user can replace what bwrap loads.
+ * a file (`9<file`). The files live in one directory per user (`agent-sandbox-seccomp-<uid>` in
+ * the temporary directory, 0700 and owned by us, or it is not used), shared by every process and
+ * never removed: a process killed by a signal leaves nothing behind, and the few variants (a
+ * few hundred bytes each) are written once. Only this user can change what bwrap loads.
  */
 let directory: string | undefined;
 const files = new Map<string, string>();
@@ -18,14 +20,49 @@ export function seccompFilterFile(options: SeccompFilterOptions): string {
   const known = files.get(key);
   if (known !== undefined && fs.existsSync(known)) return known;
   if (directory === undefined || !fs.existsSync(directory)) {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-sandbox-seccomp-'));
-    removeAtExit(directory);
+    directory = privateDirectory();
     files.clear();
   }
+  const bytes = buildSeccompFilter(options);
   const file = path.join(directory, `${key}.bpf`);
-  fs.writeFileSync(file, buildSeccompFilter(options), { mode: 0o600 });
+  let current: Buffer | undefined;
+  try {
+    current = fs.readFileSync(file);
+  } catch {
+    current = undefined;
+  }
+  if (current === undefined || !current.equals(bytes)) {
+    // Written aside and renamed: another process never opens a half-written program.
+    const partial = `${file}.${process.pid}.partial`;
+    fs.writeFileSync(partial, bytes, { mode: 0o600 });
+    fs.renameSync(partial, file);
+  }
   files.set(key, file);
   return file;
+}
+
+/**
+ * This user's directory for the filters: created 0700 if missing; used only if it is a real
+ * directory (not a link), owned by us, and closed to everyone else. Otherwise (someone else made
+ * it first in a shared /tmp) a private one for this process, removed at exit.
+ */
+function privateDirectory(): string {
+  const uid = process.getuid?.() ?? 0;
+  const shared = path.join(os.tmpdir(), `agent-sandbox-seccomp-${uid}`);
+  try {
+    fs.mkdirSync(shared, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return processDirectory();
+  }
+  const stat = fs.lstatSync(shared);
+  if (stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0) return shared;
+  return processDirectory();
+}
+
+function processDirectory(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-sandbox-seccomp-'));
+  removeAtExit(dir);
+  return dir;
 }
 
 /**
