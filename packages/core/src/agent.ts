@@ -446,8 +446,9 @@ export class Agent {
           }
           turns++;
           emit({ type: 'turn-start', runId, turn: turns });
-          const response = await steps.modelResponse(turns, () =>
-            this.#callModel({
+          const response = await steps.modelResponse(turns, async () => {
+            const compacted = this.#compactor.compactions.length;
+            const message = await this.#callModel({
               runId,
               signal,
               emit,
@@ -459,10 +460,18 @@ export class Agent {
               onError: (failure) => {
                 providerError = failure;
               },
-            }),
-          );
+            });
+            // Compactions made for this call are part of its step: a replay restores them.
+            const made = this.#compactor.compactions.slice(compacted);
+            return made.length === 0
+              ? { message }
+              : { message, compactions: structuredClone(made) };
+          });
           const assistant = response.message;
-          if (response.replayed) emit({ type: 'message-start', message: assistant });
+          if (response.replayed) {
+            for (const compaction of response.compactions ?? []) this.#compactor.adopt(compaction);
+            emit({ type: 'message-start', message: assistant });
+          }
           addUsage(usage, assistant.usage);
           budget.consume(assistant.usage);
           this.#measure(assistant);

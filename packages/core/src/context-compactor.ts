@@ -89,6 +89,11 @@ export class ContextCompactor {
     return this.#compactions;
   }
 
+  /** Takes a compaction made in an earlier process (a journaled model step replayed). */
+  adopt(compaction: Compaction): void {
+    this.#compactions.push(structuredClone(compaction));
+  }
+
   /** Index of the first stored message sent as it is (0 before any compaction). */
   get firstKeptIndex(): number {
     return this.#compactions.at(-1)?.firstKeptIndex ?? 0;

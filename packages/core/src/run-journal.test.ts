@@ -397,6 +397,43 @@ describe('calls a tool makes through ctx.callTool', () => {
   });
 });
 
+describe('compaction in a journaled run', () => {
+  it('replays the compactions made for a model call, without the summary calls', async () => {
+    const note = (n: number) => `note ${n}\n${`line of note ${n} `.repeat(120)}`;
+    const readNote = defineTool({
+      name: 'read_note',
+      description: 'Reads a note',
+      input: z.object({ n: z.number() }),
+      policy: { permission: 'read-only' },
+      execute: async ({ n }) => note(n),
+    });
+    let worked = 0;
+    const provider = createScriptedProvider(
+      [
+        (request) => {
+          if (request.tools === undefined) return { text: 'Summary: read some notes.' };
+          worked++;
+          return worked <= 10
+            ? { toolCalls: [{ id: `r${worked}`, name: 'read_note', arguments: { n: worked } }] }
+            : { text: 'All read.' };
+        },
+      ],
+      { whenExhausted: 'repeat-last' },
+    );
+    const journal = new MemoryRunJournal();
+    const compaction = { contextWindow: 4_000, keepRecentTokens: 1_000 };
+    const first = agent({ provider, tools: [readNote], compaction, journal });
+    const live = await first.run('Read the notes.').result;
+    expect(first.compactions.length).toBeGreaterThan(0);
+
+    const replay = agent({ provider: unreachableProvider, tools: [readNote], compaction, journal });
+    const replayed = await replay.run(undefined, { runId: live.runId }).result;
+    expect(replayed.stopReason).toBe('completed');
+    expect(replay.compactions).toEqual(first.compactions);
+    expect(withoutTimestamps(replay.messages)).toEqual(withoutTimestamps(first.messages));
+  });
+});
+
 describe('a journal that hands back a batch only when all of it is recorded', () => {
   it('still cancels the siblings of a failing abortsSiblingsOnError call at once', async () => {
     // Like an engine that awaits a batch's steps together: no result returns before all do.

@@ -1,4 +1,5 @@
 import type { AgentStopReason } from './agent-events.js';
+import type { Compaction } from './compaction.js';
 import type { ToolErrorKind } from './errors.js';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from './messages.js';
 import type { AnyAgentTool } from './tool.js';
@@ -38,7 +39,8 @@ export type RunStep =
 /** The recorded value of each kind of step (plain JSON). */
 export interface RunStepValues {
   'run-input': { messages: Message[] };
-  'model-response': { message: AssistantMessage };
+  /** With the compactions made before the call (so a replay sends what the run sent). */
+  'model-response': { message: AssistantMessage; compactions?: Compaction[] };
   'tool-decision':
     | { allowed: true; replacedArgs?: unknown }
     | { allowed: false; result: ToolResultMessage };

@@ -1,5 +1,5 @@
 import type { AgentStopReason } from './agent-events.js';
-import type { AssistantMessage, Message, UserMessage } from './messages.js';
+import type { Message, UserMessage } from './messages.js';
 import type { RunJournal, RunStep, RunStepValues, StepAttempt } from './run-journal.js';
 
 // The loop's view of its journal: one method per kind of step, each running the live work only
@@ -29,19 +29,22 @@ export class RunSteps {
     return value?.messages ?? [];
   }
 
-  /** The model's response for `turn`, and whether it came from the journal (no model call). */
+  /**
+   * The model's response for `turn` (with the compactions made before it), and whether it came
+   * from the journal (no model call).
+   */
   async modelResponse(
     turn: number,
-    live: () => Promise<AssistantMessage>,
-  ): Promise<{ message: AssistantMessage; replayed: boolean }> {
+    live: () => Promise<RunStepValues['model-response']>,
+  ): Promise<RunStepValues['model-response'] & { replayed: boolean }> {
     let replayed = true;
-    const value = await this.step({ type: 'model-response', runId: this.runId, turn }, async () => {
+    const value = await this.step({ type: 'model-response', runId: this.runId, turn }, () => {
       replayed = false;
-      return { message: await live() };
+      return live();
     });
     // Unreachable (a model step always records a message); kept so a bad journal cannot crash the loop.
-    if (value === undefined) return { message: await live(), replayed: false };
-    return { message: value.message, replayed };
+    if (value === undefined) return { ...(await live()), replayed: false };
+    return { ...value, replayed };
   }
 
   /** The queued messages the run takes in at this point (`live` drains the queue; none: nothing recorded). */
