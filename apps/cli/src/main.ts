@@ -9,6 +9,7 @@ import {
   type PermissionApprover,
 } from '@agent/core';
 import { type CliOptions, parseCliArgs, UsageError, usage } from './args.js';
+import { pruneCheckpoints } from './checkpoints.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
@@ -26,6 +27,7 @@ import {
   runPrompt,
 } from './session.js';
 import {
+  defaultSessionKeepDays,
   findSessionById,
   isSessionId,
   listSessions,
@@ -439,6 +441,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       await pruneSessions(retention, {
         keep: [options.resume, options.save].filter((path) => path !== undefined),
       }).catch(() => 0);
+      await pruneCheckpoints(retention.keepDays ?? defaultSessionKeepDays).catch(() => 0);
       // Every session is kept (unless --save names the file); --continue picks up the newest.
       if (options.pickSession === true) {
         const path = await pickSession(options.cwd);

@@ -3,6 +3,7 @@ import { compactCommand } from './compact-command.js';
 import { contextLine } from './compaction-lines.js';
 import { projectRootNotice } from './project-root.js';
 import type { PromptInput, PromptOutcome } from './prompt-input.js';
+import { rewindCommand } from './rewind-command.js';
 import { runPrompt, type Session } from './session.js';
 import { newSessionPath } from './sessions.js';
 import type { RunKeys } from './terminal-keys.js';
@@ -23,7 +24,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /model [name]  /compact [focus]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access>  /save <file>  /model [name]  /compact [focus]  /rewind [n]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
 Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
@@ -165,6 +166,17 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           `${usage.runs} run${usage.runs === 1 ? '' : 's'} with ${model.label}: ${usage.input} input tokens (${usage.cacheRead} from cache), ${usage.output} output tokens; ${cost}`,
         );
         transcript.line(contextLine(session.agent.contextUsage()));
+      } else if (command === '/rewind') {
+        const text = await rewindCommand({
+          session,
+          argument,
+          line: (line) => transcript.line(line),
+          save: async () => {
+            if (savePath !== undefined) await session.save(savePath);
+          },
+        });
+        // The prompt gone from the conversation comes back to the input line, to edit and send.
+        if (text !== undefined) prompt.insert(text);
       } else if (command === '/compact') {
         const outcome = await compactCommand({ session, focus: argument, transcript, keys });
         if (outcome?.type === 'compacted' && savePath !== undefined)
@@ -207,6 +219,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         }
       } else if (command === '/clear') {
         session.replaceAgent({ messages: [] });
+        // No earlier prompt to go back to: the checkpoints go with the conversation.
+        await session.checkpoints.clear();
         // A new session file: the conversation saved so far stays where it is (--resume finds it).
         try {
           savePath = await newSessionPath(session.cwd, session.id);

@@ -21,6 +21,7 @@ import {
 } from '@agent/core';
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from './agents.js';
 import { type CliOptions, UsageError } from './args.js';
+import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { CliError } from './cli-error.js';
 import { createConfigTools } from './config-tool.js';
 import type { McpInteractions } from './mcp-interactions.js';
@@ -77,6 +78,8 @@ export interface Session {
   saveBeforeRun(path: string): Promise<void>;
   /** The session's run journal. */
   journal: SessionJournal;
+  /** The files' content before the file tools changed them, for `/rewind` (see checkpoints.ts). */
+  checkpoints: CheckpointStore;
   /** Journaled runs the resumed session file lacks (a crash cut them off): resume these first. */
   runsToResume: string[];
   /** The last run of the session (written with it, so a later start knows what it holds). */
@@ -332,6 +335,23 @@ export async function createSession(
     },
     settings.log,
   );
+  // The session, once it exists (below): tools reach it through this.
+  let sessionRef: Session | undefined;
+  // Checkpoints of what the file tools change (sub-agents' calls too), kept with the session's id.
+  const sessionId = saved.sessionId ?? options.sessionId ?? randomUUID();
+  const checkpoints = await CheckpointStore.open({
+    dir: checkpointsDir(sessionId),
+    workspace: resolve(options.cwd),
+    log: settings.log,
+  });
+  tools.tools.splice(
+    0,
+    tools.tools.length,
+    ...withCheckpoints(tools.tools, () => ({
+      store: sessionRef?.checkpoints ?? checkpoints,
+      messages: sessionRef?.agent.messages ?? [],
+    })),
+  );
   let agents: AgentDefinition[];
   try {
     agents = await loadAgentDefinitions(projectRoot);
@@ -355,7 +375,6 @@ export async function createSession(
   }
   if (agents.length > 0) tools.sources.push(`agents (${agents.length})`);
   // The session's settings as tools; they reach the session once it exists (below).
-  let sessionRef: Session | undefined;
   const configTools = createConfigTools(() => {
     if (sessionRef === undefined) throw new Error('The session is not ready');
     return sessionRef;
@@ -368,7 +387,7 @@ export async function createSession(
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);
   // A resumed session keeps its id, so `--resume <id>` finds it again.
-  const id = saved.sessionId ?? options.sessionId ?? randomUUID();
+  const id = sessionId;
   const hooksConfig = options.hooks ?? {};
   const commandHooks =
     Object.keys(hooksConfig).length === 0
@@ -442,6 +461,7 @@ export async function createSession(
     },
     pendingModel: undefined,
     journal,
+    checkpoints,
     runsToResume: options.resume === undefined ? [] : journal.runsToResume(saved.lastRunId),
     lastRunId: saved.lastRunId,
     saveBeforeRun: (path) =>
