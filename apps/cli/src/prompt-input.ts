@@ -218,7 +218,7 @@ export class PromptInput {
   /** What the editor gets for a paste: its text when it is one plain line, else a placeholder. */
   #pasteBlock(pasted: string): string {
     const text = pasted.replace(/\r\n?/g, '\n').replace(/\n$/, '');
-    if (!/[\n\t\u0000-\u0008\u000b-\u001f\u007f]/.test(text)) return text;
+    if (!hasControlCharacter(text)) return text;
     const number = this.#pastes.size + 1;
     this.#pastes.set(number, text);
     const lines = text.split('\n').length;
@@ -230,4 +230,13 @@ export class PromptInput {
       return this.#pastes.get(Number(number)) ?? placeholder;
     });
   }
+}
+
+/** Whether `text` holds a newline, a tab or another control character (C0 or DEL). */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }

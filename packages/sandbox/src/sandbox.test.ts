@@ -130,6 +130,56 @@ describe('a bubblewrap sandbox', () => {
     return fs.realpathSync(dir);
   }
 
+  it('shows a launched program (and a script interpreter) that lives under the hidden /tmp', async () => {
+    // A toolchain unpacked under a temporary home: node at <tmp>/toolchain/node-x/bin/node.
+    const toolchain = workspace();
+    const bin = path.join(toolchain, 'node-x', 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const node = path.join(bin, 'node');
+    try {
+      fs.linkSync(fs.realpathSync(process.execPath), node);
+    } catch {
+      fs.copyFileSync(process.execPath, node);
+      fs.chmodSync(node, 0o755);
+    }
+    const ws = workspace();
+    const script = path.join(ws, 'hello.js');
+    fs.writeFileSync(script, `#!${node}\nconsole.log('script ran')\n`, { mode: 0o755 });
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [ws] });
+    const direct = await run(
+      await sandbox.wrap({
+        file: node,
+        args: ['-e', 'console.log(6 * 7)'],
+        cwd: ws,
+        env: process.env,
+      }),
+    );
+    expect(direct).toEqual({ stdout: '42\n', code: 0 });
+    // By name on PATH, and as the interpreter of a script in the workspace.
+    const env = { ...process.env, PATH: `${bin}:/usr/bin:/bin` };
+    expect(
+      (await run(await sandbox.wrap({ file: 'node', args: ['-p', '1 + 1'], cwd: ws, env }))).stdout,
+    ).toBe('2\n');
+    expect((await run(await sandbox.wrap({ file: script, args: [], cwd: ws, env }))).stdout).toBe(
+      'script ran\n',
+    );
+    // Only the toolchain shows: the rest of /tmp stays private.
+    const other = workspace();
+    fs.writeFileSync(path.join(other, 'private.txt'), 'x');
+    const listing = await run(
+      await sandbox.wrap({
+        file: node,
+        args: [
+          '-e',
+          `try { require('fs').readFileSync(${JSON.stringify(path.join(other, 'private.txt'))}); console.log('read') } catch { console.log('hidden') }`,
+        ],
+        cwd: ws,
+        env,
+      }),
+    );
+    expect(listing.stdout).toBe('hidden\n');
+  });
+
   it('says Unix sockets are blocked, or which are allowed', () => {
     const ws = workspace();
     const blocked = createSandbox({ mode: 'required', writableRoots: [ws] });

@@ -15,6 +15,7 @@ import {
 } from './bubblewrap-command.js';
 import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
+import { launchRoots } from './launch-roots.js';
 import { defaultSecretPaths, environmentFilePaths, secretMasks } from './secret-paths.js';
 
 /** `auto`: sandbox where available, else run unsandboxed with a warning; `required`: refuse without it; `off`: never. */
@@ -238,7 +239,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (bubblewrap === undefined) return command;
       const env: NodeJS.ProcessEnv = { ...command.env, TMPDIR: '/tmp' };
       const masks = currentMasks();
-      const mounts = mountArguments({ readableRoots, writableRoots, masks, allowUnixSockets });
+      // The program launched (and a script's interpreter) when it lives where the sandbox puts
+      // an empty directory, e.g. a toolchain under a temporary home: shown read-only.
+      const launched = launchRoots(command).filter(
+        (root) => !writableRoots.some((writable) => isInsideRoot(writable, root)),
+      );
+      const mounts = mountArguments({
+        readableRoots: [...readableRoots, ...launched],
+        writableRoots,
+        masks,
+        allowUnixSockets,
+      });
       const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
       const inner = [command.file, ...command.args];
       let invocation: Invocation;
@@ -293,6 +304,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (proxy !== undefined) await (await proxy).close();
     },
   };
+}
+
+function isInsideRoot(root: string, entry: string): boolean {
+  const relative = path.relative(root, entry);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 function realPathOf(entry: string): string {
