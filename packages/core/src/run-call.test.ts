@@ -195,11 +195,13 @@ describe('runCall: timeouts on a shared timer', () => {
     );
     await runToEnd(agent, 'go');
     expect(toolResults(agent.messages).map((message) => message.isError)).toEqual([false, false]);
-    expect(timers()).toBe(before);
+    // At most as many as before: a timer of an earlier test may end meanwhile; a leaked
+    // 10-minute timer would not.
+    expect(timers()).toBeLessThanOrEqual(before);
     expect(await executeTool(stubborn('fast', 600_000, 1), { id: 'c' })).toMatchObject({
       isError: false,
     });
-    expect(timers()).toBe(before);
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 
   it('a run abort reaches every call of the batch, the timed and the untimed', async () => {
