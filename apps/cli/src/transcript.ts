@@ -1,4 +1,10 @@
-import type { AgentEvent, AssistantMessage, ProviderError, ToolResultMessage } from '@agent/core';
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  type ProviderError,
+  type ToolResultMessage,
+  toolResultText,
+} from '@agent/core';
 import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 
@@ -63,9 +69,7 @@ export function summarizeResult(
   },
 ): string {
   const max = message.errorKind === 'denied' ? maxDenialChars : maxResultChars;
-  const text = message.content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-    .join('\n');
+  const text = toolResultText(message.content);
   const json = compactJson(text);
   if (json !== undefined) return clip(json, max);
   const lines = text.split('\n').filter((line) => line.trim() !== '');

@@ -383,3 +383,29 @@ describe('sub-agent and MCP tools called from a script', () => {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('JSON content in scripts', () => {
+  it('a result that is one JSON block is that value in the script; mixed content is its text', async () => {
+    const stats = defineTool({
+      name: 'stats',
+      description: 'Counts.',
+      input: z.object({ mixed: z.boolean() }),
+      policy: { permission: 'read-only' },
+      execute: async ({ mixed }) => ({
+        content: mixed
+          ? [
+              { type: 'text', text: 'count:' },
+              { type: 'json', value: 3 },
+            ]
+          : [{ type: 'json', value: { files: 3, names: ['a', 'b'] } }],
+      }),
+    });
+    const { result } = await runInAgent(
+      `const only = await tools.stats({ mixed: false });
+       const mixed = await tools.stats({ mixed: true });
+       return JSON.stringify([only.files + only.names.length, mixed])`,
+      [stats],
+    );
+    expect(JSON.parse(toolResultText(result.content))).toEqual([5, 'count:\n3']);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ToolResultContent, ToolResultMessage } from '@agent/core';
+import { type ToolResultContent, type ToolResultMessage, toolResultText } from '@agent/core';
 
 // What a nested call's result becomes inside the script: the tool's content as the model would
 // have read it — its text, parsed when it is a JSON object or array — or, for a failure, the
@@ -10,6 +10,10 @@ export function resultEnvelope(message: ToolResultMessage): string {
   if (message.isError) {
     return JSON.stringify({ ok: false, kind: message.errorKind ?? 'failed', message: text });
   }
+  // A result that is one JSON block is that value itself.
+  const [only] = message.content;
+  if (message.content.length === 1 && only?.type === 'json')
+    return JSON.stringify({ ok: true, value: only.value ?? null });
   return JSON.stringify({ ok: true, value: contentValue(text) });
 }
 
@@ -18,11 +22,9 @@ export function errorEnvelope(kind: string, message: string): string {
   return JSON.stringify({ ok: false, kind, message });
 }
 
-/** The result's text blocks joined by newlines; an image is a `[image <type>]` marker (its data never enters the script). */
+/** The result's text blocks (JSON as text) joined by newlines; an image is a `[image <type>]` marker (its data never enters the script). */
 function contentText(content: readonly ToolResultContent[]): string {
-  return content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-    .join('\n');
+  return toolResultText(content);
 }
 
 /** Text that is a JSON object or array becomes that value; any other text stays a string. */

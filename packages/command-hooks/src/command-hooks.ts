@@ -6,6 +6,7 @@ import {
   type PermissionRequest,
   type ToolCallInfo,
   type ToolResult,
+  toolResultText,
 } from '@agent/core';
 import { type HookEventName, type HooksConfig, matches } from './config.js';
 import { type CommandOutcome, runCommand } from './run-command.js';
@@ -300,9 +301,7 @@ export class CommandHooks {
 
 function toolResponse(result: ToolResult): unknown {
   return {
-    content: result.content
-      .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
-      .join('\n'),
+    content: toolResultText(result.content),
     isError: result.isError === true,
   };
 }

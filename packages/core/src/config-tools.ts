@@ -110,7 +110,7 @@ export function createConfigTools(options: ConfigToolsOptions): AnyAgentTool[] {
     execute: async ({ setting }) => {
       const value = setting === undefined ? snapshot() : lookup(setting, readName).get();
       return {
-        content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }],
+        content: [{ type: 'json', value: value ?? null }],
         details: value,
       };
     },
@@ -132,7 +132,7 @@ export function createConfigTools(options: ConfigToolsOptions): AnyAgentTool[] {
       if (value === undefined) {
         const current = setting.get();
         return {
-          content: [{ type: 'text', text: JSON.stringify(current ?? null, null, 2) }],
+          content: [{ type: 'json', value: current ?? null }],
           details: { setting: name, value: current },
         };
       }

@@ -25,6 +25,17 @@ export interface ImageContent {
   mimeType: string;
 }
 
+/**
+ * Structured data a tool returns (Kiro's JSON output item): any JSON value. Providers whose tool
+ * results take JSON get it as such (Gemini's function response); the others get it as text
+ * ({@link jsonContentText}).
+ */
+export interface JsonContent {
+  type: 'json';
+  /** A JSON value (what `JSON.stringify` can write). */
+  value: unknown;
+}
+
 /** Model reasoning. `signature` (Anthropic) must be sent back unchanged on the next turn. */
 export interface ThinkingContent {
   type: 'thinking';
@@ -55,7 +66,7 @@ export interface ToolCallContent {
 /** Content a user message or tool result can carry. */
 export type UserContent = TextContent | ImageContent;
 /** Content of a tool result. */
-export type ToolResultContent = TextContent | ImageContent;
+export type ToolResultContent = TextContent | ImageContent | JsonContent;
 /** Content of an assistant message. */
 export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
 
@@ -149,23 +160,59 @@ export function textContent(text: string): TextContent {
   return { type: 'text', text };
 }
 
-/** The concatenated text blocks of a message (thinking and tool calls excluded). */
+/** The concatenated text blocks of a message, JSON blocks as text (thinking and tool calls excluded). */
 export function messageText(message: Message): string {
   if (typeof message.content === 'string') return message.content;
   let text = '';
   for (const block of message.content) {
     if (block.type === 'text') text += block.text;
+    else if (block.type === 'json') text += jsonContentText(block);
   }
   return text;
 }
 
 /**
- * A tool result's content as one string: text blocks as they are, an image as
+ * The text a JSON block becomes where only text is taken: the value as JSON, indented by two
+ * spaces (`null` for a value JSON cannot write, such as `undefined`; a value that cannot be
+ * serialised at all, such as a BigInt or a cycle, is described instead of failing).
+ */
+export function jsonContentText(block: JsonContent): string {
+  try {
+    return JSON.stringify(block.value, null, 2) ?? 'null';
+  } catch (error) {
+    return `[JSON value that cannot be written: ${error instanceof Error ? error.message : String(error)}]`;
+  }
+}
+
+/** A tool result's content with each JSON block turned into text, for a provider without JSON results. */
+export function jsonContentAsText(
+  content: readonly ToolResultContent[],
+): (TextContent | ImageContent)[] {
+  return content.map((block) =>
+    block.type === 'json' ? { type: 'text', text: jsonContentText(block) } : block,
+  );
+}
+
+/**
+ * A tool result's content as one string: text blocks as they are, JSON as text, an image as
  * `[image <mimeType>]`, joined by newlines (for logs, tests and embedders that want a string).
  */
 export function toolResultText(content: readonly ToolResultContent[]): string {
   return content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
+    .map((block) => {
+      switch (block.type) {
+        case 'text':
+          return block.text;
+        case 'json':
+          return jsonContentText(block);
+        case 'image':
+          return `[image ${block.mimeType}]`;
+        default: {
+          const _exhaustive: never = block;
+          return String(_exhaustive);
+        }
+      }
+    })
     .join('\n');
 }
 

@@ -1,4 +1,9 @@
-import type { ToolCallContent, ToolResultMessage } from './messages.js';
+import {
+  jsonContentAsText,
+  jsonContentText,
+  type ToolCallContent,
+  type ToolResultMessage,
+} from './messages.js';
 import type { AnyAgentTool } from './tool.js';
 
 /** Clips text to `limit` characters: head ¾, tail ¼, one marker saying how much was left out. */
@@ -11,16 +16,24 @@ export function clipText(text: string, limit: number): string {
   return `${text.slice(0, head)}\n[… ${omitted} of ${text.length} characters clipped …]\n${tail > 0 ? text.slice(text.length - tail) : ''}`;
 }
 
-/** A copy of a tool result whose text, taken together, fits in `limit` characters (images kept). */
+/**
+ * A copy of a tool result whose text, taken together, fits in `limit` characters (images kept).
+ * JSON blocks count as their text; when clipping is needed they become (clipped) text.
+ */
 export function clipToolResultMessage(
   message: ToolResultMessage,
   limit: number,
 ): ToolResultMessage {
   if (!Number.isFinite(limit)) return message;
   let total = 0;
-  for (const block of message.content) if (block.type === 'text') total += block.text.length;
+  for (const block of message.content) {
+    if (block.type === 'text') total += block.text.length;
+    else if (block.type === 'json') total += jsonContentText(block).length;
+  }
   if (total <= limit) return message;
-  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  const text = jsonContentAsText(message.content)
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n');
   const images = message.content.filter((block) => block.type === 'image');
   return { ...message, content: [{ type: 'text', text: clipText(text, limit) }, ...images] };
 }

@@ -1,9 +1,10 @@
-import type {
-  AssistantMessage,
-  DeferredToolDefinitions,
-  Message,
-  ToolResultMessage,
-  UserContent,
+import {
+  type AssistantMessage,
+  type DeferredToolDefinitions,
+  jsonContentAsText,
+  type Message,
+  type ToolResultMessage,
+  type UserContent,
 } from '@agent/core';
 import type {
   ContentBlockParam,
@@ -81,7 +82,8 @@ function toolResultBlock(
   deferral: DeferredToolDefinitions | undefined,
 ): ToolResultBlockParam {
   const content: Array<TextBlockParam | ImageBlockParam | ToolReferenceBlockParam> = [];
-  for (const block of message.content) {
+  // Anthropic's tool results take text and images: JSON goes as its text.
+  for (const block of jsonContentAsText(message.content)) {
     if (block.type === 'text') {
       if (!isBlank(block.text)) content.push({ type: 'text', text: block.text });
     } else content.push(imageBlock(block.data, block.mimeType));

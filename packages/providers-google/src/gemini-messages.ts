@@ -1,4 +1,12 @@
-import type { AssistantMessage, Message, ToolResultMessage, UserContent } from '@agent/core';
+import {
+  type AssistantMessage,
+  jsonContentAsText,
+  jsonContentText,
+  type Message,
+  type ToolResultContent,
+  type ToolResultMessage,
+  type UserContent,
+} from '@agent/core';
 import type { Content, Part } from '@google/genai';
 
 /** Documented placeholder that lets Gemini 3 accept a function call it did not sign (e.g. from another provider). */
@@ -89,22 +97,44 @@ function modelParts(
   return parts;
 }
 
+/**
+ * The value of a JSON block as it will be written into the request: what JSON can carry of it
+ * (`undefined` → null); a value JSON cannot write at all goes as its description text.
+ */
+function jsonValue(block: ToolResultContent | undefined): unknown {
+  if (block?.type !== 'json') return null;
+  try {
+    return JSON.parse(JSON.stringify(block.value) ?? 'null') as unknown;
+  } catch {
+    return jsonContentText(block);
+  }
+}
+
 function toolResultParts(
   message: ToolResultMessage,
   anonymous: boolean,
 ): { response: Part; images: Part[] } {
-  const text = message.content
+  const text = jsonContentAsText(message.content)
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
     .join('\n');
   const images = message.content.flatMap((block): Part[] =>
     block.type === 'image' ? [{ inlineData: { mimeType: block.mimeType, data: block.data } }] : [],
   );
+  // A function response is JSON: a result that is only JSON goes as the value itself (one block)
+  // or the list of values; mixed with text, everything goes as text.
+  const nonImage = message.content.filter((block) => block.type !== 'image');
+  const onlyJson = nonImage.length > 0 && nonImage.every((block) => block.type === 'json');
+  const payload: unknown = onlyJson
+    ? nonImage.length === 1
+      ? jsonValue(nonImage[0])
+      : nonImage.map(jsonValue)
+    : text;
   return {
     response: {
       functionResponse: {
         name: message.toolName,
-        response: message.isError ? { error: text } : { output: text },
+        response: message.isError ? { error: payload } : { output: payload },
         ...(anonymous ? {} : { id: message.toolCallId }),
       },
     },

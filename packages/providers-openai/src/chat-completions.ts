@@ -1,5 +1,6 @@
 import {
   emptyUsage,
+  jsonContentAsText,
   ProviderError,
   type ProviderRequest,
   type StopReason,
@@ -156,7 +157,8 @@ function toChatPart(content: UserContent): ChatCompletionContentPart {
 
 /** The text of a tool result; a result with only images says so, because an empty one confuses models. */
 export function toolResultText(message: ToolResultMessage): string {
-  const text = message.content
+  // Tool messages take text only: JSON goes as its text.
+  const text = jsonContentAsText(message.content)
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
     .join('\n');

@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type Citation,
   emptyUsage,
+  jsonContentAsText,
   ProviderError,
   type ProviderRequest,
   type StopReason,
@@ -126,7 +127,7 @@ export function toResponsesInput(
         }
         const hasImage = message.content.some((block) => block.type === 'image');
         const output: string | ResponseFunctionCallOutputItemList = hasImage
-          ? message.content.map(toInputContent)
+          ? jsonContentAsText(message.content).map(toInputContent)
           : toolResultText(message);
         items.push({ type: 'function_call_output', call_id: message.toolCallId, output });
         break;

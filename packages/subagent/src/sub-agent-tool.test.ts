@@ -7,6 +7,7 @@ import {
   type PermissionRequest,
   ToolRegistry,
   type ToolResultMessage,
+  toolResultText,
 } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -542,7 +543,7 @@ describe('createSubAgentTool', () => {
         if (event.type === 'tool-execution-end' && event.isError)
           refusals.push({
             depth: info.depth,
-            text: messageText({ role: 'user', content: event.result.content, timestamp: 0 }),
+            text: toolResultText(event.result.content),
           });
       },
     });

@@ -4,9 +4,9 @@ import { toToolResult } from './result-mapping.js';
 const names = { server: 's', tool: 't' };
 
 describe('toToolResult', () => {
-  it('turns structuredContent into JSON text only when there is no other content', () => {
+  it('turns structuredContent into a JSON block only when there is no other content', () => {
     const onlyStructured = toToolResult({ content: [], structuredContent: { n: 1 } }, names);
-    expect(onlyStructured.content).toEqual([{ type: 'text', text: '{\n  "n": 1\n}' }]);
+    expect(onlyStructured.content).toEqual([{ type: 'json', value: { n: 1 } }]);
     expect(onlyStructured.details).toEqual({
       server: 's',
       tool: 't',

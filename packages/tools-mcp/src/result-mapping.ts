@@ -18,8 +18,8 @@ export interface McpToolResultDetails {
 /**
  * Turns an MCP `CallToolResult` into a `ToolResult`: text and images pass through; audio,
  * embedded resources and resource links become text the model can read (an embedded image
- * resource becomes an image); `structuredContent` is kept in `details` and becomes JSON text only
- * when the content is empty; `isError` is kept.
+ * resource becomes an image); `structuredContent` is kept in `details` and becomes a JSON content
+ * block only when the content is empty; `isError` is kept.
  */
 export function toToolResult(
   result: CallToolResult,
@@ -37,7 +37,7 @@ export function toToolResult(
   // it would double what the model reads (base64 included, e.g. read_media_file), so the JSON is
   // added only when the content is empty.
   if (structured !== undefined && content.length === 0) {
-    content.push({ type: 'text', text: JSON.stringify(structured, null, 2) });
+    content.push({ type: 'json', value: structured });
   }
   if (content.length === 0) content.push({ type: 'text', text: '(the tool returned no content)' });
   const details: McpToolResultDetails = { server: names.server, tool: names.tool, content: blocks };

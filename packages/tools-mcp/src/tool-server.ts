@@ -7,6 +7,7 @@ import {
   type AgentHooks,
   type AnyAgentTool,
   executeTool,
+  jsonContentAsText,
   type PathDenialCheck,
   type PermissionGate,
   type ToolResultMessage,
@@ -63,13 +64,26 @@ function toMcpTool(tool: AnyAgentTool): Tool {
   };
 }
 
+/**
+ * A result as MCP content. JSON blocks go as text (every client reads that) and, when the result's
+ * only JSON block is an object, also as `structuredContent` (MCP's structured tool output).
+ */
 function toCallResult(message: ToolResultMessage): CallToolResult {
+  const json = message.content.filter((block) => block.type === 'json');
+  const structured =
+    json.length === 1 &&
+    json[0]?.value !== null &&
+    typeof json[0]?.value === 'object' &&
+    !Array.isArray(json[0]?.value)
+      ? (json[0]?.value as Record<string, unknown>)
+      : undefined;
   return {
-    content: message.content.map((block) =>
+    content: jsonContentAsText(message.content).map((block) =>
       block.type === 'text'
         ? { type: 'text' as const, text: block.text }
         : { type: 'image' as const, data: block.data, mimeType: block.mimeType },
     ),
+    ...(structured === undefined ? {} : { structuredContent: structured }),
     ...(message.isError ? { isError: true } : {}),
   };
 }
