@@ -1,11 +1,12 @@
-import type {
-  AssistantMessage,
-  Message,
-  ProviderRequest,
-  ThinkingLevel,
-  ToolChoice,
-  ToolResultMessage,
-  UserMessage,
+import {
+  type AssistantMessage,
+  jsonContentAsText,
+  type Message,
+  type ProviderRequest,
+  type ThinkingLevel,
+  type ToolChoice,
+  type ToolResultMessage,
+  type UserMessage,
 } from '@agent/core';
 import type {
   JSONSchema7,
@@ -16,6 +17,7 @@ import type {
   LanguageModelV4ToolResultOutput,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
+import { jsonValue } from './json-value.js';
 
 // Our request and conversation in the AI SDK's language-model specification (v4). Opaque data a
 // provider needs back on the next turn travels as its `providerMetadata`: on a tool call as is,
@@ -157,16 +159,19 @@ function toToolResultPart(
 }
 
 function toToolResultOutput(message: ToolResultMessage): LanguageModelV4ToolResultOutput {
-  const textOnly = message.content.every((block) => block.type === 'text');
+  // The AI SDK carries JSON natively: a result that is one JSON block goes as that value.
+  const [only] = message.content;
+  if (message.content.length === 1 && only?.type === 'json')
+    return { type: message.isError ? 'error-json' : 'json', value: jsonValue(only) };
+  const blocks = jsonContentAsText(message.content);
+  const textOnly = blocks.every((block) => block.type === 'text');
   if (textOnly) {
-    const value = message.content
-      .map((block) => (block.type === 'text' ? block.text : ''))
-      .join('\n');
+    const value = blocks.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
     return { type: message.isError ? 'error-text' : 'text', value };
   }
   return {
     type: 'content',
-    value: message.content.map((block) =>
+    value: blocks.map((block) =>
       block.type === 'text'
         ? { type: 'text', text: block.text }
         : { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } },

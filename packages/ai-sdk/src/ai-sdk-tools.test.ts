@@ -475,6 +475,45 @@ describe('toAiSdkTools: hooks, timeout, locks and the result budget', () => {
     ]);
   });
 
+  it('JSON reaches the model as the AI SDK’s json output; beside text, as text', async () => {
+    const stats = defineTool({
+      name: 'stats',
+      description: 'Counts',
+      input: z.object({ shape: z.enum(['json', 'mixed', 'bigint']) }),
+      execute: async ({ shape }) => ({
+        content:
+          shape === 'mixed'
+            ? [
+                { type: 'text', text: 'count:' },
+                { type: 'json', value: [1, 2] },
+              ]
+            : [{ type: 'json', value: shape === 'json' ? { files: 3 } : { big: 10n } }],
+      }),
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { id: 'a', name: 'stats', input: { shape: 'json' } },
+          { id: 'b', name: 'stats', input: { shape: 'mixed' } },
+          { id: 'c', name: 'stats', input: { shape: 'bigint' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    await generateText({
+      model,
+      tools: toAiSdkTools([stats]),
+      prompt: 'x',
+      stopWhen: isStepCount(3),
+    });
+    const sent = toolResultsSent(model.doGenerateCalls[1]?.prompt ?? []);
+    expect(sent[0]).toEqual({ type: 'json', value: { files: 3 } });
+    expect(sent[1]).toEqual({ type: 'text', value: 'count:\n[\n  1,\n  2\n]' });
+    // A BigInt cannot be JSON: the value goes as its description instead of failing the request.
+    expect(sent[2]).toMatchObject({ type: 'json' });
+    expect(String((sent[2] as { value: unknown }).value)).toMatch(/cannot be written/);
+  });
+
   it('two tools of one name are refused up front', () => {
     const { tool } = weatherTool();
     expect(() => toAiSdkTools([tool, tool])).toThrow('two tools are named "get_weather"');

@@ -2,6 +2,7 @@ import {
   AgentError,
   type AnyAgentTool,
   createToolRunner,
+  jsonContentAsText,
   ToolError,
   type ToolResultMessage,
   type ToolRunner,
@@ -10,6 +11,7 @@ import {
 } from '@agent/core';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { jsonSchema, type Tool, tool } from 'ai';
+import { jsonValue } from './json-value.js';
 
 /** Options of {@link toAiSdkTools}: the gate, hooks and limits every call goes through. */
 export interface AiSdkToolsOptions extends Omit<ToolRunnerOptions, 'approvals'> {
@@ -99,14 +101,19 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
 /** What `toModelOutput` returns. */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<AiSdkTool['toModelOutput']>>>;
 
-/** A result as the AI SDK sends it to the model: plain text, or text and images. */
+/** A result as the AI SDK sends it to the model: one JSON value, plain text, or text and images. */
 function modelOutput(message: ToolResultMessage): ToolResultOutput {
-  if (message.content.every((block) => block.type === 'text')) {
+  // The AI SDK carries JSON natively: a result that is one JSON block goes as that value.
+  const [only] = message.content;
+  if (message.content.length === 1 && only?.type === 'json')
+    return { type: 'json', value: jsonValue(only) };
+  const blocks = jsonContentAsText(message.content);
+  if (blocks.every((block) => block.type === 'text')) {
     return { type: 'text', value: toolResultText(message.content) };
   }
   return {
     type: 'content',
-    value: message.content.map((block) =>
+    value: blocks.map((block) =>
       block.type === 'text'
         ? { type: 'text', text: block.text }
         : { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } },

@@ -241,3 +241,33 @@ async function sleepers(marker: string): Promise<number> {
   }
   return count;
 }
+
+describe('toLangChainTools: JSON content', () => {
+  it('a JSON block reaches the model as its text, alone or beside an image', async () => {
+    const stats = defineTool({
+      name: 'stats',
+      description: 'Counts',
+      input: z.object({ withImage: z.boolean() }),
+      execute: async ({ withImage }) => ({
+        content: [
+          { type: 'json', value: { files: 3 } },
+          ...(withImage
+            ? [{ type: 'image' as const, data: 'iVBORw0KGgo=', mimeType: 'image/png' }]
+            : []),
+        ],
+      }),
+    });
+    const [tool] = toLangChainTools([stats]);
+    const call = (withImage: boolean) =>
+      tool?.invoke({ type: 'tool_call', id: 'c', name: 'stats', args: { withImage } });
+    expect((await call(false))?.content).toBe('{\n  "files": 3\n}');
+    expect((await call(true))?.content).toEqual([
+      { type: 'text', text: '{\n  "files": 3\n}' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+    ]);
+    // The artifact keeps the JSON block itself.
+    expect(((await call(false)) as ToolMessage).artifact).toMatchObject({
+      content: [{ type: 'json', value: { files: 3 } }],
+    });
+  });
+});

@@ -3,6 +3,7 @@ import {
   type AnyAgentTool,
   createToolRunner,
   type JsonSchemaObject,
+  jsonContentAsText,
   ToolError,
   type ToolResultMessage,
   type ToolRunner,
@@ -105,10 +106,12 @@ function toolCallIdOf(config: RunnableConfig | undefined): string | undefined {
 }
 
 function content(message: ToolResultMessage): LangChainToolContent {
-  if (message.content.every((block) => block.type === 'text')) {
+  // LangChain's tool content is text and image parts: a JSON block goes as its text.
+  const blocks = jsonContentAsText(message.content);
+  if (blocks.every((block) => block.type === 'text')) {
     return toolResultText(message.content);
   }
-  return message.content.map((block) =>
+  return blocks.map((block) =>
     block.type === 'text'
       ? { type: 'text', text: block.text }
       : { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } },

@@ -3,6 +3,7 @@ import {
   type AnyAgentTool,
   createToolRunner,
   errorMessage,
+  jsonContentAsText,
   ToolError,
   type ToolResultMessage,
   type ToolRunner,
@@ -113,10 +114,12 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
 }
 
 function output(message: ToolResultMessage): OpenAIAgentsToolOutput {
-  if (message.content.every((block) => block.type === 'text')) {
+  // The Agents SDK's outputs are text and images: a JSON block goes as its text.
+  const blocks = jsonContentAsText(message.content);
+  if (blocks.every((block) => block.type === 'text')) {
     return toolResultText(message.content);
   }
-  return message.content.map((block) =>
+  return blocks.map((block) =>
     block.type === 'text'
       ? { type: 'text', text: block.text }
       : { type: 'image', image: { data: block.data, mediaType: block.mimeType } },
