@@ -3,6 +3,7 @@ import {
   type Message,
   messageText,
   toolCallsOf,
+  toolResultText,
   type Usage,
   type UserMessage,
 } from './messages.js';
@@ -167,9 +168,7 @@ export function transcriptEntries(messages: readonly Message[], maxResultChars: 
         break;
       }
       case 'toolResult': {
-        const text = message.content
-          .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-          .join('\n');
+        const text = toolResultText(message.content);
         const label = message.isError ? ' (error)' : '';
         entries.push(`Result of ${message.toolName}${label}: ${clipText(text, maxResultChars)}`);
         break;

@@ -1,4 +1,4 @@
-import type { Message } from './messages.js';
+import { jsonContentText, type Message } from './messages.js';
 import type { ProviderRequest } from './provider.js';
 
 /**
@@ -29,6 +29,9 @@ export function estimateMessageTokens(message: Message): number {
         break;
       case 'image':
         images++;
+        break;
+      case 'json':
+        characters += jsonContentText(block).length;
         break;
       case 'thinking':
         characters += block.thinking.length + (block.signature?.length ?? 0) / 4;
