@@ -35,10 +35,19 @@ async function failure(promise: Promise<unknown>): Promise<ToolError> {
 }
 
 describe('claw-code’s file and shell tools', () => {
-  it('bash {command, timeout}', async () => {
+  it('bash {command, timeout}; claw’s per-call sandbox fields are dropped, never obeyed', async () => {
     const { tools } = workspace();
     const out = await tools.execute('bash', { command: "printf 'targeted ok'", timeout: 10_000 });
     expect(out).toContain('targeted ok');
+    const asked = await tools.execute('bash', {
+      command: "printf 'still ran'",
+      description: 'Print',
+      namespaceRestrictions: false,
+      isolateNetwork: false,
+      filesystemMode: 'off',
+      allowedMounts: ['/'],
+    });
+    expect(asked).toContain('still ran');
   });
 
   it('write_file, read_file {path, offset, limit}, edit_file {…, replace_all}', async () => {
@@ -98,6 +107,23 @@ describe('claw-code’s file and shell tools', () => {
     });
     expect(count).toContain('lib.rs:1');
     expect(count).toContain('notes.txt:1');
+    // claw's full option set: ripgrep's type, multiline off.
+    const typed = await tools.execute('grep_search', {
+      pattern: 'alpha',
+      path: 'nested',
+      type: 'rust',
+      multiline: false,
+      '-C': 0,
+    });
+    expect(typed).toContain('lib.rs');
+    expect(typed).not.toContain('notes.txt');
+    for (const refused of [{ type: 'cobol' }, { multiline: true }]) {
+      const error = await failure(
+        tools.execute('grep_search', { pattern: 'alpha', path: 'nested', ...refused }),
+      );
+      expect(error.kind).toBe('invalid-args');
+      expect(error.message).toContain(`unknown field "${Object.keys(refused)[0]}"`);
+    }
     const context = await tools.execute('grep_search', {
       pattern: 'beta',
       path: 'nested',

@@ -157,7 +157,7 @@ describe('Kiro’s newer read shapes', () => {
   it('ls {path, depth: 0} lists the directory’s own entries', async () => {
     const { tools, root, at } = setup();
     fs.mkdirSync(at('sub/deeper'), { recursive: true });
-    const out = await tools.execute('ls', { path: root, depth: 0 });
+    const out = await tools.execute('ls', { path: root, depth: 0, ignore: ['*.log'] });
     expect(out).toContain('sub/');
     expect(out).not.toContain('deeper');
   });

@@ -72,7 +72,7 @@ describe('seed names: other agents’ tool and argument names', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it("Claude Code's Grep arguments: glob filters files, -i ignores case, -n is a no-op", async () => {
+  it("Claude Code's Grep arguments: glob filters files, -i ignores case, -n is a no-op, type maps", async () => {
     const cwd = makeTempDir();
     fs.writeFileSync(path.join(cwd, 'a.ts'), 'Needle in ts\n');
     fs.writeFileSync(path.join(cwd, 'b.md'), 'needle in md\n');
@@ -84,7 +84,8 @@ describe('seed names: other agents’ tool and argument names', () => {
             name: 'Grep',
             arguments: { pattern: 'needle', '-i': true, output_mode: 'files_with_matches' },
           },
-          { name: 'Grep', arguments: { pattern: 'needle', type: 'ts' } },
+          { name: 'Grep', arguments: { pattern: 'Needle', type: 'ts' } },
+          { name: 'Grep', arguments: { pattern: 'needle', type: 'cobol' } },
         ],
       },
       { text: 'done' },
@@ -101,9 +102,14 @@ describe('seed names: other agents’ tool and argument names', () => {
     expect(text(0)).not.toContain('a.ts');
     expect(text(1)).toContain('a.ts');
     expect(text(1)).toContain('b.md');
-    // An argument nothing maps is refused, naming what the tool takes (not a search of everything).
-    expect(results[2]?.isError).toBe(true);
-    expect(text(2)).toContain('unknown field \\"type\\"');
-    expect(text(2)).toContain('known fields: pattern, path, include');
+    // ripgrep's common types map to a glob.
+    expect(results[2]?.isError).toBe(false);
+    expect(text(2)).toContain('a.ts');
+    expect(text(2)).not.toContain('b.md');
+    // A type (or any argument) nothing maps is refused, naming what the tool takes (not a search
+    // of everything).
+    expect(results[3]?.isError).toBe(true);
+    expect(text(3)).toContain('unknown field \\"type\\"');
+    expect(text(3)).toContain('known fields: pattern, path, include');
   });
 });

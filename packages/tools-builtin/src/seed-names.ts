@@ -84,10 +84,25 @@ function grepFlags(raw: unknown): unknown {
     '-A': after,
     '-B': before,
     paths,
+    type,
+    multiline,
     ...rest
   } = raw as Record<string, unknown>;
-  if ([ignoreCase, _numbers, after, before, paths].every((flag) => flag === undefined)) return raw;
+  if (
+    [ignoreCase, _numbers, after, before, paths, type, multiline].every(
+      (flag) => flag === undefined,
+    )
+  )
+    return raw;
   const mapped: Record<string, unknown> = { ...rest };
+  // ripgrep's --type as claw-code passes it: the common types become an include glob; another
+  // stays, and is refused as an unknown field (never silently widened to every file).
+  const typeGlob = typeof type === 'string' ? fileTypeGlobs[type] : undefined;
+  if (typeGlob !== undefined && !('include' in rest) && paths === undefined)
+    mapped.include = typeGlob;
+  else if (type !== undefined) mapped.type = type;
+  // Ours matches line by line; multiline: false asks for exactly that, true is refused as unknown.
+  if (multiline !== undefined && multiline !== false) mapped.multiline = multiline;
   // Kiro's grep `paths`: globs of the files to search; ours is one glob, so several become {a,b}.
   if (Array.isArray(paths) && paths.length > 0 && !('include' in rest))
     mapped.include = paths.length === 1 ? paths[0] : `{${paths.join(',')}}`;
@@ -99,14 +114,58 @@ function grepFlags(raw: unknown): unknown {
   return mapped;
 }
 
-/** Kiro's `ls` depth 0 (the directory's own entries) is our depth 1; ours starts at 1. */
+/** ripgrep's `--type` names (the common ones) as globs. */
+const fileTypeGlobs: Record<string, string> = {
+  c: '*.{c,h}',
+  cpp: '*.{cpp,cc,cxx,hpp,hh,hxx,h}',
+  css: '*.{css,scss}',
+  go: '*.go',
+  html: '*.{html,htm}',
+  java: '*.java',
+  js: '*.{js,jsx,mjs,cjs}',
+  json: '*.json',
+  kotlin: '*.{kt,kts}',
+  md: '*.{md,markdown}',
+  markdown: '*.{md,markdown}',
+  py: '*.{py,pyi}',
+  python: '*.{py,pyi}',
+  rb: '*.rb',
+  ruby: '*.rb',
+  rust: '*.rs',
+  sh: '*.{sh,bash}',
+  swift: '*.swift',
+  toml: '*.toml',
+  ts: '*.{ts,tsx,mts,cts}',
+  typescript: '*.{ts,tsx,mts,cts}',
+  yaml: '*.{yaml,yml}',
+};
+
+/**
+ * Kiro's `ls` depth 0 (the directory's own entries) is our depth 1; ours starts at 1. Its `ignore`
+ * globs (and Claude Code's LS `ignore`) are dropped: the listing only shows more.
+ */
 function lsDepth(raw: unknown): unknown {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  return (raw as { depth?: unknown }).depth === 0 ? { ...raw, depth: 1 } : raw;
+  const { ignore: _ignore, ...rest } = raw as Record<string, unknown>;
+  const listed = 'ignore' in raw ? rest : raw;
+  return (listed as { depth?: unknown }).depth === 0 ? { ...listed, depth: 1 } : listed;
 }
+
+/**
+ * claw-code's bash asks for sandbox settings per call (`namespaceRestrictions`, `isolateNetwork`,
+ * `filesystemMode`, `allowedMounts`). Here the sandbox is the user's setting, never the model's:
+ * they are dropped, and the command runs under the session's sandbox whatever they said.
+ */
+const clawSandboxFields = [
+  'namespaceRestrictions',
+  'isolateNetwork',
+  'filesystemMode',
+  'allowedMounts',
+] as const;
 
 /** `prepareArguments` for one of our tools: their argument names become ours. */
 export function seedArguments(tool: keyof typeof seedToolNames): (raw: unknown) => unknown {
+  if (tool === 'bash') return renameArguments(argumentNames.bash, { drop: clawSandboxFields });
   const rename = renameArguments(argumentNames[tool]);
   if (tool === 'search') return composePrepareArguments(rename, grepFlags);
   if (tool === 'list_files') return composePrepareArguments(rename, lsDepth);
