@@ -125,8 +125,9 @@ Permissions:
   --trust                  apply this folder's own configuration for this run even if the
                            folder is not trusted (hooks, MCP servers, env, allow rules…); without
                            it an untrusted folder's settings may only narrow (see agent trust)
-  --mode <mode>            default | read-only | workspace-write | full-access
-                           [default in a session, read-only with -p]
+  --mode <mode>            default | read-only | workspace-write | full-access | plan
+                           [default in a session, read-only with -p]; plan: read-only
+                           tools only, then a plan to approve (-p prints it)
   --allow <rule>           e.g. 'bash(git *)'; repeatable
   --ask <rule>             always ask, e.g. 'bash(git push*)'; repeatable
   --deny <rule>            e.g. 'bash(rm *)'; repeatable
@@ -154,7 +155,13 @@ Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 4 a call needed approval
 not ask (the message names the --allow rule or --mode that permits it), 130 aborted.
 `;
 
-const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
+const modes: readonly PermissionMode[] = [
+  'default',
+  'read-only',
+  'workspace-write',
+  'full-access',
+  'plan',
+];
 const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
 const sandboxModes: readonly SandboxMode[] = ['auto', 'required', 'off'];
 const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];

@@ -13,6 +13,7 @@ import { pruneCheckpoints } from './checkpoints.js';
 import { CliError } from './cli-error.js';
 import { runDemo } from './demo.js';
 import { McpInteractions } from './mcp-interactions.js';
+import { terminalPlanApprover } from './plan-mode.js';
 import { projectRootNotice } from './project-root.js';
 import { PromptInput } from './prompt-input.js';
 import { redactText, resetRedaction } from './redaction.js';
@@ -192,6 +193,10 @@ async function printMode(options: CliOptions, resumeOnly = false): Promise<numbe
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
+    // Plan mode in -p: the plan is the answer (on stdout as text; in the JSON formats, the call's arguments).
+    ...(format === 'text'
+      ? { printPlan: (plan: string) => writeOut(plan.endsWith('\n') ? plan : `${plan}\n`) }
+      : {}),
     log,
     // Without a terminal, servers' questions are declined and sampling refused (with a notice).
     mcpInteractions: new McpInteractions({
@@ -324,6 +329,7 @@ async function replMode(options: CliOptions): Promise<number> {
     }),
     log: (line) => writeErr(`${line}\n`),
     confirmMcpToolChanges: askMcpToolChangesOnTerminal(process.stdin, writeOut),
+    planApprover: terminalPlanApprover(keys, writeOut),
     mcpInteractions: new McpInteractions({
       keys,
       write: writeOut,

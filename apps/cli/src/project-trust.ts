@@ -27,6 +27,8 @@ const modeRank: Record<PermissionMode, number> = {
   'read-only': 1,
   'workspace-write': 2,
   'full-access': 3,
+  // Allows what read-only allows (and refuses the rest without asking): as wide as read-only.
+  plan: 1,
 };
 const sandboxStrength: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
 

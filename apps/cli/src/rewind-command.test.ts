@@ -110,7 +110,7 @@ describe('/rewind (tmux)', () => {
     repl.submit('/rewind 2 conversation');
     await repl.waitForText('conversation: back to just before prompt 2 (4 messages kept)');
     // The dropped prompt waits in the input line: Enter sends it again.
-    await repl.waitForText('> change the notes');
+    await repl.waitForText('> change the notes', 2);
     expect(await readFile(session.file('notes.txt'), 'utf8')).toBe('version two\n');
     expect(existsSync(session.file('new.txt'))).toBe(true);
     const saved = (await session.saved()).messages;

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { errorMessage, type Message, messageText } from '@agent/core';
+import { planModeNote } from './plan-mode.js';
 import type { Session } from './session.js';
 
 /** What `/rewind <n> [what]` puts back. */
@@ -20,7 +21,8 @@ export function rewindPoints(session: Session): RewindPoint[] {
   const points: RewindPoint[] = [];
   session.agent.messages.forEach((message: Message, index) => {
     if (message.role !== 'user') return;
-    const text = messageText(message).trim();
+    // A prompt sent in plan mode is listed without the note it was sent with.
+    const text = messageText(message).replace(planModeNote, '').trim();
     // An empty message (an image alone) is no prompt to list.
     if (text === '') return;
     points.push({

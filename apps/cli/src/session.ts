@@ -26,6 +26,7 @@ import { CliError } from './cli-error.js';
 import { createConfigTools } from './config-tool.js';
 import type { McpInteractions } from './mcp-interactions.js';
 import type { McpToolChangeQuestion } from './mcp-pins.js';
+import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { redactJson } from './redaction.js';
 import { SessionJournal } from './session-journal.js';
@@ -284,6 +285,9 @@ export async function createSession(
     mcpInteractions?: McpInteractions;
     /** Asked when an MCP server's tools changed since first used (the REPL); absent: left out. */
     confirmMcpToolChanges?: McpToolChangeQuestion;
+    /** Asks the user to approve a plan (plan mode); absent (`-p`): the plan is printed with `printPlan` and the run ends. */
+    planApprover?: PlanApprover;
+    printPlan?: (plan: string) => void;
   },
 ): Promise<Session> {
   const saved: SavedSession =
@@ -379,6 +383,15 @@ export async function createSession(
     if (sessionRef === undefined) throw new Error('The session is not ready');
     return sessionRef;
   });
+  // Plan mode ends with a plan the user approves (or, in -p, that is printed).
+  tools.tools.push(
+    createExitPlanModeTool({
+      policy: () => sessionRef?.policy ?? policy,
+      ...(settings.planApprover === undefined ? {} : { approve: settings.planApprover }),
+      ...(settings.printPlan === undefined ? {} : { print: settings.printPlan }),
+    }),
+  );
+  tools.sources.push('plan mode (1): exit_plan_mode');
   tools.tools.push(...configTools);
   tools.sources.push(
     `settings (${configTools.length}): ${configTools.map((tool) => tool.name).join(', ')}`,
@@ -544,6 +557,8 @@ export async function runPrompt(
     }
     text = submitted.prompt;
   }
+  // In plan mode the prompt says so first: the model knows what it may do and how to finish.
+  if (resume === undefined) text = promptInMode(text, session.policy.mode);
   const unsubscribe = session.agent.subscribe((event) => transcript.onEvent(event));
   try {
     let result: AgentRunResult;

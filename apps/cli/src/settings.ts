@@ -77,7 +77,7 @@ export interface Settings {
   files: string[];
 }
 
-const modes = ['default', 'read-only', 'workspace-write', 'full-access'];
+const modes = ['default', 'read-only', 'workspace-write', 'full-access', 'plan'];
 const providers = ['anthropic', 'openai', 'google'];
 const sandboxModes = ['auto', 'required', 'off'];
 const topLevel = new Set([

@@ -43,6 +43,7 @@ const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
   'read-only': ['read-only'],
   'workspace-write': ['read-only', 'workspace-write'],
   'full-access': ['read-only', 'workspace-write', 'full-access'],
+  plan: ['read-only'],
 };
 
 function ruleMatches(rule: string, subject: string): boolean {

@@ -17,9 +17,11 @@ export { matchesSubjectPattern } from './permission-rules.js';
 /**
  * What the session allows without asking, by the tool's tier: `default` nothing, `read-only`
  * read-only tools, `workspace-write` read-only and workspace-write tools, `full-access` every
- * tool not denied or asked by a rule.
+ * tool not denied or asked by a rule. `plan`: read-only tools as in `read-only`, and every other
+ * call denied — no rule, grant or answer lets it run — until the mode changes (the agent
+ * proposes a plan, and the front end switches the mode once the user approves it).
  */
-export type PermissionMode = 'default' | 'read-only' | 'workspace-write' | 'full-access';
+export type PermissionMode = 'default' | 'read-only' | 'workspace-write' | 'full-access' | 'plan';
 
 /** The approver's answer: `once`/`deny` decide this call; `always`/`never` also become runtime grants. */
 export type ApprovalAnswer = 'once' | 'always' | 'deny' | 'never';
@@ -117,7 +119,7 @@ export type PermissionEvaluation =
   | { behavior: 'allow'; decidedBy: 'allow-rule' | 'mode' | 'grant'; rules?: readonly string[] }
   | {
       behavior: 'deny';
-      decidedBy: 'disabled' | 'deny-rule' | 'grant';
+      decidedBy: 'disabled' | 'deny-rule' | 'grant' | 'mode';
       reason: string;
       rule?: string;
     }
@@ -132,7 +134,14 @@ export type PermissionOutcome =
     }
   | {
       behavior: 'deny';
-      decidedBy: 'disabled' | 'deny-rule' | 'grant' | 'approver' | 'no-approver' | 'cancelled';
+      decidedBy:
+        | 'disabled'
+        | 'deny-rule'
+        | 'grant'
+        | 'mode'
+        | 'approver'
+        | 'no-approver'
+        | 'cancelled';
       reason: string;
       rule?: string;
     };
@@ -140,7 +149,13 @@ export type PermissionOutcome =
 /** What decided a call, for UIs and logs. */
 export type PermissionDecider = PermissionOutcome['decidedBy'];
 
-const modes: readonly PermissionMode[] = ['default', 'read-only', 'workspace-write', 'full-access'];
+const modes: readonly PermissionMode[] = [
+  'default',
+  'read-only',
+  'workspace-write',
+  'full-access',
+  'plan',
+];
 const answers: readonly ApprovalAnswer[] = ['once', 'always', 'deny', 'never'];
 
 const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
@@ -148,7 +163,12 @@ const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
   'read-only': ['read-only'],
   'workspace-write': ['read-only', 'workspace-write'],
   'full-access': ['read-only', 'workspace-write', 'full-access'],
+  plan: ['read-only'],
 };
+
+/** Why a call that is not read-only is denied in plan mode (what the model reads). */
+const planModeDenial =
+  'Plan mode: only read-only tools run until the user approves a plan. Explore with read-only tools, then present the plan for approval.';
 
 function parseGrant(grant: unknown, index: number): PermissionGrant {
   const fail = (why: string): never => {
@@ -197,6 +217,7 @@ function quoteSubject(subject: string): string {
  * 1. the tool matches `disabledTools` → deny;
  * 2. a deny rule, or a runtime `never` grant, matches any subject → deny (nothing below can
  *    override it: not an allow rule, an `always` grant, nor a mode switched to later);
+ *    In `plan` mode, a tool that is not read-only → deny (nothing below can allow it);
  * 3. the call is **opaque** (its tool cannot name everything it will run) → ask;
  * 4. an ask rule matches any subject → ask;
  * 5. the mode covers the tool's tier, or every subject is covered by an allow rule or an
@@ -401,6 +422,10 @@ export class PermissionPolicy {
       }
     }
 
+    // Plan mode: nothing that could change anything runs, whatever a rule, grant or answer says.
+    if (this.#mode === 'plan' && query.tier !== 'read-only')
+      return { behavior: 'deny', decidedBy: 'mode', reason: planModeDenial };
+
     const askRule = firstMatch(this.#askRules)?.rule.text;
     const ask: PermissionEvaluation = {
       behavior: 'ask',
@@ -461,6 +486,7 @@ export class PermissionPolicy {
     const coversEveryCall = (rule: ParsedRule) =>
       rule.subject === undefined && anyName(rule.toolPattern);
     if (this.#denyRules.some(coversEveryCall) || this.#askRules.some(coversEveryCall)) return false;
+    if (this.#mode === 'plan' && query.tier !== 'read-only') return false;
     if (tiersByMode[this.#mode].includes(query.tier)) return true;
     // Allow rules and grants are matched against the canonical name only, as in `evaluate`.
     const canonical = names[0] ?? { name: tool.name };
