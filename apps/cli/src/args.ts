@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
-import type { PermissionMode } from '@agent/core';
+import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { type McpLogLevel, mcpLogLevels } from './mcp-interactions.js';
 import type { McpServerEntry } from './tool-sources.js';
@@ -45,6 +45,8 @@ export interface CliOptions {
   scripted: string | undefined;
   cwd: string;
   mcpConfig: string | undefined;
+  /** Context compaction from the user settings (`compaction`): off, or the window and threshold. */
+  compaction?: CompactionOptions | false;
   /** `--mcp-timeout` (or settings' `mcpTimeout`): seconds an MCP server has to start and answer [30]. */
   mcpTimeoutSeconds?: number;
   /** `--mcp-log-level`: MCP servers' log messages shown from this level up [warning]. */

@@ -152,6 +152,15 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   // Likewise sessions; a timeout runs nothing and widens nothing.
   if (trusted)
     parts.push({ apply: (target) => Object.assign(target.sessions, file.sessions ?? {}) });
+  // And compaction (only the user's file may hold it).
+  if (trusted && file.compaction !== undefined) {
+    const compaction = file.compaction;
+    parts.push({
+      apply: (target) => {
+        target.compaction = compaction;
+      },
+    });
+  }
   if (file.mcpTimeout !== undefined) {
     const seconds = file.mcpTimeout;
     parts.push({

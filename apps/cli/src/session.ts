@@ -434,6 +434,7 @@ export async function createSession(
       tools: tools.tools,
       messages,
       ...(saved.compactions === undefined ? {} : { compactions: saved.compactions }),
+      ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,

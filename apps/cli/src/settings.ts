@@ -44,7 +44,14 @@ export interface SettingsFile {
   mcpTimeout?: number;
   /** How long session files are kept (user settings only). */
   sessions?: SessionRetention;
+  /** Context compaction (user settings only): `false`, or the window, threshold and tokens kept. */
+  compaction?: CompactionSettings;
 }
+
+/** The `compaction` setting: off, or what to tell core's compaction (see its README). */
+export type CompactionSettings =
+  | false
+  | { contextWindow?: number; threshold?: number; keepRecentTokens?: number };
 
 /** How long the files under `$AGENT_HOME/sessions` are kept; older ones are removed at start. */
 export interface SessionRetention {
@@ -73,6 +80,8 @@ export interface Settings {
   mcpTimeout: number | undefined;
   /** `sessions` of the user settings. */
   sessions: SessionRetention;
+  /** `compaction` of the user settings. */
+  compaction: CompactionSettings | undefined;
   /** The files read, in order. */
   files: string[];
 }
@@ -91,6 +100,7 @@ const topLevel = new Set([
   'passEnv',
   'mcpTimeout',
   'sessions',
+  'compaction',
   '$schema',
 ]);
 const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
@@ -195,6 +205,8 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     checked.mcpTimeout = record.mcpTimeout;
   }
   if (record.sessions !== undefined) checked.sessions = checkRetention(record.sessions, path);
+  if (record.compaction !== undefined)
+    checked.compaction = checkCompaction(record.compaction, path);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -202,6 +214,36 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
       if (error instanceof HooksConfigError) throw new CliError(error.message);
       throw error;
     }
+  }
+  return checked;
+}
+
+function checkCompaction(value: unknown, path: string): CompactionSettings {
+  if (value === false) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(
+      `${path}: "compaction" must be false or an object such as { "contextWindow": 32768 }`,
+    );
+  const checked: Exclude<CompactionSettings, false> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const fail = (why: string): never => {
+      throw new CliError(`${path}: compaction.${key} ${why}`);
+    };
+    if (typeof item !== 'number' || !Number.isFinite(item)) fail('must be a number');
+    const number = item as number;
+    if (key === 'contextWindow') {
+      if (!(number > 0)) fail('must be a number of tokens > 0');
+      checked.contextWindow = number;
+    } else if (key === 'threshold') {
+      if (!(number > 0 && number <= 1)) fail('must be a fraction of the window in (0, 1]');
+      checked.threshold = number;
+    } else if (key === 'keepRecentTokens') {
+      if (!(number >= 0)) fail('must be a number of tokens >= 0');
+      checked.keepRecentTokens = number;
+    } else
+      throw new CliError(
+        `${path}: unknown compaction setting "${key}" (known: contextWindow, threshold, keepRecentTokens)`,
+      );
   }
   return checked;
 }
@@ -269,6 +311,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
       );
+    // What a session pays for summaries is yours to tune, not a repository's.
+    if (file.compaction !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "compaction" is read only from the user settings (${join(home, 'settings.json')})`,
+      );
     // Your session history is yours: a repository does not decide when it is deleted.
     if (file.sessions !== undefined && scope !== 'user')
       throw new CliError(
@@ -303,6 +350,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     settings.passEnv.push(...(file.passEnv ?? []));
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
+    settings.compaction = file.compaction ?? settings.compaction;
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];
@@ -326,6 +374,7 @@ export function emptySettings(): Settings {
     passEnv: [],
     mcpTimeout: undefined,
     sessions: {},
+    compaction: undefined,
     files: [],
   };
 }
@@ -357,6 +406,7 @@ export function applySettings(
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}
       : { mcpTimeoutSeconds: settings.mcpTimeout }),
+    ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
   };
 }
 
