@@ -165,15 +165,10 @@ describe('agent mcp serve with the MCP Inspector CLI as the client', () => {
         tools: { name: string; inputSchema: { properties?: object }; annotations?: object }[];
       };
       const names = listed.tools.map((tool) => tool.name);
-      // Read-only by default: only the tools that mode can allow are listed.
-      expect(names).toEqual(expect.arrayContaining(['read_file', 'list_files', 'search']));
-      for (const writer of [
-        'bash',
-        'write_file',
-        'edit_file',
-        'notebook_edit',
-        'send_user_message',
-      ])
+      // Read-only by default: only the tools that mode can allow are listed (bash too: its
+      // reading commands run in read-only mode).
+      expect(names).toEqual(expect.arrayContaining(['read_file', 'list_files', 'search', 'bash']));
+      for (const writer of ['write_file', 'edit_file', 'notebook_edit', 'send_user_message'])
         expect(names).not.toContain(writer);
       const readFile = listed.tools.find((tool) => tool.name === 'read_file');
       expect(Object.keys(readFile?.inputSchema.properties ?? {})).toContain('path');

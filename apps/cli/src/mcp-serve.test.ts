@@ -42,10 +42,11 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return client;
 }
 
-/** Every tool that writes, runs code, reaches the network, or talks to the CLI's own screen. */
+/**
+ * Every tool that writes, runs code, reaches the network, or talks to the CLI's own screen (bash
+ * is served in read-only mode: its reading commands run there, the rest are refused).
+ */
 const notReadOnly = [
-  'bash',
-  'bash_output',
   'write_file',
   'edit_file',
   'notebook_edit',
@@ -74,6 +75,9 @@ describe('agent mcp serve', () => {
           'bash(git *)',
           '--deny',
           'bash(rm *)',
+          // Unsandboxed, a command that writes needs full access (sandboxed, workspace-write runs it).
+          '--sandbox',
+          'off',
         ],
         env: cleanEnv(),
         stderr: 'ignore',
@@ -104,11 +108,14 @@ describe('agent mcp serve', () => {
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain('bash(rm *)');
     // Neither allowed nor denied, and nobody to ask: the refusal says what would allow it.
-    const unasked = await client.callTool({ name: 'bash', arguments: { command: 'echo hi' } });
+    const unasked = await client.callTool({ name: 'bash', arguments: { command: 'touch hi' } });
     expect(unasked.isError).toBe(true);
     expect(text(unasked)).toContain(
-      "Needs approval, and agent mcp serve cannot ask: to allow it, add --allow 'bash(echo hi)', or use --mode full-access",
+      "Needs approval, and agent mcp serve cannot ask: to allow it, add --allow 'bash(touch hi)', or use --mode full-access",
     );
+    // A reading command needs no more than the mode.
+    const echo = await client.callTool({ name: 'bash', arguments: { command: 'echo hi' } });
+    expect(text(echo)).toContain('hi');
     const again = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
     expect(text(again)).toContain('hello from the workspace');
   });
@@ -158,13 +165,24 @@ describe('agent mcp serve', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['read_file', 'search']));
     for (const name of notReadOnly) expect(tools.map((tool) => tool.name)).not.toContain(name);
-    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    expect(
+      tools
+        .filter((tool) => tool.name !== 'bash' && tool.name !== 'bash_output')
+        .every((tool) => tool.annotations?.readOnlyHint === true),
+    ).toBe(true);
+    // bash is served: a line of reading commands runs, one that writes is refused.
+    const listing = await client.callTool({ name: 'bash', arguments: { command: 'ls' } });
+    expect(text(listing)).toContain('notes.txt');
+    const touch = await client.callTool({ name: 'bash', arguments: { command: 'touch x.txt' } });
+    expect(touch.isError).toBe(true);
+    expect(text(touch)).toContain("--allow 'bash(touch x.txt)'");
     const write = await client.callTool({
       name: 'write_file',
       arguments: { path: 'x.txt', content: 'x' },
     });
     expect(write.isError).toBe(true);
-    expect(server.stderr()).toMatch(/not serving bash, .*write_file, edit_file.* — mode read-only/);
+    expect(server.stderr()).toMatch(/not serving .*write_file, edit_file.* — mode read-only/);
+    expect(server.stderr()).not.toMatch(/not serving bash,/);
   });
 
   it('--http refuses every method and path without the token, and a wrong one', async () => {

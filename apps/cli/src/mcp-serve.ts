@@ -6,6 +6,7 @@
  * the flag that would allow it.
  */
 import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
   AgentError,
@@ -80,6 +81,7 @@ async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<P
       ask: options.ask,
       deny: options.deny,
       workspaceRoot,
+      homeDirectory: homedir(),
     });
   } catch (error) {
     if (AgentError.isInstance(error)) throw new UsageError(error.message);

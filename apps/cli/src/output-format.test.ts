@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
+import { skipWithout, systemToolProblem } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   jsonResultSchema,
@@ -77,8 +77,10 @@ describe('--output-format', () => {
     const started = events.find((event) => event.type === 'tool-start');
     expect(started).toMatchObject({ toolName: 'write_file', arguments: { path: 'a.txt' } });
     const asked = events.filter((event) => event.type === 'permission-asked');
+    // In the sandbox (network off) the removal can only touch the workspace: its tier says so.
+    const tier = systemToolProblem('bwrap') === undefined ? 'workspace-write' : 'full-access';
     expect(asked).toEqual([
-      expect.objectContaining({ toolName: 'bash', subjects: ['rm -f a.txt'], tier: 'full-access' }),
+      expect.objectContaining({ toolName: 'bash', subjects: ['rm -f a.txt'], tier }),
     ]);
     const answered = events.find((event) => event.type === 'permission-answered');
     expect(answered).toMatchObject({ answer: 'deny' });
@@ -134,7 +136,8 @@ describe('--output-format', () => {
     const dir = await scratch();
     const script = await writeThenRemove(dir);
     const { code, stderr } = await runCli(['-p', 'go', '--scripted', script, '--cwd', dir]);
-    expect(stderr).toContain("--allow 'bash(rm -f a.txt)', or use --mode full-access");
+    const mode = systemToolProblem('bwrap') === undefined ? 'workspace-write' : 'full-access';
+    expect(stderr).toContain(`--allow 'bash(rm -f a.txt)', or use --mode ${mode}`);
     expect(stderr).toMatch(
       /--allow 'write_file\(\/[^)]*\/a\.txt\)', or use --mode workspace-write/,
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { CommandHooks } from '@agent/command-hooks';
 import {
@@ -315,6 +316,8 @@ export async function createSession(
       grants,
       // File tools' subjects are real paths: relative path rules resolve against the real root.
       workspaceRoot: await realpath(resolve(options.cwd)).catch(() => resolve(options.cwd)),
+      // `~/` in Claude Code's path rules (`Read(~/.ssh/**)`).
+      homeDirectory: homedir(),
       ...(settings.approver === undefined ? {} : { approver: settings.approver }),
     });
   } catch (error) {

@@ -41,10 +41,11 @@ describe('settings files', () => {
     expect(run.stderr).toMatch(/✓ bash: allowed-by-mode/);
     expect(run.stdout).toBe('tried\n');
 
-    // The flag wins over the settings' mode: read-only asks for bash, and nobody can answer.
+    // The flag wins over the settings' mode: read-only asks for a command that writes, and
+    // nobody can answer.
     const again = await writeScript(
       dir,
-      [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo x' } }] }, { text: 'done' }],
+      [{ toolCalls: [{ name: 'bash', arguments: { command: 'touch x' } }] }, { text: 'done' }],
       'again.json',
     );
     const strict = await runCli(

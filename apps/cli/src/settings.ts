@@ -13,7 +13,7 @@ import {
   mergeHooksConfigs,
   parseHooksConfig,
 } from '@agent/command-hooks';
-import type { PermissionMode } from '@agent/core';
+import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { realFolder } from '@agent/workspace-trust';
 import type { CliOptions, ProviderName } from './args.js';
@@ -143,6 +143,23 @@ function oneOf<T extends string>(
   return value as T;
 }
 
+/**
+ * A file's rule list, each rule checked as the policy will read it (ours, or Claude Code's
+ * `Bash(npm run:*)`, `Read(./.env)`…): one that cannot be used is an error naming file and key.
+ */
+function permissionRules(value: unknown, kind: 'allow' | 'ask' | 'deny', path: string): string[] {
+  const rules = stringList(value, `${path}: permissions.${kind}`);
+  rules.forEach((rule, index) => {
+    try {
+      new PermissionPolicy({ [kind]: [rule] });
+    } catch (error) {
+      if (!AgentError.isInstance(error)) throw error;
+      throw new CliError(`${path}: permissions.${kind}[${index}]: ${error.message}`);
+    }
+  });
+  return rules;
+}
+
 /** Checks one settings file: unknown keys and wrong types are errors naming the file and key. */
 export function checkSettings(value: unknown, path: string): SettingsFile {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -174,9 +191,9 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     throw new CliError(`${path}: "env" must map names to strings`);
   const checked: SettingsFile = {
     permissions: {
-      allow: stringList(p.allow, `${path}: permissions.allow`),
-      ask: stringList(p.ask, `${path}: permissions.ask`),
-      deny: stringList(p.deny, `${path}: permissions.deny`),
+      allow: permissionRules(p.allow, 'allow', path),
+      ask: permissionRules(p.ask, 'ask', path),
+      deny: permissionRules(p.deny, 'deny', path),
     },
   };
   const mode = oneOf<PermissionMode>(p.defaultMode, modes, `${path}: permissions.defaultMode`);

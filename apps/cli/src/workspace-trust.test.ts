@@ -338,7 +338,8 @@ describe('a trusted folder', () => {
     const script = await writeScript(repo.dir, [
       { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'private.txt' } }] },
-      { toolCalls: [{ name: 'bash', arguments: { command: 'echo mode-allows' } }] },
+      // Not a read-only command (read-only mode would run those): it needs the project's mode.
+      { toolCalls: [{ name: 'bash', arguments: { command: 'touch by-mode; echo mode-allows' } }] },
       { text: 'done' },
     ]);
     const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', repo.workspace], { env });

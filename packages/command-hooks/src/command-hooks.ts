@@ -1,5 +1,6 @@
 import {
   type AgentHooks,
+  claudeCodeNamesOf,
   credentialFreeEnvironment,
   type PermissionDecision,
   type PermissionGate,
@@ -111,11 +112,14 @@ export class CommandHooks {
     return (this.#config[event]?.length ?? 0) > 0;
   }
 
-  /** Runs the hooks of `event` selected by `toolName` (all, for events without tools), in parallel, and combines them. */
+  /**
+   * Runs the hooks of `event` selected by the tool's names (ours and Claude Code's; all hooks, for
+   * events without tools), in parallel, and combines them.
+   */
   async run(
     event: HookEventName,
     payload: Record<string, unknown>,
-    toolName?: string,
+    toolName?: string | readonly string[],
     signal?: AbortSignal,
   ): Promise<HookVerdict> {
     const verdict: HookVerdict = { additionalContext: [], messages: [] };
@@ -200,8 +204,8 @@ export class CommandHooks {
   #preToolUse(call: ToolCallInfo, signal?: AbortSignal): Promise<HookVerdict> {
     return this.run(
       'PreToolUse',
-      { tool_name: call.toolName, tool_input: call.args, tool_use_id: call.toolCallId },
-      call.toolName,
+      { tool_name: call.toolName, tool_input: hookInput(call), tool_use_id: call.toolCallId },
+      namesOf(call),
       signal,
     );
   }
@@ -246,11 +250,11 @@ export class CommandHooks {
           'PostToolUse',
           {
             tool_name: call.toolName,
-            tool_input: call.args,
+            tool_input: hookInput(call),
             tool_use_id: call.toolCallId,
             tool_response: toolResponse(result),
           },
-          call.toolName,
+          namesOf(call),
         );
         const notes = [
           ...(verdict.blocked === undefined ? [] : [`PostToolUse hook: ${verdict.blocked}`]),
@@ -304,4 +308,23 @@ function toolResponse(result: ToolResult): unknown {
     content: toolResultText(result.content),
     isError: result.isError === true,
   };
+}
+
+/** The tool's own name, then the names Claude Code gives it (matchers may use either). */
+function namesOf(call: Pick<ToolCallInfo, 'toolName' | 'tool'>): string[] {
+  return [call.toolName, ...claudeCodeNamesOf(call.tool ?? { name: call.toolName })];
+}
+
+/**
+ * The call's arguments as a hook reads them: ours, plus `file_path` beside `path` for the file
+ * tools Claude Code calls Read, Edit and Write — scripts written for it read `tool_input.file_path`.
+ */
+function hookInput(call: Pick<ToolCallInfo, 'toolName' | 'tool' | 'args'>): unknown {
+  const { args } = call;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const record = args as Record<string, unknown>;
+  if (typeof record.path !== 'string' || 'file_path' in record) return args;
+  const claude = claudeCodeNamesOf(call.tool ?? { name: call.toolName });
+  if (!claude.some((name) => /^(Read|Edit|MultiEdit|Write|NotebookEdit)$/.test(name))) return args;
+  return { ...record, file_path: record.path };
 }

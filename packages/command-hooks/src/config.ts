@@ -1,3 +1,4 @@
+import { claudeCodeToolsWithCounterpart, claudeCodeToolsWithoutCounterpart } from '@agent/core';
 /**
  * The hooks configuration in Claude Code's format:
  *
@@ -24,7 +25,10 @@ export interface CommandHook {
   timeout?: number;
 }
 
-/** Hooks run when `matcher` (a regular expression over the whole tool name; empty or `*` for all) matches. */
+/**
+ * Hooks run when `matcher` (a regular expression over the whole tool name; empty or `*` for all)
+ * matches the tool's name or one of the names Claude Code gives it (`Bash`, `Edit|Write`, `mcp__.*`).
+ */
 export interface HookMatcher {
   matcher?: string;
   hooks: CommandHook[];
@@ -75,6 +79,11 @@ export function parseHooksConfig(value: unknown, where = 'hooks'): HooksConfig {
             `${at}.matcher is not a valid regular expression: ${(error as Error).message}`,
           );
         }
+        const unmapped = unmappedClaudeCodeTools(matcher);
+        if (unmapped !== undefined)
+          throw new HooksConfigError(
+            `${at}.matcher ${JSON.stringify(matcher)} names Claude Code's ${unmapped}, which has no counterpart among this agent's tools`,
+          );
       }
       if (!Array.isArray(entry.hooks)) throw new HooksConfigError(`${at}.hooks must be a list`);
       const hooks = entry.hooks.map((hook, j): CommandHook => {
@@ -109,8 +118,54 @@ export function mergeHooksConfigs(...configs: HooksConfig[]): HooksConfig {
   return merged;
 }
 
-/** Whether a matcher selects `toolName` (no matcher, `''` and `*` select every tool). */
-export function matches(matcher: string | undefined, toolName: string): boolean {
+/**
+ * Whether a matcher selects a tool by any of its names — ours and Claude Code's (`claudeCodeNamesOf`
+ * of `@agent/core`) — no matcher, `''` and `*` select every tool.
+ */
+export function matches(matcher: string | undefined, names: string | readonly string[]): boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return true;
-  return new RegExp(`^(?:${matcher})$`).test(toolName);
+  const pattern = new RegExp(`^(?:${matcher})$`);
+  return (typeof names === 'string' ? [names] : names).some((name) => pattern.test(name));
+}
+
+/** The top-level alternatives of a regular expression (`Edit|Write` → `Edit`, `Write`). */
+function alternatives(source: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let index = 0; index < source.length; index++) {
+    const c = source[index];
+    if (c === '\\') index++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      parts.push(source.slice(start, index));
+      start = index + 1;
+    }
+  }
+  parts.push(source.slice(start));
+  return parts;
+}
+
+/**
+ * A Claude Code tool with no counterpart here that some alternative of `matcher` names and
+ * nothing else (`ExitPlanMode`, `Exit.*`): such a hook would never run, so it is refused.
+ */
+function unmappedClaudeCodeTools(matcher: string): string | undefined {
+  if (matcher === '' || matcher === '*') return undefined;
+  for (const alternative of alternatives(matcher)) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(`^(?:${alternative})$`);
+    } catch {
+      return undefined; // Not separable at this `|`: the whole matcher was valid, leave it.
+    }
+    const unmapped = claudeCodeToolsWithoutCounterpart.filter((name) => pattern.test(name));
+    if (unmapped.length > 0 && !claudeCodeToolsWithCounterpart.some((name) => pattern.test(name)))
+      return unmapped.join(', ');
+  }
+  return undefined;
 }

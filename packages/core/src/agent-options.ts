@@ -57,7 +57,10 @@ export interface AgentHooks {
 
 /** What the permission gate is asked. */
 export interface PermissionRequest extends ToolCallInfo {
-  /** The tier the tool declares (`full-access` when it declares none). */
+  /**
+   * The tier this call needs: the one `permissionSubjects` gave it, else the tool's
+   * `policy.permission` (`full-access` when it declares none).
+   */
   tier: PermissionTier;
   /** What the call touches, from the tool's `permissionSubjects`. */
   subjects: readonly string[];

@@ -21,6 +21,13 @@ export type {
 } from './agent-options.js';
 export { applyStreamEvent } from './assistant-stream.js';
 export {
+  type ClaudeCodeRuleOptions,
+  claudeCodeNamesOf,
+  claudeCodeRule,
+  claudeCodeToolsWithCounterpart,
+  claudeCodeToolsWithoutCounterpart,
+} from './claude-code-names.js';
+export {
   type Compaction,
   type CompactionFiles,
   type CompactionOptions,

@@ -1,9 +1,11 @@
 import type { PermissionGate, PermissionRequest } from './agent-options.js';
+import { claudeCodeRule } from './claude-code-names.js';
 import { AgentError, errorMessage } from './errors.js';
 import { familiesNamedBy, pathFamiliesOf } from './path-rules.js';
 import {
   matchesParts,
   type ParsedRule,
+  type ParsedRuleKind,
   parseRule,
   parseToolPattern,
   type SubjectPattern,
@@ -63,7 +65,7 @@ export interface PermissionGrant {
 export interface PermissionQuery {
   /** The tool's canonical name (not the alias the model used). */
   toolName: string;
-  /** The tier the tool declares. */
+  /** The tier the call needs (the tool's, unless its `permissionSubjects` gave the call one). */
   tier: PermissionTier;
   /** What the call touches, from the tool's `permissionSubjects`. */
   subjects: readonly string[];
@@ -112,6 +114,11 @@ export interface PermissionPolicyOptions {
    * against them.
    */
   tools?: readonly PolicyTool[];
+  /**
+   * The user's home directory, for `~/` in Claude Code path rules (`Read(~/.ssh/**)`); without
+   * it such a rule can never match (`unmatchableRules` says so).
+   */
+  homeDirectory?: string;
 }
 
 /** The outcome of the steps before the approver: decided, or a question is needed. */
@@ -263,9 +270,17 @@ export class PermissionPolicy {
       );
     }
     this.#workspaceRoot = root;
-    this.#allowRules = (options.allow ?? []).map((rule) => parseRule(rule, 'allow', root));
-    this.#askRules = (options.ask ?? []).map((rule) => parseRule(rule, 'ask', root));
-    this.#denyRules = (options.deny ?? []).map((rule) => parseRule(rule, 'deny', root));
+    // A rule written as Claude Code writes it becomes one or more of ours, named as written.
+    const claude =
+      options.homeDirectory === undefined ? {} : { homeDirectory: options.homeDirectory };
+    const parse = (kind: ParsedRuleKind) => (rule: string) => {
+      const ours = claudeCodeRule(rule, kind, claude);
+      if (ours === undefined) return [parseRule(rule, kind, root)];
+      return ours.map((text) => ({ ...parseRule(text, kind, root), text: rule }));
+    };
+    this.#allowRules = (options.allow ?? []).flatMap(parse('allow'));
+    this.#askRules = (options.ask ?? []).flatMap(parse('ask'));
+    this.#denyRules = (options.deny ?? []).flatMap(parse('deny'));
     this.#disabled = (options.disabledTools ?? []).map(parseToolPattern);
     this.#approver = options.approver;
     (options.grants ?? []).forEach((grant, index) => {
@@ -473,7 +488,11 @@ export class PermissionPolicy {
   ): boolean {
     const query: PermissionQuery = {
       toolName: tool.name,
-      tier: tool.policy?.permission ?? 'full-access',
+      // A tool whose calls carry tiers of their own could be allowed at its lowest one.
+      tier:
+        (tool.permissionSubjects === undefined ? undefined : tool.policy?.minimumPermission) ??
+        tool.policy?.permission ??
+        'full-access',
       subjects: [],
       tool,
     };

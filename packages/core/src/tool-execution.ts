@@ -344,13 +344,13 @@ async function gateAndHook(
   let info = validated.info;
   if (params.permissionGate !== undefined) {
     try {
-      const { subjects, opaque } = normalisePermissionSubjects(
+      const { subjects, opaque, tier } = normalisePermissionSubjects(
         tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
       );
       const decision = await untilAborted(
         params.permissionGate({
           ...info,
-          tier: tool.policy?.permission ?? 'full-access',
+          tier: tier ?? tool.policy?.permission ?? 'full-access',
           subjects,
           ...(opaque === undefined ? {} : { opaque }),
           signal: params.runSignal,

@@ -31,8 +31,16 @@ export interface PathDenialCheck {
 
 /** How a tool may be scheduled and limited. Every field is optional. */
 export interface ToolPolicy<TArgs = unknown> {
-  /** Tier the tool needs [full-access]. */
+  /**
+   * Tier the tool needs [full-access]. A call may need another: `permissionSubjects` can return
+   * a `tier` of its own for it (a shell line that only reads, a sandboxed one).
+   */
   permission?: PermissionTier;
+  /**
+   * The lowest tier any call may need, for a tool whose `permissionSubjects` gives calls tiers of
+   * their own [permission]. Used to tell whether a mode could ever allow the tool unasked.
+   */
+  minimumPermission?: PermissionTier;
   /** Needs exclusive access to shared state: a batch containing it runs sequentially [false]. */
   exclusive?: boolean;
   /** When this call fails, cancel the other calls of its parallel batch [false]. */
@@ -89,20 +97,39 @@ export interface ToolPolicy<TArgs = unknown> {
 
 /**
  * What a call touches, for permission rules: the subjects, plus `opaque` (a short reason, e.g.
- * "arithmetic over variables") when the tool cannot name everything the call will run.
+ * "arithmetic over variables") when the tool cannot name everything the call will run, and
+ * `tier` when this call needs another tier than the tool's `policy.permission` (a shell line
+ * made only of reading commands needs `read-only`).
  */
 export type PermissionSubjectsResult =
   | readonly string[]
-  | { subjects: readonly string[]; opaque?: string | undefined };
+  | {
+      subjects: readonly string[];
+      opaque?: string | undefined;
+      tier?: PermissionTier | undefined;
+    };
 
-/** Splits a {@link PermissionSubjectsResult} into its subjects and its opaque reason. */
+const tiers: readonly PermissionTier[] = ['read-only', 'workspace-write', 'full-access'];
+
+/** Splits a {@link PermissionSubjectsResult} into its subjects, opaque reason and call tier. */
 export function normalisePermissionSubjects(result: PermissionSubjectsResult): {
   subjects: readonly string[];
   opaque: string | undefined;
+  tier: PermissionTier | undefined;
 } {
-  if (Array.isArray(result)) return { subjects: result as readonly string[], opaque: undefined };
-  const { subjects, opaque } = result as { subjects: readonly string[]; opaque?: string };
-  return { subjects, opaque: opaque === undefined || opaque === '' ? undefined : opaque };
+  if (Array.isArray(result))
+    return { subjects: result as readonly string[], opaque: undefined, tier: undefined };
+  const { subjects, opaque, tier } = result as {
+    subjects: readonly string[];
+    opaque?: string;
+    tier?: unknown;
+  };
+  return {
+    subjects,
+    opaque: opaque === undefined || opaque === '' ? undefined : opaque,
+    // Anything but a known tier is ignored: the tool's declared tier stands.
+    tier: tiers.includes(tier as PermissionTier) ? (tier as PermissionTier) : undefined,
+  };
 }
 
 /** What a tool returns. `details` never reaches the model. */

@@ -324,8 +324,14 @@ describe('bash', () => {
 
   it('derives permission subjects from the parsed command line', async () => {
     const bash = tool();
+    // Unsandboxed here: a line that writes needs full access, one that only reads the workspace does not.
     expect(await bash.permissionSubjects?.({ command: 'ls && rm -rf x' })).toEqual({
       subjects: ['ls', 'rm -rf x'],
+      tier: 'full-access',
+    });
+    expect(await bash.permissionSubjects?.({ command: 'ls && cat notes' })).toEqual({
+      subjects: ['ls', 'cat notes'],
+      tier: 'read-only',
     });
     expect(await bash.permissionSubjects?.({ command: 'eval "$x"' })).toMatchObject({
       opaque: 'eval of a value known only at run time',

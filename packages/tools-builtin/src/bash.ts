@@ -10,6 +10,7 @@ import {
 } from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import * as z from 'zod';
+import { bashCallTier } from './bash-tier.js';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
 import {
   newRunMarker,
@@ -398,17 +399,29 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
     input: bashInput,
     source: 'builtin',
     policy: {
+      // A call needs less when it only reads, or runs in the sandbox (see `bashCallTier`).
       permission: 'full-access',
+      minimumPermission: 'read-only',
       // Our own timeout fires first and reports partial output; this is the loop's backstop.
       timeoutMs: maxTimeoutMs + settings.killGraceMs + 10_000,
     },
-    permissionSubjects: (args) => {
+    permissionSubjects: async (args) => {
       const analysis = analyzeShellCommand(args.command);
+      const unsandboxed = args.dangerouslyDisableSandbox === true;
       // Running outside an active sandbox is its own permission: always asked, never a rule's.
-      if (args.dangerouslyDisableSandbox === true && settings.sandbox.status.active) {
-        return { subjects: analysis.subjects, opaque: 'runs outside the OS sandbox' };
+      if (unsandboxed && settings.sandbox.status.active) {
+        return {
+          subjects: analysis.subjects,
+          opaque: 'runs outside the OS sandbox',
+          tier: 'full-access',
+        };
       }
-      return analysis;
+      const { tier } = await bashCallTier(args.command, {
+        sandbox: settings.sandbox.status,
+        cwd: settings.cwd,
+        unsandboxed,
+      });
+      return { ...analysis, tier };
     },
     execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
       const unsandboxed = args.dangerouslyDisableSandbox === true;
@@ -541,10 +554,15 @@ export function createBashOutputTool(
       kill: z.boolean().optional().describe('Kill the command before reading its output.'),
     }),
     source: 'builtin',
-    policy: { permission: 'full-access' },
+    policy: { permission: 'full-access', minimumPermission: 'read-only' },
+    // Reading a task this session started only reads; killing it ends only the session's own
+    // processes. Rules about its command still apply (its subjects).
     permissionSubjects: (args) => {
       const task = tasks.get(args.task_id);
-      return task === undefined ? [] : analyzeShellCommand(task.command);
+      const tier = args.kill === true ? 'workspace-write' : 'read-only';
+      return task === undefined
+        ? { subjects: [], tier }
+        : { ...analyzeShellCommand(task.command), tier };
     },
     execute: async (args): Promise<ToolResult<BashDetails>> => {
       const task = tasks.get(args.task_id);

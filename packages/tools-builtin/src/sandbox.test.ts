@@ -207,7 +207,11 @@ describe('bash in the OS sandbox', () => {
       command: 'echo hi',
       dangerouslyDisableSandbox: true,
     });
-    expect(subjects).toEqual({ subjects: ['echo hi'], opaque: 'runs outside the OS sandbox' });
+    expect(subjects).toEqual({
+      subjects: ['echo hi'],
+      opaque: 'runs outside the OS sandbox',
+      tier: 'full-access',
+    });
     const policy = new PermissionPolicy({ mode: 'full-access', allow: ['bash(echo *)'] });
     const outcome = policy.evaluate({
       toolName: 'bash',

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell syntax, not templates
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeShellCommand, shellPermissionSubjects } from './shell-analysis.js';
@@ -40,7 +41,6 @@ describe('shellPermissionSubjects', () => {
     ["cat <<'EOF'\nhello $(rm x)\nEOF", ['cat']],
     ['f() { rm x; }; f', ['rm x', 'f']],
     ['[[ -f a && -f b ]] && rm a', ['[[ -f a -f b ]]', 'rm a']],
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
     ['echo ${x:-$(rm y)}', ['rm y', 'echo ${x:-$(rm y)}']],
     ['ls # && rm x', ['ls']],
     ['echo $((1 + $(rm x)))', ['rm x', 'echo $((1 + $(rm x)))']],
@@ -65,7 +65,53 @@ describe('shellPermissionSubjects', () => {
         words: ['cmd', 'arg'],
         assignments: ['A=1', 'B=2'],
         redirects: [{ operator: '>', fd: 2, target: 'err.log' }],
+        expanding: [false, false],
       },
+    ]);
+  });
+
+  it.each([
+    ['ls *.ts', [false, true]],
+    ["ls '*.ts'", [false, false]],
+    ['ls "*.ts"', [false, false]],
+    ['ls \\*.ts', [false, false]],
+    ['ls ?.ts', [false, true]],
+    ['ls [ab].ts', [false, true]],
+    ['ls ~/x', [false, true]],
+    ["ls '~/x'", [false, false]],
+    ['ls {a,b}', [false, true]],
+    ['ls {a..c}', [false, true]],
+    ['ls {a}', [false, false]],
+    ['git show stash@{0}', [false, false, false]],
+    ['cat $f', [false, true]],
+    ['cat "$f"', [false, true]],
+    ["cat '$f'", [false, false]],
+    ['cat "cost: 5$"', [false, false]],
+    ['cat $(ls)', [false, true]],
+    ['cat `ls`', [false, true]],
+    ['cat "x$(ls)y"', [false, true]],
+    ['cat <(ls)', [false, true]],
+    ["cat $'a\\tb'", [false, false]],
+    ['echo $((1+2))', [false, true]],
+    ['echo ${x:-y}', [false, true]],
+  ])('knows which words bash expands: %s', (line, expanding) => {
+    // Commands inside a substitution are found (and listed) before the one they are part of.
+    const name = line.split(' ')[0];
+    const command = parseShellCommand(line).commands.find((found) => found.words[0] === name);
+    expect(command?.expanding).toEqual(expanding);
+  });
+
+  it('marks the words of commands inside a substitution on their own', () => {
+    const { commands } = parseShellCommand('echo "$(ls *.md) done" plain');
+    expect(commands.map((command) => [command.words, command.expanding])).toEqual([
+      [
+        ['ls', '*.md'],
+        [false, true],
+      ],
+      [
+        ['echo', '$(ls *.md) done', 'plain'],
+        [false, true, false],
+      ],
     ]);
   });
 

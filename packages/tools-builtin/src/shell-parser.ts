@@ -26,6 +26,13 @@ export interface ShellCommand {
   redirects: ShellRedirect[];
   /** How the command was found: directly, or inside `bash -c`, `eval`, `sudo`, `git -C` normalisation… */
   via?: string;
+  /**
+   * Per word, whether bash expands it when it runs (an unquoted glob, brace or tilde, or any
+   * parameter, command, arithmetic or process substitution, quoted or not), so its value is not
+   * what the line says. Set on commands read from the line itself; absent on those found inside
+   * another (wrappers, `bash -c`, `eval`, `find -exec`…).
+   */
+  expanding?: boolean[];
 }
 
 /** Everything {@link parseShellCommand} found. */
@@ -76,12 +83,16 @@ const wrappers = new Set([
 ]);
 const assignmentPattern = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 const harmlessTargets = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+/** `[…]` within one word, at most 256 characters long (sticky: tested at a position). */
+const bracketExpression = /\[[^\s;&|()<>]{0,256}?\]/y;
 
 interface Word {
   raw: string;
   value: string;
   /** True when any part was quoted. */
   quoted: boolean;
+  /** True when bash expands any part of it (see `ShellCommand.expanding`). */
+  expands: boolean;
 }
 
 interface PendingHeredoc {
@@ -95,6 +106,8 @@ class Parser {
   readonly pendingHeredocs: PendingHeredoc[] = [];
   /** One entry per open `case`: whether the next item is a pattern or a body. */
   readonly caseStack: ('pattern' | 'body')[] = [];
+  /** Set when an expansion (`$x`, `$(…)`, backticks…) was read in the word being parsed. */
+  sawExpansion = false;
 
   constructor(
     readonly src: string,
@@ -307,7 +320,7 @@ class Parser {
   }
 
   parseSimpleCommand(): void {
-    const command: ShellCommand = { words: [], assignments: [], redirects: [] };
+    const command: ShellCommand = { words: [], assignments: [], redirects: [], expanding: [] };
     const rawWords: Word[] = [];
     /** After the reserved word `time`, whose `-p` is an option of its own. */
     let timed = false;
@@ -326,6 +339,7 @@ class Parser {
           this.pos = this.src.indexOf(')', this.pos) + 1;
           rawWords.length = 0;
           command.words.length = 0;
+          command.expanding = [];
           break;
         }
         if (rawWords.length === 0 && command.assignments.length === 0) break;
@@ -406,6 +420,7 @@ class Parser {
       }
       rawWords.push(word);
       command.words.push(word.value);
+      command.expanding?.push(word.expands);
     }
     this.flush(command);
   }
@@ -422,6 +437,7 @@ class Parser {
   /** `[[ … ]]`: a test; `<`, `>`, `&&`, `||` inside it are operators of the test. */
   parseDoubleBracket(command: ShellCommand): void {
     command.words.push('[[');
+    command.expanding?.push(false);
     while (!this.eof) {
       this.skipBlanks();
       const c = this.peek();
@@ -453,6 +469,7 @@ class Parser {
         continue;
       }
       command.words.push(word.value);
+      command.expanding?.push(word.expands);
       if (word.raw === ']]') return;
     }
     this.error('unterminated [[');
@@ -639,7 +656,11 @@ class Parser {
   /** At `$` or a backtick: parses an expansion and returns its raw text. */
   parseDollarOrBacktick(): string {
     const start = this.pos;
-    if (this.peek() === '`') return this.parseBackticks();
+    if (this.peek() === '`') {
+      const text = this.parseBackticks();
+      this.sawExpansion = true;
+      return text;
+    }
     const next = this.peek(1);
     if (next === '(') {
       if (this.peek(2) === '(') {
@@ -660,6 +681,8 @@ class Parser {
     } else {
       this.pos++;
     }
+    // A lone `$` (`"cost: 5$"`) is a literal dollar sign, not an expansion.
+    if (this.pos - start > 1) this.sawExpansion = true;
     return this.src.slice(start, this.pos);
   }
 
@@ -684,6 +707,17 @@ class Parser {
     const start = this.pos;
     let value = '';
     let quoted = false;
+    let expands = false;
+    let unquotedBrace = false;
+    // Words inside a substitution are parsed in the middle of this one: keep the outer flag.
+    const outerSawExpansion = this.sawExpansion;
+    this.sawExpansion = false;
+    const finish = (word: Omit<Word, 'expands'>): Word => {
+      const braces = unquotedBrace && /,|\.\./.test(word.value);
+      const result = { ...word, expands: expands || braces || this.sawExpansion };
+      this.sawExpansion = outerSawExpansion;
+      return result;
+    };
     while (!this.eof) {
       const c = this.peek();
       if (c === ' ' || c === '\t' || c === '\n' || c === ';' || c === '&' || c === '|') break;
@@ -695,6 +729,7 @@ class Parser {
           this.pos += 2;
           this.parseSubstitution(')');
           value += this.src.slice(start, this.pos);
+          expands = true;
           continue;
         }
         break;
@@ -748,14 +783,28 @@ class Parser {
         const after = this.peek(1);
         if (after === '' || after === ' ' || after === '\t' || after === '\n') {
           this.pos++;
-          return { raw: '{', value: '{', quoted: false };
+          return finish({ raw: '{', value: '{', quoted: false });
         }
       }
+      // Unquoted glob characters are expanded by bash (`[` only with a `]` after it), a tilde at
+      // the start or after `=`/`:` (`--opt=~/x`), a brace only with `,` or `..`.
+      if (c === '*' || c === '?') expands = true;
+      if (c === '[') {
+        // A bracket expression needs its `]` in the same word (looked for a bounded way ahead).
+        bracketExpression.lastIndex = this.pos;
+        if (bracketExpression.test(this.src)) expands = true;
+      }
+      if (c === '~' && (this.pos === start || /[=:]/.test(this.src[this.pos - 1] ?? '')))
+        expands = true;
+      if (c === '{') unquotedBrace = true;
       value += c;
       this.pos++;
     }
-    if (this.pos === start) return undefined;
-    return { raw: this.src.slice(start, this.pos), value, quoted };
+    if (this.pos === start) {
+      this.sawExpansion = outerSawExpansion;
+      return undefined;
+    }
+    return finish({ raw: this.src.slice(start, this.pos), value, quoted });
   }
 
   /** `$'…'` after the opening quote. */

@@ -1,0 +1,95 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { PermissionTier } from '@agent/core';
+import type { SandboxStatus } from '@agent/sandbox';
+import { classifyReadOnly } from './read-only-commands.js';
+import { gitConfigRefusal } from './read-only-git.js';
+
+/** What decides the tier of one bash call. */
+export interface BashTierContext {
+  /** The sandbox commands run in. */
+  sandbox: Pick<SandboxStatus, 'active' | 'network'>;
+  /** The working directory commands start in (the workspace). */
+  cwd: string;
+  /** The call asked to run outside the sandbox. */
+  unsandboxed: boolean;
+}
+
+/** The tier one bash call needs, and why. */
+export interface BashTier {
+  tier: PermissionTier;
+  /** Why it is not `read-only` (for tests and logs). */
+  reason?: string;
+}
+
+/** Whether `target` is `root` or inside it, by path. */
+function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** The real path of `target`, or of its nearest existing ancestor with the rest appended. */
+async function realPathOf(target: string): Promise<string> {
+  let existing = target;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await fs.realpath(existing), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return target;
+      missing.push(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/** Why a read outside the sandbox could leave the workspace, or undefined when it stays inside. */
+async function confinementRefusal(
+  paths: readonly string[],
+  cwd: string,
+): Promise<string | undefined> {
+  const root = await realPathOf(path.resolve(cwd));
+  for (const word of paths) {
+    if (word === '-' || word === '/dev/stdin') continue;
+    const target = await realPathOf(path.resolve(cwd, word));
+    if (!isInside(root, target)) return `reads ${word}, outside the workspace`;
+  }
+  return undefined;
+}
+
+/**
+ * The tier a bash call needs (DESIGN §4: rules decide what to ask, the sandbox what can happen):
+ *
+ * - `read-only` — every command is on the built-in read-only list with options that only read
+ *   (`classifyReadOnly`). Inside the sandbox that is enough (it hides secrets and keeps writes in
+ *   the workspace), except that git also needs a repository configuration that runs nothing.
+ *   Without the sandbox the reads must stay in the workspace by real path: no git, no word bash
+ *   expands, every path inside `cwd`.
+ * - `workspace-write` — the call runs in an active sandbox with the network off: whatever it
+ *   runs can write only the workspace roots and a private /tmp.
+ * - `full-access` — anything else (no sandbox, a network, or `dangerouslyDisableSandbox`).
+ *
+ * Never throws; anything it cannot establish gives the higher tier.
+ */
+export async function bashCallTier(command: string, context: BashTierContext): Promise<BashTier> {
+  const { sandbox, unsandboxed } = context;
+  const contained = sandbox.active && !unsandboxed;
+  const fallback: PermissionTier =
+    contained && sandbox.network === 'off' ? 'workspace-write' : 'full-access';
+  const verdict = classifyReadOnly(command);
+  if (!verdict.readOnly) return { tier: fallback, reason: verdict.reason };
+  try {
+    if (contained) {
+      const refused = verdict.git ? await gitConfigRefusal(context.cwd) : undefined;
+      return refused === undefined ? { tier: 'read-only' } : { tier: fallback, reason: refused };
+    }
+    if (verdict.git) return { tier: fallback, reason: 'git outside the sandbox' };
+    if (verdict.expands)
+      return { tier: fallback, reason: 'a word bash expands, outside the sandbox' };
+    const outside = await confinementRefusal(verdict.paths, context.cwd);
+    return outside === undefined ? { tier: 'read-only' } : { tier: fallback, reason: outside };
+  } catch (error) {
+    return { tier: fallback, reason: `could not be checked: ${String(error)}` };
+  }
+}

@@ -1,0 +1,203 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * The git commands that only read, for the read-only command list: what git may be given, and
+ * whether the repository's own configuration could make a reading command run something
+ * (`core.fsmonitor`, a `textconv` driver, a clean filter: git runs them on `git status`/`diff`).
+ */
+
+// Options before the subcommand that change nothing about what it does.
+const globalOptions = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs']);
+
+// Subcommands that read, whose many options are refused by pattern (below) rather than listed.
+const readingSubcommands = new Set(
+  (
+    'status log diff show rev-parse ls-files ls-tree blame annotate describe shortlog grep cat-file ' +
+    'count-objects show-ref for-each-ref merge-base name-rev rev-list whatchanged diff-tree ' +
+    'diff-files diff-index check-ignore check-attr version show-branch cherry range-diff'
+  ).split(' '),
+);
+
+/**
+ * Options of those subcommands that write a file, run a program or read another repository:
+ * `--output=x` writes, `--ext-diff` runs the external diff, `-O`/`--open-files-in-pager` runs a
+ * pager, `--exec`/`--upload-pack` run commands.
+ */
+const refusedOption =
+  /^(--output|--ext-diff|-O|--open-files-in-pager|--exec|--upload-pack|--receive-pack|--config|--edit|--git-dir|--work-tree)/;
+
+// `git branch` / `git tag`: listing options (`-a` is "all" to branch, "annotate" to tag); a name
+// alone would create one.
+const sharedListing =
+  '-l --list --merged --no-merged --contains --no-contains --points-at --column --no-column ' +
+  '--color --no-color -i --ignore-case --omit-empty --sort --format';
+const listingOptions: Record<'branch' | 'tag', ReadonlySet<string>> = {
+  branch: new Set(
+    `${sharedListing} -a --all -r --remotes -v -vv --verbose --show-current --abbrev --no-abbrev`.split(
+      ' ',
+    ),
+  ),
+  tag: new Set(sharedListing.split(' ')),
+};
+// Listing options whose value may follow as the next word.
+const listingValued = new Set([
+  '--merged',
+  '--no-merged',
+  '--contains',
+  '--no-contains',
+  '--points-at',
+  '--sort',
+  '--format',
+]);
+const configReading = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--list',
+  '-l',
+  '--show-origin',
+  '--show-scope',
+  '--name-only',
+  '--null',
+  '-z',
+  '--local',
+  '--global',
+  '--system',
+  '--worktree',
+  '--includes',
+  '--no-includes',
+  '--type',
+  '--bool',
+  '--int',
+  '--path',
+  '--default',
+]);
+
+/** `git branch`/`git tag` that only list; the words after the subcommand. */
+function listingRefusal(subcommand: 'branch' | 'tag', args: readonly string[]): string | undefined {
+  const listing = args.some((word) => word === '-l' || word === '--list' || /^-n\d*$/.test(word));
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    const option = word.split('=')[0] ?? '';
+    if (word.startsWith('-')) {
+      if (
+        !listingOptions[subcommand].has(option) &&
+        !(subcommand === 'tag' && /^-n\d*$/.test(word))
+      )
+        return `git ${subcommand} ${option}`;
+      if (listingValued.has(option) && !word.includes('=')) index++;
+      continue;
+    }
+    if (!listing) return `git ${subcommand} given a name (that creates one)`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether `git <args>` only reads: the paths it reads (none are tracked: git runs read-only only
+ * in the sandbox), or why it is not. Fails closed on global options that point git elsewhere
+ * (`-C`, `--git-dir`, `-c`), subcommands not listed, and options that write or run programs.
+ */
+export function gitReadOnlyRefusal(args: readonly string[]): { paths: string[] } | string {
+  let index = 0;
+  while (index < args.length && (args[index] ?? '').startsWith('-')) {
+    const option = args[index] ?? '';
+    if (!globalOptions.has(option)) return `git ${option}`;
+    index++;
+  }
+  const subcommand = args[index];
+  if (subcommand === undefined) return 'git without a subcommand';
+  const rest = args.slice(index + 1);
+  const done = { paths: [] };
+  if (readingSubcommands.has(subcommand)) {
+    const refused = rest.find((word) => refusedOption.test(word));
+    return refused === undefined ? done : `git ${subcommand} ${refused.split('=')[0]}`;
+  }
+  switch (subcommand) {
+    case 'branch':
+    case 'tag':
+      return listingRefusal(subcommand, rest) ?? done;
+    case 'remote':
+      return rest.every((word) => word === '-v' || word === '--verbose')
+        ? done
+        : `git remote ${rest[0] ?? ''}`;
+    case 'stash': {
+      const [action, ...more] = rest;
+      if (action === 'list' && more.length === 0) return done;
+      if (action === 'show') {
+        const options = more.filter((word) => word.startsWith('-'));
+        const names = more.filter((word) => !word.startsWith('-'));
+        const known = ['-p', '--patch', '--stat', '--name-only', '--name-status', '--numstat'];
+        if (options.every((word) => known.includes(word)) && names.length <= 1) return done;
+      }
+      return `git stash ${action ?? ''}`;
+    }
+    case 'reflog': {
+      const [action, ...more] = rest;
+      if (action !== undefined && !action.startsWith('-') && action !== 'show')
+        return `git reflog ${action}`;
+      const refused = more.find((word) => refusedOption.test(word));
+      return refused === undefined ? done : `git reflog ${refused}`;
+    }
+    case 'config': {
+      // Only the reading forms: `git config --get x`, `--list`; `git config key value` writes.
+      const reads = rest.some((word) => /^(--get|--get-all|--get-regexp|--list|-l)$/.test(word));
+      const options = rest.filter((word) => word.startsWith('-'));
+      const unknown = options.find((word) => !configReading.has(word.split('=')[0] ?? ''));
+      if (!reads) return 'git config without --get or --list';
+      return unknown === undefined ? done : `git config ${unknown}`;
+    }
+    default:
+      return `git ${subcommand} is not a reading subcommand`;
+  }
+}
+
+// What in a repository's configuration makes reading commands run a program: core.fsmonitor,
+// diff.external, textconv and filter drivers, gpg programs (log.showSignature), pagers, hooks,
+// includes of further files. Matched anywhere in the text, fail closed.
+const runsSomething =
+  /fsmonitor|textconv|command|program|external|\[\s*filter|include|pager|askpass|hook|proxy|helper|showsignature|driver|difffilter|editor|alternaterefs/i;
+
+/** The git directory holding `cwd`, found as git finds it (a `.git` folder or a `gitdir:` file). */
+async function gitDirectories(cwd: string): Promise<string[] | 'unreadable'> {
+  for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
+    const candidate = path.join(folder, '.git');
+    const stat = await fs.stat(candidate).catch(() => undefined);
+    if (stat?.isDirectory() === true) return [candidate];
+    if (stat?.isFile() === true) {
+      const text = await fs.readFile(candidate, 'utf8').catch(() => undefined);
+      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '')?.[1];
+      if (pointer === undefined) return 'unreadable';
+      const gitDir = path.resolve(folder, pointer);
+      const common = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '');
+      return common.trim() === '' ? [gitDir] : [gitDir, path.resolve(gitDir, common.trim())];
+    }
+    if (path.dirname(folder) === folder) return [];
+  }
+}
+
+/**
+ * Why the repository's own configuration could make a reading git command run a program, or
+ * undefined when it cannot (or there is no repository). A workspace's `.git/config` is as
+ * untrusted as the rest of it: a downloaded project can set `core.fsmonitor` to any command.
+ */
+export async function gitConfigRefusal(cwd: string): Promise<string | undefined> {
+  const directories = await gitDirectories(cwd);
+  if (directories === 'unreadable') return 'a .git file that does not name its git directory';
+  for (const directory of directories) {
+    for (const name of ['config', 'config.worktree']) {
+      const file = path.join(directory, name);
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ENOENT') continue;
+        return `${file} cannot be read`;
+      }
+      const found = runsSomething.exec(text);
+      if (found !== null) return `${file} sets "${found[0]}", which git may run on a read`;
+    }
+  }
+  return undefined;
+}
