@@ -56,7 +56,7 @@ function results(stdout: string) {
 }
 
 describe('read-only mode (-p default)', () => {
-  it.each([['auto'], ['off']])(
+  it.for(['auto', 'off'])(
     'ls, cat, grep, head, wc run without a question (--sandbox %s): exit 0',
     async (sandbox, context) => {
       if (sandbox === 'auto') skipWithout('bwrap')(context);
@@ -98,7 +98,7 @@ describe('read-only mode (-p default)', () => {
     expect(code).toBe(4);
   });
 
-  it.each([
+  it.for([
     'touch x.txt',
     'ls > listing.txt',
     'ls >> notes.txt',
