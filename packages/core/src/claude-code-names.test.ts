@@ -33,7 +33,8 @@ describe('claudeCodeRule: the table', () => {
     ['bash(git:*)', 'allow', ['bash(git *)']],
     ['bash(git:*)', 'deny', ['bash(git*)']],
     // Paths: Claude Code's anchors.
-    ['Read', 'allow', ['read_file']],
+    ['Read', 'allow', ['read_file(*)']],
+    ['Read(*)', 'deny', ['read_file(*)']],
     ['Read(//etc/passwd)', 'deny', ['read_file(/etc/passwd)']],
     ['Read(./.env)', 'deny', ['read_file(./.env)']],
     ['Read(.env)', 'deny', ['read_file(.env)']],
@@ -45,11 +46,11 @@ describe('claudeCodeRule: the table', () => {
     ['Edit(src/**/*.ts)', 'deny', ['edit_file(src/*.ts)']],
     ['Edit(docs/)', 'allow', ['edit_file(docs)', 'edit_file(docs/*)']],
     ['Write(/out/**)', 'allow', ['write_file(./out/*)']],
-    ['MultiEdit', 'allow', ['edit_file']],
+    ['MultiEdit', 'allow', ['edit_file(*)']],
     ['NotebookEdit(*.ipynb)', 'allow', ['notebook_edit(*.ipynb)']],
-    ['Grep', 'allow', ['search']],
-    ['Glob', 'allow', ['glob']],
-    ['LS', 'allow', ['list_files']],
+    ['Grep', 'allow', ['search(*)']],
+    ['Glob', 'allow', ['glob(*)']],
+    ['LS', 'allow', ['list_files(*)']],
     // WebFetch: domains.
     [
       'WebFetch(domain:example.com)',
@@ -77,6 +78,7 @@ describe('claudeCodeRule: the table', () => {
     // MCP.
     ['mcp__github', 'allow', ['@mcp:github']],
     ['mcp__github__*', 'allow', ['@mcp:github']],
+    ['mcp__*', 'ask', ['@mcp:*']],
     ['mcp__github__create_issue', 'allow', ['@mcp:github(github/create_issue)']],
     ['mcp__my_server__get__thing', 'deny', ['@mcp:my_server(my_server/get__thing)']],
   ])('%s in %s → %j', (rule, kind, ours) => {
@@ -260,6 +262,23 @@ describe('Claude Code rules in PermissionPolicy', () => {
     expect(
       decide({ allow: ['mcp__gitlab__create_issue'] }, mcpCreate, 'github/create_issue'),
     ).toMatchObject({ behavior: 'ask' });
+    // `mcp__*` is every MCP server's tools (`@mcp:*`), and nothing else.
+    expect(
+      decide({ deny: ['mcp__*'], mode: 'full-access' }, mcpCreate, 'github/create_issue'),
+    ).toMatchObject({ behavior: 'deny' });
+    expect(decide({ deny: ['mcp__*'], mode: 'full-access' }, bash, 'ls')).toMatchObject({
+      behavior: 'allow',
+    });
+  });
+
+  it('Read alone covers every reader, as in Claude Code; Edit alone every writer', () => {
+    expect(decide({ deny: ['Read'], mode: 'full-access' }, search, '/w/a.ts')).toMatchObject({
+      behavior: 'deny',
+    });
+    expect(decide({ allow: ['Edit'] }, writeFile, '/w/a.ts')).toMatchObject({
+      behavior: 'allow',
+    });
+    expect(decide({ allow: ['Edit'] }, readFile, '/w/a.ts')).toMatchObject({ behavior: 'ask' });
   });
 
   it('an unmappable rule is refused when the policy is built', () => {

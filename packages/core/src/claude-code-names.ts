@@ -125,7 +125,10 @@ function translate(
   const counterpart = Object.hasOwn(counterparts, name) ? counterparts[name] : undefined;
   if (counterpart === undefined) return undefined;
   const { pattern } = counterpart;
-  if (specifier === undefined || specifier === '*') return [pattern];
+  // `Read` alone is every read: as in Claude Code, it covers every tool that reads (Grep, Glob,
+  // LS…), which a path rule on any path (`read_file(*)`) does here; `Edit` alone every writer.
+  if (specifier === undefined || specifier === '*')
+    return [counterpart.specifier === 'path' ? `${pattern}(*)` : pattern];
   switch (counterpart.specifier) {
     case 'command':
       return [

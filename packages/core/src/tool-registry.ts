@@ -106,7 +106,10 @@ export class ToolRegistry {
   }
 }
 
-/** Whether a tool matches one availability pattern (`*`, `prefix*`, `name`, `@source`, `@source/tool`). */
+/**
+ * Whether a tool matches one availability pattern (`*`, `prefix*`, `name`, `@source`,
+ * `@source/tool`); a source ending in `*` is a prefix (`@mcp:*` is every MCP server's tools).
+ */
 export function matchesToolPattern(
   tool: Pick<AnyAgentTool, 'name' | 'source'>,
   pattern: string,
@@ -115,7 +118,10 @@ export function matchesToolPattern(
     const body = pattern.slice(1);
     const slash = body.indexOf('/');
     const source = slash === -1 ? body : body.slice(0, slash);
-    if (tool.source !== source) return false;
+    const sourceMatches = source.endsWith('*')
+      ? tool.source?.startsWith(source.slice(0, -1)) === true
+      : tool.source === source;
+    if (!sourceMatches) return false;
     return slash === -1 ? true : matchesNamePattern(tool.name, body.slice(slash + 1));
   }
   return matchesNamePattern(tool.name, pattern);
