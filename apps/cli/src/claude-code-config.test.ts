@@ -82,6 +82,16 @@ describe("Claude Code's rules", () => {
     expect(result.stdout).toContain('notes.txt');
   });
 
+  it('deny Read(~/.ssh/**) is your home, with no warning that it can never match', async () => {
+    const setup = await project({ permissions: { deny: ['Read(~/.ssh/**)'] } });
+    const script = await writeScript(setup.dir, [
+      { toolCalls: [{ name: 'read_file', arguments: { path: '/etc/hostname' } }] },
+      { text: 'done' },
+    ]);
+    const result = await run(setup, script);
+    expect(result.stderr).not.toContain('can never match');
+  });
+
   it.each([
     ['allow', 'ExitPlanMode', "Claude Code's ExitPlanMode has no counterpart"],
     ['ask', 'WebFetch(https://example.com)', 'WebFetch takes domain:<host>'],

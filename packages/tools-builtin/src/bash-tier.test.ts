@@ -67,6 +67,47 @@ describe('bashCallTier', () => {
     expect((await bashCallTier('cat /etc/hostname', context)).tier).toBe('full-access');
   });
 
+  it("a command PATH finds in the workspace (the workspace's own ls) is not read-only", async () => {
+    const cwd = workspace();
+    const base = { sandbox: sandboxOn, cwd, unsandboxed: false };
+    const system = '/usr/local/bin:/usr/bin:/bin';
+    // Relative and workspace entries are harmless while they hold no such command.
+    for (const searchPath of [
+      system,
+      `./node_modules/.bin:${system}`,
+      `${cwd}/bin:${system}`,
+      `:${system}`,
+    ]) {
+      const verdict = await bashCallTier('ls | grep a', { ...base, searchPath });
+      expect(verdict.tier, searchPath).toBe('read-only');
+    }
+    fs.mkdirSync(path.join(cwd, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(path.join(cwd, 'node_modules', '.bin', 'ls'), '#!/bin/sh\ntouch pwned\n', {
+      mode: 0o755,
+    });
+    fs.writeFileSync(path.join(cwd, 'grep'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
+    const cases: [string, string, string][] = [
+      ['ls', `./node_modules/.bin:${system}`, 'ls'],
+      ['ls', `node_modules/.bin:${system}`, 'ls'],
+      ['ls', `${cwd}/node_modules/.bin:${system}`, 'ls'],
+      ['cat x | grep a', `:${system}`, 'grep'],
+      ['cat x | grep a', `.:${system}`, 'grep'],
+    ];
+    for (const [command, searchPath, name] of cases) {
+      const verdict = await bashCallTier(command, { ...base, searchPath });
+      expect(verdict.tier, searchPath).toBe('workspace-write');
+      expect(verdict.reason, searchPath).toContain(`the workspace's own ${name}`);
+    }
+    // Found outside first, or a builtin: fine.
+    const later = await bashCallTier('ls', {
+      ...base,
+      searchPath: `${system}:./node_modules/.bin`,
+    });
+    expect(later.tier).toBe('read-only');
+    const builtin = await bashCallTier('echo hi', { ...base, searchPath: `.:${system}` });
+    expect(builtin.tier).toBe('read-only');
+  });
+
   it('without a sandbox, reads must stay in the workspace by real path', async () => {
     const cwd = workspace();
     const outside = makeTempDir('bash-tier-outside-');

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { PermissionTier } from '@agent/core';
 import type { SandboxStatus } from '@agent/sandbox';
@@ -13,6 +13,8 @@ export interface BashTierContext {
   cwd: string;
   /** The call asked to run outside the sandbox. */
   unsandboxed: boolean;
+  /** The commands' `PATH`: the workspace's own `ls` found through it is not `ls` [not looked along]. */
+  searchPath?: string | undefined;
 }
 
 /** The tier one bash call needs, and why. */
@@ -58,6 +60,40 @@ async function confinementRefusal(
   return undefined;
 }
 
+// bash runs these itself, whatever PATH holds.
+const builtins = new Set(['echo', 'printf', 'pwd', 'test', '[', '[[', 'true', 'false', 'type']);
+
+/**
+ * The first command of the line that `PATH` would find inside the workspace (or through a
+ * relative entry, which is resolved against it): a workspace's own `node_modules/.bin/ls` must
+ * not pass for `ls`. Undefined when every command is a builtin or found outside.
+ */
+async function shadowedCommand(
+  names: readonly string[],
+  searchPath: string | undefined,
+  cwd: string,
+): Promise<string | undefined> {
+  if (searchPath === undefined) return undefined;
+  const root = await realPathOf(path.resolve(cwd));
+  for (const name of names) {
+    if (builtins.has(name)) continue;
+    for (const entry of searchPath.split(':')) {
+      // An empty entry is the current directory, as is any relative one.
+      const found = path.join(path.resolve(cwd, entry === '' ? '.' : entry), name);
+      const runnable = await fs.access(found, constants.X_OK).then(
+        () => true,
+        () => false,
+      );
+      if (!runnable) continue;
+      if (!path.isAbsolute(entry) || isInside(root, await realPathOf(found))) {
+        return `${name} (found as ${found})`;
+      }
+      break;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The tier a bash call needs (DESIGN §4: rules decide what to ask, the sandbox what can happen):
  *
@@ -80,6 +116,9 @@ export async function bashCallTier(command: string, context: BashTierContext): P
   const verdict = classifyReadOnly(command);
   if (!verdict.readOnly) return { tier: fallback, reason: verdict.reason };
   try {
+    const shadowed = await shadowedCommand(verdict.commands, context.searchPath, context.cwd);
+    if (shadowed !== undefined)
+      return { tier: fallback, reason: `PATH runs the workspace's own ${shadowed}` };
     if (contained) {
       const refused = verdict.git ? await gitConfigRefusal(context.cwd) : undefined;
       return refused === undefined ? { tier: 'read-only' } : { tier: fallback, reason: refused };

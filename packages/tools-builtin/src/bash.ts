@@ -420,6 +420,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         sandbox: settings.sandbox.status,
         cwd: settings.cwd,
         unsandboxed,
+        searchPath: settings.env.PATH,
       });
       return { ...analysis, tier };
     },

@@ -124,6 +124,8 @@ const notReadOnly: [string, RegExp][] = [
   ['cat a >& out', /redirection/],
   ['cat a > /dev/./null', /redirection/],
   ['ls 3> fd3', /redirection/],
+  ['cat < /dev/tcp/example.com/80', /network redirection/],
+  ['cat < /dev/udp/10.0.0.1/53', /network redirection/],
   // Command and process substitution, anywhere.
   ['cat $(rm -rf ~)', /substitution/],
   ['cat `rm -rf ~`', /substitution/],
@@ -286,6 +288,7 @@ describe('the built-in read-only list', () => {
       paths: ['c', 'a', 'b', 'pats', 'x'],
       expands: false,
       git: false,
+      commands: ['cat', 'grep'],
     });
     expect(classifyReadOnly('echo hello world')).toMatchObject({ paths: [], expands: false });
     expect(classifyReadOnly('cat *.md')).toMatchObject({ paths: ['*.md'], expands: true });

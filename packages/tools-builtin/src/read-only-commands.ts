@@ -405,6 +405,8 @@ export type ReadOnlyVerdict =
       expands: boolean;
       /** A git command is among them (git reads the repository's own configuration). */
       git: boolean;
+      /** The command names run, each once (`ls`, `grep`…), for a look along `PATH`. */
+      commands: string[];
     }
   | { readOnly: false; reason: string };
 
@@ -427,6 +429,9 @@ function classifyCommand(command: ShellCommand): ParsedArguments | string {
   const paths: string[] = [];
   for (const redirect of fileRedirects(command)) {
     if (redirect.operator !== '<') return `a redirection (${redirect.operator} ${redirect.target})`;
+    // bash itself opens a connection for `< /dev/tcp/host/port`.
+    if (/^\/dev\/(tcp|udp)\//.test(redirect.target))
+      return `a network redirection (${redirect.target})`;
     paths.push(redirect.target);
   }
   if (spec.parse !== undefined) {
@@ -456,6 +461,7 @@ export function classifyReadOnly(source: string): ReadOnlyVerdict {
   if (parsed.errors.length > 0) return refuse(`the line could not be parsed (${parsed.errors[0]})`);
   if (parsed.commands.length === 0) return refuse('no command');
   const paths: string[] = [];
+  const names = new Set<string>();
   let expands = false;
   let git = false;
   for (const command of parsed.commands) {
@@ -468,6 +474,7 @@ export function classifyReadOnly(source: string): ReadOnlyVerdict {
     if (fileRedirects(command).some((redirect) => /[$`*?[{~]/.test(redirect.target)))
       expands = true;
     if (command.words[0] === 'git') git = true;
+    names.add(command.words[0] ?? '');
   }
-  return { readOnly: true, paths, expands, git };
+  return { readOnly: true, paths, expands, git, commands: [...names] };
 }
