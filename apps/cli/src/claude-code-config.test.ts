@@ -93,7 +93,7 @@ describe("Claude Code's rules", () => {
   });
 
   it.each([
-    ['allow', 'ExitPlanMode', "Claude Code's ExitPlanMode has no counterpart"],
+    ['allow', 'EnterPlanMode', "Claude Code's EnterPlanMode has no counterpart"],
     ['ask', 'WebFetch(https://example.com)', 'WebFetch takes domain:<host>'],
     ['deny', 'mcp__github__create_issue(x)', 'an MCP tool takes no specifier'],
     ['allow', 'WebFetch(domain:*.example.com)', 'a wildcard domain cannot be allowed'],
@@ -157,14 +157,14 @@ describe("Claude Code's hook matchers", () => {
   it('a matcher naming a Claude Code tool with no counterpart is refused, naming the file and key', async () => {
     const setup = await project({
       hooks: {
-        PreToolUse: [{ matcher: 'ExitPlanMode', hooks: [{ type: 'command', command: 'true' }] }],
+        PreToolUse: [{ matcher: 'EnterPlanMode', hooks: [{ type: 'command', command: 'true' }] }],
       },
     });
     const script = await writeScript(setup.dir, [{ text: 'never' }]);
     const result = await run(setup, script);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(
-      `${setup.file}: hooks.PreToolUse[0].matcher "ExitPlanMode" names Claude Code's ExitPlanMode, which has no counterpart`,
+      `${setup.file}: hooks.PreToolUse[0].matcher "EnterPlanMode" names Claude Code's EnterPlanMode, which has no counterpart`,
     );
   });
 });

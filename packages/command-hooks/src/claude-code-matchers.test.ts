@@ -56,8 +56,8 @@ describe('matches: our names and Claude Code’s', () => {
   });
 
   it.each([
-    ['ExitPlanMode', 'ExitPlanMode'],
-    ['Exit.*', 'ExitPlanMode'],
+    ['EnterPlanMode', 'EnterPlanMode'],
+    ['Enter.*', 'EnterPlanMode'],
     ['Bash|AskUserQuestion', 'AskUserQuestion'],
     ['(SlashCommand)', 'SlashCommand'],
   ])('refuses %s (naming the file and key)', (matcher, name) => {
@@ -72,7 +72,7 @@ describe('matches: our names and Claude Code’s', () => {
     );
   });
 
-  it.each(['Bash', 'Edit|Write', 'mcp__.*', '.*', '*', '', 'my_tool', '[A-Z].*', '(Bash|Exit.*)'])(
+  it.each(['Bash', 'Edit|Write', 'mcp__.*', '.*', '*', '', 'my_tool', '[A-Z].*', '(Bash|Enter.*)'])(
     'accepts %s',
     (matcher) => {
       expect(() =>

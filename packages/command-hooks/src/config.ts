@@ -152,7 +152,7 @@ function alternatives(source: string): string[] {
 
 /**
  * A Claude Code tool with no counterpart here that some alternative of `matcher` names and
- * nothing else (`ExitPlanMode`, `Exit.*`): such a hook would never run, so it is refused.
+ * nothing else (`EnterPlanMode`, `Enter.*`): such a hook would never run, so it is refused.
  */
 function unmappedClaudeCodeTools(matcher: string): string | undefined {
   if (matcher === '' || matcher === '*') return undefined;

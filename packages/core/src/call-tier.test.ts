@@ -62,6 +62,9 @@ describe('a call tier', () => {
     ['make', 'workspace-write', false],
     ['make', 'full-access', true],
     ['odd', 'workspace-write', false],
+    // Plan mode runs a call whose own tier is read-only, and nothing else.
+    ['ls -la', 'plan', true],
+    ['touch x', 'plan', false],
   ])('%s in %s mode: runs unasked = %s', async (command, mode, runs) => {
     const { text, isError } = await run(command, { mode });
     expect(isError).toBe(!runs);

@@ -75,6 +75,7 @@ describe('claudeCodeRule: the table', () => {
     ['Task', 'allow', ['@subagent']],
     ['Task(reviewer)', 'allow', ['@subagent/reviewer']],
     ['Skill(pdf)', 'allow', ['skill(pdf)']],
+    ['ExitPlanMode', 'allow', ['exit_plan_mode']],
     // MCP.
     ['mcp__github', 'allow', ['@mcp:github']],
     ['mcp__github__*', 'allow', ['@mcp:github']],
@@ -86,7 +87,7 @@ describe('claudeCodeRule: the table', () => {
   });
 
   it.each([
-    ['ExitPlanMode', /Claude Code's ExitPlanMode has no counterpart/],
+    ['EnterPlanMode', /Claude Code's EnterPlanMode has no counterpart/],
     ['SlashCommand(/deploy)', /SlashCommand has no counterpart/],
     ['AskUserQuestion', /no counterpart/],
     ['WebFetch(https://example.com)', /WebFetch takes domain:<host>/],
@@ -282,8 +283,8 @@ describe('Claude Code rules in PermissionPolicy', () => {
   });
 
   it('an unmappable rule is refused when the policy is built', () => {
-    expect(() => new PermissionPolicy({ allow: ['ExitPlanMode'] })).toThrow(
-      /Invalid permission rule "ExitPlanMode" in allow: Claude Code's ExitPlanMode has no counterpart/,
+    expect(() => new PermissionPolicy({ allow: ['EnterPlanMode'] })).toThrow(
+      /Invalid permission rule "EnterPlanMode" in allow: Claude Code's EnterPlanMode has no counterpart/,
     );
   });
 });

@@ -51,11 +51,11 @@ const counterparts: Readonly<Record<string, Counterpart>> = {
   Task: { pattern: '@subagent', specifier: 'agent' },
   Agent: { pattern: '@subagent', specifier: 'agent' },
   Skill: { pattern: 'skill', specifier: 'subject' },
+  ExitPlanMode: { pattern: 'exit_plan_mode', specifier: 'none' },
 };
 
 /** Claude Code's tools with nothing to map to here: a rule or hook naming one is refused. */
 export const claudeCodeToolsWithoutCounterpart: readonly string[] = [
-  'ExitPlanMode',
   'EnterPlanMode',
   'SlashCommand',
   'AskUserQuestion',
