@@ -226,7 +226,7 @@ describe('unknown tool arguments are refused, not dropped', () => {
       {
         toolCalls: [
           { name: 'search', arguments: { pattern: 'needle', glob: '*.md' } },
-          { name: 'search', arguments: { pattern: 'needle', type: 'md' } },
+          { name: 'search', arguments: { pattern: 'needle', max_depth: 1 } },
           { name: 'read_file', arguments: { path: 'a.ts', encoding: 'latin1' } },
         ],
       },
@@ -243,13 +243,13 @@ describe('unknown tool arguments are refused, not dropped', () => {
       'stream-json',
     ]);
     expect(stderr).toBe('');
-    const [filtered, unknownType, unknownEncoding] = toolResults(stdout);
+    const [filtered, unknownDepth, unknownEncoding] = toolResults(stdout);
     expect(filtered?.isError).toBe(false);
     expect(filtered?.text).toContain('b.md');
     expect(filtered?.text).not.toContain('a.ts');
-    expect(unknownType).toMatchObject({ isError: true, errorKind: 'invalid-args' });
-    expect(unknownType?.text).toContain(
-      'unknown field "type" (known fields: pattern, path, include',
+    expect(unknownDepth).toMatchObject({ isError: true, errorKind: 'invalid-args' });
+    expect(unknownDepth?.text).toContain(
+      'unknown field "max_depth" (known fields: pattern, path, include',
     );
     expect(unknownEncoding).toMatchObject({ isError: true, errorKind: 'invalid-args' });
     expect(unknownEncoding?.text).toContain(
