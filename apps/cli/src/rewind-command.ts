@@ -106,14 +106,15 @@ export async function rewindCommand(options: {
     ),
   });
   await session.checkpoints.conversationCut(point.index);
-  line(
-    `conversation: back to just before prompt ${which} (${messages.length} message${messages.length === 1 ? '' : 's'} kept); its text is in the input line`,
-  );
+  // Written before it is said: the file on disk matches what the line reports.
   try {
     await options.save();
   } catch (error) {
     line(`error: ${errorMessage(error)}`);
   }
+  line(
+    `conversation: back to just before prompt ${which} (${messages.length} message${messages.length === 1 ? '' : 's'} kept); its text is in the input line`,
+  );
   return point.text;
 }
 
