@@ -203,6 +203,8 @@ export interface BackgroundTask {
   readonly stderr: OutputBuffer;
   /** Set once the command ended. */
   outcome: ProcessOutcome | undefined;
+  /** The sandbox it runs in; undefined when it runs outside one. */
+  readonly sandbox?: Sandbox;
 }
 
 /** Options of {@link BackgroundTasks}. */
@@ -250,6 +252,7 @@ export class BackgroundTasks {
       handle,
       ...buffers,
       outcome: undefined,
+      ...(wrapped === undefined ? {} : { sandbox: settings.sandbox }),
     };
     void handle.done.then((outcome) => {
       task.outcome = outcome;
@@ -594,10 +597,16 @@ export function createBashOutputTool(
       details.taskId = task.id;
       // A task that ended on its own with a non-zero exit failed; one killed on request did not.
       const failed = outcome !== undefined && args.kill !== true && outcome.exitCode !== 0;
+      // A failure the sandbox caused says so, as bash's own results do.
+      const blocked = failed
+        ? task.sandbox?.explainFailure(
+            `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
+          )
+        : undefined;
+      if (blocked !== undefined) details.sandboxBlocked = blocked;
+      const text = body === '' ? `${status}\n(no output yet)` : `${body}\n${status}`;
       return {
-        content: [
-          { type: 'text', text: body === '' ? `${status}\n(no output yet)` : `${body}\n${status}` },
-        ],
+        content: [{ type: 'text', text: blocked === undefined ? text : `${text}\n${blocked}` }],
         details,
         ...(failed ? { isError: true } : {}),
       };

@@ -7,7 +7,7 @@ import { PermissionPolicy } from '@agent/core';
 import { createSandbox, SandboxUnavailableError } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // The OS sandbox under the real bash tool (bubblewrap; `.ci/run` installs it). Rules decide what
@@ -199,6 +199,22 @@ describe('bash in the OS sandbox', () => {
     // The host's /tmp is not even visible (the command has a private one): the write fails.
     expect(task?.stderr.snapshot().text).toMatch(/Read-only file system|No such file or directory/);
     expect(fs.existsSync(path.join(outside, 'bg.txt'))).toBe(false);
+
+    // Read back with bash_output, a failure the sandbox caused says so.
+    const blocked = await bash.execute(
+      { command: 'touch /etc/agent-sandbox-bg-test', run_in_background: true },
+      testContext(),
+    );
+    const blockedId = blocked.details?.taskId ?? '';
+    await background.get(blockedId)?.handle.done;
+    const read = await createBashOutputTool({ backgroundTasks: background }).execute(
+      { task_id: blockedId },
+      testContext(),
+    );
+    expect(read.isError).toBe(true);
+    expect(resultText(read)).toContain('Blocked by the sandbox: writes outside');
+    expect(read.details?.sandboxBlocked).toMatch(/^Blocked by the sandbox/);
+    expect(fs.existsSync('/etc/agent-sandbox-bg-test')).toBe(false);
   });
 
   it('running outside the sandbox is its own permission: always asked, even where rules allow the command', async () => {
