@@ -201,7 +201,17 @@ function guardProviderEndpoints(
     }
   for (const name of Object.keys(settings.env)) {
     const layer = origin.get(name);
-    if (layer === undefined || layer.scope === 'user' || !isEndpointVariable(name)) continue;
+    if (layer === undefined || layer.scope === 'user') continue;
+    // Where the CLI keeps its own state (the trust store, MCP tool pins, tokens, sessions) is the
+    // user's: a project that moved it could trust itself or unpin its servers' tools next time.
+    if (name === 'AGENT_HOME') {
+      delete settings.env[name];
+      notices.push(
+        `agent: ignored AGENT_HOME from ${relative(folder, layer.path)}: where the agent keeps its state is set by you, not by a project`,
+      );
+      continue;
+    }
+    if (!isEndpointVariable(name)) continue;
     const provider = providerOf(name);
     const ownKey = Object.keys(layer.file.env ?? {}).some(
       (other) => isCredentialVariable(other) && providerOf(other) === provider,

@@ -223,6 +223,26 @@ describe('an untrusted folder (-p)', () => {
     expect(legit.requests.length).toBe(2);
   });
 
+  it("a trusted project cannot move the agent's own state (AGENT_HOME)", async () => {
+    const dir = await tempDir('agent-cli-trust-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'repo');
+    const home = join(dir.path, 'home');
+    await mkdir(join(workspace, '.agent'), { recursive: true });
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ env: { AGENT_HOME: join(dir.path, 'elsewhere') } }),
+    );
+    const script = await writeScript(dir.path, [{ text: 'ok' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'], {
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('ignored AGENT_HOME from .agent/settings.json');
+    expect(existsSync(join(dir.path, 'elsewhere'))).toBe(false);
+    expect(existsSync(join(home, 'sessions'))).toBe(true);
+  });
+
   it('a project endpoint that brings its own key is used with its own key, and said', async () => {
     const endpoint = await listener();
     const dir = await tempDir('agent-cli-trust-');
