@@ -15,6 +15,7 @@ import {
 } from '@agent/core';
 import { createScriptedProvider, type ScriptedStep } from '@agent/core/testing';
 import * as z from 'zod';
+import { measureStartUp } from '../code-mode/start-up.js';
 import type { BenchSection } from '../types.js';
 
 // Deterministic data: a workspace of 300 files, 150 issues, 60 customers, 20 users with orders.
@@ -220,7 +221,6 @@ async function runTask(
 async function overhead(): Promise<{
   direct: number;
   nested: number;
-  coldStart: number;
   warmStart: number;
 }> {
   const noop = defineTool({
@@ -232,8 +232,6 @@ async function overhead(): Promise<{
   });
   const codeTool = createCodeModeTool({ tools: [noop] });
   let started = performance.now();
-  await executeTool(codeTool, { script: 'return 1' });
-  const coldStart = performance.now() - started;
   const calls = 2_000;
   // Warm-up of both paths.
   for (let index = 0; index < 200; index++) await executeTool(noop, { i: index });
@@ -254,14 +252,12 @@ async function overhead(): Promise<{
     script: `for (let i = 0; i < ${calls}; i++) await tools.noop({ i })`,
   });
   const nested = (performance.now() - started - warmStart) / calls;
-  return { direct, nested, coldStart, warmStart };
+  return { direct, nested, warmStart };
 }
 
 export async function run(): Promise<BenchSection[]> {
-  // First, while the process has not compiled QuickJS nor loaded sucrase: the cold start is real.
-  const cold = performance.now();
-  await executeTool(createCodeModeTool({ tools: [] }), { script: 'return 1' });
-  const coldStart = performance.now() - cold;
+  // In fresh processes, before this one loads anything of code mode.
+  const startUp = measureStartUp();
   const rows: string[][] = [];
   let directTotal = 0;
   let codeTotal = 0;
@@ -287,7 +283,7 @@ export async function run(): Promise<BenchSection[]> {
     '',
     '',
   ]);
-  const cost = { ...(await overhead()), coldStart };
+  const cost = await overhead();
   return [
     {
       title: 'Code mode: tokens sent to the model and round trips, direct vs one script',
@@ -313,13 +309,35 @@ export async function run(): Promise<BenchSection[]> {
         ['one nested call from a script (same tool)', cost.nested.toFixed(4)],
         ['overhead per nested call vs direct', (cost.nested - cost.direct).toFixed(4)],
         [
-          'runtime start-up, first script of the process (compile + instance + sucrase load)',
-          cost.coldStart.toFixed(1),
+          'runtime start-up per script, warm (`return 1` end to end, median of 20)',
+          cost.warmStart.toFixed(2),
         ],
-        ['runtime start-up, warm (`return 1` end to end, median of 20)', cost.warmStart.toFixed(2)],
       ],
       notes: [
         '2,000 sequential calls each way after a warm-up; the nested figure subtracts the warm start-up of the script.',
+      ],
+    },
+    {
+      title: 'Code mode: start-up in a fresh process',
+      columns: ['measure', 'ms (median)'],
+      rows: [
+        ['import @agent/core and @agent/code-mode', startUp.importMs.toFixed(1)],
+        [
+          'first script, nothing warmed up (compile QuickJS, load the TypeScript stripper, first instance)',
+          startUp.coldFirstScriptMs.toFixed(1),
+        ],
+        [
+          'warm-up started by createCodeModeTool (in the background, while the model answers)',
+          startUp.warmUpMs.toFixed(1),
+        ],
+        ['first script after the warm-up', startUp.warmedFirstScriptMs.toFixed(1)],
+        [
+          'each later script (fresh QuickJS instance, runtime and context)',
+          startUp.perScriptMs.toFixed(2),
+        ],
+      ],
+      notes: [
+        `${startUp.rounds} fresh \`node\` processes per probe, medians; each script end to end through executeTool (\`return 1\`). Every script gets its own WebAssembly instance: nothing but the compiled code is shared.`,
       ],
     },
   ];

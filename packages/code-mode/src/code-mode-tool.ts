@@ -11,9 +11,15 @@ import {
 } from '@agent/core';
 import * as z from 'zod';
 import { callExpression, type DeclarationOptions, toolDeclarations } from './declarations.js';
-import { runScript, type ScriptFailure, type ScriptLimits } from './script-runtime.js';
+import {
+  compileQuickJs,
+  runScript,
+  type ScriptFailure,
+  type ScriptLimits,
+} from './script-runtime.js';
 import { compileScript } from './script-source.js';
 import { errorEnvelope, resultEnvelope } from './script-values.js';
+import { warmUpCodeMode } from './warm-up.js';
 
 /** Limits of each script; every field is optional. */
 export interface CodeModeLimits {
@@ -49,6 +55,11 @@ export interface CodeModeToolOptions extends DeclarationOptions {
   timeoutMs?: number;
   /** Overrides of the tool's policy [`permission: 'read-only'`: a script can do nothing by itself]. */
   policy?: ToolPolicy<{ script: string }>;
+  /**
+   * Prepare the runtime in the background now (compile QuickJS, load the TypeScript stripper;
+   * once per process), so the first script does not pay for it [true].
+   */
+  warmUp?: boolean;
 }
 
 /** One nested call of a script, in the result's `details`. */
@@ -95,6 +106,7 @@ const input = z.object({
 export function createCodeModeTool(
   options: CodeModeToolOptions,
 ): DefinedTool<{ script: string }, CodeModeDetails> {
+  if (options.warmUp !== false) void warmUpCodeMode();
   const registry =
     options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
   const tools = registry.list();
@@ -151,6 +163,8 @@ async function runCodeMode(
   }
   const { registry, limits } = setup;
   const calls: CodeModeCall[] = [];
+  // Without a warm-up, QuickJS compiles (off the main thread) while the stripper loads.
+  void compileQuickJs().catch(() => undefined);
   const compiled = await compileScript(script);
   if (!compiled.ok) {
     return scriptResult(`The script does not parse: ${compiled.message}`, {

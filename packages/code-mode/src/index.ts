@@ -12,3 +12,4 @@ export {
   toolDeclarations,
 } from './declarations.js';
 export { compileQuickJs, type ScriptFailure } from './script-runtime.js';
+export { warmUpCodeMode } from './warm-up.js';

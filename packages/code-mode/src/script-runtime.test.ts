@@ -2,9 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineTool } from '@agent/core';
+import { defineTool, executeTool, toolResultText } from '@agent/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { createCodeModeTool } from './code-mode-tool.js';
 import { addTool, hangingTool, runScriptTool } from './test-helpers.js';
 
 // The runtime on its own terms: what a script can compute, and every way it can fail — each a
@@ -343,6 +344,66 @@ describe('isolation: no filesystem, network or process of its own', () => {
       `'use strict'; try { tools = 1 } catch (e) { return 'refused: ' + e.name }`,
     );
     expect(text).toBe('refused: TypeError');
+  });
+});
+
+describe('each script starts fresh: nothing one leaves behind reaches the next', () => {
+  // One tool, one process, the WebAssembly module compiled once: each script still gets its own
+  // instance, so what a script changes dies with it.
+  const tool = createCodeModeTool({ tools: [addTool] });
+  const run = async (script: string) =>
+    toolResultText((await executeTool(tool, { script })).content);
+  const fingerprint = `const sum = (await tools.add({ a: 1, b: 2 })).sum;
+    return [sum, typeof globalThis.leak, typeof leak, ({}).leak, [1, 2].map((x) => x + 1),
+    JSON.stringify({ a: 1 }), String(Promise.prototype.then).includes('[native code]'), 'ab'.toUpperCase(),
+    ToolCallError.prototype.leak, tools.add.leak, String(new Error('e')), Object.keys(globalThis).sort(),
+    typeof Symbol.leak, Reflect.ownKeys(Object.prototype).length, Object.isFrozen(Object.prototype)]`;
+  const polluters: [string, string][] = [
+    ['a global', "globalThis.leak = 'secret'; var leak2 = 'secret'"],
+    ['a global let', "leak = 'secret'"],
+    ['Object.prototype', "Object.prototype.leak = 'secret'"],
+    ['Array.prototype.map', "Array.prototype.map = () => ['secret']"],
+    ['JSON.stringify', 'JSON.stringify = () => \'"secret"\''],
+    ['Promise.prototype.then', 'Promise.prototype.then = function () { return "secret" }'],
+    ['String.prototype', "String.prototype.toUpperCase = () => 'secret'"],
+    ['ToolCallError.prototype', "ToolCallError.prototype.leak = 'secret'"],
+    ['a tool function', "tools.add.leak = 'secret'"],
+    ['Error.prototype.toString', "Error.prototype.toString = () => 'secret'"],
+    ['Symbol', "Symbol.leak = 'secret'"],
+    ['a big value left behind', "globalThis.big = 'secret'.repeat(1_000_000)"],
+    [
+      'a call left running',
+      "tools.add({ a: 1, b: 1 }).then(() => { globalThis.leak = 'secret' }); return 'left'",
+    ],
+    [
+      'a frozen Object.prototype',
+      'Object.freeze(Object.prototype); Object.freeze(Array.prototype)',
+    ],
+  ];
+
+  it.each(polluters)(
+    'after a script that changes %s, the next sees the language as new',
+    async (_name, polluter) => {
+      const baseline = await run(fingerprint);
+      expect(baseline).not.toContain('secret');
+      // The fingerprint does see the change within the script that makes it.
+      expect(await run(`${polluter.replace("return 'left'", '')};\n${fingerprint}`)).not.toBe(
+        baseline,
+      );
+      await run(polluter);
+      expect(await run(fingerprint)).toBe(baseline);
+    },
+  );
+
+  it('two scripts running at once do not see each other', async () => {
+    const baseline = await run(fingerprint);
+    const [, second] = await Promise.all([
+      run(
+        `globalThis.leak = 'secret'; Object.prototype.leak = 'secret'; await tools.add({ a: 1, b: 1 }); return 'done'`,
+      ),
+      run(`await tools.add({ a: 0, b: 0 }); ${fingerprint.replace('return ', 'return ')}`),
+    ]);
+    expect(second).toBe(baseline);
   });
 });
 

@@ -15,7 +15,12 @@ type Transform = (
 let transform: Promise<Transform> | undefined;
 
 function loadTransform(): Promise<Transform> {
-  transform ??= import('sucrase').then((sucrase) => sucrase.transform as Transform);
+  transform ??= import('sucrase')
+    .then((sucrase) => sucrase.transform as Transform)
+    .catch((error: unknown) => {
+      transform = undefined;
+      throw error;
+    });
   return transform;
 }
 
