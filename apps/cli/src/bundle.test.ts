@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appDir, assertBuilt } from './test-support.js';
+import { appDir, assertBuilt } from './testing/test-support.js';
 
 beforeAll(() => assertBuilt());
 

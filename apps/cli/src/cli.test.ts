@@ -14,7 +14,7 @@ import {
   runCli,
   tempDir,
   writeScript,
-} from './test-support.js';
+} from './testing/test-support.js';
 
 interface SavedMessage {
   role: string;

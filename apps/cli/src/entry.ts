@@ -6,7 +6,7 @@
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { versionsText } from './version.js';
+import { versionsText } from './config/version.js';
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {

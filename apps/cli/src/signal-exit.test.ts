@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, cliPath, tempDir, writeScript } from './test-support.js';
+import { assertBuilt, cleanEnv, cliPath, tempDir, writeScript } from './testing/test-support.js';
 
 // A terminal closed under the CLI (SIGHUP) must not leave the commands it started running.
 

@@ -1,0 +1,165 @@
+/**
+ * Sub-agents defined as Markdown files with YAML front matter, in `$AGENT_HOME/agents/` (the
+ * user's) and `.agent/agents/` (the project's, winning by name), offered to the model as
+ * `@agent/subagent` tools:
+ *
+ * ```markdown
+ * ---
+ * name: reviewer
+ * description: Reviews a diff for bugs; give it the paths to look at.
+ * tools: read_file, grep, glob
+ * model: claude-haiku-4-5
+ * ---
+ * You are a careful code reviewer. …
+ * ```
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { AnyAgentTool, Provider } from '@agent/core';
+import { agentHome } from './agent-home.js';
+import { CliError } from './cli-error.js';
+
+/** One agent file, checked. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Tool names it may use; `undefined` for all of the session's tools (sub-agents excepted). */
+  tools: string[] | undefined;
+  /** A model name, or `undefined` to use the session's. */
+  model: string | undefined;
+  /** The Markdown body: the agent's system prompt. */
+  prompt: string;
+  /** The file it came from. */
+  path: string;
+}
+
+const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const knownKeys = ['name', 'description', 'tools', 'model'];
+/** Keys other tools' agent files carry that mean nothing here; ignored rather than refused. */
+const ignoredKeys = ['color'];
+
+/** Parses one agent file (front matter with the `yaml` package; the body is the system prompt). */
+export async function parseAgentFile(path: string, text: string): Promise<AgentDefinition> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
+  if (match === null)
+    throw new CliError(`${path}: an agent file starts with front matter between --- lines`);
+  const { parse } = await import('./yaml.js');
+  let data: unknown;
+  try {
+    data = parse(match[1] ?? '');
+  } catch (error) {
+    throw new CliError(`${path}: the front matter is not valid YAML: ${(error as Error).message}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new CliError(`${path}: the front matter must be a mapping (name, description, …)`);
+  const record = data as Record<string, unknown>;
+  for (const key of Object.keys(record))
+    if (!knownKeys.includes(key) && !ignoredKeys.includes(key))
+      throw new CliError(`${path}: unknown key "${key}" (known: ${knownKeys.join(', ')})`);
+  const { name, description, tools, model } = record;
+  if (typeof name !== 'string' || !namePattern.test(name))
+    throw new CliError(`${path}: "name" must be letters, digits, _ or - (at most 64)`);
+  if (typeof description !== 'string' || description.trim() === '')
+    throw new CliError(`${path}: "description" must say what the agent is for`);
+  let toolList: string[] | undefined;
+  if (typeof tools === 'string')
+    toolList = tools
+      .split(',')
+      .map((tool) => tool.trim())
+      .filter((tool) => tool !== '');
+  else if (Array.isArray(tools) && tools.every((tool) => typeof tool === 'string'))
+    toolList = tools as string[];
+  else if (tools !== undefined && tools !== null)
+    throw new CliError(`${path}: "tools" must be a list of tool names or a comma-separated string`);
+  if (model !== undefined && typeof model !== 'string')
+    throw new CliError(`${path}: "model" must be a string`);
+  return {
+    name,
+    description: description.trim(),
+    tools: toolList,
+    model: model === undefined || model === 'inherit' ? undefined : model,
+    prompt: (match[2] ?? '').trim(),
+    path,
+  };
+}
+
+async function markdownFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir))
+      .filter((file) => file.endsWith('.md'))
+      .sort()
+      .map((file) => join(dir, file));
+  } catch {
+    return [];
+  }
+}
+
+/** The agents of the user and of the project (the project's win by name), sorted by name. */
+export async function loadAgentDefinitions(
+  cwd: string,
+  home = agentHome(),
+): Promise<AgentDefinition[]> {
+  const byName = new Map<string, AgentDefinition>();
+  for (const dir of [join(home, 'agents'), join(resolve(cwd), '.agent', 'agents')]) {
+    for (const path of await markdownFiles(dir)) {
+      const definition = await parseAgentFile(path, await readFile(path, 'utf8'));
+      byName.set(definition.name, definition);
+    }
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The sub-agent tools of the definitions, each with its tools picked from `available`. */
+export async function createAgentTools(
+  definitions: readonly AgentDefinition[],
+  context: {
+    available: readonly AnyAgentTool[];
+    provider: Provider;
+    model: string;
+    /** The provider for a definition's own model (the session's for scripted runs). */
+    providerFor: (model: string) => Promise<Provider>;
+    /** Told about tool names a definition lists that the session does not have (they are skipped). */
+    log: (line: string) => void;
+  },
+): Promise<AnyAgentTool[]> {
+  if (definitions.length === 0) return [];
+  const { createSubAgentTool } = await import('@agent/subagent');
+  // Other agents' names for the same tools (Read, Grep…) are the built-ins' aliases.
+  const byName = new Map<string, AnyAgentTool>();
+  for (const tool of context.available)
+    for (const name of [tool.name, ...(tool.aliases ?? [])])
+      if (!byName.has(name)) byName.set(name, tool);
+  const tools: AnyAgentTool[] = [];
+  for (const definition of definitions) {
+    let childTools: AnyAgentTool[];
+    if (definition.tools === undefined) childTools = [...context.available];
+    else {
+      childTools = [];
+      for (const name of definition.tools) {
+        const tool = byName.get(name);
+        if (tool === undefined)
+          context.log(
+            `${definition.path}: no tool "${name}" in this session (it has ${context.available.map((t) => t.name).join(', ')}); skipped`,
+          );
+        else if (!childTools.includes(tool)) childTools.push(tool);
+      }
+    }
+    tools.push(
+      createSubAgentTool({
+        name: definition.name,
+        description: definition.description,
+        provider:
+          definition.model === undefined
+            ? context.provider
+            : await context.providerFor(definition.model),
+        model: definition.model ?? context.model,
+        ...(definition.prompt === '' ? {} : { systemPrompt: definition.prompt }),
+        tools: childTools,
+        // Starting the agent does nothing by itself; each of its calls goes through the session's
+        // permission gate (the parent's gate always applies to a child), so it is not asked twice.
+        policy: { permission: 'read-only' },
+      }),
+    );
+  }
+  return tools;
+}

@@ -1,0 +1,439 @@
+import { parseArgs } from 'node:util';
+import type { HooksConfig } from '@agent/command-hooks';
+import type { CompactionOptions, PermissionMode } from '@agent/core';
+import type { SandboxMode } from '@agent/sandbox';
+import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
+
+/** The providers the CLI can talk to. */
+export type ProviderName = 'anthropic' | 'openai' | 'google';
+
+/** How `-p` prints: a transcript and the answer, one JSON object at the end, or one JSON line per event. */
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+/** What the command line asked for, validated. */
+export interface CliOptions {
+  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
+  /** `agent trust [list|revoke]`: what to do with the folder's trust [add]. */
+  trustAction?: 'add' | 'list' | 'revoke';
+  /** `--trust`: apply the folder's configuration for this run even if it is not trusted. */
+  trust?: boolean;
+  /** Whether the workspace is trusted (filled in by the trust step; undefined: not judged). */
+  workspaceTrusted?: boolean;
+  /** The id of this session (filled in at start: a resumed session's own, else a new one). */
+  sessionId?: string;
+  /** The project root whose configuration applies (filled in by the trust step; see project-root.ts). */
+  projectRoot?: string;
+  /** `agent mcp serve --http`: serve over Streamable HTTP on this port (0: any free) instead of stdio. */
+  serveHttpPort?: number | undefined;
+  /** `--token-file`: the bearer token `--http` requires, from this file (mode 0600) instead of a new one. */
+  serveTokenFile?: string;
+  /** `--no-auth`: `--http` serves anyone who can reach the port. */
+  serveNoAuth?: boolean;
+  /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
+  prompt: string | undefined;
+  /** A positional prompt: the interactive session starts by running it. */
+  initialPrompt: string | undefined;
+  outputFormat: OutputFormat;
+  /** `stream-json`: user messages are read from stdin, one JSON object per line, each a run. */
+  inputFormat?: 'text' | 'stream-json';
+  /** The OS sandbox of bash and sandboxed MCP servers [auto]. */
+  sandbox: SandboxMode;
+  provider: ProviderName | undefined;
+  model: string | undefined;
+  baseUrl: string | undefined;
+  scripted: string | undefined;
+  cwd: string;
+  mcpConfig: string | undefined;
+  /** Context compaction from the user settings (`compaction`): off, or the window and threshold. */
+  compaction?: CompactionOptions | false;
+  /** `--mcp-timeout` (or settings' `mcpTimeout`): seconds an MCP server has to start and answer [30]. */
+  mcpTimeoutSeconds?: number;
+  /** `--mcp-log-level`: MCP servers' log messages shown from this level up [warning]. */
+  mcpLogLevel?: McpLogLevel | 'off' | undefined;
+  openapi: { spec: string; name: string | undefined }[];
+  mode: PermissionMode | undefined;
+  allow: string[];
+  ask: string[];
+  deny: string[];
+  maxTurns: number | undefined;
+  save: string | undefined;
+  resume: string | undefined;
+  systemPrompt: string | undefined;
+  /** `--resume` without a file: list the workspace's saved sessions and pick one. */
+  pickSession?: boolean;
+  /** `--continue`: resume the workspace's newest saved session. */
+  continueLast?: boolean;
+  /** `--keep-grants` (or settings' `permissions.keepGrants`): a resumed session gets its "always" grants back. */
+  keepGrants?: boolean;
+  /** `--hosted-web-search`: the provider's own web search (Anthropic, OpenAI Responses, Gemini). */
+  hostedWebSearch?: boolean;
+  /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
+  sandboxExplicit?: boolean;
+  /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
+  mcpServers?: McpServerEntry[];
+  /** Command hooks from settings files (filled in by the settings step). */
+  hooks?: HooksConfig;
+  /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
+  passEnv?: string[];
+}
+
+/** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The help text. */
+export const usage = `Usage:
+  agent [options]                 interactive session (needs a terminal)
+  agent "prompt" [options]        interactive session that starts with this prompt
+  agent -p "prompt" [options]     one run; the final answer goes to stdout
+  cat log | agent -p "explain"    piped stdin is appended to the prompt
+  echo "prompt" | agent -p        no prompt text: stdin is the prompt (also -p -)
+  agent demo                      offline demo: a scripted model drives the real tools
+  agent trust [list|revoke]       trust this folder's configuration (hooks, MCP servers, env,
+                                  allow rules…), pinned to what it is now; list; or revoke
+  agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
+                                  to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
+                                  for whoever holds the bearer token printed at start
+                                  (--token-file F: the token in F, mode 0600; --no-auth: anyone)
+
+Model:
+  --provider <name>        anthropic | openai | google   [first with an API key set:
+                           ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY]
+  --model <id>             model id   [claude-sonnet-4-6 | gpt-5-mini | gemini-2.5-flash]
+  --base-url <url>         an OpenAI-compatible server (Ollama, vLLM, …); needs --model
+  --scripted <file.json>   no network: replay the assistant turns in this file
+  --system <text>          system prompt
+
+Tools:
+  --cwd <dir>              workspace of the built-in tools   [current directory]
+  --mcp-config <file>      { "mcpServers": { "name": { "command", "args", "env" } | { "url" } } }
+  --mcp-timeout <s>        seconds an MCP server has to start and answer   [30]
+  --mcp-log-level <level>  MCP servers' log messages shown from: debug|info|notice|warning|error|
+                           critical|alert|emergency|off [warning]
+  --openapi <spec>[=name]  an OpenAPI document (path or URL) as tools; repeatable
+  --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
+                           commands may write only the workspace and a private /tmp,
+                           credentials are hidden, no network
+  --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
+                           variable although it holds a credential; repeatable [API keys,
+                           tokens, passwords are withheld from them]
+
+Permissions:
+  --trust                  apply this folder's own configuration for this run even if the
+                           folder is not trusted (hooks, MCP servers, env, allow rules…); without
+                           it an untrusted folder's settings may only narrow (see agent trust)
+  --mode <mode>            default | read-only | workspace-write | full-access | plan
+                           [default in a session, read-only with -p]; plan: read-only
+                           tools only, then a plan to approve (-p prints it)
+  --allow <rule>           e.g. 'bash(git *)'; repeatable
+  --ask <rule>             always ask, e.g. 'bash(git push*)'; repeatable
+  --deny <rule>            e.g. 'bash(rm *)'; repeatable
+
+Session:
+  -p, --print <prompt>     run once, non-interactively
+  --output-format <f>      text | json | stream-json   [text] (-p only; see the README)
+  --input-format <f>       text | stream-json   [text]; stream-json: user messages as JSON lines
+                           on stdin, each one run of the same session (implies -p)
+  --max-turns <n>          model calls per run   [100]
+  --save <file>            write the conversation (JSON) after every run [every session is
+                           saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
+  --resume [<file>|<id>]   continue a conversation saved with --save or /save, or a kept
+                           session by the sessionId json output prints; without either, pick
+                           one of this workspace's saved sessions from a list
+  -c, --continue           continue this workspace's newest saved session
+  --keep-grants            a resumed session gets back its "always" answers (saved with it;
+                           "never" answers always come back)
+  --hosted-web-search      let the model use its provider's own web search (Anthropic, OpenAI
+                           Responses, Gemini grounding); answers carry their sources
+  -h, --help               this text
+  -v, --version            the version
+
+Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 4 a call needed approval and -p could
+not ask (the message names the --allow rule or --mode that permits it), 130 aborted.
+`;
+
+const modes: readonly PermissionMode[] = [
+  'default',
+  'read-only',
+  'workspace-write',
+  'full-access',
+  'plan',
+];
+const outputFormats: readonly OutputFormat[] = ['text', 'json', 'stream-json'];
+const sandboxModes: readonly SandboxMode[] = ['auto', 'required', 'off'];
+const providers: readonly ProviderName[] = ['anthropic', 'openai', 'google'];
+const openApiName = /^[a-zA-Z0-9_-]+$/;
+const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Splits `spec=name`: the text after the last `=` is a name when it is a simple word, so a URL
+ * with a query string needs an explicit name (`https://x/spec?format=json=api`).
+ */
+export function parseOpenApiFlag(value: string): { spec: string; name: string | undefined } {
+  const at = value.lastIndexOf('=');
+  if (at > 0 && openApiName.test(value.slice(at + 1))) {
+    return { spec: value.slice(0, at), name: value.slice(at + 1) };
+  }
+  if (value === '') throw new UsageError('--openapi needs a path or URL');
+  return { spec: value, name: undefined };
+}
+
+/** Parses argv (without `node` and the script); throws {@link UsageError} on any mistake. */
+export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliOptions {
+  // `--resume` without a file (last, or before another option): pick from the saved sessions.
+  const at = argv.indexOf('--resume');
+  const pickSession = at >= 0 && (at === argv.length - 1 || (argv[at + 1] ?? '').startsWith('-'));
+  if (pickSession) argv = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  // `-p` with no text after it (last, or before a long option): the prompt is the words given
+  // apart from the options, else stdin — `echo data | agent -p`, as Claude Code reads it.
+  const printAt = argv.findIndex((arg) => arg === '-p' || arg === '--print');
+  const printFlag =
+    printAt >= 0 && (printAt === argv.length - 1 || (argv[printAt + 1] ?? '').startsWith('--'));
+  if (printFlag) argv = [...argv.slice(0, printAt), ...argv.slice(printAt + 1)];
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError(explainParseError(error));
+  }
+  const { values } = parsed;
+  let { positionals } = parsed;
+  if (printFlag) {
+    if (values.print !== undefined) throw new UsageError('-p is given twice');
+    values.print = positionals.length > 0 ? positionals.join(' ') : '-';
+    positionals = [];
+  }
+  let command: CliOptions['command'] = 'run';
+  let initialPrompt: string | undefined;
+  let trustAction: CliOptions['trustAction'];
+  if (values.help) command = 'help';
+  else if (values.version) command = 'version';
+  else if (positionals.length > 0) {
+    if (positionals[0] === 'mcp' && positionals[1] === 'serve' && positionals.length === 2)
+      command = 'mcp-serve';
+    else if (positionals[0] === 'mcp')
+      throw new UsageError('Unknown mcp command: use "agent mcp serve [--http] [--port N]"');
+    else if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
+    else if (
+      positionals[0] === 'trust' &&
+      (positionals.length === 1 ||
+        (positionals.length === 2 && ['list', 'revoke'].includes(positionals[1] ?? '')))
+    ) {
+      command = 'trust';
+      trustAction = (positionals[1] ?? 'add') as 'add' | 'list' | 'revoke';
+    } else if (positionals[0] === 'trust' && values.print === undefined)
+      throw new UsageError(
+        `Unknown trust command "${positionals.slice(1).join(' ')}": use agent trust, agent trust list or agent trust revoke (--cwd names the folder)`,
+      );
+    else if (positionals[0] === 'demo')
+      throw new UsageError(
+        `demo takes no arguments (to start a session with a prompt that begins with "demo", quote it: agent "${positionals.join(' ')}")`,
+      );
+    else if (values.print !== undefined)
+      throw new UsageError(
+        `Unexpected argument "${positionals.join(' ')}" next to -p (quote the whole prompt)`,
+      );
+    else initialPrompt = positionals.join(' ');
+  }
+  const outputFormat = values['output-format'] ?? 'text';
+  if (!outputFormats.includes(outputFormat as OutputFormat)) {
+    throw new UsageError(
+      `Unknown output format "${outputFormat}": expected one of ${outputFormats.join(', ')}`,
+    );
+  }
+  const sandbox = values.sandbox ?? 'auto';
+  if (!sandboxModes.includes(sandbox as SandboxMode)) {
+    throw new UsageError(
+      `Unknown sandbox mode "${sandbox}": expected one of ${sandboxModes.join(', ')}`,
+    );
+  }
+  const inputFormat = values['input-format'] ?? 'text';
+  if (inputFormat !== 'text' && inputFormat !== 'stream-json')
+    throw new UsageError(`Unknown input format "${inputFormat}": expected text or stream-json`);
+  if (inputFormat === 'stream-json' && command === 'run' && initialPrompt !== undefined)
+    throw new UsageError(
+      '--input-format stream-json reads the messages from stdin: no prompt argument (or -p for the first message)',
+    );
+  if (
+    outputFormat !== 'text' &&
+    values.print === undefined &&
+    inputFormat !== 'stream-json' &&
+    command === 'run'
+  ) {
+    throw new UsageError(`--output-format ${outputFormat} needs -p (a one-shot run)`);
+  }
+
+  const provider = values.provider;
+  if (provider !== undefined && !providers.includes(provider as ProviderName)) {
+    throw new UsageError(`Unknown provider "${provider}": expected one of ${providers.join(', ')}`);
+  }
+  const mcpLogLevel = values['mcp-log-level'];
+  if (
+    mcpLogLevel !== undefined &&
+    mcpLogLevel !== 'off' &&
+    !mcpLogLevels.includes(mcpLogLevel as McpLogLevel)
+  ) {
+    throw new UsageError(
+      `Unknown MCP log level "${mcpLogLevel}": expected one of ${mcpLogLevels.join(', ')}, off`,
+    );
+  }
+  const mode = values.mode;
+  if (mode !== undefined && !modes.includes(mode as PermissionMode)) {
+    throw new UsageError(`Unknown mode "${mode}": expected one of ${modes.join(', ')}`);
+  }
+  let mcpTimeoutSeconds: number | undefined;
+  if (values['mcp-timeout'] !== undefined) {
+    mcpTimeoutSeconds = Number(values['mcp-timeout']);
+    if (!Number.isFinite(mcpTimeoutSeconds) || mcpTimeoutSeconds <= 0)
+      throw new UsageError(
+        `--mcp-timeout takes seconds (a number > 0, e.g. 10 or 0.5), got "${values['mcp-timeout']}"`,
+      );
+  }
+  let maxTurns: number | undefined;
+  if (values['max-turns'] !== undefined) {
+    maxTurns = Number(values['max-turns']);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+      throw new UsageError(`--max-turns must be a whole number >= 1, got "${values['max-turns']}"`);
+    }
+  }
+  if (values.print !== undefined && values.print.trim() === '') {
+    throw new UsageError('-p needs a prompt');
+  }
+  if (values['base-url'] !== undefined) {
+    if (provider !== undefined && provider !== 'openai')
+      throw new UsageError('--base-url is for OpenAI-compatible servers (--provider openai)');
+    if (values.model === undefined)
+      throw new UsageError('--base-url needs --model (the server decides which models exist)');
+  }
+  if (command === 'demo' && values.print !== undefined) {
+    throw new UsageError('demo takes no -p');
+  }
+  let serveHttpPort: number | undefined;
+  if (values.http === true || values.port !== undefined) {
+    if (command !== 'mcp-serve') throw new UsageError('--http and --port are for agent mcp serve');
+    serveHttpPort = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(serveHttpPort) || serveHttpPort < 0 || serveHttpPort > 65535)
+      throw new UsageError(`--port must be a port number, got "${values.port}"`);
+  }
+  const tokenFile = values['token-file'];
+  if ((tokenFile !== undefined || values['no-auth'] === true) && serveHttpPort === undefined)
+    throw new UsageError('--token-file and --no-auth are for agent mcp serve --http');
+  if (tokenFile !== undefined && values['no-auth'] === true)
+    throw new UsageError('--token-file sets the token that --no-auth turns off: use one');
+  if (tokenFile === '') throw new UsageError('--token-file needs a path');
+  if (pickSession && (values.continue === true || values.resume !== undefined))
+    throw new UsageError('--continue and --resume both choose a conversation: use one');
+  if (values.continue === true && values.resume !== undefined)
+    throw new UsageError('--continue and --resume both choose a conversation: use one');
+  if (command === 'mcp-serve' && values.print !== undefined)
+    throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
+  const passEnv = values['pass-env'] ?? [];
+  for (const name of passEnv)
+    if (!environmentName.test(name))
+      throw new UsageError(
+        name.includes('=')
+          ? `--pass-env takes a variable's name, not an assignment: --pass-env ${name.slice(0, name.indexOf('='))} (its value comes from the environment)`
+          : `--pass-env takes a variable's name (e.g. --pass-env GITHUB_TOKEN), got "${name}"`,
+      );
+
+  return {
+    command,
+    serveHttpPort,
+    ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
+    ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
+    prompt: values.print,
+    initialPrompt,
+    outputFormat: outputFormat as OutputFormat,
+    ...(inputFormat === 'stream-json' ? { inputFormat } : {}),
+    sandbox: sandbox as SandboxMode,
+    provider: provider as ProviderName | undefined,
+    model: values.model,
+    baseUrl: values['base-url'],
+    scripted: values.scripted,
+    cwd: values.cwd ?? cwd,
+    mcpConfig: values['mcp-config'],
+    ...(mcpLogLevel === undefined ? {} : { mcpLogLevel: mcpLogLevel as McpLogLevel | 'off' }),
+    ...(mcpTimeoutSeconds === undefined ? {} : { mcpTimeoutSeconds }),
+    openapi: (values.openapi ?? []).map(parseOpenApiFlag),
+    mode: mode as PermissionMode | undefined,
+    allow: values.allow ?? [],
+    ask: values.ask ?? [],
+    deny: values.deny ?? [],
+    maxTurns,
+    save: values.save,
+    resume: values.resume,
+    systemPrompt: values.system,
+    sandboxExplicit: values.sandbox !== undefined,
+    continueLast: values.continue === true,
+    ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
+    ...(values.trust === true ? { trust: true } : {}),
+    ...(trustAction === undefined ? {} : { trustAction }),
+    ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
+    pickSession,
+    ...(passEnv.length === 0 ? {} : { passEnv }),
+  };
+}
+
+/** Node's parser messages name its internals ("argument is ambiguous"); say what to type instead. */
+function explainParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const option = /'(-{1,2}[^',\s]+)/.exec(message)?.[1] ?? 'an option';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `Unknown option ${option} (agent --help lists them)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (message.includes('argument missing')) return `${option} needs a value`;
+      if (message.includes('ambiguous'))
+        return `${option} needs a value; one that starts with "-" must be attached: -p-x or --print=-x`;
+      return `${option}: ${message}`;
+    default:
+      return message;
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      print: { type: 'string', short: 'p' },
+      'output-format': { type: 'string' },
+      'input-format': { type: 'string' },
+      sandbox: { type: 'string' },
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      scripted: { type: 'string' },
+      system: { type: 'string' },
+      cwd: { type: 'string' },
+      'mcp-config': { type: 'string' },
+      'mcp-log-level': { type: 'string' },
+      'mcp-timeout': { type: 'string' },
+      openapi: { type: 'string', multiple: true },
+      mode: { type: 'string' },
+      allow: { type: 'string', multiple: true },
+      ask: { type: 'string', multiple: true },
+      deny: { type: 'string', multiple: true },
+      'max-turns': { type: 'string' },
+      save: { type: 'string' },
+      resume: { type: 'string' },
+      http: { type: 'boolean' },
+      continue: { type: 'boolean', short: 'c' },
+      'keep-grants': { type: 'boolean' },
+      trust: { type: 'boolean' },
+      'hosted-web-search': { type: 'boolean' },
+      'pass-env': { type: 'string', multiple: true },
+      port: { type: 'string' },
+      'token-file': { type: 'string' },
+      'no-auth': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+}

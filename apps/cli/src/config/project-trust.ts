@@ -1,0 +1,243 @@
+/**
+ * Which parts of a project's settings only narrow (deny and ask rules, a stricter mode or
+ * sandbox: always applied) and which execute or widen (hooks, MCP servers, env, allow rules, a
+ * wider mode, a weaker sandbox, keepGrants, provider and model: applied only once the folder is
+ * trusted, each pinned on its own). The user's own settings always apply.
+ */
+import { relative } from 'node:path';
+import type { CommandHook, HooksConfig } from '@agent/command-hooks';
+import type { PermissionMode } from '@agent/core';
+import type { SandboxMode } from '@agent/sandbox';
+import type { TrustItem } from '@agent/workspace-trust';
+import type { McpServerEntry } from './mcp-servers.js';
+import { emptySettings, type Settings, type SettingsLayer } from './settings.js';
+
+/** What the project's mode and sandbox are compared with. */
+export interface TrustBaseline {
+  /** The mode the session would have without the project: the flag, the user's, or the front end's default. */
+  mode: PermissionMode;
+  /** Whether `--mode` was given (then no file can change it). */
+  modeFromFlag: boolean;
+  sandbox: SandboxMode;
+  sandboxFromFlag: boolean;
+}
+
+const modeRank: Record<PermissionMode, number> = {
+  default: 0,
+  'read-only': 1,
+  'workspace-write': 2,
+  'full-access': 3,
+  // Allows what read-only allows (and refuses the rest without asking): as wide as read-only.
+  plan: 1,
+};
+const sandboxStrength: Record<SandboxMode, number> = { off: 0, auto: 1, required: 2 };
+
+/**
+ * An item's key: the file's absolute path (under the folder's real path) and the setting. A moved
+ * folder is a new folder; a subfolder's own files are its own items.
+ */
+export function trustItemKey(file: string, setting: string): string {
+  return `${file} ${setting}`;
+}
+
+/** One part of a settings file: applied to the merge; `item` set when it needs trust. */
+interface Part {
+  item?: TrustItem;
+  apply(target: Settings, servers: Map<string, McpServerEntry>): void;
+}
+
+function shorten(text: string, max = 100): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function describeServer(entry: McpServerEntry): string {
+  const transport = entry.transport;
+  if (transport.type === 'stdio') {
+    const env = Object.keys(transport.env ?? {});
+    return `MCP server "${entry.name}" runs: ${shorten([transport.command, ...(transport.args ?? [])].join(' '))}${env.length > 0 ? ` (env ${env.join(', ')})` : ''}`;
+  }
+  if (transport.type === 'http') {
+    const headers = Object.keys(transport.headers ?? {});
+    return `MCP server "${entry.name}" connects to ${String(transport.url)}${headers.length > 0 ? ` (headers ${headers.join(', ')})` : ''}`;
+  }
+  return `MCP server "${entry.name}" (a custom transport)`;
+}
+
+/** The parts of one layer, in the order the plain merge applies them. */
+function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: string): Part[] {
+  const { file } = layer;
+  const source = layer.scope === 'user' ? layer.path : relative(project, layer.path);
+  const trusted = layer.scope === 'user';
+  const parts: Part[] = [];
+  const widening = (
+    kind: TrustItem['kind'],
+    key: string,
+    description: string,
+    value: unknown,
+    apply: Part['apply'],
+  ) => {
+    parts.push(
+      trusted
+        ? { apply }
+        : { item: { kind, key: trustItemKey(layer.path, key), source, description, value }, apply },
+    );
+  };
+  const permissions = file.permissions ?? {};
+  for (const rule of permissions.allow ?? [])
+    widening('allow-rule', `permissions.allow ${rule}`, `allow rule ${rule}`, rule, (target) => {
+      target.allow.push(rule);
+    });
+  parts.push({ apply: (target) => target.ask.push(...(permissions.ask ?? [])) });
+  parts.push({ apply: (target) => target.deny.push(...(permissions.deny ?? [])) });
+  const mode = permissions.defaultMode;
+  if (mode !== undefined) {
+    const apply: Part['apply'] = (target) => {
+      target.mode = mode;
+    };
+    if (!baseline.modeFromFlag && modeRank[mode] > modeRank[baseline.mode])
+      widening(
+        'permission-mode',
+        'permissions.defaultMode',
+        `permission mode ${mode} (wider than ${baseline.mode})`,
+        mode,
+        apply,
+      );
+    else parts.push({ apply });
+  }
+  if (permissions.keepGrants !== undefined) {
+    const keep = permissions.keepGrants;
+    const apply: Part['apply'] = (target) => {
+      target.keepGrants = keep;
+    };
+    if (keep)
+      widening(
+        'keep-grants',
+        'permissions.keepGrants',
+        'keepGrants: resumed sessions get their "always" answers back',
+        keep,
+        apply,
+      );
+    else parts.push({ apply });
+  }
+  if (file.model !== undefined) {
+    const model = file.model;
+    widening('model', 'model', `model ${model}`, model, (target) => {
+      target.model = model;
+    });
+  }
+  if (file.provider !== undefined) {
+    const provider = file.provider;
+    widening('provider', 'provider', `provider ${provider}`, provider, (target) => {
+      target.provider = provider;
+    });
+  }
+  if (file.sandbox !== undefined) {
+    const sandbox = file.sandbox;
+    const apply: Part['apply'] = (target) => {
+      target.sandbox = sandbox;
+    };
+    if (!baseline.sandboxFromFlag && sandboxStrength[sandbox] < sandboxStrength[baseline.sandbox])
+      widening(
+        'sandbox',
+        'sandbox',
+        `sandbox ${sandbox} (weaker than ${baseline.sandbox})`,
+        sandbox,
+        apply,
+      );
+    else parts.push({ apply });
+  }
+  // Only the user's file may hold passEnv (a project file with it is refused when read).
+  if (trusted) parts.push({ apply: (target) => target.passEnv.push(...(file.passEnv ?? [])) });
+  // Likewise sessions; a timeout runs nothing and widens nothing.
+  if (trusted)
+    parts.push({ apply: (target) => Object.assign(target.sessions, file.sessions ?? {}) });
+  // And compaction (only the user's file may hold it).
+  if (trusted && file.compaction !== undefined) {
+    const compaction = file.compaction;
+    parts.push({
+      apply: (target) => {
+        target.compaction = compaction;
+      },
+    });
+  }
+  if (file.mcpTimeout !== undefined) {
+    const seconds = file.mcpTimeout;
+    parts.push({
+      apply: (target) => {
+        target.mcpTimeout = seconds;
+      },
+    });
+  }
+  for (const [name, value] of Object.entries(file.env ?? {}))
+    widening('env', `env.${name}`, `env ${name}=${shorten(value, 60)}`, value, (target) => {
+      target.env[name] = value;
+    });
+  for (const [event, entries] of Object.entries(file.hooks ?? {}) as [
+    keyof HooksConfig,
+    NonNullable<HooksConfig[keyof HooksConfig]>,
+  ][]) {
+    entries.forEach((entry, i) => {
+      entry.hooks.forEach((hook: CommandHook, j) => {
+        const matcher = entry.matcher;
+        widening(
+          'hook',
+          `hooks.${event}[${i}].hooks[${j}]`,
+          `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shorten(hook.command)}`,
+          { matcher: matcher ?? null, command: hook.command, timeout: hook.timeout ?? null },
+          (target) => {
+            target.hooks[event] = [
+              ...(target.hooks[event] ?? []),
+              { ...(matcher === undefined ? {} : { matcher }), hooks: [hook] },
+            ];
+          },
+        );
+      });
+    });
+  }
+  for (const entry of layer.servers)
+    widening(
+      'mcp-server',
+      `mcpServers.${entry.name}`,
+      describeServer(entry),
+      entry.transport,
+      (_target, servers) => {
+        servers.set(entry.name, entry);
+      },
+    );
+  return parts;
+}
+
+/** What the project's settings would execute or widen, each a {@link TrustItem} to pin. */
+export function projectTrustItems(
+  layers: readonly SettingsLayer[],
+  baseline: TrustBaseline,
+  project: string,
+): TrustItem[] {
+  return layers.flatMap((layer) =>
+    layerParts(layer, baseline, project).flatMap((part) =>
+      part.item === undefined ? [] : [part.item],
+    ),
+  );
+}
+
+/**
+ * The settings merged in order with only what may apply: the user's files whole, the project's
+ * narrowing parts, and of its widening parts those whose item key is in `accepted`.
+ */
+export function trustedSettings(
+  layers: readonly SettingsLayer[],
+  baseline: TrustBaseline,
+  project: string,
+  accepted: ReadonlySet<string>,
+): Settings {
+  const settings = emptySettings();
+  const servers = new Map<string, McpServerEntry>();
+  for (const layer of layers) {
+    settings.files.push(layer.path);
+    for (const part of layerParts(layer, baseline, project))
+      if (part.item === undefined || accepted.has(part.item.key)) part.apply(settings, servers);
+  }
+  settings.mcpServers = [...servers.values()];
+  return settings;
+}

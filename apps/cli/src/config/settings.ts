@@ -1,0 +1,456 @@
+/**
+ * Settings files in the usual layout, merged in this order with the flags on top:
+ * `$AGENT_HOME/settings.json` (user; `~/.agent`), `.agent/settings.json` (project, committed),
+ * `.agent/settings.local.json` (project, not committed), plus the project's `.mcp.json`
+ * (`mcpServers`, the format other tools use). AGENTS.md files (user and project) go into the
+ * system prompt.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import {
+  type HooksConfig,
+  HooksConfigError,
+  mergeHooksConfigs,
+  parseHooksConfig,
+} from '@agent/command-hooks';
+import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
+import type { SandboxMode } from '@agent/sandbox';
+import { realFolder } from '@agent/workspace-trust';
+import { agentHome } from './agent-home.js';
+import type { CliOptions, ProviderName } from './args.js';
+import { CliError } from './cli-error.js';
+import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
+import { foldersDownTo } from './project-root.js';
+
+/** What a settings file may hold. */
+export interface SettingsFile {
+  permissions?: {
+    allow?: string[];
+    ask?: string[];
+    deny?: string[];
+    defaultMode?: PermissionMode;
+    /** A resumed session gets its "always" grants back. */
+    keepGrants?: boolean;
+  };
+  model?: string;
+  provider?: ProviderName;
+  sandbox?: SandboxMode;
+  mcpServers?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** Command hooks in Claude Code's format (see `@agent/command-hooks`). */
+  hooks?: HooksConfig;
+  /** Credential variables the tools' processes get anyway (user settings only). */
+  passEnv?: string[];
+  /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
+  mcpTimeout?: number;
+  /** How long session files are kept (user settings only). */
+  sessions?: SessionRetention;
+  /** Context compaction (user settings only): `false`, or the window, threshold and tokens kept. */
+  compaction?: CompactionSettings;
+}
+
+/** The `compaction` setting: off, or what to tell core's compaction (see its README). */
+export type CompactionSettings =
+  | false
+  | { contextWindow?: number; threshold?: number; keepRecentTokens?: number };
+
+/** How long the files under `$AGENT_HOME/sessions` are kept; older ones are removed at start. */
+export interface SessionRetention {
+  /** Days since a session was last written [30]. */
+  keepDays?: number;
+  /** The newest this many per workspace [no limit]. */
+  keepPerWorkspace?: number;
+}
+
+/** The settings of a session, merged, with where they came from. */
+export interface Settings {
+  allow: string[];
+  ask: string[];
+  deny: string[];
+  mode: PermissionMode | undefined;
+  keepGrants: boolean | undefined;
+  model: string | undefined;
+  provider: ProviderName | undefined;
+  sandbox: SandboxMode | undefined;
+  mcpServers: McpServerEntry[];
+  env: Record<string, string>;
+  /** Command hooks, the files' lists for each event one after the other. */
+  hooks: HooksConfig;
+  /** `passEnv` of the user settings. */
+  passEnv: string[];
+  mcpTimeout: number | undefined;
+  /** `sessions` of the user settings. */
+  sessions: SessionRetention;
+  /** `compaction` of the user settings. */
+  compaction: CompactionSettings | undefined;
+  /** The files read, in order. */
+  files: string[];
+}
+
+const modes = ['default', 'read-only', 'workspace-write', 'full-access', 'plan'];
+const providers = ['anthropic', 'openai', 'google'];
+const sandboxModes = ['auto', 'required', 'off'];
+const topLevel = new Set([
+  'permissions',
+  'model',
+  'provider',
+  'sandbox',
+  'mcpServers',
+  'env',
+  'hooks',
+  'passEnv',
+  'mcpTimeout',
+  'sessions',
+  'compaction',
+  '$schema',
+]);
+const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
+const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
+
+async function readJson(path: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    throw new CliError(`Cannot read ${path}: ${String(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(
+      `${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function stringList(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+    throw new CliError(`${where} must be a list of strings`);
+  return value as string[];
+}
+
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly string[],
+  where: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw new CliError(
+      `${where} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  return value as T;
+}
+
+/**
+ * A file's rule list, each rule checked as the policy will read it (ours, or Claude Code's
+ * `Bash(npm run:*)`, `Read(./.env)`…): one that cannot be used is an error naming file and key.
+ */
+function permissionRules(value: unknown, kind: 'allow' | 'ask' | 'deny', path: string): string[] {
+  const rules = stringList(value, `${path}: permissions.${kind}`);
+  rules.forEach((rule, index) => {
+    try {
+      new PermissionPolicy({ [kind]: [rule] });
+    } catch (error) {
+      if (!AgentError.isInstance(error)) throw error;
+      throw new CliError(`${path}: permissions.${kind}[${index}]: ${error.message}`);
+    }
+  });
+  return rules;
+}
+
+/** Checks one settings file: unknown keys and wrong types are errors naming the file and key. */
+export function checkSettings(value: unknown, path: string): SettingsFile {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${path} must hold a JSON object`);
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record))
+    if (!topLevel.has(key))
+      throw new CliError(
+        `${path}: unknown setting "${key}" (known: ${[...topLevel].filter((k) => k !== '$schema').join(', ')})`,
+      );
+  const permissions = record.permissions;
+  if (permissions !== undefined) {
+    if (permissions === null || typeof permissions !== 'object' || Array.isArray(permissions))
+      throw new CliError(`${path}: "permissions" must be an object`);
+    for (const key of Object.keys(permissions))
+      if (!permissionKeys.has(key))
+        throw new CliError(
+          `${path}: unknown permission setting "${key}" (known: ${[...permissionKeys].join(', ')})`,
+        );
+  }
+  const p = (permissions ?? {}) as Record<string, unknown>;
+  const env = record.env;
+  if (
+    env !== undefined &&
+    (env === null ||
+      typeof env !== 'object' ||
+      Object.values(env).some((v) => typeof v !== 'string'))
+  )
+    throw new CliError(`${path}: "env" must map names to strings`);
+  const checked: SettingsFile = {
+    permissions: {
+      allow: permissionRules(p.allow, 'allow', path),
+      ask: permissionRules(p.ask, 'ask', path),
+      deny: permissionRules(p.deny, 'deny', path),
+    },
+  };
+  const mode = oneOf<PermissionMode>(p.defaultMode, modes, `${path}: permissions.defaultMode`);
+  if (mode !== undefined && checked.permissions) checked.permissions.defaultMode = mode;
+  if (p.keepGrants !== undefined) {
+    if (typeof p.keepGrants !== 'boolean')
+      throw new CliError(`${path}: permissions.keepGrants must be true or false`);
+    if (checked.permissions) checked.permissions.keepGrants = p.keepGrants;
+  }
+  if (record.model !== undefined) {
+    if (typeof record.model !== 'string') throw new CliError(`${path}: "model" must be a string`);
+    checked.model = record.model;
+  }
+  const provider = oneOf<ProviderName>(record.provider, providers, `${path}: "provider"`);
+  if (provider !== undefined) checked.provider = provider;
+  const sandbox = oneOf<SandboxMode>(record.sandbox, sandboxModes, `${path}: "sandbox"`);
+  if (sandbox !== undefined) checked.sandbox = sandbox;
+  if (record.mcpServers !== undefined)
+    checked.mcpServers = record.mcpServers as Record<string, unknown>;
+  if (env !== undefined) checked.env = env as Record<string, string>;
+  if (record.passEnv !== undefined)
+    checked.passEnv = stringList(record.passEnv, `${path}: "passEnv"`);
+  if (record.mcpTimeout !== undefined) {
+    if (typeof record.mcpTimeout !== 'number' || !(record.mcpTimeout > 0))
+      throw new CliError(`${path}: "mcpTimeout" must be a number of seconds > 0`);
+    checked.mcpTimeout = record.mcpTimeout;
+  }
+  if (record.sessions !== undefined) checked.sessions = checkRetention(record.sessions, path);
+  if (record.compaction !== undefined)
+    checked.compaction = checkCompaction(record.compaction, path);
+  if (record.hooks !== undefined) {
+    try {
+      checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
+    } catch (error) {
+      if (error instanceof HooksConfigError) throw new CliError(error.message);
+      throw error;
+    }
+  }
+  return checked;
+}
+
+function checkCompaction(value: unknown, path: string): CompactionSettings {
+  if (value === false) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(
+      `${path}: "compaction" must be false or an object such as { "contextWindow": 32768 }`,
+    );
+  const checked: Exclude<CompactionSettings, false> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const fail = (why: string): never => {
+      throw new CliError(`${path}: compaction.${key} ${why}`);
+    };
+    if (typeof item !== 'number' || !Number.isFinite(item)) fail('must be a number');
+    const number = item as number;
+    if (key === 'contextWindow') {
+      if (!(number > 0)) fail('must be a number of tokens > 0');
+      checked.contextWindow = number;
+    } else if (key === 'threshold') {
+      if (!(number > 0 && number <= 1)) fail('must be a fraction of the window in (0, 1]');
+      checked.threshold = number;
+    } else if (key === 'keepRecentTokens') {
+      if (!(number >= 0)) fail('must be a number of tokens >= 0');
+      checked.keepRecentTokens = number;
+    } else
+      throw new CliError(
+        `${path}: unknown compaction setting "${key}" (known: contextWindow, threshold, keepRecentTokens)`,
+      );
+  }
+  return checked;
+}
+
+function checkRetention(value: unknown, path: string): SessionRetention {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${path}: "sessions" must be an object such as { "keepDays": 30 }`);
+  const record = value as Record<string, unknown>;
+  const retention: SessionRetention = {};
+  for (const [key, item] of Object.entries(record)) {
+    if (!sessionKeys.has(key))
+      throw new CliError(
+        `${path}: unknown sessions setting "${key}" (known: ${[...sessionKeys].join(', ')})`,
+      );
+    if (typeof item !== 'number' || !Number.isInteger(item) || item < 1)
+      throw new CliError(`${path}: sessions.${key} must be a whole number >= 1`);
+    retention[key as keyof SessionRetention] = item;
+  }
+  return retention;
+}
+
+/** Where a settings file sits: the user's own, or the project's (trusted or not). */
+export type SettingsScope = 'user' | 'project';
+
+/** One settings file (or `.mcp.json`), checked, with where it came from. */
+export interface SettingsLayer {
+  path: string;
+  scope: SettingsScope;
+  file: SettingsFile;
+  /** Its MCP servers, parsed. */
+  servers: McpServerEntry[];
+}
+
+/**
+ * Reads the settings files in merge order (user, project, project local, the project's
+ * `.mcp.json`). A project file that is the user's own file (the project is `$HOME`) counts once,
+ * as the user's.
+ */
+export async function readSettingsLayers(
+  cwd: string,
+  home = agentHome(),
+): Promise<SettingsLayer[]> {
+  const project = resolve(cwd);
+  const layers: SettingsLayer[] = [];
+  const seen = new Set<string>();
+  // The project's stdio servers start in the project root, wherever the session was started.
+  const inProject = (servers: McpServerEntry[]) =>
+    servers.map((server) => ({ ...server, baseDir: project }));
+  const read = async (path: string, scope: SettingsScope, mcpJson = false) => {
+    const real = realFolder(path);
+    if (seen.has(real)) return;
+    const raw = await readJson(path);
+    if (raw === undefined) return;
+    seen.add(real);
+    if (mcpJson) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+        throw new CliError(`${path} must hold a JSON object with "mcpServers"`);
+      const servers = (raw as { mcpServers?: unknown }).mcpServers;
+      layers.push({ path, scope, file: {}, servers: inProject(parseMcpServers(servers, path)) });
+      return;
+    }
+    const file = checkSettings(raw, path);
+    // Passing a credential to the tools is the user's decision, never a workspace's.
+    if (file.passEnv !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
+      );
+    // What a session pays for summaries is yours to tune, not a repository's.
+    if (file.compaction !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "compaction" is read only from the user settings (${join(home, 'settings.json')})`,
+      );
+    // Your session history is yours: a repository does not decide when it is deleted.
+    if (file.sessions !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "sessions" is read only from the user settings (${join(home, 'settings.json')}): a workspace does not decide how long your sessions are kept`,
+      );
+    const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
+    layers.push({ path, scope, file, servers: scope === 'project' ? inProject(servers) : servers });
+  };
+  await read(join(home, 'settings.json'), 'user');
+  await read(join(project, '.agent', 'settings.json'), 'project');
+  await read(join(project, '.agent', 'settings.local.json'), 'project');
+  await read(join(project, '.mcp.json'), 'project', true);
+  return layers;
+}
+
+/** The settings of the layers merged as they are, every layer applied (later files win; rule lists add up). */
+export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
+  const settings = emptySettings();
+  const servers = new Map<string, McpServerEntry>();
+  for (const { path, file, servers: layerServers } of layers) {
+    settings.files.push(path);
+    settings.allow.push(...(file.permissions?.allow ?? []));
+    settings.ask.push(...(file.permissions?.ask ?? []));
+    settings.deny.push(...(file.permissions?.deny ?? []));
+    settings.mode = file.permissions?.defaultMode ?? settings.mode;
+    settings.keepGrants = file.permissions?.keepGrants ?? settings.keepGrants;
+    settings.model = file.model ?? settings.model;
+    settings.provider = file.provider ?? settings.provider;
+    settings.sandbox = file.sandbox ?? settings.sandbox;
+    Object.assign(settings.env, file.env ?? {});
+    if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
+    settings.passEnv.push(...(file.passEnv ?? []));
+    settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
+    Object.assign(settings.sessions, file.sessions ?? {});
+    settings.compaction = file.compaction ?? settings.compaction;
+    for (const entry of layerServers) servers.set(entry.name, entry);
+  }
+  settings.mcpServers = [...servers.values()];
+  return settings;
+}
+
+/** Settings with nothing set. */
+export function emptySettings(): Settings {
+  return {
+    allow: [],
+    ask: [],
+    deny: [],
+    mode: undefined,
+    keepGrants: undefined,
+    model: undefined,
+    provider: undefined,
+    sandbox: undefined,
+    mcpServers: [],
+    env: {},
+    hooks: {},
+    passEnv: [],
+    mcpTimeout: undefined,
+    sessions: {},
+    compaction: undefined,
+    files: [],
+  };
+}
+
+/** Reads and merges every settings file of a workspace, trusting them all (see `project-trust.ts`). */
+export async function loadSettings(cwd: string, home = agentHome()): Promise<Settings> {
+  return mergeSettings(await readSettingsLayers(cwd, home));
+}
+
+/** The options with the settings under them: a flag always wins; rule lists add up. */
+export function applySettings(
+  options: CliOptions,
+  settings: Settings,
+  sandboxFlagGiven: boolean,
+): CliOptions {
+  return {
+    ...options,
+    mode: options.mode ?? settings.mode,
+    ...(options.keepGrants === true || settings.keepGrants === true ? { keepGrants: true } : {}),
+    allow: [...settings.allow, ...options.allow],
+    ask: [...settings.ask, ...options.ask],
+    deny: [...settings.deny, ...options.deny],
+    model: options.model ?? settings.model,
+    provider: options.provider ?? settings.provider,
+    sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
+    mcpServers: settings.mcpServers,
+    hooks: settings.hooks,
+    passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
+    ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
+      ? {}
+      : { mcpTimeoutSeconds: settings.mcpTimeout }),
+    ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
+  };
+}
+
+/**
+ * AGENTS.md of the user, then of the project: the project root's and each folder's below it down
+ * to the workspace (`cwd`), outermost first, as one system-prompt section ('' when none).
+ */
+export async function agentsInstructions(
+  folders: { cwd: string; root?: string | undefined },
+  home = agentHome(),
+): Promise<string> {
+  const root = folders.root ?? realFolder(resolve(folders.cwd));
+  const sections: string[] = [];
+  const files: [label: string, path: string][] = [['user', join(home, 'AGENTS.md')]];
+  for (const folder of foldersDownTo(root, folders.cwd))
+    files.push([
+      folder === root ? 'project' : `project, ${relative(root, folder)}`,
+      join(folder, 'AGENTS.md'),
+    ]);
+  for (const [label, path] of files) {
+    try {
+      const text = (await readFile(path, 'utf8')).trim();
+      if (text !== '') sections.push(`Instructions from ${path} (${label}):\n${text}`);
+    } catch {
+      // No such file: nothing to add.
+    }
+  }
+  return sections.join('\n\n');
+}

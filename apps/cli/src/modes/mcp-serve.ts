@@ -1,0 +1,169 @@
+/**
+ * `agent mcp serve`: the built-in tools (sandboxed, confined to --cwd) served to other MCP
+ * clients, over stdio or Streamable HTTP on 127.0.0.1 for whoever holds the bearer token, with
+ * the permission rules of the flags applied on this side: only the tools the mode and rules can
+ * ever allow are listed, and a call they do not allow is refused (nobody is here to ask) with
+ * the flag that would allow it.
+ */
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import {
+  AgentError,
+  type AnyAgentTool,
+  type PermissionGate,
+  type PermissionMode,
+  PermissionPolicy,
+} from '@agent/core';
+import {
+  generateBearerToken,
+  type HttpServeAuth,
+  type HttpToolServer,
+  readBearerTokenFile,
+  serveHttp,
+  serveStdio,
+} from '@agent/tools-mcp/serve';
+import { type CliOptions, UsageError } from '../config/args.js';
+import { CliError } from '../config/cli-error.js';
+import { approvalHint } from '../session/session.js';
+import { loadTools } from '../session/tool-sources.js';
+
+/** Serves until stdin ends (stdio) or the process is interrupted; returns the exit code. */
+export async function runMcpServe(
+  options: CliOptions,
+  log: (line: string) => void,
+): Promise<number> {
+  const mode = options.mode ?? 'read-only';
+  const policy = await servePolicy(options, mode);
+  // Read before anything starts: a refused token file is a usage problem, not a half-started server.
+  const auth = options.serveHttpPort === undefined ? undefined : await httpAuth(options);
+  const tools = await loadTools(options, log);
+  policy.setTools(tools.tools);
+  for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
+  const served = servedTools(tools.tools, policy, mode, log);
+  const server = {
+    tools: served,
+    permissionGate: refusalNamingTheFlag(policy),
+    isPathDenied: policy.isPathDenied,
+    name: 'agent',
+    instructions: `Tools of @agent/cli working in ${options.cwd}.`,
+  };
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+    if (options.serveHttpPort === undefined) process.stdin.once('end', () => resolve());
+  });
+  let close: () => Promise<void>;
+  if (auth === undefined) {
+    ({ close } = await serveStdio(server));
+    log(`agent mcp serve: ${served.length} tools over stdio (mode ${mode})`);
+  } else {
+    const http = await serveHttp({ ...server, port: options.serveHttpPort ?? 0, auth });
+    close = http.close;
+    log(`agent mcp serve: ${served.length} tools at ${http.url} (mode ${mode})`);
+    for (const line of howToConnect(http, options)) log(line);
+  }
+  await stopped;
+  await close();
+  await tools.close();
+  return 0;
+}
+
+async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<PermissionPolicy> {
+  const cwd = resolve(options.cwd);
+  // File tools' subjects are real paths: relative path rules resolve against the real root.
+  const workspaceRoot = await realpath(cwd).catch(() => cwd);
+  try {
+    // No approver: a call that would need asking is refused (see refusalNamingTheFlag).
+    return new PermissionPolicy({
+      mode,
+      allow: options.allow,
+      ask: options.ask,
+      deny: options.deny,
+      workspaceRoot,
+      homeDirectory: homedir(),
+    });
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The bearer token `--http` requires: a new one, the one in `--token-file`, or none (`--no-auth`, warned). */
+async function httpAuth(options: CliOptions): Promise<HttpServeAuth> {
+  if (options.serveNoAuth === true) return 'none';
+  if (options.serveTokenFile === undefined) return { token: generateBearerToken() };
+  try {
+    return { token: await readBearerTokenFile(resolve(options.serveTokenFile)) };
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Tools of the CLI's own screen: a client would be told its message was delivered, and nobody
+ * would see it.
+ */
+const screenOnlyTools = new Set(['send_user_message']);
+
+/** The tools the mode and rules can ever allow; the others are named once, with what would serve them. */
+function servedTools(
+  tools: readonly AnyAgentTool[],
+  policy: PermissionPolicy,
+  mode: PermissionMode,
+  log: (line: string) => void,
+): AnyAgentTool[] {
+  const forClients = tools.filter((tool) => !screenOnlyTools.has(tool.name));
+  const served = forClients.filter((tool) => policy.couldAllow(tool));
+  const left = forClients.filter((tool) => !served.includes(tool));
+  if (left.length > 0)
+    log(
+      `agent mcp serve: not serving ${left.map((tool) => tool.name).join(', ')} — mode ${mode} and the rules never allow them (--mode with their tier, or --allow <tool>, serves them)`,
+    );
+  return served;
+}
+
+/**
+ * The policy's gate, with the refusal of a call that would need a question (there is nobody to
+ * ask) naming the `--allow` rule or `--mode` that would allow it, as `-p` does.
+ */
+function refusalNamingTheFlag(policy: PermissionPolicy): PermissionGate {
+  return async (request) => {
+    const outcome = await policy.check(
+      request,
+      request.signal === undefined ? {} : { signal: request.signal },
+    );
+    if (outcome.behavior === 'deny' && outcome.decidedBy === 'no-approver')
+      return {
+        behavior: 'deny',
+        reason: `Needs approval, and agent mcp serve cannot ask: ${approvalHint(request, outcome.rule)}`,
+      };
+    return outcome;
+  };
+}
+
+/** Printed once at start, on stderr: the token (when generated here) and a client configuration. */
+function howToConnect(http: HttpToolServer, options: CliOptions): string[] {
+  if (http.token === undefined)
+    return [
+      'agent mcp serve: WARNING: --no-auth: any process that can reach this port can call these tools as you (other users, containers, a forwarded port). Drop --no-auth to require a bearer token.',
+    ];
+  const fromFile = options.serveTokenFile;
+  // A token the user keeps in a file is not echoed into terminals and logs.
+  const shown = fromFile === undefined ? http.token : `<the token in ${fromFile}>`;
+  const entry = {
+    mcpServers: {
+      agent: { type: 'http', url: http.url, headers: { Authorization: `Bearer ${shown}` } },
+    },
+  };
+  return [
+    fromFile === undefined
+      ? 'Clients must send this bearer token, new for this run (shown once): Authorization: Bearer ' +
+        http.token
+      : `Clients must send the token in ${fromFile}: Authorization: Bearer <token>`,
+    'As an mcpServers entry (Claude Code, Cursor, agent --mcp-config):',
+    `  ${JSON.stringify(entry)}`,
+    `MCP Inspector CLI: npx @modelcontextprotocol/inspector --cli ${http.url} --transport http --header "Authorization: Bearer ${shown}" --method tools/list`,
+  ];
+}

@@ -1,0 +1,132 @@
+/**
+ * The user's side of workspace trust: the question the REPL asks before anything of a folder
+ * runs, and `agent trust [list|revoke]`.
+ */
+import type { ReadStream } from 'node:tty';
+import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trust';
+import { agentHome } from '../config/agent-home.js';
+import type { CliOptions } from '../config/args.js';
+import { CliError } from '../config/cli-error.js';
+import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
+import { findProjectRoot } from '../config/project-root.js';
+import { startWithTrust, type TrustQuestion, trustStorePath } from '../config/trust-flow.js';
+
+/** The question's text, every line that would run or widen shown. */
+export function trustQuestionText(question: TrustQuestion): string {
+  const head = question.changed
+    ? `The configuration of ${question.folder} changed since you trusted it. Trusting it again lets this run:`
+    : `${question.folder} has configuration that runs commands or widens what the agent may do:`;
+  const scope = question.wholesale
+    ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
+    : '';
+  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no `;
+}
+
+/** Keys that answer no: n, Enter, Escape, Ctrl-C, Ctrl-D. */
+const noKeys = new Set(['n', 'N', '\r', '\n', '\r\n', '\u001b', '\u0003', '\u0004']);
+
+/**
+ * Asks a yes/no question on the terminal and reads one key: `y` is yes; `n`, Enter, Escape,
+ * Ctrl-C and Ctrl-D are no. Leaves the terminal as it found it (raw or not, paused).
+ */
+export function askOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): (question: string) => Promise<boolean> {
+  return (question) =>
+    new Promise<boolean>((resolve) => {
+      write(question);
+      const tty = input as ReadStream;
+      const wasRaw = tty.isRaw === true;
+      if (typeof tty.setRawMode === 'function') tty.setRawMode(true);
+      const finish = (answer: boolean) => {
+        input.off('data', onData);
+        input.off('end', onEnd);
+        if (typeof tty.setRawMode === 'function') tty.setRawMode(wasRaw);
+        input.pause();
+        write(answer ? 'yes\n' : 'no\n');
+        resolve(answer);
+      };
+      const onEnd = () => finish(false);
+      const onData = (chunk: Buffer | string) => {
+        const text = chunk.toString();
+        // A bracketed paste or any other input is not an answer: only a single key is.
+        if (text === 'y' || text === 'Y') finish(true);
+        else if (noKeys.has(text)) finish(false);
+      };
+      input.on('data', onData);
+      input.once('end', onEnd);
+      input.resume();
+    });
+}
+
+/** The workspace-trust question on the terminal (the REPL, before anything of the folder runs). */
+export function askTrustOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): (question: TrustQuestion) => Promise<boolean> {
+  const ask = askOnTerminal(input, write);
+  return (question) => ask(trustQuestionText(question));
+}
+
+/** The MCP tool-change question on the terminal. */
+export function askMcpToolChangesOnTerminal(
+  input: NodeJS.ReadStream,
+  write: (text: string) => void,
+): McpToolChangeQuestion {
+  const ask = askOnTerminal(input, write);
+  return ({ server, lines }) =>
+    ask(
+      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\nLet the model use them? [y] yes [n] no `,
+    );
+}
+
+/** `agent trust` (trust the folder now, pinned to what it has), `agent trust list`, `agent trust revoke`. */
+export async function runTrustCommand(
+  options: CliOptions,
+  write: (text: string) => void,
+): Promise<number> {
+  const store = await TrustStore.open(trustStorePath());
+  for (const warning of store.warnings) write(`agent: trust store: ${warning}\n`);
+  // The project the folder belongs to (its git root…), as every start judges it.
+  const folder = realFolder(findProjectRoot(options.cwd, { agentHome: agentHome() }).root);
+  switch (options.trustAction ?? 'add') {
+    case 'list': {
+      const entries = store.list();
+      if (entries.length === 0) write(`No trusted folders (${store.path}).\n`);
+      for (const entry of entries)
+        write(
+          `${entry.folder}${entry.recursive ? '' : ' (this folder only)'}  trusted ${entry.trustedAt.slice(0, 16).replace('T', ' ')}, ${Object.keys(entry.items).length} pinned item(s)\n`,
+        );
+      return 0;
+    }
+    case 'revoke': {
+      const had = await store.revoke(folder);
+      const cover = store.entryFor(folder);
+      write(
+        had ? `${folder} is no longer trusted.\n` : `${folder} had no trust entry of its own.\n`,
+      );
+      if (cover !== undefined)
+        write(
+          `It is still covered by ${cover.folder}: run agent trust revoke --cwd ${cover.folder}\n`,
+        );
+      return had ? 0 : 1;
+    }
+    case 'add': {
+      // What the folder would run or widen, pinned exactly as the next start will see it.
+      const start = await startWithTrust({ ...options, trust: true }, { defaultMode: 'default' });
+      const items = start.decision.accepted;
+      await store.trust(folder, items);
+      write(
+        `Trusted ${folder}${isWholesaleFolder(folder) ? ' (this folder only: not the folders below it)' : ''}${items.length === 0 ? '.' : ', with:'}\n`,
+      );
+      for (const item of items) write(`  ${item.description} (${item.source})\n`);
+      write('A change to any of these asks again. Undo with: agent trust revoke\n');
+      return 0;
+    }
+    default: {
+      const exhaustive: never = options.trustAction as never;
+      throw new CliError(`Unknown trust action ${String(exhaustive)}`);
+    }
+  }
+}

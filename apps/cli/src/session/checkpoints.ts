@@ -1,0 +1,363 @@
+/**
+ * Checkpoints of the files the session's file tools change, for `/rewind`. Before a tool whose
+ * policy says it writes paths (`pathAccess` `write` or `read-write`: write_file, edit_file,
+ * notebook_edit, an LSP rename…) changes a file, the file's content as it was is kept — once per
+ * prompt — in `$AGENT_HOME/checkpoints/<session id>/` (an index and content-addressed copies),
+ * tagged with the prompt it belongs to: the last user message of the conversation when the change
+ * was made. Rewinding the files to a prompt puts back, for every file changed since, the content
+ * it had before the first of those changes (or removes a file that did not exist). Changes made
+ * by bash (or any other process) are not tracked.
+ */
+import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { chmod, lstat, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import {
+  type AnyAgentTool,
+  errorMessage,
+  type Message,
+  normalisePermissionSubjects,
+} from '@agent/core';
+import { agentHome } from '../config/agent-home.js';
+
+/** Files larger than this are not copied: rewinding reports them instead (bytes). */
+const maxCheckpointBytes = 16 * 1024 * 1024;
+
+/** One file as it was before a change. */
+interface CheckpointEntry {
+  /** The file's real path. */
+  path: string;
+  /** Index of the conversation's user message the change belongs to. */
+  prompt: number;
+  /** Whether the file existed (else rewinding removes it). */
+  existed: boolean;
+  /** sha256 of the content kept (absent when it did not exist or was too large). */
+  blob?: string;
+  /** Permission bits. */
+  mode?: number;
+  /** Set when the file was too large to keep. */
+  tooLarge?: boolean;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+interface CheckpointIndex {
+  version: 1;
+  entries: CheckpointEntry[];
+}
+
+/** What rewinding the files did. */
+export interface RestoreOutcome {
+  /** Files written back to their earlier content. */
+  restored: string[];
+  /** Files removed (they did not exist at that point). */
+  removed: string[];
+  /** Files that could not be put back, each with the reason. */
+  failed: { path: string; reason: string }[];
+}
+
+/** The folder of a session's checkpoints. */
+export function checkpointsDir(sessionId: string, home = agentHome()): string {
+  // An id given on the command line could hold anything: such a name is hashed.
+  const name = /^[A-Za-z0-9_-]{1,100}$/.test(sessionId)
+    ? sessionId
+    : createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+  return join(home, 'checkpoints', name);
+}
+
+/** A session's checkpoints; every method keeps working (in memory only) when the folder cannot be written. */
+export class CheckpointStore {
+  readonly #dir: string;
+  readonly #workspace: string;
+  #entries: CheckpointEntry[];
+  /** Writes happen one after another (parallel edits of two files both keep theirs). */
+  #queue: Promise<void> = Promise.resolve();
+  #warned = false;
+  readonly #log: (line: string) => void;
+
+  private constructor(options: {
+    dir: string;
+    workspace: string;
+    entries: CheckpointEntry[];
+    log: (line: string) => void;
+  }) {
+    this.#dir = options.dir;
+    this.#workspace = options.workspace;
+    this.#entries = options.entries;
+    this.#log = options.log;
+  }
+
+  /** Opens (or starts) the checkpoints in `dir` for a workspace (its real path is the boundary of every restore). */
+  static async open(options: {
+    dir: string;
+    workspace: string;
+    log: (line: string) => void;
+  }): Promise<CheckpointStore> {
+    const workspace = await realpath(options.workspace).catch(() => options.workspace);
+    let entries: CheckpointEntry[] = [];
+    try {
+      const index = JSON.parse(await readFile(join(options.dir, 'index.json'), 'utf8')) as unknown;
+      entries = parseIndex(index);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT')
+        options.log(
+          `warning: the checkpoints in ${options.dir} are unreadable (${errorMessage(error)}); /rewind starts afresh`,
+        );
+    }
+    return new CheckpointStore({ dir: options.dir, workspace, entries, log: options.log });
+  }
+
+  /** Every checkpoint, oldest first (a copy). */
+  get entries(): readonly CheckpointEntry[] {
+    return [...this.#entries];
+  }
+
+  /** The files changed at or after the user message `prompt` (real paths, in order of first change). */
+  filesChangedSince(prompt: number): string[] {
+    return [...new Set(this.#entries.filter((entry) => entry.prompt >= prompt).map((e) => e.path))];
+  }
+
+  /**
+   * Keeps the content of `paths` before a change made for the user message `prompt`: a file already
+   * kept for that prompt (or a later one) is not kept again — its first state is what counts.
+   */
+  keep(paths: readonly string[], prompt: number): Promise<void> {
+    const next = this.#queue.then(async () => {
+      for (const path of paths) await this.#keepOne(path, prompt);
+      await this.#writeIndex();
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #keepOne(path: string, prompt: number): Promise<void> {
+    if (this.#entries.some((entry) => entry.path === path && entry.prompt >= prompt)) return;
+    const entry: CheckpointEntry = { path, prompt, existed: false, timestamp: Date.now() };
+    let info: Stats | undefined;
+    try {
+      info = await lstat(path);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    }
+    if (info !== undefined) {
+      // A directory (or a socket…) is not a file a rewind puts back.
+      if (!info.isFile()) return;
+      entry.existed = true;
+      entry.mode = info.mode & 0o7777;
+      if (info.size > maxCheckpointBytes) entry.tooLarge = true;
+      else {
+        const content = await readFile(path);
+        const blob = createHash('sha256').update(content).digest('hex');
+        await this.#writeBlob(blob, content);
+        entry.blob = blob;
+      }
+    }
+    this.#entries.push(entry);
+  }
+
+  async #writeBlob(blob: string, content: Buffer): Promise<void> {
+    const path = join(this.#dir, 'blobs', blob);
+    try {
+      await lstat(path);
+      return;
+    } catch {
+      // Not there yet.
+    }
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(path, content, { mode: 0o600 });
+  }
+
+  async #writeIndex(): Promise<void> {
+    const index: CheckpointIndex = { version: 1, entries: this.#entries };
+    const path = join(this.#dir, 'index.json');
+    try {
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      await writeFile(`${path}.tmp`, JSON.stringify(index), { mode: 0o600 });
+      await rename(`${path}.tmp`, path);
+    } catch (error) {
+      if (!this.#warned) {
+        this.#warned = true;
+        this.#log(`warning: checkpoints cannot be saved (${errorMessage(error)})`);
+      }
+    }
+  }
+
+  /**
+   * Puts every file changed at or after the user message `prompt` back as it was before its first
+   * such change, and forgets those checkpoints (the files are now as they were then). Only paths
+   * inside the workspace are written; a file the store could not keep is reported, not touched.
+   */
+  restoreTo(prompt: number): Promise<RestoreOutcome> {
+    const next = this.#queue.then(() => this.#restore(prompt));
+    this.#queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  async #restore(prompt: number): Promise<RestoreOutcome> {
+    const outcome: RestoreOutcome = { restored: [], removed: [], failed: [] };
+    const first = new Map<string, CheckpointEntry>();
+    for (const entry of this.#entries)
+      if (entry.prompt >= prompt && !first.has(entry.path)) first.set(entry.path, entry);
+    for (const entry of first.values()) {
+      try {
+        const reason = await this.#restoreOne(entry);
+        if (reason !== undefined) outcome.failed.push({ path: entry.path, reason });
+        else (entry.existed ? outcome.restored : outcome.removed).push(entry.path);
+      } catch (error) {
+        outcome.failed.push({ path: entry.path, reason: errorMessage(error) });
+      }
+    }
+    this.#entries = this.#entries.filter((entry) => entry.prompt < prompt);
+    await this.#writeIndex();
+    await this.#dropUnusedBlobs();
+    return outcome;
+  }
+
+  /** Puts one file back; returns why it could not, or undefined. */
+  async #restoreOne(entry: CheckpointEntry): Promise<string | undefined> {
+    // The index is a file on disk: never let it direct a write outside the workspace.
+    const parent = await realpath(dirname(entry.path)).catch(() => undefined);
+    if (
+      !isInside(this.#workspace, entry.path) ||
+      (parent !== undefined && parent !== this.#workspace && !isInside(this.#workspace, parent))
+    )
+      return `outside the workspace ${this.#workspace}`;
+    if (entry.tooLarge === true) return 'it was too large to keep a copy';
+    if (!entry.existed) {
+      await rm(entry.path, { force: true });
+      return undefined;
+    }
+    if (entry.blob === undefined || !/^[0-9a-f]{64}$/.test(entry.blob)) return 'no copy was kept';
+    const content = await readFile(join(this.#dir, 'blobs', entry.blob));
+    await mkdir(dirname(entry.path), { recursive: true });
+    const current = await lstat(entry.path).catch(() => undefined);
+    // Replaced, not written through: a symbolic link put where the file was is not followed.
+    if (current !== undefined && !current.isFile() && !current.isSymbolicLink())
+      return 'a directory is there now';
+    const temporary = `${entry.path}.rewind-${process.pid}`;
+    await writeFile(temporary, content, { flag: 'wx', mode: entry.mode ?? 0o644 });
+    if (entry.mode !== undefined) await chmod(temporary, entry.mode);
+    await rename(temporary, entry.path);
+    return undefined;
+  }
+
+  async #dropUnusedBlobs(): Promise<void> {
+    const used = new Set(this.#entries.map((entry) => entry.blob));
+    const { readdir } = await import('node:fs/promises');
+    const names = await readdir(join(this.#dir, 'blobs')).catch(() => [] as string[]);
+    for (const name of names)
+      if (!used.has(name)) await rm(join(this.#dir, 'blobs', name), { force: true });
+  }
+
+  /**
+   * The conversation was cut before the user message `prompt`: changes made for later prompts
+   * stay on disk, so they now belong to that point (a later rewind to it puts them back too).
+   */
+  conversationCut(prompt: number): Promise<void> {
+    for (const entry of this.#entries) if (entry.prompt > prompt) entry.prompt = prompt;
+    const next = this.#queue.then(() => this.#writeIndex());
+    this.#queue = next;
+    return next;
+  }
+
+  /** Forgets every checkpoint (`/clear`: no earlier prompt to go back to). */
+  clear(): Promise<void> {
+    const next = this.#queue.then(async () => {
+      this.#entries = [];
+      await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * Removes the checkpoints of sessions not written for `keepDays` days (their index's age), as
+ * session files are: a rewind can only go back within a session that is still kept. Best effort.
+ */
+export async function pruneCheckpoints(
+  keepDays: number,
+  options: { home?: string; now?: Date } = {},
+): Promise<number> {
+  const root = join(options.home ?? agentHome(), 'checkpoints');
+  const oldest = (options.now ?? new Date()).getTime() - keepDays * 24 * 60 * 60 * 1000;
+  const { readdir, stat } = await import('node:fs/promises');
+  let removed = 0;
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    const folder = join(root, name);
+    const written = await stat(join(folder, 'index.json')).catch(() =>
+      stat(folder).catch(() => undefined),
+    );
+    if (written === undefined || written.mtime.getTime() >= oldest) continue;
+    await rm(folder, { recursive: true, force: true }).then(
+      () => {
+        removed += 1;
+      },
+      () => undefined,
+    );
+  }
+  return removed;
+}
+
+function isInside(root: string, path: string): boolean {
+  const rest = relative(root, path);
+  return rest !== '' && !rest.startsWith(`..${sep}`) && rest !== '..' && !rest.startsWith(sep);
+}
+
+function parseIndex(data: unknown): CheckpointEntry[] {
+  if (data === null || typeof data !== 'object' || (data as { version?: unknown }).version !== 1)
+    throw new Error('not a version 1 checkpoint index');
+  const entries = (data as { entries?: unknown }).entries;
+  if (!Array.isArray(entries)) throw new Error('"entries" is not a list');
+  return entries.map((entry, index) => {
+    const { path, prompt, existed } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof path !== 'string' || typeof prompt !== 'number' || typeof existed !== 'boolean')
+      throw new Error(`entry ${index} is not { path, prompt, existed }`);
+    return entry as CheckpointEntry;
+  });
+}
+
+/** Index of the last user message of a conversation (the prompt a change belongs to), or 0. */
+export function currentPrompt(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--)
+    if (messages[index]?.role === 'user') return index;
+  return 0;
+}
+
+/**
+ * The session's file tools, each keeping a checkpoint of the files its call will change before it
+ * runs (after validation and the permission gate: only calls that run). Other tools are returned
+ * as they are. `store` and `messages` are read at call time (`/clear` and `/rewind` replace them).
+ */
+export function withCheckpoints(
+  tools: readonly AnyAgentTool[],
+  current: () => { store: CheckpointStore; messages: readonly Message[] },
+): AnyAgentTool[] {
+  return tools.map((tool) => {
+    const access = tool.policy?.pathAccess;
+    const subjectsOf = tool.permissionSubjects;
+    if ((access !== 'write' && access !== 'read-write') || subjectsOf === undefined) return tool;
+    const execute: AnyAgentTool['execute'] = async (args, ctx) => {
+      let paths: readonly string[] = [];
+      try {
+        paths = normalisePermissionSubjects(await subjectsOf(args)).subjects;
+      } catch {
+        // The call will fail the same way in execute; nothing to keep.
+      }
+      const { store, messages } = current();
+      if (paths.length > 0) {
+        try {
+          await store.keep(paths, currentPrompt(messages));
+        } catch (error) {
+          // A checkpoint that cannot be taken must not stop the edit; /rewind then cannot undo it.
+          ctx.onProgress(`checkpoint not kept: ${errorMessage(error)}`);
+        }
+      }
+      return tool.execute(args, ctx);
+    };
+    return { ...tool, execute };
+  });
+}

@@ -1,0 +1,346 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  runCli,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
+
+// The CLI's tools never see the credentials of its environment, and nothing it writes down holds
+// one: real CLI processes with a scripted model, keys in fake but real formats.
+
+beforeAll(assertBuilt);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const keys = {
+  OPENAI_API_KEY: `sk-proj-${'Ab3'.repeat(16)}`,
+  ANTHROPIC_API_KEY: `sk-ant-api03-${'xY9_'.repeat(20)}`,
+  MY_SECRET: 'hunter2-but-longer',
+  GITHUB_TOKEN: 'gh-token-value-1234',
+  DATABASE_URL: 'postgres://app:pg-password-value@db:5432/app',
+  INNOCENT_LOOKING: `ghp_${'A1b2'.repeat(9)}`,
+};
+
+/** A workspace and a private AGENT_HOME, both removed after the test. */
+async function setup() {
+  const dir = await tempDir('agent-cli-credentials-');
+  cleanups.push(dir.dispose);
+  const workspace = join(dir.path, 'ws');
+  const home = join(dir.path, 'home');
+  await mkdir(workspace);
+  await mkdir(home);
+  return {
+    dir: dir.path,
+    workspace,
+    home,
+    env: cleanEnv({ ...keys, AGENT_HOME: home, ORDINARY_SETTING: 'kept-value' }),
+  };
+}
+
+/** Every file under `dir`, concatenated (the session files under $AGENT_HOME/sessions). */
+function filesUnder(dir: string): string {
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+    .join('\n');
+}
+
+function expectNoKeyValue(text: string, except: readonly string[] = []) {
+  for (const [name, value] of Object.entries(keys))
+    if (!except.includes(name)) expect(text).not.toContain(value);
+}
+
+describe('tools run without the credentials of the CLI environment', () => {
+  it.for([
+    ['sandboxed', 'required'],
+    ['unsandboxed', 'off'],
+  ] as const)(
+    'bash (%s): env shows no key; transcript, JSON output and session file hold none',
+    async ([_label, sandbox], context) => {
+      if (sandbox === 'required') skipWithout('bwrap')(context);
+      const { workspace, home, env, dir } = await setup();
+      const script = await writeScript(dir, [
+        {
+          toolCalls: [
+            { name: 'bash', arguments: { command: 'env; echo "key=[$OPENAI_API_KEY]"' } },
+            {
+              name: 'bash',
+              arguments: {
+                command: 'env > background.tmp && mv background.tmp background-env.txt',
+                run_in_background: true,
+              },
+            },
+          ],
+        },
+        // The next turn waits for the background command's file (the CLI stops it when it exits).
+        {
+          toolCalls: [
+            {
+              name: 'bash',
+              arguments: { command: 'until [ -e background-env.txt ]; do sleep 0.05; done' },
+            },
+          ],
+        },
+        { text: 'done' },
+      ]);
+      for (const format of ['text', 'json', 'stream-json']) {
+        await rm(join(workspace, 'background-env.txt'), { force: true });
+        const run = await runCli(
+          [
+            '-p',
+            'show me the environment',
+            '--scripted',
+            script,
+            '--cwd',
+            workspace,
+            '--mode',
+            'full-access',
+            '--sandbox',
+            sandbox,
+            '--output-format',
+            format,
+          ],
+          { env },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        const output = run.stdout + run.stderr;
+        expectNoKeyValue(output);
+        if (format === 'stream-json') {
+          // What the model got back: the environment without the keys, PATH and HOME kept.
+          expect(output).toMatch(/PATH=/);
+          expect(output).toContain('HOME=');
+          expect(output).toContain('ORDINARY_SETTING=kept-value');
+          expect(output).toContain('key=[]');
+          for (const name of Object.keys(keys)) expect(output).not.toContain(`${name}=`);
+        }
+      }
+      const sessions = filesUnder(join(home, 'sessions'));
+      expect(sessions).toContain('ORDINARY_SETTING=kept-value');
+      expectNoKeyValue(sessions);
+      for (const name of Object.keys(keys)) expect(sessions).not.toContain(`${name}=`);
+      const background = await readFile(join(workspace, 'background-env.txt'), 'utf8');
+      expect(background).toMatch(/^PATH=/m);
+      expect(background).toContain('ORDINARY_SETTING=kept-value');
+      for (const name of Object.keys(keys)) expect(background).not.toContain(`${name}=`);
+    },
+  );
+
+  it('--pass-env and the user settings pass the named variables; other keys stay withheld', async () => {
+    const { workspace, home, env, dir } = await setup();
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ passEnv: ['GITHUB_TOKEN'] }));
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              command:
+                'printf "%s|%s|%s" "$MY_SECRET" "$GITHUB_TOKEN" "$OPENAI_API_KEY" > passed.txt; cat passed.txt',
+            },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--mode',
+        'full-access',
+        '--pass-env',
+        'MY_SECRET',
+        '--save',
+        join(dir, 'saved.json'),
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(join(workspace, 'passed.txt'), 'utf8')).toBe(
+      `${keys.MY_SECRET}|${keys.GITHUB_TOKEN}|`,
+    );
+    // The passed values reached the conversation through the tool's output: redacted on save,
+    // in the session file and in the transcript.
+    const saved = await readFile(join(dir, 'saved.json'), 'utf8');
+    expect(saved).toContain('[redacted:MY_SECRET]|[redacted:GITHUB_TOKEN]|');
+    expectNoKeyValue(saved + filesUnder(join(home, 'sessions')) + run.stderr + run.stdout);
+  });
+
+  it('a key the model writes itself (it read a .env file) is redacted in the answer, the session file and the transcript', async () => {
+    const { workspace, home, env, dir } = await setup();
+    await writeFile(join(workspace, '.env'), `OPENAI_API_KEY=${keys.OPENAI_API_KEY}\n`);
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'read_file', arguments: { path: '.env' } }] },
+      { text: `Your key is ${keys.OPENAI_API_KEY} and the database is ${keys.DATABASE_URL}.` },
+    ]);
+    for (const format of ['text', 'json']) {
+      const run = await runCli(
+        [
+          '-p',
+          'what is in .env?',
+          '--scripted',
+          script,
+          '--cwd',
+          workspace,
+          '--output-format',
+          format,
+        ],
+        { env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('[redacted:OPENAI_API_KEY]');
+      expect(run.stdout).toContain('[redacted:DATABASE_URL]');
+      expectNoKeyValue(run.stdout + run.stderr);
+    }
+    const sessions = filesUnder(join(home, 'sessions'));
+    expect(sessions).toContain('OPENAI_API_KEY=[redacted:OPENAI_API_KEY]');
+    expectNoKeyValue(sessions);
+  });
+
+  it('js_repl: process.env holds no key', async () => {
+    const { workspace, env, dir } = await setup();
+    const saved = join(dir, 'saved.json');
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          {
+            name: 'js_repl',
+            arguments: {
+              code: '[process.env.ANTHROPIC_API_KEY ?? "absent", process.env.OPENAI_API_KEY ?? "absent", process.env.ORDINARY_SETTING].join("|")',
+            },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--mode',
+        'full-access',
+        '--save',
+        saved,
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(saved, 'utf8')).toContain("=> 'absent|absent|kept-value'");
+  });
+
+  it("command hooks get no key; an MCP server gets none but its config's own env", async () => {
+    const { workspace, home, env, dir } = await setup();
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [
+            { hooks: [{ type: 'command', command: 'env > "$AGENT_PROJECT_DIR/hook-env.txt"' }] },
+          ],
+        },
+      }),
+    );
+    const mcpConfig = join(dir, 'mcp.json');
+    await writeFile(
+      mcpConfig,
+      JSON.stringify({
+        mcpServers: {
+          envserver: {
+            command: process.execPath,
+            args: [join(appDir, 'src/__fixtures__/env-server.mjs')],
+            env: { SERVER_API_KEY: 'given-to-this-server' },
+          },
+        },
+      }),
+    );
+    const saved = join(dir, 'saved.json');
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'envserver__names', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--mcp-config',
+        mcpConfig,
+        '--save',
+        saved,
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const hook = await readFile(join(workspace, 'hook-env.txt'), 'utf8');
+    expect(hook).toContain('ORDINARY_SETTING=kept-value');
+    for (const name of Object.keys(keys)) expect(hook).not.toContain(`${name}=`);
+    const names = (
+      JSON.parse(await readFile(saved, 'utf8')) as {
+        messages: { role: string; content: { text?: string }[] }[];
+      }
+    ).messages
+      .filter((message) => message.role === 'toolResult')
+      .flatMap((message) => message.content.map((part) => part.text ?? ''))
+      .join(' ')
+      .split(' ');
+    expect(names).toContain('PATH');
+    expect(names).toContain('SERVER_API_KEY');
+    for (const name of Object.keys(keys)) expect(names).not.toContain(name);
+  });
+
+  it('passEnv in a project settings file is refused, naming the file', async () => {
+    const { workspace, env, dir } = await setup();
+    await mkdir(join(workspace, '.agent'));
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ passEnv: ['OPENAI_API_KEY'] }),
+    );
+    const script = await writeScript(dir, [{ text: 'done' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${join(workspace, '.agent', 'settings.json')}: "passEnv" is read only from the user settings`,
+    );
+  });
+
+  it('a passEnv that is not a list of names is an error naming the file', async () => {
+    const { workspace, home, env, dir } = await setup();
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ passEnv: 'GITHUB_TOKEN' }));
+    const script = await writeScript(dir, [{ text: 'done' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${join(home, 'settings.json')}: "passEnv" must be a list of strings`,
+    );
+  });
+
+  it('--pass-env takes a name, not an assignment', async () => {
+    const run = await runCli(['-p', 'go', '--pass-env', 'TOKEN=abcdefg']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--pass-env takes a variable's name");
+    expect(run.stderr).toContain('--pass-env TOKEN (its value comes from the environment)');
+    // The value typed by mistake is not echoed.
+    expect(run.stderr).not.toContain('abcdefg');
+  });
+});

@@ -1,0 +1,166 @@
+import { readFile } from 'node:fs/promises';
+import type { Provider } from '@agent/core';
+import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
+import type { CliOptions, ProviderName } from '../config/args.js';
+import { CliError } from '../config/cli-error.js';
+
+/** Default model per provider. */
+export const defaultModels: Record<ProviderName, string> = {
+  anthropic: 'claude-sonnet-4-6',
+  openai: 'gpt-5-mini',
+  google: 'gemini-2.5-flash',
+};
+
+const apiKeyVariables: Record<ProviderName, readonly string[]> = {
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  google: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
+
+/** The provider and model a session uses. */
+export interface ModelChoice {
+  provider: Provider;
+  model: string;
+  /** For the banner: `anthropic claude-sonnet-4-6`, `scripted (steps.json)`. */
+  label: string;
+}
+
+/** Picks the provider: `--scripted`, else `--provider`, else `--base-url` (OpenAI), else the first with an API key. */
+export async function chooseProvider(
+  options: Pick<CliOptions, 'provider' | 'model' | 'baseUrl' | 'scripted'>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<ModelChoice> {
+  if (options.scripted !== undefined) {
+    const { steps, delayMs, contextWindow } = await loadScript(options.scripted);
+    const provider = createScriptedProvider(steps, {
+      ...(delayMs === undefined ? {} : { delayMs }),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+    });
+    return {
+      provider,
+      model: options.model ?? 'scripted',
+      label: `scripted (${options.scripted})`,
+    };
+  }
+  const hasKey = (name: ProviderName) =>
+    apiKeyVariables[name].some((variable) => (env[variable] ?? '') !== '');
+  const name: ProviderName | undefined =
+    options.provider ??
+    (options.baseUrl !== undefined
+      ? 'openai'
+      : (['anthropic', 'openai', 'google'] as const).find(hasKey));
+  if (name === undefined) {
+    throw new CliError(
+      'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
+        '(or pass --base-url for a local OpenAI-compatible server).\n' +
+        'To try the agent without a key, run: agent demo',
+    );
+  }
+  const model = options.model ?? defaultModels[name];
+  // Each provider loads its vendor SDK: import only the one in use (startup time).
+  switch (name) {
+    case 'anthropic': {
+      const { createAnthropicProvider } = await import('@agent/providers-anthropic');
+      return { provider: createAnthropicProvider(), model, label: `anthropic ${model}` };
+    }
+    case 'openai': {
+      const { createOpenAIProvider } = await import('@agent/providers-openai');
+      const provider = createOpenAIProvider(
+        options.baseUrl === undefined ? {} : { baseURL: options.baseUrl },
+      );
+      return { provider, model, label: `${provider.id} ${model}` };
+    }
+    case 'google': {
+      const { createGeminiProvider } = await import('@agent/providers-google');
+      return { provider: createGeminiProvider(), model, label: `google ${model}` };
+    }
+    default: {
+      const exhaustive: never = name;
+      throw new CliError(`Unknown provider ${String(exhaustive)}`);
+    }
+  }
+}
+
+/**
+ * Reads a script: a JSON array of assistant turns (`{ text?, thinking?, toolCalls?: [{ name,
+ * arguments }], error?, delayMs? }`) or `{ "steps": [...], "delayMs": n, "contextWindow": n }`
+ * (the window the scripted model reports, in tokens: compaction then works as with a real one;
+ * a summary call takes the next step of the script).
+ */
+export async function loadScript(path: string): Promise<{
+  steps: ScriptedTurn[];
+  delayMs: number | undefined;
+  contextWindow: number | undefined;
+}> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CliError(
+      `Cannot read the script ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const container = Array.isArray(data) ? { steps: data } : data;
+  if (container === null || typeof container !== 'object') {
+    throw new CliError(`The script ${path} must be a JSON array of turns or { "steps": [...] }`);
+  }
+  const { steps, delayMs, contextWindow } = container as {
+    steps?: unknown;
+    delayMs?: unknown;
+    contextWindow?: unknown;
+  };
+  if (!Array.isArray(steps) || steps.length === 0) {
+    throw new CliError(`The script ${path} has no steps`);
+  }
+  if (container !== null && !Array.isArray(data)) {
+    const known = ['steps', 'delayMs', 'contextWindow'];
+    const unknown = Object.keys(container).filter((key) => !known.includes(key));
+    if (unknown.length > 0) {
+      throw new CliError(
+        `The script ${path}: unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected "steps", "delayMs", "contextWindow")`,
+      );
+    }
+  }
+  for (const [index, step] of steps.entries()) checkStep(path, step, index);
+  if (delayMs !== undefined && typeof delayMs !== 'number') {
+    throw new CliError(`The script ${path}: "delayMs" must be a number`);
+  }
+  if (contextWindow !== undefined && !(typeof contextWindow === 'number' && contextWindow > 0)) {
+    throw new CliError(`The script ${path}: "contextWindow" must be a number of tokens > 0`);
+  }
+  return { steps: steps as ScriptedTurn[], delayMs, contextWindow };
+}
+
+const turnFields = ['text', 'thinking', 'toolCalls', 'stopReason', 'usage', 'error', 'delayMs'];
+const callFields = ['id', 'name', 'arguments'];
+
+/** One scripted turn: an object of known fields (a typo such as "txt" must not pass silently). */
+function checkStep(path: string, step: unknown, index: number): void {
+  const where = `The script ${path}: step ${index + 1}`;
+  if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+    throw new CliError(`${where} is not an object`);
+  }
+  const unknown = Object.keys(step).filter((key) => !turnFields.includes(key));
+  if (unknown.length > 0) {
+    throw new CliError(
+      `${where} has unknown field ${unknown.map((key) => `"${key}"`).join(', ')} (expected ${turnFields.join(', ')})`,
+    );
+  }
+  const { toolCalls, text } = step as { toolCalls?: unknown; text?: unknown };
+  if (text !== undefined && typeof text !== 'string')
+    throw new CliError(`${where}: "text" must be a string`);
+  if (toolCalls === undefined) return;
+  const calls = Array.isArray(toolCalls) ? toolCalls : [toolCalls];
+  const bad = calls.find(
+    (call) =>
+      call === null ||
+      typeof call !== 'object' ||
+      typeof (call as { name?: unknown }).name !== 'string' ||
+      Object.keys(call).some((key) => !callFields.includes(key)),
+  );
+  if (!Array.isArray(toolCalls) || bad !== undefined) {
+    throw new CliError(
+      `${where} has toolCalls that are not [{ "name", "arguments", "id"? }]: ${JSON.stringify(bad ?? toolCalls)}`,
+    );
+  }
+}

@@ -1,0 +1,117 @@
+// Which saved session a run continues or starts: --resume (a file, an id or a pick from the list),
+// --continue (the newest), else a new one; old sessions and checkpoints pruned first.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { agentHome } from '../config/agent-home.js';
+import type { CliOptions } from '../config/args.js';
+import { CliError } from '../config/cli-error.js';
+import type { SessionRetention } from '../config/settings.js';
+import { writeErr } from '../ui/output.js';
+import { pruneCheckpoints } from './checkpoints.js';
+import { loadConversation, loadSavedSession } from './session.js';
+import {
+  defaultSessionKeepDays,
+  findSessionById,
+  isSessionId,
+  listSessions,
+  newSessionPath,
+  pruneSessions,
+} from './sessions.js';
+
+/** The first user message of a saved session, on one line, for the list. */
+async function sessionTitle(path: string): Promise<string> {
+  try {
+    const messages = await loadConversation(path);
+    const first = messages.find((message) => message.role === 'user');
+    const content = first?.content;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((part) => ('text' in part ? part.text : '')).join(' ')
+          : '';
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > 60 ? `${line.slice(0, 59)}…` : line || '(empty)';
+  } catch {
+    return '(unreadable)';
+  }
+}
+
+/** `--resume` without a file: lists the workspace's sessions (newest first) and reads a number. */
+export async function pickSession(cwd: string): Promise<string> {
+  const found = (await listSessions(cwd)).slice(0, 20);
+  if (found.length === 0) throw new CliError(`No saved session for ${resolve(cwd)} to resume`);
+  const lines = await Promise.all(
+    found.map(
+      async (entry, index) =>
+        `${String(index + 1).padStart(2)}. ${entry.modified.toISOString().slice(0, 16).replace('T', ' ')}  ${await sessionTitle(entry.path)}`,
+    ),
+  );
+  writeErr(`Saved sessions of ${resolve(cwd)}, newest first:\n${lines.join('\n')}\n`);
+  if (process.stdin.isTTY !== true)
+    throw new CliError('Not a terminal, so no session can be picked: pass --resume <file>');
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    while (true) {
+      const answer = (await rl.question(`Resume which (1-${found.length})? `)).trim();
+      const chosen = found[Number(answer) - 1];
+      if (/^\d+$/.test(answer) && chosen !== undefined) return chosen.path;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * The session a run continues or starts: `--resume <id|file>`, the picked one, `--continue`'s
+ * newest, else a new id and file; old sessions and checkpoints are pruned first (keeping these).
+ */
+export async function chooseSession(
+  given: CliOptions,
+  retention: SessionRetention,
+): Promise<CliOptions> {
+  let options = given;
+  // `--resume <id>`: the kept session with the id json output printed, written back in place.
+  if (options.resume !== undefined && !existsSync(options.resume)) {
+    if (!isSessionId(options.resume))
+      throw new CliError(
+        `--resume ${options.resume}: no such file (and not a session id; the json output's "sessionId" is one)`,
+      );
+    const path = await findSessionById(options.resume);
+    if (path === undefined)
+      throw new CliError(
+        `--resume ${options.resume}: no session with this id is kept under ${join(agentHome(), 'sessions')} (sessions saved with --save elsewhere are resumed by their file)`,
+      );
+    options = { ...options, resume: path, save: options.save ?? path };
+  }
+  // Old session files go (the retention of the user settings); the one resumed stays.
+  await pruneSessions(retention, {
+    keep: [options.resume, options.save].filter((path) => path !== undefined),
+  }).catch(() => 0);
+  await pruneCheckpoints(retention.keepDays ?? defaultSessionKeepDays).catch(() => 0);
+  // Every session is kept (unless --save names the file); --continue picks up the newest.
+  if (options.pickSession === true) {
+    const path = await pickSession(options.cwd);
+    options = { ...options, resume: path, save: options.save ?? path };
+  }
+  if (options.continueLast === true) {
+    const [last] = await listSessions(options.cwd);
+    if (last === undefined)
+      throw new CliError(`No saved session for ${resolve(options.cwd)} to continue`);
+    options = { ...options, resume: last.path, save: options.save ?? last.path };
+  }
+  // A resumed session keeps its id (so `--resume <id>` finds it again); a new one gets one.
+  const resumedId =
+    options.resume === undefined ? undefined : (await loadSavedSession(options.resume)).sessionId;
+  options = { ...options, sessionId: resumedId ?? randomUUID() };
+  if (options.save === undefined) {
+    try {
+      options = { ...options, save: await newSessionPath(options.cwd, options.sessionId) };
+    } catch {
+      // No writable $AGENT_HOME: the session is simply not kept.
+    }
+  }
+  return options;
+}

@@ -1,0 +1,134 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+async function scratch(): Promise<string> {
+  const dir = await tempDir('agent-cli-spill-');
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const uid = process.getuid?.() ?? 0;
+
+/** The text of every tool result in a conversation saved with --save, in order. */
+function toolResults(saved: string): string[] {
+  const { messages } = JSON.parse(readFileSync(saved, 'utf8')) as {
+    messages: { role: string; content: { type: string; text?: string }[] }[];
+  };
+  return messages
+    .filter((message) => message.role === 'toolResult')
+    .map((message) => message.content.map((part) => part.text ?? '').join('\n'));
+}
+
+describe('bash spill files of a CLI session', () => {
+  it('sandboxed bash tails the spill file the notice names; nothing is left once the CLI exits', async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(workspace);
+    // TMPDIR of the test's own: the per-user spill directory lives there.
+    const tmp = join(dir, 'tmp');
+    await mkdir(tmp);
+    const perUser = join(tmp, `agent-tools-builtin-${uid}`);
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'seq 1 2000000' } }] },
+      {
+        toolCalls: [
+          // The only session directory the sandbox shows is this session's.
+          { name: 'bash', arguments: { command: `tail -n 3 ${perUser}/*/bash-*-stdout-*.log` } },
+        ],
+      },
+      { text: 'Tailed it.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    const { code } = await runCli(
+      ['-p', 'count', '--scripted', script, '--cwd', workspace, '--mode', 'full-access'].concat([
+        '--save',
+        saved,
+      ]),
+      { env: cleanEnv({ TMPDIR: tmp }) },
+    );
+    expect(code).toBe(0);
+    const results = toolResults(saved);
+    const notice = new RegExp(`full output saved to ${perUser}/\\d+-[0-9a-f]{16}/bash-\\S+\\.log`);
+    expect(results[0]).toMatch(notice);
+    expect(results[0]).not.toContain('Blocked by the sandbox');
+    expect(results[1]).toMatch(/^1999998\n1999999\n2000000\nExit code: 0$/);
+    expect(existsSync(perUser)).toBe(true);
+    expect(readdirSync(perUser)).toEqual([]);
+  });
+});
+
+describe('path rules in a CLI session', () => {
+  it("--deny 'read_file(secret.txt)' keeps secret.txt out of search, glob and list_files; rules that can never match warn", async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(join(workspace, 'sub'), { recursive: true });
+    await writeFile(join(workspace, 'secret.txt'), 'top secret\n');
+    await writeFile(join(workspace, 'public.txt'), 'top public\n');
+    await writeFile(join(workspace, 'sub', 'notes.txt'), 'top notes\n');
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          { name: 'search', arguments: { pattern: 'top' } },
+          { name: 'grep', arguments: { pattern: 'secret', output_mode: 'files_with_matches' } },
+          { name: 'glob', arguments: { pattern: '**/*.txt' } },
+          { name: 'list_files', arguments: {} },
+          { name: 'read_file', arguments: { path: './secret.txt' } },
+          { name: 'search', arguments: { pattern: 'top', path: 'secret.txt' } },
+        ],
+      },
+      { text: 'Looked.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    const { code, stderr } = await runCli([
+      '-p',
+      'look',
+      '--scripted',
+      script,
+      '--cwd',
+      workspace,
+      '--mode',
+      'full-access',
+      '--deny',
+      'read_file(secret.txt)',
+      '--deny',
+      'read_fle(x)',
+      '--ask',
+      'todo_write(x)',
+      '--deny',
+      // Ours does not expand "~" (Claude Code's Read(~/.ssh/*) does: claude-code-config.test.ts).
+      'read_file(~/.ssh/*)',
+      '--save',
+      saved,
+    ]);
+    expect(code).toBe(0);
+    const warnings = stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    // One line per rule, allow then ask then deny rules, in the order given.
+    expect(warnings).toEqual([
+      'warning: ask rule "todo_write(x)" can never match: todo_write names no subjects (drop the parentheses to cover the tool)',
+      'warning: deny rule "read_fle(x)" can never match: no tool of this session matches "read_fle" (did you mean read_file?)',
+      'warning: deny rule "read_file(~/.ssh/*)" can never match: "~" is not expanded: write the absolute path',
+    ]);
+    const [search, grep, glob, list, read, direct] = toolResults(saved);
+    expect(search).toContain('public.txt:1:top public');
+    expect(search).toContain('sub/notes.txt:1:top notes');
+    expect(search).not.toContain('top secret');
+    expect(search).toContain('[1 file hidden by permission rules]');
+    expect(grep).toBe('No matches found.\n[1 file hidden by permission rules]');
+    expect(glob).toBe('public.txt\nsub/notes.txt\n[1 file hidden by permission rules]');
+    expect(list).not.toMatch(/secret/);
+    expect(list).toContain('[1 file hidden by permission rules]');
+    expect(read).toContain('Denied by rule "read_file(secret.txt)"');
+    expect(direct).toContain('Denied by rule "read_file(secret.txt)"');
+    for (const result of [search, grep, glob, list, read, direct])
+      expect(result).not.toContain('top secret');
+  });
+});

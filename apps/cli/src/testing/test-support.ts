@@ -1,0 +1,187 @@
+// Test-only helpers: the built CLI as a real child process, and a real terminal (tmux) around it.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package directory (apps/cli). */
+export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built CLI. */
+export const cliPath = join(appDir, 'dist', 'main.js');
+
+/** Fails with a clear message when the CLI was not built (turbo builds it before `test`). */
+export function assertBuilt(): void {
+  if (!existsSync(cliPath))
+    throw new Error(`${cliPath} is missing: run \`pnpm turbo run build --filter=@agent/cli...\``);
+}
+
+/** The environment without any provider key, so tests never reach a real API. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/API_KEY$|_BASE_URL$/.test(key)) continue;
+    env[key] = value;
+  }
+  // Never the real ~/.agent: tokens, sessions and settings of tests stay in a temp folder.
+  return { ...env, NO_COLOR: '1', AGENT_HOME: join(tmpdir(), 'agent-cli-test-home'), ...extra };
+}
+
+/** The outcome of one CLI process. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with stdin closed, or piped `input` (never a TTY), and waits for it to exit. */
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: options.cwd ?? appDir,
+      env: options.env ?? cleanEnv(),
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    if (child.stdout === null || child.stderr === null) throw new Error('no pipes');
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A temp directory removed by `dispose`. */
+export async function tempDir(prefix: string): Promise<{ path: string; dispose(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  // Retried: a CLI just killed (tmux) may still be writing its compile cache under the directory.
+  return {
+    path,
+    dispose: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+  };
+}
+
+/** Writes a script file for `--scripted`. */
+export async function writeScript(
+  dir: string,
+  steps: unknown[],
+  name = 'script.json',
+): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, JSON.stringify({ steps }));
+  return path;
+}
+
+let socketCounter = 0;
+
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** A tmux server on its own socket running one command in a 200×50 pane. */
+export class TmuxSession {
+  readonly socket: string;
+
+  readonly #statusFile: string;
+  #socketPath = '';
+
+  private constructor(socket: string, statusFile: string) {
+    this.socket = socket;
+    this.#statusFile = statusFile;
+  }
+
+  /**
+   * Starts `command` (argv) in a new detached session, through `sh`, which writes the exit status
+   * to `<cwd>/.exit-status` (tmux's own `pane_dead_status` is sometimes never filled in).
+   */
+  static start(
+    command: readonly string[],
+    options: { cwd: string; env: Record<string, string> },
+  ): TmuxSession {
+    socketCounter += 1;
+    const statusFile = join(options.cwd, '.exit-status');
+    const session = new TmuxSession(`agent-cli-test-${process.pid}-${socketCounter}`, statusFile);
+    const shell = `${command.map(quote).join(' ')}; echo $? > ${quote(statusFile)}`;
+    session.#tmux(
+      [
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'main',
+        '-x',
+        '200',
+        '-y',
+        '50',
+        shell,
+        ';',
+        'set-option',
+        '-t',
+        'main',
+        'remain-on-exit',
+        'on',
+      ],
+      options,
+    );
+    session.#socketPath = session.#tmux(['display-message', '-p', '#{socket_path}']).trim();
+    return session;
+  }
+
+  /** The pane's text, scrollback included. */
+  capture(): string {
+    return this.#tmux(['capture-pane', '-p', '-J', '-t', 'main', '-S', '-500']);
+  }
+
+  /** Types literal text (no Enter). */
+  type(text: string): void {
+    this.#tmux(['send-keys', '-t', 'main', '-l', text]);
+  }
+
+  /** Presses keys by tmux name (`Enter`, `C-c`, `C-d`). */
+  press(...keys: string[]): void {
+    this.#tmux(['send-keys', '-t', 'main', ...keys]);
+  }
+
+  /** `undefined` while the command runs, else its exit status. */
+  exitStatus(): number | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.#statusFile, 'utf8');
+    } catch {
+      return undefined;
+    }
+    return text.endsWith('\n') ? Number(text.trim()) : undefined;
+  }
+
+  /** Kills the tmux server (and the command with it). */
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+    // tmux leaves its socket file behind.
+    if (this.#socketPath !== '') rmSync(this.#socketPath, { force: true });
+  }
+
+  #tmux(
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): string {
+    const result = spawnSync('tmux', ['-L', this.socket, ...args], {
+      encoding: 'utf8',
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
+    if (result.status !== 0) throw new Error(`tmux ${args.join(' ')} failed: ${result.stderr}`);
+    return result.stdout;
+  }
+}

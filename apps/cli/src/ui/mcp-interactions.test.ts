@@ -1,0 +1,414 @@
+// What the CLI does when an MCP server turns to it: elicitation and sampling asked in a real
+// terminal (tmux) against the reference "everything" server; without a terminal (-p, stdin not a
+// TTY) they are declined and refused, and the transcript says so; roots are the workspace; log
+// messages are shown from the level chosen.
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  TmuxSession,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
+import { parseFieldAnswer } from './mcp-interactions.js';
+
+const sessions: TmuxSession[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+beforeAll(() => {
+  assertBuilt();
+});
+afterEach(async () => {
+  for (const session of sessions.splice(0)) session.kill();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const everything = join(
+  appDir,
+  'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+const fixture = join(appDir, 'src/__fixtures__/roots-log-server.mjs');
+const waitOptions = { timeout: 30_000, interval: 50 };
+
+/** A workspace, an MCP config with the everything server and the roots/log fixture, a script. */
+async function setup(steps: unknown[]) {
+  const dir = await tempDir('agent-cli-mcp-');
+  cleanups.push(dir.dispose);
+  const workspace = join(dir.path, 'ws');
+  await mkdir(workspace);
+  const config = join(dir.path, 'mcp.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [everything, 'stdio'] },
+        fixture: { command: process.execPath, args: [fixture] },
+      },
+    }),
+  );
+  const script = await writeScript(dir.path, steps);
+  const saved = join(dir.path, 'conversation.json');
+  const args = [
+    '--scripted',
+    script,
+    '--cwd',
+    workspace,
+    '--mcp-config',
+    config,
+    '--mode',
+    'full-access',
+    '--save',
+    saved,
+  ];
+  /** The text of each tool result of the saved conversation, by tool name. */
+  const results = async () => {
+    const { messages } = JSON.parse(await readFile(saved, 'utf8')) as {
+      messages: { role: string; toolName?: string; content: { text?: string }[] }[];
+    };
+    return Object.fromEntries(
+      messages
+        .filter((message) => message.role === 'toolResult')
+        .map((message) => [
+          message.toolName,
+          message.content.map((part) => part.text ?? '').join('\n'),
+        ]),
+    ) as Record<string, string>;
+  };
+  return { dir: dir.path, workspace, args, saved, results };
+}
+
+function startTmux(args: string[], cwd: string, env = cleanEnv()) {
+  const tmux = TmuxSession.start([process.execPath, cliPath, ...args], { cwd, env });
+  sessions.push(tmux);
+  const waitForText = (text: string) =>
+    vi.waitFor(() => expect(tmux.capture()).toContain(text), waitOptions);
+  const waitForExit = () =>
+    vi.waitFor(() => {
+      const status = tmux.exitStatus();
+      expect(status).toBeDefined();
+      return status;
+    }, waitOptions);
+  return { tmux, waitForText, waitForExit };
+}
+
+describe('MCP interactions in a terminal (tmux)', () => {
+  beforeEach(skipWithout('tmux'));
+  it('elicitation: the form is asked field by field, with types, defaults and choices', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'everything__trigger-elicitation-request', arguments: {} }] },
+      { text: 'Thanks for the details.' },
+    ]);
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'ask me'], run.dir);
+    await waitForText(
+      'mcp everything asks for input: Please provide inputs for the following fields:',
+    );
+    await waitForText('Answer? [y] fill in  [n] decline  [c] cancel');
+    tmux.type('y');
+    // A required field cannot be left empty.
+    await waitForText('String — Your full, legal name (text, required):');
+    tmux.press('Enter');
+    await waitForText('✗ required');
+    tmux.type('Ada Lovelace');
+    tmux.press('Enter');
+    await waitForText('Boolean — Agree to the terms and conditions (y/n):');
+    tmux.type('y');
+    tmux.press('Enter');
+    await waitForText('(text [It was a dark and stormy night.]):');
+    tmux.press('Enter');
+    await waitForText('(email):');
+    tmux.type('not-an-email');
+    tmux.press('Enter');
+    await waitForText('✗ type an email address');
+    tmux.type('ada@example.com');
+    tmux.press('Enter');
+    await waitForText('(uri):');
+    tmux.press('Enter');
+    await waitForText('(date):');
+    tmux.press('Enter');
+    await waitForText('(integer 1–100 [42]):');
+    tmux.type('500');
+    tmux.press('Enter');
+    await waitForText('✗ at most 100');
+    tmux.type('7');
+    tmux.press('Enter');
+    await waitForText('(number 0–1000 [3.14]):');
+    tmux.press('Enter');
+    await waitForText('1) Monica  2) Rachel');
+    tmux.type('3');
+    tmux.press('Enter');
+    await waitForText('any of, by number or value, comma-separated: 1) Guitar');
+    tmux.type('Piano, 3');
+    tmux.press('Enter');
+    await waitForText('1) Superman [hero-1]');
+    tmux.press('Enter');
+    await waitForText('1) Tuna [fish-1]');
+    tmux.press('Enter');
+    await waitForText('1) Cats [pet-1]');
+    tmux.type('Dogs');
+    tmux.press('Enter');
+    await waitForText('→ sent 11 field(s) to everything');
+    expect(await waitForExit()).toBe(0);
+    const result = (await run.results())['everything__trigger-elicitation-request'] ?? '';
+    expect(result).toContain('User provided the requested information');
+    const raw = JSON.parse(result.slice(result.indexOf('{'))) as { content: unknown };
+    expect(raw.content).toEqual({
+      name: 'Ada Lovelace',
+      check: true,
+      firstLine: 'It was a dark and stormy night.',
+      email: 'ada@example.com',
+      integer: 7,
+      number: 3.14,
+      untitledSingleSelectEnum: 'Joey',
+      untitledMultipleSelectEnum: ['Piano', 'Violin'],
+      titledSingleSelectEnum: 'hero-1',
+      titledMultipleSelectEnum: ['fish-1'],
+      legacyTitledEnum: 'pet-2',
+    });
+  });
+
+  it('elicitation: "n" declines, and URL mode shows the URL and opens the browser', async () => {
+    const run = await setup([
+      {
+        toolCalls: [
+          { name: 'everything__trigger-elicitation-request', arguments: {} },
+          {
+            name: 'everything__trigger-url-elicitation',
+            arguments: { url: 'https://example.com/connect?x=1', message: 'Connect your account' },
+          },
+        ],
+      },
+      { text: 'OK.' },
+    ]);
+    // A fake browser that records what it was asked to open.
+    const opened = join(run.dir, 'opened.txt');
+    const browser = join(run.dir, 'browser.sh');
+    await writeFile(browser, `#!/bin/sh\necho "$1" > '${opened}'\n`);
+    await chmod(browser, 0o755);
+    const { tmux, waitForText, waitForExit } = startTmux(
+      [...run.args, '-p', 'ask me'],
+      run.dir,
+      cleanEnv({ BROWSER: browser }),
+    );
+    await waitForText('Answer? [y] fill in  [n] decline  [c] cancel');
+    tmux.type('n');
+    await waitForText('→ declined');
+    await waitForText('mcp everything asks you to open a URL: Connect your account');
+    await waitForText('https://example.com/connect?x=1');
+    tmux.type('y');
+    await waitForText('→ opened in your browser: https://example.com/connect?x=1');
+    expect(await waitForExit()).toBe(0);
+    await vi.waitFor(() => expect(existsSync(opened)).toBe(true), waitOptions);
+    expect((await readFile(opened, 'utf8')).trim()).toBe('https://example.com/connect?x=1');
+    const results = await run.results();
+    expect(results['everything__trigger-elicitation-request']).toContain('declined');
+    expect(results['everything__trigger-url-elicitation']).toContain('accept');
+  });
+
+  it('sampling: approved, answered by the session model, shown, approved again, sent back', async () => {
+    const run = await setup([
+      {
+        toolCalls: [
+          {
+            name: 'everything__trigger-sampling-request',
+            arguments: { prompt: 'Name a colour', maxTokens: 30 },
+          },
+        ],
+      },
+      // This turn answers the server's sampling request: the session's own (scripted) provider.
+      { text: 'Ultramarine.' },
+      { text: 'The server got its completion.' },
+    ]);
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'sample'], run.dir);
+    await waitForText('mcp everything asks scripted for a completion (up to 30 tokens):');
+    await waitForText('system: You are a helpful test server.');
+    await waitForText('user: Resource trigger-sampling-request context: Name a colour');
+    await waitForText('Run it? [y] run  [n] deny');
+    tmux.type('y');
+    await waitForText('scripted: Ultramarine.');
+    await waitForText('Send it to everything? [y] send  [n] withhold');
+    tmux.type('y');
+    expect(await waitForExit()).toBe(0);
+    const result = (await run.results())['everything__trigger-sampling-request'] ?? '';
+    expect(result).toContain('LLM sampling result');
+    expect(result).toContain('Ultramarine.');
+    expect(tmux.capture()).toContain('The server got its completion.');
+  });
+
+  it('in the REPL too: sampling asked while the run goes, the conversation goes on', async () => {
+    const run = await setup([
+      {
+        toolCalls: [
+          { name: 'everything__trigger-sampling-request', arguments: { prompt: 'Pick a number' } },
+        ],
+      },
+      { text: 'Seven.' },
+      { text: 'The server has its number.' },
+    ]);
+    const { tmux, waitForText, waitForExit } = startTmux(run.args, run.dir);
+    await waitForText('): built-in (');
+    tmux.type('ask the server');
+    tmux.press('Enter');
+    await waitForText('Run it? [y] run  [n] deny');
+    tmux.type('y');
+    await waitForText('scripted: Seven.');
+    tmux.type('y');
+    await waitForText('The server has its number.');
+    tmux.type('/exit');
+    tmux.press('Enter');
+    expect(await waitForExit()).toBe(0);
+    expect((await run.results())['everything__trigger-sampling-request']).toContain('Seven.');
+  });
+
+  it('sampling: "n" denies, and the server gets an error', async () => {
+    const run = await setup([
+      {
+        toolCalls: [{ name: 'everything__trigger-sampling-request', arguments: { prompt: 'x' } }],
+      },
+      { text: 'Denied, fine.' },
+    ]);
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'sample'], run.dir);
+    await waitForText('Run it? [y] run  [n] deny');
+    tmux.type('n');
+    expect(await waitForExit()).toBe(0);
+    expect((await run.results())['everything__trigger-sampling-request']).toContain(
+      'The user denied this sampling request',
+    );
+  });
+});
+
+describe('OAuth login of an HTTP MCP server', () => {
+  beforeEach(skipWithout('tmux'));
+  it('prints the authorization URL and opens it in the browser; the tokens are kept 0600 for the next run', async () => {
+    // A real authorization server and protected MCP server in-process on 127.0.0.1 (the fixture
+    // of @agent/tools-mcp's own OAuth tests).
+    const { startOAuthServer } = (await import(
+      join(appDir, '../../packages/tools-mcp/src/__fixtures__/oauth-server.mjs')
+    )) as {
+      startOAuthServer(): Promise<{ url: string; close(): Promise<void> }>;
+    };
+    const oauth = await startOAuthServer();
+    cleanups.push(() => oauth.close());
+    const dir = await tempDir('agent-cli-oauth-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'ws');
+    await mkdir(workspace);
+    const home = join(dir.path, 'home');
+    const config = join(dir.path, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { secure: { url: oauth.url } } }));
+    const script = await writeScript(dir.path, [
+      { toolCalls: [{ name: 'secure__whoami', arguments: {} }] },
+      { text: 'Logged in.' },
+    ]);
+    // A "browser" that follows the authorization redirect back to the loopback listener.
+    const opened = join(dir.path, 'opened.txt');
+    const browser = join(dir.path, 'browser.mjs');
+    await writeFile(
+      browser,
+      [
+        `#!${process.execPath}`,
+        "import { appendFileSync } from 'node:fs';",
+        `appendFileSync(${JSON.stringify(opened)}, process.argv[2] + '\\n');`,
+        "const authorize = await fetch(process.argv[2], { redirect: 'manual' });",
+        "await (await fetch(authorize.headers.get('location'))).text();",
+      ].join('\n'),
+    );
+    await chmod(browser, 0o755);
+    const args = ['--scripted', script, '--cwd', workspace, '--mcp-config', config];
+    const saved = join(dir.path, 'conversation.json');
+    const { waitForText, waitForExit } = startTmux(
+      [...args, '--mode', 'full-access', '--save', saved, '-p', 'who am I'],
+      dir.path,
+      cleanEnv({ BROWSER: browser, AGENT_HOME: home }),
+    );
+    await waitForText(
+      'mcp secure needs authorization: opened in your browser; if it did not open, visit http://127.0.0.1:',
+    );
+    expect(await waitForExit()).toBe(0);
+    expect((await readFile(opened, 'utf8')).trim()).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
+    );
+    const { messages } = JSON.parse(await readFile(saved, 'utf8')) as {
+      messages: { role: string; content: { text?: string }[] }[];
+    };
+    const whoami = messages.find((message) => message.role === 'toolResult');
+    expect(whoami?.content[0]?.text).toContain('mcp:tools');
+    const tokens = join(home, 'mcp-tokens.json');
+    expect((await stat(tokens)).mode & 0o777).toBe(0o600);
+    expect(await readFile(saved, 'utf8')).not.toMatch(/access_token|refresh_token/);
+
+    // The next run uses the kept tokens: no browser, no notice.
+    const again = await runCli([...args, '--mode', 'full-access', '-p', 'again'], {
+      cwd: dir.path,
+      env: cleanEnv({ BROWSER: browser, AGENT_HOME: home }),
+    });
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('needs authorization');
+    expect((await readFile(opened, 'utf8')).trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('MCP interactions without a terminal', () => {
+  it('-p with stdin not a TTY: elicitation declined, sampling refused, saying so; roots = the workspace; logs from the level', async () => {
+    const run = await setup([
+      {
+        toolCalls: [
+          { name: 'everything__trigger-elicitation-request', arguments: {} },
+          { name: 'everything__trigger-sampling-request', arguments: { prompt: 'x' } },
+          { name: 'fixture__workspace', arguments: {} },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const { code, stderr } = await runCli([...run.args, '-p', 'go'], { cwd: run.dir });
+    expect(code).toBe(0);
+    expect(stderr).toContain(
+      'mcp everything asked for input ("Please provide inputs for the following fields:"): declined, this run is not interactive (no terminal to ask on)',
+    );
+    expect(stderr).toContain(
+      'mcp everything asked the model for a completion: refused, this run is not interactive (nobody to approve it)',
+    );
+    expect(stderr).toContain('mcp fixture [warning] fixture: listed 1 root(s)');
+    expect(stderr).not.toContain('an info message');
+    const results = await run.results();
+    expect(results['everything__trigger-elicitation-request']).toContain('declined');
+    expect(results['everything__trigger-sampling-request']).toContain('not interactive');
+    expect(results.fixture__workspace).toBe(`roots: file://${run.workspace}`);
+
+    const verbose = await runCli([...run.args, '-p', 'go', '--mcp-log-level', 'debug'], {
+      cwd: run.dir,
+    });
+    expect(verbose.stderr).toContain('mcp fixture [info] fixture: an info message');
+    const quiet = await runCli([...run.args, '-p', 'go', '--mcp-log-level', 'off'], {
+      cwd: run.dir,
+    });
+    expect(quiet.stderr).not.toContain('mcp fixture [');
+  });
+});
+
+describe('form answers', () => {
+  it('parses and checks each kind of field', () => {
+    expect(parseFieldAnswer({ type: 'integer', minimum: 1 }, '0')).toEqual({ error: 'at least 1' });
+    expect(parseFieldAnswer({ type: 'integer' }, '2.5')).toEqual({ error: 'type a whole number' });
+    expect(parseFieldAnswer({ type: 'number' }, '2.5')).toEqual({ value: 2.5 });
+    expect(parseFieldAnswer({ type: 'boolean' }, 'No')).toEqual({ value: false });
+    expect(parseFieldAnswer({ type: 'string', format: 'date' }, '2026-11-24')).toEqual({
+      value: '2026-11-24',
+    });
+    expect(parseFieldAnswer({ type: 'string', enum: ['a', 'b'] }, '2')).toEqual({ value: 'b' });
+    expect(parseFieldAnswer({ type: 'string', enum: ['a', 'b'] }, 'c')).toEqual({
+      error: 'type one of the numbers or values shown',
+    });
+    expect(
+      parseFieldAnswer({ type: 'array', items: { enum: ['a', 'b', 'c'] }, maxItems: 2 }, 'a, b, c'),
+    ).toEqual({ error: 'choose at most 2' });
+    expect(parseFieldAnswer({ type: 'string', minLength: 3 }, 'ab')).toEqual({
+      error: 'at least 3 characters',
+    });
+  });
+});

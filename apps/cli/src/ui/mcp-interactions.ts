@@ -1,0 +1,558 @@
+/**
+ * What the CLI does when an MCP server turns to the client: elicitation (form fields or a URL)
+ * asked on the terminal, sampling through the session's own model behind two approvals, roots =
+ * the workspace, log messages shown from a level, and the OAuth URL printed and opened in a
+ * browser. Without a terminal (`-p` with stdin not a TTY) elicitation is declined and sampling
+ * refused, and the transcript says so.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { AssistantMessage, Message, Provider, UserContent } from '@agent/core';
+import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
+import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
+import type { RunKeys } from './terminal-keys.js';
+
+type ElicitParams = Parameters<NonNullable<McpClientFeatures['elicitation']>>[0];
+type ElicitResult = Awaited<ReturnType<NonNullable<McpClientFeatures['elicitation']>>>;
+type SamplingParams = Parameters<NonNullable<McpClientFeatures['sampling']>>[0];
+type SamplingResult = Awaited<ReturnType<NonNullable<McpClientFeatures['sampling']>>>;
+
+/** The session's model, as sampling uses it (the session's `ModelChoice` fits). */
+export interface SamplingModel {
+  provider: Provider;
+  model: string;
+}
+
+/** Options of {@link McpInteractions}. */
+export interface McpInteractionOptions {
+  /** The key reader of the terminal; `undefined` when nobody can be asked (`-p` without a TTY). */
+  keys: RunKeys | undefined;
+  /** Where questions go (the REPL's stdout, `-p`'s stderr). */
+  write: (text: string) => void;
+  /** One-line notices (declines, log messages, OAuth). */
+  log: (line: string) => void;
+  /** The workspace: the one root offered to servers. */
+  cwd: string;
+  /** Show servers' log messages from this level up (also sent as `logging/setLevel`) [warning]; `off` shows none. */
+  logLevel?: McpLogLevel | 'off' | undefined;
+  /** Whether `write` goes to a terminal (clears a spinner line before a question). */
+  tty?: boolean;
+  /** Opens a URL in a browser; `false` when it cannot. Default: `$BROWSER`, `open`, `xdg-open`. */
+  openBrowser?: (url: string) => boolean;
+}
+
+const clearLine = '\r\u001b[K';
+const ctrlC = '\u0003';
+
+/** One line for the terminal: whitespace folded, cut at `max`. */
+function oneLine(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function onPath(command: string): boolean {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
+
+/**
+ * Opens `url` with `$BROWSER` (`none` disables it), else `open` (macOS), `xdg-open` (Linux and
+ * BSDs) or `start` (Windows). Returns whether a browser command was started.
+ */
+export function openInBrowser(url: string, env = process.env): boolean {
+  const configured = env.BROWSER;
+  if (configured === 'none') return false;
+  let command: string;
+  let args: string[];
+  if (configured !== undefined && configured !== '') {
+    command = configured;
+    args = [url];
+  } else if (process.platform === 'darwin') {
+    command = 'open';
+    args = [url];
+  } else if (process.platform === 'win32') {
+    command = 'cmd';
+    args = ['/c', 'start', '""', url];
+  } else {
+    if (!onPath('xdg-open')) return false;
+    command = 'xdg-open';
+    args = [url];
+  }
+  try {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A field of an elicitation form, as the spec restricts it (primitive types, enums). */
+interface FieldSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  format?: string;
+  default?: unknown;
+  enum?: unknown[];
+  enumNames?: string[];
+  oneOf?: { const?: unknown; title?: string }[];
+  anyOf?: { const?: unknown; title?: string }[];
+  items?: {
+    enum?: unknown[];
+    anyOf?: { const?: unknown; title?: string }[];
+    oneOf?: { const?: unknown; title?: string }[];
+  };
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+interface Choice {
+  value: string;
+  title: string;
+}
+
+/** The choices of a single- or multi-select field, or `undefined` for a free field. */
+function choicesOf(field: FieldSchema): Choice[] | undefined {
+  const source = field.type === 'array' ? field.items : field;
+  if (source === undefined) return undefined;
+  const titled = source.oneOf ?? source.anyOf;
+  if (Array.isArray(titled))
+    return titled
+      .filter((option) => option.const !== undefined)
+      .map((option) => ({
+        value: String(option.const),
+        title: option.title ?? String(option.const),
+      }));
+  if (Array.isArray(source.enum)) {
+    const names = field.type === 'array' ? undefined : field.enumNames;
+    return source.enum.map((value, index) => ({
+      value: String(value),
+      title: names?.[index] ?? String(value),
+    }));
+  }
+  return undefined;
+}
+
+/** What to type, for the field's prompt: `integer 1–100`, `yes/no`, `email`, `one of …`. */
+function describeField(field: FieldSchema, choices: Choice[] | undefined): string {
+  if (choices !== undefined) {
+    const list = choices
+      .map(
+        (choice, index) =>
+          `${index + 1}) ${choice.title}${choice.title === choice.value ? '' : ` [${choice.value}]`}`,
+      )
+      .join('  ');
+    return field.type === 'array' ? `any of, by number or value, comma-separated: ${list}` : list;
+  }
+  const range =
+    field.minimum !== undefined || field.maximum !== undefined
+      ? ` ${field.minimum ?? '…'}–${field.maximum ?? '…'}`
+      : '';
+  switch (field.type) {
+    case 'boolean':
+      return 'y/n';
+    case 'integer':
+      return `integer${range}`;
+    case 'number':
+      return `number${range}`;
+    default:
+      return field.format === undefined ? 'text' : field.format;
+  }
+}
+
+function defaultText(field: FieldSchema, choices: Choice[] | undefined): string {
+  const value = field.default;
+  if (value === undefined) return '';
+  const title = (item: unknown) =>
+    choices?.find((choice) => choice.value === String(item))?.title ?? String(item);
+  if (Array.isArray(value)) return value.map(title).join(', ');
+  if (typeof value === 'boolean') return value ? 'y' : 'n';
+  return title(value);
+}
+
+/** The typed text as the field's value, or a reason to ask again. */
+export function parseFieldAnswer(
+  field: FieldSchema,
+  text: string,
+): { value: unknown } | { error: string } {
+  const choices = choicesOf(field);
+  const pick = (item: string): string | undefined => {
+    if (choices === undefined) return item;
+    const trimmed = item.trim();
+    const byNumber = /^\d+$/.test(trimmed) ? choices[Number(trimmed) - 1] : undefined;
+    const found =
+      byNumber ??
+      choices.find(
+        (choice) =>
+          choice.value === trimmed || choice.title.toLowerCase() === trimmed.toLowerCase(),
+      );
+    return found?.value;
+  };
+  if (field.type === 'array') {
+    const items = text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    const values: string[] = [];
+    for (const item of items) {
+      const value = pick(item);
+      if (value === undefined) return { error: `"${item}" is not one of the choices` };
+      if (!values.includes(value)) values.push(value);
+    }
+    if (field.minItems !== undefined && values.length < field.minItems)
+      return { error: `choose at least ${field.minItems}` };
+    if (field.maxItems !== undefined && values.length > field.maxItems)
+      return { error: `choose at most ${field.maxItems}` };
+    return { value: values };
+  }
+  if (choices !== undefined) {
+    const value = pick(text);
+    return value === undefined
+      ? { error: 'type one of the numbers or values shown' }
+      : { value: field.type === 'number' || field.type === 'integer' ? Number(value) : value };
+  }
+  switch (field.type) {
+    case 'boolean': {
+      const answer = text.trim().toLowerCase();
+      if (['y', 'yes', 'true'].includes(answer)) return { value: true };
+      if (['n', 'no', 'false'].includes(answer)) return { value: false };
+      return { error: 'type y or n' };
+    }
+    case 'integer':
+    case 'number': {
+      const value = Number(text.trim());
+      if (text.trim() === '' || !Number.isFinite(value)) return { error: 'type a number' };
+      if (field.type === 'integer' && !Number.isInteger(value))
+        return { error: 'type a whole number' };
+      if (field.minimum !== undefined && value < field.minimum)
+        return { error: `at least ${field.minimum}` };
+      if (field.maximum !== undefined && value > field.maximum)
+        return { error: `at most ${field.maximum}` };
+      return { value };
+    }
+    default: {
+      if (field.minLength !== undefined && text.length < field.minLength)
+        return { error: `at least ${field.minLength} characters` };
+      if (field.maxLength !== undefined && text.length > field.maxLength)
+        return { error: `at most ${field.maxLength} characters` };
+      if (field.format === 'email' && !/^[^@\s]+@[^@\s]+$/.test(text))
+        return { error: 'type an email address' };
+      if (field.format === 'uri' && !URL.canParse(text)) return { error: 'type a URI' };
+      if (field.format === 'date' && !/^\d{4}-\d{2}-\d{2}$/.test(text))
+        return { error: 'type a date as YYYY-MM-DD' };
+      if (field.format === 'date-time' && Number.isNaN(Date.parse(text)))
+        return { error: 'type a date and time (ISO 8601)' };
+      return { value: text };
+    }
+  }
+}
+
+/** A server's sampling messages as the session's provider takes them (text and images). */
+export function samplingMessages(params: SamplingParams): Message[] {
+  const timestamp = Date.now();
+  return params.messages.map((message): Message => {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    const parts: UserContent[] = blocks.map((block) => {
+      const typed = block as { type: string; text?: string; data?: string; mimeType?: string };
+      if (typed.type === 'text') return { type: 'text', text: typed.text ?? '' };
+      if (typed.type === 'image' && typed.data !== undefined && typed.mimeType !== undefined)
+        return { type: 'image', data: typed.data, mimeType: typed.mimeType };
+      return { type: 'text', text: `[${typed.type} content]` };
+    });
+    if (message.role === 'user') return { role: 'user', content: parts, timestamp };
+    const text = parts.map((part) => (part.type === 'text' ? part.text : '[image]')).join('\n');
+    const assistant: AssistantMessage = {
+      role: 'assistant',
+      content: [{ type: 'text', text }],
+      provider: 'mcp',
+      model: 'mcp',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      stopReason: 'stop',
+      timestamp,
+    };
+    return assistant;
+  });
+}
+
+/** The text of a sampling message, for the question. */
+function messageSummary(message: SamplingParams['messages'][number]): string {
+  const blocks = Array.isArray(message.content) ? message.content : [message.content];
+  return blocks
+    .map((block) => {
+      const typed = block as { type: string; text?: string };
+      return typed.type === 'text' ? (typed.text ?? '') : `[${typed.type}]`;
+    })
+    .join(' ');
+}
+
+/**
+ * The CLI's answers to MCP servers' requests. One instance per session; `forServer(name)` gives
+ * the options of that server's adapter. Questions are asked one at a time.
+ */
+export class McpInteractions {
+  readonly #options: McpInteractionOptions;
+  #model: (() => SamplingModel) | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: McpInteractionOptions) {
+    this.#options = options;
+  }
+
+  /** Sampling uses the session's current model (it changes with `/model`). */
+  useModel(model: () => SamplingModel): void {
+    this.#model = model;
+  }
+
+  /** Whether questions can be asked (a terminal). */
+  get interactive(): boolean {
+    return this.#options.keys !== undefined;
+  }
+
+  /** The level of log messages shown, or `off`. */
+  get logLevel(): McpLogLevel | 'off' {
+    return this.#options.logLevel ?? 'warning';
+  }
+
+  /** The adapter options for one server: the handlers, the roots, the log level. */
+  forServer(): McpClientFeatures {
+    const level = this.logLevel;
+    return {
+      elicitation: (params, context) => this.#serialised(() => this.elicit(params, context)),
+      sampling: (params, context) => this.#serialised(() => this.sample(params, context)),
+      roots: [this.#options.cwd],
+      onLog: (entry) => this.showLog(entry),
+      ...(level === 'off' ? {} : { logLevel: level }),
+    };
+  }
+
+  /** Shows the OAuth authorization URL and opens it in a browser when there is a terminal. */
+  authorize(server: string, url: URL): void {
+    const opened = this.interactive && this.#open(url.href);
+    this.#options.log(
+      `mcp ${server} needs authorization: ${opened ? 'opened in your browser; if it did not open, visit' : 'open'} ${url.href}`,
+    );
+  }
+
+  /** A server's log message, shown when at or above the level. */
+  showLog(entry: McpLogEntry): void {
+    const level = this.logLevel;
+    if (level === 'off') return;
+    if (mcpLogLevels.indexOf(entry.level) < mcpLogLevels.indexOf(level)) return;
+    const data = typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data);
+    const logger = entry.logger === undefined ? '' : ` ${entry.logger}:`;
+    this.#options.log(`mcp ${entry.server} [${entry.level}]${logger} ${oneLine(data ?? '', 500)}`);
+  }
+
+  /** `elicitation/create`: URL mode or a form, asked on the terminal. */
+  async elicit(params: ElicitParams, context: McpRequestContext): Promise<ElicitResult> {
+    const keys = this.#options.keys;
+    const message = oneLine(params.message);
+    if (keys === undefined) {
+      this.#options.log(
+        `mcp ${context.server} asked for input ("${message}"): declined, this run is not interactive (no terminal to ask on)`,
+      );
+      return { action: 'decline' };
+    }
+    if (params.mode === 'url') {
+      const url = (params as { url: string }).url;
+      this.#write(
+        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${url}\nOpen it? [y] open  [n] decline  [c] cancel `,
+      );
+      const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
+      if (answer !== 'y') return this.#ended(answer);
+      const opened = this.#open(url);
+      this.#write(`→ ${opened ? 'opened in your browser' : 'open it yourself'}: ${url}\n`);
+      return { action: 'accept' };
+    }
+    const schema = (params as { requestedSchema?: { properties?: object; required?: string[] } })
+      .requestedSchema;
+    const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
+    const required = new Set(schema?.required ?? []);
+    this.#write(
+      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${properties.map(([name, field]) => field.title ?? name).join(', ')}\nAnswer? [y] fill in  [n] decline  [c] cancel `,
+    );
+    const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
+    if (answer !== 'y') return this.#ended(answer);
+    this.#write(
+      '  Enter keeps the default [shown] or leaves an optional field out; Ctrl-C cancels.\n',
+    );
+    const content: Record<string, unknown> = {};
+    for (const [name, field] of properties) {
+      const choices = choicesOf(field);
+      const fallback = defaultText(field, choices);
+      const label = field.title ?? name;
+      const about = field.description === undefined ? '' : ` — ${oneLine(field.description, 120)}`;
+      const marks = `${required.has(name) ? ', required' : ''}${fallback === '' ? '' : ` [${fallback}]`}`;
+      while (true) {
+        this.#write(`  ${label}${about} (${describeField(field, choices)}${marks}): `);
+        const line = await this.#readLine(keys, context.signal);
+        if (line === undefined) return this.#ended('c');
+        if (line.trim() === '') {
+          if (field.default !== undefined) {
+            content[name] = field.default;
+            break;
+          }
+          if (!required.has(name)) break;
+          this.#write('    ✗ required\n');
+          continue;
+        }
+        const parsed = parseFieldAnswer(field, line);
+        if ('value' in parsed) {
+          content[name] = parsed.value;
+          break;
+        }
+        this.#write(`    ✗ ${parsed.error}\n`);
+      }
+    }
+    this.#write(`→ sent ${Object.keys(content).length} field(s) to ${context.server}\n`);
+    return { action: 'accept', content: content as Record<string, string> };
+  }
+
+  /** `sampling/createMessage`: approved on the terminal, run on the session's model, approved again. */
+  async sample(params: SamplingParams, context: McpRequestContext): Promise<SamplingResult> {
+    const keys = this.#options.keys;
+    const choice = this.#model?.();
+    if (keys === undefined || choice === undefined) {
+      const why =
+        keys === undefined
+          ? 'this run is not interactive (nobody to approve it)'
+          : 'the session is still starting';
+      this.#options.log(`mcp ${context.server} asked the model for a completion: refused, ${why}`);
+      throw new Error(`Sampling refused by the client: ${why}`);
+    }
+    const lines = [
+      `${this.#start()}mcp ${context.server} asks ${choice.model} for a completion (up to ${params.maxTokens} tokens):`,
+    ];
+    if (params.systemPrompt !== undefined)
+      lines.push(`  system: ${oneLine(params.systemPrompt, 200)}`);
+    for (const message of params.messages.slice(-4))
+      lines.push(`  ${message.role}: ${oneLine(messageSummary(message), 300)}`);
+    this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny `);
+    if ((await this.#choose(keys, context.signal, ['y', 'n'])) !== 'y') {
+      throw new Error('The user denied this sampling request');
+    }
+    const reply = await this.#complete(choice, params, context.signal);
+    const text = reply.content
+      .map((part) => (part.type === 'text' ? part.text : ''))
+      .join('')
+      .trim();
+    this.#write(
+      `${this.#start()}  ${choice.model}: ${oneLine(text, 500)}\nSend it to ${context.server}? [y] send  [n] withhold `,
+    );
+    if ((await this.#choose(keys, context.signal, ['y', 'n'])) !== 'y') {
+      throw new Error('The user withheld the completion');
+    }
+    return {
+      role: 'assistant',
+      content: { type: 'text', text },
+      model: reply.model,
+      stopReason: reply.stopReason === 'length' ? 'maxTokens' : 'endTurn',
+    };
+  }
+
+  async #complete(
+    choice: SamplingModel,
+    params: SamplingParams,
+    signal: AbortSignal,
+  ): Promise<AssistantMessage> {
+    const events = choice.provider.stream(
+      {
+        model: choice.model,
+        messages: samplingMessages(params),
+        maxOutputTokens: params.maxTokens,
+        ...(params.systemPrompt === undefined ? {} : { systemPrompt: params.systemPrompt }),
+        ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+      },
+      { signal },
+    );
+    for await (const event of events) {
+      if (event.type === 'done') return event.message;
+      if (event.type === 'error') throw new Error(`The model failed: ${event.error.message}`);
+    }
+    throw new Error('The model ended without an answer');
+  }
+
+  /** Runs questions one after another (one key reader, one terminal). */
+  #serialised<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(task, task);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #write(text: string): void {
+    this.#options.write(text);
+  }
+
+  /** Clears a spinner line before a question on a terminal. */
+  #start(): string {
+    return this.#options.tty === true ? `${clearLine}\n` : '\n';
+  }
+
+  #open(url: string): boolean {
+    return (this.#options.openBrowser ?? openInBrowser)(url);
+  }
+
+  #ended(answer: string | undefined): ElicitResult {
+    const action = answer === 'n' ? 'decline' : 'cancel';
+    this.#write(`→ ${action === 'decline' ? 'declined' : 'cancelled'}\n`);
+    return { action };
+  }
+
+  /** One of `allowed` keys (the first letter of a chunk); `undefined` on Ctrl-C or an abort. */
+  async #choose(
+    keys: RunKeys,
+    signal: AbortSignal,
+    allowed: readonly string[],
+  ): Promise<string | undefined> {
+    while (true) {
+      const key = await keys.nextKey(signal);
+      if (key === undefined || key.includes(ctrlC)) return undefined;
+      const answer = key.trim().charAt(0).toLowerCase();
+      if (allowed.includes(answer)) return answer;
+    }
+  }
+
+  /** A line typed on the terminal (echoed; backspace edits); `undefined` on Ctrl-C or an abort. */
+  async #readLine(keys: RunKeys, signal: AbortSignal): Promise<string | undefined> {
+    let line = '';
+    while (true) {
+      const chunk = await keys.nextKey(signal);
+      if (chunk === undefined) return undefined;
+      for (let i = 0; i < chunk.length; i++) {
+        const char = chunk[i] as string;
+        if (char === ctrlC) return undefined;
+        if (char === '\r' || char === '\n') {
+          this.#write('\n');
+          return line;
+        }
+        if (char === '\u007f' || char === '\b') {
+          if (line !== '') {
+            line = line.slice(0, -1);
+            this.#write('\b \b');
+          }
+        } else if (char === '\u001b') {
+          // An escape sequence (arrows): skip to its final byte.
+          i += 2;
+          while (i < chunk.length && !/[@-~]/.test(chunk[i] as string)) i += 1;
+        } else if (char >= ' ') {
+          line += char;
+          this.#write(char);
+        }
+      }
+    }
+  }
+}
