@@ -10,13 +10,18 @@ import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } fr
 import { withFsReadBatch } from './fs-read-batch.js';
 import { withWriteCommands } from './fs-write-commands.js';
 import { createGlobTool } from './glob.js';
+import { createKnowledgeTool } from './knowledge.js';
 import { createListFilesTool } from './list-files.js';
 import { createNotebookEditTool } from './notebook.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
+import { createReportIssueTool, type ReportIssueToolOptions } from './report-issue.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
 import { createSendUserMessageTool, createSleepTool } from './small-tools.js';
 import { SpillDirectory } from './spill-dir.js';
+import { createThinkTool, type ThinkToolOptions } from './think.js';
 import { createTodoTool, type TodoToolOptions } from './todo.js';
+import { withTodoCommands } from './todo-commands.js';
+import { createUseAwsTool } from './use-aws.js';
 import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
@@ -34,9 +39,17 @@ export type BuiltinToolName =
   | 'todo_write'
   | 'sleep'
   | 'send_user_message'
-  | 'notebook_edit';
+  | 'notebook_edit'
+  | 'think'
+  | 'report_issue'
+  | 'use_aws'
+  | 'knowledge';
 
-/** Tools made when `tools` is not given (`text_editor` is opt-in: it overlaps edit_file). */
+/**
+ * Tools made when `tools` is not given. Opt-in: `text_editor` (it overlaps edit_file), and the
+ * tools Kiro's names reach that most sessions do not need — `think`, `report_issue`, `use_aws`,
+ * `knowledge` ({@link kiroToolNames}).
+ */
 export const defaultToolNames: readonly BuiltinToolName[] = [
   'bash',
   'bash_output',
@@ -50,6 +63,14 @@ export const defaultToolNames: readonly BuiltinToolName[] = [
   'sleep',
   'send_user_message',
   'notebook_edit',
+];
+
+/** The opt-in tools Kiro's tool names reach (`thinking`, `report_issue`, `use_aws`, `knowledge`). */
+export const kiroToolNames: readonly BuiltinToolName[] = [
+  'think',
+  'report_issue',
+  'use_aws',
+  'knowledge',
 ];
 
 /** Options of {@link defaultTools}. */
@@ -78,6 +99,10 @@ export interface DefaultToolsOptions {
   >;
   /** Options of todo_write (`onChange` for a UI, `initial` list). */
   todo?: TodoToolOptions;
+  /** Options of think (`onThought` for a UI or log). */
+  think?: ThinkToolOptions;
+  /** Options of report_issue (the GitHub repository, the host's context, `onDraft`). */
+  reportIssue?: ReportIssueToolOptions;
   /**
    * The bash session: background commands and the private spill directory [a new one]; call its
    * `close()` when the session ends (kills the commands, removes the spill files).
@@ -149,10 +174,20 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     glob: () =>
       createGlobTool({ ...shared, ...(options.search?.skip ? { skip: options.search.skip } : {}) }),
     search: () => createSearchTool({ ...options.search, ...shared }),
-    todo_write: () => createTodoTool(options.todo),
+    // todo_write also takes Kiro's todo_list/task commands (create, complete, add, remove, …).
+    todo_write: () => withTodoCommands(createTodoTool(options.todo)),
     sleep: () => createSleepTool(),
     send_user_message: () => createSendUserMessageTool(),
     notebook_edit: () => createNotebookEditTool(shared),
+    think: () => createThinkTool(options.think),
+    report_issue: () => createReportIssueTool(options.reportIssue),
+    // The aws command runs through a bash tool of its own (same sandbox, env and settings).
+    use_aws: () =>
+      createUseAwsTool({
+        bash: makers.bash(),
+        searchPath: options.bash?.env?.PATH ?? process.env.PATH,
+      }),
+    knowledge: () => createKnowledgeTool({ workspace }),
   };
   return (options.tools ?? defaultToolNames).map((name) => makers[name]());
 }

@@ -20,6 +20,7 @@ export {
   type DefaultToolsOptions,
   defaultToolNames,
   defaultTools,
+  kiroToolNames,
 } from './default-tools.js';
 export {
   applyEdit,
@@ -41,6 +42,7 @@ export {
 } from './fs-read-batch.js';
 export { withWriteCommands } from './fs-write-commands.js';
 export { createGlobTool, type GlobArgs, type GlobDetails, type GlobToolOptions } from './glob.js';
+export { createKnowledgeTool, type KnowledgeArgs, type KnowledgeToolOptions } from './knowledge.js';
 export {
   createListFilesTool,
   type ListFilesArgs,
@@ -70,6 +72,12 @@ export {
   type ReadFileDetails,
   type ReadFileToolOptions,
 } from './read-file.js';
+export {
+  createReportIssueTool,
+  type IssueDraft,
+  type ReportIssueArgs,
+  type ReportIssueToolOptions,
+} from './report-issue.js';
 export {
   createSearchTool,
   maxSearchLineChars,
@@ -112,6 +120,7 @@ export {
   SpillDirectory,
   type SpillDirectoryOptions,
 } from './spill-dir.js';
+export { createThinkTool, type ThinkDetails, type ThinkToolOptions } from './think.js';
 export {
   createTodoTool,
   renderTodos,
@@ -122,6 +131,13 @@ export {
   type TodoWriteArgs,
   type TodoWriteDetails,
 } from './todo.js';
+export { type TodoCommand, withTodoCommands } from './todo-commands.js';
+export {
+  awsCommandLine,
+  createUseAwsTool,
+  type UseAwsArgs,
+  type UseAwsToolOptions,
+} from './use-aws.js';
 export { defaultSkippedDirectories } from './walk.js';
 export {
   type FileSystemOperations,
