@@ -362,8 +362,7 @@ describe('the built-in read-only list', () => {
         const verdict = classifyReadOnly(line);
         if (/\$\(|`/.test(line)) expect(verdict.readOnly).toBe(false);
         if (!verdict.readOnly) return;
-        for (const segment of line.split(/[|;&\n()]/)) {
-          const words = segment.trim().split(/\s+/);
+        for (const words of commandWords(line)) {
           expect(words, line).not.toContain('-delete');
           expect(
             words.some((word) => word.startsWith('--output')),
@@ -380,3 +379,45 @@ describe('the built-in read-only list', () => {
     );
   });
 });
+
+/**
+ * The oracle's reading of a line: each command's words as bash would split them (separators and
+ * blanks inside quotes do not split; quotes removed), leaving out redirection targets (`< "-x"`
+ * reads a file named -x, not a flag).
+ */
+function commandWords(line: string): string[][] {
+  const commands: string[][] = [[]];
+  let word = '';
+  let quote: string | undefined;
+  let inWord = false;
+  let redirectTarget = false;
+  const endWord = () => {
+    if (inWord && !redirectTarget) commands.at(-1)?.push(word);
+    if (inWord) redirectTarget = false;
+    word = '';
+    inWord = false;
+  };
+  for (const char of line) {
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined;
+      else word += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      inWord = true;
+    } else if (/[|;&\n()]/.test(char)) {
+      endWord();
+      redirectTarget = false;
+      commands.push([]);
+    } else if (char === '<' || char === '>') {
+      endWord();
+      redirectTarget = true;
+    } else if (/\s/.test(char)) {
+      endWord();
+    } else {
+      word += char;
+      inWord = true;
+    }
+  }
+  endWord();
+  return commands;
+}
