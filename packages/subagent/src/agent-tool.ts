@@ -14,6 +14,13 @@ import {
   ToolError,
 } from '@agent/core';
 import * as z from 'zod';
+import {
+  agentsOfKiroCall,
+  type KiroAgentCall,
+  kiroShapeOf,
+  runKiroCall,
+  validateKiroCall,
+} from './kiro-agent-calls.js';
 import type { SubAgentDetails } from './sub-agent-details.js';
 import { isSubAgentTool } from './sub-agent-tool.js';
 
@@ -28,7 +35,11 @@ export interface AgentToolOptions {
   defaultAgent?: string;
   /** Wire name [agent]. */
   name?: string;
-  /** Other names that reach it [`['Agent', 'Task']`: claw-code's and Claude Code's]. */
+  /**
+   * Other names that reach it [`['Agent', 'Task', 'use_subagent', 'subagent', 'agent_crew',
+   * 'delegate']`: claw-code's, Claude Code's and Kiro's]. Kiro's argument shapes are taken
+   * whatever the names (see `kiro-agent-calls.ts`).
+   */
   aliases?: readonly string[];
 }
 
@@ -74,9 +85,16 @@ export function createAgentTool(
     );
   const nonEmpty = (field: string) =>
     z.string().refine((value) => value.trim() !== '', { error: `${field} must not be empty` });
-  return defineTool({
+  const tool = defineTool({
     name,
-    aliases: options.aliases ?? ['Agent', 'Task'],
+    aliases: options.aliases ?? [
+      'Agent',
+      'Task',
+      'use_subagent',
+      'subagent',
+      'agent_crew',
+      'delegate',
+    ],
     description:
       'Starts a sub-agent on a task and returns its report. It cannot see this conversation: put ' +
       'every fact, path and constraint it needs in the prompt, and say what to report back. ' +
@@ -112,4 +130,33 @@ export function createAgentTool(
       return agent.execute(validated.value, ctx);
     },
   });
+  return withKiroCalls(tool, { toolName: name, agents: byName, fallback, listing });
+}
+
+/** A validated Kiro call travels as the tool's arguments, tagged (our own shape has no `shape`). */
+function isKiroCall(args: unknown): args is KiroAgentCall {
+  return args !== null && typeof args === 'object' && 'shape' in args && 'call' in args;
+}
+
+/** The agent tool that also takes Kiro's shapes: each step dispatches on the arguments' shape. */
+function withKiroCalls(
+  tool: DefinedTool<AgentToolArgs, SubAgentDetails>,
+  target: Parameters<typeof runKiroCall>[1],
+): DefinedTool<AgentToolArgs, SubAgentDetails> {
+  return {
+    ...tool,
+    prepareArguments: (raw) =>
+      kiroShapeOf(raw) === undefined ? (tool.prepareArguments?.(raw) ?? raw) : raw,
+    // The tagged Kiro call stands in for AgentToolArgs between validate and execute only.
+    validate: (args) =>
+      kiroShapeOf(args) === undefined
+        ? (tool.validate?.(args) ?? { ok: true, value: args as AgentToolArgs })
+        : (validateKiroCall(args) as unknown as ReturnType<NonNullable<typeof tool.validate>>),
+    permissionSubjects: (args) =>
+      isKiroCall(args) ? agentsOfKiroCall(args, target) : (tool.permissionSubjects?.(args) ?? []),
+    execute: (args, ctx) =>
+      isKiroCall(args)
+        ? (runKiroCall(args, target, ctx) as ReturnType<typeof tool.execute>)
+        : tool.execute(args, ctx),
+  };
 }

@@ -133,7 +133,7 @@ describe('todo_list / task / todo (Kiro’s commands on todo_write)', () => {
     ],
     [{ command: 'remove', remove_task_ids: [] }, /at least one task id/],
     [{ command: 'remove', remove_task_ids: ['999'] }, /"999" not found/],
-    [{ command: 'rename' }, /expected one of|command/],
+    [{ command: 'rename' }, /expected one of "create", "complete".*received "rename"/],
   ])('refuses %j as Kiro does, the list unchanged', async (args, message) => {
     const { tools, byName } = setup();
     await tools.execute('task', {

@@ -64,6 +64,8 @@ const todoCommand = z.discriminatedUnion('command', [
   z.strictObject({ command: z.literal('list') }),
 ]);
 
+const commands = ['create', 'complete', 'add', 'remove', 'load', 'lookup', 'list'] as const;
+
 /** One of Kiro's task-list commands. */
 export type TodoCommand = z.infer<typeof todoCommand>;
 
@@ -250,10 +252,21 @@ export function withTodoCommands(todo: TodoTool): AgentTool<unknown> {
       isCommand(raw)
         ? withoutNulls(raw as Record<string, unknown>)
         : (todo.prepareArguments?.(raw) ?? raw),
-    validate: (args): ValidationResult<unknown> =>
-      isCommand(args)
-        ? validateWithZod(todoCommand, args)
-        : (todo.validate?.(args) ?? { ok: true, value: args }),
+    validate: (args): ValidationResult<unknown> => {
+      if (!isCommand(args)) return todo.validate?.(args) ?? { ok: true, value: args };
+      // zod reports an unknown discriminator as "matches none of the shapes": name the commands.
+      if (!(commands as readonly unknown[]).includes(args.command))
+        return {
+          ok: false,
+          issues: [
+            {
+              path: ['command'],
+              message: `expected one of ${commands.map((name) => `"${name}"`).join(', ')}, received ${JSON.stringify(args.command)}`,
+            },
+          ],
+        };
+      return validateWithZod(todoCommand, args);
+    },
     execute: async (args, ctx: ToolContext): Promise<ToolResult> => {
       if (!isCommand(args)) return todo.execute(args as Parameters<TodoTool['execute']>[0], ctx);
       const before = {
