@@ -9,7 +9,7 @@ import { CliError } from '../config/cli-error.js';
 import type { SessionRetention } from '../config/settings.js';
 import { writeErr } from '../ui/output.js';
 import { pruneCheckpoints } from './checkpoints.js';
-import { loadConversation, loadSavedSession } from './session.js';
+import { loadConversation, loadSavedSession } from './session-file.js';
 import {
   defaultSessionKeepDays,
   findSessionById,
