@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { defineConfig } from 'tsup';
 
 /** `agent <version>` and `@agent/<pkg> <version>` for every bundled `@agent/*` package. */
@@ -15,6 +16,16 @@ function versions(): string {
   ))
     lines.push(`${name} ${read(`node_modules/${name}/package.json`).version}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Code mode's QuickJS WebAssembly file, copied next to the chunks: the bundle holds QuickJS's glue
+ * code but not the `.wasm`, which `@agent/code-mode` reads from next to itself first.
+ */
+function copyQuickJsWasm(): void {
+  const codeMode = createRequire(import.meta.url).resolve('@agent/code-mode/package.json');
+  const wasm = createRequire(codeMode).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+  copyFileSync(wasm, 'dist/emscripten-module.wasm');
 }
 
 export default defineConfig({
@@ -40,6 +51,7 @@ export default defineConfig({
   minifyWhitespace: true,
   minifySyntax: true,
   define: { __AGENT_VERSIONS__: JSON.stringify(versions()) },
+  onSuccess: async () => copyQuickJsWasm(),
   banner: {
     // Bundled CommonJS dependencies call require() for Node's built-ins.
     js: "#!/usr/bin/env node\nimport { createRequire as __cliCreateRequire } from 'node:module';\nconst require = __cliCreateRequire(import.meta.url);",

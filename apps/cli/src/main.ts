@@ -51,7 +51,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         writeOut(versionsText);
         return 0;
       case 'demo':
-        return exitCodeFor((await runDemo(writeOut)).stopReason);
+        return exitCodeFor(
+          (await runDemo(writeOut, { codeMode: options.codeMode === true })).stopReason,
+        );
       case 'trust':
         return await runTrustCommand(options, writeOut);
       case 'mcp-serve': {

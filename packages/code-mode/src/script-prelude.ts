@@ -25,6 +25,18 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
     };
   }
   Object.freeze(tools);
+  // A name the script cannot call rejects like a failed call (not \`TypeError: not a function\`),
+  // saying which names it can call.
+  const callable = names.length === 0 ? 'none' : names.join(', ');
+  const toolsView = new Proxy(tools, {
+    get(target, key) {
+      if (typeof key !== 'string' || key in target || key === 'then' || key === 'toJSON')
+        return target[key];
+      return async function () {
+        throw new ToolCallError(key, 'not-found', 'Tool not found: ' + key + ' (scripts can call: ' + callable + ')');
+      };
+    },
+  });
   const show = (value) => {
     if (typeof value === 'string') return value;
     if (value === undefined) return 'undefined';
@@ -49,7 +61,7 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
     error: printer('error'),
   });
   const fixed = (value) => ({ value, writable: false, configurable: false, enumerable: false });
-  Object.defineProperty(globalThis, 'tools', fixed(tools));
+  Object.defineProperty(globalThis, 'tools', fixed(toolsView));
   Object.defineProperty(globalThis, 'console', fixed(console));
   Object.defineProperty(globalThis, 'ToolCallError', fixed(ToolCallError));
   Object.defineProperty(globalThis, 'declarations', fixed((...wanted) => hostDescribe(JSON.stringify(wanted))));

@@ -53,9 +53,16 @@ describe('scripts that work', () => {
   });
 
   it('an unknown tool, a thrown error and a syntax error are readable', async () => {
-    expect((await runScriptTool('await tools.nope({})')).text).toMatch(
-      /^The script failed: TypeError: not a function\n {2}at <anonymous> \(script\.js:1:\d+\)/,
+    expect((await runScriptTool('await tools.nope({})', { tools: [addTool] })).text).toMatch(
+      /^The script failed: ToolCallError: Tool not found: nope \(scripts can call: add\)/,
     );
+    expect(
+      (
+        await runScriptTool(
+          'try { await tools.nope() } catch (e) { return [e.kind, typeof tools.then] }',
+        )
+      ).text,
+    ).toBe('[\n  "not-found",\n  "undefined"\n]');
     expect((await runScriptTool('\n\nthrow new RangeError("bad " + 42)')).text).toMatch(
       /^The script failed: RangeError: bad 42\n {2}at <anonymous> \(script\.js:3:/,
     );

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import QuickJsPackage from '@jitl/quickjs-wasmfile-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
@@ -92,7 +93,8 @@ let compiled: Promise<CompiledWasm> | undefined;
  * its own linear memory, so no script can see another's data, and a trap ends only its own.
  */
 export function compileQuickJs(): Promise<CompiledWasm> {
-  compiled ??= readFile(wasmLocation())
+  compiled ??= Promise.resolve()
+    .then(() => readFile(wasmLocation()))
     .then((bytes) => wasmApi.compile(bytes))
     .catch((error: unknown) => {
       compiled = undefined;
@@ -101,14 +103,22 @@ export function compileQuickJs(): Promise<CompiledWasm> {
   return compiled;
 }
 
-/** The `.wasm` file: from its package, or — in a bundle that copied it — next to the bundle. */
+/**
+ * The `.wasm` file. A bundle (like the `agent` CLI) ships it next to itself: that copy matches
+ * the glue code bundled with it, so it comes first — a package found by resolution could be
+ * another version. Otherwise it is read from its package.
+ */
 function wasmLocation(): URL {
+  const beside = new URL('./emscripten-module.wasm', import.meta.url);
+  if (existsSync(beside)) return beside;
   try {
     return pathToFileURL(
       createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm'),
     );
   } catch {
-    return new URL('./emscripten-module.wasm', import.meta.url);
+    throw new Error(
+      `QuickJS's emscripten-module.wasm is neither next to ${fileURLToPath(import.meta.url)} nor in @jitl/quickjs-wasmfile-release-sync (a bundle must copy it next to itself)`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
 import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import type { CodeModeSetting } from './code-mode.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
 
 /** The providers the CLI can talk to. */
@@ -75,6 +76,8 @@ export interface CliOptions {
   hooks?: HooksConfig;
   /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
   passEnv?: string[];
+  /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */
+  codeMode?: CodeModeSetting;
 }
 
 /** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
@@ -93,6 +96,7 @@ export const usage = `Usage:
   cat log | agent -p "explain"    piped stdin is appended to the prompt
   echo "prompt" | agent -p        no prompt text: stdin is the prompt (also -p -)
   agent demo                      offline demo: a scripted model drives the real tools
+                                  (--code-mode: one script makes the calls)
   agent trust [list|revoke]       trust this folder's configuration (hooks, MCP servers, env,
                                   allow rules…), pinned to what it is now; list; or revoke
   agent mcp serve [--http [--port N]]  serve the built-in tools (sandboxed, with --mode/--allow/--deny)
@@ -118,6 +122,8 @@ Tools:
   --sandbox <mode>         auto | required | off   [auto: bubblewrap where it works]
                            commands may write only the workspace and a private /tmp,
                            credentials are hidden, no network
+  --code-mode              add run_script: the model may write one short script that calls the
+                           tools (each call gated as a direct one), instead of many calls
   --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
                            variable although it holds a credential; repeatable [API keys,
                            tokens, passwords are withheld from them]
@@ -375,6 +381,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ...(values['hosted-web-search'] === true ? { hostedWebSearch: true } : {}),
     pickSession,
     ...(passEnv.length === 0 ? {} : { passEnv }),
+    ...(values['code-mode'] === true ? { codeMode: true } : {}),
   };
 }
 
@@ -429,6 +436,7 @@ function parse(argv: readonly string[]) {
       trust: { type: 'boolean' },
       'hosted-web-search': { type: 'boolean' },
       'pass-env': { type: 'string', multiple: true },
+      'code-mode': { type: 'boolean' },
       port: { type: 'string' },
       'token-file': { type: 'string' },
       'no-auth': { type: 'boolean' },

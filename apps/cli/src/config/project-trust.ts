@@ -161,6 +161,15 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
+  // And codeMode (only the user's file may hold it).
+  if (trusted && file.codeMode !== undefined) {
+    const codeMode = file.codeMode;
+    parts.push({
+      apply: (target) => {
+        target.codeMode = codeMode;
+      },
+    });
+  }
   if (file.mcpTimeout !== undefined) {
     const seconds = file.mcpTimeout;
     parts.push({

@@ -19,6 +19,7 @@ import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
 import type { CliOptions, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
+import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { foldersDownTo } from './project-root.js';
 
@@ -47,6 +48,8 @@ export interface SettingsFile {
   sessions?: SessionRetention;
   /** Context compaction (user settings only): `false`, or the window, threshold and tokens kept. */
   compaction?: CompactionSettings;
+  /** Code mode (user settings only): `true`, or `{ "tools": [names or patterns] }` callable from scripts. */
+  codeMode?: CodeModeSetting;
 }
 
 /** The `compaction` setting: off, or what to tell core's compaction (see its README). */
@@ -83,6 +86,8 @@ export interface Settings {
   sessions: SessionRetention;
   /** `compaction` of the user settings. */
   compaction: CompactionSettings | undefined;
+  /** `codeMode` of the user settings. */
+  codeMode: CodeModeSetting | undefined;
   /** The files read, in order. */
   files: string[];
 }
@@ -102,6 +107,7 @@ const topLevel = new Set([
   'mcpTimeout',
   'sessions',
   'compaction',
+  'codeMode',
   '$schema',
 ]);
 const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
@@ -225,6 +231,7 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (record.sessions !== undefined) checked.sessions = checkRetention(record.sessions, path);
   if (record.compaction !== undefined)
     checked.compaction = checkCompaction(record.compaction, path);
+  if (record.codeMode !== undefined) checked.codeMode = checkCodeModeSetting(record.codeMode, path);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -334,6 +341,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "compaction" is read only from the user settings (${join(home, 'settings.json')})`,
       );
+    // How the model works with your tools is your choice, not a repository's.
+    if (file.codeMode !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "codeMode" is read only from the user settings (${join(home, 'settings.json')})`,
+      );
     // Your session history is yours: a repository does not decide when it is deleted.
     if (file.sessions !== undefined && scope !== 'user')
       throw new CliError(
@@ -369,6 +381,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
     settings.compaction = file.compaction ?? settings.compaction;
+    settings.codeMode = file.codeMode ?? settings.codeMode;
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];
@@ -393,6 +406,7 @@ export function emptySettings(): Settings {
     mcpTimeout: undefined,
     sessions: {},
     compaction: undefined,
+    codeMode: undefined,
     files: [],
   };
 }
@@ -425,7 +439,18 @@ export function applySettings(
       ? {}
       : { mcpTimeoutSeconds: settings.mcpTimeout }),
     ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
+    ...codeModeOption(options.codeMode, settings.codeMode),
   };
+}
+
+/** `--code-mode` turns code mode on (with the settings' tool list, if any); else the settings decide. */
+function codeModeOption(
+  flag: CodeModeSetting | undefined,
+  setting: CodeModeSetting | undefined,
+): { codeMode?: CodeModeSetting } {
+  if (flag === true) return { codeMode: typeof setting === 'object' ? setting : true };
+  const chosen = flag ?? setting;
+  return chosen === undefined ? {} : { codeMode: chosen };
 }
 
 /**

@@ -7,6 +7,13 @@ import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { createSandbox } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
 import { Transcript } from '../ui/transcript.js';
+import {
+  codeModeDemoPrompt,
+  codeModeDemoScript,
+  NestedCallMeter,
+  scriptLines,
+  writeCodeModeDemoFiles,
+} from './demo-code-mode.js';
 
 /** Where the demo's model tries to write outside the workspace (a command the rules allow). */
 const outsideMarker = '__OUTSIDE__';
@@ -120,8 +127,15 @@ export const demoRules = {
   deny: ['bash(rm *)'],
 } as const;
 
-/** Runs the offline demo in a fresh temp workspace, printing the transcript, and removes the workspace. */
-export async function runDemo(write: (text: string) => void): Promise<AgentRunResult> {
+/**
+ * Runs the offline demo in a fresh temp workspace, printing the transcript, and removes the
+ * workspace. `codeMode`: the model answers with one script instead (see demo-code-mode.ts).
+ */
+export async function runDemo(
+  write: (text: string) => void,
+  options: { codeMode?: boolean } = {},
+): Promise<AgentRunResult> {
+  const codeMode = options.codeMode === true;
   const workspace = await mkdtemp(join(tmpdir(), 'agent-demo-'));
   // Outside the workspace and outside /tmp (which is private inside the sandbox).
   const outside = await mkdtemp(
@@ -134,7 +148,7 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
     writableRoots: [workspace],
     onWarning: () => undefined,
   });
-  const script = demoScript.map((turn) => ({
+  const script = (codeMode ? codeModeDemoScript : demoScript).map((turn) => ({
     ...turn,
     ...(turn.toolCalls === undefined
       ? {}
@@ -158,20 +172,30 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
     );
     await writeFile(join(workspace, 'src', 'index.ts'), "export { greet } from './greet.js';\n");
     await writeFile(join(workspace, 'try.ipynb'), demoNotebook);
+    if (codeMode) await writeCodeModeDemoFiles(workspace);
 
     const policy = new PermissionPolicy({
       mode: demoRules.mode,
       allow: demoRules.allow,
       deny: demoRules.deny,
     });
+    const builtin = defaultTools({ cwd: workspace, backgroundTasks, bash: { sandbox } });
+    const meter = new NestedCallMeter();
+    const tools = codeMode
+      ? [...builtin, (await import('@agent/code-mode')).createCodeModeTool({ tools: builtin })]
+      : builtin;
     const agent = new Agent({
       // Small chunks and a short delay so the text visibly streams.
       provider: createScriptedProvider(script, { chunkSize: 6, delayMs: 4 }),
       model: 'scripted-demo',
       systemPrompt: 'You are a careful coding agent.',
-      tools: defaultTools({ cwd: workspace, backgroundTasks, bash: { sandbox } }),
+      tools,
       permissionGate: policy.gate,
-      onEvent: (event) => transcript.onEvent(event),
+      onEvent: (event) => {
+        transcript.onEvent(event);
+        for (const line of scriptLines(event)) transcript.line(line);
+        meter.onEvent(event);
+      },
     });
     transcript.line('agent demo — a scripted model (no network, no API key) drives the real tools');
     transcript.line(`workspace: ${workspace} (removed afterwards)`);
@@ -179,9 +203,15 @@ export async function runDemo(write: (text: string) => void): Promise<AgentRunRe
       `permissions: mode ${demoRules.mode}, allow ${demoRules.allow.join(' ')}, deny ${demoRules.deny.join(' ')}`,
     );
     transcript.line(`bash: ${sandbox.describe()}`);
-    const prompt = 'Fix the TODO in this project and leave a note.';
+    const prompt = codeMode ? codeModeDemoPrompt : 'Fix the TODO in this project and leave a note.';
     transcript.line(`\n> ${prompt}\n`);
     const result = await agent.run(prompt).result;
+    if (codeMode) {
+      transcript.line(`\nstop reason: ${result.stopReason} after ${result.turns} turns`);
+      transcript.line(meter.summary());
+      transcript.line('Run `agent --help` to use a real model (with --code-mode for this).');
+      return result;
+    }
     const notes = await readFile(join(workspace, 'NOTES.md'), 'utf8').catch(() => '');
     const escaped = existsSync(join(outside, 'escaped.txt'));
     transcript.line(

@@ -26,6 +26,7 @@ import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { agentsInstructions } from '../config/settings.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
+import { sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
@@ -301,6 +302,17 @@ export async function createSession(
   tools.sources.push(
     `settings (${configTools.length}): ${configTools.map((tool) => tool.name).join(', ')}`,
   );
+  let codeMode: Awaited<ReturnType<typeof sessionCodeModeTool>>;
+  try {
+    codeMode = await sessionCodeModeTool(tools.tools, options.codeMode, settings.log);
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
+  if (codeMode !== undefined) {
+    tools.tools.push(codeMode.tool);
+    tools.sources.push(`code mode: run_script calls ${codeMode.callable.length} tools`);
+  }
   // Path rules cover every reader (or writer) of the session; a rule that can never match says so.
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);

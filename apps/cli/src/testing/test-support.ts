@@ -39,10 +39,10 @@ export interface CliRun {
 /** Runs the built CLI with stdin closed, or piped `input` (never a TTY), and waits for it to exit. */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string; cliPath?: string } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [options.cliPath ?? cliPath, ...args], {
       cwd: options.cwd ?? appDir,
       env: options.env ?? cleanEnv(),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

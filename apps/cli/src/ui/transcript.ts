@@ -5,6 +5,7 @@ import {
   type ToolResultMessage,
   toolResultText,
 } from '@agent/core';
+import { nestedCallsLine } from './code-mode-lines.js';
 import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 
@@ -339,6 +340,8 @@ export class Transcript {
           const kind =
             message.isError && message.errorKind !== undefined ? ` [${message.errorKind}]` : '';
           this.line(`  ${mark} ${message.toolName}${kind}: ${summarizeResult(message)}`);
+          const nested = nestedCallsLine(message.details);
+          if (nested !== undefined) this.line(nested);
           this.#resultDiff(message.toolCallId, !message.isError, message.toolName);
         }
         return;
