@@ -105,7 +105,7 @@ describe('createConfigTools', () => {
     const [read, write] = claw().tools;
     expect(read?.description).toContain('- verbose [changeable]: Verbose output. (true, false)');
     expect(read?.description).toContain('- version: The version.');
-    expect(write?.aliases).toEqual(['Config']);
+    expect(write?.aliases).toEqual(['Config', 'session']);
     expect(write?.policy?.permission).toBe('full-access');
     expect([read?.defer, write?.defer]).toEqual([false, false]);
     expect(() =>

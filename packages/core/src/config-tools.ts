@@ -7,6 +7,7 @@
  * change, as in claw-code; subject `read:<setting>`).
  */
 import * as z from 'zod';
+import { withSessionShape } from './config-session-shape.js';
 import { defineTool } from './define-tool.js';
 import { AgentError, ToolError } from './errors.js';
 import type { AnyAgentTool } from './tool.js';
@@ -50,7 +51,10 @@ export interface ConfigToolsOptions {
   subject?: string;
   /** Names of the two tools [`config`, `config_set`]. */
   names?: { read?: string; write?: string };
-  /** Other names of the write tool [`['Config']`, claw-code's]. */
+  /**
+   * Other names of the write tool [`['Config', 'session']`: claw-code's, and Kiro's, whose
+   * `{ operation, key?, value? }` shape it also takes].
+   */
   writeAliases?: readonly string[];
   /** `source` of both tools (for `@source` patterns). */
   source?: string;
@@ -118,7 +122,7 @@ export function createConfigTools(options: ConfigToolsOptions): AnyAgentTool[] {
 
   const write = defineTool<typeof writeInput, ConfigChange>({
     name: writeName,
-    aliases: options.writeAliases ?? ['Config'],
+    aliases: options.writeAliases ?? ['Config', 'session'],
     label: 'Change a setting',
     description: `Changes one of ${subject}${changeable.length === 0 ? '' : ` (${changeable.join(', ')})`}. The user is asked first unless a rule allows it. Without a value it reads the setting.`,
     input: writeInput,
@@ -161,5 +165,7 @@ export function createConfigTools(options: ConfigToolsOptions): AnyAgentTool[] {
     },
   });
   // Small, and what the model needs to know about its session: never deferred behind tool_search.
-  return [read, write].map((tool) => Object.assign(tool, { defer: false })) as AnyAgentTool[];
+  return [read, withSessionShape(write, read)].map((tool) =>
+    Object.assign(tool, { defer: false }),
+  ) as AnyAgentTool[];
 }

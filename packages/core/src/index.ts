@@ -81,6 +81,12 @@ export {
 } from './errors.js';
 export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
 export { detectFileKind, type FileKind } from './file-kind.js';
+export {
+  createIntrospectTool,
+  type IntrospectArgs,
+  type IntrospectDetails,
+  type IntrospectToolOptions,
+} from './introspect-tool.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 export type { LoopDetectionOptions, ToolIdentity } from './loop-detector.js';
