@@ -1,3 +1,4 @@
+export { type CodeArgs, createCodeTool } from './code-tool.js';
 export { LspError, type LspErrorCode, type LspErrorOptions } from './errors.js';
 export {
   defaultLanguageServers,
