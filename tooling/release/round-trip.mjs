@@ -4,8 +4,8 @@
 // registry (Verdaccio on 127.0.0.1, started here and stopped after), then, for every published
 // package, fresh projects outside the monorepo — one installed with npm, one with pnpm — that
 // install what the package's README install line names, type-check the README's `ts example`
-// block (moduleResolution nodenext and bundler) and run it. The CLI: `npx @agent/cli demo` from
-// that registry. Exits 1 if any step fails, with the step and its output; prints where the time
+// block (moduleResolution nodenext and bundler) and run it. The CLI: `npx @agent/cli demo` (and
+// `demo --code-mode`) from that registry. Exits 1 if any step fails, with the step and its output; prints where the time
 // went either way.
 //
 // What makes it cheap (it took 7–8 minutes when each project was installed and compiled in turn):
@@ -257,7 +257,7 @@ async function consumer(pkg, manager, registry, versions) {
   return { timings, example };
 }
 
-/** `npx @agent/cli demo` from the registry, in a directory of its own. */
+/** `npx @agent/cli demo` (and `demo --code-mode`) from the registry, in a directory of its own. */
 async function npxDemo(registry, version) {
   const dir = path.join(work, 'npx');
   mkdirSync(dir, { recursive: true });
@@ -269,6 +269,14 @@ async function npxDemo(registry, version) {
   );
   if (!/stop reason: completed/.test(output))
     throw new Error(`the demo did not complete:\n${output.slice(-2000)}`);
+  // Code mode from the tarball: QuickJS's .wasm must have been packed next to the bundle.
+  const codeMode = await run(
+    'npx',
+    ['-y', '--prefer-offline', '--cache', npmCache, `@agent/cli@${version}`, 'demo', '--code-mode'],
+    { cwd: dir, env: { AGENT_HOME: path.join(dir, 'home') } },
+  );
+  if (!/stop reason: completed/.test(codeMode) || !/one script made \d+ tool calls/.test(codeMode))
+    throw new Error(`the code-mode demo did not complete:\n${codeMode.slice(-2000)}`);
 }
 
 async function pool(items, size, worker) {
