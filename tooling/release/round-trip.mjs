@@ -262,9 +262,13 @@ async function npxDemo(registry, version) {
   const dir = path.join(work, 'npx');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, '.npmrc'), npmrc(registry.url, registry.token, { scope: '@agent' }));
+  // A cache of its own: npx runs whatever it installed before for the same spec (`<cache>/_npx`),
+  // so with the shared cache a run started the CLI an earlier run published under this version.
+  // The CLI is one bundle with no dependencies: nothing else is downloaded again.
+  const cache = path.join(dir, 'npm-cache');
   const output = await run(
     'npx',
-    ['-y', '--prefer-offline', '--cache', npmCache, `@agent/cli@${version}`, 'demo'],
+    ['-y', '--prefer-offline', '--cache', cache, `@agent/cli@${version}`, 'demo'],
     { cwd: dir, env: { AGENT_HOME: path.join(dir, 'home') } },
   );
   if (!/stop reason: completed/.test(output))
@@ -272,7 +276,7 @@ async function npxDemo(registry, version) {
   // Code mode from the tarball: QuickJS's .wasm must have been packed next to the bundle.
   const codeMode = await run(
     'npx',
-    ['-y', '--prefer-offline', '--cache', npmCache, `@agent/cli@${version}`, 'demo', '--code-mode'],
+    ['-y', '--prefer-offline', '--cache', cache, `@agent/cli@${version}`, 'demo', '--code-mode'],
     { cwd: dir, env: { AGENT_HOME: path.join(dir, 'home') } },
   );
   if (!/stop reason: completed/.test(codeMode) || !/one script made \d+ tool calls/.test(codeMode))

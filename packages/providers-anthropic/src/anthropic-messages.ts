@@ -14,6 +14,7 @@ import type {
   ToolReferenceBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources';
+import { openExecutions, toolUseBlocks } from './anthropic-programmatic.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const imageMediaTypes = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -102,6 +103,7 @@ function assistantBlocks(
   message: AssistantMessage,
   providerId: string,
   droppedCalls: Set<string>,
+  openCallers: ReadonlySet<string>,
 ): ContentBlockParam[] {
   const incomplete = message.stopReason === 'error' || message.stopReason === 'aborted';
   const sameProvider = message.provider === providerId;
@@ -123,13 +125,8 @@ function assistantBlocks(
       case 'toolCall':
         // A cut-off turn's calls were never executed; their results are dropped too.
         if (incomplete) droppedCalls.add(block.id);
-        else
-          blocks.push({
-            type: 'tool_use',
-            id: block.id,
-            name: block.name,
-            input: parseToolArguments(block.arguments),
-          });
+        // A call made by code still running keeps its caller (see anthropic-programmatic.ts).
+        else blocks.push(...toolUseBlocks(block, parseToolArguments(block.arguments), openCallers));
         break;
       default: {
         const _exhaustive: never = block;
@@ -152,6 +149,7 @@ export function toAnthropicMessages(
 ): MessageParam[] {
   const out: MessageParam[] = [];
   const droppedCalls = new Set<string>();
+  const openCallers = openExecutions(messages).callers;
   const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
@@ -168,7 +166,7 @@ export function toAnthropicMessages(
         push('user', userBlocks(message.content));
         break;
       case 'assistant':
-        push('assistant', assistantBlocks(message, providerId, droppedCalls));
+        push('assistant', assistantBlocks(message, providerId, droppedCalls, openCallers));
         break;
       case 'toolResult':
         if (!droppedCalls.has(message.toolCallId))

@@ -31,6 +31,13 @@ import type {
 import { toProviderError } from './anthropic-errors.js';
 import { toAnthropicMessages } from './anthropic-messages.js';
 import { findAnthropicModel, withAnthropicCost } from './anthropic-models.js';
+import {
+  type AnthropicProgrammaticOptions,
+  applyProgrammaticToolCalling,
+  ProgrammaticCapture,
+  programmaticSetting,
+  type StreamedServerToolUse,
+} from './anthropic-programmatic.js';
 
 /** Thinking levels other than `off`. */
 export type AnthropicThinkingLevel = Exclude<ThinkingLevel, 'off'>;
@@ -63,6 +70,12 @@ export interface AnthropicProviderOptions {
    * list never changes and stays cached [the models that support it: Opus/Sonnet 4.5 and later].
    */
   nativeToolSearch?: boolean;
+  /**
+   * Anthropic's programmatic tool calling: Claude may write code, run in Anthropic's container,
+   * that calls the tools (all, or those named); each call reaches the loop as an ordinary tool
+   * call, through the same gate and hooks [off]. See anthropic-programmatic.ts.
+   */
+  programmaticToolCalling?: boolean | AnthropicProgrammaticOptions;
 }
 
 const defaultThinkingBudgets: Record<AnthropicThinkingLevel, number> = {
@@ -327,6 +340,11 @@ export function buildAnthropicParams(
       search as unknown as NonNullable<typeof params.tools>[number],
     ];
   }
+  applyProgrammaticToolCalling(
+    params,
+    request,
+    programmaticSetting(options.programmaticToolCalling),
+  );
   if (cache !== undefined) {
     const last = messages[messages.length - 1];
     if (last !== undefined) {
@@ -420,6 +438,7 @@ type BlockState =
   | { kind: 'thinking'; index: number; thinking: StreamedText; signature: string }
   | { kind: 'redacted'; index: number; data: string }
   | { kind: 'tool'; index: number; id: string; name: string; json: StreamedText }
+  | StreamedServerToolUse
   | { kind: 'ignored' };
 
 const stopReasons: Record<string, StopReason> = {
@@ -444,6 +463,7 @@ class AnthropicStreamState {
   #stopReason: StopReason = 'stop';
   #refusal = false;
   #model: string;
+  #programmatic = new ProgrammaticCapture();
   readonly #providerId: string;
   readonly #timestamp = Date.now();
 
@@ -460,6 +480,7 @@ class AnthropicStreamState {
     this.#usage = emptyUsage();
     this.#stopReason = 'stop';
     this.#refusal = false;
+    this.#programmatic = new ProgrammaticCapture();
   }
 
   /** Appends the events that `event` produces to `out` (no per-event allocation beyond them). */
@@ -470,6 +491,10 @@ class AnthropicStreamState {
         const state = this.#blocks[event.index];
         const delta = event.delta;
         if (state === undefined || state.kind === 'ignored') return;
+        if (state.kind === 'server') {
+          if (delta.type === 'input_json_delta') state.json += delta.partial_json;
+          return;
+        }
         if (delta.type === 'text_delta' && state.kind === 'text') {
           state.text.append(delta.text);
           this.streamedContent = true;
@@ -535,6 +560,7 @@ class AnthropicStreamState {
             out.push({ type: 'thinking-start', index });
             return;
           case 'tool_use':
+            this.#programmatic.toolUse(block);
             this.#blocks[event.index] = {
               kind: 'tool',
               index,
@@ -545,8 +571,12 @@ class AnthropicStreamState {
             this.#content.push({ type: 'toolCall', id: block.id, name: block.name, arguments: '' });
             out.push({ type: 'tool-call-start', index, id: block.id, name: block.name });
             return;
+          case 'server_tool_use':
+            // Not part of the contract; kept only for replaying the calls its code makes.
+            this.#blocks[event.index] = this.#programmatic.serverToolUse(block);
+            return;
           default:
-            // Server-tool blocks (web search, code execution) are not part of the contract.
+            // Other server-tool blocks (search results, code output) are not part of the contract.
             this.#blocks[event.index] = { kind: 'ignored' };
             return;
         }
@@ -603,6 +633,7 @@ class AnthropicStreamState {
             out.push({ type: 'tool-call-end', index: state.index, toolCall });
             return;
           }
+          case 'server':
           case 'ignored':
             return;
           default: {
@@ -619,6 +650,7 @@ class AnthropicStreamState {
           usage.cache_read_input_tokens ?? this.#usage.cacheRead,
           usage.cache_creation_input_tokens ?? this.#usage.cacheWrite,
         );
+        this.#programmatic.container(event.delta.container);
         const reason = event.delta.stop_reason;
         if (reason === 'refusal') this.#refusal = true;
         else if (reason !== null) this.#stopReason = stopReasons[reason] ?? 'stop';
@@ -684,7 +716,9 @@ class AnthropicStreamState {
     // At the output-token limit a tool call may be cut anywhere: its raw partial input goes to
     // the loop (an invalid-args result, never executed); one cut before any input is dropped,
     // since an empty input would read as `{}` and run.
-    const content = this.#settledContent(this.#stopReason === 'length' ? 'length' : 'finished');
+    const content = this.#programmatic.annotate(
+      this.#settledContent(this.#stopReason === 'length' ? 'length' : 'finished'),
+    );
     const hasCalls = content.some((block) => block.type === 'toolCall');
     const stopReason = this.#stopReason === 'stop' && hasCalls ? 'toolUse' : this.#stopReason;
     return { type: 'done', message: this.#message(stopReason, content) };
@@ -707,7 +741,7 @@ class AnthropicStreamState {
     const content = [...this.#content];
     const dropped = new Set<number>();
     for (const state of this.#blocks) {
-      if (state === undefined || state.kind === 'ignored') continue;
+      if (state === undefined || state.kind === 'ignored' || state.kind === 'server') continue;
       const block = content[state.index];
       if (state.kind === 'text') {
         const text = state.text.value;

@@ -6,6 +6,10 @@ export {
   findAnthropicModel,
   withAnthropicCost,
 } from './anthropic-models.js';
+export type {
+  AnthropicCodeExecutionVersion,
+  AnthropicProgrammaticOptions,
+} from './anthropic-programmatic.js';
 export {
   type AnthropicProvider,
   type AnthropicProviderOptions,
