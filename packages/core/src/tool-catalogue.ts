@@ -5,7 +5,7 @@
  * conversation itself (tool_search results, direct calls), so a resumed session sees what it saw.
  */
 import type { Message, ToolCallContent, ToolResultMessage } from './messages.js';
-import { renameArguments } from './prepare-arguments.js';
+import { composePrepareArguments, renameArguments } from './prepare-arguments.js';
 import type { AnyAgentTool, ToolDefinition } from './tool.js';
 import { toToolDefinition } from './tool.js';
 import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
@@ -63,6 +63,17 @@ export function estimateDefinitionTokens(definition: ToolDefinition): number {
 /** Marks tools deferred (copies; the originals are untouched): for a whole source at once. */
 export function deferTools(tools: readonly AnyAgentTool[]): AnyAgentTool[] {
   return tools.map((tool) => ({ ...tool, defer: true }));
+}
+
+/**
+ * Kiro's `tool_search {tool_id}` (`server::tool`, its MCP naming) loads that one tool: the same as
+ * our `select:server__tool`. A call that also has a query keeps the query.
+ */
+function kiroToolId(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const { tool_id: toolId, ...rest } = raw as Record<string, unknown>;
+  if (typeof toolId !== 'string' || 'query' in rest) return raw;
+  return { ...rest, query: `select:${toolId.replace('::', '__')}` };
 }
 
 /** The names of a `select:A,B` query (Claude Code's form), or `undefined` for a search. */
@@ -302,9 +313,12 @@ export class ToolCatalogue {
         required: ['query'],
         additionalProperties: false,
       },
-      // claw-code's and Claude Code's `ToolSearch {query, max_results}`.
+      // claw-code's and Claude Code's `ToolSearch {query, max_results}`; Kiro's `tool_id`.
       aliases: ['ToolSearch'],
-      prepareArguments: renameArguments({ max_results: 'limit' }),
+      prepareArguments: composePrepareArguments(
+        kiroToolId,
+        renameArguments({ max_results: 'limit' }),
+      ),
       policy: {
         permission: 'read-only',
         parallelSafePerTurn: true,

@@ -26,6 +26,8 @@ export interface GlobArgs {
   pattern: string;
   path?: string | undefined;
   limit?: number | undefined;
+  /** Deepest level matched below `path` (1: its own entries). */
+  max_depth?: number | undefined;
 }
 
 /** `details` of a glob result. */
@@ -69,6 +71,12 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         .min(1)
         .optional()
         .describe(`Maximum paths returned (default ${defaultLimit}).`),
+      max_depth: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('Deepest level matched below path (1: its own entries) [unlimited].'),
     }),
     source: 'builtin',
     policy: { permission: 'read-only', pathAccess: 'read' },
@@ -98,21 +106,30 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
       }
       const rest = segments.join('/');
       const matcher = picomatch(rest, { dot: true });
-      const maxDepth = segments.some((segment) => segment.includes('**'))
+      const patternDepth = segments.some((segment) => segment.includes('**'))
         ? undefined
         : segments.length;
+      // Kiro's max_depth counts from `path`; the walk starts below the pattern's literal prefix.
+      const askedDepth = args.max_depth === undefined ? undefined : args.max_depth - literal.length;
+      const maxDepth =
+        askedDepth === undefined
+          ? patternDepth
+          : Math.min(askedDepth, patternDepth ?? Number.POSITIVE_INFINITY);
       const limit = args.limit ?? defaultLimit;
       const found: string[] = [];
       let total = 0;
       const hidden = new HiddenPaths(workspace, ctx.isPathDenied);
-      for await (const entry of walk({
-        root: start,
-        fs: workspace.fs,
-        skip,
-        exclude: (entry) => hidden.excludes(entry, entry.isDirectory || matcher(entry.relative)),
-        signal: ctx.signal,
-        ...(maxDepth === undefined ? {} : { maxDepth }),
-      })) {
+      for await (const entry of maxDepth !== undefined && maxDepth < 1
+        ? []
+        : walk({
+            root: start,
+            fs: workspace.fs,
+            skip,
+            exclude: (entry) =>
+              hidden.excludes(entry, entry.isDirectory || matcher(entry.relative)),
+            signal: ctx.signal,
+            ...(maxDepth === undefined ? {} : { maxDepth }),
+          })) {
         if (entry.isDirectory || !matcher(entry.relative)) continue;
         total++;
         if (found.length < limit) found.push(workspace.display(entry.path));

@@ -475,3 +475,57 @@ describe('knowledge', () => {
     expect(await refusal(tools.execute('knowledge', args))).toMatch(message);
   });
 });
+
+describe('glob / grep with Kiro’s newer fields', () => {
+  function tree() {
+    const context = setup();
+    for (const file of ['a.rs', 'src/b.rs', 'src/deep/c.rs', 'src/deep/deeper/d.rs'])
+      fs.mkdirSync(path.dirname(path.join(context.root, file)), { recursive: true });
+    for (const file of ['a.rs', 'src/b.rs', 'src/deep/c.rs', 'src/deep/deeper/d.rs'])
+      fs.writeFileSync(path.join(context.root, file), 'fn main() {}\n// TODO one\n// TODO two\n');
+    return context;
+  }
+
+  it('glob {pattern, path, limit, max_depth}: max_depth counts levels below path', async () => {
+    const { tools, root } = tree();
+    const at = (depth: number) =>
+      tools.execute('glob', { pattern: '**/*.rs', path: root, max_depth: depth });
+    expect((await at(1)).split('\n')).toEqual(['a.rs']);
+    expect((await at(2)).split('\n').sort()).toEqual(['a.rs', 'src/b.rs']);
+    // The walk starts below the pattern's literal prefix (src/); the depth still counts from path.
+    expect(await tools.execute('glob', { pattern: 'src/**/*.rs', path: root, max_depth: 1 })).toBe(
+      'No files found.',
+    );
+    expect(await tools.execute('glob', { pattern: 'src/**/*.rs', path: root, max_depth: 2 })).toBe(
+      'src/b.rs',
+    );
+    expect(
+      (await tools.execute('glob', { pattern: '**/*.rs', limit: 5 })).split('\n'),
+    ).toHaveLength(4);
+  });
+
+  it('grep {pattern, path, include, case_sensitive, output_mode, max_total_lines | max_files}', async () => {
+    const { tools, root } = tree();
+    const lines = await tools.execute('grep', {
+      pattern: 'todo',
+      path: root,
+      include: '*.rs',
+      case_sensitive: false,
+      output_mode: 'content',
+      max_total_lines: 3,
+    });
+    expect(lines.split('\n').filter((line) => line.includes('TODO'))).toHaveLength(3);
+    const files = await tools.execute('grep', {
+      pattern: 'TODO',
+      output_mode: 'files_with_matches',
+      max_files: 2,
+    });
+    expect(files.split('\n').filter((line) => line.endsWith('.rs'))).toHaveLength(2);
+    // A cap that does not fit the mode, and the caps we have no counterpart for, are refused.
+    for (const extra of [{ max_files: 2 }, { max_matches_per_file: 1 }, { max_depth: 1 }]) {
+      const result = await tools.executeResult('grep', { pattern: 'TODO', ...extra });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain(`unknown field "${Object.keys(extra)[0]}"`);
+    }
+  });
+});

@@ -74,7 +74,8 @@ const argumentNames: Record<keyof typeof seedToolNames, Record<string, string>> 
 /**
  * Grep's flags as Claude Code and claw-code pass them to their search tool: `-i` (ignore case),
  * `-A`/`-B` (context after/before: ours is symmetric, so the larger), `-n` (line numbers: ours
- * always has them); and Kiro's `paths` (globs of the files to search).
+ * always has them); and Kiro's `paths` (globs of the files to search) and output caps
+ * (`max_total_lines`, `max_files`).
  */
 function grepFlags(raw: unknown): unknown {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
@@ -86,15 +87,26 @@ function grepFlags(raw: unknown): unknown {
     paths,
     type,
     multiline,
+    max_total_lines: maxLines,
+    max_files: maxFiles,
     ...rest
   } = raw as Record<string, unknown>;
   if (
-    [ignoreCase, _numbers, after, before, paths, type, multiline].every(
+    [ignoreCase, _numbers, after, before, paths, type, multiline, maxLines, maxFiles].every(
       (flag) => flag === undefined,
     )
   )
     return raw;
   const mapped: Record<string, unknown> = { ...rest };
+  // Kiro's output caps: lines shown (content mode) and files shown (the other modes) are what
+  // head_limit caps; a cap that does not fit the mode stays, and is refused as unknown.
+  const listsFiles = rest.output_mode === 'files_with_matches' || rest.output_mode === 'count';
+  const cap = listsFiles ? maxFiles : maxLines;
+  if (typeof cap === 'number' && !('head_limit' in rest)) mapped.head_limit = cap;
+  const unused = listsFiles ? maxLines : maxFiles;
+  if (unused !== undefined) mapped[listsFiles ? 'max_total_lines' : 'max_files'] = unused;
+  if (cap !== undefined && typeof cap !== 'number')
+    mapped[listsFiles ? 'max_files' : 'max_total_lines'] = cap;
   // ripgrep's --type as claw-code passes it: the common types become an include glob; another
   // stays, and is refused as an unknown field (never silently widened to every file).
   const typeGlob = typeof type === 'string' ? fileTypeGlobs[type] : undefined;

@@ -12,7 +12,6 @@ import {
   type ToolResult,
 } from '@agent/core';
 import * as z from 'zod';
-
 import { htmlToMarkdown } from './html-to-markdown.js';
 import {
   createGuardedLookup,
@@ -21,6 +20,7 @@ import {
   type PrivateAddressFilter,
   privateAddressReason,
 } from './network-guard.js';
+import { withKiroFetchModes } from './web-fetch-kiro.js';
 
 /** Options of {@link createWebFetchTool}. */
 export interface WebFetchToolOptions {
@@ -424,7 +424,7 @@ export function createWebFetchTool(
     ? () => true
     : (options.allowPrivateAddress ?? (() => false));
   const lookup = createGuardedLookup({ lookup: options.lookup, allow: allowAddress });
-  return defineTool({
+  const tool = defineTool({
     name: 'web_fetch',
     label: 'Fetch URL',
     aliases: webFetchAliases,
@@ -531,6 +531,8 @@ export function createWebFetchTool(
       });
     },
   });
+  // Kiro's `mode` and `search_terms` (web-fetch-kiro.ts).
+  return withKiroFetchModes(tool, maxChars);
 }
 
 function present(

@@ -41,7 +41,8 @@ export function promptInMode(prompt: string, mode: PermissionMode): string {
 }
 
 /**
- * The `exit_plan_mode` tool (Claude Code's `ExitPlanMode` as an alias). Read-only, so it runs in
+ * The `exit_plan_mode` tool (Claude Code's `ExitPlanMode` and Kiro's `switch_to_execution` as
+ * aliases). Read-only, so it runs in
  * plan mode; `exclusive`, so the question is the only thing on the screen. Outside plan mode it
  * only says so.
  */
@@ -53,7 +54,8 @@ export function createExitPlanModeTool(options: {
 }): AnyAgentTool {
   return defineTool({
     name: 'exit_plan_mode',
-    aliases: ['ExitPlanMode'],
+    // Claude Code's `ExitPlanMode {plan}`; Kiro's `switch_to_execution {plan}` (its planner agent's).
+    aliases: ['ExitPlanMode', 'switch_to_execution'],
     label: 'Present the plan',
     description:
       'In plan mode, presents your plan to the user for approval: call it once you have explored enough (read-only) and know what you will do. Give the whole plan in Markdown: the steps, the files you will change and how, and how you will check the result. If the user approves, the session leaves plan mode and you carry the plan out; otherwise revise it.',
