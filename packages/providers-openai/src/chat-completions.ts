@@ -19,6 +19,7 @@ import type {
 import type { OpenAICompat } from './compat.js';
 import { generateToolCallId, type MessageBuilder } from './message-builder.js';
 import { finalToolCall, type PreparedTools, replayArguments } from './openai-tools.js';
+import type { OpenAIProgrammaticOptions } from './responses-programmatic.js';
 
 /** Everything a request builder needs besides the request. */
 export interface BuildContext {
@@ -27,6 +28,8 @@ export interface BuildContext {
   /** Send the reasoning effort (the model takes one, or is unknown). */
   reasoning: boolean;
   providerId: string;
+  /** Programmatic tool calling (Responses API; see responses-programmatic.ts). */
+  programmatic?: OpenAIProgrammaticOptions;
 }
 
 /** The Chat Completions request body for a provider request. */

@@ -19,6 +19,7 @@ export {
   type OpenAIProvider,
   type OpenAIProviderOptions,
 } from './openai-provider.js';
+export type { OpenAIProgrammaticOptions } from './responses-programmatic.js';
 export {
   matchesStrictSchema,
   type StrictArgumentsPlan,

@@ -21,6 +21,7 @@ import { addCost, getOpenAIModel, supportsToolSearch } from './models.js';
 import { openAIStream } from './openai-stream.js';
 import { prepareTools } from './openai-tools.js';
 import { buildResponsesRequest, ResponsesStreamAdapter } from './responses.js';
+import { type OpenAIProgrammaticOptions, programmaticSetting } from './responses-programmatic.js';
 
 /** Which OpenAI API a provider speaks. */
 export type OpenAIApi = 'chat' | 'responses';
@@ -61,6 +62,12 @@ export interface OpenAIProviderOptions {
    * later]. Chat Completions has no such tool: always the client-side list there.
    */
   nativeToolSearch?: boolean;
+  /**
+   * OpenAI's programmatic tool calling (Responses API): the model may write a program, run by
+   * OpenAI, that calls the tools (all, or those named); each call reaches the loop as an ordinary
+   * tool call, through the same gate and hooks [off]. See responses-programmatic.ts.
+   */
+  programmaticToolCalling?: boolean | OpenAIProgrammaticOptions;
 }
 
 /** An OpenAI (or OpenAI-compatible) provider. */
@@ -98,6 +105,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
   const maxRetries = Math.max(0, options.maxRetries ?? 2);
   const warn = options.onWarning ?? ((message: string) => console.warn(`[${id}] ${message}`));
   const warned = new WeakSet<object>();
+  const programmatic = programmaticSetting(options.programmaticToolCalling);
+  if (programmatic !== undefined && api === 'chat')
+    warn('programmaticToolCalling needs the Responses API (api: "responses"); ignored');
   let client: OpenAI | undefined;
 
   const getClient = (): OpenAI => {
@@ -145,6 +155,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
         tools,
         reasoning: getOpenAIModel(request.model)?.reasoning ?? true,
         providerId: id,
+        ...(programmatic === undefined ? {} : { programmatic }),
       };
       return context;
     };

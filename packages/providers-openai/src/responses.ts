@@ -32,6 +32,12 @@ import {
   replayArguments,
   type WireTool,
 } from './openai-tools.js';
+import {
+  applyProgrammaticToolCalling,
+  openProgramCalls,
+  ProgramCapture,
+  programReplay,
+} from './responses-programmatic.js';
 
 /** The Responses API request body for a provider request. */
 export function buildResponsesRequest(
@@ -79,6 +85,7 @@ export function buildResponsesRequest(
       search as unknown as NonNullable<typeof body.tools>[number],
     ];
   }
+  applyProgrammaticToolCalling(body, context.programmatic);
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   const level = request.thinkingLevel;
@@ -106,6 +113,7 @@ export function toResponsesInput(
 ): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const searchTool = request.deferredTools?.searchTool;
+  const openCalls = openProgramCalls(request.messages);
   for (const message of request.messages) {
     switch (message.role) {
       case 'user':
@@ -118,7 +126,7 @@ export function toResponsesInput(
         });
         break;
       case 'assistant':
-        items.push(...assistantItems(message, request.model, providerId, searchTool));
+        items.push(...assistantItems(message, request.model, providerId, searchTool, openCalls));
         break;
       case 'toolResult': {
         if (searchTool !== undefined && message.toolName === searchTool) {
@@ -129,7 +137,13 @@ export function toResponsesInput(
         const output: string | ResponseFunctionCallOutputItemList = hasImage
           ? jsonContentAsText(message.content).map(toInputContent)
           : toolResultText(message);
-        items.push({ type: 'function_call_output', call_id: message.toolCallId, output });
+        const caller = openCalls.get(message.toolCallId);
+        items.push({
+          type: 'function_call_output',
+          call_id: message.toolCallId,
+          output,
+          ...(caller === undefined ? {} : { caller }),
+        });
         break;
       }
       default: {
@@ -189,6 +203,7 @@ function assistantItems(
   model: string,
   providerId: string,
   searchTool: string | undefined,
+  openCalls: ReturnType<typeof openProgramCalls>,
 ): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const sameOrigin = message.provider === providerId && message.model === model;
@@ -212,12 +227,16 @@ function assistantItems(
       });
     } else {
       const itemId = openaiMetadata(block)?.itemId;
+      // A call made by a program still running keeps its caller (see responses-programmatic.ts).
+      const program = programReplay(block, openCalls);
+      items.push(...program.before);
       items.push({
         type: 'function_call',
         call_id: block.id,
         name: block.name,
         arguments: replayArguments(block),
         ...(replayedReasoning && typeof itemId === 'string' ? { id: itemId } : {}),
+        ...(program.caller === undefined ? {} : { caller: program.caller }),
       });
     }
   }
@@ -279,6 +298,8 @@ export class ResponsesStreamAdapter {
   readonly #items = new Map<string, ItemState>();
   /** Function-call keys by `output_index`, for servers that send no item ids. */
   readonly #callKeys = new Map<number, string>();
+  /** Programs (programmatic tool calling) and the calls they made. */
+  readonly #programs = new ProgramCapture();
   #terminal: { stop: StopReason; usage: Usage } | undefined;
 
   constructor(
@@ -324,6 +345,7 @@ export class ResponsesStreamAdapter {
           const key = item.id ?? `#${event.output_index}`;
           const callId = item.call_id || generateToolCallId();
           const index = this.#builder.startToolCall(callId, item.name, out);
+          this.#programs.functionCall(callId, item.caller);
           this.#items.set(key, { kind: 'toolCall', index, ended: false, callId, name: item.name });
           this.#callKeys.set(event.output_index, key);
           if (item.arguments) this.#builder.appendToolCall(index, item.arguments, out);
@@ -340,6 +362,8 @@ export class ResponsesStreamAdapter {
             name: this.#searchTool,
           });
           this.#callKeys.set(event.output_index, key);
+        } else if (item.type === 'program') {
+          this.#programs.program(item);
         } else if (item.type === 'reasoning') {
           this.#items.set(item.id, {
             kind: 'thinking',
@@ -431,7 +455,9 @@ export class ResponsesStreamAdapter {
         );
     }
     this.#builder.usage(terminal.usage, out);
-    return this.#builder.done(terminal.stop);
+    const done = this.#builder.done(terminal.stop);
+    if (done.type === 'done') this.#programs.annotate(done.message.content);
+    return done;
   }
 
   #text(itemId: string, contentIndex: number, delta: string, out: StreamEvent[]): void {
@@ -490,6 +516,10 @@ export class ResponsesStreamAdapter {
         }
         this.#builder.endText(state.index, out);
       });
+      return;
+    }
+    if (item.type === 'program') {
+      this.#programs.program(item);
       return;
     }
     if (item.type === 'reasoning') {
