@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** Directories the sandbox replaces with empty ones: a program that lives there would vanish. */
@@ -67,37 +68,131 @@ function interpreterOf(
   return resolveExecutable(program, cwd, searchPath);
 }
 
-/**
- * The directory to show for an executable: its installation (`…/node-24/bin/node` → `…/node-24`,
- * where its libraries sit beside `bin`), else its own directory.
- */
-function installationOf(executable: string): string {
-  const directory = path.dirname(executable);
-  return path.basename(directory) === 'bin' ? path.dirname(directory) : directory;
+/** The replaced directory `entry` lives in, if any. */
+function replacedDirectoryOf(entry: string): string | undefined {
+  return replacedDirectories.find((directory) => isInside(directory, entry) && directory !== entry);
+}
+
+function isFile(entry: string): boolean {
+  try {
+    return fs.statSync(entry).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `file` starts with `#!` (a script some interpreter reads, not a binary). */
+function isScript(file: string): boolean {
+  try {
+    const handle = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(2);
+      return fs.readSync(handle, buffer, 0, 2, 0) === 2 && buffer.toString('latin1') === '#!';
+    } finally {
+      fs.closeSync(handle);
+    }
+  } catch {
+    return false;
+  }
 }
 
 /**
- * Directories to bind read-only so that the program a command launches — and the interpreter of
- * a script — is there inside the sandbox, when it lives where the sandbox puts an empty
- * directory (`/tmp`, `/dev/shm`, `/run`: a toolchain unpacked under a temporary home, say).
- * Resolved through symlinks; nothing already visible is returned.
+ * What to show for a file the launch needs, living under `replaced`: a program's installation
+ * (`…/node-24/bin/node` → `…/node-24`, its libraries beside `bin`); for code (a script, a module
+ * given as an argument) the outermost folder with a `package.json` above it — the project it
+ * belongs to, whose `node_modules` and sibling files it will load — else its own folder. Never
+ * the replaced directory itself (that would undo the private /tmp) and never the home folder or
+ * one above it (a home under /tmp: its package root, not all of it).
+ */
+function rootFor(file: string, replaced: string, code: boolean): string {
+  const directory = path.dirname(file);
+  if (directory === replaced) return file;
+  if (!code)
+    return path.basename(directory) === 'bin' && path.dirname(directory) !== replaced
+      ? path.dirname(directory)
+      : directory;
+  const home = os.homedir();
+  let project: string | undefined;
+  for (let folder = directory; folder !== replaced && isInside(replaced, folder); ) {
+    if (isInside(folder, home)) break;
+    if (fs.existsSync(path.join(folder, 'package.json'))) project = folder;
+    const parent = path.dirname(folder);
+    if (parent === folder) break;
+    folder = parent;
+  }
+  return project ?? directory;
+}
+
+/** Largest script whose text is read for the absolute paths it runs (a launcher, a shim). */
+const scriptScanLimit = 64 * 1024;
+
+/** Absolute paths under a replaced directory that a small script names (`exec "/tmp/x/bin/y"`). */
+function pathsNamedBy(script: string): string[] {
+  let text: string;
+  try {
+    if (fs.statSync(script).size > scriptScanLimit) return [];
+    text = fs.readFileSync(script, 'utf8');
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const directory of replacedDirectories) {
+    const pattern = new RegExp(
+      `${directory.replaceAll('/', '\\/')}\\/[^\\s"'\`;|&<>()$\\\\]+`,
+      'g',
+    );
+    for (const match of text.matchAll(pattern)) found.push(match[0]);
+  }
+  return found;
+}
+
+/**
+ * Directories to bind read-only so that what a command launches is there inside the sandbox,
+ * when it lives where the sandbox puts an empty directory (`/tmp`, `/dev/shm`, `/run`: a
+ * toolchain unpacked under a temporary home, a repository cloned under /tmp): the program, a
+ * script's interpreter, the absolute paths a small script (a shim) names, and code given as an
+ * argument (`node /tmp/repo/server.mjs`). Resolved through symlinks; nothing already visible is
+ * returned.
  */
 export function launchRoots(command: {
   file: string;
+  args?: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
 }): string[] {
   const roots = new Set<string>();
   const searchPath = command.env.PATH;
+  const add = (entry: string | undefined, code: boolean) => {
+    if (entry === undefined) return;
+    const replaced = replacedDirectoryOf(entry);
+    if (replaced !== undefined) roots.add(rootFor(entry, replaced, code));
+  };
   const executable = resolveExecutable(command.file, command.cwd, searchPath);
-  const programs = [executable];
-  if (executable !== undefined) programs.push(interpreterOf(executable, command.cwd, searchPath));
-  for (const program of programs) {
-    if (program === undefined) continue;
-    if (!replacedDirectories.some((directory) => isInside(directory, program))) continue;
-    const installation = installationOf(program);
-    // Never the replaced directory itself: that would undo the private /tmp.
-    roots.add(replacedDirectories.includes(installation) ? program : installation);
+  if (executable !== undefined) {
+    const script = isScript(executable);
+    add(executable, script);
+    if (script) {
+      add(interpreterOf(executable, command.cwd, searchPath), false);
+      for (const named of pathsNamedBy(executable)) {
+        const real = realPath(named);
+        if (real !== undefined)
+          add(real, isFile(real) ? isScript(real) || !isExecutable(real) : true);
+      }
+    }
+  }
+  for (const argument of command.args ?? []) {
+    if (!path.isAbsolute(argument) || replacedDirectoryOf(argument) === undefined) continue;
+    const real = realPath(argument);
+    if (real !== undefined && isFile(real)) add(real, true);
   }
   return [...roots];
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -3,19 +3,15 @@ import * as path from 'node:path';
 import { createSandbox } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { copyFixture, processesInGroup, repoRoot, testWorkspace } from './test-helpers.js';
+import { copyFixture, processesInGroup, testWorkspace } from './test-helpers.js';
 
 describe('a language server in the OS sandbox', () => {
   beforeEach(skipWithout('bwrap'));
   it('answers from inside bubblewrap and leaves nothing behind on close', async () => {
     await using fixture = await copyFixture('py-project');
     // The repository may itself live under /tmp (a CI clone), which the sandbox replaces with a
-    // private one: the servers installed in it must stay readable.
-    const sandbox = createSandbox({
-      mode: 'required',
-      writableRoots: [fixture.dir],
-      readableRoots: [repoRoot],
-    });
+    // private one: the sandbox shows the server it launches from there by itself (launch roots).
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [fixture.dir] });
     try {
       const workspace = testWorkspace(fixture.dir, { sandbox });
       const app = path.join(fixture.dir, 'app.py');

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
@@ -10,7 +9,6 @@ import { nodeServer, referenceServerEntry, resultText, testContext } from './tes
 // An MCP stdio server can run in the OS sandbox (opt-in per server): the reference filesystem
 // server is told it may write two directories, but the sandbox lets it write only one.
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const adapters: McpToolAdapter[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
@@ -34,9 +32,9 @@ describe('a sandboxed stdio MCP server', () => {
       name: 'fs',
       transport: nodeServer(referenceServerEntry('filesystem'), [workspace, elsewhere], {
         cwd: workspace,
-        // The server's code lives in this repository, which may itself be under /tmp (hidden
-        // inside the sandbox unless made readable).
-        sandbox: { mode: 'required', readableRoots: [repoRoot] },
+        // The server's code lives in this repository, which may itself be under /tmp: the
+        // sandbox shows the code it launches from there by itself (launch roots).
+        sandbox: { mode: 'required' },
       }),
     });
     adapters.push(server);
