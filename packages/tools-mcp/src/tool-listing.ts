@@ -1,0 +1,221 @@
+// A server's tool listing as AgentTools: lenient parsing, policies from annotations, and what
+// changed between two listings.
+import { AgentError, type ToolContext, type ToolPolicy, type ToolResult } from '@agent/core';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { PaginatedResultSchema, type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpToolAdapterOptions, McpToolsChange } from './mcp-options.js';
+import type { McpAgentTool } from './mcp-tool-adapter.js';
+import type { McpToolResultDetails } from './result-mapping.js';
+import { mcpToolWireName } from './tool-names.js';
+import { toToolParameters } from './tool-schema.js';
+
+const maxToolPages = 100;
+
+/** A tool as the server listed it. */
+export interface ListedTool {
+  readonly definition: Tool;
+  /** The input schema as the server sent it (the definition's may have been replaced). */
+  readonly rawInputSchema: unknown;
+}
+
+/** A listed tool and the `AgentTool` made from it (kept while its definition is unchanged). */
+export interface ToolEntry {
+  readonly definition: Tool;
+  readonly fingerprint: string;
+  readonly tool: McpAgentTool;
+  readonly taskRequired: boolean;
+}
+
+/** Calls a tool by its MCP name (the adapter's call path). */
+export type CallByName = (
+  mcpName: string,
+  taskRequired: boolean,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => Promise<ToolResult<McpToolResultDetails>>;
+
+/**
+ * Lists every page of tools. Parsed leniently: the SDK's schema rejects the whole list when one
+ * tool's `inputSchema` is not `type: "object"`; here such a tool is kept (its parameters become
+ * `{ type: 'object' }`) and a tool that is not a tool at all is skipped and reported.
+ */
+export async function listTools(
+  client: Client,
+  options: { server: string; timeoutMs: number; report: (error: unknown) => void },
+): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < maxToolPages; page++) {
+    const result = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      PaginatedResultSchema,
+      { timeout: options.timeoutMs },
+    );
+    const raw: unknown = result.tools;
+    if (!Array.isArray(raw)) {
+      throw new Error('the tools/list answer has no "tools" array');
+    }
+    for (const candidate of raw) {
+      const listed = parseTool(candidate);
+      if (listed !== undefined) tools.push(listed);
+      else
+        options.report(
+          new AgentError(
+            `MCP server "${options.server}" listed something that is not a tool, skipped: ${clip(JSON.stringify(candidate) ?? String(candidate), 300)}`,
+          ),
+        );
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  // The SDK validates structuredContent against output schemas it cached from listTools(),
+  // which this lenient listing bypasses. (Private in its types; guarded in case it goes.)
+  const cache = (client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void })
+    .cacheToolMetadata;
+  if (typeof cache === 'function') {
+    cache.call(
+      client,
+      tools.map((listed) => listed.definition),
+    );
+  }
+  return tools;
+}
+
+/**
+ * One entry of a tools/list answer: as the SDK parses it, or with `{ type: 'object' }` for an
+ * input schema it rejects (and no output schema); undefined for something that is not a tool.
+ */
+export function parseTool(raw: unknown): ListedTool | undefined {
+  const strict = ToolSchema.safeParse(raw);
+  if (strict.success) return { definition: strict.data, rawInputSchema: strict.data.inputSchema };
+  if (raw !== null && typeof raw === 'object') {
+    const { outputSchema: _dropped, ...rest } = raw as Record<string, unknown>;
+    const patched = ToolSchema.safeParse({ ...rest, inputSchema: { type: 'object' } });
+    if (patched.success) {
+      return {
+        definition: patched.data,
+        rawInputSchema: (raw as { inputSchema?: unknown }).inputSchema,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** What `applyTools` needs: the listing, the previous state, and how to build a new entry. */
+export interface ApplyToolsOptions {
+  readonly server: string;
+  readonly listed: readonly ListedTool[];
+  readonly filter: McpToolAdapterOptions['toolFilter'];
+  /** The entries of the previous listing, by MCP name. */
+  readonly previousEntries: ReadonlyMap<string, ToolEntry>;
+  /** The tools offered before (with the extra ones). */
+  readonly previousTools: readonly McpAgentTool[];
+  /** Tools offered after the server's own unless one of those has the name (resource tools). */
+  readonly extraTools: readonly McpAgentTool[];
+  readonly build: (definition: Tool, rawInputSchema: unknown, fingerprint: string) => ToolEntry;
+}
+
+/**
+ * The tools of a listing, keeping unchanged ones (same objects), and what changed since the
+ * previous one. Throws when two tools get the same wire name.
+ */
+export function applyTools(options: ApplyToolsOptions): {
+  entries: Map<string, ToolEntry>;
+  tools: McpAgentTool[];
+  change: McpToolsChange;
+} {
+  const { filter } = options;
+  const entries = new Map<string, ToolEntry>();
+  const byWireName = new Map<string, string>();
+  for (const { definition, rawInputSchema } of options.listed) {
+    if (filter !== undefined && !filter(definition)) continue;
+    const fingerprint = JSON.stringify([definition, rawInputSchema]);
+    const previous = options.previousEntries.get(definition.name);
+    const entry =
+      previous !== undefined && previous.fingerprint === fingerprint
+        ? previous
+        : options.build(definition, rawInputSchema, fingerprint);
+    const clash = byWireName.get(entry.tool.name);
+    if (clash !== undefined) {
+      throw new AgentError(
+        `MCP server "${options.server}": tools "${clash}" and "${definition.name}" both get the wire name "${entry.tool.name}"; exclude one with toolFilter`,
+      );
+    }
+    byWireName.set(entry.tool.name, definition.name);
+    entries.set(definition.name, entry);
+  }
+  const before = new Map(options.previousTools.map((tool) => [tool.name, tool]));
+  const tools = [...entries.values()].map((entry) => entry.tool);
+  for (const tool of options.extraTools) {
+    if (byWireName.has(tool.name)) continue; // the server's own tool of that name wins
+    tools.push(tool);
+  }
+  const change: McpToolsChange = { added: [], removed: [], changed: [] };
+  for (const tool of tools) {
+    const old = before.get(tool.name);
+    if (old === undefined) change.added.push(tool.name);
+    else if (old !== tool) change.changed.push(tool.name);
+  }
+  const now = new Set(tools.map((tool) => tool.name));
+  for (const name of before.keys()) if (!now.has(name)) change.removed.push(name);
+  return { entries, tools, change };
+}
+
+/** The `AgentTool` of one listed tool, calling through `call`. */
+export function toolEntry(
+  definition: Tool,
+  rawInputSchema: unknown,
+  fingerprint: string,
+  host: { server: string; options: McpToolAdapterOptions; call: CallByName },
+): ToolEntry {
+  const { server, options, call } = host;
+  const mcpName = definition.name;
+  const wireName = mcpToolWireName(server, mcpName, { prefix: options.prefix !== false });
+  const taskRequired = definition.execution?.taskSupport === 'required';
+  const subjects = [`${server}/${mcpName}`] as const;
+  const tool: McpAgentTool = {
+    name: wireName,
+    label: definition.title ?? definition.annotations?.title ?? mcpName,
+    description:
+      definition.description !== undefined && definition.description.trim() !== ''
+        ? definition.description
+        : `Tool "${mcpName}" of MCP server "${server}".`,
+    parameters: toToolParameters(rawInputSchema),
+    source: `mcp:${server}`,
+    policy: policyFor(definition, server, options),
+    permissionSubjects: () => subjects,
+    execute: (args, ctx) => call(mcpName, taskRequired, args, ctx),
+  };
+  return { definition, fingerprint, tool, taskRequired };
+}
+
+/** The policy of a tool from its annotations (when trusted), then the `policy` option's say. */
+export function policyFor(
+  definition: Tool,
+  server: string,
+  options: McpToolAdapterOptions,
+): ToolPolicy<Record<string, unknown>> {
+  const trust = options.trustAnnotations ?? true;
+  const annotations = definition.annotations;
+  const readOnly = trust && annotations?.readOnlyHint === true;
+  // MCP's default for a tool that is not read-only is destructiveHint: true.
+  const destructive = !trust || (!readOnly && annotations?.destructiveHint !== false);
+  const serverKey = `mcp:${server}`;
+  const derived: ToolPolicy<Record<string, unknown>> = readOnly
+    ? { permission: 'read-only' }
+    : {
+        permission: 'full-access',
+        // Writes to one server's shared state never overlap; destructive ones also keep the
+        // model's order within a batch.
+        resourceKey: () => serverKey,
+        ...(destructive ? { exclusive: true } : {}),
+      };
+  if (options.timeoutMs !== undefined) derived.timeoutMs = options.timeoutMs;
+  return options.policy?.(definition, derived) ?? derived;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
