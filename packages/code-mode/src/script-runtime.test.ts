@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createCodeModeTool } from './code-mode-tool.js';
 import { addTool, hangingTool, runScriptTool } from './test-helpers.js';
+import { warmUpCodeMode } from './warm-up.js';
 
 // The runtime on its own terms: what a script can compute, and every way it can fail — each a
 // readable error result, never a crash of the host or a hang.
@@ -401,6 +402,16 @@ describe('each script starts fresh: nothing one leaves behind reaches the next',
       expect(await run(fingerprint)).toBe(baseline);
     },
   );
+
+  it('the warm-up runs once per process, resolves, and its script leaves nothing behind', async () => {
+    const warming = warmUpCodeMode();
+    expect(warmUpCodeMode()).toBe(warming);
+    await expect(warming).resolves.toBeUndefined();
+    const fresh = createCodeModeTool({ tools: [addTool], warmUp: false });
+    const seen = toolResultText((await executeTool(fresh, { script: fingerprint })).content);
+    expect(seen).toBe(await run(fingerprint));
+    expect(seen).not.toContain('values');
+  });
 
   it('two scripts running at once do not see each other', async () => {
     const baseline = await run(fingerprint);
