@@ -4,8 +4,8 @@ import { Agent } from './agent.js';
 import type { AgentEvent } from './agent-events.js';
 import { defineTool } from './define-tool.js';
 import { ResourceLocks } from './resource-locks.js';
-import { deferred, runToEnd, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { deferred, runToEnd, toolResults } from './testing/test-helpers.js';
 
 // Regression tests for three bugs a seeded fuzz of the loop found: a lock leaked by an abort at an
 // approval prompt, a tool started after its run was aborted, and a timed-out tool that ignored its

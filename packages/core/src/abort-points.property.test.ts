@@ -8,8 +8,8 @@ import { defineTool } from './define-tool.js';
 import { toolCallsOf } from './messages.js';
 import { ResourceLocks } from './resource-locks.js';
 import type { ToolExecutionStrategy } from './strategy.js';
-import { toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedTurn } from './testing/scripted-provider.js';
+import { toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 
 // Seeded fuzz of the loop with an abort injected at every kind of await point: the permission

@@ -7,8 +7,8 @@ import { ToolError } from './errors.js';
 import { toolCallsOf } from './messages.js';
 import { ResourceLocks } from './resource-locks.js';
 import type { ToolExecutionStrategy } from './strategy.js';
-import { toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedTurn } from './testing/scripted-provider.js';
+import { toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 
 const behaviours = [

@@ -6,16 +6,16 @@ import { defineTool } from './define-tool.js';
 import { ToolError } from './errors.js';
 import type { Message } from './messages.js';
 import { batched, sequential } from './strategy.js';
+import { createScriptedProvider } from './testing/scripted-provider.js';
 import {
   activeTimers,
+  agentWith,
   deferred,
   resultText,
   runToEnd,
   toolResults,
   waitTool,
-} from './test-helpers.js';
-import { createScriptedProvider } from './testing/scripted-provider.js';
-import type { AnyAgentTool } from './tool.js';
+} from './testing/test-helpers.js';
 
 const echo = defineTool({
   name: 'echo',
@@ -24,16 +24,6 @@ const echo = defineTool({
   input: z.object({ text: z.string(), limit: z.number().optional() }),
   execute: async ({ text }) => text,
 });
-
-function agentWith(
-  steps: Parameters<typeof createScriptedProvider>[0],
-  tools: AnyAgentTool[],
-  options: Partial<ConstructorParameters<typeof Agent>[0]> = {},
-) {
-  const provider = createScriptedProvider(steps);
-  const agent = new Agent({ provider, model: 'test-model', tools, ...options });
-  return { provider, agent };
-}
 
 describe('Agent: one result per call', () => {
   it('answers every failure path with exactly one result, in call order', async () => {

@@ -15,8 +15,8 @@ import { isContextOverflowText } from './context-overflow.js';
 import { defineTool } from './define-tool.js';
 import { type Message, messageText, toolCallsOf, userMessage } from './messages.js';
 import type { ProviderRequest } from './provider.js';
-import { resultText, runToEnd, toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedTurn } from './testing/scripted-provider.js';
+import { resultText, runToEnd, toolResults } from './testing/test-helpers.js';
 
 /** A note of about 500 tokens whose first line names it. */
 const note = (n: number) => `note ${n}\n${`line of note ${n} `.repeat(120)}`;

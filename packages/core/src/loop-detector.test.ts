@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 import { defineTool } from './define-tool.js';
-import { toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { toolResults } from './testing/test-helpers.js';
 
 const lister = defineTool({
   name: 'items',

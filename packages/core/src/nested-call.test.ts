@@ -8,8 +8,8 @@ import { executeTool } from './execute-tool.js';
 import type { ToolResultMessage } from './messages.js';
 import { createPermissionGate } from './permissions.js';
 import { ResourceLocks } from './resource-locks.js';
-import { deferred, resultText, runToEnd, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { deferred, resultText, runToEnd, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 
 // `ctx.callTool`: a tool's nested calls go through the loop's own path (nested-call.ts).

@@ -1,4 +1,4 @@
-import type { PolicyTool } from './permissions.js';
+import type { PolicyTool } from './permission-types.js';
 import type { PathFamily, ToolPathAccess } from './tool.js';
 import { matchesToolPattern } from './tool-registry.js';
 

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { Agent } from './agent.js';
 import type { PermissionRequest } from './agent-options.js';
 import { defineTool } from './define-tool.js';
 import { AgentError } from './errors.js';
@@ -15,8 +14,8 @@ import {
   type PermissionMode,
   PermissionPolicy,
 } from './permissions.js';
-import { deferred, resultText, runToEnd, toolResults } from './test-helpers.js';
-import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
+import type { ScriptedStep } from './testing/scripted-provider.js';
+import { agentWith, deferred, resultText, runToEnd, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool, PermissionTier } from './tool.js';
 
 // A stand-in for the built-in bash tool: one subject per command of a `&&` chain.
@@ -121,10 +120,9 @@ function scriptedApprover(answers: ApprovalDecision[]): {
   };
 }
 
-function agentWith(steps: ScriptedStep[], tools: AnyAgentTool[], policy: PermissionPolicy) {
-  const provider = createScriptedProvider(steps);
-  const agent = new Agent({ provider, model: 'test-model', tools, permissionGate: policy.gate });
-  return { provider, agent };
+/** An agent whose permission gate is `policy`'s. */
+function agentUnder(steps: ScriptedStep[], tools: AnyAgentTool[], policy: PermissionPolicy) {
+  return agentWith(steps, tools, { permissionGate: policy.gate });
 }
 
 describe('PermissionPolicy: rule language', () => {
@@ -682,7 +680,7 @@ describe('PermissionPolicy in the agent loop', () => {
 
   it('sends the denial to the model as a denied result naming the rule', async () => {
     const policy = new PermissionPolicy({ mode: 'full-access', deny: ['bash(rm *)'] });
-    const { agent, provider } = agentWith(
+    const { agent, provider } = agentUnder(
       [
         {
           toolCalls: [
@@ -711,7 +709,7 @@ describe('PermissionPolicy in the agent loop', () => {
     const { approver, asked } = scriptedApprover(['always']);
     const policy = new PermissionPolicy({ approver, mode: 'read-only' });
     const command = { command: 'npm test && git status' };
-    const { agent } = agentWith(
+    const { agent } = agentUnder(
       [
         {
           toolCalls: [
@@ -747,7 +745,7 @@ describe('PermissionPolicy in the agent loop', () => {
         return new Promise<never>(() => {});
       },
     });
-    const { agent } = agentWith(
+    const { agent } = agentUnder(
       [
         {
           toolCalls: [
@@ -777,9 +775,9 @@ describe('PermissionPolicy in the agent loop', () => {
       { toolCalls: [{ id: 'a', name: 'ping', arguments: {} }] },
       { text: 'done' },
     ];
-    const noApprover = agentWith(steps, [ping], new PermissionPolicy());
+    const noApprover = agentUnder(steps, [ping], new PermissionPolicy());
     await runToEnd(noApprover.agent, 'go');
-    const throwing = agentWith(
+    const throwing = agentUnder(
       steps,
       [ping],
       new PermissionPolicy({

@@ -1,7 +1,9 @@
 import type { PermissionGate, PermissionRequest } from './agent-options.js';
 import { claudeCodeRule } from './claude-code-names.js';
-import { AgentError, errorMessage } from './errors.js';
+import { AgentError } from './errors.js';
 import { familiesNamedBy, pathFamiliesOf } from './path-rules.js';
+import { askApprover } from './permission-approval.js';
+import { PermissionGrants, parseGrant } from './permission-grants.js';
 import {
   matchesParts,
   type ParsedRule,
@@ -10,151 +12,35 @@ import {
   parseToolPattern,
   type SubjectPattern,
 } from './permission-rules.js';
+import type {
+  PermissionApprover,
+  PermissionEvaluation,
+  PermissionGrant,
+  PermissionMode,
+  PermissionOutcome,
+  PermissionPolicyOptions,
+  PermissionQuery,
+  PolicyTool,
+} from './permission-types.js';
 import type { AnyAgentTool, PathDenialCheck, PathFamily, PermissionTier } from './tool.js';
 import { matchesToolPattern } from './tool-registry.js';
 import { unmatchableRuleProblems } from './unmatchable-rules.js';
 
 export { matchesSubjectPattern } from './permission-rules.js';
-
-/**
- * What the session allows without asking, by the tool's tier: `default` nothing, `read-only`
- * read-only tools, `workspace-write` read-only and workspace-write tools, `full-access` every
- * tool not denied or asked by a rule. `plan`: read-only tools as in `read-only`, and every other
- * call denied — no rule, grant or answer lets it run — until the mode changes (the agent
- * proposes a plan, and the front end switches the mode once the user approves it).
- */
-export type PermissionMode = 'default' | 'read-only' | 'workspace-write' | 'full-access' | 'plan';
-
-/** The approver's answer: `once`/`deny` decide this call; `always`/`never` also become runtime grants. */
-export type ApprovalAnswer = 'once' | 'always' | 'deny' | 'never';
-
-/**
- * An approver's answer, optionally with a reason the model reads when it denies. `unattended`
- * says no one was asked (an approver for a run that cannot ask anybody, such as a script): its
- * denial reads as the reason alone, decided by `no-approver`, never "Denied by the user".
- */
-export type ApprovalDecision =
-  | ApprovalAnswer
-  | { answer: ApprovalAnswer; reason?: string; unattended?: boolean };
-
-/** What an approver is told beside the request. */
-export interface ApprovalContext {
-  /** The ask rule that forced the question, when one did. */
-  askRule?: string;
-  /** Aborted when the caller of `check` stops waiting; dismiss the prompt then. */
-  signal?: AbortSignal;
-}
-
-/** Asks a human (or anything else) about one call; questions come one at a time, in call order. */
-export type PermissionApprover = (
-  request: PermissionRequest,
-  context: ApprovalContext,
-) => ApprovalDecision | Promise<ApprovalDecision>;
-
-/**
- * A runtime grant (plain JSON): an `always` (allow) or `never` (deny) answer for one canonical
- * tool name and one exact subject. A grant without `subject` covers only calls with no subjects.
- */
-export interface PermissionGrant {
-  tool: string;
-  subject?: string;
-  decision: 'allow' | 'deny';
-}
-
-/** What a call is checked against; a {@link PermissionRequest} is one. */
-export interface PermissionQuery {
-  /** The tool's canonical name (not the alias the model used). */
-  toolName: string;
-  /** The tier the call needs (the tool's, unless its `permissionSubjects` gave the call one). */
-  tier: PermissionTier;
-  /** What the call touches, from the tool's `permissionSubjects`. */
-  subjects: readonly string[];
-  /** Set when the tool cannot name everything the call does: never allowed without a question. */
-  opaque?: string;
-  /**
-   * The tool, for `@source` patterns, alias names and its path family (`policy.pathAccess`);
-   * without it only `toolName` is matched.
-   */
-  tool?: Pick<AnyAgentTool, 'name' | 'source' | 'aliases' | 'policy'>;
-}
-
-/** What the policy needs to know of a session's tools: names, source, path access, whether it names subjects. */
-export type PolicyTool = Pick<
-  AnyAgentTool,
-  'name' | 'source' | 'aliases' | 'policy' | 'permissionSubjects'
->;
-
-/**
- * Options of a {@link PermissionPolicy}. Rules are `toolPattern` or `toolPattern(subjectPattern)`;
- * see {@link PermissionPolicy} for the language and the order they are applied in.
- */
-export interface PermissionPolicyOptions {
-  /** What is allowed without a rule or a question [default: nothing]. */
-  mode?: PermissionMode;
-  /** Rules that let a call run when they cover every one of its subjects. */
-  allow?: readonly string[];
-  /** Rules that force a question when they match any subject (even in `full-access` mode). */
-  ask?: readonly string[];
-  /** Rules that deny a call when they match any subject. */
-  deny?: readonly string[];
-  /** Tool patterns (`name`, `*`, `prefix*`, `@source`, `@source/tool`) the user switched off. */
-  disabledTools?: readonly string[];
-  /** Asked when nothing else decides; without one such calls are denied. */
-  approver?: PermissionApprover;
-  /** Grants saved from an earlier session (`policy.grants`). */
-  grants?: readonly PermissionGrant[];
-  /**
-   * The workspace root by real path (file tools' subjects are real paths): relative path
-   * patterns (`read_file(secret.txt)`, `read_file(./src/*)`) resolve against it.
-   */
-  workspaceRoot?: string;
-  /**
-   * The session's tools (or call `setTools` once they are known): they make the path families,
-   * so a path rule on any reader (or writer) covers every one, and `unmatchableRules` checks rules
-   * against them.
-   */
-  tools?: readonly PolicyTool[];
-  /**
-   * The user's home directory, for `~/` in Claude Code path rules (`Read(~/.ssh/**)`); without
-   * it such a rule can never match (`unmatchableRules` says so).
-   */
-  homeDirectory?: string;
-}
-
-/** The outcome of the steps before the approver: decided, or a question is needed. */
-export type PermissionEvaluation =
-  | { behavior: 'allow'; decidedBy: 'allow-rule' | 'mode' | 'grant'; rules?: readonly string[] }
-  | {
-      behavior: 'deny';
-      decidedBy: 'disabled' | 'deny-rule' | 'grant' | 'mode';
-      reason: string;
-      rule?: string;
-    }
-  | { behavior: 'ask'; askRule?: string; opaque?: string };
-
-/** A final answer with what decided it; assignable to the gate's `PermissionDecision`. */
-export type PermissionOutcome =
-  | {
-      behavior: 'allow';
-      decidedBy: 'allow-rule' | 'mode' | 'grant' | 'approver';
-      rules?: readonly string[];
-    }
-  | {
-      behavior: 'deny';
-      decidedBy:
-        | 'disabled'
-        | 'deny-rule'
-        | 'grant'
-        | 'mode'
-        | 'approver'
-        | 'no-approver'
-        | 'cancelled';
-      reason: string;
-      rule?: string;
-    };
-
-/** What decided a call, for UIs and logs. */
-export type PermissionDecider = PermissionOutcome['decidedBy'];
+export type {
+  ApprovalAnswer,
+  ApprovalContext,
+  ApprovalDecision,
+  PermissionApprover,
+  PermissionDecider,
+  PermissionEvaluation,
+  PermissionGrant,
+  PermissionMode,
+  PermissionOutcome,
+  PermissionPolicyOptions,
+  PermissionQuery,
+  PolicyTool,
+} from './permission-types.js';
 
 const modes: readonly PermissionMode[] = [
   'default',
@@ -163,7 +49,6 @@ const modes: readonly PermissionMode[] = [
   'full-access',
   'plan',
 ];
-const answers: readonly ApprovalAnswer[] = ['once', 'always', 'deny', 'never'];
 
 const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
   default: [],
@@ -177,32 +62,12 @@ const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
 const planModeDenial =
   'Plan mode: only read-only tools run until the user approves a plan. Explore with read-only tools, then present the plan for approval.';
 
-function parseGrant(grant: unknown, index: number): PermissionGrant {
-  const fail = (why: string): never => {
-    throw new AgentError(`Invalid permission grant at index ${index}: ${why}`);
-  };
-  if (grant === null || typeof grant !== 'object') return fail('expected an object');
-  const { tool, subject, decision } = grant as Record<string, unknown>;
-  if (typeof tool !== 'string' || tool === '') fail('"tool" must be a non-empty string');
-  if (subject !== undefined && typeof subject !== 'string') fail('"subject" must be a string');
-  if (decision !== 'allow' && decision !== 'deny') fail('"decision" must be "allow" or "deny"');
-  return {
-    tool: tool as string,
-    ...(subject === undefined ? {} : { subject: subject as string }),
-    decision: decision as 'allow' | 'deny',
-  };
-}
-
 function assertMode(mode: unknown): asserts mode is PermissionMode {
   if (!modes.includes(mode as PermissionMode)) {
     throw new AgentError(
       `Invalid permission mode ${JSON.stringify(mode)}: expected one of ${modes.join(', ')}`,
     );
   }
-}
-
-function grantKey(tool: string, subject: string | undefined): string {
-  return JSON.stringify([tool, subject ?? null]);
 }
 
 /** Every name a rule about this tool may use: canonical first, then aliases. */
@@ -247,7 +112,7 @@ export class PermissionPolicy {
   readonly #denyRules: readonly ParsedRule[];
   readonly #disabled: readonly string[];
   readonly #approver: PermissionApprover | undefined;
-  readonly #grants = new Map<string, PermissionGrant>();
+  readonly #grants = new PermissionGrants();
   readonly #workspaceRoot: string | undefined;
   #tools: readonly PolicyTool[] = [];
   /** Per rule with a subject, the path families its tool pattern names among `#tools`. */
@@ -284,7 +149,7 @@ export class PermissionPolicy {
     this.#disabled = (options.disabledTools ?? []).map(parseToolPattern);
     this.#approver = options.approver;
     (options.grants ?? []).forEach((grant, index) => {
-      this.#addGrant(parseGrant(grant, index));
+      this.#grants.add(parseGrant(grant, index));
     });
     if (options.tools !== undefined) this.setTools(options.tools);
   }
@@ -364,7 +229,7 @@ export class PermissionPolicy {
 
   /** The runtime grants, oldest first, as plain JSON to save and pass back as `grants`. */
   get grants(): PermissionGrant[] {
-    return [...this.#grants.values()].map((grant) => ({ ...grant }));
+    return this.#grants.values().map((grant) => ({ ...grant }));
   }
 
   /** Forgets every runtime grant. */
@@ -422,8 +287,7 @@ export class PermissionPolicy {
     }
 
     const keys: (string | undefined)[] = subjects.length === 0 ? [undefined] : [...subjects];
-    const grantFor = (subject: string | undefined) =>
-      this.#grants.get(grantKey(query.toolName, subject));
+    const grantFor = (subject: string | undefined) => this.#grants.get(query.toolName, subject);
     // A "never" is a deny rule of the session: nothing below (allow rules, always-grants, a mode
     // switched to later) overrides it.
     for (const subject of keys) {
@@ -511,9 +375,9 @@ export class PermissionPolicy {
     const canonical = names[0] ?? { name: tool.name };
     if (this.#allowRules.some((rule) => matchesToolPattern(canonical, rule.toolPattern)))
       return true;
-    return [...this.#grants.values()].some(
-      (grant) => grant.tool === tool.name && grant.decision === 'allow',
-    );
+    return this.#grants
+      .values()
+      .some((grant) => grant.tool === tool.name && grant.decision === 'allow');
   }
 
   /**
@@ -549,7 +413,13 @@ export class PermissionPolicy {
       // Re-check in turn: an `always`/`never` (or a mode change) may have answered this call meanwhile.
       const again = this.evaluate(request);
       if (again.behavior !== 'ask') return again;
-      return this.#askApprover(approver, request, again.askRule, signal);
+      return askApprover({
+        approver,
+        request,
+        askRule: again.askRule,
+        signal,
+        addGrant: (grant) => this.#grants.add(grant),
+      });
     });
     this.#approvals = turn.then(
       () => undefined,
@@ -567,89 +437,6 @@ export class PermissionPolicy {
     } finally {
       if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
     }
-  }
-
-  async #askApprover(
-    approver: PermissionApprover,
-    request: PermissionRequest,
-    askRule: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<PermissionOutcome> {
-    const context: ApprovalContext = {
-      ...(askRule === undefined ? {} : { askRule }),
-      ...(signal === undefined ? {} : { signal }),
-    };
-    let decision: ApprovalDecision;
-    try {
-      decision = await approver(request, context);
-    } catch (error) {
-      return {
-        behavior: 'deny',
-        decidedBy: 'approver',
-        reason: `The approver failed: ${errorMessage(error)}`,
-      };
-    }
-    const answer = typeof decision === 'object' && decision !== null ? decision.answer : decision;
-    const reason =
-      typeof decision === 'object' && decision !== null && typeof decision.reason === 'string'
-        ? decision.reason
-        : undefined;
-    if (!answers.includes(answer)) {
-      return {
-        behavior: 'deny',
-        decidedBy: 'approver',
-        reason: `The approver gave no valid answer (${JSON.stringify(answer) ?? String(answer)})`,
-      };
-    }
-    if (signal?.aborted)
-      return {
-        behavior: 'deny',
-        decidedBy: 'cancelled',
-        reason: 'Cancelled while waiting for approval',
-      };
-
-    // An opaque call's "always" is a "once": its subjects do not name everything it ran, so a
-    // grant for them would allow more than the user saw. A "never" is kept (denying is safe).
-    if (answer === 'never' || (answer === 'always' && request.opaque === undefined)) {
-      const grantDecision = answer === 'always' ? 'allow' : 'deny';
-      const keys = request.subjects.length === 0 ? [undefined] : request.subjects;
-      for (const subject of keys) {
-        this.#addGrant({
-          tool: request.toolName,
-          ...(subject === undefined ? {} : { subject }),
-          decision: grantDecision,
-        });
-      }
-    }
-    if (answer === 'once' || answer === 'always')
-      return { behavior: 'allow', decidedBy: 'approver' };
-    const unattended =
-      typeof decision === 'object' && decision !== null && decision.unattended === true;
-    if (unattended) {
-      return {
-        behavior: 'deny',
-        decidedBy: 'no-approver',
-        reason:
-          reason === undefined || reason === ''
-            ? `Tool "${request.toolName}" needs approval, and no one could be asked`
-            : reason,
-      };
-    }
-    return {
-      behavior: 'deny',
-      decidedBy: 'approver',
-      reason:
-        reason === undefined || reason === ''
-          ? 'Denied by the user'
-          : `Denied by the user: ${reason}`,
-    };
-  }
-
-  #addGrant(grant: PermissionGrant): void {
-    const key = grantKey(grant.tool, grant.subject);
-    // Re-inserting keeps `grants` ordered by when each answer was last given.
-    this.#grants.delete(key);
-    this.#grants.set(key, grant);
   }
 }
 

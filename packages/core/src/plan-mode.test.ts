@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { PermissionPolicy, type PermissionQuery } from './permissions.js';
-import { resultText, runToEnd, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { resultText, runToEnd, toolResults } from './testing/test-helpers.js';
 import type { PermissionTier } from './tool.js';
 
 const query = (

@@ -3,8 +3,8 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { executeTool } from './execute-tool.js';
-import { resultText, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 
 function counter(name: string, policy: AnyAgentTool['policy'], ran: string[]): AnyAgentTool {

@@ -3,8 +3,14 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { executeTool } from './execute-tool.js';
-import { resultText, runToEnd, toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedTurn } from './testing/scripted-provider.js';
+import {
+  activeTimers,
+  agentWith,
+  resultText,
+  runToEnd,
+  toolResults,
+} from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 
 // The calls of a batch that arm the same timeout together share one timer (run-call.ts). These
@@ -28,17 +34,9 @@ function stubborn(name: string, timeoutMs: number, ms?: number): AnyAgentTool {
   });
 }
 
-function agentWith(turns: ScriptedTurn[], tools: AnyAgentTool[]): Agent {
-  return new Agent({
-    provider: createScriptedProvider(turns),
-    model: 'test',
-    tools,
-    abortGraceMs: 0,
-  });
-}
-
-function timers(): number {
-  return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+/** An agent whose aborted tools are reported at once. */
+function quickAgent(turns: ScriptedTurn[], tools: AnyAgentTool[]): Agent {
+  return agentWith(turns, tools, { model: 'test', abortGraceMs: 0 }).agent;
 }
 
 describe('runCall: timeouts on a shared timer', () => {
@@ -66,7 +64,7 @@ describe('runCall: timeouts on a shared timer', () => {
         });
       },
     });
-    const agent = agentWith(
+    const agent = quickAgent(
       [
         {
           toolCalls: [
@@ -93,7 +91,7 @@ describe('runCall: timeouts on a shared timer', () => {
   });
 
   it('a tool that never reads its signal is still timed out', async () => {
-    const agent = agentWith(
+    const agent = quickAgent(
       [{ toolCalls: [{ id: 'a', name: 'deaf', arguments: { id: 'a' } }] }, { text: 'ok' }],
       [stubborn('deaf', 30)],
     );
@@ -104,7 +102,7 @@ describe('runCall: timeouts on a shared timer', () => {
   });
 
   it("a short timeout in a batch does not cut a sibling's longer one", async () => {
-    const agent = agentWith(
+    const agent = quickAgent(
       [
         {
           toolCalls: [
@@ -140,7 +138,7 @@ describe('runCall: timeouts on a shared timer', () => {
         return new Promise<string>(() => {});
       },
     });
-    const agent = agentWith(
+    const agent = quickAgent(
       [
         {
           toolCalls: [
@@ -180,8 +178,8 @@ describe('runCall: timeouts on a shared timer', () => {
   });
 
   it('leaves no timer behind when its calls finish before their (default, 10-minute) timeout', async () => {
-    const before = timers();
-    const agent = agentWith(
+    const before = activeTimers();
+    const agent = quickAgent(
       [
         {
           toolCalls: [
@@ -197,11 +195,11 @@ describe('runCall: timeouts on a shared timer', () => {
     expect(toolResults(agent.messages).map((message) => message.isError)).toEqual([false, false]);
     // At most as many as before: a timer of an earlier test may end meanwhile; a leaked
     // 10-minute timer would not.
-    expect(timers()).toBeLessThanOrEqual(before);
+    expect(activeTimers()).toBeLessThanOrEqual(before);
     expect(await executeTool(stubborn('fast', 600_000, 1), { id: 'c' })).toMatchObject({
       isError: false,
     });
-    expect(timers()).toBeLessThanOrEqual(before);
+    expect(activeTimers()).toBeLessThanOrEqual(before);
   });
 
   it('a run abort reaches every call of the batch, the timed and the untimed', async () => {
@@ -220,7 +218,7 @@ describe('runCall: timeouts on a shared timer', () => {
           });
         },
       });
-    const agent = agentWith(
+    const agent = quickAgent(
       [
         {
           toolCalls: [

@@ -13,9 +13,9 @@ import {
   runStepKey,
 } from './run-journal.js';
 import { sequential } from './strategy.js';
-import { deferred, resultText, toolResults } from './test-helpers.js';
 import { CrashableRunJournal } from './testing/crashable-journal.js';
 import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
+import { deferred, resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool, ToolPolicy } from './tool.js';
 
 /** Side effects per tool name, as a real tool would leave them (a charge, a file written). */

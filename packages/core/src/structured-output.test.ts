@@ -4,8 +4,8 @@ import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import { AgentError } from './errors.js';
 import { createStructuredOutputTool, structuredOutputToolName } from './structured-output.js';
-import { resultText, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { resultText, toolResults } from './testing/test-helpers.js';
 
 const verdict = z.object({ verdict: z.enum(['pass', 'fail']), reasons: z.array(z.string()) });
 

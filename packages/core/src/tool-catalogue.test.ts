@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 import { fitToolDefinition } from './schema-budget.js';
-import { resultText, toolResults } from './test-helpers.js';
 import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
+import { agentWith, resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 import { deferTools } from './tool-catalogue.js';
 import { ToolSearchIndex } from './tool-search-index.js';
@@ -54,12 +54,9 @@ const catalogue = [
   ),
 ];
 
-function agentWith(steps: ScriptedStep[], options: Partial<AgentOptions> = {}) {
-  const provider = createScriptedProvider(steps);
-  const agent = new Agent({
-    provider,
+function catalogueAgent(steps: ScriptedStep[], options: Partial<AgentOptions> = {}) {
+  const { provider, agent } = agentWith(steps, [local, ...deferTools(catalogue)], {
     model: 'm',
-    tools: [local, ...deferTools(catalogue)],
     ...options,
   });
   const sentTools = (request: number) =>
@@ -69,7 +66,7 @@ function agentWith(steps: ScriptedStep[], options: Partial<AgentOptions> = {}) {
 
 describe('deferred tools and tool_search', () => {
   it('sends only loaded tools and tool_search; a search loads matches, appended for the next step', async () => {
-    const { agent, sentTools } = agentWith([
+    const { agent, sentTools } = catalogueAgent([
       {
         toolCalls: [
           {
@@ -110,7 +107,7 @@ describe('deferred tools and tool_search', () => {
   });
 
   it('a deferred tool called by its exact name runs and is loaded from then on', async () => {
-    const { agent, sentTools } = agentWith([
+    const { agent, sentTools } = catalogueAgent([
       { toolCalls: [{ id: 'a', name: 'repos_create_release', arguments: { owner: 'acme' } }] },
       { text: 'ok' },
     ]);
@@ -120,12 +117,12 @@ describe('deferred tools and tool_search', () => {
   });
 
   it('a resumed conversation sees the tools it had loaded, in the same order', async () => {
-    const first = agentWith([
+    const first = catalogueAgent([
       { toolCalls: [{ id: 's', name: 'tool_search', arguments: { query: 'pulls_merge' } }] },
       { text: 'found it' },
     ]);
     await first.agent.run('find merge').result;
-    const resumed = agentWith([{ text: 'still here' }], {
+    const resumed = catalogueAgent([{ text: 'still here' }], {
       messages: first.agent.toJSON().messages,
     });
     await resumed.agent.run('again').result;
@@ -134,7 +131,7 @@ describe('deferred tools and tool_search', () => {
   });
 
   it('says so when nothing matches, supports regex, and reports a bad pattern', async () => {
-    const { agent } = agentWith([
+    const { agent } = catalogueAgent([
       {
         toolCalls: [
           { id: 'a', name: 'tool_search', arguments: { query: 'zebra xylophone' } },
@@ -301,7 +298,7 @@ describe('search details', () => {
   });
 
   it('summarises a description whose first line is only the HTTP route', async () => {
-    const { agent } = agentWith(
+    const { agent } = catalogueAgent(
       [
         { toolCalls: [{ id: 's', name: 'tool_search', arguments: { query: 'balance' } }] },
         { text: 'ok' },
@@ -336,7 +333,7 @@ describe('ToolSearch (claw-code, Claude Code): {query, max_results} and select:'
   ];
 
   it('runs claw-code’s keyword example with max_results as the limit', async () => {
-    const { agent, sentTools } = agentWith(
+    const { agent, sentTools } = catalogueAgent(
       [
         {
           toolCalls: [
@@ -355,7 +352,7 @@ describe('ToolSearch (claw-code, Claude Code): {query, max_results} and select:'
   });
 
   it('select:Agent,Skill loads exactly those, by alias, in that order', async () => {
-    const { agent, sentTools } = agentWith(
+    const { agent, sentTools } = catalogueAgent(
       [
         {
           toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query: 'select:Agent,Skill' } }],
@@ -378,7 +375,7 @@ describe('ToolSearch (claw-code, Claude Code): {query, max_results} and select:'
     ['  SELECT: web_fetch , web_fetch ', 'Loaded 1 tool'],
     ['select:read_file', 'No tools match'],
   ])('select edge case %j', async (query, expected) => {
-    const { agent } = agentWith(
+    const { agent } = catalogueAgent(
       [{ toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query } }] }, { text: 'ok' }],
       { tools: [local, ...deferTools(seedTools)] },
     );
@@ -387,7 +384,7 @@ describe('ToolSearch (claw-code, Claude Code): {query, max_results} and select:'
   });
 
   it('ToolSearch is not found when nothing is deferred (there is no search tool then)', async () => {
-    const { agent } = agentWith(
+    const { agent } = catalogueAgent(
       [{ toolCalls: [{ id: 's', name: 'ToolSearch', arguments: { query: 'x' } }] }, { text: 'ok' }],
       { tools: [local] },
     );

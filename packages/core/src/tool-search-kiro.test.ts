@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent } from './agent.js';
-import { resultText, toolResults } from './test-helpers.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
+import { resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 import { deferTools } from './tool-catalogue.js';
 

@@ -1,5 +1,5 @@
 import { familiesNamedBy, type RuleKind, resolvePathPattern, ruleNamesTool } from './path-rules.js';
-import type { PolicyTool } from './permissions.js';
+import type { PolicyTool } from './permission-types.js';
 
 /** A rule (or a disabled-tool pattern) as written, for {@link unmatchableRuleProblems}. */
 export interface RuleToCheck {

@@ -1,10 +1,28 @@
-// Test-only helpers shared by the core test files (not exported from the package).
+// Test-only helpers shared by the core test files (not exported from the package: `testing/index.ts`
+// names what `@agent/core/testing` offers).
 import * as z from 'zod';
-import type { Agent, AgentRunResult } from './agent.js';
-import type { AgentEvent } from './agent-events.js';
-import { defineTool } from './define-tool.js';
-import type { Message, ToolResultMessage } from './messages.js';
-import type { AnyAgentTool } from './tool.js';
+import { Agent, type AgentRunResult } from '../agent.js';
+import type { AgentEvent } from '../agent-events.js';
+import type { AgentOptions } from '../agent-options.js';
+import { defineTool } from '../define-tool.js';
+import type { Message, ToolResultMessage } from '../messages.js';
+import type { AnyAgentTool } from '../tool.js';
+import {
+  createScriptedProvider,
+  type ScriptedProvider,
+  type ScriptedStep,
+} from './scripted-provider.js';
+
+/** An agent (model `test-model`) over a provider that plays `steps`, and that provider. */
+export function agentWith(
+  steps: ScriptedStep[],
+  tools: AnyAgentTool[],
+  options: Partial<AgentOptions> = {},
+): { provider: ScriptedProvider; agent: Agent } {
+  const provider = createScriptedProvider(steps);
+  const agent = new Agent({ provider, model: 'test-model', tools, ...options });
+  return { provider, agent };
+}
 
 /** Runs to the end and returns the result plus every event. */
 export async function runToEnd(
