@@ -2,7 +2,6 @@ import { realpathSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type {
-  Diagnostic,
   DocumentSymbol,
   Hover,
   Location,
@@ -15,24 +14,23 @@ import type {
 import { LspError } from './errors.js';
 import {
   defaultLanguageServers,
-  findServerExecutable,
   type LanguageServerConfig,
   serverConfigFor,
-  serverNotFound,
 } from './language-servers.js';
-import { OpenDocuments } from './open-documents.js';
+import { LanguageSessions, type Session, type WatchedFileEvent } from './language-sessions.js';
 import { isPathInside, realPathOf, uriOf } from './paths.js';
-import { type CommandWrapper, ServerProcess } from './server-process.js';
-import { findNamedFiles, findSourceFiles } from './source-files.js';
-import { tsserverDiagnostics, tsserverWorkspaceSymbols } from './tsserver-passthrough.js';
 import {
-  digestOf,
-  type FileChange,
-  fileChangesOf,
-  textEditsByFile,
-  unifiedDiff,
-  writeFileAtomically,
-} from './workspace-edit.js';
+  type DiagnosticsTiming,
+  diagnosticsOf,
+  type FileDiagnostics,
+} from './pushed-diagnostics.js';
+import { type RenamePreview, RenamePreviews } from './rename-previews.js';
+import type { CommandWrapper, ServerProcess } from './server-process.js';
+import { findNamedFiles, findSourceFiles } from './source-files.js';
+import { tsserverWorkspaceSymbols } from './tsserver-passthrough.js';
+
+export type { FileDiagnostics } from './pushed-diagnostics.js';
+export type { RenamePreview } from './rename-previews.js';
 
 /** Options of {@link LspWorkspace}. */
 export interface LspWorkspaceOptions {
@@ -64,52 +62,8 @@ export interface LspWorkspaceOptions {
   shutdownGraceMs?: number;
 }
 
-/** Diagnostics of one file; `complete` is false when the server had not finished in time. */
-export interface FileDiagnostics {
-  /** Absolute path. */
-  path: string;
-  diagnostics: readonly Diagnostic[];
-  complete: boolean;
-}
-
-/** A rename computed but not applied: the diff to show and the changes to write. */
-export interface RenamePreview {
-  /** Pass to {@link LspWorkspace.applyEdit} to write it. */
-  id: string;
-  /** Absolute paths of the files it changes. */
-  files: string[];
-  /** Unified diff, workspace-relative paths. */
-  diff: string;
-  /** Parts of the server's edit that are not text edits (file renames), which are not applied. */
-  unsupported: string[];
-}
-
 /** A file change the app reports (a file written by another tool). */
 export type FileChangeNotice = string | { path: string; type: 'created' | 'changed' | 'deleted' };
-
-/** A file open in a server: its path, URI and the version the server has. */
-interface SyncedFile {
-  file: string;
-  uri: string;
-  version: number;
-}
-
-/** A running language server. */
-interface Session {
-  server: ServerProcess;
-  documents: OpenDocuments;
-}
-
-/** A previewed edit kept until applied (the newest {@link maxPreviews}). */
-interface StoredPreview {
-  changes: FileChange[];
-  digests: Map<string, string>;
-}
-
-const maxPreviews = 20;
-
-/** Source files per language compared by {@link LspWorkspace.syncWorkspaceFiles} at most. */
-const maxScannedFiles = 5_000;
 
 /** Projects (tsconfig.json…) asked for workspace symbols at most. */
 const maxProjects = 40;
@@ -128,22 +82,22 @@ export class LspWorkspace implements AsyncDisposable {
   /** The language server configurations in use. */
   readonly servers: readonly LanguageServerConfig[];
   readonly #options: LspWorkspaceOptions;
-  readonly #sessions = new Map<string, Promise<Session>>();
-  /** The sessions that finished starting, by language (for the synchronous {@link isServerRunning}). */
-  readonly #running = new Map<string, Session>();
-  readonly #previews = new Map<string, StoredPreview>();
-  /** Per language: the source files seen at the last scan, with their mtime and size. */
-  readonly #snapshots = new Map<string, Map<string, string>>();
-  #previewCounter = 0;
+  readonly #sessions: LanguageSessions;
+  readonly #previews = new RenamePreviews();
   #realRoots: Promise<string[]> | undefined;
   #displayBases: string[] | undefined;
-  #closed = false;
 
   constructor(options: LspWorkspaceOptions) {
     this.#options = options;
     this.cwd = path.resolve(options.cwd);
     this.roots = (options.roots ?? [this.cwd]).map((root) => path.resolve(this.cwd, root));
     this.servers = options.servers ?? defaultLanguageServers;
+    this.#sessions = new LanguageSessions({
+      options,
+      servers: this.servers,
+      cwd: this.cwd,
+      realRoots: () => this.realRoots(),
+    });
   }
 
   /** Real paths of the roots. */
@@ -185,48 +139,23 @@ export class LspWorkspace implements AsyncDisposable {
   /** Which languages have a server installed, which server (its command) and where. */
   async installedServers(): Promise<{ language: string; command: string; executable: string }[]> {
     const found: { language: string; command: string; executable: string }[] = [];
-    for (const language of this.#languages()) {
-      const picked = await this.#pick(language);
+    for (const language of this.#sessions.languages()) {
+      const picked = await this.#sessions.pick(language);
       if (picked !== undefined)
         found.push({ language, command: picked.config.command, executable: picked.executable });
     }
     return found;
   }
 
-  /** The configured languages, each once, in order. */
-  #languages(): string[] {
-    return [...new Set(this.servers.map((config) => config.language))];
-  }
-
-  /**
-   * The server a language uses: the first of its configs (in order) whose executable is found and
-   * accepted (TypeScript 7's own server only where the TypeScript found is 7 or later).
-   */
-  async #pick(
-    language: string,
-  ): Promise<{ config: LanguageServerConfig; executable: string } | undefined> {
-    for (const config of this.servers) {
-      if (config.language !== language) continue;
-      const executable = await this.#findExecutable(config);
-      if (executable !== undefined) return { config, executable };
-    }
-    return undefined;
-  }
-
   /** The servers running now (language and process id). */
-  async runningServers(): Promise<{ language: string; pid: number }[]> {
-    const running: { language: string; pid: number }[] = [];
-    for (const [language, pending] of this.#sessions) {
-      const session = await pending.catch(() => undefined);
-      if (session?.server.alive === true) running.push({ language, pid: session.server.pid });
-    }
-    return running;
+  runningServers(): Promise<{ language: string; pid: number }[]> {
+    return this.#sessions.runningServers();
   }
 
   /** True when the server for `file`'s language is running (a call will not wait for a start). */
   isServerRunning(file: string): boolean {
     const config = this.configFor(file);
-    return config !== undefined && this.#running.get(config.language)?.server.alive === true;
+    return config !== undefined && this.#sessions.running(config.language)?.server.alive === true;
   }
 
   /** Where a symbol is defined (links become their target's selection range). */
@@ -307,18 +236,22 @@ export class LspWorkspace implements AsyncDisposable {
       // Servers answer from the projects they have loaded: open a file of each project (a
       // monorepo has many) first.
       const samples = await this.#projectSamples(config, sample);
-      const running = this.#running.get(config.language);
+      const running = this.#sessions.running(config.language);
       const unopened = samples.filter((file) => running?.documents.has(file) !== true).length;
       if (unopened > 1)
         options.onProgress?.(`Loading ${unopened} ${config.language} projects for the search…`);
-      const symbols = await this.#withDocuments(config, samples, options.signal, ({ server }) =>
-        server.config.tsserverPassthrough === true
-          ? tsserverWorkspaceSymbols(server, query, options.signal).catch((error: unknown) => {
-              if (LspError.isInstance(error) && error.code === 'request-failed')
-                return this.#askWorkspaceSymbols(server, query, options.signal);
-              throw error;
-            })
-          : this.#askWorkspaceSymbols(server, query, options.signal),
+      const symbols = await this.#sessions.withDocuments(
+        config,
+        samples,
+        options.signal,
+        ({ server }) =>
+          server.config.tsserverPassthrough === true
+            ? tsserverWorkspaceSymbols(server, query, options.signal).catch((error: unknown) => {
+                if (LspError.isInstance(error) && error.code === 'request-failed')
+                  return this.#askWorkspaceSymbols(server, query, options.signal);
+                throw error;
+              })
+            : this.#askWorkspaceSymbols(server, query, options.signal),
       );
       for (const symbol of symbols) {
         const range = 'range' in symbol.location ? symbol.location.range.start : undefined;
@@ -367,7 +300,7 @@ export class LspWorkspace implements AsyncDisposable {
   /** Diagnostics of one file, as the server reports them once it has checked the file's current text. */
   async diagnostics(file: string, signal?: AbortSignal): Promise<FileDiagnostics> {
     return this.#withDocument(file, signal, (session, uri, version) =>
-      this.#diagnosticsOf(session, { file, uri, version }, signal),
+      diagnosticsOf(session.server, { file, uri, version }, this.#diagnosticsTiming(), signal),
     );
   }
 
@@ -391,13 +324,16 @@ export class LspWorkspace implements AsyncDisposable {
       truncated ||= found.truncated;
       if (found.files.length === 0) continue;
       // All opened first (one refresh of the open documents), so the server checks them together.
-      const checked = await this.#withDocuments(
+      const timing = this.#diagnosticsTiming();
+      const checked = await this.#sessions.withDocuments(
         config,
         found.files,
         options.signal,
         (session, documents) =>
           Promise.all(
-            documents.map((document) => this.#diagnosticsOf(session, document, options.signal)),
+            documents.map((document) =>
+              diagnosticsOf(session.server, document, timing, options.signal),
+            ),
           ),
       );
       files.push(...checked);
@@ -439,41 +375,12 @@ export class LspWorkspace implements AsyncDisposable {
         signal,
       );
     });
-    const { edits, unsupported } = textEditsByFile(edit ?? {});
-    const roots = await this.realRoots();
-    const outside: string[] = [];
-    for (const target of edits.keys()) {
-      const real = await realPathOf(target);
-      if (!roots.some((root) => isPathInside(root, real))) outside.push(real);
-    }
-    if (outside.length > 0)
-      throw new LspError(
-        `The rename would change files outside the workspace (${outside.join(', ')}); it is refused.`,
-        { code: 'request-failed' },
-      );
-    const changes = await fileChangesOf(edits);
-    if (changes.length === 0)
-      throw new LspError('The language server found nothing to rename at this position.', {
-        code: 'request-failed',
-      });
-    this.#previewCounter += 1;
-    const id = `rename-${this.#previewCounter}`;
-    this.#previews.set(id, {
-      changes,
-      digests: new Map(changes.map((change) => [change.path, digestOf(change.before)])),
-    });
-    for (const old of [...this.#previews.keys()].slice(0, -maxPreviews)) this.#previews.delete(old);
-    return {
-      id,
-      files: changes.map((change) => change.path),
-      diff: await unifiedDiff(changes, (target) => this.display(target)),
-      unsupported,
-    };
+    return this.#previews.add(edit, await this.realRoots(), (target) => this.display(target));
   }
 
   /** The files a stored preview would write (absolute), or undefined when the id is unknown. */
   previewFiles(id: string): string[] | undefined {
-    return this.#previews.get(id)?.changes.map((change) => change.path);
+    return this.#previews.files(id);
   }
 
   /**
@@ -481,25 +388,7 @@ export class LspWorkspace implements AsyncDisposable {
    * since the preview; each file is replaced atomically and the servers are told.
    */
   async applyEdit(id: string): Promise<{ files: string[] }> {
-    const preview = this.#previews.get(id);
-    if (preview === undefined)
-      throw new LspError(
-        `No previewed edit "${id}" (previews are kept until applied, the newest ${maxPreviews}).`,
-        {
-          code: 'request-failed',
-        },
-      );
-    for (const change of preview.changes) {
-      const current = await fs.readFile(change.path, 'utf8').catch(() => undefined);
-      if (current === undefined || digestOf(current) !== preview.digests.get(change.path))
-        throw new LspError(
-          `${this.display(change.path)} changed since the rename was previewed; preview it again.`,
-          { code: 'request-failed' },
-        );
-    }
-    for (const change of preview.changes) await writeFileAtomically(change.path, change.after);
-    this.#previews.delete(id);
-    const files = preview.changes.map((change) => change.path);
+    const files = await this.#previews.apply(id, (target) => this.display(target));
     await this.notifyFilesChanged(files);
     return { files };
   }
@@ -510,45 +399,8 @@ export class LspWorkspace implements AsyncDisposable {
    * when a server starts) and reports them to the running servers. For an app to call after a
    * tool that may have changed files it cannot name (a shell command). Returns how many changed.
    */
-  async syncWorkspaceFiles(): Promise<number> {
-    let changed = 0;
-    for (const [language, session] of this.#running) {
-      if (!session.server.alive) continue;
-      const before = this.#snapshots.get(language) ?? new Map<string, string>();
-      const after = await this.#scan(session.server.config);
-      this.#snapshots.set(language, after);
-      const events: { uri: string; type: number }[] = [];
-      for (const [file, key] of after) {
-        const previous = before.get(file);
-        if (previous === undefined) events.push({ uri: uriOf(file), type: 1 });
-        else if (previous !== key) events.push({ uri: uriOf(file), type: 2 });
-      }
-      for (const file of before.keys())
-        if (!after.has(file)) events.push({ uri: uriOf(file), type: 3 });
-      if (events.length === 0) continue;
-      changed += events.length;
-      await session.documents.refreshAll();
-      session.server.notify('workspace/didChangeWatchedFiles', { changes: events });
-    }
-    return changed;
-  }
-
-  /** Source files of `config`'s language under the roots, each with `mtime:size`. */
-  async #scan(config: LanguageServerConfig): Promise<Map<string, string>> {
-    const { files } = await findSourceFiles(
-      await this.realRoots(),
-      config.extensions,
-      maxScannedFiles,
-    );
-    const entries = await Promise.all(
-      files.map(async (file) => {
-        const stats = await fs.stat(file, { bigint: true }).catch(() => undefined);
-        return stats === undefined
-          ? undefined
-          : ([file, `${stats.mtimeNs}:${stats.size}`] as const);
-      }),
-    );
-    return new Map(entries.filter((entry) => entry !== undefined));
+  syncWorkspaceFiles(): Promise<number> {
+    return this.#sessions.syncWorkspaceFiles();
   }
 
   /**
@@ -557,7 +409,7 @@ export class LspWorkspace implements AsyncDisposable {
    * changed when it exists and deleted when not.
    */
   async notifyFilesChanged(changes: readonly FileChangeNotice[]): Promise<void> {
-    const events: { uri: string; type: number }[] = [];
+    const events: WatchedFileEvent[] = [];
     for (const change of changes) {
       const file = path.resolve(this.cwd, typeof change === 'string' ? change : change.path);
       const real = await realPathOf(file);
@@ -570,88 +422,17 @@ export class LspWorkspace implements AsyncDisposable {
       } else type = change.type;
       events.push({ uri: uriOf(real), type: type === 'created' ? 1 : type === 'changed' ? 2 : 3 });
     }
-    for (const pending of this.#sessions.values()) {
-      const session = await pending.catch(() => undefined);
-      if (session === undefined || !session.server.alive) continue;
-      await session.documents.refreshAll();
-      session.server.notify('workspace/didChangeWatchedFiles', { changes: events });
-    }
+    await this.#sessions.notifyWatchedFiles(events);
   }
 
   /** Stops every server (shutdown, exit, then its process group killed); further calls fail. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
-    this.#running.clear();
-    this.#snapshots.clear();
-    await Promise.all(
-      sessions.map(async (pending) => {
-        const session = await pending.catch(() => undefined);
-        await session?.server.stop(this.#options.shutdownGraceMs ?? 2_000);
-      }),
-    );
+  close(): Promise<void> {
+    return this.#sessions.close();
   }
 
   /** {@link close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-
-  async #findExecutable(config: LanguageServerConfig): Promise<string | undefined> {
-    const roots = await this.realRoots();
-    return findServerExecutable(config, {
-      root: roots[0] ?? this.cwd,
-      ...(this.#options.binPaths === undefined ? {} : { binPaths: this.#options.binPaths }),
-      ...(this.#options.env === undefined ? {} : { pathVariable: this.#options.env.PATH }),
-    });
-  }
-
-  /** The running session of a language, started (or started again after a crash) when needed. */
-  async #session(config: LanguageServerConfig): Promise<Session> {
-    if (this.#closed) throw new LspError('The LSP workspace is closed.', { code: 'closed' });
-    const existing = this.#sessions.get(config.language);
-    if (existing !== undefined) {
-      const session = await existing.catch(() => undefined);
-      if (session?.server.alive === true) return session;
-      if (this.#sessions.get(config.language) !== existing) return this.#session(config);
-      this.#sessions.delete(config.language);
-    }
-    const starting = (async () => {
-      const picked = await this.#pick(config.language);
-      const roots = await this.realRoots();
-      if (picked === undefined)
-        throw serverNotFound(
-          this.servers.filter((candidate) => candidate.language === config.language),
-          roots[0] ?? this.cwd,
-        );
-      // The first scan for syncWorkspaceFiles runs while the server starts (a later change
-      // before the server reads a file is merely reported once more).
-      const scanning = this.#scan(picked.config);
-      const server = await ServerProcess.start({
-        config: picked.config,
-        executable: picked.executable,
-        roots,
-        ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
-        passEnv: this.#options.passEnv,
-        sandbox: this.#options.sandbox,
-      });
-      this.#snapshots.set(config.language, await scanning);
-      return { server, documents: new OpenDocuments(server) };
-    })();
-    this.#sessions.set(config.language, starting);
-    try {
-      const session = await starting;
-      if (this.#closed) {
-        await session.server.stop(0);
-        throw new LspError('The LSP workspace is closed.', { code: 'closed' });
-      }
-      this.#running.set(config.language, session);
-      return session;
-    } catch (error) {
-      if (this.#sessions.get(config.language) === starting) this.#sessions.delete(config.language);
-      throw error;
-    }
   }
 
   /**
@@ -666,7 +447,8 @@ export class LspWorkspace implements AsyncDisposable {
     const config = this.configFor(file);
     if (config === undefined)
       throw new LspError(
-        `No language server handles ${path.extname(file) || 'files without an extension'} files (${this.#languages()
+        `No language server handles ${path.extname(file) || 'files without an extension'} files (${this.#sessions
+          .languages()
           .map((language) => {
             const extensions =
               this.servers.find((server) => server.language === language)?.extensions ?? [];
@@ -675,120 +457,17 @@ export class LspWorkspace implements AsyncDisposable {
           .join('; ')}).`,
         { code: 'server-not-found' },
       );
-    return this.#withDocuments(config, [file], signal, (session, [document]) => {
+    return this.#sessions.withDocuments(config, [file], signal, (session, [document]) => {
       if (document === undefined) throw new Error('unreachable: one file synced, none returned');
       return action(session, document.uri, document.version);
     });
   }
 
-  /**
-   * Runs `action` with `files` (all of `config`'s language) open and up to date in the server,
-   * after bringing every other open document up to date. When the server dies during the action,
-   * it is started again and the action retried once (queries are idempotent).
-   */
-  async #withDocuments<T>(
-    config: LanguageServerConfig,
-    files: readonly string[],
-    signal: AbortSignal | undefined,
-    action: (session: Session, documents: SyncedFile[]) => Promise<T> | T,
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted === true) throw new LspError('Cancelled', { code: 'cancelled' });
-      const session = await this.#session(config);
-      try {
-        await session.documents.refreshAll();
-        const documents: SyncedFile[] = [];
-        for (const file of files) documents.push({ file, ...(await session.documents.sync(file)) });
-        return await action(session, documents);
-      } catch (error) {
-        const died =
-          LspError.isInstance(error) && error.code === 'server-exited' && !session.server.alive;
-        if (!died || attempt >= 2 || this.#closed) throw error;
-      }
-    }
-  }
-
-  async #diagnosticsOf(
-    session: Session,
-    document: { file: string; uri: string; version: number },
-    signal: AbortSignal | undefined,
-  ): Promise<FileDiagnostics> {
-    if (session.server.config.tsserverPassthrough === true) {
-      try {
-        const diagnostics = await tsserverDiagnostics(session.server, document.file, signal);
-        return { path: document.file, diagnostics, complete: true };
-      } catch (error) {
-        // A server without the tsserver passthrough command: wait for pushed diagnostics instead.
-        if (!LspError.isInstance(error) || error.code !== 'request-failed') throw error;
-      }
-    }
-    if (session.server.capabilities.diagnosticProvider !== undefined) {
-      const report = await session.server.request<{ kind: string; items?: Diagnostic[] }>(
-        'textDocument/diagnostic',
-        { textDocument: { uri: document.uri } },
-        signal,
-      );
-      return { path: document.file, diagnostics: report.items ?? [], complete: true };
-    }
-    return this.#pushedDiagnostics(session.server, document, signal);
-  }
-
-  /**
-   * Waits for the server to publish diagnostics for the document's current version (or, from a
-   * server that does not send versions, any published after it was sent), then for
-   * `diagnosticsSettleMs` without a newer publication.
-   */
-  #pushedDiagnostics(
-    server: ServerProcess,
-    document: { file: string; uri: string; version: number },
-    signal: AbortSignal | undefined,
-  ): Promise<FileDiagnostics> {
-    const settleMs = this.#options.diagnosticsSettleMs ?? 300;
-    const timeoutMs = this.#options.diagnosticsTimeoutMs ?? 60_000;
-    const sentAt = server.diagnosticsSequence;
-    const current = () => {
-      const published = server.publishedDiagnostics(document.uri);
-      if (published === undefined) return undefined;
-      if (published.version !== undefined)
-        return published.version >= document.version ? published : undefined;
-      return published.sequence > sentAt ? published : undefined;
+  #diagnosticsTiming(): DiagnosticsTiming {
+    return {
+      settleMs: this.#options.diagnosticsSettleMs ?? 300,
+      timeoutMs: this.#options.diagnosticsTimeoutMs ?? 60_000,
     };
-    return new Promise<FileDiagnostics>((resolve, reject) => {
-      let settleTimer: NodeJS.Timeout | undefined;
-      const finish = (complete: boolean) => {
-        cleanup();
-        const published = server.publishedDiagnostics(document.uri);
-        resolve({ path: document.file, diagnostics: published?.diagnostics ?? [], complete });
-      };
-      const onPublished = (uri: string) => {
-        if (uri !== document.uri || current() === undefined) return;
-        clearTimeout(settleTimer);
-        settleTimer = setTimeout(() => finish(true), settleMs);
-      };
-      const onAbort = () => {
-        cleanup();
-        reject(new LspError('Cancelled while waiting for diagnostics', { code: 'cancelled' }));
-      };
-      const deadline = setTimeout(() => finish(false), timeoutMs);
-      const unsubscribe = server.onDiagnostics(onPublished);
-      const cleanup = () => {
-        clearTimeout(settleTimer);
-        clearTimeout(deadline);
-        unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      void server.exited.then(() => {
-        cleanup();
-        reject(
-          new LspError(
-            `The ${server.config.language} language server exited while checking ${document.file}`,
-            { code: 'server-exited' },
-          ),
-        );
-      });
-      if (current() !== undefined) onPublished(document.uri);
-    });
   }
 
   /** The configs to ask for workspace-wide queries, each with a sample file of its language. */
@@ -796,25 +475,26 @@ export class LspWorkspace implements AsyncDisposable {
     language: string | undefined,
   ): Promise<{ config: LanguageServerConfig; sample: string }[]> {
     // One config per language (the first): which server runs is picked when it starts.
-    const configs = this.#languages()
+    const configs = this.#sessions
+      .languages()
       .filter((name) => language === undefined || name === language)
       .flatMap((name) => this.servers.find((config) => config.language === name) ?? []);
     if (configs.length === 0)
       throw new LspError(
-        `No language server is configured for "${language}" (configured: ${this.#languages().join(', ')}).`,
+        `No language server is configured for "${language}" (configured: ${this.#sessions.languages().join(', ')}).`,
         { code: 'server-not-found' },
       );
     const asked: { config: LanguageServerConfig; sample: string }[] = [];
     const roots = await this.realRoots();
     for (const config of configs) {
-      const running = await this.#sessions.get(config.language)?.catch(() => undefined);
+      const running = await this.#sessions.existing(config.language);
       const open = running?.documents.paths()[0];
       const sample = open ?? (await findSourceFiles(roots, config.extensions, 1)).files[0];
       if (sample === undefined) continue;
       if (
         language === undefined &&
         running === undefined &&
-        (await this.#pick(config.language)) === undefined
+        (await this.#sessions.pick(config.language)) === undefined
       )
         continue;
       asked.push({ config, sample });
