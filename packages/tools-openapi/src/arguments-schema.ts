@@ -1,5 +1,9 @@
 import type { JsonSchema, JsonSchemaObject } from '@agent/core';
-import type { NormalizedOperation, NormalizedParameter, ParameterLocation } from './normalize.js';
+import type {
+  NormalizedOperation,
+  NormalizedParameter,
+  ParameterLocation,
+} from './normalized-types.js';
 import { clipDescription, convertSchema, type SchemaConvertLimits } from './schema-convert.js';
 import type { SpecReader } from './spec-reader.js';
 import { sanitizePropertyName } from './tool-name.js';

@@ -1,5 +1,5 @@
 import { AgentError } from '@agent/core';
-import type { NormalizedOperation, NormalizedSecurityScheme } from './normalize.js';
+import type { NormalizedOperation, NormalizedSecurityScheme } from './normalized-types.js';
 
 /** A secret given directly or produced per request (e.g. a token that is refreshed). */
 export type SecretSource = string | (() => string | Promise<string>);

@@ -6,7 +6,7 @@
  */
 import { type JsonSchema, ToolError } from '@agent/core';
 import { isFileSchema } from './arguments-schema.js';
-import type { FieldEncoding } from './normalize.js';
+import type { FieldEncoding } from './normalized-types.js';
 import { isRecord } from './spec-reader.js';
 
 type Pair = [string, string];

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { toolNamePattern } from '@agent/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { httpMethods } from './normalize.js';
+import { httpMethods } from './normalized-types.js';
 import { OpenApiToolAdapter } from './openapi-tool-adapter.js';
 
 // GitHub's real REST API description (api.github.com, OpenAPI 3.0, ~13 MB of JSON).

@@ -1,5 +1,5 @@
 import type { ToolContext } from '@agent/core';
-import type { NormalizedOperation } from './normalize.js';
+import type { NormalizedOperation } from './normalized-types.js';
 
 // Durable runs (DESIGN §5½): a call whose process died mid-request is repeated on resume only if
 // a repeat is harmless. Idempotent HTTP methods are; an unsafe request carries an Idempotency-Key

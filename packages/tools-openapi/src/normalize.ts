@@ -1,4 +1,19 @@
+// Reading an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) into the normalised shape:
+// servers, security schemes, and every operation with its parameters, body and responses.
 import { childPointer } from './json-pointer.js';
+import { chooseMediaType } from './media-types.js';
+import {
+  type FieldEncoding,
+  type HttpMethod,
+  httpMethods,
+  type NormalizedBody,
+  type NormalizedDocument,
+  type NormalizedOperation,
+  type NormalizedParameter,
+  type NormalizedSecurityScheme,
+  type NormalizedServer,
+} from './normalized-types.js';
+import { readParameter, readParameterList } from './read-parameters.js';
 import { specError } from './spec-error.js';
 import {
   describe,
@@ -8,126 +23,9 @@ import {
   type SpecDialect,
   SpecReader,
   stringField,
+  trimmedOrUndefined,
 } from './spec-reader.js';
-
-/** HTTP methods an OpenAPI path item can hold, in the order the specification lists them. */
-export const httpMethods = [
-  'get',
-  'put',
-  'post',
-  'delete',
-  'options',
-  'head',
-  'patch',
-  'trace',
-] as const;
-
-/** A lower-case HTTP method of an operation. */
-export type HttpMethod = (typeof httpMethods)[number];
-
-/** Where a parameter goes in the request. */
-export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
-
-/** How an array or object parameter is written (OpenAPI `style`, plus Swagger 2.0's `tsv`). */
-export type SerializationStyle =
-  | 'simple'
-  | 'label'
-  | 'matrix'
-  | 'form'
-  | 'spaceDelimited'
-  | 'pipeDelimited'
-  | 'tabDelimited'
-  | 'deepObject';
-
-/** A parameter of any dialect, with its serialisation made explicit. */
-export interface NormalizedParameter {
-  name: string;
-  in: ParameterLocation;
-  required: boolean;
-  description: string | undefined;
-  deprecated: boolean;
-  /** The raw (unconverted) schema. */
-  schema: unknown;
-  schemaPointer: string;
-  style: SerializationStyle;
-  explode: boolean;
-  allowReserved: boolean;
-  /** Set when the parameter is described by `content`: the value is sent as JSON text. */
-  contentType: string | undefined;
-  pointer: string;
-}
-
-/** How a request body is encoded. */
-export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
-
-/** The request body the tool sends, with the one media type chosen for it. */
-export interface NormalizedBody {
-  required: boolean;
-  mediaType: string;
-  kind: BodyKind;
-  description: string | undefined;
-  /** The raw schema (undefined when the document gives none). */
-  schema: unknown;
-  schemaPointer: string;
-  /** Per-field encoding of a form or multipart body (OpenAPI 3's `encoding`), by field name. */
-  encoding: Record<string, FieldEncoding>;
-}
-
-/** How one field of a form or multipart body is serialised. */
-export interface FieldEncoding {
-  /** `form` (the default), `spaceDelimited`, `pipeDelimited` or `deepObject`. */
-  style: string | undefined;
-  explode: boolean | undefined;
-  /** A media type for the field: its value is sent as that (JSON text for `application/json`). */
-  contentType: string | undefined;
-  allowReserved: boolean;
-}
-
-/** A server URL template with its variables. */
-export interface NormalizedServer {
-  url: string;
-  variables: Record<string, { default: string; enum?: readonly string[] }>;
-}
-
-/** A security scheme, reduced to what a client needs to attach credentials. */
-export type NormalizedSecurityScheme =
-  | { type: 'http'; scheme: string }
-  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string }
-  | { type: 'oauth2' }
-  | { type: 'openIdConnect' }
-  | { type: 'other' };
-
-/** One operation of any dialect, everything resolved that the tool needs. */
-export interface NormalizedOperation {
-  method: HttpMethod;
-  path: string;
-  pointer: string;
-  operationId: string | undefined;
-  summary: string | undefined;
-  description: string | undefined;
-  tags: string[];
-  deprecated: boolean;
-  parameters: NormalizedParameter[];
-  body: NormalizedBody | undefined;
-  /** Media types of the success responses, for `Accept`. */
-  responseMediaTypes: string[];
-  /** `description` of each declared response, by status (`404`, `4XX`, `default`). */
-  responseDescriptions: Record<string, string>;
-  /** Effective security requirements; undefined when the document says nothing. */
-  security: Record<string, unknown>[] | undefined;
-  servers: NormalizedServer[];
-}
-
-/** A whole document in one shape, whatever its dialect. */
-export interface NormalizedDocument {
-  dialect: SpecDialect;
-  reader: SpecReader;
-  title: string | undefined;
-  apiVersion: string | undefined;
-  servers: NormalizedServer[];
-  securitySchemes: Record<string, NormalizedSecurityScheme>;
-  operations: NormalizedOperation[];
-}
+import { swaggerBody, swaggerServers } from './swagger2.js';
 
 /** Options of {@link normalizeDocument}. */
 export interface NormalizeOptions {
@@ -259,16 +157,6 @@ function readServers(value: unknown, pointer: string): NormalizedServer[] {
     }
     return { url: server.url, variables };
   });
-}
-
-function swaggerServers(document: JsonRecord): NormalizedServer[] {
-  const host = stringField(document, 'host');
-  const basePath = stringField(document, 'basePath') ?? '';
-  if (host === undefined) return [{ url: basePath === '' ? '/' : basePath, variables: {} }];
-  const schemes = Array.isArray(document.schemes) ? document.schemes.map(String) : [];
-  // Prefer https when both are offered; a document that lists none is served where it was fetched from (see fromUrl).
-  const scheme = schemes.includes('https') ? 'https' : (schemes[0] ?? 'https');
-  return [{ url: `${scheme}://${host}${basePath}`, variables: {} }];
 }
 
 function readSecuritySchemes(reader: SpecReader): Record<string, NormalizedSecurityScheme> {
@@ -433,185 +321,6 @@ function readOperation(params: ReadOperationParams): NormalizedOperation {
   };
 }
 
-function trimmedOrUndefined(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-}
-
-const parameterLocations = new Set(['path', 'query', 'header', 'cookie']);
-const swaggerLocations = new Set(['path', 'query', 'header', 'body', 'formData']);
-
-function readParameterList(
-  reader: SpecReader,
-  value: unknown,
-  pointer: string,
-): Located<JsonRecord>[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    specError(pointer, `"parameters" must be an array, found ${describe(value)}`);
-  return value.map((raw, index) => {
-    const located = reader.derefObject(raw, childPointer(pointer, index), 'a parameter');
-    const { name, in: location } = located.value;
-    if (typeof name !== 'string' || name === '')
-      specError(located.pointer, 'a parameter needs a non-empty "name"');
-    const allowed = reader.dialect === '2.0' ? swaggerLocations : parameterLocations;
-    if (typeof location !== 'string' || !allowed.has(location))
-      specError(
-        located.pointer,
-        `parameter "${name}" has "in": ${JSON.stringify(location)}; expected one of ${[...allowed].join(', ')}`,
-      );
-    return located;
-  });
-}
-
-function readParameter(reader: SpecReader, located: Located<JsonRecord>): NormalizedParameter {
-  const { value: parameter, pointer } = located;
-  const name = String(parameter.name);
-  const location = parameter.in as ParameterLocation;
-  const description = trimmedOrUndefined(stringField(parameter, 'description'));
-  if (reader.dialect === '2.0') {
-    const format = stringField(parameter, 'collectionFormat') ?? 'csv';
-    const { style, explode } = collectionFormatStyle(format, location);
-    return {
-      name,
-      in: location,
-      required: location === 'path' || parameter.required === true,
-      description,
-      deprecated: false,
-      schema: swaggerParameterSchema(parameter),
-      schemaPointer: pointer,
-      style,
-      explode,
-      allowReserved: false,
-      contentType: undefined,
-      pointer,
-    };
-  }
-  let schema: unknown = parameter.schema;
-  let schemaPointer = childPointer(pointer, 'schema');
-  let contentType: string | undefined;
-  if (schema === undefined && isRecord(parameter.content)) {
-    const [mediaType, media] = Object.entries(parameter.content)[0] ?? [];
-    if (mediaType !== undefined) {
-      contentType = mediaType;
-      schema = isRecord(media) ? media.schema : undefined;
-      schemaPointer = childPointer(pointer, 'content', mediaType, 'schema');
-    }
-  }
-  const defaultStyle: SerializationStyle =
-    location === 'query' || location === 'cookie' ? 'form' : 'simple';
-  const style = (stringField(parameter, 'style') ?? defaultStyle) as SerializationStyle;
-  return {
-    name,
-    in: location,
-    required: location === 'path' || parameter.required === true,
-    description,
-    deprecated: parameter.deprecated === true,
-    schema: schema ?? {},
-    schemaPointer,
-    style,
-    explode: typeof parameter.explode === 'boolean' ? parameter.explode : style === 'form',
-    allowReserved: parameter.allowReserved === true,
-    contentType,
-    pointer,
-  };
-}
-
-function collectionFormatStyle(
-  format: string,
-  location: ParameterLocation,
-): { style: SerializationStyle; explode: boolean } {
-  switch (format) {
-    case 'multi':
-      return { style: 'form', explode: true };
-    case 'ssv':
-      return { style: 'spaceDelimited', explode: false };
-    case 'tsv':
-      return { style: 'tabDelimited', explode: false };
-    case 'pipes':
-      return { style: 'pipeDelimited', explode: false };
-    default:
-      return { style: location === 'query' ? 'form' : 'simple', explode: false };
-  }
-}
-
-const swaggerSchemaKeys = [
-  'type',
-  'format',
-  'items',
-  'enum',
-  'default',
-  'maximum',
-  'exclusiveMaximum',
-  'minimum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'multipleOf',
-  'x-nullable',
-];
-
-// A Swagger 2.0 non-body parameter carries its schema keywords inline.
-function swaggerParameterSchema(parameter: JsonRecord): JsonRecord {
-  const schema: JsonRecord = {};
-  for (const key of swaggerSchemaKeys)
-    if (parameter[key] !== undefined) schema[key] = parameter[key];
-  return schema;
-}
-
-function swaggerBody(
-  params: ReadOperationParams,
-  bodyParameters: Located<JsonRecord>[],
-  formParameters: Located<JsonRecord>[],
-): NormalizedBody | undefined {
-  const { operation, document, pointer } = params;
-  const consumes = (
-    Array.isArray(operation.consumes) ? operation.consumes : document.consumes
-  ) as unknown;
-  const types = Array.isArray(consumes) ? consumes.map(String) : [];
-  const [bodyParameter] = bodyParameters;
-  if (bodyParameter !== undefined) {
-    const choice = chooseMediaType(types.length > 0 ? types : ['application/json']);
-    return {
-      required: bodyParameter.value.required === true,
-      mediaType: choice.mediaType,
-      kind: choice.kind,
-      description: trimmedOrUndefined(stringField(bodyParameter.value, 'description')),
-      schema: bodyParameter.value.schema,
-      schemaPointer: childPointer(bodyParameter.pointer, 'schema'),
-      encoding: {},
-    };
-  }
-  if (formParameters.length === 0) return undefined;
-  const hasFile = formParameters.some((parameter) => parameter.value.type === 'file');
-  const multipart =
-    hasFile || types.some((type) => type.toLowerCase().startsWith('multipart/form-data'));
-  const properties: JsonRecord = {};
-  const required: string[] = [];
-  for (const { value } of formParameters) {
-    const name = String(value.name);
-    const schema = swaggerParameterSchema(value);
-    const description = stringField(value, 'description');
-    if (description !== undefined) schema.description = description;
-    properties[name] = schema;
-    if (value.required === true) required.push(name);
-  }
-  return {
-    required: required.length > 0,
-    mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
-    kind: multipart ? 'multipart' : 'form',
-    description: undefined,
-    schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) },
-    schemaPointer: childPointer(pointer, 'parameters'),
-    // Swagger 2's collectionFormat "multi" is form-explode; other formats join with commas.
-    encoding: {},
-  };
-}
-
 function readRequestBody(
   reader: SpecReader,
   value: unknown,
@@ -657,69 +366,6 @@ function readEncoding(value: unknown): Record<string, FieldEncoding> {
     };
   }
   return encoding;
-}
-
-/** Whether a media type is JSON (`application/json`, `application/merge-patch+json`, `…+json;charset=…`). */
-export function isJsonMediaType(mediaType: string): boolean {
-  const base = baseMediaType(mediaType);
-  return base === 'application/json' || base.endsWith('+json') || base === 'text/json';
-}
-
-/** A media type without parameters, lower-cased. */
-export function baseMediaType(mediaType: string): string {
-  return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-/** Whether a media type is text a model can read. */
-export function isTextMediaType(mediaType: string): boolean {
-  const base = baseMediaType(mediaType);
-  return (
-    base.startsWith('text/') ||
-    isJsonMediaType(base) ||
-    base.endsWith('+xml') ||
-    base.endsWith('+yaml') ||
-    [
-      'application/xml',
-      'application/yaml',
-      'application/x-yaml',
-      'application/javascript',
-      'application/ecmascript',
-      'application/x-www-form-urlencoded',
-      'application/graphql',
-      'application/sql',
-      'application/x-ndjson',
-      'application/jsonl',
-      'application/csv',
-    ].includes(base)
-  );
-}
-
-// JSON first (the model writes it best), then forms, then text, then whatever is left.
-function chooseMediaType(types: readonly string[]): { mediaType: string; kind: BodyKind } {
-  const rank = (type: string): number => {
-    const base = baseMediaType(type);
-    if (base === 'application/json') return 0;
-    if (isJsonMediaType(base)) return 1;
-    if (base === '*/*' || base === 'application/*') return 2;
-    if (base === 'application/x-www-form-urlencoded') return 3;
-    if (base === 'multipart/form-data') return 4;
-    if (isTextMediaType(base)) return 5;
-    return 6;
-  };
-  const [best] = [...types].sort((a, b) => rank(a) - rank(b));
-  const mediaType = best ?? 'application/json';
-  const score = rank(mediaType);
-  const kind: BodyKind =
-    score <= 2
-      ? 'json'
-      : score === 3
-        ? 'form'
-        : score === 4
-          ? 'multipart'
-          : score === 5
-            ? 'text'
-            : 'binary';
-  return { mediaType, kind };
 }
 
 function readResponses(params: ReadOperationParams): {

@@ -17,13 +17,13 @@ import {
   idempotencyKeyHeader,
   isIdempotentMethod,
 } from './idempotency.js';
-import {
-  type NormalizedDocument,
-  type NormalizedOperation,
-  type NormalizedParameter,
-  type NormalizedServer,
-  normalizeDocument,
-} from './normalize.js';
+import { normalizeDocument } from './normalize.js';
+import type {
+  NormalizedDocument,
+  NormalizedOperation,
+  NormalizedParameter,
+  NormalizedServer,
+} from './normalized-types.js';
 import {
   matchesOperation,
   type OpenApiOperationInfo,

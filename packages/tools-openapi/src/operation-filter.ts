@@ -1,4 +1,4 @@
-import type { HttpMethod } from './normalize.js';
+import type { HttpMethod } from './normalized-types.js';
 
 /** What filters, names and permission callbacks see of an operation. */
 export interface OpenApiOperationInfo {

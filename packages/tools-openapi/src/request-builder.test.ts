@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NormalizedParameter } from './normalize.js';
+import type { NormalizedParameter } from './normalized-types.js';
 import { matchesOperation } from './operation-filter.js';
 import { pathValue, queryPairs } from './request-builder.js';
 

@@ -2,11 +2,8 @@ import { type JsonSchema, ToolError } from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
 import { formBody, multipartBody } from './body-encoding.js';
-import {
-  isJsonMediaType,
-  type NormalizedOperation,
-  type NormalizedParameter,
-} from './normalize.js';
+import { isJsonMediaType } from './media-types.js';
+import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
 import { isRecord } from './spec-reader.js';
 
 /** A request ready for `fetch`, plus a URL safe to show (credentials masked). */

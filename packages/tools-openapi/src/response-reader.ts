@@ -1,5 +1,5 @@
 import type { ToolResult, ToolResultContent } from '@agent/core';
-import { baseMediaType, isJsonMediaType, isTextMediaType } from './normalize.js';
+import { baseMediaType, isJsonMediaType, isTextMediaType } from './media-types.js';
 
 /** What a tool result's `details` hold: the HTTP exchange, never sent to the model. */
 export interface OpenApiResultDetails {

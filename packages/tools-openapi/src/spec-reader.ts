@@ -71,6 +71,12 @@ export function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** The string trimmed, or undefined when it is absent or blank. */
+export function trimmedOrUndefined(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
 /** The string at `record[key]`, or undefined. */
 export function stringField(record: JsonRecord, key: string): string | undefined {
   const value = record[key];
