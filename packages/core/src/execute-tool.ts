@@ -28,6 +28,18 @@ export interface ExecuteToolOptions {
   toolCallId?: string;
 }
 
+/** One-tool registries by tool: a framework adapter runs the same tools call after call. */
+const registries = new WeakMap<AnyAgentTool, ToolRegistry>();
+
+/** A registry holding just `tool` (made once per tool; made again if its name changed). */
+function registryOf(tool: AnyAgentTool): ToolRegistry {
+  const cached = registries.get(tool);
+  if (cached !== undefined && cached.get(tool.name) === tool) return cached;
+  const registry = new ToolRegistry([tool]);
+  registries.set(tool, registry);
+  return registry;
+}
+
 /**
  * Runs one tool call without a model, through exactly the loop's path: `prepareArguments` →
  * validate → permission gate → `beforeToolExecution` → execute (timeout, abort, resource lock) →
@@ -67,7 +79,7 @@ export async function executeTool(
   const outcome = await executeToolCalls({
     calls: [call],
     assistant,
-    registry: new ToolRegistry([tool]),
+    registry: registryOf(tool),
     strategy: { type: 'sequential' },
     runSignal: signal,
     hooks: options.hooks ?? {},

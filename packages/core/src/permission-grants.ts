@@ -28,6 +28,8 @@ export class PermissionGrants {
 
   /** The grant for a tool's canonical name and one subject (undefined: calls with no subjects). */
   get(tool: string, subject: string | undefined): PermissionGrant | undefined {
+    // Most sessions hold no runtime grant: then no call needs a grant key built.
+    if (this.#grants.size === 0) return undefined;
     return this.#grants.get(grantKey(tool, subject));
   }
 

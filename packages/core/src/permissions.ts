@@ -213,8 +213,12 @@ export class PermissionPolicy {
   }
 
   /** The gate to pass as `AgentOptions.permissionGate`. */
-  readonly gate: PermissionGate = (request) =>
-    this.check(request, request.signal === undefined ? {} : { signal: request.signal });
+  readonly gate: PermissionGate = (request) => {
+    // Decided by the rules (most calls): answered at once, without a promise to wait for.
+    const decided = this.evaluate(request);
+    if (decided.behavior !== 'ask') return decided;
+    return this.check(request, request.signal === undefined ? {} : { signal: request.signal });
+  };
 
   /** The current mode. */
   get mode(): PermissionMode {

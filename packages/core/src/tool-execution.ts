@@ -435,8 +435,18 @@ export function validateArguments(
   }
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /** `promise`'s value, or `undefined` as soon as `signal` aborts (a late rejection is ignored). */
 function untilAborted<T>(promise: Promise<T> | T, signal: AbortSignal): Promise<T | undefined> {
+  // A value already decided (a gate that answered synchronously) has nothing to wait for.
+  if (!signal.aborted && !isThenable(promise)) return Promise.resolve(promise);
   if (signal.aborted) {
     Promise.resolve(promise).catch(() => {});
     return Promise.resolve(undefined);

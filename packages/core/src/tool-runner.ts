@@ -108,7 +108,8 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
         ? undefined
         : !viaFramework
           ? policy.gate
-          : async (request) => {
+          : (request) => {
+              // Decided by the rules: answered at once (no promise), as the policy's own gate does.
               const evaluation = policy.evaluate(request);
               if (evaluation.behavior !== 'ask') return evaluation;
               const key = asked.get(request.toolCallId);

@@ -64,6 +64,9 @@ function unknownKeys(
   value: unknown,
   path: readonly (string | number)[],
 ): UnknownKey[] {
+  // Only an object (or an array holding one) can carry a key: a string, number, boolean or null
+  // has none, whatever schema it meets — the common case, decided without walking.
+  if (value === null || typeof value !== 'object') return [];
   const definition = definitionOf(schema);
   const { type } = definition;
   if (wrappers.has(type) && definition.innerType !== undefined)
@@ -126,17 +129,20 @@ function objectKeys(
 ): UnknownKey[] {
   if (!isRecord(value)) return [];
   const shape = definition.shape ?? {};
-  const known = Object.keys(shape);
   const found: UnknownKey[] = [];
-  for (const [key, item] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = value[key];
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    // A field holding no object has no keys to check: skip the walk (and its path copy).
+    const nested = item !== null && typeof item === 'object';
     if (field !== undefined) {
-      found.push(...unknownKeys(field, item, [...path, key]));
+      if (nested) found.push(...unknownKeys(field, item, [...path, key]));
     } else if (definition.catchall !== undefined) {
       // A catch-all keeps the key (and a `never` one makes zod report it): walk into it.
-      found.push(...unknownKeys(definition.catchall, item, [...path, key]));
+      if (nested) found.push(...unknownKeys(definition.catchall, item, [...path, key]));
     } else {
-      found.push({ path, key, known });
+      found.push({ path, key, known: Object.keys(shape) });
     }
   }
   return found;
