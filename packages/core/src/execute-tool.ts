@@ -90,6 +90,8 @@ export async function executeTool(
     abortGraceMs: options.abortGraceMs ?? defaultAbortGraceMs,
     maxToolCallsPerTurn: Number.POSITIVE_INFINITY,
     emit: options.onEvent ?? (() => undefined),
+    // No one to tell: the start and end events are not even built.
+    ...(options.onEvent === undefined ? { listening: () => false } : {}),
     steeringPending: () => false,
   });
   const [result] = outcome.results;

@@ -70,11 +70,36 @@ function assertMode(mode: unknown): asserts mode is PermissionMode {
   }
 }
 
+/** A tool's rule names, kept while its name, aliases and source stay the same objects. */
+interface CachedNames {
+  toolName: string;
+  aliases: readonly string[] | undefined;
+  source: string | undefined;
+  names: readonly { name: string; source?: string }[];
+}
+
+/** Rule names by tool: every call of a tool asks for the same list. */
+const namesByTool = new WeakMap<object, CachedNames>();
+
 /** Every name a rule about this tool may use: canonical first, then aliases. */
-function toolNames(query: PermissionQuery): { name: string; source?: string }[] {
-  const source = query.tool?.source;
-  const names = [query.toolName, ...(query.tool?.aliases ?? [])];
-  return names.map((name) => (source === undefined ? { name } : { name, source }));
+function toolNames(query: PermissionQuery): readonly { name: string; source?: string }[] {
+  const { tool } = query;
+  const source = tool?.source;
+  const aliases = tool?.aliases;
+  const cached = tool === undefined ? undefined : namesByTool.get(tool);
+  if (
+    cached !== undefined &&
+    cached.toolName === query.toolName &&
+    cached.aliases === aliases &&
+    cached.source === source
+  )
+    return cached.names;
+  const names = [query.toolName, ...(aliases ?? [])].map((name) =>
+    source === undefined ? { name } : { name, source },
+  );
+  if (tool !== undefined)
+    namesByTool.set(tool, { toolName: query.toolName, aliases, source, names });
+  return names;
 }
 
 function quoteSubject(subject: string): string {
@@ -310,13 +335,13 @@ export class PermissionPolicy {
       return { behavior: 'deny', decidedBy: 'mode', reason: planModeDenial };
 
     const askRule = firstMatch(this.#askRules)?.rule.text;
-    const ask: PermissionEvaluation = {
+    const ask = (): PermissionEvaluation => ({
       behavior: 'ask',
       ...(askRule === undefined ? {} : { askRule }),
       ...(query.opaque === undefined ? {} : { opaque: query.opaque }),
-    };
+    });
     // A call the tool cannot fully name, or one an ask rule covers, is always a question.
-    if (query.opaque !== undefined || askRule !== undefined) return ask;
+    if (query.opaque !== undefined || askRule !== undefined) return ask();
 
     if (tiersByMode[this.#mode].includes(query.tier)) {
       return { behavior: 'allow', decidedBy: 'mode' };
@@ -340,7 +365,7 @@ export class PermissionPolicy {
       (subject) => grantFor(subject)?.decision === 'allow' || coveringRule(subject) !== undefined,
     );
     if (covered) return { behavior: 'allow', decidedBy: 'grant' };
-    return ask;
+    return ask();
   }
 
   /**

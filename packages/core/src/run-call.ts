@@ -116,6 +116,13 @@ class SharedDeadline {
   }
 }
 
+/** By timeout, the deadline that calls arming that timeout now may still share. */
+const openDeadlines = new Map<number, SharedDeadline>();
+
+function closeIfOpen(deadline: SharedDeadline): void {
+  if (openDeadlines.get(deadline.timeoutMs) === deadline) openDeadlines.delete(deadline.timeoutMs);
+}
+
 /**
  * The running calls of one batch: aborting the group aborts each (run abort, sibling failure);
  * the calls' timeouts run on as few timers as possible.
@@ -124,11 +131,6 @@ export class CallGroup {
   readonly #calls: RunningCall[] = [];
   #aborted = false;
   reason: unknown;
-  /** The deadline calls arming the same timeout now may still share. */
-  #open: SharedDeadline | undefined;
-  readonly #closeIfOpen = (deadline: SharedDeadline) => {
-    if (this.#open === deadline) this.#open = undefined;
-  };
 
   get aborted(): boolean {
     return this.#aborted;
@@ -148,17 +150,20 @@ export class CallGroup {
     this.#calls.length = 0;
   }
 
-  /** Arms `call`'s timeout: a timer of its own, or the one of calls that armed it just now. */
+  /**
+   * Arms `call`'s timeout: a timer of its own, or the one of calls that armed the same timeout
+   * just now — in this batch or another (calls a framework runs through `executeTool` each come
+   * in a batch of their own). A deadline aborts only the calls that joined it.
+   */
   deadline(call: RunningCall, timeoutMs: number): SharedDeadline {
-    let deadline = this.#open;
+    let deadline = openDeadlines.get(timeoutMs);
     if (
       deadline === undefined ||
-      deadline.timeoutMs !== timeoutMs ||
       deadline.pending === 0 ||
       performance.now() - deadline.armedAt > sharedTimerSkewMs
     ) {
-      deadline = new SharedDeadline(timeoutMs, this.#closeIfOpen);
-      this.#open = deadline;
+      deadline = new SharedDeadline(timeoutMs, closeIfOpen);
+      openDeadlines.set(timeoutMs, deadline);
     }
     deadline.join(call);
     return deadline;
