@@ -1,0 +1,99 @@
+/**
+ * A quick look at retrieval on all three task sets (tuned-on, never-seen, held-out), one line per
+ * set and kind, for ours, ours + data and plain BM25 — what `pnpm bench --only tool-search` reports
+ * without the cost sections. Run: `pnpm --filter @agent/bench run score:tool-search`
+ * (`--misses` also prints the held-out tasks missed by ours + data).
+ */
+import { fileURLToPath } from 'node:url';
+import { type AnyAgentTool, ToolSearchIndex } from '@agent/core';
+import { toolSearchAssociations } from '@agent/tool-search-data';
+import { bm25Baseline } from './bm25-baseline.js';
+import { directoryTools, githubTools, stripeTools } from './catalogues.js';
+import {
+  combineScores,
+  type Ranker,
+  type RetrievalScore,
+  scoreCells,
+  scoreTasks,
+} from './evaluate.js';
+import { heldOutSpecs, heldOutTasks } from './held-out-tasks.js';
+import { neverSeenSpecs, neverSeenTasks } from './never-seen-tasks.js';
+import { retrievalTasks } from './tasks.js';
+
+interface Task {
+  spec: string;
+  kind: 'direct' | 'indirect';
+  task: string;
+  expected: readonly string[];
+}
+
+const rankers: Record<string, Ranker> = {
+  ours: (tools) => {
+    const index = new ToolSearchIndex(tools);
+    return (query, limit) => index.search(query, limit).map((match) => match.name);
+  },
+  'ours+data': (tools) => {
+    const index = new ToolSearchIndex(tools, { associations: toolSearchAssociations() });
+    return (query, limit) => index.search(query, limit).map((match) => match.name);
+  },
+  bm25: bm25Baseline,
+};
+
+function scoreSet(
+  tasks: readonly Task[],
+  catalogue: (spec: string) => readonly AnyAgentTool[],
+  ranker: Ranker,
+): Record<'direct' | 'indirect' | 'all', RetrievalScore> {
+  const parts: Record<'direct' | 'indirect', RetrievalScore[]> = { direct: [], indirect: [] };
+  for (const spec of new Set(tasks.map((task) => task.spec))) {
+    const search = ranker(catalogue(spec));
+    for (const kind of ['direct', 'indirect'] as const) {
+      const chosen = tasks.filter((task) => task.spec === spec && task.kind === kind);
+      if (chosen.length > 0) parts[kind].push(scoreTasks(chosen, search));
+    }
+  }
+  const direct = combineScores(parts.direct);
+  const indirect = combineScores(parts.indirect);
+  return { direct, indirect, all: combineScores([direct, indirect]) };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const cache = new Map<string, readonly AnyAgentTool[]>();
+  const catalogue = (spec: string): readonly AnyAgentTool[] => {
+    let tools = cache.get(spec);
+    if (tools === undefined) {
+      tools =
+        spec === 'github'
+          ? githubTools()
+          : spec === 'stripe'
+            ? stripeTools()
+            : directoryTools(spec);
+      cache.set(spec, tools);
+    }
+    return tools;
+  };
+  const sets: Record<string, readonly Task[]> = {
+    tuned: retrievalTasks.map((task) => ({ ...task, kind: 'direct' as const })),
+    'never-seen': neverSeenTasks,
+    'held-out': heldOutTasks,
+  };
+  void neverSeenSpecs;
+  void heldOutSpecs;
+  for (const [label, ranker] of Object.entries(rankers)) {
+    const line: string[] = [label.padEnd(10)];
+    for (const [name, tasks] of Object.entries(sets)) {
+      const score = scoreSet(tasks, catalogue, ranker);
+      const [top1, top5, mrr] = scoreCells(score.all);
+      line.push(
+        `${name} ${top1}/${top5}/${mrr}` +
+          (name === 'tuned'
+            ? ''
+            : ` (d ${scoreCells(score.direct)[1]} i ${scoreCells(score.indirect)[1]})`),
+      );
+      if (process.argv.includes('--misses') && label === 'ours+data' && name !== 'tuned')
+        for (const miss of score.all.misses)
+          console.log(`  miss ${name}: ${miss.task} → ${miss.expected[0]}`);
+    }
+    console.log(line.join(' | '));
+  }
+}
