@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { type AnyAgentTool, ToolSearchIndex } from '@agent/core';
-import { toolSearchAssociations } from '@agent/tool-search-data';
+import { toolSearchAssociations, toolSearchEmbeddings } from '@agent/tool-search-data';
 import { bm25Baseline } from './bm25-baseline.js';
 import { directoryTools, githubTools, stripeTools } from './catalogues.js';
 import {
@@ -34,6 +34,13 @@ const rankers: Record<string, Ranker> = {
   },
   'ours+data': (tools) => {
     const index = new ToolSearchIndex(tools, { associations: toolSearchAssociations() });
+    return (query, limit) => index.search(query, limit).map((match) => match.name);
+  },
+  'ours+data+emb': (tools) => {
+    const index = new ToolSearchIndex(tools, {
+      associations: toolSearchAssociations(),
+      embeddings: toolSearchEmbeddings(),
+    });
     return (query, limit) => index.search(query, limit).map((match) => match.name);
   },
   bm25: bm25Baseline,
@@ -80,8 +87,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   void neverSeenSpecs;
   void heldOutSpecs;
   for (const [label, ranker] of Object.entries(rankers)) {
-    const line: string[] = [label.padEnd(10)];
+    const line: string[] = [label.padEnd(14)];
     for (const [name, tasks] of Object.entries(sets)) {
+      if (name === 'held-out' && process.argv.includes('--no-held-out')) continue;
       const score = scoreSet(tasks, catalogue, ranker);
       const [top1, top5, mrr] = scoreCells(score.all);
       line.push(

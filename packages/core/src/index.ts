@@ -235,6 +235,7 @@ export {
 } from './tool-search-associations.js';
 export {
   searchTerms,
+  type ToolSearchEmbeddings,
   ToolSearchIndex,
   type ToolSearchIndexOptions,
   type ToolSearchMatch,

@@ -10,7 +10,12 @@ import type { AnyAgentTool, ToolDefinition } from './tool.js';
 import { toToolDefinition } from './tool.js';
 import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
 import type { ToolSearchAssociations } from './tool-search-associations.js';
-import { ToolSearchIndex, type ToolSearchMatch, toolSummary } from './tool-search-index.js';
+import {
+  type ToolSearchEmbeddings,
+  ToolSearchIndex,
+  type ToolSearchMatch,
+  toolSummary,
+} from './tool-search-index.js';
 
 /** `AgentOptions.toolSearch`: deferred tools and the search that loads them. */
 export interface ToolSearchOptions {
@@ -37,6 +42,11 @@ export interface ToolSearchOptions {
    * the API's (`toolSearchAssociations()` of `@agent/tool-search-data`) [none].
    */
   associations?: ToolSearchAssociations;
+  /**
+   * Text embeddings that re-rank the best keyword matches by meaning
+   * (`toolSearchEmbeddings()` of `@agent/tool-search-data`) [none].
+   */
+  embeddings?: ToolSearchEmbeddings;
 }
 
 /** Where the model looks tools up: the registry's tools plus the search tool. */
@@ -257,10 +267,13 @@ export class ToolCatalogue {
     this.#refresh();
     const selected = selectQuery(query);
     if (selected !== undefined) return this.#select(selected);
-    const associations = this.#options.associations;
+    const { associations, embeddings } = this.#options;
     this.#index ??= new ToolSearchIndex(
       this.#registry.list().filter((tool) => this.#deferred.has(tool.name)),
-      associations === undefined ? {} : { associations },
+      {
+        ...(associations === undefined ? {} : { associations }),
+        ...(embeddings === undefined ? {} : { embeddings }),
+      },
     );
     return mode === 'regex'
       ? this.#index.searchRegex(query, limit)

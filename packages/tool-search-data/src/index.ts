@@ -1,14 +1,22 @@
 /**
- * `@agent/tool-search-data`: word associations for `tool_search`, learned offline (WordNet 3.1's
- * synonyms, derived forms, hypernyms and definitions, kept where API documentation uses the
- * associate). Pass them to the search to find tools for requests in the user's own words:
+ * `@agent/tool-search-data`: data for `tool_search`, learned offline — word associations
+ * (WordNet 3.1's synonyms, derived forms, hypernyms and definitions, kept where API
+ * documentation uses the associate) and word embeddings (GloVe). Pass them to the search to find
+ * tools for requests in the user's own words:
  *
  * ```ts
- * new Agent({ …, toolSearch: { associations: toolSearchAssociations() } });
+ * new Agent({
+ *   …,
+ *   toolSearch: { associations: toolSearchAssociations(), embeddings: toolSearchEmbeddings() },
+ * });
  * ```
  */
 import { ToolSearchAssociations } from '@agent/core';
 import { associationsText } from './associations.generated.js';
+import * as embeddingsData from './embeddings.generated.js';
+import { WordEmbeddings } from './embeddings.js';
+
+export { WordEmbeddings } from './embeddings.js';
 
 let parsed: ToolSearchAssociations | undefined;
 
@@ -16,4 +24,15 @@ let parsed: ToolSearchAssociations | undefined;
 export function toolSearchAssociations(): ToolSearchAssociations {
   parsed ??= ToolSearchAssociations.parse(associationsText);
   return parsed;
+}
+
+let embeddings: WordEmbeddings | undefined;
+
+/**
+ * The word embeddings (~22k words × 100 dimensions, int8), decoded on first use (~10 MB of heap)
+ * and shared afterwards.
+ */
+export function toolSearchEmbeddings(): WordEmbeddings {
+  embeddings ??= new WordEmbeddings(embeddingsData);
+  return embeddings;
 }

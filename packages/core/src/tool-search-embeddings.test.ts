@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { AnyAgentTool } from './tool.js';
+import { type ToolSearchEmbeddings, ToolSearchIndex } from './tool-search-index.js';
+
+function tool(name: string, description: string): AnyAgentTool {
+  return {
+    name,
+    description,
+    parameters: { type: 'object', properties: {} },
+    execute: async () => ({ content: [] }),
+  };
+}
+
+/**
+ * A small real embedding for the tests: each word maps to one of three axes (money, time,
+ * people); a text is the normalised count per axis. Records every text it embeds.
+ */
+class AxisEmbeddings implements ToolSearchEmbeddings {
+  readonly texts: string[] = [];
+  readonly #axes: Record<string, number> = {
+    refund: 0,
+    cash: 0,
+    money: 0,
+    payment: 0,
+    back: 0,
+    schedule: 1,
+    later: 1,
+    time: 1,
+    member: 2,
+    people: 2,
+  };
+
+  embed(text: string): Float32Array | undefined {
+    this.texts.push(text);
+    const vector = new Float32Array(3);
+    for (const word of text.toLowerCase().split(/[^a-z]+/)) {
+      const axis = this.#axes[word];
+      if (axis !== undefined) vector[axis] = (vector[axis] as number) + 1;
+    }
+    const norm = Math.hypot(...vector);
+    return norm === 0 ? undefined : vector.map((value) => value / norm);
+  }
+}
+
+const catalogue = [
+  tool('charges_schedule', 'Schedule a charge for later.'),
+  tool('charges_refund', 'Refund a charge: the money goes back (POST /v1/charges/{id}/refund).'),
+  tool('members_list', 'List the people of the team.'),
+];
+
+describe('ToolSearchIndex with embeddings', () => {
+  it('re-ranks the keyword candidates by meaning', () => {
+    const query = 'charge, return the cash';
+    expect(new ToolSearchIndex(catalogue).search(query, 2)[0]?.name).toBe('charges_schedule');
+    const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
+    expect(index.search(query, 2).map((match) => match.name)).toEqual([
+      'charges_refund',
+      'charges_schedule',
+    ]);
+  });
+
+  it('returns only keyword candidates: meaning alone finds nothing', () => {
+    const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
+    expect(index.search('people', 5).map((match) => match.name)).toEqual(['members_list']);
+    expect(index.search('folks', 5)).toEqual([]);
+  });
+
+  it('keeps the keyword order when the query has no embedding', () => {
+    const plain = new ToolSearchIndex(catalogue).search('charge', 3);
+    const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
+    expect(index.search('charge', 3).map((match) => match.name)).toEqual(
+      plain.map((match) => match.name),
+    );
+  });
+
+  it('still ranks an exact tool name first', () => {
+    const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
+    expect(index.search('charges_schedule', 1)[0]?.name).toBe('charges_schedule');
+  });
+
+  it('embeds a tool as its name and summary, without the HTTP route', () => {
+    const embeddings = new AxisEmbeddings();
+    new ToolSearchIndex(catalogue, { embeddings }).search('refund money', 3);
+    const text = embeddings.texts.find((embedded) => embedded.startsWith('charges_refund'));
+    expect(text).toContain('the money goes back');
+    expect(text).not.toMatch(/POST|\/v1/);
+  });
+
+  it('honours the limit and returns scores in descending order', () => {
+    const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
+    const matches = index.search('charge money schedule people list', 2);
+    expect(matches).toHaveLength(2);
+    expect(matches[0]?.score).toBeGreaterThanOrEqual(matches[1]?.score ?? Number.NaN);
+    expect(index.search('charge', 0)).toEqual([]);
+  });
+});
