@@ -253,6 +253,10 @@ class ScriptRun {
         if (this.signal.aborted) return this.#aborted();
         const jobs = this.#slice(() => this.#runtime.executePendingJobs());
         if (jobs.error !== undefined) return this.#failure(jobs.error);
+        // An interrupt inside a job can end it without an error reaching here and leave the
+        // script's promise pending forever: the interrupt is the outcome, never "stuck".
+        const interrupted = this.#interruptedOutcome();
+        if (interrupted !== undefined) return interrupted;
         const state = context.getPromiseState(main);
         if (state.type === 'fulfilled') {
           const value = this.#keep(state.value);
@@ -362,10 +366,8 @@ class ScriptRun {
     return failed('aborted', 'The script was cancelled.', this.output);
   }
 
-  /** The outcome for an exception thrown out of the interpreter (the handle is disposed). */
-  #failure(errorHandle: QuickJSHandle): ScriptOutcome {
-    const error = this.#context.dump(errorHandle) as unknown;
-    errorHandle.dispose();
+  /** The outcome when the interpreter was interrupted (aborted, or out of CPU time), if it was. */
+  #interruptedOutcome(): ScriptOutcome | undefined {
     if (this.#interrupted === 'aborted' || this.signal.aborted) return this.#aborted();
     if (this.#interrupted === 'cpu-time') {
       return failed(
@@ -374,6 +376,15 @@ class ScriptRun {
         this.output,
       );
     }
+    return undefined;
+  }
+
+  /** The outcome for an exception thrown out of the interpreter (the handle is disposed). */
+  #failure(errorHandle: QuickJSHandle): ScriptOutcome {
+    const error = this.#context.dump(errorHandle) as unknown;
+    errorHandle.dispose();
+    const interrupted = this.#interruptedOutcome();
+    if (interrupted !== undefined) return interrupted;
     const text = describeError(error);
     // With its memory exhausted QuickJS may not even build the error: `undefined` is thrown.
     if (/out of memory/i.test(text) || (error == null && this.memoryFull()))

@@ -303,7 +303,7 @@ describe('in the agent loop', () => {
     ]);
     // The program finished: a later turn replays its calls as direct ones, without its item.
     await agent.run('Thanks.').result;
-    const later = (server.requests[3]?.json as { input: Item[] }).input;
+    const later = (server.requests[3]?.json as { input: Item[] } | undefined)?.input ?? [];
     expect(summary(later)).toEqual([
       'message',
       'function_call',

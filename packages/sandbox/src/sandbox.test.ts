@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 import { createSandbox } from './sandbox.js';
 import { defaultSecretPaths } from './secret-paths.js';
@@ -120,6 +121,7 @@ describe('createSandbox', () => {
 });
 
 describe('a bubblewrap sandbox', () => {
+  beforeEach(skipWithout('bwrap'));
   const made: string[] = [];
   afterEach(() => {
     for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
