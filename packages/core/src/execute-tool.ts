@@ -1,6 +1,7 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate } from './agent-options.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
+import { neverAborted } from './never-aborted.js';
 import { type ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import type { AnyAgentTool, PathDenialCheck } from './tool.js';
@@ -66,7 +67,7 @@ export async function executeTool(
     stopReason: 'toolUse',
     timestamp: Date.now(),
   };
-  const signal = options.signal ?? new AbortController().signal;
+  const signal = options.signal ?? neverAborted;
   const run: RunContext = {
     runId: 'execute-tool',
     agentPath: [],

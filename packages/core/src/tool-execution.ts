@@ -4,6 +4,7 @@ import { errorMessage, ToolError } from './errors.js';
 import { journaledCall, journaledDecision } from './journaled-call.js';
 import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
+import { neverAborted } from './never-aborted.js';
 import type { ResourceLocks } from './resource-locks.js';
 import { CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
 import type { RunContext } from './run-context.js';
@@ -234,8 +235,10 @@ async function runBatch(
   const callStep = isJournaled(params) ? journaledCall : runCall;
   const group = new CallGroup();
   const onRunAbort = () => group.abortAll(params.runSignal.reason);
+  // A signal that can never abort needs no listener.
+  const listens = params.runSignal !== neverAborted;
   if (params.runSignal.aborted) onRunAbort();
-  else params.runSignal.addEventListener('abort', onRunAbort, { once: true });
+  else if (listens) params.runSignal.addEventListener('abort', onRunAbort, { once: true });
   let fatal: ToolError | undefined;
   const record = (item: PreparedCall, result: Settled, callFatal: ToolError | undefined) => {
     settled[item.index] = result;
@@ -272,7 +275,7 @@ async function runBatch(
       await Promise.all(running);
     }
   } finally {
-    params.runSignal.removeEventListener('abort', onRunAbort);
+    if (listens) params.runSignal.removeEventListener('abort', onRunAbort);
   }
   return fatal;
 }
