@@ -229,6 +229,8 @@ export interface RunnerRun {
   cwd: string;
   env: Record<string, string>;
   attempts: readonly Attempt[];
+  /** Run the attempts one after another in one long-lived sandbox (`createHost`) rather than one sandbox each. */
+  host?: boolean;
 }
 
 /** What one attempt did. */
@@ -253,39 +255,86 @@ export interface RunReport {
 }
 
 const runnerSource = `
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+import { execFile, execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { createSandbox } = await import(input.entry);
-const reports = [];
-for (const run of input.runs) {
-  const sandbox = createSandbox({ mode: 'required', ...run.options, onWarning: () => {} });
-  const results = [];
-  for (const attempt of run.attempts) {
-    const wrapped = await sandbox.wrap({
+
+function perCall(sandbox, run, attempt) {
+  return sandbox
+    .wrap({ file: '/bin/bash', args: ['-c', attempt.script], cwd: run.cwd, env: { ...process.env, ...run.env } })
+    .then((wrapped) => new Promise((resolve) => {
+      execFile(
+        wrapped.file,
+        wrapped.args,
+        { cwd: wrapped.cwd, env: wrapped.env, timeout: 30000, maxBuffer: 16 << 20, encoding: 'latin1' },
+        (error, stdout, stderr) =>
+          resolve({
+            name: attempt.name,
+            output: stdout + stderr,
+            code: error ? (error.code ?? null) : 0,
+            signal: error?.signal ?? null,
+          }),
+      );
+    }));
+}
+
+let serial = 0;
+function readAll(fd) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    const stream = fs.createReadStream(null, { fd });
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    stream.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+async function inHost(host, run, attempt) {
+  const names = [0, 1].map(() => join(host.pipeDirectory, 'escape-' + serial++));
+  execFileSync('mkfifo', ['-m', '600', ...names]);
+  const ends = names.map((name) => {
+    const read = fs.openSync(name, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    return { read, write: fs.openSync(name, fs.constants.O_WRONLY) };
+  });
+  const outputs = ends.map((end) => readAll(end.read));
+  let command;
+  try {
+    command = await host.run({
       file: '/bin/bash',
       args: ['-c', attempt.script],
       cwd: run.cwd,
       env: { ...process.env, ...run.env },
+      stdout: names[0],
+      stderr: names[1],
     });
-    results.push(
-      await new Promise((resolve) => {
-        execFile(
-          wrapped.file,
-          wrapped.args,
-          { cwd: wrapped.cwd, env: wrapped.env, timeout: 30000, maxBuffer: 16 << 20, encoding: 'latin1' },
-          (error, stdout, stderr) =>
-            resolve({
-              name: attempt.name,
-              output: stdout + stderr,
-              code: error ? (error.code ?? null) : 0,
-              signal: error?.signal ?? null,
-            }),
-        );
-      }),
-    );
+  } finally {
+    for (const end of ends) fs.closeSync(end.write);
+    for (const name of names) fs.unlinkSync(name);
+  }
+  const timer = setTimeout(() => void command.end(0), 30000);
+  const exit = await command.exited;
+  clearTimeout(timer);
+  await command.end(1000);
+  const [stdout, stderr] = await Promise.all(outputs);
+  return {
+    name: attempt.name,
+    output: stdout + stderr,
+    code: exit.type === 'exit' ? exit.code : 'lost',
+    signal: exit.type === 'exit' ? exit.signal : null,
+  };
+}
+
+const reports = [];
+for (const run of input.runs) {
+  const sandbox = createSandbox({ mode: 'required', ...run.options, onWarning: () => {} });
+  const host = run.host ? sandbox.createHost() : undefined;
+  const results = [];
+  for (const attempt of run.attempts) {
+    results.push(host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt));
   }
   reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results });
+  await host?.close();
   await sandbox.close();
 }
 process.stdout.write(JSON.stringify(reports));

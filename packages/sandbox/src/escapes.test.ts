@@ -77,11 +77,18 @@ afterAll(async () => {
   fs.rmSync(parent, { recursive: true, force: true });
 });
 
-const networks = [
-  { label: 'network off', network: 'off' },
-  { label: 'network on', network: 'on' },
-  { label: 'allow-listed network', network: { allowHosts: ['127.0.0.1'] } },
-] as const;
+// Each network mode twice: a sandbox per attempt, and every attempt in one long-lived sandbox
+// (the bash tool's default: a helper inside forks each command).
+const networks = (
+  [
+    { label: 'network off', network: 'off' },
+    { label: 'network on', network: 'on' },
+    { label: 'allow-listed network', network: { allowHosts: ['127.0.0.1'] } },
+  ] as const
+).flatMap((entry) => [
+  { ...entry, host: false },
+  { ...entry, label: `${entry.label}, long-lived sandbox`, host: true },
+]);
 
 const attackAttempts: readonly Attempt[] = [
   ...capabilityAttempts,
@@ -160,8 +167,9 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     fixture = await makeFixture(parent, user);
     host = startHostProcess();
     const env = environment(fixture, host.pid);
-    const runs: RunnerRun[] = networks.map(({ label, network }) => ({
+    const runs: RunnerRun[] = networks.map(({ label, network, host: inHost }) => ({
       label,
+      host: inHost,
       options: { writableRoots: [fixture.workspace], network },
       cwd: fixture.workspace,
       env,

@@ -11,6 +11,13 @@ export {
   SandboxUnavailableError,
 } from './sandbox.js';
 export {
+  type HostCommand,
+  type HostCommandExit,
+  type HostCommandRequest,
+  type SandboxHost,
+  SandboxHostError,
+} from './sandbox-host.js';
+export {
   buildSeccompFilter,
   type SeccompArchitecture,
   type SeccompFilterOptions,

@@ -16,6 +16,7 @@ import {
 import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
 import { launchRoots } from './launch-roots.js';
+import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
 import { defaultSecretPaths, environmentFilePaths, secretMasks } from './secret-paths.js';
 
 /** `auto`: sandbox where available, else run unsandboxed with a warning; `required`: refuse without it; `off`: never. */
@@ -101,6 +102,12 @@ export interface Sandbox {
   wrap(command: SandboxCommand): Promise<SandboxCommand>;
   /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
   explainFailure(output: string): string | undefined;
+  /**
+   * A long-lived sandbox for one session: one small helper inside it forks each command, so a
+   * command costs a fork and exec instead of a new sandbox. Undefined when the sandbox is not
+   * active. Each call makes a new one (never share one between sessions); close it with the session.
+   */
+  createHost?(): SandboxHost | undefined;
   /** Stops the network proxy, if one runs. */
   close(): Promise<void>;
 }
@@ -216,6 +223,74 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     warn(`The OS sandbox cannot enforce everything here: ${limitations.join('; ')}`);
   }
   let proxy: Promise<AllowListProxy> | undefined;
+  let proxySocket: string | undefined;
+
+  /** What every command's environment gets in the sandbox: TMPDIR, and the proxy's variables. */
+  const environmentOf = (base: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...base, TMPDIR: '/tmp' };
+    if (typeof network === 'object') {
+      const url = `http://127.0.0.1:${proxyPort}`;
+      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY']) {
+        env[name] = url;
+      }
+      env.NO_PROXY = '';
+      env.no_proxy = '';
+    }
+    return env;
+  };
+
+  /** The mounts for commands launching `programs`, secrets looked up now, `extraReadable` shown too. */
+  const mountsFor = (
+    programs: readonly SandboxCommand[],
+    extraReadable: readonly string[],
+  ): string[] => {
+    const masks = currentMasks();
+    // The program launched (and a script's interpreter) when it lives where the sandbox puts
+    // an empty directory, e.g. a toolchain under a temporary home: shown read-only.
+    const launched = programs
+      .flatMap((program) => launchRoots(program))
+      .filter((root) => !writableRoots.some((writable) => isInsideRoot(writable, root)));
+    return mountArguments({
+      readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
+      writableRoots,
+      masks,
+      allowUnixSockets,
+    });
+  };
+
+  /** bwrap (through its stages for the allow-listed network) around `command`. */
+  const launchInvocation = (
+    bubblewrap: Bubblewrap,
+    mounts: readonly string[],
+    cwd: string,
+    inner: readonly string[],
+  ): Invocation => {
+    const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
+    if (typeof network === 'object') {
+      if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
+      const stage = { bubblewrap, mounts, proxySocket, cwd, command: inner };
+      return nested && filterFile !== undefined
+        ? proxyStages({ ...stage, filterFile, writableRoots })
+        : proxySingleStage({ ...stage, filterFile });
+    }
+    return singleStage({ bubblewrap, mounts, network, filterFile, cwd, command: inner });
+  };
+
+  const startProxy = async (): Promise<void> => {
+    if (typeof network !== 'object') return;
+    proxy ??= startAllowListProxy(network.allowHosts);
+    proxySocket = (await proxy).socketPath;
+  };
+
+  const invocationFor = async (
+    bubblewrap: Bubblewrap,
+    command: SandboxCommand,
+    extraReadable: readonly string[],
+  ): Promise<Invocation> => {
+    await startProxy();
+    const mounts = mountsFor([command], extraReadable);
+    return launchInvocation(bubblewrap, mounts, command.cwd, [command.file, ...command.args]);
+  };
 
   return {
     status,
@@ -237,59 +312,29 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     async wrap(command) {
       if (bubblewrap === undefined) return command;
-      const env: NodeJS.ProcessEnv = { ...command.env, TMPDIR: '/tmp' };
-      const masks = currentMasks();
-      // The program launched (and a script's interpreter) when it lives where the sandbox puts
-      // an empty directory, e.g. a toolchain under a temporary home: shown read-only.
-      const launched = launchRoots(command).filter(
-        (root) => !writableRoots.some((writable) => isInsideRoot(writable, root)),
-      );
-      const mounts = mountArguments({
-        readableRoots: [...readableRoots, ...launched],
-        writableRoots,
-        masks,
-        allowUnixSockets,
+      const invocation = await invocationFor(bubblewrap, command, []);
+      return { ...invocation, cwd: command.cwd, env: environmentOf(command.env) };
+    },
+    createHost() {
+      if (bubblewrap === undefined) return undefined;
+      // Started lazily, on the first command: the proxy (if any) is up by then.
+      return createSandboxHost({
+        environment: environmentOf,
+        launch: async (command, { pipeDirectory, helperFile }) => {
+          await startProxy();
+          const helper = { ...command, file: process.execPath };
+          const mounts = mountsFor([command, helper], [pipeDirectory]);
+          const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
+          return {
+            ...launchInvocation(bubblewrap, mounts, cwd, [process.execPath, helperFile]),
+            cwd,
+            // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
+            // they get nothing but PATH. Each command gets its own environment.
+            env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+            key: JSON.stringify(mounts),
+          };
+        },
       });
-      const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
-      const inner = [command.file, ...command.args];
-      let invocation: Invocation;
-      if (typeof network === 'object') {
-        proxy ??= startAllowListProxy(network.allowHosts);
-        const { socketPath } = await proxy;
-        const url = `http://127.0.0.1:${proxyPort}`;
-        for (const name of [
-          'HTTP_PROXY',
-          'HTTPS_PROXY',
-          'http_proxy',
-          'https_proxy',
-          'ALL_PROXY',
-        ]) {
-          env[name] = url;
-        }
-        env.NO_PROXY = '';
-        env.no_proxy = '';
-        const stage = {
-          bubblewrap,
-          mounts,
-          proxySocket: socketPath,
-          cwd: command.cwd,
-          command: inner,
-        };
-        invocation =
-          nested && filterFile !== undefined
-            ? proxyStages({ ...stage, filterFile, writableRoots })
-            : proxySingleStage({ ...stage, filterFile });
-      } else {
-        invocation = singleStage({
-          bubblewrap,
-          mounts,
-          network,
-          filterFile,
-          cwd: command.cwd,
-          command: inner,
-        });
-      }
-      return { ...invocation, cwd: command.cwd, env };
     },
     explainFailure(output) {
       if (!status.active) return undefined;

@@ -8,9 +8,17 @@ import {
   ToolError,
   type ToolResult,
 } from '@agent/core';
-import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
+import {
+  createSandbox,
+  type Sandbox,
+  type SandboxHost,
+  SandboxHostError,
+  type SandboxMode,
+  type SandboxOptions,
+} from '@agent/sandbox';
 import * as z from 'zod';
 import { bashCallTier } from './bash-tier.js';
+import { startHostedProcessGroup } from './hosted-process-group.js';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
 import {
   newRunMarker,
@@ -79,6 +87,13 @@ export interface BashToolOptions {
    * `writableRoots`) and a private /tmp, secrets hidden, no network; else unsandboxed with a warning].
    */
   sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
+  /**
+   * Run sandboxed commands in one long-lived sandbox per session (`backgroundTasks`) and
+   * sandbox: a small helper inside it forks each command, so a call costs a fork rather than a
+   * new sandbox. Its private `/tmp` then lasts for the session. Where that sandbox cannot start,
+   * each command gets its own [true].
+   */
+  reuseSandbox?: boolean;
 }
 
 /** Arguments of the bash tool. */
@@ -128,6 +143,8 @@ export interface BashRunSettings {
   maxSpillBytes: number;
   process: ProcessOperations;
   sandbox: Sandbox;
+  /** Whether sandboxed commands run in the session's long-lived sandbox ({@link BashToolOptions.reuseSandbox}). */
+  reuseSandbox: boolean;
 }
 
 /** Default {@link BashToolOptions.maxSpillBytes}: 1 GiB per stream. */
@@ -169,6 +186,7 @@ function settingsOf(options: BashToolOptions, background: BackgroundTasks): Bash
     sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd), spill),
     cwd: path.resolve(options.cwd),
     shell: options.shell ?? '/bin/bash',
+    reuseSandbox: options.reuseSandbox ?? true,
     killGraceMs: options.killGraceMs ?? 2_000,
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
@@ -220,12 +238,28 @@ export interface BackgroundTasksOptions {
  */
 export class BackgroundTasks {
   readonly #tasks = new Map<string, BackgroundTask>();
+  /** The session's long-lived sandboxes, one per sandbox (policy); undefined where none can run. */
+  readonly #hosts = new Map<Sandbox, SandboxHost | undefined>();
+  #closed = false;
   #next = 1;
   /** Where this session's bash saves output that does not fit (see {@link SpillDirectory}). */
   readonly spillDirectory: SpillDirectory;
 
   constructor(options: BackgroundTasksOptions = {}) {
     this.spillDirectory = options.spillDirectory ?? new SpillDirectory();
+  }
+
+  /**
+   * This session's long-lived sandbox for `sandbox` (started on its first command), or undefined
+   * where it has none (not active, or a `Sandbox` that cannot host). Never shared with another
+   * session or another sandbox.
+   */
+  hostFor(sandbox: Sandbox): SandboxHost | undefined {
+    if (this.#closed) return undefined;
+    if (!this.#hosts.has(sandbox)) {
+      this.#hosts.set(sandbox, sandbox.status.active ? sandbox.createHost?.() : undefined);
+    }
+    return this.#hosts.get(sandbox);
   }
 
   /** Starts a command in the background (in the sandbox unless `unsandboxed`) and returns its task. */
@@ -236,14 +270,10 @@ export class BackgroundTasks {
   ): Promise<BackgroundTask> {
     const id = `bg-${this.#next++}`;
     const buffers = buffersFor(settings, `${id}-${randomUUID().slice(0, 8)}`);
-    const wrapped = options.unsandboxed === true ? undefined : await wrapCommand(settings, command);
-    const handle = startProcessGroup({
-      ...settings,
+    const { handle, sandboxed } = await startCommand(settings, this, {
       command,
-      stdout: buffers.stdout,
-      stderr: buffers.stderr,
-      marker: newRunMarker(),
-      ...(wrapped === undefined ? {} : { wrapped }),
+      buffers,
+      unsandboxed: options.unsandboxed === true,
     });
     const task: BackgroundTask = {
       id,
@@ -252,7 +282,7 @@ export class BackgroundTasks {
       handle,
       ...buffers,
       outcome: undefined,
-      ...(wrapped === undefined ? {} : { sandbox: settings.sandbox }),
+      ...(sandboxed ? { sandbox: settings.sandbox } : {}),
     };
     void handle.done.then((outcome) => {
       task.outcome = outcome;
@@ -281,9 +311,16 @@ export class BackgroundTasks {
     );
   }
 
-  /** Ends the session: kills every task, then removes the spill directory (a caller's own is kept). */
+  /**
+   * Ends the session: kills every task, ends its long-lived sandboxes, then removes the spill
+   * directory (a caller's own is kept).
+   */
   async close(): Promise<void> {
+    this.#closed = true;
     await this.killAll();
+    const hosts = [...this.#hosts.values()];
+    this.#hosts.clear();
+    await Promise.all(hosts.map((host) => host?.close()));
     this.spillDirectory.remove();
   }
 
@@ -305,6 +342,61 @@ async function wrapCommand(
     cwd: settings.cwd,
     env: settings.env,
   });
+}
+
+/** What a command needs to start, besides the settings. */
+interface CommandStart {
+  command: string;
+  buffers: { stdout: OutputBuffer; stderr: OutputBuffer };
+  unsandboxed: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onData?: () => void;
+}
+
+/**
+ * Starts a command: in the session's long-lived sandbox where it has one, else in a sandbox of
+ * its own (`wrap`), else — unsandboxed, or no sandbox here — as it is.
+ */
+async function startCommand(
+  settings: BashRunSettings,
+  session: BackgroundTasks,
+  start: CommandStart,
+): Promise<{ handle: ProcessGroupHandle; sandboxed: boolean }> {
+  const common = {
+    command: start.command,
+    stdout: start.buffers.stdout,
+    stderr: start.buffers.stderr,
+    marker: newRunMarker(),
+    ...(start.timeoutMs === undefined ? {} : { timeoutMs: start.timeoutMs }),
+    ...(start.signal === undefined ? {} : { signal: start.signal }),
+    ...(start.onData === undefined ? {} : { onData: start.onData }),
+  };
+  const host =
+    start.unsandboxed || !settings.reuseSandbox ? undefined : session.hostFor(settings.sandbox);
+  if (host !== undefined) {
+    try {
+      const handle = await startHostedProcessGroup({
+        ...common,
+        host,
+        shell: settings.shell,
+        cwd: settings.cwd,
+        env: settings.env,
+        killGraceMs: settings.killGraceMs,
+      });
+      return { handle, sandboxed: true };
+    } catch (error) {
+      // No long-lived sandbox could start for it: this command gets a sandbox of its own.
+      if (!SandboxHostError.isInstance(error)) throw error;
+    }
+  }
+  const wrapped = start.unsandboxed ? undefined : await wrapCommand(settings, start.command);
+  const handle = startProcessGroup({
+    ...settings,
+    ...common,
+    ...(wrapped === undefined ? {} : { wrapped }),
+  });
+  return { handle, sandboxed: wrapped !== undefined };
 }
 
 /**
@@ -473,16 +565,12 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
           ],
         });
       };
-      const wrapped = unsandboxed ? undefined : await wrapCommand(settings, args.command);
-      const handle = startProcessGroup({
-        ...settings,
+      const { handle, sandboxed } = await startCommand(settings, background, {
         command: args.command,
-        stdout: buffers.stdout,
-        stderr: buffers.stderr,
+        buffers,
+        unsandboxed,
         timeoutMs,
         signal: ctx.signal,
-        marker: newRunMarker(),
-        ...(wrapped === undefined ? {} : { wrapped }),
         onData: () => {
           if (pendingUpdate !== undefined) return;
           const wait = lastUpdate + updateIntervalMs - Date.now();
@@ -500,28 +588,31 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const stdout = buffers.stdout.snapshot();
       const stderr = buffers.stderr.snapshot();
       const details = detailsOf(outcome, stdout, stderr, Date.now() - started);
-      details.sandboxed = wrapped !== undefined;
+      details.sandboxed = sandboxed;
       if (outcome.aborted && !outcome.timedOut) {
         throw ToolError.cancelled('bash', 'the command was aborted and its process group killed');
       }
       const body = formatStreams(stdout, stderr);
       const status = outcome.timedOut
         ? `Command timed out after ${timeoutMs} ms; its process group was killed.`
-        : `Exit code: ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}`;
+        : outcome.lost !== undefined
+          ? `The command's sandbox died while it ran, and the command with it: ${outcome.lost}. The next command starts a new sandbox.`
+          : `Exit code: ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}`;
       // A failure the sandbox caused says so: not just "Permission denied" or "Read-only file system".
-      const blocked =
-        wrapped === undefined
-          ? undefined
-          : settings.sandbox.explainFailure(
-              `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
-            );
+      const blocked = !sandboxed
+        ? undefined
+        : settings.sandbox.explainFailure(
+            `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
+          );
       const text =
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`);
       const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
       // A failed command is a failed call (marks and `isError` say so); the model still reads
       // its whole output and exit code in the text.
-      if (outcome.timedOut || outcome.exitCode !== 0) result.isError = true;
+      if (outcome.timedOut || outcome.lost !== undefined || outcome.exitCode !== 0) {
+        result.isError = true;
+      }
       if (blocked !== undefined) details.sandboxBlocked = blocked;
       return result;
     },

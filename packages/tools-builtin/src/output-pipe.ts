@@ -46,23 +46,11 @@ const readBytes = 64 * 1024;
  */
 let sharedBuffer: Buffer | undefined;
 
-let directory: string | undefined;
-const ready: string[] = [];
-let serial = 0;
-let refilling = false;
-let unavailable = process.platform === 'win32';
-
-function fifoNames(count: number): string[] {
-  const dir = directory ?? makeDirectory();
-  return Array.from({ length: count }, () => path.join(dir, `p${serial++}`));
-}
-
 /** Our FIFO directories are named `agent-bash-fifo-<pid>-<random>`. */
 const directoryPrefix = 'agent-bash-fifo-';
 
 function makeDirectory(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${directoryPrefix}${process.pid}-`));
-  directory = dir;
   // FIFOs never taken are removed with the directory when the process exits.
   process.once('exit', () => {
     try {
@@ -124,48 +112,70 @@ export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string
   return removed;
 }
 
-function refillSync(): void {
-  try {
-    const names = fifoNames(batchSize);
-    const made = spawnSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
-    if (made.status !== 0) {
-      unavailable = true;
+/** FIFOs made ahead of need in one directory, `batchSize` per `mkfifo` run. */
+class FifoPool {
+  readonly #directory: () => string;
+  readonly #ready: string[] = [];
+  #serial = 0;
+  #refilling = false;
+  unavailable = process.platform === 'win32';
+
+  constructor(directory: () => string) {
+    this.#directory = directory;
+  }
+
+  #names(count: number): string[] {
+    const dir = this.#directory();
+    return Array.from({ length: count }, () => path.join(dir, `p${this.#serial++}`));
+  }
+
+  #refillSync(): void {
+    try {
+      const names = this.#names(batchSize);
+      const made = spawnSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
+      if (made.status !== 0) {
+        this.unavailable = true;
+        return;
+      }
+      this.#ready.push(...names);
+    } catch {
+      this.unavailable = true;
+    }
+  }
+
+  #refillInBackground(): void {
+    if (this.#refilling || this.unavailable) return;
+    this.#refilling = true;
+    let names: string[];
+    try {
+      names = this.#names(batchSize);
+    } catch {
+      this.#refilling = false;
+      this.unavailable = true;
       return;
     }
-    ready.push(...names);
-  } catch {
-    unavailable = true;
+    execFile('mkfifo', ['-m', '600', ...names], (error) => {
+      this.#refilling = false;
+      if (error === null) this.#ready.push(...names);
+    });
+  }
+
+  take(): string | undefined {
+    if (this.unavailable) return undefined;
+    if (this.#ready.length === 0) this.#refillSync();
+    const name = this.#ready.shift();
+    if (this.#ready.length < lowWater) this.#refillInBackground();
+    return name;
   }
 }
 
-function refillInBackground(): void {
-  if (refilling || unavailable) return;
-  refilling = true;
-  let names: string[];
-  try {
-    names = fifoNames(batchSize);
-  } catch {
-    refilling = false;
-    unavailable = true;
-    return;
-  }
-  execFile('mkfifo', ['-m', '600', ...names], (error) => {
-    refilling = false;
-    if (error === null) ready.push(...names);
-  });
-}
+let defaultDirectory: string | undefined;
+const defaultPool = new FifoPool(() => (defaultDirectory ??= makeDirectory()));
+const pools = new Map<string, FifoPool>();
 
-function takeFifo(): string | undefined {
-  if (unavailable) return undefined;
-  if (ready.length === 0) refillSync();
-  const name = ready.shift();
-  if (ready.length < lowWater) refillInBackground();
-  return name;
-}
-
-/** A pipe for one output stream of a child, or undefined where FIFOs cannot be used. */
-export function openOutputPipe(): OutputPipe | undefined {
-  const name = takeFifo();
+/** Opens both ends of a FIFO from `pool` (read end non-blocking); undefined when it cannot. */
+function openFifo(pool: FifoPool): { name: string; readFd: number; writeFd: number } | undefined {
+  const name = pool.take();
   if (name === undefined) return undefined;
   let readFd: number | undefined;
   let writeFd: number | undefined;
@@ -174,18 +184,62 @@ export function openOutputPipe(): OutputPipe | undefined {
     // a reader lets open at once. The write end stays blocking: the child shares it.
     readFd = fs.openSync(name, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     writeFd = fs.openSync(name, fs.constants.O_WRONLY);
-    fs.unlinkSync(name);
   } catch {
     if (readFd !== undefined) fs.closeSync(readFd);
     if (writeFd !== undefined) fs.closeSync(writeFd);
-    try {
-      fs.unlinkSync(name);
-    } catch {
-      // Already gone.
-    }
+    unlinkQuietly(name);
     return undefined;
   }
-  return pipeOf(readFd, writeFd);
+  return { name, readFd, writeFd };
+}
+
+function unlinkQuietly(name: string): void {
+  try {
+    fs.unlinkSync(name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A pipe for one output stream of a child, or undefined where FIFOs cannot be used. */
+export function openOutputPipe(): OutputPipe | undefined {
+  const fifo = openFifo(defaultPool);
+  if (fifo === undefined) return undefined;
+  // Nameless at once: the pipe lives on in its descriptors.
+  unlinkQuietly(fifo.name);
+  return pipeOf(fifo.readFd, fifo.writeFd);
+}
+
+/** An {@link OutputPipe} that keeps its name until `unlink()`: another process opens it by name. */
+export interface NamedOutputPipe extends OutputPipe {
+  /** The FIFO's path. */
+  readonly name: string;
+  /** Removes the name (the pipe lives on in its descriptors). */
+  unlink(): void;
+}
+
+/**
+ * A pipe made in `directory` (one the caller owns; FIFOs are made there in batches) whose name
+ * another process — a sandbox's exec helper — opens for writing; undefined where it cannot be made.
+ */
+export function openNamedOutputPipe(directory: string): NamedOutputPipe | undefined {
+  let pool = pools.get(directory);
+  if (pool === undefined) {
+    pool = new FifoPool(() => directory);
+    pools.set(directory, pool);
+  }
+  const fifo = openFifo(pool);
+  if (fifo === undefined) return undefined;
+  return {
+    ...pipeOf(fifo.readFd, fifo.writeFd),
+    name: fifo.name,
+    unlink: () => unlinkQuietly(fifo.name),
+  };
+}
+
+/** Forgets the FIFO pool of `directory` (it was removed). */
+export function forgetPipeDirectory(directory: string): void {
+  pools.delete(directory);
 }
 
 function pipeOf(readFd: number, writeFd: number): OutputPipe {

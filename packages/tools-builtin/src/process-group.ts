@@ -25,6 +25,8 @@ export interface ProcessOutcome {
   aborted: boolean;
   /** Set when the process could not be started. */
   spawnError?: Error;
+  /** Set when the long-lived sandbox the command ran in died under it (the command died with it): why. */
+  lost?: string;
 }
 
 /** Options of {@link startProcessGroup}. */
@@ -196,6 +198,141 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Reads a command's two output streams into their buffers, and knows when they went quiet. */
+export interface OutputReader {
+  /**
+   * After the command's first process exited: waits for end-of-file on both streams, giving up
+   * (and destroying them) on pipes a descendant still holds, once they were quiet for a while.
+   */
+  drain(): Promise<void>;
+  /** Stops reading now. */
+  destroy(): void;
+}
+
+/**
+ * Starts reading `pipes` (and any Node streams) into `stdout` / `stderr`, pausing a pipe while
+ * its buffer's spill file catches up.
+ */
+export function readOutput(options: {
+  stdout: OutputBuffer;
+  stderr: OutputBuffer;
+  pipes: readonly [OutputPipe, OutputPipe] | undefined;
+  streams?: readonly [NodeJS.ReadableStream | null, NodeJS.ReadableStream | null];
+  onData?: (() => void) | undefined;
+}): OutputReader {
+  const { pipes } = options;
+  // When output last arrived, and how many pipes are paused while a spill file catches up (a
+  // paused pipe is not quiet: its data is waiting for us, not missing).
+  let lastData = Date.now();
+  let paused = 0;
+  /** Takes a chunk; false when the reader must pause until `resume` is called. */
+  const take = (buffer: OutputBuffer, chunk: Buffer, resume: () => void): boolean => {
+    lastData = Date.now();
+    const ok = buffer.write(chunk);
+    if (!ok) {
+      paused += 1;
+      void buffer.drain().then(() => {
+        paused -= 1;
+        lastData = Date.now();
+        resume();
+      });
+    }
+    options.onData?.();
+    return ok;
+  };
+  const pipe = (stream: NodeJS.ReadableStream | null | undefined, buffer: OutputBuffer) => {
+    if (stream === null || stream === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const resume = () => stream.resume();
+      stream.on('data', (chunk: Buffer) => {
+        if (!take(buffer, chunk, resume)) stream.pause();
+      });
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', resolve);
+    });
+  };
+  const read = (outputPipe: OutputPipe, buffer: OutputBuffer) =>
+    outputPipe.read((chunk) => take(buffer, chunk, () => outputPipe.resume()));
+  // An injected spawn may still give streams of its own: read those as well.
+  const stdoutDone = Promise.all([
+    pipe(options.streams?.[0], options.stdout),
+    pipes === undefined ? undefined : read(pipes[0], options.stdout),
+  ]);
+  const stderrDone = Promise.all([
+    pipe(options.streams?.[1], options.stderr),
+    pipes === undefined ? undefined : read(pipes[1], options.stderr),
+  ]);
+  const destroy = () => {
+    const streams = options.streams ?? [];
+    for (const stream of streams)
+      (stream as NodeJS.ReadableStream & { destroy?: () => void })?.destroy?.();
+    for (const outputPipe of pipes ?? []) outputPipe.destroy();
+  };
+  return {
+    destroy,
+    async drain() {
+      // Everything the command wrote is in the pipes now, but may not have been read yet: the exit is
+      // often seen first (a busy loop reaps every exited child at once, before the pipes' turn).
+      // Wait for end-of-file; give up only on pipes a descendant still holds (`cmd &`, `setsid`),
+      // and only after they were quiet for a while *after the exit*, across a full event-loop turn
+      // (timers run before the poll phase that reads pipes), and never while paused for a spill.
+      let streamsClosed = false;
+      const streams = Promise.all([stdoutDone, stderrDone]).then(() => {
+        streamsClosed = true;
+      });
+      const exitedAt = Date.now();
+      const drainDeadline = exitedAt + drainMaxMs;
+      while (!streamsClosed) {
+        const now = Date.now();
+        const quietFor = paused > 0 ? 0 : now - Math.max(lastData, exitedAt);
+        const overdue = now >= drainDeadline && paused === 0;
+        if (quietFor >= drainIdleMs || overdue) {
+          const seen = lastData;
+          await pollTurn();
+          if (streamsClosed) break;
+          if (!overdue && (lastData !== seen || paused > 0)) continue;
+          break;
+        }
+        await Promise.race([
+          streams,
+          sleep(Math.max(1, Math.min(drainIdleMs - quietFor, drainDeadline - now))),
+        ]);
+      }
+      // A descendant still holds the pipes (`cmd &`, `setsid`): stop reading them.
+      if (!streamsClosed) destroy();
+    },
+  };
+}
+
+/** The outcome of a run from how its first process exited; every signal as a shell reports it: 128 + n. */
+export function outcomeOf(
+  exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error },
+  flags: { timedOut: boolean; aborted: boolean },
+): ProcessOutcome {
+  const signalNumber = exit.signal === null ? undefined : os.constants.signals[exit.signal];
+  const outcome: ProcessOutcome = {
+    exitCode: exit.code ?? (signalNumber === undefined ? null : 128 + signalNumber),
+    signal: exit.signal,
+    timedOut: flags.timedOut,
+    aborted: flags.aborted,
+  };
+  if (exit.error !== undefined) outcome.spawnError = exit.error;
+  return outcome;
+}
+
+/** Both output pipes, or neither (then Node's `'pipe'` stdio). */
+function openPipes(): [OutputPipe, OutputPipe] | undefined {
+  const outPipe = openOutputPipe();
+  const errPipe = outPipe === undefined ? undefined : openOutputPipe();
+  if (outPipe !== undefined && errPipe === undefined) {
+    // Both or neither: close the one pipe we got, both ends.
+    outPipe.closeWriteEnd();
+    outPipe.destroy();
+  }
+  return outPipe !== undefined && errPipe !== undefined ? [outPipe, errPipe] : undefined;
+}
+
 /**
  * Starts `shell -c command` in its own process group (`detached: true`) with stdin closed,
  * pipes stdout/stderr (real pipes where possible, see output-pipe.ts) into bounded buffers (pausing the pipe while a spill file catches up),
@@ -208,15 +345,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   let aborted = false;
   let child: ChildProcess;
   // Real pipes read into reused buffers where FIFOs can be made (see output-pipe.ts); else Node's.
-  const outPipe = openOutputPipe();
-  const errPipe = outPipe === undefined ? undefined : openOutputPipe();
-  if (outPipe !== undefined && errPipe === undefined) {
-    // Both or neither: close the one pipe we got, both ends.
-    outPipe.closeWriteEnd();
-    outPipe.destroy();
-  }
-  const pipes: [OutputPipe, OutputPipe] | undefined =
-    outPipe !== undefined && errPipe !== undefined ? [outPipe, errPipe] : undefined;
+  const pipes = openPipes();
   const closeWriteEnds = () => {
     for (const pipe of pipes ?? []) pipe.closeWriteEnd();
   };
@@ -246,48 +375,13 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   closeWriteEnds();
   const pid = child.pid;
   if (pid !== undefined) trackRunning(pid, ops);
-  // When output last arrived, and how many pipes are paused while a spill file catches up (a
-  // paused pipe is not quiet: its data is waiting for us, not missing).
-  let lastData = Date.now();
-  let paused = 0;
-  /** Takes a chunk; false when the reader must pause until `resume` is called. */
-  const take = (buffer: OutputBuffer, chunk: Buffer, resume: () => void): boolean => {
-    lastData = Date.now();
-    const ok = buffer.write(chunk);
-    if (!ok) {
-      paused += 1;
-      void buffer.drain().then(() => {
-        paused -= 1;
-        lastData = Date.now();
-        resume();
-      });
-    }
-    options.onData?.();
-    return ok;
-  };
-  const pipe = (stream: NodeJS.ReadableStream | null, buffer: OutputBuffer) => {
-    if (stream === null) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const resume = () => stream.resume();
-      stream.on('data', (chunk: Buffer) => {
-        if (!take(buffer, chunk, resume)) stream.pause();
-      });
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', resolve);
-    });
-  };
-  const read = (outputPipe: OutputPipe, buffer: OutputBuffer) =>
-    outputPipe.read((chunk) => take(buffer, chunk, () => outputPipe.resume()));
-  // An injected spawn may still give streams of its own: read those as well.
-  const stdoutDone = Promise.all([
-    pipe(child.stdout, options.stdout),
-    pipes === undefined ? undefined : read(pipes[0], options.stdout),
-  ]);
-  const stderrDone = Promise.all([
-    pipe(child.stderr, options.stderr),
-    pipes === undefined ? undefined : read(pipes[1], options.stderr),
-  ]);
+  const reader = readOutput({
+    stdout: options.stdout,
+    stderr: options.stderr,
+    pipes,
+    streams: [child.stdout, child.stderr],
+    onData: options.onData,
+  });
 
   let killing: Promise<void> | undefined;
   const killGroup = (): Promise<void> => {
@@ -342,39 +436,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   const done = (async (): Promise<ProcessOutcome> => {
     const exit = await exited;
     if (timer !== undefined) clearTimeout(timer);
-    // Everything the shell wrote is in the pipes now, but may not have been read yet: the exit is
-    // often seen first (a busy loop reaps every exited child at once, before the pipes' turn).
-    // Wait for end-of-file; give up only on pipes a descendant still holds (`cmd &`, `setsid`),
-    // and only after they were quiet for a while *after the exit*, across a full event-loop turn
-    // (timers run before the poll phase that reads pipes), and never while paused for a spill.
-    let streamsClosed = false;
-    const streams = Promise.all([stdoutDone, stderrDone]).then(() => {
-      streamsClosed = true;
-    });
-    const exitedAt = Date.now();
-    const drainDeadline = exitedAt + drainMaxMs;
-    while (!streamsClosed) {
-      const now = Date.now();
-      const quietFor = paused > 0 ? 0 : now - Math.max(lastData, exitedAt);
-      const overdue = now >= drainDeadline && paused === 0;
-      if (quietFor >= drainIdleMs || overdue) {
-        const seen = lastData;
-        await pollTurn();
-        if (streamsClosed) break;
-        if (!overdue && (lastData !== seen || paused > 0)) continue;
-        break;
-      }
-      await Promise.race([
-        streams,
-        sleep(Math.max(1, Math.min(drainIdleMs - quietFor, drainDeadline - now))),
-      ]);
-    }
-    if (!streamsClosed) {
-      // A descendant still holds the pipes (`cmd &`, `setsid`): stop reading them.
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      for (const pipe of pipes ?? []) pipe.destroy();
-    }
+    await reader.drain();
     // Background jobs left in the group would outlive the call; end them.
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
     // A sandbox's pid namespace ends with its first process, but the kernel tears it down after
@@ -384,16 +446,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     options.signal?.removeEventListener('abort', onAbort);
     if (pid !== undefined) running.delete(pid);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
-    // Every signal, as a shell reports it: 128 + n (SIGSEGV → 139, SIGPIPE → 141).
-    const signalNumber = exit.signal === null ? undefined : os.constants.signals[exit.signal];
-    const outcome: ProcessOutcome = {
-      exitCode: exit.code ?? (signalNumber === undefined ? null : 128 + signalNumber),
-      signal: exit.signal,
-      timedOut,
-      aborted,
-    };
-    if (exit.error !== undefined) outcome.spawnError = exit.error;
-    return outcome;
+    return outcomeOf(exit, { timedOut, aborted });
   })();
 
   return {

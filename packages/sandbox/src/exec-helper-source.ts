@@ -1,0 +1,192 @@
+/**
+ * The exec helper: a small Node program that runs inside a long-lived sandbox and forks each
+ * command it is sent, so a command costs a fork and exec there rather than a new sandbox (see
+ * sandbox-host.ts). Its source is written into each host's private directory at run time — no
+ * file to find next to a bundle — and it speaks JSON lines: requests on stdin, events on stdout.
+ *
+ * Requests:
+ * - `{ type: 'run', id, file, args, cwd, env, stdout, stderr, needle? }`: opens the two FIFOs
+ *   for writing (the caller holds their read ends), starts `file` in a new session (its own
+ *   process group) with stdin on /dev/null, answers `started` (with the pid inside the sandbox)
+ *   or `failed`, then `exit` (`code`, `signal`) when it ends.
+ * - `{ type: 'end', id, graceMs }`: ends what is left of the command — its group gets SIGTERM,
+ *   then SIGKILL after `graceMs`; every process whose environment holds `needle` (descendants
+ *   that left the group) gets SIGKILL — and, once no command runs, every process started since
+ *   the helper did (one that left the group *and* cleared its environment); answers `ended`
+ *   when they are gone.
+ *
+ * End of stdin (the owner closed it, or died) kills everything the helper started and exits.
+ * Written as plain JavaScript (CommonJS: a `.cjs` file) with no dependencies.
+ */
+export const execHelperSource = String.raw`'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+
+const calls = new Map();
+const self = process.pid;
+
+function send(message) {
+  process.stdout.write(JSON.stringify(message) + '\n');
+}
+
+function pids() {
+  const found = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    const code = entry.charCodeAt(0);
+    if (code >= 48 && code <= 57) found.push(Number(entry));
+  }
+  return found;
+}
+
+// What runs here before any command (the sandbox's init, a proxy relay, this helper) is never swept.
+const baseline = new Set(pids());
+
+function stat(pid) {
+  try {
+    const text = fs.readFileSync('/proc/' + pid + '/stat', 'latin1');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ', 3);
+    return { state: fields[0], group: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function running(pid) {
+  const info = stat(pid);
+  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
+}
+
+function groupRunning(group) {
+  try {
+    process.kill(-group, 0);
+  } catch {
+    return false;
+  }
+  // A zombie does not count: init reaps orphans, maybe a moment later.
+  for (const pid of pids()) {
+    const info = stat(pid);
+    if (info !== undefined && info.group === group && info.state !== 'Z' && info.state !== 'X') return true;
+  }
+  return false;
+}
+
+function kill(target, signal) {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitGone(list, ms) {
+  const deadline = Date.now() + ms;
+  while (list.some(running) && Date.now() < deadline) await sleep(5);
+}
+
+function marked(needle) {
+  const found = [];
+  for (const pid of pids()) {
+    if (pid === self || baseline.has(pid)) continue;
+    try {
+      if (fs.readFileSync('/proc/' + pid + '/environ', 'latin1').includes(needle)) found.push(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+function strays() {
+  return pids().filter((pid) => pid !== self && !baseline.has(pid) && running(pid));
+}
+
+function run(request) {
+  const call = { pid: undefined, needle: request.needle, exited: false };
+  calls.set(request.id, call);
+  const fds = [];
+  let child;
+  try {
+    // Blocking opens: the owner holds both ends until it hears back, so they return at once.
+    fds.push(fs.openSync(request.stdout, fs.constants.O_WRONLY));
+    fds.push(fs.openSync(request.stderr, fs.constants.O_WRONLY));
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: ['ignore', fds[0], fds[1]],
+    });
+  } catch (error) {
+    for (const fd of fds) fs.closeSync(fd);
+    calls.delete(request.id);
+    send({ type: 'failed', id: request.id, message: String(error && error.message), code: error && error.code });
+    return;
+  }
+  for (const fd of fds) fs.closeSync(fd);
+  child.once('error', (error) => {
+    if (call.pid !== undefined) return;
+    calls.delete(request.id);
+    send({ type: 'failed', id: request.id, message: String(error && error.message), code: error && error.code });
+  });
+  if (child.pid === undefined) return;
+  call.pid = child.pid;
+  send({ type: 'started', id: request.id, pid: child.pid });
+  child.once('exit', (code, signal) => {
+    call.exited = true;
+    send({ type: 'exit', id: request.id, code, signal });
+  });
+}
+
+async function end(request) {
+  const call = calls.get(request.id);
+  if (call !== undefined && call.pid !== undefined) {
+    const group = call.pid;
+    if (groupRunning(group)) {
+      kill(-group, 'SIGTERM');
+      const deadline = Date.now() + request.graceMs;
+      while (groupRunning(group) && Date.now() < deadline) await sleep(10);
+      if (groupRunning(group)) kill(-group, 'SIGKILL');
+      const gone = Date.now() + 1000;
+      while (groupRunning(group) && Date.now() < gone) await sleep(5);
+    }
+    if (typeof call.needle === 'string' && call.needle !== '') {
+      const escaped = marked(call.needle);
+      for (const pid of escaped) kill(pid, 'SIGKILL');
+      await waitGone(escaped, 1000);
+    }
+  }
+  calls.delete(request.id);
+  if (calls.size === 0) {
+    const left = strays();
+    for (const pid of left) kill(pid, 'SIGKILL');
+    await waitGone(left, 1000);
+  }
+  send({ type: 'ended', id: request.id });
+}
+
+function shutdown() {
+  for (const call of calls.values()) if (call.pid !== undefined) kill(-call.pid, 'SIGKILL');
+  for (const pid of strays()) kill(pid, 'SIGKILL');
+  process.exit(0);
+}
+
+let pending = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  pending += chunk;
+  let newline = pending.indexOf('\n');
+  while (newline !== -1) {
+    const line = pending.slice(0, newline);
+    pending = pending.slice(newline + 1);
+    newline = pending.indexOf('\n');
+    if (line === '') continue;
+    const request = JSON.parse(line);
+    if (request.type === 'run') run(request);
+    else if (request.type === 'end') void end(request);
+  }
+});
+process.stdin.on('end', shutdown);
+process.stdin.on('error', shutdown);
+send({ type: 'ready', pid: self });
+`;

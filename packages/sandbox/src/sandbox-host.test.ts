@@ -1,0 +1,204 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { prepareRunner } from './escape-harness.js';
+import { bubblewrapProblem, createSandbox } from './sandbox.js';
+import { sweepAbandonedPipeDirectories } from './sandbox-host.js';
+
+// The long-lived sandbox dies with its owner, however the owner dies: a real owner process
+// (the built package, run by a copied node, as root and as nobody) is SIGKILLed while a command
+// and a background job run in its sandbox; nothing of the sandbox may survive.
+
+const available = bubblewrapProblem() === undefined;
+const isRoot = process.getuid?.() === 0;
+const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-host-'));
+fs.chmodSync(parent, 0o755);
+const runner = available ? prepareRunner(parent) : undefined;
+afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+
+const ownerSource = `
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+const [entry, workspace, tag] = process.argv.slice(2);
+const { createSandbox } = await import(entry);
+const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
+const host = sandbox.createHost();
+const names = [0, 1].map((index) => join(host.pipeDirectory, 'owner-' + index));
+execFileSync('mkfifo', names);
+const ends = names.map((name) => [fs.openSync(name, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), fs.openSync(name, fs.constants.O_WRONLY)]);
+await host.run({
+  file: '/bin/bash',
+  args: ['-c', '(setsid sleep ' + tag + ' &); sleep ' + tag],
+  cwd: workspace,
+  env: { PATH: process.env.PATH },
+  stdout: names[0],
+  stderr: names[1],
+});
+process.stdout.write('ready ' + host.pipeDirectory + '\\n');
+setInterval(() => {}, 1000);
+`;
+
+/** Host pids of live processes whose arguments (joined by spaces) contain `text`. */
+function processesWith(text: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+        return fs
+          .readFileSync(`/proc/${entry}/cmdline`, 'latin1')
+          .replaceAll('\0', ' ')
+          .includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Waits (bounded) until no process matches: the kernel ends a pid namespace asynchronously. */
+async function gone(text: string, withinMs: number): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  let left = processesWith(text);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    left = processesWith(text);
+  }
+  return left;
+}
+
+const users = isRoot
+  ? [
+      { label: 'root', uid: undefined },
+      { label: 'nobody', uid: 65534 },
+    ]
+  : [{ label: `uid ${process.getuid?.()}`, uid: undefined }];
+
+describe.each(users)(
+  'a long-lived sandbox whose owner is SIGKILLed, as $label',
+  ({ label, uid }) => {
+    beforeEach(skipWithout('bwrap'));
+
+    it('leaves no process behind: not the helper, not the command, not its setsid daemon', async () => {
+      if (runner === undefined) throw new Error('bubblewrap is not available');
+      const base = fs.mkdtempSync(path.join(parent, `${label}-`));
+      const workspace = path.join(base, 'ws');
+      const temporary = path.join(base, 'tmp');
+      fs.mkdirSync(workspace);
+      fs.mkdirSync(temporary);
+      const owner = path.join(runner.dir, `owner-${label}.mjs`);
+      fs.writeFileSync(owner, ownerSource, { mode: 0o644 });
+      if (uid !== undefined) {
+        for (const dir of [base, workspace, temporary]) fs.chownSync(dir, uid, uid);
+      }
+      const tag = `7${process.pid % 1000}.${Date.now() % 1000}${uid ?? 0}`;
+      const command = [runner.node, owner, runner.entry, workspace, tag];
+      const child = spawn(
+        uid === undefined ? (command[0] ?? '') : 'setpriv',
+        uid === undefined
+          ? command.slice(1)
+          : [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...command],
+        {
+          env: { PATH: process.env.PATH, TMPDIR: temporary, HOME: base },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const ready = await new Promise<string>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const match = /^ready (.+)$/m.exec(stdout);
+          if (match?.[1] !== undefined) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`the owner exited (${code}): ${stderr}`)));
+      });
+      // Both sleeps (the command and its setsid daemon) and the helper run.
+      const deadline = Date.now() + 10_000;
+      while (processesWith(`sleep ${tag}`).length < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(processesWith(`sleep ${tag}`)).toHaveLength(2);
+      expect(processesWith(`${ready}/exec-helper.cjs`).length).toBeGreaterThan(0);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      expect(await gone(`sleep ${tag}`, 5_000)).toEqual([]);
+      expect(await gone(`${ready}/exec-helper.cjs`, 5_000)).toEqual([]);
+      // Its directory is left (no exit handler ran); the next host of that user removes it.
+      expect(fs.existsSync(ready)).toBe(true);
+      if (uid === undefined) {
+        expect(await sweepAbandonedPipeDirectories(temporary)).toEqual([ready]);
+        expect(fs.existsSync(ready)).toBe(false);
+      }
+    });
+  },
+);
+
+describe('a long-lived sandbox', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('is not offered where the sandbox is off', () => {
+    expect(createSandbox({ mode: 'off', writableRoots: [os.tmpdir()] }).createHost?.()).toBe(
+      undefined,
+    );
+  });
+
+  it('answers a command whose program is missing with a spawn error, and keeps serving', async () => {
+    const workspace = fs.mkdtempSync(path.join(parent, 'spawn-'));
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
+    const host = sandbox.createHost?.();
+    if (host === undefined) throw new Error('no host');
+    try {
+      const fifo = (name: string) => {
+        const file = path.join(host.pipeDirectory, name);
+        spawnSync('mkfifo', [file]);
+        const ends = [
+          fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+          fs.openSync(file, fs.constants.O_WRONLY),
+        ];
+        return {
+          file,
+          close: () => {
+            for (const fd of ends) fs.closeSync(fd);
+          },
+        };
+      };
+      const [out, err] = [fifo('a'), fifo('b')];
+      await expect(
+        host.run({
+          file: '/nonexistent/program',
+          args: [],
+          cwd: workspace,
+          env: {},
+          stdout: out.file,
+          stderr: err.file,
+        }),
+      ).rejects.toMatchObject({ name: 'SandboxHostError', kind: 'spawn', code: 'ENOENT' });
+      const started = await host.run({
+        file: '/bin/true',
+        args: [],
+        cwd: workspace,
+        env: {},
+        stdout: out.file,
+        stderr: err.file,
+      });
+      expect(await started.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      await started.end(100);
+      out.close();
+      err.close();
+    } finally {
+      await host.close();
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,577 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execHelperSource } from './exec-helper-source.js';
+import { removeAtExit, removeNow } from './exit-cleanup.js';
+
+/** A command to run in a {@link SandboxHost}. */
+export interface HostCommandRequest {
+  file: string;
+  args: readonly string[];
+  /** Working directory (inside the sandbox's view: the same paths as outside). */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * FIFOs made in {@link SandboxHost.pipeDirectory} for the command's stdout and stderr. The
+   * caller opens each for reading, and keeps a write end open too until the command started
+   * (or failed to): the helper's open then never waits.
+   */
+  stdout: string;
+  stderr: string;
+  /**
+   * An environment entry (`NAME=value`) only this command's processes carry: descendants that
+   * left its process group are found by it and killed when the command is ended.
+   */
+  marker?: string;
+}
+
+/** How a command in a host ended. */
+export type HostCommandExit =
+  | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null }
+  /** The sandbox (its helper) died while the command ran: the command died with it. */
+  | { type: 'lost'; reason: string };
+
+/** A command started in a {@link SandboxHost}. */
+export interface HostCommand {
+  /** Its pid inside the sandbox (its own pid namespace). */
+  readonly pid: number;
+  /** Resolves when the command's first process exits (or the sandbox died); never rejects. */
+  readonly exited: Promise<HostCommandExit>;
+  /**
+   * Ends what is left of the command: its process group gets SIGTERM, then SIGKILL after
+   * `graceMs`; processes carrying its marker get SIGKILL. Resolves when they are gone (or the
+   * sandbox is). Call it once the command is over, too: that is when leftovers are swept.
+   */
+  end(graceMs: number): Promise<void>;
+}
+
+/** A long-lived sandbox that forks each command inside it (see {@link Sandbox.createHost}). */
+export interface SandboxHost {
+  /**
+   * A private directory (0700) visible at the same path inside the sandbox, read-only there:
+   * make the FIFOs for a command's output here.
+   */
+  readonly pipeDirectory: string;
+  /**
+   * Starts a command; resolves once it runs. Rejects with {@link SandboxHostError} when no
+   * sandbox could be started for it (run it the per-call way then) or it could not be started
+   * (`spawn` in the message: a missing program or working directory).
+   */
+  run(request: HostCommandRequest): Promise<HostCommand>;
+  /** Ends the sandbox and everything running in it. */
+  close(): Promise<void>;
+}
+
+const brand = Symbol.for('agent.error.SandboxHostError');
+
+/** A command could not be started in a {@link SandboxHost}. */
+export class SandboxHostError extends Error {
+  readonly [brand] = true;
+  /** `start`: no sandbox could be started (fall back to one per command); `spawn`: the command itself could not start. */
+  readonly kind: 'start' | 'spawn';
+  /** The errno code of a `spawn` failure (ENOENT, EACCES…), if any. */
+  readonly code: string | undefined;
+  constructor(kind: 'start' | 'spawn', message: string, code?: string) {
+    super(message);
+    this.name = 'SandboxHostError';
+    this.kind = kind;
+    this.code = code;
+  }
+
+  /** Works across duplicated installs. */
+  static isInstance(value: unknown): value is SandboxHostError {
+    return value !== null && typeof value === 'object' && brand in value;
+  }
+}
+
+/** The sandbox a helper runs in: how to start it, and what it was built from. */
+export interface HelperLaunch {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** What the mounts were made from: a different key for a later command needs a new sandbox. */
+  key: string;
+}
+
+/** Options of {@link createSandboxHost}. */
+export interface SandboxHostOptions {
+  /**
+   * The sandbox for a command, with `pipeDirectory` bound in, running `node helperFile` (the
+   * helper's source, written in `pipeDirectory`).
+   */
+  launch(
+    command: HostCommandRequest,
+    paths: { pipeDirectory: string; helperFile: string },
+  ): Promise<HelperLaunch>;
+  /** Adds what the sandbox sets in every command's environment (TMPDIR, proxy variables). */
+  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** How long the helper may take to say it is ready, in ms [15000]. */
+  startTimeoutMs?: number;
+}
+
+interface PendingCall {
+  started: (pid: number) => void;
+  failed: (error: SandboxHostError) => void;
+  exited: (exit: HostCommandExit) => void;
+  ended: (() => void)[];
+  state: 'starting' | 'running' | 'exited';
+}
+
+/** After this many helpers in a row failed to start, the host stops trying (commands fall back). */
+const maxStartFailures = 3;
+
+/** One helper process: a sandbox with the exec helper inside, and the calls it serves. */
+class Helper {
+  readonly key: string;
+  readonly ready: Promise<void>;
+  readonly #child: ChildProcess;
+  readonly #calls = new Map<number, PendingCall>();
+  #stderrTail = '';
+  #dead: string | undefined;
+  #retired = false;
+  /** Until it is ready (or gone), a starting helper keeps the process alive for its first call. */
+  #starting = true;
+
+  constructor(launch: HelperLaunch, startTimeoutMs: number) {
+    this.key = launch.key;
+    // Its own session: a terminal's Ctrl-C (sent to the foreground group) must not end the
+    // sandbox under the session; bwrap's --die-with-parent and the end of stdin end it instead.
+    this.#child = spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let resolveReady: () => void = () => {};
+    let rejectReady: (error: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    // Handled here; callers await it too.
+    this.ready.catch(() => {});
+    const timer = setTimeout(() => {
+      rejectReady(
+        new SandboxHostError(
+          'start',
+          `the sandbox helper was not ready within ${startTimeoutMs} ms`,
+        ),
+      );
+      this.kill();
+    }, startTimeoutMs);
+    timer.unref();
+    let buffered = '';
+    this.#child.stdout?.setEncoding('utf8');
+    this.#child.stdout?.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline = buffered.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        const event = parseEvent(line);
+        if (event === undefined) continue;
+        if (event.type === 'ready') {
+          clearTimeout(timer);
+          this.#starting = false;
+          this.#idle();
+          resolveReady();
+        } else this.#onEvent(event);
+      }
+    });
+    this.#child.stderr?.setEncoding('utf8');
+    this.#child.stderr?.on('data', (chunk: string) => {
+      this.#stderrTail = (this.#stderrTail + chunk).slice(-2000);
+    });
+    this.#child.stdin?.on('error', () => {});
+    const onGone = (reason: string) => {
+      if (this.#dead !== undefined) return;
+      clearTimeout(timer);
+      this.#starting = false;
+      const stderr = this.#stderrTail.trim();
+      this.#dead = stderr === '' ? reason : `${reason}; its stderr ended with: ${stderr}`;
+      rejectReady(new SandboxHostError('start', `the sandbox helper did not start: ${this.#dead}`));
+      for (const [id, call] of this.#calls) {
+        this.#calls.delete(id);
+        if (call.state === 'starting') {
+          call.failed(new SandboxHostError('start', `the sandbox helper died: ${this.#dead}`));
+        } else {
+          call.exited({
+            type: 'lost',
+            reason: `the sandbox helper died while the command ran (${this.#dead})`,
+          });
+        }
+        for (const ended of call.ended) ended();
+      }
+    };
+    this.#child.once('error', (error) => onGone(`could not start: ${error.message}`));
+    this.#child.once('exit', (code, signal) =>
+      onGone(signal === null ? `exited with code ${code}` : `killed by ${signal}`),
+    );
+    this.#idle();
+  }
+
+  /** Undefined while it runs; else why it stopped. */
+  get dead(): string | undefined {
+    return this.#dead;
+  }
+
+  get busy(): boolean {
+    return this.#calls.size > 0;
+  }
+
+  /** Sends `request`; false when the helper is gone. */
+  #send(request: Record<string, unknown>): boolean {
+    if (this.#dead !== undefined || this.#child.stdin === null) return false;
+    this.#child.stdin.write(`${JSON.stringify(request)}\n`);
+    return true;
+  }
+
+  #onEvent(event: HelperEvent): void {
+    const call = this.#calls.get(event.id);
+    if (call === undefined) return;
+    switch (event.type) {
+      case 'started':
+        call.state = 'running';
+        call.started(event.pid);
+        break;
+      case 'failed':
+        this.#calls.delete(event.id);
+        call.failed(new SandboxHostError('spawn', event.message, event.code));
+        this.#idle();
+        break;
+      case 'exit':
+        call.state = 'exited';
+        call.exited({ type: 'exit', code: event.code, signal: event.signal });
+        break;
+      case 'ended':
+        this.#calls.delete(event.id);
+        for (const ended of call.ended.splice(0)) ended();
+        this.#idle();
+        break;
+      default: {
+        const _exhaustive: never = event;
+        throw new Error(`unknown helper event ${JSON.stringify(_exhaustive)}`);
+      }
+    }
+  }
+
+  /** A helper with nothing to do does not keep the process alive; one serving a call does. */
+  #idle(): void {
+    const busy = this.#calls.size > 0 || this.#starting;
+    for (const handle of [this.#child, this.#child.stdout, this.#child.stderr, this.#child.stdin]) {
+      const refable = handle as unknown as { ref?: () => void; unref?: () => void } | null;
+      if (busy) refable?.ref?.();
+      else refable?.unref?.();
+    }
+    if (this.#calls.size === 0 && this.#retired) this.#closeInput();
+  }
+
+  run(
+    id: number,
+    request: HostCommandRequest,
+    environment: NodeJS.ProcessEnv,
+  ): Promise<HostCommand> {
+    return new Promise<HostCommand>((resolve, reject) => {
+      let resolveExited: (exit: HostCommandExit) => void = () => {};
+      const exited = new Promise<HostCommandExit>((done) => {
+        resolveExited = done;
+      });
+      const call: PendingCall = {
+        state: 'starting',
+        ended: [],
+        exited: (exit) => resolveExited(exit),
+        failed: reject,
+        started: (pid) => {
+          resolve({
+            pid,
+            exited,
+            end: (graceMs) =>
+              new Promise<void>((done) => {
+                if (!this.#calls.has(id)) return done();
+                call.ended.push(done);
+                if (call.ended.length === 1 && !this.#send({ type: 'end', id, graceMs })) done();
+              }),
+          });
+        },
+      };
+      this.#calls.set(id, call);
+      this.#idle();
+      const sent = this.#send({
+        type: 'run',
+        id,
+        file: request.file,
+        args: request.args,
+        cwd: request.cwd,
+        env: environment,
+        stdout: request.stdout,
+        stderr: request.stderr,
+        needle: request.marker === undefined ? '' : `${request.marker}\0`,
+      });
+      if (!sent) {
+        this.#calls.delete(id);
+        reject(
+          new SandboxHostError('start', `the sandbox helper is gone: ${this.#dead ?? 'closed'}`),
+        );
+      }
+    });
+  }
+
+  /** No new calls: the helper exits once its calls are over. */
+  retire(): void {
+    this.#retired = true;
+    this.#idle();
+  }
+
+  #closeInput(): void {
+    this.#child.stdin?.end();
+  }
+
+  /**
+   * Ends the sandbox: the helper kills every command and exits when its input ends, then bwrap
+   * exits — so once this resolves nothing of the sandbox runs. SIGKILL (the kernel then ends its
+   * pid namespace) if that takes longer than `graceMs`.
+   */
+  async close(graceMs: number): Promise<void> {
+    this.#child.ref();
+    this.#closeInput();
+    const exited = this.exited();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), graceMs);
+    });
+    if ((await Promise.race([exited, late])) === 'late') this.kill();
+    clearTimeout(timer);
+    await exited;
+  }
+
+  /** Ends the sandbox now (its pid namespace, and every command in it, with it). */
+  kill(): void {
+    // Whoever kills it may wait for its exit: that wait must keep the process alive.
+    this.#child.ref();
+    this.#closeInput();
+    try {
+      this.#child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Resolves once the helper process has exited. */
+  exited(): Promise<void> {
+    if (
+      this.#child.exitCode !== null ||
+      this.#child.signalCode !== null ||
+      this.#dead !== undefined
+    ) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#child.once('exit', () => resolve()));
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+}
+
+type HelperEvent =
+  | { type: 'started'; id: number; pid: number }
+  | { type: 'failed'; id: number; message: string; code?: string }
+  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
+  | { type: 'ended'; id: number };
+
+/**
+ * One line from the helper. Anything malformed is dropped: a command in the sandbox could write
+ * to the helper's stdout, and nothing it writes may do more than confuse its own session.
+ */
+function parseEvent(line: string): HelperEvent | { type: 'ready' } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const event = value as Record<string, unknown>;
+  if (event.type === 'ready') return { type: 'ready' };
+  if (typeof event.id !== 'number') return undefined;
+  const id = event.id;
+  switch (event.type) {
+    case 'started':
+      return typeof event.pid === 'number' ? { type: 'started', id, pid: event.pid } : undefined;
+    case 'failed':
+      return {
+        type: 'failed',
+        id,
+        message: typeof event.message === 'string' ? event.message : 'could not start',
+        ...(typeof event.code === 'string' ? { code: event.code } : {}),
+      };
+    case 'exit':
+      return {
+        type: 'exit',
+        id,
+        code: typeof event.code === 'number' ? event.code : null,
+        signal:
+          typeof event.signal === 'string' && event.signal in os.constants.signals
+            ? (event.signal as NodeJS.Signals)
+            : null,
+      };
+    case 'ended':
+      return { type: 'ended', id };
+    default:
+      return undefined;
+  }
+}
+
+/** Our pipe directories are named `agent-sandbox-pipes-<pid>-<random>`. */
+const pipeDirectoryPrefix = 'agent-sandbox-pipes-';
+
+/**
+ * Removes the pipe directories in `tmp` of processes that no longer run (killed by a signal):
+ * only this user's, named for a dead pid, holding nothing but FIFOs and the helper's script.
+ * Best effort. Returns the directories removed.
+ */
+export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string[]> {
+  const removed: string[] = [];
+  let entries: string[];
+  try {
+    entries = await fs.promises.readdir(tmp);
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const entry of entries) {
+    if (!entry.startsWith(pipeDirectoryPrefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(entry.slice(pipeDirectoryPrefix.length))?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
+      continue;
+    const dir = path.join(tmp, entry);
+    try {
+      const stat = await fs.promises.lstat(dir);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+      for (const name of await fs.promises.readdir(dir)) {
+        const file = path.join(dir, name);
+        const info = await fs.promises.lstat(file);
+        if (info.isFIFO() || (name === 'exec-helper.cjs' && info.isFile()))
+          await fs.promises.unlink(file);
+      }
+      await fs.promises.rmdir(dir);
+      removed.push(dir);
+    } catch {
+      // Gone meanwhile, or holds something that is not ours to remove.
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Hosts alive in this process, ended when it exits. */
+const liveHelpers = new Set<Helper>();
+let exitHandlerInstalled = false;
+
+function track(helper: Helper): void {
+  liveHelpers.add(helper);
+  void helper.exited().then(() => liveHelpers.delete(helper));
+  if (exitHandlerInstalled) return;
+  exitHandlerInstalled = true;
+  // bwrap's --die-with-parent ends them when this process dies in any way; this ends them as it
+  // exits normally, before the event loop stops.
+  process.once('exit', () => {
+    for (const live of liveHelpers) live.kill();
+  });
+}
+
+/**
+ * A long-lived sandbox with the exec helper inside: started on the first command, replaced when
+ * a command needs other mounts (a secret path appeared, another program to show) or when it
+ * died, and ended by `close()`. Internal: use {@link Sandbox.createHost}.
+ */
+export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
+  const startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  const pipeDirectory = fs.mkdtempSync(
+    path.join(os.tmpdir(), `${pipeDirectoryPrefix}${process.pid}-`),
+  );
+  removeAtExit(pipeDirectory);
+  // A process killed by a signal removes nothing: the next host cleans up after it.
+  void sweepAbandonedPipeDirectories(os.tmpdir());
+  // A file rather than `node -e`: the helper's command line stays short in `ps`.
+  const helperFile = path.join(pipeDirectory, 'exec-helper.cjs');
+  fs.writeFileSync(helperFile, execHelperSource, { mode: 0o400 });
+  let current: Helper | undefined;
+  let nextId = 1;
+  let startFailures = 0;
+  let closed = false;
+  const retired = new Set<Helper>();
+
+  const helperFor = async (request: HostCommandRequest): Promise<Helper> => {
+    const launch = await options.launch(request, { pipeDirectory, helperFile });
+    if (current !== undefined && (current.dead !== undefined || current.key !== launch.key)) {
+      const old = current;
+      current = undefined;
+      if (old.dead === undefined) {
+        retired.add(old);
+        void old.exited().then(() => retired.delete(old));
+        old.retire();
+      }
+    }
+    if (current === undefined) {
+      if (startFailures >= maxStartFailures) {
+        throw new SandboxHostError(
+          'start',
+          `the sandbox helper failed to start ${startFailures} times`,
+        );
+      }
+      const helper = new Helper(launch, startTimeoutMs);
+      current = helper;
+      track(helper);
+      try {
+        await helper.ready;
+        startFailures = 0;
+      } catch (error) {
+        startFailures += 1;
+        if (current === helper) current = undefined;
+        helper.kill();
+        throw error;
+      }
+    }
+    const helper = current;
+    await helper.ready;
+    return helper;
+  };
+
+  return {
+    pipeDirectory,
+    async run(request) {
+      if (closed) throw new SandboxHostError('start', 'the sandbox host is closed');
+      const environment = options.environment(request.env);
+      // A command that had not started when its helper died is started again, once, in a new one.
+      for (let attempt = 0; ; attempt++) {
+        const helper = await helperFor(request);
+        try {
+          return await helper.run(nextId++, request, environment);
+        } catch (error) {
+          if (!SandboxHostError.isInstance(error) || error.kind !== 'start' || attempt > 0)
+            throw error;
+        }
+      }
+    },
+    async close() {
+      closed = true;
+      const helpers = [...retired, ...(current === undefined ? [] : [current])];
+      current = undefined;
+      await Promise.all(helpers.map((helper) => helper.close(2_000)));
+      removeNow(pipeDirectory);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import type { HostCommand, SandboxHost } from '@agent/sandbox';
+import { SandboxHostError } from '@agent/sandbox';
+import type { OutputBuffer } from './output-buffer.js';
+import { type NamedOutputPipe, openNamedOutputPipe } from './output-pipe.js';
+import {
+  markerVariable,
+  outcomeOf,
+  type ProcessGroupHandle,
+  type ProcessOutcome,
+  readOutput,
+} from './process-group.js';
+
+/** Options of {@link startHostedProcessGroup}. */
+export interface StartHostedProcessGroupOptions {
+  host: SandboxHost;
+  shell: string;
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: OutputBuffer;
+  stderr: OutputBuffer;
+  /** Time limit in ms; none when undefined. */
+  timeoutMs?: number;
+  /** Wait in ms between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  signal?: AbortSignal;
+  /** Called after each chunk of output. */
+  onData?: () => void;
+  /** The run marker (see process-group.ts): descendants that leave the group are found by it. */
+  marker: string;
+}
+
+/** Both named pipes in `directory`, or undefined (both closed) when they cannot be made. */
+function openNamedPipes(directory: string): [NamedOutputPipe, NamedOutputPipe] | undefined {
+  const out = openNamedOutputPipe(directory);
+  const err = out === undefined ? undefined : openNamedOutputPipe(directory);
+  if (out !== undefined && err !== undefined) return [out, err];
+  for (const pipe of [out, err]) {
+    pipe?.closeWriteEnd();
+    pipe?.destroy();
+    pipe?.unlink();
+  }
+  return undefined;
+}
+
+/**
+ * Runs `shell -c command` in a long-lived sandbox ({@link SandboxHost}): the helper there forks
+ * it in its own process group with stdin closed; its stdout and stderr come through FIFOs read
+ * here, as {@link startProcessGroup}'s do; timeout, abort and request end the group (and the
+ * command's marked escapees) through the helper. Rejects with a {@link SandboxHostError} of kind
+ * `start` when no sandbox could be started for it (run it per call then), or when no pipe can be
+ * made; a command that cannot be spawned resolves with `spawnError`.
+ */
+export async function startHostedProcessGroup(
+  options: StartHostedProcessGroupOptions,
+): Promise<ProcessGroupHandle> {
+  const pipes = openNamedPipes(options.host.pipeDirectory);
+  if (pipes === undefined) {
+    throw new SandboxHostError('start', 'no FIFO could be made for the command’s output');
+  }
+  const reader = readOutput({
+    stdout: options.stdout,
+    stderr: options.stderr,
+    pipes,
+    onData: options.onData,
+  });
+  let command: HostCommand;
+  try {
+    command = await options.host.run({
+      file: options.shell,
+      args: ['-c', options.command],
+      cwd: options.cwd,
+      env: { ...options.env, [markerVariable]: options.marker },
+      stdout: pipes[0].name,
+      stderr: pipes[1].name,
+      marker: `${markerVariable}=${options.marker}`,
+    });
+  } catch (error) {
+    for (const pipe of pipes) {
+      pipe.closeWriteEnd();
+      pipe.unlink();
+    }
+    reader.destroy();
+    if (SandboxHostError.isInstance(error) && error.kind === 'spawn') {
+      const spawnError = Object.assign(new Error(error.message), { code: error.code });
+      await Promise.all([options.stdout.close(), options.stderr.close()]);
+      return {
+        pid: undefined,
+        done: Promise.resolve({
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          aborted: false,
+          spawnError,
+        }),
+        kill: async () => {},
+      };
+    }
+    throw error;
+  }
+  // The helper opened them and the command has its copies: ours go, and so do the names.
+  for (const pipe of pipes) {
+    pipe.closeWriteEnd();
+    pipe.unlink();
+  }
+
+  let timedOut = false;
+  let aborted = false;
+  let killing: Promise<void> | undefined;
+  const killGroup = (): Promise<void> => {
+    killing ??= command.end(options.killGraceMs);
+    return killing;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  if (options.timeoutMs !== undefined) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      void killGroup();
+    }, options.timeoutMs);
+  }
+  const onAbort = () => {
+    aborted = true;
+    void killGroup();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const done = (async (): Promise<ProcessOutcome> => {
+    const exit = await command.exited;
+    if (timer !== undefined) clearTimeout(timer);
+    await reader.drain();
+    // What is left of the command (background jobs in its group, marked escapees) goes now; the
+    // helper answers once it is gone. A lost sandbox took everything with it.
+    await (killing ?? command.end(options.killGraceMs));
+    options.signal?.removeEventListener('abort', onAbort);
+    await Promise.all([options.stdout.close(), options.stderr.close()]);
+    if (exit.type === 'lost') {
+      return { exitCode: null, signal: null, timedOut, aborted, lost: exit.reason };
+    }
+    return outcomeOf(exit, { timedOut, aborted });
+  })();
+
+  return {
+    pid: command.pid,
+    done,
+    kill: async () => {
+      await killGroup();
+    },
+  };
+}
