@@ -14,7 +14,10 @@ afterEach(async () => {
   for (const session of sessions.splice(0)) await session.close();
 });
 
-function session(sandbox: Parameters<typeof createBashTool>[0]['sandbox'], cwd?: string) {
+function session(
+  sandbox: NonNullable<Parameters<typeof createBashTool>[0]['sandbox']>,
+  cwd?: string,
+) {
   const ws = cwd ?? makeTempDir('sandbox-host-ws-');
   const backgroundTasks = new BackgroundTasks();
   sessions.push(backgroundTasks);
