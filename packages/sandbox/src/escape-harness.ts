@@ -257,6 +257,7 @@ export interface RunReport {
 const runnerSource = `
 import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { join } from 'node:path';
 const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { createSandbox } = await import(input.entry);
@@ -281,13 +282,14 @@ function perCall(sandbox, run, attempt) {
 }
 
 let serial = 0;
+// A non-blocking FIFO read end, read as the bash tool reads its pipes (a socket over the fd).
 function readAll(fd) {
   return new Promise((resolve) => {
     const chunks = [];
-    const stream = fs.createReadStream(null, { fd });
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    stream.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    const socket = new net.Socket({ fd, readable: true, writable: false });
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
   });
 }
 async function inHost(host, run, attempt) {

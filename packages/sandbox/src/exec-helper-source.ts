@@ -102,15 +102,28 @@ function strays() {
   return pids().filter((pid) => pid !== self && !baseline.has(pid) && running(pid));
 }
 
+// The write end of a FIFO whose reader is the owner. A blocking open would wait for a reader
+// forever (and this helper with it) had the owner closed its end; a non-blocking one fails at
+// once (ENXIO) then, but the command must not inherit O_NONBLOCK (its writes would fail with
+// EAGAIN): once a reader is known to be there, the FIFO is opened again, blocking, through
+// /proc/self/fd — at once, as it has a reader.
+function openWriteEnd(file) {
+  const probe = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  try {
+    return fs.openSync('/proc/self/fd/' + probe, fs.constants.O_WRONLY);
+  } finally {
+    fs.closeSync(probe);
+  }
+}
+
 function run(request) {
-  const call = { pid: undefined, needle: request.needle, exited: false };
+  const call = { pid: undefined, needle: request.needle, exited: undefined };
   calls.set(request.id, call);
   const fds = [];
   let child;
   try {
-    // Blocking opens: the owner holds both ends until it hears back, so they return at once.
-    fds.push(fs.openSync(request.stdout, fs.constants.O_WRONLY));
-    fds.push(fs.openSync(request.stderr, fs.constants.O_WRONLY));
+    fds.push(openWriteEnd(request.stdout));
+    fds.push(openWriteEnd(request.stderr));
     child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
@@ -132,9 +145,11 @@ function run(request) {
   if (child.pid === undefined) return;
   call.pid = child.pid;
   send({ type: 'started', id: request.id, pid: child.pid });
-  child.once('exit', (code, signal) => {
-    call.exited = true;
-    send({ type: 'exit', id: request.id, code, signal });
+  call.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      send({ type: 'exit', id: request.id, code, signal });
+      resolve();
+    });
   });
 }
 
@@ -150,6 +165,8 @@ async function end(request) {
       const gone = Date.now() + 1000;
       while (groupRunning(group) && Date.now() < gone) await sleep(5);
     }
+    // Its exit is reported before it is said to be over (the group may look empty first).
+    await call.exited;
     if (typeof call.needle === 'string' && call.needle !== '') {
       const escaped = marked(call.needle);
       for (const pid of escaped) kill(pid, 'SIGKILL');

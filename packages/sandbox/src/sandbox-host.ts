@@ -248,6 +248,13 @@ class Helper {
         break;
       case 'ended':
         this.#calls.delete(event.id);
+        // The helper reports the exit first; should it not have, the call still ends.
+        if (call.state !== 'exited') {
+          call.exited({
+            type: 'lost',
+            reason: 'the helper ended the command without reporting its exit',
+          });
+        }
         for (const ended of call.ended.splice(0)) ended();
         this.#idle();
         break;

@@ -95,6 +95,11 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect(killed.details).toMatchObject({ exitCode: 139, signal: 'SIGSEGV' });
     const closedStdin = await run('cat; echo "read $?"');
     expect(closedStdin.details?.stdout).toBe('read 0\n');
+    // Written faster than it is read, through the pipes (nothing dropped, no EAGAIN).
+    const large = await run('seq 1 300000');
+    const expected = Array.from({ length: 300000 }, (_, index) => `${index + 1}\n`).join('');
+    expect(large.details?.stdoutBytes).toBe(expected.length);
+    expect(large.details?.exitCode).toBe(0);
     const env = await run('echo "$TMPDIR $PWD"');
     expect(env.details?.stdout).toBe(`/tmp ${ws}\n`);
   });
