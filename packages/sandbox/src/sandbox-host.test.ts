@@ -42,8 +42,8 @@ process.stdout.write('ready ' + host.pipeDirectory + '\\n');
 setInterval(() => {}, 1000);
 `;
 
-/** Host pids of live processes whose arguments (joined by spaces) contain `text`. */
-function processesWith(text: string): number[] {
+/** Host pids of live processes whose arguments (joined by spaces) contain `text` (or start with it). */
+function processesWith(text: string, where: 'anywhere' | 'start' = 'anywhere'): number[] {
   return fs
     .readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
@@ -51,10 +51,8 @@ function processesWith(text: string): number[] {
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
         if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        return fs
-          .readFileSync(`/proc/${entry}/cmdline`, 'latin1')
-          .replaceAll('\0', ' ')
-          .includes(text);
+        const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').replaceAll('\0', ' ');
+        return where === 'start' ? args.startsWith(text) : args.includes(text);
       } catch {
         return false;
       }
@@ -124,10 +122,11 @@ describe.each(users)(
       });
       // Both sleeps (the command and its setsid daemon) and the helper run.
       const deadline = Date.now() + 10_000;
-      while (processesWith(`sleep ${tag}`).length < 2 && Date.now() < deadline) {
+      // The sleeps themselves (the shell's command line names them too, for a moment).
+      while (processesWith(`sleep ${tag}`, 'start').length < 2 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      expect(processesWith(`sleep ${tag}`)).toHaveLength(2);
+      expect(processesWith(`sleep ${tag}`, 'start')).toHaveLength(2);
       expect(processesWith(`${ready}/exec-helper.cjs`).length).toBeGreaterThan(0);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
