@@ -68,11 +68,15 @@ const brand = Symbol.for('agent.error.SandboxHostError');
 /** A command could not be started in a {@link SandboxHost}. */
 export class SandboxHostError extends Error {
   readonly [brand] = true;
-  /** `start`: no sandbox could be started (fall back to one per command); `spawn`: the command itself could not start. */
-  readonly kind: 'start' | 'spawn';
+  /**
+   * `start`: no sandbox could be started, the command was not sent (run it another way);
+   * `spawn`: the command itself could not start; `lost`: the sandbox died after the command was
+   * sent, before it was known to start — it may have run, so it must not be run again.
+   */
+  readonly kind: 'start' | 'spawn' | 'lost';
   /** The errno code of a `spawn` failure (ENOENT, EACCES…), if any. */
   readonly code: string | undefined;
-  constructor(kind: 'start' | 'spawn', message: string, code?: string) {
+  constructor(kind: 'start' | 'spawn' | 'lost', message: string, code?: string) {
     super(message);
     this.name = 'SandboxHostError';
     this.kind = kind;
@@ -196,7 +200,12 @@ class Helper {
       for (const [id, call] of this.#calls) {
         this.#calls.delete(id);
         if (call.state === 'starting') {
-          call.failed(new SandboxHostError('start', `the sandbox helper died: ${this.#dead}`));
+          call.failed(
+            new SandboxHostError(
+              'lost',
+              `the sandbox helper died before the command was known to start (${this.#dead}); it was not run again`,
+            ),
+          );
         } else {
           call.exited({
             type: 'lost',
@@ -562,7 +571,8 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     async run(request) {
       if (closed) throw new SandboxHostError('start', 'the sandbox host is closed');
       const environment = options.environment(request.env);
-      // A command that had not started when its helper died is started again, once, in a new one.
+      // A command the helper never got (it was gone already) is sent once more, to a new one;
+      // one it got is never sent twice (`lost`): it may have run.
       for (let attempt = 0; ; attempt++) {
         const helper = await helperFor(request);
         try {

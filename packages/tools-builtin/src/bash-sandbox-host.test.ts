@@ -58,6 +58,15 @@ function processesWith(tag: string): number[] {
     .map(Number);
 }
 
+/** Whether `pid` is a `sleep` itself (a shell's command line names it too until it execs). */
+function isSleep(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\0');
+  } catch {
+    return false;
+  }
+}
+
 /** The host pid of the helper of the sandbox whose pipes are in `pipeDirectory` (its script lives there). */
 function helperPid(pipeDirectory: string | undefined): number | undefined {
   if (pipeDirectory === undefined) return undefined;
@@ -130,7 +139,7 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect(pid).toBeDefined();
     const inFlight = run(`echo before; sleep ${tag}`);
     // Wait for the command to run (an observable state), then kill the helper from outside.
-    while (processesWith(`sleep ${tag}`).length === 0) await new Promise((r) => setImmediate(r));
+    while (!processesWith(`sleep ${tag}`).some(isSleep)) await new Promise((r) => setImmediate(r));
     process.kill(pid ?? 0, 'SIGKILL');
     const failed = await inFlight;
     expect(failed.isError).toBe(true);

@@ -49,7 +49,8 @@ function openNamedPipes(directory: string): [NamedOutputPipe, NamedOutputPipe] |
  * here, as {@link startProcessGroup}'s do; timeout, abort and request end the group (and the
  * command's marked escapees) through the helper. Rejects with a {@link SandboxHostError} of kind
  * `start` when no sandbox could be started for it (run it per call then), or when no pipe can be
- * made; a command that cannot be spawned resolves with `spawnError`.
+ * made; a command that cannot be spawned resolves with `spawnError`, one whose sandbox died before
+ * it was known to start with `lost` (it is not run again).
  */
 export async function startHostedProcessGroup(
   options: StartHostedProcessGroupOptions,
@@ -80,9 +81,25 @@ export async function startHostedProcessGroup(
       pipe.closeWriteEnd();
       pipe.unlink();
     }
-    reader.destroy();
+    if (SandboxHostError.isInstance(error) && error.kind === 'lost') {
+      // It may have run and written: what it wrote is read (its processes died with the sandbox).
+      await reader.drain();
+      await Promise.all([options.stdout.close(), options.stderr.close()]);
+      return {
+        pid: undefined,
+        done: Promise.resolve({
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          aborted: false,
+          lost: error.message,
+        }),
+        kill: async () => {},
+      };
+    }
     if (SandboxHostError.isInstance(error) && error.kind === 'spawn') {
       const spawnError = Object.assign(new Error(error.message), { code: error.code });
+      reader.destroy();
       await Promise.all([options.stdout.close(), options.stderr.close()]);
       return {
         pid: undefined,
@@ -96,6 +113,7 @@ export async function startHostedProcessGroup(
         kill: async () => {},
       };
     }
+    reader.destroy();
     throw error;
   }
   // The helper opened them and the command has its copies: ours go, and so do the names.
