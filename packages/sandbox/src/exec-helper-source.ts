@@ -13,7 +13,8 @@
  *   then SIGKILL after `graceMs`; every process whose environment holds `needle` (descendants
  *   that left the group) gets SIGKILL — and, once no command runs, every process started since
  *   the helper did (one that left the group *and* cleared its environment); answers `ended`
- *   when they are gone.
+ *   when they are gone. A command of which nothing is left when it exits is over at once: its
+ *   `exit` event says `over: true`, and no `end` is needed.
  *
  * End of stdin (the owner closed it, or died) kills everything the helper started and exits.
  * Written as plain JavaScript (CommonJS: a `.cjs` file) with no dependencies.
@@ -117,7 +118,7 @@ function openWriteEnd(file) {
 }
 
 function run(request) {
-  const call = { pid: undefined, needle: request.needle, exited: undefined };
+  const call = { pid: undefined, needle: request.needle, exited: undefined, ending: undefined };
   calls.set(request.id, call);
   const fds = [];
   let child;
@@ -147,14 +148,27 @@ function run(request) {
   send({ type: 'started', id: request.id, pid: child.pid });
   call.exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
-      send({ type: 'exit', id: request.id, code, signal });
       resolve();
+      // Nothing of it left (the usual case): it is over now, and the owner need not ask to end it.
+      if (call.ending === undefined && isOver(call)) {
+        calls.delete(request.id);
+        send({ type: 'exit', id: request.id, code, signal, over: true });
+      } else send({ type: 'exit', id: request.id, code, signal });
     });
   });
 }
 
+// Whether nothing of a command that exited runs any more: its group is empty, nothing carries its
+// marker, and — when it is the only command — nothing else was started since the helper was.
+function isOver(call) {
+  if (groupRunning(call.pid)) return false;
+  if (typeof call.needle === 'string' && call.needle !== '' && marked(call.needle).length > 0) return false;
+  return calls.size > 1 || strays().length === 0;
+}
+
 async function end(request) {
   const call = calls.get(request.id);
+  if (call !== undefined) call.ending = true;
   if (call !== undefined && call.pid !== undefined) {
     const group = call.pid;
     if (groupRunning(group)) {

@@ -254,6 +254,12 @@ class Helper {
       case 'exit':
         call.state = 'exited';
         call.exited({ type: 'exit', code: event.code, signal: event.signal });
+        if (event.over) {
+          // Nothing of it is left: it is over without an `end`.
+          this.#calls.delete(event.id);
+          for (const ended of call.ended.splice(0)) ended();
+          this.#idle();
+        }
         break;
       case 'ended':
         this.#calls.delete(event.id);
@@ -395,7 +401,14 @@ class Helper {
 type HelperEvent =
   | { type: 'started'; id: number; pid: number }
   | { type: 'failed'; id: number; message: string; code?: string }
-  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
+  | {
+      type: 'exit';
+      id: number;
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      /** Nothing of the command is left: it is over. */
+      over: boolean;
+    }
   | { type: 'ended'; id: number };
 
 /**
@@ -433,6 +446,7 @@ function parseEvent(line: string): HelperEvent | { type: 'ready' } | undefined {
           typeof event.signal === 'string' && event.signal in os.constants.signals
             ? (event.signal as NodeJS.Signals)
             : null,
+        over: event.over === true,
       };
     case 'ended':
       return { type: 'ended', id };
