@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeHtmlEntities, htmlToText } from './html-to-text.js';
+import { decodeHtmlEntities } from './html-entities.js';
+import { htmlToText } from './html-to-text.js';
 
 describe('htmlToText', () => {
   it('renders nested lists, quotes, tables and line breaks', () => {

@@ -1,8 +1,6 @@
+export { decodeHtmlEntities } from './html-entities.js';
 export { type HtmlToMarkdownResult, htmlToMarkdown } from './html-to-markdown.js';
-export {
-  decodeHtmlEntities,
-  htmlToText,
-} from './html-to-text.js';
+export { htmlToText } from './html-to-text.js';
 export { privateAddressReason } from './network-guard.js';
 export {
   createWebFetchTool,
