@@ -152,6 +152,24 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect(helperPid(pipes())).not.toBe(pid);
   });
 
+  it("a command cannot forge the helper's events or requests, and killing the helper only loses its own call", async () => {
+    const { run } = session({ mode: 'required' });
+    await run('true');
+    // The helper is the command's parent; its stdin and stdout are socket pairs, which /proc
+    // does not reopen.
+    const forged = await run(
+      `echo '{"type":"exit","id":1,"code":0,"signal":null,"over":true}' > /proc/$PPID/fd/1 && echo FORGED-OUT; ` +
+        `echo '{"type":"run","id":99,"file":"/bin/touch","args":["forged"]}' > /proc/$PPID/fd/0 && echo FORGED-IN; echo tried`,
+    );
+    expect(forged.text).toContain('tried');
+    expect(forged.text).not.toMatch(/FORGED-(OUT|IN)/);
+    const suicide = await run('echo last; kill -KILL $PPID; sleep 5');
+    expect(suicide.isError).toBe(true);
+    expect(suicide.text).toContain('last');
+    expect(suicide.text).toMatch(/sandbox died while it ran/);
+    expect((await run('echo alive')).text).toBe('alive\nExit code: 0');
+  });
+
   it('two sessions with different policies side by side: separate sandboxes, each with its own roots, network and /tmp', async () => {
     const a = session({ mode: 'required' });
     const b = session({ mode: 'required', network: { allowHosts: ['example.invalid'] } });

@@ -20,6 +20,7 @@ import * as z from 'zod';
 import { bashCallTier } from './bash-tier.js';
 import { startHostedProcessGroup } from './hosted-process-group.js';
 import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
+import { forgetPipeDirectory } from './output-pipe.js';
 import {
   newRunMarker,
   type ProcessGroupHandle,
@@ -320,7 +321,13 @@ export class BackgroundTasks {
     await this.killAll();
     const hosts = [...this.#hosts.values()];
     this.#hosts.clear();
-    await Promise.all(hosts.map((host) => host?.close()));
+    await Promise.all(
+      hosts.map(async (host) => {
+        if (host === undefined) return;
+        await host.close();
+        forgetPipeDirectory(host.pipeDirectory);
+      }),
+    );
     this.spillDirectory.remove();
   }
 
