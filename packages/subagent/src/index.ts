@@ -10,19 +10,17 @@ export {
   type SubAgentUpdateDetails,
 } from './sub-agent-details.js';
 export {
-  createSubAgentTool,
   type DefaultSubAgentInput,
   defaultMaxSubAgentDepth,
   defaultSubAgentInput,
-  isSubAgentTool,
   type SubAgentEventInfo,
   type SubAgentLoopOptions,
   type SubAgentOutcome,
   type SubAgentResultContent,
-  SubAgentTool,
   type SubAgentToolOptions,
   submitResultToolName,
-} from './sub-agent-tool.js';
+} from './sub-agent-options.js';
+export { createSubAgentTool, isSubAgentTool, SubAgentTool } from './sub-agent-tool.js';
 export {
   createSummaryTool,
   formatSummary,
