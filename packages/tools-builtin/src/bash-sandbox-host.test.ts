@@ -170,6 +170,19 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect((await run('echo alive')).text).toBe('alive\nExit code: 0');
   });
 
+  it('a timeout ends the whole process group (a background child too) and keeps the output so far', async () => {
+    const { bash } = session({ mode: 'required' });
+    const tag = `9${process.pid % 1000}.${Date.now() % 1000}`;
+    const result = await bash.execute(
+      { command: `echo started; sleep ${tag} & sleep ${tag}`, timeout: 300 },
+      testContext(),
+    );
+    expect(result.isError).toBe(true);
+    expect(result.details).toMatchObject({ timedOut: true, stdout: 'started\n' });
+    expect(resultText(result)).toContain('Command timed out after 300 ms');
+    expect(processesWith(`sleep ${tag}`)).toEqual([]);
+  });
+
   it('two sessions with different policies side by side: separate sandboxes, each with its own roots, network and /tmp', async () => {
     const a = session({ mode: 'required' });
     const b = session({ mode: 'required', network: { allowHosts: ['example.invalid'] } });
@@ -231,6 +244,31 @@ describe('the bash tool in a long-lived sandbox', () => {
         stderr: `err-${index}\n`,
       });
     });
+  });
+
+  it('where the long-lived sandbox cannot start, each command gets a sandbox of its own', async () => {
+    // A bwrap that refuses to start the helper, and only that: the per-call sandbox still works.
+    const dir = makeTempDir('sandbox-host-bwrap-');
+    const bwrapPath = path.join(dir, 'bwrap');
+    const real = fs.realpathSync(
+      (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .map((entry) => path.join(entry, 'bwrap'))
+        .find((candidate) => fs.existsSync(candidate)) ?? 'bwrap',
+    );
+    fs.writeFileSync(
+      bwrapPath,
+      `#!/bin/sh\ncase "$*" in *exec-helper.cjs*) echo "refused" >&2; exit 1;; esac\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const { run } = session({ mode: 'required', bwrapPath });
+    const first = await run('echo $$; touch /etc/agent-host-fallback 2>&1 || true');
+    const second = await run('echo $$');
+    expect(first.details?.sandboxed).toBe(true);
+    expect(first.text).toContain('Read-only file system');
+    // A sandbox each: each command is the first process of its own pid namespace's init.
+    expect(first.details?.stdout.split('\n')[0]).toBe(second.details?.stdout.trim());
+    expect(fs.existsSync('/etc/agent-host-fallback')).toBe(false);
   });
 
   it('500 concurrent calls: every result carries its own output', async () => {
