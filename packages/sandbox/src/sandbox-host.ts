@@ -216,7 +216,8 @@ class Helper {
       }
     };
     this.#child.once('error', (error) => onGone(`could not start: ${error.message}`));
-    this.#child.once('exit', (code, signal) =>
+    // 'close', not 'exit': the events it wrote before it died are read first.
+    this.#child.once('close', (code, signal) =>
       onGone(signal === null ? `exited with code ${code}` : `killed by ${signal}`),
     );
     this.#idle();
@@ -225,10 +226,6 @@ class Helper {
   /** Undefined while it runs; else why it stopped. */
   get dead(): string | undefined {
     return this.#dead;
-  }
-
-  get busy(): boolean {
-    return this.#calls.size > 0;
   }
 
   /** Sends `request`; false when the helper is gone. */
@@ -381,16 +378,10 @@ class Helper {
     }
   }
 
-  /** Resolves once the helper process has exited. */
+  /** Resolves once the helper process has exited and its output was read. */
   exited(): Promise<void> {
-    if (
-      this.#child.exitCode !== null ||
-      this.#child.signalCode !== null ||
-      this.#dead !== undefined
-    ) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#child.once('exit', () => resolve()));
+    if (this.#dead !== undefined) return Promise.resolve();
+    return new Promise((resolve) => this.#child.once('close', () => resolve()));
   }
 
   get pid(): number | undefined {
