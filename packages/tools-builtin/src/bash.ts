@@ -92,7 +92,7 @@ export interface BashToolOptions {
    * Run sandboxed commands in one long-lived sandbox per session (`backgroundTasks`) and
    * sandbox: a small helper inside it forks each command, so a call costs a fork rather than a
    * new sandbox. Its private `/tmp` then lasts for the session. Where that sandbox cannot start,
-   * each command gets its own [true].
+   * each command gets its own [true, unless `process` is given: its `spawn` then starts each command].
    */
   reuseSandbox?: boolean;
 }
@@ -187,7 +187,8 @@ function settingsOf(options: BashToolOptions, background: BackgroundTasks): Bash
     sandbox: sandboxOf(options.sandbox, path.resolve(options.cwd), spill),
     cwd: path.resolve(options.cwd),
     shell: options.shell ?? '/bin/bash',
-    reuseSandbox: options.reuseSandbox ?? true,
+    // Injected process operations are there to see (or replace) every spawn: honour them.
+    reuseSandbox: options.reuseSandbox ?? options.process === undefined,
     killGraceMs: options.killGraceMs ?? 2_000,
     headBytes: options.headBytes ?? 15_000,
     tailBytes: options.tailBytes ?? 15_000,
