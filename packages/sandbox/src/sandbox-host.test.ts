@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareRunner } from './escape-harness.js';
 import { bubblewrapProblem, createSandbox } from './sandbox.js';
 import { sweepAbandonedPipeDirectories } from './sandbox-host.js';
@@ -71,6 +71,11 @@ async function gone(text: string, withinMs: number): Promise<number[]> {
   return left;
 }
 
+const owners: ChildProcess[] = [];
+afterEach(() => {
+  for (const owner of owners.splice(0)) owner.kill('SIGKILL');
+});
+
 const users = isRoot
   ? [
       { label: 'root', uid: undefined },
@@ -107,6 +112,8 @@ describe.each(users)(
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
+      // A failed expectation below must not leave the owner (and so its sandbox) running.
+      owners.push(child);
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
