@@ -322,7 +322,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         environment: environmentOf,
         launch: async (command, { pipeDirectory, helperFile }) => {
           await startProxy();
-          const helper = { ...command, file: process.execPath };
+          const helper = { ...command, file: process.execPath, args: [] };
           const mounts = mountsFor([command, helper], [pipeDirectory]);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
