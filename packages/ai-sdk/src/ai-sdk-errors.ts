@@ -9,8 +9,8 @@ import { APICallError } from '@ai-sdk/provider';
 export function toProviderError(
   caught: unknown,
   providerId: string,
-): { error: ProviderError; headers: Record<string, string> | undefined } {
-  if (ProviderError.isInstance(caught)) return { error: caught, headers: undefined };
+): { error: ProviderError; hints: Record<string, string> | undefined } {
+  if (ProviderError.isInstance(caught)) return { error: caught, hints: undefined };
   if (APICallError.isInstance(caught)) {
     const statusCode = caught.statusCode;
     return {
@@ -22,7 +22,7 @@ export function toProviderError(
         ...(statusCode === undefined ? {} : { statusCode }),
         ...(caught.responseBody === undefined ? {} : { responseBody: caught.responseBody }),
       }),
-      headers: caught.responseHeaders,
+      hints: caught.responseHeaders,
     };
   }
   return {
@@ -31,11 +31,6 @@ export function toProviderError(
       cause: caught,
       isRetryable: isConnectionFailure(caught),
     }),
-    headers: undefined,
+    hints: undefined,
   };
-}
-
-/** The error of a call the caller aborted. */
-export function abortError(providerId: string, signal: AbortSignal | undefined): ProviderError {
-  return new ProviderError('Aborted', { provider: providerId, cause: signal?.reason });
 }

@@ -1,4 +1,5 @@
 import {
+  abortError,
   type Provider,
   type ProviderRequest,
   type ProviderStreamOptions,
@@ -13,7 +14,7 @@ import type {
   SharedV4ProviderOptions,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { abortError, toProviderError } from './ai-sdk-errors.js';
+import { toProviderError } from './ai-sdk-errors.js';
 import { toCallOptions } from './ai-sdk-messages.js';
 import { AiSdkStreamState } from './ai-sdk-stream.js';
 
@@ -95,10 +96,7 @@ export function fromAiSdkModel(
         out.push(state.finish());
       },
       fail: (reason, error) => state.fail(reason, error),
-      toError: (caught) => {
-        const { error, headers } = toProviderError(caught, id);
-        return { error, hints: headers };
-      },
+      toError: (caught) => toProviderError(caught, id),
       abortError: () => abortError(id, signal),
       get streamedContent() {
         return state.streamedContent;

@@ -4,6 +4,7 @@ import {
   isContextOverflowText,
   isRetryableStatus,
   ProviderError,
+  type RetryHints,
 } from '@agent/core';
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 
@@ -19,12 +20,15 @@ const statusOfErrorType: Record<string, number> = {
   invalid_request_error: 400,
 };
 
-/** A failure of the SDK call as a typed `ProviderError`, plus the response headers (for `retry-after`). */
+/**
+ * A failure of the SDK call as a typed `ProviderError`, plus its retry hints (the response
+ * headers, for `retry-after`). The same shape in every provider package.
+ */
 export function toProviderError(
   error: unknown,
   providerId: string,
-): { error: ProviderError; headers: Headers | undefined } {
-  if (ProviderError.isInstance(error)) return { error, headers: undefined };
+): { error: ProviderError; hints: RetryHints } {
+  if (ProviderError.isInstance(error)) return { error, hints: undefined };
   if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
     const body = error.error;
     const type = error.type ?? undefined;
@@ -49,7 +53,7 @@ export function toProviderError(
         isRetryable: connection || isRetryableStatus(statusCode),
         ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
       }),
-      headers: error.headers,
+      hints: error.headers,
     };
   }
   if (isConnectionFailure(error)) {
@@ -59,7 +63,7 @@ export function toProviderError(
         cause: error,
         isRetryable: true,
       }),
-      headers: undefined,
+      hints: undefined,
     };
   }
   const malformed = error instanceof SyntaxError;
@@ -70,6 +74,6 @@ export function toProviderError(
         : `Anthropic call failed: ${errorMessage(error)}`,
       { provider: providerId, cause: error, isRetryable: false },
     ),
-    headers: undefined,
+    hints: undefined,
   };
 }

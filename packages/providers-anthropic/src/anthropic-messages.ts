@@ -3,6 +3,7 @@ import {
   type DeferredToolDefinitions,
   jsonContentAsText,
   type Message,
+  parseToolArguments,
   type ToolResultMessage,
   type UserContent,
 } from '@agent/core';
@@ -18,21 +19,6 @@ import { openExecutions, toolUseBlocks } from './anthropic-programmatic.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const imageMediaTypes = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-
-/**
- * Parses the raw argument text of a tool call for replay. Lenient: malformed or non-object
- * JSON becomes `{}` (the model already got an `invalid-args` result for that call).
- */
-export function parseToolArguments(raw: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  return {};
-}
 
 // The API rejects empty text blocks, and whitespace-only ones too (`text content blocks must
 // contain non-whitespace text`): such blocks are never sent.

@@ -20,7 +20,8 @@ import {
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { buildAnthropicParams, createAnthropicProvider } from './anthropic-provider.js';
+import { createAnthropicProvider } from './anthropic-provider.js';
+import { buildAnthropicParams } from './anthropic-request.js';
 
 const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 afterEach(closeWireServers);

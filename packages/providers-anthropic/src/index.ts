@@ -1,5 +1,6 @@
+export { parseToolArguments } from '@agent/core';
 export { toProviderError } from './anthropic-errors.js';
-export { parseToolArguments, toAnthropicMessages } from './anthropic-messages.js';
+export { toAnthropicMessages } from './anthropic-messages.js';
 export {
   type AnthropicModelInfo,
   anthropicModels,
@@ -14,6 +15,6 @@ export {
   type AnthropicProvider,
   type AnthropicProviderOptions,
   type AnthropicThinkingLevel,
-  buildAnthropicParams,
   createAnthropicProvider,
 } from './anthropic-provider.js';
+export { buildAnthropicParams } from './anthropic-request.js';

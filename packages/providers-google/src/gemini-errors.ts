@@ -4,6 +4,7 @@ import {
   isContextOverflowText,
   isRetryableStatus,
   ProviderError,
+  type RetryHints,
 } from '@agent/core';
 import { ApiError } from '@google/genai';
 
@@ -29,29 +30,28 @@ function parseBody(message: string): { body: GoogleErrorBody | undefined; raw: s
 
 /**
  * A failure of the SDK call as a typed `ProviderError`, plus the retry hints: the response's
- * valid `retry-after-ms` / `retry-after` headers (negative or garbage values dropped), else the body's `google.rpc.RetryInfo.retryDelay` (as `retry-after`).
+ * valid `retry-after-ms` / `retry-after` headers (negative or garbage values dropped), else the
+ * body's `google.rpc.RetryInfo.retryDelay` (as `retry-after`). The same shape in every provider
+ * package; `headers` are the response's (the SDK's errors drop them).
  */
 export function toProviderError(
   error: unknown,
   providerId: string,
   headers?: Headers,
-): {
-  error: ProviderError;
-  retryHeaders: Record<string, string | undefined> | Headers | undefined;
-} {
-  if (ProviderError.isInstance(error)) return { error, retryHeaders: undefined };
+): { error: ProviderError; hints: RetryHints } {
+  if (ProviderError.isInstance(error)) return { error, hints: undefined };
   if (error instanceof ApiError) {
     const { body, raw } = parseBody(error.message);
     const detail = body?.error?.message ?? error.message;
     const status = body?.error?.status;
     const message = `Gemini API error ${error.status}${status === undefined ? '' : ` (${status})`}: ${detail}`;
-    let retryHeaders: Record<string, string | undefined> | Headers | undefined = headers;
+    let hints: RetryHints = headers;
     if (headers?.get('retry-after') == null && headers?.get('retry-after-ms') == null) {
       const delay = body?.error?.details?.find((item) =>
         item['@type']?.endsWith('RetryInfo'),
       )?.retryDelay;
       const seconds = delay === undefined ? undefined : /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1];
-      if (seconds !== undefined) retryHeaders = { 'retry-after': seconds };
+      if (seconds !== undefined) hints = { 'retry-after': seconds };
     }
     return {
       error: new ProviderError(message, {
@@ -65,7 +65,7 @@ export function toProviderError(
           ? { contextOverflow: true }
           : {}),
       }),
-      retryHeaders,
+      hints,
     };
   }
   if (isConnectionFailure(error)) {
@@ -75,7 +75,7 @@ export function toProviderError(
         cause: error,
         isRetryable: true,
       }),
-      retryHeaders: undefined,
+      hints: undefined,
     };
   }
   const malformed = error instanceof SyntaxError;
@@ -86,6 +86,6 @@ export function toProviderError(
         : `Gemini call failed: ${errorMessage(error)}`,
       { provider: providerId, cause: error, isRetryable: false },
     ),
-    retryHeaders: undefined,
+    hints: undefined,
   };
 }

@@ -3,6 +3,7 @@ import {
   jsonContentAsText,
   jsonContentText,
   type Message,
+  parseToolArguments,
   type ToolResultContent,
   type ToolResultMessage,
   type UserContent,
@@ -11,21 +12,6 @@ import type { Content, Part } from '@google/genai';
 
 /** Documented placeholder that lets Gemini 3 accept a function call it did not sign (e.g. from another provider). */
 export const skipThoughtSignature = 'skip_thought_signature_validator';
-
-/**
- * Parses the raw argument text of a tool call for replay. Lenient: malformed or non-object
- * JSON becomes `{}` (the model already got an `invalid-args` result for that call).
- */
-export function parseToolArguments(raw: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  return {};
-}
 
 function userParts(content: string | readonly UserContent[]): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];

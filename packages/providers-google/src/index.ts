@@ -1,5 +1,6 @@
+export { parseToolArguments } from '@agent/core';
 export { toProviderError } from './gemini-errors.js';
-export { parseToolArguments, skipThoughtSignature, toGeminiContents } from './gemini-messages.js';
+export { skipThoughtSignature, toGeminiContents } from './gemini-messages.js';
 export {
   findGeminiModel,
   type GeminiModelInfo,
@@ -7,12 +8,12 @@ export {
   withGeminiCost,
 } from './gemini-models.js';
 export {
-  buildGeminiParams,
   createGeminiProvider,
   type GeminiBudgetLevel,
   type GeminiProvider,
   type GeminiProviderOptions,
 } from './gemini-provider.js';
+export { buildGeminiParams } from './gemini-request.js';
 export {
   dropAbsentNulls,
   type GeminiSchemaConversion,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compatPresets, detectCompatServer, resolveCompat } from './compat.js';
-import { addCost, getOpenAIModel } from './models.js';
+import { addCost, getOpenAIModel } from './openai-models.js';
 import { createOpenAIProvider } from './openai-provider.js';
 
 describe('compat detection', () => {

@@ -20,7 +20,7 @@ import {
 import { RateLimitError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { errorHeaders } from './errors.js';
+import { errorHeaders } from './openai-errors.js';
 import { collect, errorResponse, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
 let server: WireServer | undefined;

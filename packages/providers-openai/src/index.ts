@@ -12,14 +12,14 @@ export {
   type OpenAIModelInfo,
   type OpenAIModelPrices,
   supportsToolSearch,
-} from './models.js';
+} from './openai-models.js';
 export {
   createOpenAIProvider,
   type OpenAIApi,
   type OpenAIProvider,
   type OpenAIProviderOptions,
 } from './openai-provider.js';
-export type { OpenAIProgrammaticOptions } from './responses-programmatic.js';
+export type { OpenAIProgrammaticOptions } from './responses/responses-programmatic.js';
 export {
   matchesStrictSchema,
   type StrictArgumentsPlan,

@@ -15,13 +15,18 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
-import { type BuildContext, buildChatRequest, ChatStreamAdapter } from './chat-completions.js';
+import { type BuildContext, buildChatRequest } from './chat/chat-request.js';
+import { ChatStreamAdapter } from './chat/chat-stream.js';
 import { detectCompatServer, type OpenAICompat, resolveCompat } from './compat.js';
-import { addCost, getOpenAIModel, supportsToolSearch } from './models.js';
+import { addCost, getOpenAIModel, supportsToolSearch } from './openai-models.js';
 import { openAIStream } from './openai-stream.js';
 import { prepareTools } from './openai-tools.js';
-import { buildResponsesRequest, ResponsesStreamAdapter } from './responses.js';
-import { type OpenAIProgrammaticOptions, programmaticSetting } from './responses-programmatic.js';
+import {
+  type OpenAIProgrammaticOptions,
+  programmaticSetting,
+} from './responses/responses-programmatic.js';
+import { buildResponsesRequest } from './responses/responses-request.js';
+import { ResponsesStreamAdapter } from './responses/responses-stream.js';
 
 /** Which OpenAI API a provider speaks. */
 export type OpenAIApi = 'chat' | 'responses';

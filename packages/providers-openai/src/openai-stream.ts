@@ -1,4 +1,5 @@
 import {
+  abortError,
   ProviderError,
   type RetryHints,
   RetryingStream,
@@ -6,8 +7,8 @@ import {
   type StreamDriver,
   type StreamEvent,
 } from '@agent/core';
-import { errorHeaders, toProviderError } from './errors.js';
 import { MessageBuilder } from './message-builder.js';
+import { toProviderError } from './openai-errors.js';
 
 /** Turns the chunks of one API's stream into events (Chat Completions or Responses). */
 export interface ChunkAdapter<TChunk> {
@@ -124,14 +125,12 @@ class OpenAIStreamDriver<TChunk> implements StreamDriver<TChunk> {
 
   toError(caught: unknown): { error: ProviderError; hints: RetryHints } {
     const id = this.#params.providerId;
-    return { error: withProvider(toProviderError(caught, id), id), hints: errorHeaders(caught) };
+    const { error, hints } = toProviderError(caught, id);
+    return { error: withProvider(error, id), hints };
   }
 
   abortError(): ProviderError {
-    return new ProviderError('Aborted', {
-      provider: this.#params.providerId,
-      cause: this.#params.signal?.reason,
-    });
+    return abortError(this.#params.providerId, this.#params.signal);
   }
 
   reset(): void {

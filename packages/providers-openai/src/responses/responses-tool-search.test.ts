@@ -1,9 +1,9 @@
 import { Agent, type AnyAgentTool, deferTools } from '@agent/core';
 import { closeWireServers, startWireServer } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { supportsToolSearch } from './models.js';
-import { createOpenAIProvider, type OpenAIProviderOptions } from './openai-provider.js';
-import { fixtureResponse, openaiAt } from './test-helpers.js';
+import { supportsToolSearch } from '../openai-models.js';
+import { createOpenAIProvider, type OpenAIProviderOptions } from '../openai-provider.js';
+import { fixtureResponse, openaiAt } from '../test-helpers.js';
 
 afterEach(closeWireServers);
 

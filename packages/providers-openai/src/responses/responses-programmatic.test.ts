@@ -19,7 +19,7 @@ import {
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { collect, openaiAt } from './test-helpers.js';
+import { collect, openaiAt } from '../test-helpers.js';
 
 afterEach(closeWireServers);
 

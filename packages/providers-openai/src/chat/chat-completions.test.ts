@@ -6,8 +6,8 @@ import {
   type WireServer,
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAIProvider } from './openai-provider.js';
-import { collect, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
+import { createOpenAIProvider } from '../openai-provider.js';
+import { collect, fixtureResponse, openaiAt, weatherTools } from '../test-helpers.js';
 
 let server: WireServer | undefined;
 afterEach(closeWireServers);

@@ -1,7 +1,7 @@
 import { Agent, type AssistantMessage, messageText } from '@agent/core';
 import { closeWireServers, startWireServer, type WireServer } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collect, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
+import { collect, fixtureResponse, openaiAt, weatherTools } from '../test-helpers.js';
 
 let server: WireServer | undefined;
 afterEach(closeWireServers);

@@ -4,6 +4,7 @@ import {
   isContextOverflowText,
   isRetryableStatus,
   ProviderError,
+  type RetryHints,
 } from '@agent/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 
@@ -21,11 +22,19 @@ export function errorHeaders(error: unknown): Headers | undefined {
 }
 
 /**
- * Turns anything the SDK (or the network) threw into a typed `ProviderError`: HTTP errors keep
- * their status, the vendor's message and body; connection resets and timeouts are retryable;
- * a malformed stream is not.
+ * Turns anything the SDK (or the network) threw into a typed `ProviderError` plus its retry
+ * hints (the response headers, for `retry-after`) — the same shape in every provider package.
+ * HTTP errors keep their status, the vendor's message and body; connection resets and timeouts
+ * are retryable; a malformed stream is not.
  */
-export function toProviderError(error: unknown, provider: string): ProviderError {
+export function toProviderError(
+  error: unknown,
+  provider: string,
+): { error: ProviderError; hints: RetryHints } {
+  return { error: typedError(error, provider), hints: errorHeaders(error) };
+}
+
+function typedError(error: unknown, provider: string): ProviderError {
   if (ProviderError.isInstance(error)) return error;
   if (error instanceof APIConnectionTimeoutError) {
     return new ProviderError(`${label(provider)} request timed out`, {

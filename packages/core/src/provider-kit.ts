@@ -1,0 +1,30 @@
+// What every provider package needs beside `RetryingStream`: the environment its key is read
+// from, the error of an aborted call, and lenient parsing of a tool call's arguments for replay.
+import { ProviderError } from './errors.js';
+
+/** The process environment where there is one (Node, Bun, Deno's `process`), else an empty record. */
+export function readEnv(): Record<string, string | undefined> {
+  const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } })
+    .process;
+  return processLike?.env ?? {};
+}
+
+/** The `ProviderError` of a call its caller aborted (the signal's reason as its cause). */
+export function abortError(providerId: string, signal: AbortSignal | undefined): ProviderError {
+  return new ProviderError('Aborted', { provider: providerId, cause: signal?.reason });
+}
+
+/**
+ * Parses the raw argument text of a tool call for replay. Lenient: malformed or non-object
+ * JSON becomes `{}` (the model already got an `invalid-args` result for that call).
+ */
+export function parseToolArguments(raw: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return {};
+}
