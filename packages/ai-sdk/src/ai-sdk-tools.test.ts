@@ -1,3 +1,5 @@
+// Every path of a call through toAiSdkTools — gate, hooks, timeout, locks, budget, abort — with the
+// AI SDK's generateText/streamText (~630 lines: one mock model and its fixtures serve every describe).
 import { readdir, readFile } from 'node:fs/promises';
 import {
   type AgentEvent,

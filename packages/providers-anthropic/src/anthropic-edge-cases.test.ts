@@ -1,3 +1,5 @@
+// Edge cases of the Messages API stream, retries and request building against a local wire server
+// (~700 lines: the SSE builders and the one server are shared by every describe, one kind of case each).
 import {
   Agent,
   type AssistantMessage,

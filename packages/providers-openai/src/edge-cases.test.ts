@@ -1,4 +1,5 @@
-// Edge cases of the wire protocols and of retries, each against a real local server.
+// Edge cases of the wire protocols and of retries, each against a real local server (~700 lines:
+// both APIs' chunk builders and the one server are shared by every describe, one kind of failure each).
 import {
   Agent,
   type AssistantMessage,

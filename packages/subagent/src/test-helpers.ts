@@ -1,13 +1,16 @@
 // Test-only helpers (not exported from the package).
 import {
   type AgentEvent,
+  type AgentRunResult,
   defineTool,
   type Message,
   messageText,
   type ProviderRequest,
   type ToolResultMessage,
 } from '@agent/core';
+import { createScriptedProvider } from '@agent/core/testing';
 import * as z from 'zod';
+import { isSubAgentDetails, type SubAgentDetails } from './sub-agent-details.js';
 
 /** A deferred promise. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -114,4 +117,50 @@ export function eventsOfType<T extends AgentEvent['type']>(
   type: T,
 ): Extract<AgentEvent, { type: T }>[] {
   return events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
+}
+
+/** The text of a tool result (empty when there is none). */
+export function text(message: ToolResultMessage | undefined): string {
+  return message === undefined ? '' : messageText(message);
+}
+
+/** A result's sub-agent details; throws when it has none. */
+export function detailsOf(message: ToolResultMessage | undefined): SubAgentDetails {
+  const details = message?.details;
+  if (!isSubAgentDetails(details)) throw new Error('expected sub-agent details');
+  return details;
+}
+
+/** The result message of one call in a run. */
+export function resultFor(
+  result: AgentRunResult,
+  toolCallId: string,
+): ToolResultMessage | undefined {
+  return toolResults(result.messages).find((message) => message.toolCallId === toolCallId);
+}
+
+/** A child script: call `add` once, then report the sum. */
+export function addingChild() {
+  return createScriptedProvider([
+    {
+      text: 'Adding.',
+      toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }],
+      usage: { input: 10, output: 4 },
+    },
+    (request) => ({
+      text: `The sum is ${text(lastToolResult(request))}.`,
+      usage: { input: 20, output: 6, cacheRead: 5 },
+    }),
+  ]);
+}
+
+/** A parent script: one call of `tool` with `task`, then echo the tool result. */
+export function delegatingParent(tool: string, task: string) {
+  return createScriptedProvider([
+    {
+      toolCalls: [{ id: 'call_sub', name: tool, arguments: { task } }],
+      usage: { input: 100, output: 10 },
+    },
+    (request) => ({ text: `Parent: ${text(lastToolResult(request))}` }),
+  ]);
 }

@@ -1,3 +1,5 @@
+// The search, glob and list_files tools over real fixture trees, ripgrep and the TypeScript worker
+// engine (~610 lines: the trees and the engine switch are shared by every describe).
 import * as diagnosticsChannel from 'node:diagnostics_channel';
 import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';

@@ -89,3 +89,12 @@ export function waitTool(
 export function activeTimers(): number {
   return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 }
+
+/** A tool that returns its `text` (alias `say`). */
+export const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes text',
+  aliases: ['say'],
+  input: z.object({ text: z.string(), limit: z.number().optional() }),
+  execute: async ({ text }) => text,
+});
