@@ -79,7 +79,7 @@ function targets(): Target[] {
       file: 'src/execute-tool.ts',
       line: lineOf(path.join(core, 'src/execute-tool.ts'), 'executeToolCalls('),
       symbol: 'executeToolCalls',
-      expected: 'tool-execution.ts',
+      expected: 'execute-tool-calls.ts',
     },
     {
       language: "TypeScript: packages/core (TypeScript 7's own server, tsc --lsp --stdio)",
@@ -89,7 +89,7 @@ function targets(): Target[] {
       file: 'src/execute-tool.ts',
       line: lineOf(path.join(core, 'src/execute-tool.ts'), 'executeToolCalls('),
       symbol: 'executeToolCalls',
-      expected: 'tool-execution.ts',
+      expected: 'execute-tool-calls.ts',
     },
     {
       language: 'Python: the tools-lsp fixture (pyright 1.1)',

@@ -6,6 +6,13 @@ import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentOptions } from './agent-options.js';
 import type { ContextCompactor } from './context-compactor.js';
 import { errorMessage, type ProviderError } from './errors.js';
+import {
+  defaultAbortGraceMs,
+  defaultToolTimeoutMs,
+  type ExecuteToolCallsOutcome,
+  type ExecuteToolCallsParams,
+  executeToolCalls,
+} from './execute-tool-calls.js';
 import { LoopDetector } from './loop-detector.js';
 import {
   type AssistantMessage,
@@ -25,13 +32,6 @@ import type { RunSteps } from './run-steps.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import { structuredOutputReminder } from './structured-output.js';
 import type { ToolCatalogue } from './tool-catalogue.js';
-import {
-  defaultAbortGraceMs,
-  defaultToolTimeoutMs,
-  type ExecuteToolCallsOutcome,
-  type ExecuteToolCallsParams,
-  executeToolCalls,
-} from './tool-execution.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { unexecutedResults } from './tool-results.js';
 

@@ -1,11 +1,15 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate } from './agent-options.js';
+import {
+  defaultAbortGraceMs,
+  defaultToolTimeoutMs,
+  executeToolCalls,
+} from './execute-tool-calls.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import { neverAborted } from './never-aborted.js';
 import { type ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 import { RunBudget, type RunContext } from './run-context.js';
 import type { AnyAgentTool, PathDenialCheck } from './tool.js';
-import { defaultAbortGraceMs, defaultToolTimeoutMs, executeToolCalls } from './tool-execution.js';
 import { ToolRegistry } from './tool-registry.js';
 
 /** Options of {@link executeTool}. */

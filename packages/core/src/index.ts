@@ -80,6 +80,7 @@ export {
   type ToolErrorOptions,
 } from './errors.js';
 export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
+export { steeringSkipMessage } from './execute-tool-calls.js';
 export { detectFileKind, type FileKind } from './file-kind.js';
 export {
   createIntrospectTool,
@@ -227,7 +228,6 @@ export {
   type ToolSearchDetails,
   type ToolSearchOptions,
 } from './tool-catalogue.js';
-export { steeringSkipMessage } from './tool-execution.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
 export { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './tool-runner.js';
 export {

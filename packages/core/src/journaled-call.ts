@@ -1,8 +1,14 @@
 import { errorMessage, ToolError } from './errors.js';
-import { type CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
+import type { ExecuteToolCallsParams } from './execute-tool-calls.js';
+import {
+  type CallGroup,
+  type PreparedCall,
+  type PrepareOutcome,
+  runCall,
+  SiblingAbort,
+} from './run-call.js';
 import { interruptedCallMessage, isRepeatable, type RunStepValues } from './run-journal.js';
 import type { RunSteps } from './run-steps.js';
-import type { ExecuteToolCallsParams } from './tool-execution.js';
 import { type Settled, synthetic } from './tool-results.js';
 
 // A tool call's two journaled steps: its permission verdict (so an answered approval is never
@@ -23,8 +29,8 @@ function stepsOf(params: ExecuteToolCallsParams): RunSteps {
 export async function journaledDecision(
   params: ExecuteToolCallsParams,
   prepared: PreparedCall,
-  decide: () => Promise<Settled | PreparedCall>,
-): Promise<Settled | PreparedCall> {
+  decide: () => Promise<PrepareOutcome>,
+): Promise<PrepareOutcome> {
   const steps = stepsOf(params);
   const value = await steps.step(
     {
@@ -36,7 +42,7 @@ export async function journaledDecision(
     },
     async (): Promise<RunStepValues['tool-decision']> => {
       const decided = await decide();
-      if ('message' in decided) return { allowed: false, result: decided.message };
+      if (decided.kind === 'answered') return { allowed: false, result: decided.settled.message };
       // A hook that replaced the arguments: the replacement is what runs, on replay too.
       return decided.info.args === prepared.info.args
         ? { allowed: true }
@@ -44,7 +50,8 @@ export async function journaledDecision(
     },
   );
   if (value === undefined) return decide();
-  if (!value.allowed) return { message: value.result, terminate: false };
+  if (!value.allowed)
+    return { kind: 'answered', settled: { message: value.result, terminate: false } };
   if (!('replacedArgs' in value)) return prepared;
   return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
 }

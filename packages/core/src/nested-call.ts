@@ -1,8 +1,8 @@
 import type { AgentEvent } from './agent-events.js';
+import { type ExecuteToolCallsParams, executeToolCalls } from './execute-tool-calls.js';
 import type { ToolCallContent, ToolResultMessage } from './messages.js';
 import type { AnyAgentTool, ToolContext } from './tool.js';
 import type { ToolLookup } from './tool-catalogue.js';
-import { type ExecuteToolCallsParams, executeToolCalls } from './tool-execution.js';
 
 // A tool that runs other tools (code mode: a script whose functions are tools) gets
 // `ctx.callTool`: each nested call goes through the same `executeToolCalls` path as a call the

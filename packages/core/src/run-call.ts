@@ -1,10 +1,10 @@
 import type { ToolCallInfo } from './agent-options.js';
 import { type DirectExecution, directExecutionOf } from './define-tool.js';
 import { errorMessage, ToolError } from './errors.js';
+import type { ExecuteToolCallsParams } from './execute-tool-calls.js';
 import type { ToolCallContent } from './messages.js';
 import { nestedToolCaller } from './nested-call.js';
 import type { AnyAgentTool, ToolContext, ToolResult } from './tool.js';
-import type { ExecuteToolCallsParams } from './tool-execution.js';
 import {
   errorResult,
   normaliseResult,
@@ -15,15 +15,22 @@ import {
 
 // One tool call from `tool-execution-start` to its result: resource lock, timeout, abort (run,
 // sibling, timeout), the grace period of a tool that ignores its signal, the update and
-// after-execution hooks. The batch around it lives in tool-execution.ts.
+// after-execution hooks. The batch around it lives in execute-tool-calls.ts.
 
 /** A call ready to run: validated, allowed, past the before-hook. */
 export interface PreparedCall {
+  kind: 'prepared';
   index: number;
   call: ToolCallContent;
   tool: AnyAgentTool;
   info: ToolCallInfo;
 }
+
+/**
+ * What preparing a call (parse, validate, gate, before-hook) came to: ready to run, or already
+ * answered — not found, invalid, denied, skipped — with its result.
+ */
+export type PrepareOutcome = PreparedCall | { kind: 'answered'; settled: Settled };
 
 /** The abort reason of a call cancelled because a sibling with `abortsSiblingsOnError` failed. */
 export class SiblingAbort {

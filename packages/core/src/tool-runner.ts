@@ -1,6 +1,7 @@
 import type { AgentEvent } from './agent-events.js';
 import type { AgentHooks, PermissionGate } from './agent-options.js';
 import { executeTool } from './execute-tool.js';
+import { validateArguments } from './execute-tool-calls.js';
 import type { ToolResultMessage } from './messages.js';
 import type { PermissionPolicy } from './permissions.js';
 import type { ResourceLocks } from './resource-locks.js';
@@ -11,7 +12,6 @@ import {
   type PathDenialCheck,
   type PermissionSubjectsResult,
 } from './tool.js';
-import { validateArguments } from './tool-execution.js';
 
 // Our tools inside another framework's loop (the AI SDK, OpenAI Agents, LangChain): that loop
 // decides when a tool runs, but each call still goes through our one path — validation, the

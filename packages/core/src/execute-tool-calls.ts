@@ -6,7 +6,13 @@ import { validateWithJsonSchema } from './json-schema-validation.js';
 import type { AssistantMessage, ToolCallContent, ToolResultMessage } from './messages.js';
 import { neverAborted } from './never-aborted.js';
 import type { ResourceLocks } from './resource-locks.js';
-import { CallGroup, type PreparedCall, runCall, SiblingAbort } from './run-call.js';
+import {
+  CallGroup,
+  type PreparedCall,
+  type PrepareOutcome,
+  runCall,
+  SiblingAbort,
+} from './run-call.js';
 import type { RunContext } from './run-context.js';
 import type { RunSteps } from './run-steps.js';
 import type { ToolExecutionStrategy } from './strategy.js';
@@ -219,7 +225,7 @@ async function runBatch(
     // Parse and validate synchronously; only a gate or a before-hook needs an await.
     let outcome = parseAndValidate(params, call, resolved[index], parsed, index);
     if (
-      !('message' in outcome) &&
+      outcome.kind === 'prepared' &&
       (params.permissionGate !== undefined || params.hooks.beforeToolExecution !== undefined)
     ) {
       const validated = outcome;
@@ -227,8 +233,18 @@ async function runBatch(
         ? await gateAndHook(params, validated)
         : await journaledDecision(params, validated, () => gateAndHook(params, validated));
     }
-    if ('message' in outcome) settled[index] = outcome;
-    else prepared.push(outcome);
+    switch (outcome.kind) {
+      case 'answered':
+        settled[index] = outcome.settled;
+        break;
+      case 'prepared':
+        prepared.push(outcome);
+        break;
+      default: {
+        const _exhaustive: never = outcome;
+        return _exhaustive;
+      }
+    }
   }
 
   // With a journal each call is a recorded step; without one it simply runs.
@@ -280,8 +296,6 @@ async function runBatch(
   return fatal;
 }
 
-type PrepareOutcome = Settled | PreparedCall;
-
 function parseAndValidate(
   params: ExecuteToolCallsParams,
   call: ToolCallContent,
@@ -291,7 +305,7 @@ function parseAndValidate(
 ): PrepareOutcome {
   if (tool === undefined) {
     const error = ToolError.notFound(call.name, params.registry.names());
-    return synthetic(call, undefined, error.message, 'not-found');
+    return answered(synthetic(call, undefined, error.message, 'not-found'));
   }
   let args: unknown;
   const raw = call.arguments.trim();
@@ -310,21 +324,20 @@ function parseAndValidate(
         ? ' The response was cut off by the output-token limit; make the call smaller.'
         : '';
     const detail = `the arguments are not valid JSON (${errorMessage(error)}).${cutOff} Received: ${quoteRaw(call.arguments)}`;
-    return synthetic(
-      call,
-      tool,
-      ToolError.invalidArguments(tool.name, detail).message,
-      'invalid-args',
+    return answered(
+      synthetic(call, tool, ToolError.invalidArguments(tool.name, detail).message, 'invalid-args'),
     );
   }
 
   const validated = validateArguments(tool, args);
   if (!validated.ok)
-    return synthetic(
-      call,
-      tool,
-      ToolError.invalidArguments(tool.name, validated.detail).message,
-      'invalid-args',
+    return answered(
+      synthetic(
+        call,
+        tool,
+        ToolError.invalidArguments(tool.name, validated.detail).message,
+        'invalid-args',
+      ),
     );
   const info: ToolCallInfo = {
     toolCallId: call.id,
@@ -335,7 +348,7 @@ function parseAndValidate(
     assistantMessage: params.assistant,
   };
   if (params.parentToolCallId !== undefined) info.parentToolCallId = params.parentToolCallId;
-  return { index, call, tool, info };
+  return { kind: 'prepared', index, call, tool, info };
 }
 
 /** The permission gate, then the beforeToolExecution hook (which may skip or replace the arguments). */
@@ -362,24 +375,25 @@ async function gateAndHook(
         params.runSignal,
       );
       // An approval still pending when the run is aborted must not hold the run open.
-      if (decision === undefined) return synthetic(call, tool, 'Cancelled', 'cancelled');
+      if (decision === undefined) return answered(synthetic(call, tool, 'Cancelled', 'cancelled'));
       if (decision.behavior === 'deny') {
-        return synthetic(
-          call,
-          tool,
-          ToolError.denied(tool.name, decision.reason).message,
-          'denied',
+        return answered(
+          synthetic(call, tool, ToolError.denied(tool.name, decision.reason).message, 'denied'),
         );
       }
     } catch (error) {
       // A tool that refuses its own arguments while naming its subjects (a path outside the
       // workspace) says so with a ToolError; that message is the clearest one for the model.
-      if (ToolError.isInstance(error)) return synthetic(call, tool, error.message, error.kind);
-      return synthetic(
-        call,
-        tool,
-        ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`).message,
-        'denied',
+      if (ToolError.isInstance(error))
+        return answered(synthetic(call, tool, error.message, error.kind));
+      return answered(
+        synthetic(
+          call,
+          tool,
+          ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`)
+            .message,
+          'denied',
+        ),
       );
     }
   }
@@ -389,29 +403,39 @@ async function gateAndHook(
     try {
       decision = await params.hooks.beforeToolExecution(info);
     } catch (error) {
-      return synthetic(
-        call,
-        tool,
-        `Not executed: the beforeToolExecution hook failed: ${errorMessage(error)}`,
-        'failed',
+      return answered(
+        synthetic(
+          call,
+          tool,
+          `Not executed: the beforeToolExecution hook failed: ${errorMessage(error)}`,
+          'failed',
+        ),
       );
     }
     if (decision?.action === 'skip')
-      return synthetic(call, tool, `Skipped: ${decision.reason}`, 'cancelled');
+      return answered(synthetic(call, tool, `Skipped: ${decision.reason}`, 'cancelled'));
     if (decision?.action === 'replace') {
       const replaced = validateArguments(tool, decision.args);
       if (!replaced.ok) {
-        return synthetic(
-          call,
-          tool,
-          ToolError.invalidArguments(tool.name, `(replaced by a hook) ${replaced.detail}`).message,
-          'invalid-args',
+        return answered(
+          synthetic(
+            call,
+            tool,
+            ToolError.invalidArguments(tool.name, `(replaced by a hook) ${replaced.detail}`)
+              .message,
+            'invalid-args',
+          ),
         );
       }
       info = { ...info, args: replaced.value };
     }
   }
   return { ...validated, info };
+}
+
+/** A call answered before it could run. */
+function answered(settled: Settled): PrepareOutcome {
+  return { kind: 'answered', settled };
 }
 
 /** `prepareArguments`, then the tool's `validate` or its JSON Schema (also used by tool-runner.ts). */
