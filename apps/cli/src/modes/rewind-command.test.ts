@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Harness } from '../testing/repl-harness.js';
 import { assertBuilt, cleanEnv } from '../testing/test-support.js';
 
@@ -122,10 +122,13 @@ describe('/rewind (tmux)', () => {
     ]);
     repl.tmux.press('Enter');
     await repl.waitForText('Answer after the rewind.');
-    const after = (await session.saved()).messages;
-    expect(
-      after.filter((message) => message.role === 'user').map((message) => message.content),
-    ).toEqual(['create the notes', 'change the notes']);
+    // The file is written when the run ends, a moment after its answer shows.
+    await vi.waitFor(async () => {
+      const after = (await session.saved()).messages;
+      expect(
+        after.filter((message) => message.role === 'user').map((message) => message.content),
+      ).toEqual(['create the notes', 'change the notes']);
+    });
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });

@@ -1,6 +1,7 @@
 // The session file: the conversation, its grants, id, last run and compactions, as `--save`,
 // `/save` and every kept session write it (credential values redacted) and `--resume` reads it.
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import {
   type Agent,
   type Compaction,
@@ -102,7 +103,15 @@ export async function saveConversation(
       ...(grants.length === 0 ? {} : { grants }),
     };
     const redacted = redactJson(JSON.parse(JSON.stringify(data)));
-    await writeFile(path, `${JSON.stringify(redacted, null, 2)}\n`);
+    // Whole or not at all: a reader (or a crash) never meets a half-written session.
+    const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, `${JSON.stringify(redacted, null, 2)}\n`, { mode: 0o600 });
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   } catch (error) {
     throw new CliError(`Cannot save the conversation to ${path}: ${errorMessage(error)}`);
   }
