@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashOutputTool, createBashTool } from './bash.js';
+import { BackgroundTasks, createBashTool } from './bash.js';
+import { createBashOutputTool } from './bash-output-tool.js';
 import { defaultTools } from './default-tools.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 

@@ -17,9 +17,10 @@ import {
   type SandboxOptions,
 } from '@agent/sandbox';
 import * as z from 'zod';
+import { type BashDetails, detailsOf, formatStreams, withoutNotice } from './bash-output-format.js';
 import { bashCallTier } from './bash-tier.js';
 import { startHostedProcessGroup } from './hosted-process-group.js';
-import { OutputBuffer, type OutputSnapshot, removeStaleSpillFiles } from './output-buffer.js';
+import { OutputBuffer, removeStaleSpillFiles } from './output-buffer.js';
 import { forgetPipeDirectory } from './output-pipe.js';
 import {
   newRunMarker,
@@ -104,30 +105,6 @@ export interface BashArgs {
   description?: string | undefined;
   run_in_background?: boolean | undefined;
   dangerouslyDisableSandbox?: boolean | undefined;
-}
-
-/** `details` of a bash result (never sent to the model). */
-export interface BashDetails {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  /** True when head/tail truncation dropped output (see the spill paths). */
-  truncated: boolean;
-  timedOut: boolean;
-  stdoutBytes: number;
-  stderrBytes: number;
-  stdoutPath?: string;
-  stderrPath?: string;
-  /** True when a spill file reached `maxSpillBytes` and holds only the start of its stream. */
-  spillCapped?: boolean;
-  durationMs: number;
-  /** Set in background mode. */
-  taskId?: string;
-  /** Whether the command ran inside the OS sandbox. */
-  sandboxed?: boolean;
-  /** The sandbox's explanation when its output shows the sandbox blocked it (also in the text). */
-  sandboxBlocked?: string;
 }
 
 /** Resolved bash options shared by foreground and background runs. */
@@ -407,44 +384,6 @@ async function startCommand(
   return { handle, sandboxed: wrapped !== undefined };
 }
 
-/**
- * Output without the truncation notice, whose spill path lies in the per-user directory the
- * sandbox hides: naming it is no sign that the sandbox blocked the command.
- */
-function withoutNotice(text: string): string {
-  return text.replace(/\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/g, '');
-}
-
-function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
-  const parts: string[] = [];
-  if (stdout.text !== '') parts.push(stdout.text.replace(/\n$/, ''));
-  if (stderr.text !== '') parts.push(`[stderr]\n${stderr.text.replace(/\n$/, '')}`);
-  return parts.join('\n');
-}
-
-function detailsOf(
-  outcome: ProcessOutcome,
-  stdout: OutputSnapshot,
-  stderr: OutputSnapshot,
-  durationMs: number,
-): BashDetails {
-  const details: BashDetails = {
-    exitCode: outcome.exitCode,
-    signal: outcome.signal,
-    stdout: stdout.text,
-    stderr: stderr.text,
-    truncated: stdout.truncated || stderr.truncated,
-    timedOut: outcome.timedOut,
-    stdoutBytes: stdout.totalBytes,
-    stderrBytes: stderr.totalBytes,
-    durationMs,
-  };
-  if (stdout.spillPath !== undefined) details.stdoutPath = stdout.spillPath;
-  if (stderr.spillPath !== undefined) details.stderrPath = stderr.spillPath;
-  if (stdout.spillCapped === true || stderr.spillCapped === true) details.spillCapped = true;
-  return details;
-}
-
 const bashInput = z.object({
   command: z.string().min(1).describe('The command line, run with `bash -c`.'),
   timeout: z
@@ -623,92 +562,6 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       }
       if (blocked !== undefined) details.sandboxBlocked = blocked;
       return result;
-    },
-  });
-}
-
-/** Options of {@link createBashOutputTool}. */
-export interface BashOutputToolOptions {
-  /** The registry the bash tool starts background commands in. */
-  backgroundTasks: BackgroundTasks;
-}
-
-/** Arguments of the bash_output tool. */
-export interface BashOutputArgs {
-  task_id: string;
-  kill?: boolean | undefined;
-}
-
-/**
- * The `bash_output` tool: status, exit code and head/tail output of a background command;
- * with `kill: true` it ends the command's whole process group first.
- */
-export function createBashOutputTool(
-  options: BashOutputToolOptions,
-): DefinedTool<BashOutputArgs, BashDetails> {
-  const tasks = options.backgroundTasks;
-  return defineTool({
-    name: 'bash_output',
-    label: 'Background command output',
-    description:
-      'Reads the output and status of a command started with bash run_in_background; "kill": true ends it (its whole process group).',
-    input: z.object({
-      task_id: z.string().describe('The task id bash returned, e.g. "bg-1".'),
-      kill: z.boolean().optional().describe('Kill the command before reading its output.'),
-    }),
-    source: 'builtin',
-    policy: { permission: 'full-access', minimumPermission: 'read-only' },
-    // Reading a task this session started only reads; killing it ends only the session's own
-    // processes. Rules about its command still apply (its subjects).
-    permissionSubjects: (args) => {
-      const task = tasks.get(args.task_id);
-      const tier = args.kill === true ? 'workspace-write' : 'read-only';
-      return task === undefined
-        ? { subjects: [], tier }
-        : { ...analyzeShellCommand(task.command), tier };
-    },
-    execute: async (args): Promise<ToolResult<BashDetails>> => {
-      const task = tasks.get(args.task_id);
-      if (task === undefined) {
-        const known = tasks.list().map((t) => t.id);
-        throw new ToolError(
-          `No background task ${args.task_id}.${known.length > 0 ? ` Known tasks: ${known.join(', ')}` : ''}`,
-        );
-      }
-      if (args.kill === true && task.outcome === undefined) {
-        await task.handle.kill('request');
-        task.outcome = await task.handle.done;
-      }
-      const stdout = task.stdout.snapshot();
-      const stderr = task.stderr.snapshot();
-      const outcome = task.outcome;
-      const status =
-        outcome === undefined
-          ? `Task ${task.id} is running (pid ${task.handle.pid ?? '?'}).`
-          : `Task ${task.id} ${args.kill === true ? 'was killed' : 'has ended'}: exit code ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}.`;
-      const body = formatStreams(stdout, stderr);
-      const details = detailsOf(
-        outcome ?? { exitCode: null, signal: null, timedOut: false, aborted: false },
-        stdout,
-        stderr,
-        Date.now() - task.startedAt,
-      );
-      details.taskId = task.id;
-      // A task that ended on its own with a non-zero exit failed; one killed on request did not.
-      const failed = outcome !== undefined && args.kill !== true && outcome.exitCode !== 0;
-      // A failure the sandbox caused says so, as bash's own results do.
-      const blocked = failed
-        ? task.sandbox?.explainFailure(
-            `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
-          )
-        : undefined;
-      if (blocked !== undefined) details.sandboxBlocked = blocked;
-      const text = body === '' ? `${status}\n(no output yet)` : `${body}\n${status}`;
-      return {
-        content: [{ type: 'text', text: blocked === undefined ? text : `${text}\n${blocked}` }],
-        details,
-        ...(failed ? { isError: true } : {}),
-      };
     },
   });
 }

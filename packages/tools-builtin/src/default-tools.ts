@@ -1,11 +1,6 @@
 import type { AnyAgentTool } from '@agent/core';
-import {
-  BackgroundTasks,
-  type BashToolOptions,
-  createBashOutputTool,
-  createBashTool,
-  sandboxOf,
-} from './bash.js';
+import { BackgroundTasks, type BashToolOptions, createBashTool, sandboxOf } from './bash.js';
+import { createBashOutputTool } from './bash-output-tool.js';
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
 import { withFsReadBatch } from './fs-read-batch.js';
 import { withWriteCommands } from './fs-write-commands.js';

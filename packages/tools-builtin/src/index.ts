@@ -4,17 +4,19 @@ export {
   BackgroundTasks,
   type BackgroundTasksOptions,
   type BashArgs,
-  type BashDetails,
-  type BashOutputArgs,
-  type BashOutputToolOptions,
   type BashRunSettings,
   type BashToolOptions,
-  createBashOutputTool,
   createBashTool,
   defaultMaxSpillBytes,
   defaultSpillMaxAgeMs,
   sandboxOf,
 } from './bash.js';
+export type { BashDetails } from './bash-output-format.js';
+export {
+  type BashOutputArgs,
+  type BashOutputToolOptions,
+  createBashOutputTool,
+} from './bash-output-tool.js';
 export {
   type BuiltinToolName,
   type DefaultToolsOptions,

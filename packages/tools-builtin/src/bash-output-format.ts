@@ -1,0 +1,66 @@
+// What a bash run reports: its details (for the host, never sent to the model) and the text the
+// model sees, shared by bash and bash_output.
+import type { OutputSnapshot } from './output-buffer.js';
+import type { ProcessOutcome } from './process-group.js';
+
+/** `details` of a bash result (never sent to the model). */
+export interface BashDetails {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** True when head/tail truncation dropped output (see the spill paths). */
+  truncated: boolean;
+  timedOut: boolean;
+  stdoutBytes: number;
+  stderrBytes: number;
+  stdoutPath?: string;
+  stderrPath?: string;
+  /** True when a spill file reached `maxSpillBytes` and holds only the start of its stream. */
+  spillCapped?: boolean;
+  durationMs: number;
+  /** Set in background mode. */
+  taskId?: string;
+  /** Whether the command ran inside the OS sandbox. */
+  sandboxed?: boolean;
+  /** The sandbox's explanation when its output shows the sandbox blocked it (also in the text). */
+  sandboxBlocked?: string;
+}
+
+/**
+ * Output without the truncation notice, whose spill path lies in the per-user directory the
+ * sandbox hides: naming it is no sign that the sandbox blocked the command.
+ */
+export function withoutNotice(text: string): string {
+  return text.replace(/\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/g, '');
+}
+
+export function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
+  const parts: string[] = [];
+  if (stdout.text !== '') parts.push(stdout.text.replace(/\n$/, ''));
+  if (stderr.text !== '') parts.push(`[stderr]\n${stderr.text.replace(/\n$/, '')}`);
+  return parts.join('\n');
+}
+
+export function detailsOf(
+  outcome: ProcessOutcome,
+  stdout: OutputSnapshot,
+  stderr: OutputSnapshot,
+  durationMs: number,
+): BashDetails {
+  const details: BashDetails = {
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    truncated: stdout.truncated || stderr.truncated,
+    timedOut: outcome.timedOut,
+    stdoutBytes: stdout.totalBytes,
+    stderrBytes: stderr.totalBytes,
+    durationMs,
+  };
+  if (stdout.spillPath !== undefined) details.stdoutPath = stdout.spillPath;
+  if (stderr.spillPath !== undefined) details.stderrPath = stderr.spillPath;
+  if (stdout.spillCapped === true || stderr.spillCapped === true) details.spillCapped = true;
+  return details;
+}
