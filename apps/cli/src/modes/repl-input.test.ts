@@ -212,7 +212,11 @@ else {
     );
     repl.tmux.type('ught\r');
     await repl.waitForText('answer half');
-    expect(await repl.said()).toContain('user: half a thought');
+    // The session file is written as the run ends, a moment after its answer shows.
+    await vi.waitFor(
+      async () => expect(await repl.said()).toContain('user: half a thought'),
+      waitOptions,
+    );
   });
 });
 
@@ -238,7 +242,11 @@ describe('bracketed paste (tmux)', () => {
     await repl.waitForText('> just words');
     repl.tmux.press('Enter');
     await repl.waitForText('second answer');
-    expect(await repl.said()).toContain('user: just words');
+    // The session file is written as the run ends, a moment after its answer shows.
+    await vi.waitFor(
+      async () => expect(await repl.said()).toContain('user: just words'),
+      waitOptions,
+    );
   });
 
   it('a paste during a run is one steering message', async () => {
@@ -255,6 +263,10 @@ describe('bracketed paste (tmux)', () => {
     await writeFile(join(repl.workspace, 'go'), '');
     await repl.waitForText('steered');
     await repl.waitForPrompt(2);
-    expect(await repl.said()).toContain('user: use tabs\nnot spaces');
+    // The session file is written as the run ends, a moment after its answer shows.
+    await vi.waitFor(
+      async () => expect(await repl.said()).toContain('user: use tabs\nnot spaces'),
+      waitOptions,
+    );
   });
 });
