@@ -4,6 +4,7 @@ import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { CodeModeSetting } from './code-mode.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
+import { parseToolList, type ToolList, ToolListError } from './tool-choice.js';
 
 /** The providers the CLI can talk to. */
 export type ProviderName = 'anthropic' | 'openai' | 'google';
@@ -78,6 +79,8 @@ export interface CliOptions {
   passEnv?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */
   codeMode?: CodeModeSetting;
+  /** `--tools` (after the settings step: the settings' lists, then the flag's): which built-in tools. */
+  tools?: ToolList[];
 }
 
 /** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
@@ -124,6 +127,9 @@ Tools:
                            credentials are hidden, no network
   --code-mode              add run_script: the model may write one short script that calls the
                            tools (each call gated as a direct one), instead of many calls
+  --tools <list>           which built-in tools: default | kiro (think, report_issue, use_aws,
+                           knowledge, introspect, code) | a tool's name | -name removes one,
+                           e.g. --tools default,kiro or --tools=-bash   [default]
   --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
                            variable although it holds a credential; repeatable [API keys,
                            tokens, passwords are withheld from them]
@@ -345,6 +351,13 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
           ? `--pass-env takes a variable's name, not an assignment: --pass-env ${name.slice(0, name.indexOf('='))} (its value comes from the environment)`
           : `--pass-env takes a variable's name (e.g. --pass-env GITHUB_TOKEN), got "${name}"`,
       );
+  let tools: ToolList[] = [];
+  try {
+    tools = (values.tools ?? []).map((list) => parseToolList(list, '--tools'));
+  } catch (error) {
+    if (error instanceof ToolListError) throw new UsageError(error.message);
+    throw error;
+  }
 
   return {
     command,
@@ -382,6 +395,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     pickSession,
     ...(passEnv.length === 0 ? {} : { passEnv }),
     ...(values['code-mode'] === true ? { codeMode: true } : {}),
+    ...(tools.length === 0 ? {} : { tools }),
   };
 }
 
@@ -437,6 +451,7 @@ function parse(argv: readonly string[]) {
       'hosted-web-search': { type: 'boolean' },
       'pass-env': { type: 'string', multiple: true },
       'code-mode': { type: 'boolean' },
+      tools: { type: 'string', multiple: true },
       port: { type: 'string' },
       'token-file': { type: 'string' },
       'no-auth': { type: 'boolean' },

@@ -1,6 +1,6 @@
 /**
  * Which parts of a project's settings only narrow (deny and ask rules, a stricter mode or
- * sandbox: always applied) and which execute or widen (hooks, MCP servers, env, allow rules, a
+ * sandbox, removed tools: always applied) and which execute or widen (hooks, MCP servers, env, allow rules, a
  * wider mode, a weaker sandbox, keepGrants, provider and model: applied only once the folder is
  * trusted, each pinned on its own). The user's own settings always apply.
  */
@@ -169,6 +169,11 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
         target.codeMode = codeMode;
       },
     });
+  }
+  // A project file's tools only remove (readSettingsLayers refuses any other): always narrowing.
+  if (file.tools !== undefined) {
+    const list = { items: file.tools, source: layer.path };
+    parts.push({ apply: (target) => target.tools.push(list) });
   }
   if (file.mcpTimeout !== undefined) {
     const seconds = file.mcpTimeout;

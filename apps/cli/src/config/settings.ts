@@ -22,6 +22,7 @@ import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { foldersDownTo } from './project-root.js';
+import { checkToolItems, onlyRemoves, type ToolList, ToolListError } from './tool-choice.js';
 
 /** What a settings file may hold. */
 export interface SettingsFile {
@@ -50,6 +51,8 @@ export interface SettingsFile {
   compaction?: CompactionSettings;
   /** Code mode (user settings only): `true`, or `{ "tools": [names or patterns] }` callable from scripts. */
   codeMode?: CodeModeSetting;
+  /** Which built-in tools, as `--tools` takes them (`["default", "kiro"]`); a project file may only remove (`["-bash"]`). */
+  tools?: string[];
 }
 
 /** The `compaction` setting: off, or what to tell core's compaction (see its README). */
@@ -88,6 +91,8 @@ export interface Settings {
   compaction: CompactionSettings | undefined;
   /** `codeMode` of the user settings. */
   codeMode: CodeModeSetting | undefined;
+  /** `tools` of each file that has it, in order (`--tools` applies after them). */
+  tools: ToolList[];
   /** The files read, in order. */
   files: string[];
 }
@@ -108,6 +113,7 @@ const topLevel = new Set([
   'sessions',
   'compaction',
   'codeMode',
+  'tools',
   '$schema',
 ]);
 const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
@@ -232,6 +238,19 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (record.compaction !== undefined)
     checked.compaction = checkCompaction(record.compaction, path);
   if (record.codeMode !== undefined) checked.codeMode = checkCodeModeSetting(record.codeMode, path);
+  if (record.tools !== undefined) {
+    const items =
+      typeof record.tools === 'string'
+        ? record.tools.split(',').map((item) => item.trim())
+        : stringList(record.tools, `${path}: "tools"`);
+    try {
+      checkToolItems(items, `${path}: "tools"`);
+    } catch (error) {
+      if (error instanceof ToolListError) throw new CliError(error.message);
+      throw error;
+    }
+    checked.tools = items;
+  }
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -351,6 +370,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "sessions" is read only from the user settings (${join(home, 'settings.json')}): a workspace does not decide how long your sessions are kept`,
       );
+    // A workspace may take tools away, never hand the model more (use_aws, report_issue…).
+    if (file.tools !== undefined && scope !== 'user' && !onlyRemoves(file.tools))
+      throw new CliError(
+        `${path}: "tools" in a project file may only remove tools ("-name", e.g. ["-bash"]); adding them is yours to choose: --tools, or "tools" in ${join(home, 'settings.json')}`,
+      );
     const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
     layers.push({ path, scope, file, servers: scope === 'project' ? inProject(servers) : servers });
   };
@@ -382,6 +406,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     Object.assign(settings.sessions, file.sessions ?? {});
     settings.compaction = file.compaction ?? settings.compaction;
     settings.codeMode = file.codeMode ?? settings.codeMode;
+    if (file.tools !== undefined) settings.tools.push({ items: file.tools, source: path });
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];
@@ -407,6 +432,7 @@ export function emptySettings(): Settings {
     sessions: {},
     compaction: undefined,
     codeMode: undefined,
+    tools: [],
     files: [],
   };
 }
@@ -440,6 +466,9 @@ export function applySettings(
       : { mcpTimeoutSeconds: settings.mcpTimeout }),
     ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
     ...codeModeOption(options.codeMode, settings.codeMode),
+    ...(settings.tools.length === 0 && options.tools === undefined
+      ? {}
+      : { tools: [...settings.tools, ...(options.tools ?? [])] }),
   };
 }
 

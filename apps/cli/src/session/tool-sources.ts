@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type AnyAgentTool, errorMessage } from '@agent/core';
+import { type AnyAgentTool, createIntrospectTool, errorMessage } from '@agent/core';
 import { createSandbox, type Sandbox, SandboxUnavailableError } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
 import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
@@ -10,6 +10,7 @@ import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { type McpToolChangeQuestion, openMcpPins } from '../config/mcp-pins.js';
 import { type McpServerEntry, readMcpConfig } from '../config/mcp-servers.js';
+import { chooseTools } from '../config/tool-choice.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { type LoadedLspTools, loadLspTools } from './lsp-tools.js';
 
@@ -87,6 +88,7 @@ export async function loadTools(
     | 'workspaceTrusted'
     | 'projectRoot'
     | 'mcpTimeoutSeconds'
+    | 'tools'
   > & {
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
@@ -120,7 +122,13 @@ export async function loadTools(
   // key included) unless --pass-env / settings' passEnv names it. MCP servers get a minimal
   // environment and their own config's `env` instead.
   const passEnv = options.passEnv ?? [];
-  const tools: AnyAgentTool[] = defaultTools({ cwd, backgroundTasks, bash: { sandbox, passEnv } });
+  const choice = chooseTools(options.tools ?? []);
+  const tools: AnyAgentTool[] = defaultTools({
+    cwd,
+    backgroundTasks,
+    bash: { sandbox, passEnv },
+    tools: choice.builtin,
+  });
   // web_fetch always; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');
   tools.push(web.createWebFetchTool());
@@ -158,6 +166,12 @@ export async function loadTools(
       tools.push(...lsp.tools);
       sources.push(lsp.source);
     }
+    // Kiro's `code` (--tools kiro or code) maps its operations onto the LSP tools.
+    if (choice.code && lsp !== undefined) {
+      const { createCodeTool } = await import('@agent/tools-lsp');
+      tools.push(createCodeTool(lsp.tools));
+      sources.push('code (1): over the lsp tools');
+    } else if (choice.code) sources.push('code off (no language server)');
     // Agent Skills in .agent/skills, .claude/skills (the project root, then the user): one `skill` tool.
     const { loadSkillTool } = await import('@agent/tools-skills');
     const projectRoot = options.projectRoot ?? cwd;
@@ -254,6 +268,11 @@ export async function loadTools(
   } catch (error) {
     await close();
     throw error;
+  }
+  // Reads `tools` at each call: the session adds its own (sub-agents, config…) to this array later.
+  if (choice.introspect) {
+    tools.push(createIntrospectTool({ tools: () => tools }));
+    sources.push('introspect (1)');
   }
   return { tools, sources, sandbox, mcp: adapters, close };
 }
