@@ -67,6 +67,12 @@ describe('launchRoots', () => {
     expect(launchRoots({ file: '/bin/sh', args: [file], cwd: '/', env })).toEqual([file]);
   });
 
+  it('never reads code after -c / -e as a path (a model’s command line for bash -c)', () => {
+    const { server } = project();
+    for (const flag of ['-c', '-lc', '-e', '--eval'])
+      expect(launchRoots({ file: '/bin/sh', args: [flag, server], cwd: '/', env })).toEqual([]);
+  });
+
   it('shows nothing for programs and arguments that are visible anyway', () => {
     expect(
       launchRoots({

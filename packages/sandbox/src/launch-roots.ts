@@ -123,6 +123,9 @@ function rootFor(file: string, replaced: string, code: boolean): string {
   return project ?? directory;
 }
 
+/** A flag whose next argument is code (`sh -c`, `bash -lc`, `node -e`, `python -c`, `--eval`). */
+const inlineCodeFlag = /^(-[A-Za-z]*[ce]|--(eval|print|command))$/;
+
 /** Largest script whose text is read for the absolute paths it runs (a launcher, a shim). */
 const scriptScanLimit = 64 * 1024;
 
@@ -181,6 +184,9 @@ export function launchRoots(command: {
     }
   }
   for (const argument of command.args ?? []) {
+    // What follows `-c`/`-e` is code to run (`bash -c <line>`, a model's command), not a file
+    // to show: nothing from there on is read as a path.
+    if (inlineCodeFlag.test(argument)) break;
     if (!path.isAbsolute(argument) || replacedDirectoryOf(argument) === undefined) continue;
     const real = realPath(argument);
     if (real !== undefined && isFile(real)) add(real, true);
