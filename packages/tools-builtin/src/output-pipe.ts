@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { abandonedDirectories } from './abandoned-directories.js';
 
 /**
  * Pipes for a child's stdout and stderr that are cheap to read in bulk.
@@ -64,16 +65,6 @@ function makeDirectory(): string {
   return dir;
 }
 
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the FIFO directories in `tmp` left by processes that no longer run (killed by a signal,
  * so their exit handler never ran): only directories named for a dead pid, owned by this user, and
@@ -83,22 +74,18 @@ function processExists(pid: number): boolean {
  */
 export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string[]> {
   const removed: string[] = [];
-  let entries: string[];
+  let found: string[];
   try {
-    entries = await fs.promises.readdir(tmp);
+    found = await abandonedDirectories(tmp, (entry) =>
+      entry.startsWith(directoryPrefix)
+        ? Number(/^(\d+)-/.exec(entry.slice(directoryPrefix.length))?.[1])
+        : undefined,
+    );
   } catch {
     return removed;
   }
-  const uid = process.getuid?.();
-  for (const entry of entries) {
-    if (!entry.startsWith(directoryPrefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(entry.slice(directoryPrefix.length))?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
-      continue;
-    const dir = path.join(tmp, entry);
+  for (const dir of found) {
     try {
-      const stat = await fs.promises.lstat(dir);
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
       for (const name of await fs.promises.readdir(dir)) {
         const file = path.join(dir, name);
         if ((await fs.promises.lstat(file)).isFIFO()) await fs.promises.unlink(file);

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultSecretPaths, type SandboxOptions } from '@agent/sandbox';
+import { abandonedDirectories } from './abandoned-directories.js';
 
 /** The system's temporary directory by real path (the sandbox binds real paths). */
 function realTmpdir(): string {
@@ -68,16 +69,6 @@ function removeLiveDirectories(): void {
   for (const directory of liveDirectories) directory.remove();
 }
 
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the session spill directories in `root` (the per-user directory) left by processes
  * that no longer run — killed by a signal, so their exit handler never ran. Only directories
@@ -91,15 +82,12 @@ export async function sweepAbandonedSpillDirectories(
   const removed: string[] = [];
   try {
     if (sharedDirProblem(root) !== undefined) return removed;
-    const uid = process.getuid?.();
-    for (const entry of await fs.promises.readdir(root)) {
-      const pid = Number(sessionDirectoryName.exec(entry)?.[1]);
-      if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
-        continue;
-      const dir = path.join(root, entry);
+    const found = await abandonedDirectories(root, (entry) => {
+      const pid = sessionDirectoryName.exec(entry)?.[1];
+      return pid === undefined ? undefined : Number(pid);
+    });
+    for (const dir of found) {
       try {
-        const stat = await fs.promises.lstat(dir);
-        if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
         // rm never follows a link inside: it removes the link itself.
         await fs.promises.rm(dir, { recursive: true, force: true });
         removed.push(dir);
