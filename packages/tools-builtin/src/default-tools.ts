@@ -1,4 +1,4 @@
-import type { AnyAgentTool } from '@agent/core';
+import { AgentError, type AnyAgentTool } from '@agent/core';
 import { BackgroundTasks, type BashToolOptions, createBashTool, sandboxOf } from './bash.js';
 import { createBashOutputTool } from './bash-output-tool.js';
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
@@ -74,7 +74,7 @@ export interface DefaultToolsOptions {
   cwd: string;
   /** Directories file tools may touch [`[cwd]`], compared by real path. */
   roots?: readonly string[];
-  /** Which tools to make [defaultToolNames]. */
+  /** Which tools to make [defaultToolNames]; `use_aws` only with `bash` (its commands are bash calls). */
   tools?: readonly BuiltinToolName[];
   /** File-system operations for the file tools [node:fs/promises]. */
   fs?: FileSystemOperations;
@@ -135,16 +135,18 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     ...(options.fs === undefined ? {} : { fs: options.fs }),
   });
   const shared = { cwd: workspace.cwd, workspace };
+  // One bash: use_aws runs its commands as calls of the bash tool the model has.
+  let bashTool: AnyAgentTool | undefined;
   const makers: Record<BuiltinToolName, () => AnyAgentTool> = {
     bash: () =>
-      createBashTool({
+      (bashTool ??= createBashTool({
         ...options.bash,
         cwd: workspace.cwd,
         backgroundTasks,
         // The sandbox lets commands write where the file tools may (the workspace roots) and
         // read this session's spill files.
         sandbox: sandboxOf(withRoots(options.bash?.sandbox, workspace.roots), workspace.cwd, spill),
-      }),
+      })),
     bash_output: () => createBashOutputTool({ backgroundTasks }),
     // read_file also takes Kiro's fs_read batch (Line, Directory, Search, Image operations).
     read_file: () =>
@@ -176,7 +178,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     notebook_edit: () => createNotebookEditTool(shared),
     think: () => createThinkTool(options.think),
     report_issue: () => createReportIssueTool(options.reportIssue),
-    // The aws command runs through a bash tool of its own (same sandbox, env and settings).
+    // The aws command runs as a call of the session's bash tool (its gate, hooks and sandbox).
     use_aws: () =>
       createUseAwsTool({
         bash: makers.bash(),
@@ -184,5 +186,10 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
       }),
     knowledge: () => createKnowledgeTool({ workspace }),
   };
-  return (options.tools ?? defaultToolNames).map((name) => makers[name]());
+  const names = options.tools ?? defaultToolNames;
+  if (names.includes('use_aws') && !names.includes('bash'))
+    throw new AgentError(
+      'defaultTools: use_aws runs its aws command as a call of the bash tool, so it needs "bash" among the tools (without bash, leave use_aws out too)',
+    );
+  return names.map((name) => makers[name]());
 }

@@ -1,9 +1,12 @@
 /**
  * `use_aws`: Kiro's AWS CLI tool, `{ service_name, operation_name, parameters?, positional_args?,
- * region, profile_name?, label }`, run as one `aws` command line through the bash tool — so the
- * call meets bash's permission subjects (rules such as `use_aws(aws s3api list-*)`), its sandbox
- * (network off unless allowed) and its withheld credentials: this tool never grants the AWS CLI
- * more than a bash command would get. When no `aws` is on the PATH the call fails saying so.
+ * region, profile_name?, label }`, run as one `aws` command line (`aws <service> <operation> …
+ * --region <r>`) through the session's bash tool as a nested call (`ctx.callTool`): the command
+ * meets bash's permission gate exactly as a bash call would (its rules — `bash(aws s3 rm *)` —,
+ * hooks and approvals), bash's sandbox (network off unless allowed) and its withheld credentials:
+ * this tool never grants the AWS CLI more than a bash command would get. Starting it runs nothing by
+ * itself (read-only); rules on `use_aws(aws …)` can still deny or ask. When no `aws` is on the PATH
+ * the call fails saying so.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -11,14 +14,18 @@ import {
   type AnyAgentTool,
   type DefinedTool,
   defineTool,
-  type PermissionSubjectsResult,
   ToolError,
+  type ToolResult,
+  type ToolResultMessage,
 } from '@agent/core';
 import * as z from 'zod';
 
 /** Options of {@link createUseAwsTool}. */
 export interface UseAwsToolOptions {
-  /** The bash tool the command runs through (its sandbox, environment and rules apply). */
+  /**
+   * The session's bash tool: the command runs as a call of it, through the loop's gate and hooks
+   * (so offer use_aws only beside it: without bash, use_aws must not be offered either).
+   */
   bash: AnyAgentTool;
   /** Where `aws` is looked for: the PATH bash's commands see [`process.env.PATH`]. */
   searchPath?: string | undefined;
@@ -65,14 +72,13 @@ export function awsOptionName(name: string): string {
 }
 
 /**
- * The argument words of the `aws` call, Kiro's order: `--region`, `--profile`, service, operation,
- * positional arguments, then each parameter — an empty string or `true` is a bare flag, `false` its
- * `--no-` form, a string itself, anything else its JSON text.
+ * The argument words of the `aws` call: service, operation, positional arguments, each parameter
+ * — an empty string or `true` is a bare flag, `false` its `--no-` form, a string itself, anything
+ * else its JSON text —, then `--region` and `--profile` (the AWS CLI takes its global options
+ * anywhere; last, so a rule `bash(aws s3 rm *)` sees the service and operation first).
  */
 export function awsArgv(args: UseAwsArgs): string[] {
-  const argv = ['--region', args.region];
-  if (args.profile_name !== undefined) argv.push('--profile', args.profile_name);
-  argv.push(args.service_name, args.operation_name, ...(args.positional_args ?? []));
+  const argv = [args.service_name, args.operation_name, ...(args.positional_args ?? [])];
   for (const [name, value] of Object.entries(args.parameters ?? {})) {
     const option = awsOptionName(name);
     if (!/^[a-z0-9][a-z0-9-]*$/.test(option))
@@ -84,6 +90,8 @@ export function awsArgv(args: UseAwsArgs): string[] {
     else if (value === false) argv.push(`--no-${option}`);
     else argv.push(`--${option}`, typeof value === 'string' ? value : JSON.stringify(value));
   }
+  argv.push('--region', args.region);
+  if (args.profile_name !== undefined) argv.push('--profile', args.profile_name);
   return argv;
 }
 
@@ -144,24 +152,45 @@ export function createUseAwsTool(options: UseAwsToolOptions): DefinedTool<UseAws
     description:
       'Calls an AWS API through the AWS CLI (`aws <service> <operation> …`) and returns its output. ' +
       'Arguments follow the AWS CLI specification; on a malformed-command error, run the operation ' +
-      "with `help` through bash to read its options. Runs like a bash command: bash's sandbox and " +
-      'credentials apply.',
+      'with `help` through bash to read its options. Runs as a bash command: the rules, sandbox and ' +
+      'credentials of bash apply.',
     // Kiro's newer name for it.
     aliases: ['aws'],
     input: useAwsInput,
     source: 'builtin',
-    policy: { ...bash.policy, permission: 'full-access', minimumPermission: 'read-only' },
-    permissionSubjects: (args): PermissionSubjectsResult | Promise<PermissionSubjectsResult> =>
-      bash.permissionSubjects?.(bashArgs(args)) ?? [awsCommandLine(args)],
-    execute: async (args, ctx) => {
+    // The nested bash call is what runs, and it is gated as a bash call; this one only builds it.
+    // Its timeout covers bash's own (the nested call's limit applies inside it).
+    policy: {
+      permission: 'read-only',
+      ...(bash.policy?.timeoutMs === undefined ? {} : { timeoutMs: bash.policy.timeoutMs }),
+    },
+    permissionSubjects: (args) => [awsCommandLine(args)],
+    execute: async (args, ctx): Promise<ToolResult> => {
       const call = bashArgs(args);
+      if (ctx.callTool === undefined)
+        throw new ToolError(
+          'use_aws runs its command as a bash call through the agent loop, and this host gives no ctx.callTool; nothing was run.',
+          { toolName: 'use_aws' },
+        );
       if ((await findAws(searchPath)) === undefined)
         throw new ToolError(
           'The AWS CLI is not installed: no executable "aws" on the PATH. Install it ' +
             '(https://aws.amazon.com/cli/) to use use_aws; nothing was run.',
           { kind: 'failed', toolName: 'use_aws' },
         );
-      return bash.execute(call, ctx);
+      const result = await ctx.callTool(bash, call);
+      // A denial of the bash call is this call's denial: the model reads why.
+      if (result.errorKind === 'denied')
+        throw new ToolError(resultText(result), { kind: 'denied', toolName: 'use_aws' });
+      return {
+        content: result.content,
+        ...(result.details === undefined ? {} : { details: result.details }),
+        ...(result.isError ? { isError: true } : {}),
+      };
     },
   });
+}
+
+function resultText(result: ToolResultMessage): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }

@@ -1,8 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type AnyAgentTool, StaticToolExecutor } from '@agent/core';
+import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/test-support.js';
-import { loadAgentDefinitions, parseAgentFile } from './agents.js';
+import { createAgentTools, loadAgentDefinitions, parseAgentFile } from './agents.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -59,5 +61,50 @@ describe('agent files', () => {
     );
     const agents = await loadAgentDefinitions(workspace, home);
     expect(agents.map((a) => `${a.name}: ${a.description}`)).toEqual(['r: project r', 'u: user u']);
+  });
+});
+
+describe('a sub-agent’s tools', () => {
+  const stub = (name: string): AnyAgentTool => ({
+    name,
+    description: name,
+    parameters: { type: 'object' },
+    execute: async () => ({ content: [{ type: 'text', text: `${name} ran` }] }),
+  });
+
+  it.each([
+    [['use_aws', 'read_file'], ['read_file'], true],
+    [['aws', 'Read'], ['read_file'], true],
+    [['bash', 'use_aws'], ['bash', 'use_aws'], false],
+  ])('%j: use_aws only beside bash (it runs as a bash call)', async (listed, offered, said) => {
+    const provider = createScriptedProvider([{ text: 'done' }]);
+    const log: string[] = [];
+    const [tool] = await createAgentTools(
+      [
+        {
+          name: 'helper',
+          description: 'd',
+          tools: listed,
+          model: undefined,
+          prompt: '',
+          path: 'helper.md',
+        },
+      ],
+      {
+        available: [
+          stub('bash'),
+          { ...stub('use_aws'), aliases: ['aws'] },
+          { ...stub('read_file'), aliases: ['Read'] },
+        ],
+        provider,
+        model: 'scripted',
+        providerFor: async () => provider,
+        log: (line) => log.push(line),
+      },
+    );
+    if (tool === undefined) throw new Error('no agent tool');
+    await new StaticToolExecutor().register(tool).execute('helper', { task: 'go' });
+    expect(provider.requests[0]?.tools?.map((definition) => definition.name)).toEqual(offered);
+    expect(log.some((line) => line.includes('helper.md: use_aws left out'))).toBe(said);
   });
 });

@@ -144,6 +144,14 @@ export async function createAgentTools(
         else if (!childTools.includes(tool)) childTools.push(tool);
       }
     }
+    // use_aws runs its command as a call of bash: an agent without bash gets no use_aws either.
+    const names = new Set(childTools.map((tool) => tool.name));
+    if (names.has('use_aws') && !names.has('bash')) {
+      childTools = childTools.filter((tool) => tool.name !== 'use_aws');
+      context.log(
+        `${definition.path}: use_aws left out (it runs its aws command as a bash call, and the agent's tools leave out bash)`,
+      );
+    }
     tools.push(
       createSubAgentTool({
         name: definition.name,
