@@ -1,9 +1,11 @@
 // A small MCP server over stdio for the tool-pinning tests: its tools are read from the JSON file
 // named by argv[2] at start ([{ "name", "description" }]), so a test can change them between runs.
-import { readFileSync } from 'node:fs';
+// With argv[3], it appends a line to that file when it starts (to tell whether it was started).
+import { appendFileSync, readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
+if (process.argv[3] !== undefined) appendFileSync(process.argv[3], 'started\n');
 const server = new McpServer({ name: 'shifting', version: '1.0.0' });
 for (const { name, description } of JSON.parse(readFileSync(process.argv[2], 'utf8'))) {
   server.registerTool(name, { description, annotations: { readOnlyHint: true } }, async () => ({

@@ -79,7 +79,7 @@ export interface CliOptions {
   passEnv?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */
   codeMode?: CodeModeSetting;
-  /** `--tools` (after the settings step: the settings' lists, then the flag's): which built-in tools. */
+  /** `--tools` (after the settings step: the settings' lists, then the flag's): which tools the session offers. */
   tools?: ToolList[];
 }
 
@@ -127,9 +127,13 @@ Tools:
                            credentials are hidden, no network
   --code-mode              add run_script: the model may write one short script that calls the
                            tools (each call gated as a direct one), instead of many calls
-  --tools <list>           which built-in tools: default | kiro (think, report_issue, use_aws,
-                           knowledge, introspect, code) | a tool's name | -name removes one,
-                           e.g. --tools default,kiro or --tools=-bash   [default]
+  --tools <list>           which tools the session offers, in order: default (its usual tools:
+                           built-ins, web, REPLs, skill, config, run_script, every MCP and
+                           OpenAPI tool) | kiro (think, report_issue, use_aws, knowledge,
+                           introspect, code) | a tool's name | mcp__<server>[__<tool>] |
+                           openapi__<name>[__<operation>] | a glob with * | -item removes;
+                           e.g. --tools default,kiro, --tools=-bash,-mcp__github, or
+                           --tools read_file,glob,mcp__docs__*   [default]
   --pass-env <NAME>        give the tools' processes (bash, REPLs, language servers, hooks) this
                            variable although it holds a credential; repeatable [API keys,
                            tokens, passwords are withheld from them]

@@ -51,7 +51,7 @@ export interface SettingsFile {
   compaction?: CompactionSettings;
   /** Code mode (user settings only): `true`, or `{ "tools": [names or patterns] }` callable from scripts. */
   codeMode?: CodeModeSetting;
-  /** Which built-in tools, as `--tools` takes them (`["default", "kiro"]`); a project file may only remove (`["-bash"]`). */
+  /** Which tools, as `--tools` takes them (`["default", "kiro"]`); a project file may only remove (`["-bash", "-mcp__github"]`). */
   tools?: string[];
 }
 
@@ -406,7 +406,8 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     Object.assign(settings.sessions, file.sessions ?? {});
     settings.compaction = file.compaction ?? settings.compaction;
     settings.codeMode = file.codeMode ?? settings.codeMode;
-    if (file.tools !== undefined) settings.tools.push({ items: file.tools, source: path });
+    if (file.tools !== undefined)
+      settings.tools.push({ items: file.tools, source: `${path}: "tools"` });
     for (const entry of layerServers) servers.set(entry.name, entry);
   }
   settings.mcpServers = [...servers.values()];

@@ -26,7 +26,7 @@ import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { agentsInstructions } from '../config/settings.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
-import { sessionCodeModeTool } from './code-mode.js';
+import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
@@ -298,13 +298,25 @@ export async function createSession(
     }),
   );
   tools.sources.push('plan mode (1): exit_plan_mode');
-  tools.tools.push(...configTools);
-  tools.sources.push(
-    `settings (${configTools.length}): ${configTools.map((tool) => tool.name).join(', ')}`,
-  );
+  const chosenConfigTools = configTools.filter((tool) => tools.choice.has(tool.name));
+  tools.tools.push(...chosenConfigTools);
+  if (chosenConfigTools.length > 0)
+    tools.sources.push(
+      `settings (${chosenConfigTools.length}): ${chosenConfigTools.map((tool) => tool.name).join(', ')}`,
+    );
+  // run_script comes with code mode, and only when the tools list keeps it.
+  const codeModeOff = options.codeMode === undefined || options.codeMode === false;
+  if (!codeModeOff && !tools.choice.has(codeModeToolName))
+    settings.log(`tools: code mode is on, but the tools list leaves out ${codeModeToolName}`);
+  else if (codeModeOff && tools.choice.namedTools().includes(codeModeToolName))
+    settings.log(
+      `tools: ${codeModeToolName} is not available here (it comes with --code-mode or "codeMode" in your settings)`,
+    );
   let codeMode: Awaited<ReturnType<typeof sessionCodeModeTool>>;
   try {
-    codeMode = await sessionCodeModeTool(tools.tools, options.codeMode, settings.log);
+    codeMode = tools.choice.has(codeModeToolName)
+      ? await sessionCodeModeTool(tools.tools, options.codeMode, settings.log)
+      : undefined;
   } catch (error) {
     await tools.close();
     throw error;

@@ -1,5 +1,6 @@
 // `--tools` and the "tools" setting through the built CLI: a scripted model calls Kiro's tool
 // names and they resolve; removals and unknown names; what a project file may and may not do.
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
@@ -104,10 +105,10 @@ describe('--tools', () => {
     expect(think).toEqual({ isError: false, text: 'Thought recorded.' });
     expect(aws?.isError, aws?.text).toBe(false);
     expect(aws?.text.match(/<[^>]*>/g)).toEqual([
-      '<--region>',
-      '<us-west-2>',
       '<s3api>',
       '<list-buckets>',
+      '<--region>',
+      '<us-west-2>',
     ]);
     expect(add?.isError, add?.text).toBe(false);
     expect(search?.isError, search?.text).toBe(false);
@@ -271,5 +272,68 @@ describe('"tools" in settings', () => {
     const run = await runCli(['-p', 'go', '--cwd', context.workspace], { env: context.env });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${file}: "tools": unknown tool "fs_read" (valid: default, kiro,`);
+  });
+});
+
+describe('use_aws is a bash call', () => {
+  const awsCall = kiroCalls[1] ?? { name: 'use_aws', arguments: {} };
+
+  it.each([
+    ['--tools=default,kiro,-bash'],
+    ['--tools=-bash,use_aws'],
+    ['--tools=use_aws,read_file'],
+  ])('%s: without bash there is no use_aws, and the CLI says why', async (flag) => {
+    const context = await setup();
+    const script = await writeScript(context.dir, [{ toolCalls: [awsCall] }, { text: 'done' }]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', context.workspace, '--mode', 'full-access', flag],
+      { env: context.env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('use_aws left out: it runs its aws command as a bash call');
+    expect(run.stderr).toContain('Tool not found: use_aws');
+  });
+
+  it.each([['bash(aws *)'], ['bash(aws s3api list-buckets*)'], ['Bash(aws s3api:*)'], ['bash']])(
+    '--deny %s denies use_aws’s call as it denies bash’s, and the aws command never runs',
+    async (rule) => {
+      const context = await setup();
+      // This aws leaves a mark when it runs.
+      const marker = join(context.workspace, 'aws-ran');
+      await writeFile(join(context.workspace, 'bin', 'aws'), `#!/bin/sh\ntouch '${marker}'\n`);
+      const [aws, bash] = await runCalls(
+        context,
+        [
+          awsCall,
+          { name: 'bash', arguments: { command: 'aws s3api list-buckets --region us-west-2' } },
+        ],
+        ['--tools=default,kiro', '--deny', rule],
+      );
+      expect(aws).toEqual({ isError: true, text: expect.stringContaining('Denied by rule') });
+      expect(bash).toEqual({ isError: true, text: expect.stringContaining('Denied by rule') });
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+
+  it('an allow rule on bash lets it run in a mode that would ask (-p: nobody to ask otherwise)', async () => {
+    const context = await setup();
+    const script = await writeScript(context.dir, [{ toolCalls: [awsCall] }, { text: 'done' }]);
+    const base = [
+      '-p',
+      'go',
+      '--scripted',
+      script,
+      '--cwd',
+      context.workspace,
+      '--tools=default,kiro',
+    ];
+    const asked = await runCli([...base, '--mode', 'read-only'], { env: context.env });
+    expect(asked.code).toBe(4);
+    expect(asked.stderr).toContain("--allow 'bash(aws s3api list-buckets --region us-west-2)'");
+    const allowed = await runCli([...base, '--mode', 'read-only', '--allow', 'bash(aws s3api *)'], {
+      env: context.env,
+    });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stderr).toContain('✓ use_aws: <s3api>');
   });
 });
