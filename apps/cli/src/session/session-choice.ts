@@ -2,7 +2,7 @@
 // --continue (the newest), else a new one; old sessions and checkpoints pruned first.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
@@ -10,6 +10,7 @@ import type { SessionRetention } from '../config/settings.js';
 import { writeErr } from '../ui/output.js';
 import { pruneCheckpoints } from './checkpoints.js';
 import { loadConversation, loadSavedSession } from './session-file.js';
+import { sweepSessionTemporaries } from './session-temporaries.js';
 import {
   defaultSessionKeepDays,
   findSessionById,
@@ -86,6 +87,11 @@ export async function chooseSession(
       );
     options = { ...options, resume: path, save: options.save ?? path };
   }
+  // A --save file's own leftover temporaries (a save killed before its rename) go too.
+  if (options.save !== undefined)
+    await sweepSessionTemporaries(dirname(resolve(options.save)), {
+      only: basename(options.save),
+    });
   // Old session files go (the retention of the user settings); the one resumed stays.
   await pruneSessions(retention, {
     keep: [options.resume, options.save].filter((path) => path !== undefined),

@@ -3,12 +3,14 @@
  * workspace, named after its path and a hash of it), one JSON file per session named after the
  * time and the session's id, rewritten after each run; `--continue` resumes the newest of the
  * workspace, `--resume <id>` the one with that id. Files older than the retention are removed at
- * start.
+ * start; so are the temporaries a save killed before its rename left (session-temporaries.ts),
+ * whenever a folder's sessions are listed or pruned, or a session starts in it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { agentHome } from '../config/agent-home.js';
+import { sweepSessionTemporaries } from './session-temporaries.js';
 
 /** The folder of a workspace's sessions. */
 export function sessionsDir(cwd: string, home = agentHome()): string {
@@ -26,6 +28,7 @@ export async function newSessionPath(
 ): Promise<string> {
   const dir = sessionsDir(cwd, home);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  await sweepSessionTemporaries(dir);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return join(dir, `${stamp}-${sessionId}.json`);
 }
@@ -48,6 +51,7 @@ async function allSessionFiles(home: string): Promise<{ path: string; modified: 
   for (const folder of folders) {
     let names: string[];
     try {
+      await sweepSessionTemporaries(join(root, folder));
       names = await readdir(join(root, folder));
     } catch {
       continue;
@@ -128,6 +132,7 @@ export async function listSessions(
   home = agentHome(),
 ): Promise<{ path: string; modified: Date }[]> {
   const dir = sessionsDir(cwd, home);
+  await sweepSessionTemporaries(dir);
   let names: string[];
   try {
     names = await readdir(dir);
