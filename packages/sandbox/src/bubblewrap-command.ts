@@ -1,6 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { type BubblewrapFeatures, hardeningArguments } from './bubblewrap-probe.js';
+import {
+  closeDescriptorsScript,
+  closingShell,
+  inheritedDescriptors,
+} from './inherited-descriptors.js';
 import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
 import { isInside, type SecretMask } from './secret-paths.js';
 
@@ -102,15 +107,31 @@ export function filterFileFor(
     : seccompFilterFile({ architecture, allowUnixSockets });
 }
 
-/** Starts bwrap directly, or through `/bin/sh` when it must read a filter from a descriptor. */
+/**
+ * Starts bwrap directly, or through `/bin/sh` when it must read a filter from a descriptor, or
+ * through bash when this process holds inherited descriptors: bwrap would pass them on to the
+ * command (and keep them itself, as pid 1 inside), so they are closed first. Throws when they
+ * cannot be (no bash): fail closed rather than hand the command a way out.
+ */
 function launch(
   bubblewrap: Bubblewrap,
   filterFile: string | undefined,
   args: string[],
 ): Invocation {
+  const inherited = inheritedDescriptors();
+  if (inherited.length === 0)
+    return filterFile === undefined
+      ? { file: bubblewrap.path, args }
+      : withSeccompDescriptor(filterFile, bubblewrap.path, args);
+  const shell = closingShell();
+  if (shell === undefined)
+    throw new Error(
+      `this process holds open file descriptors (${inherited.join(', ')}) that a sandboxed command would inherit, and there is no bash to close them with; start it without them`,
+    );
+  const script = closeDescriptorsScript(inherited);
   return filterFile === undefined
-    ? { file: bubblewrap.path, args }
-    : withSeccompDescriptor(filterFile, bubblewrap.path, args);
+    ? { file: shell, args: ['-c', `${script}exec "$@"`, 'agent-sandbox', bubblewrap.path, ...args] }
+    : withSeccompDescriptor(filterFile, bubblewrap.path, args, { shell, script });
 }
 
 /** One bwrap: network off (its own namespace, loopback only) or on (the host's). */

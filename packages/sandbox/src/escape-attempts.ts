@@ -342,6 +342,16 @@ export const homeSecretFiles = [
   '.config/google-chrome/Default/Cookies',
   '.bash_history',
   '.claude/.credentials.json',
+  '.claude.json',
+  '.gemini/oauth_creds.json',
+  '.cache/huggingface/token',
+  '.kaggle/kaggle.json',
+  '.databrickscfg',
+  '.pulumi/credentials.json',
+  '.config/sops/age/keys.txt',
+  '.supabase/access-token',
+  '.gitcookies',
+  '.local/share/atuin/key',
 ];
 
 /** `.env*` files above the workspace, by path under BASE, each holding `SECRET-<path>`. */
@@ -381,5 +391,30 @@ export const secretAttempts: Attempt[] = [
     name: 'the project’s own .env stays readable',
     kind: 'works',
     script: 'grep -q PROJECT-VISIBLE "$WS/.env" && echo WORKS',
+  },
+];
+
+/**
+ * Class 4: descriptors the process that creates the sandbox inherited from its own launcher (the
+ * runner gets 3 and 40 on the outside victim file, 4 and 41 on the home directory). bubblewrap
+ * passes every descriptor on: written through, reopened through /proc (the command's own, or pid
+ * 1's — bwrap itself), or walked into, they lead past the mounts.
+ */
+export const descriptorAttempts: Attempt[] = [
+  {
+    name: 'write to the descriptors the sandbox was started with',
+    script: 'for fd in 3 4 5 6 7 8 40 41; do { echo ESCAPED-fd$fd >&$fd; } 2>/dev/null; done; true',
+  },
+  {
+    name: 'an inherited descriptor of a file or directory outside, in any process (/proc/*/fd)',
+    script: `for f in /proc/[0-9]*/fd/*; do t=$(readlink "$f" 2>/dev/null); case "$t" in "$OUT"*|"$HOME") echo "ESCAPED $f -> $t";; esac; done; true`,
+  },
+  {
+    name: 'read the home through an inherited directory descriptor (/proc/<pid>/fd/N/.ssh)',
+    script: `for f in /proc/[0-9]*/fd/*; do cat "$f/.ssh/id_ed25519" "$f/.aws/credentials" 2>/dev/null; (cd "$f" 2>/dev/null && cat .netrc 2>/dev/null); done; true`,
+  },
+  {
+    name: 'reopen an inherited file descriptor for writing through /proc',
+    script: `for f in /proc/[0-9]*/fd/*; do case "$(readlink "$f" 2>/dev/null)" in "$OUT"/*) echo ESCAPED >> "$f";; esac; done; true`,
   },
 ];

@@ -4,7 +4,7 @@
  * the suite starts it as root and, through setpriv, as nobody — with a fixture owned by that user,
  * so what stops an attempt is the sandbox and not file permissions.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -252,6 +252,8 @@ export interface RunReport {
   };
   description: string;
   results: AttemptResult[];
+  /** The runner's descriptors when it started, by number: what each links to. */
+  inherited: Record<string, string>;
 }
 
 const runnerSource = `
@@ -327,6 +329,11 @@ async function inHost(host, run, attempt) {
   };
 }
 
+// What this process inherited (the suite checks the descriptors it handed over arrived).
+const inherited = {};
+for (const fd of fs.readdirSync('/proc/self/fd')) {
+  try { inherited[fd] = fs.readlinkSync('/proc/self/fd/' + fd); } catch {}
+}
 const reports = [];
 for (const run of input.runs) {
   const sandbox = createSandbox({ mode: 'required', ...run.options, onWarning: () => {} });
@@ -335,7 +342,7 @@ for (const run of input.runs) {
   for (const attempt of run.attempts) {
     results.push(host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt));
   }
-  reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results });
+  reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited });
   await host?.close();
   await sandbox.close();
 }
@@ -385,29 +392,49 @@ export async function runAs(
           input,
         ];
   const [file = '', ...args] = command;
-  const { stdout, stderr, error } = await new Promise<{
-    stdout: string;
-    stderr: string;
-    error: Error | null;
-  }>((resolve) => {
-    execFile(
-      file,
-      args,
-      {
-        cwd: fixture.base,
-        env: {
-          HOME: fixture.home,
-          PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-          TMPDIR: fixture.temporary,
-        },
-        maxBuffer: 64 << 20,
-        timeout: 600_000,
+  // The runner inherits descriptors as a process started by a careless launcher would (see
+  // inheritedDescriptorNumbers): the outside victim file, open for appending, and the home.
+  const victim = fs.openSync(path.join(fixture.outside, 'victim.txt'), 'a');
+  const home = fs.openSync(fixture.home, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe'];
+  for (const [index, fd] of inheritedDescriptorNumbers.entries())
+    stdio[fd] = index % 2 === 0 ? victim : home;
+  for (let fd = 0; fd < stdio.length; fd++) stdio[fd] ??= 'ignore';
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(file, args, {
+      cwd: fixture.base,
+      env: {
+        HOME: fixture.home,
+        PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        TMPDIR: fixture.temporary,
       },
-      (failure, out, err) => resolve({ stdout: out, stderr: err, error: failure }),
-    );
+      stdio,
+      timeout: 600_000,
+    });
+  } finally {
+    fs.closeSync(victim);
+    fs.closeSync(home);
+  }
+  const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+  child.stdout?.on('data', (chunk: Buffer) => chunks.stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => chunks.stderr.push(chunk));
+  const ended = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, error }));
+    child.once('close', (code) => resolve({ code }));
   });
-  if (error !== null) {
-    throw new Error(`the runner (as ${user.label}) failed: ${error.message}\n${stderr}`);
+  const stdout = Buffer.concat(chunks.stdout).toString('utf8');
+  const stderr = Buffer.concat(chunks.stderr).toString('utf8');
+  if (ended.code !== 0) {
+    throw new Error(
+      `the runner (as ${user.label}) failed: ${ended.error?.message ?? `exit ${ended.code}`}\n${stderr}`,
+    );
   }
   return JSON.parse(stdout) as RunReport[];
 }
+
+/**
+ * The descriptor numbers the runner inherits, alternately the outside victim file (appending)
+ * and the home directory: low ones and ones above 9 (which `/bin/sh` cannot close).
+ */
+export const inheritedDescriptorNumbers = [3, 4, 40, 41];

@@ -9,11 +9,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Attempt,
   capabilityAttempts,
+  descriptorAttempts,
   secretAttempts,
   socketAttempts,
 } from './escape-attempts.js';
 import {
   type Fixture,
+  inheritedDescriptorNumbers,
   int80Program,
   makeFixture,
   prepareRunner,
@@ -94,6 +96,7 @@ const attackAttempts: readonly Attempt[] = [
   ...capabilityAttempts,
   ...socketAttempts,
   ...secretAttempts,
+  ...descriptorAttempts,
   {
     name: 'the proxy relay (socat, outside the filter) is out of sight and reach',
     script: `ps ax -o pid=,args= | grep '[s]ocat' && echo ESCAPED; true`,
@@ -259,6 +262,9 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     it.each(secretAttempts)('secrets: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
+    it.each(descriptorAttempts)('inherited descriptors: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
     it.each(attackAttempts.slice(-1))('proxy relay: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
@@ -303,6 +309,14 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
       expect(result.output, result.name).not.toMatch(/ESCAPED|SECRET-home/);
     }
     expect(fixture.connections()).toBeGreaterThan(connectionsDuringAttacks);
+  });
+
+  it('control: the runner did hold the descriptors the descriptor attempts look for', () => {
+    const inherited = reports[0]?.inherited ?? {};
+    for (const [index, fd] of inheritedDescriptorNumbers.entries())
+      expect(inherited[String(fd)], `descriptor ${fd}`).toBe(
+        index % 2 === 0 ? path.join(fixture.outside, 'victim.txt') : fixture.home,
+      );
   });
 
   it('control: with no secret paths, the same attempts read the secrets', () => {

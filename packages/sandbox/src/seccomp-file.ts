@@ -68,18 +68,20 @@ function processDirectory(): string {
 /**
  * The command that starts `bwrap` with the filter on descriptor {@link seccompDescriptor}: a
  * `/bin/sh` that opens the file and execs bwrap (the same process, so callers' process-group
- * kills and exit codes are unchanged).
+ * kills and exit codes are unchanged). With `closing`, that shell (bash) first closes the
+ * descriptors this process inherited (see inherited-descriptors.ts).
  */
 export function withSeccompDescriptor(
   filterFile: string,
   bwrapPath: string,
   bwrapArgs: readonly string[],
+  closing?: { shell: string; script: string },
 ): { file: string; args: string[] } {
   return {
-    file: '/bin/sh',
+    file: closing?.shell ?? '/bin/sh',
     args: [
       '-c',
-      `filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`,
+      `${closing?.script ?? ''}filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`,
       'agent-sandbox',
       filterFile,
       bwrapPath,

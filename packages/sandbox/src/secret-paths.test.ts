@@ -50,6 +50,15 @@ describe('defaultSecretPaths', () => {
     '.pgpass',
     '.vault-token',
     '.bash_history',
+    '.claude.json',
+    '.gemini/oauth_creds.json',
+    '.cache/huggingface/token',
+    '.kaggle/kaggle.json',
+    '.databrickscfg',
+    '.pulumi/credentials.json',
+    '.config/sops/age/keys.txt',
+    '.gitcookies',
+    '.local/share/atuin',
   ])('covers ~/%s', (entry) => {
     expect(defaultSecretPaths('/home/me')).toContain(`/home/me/${entry}`);
   });

@@ -85,9 +85,37 @@ function homeSecretPaths(home: string): string[] {
     '.pgpass',
     '.my.cnf',
     '.mylogin.cnf',
-    // Other agents' own credentials.
+    // Other agents' own credentials (and Claude Code's state file: its MCP servers' env).
     '.claude/.credentials.json',
+    '.claude.json',
     '.codex/auth.json',
+    '.gemini/oauth_creds.json',
+    '.qwen/oauth_creds.json',
+    '.local/share/opencode/auth.json',
+    '.continue', // config.json / config.yaml with API keys
+    // Data and ML platforms.
+    '.cache/huggingface/token',
+    '.huggingface/token',
+    '.kaggle/kaggle.json',
+    '.databrickscfg',
+    '.snowflake/connections.toml',
+    '.dbt/profiles.yml',
+    '.ollama/id_ed25519', // the key ollama.com knows this machine by
+    // Other services' CLI tokens and private keys.
+    '.pulumi/credentials.json',
+    '.terraformrc',
+    '.config/sops/age/keys.txt',
+    '.config/stripe/config.toml',
+    '.supabase/access-token',
+    '.railway',
+    '.config/doppler',
+    '.circleci/cli.yml',
+    '.sentryclirc',
+    '.wakatime.cfg',
+    '.gitcookies',
+    '.tsh', // Teleport
+    '.config/Bitwarden CLI',
+    '.bunfig.toml',
     // Browser and mail profiles (cookies and saved passwords).
     '.mozilla',
     '.thunderbird',
@@ -107,6 +135,8 @@ function homeSecretPaths(home: string): string[] {
     '.rediscli_history',
     '.python_history',
     '.node_repl_history',
+    '.sqlite_history',
+    '.local/share/atuin', // shell history (and its sync key)
   ].map((entry) => path.join(home, entry));
 }
 

@@ -1,7 +1,12 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type AnyAgentTool, createIntrospectTool, errorMessage } from '@agent/core';
-import { createSandbox, type Sandbox, SandboxUnavailableError } from '@agent/sandbox';
+import {
+  createSandbox,
+  defaultSecretPaths,
+  type Sandbox,
+  SandboxUnavailableError,
+} from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
 import type { McpToolAdapter } from '@agent/tools-mcp';
 import type { OpenApiToolAdapter } from '@agent/tools-openapi';
@@ -27,6 +32,20 @@ export interface ToolSet {
   /** Which tools the session offers (`--tools` and the settings' lists). */
   choice: ToolChoice;
   close(): Promise<void>;
+}
+
+/**
+ * `$AGENT_HOME` holds what a command has no business reading: the user's settings (their `env`
+ * may hold tokens), MCP servers' OAuth tokens, every workspace's sessions, journals and
+ * checkpoint copies, the trusted-folder list. Hidden from sandboxed commands like any credential
+ * store; only the user's skills show through (their scripts are run by bash).
+ */
+function agentStateSandboxOptions(): { secretPaths: string[]; readableRoots: string[] } {
+  const home = agentHome();
+  return {
+    secretPaths: [...defaultSecretPaths(), home],
+    readableRoots: [join(home, 'skills')],
+  };
 }
 
 /** Builds the session's tools: built-ins in `cwd`, then each MCP server, then each OpenAPI document. */
@@ -62,8 +81,9 @@ export async function loadTools(
     sandbox = createSandbox({
       mode: options.sandbox,
       writableRoots: [cwd],
-      // Commands read this session's spill files at the paths bash gives, and no other's.
-      ...backgroundTasks.spillDirectory.sandboxOptions(),
+      // Commands read this session's spill files at the paths bash gives, and no other's; and
+      // none of the CLI's own state (see agentStateSandboxOptions).
+      ...backgroundTasks.spillDirectory.sandboxOptions(agentStateSandboxOptions()),
       // The banner says it: no process warning on top.
       onWarning: () => undefined,
     });
