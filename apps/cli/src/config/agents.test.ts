@@ -59,7 +59,7 @@ describe('agent files', () => {
       join(workspace, '.agent', 'agents', 'r.md'),
       '---\nname: r\ndescription: project r\n---\n',
     );
-    const agents = await loadAgentDefinitions(workspace, home);
+    const agents = await loadAgentDefinitions(workspace, { home });
     expect(agents.map((a) => `${a.name}: ${a.description}`)).toEqual(['r: project r', 'u: user u']);
   });
 });

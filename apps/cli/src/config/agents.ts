@@ -16,8 +16,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AnyAgentTool, Provider } from '@agent/core';
+import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
 import { CliError } from './cli-error.js';
+import { readProjectFile } from './project-file.js';
 
 /** One agent file, checked. */
 export interface AgentDefinition {
@@ -94,17 +96,48 @@ async function markdownFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** The agents of the user and of the project (the project's win by name), sorted by name. */
+/** Options of {@link loadAgentDefinitions}. */
+export interface LoadAgentsOptions {
+  /** [$AGENT_HOME] */
+  home?: string;
+  /** Told about project agent files left out, or what of them is ignored [nothing]. */
+  log?: (line: string) => void;
+  /**
+   * Whether the project's configuration is trusted [true]. Not trusted: a project agent's
+   * `model` is ignored (it runs on the session's), as the project's own `model` setting is.
+   */
+  trusted?: boolean;
+}
+
+/**
+ * The agents of the user and of the project `cwd` (its root; the project's win by name), sorted
+ * by name. A project's agent file is read only when it is a regular file inside the project (its
+ * body becomes a system prompt: a link out of the project would hand the model what it points
+ * to); one that is not is left out, with a line to `log`.
+ */
 export async function loadAgentDefinitions(
   cwd: string,
-  home = agentHome(),
+  options: LoadAgentsOptions = {},
 ): Promise<AgentDefinition[]> {
+  const { home = agentHome(), log = () => undefined, trusted = true } = options;
   const byName = new Map<string, AgentDefinition>();
-  for (const dir of [join(home, 'agents'), join(resolve(cwd), '.agent', 'agents')]) {
-    for (const path of await markdownFiles(dir)) {
-      const definition = await parseAgentFile(path, await readFile(path, 'utf8'));
-      byName.set(definition.name, definition);
+  for (const path of await markdownFiles(join(home, 'agents'))) {
+    const definition = await parseAgentFile(path, await readFile(path, 'utf8'));
+    byName.set(definition.name, definition);
+  }
+  const root = realFolder(resolve(cwd));
+  for (const path of await markdownFiles(join(root, '.agent', 'agents'))) {
+    const found = await readProjectFile(path, root);
+    if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
+    if (found.kind !== 'read') continue;
+    const definition = await parseAgentFile(path, found.text);
+    if (!trusted && definition.model !== undefined) {
+      log(
+        `agent: ${path} chooses the model ${definition.model}; ignored, as this folder is not trusted (it uses the session's)`,
+      );
+      definition.model = undefined;
     }
+    byName.set(definition.name, definition);
   }
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

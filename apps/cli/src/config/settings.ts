@@ -21,6 +21,7 @@ import type { CliOptions, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
+import { readProjectFile } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
 import { checkToolItems, onlyRemoves, type ToolList, ToolListError } from './tool-choice.js';
 
@@ -485,27 +486,32 @@ function codeModeOption(
 
 /**
  * AGENTS.md of the user, then of the project: the project root's and each folder's below it down
- * to the workspace (`cwd`), outermost first, as one system-prompt section ('' when none).
+ * to the workspace (`cwd`), outermost first, as one system-prompt section ('' when none). A
+ * project's AGENTS.md is read only when it is a regular file inside the project (a link to
+ * `~/.ssh/id_rsa` would send the key to the model); one that is not is left out and `log` told.
  */
 export async function agentsInstructions(
   folders: { cwd: string; root?: string | undefined },
   home = agentHome(),
+  log: (line: string) => void = () => undefined,
 ): Promise<string> {
   const root = folders.root ?? realFolder(resolve(folders.cwd));
   const sections: string[] = [];
-  const files: [label: string, path: string][] = [['user', join(home, 'AGENTS.md')]];
-  for (const folder of foldersDownTo(root, folders.cwd))
-    files.push([
-      folder === root ? 'project' : `project, ${relative(root, folder)}`,
-      join(folder, 'AGENTS.md'),
-    ]);
-  for (const [label, path] of files) {
-    try {
-      const text = (await readFile(path, 'utf8')).trim();
-      if (text !== '') sections.push(`Instructions from ${path} (${label}):\n${text}`);
-    } catch {
-      // No such file: nothing to add.
-    }
+  const add = (path: string, label: string, text: string) => {
+    if (text.trim() !== '') sections.push(`Instructions from ${path} (${label}):\n${text.trim()}`);
+  };
+  const userFile = join(home, 'AGENTS.md');
+  try {
+    add(userFile, 'user', await readFile(userFile, 'utf8'));
+  } catch {
+    // No such file: nothing to add.
+  }
+  for (const folder of foldersDownTo(root, folders.cwd)) {
+    const path = join(folder, 'AGENTS.md');
+    const found = await readProjectFile(path, root);
+    if (found.kind === 'read')
+      add(path, folder === root ? 'project' : `project, ${relative(root, folder)}`, found.text);
+    else if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
   }
   return sections.join('\n\n');
 }

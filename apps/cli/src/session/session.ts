@@ -264,7 +264,10 @@ export async function createSession(
   );
   let agents: AgentDefinition[];
   try {
-    agents = await loadAgentDefinitions(projectRoot);
+    agents = await loadAgentDefinitions(projectRoot, {
+      log: settings.log,
+      trusted: options.workspaceTrusted !== false,
+    });
     tools.tools.push(
       ...(await createAgentTools(agents, {
         available: tools.tools,
@@ -355,7 +358,7 @@ export async function createSession(
       model: model.model,
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
-        await agentsInstructions({ cwd: options.cwd, root: projectRoot }),
+        await agentsInstructions({ cwd: options.cwd, root: projectRoot }, undefined, settings.log),
         startContext,
       ]
         .filter((part) => part !== '')
