@@ -255,6 +255,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       );
     else initialPrompt = positionals.join(' ');
   }
+  // Before the options' own checks: an option the command would ignore is the first thing to say.
+  refuseUnusedOptions(command, values, pickSession);
   const outputFormat = values['output-format'] ?? 'text';
   if (!outputFormats.includes(outputFormat as OutputFormat)) {
     throw new UsageError(
@@ -401,6 +403,90 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ...(values['code-mode'] === true ? { codeMode: true } : {}),
     ...(tools.length === 0 ? {} : { tools }),
   };
+}
+
+/**
+ * The options a command other than a session reads; any other given to it would be silently
+ * ignored, so it is refused instead. (`--help` and `--version` win over everything, as usual.)
+ */
+const commandOptions: Partial<
+  Record<CliOptions['command'], { reads: readonly string[]; does: string }>
+> = {
+  demo: {
+    reads: ['code-mode'],
+    does: 'it runs a fixed script over the built-in tools in a temporary workspace, offline',
+  },
+  trust: { reads: ['cwd'], does: "it records, lists or revokes trust in a folder's configuration" },
+  'mcp-serve': {
+    reads: [
+      'cwd',
+      'mcp-config',
+      'mcp-timeout',
+      'openapi',
+      'sandbox',
+      'mode',
+      'allow',
+      'ask',
+      'deny',
+      'pass-env',
+      'tools',
+      'trust',
+      'http',
+      'port',
+      'token-file',
+      'no-auth',
+    ],
+    does: 'it serves the tools to another client, which brings its own model and session',
+  },
+};
+
+/** Throws {@link UsageError} for an option the command would ignore (see {@link commandOptions}). */
+function refuseUnusedOptions(
+  command: CliOptions['command'],
+  values: ReturnType<typeof parse>['values'],
+  pickSession: boolean,
+): void {
+  const given = Object.entries(values)
+    .filter(([, value]) => value !== undefined)
+    .map(([name]) => name);
+  if (pickSession) given.push('resume');
+  const reads = commandOptions[command];
+  const name = command === 'mcp-serve' ? 'agent mcp serve' : `agent ${command}`;
+  if (reads !== undefined) {
+    // -p has its own words for demo and mcp serve (below).
+    const unused = given.filter(
+      (option) => !reads.reads.includes(option) && (option !== 'print' || command === 'trust'),
+    );
+    if (unused.length > 0) {
+      const flags = unused.map((option) => `--${option}`).join(', ');
+      const hint =
+        command === 'demo' && unused.includes('tools')
+          ? ' (to choose the tools, run a session: agent -p "…" --tools …)'
+          : '';
+      throw new UsageError(
+        `${name} does not take ${flags}: ${reads.does}${hint}; it takes ${reads.reads.length === 0 ? 'no options' : reads.reads.map((option) => `--${option}`).join(', ')}`,
+      );
+    }
+  }
+  if (command !== 'run') return;
+  if (
+    values['keep-grants'] === true &&
+    values.resume === undefined &&
+    values.continue !== true &&
+    !pickSession
+  )
+    throw new UsageError(
+      '--keep-grants gives a resumed session its "always" answers back: use it with --resume or --continue',
+    );
+  if (values.scripted !== undefined) {
+    const real = ['provider', 'base-url'].filter(
+      (option) => values[option as 'provider'] !== undefined,
+    );
+    if (real.length > 0)
+      throw new UsageError(
+        `--scripted replays the turns of a file, so ${real.map((option) => `--${option}`).join(' and ')} would choose nothing: use one or the other`,
+      );
+  }
 }
 
 /** Node's parser messages name its internals ("argument is ambiguous"); say what to type instead. */

@@ -36,50 +36,89 @@ export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
   return parseMcpServers(servers, `The MCP config ${path}`);
 }
 
-/** An `mcpServers` object (from a config file, `.mcp.json` or settings) into transports. */
+/** The keys a server entry may have: ours, and `type` as Claude Code writes it (checked against the shape). */
+const serverKeys = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'disabled'];
+/**
+ * Other clients' keys that mean nothing here and are knowingly ignored: their lists of tools to
+ * run without asking (Cline's) — here the permission rules decide.
+ */
+const ignoredServerKeys = ['autoApprove', 'alwaysAllow'];
+const urlTypes = ['http', 'streamable-http', 'sse'];
+
+/**
+ * An `mcpServers` object (from a config file, `.mcp.json` or settings) into transports. A server
+ * with `"disabled": true` is left out; an unknown key is an error naming the file, server and key.
+ */
 export function parseMcpServers(servers: unknown, origin: string): McpServerEntry[] {
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
     throw new CliError(`${origin} needs an object "mcpServers"`);
   }
-  const path = origin;
-  return Object.entries(servers as Record<string, unknown>).map(([name, raw]) => {
-    const fail = (why: string): never => {
-      throw new CliError(`${path}: server "${name}" ${why}`);
-    };
-    if (raw === null || typeof raw !== 'object') return fail('is not an object');
-    const server = raw as Record<string, unknown>;
-    if (server.url !== undefined && typeof server.url !== 'string')
-      fail('has "url" that is not a string: "url" must be a string (an http(s) URL)');
-    if (server.command !== undefined && typeof server.command !== 'string')
-      fail('has "command" that is not a string: "command" must be a string (the program to run)');
-    if (server.url !== undefined && server.command !== undefined)
-      fail('has both "command" and "url": a server is a program to run or a URL, not both');
-    if (typeof server.url === 'string') {
-      const headers = stringRecord(server.headers);
-      if (headers === undefined) fail('has "headers" that are not strings');
-      return {
-        name,
-        transport: { type: 'http', url: server.url, ...(headers == null ? {} : { headers }) },
-      };
-    }
-    if (typeof server.command !== 'string')
-      return fail('needs "command" (a program to run) or "url" (an HTTP server)');
-    const args = server.args ?? [];
-    if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string'))
-      fail('has "args" that are not a list of strings');
-    const env = stringRecord(server.env);
-    if (env === undefined) fail('has "env" values that are not strings');
+  const entries = Object.entries(servers as Record<string, unknown>).map(([name, raw]) =>
+    parseServer(name, raw, origin),
+  );
+  return entries.filter((entry) => entry !== undefined);
+}
+
+/** One server entry; undefined when it is disabled. */
+function parseServer(name: string, raw: unknown, path: string): McpServerEntry | undefined {
+  const fail = (why: string): never => {
+    throw new CliError(`${path}: server "${name}" ${why}`);
+  };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return fail('is not an object');
+  const server = raw as Record<string, unknown>;
+  for (const key of Object.keys(server))
+    if (!serverKeys.includes(key) && !ignoredServerKeys.includes(key))
+      fail(`has an unknown key "${key}" (known: ${serverKeys.join(', ')})`);
+  if (server.disabled !== undefined && typeof server.disabled !== 'boolean')
+    fail('has "disabled" that is not true or false');
+  if (server.disabled === true) return undefined;
+  if (server.cwd !== undefined && typeof server.cwd !== 'string')
+    fail('has "cwd" that is not a string');
+  if (server.type !== undefined) {
+    const expected = server.url !== undefined ? urlTypes : ['stdio'];
+    if (typeof server.type !== 'string' || !expected.includes(server.type))
+      fail(
+        `has "type" ${JSON.stringify(server.type)}, but a server with ${server.url !== undefined ? '"url" is of type http, streamable-http or sse' : '"command" is of type stdio'}`,
+      );
+  }
+  if (server.url !== undefined)
+    for (const key of ['args', 'env', 'cwd'])
+      if (server[key] !== undefined)
+        fail(`has "${key}", which only a server started with "command" takes`);
+  if (server.command !== undefined && server.headers !== undefined)
+    fail('has "headers", which only a server reached by "url" takes');
+  if (server.url !== undefined && typeof server.url !== 'string')
+    fail('has "url" that is not a string: "url" must be a string (an http(s) URL)');
+  if (server.command !== undefined && typeof server.command !== 'string')
+    fail('has "command" that is not a string: "command" must be a string (the program to run)');
+  if (server.url !== undefined && server.command !== undefined)
+    fail('has both "command" and "url": a server is a program to run or a URL, not both');
+  if (typeof server.url === 'string') {
+    const headers = stringRecord(server.headers);
+    if (headers === undefined) fail('has "headers" that are not strings');
     return {
       name,
-      transport: {
-        type: 'stdio',
-        command: server.command,
-        args: args as string[],
-        ...(env == null ? {} : { env }),
-        ...(typeof server.cwd === 'string' ? { cwd: server.cwd } : {}),
-      },
+      transport: { type: 'http', url: server.url, ...(headers == null ? {} : { headers }) },
     };
-  });
+  }
+  if (typeof server.command !== 'string')
+    return fail('needs "command" (a program to run) or "url" (an HTTP server)');
+  const args = server.args ?? [];
+  if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string'))
+    fail('has "args" that are not a list of strings');
+  const env = stringRecord(server.env);
+  if (env === undefined) fail('has "env" values that are not strings');
+  return {
+    name,
+    transport: {
+      type: 'stdio',
+      command: server.command,
+      args: args as string[],
+      ...(env == null ? {} : { env }),
+      ...(typeof server.cwd === 'string' ? { cwd: server.cwd } : {}),
+    },
+  };
 }
 
 /** `null` when absent, `undefined` when malformed. */

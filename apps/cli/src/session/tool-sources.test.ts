@@ -18,6 +18,22 @@ async function configFile(content: unknown): Promise<string> {
 }
 
 describe('readMcpConfig', () => {
+  it('leaves out a disabled server; takes Claude Code\'s "type" and ignores Cline\'s approval lists', async () => {
+    const path = await configFile({
+      mcpServers: {
+        off: { command: 'npx', disabled: true },
+        on: { command: 'npx', disabled: false, type: 'stdio', autoApprove: ['x'] },
+        remote: { type: 'http', url: 'http://127.0.0.1:1/mcp', alwaysAllow: [] },
+        legacy: { type: 'sse', url: 'http://127.0.0.1:1/sse' },
+      },
+    });
+    expect((await readMcpConfig(path)).map((entry) => [entry.name, entry.transport.type])).toEqual([
+      ['on', 'stdio'],
+      ['remote', 'http'],
+      ['legacy', 'http'],
+    ]);
+  });
+
   it('reads stdio servers (with or without env) and HTTP servers', async () => {
     const path = await configFile({
       mcpServers: {
@@ -60,6 +76,30 @@ describe('readMcpConfig', () => {
     [{ mcpServers: { x: 'npx server' } }, 'server "x" is not an object'],
     [{ mcpServers: { x: { command: 'a', args: 'b' } } }, '"args" that are not a list of strings'],
     [{ mcpServers: { x: { command: 'a', env: { N: 1 } } } }, '"env" values that are not strings'],
+    [{ mcpServers: { x: { command: 'a', arg: ['b'] } } }, 'server "x" has an unknown key "arg"'],
+    [{ mcpServers: { x: { command: 'a', envs: {} } } }, 'has an unknown key "envs" (known:'],
+    [{ mcpServers: { x: { url: 'http://h', header: {} } } }, 'has an unknown key "header"'],
+    [{ mcpServers: { x: { command: 'a', timeout: 30 } } }, 'has an unknown key "timeout"'],
+    [{ mcpServers: { x: { command: 'a', cwd: 5 } } }, 'has "cwd" that is not a string'],
+    [
+      { mcpServers: { x: { command: 'a', disabled: 'yes' } } },
+      '"disabled" that is not true or false',
+    ],
+    [
+      { mcpServers: { x: { command: 'a', type: 'http' } } },
+      'a server with "command" is of type stdio',
+    ],
+    [{ mcpServers: { x: { url: 'http://h', type: 'stdio' } } }, '"url" is of type http'],
+    [
+      { mcpServers: { x: { url: 'http://h', args: ['a'] } } },
+      'has "args", which only a server started',
+    ],
+    [{ mcpServers: { x: { url: 'http://h', env: {} } } }, 'has "env", which only a server started'],
+    [
+      { mcpServers: { x: { command: 'a', headers: {} } } },
+      'has "headers", which only a server reached',
+    ],
+    [{ mcpServers: { x: ['a'] } }, 'server "x" is not an object'],
   ])('rejects %j', async (content, message) => {
     await expect(readMcpConfig(await configFile(content))).rejects.toThrow(message);
   });
