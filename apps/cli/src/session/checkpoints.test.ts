@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defineTool, type Message, type ToolContext, userMessage } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -183,6 +184,99 @@ describe('CheckpointStore', () => {
       expect((await store.restoreTo(0)).restored).toEqual([t.file('a.txt')]);
       expect(await readFile(t.file('a.txt'), 'utf8')).toBe('original');
       expect(await readFile(victim, 'utf8')).toBe('precious');
+    });
+  });
+
+  describe('links a command puts in the workspace never lead a rewind (or a checkpoint) outside', () => {
+    // Each case: what the workspace held when the file was kept, and the link a sandboxed
+    // command puts in place before the rewind. Nothing may appear, change or vanish outside.
+    const cases: Array<
+      [
+        string,
+        { file: string; link: string; target: (t: Awaited<ReturnType<typeof setup>>) => string },
+      ]
+    > = [
+      [
+        'a folder two levels up, the one below it missing outside',
+        { file: 'sub/deeper/a.txt', link: 'sub', target: (t) => t.outside },
+      ],
+      [
+        'a folder in the middle of the path',
+        { file: 'a/b/c/a.txt', link: 'a/b', target: (t) => t.outside },
+      ],
+      ['a relative link', { file: 'sub/deeper/a.txt', link: 'sub', target: () => '../outside' }],
+      [
+        'a link to a link inside that leads out',
+        { file: 'sub/deeper/a.txt', link: 'sub', target: () => 'hop' },
+      ],
+    ];
+    it.each(cases)('%s', async (_name, { file, link, target }) => {
+      const t = await setup();
+      await mkdir(join(t.workspace, file, '..'), { recursive: true });
+      await writeFile(t.file(file), 'planted by the repository');
+      const store = await t.open();
+      await store.keep([t.file(file), t.file(`${link}/created.txt`)], 0);
+      // The command's move: the folder goes, a link out takes its place.
+      await rm(t.file(link), { recursive: true });
+      await symlink(t.outside, t.file('hop'));
+      await symlink(target(t), t.file(link));
+      await writeFile(join(t.outside, 'created.txt'), 'precious');
+      const outcome = await store.restoreTo(0);
+      expect(outcome.restored).toEqual([]);
+      expect(outcome.failed.map((entry) => entry.path)).toContain(t.file(file));
+      expect(outcome.failed.every((entry) => /outside the workspace/.test(entry.reason))).toBe(
+        true,
+      );
+      expect(readdirSync(t.outside).sort()).toEqual(['created.txt']);
+      expect(await readFile(join(t.outside, 'created.txt'), 'utf8')).toBe('precious');
+    });
+
+    it('a folder swapped for a link out and back, over and over, while rewinds run', async () => {
+      const t = await setup();
+      await mkdir(t.file('sub/deeper'), { recursive: true });
+      await writeFile(t.file('sub/deeper/a.txt'), 'kept');
+      const store = await t.open();
+      await store.keep([t.file('sub/deeper/a.txt')], 0);
+      // A real process flipping the folder as fast as it can (a background command would).
+      const flipper = spawn(
+        'sh',
+        [
+          '-c',
+          'while :; do mv sub sub.real; ln -s "$1" sub; rm -f sub; mv sub.real sub; done 2>/dev/null',
+          'flipper',
+          t.outside,
+        ],
+        { cwd: t.workspace, stdio: 'ignore' },
+      );
+      const exited = new Promise((resolve) => flipper.once('exit', resolve));
+      cleanups.push(async () => {
+        flipper.kill('SIGKILL');
+        await exited;
+      });
+      const outcomes: string[] = [];
+      for (let round = 1; round <= 150; round++) {
+        // Each round: the file changed for prompt `round`, then rewound to it.
+        // A keep caught mid-swap may fail: the session carries on without it, as withCheckpoints does.
+        await store.keep([t.file('sub/deeper/a.txt')], round).catch(() => undefined);
+        const outcome = await store.restoreTo(round).catch(() => ({ restored: [] }));
+        outcomes.push(outcome.restored.length > 0 ? 'restored' : 'refused');
+      }
+      flipper.kill('SIGKILL');
+      await exited;
+      expect(readdirSync(t.outside)).toEqual([]);
+      // The rounds did run (some may be refused while the link is there).
+      expect(outcomes).toHaveLength(150);
+    });
+
+    it('keeps no copy of a file that a link in its path places outside', async () => {
+      const t = await setup();
+      await writeFile(join(t.outside, 'id_ed25519'), 'PRIVATE KEY');
+      await symlink(t.outside, t.file('keys'));
+      const store = await t.open();
+      await store.keep([t.file('keys/id_ed25519'), join(t.outside, 'id_ed25519')], 0);
+      expect(store.entries).toEqual([]);
+      const blobs = join(t.storeDir, 'blobs');
+      expect(existsSync(blobs) ? readdirSync(blobs) : []).toEqual([]);
     });
   });
 

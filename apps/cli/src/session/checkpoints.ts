@@ -9,9 +9,20 @@
  * by bash (or any other process) are not tracked.
  */
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { constants } from 'node:fs';
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import {
   type AnyAgentTool,
   errorMessage,
@@ -19,6 +30,10 @@ import {
   normalisePermissionSubjects,
 } from '@agent/core';
 import { agentHome } from '../config/agent-home.js';
+import { openWorkspaceDirectory } from './workspace-directory.js';
+
+const noFollow = constants.O_NOFOLLOW ?? 0;
+const nonBlocking = constants.O_NONBLOCK ?? 0;
 
 /** Files larger than this are not copied: rewinding reports them instead (bytes). */
 const maxCheckpointBytes = 16 * 1024 * 1024;
@@ -132,27 +147,46 @@ export class CheckpointStore {
 
   async #keepOne(path: string, prompt: number): Promise<void> {
     if (this.#entries.some((entry) => entry.path === path && entry.prompt >= prompt)) return;
+    // Only the workspace's files: a rewind never writes elsewhere, and a copy of a file outside
+    // (a path through a link a command made) is not the CLI's to take.
+    if (!isInside(this.#workspace, path)) return;
     const entry: CheckpointEntry = { path, prompt, existed: false, timestamp: Date.now() };
-    let info: Stats | undefined;
+    let handle: FileHandle | undefined;
     try {
-      info = await lstat(path);
+      // The last component not followed, a FIFO not waited on; the opened file checked below.
+      handle = await open(path, constants.O_RDONLY | noFollow | nonBlocking);
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+      const code = (error as { code?: string }).code;
+      // ELOOP: a link is there, not a file a rewind puts back.
+      if (code === 'ELOOP') return;
+      if (code !== 'ENOENT') throw error;
     }
-    if (info !== undefined) {
-      // A directory (or a socket…) is not a file a rewind puts back.
-      if (!info.isFile()) return;
-      entry.existed = true;
-      entry.mode = info.mode & 0o7777;
-      if (info.size > maxCheckpointBytes) entry.tooLarge = true;
-      else {
-        const content = await readFile(path);
-        const blob = createHash('sha256').update(content).digest('hex');
-        await this.#writeBlob(blob, content);
-        entry.blob = blob;
+    if (handle !== undefined) {
+      try {
+        const info = await handle.stat();
+        // A directory (or a socket…) is not a file a rewind puts back; nor one that a link in
+        // its path now places outside the workspace.
+        if (!info.isFile() || !(await this.#opensInside(handle))) return;
+        entry.existed = true;
+        entry.mode = info.mode & 0o7777;
+        if (info.size > maxCheckpointBytes) entry.tooLarge = true;
+        else {
+          const content = await handle.readFile();
+          const blob = createHash('sha256').update(content).digest('hex');
+          await this.#writeBlob(blob, content);
+          entry.blob = blob;
+        }
+      } finally {
+        await handle.close();
       }
     }
     this.#entries.push(entry);
+  }
+
+  /** Linux: whether the file open as `handle` lies inside the workspace; elsewhere true. */
+  async #opensInside(handle: FileHandle): Promise<boolean> {
+    const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    return actual === undefined || isInside(this.#workspace, actual);
   }
 
   async #writeBlob(blob: string, content: Buffer): Promise<void> {
@@ -216,32 +250,55 @@ export class CheckpointStore {
     return outcome;
   }
 
-  /** Puts one file back; returns why it could not, or undefined. */
+  /**
+   * Puts one file back; returns why it could not, or undefined. The CLI writes here outside the
+   * sandbox while sandboxed commands may still be changing the workspace, so the folder is
+   * opened one component at a time without following links (workspace-directory.ts) and every
+   * write goes through that open folder: a link a command put where a folder was is refused,
+   * whether it was there before the rewind or swapped in during it.
+   */
   async #restoreOne(entry: CheckpointEntry): Promise<string | undefined> {
     // The index is a file on disk: never let it direct a write outside the workspace.
-    const parent = await realpath(dirname(entry.path)).catch(() => undefined);
-    if (
-      !isInside(this.#workspace, entry.path) ||
-      (parent !== undefined && parent !== this.#workspace && !isInside(this.#workspace, parent))
-    )
-      return `outside the workspace ${this.#workspace}`;
+    if (!isInside(this.#workspace, entry.path)) return `outside the workspace ${this.#workspace}`;
     if (entry.tooLarge === true) return 'it was too large to keep a copy';
-    if (!entry.existed) {
-      await rm(entry.path, { force: true });
-      return undefined;
+    let content: Buffer | undefined;
+    if (entry.existed) {
+      if (entry.blob === undefined || !/^[0-9a-f]{64}$/.test(entry.blob)) return 'no copy was kept';
+      content = await readFile(join(this.#dir, 'blobs', entry.blob));
     }
-    if (entry.blob === undefined || !/^[0-9a-f]{64}$/.test(entry.blob)) return 'no copy was kept';
-    const content = await readFile(join(this.#dir, 'blobs', entry.blob));
-    await mkdir(dirname(entry.path), { recursive: true });
-    const current = await lstat(entry.path).catch(() => undefined);
-    // Replaced, not written through: a symbolic link put where the file was is not followed.
-    if (current !== undefined && !current.isFile() && !current.isSymbolicLink())
-      return 'a directory is there now';
-    const temporary = `${entry.path}.rewind-${process.pid}`;
-    await writeFile(temporary, content, { flag: 'wx', mode: entry.mode ?? 0o644 });
-    if (entry.mode !== undefined) await chmod(temporary, entry.mode);
-    await rename(temporary, entry.path);
-    return undefined;
+    const parts = relative(this.#workspace, dirname(entry.path)).split(sep).filter(Boolean);
+    const folder = await openWorkspaceDirectory(this.#workspace, parts, {
+      create: content !== undefined,
+    });
+    // A folder that is gone holds no file to remove.
+    if (typeof folder === 'string')
+      return content === undefined && / no longer exists$/.test(folder)
+        ? undefined
+        : `outside the workspace ${this.#workspace}: ${folder}`;
+    try {
+      const name = basename(entry.path);
+      if (content === undefined) {
+        await rm(folder.at(name), { force: true });
+        return undefined;
+      }
+      const current = await lstat(folder.at(name)).catch(() => undefined);
+      // Replaced, not written through: a symbolic link put where the file was is not followed.
+      if (current !== undefined && !current.isFile() && !current.isSymbolicLink())
+        return 'a directory is there now';
+      const temporary = folder.at(`${name}.rewind-${process.pid}`);
+      // Mode set on the open file (a path could be a link by then), before it takes the name.
+      const written = await open(temporary, 'wx', entry.mode ?? 0o644);
+      try {
+        await written.writeFile(content);
+        if (entry.mode !== undefined) await written.chmod(entry.mode);
+      } finally {
+        await written.close();
+      }
+      await rename(temporary, folder.at(name));
+      return undefined;
+    } finally {
+      await folder.close();
+    }
   }
 
   async #dropUnusedBlobs(): Promise<void> {
