@@ -256,7 +256,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     else initialPrompt = positionals.join(' ');
   }
   // Before the options' own checks: an option the command would ignore is the first thing to say.
-  refuseUnusedOptions(command, values, pickSession);
+  refuseUnusedOptions(command, values, pickSession, trustAction);
   const outputFormat = values['output-format'] ?? 'text';
   if (!outputFormats.includes(outputFormat as OutputFormat)) {
     throw new UsageError(
@@ -445,12 +445,17 @@ function refuseUnusedOptions(
   command: CliOptions['command'],
   values: ReturnType<typeof parse>['values'],
   pickSession: boolean,
+  trustAction: CliOptions['trustAction'],
 ): void {
   const given = Object.entries(values)
     .filter(([, value]) => value !== undefined)
     .map(([name]) => name);
   if (pickSession) given.push('resume');
-  const reads = commandOptions[command];
+  // `agent trust list` lists every trusted folder: it reads no folder.
+  const reads =
+    command === 'trust' && trustAction === 'list'
+      ? { reads: [], does: 'it lists every trusted folder' }
+      : commandOptions[command];
   const name = command === 'mcp-serve' ? 'agent mcp serve' : `agent ${command}`;
   if (reads !== undefined) {
     // -p has its own words for demo and mcp serve (below).

@@ -118,6 +118,13 @@ describe('a command refuses the options it would ignore', () => {
     expect(() => parseCliArgs(['mcp', 'serve', '-p', 'x'])).toThrow('agent mcp serve takes no -p');
   });
 
+  it('agent trust list reads no folder: --cwd is refused there', () => {
+    expect(() => parseCliArgs(['trust', 'list', '--cwd', '/tmp'])).toThrow(
+      'agent trust does not take --cwd: it lists every trusted folder; it takes no options',
+    );
+    expect(() => parseCliArgs(['trust', 'revoke', '--cwd', '/tmp'])).not.toThrow();
+  });
+
   it('names every ignored option at once', () => {
     expect(() => parseCliArgs(['trust', '--model', 'm', '--mode', 'plan'])).toThrow(
       'agent trust does not take --model, --mode:',
