@@ -240,6 +240,25 @@ describe('--tools reaches every source', () => {
     );
   });
 
+  it('an untrusted project file may remove a server’s tools (not started) and web_fetch, never add', async () => {
+    const context = await setup();
+    await mkdir(join(context.workspace, '.agent'), { recursive: true });
+    const projectSettings = join(context.workspace, '.agent', 'settings.json');
+    await writeFile(projectSettings, JSON.stringify({ tools: ['-mcp__srv', '-web_*'] }));
+    const { code, found } = await offered(context, ['srv__one', 'web_fetch', 'js_repl'], []);
+    expect(code).not.toBe(1);
+    expect(found).toEqual({ srv__one: false, web_fetch: false, js_repl: true });
+    expect(existsSync(context.started)).toBe(false);
+    for (const adding of [['mcp__srv'], ['-web_fetch', 'mcp__srv__one'], ['*']]) {
+      await writeFile(projectSettings, JSON.stringify({ tools: adding }));
+      const refused = await offered(context, ['js_repl'], []);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `${projectSettings}: "tools" in a project file may only remove tools`,
+      );
+    }
+  });
+
   it('a named tool that cannot be made here says why', async () => {
     const context = await setup();
     const { stderr } = await offered(context, ['js_repl'], ['--tools', 'default,run_script']);
