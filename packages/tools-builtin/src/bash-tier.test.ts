@@ -179,6 +179,95 @@ describe('bashCallTier', () => {
   });
 });
 
+/**
+ * A workspace that is itself a bare repository (a downloaded archive of one, no `.git`): git finds
+ * it from the folder and runs its `textconv` on `git log -p`. The driver writes `canary` in the
+ * workspace.
+ */
+function bareRepository(): string {
+  const cwd = makeTempDir('bash-tier-bare-');
+  git(cwd, 'init', '-q', '--bare');
+  const tree = makeTempDir('bash-tier-bare-tree-');
+  fs.writeFileSync(path.join(tree, 'f.txt'), 'one\n');
+  const env = {
+    ...process.env,
+    GIT_DIR: cwd,
+    GIT_WORK_TREE: tree,
+    GIT_INDEX_FILE: path.join(tree, '.index'),
+  };
+  for (const args of [
+    ['add', 'f.txt'],
+    ['-c', 'user.name=a', '-c', 'user.email=b', 'commit', '-qm', 'one'],
+  ])
+    execFileSync('git', args, { cwd: tree, env, stdio: 'ignore' });
+  git(cwd, 'config', 'diff.x.textconv', `sh -c 'touch "${path.join(cwd, 'canary')}"; cat "$0"'`);
+  fs.writeFileSync(path.join(cwd, 'info', 'attributes'), '* diff=x\n');
+  return cwd;
+}
+
+/**
+ * A repository whose submodule's own configuration (`.git/modules/sub/config`) sets
+ * `core.fsmonitor`: `git status` in the superproject runs git in the submodule, and that runs it.
+ */
+function superproject(): string {
+  const origin = makeTempDir('bash-tier-sub-origin-');
+  git(origin, 'init', '-q');
+  git(
+    origin,
+    '-c',
+    'user.name=a',
+    '-c',
+    'user.email=b',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'x',
+  );
+  const cwd = makeTempDir('bash-tier-super-');
+  git(cwd, 'init', '-q');
+  git(cwd, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', origin, 'sub');
+  git(cwd, '-c', 'user.name=a', '-c', 'user.email=b', 'commit', '-qm', 'sub');
+  git(
+    cwd,
+    'config',
+    '-f',
+    '.git/modules/sub/config',
+    'core.fsmonitor',
+    `touch "${path.join(cwd, 'canary')}"; false #`,
+  );
+  fs.writeFileSync(path.join(cwd, 'sub', 'new.txt'), 'x');
+  return cwd;
+}
+
+describe('git finds a repository by other ways than .git/config', () => {
+  it.each([
+    ['the workspace is a bare repository', bareRepository, '.'],
+    ['a folder inside a bare repository', bareRepository, 'refs'],
+    ['the submodule of a repository', superproject, '.'],
+  ] as const)(
+    '%s: its configuration is checked, so git is not read-only',
+    async (_label, make, below) => {
+      const cwd = make();
+      const verdict = await bashCallTier('git log -p', {
+        sandbox: sandboxOn,
+        cwd: path.join(cwd, below),
+        unsandboxed: false,
+      });
+      expect(verdict.tier).toBe('workspace-write');
+      expect(verdict.reason).toMatch(/which git may run on a read|submodules/);
+    },
+  );
+
+  it('a submodule without any setting of its own is still refused (fail closed)', async () => {
+    const cwd = superproject();
+    git(cwd, 'config', '-f', '.git/modules/sub/config', '--unset', 'core.fsmonitor');
+    expect(
+      (await bashCallTier('git status', { sandbox: sandboxOn, cwd, unsandboxed: false })).reason,
+    ).toMatch(/submodules/);
+  });
+});
+
 describe('through the real tool and loop', () => {
   async function run(
     command: string,
@@ -220,6 +309,20 @@ describe('through the real tool and loop', () => {
       expect(fs.readdirSync(denied.cwd).sort(), command).toEqual(['notes.txt', 'src']);
     }
   });
+
+  it.for([
+    ['git log -p in a bare repository', bareRepository, 'git log -p'],
+    ['git status in a repository with a submodule', superproject, 'git status'],
+  ] as const)(
+    'read-only mode: %s runs nothing of the repository',
+    async ([_label, make, command], context) => {
+      skipWithout('bwrap')(context);
+      const cwd = make();
+      const ran = await run(command, { mode: 'read-only', sandbox: 'required', cwd });
+      expect(ran.result.errorKind).toBe('denied');
+      expect(fs.existsSync(path.join(cwd, 'canary'))).toBe(false);
+    },
+  );
 
   it('workspace-write mode in the sandbox: commands run unasked, and still cannot leave the workspace', async (context) => {
     skipWithout('bwrap')(context);

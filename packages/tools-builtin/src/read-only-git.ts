@@ -159,33 +159,77 @@ export function gitReadOnlyRefusal(args: readonly string[]): { paths: string[] }
 const runsSomething =
   /fsmonitor|textconv|command|program|external|\[\s*filter|include|pager|askpass|hook|proxy|helper|showsignature|driver|difffilter|editor|alternaterefs/i;
 
-/** The git directory holding `cwd`, found as git finds it (a `.git` folder or a `gitdir:` file). */
-async function gitDirectories(cwd: string): Promise<string[] | 'unreadable'> {
+/** What git would read its configuration from for `cwd`: git directories and the work tree. */
+interface Repository {
+  /** The git directory, and the common one of a linked worktree. */
+  directories: string[];
+  /** The folder holding `.git`; undefined for a bare repository. */
+  workTree: string | undefined;
+}
+
+async function exists(entry: string): Promise<boolean> {
+  return (await fs.lstat(entry).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * Whether `folder` is itself a git directory, as git's discovery tests before going up (a bare
+ * repository: `HEAD` beside `objects`/`refs`, or a `commondir`). Looser than git on purpose:
+ * something that might be one counts, and its configuration is then checked.
+ */
+async function isGitDirectory(folder: string): Promise<boolean> {
+  if (!(await exists(path.join(folder, 'HEAD')))) return false;
+  for (const marker of ['objects', 'refs', 'commondir', 'config'])
+    if (await exists(path.join(folder, marker))) return true;
+  return false;
+}
+
+async function withCommonDirectory(gitDir: string): Promise<string[]> {
+  const common = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '');
+  return common.trim() === '' ? [gitDir] : [gitDir, path.resolve(gitDir, common.trim())];
+}
+
+/**
+ * The repository holding `cwd`, found as git finds it: in each folder from `cwd` up, a `.git`
+ * folder or `gitdir:` file, else the folder itself as a bare repository.
+ */
+async function findRepository(cwd: string): Promise<Repository | 'unreadable' | undefined> {
   for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
     const candidate = path.join(folder, '.git');
     const stat = await fs.stat(candidate).catch(() => undefined);
-    if (stat?.isDirectory() === true) return [candidate];
+    if (stat?.isDirectory() === true) return { directories: [candidate], workTree: folder };
     if (stat?.isFile() === true) {
       const text = await fs.readFile(candidate, 'utf8').catch(() => undefined);
       const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '')?.[1];
       if (pointer === undefined) return 'unreadable';
       const gitDir = path.resolve(folder, pointer);
-      const common = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '');
-      return common.trim() === '' ? [gitDir] : [gitDir, path.resolve(gitDir, common.trim())];
+      return { directories: await withCommonDirectory(gitDir), workTree: folder };
     }
-    if (path.dirname(folder) === folder) return [];
+    if (await isGitDirectory(folder))
+      return { directories: await withCommonDirectory(folder), workTree: undefined };
+    if (path.dirname(folder) === folder) return undefined;
   }
 }
 
 /**
  * Why the repository's own configuration could make a reading git command run a program, or
  * undefined when it cannot (or there is no repository). A workspace's `.git/config` is as
- * untrusted as the rest of it: a downloaded project can set `core.fsmonitor` to any command.
+ * untrusted as the rest of it: a downloaded project can set `core.fsmonitor` to any command. A
+ * workspace that is itself a bare repository counts (git finds it so), and a repository with
+ * submodules is refused outright: `git status` runs git in each, with that submodule's own
+ * configuration (`.git/modules/<name>/config`, or a `.git` folder of its own).
  */
 export async function gitConfigRefusal(cwd: string): Promise<string | undefined> {
-  const directories = await gitDirectories(cwd);
-  if (directories === 'unreadable') return 'a .git file that does not name its git directory';
-  for (const directory of directories) {
+  const repository = await findRepository(cwd);
+  if (repository === undefined) return undefined;
+  if (repository === 'unreadable') return 'a .git file that does not name its git directory';
+  if (
+    repository.workTree !== undefined &&
+    (await exists(path.join(repository.workTree, '.gitmodules')))
+  )
+    return `${path.join(repository.workTree, '.gitmodules')} names submodules, whose own configuration git also runs`;
+  for (const directory of repository.directories) {
+    if (await exists(path.join(directory, 'modules')))
+      return `${path.join(directory, 'modules')} holds submodules, whose own configuration git also runs`;
     for (const name of ['config', 'config.worktree']) {
       const file = path.join(directory, name);
       let text: string;
