@@ -4,7 +4,7 @@
  * the `Host`/`Origin` check that keeps web pages out through DNS rebinding.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   type BearerCheckResult,
@@ -35,6 +35,17 @@ export interface HttpServeOptions extends ToolServerOptions {
    * them, is refused with 403: a web page cannot reach the tools through DNS rebinding.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Connections open at once; more are closed as they arrive, so that nobody who can reach the
+   * port can use up this process's file descriptors [256].
+   */
+  maxConnections?: number;
+  /**
+   * How long a connection may take to send a request's headers before it is closed, in ms: a
+   * connection that sends nothing (or a header a byte at a time) would otherwise stay open
+   * forever, Node's own `headersTimeout` not covering it [10000].
+   */
+  headersTimeoutMs?: number;
 }
 
 /** A running {@link serveHttp} server. */
@@ -99,9 +110,32 @@ function refuseUnauthorized(
   sendJson(response, 401, rpcError(-32001, message), { 'www-authenticate': challenge });
 }
 
+/**
+ * The largest request body served, in bytes (the MCP SDK's own limit, 4 MB): a larger one gets
+ * 413 and is not read further, whatever its `Content-Length` or chunking says.
+ */
+export const maximumRequestBodyBytes = 4 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+function refuseTooLarge(response: ServerResponse): void {
+  // The rest of the body is never read: the connection ends with the answer.
+  sendJson(
+    response,
+    413,
+    rpcError(-32600, `Request body larger than ${maximumRequestBodyBytes} bytes`),
+    { connection: 'close' },
+  );
+}
+
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maximumRequestBodyBytes) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
   const text = Buffer.concat(chunks).toString('utf8');
   return text === '' ? undefined : JSON.parse(text);
 }
@@ -124,8 +158,9 @@ async function handleMcpRequest(
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   } catch (error) {
-    if (!response.headersSent)
-      sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
+    if (response.headersSent) return;
+    if (error instanceof BodyTooLarge) refuseTooLarge(response);
+    else sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
   }
 }
 
@@ -147,7 +182,21 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   ]);
   let allowed: ReadonlySet<string> | undefined;
   let origin = '';
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  // Each connection until its next request's headers are in: at the start, and after each answer
+  // on a connection kept alive.
+  const awaitingHeaders = new Map<Socket, NodeJS.Timeout>();
+  const awaitHeaders = (socket: Socket | null) => {
+    if (socket === null || socket.destroyed) return;
+    const timer = setTimeout(() => socket.destroy(), headersTimeoutMs);
+    timer.unref();
+    awaitingHeaders.set(socket, timer);
+  };
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    clearTimeout(awaitingHeaders.get(socket));
+    awaitingHeaders.delete(socket);
+    response.once('finish', () => awaitHeaders(socket));
     if (allowed !== undefined) {
       const refusal = hostRefusal(request, allowed);
       if (refusal !== undefined) {
@@ -178,7 +227,20 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       response.writeHead(405, { allow: 'POST' }).end();
       return;
     }
+    // A length announced past the limit is refused before anything is read (or waited for).
+    if (Number(request.headers['content-length'] ?? 0) > maximumRequestBodyBytes) {
+      refuseTooLarge(response);
+      return;
+    }
     void handleMcpRequest(options, request, response);
+  });
+  http.maxConnections = options.maxConnections ?? 256;
+  http.on('connection', (socket: Socket) => {
+    awaitHeaders(socket);
+    socket.once('close', () => {
+      clearTimeout(awaitingHeaders.get(socket));
+      awaitingHeaders.delete(socket);
+    });
   });
   await new Promise<void>((resolve) =>
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
