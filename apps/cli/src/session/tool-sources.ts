@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { type AnyAgentTool, createIntrospectTool, errorMessage } from '@agent/core';
 import {
   createSandbox,
@@ -174,10 +174,14 @@ export async function loadTools(
     const flagged = new Set(fromFlag.map((server) => server.name));
     const mcp = await connectMcpServers(
       {
-        servers: [
-          ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
-          ...fromFlag,
-        ],
+        servers: outsideUntrustedFolder(
+          [
+            ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
+            ...fromFlag,
+          ],
+          options.workspaceTrusted !== false,
+          log,
+        ),
         choice,
         timeoutSeconds: options.mcpTimeoutSeconds,
         interactions: options.mcpInteractions,
@@ -228,6 +232,33 @@ export async function loadTools(
     if (name in unavailable && !tools.some((tool) => tool.name === name))
       log(`tools: ${name} is not available here (${unavailable[name]})`);
   return { tools, sources, sandbox, mcp: adapters, choice, close };
+}
+
+/**
+ * The user's own stdio servers (settings, `--mcp-config`) start in the working directory unless
+ * their entry names one. In a folder not trusted that would let the folder configure how they
+ * start: `npx` reads its `.npmrc` (a `registry` that serves a package of the folder's choosing),
+ * `uvx` its `uv.toml`, version managers' shims its `mise.toml`/`.tool-versions`. There they start
+ * in the home directory instead (said once); the project's own servers do not start at all.
+ */
+function outsideUntrustedFolder(
+  servers: readonly McpServerEntry[],
+  trusted: boolean,
+  log: (line: string) => void,
+): McpServerEntry[] {
+  if (trusted) return [...servers];
+  const moved: string[] = [];
+  const placed = servers.map((server) => {
+    if (server.transport.type !== 'stdio' || server.baseDir !== undefined) return server;
+    if (server.transport.cwd !== undefined && isAbsolute(server.transport.cwd)) return server;
+    moved.push(server.name);
+    return { ...server, baseDir: homedir() };
+  });
+  if (moved.length > 0)
+    log(
+      `mcp: ${moved.join(', ')} start in ${homedir()}, not in this folder: it is not trusted, and launchers such as npx and uvx read a folder's own configuration (.npmrc, uv.toml…); \`agent trust\` starts them here`,
+    );
+  return placed;
 }
 
 /** Why a tool a list names may not be made (the others of loadTools always are when chosen). */
