@@ -96,6 +96,34 @@ export const capabilityAttempts: Attempt[] = [
     ].join('; '),
   },
   {
+    name: 'the rest of the mount API (move_mount, fsmount, fspick, mount_setattr), mount --move, make-shared',
+    evidence: refused,
+    script: [
+      perlSyscall('syscall($ENV{NR_MOVE_MOUNT}, -100, "/", -100, "/tmp", 0)'),
+      perlSyscall('syscall($ENV{NR_FSMOUNT}, 0, 0, 0)'),
+      perlSyscall('syscall($ENV{NR_FSPICK}, -100, "/", 0)'),
+      perlSyscall('syscall($ENV{NR_MOUNT_SETATTR}, -100, "/", 0, 0, 0)'),
+      'mount --move "$HOME/.ssh" "$WS" && echo ESCAPED',
+      'mount --make-rshared / && echo ESCAPED',
+      'cat "$HOME/.ssh/id_ed25519"',
+    ].join('; '),
+  },
+  {
+    name: 'a nested bubblewrap, and clone3 with CLONE_NEWUSER (flags in a struct a filter cannot read)',
+    evidence: /clone3: (Function not implemented|Operation not permitted)/,
+    script: [
+      'mkdir -p "$WS/nested"',
+      `bwrap --bind / / --bind "$OUT" "$WS/nested" -- sh -c 'echo ESCAPED > "$WS/nested/victim.txt"' && echo ESCAPED`,
+      // clone_args: flags = CLONE_NEWUSER | CLONE_NEWNS, exit_signal = SIGCHLD; the child says so.
+      `perl -e 'my $a = pack("Q11", 0x10020000, 0, 0, 0, 17, 0, 0, 0, 0, 0, 0); my $r = syscall($ENV{NR_CLONE3}, $a, 88); if ($r == 0) { print "ESC" . "APED in a new user namespace\n"; exit 0 } print "clone3: $!\n"; wait'`,
+    ].join('; '),
+  },
+  {
+    name: 'setns into the mount namespace of pid 1 (bwrap, outside the command’s own)',
+    evidence: /refused: |open: /,
+    script: `perl -e 'open(my $ns, "<", "/proc/1/ns/mnt") or die "open: $!\n"; my $r = syscall($ENV{NR_SETNS}, fileno($ns), 0); print $r == 0 ? "ESC" . "APED\n" : "refused: $!\n"'; true`,
+  },
+  {
     name: 'unshare a mount namespace, then umount',
     evidence: /unshare failed/,
     script: `unshare -m sh -c 'umount "$HOME/.ssh" && echo ESCAPED; cat "$HOME/.ssh/id_ed25519"'`,

@@ -113,6 +113,15 @@ function chownTree(entry: string, uid: number, gid: number): void {
 }
 
 /** Syscall numbers the attempts use from perl, for this machine. */
+// The mount API of Linux 5.2+ and clone3: numbered alike on every architecture.
+const newMountApi = {
+  NR_MOVE_MOUNT: 429,
+  NR_FSMOUNT: 432,
+  NR_FSPICK: 433,
+  NR_MOUNT_SETATTR: 442,
+  NR_CLONE3: 435,
+};
+
 export function syscallNumbers(machine = os.machine()): Record<string, string> {
   const tables: Record<string, Record<string, number>> = {
     x86_64: {
@@ -131,6 +140,8 @@ export function syscallNumbers(machine = os.machine()): Record<string, string> {
       NR_X32_SOCKET: 41 | 0x40000000,
       NR_MKNODAT: 259,
       NR_OPENAT2: 437,
+      NR_SETNS: 308,
+      ...newMountApi,
     },
     aarch64: {
       NR_MOUNT: 40,
@@ -147,6 +158,8 @@ export function syscallNumbers(machine = os.machine()): Record<string, string> {
       NR_IO_URING_SETUP: 425,
       NR_MKNODAT: 33,
       NR_OPENAT2: 437,
+      NR_SETNS: 268,
+      ...newMountApi,
     },
   };
   const table = tables[machine];
