@@ -6,7 +6,7 @@
  */
 import { relative } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
-import type { PermissionMode } from '@agent/core';
+import { credentialRuleOf, type PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
@@ -51,15 +51,48 @@ function shorten(text: string, max = 100): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/**
+ * A value as the trust notice and question show it: a credential (by its name or its shape) is
+ * not printed — the notice goes to stderr, which CI keeps in its logs, and a project file can be a
+ * link to the user's own settings.
+ */
+function shownValue(name: string, value: string): string {
+  return credentialRuleOf(name, value) === undefined
+    ? shorten(value, 60)
+    : '[a credential, not shown]';
+}
+
+/** A command line with each word shaped like a key or token (`sk-…`, `ghp_…`, a JWT…) left out. */
+function shownWords(line: string): string {
+  return line
+    .split(/(\s+)/)
+    .map((word) => (credentialRuleOf('', word) === undefined ? word : '***'))
+    .join('');
+}
+
+/** A URL with its password and credential-like query values left out. */
+function shownUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return shorten(url);
+  }
+  if (parsed.password !== '') parsed.password = '***';
+  for (const [name, value] of [...parsed.searchParams])
+    if (credentialRuleOf(name, value) !== undefined) parsed.searchParams.set(name, '***');
+  return shorten(parsed.href);
+}
+
 function describeServer(entry: McpServerEntry): string {
   const transport = entry.transport;
   if (transport.type === 'stdio') {
     const env = Object.keys(transport.env ?? {});
-    return `MCP server "${entry.name}" runs: ${shorten([transport.command, ...(transport.args ?? [])].join(' '))}${env.length > 0 ? ` (env ${env.join(', ')})` : ''}`;
+    return `MCP server "${entry.name}" runs: ${shorten(shownWords([transport.command, ...(transport.args ?? [])].join(' ')))}${env.length > 0 ? ` (env ${env.join(', ')})` : ''}`;
   }
   if (transport.type === 'http') {
     const headers = Object.keys(transport.headers ?? {});
-    return `MCP server "${entry.name}" connects to ${String(transport.url)}${headers.length > 0 ? ` (headers ${headers.join(', ')})` : ''}`;
+    return `MCP server "${entry.name}" connects to ${shownUrl(String(transport.url))}${headers.length > 0 ? ` (headers ${headers.join(', ')})` : ''}`;
   }
   return `MCP server "${entry.name}" (a custom transport)`;
 }
@@ -184,7 +217,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
     });
   }
   for (const [name, value] of Object.entries(file.env ?? {}))
-    widening('env', `env.${name}`, `env ${name}=${shorten(value, 60)}`, value, (target) => {
+    widening('env', `env.${name}`, `env ${name}=${shownValue(name, value)}`, value, (target) => {
       target.env[name] = value;
     });
   for (const [event, entries] of Object.entries(file.hooks ?? {}) as [
@@ -197,7 +230,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
         widening(
           'hook',
           `hooks.${event}[${i}].hooks[${j}]`,
-          `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shorten(hook.command)}`,
+          `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shorten(shownWords(hook.command))}`,
           { matcher: matcher ?? null, command: hook.command, timeout: hook.timeout ?? null },
           (target) => {
             target.hooks[event] = [
