@@ -1,4 +1,3 @@
-import * as fs from 'node:fs/promises';
 import type {
   Diagnostic,
   DocumentSymbol,
@@ -10,23 +9,29 @@ import type {
   WorkspaceSymbol,
 } from 'vscode-languageserver-protocol';
 import type { FileDiagnostics } from './lsp-workspace.js';
-import { pathOfUri } from './paths.js';
+import { pathOfUri, readFileInside } from './paths.js';
 
 /** Longest source line shown beside a location. */
 const maxLineChars = 160;
 
-/** Reads source lines for locations, each file once. */
+/**
+ * Reads source lines for locations, each file once — only of files inside `roots` (real paths):
+ * a location elsewhere is shown without its line (the server may be the repository's own, naming
+ * `~/.ssh/id_ed25519` line by line for the client to read out).
+ */
 export class LineReader {
   readonly #files = new Map<string, Promise<string[] | undefined>>();
+  readonly #roots: readonly string[];
 
-  /** The text of a 0-based line, trimmed and cut, or undefined when unreadable. */
+  constructor(roots: readonly string[]) {
+    this.#roots = roots;
+  }
+
+  /** The text of a 0-based line, trimmed and cut, or undefined when unreadable or outside. */
   async line(file: string, line: number): Promise<string | undefined> {
     let lines = this.#files.get(file);
     if (lines === undefined) {
-      lines = fs.readFile(file, 'utf8').then(
-        (text) => text.split(/\r?\n/),
-        () => undefined,
-      );
+      lines = readFileInside(file, this.#roots).then((text) => text?.split(/\r?\n/));
       this.#files.set(file, lines);
     }
     const text = (await lines)?.[line]?.trim();
@@ -45,9 +50,14 @@ export function locationLabel(location: Location, display: (file: string) => str
 /** One line per location: `path:line:column  source line`; at most `limit`, then a count of the rest. */
 export async function formatLocations(
   locations: readonly Location[],
-  options: { display: (file: string) => string; limit: number; lines?: LineReader },
+  options: {
+    display: (file: string) => string;
+    limit: number;
+    /** Real paths of the roots: the only files whose lines are read. */
+    roots: readonly string[];
+  },
 ): Promise<string> {
-  const lines = options.lines ?? new LineReader();
+  const lines = new LineReader(options.roots);
   const shown = await Promise.all(
     locations.slice(0, options.limit).map(async (location) => {
       const file = pathOfUri(location.uri);

@@ -242,7 +242,7 @@ export class LanguageSessions {
         sandbox: options.sandbox,
       });
       this.#snapshots.set(config.language, await scanning);
-      return { server, documents: new OpenDocuments(server) };
+      return { server, documents: new OpenDocuments(server, roots) };
     })();
     this.#sessions.set(config.language, starting);
     try {

@@ -293,6 +293,7 @@ function definitionTool(workspace: LspWorkspace) {
         const body = await formatLocations(locations, {
           display: (target) => workspace.display(target),
           limit: maxListed,
+          roots: await workspace.realRoots(),
         });
         return text(body, { count: locations.length });
       }),
@@ -333,6 +334,7 @@ function referencesTool(workspace: LspWorkspace) {
         const body = await formatLocations(locations, {
           display: (target) => workspace.display(target),
           limit: maxListed,
+          roots: await workspace.realRoots(),
         });
         return text(
           `${locations.length} reference${locations.length === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}:\n${body}`,

@@ -388,7 +388,11 @@ export class LspWorkspace implements AsyncDisposable {
    * since the preview; each file is replaced atomically and the servers are told.
    */
   async applyEdit(id: string): Promise<{ files: string[] }> {
-    const files = await this.#previews.apply(id, (target) => this.display(target));
+    const files = await this.#previews.apply(
+      id,
+      (target) => this.display(target),
+      await this.realRoots(),
+    );
     await this.notifyFilesChanged(files);
     return { files };
   }

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs/promises';
-import { uriOf } from './paths.js';
+import { readFileInside, uriOf } from './paths.js';
 import type { ServerProcess } from './server-process.js';
 
 /** What a document looked like on disk when last sent to the server. */
@@ -24,10 +24,13 @@ export interface SyncedDocument {
  */
 export class OpenDocuments {
   readonly #server: ServerProcess;
+  readonly #roots: readonly string[];
   readonly #documents = new Map<string, OpenDocument>();
 
-  constructor(server: ServerProcess) {
+  /** `roots`: real paths; only files inside them are sent (see `readFileInside`). */
+  constructor(server: ServerProcess, roots: readonly string[]) {
     this.#server = server;
+    this.#roots = roots;
   }
 
   /** Paths of the open documents. */
@@ -54,7 +57,12 @@ export class OpenDocuments {
       known.size === stats.size
     )
       return { uri: known.uri, version: known.version };
-    const text = await fs.readFile(file, 'utf8');
+    // The server may be the repository's own: a file swapped for a link out is not sent to it.
+    const text = await readFileInside(file, this.#roots);
+    if (text === undefined)
+      throw Object.assign(new Error(`${file} is not a regular file inside the workspace`), {
+        code: 'EACCES',
+      });
     // Stat again after reading: a write between stat and read is caught by the next sync.
     const after = await fs.stat(file, { bigint: true });
     const uri = uriOf(file);

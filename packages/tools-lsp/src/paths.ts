@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,5 +37,33 @@ export function pathOfUri(uri: string): string | undefined {
     return fileURLToPath(uri);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The text of `file` when it is a regular file inside one of `roots` (real paths), else
+ * undefined. A language server (the repository's own, run sandboxed) names files the tools then
+ * read outside the sandbox — the line beside a location, a rename's targets, a document to send
+ * back to it: neither a path it names outside the workspace nor a workspace file swapped for a
+ * link out may have them read. The check is made on the opened file (`/proc/self/fd/N` on Linux),
+ * so a swap after it changes nothing; a FIFO cannot block the read.
+ */
+export async function readFileInside(
+  file: string,
+  roots: readonly string[],
+): Promise<string | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const real = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => realPathOf(file));
+    if (!roots.some((root) => isPathInside(root, real))) return undefined;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }

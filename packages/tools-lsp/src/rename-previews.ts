@@ -1,9 +1,6 @@
-// Renames computed but not yet written: kept under an id with a digest of each file, written
-// only when no file changed since.
-import * as fs from 'node:fs/promises';
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { LspError } from './errors.js';
-import { isPathInside, realPathOf } from './paths.js';
+import { isPathInside, readFileInside, realPathOf } from './paths.js';
 import {
   digestOf,
   type FileChange,
@@ -58,7 +55,7 @@ export class RenamePreviews {
         `The rename would change files outside the workspace (${outside.join(', ')}); it is refused.`,
         { code: 'request-failed' },
       );
-    const changes = await fileChangesOf(edits);
+    const changes = await fileChangesOf(edits, roots);
     if (changes.length === 0)
       throw new LspError('The language server found nothing to rename at this position.', {
         code: 'request-failed',
@@ -87,7 +84,11 @@ export class RenamePreviews {
    * Writes a previewed edit and forgets it. Refuses (`LspError`, nothing written) when any of
    * its files changed since the preview; each file is replaced atomically.
    */
-  async apply(id: string, display: (file: string) => string): Promise<string[]> {
+  async apply(
+    id: string,
+    display: (file: string) => string,
+    roots: readonly string[],
+  ): Promise<string[]> {
     const preview = this.#previews.get(id);
     if (preview === undefined)
       throw new LspError(
@@ -97,7 +98,7 @@ export class RenamePreviews {
         },
       );
     for (const change of preview.changes) {
-      const current = await fs.readFile(change.path, 'utf8').catch(() => undefined);
+      const current = await readFileInside(change.path, roots);
       if (current === undefined || digestOf(current) !== preview.digests.get(change.path))
         throw new LspError(
           `${display(change.path)} changed since the rename was previewed; preview it again.`,

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Position, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { pathOfUri } from './paths.js';
+import { LspError } from './errors.js';
+import { pathOfUri, readFileInside } from './paths.js';
 
 /** One file's change: its text before and after. */
 export interface FileChange {
@@ -74,13 +75,24 @@ export function textEditsByFile(edit: WorkspaceEdit): {
   return { edits, unsupported };
 }
 
-/** Reads each file and applies its edits; files whose text does not change are left out. */
+/**
+ * Reads each file (only inside `roots`, real paths: see `readFileInside`) and applies its edits;
+ * files whose text does not change are left out. Throws `LspError` for a file it may not read.
+ */
 export async function fileChangesOf(
   edits: ReadonlyMap<string, readonly TextEdit[]>,
+  roots: readonly string[],
 ): Promise<FileChange[]> {
   const changes: FileChange[] = [];
   for (const [file, textEdits] of [...edits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    const before = await fs.readFile(file, 'utf8');
+    const before = await readFileInside(file, roots);
+    if (before === undefined)
+      throw new LspError(
+        `The rename would change ${file}, which is not a file of the workspace; it is refused.`,
+        {
+          code: 'request-failed',
+        },
+      );
     const after = applyTextEdits(before, textEdits);
     if (after !== before) changes.push({ path: file, before, after });
   }

@@ -1,0 +1,107 @@
+// A language server the repository ships runs sandboxed and cannot read the user's files, but the
+// tools read files on its word: the source line beside each location it answers, a rename's
+// target files. It must not get the client to read (for the model) or send (to itself) a file
+// outside the workspace — whether it names one outright, or a command of the model's swapped a
+// workspace file for a link out. The server is a real process speaking LSP over stdio.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type AnyAgentTool, executeTool } from '@agent/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLspTools } from './lsp-tools.js';
+import { LspWorkspace } from './lsp-workspace.js';
+
+const server = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '__fixtures__',
+  'hostile-server',
+  'server.mjs',
+);
+const secretLines = Array.from({ length: 30 }, (_, index) => `SECRET-LINE-${index}-a8f3`);
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A workspace with one source file, a secret file outside it, and the hostile server for `.hx`. */
+async function setup(target: 'outside' | 'link in the workspace') {
+  const parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'agent-lsp-hostile-')));
+  cleanups.push(() => fs.rm(parent, { recursive: true, force: true }));
+  const workspace = path.join(parent, 'ws');
+  await fs.mkdir(workspace);
+  const secret = path.join(parent, 'id_ed25519');
+  await fs.writeFile(secret, `${secretLines.join('\n')}\n`);
+  await fs.writeFile(path.join(workspace, 'main.hx'), 'let value = 1;\n');
+  // The server names the secret itself, or a workspace file that is a link to it.
+  const named = target === 'outside' ? secret : path.join(workspace, 'notes.hx');
+  if (target !== 'outside') await fs.symlink(secret, named);
+  const log = path.join(parent, 'server-saw.txt');
+  const lsp = new LspWorkspace({
+    cwd: workspace,
+    servers: [
+      {
+        language: 'hostile',
+        command: process.execPath,
+        args: [server],
+        extensions: ['.hx'],
+        languageIdOf: () => 'hostile',
+        installHint: 'the test fixture',
+      },
+    ],
+    env: { ...process.env, HOSTILE_TARGET: named, HOSTILE_LOG: log },
+  });
+  cleanups.push(() => lsp.close());
+  const tools = createLspTools({ workspace: lsp });
+  const tool = (name: string): AnyAgentTool => {
+    const found = tools.find((candidate) => candidate.name === name);
+    if (found === undefined) throw new Error(`no tool ${name}`);
+    return found;
+  };
+  return { workspace, secret, log, tool };
+}
+
+function resultText(result: Awaited<ReturnType<typeof executeTool>>): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+describe('a hostile language server', () => {
+  it.each(['outside', 'link in the workspace'] as const)(
+    'locations in a file %s: listed, never read out',
+    async (target) => {
+      const t = await setup(target);
+      for (const name of ['lsp_definition', 'lsp_references']) {
+        const result = await executeTool(t.tool(name), { path: 'main.hx', symbol: 'value' });
+        const text = resultText(result);
+        expect(text, name).not.toMatch(/SECRET-LINE/);
+        // The locations themselves are still given (path:line:column).
+        expect(text, name).toMatch(/:1:1/);
+      }
+    },
+  );
+
+  it('a rename of a file outside is refused, and the file is unchanged', async () => {
+    const t = await setup('link in the workspace');
+    const preview = await executeTool(t.tool('lsp_rename'), {
+      path: 'main.hx',
+      symbol: 'value',
+      new_name: 'other',
+    });
+    expect(resultText(preview)).not.toMatch(/SECRET-LINE/);
+    expect(await fs.readFile(t.secret, 'utf8')).toBe(`${secretLines.join('\n')}\n`);
+  });
+
+  it('a workspace file swapped for a link out is not sent to the server', async () => {
+    const t = await setup('outside');
+    await executeTool(t.tool('lsp_definition'), { path: 'main.hx', symbol: 'value' });
+    // The model's command swaps the file the server has open for a link to the secret…
+    await fs.rm(path.join(t.workspace, 'main.hx'));
+    await fs.symlink(t.secret, path.join(t.workspace, 'main.hx'));
+    // …and asks again: the client must not read it through the link and send it over.
+    await executeTool(t.tool('lsp_definition'), { path: 'main.hx', line: 1, column: 1 });
+    const saw = await fs.readFile(t.log, 'utf8').catch(() => '');
+    expect(saw).toContain('let value = 1;');
+    expect(saw).not.toMatch(/SECRET-LINE/);
+  });
+});
