@@ -207,4 +207,61 @@ describe('a long-lived sandbox', () => {
       await sandbox.close();
     }
   });
+
+  it("a command that takes the helper's output descriptor and floods it ends that helper, not this process", async () => {
+    const workspace = fs.mkdtempSync(path.join(parent, 'flood-'));
+    // perl: find the helper, take its stdout (pidfd_open + pidfd_getfd: same user, same
+    // sandbox), write 64 MB without a newline.
+    const flood = [
+      'opendir(my $d, "/proc"); my $helper;',
+      'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && $l =~ /exec-help[e]r/ }',
+      'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
+      'print "took $fd\\n"; open(my $s, ">&=", $fd) or die; my $chunk = "A" x 65536;',
+      'for (1 .. 1024) { syswrite($s, $chunk) or last }',
+    ].join(' ');
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
+    const host = sandbox.createHost?.();
+    if (host === undefined) throw new Error('no host');
+    const fifo = (name: string) => {
+      const file = path.join(host.pipeDirectory, name);
+      spawnSync('mkfifo', [file]);
+      const ends = [
+        fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+        fs.openSync(file, fs.constants.O_WRONLY),
+      ];
+      return { file, close: () => ends.forEach((fd) => fs.closeSync(fd)) };
+    };
+    try {
+      const [out, err] = [fifo('a'), fifo('b')];
+      const command = await host.run({
+        file: '/usr/bin/perl',
+        args: ['-e', flood],
+        cwd: workspace,
+        env: { PATH: process.env.PATH },
+        stdout: out.file,
+        stderr: err.file,
+      });
+      // The helper is ended: the command with it.
+      expect(await command.exited).toMatchObject({ type: 'lost' });
+      out.close();
+      err.close();
+      // The next command gets a new helper.
+      const [out2, err2] = [fifo('c'), fifo('d')];
+      const next = await host.run({
+        file: '/bin/true',
+        args: [],
+        cwd: workspace,
+        env: {},
+        stdout: out2.file,
+        stderr: err2.file,
+      });
+      expect(await next.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      await next.end(100);
+      out2.close();
+      err2.close();
+    } finally {
+      await host.close();
+      await sandbox.close();
+    }
+  });
 });

@@ -123,6 +123,9 @@ interface PendingCall {
   state: 'starting' | 'running' | 'exited';
 }
 
+/** Longest line the helper may write; its events are a few hundred characters. */
+const maximumEventLineChars = 1 << 20;
+
 /** After this many helpers in a row failed to start, the host stops trying (commands fall back). */
 const maxStartFailures = 3;
 
@@ -170,6 +173,18 @@ class Helper {
     this.#child.stdout?.setEncoding('utf8');
     this.#child.stdout?.on('data', (chunk: string) => {
       buffered += chunk;
+      // The helper's lines are short. Commands share its sandbox and user, so one can take its
+      // output descriptor (pidfd_getfd, ptrace) and write into it: a line without end must not
+      // grow in this process until it fails. Such a helper is ended (its commands are lost).
+      if (buffered.length > maximumEventLineChars && !buffered.includes('\n')) {
+        buffered = '';
+        this.#stderrTail =
+          `${this.#stderrTail}\nthe sandbox helper wrote a line over ${maximumEventLineChars} characters`.slice(
+            -2000,
+          );
+        this.kill();
+        return;
+      }
       let newline = buffered.indexOf('\n');
       while (newline !== -1) {
         const line = buffered.slice(0, newline);
