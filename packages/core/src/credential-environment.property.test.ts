@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   credentialFreeEnvironment,
   credentialRedactor,
+  credentialStreamRedactor,
   isCredentialVariable,
   withheldVariableNames,
 } from './credential-environment.js';
@@ -157,5 +158,58 @@ describe('credentialRedactor (properties)', () => {
         expect(credentialRedactor({ OPENAI_API_KEY: key })(text)).toBe(text);
       }),
     );
+  });
+});
+
+describe('credentialStreamRedactor', () => {
+  const env = {
+    OPENAI_API_KEY: `sk-proj-${'Ab3'.repeat(16)}`,
+    GITHUB_TOKEN: 'gh-token-value-1234',
+    // One value a prefix of another's middle: the longest is redacted whole.
+    MY_SECRET: 'abcXYZ-secret-1',
+    OTHER_PASSWORD: 'XYZ-secret-2-long',
+  };
+  const values = Object.values(env);
+  const pieceArb = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(...values),
+    fc.constantFrom(...values).map((value) => value.slice(0, 5)),
+  );
+
+  it('split anywhere, the pieces shown hold no value, and add up to the whole text redacted', () => {
+    fc.assert(
+      fc.property(
+        fc.array(pieceArb, { maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (parts, cuts) => {
+          const text = parts.join('');
+          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort(
+            (a, b) => a - b,
+          );
+          const pieces: string[] = [];
+          let from = 0;
+          for (const point of points) {
+            pieces.push(text.slice(from, point));
+            from = point;
+          }
+          pieces.push(text.slice(from));
+          const redactor = credentialStreamRedactor(env);
+          const shown = [...pieces.map((piece) => redactor.push(piece)), redactor.flush()];
+          // No value in any piece shown, nor across neighbouring pieces.
+          const joined = shown.join('');
+          for (const value of values) expect(joined).not.toContain(value);
+          expect(joined).toBe(credentialRedactor(env)(text));
+        },
+      ),
+    );
+  });
+
+  it('text that holds no part of a value passes at once', () => {
+    const redactor = credentialStreamRedactor(env);
+    expect(redactor.push('Hello, world.')).toBe('Hello, world.');
+    expect(redactor.push(' The key is sk-pr')).toBe(' The key is ');
+    expect(redactor.push(`oj-${'Ab3'.repeat(16)} ok`)).toBe('[redacted:OPENAI_API_KEY] ok');
+    expect(redactor.push(' sk-')).toBe(' ');
+    expect(redactor.flush()).toBe('sk-');
   });
 });

@@ -271,6 +271,14 @@ export function credentialRedactor(
   env: EnvironmentRecord,
   options: CredentialRedactorOptions = {},
 ): (text: string) => string {
+  return redactorOf(credentialReplacements(env, options));
+}
+
+/** Each credential value of `env` (and its JSON-escaped form) with its marker, longest first. */
+function credentialReplacements(
+  env: EnvironmentRecord,
+  options: CredentialRedactorOptions,
+): [value: string, marker: string][] {
   const minLength = options.minLength ?? 8;
   const replacements: [string, string][] = [];
   for (const [name, value] of Object.entries(env)) {
@@ -282,12 +290,62 @@ export function credentialRedactor(
     if (escaped !== value) replacements.push([escaped, marker]);
   }
   // Longest first: a value that contains another is replaced whole.
-  replacements.sort((a, b) => b[0].length - a[0].length);
+  return replacements.sort((a, b) => b[0].length - a[0].length);
+}
+
+function redactorOf(replacements: readonly [string, string][]): (text: string) => string {
   if (replacements.length === 0) return (text) => text;
   return (text) => {
     let result = text;
     for (const [value, marker] of replacements)
       if (result.includes(value)) result = result.split(value).join(marker);
     return result;
+  };
+}
+
+/** A {@link credentialStreamRedactor}: feed it the pieces, then flush it at the end. */
+export interface CredentialStreamRedactor {
+  /** What can be shown of the text so far: redacted, a tail that may begin a value held back. */
+  push(piece: string): string;
+  /** The text held back (the stream ended: it was no value). */
+  flush(): string;
+}
+
+/**
+ * {@link credentialRedactor} for text that arrives in pieces (a model's streamed deltas): a value
+ * split across two pieces is redacted all the same. Each `push` returns the text up to the
+ * longest tail that could be the start of a value; that tail waits for the next piece (or
+ * `flush`). Text holding no part of a value passes at once.
+ */
+export function credentialStreamRedactor(
+  env: EnvironmentRecord,
+  options: CredentialRedactorOptions = {},
+): CredentialStreamRedactor {
+  const replacements = credentialReplacements(env, options);
+  const redact = redactorOf(replacements);
+  let pending = '';
+  const heldBack = (text: string): number => {
+    let longest = 0;
+    for (const [value] of replacements)
+      for (let length = Math.min(value.length - 1, text.length); length > longest; length--)
+        if (text.endsWith(value.slice(0, length))) {
+          longest = length;
+          break;
+        }
+    return longest;
+  };
+  return {
+    push(piece) {
+      pending = redact(pending + piece);
+      const hold = heldBack(pending);
+      const shown = pending.slice(0, pending.length - hold);
+      pending = pending.slice(pending.length - hold);
+      return shown;
+    },
+    flush() {
+      const rest = redact(pending);
+      pending = '';
+      return rest;
+    },
   };
 }

@@ -23,10 +23,10 @@ import { useColour, writeErr, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import {
+  createStreamJsonMapper,
   permissionAsked,
   runSummary,
   type StreamJsonEvent,
-  streamJsonEvents,
   streamJsonInputSchema,
 } from './stream-json.js';
 
@@ -148,6 +148,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
   if (first?.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
   const format = options.outputFormat;
   const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
+  const toStreamJson = createStreamJsonMapper();
   const interactive = process.stdin.isTTY === true;
   const keys = interactive ? new RunKeys(process.stdin) : undefined;
   const fallback = nonInteractiveApprover();
@@ -223,7 +224,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
           })
         : {
             onEvent: (event: AgentEvent) => {
-              if (format === 'stream-json') for (const line of streamJsonEvents(event)) emit(line);
+              if (format === 'stream-json') for (const line of toStreamJson(event)) emit(line);
             },
           };
     // One run per message: just the -p prompt, or every line of --input-format stream-json.

@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentRunResult, PermissionRequest, Usage } from '@agent/core';
 import { messageText } from '@agent/core';
 import { z } from 'zod';
+import { streamRedactor } from '../ui/redaction.js';
 
 // The machine-readable output of `-p --output-format json|stream-json`. The zod schemas are the
 // source of truth: `stream-json.schema.json` beside the package is generated from them (a test
@@ -205,7 +206,30 @@ function usageOf(usage: Usage): z.infer<typeof usageSchema> {
   };
 }
 
-/** Maps agent events to stream-json lines (undefined for events the format leaves out). */
+/**
+ * Maps agent events to stream-json lines (none for events the format leaves out), one run's
+ * events in order: text deltas go through a stream redactor, so a credential split across two
+ * deltas is redacted like one in a single line (a tail that may begin one is sent with the next
+ * delta, or before the message's `assistant` line).
+ */
+export function createStreamJsonMapper(): (event: AgentEvent) => StreamJsonEvent[] {
+  let redactor = streamRedactor();
+  return (event) => {
+    if (event.type === 'message-update' && event.event.type === 'text-start')
+      redactor = streamRedactor();
+    if (event.type === 'message-update' && event.event.type === 'text-delta') {
+      const text = redactor.push(event.event.delta);
+      return text === '' ? [] : [{ type: 'text-delta', text }];
+    }
+    if (event.type === 'message-update' && event.event.type === 'text-end') {
+      const text = redactor.flush();
+      return text === '' ? [] : [{ type: 'text-delta', text }];
+    }
+    return streamJsonEvents(event);
+  };
+}
+
+/** Maps one agent event to stream-json lines (text deltas as they are: see createStreamJsonMapper). */
 export function streamJsonEvents(event: AgentEvent): StreamJsonEvent[] {
   switch (event.type) {
     case 'message-update': {

@@ -211,6 +211,41 @@ describe('tools run without the credentials of the CLI environment', () => {
     expectNoKeyValue(sessions);
   });
 
+  it('stream-json: a key the model writes, split across text deltas, is redacted in the deltas put together', async () => {
+    const { workspace, env, dir } = await setup();
+    // The scripted model streams its text 16 characters at a time: every key here spans deltas.
+    const script = await writeScript(dir, [
+      {
+        text: `Keys: ${keys.OPENAI_API_KEY} and ${keys.ANTHROPIC_API_KEY}, then ${keys.DATABASE_URL}.`,
+      },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'say the keys',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--output-format',
+        'stream-json',
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { type: string; text?: string });
+    const deltas = lines.filter((line) => line.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(3);
+    const streamed = deltas.map((line) => line.text).join('');
+    expectNoKeyValue(streamed);
+    expect(streamed).toBe(
+      'Keys: [redacted:OPENAI_API_KEY] and [redacted:ANTHROPIC_API_KEY], then [redacted:DATABASE_URL].',
+    );
+  });
+
   it('js_repl: process.env holds no key', async () => {
     const { workspace, env, dir } = await setup();
     const saved = join(dir, 'saved.json');

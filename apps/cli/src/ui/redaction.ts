@@ -4,7 +4,11 @@
  * of its environment, even when it reached the conversation another way (a passed variable, a
  * `.env` file read, the user's own prompt).
  */
-import { credentialRedactor } from '@agent/core';
+import {
+  type CredentialStreamRedactor,
+  credentialRedactor,
+  credentialStreamRedactor,
+} from '@agent/core';
 
 let current: ((text: string) => string) | undefined;
 
@@ -15,6 +19,14 @@ let current: ((text: string) => string) | undefined;
 export function redactText(text: string): string {
   current ??= credentialRedactor(process.env);
   return current(text);
+}
+
+/**
+ * {@link redactText} for a text shown as it streams in (a model's deltas): a value split across
+ * two deltas is redacted too; a tail that may begin one waits for the next delta or `flush`.
+ */
+export function streamRedactor(): CredentialStreamRedactor {
+  return credentialStreamRedactor(process.env);
 }
 
 /** Reads `process.env` again at the next redaction (after settings added variables to it). */

@@ -8,6 +8,7 @@ import {
 import { nestedCallsLine } from './code-mode-lines.js';
 import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
+import { streamRedactor } from './redaction.js';
 
 /** Options of a {@link Transcript}. */
 export interface TranscriptOptions {
@@ -172,6 +173,8 @@ export function markdownFlushPoint(text: string): number {
 /** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
 export class Transcript {
   readonly #write: (text: string) => void;
+  /** Streamed text is shown through this: a credential split across two deltas is redacted too. */
+  #redactor = streamRedactor();
   readonly #streamText: boolean;
   readonly #cwd: string | undefined;
   readonly #colour: boolean;
@@ -275,10 +278,11 @@ export class Transcript {
         if (update.type === 'text-start' && this.#streamText) {
           this.#rendering = this.#markdown?.();
           this.#unrendered = '';
+          this.#redactor = streamRedactor();
           if (this.#rendering !== undefined) this.#showRunning('text', 'writing');
         } else if (update.type === 'text-delta' && this.#streamText) {
           const render = this.#rendering;
-          if (render === undefined) this.#text(update.delta);
+          if (render === undefined) this.#text(this.#redactor.push(update.delta));
           else {
             // Paragraphs, lists, tables and code blocks are shown rendered as soon as they end.
             this.#unrendered += update.delta;
@@ -290,8 +294,10 @@ export class Transcript {
             }
           }
         } else if (update.type === 'text-end' && this.#streamText) {
-          if (this.#rendering === undefined) this.#endLine();
-          else {
+          if (this.#rendering === undefined) {
+            this.#text(this.#redactor.flush());
+            this.#endLine();
+          } else {
             this.#toolEnded('text');
             this.#flushMarkdown();
           }
