@@ -10,7 +10,7 @@ import { replMode } from './modes/repl-mode.js';
 import { askTrustOnTerminal, runTrustCommand } from './modes/trust-command.js';
 import { exitCodeFor } from './session/session.js';
 import { chooseSession } from './session/session-choice.js';
-import { writeErr, writeOut } from './ui/output.js';
+import { writeErr, writeNotice, writeOut } from './ui/output.js';
 import { resetRedaction } from './ui/redaction.js';
 
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
@@ -32,7 +32,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         defaultMode: interactive ? 'default' : 'read-only',
         ...(interactive ? { ask: askTrustOnTerminal(process.stdin, writeOut) } : {}),
       });
-      for (const notice of start.notices) writeErr(`${notice}\n`);
+      for (const notice of start.notices) writeNotice(notice);
       retention = start.settings.sessions;
       Object.assign(process.env, start.settings.env);
       resetRedaction();
@@ -59,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'mcp-serve': {
         // Loaded only for this command: the MCP server side stays out of every other start-up.
         const { runMcpServe } = await import('./modes/mcp-serve.js');
-        return await runMcpServe(options, (line) => writeErr(`${line}\n`));
+        return await runMcpServe(options, writeNotice);
       }
       case 'run':
         if (options.prompt !== undefined || options.inputFormat === 'stream-json')

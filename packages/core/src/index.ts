@@ -204,6 +204,7 @@ export {
   type StructuredOutputOptions,
   structuredOutputToolName,
 } from './structured-output.js';
+export { terminalSafe } from './terminal-safe.js';
 export {
   type AgentTool,
   type AnyAgentTool,

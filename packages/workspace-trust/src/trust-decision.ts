@@ -81,6 +81,33 @@ export function decideTrust(options: DecideTrustOptions): TrustDecision {
 export function describeWithheld(withheld: readonly WithheldItem[]): string[] {
   return withheld.map(({ item, reason }) => {
     const prefix = reason === 'untrusted' ? '' : `${reason} `;
-    return `${prefix}${item.description} (${item.source})`;
+    return `${prefix}${printable(item.description)} (${printable(item.source)})`;
   });
+}
+
+/**
+ * A description as a question may show it: the repository wrote it, and `ESC [2K` or a carriage
+ * return in a hook command would erase and rewrite its line on the terminal — the user asked to
+ * trust `echo done` while the hook runs `curl … | sh`. Each control character (C0, DEL, C1) and
+ * bidirectional control is shown as an escape.
+ */
+function printable(text: string): string {
+  let result = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    const acts =
+      code < 0x20 ||
+      (code >= 0x7f && code <= 0x9f) ||
+      code === 0x061c ||
+      code === 0x200e ||
+      code === 0x200f ||
+      (code >= 0x202a && code <= 0x202e) ||
+      (code >= 0x2066 && code <= 0x2069);
+    result += !acts
+      ? char
+      : code <= 0xff
+        ? `\\x${code.toString(16).padStart(2, '0')}`
+        : `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return result;
 }

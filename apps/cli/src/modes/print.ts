@@ -7,6 +7,7 @@ import {
   errorMessage,
   messageText,
   type PermissionApprover,
+  terminalSafe,
 } from '@agent/core';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
@@ -19,7 +20,7 @@ import {
   runPrompt,
 } from '../session/session.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
-import { useColour, writeErr, writeOut } from '../ui/output.js';
+import { useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import {
@@ -157,13 +158,18 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     keys === undefined
       ? fallback
       : terminalApprover(keys, writeErr, { cwd: resolve(options.cwd), colour });
-  const log = (line: string) => writeErr(`${line}\n`);
+  const log = writeNotice;
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,
     // Plan mode in -p: the plan is the answer (on stdout as text; in the JSON formats, the call's arguments).
     ...(format === 'text'
-      ? { printPlan: (plan: string) => writeOut(plan.endsWith('\n') ? plan : `${plan}\n`) }
+      ? {
+          printPlan: (plan: string) => {
+            const shown = process.stdout.isTTY === true ? terminalSafe(plan) : plan;
+            writeOut(shown.endsWith('\n') ? shown : `${shown}\n`);
+          },
+        }
       : {}),
     log,
     // Without a terminal, servers' questions are declined and sampling refused (with a notice).
@@ -239,7 +245,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
           abort = stop;
           keys?.start(stop);
         },
-        onNotice: (line) => writeErr(`${line}\n`),
+        onNotice: writeNotice,
         savePath: options.save,
       });
       keys?.stop();
@@ -252,6 +258,9 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
         else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
         else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
           let answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
+          // On a terminal the answer is shown, not obeyed (escapes the model wrote); a pipe gets it
+          // as written.
+          if (process.stdout.isTTY === true) answer = terminalSafe(answer);
           // On a terminal with colours the answer's Markdown is rendered (loaded only then).
           if (answer !== '' && useColour(process.stdout)) {
             const { createMarkdownRenderer } = await import('../ui/markdown.js');

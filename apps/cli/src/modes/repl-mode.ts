@@ -4,7 +4,7 @@ import type { CliOptions } from '../config/args.js';
 import { terminalPlanApprover } from '../session/plan-mode.js';
 import { createSession } from '../session/session.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
-import { useColour, writeErr, writeOut } from '../ui/output.js';
+import { useColour, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { PromptInput } from './prompt-input.js';
 import { runRepl } from './repl.js';
@@ -21,13 +21,13 @@ export async function replMode(options: CliOptions): Promise<number> {
       cwd: resolve(options.cwd),
       colour: useColour(process.stdout),
     }),
-    log: (line) => writeErr(`${line}\n`),
+    log: writeNotice,
     confirmMcpToolChanges: askMcpToolChangesOnTerminal(process.stdin, writeOut),
     planApprover: terminalPlanApprover(keys, writeOut),
     mcpInteractions: new McpInteractions({
       keys,
       write: writeOut,
-      log: (line) => writeErr(`${line}\n`),
+      log: writeNotice,
       cwd: resolve(options.cwd),
       logLevel: options.mcpLogLevel,
       tty: process.stdout.isTTY === true,

@@ -3,6 +3,7 @@
  * runs, and `agent trust [list|revoke]`.
  */
 import type { ReadStream } from 'node:tty';
+import { terminalSafe } from '@agent/core';
 import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trust';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
@@ -120,7 +121,8 @@ export async function runTrustCommand(
       write(
         `Trusted ${folder}${isWholesaleFolder(folder) ? ' (this folder only: not the folders below it)' : ''}${items.length === 0 ? '.' : ', with:'}\n`,
       );
-      for (const item of items) write(`  ${item.description} (${item.source})\n`);
+      for (const item of items)
+        write(`  ${terminalSafe(item.description)} (${terminalSafe(item.source)})\n`);
       write('A change to any of these asks again. Undo with: agent trust revoke\n');
       return 0;
     }

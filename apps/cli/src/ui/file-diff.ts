@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { terminalSafe } from '@agent/core';
 import { createTwoFilesPatch } from 'diff';
 
 /** Longest diff shown (lines); the rest is counted. */
@@ -82,14 +83,18 @@ export function proposedDiff(cwd: string, toolName: string, args: unknown): stri
 
 /** Colours a diff's lines (+ green, - red, @@ cyan) when `colour` is on. */
 export function paintDiff(diff: string, colour: boolean, indent = '    '): string {
-  return diff
-    .split('\n')
-    .map((line) => {
-      if (!colour) return `${indent}${line}`;
-      if (line.startsWith('+')) return `${indent}\u001b[32m${line}\u001b[39m`;
-      if (line.startsWith('-')) return `${indent}\u001b[31m${line}\u001b[39m`;
-      if (line.startsWith('@@')) return `${indent}\u001b[36m${line}\u001b[39m`;
-      return `${indent}${line}`;
-    })
-    .join('\n');
+  return (
+    diff
+      .split('\n')
+      // A file's lines are the repository's or the model's: shown, never acted on by the terminal.
+      .map((line) => terminalSafe(line, { singleLine: true }))
+      .map((line) => {
+        if (!colour) return `${indent}${line}`;
+        if (line.startsWith('+')) return `${indent}\u001b[32m${line}\u001b[39m`;
+        if (line.startsWith('-')) return `${indent}\u001b[31m${line}\u001b[39m`;
+        if (line.startsWith('@@')) return `${indent}\u001b[36m${line}\u001b[39m`;
+        return `${indent}${line}`;
+      })
+      .join('\n')
+  );
 }

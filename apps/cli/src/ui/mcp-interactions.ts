@@ -8,7 +8,13 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { AssistantMessage, Message, Provider, UserContent } from '@agent/core';
+import {
+  type AssistantMessage,
+  type Message,
+  type Provider,
+  terminalSafe,
+  type UserContent,
+} from '@agent/core';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
 import type { RunKeys } from './terminal-keys.js';
@@ -46,8 +52,9 @@ const clearLine = '\r\u001b[K';
 const ctrlC = '\u0003';
 
 /** One line for the terminal: whitespace folded, cut at `max`. */
+/** A server's text on one line, its control characters shown rather than obeyed (terminalSafe). */
 function oneLine(text: string, max = 300): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = terminalSafe(text.replace(/\s+/g, ' ').trim(), { singleLine: true });
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -369,13 +376,14 @@ export class McpInteractions {
     }
     if (params.mode === 'url') {
       const url = (params as { url: string }).url;
+      const shownUrl = oneLine(url, 2000);
       this.#write(
-        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${url}\nOpen it? [y] open  [n] decline  [c] cancel `,
+        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\nOpen it? [y] open  [n] decline  [c] cancel `,
       );
       const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
       if (answer !== 'y') return this.#ended(answer);
       const opened = this.#open(url);
-      this.#write(`→ ${opened ? 'opened in your browser' : 'open it yourself'}: ${url}\n`);
+      this.#write(`→ ${opened ? 'opened in your browser' : 'open it yourself'}: ${shownUrl}\n`);
       return { action: 'accept' };
     }
     const schema = (params as { requestedSchema?: { properties?: object; required?: string[] } })
@@ -383,7 +391,7 @@ export class McpInteractions {
     const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
     const required = new Set(schema?.required ?? []);
     this.#write(
-      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${properties.map(([name, field]) => field.title ?? name).join(', ')}\nAnswer? [y] fill in  [n] decline  [c] cancel `,
+      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${properties.map(([name, field]) => oneLine(field.title ?? name, 80)).join(', ')}\nAnswer? [y] fill in  [n] decline  [c] cancel `,
     );
     const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
     if (answer !== 'y') return this.#ended(answer);
@@ -394,11 +402,13 @@ export class McpInteractions {
     for (const [name, field] of properties) {
       const choices = choicesOf(field);
       const fallback = defaultText(field, choices);
-      const label = field.title ?? name;
+      const label = oneLine(field.title ?? name, 80);
       const about = field.description === undefined ? '' : ` — ${oneLine(field.description, 120)}`;
       const marks = `${required.has(name) ? ', required' : ''}${fallback === '' ? '' : ` [${fallback}]`}`;
       while (true) {
-        this.#write(`  ${label}${about} (${describeField(field, choices)}${marks}): `);
+        this.#write(
+          `  ${label}${about} (${terminalSafe(`${describeField(field, choices)}${marks}`, { singleLine: true })}): `,
+        );
         const line = await this.#readLine(keys, context.signal);
         if (line === undefined) return this.#ended('c');
         if (line.trim() === '') {
@@ -415,7 +425,7 @@ export class McpInteractions {
           content[name] = parsed.value;
           break;
         }
-        this.#write(`    ✗ ${parsed.error}\n`);
+        this.#write(`    ✗ ${oneLine(parsed.error)}\n`);
       }
     }
     this.#write(`→ sent ${Object.keys(content).length} field(s) to ${context.server}\n`);

@@ -1,5 +1,6 @@
 // What the CLI writes to the terminal: through the redaction (no credential value of the
 // environment in the transcript or the JSON output, see redaction.ts).
+import { terminalSafe } from '@agent/core';
 import { redactText } from './redaction.js';
 
 export const writeOut = (text: string) => process.stdout.write(redactText(text));
@@ -9,3 +10,9 @@ export const writeErr = (text: string) => process.stderr.write(redactText(text))
 export function useColour(stream: NodeJS.WriteStream): boolean {
   return stream.isTTY === true && (process.env.NO_COLOR ?? '') === '';
 }
+
+/**
+ * A notice line on stderr (a warning, what a server or a setting said): its text may hold what a
+ * repository, a server or a web page wrote, so control characters are shown, not obeyed.
+ */
+export const writeNotice = (line: string) => writeErr(`${terminalSafe(line)}\n`);

@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, PermissionApprover } from '@agent/core';
+import { type ApprovalAnswer, type PermissionApprover, terminalSafe } from '@agent/core';
 import { paintDiff, proposedDiff } from './file-diff.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
@@ -150,7 +150,11 @@ const answersByKey: Record<string, ApprovalAnswer> = {
 
 /** What a call touches, for the question: its permission subjects, else its arguments. */
 function describeCall(subjects: readonly string[], args: unknown): string {
-  const text = subjects.length > 0 ? subjects.join(', ') : (JSON.stringify(args) ?? '');
+  // The model wrote it: a carriage return or `ESC [2K` in a command would rewrite the question.
+  const text = terminalSafe(
+    subjects.length > 0 ? subjects.join(', ') : (JSON.stringify(args) ?? ''),
+    { singleLine: true },
+  );
   return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 

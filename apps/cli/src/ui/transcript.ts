@@ -3,6 +3,7 @@ import {
   type AssistantMessage,
   type ProviderError,
   type ToolResultMessage,
+  terminalSafe,
   toolResultText,
 } from '@agent/core';
 import { nestedCallsLine } from './code-mode-lines.js';
@@ -170,6 +171,14 @@ export function markdownFlushPoint(text: string): number {
   return point;
 }
 
+/**
+ * What the model, a tool or a server wrote, as the transcript shows it: control characters shown,
+ * not obeyed (a carriage return or `ESC [2K` would rewrite the screen; see core's terminalSafe).
+ */
+const safe = (text: string) => terminalSafe(text);
+/** {@link safe} for text kept on one line (names, arguments, URLs). */
+const safeLine = (text: string) => terminalSafe(text, { singleLine: true });
+
 /** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
 export class Transcript {
   readonly #write: (text: string) => void;
@@ -244,7 +253,7 @@ export class Transcript {
   /** Shows `name` with its elapsed time in the spinner until `#toolEnded(id)`. */
   #showRunning(id: string, name: string): void {
     if (this.#spinner === undefined) return;
-    this.#running.set(id, { name, started: Date.now() });
+    this.#running.set(id, { name: safeLine(name), started: Date.now() });
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#drawSpinner(), 100);
       this.#timer.unref?.();
@@ -282,10 +291,10 @@ export class Transcript {
           if (this.#rendering !== undefined) this.#showRunning('text', 'writing');
         } else if (update.type === 'text-delta' && this.#streamText) {
           const render = this.#rendering;
-          if (render === undefined) this.#text(this.#redactor.push(update.delta));
+          if (render === undefined) this.#text(safe(this.#redactor.push(update.delta)));
           else {
             // Paragraphs, lists, tables and code blocks are shown rendered as soon as they end.
-            this.#unrendered += update.delta;
+            this.#unrendered += safe(update.delta);
             const end = markdownFlushPoint(this.#unrendered);
             if (end > 0) {
               const done = this.#unrendered.slice(0, end);
@@ -295,14 +304,14 @@ export class Transcript {
           }
         } else if (update.type === 'text-end' && this.#streamText) {
           if (this.#rendering === undefined) {
-            this.#text(this.#redactor.flush());
+            this.#text(safe(this.#redactor.flush()));
             this.#endLine();
           } else {
             this.#toolEnded('text');
             this.#flushMarkdown();
           }
         } else if (update.type === 'thinking-end' && update.thinking !== '')
-          this.line(`  (thinking) ${clip(update.thinking.replace(/\s+/g, ' '), 200)}`);
+          this.line(`  (thinking) ${clip(safe(update.thinking.replace(/\s+/g, ' ')), 200)}`);
         return;
       }
       case 'message-end': {
@@ -311,7 +320,8 @@ export class Transcript {
           const calls = message.content.filter((block) => block.type === 'toolCall');
           if (!this.#streamText && calls.length > 0) {
             for (const block of message.content)
-              if (block.type === 'text' && block.text.trim() !== '') this.line(block.text.trim());
+              if (block.type === 'text' && block.text.trim() !== '')
+                this.line(safe(block.text.trim()));
           }
           // Sources the provider's own web search cited (--hosted-web-search).
           const sources = new Map<string, string>();
@@ -322,18 +332,24 @@ export class Transcript {
           if (sources.size > 0) {
             this.line('  Sources:');
             for (const [url, title] of sources)
-              this.line(title === url ? `    - ${url}` : `    - ${title} — ${url}`);
+              this.line(
+                title === url
+                  ? `    - ${safeLine(url)}`
+                  : `    - ${safeLine(title)} — ${safeLine(url)}`,
+              );
           }
           if (calls.length === 1)
             for (const call of calls)
-              this.line(`  → ${call.name} ${formatArguments(call.arguments)}`);
+              this.line(`  → ${safeLine(call.name)} ${safeLine(formatArguments(call.arguments))}`);
           else if (calls.length > 1) {
             // Several calls: each is printed again right above its result, so they pair up.
-            this.line(`  → ${calls.length} calls: ${calls.map((call) => call.name).join(', ')}`);
+            this.line(
+              `  → ${calls.length} calls: ${calls.map((call) => safeLine(call.name)).join(', ')}`,
+            );
             for (const call of calls)
               this.#pendingCalls.set(
                 call.id,
-                `  → ${call.name} ${formatArguments(call.arguments)}`,
+                `  → ${safeLine(call.name)} ${safeLine(formatArguments(call.arguments))}`,
               );
           }
         } else if (message.role === 'toolResult') {
@@ -345,22 +361,24 @@ export class Transcript {
           const mark = this.#mark(!message.isError);
           const kind =
             message.isError && message.errorKind !== undefined ? ` [${message.errorKind}]` : '';
-          this.line(`  ${mark} ${message.toolName}${kind}: ${summarizeResult(message)}`);
+          this.line(
+            `  ${mark} ${safeLine(message.toolName)}${kind}: ${safe(summarizeResult(message))}`,
+          );
           const nested = nestedCallsLine(message.details);
-          if (nested !== undefined) this.line(nested);
+          if (nested !== undefined) this.line(safe(nested));
           this.#resultDiff(message.toolCallId, !message.isError, message.toolName);
         }
         return;
       }
       case 'progress':
-        this.line(`    … ${event.toolName}: ${clip(event.text, maxResultChars)}`);
+        this.line(`    … ${safeLine(event.toolName)}: ${clip(safe(event.text), maxResultChars)}`);
         return;
       case 'tool-execution-update': {
         // send_user_message: the message is for the user, shown whole as it arrives.
         const message = (event.partial.details as { userMessage?: unknown } | undefined)
           ?.userMessage;
-        if (typeof message === 'string') this.line(`  ✉ ${message}`);
-        else for (const line of childLines(event.partial.details)) this.line(line);
+        if (typeof message === 'string') this.line(`  ✉ ${safe(message)}`);
+        else for (const line of childLines(event.partial.details)) this.line(safe(line));
         return;
       }
       case 'tool-execution-start':
@@ -372,7 +390,7 @@ export class Transcript {
       case 'compaction-start':
       case 'compaction-end':
         this.#endLine();
-        this.line(compactionLine(event) ?? '');
+        this.line(safe(compactionLine(event) ?? ''));
         return;
       case 'agent-end':
         for (const id of [...this.#running.keys()]) this.#toolEnded(id);
@@ -385,11 +403,11 @@ export class Transcript {
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
         else if (event.stopReason === 'loop-detected')
-          this.line(`(stopped: ${event.error ?? 'the model kept repeating the same call'})`);
+          this.line(`(stopped: ${safe(event.error ?? 'the model kept repeating the same call')})`);
         else if (event.stopReason === 'budget-exhausted')
-          this.line(`(stopped: ${event.budgetReason ?? 'the run budget is spent'})`);
+          this.line(`(stopped: ${safe(event.budgetReason ?? 'the run budget is spent')})`);
         else if (event.stopReason === 'error')
-          this.line(`error: ${describeFailure(event.error, event.providerError)}`);
+          this.line(`error: ${safe(describeFailure(event.error, event.providerError))}`);
         return;
       default:
         return;

