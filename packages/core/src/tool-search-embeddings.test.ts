@@ -78,12 +78,24 @@ describe('ToolSearchIndex with embeddings', () => {
     expect(index.search('charges_schedule', 1)[0]?.name).toBe('charges_schedule');
   });
 
-  it('embeds a tool as its name and summary, without the HTTP route', () => {
+  it('embeds a tool as its name, summary, path words and keywords, without the HTTP method', () => {
     const embeddings = new AxisEmbeddings();
-    new ToolSearchIndex(catalogue, { embeddings }).search('refund money', 3);
-    const text = embeddings.texts.find((embedded) => embedded.startsWith('charges_refund'));
-    expect(text).toContain('the money goes back');
-    expect(text).not.toMatch(/POST|\/v1/);
+    const tools = [
+      ...catalogue,
+      {
+        ...tool(
+          'events_delete',
+          'DELETE /calendars/{calendarId}/events/{eventId}\n\nDeletes an event.',
+        ),
+        keywords: ['events'],
+      },
+    ];
+    new ToolSearchIndex(tools, { embeddings }).search('refund money charges events people', 4);
+    expect(embeddings.texts).toContain(
+      'charges_refund Refund a charge: the money goes back. v1 charges refund',
+    );
+    expect(embeddings.texts).toContain('events_delete Deletes an event. calendars events events');
+    expect(embeddings.texts).toContain('members_list List the people of the team.');
   });
 
   it('honours the limit and returns scores in descending order', () => {

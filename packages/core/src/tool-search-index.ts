@@ -82,16 +82,42 @@ function stem(word: string): string {
 }
 
 /** Property names of a schema, two levels deep (`owner`, `repo`, `labels`, `name`…). */
-function parameterNames(schema: JsonSchema, depth = 0, out: string[] = []): string[] {
-  if (depth > 1 || typeof schema !== 'object' || schema === null) return out;
+function parameterNames(schema: JsonSchema): string[] {
+  const names: string[] = [];
+  forEachProperty(schema, (name) => names.push(name));
+  return names;
+}
+
+/**
+ * What a schema says of its properties, two levels deep: each description (its first 200
+ * characters) and the string values of each enum (`"state": open | closed`). A parameter often
+ * says what the operation is for in other words than its summary ("the ID of the message to
+ * remove from Trash").
+ */
+function parameterTexts(schema: JsonSchema): string[] {
+  const texts: string[] = [];
+  forEachProperty(schema, (_name, property) => {
+    const { description, enum: values } = property as { description?: unknown; enum?: unknown };
+    if (typeof description === 'string') texts.push(description.slice(0, 200));
+    if (Array.isArray(values))
+      texts.push(values.filter((value) => typeof value === 'string').join(' '));
+  });
+  return texts;
+}
+
+function forEachProperty(
+  schema: JsonSchema,
+  visit: (name: string, property: object) => void,
+  depth = 0,
+): void {
+  if (depth > 1 || typeof schema !== 'object' || schema === null) return;
   const properties = (schema as { properties?: unknown }).properties;
-  if (typeof properties === 'object' && properties !== null) {
-    for (const [name, sub] of Object.entries(properties)) {
-      out.push(name);
-      parameterNames(sub as JsonSchema, depth + 1, out);
-    }
+  if (typeof properties !== 'object' || properties === null) return;
+  for (const [name, property] of Object.entries(properties)) {
+    if (typeof property !== 'object' || property === null) continue;
+    visit(name, property);
+    forEachProperty(property as JsonSchema, visit, depth + 1);
   }
-  return out;
 }
 
 /**
@@ -151,6 +177,8 @@ const fields: Field[] = [
   },
   { weight: 1, b: 0.75, text: (tool) => tool.description.replace(/<[^>]*>/g, ' ') },
   { weight: 0.3, b: 0.5, text: (tool) => parameterNames(tool.parameters).join(' ') },
+  // Measured: 0.2 found more on all three evaluation sets; 0.3 and up cost the held-out set.
+  { weight: 0.2, b: 0.75, text: (tool) => parameterTexts(tool.parameters).join(' ') },
 ];
 
 // Words people and models use for the same action or thing, and the HTTP methods that do it
@@ -202,12 +230,17 @@ function queryTerms(
       ...words.filter((word) => !indexed(word)),
       ...words.slice(1).map((word, at) => `${words[at]}_${word}`),
     ];
+    const add = (term: string, weight: number, source: string): void => {
+      const known = terms.get(term);
+      if (known === undefined) terms.set(term, { weight, source });
+      else if (known.weight < weight) known.weight = weight;
+    };
     for (const word of keys) {
       for (const { term, strength } of associations.related(word)) {
         const weight = associationWeight * strength;
-        const known = terms.get(term);
-        if (known === undefined) terms.set(term, { weight, source: word });
-        else if (known.weight < weight) known.weight = weight;
+        add(term, weight, word);
+        // An associate's own synonyms, at half its weight: "call off" → "cancel" → "delete".
+        for (const other of synonyms.get(term) ?? []) add(other, weight * synonymWeight, word);
       }
     }
   }
@@ -226,12 +259,22 @@ const embeddingWeight = 2;
 // Tool embeddings kept for later queries, at most this many (~0.5 kB each with 100 dimensions).
 const embeddingCacheSize = 20_000;
 
-/** The text of a tool that its embedding is made from: its name and summary, no `METHOD /path`. */
+/**
+ * The text of a tool that its embedding is made from: its name, summary (without `METHOD /path`),
+ * the words of its path and its keywords (tags) — what the shipped vectors were trained to match
+ * (`/calendars/{calendarId}/events/{eventId}` says "calendar events").
+ */
 function embeddingText(tool: AnyAgentTool): string {
   const summary = toolSummary(tool.description)
     .replace(/\((GET|POST|PUT|PATCH|DELETE) [^)]*\)/g, ' ')
     .replace(/^(GET|POST|PUT|PATCH|DELETE) \S+( — )?/, ' ');
-  return `${tool.name} ${summary}`;
+  const path = /\b(?:GET|POST|PUT|PATCH|DELETE)\s+(\/[^\s)]*)/.exec(tool.description)?.[1] ?? '';
+  const pathWords = path.replace(/\{[^}]*\}/g, ' ').replace(/[^A-Za-z0-9]+/g, ' ');
+  return [tool.name, summary, pathWords, ...(tool.keywords ?? [])]
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .replace(/ ([.,;:!?])/g, '$1')
+    .trim();
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {
