@@ -5,7 +5,6 @@
  * the words API documents use; see `bench/src/tool-search/build-search-embeddings.ts`.
  */
 import type { ToolSearchEmbeddings } from '@agent/core';
-import { dimensions, scales, vectors, weights, words } from './embeddings.generated.js';
 
 // Words that say nothing about which tool; the weights already discount frequent words, these
 // would still pull every text towards the same corner.
