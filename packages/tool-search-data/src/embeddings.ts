@@ -1,8 +1,9 @@
 /**
  * Word embeddings for `tool_search`: a text's vector is the weighted mean of its words' vectors
  * (smooth inverse frequency: "the" counts for less than "refund"), of unit length. The vectors
- * are GloVe's (100 dimensions, int8 with a scale per word), kept for frequent English words and
- * the words API documents use; see `bench/src/tool-search/build-search-embeddings.ts`.
+ * are GloVe's, fine-tuned on API documents (100 dimensions, int8 with a scale per word), kept
+ * for frequent English words and the words API documents use; see
+ * `bench/src/tool-search/build-search-embeddings.ts` and `fine-tune-embeddings.ts` beside it.
  */
 import type { ToolSearchEmbeddings } from '@agent/core';
 

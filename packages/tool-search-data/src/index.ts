@@ -1,7 +1,7 @@
 /**
  * `@agent/tool-search-data`: data for `tool_search`, learned offline — word associations
  * (WordNet 3.1's synonyms, derived forms, hypernyms and definitions, kept where API
- * documentation uses the associate) and word embeddings (GloVe). Pass them to the search to find
+ * documentation uses the associate) and word embeddings (GloVe, fine-tuned on API documents). Pass them to the search to find
  * tools for requests in the user's own words:
  *
  * ```ts
