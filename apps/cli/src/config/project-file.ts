@@ -46,3 +46,47 @@ export async function readProjectFile(path: string, root: string): Promise<Proje
     await handle.close();
   }
 }
+
+/** A settings file larger than this is not one (bytes). */
+export const maximumSettingsFileBytes = 1024 * 1024;
+
+/**
+ * The text of a settings file, undefined when there is none; throws a message naming the file
+ * when it is not a regular file of at most {@link maximumSettingsFileBytes} (a FIFO in its place
+ * hung the start where no signal but SIGKILL ended it; a link to `/dev/zero` read until memory ran
+ * out). Checked on the opened file; a FIFO cannot block the open (`O_NONBLOCK`).
+ */
+export async function readSettingsText(path: string): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new Error(`Cannot read ${path}: ${code ?? String(error)}`);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+    if (info.size > maximumSettingsFileBytes)
+      throw new Error(
+        `${path} is ${info.size} bytes: a settings file holds at most ${maximumSettingsFileBytes}`,
+      );
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Why `text` is not JSON, without quoting it: V8's message shows a piece of the text, and a
+ * settings file can be a link to a file of secrets.
+ */
+export function jsonProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const where = /line (\d+) column (\d+)/.exec(message) ?? /position (\d+)/.exec(message);
+  if (where === null) return 'it is not valid JSON';
+  return where.length === 3
+    ? `it is not valid JSON (line ${where[1]}, column ${where[2]})`
+    : `it is not valid JSON (at character ${where[1]})`;
+}

@@ -200,3 +200,57 @@ describe('through the CLI', () => {
     expect(await readFile(t.key, 'utf8')).toContain(secret);
   });
 });
+
+describe('settings files that are not files', () => {
+  beforeAll(assertBuilt);
+
+  /** The CLI in `repo`; SIGKILLed if still running after a minute (a hang must not outlive the test). */
+  async function runIn(repo: string, home: string) {
+    const script = join(repo, '..', 'script.json');
+    await writeFile(script, JSON.stringify({ steps: [{ text: 'done' }] }));
+    const { spawn } = await import('node:child_process');
+    const { cliPath } = await import('../testing/test-support.js');
+    return new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [cliPath, '-p', 'hi', '--scripted', script, '--cwd', repo],
+        {
+          env: cleanEnv({ AGENT_HOME: home }),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      child.on('close', (code) => {
+        clearTimeout(guard);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  it.each([
+    ['.agent/settings.json', 'a FIFO'],
+    ['.agent/settings.local.json', 'a FIFO'],
+    ['.mcp.json', 'a FIFO'],
+    ['.agent/settings.json', 'a link to /dev/zero'],
+    ['.mcp.json', 'a link to /dev/urandom'],
+    ['.agent/settings.json', 'a file of 2 MB'],
+    ['.mcp.json', 'a link to a key'],
+  ])('%s as %s: the start ends with an error naming it, quoting nothing', async (name, kind) => {
+    const t = await setup();
+    await mkdir(join(t.repo, '.agent'), { recursive: true });
+    const file = join(t.repo, name);
+    if (kind === 'a FIFO') execFileSync('mkfifo', [file]);
+    else if (kind === 'a file of 2 MB') await writeFile(file, ' '.repeat(2 * 1024 * 1024));
+    else if (kind === 'a link to a key') await symlink(t.key, file);
+    else await symlink(kind.replace('a link to ', ''), file);
+    const run = await runIn(t.repo, t.agentHome);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(file);
+    expect(run.stderr).not.toContain(secret);
+    expect(run.stderr).not.toContain('BEGIN OPENSSH');
+  });
+});

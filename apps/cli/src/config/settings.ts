@@ -21,7 +21,7 @@ import type { CliOptions, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
-import { readProjectFile } from './project-file.js';
+import { jsonProblem, readProjectFile, readSettingsText } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
 import { checkToolItems, onlyRemoves, type ToolList, ToolListError } from './tool-choice.js';
 
@@ -121,19 +121,17 @@ const sessionKeys = new Set(['keepDays', 'keepPerWorkspace']);
 const permissionKeys = new Set(['allow', 'ask', 'deny', 'defaultMode', 'keepGrants']);
 
 async function readJson(path: string): Promise<unknown | undefined> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSettingsText(path);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return undefined;
-    throw new CliError(`Cannot read ${path}: ${String(error)}`);
+    throw new CliError(error instanceof Error ? error.message : String(error));
   }
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(
-      `${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new CliError(`${path}: ${jsonProblem(error)}`);
   }
 }
 
