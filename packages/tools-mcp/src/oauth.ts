@@ -142,12 +142,20 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
         response.writeHead(404).end();
         return;
       }
-      // Kept until waitForCode takes it: the browser may come back before the adapter asks
-      // (an openUrl that resolves only once the redirect is done).
-      pending.answered = true;
       const error = url.searchParams.get('error');
       const code = url.searchParams.get('code');
       const state = url.searchParams.get('state');
+      // Only the redirect of this authorization (its state, RFC 6749 §4.1.2 and §4.1.2.1 for
+      // errors too) answers it: any local process or web page can reach this port, and a stray
+      // code or error must neither complete nor end the authorization in progress.
+      if (state !== pending.state) {
+        response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('This does not answer the authorization in progress.');
+        return;
+      }
+      // Kept until waitForCode takes it: the browser may come back before the adapter asks
+      // (an openUrl that resolves only once the redirect is done).
+      pending.answered = true;
       response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
       if (error !== null) {
         response.end('Authorization failed; you can close this window.');
@@ -156,9 +164,9 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
             `authorization was refused: ${error}${url.searchParams.has('error_description') ? ` (${url.searchParams.get('error_description')})` : ''}`,
           ),
         );
-      } else if (code === null || state !== pending.state) {
+      } else if (code === null) {
         response.end('This does not answer the authorization in progress.');
-        pending.reject(new Error('the authorization redirect had no code or a wrong state'));
+        pending.reject(new Error('the authorization redirect had no code'));
       } else {
         response.end('Authorized; you can close this window and return to the application.');
         pending.resolve(code);
