@@ -229,7 +229,12 @@ describe('a long-lived sandbox', () => {
         fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
         fs.openSync(file, fs.constants.O_WRONLY),
       ];
-      return { file, close: () => ends.forEach((fd) => fs.closeSync(fd)) };
+      return {
+        file,
+        close: () => {
+          for (const fd of ends) fs.closeSync(fd);
+        },
+      };
     };
     try {
       const [out, err] = [fifo('a'), fifo('b')];
