@@ -299,8 +299,9 @@ export class ToolCatalogue {
       label: 'Tool search',
       description:
         'Finds tools that are available but not loaded yet (API operations, MCP servers’ tools…) and loads the ' +
-        'best matches: they can be called from your next step. Search with a few keywords of what you want to do ' +
-        '(e.g. "create issue comment"), or set mode to "regex" to match names and descriptions with a pattern. ' +
+        'best matches: they can be called from your next step. Search with a few keywords naming the action and ' +
+        'its object as an API would (e.g. "create issue comment"; "delete calendar event" for "call off ' +
+        'tomorrow\'s standup"), or set mode to "regex" to match names and descriptions with a pattern. ' +
         'Search again with other words if nothing fits; you may also call a tool you know by its exact name, ' +
         'or load named tools with "select:name1,name2".',
       parameters: {
