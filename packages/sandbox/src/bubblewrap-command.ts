@@ -13,6 +13,8 @@ import { isInside, type SecretMask } from './secret-paths.js';
 export interface MountPlan {
   readableRoots: readonly string[];
   writableRoots: readonly string[];
+  /** Directories inside writable roots bound read-only over them (a repository's `.git`). */
+  readOnlyInside?: readonly string[];
   masks: readonly SecretMask[];
   /** Unix sockets bound in (from under the private /tmp and /run as well). */
   allowUnixSockets: readonly string[];
@@ -78,6 +80,8 @@ export function mountArguments(plan: MountPlan): string[] {
   };
   for (const root of plan.readableRoots) if (!insideMask(root)) bindReadable(root);
   for (const root of plan.writableRoots) args.push('--bind', root, root);
+  // A mount point cannot be renamed or removed: the command cannot swap it for a `.git` of its own.
+  for (const inside of plan.readOnlyInside ?? []) args.push('--ro-bind', inside, inside);
   for (const mask of plan.masks) {
     if (mask.directory) args.push('--tmpfs', mask.path);
     else args.push('--ro-bind', '/dev/null', mask.path);

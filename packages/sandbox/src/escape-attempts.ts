@@ -446,3 +446,46 @@ export const descriptorAttempts: Attempt[] = [
     script: `for f in /proc/[0-9]*/fd/*; do case "$(readlink "$f" 2>/dev/null)" in "$OUT"/*) echo ESCAPED >> "$f";; esac; done; true`,
   },
 ];
+
+/**
+ * Class 5: planting what runs later outside the sandbox. The workspace is a repository; a
+ * command that can write its `.git` makes the user's own git (a shell prompt runs `git status`
+ * in every directory it shows) run anything. Each success prints ESCAPED.
+ */
+export const gitPlantingAttempts: Attempt[] = [
+  {
+    name: 'core.fsmonitor in .git/config (by file and by git config)',
+    evidence: /Read-only file system|could not lock config file/,
+    script:
+      'printf "[core]\\n\\tfsmonitor = touch $OUT/pwned\\n" >> "$WS/.git/config" && echo ESCAPED; git -C "$WS" config core.fsmonitor "touch $OUT/pwned" && echo ESCAPED; true',
+  },
+  {
+    name: 'a hook in .git/hooks',
+    evidence: /Read-only file system/,
+    script:
+      'printf "#!/bin/sh\\ntouch $OUT/pwned\\n" > "$WS/.git/hooks/pre-commit" && echo ESCAPED; echo "touch $OUT/pwned" >> "$WS/.git/hooks/pre-commit.sample" && echo ESCAPED; true',
+  },
+  {
+    name: 'a .git/commondir that points git at a configuration of the command’s making',
+    evidence: /Read-only file system/,
+    script:
+      'mkdir -p "$WS/evil" && printf "[core]\\n\\tfsmonitor = touch $OUT/pwned\\n" > "$WS/evil/config" && echo ../evil > "$WS/.git/commondir" && echo ESCAPED; rm -rf "$WS/evil"; true',
+  },
+  {
+    name: 'swap .git for one of its own (rename, remove, replace with a file)',
+    evidence: /busy|Read-only file system/,
+    script:
+      'mv "$WS/.git" "$WS/.git-old" && echo ESCAPED; rm -rf "$WS/.git" 2>&1 | head -1; [ -d "$WS/.git" ] || echo ESCAPED; true',
+  },
+  {
+    name: 'reading git still works (status, log)',
+    kind: 'works',
+    script:
+      'git -C "$WS" status --short >/dev/null && git -C "$WS" log -1 2>&1 | grep -q "does not have any commits\\|commit" && echo WORKS',
+  },
+  {
+    name: 'the workspace outside .git is still writable',
+    kind: 'works',
+    script: 'echo ok > "$WS/written.txt" && rm "$WS/written.txt" && echo WORKS',
+  },
+];

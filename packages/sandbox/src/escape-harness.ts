@@ -4,7 +4,7 @@
  * the suite starts it as root and, through setpriv, as nobody — with a fixture owned by that user,
  * so what stops an attempt is the sandbox and not file permissions.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -53,6 +53,9 @@ export async function makeFixture(parent: string, user: RunnerUser): Promise<Fix
   for (const file of homeSecretFiles) write(path.join(home, file), `SECRET-home/${file}\n`);
   for (const file of ancestorSecretFiles) write(path.join(base, file), `SECRET-${file}\n`);
   write(path.join(workspace, '.env'), 'PROJECT-VISIBLE=1\n');
+  // The workspace is a repository: what a command writes in its .git runs later with the user's git.
+  execFileSync('git', ['init', '-q', workspace]);
+  write(path.join(workspace, '.git', 'hooks', 'pre-commit.sample'), '#!/bin/sh\n');
   write(path.join(outside, 'victim.txt'), victimText);
   if (user.uid !== undefined) chownTree(base, user.uid, user.gid ?? user.uid);
   // Secrets private to their owner: without the sandbox only that user could read them.

@@ -10,6 +10,7 @@ import {
   type Attempt,
   capabilityAttempts,
   descriptorAttempts,
+  gitPlantingAttempts,
   secretAttempts,
   socketAttempts,
 } from './escape-attempts.js';
@@ -97,6 +98,7 @@ const attackAttempts: readonly Attempt[] = [
   ...socketAttempts,
   ...secretAttempts,
   ...descriptorAttempts,
+  ...gitPlantingAttempts,
   {
     name: 'the proxy relay (socat, outside the filter) is out of sight and reach',
     script: `ps ax -o pid=,args= | grep '[s]ocat' && echo ESCAPED; true`,
@@ -231,6 +233,19 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
         env,
         attempts: secretAttempts,
       },
+      {
+        label: 'no .git protection',
+        options: { writableRoots: [fixture.workspace], protectGitDirectories: false },
+        cwd: fixture.workspace,
+        env,
+        attempts: [
+          {
+            name: 'write in .git',
+            kind: 'works' as const,
+            script: 'touch "$WS/.git/control-marker" && rm "$WS/.git/control-marker" && echo WORKS',
+          },
+        ],
+      },
     ]);
   }, 600_000);
 
@@ -265,6 +280,9 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     it.each(descriptorAttempts)('inherited descriptors: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
+    it.each(gitPlantingAttempts)('planting in .git: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
     it.each(attackAttempts.slice(-1))('proxy relay: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
@@ -283,6 +301,21 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
       ]),
     );
     expect(hidden).not.toContain(path.join(fixture.workspace, '.env'));
+  });
+
+  it("the repository's .git is as it was: its config sets nothing, no hook, no commondir", () => {
+    const git = path.join(fixture.workspace, '.git');
+    expect(fs.readFileSync(path.join(git, 'config'), 'utf8')).not.toMatch(/fsmonitor/);
+    expect(fs.readdirSync(path.join(git, 'hooks'))).not.toContain('pre-commit');
+    expect(fs.existsSync(path.join(git, 'commondir'))).toBe(false);
+    expect(fs.readFileSync(path.join(git, 'hooks', 'pre-commit.sample'), 'utf8')).toBe(
+      '#!/bin/sh\n',
+    );
+  });
+
+  it('control: without protectGitDirectories, .git is writable (the attempts above could succeed)', () => {
+    const control = controls[3];
+    expect(control?.results[0]?.output).toContain('WORKS');
   });
 
   it('the host is untouched: no write outside, the outside process alive, no connection to the host sockets', () => {

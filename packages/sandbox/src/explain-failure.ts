@@ -21,6 +21,12 @@ const unixSocketFailure =
 /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
 export function explainFailure(output: string, context: FailureContext): string | undefined {
   const { writableRoots, network } = context;
+  if (
+    /\.git\/[^\n]*(Read-only file system|EROFS)|(Read-only file system|EROFS)[^\n]*\.git\//.test(
+      output,
+    )
+  )
+    return "Blocked by the sandbox: a repository's .git is read-only inside it (what is written there runs later with the user's git). Commit, branch or configure git outside the sandbox (dangerouslyDisableSandbox: asked).";
   if (/Read-only file system|EROFS/.test(output)) {
     return `Blocked by the sandbox: writes outside ${writableRoots.join(', ')} and /tmp are not allowed. Running outside the sandbox is a separate permission (dangerouslyDisableSandbox).`;
   }

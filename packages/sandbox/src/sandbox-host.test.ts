@@ -208,6 +208,52 @@ describe('a long-lived sandbox', () => {
     }
   });
 
+  it("bytes a command writes into the helper's output do not hide the helper's next event", async () => {
+    const workspace = fs.mkdtempSync(path.join(parent, 'garble-'));
+    const garble = [
+      'opendir(my $d, "/proc"); my $helper;',
+      'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && $l =~ /exec-help[e]r/ }',
+      'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
+      'open(my $s, ">&=", $fd) or die; syswrite($s, "{\\"type\\":\\"exit\\",\\"id\\":" . ("9" x 200));',
+    ].join(' ');
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
+    const host = sandbox.createHost?.();
+    if (host === undefined) throw new Error('no host');
+    const fifo = (name: string) => {
+      const file = path.join(host.pipeDirectory, name);
+      spawnSync('mkfifo', [file]);
+      const ends = [
+        fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+        fs.openSync(file, fs.constants.O_WRONLY),
+      ];
+      return {
+        file,
+        close: () => {
+          for (const fd of ends) fs.closeSync(fd);
+        },
+      };
+    };
+    try {
+      const [out, err] = [fifo('a'), fifo('b')];
+      const command = await host.run({
+        file: '/usr/bin/perl',
+        args: ['-e', garble],
+        cwd: workspace,
+        env: { PATH: process.env.PATH },
+        stdout: out.file,
+        stderr: err.file,
+      });
+      // Its own exit is reported (the event follows the garbage on the same line).
+      expect(await command.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      await command.end(100);
+      out.close();
+      err.close();
+    } finally {
+      await host.close();
+      await sandbox.close();
+    }
+  });
+
   it("a command that takes the helper's output descriptor and floods it ends that helper, not this process", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'flood-'));
     // perl: find the helper, take its stdout (pidfd_open + pidfd_getfd: same user, same
@@ -217,6 +263,9 @@ describe('a long-lived sandbox', () => {
       'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && $l =~ /exec-help[e]r/ }',
       'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
       'print "took $fd\\n"; open(my $s, ">&=", $fd) or die; my $chunk = "A" x 65536;',
+      // Blocking (the descriptor is shared with the helper, whose Node made it non-blocking):
+      // the flood goes on however slowly the host reads.
+      'use Fcntl; my $flags = fcntl($s, F_GETFL, 0); fcntl($s, F_SETFL, $flags & ~O_NONBLOCK);',
       'for (1 .. 1024) { syswrite($s, $chunk) or last }',
     ].join(' ');
     const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });

@@ -426,7 +426,15 @@ function parseEvent(line: string): HelperEvent | { type: 'ready' } | undefined {
   try {
     value = JSON.parse(line);
   } catch {
-    return undefined;
+    // Bytes a command wrote into the helper's output (it can take the descriptor) without a
+    // newline end up before the helper's next event: that event is still read.
+    const start = line.lastIndexOf('{"type":');
+    if (start <= 0) return undefined;
+    try {
+      value = JSON.parse(line.slice(start));
+    } catch {
+      return undefined;
+    }
   }
   if (value === null || typeof value !== 'object') return undefined;
   const event = value as Record<string, unknown>;

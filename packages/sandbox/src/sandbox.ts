@@ -49,6 +49,14 @@ export interface SandboxOptions {
    */
   hideEnvironmentFiles?: boolean;
   /**
+   * Keep the `.git` directory of each writable root read-only [true]. A command that may write
+   * there can make the user's own git, run later outside the sandbox (a shell prompt runs `git
+   * status` in every directory it shows), run anything: `core.fsmonitor` in `.git/config`, a hook,
+   * or a `.git/commondir` that points git at a configuration of the command's making. Reading
+   * git (status, log, diff) still works; committing in the sandbox does not (asked outside it).
+   */
+  protectGitDirectories?: boolean;
+  /**
    * Unix sockets the processes may connect to (absolute paths; bound in even from under the
    * private `/tmp` and `/run`). Without any, creating a Unix-domain socket fails (EPERM). The
    * kernel filter sees a socket's family, not the path it connects to: listing one socket lifts
@@ -204,6 +212,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       ? []
       : environmentFilePaths({ roots: writableRoots, home })),
   ];
+  const protectGit = options.protectGitDirectories !== false;
   const currentMasks = () =>
     bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
   const status: SandboxStatus = {
@@ -253,6 +262,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
       writableRoots,
+      readOnlyInside: protectGit ? gitDirectoriesOf(writableRoots) : [],
       masks,
       allowUnixSockets,
     });
@@ -354,6 +364,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 function isInsideRoot(root: string, entry: string): boolean {
   const relative = path.relative(root, entry);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The `.git` directories of `roots` (a real directory, not a link, looked up per command: a
+ * repository made since is protected too). A `.git` file (a worktree, a submodule) points outside
+ * the root or into a protected directory.
+ */
+function gitDirectoriesOf(roots: readonly string[]): string[] {
+  return roots
+    .map((root) => path.join(root, '.git'))
+    .filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false })?.isDirectory() === true);
 }
 
 function realPathOf(entry: string): string {
