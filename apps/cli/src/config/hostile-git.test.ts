@@ -110,8 +110,12 @@ describe('a repository whose .git/config runs programs: the CLI runs none of the
     expect(
       (await runCli(['-p', 'more', '-c', '--scripted', again, '--cwd', workspace], { env })).code,
     ).toBe(0);
-    for (const args of [['trust'], ['trust', 'list'], ['trust', 'revoke']])
-      expect((await runCli([...args, '--cwd', workspace], { env })).code, args.join(' ')).toBe(0);
+    for (const args of [
+      ['trust', '--cwd', workspace],
+      ['trust', 'list'],
+      ['trust', 'revoke', '--cwd', workspace],
+    ])
+      expect((await runCli(args, { cwd: workspace, env })).code, args.join(' ')).toBe(0);
     const serve = await runCli(['mcp', 'serve', '--cwd', workspace], { env, input: '' });
     expect(serve.code, serve.stderr).toBe(0);
     expect(await readdir(outside)).toEqual([]);
