@@ -42,7 +42,8 @@ describe('executeTool: timeouts across separate calls', () => {
     expect(results.map((result) => [result.isError, result.errorKind])).toEqual(
       Array.from({ length: 8 }, () => [true, 'timeout']),
     );
-    expect(timers()).toBe(before);
+    // None of ours is left (another module's timer counted in `before` may have fired meanwhile).
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 
   it('a call started after the shared timer’s window gets its whole timeout', async () => {
