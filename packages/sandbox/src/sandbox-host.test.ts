@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareRunner } from './escape-harness.js';
+import { sweepAbandonedPipeDirectories } from './pipe-directories.js';
 import { bubblewrapProblem, createSandbox } from './sandbox.js';
-import { sweepAbandonedPipeDirectories } from './sandbox-host.js';
 
 // The long-lived sandbox dies with its owner, however the owner dies: a real owner process
 // (the built package, run by a copied node, as root and as nobody) is SIGKILLed while a command
@@ -150,6 +150,22 @@ describe.each(users)(
   },
 );
 
+/** A FIFO in the host's pipe directory, held open at both ends so a command's output never blocks. */
+function openFifo(directory: string, name: string): { file: string; close: () => void } {
+  const file = path.join(directory, name);
+  spawnSync('mkfifo', [file]);
+  const ends = [
+    fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+    fs.openSync(file, fs.constants.O_WRONLY),
+  ];
+  return {
+    file,
+    close: () => {
+      for (const fd of ends) fs.closeSync(fd);
+    },
+  };
+}
+
 describe('a long-lived sandbox', () => {
   beforeEach(skipWithout('bwrap'));
 
@@ -165,20 +181,7 @@ describe('a long-lived sandbox', () => {
     const host = sandbox.createHost?.();
     if (host === undefined) throw new Error('no host');
     try {
-      const fifo = (name: string) => {
-        const file = path.join(host.pipeDirectory, name);
-        spawnSync('mkfifo', [file]);
-        const ends = [
-          fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-          fs.openSync(file, fs.constants.O_WRONLY),
-        ];
-        return {
-          file,
-          close: () => {
-            for (const fd of ends) fs.closeSync(fd);
-          },
-        };
-      };
+      const fifo = (name: string) => openFifo(host.pipeDirectory, name);
       const [out, err] = [fifo('a'), fifo('b')];
       await expect(
         host.run({
@@ -219,20 +222,7 @@ describe('a long-lived sandbox', () => {
     const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
     const host = sandbox.createHost?.();
     if (host === undefined) throw new Error('no host');
-    const fifo = (name: string) => {
-      const file = path.join(host.pipeDirectory, name);
-      spawnSync('mkfifo', [file]);
-      const ends = [
-        fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-        fs.openSync(file, fs.constants.O_WRONLY),
-      ];
-      return {
-        file,
-        close: () => {
-          for (const fd of ends) fs.closeSync(fd);
-        },
-      };
-    };
+    const fifo = (name: string) => openFifo(host.pipeDirectory, name);
     try {
       const [out, err] = [fifo('a'), fifo('b')];
       const command = await host.run({
@@ -271,20 +261,7 @@ describe('a long-lived sandbox', () => {
     const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
     const host = sandbox.createHost?.();
     if (host === undefined) throw new Error('no host');
-    const fifo = (name: string) => {
-      const file = path.join(host.pipeDirectory, name);
-      spawnSync('mkfifo', [file]);
-      const ends = [
-        fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-        fs.openSync(file, fs.constants.O_WRONLY),
-      ];
-      return {
-        file,
-        close: () => {
-          for (const fd of ends) fs.closeSync(fd);
-        },
-      };
-    };
+    const fifo = (name: string) => openFifo(host.pipeDirectory, name);
     try {
       const [out, err] = [fifo('a'), fifo('b')];
       const command = await host.run({
