@@ -25,6 +25,7 @@ import {
 } from '@agent/tools-mcp/serve';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { redactingHooks } from '../session/result-redaction.js';
 import { approvalHint } from '../session/session.js';
 import { loadTools } from '../session/tool-sources.js';
 
@@ -45,6 +46,8 @@ export async function runMcpServe(
     tools: served,
     permissionGate: refusalNamingTheFlag(policy),
     isPathDenied: policy.isPathDenied,
+    // The client's model must not read a credential of this process's environment either.
+    hooks: redactingHooks(undefined),
     name: 'agent',
     instructions: `Tools of @agent/cli working in ${options.cwd}.`,
   };

@@ -30,6 +30,7 @@ import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
+import { redactingHooks } from './result-redaction.js';
 import { loadSavedSession, type SavedSession, saveConversation } from './session-file.js';
 import { SessionJournal } from './session-journal.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
@@ -370,7 +371,7 @@ export async function createSession(
       permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
-      ...(commandHooks === undefined ? {} : { hooks: commandHooks.agentHooks }),
+      hooks: redactingHooks(commandHooks?.agentHooks),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(options.hostedWebSearch === true
         ? { hostedTools: [{ type: 'web_search' as const }] }

@@ -1,0 +1,204 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
+
+// What the model is sent: a real CLI process talking to a local server that speaks Anthropic's
+// Messages stream and keeps every request body. However a credential of the CLI's environment
+// gets into a tool's result, the next request holds its marker, never its value.
+
+beforeAll(assertBuilt);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const keys = {
+  ANTHROPIC_API_KEY: `sk-ant-api03-${'xY9_'.repeat(20)}`,
+  GITHUB_TOKEN: `ghp_${'A1b2'.repeat(9)}`,
+  DATABASE_URL: 'postgres://app:pg-password-value@db:5432/app',
+};
+
+type Turn = { tool: { name: string; input: Record<string, unknown> } } | { text: string };
+
+/** Anthropic's documented server-sent events for one assistant turn. */
+function turnEvents(turn: Turn, at: number): string {
+  const events: [string, unknown][] = [
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          id: `msg_${at}`,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-6',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    ],
+  ];
+  if ('tool' in turn) {
+    events.push(
+      [
+        'content_block_start',
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: `toolu_${at}`, name: turn.tool.name, input: {} },
+        },
+      ],
+      [
+        'content_block_delta',
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.tool.input) },
+        },
+      ],
+    );
+  } else {
+    events.push(
+      [
+        'content_block_start',
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      ],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text } },
+      ],
+    );
+  }
+  events.push(
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool' in turn ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  );
+  return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+}
+
+/** A Messages server that answers with `turns` in order and keeps each request body as text. */
+async function messagesServer(turns: readonly Turn[]): Promise<{ url: string; bodies: string[] }> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      bodies.push(body);
+      const turn = turns[bodies.length - 1] ?? { text: 'done' };
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(turnEvents(turn, bodies.length));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+}
+
+async function workspaceWithHome() {
+  const dir = await tempDir('agent-cli-result-redaction-');
+  cleanups.push(dir.dispose);
+  const workspace = join(dir.path, 'ws');
+  const home = join(dir.path, 'home');
+  await mkdir(workspace);
+  await mkdir(home);
+  return { workspace, home };
+}
+
+function expectNoValue(text: string) {
+  for (const value of Object.values(keys)) expect(text).not.toContain(value);
+}
+
+describe('tool results reach the model without the credentials of the CLI environment', () => {
+  it('a .env file, the CLI process environment read through /proc and a passed variable', async () => {
+    const { workspace, home } = await workspaceWithHome();
+    await writeFile(
+      join(workspace, '.env'),
+      `ANTHROPIC_API_KEY=${keys.ANTHROPIC_API_KEY}\nDATABASE_URL=${keys.DATABASE_URL}\n`,
+    );
+    const turns: Turn[] = [
+      { tool: { name: 'read_file', input: { path: '.env' } } },
+      // Without a sandbox a command may read any process of the same user: the CLI's own
+      // environment still holds the provider key.
+      {
+        tool: {
+          name: 'bash',
+          input: {
+            command:
+              "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | grep '^ANTHROPIC_API_KEY='; done | sort -u",
+          },
+        },
+      },
+      // A variable the user passed to the tools on purpose: the command sees it, the model not.
+      { tool: { name: 'bash', input: { command: 'echo "token=$GITHUB_TOKEN"' } } },
+      { text: 'All read.' },
+    ];
+    const server = await messagesServer(turns);
+    const run = await runCli(
+      [
+        '-p',
+        'look around',
+        '--provider',
+        'anthropic',
+        '--cwd',
+        workspace,
+        '--mode',
+        'full-access',
+        '--sandbox',
+        'off',
+        '--pass-env',
+        'GITHUB_TOKEN',
+        '--output-format',
+        'json',
+      ],
+      {
+        env: cleanEnv({ ...keys, AGENT_HOME: home, ANTHROPIC_BASE_URL: server.url }),
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.bodies).toHaveLength(4);
+    const sent = server.bodies.slice(1).join('\n');
+    // Each result came back, with the marker where the value was.
+    expect(sent).toContain('ANTHROPIC_API_KEY=[redacted:ANTHROPIC_API_KEY]');
+    expect(sent).toContain('DATABASE_URL=[redacted:DATABASE_URL]');
+    expect(sent).toContain('token=[redacted:GITHUB_TOKEN]');
+    expectNoValue(sent);
+    expectNoValue(run.stdout + run.stderr);
+  });
+
+  it('mcp serve: a result sent to the client holds the marker, not the value', async () => {
+    const { workspace, home } = await workspaceWithHome();
+    await writeFile(join(workspace, '.env'), `GITHUB_TOKEN=${keys.GITHUB_TOKEN}\n`);
+    const client = new Client({ name: 'sdk-client', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp', 'serve', '--cwd', workspace],
+        env: cleanEnv({ ...keys, AGENT_HOME: home }),
+        stderr: 'ignore',
+      }),
+    );
+    cleanups.push(() => client.close());
+    const result = await client.callTool({ name: 'read_file', arguments: { path: '.env' } });
+    const text = JSON.stringify(result.content);
+    expect(text).toContain('GITHUB_TOKEN=[redacted:GITHUB_TOKEN]');
+    expectNoValue(text);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The model never reads a credential of the CLI's environment. Tools run without those variables
+ * (the first line), but a value can still reach a result another way: a `.env` file read, a
+ * command that prints `/proc/<pid>/environ` of the CLI when no sandbox hides it, a variable the
+ * user passed with `--pass-env`, an MCP server or web page that echoes it. Every tool result is
+ * therefore redacted before it enters the conversation, as the transcript and session files are.
+ */
+import type { AgentHooks, ToolResult, ToolResultContent } from '@agent/core';
+import { redactJson, redactText } from '../ui/redaction.js';
+
+/**
+ * `hooks` with one more step after each tool call (after the command hooks' own
+ * `afterToolExecution`, so a hook that adds text to a result is redacted too): each credential
+ * value in the result's content is replaced with `[redacted:NAME]`. Sub-agents inherit it with
+ * the rest of their parent's hooks.
+ */
+export function redactingHooks(hooks: AgentHooks | undefined): AgentHooks {
+  const after = hooks?.afterToolExecution;
+  return {
+    ...hooks,
+    afterToolExecution: async (call, result) => {
+      const final = (await after?.(call, result)) ?? result;
+      return redactResult(final);
+    },
+  };
+}
+
+/** The result with its content redacted; the same object when nothing in it was a credential. */
+export function redactResult(result: ToolResult): ToolResult {
+  let changed = false;
+  const content = result.content.map((part): ToolResultContent => {
+    const redacted = redactContent(part);
+    if (redacted !== part) changed = true;
+    return redacted;
+  });
+  return changed ? { ...result, content } : result;
+}
+
+function redactContent(part: ToolResultContent): ToolResultContent {
+  switch (part.type) {
+    case 'text': {
+      const text = redactText(part.text);
+      return text === part.text ? part : { ...part, text };
+    }
+    case 'json': {
+      // Compared as JSON: the redacted copy is a new object even when nothing was replaced.
+      const value = redactJson(part.value);
+      return JSON.stringify(value) === JSON.stringify(part.value) ? part : { ...part, value };
+    }
+    default:
+      return part;
+  }
+}
