@@ -204,10 +204,12 @@ function guardProviderEndpoints(
     if (layer === undefined || layer.scope === 'user') continue;
     // Where the CLI keeps its own state (the trust store, MCP tool pins, tokens, sessions) is the
     // user's: a project that moved it could trust itself or unpin its servers' tools next time.
-    if (name === 'AGENT_HOME') {
+    // HOME too: the sandbox hides the credential stores under it (~/.ssh, ~/.aws…), and a home
+    // moved to a folder of the project's choosing would leave the real ones readable.
+    if (name === 'AGENT_HOME' || name === 'HOME') {
       delete settings.env[name];
       notices.push(
-        `agent: ignored AGENT_HOME from ${relative(folder, layer.path)}: where the agent keeps its state is set by you, not by a project`,
+        `agent: ignored ${name} from ${relative(folder, layer.path)}: ${name === 'HOME' ? 'your home folder (where your credentials are kept, and hidden from commands)' : 'where the agent keeps its state'} is set by you, not by a project`,
       );
       continue;
     }
