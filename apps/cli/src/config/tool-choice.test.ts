@@ -39,6 +39,7 @@ const sessionDefault = [
   'run_script',
   'config',
   'config_set',
+  'exit_plan_mode',
   'mcp__github__create_issue',
   'mcp__github__list_issues',
   'mcp__notes__read',
@@ -174,6 +175,27 @@ describe('chooseTools', () => {
     expect(() => parseToolList(text, '--tools')).toThrow(
       /valid: default, kiro, bash, .*introspect, code, web_fetch.*mcp__<server>/,
     );
+  });
+
+  it.each(['agent__reviewer__read_file', '-agent__a__b'])(
+    'refuses %j: a sub-agent is one tool (agent__<name>)',
+    (text) => {
+      expect(() => parseToolList(text, '--tools')).toThrow(
+        /a sub-agent is one tool, agent__<name>/,
+      );
+    },
+  );
+
+  it('agent__<name> and globs choose sub-agents; default has them all', () => {
+    const agent = (choice: ToolChoice, name: string) => choice.hasFamilyTool('agent', name, name);
+    expect(agent(chooseTools([]), 'reviewer')).toBe(true);
+    expect(agent(chooseTools(lists('read_file')), 'reviewer')).toBe(false);
+    expect(agent(chooseTools(lists('read_file,agent__reviewer')), 'reviewer')).toBe(true);
+    expect(agent(chooseTools(lists('read_file,agent__reviewer')), 'helper')).toBe(false);
+    expect(agent(chooseTools(lists('-agent__rev*')), 'reviewer')).toBe(false);
+    expect(agent(chooseTools(lists('-agent__rev*')), 'helper')).toBe(true);
+    // An MCP server called "agent" is not a sub-agent.
+    expect(chooseTools(lists('-agent__reviewer')).hasFamilyTool('mcp', 'agent', 'x')).toBe(true);
   });
 
   it.each(['mcp__', 'mcp____x', 'mcp__github__', '-openapi__', 'mcp__git hub', 'mcp__a/b'])(

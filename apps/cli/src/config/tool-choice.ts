@@ -28,12 +28,21 @@ const sessionToolNames = [
   'run_script',
   'config',
   'config_set',
+  'exit_plan_mode',
 ] as const;
 
-/** Tools whose names are known only once their server or document is loaded. */
-export type ToolFamily = 'mcp' | 'openapi';
+/**
+ * Tools whose names are known only once their server, document or definition is loaded: an MCP
+ * server's, an OpenAPI document's, and the sub-agents of `.agent/agents/` and
+ * `$AGENT_HOME/agents/` (`agent__<name>`, no tool part: a sub-agent is one tool).
+ */
+export type ToolFamily = 'mcp' | 'openapi' | 'agent';
 
-const familyPrefixes: Record<ToolFamily, string> = { mcp: 'mcp__', openapi: 'openapi__' };
+const familyPrefixes: Record<ToolFamily, string> = {
+  mcp: 'mcp__',
+  openapi: 'openapi__',
+  agent: 'agent__',
+};
 
 /** Every built-in tool `defaultTools` can make: today's set, then the opt-in ones. */
 const builtinNames: readonly BuiltinToolName[] = [
@@ -73,7 +82,7 @@ export class ToolListError extends Error {
 }
 
 const syntaxHelp =
-  'mcp__<server> or mcp__<server>__<tool> for an MCP server\'s tools, openapi__<name>[__<operation>] for an OpenAPI document\'s; * matches any run of characters; "-name" removes';
+  'mcp__<server> or mcp__<server>__<tool> for an MCP server\'s tools, openapi__<name>[__<operation>] for an OpenAPI document\'s, agent__<name> for a sub-agent; * matches any run of characters; "-name" removes';
 
 /** An item's family and source (`mcp__github__*` → mcp, github), when it names one. */
 function familyOf(
@@ -91,9 +100,11 @@ function familyOf(
   return undefined;
 }
 
-/** The selection name of a family's tool: `mcp__github__create_issue`. */
+/** The selection name of a family's tool: `mcp__github__create_issue`; a sub-agent's is `agent__<name>`. */
 export function familyToolName(family: ToolFamily, source: string, tool: string): string {
-  return `${familyPrefixes[family]}${source}__${tool}`;
+  return family === 'agent'
+    ? `${familyPrefixes.agent}${source}`
+    : `${familyPrefixes[family]}${source}__${tool}`;
 }
 
 function globPattern(glob: string): RegExp {
@@ -106,8 +117,11 @@ function itemMatches(item: string, name: string): boolean {
   if (item === 'default') return defaultNames.has(name) || familyOf(name) !== undefined;
   if (item === 'kiro') return kiroNames.has(name);
   const family = familyOf(item);
-  // `mcp__github` is every tool of github.
-  const glob = family !== undefined && family.tool === undefined ? `${item}__*` : item;
+  // `mcp__github` is every tool of github (a sub-agent is one tool: `agent__reviewer` is itself).
+  const glob =
+    family !== undefined && family.family !== 'agent' && family.tool === undefined
+      ? `${item}__*`
+      : item;
   return glob.includes('*') ? globPattern(glob).test(name) : glob === name;
 }
 
@@ -130,6 +144,10 @@ export function checkToolItems(items: readonly string[], source: string): void {
     if (toolChoiceNames.includes(name)) continue;
     const family = familyOf(name);
     if (family !== undefined) {
+      if (family.family === 'agent' && family.tool !== undefined)
+        throw new ToolListError(
+          `${source}: "${item}" is not a sub-agent's name: a sub-agent is one tool, agent__<name>`,
+        );
       if (family.source === '' || family.tool === '' || /[\s()/,]/.test(name))
         throw new ToolListError(
           `${source}: "${item}" is not a tool name of the form ${familyPrefixes[family.family]}<name> or ${familyPrefixes[family.family]}<name>__<tool>`,

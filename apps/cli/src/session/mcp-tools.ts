@@ -79,7 +79,7 @@ export function reportUnmatched(
   loaded: ReadonlyMap<string, readonly string[] | undefined>,
   log: (line: string) => void,
 ): void {
-  const what = family === 'mcp' ? 'MCP server' : 'OpenAPI document';
+  const what = { mcp: 'MCP server', openapi: 'OpenAPI document', agent: 'sub-agent' }[family];
   for (const { item, source, known } of choice.unmatched(family, loaded)) {
     const line =
       known.length === 0

@@ -28,6 +28,7 @@ import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
+import { reportUnmatched } from './mcp-tools.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { redactingHooks } from './result-redaction.js';
@@ -265,10 +266,20 @@ export async function createSession(
   );
   let agents: AgentDefinition[];
   try {
-    agents = await loadAgentDefinitions(projectRoot, {
+    const defined = await loadAgentDefinitions(projectRoot, {
       log: settings.log,
       trusted: options.workspaceTrusted !== false,
     });
+    // `--tools` / "tools" choose sub-agents as `agent__<name>` (`default` has them all).
+    reportUnmatched(
+      tools.choice,
+      'agent',
+      new Map(defined.map((definition) => [definition.name, []])),
+      settings.log,
+    );
+    agents = defined.filter((definition) =>
+      tools.choice.hasFamilyTool('agent', definition.name, definition.name),
+    );
     tools.tools.push(
       ...(await createAgentTools(agents, {
         available: tools.tools,
@@ -293,15 +304,18 @@ export async function createSession(
     if (sessionRef === undefined) throw new Error('The session is not ready');
     return sessionRef;
   });
-  // Plan mode ends with a plan the user approves (or, in -p, that is printed).
-  tools.tools.push(
-    createExitPlanModeTool({
-      policy: () => sessionRef?.policy ?? policy,
-      ...(settings.planApprover === undefined ? {} : { approve: settings.planApprover }),
-      ...(settings.printPlan === undefined ? {} : { print: settings.printPlan }),
-    }),
-  );
-  tools.sources.push('plan mode (1): exit_plan_mode');
+  // Plan mode ends with a plan the user approves (or, in -p, that is printed). Left out by the
+  // tools lists, plan mode is left with /mode instead.
+  if (tools.choice.has('exit_plan_mode')) {
+    tools.tools.push(
+      createExitPlanModeTool({
+        policy: () => sessionRef?.policy ?? policy,
+        ...(settings.planApprover === undefined ? {} : { approve: settings.planApprover }),
+        ...(settings.printPlan === undefined ? {} : { print: settings.printPlan }),
+      }),
+    );
+    tools.sources.push('plan mode (1): exit_plan_mode');
+  }
   const chosenConfigTools = configTools.filter((tool) => tools.choice.has(tool.name));
   tools.tools.push(...chosenConfigTools);
   if (chosenConfigTools.length > 0)

@@ -32,6 +32,13 @@ async function setup() {
   const home = join(dir.path, 'home');
   await mkdir(join(workspace, '.agent', 'skills', 'hello'), { recursive: true });
   await mkdir(home, { recursive: true });
+  // Two sub-agents (called below with arguments that fail validation: no child run starts).
+  await mkdir(join(workspace, '.agent', 'agents'), { recursive: true });
+  for (const name of ['reviewer', 'helper'])
+    await writeFile(
+      join(workspace, '.agent', 'agents', `${name}.md`),
+      `---\nname: ${name}\ndescription: The ${name}.\ntools: [read_file]\n---\nHelp.\n`,
+    );
   await writeFile(
     join(workspace, '.agent', 'skills', 'hello', 'SKILL.md'),
     '---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n',
@@ -102,6 +109,10 @@ const calls = {
   srv__one: {},
   srv__two: {},
   listPets: {},
+  exit_plan_mode: {},
+  reviewer: {},
+  helper: {},
+  read_file: { path: 'missing.txt' },
 } as const;
 
 type CallName = keyof typeof calls;
@@ -177,6 +188,10 @@ describe('--tools reaches every source', () => {
       srv__one: false,
       srv__two: true,
       listPets: false,
+      exit_plan_mode: true,
+      reviewer: true,
+      helper: true,
+      read_file: true,
     });
     expect(stderr).toContain('code mode is on, but the tools list leaves out run_script');
   });
@@ -210,6 +225,34 @@ describe('--tools reaches every source', () => {
     expect(existsSync(context2.started)).toBe(false);
   });
 
+  it('exit_plan_mode and sub-agents: removed by name or glob, chosen by agent__<name>', async () => {
+    const context = await setup();
+    const removed = await offered(
+      context,
+      ['exit_plan_mode', 'reviewer', 'helper', 'js_repl'],
+      ['--tools=-exit_plan_mode,-agent__reviewer'],
+    );
+    expect(removed.found).toEqual({
+      exit_plan_mode: false,
+      reviewer: false,
+      helper: true,
+      js_repl: true,
+    });
+    const chosen = await offered(
+      context,
+      ['exit_plan_mode', 'reviewer', 'helper', 'read_file'],
+      ['--tools', 'read_file,agent__help*'],
+    );
+    expect(chosen.found).toEqual({
+      exit_plan_mode: false,
+      reviewer: false,
+      helper: true,
+      read_file: true,
+    });
+    const none = await offered(context, ['reviewer', 'helper'], ['--tools=-agent__*']);
+    expect(none.found).toEqual({ reviewer: false, helper: false });
+  });
+
   it.each([
     ['default,mcp__nope', '"mcp__nope" names no tool (there are: srv)'],
     [
@@ -217,16 +260,20 @@ describe('--tools reaches every source', () => {
       '"-mcp__srv__three" names no tool (there are: mcp__srv__one, mcp__srv__two',
     ],
     ['-openapi__cats', '"-openapi__cats" names no tool (there are: pets)'],
+    ['-agent__writer', '"-agent__writer" names no tool (there are: helper, reviewer)'],
     [
       'default,openapi__pets__deletePet',
       '"openapi__pets__deletePet" names no tool (there are: openapi__pets__listPets, openapi__pets__getPet)',
     ],
-  ])('--tools=%s: an MCP or OpenAPI name that matches nothing is an error', async (list, line) => {
-    const context = await setup();
-    const { code, stderr } = await offered(context, ['js_repl'], [`--tools=${list}`]);
-    expect(code).toBe(1);
-    expect(stderr).toContain(`--tools: ${line}`);
-  });
+  ])(
+    '--tools=%s: an MCP, OpenAPI or sub-agent name that matches nothing is an error',
+    async (list, line) => {
+      const context = await setup();
+      const { code, stderr } = await offered(context, ['js_repl'], [`--tools=${list}`]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`--tools: ${line}`);
+    },
+  );
 
   it('in a settings file such a name is a warning (it serves every workspace), and the run goes on', async () => {
     const context = await setup();
