@@ -9,7 +9,14 @@ import {
   type ToolResult,
   toolResultText,
 } from '@agent/core';
-import { type HookEventName, type HooksConfig, matches } from './config.js';
+import {
+  type CommandHook,
+  type HookEventName,
+  type HooksConfig,
+  hookEventNames,
+  matches,
+} from './config.js';
+import type { HookSandbox } from './hook-sandbox.js';
 import { type CommandOutcome, runCommand } from './run-command.js';
 
 /** Options of {@link CommandHooks}. */
@@ -32,6 +39,15 @@ export interface CommandHooksOptions {
   defaultTimeoutMs?: number;
   /** Told about hooks that failed without blocking (exit codes other than 0 and 2, timeouts, bad JSON). */
   onWarning?: (message: string) => void;
+  /**
+   * Run every hook but those marked `"sandbox": false` inside this OS sandbox (a `Sandbox` of
+   * `@agent/sandbox`) — for a workspace the user has not trusted, whose files a formatter or `git
+   * status` would execute. Where it cannot run (`status.active` false) those hooks are withheld,
+   * not run outside it: a withheld PreToolUse hook makes its calls ask (a guard that did not run
+   * must not let a call through unseen), the others are skipped; {@link CommandHooks.sandboxNotice}
+   * says so once [none: every hook runs unsandboxed].
+   */
+  sandbox?: HookSandbox;
 }
 
 /** What the JSON a hook prints on stdout may say (Claude Code's fields). */
@@ -101,6 +117,8 @@ export class CommandHooks {
   /** PreToolUse verdicts computed by the gate, awaiting beforeToolExecution. */
   readonly #preVerdicts = new Map<string, HookVerdict>();
   #gateWrapped = false;
+  /** Whether the withheld hooks were reported (sandboxNotice). */
+  #noticeGiven = false;
 
   constructor(config: HooksConfig, options: CommandHooksOptions) {
     this.#config = config;
@@ -144,8 +162,12 @@ export class CommandHooks {
       AGENT_PROJECT_DIR: this.#options.cwd,
       CLAUDE_PROJECT_DIR: this.#options.cwd,
     };
+    const sandbox = this.#options.sandbox;
+    const ran = commands.filter((hook) => !this.#withheld(hook));
+    const withheld = commands.filter((hook) => this.#withheld(hook));
+    if (withheld.length > 0) this.#warnWithheld();
     const outcomes = await Promise.all(
-      commands.map((hook) =>
+      ran.map((hook) =>
         runCommand(hook.command, input, {
           cwd: this.#options.cwd,
           env,
@@ -154,11 +176,19 @@ export class CommandHooks {
               ? (this.#options.defaultTimeoutMs ?? 60_000)
               : hook.timeout * 1000,
           ...(signal === undefined ? {} : { signal }),
+          ...(sandbox === undefined || hook.sandbox === false ? {} : { sandbox }),
         }).then((outcome) => ({ hook, outcome })),
       ),
     );
     const blocked: string[] = [];
-    const asked: string[] = [];
+    // A guard that could not run asks rather than letting the call through unseen.
+    const asked: string[] =
+      event === 'PreToolUse'
+        ? withheld.map(
+            (hook) =>
+              `your PreToolUse hook "${hook.command}" did not run: ${this.#sandboxProblem()}`,
+          )
+        : [];
     const allowed: string[] = [];
     for (const { hook, outcome } of outcomes) {
       if (outcome.exitCode === 2) {
@@ -199,6 +229,39 @@ export class CommandHooks {
     else if (asked.length > 0) verdict.ask = asked.join('\n');
     else if (allowed.length > 0) verdict.allow = allowed.join('\n');
     return verdict;
+  }
+
+  /** Whether `hook` belongs in the sandbox and the sandbox cannot run here. */
+  #withheld(hook: CommandHook): boolean {
+    const sandbox = this.#options.sandbox;
+    return sandbox !== undefined && hook.sandbox !== false && !sandbox.status.active;
+  }
+
+  #sandboxProblem(): string {
+    const reason = this.#options.sandbox?.status.reason ?? 'unavailable';
+    return `hooks run only in the OS sandbox here, and it cannot run (${reason})`;
+  }
+
+  #warnWithheld(): void {
+    const notice = this.sandboxNotice();
+    if (notice !== undefined) this.#options.onWarning?.(notice);
+  }
+
+  /**
+   * Once per instance: the line that says which hooks are withheld because the sandbox cannot run
+   * here (undefined when none is, or after it was given — here or through `onWarning`).
+   */
+  sandboxNotice(): string | undefined {
+    if (this.#noticeGiven) return undefined;
+    const withheld = hookEventNames.flatMap((event) =>
+      (this.#config[event] ?? [])
+        .flatMap((entry) => entry.hooks)
+        .filter((hook) => this.#withheld(hook))
+        .map((hook) => `${event} "${hook.command}"`),
+    );
+    if (withheld.length === 0) return undefined;
+    this.#noticeGiven = true;
+    return `${withheld.length} hook${withheld.length === 1 ? '' : 's'} will not run (${withheld.join(', ')}): ${this.#sandboxProblem()}. PreToolUse hooks that do not run make the calls they match ask.`;
   }
 
   #preToolUse(call: ToolCallInfo, signal?: AbortSignal): Promise<HookVerdict> {

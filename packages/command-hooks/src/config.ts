@@ -23,6 +23,11 @@ export interface CommandHook {
   type: 'command';
   command: string;
   timeout?: number;
+  /**
+   * `false`: run outside the OS sandbox even where the `sandbox` option of `CommandHooks` puts
+   * hooks in it — for a hook that never reads the workspace or runs its code (a notifier) [true].
+   */
+  sandbox?: boolean;
 }
 
 /**
@@ -89,16 +94,19 @@ export function parseHooksConfig(value: unknown, where = 'hooks'): HooksConfig {
       const hooks = entry.hooks.map((hook, j): CommandHook => {
         const hat = `${at}.hooks[${j}]`;
         if (!isObject(hook)) throw new HooksConfigError(`${hat} must be an object`);
-        unknownKeys(hook, ['type', 'command', 'timeout'], hat);
+        unknownKeys(hook, ['type', 'command', 'timeout', 'sandbox'], hat);
         if (hook.type !== 'command') throw new HooksConfigError(`${hat}.type must be "command"`);
         if (typeof hook.command !== 'string' || hook.command.trim() === '')
           throw new HooksConfigError(`${hat}.command must be a non-empty string`);
         if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0)))
           throw new HooksConfigError(`${hat}.timeout must be a positive number of seconds`);
+        if (hook.sandbox !== undefined && typeof hook.sandbox !== 'boolean')
+          throw new HooksConfigError(`${hat}.sandbox must be true or false`);
         return {
           type: 'command',
           command: hook.command,
           ...(hook.timeout === undefined ? {} : { timeout: hook.timeout as number }),
+          ...(hook.sandbox === undefined ? {} : { sandbox: hook.sandbox as boolean }),
         };
       });
       return { ...(matcher === undefined ? {} : { matcher: matcher as string }), hooks };

@@ -10,4 +10,5 @@ export {
   mergeHooksConfigs,
   parseHooksConfig,
 } from './config.js';
-export { type CommandOutcome, runCommand } from './run-command.js';
+export type { HookCommand, HookSandbox } from './hook-sandbox.js';
+export { type CommandOutcome, type RunCommandOptions, runCommand } from './run-command.js';

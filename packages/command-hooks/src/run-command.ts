@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { HookSandbox } from './hook-sandbox.js';
 
 /** How one hook command ended. */
 export interface CommandOutcome {
@@ -13,27 +14,84 @@ export interface CommandOutcome {
 
 const maxOutput = 1024 * 1024;
 
+/** Options of {@link runCommand}. */
+export interface RunCommandOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** In milliseconds. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Runs the shell inside this sandbox (its `wrap`); a wrap that fails is reported, nothing runs. */
+  sandbox?: HookSandbox;
+}
+
 /**
  * Runs `command` through the shell with `input` on stdin, in its own process group so a timeout
- * or an abort ends the whole tree. Never throws.
+ * or an abort ends the whole tree (in a sandbox, bubblewrap's own process group: the sandbox's
+ * processes die with it). Never throws.
  */
-export function runCommand(
+export async function runCommand(
   command: string,
   input: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  options: RunCommandOptions,
+): Promise<CommandOutcome> {
+  const failed = (error: string): CommandOutcome => ({
+    exitCode: undefined,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    error,
+  });
+  if (options.sandbox === undefined)
+    return watch(
+      spawn(command, {
+        shell: true,
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+      input,
+      options,
+    );
+  let wrapped: Awaited<ReturnType<HookSandbox['wrap']>>;
+  try {
+    wrapped = await options.sandbox.wrap({
+      file: '/bin/sh',
+      args: ['-c', command],
+      cwd: options.cwd,
+      env: options.env,
+    });
+  } catch (error) {
+    return failed(
+      `could not start in the sandbox: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  // Aborted while the sandbox was being prepared: nothing was started.
+  if (options.signal?.aborted === true) return failed('aborted');
+  return watch(
+    spawn(wrapped.file, [...wrapped.args], {
+      cwd: wrapped.cwd,
+      env: wrapped.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+    input,
+    options,
+  );
+}
+
+/** Feeds `input`, collects the output, and ends the child's process group on timeout or abort. */
+function watch(
+  child: ChildProcessWithoutNullStreams,
+  input: string,
+  options: RunCommandOptions,
 ): Promise<CommandOutcome> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     let settled = false;
-    const child = spawn(command, {
-      shell: true,
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
     const killTree = () => {
       if (child.pid === undefined) return;
       try {

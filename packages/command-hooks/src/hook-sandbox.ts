@@ -1,0 +1,19 @@
+/** A command as the shell would start it, before or after a sandbox wrapped it. */
+export interface HookCommand {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The OS sandbox hook commands run in: a `Sandbox` of `@agent/sandbox` fits as it is (only
+ * `status` and `wrap` are used). Its containment is whatever it was created with; for hooks,
+ * `network: 'on'` keeps formatters, linters and notifiers that fetch working.
+ */
+export interface HookSandbox {
+  /** `active: false` — it cannot run here (`reason` says why): sandboxed hooks are withheld, never run outside it. */
+  readonly status: { readonly active: boolean; readonly reason?: string };
+  /** The command to spawn instead of `command`. */
+  wrap(command: HookCommand): Promise<HookCommand>;
+}
