@@ -263,7 +263,11 @@ export class ToolCatalogue {
     this.#deferred = deferred;
   }
 
-  #search(query: string, mode: 'keywords' | 'regex', limit: number): ToolSearchMatch[] {
+  async #search(
+    query: string,
+    mode: 'keywords' | 'regex',
+    limit: number,
+  ): Promise<ToolSearchMatch[]> {
     this.#refresh();
     const selected = selectQuery(query);
     if (selected !== undefined) return this.#select(selected);
@@ -301,7 +305,8 @@ export class ToolCatalogue {
         'Finds tools that are available but not loaded yet (API operations, MCP servers’ tools…) and loads the ' +
         'best matches: they can be called from your next step. Search with a few keywords naming the action and ' +
         'its object as an API would (e.g. "create issue comment"; "delete calendar event" for "call off ' +
-        'tomorrow\'s standup"), or set mode to "regex" to match names and descriptions with a pattern. ' +
+        'tomorrow\'s standup"), or set mode to "regex" to match names and descriptions with a pattern ' +
+        '(RE2 syntax: no lookaround or back-references). ' +
         'Search again with other words if nothing fits; you may also call a tool you know by its exact name, ' +
         'or load named tools with "select:name1,name2".',
       parameters: {
@@ -343,7 +348,7 @@ export class ToolCatalogue {
         const limit = Math.min(20, Math.max(1, args.limit ?? maxResults));
         let matches: ToolSearchMatch[];
         try {
-          matches = this.#search(args.query, mode, limit);
+          matches = await this.#search(args.query, mode, limit);
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           return {

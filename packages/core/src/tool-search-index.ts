@@ -7,6 +7,7 @@
 import type { JsonSchema } from './json-schema.js';
 import type { AnyAgentTool } from './tool.js';
 import type { ToolSearchAssociations } from './tool-search-associations.js';
+import { compileSearchPattern } from './tool-search-regex.js';
 
 /** Options of a `ToolSearchIndex`. */
 export interface ToolSearchIndexOptions {
@@ -486,14 +487,18 @@ export class ToolSearchIndex {
     return best;
   }
 
-  /** Tools whose name, keywords or description match a regular expression (case-insensitive). */
-  searchRegex(pattern: string, limit: number): ToolSearchMatch[] {
-    const regex = new RegExp(pattern, 'iu');
+  /**
+   * Tools whose name, keywords or description match a regular expression (case-insensitive, RE2
+   * syntax: linear time whatever the pattern, see `tool-search-regex.ts`). Rejects with an `Error`
+   * saying what is wrong with a pattern that does not compile.
+   */
+  async searchRegex(pattern: string, limit: number): Promise<ToolSearchMatch[]> {
+    const matches = await compileSearchPattern(pattern);
     const found: ToolSearchMatch[] = [];
     this.#documents.forEach((document, index) => {
       // A name match ranks above a match in the description; ties keep catalogue order.
-      if (regex.test(document.tool.name)) found.push(this.#match(index, 2));
-      else if (regex.test(document.text)) found.push(this.#match(index, 1));
+      if (matches(document.tool.name)) found.push(this.#match(index, 2));
+      else if (matches(document.text)) found.push(this.#match(index, 1));
     });
     return found.sort((a, b) => b.score - a.score).slice(0, limit);
   }
