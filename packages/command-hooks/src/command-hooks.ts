@@ -196,8 +196,13 @@ export class CommandHooks {
         continue;
       }
       if (outcome.exitCode !== 0) {
+        // A hook that worked outside may fail for what the sandbox forbids: say where it ran.
+        const where =
+          sandbox === undefined || hook.sandbox === false
+            ? ''
+            : ' (in the OS sandbox; "sandbox": false on the hook runs it outside)';
         if (!signal?.aborted)
-          this.#options.onWarning?.(`${event} ${describe(outcome, hook.command)}`);
+          this.#options.onWarning?.(`${event} ${describe(outcome, hook.command)}${where}`);
         continue;
       }
       const output = parseOutput(outcome.stdout);

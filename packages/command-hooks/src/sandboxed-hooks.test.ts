@@ -290,7 +290,9 @@ describe('the hooks protocol through the sandbox', () => {
     });
     expect(await gate(request('block_me'))).toEqual({ behavior: 'deny', reason: 'exit two' });
     expect(await gate(request('warn_me'))).toEqual({ behavior: 'allow' });
-    expect(warnings).toEqual(['PreToolUse hook "exit 7" exited 7']);
+    expect(warnings).toEqual([
+      'PreToolUse hook "exit 7" exited 7 (in the OS sandbox; "sandbox": false on the hook runs it outside)',
+    ]);
   });
 
   it('the network is on: a hook reaches a server on 127.0.0.1', async () => {
@@ -347,7 +349,9 @@ describe('the hooks protocol through the sandbox', () => {
     );
     expect(await hooks.sessionStart('startup')).toBe('');
     expect(fs.existsSync(path.join(paths.workspace, 'started'))).toBe(true);
-    expect(warnings).toEqual([expect.stringMatching(/^SessionStart hook ".*" timed out$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^SessionStart hook ".*" timed out \(in the OS sandbox; /),
+    ]);
     expect(await gone(`sleep ${tag}`)).toEqual([]);
   });
 
@@ -411,7 +415,10 @@ describe('the hooks protocol through the sandbox', () => {
     );
     await hooks.stop(false);
     expect(fs.readdirSync(paths.outside)).toEqual(['from-opted-out']);
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toEqual([
+      expect.stringMatching(/from-sandboxed.*Read-only file system.*\(in the OS sandbox; /s),
+      expect.stringMatching(/from-explicit-true.*Read-only file system.*\(in the OS sandbox; /s),
+    ]);
   });
 });
 

@@ -12,6 +12,12 @@ export type ProviderName = 'anthropic' | 'openai' | 'google';
 /** How `-p` prints: a transcript and the answer, one JSON object at the end, or one JSON line per event. */
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
+/**
+ * Where command hooks run in the OS sandbox: in folders the user has not trusted (the default),
+ * in every folder, or nowhere.
+ */
+export type HooksSandboxSetting = 'untrusted-folders' | 'always' | 'off';
+
 /** What the command line asked for, validated. */
 export interface CliOptions {
   command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
@@ -75,6 +81,8 @@ export interface CliOptions {
   mcpServers?: McpServerEntry[];
   /** Command hooks from settings files (filled in by the settings step). */
   hooks?: HooksConfig;
+  /** The user settings' `hooksSandbox`: where the hooks run in the OS sandbox [untrusted-folders]. */
+  hooksSandbox?: HooksSandboxSetting;
   /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
   passEnv?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */

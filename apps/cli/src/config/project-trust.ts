@@ -203,6 +203,15 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
+  // And hooksSandbox (only the user's file may hold it, as the hooks' "sandbox" key).
+  if (trusted && file.hooksSandbox !== undefined) {
+    const hooksSandbox = file.hooksSandbox;
+    parts.push({
+      apply: (target) => {
+        target.hooksSandbox = hooksSandbox;
+      },
+    });
+  }
   // A project file's tools only remove (readSettingsLayers refuses any other): always narrowing.
   if (file.tools !== undefined) {
     const list = { items: file.tools, source: `${layer.path}: "tools"` };

@@ -17,7 +17,7 @@ import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
-import type { CliOptions, ProviderName } from './args.js';
+import type { CliOptions, HooksSandboxSetting, ProviderName } from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
@@ -42,6 +42,8 @@ export interface SettingsFile {
   env?: Record<string, string>;
   /** Command hooks in Claude Code's format (see `@agent/command-hooks`). */
   hooks?: HooksConfig;
+  /** Where the hooks run in the OS sandbox (user settings only) [untrusted-folders]. */
+  hooksSandbox?: HooksSandboxSetting;
   /** Credential variables the tools' processes get anyway (user settings only). */
   passEnv?: string[];
   /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
@@ -83,6 +85,8 @@ export interface Settings {
   env: Record<string, string>;
   /** Command hooks, the files' lists for each event one after the other. */
   hooks: HooksConfig;
+  /** `hooksSandbox` of the user settings. */
+  hooksSandbox: HooksSandboxSetting | undefined;
   /** `passEnv` of the user settings. */
   passEnv: string[];
   mcpTimeout: number | undefined;
@@ -101,6 +105,7 @@ export interface Settings {
 const modes = ['default', 'read-only', 'workspace-write', 'full-access', 'plan'];
 const providers = ['anthropic', 'openai', 'google'];
 const sandboxModes = ['auto', 'required', 'off'];
+const hooksSandboxSettings = ['untrusted-folders', 'always', 'off'];
 const topLevel = new Set([
   'permissions',
   'model',
@@ -109,6 +114,7 @@ const topLevel = new Set([
   'mcpServers',
   'env',
   'hooks',
+  'hooksSandbox',
   'passEnv',
   'mcpTimeout',
   'sessions',
@@ -250,6 +256,12 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     }
     checked.tools = items;
   }
+  const hooksSandbox = oneOf<HooksSandboxSetting>(
+    record.hooksSandbox,
+    hooksSandboxSettings,
+    `${path}: "hooksSandbox"`,
+  );
+  if (hooksSandbox !== undefined) checked.hooksSandbox = hooksSandbox;
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -364,6 +376,16 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "codeMode" is read only from the user settings (${join(home, 'settings.json')})`,
       );
+    // Where your hooks run contained is yours to decide: a workspace cannot take a hook out.
+    if (file.hooksSandbox !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "hooksSandbox" is read only from the user settings (${join(home, 'settings.json')})`,
+      );
+    const unsandboxed = hooksOutsideSandbox(file.hooks);
+    if (unsandboxed !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: hooks.${unsandboxed}.sandbox is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot take a hook out of the sandbox`,
+      );
     // Your session history is yours: a repository does not decide when it is deleted.
     if (file.sessions !== undefined && scope !== 'user')
       throw new CliError(
@@ -384,6 +406,15 @@ export async function readSettingsLayers(
   return layers;
 }
 
+/** Where a file's hooks say `sandbox` (`PostToolUse[0].hooks[1]`), the first such; else undefined. */
+function hooksOutsideSandbox(hooks: HooksConfig | undefined): string | undefined {
+  for (const [event, entries] of Object.entries(hooks ?? {}))
+    for (const [i, entry] of (entries ?? []).entries())
+      for (const [j, hook] of entry.hooks.entries())
+        if (hook.sandbox !== undefined) return `${event}[${i}].hooks[${j}]`;
+  return undefined;
+}
+
 /** The settings of the layers merged as they are, every layer applied (later files win; rule lists add up). */
 export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
   const settings = emptySettings();
@@ -400,6 +431,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     settings.sandbox = file.sandbox ?? settings.sandbox;
     Object.assign(settings.env, file.env ?? {});
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
+    settings.hooksSandbox = file.hooksSandbox ?? settings.hooksSandbox;
     settings.passEnv.push(...(file.passEnv ?? []));
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
@@ -427,6 +459,7 @@ export function emptySettings(): Settings {
     mcpServers: [],
     env: {},
     hooks: {},
+    hooksSandbox: undefined,
     passEnv: [],
     mcpTimeout: undefined,
     sessions: {},
@@ -460,6 +493,7 @@ export function applySettings(
     sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),
     mcpServers: settings.mcpServers,
     hooks: settings.hooks,
+    ...(settings.hooksSandbox === undefined ? {} : { hooksSandbox: settings.hooksSandbox }),
     passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}

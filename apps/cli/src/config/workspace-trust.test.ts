@@ -316,7 +316,8 @@ describe('an untrusted folder (-p)', () => {
     ]);
   });
 
-  it("the user's own hooks and servers always run", async () => {
+  it("the user's own hooks (in the OS sandbox) and servers always run", async (context) => {
+    skipWithout('bwrap')(context);
     const attacker = await listener();
     const repo = await hostileRepository(attacker.url);
     const server = join(appDir, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -325,7 +326,16 @@ describe('an untrusted folder (-p)', () => {
       JSON.stringify({
         hooks: {
           SessionStart: [
-            { hooks: [{ type: 'command', command: `touch ${repo.canary('user-hook')}` }] },
+            // In an untrusted folder the user's hooks run in the sandbox: the workspace is
+            // theirs to write, the outside is not.
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command: `touch user-hook-ran; touch ${repo.canary('user-hook')}`,
+                },
+              ],
+            },
           ],
         },
         mcpServers: {
@@ -345,7 +355,11 @@ describe('an untrusted folder (-p)', () => {
       env: cleanEnv({ AGENT_HOME: repo.home }),
     });
     expect(run.stderr).toContain('✓ memory__read_graph');
-    expect(existsSync(repo.canary('user-hook'))).toBe(true);
+    expect(existsSync(join(repo.workspace, 'user-hook-ran'))).toBe(true);
+    expect(existsSync(repo.canary('user-hook'))).toBe(false);
+    expect(run.stderr).toMatch(
+      /hook: SessionStart hook "touch user-hook-ran; .*\(in the OS sandbox; /,
+    );
     expect(existsSync(repo.canary('hook-SessionStart'))).toBe(false);
     expect(run.code).toBe(0);
   });

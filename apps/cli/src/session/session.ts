@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CommandHooks } from '@agent/command-hooks';
 import {
   Agent,
@@ -19,6 +19,7 @@ import {
   PermissionPolicy,
   type PermissionRequest,
 } from '@agent/core';
+import { agentHome } from '../config/agent-home.js';
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from '../config/agents.js';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
@@ -28,6 +29,7 @@ import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
+import { createHooksSandbox, hooksRunSandboxed } from './hook-sandbox.js';
 import { reportUnmatched } from './mcp-tools.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
@@ -349,16 +351,27 @@ export async function createSession(
   // A resumed session keeps its id, so `--resume <id>` finds it again.
   const id = sessionId;
   const hooksConfig = options.hooks ?? {};
-  const commandHooks =
-    Object.keys(hooksConfig).length === 0
-      ? undefined
-      : new CommandHooks(hooksConfig, {
-          // In the project root, so a hook's relative paths (.agent/hooks/…) work from any subfolder.
-          cwd: projectRoot,
-          sessionId: id,
-          passEnv: options.passEnv ?? [],
-          onWarning: (line) => settings.log(`hook: ${line}`),
-        });
+  const hasHooks = Object.keys(hooksConfig).length > 0;
+  // In a folder the user has not trusted, the user's own hooks run contained (hook-sandbox.ts).
+  const hooksSandbox =
+    hasHooks && hooksRunSandboxed(options)
+      ? createHooksSandbox({ cwd: resolve(options.cwd), projectRoot })
+      : undefined;
+  const commandHooks = !hasHooks
+    ? undefined
+    : new CommandHooks(hooksConfig, {
+        // In the project root, so a hook's relative paths (.agent/hooks/…) work from any subfolder.
+        cwd: projectRoot,
+        sessionId: id,
+        passEnv: options.passEnv ?? [],
+        onWarning: (line) => settings.log(`hook: ${line}`),
+        ...(hooksSandbox === undefined ? {} : { sandbox: hooksSandbox }),
+      });
+  const withheld = commandHooks?.sandboxNotice();
+  if (withheld !== undefined)
+    settings.log(
+      `hooks: ${withheld} To run them: ${options.hooksSandbox === 'always' ? '' : 'trust this folder (agent trust), or '}mark a hook "sandbox": false or set "hooksSandbox": "off" in ${join(agentHome(), 'settings.json')}.`,
+    );
   let agent: Agent;
   // Every step of every run on disk before the run moves on; --continue resumes what it holds.
   const journal = await SessionJournal.open(id, settings.log);
@@ -394,6 +407,7 @@ export async function createSession(
     agent = new Agent(agentOptions);
   } catch (error) {
     await tools.close();
+    await hooksSandbox?.close();
     // A bad "compactions" list is a mistake in the file being resumed: say which.
     const where = options.resume === undefined ? '' : `${options.resume}: `;
     throw new CliError(`${where}${errorMessage(error)}`);
@@ -418,6 +432,7 @@ export async function createSession(
     projectRoot,
     close: async () => {
       await tools.close();
+      await hooksSandbox?.close();
       await journal.close();
     },
     pendingModel: undefined,

@@ -1,0 +1,377 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { appDir, assertBuilt, cleanEnv, cliPath, writeScript } from '../testing/test-support.js';
+
+// The user's own hooks in a folder they have not trusted run in the OS sandbox: a cloned
+// repository whose formatter config and .git/config run code gets nothing outside the workspace,
+// no key, no planted git config. Real CLI processes (as root and as nobody), real bubblewrap, a
+// scripted model; the same repository in a trusted folder is the control.
+
+beforeAll(assertBuilt);
+const isRoot = process.getuid?.() === 0;
+const sshKey = '-----BEGIN OPENSSH PRIVATE KEY----- cli-hostile-test-key';
+const settingsSecret = 'settings-env-value-of-a-deploy-token';
+const fixtures = join(appDir, '..', '..', 'packages', 'command-hooks', 'src', '__fixtures__');
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+interface Repository {
+  base: string;
+  workspace: string;
+  outside: string;
+  home: string;
+  agentHome: string;
+  /** This node, linked where the sandbox shows it ($AGENT_HOME/hooks): /root may be hidden. */
+  node: string;
+}
+
+/**
+ * A hostile repository (a git repository whose core.fsmonitor and prettier.config.mjs run the
+ * payload), a home with an SSH key, and the user's settings with innocent hooks: a formatter after
+ * edits, `git status` at start, and one that prints the key, the settings and its environment.
+ */
+function hostileRepository(
+  options: { hookExtras?: Record<string, unknown>; settings?: Record<string, unknown> } = {},
+): Repository {
+  // Not under /tmp, which the sandbox replaces with a private one: the home is where a home is.
+  const base = fs.mkdtempSync('/var/tmp/agent-cli-hook-sandbox-');
+  fs.chmodSync(base, 0o755);
+  cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+  const workspace = join(base, 'ws');
+  const outside = join(base, 'outside');
+  const home = join(base, 'home');
+  const agentHome = join(home, '.agent');
+  const hooksDir = join(agentHome, 'hooks');
+  for (const dir of [workspace, outside, join(home, '.ssh'), hooksDir])
+    fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(join(home, '.ssh', 'id_ed25519'), sshKey);
+  fs.writeFileSync(join(home, '.profile'), 'original\n');
+  const node = join(hooksDir, 'node');
+  try {
+    fs.linkSync(process.execPath, node);
+  } catch {
+    fs.copyFileSync(process.execPath, node);
+    fs.chmodSync(node, 0o755);
+  }
+  fs.copyFileSync(join(fixtures, 'fake-prettier.mjs'), join(hooksDir, 'fake-prettier.mjs'));
+  fs.copyFileSync(join(fixtures, 'hostile-payload.mjs'), join(workspace, 'payload.mjs'));
+  fs.writeFileSync(
+    join(workspace, 'prettier.config.mjs'),
+    `import { execFileSync } from 'node:child_process';\nexecFileSync(process.execPath, ['payload.mjs', 'prettier']);\nexport default {};\n`,
+  );
+  const git = (...args: string[]) =>
+    expect(spawnSync('git', args, { cwd: workspace }).status).toBe(0);
+  git('init', '-q');
+  git(
+    'config',
+    'core.fsmonitor',
+    `${JSON.stringify(node)} ${JSON.stringify(join(workspace, 'payload.mjs'))} fsmonitor; true`,
+  );
+  fs.writeFileSync(
+    join(agentHome, 'settings.json'),
+    JSON.stringify({
+      env: { DEPLOY_TOKEN: settingsSecret },
+      hooks: {
+        PostToolUse: [
+          {
+            matcher: 'write_file',
+            hooks: [
+              {
+                type: 'command',
+                command: `"${node}" "${hooksDir}/fake-prettier.mjs" --write src.js`,
+                ...options.hookExtras,
+              },
+            ],
+          },
+        ],
+        SessionStart: [{ hooks: [{ type: 'command', command: 'git status --porcelain' }] }],
+        UserPromptSubmit: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: `cat "$HOME/.ssh/id_ed25519" "${agentHome}/settings.json"; env`,
+              },
+            ],
+          },
+        ],
+      },
+      ...options.settings,
+    }),
+  );
+  return { base, workspace, outside, home, agentHome, node };
+}
+
+/** The scripted model writes src.js (the formatter runs after it), then answers. */
+function script(repository: Repository): Promise<string> {
+  return writeScript(repository.base, [
+    {
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'src.js', content: '   const answer = 42;   ' } },
+      ],
+    },
+    { text: 'done' },
+  ]);
+}
+
+/** Runs the built CLI (with the linked node) as `uid`, or as this user. */
+async function runCliAs(
+  repository: Repository,
+  args: readonly string[],
+  uid?: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, repository.base]);
+  const command = [repository.node, cliPath, ...args];
+  const child = spawn(
+    uid === undefined ? repository.node : 'setpriv',
+    uid === undefined
+      ? command.slice(1)
+      : [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...command],
+    {
+      cwd: repository.workspace,
+      env: cleanEnv({
+        HOME: repository.home,
+        AGENT_HOME: repository.agentHome,
+        HOSTILE_WORKSPACE: repository.workspace,
+        HOSTILE_OUTSIDE: repository.outside,
+        HOSTILE_AGENT_HOME: repository.agentHome,
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+interface PayloadReport {
+  uid: number;
+  outsideWrite: { ok: boolean };
+  profileAppend: { ok: boolean };
+  sshKey: { ok: boolean; value?: string };
+  settings: { ok: boolean; value?: string };
+  gitConfig: { ok: boolean };
+  gitHook: { ok: boolean };
+}
+
+function report(repository: Repository, label: string): PayloadReport {
+  return JSON.parse(fs.readFileSync(join(repository.workspace, `report-${label}.json`), 'utf8'));
+}
+
+const users = isRoot
+  ? [
+      { label: 'root', uid: undefined },
+      { label: 'nobody', uid: 65534 },
+    ]
+  : [{ label: `uid ${process.getuid?.()}`, uid: undefined }];
+
+describe.each(users)('an untrusted hostile repository, the user’s hooks, as $label', ({ uid }) => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('the formatter and git status work; the repository’s code they run reaches nothing outside', async () => {
+    const repository = hostileRepository();
+    const gitConfig = fs.readFileSync(join(repository.workspace, '.git', 'config'), 'utf8');
+    const saved = join(repository.base, 'saved.json');
+    const run = await runCliAs(
+      repository,
+      [
+        '-p',
+        'go',
+        '--mode',
+        'workspace-write',
+        '--scripted',
+        await script(repository),
+        '--save',
+        saved,
+      ],
+      uid,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // The hooks did their work.
+    expect(fs.readFileSync(join(repository.workspace, 'src.js'), 'utf8')).toBe(
+      'const answer = 42;\n',
+    );
+    expect(run.stderr).not.toMatch(/^hook/m);
+    for (const label of ['prettier', 'fsmonitor']) {
+      const found = report(repository, label);
+      expect(found.uid, label).toBe(uid ?? process.getuid?.());
+      expect(found.outsideWrite.ok, label).toBe(false);
+      expect(found.profileAppend.ok, label).toBe(false);
+      expect(found.sshKey.value ?? '', label).not.toContain('cli-hostile-test-key');
+      expect(found.settings.value ?? '', label).not.toContain(settingsSecret);
+      expect(found.gitConfig.ok, label).toBe(false);
+      expect(found.gitHook.ok, label).toBe(false);
+    }
+    expect(fs.readdirSync(repository.outside)).toEqual([]);
+    expect(fs.readFileSync(join(repository.home, '.profile'), 'utf8')).toBe('original\n');
+    expect(fs.readFileSync(join(repository.workspace, '.git', 'config'), 'utf8')).toBe(gitConfig);
+    // The prompt hook's output reached the model: its environment, but no key and no settings.
+    const conversation = fs.readFileSync(saved, 'utf8');
+    expect(conversation).toContain('HOSTILE_WORKSPACE=');
+    expect(conversation).not.toContain('cli-hostile-test-key');
+    expect(conversation).not.toContain(settingsSecret);
+  });
+});
+
+describe('the controls: the same repository where hooks run outside the sandbox', () => {
+  it.for([
+    ['trusted for the run (--trust)', ['--trust'], {}],
+    ['trusted (agent trust)', [], {}],
+    ['"hooksSandbox": "off" in the user settings', [], { settings: { hooksSandbox: 'off' } }],
+    ['"sandbox": false on the formatter hook', [], { hookExtras: { sandbox: false } }],
+  ] as const)(
+    '%s: the formatter’s config writes outside and reads the key',
+    async ([_label, flags, options]) => {
+      const repository = hostileRepository(options);
+      if (_label.includes('agent trust')) {
+        const trusted = await runCliAs(repository, ['trust']);
+        expect(trusted.code, trusted.stderr).toBe(0);
+      }
+      const run = await runCliAs(repository, [
+        '-p',
+        'go',
+        '--mode',
+        'workspace-write',
+        '--scripted',
+        await script(repository),
+        ...flags,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const found = report(repository, 'prettier');
+      expect(found.outsideWrite.ok).toBe(true);
+      expect(found.sshKey.value).toContain('cli-hostile-test-key');
+      expect(fs.readdirSync(repository.outside)).toContain('pwned-prettier');
+    },
+  );
+
+  it('"hooksSandbox": "always" sandboxes the hooks of a trusted folder too', async (context) => {
+    skipWithout('bwrap')(context);
+    const repository = hostileRepository({ settings: { hooksSandbox: 'always' } });
+    const run = await runCliAs(repository, [
+      '-p',
+      'go',
+      '--mode',
+      'workspace-write',
+      '--scripted',
+      await script(repository),
+      '--trust',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(report(repository, 'prettier').outsideWrite.ok).toBe(false);
+    expect(report(repository, 'fsmonitor').outsideWrite.ok).toBe(false);
+    expect(fs.readdirSync(repository.outside)).toEqual([]);
+  });
+});
+
+describe('a project cannot take hooks out of the sandbox', () => {
+  it.for([
+    [
+      '"sandbox": false on its hook',
+      { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true', sandbox: false }] }] } },
+      /\.agent\/settings\.json: hooks\.Stop\[0\]\.hooks\[0\]\.sandbox is read only from the user settings/,
+    ],
+    [
+      '"hooksSandbox"',
+      { hooksSandbox: 'off' },
+      /\.agent\/settings\.json: "hooksSandbox" is read only from the user settings/,
+    ],
+  ] as const)(
+    'a project file with %s is refused at start, naming the file and key',
+    async ([_label, project, message]) => {
+      const repository = hostileRepository();
+      fs.mkdirSync(join(repository.workspace, '.agent'));
+      fs.writeFileSync(
+        join(repository.workspace, '.agent', 'settings.json'),
+        JSON.stringify(project),
+      );
+      const run = await runCliAs(repository, ['-p', 'go', '--scripted', await script(repository)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(fs.existsSync(join(repository.workspace, 'report-prettier.json'))).toBe(false);
+    },
+  );
+
+  it('a wrong "hooksSandbox" value in the user settings is an error naming it', async () => {
+    const repository = hostileRepository({ settings: { hooksSandbox: 'sometimes' } });
+    const run = await runCliAs(repository, ['-p', 'go', '--scripted', await script(repository)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      '"hooksSandbox" must be one of untrusted-folders, always, off, got "sometimes"',
+    );
+  });
+});
+
+describe('where the sandbox cannot run (no bwrap on PATH)', () => {
+  it('says so once, runs no sandboxed hook, asks for the calls a withheld guard matches; opted-out hooks run', async () => {
+    const repository = hostileRepository();
+    // A PATH with the few programs the hooks and the CLI use here, and no bwrap.
+    const bin = join(repository.base, 'bin');
+    fs.mkdirSync(bin);
+    for (const program of ['sh', 'bash', 'git', 'touch', 'cat', 'env']) {
+      const found = spawnSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' });
+      fs.symlinkSync(found.stdout.trim(), join(bin, program));
+    }
+    const settings = JSON.parse(
+      fs.readFileSync(join(repository.agentHome, 'settings.json'), 'utf8'),
+    );
+    settings.hooks.PreToolUse = [
+      { matcher: 'bash', hooks: [{ type: 'command', command: 'touch guard-ran' }] },
+    ];
+    settings.hooks.Stop = [
+      { hooks: [{ type: 'command', command: 'touch notifier-ran', sandbox: false }] },
+    ];
+    fs.writeFileSync(join(repository.agentHome, 'settings.json'), JSON.stringify(settings));
+    const steps = join(repository.base, 'bash-script.json');
+    fs.writeFileSync(
+      steps,
+      JSON.stringify({
+        steps: [
+          { toolCalls: [{ name: 'bash', arguments: { command: 'touch bash-ran' } }] },
+          { text: 'done' },
+        ],
+      }),
+    );
+    const child = spawn(
+      repository.node,
+      [cliPath, '-p', 'go', '--mode', 'workspace-write', '--scripted', steps],
+      {
+        cwd: repository.workspace,
+        env: cleanEnv({ HOME: repository.home, AGENT_HOME: repository.agentHome, PATH: bin }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    // Said once, at start, naming every withheld hook and the ways out.
+    const notices = stderr.split('\n').filter((line) => line.includes('will not run'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^hooks: 4 hooks will not run \(PreToolUse "touch guard-ran", PostToolUse ".*fake-prettier.mjs.*", UserPromptSubmit ".*", SessionStart "git status --porcelain"\): hooks run only in the OS sandbox here, and it cannot run \(bubblewrap is not installed.*\)\. .*To run them: trust this folder \(agent trust\), or mark a hook "sandbox": false or set "hooksSandbox": "off" in .*settings\.json\.$/,
+    );
+    // The withheld guard made the bash call ask; -p could not ask, so it was denied.
+    expect(code).toBe(4);
+    expect(stderr).toMatch(/bash \[denied\].*your PreToolUse hook "touch guard-ran" did not run/);
+    expect(fs.existsSync(join(repository.workspace, 'bash-ran'))).toBe(false);
+    expect(fs.existsSync(join(repository.workspace, 'guard-ran'))).toBe(false);
+    // No repository code ran (git status was withheld with its hook); the opted-out hook ran.
+    expect(fs.existsSync(join(repository.workspace, 'report-fsmonitor.json'))).toBe(false);
+    expect(fs.existsSync(join(repository.workspace, 'notifier-ran'))).toBe(true);
+  });
+});
