@@ -201,6 +201,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     });
   } else if (format === 'text') {
     writeErr(`bash: ${session.tools.sandbox.describe()}\n`);
+    if (session.hooksLine !== undefined) writeErr(`${session.hooksLine}\n`);
     const project = projectRootNotice(session);
     if (project !== undefined) writeErr(`${project}\n`);
   }

@@ -4,7 +4,14 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { appDir, assertBuilt, cleanEnv, cliPath, writeScript } from '../testing/test-support.js';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  writeScript,
+} from '../testing/test-support.js';
 
 // The user's own hooks in a folder they have not trusted run in the OS sandbox: a cloned
 // repository whose formatter config and .git/config run code gets nothing outside the workspace,
@@ -201,11 +208,14 @@ describe.each(users)('an untrusted hostile repository, the user’s hooks, as $l
       uid,
     );
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `hooks: sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; network on; no Unix sockets (this folder is not trusted)\n`,
+    );
     // The hooks did their work.
     expect(fs.readFileSync(join(repository.workspace, 'src.js'), 'utf8')).toBe(
       'const answer = 42;\n',
     );
-    expect(run.stderr).not.toMatch(/^hook/m);
+    expect(run.stderr).not.toMatch(/^hook: /m);
     for (const label of ['prettier', 'fsmonitor']) {
       const found = report(repository, label);
       expect(found.uid, label).toBe(uid ?? process.getuid?.());
@@ -373,5 +383,52 @@ describe('where the sandbox cannot run (no bwrap on PATH)', () => {
     // No repository code ran (git status was withheld with its hook); the opted-out hook ran.
     expect(fs.existsSync(join(repository.workspace, 'report-fsmonitor.json'))).toBe(false);
     expect(fs.existsSync(join(repository.workspace, 'notifier-ran'))).toBe(true);
+  });
+});
+
+describe('started in a subfolder of an untrusted repository under /tmp', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('the hooks run in the repository root (readable), write in the workspace, and git works', async () => {
+    const base = fs.mkdtempSync('/tmp/agent-cli-hook-subfolder-');
+    cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+    const repo = join(base, 'repo');
+    const workspace = join(repo, 'sub');
+    const agentHome = join(base, 'agent-home');
+    fs.mkdirSync(workspace, { recursive: true });
+    fs.mkdirSync(agentHome);
+    fs.writeFileSync(join(repo, 'root-file.txt'), 'x');
+    expect(spawnSync('git', ['init', '-q'], { cwd: repo }).status).toBe(0);
+    fs.writeFileSync(
+      join(agentHome, 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'pwd > sub/where.txt; git status --porcelain >> sub/where.txt; touch root-write || echo refused >> sub/where.txt',
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await writeScript(base, [{ text: 'done' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], {
+      env: cleanEnv({ AGENT_HOME: agentHome }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fs.readFileSync(join(workspace, 'where.txt'), 'utf8').split('\n')).toEqual([
+      repo,
+      '?? root-file.txt',
+      '?? sub/',
+      'refused',
+      '',
+    ]);
+    expect(fs.existsSync(join(repo, 'root-write'))).toBe(false);
   });
 });

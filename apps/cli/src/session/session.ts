@@ -60,6 +60,8 @@ export interface Session {
   };
   /** The command hooks of the settings files, when any are configured. */
   commandHooks: CommandHooks | undefined;
+  /** For the banner: where the hooks run, when they run in the OS sandbox (else undefined). */
+  hooksLine: string | undefined;
   /** The session's id (in hook events and JSON output). */
   id: string;
   /** The workspace (absolute). */
@@ -426,6 +428,10 @@ export async function createSession(
     rules: { allow: options.allow, ask: options.ask, deny: options.deny },
     usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
     commandHooks,
+    hooksLine:
+      hooksSandbox?.status.active === true
+        ? `hooks: ${hooksSandbox.describe()}${options.workspaceTrusted === false ? ' (this folder is not trusted)' : ''}`
+        : undefined,
     id,
     agents,
     cwd: resolve(options.cwd),
