@@ -4,6 +4,7 @@
  * string "50" (hint: …)`.
  */
 import type { OutputUnit } from '@cfworker/json-schema';
+import { linearFormatMeaning } from './json-schema-patterns.js';
 import type { ValidationIssue } from './tool.js';
 import { describeReceived, typeMismatchHint } from './validation.js';
 
@@ -233,9 +234,18 @@ export function describeOutputUnits(
       case 'pattern':
         add(`expected a string matching /${limit}/, received ${describeReceived(received)}`);
         break;
-      case 'format':
-        add(`expected a ${limit} string, received ${describeReceived(received)}`);
+      case 'format': {
+        const linear = typeof limit === 'string' ? linearFormatMeaning(limit) : undefined;
+        if (linear !== undefined && 'pattern' in linear)
+          add(
+            `expected a string matching /${linear.pattern}/, received ${describeReceived(received)}`,
+          );
+        else
+          add(
+            `expected a ${linear?.format ?? limit} string, received ${describeReceived(received)}`,
+          );
         break;
+      }
       case 'minItems':
         add(`expected at least ${limit} items, received ${describeReceived(received)}`);
         break;

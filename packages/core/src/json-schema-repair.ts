@@ -4,6 +4,8 @@
  * unusable: each repair is reported, the rest of the schema is still enforced.
  */
 
+import { backtrackingRisk, linearPatternFormat, linearUrlFormat } from './json-schema-patterns.js';
+
 /** The JSON Schema dialects the validator understands. */
 export type JsonSchemaDraft = '4' | '7' | '2019-09' | '2020-12';
 
@@ -137,12 +139,18 @@ function dedupe(values: readonly unknown[]): unknown[] | undefined {
 }
 
 /** A copy of `schema` the validator accepts, and what had to change; `schema` itself if nothing did. */
-export function repairJsonSchema(schema: unknown): { schema: unknown; repairs: string[] } {
+export function repairJsonSchema(schema: unknown): {
+  schema: unknown;
+  repairs: string[];
+  /** Whether the schema matches property names with `patternProperties` (see `maxPatternPropertyNameLength`). */
+  matchesPropertyNames: boolean;
+} {
   const repairs: string[] = [];
   const ids = new Set<string>();
+  let matchesPropertyNames = false;
   collectIds(schema, ids);
   const repaired = visit(schema, '#');
-  return { schema: repaired, repairs };
+  return { schema: repaired, repairs, matchesPropertyNames };
 
   function visitMap(node: unknown, at: string): unknown {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
@@ -166,13 +174,26 @@ export function repairJsonSchema(schema: unknown): { schema: unknown; repairs: s
       if (value === undefined) delete copy[key];
       else copy[key] = value;
     };
+    // Formats that stand in for a `pattern` or the `url` format (see json-schema-patterns.ts).
+    const linearFormats: string[] = [];
     for (const [key, value] of Object.entries(node)) {
       const where = `${at}/${key}`;
       if (key === 'pattern' && typeof value === 'string') {
         const pattern = repairPattern(value);
-        if (pattern === undefined)
+        set(key, undefined);
+        if (pattern === undefined) {
           repairs.push(`${where}: /${value}/ is not an ECMAScript regular expression; not checked`);
-        if (pattern !== value) set(key, pattern);
+          continue;
+        }
+        const linear = linearPatternFormat(pattern);
+        if (linear === undefined)
+          repairs.push(
+            `${where}: /${value}/ needs lookaround or back-references, which only a backtracking engine runs; not checked`,
+          );
+        else linearFormats.push(linear);
+      } else if (key === 'format' && value === 'url') {
+        set(key, undefined);
+        linearFormats.push(linearUrlFormat());
       } else if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
         let changed = false;
         const kept: Record<string, unknown> = {};
@@ -183,6 +204,13 @@ export function repairJsonSchema(schema: unknown): { schema: unknown; repairs: s
             changed = true;
             continue;
           }
+          const risk = backtrackingRisk(fixed);
+          if (risk !== undefined) {
+            repairs.push(`${where}: /${pattern}/ could take too long to match (${risk}); ignored`);
+            changed = true;
+            continue;
+          }
+          matchesPropertyNames = true;
           const visited = visit(sub, `${where}/${pattern}`);
           if (fixed !== pattern || visited !== sub) changed = true;
           kept[fixed] = visited;
@@ -229,6 +257,12 @@ export function repairJsonSchema(schema: unknown): { schema: unknown; repairs: s
         const visited = visitMap(value, where);
         if (visited !== value) set(key, visited);
       }
+    }
+    // The first stands where `format` was (when it is free), the others join `allOf`.
+    for (const name of linearFormats) {
+      const current = (copy ?? (node as Record<string, unknown>)) as Record<string, unknown>;
+      if (current.format === undefined) set('format', name);
+      else set('allOf', [...(Array.isArray(current.allOf) ? current.allOf : []), { format: name }]);
     }
     return copy ?? node;
   }

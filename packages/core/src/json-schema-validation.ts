@@ -1,6 +1,7 @@
 import { Validator } from '@cfworker/json-schema';
 import type { JsonSchema } from './json-schema.js';
 import { describeOutputUnits } from './json-schema-issues.js';
+import { maxPatternPropertyNameLength } from './json-schema-patterns.js';
 import { draftOf, repairJsonSchema } from './json-schema-repair.js';
 import type { ValidationResult } from './tool.js';
 import { describeReceived } from './validation.js';
@@ -11,6 +12,8 @@ interface CompiledSchema {
   schema: unknown;
   /** What had to be repaired (and is therefore not, or differently, enforced); empty if nothing. */
   repairs: string[];
+  /** Whether property names are matched by patterns (their length is then bounded first). */
+  matchesPropertyNames: boolean;
 }
 
 const compiled = new WeakMap<object, CompiledSchema>();
@@ -24,6 +27,7 @@ function compile(schema: JsonSchema): CompiledSchema {
   const runnable = structuredClone(repaired.schema);
   const repairs = repaired.repairs;
   const entry: CompiledSchema = {
+    matchesPropertyNames: repaired.matchesPropertyNames,
     // All errors, not the first: the model fixes every field in one retry.
     validator: new Validator(runnable as object, draftOf(schema), false),
     schema: runnable,
@@ -62,6 +66,19 @@ export function validateWithJsonSchema(
     };
   }
   const entry = compile(schema);
+  if (entry.matchesPropertyNames) {
+    const long = longPropertyName(value);
+    if (long !== undefined)
+      return {
+        ok: false,
+        issues: [
+          {
+            path: long.path,
+            message: `field name of ${long.name.length} characters (at most ${maxPatternPropertyNameLength})`,
+          },
+        ],
+      };
+  }
   let output: ReturnType<Validator['validate']>;
   try {
     output = entry.validator.validate(value);
@@ -78,4 +95,29 @@ export function validateWithJsonSchema(
     ok: false,
     issues: issues.length > 0 ? issues : [{ path: [], message: 'does not match the schema' }],
   };
+}
+
+/**
+ * The first property name longer than `maxPatternPropertyNameLength`, anywhere in the value: the
+ * validator matches names with `patternProperties` on a backtracking engine, where the length is
+ * what a slow pattern multiplies.
+ */
+function longPropertyName(
+  value: unknown,
+  path: (string | number)[] = [],
+): { name: string; path: (string | number)[] } | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = longPropertyName(item, [...path, index]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [name, item] of Object.entries(value)) {
+    if (name.length > maxPatternPropertyNameLength) return { name, path };
+    const found = longPropertyName(item, [...path, name]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
