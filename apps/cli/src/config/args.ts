@@ -83,6 +83,8 @@ export interface CliOptions {
   hooks?: HooksConfig;
   /** The user settings' `hooksSandbox`: where the hooks run in the OS sandbox [untrusted-folders]. */
   hooksSandbox?: HooksSandboxSetting;
+  /** The user settings' `hooksSandboxNetwork`: the network of the hooks' sandbox [on]. */
+  hooksSandboxNetwork?: 'on' | 'off';
   /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
   passEnv?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */

@@ -212,6 +212,14 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
+  if (trusted && file.hooksSandboxNetwork !== undefined) {
+    const network = file.hooksSandboxNetwork;
+    parts.push({
+      apply: (target) => {
+        target.hooksSandboxNetwork = network;
+      },
+    });
+  }
   // A project file's tools only remove (readSettingsLayers refuses any other): always narrowing.
   if (file.tools !== undefined) {
     const list = { items: file.tools, source: `${layer.path}: "tools"` };

@@ -44,6 +44,8 @@ export interface SettingsFile {
   hooks?: HooksConfig;
   /** Where the hooks run in the OS sandbox (user settings only) [untrusted-folders]. */
   hooksSandbox?: HooksSandboxSetting;
+  /** The network of the hooks' sandbox (user settings only) [on]. */
+  hooksSandboxNetwork?: 'on' | 'off';
   /** Credential variables the tools' processes get anyway (user settings only). */
   passEnv?: string[];
   /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
@@ -87,6 +89,8 @@ export interface Settings {
   hooks: HooksConfig;
   /** `hooksSandbox` of the user settings. */
   hooksSandbox: HooksSandboxSetting | undefined;
+  /** `hooksSandboxNetwork` of the user settings. */
+  hooksSandboxNetwork: 'on' | 'off' | undefined;
   /** `passEnv` of the user settings. */
   passEnv: string[];
   mcpTimeout: number | undefined;
@@ -115,6 +119,7 @@ const topLevel = new Set([
   'env',
   'hooks',
   'hooksSandbox',
+  'hooksSandboxNetwork',
   'passEnv',
   'mcpTimeout',
   'sessions',
@@ -262,6 +267,12 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     `${path}: "hooksSandbox"`,
   );
   if (hooksSandbox !== undefined) checked.hooksSandbox = hooksSandbox;
+  const hooksNetwork = oneOf<'on' | 'off'>(
+    record.hooksSandboxNetwork,
+    ['on', 'off'],
+    `${path}: "hooksSandboxNetwork"`,
+  );
+  if (hooksNetwork !== undefined) checked.hooksSandboxNetwork = hooksNetwork;
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -377,10 +388,11 @@ export async function readSettingsLayers(
         `${path}: "codeMode" is read only from the user settings (${join(home, 'settings.json')})`,
       );
     // Where your hooks run contained is yours to decide: a workspace cannot take a hook out.
-    if (file.hooksSandbox !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "hooksSandbox" is read only from the user settings (${join(home, 'settings.json')})`,
-      );
+    for (const key of ['hooksSandbox', 'hooksSandboxNetwork'] as const)
+      if (file[key] !== undefined && scope !== 'user')
+        throw new CliError(
+          `${path}: "${key}" is read only from the user settings (${join(home, 'settings.json')})`,
+        );
     const unsandboxed = hooksOutsideSandbox(file.hooks);
     if (unsandboxed !== undefined && scope !== 'user')
       throw new CliError(
@@ -432,6 +444,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     Object.assign(settings.env, file.env ?? {});
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
     settings.hooksSandbox = file.hooksSandbox ?? settings.hooksSandbox;
+    settings.hooksSandboxNetwork = file.hooksSandboxNetwork ?? settings.hooksSandboxNetwork;
     settings.passEnv.push(...(file.passEnv ?? []));
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
@@ -460,6 +473,7 @@ export function emptySettings(): Settings {
     env: {},
     hooks: {},
     hooksSandbox: undefined,
+    hooksSandboxNetwork: undefined,
     passEnv: [],
     mcpTimeout: undefined,
     sessions: {},
@@ -494,6 +508,9 @@ export function applySettings(
     mcpServers: settings.mcpServers,
     hooks: settings.hooks,
     ...(settings.hooksSandbox === undefined ? {} : { hooksSandbox: settings.hooksSandbox }),
+    ...(settings.hooksSandboxNetwork === undefined
+      ? {}
+      : { hooksSandboxNetwork: settings.hooksSandboxNetwork }),
     passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}

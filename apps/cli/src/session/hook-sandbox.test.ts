@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -299,6 +300,11 @@ describe('a project cannot take hooks out of the sandbox', () => {
       { hooksSandbox: 'off' },
       /\.agent\/settings\.json: "hooksSandbox" is read only from the user settings/,
     ],
+    [
+      '"hooksSandboxNetwork"',
+      { hooksSandboxNetwork: 'on' },
+      /\.agent\/settings\.json: "hooksSandboxNetwork" is read only from the user settings/,
+    ],
   ] as const)(
     'a project file with %s is refused at start, naming the file and key',
     async ([_label, project, message]) => {
@@ -430,5 +436,51 @@ describe('started in a subfolder of an untrusted repository under /tmp', () => {
       '',
     ]);
     expect(fs.existsSync(join(repo, 'root-write'))).toBe(false);
+  });
+});
+
+describe('"hooksSandboxNetwork": "off" in the user settings', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('the hooks’ sandbox has no network: a server on 127.0.0.1 is not reached', async () => {
+    const repository = hostileRepository();
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => server.close());
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const settingsFile = join(repository.agentHome, 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    settings.hooksSandboxNetwork = 'off';
+    settings.hooks.Stop = [
+      {
+        hooks: [
+          {
+            type: 'command',
+            command: `"${repository.node}" -e "require('net').connect(${address.port}, '127.0.0.1').on('connect', () => require('fs').writeFileSync('connected', '')).on('error', (e) => { console.error(e.code); process.exit(1) })"`,
+          },
+        ],
+      },
+    ];
+    fs.writeFileSync(settingsFile, JSON.stringify(settings));
+    const run = await runCliAs(repository, [
+      '-p',
+      'go',
+      '--mode',
+      'workspace-write',
+      '--scripted',
+      await script(repository),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('hooks: sandboxed (bubblewrap): ');
+    expect(run.stderr).toMatch(/^hooks: .*; no network; /m);
+    expect(run.stderr).toMatch(/hook: Stop hook .* exited 1: ECONNREFUSED/);
+    expect(fs.existsSync(join(repository.workspace, 'connected'))).toBe(false);
+    expect(connections).toBe(0);
   });
 });

@@ -30,19 +30,25 @@ export function hooksRunSandboxed(
 /**
  * The sandbox hooks run in: bash's containment (writes only in the workspace and a private /tmp,
  * the workspace's `.git` read-only, credential stores and `$AGENT_HOME` hidden) with the network
- * on, so formatters, linters and notifiers that fetch or post keep working. The project root is
- * readable (a hook runs there), and so are `$AGENT_HOME/hooks` (where hook scripts are kept) and
- * `$AGENT_HOME/skills`. Mode `auto` whatever bash's is: where it cannot run, `CommandHooks`
- * withholds the sandboxed hooks instead of running them outside.
+ * on unless `hooksSandboxNetwork` says off, so formatters, linters and notifiers that fetch or
+ * post keep working. The project root is readable (a hook runs there), and so are
+ * `$AGENT_HOME/hooks` (where hook scripts are kept) and `$AGENT_HOME/skills`. Mode `auto` whatever
+ * bash's is: where it cannot run, `CommandHooks` withholds the sandboxed hooks instead of running
+ * them outside.
  */
-export function createHooksSandbox(folders: { cwd: string; projectRoot: string }): Sandbox {
+export function createHooksSandbox(options: {
+  cwd: string;
+  projectRoot: string;
+  /** `hooksSandboxNetwork` of the user settings [on]. */
+  network?: 'on' | 'off';
+}): Sandbox {
   const home = agentHome();
   return createSandbox({
     mode: 'auto',
-    writableRoots: [folders.cwd],
-    readableRoots: [folders.projectRoot, join(home, 'hooks'), join(home, 'skills')],
+    writableRoots: [options.cwd],
+    readableRoots: [options.projectRoot, join(home, 'hooks'), join(home, 'skills')],
     secretPaths: [...defaultSecretPaths(), home],
-    network: 'on',
+    network: options.network ?? 'on',
     // The session says it once, naming the hooks (hooksNotice).
     onWarning: () => undefined,
   });

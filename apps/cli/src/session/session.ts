@@ -357,7 +357,13 @@ export async function createSession(
   // In a folder the user has not trusted, the user's own hooks run contained (hook-sandbox.ts).
   const hooksSandbox =
     hasHooks && hooksRunSandboxed(options)
-      ? createHooksSandbox({ cwd: resolve(options.cwd), projectRoot })
+      ? createHooksSandbox({
+          cwd: resolve(options.cwd),
+          projectRoot,
+          ...(options.hooksSandboxNetwork === undefined
+            ? {}
+            : { network: options.hooksSandboxNetwork }),
+        })
       : undefined;
   const commandHooks = !hasHooks
     ? undefined
