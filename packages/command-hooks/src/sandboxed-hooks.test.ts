@@ -124,7 +124,7 @@ interface RunnerResult {
 /** Runs __fixtures__/hostile-hooks-runner.mjs (the built packages) as `uid`, or as this user. */
 async function runHostileHooks(
   paths: ReturnType<typeof fixture>,
-  options: { sandboxed: boolean; uid?: number },
+  options: { sandboxed: boolean; uid?: number; sessionStart?: string },
 ): Promise<RunnerResult> {
   const tools = path.join(paths.base, 'tools');
   fs.mkdirSync(tools);
@@ -142,6 +142,7 @@ async function runHostileHooks(
       agentHome: paths.agentHome,
       tools,
       sandboxed: options.sandboxed,
+      ...(options.sessionStart === undefined ? {} : { sessionStart: options.sessionStart }),
     }),
   );
   if (options.uid !== undefined)
@@ -229,6 +230,113 @@ describe.each(users)('the user’s innocent hooks in a hostile workspace, as $la
     expect(prompt).not.toContain('hostile-test-key');
     expect(prompt).not.toContain(settingsSecret);
     expect(prompt).not.toContain('sk-proj-');
+  });
+});
+
+/**
+ * More ways a repository runs its code through a hook that looks innocent: each plants the
+ * payload (labelled `vector`) and names the user's hook that runs it.
+ */
+const vectors: {
+  name: string;
+  hook: string;
+  plant: (paths: ReturnType<typeof fixture>, git: (...args: string[]) => void) => void;
+}[] = [
+  {
+    name: 'git status runs a clean filter of .gitattributes',
+    hook: 'git status --porcelain',
+    plant: ({ workspace, node }, git) => {
+      fs.writeFileSync(path.join(workspace, 'notes.txt'), 'one\n');
+      git('add', 'notes.txt');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'notes');
+      fs.writeFileSync(path.join(workspace, '.gitattributes'), '*.txt filter=tidy\n');
+      git('config', 'filter.tidy.clean', `${JSON.stringify(node)} payload.mjs vector >&2; cat`);
+      // Same size, newer time: git must read the content through the filter to compare.
+      fs.writeFileSync(path.join(workspace, 'notes.txt'), 'two\n');
+    },
+  },
+  {
+    name: 'git diff runs diff.external',
+    hook: 'git diff',
+    plant: ({ workspace, node }, git) => {
+      fs.writeFileSync(path.join(workspace, 'notes.txt'), 'one\n');
+      git('add', 'notes.txt');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'notes');
+      git('config', 'diff.external', `${JSON.stringify(node)} payload.mjs vector; true`);
+      fs.writeFileSync(path.join(workspace, 'notes.txt'), 'changed\n');
+    },
+  },
+  {
+    name: 'git status reads an include.path config that sets core.fsmonitor',
+    hook: 'git status --short',
+    plant: ({ workspace, node }, git) => {
+      fs.writeFileSync(
+        path.join(workspace, 'tools.gitconfig'),
+        `[core]\n\tfsmonitor = ${JSON.stringify(node).replaceAll('"', '\\"')} payload.mjs vector; true\n`,
+      );
+      git('config', 'include.path', '../tools.gitconfig');
+    },
+  },
+  {
+    name: 'make runs the repository’s Makefile',
+    hook: 'make -s fmt',
+    plant: ({ workspace, node }) => {
+      fs.writeFileSync(path.join(workspace, 'Makefile'), `fmt:\n\t${node} payload.mjs vector\n`);
+    },
+  },
+  {
+    name: 'npm run runs the repository’s package.json script',
+    hook: 'npm run -s format',
+    plant: ({ workspace, node }) => {
+      fs.writeFileSync(
+        path.join(workspace, 'package.json'),
+        JSON.stringify({ name: 'x', scripts: { format: `${node} payload.mjs vector` } }),
+      );
+    },
+  },
+];
+
+/** The payload and a git repository in the workspace, then the vector's own plant. */
+function plantVector(paths: ReturnType<typeof fixture>, vector: (typeof vectors)[number]) {
+  fs.copyFileSync(
+    path.join(fixtures, 'hostile-payload.mjs'),
+    path.join(paths.workspace, 'payload.mjs'),
+  );
+  const git = (...args: string[]) =>
+    expect(spawnSync('git', args, { cwd: paths.workspace }).status).toBe(0);
+  git('init', '-q');
+  vector.plant(paths, git);
+}
+
+describe.each(users)('more ways through an innocent hook, sandboxed, as $label', ({ uid }) => {
+  beforeEach(skipWithout('bwrap'));
+
+  it.each(vectors)('$name: it runs, and reaches nothing outside', async (vector) => {
+    const paths = fixture();
+    plantVector(paths, vector);
+    await runHostileHooks(paths, {
+      sandboxed: true,
+      sessionStart: vector.hook,
+      ...(uid === undefined ? {} : { uid }),
+    });
+    const found = report(paths.workspace, 'vector');
+    expect(found.outsideWrite.ok).toBe(false);
+    expect(found.profileAppend.ok).toBe(false);
+    expect(found.sshKey.value ?? '').not.toContain('hostile-test-key');
+    expect(found.settings.value ?? '').not.toContain(settingsSecret);
+    expect(found.gitConfig.ok).toBe(false);
+    expect(fs.readdirSync(paths.outside)).toEqual([]);
+  });
+});
+
+describe('the same ways unsandboxed (the control: each vector is live)', () => {
+  it.each(vectors)('$name: it writes outside and reads the key', async (vector) => {
+    const paths = fixture();
+    plantVector(paths, vector);
+    await runHostileHooks(paths, { sandboxed: false, sessionStart: vector.hook });
+    const found = report(paths.workspace, 'vector');
+    expect(found.outsideWrite.ok).toBe(true);
+    expect(found.sshKey.value).toContain('hostile-test-key');
   });
 });
 

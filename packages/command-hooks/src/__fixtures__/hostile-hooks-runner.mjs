@@ -39,6 +39,21 @@ const config = parseHooksConfig({
   ],
 });
 const warnings = [];
+// One innocent SessionStart hook (`input.sessionStart`), when the test names one.
+if (input.sessionStart !== undefined) {
+  const hooks = new CommandHooks(
+    parseHooksConfig({ SessionStart: [{ hooks: [{ type: 'command', command: input.sessionStart }] }] }),
+    {
+      cwd: workspace,
+      sessionId: 'hostile',
+      onWarning: (warning) => warnings.push(warning),
+      ...(sandbox === undefined ? {} : { sandbox }),
+    },
+  );
+  const sessionContext = await hooks.sessionStart('startup');
+  process.stdout.write(JSON.stringify({ sessionContext, warnings }));
+  process.exit(0);
+}
 const hooks = new CommandHooks(config, {
   cwd: workspace,
   sessionId: 'hostile',
