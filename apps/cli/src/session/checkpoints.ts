@@ -8,7 +8,7 @@
  * it had before the first of those changes (or removes a file that did not exist). Changes made
  * by bash (or any other process) are not tracked.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import {
   type FileHandle,
@@ -198,7 +198,9 @@ export class CheckpointStore {
       // Not there yet.
     }
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFile(path, content, { mode: 0o600 });
+    // Whole or not at all: a blob cut short by a crash would be taken as kept next time (it is
+    // there), and /rewind would put the cut copy back.
+    await writeWhole(path, content);
   }
 
   async #writeIndex(): Promise<void> {
@@ -206,8 +208,7 @@ export class CheckpointStore {
     const path = join(this.#dir, 'index.json');
     try {
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
-      await writeFile(`${path}.tmp`, JSON.stringify(index), { mode: 0o600 });
-      await rename(`${path}.tmp`, path);
+      await writeWhole(path, JSON.stringify(index));
     } catch (error) {
       if (!this.#warned) {
         this.#warned = true;
@@ -417,4 +418,20 @@ export function withCheckpoints(
     };
     return { ...tool, execute };
   });
+}
+
+/**
+ * Writes a file through a temporary of its own (this process, a random suffix) renamed over it:
+ * readers see the old content or the new, never part of it, and two writers never share a
+ * temporary.
+ */
+async function writeWhole(path: string, content: string | Buffer): Promise<void> {
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, content, { mode: 0o600 });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
