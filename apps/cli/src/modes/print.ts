@@ -197,11 +197,12 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
       cwd: resolve(options.cwd),
       permissionMode: session.policy.mode,
       sandbox: session.tools.sandbox.describe(),
+      ...(session.hooksSandbox === undefined ? {} : { hooksSandbox: session.hooksSandbox }),
       tools: session.tools.tools.map((tool) => tool.name),
     });
   } else if (format === 'text') {
     writeErr(`bash: ${session.tools.sandbox.describe()}\n`);
-    if (session.hooksLine !== undefined) writeErr(`${session.hooksLine}\n`);
+    if (session.hooksSandbox !== undefined) writeErr(`hooks: ${session.hooksSandbox}\n`);
     const project = projectRootNotice(session);
     if (project !== undefined) writeErr(`${project}\n`);
   }

@@ -100,7 +100,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   // The total is what the model is offered; each source says how many of them it gave.
   transcript.line(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
   transcript.line(`bash: ${session.tools.sandbox.describe()}`);
-  if (session.hooksLine !== undefined) transcript.line(session.hooksLine);
+  if (session.hooksSandbox !== undefined) transcript.line(`hooks: ${session.hooksSandbox}`);
   const project = projectRootNotice(session);
   if (project !== undefined) transcript.line(project);
   if (session.agent.messages.length > 0)

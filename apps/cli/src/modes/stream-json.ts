@@ -43,6 +43,8 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       permissionMode: z.string(),
       /** Whether bash runs in the OS sandbox, and what it may do there. */
       sandbox: z.string(),
+      /** Set when the command hooks run in the OS sandbox (a folder not trusted): what they may do. */
+      hooksSandbox: z.string().optional(),
       tools: z.array(z.string()),
     })
     .strict(),

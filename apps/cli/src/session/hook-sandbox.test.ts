@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { streamJsonEventSchema } from '../modes/stream-json.js';
 import {
   appDir,
   assertBuilt,
@@ -482,5 +483,33 @@ describe('"hooksSandboxNetwork": "off" in the user settings', () => {
     expect(run.stderr).toMatch(/hook: Stop hook .* exited 1: ECONNREFUSED/);
     expect(fs.existsSync(join(repository.workspace, 'connected'))).toBe(false);
     expect(connections).toBe(0);
+  });
+});
+
+describe('stream-json says where the hooks run', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it.for([
+    ['an untrusted folder', [], true],
+    ['a trusted one', ['--trust'], false],
+  ] as const)('run-start in %s', async ([_label, flags, sandboxed]) => {
+    const repository = hostileRepository();
+    const run = await runCliAs(repository, [
+      '-p',
+      'go',
+      '--output-format',
+      'stream-json',
+      '--scripted',
+      await writeScript(repository.base, [{ text: 'done' }], 'text-only.json'),
+      ...flags,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const start = streamJsonEventSchema.parse(JSON.parse(run.stdout.split('\n')[0] ?? ''));
+    if (start.type !== 'run-start') throw new Error(`first event: ${start.type}`);
+    if (sandboxed)
+      expect(start.hooksSandbox).toBe(
+        `sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; network on; no Unix sockets (this folder is not trusted)`,
+      );
+    else expect(start.hooksSandbox).toBeUndefined();
   });
 });

@@ -60,8 +60,8 @@ export interface Session {
   };
   /** The command hooks of the settings files, when any are configured. */
   commandHooks: CommandHooks | undefined;
-  /** For the banner: where the hooks run, when they run in the OS sandbox (else undefined). */
-  hooksLine: string | undefined;
+  /** For the banner and stream-json's `run-start`: the hooks' OS sandbox, when they run in one. */
+  hooksSandbox: string | undefined;
   /** The session's id (in hook events and JSON output). */
   id: string;
   /** The workspace (absolute). */
@@ -434,9 +434,9 @@ export async function createSession(
     rules: { allow: options.allow, ask: options.ask, deny: options.deny },
     usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
     commandHooks,
-    hooksLine:
+    hooksSandbox:
       hooksSandbox?.status.active === true
-        ? `hooks: ${hooksSandbox.describe()}${options.workspaceTrusted === false ? ' (this folder is not trusted)' : ''}`
+        ? `${hooksSandbox.describe()}${options.workspaceTrusted === false ? ' (this folder is not trusted)' : ''}`
         : undefined,
     id,
     agents,
