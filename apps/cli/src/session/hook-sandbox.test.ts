@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { streamJsonEventSchema } from '../modes/stream-json.js';
 import {
   appDir,
@@ -12,6 +12,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  TmuxSession,
   writeScript,
 } from '../testing/test-support.js';
 
@@ -511,5 +512,58 @@ describe('stream-json says where the hooks run', () => {
         `sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; network on; no Unix sockets (this folder is not trusted)`,
       );
     else expect(start.hooksSandbox).toBeUndefined();
+  });
+});
+
+describe('the REPL (tmux): the trust answer decides where your hooks run', () => {
+  beforeEach(skipWithout('bwrap', 'tmux'));
+
+  it('"n": your SessionStart git status runs sandboxed (said in the banner); "y": as before', async () => {
+    const repository = hostileRepository();
+    // A project setting that widens, so the REPL asks.
+    fs.mkdirSync(join(repository.workspace, '.agent'));
+    fs.writeFileSync(
+      join(repository.workspace, '.agent', 'settings.json'),
+      JSON.stringify({ env: { PROJECT_FLAVOUR: 'hostile' } }),
+    );
+    const steps = await writeScript(repository.base, [{ text: 'hello' }], 'repl.json');
+    const env = cleanEnv({
+      HOME: repository.home,
+      AGENT_HOME: repository.agentHome,
+      HOSTILE_WORKSPACE: repository.workspace,
+      HOSTILE_OUTSIDE: repository.outside,
+      HOSTILE_AGENT_HOME: repository.agentHome,
+    });
+    const start = () => {
+      const tmux = TmuxSession.start([repository.node, cliPath, '--scripted', steps], {
+        cwd: repository.workspace,
+        env,
+      });
+      cleanups.push(() => tmux.kill());
+      return tmux;
+    };
+    const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 50 });
+    const prompt = (tmux: TmuxSession) => () =>
+      expect(tmux.capture().trimEnd().endsWith('>')).toBe(true);
+
+    const first = start();
+    await waitFor(() => expect(first.capture()).toContain('Trust this folder?'));
+    first.press('n');
+    await waitFor(prompt(first));
+    expect(first.capture()).toMatch(
+      /hooks: sandboxed \(bubblewrap\): .*network on.*\(this folder is not trusted\)/,
+    );
+    expect(report(repository, 'fsmonitor').outsideWrite.ok).toBe(false);
+    expect(fs.readdirSync(repository.outside)).toEqual([]);
+    first.kill();
+
+    const second = start();
+    await waitFor(() => expect(second.capture()).toContain('Trust this folder?'));
+    second.press('y');
+    await waitFor(prompt(second));
+    expect(second.capture()).not.toContain('hooks: sandboxed');
+    expect(fs.readdirSync(repository.outside)).toEqual(['pwned-fsmonitor']);
+    expect(report(repository, 'fsmonitor').outsideWrite.ok).toBe(true);
+    second.kill();
   });
 });
