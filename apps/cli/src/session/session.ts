@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { CommandHooks } from '@agent/command-hooks';
+import { resolve } from 'node:path';
+import type { CommandHooks } from '@agent/command-hooks';
 import {
   Agent,
   AgentError,
@@ -19,7 +19,6 @@ import {
   PermissionPolicy,
   type PermissionRequest,
 } from '@agent/core';
-import { agentHome } from '../config/agent-home.js';
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from '../config/agents.js';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
@@ -29,12 +28,12 @@ import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
-import { createHooksSandbox, hooksRunSandboxed } from './hook-sandbox.js';
 import { reportUnmatched } from './mcp-tools.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
 import { redactingHooks } from './result-redaction.js';
 import { loadSavedSession, type SavedSession, saveConversation } from './session-file.js';
+import { createSessionHooks } from './session-hooks.js';
 import { SessionJournal } from './session-journal.js';
 import { loadTools, type ToolSet } from './tool-sources.js';
 /** Where a run's events go: the text transcript, or the JSON output. */
@@ -352,34 +351,9 @@ export async function createSession(
   for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);
   // A resumed session keeps its id, so `--resume <id>` finds it again.
   const id = sessionId;
-  const hooksConfig = options.hooks ?? {};
-  const hasHooks = Object.keys(hooksConfig).length > 0;
-  // In a folder the user has not trusted, the user's own hooks run contained (hook-sandbox.ts).
-  const hooksSandbox =
-    hasHooks && hooksRunSandboxed(options)
-      ? createHooksSandbox({
-          cwd: resolve(options.cwd),
-          projectRoot,
-          ...(options.hooksSandboxNetwork === undefined
-            ? {}
-            : { network: options.hooksSandboxNetwork }),
-        })
-      : undefined;
-  const commandHooks = !hasHooks
-    ? undefined
-    : new CommandHooks(hooksConfig, {
-        // In the project root, so a hook's relative paths (.agent/hooks/…) work from any subfolder.
-        cwd: projectRoot,
-        sessionId: id,
-        passEnv: options.passEnv ?? [],
-        onWarning: (line) => settings.log(`hook: ${line}`),
-        ...(hooksSandbox === undefined ? {} : { sandbox: hooksSandbox }),
-      });
-  const withheld = commandHooks?.sandboxNotice();
-  if (withheld !== undefined)
-    settings.log(
-      `hooks: ${withheld} To run them: ${options.hooksSandbox === 'always' ? '' : 'trust this folder (agent trust), or '}mark a hook "sandbox": false or set "hooksSandbox": "off" in ${join(agentHome(), 'settings.json')}.`,
-    );
+  // In a folder the user has not trusted, the user's own hooks run contained (session-hooks.ts).
+  const hooks = createSessionHooks(options, { id, projectRoot, log: settings.log });
+  const { commandHooks, sandbox: hooksSandbox } = hooks;
   let agent: Agent;
   // Every step of every run on disk before the run moves on; --continue resumes what it holds.
   const journal = await SessionJournal.open(id, settings.log);
@@ -434,10 +408,7 @@ export async function createSession(
     rules: { allow: options.allow, ask: options.ask, deny: options.deny },
     usage: { input: 0, output: 0, cacheRead: 0, cost: undefined, runs: 0 },
     commandHooks,
-    hooksSandbox:
-      hooksSandbox?.status.active === true
-        ? `${hooksSandbox.describe()}${options.workspaceTrusted === false ? ' (this folder is not trusted)' : ''}`
-        : undefined,
+    hooksSandbox: hooks.description,
     id,
     agents,
     cwd: resolve(options.cwd),

@@ -1,0 +1,113 @@
+import { join, resolve } from 'node:path';
+import { CommandHooks } from '@agent/command-hooks';
+import { createSandbox, defaultSecretPaths, type Sandbox } from '@agent/sandbox';
+import { agentHome } from '../config/agent-home.js';
+import type { CliOptions } from '../config/args.js';
+
+/** A session's command hooks and, when they run in one, their OS sandbox. */
+export interface SessionHooks {
+  /** Undefined when no settings file configures a hook. */
+  commandHooks: CommandHooks | undefined;
+  /** The hooks' sandbox (close it with the session), when they run in one. */
+  sandbox: Sandbox | undefined;
+  /** For the banner and stream-json: what the hooks' sandbox allows, when it is in force. */
+  description: string | undefined;
+}
+
+/**
+ * The command hooks of the settings files, in the project root (a hook's relative paths work from
+ * any subfolder), without the environment's credentials but `passEnv`'s; in the OS sandbox where
+ * {@link hooksRunSandboxed} says so. Hooks the sandbox would hold but cannot run here are
+ * withheld: `log` is told once, now, with the ways to run them.
+ */
+export function createSessionHooks(
+  options: Pick<
+    CliOptions,
+    'cwd' | 'hooks' | 'hooksSandbox' | 'hooksSandboxNetwork' | 'passEnv' | 'workspaceTrusted'
+  >,
+  session: { id: string; projectRoot: string; log: (line: string) => void },
+): SessionHooks {
+  const config = options.hooks ?? {};
+  if (Object.keys(config).length === 0)
+    return { commandHooks: undefined, sandbox: undefined, description: undefined };
+  const sandbox = hooksRunSandboxed(options)
+    ? createHooksSandbox({
+        cwd: resolve(options.cwd),
+        projectRoot: session.projectRoot,
+        ...(options.hooksSandboxNetwork === undefined
+          ? {}
+          : { network: options.hooksSandboxNetwork }),
+      })
+    : undefined;
+  const commandHooks = new CommandHooks(config, {
+    cwd: session.projectRoot,
+    sessionId: session.id,
+    passEnv: options.passEnv ?? [],
+    onWarning: (line) => session.log(`hook: ${line}`),
+    ...(sandbox === undefined ? {} : { sandbox }),
+  });
+  const withheld = commandHooks.sandboxNotice();
+  if (withheld !== undefined) {
+    const trust = options.hooksSandbox === 'always' ? '' : 'trust this folder (agent trust), or ';
+    session.log(
+      `hooks: ${withheld} To run them: ${trust}mark a hook "sandbox": false or set "hooksSandbox": "off" in ${join(agentHome(), 'settings.json')}.`,
+    );
+  }
+  const untrusted = options.workspaceTrusted === false ? ' (this folder is not trusted)' : '';
+  return {
+    commandHooks,
+    sandbox,
+    description: sandbox?.status.active === true ? `${sandbox.describe()}${untrusted}` : undefined,
+  };
+}
+
+/**
+ * Whether the session's command hooks run in the OS sandbox: by default in a folder the user has
+ * not trusted — the user's own hooks are innocent, but a formatter loads the repository's config
+ * as code and `git status` runs its `core.fsmonitor`; `hooksSandbox` in the user settings says
+ * `always` or `off`.
+ */
+export function hooksRunSandboxed(
+  options: Pick<CliOptions, 'hooksSandbox' | 'workspaceTrusted'>,
+): boolean {
+  const setting = options.hooksSandbox ?? 'untrusted-folders';
+  switch (setting) {
+    case 'always':
+      return true;
+    case 'off':
+      return false;
+    case 'untrusted-folders':
+      return options.workspaceTrusted === false;
+    default: {
+      const exhaustive: never = setting;
+      return exhaustive;
+    }
+  }
+}
+
+/**
+ * The sandbox hooks run in: bash's containment (writes only in the workspace and a private /tmp,
+ * the workspace's `.git` read-only, credential stores and `$AGENT_HOME` hidden) with the network
+ * on unless `hooksSandboxNetwork` says off, so formatters, linters and notifiers that fetch or
+ * post keep working. The project root is readable (a hook runs there), and so are
+ * `$AGENT_HOME/hooks` (where hook scripts are kept) and `$AGENT_HOME/skills`. Mode `auto` whatever
+ * bash's is: where it cannot run, `CommandHooks` withholds the sandboxed hooks instead of running
+ * them outside.
+ */
+export function createHooksSandbox(options: {
+  cwd: string;
+  projectRoot: string;
+  /** `hooksSandboxNetwork` of the user settings [on]. */
+  network?: 'on' | 'off';
+}): Sandbox {
+  const home = agentHome();
+  return createSandbox({
+    mode: 'auto',
+    writableRoots: [options.cwd],
+    readableRoots: [options.projectRoot, join(home, 'hooks'), join(home, 'skills')],
+    secretPaths: [...defaultSecretPaths(), home],
+    network: options.network ?? 'on',
+    // The session says it once, naming the hooks (hooksNotice).
+    onWarning: () => undefined,
+  });
+}
