@@ -191,6 +191,13 @@ export class CommandHooks {
         : [];
     const allowed: string[] = [];
     for (const { hook, outcome } of outcomes) {
+      // The sandbox failed (nothing ran): a guard asks, as where the sandbox cannot run at all.
+      if (outcome.sandboxFailed !== undefined && event === 'PreToolUse') {
+        asked.push(
+          `your PreToolUse hook "${hook.command}" did not run: the OS sandbox could not start it (${outcome.sandboxFailed})`,
+        );
+        continue;
+      }
       if (outcome.exitCode === 2) {
         blocked.push(outcome.stderr.trim() || `Blocked by the hook "${hook.command}"`);
         continue;

@@ -10,6 +10,8 @@ export interface CommandOutcome {
   timedOut: boolean;
   /** Set when the command could not be started or was aborted. */
   error?: string;
+  /** Set when the sandbox could not wrap the command (nothing ran): why. */
+  sandboxFailed?: string;
 }
 
 const maxOutput = 1024 * 1024;
@@ -63,9 +65,8 @@ export async function runCommand(
       env: options.env,
     });
   } catch (error) {
-    return failed(
-      `could not start in the sandbox: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const why = error instanceof Error ? error.message : String(error);
+    return { ...failed(`could not start in the sandbox: ${why}`), sandboxFailed: why };
   }
   // Aborted while the sandbox was being prepared: nothing was started.
   if (options.signal?.aborted === true) return failed('aborted');

@@ -271,6 +271,41 @@ describe('where the sandbox cannot run (a real sandbox whose bwrap is missing)',
   });
 });
 
+describe('a sandbox that fails to wrap a hook (a stand-in: a real wrap fails only on a broken machine)', () => {
+  it('a PreToolUse guard that could not start asks; other hooks warn; nothing runs', async () => {
+    const paths = fixture();
+    const failing = {
+      status: { active: true },
+      wrap: async () => {
+        throw new Error('no bash to close inherited descriptors');
+      },
+    };
+    const warnings: string[] = [];
+    const marker = `touch ${JSON.stringify(path.join(paths.workspace, 'ran'))}`;
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        PreToolUse: [{ hooks: [{ type: 'command', command: marker }] }],
+        Stop: [{ hooks: [{ type: 'command', command: marker }] }],
+      }),
+      { cwd: paths.workspace, sandbox: failing, onWarning: (line) => warnings.push(line) },
+    );
+    const asked: PermissionRequest[] = [];
+    const gate = hooks.wrapGate(async (request) => {
+      asked.push(request);
+      return { behavior: 'allow' };
+    });
+    expect(await gate(permissionRequest('bash', { command: 'ls' }))).toEqual({ behavior: 'allow' });
+    expect(asked[0]?.opaque).toBe(
+      `your PreToolUse hook "${marker}" did not run: the OS sandbox could not start it (no bash to close inherited descriptors)`,
+    );
+    await hooks.stop(false);
+    expect(warnings).toEqual([
+      `Stop hook "${marker}" failed: could not start in the sandbox: no bash to close inherited descriptors (in the OS sandbox; "sandbox": false on the hook runs it outside)`,
+    ]);
+    expect(fs.existsSync(path.join(paths.workspace, 'ran'))).toBe(false);
+  });
+});
+
 describe('"sandbox" in a hook’s configuration', () => {
   it('takes true or false, nothing else, naming where', () => {
     const config = parseHooksConfig({
