@@ -74,6 +74,11 @@ export interface HookVerdict {
   allow?: string;
   /** PreToolUse: a hook wants the user asked, whatever the rules say. */
   ask?: string;
+  /**
+   * PreToolUse: hooks that should have judged the call did not run (the sandbox withheld them or
+   * could not start them); `ask` says so too. Where no one can be asked, the call does not run.
+   */
+  notRun?: string;
   /** PreToolUse: the arguments to run the call with instead. */
   updatedInput?: unknown;
   /** Context to give the model (UserPromptSubmit, SessionStart, PostToolUse), stdout of plain-text hooks included. */
@@ -182,18 +187,19 @@ export class CommandHooks {
     );
     const blocked: string[] = [];
     // A guard that could not run asks rather than letting the call through unseen.
-    const asked: string[] =
+    const notRun: string[] =
       event === 'PreToolUse'
         ? withheld.map(
             (hook) =>
               `your PreToolUse hook "${hook.command}" did not run: ${this.#sandboxProblem()}`,
           )
         : [];
+    const asked: string[] = [];
     const allowed: string[] = [];
     for (const { hook, outcome } of outcomes) {
       // The sandbox failed (nothing ran): a guard asks, as where the sandbox cannot run at all.
       if (outcome.sandboxFailed !== undefined && event === 'PreToolUse') {
-        asked.push(
+        notRun.push(
           `your PreToolUse hook "${hook.command}" did not run: the OS sandbox could not start it (${outcome.sandboxFailed})`,
         );
         continue;
@@ -236,9 +242,10 @@ export class CommandHooks {
       }
       if (specific.updatedInput !== undefined) verdict.updatedInput = specific.updatedInput;
     }
-    // The strictest wins: deny, then ask, then allow.
+    // The strictest wins: deny, then ask (a guard that did not run asks), then allow.
+    if (notRun.length > 0) verdict.notRun = notRun.join('\n');
     if (blocked.length > 0) verdict.blocked = blocked.join('\n');
-    else if (asked.length > 0) verdict.ask = asked.join('\n');
+    else if (asked.length > 0 || notRun.length > 0) verdict.ask = [...notRun, ...asked].join('\n');
     else if (allowed.length > 0) verdict.allow = allowed.join('\n');
     return verdict;
   }
@@ -288,7 +295,8 @@ export class CommandHooks {
   /**
    * Wraps a permission gate so PreToolUse hooks decide first: a block denies with the hook's
    * reason, `allow` runs the call without asking `inner`, `ask` makes `inner` ask (the request is
-   * marked opaque, which no rule, grant or mode can allow).
+   * marked opaque, which no rule, grant or mode can allow). A guard that did not run (see
+   * {@link HookVerdict.notRun}) asks too; with no `inner` to ask, it denies.
    */
   wrapGate(inner: PermissionGate | undefined): PermissionGate {
     this.#gateWrapped = true;
@@ -298,6 +306,9 @@ export class CommandHooks {
       const verdict = await this.#preToolUse(request, request.signal);
       this.#preVerdicts.set(request.toolCallId, verdict);
       if (verdict.blocked !== undefined) return { behavior: 'deny', reason: verdict.blocked };
+      // No gate to ask: a call whose guard did not run does not run either.
+      if (verdict.notRun !== undefined && inner === undefined)
+        return { behavior: 'deny', reason: verdict.notRun };
       if (verdict.allow !== undefined || inner === undefined) return { behavior: 'allow' };
       if (verdict.ask !== undefined) return inner({ ...request, opaque: verdict.ask });
       return inner(request);
@@ -314,6 +325,8 @@ export class CommandHooks {
           if (this.#gateWrapped || !this.has('PreToolUse')) return undefined;
           verdict = await this.#preToolUse(call);
           if (verdict.blocked !== undefined) return { action: 'skip', reason: verdict.blocked };
+          // Without the gate wrapped no one can be asked: a call whose guard did not run is skipped.
+          if (verdict.notRun !== undefined) return { action: 'skip', reason: verdict.notRun };
         }
         if (verdict.updatedInput !== undefined)
           return { action: 'replace', args: verdict.updatedInput };

@@ -252,6 +252,48 @@ describe('where the sandbox cannot run (a real sandbox whose bwrap is missing)',
     expect(warnings).toEqual([]);
   });
 
+  it('with no gate to ask, a call whose guard was withheld does not run (wrapGate(undefined), or the hooks alone)', async () => {
+    const paths = fixture();
+    const sandbox = createSandbox({
+      mode: 'auto',
+      writableRoots: [paths.workspace],
+      bwrapPath: path.join(paths.base, 'no-such-bwrap'),
+      onWarning: () => undefined,
+    });
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: 'true' }] },
+          // Another hook's allow does not outweigh a guard that did not run.
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`,
+                sandbox: false,
+              },
+            ],
+          },
+        ],
+      }),
+      { cwd: paths.workspace, sandbox, onWarning: () => undefined },
+    );
+    const decision = await hooks.wrapGate(undefined)(permissionRequest('bash', { command: 'ls' }));
+    expect(decision).toEqual({
+      behavior: 'deny',
+      reason: expect.stringMatching(/^your PreToolUse hook "true" did not run: /),
+    });
+    const alone = new CommandHooks(
+      parseHooksConfig({ PreToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] }),
+      { cwd: paths.workspace, sandbox, onWarning: () => undefined },
+    );
+    const request = permissionRequest('bash', { command: 'ls' });
+    expect(await alone.agentHooks.beforeToolExecution?.(request)).toEqual({
+      action: 'skip',
+      reason: expect.stringMatching(/^your PreToolUse hook "true" did not run: /),
+    });
+  });
+
   it('without sandboxNotice, onWarning says it once, on the first withheld hook', async () => {
     const paths = fixture();
     const sandbox = createSandbox({
