@@ -1,7 +1,8 @@
 import { errorMessage } from '@agent/core';
-import { type CliOptions, parseCliArgs, UsageError, usage } from './config/args.js';
+import { type CliOptions, commandUsage, parseCliArgs, UsageError, usage } from './config/args.js';
 import { CliError } from './config/cli-error.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
+import { fileSystemProblem, isInterrupt } from './config/system-errors.js';
 import { startWithTrust } from './config/trust-flow.js';
 import { versionsText } from './config/version.js';
 import { runDemo } from './modes/demo.js';
@@ -45,7 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.command === 'run') options = await chooseSession(options, retention);
     switch (options.command) {
       case 'help':
-        writeOut(usage);
+        writeOut(options.helpTopic === undefined ? usage : commandUsage[options.helpTopic]);
         return 0;
       case 'version':
         writeOut(versionsText);
@@ -91,6 +92,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (error instanceof CliError) {
       writeErr(`agent: ${error.message}\n`);
+      return 1;
+    }
+    // Ctrl-C at a question (the session picker): the user's way out, not a failure to report.
+    if (isInterrupt(error)) {
+      writeErr('\n');
+      return 130;
+    }
+    // A folder the user cannot write, a full disk…: the user's to fix, so a sentence, not a stack.
+    const problem = fileSystemProblem(error);
+    if (problem !== undefined) {
+      writeErr(`agent: ${problem}\n`);
       return 1;
     }
     // Anything else is a bug in the CLI or a package: keep the stack for the report.

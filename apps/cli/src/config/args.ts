@@ -4,6 +4,7 @@ import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { CodeModeSetting } from './code-mode.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
+import { closestWord } from './suggest.js';
 import { parseToolList, type ToolList, ToolListError } from './tool-choice.js';
 
 /** The providers the CLI can talk to. */
@@ -21,6 +22,8 @@ export type HooksSandboxSetting = 'untrusted-folders' | 'always' | 'off';
 /** What the command line asked for, validated. */
 export interface CliOptions {
   command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
+  /** `agent <command> --help`: the help of that command rather than the whole text. */
+  helpTopic?: HelpTopic;
   /** `agent trust [list|revoke]`: what to do with the folder's trust [add]. */
   trustAction?: 'add' | 'list' | 'revoke';
   /** `--trust`: apply the folder's configuration for this run even if it is not trusted. */
@@ -92,6 +95,12 @@ export interface CliOptions {
   /** `--tools` (after the settings step: the settings' lists, then the flag's): which tools the session offers. */
   tools?: ToolList[];
 }
+
+/** The commands with a help text of their own (`agent demo --help`). */
+export type HelpTopic = 'demo' | 'trust' | 'mcp-serve';
+
+/** The commands, for "did you mean" (a lone word a letter or two from one is not sent as a prompt). */
+const commandWords = ['demo', 'trust', 'mcp', 'help'] as const;
 
 /** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
 export class UsageError extends Error {
@@ -182,6 +191,50 @@ Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 4 a call needed approval
 not ask (the message names the --allow rule or --mode that permits it), 130 aborted.
 `;
 
+/** The help of one command (`agent demo --help`, `agent trust --help`, `agent mcp serve --help`). */
+export const commandUsage: Record<HelpTopic, string> = {
+  demo: `Usage: agent demo [--code-mode]
+
+Runs offline, with no API key: a scripted model drives the real built-in tools (files, search,
+bash in the OS sandbox) in a temporary workspace under a permission policy, and prints each call,
+its result and the denials. Nothing outside the temporary workspace is changed.
+
+  --code-mode   one model-written script makes the calls (run_script)
+
+Then, with an API key set (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY): agent for a
+session, agent -p "prompt" for one run. agent --help lists every option.
+`,
+  trust: `Usage: agent trust [list|revoke] [--cwd <dir>]
+
+A folder's own configuration (.agent/settings.json, .agent/settings.local.json, .mcp.json: hooks,
+MCP servers, env, allow rules, a wider mode…) runs nothing until you trust the folder. An
+interactive session asks; -p and agent mcp serve never ask (--trust applies it for one run).
+
+  agent trust          trust the project of this folder (or --cwd), pinned to what its
+                       configuration holds now: a later change asks again
+  agent trust list     the trusted folders
+  agent trust revoke   forget this folder's trust
+
+Kept in $AGENT_HOME/trusted-folders.json (~/.agent by default).
+`,
+  'mcp-serve': `Usage: agent mcp serve [--http [--port N] [--token-file F | --no-auth]] [options]
+
+Serves the built-in tools (and --mcp-config / --openapi tools) to an MCP client, which brings its
+own model. Over stdio (the default) the client starts it; it is not meant to be typed at. E.g.
+  claude mcp add agent -- agent mcp serve --mode workspace-write
+  { "mcpServers": { "agent": { "command": "agent", "args": ["mcp", "serve"] } } }
+
+  --http               Streamable HTTP on 127.0.0.1 instead, for whoever holds the bearer token
+                       printed at start
+  --port N             the port of --http [any free one]
+  --token-file F       the token in F (mode 0600) instead of a new one
+  --no-auth            no token: anyone who can reach the port
+  --cwd, --mode, --allow, --ask, --deny, --sandbox, --tools, --pass-env, --trust,
+  --mcp-config, --mcp-timeout, --openapi   as for a session (agent --help); the mode is
+                       read-only unless --mode or a rule widens it
+`,
+};
+
 const modes: readonly PermissionMode[] = [
   'default',
   'read-only',
@@ -236,8 +289,20 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   let command: CliOptions['command'] = 'run';
   let initialPrompt: string | undefined;
   let trustAction: CliOptions['trustAction'];
-  if (values.help) command = 'help';
-  else if (values.version) command = 'version';
+  let helpTopic: HelpTopic | undefined;
+  // `agent help`, as git and npm take it; `agent -- help` sends the word as a prompt.
+  const afterSeparator = argv.includes('--');
+  if (
+    !afterSeparator &&
+    values.print === undefined &&
+    positionals.length === 1 &&
+    positionals[0] === 'help'
+  )
+    values.help = true;
+  if (values.help) {
+    command = 'help';
+    helpTopic = helpTopicOf(positionals);
+  } else if (values.version) command = 'version';
   else if (positionals.length > 0) {
     if (positionals[0] === 'mcp' && positionals[1] === 'serve' && positionals.length === 2)
       command = 'mcp-serve';
@@ -263,7 +328,19 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       throw new UsageError(
         `Unexpected argument "${positionals.join(' ')}" next to -p (quote the whole prompt)`,
       );
-    else initialPrompt = positionals.join(' ');
+    else {
+      // `agent dmeo`: a lone word a letter or two from a command is a typo, not a prompt to pay for.
+      const word = positionals[0] ?? '';
+      const meant =
+        positionals.length === 1 && !afterSeparator && /^[a-z]+$/i.test(word)
+          ? closestWord(word, commandWords)
+          : undefined;
+      if (meant !== undefined)
+        throw new UsageError(
+          `Unknown command "${word}": did you mean agent ${meant === 'mcp' ? 'mcp serve' : meant}? (To start a session with "${word}" as its prompt: agent -- ${word})`,
+        );
+      initialPrompt = positionals.join(' ');
+    }
   }
   // Before the options' own checks: an option the command would ignore is the first thing to say.
   refuseUnusedOptions(command, values, pickSession, trustAction);
@@ -377,6 +454,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
 
   return {
     command,
+    ...(helpTopic === undefined ? {} : { helpTopic }),
     serveHttpPort,
     ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
     ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
@@ -510,8 +588,15 @@ function explainParseError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const option = /'(-{1,2}[^',\s]+)/.exec(message)?.[1] ?? 'an option';
   switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `Unknown option ${option} (agent --help lists them)`;
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const name = option.split('=')[0] ?? option;
+      const meant = name.startsWith('--')
+        ? closestWord(name.slice(2), Object.keys(optionSpecs))
+        : undefined;
+      return meant === undefined
+        ? `Unknown option ${name} (agent --help lists them)`
+        : `Unknown option ${name}: did you mean --${meant}? (agent --help lists them)`;
+    }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (message.includes('argument missing')) return `${option} needs a value`;
       if (message.includes('ambiguous'))
@@ -522,46 +607,56 @@ function explainParseError(error: unknown): string {
   }
 }
 
+/** The help topic of `agent <command> --help`; `undefined` for the whole text. */
+function helpTopicOf(positionals: readonly string[]): HelpTopic | undefined {
+  if (positionals[0] === 'demo' || positionals[0] === 'trust') return positionals[0];
+  if (positionals[0] === 'mcp') return 'mcp-serve';
+  return undefined;
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: {
-      print: { type: 'string', short: 'p' },
-      'output-format': { type: 'string' },
-      'input-format': { type: 'string' },
-      sandbox: { type: 'string' },
-      provider: { type: 'string' },
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      scripted: { type: 'string' },
-      system: { type: 'string' },
-      cwd: { type: 'string' },
-      'mcp-config': { type: 'string' },
-      'mcp-log-level': { type: 'string' },
-      'mcp-timeout': { type: 'string' },
-      openapi: { type: 'string', multiple: true },
-      mode: { type: 'string' },
-      allow: { type: 'string', multiple: true },
-      ask: { type: 'string', multiple: true },
-      deny: { type: 'string', multiple: true },
-      'max-turns': { type: 'string' },
-      save: { type: 'string' },
-      resume: { type: 'string' },
-      http: { type: 'boolean' },
-      continue: { type: 'boolean', short: 'c' },
-      'keep-grants': { type: 'boolean' },
-      trust: { type: 'boolean' },
-      'hosted-web-search': { type: 'boolean' },
-      'pass-env': { type: 'string', multiple: true },
-      'code-mode': { type: 'boolean' },
-      tools: { type: 'string', multiple: true },
-      port: { type: 'string' },
-      'token-file': { type: 'string' },
-      'no-auth': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
+    options: optionSpecs,
   });
 }
+
+/** Every option `agent` takes (node:util parseArgs). */
+const optionSpecs = {
+  print: { type: 'string', short: 'p' },
+  'output-format': { type: 'string' },
+  'input-format': { type: 'string' },
+  sandbox: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  scripted: { type: 'string' },
+  system: { type: 'string' },
+  cwd: { type: 'string' },
+  'mcp-config': { type: 'string' },
+  'mcp-log-level': { type: 'string' },
+  'mcp-timeout': { type: 'string' },
+  openapi: { type: 'string', multiple: true },
+  mode: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  ask: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  'max-turns': { type: 'string' },
+  save: { type: 'string' },
+  resume: { type: 'string' },
+  http: { type: 'boolean' },
+  continue: { type: 'boolean', short: 'c' },
+  'keep-grants': { type: 'boolean' },
+  trust: { type: 'boolean' },
+  'hosted-web-search': { type: 'boolean' },
+  'pass-env': { type: 'string', multiple: true },
+  'code-mode': { type: 'boolean' },
+  tools: { type: 'string', multiple: true },
+  port: { type: 'string' },
+  'token-file': { type: 'string' },
+  'no-auth': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;

@@ -80,13 +80,46 @@ export async function readSettingsText(path: string): Promise<string | undefined
 
 /**
  * Why `text` is not JSON, without quoting it: V8's message shows a piece of the text, and a
- * settings file can be a link to a file of secrets.
+ * settings file can be a link to a file of secrets. With the text, the place is given as a line
+ * and column, and the two mistakes JSON's editors allow but JSON does not are named.
  */
-export function jsonProblem(error: unknown): string {
+export function jsonProblem(error: unknown, text?: string): string {
+  if (text !== undefined && text.trim() === '')
+    return 'it is empty (a settings file holds one JSON object: write {} or remove the file)';
   const message = error instanceof Error ? error.message : String(error);
-  const where = /line (\d+) column (\d+)/.exec(message) ?? /position (\d+)/.exec(message);
-  if (where === null) return 'it is not valid JSON';
-  return where.length === 3
-    ? `it is not valid JSON (line ${where[1]}, column ${where[2]})`
-    : `it is not valid JSON (at character ${where[1]})`;
+  // V8 says "line L column C" (newer) or "position P" (older), depending on the Node version.
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  const position = /position (\d+)/.exec(message);
+  let line: number;
+  let column: number;
+  let offset: number | undefined;
+  if (lineColumn !== null) {
+    line = Number(lineColumn[1]);
+    column = Number(lineColumn[2]);
+    if (text !== undefined) {
+      const lines = text.split('\n');
+      offset =
+        lines.slice(0, line - 1).reduce((sum, each) => sum + each.length + 1, 0) + column - 1;
+    }
+  } else if (position !== null && text !== undefined) {
+    offset = Number(position[1]);
+    const before = text.slice(0, offset).split('\n');
+    line = before.length;
+    column = (before.at(-1) ?? '').length + 1;
+  } else if (position !== null) {
+    return `it is not valid JSON (at character ${position[1]})`;
+  } else {
+    return 'it is not valid JSON';
+  }
+  const mistake = offset === undefined || text === undefined ? '' : jsonMistake(text, offset);
+  return `it is not valid JSON (line ${line}, column ${column}${mistake})`;
+}
+
+/** The usual reason at `offset`: a comment or a trailing comma, which JSON does not allow. */
+function jsonMistake(text: string, offset: number): string {
+  const here = text.charAt(offset);
+  if (here === '/') return ': a comment, which JSON does not allow';
+  if ((here === '}' || here === ']') && text.slice(0, offset).trimEnd().endsWith(','))
+    return ': a comma before the closing bracket, which JSON does not allow';
+  return '';
 }

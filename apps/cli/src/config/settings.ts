@@ -139,10 +139,12 @@ async function readJson(path: string): Promise<unknown | undefined> {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
   if (text === undefined) return undefined;
+  // Some editors (Notepad among them) start a UTF-8 file with a byte-order mark; JSON.parse does not take it.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path}: ${jsonProblem(error)}`);
+    throw new CliError(`${path}: ${jsonProblem(error, text)}`);
   }
 }
 

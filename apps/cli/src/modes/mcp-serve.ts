@@ -60,6 +60,11 @@ export async function runMcpServe(
   if (auth === undefined) {
     ({ close } = await serveStdio(server));
     log(`agent mcp serve: ${served.length} tools over stdio (mode ${mode})`);
+    // Typed at a terminal, it would wait silently for JSON-RPC that never comes.
+    if (process.stdin.isTTY === true)
+      log(
+        'agent mcp serve: waiting for an MCP client on stdin — this command is started by a client (e.g. claude mcp add agent -- agent mcp serve), not typed at; agent mcp serve --help shows how. Ctrl-C stops it.',
+      );
   } else {
     const http = await serveHttp({ ...server, port: options.serveHttpPort ?? 0, auth });
     close = http.close;

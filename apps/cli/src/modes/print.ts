@@ -31,10 +31,30 @@ import {
   streamJsonInputSchema,
 } from './stream-json.js';
 
-/** Reads all of stdin (when it is a pipe or a file). */
+/** Seconds of silence on stdin before the user is told what the CLI waits for. */
+const stdinQuietSeconds = 3;
+
+/**
+ * Reads all of stdin (when it is a pipe or a file). A pipe that stays open and silent (a CI step,
+ * `docker run -i`, a shell wrapper) would look like a hang: after a few quiet seconds one line
+ * says what the CLI waits for and how to go without it. Nothing is dropped: it keeps waiting.
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const quiet = setTimeout(() => {
+    writeNotice(
+      `agent: waiting for stdin to end (what is piped in is part of the prompt); if nothing is meant to come, run it with < /dev/null`,
+    );
+  }, stdinQuietSeconds * 1000);
+  quiet.unref();
+  try {
+    for await (const chunk of process.stdin) {
+      clearTimeout(quiet);
+      chunks.push(chunk as Buffer);
+    }
+  } finally {
+    clearTimeout(quiet);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

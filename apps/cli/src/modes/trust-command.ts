@@ -20,22 +20,27 @@ export function trustQuestionText(question: TrustQuestion): string {
   const scope = question.wholesale
     ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
     : '';
-  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no `;
+  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no (start without it) `;
 }
 
 /** Keys that answer no: n, Enter, Escape, Ctrl-C, Ctrl-D. */
 const noKeys = new Set(['n', 'N', '\r', '\n', '\r\n', '\u001b', '\u0003', '\u0004']);
 
+const ctrlC = '\u0003';
+
 /**
  * Asks a yes/no question on the terminal and reads one key: `y` is yes; `n`, Enter, Escape,
- * Ctrl-C and Ctrl-D are no. Leaves the terminal as it found it (raw or not, paused).
+ * Ctrl-C and Ctrl-D are no — except that with `interruptQuits` Ctrl-C rejects with an
+ * `AbortError` (the CLI then ends with 130, as Ctrl-C anywhere else at start). Leaves the terminal
+ * as it found it (raw or not, paused).
  */
 export function askOnTerminal(
   input: NodeJS.ReadStream,
   write: (text: string) => void,
+  { interruptQuits = false }: { interruptQuits?: boolean } = {},
 ): (question: string) => Promise<boolean> {
   return (question) =>
-    new Promise<boolean>((resolve) => {
+    new Promise<boolean>((resolve, reject) => {
       write(question);
       const tty = input as ReadStream;
       const wasRaw = tty.isRaw === true;
@@ -51,6 +56,15 @@ export function askOnTerminal(
       const onEnd = () => finish(false);
       const onData = (chunk: Buffer | string) => {
         const text = chunk.toString();
+        if (interruptQuits && text === ctrlC) {
+          input.off('data', onData);
+          input.off('end', onEnd);
+          if (typeof tty.setRawMode === 'function') tty.setRawMode(wasRaw);
+          input.pause();
+          write('\n');
+          reject(Object.assign(new Error('Interrupted at the question'), { name: 'AbortError' }));
+          return;
+        }
         // A bracketed paste or any other input is not an answer: only a single key is.
         if (text === 'y' || text === 'Y') finish(true);
         else if (noKeys.has(text)) finish(false);
@@ -61,12 +75,16 @@ export function askOnTerminal(
     });
 }
 
-/** The workspace-trust question on the terminal (the REPL, before anything of the folder runs). */
+/**
+ * The workspace-trust question on the terminal (the REPL, before anything of the folder runs).
+ * Ctrl-C there quits, as in Claude Code: nothing has started, and a user who presses it wants out,
+ * not a session without the folder's configuration.
+ */
 export function askTrustOnTerminal(
   input: NodeJS.ReadStream,
   write: (text: string) => void,
 ): (question: TrustQuestion) => Promise<boolean> {
-  const ask = askOnTerminal(input, write);
+  const ask = askOnTerminal(input, write, { interruptQuits: true });
   return (question) => ask(trustQuestionText(question));
 }
 

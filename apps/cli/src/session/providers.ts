@@ -1,20 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import type { Provider } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
+import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { writeNotice } from '../ui/output.js';
 
 /** Default model per provider. */
 export const defaultModels: Record<ProviderName, string> = {
   anthropic: 'claude-sonnet-4-6',
   openai: 'gpt-5-mini',
   google: 'gemini-2.5-flash',
-};
-
-const apiKeyVariables: Record<ProviderName, readonly string[]> = {
-  anthropic: ['ANTHROPIC_API_KEY'],
-  openai: ['OPENAI_API_KEY'],
-  google: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
 };
 
 /** The provider and model a session uses. */
@@ -56,6 +52,12 @@ export async function chooseProvider(
         'To try the agent without a key, run: agent demo',
     );
   }
+  // A provider chosen by name (flag or settings) without its key fails now, before the session
+  // starts, not with an HTTP 401 after the first prompt. An OpenAI-compatible server (a base URL)
+  // may need no key.
+  const ownServer =
+    name === 'openai' && (options.baseUrl !== undefined || (env.OPENAI_BASE_URL ?? '') !== '');
+  if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name));
   const model = options.model ?? defaultModels[name];
   // Each provider loads its vendor SDK: import only the one in use (startup time).
   switch (name) {
@@ -72,13 +74,38 @@ export async function chooseProvider(
     }
     case 'google': {
       const { createGeminiProvider } = await import('@agent/providers-google');
-      return { provider: createGeminiProvider(), model, label: `google ${model}` };
+      const provider = createGeminiProvider({
+        // A schema keyword Gemini does not take (minLength…) is still checked on the arguments,
+        // so the user has nothing to do about it: one line per tool keyword on every start was
+        // noise. Any other warning is shown.
+        onWarning: (message) => {
+          if (!message.endsWith('(still enforced when validating arguments)'))
+            writeNotice(`warning: ${message}`);
+        },
+      });
+      return { provider, model, label: `google ${model}` };
     }
     default: {
       const exhaustive: never = name;
       throw new CliError(`Unknown provider ${String(exhaustive)}`);
     }
   }
+}
+
+/** Where each provider's key is made, for the message that asks for one. */
+const keyPages: Record<ProviderName, string> = {
+  anthropic: 'https://console.anthropic.com/settings/keys',
+  openai: 'https://platform.openai.com/api-keys',
+  google: 'https://aistudio.google.com/apikey',
+};
+
+function missingKeyMessage(name: ProviderName): string {
+  const [variable = '', ...others] = apiKeyVariables[name];
+  const also = others.length === 0 ? '' : ` (or ${others.join(', ')})`;
+  return (
+    `The provider ${name} needs an API key: set ${variable}${also} — export ${variable}=… (make one at ${keyPages[name]}).\n` +
+    `To try the agent without a key, run: agent demo`
+  );
 }
 
 /**

@@ -3,10 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { errorMessage } from '@agent/core';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import type { SessionRetention } from '../config/settings.js';
+import { fileSystemProblem } from '../config/system-errors.js';
 import { writeErr } from '../ui/output.js';
 import { pruneCheckpoints } from './checkpoints.js';
 import { loadConversation, loadSavedSession } from './session-file.js';
@@ -19,6 +21,10 @@ import {
   newSessionPath,
   pruneSessions,
 } from './sessions.js';
+
+/** What to do when a folder has no session: sessions are kept per folder. */
+const noSessionHint =
+  'Sessions are kept per folder: start one here with agent (or agent -p "…"), or pass --cwd <folder> for the folder a session ran in';
 
 /** The first user message of a saved session, on one line, for the list. */
 async function sessionTitle(path: string): Promise<string> {
@@ -42,7 +48,8 @@ async function sessionTitle(path: string): Promise<string> {
 /** `--resume` without a file: lists the workspace's sessions (newest first) and reads a number. */
 export async function pickSession(cwd: string): Promise<string> {
   const found = (await listSessions(cwd)).slice(0, 20);
-  if (found.length === 0) throw new CliError(`No saved session for ${resolve(cwd)} to resume`);
+  if (found.length === 0)
+    throw new CliError(`No saved session for ${resolve(cwd)} to resume. ${noSessionHint}`);
   const lines = await Promise.all(
     found.map(
       async (entry, index) =>
@@ -78,12 +85,12 @@ export async function chooseSession(
   if (options.resume !== undefined && !existsSync(options.resume)) {
     if (!isSessionId(options.resume))
       throw new CliError(
-        `--resume ${options.resume}: no such file (and not a session id; the json output's "sessionId" is one)`,
+        `--resume ${options.resume}: no such file (and not a session id; the json output's "sessionId" is one). agent --resume without a value lists this folder's sessions`,
       );
     const path = await findSessionById(options.resume);
     if (path === undefined)
       throw new CliError(
-        `--resume ${options.resume}: no session with this id is kept under ${join(agentHome(), 'sessions')} (sessions saved with --save elsewhere are resumed by their file)`,
+        `--resume ${options.resume}: no session with this id is kept under ${join(agentHome(), 'sessions')} (sessions saved with --save elsewhere are resumed by their file). agent --resume without a value lists this folder's sessions`,
       );
     options = { ...options, resume: path, save: options.save ?? path };
   }
@@ -105,7 +112,9 @@ export async function chooseSession(
   if (options.continueLast === true) {
     const [last] = await listSessions(options.cwd);
     if (last === undefined)
-      throw new CliError(`No saved session for ${resolve(options.cwd)} to continue`);
+      throw new CliError(
+        `No saved session for ${resolve(options.cwd)} to continue. ${noSessionHint}`,
+      );
     options = { ...options, resume: last.path, save: options.save ?? last.path };
   }
   // A resumed session keeps its id (so `--resume <id>` finds it again); a new one gets one.
@@ -115,8 +124,12 @@ export async function chooseSession(
   if (options.save === undefined) {
     try {
       options = { ...options, save: await newSessionPath(options.cwd, options.sessionId) };
-    } catch {
-      // No writable $AGENT_HOME: the session is simply not kept.
+    } catch (error) {
+      // No writable $AGENT_HOME: the session runs but is not kept, and the user hears it now
+      // rather than from a --continue that finds nothing later.
+      writeErr(
+        `warning: this session will not be kept, so --continue and --resume will not find it: ${fileSystemProblem(error) ?? errorMessage(error)}\n`,
+      );
     }
   }
   return options;

@@ -31,6 +31,11 @@ export class SessionJournal implements RunJournal {
     this.#file = file;
   }
 
+  /** No journal: runs simply run. */
+  static off(): SessionJournal {
+    return new SessionJournal(undefined);
+  }
+
   /** Opens the session's journal; a problem is logged and the session goes on without one. */
   static async open(sessionId: string, log: (line: string) => void): Promise<SessionJournal> {
     try {

@@ -356,7 +356,9 @@ export async function createSession(
   const { commandHooks, sandbox: hooksSandbox } = hooks;
   let agent: Agent;
   // Every step of every run on disk before the run moves on; --continue resumes what it holds.
-  const journal = await SessionJournal.open(id, settings.log);
+  // A session that cannot be kept (no writable $AGENT_HOME: said at start) has nothing to resume into.
+  const journal =
+    options.save === undefined ? SessionJournal.off() : await SessionJournal.open(id, settings.log);
   let agentOptions: AgentOptions;
   try {
     const startContext =

@@ -6,6 +6,7 @@ import {
   terminalSafe,
   toolResultText,
 } from '@agent/core';
+import { apiKeyVariablesOf } from '../config/api-keys.js';
 import { nestedCallsLine } from './code-mode-lines.js';
 import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
@@ -95,7 +96,25 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${providerError.message}`;
+  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}`;
+}
+
+/**
+ * What to do when the provider refused the key (401/403, or Gemini's 400 "API key not valid"):
+ * the variable it came from. Empty for any other failure.
+ */
+function refusedKeyHint(providerError: ProviderError): string {
+  const refused =
+    providerError.statusCode === 401 ||
+    providerError.statusCode === 403 ||
+    /api[ _-]?key[^.]*\b(not valid|invalid)\b|API_KEY_INVALID/i.test(providerError.message);
+  if (!refused) return '';
+  const variables = apiKeyVariablesOf(providerError.provider ?? '');
+  const set = variables.filter((name) => (process.env[name] ?? '') !== '');
+  if (set.length === 0 && variables.length > 0)
+    return ` — set ${variables.join(' or ')} (agent --help names each provider's variable)`;
+  if (set.length === 0) return ' — check the API key the server expects';
+  return ` — the key in ${set.join(', ')} was refused: check it (a stray space, an expired or revoked key, another provider's key)`;
 }
 
 /** Pretty-printed JSON (MCP, OpenAPI results) on one line; `undefined` for anything else. */

@@ -1,0 +1,444 @@
+// A new user's first mistakes, through the built CLI as a real process: a typo in a command or an
+// option, a provider chosen without its key, a key the provider refuses (a real HTTP server on
+// 127.0.0.1 answering as each vendor does), a settings file an editor wrote, a folder with no
+// session to continue, a home the user cannot write (as nobody, and read-only through bubblewrap),
+// stdin left open. Each must say what to do next, exit non-zero and print no stack.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import fc from 'fast-check';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  assertBuilt,
+  type CliRun,
+  cleanEnv,
+  cliPath,
+  runCli,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
+import { closestWord, editDistance } from './suggest.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+async function scratch(): Promise<string> {
+  const dir = await tempDir('agent-first-use-');
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A user error: a sentence on stderr, no stack, not exit 0. */
+function expectUserError(run: CliRun, code: number): void {
+  expect(run.code).toBe(code);
+  expect(run.stderr).toMatch(/^agent: /);
+  expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  expect(run.stderr).not.toContain('unexpected error');
+}
+
+describe('a typo', () => {
+  it.each([
+    ['dmeo', 'demo'],
+    ['deom', 'demo'],
+    ['demos', 'demo'],
+    ['trsut', 'trust'],
+    ['turst', 'trust'],
+    ['mpc', 'mcp serve'],
+    ['hepl', 'help'],
+  ])('agent %s is not sent to a model: did you mean agent %s?', async (typed, meant) => {
+    const run = await runCli([typed]);
+    expectUserError(run, 2);
+    expect(run.stderr).toContain(`Unknown command "${typed}": did you mean agent ${meant}?`);
+    expect(run.stderr).toContain(`agent -- ${typed}`);
+  });
+
+  it('a word that is no command stays a prompt, and -- makes a near one a prompt', async () => {
+    for (const args of [['hello'], ['fix'], ['--', 'dmeo']]) {
+      const run = await runCli(args);
+      // Not a terminal here: the prompt would start a session, so the CLI says to use -p.
+      expectUserError(run, 2);
+      expect(run.stderr).toContain('A prompt without -p starts an interactive session');
+    }
+  });
+
+  it.each([
+    ['--modle', '--model'],
+    ['--scriptd', '--scripted'],
+    ['--cotninue', '--continue'],
+    ['--allwo', '--allow'],
+    ['--mcp-confg', '--mcp-config'],
+    ['--outputformat', '--output-format'],
+    ['--providr=openai', '--provider'],
+  ])('the option %s: did you mean %s?', async (typed, meant) => {
+    const run = await runCli([typed, 'x', '-p', 'hi']);
+    expectUserError(run, 2);
+    expect(run.stderr).toContain(`did you mean ${meant}?`);
+    expect(run.stderr).not.toContain('=openai');
+  });
+
+  it('an option nothing is near gets no guess', async () => {
+    for (const typed of ['--frobnicate', '-x', '--zz']) {
+      const run = await runCli([typed]);
+      expectUserError(run, 2);
+      expect(run.stderr).toContain(`Unknown option ${typed} (agent --help lists them)`);
+      expect(run.stderr).not.toContain('did you mean');
+    }
+  });
+
+  it('closestWord: within the limit, a known word comes back; beyond it, none', () => {
+    const known = ['demo', 'trust', 'mcp', 'help', 'model', 'continue'];
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), (word) => {
+        const found = closestWord(word, known);
+        if (found === undefined) return;
+        const limit = word.length <= 5 ? 1 : 2;
+        const near = editDistance(word.toLowerCase(), found) <= limit;
+        const prefix = word.length >= 3 && found.startsWith(word.toLowerCase());
+        expect(near || prefix).toBe(true);
+      }),
+    );
+    expect(closestWord('hi', known)).toBeUndefined();
+    expect(closestWord('the', known)).toBeUndefined();
+    expect(editDistance('dmeo', 'demo')).toBe(1);
+  });
+});
+
+describe('--help of a command', () => {
+  it.each([
+    [['demo', '--help'], 'Usage: agent demo'],
+    [['trust', '--help'], 'Usage: agent trust [list|revoke]'],
+    [['trust', 'list', '--help'], 'Usage: agent trust [list|revoke]'],
+    [['mcp', 'serve', '--help'], 'Usage: agent mcp serve'],
+    [['mcp', '--help'], 'Usage: agent mcp serve'],
+    [['help'], 'Usage:\n  agent [options]'],
+    [['--help'], 'Usage:\n  agent [options]'],
+  ])('agent %s prints its own help', async (args, heading) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(0);
+    expect(run.stdout.startsWith(heading)).toBe(true);
+    expect(run.stderr).toBe('');
+  });
+});
+
+describe('keys', () => {
+  it.each([
+    ['anthropic', 'ANTHROPIC_API_KEY', 'console.anthropic.com'],
+    ['openai', 'OPENAI_API_KEY', 'platform.openai.com'],
+    ['google', 'GEMINI_API_KEY (or GOOGLE_API_KEY)', 'aistudio.google.com'],
+  ])(
+    '--provider %s without its key fails at start, naming the variable',
+    async (provider, variable, page) => {
+      const home = await scratch();
+      const run = await runCli(['--provider', provider, '-p', 'hi'], {
+        env: cleanEnv({ AGENT_HOME: home }),
+      });
+      expectUserError(run, 1);
+      expect(run.stderr).toContain(`The provider ${provider} needs an API key: set ${variable}`);
+      expect(run.stderr).toContain(page);
+      expect(run.stderr).toContain('agent demo');
+      // Nothing started: no sandbox line, no session kept.
+      expect(run.stderr).not.toContain('bash:');
+      expect(filesUnder(home).filter((name) => name.includes('sessions'))).toEqual([]);
+    },
+  );
+
+  it('the provider of the settings file, without its key, fails the same way', async () => {
+    const home = await scratch();
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ provider: 'google' }));
+    const run = await runCli(['-p', 'hi'], { env: cleanEnv({ AGENT_HOME: home }) });
+    expectUserError(run, 1);
+    expect(run.stderr).toContain('The provider google needs an API key: set GEMINI_API_KEY');
+  });
+
+  it('an OpenAI-compatible server needs no key', async () => {
+    const server = await refusingServer();
+    const run = await runCli(['--base-url', `${server.url}/v1`, '--model', 'm', '-p', 'hi'], {
+      env: cleanEnv({ AGENT_HOME: await scratch() }),
+    });
+    // It reached the server (which refuses everyone): the key check did not stop it first.
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(run.stderr).not.toContain('needs an API key');
+  });
+
+  it.each([
+    ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', '', 'invalid x-api-key'],
+    ['OPENAI_API_KEY', 'OPENAI_BASE_URL', '/v1', 'Incorrect API key provided'],
+    ['GEMINI_API_KEY', 'GOOGLE_GEMINI_BASE_URL', '', 'API key not valid'],
+  ])(
+    'a wrong %s: the error names the variable whose key was refused',
+    async (variable, baseVariable, path, vendorText) => {
+      const server = await refusingServer();
+      const run = await runCli(['-p', 'hi'], {
+        env: cleanEnv({
+          AGENT_HOME: await scratch(),
+          [variable]: 'sk-wrong',
+          [baseVariable]: `${server.url}${path}`,
+        }),
+      });
+      expect(run.code).toBe(1);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(run.stderr).toContain(vendorText);
+      expect(run.stderr).toContain(`the key in ${variable} was refused: check it`);
+      expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      // Gemini's schema notes (a keyword it does not take, still checked) are not the user's business.
+      expect(run.stderr).not.toContain('still enforced');
+    },
+  );
+});
+
+describe('settings files an editor wrote', () => {
+  it.each([
+    ['{\n  "model": "x",\n}\n', 'line 3, column 1: a comma before the closing bracket'],
+    ['{\n  // mine\n  "model": "x"\n}\n', 'line 2, column 3: a comment'],
+    ['{ "model": "x" ', 'not valid JSON'],
+    ['', 'it is empty (a settings file holds one JSON object: write {} or remove the file)'],
+    ['  \n', 'it is empty'],
+  ])('%j is refused with where and why', async (text, problem) => {
+    const home = await scratch();
+    await writeFile(join(home, 'settings.json'), text);
+    const run = await runCli(['-p', 'hi'], { env: cleanEnv({ AGENT_HOME: home }) });
+    expectUserError(run, 1);
+    expect(run.stderr).toContain(`${join(home, 'settings.json')}: `);
+    expect(run.stderr).toContain(problem);
+    // The file is left as the user wrote it.
+    expect(fs.readFileSync(join(home, 'settings.json'), 'utf8')).toBe(text);
+  });
+
+  it('a byte-order mark (Notepad) is read as the JSON after it', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    await mkdir(home);
+    await writeFile(
+      join(home, 'settings.json'),
+      '\uFEFF{ "permissions": { "deny": ["bash(rm *)"] } }',
+    );
+    const script = await writeScript(dir, [{ text: 'fine' }]);
+    const run = await runCli(['--scripted', script, '-p', 'hi', '--cwd', dir], {
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    expect(run.stderr).not.toContain('settings.json');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('fine\n');
+  });
+});
+
+describe('nothing to continue', () => {
+  it('--continue and --resume say how to get a session', async () => {
+    const dir = await scratch();
+    const env = cleanEnv({ AGENT_HOME: join(dir, 'home') });
+    const script = await writeScript(dir, [{ text: 'x' }]);
+    const continued = await runCli(['--scripted', script, '--continue', '-p', 'hi', '--cwd', dir], {
+      env,
+    });
+    expectUserError(continued, 1);
+    expect(continued.stderr).toContain(`No saved session for ${dir} to continue`);
+    expect(continued.stderr).toContain('start one here with agent');
+    const resumed = await runCli(['--scripted', script, '--resume', 'no-such', '-p', 'hi'], {
+      env,
+    });
+    expectUserError(resumed, 1);
+    expect(resumed.stderr).toContain('agent --resume without a value lists');
+  });
+});
+
+describe('a home the CLI cannot write', () => {
+  it('as a user without write permission: agent trust says what to do; a run works and says it is not kept', async () => {
+    if (process.getuid?.() !== 0) return expect(process.getuid?.()).not.toBe(0);
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const workspace = join(dir, 'workspace');
+    await mkdir(home);
+    await mkdir(workspace);
+    fs.chmodSync(dir, 0o755);
+    fs.chmodSync(home, 0o755);
+    fs.chownSync(workspace, 65534, 65534);
+    const node = join(dir, 'node');
+    linkNode(node);
+    const script = await writeScript(dir, [{ text: 'still answered' }]);
+    fs.chmodSync(script, 0o644);
+    const nobody = (args: string[]) =>
+      runProcess(
+        'setpriv',
+        ['--reuid=65534', '--regid=65534', '--clear-groups', node, cliPath, ...args],
+        {
+          cwd: workspace,
+          env: cleanEnv({ HOME: home, AGENT_HOME: '' }),
+        },
+      );
+    const trusted = await nobody(['trust']);
+    expectUserError(trusted, 1);
+    expect(trusted.stderr).toContain(
+      `cannot write ${join(home, '.agent')}: permission denied (EACCES)`,
+    );
+    expect(trusted.stderr).toContain('set AGENT_HOME to a folder you can write');
+    const ran = await nobody(['--scripted', script, '-p', 'hi']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe('still answered\n');
+    expect(ran.stderr).toContain(
+      'warning: this session will not be kept, so --continue and --resume will not find it',
+    );
+    // Said once, not again for the journal.
+    expect(ran.stderr).not.toContain('not journaled');
+    expect(await readdir(home)).toEqual([]);
+  });
+
+  it('read-only (bubblewrap binds it so): the same, with EROFS', async (context) => {
+    skipWithout('bwrap')(context);
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    await mkdir(home);
+    const script = await writeScript(dir, [{ text: 'still answered' }]);
+    const readOnly = (args: string[]) =>
+      runProcess(
+        'bwrap',
+        ['--dev-bind', '/', '/', '--ro-bind', home, home, process.execPath, cliPath, ...args],
+        { cwd: dir, env: cleanEnv({ HOME: home, AGENT_HOME: join(home, '.agent') }) },
+      );
+    const trusted = await readOnly(['trust']);
+    expectUserError(trusted, 1);
+    // Node's recursive mkdir reports a read-only file system as ENOENT.
+    expect(trusted.stderr).toMatch(
+      /the file system is read-only \(EROFS\)|a read-only file system, or a folder above it/,
+    );
+    expect(trusted.stderr).toContain('set AGENT_HOME to a folder you can write');
+    const ran = await readOnly(['--scripted', script, '-p', 'hi', '--sandbox', 'off']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe('still answered\n');
+    expect(ran.stderr).toContain('this session will not be kept');
+    expect(await readdir(home)).toEqual([]);
+  });
+});
+
+describe('stdin left open', () => {
+  it('after a quiet while, -p says it waits for stdin and how to go without; the piped text still counts', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [{ text: 'read it' }]);
+    const child = spawn(
+      process.execPath,
+      [cliPath, '--scripted', script, '-p', 'explain', '--cwd', dir, '--output-format', 'json'],
+      {
+        env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    const waiting = new Promise<void>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes('waiting for stdin')) resolve();
+      });
+    });
+    await waiting;
+    expect(stderr).toContain('if nothing is meant to come, run it with < /dev/null');
+    child.stdin.end('late data\n');
+    const [code] = (await once(child, 'close')) as [number];
+    expect(code).toBe(0);
+    const sessionId = (JSON.parse(stdout) as { sessionId: string }).sessionId;
+    const sessions = join(dir, 'home', 'sessions');
+    const [folder = ''] = await readdir(sessions);
+    const file = (await readdir(join(sessions, folder))).find((name) =>
+      name.endsWith(`${sessionId}.json`),
+    );
+    const saved = fs.readFileSync(join(sessions, folder, file ?? 'missing'), 'utf8');
+    expect(saved).toContain('late data');
+  });
+});
+
+/** A server that refuses every key as the vendor does (status and body), recording requests. */
+async function refusingServer(): Promise<{ url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    request.resume();
+    request.on('end', () => {
+      const url = request.url ?? '';
+      response.setHeader('content-type', 'application/json');
+      if (url.includes('/messages')) {
+        response.writeHead(401);
+        response.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          }),
+        );
+      } else if (url.toLowerCase().includes('generatecontent')) {
+        // Gemini answers a bad key with 400, not 401.
+        response.writeHead(400);
+        response.end(
+          JSON.stringify({
+            error: {
+              code: 400,
+              message: 'API key not valid. Please pass a valid API key.',
+              status: 'INVALID_ARGUMENT',
+            },
+          }),
+        );
+      } else {
+        response.writeHead(401);
+        response.end(
+          JSON.stringify({
+            error: {
+              message: 'Incorrect API key provided: sk-wrong.',
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          }),
+        );
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+/** Every file (not folder) under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
+}
+
+/** Node where another user can run it (this one may live under /root). */
+function linkNode(path: string): void {
+  try {
+    fs.linkSync(process.execPath, path);
+  } catch {
+    fs.copyFileSync(process.execPath, path);
+  }
+  fs.chmodSync(path, 0o755);
+}
+
+function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

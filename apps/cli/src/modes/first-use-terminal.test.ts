@@ -1,0 +1,157 @@
+// A new user at a real terminal (tmux): Ctrl-C at each question the CLI asks before a session
+// starts ends it quietly with 130 and starts nothing, and `agent mcp serve` typed at a terminal
+// says it waits for a client instead of sitting there silent.
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  TmuxSession,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+async function scratch(): Promise<string> {
+  const dir = await tempDir('agent-first-terminal-');
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+
+beforeAll(() => assertBuilt());
+beforeEach(skipWithout('tmux'));
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function start(args: readonly string[], options: { cwd: string; env: Record<string, string> }) {
+  const tmux = TmuxSession.start([process.execPath, cliPath, ...args], options);
+  cleanups.push(() => tmux.kill());
+  return tmux;
+}
+
+const waitFor = (tmux: TmuxSession, text: string) =>
+  vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+
+const exited = (tmux: TmuxSession) =>
+  vi.waitFor(
+    () => {
+      const status = tmux.exitStatus();
+      expect(status).toBeDefined();
+      return status;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+
+describe('Ctrl-C before the session starts', () => {
+  it('at the list of sessions to resume: exit 130, no stack, the session files untouched', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const env = cleanEnv({ AGENT_HOME: home });
+    const script = await writeScript(dir, [{ text: 'one' }, { text: 'two' }]);
+    for (const prompt of ['first question', 'second question']) {
+      const run = await runCli(['--scripted', script, '-p', prompt, '--cwd', dir], { env });
+      expect(run.code).toBe(0);
+    }
+    const sessions = join(home, 'sessions');
+    const [folder = ''] = await readdir(sessions);
+    const before = await readdir(join(sessions, folder));
+    for (const key of ['C-c', 'C-d']) {
+      const tmux = start(['--scripted', script, '--resume', '--cwd', dir], { cwd: dir, env });
+      await waitFor(tmux, 'Resume which (1-2)?');
+      expect(tmux.capture()).toContain('second question');
+      tmux.press(key);
+      expect(await exited(tmux)).toBe(130);
+      const screen = tmux.capture();
+      expect(screen).not.toContain('unexpected error');
+      expect(screen).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(screen).not.toContain('agent —');
+      tmux.kill();
+      await writeFile(join(dir, '.exit-status'), '');
+    }
+    expect(await readdir(join(sessions, folder))).toEqual(before);
+  });
+
+  it('at the trust question: exit 130, nothing of the folder ran, nothing trusted', async () => {
+    const dir = await scratch();
+    const repo = join(dir, 'repo with space ü');
+    const home = join(dir, 'home');
+    await mkdir(join(repo, '.agent'), { recursive: true });
+    await mkdir(join(repo, '.git'));
+    const canary = join(dir, 'hook-ran');
+    await writeFile(
+      join(repo, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [{ type: 'command', command: `touch '${canary}'` }] }],
+        },
+      }),
+    );
+    const script = await writeScript(dir, [{ text: 'hello' }]);
+    const tmux = start(['--scripted', script, '--cwd', repo], {
+      cwd: dir,
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    await waitFor(tmux, 'Trust this folder? [y] yes [n] no (start without it)');
+    expect(tmux.capture()).toContain(`touch '${canary}'`);
+    tmux.press('C-c');
+    expect(await exited(tmux)).toBe(130);
+    const screen = tmux.capture();
+    expect(screen).not.toContain('is not a trusted folder');
+    expect(screen).not.toContain('agent —');
+    expect(existsSync(canary)).toBe(false);
+    expect(existsSync(join(home, 'trusted-folders.json'))).toBe(false);
+  });
+
+  it('"n" at the trust question still starts the session without the folder’s configuration', async () => {
+    const dir = await scratch();
+    const repo = join(dir, 'repo');
+    await mkdir(join(repo, '.agent'), { recursive: true });
+    await mkdir(join(repo, '.git'));
+    await writeFile(
+      join(repo, '.agent', 'settings.json'),
+      JSON.stringify({ env: { FROM_REPO: '1' } }),
+    );
+    const script = await writeScript(dir, [{ text: 'hello' }]);
+    const tmux = start(['--scripted', script, '--cwd', repo], {
+      cwd: dir,
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+    });
+    await waitFor(tmux, 'Trust this folder?');
+    tmux.press('n');
+    await waitFor(tmux, 'is not a trusted folder');
+    await vi.waitFor(() => expect(tmux.capture().trimEnd().endsWith('>')).toBe(true), {
+      timeout: 20_000,
+      interval: 50,
+    });
+  });
+});
+
+describe('agent mcp serve typed at a terminal', () => {
+  it('says it waits for an MCP client and how one starts it; Ctrl-C stops it', async () => {
+    const dir = await scratch();
+    const tmux = start(['mcp', 'serve', '--cwd', dir], {
+      cwd: dir,
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+    });
+    await waitFor(tmux, 'waiting for an MCP client on stdin');
+    expect(tmux.capture()).toContain('claude mcp add agent -- agent mcp serve');
+    tmux.press('C-c');
+    await exited(tmux);
+  });
+
+  it('started by a client (stdin a pipe), it does not say so', async () => {
+    const dir = await scratch();
+    const run = await runCli(['mcp', 'serve', '--cwd', dir], {
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+      input: '',
+    });
+    expect(run.stderr).toContain('tools over stdio');
+    expect(run.stderr).not.toContain('waiting for an MCP client');
+  });
+});
