@@ -9,6 +9,7 @@ import { decode } from './output-buffer.js';
 import { defaultSearchWorkerUrl, SearchPool } from './search-pool.js';
 import {
   compareNamesFast,
+  compileScanPatterns,
   includeMatcher,
   readChunkBytes,
   type ScanPatterns,
@@ -25,7 +26,7 @@ export type SearchOutputMode = 'content' | 'files_with_matches' | 'count';
 export interface SearchQuery {
   /** Real path of the directory or file to search. */
   root: string;
-  /** Regular expression (ripgrep syntax; the TypeScript engine uses JavaScript's). */
+  /** Regular expression (ripgrep's syntax; the TypeScript engine runs it on RE2's, the same but for a few escapes). */
   pattern: string;
   caseSensitive: boolean;
   /** Glob the file paths must match (e.g. `*.ts`, `src/**\/*.{ts,tsx}`). */
@@ -267,22 +268,23 @@ export function comparePaths(a: string, b: string): number {
   return left.length - right.length;
 }
 
-/** Compiles a search pattern for the TypeScript engine; a bad pattern is an `invalid-args` ToolError. */
-export function compilePattern(pattern: string, caseSensitive: boolean): RegExp {
-  const flags = caseSensitive ? '' : 'i';
+/**
+ * Compiles a search pattern for the TypeScript engine, on RE2's linear-time engine (see
+ * {@link ScanPatterns}); a bad pattern, or one RE2 cannot run, is an `invalid-args` ToolError.
+ */
+export function compilePattern(pattern: string, caseSensitive: boolean): ScanPatterns {
   try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch {
-    try {
-      return new RegExp(pattern, flags);
-    } catch (error) {
-      throw new ToolError(
-        `Invalid regular expression ${JSON.stringify(pattern)}: ${String(error)}`,
-        {
-          kind: 'invalid-args',
-        },
-      );
-    }
+    return compileScanPatterns(pattern, caseSensitive, literalBytes(pattern, caseSensitive));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolError(
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}${
+        /\(\?<?[=!]|\\[1-9]/.test(pattern)
+          ? " (the syntax is ripgrep's: no lookaround or back-references)"
+          : ''
+      }`,
+      { kind: 'invalid-args' },
+    );
   }
 }
 
@@ -327,13 +329,7 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
   return {
     name: 'typescript',
     async *search(query, signal) {
-      const regex = compilePattern(query.pattern, query.caseSensitive);
-      const patterns: ScanPatterns = {
-        regex,
-        // For skipping whole blocks: with `m`, every line-level match is also a block-level match.
-        prefilter: new RegExp(regex.source, `${regex.flags}m`),
-        literal: literalBytes(query.pattern, query.caseSensitive),
-      };
+      const patterns = compilePattern(query.pattern, query.caseSensitive);
       const scanQuery: ScanQuery = { mode: query.mode, context: query.context };
       // One read buffer per file in flight, reused from file to file (allocating 1 MiB per file
       // cost more than the search).
@@ -384,8 +380,8 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
       const canUseWorkers = workerUrl !== undefined && rootInfo.isDirectory();
       const startPool = (url: URL) => {
         const started = new SearchPool(url, workerCount, {
-          source: regex.source,
-          flags: regex.flags,
+          pattern: query.pattern,
+          caseSensitive: query.caseSensitive,
           literal: patterns.literal,
           query: scanQuery,
         });
@@ -411,7 +407,8 @@ export function createTypeScriptEngine(options: TypeScriptEngineOptions): Search
             startPool(workerUrl);
         }
       };
-      const onAbort = () => pool?.stop();
+      // Closed, not only told to stop: a batch in a worker's hands would hold the abort up.
+      const onAbort = () => void pool?.close();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
         if (workerThreshold === 0 && canUseWorkers) {

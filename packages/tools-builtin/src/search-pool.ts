@@ -71,6 +71,7 @@ export class SearchPool {
   readonly #control: Int32Array;
   #nextId = 0;
   #closed = false;
+  #closing: Promise<void> | undefined;
   /** Called on walker messages and failures. */
   #onWalk: ((reply: SearchWorkerReply | Error) => void) | undefined;
 
@@ -231,15 +232,19 @@ export class SearchPool {
     Atomics.notify(this.#control, SearchControl.consumed);
   }
 
-  /** Stops and terminates the workers; unanswered batches resolve empty. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Stops and terminates the workers (a worker busy in a file is not waited for); unanswered
+   * batches resolve empty. Every call returns the same promise.
+   */
+  close(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing;
     this.#closed = true;
     this.stop();
     for (const waiter of this.#waiters.values()) waiter.resolve([]);
     this.#waiters.clear();
     for (const batch of this.#deferred.splice(0)) batch.resolve([]);
     this.#onWalk?.({ type: 'walked' });
-    await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
+    this.#closing = Promise.all(this.#slots.map((slot) => slot.worker.terminate())).then(() => {});
+    return this.#closing;
   }
 }

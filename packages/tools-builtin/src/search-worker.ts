@@ -9,16 +9,47 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
 import type { SearchFileResult, SearchLine, SearchOutputMode } from './search-engines.js';
 
-/** The compiled pattern of a search. */
+/**
+ * The compiled pattern of a search, on RE2's engine (`re2js`): time linear in the text, whatever
+ * the pattern. The pattern comes from the model and the files from any repository; on JavaScript's
+ * backtracking engine `\d+\.?\d+x` over a line of 30,000 digits runs for minutes, and a minified
+ * line of a megabyte for hours, on the thread that must notice an abort or a timeout.
+ */
 export interface ScanPatterns {
   /** Tested on each line. */
-  regex: RegExp;
-  /** `regex` with `m`, tested on a block of lines before splitting it. */
-  prefilter: RegExp;
+  line: RE2JS;
+  /**
+   * The pattern in multi-line mode, tested on a block of lines before splitting it (every line
+   * with a match is then in a block with one); undefined when that does not hold (`\A`, `\z`,
+   * a flag turned off inside the pattern), and each line is tested.
+   */
+  block: RE2JS | undefined;
   /** The pattern's UTF-8 bytes when it is a case-sensitive literal (see `literalBytes`). */
   literal: Buffer | undefined;
+}
+
+// Text anchors, or flags turned off inside the pattern (`(?-m)`), can match a line alone but not
+// the same line inside a block. (A false alarm, e.g. `\\A`, only costs the block test.)
+const blockUnsafe = /\\[Az]|\(\?[a-zA-Z]*-/;
+
+/**
+ * Compiles a search pattern (RE2 syntax, as ripgrep's default engine reads it: no lookaround, no
+ * back-references). Throws an `Error` saying what is wrong with it.
+ */
+export function compileScanPatterns(
+  pattern: string,
+  caseSensitive: boolean,
+  literal: Uint8Array | undefined,
+): ScanPatterns {
+  const flags = caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE;
+  return {
+    line: RE2JS.compile(pattern, flags),
+    block: blockUnsafe.test(pattern) ? undefined : RE2JS.compile(pattern, flags | RE2JS.MULTILINE),
+    literal: literal === undefined ? undefined : Buffer.from(literal),
+  };
 }
 
 /** What a scan needs of the query. */
@@ -66,7 +97,7 @@ export function* scanFile(
   patterns: ScanPatterns,
   query: ScanQuery,
 ): Generator<ScanRead, SearchFileResult | undefined, number> {
-  const { regex, prefilter, literal } = patterns;
+  const { line: lineRegex, block: blockRegex, literal } = patterns;
   const result: SearchFileResult = { path: file, count: 0, lines: [] };
   const before: SearchLine[] = [];
   let afterLeft = 0;
@@ -78,7 +109,7 @@ export function* scanFile(
   let position = 0;
   let first = true;
   const onLine = (raw: string) => {
-    const isMatch = regex.test(raw);
+    const isMatch = lineRegex.test(raw);
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (isMatch) {
       result.count++;
@@ -173,7 +204,7 @@ export function* scanFile(
     } else if (complete.length > 0) {
       let text = decode(complete);
       if (text.endsWith('\n')) text = text.slice(0, -1);
-      const quiet = afterLeft === 0 && !prefilter.test(text);
+      const quiet = afterLeft === 0 && blockRegex !== undefined && !blockRegex.test(text);
       if (quiet && (query.mode !== 'content' || query.context === 0)) {
         // No match in this block: count its lines without splitting them.
         lineNumber += countLines(complete);
@@ -349,9 +380,9 @@ export const searchWorkerMarker = '@agent/tools-builtin search worker';
 /** What a search worker is started with. */
 export interface SearchWorkerData {
   marker: typeof searchWorkerMarker;
-  /** `regex.source` and `regex.flags` of the compiled pattern. */
-  source: string;
-  flags: string;
+  /** The search's pattern (see {@link compileScanPatterns}). */
+  pattern: string;
+  caseSensitive: boolean;
   /** The literal's bytes, when there is one. */
   literal: Uint8Array | undefined;
   query: ScanQuery;
@@ -422,11 +453,8 @@ export function scanFileSync(
 function runWorker(data: SearchWorkerData): void {
   const port = parentPort;
   if (port === null) return;
-  const patterns: ScanPatterns = {
-    regex: new RegExp(data.source, data.flags),
-    prefilter: new RegExp(data.source, `${data.flags}m`),
-    literal: data.literal === undefined ? undefined : Buffer.from(data.literal),
-  };
+  // Compiled by the engine first: a pattern that reaches a worker compiles.
+  const patterns = compileScanPatterns(data.pattern, data.caseSensitive, data.literal);
   const control = new Int32Array(data.control);
   const stopped = () => Atomics.load(control, SearchControl.stop) !== 0;
   const buffer = Buffer.allocUnsafe(readChunkBytes);

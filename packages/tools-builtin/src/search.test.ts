@@ -19,6 +19,7 @@ import {
 } from './search-engines.js';
 import {
   compareNamesFast,
+  compileScanPatterns,
   type SearchWalkRequest,
   scanFileSync,
   walkFilesSync,
@@ -519,7 +520,7 @@ describe('TypeScript engine with worker threads', () => {
 
   it('skips files it cannot read', async () => {
     const buffer = Buffer.alloc(1024 * 1024);
-    const patterns = { regex: /Needle/u, prefilter: /Needle/mu, literal: undefined };
+    const patterns = compileScanPatterns('Needle', true, undefined);
     const query = { mode: 'content' as const, context: 0 };
     const file = walked.find((name) => fs.readFileSync(name, 'utf8').includes('Needle')) as string;
     expect(scanFileSync(file, buffer, patterns, query, () => false)?.count).toBeGreaterThan(0);
