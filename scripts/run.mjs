@@ -99,6 +99,11 @@ if (task === 'test' || task === 'check-tools') checkSystemTools();
 const commands = tasks[task];
 const install = ['pnpm', 'install', '--frozen-lockfile', '--reporter=silent'];
 if (process.env.AGENT_SKIP_INSTALL !== '1' && commands.length > 0) {
+  // The first install takes a minute with nothing on the screen (--reporter=silent): say so.
+  if (!existsSync(join(root, 'node_modules', '.modules.yaml')))
+    console.error(
+      'run: installing the dependencies (pnpm install --frozen-lockfile; about a minute the first time)',
+    );
   run(install, { failure: 'installing dependencies failed (pnpm install --frozen-lockfile)' });
 }
 commands.forEach((step, index) => {

@@ -9,7 +9,7 @@ import { runDemo } from './modes/demo.js';
 import { printMode } from './modes/print.js';
 import { replMode } from './modes/repl-mode.js';
 import { askTrustOnTerminal, runTrustCommand } from './modes/trust-command.js';
-import { exitCodeFor } from './session/session.js';
+import { checkWorkspace, exitCodeFor } from './session/session.js';
 import { chooseSession } from './session/session-choice.js';
 import { writeErr, writeNotice, writeOut } from './ui/output.js';
 import { resetRedaction } from './ui/redaction.js';
@@ -20,6 +20,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   let retention: SessionRetention = {};
   try {
     options = parseCliArgs(argv);
+    // Before any settings are read from it or trust is recorded for it: a typo in --cwd (or a
+    // file) is said as such, not as an unreadable settings file or a trusted folder that is not there.
+    if (
+      options.command === 'run' ||
+      options.command === 'mcp-serve' ||
+      (options.command === 'trust' && (options.trustAction ?? 'add') === 'add')
+    )
+      await checkWorkspace(options.cwd);
     if (options.command === 'run' || options.command === 'mcp-serve') {
       // Settings files under the flags, the project's only as far as the folder is trusted
       // (decided here, before anything of it runs); their env applies to this process (tools, servers).

@@ -249,6 +249,66 @@ describe('nothing to continue', () => {
   });
 });
 
+describe('a path that is not what the flag needs', () => {
+  it('--cwd naming a missing folder or a file: said as such; agent trust records nothing', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const file = join(dir, 'notes.txt');
+    await writeFile(file, 'x');
+    const env = cleanEnv({ AGENT_HOME: home });
+    for (const [cwd, problem] of [
+      [join(dir, 'missing'), 'does not exist (--cwd must name an existing directory)'],
+      [file, 'is not a directory'],
+    ] as const) {
+      for (const args of [
+        ['trust', '--cwd', cwd],
+        ['-p', 'hi', '--cwd', cwd],
+        ['mcp', 'serve', '--cwd', cwd],
+      ]) {
+        const run = await runCli(args, { env });
+        expectUserError(run, 1);
+        expect(run.stderr).toContain(`The workspace ${cwd} ${problem}`);
+      }
+    }
+    // Node's compile cache aside, nothing was written: no trusted folder, no session.
+    expect(filesUnder(home).filter((name) => !name.startsWith('cache/'))).toEqual([]);
+  });
+
+  it('--save naming a folder, or a file in a missing folder: refused before the run does anything', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'made.txt', content: 'x' } }] },
+      { text: 'done' },
+    ]);
+    const env = cleanEnv({ AGENT_HOME: join(dir, 'home') });
+    for (const [save, problem] of [
+      [dir, `--save ${dir} is a folder: name a file, e.g. --save ${join(dir, 'session.json')}`],
+      [join(dir, 'no', 'such', 'x.json'), `the folder ${join(dir, 'no', 'such')} does not exist`],
+    ] as const) {
+      const run = await runCli(
+        ['--scripted', script, '-p', 'go', '--mode', 'full-access', '--cwd', dir, '--save', save],
+        { env },
+      );
+      expectUserError(run, 1);
+      expect(run.stderr).toContain(problem);
+      expect(run.stdout).toBe('');
+      expect(fs.existsSync(join(dir, 'made.txt'))).toBe(false);
+    }
+  });
+});
+
+describe('after the demo', () => {
+  it('the next step names the CLI as it was run here (no agent on the PATH of a clone)', async () => {
+    const run = await runCli(['demo']);
+    expect(run.code).toBe(0);
+    const last = run.stdout.trimEnd().split('\n').at(-1) ?? '';
+    expect(last).toContain('export ANTHROPIC_API_KEY=');
+    // runCli starts it as `node <…>/dist/main.js` from apps/cli.
+    expect(last).toContain('`node dist/main.js --help`');
+    expect(last).not.toContain('`agent --help`');
+  });
+});
+
 describe('a home the CLI cannot write', () => {
   it('as a user without write permission: agent trust says what to do; a run works and says it is not kept', async () => {
     if (process.getuid?.() !== 0) return expect(process.getuid?.()).not.toBe(0);

@@ -6,6 +6,7 @@ import { Agent, type AgentRunResult, PermissionPolicy } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { createSandbox } from '@agent/sandbox';
 import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
+import { invokedAs } from '../config/invoked-as.js';
 import { Transcript } from '../ui/transcript.js';
 import {
   codeModeDemoPrompt,
@@ -209,7 +210,7 @@ export async function runDemo(
     if (codeMode) {
       transcript.line(`\nstop reason: ${result.stopReason} after ${result.turns} turns`);
       transcript.line(meter.summary());
-      transcript.line('Run `agent --help` to use a real model (with --code-mode for this).');
+      transcript.line(nextStep(' (with --code-mode for this)'));
       return result;
     }
     const notes = await readFile(join(workspace, 'NOTES.md'), 'utf8').catch(() => '');
@@ -218,7 +219,7 @@ export async function runDemo(
       `\nstop reason: ${result.stopReason} after ${result.turns} turns; NOTES.md ${notes === '' ? 'missing' : 'written'}; ` +
         `outside the workspace: ${escaped ? 'escaped.txt was written (no sandbox here)' : 'nothing written (the sandbox blocked it)'}`,
     );
-    transcript.line('Run `agent --help` to use a real model.');
+    transcript.line(nextStep(''));
     return result;
   } finally {
     await backgroundTasks.close();
@@ -226,4 +227,10 @@ export async function runDemo(
     await rm(workspace, { recursive: true, force: true });
     await rm(outside, { recursive: true, force: true });
   }
+}
+
+/** The demo's last line: how to go on with a real model, as this CLI can be run here. */
+function nextStep(suffix: string): string {
+  const agent = invokedAs();
+  return `Next, with a real model${suffix}: export ANTHROPIC_API_KEY=… (or OPENAI_API_KEY, GEMINI_API_KEY), then \`${agent}\` for a session or \`${agent} -p "…"\` for one run; \`${agent} --help\` lists the options.`;
 }

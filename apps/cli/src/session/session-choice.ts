@@ -1,7 +1,7 @@
 // Which saved session a run continues or starts: --resume (a file, an id or a pick from the list),
 // --continue (the newest), else a new one; old sessions and checkpoints pruned first.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errorMessage } from '@agent/core';
 import { agentHome } from '../config/agent-home.js';
@@ -72,6 +72,25 @@ export async function pickSession(cwd: string): Promise<string> {
   }
 }
 
+/** Fails when `--save <path>` could not be written: a folder, or in a folder that does not exist. */
+function checkSaveTarget(path: string): void {
+  const folder = dirname(resolve(path));
+  let info: Stats | undefined;
+  try {
+    info = statSync(path);
+  } catch {
+    info = undefined;
+  }
+  if (info?.isDirectory() === true)
+    throw new CliError(
+      `--save ${path} is a folder: name a file, e.g. --save ${join(path, 'session.json')}`,
+    );
+  if (info === undefined && !existsSync(folder))
+    throw new CliError(
+      `--save ${path}: the folder ${folder} does not exist (create it first: mkdir -p '${folder}')`,
+    );
+}
+
 /**
  * The session a run continues or starts: `--resume <id|file>`, the picked one, `--continue`'s
  * newest, else a new id and file; old sessions and checkpoints are pruned first (keeping these).
@@ -94,6 +113,8 @@ export async function chooseSession(
       );
     options = { ...options, resume: path, save: options.save ?? path };
   }
+  // Where --save writes is checked before a run is paid for: found out after it, the run is lost.
+  if (given.save !== undefined) checkSaveTarget(given.save);
   // A --save file's own leftover temporaries (a save killed before its rename) go too.
   if (options.save !== undefined)
     await sweepSessionTemporaries(dirname(resolve(options.save)), {
