@@ -4,7 +4,7 @@ import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { CodeModeSetting } from './code-mode.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
-import { closestWord } from './suggest.js';
+import { closestWord, peerMode, peerOption } from './suggest.js';
 import { parseToolList, type ToolList, ToolListError } from './tool-choice.js';
 
 /** The providers the CLI can talk to. */
@@ -388,7 +388,10 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   }
   const mode = values.mode;
   if (mode !== undefined && !modes.includes(mode as PermissionMode)) {
-    throw new UsageError(`Unknown mode "${mode}": expected one of ${modes.join(', ')}`);
+    const peer = peerMode(mode);
+    throw new UsageError(
+      `Unknown mode "${mode}": expected one of ${modes.join(', ')}${peer === undefined ? '' : ` (for ${mode}, use ${peer})`}`,
+    );
   }
   let mcpTimeoutSeconds: number | undefined;
   if (values['mcp-timeout'] !== undefined) {
@@ -590,6 +593,8 @@ function explainParseError(error: unknown): string {
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
       const name = option.split('=')[0] ?? option;
+      const peer = peerOption(name);
+      if (peer !== undefined) return `Unknown option ${name}: here it is ${peer}`;
       const meant = name.startsWith('--')
         ? closestWord(name.slice(2), Object.keys(optionSpecs))
         : undefined;

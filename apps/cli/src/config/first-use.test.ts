@@ -84,6 +84,40 @@ describe('a typo', () => {
     expect(run.stderr).not.toContain('=openai');
   });
 
+  it.each([
+    [
+      ['--dangerously-skip-permissions'],
+      'Unknown option --dangerously-skip-permissions: here it is --mode full-access',
+    ],
+    [['--yolo'], 'here it is --mode full-access --sandbox off'],
+    [['--full-auto'], 'here it is --mode workspace-write'],
+    [['--allowedTools', 'Bash'], 'here it is --allow <rule>'],
+    [['--permission-mode', 'plan'], 'here it is --mode'],
+    [['-m', 'gpt-5'], 'here it is --model <id>'],
+    [
+      ['--mode', 'acceptEdits'],
+      'Unknown mode "acceptEdits": expected one of default, read-only, workspace-write, full-access, plan (for acceptEdits, use workspace-write)',
+    ],
+    [['--mode', 'bypassPermissions'], '(for bypassPermissions, use full-access)'],
+  ])('another agent’s %j: what it is called here', async (args, message) => {
+    const run = await runCli([...args, '-p', 'hi']);
+    expectUserError(run, 2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it('another agent’s mode in the settings file: named, with the mode here', async () => {
+    const home = await scratch();
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({ permissions: { defaultMode: 'acceptEdits' } }),
+    );
+    const run = await runCli(['-p', 'hi'], { env: cleanEnv({ AGENT_HOME: home }) });
+    expectUserError(run, 1);
+    expect(run.stderr).toContain(
+      'permissions.defaultMode "acceptEdits" is another agent\'s name: here it is "workspace-write"',
+    );
+  });
+
   it('an option nothing is near gets no guess', async () => {
     for (const typed of ['--frobnicate', '-x', '--zz']) {
       const run = await runCli([typed]);

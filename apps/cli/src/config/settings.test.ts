@@ -102,7 +102,7 @@ describe('settings files', () => {
     );
     await writeFile(
       join(workspace, '.agent', 'settings.json'),
-      JSON.stringify({ permissions: { defaultMode: 'yolo' } }),
+      JSON.stringify({ permissions: { defaultMode: 'turbo' } }),
     );
     await expect(loadSettings(workspace, home)).rejects.toThrow(
       /permissions\.defaultMode must be one of/,

@@ -23,6 +23,7 @@ import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { jsonProblem, readProjectFile, readSettingsText } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
+import { peerMode } from './suggest.js';
 import { checkToolItems, onlyRemoves, type ToolList, ToolListError } from './tool-choice.js';
 
 /** What a settings file may hold. */
@@ -221,6 +222,12 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
       deny: permissionRules(p.deny, 'deny', path),
     },
   };
+  // Claude Code's and Codex's names are the usual thing to paste here: say which mode is theirs.
+  const peer = typeof p.defaultMode === 'string' ? peerMode(p.defaultMode) : undefined;
+  if (peer !== undefined && !modes.includes(p.defaultMode as string))
+    throw new CliError(
+      `${path}: permissions.defaultMode ${JSON.stringify(p.defaultMode)} is another agent's name: here it is "${peer}" (one of ${modes.join(', ')})`,
+    );
   const mode = oneOf<PermissionMode>(p.defaultMode, modes, `${path}: permissions.defaultMode`);
   if (mode !== undefined && checked.permissions) checked.permissions.defaultMode = mode;
   if (p.keepGrants !== undefined) {

@@ -47,3 +47,50 @@ export function closestWord(word: string, known: readonly string[]): string | un
   const prefixed = known.filter((candidate) => typed.length >= 3 && candidate.startsWith(typed));
   return prefixed.length === 1 ? prefixed[0] : undefined;
 }
+
+/**
+ * Other agents' options a user brings along (Claude Code, Codex CLI, Gemini CLI), with what
+ * does that here; said in the unknown-option message instead of a guess by spelling.
+ */
+const peerOptions: Record<string, string> = {
+  '--dangerously-skip-permissions': '--mode full-access (Claude Code’s flag)',
+  '--permission-mode': '--mode (default, read-only, workspace-write, full-access, plan)',
+  '--allowedTools': '--allow <rule> (repeatable)',
+  '--allowed-tools': '--allow <rule> (repeatable)',
+  '--disallowedTools': '--deny <rule> (repeatable)',
+  '--disallowed-tools': '--deny <rule> (repeatable)',
+  '--system-prompt': '--system <text>',
+  '--append-system-prompt': '--system <text> (or AGENTS.md in the project)',
+  '--full-auto': '--mode workspace-write (Codex’s flag)',
+  '--yolo': '--mode full-access --sandbox off',
+  '--dangerously-bypass-approvals-and-sandbox': '--mode full-access --sandbox off',
+  '--ask-for-approval': '--mode (default asks; read-only, workspace-write, full-access ask less)',
+  '--approval-mode': '--mode',
+  '--sandbox-mode': '--sandbox auto|required|off',
+  '-m': '--model <id>',
+  '-C': '--cwd <dir>',
+  '--cd': '--cwd <dir>',
+};
+
+/** What another agent's option is called here (`--dangerously-skip-permissions` → `--mode full-access`). */
+export function peerOption(option: string): string | undefined {
+  return Object.hasOwn(peerOptions, option) ? peerOptions[option] : undefined;
+}
+
+/** Other agents' permission modes, by the mode here that does the same. */
+const peerModes: Record<string, string> = {
+  acceptEdits: 'workspace-write',
+  bypassPermissions: 'full-access',
+  dontAsk: 'full-access',
+  'auto-edit': 'workspace-write',
+  'full-auto': 'workspace-write',
+  yolo: 'full-access',
+  suggest: 'default',
+  'on-request': 'default',
+  never: 'full-access',
+};
+
+/** The mode here for another agent's mode name (Claude Code's `acceptEdits` → `workspace-write`). */
+export function peerMode(mode: string): string | undefined {
+  return Object.hasOwn(peerModes, mode) ? peerModes[mode] : undefined;
+}
