@@ -134,6 +134,20 @@ for (const [signal, code] of [
   });
 }
 
+// A reader that went away (`agent demo | head`, `agent -p … | head -1`) is a SIGPIPE for a C
+// program; for Node an 'error' event that, unhandled, printed a stack and left a running demo's
+// temp folders behind. Stop as for SIGTERM instead: a run stops cleanly, clean-up runs. Writes
+// after that fail the same way and are ignored.
+let readerGone = false;
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (readerGone) return;
+    if (error.code !== 'EPIPE') throw error;
+    readerGone = true;
+    process.emit('SIGTERM', 'SIGTERM');
+  });
+}
+
 const code = await main(process.argv.slice(2));
 // Exit explicitly: a provider's keep-alive socket or a stdin handle must not keep a finished CLI alive.
 process.exit(code);

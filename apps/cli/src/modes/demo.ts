@@ -142,6 +142,13 @@ export async function runDemo(
   const outside = await mkdtemp(
     join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'agent-demo-outside-'),
   );
+  // Ctrl-C (or a closed terminal, SIGTERM) stops the run and lets the clean-up below remove the
+  // temp folders: ending the process at once, as the CLI does where nothing is running, left
+  // /tmp/agent-demo-* behind on every interrupted demo.
+  const interrupted = new AbortController();
+  const stop = () => interrupted.abort(new Error('interrupted'));
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, stop);
   const backgroundTasks = new BackgroundTasks();
   const transcript = new Transcript({ write });
   const sandbox = createSandbox({
@@ -206,7 +213,11 @@ export async function runDemo(
     transcript.line(`bash: ${sandbox.describe()}`);
     const prompt = codeMode ? codeModeDemoPrompt : 'Fix the TODO in this project and leave a note.';
     transcript.line(`\n> ${prompt}\n`);
-    const result = await agent.run(prompt).result;
+    const result = await agent.run(prompt, { signal: interrupted.signal }).result;
+    if (result.stopReason === 'aborted') {
+      transcript.line('\n(interrupted: the demo stopped and its temporary workspace is removed)');
+      return result;
+    }
     if (codeMode) {
       transcript.line(`\nstop reason: ${result.stopReason} after ${result.turns} turns`);
       transcript.line(meter.summary());
@@ -222,6 +233,7 @@ export async function runDemo(
     transcript.line(nextStep(''));
     return result;
   } finally {
+    for (const signal of signals) process.off(signal, stop);
     await backgroundTasks.close();
     await sandbox.close();
     await rm(workspace, { recursive: true, force: true });

@@ -1,6 +1,9 @@
 // A new user at a real terminal (tmux): Ctrl-C at each question the CLI asks before a session
-// starts ends it quietly with 130 and starts nothing, and `agent mcp serve` typed at a terminal
+// starts ends it quietly with 130 and starts nothing; the demo stopped by Ctrl-C or by a reader
+// that goes away (`| head`) removes its temp folders (a real process); and `agent mcp serve` typed at a terminal
 // says it waits for a client instead of sitting there silent.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,7 +27,6 @@ async function scratch(): Promise<string> {
 }
 
 beforeAll(() => assertBuilt());
-beforeEach(skipWithout('tmux'));
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -49,6 +51,7 @@ const exited = (tmux: TmuxSession) =>
   );
 
 describe('Ctrl-C before the session starts', () => {
+  beforeEach(skipWithout('tmux'));
   it('at the list of sessions to resume: exit 130, no stack, the session files untouched', async () => {
     const dir = await scratch();
     const home = join(dir, 'home');
@@ -132,7 +135,53 @@ describe('Ctrl-C before the session starts', () => {
   });
 });
 
+describe('agent demo cut short', () => {
+  /** Starts the demo and resolves with its workspace once the line naming it is out. */
+  async function startDemo() {
+    const child = spawn(process.execPath, [cliPath, 'demo'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => {
+      child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const workspace = await new Promise<string>((resolve) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const found = /workspace: (\S+) \(removed afterwards\)/.exec(stdout);
+        if (found?.[1] !== undefined) resolve(found[1]);
+      });
+    });
+    expect(existsSync(workspace)).toBe(true);
+    return { child, workspace, output: () => ({ stdout, stderr }) };
+  }
+
+  it('Ctrl-C (SIGINT) stops it: exit 130, its temporary workspace removed', async () => {
+    const demo = await startDemo();
+    demo.child.kill('SIGINT');
+    const [code] = (await once(demo.child, 'close')) as [number];
+    expect(code).toBe(130);
+    expect(existsSync(demo.workspace)).toBe(false);
+    expect(demo.output().stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
+  it('a reader that goes away (agent demo | head -2): no EPIPE stack, workspace removed', async () => {
+    const demo = await startDemo();
+    demo.child.stdout.destroy();
+    const [code] = (await once(demo.child, 'close')) as [number];
+    expect(code).toBe(130);
+    expect(demo.output().stderr).toBe('');
+    expect(existsSync(demo.workspace)).toBe(false);
+  });
+});
+
 describe('agent mcp serve typed at a terminal', () => {
+  beforeEach(skipWithout('tmux'));
   it('says it waits for an MCP client and how one starts it; Ctrl-C stops it', async () => {
     const dir = await scratch();
     const tmux = start(['mcp', 'serve', '--cwd', dir], {
