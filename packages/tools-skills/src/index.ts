@@ -8,8 +8,11 @@ export {
 export {
   defaultSkillRoots,
   discoverSkills,
+  maxSkillFileBytes,
   parseSkillFile,
+  readSkillFile,
   type Skill,
   type SkillDiscovery,
+  SkillFileError,
   skillFiles,
 } from './skills.js';

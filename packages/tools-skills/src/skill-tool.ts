@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { type AnyAgentTool, defineTool, renameArguments, ToolError } from '@agent/core';
 import * as z from 'zod';
 import {
   defaultSkillRoots,
   discoverSkills,
   parseSkillFile,
+  readSkillFile,
   type Skill,
   type SkillDiscovery,
   skillFiles,
@@ -86,7 +86,7 @@ export function createSkillTool(skills: readonly Skill[]): AnyAgentTool {
       }
       let text: string;
       try {
-        text = await readFile(skill.file, 'utf8');
+        text = await readSkillFile(skill.dir, skill.file);
       } catch (error) {
         throw new ToolError(
           `Skill "${name}" cannot be read any more (${(error as Error).message})`,

@@ -1,4 +1,5 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -7,7 +8,10 @@ import { parse as parseYaml } from 'yaml';
 export interface Skill {
   /** From the front matter: lowercase letters, digits and hyphens, at most 64 characters. */
   name: string;
-  /** From the front matter: what the skill does and when to use it (at most 1,024 characters). */
+  /**
+   * From the front matter: what the skill does and when to use it (at most 1,024 characters),
+   * as one line: line breaks, control and bidirectional-override characters become spaces.
+   */
   description: string;
   /** The skill's folder (absolute, symlinks resolved). */
   dir: string;
@@ -27,6 +31,74 @@ export interface SkillDiscovery {
 }
 
 const namePattern = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Largest `SKILL.md` read (1 MiB): the convention asks for a few thousand words at most. */
+export const maxSkillFileBytes = 1024 * 1024;
+
+/** Why a `SKILL.md` cannot be read: not a regular file, too large, or a link out of its folder. */
+export class SkillFileError extends Error {
+  override readonly name = 'SkillFileError';
+}
+
+/**
+ * Reads a skill's `SKILL.md` from a folder that may be hostile (a cloned repository's
+ * `.claude/skills`): only a regular file inside the skill's own folder (symlinks resolved), at
+ * most {@link maxSkillFileBytes}. A FIFO or device must not hang or flood the reader, and a link
+ * to `~/.ssh/…` must not turn a secret into instructions.
+ */
+export async function readSkillFile(dir: string, file: string): Promise<string> {
+  const [realDir, realFile] = await Promise.all([realpath(dir), realpath(file)]);
+  const inside = path.relative(realDir, realFile);
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside))
+    throw new SkillFileError(`it links outside its skill folder (to ${realFile})`);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the path was resolved.
+  const handle = await open(
+    realFile,
+    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0),
+  );
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new SkillFileError('it is not a regular file');
+    if (info.size > maxSkillFileBytes)
+      throw new SkillFileError(`it is ${info.size} bytes (at most ${maxSkillFileBytes})`);
+    // Read to the cap, not to the size stat gave: a file growing meanwhile is cut, not followed.
+    const buffer = Buffer.alloc(maxSkillFileBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxSkillFileBytes)
+      throw new SkillFileError(`it is larger than ${maxSkillFileBytes} bytes`);
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Whether a character would break the tool's one-line-per-skill listing or hide text: C0 and C1
+ * controls, DEL, line and paragraph separators, bidirectional marks, overrides and isolates.
+ */
+function unprintable(code: number): boolean {
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x061c ||
+    code === 0x200e ||
+    code === 0x200f ||
+    (code >= 0x2028 && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/** A description as one printable line: what the tool's listing shows. */
+function oneLine(description: string): string {
+  let line = '';
+  for (const character of description)
+    line += unprintable(character.charCodeAt(0)) ? ' ' : character;
+  return line.replace(/\s+/g, ' ').trim();
+}
 const maxNameLength = 64;
 const maxDescriptionLength = 1024;
 
@@ -72,7 +144,7 @@ function checkFields(frontMatter: Record<string, unknown>): string | undefined {
   if (typeof name !== 'string' || name === '') return 'the front matter has no "name"';
   if (name.length > maxNameLength || !namePattern.test(name))
     return `"name: ${name}" must be lowercase letters, digits and single hyphens (at most ${maxNameLength})`;
-  if (typeof description !== 'string' || description.trim() === '')
+  if (typeof description !== 'string' || oneLine(description) === '')
     return 'the front matter has no "description"';
   if (description.length > maxDescriptionLength)
     return `its description is ${description.length} characters (at most ${maxDescriptionLength})`;
@@ -101,8 +173,12 @@ export async function discoverSkills(roots: readonly string[]): Promise<SkillDis
       let text: string;
       try {
         if (!(await stat(path.join(root, entry))).isDirectory()) continue;
-        text = await readFile(file, 'utf8');
+        text = await readSkillFile(path.join(root, entry), file);
       } catch (error) {
+        if (error instanceof SkillFileError) {
+          warnings.push(`${file}: skipped, ${error.message}`);
+          continue;
+        }
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
           warnings.push(`${file}: skipped, it cannot be read (${(error as Error).message})`);
         continue;
@@ -127,7 +203,7 @@ export async function discoverSkills(roots: readonly string[]): Promise<SkillDis
         continue;
       }
       const dir = await realpath(path.join(root, entry));
-      byName.set(name, { name, description: description.trim(), dir, file, root, metadata });
+      byName.set(name, { name, description: oneLine(description), dir, file, root, metadata });
     }
   }
   const skills = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
