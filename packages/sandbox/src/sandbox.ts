@@ -15,9 +15,11 @@ import {
 } from './bubblewrap-command.js';
 import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
+import { findRepositories, gitEntryPaths } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
-import { defaultSecretPaths, environmentFilePaths, secretMasks } from './secret-paths.js';
+import { defaultSecretPaths, environmentFilePaths, isInside, secretMasks } from './secret-paths.js';
+import { startupFilesToProtect } from './startup-files.js';
 
 /** `auto`: sandbox where available, else run unsandboxed with a warning; `required`: refuse without it; `off`: never. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -49,13 +51,23 @@ export interface SandboxOptions {
    */
   hideEnvironmentFiles?: boolean;
   /**
-   * Keep the `.git` directory of each writable root read-only [true]. A command that may write
+   * Keep every repository in the writable roots read-only [true]: each root's `.git`, and those
+   * nested below it (found once, when the sandbox is created, within `repositorySearchLimits`;
+   * `node_modules` is not searched) — `.git` directories and files, bare repositories, and the
+   * git directories a `.git` file or link points to inside the roots. A command that may write
    * there can make the user's own git, run later outside the sandbox (a shell prompt runs `git
    * status` in every directory it shows), run anything: `core.fsmonitor` in `.git/config`, a hook,
    * or a `.git/commondir` that points git at a configuration of the command's making. Reading
    * git (status, log, diff) still works; committing in the sandbox does not (asked outside it).
    */
   protectGitDirectories?: boolean;
+  /**
+   * When a writable root is the home directory or holds it, keep the user's startup files
+   * read-only (`homeStartupFiles`: `.bashrc`, `.profile`, `.zshrc`, `.config/fish`, `.gitconfig`,
+   * `.ssh/config`, `.npmrc`, `~/.local/bin`, …): what is written there runs with the user's next
+   * shell, git or login [true].
+   */
+  protectStartupFiles?: boolean;
   /**
    * Unix sockets the processes may connect to (absolute paths; bound in even from under the
    * private `/tmp` and `/run`). Without any, creating a Unix-domain socket fails (EPERM). The
@@ -212,7 +224,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       ? []
       : environmentFilePaths({ roots: writableRoots, home })),
   ];
-  const protectGit = options.protectGitDirectories !== false;
+  const protectGit = options.protectGitDirectories !== false && bubblewrap !== undefined;
+  const protectStartup = options.protectStartupFiles !== false && bubblewrap !== undefined;
+  // Repositories nested in the workspace are searched for once, here (bounded); the roots' own
+  // `.git` is looked up per command, so a repository made at a root since is protected too.
+  const nestedRepositories = protectGit ? findRepositories(writableRoots) : { paths: [] };
+  if (nestedRepositories.incomplete !== undefined) {
+    limitations.push(
+      `the search for git repositories inside the writable roots ${nestedRepositories.incomplete}: a .git below where it stopped is writable`,
+    );
+  }
+  const currentReadOnly = (): string[] => [
+    ...(protectGit ? currentGitPaths(writableRoots, nestedRepositories.paths) : []),
+    ...(protectStartup ? startupFilesToProtect(home, writableRoots) : []),
+  ];
   const currentMasks = () =>
     bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
   const status: SandboxStatus = {
@@ -262,7 +287,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
       writableRoots,
-      readOnlyInside: protectGit ? gitDirectoriesOf(writableRoots) : [],
+      readOnlyInside: currentReadOnly(),
       masks,
       allowUnixSockets,
     });
@@ -367,14 +392,21 @@ function isInsideRoot(root: string, entry: string): boolean {
 }
 
 /**
- * The `.git` directories of `roots` (a real directory, not a link, looked up per command: a
- * repository made since is protected too). A `.git` file (a worktree, a submodule) points outside
- * the root or into a protected directory.
+ * What keeps the repositories of `roots` as they are, for the next command: each root's `.git`
+ * (directory, file or link; looked up now) with what it points to inside the roots, and the
+ * nested ones found when the sandbox was created that still exist — each path once, none inside
+ * another.
  */
-function gitDirectoriesOf(roots: readonly string[]): string[] {
-  return roots
-    .map((root) => path.join(root, '.git'))
-    .filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false })?.isDirectory() === true);
+function currentGitPaths(roots: readonly string[], nested: readonly string[]): string[] {
+  const paths = [
+    ...roots.flatMap((root) => gitEntryPaths(path.join(root, '.git'), roots)),
+    ...nested.filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined),
+  ];
+  const kept: string[] = [];
+  for (const candidate of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
+    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
+  }
+  return kept;
 }
 
 function realPathOf(entry: string): string {

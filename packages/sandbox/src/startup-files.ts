@@ -1,0 +1,93 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isInside } from './secret-paths.js';
+
+/**
+ * What the user's own programs run or obey later, outside the sandbox, relative to the home
+ * directory: shell startup files (a line appended to `.bashrc` runs in the user's next shell),
+ * the user's git and ssh configuration (`core.fsmonitor`, `ProxyCommand`), package-manager
+ * configuration (`script-shell`, `onload-script`), editors and terminal multiplexers that run
+ * their configuration, what runs at login (systemd user units, desktop autostart, environment.d),
+ * and the per-user `bin` directories on `PATH` (a `git` planted there shadows the real one).
+ * Only reached when a writable root is the home directory or holds it: otherwise the home is
+ * read-only inside as a whole.
+ */
+export const homeStartupFiles: readonly string[] = [
+  // Shells.
+  '.profile',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.bashrc.d',
+  '.zshenv',
+  '.zshrc',
+  '.zprofile',
+  '.zlogin',
+  '.zlogout',
+  '.oh-my-zsh',
+  '.config/fish',
+  '.kshrc',
+  '.mkshrc',
+  '.cshrc',
+  '.tcshrc',
+  '.login',
+  '.logout',
+  '.inputrc',
+  '.config/nushell',
+  '.config/starship.toml',
+  // Git, ssh, package managers.
+  '.gitconfig',
+  '.config/git',
+  '.ssh/config',
+  '.ssh/rc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.config/direnv',
+  '.local/share/direnv/allow',
+  // Editors and terminal multiplexers that run their configuration.
+  '.vimrc',
+  '.vim',
+  '.exrc',
+  '.config/nvim',
+  '.emacs',
+  '.emacs.d',
+  '.tmux.conf',
+  '.config/tmux',
+  '.screenrc',
+  // What runs at login.
+  '.xprofile',
+  '.xinitrc',
+  '.xsession',
+  '.xsessionrc',
+  '.pam_environment',
+  '.config/environment.d',
+  '.config/systemd/user',
+  '.config/autostart',
+  // Programs found on PATH before the system's.
+  'bin',
+  '.local/bin',
+];
+
+/**
+ * The startup files of `home` ({@link homeStartupFiles}) that exist now and lie inside a writable
+ * root, to bind read-only over themselves. A symbolic link (a dotfile manager's) is resolved: the
+ * mount lands on its target, which is kept when it lies inside a root.
+ */
+export function startupFilesToProtect(home: string, writableRoots: readonly string[]): string[] {
+  if (!writableRoots.some((root) => isInside(root, home))) return [];
+  const paths = new Set<string>();
+  for (const relative of homeStartupFiles) {
+    const entry = path.join(home, relative);
+    if (fs.lstatSync(entry, { throwIfNoEntry: false }) === undefined) continue;
+    let target: string;
+    try {
+      target = fs.realpathSync(entry);
+    } catch {
+      continue; // a dangling link: nothing to protect, and nothing a mount could land on
+    }
+    if (writableRoots.some((root) => isInside(root, target))) paths.add(target);
+  }
+  return [...paths];
+}
