@@ -489,3 +489,73 @@ export const gitPlantingAttempts: Attempt[] = [
     script: 'echo ok > "$WS/written.txt" && rm "$WS/written.txt" && echo WORKS',
   },
 ];
+
+/**
+ * Class 5, nested: repositories below the workspace's top level (a vendored one, one deep down, a
+ * bare one, one whose git directory lives elsewhere in the workspace) are as protected as its own.
+ */
+export const nestedGitAttempts: Attempt[] = [
+  {
+    name: 'core.fsmonitor in a nested repository’s config (vendored, deep, bare, separate git dir)',
+    evidence: /Read-only file system/,
+    script:
+      'for c in vendor/lib/.git/config a/b/c/d/deep/.git/config mirror.git/config store/separate.git/config; do printf "[core]\\n\\tfsmonitor = touch $OUT/pwned\\n" >> "$WS/$c" && echo "ESCAPED $c"; done; git -C "$WS/vendor/lib" config core.fsmonitor "touch $OUT/pwned" && echo ESCAPED; true',
+  },
+  {
+    name: 'a hook in a nested repository',
+    evidence: /Read-only file system/,
+    script:
+      'for h in vendor/lib/.git/hooks a/b/c/d/deep/.git/hooks mirror.git/hooks store/separate.git/hooks; do printf "#!/bin/sh\\ntouch $OUT/pwned\\n" > "$WS/$h/post-checkout" && echo "ESCAPED $h"; done; true',
+  },
+  {
+    name: 'point a nested .git file at a directory of the command’s making, or swap a nested .git',
+    evidence: /Read-only file system|busy/,
+    script:
+      'mkdir -p "$WS/evil" && echo "gitdir: $WS/evil" > "$WS/separate/.git" && echo ESCAPED; mv "$WS/vendor/lib/.git" "$WS/vendor/lib/.git-old" && echo ESCAPED; rm -rf "$WS/a/b/c/d/deep/.git" 2>&1 | head -1; [ -d "$WS/a/b/c/d/deep/.git" ] || echo ESCAPED; rm -rf "$WS/evil"; true',
+  },
+  {
+    name: 'git reads a nested repository, and its work tree is writable',
+    kind: 'works',
+    script:
+      'git -C "$WS/vendor/lib" status --short >/dev/null && git -C "$WS/separate" status --short >/dev/null && echo x > "$WS/vendor/lib/file" && rm "$WS/vendor/lib/file" && echo WORKS',
+  },
+];
+
+/** The home's startup files the fixture makes (valid for bash, fish and git alike). */
+export const homeStartupFixture = ['.bashrc', '.profile', '.gitconfig', '.config/fish/config.fish'];
+
+/**
+ * Class 6: a workspace that is the home directory. What the user's next shell, git or login
+ * runs stays read-only; the rest of the home is the command's to write.
+ */
+export const startupFileAttempts: Attempt[] = [
+  {
+    name: 'append to the shells’ startup files',
+    evidence: /Read-only file system/,
+    script:
+      'for f in .bashrc .profile .config/fish/config.fish; do echo "touch $OUT/pwned" >> "$HOME/$f" && echo "ESCAPED $f"; done; true',
+  },
+  {
+    name: 'git config --global (~/.gitconfig)',
+    // git writes a lock file beside it, then renames it over the mount point.
+    evidence: /could not write config file .*: Device or resource busy/,
+    script: 'git config --global core.fsmonitor "touch $OUT/pwned" && echo ESCAPED; true',
+  },
+  {
+    name: 'replace a startup file (remove, rename, write a new one over it)',
+    evidence: /busy|Read-only file system/,
+    script:
+      'rm -f "$HOME/.bashrc" && echo ESCAPED; mv "$HOME/.profile" "$HOME/.profile-old" && echo ESCAPED; cp "$HOME/.profile" "$HOME/.profile-new" && mv -f "$HOME/.profile-new" "$HOME/.profile" && echo ESCAPED; rm -f "$HOME/.profile-new"; true',
+  },
+  {
+    name: 'a program planted in ~/.local/bin, on the PATH',
+    evidence: /Read-only file system/,
+    script:
+      'printf "#!/bin/sh\\ntouch $OUT/pwned\\n" > "$HOME/.local/bin/git" && echo ESCAPED; true',
+  },
+  {
+    name: 'the rest of the home is writable',
+    kind: 'works',
+    script: 'echo ok > "$HOME/notes.txt" && rm "$HOME/notes.txt" && echo WORKS',
+  },
+];

@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Attempt } from './escape-attempts.js';
-import { ancestorSecretFiles, homeSecretFiles } from './escape-attempts.js';
+import { ancestorSecretFiles, homeSecretFiles, homeStartupFixture } from './escape-attempts.js';
 
 /** A user the runner runs as. */
 export interface RunnerUser {
@@ -37,6 +37,8 @@ export interface Fixture {
 }
 
 export const victimText = 'original\n';
+/** What each startup file of the fixture's home holds (a comment to bash, fish and git). */
+export const startupFileText = '# original\n';
 export const socketGreeting = 'SECRET-SOCKET-GREETING\n';
 
 /** Builds the fixture under `parent` (outside /tmp and /run), owned by `user`. */
@@ -56,6 +58,21 @@ export async function makeFixture(parent: string, user: RunnerUser): Promise<Fix
   // The workspace is a repository: what a command writes in its .git runs later with the user's git.
   execFileSync('git', ['init', '-q', workspace]);
   write(path.join(workspace, '.git', 'hooks', 'pre-commit.sample'), '#!/bin/sh\n');
+  // Repositories nested in it: vendored, deep, bare, and one whose git directory is elsewhere in it.
+  for (const nested of ['vendor/lib', 'a/b/c/d/deep']) {
+    execFileSync('git', ['init', '-q', path.join(workspace, nested)]);
+  }
+  execFileSync('git', ['init', '-q', '--bare', path.join(workspace, 'mirror.git')]);
+  fs.mkdirSync(path.join(workspace, 'store'));
+  execFileSync('git', [
+    'init',
+    '-q',
+    `--separate-git-dir=${path.join(workspace, 'store', 'separate.git')}`,
+    path.join(workspace, 'separate'),
+  ]);
+  // The home's startup files, for the run whose workspace is the home.
+  for (const file of homeStartupFixture) write(path.join(home, file), startupFileText);
+  fs.mkdirSync(path.join(home, '.local', 'bin'), { recursive: true });
   write(path.join(outside, 'victim.txt'), victimText);
   if (user.uid !== undefined) chownTree(base, user.uid, user.gid ?? user.uid);
   // Secrets private to their owner: without the sandbox only that user could read them.

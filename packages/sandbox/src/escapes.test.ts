@@ -11,8 +11,11 @@ import {
   capabilityAttempts,
   descriptorAttempts,
   gitPlantingAttempts,
+  homeStartupFixture,
+  nestedGitAttempts,
   secretAttempts,
   socketAttempts,
+  startupFileAttempts,
 } from './escape-attempts.js';
 import {
   type Fixture,
@@ -25,6 +28,7 @@ import {
   type RunReport,
   runAs,
   socketGreeting,
+  startupFileText,
   syscallNumbers,
   victimText,
 } from './escape-harness.js';
@@ -93,12 +97,19 @@ const networks = (
   { ...entry, label: `${entry.label}, long-lived sandbox`, host: true },
 ]);
 
+/** Runs whose workspace is the home directory, in a sandbox per attempt and in a long-lived one. */
+const homeWorkspaces = [
+  { label: 'the home as the workspace', host: false },
+  { label: 'the home as the workspace, long-lived sandbox', host: true },
+];
+
 const attackAttempts: readonly Attempt[] = [
   ...capabilityAttempts,
   ...socketAttempts,
   ...secretAttempts,
   ...descriptorAttempts,
   ...gitPlantingAttempts,
+  ...nestedGitAttempts,
   {
     name: 'the proxy relay (socat, outside the filter) is out of sight and reach',
     script: `ps ax -o pid=,args= | grep '[s]ocat' && echo ESCAPED; true`,
@@ -191,7 +202,16 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
           : []),
       ],
     }));
-    reports = await runAs(user, runner, fixture, runs);
+    // A workspace that is the home directory: its startup files stay read-only.
+    const homeRuns: RunnerRun[] = homeWorkspaces.map(({ label, host: inHost }) => ({
+      label,
+      host: inHost,
+      options: { writableRoots: [fixture.home] },
+      cwd: fixture.home,
+      env,
+      attempts: startupFileAttempts,
+    }));
+    reports = await runAs(user, runner, fixture, [...runs, ...homeRuns]);
     // ESCAPE_REPORT=dir keeps what every attempt printed, to read why each one failed.
     const keep = process.env.ESCAPE_REPORT;
     if (keep !== undefined) {
@@ -244,6 +264,26 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
             kind: 'works' as const,
             script: 'touch "$WS/.git/control-marker" && rm "$WS/.git/control-marker" && echo WORKS',
           },
+          {
+            name: 'write in a nested .git',
+            kind: 'works' as const,
+            script:
+              'touch "$WS/vendor/lib/.git/control-marker" && rm "$WS/vendor/lib/.git/control-marker" && echo WORKS',
+          },
+        ],
+      },
+      {
+        label: 'no startup file protection',
+        options: { writableRoots: [fixture.home], protectStartupFiles: false },
+        cwd: fixture.home,
+        env,
+        attempts: [
+          {
+            name: 'write ~/.bashrc',
+            kind: 'works' as const,
+            script:
+              'cp "$HOME/.bashrc" "$HOME/.bashrc-saved" && echo "# control" >> "$HOME/.bashrc" && mv "$HOME/.bashrc-saved" "$HOME/.bashrc" && echo WORKS',
+          },
         ],
       },
     ]);
@@ -283,6 +323,9 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     it.each(gitPlantingAttempts)('planting in .git: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
+    it.each(nestedGitAttempts)('planting in a nested repository: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
     it.each(attackAttempts.slice(-1))('proxy relay: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
@@ -313,9 +356,65 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     );
   });
 
-  it('control: without protectGitDirectories, .git is writable (the attempts above could succeed)', () => {
+  describe.each(homeWorkspaces)('$label', ({ label }) => {
+    const report = () => {
+      const found = reports.find((entry) => entry.label === label);
+      if (found === undefined) throw new Error(`no report for ${label}`);
+      return found;
+    };
+    it('is active with nothing it cannot enforce', () => {
+      expect(report().status.active).toBe(true);
+      expect(report().status.limitations).toEqual([]);
+    });
+    it.each(startupFileAttempts)('startup files: $name', (attempt) => {
+      expectNoEscape(report(), attempt);
+    });
+  });
+
+  it('the nested repositories are as they were: no fsmonitor, no hook, the .git file unchanged', () => {
+    const workspace = fixture.workspace;
+    for (const config of [
+      'vendor/lib/.git/config',
+      'a/b/c/d/deep/.git/config',
+      'mirror.git/config',
+      'store/separate.git/config',
+    ]) {
+      expect(fs.readFileSync(path.join(workspace, config), 'utf8'), config).not.toMatch(
+        /fsmonitor/,
+      );
+    }
+    for (const hooks of [
+      'vendor/lib/.git/hooks',
+      'a/b/c/d/deep/.git/hooks',
+      'mirror.git/hooks',
+      'store/separate.git/hooks',
+    ]) {
+      expect(fs.readdirSync(path.join(workspace, hooks)), hooks).not.toContain('post-checkout');
+    }
+    expect(fs.readFileSync(path.join(workspace, 'separate/.git'), 'utf8')).toBe(
+      `gitdir: ${path.join(workspace, 'store/separate.git')}\n`,
+    );
+    expect(fs.existsSync(path.join(workspace, 'vendor/lib/.git-old'))).toBe(false);
+  });
+
+  it('the home’s startup files are as they were, and nothing was planted in ~/.local/bin', () => {
+    for (const file of homeStartupFixture) {
+      expect(fs.readFileSync(path.join(fixture.home, file), 'utf8'), file).toBe(startupFileText);
+    }
+    expect(fs.readdirSync(path.join(fixture.home, '.local/bin'))).toEqual([]);
+    expect(fs.existsSync(path.join(fixture.home, '.profile-old'))).toBe(false);
+  });
+
+  it('control: without protectGitDirectories, .git and the nested ones are writable (the attempts above could succeed)', () => {
     const control = controls[3];
-    expect(control?.results[0]?.output).toContain('WORKS');
+    expect(control?.results.map((result) => result.output)).toEqual([
+      expect.stringContaining('WORKS'),
+      expect.stringContaining('WORKS'),
+    ]);
+  });
+
+  it('control: without protectStartupFiles, ~/.bashrc is writable', () => {
+    expect(controls[4]?.results[0]?.output).toContain('WORKS');
   });
 
   it('the host is untouched: no write outside, the outside process alive, no connection to the host sockets', () => {

@@ -8,6 +8,8 @@ export interface FailureContext {
   network: SandboxNetwork;
   hiddenPaths: readonly string[];
   unixSockets: 'blocked' | 'allowed' | 'open';
+  /** The home's startup files kept read-only inside a writable root [none]. */
+  startupFiles?: readonly string[];
 }
 
 const networkFailure =
@@ -21,11 +23,17 @@ const unixSocketFailure =
 /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
 export function explainFailure(output: string, context: FailureContext): string | undefined {
   const { writableRoots, network } = context;
-  if (
-    /\.git\/[^\n]*(Read-only file system|EROFS)|(Read-only file system|EROFS)[^\n]*\.git\//.test(
-      output,
-    )
-  )
+  const home = os.homedir();
+  // A write refused by a read-only mount inside a writable root: EROFS, or EBUSY for a rename
+  // or removal of the mount point itself (git renames its lock file over the config).
+  const refused = /Read-only file system|EROFS|Device or resource busy|EBUSY/;
+  const startupFile = (context.startupFiles ?? []).find((file) =>
+    output.split('\n').some((line) => refused.test(line) && mentions(line, file, home)),
+  );
+  if (startupFile !== undefined) {
+    return `Blocked by the sandbox: the home's startup files (${startupFile}, .bashrc, .profile, .gitconfig, …) are read-only inside it, even in a writable root (what is written there runs with the user's next shell, git or login). Change them outside the sandbox (dangerouslyDisableSandbox: asked).`;
+  }
+  if (output.split('\n').some((line) => refused.test(line) && /\.git(\/|\b|$)/.test(line)))
     return "Blocked by the sandbox: a repository's .git is read-only inside it (what is written there runs later with the user's git). Commit, branch or configure git outside the sandbox (dangerouslyDisableSandbox: asked).";
   if (/Read-only file system|EROFS/.test(output)) {
     return `Blocked by the sandbox: writes outside ${writableRoots.join(', ')} and /tmp are not allowed. Running outside the sandbox is a separate permission (dangerouslyDisableSandbox).`;
@@ -41,7 +49,6 @@ export function explainFailure(output: string, context: FailureContext): string 
   if (/Bad system call/.test(output)) {
     return 'Blocked by the sandbox: a system call of another architecture (a 32-bit program, or int 0x80) ended the process.';
   }
-  const home = os.homedir();
   if (
     context.hiddenPaths.some((secret) => {
       if (output.includes(secret)) return true;
@@ -52,4 +59,13 @@ export function explainFailure(output: string, context: FailureContext): string 
     return 'Blocked by the sandbox: credential paths are hidden from commands.';
   }
   return undefined;
+}
+
+/** Whether `line` names `file`: absolutely, as `~/…`, or relative to the home (run from there). */
+function mentions(line: string, file: string, home: string): boolean {
+  if (line.includes(file)) return true;
+  const relative = path.relative(home, file);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  const escaped = relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[\\s'"‘\`])(~/)?${escaped}([/\\s'"’:]|$)`).test(line);
 }

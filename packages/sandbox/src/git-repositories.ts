@@ -14,14 +14,14 @@ export interface RepositorySearchLimits {
 
 /**
  * The defaults: a workspace of checkouts (`~/code/org/app/packages/lib/.git` is 4 levels down)
- * is covered whole; a tree of 10,000 directories (not counting `node_modules`) takes ~40 ms to
- * read on a loaded 2-core machine.
+ * is covered whole; reading a directory costs ~40 µs (376 ms for 9,597 on a loaded 2-core
+ * machine), so 10,000 directories fit in the time.
  */
-export const repositorySearchLimits: RepositorySearchLimits = {
+export const repositorySearchLimits: Readonly<RepositorySearchLimits> = Object.freeze({
   depth: 8,
   directories: 10_000,
   milliseconds: 400,
-};
+});
 
 /**
  * Directories the search does not enter: what package managers install there is theirs, never a
@@ -50,7 +50,7 @@ export interface RepositorySearch {
  */
 export function findRepositories(
   roots: readonly string[],
-  limits: RepositorySearchLimits = repositorySearchLimits,
+  limits: Readonly<RepositorySearchLimits> = repositorySearchLimits,
 ): RepositorySearch {
   const started = performance.now();
   const found = new Set<string>();
@@ -133,8 +133,7 @@ function pointedTo(entry: string, directory: boolean, roots: readonly string[]):
     gitDirectory = target;
   }
   const common = readStart(path.join(gitDirectory, 'commondir')).trim();
-  const commonDirectory =
-    common === '' ? undefined : realPath(path.resolve(gitDirectory, common));
+  const commonDirectory = common === '' ? undefined : realPath(path.resolve(gitDirectory, common));
   const paths = gitDirectory === entry ? [] : [gitDirectory];
   return [...paths, commonDirectory].filter(inRoots);
 }

@@ -1,4 +1,5 @@
 export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
+export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export {
   bubblewrapProblem,
   createSandbox,
@@ -24,3 +25,4 @@ export {
   seccompArchitecture,
 } from './seccomp-filter.js';
 export { defaultSecretPaths, environmentFilePaths, systemSecretPaths } from './secret-paths.js';
+export { homeStartupFiles } from './startup-files.js';

@@ -378,6 +378,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         network,
         hiddenPaths: status.hiddenPaths,
         unixSockets,
+        startupFiles: protectStartup ? startupFilesToProtect(home, writableRoots) : [],
       });
     },
     async close() {

@@ -19,6 +19,14 @@ export type OutputFormat = 'text' | 'json' | 'stream-json';
  */
 export type HooksSandboxSetting = 'untrusted-folders' | 'always' | 'off';
 
+/** The `sandboxProtect` setting: which protections inside the workspace stay on [all]. */
+export interface SandboxProtectSettings {
+  /** The workspace's repositories (`.git`, nested ones too) stay read-only in the sandbox [true]. */
+  git?: boolean;
+  /** The home's startup files stay read-only when the workspace holds the home [true]. */
+  startupFiles?: boolean;
+}
+
 /** What the command line asked for, validated. */
 export interface CliOptions {
   command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
@@ -88,6 +96,8 @@ export interface CliOptions {
   hooksSandbox?: HooksSandboxSetting;
   /** The user settings' `hooksSandboxNetwork`: the network of the hooks' sandbox [on]. */
   hooksSandboxNetwork?: 'on' | 'off';
+  /** The user settings' `sandboxProtect`: which of the bash sandbox's protections stay on [all]. */
+  sandboxProtect?: SandboxProtectSettings;
   /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
   passEnv?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */

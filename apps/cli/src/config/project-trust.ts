@@ -203,6 +203,11 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
+  // And sandboxProtect (only the user's file may hold it: a project cannot weaken the sandbox).
+  if (trusted && file.sandboxProtect !== undefined) {
+    const protect = file.sandboxProtect;
+    parts.push({ apply: (target) => Object.assign(target.sandboxProtect, protect) });
+  }
   // And hooksSandbox (only the user's file may hold it, as the hooks' "sandbox" key).
   if (trusted && file.hooksSandbox !== undefined) {
     const hooksSandbox = file.hooksSandbox;

@@ -17,7 +17,12 @@ import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
-import type { CliOptions, HooksSandboxSetting, ProviderName } from './args.js';
+import type {
+  CliOptions,
+  HooksSandboxSetting,
+  ProviderName,
+  SandboxProtectSettings,
+} from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
@@ -47,6 +52,11 @@ export interface SettingsFile {
   hooksSandbox?: HooksSandboxSetting;
   /** The network of the hooks' sandbox (user settings only) [on]. */
   hooksSandboxNetwork?: 'on' | 'off';
+  /**
+   * What the bash sandbox keeps read-only inside the workspace (user settings only): `git: false`
+   * lets commands commit, `startupFiles: false` lets them edit the home's startup files [both true].
+   */
+  sandboxProtect?: SandboxProtectSettings;
   /** Credential variables the tools' processes get anyway (user settings only). */
   passEnv?: string[];
   /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
@@ -92,6 +102,8 @@ export interface Settings {
   hooksSandbox: HooksSandboxSetting | undefined;
   /** `hooksSandboxNetwork` of the user settings. */
   hooksSandboxNetwork: 'on' | 'off' | undefined;
+  /** `sandboxProtect` of the user settings. */
+  sandboxProtect: SandboxProtectSettings;
   /** `passEnv` of the user settings. */
   passEnv: string[];
   mcpTimeout: number | undefined;
@@ -121,6 +133,7 @@ const topLevel = new Set([
   'hooks',
   'hooksSandbox',
   'hooksSandboxNetwork',
+  'sandboxProtect',
   'passEnv',
   'mcpTimeout',
   'sessions',
@@ -282,6 +295,8 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     `${path}: "hooksSandboxNetwork"`,
   );
   if (hooksNetwork !== undefined) checked.hooksSandboxNetwork = hooksNetwork;
+  if (record.sandboxProtect !== undefined)
+    checked.sandboxProtect = checkSandboxProtect(record.sandboxProtect, path);
   if (record.hooks !== undefined) {
     try {
       checked.hooks = parseHooksConfig(record.hooks, `${path}: hooks`);
@@ -289,6 +304,23 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
       if (error instanceof HooksConfigError) throw new CliError(error.message);
       throw error;
     }
+  }
+  return checked;
+}
+
+function checkSandboxProtect(value: unknown, path: string): SandboxProtectSettings {
+  const expected = `${path}: "sandboxProtect" must be an object like { "git": false, "startupFiles": true }`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(expected);
+  const checked: SandboxProtectSettings = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (key !== 'git' && key !== 'startupFiles')
+      throw new CliError(
+        `${path}: "sandboxProtect.${key}" is unknown (expected "git", "startupFiles")`,
+      );
+    if (typeof entry !== 'boolean')
+      throw new CliError(`${path}: "sandboxProtect.${key}" must be true or false`);
+    checked[key] = entry;
   }
   return checked;
 }
@@ -396,6 +428,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "codeMode" is read only from the user settings (${join(home, 'settings.json')})`,
       );
+    // A workspace must not weaken the sandbox its own commands run in.
+    if (file.sandboxProtect !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "sandboxProtect" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot weaken the sandbox its commands run in`,
+      );
     // Where your hooks run contained is yours to decide: a workspace cannot take a hook out.
     for (const key of ['hooksSandbox', 'hooksSandboxNetwork'] as const)
       if (file[key] !== undefined && scope !== 'user')
@@ -454,6 +491,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     if (file.hooks !== undefined) settings.hooks = mergeHooksConfigs(settings.hooks, file.hooks);
     settings.hooksSandbox = file.hooksSandbox ?? settings.hooksSandbox;
     settings.hooksSandboxNetwork = file.hooksSandboxNetwork ?? settings.hooksSandboxNetwork;
+    Object.assign(settings.sandboxProtect, file.sandboxProtect ?? {});
     settings.passEnv.push(...(file.passEnv ?? []));
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
@@ -483,6 +521,7 @@ export function emptySettings(): Settings {
     hooks: {},
     hooksSandbox: undefined,
     hooksSandboxNetwork: undefined,
+    sandboxProtect: {},
     passEnv: [],
     mcpTimeout: undefined,
     sessions: {},
@@ -520,6 +559,9 @@ export function applySettings(
     ...(settings.hooksSandboxNetwork === undefined
       ? {}
       : { hooksSandboxNetwork: settings.hooksSandboxNetwork }),
+    ...(Object.keys(settings.sandboxProtect).length === 0
+      ? {}
+      : { sandboxProtect: { ...settings.sandboxProtect } }),
     passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}

