@@ -331,6 +331,28 @@ describe('a path that is not what the flag needs', () => {
   });
 });
 
+describe('started by habit in the home directory or /', () => {
+  it('says the workspace is all of it and how to start in a project; a project folder gets no warning', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const project = join(home, 'project');
+    await mkdir(project, { recursive: true });
+    const script = await writeScript(dir, [{ text: 'ok' }, { text: 'ok' }, { text: 'ok' }]);
+    const env = cleanEnv({ HOME: home, AGENT_HOME: join(dir, 'agent-home') });
+    const run = (cwd: string) => runCli(['--scripted', script, '-p', 'hi'], { cwd, env });
+    const inHome = await run(home);
+    expect(inHome.code).toBe(0);
+    expect(inHome.stderr).toContain(`warning: the workspace is your home directory (${home})`);
+    expect(inHome.stderr).toContain('Start agent in a project folder (cd into it, or --cwd <dir>)');
+    const inRoot = await run('/');
+    expect(inRoot.code).toBe(0);
+    expect(inRoot.stderr).toContain('warning: the workspace is /, the whole file system');
+    const inProject = await run(project);
+    expect(inProject.code).toBe(0);
+    expect(inProject.stderr).not.toContain('warning: the workspace is');
+  });
+});
+
 describe('after the demo', () => {
   it('the next step names the CLI as it was run here (no agent on the PATH of a clone)', async () => {
     const run = await runCli(['demo']);

@@ -7,7 +7,7 @@
  */
 import { lstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { realFolder } from '@agent/workspace-trust';
 
 /** How the project root was found. */
@@ -96,4 +96,19 @@ export function projectRootNotice(folders: {
 }): string | undefined {
   if (realFolder(resolve(folders.cwd)) === folders.projectRoot) return undefined;
   return `project: ${folders.projectRoot} (its settings, hooks, AGENTS.md, .mcp.json, skills and agents apply; tools work in ${resolve(folders.cwd)})`;
+}
+
+/**
+ * A warning when the workspace is the file-system root or the home directory: the tools are
+ * confined to the workspace and bash writes only there, so started by habit in `~` or `/` they
+ * reach everything (Claude Code warns about the home directory the same way). `undefined` otherwise.
+ */
+export function wideWorkspaceNotice(cwd: string, home = homedir()): string | undefined {
+  const real = realFolder(resolve(cwd));
+  const how = 'Start agent in a project folder (cd into it, or --cwd <dir>)';
+  if (real === parse(real).root)
+    return `warning: the workspace is ${real}, the whole file system: the file tools reach every file you can read and bash may write wherever you can. ${how}.`;
+  if (real === realFolder(home))
+    return `warning: the workspace is your home directory (${real}): the file tools reach all of it and bash may write anywhere in it (your shell profile among them). ${how}.`;
+  return undefined;
 }

@@ -11,7 +11,7 @@ import {
 } from '@agent/core';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
-import { projectRootNotice } from '../config/project-root.js';
+import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
 import {
   createSession,
   deniedWithoutApproverExitCode,
@@ -225,6 +225,8 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     if (session.hooksSandbox !== undefined) writeErr(`hooks: ${session.hooksSandbox}\n`);
     const project = projectRootNotice(session);
     if (project !== undefined) writeErr(`${project}\n`);
+    const wide = wideWorkspaceNotice(session.cwd);
+    if (wide !== undefined) writeErr(`${wide}\n`);
   }
   let abort: (() => void) | undefined;
   let signals = 0;

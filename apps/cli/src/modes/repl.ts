@@ -1,5 +1,5 @@
 import { errorMessage, type PermissionMode, type UserMessage } from '@agent/core';
-import { projectRootNotice } from '../config/project-root.js';
+import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
 import { runPrompt, type Session } from '../session/session.js';
 import { newSessionPath } from '../session/sessions.js';
 import { contextLine } from '../ui/compaction-lines.js';
@@ -103,6 +103,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   if (session.hooksSandbox !== undefined) transcript.line(`hooks: ${session.hooksSandbox}`);
   const project = projectRootNotice(session);
   if (project !== undefined) transcript.line(project);
+  const wide = wideWorkspaceNotice(session.cwd);
+  if (wide !== undefined) transcript.line(wide);
   if (session.agent.messages.length > 0)
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);
