@@ -94,3 +94,23 @@ const peerModes: Record<string, string> = {
 export function peerMode(mode: string): string | undefined {
   return Object.hasOwn(peerModes, mode) ? peerModes[mode] : undefined;
 }
+
+/** Other agents' slash commands that have no twin here, with what does it. */
+const peerSlashCommands: Record<string, string> = {
+  '/resume':
+    'a session is resumed from the shell: agent --resume (a list) or agent --continue (the newest)',
+  '/continue': 'a session is resumed from the shell: agent --continue',
+  '/login':
+    'keys come from the environment: export ANTHROPIC_API_KEY=… (or OPENAI_API_KEY, GEMINI_API_KEY) and start agent again',
+  '/logout': 'keys come from the environment: unset the variable and start agent again',
+  '/init': 'write AGENTS.md in the project: it is added to the system prompt at start',
+  '/config':
+    'settings live in $AGENT_HOME/settings.json (~/.agent) and .agent/settings.json; the model can read them with its config tool',
+  '/status': '/cost shows the usage, /permissions the rules, /mcp the servers',
+  '/approvals': '/mode and /permissions',
+};
+
+/** What does another agent's slash command here, or `undefined`. */
+export function peerSlashCommand(command: string): string | undefined {
+  return Object.hasOwn(peerSlashCommands, command) ? peerSlashCommands[command] : undefined;
+}

@@ -135,6 +135,41 @@ describe('Ctrl-C before the session starts', () => {
   });
 });
 
+describe('slash commands a new user types', () => {
+  beforeEach(skipWithout('tmux'));
+
+  it('a typo is answered with the nearest command, another agent’s with what does it here', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [{ text: 'hello' }]);
+    const tmux = start(['--scripted', script, '--cwd', dir], {
+      cwd: dir,
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+    });
+    await waitFor(tmux, 'Ctrl-C twice at the prompt');
+    const answers: [string, string][] = [
+      ['/exti', 'unknown command /exti: did you mean /exit? (/help lists them)'],
+      ['/modle', 'unknown command /modle: did you mean /mode?'],
+      ['/permisions', 'did you mean /permissions?'],
+      ['/resume', 'no /resume here: a session is resumed from the shell: agent --resume'],
+      ['/login', 'no /login here: keys come from the environment: export ANTHROPIC_API_KEY='],
+      ['/mode acceptEdits', '(for acceptEdits, use workspace-write)'],
+      ['/zzzz', 'unknown command /zzzz; /help lists them'],
+    ];
+    for (const [typed, answer] of answers) {
+      tmux.type(typed);
+      tmux.press('Enter');
+      await waitFor(tmux, answer);
+    }
+    // Still the default mode: nothing above changed it.
+    tmux.type('/mode');
+    tmux.press('Enter');
+    await waitFor(tmux, 'mode is default; choose one of');
+    tmux.type('/exit');
+    tmux.press('Enter');
+    expect(await exited(tmux)).toBe(0);
+  });
+});
+
 describe('agent demo cut short', () => {
   /** Starts the demo and resolves with its workspace once the line naming it is out. */
   async function startDemo() {

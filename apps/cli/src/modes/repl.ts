@@ -1,5 +1,6 @@
 import { errorMessage, type PermissionMode, type UserMessage } from '@agent/core';
 import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
+import { closestWord, peerMode, peerSlashCommand } from '../config/suggest.js';
 import { runPrompt, type Session } from '../session/session.js';
 import { newSessionPath } from '../session/sessions.js';
 import { contextLine } from '../ui/compaction-lines.js';
@@ -156,7 +157,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         if (modes.includes(argument as PermissionMode)) {
           session.policy.setMode(argument as PermissionMode);
           transcript.line(`mode: ${argument}`);
-        } else transcript.line(`mode is ${session.policy.mode}; choose one of ${modes.join(', ')}`);
+        } else {
+          const peer = peerMode(argument);
+          transcript.line(
+            `mode is ${session.policy.mode}; choose one of ${modes.join(', ')}${peer === undefined ? '' : ` (for ${argument}, use ${peer})`}`,
+          );
+        }
       } else if (command === '/save') {
         if (argument === '') transcript.line('usage: /save <file>');
         else {
@@ -276,7 +282,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             transcript.line(`error: ${errorMessage(error)}`);
           }
         }
-      } else transcript.line(`unknown command ${command}; /help lists them`);
+      } else transcript.line(unknownCommandLine(command));
       continue;
     }
 
@@ -323,4 +329,32 @@ function userText(message: UserMessage): string {
   const { content } = message;
   if (typeof content === 'string') return content;
   return content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/** The slash commands, for "did you mean" (MCP prompts, /<server>:<prompt>, are listed by /mcp). */
+const slashCommands = [
+  'exit',
+  'quit',
+  'help',
+  'mode',
+  'save',
+  'cost',
+  'rewind',
+  'compact',
+  'permissions',
+  'tools',
+  'model',
+  'clear',
+  'agents',
+  'mcp',
+];
+
+/** What to say for a slash command that is none: the nearest one, or what does another agent's. */
+function unknownCommandLine(command: string): string {
+  const peer = peerSlashCommand(command);
+  if (peer !== undefined) return `no ${command} here: ${peer}`;
+  const meant = closestWord(command.slice(1), slashCommands);
+  return meant === undefined
+    ? `unknown command ${command}; /help lists them`
+    : `unknown command ${command}: did you mean /${meant}? (/help lists them)`;
 }
