@@ -215,6 +215,12 @@ export interface AgentTool<TArgs = unknown, TDetails = unknown> {
   defer?: boolean;
   /** Extra words `tool_search` finds the tool by: tags, an HTTP path, a server name. */
   keywords?: readonly string[];
+  /**
+   * More text `tool_search` finds the tool by, weighed below its description: what the tool
+   * returns (an OpenAPI operation's response fields), so a question finds the tool whose answer
+   * holds it ("is alice online" → a presence lookup). For search only: never sent to the model.
+   */
+  searchText?: string;
   /** Pure normalisation of the parsed JSON arguments before validation. */
   prepareArguments?: (raw: unknown) => unknown;
   /** Validates (and may transform) the arguments. Without it the loop validates against `parameters` (JSON Schema). */

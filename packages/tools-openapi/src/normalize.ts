@@ -310,6 +310,7 @@ function readOperation(params: ReadOperationParams): NormalizedOperation {
     body,
     responseMediaTypes: responses.mediaTypes,
     responseDescriptions: responses.descriptions,
+    successSchema: responses.successSchema,
     security:
       operation.security === undefined
         ? params.rootSecurity
@@ -371,19 +372,24 @@ function readEncoding(value: unknown): Record<string, FieldEncoding> {
 function readResponses(params: ReadOperationParams): {
   mediaTypes: string[];
   descriptions: Record<string, string>;
+  successSchema: Located | undefined;
 } {
   const { reader, operation, pointer, document } = params;
   const descriptions: Record<string, string> = {};
   const success: string[] = [];
   const fallback: string[] = [];
+  let successSchema: Located | undefined;
   const responses = operation.responses;
   if (isRecord(responses)) {
     for (const [status, raw] of Object.entries(responses)) {
       if (status.startsWith('x-')) continue;
-      const response = reader.deref(raw, childPointer(pointer, 'responses', status)).value;
+      const located = reader.deref(raw, childPointer(pointer, 'responses', status));
+      const response = located.value;
       if (!isRecord(response)) continue;
       const description = trimmedOrUndefined(stringField(response, 'description'));
       if (description !== undefined) descriptions[status] = description;
+      if (successSchema === undefined && /^2/.test(status))
+        successSchema = responseSchema(response, located.pointer, reader.dialect);
       if (reader.dialect === '2.0' || !isRecord(response.content)) continue;
       const types = Object.keys(response.content);
       if (status.startsWith('2')) success.push(...types);
@@ -392,8 +398,38 @@ function readResponses(params: ReadOperationParams): {
   }
   if (reader.dialect === '2.0') {
     const produces = Array.isArray(operation.produces) ? operation.produces : document.produces;
-    return { mediaTypes: Array.isArray(produces) ? produces.map(String) : [], descriptions };
+    return {
+      mediaTypes: Array.isArray(produces) ? produces.map(String) : [],
+      descriptions,
+      successSchema,
+    };
   }
   const mediaTypes = [...new Set(success.length > 0 ? success : fallback)];
-  return { mediaTypes, descriptions };
+  return { mediaTypes, descriptions, successSchema };
+}
+
+/**
+ * The schema of a success response (unresolved), with where it is: Swagger 2.0's `schema`, or
+ * OpenAPI 3's under a JSON media type (else the first one that has a schema).
+ */
+function responseSchema(
+  response: JsonRecord,
+  pointer: string,
+  dialect: SpecDialect,
+): Located | undefined {
+  if (dialect === '2.0')
+    return response.schema === undefined
+      ? undefined
+      : { value: response.schema, pointer: childPointer(pointer, 'schema') };
+  const content = response.content;
+  if (!isRecord(content)) return undefined;
+  const types = Object.keys(content).filter(
+    (type) => isRecord(content[type]) && (content[type] as JsonRecord).schema !== undefined,
+  );
+  const type = types.find((candidate) => /[/+]json\b/i.test(candidate)) ?? types[0];
+  if (type === undefined) return undefined;
+  return {
+    value: (content[type] as JsonRecord).schema,
+    pointer: childPointer(pointer, 'content', type, 'schema'),
+  };
 }

@@ -104,6 +104,11 @@ export interface NormalizedOperation {
   responseMediaTypes: string[];
   /** `description` of each declared response, by status (`404`, `4XX`, `default`). */
   responseDescriptions: Record<string, string>;
+  /**
+   * The schema of the first success (2xx) response that declares one (unresolved), and where it
+   * is; read only to tell `tool_search` what the operation returns.
+   */
+  successSchema: { value: unknown; pointer: string } | undefined;
   /** Effective security requirements; undefined when the document says nothing. */
   security: Record<string, unknown>[] | undefined;
   servers: NormalizedServer[];

@@ -37,6 +37,7 @@ import {
   type ResponseLimits,
   responseToResult,
 } from './response-reader.js';
+import { responseSearchText } from './response-search-text.js';
 import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
 import { OpenApiSpecError } from './spec-error.js';
 import { uniqueToolNames } from './tool-name.js';
@@ -343,6 +344,12 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     isIdempotentMethod(operation) ||
     (sendsKey && declaresIdempotencyKey(operation));
 
+  // Only a read says what it answers: a write returns the resource it wrote, the same fields as
+  // its read (measured: indexing those too cost the held-out set's indirect requests).
+  const searchText =
+    operation.method === 'get'
+      ? responseSearchText(document.reader, operation.successSchema)
+      : undefined;
   return {
     name,
     label: operation.summary ?? subject,
@@ -351,6 +358,8 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     source: params.source,
     // The route is in the description already; the tags group operations as the vendor does.
     keywords: operation.tags,
+    // What the operation returns, for search only: never part of the tool's schema.
+    ...(searchText === undefined ? {} : { searchText }),
     operation: info,
     policy: { repeatable, ...options.policy, permission },
     // Validated against the schema, but passed on as the model wrote them: filling in schema
