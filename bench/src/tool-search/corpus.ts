@@ -25,6 +25,11 @@ export interface CorpusOperation {
   keywords: string;
   /** Parameter names and their descriptions. */
   parameters: string;
+  /**
+   * What a GET operation returns: its success response's property names, two levels deep, one a
+   * line, as `@agent/tools-openapi` gives a tool's `searchText` (empty for other methods).
+   */
+  responses: string;
 }
 
 /** Whether a spec may be learned from: not an evaluation target. */
@@ -66,6 +71,68 @@ function resolve(document: Record<string, unknown>, value: unknown): unknown {
     at = (at as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
   return at;
+}
+
+// Bounds of the response names, as the OpenAPI adapter's (response-search-text.ts).
+const maxResponseChars = 1200;
+const maxProperties = 60;
+const maxBranches = 4;
+
+/**
+ * A success response's property names, breadth first, two levels (array items and
+ * `allOf`/`oneOf`/`anyOf` branches count as their parent), each schema read once.
+ */
+function responseNames(
+  document: Record<string, unknown>,
+  operation: Record<string, unknown>,
+): string {
+  const responses = operation.responses;
+  if (typeof responses !== 'object' || responses === null) return '';
+  let schema: unknown;
+  for (const [status, raw] of Object.entries(responses)) {
+    if (!status.startsWith('2')) continue;
+    const response = resolve(document, raw) as Record<string, unknown> | undefined;
+    if (typeof response !== 'object' || response === null) continue;
+    if (response.schema !== undefined) schema = response.schema;
+    else if (typeof response.content === 'object' && response.content !== null) {
+      const content = response.content as Record<string, { schema?: unknown } | undefined>;
+      const types = Object.keys(content).filter((type) => content[type]?.schema !== undefined);
+      const type = types.find((candidate) => /[/+]json\b/i.test(candidate)) ?? types[0];
+      if (type !== undefined) schema = content[type]?.schema;
+    }
+    if (schema !== undefined) break;
+  }
+  const seen = new Set<unknown>();
+  const objects = (value: unknown, hops: number, into: Record<string, unknown>[]): void => {
+    const resolved = resolve(document, value);
+    if (hops > 4 || typeof resolved !== 'object' || resolved === null || seen.has(resolved)) return;
+    seen.add(resolved);
+    const record = resolved as Record<string, unknown>;
+    if (typeof record.properties === 'object' && record.properties !== null)
+      into.push(record.properties as Record<string, unknown>);
+    if (record.items !== undefined) objects(record.items, hops + 1, into);
+    for (const key of ['allOf', 'oneOf', 'anyOf'])
+      if (Array.isArray(record[key]))
+        for (const branch of (record[key] as unknown[]).slice(0, maxBranches))
+          objects(branch, hops + 1, into);
+  };
+  const names: string[] = [];
+  let length = 0;
+  let level: unknown[] = schema === undefined ? [] : [schema];
+  for (let depth = 0; depth < 2; depth++) {
+    const next: unknown[] = [];
+    const found: Record<string, unknown>[] = [];
+    for (const value of level) objects(value, 0, found);
+    for (const properties of found)
+      for (const [name, value] of Object.entries(properties).slice(0, maxProperties)) {
+        if (length + name.length + 1 > maxResponseChars) return names.join('\n');
+        names.push(name);
+        length += name.length + 1;
+        next.push(value);
+      }
+    level = next;
+  }
+  return names.join('\n');
 }
 
 /** The operations of one spec (an unreadable spec gives none). */
@@ -114,6 +181,7 @@ export function specOperations(spec: string): CorpusOperation[] {
         description: text(operation.description, 600),
         keywords: `${Array.isArray(operation.tags) ? operation.tags.join(' ') : ''} ${method} ${route.replace(/\{[^}]*\}/g, ' ')}`,
         parameters: parameters.join('\n'),
+        responses: method === 'get' ? responseNames(document, operation) : '',
       });
     }
   }

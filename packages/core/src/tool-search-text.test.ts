@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyAgentTool } from './tool.js';
 import { ToolSearchAssociations } from './tool-search-associations.js';
-import { ToolSearchIndex } from './tool-search-index.js';
+import { type ToolSearchEmbeddings, ToolSearchIndex } from './tool-search-index.js';
 
 function tool(name: string, description: string, searchText?: string): AnyAgentTool {
   return {
@@ -76,5 +76,55 @@ describe('ToolSearchIndex: a tool’s search text', () => {
       expect(new ToolSearchIndex(empty).search(query, 4)).toEqual(
         new ToolSearchIndex(plain).search(query, 4),
       );
+  });
+});
+
+/** Words about money on one axis, about time on the other; records what it embeds. */
+class MoneyTimeEmbeddings implements ToolSearchEmbeddings {
+  readonly texts: string[] = [];
+  embed(text: string): Float32Array | undefined {
+    this.texts.push(text);
+    const vector = new Float32Array(2);
+    for (const word of text.toLowerCase().split(/[^a-z]+/)) {
+      if (['money', 'owe', 'balance', 'owed'].includes(word)) vector[0] = (vector[0] as number) + 1;
+      if (['when', 'time', 'date'].includes(word)) vector[1] = (vector[1] as number) + 1;
+    }
+    const norm = Math.hypot(...vector);
+    return norm === 0 ? undefined : vector.map((value) => value / norm);
+  }
+}
+
+describe('ToolSearchIndex with embeddings: a question and what tools return', () => {
+  // Equal for the keywords (catalogue order decides); only what they return differs.
+  const accounts = [
+    tool('account_profile', 'Gets the account profile.', 'name\nemail'),
+    tool('account_summary', 'Gets the account summary.', 'balance\nowed'),
+    tool('account_history', 'Gets the account history.', 'date\ntime'),
+  ];
+
+  it.each([
+    'how much money do I owe on my account',
+    'what money is on the account',
+    'this account: any money to pay?',
+    'Is the account in debt, money wise',
+  ])('a question (%s) ranks the tool whose answer is about it first', (query) => {
+    const index = new ToolSearchIndex(accounts, { embeddings: new MoneyTimeEmbeddings() });
+    expect(new ToolSearchIndex(accounts).search(query, 3)[0]?.name).toBe('account_profile');
+    expect(index.search(query, 3)[0]?.name).toBe('account_summary');
+  });
+
+  it('a request that is not a question is ranked as before, without embedding any answer', () => {
+    const embeddings = new MoneyTimeEmbeddings();
+    const index = new ToolSearchIndex(accounts, { embeddings });
+    const plain = new ToolSearchIndex(accounts);
+    for (const query of ['money on my account', 'show the account money', 'account time'])
+      expect(index.search(query, 3).map((match) => match.name)).toEqual(
+        plain.search(query, 3).map((match) => match.name),
+      );
+    expect(embeddings.texts).not.toContain('balance owed');
+    // The first question embeds each candidate's answer once; later questions reuse it.
+    index.search('how much money is owed on the account', 3);
+    index.search('when did the account owe money', 3);
+    expect(embeddings.texts.filter((text) => text === 'balance owed')).toHaveLength(1);
   });
 });
