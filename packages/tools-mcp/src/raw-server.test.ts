@@ -1,4 +1,4 @@
-import { ToolError } from '@agent/core';
+import { ToolError, ToolSearchIndex, toToolDefinition } from '@agent/core';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,6 +119,44 @@ describe('McpToolAdapter with servers that bend the protocol (raw JSON-RPC)', ()
       .catch((thrown: unknown) => thrown);
     expect(ToolError.isInstance(error) && error.kind).toBe('failed');
     expect(String(error)).toMatch(/does not match the tool's output schema/);
+  });
+});
+
+describe('McpToolAdapter: what a tool returns, for tool_search', () => {
+  it('reads the output schema into searchText, never into what the model is sent', async () => {
+    const adapter = await connectRaw((method) =>
+      method === 'tools/list'
+        ? {
+            tools: [
+              {
+                name: 'presence',
+                inputSchema: { type: 'object', properties: { user: { type: 'string' } } },
+                outputSchema: {
+                  type: 'object',
+                  properties: {
+                    online: { type: 'boolean' },
+                    sessions: { type: 'array', items: { $ref: '#/$defs/session' } },
+                  },
+                  $defs: { session: { type: 'object', properties: { lastActivity: {} } } },
+                },
+              },
+              { name: 'plain', inputSchema: { type: 'object' } },
+            ],
+          }
+        : {},
+    );
+    const [presence, plain] = adapter.tools();
+    expect(presence?.searchText).toBe('online\nsessions\nlastActivity');
+    expect(plain?.searchText).toBeUndefined();
+    const definition = toToolDefinition(presence as NonNullable<typeof presence>);
+    expect(JSON.stringify(definition)).not.toMatch(/online|lastActivity/);
+    // tool_search finds it by what it returns, and by nothing else here.
+    const index = new ToolSearchIndex(adapter.tools());
+    expect(index.search('is anyone online', 2).map((match) => match.name)).toEqual([
+      'raw__presence',
+    ]);
+    const stripped = adapter.tools().map(({ searchText: _dropped, ...rest }) => rest);
+    expect(new ToolSearchIndex(stripped).search('is anyone online', 2)).toEqual([]);
   });
 });
 

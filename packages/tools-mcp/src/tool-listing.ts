@@ -7,7 +7,7 @@ import type { McpToolAdapterOptions, McpToolsChange } from './mcp-options.js';
 import type { McpAgentTool } from './mcp-tool-adapter.js';
 import type { McpToolResultDetails } from './result-mapping.js';
 import { mcpToolWireName } from './tool-names.js';
-import { toToolParameters } from './tool-schema.js';
+import { outputSearchText, toToolParameters } from './tool-schema.js';
 
 const maxToolPages = 100;
 
@@ -175,6 +175,7 @@ export function toolEntry(
   const wireName = mcpToolWireName(server, mcpName, { prefix: options.prefix !== false });
   const taskRequired = definition.execution?.taskSupport === 'required';
   const subjects = [`${server}/${mcpName}`] as const;
+  const searchText = outputSearchText(definition.outputSchema);
   const tool: McpAgentTool = {
     name: wireName,
     label: definition.title ?? definition.annotations?.title ?? mcpName,
@@ -184,6 +185,8 @@ export function toolEntry(
         : `Tool "${mcpName}" of MCP server "${server}".`,
     parameters: toToolParameters(rawInputSchema),
     source: `mcp:${server}`,
+    // What it returns, for tool_search only (never part of the tool's schema).
+    ...(searchText === undefined ? {} : { searchText }),
     policy: policyFor(definition, server, options),
     permissionSubjects: () => subjects,
     execute: (args, ctx) => call(mcpName, taskRequired, args, ctx),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toToolParameters } from './tool-schema.js';
+import { outputSearchText, toToolParameters } from './tool-schema.js';
 
 describe('toToolParameters', () => {
   it('inlines local $refs and drops $schema and $defs', () => {
@@ -81,5 +81,65 @@ describe('toToolParameters', () => {
       type: 'object',
       properties: { child: {} },
     });
+  });
+});
+
+describe('outputSearchText', () => {
+  it('names the fields two levels deep, breadth first, through refs, arrays and branches', () => {
+    expect(
+      outputSearchText({
+        type: 'object',
+        properties: {
+          total: { type: 'integer' },
+          worklogs: { type: 'array', items: { $ref: '#/definitions/worklog' } },
+          extra: { anyOf: [{ type: 'object', properties: { note: {} } }, { type: 'null' }] },
+        },
+        definitions: {
+          worklog: {
+            allOf: [
+              { type: 'object', properties: { timeSpent: {} } },
+              {
+                type: 'object',
+                properties: { author: { type: 'object', properties: { deep: {} } } },
+              },
+            ],
+          },
+        },
+      })?.split('\n'),
+    ).toEqual(['total', 'worklogs', 'extra', 'timeSpent', 'author', 'note']);
+  });
+
+  it.each([
+    ['nothing', undefined],
+    ['a string', 'object'],
+    ['an array', [{ properties: { a: {} } }]],
+    ['no properties', { type: 'object' }],
+    ['a non-object type', { type: 'string' }],
+    ['properties that are not an object', { type: 'object', properties: ['a'] }],
+    ['a broken reference', { $ref: '#/$defs/missing' }],
+    ['a self-reference', { $ref: '#' }],
+  ])('is undefined for %s', (_what, schema) => {
+    expect(outputSearchText(schema)).toBeUndefined();
+  });
+
+  it('stays bounded on a huge or recursive schema', () => {
+    const wide = Object.fromEntries(
+      Array.from({ length: 400 }, (_, at) => [
+        `a_rather_long_field_name_${at}`,
+        { properties: { x: {} } },
+      ]),
+    );
+    const text = outputSearchText({ type: 'object', properties: wide }) ?? '';
+    expect(text.length).toBeLessThanOrEqual(1200);
+    expect(text.split('\n')).toContain('a_rather_long_field_name_0');
+    expect(text.split('\n')).not.toContain('a_rather_long_field_name_60');
+    const recursive = outputSearchText({
+      type: 'object',
+      properties: { node: { $ref: '#/$defs/node' } },
+      $defs: {
+        node: { type: 'object', properties: { child: { $ref: '#/$defs/node' }, value: {} } },
+      },
+    });
+    expect(recursive?.split('\n')).toEqual(['node', 'child', 'value']);
   });
 });

@@ -62,3 +62,49 @@ function resolvesLocally(root: unknown, ref: string): boolean {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+// Bounds of `outputSearchText`, as the OpenAPI adapter's for a response.
+const maxSearchChars = 1200;
+const maxProperties = 60;
+const maxBranches = 4;
+
+/**
+ * What an MCP tool returns, as words for `tool_search` (the tool's `searchText`): the property
+ * names of its `outputSchema`, two levels deep (array items and `allOf`/`oneOf`/`anyOf` branches
+ * count as their parent), breadth first, one a line, at most 1,200 characters; `undefined` when
+ * it names none. A question then finds the tool whose answer holds its words. Never sent to the
+ * model.
+ */
+export function outputSearchText(outputSchema: unknown): string | undefined {
+  if (!isRecord(outputSchema)) return undefined;
+  const names: string[] = [];
+  let length = 0;
+  let level: unknown[] = [toToolParameters(outputSchema)];
+  for (let depth = 0; depth < 2; depth++) {
+    const next: unknown[] = [];
+    for (const properties of level.flatMap((schema) => propertyMaps(schema, 0))) {
+      for (const [name, value] of Object.entries(properties).slice(0, maxProperties)) {
+        if (length + name.length + 1 > maxSearchChars) return names.join('\n');
+        names.push(name);
+        length += name.length + 1;
+        next.push(value);
+      }
+    }
+    level = next;
+  }
+  return names.length === 0 ? undefined : names.join('\n');
+}
+
+/** The `properties` a schema stands for: its own, its array items', its branches'. */
+function propertyMaps(schema: unknown, hops: number): Record<string, unknown>[] {
+  if (!isRecord(schema) || hops > 4) return [];
+  const found = isRecord(schema.properties) ? [schema.properties] : [];
+  if (schema.items !== undefined) found.push(...propertyMaps(schema.items, hops + 1));
+  for (const key of ['allOf', 'oneOf', 'anyOf']) {
+    const branches = schema[key];
+    if (Array.isArray(branches))
+      for (const branch of branches.slice(0, maxBranches))
+        found.push(...propertyMaps(branch, hops + 1));
+  }
+  return found;
+}
