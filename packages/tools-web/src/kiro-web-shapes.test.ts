@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fencedText } from './test-helpers.js';
 import { createWebFetchTool } from './web-fetch.js';
 import { createWebSearchTool } from './web-search.js';
 
@@ -90,7 +91,7 @@ describe('web_fetch (Kiro): {url, mode?, search_terms?}', () => {
     const truncated = await call(tool, 'web_fetch', { url: `${site.origin}/a`, mode: 'truncated' });
     expect(truncated.text).toContain('[Characters 0-8000 of 60004; use offset 8000 to continue]');
     const full = await call(tool, 'web_fetch', { url: `${site.origin}/a`, mode: 'full' });
-    expect(full.text).toMatch(/\nend$/);
+    expect(full.text).toMatch(/\nend\n----- END UNTRUSTED WEB CONTENT [0-9a-f]{12} -----$/);
     const plain = await call(tool, 'web_fetch', { url: `${site.origin}/a` });
     expect(plain.text).toContain('[Characters 0-50000 of 60004');
     const noTerms = await call(tool, 'web_fetch', { url: `${site.origin}/a`, mode: 'selective' });
@@ -125,7 +126,7 @@ describe('web_search (Kiro): {query}', () => {
     );
     const tool = createWebSearchTool({ backend: { type: 'searxng', baseUrl: searx.origin } });
     const out = await call(tool, 'web_search', { query: 'tokio latest version' });
-    expect(out).toEqual({
+    expect({ ...out, text: fencedText(out.text) }).toEqual({
       isError: false,
       text: '1. tokio\n   https://docs.rs/tokio\n   async runtime',
     });

@@ -4,6 +4,7 @@ import { TextDecoder } from 'node:util';
 import { detectFileKind, ToolError, type ToolResult } from '@agent/core';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { type BodyKind, classify, type FetchedResponse } from './http-fetch.js';
+import { fenced, oneLine, untrustedNote, withoutControls } from './untrusted-text.js';
 import type { WebFetchDetails, WebFetchFormat } from './web-fetch.js';
 
 const excerptChars = 2000;
@@ -71,8 +72,10 @@ export function present(
   const header = [`URL: ${fetched.finalUrl}`];
   if (fetched.finalUrl !== settings.start.href)
     header.push(`Redirected from: ${settings.start.href}`);
-  header.push(`Status: ${fetched.status}${fetched.statusText ? ` ${fetched.statusText}` : ''}`);
-  header.push(`Content-Type: ${contentType ?? '(none)'}`);
+  // The status text and the type are the server's words: one line each, like the title.
+  const statusText = oneLine(fetched.statusText);
+  header.push(`Status: ${fetched.status}${statusText ? ` ${statusText}` : ''}`);
+  header.push(`Content-Type: ${contentType === undefined ? '(none)' : oneLine(contentType)}`);
   let kind = classify(contentType);
   const sniffed = detectFileKind(body.subarray(0, 8192));
   if (kind === 'unknown') {
@@ -136,9 +139,11 @@ export function present(
       baseUrl: fetched.finalUrl,
     });
     content = converted.text;
-    if (converted.title !== undefined) {
-      details.title = converted.title;
-      header.push(`Title: ${converted.title}`);
+    // The page's title goes into the header: one line, so it cannot add header lines.
+    const title = converted.title === undefined ? '' : oneLine(converted.title);
+    if (title !== '') {
+      details.title = title;
+      header.push(`Title: ${title}`);
     }
     details.extracted = converted.extracted;
     if (converted.extracted === 'article')
@@ -147,6 +152,9 @@ export function present(
       );
   } else if (kind === 'json') content = prettyJson(decoded);
   else content = decoded;
+  // Control characters mean nothing to the model and can hide text from a person reading the
+  // transcript; "raw" is the body as sent.
+  if (settings.format !== 'raw') content = withoutControls(content);
   if (fetched.bodyTruncated)
     header.push(
       `[The body was cut at ${formatBytes(body.length)}: only that much was downloaded.]`,
@@ -157,7 +165,10 @@ export function present(
       content: [
         {
           type: 'text',
-          text: `HTTP ${fetched.status}${fetched.statusText ? ` ${fetched.statusText}` : ''} from ${fetched.finalUrl}\n${header.slice(1).join('\n')}\n\n${excerpt}`.trimEnd(),
+          text:
+            excerpt.trim() === ''
+              ? `HTTP ${fetched.status}${statusText ? ` ${statusText}` : ''} from ${fetched.finalUrl}\n${header.slice(1).join('\n')}`
+              : `HTTP ${fetched.status}${statusText ? ` ${statusText}` : ''} from ${fetched.finalUrl}\n${header.slice(1).join('\n')}\n${untrustedNote}\n\n${fenced(excerpt.trimEnd())}`,
         },
       ],
       details,
@@ -175,7 +186,8 @@ export function present(
       },
     );
   const end = Math.min(content.length, settings.offset + settings.maxChars);
-  let text = `${header.join('\n')}\n\n${content.slice(settings.offset, end)}`;
+  header.push(untrustedNote);
+  let text = `${header.join('\n')}\n\n${fenced(content.slice(settings.offset, end))}`;
   if (settings.offset > 0 || end < content.length) {
     text += `\n\n[Characters ${settings.offset}-${end} of ${content.length}`;
     if (end < content.length) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, ToolRegistry } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fencedText } from './test-helpers.js';
 import { createWebFetchTool } from './web-fetch.js';
 import { createWebSearchTool } from './web-search.js';
 
@@ -111,7 +112,9 @@ describe('WebSearch (claw-code, Claude Code): {query, allowed_domains, blocked_d
       ],
     );
     expect(result).toMatchObject({ toolName: 'web_search', isError: false });
-    expect(text(result)).toBe('1. reqwest - Rust\n   https://docs.rs/reqwest\n   HTTP client');
+    expect(fencedText(text(result))).toBe(
+      '1. reqwest - Rust\n   https://docs.rs/reqwest\n   HTTP client',
+    );
     expect(JSON.parse(tavily.seen[0]?.body ?? '{}')).toMatchObject({
       query: 'rust web search',
       include_domains: ['docs.rs'],
@@ -139,7 +142,7 @@ describe('WebSearch (claw-code, Claude Code): {query, allowed_domains, blocked_d
       ],
       [{ name: 'WebSearch', arguments: { query: 'things', blocked_domains: ['noise.test'] } }],
     );
-    expect(text(result)).toBe('1. Kept\n   https://kept.test/a');
+    expect(fencedText(text(result))).toBe('1. Kept\n   https://kept.test/a');
   });
 
   it('our own argument names win over theirs', async () => {

@@ -6,6 +6,7 @@
  * does. Everything else — the fetch, its guards, permission subjects — is web_fetch's own.
  */
 import type { DefinedTool, ToolResult, ValidationResult } from '@agent/core';
+import { fenced, unfence } from './untrusted-text.js';
 import type { WebFetchArgs, WebFetchDetails } from './web-fetch.js';
 
 /** Kiro's fields, kept beside ours between validation and execution. */
@@ -107,11 +108,13 @@ export function withKiroFetchModes(
         /\n\n\[Characters \d+-\d+ of \d+[^\]]*\]$/,
         '',
       );
-      const selected = selectLines(body, kiro.terms);
+      // The page sits between its untrusted-content markers: select inside them, keep them around.
+      const page = unfence(body);
+      const selected = selectLines(page === undefined ? body : page.inner, kiro.terms);
       const text =
         selected === undefined
           ? `${header}\n\nNone of ${kiro.terms.map((term) => `"${term}"`).join(', ')} appears on the page.`
-          : `${header}\nSelected: the lines around ${kiro.terms.map((term) => `"${term}"`).join(', ')}\n\n${selected}`;
+          : `${header}\nSelected: the lines around ${kiro.terms.map((term) => `"${term}"`).join(', ')}\n\n${page === undefined ? selected : fenced(selected, page.fence)}`;
       return { ...result, content: [{ type: 'text', text }, ...others] };
     },
   };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, executeTool, PermissionPolicy } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fencedText } from './test-helpers.js';
 import { createWebSearchTool, onDomain, webSearchBackendFromEnv } from './web-search.js';
 
 interface Seen {
@@ -91,7 +92,7 @@ describe('web_search backends (local servers speaking each API)', () => {
     expect(request?.url.searchParams.get('q')).toBe('node streams');
     expect(request?.url.searchParams.get('count')).toBe('5');
     expect(request?.headers['x-subscription-token']).toBe('BSA-key');
-    expect(result.text).toBe(
+    expect(fencedText(result.text)).toBe(
       [
         '1. Stream | Node.js Documentation',
         '   https://nodejs.org/api/stream.html',
@@ -138,7 +139,7 @@ describe('web_search backends (local servers speaking each API)', () => {
       include_domains: ['zod.dev'],
       exclude_domains: ['spam.example'],
     });
-    expect(result.text).toBe(
+    expect(fencedText(result.text)).toBe(
       '1. Zod 4\n   https://zod.dev/v4\n   Zod 4 is now stable.\n   (2025-07-10)',
     );
   });

@@ -1,5 +1,6 @@
 import { type DefinedTool, defineTool, renameArguments, ToolError } from '@agent/core';
 import * as z from 'zod';
+import { fenced, oneLine, untrustedNote } from './untrusted-text.js';
 
 /** One search result, the same shape whichever backend found it. */
 export interface WebSearchResult {
@@ -329,12 +330,15 @@ export function createWebSearchTool(
           ? [
               `No results for "${query}"${dropped > 0 ? ` (${dropped} dropped by the domain lists)` : ''}.`,
             ]
-          : results.map(
-              (result, index) =>
-                `${index + 1}. ${result.title}\n   ${result.url}${result.snippet === '' ? '' : `\n   ${result.snippet}`}${result.date === undefined ? '' : `\n   (${result.date})`}`,
-            );
+          : results.map((result, index) => {
+              // Each field is one line: a snippet cannot add results or lines of its own.
+              const snippet = oneLine(result.snippet, 1000);
+              return `${index + 1}. ${oneLine(result.title)}\n   ${oneLine(result.url, 2000)}${snippet === '' ? '' : `\n   ${snippet}`}${result.date === undefined ? '' : `\n   (${oneLine(result.date)})`}`;
+            });
+      const text =
+        results.length === 0 ? lines.join('\n') : `${untrustedNote}\n\n${fenced(lines.join('\n'))}`;
       return {
-        content: [{ type: 'text', text: lines.join('\n') }],
+        content: [{ type: 'text', text }],
         details: { backend: options.backend.type, results },
       };
     },
