@@ -208,7 +208,7 @@ function pathPatterns(
 /** `src/` (a directory in gitignore terms) is the directory and everything in it. */
 function directoryForms(pattern: string): string[] {
   if (pattern.length > 1 && pattern.endsWith('/')) {
-    const directory = pattern.replace(/\/+$/, '');
+    const directory = pattern.replace(/(?<!\/)\/+$/, '');
     return [directory, `${directory}/**`];
   }
   return [pattern];

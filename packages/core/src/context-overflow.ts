@@ -17,7 +17,8 @@ const overflowPatterns: readonly RegExp[] = [
   // OpenAI's error code, and servers that copy it.
   /context[_ ]length[_ ]exceeded/i,
   // Gemini: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575)."
-  /input token count.*exceeds the maximum/i,
+  // (Bounded: `.*` scanned to the end of the text from every "input token count" in it.)
+  /input token count.{0,200}?exceeds the maximum/i,
   // xAI: "This model's maximum prompt length is 131072 but the request contains 537812 tokens."
   /maximum prompt length is \d+/i,
   // Groq: "Please reduce the length of the messages or completion."

@@ -32,7 +32,7 @@ export function resolvePathPattern(pattern: string, root: string | undefined): P
         problem: 'a relative path needs the workspace root, and none was given (workspaceRoot)',
       };
     }
-    absolute = `${root.replace(/\/+$/, '')}/${pattern}`;
+    absolute = `${root.replace(/(?<!\/)\/+$/, '')}/${pattern}`;
   }
   return foldSegments(absolute);
 }
