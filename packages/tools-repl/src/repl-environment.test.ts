@@ -85,3 +85,23 @@ describe.each([
     );
   });
 });
+
+describe('the agent process itself', () => {
+  // A cell without a sandbox can read /proc/<parent>/environ (see the README: the filter is not
+  // a boundary on its own); in the sandbox no process of the host is visible at all.
+  it('is not visible from a sandboxed cell: no /proc entry of the host, parent is PID 1', async (context) => {
+    skipWithout('bwrap')(context);
+    sandbox = createSandbox({ mode: 'required', writableRoots: [cwd] });
+    repl = createReplTools({ cwd, env: environment, languages: ['javascript'], sandbox });
+    const seen = await run(
+      'js_repl',
+      `const fs = require('node:fs');
+       const pids = fs.readdirSync('/proc').filter((name) => /^\\d+$/.test(name));
+       const lines = pids.map((pid) => { try { return fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').replaceAll('\\0', ' ') } catch { return '' } });
+       let parentEnvironment = 'unreadable';
+       try { parentEnvironment = fs.readFileSync('/proc/' + process.ppid + '/environ', 'utf8') } catch {}
+       JSON.stringify({ ppid: process.ppid, host: lines.some((line) => line.includes('vitest')), key: parentEnvironment.includes('sk-') })`,
+    );
+    expect(seen).toContain(`'{"ppid":1,"host":false,"key":false}'`);
+  });
+});
