@@ -232,7 +232,8 @@ describe('settings files an editor wrote', () => {
   it.each([
     ['{\n  "model": "x",\n}\n', 'line 3, column 1: a comma before the closing bracket'],
     ['{\n  // mine\n  "model": "x"\n}\n', 'line 2, column 3: a comment'],
-    ['{ "model": "x" ', 'not valid JSON'],
+    ['{ "model": "x" ', 'it ends before the object does, a missing } or ]'],
+    ['{ "model":', 'it ends before the object does'],
     ['', 'it is empty (a settings file holds one JSON object: write {} or remove the file)'],
     ['  \n', 'it is empty'],
   ])('%j is refused with where and why', async (text, problem) => {

@@ -108,6 +108,8 @@ export function jsonProblem(error: unknown, text?: string): string {
     column = (before.at(-1) ?? '').length + 1;
   } else if (position !== null) {
     return `it is not valid JSON (at character ${position[1]})`;
+  } else if (/Unexpected end/i.test(message)) {
+    return 'it is not valid JSON (it ends before the object does, a missing } or ], or a cut-off value)';
   } else {
     return 'it is not valid JSON';
   }
@@ -117,6 +119,8 @@ export function jsonProblem(error: unknown, text?: string): string {
 
 /** The usual reason at `offset`: a comment or a trailing comma, which JSON does not allow. */
 function jsonMistake(text: string, offset: number): string {
+  if (offset >= text.trimEnd().length)
+    return ': it ends before the object does, a missing } or ], or a cut-off value';
   const here = text.charAt(offset);
   if (here === '/') return ': a comment, which JSON does not allow';
   if ((here === '}' || here === ']') && text.slice(0, offset).trimEnd().endsWith(','))
