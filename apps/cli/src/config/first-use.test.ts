@@ -228,6 +228,48 @@ describe('keys', () => {
   );
 });
 
+describe('behind a proxy', () => {
+  it('HTTPS_PROXY without NODE_USE_ENV_PROXY: the failed connection says what Node needs; with it, the proxy is used', async () => {
+    const connects: string[] = [];
+    const proxy = createServer((_request, response) => {
+      response.writeHead(502);
+      response.end();
+    });
+    proxy.on('connect', (request, socket) => {
+      connects.push(request.url ?? '');
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    cleanups.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    // An HTTPS endpoint nothing listens on: direct or through the proxy, the connection fails.
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const env = {
+      AGENT_HOME: await scratch(),
+      ANTHROPIC_API_KEY: 'sk-test',
+      ANTHROPIC_BASE_URL: `https://127.0.0.1:${port}`,
+      HTTPS_PROXY: proxyUrl,
+    };
+    const direct = await runCli(['-p', 'hi'], { env: cleanEnv(env) });
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toContain(
+      "HTTPS_PROXY is set, but Node's fetch uses it only with NODE_USE_ENV_PROXY=1",
+    );
+    expect(connects).toEqual([]);
+    const proxied = await runCli(['-p', 'hi'], {
+      env: cleanEnv({ ...env, NODE_USE_ENV_PROXY: '1' }),
+    });
+    expect(proxied.code).toBe(1);
+    expect(connects).toContain(`127.0.0.1:${port}`);
+    expect(proxied.stderr).not.toContain('NODE_USE_ENV_PROXY');
+  });
+});
+
 describe('settings files an editor wrote', () => {
   it.each([
     ['{\n  "model": "x",\n}\n', 'line 3, column 1: a comma before the closing bracket'],

@@ -96,7 +96,26 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}`;
+  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}`;
+}
+
+/**
+ * Behind a proxy, Node's fetch goes around HTTPS_PROXY unless NODE_USE_ENV_PROXY=1 (Node ≥ 22.21,
+ * 24): a failed connection with a proxy variable set says so. Empty otherwise.
+ */
+function proxyHint(providerError: ProviderError): string {
+  if (providerError.statusCode !== undefined) return '';
+  if (
+    !/connect|fetch failed|network|socket|ENOTFOUND|ECONNREFUSED|ETIMEDOUT/i.test(
+      providerError.message,
+    )
+  )
+    return '';
+  const proxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].find(
+    (name) => (process.env[name] ?? '') !== '',
+  );
+  if (proxy === undefined || process.env.NODE_USE_ENV_PROXY === '1') return '';
+  return ` — ${proxy} is set, but Node's fetch uses it only with NODE_USE_ENV_PROXY=1 (Node ≥ 22.21): export NODE_USE_ENV_PROXY=1`;
 }
 
 /**
