@@ -50,10 +50,10 @@ interface Field {
   /**
    * Whether a term here counts in the term's document frequency (its IDF) and as a word the
    * catalogue uses. Off for the search text: a word every response holds (`customer` in each of
-   * Stripe's) must not make the same word in names and descriptions look common, nor stop a query word that only responses
-   * use from being expanded by the associations. Measured with it counted (weight 0.2): core
-   * alone lost 3 points of tuned top-1, and the never-seen and held-out indirect requests lost
-   * 1–3 points of top-5 with the data.
+   * Stripe's) must not make the same word in names and descriptions look common, nor stop a
+   * query word that only responses use from being expanded by the associations. Measured with
+   * it counted (weight 0.2): core alone lost 3 points of tuned top-1, and the never-seen and
+   * held-out indirect requests lost 1–3 points of top-5 with the data.
    */
   counted?: false;
   text: (tool: AnyAgentTool) => string;
@@ -277,8 +277,8 @@ const embeddingWeight = 2;
 // For a question, the similarity of the query to what a tool returns (its first `answerNames`
 // response fields) weighs this much more. Measured: 0.6 (0.3–1 within a task) lifted never-seen
 // top-1 by four tasks and cost nothing; for every request (not only questions) it cost the
-// tuned set 5 points of top-1 (a bonus for every read operation), and so did adding the same
-// names to the tool's own embedding text.
+// tuned set 5 points of top-1 (a bonus for every read operation), and adding the same names to
+// the tool's own embedding text cost it 3.6.
 const answerWeight = 0.6;
 const answerNames = 12;
 // Tools whose embeddings are kept for later queries, at most this many (~1 kB each with 100
