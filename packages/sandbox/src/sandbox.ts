@@ -15,7 +15,7 @@ import {
 } from './bubblewrap-command.js';
 import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
-import { findRepositories, gitEntryPaths } from './git-repositories.js';
+import { gitEntryPaths, watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
 import { defaultSecretPaths, environmentFilePaths, isInside, secretMasks } from './secret-paths.js';
@@ -128,6 +128,14 @@ export interface Sandbox {
    * active. Each call makes a new one (never share one between sessions); close it with the session.
    */
   createHost?(): SandboxHost | undefined;
+  /**
+   * What appeared since the sandbox was created or the last call that the user's own programs run
+   * later, outside the sandbox: a repository in a writable root (its hooks and config run with
+   * the user's next git command there), a startup file in a home inside one. A command could make
+   * them (a name cannot be refused), so call this after each command and tell the user. From now
+   * on they are read-only like the others. Empty when the sandbox is not active.
+   */
+  checkPlanted?(): string[];
   /** Stops the network proxy, if one runs. */
   close(): Promise<void>;
 }
@@ -228,16 +236,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const protectStartup = options.protectStartupFiles !== false && bubblewrap !== undefined;
   // Repositories nested in the workspace are searched for once, here (bounded); the roots' own
   // `.git` is looked up per command, so a repository made at a root since is protected too.
-  const nestedRepositories = protectGit ? findRepositories(writableRoots) : { paths: [] };
-  if (nestedRepositories.incomplete !== undefined) {
+  const repositories = protectGit ? watchRepositories(writableRoots) : undefined;
+  if (repositories?.incomplete !== undefined) {
     limitations.push(
-      `the search for git repositories inside the writable roots ${nestedRepositories.incomplete}: a .git below where it stopped is writable`,
+      `the search for git repositories inside the writable roots ${repositories.incomplete}: a .git below where it stopped is writable`,
     );
   }
   const currentReadOnly = (): string[] => [
-    ...(protectGit ? currentGitPaths(writableRoots, nestedRepositories.paths) : []),
+    ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
     ...(protectStartup ? startupFilesToProtect(home, writableRoots) : []),
   ];
+  let startupFilesSeen = new Set(protectStartup ? startupFilesToProtect(home, writableRoots) : []);
   const currentMasks = () =>
     bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
   const status: SandboxStatus = {
@@ -370,6 +379,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           };
         },
       });
+    },
+    checkPlanted() {
+      const planted = repositories?.check() ?? [];
+      if (protectStartup) {
+        const now = startupFilesToProtect(home, writableRoots);
+        planted.push(...now.filter((file) => !startupFilesSeen.has(file)));
+        startupFilesSeen = new Set(now);
+      }
+      return planted;
     },
     explainFailure(output) {
       if (!status.active) return undefined;

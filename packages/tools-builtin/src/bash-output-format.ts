@@ -25,6 +25,11 @@ export interface BashDetails {
   sandboxed?: boolean;
   /** The sandbox's explanation when its output shows the sandbox blocked it (also in the text). */
   sandboxBlocked?: string;
+  /**
+   * Repositories and home startup files that appeared in the writable roots since the previous
+   * command (the sandbox's `checkPlanted`): run later by the user's git or shell (also in the text).
+   */
+  sandboxPlanted?: string[];
 }
 
 /**

@@ -551,9 +551,19 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         : settings.sandbox.explainFailure(
             `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
           );
+      // What sandboxed commands made that the user's own programs run later, outside the sandbox
+      // (checked after every command, so one the user ran unsandboxed is not taken for theirs).
+      const planted = settings.sandbox.status.active
+        ? (settings.sandbox.checkPlanted?.() ?? [])
+        : [];
+      const plantedNote =
+        sandboxed && planted.length > 0
+          ? `\nSandboxed commands made ${planted.join(', ')}: what a repository's hooks and config or a startup file hold runs with the user's next git command in that folder, or next shell, outside the sandbox. Tell the user, so they look before using it; the sandbox keeps it read-only from now on.`
+          : '';
       const text =
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
-        (blocked === undefined ? '' : `\n${blocked}`);
+        (blocked === undefined ? '' : `\n${blocked}`) +
+        plantedNote;
       const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
       // A failed command is a failed call (marks and `isError` say so); the model still reads
       // its whole output and exit code in the text.
@@ -561,6 +571,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         result.isError = true;
       }
       if (blocked !== undefined) details.sandboxBlocked = blocked;
+      if (plantedNote !== '') details.sandboxPlanted = planted;
       return result;
     },
   });

@@ -218,6 +218,23 @@ describe('bash in the OS sandbox', () => {
     expect(fs.existsSync('/etc/agent-sandbox-bg-test')).toBe(false);
   });
 
+  it('a repository a command makes is reported in its result, once, and read-only from the next command on', async () => {
+    const bash = setup();
+    const first = await run(bash, 'echo plain > notes.txt');
+    expect(first.details?.sandboxPlanted).toBeUndefined();
+    const made = await run(
+      bash,
+      'git init -q vendor/lib && printf "[core]\\n\\tfsmonitor = touch /var/tmp/x\\n" >> vendor/lib/.git/config && echo made',
+    );
+    expect(made.details?.sandboxPlanted).toEqual([path.join(ws, 'vendor/lib/.git')]);
+    expect(made.text).toContain(`Sandboxed commands made ${path.join(ws, 'vendor/lib/.git')}`);
+    expect(made.text).toContain('Tell the user');
+    const next = await run(bash, 'echo "#!/bin/sh" > vendor/lib/.git/hooks/post-checkout');
+    expect(next.details?.sandboxPlanted).toBeUndefined();
+    expect(next.text).toContain("a repository's .git is read-only");
+    expect(fs.existsSync(path.join(ws, 'vendor/lib/.git/hooks/post-checkout'))).toBe(false);
+  });
+
   it('running outside the sandbox is its own permission: always asked, even where rules allow the command', async () => {
     const bash = setup();
     const subjects = await bash.permissionSubjects?.({
