@@ -45,6 +45,11 @@ interface ScopedFetch {
    * to the other host).
    */
   credentialQuery?: readonly string[];
+  /**
+   * Checks a hop to another origin than the request's: a reason refuses it (a `denied`
+   * ToolError), `undefined` follows it. See `redirect-guard.ts`.
+   */
+  checkRedirect?: (start: URL, target: URL) => Promise<string | undefined>;
   toolName: string;
 }
 
@@ -109,6 +114,14 @@ export async function fetchScoped(
       );
     }
     await response.body?.cancel().catch(() => undefined);
+    if (next.origin !== origin && params.checkRedirect !== undefined) {
+      const refused = await params.checkRedirect(new URL(params.url), next);
+      if (refused !== undefined)
+        throw new ToolError(
+          `${method} ${url} redirected to ${next.href}, which is not followed: ${refused}. Redirects out of the API into a private network are refused (allowPrivateRedirects lets them through).`,
+          { kind: 'denied', toolName: params.toolName },
+        );
+    }
     if (
       response.status === 303 ||
       ((response.status === 301 || response.status === 302) && method === 'POST')

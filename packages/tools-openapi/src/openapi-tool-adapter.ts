@@ -30,6 +30,7 @@ import {
   type OperationSelector,
 } from './operation-filter.js';
 import { parseDocumentText } from './parse-document.js';
+import { createRedirectGuard } from './redirect-guard.js';
 import { type BuiltRequest, buildRequest, type RequestPlan } from './request-builder.js';
 import {
   defaultResponseLimits,
@@ -41,6 +42,9 @@ import { responseSearchText } from './response-search-text.js';
 import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
 import { OpenApiSpecError } from './spec-error.js';
 import { uniqueToolNames } from './tool-name.js';
+
+/** Redirects out of the API into a private network are refused (redirect-guard.ts). */
+const redirectGuard = createRedirectGuard();
 
 /** An OpenAPI 2.0, 3.0 or 3.1 document as parsed JSON. */
 export type OpenApiDocument =
@@ -94,6 +98,12 @@ export interface OpenApiToolOptions {
    * another origin is followed without them.
    */
   credentialOrigins?: readonly string[];
+  /**
+   * Follow redirects from the API to another origin on a loopback, private, link-local or
+   * reserved address [false: refused with a `denied` error, unless the API's own host is not
+   * public either]. See the README's "Redirects into a private network".
+   */
+  allowPrivateRedirects?: boolean;
   /** Receives warnings (left-out operations, undeclared path parameters…) [console.warn]. */
   onWarning?: (message: string) => void;
   /** Permission tier per operation [GET, HEAD, OPTIONS: read-only; others: full-access]. */
@@ -339,6 +349,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   const permission =
     options.permission?.(info) ?? (readOnlyMethods.has(info.method) ? 'read-only' : 'full-access');
   const fetchImpl = options.fetch;
+  const checkRedirect = options.allowPrivateRedirects === true ? undefined : redirectGuard;
   const repeatable =
     permission === 'read-only' ||
     isIdempotentMethod(operation) ||
@@ -423,6 +434,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
         },
         credentialHeaders: credentialHeaderNames(auth, headers),
         credentialQuery,
+        ...(checkRedirect === undefined ? {} : { checkRedirect }),
         toolName: name,
       }));
     } catch (error) {
