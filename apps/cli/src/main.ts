@@ -82,8 +82,11 @@ export async function main(argv: readonly string[]): Promise<number> {
           // `agent --continue` alone after a crash: the run it cut off goes on, then the session ends.
           if (options.continueLast === true || options.resume !== undefined)
             return await printMode(options, true);
+          // Which end is not a terminal: `agent | tee log` has a terminal for input, not for output.
           throw new UsageError(
-            'No prompt: pass -p "prompt" (stdin is not a terminal, so there is no interactive session)',
+            process.stdin.isTTY === true
+              ? 'No prompt, and stdout is not a terminal, which an interactive session needs: pass -p "prompt" (-p writes the answer to the pipe)'
+              : 'No prompt, and stdin is not a terminal, so there is no interactive session: pass -p "prompt", or … | agent -p to make what is piped in the prompt',
           );
         }
         return await replMode(options);

@@ -135,6 +135,35 @@ describe('Ctrl-C before the session starts', () => {
   });
 });
 
+describe('agent with one end not a terminal', () => {
+  beforeEach(skipWithout('tmux'));
+
+  it('agent | cat (stdout a pipe, stdin the terminal): names stdout, not stdin', async () => {
+    const dir = await scratch();
+    const tmux = TmuxSession.start(['sh', '-c', `'${process.execPath}' '${cliPath}' | cat`], {
+      cwd: dir,
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+    });
+    cleanups.push(() => tmux.kill());
+    await waitFor(
+      tmux,
+      'No prompt, and stdout is not a terminal, which an interactive session needs',
+    );
+    expect(tmux.capture()).not.toContain('stdin is not a terminal');
+  });
+
+  it('echo … | agent (stdin a pipe): names stdin and the -p that reads it', async () => {
+    const dir = await scratch();
+    const run = await runCli([], {
+      env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
+      input: 'fix it',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('No prompt, and stdin is not a terminal');
+    expect(run.stderr).toContain('… | agent -p to make what is piped in the prompt');
+  });
+});
+
 describe('slash commands a new user types', () => {
   beforeEach(skipWithout('tmux'));
 
