@@ -33,6 +33,15 @@ export interface BashDetails {
 }
 
 /**
+ * The line a result gets when sandboxed commands made what the user's own programs run later,
+ * outside the sandbox (the sandbox's `checkPlanted`), else ''.
+ */
+export function plantedNote(planted: readonly string[]): string {
+  if (planted.length === 0) return '';
+  return `\nSandboxed commands made ${planted.join(', ')}: what a repository's hooks and config or a startup file hold runs with the user's next git command in that folder, or next shell, outside the sandbox. Tell the user, so they look before using it; the sandbox keeps it read-only from now on.`;
+}
+
+/**
  * Output without the truncation notice, whose spill path lies in the per-user directory the
  * sandbox hides: naming it is no sign that the sandbox blocked the command.
  */

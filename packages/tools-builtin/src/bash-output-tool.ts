@@ -2,7 +2,13 @@
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
 import type { BackgroundTasks } from './bash.js';
-import { type BashDetails, detailsOf, formatStreams, withoutNotice } from './bash-output-format.js';
+import {
+  type BashDetails,
+  detailsOf,
+  formatStreams,
+  plantedNote,
+  withoutNotice,
+} from './bash-output-format.js';
 import { analyzeShellCommand } from './shell-analysis.js';
 
 /** Options of {@link createBashOutputTool}. */
@@ -81,9 +87,15 @@ export function createBashOutputTool(
           )
         : undefined;
       if (blocked !== undefined) details.sandboxBlocked = blocked;
-      const text = body === '' ? `${status}\n(no output yet)` : `${body}\n${status}`;
+      // What sandboxed commands made for the user's git or shell, as bash's own results say.
+      const planted = outcome === undefined ? [] : (task.sandbox?.checkPlanted?.() ?? []);
+      if (planted.length > 0) details.sandboxPlanted = planted;
+      const text =
+        (body === '' ? `${status}\n(no output yet)` : `${body}\n${status}`) +
+        (blocked === undefined ? '' : `\n${blocked}`) +
+        plantedNote(planted);
       return {
-        content: [{ type: 'text', text: blocked === undefined ? text : `${text}\n${blocked}` }],
+        content: [{ type: 'text', text }],
         details,
         ...(failed ? { isError: true } : {}),
       };

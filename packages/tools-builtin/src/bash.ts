@@ -17,7 +17,13 @@ import {
   type SandboxOptions,
 } from '@agent/sandbox';
 import * as z from 'zod';
-import { type BashDetails, detailsOf, formatStreams, withoutNotice } from './bash-output-format.js';
+import {
+  type BashDetails,
+  detailsOf,
+  formatStreams,
+  plantedNote,
+  withoutNotice,
+} from './bash-output-format.js';
 import { bashCallTier } from './bash-tier.js';
 import { startHostedProcessGroup } from './hosted-process-group.js';
 import { OutputBuffer, removeStaleSpillFiles } from './output-buffer.js';
@@ -556,14 +562,11 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const planted = settings.sandbox.status.active
         ? (settings.sandbox.checkPlanted?.() ?? [])
         : [];
-      const plantedNote =
-        sandboxed && planted.length > 0
-          ? `\nSandboxed commands made ${planted.join(', ')}: what a repository's hooks and config or a startup file hold runs with the user's next git command in that folder, or next shell, outside the sandbox. Tell the user, so they look before using it; the sandbox keeps it read-only from now on.`
-          : '';
+      const planting = sandboxed ? plantedNote(planted) : '';
       const text =
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`) +
-        plantedNote;
+        planting;
       const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
       // A failed command is a failed call (marks and `isError` say so); the model still reads
       // its whole output and exit code in the text.
@@ -571,7 +574,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         result.isError = true;
       }
       if (blocked !== undefined) details.sandboxBlocked = blocked;
-      if (plantedNote !== '') details.sandboxPlanted = planted;
+      if (planting !== '') details.sandboxPlanted = planted;
       return result;
     },
   });

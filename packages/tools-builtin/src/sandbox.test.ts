@@ -216,6 +216,20 @@ describe('bash in the OS sandbox', () => {
     expect(resultText(read)).toContain('Blocked by the sandbox: writes outside');
     expect(read.details?.sandboxBlocked).toMatch(/^Blocked by the sandbox/);
     expect(fs.existsSync('/etc/agent-sandbox-bg-test')).toBe(false);
+
+    // A repository a background command made is named when its output is read.
+    const planting = await bash.execute(
+      { command: 'git init -q background/repo', run_in_background: true },
+      testContext(),
+    );
+    const plantingId = planting.details?.taskId ?? '';
+    await background.get(plantingId)?.handle.done;
+    const planted = await createBashOutputTool({ backgroundTasks: background }).execute(
+      { task_id: plantingId },
+      testContext(),
+    );
+    expect(planted.details?.sandboxPlanted).toEqual([path.join(ws, 'background/repo/.git')]);
+    expect(resultText(planted)).toContain('Tell the user');
   });
 
   it('a repository a command makes is reported in its result, once, and read-only from the next command on', async () => {
