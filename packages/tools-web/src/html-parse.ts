@@ -108,9 +108,11 @@ export function parseHtml(html: string): ElementNode {
     }
   };
   // Linear on hostile input: a tag's attributes never cross a `<`, and bogus comments and
-  // processing instructions run to the next `>` or the end, so no match attempt rescans the text.
+  // processing instructions run to the next `>` or the end, so no match attempt rescans the text;
+  // the name ends where its characters do (else every split of `<a000…'` between name and
+  // attributes was tried: quadratic, minutes for 100 kB).
   const tag =
-    /<!--[\s\S]*?(?:-->|$)|<![^>]*(?:>|$)|<\?[^>]*(?:>|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>/g;
+    /<!--[\s\S]*?(?:-->|$)|<![^>]*(?:>|$)|<\?[^>]*(?:>|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?![a-zA-Z0-9:-])((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>/g;
   let last = 0;
   for (;;) {
     const match = tag.exec(html);

@@ -81,7 +81,7 @@ export function htmlToMarkdown(
         const heading = article.title?.trim() || title;
         if (options.format === 'text') {
           const text = (article.textContent ?? '')
-            .replace(/[ \t]+\n/g, '\n')
+            .replace(/(?<![ \t])[ \t]+\n/g, '\n')
             .replace(/\n{3,}/g, '\n\n')
             .trim();
           return {

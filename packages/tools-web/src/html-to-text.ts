@@ -153,7 +153,7 @@ function renderTable(node: ElementNode, context: RenderContext): string {
           )
           .map((cell) =>
             renderBlockContent(cell, context)
-              .replace(/\s*\n\s*/g, ' ')
+              .replace(/(?<!\s)\s*\n\s*/g, ' ')
               .replace(/\|/g, '\\|'),
           );
         rows.push(cells);
@@ -200,7 +200,7 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
     case 'h4':
     case 'h5':
     case 'h6': {
-      const text = renderBlockContent(node, context).replace(/\s*\n\s*/g, ' ');
+      const text = renderBlockContent(node, context).replace(/(?<!\s)\s*\n\s*/g, ' ');
       if (text === '') return '';
       return `${blockBreak}${markdown ? `${'#'.repeat(Number(name[1]))} ` : ''}${text}${blockBreak}`;
     }
@@ -212,7 +212,7 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
           : resolveUrl(node.attributes.href, context.baseUrl);
       if (!markdown || href === undefined || text.trim() === '') return text;
       const leading = text.match(/^\s*/)?.[0] ?? '';
-      const trailing = text.match(/\s*$/)?.[0] ?? '';
+      const trailing = text.match(/(?<!\s)\s*$/)?.[0] ?? '';
       return `${leading}[${text.trim().replace(/([[\]])/g, '\\$1')}](${href.replace(/[()\s]/g, encodeURIComponent)})${trailing}`;
     }
     case 'img': {
@@ -245,7 +245,9 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
       return `${fence}${pad}${text}${pad}${fence}`;
     }
     case 'pre': {
-      const raw = textOf(node).replace(/^\n/, '').replace(/\s+$/, '');
+      const raw = textOf(node)
+        .replace(/^\n/, '')
+        .replace(/(?<!\s)\s+$/, '');
       if (raw === '') return '';
       if (!markdown) return `${blockBreak}${raw}${blockBreak}`;
       const code = node.children.find(
@@ -288,10 +290,10 @@ function finish(rendered: string): string {
     .map((block) =>
       block
         .split('\n')
-        .map((line) => line.replace(/[ \t]+$/, ''))
+        .map((line) => line.replace(/(?<![ \t])[ \t]+$/, ''))
         .join('\n')
         .replace(/^[ \t]+/, '')
-        .replace(/^\n+|\n+$/g, ''),
+        .replace(/^\n+|(?<!\n)\n+$/g, ''),
     )
     .filter((block) => block.trim() !== '')
     .join('\n\n');

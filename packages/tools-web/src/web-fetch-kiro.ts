@@ -104,10 +104,7 @@ export function withKiroFetchModes(
       // The text is the header, a blank line, then the page: select within the page.
       const split = first.text.indexOf('\n\n');
       const header = split === -1 ? '' : first.text.slice(0, split);
-      const body = (split === -1 ? first.text : first.text.slice(split + 2)).replace(
-        /\n\n\[Characters \d+-\d+ of \d+[^\]]*\]$/,
-        '',
-      );
+      const body = withoutRangeFooter(split === -1 ? first.text : first.text.slice(split + 2));
       // The page sits between its untrusted-content markers: select inside them, keep them around.
       const page = unfence(body);
       const selected = selectLines(page === undefined ? body : page.inner, kiro.terms);
@@ -118,4 +115,17 @@ export function withKiroFetchModes(
       return { ...result, content: [{ type: 'text', text }, ...others] };
     },
   };
+}
+
+/**
+ * The page without web_fetch's `[Characters a-b of n …]` footer. Only the last `[Characters` can
+ * end the text; a regular expression tried from each one of a page that repeats it rescanned the
+ * rest of the page every time.
+ */
+export function withoutRangeFooter(text: string): string {
+  const at = text.lastIndexOf('\n\n[Characters ');
+  if (at === -1) return text;
+  return /^\n\n\[Characters \d+-\d+ of \d+(?!\d)[^\]]*\]$/.test(text.slice(at))
+    ? text.slice(0, at)
+    : text;
 }

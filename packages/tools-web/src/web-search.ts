@@ -50,7 +50,7 @@ function normaliseDomain(domain: string): string {
     .trim()
     .toLowerCase()
     .replace(/^https?:\/\//, '')
-    .replace(/\/.*$/, '')
+    .replace(/\/[\s\S]*$/, '')
     .replace(/^\*\./, '')
     .replace(/^www\./, '');
 }
@@ -241,7 +241,7 @@ export async function searchBackend(
 }
 
 function stripTags(text: string): string {
-  return text.replace(/<\/?strong>/g, '').replace(/<[^>]+>/g, '');
+  return text.replace(/<\/?strong>/g, '').replace(/<[^<>]+>/g, '');
 }
 
 /**
