@@ -185,6 +185,14 @@ export class CommandHooks {
         }).then((outcome) => ({ hook, outcome })),
       ),
     );
+    // What the sandboxed hooks made for the user's git or shell: the user is told at once.
+    if (sandbox !== undefined && ran.some((hook) => hook.sandbox !== false)) {
+      const planted = sandbox.checkPlanted?.() ?? [];
+      if (planted.length > 0)
+        this.#options.onWarning?.(
+          `${event} hooks in the OS sandbox made ${planted.join(', ')}: a repository's hooks and config run with your next git command in that folder, a startup file with your next shell. Look before using them (the sandbox keeps them read-only from now on).`,
+        );
+    }
     const blocked: string[] = [];
     // A guard that could not run asks rather than letting the call through unseen.
     const notRun: string[] =

@@ -16,4 +16,10 @@ export interface HookSandbox {
   readonly status: { readonly active: boolean; readonly reason?: string };
   /** The command to spawn instead of `command`. */
   wrap(command: HookCommand): Promise<HookCommand>;
+  /**
+   * What appeared since the last call that the user's git or shell runs later, outside the
+   * sandbox (a repository, a home startup file): a hook (a formatter running the project's code)
+   * could plant one. Asked after the sandboxed hooks of each event ran; told through `onWarning`.
+   */
+  checkPlanted?(): string[];
 }

@@ -199,6 +199,36 @@ describe('the hooks protocol through the sandbox', () => {
   });
 });
 
+describe('what sandboxed hooks plant for the user', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('a repository a hook made is told through onWarning, once', async () => {
+    const paths = fixture();
+    const warnings: string[] = [];
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        Stop: [
+          { hooks: [{ type: 'command', command: 'git init -q planted/repo 2>/dev/null; true' }] },
+        ],
+      }),
+      {
+        cwd: paths.workspace,
+        sandbox: sandboxFor(paths),
+        onWarning: (line) => warnings.push(line),
+      },
+    );
+    await hooks.stop(false);
+    const planted = path.join(paths.workspace, 'planted/repo/.git');
+    expect(fs.existsSync(planted)).toBe(true);
+    expect(warnings).toEqual([
+      `Stop hooks in the OS sandbox made ${planted}: a repository's hooks and config run with your next git command in that folder, a startup file with your next shell. Look before using them (the sandbox keeps them read-only from now on).`,
+    ]);
+    // Again: the repository is read-only now (git init fails), nothing new to tell.
+    await hooks.stop(false);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
 describe('where the sandbox cannot run (a real sandbox whose bwrap is missing)', () => {
   it('withholds sandboxed hooks, says so once, and a withheld PreToolUse guard makes its call ask', async () => {
     const paths = fixture();
