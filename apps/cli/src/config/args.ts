@@ -100,6 +100,8 @@ export interface CliOptions {
   sandboxProtect?: SandboxProtectSettings;
   /** `--pass-env` (and settings' `passEnv`): credential variables the tools' processes get anyway. */
   passEnv?: string[];
+  /** Settings' `webFetchPrivateHosts` (user settings only): hosts web_fetch may reach on private addresses. */
+  webFetchPrivateHosts?: string[];
   /** `--code-mode` (or the user settings' `codeMode`): a run_script tool where the tools are functions. */
   codeMode?: CodeModeSetting;
   /** `--tools` (after the settings step: the settings' lists, then the flag's): which tools the session offers. */

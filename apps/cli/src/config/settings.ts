@@ -59,6 +59,11 @@ export interface SettingsFile {
   sandboxProtect?: SandboxProtectSettings;
   /** Credential variables the tools' processes get anyway (user settings only). */
   passEnv?: string[];
+  /**
+   * Hosts whose loopback or private addresses web_fetch may reach (user settings only):
+   * `["localhost", "docs.intranet"]`. Every other private address stays refused.
+   */
+  webFetchPrivateHosts?: string[];
   /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
   mcpTimeout?: number;
   /** How long session files are kept (user settings only). */
@@ -106,6 +111,8 @@ export interface Settings {
   sandboxProtect: SandboxProtectSettings;
   /** `passEnv` of the user settings. */
   passEnv: string[];
+  /** `webFetchPrivateHosts` of the user settings, lower-cased. */
+  webFetchPrivateHosts: string[];
   mcpTimeout: number | undefined;
   /** `sessions` of the user settings. */
   sessions: SessionRetention;
@@ -135,6 +142,7 @@ const topLevel = new Set([
   'hooksSandboxNetwork',
   'sandboxProtect',
   'passEnv',
+  'webFetchPrivateHosts',
   'mcpTimeout',
   'sessions',
   'compaction',
@@ -261,6 +269,11 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
   if (env !== undefined) checked.env = env as Record<string, string>;
   if (record.passEnv !== undefined)
     checked.passEnv = stringList(record.passEnv, `${path}: "passEnv"`);
+  if (record.webFetchPrivateHosts !== undefined)
+    checked.webFetchPrivateHosts = stringList(
+      record.webFetchPrivateHosts,
+      `${path}: "webFetchPrivateHosts"`,
+    );
   if (record.mcpTimeout !== undefined) {
     if (typeof record.mcpTimeout !== 'number' || !(record.mcpTimeout > 0))
       throw new CliError(`${path}: "mcpTimeout" must be a number of seconds > 0`);
@@ -418,6 +431,12 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
       );
+    // Opening your local network to pages the model fetches is your decision, never a
+    // repository's: a cloned project could name its attacker's target on your intranet.
+    if (file.webFetchPrivateHosts !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "webFetchPrivateHosts" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot open your local network to web_fetch`,
+      );
     // What a session pays for summaries is yours to tune, not a repository's.
     if (file.compaction !== undefined && scope !== 'user')
       throw new CliError(
@@ -493,6 +512,9 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
     settings.hooksSandboxNetwork = file.hooksSandboxNetwork ?? settings.hooksSandboxNetwork;
     Object.assign(settings.sandboxProtect, file.sandboxProtect ?? {});
     settings.passEnv.push(...(file.passEnv ?? []));
+    settings.webFetchPrivateHosts.push(
+      ...(file.webFetchPrivateHosts ?? []).map((host) => host.toLowerCase()),
+    );
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
     Object.assign(settings.sessions, file.sessions ?? {});
     settings.compaction = file.compaction ?? settings.compaction;
@@ -523,6 +545,7 @@ export function emptySettings(): Settings {
     hooksSandboxNetwork: undefined,
     sandboxProtect: {},
     passEnv: [],
+    webFetchPrivateHosts: [],
     mcpTimeout: undefined,
     sessions: {},
     compaction: undefined,
@@ -563,6 +586,9 @@ export function applySettings(
       ? {}
       : { sandboxProtect: { ...settings.sandboxProtect } }),
     passEnv: [...settings.passEnv, ...(options.passEnv ?? [])],
+    ...(settings.webFetchPrivateHosts.length === 0
+      ? {}
+      : { webFetchPrivateHosts: [...settings.webFetchPrivateHosts] }),
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}
       : { mcpTimeoutSeconds: settings.mcpTimeout }),

@@ -58,6 +58,7 @@ export async function loadTools(
     | 'sandbox'
     | 'sandboxProtect'
     | 'passEnv'
+    | 'webFetchPrivateHosts'
     | 'workspaceTrusted'
     | 'projectRoot'
     | 'mcpTimeoutSeconds'
@@ -110,7 +111,16 @@ export async function loadTools(
   });
   // web_fetch; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');
-  if (choice.has('web_fetch')) tools.push(web.createWebFetchTool());
+  // Private addresses stay refused except for the hosts the user's settings name.
+  const privateHosts = new Set(options.webFetchPrivateHosts ?? []);
+  if (choice.has('web_fetch'))
+    tools.push(
+      web.createWebFetchTool(
+        privateHosts.size === 0
+          ? {}
+          : { allowPrivateAddress: (host) => privateHosts.has(host.toLowerCase()) },
+      ),
+    );
   const searchBackend = web.webSearchBackendFromEnv();
   if (searchBackend !== undefined && choice.has('web_search'))
     tools.push(web.createWebSearchTool({ backend: searchBackend }));
