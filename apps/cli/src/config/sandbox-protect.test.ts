@@ -114,3 +114,38 @@ describe('"sandboxProtect" in the user settings', () => {
     },
   );
 });
+
+describe('what a sandboxed command plants', () => {
+  it('the transcript tells the user about a repository a command made', async () => {
+    const { workspace, home } = await repository();
+    const dir = join(home, '..');
+    const script = await writeScript(
+      dir,
+      [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'git init -q vendor/lib' } }] },
+        { text: 'done' },
+      ],
+      'plant.json',
+    );
+    const result = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--mode',
+        'full-access',
+        '--sandbox',
+        'required',
+        '--trust',
+      ],
+      { env: cleanEnv({ AGENT_HOME: home }) },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `! sandboxed commands made ${join(workspace, 'vendor/lib/.git')}: what a repository's hooks and config`,
+    );
+  });
+});

@@ -147,6 +147,17 @@ function compactJson(text: string): string | undefined {
   }
 }
 
+/**
+ * What sandboxed commands made that the user's git or shell runs later (bash's
+ * `details.sandboxPlanted`, duck-typed): said to the user here, not left to the model.
+ */
+function plantedLine(details: unknown): string | undefined {
+  const planted = (details as { sandboxPlanted?: unknown } | undefined)?.sandboxPlanted;
+  if (!Array.isArray(planted) || planted.length === 0) return undefined;
+  const paths = planted.filter((entry): entry is string => typeof entry === 'string');
+  return `  ! sandboxed commands made ${paths.join(', ')}: what a repository's hooks and config or a startup file hold runs with your next git command there or your next shell, outside the sandbox; look before using it`;
+}
+
 /** The details a sub-agent tool streams (`@agent/subagent`'s SubAgentUpdateDetails), duck-typed so the transcript does not load the package. */
 interface ChildUpdate {
   agentName: string;
@@ -404,6 +415,8 @@ export class Transcript {
           );
           const nested = nestedCallsLine(message.details);
           if (nested !== undefined) this.line(safe(nested));
+          const planted = plantedLine(message.details);
+          if (planted !== undefined) this.line(safe(planted));
           this.#resultDiff(message.toolCallId, !message.isError, message.toolName);
         }
         return;
