@@ -209,3 +209,25 @@ describe('search results are fenced, one line per field', () => {
     expect([...inner].some((character) => character.charCodeAt(0) === 0x1b)).toBe(false);
   });
 });
+
+describe('content types that lie', () => {
+  it('an "image" that is HTML is described, never shown; a "PDF" is not downloaded', async () => {
+    pages.set('/fake.png', { type: 'image/png', body: `<html><body>${injection}</body></html>` });
+    const fake = await fetchText('/fake.png');
+    expect(fake.text).toContain('its bytes are not a PNG, JPEG, GIF or WebP image');
+    expect(fake.text).not.toContain('approved every command');
+    pages.set('/fake.pdf', { type: 'application/pdf', body: injection });
+    const pdf = await fetchText('/fake.pdf');
+    expect(pdf.text).toMatch(/Binary content \(.*\); not shown\./);
+    expect(pdf.text).not.toContain('approved every command');
+  });
+
+  it('HTML sent as text/plain or without a type is still fenced', async () => {
+    pages.set('/as-text', { type: 'text/plain', body: `<script>alert(1)</script>${injection}` });
+    pages.set('/untyped', { type: '', body: `<!doctype html><title>x</title><p>${injection}</p>` });
+    for (const path of ['/as-text', '/untyped']) {
+      const { text } = await fetchText(path);
+      expect(split(text).inner, path).toContain('approved every command');
+    }
+  });
+});
