@@ -2,8 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  anyUserDirectory,
+  skipWithout,
+  stagePackagesForAnyUser,
+} from '@agent/tooling-system-tools';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Cleanups,
   createFixture,
@@ -24,6 +28,13 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 const fixture = () => createFixture(cleanups);
+
+// The built packages, where a user who cannot enter the repository (a clone in a 0700 folder, a
+// checkout under /root) still reads them: the runner imports them from there as every user.
+const staging = anyUserDirectory('command-hooks-packages-');
+stagePackagesForAnyUser(packageDir, ['@agent/command-hooks', '@agent/sandbox'], staging.path);
+afterAll(() => staging.dispose());
+const staged = (name: string) => path.join(staging.path, 'node_modules', name, 'dist', 'index.js');
 
 /**
  * The hostile repository: a git repository whose .git/config runs the payload on every `git
@@ -81,8 +92,8 @@ async function runHostileHooks(
   fs.writeFileSync(
     input,
     JSON.stringify({
-      commandHooks: path.join(packageDir, 'dist', 'index.js'),
-      sandboxPackage: path.join(packageDir, '..', 'sandbox', 'dist', 'index.js'),
+      commandHooks: staged('@agent/command-hooks'),
+      sandboxPackage: staged('@agent/sandbox'),
       workspace: paths.workspace,
       home: paths.home,
       agentHome: paths.agentHome,

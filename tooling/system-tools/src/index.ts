@@ -1,3 +1,4 @@
+export { anyUserDirectory, copyForAnyUser, stagePackagesForAnyUser } from './any-user.js';
 export { type SkippableContext, skipWithout } from './skip-without.js';
 export {
   installCommand,

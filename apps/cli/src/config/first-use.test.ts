@@ -18,6 +18,7 @@ import {
   type CliRun,
   cleanEnv,
   cliPath,
+  cliPathForAnyUser,
   runCli,
   tempDir,
   writeScript,
@@ -426,7 +427,7 @@ describe('a home the CLI cannot write', () => {
     const nobody = (args: string[]) =>
       runProcess(
         'setpriv',
-        ['--reuid=65534', '--regid=65534', '--clear-groups', node, cliPath, ...args],
+        ['--reuid=65534', '--regid=65534', '--clear-groups', node, cliPathForAnyUser(), ...args],
         {
           cwd: workspace,
           env: cleanEnv({ HOME: home, AGENT_HOME: '' }),

@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  cliPathForAnyUser,
   runCli,
   TmuxSession,
   writeScript,
@@ -138,7 +139,7 @@ async function runCliAs(
   uid?: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, repository.base]);
-  const command = [repository.node, cliPath, ...args];
+  const command = [repository.node, uid === undefined ? cliPath : cliPathForAnyUser(), ...args];
   const child = spawn(
     uid === undefined ? repository.node : 'setpriv',
     uid === undefined

@@ -5,11 +5,29 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anyUserDirectory, copyForAnyUser } from '@agent/tooling-system-tools';
 
 /** The package directory (apps/cli). */
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The built CLI. */
 export const cliPath = join(appDir, 'dist', 'main.js');
+
+let anyUserCli: string | undefined;
+
+/**
+ * The built CLI (one self-contained folder) copied where every user can read it — a clone in a
+ * 0700 folder or under /root is not — for runs as another user (`setpriv --reuid=65534 …`). One
+ * copy per test process, removed when it exits.
+ */
+export function cliPathForAnyUser(): string {
+  if (anyUserCli === undefined) {
+    assertBuilt();
+    const dir = anyUserDirectory('agent-cli-dist-');
+    process.once('exit', () => dir.dispose());
+    anyUserCli = join(copyForAnyUser(join(appDir, 'dist'), dir.path), 'main.js');
+  }
+  return anyUserCli;
+}
 
 /** Fails with a clear message when the CLI was not built (turbo builds it before `test`). */
 export function assertBuilt(): void {
