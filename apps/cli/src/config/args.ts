@@ -617,7 +617,7 @@ function explainParseError(error: unknown): string {
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (message.includes('argument missing')) return `${option} needs a value`;
       if (message.includes('ambiguous'))
-        return `${option} needs a value; one that starts with "-" must be attached: -p-x or --print=-x`;
+        return `${option} needs a value; one that starts with "-" must be attached: ${option.startsWith('--') ? `${option}=-x` : `${option}-x`}`;
       return `${option}: ${message}`;
     default:
       return message;

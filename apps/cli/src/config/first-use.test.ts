@@ -119,6 +119,26 @@ describe('a typo', () => {
     );
   });
 
+  it.each([
+    ['raed_file', 'unknown tool "raed_file": did you mean read_file?'],
+    ['=-bsah', 'unknown tool "-bsah": did you mean -bash?'],
+    ['read_file,wbe_fetch', 'unknown tool "wbe_fetch": did you mean web_fetch?'],
+  ])('--tools %s: the nearest tool', async (list, message) => {
+    const run = await runCli(
+      list.startsWith('=') ? [`--tools${list}`, '-p', 'hi'] : ['--tools', list, '-p', 'hi'],
+    );
+    expectUserError(run, 2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it('a value that starts with "-" given apart: how to attach it, to that option', async () => {
+    const run = await runCli(['--tools', '-bash', '-p', 'hi']);
+    expectUserError(run, 2);
+    expect(run.stderr).toContain(
+      '--tools needs a value; one that starts with "-" must be attached: --tools=-x',
+    );
+  });
+
   it('an option nothing is near gets no guess', async () => {
     for (const typed of ['--frobnicate', '-x', '--zz']) {
       const run = await runCli([typed]);

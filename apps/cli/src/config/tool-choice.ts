@@ -11,6 +11,7 @@
  * those two.
  */
 import { type BuiltinToolName, defaultToolNames, kiroToolNames } from '@agent/tools-builtin';
+import { closestWord } from './suggest.js';
 
 /**
  * Tools the session makes besides `defaultTools`, by the names the model sees (the names of
@@ -162,7 +163,7 @@ export function checkToolItems(items: readonly string[], source: string): void {
       );
     }
     throw new ToolListError(
-      `${source}: unknown tool "${item}" (valid: ${toolChoiceNames.join(', ')}; ${syntaxHelp})`,
+      `${source}: unknown tool "${item}"${didYouMean(item)} (valid: ${toolChoiceNames.join(', ')}; ${syntaxHelp})`,
     );
   }
 }
@@ -314,4 +315,10 @@ function couldStartWith(glob: string, prefix: string): boolean {
 /** Applies the lists in order to `default` (no lists: the session's usual tools). */
 export function chooseTools(lists: readonly ToolList[]): ToolChoice {
   return new ToolChoice(lists);
+}
+
+/** `: did you mean read_file?` for a name a letter or two from a tool's, else nothing. */
+function didYouMean(item: string): string {
+  const meant = closestWord(item.replace(/^-/, ''), toolChoiceNames);
+  return meant === undefined ? '' : `: did you mean ${item.startsWith('-') ? '-' : ''}${meant}?`;
 }
