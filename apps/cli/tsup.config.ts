@@ -11,8 +11,9 @@ function versions(): string {
     };
   const own = read('package.json');
   const lines = [`agent ${own.version}`];
-  for (const name of Object.keys(own.devDependencies ?? {}).filter((dep) =>
-    dep.startsWith('@agent/'),
+  // Not the workspace's test-only tooling (@agent/tooling-*): it is never bundled.
+  for (const name of Object.keys(own.devDependencies ?? {}).filter(
+    (dep) => dep.startsWith('@agent/') && !dep.startsWith('@agent/tooling-'),
   ))
     lines.push(`${name} ${read(`node_modules/${name}/package.json`).version}`);
   return `${lines.join('\n')}\n`;
