@@ -206,7 +206,7 @@ describe('watchRepositories', () => {
 });
 
 describe('startupFilesToProtect', () => {
-  it('lists the startup files that exist, only when a writable root holds the home', () => {
+  it('lists the startup files that exist strictly inside a writable root (the home, ~/.config)', () => {
     const base = directory();
     const home = path.join(base, 'home');
     write(path.join(home, '.bashrc'), 'x');
@@ -219,6 +219,11 @@ describe('startupFilesToProtect', () => {
     expect(startupFilesToProtect(home, [home]).sort()).toEqual(expected.sort());
     expect(startupFilesToProtect(home, [base]).sort()).toEqual(expected.sort());
     expect(startupFilesToProtect(home, [path.join(home, 'project')])).toEqual([]);
+    // A dotfiles repository at ~/.config: what lies in it is protected, not a root that is one.
+    expect(startupFilesToProtect(home, [path.join(home, '.config')])).toEqual([
+      path.join(home, '.config/fish'),
+    ]);
+    expect(startupFilesToProtect(home, [path.join(home, '.config/fish')])).toEqual([]);
   });
 
   it('follows a dotfile manager’s links to targets inside a root, drops dangling ones and those outside', () => {

@@ -96,7 +96,7 @@ describe('repositories nested in a writable root', () => {
   });
 });
 
-describe('a writable root that holds the home directory', () => {
+describe('a writable root that holds the home’s startup files', () => {
   it("keeps the home's startup files read-only, the rest writable, and explains it", async () => {
     const base = directory();
     const home = path.join(base, 'home');
@@ -115,7 +115,18 @@ describe('a writable root that holds the home directory', () => {
       expect(output).toContain('WROTE');
       expect(explanation).toMatch(/startup files \(.*\.bashrc.*\) are read-only/);
     }
+    // ~/.config as a dotfiles repository: what lies in it is protected, the rest is writable.
+    const dotfiles = await run(
+      { writableRoots: [path.join(home, '.config')] },
+      'echo x >> fish/config.fish; echo ok > notes.txt && echo WROTE',
+      path.join(home, '.config'),
+    );
+    expect(dotfiles.output).toMatch(/config\.fish: Read-only file system/);
+    expect(dotfiles.output).toContain('WROTE');
     expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# original\n');
+    expect(fs.readFileSync(path.join(home, '.config/fish/config.fish'), 'utf8')).toBe(
+      '# original\n',
+    );
     expect(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('ok\n');
   });
 

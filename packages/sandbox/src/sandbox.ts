@@ -62,8 +62,8 @@ export interface SandboxOptions {
    */
   protectGitDirectories?: boolean;
   /**
-   * When a writable root is the home directory or holds it, keep the user's startup files
-   * read-only (`homeStartupFiles`: `.bashrc`, `.profile`, `.zshrc`, `.config/fish`, `.gitconfig`,
+   * Keep the user's startup files that lie strictly inside a writable root (the home as the
+   * workspace, `~/.config` as a dotfiles repository) read-only (`homeStartupFiles`: `.bashrc`, `.profile`, `.zshrc`, `.config/fish`, `.gitconfig`,
    * `.ssh/config`, `.npmrc`, `~/.local/bin`, …): what is written there runs with the user's next
    * shell, git or login [true].
    */

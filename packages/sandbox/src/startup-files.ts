@@ -9,8 +9,8 @@ import { isInside } from './secret-paths.js';
  * configuration (`script-shell`, `onload-script`), editors and terminal multiplexers that run
  * their configuration, what runs at login (systemd user units, desktop autostart, environment.d),
  * and the per-user `bin` directories on `PATH` (a `git` planted there shadows the real one).
- * Only reached when a writable root is the home directory or holds it: otherwise the home is
- * read-only inside as a whole.
+ * Only reached when a writable root holds them (the home, or `~/.config` as a dotfiles
+ * repository): otherwise they are read-only inside with the rest of the home.
  */
 export const homeStartupFiles: readonly string[] = [
   // Shells.
@@ -71,12 +71,12 @@ export const homeStartupFiles: readonly string[] = [
 ];
 
 /**
- * The startup files of `home` ({@link homeStartupFiles}) that exist now and lie inside a writable
- * root, to bind read-only over themselves. A symbolic link (a dotfile manager's) is resolved: the
+ * The startup files of `home` ({@link homeStartupFiles}) that exist now and lie strictly inside a
+ * writable root — the home, or a folder of it such as `~/.config` kept as a dotfiles repository —
+ * to bind read-only over themselves. A symbolic link (a dotfile manager's) is resolved: the
  * mount lands on its target, which is kept when it lies inside a root.
  */
 export function startupFilesToProtect(home: string, writableRoots: readonly string[]): string[] {
-  if (!writableRoots.some((root) => isInside(root, home))) return [];
   const paths = new Set<string>();
   for (const relative of homeStartupFiles) {
     const entry = path.join(home, relative);
@@ -87,7 +87,9 @@ export function startupFilesToProtect(home: string, writableRoots: readonly stri
     } catch {
       continue; // a dangling link: nothing to protect, and nothing a mount could land on
     }
-    if (writableRoots.some((root) => isInside(root, target))) paths.add(target);
+    // Strictly inside: a workspace that is itself one (`~/.config/nvim` as the project) is the
+    // user's chosen work, and stays writable.
+    if (writableRoots.some((root) => root !== target && isInside(root, target))) paths.add(target);
   }
   return [...paths];
 }
