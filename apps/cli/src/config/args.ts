@@ -606,7 +606,10 @@ function explainParseError(error: unknown): string {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
       const name = option.split('=')[0] ?? option;
       const peer = peerOption(name);
-      if (peer !== undefined) return `Unknown option ${name}: here it is ${peer}`;
+      if (peer !== undefined)
+        return peer.startsWith('no flag: ')
+          ? `Unknown option ${name}: there is no such flag; ${peer.slice('no flag: '.length)}`
+          : `Unknown option ${name}: here it is ${peer}`;
       const meant = name.startsWith('--')
         ? closestWord(name.slice(2), Object.keys(optionSpecs))
         : undefined;

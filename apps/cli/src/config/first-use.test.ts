@@ -95,6 +95,16 @@ describe('a typo', () => {
     [['--allowedTools', 'Bash'], 'here it is --allow <rule>'],
     [['--permission-mode', 'plan'], 'here it is --mode'],
     [['-m', 'gpt-5'], 'here it is --model <id>'],
+    [['--json'], 'here it is --output-format json'],
+    [
+      ['--api-key', 'sk-x'],
+      'there is no such flag; keys come from the environment (ANTHROPIC_API_KEY',
+    ],
+    [
+      ['--settings', 'x.json'],
+      'there is no such flag; settings are read from $AGENT_HOME/settings.json',
+    ],
+    [['--no-color'], 'there is no such flag; NO_COLOR=1 turns colour off'],
     [
       ['--mode', 'acceptEdits'],
       'Unknown mode "acceptEdits": expected one of default, read-only, workspace-write, full-access, plan (for acceptEdits, use workspace-write)',

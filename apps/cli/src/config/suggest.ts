@@ -70,6 +70,18 @@ const peerOptions: Record<string, string> = {
   '-m': '--model <id>',
   '-C': '--cwd <dir>',
   '--cd': '--cwd <dir>',
+  '--json': '--output-format json (with -p)',
+  '--print-json': '--output-format json (with -p)',
+  '--verbose': '--output-format stream-json (with -p: every event as a JSON line)',
+  '--api-key':
+    'no flag: keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), so they stay out of shell history and ps',
+  '--key':
+    'no flag: keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)',
+  '--settings':
+    'no flag: settings are read from $AGENT_HOME/settings.json (~/.agent) and the project’s .agent/settings.json; AGENT_HOME=<dir> moves the first',
+  '--config':
+    'no flag: settings are read from $AGENT_HOME/settings.json (~/.agent) and the project’s .agent/settings.json; AGENT_HOME=<dir> moves the first',
+  '--no-color': 'no flag: NO_COLOR=1 turns colour off (it follows the terminal otherwise)',
 };
 
 /** What another agent's option is called here (`--dangerously-skip-permissions` → `--mode full-access`). */
