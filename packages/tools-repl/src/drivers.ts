@@ -10,16 +10,45 @@ const vm = require('node:vm');
 const util = require('node:util');
 const readline = require('node:readline');
 const realWrite = process.stdout.write.bind(process.stdout);
-let out = [];
-let err = [];
+// What a cell prints is kept up to this many characters at each end of a stream; the middle is
+// counted and dropped here, so a cell printing gigabytes sends the host one bounded reply line.
+const captureLimit = 500000;
+const newCapture = () => ({ head: '', tail: [], tailLength: 0, dropped: 0 });
+const keep = (into, text) => {
+  if (into.head.length < captureLimit) {
+    const room = captureLimit - into.head.length;
+    into.head += text.slice(0, room);
+    text = text.slice(room);
+    if (text === '') return;
+  }
+  into.tail.push(text);
+  into.tailLength += text.length;
+  while (into.tail.length > 1 && into.tailLength - into.tail[0].length >= captureLimit) {
+    const first = into.tail.shift();
+    into.tailLength -= first.length;
+    into.dropped += first.length;
+  }
+};
+const captured = (from) => {
+  let tail = from.tail.join('');
+  let dropped = from.dropped;
+  if (tail.length > captureLimit) {
+    dropped += tail.length - captureLimit;
+    tail = tail.slice(-captureLimit);
+  }
+  return dropped === 0 ? from.head + tail : from.head + '\n[… ' + dropped + ' characters dropped …]\n' + tail;
+};
+const clip = (text) => (text.length > captureLimit ? text.slice(0, captureLimit) + '…' : text);
+let out = newCapture();
+let err = newCapture();
 const capture = (sink) => (chunk, encoding, callback) => {
-  sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+  keep(sink, typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
   if (typeof encoding === 'function') encoding();
   else if (typeof callback === 'function') callback();
   return true;
 };
 const { Writable } = require('node:stream');
-const sink = (which) => new Writable({ write(chunk, _encoding, callback) { which().push(String(chunk)); callback(); } });
+const sink = (which) => new Writable({ write(chunk, _encoding, callback) { keep(which(), String(chunk)); callback(); } });
 const sandboxConsole = new console.Console({ stdout: sink(() => out), stderr: sink(() => err) });
 const context = vm.createContext({
   console: sandboxConsole, require, process, Buffer, URL, URLSearchParams, TextEncoder, TextDecoder,
@@ -51,31 +80,61 @@ async function evaluate(code) {
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 lines.on('line', async (line) => {
   const { code } = JSON.parse(line);
-  out = []; err = [];
+  out = newCapture(); err = newCapture();
   process.stdout.write = capture(out);
   process.stderr.write = capture(err);
   let reply;
   try {
     const value = await evaluate(code);
-    reply = { ok: true, value: value === undefined ? undefined : show(value) };
+    reply = { ok: true, value: value === undefined ? undefined : clip(show(value)) };
   } catch (error) {
-    reply = { ok: false, error: util.types.isNativeError(error) || (error && typeof error.stack === 'string') ? (error.stack || String(error)).split('\n').filter((l) => !/node:internal|at (Script|evaluate|Interface)/.test(l)).slice(0, 12).join('\n') : 'Thrown: ' + show(error) };
+    reply = { ok: false, error: clip(util.types.isNativeError(error) || (error && typeof error.stack === 'string') ? (error.stack || String(error)).split('\n').filter((l) => !/node:internal|at (Script|evaluate|Interface)/.test(l)).slice(0, 12).join('\n') : 'Thrown: ' + show(error)) };
   } finally {
     process.stdout.write = realWrite;
     process.stderr.write = realWrite;
   }
-  reply.stdout = out.join(''); reply.stderr = err.join('');
+  reply.stdout = captured(out); reply.stderr = captured(err);
   realWrite(JSON.stringify(reply) + '\n');
 });
-process.on('unhandledRejection', (reason) => { err.push('Unhandled rejection: ' + show(reason) + '\n'); });
-process.on('uncaughtException', (error) => { err.push('Uncaught: ' + (error && error.stack || String(error)) + '\n'); });
+process.on('unhandledRejection', (reason) => { keep(err, 'Unhandled rejection: ' + show(reason) + '\n'); });
+process.on('uncaughtException', (error) => { keep(err, 'Uncaught: ' + (error && error.stack || String(error)) + '\n'); });
 realWrite(JSON.stringify({ ready: true }) + '\n');
 `;
 
 /** Python: one globals dict; the value of a last expression is shown, like the interactive prompt. */
 export const pythonDriver = String.raw`
-import ast, io, json, sys, traceback, contextlib
+import ast, collections, io, json, sys, traceback, contextlib
 real_stdout = sys.stdout
+# What a cell prints is kept up to this many characters at each end of a stream (as in Node).
+CAPTURE_LIMIT = 500000
+class Capture(io.TextIOBase):
+    def __init__(self):
+        self.head, self.head_length = [], 0
+        self.tail, self.tail_length, self.dropped = collections.deque(), 0, 0
+    def writable(self):
+        return True
+    def write(self, text):
+        written = len(text)
+        if self.head_length < CAPTURE_LIMIT:
+            room = CAPTURE_LIMIT - self.head_length
+            self.head.append(text[:room])
+            self.head_length += min(written, room)
+            text = text[room:]
+        if text:
+            self.tail.append(text)
+            self.tail_length += len(text)
+            while len(self.tail) > 1 and self.tail_length - len(self.tail[0]) >= CAPTURE_LIMIT:
+                first = self.tail.popleft()
+                self.tail_length -= len(first)
+                self.dropped += len(first)
+        return written
+    def getvalue(self):
+        tail, dropped = ''.join(self.tail), self.dropped
+        if len(tail) > CAPTURE_LIMIT:
+            dropped += len(tail) - CAPTURE_LIMIT
+            tail = tail[-CAPTURE_LIMIT:]
+        head = ''.join(self.head)
+        return head + tail if dropped == 0 else head + '\n[… %d characters dropped …]\n' % dropped + tail
 scope = {'__name__': '__main__'}
 def run(code):
     tree = ast.parse(code, '<cell>', 'exec')
@@ -91,7 +150,7 @@ def run(code):
 real_stdout.write(json.dumps({'ready': True}) + '\n'); real_stdout.flush()
 for line in sys.stdin:
     code = json.loads(line)['code']
-    out, err = io.StringIO(), io.StringIO()
+    out, err = Capture(), Capture()
     reply = {}
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -104,7 +163,7 @@ for line in sys.stdin:
                 reply = {'ok': False, 'error': 'SystemExit: ' + str(error.code)}
             else:
                 lines = traceback.format_exception(type(error), error, error.__traceback__)
-                reply = {'ok': False, 'error': ''.join(l for l in lines if 'python-driver' not in l).strip()}
+                reply = {'ok': False, 'error': ''.join(l for l in lines if 'python-driver' not in l).strip()[:CAPTURE_LIMIT]}
     reply['stdout'] = out.getvalue()
     reply['stderr'] = err.getvalue()
     real_stdout.write(json.dumps(reply) + '\n'); real_stdout.flush()

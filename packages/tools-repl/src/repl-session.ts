@@ -4,6 +4,11 @@ import { javascriptDriver, pythonDriver } from './drivers.js';
 
 /** How long an interpreter may take to start, at least (a cell's own timeout counts from when it is ready). */
 const startTimeoutMs = 30_000;
+/**
+ * Longest reply line read from an interpreter: the drivers keep at most 500,000 characters at each
+ * end of stdout and stderr and of a value or error, so a real reply stays well under this.
+ */
+const maxReplyLineChars = 16 * 1024 * 1024;
 /** The languages a session can run. */
 export type ReplLanguage = 'javascript' | 'python';
 
@@ -223,8 +228,11 @@ export class ReplSession {
     });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       if (this.#child !== child) return;
+      // What came before this chunk holds no line break: look only at the new part (a long line
+      // arriving in many chunks would otherwise be searched from its start each time).
+      const searchFrom = this.#buffer.length;
       this.#buffer += chunk;
-      let newline = this.#buffer.indexOf('\n');
+      let newline = this.#buffer.indexOf('\n', searchFrom);
       while (newline !== -1) {
         const line = this.#buffer.slice(0, newline);
         this.#buffer = this.#buffer.slice(newline + 1);
@@ -237,6 +245,19 @@ export class ReplSession {
         }
         if (message.ready === true) ready();
         else this.#pending?.resolve(message);
+      }
+      // The drivers bound their replies; a line this long is the cell writing to the reply
+      // channel itself (fd 1), and holding it would let the cell fill the host's memory.
+      if (this.#buffer.length > maxReplyLineChars) {
+        const pending = this.#pending;
+        const stderr = this.#stderr;
+        this.reset();
+        pending?.reject(
+          new ReplResetError(
+            `the ${language} interpreter wrote more than ${maxReplyLineChars} characters without a line break on its reply channel (the cell wrote to file descriptor 1 directly?); the session was reset (its state is gone)`,
+            stderr,
+          ),
+        );
       }
     });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
