@@ -405,6 +405,23 @@ describe('a path that is not what the flag needs', () => {
   });
 });
 
+describe('a current folder that was deleted', () => {
+  it('is said as such, with what to do, without a stack', async () => {
+    const dir = await scratch();
+    const gone = join(dir, 'gone');
+    await mkdir(gone);
+    // A shell that stands in a folder someone removed: the child inherits the dead cwd.
+    const run = await runProcess(
+      'sh',
+      ['-c', `cd '${gone}' && rmdir '${gone}' && exec '${process.execPath}' '${cliPath}' -p hi`],
+      { cwd: dir, env: cleanEnv({ AGENT_HOME: join(dir, 'home') }) },
+    );
+    expectUserError(run, 1);
+    expect(run.stderr).toContain('the current folder no longer exists');
+    expect(run.stderr).toContain('pass --cwd <dir>');
+  });
+});
+
 describe('started by habit in the home directory or /', () => {
   it('says the workspace is all of it and how to start in a project; a project folder gets no warning', async () => {
     const dir = await scratch();

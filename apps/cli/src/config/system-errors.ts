@@ -24,6 +24,9 @@ const reasons: Record<string, string> = {
 export function fileSystemProblem(error: unknown, home = agentHome()): string | undefined {
   if (error === null || typeof error !== 'object') return undefined;
   const { code, path, syscall } = error as { code?: unknown; path?: unknown; syscall?: unknown };
+  // The shell's folder was removed under it (`rm -rf` of the folder one stands in).
+  if (syscall === 'uv_cwd')
+    return 'the current folder no longer exists (deleted or moved while the shell stood in it). cd to a folder that exists, or pass --cwd <dir>.';
   if (typeof code !== 'string' || typeof path !== 'string') return undefined;
   // Node's recursive mkdir says ENOENT where the real cause (a read-only file system, a folder
   // it may not enter) was lost on the way up.
