@@ -46,7 +46,9 @@ export function plantedNote(planted: readonly string[]): string {
  * sandbox hides: naming it is no sign that the sandbox blocked the command.
  */
 export function withoutNotice(text: string): string {
-  return text.replace(/\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/g, '');
+  // The notice starts its line: tried at every `[... ` of a line, the expression rescanned the rest
+  // of it each time (quadratic in a command's crafted output).
+  return text.replace(/^\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/gm, '');
 }
 
 export function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {

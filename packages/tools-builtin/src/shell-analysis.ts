@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell syntax, not templates
+import { linearPattern, spaceClass } from './linear-pattern.js';
 import { fileRedirects, parseShellCommand, type ShellCommand } from './shell-parser.js';
 
 /**
@@ -190,13 +191,20 @@ function basename(word: string): string {
 
 const hasExpansion = (word: string) => /[$`]/.test(word);
 
+// On RE2 (see linear-pattern.ts): from each of many `$[` or `[[` without a `]`, JavaScript's
+// engine rescanned the rest of the command (quadratic: 100 kB took 5–18 s).
+const arithmetic = linearPattern('\\(\\(((?:[^()]|\\([^()]*\\))*)\\)\\)|\\$\\[([^\\]]*)\\]');
+const testComparison = linearPattern('\\[\\[[^\\]]*-(eq|ne|lt|le|gt|ge)\\b');
+const testNamesVariable = linearPattern('\\[\\[[^\\]]*[$A-Za-z_]');
+
 /** Arithmetic (`$((…))`, `((…))`, `$[…]`) that names a variable: bash may run code held in it. */
 function arithmeticOverVariables(source: string): boolean {
-  for (const match of source.matchAll(/\(\(((?:[^()]|\([^()]*\))*)\)\)|\$\[([^\]]*)\]/g)) {
-    const inner = match[1] ?? match[2] ?? '';
+  const matcher = arithmetic.matcher(source);
+  while (matcher.find()) {
+    const inner = matcher.group(1) ?? matcher.group(2) ?? '';
     if (/[A-Za-z_$`]/.test(inner)) return true;
   }
-  return /\[\[[^\]]*-(eq|ne|lt|le|gt|ge)\b/.test(source) && /\[\[[^\]]*[$A-Za-z_]/.test(source);
+  return testComparison.test(source) && testNamesVariable.test(source);
 }
 
 /** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`. */
@@ -214,15 +222,30 @@ function evaluatingExpansion(source: string): string | undefined {
   return undefined;
 }
 
-/** A word naming a variable with a computed subscript (`a[$i]`), which bash evaluates. */
-const subscriptedName = /^[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[^0-9@*\]][^\]]*\]/;
+/** A word naming a variable with a computed subscript (`a[$i]`), which bash evaluates (on RE2: quadratic on `a[[[[…`). */
+const subscriptedName = linearPattern('^[A-Za-z_][A-Za-z0-9_]*\\[[^\\]]*[^0-9@*\\]][^\\]]*\\]');
+
+/** The variable name of an assignment, without a subscript (`a[1]` → `a`). */
+function withoutSubscript(name: string): string {
+  const at = name.indexOf('[');
+  return at === -1 ? name : name.slice(0, at);
+}
+
+// An awk program or sed script that runs a command (on RE2: quadratic on `getlineprint…` or a
+// run of newlines).
+const awkRunsCommand = linearPattern(
+  `system[${spaceClass}]*\\(|\\|[${spaceClass}]*getline|print[^;]*\\|`,
+);
+const sedRunsCommand = linearPattern(
+  `(^|[;\\n}])[${spaceClass}]*e\\b|/[gpIiMm0-9]*e[gpIiMm0-9]*([${spaceClass}]|;|$)`,
+);
 
 /** Why one command cannot be named, if it cannot. */
 function commandOpacity(command: ShellCommand): string | undefined {
   for (const assignment of command.assignments) {
     const name = assignment.slice(0, assignment.indexOf('='));
     if (subscriptedName.test(name)) return 'an array subscript';
-    if (command.words.length > 0 && dangerousVariable.test(name.replace(/\[.*$/, ''))) {
+    if (command.words.length > 0 && dangerousVariable.test(withoutSubscript(name))) {
       return `the environment prefix ${name}= changes what the command runs`;
     }
   }
@@ -285,16 +308,10 @@ function commandOpacity(command: ShellCommand): string | undefined {
     // `bash -c 'literal'` is followed by the parser; a shell reading stdin or a file is not.
     if (!script || stdin || args.includes('-s')) return `${name} reads its commands from stdin`;
   }
-  if (
-    /^(g|m|n)?awk$/.test(name) &&
-    args.some((word) => /system\s*\(|\|\s*getline|print[^;]*\|/.test(word))
-  ) {
+  if (/^(g|m|n)?awk$/.test(name) && args.some((word) => awkRunsCommand.test(word))) {
     return 'awk runs a command';
   }
-  if (
-    name === 'sed' &&
-    args.some((word) => /(^|[;\n}])\s*e\b|\/[gpIiMm0-9]*e[gpIiMm0-9]*(\s|;|$)/.test(word))
-  ) {
+  if (name === 'sed' && args.some((word) => sedRunsCommand.test(word))) {
     return 'sed runs a command (e)';
   }
   const runsCommand = commandOptions[name];

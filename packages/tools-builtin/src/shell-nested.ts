@@ -148,7 +148,8 @@ export function expandNested(
   if (shells.has(name)) {
     for (let i = 1; i < words.length; i++) {
       const word = words[i] ?? '';
-      if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word)) {
+      // Letters with a `c` among them (`^-[a-zA-Z]*c[a-zA-Z]*$` was quadratic on `-ccc…`).
+      if (/^-[a-zA-Z]+$/.test(word) && word.includes('c')) {
         const script = words[i + 1];
         if (script !== undefined) nestedScript(script, `${name} -c`);
         return;
@@ -221,7 +222,7 @@ export function expandNested(
           break;
         }
         // `env -S 'cmd args'` splits the string into the command line it runs.
-        const split = /^-[a-zA-Z]*S(.*)$/.exec(word) ?? /^--split-string(?:=(.*))?$/.exec(word);
+        const split = splitStringOption(word) ?? /^--split-string(?:=(.*))?$/.exec(word);
         if (split !== null) {
           const attached = split[1] !== undefined && split[1] !== '';
           const text = attached ? (split[1] ?? '') : (words[i + 1] ?? '');
@@ -262,4 +263,16 @@ export function expandNested(
     }
     nestedWords(words.slice(i), name);
   }
+}
+
+/**
+ * `/^-[a-zA-Z]*S(.*)$/.exec(word)` without its quadratic backtracking on `-SSS…`: the text after
+ * the last `S` of the leading letters, when no line break follows.
+ */
+function splitStringOption(word: string): [string, string] | null {
+  const letters = /^-[a-zA-Z]*/.exec(word)?.[0] ?? '';
+  const last = letters.lastIndexOf('S');
+  if (last === -1) return null;
+  const rest = word.slice(last + 1);
+  return /[\n\r\u2028\u2029]/.test(rest) ? null : [word, rest];
 }

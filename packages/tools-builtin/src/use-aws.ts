@@ -63,12 +63,15 @@ function shellWord(value: string): string {
  * all become `table-name` (Kiro converts to kebab case the same way).
  */
 export function awsOptionName(name: string): string {
-  return name
-    .replace(/^-+/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
-    .replace(/[_\s]+/g, '-')
-    .toLowerCase();
+  return (
+    name
+      .replace(/^-+/, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+      // One capital looked at per position: `([A-Z]+)([A-Z][a-z])` was quadratic on a run of capitals.
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1-')
+      .replace(/[_\s]+/g, '-')
+      .toLowerCase()
+  );
 }
 
 /**
