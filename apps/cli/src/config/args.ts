@@ -356,6 +356,21 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   }
   // Before the options' own checks: an option the command would ignore is the first thing to say.
   refuseUnusedOptions(command, values, pickSession, trustAction);
+  // An empty value (a variable that was not set: --cwd "$DIR") names no file or folder.
+  for (const option of [
+    'cwd',
+    'save',
+    'scripted',
+    'resume',
+    'mcp-config',
+    'model',
+    'base-url',
+  ] as const) {
+    if (values[option] === '')
+      throw new UsageError(
+        `--${option} was given an empty value (an unset shell variable?): it needs ${option === 'cwd' ? 'a folder' : option === 'model' ? 'a model id' : option === 'base-url' ? 'a URL' : 'a file'}`,
+      );
+  }
   const outputFormat = values['output-format'] ?? 'text';
   if (!outputFormats.includes(outputFormat as OutputFormat)) {
     throw new UsageError(

@@ -382,6 +382,15 @@ describe('a path that is not what the flag needs', () => {
     expect(filesUnder(home).filter((name) => !name.startsWith('cache/'))).toEqual([]);
   });
 
+  it.each(['--cwd', '--save', '--scripted', '--resume', '--mcp-config', '--model'])(
+    '%s "" (an unset variable): a usage error naming the flag',
+    async (flag) => {
+      const run = await runCli([flag, '', '-p', 'hi']);
+      expectUserError(run, 2);
+      expect(run.stderr).toContain(`${flag} was given an empty value (an unset shell variable?)`);
+    },
+  );
+
   it('--save naming a folder, or a file in a missing folder: refused before the run does anything', async () => {
     const dir = await scratch();
     const script = await writeScript(dir, [
