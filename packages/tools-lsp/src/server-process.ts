@@ -16,6 +16,7 @@ type Rpc = typeof import('vscode-languageserver-protocol/node');
 
 import { LspError } from './errors.js';
 import type { LanguageServerConfig } from './language-servers.js';
+import { createMessageSizeGuard } from './message-size-guard.js';
 import { uriOf } from './paths.js';
 
 /** How a server process ended. */
@@ -199,8 +200,18 @@ export class ServerProcess {
     child.stdin?.on('error', () => {});
     if (child.stdout === null || child.stdin === null)
       throw new Error('unreachable: no stdio pipes');
+    // A message over the size limit stops the server (its last output says why) before the
+    // reader buffers it: see message-size-guard.ts.
+    const guarded = child.stdout.pipe(
+      createMessageSizeGuard((why) => {
+        this.#stderr = `${this.#stderr}\nagent: the server was stopped: ${why}`.slice(
+          -stderrTailChars,
+        );
+        killGroup(this.pid, 'SIGKILL');
+      }),
+    );
     this.#connection = rpc.createProtocolConnection(
-      new rpc.StreamMessageReader(child.stdout),
+      new rpc.StreamMessageReader(guarded),
       new rpc.StreamMessageWriter(child.stdin),
     );
     this.#connection.onError(() => {});
