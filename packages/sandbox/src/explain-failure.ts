@@ -12,13 +12,15 @@ export interface FailureContext {
   startupFiles?: readonly string[];
 }
 
+// `A(?:(?!A).)*?B` finds what `A.*B` finds, but each try stops at the next `A`: `A.*B` rescanned
+// the rest of the line from every `A` of output that repeats it (quadratic in the output).
 const networkFailure =
-  /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo|ENETUNREACH|EAI_AGAIN|Name or service not known|403 Forbidden.*proxy|blocked by the sandbox proxy/i;
+  /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo|ENETUNREACH|EAI_AGAIN|Name or service not known|403 Forbidden(?:(?!403 Forbidden).)*?proxy|blocked by the sandbox proxy/i;
 
 // socat: `socket(1, 1, 0): Operation not permitted`; Node: `connect EPERM /x.sock`; Go (docker):
 // `dial unix /x.sock: socket: operation not permitted`; Python: `[Errno 1] … ` next to a socket path.
 const unixSocketFailure =
-  /socket\(1, ?\d+, ?\d+\): Operation not permitted|socket: operation not permitted|(connect|listen|bind) EPERM|AF_UNIX.*(not permitted|EPERM)|Operation not permitted.*\.sock\b|\.sock\b.*Operation not permitted/i;
+  /socket\(1, ?\d+, ?\d+\): Operation not permitted|socket: operation not permitted|(connect|listen|bind) EPERM|AF_UNIX(?:(?!AF_UNIX).)*?(not permitted|EPERM)|Operation not permitted(?:(?!Operation not permitted).)*?\.sock\b|\.sock\b(?:(?!\.sock\b).)*?Operation not permitted/i;
 
 /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
 export function explainFailure(output: string, context: FailureContext): string | undefined {
