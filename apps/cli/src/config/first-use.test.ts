@@ -301,6 +301,23 @@ describe('behind a proxy', () => {
   });
 });
 
+describe('a key with a line break (read with $(cat key.txt))', () => {
+  it('the refusal says so, precisely', async () => {
+    const server = await refusingServer();
+    const run = await runCli(['-p', 'hi'], {
+      env: cleanEnv({
+        AGENT_HOME: await scratch(),
+        ANTHROPIC_API_KEY: 'sk-wrong\n',
+        ANTHROPIC_BASE_URL: server.url,
+      }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'the key in ANTHROPIC_API_KEY has a space or a line break around it',
+    );
+  });
+});
+
 describe('settings files an editor wrote', () => {
   it.each([
     ['{\n  "model": "x",\n}\n', 'line 3, column 1: a comma before the closing bracket'],

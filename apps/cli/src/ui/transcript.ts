@@ -133,6 +133,13 @@ function refusedKeyHint(providerError: ProviderError): string {
   if (set.length === 0 && variables.length > 0)
     return ` — set ${variables.join(' or ')} (agent --help names each provider's variable)`;
   if (set.length === 0) return ' — check the API key the server expects';
+  // A key read with $(cat key.txt) or pasted with a space: the usual cause, said precisely.
+  const padded = set.find((name) => {
+    const value = process.env[name] ?? '';
+    return value !== value.trim();
+  });
+  if (padded !== undefined)
+    return ` — the key in ${padded} has a space or a line break around it: set it without (export ${padded}="$(tr -d '[:space:]' < key.txt)")`;
   return ` — the key in ${set.join(', ')} was refused: check it (a stray space, an expired or revoked key, another provider's key)`;
 }
 
