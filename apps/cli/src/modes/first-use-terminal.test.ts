@@ -68,6 +68,9 @@ describe('Ctrl-C before the session starts', () => {
       const tmux = start(['--scripted', script, '--resume', '--cwd', dir], { cwd: dir, env });
       await waitFor(tmux, 'Resume which (1-2)?');
       expect(tmux.capture()).toContain('second question');
+      tmux.type('9');
+      tmux.press('Enter');
+      await waitFor(tmux, 'Type a number from 1 to 2 and press Enter (Ctrl-C quits).');
       tmux.press(key);
       expect(await exited(tmux)).toBe(130);
       const screen = tmux.capture();

@@ -66,6 +66,9 @@ export async function pickSession(cwd: string): Promise<string> {
       const answer = (await rl.question(`Resume which (1-${found.length})? `)).trim();
       const chosen = found[Number(answer) - 1];
       if (/^\d+$/.test(answer) && chosen !== undefined) return chosen.path;
+      // An answer that picks nothing is said, not met with the same question in silence.
+      if (answer !== '')
+        writeErr(`Type a number from 1 to ${found.length} and press Enter (Ctrl-C quits).\n`);
     }
   } finally {
     rl.close();
