@@ -1,4 +1,5 @@
 import { claudeCodeToolsWithCounterpart, claudeCodeToolsWithoutCounterpart } from '@agent/core';
+import { RE2JS } from 're2js';
 /**
  * The hooks configuration in Claude Code's format:
  *
@@ -78,10 +79,10 @@ export function parseHooksConfig(value: unknown, where = 'hooks'): HooksConfig {
           throw new HooksConfigError(`${at}.matcher must be a string`);
         // `*` (Claude Code's "every tool") is not a regular expression; `''` selects every tool too.
         try {
-          if (matcher !== '*') new RegExp(matcher);
+          if (matcher !== '*') RE2JS.compile(matcher);
         } catch (error) {
           throw new HooksConfigError(
-            `${at}.matcher is not a valid regular expression: ${(error as Error).message}`,
+            `${at}.matcher is not a valid regular expression (RE2 syntax: no lookaround or back-references): ${(error as Error).message}`,
           );
         }
         const unmapped = unmappedClaudeCodeTools(matcher);
@@ -132,8 +133,23 @@ export function mergeHooksConfigs(...configs: HooksConfig[]): HooksConfig {
  */
 export function matches(matcher: string | undefined, names: string | readonly string[]): boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return true;
-  const pattern = new RegExp(`^(?:${matcher})$`);
+  const pattern = wholeName(matcher);
   return (typeof names === 'string' ? [names] : names).some((name) => pattern.test(name));
+}
+
+// A matcher comes from a settings file, which a downloaded project can hold: on JavaScript's
+// backtracking engine `(\w|\w|\w|\w|\w|\w)*!` took minutes against a 13-letter tool name, at
+// load and on every tool call. RE2 (`re2js`) takes time linear in the name.
+const compiled = new Map<string, RE2JS>();
+
+/** `^(?:matcher)$` on RE2, compiled once per matcher; throws on a pattern RE2 cannot run. */
+function wholeName(matcher: string): RE2JS {
+  let pattern = compiled.get(matcher);
+  if (pattern === undefined) {
+    pattern = RE2JS.compile(`^(?:${matcher})$`);
+    if (compiled.size < 1000) compiled.set(matcher, pattern);
+  }
+  return pattern;
 }
 
 /** The top-level alternatives of a regular expression (`Edit|Write` → `Edit`, `Write`). */
@@ -165,9 +181,9 @@ function alternatives(source: string): string[] {
 function unmappedClaudeCodeTools(matcher: string): string | undefined {
   if (matcher === '' || matcher === '*') return undefined;
   for (const alternative of alternatives(matcher)) {
-    let pattern: RegExp;
+    let pattern: RE2JS;
     try {
-      pattern = new RegExp(`^(?:${alternative})$`);
+      pattern = wholeName(alternative);
     } catch {
       return undefined; // Not separable at this `|`: the whole matcher was valid, leave it.
     }
