@@ -199,6 +199,13 @@ Session:
   -h, --help               this text
   -v, --version            the version
 
+Files and environment:
+  ~/.agent/settings.json   your settings; .agent/settings.json (and .local.json) the project's,
+                           applied as far as the folder is trusted (see the README)
+  AGENT_HOME=<dir>         where settings, sessions and trusted folders live   [~/.agent]
+  NO_COLOR=1               no colours; NODE_USE_ENV_PROXY=1 makes Node use HTTPS_PROXY
+  agent <command> --help   the help of demo, trust and mcp serve
+
 Exit codes: 0 completed, 1 error, 2 usage, 3 max-turns, 4 a call needed approval and -p could
 not ask (the message names the --allow rule or --mode that permits it), 130 aborted.
 `;

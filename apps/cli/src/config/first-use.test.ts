@@ -193,6 +193,16 @@ describe('--help of a command', () => {
   });
 });
 
+describe('agent --help', () => {
+  it('says where the settings live and how to get a command’s own help', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('~/.agent/settings.json   your settings');
+    expect(run.stdout).toContain('AGENT_HOME=<dir>');
+    expect(run.stdout).toContain('agent <command> --help   the help of demo, trust and mcp serve');
+  });
+});
+
 describe('keys', () => {
   it.each([
     ['anthropic', 'ANTHROPIC_API_KEY', 'console.anthropic.com'],
