@@ -21,6 +21,12 @@ describe('toolSearchEmbeddings', () => {
     expect(toolSearchEmbeddings()).toBe(embeddings);
   });
 
+  it('splits words at capitals in linear time (a description of 300,000 capitals took minutes)', () => {
+    expect(Array.from(embed(`${'A'.repeat(300_000)}\u0000AAa`))).toEqual(Array.from(embed('AAa')));
+    expect(Array.from(embed('HTTPPayment'))).toEqual(Array.from(embed('HTTP Payment')));
+    expect(Array.from(embed('refundPayment'))).toEqual(Array.from(embed('refund payment')));
+  });
+
   it('gives texts of unit length, and nothing for text without a known word', () => {
     const vector = embed('Refund a payment');
     expect(Math.hypot(...vector)).toBeCloseTo(1, 5);

@@ -80,7 +80,8 @@ export class WordEmbeddings implements ToolSearchEmbeddings {
     let known = 0;
     const spaced = text
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      // One capital looked at per position (`([A-Z]+)([A-Z][a-z])` was quadratic on a run of them).
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
       .toLowerCase();
     for (const word of spaced.split(/[^a-z0-9]+/)) {
       if (word.length < 2 || stopWords.has(word) || /^\d+$/.test(word)) continue;

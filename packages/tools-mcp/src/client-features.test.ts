@@ -154,6 +154,9 @@ describe('client features, pure parts', () => {
       { uri: 'https://example.com/x' },
       { uri: 'file:///a' },
     ]);
+    // Trailing slashes dropped in linear time: 200,000 of them before a name took minutes.
+    const [root] = toMcpRoots([`/work/${'/'.repeat(200_000)}x//`]);
+    expect(root).toMatchObject({ name: 'x' });
   });
 
   it('defaults fill only what an accepted answer lacks', () => {

@@ -88,7 +88,10 @@ export function toMcpRoots(roots: readonly McpRoot[]): Root[] {
     if (typeof root !== 'string') return root;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(root)) return { uri: root };
     const uri = fileUri(root);
-    const name = root.replace(/\/+$/, '').split('/').pop();
+    const name = root
+      .replace(/(?<!\/)\/+$/, '')
+      .split('/')
+      .pop();
     return name === undefined || name === '' ? { uri } : { uri, name };
   });
 }

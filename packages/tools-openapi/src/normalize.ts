@@ -246,7 +246,7 @@ function readOperation(params: ReadOperationParams): NormalizedOperation {
   }
 
   // Every `{name}` of the path template must be filled; a missing declaration is a common slip.
-  const templateNames = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+  const templateNames = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1] ?? '');
   for (const name of templateNames) {
     if (!parameters.some((parameter) => parameter.in === 'path' && parameter.name === name)) {
       warn(`${label}: path parameter "${name}" is not declared; it is added as a required string.`);

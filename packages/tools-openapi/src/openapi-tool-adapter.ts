@@ -528,7 +528,7 @@ function resolveBaseUrl(
   const server = servers[0] ?? { url: '/', variables: {} };
   const missing: string[] = [];
   const outside: string[] = [];
-  const url = server.url.replace(/\{([^}]+)\}/g, (match, variable: string) => {
+  const url = server.url.replace(/\{([^{}]+)\}/g, (match, variable: string) => {
     const value = options.serverVariables?.[variable] ?? server.variables[variable]?.default;
     if (value === undefined) missing.push(variable);
     const allowed = server.variables[variable]?.enum;

@@ -139,7 +139,7 @@ export async function buildRequest(
   if (plan.sendCredentials)
     for (const [name, value] of Object.entries(plan.headers ?? {})) headers.set(name, value);
 
-  const base = plan.baseUrl.replace(/\/+$/, '');
+  const base = plan.baseUrl.replace(/(?<!\/)\/+$/, '');
   const join = base.includes('?') ? '&' : '?';
   return {
     method: operation.method.toUpperCase(),

@@ -11,12 +11,13 @@ export function sanitizeToolName(text: string): string | undefined {
   let cleaned = text
     .replace(/[^a-zA-Z0-9_-]+/g, '_')
     .replace(/_{2,}/g, '_')
-    .replace(/^[_-]+|[_-]+$/g, '');
+    // The lookbehind tries a trailing run once, not from each of its characters (quadratic).
+    .replace(/^[_-]+|(?<![_-])[_-]+$/g, '');
   if (cleaned === '') return undefined;
   // Gemini (and other function-calling APIs) refuse a name that starts with a digit.
   if (/^[0-9]/.test(cleaned)) cleaned = `op_${cleaned}`;
   if (cleaned.length <= maxNameLength) return cleaned;
-  return `${cleaned.slice(0, maxNameLength - hashLength - 1).replace(/[_-]+$/, '')}_${hash(text)}`;
+  return `${cleaned.slice(0, maxNameLength - hashLength - 1).replace(/(?<![_-])[_-]+$/, '')}_${hash(text)}`;
 }
 
 /**
@@ -49,7 +50,7 @@ export function sanitizePropertyName(text: string): string | undefined {
   const cleaned = text
     .replace(/[^a-zA-Z0-9_.-]+/g, '_')
     .replace(/_{2,}/g, '_')
-    .replace(/^_+|_+$/g, '');
+    .replace(/^_+|(?<!_)_+$/g, '');
   if (cleaned === '') return undefined;
   return cleaned.length <= maxNameLength
     ? cleaned
