@@ -18,6 +18,8 @@ export function createMarkdownRenderer(width: number): (text: string) => string 
   );
   return (text) => {
     const rendered = marked.parse(text, { async: false });
-    return rendered.replace(/\s+$/, '');
+    // The lookbehind tries a run of blanks once, not from each of its characters (quadratic on
+    // an answer with a long run of blanks inside).
+    return rendered.replace(/(?<!\s)\s+$/, '');
   };
 }
