@@ -58,15 +58,16 @@ describe('MCP servers at start', () => {
         '--mcp-config',
         config,
         '--mcp-timeout',
-        '2',
+        // Long enough for the real server to start on a busy machine (2 s was not, in CI).
+        '6',
         '--cwd',
         dir,
       ],
       { env: cleanEnv({ AGENT_HOME: home }) },
     );
-    expect(run.stderr).toContain('connecting to MCP server silent… (waiting up to 2 s');
+    expect(run.stderr).toContain('connecting to MCP server silent… (waiting up to 6 s');
     expect(run.stderr).toContain(
-      'mcp silent: could not connect, skipped: no answer within 2 s (--mcp-timeout <s> or "mcpTimeout" in settings gives servers longer)',
+      'mcp silent: could not connect, skipped: no answer within 6 s (--mcp-timeout <s> or "mcpTimeout" in settings gives servers longer)',
     );
     expect(run.stderr).toContain('✓ memory__read_graph');
     expect(run.stdout).toBe('done\n');
