@@ -91,6 +91,7 @@ export {
   type IntrospectToolOptions,
 } from './introspect-tool.js';
 export { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
+export { repairPattern } from './json-schema-repair.js';
 export { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 export type { LoopDetectionOptions, ToolIdentity } from './loop-detector.js';
 export {

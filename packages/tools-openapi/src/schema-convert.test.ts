@@ -119,6 +119,24 @@ describe('convertSchema', () => {
     expect(convert({ type: 'string', pattern: '(?i)abc' }).pattern).toBeUndefined();
   });
 
+  it('rewrites escapes the u flag refuses, so the pattern compiles with and without it', () => {
+    // Real documents' patterns (threatjammer, AWS lookoutvision, datasync): Ajv refused them.
+    for (const [written, portable] of [
+      ['^([A-Z0-9\\_]+)$', '^([A-Z0-9_]+)$'],
+      ['^[a-zA-Z0-9\\/\\+\\=]{0,2048}$', '^[a-zA-Z0-9\\/\\+=]{0,2048}$'],
+      ['^(?!.*[:\\"][^:"]*$).+$', '^(?!.*[:"][^:"]*$).+$'],
+    ]) {
+      const { pattern } = convert({ type: 'string', pattern: written });
+      expect(pattern).toBe(portable);
+      expect(() => new RegExp(String(pattern), 'u')).not.toThrow();
+      expect(() => new RegExp(String(pattern))).not.toThrow();
+    }
+    // A quantified lookahead compiles only without the flag: advice, not a pattern.
+    const quantified = convert({ type: 'string', pattern: '^(\\/(?!\\.)+[a-z]+)$' });
+    expect(quantified.pattern).toBeUndefined();
+    expect(quantified.description).toContain('Must match the regular expression');
+  });
+
   it('clips long descriptions and bounds deep reference chains', () => {
     const long = convert({ type: 'string', description: `${'word '.repeat(400)}end` });
     expect(String(long.description).length).toBeLessThanOrEqual(1024);

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@agent/core';
+import { type JsonSchema, repairPattern } from '@agent/core';
 import { childPointer } from './json-pointer.js';
 import { specError } from './spec-error.js';
 import { isRecord, type JsonRecord, type SpecReader } from './spec-reader.js';
@@ -262,20 +262,21 @@ function fixExclusiveBounds(out: JsonSchema, node: JsonRecord): void {
   }
 }
 
-// Validators compile `pattern` without the `u` flag: Unicode property escapes would be misread and
-// PCRE-only syntax throws, so such a pattern is kept only as advice in the description.
+// Some validators compile `pattern` without the `u` flag (Unicode property escapes would be
+// misread), others with it (Ajv: an escape such as `\_`, fine without the flag, throws): a pattern
+// is kept in a form that compiles both ways with the same meaning (`[A-Z\_]` → `[A-Z_]`), else
+// only as advice in the description (PCRE-only syntax, `\p{…}`).
 function fixPattern(out: JsonSchema, state: State): void {
   const pattern = out.pattern;
   if (pattern === undefined) return;
-  let portable = typeof pattern === 'string' && !/\\[pP]\{|\\u\{/.test(pattern);
-  if (portable) {
-    try {
-      new RegExp(pattern as string);
-    } catch {
-      portable = false;
-    }
+  const portable =
+    typeof pattern === 'string' && !/\\[pP]\{|\\u\{/.test(pattern)
+      ? repairPattern(pattern)
+      : undefined;
+  if (portable !== undefined && compilesWithoutUnicodeFlag(portable)) {
+    if (portable !== pattern) out.pattern = portable;
+    return;
   }
-  if (portable) return;
   delete out.pattern;
   const note = `Must match the regular expression ${String(pattern)}.`;
   out.description = clipDescription(
@@ -344,4 +345,13 @@ export function clipDescription(text: string, max: number): string {
   const cut = trimmed.slice(0, Math.max(0, max - 1));
   const space = cut.search(/\s\S*$/);
   return `${(space > max * 0.8 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function compilesWithoutUnicodeFlag(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
 }
