@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
-import picomatch from 'picomatch';
 import * as z from 'zod';
 import {
   errorCode,
@@ -10,6 +9,8 @@ import {
   workspaceOf,
 } from './file-tool-options.js';
 import { HiddenPaths } from './hidden-paths.js';
+import { invalidGlobAsToolError } from './linear-pattern.js';
+import { globMatcher } from './search-worker.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, walk } from './walk.js';
 
@@ -105,7 +106,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         throw fileSystemError(error, 'search', workspace.display(start), 'glob');
       }
       const rest = segments.join('/');
-      const matcher = picomatch(rest, { dot: true });
+      const matcher = invalidGlobAsToolError(() => globMatcher(rest));
       const patternDepth = segments.some((segment) => segment.includes('**'))
         ? undefined
         : segments.length;

@@ -5,6 +5,7 @@
  * and `.` spelled out (RE2's `\s` lacks `\v` and Unicode spaces; its `.` matches `\r`), so the
  * answer is the one the JavaScript expression gave.
  */
+import { ToolError } from '@agent/core';
 import { RE2JS } from 're2js';
 
 /** JavaScript's `\s`, as the body of an RE2 character class. */
@@ -17,4 +18,15 @@ export const anyButLineEnd = '[^\\n\\r\\x{2028}\\x{2029}]';
 /** Compiles an expression in RE2's syntax; `\s` and `.` in it are RE2's (see {@link spaceClass}). */
 export function linearPattern(source: string): RE2JS {
   return RE2JS.compile(source);
+}
+
+/** Runs `compile` (a glob's or pattern's compilation), its error becoming an `invalid-args` ToolError. */
+export function invalidGlobAsToolError<T>(compile: () => T): T {
+  try {
+    return compile();
+  } catch (error) {
+    throw new ToolError(`Invalid glob: ${error instanceof Error ? error.message : String(error)}`, {
+      kind: 'invalid-args',
+    });
+  }
 }

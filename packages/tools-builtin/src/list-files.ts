@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
-import picomatch from 'picomatch';
 import * as z from 'zod';
 import {
   errorCode,
@@ -10,6 +9,8 @@ import {
   workspaceOf,
 } from './file-tool-options.js';
 import { HiddenPaths } from './hidden-paths.js';
+import { invalidGlobAsToolError } from './linear-pattern.js';
+import { globMatcher } from './search-worker.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
@@ -85,7 +86,9 @@ export function createListFilesTool(
       const matcher =
         args.pattern === undefined
           ? undefined
-          : picomatch(args.pattern, { dot: true, basename: !args.pattern.includes('/') });
+          : invalidGlobAsToolError(() =>
+              globMatcher(args.pattern as string, { basename: !args.pattern?.includes('/') }),
+            );
       const entries: WalkEntry[] = [];
       let truncated = false;
       let scanned = 0;

@@ -8,6 +8,7 @@ import {
   workspaceOf,
 } from './file-tool-options.js';
 import { countCoveredFiles, HiddenPaths } from './hidden-paths.js';
+import { invalidGlobAsToolError } from './linear-pattern.js';
 import {
   createRipgrepEngine,
   createTypeScriptEngine,
@@ -200,6 +201,8 @@ export function createSearchTool(
         respectIgnoreFiles: options.respectIgnoreFiles ?? true,
         ...(args.include === undefined ? {} : { include: args.include }),
       };
+      // A glob RE2 cannot run is the model's to fix, said before the search starts.
+      invalidGlobAsToolError(() => includeMatcher(query.include));
       const offset = args.offset ?? 0;
       const headLimit = args.head_limit ?? defaultHeadLimit;
       const controller = new AbortController();
