@@ -10,8 +10,10 @@
  * settings', else `default`); any other list starts from nothing, so `read_file,glob` is exactly
  * those two.
  */
+
 import { type BuiltinToolName, defaultToolNames, kiroToolNames } from '@agent/tools-builtin';
 import { closestWord } from './suggest.js';
+import { wildcardPattern } from './wildcard.js';
 
 /**
  * Tools the session makes besides `defaultTools`, by the names the model sees (the names of
@@ -108,9 +110,8 @@ export function familyToolName(family: ToolFamily, source: string, tool: string)
     : `${familyPrefixes[family]}${source}__${tool}`;
 }
 
-function globPattern(glob: string): RegExp {
-  const escaped = glob.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+function globPattern(glob: string): { test(text: string): boolean } {
+  return wildcardPattern(glob);
 }
 
 /** Whether `item` (without its `-`) stands for the tool called `name`. */

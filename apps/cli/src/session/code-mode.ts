@@ -6,6 +6,7 @@
  */
 import type { AnyAgentTool } from '@agent/core';
 import type { CodeModeSetting } from '../config/code-mode.js';
+import { wildcardPattern } from '../config/wildcard.js';
 
 /** The code-mode tool's wire name. */
 export const codeModeToolName = 'run_script';
@@ -16,12 +17,8 @@ const notFromScripts = new Set(['exit_plan_mode', codeModeToolName]);
 /** Up to this many callable tools, their TypeScript declarations are in the tool's description. */
 const maxInlineDeclarations = 12;
 
-function namePattern(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function namePattern(pattern: string): { test(text: string): boolean } {
+  return wildcardPattern(pattern);
 }
 
 /**
