@@ -2,6 +2,7 @@ export type { OpenApiAuth, SecretSource } from './auth.js';
 export {
   type OpenApiArguments,
   type OpenApiDocument,
+  type OpenApiDocumentLimits,
   type OpenApiFromUrlOptions,
   type OpenApiHeaders,
   type OpenApiTool,

@@ -1,6 +1,5 @@
 import {
   type AgentTool,
-  errorMessage,
   type PermissionTier,
   ToolError,
   type ToolPolicy,
@@ -11,6 +10,12 @@ import type { OpenAPIV2, OpenAPIV3, OpenAPIV3_1 } from 'openapi-types';
 import { bodyProperty, buildArgumentsSchema } from './arguments-schema.js';
 import { authFor, type OpenApiAuth, type ResolvedAuth, resolveAuth } from './auth.js';
 import { credentialHeaderNames, fetchScoped, originOf } from './credential-scope.js';
+import {
+  defaultMaxDocumentBytes,
+  fetchDocument,
+  fetchFailure,
+  readDocumentFile,
+} from './document-source.js';
 import {
   declaresIdempotencyKey,
   idempotencyKeyFor,
@@ -40,7 +45,6 @@ import {
 } from './response-reader.js';
 import { responseSearchText } from './response-search-text.js';
 import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
-import { OpenApiSpecError } from './spec-error.js';
 import { uniqueToolNames } from './tool-name.js';
 
 /** Redirects out of the API into a private network are refused (redirect-guard.ts). */
@@ -134,8 +138,14 @@ export interface OpenApiToolOptions {
   documentUrl?: string;
 }
 
+/** How much of a document `fromFile` and `fromUrl` read. */
+export interface OpenApiDocumentLimits {
+  /** Largest document read, in bytes; a larger one is an error saying so [64 MiB]. */
+  maxDocumentBytes?: number;
+}
+
 /** Options of {@link OpenApiToolAdapter.fromUrl}. */
-export interface OpenApiFromUrlOptions extends OpenApiToolOptions {
+export interface OpenApiFromUrlOptions extends OpenApiToolOptions, OpenApiDocumentLimits {
   /** Aborts the download of the document. */
   signal?: AbortSignal;
 }
@@ -233,54 +243,29 @@ export class OpenApiToolAdapter {
     return new OpenApiToolAdapter(parseDocumentText(text), options);
   }
 
-  /** Tools from a JSON or YAML file (Node.js only). */
+  /** Tools from a JSON or YAML file (Node.js only): a regular file of at most `maxDocumentBytes`. */
   static async fromFile(
     path: string,
-    options: OpenApiToolOptions = {},
+    options: OpenApiToolOptions & OpenApiDocumentLimits = {},
   ): Promise<OpenApiToolAdapter> {
-    // Imported here so the package root stays free of Node-only modules.
-    const { readFile } = await import('node:fs/promises');
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      throw new OpenApiSpecError(
-        `Cannot read the OpenAPI document ${path}: ${errorMessage(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
+    const text = await readDocumentFile(path, options.maxDocumentBytes ?? defaultMaxDocumentBytes);
     return OpenApiToolAdapter.fromString(text, options);
   }
 
-  /** Tools from a document fetched over HTTP(S); relative server URLs resolve against `url`. */
+  /**
+   * Tools from a document fetched over HTTP(S), of at most `maxDocumentBytes`; relative server URLs
+   * resolve against `url`.
+   */
   static async fromUrl(
     url: string | URL,
     options: OpenApiFromUrlOptions = {},
   ): Promise<OpenApiToolAdapter> {
     const href = String(url);
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    let text: string;
-    try {
-      const response = await fetchImpl(href, {
-        headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5' },
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      if (!response.ok)
-        throw new OpenApiSpecError(
-          `Cannot fetch the OpenAPI document ${href}: HTTP ${response.status} ${response.statusText}`,
-        );
-      text = await response.text();
-    } catch (error) {
-      if (OpenApiSpecError.isInstance(error)) throw error;
-      throw new OpenApiSpecError(
-        `Cannot fetch the OpenAPI document ${href}: ${fetchFailure(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
+    const text = await fetchDocument(href, {
+      fetch: options.fetch ?? globalThis.fetch,
+      maxBytes: options.maxDocumentBytes ?? defaultMaxDocumentBytes,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     return OpenApiToolAdapter.fromString(text, { documentUrl: href, ...options });
   }
 
@@ -561,15 +546,6 @@ function resolveBaseUrl(
     url: undefined,
     problem: `The document's server URL "${url}" is relative and the document was not loaded from a URL; pass the baseUrl option.`,
   };
-}
-
-function fetchFailure(error: unknown): string {
-  // undici reports "fetch failed" and keeps the useful part (ECONNREFUSED, ENOTFOUND…) in `cause`.
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof Error && cause.message !== '') return cause.message;
-  if (cause !== undefined && typeof cause === 'object' && cause !== null && 'code' in cause)
-    return `${errorMessage(error)} (${String((cause as { code: unknown }).code)})`;
-  return errorMessage(error);
 }
 
 function slug(text: string): string | undefined {

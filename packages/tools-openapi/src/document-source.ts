@@ -1,0 +1,104 @@
+/**
+ * Reading an OpenAPI document from a file or a URL, bounded: a path that is a FIFO or a device
+ * (`/dev/zero`), or a server that never stops sending, must end in a clear error, not a hang or
+ * the process's memory. The largest real documents are a few tens of MB (GitHub's: ~11 MB of JSON).
+ */
+import { errorMessage } from '@agent/core';
+import { OpenApiSpecError } from './spec-error.js';
+
+/** Largest document `fromFile` and `fromUrl` read, in bytes, unless told otherwise [64 MiB]. */
+export const defaultMaxDocumentBytes = 64 * 1024 * 1024;
+
+const mebibytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
+/** The text of the document file at `path`: a regular file of at most `maxBytes` (Node.js only). */
+export async function readDocumentFile(path: string, maxBytes: number): Promise<string> {
+  // Imported here so the package root stays free of Node-only modules.
+  const { open } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
+  const failure = (reason: string, cause?: unknown) =>
+    new OpenApiSpecError(
+      `Cannot read the OpenAPI document ${path}: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // Non-blocking: opening a FIFO with no writer would wait for ever.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw failure(errorMessage(error), error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw failure('not a regular file');
+    if (stats.size > maxBytes)
+      throw failure(
+        `${mebibytes(stats.size)}, larger than ${mebibytes(maxBytes)} (maxDocumentBytes)`,
+      );
+    return await handle.readFile('utf8');
+  } catch (error) {
+    if (OpenApiSpecError.isInstance(error)) throw error;
+    throw failure(errorMessage(error), error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text of the document at `href`, at most `maxBytes` of body. */
+export async function fetchDocument(
+  href: string,
+  options: { fetch: typeof globalThis.fetch; signal?: AbortSignal; maxBytes: number },
+): Promise<string> {
+  const failure = (reason: string, cause?: unknown) =>
+    new OpenApiSpecError(
+      `Cannot fetch the OpenAPI document ${href}: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
+  try {
+    const response = await options.fetch(href, {
+      headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5' },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (!response.ok) throw failure(`HTTP ${response.status} ${response.statusText}`);
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    const tooLarge = (size: string) =>
+      failure(`${size}, larger than ${mebibytes(options.maxBytes)} (maxDocumentBytes)`);
+    if (declared > options.maxBytes) {
+      await response.body?.cancel();
+      throw tooLarge(mebibytes(declared));
+    }
+    if (response.body === null) return '';
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > options.maxBytes) {
+        await reader.cancel();
+        throw tooLarge(`more than ${mebibytes(options.maxBytes)}`);
+      }
+      chunks.push(value);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (OpenApiSpecError.isInstance(error)) throw error;
+    throw failure(fetchFailure(error), error);
+  }
+}
+
+/** What a failed `fetch` says: undici reports "fetch failed" and keeps the useful part in `cause`. */
+export function fetchFailure(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error && cause.message !== '') return cause.message;
+  if (cause !== undefined && typeof cause === 'object' && cause !== null && 'code' in cause)
+    return `${errorMessage(error)} (${String((cause as { code: unknown }).code)})`;
+  return errorMessage(error);
+}
