@@ -168,7 +168,35 @@ function run([command, ...args], { failure, mayFail = false, quiet, skipSummary 
   }
 }
 
+/**
+ * Removes what an interrupted download left: Ctrl-C during `npm pack` ends this process at once
+ * (no `finally` runs while spawnSync blocks), so each run clears the folders of runs that are gone.
+ */
+function sweepInterruptedDownloads() {
+  for (const name of readdirSync(tmpdir())) {
+    const owner = /^agent-node-(\d+)-/.exec(name)?.[1];
+    if (owner === undefined || processAlive(Number(owner))) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  if (!existsSync(cacheDir)) return;
+  for (const name of readdirSync(cacheDir)) {
+    const owner = /\.partial-(\d+)$/.exec(name)?.[1];
+    if (owner === undefined || processAlive(Number(owner))) continue;
+    rmSync(join(cacheDir, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
 function ensureNode() {
+  sweepInterruptedDownloads();
   const dir = join(cacheDir, `node-${nodeVersion}`);
   const bin = join(dir, 'bin');
   if (existsSync(join(bin, 'node'))) return bin;
@@ -176,7 +204,8 @@ function ensureNode() {
   console.error(
     `run: Node ${process.versions.node} is older than 22; fetching ${packageName}@${nodeVersion} from the npm registry into ${dir}`,
   );
-  const work = mkdtempSync(join(tmpdir(), 'agent-node-'));
+  // Named with this process's id: a run after an interrupted one knows the folder is left over.
+  const work = mkdtempSync(join(tmpdir(), `agent-node-${process.pid}-`));
   try {
     const packed = spawnSync('npm', ['pack', '--silent', `${packageName}@${nodeVersion}`], {
       cwd: work,
