@@ -107,6 +107,8 @@ describe('backtrackingRisk', () => {
     '((ab)*c)+',
     '(a+){2,}',
     '(?:x|y)+z',
+    '(?:a+)+',
+    '(?<n>a*)*',
     '.*a.*b.*c.*d',
     '(\\d+\\s?){1,40}',
   ])('%s is risky', (pattern) => {
@@ -116,6 +118,9 @@ describe('backtrackingRisk', () => {
   it.each([
     '^x-[a-z]+$',
     '(ab)+',
+    '(?:ab)+',
+    '(?<word>ab)+c',
+    '(?=a)b+',
     '[(+|]*x',
     '\\(a+\\)+',
     'a{2,5}b+',

@@ -94,6 +94,9 @@ export function backtrackingRisk(pattern: string): string | undefined {
     if (char === '(') {
       groups.push(false);
       afterGroup = false;
+      // A group's kind (`(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`) is no repetition.
+      const kind = /^\?(?:[:=!]|<[=!]|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(at + 1));
+      if (kind !== null) at += kind[0].length;
       continue;
     }
     if (char === ')') {
