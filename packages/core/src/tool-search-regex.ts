@@ -3,14 +3,13 @@
  * (`re2js`, plain JavaScript): time linear in the text, whatever the pattern. On the JavaScript
  * engine's backtracking matcher a pattern such as `(.*a){12}z` runs for hours over a catalogue's
  * descriptions, on the main thread, where no abort, timeout or Ctrl-C handler gets a turn until
- * it ends. Loaded on the first regex search: keyword search never pays for it.
+ * it ends. The engine is the one the JSON Schema checks use (`json-schema-patterns.ts`), so it
+ * is loaded with the package.
  */
+import { RE2JS } from 're2js';
 
 /** The longest pattern accepted (Anthropic's own regex tool search takes 200 characters). */
 export const maxSearchPatternLength = 1000;
-
-type Engine = typeof import('re2js');
-let engine: Promise<Engine> | undefined;
 
 /** A compiled pattern of the regex mode: whether it matches anywhere in a text (case-insensitive). */
 export type SearchPattern = (text: string) => boolean;
@@ -24,8 +23,6 @@ export async function compileSearchPattern(pattern: string): Promise<SearchPatte
     throw new Error(
       `the pattern is ${pattern.length} characters long; at most ${maxSearchPatternLength}`,
     );
-  engine ??= import('re2js');
-  const { RE2JS } = await engine;
   let compiled: InstanceType<typeof RE2JS>;
   try {
     compiled = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
