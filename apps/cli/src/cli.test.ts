@@ -490,4 +490,62 @@ describe('tool sources', () => {
     expect(code).toBe(0);
     expect(requests).toEqual(['POST /widget737s/w-1/archive']);
   });
+
+  it("tool_search reads the learned data: a request in the user's words finds the API's tool", async () => {
+    const dir = await scratch();
+    const paths: Record<string, unknown> = {};
+    const operation = (operationId: string, summary: string) => ({
+      operationId,
+      summary,
+      responses: { '200': { description: 'ok' } },
+    });
+    paths['/invoices'] = {
+      get: operation(
+        'invoices_list',
+        'Lists invoices, filtered by status (draft, open, paid, void).',
+      ),
+      post: operation('invoices_create', 'Creates an invoice.'),
+    };
+    paths['/users'] = { get: operation('users_list', 'Lists the users.') };
+    paths['/users/{id}/photo'] = {
+      put: operation('users_setPhoto', 'Sets the profile photo of a user.'),
+    };
+    for (let index = 0; index < 200; index++)
+      paths[`/gadget${index}s`] = {
+        get: operation(`gadget${index}_list`, `Lists gadget${index}s.`),
+      };
+    const spec = join(dir, 'billing.json');
+    await writeFile(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Billing', version: '1' },
+        servers: [{ url: 'http://127.0.0.1:9' }],
+        paths,
+      }),
+    );
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          { name: 'tool_search', arguments: { query: 'show my unpaid bills', limit: 1 } },
+        ],
+      },
+      { text: 'Found it.' },
+    ]);
+    const { code, stderr } = await runCli([
+      '-p',
+      'bills',
+      '--scripted',
+      script,
+      '--openapi',
+      `${spec}=billing`,
+      '--save',
+      join(dir, 'session.json'),
+    ]);
+    expect(code).toBe(0);
+    const saved = JSON.parse(await readFile(join(dir, 'session.json'), 'utf8')) as unknown;
+    // The search's own result as the model read it: the one tool it loaded.
+    expect(JSON.stringify(saved)).toMatch(/"loaded":\["invoices_list"\]/);
+    expect(stderr).not.toContain('keywords alone');
+  });
 });

@@ -229,6 +229,7 @@ export {
   deferTools,
   estimateDefinitionTokens,
   type ToolLookup,
+  type ToolSearchData,
   type ToolSearchDetails,
   type ToolSearchOptions,
 } from './tool-catalogue.js';

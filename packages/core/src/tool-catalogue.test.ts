@@ -6,6 +6,7 @@ import { createScriptedProvider, type ScriptedStep } from './testing/scripted-pr
 import { agentWith, resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 import { deferTools } from './tool-catalogue.js';
+import { ToolSearchAssociations } from './tool-search-associations.js';
 import { ToolSearchIndex } from './tool-search-index.js';
 
 function apiTool(name: string, description: string, extra: Partial<AnyAgentTool> = {}) {
@@ -149,6 +150,65 @@ describe('deferred tools and tool_search', () => {
     expect(resultText(regex)).not.toContain('pulls_merge');
     expect(bad?.isError).toBe(true);
     expect(resultText(bad)).toContain('Invalid regular expression');
+  });
+
+  it('loads its data on the first keyword search only, once, and searches without it if that fails', async () => {
+    const steps: ScriptedStep[] = [
+      { toolCalls: [{ id: 'a', name: 'tool_search', arguments: { query: 'select:pulls_merge' } }] },
+      {
+        toolCalls: [
+          { id: 'b', name: 'tool_search', arguments: { query: 'post a remark on a bug' } },
+          { id: 'c', name: 'tool_search', arguments: { query: 'remark' } },
+        ],
+      },
+      { text: 'ok' },
+    ];
+    let loads = 0;
+    const associations = ToolSearchAssociations.from([
+      ['remark', [{ term: 'comment', strength: 0.9 }]],
+    ]);
+    const loaded = catalogueAgent(steps, {
+      toolSearch: {
+        loadData: async () => {
+          loads++;
+          return { associations };
+        },
+      },
+    });
+    const run = loaded.agent.run('go');
+    await run.result;
+    expect(loads).toBe(1);
+    const [, found, again] = toolResults(loaded.agent.messages);
+    expect(resultText(found)).toContain('issues_create_comment');
+    expect(resultText(again)).toContain('issues_create_comment');
+
+    // `select:` alone never loads; a rejected load is reported and the keywords still work.
+    let selects = 0;
+    const selectOnly = catalogueAgent([steps[0] as ScriptedStep, { text: 'ok' }], {
+      toolSearch: { loadData: async () => ({ associations: (selects++, associations) }) },
+    });
+    await selectOnly.agent.run('go').result;
+    expect(selects).toBe(0);
+    const errors: unknown[] = [];
+    const failing = catalogueAgent(
+      [
+        {
+          toolCalls: [
+            { id: 'd', name: 'tool_search', arguments: { query: 'merge a pull request' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      {
+        toolSearch: {
+          loadData: () => Promise.reject(new Error('no data package')),
+          onLoadError: (error) => errors.push(error),
+        },
+      },
+    );
+    await failing.agent.run('go').result;
+    expect(resultText(toolResults(failing.agent.messages)[0])).toContain('pulls_merge');
+    expect(errors.map((error) => (error as Error).message)).toEqual(['no data package']);
   });
 
   it('defers a catalogue over budget automatically: other sources first, never defer:false', async () => {

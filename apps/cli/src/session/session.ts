@@ -18,6 +18,7 @@ import {
   type PermissionMode,
   PermissionPolicy,
   type PermissionRequest,
+  type ToolSearchData,
 } from '@agent/core';
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from '../config/agents.js';
 import { type CliOptions, UsageError } from '../config/args.js';
@@ -126,6 +127,16 @@ export function defaultSystemPrompt(cwd: string): string {
     `Your workspace is ${cwd}; file tools take paths relative to it.`,
     'Use the tools to look before you change anything, keep changes small, and say what you did.',
   ].join(' ');
+}
+
+/**
+ * `tool_search`'s learned data (word associations and embeddings, `@agent/tool-search-data`):
+ * imported when the first keyword search needs it (~0.2 s, ~17 MB), never in a session whose tools
+ * all fit in the model's tool list.
+ */
+async function loadToolSearchData(): Promise<ToolSearchData> {
+  const data = await import('@agent/tool-search-data');
+  return { associations: data.toolSearchAssociations(), embeddings: data.toolSearchEmbeddings() };
 }
 
 function shellQuote(text: string): string {
@@ -387,6 +398,13 @@ export async function createSession(
       ...(options.hostedWebSearch === true
         ? { hostedTools: [{ type: 'web_search' as const }] }
         : {}),
+      toolSearch: {
+        loadData: loadToolSearchData,
+        onLoadError: (error) =>
+          settings.log(
+            `tool_search searches by keywords alone: its learned data did not load (${errorMessage(error)}).`,
+          ),
+      },
     };
     agent = new Agent(agentOptions);
   } catch (error) {
