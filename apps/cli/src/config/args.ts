@@ -94,7 +94,7 @@ export interface CliOptions {
   hooks?: HooksConfig;
   /** The user settings' `hooksSandbox`: where the hooks run in the OS sandbox [untrusted-folders]. */
   hooksSandbox?: HooksSandboxSetting;
-  /** The user settings' `hooksSandboxNetwork`: the network of the hooks' sandbox [on]. */
+  /** The user settings' `hooksSandboxNetwork`: the network of the hooks' sandbox [off]. */
   hooksSandboxNetwork?: 'on' | 'off';
   /** The user settings' `sandboxProtect`: which of the bash sandbox's protections stay on [all]. */
   sandboxProtect?: SandboxProtectSettings;

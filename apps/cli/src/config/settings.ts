@@ -50,7 +50,7 @@ export interface SettingsFile {
   hooks?: HooksConfig;
   /** Where the hooks run in the OS sandbox (user settings only) [untrusted-folders]. */
   hooksSandbox?: HooksSandboxSetting;
-  /** The network of the hooks' sandbox (user settings only) [on]. */
+  /** The network of the hooks' sandbox (user settings only) [off]. */
   hooksSandboxNetwork?: 'on' | 'off';
   /**
    * What the bash sandbox keeps read-only inside the workspace (user settings only): `git: false`

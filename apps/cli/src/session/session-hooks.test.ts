@@ -213,7 +213,7 @@ describe.each(users)('an untrusted hostile repository, the user’s hooks, as $l
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(
-      `hooks: sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; network on; no Unix sockets (this folder is not trusted)\n`,
+      `hooks: sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; no network; no Unix sockets (this folder is not trusted)\n`,
     );
     // The hooks did their work.
     expect(fs.readFileSync(join(repository.workspace, 'src.js'), 'utf8')).toBe(
@@ -442,10 +442,11 @@ describe('started in a subfolder of an untrusted repository under /tmp', () => {
   });
 });
 
-describe('"hooksSandboxNetwork": "off" in the user settings', () => {
+describe('the hooks’ network in a folder not trusted', () => {
   beforeEach(skipWithout('bwrap'));
 
-  it('the hooks’ sandbox has no network: a server on 127.0.0.1 is not reached', async () => {
+  /** A Stop hook that connects to a server on 127.0.0.1; the run's stderr and the connections. */
+  async function connectingHook(network: 'on' | 'off' | undefined) {
     const repository = hostileRepository();
     let connections = 0;
     const server = net.createServer((socket) => {
@@ -459,7 +460,7 @@ describe('"hooksSandboxNetwork": "off" in the user settings', () => {
     if (address === null || typeof address === 'string') throw new Error('no port');
     const settingsFile = join(repository.agentHome, 'settings.json');
     const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-    settings.hooksSandboxNetwork = 'off';
+    if (network !== undefined) settings.hooksSandboxNetwork = network;
     settings.hooks.Stop = [
       {
         hooks: [
@@ -481,10 +482,30 @@ describe('"hooksSandboxNetwork": "off" in the user settings', () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('hooks: sandboxed (bubblewrap): ');
-    expect(run.stderr).toMatch(/^hooks: .*; no network; /m);
-    expect(run.stderr).toMatch(/hook: Stop hook .* exited 1: ECONNREFUSED/);
-    expect(fs.existsSync(join(repository.workspace, 'connected'))).toBe(false);
+    return {
+      stderr: run.stderr,
+      connections,
+      connected: fs.existsSync(join(repository.workspace, 'connected')),
+    };
+  }
+
+  it.for([
+    ['by default', undefined],
+    ['with "hooksSandboxNetwork": "off"', 'off'],
+  ] as const)('%s there is none: a server on 127.0.0.1 is not reached', async ([, network]) => {
+    const { stderr, connections, connected } = await connectingHook(network);
+    expect(stderr).toMatch(/^hooks: .*; no network; /m);
+    expect(stderr).toMatch(/hook: Stop hook .* exited 1: ECONNREFUSED/);
+    expect(connected).toBe(false);
     expect(connections).toBe(0);
+  });
+
+  it('"hooksSandboxNetwork": "on" in the user settings gives it the network', async () => {
+    const { stderr, connections, connected } = await connectingHook('on');
+    expect(stderr).toMatch(/^hooks: .*; network on; /m);
+    expect(stderr).not.toMatch(/^hook: /m);
+    expect(connected).toBe(true);
+    expect(connections).toBe(1);
   });
 });
 
@@ -510,7 +531,7 @@ describe('stream-json says where the hooks run', () => {
     if (start.type !== 'run-start') throw new Error(`first event: ${start.type}`);
     if (sandboxed)
       expect(start.hooksSandbox).toBe(
-        `sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; network on; no Unix sockets (this folder is not trusted)`,
+        `sandboxed (bubblewrap): writes only in ${repository.workspace} and a private /tmp; no network; no Unix sockets (this folder is not trusted)`,
       );
     else expect(start.hooksSandbox).toBeUndefined();
   });
@@ -552,7 +573,7 @@ describe('the REPL (tmux): the trust answer decides where your hooks run', () =>
     first.press('n');
     await waitFor(prompt(first));
     expect(first.capture()).toMatch(
-      /hooks: sandboxed \(bubblewrap\): .*network on.*\(this folder is not trusted\)/,
+      /hooks: sandboxed \(bubblewrap\): .*no network.*\(this folder is not trusted\)/,
     );
     expect(report(repository, 'fsmonitor').outsideWrite.ok).toBe(false);
     expect(fs.readdirSync(repository.outside)).toEqual([]);

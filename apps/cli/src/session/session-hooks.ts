@@ -87,9 +87,10 @@ export function hooksRunSandboxed(
 
 /**
  * The sandbox hooks run in: bash's containment (writes only in the workspace and a private /tmp,
- * the workspace's `.git` read-only, credential stores and `$AGENT_HOME` hidden) with the network
- * on unless `hooksSandboxNetwork` says off, so formatters, linters and notifiers that fetch or
- * post keep working. The project root is readable (a hook runs there), and so are
+ * the workspace's `.git` read-only, credential stores and `$AGENT_HOME` hidden) and, unless
+ * `hooksSandboxNetwork` says on, bash's network: none — the repository's code that a formatter or
+ * `git status` runs could otherwise send what it reads (or a cloud VM's metadata credentials) to
+ * its own host. The project root is readable (a hook runs there), and so are
  * `$AGENT_HOME/hooks` (where hook scripts are kept) and `$AGENT_HOME/skills`. Mode `auto` whatever
  * bash's is: where it cannot run, `CommandHooks` withholds the sandboxed hooks instead of running
  * them outside.
@@ -97,7 +98,7 @@ export function hooksRunSandboxed(
 export function createHooksSandbox(options: {
   cwd: string;
   projectRoot: string;
-  /** `hooksSandboxNetwork` of the user settings [on]. */
+  /** `hooksSandboxNetwork` of the user settings [off]. */
   network?: 'on' | 'off';
 }): Sandbox {
   const home = agentHome();
@@ -106,7 +107,7 @@ export function createHooksSandbox(options: {
     writableRoots: [options.cwd],
     readableRoots: [options.projectRoot, join(home, 'hooks'), join(home, 'skills')],
     secretPaths: [...defaultSecretPaths(), home],
-    network: options.network ?? 'on',
+    network: options.network ?? 'off',
     // The session says it once, naming the hooks (hooksNotice).
     onWarning: () => undefined,
   });
