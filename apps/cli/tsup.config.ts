@@ -37,6 +37,9 @@ export default defineConfig({
   entry: {
     main: 'src/entry.ts',
     'search-worker': 'node_modules/@agent/tools-builtin/dist/search-worker.js',
+    // dist/html-worker.js: web_fetch takes large pages apart there (tools-web starts it from the
+    // file next to its chunk); without it they are converted on the main thread.
+    'html-worker': 'node_modules/@agent/tools-web/dist/html-worker.js',
   },
   format: ['esm'],
   clean: true,

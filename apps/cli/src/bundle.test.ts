@@ -40,4 +40,10 @@ describe('the bundle', () => {
     const module = (await import(pathToFileURL(file).href)) as { searchWorkerMarker?: string };
     expect(module.searchWorkerMarker).toBe('@agent/tools-builtin search worker');
   });
+
+  it("ships web_fetch's HTML worker next to its chunks: a large page is taken apart there", async () => {
+    const file = join(appDir, 'dist', 'html-worker.js');
+    const module = (await import(pathToFileURL(file).href)) as { htmlWorkerMarker?: string };
+    expect(module.htmlWorkerMarker).toBe('agent-tools-web-html-worker');
+  });
 });

@@ -1,3 +1,9 @@
+export {
+  type ConvertHtmlOptions,
+  type ConvertHtmlResult,
+  convertHtml,
+  defaultHtmlWorkerUrl,
+} from './html-conversion.js';
 export { decodeHtmlEntities } from './html-entities.js';
 export { type HtmlToMarkdownResult, htmlToMarkdown } from './html-to-markdown.js';
 export { htmlToText } from './html-to-text.js';

@@ -2,7 +2,7 @@
 // as is, images as images, binaries described; a header, and paging through `offset`/`max_chars`.
 import { TextDecoder } from 'node:util';
 import { detectFileKind, ToolError, type ToolResult } from '@agent/core';
-import { htmlToMarkdown } from './html-to-markdown.js';
+import { type ConvertHtmlOptions, convertHtml } from './html-conversion.js';
 import { type BodyKind, classify, type FetchedResponse } from './http-fetch.js';
 import { fenced, oneLine, untrustedNote, withoutControls } from './untrusted-text.js';
 import type { WebFetchDetails, WebFetchFormat } from './web-fetch.js';
@@ -48,8 +48,8 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** The tool result for a fetched response. */
-export function present(
+/** The tool result for a fetched response (a large HTML page is converted in a worker thread). */
+export async function present(
   fetched: FetchedResponse,
   settings: {
     start: URL;
@@ -58,8 +58,13 @@ export function present(
     maxChars: number;
     maxImageBytes: number;
     maxResponseBytes: number;
+    /** Stops a page's conversion. */
+    signal?: AbortSignal;
+    /** See {@link ConvertHtmlOptions}. */
+    workerUrl?: URL | null;
+    articleTimeoutMs?: number;
   },
-): ToolResult<WebFetchDetails> {
+): Promise<ToolResult<WebFetchDetails>> {
   const { body, contentType } = fetched;
   const details: WebFetchDetails = {
     url: settings.start.href,
@@ -134,9 +139,14 @@ export function present(
   let content: string;
   if (settings.format === 'raw') content = decoded;
   else if (kind === 'html') {
-    const converted = htmlToMarkdown(decoded, {
+    const converted = await convertHtml(decoded, {
       format: settings.format,
       baseUrl: fetched.finalUrl,
+      ...(settings.signal === undefined ? {} : { signal: settings.signal }),
+      ...(settings.workerUrl === undefined ? {} : { workerUrl: settings.workerUrl }),
+      ...(settings.articleTimeoutMs === undefined
+        ? {}
+        : { articleTimeoutMs: settings.articleTimeoutMs }),
     });
     content = converted.text;
     // The page's title goes into the header: one line, so it cannot add header lines.
@@ -146,6 +156,10 @@ export function present(
       header.push(`Title: ${title}`);
     }
     details.extracted = converted.extracted;
+    if (converted.articleTimedOut === true)
+      header.push(
+        'Content: the whole page (finding its main article took too long; format "raw" for the HTML)',
+      );
     if (converted.extracted === 'article')
       header.push(
         'Content: the main article (navigation, ads and footers left out; format "raw" for all of it)',

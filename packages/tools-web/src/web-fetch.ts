@@ -34,6 +34,14 @@ export interface WebFetchToolOptions {
   maxChars?: number;
   /** `User-Agent` header [`agent-web-fetch/1.0 (+https://github.com/agent-toolkit/agent)`]. */
   userAgent?: string;
+  /**
+   * The worker module large HTML pages are converted in (`html-worker.js` of this package's dist,
+   * for a bundle that puts it elsewhere); `null` converts in the calling thread
+   * [`html-worker.js` next to this module, when it is there].
+   */
+  htmlWorkerUrl?: URL | null;
+  /** Time a large page's article extraction may take before it is converted whole [10,000 ms]. */
+  articleTimeoutMs?: number;
 }
 
 /** How web_fetch presents a page: converted to Markdown, to plain text, or the body as sent. */
@@ -207,14 +215,25 @@ export function createWebFetchTool(
           },
         };
       }
-      return present(fetched, {
-        start,
-        format,
-        offset: args.offset ?? 0,
-        maxChars: args.max_chars ?? defaultMaxChars,
-        maxImageBytes,
-        maxResponseBytes,
-      });
+      try {
+        return await present(fetched, {
+          start,
+          format,
+          offset: args.offset ?? 0,
+          maxChars: args.max_chars ?? defaultMaxChars,
+          maxImageBytes,
+          maxResponseBytes,
+          signal: ctx.signal,
+          ...(options.htmlWorkerUrl === undefined ? {} : { workerUrl: options.htmlWorkerUrl }),
+          ...(options.articleTimeoutMs === undefined
+            ? {}
+            : { articleTimeoutMs: options.articleTimeoutMs }),
+        });
+      } catch (error) {
+        if (ctx.signal.aborted)
+          throw ToolError.cancelled('web_fetch', `converting ${start.href} was aborted`);
+        throw error;
+      }
     },
   });
   // Kiro's `mode` and `search_terms` (web-fetch-kiro.ts).
