@@ -1,3 +1,5 @@
+import { errorMessage } from './errors.js';
+
 const connectionFailureCodes = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -28,4 +30,24 @@ export function isConnectionFailure(error: unknown): boolean {
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * A failed connection in words, with what lies under fetch's bare `fetch failed`: each cause's
+ * message (and its code when the message lacks it), four levels deep, repeats dropped —
+ * `fetch failed: getaddrinfo ENOTFOUND api.example.com`, `fetch failed: connect ECONNREFUSED
+ * 127.0.0.1:9`.
+ */
+export function describeConnectionFailure(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 4; depth++) {
+    if (typeof current !== 'object' || current === null) break;
+    const message = errorMessage(current);
+    const code = (current as { code?: unknown }).code;
+    parts.push(
+      typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message,
+    );
+    current = (current as { cause?: unknown }).cause;
+  }
+  return [...new Set(parts)].join(': ');
 }

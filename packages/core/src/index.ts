@@ -41,7 +41,7 @@ export {
   type ConfigValue,
   createConfigTools,
 } from './config-tools.js';
-export { isConnectionFailure } from './connection-errors.js';
+export { describeConnectionFailure, isConnectionFailure } from './connection-errors.js';
 export {
   estimateMessageTokens,
   estimateRequestTokens,

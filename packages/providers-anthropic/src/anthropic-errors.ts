@@ -1,4 +1,5 @@
 import {
+  describeConnectionFailure,
   errorMessage,
   isConnectionFailure,
   isContextOverflowText,
@@ -34,7 +35,11 @@ export function toProviderError(
     const type = error.type ?? undefined;
     const statusCode = error.status ?? (type === undefined ? undefined : statusOfErrorType[type]);
     const connection = error.status === undefined && type === undefined;
-    const detail = error.apiMessage ?? errorMessage(error.cause ?? error);
+    const detail =
+      error.apiMessage ??
+      (connection
+        ? describeConnectionFailure(error.cause ?? error)
+        : errorMessage(error.cause ?? error));
     const label = statusCode === undefined ? '' : ` ${statusCode}`;
     const kind = type === undefined ? '' : ` (${type})`;
     const message = connection
@@ -58,7 +63,7 @@ export function toProviderError(
   }
   if (isConnectionFailure(error)) {
     return {
-      error: new ProviderError(`Anthropic connection lost: ${errorMessage(error)}`, {
+      error: new ProviderError(`Anthropic connection lost: ${describeConnectionFailure(error)}`, {
         provider: providerId,
         cause: error,
         isRetryable: true,

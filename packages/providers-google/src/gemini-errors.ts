@@ -1,4 +1,5 @@
 import {
+  describeConnectionFailure,
   errorMessage,
   isConnectionFailure,
   isContextOverflowText,
@@ -70,7 +71,7 @@ export function toProviderError(
   }
   if (isConnectionFailure(error)) {
     return {
-      error: new ProviderError(`Gemini connection lost: ${errorMessage(error)}`, {
+      error: new ProviderError(`Gemini connection lost: ${describeConnectionFailure(error)}`, {
         provider: providerId,
         cause: error,
         isRetryable: true,

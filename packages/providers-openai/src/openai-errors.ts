@@ -1,4 +1,5 @@
 import {
+  describeConnectionFailure,
   errorMessage,
   isConnectionFailure,
   isContextOverflowText,
@@ -44,7 +45,7 @@ function typedError(error: unknown, provider: string): ProviderError {
     });
   }
   if (error instanceof APIConnectionError) {
-    const cause = error.cause === undefined ? '' : `: ${describeNetworkError(error.cause)}`;
+    const cause = error.cause === undefined ? '' : `: ${describeConnectionFailure(error.cause)}`;
     return new ProviderError(`${label(provider)} connection failed${cause}`, {
       provider,
       isRetryable: true,
@@ -85,7 +86,7 @@ function typedError(error: unknown, provider: string): ProviderError {
   }
   if (isConnectionFailure(error)) {
     return new ProviderError(
-      `${label(provider)} connection lost mid-stream: ${describeNetworkError(error)}`,
+      `${label(provider)} connection lost mid-stream: ${describeConnectionFailure(error)}`,
       { provider, isRetryable: true, cause: error },
     );
   }
@@ -119,18 +120,4 @@ function vendorMessageOf(body: unknown): string | undefined {
     if (typeof message === 'string') return message;
   }
   return undefined;
-}
-
-function describeNetworkError(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 4; depth++) {
-    if (typeof current !== 'object' || current === null) break;
-    const message = errorMessage(current);
-    const code = (current as { code?: unknown }).code;
-    parts.push(
-      typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message,
-    );
-    current = (current as { cause?: unknown }).cause;
-  }
-  return [...new Set(parts)].join(': ');
 }
