@@ -183,6 +183,67 @@ describe('tool results reach the model without the credentials of the CLI enviro
     expectNoValue(run.stdout + run.stderr);
   });
 
+  it('what command hooks hand the model: SessionStart and UserPromptSubmit context, a PreToolUse denial, a Stop reason', async () => {
+    const { workspace, home } = await workspaceWithHome();
+    await writeFile(
+      join(workspace, '.env'),
+      `ANTHROPIC_API_KEY=${keys.ANTHROPIC_API_KEY}\nGITHUB_TOKEN=${keys.GITHUB_TOKEN}\nDATABASE_URL=${keys.DATABASE_URL}\n`,
+    );
+    await mkdir(join(workspace, '.agent'));
+    // Each hook prints the project's .env where the model reads it (trusted: they run as written).
+    const printEnv = (event: string) => `echo ${event}-said; cat .env`;
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [{ type: 'command', command: printEnv('start') }] }],
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: printEnv('prompt') }] }],
+          PreToolUse: [
+            {
+              matcher: 'bash',
+              hooks: [{ type: 'command', command: `{ ${printEnv('pre')}; } >&2; exit 2` }],
+            },
+          ],
+          Stop: [
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command: `test -f stopped && exit 0; touch stopped; { ${printEnv('stop')}; } >&2; exit 2`,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const turns: Turn[] = [
+      { tool: { name: 'bash', input: { command: 'echo hi' } } },
+      { text: 'Finished.' },
+      { text: 'Finished again.' },
+    ];
+    const server = await messagesServer(turns);
+    const run = await runCli(
+      ['-p', 'go', '--provider', 'anthropic', '--cwd', workspace, '--trust'],
+      { env: cleanEnv({ ...keys, AGENT_HOME: home, ANTHROPIC_BASE_URL: server.url }) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.bodies).toHaveLength(3);
+    const sent = server.bodies.join('\n');
+    // Every hook's text arrived, each with the markers where the values were.
+    // (Compared as booleans: a failure would print the whole request with the tools' schemas.)
+    for (const event of ['start', 'prompt', 'pre', 'stop']) {
+      expect(sent.includes(`${event}-said`), event).toBe(true);
+      expect(sent.includes(keys.ANTHROPIC_API_KEY), `${event}: the key`).toBe(false);
+    }
+    // The last request holds all four: the system prompt, the prompt, the denial, the Stop reason.
+    const last = server.bodies.at(-1) ?? '';
+    expect(last.split('ANTHROPIC_API_KEY=[redacted:ANTHROPIC_API_KEY]').length - 1).toBe(4);
+    expect(last.split('GITHUB_TOKEN=[redacted:GITHUB_TOKEN]').length - 1).toBe(4);
+    for (const value of Object.values(keys)) expect(sent.includes(value), value).toBe(false);
+    expectNoValue(run.stdout + run.stderr);
+  });
+
   it('mcp serve: a result sent to the client holds the marker, not the value', async () => {
     const { workspace, home } = await workspaceWithHome();
     await writeFile(join(workspace, '.env'), `GITHUB_TOKEN=${keys.GITHUB_TOKEN}\n`);

@@ -3,9 +3,12 @@
  * (the first line), but a value can still reach a result another way: a `.env` file read, a
  * command that prints `/proc/<pid>/environ` of the CLI when no sandbox hides it, a variable the
  * user passed with `--pass-env`, an MCP server or web page that echoes it. Every tool result is
- * therefore redacted before it enters the conversation, as the transcript and session files are.
+ * therefore redacted before it enters the conversation, as the transcript and session files are —
+ * and so is every other text a command hook hands the model: a denial's reason (PreToolUse), the
+ * context SessionStart and UserPromptSubmit add, a Stop hook's reason to go on (a `cat .env` in
+ * any of them sent the key before).
  */
-import type { AgentHooks, ToolResult, ToolResultContent } from '@agent/core';
+import type { AgentHooks, PermissionGate, ToolResult, ToolResultContent } from '@agent/core';
 import { redactJson, redactText } from '../ui/redaction.js';
 
 /**
@@ -16,13 +19,48 @@ import { redactJson, redactText } from '../ui/redaction.js';
  */
 export function redactingHooks(hooks: AgentHooks | undefined): AgentHooks {
   const after = hooks?.afterToolExecution;
+  const before = hooks?.beforeToolExecution;
   return {
     ...hooks,
+    ...(before === undefined
+      ? {}
+      : {
+          beforeToolExecution: async (call) => {
+            const decision = await before(call);
+            // A skip's reason is what the model reads instead of a result.
+            return decision?.action === 'skip'
+              ? { ...decision, reason: redactText(decision.reason) }
+              : decision;
+          },
+        }),
     afterToolExecution: async (call, result) => {
       const final = (await after?.(call, result)) ?? result;
       return redactResult(final);
     },
   };
+}
+
+/**
+ * `gate` with the reason of each denial redacted: the model reads it as the call's result, and a
+ * PreToolUse hook's reason is whatever the hook printed.
+ */
+export function redactingGate(gate: PermissionGate): PermissionGate {
+  return async (request) => {
+    const decision = await gate(request);
+    return decision.behavior === 'deny'
+      ? { ...decision, reason: redactText(decision.reason) }
+      : decision;
+  };
+}
+
+/**
+ * What a UserPromptSubmit hook made of the prompt `typed`: the hooks' added context redacted, the
+ * user's own text as typed (what the user types is sent as typed).
+ */
+export function redactAddedContext(typed: string, submitted: string): string {
+  return submitted.startsWith(typed)
+    ? typed + redactText(submitted.slice(typed.length))
+    : redactText(submitted);
 }
 
 /** The result with its content redacted; the same object when nothing in it was a credential. */

@@ -26,13 +26,14 @@ import { CliError } from '../config/cli-error.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { agentsInstructions } from '../config/settings.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
+import { redactText } from '../ui/redaction.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
 import { reportUnmatched } from './mcp-tools.js';
 import { createExitPlanModeTool, type PlanApprover, promptInMode } from './plan-mode.js';
 import { chooseProvider, type ModelChoice } from './providers.js';
-import { redactingHooks } from './result-redaction.js';
+import { redactAddedContext, redactingGate, redactingHooks } from './result-redaction.js';
 import { loadSavedSession, type SavedSession, saveConversation } from './session-file.js';
 import { createSessionHooks } from './session-hooks.js';
 import { SessionJournal } from './session-journal.js';
@@ -382,7 +383,8 @@ export async function createSession(
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
         await agentsInstructions({ cwd: options.cwd, root: projectRoot }, undefined, settings.log),
-        startContext,
+        // A SessionStart hook's output is the hooks', not the user's: redacted as results are.
+        redactText(startContext),
       ]
         .filter((part) => part !== '')
         .join('\n\n'),
@@ -390,7 +392,9 @@ export async function createSession(
       messages,
       ...(saved.compactions === undefined ? {} : { compactions: saved.compactions }),
       ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
-      permissionGate: commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
+      permissionGate: redactingGate(
+        commandHooks === undefined ? policy.gate : commandHooks.wrapGate(policy.gate),
+      ),
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
       hooks: redactingHooks(commandHooks?.agentHooks),
@@ -521,7 +525,7 @@ export async function runPrompt(
       hooks.onNotice?.(`Prompt blocked by a UserPromptSubmit hook: ${submitted.blocked}`);
       return undefined;
     }
-    text = submitted.prompt;
+    text = redactAddedContext(text, submitted.prompt);
   }
   // In plan mode the prompt says so first: the model knows what it may do and how to finish.
   if (resume === undefined) text = promptInMode(text, session.policy.mode);
@@ -552,7 +556,7 @@ export async function runPrompt(
       if (stop.continueWith === undefined || continuations >= maxStopContinuations) break;
       continuations += 1;
       hooks.onNotice?.(`A Stop hook sends the agent on: ${stop.continueWith}`);
-      text = `A Stop hook did not let you finish yet: ${stop.continueWith}`;
+      text = `A Stop hook did not let you finish yet: ${redactText(stop.continueWith)}`;
     }
     return result;
   } finally {
