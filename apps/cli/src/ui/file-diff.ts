@@ -2,13 +2,21 @@
  * Unified diffs of the file tools' changes, for approvals (the change a call would make) and
  * results (the change it made). Made with `diff` (jsdiff), the usual library for this.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { terminalSafe } from '@agent/core';
 import { createTwoFilesPatch } from 'diff';
 
 /** Longest diff shown (lines); the rest is counted. */
 const maxDiffLines = 60;
+/** Largest file read for a diff (bytes): the file is read on the loop, before and after the call. */
+export const maxDiffFileBytes = 1024 * 1024;
+/**
+ * Most lines added plus removed that a diff is worked out for: Myers' algorithm costs the file's
+ * length times this on the loop (a 250 kB file rewritten whole took 5.8 s, 1 MB about 90 s,
+ * with Ctrl-C unanswered), so a larger change is summarised instead.
+ */
+const maxEditLines = 1000;
 
 /** The file tools whose changes are shown as diffs. */
 export function isFileChangeTool(toolName: string): boolean {
@@ -26,12 +34,35 @@ export function changedPath(cwd: string, args: unknown): string | undefined {
   return isAbsolute(path) ? path : join(cwd, path);
 }
 
-/** The file's text now ('' when it does not exist or cannot be read). */
-export function readText(path: string): string {
+/**
+ * The file's text now: '' when it does not exist, undefined when it is not read — not a regular
+ * file (a FIFO the model named would block the loop for ever in open, a device never ends), over
+ * {@link maxDiffFileBytes}, or unreadable. The path is the model's: opened without blocking and
+ * judged on the opened file.
+ */
+export function readText(path: string): string | undefined {
+  let descriptor: number;
   try {
-    return readFileSync(path, 'utf8');
+    descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? '' : undefined;
+  }
+  try {
+    const info = fstatSync(descriptor);
+    if (!info.isFile() || info.size > maxDiffFileBytes) return undefined;
+    // At most the size seen: a file another process keeps appending to is not followed.
+    const buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const count = readSync(descriptor, buffer, filled, buffer.length - filled, null);
+      if (count === 0) break;
+      filled += count;
+    }
+    return buffer.subarray(0, filled).toString('utf8');
   } catch {
-    return '';
+    return undefined;
+  } finally {
+    closeSync(descriptor);
   }
 }
 
@@ -40,7 +71,10 @@ export function unifiedDiff(path: string, before: string, after: string): string
   if (before === after) return '';
   const patch = createTwoFilesPatch(path, path, before, after, undefined, undefined, {
     context: 3,
+    maxEditLength: maxEditLines,
   });
+  if (patch === undefined)
+    return `… too different to show as a diff (${lineCount(before)} lines before, ${lineCount(after)} after)`;
   const lines = patch
     .split('\n')
     .filter(
@@ -58,12 +92,21 @@ export function unifiedDiff(path: string, before: string, after: string): string
   );
 }
 
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let count = 1;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1))
+    count += 1;
+  return text.endsWith('\n') ? count - 1 : count;
+}
+
 /** The diff a write_file or edit_file call would make, for its approval ('' when unknown). */
 export function proposedDiff(cwd: string, toolName: string, args: unknown): string {
   if (!isFileChangeTool(toolName)) return '';
   const path = changedPath(cwd, args);
   if (path === undefined) return '';
   const before = readText(path);
+  if (before === undefined) return '';
   const a = record(args);
   let after: string;
   if (toolName === 'write_file') {

@@ -253,7 +253,7 @@ export class Transcript {
   /** Running tools, for the spinner: id → name and start time. */
   readonly #running = new Map<string, { name: string; started: number }>();
   /** Files before a write_file/edit_file call ran, by call id. */
-  readonly #before = new Map<string, { path: string; text: string }>();
+  readonly #before = new Map<string, { path: string; text: string | undefined }>();
   /** Call lines of multi-call turns, printed above their results. */
   readonly #pendingCalls = new Map<string, string>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -331,7 +331,9 @@ export class Transcript {
     this.#before.delete(id);
     if (before === undefined || !ok) return;
     if (!isFileChangeTool(toolName)) return;
-    const diff = unifiedDiff(before.path, before.text, readText(before.path));
+    const after = readText(before.path);
+    if (before.text === undefined || after === undefined) return;
+    const diff = unifiedDiff(before.path, before.text, after);
     if (diff !== '') this.line(paintDiff(diff, this.#colour));
   }
 
