@@ -22,9 +22,17 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * Reads `path` when it is a regular file whose real path lies inside `root` (a real path).
- * The check is made on the opened file (`/proc/self/fd/N` on Linux, the real path elsewhere), so
- * a link swapped in after a check changes nothing; a FIFO cannot block the read (`O_NONBLOCK`).
+ * Largest project file read for the model's context (bytes): AGENTS.md and agent files go whole
+ * into a system prompt, and a 2 GB sparse AGENTS.md ended the start (`File size … is greater than
+ * 2 GiB`, naming no file), a 300 MB one took 1.3 GB of memory and went to the model in full.
+ */
+export const maximumProjectFileBytes = 1024 * 1024;
+
+/**
+ * Reads `path` when it is a regular file of at most {@link maximumProjectFileBytes} whose real
+ * path lies inside `root` (a real path). The check is made on the opened file
+ * (`/proc/self/fd/N` on Linux, the real path elsewhere), so a link swapped in after a check
+ * changes nothing; a FIFO cannot block the read (`O_NONBLOCK`).
  */
 export async function readProjectFile(path: string, root: string): Promise<ProjectFileRead> {
   let handle: Awaited<ReturnType<typeof open>>;
@@ -38,10 +46,23 @@ export async function readProjectFile(path: string, root: string): Promise<Proje
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { kind: 'refused', reason: 'it is not a regular file' };
+    if (info.size > maximumProjectFileBytes)
+      return {
+        kind: 'refused',
+        reason: `it is ${info.size} bytes, over the ${maximumProjectFileBytes} read for the model's instructions`,
+      };
     const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(path));
     if (!inside(root, real))
       return { kind: 'refused', reason: `it leads outside the project (to ${real})` };
-    return { kind: 'read', text: await handle.readFile('utf8') };
+    // At most the size seen: a file that grows while it is read is not followed.
+    const buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { kind: 'read', text: buffer.subarray(0, filled).toString('utf8') };
   } finally {
     await handle.close();
   }

@@ -3,14 +3,14 @@
 // the project — in the repository as cloned, or put there later by a sandboxed command — must not
 // bring the user's files into the model's context. Links inside the project keep working.
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
 import { loadAgentDefinitions } from './agents.js';
-import { readProjectFile } from './project-file.js';
+import { maximumProjectFileBytes, readProjectFile } from './project-file.js';
 import { agentsInstructions } from './settings.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -94,6 +94,40 @@ describe('AGENTS.md that leads out of the project', () => {
     );
     expect(text).toBe('');
     expect(notices.join('\n')).toContain('it is not a regular file');
+  });
+
+  it.each([
+    ['a sparse file of 2 GB', 2 * 1024 ** 3],
+    ['a file just over the limit', maximumProjectFileBytes + 1],
+  ])(
+    '%s is left out with a notice naming it; the next folder still counts',
+    async (_label, size) => {
+      const t = await setup();
+      await writeFile(join(t.repo, 'AGENTS.md'), '');
+      await truncate(join(t.repo, 'AGENTS.md'), size);
+      await writeFile(join(t.sub, 'AGENTS.md'), 'Sub-folder rules.');
+      await writeFile(
+        join(t.repo, '.agent', 'agents', 'huge.md'),
+        `---\nname: huge\ndescription: x\n---\n${'y'.repeat(maximumProjectFileBytes)}`,
+      );
+      const notices: string[] = [];
+      const log = (line: string) => notices.push(line);
+      const text = await agentsInstructions({ cwd: t.sub, root: t.repo }, t.agentHome, log);
+      expect(text).toContain('Sub-folder rules.');
+      expect(text.length).toBeLessThan(10_000);
+      expect(notices.join('\n')).toContain(
+        `${join(t.repo, 'AGENTS.md')} is not used: it is ${size} bytes, over the ${maximumProjectFileBytes}`,
+      );
+      expect(await loadAgentDefinitions(t.repo, { home: t.agentHome, log })).toEqual([]);
+      expect(notices.join('\n')).toContain('huge.md is not used: it is');
+    },
+  );
+
+  it('a file of exactly the limit is read whole', async () => {
+    const t = await setup();
+    await writeFile(join(t.repo, 'AGENTS.md'), 'z'.repeat(maximumProjectFileBytes));
+    const read = await readProjectFile(join(t.repo, 'AGENTS.md'), t.repo);
+    expect(read.kind === 'read' ? read.text.length : read).toBe(maximumProjectFileBytes);
   });
 
   it('links inside the project still count (AGENTS.md -> CLAUDE.md), and the user file is read', async () => {
@@ -198,6 +232,26 @@ describe('through the CLI', () => {
     expect(sent).toContain('Sub-folder rules.');
     expect(run.stderr).toContain(`${join(t.repo, 'AGENTS.md')} is not used: it leads outside`);
     expect(await readFile(t.key, 'utf8')).toContain(secret);
+  });
+});
+
+describe('an AGENTS.md of 2 GB (sparse) through the CLI', () => {
+  beforeAll(assertBuilt);
+
+  it('the session starts, the file left out with a notice', async () => {
+    const t = await setup();
+    await writeFile(join(t.repo, 'AGENTS.md'), '');
+    await truncate(join(t.repo, 'AGENTS.md'), 2 * 1024 ** 3);
+    const script = join(t.dir, 'script.json');
+    await writeFile(script, JSON.stringify({ steps: [{ text: 'started' }] }));
+    const run = await runCli(['-p', 'hi', '--scripted', script, '--cwd', t.repo], {
+      env: cleanEnv({ AGENT_HOME: t.agentHome }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('started');
+    expect(run.stderr).toContain(
+      `${join(t.repo, 'AGENTS.md')} is not used: it is 2147483648 bytes`,
+    );
   });
 });
 
