@@ -5,7 +5,7 @@
  * leave it out with a notice). Provider keys never follow a base URL the project chose.
  */
 import { join, relative } from 'node:path';
-import type { PermissionMode } from '@agent/core';
+import { type PermissionMode, terminalSafe } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import {
   decideTrust,
@@ -137,7 +137,10 @@ export async function startWithTrust(
   return { settings, notices, decision, folder, rootKind: project.kind, trusted };
 }
 
-function withheldNotice(folder: string, decision: TrustDecision): string[] {
+function withheldNotice(folderPath: string, decision: TrustDecision): string[] {
+  // The folder's name is the repository's (or its URL's): a newline in it would start a line of
+  // its own in the notice, looking like one more item, or like none.
+  const folder = terminalSafe(folderPath, { singleLine: true });
   const lines = describeWithheld(decision.withheld).map((line) => `  ${line}`);
   const how =
     'Trust it for this run with --trust, or for good with `agent trust` (kept in $AGENT_HOME/trusted-folders.json; `agent trust revoke` undoes it).';

@@ -221,12 +221,14 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
       tools: session.tools.tools.map((tool) => tool.name),
     });
   } else if (format === 'text') {
-    writeErr(`bash: ${session.tools.sandbox.describe()}\n`);
-    if (session.hooksSandbox !== undefined) writeErr(`hooks: ${session.hooksSandbox}\n`);
+    // Each line names folders, whose names a repository chooses: shown, never obeyed.
+    const startLine = (text: string) => writeErr(`${terminalSafe(text, { singleLine: true })}\n`);
+    startLine(`bash: ${session.tools.sandbox.describe()}`);
+    if (session.hooksSandbox !== undefined) startLine(`hooks: ${session.hooksSandbox}`);
     const project = projectRootNotice(session);
-    if (project !== undefined) writeErr(`${project}\n`);
+    if (project !== undefined) startLine(project);
     const wide = wideWorkspaceNotice(session.cwd);
-    if (wide !== undefined) writeErr(`${wide}\n`);
+    if (wide !== undefined) startLine(wide);
   }
   let abort: (() => void) | undefined;
   let signals = 0;

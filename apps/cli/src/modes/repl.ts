@@ -1,4 +1,4 @@
-import { errorMessage, type PermissionMode, type UserMessage } from '@agent/core';
+import { errorMessage, type PermissionMode, terminalSafe, type UserMessage } from '@agent/core';
 import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
 import { closestWord, peerMode, peerSlashCommand } from '../config/suggest.js';
 import { runPrompt, type Session } from '../session/session.js';
@@ -97,15 +97,18 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     markdown: () => markdown,
     ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
   });
-  transcript.line(`agent — ${session.model.label}; mode ${session.policy.mode}`);
+  // The banner names folders and servers, whose names a repository or a config chooses: each line
+  // is shown, never obeyed (an escape sequence in a folder's name, a newline).
+  const startLine = (text: string) => transcript.line(terminalSafe(text, { singleLine: true }));
+  startLine(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   // The total is what the model is offered; each source says how many of them it gave.
-  transcript.line(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
-  transcript.line(`bash: ${session.tools.sandbox.describe()}`);
-  if (session.hooksSandbox !== undefined) transcript.line(`hooks: ${session.hooksSandbox}`);
+  startLine(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
+  startLine(`bash: ${session.tools.sandbox.describe()}`);
+  if (session.hooksSandbox !== undefined) startLine(`hooks: ${session.hooksSandbox}`);
   const project = projectRootNotice(session);
-  if (project !== undefined) transcript.line(project);
+  if (project !== undefined) startLine(project);
   const wide = wideWorkspaceNotice(session.cwd);
-  if (wide !== undefined) transcript.line(wide);
+  if (wide !== undefined) startLine(wide);
   if (session.agent.messages.length > 0)
     transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
   transcript.line(help);

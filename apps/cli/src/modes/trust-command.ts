@@ -14,9 +14,11 @@ import { startWithTrust, type TrustQuestion, trustStorePath } from '../config/tr
 
 /** The question's text, every line that would run or widen shown. */
 export function trustQuestionText(question: TrustQuestion): string {
+  // A folder's name may hold a newline or an escape sequence (a repository's name, a subfolder).
+  const folder = terminalSafe(question.folder, { singleLine: true });
   const head = question.changed
-    ? `The configuration of ${question.folder} changed since you trusted it. Trusting it again lets this run:`
-    : `${question.folder} has configuration that runs commands or widens what the agent may do:`;
+    ? `The configuration of ${folder} changed since you trusted it. Trusting it again lets this run:`
+    : `${folder} has configuration that runs commands or widens what the agent may do:`;
   const scope = question.wholesale
     ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
     : '';

@@ -123,4 +123,45 @@ describe('terminal injection', () => {
     expect(session.buffers()).toBe('');
     session.tmux.type('n');
   });
+
+  it("a folder's name (the repository's, a subfolder's) acts on nothing: trust question, banner, -p lines", async () => {
+    const dir = await tempDir('agent-cli-inject-folder-');
+    cleanups.push(dir.dispose);
+    // The project root and the workspace below it, both named with escapes and a newline.
+    const repo = join(dir.path, `repo${title}${clipboard}`);
+    const workspace = join(repo, `sub${erase}\nfake line${title}`);
+    await mkdir(join(repo, '.agent'), { recursive: true });
+    await mkdir(join(repo, '.git'));
+    await mkdir(workspace);
+    const hooks = { SessionStart: [{ hooks: [{ type: 'command', command: 'echo start' }] }] };
+    await writeFile(join(repo, '.agent', 'settings.json'), JSON.stringify({ hooks }));
+    const script = await writeScript(dir.path, [{ text: 'done' }]);
+    const home = join(dir.path, 'home');
+    const session = await start(['--scripted', script, '--cwd', workspace], {
+      cwd: dir.path,
+      home,
+    });
+    await session.waitFor('Trust this folder?');
+    session.tmux.type('n');
+    await session.waitFor('bash: ');
+    await session.waitFor('project: ');
+    const screen = session.tmux.capture();
+    expect(screen).toContain('repo\\x1b]2;PWNED-TITLE');
+    // The newline is shown as an escape: the banner's lines stay whole.
+    expect(screen).toContain('\\nfake line');
+    expect(screen).not.toMatch(/^fake line/m);
+    expect(session.paneTitle()).not.toContain('PWNED');
+    expect(session.buffers()).toBe('');
+    // -p: the same lines on stderr, as text.
+    const run = spawnSync(
+      process.execPath,
+      [cliPath, '-p', 'hi', '--scripted', script, '--cwd', workspace],
+      { encoding: 'utf8', env: cleanEnv({ AGENT_HOME: home }) },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('\u001b');
+    expect(run.stderr).not.toContain('\u0007');
+    expect(run.stderr).not.toMatch(/^fake line/m);
+    expect(run.stderr).toMatch(/^bash: .*\\nfake line.*no Unix sockets$/m);
+  });
 });
