@@ -1,6 +1,12 @@
+import { format } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from './json-schema.js';
-import { backtrackingRisk, maxPatternPropertyNameLength } from './json-schema-patterns.js';
+import {
+  backtrackingRisk,
+  linearPatternCacheCount,
+  linearPatternCacheSize,
+  maxPatternPropertyNameLength,
+} from './json-schema-patterns.js';
 import { jsonSchemaValidationProblem, validateWithJsonSchema } from './json-schema-validation.js';
 import { formatValidationIssues } from './validation.js';
 
@@ -68,6 +74,57 @@ describe('patterns run in linear time', () => {
       'needs lookaround or back-references, which only a backtracking engine runs; not checked',
     );
     expect(check(schema, { v: `${'a'.repeat(50_000)}!` })).toBe('ok');
+  });
+});
+
+describe('a server that lists ever new patterns', () => {
+  it('100,000 distinct patterns: the format table and the cache stay bounded, old schemas still enforced', () => {
+    const tableSize = Reflect.ownKeys(format).length;
+    const schemaOf = (index: number) => field({ type: 'string', pattern: `^id-${index}-[a-z]+$` });
+    const first = schemaOf(0);
+    expect(check(first, { v: 'id-0-abc' })).toBe('ok');
+    for (let index = 1; index <= 100_000; index++) {
+      // Each listing brings new schema objects: compiled (and their pattern with them) on first use.
+      expect(jsonSchemaValidationProblem(schemaOf(index))).toBeUndefined();
+    }
+    expect(Reflect.ownKeys(format).length).toBe(tableSize);
+    expect(linearPatternCacheCount()).toBe(linearPatternCacheSize);
+    // The first schema's pattern was evicted long ago: it is compiled again, not skipped.
+    expect(check(first, { v: 'id-0-abc' })).toBe('ok');
+    expect(check(first, { v: 'id-1-abc' })).toContain('expected a string matching /^id-0-[a-z]+$/');
+    expect(check(first, { v: 'id-0-ABC' })).toContain('expected a string matching');
+    const recent = schemaOf(99_999);
+    expect(check(recent, { v: 'id-99999-x' })).toBe('ok');
+    expect(check(recent, { v: 'id-99998-x' })).toContain('expected a string matching');
+    expect(linearPatternCacheCount()).toBeLessThanOrEqual(linearPatternCacheSize);
+  }, 60_000);
+
+  it('patterns inside anyOf and propertyNames are enforced after eviction too', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        v: {
+          anyOf: [
+            { type: 'string', pattern: '^a+$' },
+            { type: 'string', pattern: '^b+$' },
+          ],
+        },
+      },
+      propertyNames: { pattern: '^[a-z]$' },
+    } as JsonSchema;
+    expect(check(schema, { v: 'aaa' })).toBe('ok');
+    for (let index = 0; index < linearPatternCacheSize * 2; index++)
+      jsonSchemaValidationProblem(field({ type: 'string', pattern: `^evict-${index}$` }));
+    expect(check(schema, { v: 'bbb' })).toBe('ok');
+    expect(check(schema, { v: 'ab' })).not.toBe('ok');
+    expect(check(schema, { Vv: 'aaa' })).not.toBe('ok');
+  });
+
+  it('names outside ours still resolve through the table as before', () => {
+    const table = format as Record<string, unknown>;
+    expect(typeof table.email).toBe('function');
+    expect(table['no-such-format']).toBeUndefined();
+    expect(typeof table.hasOwnProperty).toBe('function');
   });
 });
 

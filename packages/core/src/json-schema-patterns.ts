@@ -4,7 +4,8 @@
  * engine `pattern: "\\d+\\.?\\d+x"` against 30,000 digits, or the validator's own `url` format
  * against `http://` and 40 letters, runs for hours on the thread the loop needs to notice an
  * abort. So a `pattern` (and the `url` format) is checked on RE2's engine (`re2js`: time linear
- * in the string), registered as a format of the validator under a name of its own; a pattern RE2
+ * in the string), named as a format of the validator under a name of its own (answered through a
+ * bounded cache, so the validator's table never grows with the patterns it sees); a pattern RE2
  * cannot run (lookaround, back-references) is not checked. `patternProperties` is matched by the
  * validator itself against property names: its patterns are kept only when their shape cannot
  * blow up (see {@link backtrackingRisk}), and names are bounded in length (see
@@ -13,27 +14,81 @@
 import { format } from '@cfworker/json-schema';
 import { RE2JS } from 're2js';
 
-// The validator's format table: one entry per distinct pattern, under a name no schema can use.
+// The validator's format table. A pattern's format is not an entry of it: a server that keeps
+// listing tools with new patterns would grow a table nothing ever empties. Names under
+// `patternPrefix` are answered by a proxy behind the table (its prototype), through a bounded
+// cache of compiled patterns; an evicted pattern is compiled again on its next check, so a
+// schema compiled long ago is still enforced, never skipped for a missing format.
 const formats = format as Record<string, ((value: string) => boolean) | undefined>;
 const formatPrefix = '\u0000agent-linear:';
 const patternPrefix = `${formatPrefix}pattern:`;
 const urlFormat = `${formatPrefix}url`;
 
-/**
- * The validator format that checks `pattern` in linear time, or `undefined` when RE2 cannot run
- * it (lookaround, back-references: such a pattern is left unchecked).
- */
-export function linearPatternFormat(pattern: string): string | undefined {
-  const name = `${patternPrefix}${pattern}`;
-  if (formats[name] !== undefined) return name;
+/** How many compiled patterns are kept; past it the least recently used is dropped. */
+export const linearPatternCacheSize = 1_000;
+
+// Insertion order is recency: a hit is moved to the end, the first key is the oldest.
+const compiledPatterns = new Map<string, (value: string) => boolean>();
+
+/** The check of `pattern` on RE2's engine, from the cache or compiled now; `undefined` if RE2 cannot run it. */
+function patternCheck(pattern: string): ((value: string) => boolean) | undefined {
+  const cached = compiledPatterns.get(pattern);
+  if (cached !== undefined) {
+    compiledPatterns.delete(pattern);
+    compiledPatterns.set(pattern, cached);
+    return cached;
+  }
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern);
   } catch {
     return undefined;
   }
-  formats[name] = (value) => compiled.test(value);
-  return name;
+  const check = (value: string): boolean => compiled.test(value);
+  compiledPatterns.set(pattern, check);
+  if (compiledPatterns.size > linearPatternCacheSize) {
+    const oldest = compiledPatterns.keys().next().value;
+    if (oldest !== undefined) compiledPatterns.delete(oldest);
+  }
+  return check;
+}
+
+let lookupInstalled = false;
+
+/**
+ * Puts the pattern lookup behind the format table once: the validator reads `format[name]`, an
+ * own entry (the standard formats, `url`) answers first, and only a name under `patternPrefix`
+ * that no entry holds reaches the proxy.
+ */
+function installPatternLookup(): void {
+  if (lookupInstalled) return;
+  lookupInstalled = true;
+  const behind = Object.getPrototypeOf(formats) as object | null;
+  Object.setPrototypeOf(
+    formats,
+    new Proxy(behind ?? Object.create(null), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && key.startsWith(patternPrefix))
+          return patternCheck(key.slice(patternPrefix.length));
+        return Reflect.get(target, key, receiver);
+      },
+    }),
+  );
+}
+
+/**
+ * The validator format that checks `pattern` in linear time, or `undefined` when RE2 cannot run
+ * it (lookaround, back-references: such a pattern is left unchecked). The format table does not
+ * grow: compiled patterns live in a cache of at most {@link linearPatternCacheSize}.
+ */
+export function linearPatternFormat(pattern: string): string | undefined {
+  installPatternLookup();
+  return patternCheck(pattern) === undefined ? undefined : `${patternPrefix}${pattern}`;
+}
+
+/** How many compiled patterns the cache holds now (at most {@link linearPatternCacheSize}). */
+export function linearPatternCacheCount(): number {
+  return compiledPatterns.size;
 }
 
 /**
