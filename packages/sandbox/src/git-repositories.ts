@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ancestorIdentity } from './bound-paths.js';
 import { isInside } from './secret-paths.js';
 
 /**
@@ -67,7 +68,8 @@ export interface RepositoryWatch {
   readonly incomplete: string | undefined;
   /**
    * The repository paths that appeared since the first search or the last check (a `git init`,
-   * a `.git` file written, a bare repository's files, a tree moved in), added to {@link paths}.
+   * a `.git` file written, a bare repository's files, a tree moved in, or one put where a
+   * protected one was after a directory above it was moved away), added to {@link paths}.
    * Only the directories whose status changed are read again: a change to a directory's entries
    * sets its ctime, which no process can set back. Within the same limits, anew for each check.
    */
@@ -80,6 +82,9 @@ export function watchRepositories(
   limits: Readonly<RepositorySearchLimits> = repositorySearchLimits,
 ): RepositoryWatch {
   const found = new Set<string>();
+  // Who the directories above each one found were: a repository at the same path under a
+  // directory moved in since is another one (the mount moved away with the old directory).
+  const above = new Map<string, string>();
   // Each directory read, with its depth below its root and its ctime when read.
   const read = new Map<string, { depth: number; changed: bigint }>();
   const changedAt = (directory: string) =>
@@ -92,6 +97,7 @@ export function watchRepositories(
     const add = (entry: string) => {
       if (found.has(entry)) return;
       found.add(entry);
+      above.set(entry, ancestorIdentity(entry, roots));
       added.push(entry);
     };
     let queue = [...start];
@@ -146,8 +152,19 @@ export function watchRepositories(
     paths: () => outermost([...found]),
     incomplete: first.incomplete,
     check() {
-      // One removed since (outside) and made again is new again.
-      for (const entry of found) if (!fs.existsSync(entry)) found.delete(entry);
+      // One removed since (outside) and made again is new again; one under a directory put
+      // in place of another is new (this is how a command replaces one: a mount point cannot
+      // be renamed, a directory above it can).
+      const replaced: string[] = [];
+      for (const entry of found) {
+        if (!fs.existsSync(entry)) {
+          found.delete(entry);
+          above.delete(entry);
+        } else if (above.get(entry) !== ancestorIdentity(entry, roots)) {
+          above.set(entry, ancestorIdentity(entry, roots));
+          replaced.push(entry);
+        }
+      }
       const changed: { directory: string; depth: number }[] = [];
       for (const [directory, { depth, changed: before }] of read) {
         const now = changedAt(directory);
@@ -156,7 +173,7 @@ export function watchRepositories(
         if (now !== undefined) changed.push({ directory, depth });
       }
       // A directory read again finds its new subdirectories unread, and searches them.
-      return search(changed).added.filter((entry) => fs.existsSync(entry));
+      return [...replaced, ...search(changed).added.filter((entry) => fs.existsSync(entry))];
     },
   };
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type AllowListProxy, startAllowListProxy } from './allow-list-proxy.js';
+import { ancestorIdentity, assertRootsUnmoved, identities, outermostRoots } from './bound-paths.js';
 import {
   type Bubblewrap,
   filterFileFor,
@@ -184,6 +185,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
   const network = options.network ?? 'off';
   const writableRoots = options.writableRoots.map((root) => realPathOf(root));
+  // What is bound writable: a root inside another is writable through it, and bound again it
+  // would be a mount target a command could swap for a link (see outermostRoots).
+  const boundRoots = outermostRoots(writableRoots);
   const readableRoots = (options.readableRoots ?? []).map((root) => realPathOf(root));
   const bwrapPath = options.bwrapPath ?? 'bwrap';
   const features = mode === 'off' ? undefined : bubblewrapFeatures(bwrapPath);
@@ -246,7 +250,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
     ...(protectStartup ? startupFilesToProtect(home, writableRoots) : []),
   ];
-  let startupFilesSeen = new Set(protectStartup ? startupFilesToProtect(home, writableRoots) : []);
+  // Each startup file protected, with who the directories above it were: one at the same path
+  // under a directory moved in since is the command's (see ancestorIdentity).
+  const startupFilesNow = () =>
+    new Map(
+      (protectStartup ? startupFilesToProtect(home, writableRoots) : []).map((file) => [
+        file,
+        ancestorIdentity(file, writableRoots),
+      ]),
+    );
+  let startupFilesSeen = startupFilesNow();
   const currentMasks = () =>
     bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
   const status: SandboxStatus = {
@@ -286,20 +299,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const mountsFor = (
     programs: readonly SandboxCommand[],
     extraReadable: readonly string[],
-  ): string[] => {
+  ): { args: string[]; readOnlyInside: string[] } => {
+    assertRootsUnmoved(boundRoots);
     const masks = currentMasks();
     // The program launched (and a script's interpreter) when it lives where the sandbox puts
     // an empty directory, e.g. a toolchain under a temporary home: shown read-only.
     const launched = programs
       .flatMap((program) => launchRoots(program))
       .filter((root) => !writableRoots.some((writable) => isInsideRoot(writable, root)));
-    return mountArguments({
+    const readOnlyInside = currentReadOnly();
+    const args = mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
-      writableRoots,
-      readOnlyInside: currentReadOnly(),
+      writableRoots: boundRoots,
+      readOnlyInside,
       masks,
       allowUnixSockets,
     });
+    return { args, readOnlyInside };
   };
 
   /** bwrap (through its stages for the allow-listed network) around `command`. */
@@ -314,7 +330,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
       const stage = { bubblewrap, mounts, proxySocket, cwd, command: inner };
       return nested && filterFile !== undefined
-        ? proxyStages({ ...stage, filterFile, writableRoots })
+        ? proxyStages({ ...stage, filterFile, writableRoots: boundRoots })
         : proxySingleStage({ ...stage, filterFile });
     }
     return singleStage({ bubblewrap, mounts, network, filterFile, cwd, command: inner });
@@ -332,7 +348,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     extraReadable: readonly string[],
   ): Promise<Invocation> => {
     await startProxy();
-    const mounts = mountsFor([command], extraReadable);
+    const mounts = mountsFor([command], extraReadable).args;
     return launchInvocation(bubblewrap, mounts, command.cwd, [command.file, ...command.args]);
   };
 
@@ -367,7 +383,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         launch: async (command, { pipeDirectory, helperFile }) => {
           await startProxy();
           const helper = { ...command, file: process.execPath, args: [] };
-          const mounts = mountsFor([command, helper], [pipeDirectory]);
+          const { args: mounts, readOnlyInside } = mountsFor([command, helper], [pipeDirectory]);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
             ...launchInvocation(bubblewrap, mounts, cwd, [process.execPath, helperFile]),
@@ -375,18 +391,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
             // they get nothing but PATH. Each command gets its own environment.
             env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
-            key: JSON.stringify(mounts),
+            // A protected path replaced at the same path (a directory above it moved away, the
+            // mount with it) is another file: the running sandbox does not cover it, a new one will.
+            key: JSON.stringify([mounts, identities(readOnlyInside)]),
           };
         },
       });
     },
     checkPlanted() {
       const planted = repositories?.check() ?? [];
-      if (protectStartup) {
-        const now = startupFilesToProtect(home, writableRoots);
-        planted.push(...now.filter((file) => !startupFilesSeen.has(file)));
-        startupFilesSeen = new Set(now);
-      }
+      const now = startupFilesNow();
+      for (const [file, above] of now) if (startupFilesSeen.get(file) !== above) planted.push(file);
+      startupFilesSeen = now;
       return planted;
     },
     explainFailure(output) {
