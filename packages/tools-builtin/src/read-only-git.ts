@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -167,6 +167,43 @@ interface Repository {
   workTree: string | undefined;
 }
 
+/** Largest git file read for the check (bytes); a real `.git/config` is a few kB. */
+const maxGitFileBytes = 1024 * 1024;
+const notRead = `cannot be read (not a regular file of at most ${maxGitFileBytes} bytes)`;
+
+/**
+ * A small file of the repository's git directory, read by this process itself (not in the
+ * sandbox): the text, undefined when it does not exist, or `'unreadable'` — not a regular file,
+ * over {@link maxGitFileBytes}, or not readable. A FIFO as `.git/config` (an unpacked archive
+ * can hold one) blocked the read for ever and the run with it, deaf to Ctrl-C; a link to
+ * `/dev/zero` read 740 MB before failing. Opened without blocking, judged on the opened file.
+ */
+async function readGitFile(file: string): Promise<string | undefined | 'unreadable'> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : 'unreadable';
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > maxGitFileBytes) return 'unreadable';
+    const buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled).toString('utf8');
+  } catch {
+    return 'unreadable';
+  } finally {
+    await handle.close();
+  }
+}
+
 async function exists(entry: string): Promise<boolean> {
   return (await fs.lstat(entry).catch(() => undefined)) !== undefined;
 }
@@ -183,29 +220,42 @@ async function isGitDirectory(folder: string): Promise<boolean> {
   return false;
 }
 
-async function withCommonDirectory(gitDir: string): Promise<string[]> {
-  const common = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '');
-  return common.trim() === '' ? [gitDir] : [gitDir, path.resolve(gitDir, common.trim())];
+async function withCommonDirectory(gitDir: string): Promise<string[] | { refusal: string }> {
+  const file = path.join(gitDir, 'commondir');
+  const common = await readGitFile(file);
+  if (common === 'unreadable') return { refusal: `${file} ${notRead}` };
+  return common === undefined || common.trim() === ''
+    ? [gitDir]
+    : [gitDir, path.resolve(gitDir, common.trim())];
 }
 
 /**
  * The repository holding `cwd`, found as git finds it: in each folder from `cwd` up, a `.git`
  * folder or `gitdir:` file, else the folder itself as a bare repository.
  */
-async function findRepository(cwd: string): Promise<Repository | 'unreadable' | undefined> {
+async function findRepository(cwd: string): Promise<Repository | { refusal: string } | undefined> {
   for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
     const candidate = path.join(folder, '.git');
     const stat = await fs.stat(candidate).catch(() => undefined);
-    if (stat?.isDirectory() === true) return { directories: [candidate], workTree: folder };
-    if (stat?.isFile() === true) {
-      const text = await fs.readFile(candidate, 'utf8').catch(() => undefined);
-      const pointer = gitdirPointer(text ?? '');
-      if (pointer === undefined) return 'unreadable';
-      const gitDir = path.resolve(folder, pointer);
-      return { directories: await withCommonDirectory(gitDir), workTree: folder };
+    if (stat?.isDirectory() === true) {
+      // A `.git` folder's `commondir` moves its configuration too (git reads `config` there): a
+      // clean `.git/config` beside `commondir: ../.common` ran `.common/config`'s fsmonitor.
+      const directories = await withCommonDirectory(candidate);
+      return 'refusal' in directories ? directories : { directories, workTree: folder };
     }
-    if (await isGitDirectory(folder))
-      return { directories: await withCommonDirectory(folder), workTree: undefined };
+    if (stat !== undefined && !stat.isDirectory()) {
+      // A `.git` that is neither a folder nor a regular file (a FIFO, a device) is not read.
+      const text = await readGitFile(candidate);
+      const pointer = gitdirPointer(typeof text === 'string' && text !== 'unreadable' ? text : '');
+      if (pointer === undefined)
+        return { refusal: 'a .git file that does not name its git directory' };
+      const directories = await withCommonDirectory(path.resolve(folder, pointer));
+      return 'refusal' in directories ? directories : { directories, workTree: folder };
+    }
+    if (await isGitDirectory(folder)) {
+      const directories = await withCommonDirectory(folder);
+      return 'refusal' in directories ? directories : { directories, workTree: undefined };
+    }
     if (path.dirname(folder) === folder) return undefined;
   }
 }
@@ -221,7 +271,7 @@ async function findRepository(cwd: string): Promise<Repository | 'unreadable' | 
 export async function gitConfigRefusal(cwd: string): Promise<string | undefined> {
   const repository = await findRepository(cwd);
   if (repository === undefined) return undefined;
-  if (repository === 'unreadable') return 'a .git file that does not name its git directory';
+  if ('refusal' in repository) return repository.refusal;
   if (
     repository.workTree !== undefined &&
     (await exists(path.join(repository.workTree, '.gitmodules')))
@@ -232,13 +282,9 @@ export async function gitConfigRefusal(cwd: string): Promise<string | undefined>
       return `${path.join(directory, 'modules')} holds submodules, whose own configuration git also runs`;
     for (const name of ['config', 'config.worktree']) {
       const file = path.join(directory, name);
-      let text: string;
-      try {
-        text = await fs.readFile(file, 'utf8');
-      } catch (error) {
-        if ((error as { code?: string }).code === 'ENOENT') continue;
-        return `${file} cannot be read`;
-      }
+      const text = await readGitFile(file);
+      if (text === undefined) continue;
+      if (text === 'unreadable') return `${file} ${notRead}`;
       const found = runsSomething.exec(text);
       if (found !== null) return `${file} sets "${found[0]}", which git may run on a read`;
     }

@@ -4,7 +4,7 @@
 // trust commands, `mcp serve`, the REPL with /rewind and --continue. The CLI runs no git of its
 // own; if it ever does, it must be immune: each program only writes a canary outside the workspace.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,40 @@ describe('a repository whose .git/config runs programs: the CLI runs none of the
     // Control: git itself, run here, does run them.
     spawnSync('git', ['status'], { cwd: workspace, stdio: 'ignore' });
     expect((await readdir(outside)).length).toBeGreaterThan(0);
+  });
+
+  it("the model's git status where .git/commondir moves the configuration: asked, not run", async () => {
+    const dir = await tempDir('agent-cli-hostile-commondir-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'repo');
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: workspace, stdio: 'ignore' });
+    await mkdir(workspace);
+    git('init', '-q');
+    // `.git/config` stays clean; git reads the configuration of the common directory instead.
+    await mkdir(join(workspace, '.common'));
+    await rename(join(workspace, '.git', 'objects'), join(workspace, '.common', 'objects'));
+    await rename(join(workspace, '.git', 'refs'), join(workspace, '.common', 'refs'));
+    await mkdir(join(workspace, '.git', 'refs'));
+    await writeFile(
+      join(workspace, '.common', 'config'),
+      `${await readFile(join(workspace, '.git', 'config'), 'utf8')}\tfsmonitor = "touch CANARY; false"\n`,
+    );
+    await writeFile(join(workspace, '.git', 'commondir'), '../.common\n');
+    const script = await writeScript(dir.path, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'git status' } }] },
+      { text: 'done' },
+    ]);
+    // -p in its default read-only mode: a reading git command runs unasked only when git runs nothing.
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], {
+      env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }),
+    });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('✗ bash [denied]');
+    expect(await readdir(workspace)).not.toContain('CANARY');
+    // Control: git itself does run it.
+    spawnSync('git', ['status'], { cwd: workspace, stdio: 'ignore' });
+    expect(await readdir(workspace)).toContain('CANARY');
   });
 
   it('the REPL: a prompt that writes, /rewind, /exit (tmux)', async (context) => {
