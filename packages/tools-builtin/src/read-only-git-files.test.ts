@@ -5,7 +5,7 @@
  * for ever, and the run with it), a link to `/dev/zero` (740 MB read before failing) or a huge
  * file. Each is refused at once, which makes the command ask; a test here that hangs is the failure.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,43 @@ describe("a repository's git files that are not small regular files", () => {
       `${path.join(work, '.common', 'config')} sets "fsmonitor", which git may run on a read`,
     );
   });
+
+  it.each([
+    ['its uploadpack', ['remote.origin.uploadpack', 'touch CANARY; git-upload-pack']],
+    ['an ext:: URL', ['remote.origin.url', 'ext::sh -c touch% CANARY']],
+  ])(
+    'a partial clone whose promisor remote runs %s on a read: refused',
+    async (_label, setting) => {
+      const source = makeTempDir();
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync('git', args, { cwd, stdio: 'ignore' });
+      git(source, 'init', '-q');
+      fs.writeFileSync(path.join(source, 'a.txt'), 'hello\n');
+      git(source, 'add', '.');
+      git(source, '-c', 'user.name=a', '-c', 'user.email=b', 'commit', '-qm', 'one');
+      git(source, 'config', 'uploadpack.allowFilter', 'true');
+      const work = path.join(makeTempDir(), 'clone');
+      git(
+        path.dirname(work),
+        'clone',
+        '-q',
+        '--no-local',
+        '--filter=blob:none',
+        '--no-checkout',
+        `file://${source}`,
+        work,
+      );
+      // A plain partial clone already has a promisor remote: a read may fetch.
+      expect(await gitConfigRefusal(work)).toContain('sets "promisor"');
+      const [key = '', value = ''] = setting ?? [];
+      git(work, 'config', key, value);
+      git(work, 'config', 'protocol.ext.allow', 'always');
+      expect(await gitConfigRefusal(work)).toContain('which git may run on a read');
+      // Control: git itself runs it on `git show` of a blob not fetched yet.
+      spawnSync('git', ['show', 'HEAD:a.txt'], { cwd: work, stdio: 'ignore' });
+      expect(fs.existsSync(path.join(work, 'CANARY'))).toBe(true);
+    },
+  );
 
   it('an ordinary repository, a worktree file and a config of 1 MiB exactly still pass', async () => {
     const { work, gitDir } = repository();

@@ -155,9 +155,11 @@ export function gitReadOnlyRefusal(args: readonly string[]): { paths: string[] }
 
 // What in a repository's configuration makes reading commands run a program: core.fsmonitor,
 // diff.external, textconv and filter drivers, gpg programs (log.showSignature), pagers, hooks,
-// includes of further files. Matched anywhere in the text, fail closed.
+// includes of further files; and a partial clone's promisor remote, which `git show`, `log -p`,
+// `blame` and `diff` fetch a missing object from — running its `uploadpack` or an `ext::` URL's
+// command. Matched anywhere in the text, fail closed.
 const runsSomething =
-  /fsmonitor|textconv|command|program|external|\[\s*filter|include|pager|askpass|hook|proxy|helper|showsignature|driver|difffilter|editor|alternaterefs/i;
+  /fsmonitor|textconv|command|program|external|\[\s*filter|include|pager|askpass|hook|proxy|helper|showsignature|driver|difffilter|editor|alternaterefs|promisor|partialclone|uploadpack|ext::/i;
 
 /** What git would read its configuration from for `cwd`: git directories and the work tree. */
 interface Repository {

@@ -158,6 +158,46 @@ describe('a repository whose .git/config runs programs: the CLI runs none of the
     expect(await readdir(workspace)).toContain('CANARY');
   });
 
+  it("the model's git show in a partial clone whose promisor remote runs a command: asked, not run", async () => {
+    const dir = await tempDir('agent-cli-hostile-promisor-');
+    cleanups.push(dir.dispose);
+    const source = join(dir.path, 'source');
+    const workspace = join(dir.path, 'repo');
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, stdio: 'ignore' });
+    await mkdir(source);
+    git(source, 'init', '-q');
+    await writeFile(join(source, 'a.txt'), 'hello\n');
+    git(source, 'add', '.');
+    git(source, '-c', 'user.name=a', '-c', 'user.email=b', 'commit', '-qm', 'one');
+    git(source, 'config', 'uploadpack.allowFilter', 'true');
+    git(
+      dir.path,
+      'clone',
+      '-q',
+      '--no-local',
+      '--filter=blob:none',
+      '--no-checkout',
+      `file://${source}`,
+      workspace,
+    );
+    // The blob of a.txt is not there: reading it fetches from the remote, whose URL runs a command.
+    git(workspace, 'config', 'remote.origin.url', 'ext::sh -c touch% CANARY');
+    git(workspace, 'config', 'protocol.ext.allow', 'always');
+    const script = await writeScript(dir.path, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'git show HEAD:a.txt' } }] },
+      { text: 'done' },
+    ]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], {
+      env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }),
+    });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('✗ bash [denied]');
+    expect(await readdir(workspace)).not.toContain('CANARY');
+    spawnSync('git', ['show', 'HEAD:a.txt'], { cwd: workspace, stdio: 'ignore' });
+    expect(await readdir(workspace)).toContain('CANARY');
+  });
+
   it('the REPL: a prompt that writes, /rewind, /exit (tmux)', async (context) => {
     skipWithout('tmux')(context);
     const { dir } = await harness.folder('agent-cli-hostile-git-repl-');
