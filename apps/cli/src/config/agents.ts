@@ -13,13 +13,13 @@
  * You are a careful code reviewer. …
  * ```
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { AnyAgentTool, Provider } from '@agent/core';
+import { type AnyAgentTool, errorMessage, type Provider } from '@agent/core';
 import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
 import { CliError } from './cli-error.js';
-import { readProjectFile } from './project-file.js';
+import { readProjectFile, readSettingsText } from './project-file.js';
 
 /** One agent file, checked. */
 export interface AgentDefinition {
@@ -122,7 +122,12 @@ export async function loadAgentDefinitions(
   const { home = agentHome(), log = () => undefined, trusted = true } = options;
   const byName = new Map<string, AgentDefinition>();
   for (const path of await markdownFiles(join(home, 'agents'))) {
-    const definition = await parseAgentFile(path, await readFile(path, 'utf8'));
+    const text = await readSettingsText(path).catch((error: unknown) => {
+      log(`agent: ${errorMessage(error)}; it is not used`);
+      return undefined;
+    });
+    if (text === undefined) continue;
+    const definition = await parseAgentFile(path, text);
     byName.set(definition.name, definition);
   }
   const root = realFolder(resolve(cwd));

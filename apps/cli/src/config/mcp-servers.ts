@@ -1,9 +1,9 @@
 // The `mcpServers` shape of config files, `.mcp.json` and settings (Claude Desktop / Cursor), read
 // into transports: configuration only — connecting them is the session's tool sources.
-import { readFile } from 'node:fs/promises';
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
 import { CliError } from './cli-error.js';
+import { readSettingsText } from './project-file.js';
 
 /** One server of an `mcpServers` config, in the common Claude Desktop / Cursor shape. */
 export type McpServerConfig =
@@ -25,7 +25,9 @@ export interface McpServerEntry {
 export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(path, 'utf8'));
+    const text = await readSettingsText(path);
+    if (text === undefined) throw new Error('no such file');
+    data = JSON.parse(text);
   } catch (error) {
     throw new CliError(`Cannot read the MCP config ${path}: ${errorMessage(error)}`);
   }

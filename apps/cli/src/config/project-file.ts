@@ -75,9 +75,25 @@ export const maximumSettingsFileBytes = 1024 * 1024;
  * The text of a settings file, undefined when there is none; throws a message naming the file
  * when it is not a regular file of at most {@link maximumSettingsFileBytes} (a FIFO in its place
  * hung the start where no signal but SIGKILL ended it; a link to `/dev/zero` read until memory ran
- * out). Checked on the opened file; a FIFO cannot block the open (`O_NONBLOCK`).
+ * out).
  */
-export async function readSettingsText(path: string): Promise<string | undefined> {
+export function readSettingsText(path: string): Promise<string | undefined> {
+  return readRegularFile(path, maximumSettingsFileBytes, 'a settings file');
+}
+
+/**
+ * The text of a file the user names (`--resume`, `--scripted`, `--mcp-config`, a settings file,
+ * `~/.agent/AGENTS.md`…), undefined when it does not exist; throws a message naming the file when
+ * it is not a regular file, or is over `maxBytes` (`what` names the kind of file in it: "a
+ * settings file holds at most …"). Checked on the opened file; a FIFO cannot block the open
+ * (`O_NONBLOCK`): a FIFO or `/dev/tty` in its place hung the start where no signal but SIGKILL
+ * ended it, `/dev/zero` read until memory ran out.
+ */
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  what: string,
+): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -89,10 +105,8 @@ export async function readSettingsText(path: string): Promise<string | undefined
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-    if (info.size > maximumSettingsFileBytes)
-      throw new Error(
-        `${path} is ${info.size} bytes: a settings file holds at most ${maximumSettingsFileBytes}`,
-      );
+    if (info.size > maxBytes)
+      throw new Error(`${path} is ${info.size} bytes: ${what} holds at most ${maxBytes}`);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -5,7 +5,6 @@
  * (`mcpServers`, the format other tools use). AGENTS.md files (user and project) go into the
  * system prompt.
  */
-import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import {
   type HooksConfig,
@@ -13,7 +12,7 @@ import {
   mergeHooksConfigs,
   parseHooksConfig,
 } from '@agent/command-hooks';
-import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
+import { AgentError, errorMessage, type PermissionMode, PermissionPolicy } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { realFolder } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
@@ -628,9 +627,10 @@ export async function agentsInstructions(
   };
   const userFile = join(home, 'AGENTS.md');
   try {
-    add(userFile, 'user', await readFile(userFile, 'utf8'));
-  } catch {
-    // No such file: nothing to add.
+    add(userFile, 'user', (await readSettingsText(userFile)) ?? '');
+  } catch (error) {
+    // Not a regular file, or too big to be instructions: said, and left out.
+    log(`agent: ${errorMessage(error)}; it is not used`);
   }
   for (const folder of foldersDownTo(root, folders.cwd)) {
     const path = join(folder, 'AGENTS.md');

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import type { Provider } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { readRegularFile } from '../config/project-file.js';
 import { writeNotice } from '../ui/output.js';
 
 /** Default model per provider. */
@@ -108,6 +108,9 @@ function missingKeyMessage(name: ProviderName): string {
   );
 }
 
+/** Largest `--scripted` file read (bytes). */
+const maximumScriptBytes = 64 * 1024 * 1024;
+
 /**
  * Reads a script: a JSON array of assistant turns (`{ text?, thinking?, toolCalls?: [{ name,
  * arguments }], error?, delayMs? }`) or `{ "steps": [...], "delayMs": n, "contextWindow": n }`
@@ -121,7 +124,9 @@ export async function loadScript(path: string): Promise<{
 }> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(path, 'utf8'));
+    const text = await readRegularFile(path, maximumScriptBytes, 'a script');
+    if (text === undefined) throw new Error('no such file');
+    data = JSON.parse(text);
   } catch (error) {
     throw new CliError(
       `Cannot read the script ${path}: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,7 +1,7 @@
 // The session file: the conversation, its grants, id, last run and compactions, as `--save`,
 // `/save` and every kept session write it (credential values redacted) and `--resume` reads it.
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import {
   type Agent,
   type Compaction,
@@ -10,22 +10,38 @@ import {
   type PermissionGrant,
 } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
+import { readRegularFile } from '../config/project-file.js';
 import { redactJson } from '../ui/redaction.js';
+import { checkSavedMessages } from './saved-messages.js';
 
-/** Reads a conversation saved with `--save` or `/save` (`{ "messages": [...] }`). */
-export async function loadConversation(path: string): Promise<Message[]> {
-  let data: unknown;
+/** Largest session file read (bytes): a long session's file is tens of MB. */
+export const maximumSessionFileBytes = 256 * 1024 * 1024;
+
+/** The parsed JSON of a session file (a regular file, at most {@link maximumSessionFileBytes}). */
+async function readSessionJson(path: string): Promise<unknown> {
   try {
-    data = JSON.parse(await readFile(path, 'utf8'));
+    const text = await readRegularFile(path, maximumSessionFileBytes, 'a session file');
+    if (text === undefined) throw new Error('no such file');
+    return JSON.parse(text);
   } catch (error) {
     throw new CliError(`Cannot read the conversation ${path}: ${errorMessage(error)}`);
   }
+}
+
+/** Reads a conversation saved with `--save` or `/save` (`{ "messages": [...] }`). */
+export async function loadConversation(path: string): Promise<Message[]> {
+  return conversationOf(path, await readSessionJson(path));
+}
+
+function conversationOf(path: string, data: unknown): Message[] {
   const messages =
     data !== null && typeof data === 'object' ? (data as { messages?: unknown }).messages : data;
   if (!Array.isArray(messages)) {
     throw new CliError(`The conversation ${path} needs a "messages" array`);
   }
-  return messages as Message[];
+  const checked = checkSavedMessages(messages);
+  if ('problem' in checked) throw new CliError(`The conversation ${path}: ${checked.problem}`);
+  return checked.messages;
 }
 
 /** A saved session: the conversation, and the grants ("always"/"never" answers) given in it. */
@@ -42,21 +58,11 @@ export interface SavedSession {
 
 /** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
 export async function loadSavedSession(path: string): Promise<SavedSession> {
-  const messages = await loadConversation(path);
-  let grants: unknown;
-  let sessionId: unknown;
-  let lastRunId: unknown;
-  let compactions: unknown;
-  try {
-    ({ grants, sessionId, lastRunId, compactions } = JSON.parse(await readFile(path, 'utf8')) as {
-      grants?: unknown;
-      sessionId?: unknown;
-      lastRunId?: unknown;
-      compactions?: unknown;
-    });
-  } catch {
-    grants = undefined;
-  }
+  const data = await readSessionJson(path);
+  const messages = conversationOf(path, data);
+  const { grants, sessionId, lastRunId, compactions } = (
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {}
+  ) as { grants?: unknown; sessionId?: unknown; lastRunId?: unknown; compactions?: unknown };
   if (compactions !== undefined && !Array.isArray(compactions))
     throw new CliError(`The conversation ${path} has "compactions" that are not a list`);
   const id = {

@@ -1,0 +1,79 @@
+// Files the user names on the command line or keeps in $AGENT_HOME are read only when they are
+// regular files of a sane size: a FIFO or /dev/tty in their place hung the start where no signal
+// but SIGKILL ended it (a thread of Node's pool blocked in open(), which process.exit waits for),
+// `/dev/zero` read until memory ran out.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+async function scratch(): Promise<string> {
+  const dir = await tempDir('agent-named-files-');
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('a file the user names that is not a regular file', () => {
+  it.for([
+    ['--resume', 'the conversation'],
+    ['--scripted', 'the script'],
+    ['--mcp-config', 'the MCP config'],
+  ] as const)(
+    '%s: a FIFO, /dev/zero or a folder is a clear error at once',
+    async ([option, what]) => {
+      const dir = await scratch();
+      execFileSync('mkfifo', [join(dir, 'pipe')]);
+      const script = await writeScript(dir, [{ text: 'ok' }]);
+      for (const [path, reason] of [
+        [join(dir, 'pipe'), 'is not a regular file'],
+        ['/dev/zero', 'is not a regular file'],
+        [dir, 'is not a regular file'],
+        [join(dir, 'missing.json'), 'no such file'],
+      ] as const) {
+        const args = [
+          '-p',
+          'go',
+          option,
+          path,
+          ...(option === '--scripted' ? [] : ['--scripted', script]),
+        ];
+        const run = await runCli(args, { cwd: dir });
+        expect(run.code, run.stderr).toBe(1);
+        // A --resume that names no file may name a kept session: said its own way.
+        if (option !== '--resume' || reason !== 'no such file')
+          expect(run.stderr).toContain(`Cannot read ${what} ${path}: `);
+        expect(run.stderr).toContain(reason);
+      }
+    },
+  );
+
+  it('$AGENT_HOME/AGENTS.md or an agent file that is a FIFO is left out, with a line saying so', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'agent-home');
+    mkdirSync(join(home, 'agents'), { recursive: true });
+    execFileSync('mkfifo', [join(home, 'AGENTS.md')]);
+    execFileSync('mkfifo', [join(home, 'agents', 'helper.md')]);
+    const workspace = join(dir, 'work');
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, 'README.md'), '# w\n');
+    const script = await writeScript(dir, [{ text: 'ok' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script], {
+      cwd: workspace,
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('ok\n');
+    expect(run.stderr).toContain(
+      `${join(home, 'AGENTS.md')} is not a regular file; it is not used`,
+    );
+    expect(run.stderr).toContain(
+      `${join(home, 'agents', 'helper.md')} is not a regular file; it is not used`,
+    );
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { checkSavedMessages } from './saved-messages.js';
+
+const user = { role: 'user', content: 'hi', timestamp: 1 };
+const assistant = {
+  role: 'assistant',
+  content: [
+    { type: 'thinking', thinking: 'hm', signature: 's' },
+    { type: 'text', text: 'ok' },
+    { type: 'toolCall', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+  ],
+  provider: 'p',
+  model: 'm',
+  usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+  stopReason: 'toolUse',
+  timestamp: 2,
+};
+const result = {
+  role: 'toolResult',
+  toolCallId: 'c1',
+  toolName: 'read_file',
+  content: [
+    { type: 'text', text: 'x' },
+    { type: 'json', value: { a: 1 } },
+  ],
+  isError: false,
+  timestamp: 3,
+};
+
+describe('checkSavedMessages', () => {
+  it('takes the messages a session writes, with fields of their own kept', () => {
+    const messages = [
+      user,
+      assistant,
+      result,
+      { ...user, content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }], extra: 1 },
+    ];
+    expect(checkSavedMessages(messages)).toEqual({ messages });
+  });
+
+  it.each([
+    [{ role: 'bogus' }, 'message 2: "role" is "bogus" (user, assistant or toolResult)'],
+    [{ content: 'x' }, 'message 2: "role" is missing (user, assistant or toolResult)'],
+    [null, 'message 2: Invalid input: expected object, received null'],
+    [{ role: 'user' }, 'message 2: content is missing'],
+    [
+      { ...assistant, content: 'hi' },
+      'message 2: Invalid input: expected array, received string at content',
+    ],
+    [
+      { ...assistant, content: [{ type: 'toolCall', id: 'a', name: 'x', arguments: {} }] },
+      'message 2: Invalid input: expected string, received object at content.0.arguments',
+    ],
+    [{ ...result, toolName: undefined }, 'message 2: toolName is missing'],
+    [{ ...user, content: [{ type: 'video' }] }, 'message 2: Invalid input at content'],
+  ])('names the first problem: %j', (bad, problem) => {
+    expect(checkSavedMessages([user, bad, user])).toEqual({ problem });
+  });
+});

@@ -1,0 +1,69 @@
+// The messages of a session file, checked before a run sends them: the file is JSON a person (or
+// a program) may have edited, and a message of the wrong shape failed only inside a provider's
+// conversion, mid-run, as an "unexpected error" — or went to the model as it was.
+import type { Message } from '@agent/core';
+import * as z from 'zod';
+
+const text = z.looseObject({ type: z.literal('text'), text: z.string() });
+const image = z.looseObject({
+  type: z.literal('image'),
+  data: z.string(),
+  mimeType: z.string(),
+});
+const json = z.looseObject({ type: z.literal('json'), value: z.unknown() });
+const thinking = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
+const toolCall = z.looseObject({
+  type: z.literal('toolCall'),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+const message = z.discriminatedUnion('role', [
+  z.looseObject({
+    role: z.literal('user'),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [text, image]))]),
+  }),
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: z.array(z.discriminatedUnion('type', [text, thinking, toolCall])),
+  }),
+  z.looseObject({
+    role: z.literal('toolResult'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    content: z.array(z.discriminatedUnion('type', [text, image, json])),
+  }),
+]);
+
+/**
+ * `messages` as the session's messages, or why not: the first problem, naming the message (from
+ * 1) and the place in it — `message 3: "role" is "bogus" (user, assistant or toolResult)`.
+ */
+export function checkSavedMessages(
+  messages: readonly unknown[],
+): { messages: Message[] } | { problem: string } {
+  for (const [index, entry] of messages.entries()) {
+    const parsed = message.safeParse(entry);
+    if (parsed.success) continue;
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
+    const role = (entry as { role?: unknown } | null)?.role;
+    const path = issue?.path ?? [];
+    const value = path.reduce<unknown>(
+      (at, key) =>
+        at !== null && typeof at === 'object'
+          ? (at as Record<PropertyKey, unknown>)[key]
+          : undefined,
+      entry,
+    );
+    const detail =
+      path[0] === 'role' || (issue?.code === 'invalid_union' && path.length === 0)
+        ? `"role" is ${JSON.stringify(role) ?? 'missing'} (user, assistant or toolResult)`
+        : path.length > 0 && value === undefined
+          ? `${path.map(String).join('.')} is missing`
+          : `${issue?.message ?? 'not a message'}${where}`;
+    return { problem: `message ${index + 1}: ${detail}` };
+  }
+  return { messages: messages as Message[] };
+}
