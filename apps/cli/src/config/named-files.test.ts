@@ -76,4 +76,30 @@ describe('a file the user names that is not a regular file', () => {
       `${join(home, 'agents', 'helper.md')} is not a regular file; it is not used`,
     );
   });
+
+  it('a byte-order mark (as Windows editors write) before the JSON of --scripted, --mcp-config or --resume is no error', async () => {
+    const dir = await scratch();
+    const bom = '\uFEFF';
+    writeFileSync(join(dir, 'script.json'), `${bom}${JSON.stringify([{ text: 'ok' }])}`);
+    writeFileSync(join(dir, 'mcp.json'), `${bom}{"mcpServers":{}}\r\n`);
+    writeFileSync(
+      join(dir, 'session.json'),
+      `${bom}${JSON.stringify({ messages: [{ role: 'user', content: 'earlier', timestamp: 1 }] })}`,
+    );
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        'script.json',
+        '--mcp-config',
+        'mcp.json',
+        '--resume',
+        'session.json',
+      ],
+      { cwd: dir },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('ok\n');
+  });
 });

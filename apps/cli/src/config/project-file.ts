@@ -87,7 +87,7 @@ export function readSettingsText(path: string): Promise<string | undefined> {
  * it is not a regular file, or is over `maxBytes` (`what` names the kind of file in it: "a
  * settings file holds at most …"). Checked on the opened file; a FIFO cannot block the open
  * (`O_NONBLOCK`): a FIFO or `/dev/tty` in its place hung the start where no signal but SIGKILL
- * ended it, `/dev/zero` read until memory ran out.
+ * ended it, `/dev/zero` read until memory ran out. A leading byte-order mark is dropped.
  */
 export async function readRegularFile(
   path: string,
@@ -107,7 +107,10 @@ export async function readRegularFile(
     if (!info.isFile()) throw new Error(`${path} is not a regular file`);
     if (info.size > maxBytes)
       throw new Error(`${path} is ${info.size} bytes: ${what} holds at most ${maxBytes}`);
-    return await handle.readFile('utf8');
+    const text = await handle.readFile('utf8');
+    // A byte-order mark, as Windows editors write one, is not part of the text (JSON.parse
+    // refused the file for it).
+    return text.startsWith('\uFEFF') ? text.slice(1) : text;
   } finally {
     await handle.close();
   }
