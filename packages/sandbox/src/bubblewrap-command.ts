@@ -46,6 +46,18 @@ function relayToProxy(socketPath: string): string {
   );
 }
 
+/**
+ * `command` started through `/bin/sh` inside the sandbox after it sets RLIMIT_NPROC to `limit`
+ * (soft and hard: the command cannot raise it). Set inside, the kernel counts it against the
+ * processes and threads of this user in the sandbox's own user namespace, so it bounds this
+ * sandbox alone (a fork bomb stops there, not at the machine's last pid), not the user's other
+ * processes. bash spells it `ulimit -u`, dash `ulimit -p`; neither working ends the command.
+ */
+export function withProcessLimit(command: readonly string[], limit: number): string[] {
+  const script = `ulimit -u ${limit} 2>/dev/null || ulimit -p ${limit} 2>/dev/null || { echo 'agent-sandbox: cannot set the process limit' >&2; exit 126; }; exec "$@"`;
+  return ['/bin/sh', '-c', script, 'agent-sandbox', ...command];
+}
+
 /** The bwrap arguments that build the sandbox's file system view. */
 export function mountArguments(plan: MountPlan): string[] {
   const args = [

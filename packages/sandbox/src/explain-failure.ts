@@ -10,6 +10,8 @@ export interface FailureContext {
   unixSockets: 'blocked' | 'allowed' | 'open';
   /** The home's startup files kept read-only inside a writable root [none]. */
   startupFiles?: readonly string[];
+  /** The process limit in force, when one is [none]. */
+  maxProcesses?: number;
 }
 
 // `A(?:(?!A).)*?B` finds what `A.*B` finds, but each try stops at the next `A`: `A.*B` rescanned
@@ -21,6 +23,11 @@ const networkFailure =
 // `dial unix /x.sock: socket: operation not permitted`; Python: `[Errno 1] … ` next to a socket path.
 const unixSocketFailure =
   /socket\(1, ?\d+, ?\d+\): Operation not permitted|socket: operation not permitted|(connect|listen|bind) EPERM|AF_UNIX(?:(?!AF_UNIX).)*?(not permitted|EPERM)|Operation not permitted(?:(?!Operation not permitted).)*?\.sock\b|\.sock\b(?:(?!\.sock\b).)*?Operation not permitted/i;
+
+// bash: `fork: retry: Resource temporarily unavailable`; Node: `spawn EAGAIN`; Python:
+// `BlockingIOError: [Errno 11]`; threads: `pthread_create … Resource temporarily unavailable`.
+const processLimitFailure =
+  /fork: (retry: )?Resource temporarily unavailable|Cannot fork|spawn(Sync)? \S* ?EAGAIN|\[Errno 11\] Resource temporarily unavailable|(pthread_create|can't start new thread|unable to create native thread|unable to create new native thread)/i;
 
 /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
 export function explainFailure(output: string, context: FailureContext): string | undefined {
@@ -47,6 +54,9 @@ export function explainFailure(output: string, context: FailureContext): string 
   }
   if (context.unixSockets === 'blocked' && unixSocketFailure.test(output)) {
     return 'Blocked by the sandbox: commands cannot open Unix-domain sockets (the allowUnixSockets option lists the ones they may use).';
+  }
+  if (context.maxProcesses !== undefined && processLimitFailure.test(output)) {
+    return `Blocked by the sandbox: commands may run at most ${context.maxProcesses} processes and threads at once (all of them together).`;
   }
   if (/Bad system call/.test(output)) {
     return 'Blocked by the sandbox: a system call of another architecture (a 32-bit program, or int 0x80) ended the process.';

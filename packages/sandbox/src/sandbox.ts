@@ -13,6 +13,7 @@ import {
   proxySingleStage,
   proxyStages,
   singleStage,
+  withProcessLimit,
 } from './bubblewrap-command.js';
 import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
@@ -78,6 +79,14 @@ export interface SandboxOptions {
   allowUnixSockets?: readonly string[];
   /** [off] */
   network?: SandboxNetwork;
+  /**
+   * Processes and threads the commands may run at once, together (all of a long-lived sandbox's
+   * commands share it): a fork bomb stops there instead of taking the machine's last process id
+   * from everything else, this program included. Counted by the kernel per sandbox (RLIMIT_NPROC
+   * set inside its user namespace); `Infinity` lifts it. Not enforced when the sandbox is created
+   * by root: the kernel exempts root from this limit [4096].
+   */
+  maxProcesses?: number;
   /** The bubblewrap binary [`bwrap` on PATH]. */
   bwrapPath?: string;
   /** Told once when `auto` falls back to no sandbox [process.emitWarning]. */
@@ -184,6 +193,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
   }
   const network = options.network ?? 'off';
+  const maxProcesses = options.maxProcesses ?? defaultMaxProcesses;
+  if (
+    maxProcesses !== Number.POSITIVE_INFINITY &&
+    (!Number.isInteger(maxProcesses) || maxProcesses < minimumMaxProcesses)
+  ) {
+    throw new TypeError(
+      `sandbox maxProcesses: expected an integer of at least ${minimumMaxProcesses} or Infinity, got ${String(maxProcesses)}`,
+    );
+  }
+  // Root is exempt from RLIMIT_NPROC (the kernel checks the user, not a capability).
+  const processLimit =
+    maxProcesses === Number.POSITIVE_INFINITY || process.getuid?.() === 0
+      ? undefined
+      : maxProcesses;
   const writableRoots = options.writableRoots.map((root) => realPathOf(root));
   // What is bound writable: a root inside another is writable through it, and bound again it
   // would be a mount target a command could swap for a link (see outermostRoots).
@@ -323,8 +346,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     bubblewrap: Bubblewrap,
     mounts: readonly string[],
     cwd: string,
-    inner: readonly string[],
+    command: readonly string[],
   ): Invocation => {
+    const inner = processLimit === undefined ? command : withProcessLimit(command, processLimit);
     const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
     if (typeof network === 'object') {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
@@ -413,6 +437,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         hiddenPaths: status.hiddenPaths,
         unixSockets,
         startupFiles: protectStartup ? startupFilesToProtect(home, writableRoots) : [],
+        ...(processLimit === undefined ? {} : { maxProcesses: processLimit }),
       });
     },
     async close() {
@@ -420,6 +445,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
   };
 }
+
+/** The default of {@link SandboxOptions.maxProcesses}: far above a build's, far below a machine's. */
+const defaultMaxProcesses = 4096;
+/** Below this a shell and a few tools could not start. */
+const minimumMaxProcesses = 16;
 
 function isInsideRoot(root: string, entry: string): boolean {
   const relative = path.relative(root, entry);

@@ -1,0 +1,188 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Attempt } from './escape-attempts.js';
+import {
+  type Fixture,
+  makeFixture,
+  prepareRunner,
+  type RunnerUser,
+  type RunReport,
+  runAs,
+} from './escape-harness.js';
+import { explainFailure } from './explain-failure.js';
+import { bubblewrapProblem, createSandbox } from './sandbox.js';
+
+// A fork bomb in a command took process ids from the whole machine (pid_max is 32,768 on many
+// kernels): nothing else — this program included — could start a process until it was killed.
+// Now RLIMIT_NPROC is set inside each sandbox's user namespace, where the kernel counts the
+// sandbox's own processes and threads. Tried by the built package, as nobody and as root (whom the
+// kernel exempts: the documented limit), with a sandbox per command and a long-lived one. The
+// attempts fork a bounded number of children (100), never an unbounded bomb: before the limit
+// existed that would have taken this shared machine down.
+
+const available = bubblewrapProblem() === undefined;
+if (!available) {
+  describe('the process limit', () => {
+    beforeEach(skipWithout('bwrap'));
+    it('run inside bubblewrap', () => undefined);
+  });
+}
+const isRoot = process.getuid?.() === 0;
+if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
+  throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
+}
+const users: RunnerUser[] = isRoot
+  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
+  : [{ label: `uid ${process.getuid?.()}` }];
+
+const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-processes-'));
+fs.chmodSync(parent, 0o755);
+const runner = prepareRunner(parent);
+afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+
+const limit = 32;
+const attempts: Attempt[] = [
+  {
+    name: 'fork 100 children from one process',
+    script: `perl -e 'my ($n, @k) = (0); for (1..100) { my $p = fork; if (!defined $p) { print "refused: $!\\n"; last } if ($p == 0) { sleep 30; exit 0 } push @k, $p; $n++ } print "started $n\\n"; kill 9, @k'`,
+  },
+  {
+    name: 'start 100 threads',
+    script: `python3 -c '
+import threading, time
+stop = threading.Event()
+started = 0
+try:
+    for _ in range(100):
+        threading.Thread(target=stop.wait, daemon=True).start()
+        started += 1
+except RuntimeError as error:
+    print("refused:", error)
+print("started", started)
+stop.set()'`,
+  },
+  {
+    name: 'raise the limit again',
+    script: `ulimit -u; ulimit -S -u unlimited 2>&1; ulimit -H -u unlimited 2>&1; ulimit -u`,
+  },
+];
+
+const started = (output: string) => Number(/started (\d+)/.exec(output)?.[1] ?? Number.NaN);
+
+describe.runIf(available).each(users)('the process limit, as $label', (user) => {
+  const exempt = user.uid === undefined && isRoot;
+  const fixtures: Fixture[] = [];
+  const reports = new Map<string, RunReport>();
+  const modes = [
+    { label: 'a sandbox per command', host: false },
+    { label: 'one long-lived sandbox', host: true },
+  ];
+
+  beforeAll(async () => {
+    for (const mode of modes) {
+      for (const maxProcesses of [limit, Number.POSITIVE_INFINITY]) {
+        const fixture = await makeFixture(parent, {
+          ...user,
+          label: `${user.label}-${fixtures.length}`,
+        });
+        fixtures.push(fixture);
+        const label = `${mode.label}, ${maxProcesses}`;
+        const [report] = await runAs(user, runner, fixture, [
+          {
+            label,
+            host: mode.host,
+            // JSON carries no Infinity: the control leaves the option out and forks fewer than the default.
+            options: {
+              writableRoots: [fixture.workspace],
+              ...(maxProcesses === limit ? { maxProcesses } : {}),
+            },
+            cwd: fixture.workspace,
+            env: {},
+            attempts,
+          },
+        ]);
+        if (report === undefined) throw new Error(`no report for ${label}`);
+        reports.set(label, report);
+      }
+    }
+  }, 300_000);
+  afterAll(async () => {
+    for (const fixture of fixtures) await fixture.close();
+  });
+
+  const output = (label: string, index: number) =>
+    reports.get(label)?.results[index]?.output ?? `no result ${index} for ${label}`;
+
+  describe.each(modes)('$label', (mode) => {
+    // Root is exempt (the kernel checks the user, not a capability): the documented limit.
+    it(
+      exempt
+        ? 'as root, is not enforced (documented): 100 children start'
+        : `stops processes and threads at ${limit}, and cannot be raised`,
+      () => {
+        const label = `${mode.label}, ${limit}`;
+        if (exempt) {
+          expect(started(output(label, 0))).toBe(100);
+          return;
+        }
+        for (const index of [0, 1]) {
+          expect(output(label, index)).toMatch(
+            /refused: .*(Resource temporarily unavailable|can't start new thread)/,
+          );
+          expect(started(output(label, index))).toBeLessThan(limit);
+          expect(started(output(label, index))).toBeGreaterThan(limit / 2);
+        }
+        const raised = output(label, 2);
+        expect(raised.split('\n')[0]).toBe(String(limit));
+        expect(raised).toMatch(/Operation not permitted|cannot modify limit/);
+        expect(raised.trim().split('\n').at(-1)).toBe(String(limit));
+      },
+    );
+
+    it('without the option, 100 children and threads start (the default is far above)', () => {
+      const label = `${mode.label}, ${Number.POSITIVE_INFINITY}`;
+      expect(started(output(label, 0))).toBe(100);
+      expect(started(output(label, 1))).toBe(100);
+    });
+  });
+});
+
+describe('maxProcesses', () => {
+  it('refuses what is not an integer of at least 16, or Infinity', () => {
+    for (const bad of [0, 3, 15, 16.5, -1, Number.NaN]) {
+      expect(() => createSandbox({ mode: 'off', writableRoots: ['/'], maxProcesses: bad })).toThrow(
+        /maxProcesses: expected an integer of at least 16 or Infinity/,
+      );
+    }
+    for (const good of [16, 4096, Number.POSITIVE_INFINITY]) {
+      expect(() =>
+        createSandbox({ mode: 'off', writableRoots: ['/'], maxProcesses: good }),
+      ).not.toThrow();
+    }
+  });
+
+  it('explains a refused fork or thread, only when a limit is in force', () => {
+    const context = {
+      writableRoots: ['/w'],
+      network: 'off' as const,
+      hiddenPaths: [],
+      unixSockets: 'blocked' as const,
+    };
+    for (const output of [
+      'bash: fork: retry: Resource temporarily unavailable',
+      'bash: fork: Resource temporarily unavailable',
+      'Error: spawn /usr/bin/node EAGAIN',
+      'BlockingIOError: [Errno 11] Resource temporarily unavailable',
+      "RuntimeError: can't start new thread",
+      'java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached',
+    ]) {
+      expect(explainFailure(output, { ...context, maxProcesses: 64 }), output).toMatch(
+        /at most 64 processes and threads at once/,
+      );
+      expect(explainFailure(output, context), output).toBeUndefined();
+    }
+  });
+});
