@@ -7,7 +7,7 @@ import { agentWith, resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
 import { deferTools } from './tool-catalogue.js';
 import { ToolSearchAssociations } from './tool-search-associations.js';
-import { ToolSearchIndex } from './tool-search-index.js';
+import { ToolSearchIndex, toolSummary } from './tool-search-index.js';
 
 function apiTool(name: string, description: string, extra: Partial<AnyAgentTool> = {}) {
   const calls: unknown[] = [];
@@ -379,6 +379,29 @@ describe('search details', () => {
     expect(resultText(toolResults(agent.messages)[0])).toContain(
       '- GetBalance: GET /v1/balance — Retrieves the current account balance.',
     );
+  });
+
+  it('summarises a description whose first line is only the operation id and its route', () => {
+    // Square's operations have no summary: the OpenAPI tool's description starts with the id.
+    expect(
+      toolSummary(
+        'CompletePayment (POST /v2/payments/{payment_id}/complete)\n\nCompletes (captures) a payment.\nBy default…',
+      ),
+    ).toBe(
+      'CompletePayment (POST /v2/payments/{payment_id}/complete) — Completes (captures) a payment.',
+    );
+    expect(toolSummary('v2.Refund_create (PUT /refunds)\n\nRefunds it. More.')).toBe(
+      'v2.Refund_create (PUT /refunds) — Refunds it.',
+    );
+    // A real summary, a word that is not followed by a route, or nothing after: left as they are.
+    for (const description of [
+      'Archive a project (POST /v3/projects/{id}/archive)\n\nMore words.',
+      'Deprecated.\n\nUse listWidgets instead.',
+      'RefundPayment\n\nRefunds a payment.',
+      'RefundPayment (POST /v2/refunds)',
+      'Refund payment (POST /v2/refunds) now\n\nRefunds a payment.',
+    ])
+      expect(toolSummary(description)).toBe(description.split('\n')[0]);
   });
 });
 
