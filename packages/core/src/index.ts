@@ -246,4 +246,16 @@ export {
   type ToolSearchIndexOptions,
   type ToolSearchMatch,
 } from './tool-search-index.js';
+export {
+  fenceUntrusted,
+  neutraliseUntrustedJson,
+  neutraliseUntrustedMarkers,
+  type UntrustedFence,
+  type UntrustedSourceKind,
+  unfenceUntrusted,
+  untrustedFence,
+  untrustedMarkerReplacement,
+  untrustedNote,
+  untrustedPhrase,
+} from './untrusted-content.js';
 export { formatIssuePath, formatValidationIssues } from './validation.js';

@@ -62,7 +62,11 @@ describe('OpenAPI tools in the agent loop', () => {
     expect(byId.get('bad')).toMatchObject({ isError: true, errorKind: 'invalid-args' });
     expect(text('bad')).toMatch(/^Invalid arguments: at "petId": /);
     expect(byId.get('good')?.isError).toBe(false);
-    expect(JSON.parse(text('good'))).toMatchObject({ id: 1, name: 'Rex' });
+    // A whole JSON body reaches the model as a JSON block after the untrusted-content note.
+    expect(text('good')).toMatch(/^Untrusted: the JSON below comes from the API "/);
+    expect(byId.get('good')?.content.find((block) => block.type === 'json')).toMatchObject({
+      value: { id: 1, name: 'Rex' },
+    });
     expect(byId.get('missing')?.isError).toBe(true);
     expect(text('missing')).toContain('HTTP 404 Not Found (Pet not found)');
     expect(text('missing')).toContain('Pet 999 not found');

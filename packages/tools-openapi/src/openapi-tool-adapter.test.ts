@@ -8,7 +8,7 @@ import { ToolError } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenApiToolAdapter, type OpenApiToolOptions } from './openapi-tool-adapter.js';
 import { OpenApiSpecError } from './spec-error.js';
-import { callTool, fixture, resultText } from './test-helpers.js';
+import { callTool, fixture, resultJson, resultText, untrustedBody } from './test-helpers.js';
 
 const quiet: OpenApiToolOptions = { onWarning: () => undefined };
 
@@ -323,7 +323,7 @@ describe('requests', () => {
     });
     const adapter = await OpenApiToolAdapter.fromUrl(`${base}/specs/api.yaml`, quiet);
     const result = await callTool(adapter.tool('listThings'), {});
-    expect(resultText(result)).toBe('[\n  1,\n  2\n]');
+    expect(resultJson(result)).toEqual([1, 2]);
     expect(seen).toEqual(['/specs/api.yaml', '/api/v2/things']);
     const closed = await closedPort();
     await expect(OpenApiToolAdapter.fromUrl(`${closed}/x.yaml`, quiet)).rejects.toThrow(
@@ -521,9 +521,11 @@ describe('requests', () => {
       maxResponseBytes: 1000,
     });
     const result = await callTool(adapter.tool('big'), {});
-    expect(resultText(result)).toBe(
-      `${'a'.repeat(1000)}\n[Only the first 1000 bytes of the body were read (maxResponseBytes).]`,
-    );
+    const { before, inner, after } = untrustedBody(resultText(result));
+    expect(before).toBe('');
+    expect(inner).toBe('a'.repeat(1000));
+    // Our own note stays outside the markers.
+    expect(after).toBe('\n[Only the first 1000 bytes of the body were read (maxResponseBytes).]');
     expect(result.details).toMatchObject({ truncated: true, bytes: 1000 });
   });
 
@@ -538,9 +540,10 @@ describe('requests', () => {
     });
     const result = await callTool(adapter.tool('a'), {});
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toBe(
-      `HTTP 429 Too Many Requests\nGET ${base}/a\nRetry-After: 30\n\n{\n  "message": "slow down"\n}`,
-    );
+    const { before, inner, after } = untrustedBody(resultText(result));
+    expect(before).toBe(`HTTP 429 Too Many Requests\nGET ${base}/a\nRetry-After: 30\n\n`);
+    expect(inner).toBe('{\n  "message": "slow down"\n}');
+    expect(after).toBe('');
 
     const templated = OpenApiToolAdapter.fromSpec(
       spec(

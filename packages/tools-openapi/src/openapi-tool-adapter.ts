@@ -134,6 +134,13 @@ export interface OpenApiToolOptions {
   maxErrorChars?: number;
   /** Largest image returned as image content, in bytes [5 MiB]. */
   maxImageBytes?: number;
+  /**
+   * Mark what the API wrote as untrusted before the model reads it [true]: a JSON body becomes a
+   * JSON block after a note, a text body (or an error's) goes between random-id markers a
+   * response cannot forge. `false` shows bodies raw, as text: for an API you trust, or a program
+   * that parses the result's text itself.
+   */
+  markUntrusted?: boolean;
   /** Where the document came from, to resolve relative server URLs (set by `fromUrl`). */
   documentUrl?: string;
 }
@@ -222,6 +229,7 @@ export class OpenApiToolAdapter {
         options,
         auth,
         source: `openapi:${this.name}`,
+        untrustedOrigin: options.markUntrusted === false ? undefined : `the API "${this.name}"`,
         trustedOrigins: trusted,
         onUntrustedOrigin: (origin) => untrusted.set(origin, (untrusted.get(origin) ?? 0) + 1),
       }),
@@ -282,6 +290,8 @@ interface CreateToolParams {
   options: OpenApiToolOptions;
   auth: readonly ResolvedAuth[];
   source: string;
+  /** Who wrote the responses, for the untrusted-content note; `undefined` shows them raw. */
+  untrustedOrigin: string | undefined;
   /** Origins that may receive credentials. */
   trustedOrigins: ReadonlySet<string>;
   onUntrustedOrigin: (origin: string) => void;
@@ -431,6 +441,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
         displayUrl: request.displayUrl,
         limits,
         responseDescriptions: operation.responseDescriptions,
+        untrustedOrigin: params.untrustedOrigin,
       });
     } catch (error) {
       throw failure(error, ' while reading the response');

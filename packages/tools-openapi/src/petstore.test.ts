@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { OpenApiToolAdapter, type OpenApiToolOptions } from './openapi-tool-adapter.js';
-import { callTool, fixture, resultText } from './test-helpers.js';
+import { callTool, fixture, resultJson, resultText, untrustedBody } from './test-helpers.js';
 import {
   type PetstoreServer,
   petstoreApiKey,
@@ -140,7 +140,10 @@ describe.each(variants)('petstore via $label', (variant) => {
     expect(result.isError).toBeUndefined();
     const text = resultText(result);
     expect(text).toContain('\n  {\n    "id": 1,'); // pretty-printed
-    expect(JSON.parse(text).map((pet: { name: string }) => pet.name)).toEqual(['Rex', 'Tom']);
+    expect((resultJson(result) as { name: string }[]).map((pet) => pet.name)).toEqual([
+      'Rex',
+      'Tom',
+    ]);
     expect(result.details?.status).toBe(200);
     expect(result.details?.headers['content-type']).toBe('application/json');
   });
@@ -148,7 +151,7 @@ describe.each(variants)('petstore via $label', (variant) => {
   it('reads one pet, and reports a 404 as an error result the model reads', async () => {
     const adapter = load();
     const found = await callTool(adapter.tool('showPetById'), { petId: 1 });
-    expect(JSON.parse(resultText(found))).toMatchObject({ id: 1, name: 'Rex' });
+    expect(resultJson(found)).toMatchObject({ id: 1, name: 'Rex' });
     const missing = await callTool(adapter.tool('showPetById'), { petId: 999 });
     expect(missing.isError).toBe(true);
     const text = resultText(missing);
@@ -171,7 +174,7 @@ describe.each(variants)('petstore via $label', (variant) => {
     expect(request.headers['x-api-key']).toBe(petstoreApiKey);
     expect(request.headers['content-type']).toBe('application/json');
     expect(JSON.parse(request.body)).toEqual({ name: 'Kit', tag: null });
-    const pet = JSON.parse(resultText(created));
+    const pet = resultJson(created) as { id: number; name: string; tag: unknown };
     expect(pet).toMatchObject({ name: 'Kit' });
     // `security: []` on a read: the key is not sent there.
     await callTool(withKey().tool('showPetById'), { petId: 1 });
@@ -202,7 +205,7 @@ describe.each(variants)('petstore via $label', (variant) => {
       petId: 2,
       body: { text: 'a&b=c', author: 'Ann' },
     });
-    expect(JSON.parse(resultText(note))).toEqual({
+    expect(resultJson(note)).toEqual({
       petId: 2,
       contentType: 'application/x-www-form-urlencoded',
       text: 'a&b=c',
@@ -213,7 +216,7 @@ describe.each(variants)('petstore via $label', (variant) => {
       petId: 2,
       body: { caption: 'vet report', file: 'all good\n' },
     });
-    expect(JSON.parse(resultText(upload))).toEqual({
+    expect(resultJson(upload)).toEqual({
       petId: 2,
       caption: 'vet report',
       fileIsFile: true,
@@ -227,16 +230,19 @@ describe.each(variants)('petstore via $label', (variant) => {
   it('percent-encodes path parameters', async () => {
     const result = await callTool(load().tool('getOwner'), { ownerName: 'Ann Lee/2?' });
     expect(lastRequest().url).toBe('/v1/owners/Ann%20Lee%2F2%3F');
-    expect(JSON.parse(resultText(result))).toEqual({ name: 'Ann Lee/2?' });
+    expect(resultJson(result)).toEqual({ name: 'Ann Lee/2?' });
   });
 
   it('returns text as text and clips a huge JSON body with a note', async () => {
     const report = await callTool(load().tool('getReport'), {});
-    expect(resultText(report)).toBe('Daily report: 3 pets, 1 sold.\nAll is well.');
+    expect(untrustedBody(resultText(report)).inner).toBe(
+      'Daily report: 3 pets, 1 sold.\nAll is well.',
+    );
     const dump = await callTool(load({ maxResponseChars: 1000 }).tool('dumpStore'), {});
-    const text = resultText(dump);
-    expect(text.length).toBeLessThan(1300);
-    expect(text).toMatch(/\[Response clipped: showing the first 1,000 of [\d,]+ characters\./);
+    // A clipped JSON body is no longer JSON: it is fenced as text, our clip note after the markers.
+    const { inner, after } = untrustedBody(resultText(dump));
+    expect(inner.length).toBe(1000);
+    expect(after).toMatch(/^\n\[Response clipped: showing the first 1,000 of [\d,]+ characters\./);
     expect(dump.details?.clipped).toBe(true);
     expect(dump.isError).toBeUndefined();
   });
@@ -254,9 +260,7 @@ describe.each(variants)('petstore via $label', (variant) => {
       });
       expect(lastRequest().url).toBe('/v1/pets/search?filter[status]=sold');
       expect(lastRequest().headers.cookie).toBe('session=abc%201');
-      expect(JSON.parse(resultText(result)).map((pet: { name: string }) => pet.name)).toEqual([
-        'Tom',
-      ]);
+      expect((resultJson(result) as { name: string }[]).map((pet) => pet.name)).toEqual(['Tom']);
     }
     expect(lastRequest().headers['x-request-id']).toBe('r-1');
     expect(lastRequest().headers.accept).toMatch(/^application\/json/);

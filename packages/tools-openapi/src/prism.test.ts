@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiToolAdapter } from './openapi-tool-adapter.js';
-import { callTool, resultText } from './test-helpers.js';
+import { callTool, resultJson, resultText } from './test-helpers.js';
 
 // Stoplight Prism: a third-party mock server that validates every request against the document.
 // It runs offline; it is started on a free port (-p 0) and reports the port it took.
@@ -78,7 +78,7 @@ describe('against a Prism mock of the petstore', () => {
       expect(result.details?.status).toBeLessThan(300);
     }
     const pet = await callTool(adapter.tool('showPetById'), { petId: 7 });
-    expect(JSON.parse(resultText(pet))).toHaveProperty('name');
+    expect(resultJson(pet)).toHaveProperty('name');
   });
 
   it('a request Prism rejects comes back as an error result the model can read', async () => {
