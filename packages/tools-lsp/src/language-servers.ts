@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { LspError } from './errors.js';
+import { readRegularFile } from './paths.js';
 
 /** Languages with a built-in server configuration; others can be added with `servers`. */
 export type KnownLanguage = 'typescript' | 'python';
@@ -128,8 +129,11 @@ export async function typescriptMajorVersion(executable: string): Promise<number
     // Unresolvable: the .bin candidate stands.
   }
   for (const candidate of candidates) {
+    // A manifest is a few kB; one over 1 MiB is not TypeScript's.
+    const text = await readRegularFile(candidate, 1024 * 1024 + 1);
+    if (text === undefined || text.length > 1024 * 1024) continue;
     try {
-      const manifest = JSON.parse(await fs.readFile(candidate, 'utf8')) as {
+      const manifest = JSON.parse(text) as {
         name?: unknown;
         version?: unknown;
       };
@@ -202,18 +206,7 @@ export const defaultLanguageServers: readonly LanguageServerConfig[] = [
 
 /** The first `bytes` of a file as text ('' when unreadable): enough to read a shell shim. */
 async function fileHead(file: string, bytes: number): Promise<string> {
-  try {
-    const handle = await fs.open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(bytes);
-      const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return '';
-  }
+  return (await readRegularFile(file, bytes)) ?? '';
 }
 
 async function isFile(candidate: string): Promise<boolean> {

@@ -20,7 +20,7 @@ import {
   rankWorkspaceSymbols,
 } from './format.js';
 import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
-import { pathOfUri } from './paths.js';
+import { pathOfUri, readRegularFile } from './paths.js';
 import { LocatorError, positionOf, type SymbolLocator } from './positions.js';
 
 /**
@@ -201,8 +201,15 @@ function reportStart(workspace: LspWorkspace, file: string, ctx: ToolContext): v
   if (language !== undefined) ctx.onProgress(`Starting the ${language} language server…`);
 }
 
+/** Largest file searched for a symbol's position (bytes). */
+const maxLocatorFileBytes = 64 * 1024 * 1024;
+
 async function positionIn(file: string, locator: SymbolLocator): Promise<Position> {
-  return positionOf(await fs.readFile(file, 'utf8'), locator);
+  // Checked a regular file just before; swapped for a FIFO since, the read must not block for ever.
+  const text = await readRegularFile(file, maxLocatorFileBytes + 1);
+  if (text === undefined || text.length > maxLocatorFileBytes)
+    throw new LocatorError(`${file} is not a regular file of at most ${maxLocatorFileBytes} bytes`);
+  return positionOf(text, locator);
 }
 
 const text = <T>(value: string, details: T): ToolResult<T> => ({

@@ -41,6 +41,37 @@ export function pathOfUri(uri: string): string | undefined {
 }
 
 /**
+ * The first `maxBytes` of `file` when it is a regular file, else undefined. For the repository's
+ * files this process reads itself (a `.bin` script, a `package.json`, a file a tool names): a FIFO
+ * there blocked the read for ever — at the session's start, before anything was asked — and a
+ * link to `/dev/zero` read 700 MB. Opened without blocking, judged on the opened file.
+ */
+export async function readRegularFile(file: string, maxBytes: number): Promise<string | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * The text of `file` when it is a regular file inside one of `roots` (real paths), else
  * undefined. A language server (the repository's own, run sandboxed) names files the tools then
  * read outside the sandbox — the line beside a location, a rename's targets, a document to send

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -5,7 +6,14 @@ import { executeTool, type ToolResultMessage } from '@agent/core';
 import { createSandbox } from '@agent/sandbox';
 import { defaultTools } from '@agent/tools-builtin';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appDir, tempDir } from '../testing/test-support.js';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
 import { loadLspTools } from './lsp-tools.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -92,5 +100,49 @@ describe('loadLspTools', () => {
     expect(textOf(await executeTool(tool('lsp_diagnostics'), { path: 'app.py' }))).toBe(
       'No problems in app.py.',
     );
+  });
+});
+
+describe("a repository's TypeScript files that are not files, through the CLI", () => {
+  it('a FIFO as node_modules/typescript/package.json: the session starts all the same', async () => {
+    assertBuilt();
+    const dir = await tempDir('agent-cli-lsp-fifo-');
+    cleanups.push(dir.dispose);
+    const repo = join(dir.path, 'repo');
+    const bin = join(repo, 'node_modules', '.bin');
+    await mkdir(bin, { recursive: true });
+    await mkdir(join(repo, 'node_modules', 'typescript'));
+    execFileSync('git', ['init', '-q', repo]);
+    await writeFile(join(bin, 'tsc'), '#!/bin/sh\necho tsc\n');
+    await chmod(join(bin, 'tsc'), 0o755);
+    // Which server to offer is decided at start, by the version in this file.
+    execFileSync('mkfifo', [join(repo, 'node_modules', 'typescript', 'package.json')]);
+    const script = await writeScript(dir.path, [{ text: 'started' }]);
+    const run = await new Promise<{ code: number | null; stdout: string; hung: boolean }>(
+      (resolve) => {
+        const child = spawn(process.execPath, [cliPath, '-p', 'hi', '--scripted', script], {
+          cwd: repo,
+          env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }),
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        let stdout = '';
+        let hung = false;
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk;
+        });
+        // A start blocked in the FIFO's open never ends by itself (nor on SIGINT).
+        const guard = setTimeout(() => {
+          hung = true;
+          child.kill('SIGKILL');
+        }, 60_000);
+        child.on('close', (code) => {
+          clearTimeout(guard);
+          resolve({ code, stdout, hung });
+        });
+      },
+    );
+    expect(run.hung).toBe(false);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('started');
   });
 });
