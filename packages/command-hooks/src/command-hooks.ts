@@ -48,6 +48,12 @@ export interface CommandHooksOptions {
    * says so once [none: every hook runs unsandboxed].
    */
   sandbox?: HookSandbox;
+  /**
+   * What a failed sandboxed hook's warning adds about where it ran, for a person to act on
+   * [`"sandbox": false on the hook runs it outside`] — e.g. the CLI names its setting that gives
+   * the sandbox the network.
+   */
+  sandboxFailureHint?: string;
 }
 
 /** What the JSON a hook prints on stdout may say (Claude Code's fields). */
@@ -221,7 +227,7 @@ export class CommandHooks {
         const where =
           sandbox === undefined || hook.sandbox === false
             ? ''
-            : ' (in the OS sandbox; "sandbox": false on the hook runs it outside)';
+            : ` (in the OS sandbox; ${this.#options.sandboxFailureHint ?? '"sandbox": false on the hook runs it outside'})`;
         if (!signal?.aborted)
           this.#options.onWarning?.(`${event} ${describe(outcome, hook.command)}${where}`);
         continue;

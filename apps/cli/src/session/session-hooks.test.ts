@@ -495,7 +495,9 @@ describe('the hooks’ network in a folder not trusted', () => {
   ] as const)('%s there is none: a server on 127.0.0.1 is not reached', async ([, network]) => {
     const { stderr, connections, connected } = await connectingHook(network);
     expect(stderr).toMatch(/^hooks: .*; no network; /m);
-    expect(stderr).toMatch(/hook: Stop hook .* exited 1: ECONNREFUSED/);
+    expect(stderr).toMatch(
+      /hook: Stop hook .* exited 1: ECONNREFUSED \(in the OS sandbox; it has no network; "sandbox": false on the hook runs it outside, "hooksSandboxNetwork": "on" in .*settings\.json gives the sandbox one\)/,
+    );
     expect(connected).toBe(false);
     expect(connections).toBe(0);
   });

@@ -45,6 +45,12 @@ export function createSessionHooks(
     passEnv: options.passEnv ?? [],
     onWarning: (line) => session.log(`hook: ${line}`),
     ...(sandbox === undefined ? {} : { sandbox }),
+    // A hook that posts or fetches fails there for want of a network: say how to give it one.
+    ...(options.hooksSandboxNetwork === 'on'
+      ? {}
+      : {
+          sandboxFailureHint: `it has no network; "sandbox": false on the hook runs it outside, "hooksSandboxNetwork": "on" in ${join(agentHome(), 'settings.json')} gives the sandbox one`,
+        }),
   });
   const withheld = commandHooks.sandboxNotice();
   if (withheld !== undefined) {
