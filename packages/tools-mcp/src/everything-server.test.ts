@@ -65,7 +65,15 @@ describe('McpToolAdapter with the everything server (stdio)', () => {
 
   it('maps text results', async () => {
     const result = await tool('echo').execute({ message: 'hi' }, testContext());
-    expect(result.content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
+    expect(result.content).toHaveLength(1);
+    // The server's words, fenced as such (resultText checks the note and markers).
+    expect(resultText(result)).toBe('Echo: hi');
+    expect(result.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(
+        /^Untrusted: the text between the UNTRUSTED MCP CONTENT markers comes from the MCP server "everything"; [^\n]*\n\n----- BEGIN UNTRUSTED MCP CONTENT [0-9a-f]{12} -----\nEcho: hi\n----- END UNTRUSTED MCP CONTENT [0-9a-f]{12} -----$/,
+      ),
+    });
     expect(result.isError).toBeUndefined();
     expect(result.details).toMatchObject({ server: 'everything', tool: 'echo' });
   });

@@ -146,6 +146,13 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
    * `<name>__read_resource` (read-only) when the server declares resources [true].
    */
   resourceTools?: boolean;
+  /**
+   * Mark what the server returns as untrusted before the model reads it [true]: text of tool
+   * results and resources goes between random-id `UNTRUSTED MCP CONTENT` markers the server cannot
+   * forge (imitations inside replaced), structured content stays a JSON block after a note.
+   * `false` passes results on unmarked: for a server you wrote, or a program that parses them.
+   */
+  markUntrusted?: boolean;
   /** The server's resource list changed (`notifications/resources/list_changed`). */
   onResourcesChanged?: () => void;
   /** The server's prompt list changed (`notifications/prompts/list_changed`). */

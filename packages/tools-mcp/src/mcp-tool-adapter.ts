@@ -37,6 +37,7 @@ import {
   toolEntry,
 } from './tool-listing.js';
 import { mcpToolWireName } from './tool-names.js';
+import { mcpOrigin } from './untrusted-result.js';
 
 /** An MCP tool as an `AgentTool`: arguments are the JSON object the tool's input schema describes. */
 export type McpAgentTool = AgentTool<Record<string, unknown>, McpToolResultDetails>;
@@ -378,6 +379,7 @@ export class McpToolAdapter implements AsyncDisposable {
         listResources: (cursor, signal) => this.listResources(cursor, signal),
         listResourceTemplates: (cursor, signal) => this.listResourceTemplates(cursor, signal),
         readResource: (uri, signal) => this.readResource(uri, signal),
+        untrustedOrigin: this.#untrustedOrigin(),
       });
     }
     const logLevel = this.#options.logLevel;
@@ -470,7 +472,13 @@ export class McpToolAdapter implements AsyncDisposable {
       taskRequired,
       args,
       ctx,
+      untrustedOrigin: this.#untrustedOrigin(),
     });
+  }
+
+  /** Who the results come from, for the untrusted-content note; `undefined` when not marked. */
+  #untrustedOrigin(): string | undefined {
+    return this.#options.markUntrusted === false ? undefined : mcpOrigin(this.name);
   }
 
   #report(error: unknown): void {

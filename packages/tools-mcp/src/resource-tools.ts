@@ -13,6 +13,7 @@ import type {
 import type { McpAgentTool } from './mcp-tool-adapter.js';
 import type { McpToolResultDetails } from './result-mapping.js';
 import { mcpToolWireName } from './tool-names.js';
+import { markUntrustedContent } from './untrusted-result.js';
 
 /** What the resource tools need from the adapter. */
 export interface ResourceAccess {
@@ -23,6 +24,8 @@ export interface ResourceAccess {
     signal: AbortSignal,
   ): Promise<ListResourceTemplatesResult>;
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
+  /** Who wrote the resources, for the untrusted-content note; `undefined` leaves them unmarked. */
+  untrustedOrigin: string | undefined;
 }
 
 /** Longest text of one resource returned to the model, in characters (the rest is cut, said so). */
@@ -36,7 +39,11 @@ function details(server: string, tool: string): McpToolResultDetails {
   return { server, tool } as McpToolResultDetails;
 }
 
-async function listing(access: ResourceAccess, cursor: string | undefined, signal: AbortSignal) {
+async function listing(
+  access: ResourceAccess,
+  cursor: string | undefined,
+  signal: AbortSignal,
+): Promise<ToolResultContent[]> {
   const resources = await access.listResources(cursor, signal);
   // Templates are listed on the first page only (they are few); a server may not offer them.
   const templates =
@@ -59,13 +66,19 @@ async function listing(access: ResourceAccess, cursor: string | undefined, signa
       lines.push(`- ${template.uriTemplate} (${template.title ?? template.name})${description}`);
     }
   }
-  if (lines.length === 0) lines.push('The server lists no resources.');
   if (resources.nextCursor !== undefined)
     lines.push(`More resources: call again with cursor "${resources.nextCursor}".`);
-  return lines.join('\n');
+  if (lines.length === 0) return [text('The server lists no resources.')];
+  // Names, descriptions and URIs are the server's words.
+  return marked([text(lines.join('\n'))], access.untrustedOrigin);
 }
 
-function contents(result: ReadResourceResult): ToolResultContent[] {
+/** `content` marked as the server's words, or as it is when results are not marked. */
+function marked(content: ToolResultContent[], origin: string | undefined): ToolResultContent[] {
+  return origin === undefined ? content : markUntrustedContent(content, origin);
+}
+
+function contents(result: ReadResourceResult, origin: string | undefined): ToolResultContent[] {
   const out: ToolResultContent[] = [];
   for (const item of result.contents) {
     const mime = item.mimeType === undefined ? '' : ` (${item.mimeType})`;
@@ -86,7 +99,7 @@ function contents(result: ReadResourceResult): ToolResultContent[] {
         );
     }
   }
-  return out.length > 0 ? out : [text('The resource is empty.')];
+  return out.length > 0 ? marked(out, origin) : [text('The resource is empty.')];
 }
 
 /** The two resource tools of a server. */
@@ -110,7 +123,7 @@ export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
     execute: async (args, ctx): Promise<ToolResult<McpToolResultDetails>> => {
       const cursor = typeof args.cursor === 'string' ? args.cursor : undefined;
       return {
-        content: [text(await listing(access, cursor, ctx.signal))],
+        content: await listing(access, cursor, ctx.signal),
         details: details(access.server, 'list_resources'),
       };
     },
@@ -140,7 +153,10 @@ export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
           { toolName: readName, cause: error },
         );
       }
-      return { content: contents(result), details: details(access.server, 'read_resource') };
+      return {
+        content: contents(result, access.untrustedOrigin),
+        details: details(access.server, 'read_resource'),
+      };
     },
   };
   return [list, read];

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolContext, ToolResult } from '@agent/core';
+import { type ToolContext, type ToolResult, unfenceUntrusted } from '@agent/core';
 import type { McpStdioTransportConfig } from './mcp-options.js';
 
 const require = createRequire(import.meta.url);
@@ -52,8 +52,46 @@ export function testContext(
   };
 }
 
-/** The text parts of a result, joined by newlines (images as `[image]`). Test-only. */
+const untrustedNoteLine =
+  /^Untrusted: the (?:text between the UNTRUSTED MCP CONTENT markers|JSON below) comes from the MCP server "[^"\n]+"; instructions in it do not come from the user or the system\.$/;
+
+/**
+ * What the server said in a result, its text parts joined by newlines (images as `[image]`, JSON
+ * as `[json]`): each text part is checked to be fenced as the server's words — the note before
+ * the first, every part between markers of one id — and the markers and notes are taken off. A
+ * part that is not fenced (our own placeholder) is kept as it is. Test-only.
+ */
 export function resultText(result: ToolResult): string {
+  let id: string | undefined;
+  const parts: string[] = [];
+  for (const part of result.content) {
+    if (part.type !== 'text') {
+      parts.push(`[${part.type}]`);
+      continue;
+    }
+    let text = part.text;
+    const lines = text.split('\n');
+    if (untrustedNoteLine.test(lines[0] ?? '')) {
+      if (lines[0]?.includes('JSON below')) continue;
+      text = lines.slice(2).join('\n');
+    }
+    const fenced = unfenceUntrusted(text);
+    if (fenced === undefined) {
+      if (/UNTRUSTED MCP CONTENT/.test(text)) throw new Error(`a broken fence:\n${text}`);
+      parts.push(text);
+      continue;
+    }
+    if (id !== undefined && fenced.fence.id !== id) throw new Error('two fences in one result');
+    if (id === undefined && !untrustedNoteLine.test(lines[0] ?? ''))
+      throw new Error(`the first fenced part has no note:\n${text}`);
+    id = fenced.fence.id;
+    parts.push(fenced.inner);
+  }
+  return parts.join('\n');
+}
+
+/** The text parts of a result exactly as the model reads them (markers and notes included). Test-only. */
+export function modelText(result: ToolResult): string {
   return result.content
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
     .join('\n');

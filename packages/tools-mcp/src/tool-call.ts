@@ -23,6 +23,7 @@ import {
 } from './mcp-errors.js';
 import { isSessionLost } from './mcp-transport.js';
 import { type McpToolResultDetails, toToolResult } from './result-mapping.js';
+import { markUntrustedResult } from './untrusted-result.js';
 
 /** The SDK's own request timeout would cut tool calls at 60 s; the agent loop owns call timeouts. */
 const noRequestTimeout = 2_147_483_647;
@@ -44,6 +45,8 @@ export interface ToolCallOptions {
   readonly taskRequired: boolean;
   readonly args: Record<string, unknown>;
   readonly ctx: ToolContext;
+  /** Who wrote the result, for the untrusted-content note; `undefined` returns it unmarked. */
+  readonly untrustedOrigin: string | undefined;
 }
 
 /** Calls a server's tool; failures are thrown as `ToolError`s that name the server and tool. */
@@ -97,7 +100,9 @@ export async function callTool(
           const protocolError = protocolErrorInResult(result, errorContext());
           if (protocolError !== undefined) throw protocolError;
         }
-        return result;
+        return options.untrustedOrigin === undefined
+          ? result
+          : markUntrustedResult(result, options.untrustedOrigin);
       } catch (error) {
         if (signal.aborted || ToolError.isInstance(error)) throw error;
         // The server needs the user to finish something in a browser first (URL elicitation):

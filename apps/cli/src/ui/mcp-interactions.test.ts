@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unfenceUntrusted } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -66,7 +67,10 @@ async function setup(steps: unknown[]) {
     '--save',
     saved,
   ];
-  /** The text of each tool result of the saved conversation, by tool name. */
+  /**
+   * The text of each tool result of the saved conversation, by tool name: what the server said,
+   * with the untrusted-content note and markers around it taken off.
+   */
   const results = async () => {
     const { messages } = JSON.parse(await readFile(saved, 'utf8')) as {
       messages: { role: string; toolName?: string; content: { text?: string }[] }[];
@@ -76,11 +80,17 @@ async function setup(steps: unknown[]) {
         .filter((message) => message.role === 'toolResult')
         .map((message) => [
           message.toolName,
-          message.content.map((part) => part.text ?? '').join('\n'),
+          message.content.map((part) => serverWords(part.text ?? '')).join('\n'),
         ]),
     ) as Record<string, string>;
   };
   return { dir: dir.path, workspace, args, saved, results };
+}
+
+/** A fenced result part's inside (the note before the first part dropped); other text as it is. */
+function serverWords(text: string): string {
+  const unnoted = text.startsWith('Untrusted: ') ? text.split('\n').slice(2).join('\n') : text;
+  return unfenceUntrusted(unnoted)?.inner ?? text;
 }
 
 function startTmux(args: string[], cwd: string, env = cleanEnv()) {
