@@ -1,10 +1,12 @@
 // A small MCP server over stdio for the CLI's tests: `names` lists the names of the variables of
-// its own environment (never their values), to check what a server is started with. With
+// its own environment, to check what a server is started with; `value` echoes one variable's
+// value, as a careless server's error might (the CLI must redact it before the model reads it). With
 // `--stubborn` it ignores SIGTERM and keeps running when its stdin closes: only SIGKILL ends it;
 // it then creates the file STUBBORN_READY_FILE names, once SIGTERM can no longer end it.
 import { writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import * as z from 'zod';
 
 if (process.argv.includes('--stubborn')) {
   process.on('SIGTERM', () => {});
@@ -20,5 +22,14 @@ server.registerTool(
     annotations: { readOnlyHint: true },
   },
   async () => ({ content: [{ type: 'text', text: Object.keys(process.env).sort().join(' ') }] }),
+);
+server.registerTool(
+  'value',
+  {
+    description: 'The value of one environment variable',
+    inputSchema: { name: z.string() },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ name }) => ({ content: [{ type: 'text', text: `${name}=${process.env[name] ?? ''}` }] }),
 );
 await server.connect(new StdioServerTransport());

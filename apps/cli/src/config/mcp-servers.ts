@@ -144,3 +144,26 @@ export const mcpLogLevels = [
   'emergency',
 ] as const;
 export type McpLogLevel = (typeof mcpLogLevels)[number];
+
+/**
+ * What the servers' configurations give them that may be a credential, by name: each stdio
+ * server's `env` and each URL server's `headers` (a header's value also without its scheme, as
+ * `Authorization: Bearer <token>` — a server that echoes the token echoes that part). Names read
+ * `<server>.<key>`; the redaction keeps those a name or value rule judges credentials.
+ */
+export function mcpServerSecrets(servers: readonly McpServerEntry[]): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const { name, transport } of servers) {
+    if (transport.type === 'stdio') {
+      for (const [key, value] of Object.entries(transport.env ?? {}))
+        secrets[`${name}.${key}`] = value;
+    } else if (transport.type === 'http') {
+      for (const [key, value] of Object.entries(transport.headers ?? {})) {
+        secrets[`${name}.${key}`] = value;
+        const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
+        if (scheme?.[1] !== undefined) secrets[`${name}.${key} token`] = scheme[1];
+      }
+    }
+  }
+  return secrets;
+}

@@ -1,11 +1,19 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
+import { mcpServerSecrets } from '../config/mcp-servers.js';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  tempDir,
+} from '../testing/test-support.js';
 
 // What the model is sent: a real CLI process talking to a local server that speaks Anthropic's
 // Messages stream and keeps every request body. However a credential of the CLI's environment
@@ -242,6 +250,74 @@ describe('tool results reach the model without the credentials of the CLI enviro
     expect(last.split('GITHUB_TOKEN=[redacted:GITHUB_TOKEN]').length - 1).toBe(4);
     for (const value of Object.values(keys)) expect(sent.includes(value), value).toBe(false);
     expectNoValue(run.stdout + run.stderr);
+  });
+
+  it('an MCP server that echoes the key its configuration gave it: the model reads the marker', async () => {
+    const { workspace, home } = await workspaceWithHome();
+    const given = 'server-secret-value-1234567';
+    const mcpConfig = join(home, 'mcp.json');
+    await writeFile(
+      mcpConfig,
+      JSON.stringify({
+        mcpServers: {
+          envserver: {
+            command: process.execPath,
+            args: [join(appDir, 'src/__fixtures__/env-server.mjs')],
+            env: { SERVER_API_KEY: given, PLAIN_SETTING: 'plain-value-kept' },
+          },
+        },
+      }),
+    );
+    const server = await messagesServer([
+      { tool: { name: 'envserver__value', input: { name: 'SERVER_API_KEY' } } },
+      { tool: { name: 'envserver__value', input: { name: 'PLAIN_SETTING' } } },
+      { text: 'Read.' },
+    ]);
+    const saved = join(home, 'saved.json');
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--provider',
+        'anthropic',
+        '--cwd',
+        workspace,
+        '--mcp-config',
+        mcpConfig,
+        '--save',
+        saved,
+      ],
+      { env: cleanEnv({ ...keys, AGENT_HOME: home, ANTHROPIC_BASE_URL: server.url }) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const sent = server.bodies.join('\n');
+    expect(sent).toContain('SERVER_API_KEY=[redacted:envserver.SERVER_API_KEY]');
+    expect(sent).not.toContain(given);
+    // Not a credential by name or value: left as it is.
+    expect(sent).toContain('PLAIN_SETTING=plain-value-kept');
+    expect(await readFile(saved, 'utf8')).not.toContain(given);
+    expect(run.stdout + run.stderr).not.toContain(given);
+  });
+
+  it('mcpServerSecrets: stdio env, URL headers and the token of an Authorization header', () => {
+    expect(
+      mcpServerSecrets([
+        { name: 'a', transport: { type: 'stdio', command: 'x', env: { TOKEN: 't' } } },
+        {
+          name: 'b',
+          transport: {
+            type: 'http',
+            url: 'https://example.com/mcp',
+            headers: { Authorization: 'Bearer abc.def', 'X-Api-Key': 'k' },
+          },
+        },
+      ]),
+    ).toEqual({
+      'a.TOKEN': 't',
+      'b.Authorization': 'Bearer abc.def',
+      'b.Authorization token': 'abc.def',
+      'b.X-Api-Key': 'k',
+    });
   });
 
   it('mcp serve: a result sent to the client holds the marker, not the value', async () => {

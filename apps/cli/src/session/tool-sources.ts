@@ -14,9 +14,10 @@ import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
-import { type McpServerEntry, readMcpConfig } from '../config/mcp-servers.js';
+import { type McpServerEntry, mcpServerSecrets, readMcpConfig } from '../config/mcp-servers.js';
 import { chooseTools, type ToolChoice } from '../config/tool-choice.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
+import { redactAlso } from '../ui/redaction.js';
 import { type LoadedLspTools, loadLspTools } from './lsp-tools.js';
 import { connectMcpServers, reportUnmatched } from './mcp-tools.js';
 
@@ -186,16 +187,15 @@ export async function loadTools(
     }
     const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
     const flagged = new Set(fromFlag.map((server) => server.name));
+    const servers = [
+      ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
+      ...fromFlag,
+    ];
+    // The keys and tokens their configurations hold never reach the model or a file.
+    redactAlso(mcpServerSecrets(servers));
     const mcp = await connectMcpServers(
       {
-        servers: outsideUntrustedFolder(
-          [
-            ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
-            ...fromFlag,
-          ],
-          options.workspaceTrusted !== false,
-          log,
-        ),
+        servers: outsideUntrustedFolder(servers, options.workspaceTrusted !== false, log),
         choice,
         timeoutSeconds: options.mcpTimeoutSeconds,
         interactions: options.mcpInteractions,

@@ -11,13 +11,19 @@ import {
 } from '@agent/core';
 
 let current: ((text: string) => string) | undefined;
+/** Credentials the CLI holds outside its environment (MCP servers' configured env and headers). */
+const held = new Map<string, string>();
+
+function redactedValues(): Record<string, string | undefined> {
+  return { ...process.env, ...Object.fromEntries(held) };
+}
 
 /**
  * Replaces every credential value of `process.env` (as it was at the last {@link resetRedaction},
- * or the first call) with `[redacted:NAME]`.
+ * or the first call), and of {@link redactAlso}, with `[redacted:NAME]`.
  */
 export function redactText(text: string): string {
-  current ??= credentialRedactor(process.env);
+  current ??= credentialRedactor(redactedValues());
   return current(text);
 }
 
@@ -26,11 +32,22 @@ export function redactText(text: string): string {
  * two deltas is redacted too; a tail that may begin one waits for the next delta or `flush`.
  */
 export function streamRedactor(): CredentialStreamRedactor {
-  return credentialStreamRedactor(process.env);
+  return credentialStreamRedactor(redactedValues());
 }
 
 /** Reads `process.env` again at the next redaction (after settings added variables to it). */
 export function resetRedaction(): void {
+  current = undefined;
+}
+
+/**
+ * Redacts these `name → value` pairs too, where a name or value rule judges them credentials:
+ * what the CLI was given for one MCP server (its `env`, its `headers`) is the user's secret as
+ * much as a variable of its environment, and a server's error or echo must not hand it to the
+ * model or write it down.
+ */
+export function redactAlso(values: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(values)) held.set(name, value);
   current = undefined;
 }
 
