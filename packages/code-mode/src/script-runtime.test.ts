@@ -132,8 +132,10 @@ describe('runaway scripts', () => {
     ['a huge buffer', 'return new ArrayBuffer(512 * 1024 * 1024).byteLength'],
     ['a huge array', 'return new Array(1e8).fill(0).length'],
   ])('%s runs out of memory', async (_name, script) => {
+    // The CPU limit well past what filling 16 MB takes: on a loaded CI machine the default 5 s
+    // ran out first (the growing object).
     const { text, message } = await runScriptTool(script, {
-      limits: { memoryBytes: 16 * 1024 * 1024 },
+      limits: { memoryBytes: 16 * 1024 * 1024, cpuTimeMs: 120_000 },
     });
     expect(message.isError).toBe(true);
     expect(text).toMatch(/^The script failed: The script ran out of memory \(limit 16 MB\)/);

@@ -78,12 +78,15 @@ describe('patterns run in linear time', () => {
 });
 
 describe('a server that lists ever new patterns', () => {
-  it('100,000 distinct patterns: the format table and the cache stay bounded, old schemas still enforced', () => {
+  // Ten times the cache's size: as bounded as 100,000 (the cache cannot tell), at a tenth of the
+  // time (100,000 took over 60 s on a loaded CI machine).
+  const listed = linearPatternCacheSize * 10;
+  it('ten thousand distinct patterns: the format table and the cache stay bounded, old schemas still enforced', () => {
     const tableSize = Reflect.ownKeys(format).length;
     const schemaOf = (index: number) => field({ type: 'string', pattern: `^id-${index}-[a-z]+$` });
     const first = schemaOf(0);
     expect(check(first, { v: 'id-0-abc' })).toBe('ok');
-    for (let index = 1; index <= 100_000; index++) {
+    for (let index = 1; index <= listed; index++) {
       // Each listing brings new schema objects: compiled (and their pattern with them) on first use.
       expect(jsonSchemaValidationProblem(schemaOf(index))).toBeUndefined();
     }
@@ -93,11 +96,11 @@ describe('a server that lists ever new patterns', () => {
     expect(check(first, { v: 'id-0-abc' })).toBe('ok');
     expect(check(first, { v: 'id-1-abc' })).toContain('expected a string matching /^id-0-[a-z]+$/');
     expect(check(first, { v: 'id-0-ABC' })).toContain('expected a string matching');
-    const recent = schemaOf(99_999);
-    expect(check(recent, { v: 'id-99999-x' })).toBe('ok');
-    expect(check(recent, { v: 'id-99998-x' })).toContain('expected a string matching');
+    const recent = schemaOf(listed - 1);
+    expect(check(recent, { v: `id-${listed - 1}-x` })).toBe('ok');
+    expect(check(recent, { v: `id-${listed - 2}-x` })).toContain('expected a string matching');
     expect(linearPatternCacheCount()).toBeLessThanOrEqual(linearPatternCacheSize);
-  }, 60_000);
+  }, 120_000);
 
   it('patterns inside anyOf and propertyNames are enforced after eviction too', () => {
     const schema = {
