@@ -68,3 +68,31 @@ export function identities(paths: readonly string[]): string[] {
     return stat === undefined ? '-' : `${stat.dev}:${stat.ino}`;
   });
 }
+
+/**
+ * The directories strictly between the outermost root holding each of `paths` and that path,
+ * outer ones first — those a command could rename to carry a protected or hidden path away from
+ * where the next sandbox looks for it (then bound over themselves, pinned, so that it cannot).
+ * Only real directories: a link is not followed (the path below it is not there to carry).
+ */
+export function directoriesAbove(paths: readonly string[], roots: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const entry of paths) {
+    const root = roots
+      .filter((candidate) => candidate !== entry && isInside(candidate, entry))
+      .sort((a, b) => a.length - b.length)[0];
+    if (root === undefined) continue;
+    for (let directory = path.dirname(entry); directory !== root; ) {
+      found.add(directory);
+      const parent = path.dirname(directory);
+      if (parent === directory) break;
+      directory = parent;
+    }
+  }
+  return [...found]
+    .filter((directory) => {
+      const stat = fs.lstatSync(directory, { throwIfNoEntry: false });
+      return stat?.isDirectory() === true;
+    })
+    .sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || a.localeCompare(b));
+}

@@ -18,6 +18,37 @@ export interface MountPlan {
   masks: readonly SecretMask[];
   /** Unix sockets bound in (from under the private /tmp and /run as well). */
   allowUnixSockets: readonly string[];
+  /**
+   * Directories inside writable roots bound over themselves (writable, from a descriptor: see
+   * {@link pinDescriptorsScript}), outer ones first, so that they cannot be renamed: each holds a
+   * protected or hidden path, which a rename would carry away from where the next sandbox looks.
+   */
+  pinned?: readonly string[];
+}
+
+/** The descriptor the first pinned directory is opened on (9 is the seccomp filter's). */
+export const firstPinDescriptor = 10;
+
+/**
+ * Shell (bash) that opens each of `pinned` on descriptors from {@link firstPinDescriptor} on,
+ * for `--bind-fd`: it enters each with `cd -P` and checks the physical path is the path asked
+ * for, so the descriptor is that directory and no link was followed. A `--bind` by path would
+ * follow a link put there meanwhile (by a command of another sandbox) and make its target
+ * writable; from a descriptor, a link at the destination moves only where the workspace's own
+ * directory shows inside. One that changed ends the start (exit 125): fail closed.
+ */
+export function pinDescriptorsScript(pinned: readonly string[]): string {
+  if (pinned.length === 0) return '';
+  const check =
+    'pin() { cd -P -- "$1" 2>/dev/null && [ "$PWD" = "$1" ] || { echo "agent-sandbox: $1 was moved or replaced while the sandbox started; not starting it" >&2; exit 125; }; }; ';
+  const opens = pinned.map(
+    (directory, index) => `pin ${shellWord(directory)} && exec ${firstPinDescriptor + index}<.; `,
+  );
+  return `${check}${opens.join('')}cd / && `;
+}
+
+function shellWord(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** The bwrap binary and what it can enforce. */
@@ -92,6 +123,10 @@ export function mountArguments(plan: MountPlan): string[] {
   };
   for (const root of plan.readableRoots) if (!insideMask(root)) bindReadable(root);
   for (const root of plan.writableRoots) args.push('--bind', root, root);
+  // Before what they hold is bound read-only or hidden: those mounts then sit on the pinned ones.
+  for (const [index, directory] of (plan.pinned ?? []).entries()) {
+    args.push('--bind-fd', String(firstPinDescriptor + index), directory);
+  }
   // A mount point cannot be renamed or removed: the command cannot swap it for a `.git` of its own.
   for (const inside of plan.readOnlyInside ?? []) args.push('--ro-bind', inside, inside);
   for (const mask of plan.masks) {
@@ -133,18 +168,22 @@ function launch(
   bubblewrap: Bubblewrap,
   filterFile: string | undefined,
   args: string[],
+  pinned: readonly string[],
 ): Invocation {
   const inherited = inheritedDescriptors();
-  if (inherited.length === 0)
+  if (inherited.length === 0 && pinned.length === 0)
     return filterFile === undefined
       ? { file: bubblewrap.path, args }
       : withSeccompDescriptor(filterFile, bubblewrap.path, args);
   const shell = closingShell();
   if (shell === undefined)
     throw new Error(
-      `this process holds open file descriptors (${inherited.join(', ')}) that a sandboxed command would inherit, and there is no bash to close them with; start it without them`,
+      inherited.length > 0
+        ? `this process holds open file descriptors (${inherited.join(', ')}) that a sandboxed command would inherit, and there is no bash to close them with; start it without them`
+        : `the sandbox needs bash to keep ${pinned[0]} (it holds a protected or hidden path) from being moved, and there is none`,
     );
-  const script = closeDescriptorsScript(inherited);
+  // Inherited ones closed first: a pinned directory's descriptor may reuse a number.
+  const script = closeDescriptorsScript(inherited) + pinDescriptorsScript(pinned);
   return filterFile === undefined
     ? { file: shell, args: ['-c', `${script}exec "$@"`, 'agent-sandbox', bubblewrap.path, ...args] }
     : withSeccompDescriptor(filterFile, bubblewrap.path, args, { shell, script });
@@ -158,6 +197,8 @@ export function singleStage(options: {
   filterFile: string | undefined;
   cwd: string;
   command: readonly string[];
+  /** {@link MountPlan.pinned}, as the mounts name them. */
+  pinned: readonly string[];
 }): Invocation {
   const args = [
     ...options.mounts,
@@ -171,7 +212,7 @@ export function singleStage(options: {
     '--',
     ...options.command,
   ];
-  return launch(options.bubblewrap, options.filterFile, args);
+  return launch(options.bubblewrap, options.filterFile, args, options.pinned);
 }
 
 /**
@@ -189,6 +230,8 @@ export function proxyStages(options: {
   proxySocket: string;
   cwd: string;
   command: readonly string[];
+  /** {@link MountPlan.pinned}, as the mounts name them. */
+  pinned: readonly string[];
 }): Invocation {
   const inner = [
     ...options.mounts,
@@ -220,7 +263,7 @@ export function proxyStages(options: {
     options.bubblewrap.path,
     ...inner,
   ];
-  return launch(options.bubblewrap, options.filterFile, outer);
+  return launch(options.bubblewrap, options.filterFile, outer, options.pinned);
 }
 
 /**
@@ -286,7 +329,7 @@ export function nestingProblem(bubblewrap: Bubblewrap): string | undefined {
       bubblewrap.path,
       ...inner,
     ];
-    const command = launch(bubblewrap, filterFile, outer);
+    const command = launch(bubblewrap, filterFile, outer, []);
     const result = spawnSync(command.file, command.args, { timeout: 10_000, encoding: 'utf8' });
     if (result.error !== undefined) problem = result.error.message;
     else if (result.status !== 0) {
@@ -309,6 +352,8 @@ export function proxySingleStage(options: {
   proxySocket: string;
   cwd: string;
   command: readonly string[];
+  /** {@link MountPlan.pinned}, as the mounts name them. */
+  pinned: readonly string[];
 }): Invocation {
   const inside = '/tmp/.agent-sandbox-proxy.sock';
   const args = [
@@ -329,5 +374,5 @@ export function proxySingleStage(options: {
     'sandbox',
     ...options.command,
   ];
-  return launch(options.bubblewrap, options.filterFile, args);
+  return launch(options.bubblewrap, options.filterFile, args, options.pinned);
 }

@@ -205,6 +205,25 @@ describe('watchRepositories', () => {
   });
 });
 
+describe('watchRepositories, a repository put where one was', () => {
+  // Inside a sandbox the directories above are pinned (cannot be renamed); this is the second
+  // line: a sandbox started before a repository existed did not pin them.
+  it('reports one at the same path under a directory moved in since, not one edited in place', () => {
+    const root = directory();
+    git(root, 'init', '-q', 'vendor/lib');
+    const watch = watchRepositories([root]);
+    expect(watch.check()).toEqual([]);
+    // git writing its own files inside .git, and the user replacing a file beside it: nothing.
+    git(path.join(root, 'vendor/lib'), 'config', 'core.bare', 'false');
+    write(path.join(root, 'vendor/README'), 'x');
+    expect(watch.check()).toEqual([]);
+    fs.renameSync(path.join(root, 'vendor'), path.join(root, 'node_modules-moved'));
+    git(root, 'init', '-q', 'vendor/lib');
+    expect(watch.check()).toContain(path.join(root, 'vendor/lib/.git'));
+    expect(watch.check()).toEqual([]);
+  });
+});
+
 describe('startupFilesToProtect', () => {
   it('lists the startup files that exist strictly inside a writable root (the home, ~/.config)', () => {
     const base = directory();

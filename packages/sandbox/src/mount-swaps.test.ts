@@ -11,6 +11,7 @@ import {
   type RunnerUser,
   type RunReport,
   runAs,
+  startupFileText,
   victimText,
 } from './escape-harness.js';
 import { bubblewrapProblem } from './sandbox.js';
@@ -48,16 +49,16 @@ const linkTo = (target: string, link: string) =>
 const nestedRootAttempts: Attempt[] = [
   {
     name: 'move the directory above a nested writable root away, put a link to outside in its place',
-    script: `mv "$WS/a" "$WS/a-moved" && mkdir "$WS/a" && ${linkTo('$OUT', '$WS/a/b')} && echo SWAPPED`,
+    script: `mv "$WS/x" "$WS/x-moved" && mkdir "$WS/x" && ${linkTo('$OUT', '$WS/x/y')} && echo SWAPPED`,
   },
   {
     name: 'write outside through the swapped root',
     evidence: /Read-only file system/,
-    script: 'echo "ESCAPED through a/b" >> "$WS/a/b/victim.txt"; echo pwned > "$OUT/planted"; true',
+    script: 'echo "ESCAPED through x/y" >> "$WS/x/y/victim.txt"; echo pwned > "$OUT/planted"; true',
   },
   {
-    name: 'the same with the root itself a link planted in a fresh directory above it',
-    script: `rm -f "$WS/a/b" && mv "$WS/a" "$WS/a-again" && mkdir "$WS/a" && ${linkTo('$OUT', '$WS/a/b')} && echo SWAPPED`,
+    name: 'the same again, from the root the first swap left',
+    script: `rm -f "$WS/x/y" && mv "$WS/x" "$WS/x-again" && mkdir "$WS/x" && ${linkTo('$OUT', '$WS/x/y')} && echo SWAPPED`,
   },
   {
     name: 'write outside again',
@@ -66,46 +67,61 @@ const nestedRootAttempts: Attempt[] = [
   },
 ];
 
+/** Renames `from` to `to` (both relative to the cwd) with renameat2 and RENAME_EXCHANGE (2). */
+const exchange = (from: string, to: string) =>
+  `python3 -c 'import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); r = libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2); print("ESCAPED exchanged" if r == 0 else "refused: " + os.strerror(ctypes.get_errno()))' "${from}" "${to}"`;
+
 const repositoryAttempts: Attempt[] = [
   {
-    // Into node_modules, which the search skips: the set of protected paths stays the same.
-    name: 'move the directory above a nested repository away, make one of its own there',
+    // Into node_modules too, which the search skips: the set of protected paths would stay the same.
+    name: 'move the directories above nested repositories away',
+    evidence: /Device or resource busy/,
     script:
-      'mkdir -p "$WS/node_modules" && mv "$WS/vendor" "$WS/node_modules/vendor-moved" && mkdir -p "$WS/vendor/lib" && git init -q "$WS/vendor/lib" && git -C "$WS/vendor/lib" config core.fsmonitor "touch $OUT/pwned" && echo SWAPPED',
+      'mkdir -p "$WS/node_modules"; i=0; for d in vendor a a/b/c store; do i=$((i+1)); mv "$WS/$d" "$WS/node_modules/moved-$i" && echo "ESCAPED moved $d"; done; mv "$WS/vendor" "$WS/vendor-moved" && echo ESCAPED; true',
   },
   {
-    name: 'the repository put in its place is read-only from the next command on',
+    name: 'exchange the directory above a nested repository with one of its own (renameat2 RENAME_EXCHANGE)',
+    evidence: /refused: Device or resource busy/,
+    script: `mkdir -p "$WS/fake/lib" && git init -q "$WS/fake/lib" && cd "$WS" && ${exchange('vendor', 'fake')}; true`,
+  },
+  {
+    name: 'the nested repositories are where they were, and read-only',
     evidence: /Read-only file system/,
     script:
-      'git -C "$WS/vendor/lib" config core.hooksPath "$OUT" && echo ESCAPED; echo "[core] pager = touch $OUT/p" >> "$WS/vendor/lib/.git/config" && echo ESCAPED; true',
-  },
-  {
-    name: 'the same four levels down',
-    script:
-      'mv "$WS/a" "$WS/a-moved" && mkdir -p "$WS/a/b/c/d/deep" && git init -q "$WS/a/b/c/d/deep" && echo SWAPPED',
-  },
-  {
-    name: 'a separate git directory: move its folder away, put a bare repository there',
-    script:
-      'mv "$WS/store" "$WS/store-moved" && mkdir "$WS/store" && git init -q --bare "$WS/store/separate.git" && echo SWAPPED',
+      'git -C "$WS/vendor/lib" config core.fsmonitor "touch $OUT/pwned" && echo ESCAPED; test -f "$WS/store/separate.git/HEAD" && echo STILL-THERE; true',
   },
 ];
 
 const startupAttempts: Attempt[] = [
   {
-    name: 'move ~/.config away, put a fish configuration of its own in its place',
+    name: 'move ~/.config and ~/.local away',
+    evidence: /Device or resource busy/,
     script:
-      'mv "$HOME/.config" "$HOME/.config-moved" && mkdir -p "$HOME/.config/fish" && echo "touch $OUT/pwned" > "$HOME/.config/fish/config.fish" && echo SWAPPED',
+      'mv "$HOME/.config" "$HOME/.config-moved" && echo ESCAPED; mv "$HOME/.local" "$HOME/.local-moved" && echo ESCAPED; true',
   },
   {
-    name: 'the fish configuration put in its place is read-only from the next command on',
+    name: 'exchange ~/.config with a directory holding a fish configuration of its own',
+    evidence: /refused: Device or resource busy/,
+    script: `mkdir -p "$HOME/mine/fish" && echo "touch $OUT/pwned" > "$HOME/mine/fish/config.fish" && cd "$HOME" && ${exchange('.config', 'mine')}; true`,
+  },
+  {
+    name: 'the fish configuration is where it was, and read-only',
     evidence: /Read-only file system/,
     script: 'echo "touch $OUT/pwned" >> "$HOME/.config/fish/config.fish" && echo ESCAPED; true',
   },
+];
+
+const secretAttempts: Attempt[] = [
   {
-    name: 'move ~/.local away, put a git of its own on the PATH',
+    name: 'move the directories above hidden credential stores away (~/.config holds gh, gcloud, …)',
+    evidence: /Device or resource busy/,
     script:
-      'mv "$HOME/.local" "$HOME/.local-moved" && mkdir -p "$HOME/.local/bin" && printf "#!/bin/sh\\ntouch $OUT/pwned\\n" > "$HOME/.local/bin/git" && echo SWAPPED',
+      'i=0; for d in .config .docker .m2 .cargo .gem .mozilla .mozilla/firefox .password-store; do i=$((i+1)); mv "$HOME/$d" "$HOME/moved-$i" 2>&1 && echo "ESCAPED moved $d"; done; true',
+  },
+  {
+    name: 'read them where they would have gone, and where they are',
+    script:
+      'cat "$HOME"/moved-*/gh/hosts.yml "$HOME"/moved-*/config.json "$HOME/.config/gh/hosts.yml" "$HOME/.docker/config.json" 2>&1; grep -rs SECRET "$HOME"; true',
   },
 ];
 
@@ -116,41 +132,46 @@ describe.runIf(available).each(users)(
       { label: 'a sandbox per command', host: false },
       { label: 'one long-lived sandbox', host: true },
     ];
+    const kinds = ['nested roots', 'repositories', 'startup files', 'hidden credentials'] as const;
     // One fixture per mode and kind of run: each run changes its fixture for good.
     const fixtures: Fixture[] = [];
     const reports = new Map<string, { report: RunReport; fixture: Fixture }>();
 
     beforeAll(async () => {
       for (const mode of modes) {
-        for (const kind of ['nested roots', 'repositories', 'startup files'] as const) {
+        for (const kind of kinds) {
           // Its own label: the fixture's abstract socket is named after it.
           const fixture = await makeFixture(parent, {
             ...user,
             label: `${user.label}-${fixtures.length}`,
           });
           fixtures.push(fixture);
+          // A plain directory (nothing protected below it) for the nested root.
+          const nested = path.join(fixture.workspace, 'x', 'y');
+          fs.mkdirSync(nested, { recursive: true });
+          if (user.uid !== undefined) {
+            for (const directory of [path.dirname(nested), nested])
+              fs.chownSync(directory, user.uid, user.gid ?? user.uid);
+          }
           const env = { WS: fixture.workspace, OUT: fixture.outside };
           const label = `${kind}, ${mode.label}`;
+          const inWorkspace = {
+            options: { writableRoots: [fixture.workspace] },
+            cwd: fixture.workspace,
+          };
+          const inHome = { options: { writableRoots: [fixture.home] }, cwd: fixture.home };
           const run =
             kind === 'nested roots'
               ? {
-                  options: {
-                    writableRoots: [fixture.workspace, path.join(fixture.workspace, 'a/b')],
-                  },
+                  options: { writableRoots: [fixture.workspace, nested] },
                   cwd: fixture.workspace,
                   attempts: nestedRootAttempts,
                 }
               : kind === 'repositories'
-                ? {
-                    options: { writableRoots: [fixture.workspace] },
-                    cwd: fixture.workspace,
-                    attempts: repositoryAttempts,
-                  }
-                : {
-                    options: { writableRoots: [fixture.home] },
-                    cwd: fixture.home,
-                    attempts: startupAttempts,
-                  };
+                ? { ...inWorkspace, attempts: repositoryAttempts }
+                : kind === 'startup files'
+                  ? { ...inHome, attempts: startupAttempts }
+                  : { ...inHome, attempts: secretAttempts };
           const [report] = await runAs(user, runner, fixture, [
             { label, host: mode.host, env, ...run },
           ]);
@@ -184,42 +205,48 @@ describe.runIf(available).each(users)(
         expect(fs.existsSync(path.join(fixture.outside, 'planted'))).toBe(false);
       });
 
-      it('a repository put where a protected one was is reported, and read-only from then on', () => {
+      it('the directories above nested repositories cannot be moved or exchanged', () => {
         const label = `repositories, ${mode.label}`;
-        const { fixture } = result(label, 0);
-        const workspace = fs.realpathSync(fixture.workspace);
-        const expected = [
-          path.join(workspace, 'vendor/lib/.git'),
-          undefined,
-          path.join(workspace, 'a/b/c/d/deep/.git'),
-          path.join(workspace, 'store/separate.git'),
-        ];
-        for (const [index, planted] of expected.entries()) {
+        const workspaceReal = fs.realpathSync(result(label, 0).fixture.workspace);
+        // Only the repository the exchange attempt made for itself, where it made it.
+        const planted = [[], [path.join(workspaceReal, 'fake/lib/.git')], []];
+        for (const index of [0, 1, 2]) {
           const attempt = result(label, index);
-          if (planted === undefined) continue;
-          expect(attempt.output, attempt.name).toContain('SWAPPED');
-          expect(attempt.planted, attempt.name).toContain(planted);
+          expect(attempt.output, attempt.name).not.toContain('ESCAPED');
+          expect(attempt.planted, attempt.name).toEqual(planted[index]);
         }
-        const after = result(label, 1);
-        expect(after.output).not.toContain('ESCAPED');
-        expect(after.output).toMatch(/Read-only file system/);
+        expect(result(label, 1).output).toMatch(/refused: Device or resource busy/);
+        expect(result(label, 2).output).toContain('STILL-THERE');
+        const workspace = result(label, 0).fixture.workspace;
         const config = fs.readFileSync(path.join(workspace, 'vendor/lib/.git/config'), 'utf8');
-        expect(config).not.toMatch(/hooksPath|pager/);
+        expect(config).not.toMatch(/fsmonitor/);
       });
 
-      it('a startup file put where a protected one was is reported, and read-only from then on', () => {
+      it('the directories above the home’s startup files cannot be moved or exchanged', () => {
         const label = `startup files, ${mode.label}`;
-        const { fixture } = result(label, 0);
-        const home = fs.realpathSync(fixture.home);
-        const first = result(label, 0);
-        expect(first.output).toContain('SWAPPED');
-        expect(first.planted).toContain(path.join(home, '.config/fish'));
-        const second = result(label, 1);
-        expect(second.output).not.toContain('ESCAPED');
-        expect(second.output).toMatch(/Read-only file system/);
-        const third = result(label, 2);
-        expect(third.output).toContain('SWAPPED');
-        expect(third.planted).toContain(path.join(home, '.local/bin'));
+        for (const index of [0, 1, 2]) {
+          const attempt = result(label, index);
+          expect(attempt.output, attempt.name).not.toContain('ESCAPED');
+          expect(attempt.planted, attempt.name).toEqual([]);
+        }
+        expect(result(label, 1).output).toMatch(/refused: Device or resource busy/);
+        const home = result(label, 0).fixture.home;
+        expect(fs.readFileSync(path.join(home, '.config/fish/config.fish'), 'utf8')).toBe(
+          startupFileText,
+        );
+      });
+
+      it('hidden credential stores in a home that is the workspace cannot be carried out from under their masks', () => {
+        const label = `hidden credentials, ${mode.label}`;
+        const moved = result(label, 0);
+        expect(moved.output).not.toContain('ESCAPED');
+        expect(moved.output).toMatch(/Device or resource busy/);
+        const read = result(label, 1);
+        expect(read.output).not.toMatch(/SECRET-/);
+        const home = moved.fixture.home;
+        expect(fs.readFileSync(path.join(home, '.config/gh/hosts.yml'), 'utf8')).toContain(
+          'SECRET-',
+        );
       });
     });
   },

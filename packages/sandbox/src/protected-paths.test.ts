@@ -187,3 +187,39 @@ describe('checkPlanted', () => {
     expect(sandbox.checkPlanted?.()).toEqual([]);
   });
 });
+
+describe('a directory above a protected path, swapped as the sandbox starts', () => {
+  // The race a pinned directory closes: another sandbox's command puts a link where a directory
+  // was after wrap() looked and before bwrap binds it. From a descriptor checked by its physical
+  // path, the start ends rather than bind the link's target writable.
+  it('ends the start (exit 125) when the directory became a link, and the target stays read-only', async () => {
+    const workspace = directory();
+    const outside = directory();
+    execFileSync('git', ['init', '-q', path.join(workspace, 'vendor/lib')]);
+    fs.writeFileSync(path.join(outside, 'victim.txt'), 'original\n');
+    const sandbox = createSandbox({
+      mode: 'required',
+      onWarning: () => undefined,
+      writableRoots: [workspace],
+    });
+    const script = 'echo ESCAPED >> vendor/victim.txt; echo ran';
+    const wrapped = await sandbox.wrap({
+      file: 'bash',
+      args: ['-c', script],
+      cwd: workspace,
+      env: process.env,
+    });
+    fs.renameSync(path.join(workspace, 'vendor'), path.join(workspace, 'vendor-moved'));
+    fs.symlinkSync(path.relative(workspace, outside), path.join(workspace, 'vendor'));
+    const result = spawnSync(wrapped.file, [...wrapped.args], {
+      cwd: workspace,
+      env: wrapped.env,
+      encoding: 'utf8',
+    });
+    await sandbox.close();
+    expect(result.status).toBe(125);
+    expect(result.stderr).toMatch(/vendor was moved or replaced while the sandbox started/);
+    expect(result.stdout).not.toContain('ran');
+    expect(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8')).toBe('original\n');
+  });
+});

@@ -2,7 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type AllowListProxy, startAllowListProxy } from './allow-list-proxy.js';
-import { ancestorIdentity, assertRootsUnmoved, identities, outermostRoots } from './bound-paths.js';
+import {
+  ancestorIdentity,
+  assertRootsUnmoved,
+  directoriesAbove,
+  identities,
+  outermostRoots,
+} from './bound-paths.js';
 import {
   type Bubblewrap,
   filterFileFor,
@@ -322,7 +328,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const mountsFor = (
     programs: readonly SandboxCommand[],
     extraReadable: readonly string[],
-  ): { args: string[]; readOnlyInside: string[] } => {
+  ): { args: string[]; readOnlyInside: string[]; pinned: string[] } => {
     assertRootsUnmoved(boundRoots);
     const masks = currentMasks();
     // The program launched (and a script's interpreter) when it lives where the sandbox puts
@@ -331,20 +337,27 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       .flatMap((program) => launchRoots(program))
       .filter((root) => !writableRoots.some((writable) => isInsideRoot(writable, root)));
     const readOnlyInside = currentReadOnly();
+    // What holds a protected or hidden path cannot be renamed: a mount point cannot (see pinned).
+    const pinned = directoriesAbove(
+      [...readOnlyInside, ...masks.map((mask) => mask.path)],
+      boundRoots,
+    );
     const args = mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
       writableRoots: boundRoots,
       readOnlyInside,
       masks,
       allowUnixSockets,
+      pinned,
     });
-    return { args, readOnlyInside };
+    return { args, readOnlyInside, pinned };
   };
 
   /** bwrap (through its stages for the allow-listed network) around `command`. */
   const launchInvocation = (
     bubblewrap: Bubblewrap,
     mounts: readonly string[],
+    pinned: readonly string[],
     cwd: string,
     command: readonly string[],
   ): Invocation => {
@@ -352,12 +365,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
     if (typeof network === 'object') {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
-      const stage = { bubblewrap, mounts, proxySocket, cwd, command: inner };
+      const stage = { bubblewrap, mounts, pinned, proxySocket, cwd, command: inner };
       return nested && filterFile !== undefined
         ? proxyStages({ ...stage, filterFile, writableRoots: boundRoots })
         : proxySingleStage({ ...stage, filterFile });
     }
-    return singleStage({ bubblewrap, mounts, network, filterFile, cwd, command: inner });
+    return singleStage({ bubblewrap, mounts, pinned, network, filterFile, cwd, command: inner });
   };
 
   const startProxy = async (): Promise<void> => {
@@ -372,8 +385,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     extraReadable: readonly string[],
   ): Promise<Invocation> => {
     await startProxy();
-    const mounts = mountsFor([command], extraReadable).args;
-    return launchInvocation(bubblewrap, mounts, command.cwd, [command.file, ...command.args]);
+    const { args: mounts, pinned } = mountsFor([command], extraReadable);
+    return launchInvocation(bubblewrap, mounts, pinned, command.cwd, [
+      command.file,
+      ...command.args,
+    ]);
   };
 
   return {
@@ -407,10 +423,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         launch: async (command, { pipeDirectory, helperFile }) => {
           await startProxy();
           const helper = { ...command, file: process.execPath, args: [] };
-          const { args: mounts, readOnlyInside } = mountsFor([command, helper], [pipeDirectory]);
+          const {
+            args: mounts,
+            readOnlyInside,
+            pinned,
+          } = mountsFor([command, helper], [pipeDirectory]);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
-            ...launchInvocation(bubblewrap, mounts, cwd, [process.execPath, helperFile]),
+            ...launchInvocation(bubblewrap, mounts, pinned, cwd, [process.execPath, helperFile]),
             cwd,
             // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
             // they get nothing but PATH. Each command gets its own environment.
