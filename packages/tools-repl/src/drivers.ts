@@ -103,7 +103,13 @@ realWrite(JSON.stringify({ ready: true }) + '\n');
 
 /** Python: one globals dict; the value of a last expression is shown, like the interactive prompt. */
 export const pythonDriver = String.raw`
-import ast, collections, io, json, sys, traceback, contextlib
+import sys
+# python -c puts the working directory first on sys.path, and the workspace is the repository's:
+# its own ast.py or json.py would run in place of the standard library this driver imports (and
+# the modules those import later). The directory is on sys.path only while a cell runs, so a cell
+# still imports the project's modules.
+WORKSPACE_PATH = sys.path.pop(0) if sys.path and sys.path[0] == '' else None
+import ast, collections, io, json, traceback, contextlib
 real_stdout = sys.stdout
 # What a cell prints is kept up to this many characters at each end of a stream (as in Node).
 CAPTURE_LIMIT = 500000
@@ -154,7 +160,13 @@ for line in sys.stdin:
     reply = {}
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            value = run(code)
+            if WORKSPACE_PATH is not None:
+                sys.path.insert(0, WORKSPACE_PATH)
+            try:
+                value = run(code)
+            finally:
+                if WORKSPACE_PATH is not None and WORKSPACE_PATH in sys.path:
+                    sys.path.remove(WORKSPACE_PATH)
             reply = {'ok': True}
             if value is not None:
                 reply['value'] = value
