@@ -10,6 +10,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import type { FileDiagnostics } from './lsp-workspace.js';
 import { pathOfUri, readFileInside } from './paths.js';
+import { defaultPublishedDiagnosticsLimits } from './published-diagnostics.js';
 
 /** Longest source line shown beside a location. */
 const maxLineChars = 160;
@@ -273,6 +274,11 @@ export function formatDiagnostics(
   if (incomplete.length > 0)
     footer.push(
       `The server had not finished checking ${incomplete.join(', ')}; ask again for the rest.`,
+    );
+  const omitted = files.reduce((sum, file) => sum + (file.omitted ?? 0), 0);
+  if (omitted > 0)
+    footer.push(
+      `The server reported ${omitted} more diagnostic${omitted === 1 ? '' : 's'} than are kept (the most severe ${defaultPublishedDiagnosticsLimits.perFile} per file).`,
     );
   return [...lines, ...footer].join('\n');
 }

@@ -2,6 +2,7 @@
 // (`textDocument/diagnostic`), or waited for as the server publishes them.
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import { LspError } from './errors.js';
+import { boundedDiagnostics } from './published-diagnostics.js';
 import type { ServerProcess } from './server-process.js';
 import { tsserverDiagnostics } from './tsserver-passthrough.js';
 
@@ -11,6 +12,8 @@ export interface FileDiagnostics {
   path: string;
   diagnostics: readonly Diagnostic[];
   complete: boolean;
+  /** Diagnostics the server reported beyond those kept (see published-diagnostics.ts) [0]. */
+  omitted?: number;
 }
 
 /** A document as synced to the server: the version its diagnostics must be for. */
@@ -38,7 +41,7 @@ export async function diagnosticsOf(
   if (server.config.tsserverPassthrough === true) {
     try {
       const diagnostics = await tsserverDiagnostics(server, document.file, signal);
-      return { path: document.file, diagnostics, complete: true };
+      return { path: document.file, ...boundedDiagnostics(diagnostics), complete: true };
     } catch (error) {
       // A server without the tsserver passthrough command: wait for pushed diagnostics instead.
       if (!LspError.isInstance(error) || error.code !== 'request-failed') throw error;
@@ -50,7 +53,7 @@ export async function diagnosticsOf(
       { textDocument: { uri: document.uri } },
       signal,
     );
-    return { path: document.file, diagnostics: report.items ?? [], complete: true };
+    return { path: document.file, ...boundedDiagnostics(report.items), complete: true };
   }
   return pushedDiagnostics(server, document, timing, signal);
 }
@@ -80,7 +83,12 @@ function pushedDiagnostics(
     const finish = (complete: boolean) => {
       cleanup();
       const published = server.publishedDiagnostics(document.uri);
-      resolve({ path: document.file, diagnostics: published?.diagnostics ?? [], complete });
+      resolve({
+        path: document.file,
+        diagnostics: published?.diagnostics ?? [],
+        complete,
+        omitted: published?.omitted ?? 0,
+      });
     };
     const onPublished = (uri: string) => {
       if (uri !== document.uri || current() === undefined) return;

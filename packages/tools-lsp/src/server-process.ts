@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { credentialFreeEnvironment } from '@agent/core';
 import type {
-  Diagnostic,
   InitializeParams,
   InitializeResult,
   PublishDiagnosticsParams,
@@ -18,6 +17,7 @@ import { LspError } from './errors.js';
 import type { LanguageServerConfig } from './language-servers.js';
 import { createMessageSizeGuard } from './message-size-guard.js';
 import { uriOf } from './paths.js';
+import { type PublishedDiagnostics, PublishedDiagnosticsStore } from './published-diagnostics.js';
 
 /** How a server process ended. */
 export interface ServerExit {
@@ -25,15 +25,6 @@ export interface ServerExit {
   signal: NodeJS.Signals | null;
   /** True when we asked it to stop (close or restart). */
   requested: boolean;
-}
-
-/** Diagnostics last published for one document. */
-export interface PublishedDiagnostics {
-  diagnostics: readonly Diagnostic[];
-  /** The document version they are for, when the server says. */
-  version: number | undefined;
-  /** Order of arrival across all documents (increasing). */
-  sequence: number;
 }
 
 /** Options of {@link ServerProcess.start}. */
@@ -162,8 +153,7 @@ export class ServerProcess {
   #stopping = false;
   #stderr = '';
   #exit: ServerExit | undefined;
-  #diagnostics = new Map<string, PublishedDiagnostics>();
-  #sequence = 0;
+  #diagnostics = new PublishedDiagnosticsStore();
   #diagnosticListeners = new Set<(uri: string) => void>();
   readonly #settings: Readonly<Record<string, unknown>>;
 
@@ -356,14 +346,19 @@ export class ServerProcess {
     void this.#connection.sendNotification(method, params).catch(() => {});
   }
 
-  /** The diagnostics last published for `uri`, if any. */
+  /** The diagnostics last published for `uri`, if any (and still kept: see published-diagnostics.ts). */
   publishedDiagnostics(uri: string): PublishedDiagnostics | undefined {
     return this.#diagnostics.get(uri);
   }
 
   /** The sequence number the next published diagnostics will be above. */
   get diagnosticsSequence(): number {
-    return this.#sequence;
+    return this.#diagnostics.sequence;
+  }
+
+  /** How many files and diagnostics of this server's publications are kept (bounded). */
+  get diagnosticsKept(): { files: number; diagnostics: number } {
+    return this.#diagnostics.size;
   }
 
   /** Calls `listener(uri)` after each `textDocument/publishDiagnostics`; returns the unsubscribe. */
@@ -439,13 +434,9 @@ export class ServerProcess {
     connection.onNotification(
       'textDocument/publishDiagnostics',
       (params: PublishDiagnosticsParams) => {
-        this.#sequence += 1;
-        this.#diagnostics.set(params.uri, {
-          diagnostics: params.diagnostics,
-          version: params.version,
-          sequence: this.#sequence,
-        });
-        for (const listener of this.#diagnosticListeners) listener(params.uri);
+        const uri = this.#diagnostics.publish(params);
+        if (uri === undefined) return;
+        for (const listener of this.#diagnosticListeners) listener(uri);
       },
     );
   }
