@@ -24,6 +24,13 @@ export interface MountPlan {
    * protected or hidden path, which a rename would carry away from where the next sandbox looks.
    */
   pinned?: readonly string[];
+  /**
+   * This package's own files — the seccomp filters, the proxy's socket, a host's pipes and
+   * helper — bound read-only over themselves after the writable roots where one holds them (the
+   * workspace is the temporary directory): a command there could lift the filter for the next
+   * command, point the proxy's socket at another daemon's, or rewrite the helper [none].
+   */
+  ownPaths?: readonly string[];
 }
 
 /** The descriptor the first pinned directory is opened on (9 is the seccomp filter's). */
@@ -126,6 +133,10 @@ export function mountArguments(plan: MountPlan): string[] {
   // Before what they hold is bound read-only or hidden: those mounts then sit on the pinned ones.
   for (const [index, directory] of (plan.pinned ?? []).entries()) {
     args.push('--bind-fd', String(firstPinDescriptor + index), directory);
+  }
+  for (const own of plan.ownPaths ?? []) {
+    if (plan.writableRoots.some((root) => isInside(root, own)) && fs.existsSync(own))
+      args.push('--ro-bind', own, own);
   }
   // A mount point cannot be renamed or removed: the command cannot swap it for a `.git` of its own.
   for (const inside of plan.readOnlyInside ?? []) args.push('--ro-bind', inside, inside);

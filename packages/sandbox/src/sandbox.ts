@@ -26,6 +26,7 @@ import { explainFailure } from './explain-failure.js';
 import { gitEntryPaths, watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
+import { seccompFilterDirectory } from './seccomp-file.js';
 import { defaultSecretPaths, environmentFilePaths, isInside, secretMasks } from './secret-paths.js';
 import { startupFilesToProtect } from './startup-files.js';
 
@@ -342,6 +343,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       [...readOnlyInside, ...masks.map((mask) => mask.path)],
       boundRoots,
     );
+    // This package's own files, where a writable root holds them (see MountPlan.ownPaths).
+    const ownPaths = [
+      ...(bubblewrap?.features.seccomp === undefined ? [] : [seccompFilterDirectory()]),
+      ...(proxySocket === undefined ? [] : [path.dirname(proxySocket)]),
+      ...extraReadable,
+    ];
     const args = mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
       writableRoots: boundRoots,
@@ -349,6 +356,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       masks,
       allowUnixSockets,
       pinned,
+      ownPaths,
     });
     return { args, readOnlyInside, pinned };
   };

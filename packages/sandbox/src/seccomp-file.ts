@@ -12,18 +12,21 @@ import { buildSeccompFilter, type SeccompFilterOptions } from './seccomp-filter.
  * few hundred bytes each) are written once. Only this user can change what bwrap loads.
  */
 let directory: string | undefined;
-const files = new Map<string, string>();
+const programs = new Map<string, Buffer>();
 
-/** The path of a file holding the filter for `options` (written on first use, rewritten if a temp cleaner removed it). */
+/**
+ * The path of a file holding the filter for `options`: written on first use, and read back on
+ * every call and rewritten unless it holds exactly the program (a temp cleaner removed it; or a
+ * process of this user changed it — sandboxed ones cannot: see {@link seccompFilterDirectory}).
+ */
 export function seccompFilterFile(options: SeccompFilterOptions): string {
   const key = `${options.architecture}-${options.allowUnixSockets === true ? 'unix-allowed' : 'unix-blocked'}`;
-  const known = files.get(key);
-  if (known !== undefined && fs.existsSync(known)) return known;
-  if (directory === undefined || !fs.existsSync(directory)) {
-    directory = privateDirectory();
-    files.clear();
+  if (directory === undefined || !fs.existsSync(directory)) directory = privateDirectory();
+  let bytes = programs.get(key);
+  if (bytes === undefined) {
+    bytes = buildSeccompFilter(options);
+    programs.set(key, bytes);
   }
-  const bytes = buildSeccompFilter(options);
   const file = path.join(directory, `${key}.bpf`);
   let current: Buffer | undefined;
   try {
@@ -37,8 +40,17 @@ export function seccompFilterFile(options: SeccompFilterOptions): string {
     fs.writeFileSync(partial, bytes, { mode: 0o600 });
     fs.renameSync(partial, file);
   }
-  files.set(key, file);
   return file;
+}
+
+/**
+ * The directory the filter files are in (made if missing). Where a writable root holds it (the
+ * workspace is the temporary directory, or holds it), every sandbox binds it read-only: a
+ * command that rewrote a filter there would lift it for the next command of every sandbox.
+ */
+export function seccompFilterDirectory(): string {
+  if (directory === undefined || !fs.existsSync(directory)) directory = privateDirectory();
+  return directory;
 }
 
 /**
