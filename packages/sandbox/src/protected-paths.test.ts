@@ -130,6 +130,44 @@ describe('a writable root that holds the home’s startup files', () => {
     expect(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('ok\n');
   });
 
+  it('keeps the startup files of zsh with ZDOTDIR, debuggers, REPLs, database clients and window managers read-only', async () => {
+    const home = directory();
+    const files = [
+      '.config/zsh/.zshrc',
+      '.zsh/aliases.zsh',
+      '.config/powershell/Microsoft.PowerShell_profile.ps1',
+      '.gdbinit',
+      '.ipython/profile_default/startup/00.py',
+      '.pythonrc.py',
+      '.irbrc',
+      '.Rprofile',
+      '.psqlrc',
+      '.sqliterc',
+      '.config/plasma-workspace/env/path.sh',
+      '.config/i3/config',
+      '.config/hypr/hyprland.conf',
+      '.wezterm.lua',
+    ];
+    for (const file of files) {
+      fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+      fs.writeFileSync(path.join(home, file), '# original\n');
+    }
+    process.env.HOME = home;
+    const script = files
+      .map((file) => `echo "touch /var/tmp/pwned" >> '${file}' && echo 'WROTE ${file}'`)
+      .join('; ');
+    const { output } = await run(
+      { writableRoots: [home] },
+      `${script}; echo ok > notes.txt && echo NOTES`,
+      home,
+    );
+    expect(output).not.toMatch(/WROTE/);
+    expect(output).toContain('NOTES');
+    for (const file of files) {
+      expect(fs.readFileSync(path.join(home, file), 'utf8'), file).toBe('# original\n');
+    }
+  });
+
   it('leaves them writable with protectStartupFiles: false, and alone when the home is outside the roots', async () => {
     const home = directory();
     fs.writeFileSync(path.join(home, '.bashrc'), '# original\n');
