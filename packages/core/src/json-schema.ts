@@ -21,17 +21,30 @@ export interface JsonSchemaObject extends JsonSchema {
 }
 
 const maxInlineDepth = 32;
+/** Nodes (objects and arrays) a schema may have once its references are inlined. */
+const maxInlineNodes = 100_000;
 
 /**
  * Returns a self-contained copy of a schema: every local `$ref` (`#/$defs/X`, `#/definitions/X`)
  * inlined, and `$schema`, `$defs`, `definitions`, `$id` removed, because strict providers
  * reject references. A recursive reference is cut at depth 32 to `{}` (accept anything).
+ * Throws when the copy would pass 100,000 objects and arrays: references that each use the next
+ * twice double at every level (2^30 nodes from thirty small definitions froze the process).
  */
 export function inlineJsonSchema(schema: JsonSchema): JsonSchema {
   const root = schema;
+  let nodes = 0;
+  const count = () => {
+    nodes += 1;
+    if (nodes > maxInlineNodes)
+      throw new Error(
+        `Tool schema too large once its $refs are inlined (over ${maxInlineNodes.toLocaleString('en-US')} objects and arrays)`,
+      );
+  };
   const visit = (node: unknown, depth: number, stack: readonly string[]): unknown => {
-    if (Array.isArray(node)) return node.map((item) => visit(item, depth, stack));
     if (node === null || typeof node !== 'object') return node;
+    count();
+    if (Array.isArray(node)) return node.map((item) => visit(item, depth, stack));
     const record = node as Record<string, unknown>;
     const ref = record.$ref;
     if (typeof ref === 'string' && ref.startsWith('#')) {

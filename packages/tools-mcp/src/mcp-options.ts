@@ -127,6 +127,13 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
     tool: Tool,
     derived: ToolPolicy<Record<string, unknown>>,
   ) => ToolPolicy<Record<string, unknown>>;
+  /**
+   * Longest tool description passed on, in characters [10000]: a longer one is cut (with a note
+   * at its end) and reported to `onError`, since the model reads every description on every turn.
+   */
+  maxDescriptionChars?: number;
+  /** The most tools taken from the server's listing, in its order [10000]; the rest are left out, reported. */
+  maxTools?: number;
   /** Per-call timeout in ms, enforced by the agent loop [the loop's default]. */
   timeoutMs?: number;
   /** Time for starting the server and the `initialize` handshake, in ms [30000]. */

@@ -396,6 +396,7 @@ export class McpToolAdapter implements AsyncDisposable {
       server: this.name,
       timeoutMs: this.#options.requestTimeoutMs ?? 60_000,
       report: (error) => this.#report(error),
+      maxTools: this.#options.maxTools,
     });
   }
 

@@ -189,3 +189,8 @@ export function nextValue<T>(subscribe: (deliver: (value: T) => void) => void): 
 export const rawStdioServerEntry = fileURLToPath(
   new URL('./__fixtures__/raw-stdio-server.mjs', import.meta.url),
 );
+
+/** The stdio server in `__fixtures__` whose tools/list is hostile (scenario as its argument). Test-only. */
+export const hostileListingServerEntry = fileURLToPath(
+  new URL('./__fixtures__/hostile-listing-server.mjs', import.meta.url),
+);

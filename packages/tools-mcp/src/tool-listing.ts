@@ -1,6 +1,12 @@
 // A server's tool listing as AgentTools: lenient parsing, policies from annotations, and what
 // changed between two listings.
-import { AgentError, type ToolContext, type ToolPolicy, type ToolResult } from '@agent/core';
+import {
+  AgentError,
+  errorMessage,
+  type ToolContext,
+  type ToolPolicy,
+  type ToolResult,
+} from '@agent/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PaginatedResultSchema, type Tool, ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolAdapterOptions, McpToolsChange } from './mcp-options.js';
@@ -10,6 +16,10 @@ import { mcpToolWireName } from './tool-names.js';
 import { outputSearchText, toToolParameters } from './tool-schema.js';
 
 const maxToolPages = 100;
+/** Entries that are not tools reported one by one; the rest are counted (one line each in a terminal). */
+const maxSkipReports = 3;
+/** Default of `maxTools`. */
+const defaultMaxTools = 10_000;
 
 /** A tool as the server listed it. */
 export interface ListedTool {
@@ -41,10 +51,18 @@ export type CallByName = (
  */
 export async function listTools(
   client: Client,
-  options: { server: string; timeoutMs: number; report: (error: unknown) => void },
+  options: {
+    server: string;
+    timeoutMs: number;
+    report: (error: unknown) => void;
+    /** The most tools kept; the rest are left out, reported [10,000]. */
+    maxTools?: number | undefined;
+  },
 ): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   const seen = new Set<string>();
+  const maxTools = options.maxTools ?? defaultMaxTools;
+  let skipped = 0;
   let cursor: string | undefined;
   for (let page = 0; page < maxToolPages; page++) {
     const result = await client.request(
@@ -57,19 +75,36 @@ export async function listTools(
       throw new Error('the tools/list answer has no "tools" array');
     }
     for (const candidate of raw) {
+      if (tools.length > maxTools) break;
       const listed = parseTool(candidate);
       if (listed !== undefined) tools.push(listed);
-      else
+      else if (++skipped <= maxSkipReports)
         options.report(
           new AgentError(
             `MCP server "${options.server}" listed something that is not a tool, skipped: ${clip(JSON.stringify(candidate) ?? String(candidate), 300)}`,
           ),
         );
     }
+    if (tools.length > maxTools) {
+      // Pages of a million tools each would hold the whole process's memory.
+      tools.length = maxTools;
+      options.report(
+        new AgentError(
+          `MCP server "${options.server}" listed more than ${maxTools.toLocaleString('en-US')} tools; the first ${maxTools.toLocaleString('en-US')} are kept (maxTools)`,
+        ),
+      );
+      break;
+    }
     cursor = result.nextCursor;
     if (cursor === undefined || seen.has(cursor)) break;
     seen.add(cursor);
   }
+  if (skipped > maxSkipReports)
+    options.report(
+      new AgentError(
+        `MCP server "${options.server}" listed ${skipped.toLocaleString('en-US')} things that are not tools in all, skipped`,
+      ),
+    );
   // The SDK validates structuredContent against output schemas it cached from listTools(),
   // which this lenient listing bypasses. (Private in its types; guarded in case it goes.)
   const cache = (client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void })
@@ -176,14 +211,15 @@ export function toolEntry(
   const taskRequired = definition.execution?.taskSupport === 'required';
   const subjects = [`${server}/${mcpName}`] as const;
   const searchText = outputSearchText(definition.outputSchema);
+  const report = (message: string) =>
+    options.onError?.(
+      new AgentError(`MCP server "${server}", tool "${clip(mcpName, 80)}": ${message}`),
+    );
   const tool: McpAgentTool = {
     name: wireName,
-    label: definition.title ?? definition.annotations?.title ?? mcpName,
-    description:
-      definition.description !== undefined && definition.description.trim() !== ''
-        ? definition.description
-        : `Tool "${mcpName}" of MCP server "${server}".`,
-    parameters: toToolParameters(rawInputSchema),
+    label: clip(definition.title ?? definition.annotations?.title ?? mcpName, maxLabelChars),
+    description: toolDescription(definition, server, options.maxDescriptionChars, report),
+    parameters: parametersOf(rawInputSchema, report),
     source: `mcp:${server}`,
     // What it returns, for tool_search only (never part of the tool's schema).
     ...(searchText === undefined ? {} : { searchText }),
@@ -192,6 +228,50 @@ export function toolEntry(
     execute: (args, ctx) => call(mcpName, taskRequired, args, ctx),
   };
   return { definition, fingerprint, tool, taskRequired };
+}
+
+/** Longest label (the tool's title) kept: it is shown in lists, one line each. */
+const maxLabelChars = 200;
+/** Default of `maxDescriptionChars`. */
+const defaultMaxDescriptionChars = 10_000;
+
+/**
+ * The description the model reads: the server's, cut at `max` characters (a description of
+ * megabytes went to the model whole on every turn), or a line naming the tool when it has none.
+ */
+function toolDescription(
+  definition: Tool,
+  server: string,
+  max = defaultMaxDescriptionChars,
+  report: (message: string) => void,
+): string {
+  const description = definition.description;
+  if (description === undefined || description.trim() === '')
+    return `Tool "${definition.name}" of MCP server "${server}".`;
+  if (description.length <= max) return description;
+  report(
+    `its description of ${description.length.toLocaleString('en-US')} characters is cut at ${max.toLocaleString('en-US')} (maxDescriptionChars)`,
+  );
+  return `${description.slice(0, max)}… [description cut at ${max.toLocaleString('en-US')} characters]`;
+}
+
+/**
+ * The tool's parameters, or `{ type: 'object' }` (reported) for an input schema that cannot be
+ * made self-contained: one that grows past core's bound once inlined, or nests deeper than the
+ * stack.
+ */
+function parametersOf(
+  rawInputSchema: unknown,
+  report: (message: string) => void,
+): ReturnType<typeof toToolParameters> {
+  try {
+    return toToolParameters(rawInputSchema);
+  } catch (error) {
+    report(
+      `its input schema is not used (${errorMessage(error)}); any arguments are sent as given`,
+    );
+    return { type: 'object' };
+  }
 }
 
 /** The policy of a tool from its annotations (when trusted), then the `policy` option's say. */

@@ -1,0 +1,99 @@
+// A stdio MCP server written as raw JSON-RPC lines whose tools/list is hostile in the way its
+// first argument names (the tool `fine` is always listed too, so the server stays usable):
+//   schema-bomb     thirty definitions, each using the next twice: 2^30 nodes once inlined
+//   schema-bombs    the same bomb in several shapes (items, allOf, properties, oneOf + siblings)
+//   huge-description  a 5 MB description and a 100 kB title
+//   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
+import { createInterface } from 'node:readline';
+
+const scenario = process.argv[2];
+const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+const fine = { name: 'fine', description: 'A well-behaved tool', inputSchema: { type: 'object' } };
+
+/** `levels` definitions, each referring twice to the next, in the shape `wrap` gives a pair. */
+function bomb(levels, wrap, root = 'properties') {
+  const definitions = {};
+  for (let level = 0; level < levels; level++) {
+    const next = { $ref: `#/$defs/d${level + 1}` };
+    definitions[`d${level}`] = wrap(next);
+  }
+  definitions[`d${levels}`] = { type: 'string' };
+  const schema = { type: 'object', $defs: definitions };
+  if (root === 'properties') schema.properties = { x: { $ref: '#/$defs/d0' } };
+  else schema.allOf = [{ $ref: '#/$defs/d0' }];
+  return schema;
+}
+
+function listing(cursor) {
+  switch (scenario) {
+    case 'schema-bomb':
+      return { tools: [fine, { name: 'bomb', inputSchema: bomb(30, (next) => ({ anyOf: [next, next] })) }] };
+    case 'schema-bombs':
+      return {
+        tools: [
+          fine,
+          { name: 'items', inputSchema: bomb(30, (next) => ({ type: 'array', items: [next, next] })) },
+          { name: 'all-of', inputSchema: bomb(30, (next) => ({ allOf: [next, next] }), 'allOf') },
+          {
+            name: 'properties',
+            inputSchema: bomb(30, (next) => ({ type: 'object', properties: { a: next, b: next } })),
+          },
+          {
+            name: 'siblings',
+            inputSchema: bomb(30, (next) => ({ oneOf: [next], not: next })),
+          },
+          {
+            name: 'wide',
+            inputSchema: bomb(3, (next) => ({ anyOf: Array.from({ length: 100 }, () => next) })),
+          },
+        ],
+      };
+    case 'huge-description':
+      return {
+        tools: [
+          fine,
+          {
+            name: 'chatty',
+            title: `T${'t'.repeat(100_000)}`,
+            description: `Start. ${'x'.repeat(5_000_000)} End.`,
+            inputSchema: { type: 'object' },
+          },
+        ],
+      };
+    case 'many-tools': {
+      const page = Number(cursor ?? 0);
+      const tools = Array.from({ length: 1000 }, (_, index) => ({
+        name: `t${page}_${index}`,
+        inputSchema: { type: 'object' },
+      }));
+      return { tools: page === 0 ? [fine, ...tools] : tools, nextCursor: String(page + 1) };
+    }
+    default:
+      throw new Error(`unknown scenario ${scenario}`);
+  }
+}
+
+const input = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+input.on('line', (text) => {
+  const message = JSON.parse(text);
+  if (message.id === undefined) return;
+  const { id, method, params } = message;
+  if (method === 'initialize') {
+    process.stdout.write(
+      line({
+        id,
+        result: {
+          protocolVersion: params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'hostile-listing', version: '1.0.0' },
+        },
+      }),
+    );
+  } else if (method === 'tools/list') {
+    process.stdout.write(line({ id, result: listing(params?.cursor) }));
+  } else if (method === 'tools/call') {
+    process.stdout.write(line({ id, result: { content: [{ type: 'text', text: `called ${params.name}` }] } }));
+  } else {
+    process.stdout.write(line({ id, result: {} }));
+  }
+});

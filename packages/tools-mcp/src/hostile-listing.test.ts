@@ -1,0 +1,102 @@
+// A hostile server's tools/list against the client, each a real stdio server process: schemas
+// that explode once their $refs are inlined, descriptions of megabytes, endless pages of tools.
+// The server's own good tool must stay usable, and the process must not freeze or fill memory.
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolAdapter } from './mcp-tool-adapter.js';
+import { hostileListingServerEntry, nodeServer, resultText, testContext } from './test-helpers.js';
+
+const adapters: McpToolAdapter[] = [];
+afterEach(async () => {
+  await Promise.all(adapters.splice(0).map((adapter) => adapter.close()));
+});
+
+async function connect(scenario: string, extra: { maxTools?: number } = {}) {
+  const errors: string[] = [];
+  const adapter = await McpToolAdapter.connect({
+    name: 'hostile',
+    transport: nodeServer(hostileListingServerEntry, [scenario]),
+    onError: (error) => errors.push(error.message),
+    ...extra,
+  });
+  adapters.push(adapter);
+  return { adapter, errors };
+}
+
+async function fineStillWorks(adapter: McpToolAdapter) {
+  const fine = adapter.tools().find((tool) => tool.name === 'hostile__fine');
+  expect(fine).toBeDefined();
+  const result = await fine?.execute({}, testContext());
+  expect(result && resultText(result)).toContain('called fine');
+}
+
+describe('a hostile tool listing', () => {
+  // Before: inlining the 30-level bomb never finished (2^30 nodes), so connect() never returned.
+  it('a schema whose $refs double at every level: the tool is kept with a plain object schema, reported', async () => {
+    const { adapter, errors } = await connect('schema-bomb');
+    const bomb = adapter.tools().find((tool) => tool.name === 'hostile__bomb');
+    expect(bomb?.parameters).toEqual({ type: 'object' });
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^MCP server "hostile", tool "bomb": its input schema is not used \(Tool schema too large once its \$refs are inlined \(over 100,000 objects and arrays\)\)/,
+      ),
+    ]);
+    await fineStillWorks(adapter);
+    const result = await bomb?.execute({ x: 'anything' }, testContext());
+    expect(result && resultText(result)).toContain('called bomb');
+  });
+
+  it.each(['items', 'all-of', 'properties', 'siblings', 'wide'])(
+    'the same bomb in another shape (%s)',
+    async (name) => {
+      const { adapter, errors } = await connect('schema-bombs');
+      const tool = adapter.tools().find((each) => each.name === `hostile__${name}`);
+      expect(tool?.parameters).toEqual({ type: 'object' });
+      expect(errors.filter((error) => error.includes(`tool "${name}"`))).toHaveLength(1);
+      await fineStillWorks(adapter);
+    },
+  );
+
+  // Before: the 5 MB description went to the model whole, on every turn.
+  it('a description of megabytes is cut (with a note) and reported; a huge title is cut', async () => {
+    const { adapter, errors } = await connect('huge-description');
+    const chatty = adapter.tools().find((tool) => tool.name === 'hostile__chatty');
+    expect(chatty?.description.length).toBeLessThan(10_100);
+    expect(chatty?.description.startsWith('Start. xxx')).toBe(true);
+    expect(chatty?.description.endsWith('… [description cut at 10,000 characters]')).toBe(true);
+    expect(chatty?.label?.length).toBeLessThanOrEqual(201);
+    expect(errors).toEqual([
+      'MCP server "hostile", tool "chatty": its description of 5,000,012 characters is cut at 10,000 (maxDescriptionChars)',
+    ]);
+    await fineStillWorks(adapter);
+  });
+
+  it('maxDescriptionChars raises the bound', async () => {
+    const errors: string[] = [];
+    const adapter = await McpToolAdapter.connect({
+      name: 'hostile',
+      transport: nodeServer(hostileListingServerEntry, ['huge-description']),
+      maxDescriptionChars: 6_000_000,
+      onError: (error) => errors.push(error.message),
+    });
+    adapters.push(adapter);
+    const chatty = adapter.tools().find((tool) => tool.name === 'hostile__chatty');
+    expect(chatty?.description.endsWith(' End.')).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  // Before: every page was taken (100 pages × any number of tools a page).
+  it('endless pages of tools: the first maxTools are kept, reported once', async () => {
+    const { adapter, errors } = await connect('many-tools', { maxTools: 2_500 });
+    expect(adapter.tools()).toHaveLength(2_500);
+    expect(errors).toEqual([
+      'MCP server "hostile" listed more than 2,500 tools; the first 2,500 are kept (maxTools)',
+    ]);
+    await fineStillWorks(adapter);
+  });
+
+  it('endless pages of tools: 10,000 by default', async () => {
+    const { adapter, errors } = await connect('many-tools');
+    expect(adapter.tools()).toHaveLength(10_000);
+    expect(errors).toHaveLength(1);
+  });
+});
