@@ -5,7 +5,7 @@ import { fitToolDefinition } from './schema-budget.js';
 import { createScriptedProvider, type ScriptedStep } from './testing/scripted-provider.js';
 import { agentWith, resultText, toolResults } from './testing/test-helpers.js';
 import type { AnyAgentTool } from './tool.js';
-import { deferTools } from './tool-catalogue.js';
+import { deferTools, type ToolSearchDetails } from './tool-catalogue.js';
 import { ToolSearchAssociations } from './tool-search-associations.js';
 import { ToolSearchIndex, toolSummary } from './tool-search-index.js';
 
@@ -209,6 +209,41 @@ describe('deferred tools and tool_search', () => {
     await failing.agent.run('go').result;
     expect(resultText(toolResults(failing.agent.messages)[0])).toContain('pulls_merge');
     expect(errors.map((error) => (error as Error).message)).toEqual(['no data package']);
+  });
+
+  it('names the next ten matches without loading them; select: loads the one the model meant', async () => {
+    const { agent, sentTools } = catalogueAgent([
+      {
+        toolCalls: [
+          { id: 's', name: 'tool_search', arguments: { query: 'miscellaneous thing', limit: 2 } },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: 't', name: 'tool_search', arguments: { query: 'select:misc_operation_7' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    await agent.run('go').result;
+    const [search, select] = toolResults(agent.messages);
+    const details = search?.details as ToolSearchDetails;
+    expect(details.loaded).toHaveLength(2);
+    expect(details.others).toHaveLength(10);
+    const text = resultText(search);
+    expect(text).toContain('Loaded 2 tools; call them from your next step:');
+    expect(text).toContain('Also matching, not loaded ("select:name" loads one):');
+    for (const other of details.others ?? []) {
+      expect(text).toContain(`- ${other.name}: Does miscellaneous thing number`);
+      expect(details.loaded).not.toContain(other.name);
+    }
+    // Loaded: the two, then the one selected; the others were only named.
+    expect(sentTools(1).filter((name) => name.startsWith('misc_'))).toEqual(details.loaded);
+    expect(resultText(select)).toContain('misc_operation_7');
+    expect(sentTools(2).filter((name) => name.startsWith('misc_'))).toEqual([
+      ...details.loaded,
+      'misc_operation_7',
+    ]);
   });
 
   it('defers a catalogue over budget automatically: other sources first, never defer:false', async () => {

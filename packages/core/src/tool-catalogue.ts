@@ -75,6 +75,21 @@ export interface ToolLookup {
 export interface ToolSearchDetails {
   loaded: string[];
   matches: ToolSearchMatch[];
+  /**
+   * The next best matches, named to the model but not loaded (it may load one with
+   * `select:name`): the search ranks by words, the model reads meaning.
+   */
+  others?: ToolSearchMatch[];
+}
+
+/** Matches past the loaded ones that a search names to the model (not loaded). */
+const otherMatchCount = 10;
+
+/** A summary cut to about 80 characters, between words: the other matches are a list to glance at. */
+function clipSummary(summary: string): string {
+  if (summary.length <= 80) return summary;
+  const cut = summary.lastIndexOf(' ', 80);
+  return `${summary.slice(0, cut > 40 ? cut : 80)}…`;
 }
 
 const defaultMaxTools = 100;
@@ -385,7 +400,7 @@ export class ToolCatalogue {
         const limit = Math.min(20, Math.max(1, args.limit ?? maxResults));
         let matches: ToolSearchMatch[];
         try {
-          matches = await this.#search(args.query, mode, limit);
+          matches = await this.#search(args.query, mode, limit + otherMatchCount);
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           return {
@@ -405,6 +420,8 @@ export class ToolCatalogue {
             details: { loaded: [], matches: [] } satisfies ToolSearchDetails,
           };
         }
+        const others = matches.slice(limit);
+        matches = matches.slice(0, limit);
         const before = new Set(this.#loaded);
         const names = matches.map((match) => match.name);
         this.load(names);
@@ -412,14 +429,24 @@ export class ToolCatalogue {
           (match) =>
             `- ${match.name}${before.has(match.name) ? ' (already loaded)' : ''}: ${match.summary}`,
         );
+        // The next matches by name and summary: when the words misled the ranking, the model can
+        // see the tool it meant and load it, without a second search.
+        const more =
+          others.length === 0
+            ? ''
+            : `\nAlso matching, not loaded ("select:name" loads one):\n${others.map((match) => `- ${match.name}: ${clipSummary(match.summary)}`).join('\n')}`;
         return {
           content: [
             {
               type: 'text',
-              text: `Loaded ${matches.length} tool${matches.length === 1 ? '' : 's'}; call ${matches.length === 1 ? 'it' : 'them'} from your next step:\n${lines.join('\n')}`,
+              text: `Loaded ${matches.length} tool${matches.length === 1 ? '' : 's'}; call ${matches.length === 1 ? 'it' : 'them'} from your next step:\n${lines.join('\n')}${more}`,
             },
           ],
-          details: { loaded: names, matches } satisfies ToolSearchDetails,
+          details: {
+            loaded: names,
+            matches,
+            ...(others.length === 0 ? {} : { others }),
+          } satisfies ToolSearchDetails,
         };
       },
     };

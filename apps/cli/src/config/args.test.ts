@@ -1,3 +1,4 @@
+import { untrustedFence, untrustedNote } from '@agent/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatArguments, summarizeResult } from '../ui/transcript.js';
@@ -106,5 +107,25 @@ describe('transcript formatting', () => {
       '{"a":[1,2]}',
     );
     expect(summarizeResult({ content: [] })).toBe('(no output)');
+  });
+
+  it('summarises what a fenced result holds, not its untrusted-content note and markers', () => {
+    const fence = untrustedFence('MCP');
+    const fenced = (inner: string) =>
+      `${untrustedNote('MCP', 'the MCP server "memory"')}\n${fence.open}\n${inner}\n${fence.close}`;
+    expect(
+      summarizeResult({ content: [{ type: 'text', text: fenced('{\n  "entities": []\n}') }] }),
+    ).toBe('{"entities":[]}');
+    expect(
+      summarizeResult({
+        content: [{ type: 'text', text: fenced('Ada\nwrote\nthe first program') }],
+      }),
+    ).toBe('Ada (+2 lines)');
+    // A header of the tool's own before the fence stays first (web_fetch's URL line).
+    expect(
+      summarizeResult({
+        content: [{ type: 'text', text: `URL: https://example.com/\n\n${fenced('page')}` }],
+      }),
+    ).toBe('URL: https://example.com/ (+1 lines)');
   });
 });

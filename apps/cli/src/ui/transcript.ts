@@ -58,6 +58,21 @@ export function formatArguments(raw: string): string {
   return clip(text, maxArgumentChars);
 }
 
+// The lines of an untrusted-content fence (core's `untrustedNote` and markers): the model's
+// warning, not what the tool found, so the one-line summary shows what lies inside.
+const fenceLine =
+  /^(?:Untrusted: the text between the UNTRUSTED [A-Z]+ CONTENT markers .*|----- (?:BEGIN|END) UNTRUSTED [A-Z]+ CONTENT [0-9a-f]{12} -----)$/;
+
+/** `text` without the lines of its untrusted-content fences. */
+function withoutFences(text: string): string {
+  if (!text.includes(' UNTRUSTED ')) return text;
+  return text
+    .split('\n')
+    .filter((line) => !fenceLine.test(line))
+    .join('\n')
+    .trim();
+}
+
 /** The status line bash ends a failed command's output with. */
 const exitStatus = /^Exit code: (\d+|unknown)( \(signal \w+\))?$/;
 
@@ -73,7 +88,7 @@ export function summarizeResult(
   },
 ): string {
   const max = message.errorKind === 'denied' ? maxDenialChars : maxResultChars;
-  const text = toolResultText(message.content);
+  const text = withoutFences(toolResultText(message.content));
   const json = compactJson(text);
   if (json !== undefined) return clip(json, max);
   const lines = text.split('\n').filter((line) => line.trim() !== '');
