@@ -8,6 +8,7 @@ import { createGlobTool } from './glob.js';
 import { createKnowledgeTool } from './knowledge.js';
 import { createListFilesTool } from './list-files.js';
 import { createNotebookEditTool } from './notebook.js';
+import type { ProtectedWrites } from './protected-writes.js';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file.js';
 import { createReportIssueTool, type ReportIssueToolOptions } from './report-issue.js';
 import { createSearchTool, type SearchToolOptions } from './search.js';
@@ -78,6 +79,11 @@ export interface DefaultToolsOptions {
   tools?: readonly BuiltinToolName[];
   /** File-system operations for the file tools [node:fs/promises]. */
   fs?: FileSystemOperations;
+  /**
+   * Writes of the file tools that need the `full-access` tier: into a repository's git directory,
+   * into the home's startup files [both] — as bash's sandbox keeps them read-only.
+   */
+  protectedWrites?: ProtectedWrites;
   /** Options of the bash tool (besides `cwd`). */
   bash?: Omit<BashToolOptions, 'cwd' | 'backgroundTasks'>;
   /** Options of read_file (besides where it works). */
@@ -133,6 +139,7 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     readOnlyRoots: [spill.path],
     ...(spill.sharedRoot === undefined ? {} : { hiddenRoots: [spill.sharedRoot] }),
     ...(options.fs === undefined ? {} : { fs: options.fs }),
+    ...(options.protectedWrites === undefined ? {} : { protectedWrites: options.protectedWrites }),
   });
   const shared = { cwd: workspace.cwd, workspace };
   // One bash: use_aws runs its commands as calls of the bash tool the model has.

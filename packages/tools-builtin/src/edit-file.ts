@@ -370,9 +370,10 @@ export function createEditFileTool(
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },
-    permissionSubjects: async (args) => [await workspace.resolve(args.path, 'write', 'edit_file')],
+    permissionSubjects: (args) => workspace.writeSubjects(args.path, 'edit_file', args),
     execute: async (args, ctx): Promise<ToolResult<EditFileDetails>> => {
       const real = await workspace.resolve(args.path, 'write', 'edit_file');
+      await workspace.checkProtectedWrite(real, 'edit_file', args);
       const shown = workspace.display(real);
       const release = await editLocks.acquire(real, ctx.signal);
       try {
@@ -480,11 +481,10 @@ export function createTextEditorTool(
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },
-    permissionSubjects: async (args) => [
-      await workspace.resolve(args.path, 'write', 'text_editor'),
-    ],
+    permissionSubjects: (args) => workspace.writeSubjects(args.path, 'text_editor', args),
     execute: async (args, ctx): Promise<ToolResult<EditFileDetails>> => {
       const real = await workspace.resolve(args.path, 'write', 'text_editor');
+      await workspace.checkProtectedWrite(real, 'text_editor', args);
       const shown = workspace.display(real);
       const release = await editLocks.acquire(real, ctx.signal);
       try {

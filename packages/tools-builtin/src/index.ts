@@ -68,6 +68,7 @@ export type {
   ProcessOperations,
   ProcessOutcome,
 } from './process-group.js';
+export { type ProtectedWrites, protectedWriteReason } from './protected-writes.js';
 export {
   createReadFileTool,
   type ReadFileArgs,

@@ -234,11 +234,10 @@ export function createNotebookEditTool(
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },
-    permissionSubjects: async (args) => [
-      await workspace.resolve(args.path, 'write', 'notebook_edit'),
-    ],
+    permissionSubjects: (args) => workspace.writeSubjects(args.path, 'notebook_edit', args),
     execute: async (args): Promise<ToolResult<NotebookEditDetails>> => {
       const real = await workspace.resolve(args.path, 'write', 'notebook_edit');
+      await workspace.checkProtectedWrite(real, 'notebook_edit', args);
       const shown = workspace.display(real);
       let text: string;
       try {

@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
-import { ToolError } from '@agent/core';
+import { type PermissionSubjectsResult, ToolError } from '@agent/core';
 import { fileSystemError } from './fs-errors.js';
+import { type ProtectedWrites, protectedWriteReason, writeSubjects } from './protected-writes.js';
 
 /**
  * The file-system operations the file tools use, a subset of `node:fs/promises`. Inject a
@@ -113,6 +114,11 @@ export interface WorkspaceOptions {
   hiddenRoots?: readonly string[];
   /** File-system operations [node:fs/promises]. */
   fs?: FileSystemOperations;
+  /**
+   * Writes that need the `full-access` tier: into a repository's git directory, into the home's
+   * startup files [both; see protected-writes.ts].
+   */
+  protectedWrites?: ProtectedWrites;
 }
 
 /** Whether a path is resolved to be read or written: writes are confined to `roots` only. */
@@ -138,8 +144,12 @@ export class Workspace {
   #realRootsSync: string[] | undefined;
   #realCwd: string | undefined;
   #realHidden: { hidden: string[]; excepted: string[] } | undefined;
+  readonly #protectedWrites: ProtectedWrites;
+  /** The real path each call's arguments were judged to write (a protected path is written only then). */
+  readonly #judged = new WeakMap<object, string>();
 
   constructor(options: WorkspaceOptions) {
+    this.#protectedWrites = options.protectedWrites ?? {};
     this.cwd = path.resolve(options.cwd);
     this.roots = (options.roots ?? [this.cwd]).map((root) => path.resolve(this.cwd, root));
     this.readOnlyRoots = (options.readOnlyRoots ?? []).map((root) => path.resolve(this.cwd, root));
@@ -161,6 +171,46 @@ export class Workspace {
   /** The absolute path `input` names (not resolved through symlinks); `~` is not expanded ({@link resolve} refuses it). */
   absolute(input: string): string {
     return path.resolve(this.cwd, input);
+  }
+
+  /**
+   * A writing tool's permission subjects for `input`: its real path, with the `full-access` tier
+   * when the write would plant something run later outside the sandbox (a repository's git
+   * directory, a startup file of the home). `args` (the call's arguments) remembers the path judged.
+   */
+  async writeSubjects(
+    input: string,
+    toolName: string,
+    args: object,
+  ): Promise<PermissionSubjectsResult> {
+    const real = await this.resolve(input, 'write', toolName);
+    this.#judged.set(args, real);
+    return writeSubjects(real, await this.realRoots('write'), {
+      ...this.#protectedWrites,
+      fs: this.fs,
+    });
+  }
+
+  /**
+   * Before a write to `real`: throws when it is a protected place (see {@link writeSubjects}) the
+   * permission gate judged another path for — a link swapped in between the question and the
+   * write (a background command can make one) must not carry the write into `.git`.
+   */
+  async checkProtectedWrite(real: string, toolName: string, args: object): Promise<void> {
+    const judged = this.#judged.get(args);
+    if (judged === undefined || judged === real) return;
+    const reason = await protectedWriteReason(real, await this.realRoots('write'), {
+      ...this.#protectedWrites,
+      fs: this.fs,
+    });
+    if (reason !== undefined)
+      throw new ToolError(
+        `Permission denied: the path now leads elsewhere than when it was judged: ${reason}`,
+        {
+          kind: 'denied',
+          toolName,
+        },
+      );
   }
 
   /**

@@ -57,9 +57,10 @@ export function createWriteFileTool(
       permission: 'workspace-write',
       resourceKey: (args) => fileResourceKey(workspace, args.path),
     },
-    permissionSubjects: async (args) => [await workspace.resolve(args.path, 'write', 'write_file')],
+    permissionSubjects: (args) => workspace.writeSubjects(args.path, 'write_file', args),
     execute: async (args): Promise<ToolResult<WriteFileDetails>> => {
       const real = await workspace.resolve(args.path, 'write', 'write_file');
+      await workspace.checkProtectedWrite(real, 'write_file', args);
       const shown = workspace.display(real);
       let outcome: Awaited<ReturnType<typeof atomicWrite>>;
       try {

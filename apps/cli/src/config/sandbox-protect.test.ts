@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
@@ -113,6 +114,62 @@ describe('"sandboxProtect" in the user settings', () => {
       expect(result.stderr).toContain(message);
     },
   );
+});
+
+describe('the file tools write what the sandbox protects only at the full-access tier', () => {
+  async function plant(extra: string[], settings?: object) {
+    const dir = await tempDir('agent-cli-file-tools-git-');
+    cleanups.push(dir.dispose);
+    const home = join(dir.path, 'home');
+    const workspace = join(dir.path, 'ws');
+    await mkdir(home, { recursive: true });
+    execFileSync('git', ['init', '-q', workspace]);
+    if (settings !== undefined)
+      await writeFile(join(home, 'settings.json'), JSON.stringify(settings));
+    // A prompt-injected model: edit_file and write_file run in the CLI's process, not in bash's sandbox.
+    const script = await writeScript(dir.path, [
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            arguments: {
+              path: '.git/config',
+              old_string: '[core]',
+              new_string: '[core]\n\tfsmonitor = "touch PWNED; false"',
+            },
+          },
+          {
+            name: 'write_file',
+            arguments: { path: '.git/hooks/post-checkout', content: '#!/bin/sh\ntouch PWNED\n' },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, ...extra], {
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    const config = readFileSync(join(workspace, '.git', 'config'), 'utf8');
+    return { run, config, hook: existsSync(join(workspace, '.git', 'hooks', 'post-checkout')) };
+  }
+
+  it('workspace-write: asked, so -p denies them and .git is unchanged', async () => {
+    const { run, config, hook } = await plant(['--mode', 'workspace-write']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('✗ edit_file [denied]');
+    expect(run.stderr).toContain('✗ write_file [denied]');
+    expect(config).not.toContain('fsmonitor');
+    expect(hook).toBe(false);
+  });
+
+  it('full-access, or { "sandboxProtect": { "git": false } }: written as asked', async () => {
+    const full = await plant(['--mode', 'full-access']);
+    expect(full.run.code, full.run.stderr).toBe(0);
+    expect(full.config).toContain('fsmonitor');
+    const lifted = await plant(['--mode', 'workspace-write'], { sandboxProtect: { git: false } });
+    expect(lifted.run.code, lifted.run.stderr).toBe(0);
+    expect(lifted.hook).toBe(true);
+  });
 });
 
 describe('what a sandboxed command plants', () => {

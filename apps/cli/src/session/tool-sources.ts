@@ -109,6 +109,11 @@ export async function loadTools(
     backgroundTasks,
     bash: { sandbox, passEnv },
     tools: choice.builtin,
+    // What bash's sandbox keeps read-only, the file tools write only at the full-access tier.
+    protectedWrites: {
+      git: options.sandboxProtect?.git !== false,
+      startupFiles: options.sandboxProtect?.startupFiles !== false,
+    },
   });
   // web_fetch; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');

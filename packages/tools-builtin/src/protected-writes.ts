@@ -1,0 +1,92 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { PermissionSubjectsResult } from '@agent/core';
+import { homeStartupFiles } from '@agent/sandbox';
+import type { FileSystemOperations } from './workspace.js';
+
+/**
+ * Places in a workspace the user's own programs run from later, outside any sandbox: a
+ * repository's git directory (a `core.fsmonitor` added to `.git/config`, a hook, a `commondir`
+ * run with the user's next `git status` — a shell prompt runs one) and, when the workspace holds
+ * the home directory, its startup files (`.bashrc`, `.gitconfig`, `~/.local/bin`…). bash's sandbox
+ * keeps them read-only; the file tools write from the agent's own process, so a write there
+ * needs the `full-access` tier instead of `workspace-write` (asked in `workspace-write` mode).
+ */
+export interface ProtectedWrites {
+  /** A repository's git directory (`.git`, a bare repository) [true]. */
+  git?: boolean;
+  /** The home directory's startup files ({@link homeStartupFiles}) [true]. */
+  startupFiles?: boolean;
+  /** The home directory [os.homedir()]. */
+  home?: string;
+}
+
+async function exists(fsOps: FileSystemOperations, entry: string): Promise<boolean> {
+  try {
+    await fsOps.lstat(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `directory` looks like a git directory to git (bare: HEAD beside objects, refs or commondir). */
+async function isGitDirectory(fsOps: FileSystemOperations, directory: string): Promise<boolean> {
+  if (!(await exists(fsOps, path.join(directory, 'HEAD')))) return false;
+  for (const marker of ['objects', 'refs', 'commondir'])
+    if (await exists(fsOps, path.join(directory, marker))) return true;
+  return false;
+}
+
+function isInside(root: string, entry: string): boolean {
+  const relative = path.relative(root, entry);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * Why writing `real` (a real path inside one of `roots`) would plant something run later outside
+ * the sandbox, or undefined when it would not.
+ */
+export async function protectedWriteReason(
+  real: string,
+  roots: readonly string[],
+  options: ProtectedWrites & { fs: FileSystemOperations },
+): Promise<string | undefined> {
+  const root = roots.find((candidate) => isInside(candidate, real));
+  if (root === undefined) return undefined;
+  if (options.git !== false) {
+    // The path itself and each folder above it, up to the root: `.git` by name (a folder, or the
+    // `gitdir:` file of a worktree or submodule), or a folder git takes for a git directory.
+    for (let entry = real; isInside(root, entry); entry = path.dirname(entry)) {
+      if (path.basename(entry) === '.git' || (await isGitDirectory(options.fs, entry)))
+        return `${entry} is a repository's git directory: git runs what is planted there (a hook, core.fsmonitor in its config) with your next git command, outside the sandbox`;
+      if (entry === root) break;
+    }
+  }
+  if (options.startupFiles !== false) {
+    const home = options.home ?? os.homedir();
+    const relative = path.relative(home, real);
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+      const startup = homeStartupFiles.find(
+        (name) => relative === name || relative.startsWith(`${name}${path.sep}`),
+      );
+      if (startup !== undefined)
+        return `${path.join(home, startup)} is a startup file of your home: what is written there runs in your next shell or login, outside the sandbox`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A file tool's permission subjects for writing `real`: the path, with the `full-access` tier
+ * when {@link protectedWriteReason} finds one (the reason is said in the question's subject list
+ * by the path itself).
+ */
+export async function writeSubjects(
+  real: string,
+  roots: readonly string[],
+  options: ProtectedWrites & { fs: FileSystemOperations },
+): Promise<PermissionSubjectsResult> {
+  const reason = await protectedWriteReason(real, roots, options);
+  return reason === undefined ? [real] : { subjects: [real], tier: 'full-access' };
+}
