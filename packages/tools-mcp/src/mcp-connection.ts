@@ -10,6 +10,7 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { messageTooLarge } from './bounded-fetch.js';
 import { clientCapabilities } from './client-features.js';
 import type { McpAuth } from './mcp-auth.js';
 import { describeError } from './mcp-errors.js';
@@ -273,6 +274,12 @@ export class McpConnector {
 
   #onTransportError(connection: Connection, error: Error): void {
     if (connection.closed || connection.closedByOwner) return;
+    const tooLarge = messageTooLarge(error);
+    if (tooLarge !== undefined) {
+      // A stream that broke off this way is not worth resuming: fail what waits on it.
+      this.markLost(connection, `was given up: ${tooLarge.message}`);
+      return;
+    }
     this.#host.report(
       new AgentError(`MCP server "${this.#server}": ${error.message}`, { cause: error }),
     );

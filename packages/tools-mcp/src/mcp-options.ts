@@ -70,6 +70,12 @@ export interface McpHttpTransportConfig {
   oauth?: McpOAuthOptions;
   /** A custom fetch (proxies, tests, instrumentation). */
   fetch?: FetchLike;
+  /**
+   * Largest message the server may send, in bytes [256 MiB]: a JSON answer whole, or one event of
+   * a stream. A longer one ends the connection with an error naming this limit (an endless answer
+   * filled the memory); the next call reconnects.
+   */
+  maxMessageBytes?: number;
 }
 
 /** Any other SDK transport (SSE, WebSocket, in-memory…): a factory, called again on each reconnect. */

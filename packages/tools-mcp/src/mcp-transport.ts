@@ -7,8 +7,12 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { boundedFetch } from './bounded-fetch.js';
 import type { McpHttpTransportConfig, McpTransportConfig } from './mcp-options.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
+
+/** Default of an HTTP transport's `maxMessageBytes`: the stdio transport's. */
+const defaultMaxHttpMessageBytes = 256 * 1024 * 1024;
 
 /** What an HTTP transport gets from the adapter's authorization (see `McpAuth`). */
 export interface HttpTransportAuth {
@@ -55,18 +59,22 @@ export async function createTransport(
       });
     }
     case 'http': {
-      const { authProvider, fetch: fetchFn } = await options.auth.forHttp(config);
+      const { authProvider, fetch: given } = await options.auth.forHttp(config);
+      const fetchFn = boundedFetch(given ?? ((url, init) => fetch(url, init)), {
+        server: options.server,
+        maxBytes: config.maxMessageBytes ?? defaultMaxHttpMessageBytes,
+      });
       if (options.legacySse) {
         return new SSEClientTransport(new URL(config.url), {
           ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
           ...(authProvider === undefined ? {} : { authProvider }),
-          ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
+          fetch: fetchFn,
         });
       }
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
         ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
         ...(authProvider === undefined ? {} : { authProvider }),
-        ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
+        fetch: fetchFn,
       });
       options.auth.usedBy(transport);
       return transport;
