@@ -205,7 +205,7 @@ export {
   type StructuredOutputOptions,
   structuredOutputToolName,
 } from './structured-output.js';
-export { terminalSafe } from './terminal-safe.js';
+export { oneLineText, terminalSafe } from './terminal-safe.js';
 export {
   type AgentTool,
   type AnyAgentTool,
@@ -254,6 +254,7 @@ export {
   type UntrustedSourceKind,
   unfenceUntrusted,
   untrustedFence,
+  untrustedJsonNote,
   untrustedMarkerReplacement,
   untrustedNote,
   untrustedPhrase,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { terminalSafe } from './terminal-safe.js';
+import { oneLineText, terminalSafe } from './terminal-safe.js';
 
 // Whatever a repository, a model or a server writes, what reaches the terminal holds no control
 // character but tab and newline (none at all in one line), and no bidirectional control.
@@ -54,6 +54,44 @@ describe('terminalSafe', () => {
       fc.property(texts, (text) => {
         expect(actsOnTerminal(terminalSafe(text))).toBe(false);
         expect(actsOnTerminal(terminalSafe(text, { singleLine: true }), true)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('oneLineText', () => {
+  it.each([
+    ['a\nb', 'a b'],
+    ['a\r\nb\tc', 'a b c'],
+    ['title\u2028forged line\u2029and another', 'title forged line and another'],
+    ['\u001b[2Kerased', '[2Kerased'],
+    ['\u001b]0;title\u0007x', ']0;title x'],
+    ['evil\u202egnp.exe', 'evil gnp.exe'],
+    ['\u2066isolated\u2069', 'isolated'],
+    ['\u0085next\u009bcsi', 'next csi'],
+    ['  spaced   out  ', 'spaced out'],
+    ['Ünïcödé 😀 kept', 'Ünïcödé 😀 kept'],
+  ])('%j becomes %j', (text, line) => {
+    expect(oneLineText(text)).toBe(line);
+  });
+
+  it('cuts at max and says so', () => {
+    expect(oneLineText('abcdef', 3)).toBe('abc…');
+    expect(oneLineText('abc', 3)).toBe('abc');
+  });
+
+  it('never leaves a line break, a control or a bidirectional control', () => {
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0xa0 }),
+      fc.integer({ min: 0x2000, max: 0x2070 }),
+      fc.integer({ min: 0, max: 0xffff }),
+    );
+    const texts = fc.array(unit, { maxLength: 60 }).map((codes) => String.fromCharCode(...codes));
+    fc.assert(
+      fc.property(texts, (text) => {
+        const line = oneLineText(text);
+        expect(actsOnTerminal(line, true)).toBe(false);
+        expect(line).not.toMatch(/[\u2028\u2029]/);
       }),
     );
   });

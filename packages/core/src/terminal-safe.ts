@@ -10,12 +10,10 @@
 const named: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r' };
 
 /**
- * Whether a UTF-16 code unit acts on a terminal: C0 controls (tab and newline only in one line;
- * a carriage return always), DEL, C1 controls (U+0080–U+009F: 8-bit CSI and OSC in some
- * terminals), and the bidirectional marks, embeddings, overrides and isolates.
+ * C0 controls (tab and newline included), DEL, C1 controls (U+0080–U+009F: 8-bit CSI and OSC in
+ * some terminals), and the bidirectional marks, embeddings, overrides and isolates.
  */
-function acts(code: number, singleLine: boolean): boolean {
-  if (code === 0x09 || code === 0x0a) return singleLine;
+function isControlOrReordering(code: number): boolean {
   return (
     code < 0x20 ||
     (code >= 0x7f && code <= 0x9f) ||
@@ -25,6 +23,12 @@ function acts(code: number, singleLine: boolean): boolean {
     (code >= 0x202a && code <= 0x202e) ||
     (code >= 0x2066 && code <= 0x2069)
   );
+}
+
+/** Whether a UTF-16 code unit acts on a terminal (tab and newline only in one line). */
+function acts(code: number, singleLine: boolean): boolean {
+  if (code === 0x09 || code === 0x0a) return singleLine;
+  return isControlOrReordering(code);
 }
 
 function shown(code: number): string {
@@ -51,4 +55,23 @@ export function terminalSafe(text: string, options: { singleLine?: boolean } = {
     from = index + 1;
   }
   return from === 0 ? text : result + text.slice(from);
+}
+
+/**
+ * Text from outside (a page's title, a skill's description) as one printable line, for a
+ * listing the model or a user reads line by line: every control character, line or paragraph
+ * separator (U+2028/U+2029) and bidirectional control becomes a space, whitespace is folded and
+ * trimmed, and a line over `max` characters is cut there with `…` added [no limit].
+ */
+export function oneLineText(text: string, max = Number.POSITIVE_INFINITY): string {
+  let line = '';
+  let from = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (!isControlOrReordering(code) && code !== 0x2028 && code !== 0x2029) continue;
+    line += `${text.slice(from, index)} `;
+    from = index + 1;
+  }
+  line = (from === 0 ? text : line + text.slice(from)).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }

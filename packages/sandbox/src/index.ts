@@ -1,3 +1,4 @@
+export { abandonedDirectories, processExists } from './abandoned-directories.js';
 export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export {

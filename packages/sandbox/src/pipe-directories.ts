@@ -2,6 +2,7 @@
 // those a killed process left behind.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { abandonedDirectories } from './abandoned-directories.js';
 
 /** Our pipe directories are named `agent-sandbox-pipes-<pid>-<random>`. */
 export const pipeDirectoryPrefix = 'agent-sandbox-pipes-';
@@ -13,22 +14,18 @@ export const pipeDirectoryPrefix = 'agent-sandbox-pipes-';
  */
 export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string[]> {
   const removed: string[] = [];
-  let entries: string[];
+  let abandoned: string[];
   try {
-    entries = await fs.promises.readdir(tmp);
+    abandoned = await abandonedDirectories(tmp, (entry) =>
+      entry.startsWith(pipeDirectoryPrefix)
+        ? Number(/^(\d+)-/.exec(entry.slice(pipeDirectoryPrefix.length))?.[1])
+        : undefined,
+    );
   } catch {
     return removed;
   }
-  const uid = process.getuid?.();
-  for (const entry of entries) {
-    if (!entry.startsWith(pipeDirectoryPrefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(entry.slice(pipeDirectoryPrefix.length))?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid))
-      continue;
-    const dir = path.join(tmp, entry);
+  for (const dir of abandoned) {
     try {
-      const stat = await fs.promises.lstat(dir);
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
       for (const name of await fs.promises.readdir(dir)) {
         const file = path.join(dir, name);
         const info = await fs.promises.lstat(file);
@@ -42,14 +39,4 @@ export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string
     }
   }
   return removed;
-}
-
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

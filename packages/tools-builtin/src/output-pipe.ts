@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { abandonedDirectories } from './abandoned-directories.js';
+import { abandonedDirectories } from '@agent/sandbox';
 
 /**
  * Pipes for a child's stdout and stderr that are cheap to read in bulk.

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultSecretPaths, type SandboxOptions } from '@agent/sandbox';
-import { abandonedDirectories } from './abandoned-directories.js';
+import { abandonedDirectories, defaultSecretPaths, type SandboxOptions } from '@agent/sandbox';
 
 /** The system's temporary directory by real path (the sandbox binds real paths). */
 function realTmpdir(): string {

@@ -103,7 +103,7 @@ describe('lsp_diagnostics on a flooded file', () => {
     const tool = tools.find((candidate) => candidate.name === 'lsp_diagnostics') as AnyAgentTool;
     const result = await executeTool(tool, { path: 'main.hx' });
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-    expect(result.isError).not.toBe(true);
+    expect(result.isError, text).not.toBe(true);
     const lines = text.split('\n');
     // The error comes first though the server sent it after 300,001 others.
     expect(lines[0]).toMatch(/^main\.hx:8:1 error: the real error$/);

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { oneLineText } from '@agent/core';
 import { parse as parseYaml } from 'yaml';
 
 /** A skill found on disk: a folder with a `SKILL.md`. */
@@ -76,29 +77,6 @@ export async function readSkillFile(dir: string, file: string): Promise<string> 
   }
 }
 
-/**
- * Whether a character would break the tool's one-line-per-skill listing or hide text: C0 and C1
- * controls, DEL, line and paragraph separators, bidirectional marks, overrides and isolates.
- */
-function unprintable(code: number): boolean {
-  return (
-    code < 0x20 ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x061c ||
-    code === 0x200e ||
-    code === 0x200f ||
-    (code >= 0x2028 && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
-
-/** A description as one printable line: what the tool's listing shows. */
-function oneLine(description: string): string {
-  let line = '';
-  for (const character of description)
-    line += unprintable(character.charCodeAt(0)) ? ' ' : character;
-  return line.replace(/\s+/g, ' ').trim();
-}
 const maxNameLength = 64;
 const maxDescriptionLength = 1024;
 
@@ -144,7 +122,7 @@ function checkFields(frontMatter: Record<string, unknown>): string | undefined {
   if (typeof name !== 'string' || name === '') return 'the front matter has no "name"';
   if (name.length > maxNameLength || !namePattern.test(name))
     return `"name: ${name}" must be lowercase letters, digits and single hyphens (at most ${maxNameLength})`;
-  if (typeof description !== 'string' || oneLine(description) === '')
+  if (typeof description !== 'string' || oneLineText(description) === '')
     return 'the front matter has no "description"';
   if (description.length > maxDescriptionLength)
     return `its description is ${description.length} characters (at most ${maxDescriptionLength})`;
@@ -203,7 +181,7 @@ export async function discoverSkills(roots: readonly string[]): Promise<SkillDis
         continue;
       }
       const dir = await realpath(path.join(root, entry));
-      byName.set(name, { name, description: oneLine(description), dir, file, root, metadata });
+      byName.set(name, { name, description: oneLineText(description), dir, file, root, metadata });
     }
   }
   const skills = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -5,6 +5,7 @@
 import {
   fenceUntrusted,
   untrustedNote as noteFor,
+  oneLineText,
   type UntrustedFence,
   unfenceUntrusted,
   untrustedFence,
@@ -16,17 +17,6 @@ export const untrustedNote = noteFor('WEB', 'the web');
 /** C0 controls but tab and newline, DEL, and C1 controls (8-bit CSI/OSC on some terminals). */
 function isControl(code: number): boolean {
   return (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
-}
-
-/** Line breaks of other kinds, and the bidirectional marks, overrides and isolates. */
-function breaksOrReorders(code: number): boolean {
-  return (
-    code === 0x061c ||
-    code === 0x200e ||
-    code === 0x200f ||
-    (code >= 0x2028 && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
 }
 
 /**
@@ -47,14 +37,7 @@ export function withoutControls(text: string): string {
 
 /** A header field the page chose (its title) as one printable line of at most `max` characters. */
 export function oneLine(text: string, max = 300): string {
-  let line = '';
-  for (const character of text) {
-    const code = character.charCodeAt(0);
-    line +=
-      isControl(code) || code === 0x09 || code === 0x0a || breaksOrReorders(code) ? ' ' : character;
-  }
-  line = line.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return oneLineText(text, max);
 }
 
 /** The opening and closing markers of one result. */

@@ -3,22 +3,13 @@
 // removes such leftovers — never a live writer's.
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processExists } from '@agent/sandbox';
 
 /** `<file>.<pid>-<8 hex>.tmp`: the file it was to become, and the pid of its writer. */
 const temporaryName = /^(.+)\.(\d+)-[0-9a-f]{8}\.tmp$/;
 
 /** A temporary whose writer still runs is left this long (its pid may be another process's now), ms. */
 export const liveWriterGraceMs = 24 * 60 * 60 * 1000;
-
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes the leftover temporaries of session files in `dir`: those whose writer's pid is dead,

@@ -4,21 +4,13 @@
 // publications of FLOOD_PER_ROUND diagnostics each for one file, then an empty publication for
 // file:///flood/done.hx (the sign that it has finished). A document opened later gets
 // FLOOD_OPEN_COUNT warnings and hints with one error last, for its version.
-let buffer = Buffer.alloc(0);
+import { onMessages, send } from '../lsp-stdio.mjs';
+
 const files = Number(process.env.FLOOD_FILES ?? 0);
 const rounds = Number(process.env.FLOOD_ROUNDS ?? 0);
 const perRound = Number(process.env.FLOOD_PER_ROUND ?? 0);
 const openCount = Number(process.env.FLOOD_OPEN_COUNT ?? 0);
 
-async function write(data) {
-  if (!process.stdout.write(data)) await new Promise((resolve) => process.stdout.once('drain', resolve));
-}
-
-async function send(message) {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
-  await write(`Content-Length: ${body.length}\r\n\r\n`);
-  await write(body);
-}
 
 const diagnostic = (line, severity, message) => ({
   range: { start: { line, character: 0 }, end: { line, character: 1 } },
@@ -65,17 +57,4 @@ async function handle(message) {
   return send({ id: message.id, result: null });
 }
 
-process.stdin.on('data', (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  for (;;) {
-    const end = buffer.indexOf('\r\n\r\n');
-    if (end === -1) return;
-    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())?.[1]);
-    if (buffer.length < end + 4 + length) return;
-    const body = buffer.subarray(end + 4, end + 4 + length).toString();
-    buffer = buffer.subarray(end + 4 + length);
-    const message = JSON.parse(body);
-    if (message.method === 'exit') process.exit(0);
-    void handle(message);
-  }
-});
+onMessages((message) => void handle(message));

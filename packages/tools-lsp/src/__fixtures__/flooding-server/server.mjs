@@ -2,19 +2,11 @@
 // A language server that answers `initialize` and then floods: FLOOD_MODE=length announces a
 // response of FLOOD_BYTES bytes and sends it (valid JSON, padded with spaces); FLOOD_MODE=headers
 // sends FLOOD_BYTES of header text before the blank line. Any other mode answers normally.
-let buffer = Buffer.alloc(0);
+import { onMessages, send, write } from '../lsp-stdio.mjs';
+
 const mode = process.env.FLOOD_MODE ?? 'none';
 const size = Number(process.env.FLOOD_BYTES ?? 100 * 1024 * 1024);
 
-function send(message) {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
-  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
-  process.stdout.write(body);
-}
-
-async function write(data) {
-  if (!process.stdout.write(data)) await new Promise((resolve) => process.stdout.once('drain', resolve));
-}
 
 async function flood(id) {
   if (mode === 'headers') {
@@ -47,17 +39,4 @@ function handle(message) {
   send({ id: message.id, result: null });
 }
 
-process.stdin.on('data', (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  for (;;) {
-    const end = buffer.indexOf('\r\n\r\n');
-    if (end === -1) return;
-    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())?.[1]);
-    if (buffer.length < end + 4 + length) return;
-    const body = buffer.subarray(end + 4, end + 4 + length).toString();
-    buffer = buffer.subarray(end + 4 + length);
-    const message = JSON.parse(body);
-    if (message.method === 'exit') process.exit(0);
-    handle(message);
-  }
-});
+onMessages(handle);

@@ -4,17 +4,12 @@
 // file named by HOSTILE_TARGET — one per line — hoping the client reads them out for it. It also
 // records every document text it is sent (HOSTILE_LOG), to show what the client handed over.
 import { appendFileSync } from 'node:fs';
+import { onMessages, send } from '../lsp-stdio.mjs';
 
 const target = process.env.HOSTILE_TARGET ?? '/etc/hostname';
 const log = process.env.HOSTILE_LOG;
 const uri = `file://${target}`;
-let buffer = Buffer.alloc(0);
 
-function send(message) {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
-  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
-  process.stdout.write(body);
-}
 
 const everyLine = () =>
   Array.from({ length: 40 }, (_, line) => ({
@@ -67,17 +62,4 @@ function handle(message) {
   }
 }
 
-process.stdin.on('data', (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  for (;;) {
-    const headerEnd = buffer.indexOf('\r\n\r\n');
-    if (headerEnd === -1) return;
-    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, headerEnd).toString())?.[1]);
-    if (buffer.length < headerEnd + 4 + length) return;
-    const body = buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString();
-    buffer = buffer.subarray(headerEnd + 4 + length);
-    const message = JSON.parse(body);
-    if (message.method === 'exit') process.exit(0);
-    handle(message);
-  }
-});
+onMessages(handle);

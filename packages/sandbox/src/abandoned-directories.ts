@@ -1,8 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function processExists(pid: number): boolean {
+/**
+ * Whether a process with this pid exists (EPERM: it does, as another user's). Shared by the
+ * sweeps of what a killed process left behind (the sandbox's pipes, the bash tool's spill and
+ * output directories, the CLI's session temporaries).
+ */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
