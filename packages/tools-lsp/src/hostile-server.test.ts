@@ -3,6 +3,7 @@
 // target files. It must not get the client to read (for the model) or send (to itself) a file
 // outside the workspace — whether it names one outright, or a command of the model's swapped a
 // workspace file for a link out. The server is a real process speaking LSP over stdio.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 /** A workspace with one source file, a secret file outside it, and the hostile server for `.hx`. */
-async function setup(target: 'outside' | 'link in the workspace') {
+async function setup(target: 'outside' | 'link in the workspace' | 'a git config') {
   const parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'agent-lsp-hostile-')));
   cleanups.push(() => fs.rm(parent, { recursive: true, force: true }));
   const workspace = path.join(parent, 'ws');
@@ -35,8 +36,13 @@ async function setup(target: 'outside' | 'link in the workspace') {
   await fs.writeFile(secret, `${secretLines.join('\n')}\n`);
   await fs.writeFile(path.join(workspace, 'main.hx'), 'let value = 1;\n');
   // The server names the secret itself, or a workspace file that is a link to it.
-  const named = target === 'outside' ? secret : path.join(workspace, 'notes.hx');
-  if (target !== 'outside') await fs.symlink(secret, named);
+  let named = target === 'outside' ? secret : path.join(workspace, 'notes.hx');
+  if (target === 'link in the workspace') await fs.symlink(secret, named);
+  if (target === 'a git config') {
+    // A repository's own .git/config: a line added there runs with the user's next git command.
+    execFileSync('git', ['init', '-q', workspace]);
+    named = path.join(workspace, '.git', 'config');
+  }
   const log = path.join(parent, 'server-saw.txt');
   const lsp = new LspWorkspace({
     cwd: workspace,
@@ -90,6 +96,23 @@ describe('a hostile language server', () => {
     });
     expect(resultText(preview)).not.toMatch(/SECRET-LINE/);
     expect(await fs.readFile(t.secret, 'utf8')).toBe(`${secretLines.join('\n')}\n`);
+  });
+
+  it("a rename that edits the repository's .git/config is refused, and the file is unchanged", async () => {
+    const t = await setup('a git config');
+    const config = path.join(t.workspace, '.git', 'config');
+    const before = await fs.readFile(config, 'utf8');
+    const preview = await executeTool(t.tool('lsp_rename'), {
+      path: 'main.hx',
+      symbol: 'value',
+      new_name: 'other',
+    });
+    expect(preview.isError).toBe(true);
+    expect(resultText(preview)).toContain("inside a repository's git directory");
+    // No preview id to apply: nothing is written.
+    const apply = await executeTool(t.tool('lsp_apply_rename'), { id: 'rename-1' });
+    expect(apply.isError).toBe(true);
+    expect(await fs.readFile(config, 'utf8')).toBe(before);
   });
 
   it('a workspace file swapped for a link out is not sent to the server', async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Position, TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { LspError } from './errors.js';
-import { pathOfUri, readFileInside } from './paths.js';
+import { isPathInside, pathOfUri, readFileInside, realPathOf } from './paths.js';
 
 /** One file's change: its text before and after. */
 export interface FileChange {
@@ -75,6 +75,33 @@ export function textEditsByFile(edit: WorkspaceEdit): {
   return { edits, unsupported };
 }
 
+async function exists(entry: string): Promise<boolean> {
+  return (await fs.lstat(entry).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * The git directory `file` lies in, below the root holding it: a folder named `.git` (or a `.git`
+ * file), or one git takes for a git directory (a bare repository: `HEAD` beside `objects`, `refs`
+ * or `commondir`). The edit comes from the language server — the repository's own, run sandboxed,
+ * where `.git` is read-only — and is written by this process: a rename must not be its way there.
+ */
+async function gitDirectoryHolding(
+  file: string,
+  roots: readonly string[],
+): Promise<string | undefined> {
+  const real = await realPathOf(file);
+  const root = roots.find((candidate) => isPathInside(candidate, real));
+  if (root === undefined) return undefined;
+  for (let entry = real; isPathInside(root, entry); entry = path.dirname(entry)) {
+    if (path.basename(entry) === '.git') return entry;
+    if (await exists(path.join(entry, 'HEAD')))
+      for (const marker of ['objects', 'refs', 'commondir'])
+        if (await exists(path.join(entry, marker))) return entry;
+    if (entry === root) break;
+  }
+  return undefined;
+}
+
 /**
  * Reads each file (only inside `roots`, real paths: see `readFileInside`) and applies its edits;
  * files whose text does not change are left out. Throws `LspError` for a file it may not read.
@@ -85,6 +112,12 @@ export async function fileChangesOf(
 ): Promise<FileChange[]> {
   const changes: FileChange[] = [];
   for (const [file, textEdits] of [...edits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const gitDirectory = await gitDirectoryHolding(file, roots);
+    if (gitDirectory !== undefined)
+      throw new LspError(
+        `The rename would change ${file}, inside a repository's git directory (${gitDirectory}): git runs what is written there with the next git command, outside any sandbox; it is refused.`,
+        { code: 'request-failed' },
+      );
     const before = await readFileInside(file, roots);
     if (before === undefined)
       throw new LspError(
