@@ -84,7 +84,8 @@ export interface McpOAuthOptions {
   /**
    * Shows the authorization URL to the user — print it, open a browser. The adapter waits for
    * the browser to come back to its loopback listener with the code. Not used with
-   * `clientCredentials`.
+   * `clientCredentials`. Only an http or https URL reaches it: the authorization server's
+   * metadata names the URL, and another scheme (`file:`, `smb:`, an app's) fails the connection.
    */
   openUrl?: (url: URL) => void | Promise<void>;
   /** Use the client credentials grant instead of a user's authorization. */
@@ -260,6 +261,16 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     this.#pending?.reject(new Error('a newer authorization replaced this one'));
     this.#pending = { state, answered: false, resolve, reject, promise };
     const open = this.#options.openUrl;
+    if (authorizationUrl.protocol !== 'http:' && authorizationUrl.protocol !== 'https:') {
+      // The URL comes from the authorization server's metadata, which the MCP server names: a
+      // file:, smb: or app URL handed to a browser opener runs whatever handles that scheme.
+      this.#pending.reject(
+        new Error(
+          `the authorization server's authorization URL is not a web address (${authorizationUrl.protocol}); it was not opened`,
+        ),
+      );
+      return;
+    }
     if (open === undefined) {
       this.#pending.reject(
         new Error('authorization is needed but no openUrl was given to show its URL'),

@@ -220,6 +220,54 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect(results['everything__trigger-url-elicitation']).toContain('accept');
   });
 
+  // Before: a "y" handed file:, smb:, javascript:… URLs to $BROWSER / xdg-open (a file: URL opens
+  // the file with whatever program handles it; a .desktop file runs its command).
+  it('elicitation: a URL that is not a web address is declined unasked and never opened', async () => {
+    const urls = [
+      'file:///etc/passwd',
+      'file:///tmp/run-me.desktop',
+      'smb://attacker.example/share',
+      'javascript:alert(document.cookie)',
+      'ssh://attacker.example/',
+      'ftp://attacker.example/x',
+      'vscode://command/workbench.action.terminal.new',
+    ];
+    const run = await setup([
+      {
+        toolCalls: urls.map((url) => ({
+          name: 'everything__trigger-url-elicitation',
+          arguments: { url, message: `Open ${url}` },
+        })),
+      },
+      { text: 'OK.' },
+    ]);
+    const opened = join(run.dir, 'opened.txt');
+    const browser = join(run.dir, 'browser.sh');
+    await writeFile(browser, `#!/bin/sh\necho "$1" >> '${opened}'\n`);
+    await chmod(browser, 0o755);
+    const { tmux, waitForExit } = startTmux(
+      [...run.args, '-p', 'open them'],
+      run.dir,
+      cleanEnv({ BROWSER: browser }),
+    );
+    expect(await waitForExit()).toBe(0);
+    const screen = tmux.capture();
+    expect(screen).not.toContain('Open it? [y] open');
+    for (const scheme of ['file:', 'smb:', 'javascript:', 'ssh:', 'ftp:', 'vscode:'])
+      expect(screen).toContain(
+        `asked you to open a URL that is not a web address (${scheme}): declined, not opened`,
+      );
+    expect(existsSync(opened)).toBe(false);
+    const { messages } = JSON.parse(await readFile(run.saved, 'utf8')) as {
+      messages: { role: string; content: { text?: string }[] }[];
+    };
+    const answers = messages
+      .filter((message) => message.role === 'toolResult')
+      .map((message) => message.content.map((part) => serverWords(part.text ?? '')).join('\n'));
+    expect(answers).toHaveLength(urls.length);
+    for (const answer of answers) expect(answer).toMatch(/declin/i);
+  });
+
   it('sampling: approved, answered by the session model, shown, approved again, sent back', async () => {
     const run = await setup([
       {

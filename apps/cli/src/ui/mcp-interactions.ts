@@ -71,10 +71,24 @@ function onPath(command: string): boolean {
 }
 
 /**
+ * The scheme of a URL a server gave that is not a web address (`file:`, `smb:`, `javascript:`…),
+ * or `undefined` for http and https. Only web addresses are handed to a browser: `xdg-open`,
+ * `open` and `start` hand a `file:` URL to whatever program opens that file (a `.desktop` file
+ * runs its command), and `smb:` sends the user's network credentials to the server named.
+ */
+export function notWebAddress(url: string): string | undefined {
+  if (!URL.canParse(url)) return 'not a URL';
+  const { protocol } = new URL(url);
+  return protocol === 'http:' || protocol === 'https:' ? undefined : protocol;
+}
+
+/**
  * Opens `url` with `$BROWSER` (`none` disables it), else `open` (macOS), `xdg-open` (Linux and
- * BSDs) or `start` (Windows). Returns whether a browser command was started.
+ * BSDs) or `start` (Windows). Returns whether a browser command was started; only http and https
+ * URLs are opened (see {@link notWebAddress}).
  */
 export function openInBrowser(url: string, env = process.env): boolean {
+  if (notWebAddress(url) !== undefined) return false;
   const configured = env.BROWSER;
   if (configured === 'none') return false;
   let command: string;
@@ -348,6 +362,13 @@ export class McpInteractions {
 
   /** Shows the OAuth authorization URL and opens it in a browser when there is a terminal. */
   authorize(server: string, url: URL): void {
+    const scheme = notWebAddress(url.href);
+    if (scheme !== undefined) {
+      this.#options.log(
+        `mcp ${server} needs authorization, but its authorization URL is not a web address (${scheme}), so it is not opened: ${url.href}`,
+      );
+      return;
+    }
     const opened = this.interactive && this.#open(url.href);
     this.#options.log(
       `mcp ${server} needs authorization: ${opened ? 'opened in your browser; if it did not open, visit' : 'open'} ${url.href}`,
@@ -377,6 +398,14 @@ export class McpInteractions {
     if (params.mode === 'url') {
       const url = (params as { url: string }).url;
       const shownUrl = oneLine(url, 2000);
+      const scheme = notWebAddress(url);
+      if (scheme !== undefined) {
+        // Declined unasked: a "y" to such a URL would hand it to whatever opens that scheme.
+        this.#options.log(
+          `mcp ${context.server} asked you to open a URL that is not a web address (${oneLine(scheme, 40)}): declined, not opened: ${shownUrl}`,
+        );
+        return { action: 'decline' };
+      }
       this.#write(
         `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\nOpen it? [y] open  [n] decline  [c] cancel `,
       );
@@ -513,6 +542,7 @@ export class McpInteractions {
   }
 
   #open(url: string): boolean {
+    if (notWebAddress(url) !== undefined) return false;
     return (this.#options.openBrowser ?? openInBrowser)(url);
   }
 
