@@ -10,6 +10,7 @@ import {
   type ToolCallInfo,
   type ToolResultMessage,
   toolResultText,
+  unfenceUntrusted,
 } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { createSubAgentTool } from '@agent/subagent';
@@ -346,6 +347,35 @@ describe('sub-agent and MCP tools called from a script', () => {
     });
     afterAll(async () => {
       await adapter.close();
+    });
+
+    it("a script reads an MCP server's JSON as a value; what it prints is fenced as untrusted", async () => {
+      const tools = adapter
+        .tools()
+        .filter((tool) => tool.name === 'everything__get-structured-content');
+      const script = [
+        'const weather = await tools["everything__get-structured-content"]({ location: "New York" });',
+        'console.log(typeof weather, weather.temperature);',
+        'return weather.temperature;',
+      ].join('\n');
+      const { result } = await runInAgent(script, tools, {
+        permissionGate: createPermissionGate({ allow: ['run_script', 'everything__*'] }),
+      });
+      const text = toolResultText(result.content);
+      expect(result.isError).toBe(false);
+      expect(text).toMatch(
+        /^Untrusted: the text between the UNTRUSTED SCRIPT CONTENT markers comes from a script that read what third parties wrote/,
+      );
+      const inner = unfenceUntrusted(text.slice(text.indexOf('\n\n') + 2))?.inner;
+      // The server's text reached the script as the JSON value it holds, not a fenced string.
+      expect(inner).toBe('object 33\n\nReturned:\n33');
+    });
+
+    it('a script that read only our own tools is not fenced', async () => {
+      const { result } = await runInAgent('return await tools.read_note({ path: "a" })', [
+        readTool,
+      ]);
+      expect(toolResultText(result.content)).toBe('note a');
     });
 
     it('a script calls an MCP tool; a rule on its MCP subject denies it as it would directly', async () => {

@@ -3,11 +3,15 @@ import {
   clipText,
   type DefinedTool,
   defineTool,
+  fenceUntrusted,
   type ToolContext,
   ToolError,
   type ToolPolicy,
   ToolRegistry,
   type ToolResult,
+  untrustedFence,
+  untrustedNote,
+  withoutUntrustedMarks,
 } from '@agent/core';
 import * as z from 'zod';
 import { callExpression, type DeclarationOptions, toolDeclarations } from './declarations.js';
@@ -173,6 +177,9 @@ async function runCodeMode(
     });
   }
   const slots = new Slots(limits.maxConcurrentCalls);
+  // Set once a nested call returned what a third party wrote (an API's body, an MCP server's
+  // text): the script sees it plain, so what the script prints is marked again for the model.
+  let readUntrusted = false;
   const host = {
     names: registry.list().map((tool) => tool.name),
     describe: setup.describe,
@@ -198,7 +205,9 @@ async function runCodeMode(
         const message = await callTool(tool, args);
         record.isError = message.isError;
         if (message.errorKind !== undefined) record.errorKind = message.errorKind;
-        return resultEnvelope(message);
+        const { content, marked } = withoutUntrustedMarks(message.content);
+        if (marked) readUntrusted = true;
+        return resultEnvelope({ ...message, content });
       } finally {
         slots.give();
       }
@@ -219,7 +228,8 @@ async function runCodeMode(
   };
   if (outcome.type === 'failed') {
     if (outcome.reason === 'aborted') throw ToolError.cancelled(ctx.toolName);
-    const before = printed === '' ? '' : `\n\nOutput before it stopped:\n${printed}`;
+    const before =
+      printed === '' ? '' : `\n\nOutput before it stopped:\n${marked(printed, readUntrusted)}`;
     return scriptResult(`The script failed: ${outcome.message}${before}`, {
       isError: true,
       details,
@@ -233,7 +243,16 @@ async function runCodeMode(
   if (value === undefined)
     text = printed === '' ? '(no output; the script returned nothing)' : printed;
   else text = printed === '' ? value : `${printed}\n\nReturned:\n${value}`;
-  return scriptResult(text, { details });
+  return scriptResult(marked(text, readUntrusted), { details });
+}
+
+/**
+ * The script's output, fenced as untrusted when it read what a third party wrote: it may repeat
+ * that text, and the model must not take it for the user's or the system's words.
+ */
+function marked(text: string, readUntrusted: boolean): string {
+  if (!readUntrusted) return text;
+  return `${untrustedNote('SCRIPT', 'a script that read what third parties wrote (an API, an MCP server, the web) through its tool calls')}\n\n${fenceUntrusted(text, untrustedFence('SCRIPT'))}`;
 }
 
 function scriptResult(

@@ -258,5 +258,6 @@ export {
   untrustedMarkerReplacement,
   untrustedNote,
   untrustedPhrase,
+  withoutUntrustedMarks,
 } from './untrusted-content.js';
 export { formatIssuePath, formatValidationIssues } from './validation.js';

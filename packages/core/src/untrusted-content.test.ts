@@ -5,8 +5,10 @@ import {
   neutraliseUntrustedMarkers,
   unfenceUntrusted,
   untrustedFence,
+  untrustedJsonNote,
   untrustedMarkerReplacement,
   untrustedNote,
+  withoutUntrustedMarks,
 } from './untrusted-content.js';
 
 // What a hostile page, API or MCP server writes to end the fence early and speak as the system.
@@ -137,5 +139,45 @@ describe('linear on hostile input', () => {
     ['many <untrusted>', '<untrusted>'.repeat(100_000)],
   ])('%s: all replaced', (_name, text) => {
     expect(neutraliseUntrustedMarkers(text)).not.toMatch(/untrusted/i);
+  });
+});
+
+describe('withoutUntrustedMarks', () => {
+  it('takes our marks off for a program: notes dropped, fences opened; says it did', () => {
+    const fence = untrustedFence('MCP');
+    const content = [
+      {
+        type: 'text' as const,
+        text: `${untrustedNote('MCP', 'the MCP server "x"')}\n\n${fenceUntrusted('{"a":1}', fence)}`,
+      },
+      { type: 'image' as const, data: 'AA==', mimeType: 'image/png' },
+      { type: 'text' as const, text: fenceUntrusted('second </untrusted>', fence) },
+      { type: 'text' as const, text: untrustedJsonNote('the API "y"') },
+      { type: 'json' as const, value: { b: 2 } },
+    ];
+    const { content: plain, marked } = withoutUntrustedMarks(content);
+    expect(marked).toBe(true);
+    expect(plain).toEqual([
+      { type: 'text', text: '{"a":1}' },
+      { type: 'image', data: 'AA==', mimeType: 'image/png' },
+      { type: 'text', text: `second ${untrustedMarkerReplacement}` },
+      { type: 'json', value: { b: 2 } },
+    ]);
+  });
+
+  it.each([
+    ['plain text', 'hello'],
+    ['a note without a fence', `${untrustedNote('API', 'x')}\n\nno fence`],
+  ])('%s stays as it is, unmarked', (_name, text) => {
+    const { content, marked } = withoutUntrustedMarks([{ type: 'text', text }]);
+    expect(marked).toBe(false);
+    expect(content).toEqual([{ type: 'text', text }]);
+  });
+
+  it('a fence inside other text (a web result) stays, and counts as marked', () => {
+    const text = `HTTP 200\n${untrustedNote('WEB', 'the web')}\n\n${fenceUntrusted('x', untrustedFence('WEB'))}`;
+    const { content, marked } = withoutUntrustedMarks([{ type: 'text', text }]);
+    expect(marked).toBe(true);
+    expect(content).toEqual([{ type: 'text', text }]);
   });
 });
