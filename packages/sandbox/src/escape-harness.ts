@@ -274,6 +274,8 @@ export interface AttemptResult {
   signal: string | null;
   /** What `checkPlanted()` reported right after the attempt. */
   planted: string[];
+  /** What `plantedCheckIncomplete()` said then. */
+  unread?: string;
 }
 
 /** What one run reported. */
@@ -377,7 +379,7 @@ for (const run of input.runs) {
   for (const attempt of run.attempts) {
     const result = host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt);
     // What the attempt made for the user's git or shell, as the bash tool asks after each command.
-    results.push({ ...result, planted: sandbox.checkPlanted() });
+    results.push({ ...result, planted: sandbox.checkPlanted(), unread: sandbox.plantedCheckIncomplete?.() });
   }
   reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited });
   await host?.close();

@@ -205,6 +205,26 @@ describe('watchRepositories', () => {
   });
 });
 
+describe('watchRepositories, more directories than a check reads', () => {
+  it('says a check was cut short, and the next ones go on where it stopped until the repository is found', () => {
+    const root = directory();
+    const watch = watchRepositories([root], { depth: 8, directories: 10, milliseconds: 60_000 });
+    // A command hides a repository among more new directories than one check reads.
+    for (let index = 0; index < 25; index++)
+      fs.mkdirSync(path.join(root, 'flood', `d${index}`), { recursive: true });
+    git(root, 'init', '-q', 'flood/d24/x');
+    const found: string[] = [];
+    const cuts: (string | undefined)[] = [];
+    for (let check = 0; check < 5; check++) {
+      found.push(...watch.check());
+      cuts.push(watch.checkIncomplete);
+    }
+    expect(cuts[0]).toBe('stopped after 10 directories');
+    expect(found).toEqual([path.join(root, 'flood/d24/x/.git')]);
+    expect(cuts.at(-1)).toBeUndefined();
+  });
+});
+
 describe('watchRepositories, a repository put where one was', () => {
   // Inside a sandbox the directories above are pinned (cannot be renamed); this is the second
   // line: a sandbox started before a repository existed did not pin them.

@@ -74,6 +74,12 @@ export interface RepositoryWatch {
    * sets its ctime, which no process can set back. Within the same limits, anew for each check.
    */
   check(): string[];
+  /**
+   * Why the last {@link check} stopped before reading every directory that changed (a command
+   * made more directories than the limits allow: a repository among them is not listed yet),
+   * else undefined. The next check goes on where it stopped, before what changed since.
+   */
+  readonly checkIncomplete: string | undefined;
 }
 
 /** Searches `roots` once (as {@link findRepositories}) and keeps what it read, to {@link RepositoryWatch.check} later. */
@@ -103,15 +109,18 @@ export function watchRepositories(
     let queue = [...start];
     let count = 0;
     let incomplete: string | undefined;
+    // What a search cut short did not read: the rest of its level, and the next one so far.
+    let remaining: typeof queue = [];
     while (queue.length > 0 && incomplete === undefined) {
       const next: typeof queue = [];
-      for (const { directory, depth } of queue) {
+      for (const [index, { directory, depth }] of queue.entries()) {
         if (count >= limits.directories) {
           incomplete = `stopped after ${limits.directories} directories`;
-          break;
-        }
-        if (performance.now() - started > limits.milliseconds) {
+        } else if (performance.now() - started > limits.milliseconds) {
           incomplete = `stopped after ${limits.milliseconds} ms (${count} directories read)`;
+        }
+        if (incomplete !== undefined) {
+          remaining = [...queue.slice(index), ...next];
           break;
         }
         count++;
@@ -144,13 +153,20 @@ export function watchRepositories(
       }
       queue = next;
     }
-    return { added, incomplete };
+    return { added, incomplete, remaining };
   };
 
   const first = search(roots.map((root) => ({ directory: root, depth: 0 })));
+  // Left by a check cut short (never by the first search: its limits are documented, and what
+  // lay below them was there before any command ran).
+  let pending: { directory: string; depth: number }[] = [];
+  let checkIncomplete: string | undefined;
   return {
     paths: () => outermost([...found]),
     incomplete: first.incomplete,
+    get checkIncomplete() {
+      return checkIncomplete;
+    },
     check() {
       // One removed since (outside) and made again is new again; one under a directory put
       // in place of another is new (this is how a command replaces one: a mount point cannot
@@ -173,7 +189,10 @@ export function watchRepositories(
         if (now !== undefined) changed.push({ directory, depth });
       }
       // A directory read again finds its new subdirectories unread, and searches them.
-      return [...replaced, ...search(changed).added.filter((entry) => fs.existsSync(entry))];
+      const result = search([...pending, ...changed]);
+      pending = result.remaining;
+      checkIncomplete = result.incomplete;
+      return [...replaced, ...result.added.filter((entry) => fs.existsSync(entry))];
     },
   };
 }

@@ -111,6 +111,19 @@ const startupAttempts: Attempt[] = [
   },
 ];
 
+// More new directories than one check reads (10,000), the repository among the last of them.
+const floodAttempts: Attempt[] = [
+  {
+    name: 'hide a new repository among more directories than a check reads',
+    script:
+      'mkdir "$WS/flood" && cd "$WS/flood" && seq -f d%05.0f 1 10100 | xargs mkdir && git init -q d10100/x && echo FLOODED',
+  },
+  ...Array.from({ length: 6 }, (_, index) => ({
+    name: `a later command (${index + 1})`,
+    script: 'true',
+  })),
+];
+
 const secretAttempts: Attempt[] = [
   {
     name: 'move the directories above hidden credential stores away (~/.config holds gh, gcloud, …)',
@@ -132,7 +145,13 @@ describe.runIf(available).each(users)(
       { label: 'a sandbox per command', host: false },
       { label: 'one long-lived sandbox', host: true },
     ];
-    const kinds = ['nested roots', 'repositories', 'startup files', 'hidden credentials'] as const;
+    const kinds = [
+      'nested roots',
+      'repositories',
+      'startup files',
+      'hidden credentials',
+      'flood',
+    ] as const;
     // One fixture per mode and kind of run: each run changes its fixture for good.
     const fixtures: Fixture[] = [];
     const reports = new Map<string, { report: RunReport; fixture: Fixture }>();
@@ -140,6 +159,8 @@ describe.runIf(available).each(users)(
     beforeAll(async () => {
       for (const mode of modes) {
         for (const kind of kinds) {
+          // The search runs in this process whatever the mode: once is enough (10,000 directories).
+          if (kind === 'flood' && mode.host) continue;
           // Its own label: the fixture's abstract socket is named after it.
           const fixture = await makeFixture(parent, {
             ...user,
@@ -171,7 +192,9 @@ describe.runIf(available).each(users)(
                 ? { ...inWorkspace, attempts: repositoryAttempts }
                 : kind === 'startup files'
                   ? { ...inHome, attempts: startupAttempts }
-                  : { ...inHome, attempts: secretAttempts };
+                  : kind === 'flood'
+                    ? { ...inWorkspace, attempts: floodAttempts }
+                    : { ...inHome, attempts: secretAttempts };
           const [report] = await runAs(user, runner, fixture, [
             { label, host: mode.host, env, ...run },
           ]);
@@ -191,6 +214,17 @@ describe.runIf(available).each(users)(
       if (found === undefined) throw new Error(`no result ${index} for ${label}`);
       return { ...found, fixture: entry.fixture };
     };
+
+    it('a repository hidden among more directories than a check reads: the cut is said, and later checks find it', () => {
+      const label = 'flood, a sandbox per command';
+      const first = result(label, 0);
+      expect(first.output).toContain('FLOODED');
+      expect(first.unread).toMatch(/stopped after/);
+      const workspace = fs.realpathSync(first.fixture.workspace);
+      const planted = floodAttempts.flatMap((_, index) => result(label, index).planted);
+      expect(planted).toContain(path.join(workspace, 'flood/d10100/x/.git'));
+      expect(result(label, floodAttempts.length - 1).unread).toBeUndefined();
+    });
 
     describe.each(modes)('$label', (mode) => {
       it('a writable root inside another cannot be swapped for a link to outside', () => {

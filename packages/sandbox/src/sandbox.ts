@@ -153,6 +153,13 @@ export interface Sandbox {
    * on they are read-only like the others. Empty when the sandbox is not active.
    */
   checkPlanted?(): string[];
+  /**
+   * Why the last {@link checkPlanted} could not read everything commands changed (they made more
+   * directories than `repositorySearchLimits` allow — which a command can do on purpose, to hide
+   * a repository among them), else undefined. The next call goes on where it stopped. Tell the
+   * user: a repository there may not be listed yet.
+   */
+  plantedCheckIncomplete?(): string | undefined;
   /** Stops the network proxy, if one runs. */
   close(): Promise<void>;
 }
@@ -456,6 +463,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       for (const [file, above] of now) if (startupFilesSeen.get(file) !== above) planted.push(file);
       startupFilesSeen = now;
       return planted;
+    },
+    plantedCheckIncomplete() {
+      const why = repositories?.checkIncomplete;
+      return why === undefined
+        ? undefined
+        : `the search for repositories made by commands ${why}; the next check goes on from there`;
     },
     explainFailure(output) {
       if (!status.active) return undefined;

@@ -36,9 +36,17 @@ export interface BashDetails {
  * The line a result gets when sandboxed commands made what the user's own programs run later,
  * outside the sandbox (the sandbox's `checkPlanted`), else ''.
  */
-export function plantedNote(planted: readonly string[]): string {
-  if (planted.length === 0) return '';
-  return `\nSandboxed commands made ${planted.join(', ')}: what a repository's hooks and config or a startup file hold runs with the user's next git command in that folder, or next shell, outside the sandbox. Tell the user, so they look before using it; the sandbox keeps it read-only from now on.`;
+export function plantedNote(planted: readonly string[], incomplete?: string): string {
+  const made =
+    planted.length === 0
+      ? ''
+      : `\nSandboxed commands made ${planted.join(', ')}: what a repository's hooks and config or a startup file hold runs with the user's next git command in that folder, or next shell, outside the sandbox. Tell the user, so they look before using it; the sandbox keeps it read-only from now on.`;
+  // A command can make more directories than the search reads, to hide a repository among them.
+  const unread =
+    incomplete === undefined
+      ? ''
+      : `\nThe sandbox could not look through everything sandboxed commands changed (${incomplete}): a repository they made there, with hooks that run on the user's next git command in it, may not be listed. Tell the user to look before running git in folders the commands made.`;
+  return made + unread;
 }
 
 /**

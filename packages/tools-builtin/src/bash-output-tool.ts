@@ -93,7 +93,10 @@ export function createBashOutputTool(
       const text =
         (body === '' ? `${status}\n(no output yet)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`) +
-        plantedNote(planted);
+        plantedNote(
+          planted,
+          outcome === undefined ? undefined : task.sandbox?.plantedCheckIncomplete?.(),
+        );
       return {
         content: [{ type: 'text', text }],
         details,

@@ -562,7 +562,10 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       const planted = settings.sandbox.status.active
         ? (settings.sandbox.checkPlanted?.() ?? [])
         : [];
-      const planting = sandboxed ? plantedNote(planted) : '';
+      const unread = settings.sandbox.status.active
+        ? settings.sandbox.plantedCheckIncomplete?.()
+        : undefined;
+      const planting = sandboxed ? plantedNote(planted, unread) : '';
       const text =
         (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
         (blocked === undefined ? '' : `\n${blocked}`) +

@@ -249,6 +249,28 @@ describe('bash in the OS sandbox', () => {
     expect(fs.existsSync(path.join(ws, 'vendor/lib/.git/hooks/post-checkout'))).toBe(false);
   });
 
+  it('a repository hidden among more directories than a check reads: the result says the look was cut short', async () => {
+    const bash = setup();
+    const flood = await run(
+      bash,
+      'mkdir flood && cd flood && seq -f d%05.0f 1 10100 | xargs mkdir && git init -q d10100/x && echo FLOODED',
+    );
+    expect(flood.text).toContain('FLOODED');
+    expect(flood.text).toMatch(
+      /The sandbox could not look through everything sandboxed commands changed \(the search for repositories made by commands stopped after/,
+    );
+    expect(flood.text).toContain('Tell the user to look before running git');
+    let found = flood.details?.sandboxPlanted ?? [];
+    for (
+      let attempt = 0;
+      attempt < 6 && !found.includes(path.join(ws, 'flood/d10100/x/.git'));
+      attempt++
+    ) {
+      found = [...found, ...((await run(bash, 'true')).details?.sandboxPlanted ?? [])];
+    }
+    expect(found).toContain(path.join(ws, 'flood/d10100/x/.git'));
+  });
+
   it('running outside the sandbox is its own permission: always asked, even where rules allow the command', async () => {
     const bash = setup();
     const subjects = await bash.permissionSubjects?.({
