@@ -149,7 +149,16 @@ describe('load: many agents, real tools, one process', () => {
       if (messages.length !== 6) wrong.push(`agent ${index}: ${messages.length} results`);
       const texts = messages.map((message) =>
         message.role === 'toolResult'
-          ? message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
+          ? message.content
+              // An API's JSON body comes as a JSON block after its untrusted-content note.
+              .map((part) =>
+                part.type === 'text'
+                  ? part.text
+                  : part.type === 'json'
+                    ? JSON.stringify(part.value)
+                    : '',
+              )
+              .join('\n')
           : '',
       );
       const expected = [
