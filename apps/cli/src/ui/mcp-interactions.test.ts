@@ -35,6 +35,7 @@ const everything = join(
   'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
 );
 const fixture = join(appDir, 'src/__fixtures__/roots-log-server.mjs');
+const hostileRequests = join(appDir, 'src/__fixtures__/hostile-requests-server.mjs');
 const waitOptions = { timeout: 30_000, interval: 50 };
 
 /** A workspace, an MCP config with the everything server and the roots/log fixture, a script. */
@@ -283,7 +284,9 @@ describe('MCP interactions in a terminal (tmux)', () => {
       { text: 'The server got its completion.' },
     ]);
     const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'sample'], run.dir);
-    await waitForText('mcp everything asks scripted for a completion (up to 30 tokens):');
+    await waitForText(
+      'mcp everything asks scripted for a completion (up to 30 tokens; 1 message(s), ',
+    );
     await waitForText('system: You are a helpful test server.');
     await waitForText('user: Resource trigger-sampling-request context: Name a colour');
     await waitForText('Run it? [y] run  [n] deny');
@@ -296,6 +299,53 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect(result).toContain('LLM sampling result');
     expect(result).toContain('Ultramarine.');
     expect(tmux.capture()).toContain('The server got its completion.');
+  });
+
+  // Before: the question showed the last four messages only (what came before was sent unseen),
+  // passed the server's maxTokens on as asked, and had no bound on what a server sends.
+  it('sampling: earlier messages are counted, maxTokens is capped, a huge request is refused unasked', async () => {
+    const run = await setup([
+      {
+        toolCalls: [
+          { name: 'hostile__sample', arguments: { messages: 10, chars: 20, maxTokens: 1_000_000 } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'hostile__sample', arguments: { messages: 1, chars: 300_000, maxTokens: 10 } },
+          { name: 'hostile__sample', arguments: { messages: 5_000, chars: 50, maxTokens: 10 } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const config = JSON.parse(await readFile(join(run.dir, 'mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
+    config.mcpServers.hostile = { command: process.execPath, args: [hostileRequests] };
+    await writeFile(join(run.dir, 'mcp.json'), JSON.stringify(config));
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'sample'], run.dir);
+    await waitForText(
+      'mcp hostile asks scripted for a completion (up to 4,096 tokens (it asked for 1,000,000); 10 message(s), ',
+    );
+    await waitForText('… 6 earlier message(s) not shown');
+    await waitForText('user: m9: xxxxxxxxxxxxxxxxxxxx');
+    tmux.type('n');
+    expect(await waitForExit()).toBe(0);
+    const screen = tmux.capture();
+    expect(screen).toMatch(
+      /mcp hostile asked the model for a completion: refused, its 1 message\(s\) hold 300,\d{3} characters, over the 200,000 a server may send/,
+    );
+    expect(screen).toMatch(/its 5000 message\(s\) hold \d{3},\d{3} characters/);
+    expect(screen.match(/Run it\? \[y\] run/g)).toHaveLength(1);
+    const { messages } = JSON.parse(await readFile(run.saved, 'utf8')) as {
+      messages: { role: string; content: { text?: string }[] }[];
+    };
+    const answers = messages
+      .filter((message) => message.role === 'toolResult')
+      .map((message) => message.content.map((part) => serverWords(part.text ?? '')).join('\n'));
+    expect(answers[0]).toContain('The user denied this sampling request');
+    expect(answers[1]).toContain('Sampling refused by the client: its 1 message(s) hold 300,');
+    expect(answers[2]).toContain('Sampling refused by the client: its 5000 message(s)');
   });
 
   it('in the REPL too: sampling asked while the run goes, the conversation goes on', async () => {

@@ -309,6 +309,21 @@ export function samplingMessages(params: SamplingParams): Message[] {
   });
 }
 
+/** Most output tokens a server's sampling request gets, whatever it asks for. */
+const maxSamplingTokens = 4096;
+/** Most characters (text, image data, system prompt) a server may send to the model at once. */
+const maxSamplingCharacters = 200_000;
+
+/** How much a sampling request sends to the model: its messages and their characters. */
+function samplingSize(params: SamplingParams): { messages: number; characters: number } {
+  let characters = params.systemPrompt?.length ?? 0;
+  for (const message of params.messages) {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    for (const block of blocks) characters += JSON.stringify(block)?.length ?? 0;
+  }
+  return { messages: params.messages.length, characters };
+}
+
 /** The text of a sampling message, for the question. */
 function messageSummary(message: SamplingParams['messages'][number]): string {
   const blocks = Array.isArray(message.content) ? message.content : [message.content];
@@ -473,18 +488,32 @@ export class McpInteractions {
       this.#options.log(`mcp ${context.server} asked the model for a completion: refused, ${why}`);
       throw new Error(`Sampling refused by the client: ${why}`);
     }
+    const size = samplingSize(params);
+    if (size.characters > maxSamplingCharacters) {
+      const why = `its ${size.messages} message(s) hold ${size.characters.toLocaleString('en-US')} characters, over the ${maxSamplingCharacters.toLocaleString('en-US')} a server may send`;
+      this.#options.log(`mcp ${context.server} asked the model for a completion: refused, ${why}`);
+      throw new Error(`Sampling refused by the client: ${why}`);
+    }
+    const maxTokens = Math.min(params.maxTokens, maxSamplingTokens);
+    const asked =
+      maxTokens < params.maxTokens
+        ? ` (it asked for ${params.maxTokens.toLocaleString('en-US')})`
+        : '';
     const lines = [
-      `${this.#start()}mcp ${context.server} asks ${choice.model} for a completion (up to ${params.maxTokens} tokens):`,
+      `${this.#start()}mcp ${context.server} asks ${choice.model} for a completion (up to ${maxTokens.toLocaleString('en-US')} tokens${asked}; ${size.messages} message(s), ${size.characters.toLocaleString('en-US')} characters in all):`,
     ];
     if (params.systemPrompt !== undefined)
       lines.push(`  system: ${oneLine(params.systemPrompt, 200)}`);
+    // The last four are shown; what comes before is counted, so nothing is sent unseen.
+    const earlier = params.messages.length - 4;
+    if (earlier > 0) lines.push(`  … ${earlier} earlier message(s) not shown`);
     for (const message of params.messages.slice(-4))
       lines.push(`  ${message.role}: ${oneLine(messageSummary(message), 300)}`);
     this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny `);
     if ((await this.#choose(keys, context.signal, ['y', 'n'])) !== 'y') {
       throw new Error('The user denied this sampling request');
     }
-    const reply = await this.#complete(choice, params, context.signal);
+    const reply = await this.#complete(choice, { ...params, maxTokens }, context.signal);
     const text = reply.content
       .map((part) => (part.type === 'text' ? part.text : ''))
       .join('')
