@@ -197,9 +197,9 @@ async function callSection(): Promise<BenchSection> {
 
     const viaTool = async () => {
       const result = await tool.execute(args, context);
-      const first = result.content[0];
-      // Checked so neither side can skip reading the body.
-      if (result.isError === true || first?.type !== 'text' || !first.text.includes('Hello-World'))
+      // Checked so neither side can skip reading the body (a JSON block after the untrusted note).
+      const body = result.content.find((part) => part.type === 'json');
+      if (result.isError === true || !JSON.stringify(body?.value ?? null).includes('Hello-World'))
         throw new Error('repos_get did not return the repository');
     };
     const viaFetch = async () => {
