@@ -141,6 +141,8 @@ describe('credentialRuleOf: values under innocent names', () => {
     `Bearer ${'abcdef0123456789'}`,
     'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
     'https://discord.com/api/webhooks/123/abc',
+    '{"auths":{"registry.example.com":{"auth":"dXNlcjpodW50ZXIyaHVudGVyMg=="}}}',
+    '{ "auths": { "ghcr.io": { "identitytoken": "eyJhbGciOi.abc" } } }',
   ])('withholds %s', (value) => {
     expect(isCredentialVariable('DATABASE_URL_LIKE', value)).toBe(true);
   });
@@ -161,6 +163,8 @@ describe('credentialRuleOf: values under innocent names', () => {
     'unix:path=/run/user/1000/bus',
     '--max-old-space-size=4096',
     'AKIAshort',
+    '{"auths":{}}',
+    '{"credsStore":"desktop"}',
   ])('keeps the value %s', (value) => {
     expect(isCredentialVariable('SOME_SETTING', value)).toBe(false);
   });

@@ -183,6 +183,12 @@ export const credentialValueRules: readonly CredentialRule[] = [
       /(?:^|;)\s*(?:password|pwd|accountkey|sharedaccesskey|sharedaccesssignature)\s*=\s*[^;\s]/i,
   },
   {
+    id: 'docker-config-auth',
+    description:
+      'a Docker config with credentials: {"auths": {"registry": {"auth": "<base64 user:password>"}}} (GitLab CI\'s DOCKER_AUTH_CONFIG)',
+    pattern: /"(?:auth|identitytoken|registrytoken)"\s*:\s*"[A-Za-z0-9+/_.=-]{8,}"/,
+  },
+  {
     id: 'webhook-url',
     description: 'Slack and Discord webhook URLs',
     pattern: /hooks\.slack\.com\/(?:services|workflows)\/|discord(?:app)?\.com\/api\/webhooks\//,
