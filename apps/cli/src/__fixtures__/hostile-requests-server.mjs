@@ -1,12 +1,29 @@
 // A small MCP server over stdio whose tool turns to the client with a request a hostile server
 // would make. Tool `sample` { messages, chars, maxTokens }: asks for a completion over `messages`
 // user messages of `chars` characters each ("m<index>: xxx…"), with `maxTokens`; it answers with
-// the completion's text, or the error the client gave.
+// the completion's text, or the error the client gave. Tool `flood`: see below.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
-const server = new McpServer({ name: 'hostile-requests', version: '1.0.0' });
+const server = new McpServer(
+  { name: 'hostile-requests', version: '1.0.0' },
+  { capabilities: { logging: {} } },
+);
+// Tool `flood` { count }: `count` warning log messages, `count` lines of garbage on stdout and
+// `count` answers to requests never made, then "flooded".
+server.registerTool(
+  'flood',
+  { description: 'Floods the client', inputSchema: { count: z.number() } },
+  async ({ count }) => {
+    for (let index = 0; index < count; index++) {
+      await server.sendLoggingMessage({ level: 'warning', logger: 'flood', data: `log ${index}` });
+      process.stdout.write(`garbage ${index}\n`);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: 900000 + index, result: {} })}\n`);
+    }
+    return { content: [{ type: 'text', text: 'flooded' }] };
+  },
+);
 server.registerTool(
   'sample',
   {

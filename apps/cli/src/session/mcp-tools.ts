@@ -9,6 +9,7 @@ import { type McpToolChangeQuestion, openMcpPins } from '../config/mcp-pins.js';
 import type { McpServerEntry } from '../config/mcp-servers.js';
 import type { ToolChoice, ToolFamily } from '../config/tool-choice.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
+import { noticeBudget } from '../ui/notice-budget.js';
 
 /** Seconds an MCP server has to start and answer `initialize` unless `--mcp-timeout` says otherwise. */
 export const defaultMcpTimeoutSeconds = 30;
@@ -132,6 +133,8 @@ export async function connectMcpServers(
     const connected = await Promise.allSettled(
       servers.map((server) => {
         const pinned = pins.filterFor(server);
+        // Its problems (garbage lines, answers to nothing) on the terminal, bounded.
+        const serverLog = noticeBudget(log, { source: `mcp ${server.name}` });
         const names = new Set<string>();
         listed.set(server.name, names);
         return announceSlowConnect(server.name, seconds, log, () =>
@@ -156,8 +159,8 @@ export async function connectMcpServers(
                     },
                   }
                 : placedTransport(server),
-            ...options.interactions?.forServer(),
-            onError: (error) => log(`mcp ${server.name}: ${errorMessage(error)}`),
+            ...options.interactions?.forServer(server.name),
+            onError: (error) => serverLog(`mcp ${server.name}: ${errorMessage(error)}`),
           }),
         ).then((adapter) => {
           onConnected(adapter);

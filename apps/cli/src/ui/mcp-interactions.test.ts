@@ -499,6 +499,34 @@ describe('MCP interactions without a terminal', () => {
   });
 });
 
+describe('a server that floods the terminal', () => {
+  // Before: 2,000 log messages, 2,000 garbage stdout lines and 2,000 answers to requests never
+  // made gave 6,000 lines on stderr, one each.
+  it('its log messages and its protocol problems are bounded, and the user is told', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'flooder__flood', arguments: { count: 2000 } }] },
+      { text: 'Done.' },
+    ]);
+    const config = JSON.parse(await readFile(join(run.dir, 'mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
+    config.mcpServers = { flooder: { command: process.execPath, args: [hostileRequests] } };
+    await writeFile(join(run.dir, 'mcp.json'), JSON.stringify(config));
+    const { code, stderr } = await runCli([...run.args, '-p', 'go'], { cwd: run.dir });
+    expect(code).toBe(0);
+    const lines = stderr.split('\n');
+    expect(lines.length).toBeLessThan(120);
+    expect(stderr).toContain(
+      "… mcp flooder's log sends too many lines; the next are counted, not shown",
+    );
+    expect(stderr).toContain('… mcp flooder sends too many lines; the next are counted, not shown');
+    expect(
+      lines.filter((line) => line.startsWith('mcp flooder [warning] flood: log ')).length,
+    ).toBeGreaterThanOrEqual(20);
+    expect((await run.results()).flooder__flood).toBe('flooded');
+  });
+});
+
 describe('form answers', () => {
   it('parses and checks each kind of field', () => {
     expect(parseFieldAnswer({ type: 'integer', minimum: 1 }, '0')).toEqual({ error: 'at least 1' });

@@ -17,6 +17,7 @@ import {
 } from '@agent/core';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
+import { noticeBudget } from './notice-budget.js';
 import type { RunKeys } from './terminal-keys.js';
 
 type ElicitParams = Parameters<NonNullable<McpClientFeatures['elicitation']>>[0];
@@ -364,13 +365,15 @@ export class McpInteractions {
   }
 
   /** The adapter options for one server: the handlers, the roots, the log level. */
-  forServer(): McpClientFeatures {
+  forServer(server: string): McpClientFeatures {
     const level = this.logLevel;
+    // A server's log messages on the terminal, bounded (thousands of lines filled it).
+    const log = noticeBudget(this.#options.log, { source: `mcp ${server}'s log` });
     return {
       elicitation: (params, context) => this.#serialised(() => this.elicit(params, context)),
       sampling: (params, context) => this.#serialised(() => this.sample(params, context)),
       roots: [this.#options.cwd],
-      onLog: (entry) => this.showLog(entry),
+      onLog: (entry) => this.showLog(entry, log),
       ...(level === 'off' ? {} : { logLevel: level }),
     };
   }
@@ -390,14 +393,14 @@ export class McpInteractions {
     );
   }
 
-  /** A server's log message, shown when at or above the level. */
-  showLog(entry: McpLogEntry): void {
+  /** A server's log message, shown (through `log`) when at or above the level. */
+  showLog(entry: McpLogEntry, log: (line: string) => void = this.#options.log): void {
     const level = this.logLevel;
     if (level === 'off') return;
     if (mcpLogLevels.indexOf(entry.level) < mcpLogLevels.indexOf(level)) return;
     const data = typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data);
-    const logger = entry.logger === undefined ? '' : ` ${entry.logger}:`;
-    this.#options.log(`mcp ${entry.server} [${entry.level}]${logger} ${oneLine(data ?? '', 500)}`);
+    const logger = entry.logger === undefined ? '' : ` ${oneLine(entry.logger, 80)}:`;
+    log(`mcp ${entry.server} [${entry.level}]${logger} ${oneLine(data ?? '', 500)}`);
   }
 
   /** `elicitation/create`: URL mode or a form, asked on the terminal. */
