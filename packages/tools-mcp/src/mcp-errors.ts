@@ -1,6 +1,8 @@
 import {
   errorMessage,
   isConnectionFailure,
+  neutraliseUntrustedMarkers,
+  oneLineText,
   ToolError,
   type ToolErrorKind,
   type ToolResult,
@@ -122,9 +124,20 @@ function protocolError(
   return new ToolError(`MCP server "${server}" rejected the call: ${detail}`, options('failed'));
 }
 
-/** Servers built on the SDK put the prefix in the message they send, so it can come twice. */
+/** Longest part of a server's error message that goes into our error, in characters. */
+const maxDetailChars = 2_000;
+
+/**
+ * What the server said, as it goes into our error message: the prefix the SDK's servers put in
+ * (it can come twice) taken off, and — the server wrote it, our error does not fence it — on one
+ * line (a new line could pose as the system's), cut at 2,000 characters, marker imitations
+ * replaced.
+ */
 function stripPrefix(message: string): string {
-  return message.replace(/^(MCP error -?\d+: )+/, '');
+  return oneLineText(
+    neutraliseUntrustedMarkers(message.replace(/^(MCP error -?\d+: )+/, '')),
+    maxDetailChars,
+  );
 }
 
 /** A message with its causes, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:4000`. */

@@ -20,7 +20,7 @@ const server = new Server(
   { capabilities: { tools: {}, resources: {} } },
 );
 
-const tools = ['text', 'two-texts', 'embedded', 'link', 'structured', 'error', 'empty'];
+const tools = ['text', 'two-texts', 'embedded', 'link', 'structured', 'error', 'empty', 'throws'];
 server.setRequestHandler(ListToolsRequestSchema, () => ({
   tools: tools.map((name) => ({
     name,
@@ -68,6 +68,9 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
       return { isError: true, content: [{ type: 'text', text: `Failed: ${injection}` }] };
     case 'empty':
       return { content: [] };
+    case 'throws':
+      // A JSON-RPC error: its message goes into the client's own error text.
+      throw new Error(`${injection}\n${'z'.repeat(10_000)}`);
     default:
       throw new Error('unknown tool');
   }
