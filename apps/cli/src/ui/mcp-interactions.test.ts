@@ -348,6 +348,32 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect(answers[2]).toContain('Sampling refused by the client: its 5000 message(s)');
   });
 
+  // Before: a server could ask for input (an API key…) or a completion again and again, and each
+  // time the user had to answer; "[s] stop asking" now declines the rest of the session unasked.
+  it('"s" stops a server asking: its later elicitations and sampling requests are declined unasked', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'nagger__nag', arguments: { times: 50 } }] },
+      { text: 'Done.' },
+    ]);
+    const config = JSON.parse(await readFile(join(run.dir, 'mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, unknown>;
+    };
+    config.mcpServers = { nagger: { command: process.execPath, args: [hostileRequests] } };
+    await writeFile(join(run.dir, 'mcp.json'), JSON.stringify(config));
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'go'], run.dir);
+    await waitForText('mcp nagger asks for input: Your API key, please');
+    await waitForText('Answer? [y] fill in  [n] decline  [c] cancel  [s] stop asking');
+    tmux.type('s');
+    await waitForText('→ mcp nagger will not ask again this session');
+    expect(await waitForExit()).toBe(0);
+    const screen = tmux.capture();
+    expect(screen.match(/Answer\? \[y\]/g)).toHaveLength(1);
+    expect(screen).not.toContain('Run it?');
+    expect((await run.results()).nagger__nag).toBe(
+      'elicitation: {"decline":50}; sampling refused: 50',
+    );
+  });
+
   it('in the REPL too: sampling asked while the run goes, the conversation goes on', async () => {
     const run = await setup([
       {

@@ -325,6 +325,13 @@ function samplingSize(params: SamplingParams): { messages: number; characters: n
   return { messages: params.messages.length, characters };
 }
 
+/** The fields of a form, for the question: the first twenty, then how many more. */
+function fieldList(properties: readonly [string, FieldSchema][]): string {
+  const shown = properties.slice(0, 20).map(([name, field]) => oneLine(field.title ?? name, 80));
+  const more = properties.length - shown.length;
+  return `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 /** The text of a sampling message, for the question. */
 function messageSummary(message: SamplingParams['messages'][number]): string {
   const blocks = Array.isArray(message.content) ? message.content : [message.content];
@@ -344,6 +351,8 @@ export class McpInteractions {
   readonly #options: McpInteractionOptions;
   #model: (() => SamplingModel) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Servers the user stopped asking ("[s] stop asking"). */
+  readonly #stopped = new Set<string>();
 
   constructor(options: McpInteractionOptions) {
     this.#options = options;
@@ -407,6 +416,8 @@ export class McpInteractions {
   async elicit(params: ElicitParams, context: McpRequestContext): Promise<ElicitResult> {
     const keys = this.#options.keys;
     const message = oneLine(params.message);
+    // The user said "stop asking" to this server: declined unasked (a server could ask for ever).
+    if (this.#stopped.has(context.server)) return { action: 'decline' };
     if (keys === undefined) {
       this.#options.log(
         `mcp ${context.server} asked for input ("${message}"): declined, this run is not interactive (no terminal to ask on)`,
@@ -425,10 +436,10 @@ export class McpInteractions {
         return { action: 'decline' };
       }
       this.#write(
-        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\nOpen it? [y] open  [n] decline  [c] cancel `,
+        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
       );
-      const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
-      if (answer !== 'y') return this.#ended(answer);
+      const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
+      if (answer !== 'y') return this.#ended(answer, context.server);
       const opened = this.#open(url);
       this.#write(`→ ${opened ? 'opened in your browser' : 'open it yourself'}: ${shownUrl}\n`);
       return { action: 'accept' };
@@ -438,10 +449,10 @@ export class McpInteractions {
     const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
     const required = new Set(schema?.required ?? []);
     this.#write(
-      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${properties.map(([name, field]) => oneLine(field.title ?? name, 80)).join(', ')}\nAnswer? [y] fill in  [n] decline  [c] cancel `,
+      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\nAnswer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
     );
-    const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c']);
-    if (answer !== 'y') return this.#ended(answer);
+    const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
+    if (answer !== 'y') return this.#ended(answer, context.server);
     this.#write(
       '  Enter keeps the default [shown] or leaves an optional field out; Ctrl-C cancels.\n',
     );
@@ -457,7 +468,7 @@ export class McpInteractions {
           `  ${label}${about} (${terminalSafe(`${describeField(field, choices)}${marks}`, { singleLine: true })}): `,
         );
         const line = await this.#readLine(keys, context.signal);
-        if (line === undefined) return this.#ended('c');
+        if (line === undefined) return this.#ended('c', context.server);
         if (line.trim() === '') {
           if (field.default !== undefined) {
             content[name] = field.default;
@@ -483,6 +494,8 @@ export class McpInteractions {
   async sample(params: SamplingParams, context: McpRequestContext): Promise<SamplingResult> {
     const keys = this.#options.keys;
     const choice = this.#model?.();
+    if (this.#stopped.has(context.server))
+      throw new Error('Sampling refused by the client: the user stopped this server asking');
     if (keys === undefined || choice === undefined) {
       const why =
         keys === undefined
@@ -512,8 +525,10 @@ export class McpInteractions {
     if (earlier > 0) lines.push(`  … ${earlier} earlier message(s) not shown`);
     for (const message of params.messages.slice(-4))
       lines.push(`  ${message.role}: ${oneLine(messageSummary(message), 300)}`);
-    this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny `);
-    if ((await this.#choose(keys, context.signal, ['y', 'n'])) !== 'y') {
+    this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny  [s] stop asking `);
+    const answer = await this.#choose(keys, context.signal, ['y', 'n', 's']);
+    if (answer === 's') this.#stop(context.server);
+    if (answer !== 'y') {
       throw new Error('The user denied this sampling request');
     }
     const reply = await this.#complete(choice, { ...params, maxTokens }, context.signal);
@@ -557,6 +572,14 @@ export class McpInteractions {
     throw new Error('The model ended without an answer');
   }
 
+  /** From now on, the server's requests for input or a completion are refused unasked. */
+  #stop(server: string): void {
+    this.#stopped.add(server);
+    this.#write(
+      `→ mcp ${server} will not ask again this session: its requests for input or a completion are declined unasked\n`,
+    );
+  }
+
   /** Runs questions one after another (one key reader, one terminal). */
   #serialised<T>(task: () => Promise<T>): Promise<T> {
     const next = this.#queue.then(task, task);
@@ -578,8 +601,9 @@ export class McpInteractions {
     return (this.#options.openBrowser ?? openInBrowser)(url);
   }
 
-  #ended(answer: string | undefined): ElicitResult {
-    const action = answer === 'n' ? 'decline' : 'cancel';
+  #ended(answer: string | undefined, server: string): ElicitResult {
+    if (answer === 's') this.#stop(server);
+    const action = answer === 'n' || answer === 's' ? 'decline' : 'cancel';
     this.#write(`→ ${action === 'decline' ? 'declined' : 'cancelled'}\n`);
     return { action };
   }
