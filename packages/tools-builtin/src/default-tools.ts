@@ -80,6 +80,12 @@ export interface DefaultToolsOptions {
   /** File-system operations for the file tools [node:fs/promises]. */
   fs?: FileSystemOperations;
   /**
+   * Directories no file tool may read, write or list even inside the roots (real paths compared):
+   * e.g. the credential stores and the agent's own state when the workspace is the home directory
+   * [none besides the other sessions' spill files].
+   */
+  hiddenRoots?: readonly string[];
+  /**
    * Writes of the file tools that need the `full-access` tier: into a repository's git directory,
    * into the home's startup files [both] — as bash's sandbox keeps them read-only.
    */
@@ -137,7 +143,10 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
     cwd: options.cwd,
     ...(options.roots === undefined ? {} : { roots: options.roots }),
     readOnlyRoots: [spill.path],
-    ...(spill.sharedRoot === undefined ? {} : { hiddenRoots: [spill.sharedRoot] }),
+    hiddenRoots: [
+      ...(spill.sharedRoot === undefined ? [] : [spill.sharedRoot]),
+      ...(options.hiddenRoots ?? []),
+    ],
     ...(options.fs === undefined ? {} : { fs: options.fs }),
     ...(options.protectedWrites === undefined ? {} : { protectedWrites: options.protectedWrites }),
   });

@@ -273,7 +273,7 @@ export class Workspace {
 
   #hiddenError(input: string, real: string, toolName: string | undefined): ToolError {
     return new ToolError(
-      `Permission denied: ${input} resolves to ${real}, in a directory the file tools may not touch (another session's private files)`,
+      `Permission denied: ${input} resolves to ${real}, in a directory the file tools may not touch (credentials, the agent's own state, or another session's private files)`,
       { kind: 'denied', ...(toolName === undefined ? {} : { toolName }) },
     );
   }

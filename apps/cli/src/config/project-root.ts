@@ -109,6 +109,6 @@ export function wideWorkspaceNotice(cwd: string, home = homedir()): string | und
   if (real === parse(real).root)
     return `warning: the workspace is ${real}, the whole file system: the file tools reach every file you can read and bash may write wherever you can. ${how}.`;
   if (real === realFolder(home))
-    return `warning: the workspace is your home directory (${real}): the file tools reach all of it and bash may write anywhere in it (your shell profile among them). ${how}.`;
+    return `warning: the workspace is your home directory (${real}): the file tools reach all of it but your credential stores and the agent's own state, and bash may write anywhere in it but .git and your startup files. ${how}.`;
   return undefined;
 }

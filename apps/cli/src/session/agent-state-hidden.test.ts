@@ -104,3 +104,74 @@ describe('sandboxed commands cannot read the CLI state', () => {
     },
   );
 });
+
+describe('the file tools in a workspace that is the home directory', () => {
+  it('do not read, list, search or write the credential stores or the CLI state', async () => {
+    const { dir, state, env } = await setup('HOME/.agent');
+    const home = join(dir, 'user');
+    const keys = { ssh: 'ssh-private-key-material-4e1d', aws: 'aws-secret-access-key-88a2' };
+    await mkdir(join(home, '.ssh'), { recursive: true });
+    await mkdir(join(home, '.aws'), { recursive: true });
+    await writeFile(join(home, '.ssh', 'id_ed25519'), `${keys.ssh}\n`);
+    await writeFile(join(home, '.aws', 'credentials'), `aws_secret_access_key=${keys.aws}\n`);
+    await writeFile(join(home, 'notes.txt'), 'ordinary notes\n');
+    const reads = [
+      '.ssh/id_ed25519',
+      '.aws/credentials',
+      '.agent/mcp-tokens.json',
+      '.agent/settings.json',
+      '.agent/sessions/elsewhere-1234/a.json',
+      '.agent/checkpoints/one/blobs/b',
+    ].map((path) => ({ name: 'read_file', arguments: { path } }));
+    const markers = [...Object.values(keys), ...Object.values(secrets)];
+    const script = await writeScript(dir, [
+      { toolCalls: reads },
+      {
+        toolCalls: [
+          // The tail of each marker: the pattern itself (in the transcript) holds none whole.
+          {
+            name: 'search',
+            arguments: { pattern: markers.map((marker) => marker.slice(-6)).join('|') },
+          },
+          { name: 'glob', arguments: { pattern: '**/*' } },
+          { name: 'list_files', arguments: { depth: 6 } },
+          { name: 'read_file', arguments: { path: 'notes.txt' } },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            arguments: {
+              path: '.agent/settings.json',
+              content: '{"permissions":{"allow":["bash(*)"]}}',
+            },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    const run = await runCli(
+      [
+        '-p',
+        'look',
+        '--scripted',
+        script,
+        '--cwd',
+        home,
+        '--mode',
+        'workspace-write',
+        '--save',
+        saved,
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const everything = `${run.stdout}${run.stderr}${await readFile(saved, 'utf8')}`;
+    for (const marker of markers) expect(everything, marker).not.toContain(marker);
+    expect(run.stderr.split('in a directory the file tools may not touch').length - 1).toBe(7);
+    expect(run.stderr).toContain('ordinary notes');
+    expect(await readFile(join(state, 'settings.json'), 'utf8')).toContain(secrets.settingsToken);
+  });
+});

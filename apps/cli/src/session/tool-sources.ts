@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type AnyAgentTool, createIntrospectTool, errorMessage } from '@agent/core';
 import {
   createSandbox,
@@ -33,6 +33,11 @@ export interface ToolSet {
   /** Which tools the session offers (`--tools` and the settings' lists). */
   choice: ToolChoice;
   close(): Promise<void>;
+}
+
+function isInside(root: string, entry: string): boolean {
+  const rest = relative(root, entry);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
 }
 
 /**
@@ -109,6 +114,10 @@ export async function loadTools(
     backgroundTasks,
     bash: { sandbox, passEnv },
     tools: choice.builtin,
+    // What bash's sandbox hides, the file tools do not reach either (a workspace that is the home
+    // directory holds ~/.ssh, ~/.aws and $AGENT_HOME with its MCP tokens).
+    // One that holds the workspace stays whole: the user chose to work there (as the sandbox does).
+    hiddenRoots: agentStateSandboxOptions().secretPaths.filter((path) => !isInside(path, cwd)),
     // What bash's sandbox keeps read-only, the file tools write only at the full-access tier.
     protectedWrites: {
       git: options.sandboxProtect?.git !== false,
