@@ -3,6 +3,9 @@ import { toToolResult } from './result-mapping.js';
 
 const names = { server: 's', tool: 't' };
 
+/** A 1×1 PNG. */
+const tinyPng =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 describe('toToolResult', () => {
   it('turns structuredContent into a JSON block only when there is no other content', () => {
     const onlyStructured = toToolResult({ content: [], structuredContent: { n: 1 } }, names);
@@ -37,7 +40,7 @@ describe('toToolResult', () => {
         content: [
           {
             type: 'resource',
-            resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: 'AAAA' },
+            resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: tinyPng },
           },
         ],
       },
@@ -45,7 +48,7 @@ describe('toToolResult', () => {
     );
     expect(result.content).toEqual([
       { type: 'text', text: '[Resource file:///a.png (image/png)]' },
-      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      { type: 'image', data: tinyPng, mimeType: 'image/png' },
     ]);
   });
 

@@ -1,4 +1,4 @@
-import type { ToolResult, ToolResultContent } from '@agent/core';
+import { detectFileKind, type ToolResult, type ToolResultContent } from '@agent/core';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 
 /** What an MCP tool result keeps beside the content the model reads (never sent to the model). */
@@ -53,7 +53,7 @@ function toResultContent(block: ContentBlock): ToolResultContent[] {
     case 'text':
       return [{ type: 'text', text: block.text }];
     case 'image':
-      return [{ type: 'image', data: block.data, mimeType: block.mimeType }];
+      return checkedImage(block.data, block.mimeType, 'Image');
     case 'audio':
       return [
         {
@@ -77,7 +77,7 @@ function toResultContent(block: ContentBlock): ToolResultContent[] {
         if (resource.mimeType?.startsWith('image/') === true) {
           return [
             { type: 'text', text: `[Resource ${resource.uri}${mime}]` },
-            { type: 'image', data: resource.blob, mimeType: resource.mimeType },
+            ...checkedImage(resource.blob, resource.mimeType, 'Its image'),
           ];
         }
         return [
@@ -100,6 +100,41 @@ function toResultContent(block: ContentBlock): ToolResultContent[] {
       ];
     }
   }
+}
+
+/** Largest image passed to the model, decoded, in bytes (the providers' own bound is about this). */
+const maxImageBytes = 5 * 1024 * 1024;
+/** Image types every provider takes. */
+const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * A server's image as the model gets it, or a line saying why it does not: only PNG, JPEG, GIF
+ * or WebP whose bytes are that type, in valid base64, up to 5 MiB. An image the provider cannot
+ * take stays in the conversation, so it failed every later request of the session, not one.
+ */
+function checkedImage(data: string, mimeType: string, what: string): ToolResultContent[] {
+  const bytes = base64Bytes(data);
+  const refuse = (why: string): ToolResultContent[] => [
+    {
+      type: 'text',
+      text: `[${what} (${clip(mimeType, 100)}, ${bytes} bytes) not shown to the model: ${why}]`,
+    },
+  ];
+  if (!imageTypes.has(mimeType)) return refuse('not a PNG, JPEG, GIF or WebP image');
+  if (bytes > maxImageBytes) return refuse(`over the ${maxImageBytes}-byte limit for images`);
+  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
+    return refuse('not valid base64');
+  const kind = detectFileKind(decodeBase64(data.slice(0, 64)));
+  if (kind.mimeType !== mimeType) return refuse(`its bytes are not of type ${mimeType}`);
+  return [{ type: 'image', data, mimeType }];
+}
+
+/** The bytes of a short base64 text (`atob`: in every runtime, unlike `Buffer`). */
+function decodeBase64(data: string): Uint8Array {
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
 }
 
 function base64Bytes(data: string): number {
