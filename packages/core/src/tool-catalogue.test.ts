@@ -246,6 +246,27 @@ describe('deferred tools and tool_search', () => {
     ]);
   });
 
+  it('select: loads every tool it names, more than the limit too', async () => {
+    const names = Array.from({ length: 8 }, (_, index) => `misc_operation_${index + 20}`);
+    const { agent, sentTools } = catalogueAgent([
+      {
+        toolCalls: [
+          {
+            id: 's',
+            name: 'tool_search',
+            arguments: { query: `select:${names.join(',')}`, limit: 3 },
+          },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    await agent.run('go').result;
+    const details = toolResults(agent.messages)[0]?.details as ToolSearchDetails;
+    expect(details.loaded).toEqual(names);
+    expect(details.others).toBeUndefined();
+    expect(sentTools(1).filter((name) => name.startsWith('misc_'))).toEqual(names);
+  });
+
   it('defers a catalogue over budget automatically: other sources first, never defer:false', async () => {
     const big = Array.from({ length: 150 }, (_, index) =>
       apiTool(`op_${index}`, `Operation ${index}.`),

@@ -420,8 +420,9 @@ export class ToolCatalogue {
             details: { loaded: [], matches: [] } satisfies ToolSearchDetails,
           };
         }
-        const others = matches.slice(limit);
-        matches = matches.slice(0, limit);
+        // `select:` loads every tool it names, however many: nothing to hold back.
+        const others = selectQuery(args.query) === undefined ? matches.slice(limit) : [];
+        if (others.length > 0) matches = matches.slice(0, limit);
         const before = new Set(this.#loaded);
         const names = matches.map((match) => match.name);
         this.load(names);
