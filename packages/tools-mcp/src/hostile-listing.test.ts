@@ -56,6 +56,19 @@ describe('a hostile tool listing', () => {
     },
   );
 
+  // Before: the listing's fingerprint (JSON.stringify) overflowed the stack: connect() failed.
+  it('schemas nested 100,000 levels deep: the tool is kept with a plain object schema, reported', async () => {
+    const { adapter, errors } = await connect('deep-schema');
+    const deep = adapter.tools().find((tool) => tool.name === 'hostile__deep');
+    expect(deep?.parameters).toEqual({ type: 'object' });
+    expect(errors).toEqual([
+      'MCP server "hostile", tool "deep": its inputSchema and outputSchema nest deeper than 100 levels and is not used; any arguments are sent as given',
+    ]);
+    await fineStillWorks(adapter);
+    const result = await deep?.execute({}, testContext());
+    expect(result && resultText(result)).toContain('called deep');
+  });
+
   // Before: the 5 MB description went to the model whole, on every turn.
   it('a description of megabytes is cut (with a note) and reported; a huge title is cut', async () => {
     const { adapter, errors } = await connect('huge-description');

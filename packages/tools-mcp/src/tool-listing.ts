@@ -76,7 +76,7 @@ export async function listTools(
     }
     for (const candidate of raw) {
       if (tools.length > maxTools) break;
-      const listed = parseTool(candidate);
+      const listed = parseTool(withinNesting(candidate, options));
       if (listed !== undefined) tools.push(listed);
       else if (++skipped <= maxSkipReports)
         options.report(
@@ -116,6 +116,50 @@ export async function listTools(
     );
   }
   return tools;
+}
+
+/** Deepest nesting of a tool's schemas that is used: deeper overflowed the stack of every step. */
+const maxSchemaDepth = 100;
+
+/**
+ * The entry with an input schema nested deeper than 100 levels replaced by `{ type: 'object' }`
+ * and such an output schema dropped, reported: a schema 100,000 levels deep overflowed the stack
+ * and the whole server failed to connect.
+ */
+function withinNesting(
+  candidate: unknown,
+  options: { server: string; report: (error: unknown) => void },
+): unknown {
+  if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate))
+    return candidate;
+  const entry = candidate as Record<string, unknown>;
+  const tooDeep = ['inputSchema', 'outputSchema'].filter((key) =>
+    nestsDeeper(entry[key], maxSchemaDepth),
+  );
+  if (tooDeep.length === 0) return candidate;
+  const name = typeof entry.name === 'string' ? clip(entry.name, 80) : '?';
+  options.report(
+    new AgentError(
+      `MCP server "${options.server}", tool "${name}": its ${tooDeep.join(' and ')} ${tooDeep.length > 1 ? 'nest' : 'nests'} deeper than ${maxSchemaDepth} levels and is not used; any arguments are sent as given`,
+    ),
+  );
+  const { outputSchema: _output, ...rest } = entry;
+  return {
+    ...(tooDeep.includes('outputSchema') ? rest : entry),
+    ...(tooDeep.includes('inputSchema') ? { inputSchema: { type: 'object' } } : {}),
+  };
+}
+
+/** Whether a JSON value nests deeper than `limit` objects and arrays (without recursion). */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

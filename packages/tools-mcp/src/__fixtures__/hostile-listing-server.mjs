@@ -4,6 +4,8 @@
 //   schema-bombs    the same bomb in several shapes (items, allOf, properties, oneOf + siblings)
 //   huge-description  a 5 MB description and a 100 kB title
 //   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
+//   deep-schema     input and output schemas nested 100,000 levels deep (written as text: too
+//                   deep for JSON.stringify)
 import { createInterface } from 'node:readline';
 
 const scenario = process.argv[2];
@@ -88,6 +90,11 @@ input.on('line', (text) => {
           serverInfo: { name: 'hostile-listing', version: '1.0.0' },
         },
       }),
+    );
+  } else if (method === 'tools/list' && scenario === 'deep-schema') {
+    const deep = `${'{"type":"object","properties":{"x":'.repeat(100_000)}{}${'}}'.repeat(100_000)}`;
+    process.stdout.write(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[${JSON.stringify(fine)},{"name":"deep","inputSchema":${deep},"outputSchema":${deep}}]}}\n`,
     );
   } else if (method === 'tools/list') {
     process.stdout.write(line({ id, result: listing(params?.cursor) }));
