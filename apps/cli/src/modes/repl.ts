@@ -113,7 +113,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   if (wide !== undefined) shownLine(wide);
   if (session.agent.messages.length > 0)
     shownLine(`resumed a conversation of ${session.agent.messages.length} messages`);
-  shownLine(help);
+  transcript.line(help);
   let interrupted = false;
   // Prompts that run before the next line is read: the one given on the command line, an MCP
   // prompt filled in, and what was typed during a run that the run did not send.
@@ -157,7 +157,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       const [command = '', ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');
       if (command === '/exit' || command === '/quit') break;
-      if (command === '/help') shownLine(help);
+      if (command === '/help') transcript.line(help);
       else if (command === '/mode') {
         if (modes.includes(argument as PermissionMode)) {
           session.policy.setMode(argument as PermissionMode);

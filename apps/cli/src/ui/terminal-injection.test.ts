@@ -150,6 +150,8 @@ describe('terminal injection', () => {
     // The newline is shown as an escape: the banner's lines stay whole.
     expect(screen).toContain('\\nfake line');
     expect(screen).not.toMatch(/^fake line/m);
+    // The CLI's own help keeps its lines.
+    expect(screen).toMatch(/^MCP servers' prompts:/m);
     expect(session.paneTitle()).not.toContain('PWNED');
     expect(session.buffers()).toBe('');
     // -p: the same lines on stderr, as text.
