@@ -30,4 +30,20 @@ describe('McpToolAdapter over stdio with a raw JSON-RPC server', () => {
     }
     expect(errors).toEqual([]);
   });
+
+  // Before: each of the 3,000 reached onProgress (a line each in the CLI's terminal).
+  it('a flood of progress notifications reaches onProgress a few times, the last one included', async () => {
+    const adapter = await McpToolAdapter.connect({
+      name: 'raw',
+      transport: nodeServer(rawStdioServerEntry),
+    });
+    adapters.push(adapter);
+    const tool = adapter.tools().find((each) => each.name === 'raw__progress-flood');
+    const ctx = testContext();
+    const result = await tool?.execute({}, ctx);
+    expect(result && resultText(result)).toBe('flooded');
+    expect(ctx.progress.length).toBeGreaterThanOrEqual(2);
+    expect(ctx.progress.length).toBeLessThan(100);
+    expect(ctx.progress.at(-1)).toEqual({ text: 'step 3000', fraction: 1 });
+  });
 });

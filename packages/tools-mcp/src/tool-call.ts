@@ -53,11 +53,16 @@ export interface ToolCallOptions {
 export async function callTool(
   options: ToolCallOptions,
 ): Promise<ToolResult<McpToolResultDetails>> {
-  const { server, connector, auth, mcpName, taskRequired, args, ctx } = options;
+  const { server, connector, auth, mcpName, taskRequired, args } = options;
+  const original = options.ctx;
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    throw ToolError.invalidArguments(ctx.toolName, 'expected a JSON object');
+    throw ToolError.invalidArguments(original.toolName, 'expected a JSON object');
   }
-  if (ctx.signal.aborted) throw ToolError.cancelled(ctx.toolName);
+  if (original.signal.aborted) throw ToolError.cancelled(original.toolName);
+  // A server may send progress as fast as it can write: passed on at most every 200 ms, the
+  // latest held back passed on before the result (3,000 notifications were 3,000 terminal lines).
+  const progress = progressThrottle(original.onProgress);
+  const ctx: ToolContext = { ...original, onProgress: progress.report };
   const mirror = mirrorOf(ctx.signal);
   // Tasks send many requests over time, not one at once: they get a signal of their own.
   const own = taskRequired || !mirrorsCollect ? new AbortController() : undefined;
@@ -126,6 +131,7 @@ export async function callTool(
   } catch (error) {
     throw toCallError(error, errorContext());
   } finally {
+    progress.flush();
     if (forward !== undefined) mirror.signal.removeEventListener('abort', forward);
     mirror.release(added);
   }
@@ -202,6 +208,49 @@ async function callAsTask(options: Omit<SendOptions, 'mirror' | 'added'>): Promi
   } finally {
     signal.removeEventListener('abort', cancelTask);
   }
+}
+
+/** Minimum time between two progress reports of one call, in ms. */
+const progressIntervalMs = 200;
+
+/**
+ * `onProgress` at most once per 200 ms: a report that comes sooner waits for its turn, replaced
+ * by any later one; `flush()` passes on the one waiting (before the call's result).
+ */
+function progressThrottle(onProgress: ToolContext['onProgress']): {
+  report: ToolContext['onProgress'];
+  flush: () => void;
+} {
+  let last = Number.NEGATIVE_INFINITY;
+  let waiting: { text: string; fraction: number | undefined } | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const emit = () => {
+    if (waiting === undefined) return;
+    const { text, fraction } = waiting;
+    waiting = undefined;
+    last = performance.now();
+    onProgress(text, fraction);
+  };
+  return {
+    report(text, fraction) {
+      waiting = { text, fraction };
+      if (timer !== undefined) return;
+      const wait = last + progressIntervalMs - performance.now();
+      if (wait <= 0) {
+        emit();
+        return;
+      }
+      timer = setTimeout(() => {
+        timer = undefined;
+        emit();
+      }, wait);
+    },
+    flush() {
+      clearTimeout(timer);
+      timer = undefined;
+      emit();
+    },
+  };
 }
 
 function reportProgress(ctx: ToolContext, progress: Progress): void {

@@ -1,7 +1,7 @@
 // A small MCP server over stdio whose tool turns to the client with a request a hostile server
 // would make. Tool `sample` { messages, chars, maxTokens }: asks for a completion over `messages`
 // user messages of `chars` characters each ("m<index>: xxx…"), with `maxTokens`; it answers with
-// the completion's text, or the error the client gave. Tools `flood` and `nag`: see below.
+// the completion's text, or the error the client gave. Tools `flood`, `progress` and `nag`: see below.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -43,6 +43,22 @@ server.registerTool(
     } catch (error) {
       return { content: [{ type: 'text', text: `client said: ${error.message}` }] };
     }
+  },
+);
+// Tool `progress` { count }: `count` progress notifications (when the call has a progress
+// token), then "progressed".
+server.registerTool(
+  'progress',
+  { description: 'Reports progress, a lot', inputSchema: { count: z.number() } },
+  async ({ count }, extra) => {
+    const progressToken = extra._meta?.progressToken;
+    if (progressToken !== undefined)
+      for (let index = 1; index <= count; index++)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: index, total: count, message: `step ${index}` },
+        });
+    return { content: [{ type: 'text', text: 'progressed' }] };
   },
 );
 // Tool `nag` { times }: asks for an API key `times` times, then for a completion `times` times,

@@ -551,6 +551,29 @@ describe('a server that floods the terminal', () => {
     ).toBeGreaterThanOrEqual(20);
     expect((await run.results()).flooder__flood).toBe('flooded');
   });
+
+  // Before: 3,000 progress notifications were 3,000 lines on stderr.
+  it('its progress notifications are passed on a few times a second, the last one shown', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'progressor__progress', arguments: { count: 3000 } }] },
+      { text: 'Done.' },
+    ]);
+    await writeFile(
+      join(run.dir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { progressor: { command: process.execPath, args: [hostileRequests] } },
+      }),
+    );
+    const { code, stderr } = await runCli([...run.args, '-p', 'go'], { cwd: run.dir });
+    expect(code).toBe(0);
+    const progressLines = stderr
+      .split('\n')
+      .filter((line) => line.includes('… progressor__progress: step '));
+    expect(progressLines.length).toBeGreaterThan(0);
+    expect(progressLines.length).toBeLessThan(100);
+    expect(progressLines.at(-1)).toContain('step 3000');
+    expect((await run.results()).progressor__progress).toBe('progressed');
+  });
 });
 
 describe('form answers', () => {

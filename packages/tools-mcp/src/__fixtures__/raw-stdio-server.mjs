@@ -2,10 +2,12 @@
 // by chance: one stdout write holding progress notifications and the result together, so the
 // client reads them in one chunk. Tool:
 //   progress-then-result   "step 1" and "step 2" progress, then the result, all in one write
+//   progress-flood         3,000 progress notifications, then the result
 import { createInterface } from 'node:readline';
 
 const tools = [
   { name: 'progress-then-result', inputSchema: { type: 'object' } },
+  { name: 'progress-flood', inputSchema: { type: 'object' } },
 ];
 
 const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
@@ -38,6 +40,15 @@ input.on('line', (text) => {
     process.stdout.write(
       progress(1) + progress(2) + line({ id, result: { content: [{ type: 'text', text: 'done' }] } }),
     );
+  } else if (method === 'tools/call' && params.name === 'progress-flood') {
+    const progressToken = params._meta?.progressToken;
+    let text = '';
+    for (let n = 1; n <= 3000; n++)
+      text += line({
+        method: 'notifications/progress',
+        params: { progressToken, progress: n, total: 3000, message: `step ${n}` },
+      });
+    process.stdout.write(text + line({ id, result: { content: [{ type: 'text', text: 'flooded' }] } }));
   } else {
     process.stdout.write(line({ id, error: { code: -32601, message: `no ${method}` } }));
   }
