@@ -1,3 +1,4 @@
+import { terminalSafe } from '@agent/core';
 /**
  * MCP tool pinning: a server's tools are recorded the first time it is used; a tool whose
  * description, schema or annotations changed since, or one added since, is left out until the
@@ -36,8 +37,13 @@ function serverKey(server: McpServerEntry): string {
   return `${server.name}\t${where}`;
 }
 
+/**
+ * A server's text on one line for the notice and the REPL's question: whitespace folded, control
+ * characters shown rather than obeyed (the question is written to the terminal as it is, and a
+ * description's escape sequences could erase the lines that name a change), cut at `max`.
+ */
 function shorten(text: string | undefined, max = 120): string {
-  const line = (text ?? '').replace(/\s+/g, ' ').trim();
+  const line = terminalSafe((text ?? '').replace(/\s+/g, ' ').trim(), { singleLine: true });
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -76,10 +82,10 @@ export async function openMcpPins(path: string): Promise<McpPinsSession> {
         const status = pins.status(key, tool);
         if (status === 'changed')
           lines.push(
-            `changed tool "${tool.name}": was "${shorten(pins.pinnedDescription(key, tool.name))}", now "${shorten(tool.description)}"`,
+            `changed tool "${shorten(tool.name, 80)}": was "${shorten(pins.pinnedDescription(key, tool.name))}", now "${shorten(tool.description)}"`,
           );
         else if (status === 'new')
-          lines.push(`new tool "${tool.name}": "${shorten(tool.description)}"`);
+          lines.push(`new tool "${shorten(tool.name, 80)}": "${shorten(tool.description)}"`);
       }
       if (lines.length === 0) return;
       if (confirm !== undefined && (await confirm({ server: adapter.name, lines }))) {
