@@ -112,4 +112,22 @@ describe('a hostile tool listing', () => {
     expect(adapter.tools()).toHaveLength(10_000);
     expect(errors).toHaveLength(1);
   });
+
+  // Before: connectTimeoutMs covered the handshake only; the listing (and logging/setLevel) then
+  // waited requestTimeoutMs more (60 s), so a 30 s limit held the CLI's start for 90 s.
+  it.each([{}, { logLevel: 'info' as const }])(
+    'a server that never answers after the handshake fails connect within connectTimeoutMs (%o)',
+    async (extra) => {
+      await expect(
+        McpToolAdapter.connect({
+          name: 'hostile',
+          transport: nodeServer(hostileListingServerEntry, ['silent']),
+          connectTimeoutMs: 1_000,
+          ...extra,
+        }),
+      ).rejects.toThrow(
+        /Cannot connect to MCP server "hostile": MCP error -32001: Request timed out/,
+      );
+    },
+  );
 });

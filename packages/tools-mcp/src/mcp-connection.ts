@@ -39,6 +39,8 @@ export interface Connection {
   /** Why the connection went away, as a phrase after the server's name ("exited with code 1…"). */
   disconnectReason: string | undefined;
   probing: boolean;
+  /** When opening began (`performance.now()`): the handshake and first listing share one deadline. */
+  readonly openedAt: number;
 }
 
 /** What the connector needs from its adapter. */
@@ -209,6 +211,7 @@ export class McpConnector {
       closedByOwner: false,
       disconnectReason: undefined,
       probing: false,
+      openedAt: performance.now(),
     };
     this.#host.setUp(client, connection);
     client.onclose = () => this.#onClosed(connection);

@@ -142,7 +142,7 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
   maxTools?: number;
   /** Per-call timeout in ms, enforced by the agent loop [the loop's default]. */
   timeoutMs?: number;
-  /** Time for starting the server and the `initialize` handshake, in ms [30000]. */
+  /** Time for starting the server, the `initialize` handshake and the first `tools/list`, in ms [30000]. */
   connectTimeoutMs?: number;
   /** Time for `tools/list` and other non-tool requests, in ms [60000]. */
   requestTimeoutMs?: number;

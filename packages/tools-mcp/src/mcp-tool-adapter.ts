@@ -382,19 +382,28 @@ export class McpToolAdapter implements AsyncDisposable {
         untrustedOrigin: this.#untrustedOrigin(),
       });
     }
+    // Within what is left of connectTimeoutMs: a server that answered the handshake but never
+    // the listing held connect() for requestTimeoutMs more (60 s where the user allowed 30).
+    const left = () =>
+      Math.max(
+        1,
+        (this.#options.connectTimeoutMs ?? 30_000) - (performance.now() - connection.openedAt),
+      );
     const logLevel = this.#options.logLevel;
     if (logLevel !== undefined && client.getServerCapabilities()?.logging !== undefined)
-      await client.setLoggingLevel(logLevel);
-    const listed = await this.#listTools(connection);
+      await client.setLoggingLevel(logLevel, {
+        timeout: Math.min(this.#options.requestTimeoutMs ?? 60_000, left()),
+      });
+    const listed = await this.#listTools(connection, left());
     if (this.#connector.closing) throw this.#connector.closedError();
     this.#applyTools(listed, !this.#listedOnce);
     this.#listedOnce = true;
   }
 
-  #listTools(connection: Connection): Promise<ListedTool[]> {
+  #listTools(connection: Connection, atMostMs = Number.POSITIVE_INFINITY): Promise<ListedTool[]> {
     return listTools(connection.client, {
       server: this.name,
-      timeoutMs: this.#options.requestTimeoutMs ?? 60_000,
+      timeoutMs: Math.min(this.#options.requestTimeoutMs ?? 60_000, atMostMs),
       report: (error) => this.#report(error),
       maxTools: this.#options.maxTools,
     });

@@ -4,6 +4,7 @@
 //   schema-bombs    the same bomb in several shapes (items, allOf, properties, oneOf + siblings)
 //   huge-description  a 5 MB description and a 100 kB title
 //   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
+//   silent          answers the handshake, never tools/list nor logging/setLevel
 //   deep-schema     input and output schemas nested 100,000 levels deep (written as text: too
 //                   deep for JSON.stringify)
 import { createInterface } from 'node:readline';
@@ -86,11 +87,13 @@ input.on('line', (text) => {
         id,
         result: {
           protocolVersion: params.protocolVersion,
-          capabilities: { tools: {} },
+          capabilities: scenario === 'silent' ? { tools: {}, logging: {} } : { tools: {} },
           serverInfo: { name: 'hostile-listing', version: '1.0.0' },
         },
       }),
     );
+  } else if (scenario === 'silent') {
+    // Never answers anything after the handshake.
   } else if (method === 'tools/list' && scenario === 'deep-schema') {
     const deep = `${'{"type":"object","properties":{"x":'.repeat(100_000)}{}${'}}'.repeat(100_000)}`;
     process.stdout.write(
