@@ -130,4 +130,19 @@ describe('a hostile tool listing', () => {
       );
     },
   );
+
+  // Before: each notification that came while a listing ran asked for another, back to back
+  // (dozens of listings for 300 notifications); now one listing a second at most.
+  it('a flood of list_changed notifications: a few listings, the last state still taken', async () => {
+    const { adapter } = await connect('list-changed');
+    const flood = adapter.tools().find((tool) => tool.name === 'hostile__flood-changes');
+    await flood?.execute({}, testContext());
+    // Waits for the refresh under way (and the one it owes), then lists once more.
+    const tools = await adapter.refreshTools();
+    const listed = tools
+      .map((tool) => /^hostile__listed-(\d+)$/.exec(tool.name)?.[1])
+      .find(Boolean);
+    expect(Number(listed)).toBeGreaterThanOrEqual(3);
+    expect(Number(listed)).toBeLessThanOrEqual(8);
+  });
 });

@@ -1,6 +1,7 @@
 import {
   AgentError,
   type AgentTool,
+  abortableDelay,
   errorMessage,
   type ToolContext,
   type ToolRegistry,
@@ -38,6 +39,9 @@ import {
 } from './tool-listing.js';
 import { mcpToolWireName } from './tool-names.js';
 import { mcpOrigin } from './untrusted-result.js';
+
+/** Shortest time between the starts of two listings a server's list_changed asked for, in ms. */
+const minRefreshIntervalMs = 1000;
 
 /** An MCP tool as an `AgentTool`: arguments are the JSON object the tool's input schema describes. */
 export type McpAgentTool = AgentTool<Record<string, unknown>, McpToolResultDetails>;
@@ -419,9 +423,15 @@ export class McpToolAdapter implements AsyncDisposable {
     const run = async () => {
       do {
         this.#refreshAgain = false;
+        const started = performance.now();
         const listed = await this.#listTools(connection);
         this.#applyTools(listed, false);
-      } while (this.#refreshAgain);
+        // Changes that came meanwhile wait for their turn: a server sending list_changed as
+        // fast as it can write had the client list (and parse) its tools back to back.
+        const wait = minRefreshIntervalMs - (performance.now() - started);
+        if (this.#refreshAgain && wait > 0)
+          await abortableDelay(wait, this.#closeController.signal).catch(() => undefined);
+      } while (this.#refreshAgain && !this.#closeController.signal.aborted);
     };
     this.#refreshing = run().finally(() => {
       this.#refreshing = undefined;

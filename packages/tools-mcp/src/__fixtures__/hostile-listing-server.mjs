@@ -4,6 +4,8 @@
 //   schema-bombs    the same bomb in several shapes (items, allOf, properties, oneOf + siblings)
 //   huge-description  a 5 MB description and a 100 kB title
 //   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
+//   list-changed    tool `flood-changes` sends 300 notifications/tools/list_changed, 1 ms apart;
+//                   the listing names how many listings were answered (`listed-<n>`)
 //   silent          answers the handshake, never tools/list nor logging/setLevel
 //   deep-schema     input and output schemas nested 100,000 levels deep (written as text: too
 //                   deep for JSON.stringify)
@@ -27,8 +29,19 @@ function bomb(levels, wrap, root = 'properties') {
   return schema;
 }
 
+let listings = 0;
+
 function listing(cursor) {
+  listings += 1;
   switch (scenario) {
+    case 'list-changed':
+      return {
+        tools: [
+          fine,
+          { name: 'flood-changes', inputSchema: { type: 'object' } },
+          { name: `listed-${listings}`, inputSchema: { type: 'object' } },
+        ],
+      };
     case 'schema-bomb':
       return { tools: [fine, { name: 'bomb', inputSchema: bomb(30, (next) => ({ anyOf: [next, next] })) }] };
     case 'schema-bombs':
@@ -87,7 +100,10 @@ input.on('line', (text) => {
         id,
         result: {
           protocolVersion: params.protocolVersion,
-          capabilities: scenario === 'silent' ? { tools: {}, logging: {} } : { tools: {} },
+          capabilities:
+            scenario === 'silent'
+              ? { tools: {}, logging: {} }
+              : { tools: { listChanged: true } },
           serverInfo: { name: 'hostile-listing', version: '1.0.0' },
         },
       }),
@@ -101,6 +117,14 @@ input.on('line', (text) => {
     );
   } else if (method === 'tools/list') {
     process.stdout.write(line({ id, result: listing(params?.cursor) }));
+  } else if (method === 'tools/call' && params.name === 'flood-changes') {
+    void (async () => {
+      for (let index = 0; index < 300; index++) {
+        process.stdout.write(line({ method: 'notifications/tools/list_changed' }));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      process.stdout.write(line({ id, result: { content: [{ type: 'text', text: 'changed' }] } }));
+    })();
   } else if (method === 'tools/call') {
     process.stdout.write(line({ id, result: { content: [{ type: 'text', text: `called ${params.name}` }] } }));
   } else {
