@@ -83,6 +83,13 @@ describe('credentialRuleOf: names', () => {
     'SSH_PRIVATE_KEY',
     'ENCRYPTION_KEYS',
     'DATABASE_CONN_STR',
+    'SENTRY_DSN',
+    'NEXT_PUBLIC_SENTRY_DSN',
+    'DATABASE_DSN',
+    'JWT',
+    'SUPABASE_JWT',
+    'BEARER',
+    'API_BEARER',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -118,6 +125,9 @@ describe('credentialRuleOf: names', () => {
     'PASSTHROUGH_MODE',
     'PATCH_LEVEL',
     'SECURITYSESSIONID',
+    'JWTLIKE_EXPIRY_SECONDS',
+    'DSNLESS_MODE',
+    'BEARERS_COUNT',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });

@@ -87,6 +87,17 @@ export const credentialNameRules: readonly CredentialRule[] = [
     description: 'WEBHOOK anywhere (a webhook URL is its own credential): SLACK_WEBHOOK_URL',
     pattern: /WEBHOOK/,
   },
+  {
+    id: 'dsn',
+    description:
+      'the word DSN (a DSN carries its key or password): SENTRY_DSN, DATABASE_DSN, NEXT_PUBLIC_SENTRY_DSN',
+    pattern: new RegExp(`${start}DSN${end}`),
+  },
+  {
+    id: 'jwt-bearer',
+    description: 'the word JWT or BEARER: JWT, SUPABASE_JWT, BEARER, API_BEARER',
+    pattern: new RegExp(`${start}(?:JWT|BEARER)${end}`),
+  },
 ];
 
 // A known prefix must start the value or follow a character that cannot be part of a key.
