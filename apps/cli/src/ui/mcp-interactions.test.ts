@@ -18,7 +18,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { parseFieldAnswer } from './mcp-interactions.js';
+import { looksSecret, parseFieldAnswer } from './mcp-interactions.js';
 
 const sessions: TmuxSession[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -374,6 +374,34 @@ describe('MCP interactions in a terminal (tmux)', () => {
     );
   });
 
+  // Before: a form asking for an API key echoed it as typed, with no word on who gets it.
+  it('a form field that looks like a secret: a warning naming the server, the typing not shown', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'asker__nag', arguments: { times: 1 } }] },
+      { text: 'Done.' },
+    ]);
+    await writeFile(
+      join(run.dir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { asker: { command: process.execPath, args: [hostileRequests] } },
+      }),
+    );
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'go'], run.dir);
+    await waitForText(
+      '⚠ it asks for what looks like a secret (API key): MCP servers must not ask for secrets in a form, and what you type goes to asker (typing is not shown)',
+    );
+    tmux.type('y');
+    await waitForText('API key (text):');
+    tmux.type('sk-very-secret-123');
+    await waitForText('••••••••••••••••••');
+    tmux.press('Enter');
+    await waitForText('Run it? [y] run');
+    tmux.type('n');
+    expect(await waitForExit()).toBe(0);
+    expect(tmux.capture()).not.toContain('sk-very-secret-123');
+    expect((await run.results()).asker__nag).toBe('elicitation: {"accept":1}; sampling refused: 1');
+  });
+
   it('in the REPL too: sampling asked while the run goes, the conversation goes on', async () => {
     const run = await setup([
       {
@@ -595,5 +623,21 @@ describe('form answers', () => {
     expect(parseFieldAnswer({ type: 'string', minLength: 3 }, 'ab')).toEqual({
       error: 'at least 3 characters',
     });
+  });
+});
+
+describe('secret-looking fields', () => {
+  it.each([
+    ['apiKey', true],
+    ['github_token', true],
+    ['client-secret', true],
+    ['Password', true],
+    ['pin', true],
+    ['footprint', false],
+    ['passage', false],
+    ['name', false],
+    ['option', false],
+  ])('%s → %s', (name, secret) => {
+    expect(looksSecret(name, {})).toBe(secret);
   });
 });

@@ -325,6 +325,30 @@ function samplingSize(params: SamplingParams): { messages: number; characters: n
   return { messages: params.messages.length, characters };
 }
 
+/** Words that name a secret in a field's name, title or description. */
+const secretWords =
+  /\b(pass(word|phrase|wd)?|secrets?|tokens?|api ?keys?|private ?keys?|credentials?|otp|pin|ssn)\b/i;
+
+/** Whether a form field asks for what looks like a secret (its typing is then not echoed). */
+export function looksSecret(name: string, field: FieldSchema): boolean {
+  // Words apart: githubToken, api_key and client-secret name secrets too.
+  const words = `${name} ${field.title ?? ''} ${field.description ?? ''}`
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]/g, ' ');
+  return secretWords.test(words);
+}
+
+/**
+ * A warning line when a form asks for what looks like a secret: the MCP specification says
+ * servers must not ask for sensitive information this way, and the answer goes to that server.
+ */
+function secretWarning(server: string, properties: readonly [string, FieldSchema][]): string {
+  const secret = properties.find(([name, field]) => looksSecret(name, field));
+  if (secret === undefined) return '';
+  const [name, field] = secret;
+  return `  ⚠ it asks for what looks like a secret (${oneLine(field.title ?? name, 80)}): MCP servers must not ask for secrets in a form, and what you type goes to ${server} (typing is not shown)\n`;
+}
+
 /** The fields of a form, for the question: the first twenty, then how many more. */
 function fieldList(properties: readonly [string, FieldSchema][]): string {
   const shown = properties.slice(0, 20).map(([name, field]) => oneLine(field.title ?? name, 80));
@@ -449,7 +473,7 @@ export class McpInteractions {
     const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
     const required = new Set(schema?.required ?? []);
     this.#write(
-      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\nAnswer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
+      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\n${secretWarning(context.server, properties)}Answer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
     );
     const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
     if (answer !== 'y') return this.#ended(answer, context.server);
@@ -467,7 +491,7 @@ export class McpInteractions {
         this.#write(
           `  ${label}${about} (${terminalSafe(`${describeField(field, choices)}${marks}`, { singleLine: true })}): `,
         );
-        const line = await this.#readLine(keys, context.signal);
+        const line = await this.#readLine(keys, context.signal, looksSecret(name, field));
         if (line === undefined) return this.#ended('c', context.server);
         if (line.trim() === '') {
           if (field.default !== undefined) {
@@ -623,7 +647,7 @@ export class McpInteractions {
   }
 
   /** A line typed on the terminal (echoed; backspace edits); `undefined` on Ctrl-C or an abort. */
-  async #readLine(keys: RunKeys, signal: AbortSignal): Promise<string | undefined> {
+  async #readLine(keys: RunKeys, signal: AbortSignal, masked = false): Promise<string | undefined> {
     let line = '';
     while (true) {
       const chunk = await keys.nextKey(signal);
@@ -646,7 +670,7 @@ export class McpInteractions {
           while (i < chunk.length && !/[@-~]/.test(chunk[i] as string)) i += 1;
         } else if (char >= ' ') {
           line += char;
-          this.#write(char);
+          this.#write(masked ? '•' : char);
         }
       }
     }
