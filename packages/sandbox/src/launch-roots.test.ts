@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
@@ -46,6 +46,19 @@ function run(invocation: { file: string; args: readonly string[] }): Promise<str
 
 describe('launchRoots', () => {
   const env = { PATH: '/usr/bin:/bin' };
+
+  it('a FIFO in place of the program or of a path a script names is not read (it held the launch for ever)', () => {
+    const workspace = tmpFolder('launch-fifo-');
+    const fifo = path.join(workspace, 'server');
+    execFileSync('mkfifo', [fifo]);
+    fs.chmodSync(fifo, 0o755);
+    // The program itself: a path, so it is not looked up on PATH (where a FIFO is skipped).
+    expect(launchRoots({ file: fifo, args: [], cwd: workspace, env })).toEqual([workspace]);
+    expect(launchRoots({ file: './server', args: [], cwd: workspace, env })).toEqual([workspace]);
+    const shim = path.join(workspace, 'start');
+    fs.writeFileSync(shim, `#!/bin/sh\nexec "${fifo}" "$@"\n`, { mode: 0o755 });
+    expect(launchRoots({ file: shim, args: [], cwd: workspace, env })).toEqual([workspace]);
+  });
 
   it('shows code given as an argument with the project it belongs to (its outermost package.json)', () => {
     const { root, server } = project();

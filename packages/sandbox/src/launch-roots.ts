@@ -38,26 +38,44 @@ function resolveExecutable(
   return undefined;
 }
 
+/**
+ * The first `bytes` bytes of `file` (all of it when `bytes` is undefined and it is at most
+ * `maxBytes`), or undefined when it is not a regular file (or too big). Opened without blocking
+ * and checked on the descriptor: a FIFO swapped in for a program after its path was resolved
+ * would otherwise hold the launch (and the process: these reads are synchronous) for ever.
+ */
+function readRegular(
+  file: string,
+  bytes: number | undefined,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Buffer | undefined {
+  let handle: number;
+  try {
+    handle = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fs.fstatSync(handle);
+    if (!info.isFile() || (bytes === undefined && info.size > maxBytes)) return undefined;
+    const buffer = Buffer.alloc(bytes ?? info.size);
+    const read = fs.readSync(handle, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(handle);
+  }
+}
+
 /** The interpreter a script names on its `#!` line (through `env`), if any. */
 function interpreterOf(
   script: string,
   cwd: string,
   searchPath: string | undefined,
 ): string | undefined {
-  let head: string;
-  try {
-    const handle = fs.openSync(script, 'r');
-    try {
-      const buffer = Buffer.alloc(256);
-      const read = fs.readSync(handle, buffer, 0, buffer.length, 0);
-      head = buffer.subarray(0, read).toString('utf8');
-    } finally {
-      fs.closeSync(handle);
-    }
-  } catch {
-    return undefined;
-  }
-  if (!head.startsWith('#!')) return undefined;
+  const head = readRegular(script, 256)?.toString('utf8');
+  if (head === undefined || !head.startsWith('#!')) return undefined;
   const words = (head.slice(2).split('\n')[0] ?? '').trim().split(/\s+/);
   const [program, ...rest] = words;
   if (program === undefined || program === '') return undefined;
@@ -83,17 +101,7 @@ function isFile(entry: string): boolean {
 
 /** Whether `file` starts with `#!` (a script some interpreter reads, not a binary). */
 function isScript(file: string): boolean {
-  try {
-    const handle = fs.openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(2);
-      return fs.readSync(handle, buffer, 0, 2, 0) === 2 && buffer.toString('latin1') === '#!';
-    } finally {
-      fs.closeSync(handle);
-    }
-  } catch {
-    return false;
-  }
+  return readRegular(file, 2)?.toString('latin1') === '#!';
 }
 
 /**
@@ -131,13 +139,8 @@ const scriptScanLimit = 64 * 1024;
 
 /** Absolute paths under a replaced directory that a small script names (`exec "/tmp/x/bin/y"`). */
 function pathsNamedBy(script: string): string[] {
-  let text: string;
-  try {
-    if (fs.statSync(script).size > scriptScanLimit) return [];
-    text = fs.readFileSync(script, 'utf8');
-  } catch {
-    return [];
-  }
+  const text = readRegular(script, undefined, scriptScanLimit)?.toString('utf8');
+  if (text === undefined) return [];
   const found: string[] = [];
   for (const directory of replacedDirectories) {
     const pattern = new RegExp(
