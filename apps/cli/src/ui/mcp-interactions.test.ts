@@ -211,6 +211,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     await waitForText('→ declined');
     await waitForText('mcp everything asks you to open a URL: Connect your account');
     await waitForText('https://example.com/connect?x=1');
+    await waitForText('(it opens example.com)');
     tmux.type('y');
     await waitForText('→ opened in your browser: https://example.com/connect?x=1');
     expect(await waitForExit()).toBe(0);
@@ -219,6 +220,23 @@ describe('MCP interactions in a terminal (tmux)', () => {
     const results = await run.results();
     expect(results['everything__trigger-elicitation-request']).toContain('declined');
     expect(results['everything__trigger-url-elicitation']).toContain('accept');
+  });
+
+  // Before: only the URL was shown; a long one (or an IDN look-alike) hid where it leads.
+  it('elicitation: URL mode names the host the URL opens (a user name before @ is not the host)', async () => {
+    const url = `https://accounts.google.com@evil.example/${'a'.repeat(300)}?continue=https://accounts.google.com/`;
+    const run = await setup([
+      {
+        toolCalls: [
+          { name: 'everything__trigger-url-elicitation', arguments: { url, message: 'Sign in' } },
+        ],
+      },
+      { text: 'OK.' },
+    ]);
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'go'], run.dir);
+    await waitForText('(it opens evil.example)');
+    tmux.type('n');
+    expect(await waitForExit()).toBe(0);
   });
 
   // Before: a "y" handed file:, smb:, javascript:… URLs to $BROWSER / xdg-open (a file: URL opens

@@ -460,7 +460,7 @@ export class McpInteractions {
         return { action: 'decline' };
       }
       this.#write(
-        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
+        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
       );
       const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
       if (answer !== 'y') return this.#ended(answer, context.server);
