@@ -4,13 +4,14 @@
  * wider mode, a weaker sandbox, keepGrants, provider and model: applied only once the folder is
  * trusted, each pinned on its own). The user's own settings always apply.
  */
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { credentialRuleOf, type PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
 import { emptySettings, type Settings, type SettingsLayer } from './settings.js';
+import { projectFileDigests } from './trust-scripts.js';
 
 /** What the project's mode and sandbox are compared with. */
 export interface TrustBaseline {
@@ -253,7 +254,13 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
           'hook',
           `hooks.${event}[${i}].hooks[${j}]`,
           `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shorten(shownWords(hook.command))}`,
-          { matcher: matcher ?? null, command: hook.command, timeout: hook.timeout ?? null },
+          {
+            matcher: matcher ?? null,
+            command: hook.command,
+            timeout: hook.timeout ?? null,
+            // The user's own files are not pinned (nothing of theirs is asked about).
+            ...(trusted ? {} : withFiles([hook.command], project)),
+          },
           (target) => {
             target.hooks[event] = [
               ...(target.hooks[event] ?? []),
@@ -269,12 +276,29 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       'mcp-server',
       `mcpServers.${entry.name}`,
       describeServer(entry),
-      entry.transport,
+      !trusted && 'command' in entry.transport
+        ? {
+            ...entry.transport,
+            ...withFiles(
+              [entry.transport.command, ...(entry.transport.args ?? [])],
+              resolve(project, entry.transport.cwd ?? '.'),
+            ),
+          }
+        : entry.transport,
       (_target, servers) => {
         servers.set(entry.name, entry);
       },
     );
   return parts;
+}
+
+/** `{ files }`: the project files `command` names, pinned by content (nothing when it names none). */
+function withFiles(
+  command: readonly string[],
+  project: string,
+): { files?: Record<string, string> } {
+  const files = projectFileDigests(command, project);
+  return files === undefined ? {} : { files };
 }
 
 /** What the project's settings would execute or widen, each a {@link TrustItem} to pin. */

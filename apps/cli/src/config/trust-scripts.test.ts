@@ -1,0 +1,84 @@
+// Trust is pinned to the project files a hook or MCP server runs, not only to its command line:
+// a `git pull` that changes `.agent/hooks/fmt.sh` (or the server's script, or package.json's
+// script an `npm run` runs) must not run the new code unasked.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+import { projectFileDigests } from './trust-scripts.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+beforeAll(() => assertBuilt());
+
+async function scratch(): Promise<string> {
+  const dir = await tempDir('agent-trust-scripts-');
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+
+describe('projectFileDigests', () => {
+  it('pins the project files a command names, and what a runner reads; nothing for a plain command', async () => {
+    const project = await scratch();
+    await mkdir(join(project, '.agent', 'hooks'), { recursive: true });
+    await writeFile(join(project, '.agent', 'hooks', 'fmt.sh'), 'echo one\n');
+    await writeFile(join(project, 'package.json'), '{"scripts":{"lint":"eslint ."}}');
+    await writeFile(join(project, 'server.mjs'), 'console.log(1)\n');
+    const fmt = projectFileDigests(['./.agent/hooks/fmt.sh --fix'], project);
+    expect(Object.keys(fmt ?? {})).toEqual(['.agent/hooks/fmt.sh']);
+    expect(projectFileDigests(['"$CLAUDE_PROJECT_DIR"/.agent/hooks/fmt.sh'], project)).toEqual(fmt);
+    expect(Object.keys(projectFileDigests(['npm run lint'], project) ?? {})).toEqual([
+      'package.json',
+    ]);
+    expect(Object.keys(projectFileDigests(['node', 'server.mjs'], project) ?? {})).toEqual([
+      'server.mjs',
+    ]);
+    expect(projectFileDigests(['git status --short'], project)).toBeUndefined();
+    // Outside the project (the user's own files): not pinned here.
+    expect(projectFileDigests(['cat /etc/hostname ../x'], project)).toBeUndefined();
+    await writeFile(join(project, '.agent', 'hooks', 'fmt.sh'), 'echo two\n');
+    expect(projectFileDigests(['./.agent/hooks/fmt.sh --fix'], project)).not.toEqual(fmt);
+  });
+});
+
+describe('a trusted folder whose hook script changes', () => {
+  it('runs the hook as trusted; after the script changes it is withheld and named, until trusted again', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const workspace = join(dir, 'repo');
+    await mkdir(join(workspace, '.agent', 'hooks'), { recursive: true });
+    await mkdir(home);
+    const marker = (name: string) => join(dir, name);
+    const hook = join(workspace, '.agent', 'hooks', 'stop.sh');
+    await writeFile(hook, `#!/bin/sh\ntouch ${marker('first')}\n`, { mode: 0o755 });
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: './.agent/hooks/stop.sh' }] }] },
+      }),
+    );
+    const env = cleanEnv({ AGENT_HOME: home });
+    expect((await runCli(['trust', '--cwd', workspace], { env })).code).toBe(0);
+    const script = await writeScript(dir, [{ text: 'done' }]);
+    const run = () => runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(marker('first'))).toBe(true);
+
+    // A `git pull` rewrites the script; the settings file is as it was.
+    await writeFile(hook, `#!/bin/sh\ntouch ${marker('second')}\n`, { mode: 0o755 });
+    const changed = await run();
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toContain('changed since it was trusted');
+    expect(changed.stderr).toContain('changed hook Stop runs: ./.agent/hooks/stop.sh');
+    expect(existsSync(marker('second'))).toBe(false);
+
+    expect((await runCli(['trust', '--cwd', workspace], { env })).code).toBe(0);
+    expect((await run()).code).toBe(0);
+    expect(existsSync(marker('second'))).toBe(true);
+  });
+});

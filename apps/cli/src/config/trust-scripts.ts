@@ -1,0 +1,104 @@
+// What a trusted hook or MCP server runs is often a file of the project (`./.agent/hooks/fmt.sh`,
+// `node scripts/server.mjs`, `npm run lint`): trust pinned to the command line alone let a later
+// `git pull` change that file and run new code unasked. The files a command names are pinned too,
+// by the SHA-256 of their content.
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+
+/** Files pinned for one command at most (the first ones it names). */
+const maxFiles = 16;
+/** Larger files are pinned by their size alone (read whole only up to this). */
+const maxHashedBytes = 8 * 1024 * 1024;
+
+/** Programs that run what a project file of theirs says: the file is pinned with them. */
+const runnerFiles: Record<string, readonly string[]> = {
+  npm: ['package.json'],
+  pnpm: ['package.json'],
+  yarn: ['package.json'],
+  bun: ['package.json'],
+  make: ['Makefile', 'makefile', 'GNUmakefile'],
+  just: ['justfile', 'Justfile'],
+};
+
+/** The words of a command line that could name a file: unquoted, the project variables expanded. */
+function words(command: readonly string[], project: string): string[] {
+  return command
+    .flatMap((part) => part.split(/[\s;&|()<>`]+/))
+    .map((word) =>
+      word
+        .replace(/['"]/g, '')
+        .replace(/\$\{?(?:AGENT_PROJECT_DIR|CLAUDE_PROJECT_DIR)\}?/g, project)
+        .replace(/^--?[\w-]+=/, ''),
+    )
+    .filter((word) => word !== '' && !word.startsWith('-') && !word.includes('$'));
+}
+
+function isInside(root: string, path: string): boolean {
+  const rest = relative(root, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+}
+
+/** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */
+function digestOf(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return undefined;
+    if (info.size > maxHashedBytes) return `size:${info.size}`;
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(64 * 1024);
+    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer))
+      hash.update(buffer.subarray(0, read));
+    return `sha256:${hash.digest('hex')}`;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The project files a command names — each word that is a path (against the project root, where
+ * hooks run) to a regular file inside the project, and the file a runner reads (`npm` →
+ * `package.json`, `make` → `Makefile`) — each with its digest; undefined when it names none, so
+ * the pin of a command that runs no project file is what it always was.
+ */
+export function projectFileDigests(
+  command: readonly string[],
+  project: string,
+): Record<string, string> | undefined {
+  let root: string;
+  try {
+    root = realpathSync(project);
+  } catch {
+    return undefined;
+  }
+  const digests: Record<string, string> = {};
+  let count = 0;
+  const add = (candidate: string) => {
+    if (count >= maxFiles) return;
+    let real: string;
+    try {
+      real = realpathSync(resolve(root, candidate));
+    } catch {
+      return;
+    }
+    const name = relative(root, real);
+    if (!isInside(root, real) || name === '' || digests[name] !== undefined) return;
+    const digest = digestOf(real);
+    if (digest === undefined) return;
+    digests[name] = digest;
+    count++;
+  };
+  for (const word of words(command, root)) {
+    add(word);
+    for (const file of runnerFiles[word] ?? []) add(join(root, file));
+  }
+  return count === 0 ? undefined : digests;
+}
