@@ -2,7 +2,7 @@
 // a `git pull` that changes `.agent/hooks/fmt.sh` (or the server's script, or package.json's
 // script an `npm run` runs) must not run the new code unasked.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
@@ -41,6 +41,14 @@ describe('projectFileDigests', () => {
     expect(projectFileDigests(['cat /etc/hostname ../x'], project)).toBeUndefined();
     await writeFile(join(project, '.agent', 'hooks', 'fmt.sh'), 'echo two\n');
     expect(projectFileDigests(['./.agent/hooks/fmt.sh --fix'], project)).not.toEqual(fmt);
+    // A project link to a file outside it (one anyone may rewrite) is pinned by what it leads to.
+    const outside = await scratch();
+    await writeFile(join(outside, 'run.sh'), 'echo one\n');
+    await symlink(join(outside, 'run.sh'), join(project, 'linked.sh'));
+    const linked = projectFileDigests(['sh linked.sh'], project);
+    expect(Object.keys(linked ?? {})).toEqual(['linked.sh']);
+    await writeFile(join(outside, 'run.sh'), 'echo two\n');
+    expect(projectFileDigests(['sh linked.sh'], project)).not.toEqual(linked);
   });
 });
 

@@ -83,14 +83,19 @@ export function projectFileDigests(
   let count = 0;
   const add = (candidate: string) => {
     if (count >= maxFiles) return;
+    const lexical = resolve(root, candidate);
     let real: string;
     try {
-      real = realpathSync(resolve(root, candidate));
+      real = realpathSync(lexical);
     } catch {
       return;
     }
-    const name = relative(root, real);
-    if (!isInside(root, real) || name === '' || digests[name] !== undefined) return;
+    // A project path is pinned wherever its link leads (a link to a file in /tmp that anyone may
+    // rewrite is the project's choice too); other paths only when they lead into the project.
+    const inProject = isInside(root, lexical);
+    if (!inProject && !isInside(root, real)) return;
+    const name = relative(root, inProject ? lexical : real);
+    if (name === '' || digests[name] !== undefined) return;
     const digest = digestOf(real);
     if (digest === undefined) return;
     digests[name] = digest;
