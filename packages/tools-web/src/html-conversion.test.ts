@@ -63,6 +63,10 @@ describe('convertHtml', () => {
   it('a worker that fails (here: a missing file) gives the page whole, converted in linear time', async () => {
     const page = articlePage(workerThresholdChars * 2);
     const missing = new URL('./no-such-worker.js', workerUrl);
+    // And one that cannot be started at all (not a file URL).
+    expect(
+      (await convertHtml(page, { workerUrl: new URL('https://example.com/w.js') })).extracted,
+    ).toBe('page');
     const result = await convertHtml(page, { workerUrl: missing });
     expect(result.extracted).toBe('page');
     expect(result.articleTimedOut).toBeUndefined();

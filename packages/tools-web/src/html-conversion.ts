@@ -78,13 +78,20 @@ function inWorker(
 ): Promise<HtmlToMarkdownResult | 'timeout' | 'failed'> {
   return new Promise((resolve, reject) => {
     const workerData: HtmlWorkerData = { marker: htmlWorkerMarker, html, options };
-    const worker = new Worker(url, {
-      workerData,
-      resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
-      // Its output is ours to read: nothing it prints reaches the terminal.
-      stdout: true,
-      stderr: true,
-    });
+    let worker: Worker;
+    try {
+      worker = new Worker(url, {
+        workerData,
+        resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
+        // Its output is ours to read: nothing it prints reaches the terminal.
+        stdout: true,
+        stderr: true,
+      });
+    } catch {
+      // A worker that cannot even be started (no threads left, a bad URL): as one that failed.
+      resolve('failed');
+      return;
+    }
     let settled = false;
     const finish = (settle: () => void) => {
       if (settled) return;
