@@ -104,6 +104,8 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   const source = layer.scope === 'user' ? layer.path : relative(project, layer.path);
   const trusted = layer.scope === 'user';
   const parts: Part[] = [];
+  // The project files its hooks and servers run, each read once for this layer.
+  const digests = new Map<string, string>();
   const widening = (
     kind: TrustItem['kind'],
     key: string,
@@ -259,7 +261,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
             command: hook.command,
             timeout: hook.timeout ?? null,
             // The user's own files are not pinned (nothing of theirs is asked about).
-            ...(trusted ? {} : withFiles([hook.command], project)),
+            ...(trusted ? {} : withFiles([hook.command], project, digests)),
           },
           (target) => {
             target.hooks[event] = [
@@ -282,6 +284,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
             ...withFiles(
               [entry.transport.command, ...(entry.transport.args ?? [])],
               resolve(project, entry.transport.cwd ?? '.'),
+              digests,
             ),
           }
         : entry.transport,
@@ -296,8 +299,9 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
 function withFiles(
   command: readonly string[],
   project: string,
+  cache: Map<string, string>,
 ): { files?: Record<string, string> } {
-  const files = projectFileDigests(command, project);
+  const files = projectFileDigests(command, project, cache);
   return files === undefined ? {} : { files };
 }
 

@@ -8,8 +8,8 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 
 /** Files pinned for one command at most (the first ones it names). */
 const maxFiles = 16;
-/** Larger files are pinned by their size alone (read whole only up to this). */
-const maxHashedBytes = 8 * 1024 * 1024;
+/** Larger files are pinned by their size alone (a script is small; this runs at every start). */
+const maxHashedBytes = 1024 * 1024;
 
 /** Programs that run what a project file of theirs says: the file is pinned with them. */
 const runnerFiles: Record<string, readonly string[]> = {
@@ -40,7 +40,7 @@ function isInside(root: string, path: string): boolean {
 }
 
 /** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */
-function digestOf(path: string): string | undefined {
+function digestOf(path: string, cache: Map<string, string>): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -51,11 +51,16 @@ function digestOf(path: string): string | undefined {
     const info = fstatSync(fd);
     if (!info.isFile()) return undefined;
     if (info.size > maxHashedBytes) return `size:${info.size}`;
+    const identity = `${info.dev}:${info.ino}`;
+    const cached = cache.get(identity);
+    if (cached !== undefined) return cached;
     const hash = createHash('sha256');
     const buffer = Buffer.alloc(64 * 1024);
     for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer))
       hash.update(buffer.subarray(0, read));
-    return `sha256:${hash.digest('hex')}`;
+    const digest = `sha256:${hash.digest('hex')}`;
+    cache.set(identity, digest);
+    return digest;
   } catch {
     return undefined;
   } finally {
@@ -72,6 +77,11 @@ function digestOf(path: string): string | undefined {
 export function projectFileDigests(
   command: readonly string[],
   project: string,
+  /**
+   * Digests already taken, by file (pass one map for all the commands of a start: a settings
+   * file whose hundred hooks name one script reads it once, not a hundred times).
+   */
+  cache = new Map<string, string>(),
 ): Record<string, string> | undefined {
   let root: string;
   try {
@@ -96,7 +106,7 @@ export function projectFileDigests(
     if (!inProject && !isInside(root, real)) return;
     const name = relative(root, inProject ? lexical : real);
     if (name === '' || digests[name] !== undefined) return;
-    const digest = digestOf(real);
+    const digest = digestOf(real, cache);
     if (digest === undefined) return;
     digests[name] = digest;
     count++;

@@ -18,7 +18,8 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { looksSecret, parseFieldAnswer } from './mcp-interactions.js';
+import { parseFieldAnswer } from './mcp-interactions.js';
+import { looksSecret } from './mcp-request-checks.js';
 
 const sessions: TmuxSession[] = [];
 const cleanups: (() => Promise<void>)[] = [];

@@ -17,6 +17,13 @@ import {
 } from '@agent/core';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
+import {
+  looksSecret,
+  maxSamplingCharacters,
+  maxSamplingTokens,
+  notWebAddress,
+  samplingSize,
+} from './mcp-request-checks.js';
 import { noticeBudget } from './notice-budget.js';
 import type { RunKeys } from './terminal-keys.js';
 
@@ -69,18 +76,6 @@ function onPath(command: string): boolean {
     }
   }
   return false;
-}
-
-/**
- * The scheme of a URL a server gave that is not a web address (`file:`, `smb:`, `javascript:`…),
- * or `undefined` for http and https. Only web addresses are handed to a browser: `xdg-open`,
- * `open` and `start` hand a `file:` URL to whatever program opens that file (a `.desktop` file
- * runs its command), and `smb:` sends the user's network credentials to the server named.
- */
-export function notWebAddress(url: string): string | undefined {
-  if (!URL.canParse(url)) return 'not a URL';
-  const { protocol } = new URL(url);
-  return protocol === 'http:' || protocol === 'https:' ? undefined : protocol;
 }
 
 /**
@@ -308,34 +303,6 @@ export function samplingMessages(params: SamplingParams): Message[] {
     };
     return assistant;
   });
-}
-
-/** Most output tokens a server's sampling request gets, whatever it asks for. */
-const maxSamplingTokens = 4096;
-/** Most characters (text, image data, system prompt) a server may send to the model at once. */
-const maxSamplingCharacters = 200_000;
-
-/** How much a sampling request sends to the model: its messages and their characters. */
-function samplingSize(params: SamplingParams): { messages: number; characters: number } {
-  let characters = params.systemPrompt?.length ?? 0;
-  for (const message of params.messages) {
-    const blocks = Array.isArray(message.content) ? message.content : [message.content];
-    for (const block of blocks) characters += JSON.stringify(block)?.length ?? 0;
-  }
-  return { messages: params.messages.length, characters };
-}
-
-/** Words that name a secret in a field's name, title or description. */
-const secretWords =
-  /\b(pass(word|phrase|wd)?|secrets?|tokens?|api ?keys?|private ?keys?|credentials?|otp|pin|ssn)\b/i;
-
-/** Whether a form field asks for what looks like a secret (its typing is then not echoed). */
-export function looksSecret(name: string, field: FieldSchema): boolean {
-  // Words apart: githubToken, api_key and client-secret name secrets too.
-  const words = `${name} ${field.title ?? ''} ${field.description ?? ''}`
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/[_-]/g, ' ');
-  return secretWords.test(words);
 }
 
 /**
