@@ -32,6 +32,7 @@ import {
   summarizeSkips,
   workspaceSkipRecordDirectories,
 } from '../tooling/system-tools/src/system-tools.mjs';
+import { failureDigest } from './failure-digest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeVersion = process.env.AGENT_NODE_VERSION ?? '24.9.0';
@@ -50,7 +51,16 @@ const tasks = {
   ],
   test: [
     // --continue: a failing (or tool-less) package does not stop the others; the exit code still says.
-    ['turbo', 'run', 'build', 'typecheck', 'lint', 'test', '--continue', { skipSummary: true }],
+    [
+      'turbo',
+      'run',
+      'build',
+      'typecheck',
+      'lint',
+      'test',
+      '--continue',
+      { skipSummary: true, digest: true },
+    ],
     // Every published package's API against its committed report (tooling/release/api-report.mjs).
     ['node', 'tooling/release/api-report.mjs'],
     // changeset version + publish to a local Verdaccio, then each package installed alone with npm
@@ -150,9 +160,16 @@ function armSkipSummary() {
   });
 }
 
-/** Runs one command; `quiet` shows that line instead of the output, which is printed only on failure. */
-function run([command, ...args], { failure, mayFail = false, quiet, skipSummary = false } = {}) {
+/**
+ * Runs one command; `quiet` shows that line instead of the output, which is printed only on
+ * failure; `digest` repeats, after a failure, the failed tasks' own failure lines last.
+ */
+function run(
+  [command, ...args],
+  { digest = false, failure, mayFail = false, quiet, skipSummary = false } = {},
+) {
   if (skipSummary) armSkipSummary();
+  const startedAt = Date.now();
   if (quiet) console.error(quiet);
   const result = spawnSync(command, args, {
     cwd: root,
@@ -163,9 +180,19 @@ function run([command, ...args], { failure, mayFail = false, quiet, skipSummary 
   if (result.error) fail(`${command}: ${result.error.message}`);
   if (result.status !== 0 && !mayFail) {
     if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
+    if (digest) printFailureDigest(startedAt);
     if (failure) console.error(`run: ${failure}`);
     process.exit(result.status ?? 1);
   }
+}
+
+/** What failed, from turbo's task logs (the output above may have scrolled far past it). */
+function printFailureDigest(sinceMs) {
+  // Log times are whole milliseconds or coarser: a second of slack keeps a log written at once.
+  const lines = failureDigest(root, sinceMs - 1_000);
+  if (lines.length === 0) return;
+  console.error("\nrun: what failed (from each failed task's log):");
+  for (const line of lines) console.error(line);
 }
 
 /**
