@@ -180,37 +180,56 @@ async function runCodeMode(
   // Set once a nested call returned what a third party wrote (an API's body, an MCP server's
   // text): the script sees it plain, so what the script prints is marked again for the model.
   let readUntrusted = false;
+  // Aborted when the script ends: a call it started without awaiting must not outlive it (run
+  // unwatched after the result went back, or start from the queue later), so the calls still
+  // running are cancelled and the queued ones never start.
+  const ended = new AbortController();
+  const inFlight = new Set<Promise<string>>();
+  let cancelledAtEnd = 0;
+  const call = async (toolName: string, json: string): Promise<string> => {
+    const tool = registry.get(toolName);
+    if (tool === undefined) return errorEnvelope('not-found', `Tool not found: ${toolName}`);
+    if (calls.length >= limits.maxCalls) {
+      return errorEnvelope(
+        'failed',
+        `Not executed: a script may make at most ${limits.maxCalls} tool calls`,
+      );
+    }
+    const record: CodeModeCall = { toolName: tool.name, isError: false };
+    calls.push(record);
+    let args: unknown;
+    try {
+      args = JSON.parse(json);
+    } catch {
+      return errorEnvelope('invalid-args', 'Invalid arguments: not JSON');
+    }
+    await slots.take();
+    try {
+      if (ended.signal.aborted) {
+        record.isError = true;
+        record.errorKind = 'cancelled';
+        cancelledAtEnd++;
+        return errorEnvelope('cancelled', 'Not executed: the script had ended');
+      }
+      const message = await callTool(tool, args, { signal: ended.signal });
+      record.isError = message.isError;
+      if (message.errorKind !== undefined) record.errorKind = message.errorKind;
+      if (ended.signal.aborted && message.errorKind === 'cancelled') cancelledAtEnd++;
+      const { content, marked } = withoutUntrustedMarks(message.content);
+      if (marked) readUntrusted = true;
+      return resultEnvelope({ ...message, content });
+    } finally {
+      slots.give();
+    }
+  };
   const host = {
     names: registry.list().map((tool) => tool.name),
     describe: setup.describe,
-    call: async (toolName: string, json: string): Promise<string> => {
-      const tool = registry.get(toolName);
-      if (tool === undefined) return errorEnvelope('not-found', `Tool not found: ${toolName}`);
-      if (calls.length >= limits.maxCalls) {
-        return errorEnvelope(
-          'failed',
-          `Not executed: a script may make at most ${limits.maxCalls} tool calls`,
-        );
-      }
-      const record: CodeModeCall = { toolName: tool.name, isError: false };
-      calls.push(record);
-      let args: unknown;
-      try {
-        args = JSON.parse(json);
-      } catch {
-        return errorEnvelope('invalid-args', 'Invalid arguments: not JSON');
-      }
-      await slots.take();
-      try {
-        const message = await callTool(tool, args);
-        record.isError = message.isError;
-        if (message.errorKind !== undefined) record.errorKind = message.errorKind;
-        const { content, marked } = withoutUntrustedMarks(message.content);
-        if (marked) readUntrusted = true;
-        return resultEnvelope({ ...message, content });
-      } finally {
-        slots.give();
-      }
+    call: (toolName: string, json: string): Promise<string> => {
+      const pending = call(toolName, json);
+      inFlight.add(pending);
+      void pending.finally(() => inFlight.delete(pending));
+      return pending;
     },
   };
   const scriptLimits: ScriptLimits = {
@@ -220,6 +239,15 @@ async function runCodeMode(
     maxOutputChars: limits.maxOutputChars,
   };
   const outcome = await runScript(compiled.code, host, scriptLimits, ctx.signal);
+  ended.abort(new Error('The script ended'));
+  // Cancelled calls settle at once (or after the loop's grace period for a tool that ignores its
+  // signal): their end events come before this call's, and their locks are released.
+  await Promise.allSettled(inFlight);
+  if (cancelledAtEnd > 0) {
+    outcome.output.add(
+      `[${cancelledAtEnd} tool ${cancelledAtEnd === 1 ? 'call' : 'calls'} the script did not await ${cancelledAtEnd === 1 ? 'was' : 'were'} cancelled when it ended; await every call]`,
+    );
+  }
   const printed = outcome.output.text();
   const details: CodeModeDetails = {
     outcome: outcome.type === 'returned' ? 'returned' : outcome.reason,

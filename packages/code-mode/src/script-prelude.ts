@@ -4,9 +4,19 @@
 // cross the boundary: arguments go out as JSON text, results come back as a JSON envelope
 // `{ ok: true, value } | { ok: false, kind, message }`.
 
-/** Evaluates to a function `(call, print, describe, names) => finish`; `finish(value)` is the text of a returned value. */
+/**
+ * Evaluates to a function `(call, print, describe, names) => [finish, explain]`: `finish(value)`
+ * is the text of a returned value, `explain(error)` the JSON text `{ name, message, stack }` of a
+ * thrown one. Both run inside the script's runtime, under its CPU limit: a getter, `toJSON` or
+ * replaced global the script left on a value runs there, never in the host.
+ */
 export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, names) {
   'use strict';
+  // The language's own functions as they were before the script ran: it may replace the globals.
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const toText = String;
+  const isError = (value) => value instanceof Error;
   class ToolCallError extends Error {
     constructor(tool, kind, message) {
       super(message);
@@ -18,8 +28,8 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
   const tools = Object.create(null);
   for (const name of names) {
     tools[name] = async function (args) {
-      const json = JSON.stringify(args === undefined ? {} : args);
-      const reply = JSON.parse(await hostCall(name, json === undefined ? '{}' : json));
+      const json = stringify(args === undefined ? {} : args);
+      const reply = parse(await hostCall(name, json === undefined ? '{}' : json));
       if (reply.ok) return reply.value;
       throw new ToolCallError(name, reply.kind, reply.message);
     };
@@ -37,21 +47,49 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
       };
     },
   });
+  const text = (value) => {
+    try {
+      const shown = toText(value);
+      return typeof shown === 'string' ? shown : '[unprintable value]';
+    } catch {
+      return '[unprintable value]';
+    }
+  };
   const show = (value) => {
     if (typeof value === 'string') return value;
     if (value === undefined) return 'undefined';
     if (typeof value === 'function') return '[function]';
     if (typeof value === 'bigint') return value + 'n';
-    if (value instanceof Error) return value.name + ': ' + value.message;
+    if (typeof value === 'symbol') return text(value);
+    if (isError(value)) return text(value.name) + ': ' + text(value.message);
     try {
-      const json = JSON.stringify(value, null, 2);
-      return json === undefined ? String(value) : json;
+      const json = stringify(value, null, 2);
+      return typeof json === 'string' ? json : text(value);
     } catch {
-      return String(value);
+      return text(value);
     }
   };
+  const field = (error, key) => {
+    try {
+      const value = error[key];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const explain = (error) => {
+    if (error === null || (typeof error !== 'object' && typeof error !== 'function'))
+      return stringify({ thrown: text(error) });
+    const name = field(error, 'name');
+    let message = field(error, 'message');
+    if (message === undefined) message = show(error);
+    return stringify({ name, message, stack: field(error, 'stack') });
+  };
   const printer = (level) => (...values) => {
-    hostPrint(level, values.map(show).join(' '));
+    let line = '';
+    for (let index = 0; index < values.length; index++)
+      line += (index === 0 ? '' : ' ') + show(values[index]);
+    hostPrint(level, line);
   };
   const console = Object.freeze({
     log: printer('log'),
@@ -65,7 +103,7 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
   Object.defineProperty(globalThis, 'console', fixed(console));
   Object.defineProperty(globalThis, 'ToolCallError', fixed(ToolCallError));
   Object.defineProperty(globalThis, 'declarations', fixed((...wanted) => hostDescribe(JSON.stringify(wanted))));
-  return (value) => (value === undefined ? undefined : show(value));
+  return [(value) => (value === undefined ? undefined : show(value)), explain];
 })`;
 
 /** Wraps the script so top-level `await` and `return` work; the script's line numbers stay as written. */

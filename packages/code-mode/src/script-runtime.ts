@@ -195,6 +195,8 @@ class ScriptRun {
   #sliceStart: number | undefined;
   #interrupted: 'cpu-time' | 'aborted' | undefined;
   #disposed = false;
+  /** The prelude's `explain(error)`, once it is installed. */
+  #explain: QuickJSHandle | undefined;
   /** Wakes the event loop when a host call settles or the run is aborted. */
   #wake: (() => void) | undefined;
 
@@ -239,8 +241,9 @@ class ScriptRun {
 
   async execute(code: string): Promise<ScriptOutcome> {
     const context = this.#context;
-    const finish = this.#installPrelude();
-    if (finish.type === 'failed') return finish.outcome;
+    const prelude = this.#installPrelude();
+    if (prelude.type === 'failed') return prelude.outcome;
+    const { finish } = prelude;
 
     const evaluated = this.#slice(() => context.evalCode(code, 'script.js'));
     if (evaluated.error !== undefined) return this.#failure(evaluated.error);
@@ -260,17 +263,13 @@ class ScriptRun {
         const state = context.getPromiseState(main);
         if (state.type === 'fulfilled') {
           const value = this.#keep(state.value);
-          const shown = this.#slice(() =>
-            context.callFunction(finish.handle, context.undefined, value),
-          );
+          const shown = this.#slice(() => context.callFunction(finish, context.undefined, value));
           if (shown.error !== undefined) return this.#failure(shown.error);
-          const text = context.dump(shown.value) as unknown;
+          // Only a string is read: reading any other value (`dump`) could run the script's
+          // getters or `toJSON` in the host, outside the CPU limit.
+          const text = this.#stringOf(shown.value);
           shown.value.dispose();
-          return {
-            type: 'returned',
-            output: this.output,
-            value: typeof text === 'string' ? text : undefined,
-          };
+          return { type: 'returned', output: this.output, value: text };
         }
         if (state.type === 'rejected') return this.#failure(state.error);
         if (this.#runtime.hasPendingJob()) continue;
@@ -291,9 +290,9 @@ class ScriptRun {
     }
   }
 
-  /** Evaluates the prelude and hands it the host functions; returns its `finish` function. */
+  /** Evaluates the prelude and hands it the host functions; returns its `finish` and `explain` functions. */
   #installPrelude():
-    | { type: 'ok'; handle: QuickJSHandle }
+    | { type: 'ok'; finish: QuickJSHandle }
     | { type: 'failed'; outcome: ScriptOutcome } {
     const context = this.#context;
     const factory = this.#slice(() => context.evalCode(scriptPrelude, 'prelude.js'));
@@ -303,12 +302,13 @@ class ScriptRun {
     const call = this.#keep(context.newFunction('call', (name, json) => this.#call(name, json)));
     const print = this.#keep(
       context.newFunction('print', (level, text) => {
-        this.output.write(context.getString(level), context.getString(text));
+        const line = this.#stringOf(text);
+        if (line !== undefined) this.output.write(this.#stringOf(level) ?? 'log', line);
       }),
     );
     const describe = this.#keep(
       context.newFunction('describe', (json) => {
-        const wanted = JSON.parse(context.getString(json)) as unknown;
+        const wanted = JSON.parse(this.#stringOf(json) ?? '[]') as unknown;
         const names = Array.isArray(wanted) ? wanted.map(String) : [];
         return context.newString(this.host.describe(names));
       }),
@@ -323,14 +323,22 @@ class ScriptRun {
       context.callFunction(factoryHandle, context.undefined, call, print, describe, names),
     );
     if (result.error !== undefined) return { type: 'failed', outcome: this.#failure(result.error) };
-    return { type: 'ok', handle: this.#keep(result.value) };
+    const functions = this.#keep(result.value);
+    const finish = this.#keep(context.getProp(functions, 0));
+    this.#explain = this.#keep(context.getProp(functions, 1));
+    return { type: 'ok', finish };
+  }
+
+  /** The text of a string handle; `undefined` for any other value (never converted in the host). */
+  #stringOf(handle: QuickJSHandle): string | undefined {
+    return this.#context.typeof(handle) === 'string' ? this.#context.getString(handle) : undefined;
   }
 
   /** `hostCall(name, json)` inside the script: a promise settled when the nested call ends. */
   #call(nameHandle: QuickJSHandle, jsonHandle: QuickJSHandle): QuickJSHandle {
     const context = this.#context;
-    const name = context.getString(nameHandle);
-    const json = context.getString(jsonHandle);
+    const name = this.#stringOf(nameHandle) ?? '';
+    const json = this.#stringOf(jsonHandle) ?? '';
     const deferred = context.newPromise();
     this.#pending.add(deferred);
     void this.host.call(name, json).then((envelope) => {
@@ -381,15 +389,46 @@ class ScriptRun {
 
   /** The outcome for an exception thrown out of the interpreter (the handle is disposed). */
   #failure(errorHandle: QuickJSHandle): ScriptOutcome {
-    const error = this.#context.dump(errorHandle) as unknown;
+    const interruptedBefore = this.#interruptedOutcome();
+    if (interruptedBefore !== undefined) {
+      errorHandle.dispose();
+      return interruptedBefore;
+    }
+    const error = this.#explainError(errorHandle);
     errorHandle.dispose();
     const interrupted = this.#interruptedOutcome();
     if (interrupted !== undefined) return interrupted;
     const text = describeError(error);
     // With its memory exhausted QuickJS may not even build the error: `undefined` is thrown.
-    if (/out of memory/i.test(text) || (error == null && this.memoryFull()))
+    if (/out of memory/i.test(text) || (error.thrown !== undefined && this.memoryFull()))
       return failed('memory', outOfMemory(this.limits, text), this.output);
     return failed('threw', text, this.output);
+  }
+
+  /**
+   * What was thrown, read by the prelude's `explain` inside the interpreter and under the CPU
+   * limit: a thrown object's getters and `toJSON` are the script's code, and `dump` would run
+   * them in the host with no limit (an endless getter froze the process for good).
+   */
+  #explainError(errorHandle: QuickJSHandle): ThrownValue {
+    const explain = this.#explain;
+    if (explain === undefined) return { thrown: 'an error before the script started' };
+    const explained = this.#slice(() =>
+      this.#context.callFunction(explain, this.#context.undefined, errorHandle),
+    );
+    if (explained.error !== undefined) {
+      explained.error.dispose();
+      return { thrown: 'a value that could not be described' };
+    }
+    const json = this.#stringOf(explained.value);
+    explained.value.dispose();
+    try {
+      const parsed = JSON.parse(json ?? 'null') as unknown;
+      if (parsed !== null && typeof parsed === 'object') return parsed as ThrownValue;
+    } catch {
+      // Not the prelude's JSON: described below as undescribable.
+    }
+    return { thrown: 'a value that could not be described' };
   }
 
   /** After a trap: the instance is garbage; late host calls are ignored and nothing is freed. */
@@ -409,12 +448,19 @@ class ScriptRun {
   }
 }
 
+/** A thrown value as the prelude's `explain` reads it: a primitive's text, or an object's fields. */
+interface ThrownValue {
+  thrown?: unknown;
+  name?: unknown;
+  message?: unknown;
+  stack?: unknown;
+}
+
 /** An exception from the script, as `Name: message` and the stack lines inside the script. */
-function describeError(error: unknown): string {
-  if (error === null || typeof error !== 'object') return `Uncaught ${String(error)}`;
-  const record = error as { name?: unknown; message?: unknown; stack?: unknown };
+function describeError(record: ThrownValue): string {
+  if (typeof record.thrown === 'string') return `Uncaught ${record.thrown}`;
   const name = typeof record.name === 'string' ? record.name : 'Error';
-  const message = typeof record.message === 'string' ? record.message : JSON.stringify(error);
+  const message = typeof record.message === 'string' ? record.message : '';
   const frames =
     typeof record.stack === 'string'
       ? record.stack

@@ -273,4 +273,39 @@ describe('ctx.callTool', () => {
     const result = await executeTool(parent, {}, { abortGraceMs: 0 });
     expect(resultText(result)).toBe('Tool exceeded timeout of 5 ms');
   });
+
+  it("a nested call's own signal cancels it alone; one already aborted never starts", async () => {
+    const log: string[] = [];
+    const hang = defineTool({
+      name: 'hang',
+      description: 'waits until aborted',
+      input: z.object({ id: z.string() }),
+      execute: ({ id }, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          log.push(`start ${id}`);
+          ctx.signal.addEventListener('abort', () => {
+            log.push(`aborted ${id}`);
+            reject(ctx.signal.reason);
+          });
+        }),
+    });
+    const parent = defineTool({
+      name: 'caller',
+      description: 'calls hang twice under its own signals',
+      input: z.object({}),
+      execute: async (_args, ctx) => {
+        const callTool = ctx.callTool as NonNullable<typeof ctx.callTool>;
+        const first = new AbortController();
+        const running = callTool(hang, { id: 'a' }, { signal: first.signal });
+        await new Promise((resolve) => setImmediate(resolve));
+        first.abort();
+        const before = AbortSignal.abort();
+        const never = await callTool(hang, { id: 'b' }, { signal: before });
+        return `${resultText(await running)} | ${resultText(never)} | parent aborted: ${ctx.signal.aborted}`;
+      },
+    });
+    const result = await executeTool(parent, {}, { abortGraceMs: 0 });
+    expect(resultText(result)).toBe('Cancelled | Cancelled | parent aborted: false');
+    expect(log).toEqual(['start a', 'aborted a']);
+  });
 });

@@ -11,7 +11,7 @@ import type { ToolLookup } from './tool-catalogue.js';
 
 /**
  * The `ctx.callTool` of the call `parentToolCallId`: nested calls run under `signal` (the
- * parent's), and their events carry `parentToolCallId` so a UI can show them under it.
+ * parent's, and the call's own when given), and their events carry `parentToolCallId` so a UI can show them under it.
  */
 export function nestedToolCaller(
   params: ExecuteToolCallsParams,
@@ -20,7 +20,11 @@ export function nestedToolCaller(
 ): NonNullable<ToolContext['callTool']> {
   let count = 0;
   const emit = (event: AgentEvent) => params.emit(tagged(event, parentToolCallId));
-  return async (tool: AnyAgentTool, args: unknown): Promise<ToolResultMessage> => {
+  return async (
+    tool: AnyAgentTool,
+    args: unknown,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ToolResultMessage> => {
     count++;
     const call: ToolCallContent = {
       type: 'toolCall',
@@ -33,7 +37,7 @@ export function nestedToolCaller(
       calls: [call],
       registry: singleTool(tool),
       strategy: { type: 'sequential' },
-      runSignal: signal,
+      runSignal: options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
       // The parent call counted toward the model's per-turn cap; its tool limits its own calls.
       maxToolCallsPerTurn: Number.POSITIVE_INFINITY,
       emit,

@@ -171,8 +171,14 @@ export interface ToolContext {
    * (tagged `parentToolCallId`: this call's id). Resolves with the result message the model would
    * have read — a denial or failure is an `isError` result — and never rejects. Nested calls are
    * aborted with this call and do not count toward `maxToolCallsPerTurn`. Set by the loop.
+   * `options.signal` aborts one nested call sooner (a script that ended cancels the calls it
+   * left running).
    */
-  callTool?: (tool: AnyAgentTool, args: unknown) => Promise<ToolResultMessage>;
+  callTool?: (
+    tool: AnyAgentTool,
+    args: unknown,
+    options?: { signal?: AbortSignal },
+  ) => Promise<ToolResultMessage>;
 }
 
 /** One problem found while validating arguments; `path` points at the bad field. */
