@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
     'file-journal/index': 'src/file-journal/index.ts',
+    'regular-file/index': 'src/regular-file/index.ts',
   },
   format: ['esm'],
   dts: true,
