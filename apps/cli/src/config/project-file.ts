@@ -5,9 +5,8 @@
  * can put such a link in the workspace before a later read; either would send the target to the
  * model. Only a regular file whose real path lies inside the project is read.
  */
-import { constants } from 'node:fs';
-import { open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
+import * as regularFile from '@agent/core/regular-file';
 
 /** What {@link readProjectFile} found. */
 export type ProjectFileRead =
@@ -35,36 +34,32 @@ export const maximumProjectFileBytes = 1024 * 1024;
  * changes nothing; a FIFO cannot block the read (`O_NONBLOCK`).
  */
 export async function readProjectFile(path: string, root: string): Promise<ProjectFileRead> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    return { kind: 'refused', reason: `it cannot be opened (${code ?? String(error)})` };
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { kind: 'refused', reason: 'it is not a regular file' };
-    if (info.size > maximumProjectFileBytes)
+  const outcome = await regularFile.readRegularFile(path, {
+    maxBytes: maximumProjectFileBytes,
+    realPath: true,
+    check: ({ realPath = path }) =>
+      inside(root, realPath) ? undefined : `it leads outside the project (to ${realPath})`,
+  });
+  switch (outcome.kind) {
+    case 'read':
+      return { kind: 'read', text: outcome.bytes.toString('utf8') };
+    case 'missing':
+      return { kind: 'missing' };
+    case 'not-regular':
+      return { kind: 'refused', reason: 'it is not a regular file' };
+    case 'too-large':
       return {
         kind: 'refused',
-        reason: `it is ${info.size} bytes, over the ${maximumProjectFileBytes} read for the model's instructions`,
+        reason: `it is ${outcome.size} bytes, over the ${maximumProjectFileBytes} read for the model's instructions`,
       };
-    const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(path));
-    if (!inside(root, real))
-      return { kind: 'refused', reason: `it leads outside the project (to ${real})` };
-    // At most the size seen: a file that grows while it is read is not followed.
-    const buffer = Buffer.alloc(info.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
+    case 'refused':
+      return { kind: 'refused', reason: outcome.reason };
+    case 'unreadable':
+      return { kind: 'refused', reason: `it cannot be read (${outcome.code})` };
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
     }
-    return { kind: 'read', text: buffer.subarray(0, filled).toString('utf8') };
-  } finally {
-    await handle.close();
   }
 }
 
@@ -94,25 +89,28 @@ export async function readRegularFile(
   maxBytes: number,
   what: string,
 ): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new Error(`Cannot read ${path}: ${code ?? String(error)}`);
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-    if (info.size > maxBytes)
-      throw new Error(`${path} is ${info.size} bytes: ${what} holds at most ${maxBytes}`);
-    const text = await handle.readFile('utf8');
-    // A byte-order mark, as Windows editors write one, is not part of the text (JSON.parse
-    // refused the file for it).
-    return text.startsWith('\uFEFF') ? text.slice(1) : text;
-  } finally {
-    await handle.close();
+  const outcome = await regularFile.readRegularFile(path, { maxBytes });
+  switch (outcome.kind) {
+    case 'read':
+      // A byte-order mark, as Windows editors write one, is not part of the text (JSON.parse
+      // refused the file for it).
+      return regularFile.utf8Text(outcome.bytes);
+    case 'missing':
+      if (outcome.code === 'ENOENT') return undefined;
+      throw new Error(`Cannot read ${path}: ${outcome.code}`);
+    case 'not-regular':
+      throw new Error(`${path} is not a regular file`);
+    case 'too-large':
+      throw new Error(`${path} is ${outcome.size} bytes: ${what} holds at most ${maxBytes}`);
+    case 'refused':
+    case 'unreadable':
+      throw new Error(
+        `Cannot read ${path}: ${outcome.kind === 'refused' ? outcome.reason : outcome.code}`,
+      );
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
+    }
   }
 }
 

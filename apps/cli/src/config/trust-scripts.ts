@@ -3,8 +3,9 @@
 // `git pull` change that file and run new code unasked. The files a command names are pinned too,
 // by the SHA-256 of their content.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readRegularFileSync } from '@agent/core/regular-file';
 
 /** Files pinned for one command at most (the first ones it names). */
 const maxFiles = 16;
@@ -41,31 +42,32 @@ function isInside(root: string, path: string): boolean {
 
 /** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */
 function digestOf(path: string, cache: Map<string, string>): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
+  let cached: string | undefined;
+  const outcome = readRegularFileSync(path, {
+    maxBytes: maxHashedBytes,
+    // One file named by many commands (a hundred hooks, one script) is read and hashed once.
+    check: ({ stats }) => {
+      cached = cache.get(identityOf(stats));
+      return cached === undefined ? undefined : 'digested already';
+    },
+  });
+  switch (outcome.kind) {
+    case 'read': {
+      const digest = `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`;
+      cache.set(identityOf(outcome.stats), digest);
+      return digest;
+    }
+    case 'refused':
+      return cached;
+    case 'too-large':
+      return `size:${outcome.size}`;
+    default:
+      return undefined;
   }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return undefined;
-    if (info.size > maxHashedBytes) return `size:${info.size}`;
-    const identity = `${info.dev}:${info.ino}`;
-    const cached = cache.get(identity);
-    if (cached !== undefined) return cached;
-    const hash = createHash('sha256');
-    const buffer = Buffer.alloc(64 * 1024);
-    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer))
-      hash.update(buffer.subarray(0, read));
-    const digest = `sha256:${hash.digest('hex')}`;
-    cache.set(identity, digest);
-    return digest;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+}
+
+function identityOf(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}`;
 }
 
 /**

@@ -9,19 +9,7 @@
  * by bash (or any other process) are not tracked.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import {
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import {
   type AnyAgentTool,
@@ -29,11 +17,9 @@ import {
   type Message,
   normalisePermissionSubjects,
 } from '@agent/core';
+import { readRegularFile } from '@agent/core/regular-file';
 import { agentHome } from '../config/agent-home.js';
 import { openWorkspaceDirectory } from './workspace-directory.js';
-
-const noFollow = constants.O_NOFOLLOW ?? 0;
-const nonBlocking = constants.O_NONBLOCK ?? 0;
 
 /** Files larger than this are not copied: rewinding reports them instead (bytes). */
 const maxCheckpointBytes = 16 * 1024 * 1024;
@@ -151,42 +137,43 @@ export class CheckpointStore {
     // (a path through a link a command made) is not the CLI's to take.
     if (!isInside(this.#workspace, path)) return;
     const entry: CheckpointEntry = { path, prompt, existed: false, timestamp: Date.now() };
-    let handle: FileHandle | undefined;
-    try {
-      // The last component not followed, a FIFO not waited on; the opened file checked below.
-      handle = await open(path, constants.O_RDONLY | noFollow | nonBlocking);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      // ELOOP: a link is there, not a file a rewind puts back.
-      if (code === 'ELOOP') return;
-      if (code !== 'ENOENT') throw error;
-    }
-    if (handle !== undefined) {
-      try {
-        const info = await handle.stat();
-        // A directory (or a socket…) is not a file a rewind puts back; nor one that a link in
-        // its path now places outside the workspace.
-        if (!info.isFile() || !(await this.#opensInside(handle))) return;
+    const outcome = await readRegularFile(path, {
+      maxBytes: maxCheckpointBytes,
+      // The last component not followed (a link is not a file a rewind puts back), a FIFO not
+      // waited on; nor a file that a link in its path now places outside the workspace.
+      followSymlinks: false,
+      realPath: true,
+      check: ({ realPath }) =>
+        realPath === undefined || isInside(this.#workspace, realPath) ? undefined : 'outside',
+    });
+    switch (outcome.kind) {
+      case 'missing':
+        if (outcome.code !== 'ENOENT') throw outcome.error;
+        break;
+      case 'unreadable':
+        throw outcome.error;
+      case 'not-regular':
+      case 'refused':
+        return;
+      case 'too-large':
         entry.existed = true;
-        entry.mode = info.mode & 0o7777;
-        if (info.size > maxCheckpointBytes) entry.tooLarge = true;
-        else {
-          const content = await handle.readFile();
-          const blob = createHash('sha256').update(content).digest('hex');
-          await this.#writeBlob(blob, content);
-          entry.blob = blob;
-        }
-      } finally {
-        await handle.close();
+        entry.mode = outcome.stats.mode & 0o7777;
+        entry.tooLarge = true;
+        break;
+      case 'read': {
+        entry.existed = true;
+        entry.mode = outcome.stats.mode & 0o7777;
+        const blob = createHash('sha256').update(outcome.bytes).digest('hex');
+        await this.#writeBlob(blob, outcome.bytes);
+        entry.blob = blob;
+        break;
+      }
+      default: {
+        const _exhaustive: never = outcome;
+        return _exhaustive;
       }
     }
     this.#entries.push(entry);
-  }
-
-  /** Linux: whether the file open as `handle` lies inside the workspace; elsewhere true. */
-  async #opensInside(handle: FileHandle): Promise<boolean> {
-    const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-    return actual === undefined || isInside(this.#workspace, actual);
   }
 
   async #writeBlob(blob: string, content: Buffer): Promise<void> {

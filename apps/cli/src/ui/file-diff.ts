@@ -2,9 +2,9 @@
  * Unified diffs of the file tools' changes, for approvals (the change a call would make) and
  * results (the change it made). Made with `diff` (jsdiff), the usual library for this.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { terminalSafe } from '@agent/core';
+import { readRegularFileSync } from '@agent/core/regular-file';
 import { createTwoFilesPatch } from 'diff';
 
 /** Longest diff shown (lines); the rest is counted. */
@@ -41,29 +41,9 @@ export function changedPath(cwd: string, args: unknown): string | undefined {
  * judged on the opened file.
  */
 export function readText(path: string): string | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? '' : undefined;
-  }
-  try {
-    const info = fstatSync(descriptor);
-    if (!info.isFile() || info.size > maxDiffFileBytes) return undefined;
-    // At most the size seen: a file another process keeps appending to is not followed.
-    const buffer = Buffer.alloc(info.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const count = readSync(descriptor, buffer, filled, buffer.length - filled, null);
-      if (count === 0) break;
-      filled += count;
-    }
-    return buffer.subarray(0, filled).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
+  const outcome = readRegularFileSync(path, { maxBytes: maxDiffFileBytes });
+  if (outcome.kind === 'missing' && outcome.code === 'ENOENT') return '';
+  return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : undefined;
 }
 
 /** A unified diff of `before` → `after`, without the header lines, clipped; '' when equal. */
