@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFileSync } from '@agent/core/regular-file';
 import { ancestorIdentity } from './bound-paths.js';
 import { isInside } from './secret-paths.js';
 
@@ -257,18 +258,8 @@ function outermost(paths: readonly string[]): string[] {
 
 /** The first 4 KiB of a regular file, else '' (never blocks: a FIFO planted as `commondir`). */
 function readStart(file: string): string {
-  let descriptor: number | undefined;
-  try {
-    descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    if (!fs.fstatSync(descriptor).isFile()) return '';
-    const buffer = Buffer.alloc(4096);
-    const length = fs.readSync(descriptor, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, length).toString('utf8');
-  } catch {
-    return '';
-  } finally {
-    if (descriptor !== undefined) fs.closeSync(descriptor);
-  }
+  const outcome = readRegularFileSync(file, { maxBytes: 4096, larger: 'head' });
+  return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : '';
 }
 
 function realPath(entry: string): string | undefined {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { readRegularFileSync } from '@agent/core/regular-file';
 
 /** Directories the sandbox replaces with empty ones: a program that lives there would vanish. */
 const replacedDirectories = ['/tmp', '/dev/shm', '/run'];
@@ -39,33 +40,18 @@ function resolveExecutable(
 }
 
 /**
- * The first `bytes` bytes of `file` (all of it when `bytes` is undefined and it is at most
- * `maxBytes`), or undefined when it is not a regular file (or too big). Opened without blocking
+ * `file`'s first `maxBytes` (`larger: 'head'`), or all of it when it is at most `maxBytes`
+ * (`'refuse'`); undefined when it is not a regular file (or too big). Opened without blocking
  * and checked on the descriptor: a FIFO swapped in for a program after its path was resolved
  * would otherwise hold the launch (and the process: these reads are synchronous) for ever.
  */
 function readRegular(
   file: string,
-  bytes: number | undefined,
-  maxBytes = Number.POSITIVE_INFINITY,
+  maxBytes: number,
+  larger: 'head' | 'refuse',
 ): Buffer | undefined {
-  let handle: number;
-  try {
-    handle = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = fs.fstatSync(handle);
-    if (!info.isFile() || (bytes === undefined && info.size > maxBytes)) return undefined;
-    const buffer = Buffer.alloc(bytes ?? info.size);
-    const read = fs.readSync(handle, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read);
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(handle);
-  }
+  const outcome = readRegularFileSync(file, { maxBytes, larger });
+  return outcome.kind === 'read' ? outcome.bytes : undefined;
 }
 
 /** The interpreter a script names on its `#!` line (through `env`), if any. */
@@ -74,7 +60,7 @@ function interpreterOf(
   cwd: string,
   searchPath: string | undefined,
 ): string | undefined {
-  const head = readRegular(script, 256)?.toString('utf8');
+  const head = readRegular(script, 256, 'head')?.toString('utf8');
   if (head === undefined || !head.startsWith('#!')) return undefined;
   const words = (head.slice(2).split('\n')[0] ?? '').trim().split(/\s+/);
   const [program, ...rest] = words;
@@ -101,7 +87,7 @@ function isFile(entry: string): boolean {
 
 /** Whether `file` starts with `#!` (a script some interpreter reads, not a binary). */
 function isScript(file: string): boolean {
-  return readRegular(file, 2)?.toString('latin1') === '#!';
+  return readRegular(file, 2, 'head')?.toString('latin1') === '#!';
 }
 
 /**
@@ -139,7 +125,7 @@ const scriptScanLimit = 64 * 1024;
 
 /** Absolute paths under a replaced directory that a small script names (`exec "/tmp/x/bin/y"`). */
 function pathsNamedBy(script: string): string[] {
-  const text = readRegular(script, undefined, scriptScanLimit)?.toString('utf8');
+  const text = readRegular(script, scriptScanLimit, 'refuse')?.toString('utf8');
   if (text === undefined) return [];
   const found: string[] = [];
   for (const directory of replacedDirectories) {

@@ -1,5 +1,6 @@
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFile } from '@agent/core/regular-file';
 
 /**
  * The git commands that only read, for the read-only command list: what git may be given, and
@@ -181,29 +182,9 @@ const notRead = `cannot be read (not a regular file of at most ${maxGitFileBytes
  * `/dev/zero` read 740 MB before failing. Opened without blocking, judged on the opened file.
  */
 async function readGitFile(file: string): Promise<string | undefined | 'unreadable'> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : 'unreadable';
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > maxGitFileBytes) return 'unreadable';
-    const buffer = Buffer.alloc(info.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled).toString('utf8');
-  } catch {
-    return 'unreadable';
-  } finally {
-    await handle.close();
-  }
+  const outcome = await readRegularFile(file, { maxBytes: maxGitFileBytes });
+  if (outcome.kind === 'missing') return undefined;
+  return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : 'unreadable';
 }
 
 async function exists(entry: string): Promise<boolean> {

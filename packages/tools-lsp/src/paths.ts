@@ -1,7 +1,8 @@
-import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as regularFile from '@agent/core/regular-file';
+import { maxServerMessageBytes } from './message-size-guard.js';
 
 /** True when `child` is `parent` or lies below it, compared by path segments (not string prefix). */
 export function isPathInside(parent: string, child: string): boolean {
@@ -47,29 +48,15 @@ export function pathOfUri(uri: string): string | undefined {
  * link to `/dev/zero` read 700 MB. Opened without blocking, judged on the opened file.
  */
 export async function readRegularFile(file: string, maxBytes: number): Promise<string | undefined> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return undefined;
-    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
+  const outcome = await regularFile.readRegularFile(file, { maxBytes, larger: 'head' });
+  return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : undefined;
 }
+
+/**
+ * Largest file {@link readFileInside} reads (bytes): what it reads goes to the language server in
+ * one message, which may not be larger.
+ */
+const maxDocumentBytes = maxServerMessageBytes;
 
 /**
  * The text of `file` when it is a regular file inside one of `roots` (real paths), else
@@ -77,24 +64,18 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<s
  * read outside the sandbox — the line beside a location, a rename's targets, a document to send
  * back to it: neither a path it names outside the workspace nor a workspace file swapped for a
  * link out may have them read. The check is made on the opened file (`/proc/self/fd/N` on Linux),
- * so a swap after it changes nothing; a FIFO cannot block the read.
+ * so a swap after it changes nothing; a FIFO cannot block the read. A file over 64 MiB (the
+ * largest message a server may send) is not read.
  */
 export async function readFileInside(
   file: string,
   roots: readonly string[],
 ): Promise<string | undefined> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined;
-    const real = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => realPathOf(file));
-    if (!roots.some((root) => isPathInside(root, real))) return undefined;
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
+  const outcome = await regularFile.readRegularFile(file, {
+    maxBytes: maxDocumentBytes,
+    realPath: true,
+    check: ({ realPath = file }) =>
+      roots.some((root) => isPathInside(root, realPath)) ? undefined : 'outside the roots',
+  });
+  return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : undefined;
 }

@@ -4,9 +4,8 @@
  * protected-resource metadata names no authorization server, because there is none.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { AgentError, errorMessage } from '@agent/core';
+import { readRegularFile } from '@agent/core/regular-file';
 
 /**
  * How `serveHttp` authenticates requests: clients must send `Authorization: Bearer <token>`, or
@@ -49,32 +48,42 @@ export async function readBearerTokenFile(path: string): Promise<string> {
   const fail = (why: string): never => {
     throw new AgentError(`The token file ${path} ${why}`);
   };
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    // O_NONBLOCK: a FIFO put in its place must not hang the server's start.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return fail(`cannot be opened: ${errorMessage(error)}`);
+  const outcome = await readRegularFile(path, {
+    maxBytes: maximumTokenFileBytes,
+    // Whose and how open the file is, before its size or content.
+    check: ({ stats }) => ownershipProblem(stats.uid, stats.mode, path),
+  });
+  switch (outcome.kind) {
+    case 'missing':
+    case 'unreadable':
+      return fail(`cannot be opened: ${errorMessage(outcome.error)}`);
+    case 'not-regular':
+      return fail('is not a regular file');
+    case 'refused':
+      return fail(outcome.reason);
+    case 'too-large':
+      return fail(`is ${outcome.size} bytes: a token file holds one token`);
+    case 'read': {
+      const token = outcome.bytes.toString('utf8').trim();
+      if (token === '') fail('is empty');
+      assertBearerToken(token, `The token in ${path}`);
+      return token;
+    }
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
+    }
   }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) fail('is not a regular file');
-    const uid = process.getuid?.();
-    if (uid !== undefined && info.uid !== uid)
-      fail(`belongs to uid ${info.uid}, not to this user (uid ${uid}): it must be yours`);
-    if (process.platform !== 'win32' && (info.mode & 0o077) !== 0)
-      fail(
-        `can be read or written by others (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')}): run chmod 600 ${path}`,
-      );
-    if (info.size > maximumTokenFileBytes)
-      fail(`is ${info.size} bytes: a token file holds one token`);
-    const token = (await handle.readFile('utf8')).trim();
-    if (token === '') fail('is empty');
-    assertBearerToken(token, `The token in ${path}`);
-    return token;
-  } finally {
-    await handle.close();
-  }
+}
+
+/** Why a token file of this owner and mode is refused (another user's, or open to others). */
+function ownershipProblem(uid: number, mode: number, path: string): string | undefined {
+  const ours = process.getuid?.();
+  if (ours !== undefined && uid !== ours)
+    return `belongs to uid ${uid}, not to this user (uid ${ours}): it must be yours`;
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0)
+    return `can be read or written by others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): run chmod 600 ${path}`;
+  return undefined;
 }
 
 /** What a request's `Authorization` header says about the token. */

@@ -14,33 +14,31 @@ const mebibytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) /
 /** The text of the document file at `path`: a regular file of at most `maxBytes` (Node.js only). */
 export async function readDocumentFile(path: string, maxBytes: number): Promise<string> {
   // Imported here so the package root stays free of Node-only modules.
-  const { open } = await import('node:fs/promises');
-  const { constants } = await import('node:fs');
+  const { readRegularFile } = await import('@agent/core/regular-file');
   const failure = (reason: string, cause?: unknown) =>
     new OpenApiSpecError(
       `Cannot read the OpenAPI document ${path}: ${reason}`,
       cause === undefined ? undefined : { cause },
     );
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    // Non-blocking: opening a FIFO with no writer would wait for ever.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw failure(errorMessage(error), error);
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw failure('not a regular file');
-    if (stats.size > maxBytes)
+  const outcome = await readRegularFile(path, { maxBytes });
+  switch (outcome.kind) {
+    case 'read':
+      return outcome.bytes.toString('utf8');
+    case 'not-regular':
+      throw failure('not a regular file');
+    case 'too-large':
       throw failure(
-        `${mebibytes(stats.size)}, larger than ${mebibytes(maxBytes)} (maxDocumentBytes)`,
+        `${outcome.size > outcome.stats.size ? 'more than ' : ''}${mebibytes(outcome.size)}, larger than ${mebibytes(maxBytes)} (maxDocumentBytes)`,
       );
-    return await handle.readFile('utf8');
-  } catch (error) {
-    if (OpenApiSpecError.isInstance(error)) throw error;
-    throw failure(errorMessage(error), error);
-  } finally {
-    await handle.close();
+    case 'missing':
+    case 'unreadable':
+      throw failure(errorMessage(outcome.error), outcome.error);
+    case 'refused':
+      throw failure(outcome.reason);
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
+    }
   }
 }
 

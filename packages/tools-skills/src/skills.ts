@@ -1,8 +1,8 @@
-import { constants } from 'node:fs';
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { oneLineText } from '@agent/core';
+import { readRegularFile } from '@agent/core/regular-file';
 import { parse as parseYaml } from 'yaml';
 
 /** A skill found on disk: a folder with a `SKILL.md`. */
@@ -51,29 +51,32 @@ export async function readSkillFile(dir: string, file: string): Promise<string> 
   const inside = path.relative(realDir, realFile);
   if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside))
     throw new SkillFileError(`it links outside its skill folder (to ${realFile})`);
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the path was resolved.
-  const handle = await open(
-    realFile,
-    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0),
-  );
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new SkillFileError('it is not a regular file');
-    if (info.size > maxSkillFileBytes)
-      throw new SkillFileError(`it is ${info.size} bytes (at most ${maxSkillFileBytes})`);
-    // Read to the cap, not to the size stat gave: a file growing meanwhile is cut, not followed.
-    const buffer = Buffer.alloc(maxSkillFileBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
+  // Not followed: the path was resolved (a link swapped in since is refused, not read).
+  const outcome = await readRegularFile(realFile, {
+    maxBytes: maxSkillFileBytes,
+    followSymlinks: false,
+  });
+  switch (outcome.kind) {
+    case 'read':
+      return outcome.bytes.toString('utf8');
+    case 'not-regular':
+      throw new SkillFileError('it is not a regular file');
+    case 'too-large':
+      // Read to the cap, not to the size stat gave: a file growing meanwhile is cut, not followed.
+      throw new SkillFileError(
+        outcome.size > outcome.stats.size
+          ? `it is larger than ${maxSkillFileBytes} bytes`
+          : `it is ${outcome.size} bytes (at most ${maxSkillFileBytes})`,
+      );
+    case 'missing':
+    case 'unreadable':
+      throw outcome.error;
+    case 'refused':
+      throw new SkillFileError(outcome.reason);
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
     }
-    if (length > maxSkillFileBytes)
-      throw new SkillFileError(`it is larger than ${maxSkillFileBytes} bytes`);
-    return buffer.subarray(0, length).toString('utf8');
-  } finally {
-    await handle.close();
   }
 }
 

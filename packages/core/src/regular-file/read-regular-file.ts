@@ -197,14 +197,17 @@ function assertMaxBytes(maxBytes: number): void {
 }
 
 /**
- * Judged before anything is read: the file's real path, `check`, then its size (the buffers for
- * the read when it is to be read). `options.maxBytes + 1` bytes at most are read: the one past
- * the cap tells a file that grew past it.
+ * Judged before anything is read: what `check` said (`refusal`), then the size. The buffers for
+ * the read when it is to be read: `options.maxBytes + 1` bytes at most, the one past the cap
+ * tells a file that grew past it.
  */
 function readPlan(
-  stats: Stats,
+  file: OpenedRegularFile,
+  refusal: string | undefined,
   options: RegularFileReadOptions | RegularFileReadAsyncOptions,
 ): BoundedBytes | RegularFileRead {
+  const { stats, realPath } = file;
+  if (refusal !== undefined) return { kind: 'refused', reason: refusal, stats, realPath };
   if (stats.size > options.maxBytes && options.larger !== 'head')
     return { kind: 'too-large', size: stats.size, stats };
   return new BoundedBytes(options.maxBytes + 1, Math.min(stats.size, options.maxBytes));
@@ -244,16 +247,14 @@ export function readRegularFileSync(
     } catch (error) {
       return failure(error, follow);
     }
-    const reason = options.check?.({ stats, realPath });
-    if (reason !== undefined) return { kind: 'refused', reason, stats, realPath };
-    const plan = readPlan(stats, options);
+    const opened = { stats, realPath };
+    const plan = readPlan(opened, options.check?.(opened), options);
     if (!(plan instanceof BoundedBytes)) return plan;
     try {
-      for (let slot = plan.slot(); slot !== undefined; slot = plan.slot())
-        if (
-          !plan.advance(readSync(descriptor, slot.buffer, slot.offset, slot.length, slot.position))
-        )
-          break;
+      for (let slot = plan.slot(); slot !== undefined; slot = plan.slot()) {
+        const count = readSync(descriptor, slot.buffer, slot.offset, slot.length, slot.position);
+        if (!plan.advance(count)) break;
+      }
     } catch (error) {
       return failure(error, follow);
     }
@@ -296,9 +297,8 @@ export async function readRegularFile(
     } catch (error) {
       return failure(error, follow);
     }
-    const reason = await options.check?.({ stats, realPath });
-    if (reason !== undefined) return { kind: 'refused', reason, stats, realPath };
-    const plan = readPlan(stats, options);
+    const opened = { stats, realPath };
+    const plan = readPlan(opened, await options.check?.(opened), options);
     if (!(plan instanceof BoundedBytes)) return plan;
     try {
       for (let slot = plan.slot(); slot !== undefined; slot = plan.slot()) {
