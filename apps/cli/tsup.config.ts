@@ -40,6 +40,9 @@ export default defineConfig({
     // dist/html-worker.js: web_fetch takes large pages apart there (tools-web starts it from the
     // file next to its chunk); without it they are converted on the main thread.
     'html-worker': 'node_modules/@agent/tools-web/dist/html-worker.js',
+    // dist/script-worker.js: code mode runs each script in it (code-mode starts it from the file
+    // next to its chunk); without it run_script fails closed, it never runs on the main thread.
+    'script-worker': 'node_modules/@agent/code-mode/dist/script-worker.js',
   },
   format: ['esm'],
   clean: true,

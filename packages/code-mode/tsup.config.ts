@@ -1,9 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  // The script worker is its own entry: scripts run in it (script-thread.ts starts
+  // dist/script-worker.js, or the copy a bundle ships next to its chunks).
+  entry: { index: 'src/index.ts', 'script-worker': 'src/script-worker.ts' },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts' } },
   sourcemap: true,
   clean: true,
   target: 'es2023',

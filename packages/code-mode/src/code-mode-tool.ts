@@ -15,13 +15,9 @@ import {
 } from '@agent/core';
 import * as z from 'zod';
 import { callExpression, type DeclarationOptions, toolDeclarations } from './declarations.js';
-import {
-  compileQuickJs,
-  runScript,
-  type ScriptFailure,
-  type ScriptLimits,
-} from './script-runtime.js';
+import { compileQuickJs, type ScriptFailure, type ScriptLimits } from './script-runtime.js';
 import { compileScript } from './script-source.js';
+import { runScriptInWorker } from './script-thread.js';
 import { errorEnvelope, resultEnvelope } from './script-values.js';
 import { warmUpCodeMode } from './warm-up.js';
 
@@ -238,7 +234,7 @@ async function runCodeMode(
     stackBytes: limits.stackBytes,
     maxOutputChars: limits.maxOutputChars,
   };
-  const outcome = await runScript(compiled.code, host, scriptLimits, ctx.signal);
+  const outcome = await runScriptInWorker(compiled.code, host, scriptLimits, ctx.signal);
   ended.abort(new Error('The script ended'));
   // Cancelled calls settle at once (or after the loop's grace period for a tool that ignores its
   // signal): their end events come before this call's, and their locks are released.

@@ -88,6 +88,11 @@ const wasmHeadroomBytes = 16 * 1024 * 1024;
 
 let compiled: Promise<CompiledWasm> | undefined;
 
+/** Uses a module compiled elsewhere (a worker gets the one its parent compiled). */
+export function useCompiledQuickJs(module: CompiledWasm): void {
+  compiled = Promise.resolve(module);
+}
+
 /**
  * The QuickJS WebAssembly code, compiled once per process. Each script instantiates it afresh:
  * its own linear memory, so no script can see another's data, and a trap ends only its own.
@@ -139,16 +144,32 @@ async function newQuickJs(
 }
 
 /**
- * Runs `code` (JavaScript evaluating to a promise: the wrapped script) in a fresh runtime.
- * Never throws; every failure is a `failed` outcome.
+ * Where a run reports the CPU time it used, for a watchdog in another thread: `[0]` the
+ * milliseconds used by finished slices, `[1]` when the running slice started
+ * (`performance.timeOrigin + performance.now()`), or -1 between slices.
+ */
+export type CpuMeter = Float64Array;
+
+/** Extras of {@link runScript}. */
+export interface RunScriptOptions {
+  /** Where printed lines go [a new buffer of `limits.maxOutputChars`]. */
+  output?: OutputBuffer;
+  /** Updated at each slice's start and end. */
+  meter?: CpuMeter;
+}
+
+/**
+ * Runs `code` (JavaScript evaluating to a promise: the wrapped script) in a fresh runtime, on
+ * the calling thread. Never throws; every failure is a `failed` outcome.
  */
 export async function runScript(
   code: string,
   host: ScriptHost,
   limits: ScriptLimits,
   signal: AbortSignal,
+  options: RunScriptOptions = {},
 ): Promise<ScriptOutcome> {
-  const output = new OutputBuffer(limits.maxOutputChars);
+  const output = options.output ?? new OutputBuffer(limits.maxOutputChars);
   let instance: Awaited<ReturnType<typeof newQuickJs>>;
   try {
     instance = await newQuickJs(limits.memoryBytes);
@@ -158,7 +179,7 @@ export async function runScript(
   const memoryFull = () => instance.memory.buffer.byteLength >= instance.maxBytes * 0.9;
   let run: ScriptRun | undefined;
   try {
-    run = new ScriptRun(instance.module, host, limits, signal, output, memoryFull);
+    run = new ScriptRun(instance.module, host, limits, signal, output, memoryFull, options.meter);
     const outcome = await run.execute(code);
     run.dispose();
     return outcome;
@@ -176,6 +197,11 @@ export async function runScript(
       );
     return failed('runtime-failed', `The script runtime failed: ${String(error)}`, output);
   }
+}
+
+/** What a script stopped at its CPU limit is told. */
+export function cpuTimeMessage(limits: ScriptLimits): string {
+  return `The script used more than its ${limits.cpuTimeMs} ms of CPU time and was stopped (an endless loop?).`;
 }
 
 function outOfMemory(limits: ScriptLimits, detail: string): string {
@@ -207,6 +233,7 @@ class ScriptRun {
     private readonly signal: AbortSignal,
     private readonly output: OutputBuffer,
     private readonly memoryFull: () => boolean,
+    private readonly meter: CpuMeter | undefined,
   ) {
     this.#runtime = module.newRuntime();
     this.#runtime.setMemoryLimit(limits.memoryBytes);
@@ -231,11 +258,16 @@ class ScriptRun {
   /** Runs `work` inside the interpreter, counting its time toward the CPU limit. */
   #slice<T>(work: () => T): T {
     this.#sliceStart = performance.now();
+    if (this.meter !== undefined) this.meter[1] = performance.timeOrigin + this.#sliceStart;
     try {
       return work();
     } finally {
       this.#cpuUsedMs += performance.now() - this.#sliceStart;
       this.#sliceStart = undefined;
+      if (this.meter !== undefined) {
+        this.meter[0] = this.#cpuUsedMs;
+        this.meter[1] = -1;
+      }
     }
   }
 
@@ -378,11 +410,7 @@ class ScriptRun {
   #interruptedOutcome(): ScriptOutcome | undefined {
     if (this.#interrupted === 'aborted' || this.signal.aborted) return this.#aborted();
     if (this.#interrupted === 'cpu-time') {
-      return failed(
-        'cpu-time',
-        `The script used more than its ${this.limits.cpuTimeMs} ms of CPU time and was stopped (an endless loop?).`,
-        this.output,
-      );
+      return failed('cpu-time', cpuTimeMessage(this.limits), this.output);
     }
     return undefined;
   }

@@ -1,5 +1,5 @@
-import { runScript } from './script-runtime.js';
 import { compileScript } from './script-source.js';
+import { runScriptInWorker } from './script-thread.js';
 
 // A process pays once for code mode's start: compiling the QuickJS WebAssembly module, V8's first
 // compilation of the functions a script start calls (it compiles WebAssembly functions lazily, on
@@ -33,7 +33,8 @@ export function warmUpCodeMode(): Promise<void> {
   warming ??= (async () => {
     try {
       const compiled = await compileScript(warmUpScript);
-      if (compiled.ok) await runScript(compiled.code, warmUpHost, warmUpLimits, neverAborted);
+      if (compiled.ok)
+        await runScriptInWorker(compiled.code, warmUpHost, warmUpLimits, neverAborted);
     } catch {
       // See above: the next script reports it.
     }

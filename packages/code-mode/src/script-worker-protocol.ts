@@ -1,0 +1,47 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { ScriptLimits } from './script-runtime.js';
+
+// The messages between a script worker (script-worker.ts) and its parent (script-thread.ts), in
+// a file of their own: the parent imports them without the worker's code.
+
+/** What the parent gives each worker at its start. */
+export interface ScriptWorkerData {
+  marker: typeof scriptWorkerMarker;
+  /** The compiled QuickJS module (shared, not recompiled). */
+  wasmModule: object;
+}
+
+/** One script to run. */
+export interface ScriptWorkerRun {
+  type: 'run';
+  code: string;
+  names: readonly string[];
+  limits: ScriptLimits;
+  /** `Float64Array` over it: `[0]` CPU ms used, `[1]` the running slice's start or -1, `[2]` output characters dropped. */
+  meter: SharedArrayBuffer;
+  /** `Int32Array` over it: `[0]` set to 1 when a `declarations(…)` answer is on `describePort`. */
+  control: SharedArrayBuffer;
+  /** `declarations(…)` is synchronous in the script: asked here, answered by the parent at once. */
+  describePort: MessagePort;
+}
+
+/** What a worker sends its parent. */
+export type ScriptWorkerMessage =
+  | { type: 'call'; id: number; name: string; json: string }
+  | { type: 'print'; line: string }
+  | {
+      type: 'done';
+      outcome:
+        | { type: 'returned'; value: string | undefined }
+        | { type: 'failed'; reason: string; message: string };
+    };
+
+/** What the parent sends a worker during a run. */
+export interface ScriptWorkerReply {
+  type: 'reply';
+  id: number;
+  envelope: string;
+}
+
+/** Marks the worker data as ours (the module checks it before doing anything). */
+export const scriptWorkerMarker = 'agent-code-mode-script-worker/1';

@@ -1,0 +1,71 @@
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { OutputBuffer } from './output-buffer.js';
+import { runScript, useCompiledQuickJs } from './script-runtime.js';
+import {
+  type ScriptWorkerData,
+  type ScriptWorkerMessage,
+  type ScriptWorkerReply,
+  type ScriptWorkerRun,
+  scriptWorkerMarker,
+} from './script-worker-protocol.js';
+
+// A worker thread that runs scripts (one at a time) for its parent, script-thread.ts. QuickJS
+// runs here, not on the agent's thread: a script can block only this thread, and the parent ends
+// it when the script's CPU time (the meter it shares) runs past the limit — also inside one long
+// call into the engine's C code (a search over a 16 MB string), where QuickJS's own interrupt
+// check never comes — or when the call is aborted. The worker holds no secrets and no tools:
+// each nested call is a message to the parent, which runs it through the loop.
+
+const data = workerData as ScriptWorkerData | undefined;
+if (parentPort !== null && data?.marker === scriptWorkerMarker) {
+  const port = parentPort;
+  useCompiledQuickJs(data.wasmModule);
+  const waiting = new Map<number, (envelope: string) => void>();
+  let nextId = 0;
+  const neverAborted = new AbortController().signal;
+  port.on('message', (message: ScriptWorkerRun | ScriptWorkerReply) => {
+    if (message.type === 'reply') {
+      waiting.get(message.id)?.(message.envelope);
+      waiting.delete(message.id);
+      return;
+    }
+    void run(message);
+  });
+
+  const run = async (job: ScriptWorkerRun) => {
+    const meter = new Float64Array(job.meter);
+    const control = new Int32Array(job.control);
+    const output = new OutputBuffer(job.limits.maxOutputChars, {
+      kept: (line) => port.postMessage({ type: 'print', line } satisfies ScriptWorkerMessage),
+      dropped: (total) => {
+        meter[2] = total;
+      },
+    });
+    const host = {
+      names: job.names,
+      call: (name: string, json: string) =>
+        new Promise<string>((resolve) => {
+          const id = nextId++;
+          waiting.set(id, resolve);
+          port.postMessage({ type: 'call', id, name, json } satisfies ScriptWorkerMessage);
+        }),
+      describe: (names: readonly string[]) => {
+        Atomics.store(control, 0, 0);
+        job.describePort.postMessage(names);
+        // The parent answers at once (it is never blocked by a script); the wait is bounded anyway.
+        Atomics.wait(control, 0, 0, 10_000);
+        const answer = receiveMessageOnPort(job.describePort)?.message as unknown;
+        return typeof answer === 'string' ? answer : '// The declarations could not be read.';
+      },
+    };
+    const outcome = await runScript(job.code, host, job.limits, neverAborted, { output, meter });
+    job.describePort.close();
+    port.postMessage({
+      type: 'done',
+      outcome:
+        outcome.type === 'returned'
+          ? { type: 'returned', value: outcome.value }
+          : { type: 'failed', reason: outcome.reason, message: outcome.message },
+    } satisfies ScriptWorkerMessage);
+  };
+}
