@@ -1,4 +1,6 @@
+import { createPermissionGate, defineTool } from '@agent/core';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { runScriptTool } from './test-helpers.js';
 
 // Values a hostile script hands back to the host — what it throws, returns or prints — carry its
@@ -83,5 +85,53 @@ describe('odd values thrown or returned are described, not trusted', () => {
   ])('%s: the host reads only strings', async (_name, script, expected) => {
     const { text } = await runScriptTool(script, { limits: { cpuTimeMs: 100 } });
     expect(text).toBe(expected);
+  });
+});
+
+describe('arguments cross once, as JSON: the tool runs on exactly what the gate saw', () => {
+  it.each([
+    [
+      'a getter that answers differently on each read',
+      'let n = 0; return await tools.echo({ get path() { return n++ === 0 ? "notes/a.md" : "/etc/passwd" } })',
+    ],
+    [
+      'a Proxy that answers differently on each read',
+      'let n = 0; return await tools.echo(new Proxy({}, { ownKeys: () => ["path"], getOwnPropertyDescriptor: () => ({ value: "x", enumerable: true, configurable: true }), get: (_t, key) => key === "path" ? (n++ === 0 ? "notes/a.md" : "/etc/passwd") : undefined }))',
+    ],
+    [
+      'a toJSON that answers differently on each call',
+      'let n = 0; return await tools.echo({ toJSON() { return { path: n++ === 0 ? "notes/a.md" : "/etc/passwd" } } })',
+    ],
+    [
+      'arguments changed after the call started',
+      'const args = { path: "notes/a.md" }; const call = tools.echo(args); args.path = "/etc/passwd"; await null; return await call',
+    ],
+  ])('%s', async (_name, script) => {
+    const approved: unknown[] = [];
+    const ran: string[] = [];
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echoes a path.',
+      input: z.object({ path: z.string() }),
+      policy: { permission: 'workspace-write' },
+      permissionSubjects: ({ path }) => [path],
+      execute: async ({ path }) => {
+        ran.push(path);
+        return path;
+      },
+    });
+    const { text } = await runScriptTool(script, {
+      tools: [echo],
+      permissionGate: createPermissionGate({
+        allow: ['run_script'],
+        approver: (request) => {
+          approved.push(request.args);
+          return 'once';
+        },
+      }),
+    });
+    expect(approved).toEqual([{ path: 'notes/a.md' }]);
+    expect(ran).toEqual(['notes/a.md']);
+    expect(text).toBe('notes/a.md');
   });
 });

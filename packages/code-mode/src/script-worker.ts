@@ -59,6 +59,9 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
       },
     };
     const outcome = await runScript(job.code, host, job.limits, neverAborted, { output, meter });
+    // Calls the script left unanswered are never answered (the parent stops replying when the
+    // script ends): forgotten here, or a reused worker would keep them for good.
+    waiting.clear();
     job.describePort.close();
     port.postMessage({
       type: 'done',
