@@ -8,7 +8,9 @@ import {
   type PermissionRequest,
 } from '@agent/core';
 import * as restate from '@restatedev/restate-sdk';
-import { RestateRunJournal } from './restate-journal.js';
+import { isCancellation, journalValues } from './journal-values.js';
+import { RestateRunJournal, type RestateRunJournalOptions } from './restate-journal.js';
+import { readCompactions, readMessages, storedBytes, writeMessages } from './session-state.js';
 
 /** What an agent session's object needs of the agent: everything but its conversation, journal and gate. */
 export type SessionAgentOptions = Omit<AgentOptions, 'messages' | 'journal' | 'permissionGate'>;
@@ -30,6 +32,21 @@ export interface AgentSessionOptions<Name extends string = 'agent'> {
   needsApproval?: (request: PermissionRequest) => boolean;
   /** Restate options of the object: retry policy, inactivity and abort timeouts. */
   options?: restate.ObjectOptions;
+  /**
+   * Applied to every string Restate stores for a run (steps, the conversation, questions)
+   * [the values of the worker's credential variables become `[redacted:NAME]`]; `false`: none.
+   * The prompt as sent is stored by Restate before any code of ours runs: see the README.
+   */
+  redact?: RestateRunJournalOptions['redact'];
+  /** Largest step stored, in bytes of JSON [4 MiB]: a larger tool result is clipped. */
+  maxStepBytes?: number;
+  /**
+   * Bytes of JSON of a session's stored conversation past which `prompt` refuses to go on
+   * [20 MiB]: Restate loads an object's whole state into every invocation and pauses one whose
+   * state passes `worker.invoker.per-invocation-memory-limit` (32 MiB by default) — the session
+   * could then not even be read. Raise both together.
+   */
+  maxSessionBytes?: number;
 }
 
 /** The input of the `prompt` handler. */
@@ -65,8 +82,17 @@ export interface ApprovalAnswer {
   reason?: string;
 }
 
-const messagesKey = 'messages';
 const approvalsKey = 'approvals';
+/** Largest answer of `messages`, in bytes of JSON: under Restate's 32 MiB message limit. */
+const maxPageBytes = 16 * 1024 * 1024;
+
+/** The input of the `messages` handler: a page of the conversation [all of it]. */
+export interface MessagesInput {
+  /** Index of the first message [0]. */
+  from?: number;
+  /** How many messages at most [all from `from`]. */
+  count?: number;
+}
 
 /**
  * An agent session as a Restate virtual object keyed by session id. `prompt` (exclusive: one at a
@@ -78,6 +104,12 @@ const approvalsKey = 'approvals';
  */
 export function agentSession<Name extends string = 'agent'>(options: AgentSessionOptions<Name>) {
   const name = (options.name ?? 'agent') as Name;
+  const journalOptions: RestateRunJournalOptions = {
+    ...(options.redact === undefined ? {} : { redact: options.redact }),
+    ...(options.maxStepBytes === undefined ? {} : { maxStepBytes: options.maxStepBytes }),
+  };
+  const values = journalValues(journalOptions);
+  const maxSessionBytes = options.maxSessionBytes ?? 20 * 1024 * 1024;
   return restate.object({
     name,
     ...(options.options === undefined ? {} : { options: options.options }),
@@ -85,17 +117,42 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
       prompt: async (ctx: restate.ObjectContext, input: PromptInput): Promise<PromptOutcome> => {
         if (typeof input?.prompt !== 'string')
           throw new restate.TerminalError('prompt needs { "prompt": "…" }', { errorCode: 400 });
-        const messages = (await ctx.get<Message[]>(messagesKey)) ?? [];
+        const bytes = await storedBytes(ctx);
+        if (bytes > maxSessionBytes)
+          throw new restate.TerminalError(
+            `The session ${ctx.key} holds ${bytes} bytes of conversation, past the ${maxSessionBytes} it may hold (maxSessionBytes; Restate loads a session's whole state into each invocation, up to worker.invoker.per-invocation-memory-limit): read it with messages { from, count } and go on in a new session`,
+            { errorCode: 413 },
+          );
+        const messages = await readMessages(ctx);
+        const compactions = await readCompactions(ctx);
+        // Aborted when Restate cancels the invocation (the journal sees it) and when this attempt
+        // ends for any reason: a tool of a finished or abandoned attempt must not keep running.
+        const controller = new AbortController();
+        const abort = () => controller.abort(new Error('The invocation was cancelled'));
+        const attemptOver = ctx.request().attemptCompletedSignal;
+        attemptOver.addEventListener('abort', abort, { once: true });
         const agent = new Agent({
           ...(await options.agent({ sessionId: ctx.key })),
           messages,
-          journal: new RestateRunJournal(ctx),
-          permissionGate: (request) => approvalGate(ctx, request, options.needsApproval),
+          ...(compactions.length === 0 ? {} : { compactions }),
+          journal: new RestateRunJournal(ctx, { ...journalOptions, onCancel: abort }),
+          permissionGate: (request) =>
+            approvalGate(ctx, request, {
+              needsApproval: options.needsApproval,
+              redact: values.redact,
+              onCancel: abort,
+            }),
         });
         // Drawn from the invocation's seeded generator: the same id on every replay.
         const runId = ctx.rand.uuidv4();
-        const result = await agent.run(input.prompt, { runId }).result;
-        ctx.set(messagesKey, agent.messages);
+        const result = await agent.run(input.prompt, { runId, signal: controller.signal }).result;
+        attemptOver.removeEventListener('abort', abort);
+        await writeMessages(ctx, {
+          messages: agent.messages,
+          previousCount: messages.length,
+          compactions: agent.compactions,
+          redact: values.redact,
+        });
         const outcome: PromptOutcome = {
           runId,
           stopReason: result.stopReason,
@@ -106,8 +163,36 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
         return outcome;
       },
       messages: restate.handlers.object.shared(
-        async (ctx: restate.ObjectSharedContext): Promise<Message[]> =>
-          (await ctx.get<Message[]>(messagesKey)) ?? [],
+        async (
+          ctx: restate.ObjectSharedContext,
+          input?: MessagesInput | null,
+        ): Promise<Message[]> => {
+          const from = input?.from ?? 0;
+          const count = input?.count;
+          if (
+            !Number.isInteger(from) ||
+            from < 0 ||
+            (count !== undefined && !(Number.isInteger(count) && count >= 0))
+          )
+            throw new restate.TerminalError(
+              'messages takes { "from"?: index ≥ 0, "count"?: n ≥ 0 }',
+              {
+                errorCode: 400,
+              },
+            );
+          const page = (await readMessages(ctx)).slice(
+            from,
+            count === undefined ? undefined : from + count,
+          );
+          const bytes = Buffer.byteLength(JSON.stringify(page), 'utf8');
+          // Restate refuses (and retries for ever) an output over its message size limit.
+          if (bytes > maxPageBytes)
+            throw new restate.TerminalError(
+              `${page.length} messages are ${bytes} bytes of JSON, more than one answer may hold (${maxPageBytes}): ask for fewer with { "from", "count" }`,
+              { errorCode: 413 },
+            );
+          return page;
+        },
       ),
       approvals: restate.handlers.object.shared(
         async (ctx: restate.ObjectSharedContext): Promise<PendingApproval[]> =>
@@ -135,20 +220,33 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
 async function approvalGate(
   ctx: restate.ObjectContext,
   request: PermissionRequest,
-  needsApproval: ((request: PermissionRequest) => boolean) | undefined,
+  gate: {
+    needsApproval: ((request: PermissionRequest) => boolean) | undefined;
+    redact: <T>(value: T) => T;
+    onCancel: () => void;
+  },
 ): Promise<PermissionDecision> {
-  if (needsApproval?.(request) !== true) return { behavior: 'allow' };
+  if (gate.needsApproval?.(request) !== true) return { behavior: 'allow' };
   const { id, promise } = ctx.awakeable<ApprovalAnswer>();
   const pending = (await ctx.get<Record<string, PendingApproval>>(approvalsKey)) ?? {};
-  pending[id] = {
+  // The arguments are shown to whoever answers, and kept in state while the question waits.
+  pending[id] = gate.redact({
     id,
     toolCallId: request.toolCallId,
     toolName: request.toolName,
     args: request.args,
     subjects: request.subjects,
-  };
+  });
   ctx.set(approvalsKey, pending);
-  const answer = await promise;
+  let answer: ApprovalAnswer | undefined;
+  try {
+    answer = await promise;
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // Cancelled while the question waited: the run is aborted, the call is not made.
+    gate.onCancel();
+    answer = { approved: false, reason: 'The invocation was cancelled' };
+  }
   const left = (await ctx.get<Record<string, PendingApproval>>(approvalsKey)) ?? {};
   delete left[id];
   ctx.set(approvalsKey, left);

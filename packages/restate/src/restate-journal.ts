@@ -1,5 +1,12 @@
-import { type RunJournal, type RunStep, runStepKey, type StepAttempt } from '@agent/core';
+import {
+  type RunJournal,
+  type RunStep,
+  type RunStepValues,
+  runStepKey,
+  type StepAttempt,
+} from '@agent/core';
 import { type Context, RestatePromise } from '@restatedev/restate-sdk';
+import { isCancellation, type JournalValues, journalValues } from './journal-values.js';
 
 // The core's run journal on Restate: each step of a run is a `ctx.run` in the invocation's
 // journal, so a worker that dies mid-run is replaced by another that replays the journal — the
@@ -10,6 +17,27 @@ interface Waiting {
   run: (attempt: StepAttempt) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+/** Options of {@link RestateRunJournal}. */
+export interface RestateRunJournalOptions {
+  /**
+   * Applied to every string of a step's value before Restate stores it [the values of the
+   * worker's credential variables (`process.env`) become `[redacted:NAME]`]; `false`: stored as
+   * they are. What a step stores is also what the run goes on with, so a replay sees the same.
+   */
+  redact?: ((text: string) => string) | false;
+  /**
+   * Largest step Restate is asked to store, in bytes of JSON [4 MiB; Restate refuses messages
+   * over 32 MiB and retries them forever]. A larger tool result is clipped to fit (head ¾,
+   * tail ¼, one marker); any other step that large fails the run with an error saying so.
+   */
+  maxStepBytes?: number;
+  /**
+   * Called (once) when Restate cancels the invocation: abort the run here, so the tools it is
+   * running stop. The steps under way are then awaited again, and record what the abort left.
+   */
+  onCancel?: () => void;
 }
 
 /**
@@ -28,10 +56,15 @@ interface Waiting {
  */
 export class RestateRunJournal implements RunJournal {
   readonly #context: Context;
+  readonly #values: JournalValues;
+  readonly #onCancel: (() => void) | undefined;
+  #cancelled = false;
   #batch: Waiting[] | undefined;
 
-  constructor(context: Context) {
+  constructor(context: Context, options: RestateRunJournalOptions = {}) {
     this.#context = context;
+    this.#values = journalValues(options);
+    this.#onCancel = options.onCancel;
   }
 
   step<T>(
@@ -44,15 +77,50 @@ export class RestateRunJournal implements RunJournal {
       case 'steering-skip':
         return run({ interrupted: false });
       case 'tool-result':
-        return this.#inBatch(runStepKey(step), run) as Promise<T | undefined>;
+        return this.#inBatch(runStepKey(step), async (attempt) =>
+          this.#values.toolResult((await run(attempt)) as RunStepValues['tool-result'] | undefined),
+        ) as Promise<T | undefined>;
       case 'run-input':
       case 'model-response':
       case 'run-end':
-        return this.#context.run(runStepKey(step), () => run({ interrupted: false }));
+        return this.#run(runStepKey(step), async () =>
+          this.#values.other(step.type, await run({ interrupted: false })),
+        );
       default: {
         const unknown: never = step;
         return Promise.reject(new Error(`Unknown run step ${JSON.stringify(unknown)}`));
       }
+    }
+  }
+
+  /** One `ctx.run` step, awaited through `#settle`. */
+  #run<T>(key: string, action: () => Promise<T>): Promise<T> {
+    let live: Promise<T> | undefined;
+    const journaled = this.#context.run(key, () => {
+      live = action();
+      return live;
+    });
+    return this.#settle(journaled, () => live);
+  }
+
+  /**
+   * Awaits a step. When Restate cancels the invocation meanwhile (the await rejects, the step's
+   * action goes on), aborts the run (`onCancel`) and waits for the action — the aborted work's
+   * own result — instead: the run then ends as aborted, every call with its result, and no tool
+   * is left running. Restate records nothing more of a cancelled invocation but its outcome.
+   */
+  async #settle<T>(journaled: Promise<T>, live: () => Promise<T> | undefined): Promise<T> {
+    try {
+      return await journaled;
+    } catch (error) {
+      if (!isCancellation(error) || this.#onCancel === undefined) throw error;
+      if (!this.#cancelled) {
+        this.#cancelled = true;
+        this.#onCancel();
+      }
+      const running = live();
+      if (running === undefined) throw error;
+      return await running;
     }
   }
 
@@ -77,17 +145,24 @@ export class RestateRunJournal implements RunJournal {
     const first = batch[0];
     if (first === undefined) return;
     let reachedNow = false;
-    await this.#context.run(`calls ${first.key}`, async () => {
+    await this.#run(`calls ${first.key}`, async () => {
       reachedNow = true;
       return true;
     });
     // Created together, in call order: the same positions on every replay. Awaited together
     // too (the SDK awaits one combinator at a time); the loop waits for the whole batch anyway,
     // and a failing call aborts its siblings from inside its step, not from here.
-    const steps = batch.map((waiting) =>
-      this.#context.run(waiting.key, () => waiting.run({ interrupted: !reachedNow })),
+    const live: (Promise<unknown> | undefined)[] = batch.map(() => undefined);
+    const steps = batch.map((waiting, index) =>
+      this.#context.run(waiting.key, () => {
+        const running = waiting.run({ interrupted: !reachedNow });
+        live[index] = running;
+        return running;
+      }),
     );
-    const values = await RestatePromise.all(steps);
+    const values = await this.#settle(RestatePromise.all(steps), () =>
+      live.every((running) => running !== undefined) ? Promise.all(live) : undefined,
+    );
     for (const [index, waiting] of batch.entries()) waiting.resolve(values[index]);
   }
 }

@@ -36,6 +36,10 @@ export interface RestateServer {
   adminUrl: string;
   /** Registers a deployment (an endpoint URL) and waits until its services are known. */
   register(uri: string): Promise<void>;
+  /** SIGKILLs the server and starts it again on the same data and ports; resolves once it answers. */
+  restart(): Promise<void>;
+  /** The end of what the server wrote to stderr (its warnings), for a failure's message. */
+  stderr(): string;
   /** Stops the server and removes its data. */
   stop(): Promise<void>;
 }
@@ -67,28 +71,38 @@ export async function startRestateServer(): Promise<RestateServer> {
       '',
     ].join('\n'),
   );
-  const child = spawn(
-    restateServerBinary(),
-    ['--config-file', config, '--base-dir', join(dir, 'data'), '--no-logo'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  let child: ChildProcess;
   let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
+  const launch = () => {
+    child = spawn(
+      restateServerBinary(),
+      ['--config-file', config, '--base-dir', join(dir, 'data'), '--no-logo'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
+  };
   const adminUrl = `http://127.0.0.1:${admin}`;
   const ingressUrl = `http://127.0.0.1:${ingress}`;
-  const stop = async () => {
+  const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;
     }
+  };
+  const stop = async () => {
+    await kill();
     await rm(dir, { recursive: true, force: true });
   };
-  try {
+  const ready = async () => {
     await untilReady(`${adminUrl}/health`, child, () => stderr);
     await untilReady(`${ingressUrl}/restate/health`, child, () => stderr);
+  };
+  launch();
+  try {
+    await ready();
   } catch (error) {
     await stop();
     throw error;
@@ -104,6 +118,12 @@ export async function startRestateServer(): Promise<RestateServer> {
       });
       if (!response.ok)
         throw new Error(`registering ${uri} failed: ${response.status} ${await response.text()}`);
+    },
+    stderr: () => stderr,
+    restart: async () => {
+      await kill();
+      launch();
+      await ready();
     },
     stop,
   };

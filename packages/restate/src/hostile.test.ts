@@ -1,0 +1,302 @@
+// Durable runs in a hostile environment, against a real restate-server and real worker
+// processes: a run cancelled while its command runs or while a question waits, a tool result and
+// a conversation larger than a Restate message, credentials in what Restate stores, an idempotent
+// tool re-run after a crash, two prompts at once, and the server itself killed mid-run.
+import { watch } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Message, ToolResultMessage } from '@agent/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PendingApproval, PromptOutcome } from './agent-session.js';
+import { type H2Balancer, startH2Balancer } from './test-support/h2-balancer.js';
+import {
+  type RestateServer,
+  startRestateServer,
+  startWorker,
+  type Worker,
+} from './test-support/restate-server.js';
+
+const workerScript = fileURLToPath(new URL('./__fixtures__/hostile-worker.mjs', import.meta.url));
+const secret = 'sk-test-4f9a8b7c6d5e4f3a2b1c0d9e';
+
+let server: RestateServer;
+let balancer: H2Balancer;
+const workers: Worker[] = [];
+let log: string;
+
+beforeAll(async () => {
+  log = join(tmpdir(), `restate-hostile-${process.pid}-${Date.now()}.log`);
+  await writeFile(log, '');
+  server = await startRestateServer();
+  balancer = await startH2Balancer();
+  await addWorker();
+  await server.register(balancer.url);
+});
+
+afterAll(async () => {
+  for (const worker of workers.splice(0)) await killWorker(worker);
+  await balancer?.close();
+  await server?.stop();
+  // The commands a failing test left running.
+  for (const match of (await readFile(log, 'utf8').catch(() => '')).matchAll(/ started (\d+)$/gm))
+    try {
+      process.kill(Number(match[1]), 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  await rm(log, { force: true });
+});
+
+async function addWorker(): Promise<void> {
+  const worker = await startWorker(workerScript, {
+    SIDE_EFFECTS_LOG: log,
+    AGENT_TEST_API_KEY: secret,
+    PAUSE_MS: '1500',
+  });
+  workers.push(worker);
+  balancer.upstreams.push(worker.port);
+}
+
+async function killWorker(worker: Worker): Promise<void> {
+  const at = balancer.upstreams.indexOf(worker.port);
+  if (at >= 0) balancer.upstreams.splice(at, 1);
+  workers.splice(workers.indexOf(worker), 1);
+  worker.process.kill('SIGKILL');
+  await worker.exited;
+}
+
+/** Calls a handler through the ingress; `/send` gives the invocation id at once. */
+async function call<T>(sessionId: string, handler: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${server.ingressUrl}/agent/${sessionId}/${handler}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? null),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${handler} of ${sessionId}: ${response.status} ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+async function send(sessionId: string, prompt: string): Promise<string> {
+  return (await call<{ invocationId: string }>(sessionId, 'prompt/send', { prompt })).invocationId;
+}
+
+/** The outcome of an invocation (waits for it to end). */
+async function attach(invocationId: string): Promise<PromptOutcome> {
+  const response = await fetch(`${server.ingressUrl}/restate/invocation/${invocationId}/attach`);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`attach ${invocationId}: ${response.status} ${text}`);
+  return JSON.parse(text) as PromptOutcome;
+}
+
+async function cancel(invocationId: string): Promise<void> {
+  const response = await fetch(`${server.adminUrl}/invocations/${invocationId}/cancel`, {
+    method: 'PATCH',
+  });
+  expect(response.ok, await response.text()).toBe(true);
+}
+
+/** Rows of the admin API's SQL over Restate's own tables. */
+async function query(sql: string): Promise<Record<string, unknown>[]> {
+  const response = await fetch(`${server.adminUrl}/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: sql }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`query: ${response.status} ${text}`);
+  return (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows;
+}
+
+async function logLines(sessionId: string): Promise<string[]> {
+  return (await readFile(log, 'utf8'))
+    .split('\n')
+    .filter((line) => line.startsWith(`${sessionId} `))
+    .map((line) => line.slice(sessionId.length + 1));
+}
+
+/** Resolves with the first line of the session's log that matches, when the workers write it. */
+async function logLine(sessionId: string, pattern: RegExp): Promise<RegExpExecArray> {
+  const find = async () => {
+    for (const line of await logLines(sessionId)) {
+      const match = pattern.exec(line);
+      if (match !== null) return match;
+    }
+    return undefined;
+  };
+  const watcher = watch(log);
+  try {
+    for (;;) {
+      const found = await find();
+      if (found !== undefined) return found;
+      await new Promise((resolve) => watcher.once('change', resolve));
+    }
+  } finally {
+    watcher.close();
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function toolResults(messages: readonly Message[]): ToolResultMessage[] {
+  return messages.filter((message): message is ToolResultMessage => message.role === 'toolResult');
+}
+
+describe('a durable run cancelled through Restate', () => {
+  it('stops the command its tool runs, and ends as aborted with the call answered', async () => {
+    const sessionId = `sleep-${Date.now()}`;
+    const invocation = await send(sessionId, 'run the long command');
+    const pid = Number((await logLine(sessionId, /^started (\d+)$/))[1]);
+    expect(isRunning(pid)).toBe(true);
+    await cancel(invocation);
+    const outcome = await attach(invocation);
+    expect(outcome).toMatchObject({ stopReason: 'aborted' });
+    expect(outcome.error).toBeUndefined();
+    // The tool saw the abort and killed its command.
+    await logLine(sessionId, new RegExp(`^exited ${pid} SIGKILL$`));
+    expect(isRunning(pid)).toBe(false);
+    const results = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(results.map((result) => result.toolCallId)).toEqual([`call-${sessionId}`]);
+    expect(results[0]).toMatchObject({ isError: true });
+  });
+
+  it('while a question waits: the call is never made, the question is gone', async () => {
+    const sessionId = `ask-${Date.now()}`;
+    const invocation = await send(sessionId, 'run it once approved');
+    let pending: PendingApproval[] = [];
+    while (pending.length === 0) {
+      pending = await call<PendingApproval[]>(sessionId, 'approvals');
+      // The admin API gives no event for a question being asked.
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await cancel(invocation);
+    const outcome = await attach(invocation);
+    expect(outcome.stopReason).toBe('aborted');
+    expect(await call<PendingApproval[]>(sessionId, 'approvals')).toEqual([]);
+    expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
+  });
+});
+
+describe('sizes past what a Restate message holds (32 MiB)', () => {
+  it('a 40 MB tool result is clipped into the journal: the run ends, the tool ran once', async () => {
+    const sessionId = `big-40000000-${Date.now()}`;
+    const outcome = await call<PromptOutcome>(sessionId, 'prompt', { prompt: 'make it big' });
+    expect(outcome.stopReason).toBe('completed');
+    expect(await logLines(sessionId)).toEqual(['model 0', 'effect big', 'model 1']);
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    const text = JSON.stringify(result?.content);
+    expect(text).toContain('more than the 4194304 a durable run journals: clipped');
+    expect(text.length).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('a conversation nearing what Restate loads for one invocation: refused clearly, still read in pages', async () => {
+    const sessionId = `big-3000000-${Date.now()}`;
+    // 3 MB a prompt: past the 20 MiB a session may hold after the seventh.
+    for (let prompt = 0; prompt < 7; prompt++) {
+      const outcome = await call<PromptOutcome>(sessionId, 'prompt', { prompt: `round ${prompt}` });
+      expect(outcome.stopReason, `prompt ${prompt}`).toBe('completed');
+    }
+    // Past it, Restate would pause every invocation of the session (its state no longer fits in
+    // one): a clear refusal instead, and the conversation can still be read.
+    await expect(call(sessionId, 'prompt', { prompt: 'one more' })).rejects.toThrow(
+      /413.*holds \d+ bytes of conversation, past the 20971520 it may hold \(maxSessionBytes/,
+    );
+    // All of it in one answer would pass Restate's message limit: refused, not retried for ever.
+    await expect(call(sessionId, 'messages')).rejects.toThrow(/413.*ask for fewer with/);
+    const messages: Message[] = [];
+    for (let from = 0; ; from += 8) {
+      const page = await call<Message[]>(sessionId, 'messages', { from, count: 8 });
+      if (page.length === 0) break;
+      messages.push(...page);
+    }
+    expect(messages).toHaveLength(28);
+    expect(messages.filter((message) => message.role === 'user').map((m) => m.content)).toEqual(
+      Array.from({ length: 7 }, (_, index) => `round ${index}`),
+    );
+    expect(toolResults(messages).every((result) => !result.isError)).toBe(true);
+  });
+});
+
+describe('credentials in what Restate stores', () => {
+  it('a credential of the worker, in the prompt or a tool result, is stored redacted', async () => {
+    const sessionId = `secret-${Date.now()}`;
+    const outcome = await call<PromptOutcome>(sessionId, 'prompt', {
+      prompt: `my key is ${secret}, keep it safe`,
+    });
+    expect(outcome.stopReason).toBe('completed');
+    const messages = await call<Message[]>(sessionId, 'messages');
+    expect(JSON.stringify(messages)).not.toContain(secret);
+    expect(JSON.stringify(messages)).toContain('[redacted:AGENT_TEST_API_KEY]');
+    const state = await query(
+      `SELECT key, value_utf8 FROM state WHERE service_name = 'agent' AND service_key = '${sessionId}'`,
+    );
+    expect(state.length).toBeGreaterThan(0);
+    expect(JSON.stringify(state)).not.toContain(secret);
+    const journal = await query(
+      `SELECT j.index, j.entry_type, j.raw FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = '${sessionId}'`,
+    );
+    const hex = Buffer.from(secret).toString('hex');
+    const holding = journal.filter((entry) => String(entry.raw).includes(hex));
+    // Only the invocation's input: the prompt as the client sent it (README: "Credentials").
+    expect(holding.map((entry) => entry.entry_type)).toEqual(['Command: Input']);
+  });
+});
+
+describe('crashes around an idempotent tool', () => {
+  it('re-runs it after its worker dies, with the same idempotency key', async () => {
+    const sessionId = `repeat-${Date.now()}`;
+    const invocation = await send(sessionId, 'pay 5');
+    await logLine(sessionId, /^effect pay /);
+    const [first] = workers;
+    if (first !== undefined) await killWorker(first);
+    await addWorker();
+    const outcome = await attach(invocation);
+    expect(outcome.stopReason).toBe('completed');
+    const keys = (await logLines(sessionId)).filter((line) => line.startsWith('effect pay '));
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[0]).toMatch(new RegExp(`^effect pay [0-9a-f-]{36}:call-${sessionId}$`));
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'paid' }] });
+  });
+
+  it('two prompts sent at once run one after the other, never interleaved', async () => {
+    const sessionId = `plain-${Date.now()}`;
+    const [one, two] = await Promise.all([
+      call<PromptOutcome>(sessionId, 'prompt', { prompt: 'one' }),
+      call<PromptOutcome>(sessionId, 'prompt', { prompt: 'two' }),
+    ]);
+    expect([one.stopReason, two.stopReason]).toEqual(['completed', 'completed']);
+    const messages = await call<Message[]>(sessionId, 'messages');
+    expect(messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(new Set(messages.filter((m) => m.role === 'user').map((m) => m.content))).toEqual(
+      new Set(['one', 'two']),
+    );
+  });
+
+  it('the Restate server killed mid-call and restarted: the run completes, the key unchanged', async () => {
+    const sessionId = `repeat-restart-${Date.now()}`;
+    const invocation = await send(sessionId, 'pay 5');
+    await logLine(sessionId, /^effect pay /);
+    await server.restart();
+    const outcome = await attach(invocation);
+    expect(outcome.stopReason).toBe('completed');
+    const keys = (await logLines(sessionId)).filter((line) => line.startsWith('effect pay '));
+    expect(new Set(keys).size).toBe(1);
+    expect(toolResults(await call<Message[]>(sessionId, 'messages'))[0]?.isError).toBe(false);
+  });
+});
