@@ -20,6 +20,11 @@ export interface Attempt {
   kind?: 'attack' | 'works';
   /** For an attack: what its output must show — that it ran and was refused (not, say, a typo). */
   evidence?: RegExp;
+  /**
+   * Run only when the sandbox bounds this (`status.limits`), else reported as skipped: a fork
+   * bomb or a memory hog must never run unbounded on the machine running the tests.
+   */
+  requires?: 'maxProcesses' | 'maxMemoryBytes';
 }
 
 /**

@@ -276,6 +276,12 @@ export interface AttemptResult {
   planted: string[];
   /** What `plantedCheckIncomplete()` said then. */
   unread?: string;
+  /** What the command's cgroup counted (`finish()`, or the host command's exit), when one bounded it. */
+  limitEvents?: { memoryKills: number; refusedForks: number };
+  /** `explainLimits` of those. */
+  limitNote?: string;
+  /** Set when the attempt was not run: what it `requires` is not bounded here. */
+  skipped?: string;
 }
 
 /** What one run reported. */
@@ -286,9 +292,12 @@ export interface RunReport {
     unixSockets: string;
     hiddenPaths: string[];
     limitations: string[];
+    limits: { mechanism: string; maxProcesses?: number; maxMemoryBytes?: number };
   };
   description: string;
   results: AttemptResult[];
+  /** The runner's pid (its cgroups are named for it). */
+  runnerPid: number;
   /** The runner's descriptors when it started, by number: what each links to. */
   inherited: Record<string, string>;
 }
@@ -310,12 +319,16 @@ function perCall(sandbox, run, attempt) {
         wrapped.args,
         { cwd: wrapped.cwd, env: wrapped.env, timeout: 30000, maxBuffer: 16 << 20, encoding: 'latin1' },
         (error, stdout, stderr) =>
-          resolve({
-            name: attempt.name,
-            output: stdout + stderr,
-            code: error ? (error.code ?? null) : 0,
-            signal: error?.signal ?? null,
-          }),
+          void Promise.resolve(wrapped.finish?.()).then((limitEvents) =>
+            resolve({
+              name: attempt.name,
+              output: stdout + stderr,
+              code: error ? (error.code ?? null) : 0,
+              signal: error?.signal ?? null,
+              limitEvents,
+              limitNote: limitEvents === undefined ? undefined : sandbox.explainLimits(limitEvents),
+            }),
+          ),
       );
     }));
 }
@@ -331,7 +344,7 @@ function readAll(fd) {
     socket.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
   });
 }
-async function inHost(host, run, attempt) {
+async function inHost(sandbox, host, run, attempt) {
   const names = [0, 1].map(() => join(host.pipeDirectory, 'escape-' + serial++));
   execFileSync('mkfifo', ['-m', '600', ...names]);
   const ends = names.map((name) => {
@@ -363,6 +376,8 @@ async function inHost(host, run, attempt) {
     output: stdout + stderr,
     code: exit.type === 'exit' ? exit.code : 'lost',
     signal: exit.type === 'exit' ? exit.signal : null,
+    limitEvents: exit.limitEvents,
+    limitNote: exit.limitEvents === undefined ? undefined : sandbox.explainLimits(exit.limitEvents),
   };
 }
 
@@ -377,11 +392,16 @@ for (const run of input.runs) {
   const host = run.host ? sandbox.createHost() : undefined;
   const results = [];
   for (const attempt of run.attempts) {
-    const result = host === undefined ? await perCall(sandbox, run, attempt) : await inHost(host, run, attempt);
+    // A fork bomb or memory hog runs only where the sandbox bounds it.
+    if (attempt.requires !== undefined && sandbox.status.limits[attempt.requires] === undefined) {
+      results.push({ name: attempt.name, output: '', code: null, signal: null, planted: [], skipped: attempt.requires + ' is not bounded here' });
+      continue;
+    }
+    const result = host === undefined ? await perCall(sandbox, run, attempt) : await inHost(sandbox, host, run, attempt);
     // What the attempt made for the user's git or shell, as the bash tool asks after each command.
     results.push({ ...result, planted: sandbox.checkPlanted(), unread: sandbox.plantedCheckIncomplete?.() });
   }
-  reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited });
+  reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited, runnerPid: process.pid });
   await host?.close();
   await sandbox.close();
 }

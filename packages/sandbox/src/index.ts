@@ -2,6 +2,11 @@ export { abandonedDirectories, processExists } from './abandoned-directories.js'
 export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export {
+  defaultMaxMemoryBytes,
+  type SandboxLimitEvents,
+  type SandboxLimits,
+} from './resource-limits.js';
+export {
   bubblewrapProblem,
   createSandbox,
   type Sandbox,
@@ -11,6 +16,7 @@ export {
   type SandboxOptions,
   type SandboxStatus,
   SandboxUnavailableError,
+  type WrappedCommand,
 } from './sandbox.js';
 export {
   type HostCommand,

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { CommandCgroup, LimitEvents } from './cgroup-limits.js';
 import { execHelperSource } from './exec-helper-source.js';
 import { removeAtExit, removeNow } from './exit-cleanup.js';
 import { pipeDirectoryPrefix, sweepAbandonedPipeDirectories } from './pipe-directories.js';
@@ -28,10 +29,17 @@ export interface HostCommandRequest {
 }
 
 /** How a command in a host ended. */
-export type HostCommandExit =
+export type HostCommandExit = (
   | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null }
   /** The sandbox (its helper) died while the command ran: the command died with it. */
-  | { type: 'lost'; reason: string };
+  | { type: 'lost'; reason: string }
+) & {
+  /**
+   * What the sandbox's cgroup counted while the command ran (every command of the sandbox
+   * shares it): explain with `Sandbox.explainLimits`. Absent when no cgroup bounds the sandbox.
+   */
+  limitEvents?: LimitEvents;
+};
 
 /** A command started in a {@link SandboxHost}. */
 export interface HostCommand {
@@ -98,6 +106,11 @@ export interface HelperLaunch {
   env: NodeJS.ProcessEnv;
   /** What the mounts were made from: a different key for a later command needs a new sandbox. */
   key: string;
+  /**
+   * Makes the cgroup the sandbox runs in (its limits); called once per sandbox started. Throws
+   * when it cannot: no sandbox starts unbounded.
+   */
+  cgroup?: () => CommandCgroup;
 }
 
 /** Options of {@link createSandboxHost}. */
@@ -117,6 +130,8 @@ export interface SandboxHostOptions {
 }
 
 interface PendingCall {
+  /** The cgroup's counters when the command was sent. */
+  eventsBefore: LimitEvents | undefined;
   started: (pid: number) => void;
   failed: (error: SandboxHostError) => void;
   exited: (exit: HostCommandExit) => void;
@@ -141,12 +156,20 @@ class Helper {
   #retired = false;
   /** Until it is ready (or gone), a starting helper keeps the process alive for its first call. */
   #starting = true;
+  readonly #cgroup: CommandCgroup | undefined;
 
   constructor(launch: HelperLaunch, startTimeoutMs: number) {
     this.key = launch.key;
+    // Made before the sandbox starts, entered by it before it runs anything (see enter).
+    try {
+      this.#cgroup = launch.cgroup?.();
+    } catch (error) {
+      throw new SandboxHostError('start', error instanceof Error ? error.message : String(error));
+    }
+    const started = this.#cgroup?.enter(launch) ?? launch;
     // Its own session: a terminal's Ctrl-C (sent to the foreground group) must not end the
     // sandbox under the session; bwrap's --die-with-parent and the end of stdin end it instead.
-    this.#child = spawn(launch.file, launch.args, {
+    this.#child = spawn(started.file, started.args, {
       cwd: launch.cwd,
       env: launch.env,
       detached: true,
@@ -215,6 +238,7 @@ class Helper {
       rejectReady(new SandboxHostError('start', `the sandbox helper did not start: ${this.#dead}`));
       for (const [id, call] of this.#calls) {
         this.#calls.delete(id);
+        const limitEvents = this.#eventsSince(call.eventsBefore);
         if (call.state === 'starting') {
           call.failed(
             new SandboxHostError(
@@ -226,10 +250,14 @@ class Helper {
           call.exited({
             type: 'lost',
             reason: `the sandbox helper died while the command ran (${this.#dead})`,
+            ...(limitEvents === undefined ? {} : { limitEvents }),
           });
         }
         for (const ended of call.ended) ended();
       }
+      // Nothing of the sandbox may outlive it: what is left in its cgroup is killed with it.
+      const released = this.#cgroup?.release();
+      this.#released = released ?? Promise.resolve();
     };
     this.#child.once('error', (error) => onGone(`could not start: ${error.message}`));
     // 'close', not 'exit': the events it wrote before it died are read first.
@@ -239,9 +267,29 @@ class Helper {
     this.#idle();
   }
 
+  #released: Promise<void> | undefined;
+
   /** Undefined while it runs; else why it stopped. */
   get dead(): string | undefined {
     return this.#dead;
+  }
+
+  /**
+   * The kernel's out-of-memory killer ended a process in it: its in-memory /tmp may hold what
+   * filled it, so the next command gets a new sandbox.
+   */
+  get spent(): boolean {
+    return (this.#cgroup?.events().memoryKills ?? 0) > 0;
+  }
+
+  /** The cgroup's counters since `before`, or undefined without a cgroup. */
+  #eventsSince(before: LimitEvents | undefined): LimitEvents | undefined {
+    const now = this.#cgroup?.events();
+    if (now === undefined || before === undefined) return undefined;
+    return {
+      memoryKills: now.memoryKills - before.memoryKills,
+      refusedForks: now.refusedForks - before.refusedForks,
+    };
   }
 
   /** Sends `request`; false when the helper is gone. */
@@ -264,9 +312,15 @@ class Helper {
         call.failed(new SandboxHostError('spawn', event.message, event.code));
         this.#idle();
         break;
-      case 'exit':
+      case 'exit': {
         call.state = 'exited';
-        call.exited({ type: 'exit', code: event.code, signal: event.signal });
+        const limitEvents = this.#eventsSince(call.eventsBefore);
+        call.exited({
+          type: 'exit',
+          code: event.code,
+          signal: event.signal,
+          ...(limitEvents === undefined ? {} : { limitEvents }),
+        });
         if (event.over) {
           // Nothing of it is left: it is over without an `end`.
           this.#calls.delete(event.id);
@@ -274,6 +328,7 @@ class Helper {
           this.#idle();
         }
         break;
+      }
       case 'ended':
         this.#calls.delete(event.id);
         // The helper reports the exit first; should it not have, the call still ends.
@@ -315,6 +370,7 @@ class Helper {
         resolveExited = done;
       });
       const call: PendingCall = {
+        eventsBefore: this.#cgroup?.events(),
         state: 'starting',
         ended: [],
         exited: (exit) => resolveExited(exit),
@@ -394,10 +450,11 @@ class Helper {
     }
   }
 
-  /** Resolves once the helper process has exited and its output was read. */
-  exited(): Promise<void> {
-    if (this.#dead !== undefined) return Promise.resolve();
-    return new Promise((resolve) => this.#child.once('close', () => resolve()));
+  /** Resolves once the helper process has exited, its output was read and its cgroup removed. */
+  async exited(): Promise<void> {
+    if (this.#dead === undefined)
+      await new Promise<void>((resolve) => this.#child.once('close', () => resolve()));
+    await this.#released;
   }
 
   get pid(): number | undefined {
@@ -510,7 +567,10 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
 
   const helperFor = async (request: HostCommandRequest): Promise<Helper> => {
     const launch = await options.launch(request, { pipeDirectory, helperFile });
-    if (current !== undefined && (current.dead !== undefined || current.key !== launch.key)) {
+    if (
+      current !== undefined &&
+      (current.dead !== undefined || current.key !== launch.key || current.spent)
+    ) {
       const old = current;
       current = undefined;
       if (old.dead === undefined) {

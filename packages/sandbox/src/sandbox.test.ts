@@ -187,8 +187,9 @@ describe('a bubblewrap sandbox', () => {
     const ws = workspace();
     const blocked = createSandbox({ mode: 'required', writableRoots: [ws] });
     expect(blocked.status).toMatchObject({ active: true, unixSockets: 'blocked', limitations: [] });
-    expect(blocked.describe()).toBe(
-      `sandboxed (bubblewrap): writes only in ${ws} and a private /tmp; no network; no Unix sockets`,
+    // Then what bounds processes and memory (resource-limits.test.ts).
+    expect(blocked.describe()).toMatch(
+      `sandboxed (bubblewrap): writes only in ${ws} and a private /tmp; no network; no Unix sockets; `,
     );
     const allowed = createSandbox({
       mode: 'required',
@@ -201,7 +202,8 @@ describe('a bubblewrap sandbox', () => {
 
   it('starts bwrap through a shell that execs it (one process: group kills and exit codes hold), with a private filter file, closed before the command runs', async () => {
     const ws = workspace();
-    const sandbox = createSandbox({ mode: 'required', writableRoots: [ws] });
+    // Without the cgroup's launcher in front (resource-limits.test.ts checks that one execs too).
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [ws], cgroups: 'off' });
     const wrapped = await sandbox.wrap({
       file: 'sh',
       args: ['-c', 'ls /proc/self/fd; read line'],
@@ -238,7 +240,7 @@ describe('a bubblewrap sandbox', () => {
     const filterOf = () => {
       const script = `
         import { createSandbox } from ${JSON.stringify(entry)};
-        const sandbox = createSandbox({ mode: 'required', writableRoots: [process.cwd()] });
+        const sandbox = createSandbox({ mode: 'required', writableRoots: [process.cwd()], cgroups: 'off', onWarning: () => {} });
         const wrapped = await sandbox.wrap({ file: 'true', args: [], cwd: process.cwd(), env: {} });
         console.log(wrapped.args[3]);
       `;

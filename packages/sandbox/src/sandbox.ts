@@ -25,6 +25,12 @@ import { bubblewrapFeatures } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
 import { gitEntryPaths, watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
+import {
+  type ResourceLimits,
+  resourceLimits,
+  type SandboxLimitEvents,
+  type SandboxLimits,
+} from './resource-limits.js';
 import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
 import { seccompFilterDirectory } from './seccomp-file.js';
 import { defaultSecretPaths, environmentFilePaths, isInside, secretMasks } from './secret-paths.js';
@@ -89,11 +95,25 @@ export interface SandboxOptions {
   /**
    * Processes and threads the commands may run at once, together (all of a long-lived sandbox's
    * commands share it): a fork bomb stops there instead of taking the machine's last process id
-   * from everything else, this program included. Counted by the kernel per sandbox (RLIMIT_NPROC
-   * set inside its user namespace); `Infinity` lifts it. Not enforced when the sandbox is created
-   * by root: the kernel exempts root from this limit [4096].
+   * from everything else, this program included. Counted by the kernel per sandbox: a cgroup's
+   * `pids.max` where one can be made (see `cgroups`), and RLIMIT_NPROC set inside its user
+   * namespace for all but root (whom the kernel exempts from it); `Infinity` lifts it [4096].
    */
   maxProcesses?: number;
+  /**
+   * Bytes of memory (and swap) the commands may use at once, together — files they write to the
+   * in-memory `/tmp` and `/dev/shm` included: past it the kernel kills the largest process, and
+   * the result says so. Needs a cgroup (see `cgroups`); `Infinity` lifts it [half of the memory
+   * this process may use: the machine's, or its cgroup's limit when lower].
+   */
+  maxMemoryBytes?: number;
+  /**
+   * `auto`: each command (each long-lived sandbox) gets a cgroup of its own holding
+   * `maxProcesses` and `maxMemoryBytes`, where this process may make one (cgroup v2 in a
+   * delegated subtree or as root, cgroup v1 as root); where it cannot, `status.limitations` says
+   * what is left unbounded. `off`: no cgroup; RLIMIT_NPROC only, memory unbounded [auto].
+   */
+  cgroups?: 'auto' | 'off';
   /** The bubblewrap binary [`bwrap` on PATH]. */
   bwrapPath?: string;
   /** Told once when `auto` falls back to no sandbox [process.emitWarning]. */
@@ -120,6 +140,21 @@ export interface SandboxStatus {
   readonly hiddenPaths: readonly string[];
   /** What the sandbox cannot enforce on this machine, each with the reason [none]. */
   limitations: readonly string[];
+  /** What bounds the commands' processes and memory, and how. */
+  limits: SandboxLimits;
+}
+
+/**
+ * A command as {@link Sandbox.wrap} returns it: spawn it, and once it has exited call `finish`
+ * where there is one.
+ */
+export interface WrappedCommand extends SandboxCommand {
+  /**
+   * Ends what is left of the command in its cgroup, removes the cgroup, and says which limit it
+   * ran into (for {@link Sandbox.explainLimits}). Present when a cgroup bounds the command; one
+   * never called is removed once empty, at `close()` or at exit.
+   */
+  finish?(): Promise<SandboxLimitEvents>;
 }
 
 /** A command to start, before or after wrapping. */
@@ -135,10 +170,18 @@ export interface Sandbox {
   readonly status: SandboxStatus;
   /** One line for tool descriptions and banners: `sandboxed (bubblewrap): …` or `NOT sandboxed: …`. */
   describe(): string;
-  /** The command to spawn instead of `command` (unchanged when the sandbox is not active). */
-  wrap(command: SandboxCommand): Promise<SandboxCommand>;
+  /**
+   * The command to spawn instead of `command` (unchanged when the sandbox is not active).
+   * Rejects when its cgroup cannot be made: the command must not run unbounded.
+   */
+  wrap(command: SandboxCommand): Promise<WrappedCommand>;
   /** A note for a failed command whose output shows the sandbox blocked it, else undefined. */
   explainFailure(output: string): string | undefined;
+  /**
+   * A note for a command that ran into a limit (out of memory, a refused fork) by its cgroup's
+   * counters — from {@link WrappedCommand.finish} or a host command's exit — else undefined.
+   */
+  explainLimits(events: SandboxLimitEvents): string | undefined;
   /**
    * A long-lived sandbox for one session: one small helper inside it forks each command, so a
    * command costs a fork and exec instead of a new sandbox. Undefined when the sandbox is not
@@ -160,7 +203,7 @@ export interface Sandbox {
    * user: a repository there may not be listed yet.
    */
   plantedCheckIncomplete?(): string | undefined;
-  /** Stops the network proxy, if one runs. */
+  /** Stops the network proxy, if one runs, and removes what is left of the commands' cgroups. */
   close(): Promise<void>;
 }
 
@@ -207,20 +250,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
   }
   const network = options.network ?? 'off';
-  const maxProcesses = options.maxProcesses ?? defaultMaxProcesses;
-  if (
-    maxProcesses !== Number.POSITIVE_INFINITY &&
-    (!Number.isInteger(maxProcesses) || maxProcesses < minimumMaxProcesses)
-  ) {
-    throw new TypeError(
-      `sandbox maxProcesses: expected an integer of at least ${minimumMaxProcesses} or Infinity, got ${String(maxProcesses)}`,
-    );
-  }
-  // Root is exempt from RLIMIT_NPROC (the kernel checks the user, not a capability).
-  const processLimit =
-    maxProcesses === Number.POSITIVE_INFINITY || process.getuid?.() === 0
-      ? undefined
-      : maxProcesses;
   const writableRoots = options.writableRoots.map((root) => realPathOf(root));
   // What is bound writable: a root inside another is writable through it, and bound again it
   // would be a mount target a command could swap for a link (see outermostRoots).
@@ -241,7 +270,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const bubblewrap: Bubblewrap | undefined =
     features === undefined || problem !== undefined ? undefined : { path: bwrapPath, features };
 
-  const limitations = [...(bubblewrap?.features.limitations ?? [])];
+  const limits: ResourceLimits = resourceLimits({
+    ...(options.maxProcesses === undefined ? {} : { maxProcesses: options.maxProcesses }),
+    ...(options.maxMemoryBytes === undefined ? {} : { maxMemoryBytes: options.maxMemoryBytes }),
+    ...(options.cgroups === undefined ? {} : { cgroups: options.cgroups }),
+    active: bubblewrap !== undefined,
+  });
+  const processLimit = limits.processRlimit;
+  const limitations = [...(bubblewrap?.features.limitations ?? []), ...limits.limitations];
   // The allow-listed network nests two bwraps so socat (which needs a Unix socket) stays out of
   // the filter's reach; where the kernel refuses that, socat and the command share one filter.
   let nested = false;
@@ -310,6 +346,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return currentMasks().map((mask) => mask.path);
     },
     limitations,
+    limits: limits.status,
     ...(problem === undefined ? {} : { reason: problem }),
   };
   if (bubblewrap !== undefined && limitations.length > 0) {
@@ -423,12 +460,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           : allowUnixSockets.length > 0
             ? `Unix sockets allowed (${allowUnixSockets.join(', ')})`
             : `Unix sockets NOT blocked (${limitations.find((entry) => /Unix sockets/.test(entry)) ?? 'no seccomp filter'})`;
-      return `sandboxed (bubblewrap): writes only in ${writableRoots.join(', ')} and a private /tmp; ${net}; ${sockets}`;
+      const bounds = limits.describe();
+      return `sandboxed (bubblewrap): writes only in ${writableRoots.join(', ')} and a private /tmp; ${net}; ${sockets}${bounds === '' ? '' : `; ${bounds}`}`;
     },
     async wrap(command) {
       if (bubblewrap === undefined) return command;
       const invocation = await invocationFor(bubblewrap, command, []);
-      return { ...invocation, cwd: command.cwd, env: environmentOf(command.env) };
+      const wrapped = { cwd: command.cwd, env: environmentOf(command.env) };
+      const cgroups = limits.cgroups;
+      if (cgroups === undefined) return { ...invocation, ...wrapped };
+      cgroups.releaseIdle();
+      const cgroup = cgroups.create();
+      return {
+        ...cgroup.enter(invocation),
+        ...wrapped,
+        finish: async () => {
+          const events = cgroup.events();
+          await cgroup.release();
+          return events;
+        },
+      };
     },
     createHost() {
       if (bubblewrap === undefined) return undefined;
@@ -453,6 +504,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             // A protected path replaced at the same path (a directory above it moved away, the
             // mount with it) is another file: the running sandbox does not cover it, a new one will.
             key: JSON.stringify([mounts, identities(readOnlyInside)]),
+            // One cgroup for the whole sandbox: its commands share the limits.
+            ...(limits.cgroups === undefined ? {} : { cgroup: limits.cgroups.create }),
           };
         },
       });
@@ -478,19 +531,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         hiddenPaths: status.hiddenPaths,
         unixSockets,
         startupFiles: protectStartup ? startupFilesToProtect(home, writableRoots) : [],
-        ...(processLimit === undefined ? {} : { maxProcesses: processLimit }),
+        ...(limits.status.maxProcesses === undefined
+          ? {}
+          : { maxProcesses: limits.status.maxProcesses }),
       });
+    },
+    explainLimits(events) {
+      return status.active ? limits.explain(events) : undefined;
     },
     async close() {
       if (proxy !== undefined) await (await proxy).close();
+      await limits.cgroups?.releaseAll();
     },
   };
 }
-
-/** The default of {@link SandboxOptions.maxProcesses}: far above a build's, far below a machine's. */
-const defaultMaxProcesses = 4096;
-/** Below this a shell and a few tools could not start. */
-const minimumMaxProcesses = 16;
 
 function isInsideRoot(root: string, entry: string): boolean {
   const relative = path.relative(root, entry);

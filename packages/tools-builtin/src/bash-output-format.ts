@@ -1,5 +1,6 @@
 // What a bash run reports: its details (for the host, never sent to the model) and the text the
 // model sees, shared by bash and bash_output.
+import type { Sandbox } from '@agent/sandbox';
 import type { OutputSnapshot } from './output-buffer.js';
 import type { ProcessOutcome } from './process-group.js';
 
@@ -47,6 +48,25 @@ export function plantedNote(planted: readonly string[], incomplete?: string): st
       ? ''
       : `\nThe sandbox could not look through everything sandboxed commands changed (${incomplete}): a repository they made there, with hooks that run on the user's next git command in it, may not be listed. Tell the user to look before running git in folders the commands made.`;
   return made + unread;
+}
+
+/**
+ * The sandbox's note for a command it stopped, else undefined: by its output (a write refused,
+ * the network off, a refused fork…), or by its cgroup's counters — a process killed for memory
+ * shows only as "Killed" or exit 137, which no output explains.
+ */
+export function sandboxNote(
+  sandbox: Sandbox,
+  output: { stdout: string; stderr: string },
+  outcome: Pick<ProcessOutcome, 'limitEvents'>,
+): string | undefined {
+  const byOutput = sandbox.explainFailure(
+    `${withoutNotice(output.stdout)}\n${withoutNotice(output.stderr)}`,
+  );
+  const byLimits =
+    outcome.limitEvents === undefined ? undefined : sandbox.explainLimits(outcome.limitEvents);
+  if (byLimits === undefined || byLimits === byOutput) return byOutput;
+  return byOutput === undefined ? byLimits : `${byLimits}\n${byOutput}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   detailsOf,
   formatStreams,
   plantedNote,
-  withoutNotice,
+  sandboxNote,
 } from './bash-output-format.js';
 import { analyzeShellCommand } from './shell-analysis.js';
 
@@ -81,11 +81,10 @@ export function createBashOutputTool(
       // A task that ended on its own with a non-zero exit failed; one killed on request did not.
       const failed = outcome !== undefined && args.kill !== true && outcome.exitCode !== 0;
       // A failure the sandbox caused says so, as bash's own results do.
-      const blocked = failed
-        ? task.sandbox?.explainFailure(
-            `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
-          )
-        : undefined;
+      const blocked =
+        failed && task.sandbox !== undefined
+          ? sandboxNote(task.sandbox, { stdout: stdout.text, stderr: stderr.text }, outcome)
+          : undefined;
       if (blocked !== undefined) details.sandboxBlocked = blocked;
       // What sandboxed commands made for the user's git or shell, as bash's own results say.
       const planted = outcome === undefined ? [] : (task.sandbox?.checkPlanted?.() ?? []);

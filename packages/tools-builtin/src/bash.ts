@@ -22,7 +22,7 @@ import {
   detailsOf,
   formatStreams,
   plantedNote,
-  withoutNotice,
+  sandboxNote,
 } from './bash-output-format.js';
 import { bashCallTier } from './bash-tier.js';
 import { startHostedProcessGroup } from './hosted-process-group.js';
@@ -554,9 +554,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       // A failure the sandbox caused says so: not just "Permission denied" or "Read-only file system".
       const blocked = !sandboxed
         ? undefined
-        : settings.sandbox.explainFailure(
-            `${withoutNotice(stdout.text)}\n${withoutNotice(stderr.text)}`,
-          );
+        : sandboxNote(settings.sandbox, { stdout: stdout.text, stderr: stderr.text }, outcome);
       // What sandboxed commands made that the user's own programs run later, outside the sandbox
       // (checked after every command, so one the user ran unsandboxed is not taken for theirs).
       const planted = settings.sandbox.status.active

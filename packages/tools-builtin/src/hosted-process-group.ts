@@ -152,10 +152,11 @@ export async function startHostedProcessGroup(
     await (killing ?? command.end(options.killGraceMs));
     options.signal?.removeEventListener('abort', onAbort);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
+    const limits = exit.limitEvents === undefined ? {} : { limitEvents: exit.limitEvents };
     if (exit.type === 'lost') {
-      return { exitCode: null, signal: null, timedOut, aborted, lost: exit.reason };
+      return { exitCode: null, signal: null, timedOut, aborted, lost: exit.reason, ...limits };
     }
-    return outcomeOf(exit, { timedOut, aborted });
+    return { ...outcomeOf(exit, { timedOut, aborted }), ...limits };
   })();
 
   return {

@@ -2,6 +2,7 @@ import type { ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import type { SandboxLimitEvents } from '@agent/sandbox';
 import type { OutputBuffer } from './output-buffer.js';
 import { type OutputPipe, openOutputPipe } from './output-pipe.js';
 
@@ -27,6 +28,8 @@ export interface ProcessOutcome {
   spawnError?: Error;
   /** Set when the long-lived sandbox the command ran in died under it (the command died with it): why. */
   lost?: string;
+  /** What the sandbox's cgroup counted while it ran (out-of-memory kills, refused forks), when one bounded it. */
+  limitEvents?: SandboxLimitEvents;
 }
 
 /** Options of {@link startProcessGroup}. */
@@ -48,7 +51,13 @@ export interface StartProcessGroupOptions {
   /** A marker put in the environment so escaped descendants (`setsid`) can be found and killed. */
   marker: string;
   /** Spawn this instead of `shell -c command` (the command wrapped in an OS sandbox). */
-  wrapped?: { file: string; args: readonly string[]; env: NodeJS.ProcessEnv };
+  wrapped?: {
+    file: string;
+    args: readonly string[];
+    env: NodeJS.ProcessEnv;
+    /** Called once it is over: removes its cgroup, says which limit it ran into. */
+    finish?: () => Promise<SandboxLimitEvents>;
+  };
 }
 
 /** A running process group. */
@@ -446,7 +455,12 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     options.signal?.removeEventListener('abort', onAbort);
     if (pid !== undefined) running.delete(pid);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
-    return outcomeOf(exit, { timedOut, aborted });
+    // Its cgroup goes with it, whatever is left there killed; read before, its counters.
+    const limitEvents = await options.wrapped?.finish?.();
+    return {
+      ...outcomeOf(exit, { timedOut, aborted }),
+      ...(limitEvents === undefined ? {} : { limitEvents }),
+    };
   })();
 
   return {
