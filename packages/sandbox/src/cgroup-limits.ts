@@ -48,7 +48,7 @@ export interface CgroupLimits {
   readonly controllers: readonly CgroupController[];
   /** A new cgroup with the limits set. Throws when it cannot be made (the command must not start). */
   create(): CommandCgroup;
-  /** Releases every cgroup still made. */
+  /** Releases every cgroup still made (and waits for the sweep of those killed owners left). */
   releaseAll(): Promise<void>;
   /**
    * Releases the cgroups no process is in any more that were made a while ago: those of
@@ -93,7 +93,8 @@ export function cgroupLimits(values: CgroupLimitValues): {
   }
   const { places, missing } = placesFor(controllers);
   if (places.length === 0) return { missing };
-  for (const place of places) sweepAbandoned(place);
+  // In the background: what a killed owner left may take a moment to die. releaseAll waits for it.
+  const swept = Promise.all(places.map((place) => sweepAbandoned(place)));
   const versions = [...new Set(places.map((place) => place.version))];
   // This sandbox's own cgroups: releaseAll ends those, not another sandbox's.
   const owned = new Set<Cell>();
@@ -102,7 +103,7 @@ export function cgroupLimits(values: CgroupLimitValues): {
     controllers: places.flatMap((place) => place.controllers),
     create: () => createCgroup(places, values, owned),
     releaseAll: async () => {
-      await Promise.all([...owned].map((cell) => releaseCell(cell, owned)));
+      await Promise.all([swept, ...[...owned].map((cell) => releaseCell(cell, owned))]);
     },
     releaseIdle: () => {
       const before = Date.now() - idleAfterMs;
@@ -340,7 +341,7 @@ function installExitHandler(): void {
  * Removes the cgroups in `directory` that a process no longer running made (killed before its
  * exit handler ran), killing what is left in them. Only names of ours, never our own.
  */
-function sweepAbandoned(place: CgroupPlace): void {
+async function sweepAbandoned(place: CgroupPlace): Promise<void> {
   let entries: string[];
   try {
     entries = fs.readdirSync(place.directory);
@@ -348,11 +349,23 @@ function sweepAbandoned(place: CgroupPlace): void {
     return;
   }
   for (const entry of entries) {
-    const match = new RegExp(`^${cgroupPrefix}(\\d+)-(\\d+|probe-\\d+)$`).exec(entry);
+    const match = new RegExp(`^${cgroupPrefix}(\\d+)-(\\d+|probe-\\d+|self)$`).exec(entry);
     const owner = Number(match?.[1]);
     if (match === null || owner === process.pid || processExists(owner)) continue;
-    // Not a `-self` leaf (v2): what the dead owner started unsandboxed may still run there.
     const directory = path.join(place.directory, entry);
-    releaseNow({ directories: [{ place, directory }], released: false, createdAt: 0 });
+    if (match[2] === 'self') {
+      // A v2 leaf the owner moved itself into: what it started unsandboxed may still run
+      // there, so it is removed only when empty, nothing killed.
+      try {
+        fs.rmdirSync(directory);
+      } catch {
+        // Still in use.
+      }
+      continue;
+    }
+    await releaseCell(
+      { directories: [{ place, directory }], released: false, createdAt: 0 },
+      new Set(),
+    );
   }
 }

@@ -497,3 +497,11 @@ export async function runAs(
  * and the home directory: low ones and ones above 9 (which `/bin/sh` cannot close).
  */
 export const inheritedDescriptorNumbers = [3, 4, 40, 41];
+
+/**
+ * The limitations that concern what a command can reach, not how much it may use (memory, and
+ * root's processes, where no cgroup can be made: resource-limits.test.ts).
+ */
+export function containmentLimitations(limitations: readonly string[]): string[] {
+  return limitations.filter((entry) => !/^(memory|processes) (is|are) NOT bounded/.test(entry));
+}

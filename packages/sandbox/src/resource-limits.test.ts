@@ -106,6 +106,29 @@ const ownDirectories = (() => {
   ];
 })();
 
+/**
+ * Whether this process can make a cgroup with the pids controller next to its own (root on this
+ * machine; not in a container whose /sys/fs/cgroup is read-only): found here independently of
+ * the package, so a sandbox that fails to use one is caught.
+ */
+const cgroupsWritable = (() => {
+  const facts = currentCgroupFacts();
+  if (facts === undefined) return false;
+  const own = ownCgroups(facts);
+  const candidates = [own.v1.pids, own.unified].filter((entry) => entry !== undefined);
+  return candidates.some((directory) => {
+    const probe = path.join(directory, `limits-test-${process.pid}`);
+    try {
+      fs.mkdirSync(probe);
+    } catch {
+      return false;
+    }
+    const limited = fs.existsSync(path.join(probe, 'pids.max'));
+    fs.rmdirSync(probe);
+    return limited;
+  });
+})();
+
 /** The cgroups a runner left behind. */
 function leftBy(pid: number): string[] {
   return ownDirectories.flatMap((directory) => {
@@ -180,9 +203,10 @@ describe.runIf(available).each(users)('the resource limits, as $label', (user) =
           expect(status.limits).toMatchObject({ mechanism: 'rlimit', maxProcesses });
         }
       }
-      if (isRoot && user.uid === undefined) {
-        // This machine (root, cgroup v1 or v2) must have them: the suite is about root.
+      if (user.uid === undefined && cgroupsWritable) {
+        // Where this process can make a cgroup itself, the sandbox must have used one.
         expect(status.limits.maxProcesses).toBe(maxProcesses);
+        expect(status.limits.mechanism).toMatch(/^cgroup v[12]/);
       }
     });
 
@@ -361,6 +385,44 @@ describe('maxMemoryBytes and cgroups', () => {
         expect(state, `process ${pid}`).toBe('gone');
       }
       await sandbox.close();
+    },
+  );
+
+  it.runIf(available)(
+    'a cgroup whose owner was killed (no exit handler ran) is removed by the next sandbox made',
+    async () => {
+      const probe = createSandbox({
+        mode: 'required',
+        writableRoots: [parent],
+        onWarning: () => undefined,
+      });
+      if (!probe.status.limits.mechanism.startsWith('cgroup')) return;
+      const entry = new URL('../dist/index.js', import.meta.url).href;
+      const script = `
+        import { spawn } from 'node:child_process';
+        import { createSandbox } from ${JSON.stringify(entry)};
+        const sandbox = createSandbox({ mode: 'required', writableRoots: [process.cwd()] });
+        const wrapped = await sandbox.wrap({ file: 'sleep', args: ['600'], cwd: process.cwd(), env: {} });
+        spawn(wrapped.file, wrapped.args, { cwd: wrapped.cwd, env: wrapped.env, stdio: 'ignore' });
+        console.log('running');
+      `;
+      const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: parent });
+      await new Promise<void>((resolve) => owner.stdout.once('data', () => resolve()));
+      const ownerPid = owner.pid ?? 0;
+      expect(leftBy(ownerPid).length).toBeGreaterThan(0);
+      const gone = new Promise((resolve) => owner.once('close', resolve));
+      owner.kill('SIGKILL');
+      await gone;
+      // Its sandbox died with it (--die-with-parent); its cgroup stayed.
+      expect(leftBy(ownerPid).length).toBeGreaterThan(0);
+      // Swept in the background when a sandbox is made; close() waits for that.
+      const next = createSandbox({
+        mode: 'required',
+        writableRoots: [parent],
+        onWarning: () => undefined,
+      });
+      await next.close();
+      expect(leftBy(ownerPid)).toEqual([]);
     },
   );
 });

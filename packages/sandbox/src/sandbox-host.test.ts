@@ -201,7 +201,7 @@ describe('a long-lived sandbox', () => {
         stdout: out.file,
         stderr: err.file,
       });
-      expect(await started.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      expect(await started.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
       await started.end(100);
       out.close();
       err.close();
@@ -234,7 +234,7 @@ describe('a long-lived sandbox', () => {
         stderr: err.file,
       });
       // Its own exit is reported (the event follows the garbage on the same line).
-      expect(await command.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      expect(await command.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
       await command.end(100);
       out.close();
       err.close();
@@ -286,7 +286,7 @@ describe('a long-lived sandbox', () => {
         stdout: out2.file,
         stderr: err2.file,
       });
-      expect(await next.exited).toEqual({ type: 'exit', code: 0, signal: null });
+      expect(await next.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
       await next.end(100);
       out2.close();
       err2.close();
