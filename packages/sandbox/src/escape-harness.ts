@@ -417,6 +417,13 @@ export function prepareRunner(parent: string): { dir: string; node: string; entr
     fs.copyFileSync(new URL(name, dist), path.join(dir, name));
   }
   fs.writeFileSync(path.join(dir, 'runner.mjs'), runnerSource);
+  // The package's own dependency (@agent/core/regular-file), where the copy resolves it: its
+  // package.json (the exports map) and its build.
+  const core = fs.realpathSync(new URL('../node_modules/@agent/core/', import.meta.url));
+  const coreCopy = path.join(dir, 'node_modules', '@agent', 'core');
+  fs.mkdirSync(coreCopy, { recursive: true });
+  fs.copyFileSync(path.join(core, 'package.json'), path.join(coreCopy, 'package.json'));
+  fs.cpSync(path.join(core, 'dist'), path.join(coreCopy, 'dist'), { recursive: true });
   // The toolchain's node may sit under a home nobody can enter (/root): a hard link (or copy) here.
   const node = path.join(dir, 'node');
   try {
