@@ -374,6 +374,8 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     closeWriteEnds();
     for (const pipe of pipes ?? []) pipe.destroy();
     const spawnError = error instanceof Error ? error : new Error(String(error));
+    // Nothing entered its cgroup: removed now rather than at the next sweep.
+    void options.wrapped?.finish?.();
     return {
       pid: undefined,
       done: Promise.resolve({ exitCode: null, signal: null, timedOut, aborted, spawnError }),
