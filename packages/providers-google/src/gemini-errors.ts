@@ -71,11 +71,15 @@ export function toProviderError(
   }
   if (isConnectionFailure(error)) {
     return {
-      error: new ProviderError(`Gemini connection lost: ${describeConnectionFailure(error)}`, {
-        provider: providerId,
-        cause: error,
-        isRetryable: true,
-      }),
+      // No response yet (no headers): the server was never reached, rather than lost mid-stream.
+      error: new ProviderError(
+        `Gemini connection ${headers === undefined ? 'failed' : 'lost'}: ${describeConnectionFailure(error)}`,
+        {
+          provider: providerId,
+          cause: error,
+          isRetryable: true,
+        },
+      ),
       hints: undefined,
     };
   }

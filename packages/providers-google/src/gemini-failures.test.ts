@@ -156,6 +156,8 @@ describe('Gemini failures become events', () => {
     const end = terminalEvent(events);
     if (end.type !== 'error') throw new Error('expected error');
     expect(end.error.isRetryable).toBe(true);
+    // The response had begun: the connection was lost, not refused.
+    expect(end.error.message).toMatch(/^Gemini connection lost: /);
     expect(end.message.stopReason).toBe('error');
     expect(server.requests).toHaveLength(1);
 

@@ -20,6 +20,7 @@ it('a refused connection names its cause', async () => {
   let error: string | undefined;
   for await (const event of provider.stream({ model: 'm', messages: [userMessage('hi')] }))
     if (event.type === 'error') error = event.error.message;
-  expect(error).toMatch(/^Gemini connection/);
+  // Never reached: "failed", not "lost" (that is for a stream cut after the response began).
+  expect(error).toMatch(/^Gemini connection failed: /);
   expect(error).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
 });

@@ -139,7 +139,8 @@ export const usage = `Usage:
                                   (--token-file F: the token in F, mode 0600; --no-auth: anyone)
 
 Model:
-  --provider <name>        anthropic | openai | google   [first with an API key set:
+  --provider <name>        anthropic | openai | google   [the model's vendor (claude-…,
+                           gpt-…/o3…, gemini-…), else the first with an API key set:
                            ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY]
   --model <id>             model id   [claude-sonnet-4-6 | gpt-5-mini | gemini-2.5-flash]
   --base-url <url>         an OpenAI-compatible server (Ollama, vLLM, …); needs --model

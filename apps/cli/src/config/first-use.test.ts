@@ -269,6 +269,77 @@ describe('keys', () => {
   );
 });
 
+describe('a model named without a provider', () => {
+  it.each([
+    ['gpt-5', 'openai'],
+    ['o3-mini', 'openai'],
+    ['claude-haiku-4-5', 'anthropic'],
+    ['gemini-2.5-pro', 'google'],
+  ])('--model %s goes to %s though every vendor has a key', async (model, provider) => {
+    const servers = {
+      anthropic: await refusingServer(),
+      openai: await refusingServer(),
+      google: await refusingServer(),
+    };
+    const run = await runCli(['--model', model, '-p', 'hi'], {
+      env: cleanEnv({
+        AGENT_HOME: await scratch(),
+        ANTHROPIC_API_KEY: 'sk-a',
+        ANTHROPIC_BASE_URL: servers.anthropic.url,
+        OPENAI_API_KEY: 'sk-o',
+        OPENAI_BASE_URL: `${servers.openai.url}/v1`,
+        GEMINI_API_KEY: 'sk-g',
+        GOOGLE_GEMINI_BASE_URL: servers.google.url,
+      }),
+    });
+    expect(run.code).toBe(1);
+    for (const [name, server] of Object.entries(servers))
+      expect(server.requests.length > 0, `${name} reached`).toBe(name === provider);
+    expect(run.stderr).toContain(`the key in`);
+  });
+
+  it("a vendor's model without that vendor's key fails at start, naming the key", async () => {
+    const home = await scratch();
+    const run = await runCli(['--model', 'claude-sonnet-4-6', '-p', 'hi'], {
+      env: cleanEnv({ AGENT_HOME: home, OPENAI_API_KEY: 'sk-o' }),
+    });
+    expectUserError(run, 1);
+    expect(run.stderr).toContain(
+      "The model claude-sonnet-4-6 is Anthropic's (--provider <name> sends it elsewhere), and needs an API key: set ANTHROPIC_API_KEY",
+    );
+    expect(run.stderr).not.toContain('bash:');
+    expect(filesUnder(home).filter((name) => name.includes('sessions'))).toEqual([]);
+  });
+
+  it('the model of the settings file picks its provider too', async () => {
+    const home = await scratch();
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ model: 'gemini-2.5-flash' }));
+    const run = await runCli(['-p', 'hi'], {
+      env: cleanEnv({ AGENT_HOME: home, ANTHROPIC_API_KEY: 'sk-a' }),
+    });
+    expectUserError(run, 1);
+    expect(run.stderr).toContain("The model gemini-2.5-flash is Google's");
+    expect(run.stderr).toContain('GEMINI_API_KEY');
+  });
+
+  it("with OPENAI_BASE_URL (a proxy of yours) another vendor's model goes there", async () => {
+    const server = await refusingServer();
+    const run = await runCli(['--model', 'claude-sonnet-4-6', '-p', 'hi'], {
+      env: cleanEnv({
+        AGENT_HOME: await scratch(),
+        OPENAI_API_KEY: 'sk-o',
+        OPENAI_BASE_URL: `${server.url}/v1`,
+      }),
+    });
+    expect(
+      server.requests.some(
+        (url) => url.includes('/chat/completions') || url.includes('/responses'),
+      ),
+    ).toBe(true);
+    expect(run.stderr).not.toContain('needs an API key');
+  });
+});
+
 describe('behind a proxy', () => {
   it('HTTPS_PROXY without NODE_USE_ENV_PROXY: the failed connection says what Node needs; with it, the proxy is used', async () => {
     const connects: string[] = [];

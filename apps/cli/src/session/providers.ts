@@ -40,11 +40,13 @@ export async function chooseProvider(
   }
   const hasKey = (name: ProviderName) =>
     apiKeyVariables[name].some((variable) => (env[variable] ?? '') !== '');
+  const openAiServer = (env.OPENAI_BASE_URL ?? '') !== '';
   const name: ProviderName | undefined =
     options.provider ??
     (options.baseUrl !== undefined
       ? 'openai'
-      : (['anthropic', 'openai', 'google'] as const).find(hasKey));
+      : (providerOfModel(options.model, hasKey, openAiServer) ??
+        (['anthropic', 'openai', 'google'] as const).find(hasKey)));
   if (name === undefined) {
     throw new CliError(
       'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
@@ -55,8 +57,7 @@ export async function chooseProvider(
   // A provider chosen by name (flag or settings) without its key fails now, before the session
   // starts, not with an HTTP 401 after the first prompt. An OpenAI-compatible server (a base URL)
   // may need no key.
-  const ownServer =
-    name === 'openai' && (options.baseUrl !== undefined || (env.OPENAI_BASE_URL ?? '') !== '');
+  const ownServer = name === 'openai' && (options.baseUrl !== undefined || openAiServer);
   if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name));
   const model = options.model ?? defaultModels[name];
   // Each provider loads its vendor SDK: import only the one in use (startup time).
@@ -92,6 +93,42 @@ export async function chooseProvider(
   }
 }
 
+/** Model names each vendor gives its models (`claude-…`, `gpt-…`, `o3`, `gemini-…`). */
+const vendorModels: readonly [ProviderName, RegExp][] = [
+  ['anthropic', /^claude/i],
+  ['openai', /^(gpt-|chatgpt|codex|o\d(\b|-))/i],
+  ['google', /^(models\/)?(gemini|gemma)/i],
+];
+
+/**
+ * The provider a model name belongs to, when no provider was named: `--model gpt-5` with keys
+ * for both Anthropic and OpenAI goes to OpenAI, not to the first key found (which answered
+ * "model not found" after the first prompt). Its key missing is an error naming the variable —
+ * unless `OPENAI_BASE_URL` names a server of the user's, which may serve any model (a proxy).
+ * `undefined` for a name no vendor pattern knows: the first provider with a key takes it.
+ */
+function providerOfModel(
+  model: string | undefined,
+  hasKey: (name: ProviderName) => boolean,
+  openAiServer: boolean,
+): ProviderName | undefined {
+  const vendor = vendorModels.find(([, pattern]) => pattern.test(model ?? ''))?.[0];
+  if (vendor === undefined || hasKey(vendor)) return vendor;
+  if (openAiServer) return 'openai';
+  throw new CliError(
+    missingKeyMessage(
+      vendor,
+      `The model ${model} is ${vendorNames[vendor]}'s (--provider <name> sends it elsewhere), and needs an API key`,
+    ),
+  );
+}
+
+const vendorNames: Record<ProviderName, string> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI',
+  google: 'Google',
+};
+
 /** Where each provider's key is made, for the message that asks for one. */
 const keyPages: Record<ProviderName, string> = {
   anthropic: 'https://console.anthropic.com/settings/keys',
@@ -99,11 +136,14 @@ const keyPages: Record<ProviderName, string> = {
   google: 'https://aistudio.google.com/apikey',
 };
 
-function missingKeyMessage(name: ProviderName): string {
+function missingKeyMessage(
+  name: ProviderName,
+  lead = `The provider ${name} needs an API key`,
+): string {
   const [variable = '', ...others] = apiKeyVariables[name];
   const also = others.length === 0 ? '' : ` (or ${others.join(', ')})`;
   return (
-    `The provider ${name} needs an API key: set ${variable}${also} — export ${variable}=… (make one at ${keyPages[name]}).\n` +
+    `${lead}: set ${variable}${also} — export ${variable}=… (make one at ${keyPages[name]}).\n` +
     `To try the agent without a key, run: agent demo`
   );
 }
