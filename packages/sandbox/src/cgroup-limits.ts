@@ -119,19 +119,32 @@ export function cgroupLimits(values: CgroupLimitValues): {
   return { limits, missing };
 }
 
-/** Found once per process and set of controllers: preparing v2 may move this process. */
-const placesCache = new Map<string, ReturnType<typeof prepareCgroupPlaces>>();
+/**
+ * Found once per process, for both controllers whichever a sandbox wants: preparing v2 may move
+ * this process into a leaf, which must happen once.
+ */
+let prepared: ReturnType<typeof prepareCgroupPlaces> | undefined;
 
 function placesFor(controllers: CgroupController[]): ReturnType<typeof prepareCgroupPlaces> {
-  const key = controllers.join(',');
-  let found = placesCache.get(key);
-  if (found === undefined) {
+  if (prepared === undefined) {
     const facts = currentCgroupFacts();
-    found =
-      facts === undefined ? { places: [], missing: {} } : prepareCgroupPlaces(facts, controllers);
-    placesCache.set(key, found);
+    prepared =
+      facts === undefined
+        ? { places: [], missing: {} }
+        : prepareCgroupPlaces(facts, ['pids', 'memory']);
   }
-  return found;
+  const places = prepared.places
+    .map((place) => ({
+      ...place,
+      controllers: place.controllers.filter((controller) => controllers.includes(controller)),
+    }))
+    .filter((place) => place.controllers.length > 0);
+  const missing: Partial<Record<CgroupController, string>> = {};
+  for (const controller of controllers) {
+    const why = prepared.missing[controller];
+    if (why !== undefined) missing[controller] = why;
+  }
+  return { places, missing };
 }
 
 function createCgroup(

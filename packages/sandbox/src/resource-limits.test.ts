@@ -425,4 +425,35 @@ describe('maxMemoryBytes and cgroups', () => {
       expect(leftBy(ownerPid)).toEqual([]);
     },
   );
+
+  it.runIf(available)(
+    'the memory a filled /tmp held is given back to the machine once the command ended',
+    async () => {
+      const sandbox = createSandbox({
+        mode: 'required',
+        writableRoots: [parent],
+        maxMemoryBytes,
+        onWarning: () => undefined,
+      });
+      if (sandbox.status.limits.maxMemoryBytes === undefined) return;
+      // Shared memory (tmpfs) of the whole machine: eight fills of 64 MiB each that were not
+      // given back would add 512 MiB; others' use of tmpfs meanwhile is far below the margin.
+      const shared = () =>
+        Number(/^Shmem:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'))?.[1]) * 1024;
+      const before = shared();
+      for (let round = 0; round < 8; round++) {
+        const wrapped = await sandbox.wrap({
+          file: 'sh',
+          args: ['-c', 'head -c 2G /dev/zero > /tmp/x'],
+          cwd: parent,
+          env: {},
+        });
+        spawnSync(wrapped.file, [...wrapped.args], { cwd: wrapped.cwd, env: wrapped.env });
+        const events = await wrapped.finish?.();
+        expect(events?.memoryKills).toBeGreaterThan(0);
+      }
+      expect(shared() - before).toBeLessThan(4 * maxMemoryBytes);
+      await sandbox.close();
+    },
+  );
 });
