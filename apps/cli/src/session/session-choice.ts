@@ -12,6 +12,7 @@ import { fileSystemProblem } from '../config/system-errors.js';
 import { writeErr } from '../ui/output.js';
 import { pruneCheckpoints } from './checkpoints.js';
 import { loadConversation, loadSavedSession } from './session-file.js';
+import { lockSession } from './session-lock.js';
 import { sweepSessionTemporaries } from './session-temporaries.js';
 import {
   defaultSessionKeepDays,
@@ -145,6 +146,7 @@ export async function chooseSession(
   const resumedId =
     options.resume === undefined ? undefined : (await loadSavedSession(options.resume)).sessionId;
   options = { ...options, sessionId: resumedId ?? randomUUID() };
+  options = await holdSession(options);
   if (options.save === undefined) {
     try {
       options = { ...options, save: await newSessionPath(options.cwd, options.sessionId) };
@@ -157,4 +159,33 @@ export async function chooseSession(
     }
   }
   return options;
+}
+
+/**
+ * Takes the session's lock (session-lock.ts). When another running process holds it, this one
+ * goes on as a new session — a copy of the conversation as saved, in a file of its own — and
+ * says so: sharing the journal and the file, each would erase the other's turns.
+ */
+async function holdSession(options: CliOptions): Promise<CliOptions> {
+  const { sessionId } = options;
+  if (sessionId === undefined) return options;
+  // No writable $AGENT_HOME: nothing is kept that two processes could share.
+  const lock = await lockSession(sessionId).catch(() => undefined);
+  if (lock?.kind !== 'busy') return options;
+  const copyId = randomUUID();
+  writeErr(
+    `The session ${sessionId} is open in another agent process (pid ${lock.pid}): this one goes on as a new session ${copyId}, a copy of the conversation as saved, so neither erases the other's turns.\n`,
+  );
+  await lockSession(copyId).catch(() => undefined);
+  const { save, ...rest } = options;
+  // Its own file, unless --save named another one.
+  const sameFile =
+    save === undefined ||
+    (options.resume !== undefined && resolve(save) === resolve(options.resume));
+  if (!sameFile) return { ...rest, save, sessionId: copyId };
+  try {
+    return { ...rest, sessionId: copyId, save: await newSessionPath(options.cwd, copyId) };
+  } catch {
+    return { ...rest, sessionId: copyId, save: undefined };
+  }
 }

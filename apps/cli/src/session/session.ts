@@ -265,7 +265,8 @@ export async function createSession(
   // The session, once it exists (below): tools reach it through this.
   let sessionRef: Session | undefined;
   // Checkpoints of what the file tools change (sub-agents' calls too), kept with the session's id.
-  const sessionId = saved.sessionId ?? options.sessionId ?? randomUUID();
+  // The id chooseSession gave: the file's own, or a new one when another process holds that.
+  const sessionId = options.sessionId ?? saved.sessionId ?? randomUUID();
   const checkpoints = await CheckpointStore.open({
     dir: checkpointsDir(sessionId),
     workspace: resolve(options.cwd),
