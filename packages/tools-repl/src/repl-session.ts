@@ -1,6 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { credentialFreeEnvironment } from '@agent/core';
 import { javascriptDriver, pythonDriver } from './drivers.js';
+import {
+  killGroup,
+  killMarked,
+  newReplMarker,
+  replMarkerVariable,
+  trackInterpreter,
+  untrackInterpreter,
+} from './repl-escapees.js';
 
 /** How long an interpreter may take to start, at least (a cell's own timeout counts from when it is ready). */
 const startTimeoutMs = 30_000;
@@ -77,6 +85,8 @@ interface Pending {
 export class ReplSession {
   readonly #options: ReplSessionOptions;
   #child: ChildProcess | undefined;
+  /** The running interpreter's marker, in its environment and its descendants'. */
+  #marker: string | undefined;
   #ready: Promise<void> | undefined;
   #pending: Pending | undefined;
   #buffer = '';
@@ -107,16 +117,17 @@ export class ReplSession {
   /** Kills the interpreter (its whole process group); the session can start again. */
   reset(): void {
     const child = this.#child;
+    const marker = this.#marker;
     this.#child = undefined;
+    this.#marker = undefined;
     this.#ready = undefined;
     this.#buffer = '';
     if (child?.pid !== undefined) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      killGroup(child.pid);
+      untrackInterpreter(child.pid);
     }
+    // What the cells started outside the group (`setsid`, detached children) goes too.
+    if (marker !== undefined) killMarked(marker);
   }
 
   /** Stops the interpreter for good. */
@@ -193,9 +204,13 @@ export class ReplSession {
   async #spawn(): Promise<void> {
     const { language, cwd } = this.#options;
     // Filtered at each start: a prompt-injected cell must not find the user's API keys.
-    const env = credentialFreeEnvironment(this.#options.env ?? process.env, {
-      pass: this.#options.passEnv ?? [],
-    });
+    const marker = newReplMarker();
+    const env = {
+      ...credentialFreeEnvironment(this.#options.env ?? process.env, {
+        pass: this.#options.passEnv ?? [],
+      }),
+      [replMarkerVariable]: marker,
+    };
     const plain: WrappableCommand =
       language === 'javascript'
         ? {
@@ -219,6 +234,8 @@ export class ReplSession {
       detached: true,
     });
     this.#child = child;
+    this.#marker = marker;
+    if (child.pid !== undefined) trackInterpreter(child.pid);
     this.#buffer = '';
     let ready!: () => void;
     let failed!: (error: Error) => void;
@@ -273,8 +290,15 @@ export class ReplSession {
       }
     });
     child.on('exit', (code, signal) => {
+      // An interpreter that exited (`sys.exit`, a crash) leaves nothing it started behind.
+      if (child.pid !== undefined) {
+        killGroup(child.pid);
+        untrackInterpreter(child.pid);
+      }
+      killMarked(marker);
       if (this.#child !== child) return;
       this.#child = undefined;
+      this.#marker = undefined;
       this.#ready = undefined;
       const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
       const stderr = this.#stderr.trim();
