@@ -18,6 +18,11 @@ export interface RunnerUser {
   /** Started through `setpriv --reuid/--regid` when set (the suite runs as root). */
   uid?: number;
   gid?: number;
+  /**
+   * `cgroup.procs` files the runner is moved into before it starts (as root, before `setpriv`):
+   * a cgroup delegated to that user.
+   */
+  cgroups?: readonly string[];
 }
 
 /** The fixture one user's runs see. */
@@ -457,7 +462,19 @@ export async function runAs(
           path.join(runner.dir, 'runner.mjs'),
           input,
         ];
-  const [file = '', ...args] = command;
+  const entered =
+    user.cgroups === undefined || user.cgroups.length === 0
+      ? command
+      : [
+          '/bin/sh',
+          '-c',
+          'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"',
+          'enter-cgroups',
+          ...user.cgroups,
+          '--',
+          ...command,
+        ];
+  const [file = '', ...args] = entered;
   // The runner inherits descriptors as a process started by a careless launcher would (see
   // inheritedDescriptorNumbers): the outside victim file, open for appending, and the home.
   const victim = fs.openSync(path.join(fixture.outside, 'victim.txt'), 'a');

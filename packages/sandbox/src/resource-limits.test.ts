@@ -34,8 +34,54 @@ const isRoot = process.getuid?.() === 0;
 if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
   throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
 }
+/**
+ * As root where cgroups can be made: a pids and a memory cgroup given to nobody (owned by it, as
+ * systemd's delegation does), with nobody's runner started inside — the unprivileged user whose
+ * cgroup lets it make children. Undefined elsewhere.
+ */
+const delegated = (() => {
+  if (!isRoot) return undefined;
+  const facts = currentCgroupFacts();
+  if (facts === undefined) return undefined;
+  const own = ownCgroups(facts);
+  const parents = [own.v1.pids, own.v1.memory].filter((entry) => entry !== undefined);
+  if (parents.length !== 2) return undefined;
+  const directories: string[] = [];
+  try {
+    for (const parentDirectory of parents) {
+      const directory = path.join(parentDirectory, `limits-test-delegated-${process.pid}`);
+      fs.mkdirSync(directory);
+      directories.push(directory);
+      for (const entry of ['', 'cgroup.procs', 'tasks']) {
+        fs.chownSync(path.join(directory, entry), 65534, 65534);
+      }
+    }
+  } catch {
+    for (const directory of directories) fs.rmdirSync(directory);
+    return undefined;
+  }
+  return directories;
+})();
+afterAll(() => {
+  // Empty once the runner is gone; its own children it removed itself (checked below).
+  for (const directory of delegated ?? []) fs.rmdirSync(directory);
+});
+
 const users: RunnerUser[] = isRoot
-  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
+  ? [
+      { label: 'root' },
+      { label: 'nobody', uid: 65534, gid: 65534 },
+      ...(delegated === undefined
+        ? []
+        : [
+            {
+              label: 'nobody in a delegated cgroup',
+              uid: 65534,
+              gid: 65534,
+              cgroups: delegated.map((directory) => path.join(directory, 'cgroup.procs')),
+            },
+          ]),
+    ]
   : [{ label: `uid ${process.getuid?.()}` }];
 
 const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-limits-'));
@@ -131,7 +177,7 @@ const cgroupsWritable = (() => {
 
 /** The cgroups a runner left behind. */
 function leftBy(pid: number): string[] {
-  return ownDirectories.flatMap((directory) => {
+  return [...ownDirectories, ...(delegated ?? [])].flatMap((directory) => {
     try {
       return fs
         .readdirSync(directory)
@@ -203,7 +249,7 @@ describe.runIf(available).each(users)('the resource limits, as $label', (user) =
           expect(status.limits).toMatchObject({ mechanism: 'rlimit', maxProcesses });
         }
       }
-      if (user.uid === undefined && cgroupsWritable) {
+      if ((user.uid === undefined && cgroupsWritable) || user.cgroups !== undefined) {
         // Where this process can make a cgroup itself, the sandbox must have used one.
         expect(status.limits.maxProcesses).toBe(maxProcesses);
         expect(status.limits.mechanism).toMatch(/^cgroup v[12]/);
