@@ -1,7 +1,10 @@
 /**
  * The programs each REPL child runs. Protocol: one JSON request per line on stdin
- * (`{"code": "..."}`), one JSON reply per line on the real stdout (`{"ok", "value"?, "error"?,
- * "stdout", "stderr"}`); what the code prints is captured into the reply, not written to the pipe.
+ * (`{"code": "...", "nonce": "..."}`), one JSON reply per line on the real stdout (`{"nonce",
+ * "ok", "value"?, "error"?, "stdout", "stderr"}`); what the code prints is captured into the
+ * reply, not written to the pipe. The reply carries the request's nonce: a subprocess a cell
+ * starts writes to that same file descriptor, and a JSON line it prints (`cat events.jsonl`)
+ * must not pass for the reply.
  */
 
 /** Node: a persistent `vm` context; top-level `let`/`const`/functions persist across cells. */
@@ -79,7 +82,7 @@ async function evaluate(code) {
 }
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 lines.on('line', async (line) => {
-  const { code } = JSON.parse(line);
+  const { code, nonce } = JSON.parse(line);
   out = newCapture(); err = newCapture();
   process.stdout.write = capture(out);
   process.stderr.write = capture(err);
@@ -93,7 +96,7 @@ lines.on('line', async (line) => {
     process.stdout.write = realWrite;
     process.stderr.write = realWrite;
   }
-  reply.stdout = captured(out); reply.stderr = captured(err);
+  reply.stdout = captured(out); reply.stderr = captured(err); reply.nonce = nonce;
   realWrite(JSON.stringify(reply) + '\n');
 });
 process.on('unhandledRejection', (reason) => { keep(err, 'Unhandled rejection: ' + show(reason) + '\n'); });
@@ -155,7 +158,9 @@ def run(code):
     return None
 real_stdout.write(json.dumps({'ready': True}) + '\n'); real_stdout.flush()
 for line in sys.stdin:
-    code = json.loads(line)['code']
+    request = json.loads(line)
+    code, nonce = request['code'], request.get('nonce')
+    del request
     out, err = Capture(), Capture()
     reply = {}
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -178,5 +183,6 @@ for line in sys.stdin:
                 reply = {'ok': False, 'error': ''.join(l for l in lines if 'python-driver' not in l).strip()[:CAPTURE_LIMIT]}
     reply['stdout'] = out.getvalue()
     reply['stderr'] = err.getvalue()
+    reply['nonce'] = nonce
     real_stdout.write(json.dumps(reply) + '\n'); real_stdout.flush()
 `;

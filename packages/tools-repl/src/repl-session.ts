@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { credentialFreeEnvironment } from '@agent/core';
 import { javascriptDriver, pythonDriver } from './drivers.js';
 import {
@@ -17,6 +18,11 @@ const startTimeoutMs = 30_000;
  * end of stdout and stderr and of a value or error, so a real reply stays well under this.
  */
 const maxReplyLineChars = 16 * 1024 * 1024;
+/**
+ * Characters kept of what a cell's subprocesses wrote to the reply channel (their stdout is the
+ * interpreter's own file descriptor 1); shown after the cell's captured output.
+ */
+const maxSubprocessOutputChars = 20_000;
 /** The languages a session can run. */
 export type ReplLanguage = 'javascript' | 'python';
 
@@ -91,6 +97,11 @@ export class ReplSession {
   #pending: Pending | undefined;
   #buffer = '';
   #stderr = '';
+  /** The nonce of the cell waiting for its reply: only a reply line carrying it is the reply. */
+  #nonce: string | undefined;
+  /** Other lines on the reply channel while the cell ran (its subprocesses' output). */
+  #subprocessOutput = '';
+  #subprocessDropped = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -176,23 +187,45 @@ export class ReplSession {
               options.timeoutMs,
             );
             this.#stderr = '';
-            this.#child?.stdin?.write(`${JSON.stringify({ code })}\n`);
+            this.#subprocessOutput = '';
+            this.#subprocessDropped = 0;
+            const nonce = randomUUID();
+            this.#nonce = nonce;
+            this.#child?.stdin?.write(`${JSON.stringify({ code, nonce })}\n`);
           })
           .catch((error: Error) => fail(error.message));
       });
+      const captured = typeof reply.stdout === 'string' ? reply.stdout : '';
       return {
         ok: reply.ok === true,
         ...(typeof reply.value === 'string' ? { value: reply.value } : {}),
         ...(typeof reply.error === 'string' ? { error: reply.error } : {}),
-        stdout: typeof reply.stdout === 'string' ? reply.stdout : '',
+        stdout: this.#withSubprocessOutput(captured),
         stderr: typeof reply.stderr === 'string' ? reply.stderr : '',
         started,
       };
     } finally {
       this.#pending = undefined;
+      this.#nonce = undefined;
       if (timer !== undefined) clearTimeout(timer);
       if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  #keepSubprocessOutput(line: string): void {
+    const room = maxSubprocessOutputChars - this.#subprocessOutput.length;
+    const kept = line.slice(0, Math.max(0, room));
+    this.#subprocessOutput += `${kept}\n`;
+    this.#subprocessDropped += line.length - kept.length;
+  }
+
+  /** The cell's captured stdout, then what its subprocesses wrote to the interpreter's stdout. */
+  #withSubprocessOutput(captured: string): string {
+    if (this.#subprocessOutput === '' && this.#subprocessDropped === 0) return captured;
+    const dropped =
+      this.#subprocessDropped === 0 ? '' : `[… ${this.#subprocessDropped} characters dropped …]\n`;
+    const separator = captured === '' || captured.endsWith('\n') ? '' : '\n';
+    return `${captured}${separator}${this.#subprocessOutput}${dropped}`;
   }
 
   #start(): Promise<void> {
@@ -254,14 +287,21 @@ export class ReplSession {
         const line = this.#buffer.slice(0, newline);
         this.#buffer = this.#buffer.slice(newline + 1);
         newline = this.#buffer.indexOf('\n');
-        let message: Record<string, unknown>;
+        let message: unknown;
         try {
-          message = JSON.parse(line) as Record<string, unknown>;
+          message = JSON.parse(line);
         } catch {
-          continue;
+          message = undefined;
         }
-        if (message.ready === true) ready();
-        else this.#pending?.resolve(message);
+        const record =
+          message !== null && typeof message === 'object'
+            ? (message as Record<string, unknown>)
+            : undefined;
+        if (record?.ready === true && this.#nonce === undefined) ready();
+        else if (record !== undefined && this.#nonce !== undefined && record.nonce === this.#nonce)
+          this.#pending?.resolve(record);
+        // Anything else is what a subprocess of the cell wrote to this same descriptor: output.
+        else if (this.#nonce !== undefined) this.#keepSubprocessOutput(line);
       }
       // The drivers bound their replies; a line this long is the cell writing to the reply
       // channel itself (fd 1), and holding it would let the cell fill the host's memory.
