@@ -158,4 +158,44 @@ describe('McpToolAdapter OAuth against a real authorization server (127.0.0.1)',
       }),
     ).rejects.toThrow(/MCP server "secure": authorization is needed but no openUrl was given/);
   });
+
+  // An app with nobody to sign in (no terminal, CI) says so by throwing: the connection failed
+  // only after the five-minute wait for a browser that could never come back.
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new NobodyToSignIn();
+      },
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new NobodyToSignIn();
+      },
+    ],
+  ])(
+    'an openUrl that %s fails the connection at once, its error as the cause',
+    async (_how, openUrl) => {
+      const auth = await server();
+      const failure = await McpToolAdapter.connect({
+        name: 'secure',
+        // The default wait for the browser is five minutes: the test's own timeout ends far sooner.
+        transport: { type: 'http', url: auth.url, oauth: { openUrl, store: memoryTokenStore() } },
+      }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as Error).message).toBe('MCP server "secure": nobody is here to sign in');
+      expect((failure as Error).cause).toBeInstanceOf(NobodyToSignIn);
+      expect(auth.provider.stats.authorizations).toBe(0);
+    },
+  );
 });
+
+class NobodyToSignIn extends Error {
+  constructor() {
+    super('nobody is here to sign in');
+  }
+}

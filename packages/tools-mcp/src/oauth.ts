@@ -86,6 +86,8 @@ export interface McpOAuthOptions {
    * the browser to come back to its loopback listener with the code. Not used with
    * `clientCredentials`. Only an http or https URL reaches it: the authorization server's
    * metadata names the URL, and another scheme (`file:`, `smb:`, an app's) fails the connection.
+   * An `openUrl` that throws (or rejects) — e.g. because nobody is there to sign in — fails the
+   * connection at once with that error as its cause, instead of waiting for the browser.
    */
   openUrl?: (url: URL) => void | Promise<void>;
   /** Use the client credentials grant instead of a user's authorization. */
@@ -277,7 +279,15 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
       );
       return;
     }
-    await open(authorizationUrl);
+    const pending = this.#pending;
+    try {
+      await open(authorizationUrl);
+    } catch (error) {
+      // Nobody will come back through the browser (an app with no one to sign in says so by
+      // throwing): the authorization ends now, with that error, instead of waiting out its timeout.
+      pending.reject(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
   }
 
   saveCodeVerifier(verifier: string): void {

@@ -10,6 +10,12 @@ import type { McpServerEntry } from '../config/mcp-servers.js';
 import type { ToolChoice, ToolFamily } from '../config/tool-choice.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { noticeBudget } from '../ui/notice-budget.js';
+import {
+  authorizationNeededIn,
+  authorizationNeededNotice,
+  browserAuthorizationBlocked,
+  McpAuthorizationNeeded,
+} from './mcp-authorization.js';
 
 /** Seconds an MCP server has to start and answer `initialize` unless `--mcp-timeout` says otherwise. */
 export const defaultMcpTimeoutSeconds = 30;
@@ -129,6 +135,8 @@ export async function connectMcpServers(
     // Each server's tools as first used: a changed or added tool waits for the user (rug pulls).
     const pins = await openMcpPins(join(agentHome(), 'mcp-tool-pins.json'));
     const seconds = options.timeoutSeconds ?? defaultMcpTimeoutSeconds;
+    // Nobody to sign in (no terminal, CI): a server that needs it is skipped at once, not waited on.
+    const blocked = browserAuthorizationBlocked(options.interactions);
     const listed = new Map<string, Set<string>>();
     const connected = await Promise.allSettled(
       servers.map((server) => {
@@ -151,16 +159,21 @@ export async function connectMcpServers(
                 ? {
                     ...server.transport,
                     oauth: {
-                      openUrl: (url) =>
-                        options.interactions === undefined
-                          ? log(`mcp ${server.name} needs authorization: open ${url.href}`)
-                          : options.interactions.authorize(server.name, url),
+                      openUrl: (url) => {
+                        if (blocked !== undefined)
+                          throw new McpAuthorizationNeeded(server.name, blocked);
+                        options.interactions?.authorize(server.name, url);
+                      },
                       store,
                     },
                   }
                 : placedTransport(server),
             ...options.interactions?.forServer(server.name),
-            onError: (error) => serverLog(`mcp ${server.name}: ${errorMessage(error)}`),
+            onError: (error) => {
+              // A sign-in nobody can give here is said once, with what to do (below).
+              if (authorizationNeededIn(error) === undefined)
+                serverLog(`mcp ${server.name}: ${errorMessage(error)}`);
+            },
           }),
         ).then((adapter) => {
           onConnected(adapter);
@@ -170,11 +183,16 @@ export async function connectMcpServers(
     );
     const adapters: McpToolAdapter[] = [];
     connected.forEach((outcome, index) => {
+      const name = servers[index]?.name ?? '?';
       if (outcome.status === 'fulfilled') adapters.push(outcome.value);
-      else
+      else {
+        const needed = authorizationNeededIn(outcome.reason);
         log(
-          `mcp ${servers[index]?.name ?? '?'}: could not connect, skipped: ${errorMessage(outcome.reason)}`,
+          needed === undefined
+            ? `mcp ${name}: could not connect, skipped: ${errorMessage(outcome.reason)}`
+            : authorizationNeededNotice(name, needed),
         );
+      }
     });
     for (const adapter of adapters) {
       await pins.settle(adapter, { log, confirm: options.confirmToolChanges });

@@ -3,7 +3,7 @@
 // TTY) they are declined and refused, and the transcript says so; roots are the workspace; log
 // messages are shown from the level chosen.
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unfenceUntrusted } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
@@ -460,77 +460,6 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect((await run.results())['everything__trigger-sampling-request']).toContain(
       'The user denied this sampling request',
     );
-  });
-});
-
-describe('OAuth login of an HTTP MCP server', () => {
-  beforeEach(skipWithout('tmux'));
-  it('prints the authorization URL and opens it in the browser; the tokens are kept 0600 for the next run', async () => {
-    // A real authorization server and protected MCP server in-process on 127.0.0.1 (the fixture
-    // of @agent/tools-mcp's own OAuth tests).
-    const { startOAuthServer } = (await import(
-      join(appDir, '../../packages/tools-mcp/src/__fixtures__/oauth-server.mjs')
-    )) as {
-      startOAuthServer(): Promise<{ url: string; close(): Promise<void> }>;
-    };
-    const oauth = await startOAuthServer();
-    cleanups.push(() => oauth.close());
-    const dir = await tempDir('agent-cli-oauth-');
-    cleanups.push(dir.dispose);
-    const workspace = join(dir.path, 'ws');
-    await mkdir(workspace);
-    const home = join(dir.path, 'home');
-    const config = join(dir.path, 'mcp.json');
-    await writeFile(config, JSON.stringify({ mcpServers: { secure: { url: oauth.url } } }));
-    const script = await writeScript(dir.path, [
-      { toolCalls: [{ name: 'secure__whoami', arguments: {} }] },
-      { text: 'Logged in.' },
-    ]);
-    // A "browser" that follows the authorization redirect back to the loopback listener.
-    const opened = join(dir.path, 'opened.txt');
-    const browser = join(dir.path, 'browser.mjs');
-    await writeFile(
-      browser,
-      [
-        `#!${process.execPath}`,
-        "import { appendFileSync } from 'node:fs';",
-        `appendFileSync(${JSON.stringify(opened)}, process.argv[2] + '\\n');`,
-        "const authorize = await fetch(process.argv[2], { redirect: 'manual' });",
-        "await (await fetch(authorize.headers.get('location'))).text();",
-      ].join('\n'),
-    );
-    await chmod(browser, 0o755);
-    const args = ['--scripted', script, '--cwd', workspace, '--mcp-config', config];
-    const saved = join(dir.path, 'conversation.json');
-    const { waitForText, waitForExit } = startTmux(
-      [...args, '--mode', 'full-access', '--save', saved, '-p', 'who am I'],
-      dir.path,
-      cleanEnv({ BROWSER: browser, AGENT_HOME: home }),
-    );
-    await waitForText(
-      'mcp secure needs authorization: opened in your browser; if it did not open, visit http://127.0.0.1:',
-    );
-    expect(await waitForExit()).toBe(0);
-    expect((await readFile(opened, 'utf8')).trim()).toMatch(
-      /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
-    );
-    const { messages } = JSON.parse(await readFile(saved, 'utf8')) as {
-      messages: { role: string; content: { text?: string }[] }[];
-    };
-    const whoami = messages.find((message) => message.role === 'toolResult');
-    expect(whoami?.content[0]?.text).toContain('mcp:tools');
-    const tokens = join(home, 'mcp-tokens.json');
-    expect((await stat(tokens)).mode & 0o777).toBe(0o600);
-    expect(await readFile(saved, 'utf8')).not.toMatch(/access_token|refresh_token/);
-
-    // The next run uses the kept tokens: no browser, no notice.
-    const again = await runCli([...args, '--mode', 'full-access', '-p', 'again'], {
-      cwd: dir.path,
-      env: cleanEnv({ BROWSER: browser, AGENT_HOME: home }),
-    });
-    expect(again.code).toBe(0);
-    expect(again.stderr).not.toContain('needs authorization');
-    expect((await readFile(opened, 'utf8')).trim().split('\n')).toHaveLength(1);
   });
 });
 

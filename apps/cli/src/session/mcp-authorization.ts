@@ -1,0 +1,53 @@
+// An HTTP MCP server that answers 401 asks the user to authorise the CLI in a browser, and the
+// connection waits for the browser to come back (up to five minutes). In a run nobody can answer —
+// no terminal (`-p` fed by a pipe, a scheduled job, `agent mcp serve`), or CI — that wait was five
+// minutes of nothing before the run went on without the server. Such a run skips the server at
+// once instead, and says how to authorise it where someone can; tokens kept by an earlier
+// authorisation are still used (a refresh needs no browser).
+import type { McpInteractions } from '../ui/mcp-interactions.js';
+
+/** Thrown from `openUrl` when a server needs the user's authorization and nobody can give it. */
+export class McpAuthorizationNeeded extends Error {
+  override readonly name = 'McpAuthorizationNeeded';
+  /** Why nobody can authorise here (`this run has no terminal…`). */
+  readonly why: string;
+
+  constructor(server: string, why: string) {
+    super(`mcp ${server} needs authorization, and ${why}`);
+    this.why = why;
+  }
+}
+
+/** Whether `CI` says this is a CI job (set, and not `false` or `0`). */
+function isCi(env: NodeJS.ProcessEnv): boolean {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
+}
+
+/**
+ * Why nobody can authorise an MCP server in a browser during this run, or undefined when someone
+ * can: a terminal to tell them on (the interactive session, or `-p` typed in one) and not CI.
+ */
+export function browserAuthorizationBlocked(
+  interactions: McpInteractions | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (interactions?.interactive !== true)
+    return 'this run has no terminal for the browser sign-in it needs';
+  if (isCi(env)) return 'this run is a CI job (CI is set): nobody is there to sign in';
+  return undefined;
+}
+
+/** The authorization a failed connection was waiting for, found along the error's causes. */
+export function authorizationNeededIn(error: unknown): McpAuthorizationNeeded | undefined {
+  for (let depth = 0, current = error; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof McpAuthorizationNeeded) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The notice for a server skipped because it needs authorization nobody can give here. */
+export function authorizationNeededNotice(server: string, needed: McpAuthorizationNeeded): string {
+  return `mcp ${server}: needs authorization, skipped: ${needed.why}. To authorise it, run agent once in a terminal with the same configuration (-p is fine there; not under CI): the browser opens, and the token is kept for later runs like this one.`;
+}
