@@ -4,9 +4,11 @@ import { processExists } from './abandoned-directories.js';
 import {
   type CgroupController,
   type CgroupPlace,
+  cgroupName,
   cgroupPrefix,
   currentCgroupFacts,
   limitFile,
+  pidNamespace,
   prepareCgroupPlaces,
 } from './cgroup-places.js';
 
@@ -152,7 +154,7 @@ function createCgroup(
   values: CgroupLimitValues,
   owned: Set<Cell>,
 ): CommandCgroup {
-  const name = `${cgroupPrefix}${process.pid}-${sequence++}`;
+  const name = cgroupName(process.pid, String(sequence++));
   const cell: Cell = { directories: [], released: false, createdAt: Date.now() };
   live.add(cell);
   owned.add(cell);
@@ -351,8 +353,11 @@ function installExitHandler(): void {
 }
 
 /**
- * Removes the cgroups in `directory` that a process no longer running made (killed before its
- * exit handler ran), killing what is left in them. Only names of ours, never our own.
+ * Removes the cgroups in `place` that a process of this pid namespace no longer running made
+ * (killed before its exit handler ran), and ends what still runs in them: a sandbox started by
+ * `wrap()` outlives its owner (bubblewrap's `--die-with-parent` ties the command to bubblewrap,
+ * not bubblewrap to its caller). A `-self` leaf (cgroup v2) is removed only when empty: what its
+ * owner started unsandboxed is not ours to end. Never our own.
  */
 async function sweepAbandoned(place: CgroupPlace): Promise<void> {
   let entries: string[];
@@ -361,14 +366,14 @@ async function sweepAbandoned(place: CgroupPlace): Promise<void> {
   } catch {
     return;
   }
+  const pattern = new RegExp(`^${cgroupPrefix}(\\d+)-(\\d+|probe\\d+|self)-${pidNamespace}$`);
+  const abandoned: Promise<void>[] = [];
   for (const entry of entries) {
-    const match = new RegExp(`^${cgroupPrefix}(\\d+)-(\\d+|probe-\\d+|self)$`).exec(entry);
+    const match = pattern.exec(entry);
     const owner = Number(match?.[1]);
     if (match === null || owner === process.pid || processExists(owner)) continue;
     const directory = path.join(place.directory, entry);
     if (match[2] === 'self') {
-      // A v2 leaf the owner moved itself into: what it started unsandboxed may still run
-      // there, so it is removed only when empty, nothing killed.
       try {
         fs.rmdirSync(directory);
       } catch {
@@ -376,9 +381,8 @@ async function sweepAbandoned(place: CgroupPlace): Promise<void> {
       }
       continue;
     }
-    await releaseCell(
-      { directories: [{ place, directory }], released: false, createdAt: 0 },
-      new Set(),
-    );
+    const cell: Cell = { directories: [{ place, directory }], released: false, createdAt: 0 };
+    abandoned.push(releaseCell(cell, new Set()));
   }
+  await Promise.all(abandoned);
 }

@@ -36,6 +36,24 @@ const wanted: readonly CgroupController[] = ['pids', 'memory'];
 /** The prefix of every cgroup directory a sandbox makes: `agent-sandbox-<owner pid>-…`. */
 export const cgroupPrefix = 'agent-sandbox-';
 
+/**
+ * This process's pid namespace (its inode), in every name: a cgroup hierarchy can be shared by
+ * processes of several pid namespaces (containers), where the same pid names different
+ * processes — a sweep only judges names of its own namespace.
+ */
+export const pidNamespace = (() => {
+  try {
+    return /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+})();
+
+/** `agent-sandbox-<pid>-<what>-<pid namespace>`. */
+export function cgroupName(pid: number, what: string): string {
+  return `${cgroupPrefix}${pid}-${what}-${pidNamespace}`;
+}
+
 /** Reads {@link CgroupFacts} of this process; undefined off Linux or where /proc cannot be read. */
 export function currentCgroupFacts(): CgroupFacts | undefined {
   try {
@@ -209,7 +227,7 @@ function readyUnified(
       return `cgroup v2: ${own} holds other processes too (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}), so the kernel lets no child of it have the ${controllers.join(' and ')} controllers; start the agent in a cgroup of its own (systemd-run --user --scope -p Delegate=yes …)`;
     }
     // We are alone: move into a leaf of our own, then our cgroup may hand controllers down.
-    const leaf = path.join(own, `${cgroupPrefix}${pid}-self`);
+    const leaf = path.join(own, cgroupName(pid, 'self'));
     try {
       fs.mkdirSync(leaf, { recursive: true });
       fs.writeFileSync(path.join(leaf, 'cgroup.procs'), String(pid), { flag: 'r+' });
@@ -240,7 +258,7 @@ function probe(
   version: 1 | 2,
   pid: number,
 ): string | undefined {
-  const child = path.join(directory, `${cgroupPrefix}${pid}-probe-${probes++}`);
+  const child = path.join(directory, cgroupName(pid, `probe${probes++}`));
   try {
     fs.mkdirSync(child);
   } catch (error) {

@@ -62,7 +62,7 @@ function cgroupsLeft(): string[] {
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const full = path.join(directory, entry.name);
-      if (entry.name.startsWith(`agent-sandbox-${process.pid}-`) && !entry.name.endsWith('-self'))
+      if (entry.name.startsWith(`agent-sandbox-${process.pid}-`) && !entry.name.includes('-self-'))
         found.push(full);
       else if (depth < 3) walk(full, depth + 1);
     }
