@@ -11,18 +11,56 @@ import {
 } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
-import { redactJson } from '../ui/redaction.js';
+import { redactedJsonText } from '../ui/redaction.js';
 import { checkSavedMessages } from './saved-messages.js';
 
 /** Largest session file read (bytes): a long session's file is tens of MB. */
 export const maximumSessionFileBytes = 256 * 1024 * 1024;
+
+/** Deepest nesting of arrays and objects a session file may have (tools' JSON results included). */
+const maximumNesting = 1000;
+
+/**
+ * Where `value` nests deeper than `limit`, as a path (`messages.2.content.0.value.0…`), or
+ * `undefined`. Iterative: a file nested a hundred thousand deep otherwise overflowed the stack of
+ * whatever walked it next ("Maximum call stack size exceeded", naming nothing).
+ */
+function nestedPast(value: unknown, limit: number): string | undefined {
+  interface Entry {
+    value: object;
+    key: string;
+    parent: Entry | undefined;
+    depth: number;
+  }
+  const stack: Entry[] = [];
+  if (value !== null && typeof value === 'object')
+    stack.push({ value, key: '', parent: undefined, depth: 0 });
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.depth >= limit) {
+      const path: string[] = [];
+      for (let at: Entry | undefined = next; at?.parent !== undefined; at = at.parent)
+        path.unshift(at.key);
+      return `${path.slice(0, 6).join('.')}…`;
+    }
+    for (const [key, item] of Object.entries(next.value))
+      if (item !== null && typeof item === 'object')
+        stack.push({ value: item, key, parent: next, depth: next.depth + 1 });
+  }
+  return undefined;
+}
 
 /** The parsed JSON of a session file (a regular file, at most {@link maximumSessionFileBytes}). */
 async function readSessionJson(path: string): Promise<unknown> {
   try {
     const text = await readRegularFile(path, maximumSessionFileBytes, 'a session file');
     if (text === undefined) throw new Error('no such file');
-    return JSON.parse(text);
+    const data: unknown = JSON.parse(text);
+    const deep = nestedPast(data, maximumNesting);
+    if (deep !== undefined)
+      throw new Error(
+        `it nests deeper than ${maximumNesting} levels (at ${deep}), which no session this CLI writes does`,
+      );
+    return data;
   } catch (error) {
     throw new CliError(`Cannot read the conversation ${path}: ${errorMessage(error)}`);
   }
@@ -102,17 +140,19 @@ export async function saveConversation(
 ): Promise<void> {
   try {
     const grants = extra.grants ?? [];
+    // The agent's own messages, not a copy (`toJSON` clones them): they are only read here.
     const data = {
       ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
       ...(extra.lastRunId === undefined ? {} : { lastRunId: extra.lastRunId }),
-      ...agent.toJSON(),
+      messages: agent.messages,
+      ...(agent.compactions.length === 0 ? {} : { compactions: agent.compactions }),
       ...(grants.length === 0 ? {} : { grants }),
     };
-    const redacted = redactJson(JSON.parse(JSON.stringify(data)));
+    const text = `${redactedJsonText(data, 2)}\n`;
     // Whole or not at all: a reader (or a crash) never meets a half-written session.
     const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(temporary, `${JSON.stringify(redacted, null, 2)}\n`, { mode: 0o600 });
+      await writeFile(temporary, text, { mode: 0o600 });
       await rename(temporary, path);
     } catch (error) {
       await rm(temporary, { force: true });
