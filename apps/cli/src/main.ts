@@ -1,6 +1,7 @@
 import { errorMessage } from '@agent/core';
-import { type CliOptions, commandUsage, parseCliArgs, UsageError, usage } from './config/args.js';
+import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { CliError } from './config/cli-error.js';
+import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
 import { fileSystemProblem, isInterrupt } from './config/system-errors.js';
 import { startWithTrust } from './config/trust-flow.js';

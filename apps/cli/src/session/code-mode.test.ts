@@ -7,12 +7,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseCliArgs } from '../config/args.js';
 import { type CodeModeSetting, checkCodeModeSetting } from '../config/code-mode.js';
-import {
-  applySettings,
-  checkSettings,
-  emptySettings,
-  readSettingsLayers,
-} from '../config/settings.js';
+import { applySettings, emptySettings, readSettingsLayers } from '../config/settings.js';
+import { checkSettings } from '../config/settings-file.js';
 import {
   appDir,
   assertBuilt,
