@@ -288,6 +288,32 @@ describe('crashes around an idempotent tool', () => {
     );
   });
 
+  it('a question waiting while the Restate server is killed and restarted is answered after', async () => {
+    const sessionId = `ask-restart-${Date.now()}`;
+    const invocation = await send(sessionId, 'run it once approved');
+    let pending: PendingApproval[] = [];
+    while (pending.length === 0) {
+      pending = await call<PendingApproval[]>(sessionId, 'approvals');
+      // The admin API gives no event for a question being asked.
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await server.restart();
+    const answered = await fetch(
+      `${server.ingressUrl}/restate/awakeables/${pending[0]?.id}/resolve`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: false, reason: 'not after a restart' }),
+      },
+    );
+    expect(answered.ok).toBe(true);
+    expect((await attach(invocation)).stopReason).toBe('completed');
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(result).toMatchObject({ isError: true, errorKind: 'denied' });
+    expect(JSON.stringify(result?.content)).toContain('not after a restart');
+    expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
+  });
+
   it('the Restate server killed mid-call and restarted: the run completes, the key unchanged', async () => {
     const sessionId = `repeat-restart-${Date.now()}`;
     const invocation = await send(sessionId, 'pay 5');
