@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { defineTool } from '@agent/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -93,5 +96,35 @@ describe('the agent’s thread is never blocked by a script', () => {
       '5',
       expect.stringContaining('add(args: {'),
     ]);
+  });
+});
+
+describe('the workers', () => {
+  it('an idle worker does not keep the process alive', async () => {
+    // A separate process on the package's build: scripts ran (one of them ended by the watchdog),
+    // then nothing is left to do — the process must end by itself, not hang on its workers.
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const program = `
+      import { executeTool, toolResultText } from '@agent/core';
+      const { createCodeModeTool } = await import(${JSON.stringify(entry)});
+      const tool = createCodeModeTool({ tools: [], limits: { cpuTimeMs: 100 } });
+      const texts = [];
+      for (const script of ['return 1 + 1', 'const s = "a".repeat(1 << 22); for (;;) s.indexOf("b")'])
+        texts.push(toolResultText((await executeTool(tool, { script })).content));
+      console.log(JSON.stringify(texts));
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', program],
+      { cwd: fileURLToPath(new URL('.', import.meta.url)), timeout: 50_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual(['2', cpuLimit(100)]);
+  });
+
+  it('the engine has no WebAssembly, Atomics or way to block its thread', async () => {
+    const { text } = await runScriptTool(
+      'return [typeof WebAssembly, typeof Atomics, typeof setTimeout, typeof queueMicrotask, typeof SharedArrayBuffer === "function" ? "sab" : "none"].join(" ")',
+    );
+    expect(text).toBe('undefined undefined undefined undefined sab');
   });
 });

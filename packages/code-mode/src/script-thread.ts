@@ -11,6 +11,8 @@ import {
   type ScriptOutcome,
 } from './script-runtime.js';
 import {
+  type DescribeAnswer,
+  type DescribeRequest,
   type ScriptWorkerData,
   type ScriptWorkerMessage,
   type ScriptWorkerReply,
@@ -55,6 +57,9 @@ function newWorker(url: URL, wasmModule: object): Worker {
     workerData,
     // The engine reaches nothing of the process, and its thread has nothing to reach either.
     env: {},
+    // Not the process's own flags: some are refused in a worker (`--input-type`), and the worker
+    // needs none.
+    execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
     // Nothing it writes reaches the terminal.
     stdout: true,
@@ -123,14 +128,14 @@ export async function runScriptInWorker(
   const controlBuffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
   const control = new Int32Array(controlBuffer);
   const describe = new MessageChannel();
-  describe.port1.on('message', (names: unknown) => {
+  describe.port1.on('message', ({ id, names }: DescribeRequest) => {
     let text: string;
     try {
       text = host.describe(Array.isArray(names) ? names.map(String) : []);
     } catch (error) {
       text = `// The declarations could not be made: ${String(error)}`;
     }
-    describe.port1.postMessage(text);
+    describe.port1.postMessage({ id, text } satisfies DescribeAnswer);
     Atomics.store(control, 0, 1);
     Atomics.notify(control, 0);
   });

@@ -45,3 +45,15 @@ export interface ScriptWorkerReply {
 
 /** Marks the worker data as ours (the module checks it before doing anything). */
 export const scriptWorkerMarker = 'agent-code-mode-script-worker/1';
+
+/** A `declarations(…)` question on the describe port. */
+export interface DescribeRequest {
+  id: number;
+  names: readonly string[];
+}
+
+/** Its answer: the TypeScript declarations. */
+export interface DescribeAnswer {
+  id: number;
+  text: string;
+}

@@ -2,6 +2,8 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { OutputBuffer } from './output-buffer.js';
 import { runScript, useCompiledQuickJs } from './script-runtime.js';
 import {
+  type DescribeAnswer,
+  type DescribeRequest,
   type ScriptWorkerData,
   type ScriptWorkerMessage,
   type ScriptWorkerReply,
@@ -16,6 +18,9 @@ import {
 // check never comes — or when the call is aborted. The worker holds no secrets and no tools:
 // each nested call is a message to the parent, which runs it through the loop.
 
+/** How long `declarations(…)` waits for the parent's answer. */
+const describeWaitMs = 10_000;
+
 const data = workerData as ScriptWorkerData | undefined;
 if (parentPort !== null && data?.marker === scriptWorkerMarker) {
   const port = parentPort;
@@ -23,6 +28,7 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
   const waiting = new Map<number, (envelope: string) => void>();
   let nextId = 0;
   const neverAborted = new AbortController().signal;
+  let nextDescribeId = 0;
   port.on('message', (message: ScriptWorkerRun | ScriptWorkerReply) => {
     if (message.type === 'reply') {
       waiting.get(message.id)?.(message.envelope);
@@ -50,12 +56,22 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
           port.postMessage({ type: 'call', id, name, json } satisfies ScriptWorkerMessage);
         }),
       describe: (names: readonly string[]) => {
+        const id = nextDescribeId++;
         Atomics.store(control, 0, 0);
-        job.describePort.postMessage(names);
-        // The parent answers at once (it is never blocked by a script); the wait is bounded anyway.
-        Atomics.wait(control, 0, 0, 10_000);
-        const answer = receiveMessageOnPort(job.describePort)?.message as unknown;
-        return typeof answer === 'string' ? answer : '// The declarations could not be read.';
+        job.describePort.postMessage({ id, names } satisfies DescribeRequest);
+        // The parent answers at once (it is never blocked by a script); the wait is bounded
+        // anyway, and an answer to an earlier question that came too late is skipped.
+        const deadline = Date.now() + describeWaitMs;
+        for (let left = describeWaitMs; left > 0; left = deadline - Date.now()) {
+          Atomics.wait(control, 0, 0, left);
+          Atomics.store(control, 0, 0);
+          for (let answer = receiveMessageOnPort(job.describePort); answer !== undefined; ) {
+            const reply = answer.message as DescribeAnswer;
+            if (reply.id === id) return reply.text;
+            answer = receiveMessageOnPort(job.describePort);
+          }
+        }
+        return '// The declarations could not be read in time.';
       },
     };
     const outcome = await runScript(job.code, host, job.limits, neverAborted, { output, meter });
