@@ -1,7 +1,7 @@
 // Session files a crash, a full disk or another program left behind, resumed by the real CLI:
 // each gets an error naming the file and the cause, and the file is left exactly as it was.
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
@@ -70,6 +70,24 @@ describe('--resume of a hostile session file', () => {
     expect(run.stderr).toMatch(problem);
     expect(run.stderr).not.toContain('Maximum call stack');
     expect(await readFile(path, 'utf8')).toBe(text);
+  });
+
+  it('a session file made read-only: the run is said not saved, and the file is kept as it was', async () => {
+    const { workspace, script, env, dir } = await setup();
+    const path = join(dir, 'session.json');
+    const text = `{"messages":[${user('hi')}]}`;
+    await writeFile(path, text);
+    await chmod(path, 0o444);
+    const run = await runCli(
+      ['-p', 'go on', '--resume', path, '--save', path, '--scripted', script, '--cwd', workspace],
+      { env },
+    );
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      `Cannot save the conversation to ${path}: the file is read-only (mode 444)`,
+    );
+    expect(await readFile(path, 'utf8')).toBe(text);
+    expect((await stat(path)).mode & 0o777).toBe(0o444);
   });
 
   it('a file past the size a session may have (256 MiB): refused before it is read', async () => {

@@ -1,7 +1,7 @@
 // The session file: the conversation, its grants, id, last run and compactions, as `--save`,
 // `/save` and every kept session write it (credential values redacted) and `--resume` reads it.
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import {
   type Agent,
   type Compaction,
@@ -148,6 +148,12 @@ export async function saveConversation(
       ...(agent.compactions.length === 0 ? {} : { compactions: agent.compactions }),
       ...(grants.length === 0 ? {} : { grants }),
     };
+    // A file its owner made read-only is theirs to keep as it is: a rename would replace it.
+    const existing = await stat(path).catch(() => undefined);
+    if (existing !== undefined && (existing.mode & 0o200) === 0)
+      throw new Error(
+        `the file is read-only (mode ${(existing.mode & 0o777).toString(8)}) and was left as it is: make it writable (chmod u+w) or save elsewhere with --save`,
+      );
     const text = `${redactedJsonText(data, 2)}\n`;
     // Whole or not at all: a reader (or a crash) never meets a half-written session.
     const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
