@@ -8,6 +8,7 @@ import {
   executeTool,
   type PermissionPolicyOptions,
   type ToolCallInfo,
+  ToolRegistry,
   type ToolResultMessage,
   toolResultText,
   unfenceUntrusted,
@@ -437,5 +438,23 @@ describe('JSON content in scripts', () => {
       [stats],
     );
     expect(JSON.parse(toolResultText(result.content))).toEqual([5, 'count:\n3']);
+  });
+});
+
+describe('the tools a script can call are fixed at creation', () => {
+  it('a registry changed later adds nothing: not run_script itself, not another tool', async () => {
+    const registry = new ToolRegistry([readTool]);
+    const tool = createCodeModeTool({ tools: registry });
+    // The agent's own registry, say, which then gets the code-mode tool and one more tool.
+    registry.register(tool);
+    registry.register(writeTool);
+    const outcomes = await executeTool(tool, {
+      script: `const out = [];
+        for (const [name, args] of [['run_script', { script: 'return 1' }], ['write_note', { path: 'a', text: 'x' }], ['read_note', { path: 'a' }]]) {
+          try { out.push(await tools[name](args)) } catch (e) { out.push(e.kind) }
+        }
+        return out.join(' ')`,
+    });
+    expect(toolResultText(outcomes.content)).toBe('not-found not-found note a');
   });
 });

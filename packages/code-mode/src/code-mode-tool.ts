@@ -107,8 +107,12 @@ export function createCodeModeTool(
   options: CodeModeToolOptions,
 ): DefinedTool<{ script: string }, CodeModeDetails> {
   if (options.warmUp !== false) void warmUpCodeMode();
-  const registry =
-    options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
+  // A copy, as of now: a registry changed later (given the agent's own, which then gets this tool)
+  // let a script call run_script, whose script called it again — a worker per level, eight at
+  // each — and call tools its description never declared.
+  const registry = new ToolRegistry(
+    options.tools instanceof ToolRegistry ? options.tools.list() : options.tools,
+  );
   const tools = registry.list();
   const limits = resolveLimits(options.limits);
   const name = options.name ?? 'run_script';
