@@ -10,5 +10,10 @@ export {
   mergeHooksConfigs,
   parseHooksConfig,
 } from './config.js';
-export type { HookCommand, HookSandbox } from './hook-sandbox.js';
+export type {
+  HookCommand,
+  HookLimitEvents,
+  HookSandbox,
+  WrappedHookCommand,
+} from './hook-sandbox.js';
 export { type CommandOutcome, type RunCommandOptions, runCommand } from './run-command.js';

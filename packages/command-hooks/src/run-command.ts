@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import * as os from 'node:os';
 import type { HookSandbox } from './hook-sandbox.js';
 
 /** How one hook command ended. */
@@ -69,8 +70,11 @@ export async function runCommand(
     return { ...failed(`could not start in the sandbox: ${why}`), sandboxFailed: why };
   }
   // Aborted while the sandbox was being prepared: nothing was started.
-  if (options.signal?.aborted === true) return failed('aborted');
-  return watch(
+  if (options.signal?.aborted === true) {
+    await wrapped.finish?.();
+    return failed('aborted');
+  }
+  const outcome = await watch(
     spawn(wrapped.file, [...wrapped.args], {
       cwd: wrapped.cwd,
       env: wrapped.env,
@@ -80,6 +84,13 @@ export async function runCommand(
     input,
     options,
   );
+  // Its cgroup goes with it; a hook killed for memory says so, not only "exited 137".
+  const events = await wrapped.finish?.();
+  const note = events === undefined ? undefined : options.sandbox.explainLimits?.(events);
+  if (note === undefined) return outcome;
+  const stderr =
+    outcome.stderr === '' || outcome.stderr.endsWith('\n') ? outcome.stderr : `${outcome.stderr}\n`;
+  return { ...outcome, stderr: `${stderr}${note}` };
 }
 
 /** Feeds `input`, collects the output, and ends the child's process group on timeout or abort. */
@@ -141,7 +152,11 @@ function watch(
         });
         return;
       }
-      finish({ exitCode: code ?? undefined, stdout, stderr, timedOut });
+      // Killed by a signal (the sandbox's out-of-memory kill among them): as a shell reports it.
+      const signal = child.signalCode;
+      const exitCode =
+        code ?? (signal === null ? undefined : 128 + (os.constants.signals[signal] ?? 0));
+      finish({ exitCode, stdout, stderr, timedOut });
     });
   });
 }

@@ -132,6 +132,37 @@ describe('the hooks protocol through the sandbox', () => {
     expect(await gone(`sleep ${tag}`)).toEqual([]);
   });
 
+  it('a hook killed for memory says the sandbox did it (not only "exited 137")', async () => {
+    const paths = fixture();
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [paths.workspace],
+      maxMemoryBytes: 64 * 1024 * 1024,
+      onWarning: () => undefined,
+    });
+    cleanups.push(() => void sandbox.close());
+    const warnings: string[] = [];
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        SessionStart: [
+          { hooks: [{ type: 'command', command: 'head -c 1G /dev/zero > /tmp/fill' }] },
+        ],
+      }),
+      { cwd: paths.workspace, sandbox, onWarning: (line) => warnings.push(line) },
+    );
+    expect(await hooks.sessionStart('startup')).toBe('');
+    if (sandbox.status.limits.maxMemoryBytes === undefined) {
+      // No cgroup here (an ordinary user without delegation): not run unbounded, only said.
+      expect(sandbox.describe()).toMatch(/memory NOT bounded/);
+      return;
+    }
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^SessionStart hook "head -c 1G \/dev\/zero > \/tmp\/fill" exited 137: .*Killed by the sandbox: its commands used more than 64 MiB of memory together/s,
+      ),
+    ]);
+  });
+
   it('an abort ends a running hook (and its tree); no warning', async () => {
     const paths = fixture();
     const tag = `32${process.pid % 1000}${Date.now() % 100000}`;
