@@ -54,6 +54,7 @@ async function addWorker(): Promise<void> {
     SIDE_EFFECTS_LOG: log,
     AGENT_TEST_API_KEY: secret,
     PAUSE_MS: '1500',
+    INACTIVITY_MS: '500',
   });
   workers.push(worker);
   balancer.upstreams.push(worker.port);
@@ -286,6 +287,25 @@ describe('crashes around an idempotent tool', () => {
     expect(new Set(messages.filter((m) => m.role === 'user').map((m) => m.content))).toEqual(
       new Set(['one', 'two']),
     );
+  });
+
+  it('a question waiting past the inactivity timeout (the invocation suspends) is answered after', async () => {
+    const sessionId = `ask-suspend-${Date.now()}`;
+    const invocation = await send(sessionId, 'run it once approved');
+    let status = '';
+    // Restate gives no event for a suspension; its status is read until it says so.
+    while (status !== 'suspended') {
+      const [row] = await query(`SELECT status FROM sys_invocation WHERE id = '${invocation}'`);
+      status = String(row?.status);
+      if (status !== 'suspended') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [pending] = await call<PendingApproval[]>(sessionId, 'approvals');
+    await call(sessionId, 'answer', { id: pending?.id, approved: false, reason: 'suspended no' });
+    expect((await attach(invocation)).stopReason).toBe('completed');
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(result).toMatchObject({ isError: true, errorKind: 'denied' });
+    expect(JSON.stringify(result?.content)).toContain('suspended no');
+    expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
   });
 
   it('a question waiting while the Restate server is killed and restarted is answered after', async () => {

@@ -127,6 +127,8 @@ const session = agentSession({
   needsApproval: (request) => request.toolName === 'guarded_shell',
   options: {
     retryPolicy: { initialInterval: 50, maxInterval: 1000, maxAttempts: 10_000 },
+    // Short, so a question waiting for an answer suspends the invocation within the test.
+    inactivityTimeout: Number(process.env.INACTIVITY_MS ?? 60_000),
   },
 });
 
