@@ -34,9 +34,23 @@ export interface WrappableCommand {
   env: NodeJS.ProcessEnv;
 }
 
+/** What a sandbox's cgroup counted for the interpreter: out-of-memory kills, refused forks. */
+export interface ReplLimitEvents {
+  memoryKills: number;
+  refusedForks: number;
+}
+
+/** A command as the sandbox wrapped it. */
+export interface WrappedReplCommand extends WrappableCommand {
+  /** Called once it exited: removes its cgroup, says which limit it ran into (when one bounds it). */
+  finish?(): Promise<ReplLimitEvents>;
+}
+
 /** Something that wraps a command to run it confined, e.g. `createSandbox(…)` of `@agent/sandbox`. */
 export interface CommandWrapper {
-  wrap(command: WrappableCommand): Promise<WrappableCommand>;
+  wrap(command: WrappableCommand): Promise<WrappedReplCommand>;
+  /** A note for an interpreter that ran into the sandbox's memory or process limit, else undefined. */
+  explainLimits?(events: ReplLimitEvents): string | undefined;
 }
 
 /** Options of a {@link ReplSession}. */
@@ -258,7 +272,7 @@ export class ReplSession {
             cwd,
             env,
           };
-    const command =
+    const command: WrappedReplCommand =
       this.#options.sandbox === undefined ? plain : await this.#options.sandbox.wrap(plain);
     const child = spawn(command.file, [...command.args], {
       cwd: command.cwd,
@@ -336,15 +350,26 @@ export class ReplSession {
         untrackInterpreter(child.pid);
       }
       killMarked(marker);
-      if (this.#child !== child) return;
+      // Its cgroup goes with it; what it counted says whether the sandbox's limit killed it.
+      const finished = command.finish?.() ?? Promise.resolve(undefined);
+      if (this.#child !== child) {
+        void finished;
+        return;
+      }
       this.#child = undefined;
       this.#marker = undefined;
       this.#ready = undefined;
       const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
       const stderr = this.#stderr.trim();
-      const message = `the ${language} interpreter exited (${how})${stderr === '' ? '' : `: ${stderr.slice(-2000)}`}; the session was reset (its state is gone)`;
-      failed(new Error(message));
-      this.#pending?.reject(new ReplResetError(message, this.#stderr));
+      const pending = this.#pending;
+      const stderrText = this.#stderr;
+      void finished.then((events) => {
+        const note =
+          events === undefined ? undefined : this.#options.sandbox?.explainLimits?.(events);
+        const message = `the ${language} interpreter exited (${how})${stderr === '' ? '' : `: ${stderr.slice(-2000)}`}; the session was reset (its state is gone)${note === undefined ? '' : `. ${note}`}`;
+        failed(new Error(message));
+        pending?.reject(new ReplResetError(message, stderrText));
+      });
     });
     // A session left open must not keep the host process alive.
     child.unref();

@@ -122,6 +122,36 @@ describe('js_repl', () => {
   });
 });
 
+describe('the interpreter under the sandbox limits', () => {
+  it('an interpreter killed for memory: the reset says the sandbox did it, and the next cell runs', async (context) => {
+    skipWithout('bwrap')(context);
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [cwd],
+      maxMemoryBytes: 256 * 1024 * 1024,
+      onWarning: () => undefined,
+    });
+    try {
+      if (sandbox.status.limits.maxMemoryBytes === undefined) {
+        // No cgroup here (an ordinary user without delegation): not run unbounded, only said.
+        expect(sandbox.describe()).toMatch(/memory NOT bounded/);
+        return;
+      }
+      repl = createReplTools({ cwd, languages: ['javascript'], sandbox });
+      const hog = await call('js_repl', { code: 'const b = Buffer.alloc(1 << 30, 1); b.length' });
+      expect(hog.isError).toBe(true);
+      expect(hog.text).toMatch(
+        /interpreter exited \((signal SIGKILL|exit code 137)\).*the session was reset.*Killed by the sandbox: its commands used more than 256 MiB of memory together/s,
+      );
+      const next = await call('js_repl', { code: '1 + 1' });
+      expect(next.text).toContain('=> 2');
+    } finally {
+      await repl.close();
+      await sandbox.close();
+    }
+  });
+});
+
 describe('python_repl', () => {
   beforeEach(skipWithout('python3'));
   it('keeps state, shows the last expression, reports tracebacks and times out', async () => {
