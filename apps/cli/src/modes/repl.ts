@@ -296,7 +296,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           keys.start(abort, (line, kind) => {
             // Enter: steer (delivered between tool batches; calls not yet started are skipped).
             // Alt+Enter: a follow-up, sent when the run would otherwise end.
-            if (kind === 'steer') {
+            // A command of the REPL is not a message for the model: it runs after the run
+            // (`/compact` typed while a tool ran went to the model as the text "/compact").
+            if (isReplCommand(line)) {
+              waiting.push(line.trim());
+              shownLine(`  ⏎ after this run: ${line.trim()}`);
+            } else if (kind === 'steer') {
               session.agent.steer(line);
               shownLine(`  ↳ steering: ${line}`);
             } else {
@@ -350,6 +355,22 @@ const slashCommands = [
   'agents',
   'mcp',
 ];
+
+/**
+ * Whether a line typed during a run is one of the REPL's commands (`/compact …`, `/exit`, an MCP
+ * prompt `/server:prompt …`) rather than text that happens to start with a slash (a path).
+ */
+function isReplCommand(line: string): boolean {
+  const word = line.trim().split(/\s+/)[0] ?? '';
+  if (!word.startsWith('/')) return false;
+  const name = word.slice(1);
+  return (
+    slashCommands.includes(name) ||
+    name === 'exit' ||
+    name === 'quit' ||
+    /^[^/:]+:[^/:]+$/.test(name)
+  );
+}
 
 /** What to say for a slash command that is none: the nearest one, or what does another agent's. */
 function unknownCommandLine(command: string): string {
