@@ -439,6 +439,32 @@ describe('JSON content in scripts', () => {
     );
     expect(JSON.parse(toolResultText(result.content))).toEqual([5, 'count:\n3']);
   });
+
+  it('a JSON block no JSON can hold is a failed call in the script, not a crash of the process', async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const odd = defineTool({
+      name: 'odd',
+      description: 'Returns a value JSON cannot hold.',
+      input: z.object({ kind: z.enum(['bigint', 'cycle']) }),
+      policy: { permission: 'read-only' },
+      execute: async ({ kind }) => ({
+        content: [{ type: 'json', value: kind === 'bigint' ? { n: 10n } : cycle }],
+      }),
+    });
+    // Before, the envelope's JSON.stringify threw where nothing caught it: the test process died.
+    const { result } = await runInAgent(
+      `const out = [];
+       for (const kind of ['bigint', 'cycle']) {
+         try { await tools.odd({ kind }) } catch (e) { out.push(e.kind + ': ' + e.message.split(':')[0]) }
+       }
+       return out.join(' | ')`,
+      [odd],
+    );
+    expect(toolResultText(result.content)).toBe(
+      'failed: The result of odd cannot be read as JSON | failed: The result of odd cannot be read as JSON',
+    );
+  });
 });
 
 describe('the tools a script can call are fixed at creation', () => {

@@ -3,6 +3,7 @@ import {
   clipText,
   type DefinedTool,
   defineTool,
+  errorMessage,
   fenceUntrusted,
   type ToolContext,
   ToolError,
@@ -217,7 +218,18 @@ async function runCodeMode(
       if (ended.signal.aborted && message.errorKind === 'cancelled') cancelledAtEnd++;
       const { content, marked } = withoutUntrustedMarks(message.content);
       if (marked) readUntrusted = true;
-      return resultEnvelope({ ...message, content });
+      try {
+        return resultEnvelope({ ...message, content });
+      } catch (error) {
+        // A JSON block no JSON can hold (a BigInt, a cycle): an error in the script, not an
+        // exception that nothing catches (it ended the whole process).
+        record.isError = true;
+        record.errorKind = 'failed';
+        return errorEnvelope(
+          'failed',
+          `The result of ${tool.name} cannot be read as JSON: ${errorMessage(error)}`,
+        );
+      }
     } finally {
       slots.give();
     }

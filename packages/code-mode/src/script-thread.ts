@@ -159,14 +159,27 @@ export async function runScriptInWorker(
     const onMessage = (message: ScriptWorkerMessage) => {
       if (message.type === 'print') output.add(message.line);
       else if (message.type === 'call') {
-        void host.call(message.name, message.json).then((envelope) => {
+        const reply = (envelope: string) => {
           if (!settled)
             worker.postMessage({
               type: 'reply',
               id: message.id,
               envelope,
             } satisfies ScriptWorkerReply);
-        });
+        };
+        // The host's calls resolve with an envelope; one that throws anyway is a failed call in
+        // the script, never an unhandled rejection of the process.
+        Promise.resolve()
+          .then(() => host.call(message.name, message.json))
+          .then(reply, (error: unknown) =>
+            reply(
+              JSON.stringify({
+                ok: false,
+                kind: 'failed',
+                message: `The call of ${message.name} failed: ${String(error)}`,
+              }),
+            ),
+          );
       } else {
         const { outcome } = message;
         finish(
