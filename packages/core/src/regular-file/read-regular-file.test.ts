@@ -101,6 +101,13 @@ describe.each(readers)('%s', (_name, read) => {
       expect(utf8Text(Buffer.from('\uFEFF\uFEFFx'))).toBe('\uFEFFx');
     });
 
+    it('reads to the end, not to the size fstat gave: a /proc file says 0 and holds text', async () => {
+      const outcome = await read('/proc/self/status', { maxBytes: 64 * 1024 });
+      expect(outcome).toMatchObject({ kind: 'read', truncated: false });
+      if (outcome.kind === 'read') expect(outcome.stats.size).toBe(0);
+      expect(text(outcome)).toMatch(/^Name:\t/);
+    });
+
     it('gives the real path of the opened file when asked', async () => {
       const target = file('real.txt', 'x');
       const outcome = await read(link('alias', target), { maxBytes: 1, realPath: true });
