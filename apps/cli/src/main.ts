@@ -26,10 +26,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (
       options.command === 'run' ||
       options.command === 'mcp-serve' ||
+      options.command === 'mcp-login' ||
       (options.command === 'trust' && (options.trustAction ?? 'add') === 'add')
     )
       await checkWorkspace(options.cwd);
-    if (options.command === 'run' || options.command === 'mcp-serve') {
+    if (
+      options.command === 'run' ||
+      options.command === 'mcp-serve' ||
+      options.command === 'mcp-login'
+    ) {
       // Settings files under the flags, the project's only as far as the folder is trusted
       // (decided here, before anything of it runs); their env applies to this process (tools, servers).
       const interactive =
@@ -70,6 +75,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         // Loaded only for this command: the MCP server side stays out of every other start-up.
         const { runMcpServe } = await import('./modes/mcp-serve.js');
         return await runMcpServe(options, writeNotice);
+      }
+      case 'mcp-login': {
+        const { runMcpLogin } = await import('./modes/mcp-login.js');
+        return await runMcpLogin(options, writeNotice);
       }
       case 'run':
         if (options.prompt !== undefined || options.inputFormat === 'stream-json')

@@ -61,6 +61,27 @@ describe('parseCliArgs', () => {
     ).toThrow(/--base-url is for OpenAI-compatible servers/);
   });
 
+  it('agent mcp login names one server', () => {
+    expect(parseCliArgs(['mcp', 'login', 'docs'])).toMatchObject({
+      command: 'mcp-login',
+      mcpLoginServer: 'docs',
+    });
+    for (const args of [
+      ['mcp', 'login'],
+      ['mcp', 'login', 'a', 'b'],
+      ['mcp', 'login', ''],
+    ])
+      expect(() => parseCliArgs(args)).toThrow(
+        'agent mcp login names one MCP server: agent mcp login <server>',
+      );
+    expect(() => parseCliArgs(['mcp', 'logout'])).toThrow(
+      'Unknown mcp command: use "agent mcp serve [--http] [--port N]" or "agent mcp login <server>"',
+    );
+    // Its help is the whole text (it has no page of its own).
+    expect(parseCliArgs(['mcp', 'login', 'docs', '--help'])).toMatchObject({ command: 'help' });
+    expect(parseCliArgs(['mcp', 'login', 'docs', '--help']).helpTopic).toBeUndefined();
+  });
+
   it('-p with no text after it takes the other words as the prompt, else stdin', () => {
     expect(parseCliArgs(['-p']).prompt).toBe('-');
     expect(parseCliArgs(['--print']).prompt).toBe('-');

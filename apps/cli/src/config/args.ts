@@ -30,9 +30,11 @@ export interface SandboxProtectSettings {
 
 /** What the command line asked for, validated. */
 export interface CliOptions {
-  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'trust';
+  command: 'run' | 'demo' | 'help' | 'version' | 'mcp-serve' | 'mcp-login' | 'trust';
   /** `agent <command> --help`: the help of that command rather than the whole text. */
   helpTopic?: HelpTopic;
+  /** `agent mcp login <server>`: the HTTP MCP server to sign in to. */
+  mcpLoginServer?: string;
   /** `agent trust [list|revoke]`: what to do with the folder's trust [add]. */
   trustAction?: 'add' | 'list' | 'revoke';
   /** `--trust`: apply the folder's configuration for this run even if it is not trusted. */
@@ -174,6 +176,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   let command: CliOptions['command'] = 'run';
   let initialPrompt: string | undefined;
   let trustAction: CliOptions['trustAction'];
+  let mcpLoginServer: string | undefined;
   let helpTopic: HelpTopic | undefined;
   // `agent help`, as git and npm take it; `agent -- help` sends the word as a prompt.
   const afterSeparator = argv.includes('--');
@@ -191,8 +194,15 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   else if (positionals.length > 0) {
     if (positionals[0] === 'mcp' && positionals[1] === 'serve' && positionals.length === 2)
       command = 'mcp-serve';
-    else if (positionals[0] === 'mcp')
-      throw new UsageError('Unknown mcp command: use "agent mcp serve [--http] [--port N]"');
+    else if (positionals[0] === 'mcp' && positionals[1] === 'login') {
+      if (positionals.length !== 3 || positionals[2] === '')
+        throw new UsageError('agent mcp login names one MCP server: agent mcp login <server>');
+      command = 'mcp-login';
+      mcpLoginServer = positionals[2];
+    } else if (positionals[0] === 'mcp')
+      throw new UsageError(
+        'Unknown mcp command: use "agent mcp serve [--http] [--port N]" or "agent mcp login <server>"',
+      );
     else if (positionals[0] === 'demo' && positionals.length === 1) command = 'demo';
     else if (
       positionals[0] === 'trust' &&
@@ -358,6 +368,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   return {
     command,
     ...(helpTopic === undefined ? {} : { helpTopic }),
+    ...(mcpLoginServer === undefined ? {} : { mcpLoginServer }),
     serveHttpPort,
     ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
     ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
@@ -429,6 +440,10 @@ const commandOptions: Partial<
     ],
     does: 'it serves the tools to another client, which brings its own model and session',
   },
+  'mcp-login': {
+    reads: ['cwd', 'mcp-config', 'mcp-timeout', 'trust'],
+    does: 'it signs in to one HTTP MCP server and keeps the token',
+  },
 };
 
 /** Throws {@link UsageError} for an option the command would ignore (see {@link commandOptions}). */
@@ -447,11 +462,15 @@ function refuseUnusedOptions(
     command === 'trust' && trustAction === 'list'
       ? { reads: [], does: 'it lists every trusted folder' }
       : commandOptions[command];
-  const name = command === 'mcp-serve' ? 'agent mcp serve' : `agent ${command}`;
+  const name = command.startsWith('mcp-')
+    ? `agent ${command.replace('-', ' ')}`
+    : `agent ${command}`;
   if (reads !== undefined) {
     // -p has its own words for demo and mcp serve (below).
     const unused = given.filter(
-      (option) => !reads.reads.includes(option) && (option !== 'print' || command === 'trust'),
+      (option) =>
+        !reads.reads.includes(option) &&
+        (option !== 'print' || (command !== 'demo' && command !== 'mcp-serve')),
     );
     if (unused.length > 0) {
       const flags = unused.map((option) => `--${option}`).join(', ');
@@ -518,7 +537,7 @@ function explainParseError(error: unknown): string {
 /** The help topic of `agent <command> --help`; `undefined` for the whole text. */
 function helpTopicOf(positionals: readonly string[]): HelpTopic | undefined {
   if (positionals[0] === 'demo' || positionals[0] === 'trust') return positionals[0];
-  if (positionals[0] === 'mcp') return 'mcp-serve';
+  if (positionals[0] === 'mcp') return positionals[1] === 'login' ? undefined : 'mcp-serve';
   return undefined;
 }
 

@@ -18,6 +18,8 @@ export const usage = `Usage:
                                   to MCP clients over stdio, or Streamable HTTP on 127.0.0.1
                                   for whoever holds the bearer token printed at start
                                   (--token-file F: the token in F, mode 0600; --no-auth: anyone)
+  agent mcp login <server>        sign in to an HTTP MCP server in the browser; the token is kept
+                                  for later runs, those with no terminal (-p, CI) included
 
 Model:
   --provider <name>        anthropic | openai | google   [the model's vendor (claude-…,

@@ -87,6 +87,11 @@ describe('a command refuses the options it would ignore', () => {
         '--no-auth',
       ],
     ],
+    [
+      ['mcp', 'login', 'docs'],
+      'agent mcp login does not take',
+      ['--cwd', '--mcp-config', '--mcp-timeout', '--trust'],
+    ],
   ];
   for (const [command, refusal, reads] of commands) {
     it.each(Object.keys(everyOption).filter((option) => !reads.includes(option)))(
@@ -116,6 +121,9 @@ describe('a command refuses the options it would ignore', () => {
     expect(() => parseCliArgs(['trust', '-p', 'x'])).toThrow('agent trust does not take --print');
     expect(() => parseCliArgs(['demo', '-p', 'x'])).toThrow('demo takes no -p');
     expect(() => parseCliArgs(['mcp', 'serve', '-p', 'x'])).toThrow('agent mcp serve takes no -p');
+    expect(() => parseCliArgs(['mcp', 'login', 'docs', '-p', 'x'])).toThrow(
+      'agent mcp login does not take --print',
+    );
   });
 
   it('agent trust list reads no folder: --cwd is refused there', () => {

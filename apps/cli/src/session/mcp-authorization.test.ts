@@ -82,7 +82,7 @@ async function setup() {
 }
 
 const notice = (why: string) =>
-  `mcp secure: needs authorization, skipped: ${why}. To authorise it, run agent once in a terminal`;
+  `mcp secure: needs authorization, skipped: ${why}. To authorise it, run agent mcp login secure where you can sign in`;
 const noTerminal = 'this run has no terminal for the browser sign-in it needs';
 
 describe('an HTTP MCP server that needs sign-in, in a run nobody can sign in from', () => {
@@ -110,6 +110,91 @@ describe('an HTTP MCP server that needs sign-in, in a run nobody can sign in fro
     expect((await run.results()).map(([name]) => name)).toEqual(['fixture__workspace']);
     expect(await run.browserOpened()).toEqual([]);
     expect(run.oauth.provider.stats.authorizations).toBe(0);
+  });
+});
+
+describe('agent mcp login <server>', () => {
+  it('signs in in the browser and keeps the token; a later run with no terminal, in CI, uses it', async () => {
+    const run = await setup();
+    const config = run.args.slice(0, 2);
+    const login = await runCli(['mcp', 'login', 'secure', '--cwd', run.workspace, ...config], {
+      cwd: run.dir,
+      env: run.env(),
+    });
+    expect(login.stderr).toMatch(
+      /mcp secure needs authorization: opened in your browser; if it did not open, visit http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
+    );
+    expect(login.stderr).toContain(
+      `mcp secure: signed in; the token is kept in ${join(run.home, 'mcp-tokens.json')} for later runs`,
+    );
+    expect(login.code).toBe(0);
+    expect(await run.browserOpened()).toHaveLength(1);
+    expect((await stat(join(run.home, 'mcp-tokens.json'))).mode & 0o777).toBe(0o600);
+    expect(login.stdout + login.stderr).not.toMatch(/access_token|refresh_token/);
+
+    const script = await writeScript(run.dir, [
+      { toolCalls: [{ name: 'secure__whoami', arguments: {} }] },
+      { text: 'Used the kept token.' },
+    ]);
+    const later = await runCli(
+      ['--scripted', script, '--cwd', run.workspace, ...run.args, '-p', 'who am I'],
+      { cwd: run.dir, env: run.env({ CI: 'true' }) },
+    );
+    expect(later.code).toBe(0);
+    expect(later.stderr).not.toContain('needs authorization');
+    expect((await run.results())[0]).toEqual([
+      'secure__whoami',
+      expect.stringContaining('mcp:tools'),
+    ]);
+
+    // Again: nothing to do, no browser.
+    const again = await runCli(['mcp', 'login', 'secure', '--cwd', run.workspace, ...config], {
+      cwd: run.dir,
+      env: run.env(),
+    });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('mcp secure: already signed in');
+    expect(await run.browserOpened()).toHaveLength(1);
+    expect(run.oauth.provider.stats.authorizations).toBe(1);
+  });
+
+  it.each([
+    ['nosuch', 'No MCP server "nosuch" (there are: secure, fixture)'],
+    [
+      'fixture',
+      'mcp fixture is started as a command, not reached at a URL: there is no sign-in for it',
+    ],
+  ])('%s: exit 1, saying why', async (name, why) => {
+    const run = await setup();
+    const result = await runCli(
+      ['mcp', 'login', name, '--cwd', run.workspace, ...run.args.slice(0, 2)],
+      { cwd: run.dir, env: run.env() },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`agent: ${why}\n`);
+    expect(await run.browserOpened()).toEqual([]);
+  });
+
+  it("a server of the folder's own .mcp.json: found once the folder is trusted (--trust)", async () => {
+    const run = await setup();
+    await writeFile(
+      join(run.workspace, '.mcp.json'),
+      JSON.stringify({ mcpServers: { project: { url: run.oauth.url } } }),
+    );
+    const untrusted = await runCli(['mcp', 'login', 'project', '--cwd', run.workspace], {
+      cwd: run.dir,
+      env: run.env(),
+    });
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toContain(
+      `No MCP server "project": none is configured (--mcp-config, settings, .mcp.json) (this folder's own configuration is not trusted: agent trust, or --trust for this once)`,
+    );
+    const trusted = await runCli(['mcp', 'login', 'project', '--cwd', run.workspace, '--trust'], {
+      cwd: run.dir,
+      env: run.env(),
+    });
+    expect(trusted.stderr).toContain('mcp project: signed in');
+    expect(trusted.code).toBe(0);
   });
 });
 

@@ -49,5 +49,5 @@ export function authorizationNeededIn(error: unknown): McpAuthorizationNeeded | 
 
 /** The notice for a server skipped because it needs authorization nobody can give here. */
 export function authorizationNeededNotice(server: string, needed: McpAuthorizationNeeded): string {
-  return `mcp ${server}: needs authorization, skipped: ${needed.why}. To authorise it, run agent once in a terminal with the same configuration (-p is fine there; not under CI): the browser opens, and the token is kept for later runs like this one.`;
+  return `mcp ${server}: needs authorization, skipped: ${needed.why}. To authorise it, run agent mcp login ${server} where you can sign in in a browser, with the same configuration (its --mcp-config, in this folder): the token is kept for later runs like this one.`;
 }
