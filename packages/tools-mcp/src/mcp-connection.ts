@@ -328,9 +328,11 @@ export class McpConnector {
             ? 'could not be started'
             : `exited with code ${exit.code}`;
     const tail = stdio.stderrTail.trim();
+    // Killed for memory by the sandbox: "exited with code 137" alone would not say why.
+    const note = stdio.limitNote === undefined ? '' : `\n${stdio.limitNote}`;
     return tail === ''
-      ? `${how} (no stderr output)`
-      : `${how}; its stderr ended with:\n${tail.slice(-stderrInMessageChars)}`;
+      ? `${how} (no stderr output)${note}`
+      : `${how}; its stderr ended with:\n${tail.slice(-stderrInMessageChars)}${note}`;
   }
 
   #describeFailure(connection: Connection, error: unknown): string {

@@ -1,10 +1,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createSandbox } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { nodeServer, referenceServerEntry, resultText, testContext } from './test-helpers.js';
+import {
+  nodeServer,
+  rawStdioServerEntry,
+  referenceServerEntry,
+  resultText,
+  testContext,
+} from './test-helpers.js';
 
 // An MCP stdio server can run in the OS sandbox (opt-in per server): the reference filesystem
 // server is told it may write two directories, but the sandbox lets it write only one.
@@ -55,5 +62,37 @@ describe('a sandboxed stdio MCP server', () => {
     expect(outside.isError).toBe(true);
     expect(resultText(outside)).toMatch(/read-only file system|EROFS/i);
     expect(fs.existsSync(path.join(elsewhere, 'b.txt'))).toBe(false);
+  });
+
+  it('a server the sandbox killed for memory: the call says the sandbox did it', async () => {
+    const workspace = dir(os.tmpdir(), 'mcp-sandbox-ws-');
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [workspace],
+      maxMemoryBytes: 256 * 1024 * 1024,
+      onWarning: () => undefined,
+    });
+    try {
+      if (sandbox.status.limits.maxMemoryBytes === undefined) {
+        // No cgroup here (an ordinary user without delegation): not run unbounded, only said.
+        expect(sandbox.describe()).toMatch(/memory NOT bounded/);
+        return;
+      }
+      const server = await McpToolAdapter.connect({
+        name: 'raw',
+        transport: nodeServer(rawStdioServerEntry, [], { cwd: workspace, sandbox }),
+      });
+      adapters.push(server);
+      const allocate = server.tools().find((tool) => tool.name === 'raw__allocate');
+      if (allocate === undefined) throw new Error('no allocate tool');
+      const small = await allocate.execute({ bytes: 8 * 1024 * 1024 }, testContext());
+      expect(resultText(small)).toBe(`allocated ${8 * 1024 * 1024}`);
+      // The call fails as a server that stopped answering does, saying why.
+      await expect(allocate.execute({ bytes: 1024 * 1024 * 1024 }, testContext())).rejects.toThrow(
+        /stopped answering while "allocate" was running: .*\nKilled by the sandbox: its commands used more than 256 MiB of memory together/s,
+      );
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -240,6 +240,9 @@ export class StdioProcessTransport implements Transport {
   #closeReported = false;
   #closing: Promise<void> | undefined;
   #stderrTail = '';
+  /** Resolves once the sandbox's cgroup of the process is removed (what it counted read). */
+  #finished: Promise<void> = Promise.resolve();
+  #limitNote: string | undefined;
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
@@ -264,6 +267,14 @@ export class StdioProcessTransport implements Transport {
   /** The last few KiB of the server's stderr. */
   get stderrTail(): string {
     return this.#stderrTail;
+  }
+
+  /**
+   * The sandbox's note when the process ran into its memory or process limit (killed for
+   * memory, forks refused), known once the close is reported; else undefined.
+   */
+  get limitNote(): string | undefined {
+    return this.#limitNote;
   }
 
   /** Spawns the server (in its sandbox, if it has one); rejects when it cannot be started. */
@@ -318,12 +329,23 @@ export class StdioProcessTransport implements Transport {
           liveChildren.delete(child);
           // Grandchildren left in the group would otherwise outlive the server.
           signalTree(child, 'SIGTERM');
+          // Its cgroup goes with it; what it counted says whether the sandbox's limit killed it.
+          const sandbox = this.#sandbox;
+          const finish = 'finish' in command ? command.finish : undefined;
+          if (finish !== undefined) {
+            this.#finished = finish().then((events) => {
+              this.#limitNote = sandbox?.explainLimits(events);
+            });
+          }
           resolveExit();
           // stderr may still hold the last words of the server: give the pipes a moment to drain.
-          setTimeout(() => this.#reportClose(), drainAfterExitMs).unref();
+          setTimeout(
+            () => void this.#finished.then(() => this.#reportClose()),
+            drainAfterExitMs,
+          ).unref();
         });
       });
-      child.once('close', () => this.#reportClose());
+      child.once('close', () => void this.#finished.then(() => this.#reportClose()));
       child.once('error', (error) => {
         if (!spawned) {
           liveChildren.delete(child);

@@ -3,11 +3,13 @@
 // client reads them in one chunk. Tool:
 //   progress-then-result   "step 1" and "step 2" progress, then the result, all in one write
 //   progress-flood         3,000 progress notifications, then the result
+//   allocate               fills `bytes` of memory (a server the sandbox's memory limit kills)
 import { createInterface } from 'node:readline';
 
 const tools = [
   { name: 'progress-then-result', inputSchema: { type: 'object' } },
   { name: 'progress-flood', inputSchema: { type: 'object' } },
+  { name: 'allocate', inputSchema: { type: 'object', properties: { bytes: { type: 'number' } } } },
 ];
 
 const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
@@ -49,6 +51,11 @@ input.on('line', (text) => {
         params: { progressToken, progress: n, total: 3000, message: `step ${n}` },
       });
     process.stdout.write(text + line({ id, result: { content: [{ type: 'text', text: 'flooded' }] } }));
+  } else if (method === 'tools/call' && params.name === 'allocate') {
+    const filled = Buffer.alloc(Number(params.arguments?.bytes ?? 0), 1);
+    process.stdout.write(
+      line({ id, result: { content: [{ type: 'text', text: `allocated ${filled.length}` }] } }),
+    );
   } else {
     process.stdout.write(line({ id, error: { code: -32601, message: `no ${method}` } }));
   }
