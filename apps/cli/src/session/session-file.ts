@@ -23,9 +23,29 @@ const maximumNesting = 1000;
 /**
  * Where `value` nests deeper than `limit`, as a path (`messages.2.content.0.value.0…`), or
  * `undefined`. Iterative: a file nested a hundred thousand deep otherwise overflowed the stack of
- * whatever walked it next ("Maximum call stack size exceeded", naming nothing).
+ * whatever walked it next ("Maximum call stack size exceeded", naming nothing). The first pass
+ * allocates nothing per value (a long session has millions); only a file found too deep is walked
+ * again for the path.
  */
 function nestedPast(value: unknown, limit: number): string | undefined {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const next = values.pop();
+    const depth = depths.pop() ?? 0;
+    if (next === null || typeof next !== 'object') continue;
+    if (depth >= limit) return pathPast(value, limit);
+    for (const item of Array.isArray(next) ? next : Object.values(next))
+      if (item !== null && typeof item === 'object') {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+  }
+  return undefined;
+}
+
+/** The path (its first six keys) to a value nested `limit` deep in `value`. */
+function pathPast(value: unknown, limit: number): string {
   interface Entry {
     value: object;
     key: string;
@@ -46,7 +66,7 @@ function nestedPast(value: unknown, limit: number): string | undefined {
       if (item !== null && typeof item === 'object')
         stack.push({ value: item, key, parent: next, depth: next.depth + 1 });
   }
-  return undefined;
+  return '';
 }
 
 /** The parsed JSON of a session file (a regular file, at most {@link maximumSessionFileBytes}). */

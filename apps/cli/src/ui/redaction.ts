@@ -68,6 +68,10 @@ export function redactJson(value: unknown): unknown {
  * a hundred MB was copied four times over on every save.
  */
 export function redactedJsonText(value: unknown, indent?: number): string {
+  // Most saves hold no credential: one scan of the text V8 serialises on its fast path (a
+  // replacer leaves it) tells, and only a text that holds one is serialised string by string.
+  const plain = JSON.stringify(value, null, indent);
+  if (plain === undefined || redactText(plain) === plain) return plain;
   return JSON.stringify(
     value,
     function redacting(this: unknown, _key: string, item: unknown): unknown {
