@@ -295,13 +295,29 @@ function killMembers(cell: Cell): void {
         // Gone already.
       }
     }
+    const name = path.basename(directory);
     for (const pid of members(directory)) {
+      // Still ours when signalled: a process that exited since the list was read may have left
+      // its pid to another one, outside the cgroup.
+      if (!inCgroup(pid, name)) continue;
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // Gone already.
       }
     }
+  }
+}
+
+/** Whether `/proc/<pid>/cgroup` names a cgroup called `name` (ours are uniquely named). */
+function inCgroup(pid: number, name: string): boolean {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+      .split('\n')
+      .some((line) => line.endsWith(`/${name}`));
+  } catch {
+    return false;
   }
 }
 
@@ -354,9 +370,8 @@ function installExitHandler(): void {
 
 /**
  * Removes the cgroups in `place` that a process of this pid namespace no longer running made
- * (killed before its exit handler ran), and ends what still runs in them: a sandbox started by
- * `wrap()` outlives its owner (bubblewrap's `--die-with-parent` ties the command to bubblewrap,
- * not bubblewrap to its caller). A `-self` leaf (cgroup v2) is removed only when empty: what its
+ * (killed before its exit handler ran), and ends what still runs in them: an owner killed while
+ * a sandbox was starting, before bubblewrap had set up `--die-with-parent`, leaves it running. A `-self` leaf (cgroup v2) is removed only when empty: what its
  * owner started unsandboxed is not ours to end. Never our own.
  */
 async function sweepAbandoned(place: CgroupPlace): Promise<void> {
