@@ -33,8 +33,9 @@ export interface AgentSessionOptions<Name extends string = 'agent'> {
   /** Restate options of the object: retry policy, inactivity and abort timeouts. */
   options?: restate.ObjectOptions;
   /**
-   * Applied to every string Restate stores for a run (steps, the conversation, questions)
-   * [the values of the worker's credential variables become `[redacted:NAME]`]; `false`: none.
+   * Applied to the JSON text of everything Restate stores for a run (steps, the conversation,
+   * questions) [the values of the worker's credential variables become `[redacted:NAME]`];
+   * `false`: none. It must keep the text JSON (replace values with plain text).
    * The prompt as sent is stored by Restate before any code of ours runs: see the README.
    */
   redact?: RestateRunJournalOptions['redact'];

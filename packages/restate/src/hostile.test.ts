@@ -227,6 +227,21 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
   });
 });
 
+describe('values JSON cannot hold', () => {
+  it('a tool whose details hold a BigInt and a cycle: journaled as JSON can hold them, run once', async () => {
+    const sessionId = `odd-${Date.now()}`;
+    const outcome = await call<PromptOutcome>(sessionId, 'prompt', { prompt: 'do the odd thing' });
+    expect(outcome.stopReason).toBe('completed');
+    expect(await logLines(sessionId)).toEqual(['model 0', 'effect odd', 'model 1']);
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(result).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'odd done' }],
+      details: { big: '10', self: '[circular]' },
+    });
+  });
+});
+
 describe('credentials in what Restate stores', () => {
   it('a credential of the worker, in the prompt or a tool result, is stored redacted', async () => {
     const sessionId = `secret-${Date.now()}`;

@@ -35,28 +35,96 @@ export function journalValues(options: {
   const maxBytes = options.maxStepBytes ?? defaultMaxStepBytes;
   if (!(Number.isFinite(maxBytes) && maxBytes >= 1024))
     throw new RangeError(`maxStepBytes must be a number of bytes >= 1024, got ${String(maxBytes)}`);
-  const redact = <T>(value: T): T =>
-    redactText === undefined ? value : (redactStrings(value, redactText) as T);
+  /** The value as Restate will store it: JSON text, redacted; what JSON cannot hold made so. */
+  const stored = (value: unknown): { text: string; bytes: number } => {
+    const plain = jsonText(value);
+    const text = redactText === undefined ? plain : redactText(plain);
+    return { text, bytes: Buffer.byteLength(text, 'utf8') };
+  };
+  const parsed = <T>(text: string): T => {
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new TerminalError(
+        `redact turned a step's JSON into text that is not JSON (${error instanceof Error ? error.message : String(error)}): it must replace values with plain text`,
+      );
+    }
+  };
+  const redact = <T>(value: T): T => (value === undefined ? value : parsed<T>(stored(value).text));
   return {
     redact,
     toolResult: (value) => {
       if (value === undefined) return value;
-      const redacted = redact(value);
-      const size = jsonBytes(redacted);
-      if (size <= maxBytes) return redacted;
-      return { ...redacted, message: clipped(redacted.message, size, maxBytes) };
+      const { text, bytes } = storedResult(value, stored);
+      const safe = parsed<RunStepValues['tool-result']>(text);
+      if (bytes <= maxBytes) return safe;
+      return { ...safe, message: clipped(safe.message, bytes, maxBytes) };
     },
     other: (type, value) => {
-      const redacted = redact(value);
-      const size = jsonBytes(redacted);
-      if (size > maxBytes)
+      if (value === undefined) return value;
+      let text: string;
+      let bytes: number;
+      try {
+        ({ text, bytes } = stored(value));
+      } catch (error) {
+        throw new TerminalError(
+          `The ${type} step cannot be journaled: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      if (bytes > maxBytes)
         // Terminal: retrying cannot make it smaller.
         throw new TerminalError(
-          `The ${type} step is ${size} bytes of JSON, over the ${maxBytes} a journaled step may hold (maxStepBytes)`,
+          `The ${type} step is ${bytes} bytes of JSON, over the ${maxBytes} a journaled step may hold (maxStepBytes)`,
         );
-      return redacted;
+      return parsed(text);
     },
   };
+}
+
+/**
+ * A value as JSON text: a BigInt as its digits, an object inside itself (a cycle) as
+ * "[circular]". Throws for a value nested too deep for `JSON.stringify`. A tool's `details` may
+ * hold anything, and a step whose value JSON could not hold failed — Restate then ran the tool
+ * again and again.
+ */
+function jsonText(value: unknown): string {
+  // The objects from the root to the one being written: `this` is the one a value was found in.
+  const ancestors: unknown[] = [];
+  return JSON.stringify(value, function safe(this: unknown, _key: string, item: unknown) {
+    if (typeof item === 'bigint') return item.toString();
+    if (item === null || typeof item !== 'object') return item;
+    while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+    if (ancestors.includes(item)) return '[circular]';
+    ancestors.push(item);
+    return item;
+  });
+}
+
+/**
+ * A tool result as stored: whole; without its `details` (never sent to the model) when JSON cannot
+ * hold them (nested too deep); else a note in place of its content.
+ */
+function storedResult(
+  value: RunStepValues['tool-result'],
+  stored: (value: unknown) => { text: string; bytes: number },
+): { text: string; bytes: number } {
+  try {
+    return stored(value);
+  } catch {
+    const { details: _details, ...message } = value.message;
+    try {
+      return stored({ ...value, message });
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return stored({
+        ...value,
+        message: {
+          ...message,
+          content: [{ type: 'text', text: `[The result could not be journaled: ${why}]` }],
+        },
+      });
+    }
+  }
 }
 
 /** A result too large for the journal, as text clipped to fit (images left out, said so). */
@@ -67,21 +135,6 @@ function clipped(message: ToolResultMessage, size: number, maxBytes: number): To
   // Characters, not bytes: JSON escapes and UTF-8 can take up to 6 bytes for one character.
   const room = Math.max(0, Math.floor(maxBytes / 6) - note.length - 200);
   return { ...message, content: [{ type: 'text', text: `${note}\n${clipText(text, room)}` }] };
-}
-
-function jsonBytes(value: unknown): number {
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
-}
-
-/** A copy of a JSON value with `redact` applied to every string in it, keys included. */
-function redactStrings(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]),
-    );
-  return value;
 }
 
 /** Whether Restate cancelled the invocation (what a cancelled invocation's awaits reject with). */

@@ -22,9 +22,10 @@ interface Waiting {
 /** Options of {@link RestateRunJournal}. */
 export interface RestateRunJournalOptions {
   /**
-   * Applied to every string of a step's value before Restate stores it [the values of the
-   * worker's credential variables (`process.env`) become `[redacted:NAME]`]; `false`: stored as
-   * they are. What a step stores is also what the run goes on with, so a replay sees the same.
+   * Applied to the JSON text of a step's value before Restate stores it [the values of the
+   * worker's credential variables (`process.env`) become `[redacted:NAME]`, in their JSON-escaped
+   * form too]; `false`: stored as they are. It must keep the text JSON. What a step stores is also
+   * what the run goes on with, so a replay sees the same.
    */
   redact?: ((text: string) => string) | false;
   /**

@@ -5,6 +5,7 @@
 // ask-…     the same, once a person approved it
 // big-N-…   returns N characters
 // secret-…  returns the value of AGENT_TEST_API_KEY (a credential of the worker's environment)
+// odd-…     a read-only tool whose details JSON cannot hold (a BigInt, a cycle)
 // repeat-…  an idempotent tool that records the key it was given, then pauses PAUSE_MS
 import { spawn } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
@@ -32,6 +33,7 @@ function callFor(sessionId) {
   if (sessionId.startsWith('big-'))
     return { name: 'big', arguments: { chars: Number(sessionId.split('-')[1]) } };
   if (sessionId.startsWith('secret-')) return { name: 'env', arguments: {} };
+  if (sessionId.startsWith('odd-')) return { name: 'odd', arguments: {} };
   if (sessionId.startsWith('repeat-')) return { name: 'pay', arguments: { cents: 500 } };
   return undefined;
 }
@@ -103,6 +105,18 @@ function tools(sessionId) {
       execute: async () => ({
         content: [{ type: 'text', text: `the token is ${process.env.AGENT_TEST_API_KEY}` }],
       }),
+    },
+    {
+      name: 'odd',
+      description: 'details JSON cannot hold',
+      parameters: object,
+      policy: { permission: 'read-only' },
+      execute: async () => {
+        record(`${sessionId} effect odd`);
+        const circular = { big: 10n };
+        circular.self = circular;
+        return { content: [{ type: 'text', text: 'odd done' }], details: circular };
+      },
     },
     {
       name: 'pay',
