@@ -21,4 +21,9 @@ export {
   type RenamePreview,
 } from './lsp-workspace.js';
 export { positionOf, type SymbolLocator } from './positions.js';
-export type { CommandWrapper, WrappableCommand } from './server-process.js';
+export type {
+  CommandWrapper,
+  ServerLimitEvents,
+  WrappableCommand,
+  WrappedServerCommand,
+} from './server-process.js';

@@ -1,8 +1,14 @@
+import * as fs from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { executeTool } from '@agent/core';
 import { createSandbox } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createLspTools } from './lsp-tools.js';
+import { LspWorkspace } from './lsp-workspace.js';
 import { copyFixture, processesInGroup, testWorkspace } from './test-helpers.js';
 
 describe('a language server in the OS sandbox', () => {
@@ -37,4 +43,56 @@ describe('a language server in the OS sandbox', () => {
       await sandbox.close();
     }
   });
+
+  it('a server the sandbox killed for memory: the call says the sandbox did it', async () => {
+    const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'agent-lsp-oom-')));
+    await fs.writeFile(path.join(workspace, 'main.fl'), 'let value = 1;\n');
+    const sandbox = createSandbox({
+      mode: 'required',
+      writableRoots: [workspace],
+      maxMemoryBytes: 256 * 1024 * 1024,
+      onWarning: () => undefined,
+    });
+    const lsp = new LspWorkspace({
+      cwd: workspace,
+      servers: [
+        {
+          language: 'flood',
+          command: process.execPath,
+          args: [floodingServer],
+          extensions: ['.fl'],
+          languageIdOf: () => 'flood',
+          installHint: 'the test fixture',
+        },
+      ],
+      env: { ...process.env, FLOOD_MODE: 'allocate', FLOOD_BYTES: String(1024 * 1024 * 1024) },
+      sandbox,
+    });
+    try {
+      if (sandbox.status.limits.maxMemoryBytes === undefined) {
+        // No cgroup here (an ordinary user without delegation): not run unbounded, only said.
+        expect(sandbox.describe()).toMatch(/memory NOT bounded/);
+        return;
+      }
+      const tool = createLspTools({ workspace: lsp }).find((t) => t.name === 'lsp_definition');
+      if (tool === undefined) throw new Error('no lsp_definition');
+      const result = await executeTool(tool, { path: 'main.fl', line: 1, column: 5 });
+      const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      expect(result.isError).toBe(true);
+      expect(text).toMatch(
+        /language server .* (exited with code 137|was killed by SIGKILL)[^]*Killed by the sandbox: its commands used more than 256 MiB of memory together/,
+      );
+    } finally {
+      await lsp.close();
+      await sandbox.close();
+      await fs.rm(workspace, { recursive: true, force: true });
+    }
+  });
 });
+
+const floodingServer = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '__fixtures__',
+  'flooding-server',
+  'server.mjs',
+);

@@ -50,12 +50,26 @@ export interface WrappableCommand {
   env: NodeJS.ProcessEnv;
 }
 
+/** What a sandbox's cgroup counted for the server: out-of-memory kills, refused forks. */
+export interface ServerLimitEvents {
+  memoryKills: number;
+  refusedForks: number;
+}
+
+/** A command as the sandbox wrapped it. */
+export interface WrappedServerCommand extends WrappableCommand {
+  /** Called once it exited: removes its cgroup, says which limit it ran into (when one bounds it). */
+  finish?(): Promise<ServerLimitEvents>;
+}
+
 /**
  * Turns a command into the one to spawn, e.g. to run it in an OS sandbox: an `@agent/sandbox`
  * `Sandbox` fits as it is.
  */
 export interface CommandWrapper {
-  wrap(command: WrappableCommand): Promise<WrappableCommand>;
+  wrap(command: WrappableCommand): Promise<WrappedServerCommand>;
+  /** A note for a server that ran into the sandbox's memory or process limit, else undefined. */
+  explainLimits?(events: ServerLimitEvents): string | undefined;
 }
 
 const stderrTailChars = 4_000;
@@ -159,7 +173,14 @@ export class ServerProcess {
 
   readonly #rpc: Rpc;
 
-  private constructor(options: ServerProcessOptions, child: ChildProcess, rpc: Rpc) {
+  #limitNote: string | undefined;
+
+  private constructor(
+    options: ServerProcessOptions,
+    child: ChildProcess,
+    rpc: Rpc,
+    command: WrappedServerCommand,
+  ) {
     this.#rpc = rpc;
     this.config = options.config;
     this.executable = options.executable;
@@ -180,8 +201,11 @@ export class ServerProcess {
         // Helpers it started (tsserver) go with it, also when it crashed.
         killGroup(this.pid, 'SIGKILL');
         this.#connection.dispose();
-        void groupGone(this.pid, 2_000).then(() => {
+        void groupGone(this.pid, 2_000).then(async () => {
           liveGroups.delete(this.pid);
+          // Its cgroup goes with it; what it counted says whether the sandbox's limit killed it.
+          const events = await command.finish?.();
+          if (events !== undefined) this.#limitNote = options.sandbox?.explainLimits?.(events);
           resolve(exit);
         });
       });
@@ -221,7 +245,8 @@ export class ServerProcess {
       // A server runs the workspace's code (its TypeScript, its plugins): no user's keys for it.
       env: credentialFreeEnvironment(options.env ?? process.env, { pass: options.passEnv ?? [] }),
     };
-    const command = options.sandbox === undefined ? plain : await options.sandbox.wrap(plain);
+    const command: WrappedServerCommand =
+      options.sandbox === undefined ? plain : await options.sandbox.wrap(plain);
     const child = spawn(command.file, [...command.args], {
       cwd: root,
       env: command.env,
@@ -233,12 +258,13 @@ export class ServerProcess {
       child.once('error', (error) => resolve(error));
     });
     if (spawned !== undefined) {
+      void command.finish?.();
       throw new LspError(
         `Could not start the ${options.config.language} language server ${options.executable}: ${spawned.message}`,
         { code: 'server-exited', cause: spawned },
       );
     }
-    const server = new ServerProcess(options, child, rpc);
+    const server = new ServerProcess(options, child, rpc, command);
     try {
       const initializationOptions = await options.config.initializationOptions?.({
         executable: options.executable,
@@ -314,7 +340,8 @@ export class ServerProcess {
         (async () =>
           this.#connection.sendRequest<TResult>(method, params, cancellation.token))().catch(
           (error: unknown): Promise<never> => {
-            if (!this.#alive) throw this.#exitError();
+            // Dead: the error once it is gone whole (its cgroup read: killed for memory?).
+            if (!this.#alive) return died;
             // The pipe closed (or broke under the write: EPIPE) before the process's exit was
             // reported: wait for the exit, so the caller sees "the server died" (and retries on
             // a fresh one).
@@ -407,8 +434,9 @@ export class ServerProcess {
           ? `was killed by ${exit.signal}`
           : `exited with code ${exit.code}`;
     const tail = this.#stderr.trim().split('\n').slice(-5).join('\n');
+    const note = this.#limitNote === undefined ? '' : `\n${this.#limitNote}`;
     return new LspError(
-      `The ${this.config.language} language server (${this.executable}) ${how}${tail === '' ? '' : `; its last output:\n${tail}`}`,
+      `The ${this.config.language} language server (${this.executable}) ${how}${tail === '' ? '' : `; its last output:\n${tail}`}${note}`,
       { code: 'server-exited' },
     );
   }

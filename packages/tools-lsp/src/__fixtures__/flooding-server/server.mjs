@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A language server that answers `initialize` and then floods: FLOOD_MODE=length announces a
 // response of FLOOD_BYTES bytes and sends it (valid JSON, padded with spaces); FLOOD_MODE=headers
-// sends FLOOD_BYTES of header text before the blank line. Any other mode answers normally.
+// sends FLOOD_BYTES of header text before the blank line; FLOOD_MODE=allocate fills FLOOD_BYTES
+// of its own memory first (a server the sandbox's memory limit kills). Any other mode answers
+// normally.
 import { onMessages, send, write } from '../lsp-stdio.mjs';
 
 const mode = process.env.FLOOD_MODE ?? 'none';
@@ -33,6 +35,10 @@ function handle(message) {
     return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true } } });
   if (message.method === 'textDocument/definition') {
     if (mode === 'none') return send({ id: message.id, result: [] });
+    if (mode === 'allocate') {
+      const filled = Buffer.alloc(size, 1);
+      return send({ id: message.id, result: [], filled: filled.length });
+    }
     return void flood(message.id).catch(() => process.exit(0));
   }
   if (message.method === 'shutdown') return send({ id: message.id, result: null });
