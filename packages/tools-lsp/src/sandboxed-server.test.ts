@@ -80,7 +80,7 @@ describe('a language server in the OS sandbox', () => {
       const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
       expect(result.isError).toBe(true);
       expect(text).toMatch(
-        /language server .* (exited with code 137|was killed by SIGKILL)[^]*Killed by the sandbox: its commands used more than 256 MiB of memory together/,
+        /language server .* (exited with code 137|was killed by SIGKILL)[\s\S]*Killed by the sandbox: its commands used more than 256 MiB of memory together/,
       );
     } finally {
       await lsp.close();
