@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { defineTool } from './define-tool.js';
 import { AgentError } from './errors.js';
 import { matchesSubjectPattern, type PermissionMode, PermissionPolicy } from './permissions.js';
 import {
@@ -257,6 +259,41 @@ describe('PermissionPolicy: the order of steps', () => {
       }
       expect(allowed, mode).toEqual(expected[mode]);
     }
+  });
+});
+
+describe('PermissionPolicy: a tool whose subject is code (subjectsAreCode)', () => {
+  const cell = defineTool({
+    name: 'cell',
+    description: 'runs code',
+    input: z.object({ code: z.string() }),
+    policy: { permission: 'full-access', subjectsAreCode: true },
+    permissionSubjects: ({ code }) => [code],
+    execute: async () => 'ran',
+  });
+  const decide = (rules: { allow?: string[]; deny?: string[] }, code: string) =>
+    new PermissionPolicy({ mode: 'workspace-write', ...rules }).evaluate(requestFor(cell, [code]))
+      .behavior;
+
+  it('an allow rule covers only the code written in it: `*` inside is a character', () => {
+    // As globs, each of these allowed the code after it.
+    expect(decide({ allow: ['cell(6 *)'] }, '6 * 7; rm()')).toBe('ask');
+    expect(decide({ allow: ['cell(len(*)'] }, 'len(x); rm()')).toBe('ask');
+    expect(decide({ allow: ['cell(*7)'] }, 'rm(); 7')).toBe('ask');
+    expect(decide({ allow: ['cell(6 *)'] }, '6 * 7')).toBe('ask');
+    expect(decide({ allow: ['cell(6 * 7)'] }, '6 * 7')).toBe('allow');
+    // The bare name and `cell(*)` mean every call.
+    expect(decide({ allow: ['cell'] }, 'rm()')).toBe('allow');
+    expect(decide({ allow: ['cell(*)'] }, 'rm()')).toBe('allow');
+    // Deny rules still match as patterns: the safe direction.
+    expect(decide({ allow: ['cell'], deny: ['cell(*rm*)'] }, 'x; rm()')).toBe('deny');
+  });
+
+  it('a tool without it keeps glob allow rules', () => {
+    expect(
+      new PermissionPolicy({ allow: ['bash(git *)'] }).evaluate(requestFor(bash, ['git status']))
+        .behavior,
+    ).toBe('allow');
   });
 });
 

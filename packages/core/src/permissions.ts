@@ -350,9 +350,14 @@ export class PermissionPolicy {
     const allowRules = this.#allowRules.filter(
       (rule) => matchesToolPattern(canonical, rule.toolPattern) || viaFamily(rule),
     );
+    // Code (a REPL cell) is allowed by a rule only as the code written in it, literally: a `*`
+    // inside code could hide anything, so it is the multiplication it looks like, not a
+    // wildcard. `tool(*)` alone still means every call, as the bare name does.
+    const literal = query.tool?.policy?.subjectsAreCode === true;
     const coveringRule = (subject: string | undefined): ParsedRule | undefined =>
       allowRules.find((rule) => {
-        if (rule.subject === undefined) return true;
+        if (rule.subject === undefined || (literal && rule.subjectText === '*')) return true;
+        if (literal) return subject !== undefined && subject === rule.subjectText;
         const pattern = subjectOf(rule);
         return subject !== undefined && pattern !== undefined && matchesParts(subject, pattern);
       });

@@ -87,6 +87,14 @@ export interface ToolPolicy<TArgs = unknown> {
    */
   pathAccess?: ToolPathAccess;
   /**
+   * The tool's permission subject is code it runs (a REPL cell): an allow rule covers a call only
+   * when its subject is that code, literally — `*` in it is no wildcard, since no pattern can
+   * bound what code does (as a glob, `js_repl(6 *)` allowed `6 * 7; require('fs').rmSync(…)`).
+   * The bare tool name, or `tool(*)`, still allows every call; deny and ask rules still match
+   * as patterns [false].
+   */
+  subjectsAreCode?: boolean;
+  /**
    * Safe to run again when a run resumes after its process died while this call was running:
    * read-only, or idempotent (a second call has the effect of one). A call of any other tool
    * caught that way is reported to the model as interrupted, with unknown effects, never

@@ -78,6 +78,19 @@ export function unmatchableRuleProblems(
       return access === 'read-write' ? families.size > 0 : families.has(access);
     });
     const withSubjects = reached.filter((tool) => tool.permissionSubjects !== undefined);
+    const codeTools = named.filter((tool) => tool.policy?.subjectsAreCode === true);
+    if (
+      rule.kind === 'allow' &&
+      rule.subject !== '*' &&
+      rule.subject.includes('*') &&
+      codeTools.length > 0
+    ) {
+      const names = codeTools.map((tool) => tool.name).join(', ');
+      problems.push(
+        `${about} allows only the code written in it: ${names} run${codeTools.length === 1 ? 's' : ''} code, which no pattern can bound, so "*" there is a literal character, not a wildcard (allow the tool by name to allow every call)`,
+      );
+      continue;
+    }
     if (withSubjects.length === 0) {
       const names = named.map((tool) => tool.name).join(', ');
       problems.push(

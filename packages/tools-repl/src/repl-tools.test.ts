@@ -178,7 +178,7 @@ describe('python_repl', () => {
 });
 
 describe('through the loop', () => {
-  it('is a full-access tool: asked unless a rule allows it; the rule sees the code', async () => {
+  it('is a full-access tool: asked unless a rule allows it; the rule sees the exact code', async () => {
     repl = createReplTools({ cwd, languages: ['javascript'] });
     expect(tool('js_repl').policy?.permission).toBe('full-access');
     const provider = createScriptedProvider([
@@ -186,7 +186,7 @@ describe('through the loop', () => {
       { text: 'done' },
     ]);
     const { PermissionPolicy } = await import('@agent/core');
-    const policy = new PermissionPolicy({ mode: 'workspace-write', allow: ['js_repl(6 *)'] });
+    const policy = new PermissionPolicy({ mode: 'workspace-write', allow: ['js_repl(6 * 7)'] });
     const result = await new Agent({
       provider,
       model: 'm',

@@ -160,7 +160,8 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         timeout_ms: timeoutInput,
         reset: resetInput,
       }),
-      policy: { permission: 'full-access' },
+      // Rules see the code, and only exact code: a pattern cannot bound what code does.
+      policy: { permission: 'full-access', subjectsAreCode: true },
       permissionSubjects: ({ code }) => [code],
       execute: (args, ctx) => runCell(session, name, args, ctx),
     });
@@ -201,7 +202,8 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         timeout_ms: timeoutInput,
         reset: resetInput,
       }),
-      policy: { permission: 'full-access' },
+      // Rules see the code, and only exact code: a pattern cannot bound what code does.
+      policy: { permission: 'full-access', subjectsAreCode: true },
       // The language is part of the subject: a rule may allow Python and not JavaScript.
       permissionSubjects: ({ code, language }) => [`${language}: ${code}`],
       execute: ({ language, ...args }, ctx) => {
