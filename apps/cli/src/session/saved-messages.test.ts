@@ -56,4 +56,37 @@ describe('checkSavedMessages', () => {
   ])('names the first problem: %j', (bad, problem) => {
     expect(checkSavedMessages([user, bad, user])).toEqual({ problem });
   });
+
+  // Every provider refuses a tool result whose call is not right before it: such a session
+  // failed on each run, mid-run, with the provider's 400.
+  it.each([
+    ['a result with no call at all', [user, result]],
+    ['a result after a user message cut it from its call', [user, assistant, user, result]],
+    ['a result for another call', [user, assistant, { ...result, toolCallId: 'other' }]],
+    ['a call answered twice', [user, assistant, result, result]],
+    [
+      'a result after a later answer',
+      [user, assistant, { ...assistant, content: [{ type: 'text', text: 'x' }] }, result],
+    ],
+  ])('refuses %s, naming the message', (_name, messages) => {
+    const checked = checkSavedMessages(messages);
+    expect(checked).toMatchObject({
+      problem: expect.stringMatching(
+        /^message \d+: a tool result for the call "(c1|other)", which the assistant message before it did not make/,
+      ),
+    });
+  });
+
+  it('takes calls left unanswered (the next run answers them) and results between other results', () => {
+    const twoCalls = {
+      ...assistant,
+      content: [
+        { type: 'toolCall', id: 'c1', name: 'read_file', arguments: '{}' },
+        { type: 'toolCall', id: 'c2', name: 'read_file', arguments: '{}' },
+      ],
+    };
+    const second = { ...result, toolCallId: 'c2' };
+    expect(checkSavedMessages([user, twoCalls, second, result, user])).toHaveProperty('messages');
+    expect(checkSavedMessages([user, twoCalls, user])).toHaveProperty('messages');
+  });
 });

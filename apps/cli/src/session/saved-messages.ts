@@ -43,9 +43,25 @@ const message = z.discriminatedUnion('role', [
 export function checkSavedMessages(
   messages: readonly unknown[],
 ): { messages: Message[] } | { problem: string } {
+  // The calls of the latest assistant message not answered yet: a tool result must answer one
+  // (every provider refuses a result whose call is not right before it — each run of the session
+  // would fail on it, mid-run, as the provider's 400).
+  let open = new Set<string>();
   for (const [index, entry] of messages.entries()) {
     const parsed = message.safeParse(entry);
-    if (parsed.success) continue;
+    if (parsed.success) {
+      const checked = parsed.data;
+      if (checked.role === 'assistant')
+        open = new Set(
+          checked.content.flatMap((block) => (block.type === 'toolCall' ? [block.id] : [])),
+        );
+      else if (checked.role === 'user') open = new Set();
+      else if (!open.delete(checked.toolCallId))
+        return {
+          problem: `message ${index + 1}: a tool result for the call ${JSON.stringify(checked.toolCallId)}, which the assistant message before it did not make (or which was answered already)`,
+        };
+      continue;
+    }
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
     const role = (entry as { role?: unknown } | null)?.role;

@@ -50,6 +50,11 @@ describe('--resume of a hostile session file', () => {
     ],
     ['an empty file', '', /Unexpected end of JSON input/],
     [
+      'a tool result whose call is not before it (every provider refuses it)',
+      `{"messages":[${user('hi')},{"role":"toolResult","toolCallId":"c9","toolName":"read_file","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":2}]}`,
+      /message 2: a tool result for the call "c9", which the assistant message before it did not make/,
+    ],
+    [
       'valid JSON of the wrong shape',
       `{"messages":[${user('hi')},{"role":"toolResult","content":"x"}]}`,
       /message 2: toolCallId is missing/,
