@@ -199,6 +199,22 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
     expect(text.length).toBeLessThan(4 * 1024 * 1024);
   });
 
+  it('a 5 MB prompt: the run ends with an error naming the limit, the conversation untouched', async () => {
+    const sessionId = `plain-big-prompt-${Date.now()}`;
+    const outcome = await call<PromptOutcome>(sessionId, 'prompt', {
+      prompt: 'x'.repeat(5_000_000),
+    });
+    expect(outcome.stopReason).toBe('error');
+    expect(outcome.error).toMatch(
+      /run-input step is \d+ bytes of JSON, over the 4194304 .*\(maxStepBytes\)/,
+    );
+    expect(await call<Message[]>(sessionId, 'messages')).toEqual([]);
+    // The session goes on.
+    expect((await call<PromptOutcome>(sessionId, 'prompt', { prompt: 'hi' })).stopReason).toBe(
+      'completed',
+    );
+  });
+
   it('a conversation nearing what Restate loads for one invocation: refused clearly, still read in pages', async () => {
     const sessionId = `big-3000000-${Date.now()}`;
     // 3 MB a prompt: past the 20 MiB a session may hold after the seventh.
