@@ -208,6 +208,14 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
             throw new restate.TerminalError('answer needs { "id": "…", "approved": true|false }', {
               errorCode: 400,
             });
+          // Only this session's own questions: an awakeable id is global, and an application
+          // that lets a user reach their own session's handlers must not let them answer another's.
+          const pending = (await ctx.get<Record<string, PendingApproval>>(approvalsKey)) ?? {};
+          if (!Object.hasOwn(pending, input.id))
+            throw new restate.TerminalError(
+              `No question ${input.id} waits in the session ${ctx.key} (the approvals handler lists those that do)`,
+              { errorCode: 404 },
+            );
           const answer: ApprovalAnswer = { approved: input.approved };
           if (typeof input.reason === 'string') answer.reason = input.reason;
           ctx.resolveAwakeable(input.id, answer);

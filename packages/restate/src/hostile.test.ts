@@ -339,6 +339,25 @@ describe('crashes around an idempotent tool', () => {
     expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
   });
 
+  it("answer resolves only the session's own questions, not another session's", async () => {
+    const sessionId = `ask-own-${Date.now()}`;
+    const invocation = await send(sessionId, 'run it once approved');
+    let pending: PendingApproval[] = [];
+    while (pending.length === 0) {
+      pending = await call<PendingApproval[]>(sessionId, 'approvals');
+      // The admin API gives no event for a question being asked.
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const id = pending[0]?.id;
+    await expect(
+      call(`plain-other-${Date.now()}`, 'answer', { id, approved: true }),
+    ).rejects.toThrow(/404.*No question .* waits in the session plain-other-/);
+    expect(await call<PendingApproval[]>(sessionId, 'approvals')).toHaveLength(1);
+    await call(sessionId, 'answer', { id, approved: false, reason: 'own session' });
+    expect((await attach(invocation)).stopReason).toBe('completed');
+    expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
+  });
+
   it('a question waiting while the Restate server is killed and restarted is answered after', async () => {
     const sessionId = `ask-restart-${Date.now()}`;
     const invocation = await send(sessionId, 'run it once approved');
