@@ -279,8 +279,11 @@ function tooLarge(shown: string, size: number, maxBytes: number, toolName: strin
 /** Edits of one file by this process run one at a time, even outside an agent loop. */
 const editLocks = new ResourceLocks();
 
-/** Reads a regular file for editing, opened the race-checked way (see `Workspace.openForRead`). */
-async function readForEdit(
+/**
+ * Reads a regular file for editing, opened the race-checked way (see `Workspace.openForRead`): a
+ * missing file, a directory, a FIFO or device, a file over `maxBytes` are `ToolError`s naming it.
+ */
+export async function readForEdit(
   workspace: Workspace,
   real: string,
   shown: string,

@@ -15,6 +15,7 @@ import {
   type ToolContext,
   ToolError,
 } from '@agent/core';
+import { readRegularFile } from '@agent/core/regular-file';
 import * as z from 'zod';
 import { HiddenPaths } from './hidden-paths.js';
 import { walk } from './walk.js';
@@ -169,11 +170,15 @@ export function createKnowledgeTool(
     const passages: Passage[] = [];
     let indexed = 0;
     for (const file of files) {
-      const stats = await workspace.fs.stat(file).catch(() => undefined);
-      if (stats === undefined || stats.size > maxFileBytes) continue;
-      const bytes = await workspace.fs.readFile(file).catch(() => undefined);
+      // A FIFO among them blocked the index for ever; a device, a file over the cap: left out.
+      const outcome = await readRegularFile(file, {
+        maxBytes: maxFileBytes,
+        fileSystem: workspace.fs,
+      });
+      if (outcome.kind !== 'read') continue;
+      const bytes = outcome.bytes;
       // Text files only: a NUL byte marks a binary.
-      if (bytes === undefined || bytes.includes(0)) continue;
+      if (bytes.includes(0)) continue;
       passages.push(...passagesOf(bytes.toString('utf8'), workspace.display(file)));
       indexed++;
     }

@@ -16,8 +16,9 @@ import {
 } from '@agent/core';
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
+import { defaultMaxEditBytes, readForEdit } from './edit-file.js';
 import { type FileToolOptions, workspaceOf } from './file-tool-options.js';
-import { errorCode, fileSystemError } from './fs-errors.js';
+import { fileSystemError } from './fs-errors.js';
 import { fileResourceKey } from './write-file.js';
 
 type CellType = 'code' | 'markdown' | 'raw';
@@ -239,13 +240,9 @@ export function createNotebookEditTool(
       const real = await workspace.resolve(args.path, 'write', 'notebook_edit');
       await workspace.checkProtectedWrite(real, 'notebook_edit', args);
       const shown = workspace.display(real);
-      let text: string;
-      try {
-        text = await workspace.fs.readFile(real, 'utf8');
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') throw new ToolError(`File not found: ${shown}`);
-        throw fileSystemError(error, 'read', shown, 'notebook_edit');
-      }
+      // As edit_file reads: a FIFO the model names blocked the call for ever, a device never ended.
+      const bytes = await readForEdit(workspace, real, shown, 'notebook_edit', defaultMaxEditBytes);
+      const text = bytes.toString('utf8');
       const notebook = parseNotebook(text, shown);
       const cells = notebook.cells;
       const withIds = notebook.nbformat_minor >= 5;

@@ -10,21 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitConfigRefusal } from './read-only-git.js';
-import { makeTempDir } from './test-helpers.js';
-
-type Plant = (file: string) => void;
-const hostile: [string, Plant][] = [
-  ['a FIFO', (file) => execFileSync('mkfifo', [file])],
-  ['a link to /dev/zero', (file) => fs.symlinkSync('/dev/zero', file)],
-  ['a folder', (file) => fs.mkdirSync(file)],
-  [
-    'a sparse file of 2 GB',
-    (file) => {
-      fs.writeFileSync(file, '');
-      fs.truncateSync(file, 2 * 1024 ** 3);
-    },
-  ],
-];
+import { hostilePlants as hostile, makeTempDir } from './test-helpers.js';
 
 function repository(): { work: string; gitDir: string } {
   const work = makeTempDir();

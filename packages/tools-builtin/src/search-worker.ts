@@ -7,10 +7,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { readRegularFileSync } from '@agent/core/regular-file';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import type { SearchFileResult, SearchLine, SearchOutputMode } from './search-engines.js';
+import { maxIgnoreFileBytes } from './walk.js';
 
 /**
  * The compiled pattern of a search, on RE2's engine (`re2js`): time linear in the text, whatever
@@ -294,12 +296,12 @@ function loadIgnoreContexts(directory: string): IgnoreContext[] {
   const contexts: IgnoreContext[] = [];
   const prefix = directory.endsWith(path.sep) ? directory.length : directory.length + 1;
   for (const name of ignoreFileNames) {
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(directory, name), 'utf8');
-    } catch {
-      continue;
-    }
+    // The repository's file: a FIFO in its place blocked this worker for ever (see walk.ts).
+    const outcome = readRegularFileSync(path.join(directory, name), {
+      maxBytes: maxIgnoreFileBytes,
+    });
+    if (outcome.kind !== 'read') continue;
+    const text = outcome.bytes.toString('utf8');
     contexts.push({ prefix, rules: ignore({ allowRelativePaths: true }).add(text) });
   }
   return contexts;
@@ -451,8 +453,10 @@ export type SearchWorkerReply =
   | { type: 'files'; files: string[]; found?: SearchFileResult[] }
   | { type: 'walked' };
 
-// O_NOFOLLOW: a walked file swapped for a symlink since is not followed (0 where unsupported).
-const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+// O_NOFOLLOW: a walked file swapped for a symlink since is not followed (0 where unsupported);
+// O_NONBLOCK: nor does one swapped for a FIFO block the worker in open (it is then not searched).
+const openFlags =
+  fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
 /** Searches a file with synchronous reads; undefined without matches or when it cannot be read. */
 export function scanFileSync(
@@ -469,6 +473,7 @@ export function scanFileSync(
     return undefined;
   }
   try {
+    if (!fs.fstatSync(fd).isFile()) return undefined;
     const scan = scanFile(file, buffer, patterns, query);
     let step = scan.next(0);
     while (step.done !== true) {

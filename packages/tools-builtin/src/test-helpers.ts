@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -67,3 +68,20 @@ function procState(pid: number): { state: string; pgrp: number } | undefined {
     return undefined;
   }
 }
+
+/** Puts something at `file` the way a hostile repository (or a sandboxed command) can. Test-only. */
+export type Plant = (file: string) => void;
+
+/** What stands where a small regular file is expected: a FIFO, a link to /dev/zero, a folder, a sparse 2 GB file. Test-only. */
+export const hostilePlants: readonly [string, Plant][] = [
+  ['a FIFO', (file) => execFileSync('mkfifo', [file])],
+  ['a link to /dev/zero', (file) => fs.symlinkSync('/dev/zero', file)],
+  ['a folder', (file) => fs.mkdirSync(file)],
+  [
+    'a sparse file of 2 GB',
+    (file) => {
+      fs.writeFileSync(file, '');
+      fs.truncateSync(file, 2 * 1024 ** 3);
+    },
+  ],
+];

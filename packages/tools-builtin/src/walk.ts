@@ -1,7 +1,15 @@
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFile } from '@agent/core/regular-file';
 import ignore, { type Ignore } from 'ignore';
 import type { FileSystemOperations } from './workspace.js';
+
+/**
+ * Largest ignore file read (bytes); a larger one is left out. An ignore file is the repository's:
+ * a FIFO named `.gitignore` held every walk (list_files, glob, search) for ever, a link to
+ * `/dev/zero` read until memory ran out.
+ */
+export const maxIgnoreFileBytes = 1024 * 1024;
 
 /** Directories skipped by list_files, glob and search unless they are the path asked for. */
 export const defaultSkippedDirectories: readonly string[] = [
@@ -64,12 +72,12 @@ async function loadIgnoreContexts(
 ): Promise<IgnoreContext[]> {
   const contexts: IgnoreContext[] = [];
   for (const name of ignoreFileNames) {
-    let text: string;
-    try {
-      text = await fsOps.readFile(path.join(directory, name), 'utf8');
-    } catch {
-      continue;
-    }
+    const outcome = await readRegularFile(path.join(directory, name), {
+      maxBytes: maxIgnoreFileBytes,
+      fileSystem: fsOps,
+    });
+    if (outcome.kind !== 'read') continue;
+    const text = outcome.bytes.toString('utf8');
     contexts.push({ base: directory, rules: ignore({ allowRelativePaths: true }).add(text) });
   }
   return contexts;

@@ -4,6 +4,7 @@ export {
   type RegularFileRead,
   type RegularFileReadAsyncOptions,
   type RegularFileReadOptions,
+  type RegularFileSystem,
   readRegularFile,
   readRegularFileSync,
   utf8Text,

@@ -10,6 +10,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type RegularFileRead,
   type RegularFileReadOptions,
+  type RegularFileSystem,
   readRegularFile,
   readRegularFileSync,
   utf8Text,
@@ -355,6 +357,44 @@ describe.each(readers)('%s', (_name, read) => {
         'still here',
       );
     });
+  });
+});
+
+describe('readRegularFile with a fileSystem of its caller', () => {
+  it('makes every call through it', async () => {
+    const path = file('counted.txt', 'counted');
+    const calls: string[] = [];
+    const count = <T extends (...args: never[]) => unknown>(name: string, call: T): T =>
+      ((...args: Parameters<T>) => {
+        calls.push(name);
+        return call(...args);
+      }) as T;
+    const counted: RegularFileSystem = {
+      stat: count('stat', fsPromises.stat),
+      lstat: count('lstat', fsPromises.lstat),
+      open: count('open', fsPromises.open),
+      readlink: count('readlink', fsPromises.readlink),
+      realpath: count('realpath', fsPromises.realpath),
+    };
+    const outcome = await readRegularFile(path, {
+      maxBytes: 100,
+      realPath: true,
+      fileSystem: counted,
+    });
+    expect(text(outcome)).toBe('counted');
+    expect(calls).toEqual(['stat', 'open', 'readlink']);
+    await readRegularFile(path, { maxBytes: 100, followSymlinks: false, fileSystem: counted });
+    expect(calls.slice(3)).toEqual(['lstat', 'open']);
+  });
+
+  it('a failure it reports is an outcome (EACCES: unreadable)', async () => {
+    const path = file('denied.txt', 'x');
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const outcome = await readRegularFile(path, {
+      maxBytes: 100,
+      fileSystem: { ...fsPromises, open: () => Promise.reject(denied) },
+    });
+    expect(outcome).toEqual({ kind: 'unreadable', code: 'EACCES', error: denied });
   });
 });
 

@@ -10,7 +10,8 @@ import {
   type Stats,
   statSync,
 } from 'node:fs';
-import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import * as fsPromises from 'node:fs/promises';
 
 // Reading a file that someone else may have put in place (a repository's AGENTS.md, a `.git/config`,
 // a path a model or a language server names), bounded and without hanging. Each way it went wrong
@@ -65,10 +66,21 @@ export interface RegularFileReadOptions {
   check?: (file: OpenedRegularFile) => string | undefined;
 }
 
+/** The file-system calls {@link readRegularFile} makes: `node:fs/promises`'s, or a stand-in's. */
+export type RegularFileSystem = Pick<
+  typeof fsPromises,
+  'stat' | 'lstat' | 'open' | 'readlink' | 'realpath'
+>;
+
 /** Options of {@link readRegularFile}: as {@link RegularFileReadOptions}, `check` may be async. */
 export interface RegularFileReadAsyncOptions extends Omit<RegularFileReadOptions, 'check'> {
   /** As {@link RegularFileReadOptions.check}; may return a promise. */
   check?: (file: OpenedRegularFile) => string | undefined | Promise<string | undefined>;
+  /**
+   * The file-system calls to make [`node:fs/promises`]: a caller's own (one that counts calls or
+   * simulates failures) is used for every step.
+   */
+  fileSystem?: RegularFileSystem;
 }
 
 /** What reading a file with {@link readRegularFile} or {@link readRegularFileSync} found. */
@@ -278,11 +290,12 @@ export async function readRegularFile(
 ): Promise<RegularFileRead> {
   assertMaxBytes(options.maxBytes);
   const follow = options.followSymlinks ?? true;
+  const fs = options.fileSystem ?? fsPromises;
   let handle: FileHandle;
   try {
-    const type = nonRegularType(await (follow ? stat(path) : lstat(path)));
+    const type = nonRegularType(await (follow ? fs.stat(path) : fs.lstat(path)));
     if (type !== undefined) return { kind: 'not-regular', type };
-    handle = await open(path, openFlags(follow));
+    handle = await fs.open(path, openFlags(follow));
   } catch (error) {
     return failure(error, follow);
   }
@@ -293,7 +306,7 @@ export async function readRegularFile(
       stats = await handle.stat();
       const type = nonRegularType(stats);
       if (type !== undefined) return { kind: 'not-regular', type };
-      if (options.realPath === true) realPath = await openedRealPath(handle.fd, path);
+      if (options.realPath === true) realPath = await openedRealPath(fs, handle.fd, path);
     } catch (error) {
       return failure(error, follow);
     }
@@ -327,11 +340,15 @@ function openedRealPathSync(descriptor: number, path: string): string {
   }
 }
 
-async function openedRealPath(descriptor: number, path: string): Promise<string> {
+async function openedRealPath(
+  fs: RegularFileSystem,
+  descriptor: number,
+  path: string,
+): Promise<string> {
   try {
-    return await readlink(`/proc/self/fd/${descriptor}`);
+    return await fs.readlink(`/proc/self/fd/${descriptor}`);
   } catch {
-    return await realpath(path);
+    return await fs.realpath(path);
   }
 }
 
