@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { defineTool } from '@agent/core';
@@ -126,5 +127,47 @@ describe('the workers', () => {
       'return [typeof WebAssembly, typeof Atomics, typeof setTimeout, typeof queueMicrotask, typeof SharedArrayBuffer === "function" ? "sab" : "none"].join(" ")',
     );
     expect(text).toBe('undefined undefined undefined undefined sab');
+  });
+});
+
+describe('a burst of scripts', () => {
+  it('shares at most 16 workers, and no script waits for another to end', async () => {
+    const count = 40;
+    const threads = () =>
+      existsSync('/proc/self/task') ? readdirSync('/proc/self/task').length : undefined;
+    const before = threads();
+    let arrived = 0;
+    let during: number | undefined;
+    let release: () => void = () => undefined;
+    const barrier = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Answers only once every script has called it: a script kept waiting for a worker would
+    // never call it, and the burst would hang.
+    const meet = defineTool({
+      name: 'meet',
+      description: 'waits for every script',
+      input: z.object({ id: z.number() }),
+      execute: async ({ id }) => {
+        arrived++;
+        if (arrived === count) {
+          during = threads();
+          release();
+        }
+        await barrier;
+        return String(id);
+      },
+    });
+    const results = await Promise.all(
+      Array.from({ length: count }, (_, id) =>
+        runScriptTool(`return await tools.meet({ id: ${id} })`, { tools: [meet] }),
+      ),
+    );
+    expect(results.map((result) => result.text)).toEqual(
+      Array.from({ length: count }, (_, id) => String(id)),
+    );
+    // Linux: a worker is a thread; 40 scripts took 40 before.
+    if (before !== undefined && during !== undefined)
+      expect(during - before).toBeLessThanOrEqual(16);
   });
 });

@@ -36,8 +36,24 @@ const watchdogTickMs = 50;
 const workerHeapMb = 512;
 /** Idle workers kept for the next scripts (each still gets a fresh QuickJS instance). */
 const maxIdleWorkers = 2;
+/**
+ * Workers at most. Each costs ~8 MB and ~100 ms to start under load: a burst of 200 parallel
+ * scripts took 850 MB and 30 s with a worker each. Past this many, a script shares the least
+ * busy worker (its own QuickJS instance there), rather than wait — a waiting script could be the
+ * one a running script waits for (a sub-agent's). A script ended on a shared worker ends the
+ * others on it: only in such a burst.
+ */
+const maxWorkers = 16;
 
-const idle: Worker[] = [];
+/** A worker and the scripts it runs now. */
+interface PooledWorker {
+  worker: Worker;
+  runs: number;
+  ended: boolean;
+}
+
+const pool: PooledWorker[] = [];
+let nextRunId = 0;
 
 /**
  * The worker module: `script-worker.js` next to this module (the package's dist, or a bundle that
@@ -51,7 +67,7 @@ export function scriptWorkerUrl(): URL | undefined {
   return undefined;
 }
 
-function newWorker(url: URL, wasmModule: object): Worker {
+function newWorker(url: URL, wasmModule: object): PooledWorker {
   const workerData: ScriptWorkerData = { marker: scriptWorkerMarker, wasmModule };
   const worker = new Worker(url, {
     workerData,
@@ -65,29 +81,53 @@ function newWorker(url: URL, wasmModule: object): Worker {
     stdout: true,
     stderr: true,
   });
-  // A worker that dies while idle is simply not reused.
+  // Each run listens while it lasts; a shared worker has many runs.
+  worker.setMaxListeners(0);
+  const pooled: PooledWorker = { worker, runs: 0, ended: false };
+  // A worker that fails or exits is never handed out again; its runs learn it from their own
+  // listeners.
   worker.on('error', () => undefined);
-  worker.once('exit', () => {
-    const index = idle.indexOf(worker);
-    if (index !== -1) idle.splice(index, 1);
-  });
-  return worker;
+  worker.once('exit', () => forget(pooled));
+  pool.push(pooled);
+  return pooled;
 }
 
-function takeWorker(url: URL, wasmModule: object): Worker {
-  const worker = idle.pop() ?? newWorker(url, wasmModule);
-  worker.ref();
-  return worker;
+function forget(pooled: PooledWorker): void {
+  pooled.ended = true;
+  const index = pool.indexOf(pooled);
+  if (index !== -1) pool.splice(index, 1);
 }
 
-function giveBack(worker: Worker): void {
-  if (idle.length >= maxIdleWorkers) {
-    void worker.terminate();
+/** A free worker, a new one, or (at `maxWorkers`) the least busy one. */
+function takeWorker(url: URL, wasmModule: object): PooledWorker {
+  const live = pool.filter((pooled) => !pooled.ended && pooled.worker.threadId !== -1);
+  const chosen =
+    live.find((pooled) => pooled.runs === 0) ??
+    (live.length < maxWorkers
+      ? newWorker(url, wasmModule)
+      : live.reduce((least, pooled) => (pooled.runs < least.runs ? pooled : least)));
+  chosen.runs++;
+  chosen.worker.ref();
+  return chosen;
+}
+
+/** A run is over: its worker is ended (`reusable` false) or kept, idle ones up to a few. */
+function giveBack(pooled: PooledWorker, reusable: boolean): void {
+  pooled.runs--;
+  if (!reusable) {
+    forget(pooled);
+    void pooled.worker.terminate();
+    return;
+  }
+  if (pooled.runs > 0 || pooled.ended) return;
+  const idle = pool.filter((each) => each.runs === 0 && !each.ended).length;
+  if (idle > maxIdleWorkers) {
+    forget(pooled);
+    void pooled.worker.terminate();
     return;
   }
   // An idle worker does not keep the process alive.
-  worker.unref();
-  idle.push(worker);
+  pooled.worker.unref();
 }
 
 /**
@@ -114,14 +154,16 @@ export async function runScriptInWorker(
       `The script runtime could not start: script-worker.js is not next to ${fileURLToPath(import.meta.url)} (a bundle must ship it beside its chunks)`,
     );
   }
-  let worker: Worker;
+  let pooled: PooledWorker;
   try {
     const wasmModule = await compileQuickJs();
     if (signal.aborted) return failed('aborted', 'The script was cancelled.');
-    worker = takeWorker(url, wasmModule);
+    pooled = takeWorker(url, wasmModule);
   } catch (error) {
     return failed('runtime-failed', `The script runtime could not start: ${String(error)}`);
   }
+  const { worker } = pooled;
+  const runId = nextRunId++;
   const meterBuffer = new SharedArrayBuffer(3 * Float64Array.BYTES_PER_ELEMENT);
   const meter = new Float64Array(meterBuffer);
   meter[1] = -1;
@@ -152,11 +194,12 @@ export async function runScriptInWorker(
       worker.off('exit', onExit);
       describe.port1.close();
       output.addDropped(meter[2] ?? 0);
-      if (reusable) giveBack(worker);
-      else void worker.terminate();
+      giveBack(pooled, reusable);
       resolve(outcome);
     };
     const onMessage = (message: ScriptWorkerMessage) => {
+      // A shared worker speaks of other runs too.
+      if (message.runId !== runId) return;
       if (message.type === 'print') output.add(message.line);
       else if (message.type === 'call') {
         const reply = (envelope: string) => {
@@ -202,7 +245,13 @@ export async function runScriptInWorker(
       );
     };
     const onExit = () =>
-      finish(failed('runtime-failed', 'The script runtime failed: its worker stopped'), false);
+      finish(
+        failed(
+          'runtime-failed',
+          'The script runtime failed: its worker stopped (in a burst of scripts, another one sharing it may have been stopped)',
+        ),
+        false,
+      );
     const onAbort = () => finish(failed('aborted', 'The script was cancelled.'), false);
     // The worker's own interrupt check stops a script at its limit; this is for when that check
     // does not come (a long call into the engine's C code), or the worker is stuck otherwise.
@@ -223,6 +272,7 @@ export async function runScriptInWorker(
     }
     const run: ScriptWorkerRun = {
       type: 'run',
+      runId,
       code,
       names: host.names,
       limits,

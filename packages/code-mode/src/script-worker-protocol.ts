@@ -11,9 +11,11 @@ export interface ScriptWorkerData {
   wasmModule: object;
 }
 
-/** One script to run. */
+/** One script to run (a worker may run several at once, each in its own QuickJS instance). */
 export interface ScriptWorkerRun {
   type: 'run';
+  /** Names the run in the messages about it. */
+  runId: number;
   code: string;
   names: readonly string[];
   limits: ScriptLimits;
@@ -27,10 +29,11 @@ export interface ScriptWorkerRun {
 
 /** What a worker sends its parent. */
 export type ScriptWorkerMessage =
-  | { type: 'call'; id: number; name: string; json: string }
-  | { type: 'print'; line: string }
+  | { type: 'call'; runId: number; id: number; name: string; json: string }
+  | { type: 'print'; runId: number; line: string }
   | {
       type: 'done';
+      runId: number;
       outcome:
         | { type: 'returned'; value: string | undefined }
         | { type: 'failed'; reason: string; message: string };

@@ -11,7 +11,8 @@ import {
   scriptWorkerMarker,
 } from './script-worker-protocol.js';
 
-// A worker thread that runs scripts (one at a time) for its parent, script-thread.ts. QuickJS
+// A worker thread that runs scripts for its parent, script-thread.ts (one at a time, unless the
+// parent has as many workers as it allows: then several, each in its own QuickJS instance). QuickJS
 // runs here, not on the agent's thread: a script can block only this thread, and the parent ends
 // it when the script's CPU time (the meter it shares) runs past the limit — also inside one long
 // call into the engine's C code (a search over a 16 MB string), where QuickJS's own interrupt
@@ -31,8 +32,9 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
   let nextDescribeId = 0;
   port.on('message', (message: ScriptWorkerRun | ScriptWorkerReply) => {
     if (message.type === 'reply') {
-      waiting.get(message.id)?.(message.envelope);
+      const answer = waiting.get(message.id);
       waiting.delete(message.id);
+      answer?.(message.envelope);
       return;
     }
     void run(message);
@@ -42,18 +44,28 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
     const meter = new Float64Array(job.meter);
     const control = new Int32Array(job.control);
     const output = new OutputBuffer(job.limits.maxOutputChars, {
-      kept: (line) => port.postMessage({ type: 'print', line } satisfies ScriptWorkerMessage),
+      kept: (line) =>
+        port.postMessage({ type: 'print', runId: job.runId, line } satisfies ScriptWorkerMessage),
       dropped: (total) => {
         meter[2] = total;
       },
     });
+    // This run's calls still waiting for their answer.
+    const own = new Set<number>();
     const host = {
       names: job.names,
       call: (name: string, json: string) =>
         new Promise<string>((resolve) => {
           const id = nextId++;
+          own.add(id);
           waiting.set(id, resolve);
-          port.postMessage({ type: 'call', id, name, json } satisfies ScriptWorkerMessage);
+          port.postMessage({
+            type: 'call',
+            runId: job.runId,
+            id,
+            name,
+            json,
+          } satisfies ScriptWorkerMessage);
         }),
       describe: (names: readonly string[]) => {
         const id = nextDescribeId++;
@@ -77,10 +89,11 @@ if (parentPort !== null && data?.marker === scriptWorkerMarker) {
     const outcome = await runScript(job.code, host, job.limits, neverAborted, { output, meter });
     // Calls the script left unanswered are never answered (the parent stops replying when the
     // script ends): forgotten here, or a reused worker would keep them for good.
-    waiting.clear();
+    for (const id of own) waiting.delete(id);
     job.describePort.close();
     port.postMessage({
       type: 'done',
+      runId: job.runId,
       outcome:
         outcome.type === 'returned'
           ? { type: 'returned', value: outcome.value }
