@@ -60,7 +60,11 @@ let nextRunId = 0;
  * ships it beside its chunks), else the package's dist seen from its sources (its own tests).
  */
 export function scriptWorkerUrl(): URL | undefined {
-  for (const candidate of ['./script-worker.js', '../dist/script-worker.js']) {
+  // The sources' fallback only from the sources themselves: a bundle elsewhere must not pick up
+  // some other project's dist/script-worker.js.
+  const fromSources = import.meta.url.endsWith('/src/script-thread.ts');
+  const candidates = ['./script-worker.js', ...(fromSources ? ['../dist/script-worker.js'] : [])];
+  for (const candidate of candidates) {
     const url = new URL(candidate, import.meta.url);
     if (url.protocol === 'file:' && existsSync(url)) return url;
   }
