@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
+    // Hooks start and stop real processes and servers: past the 10 s default under a CI's load.
+    hookTimeout: 60_000,
   },
 });
