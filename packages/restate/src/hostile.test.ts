@@ -384,6 +384,25 @@ describe('crashes around an idempotent tool', () => {
     expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toEqual([]);
   });
 
+  it('the Restate server killed while a command runs: the command dies with its attempt, and is reported interrupted', async () => {
+    const sessionId = `sleep-restart-${Date.now()}`;
+    const invocation = await send(sessionId, 'run the long command');
+    const pid = Number((await logLine(sessionId, /^started (\d+)$/))[1]);
+    await server.restart();
+    // The attempt ended with the server's connection: its command was killed, not left running
+    // beside the attempt that replaces it.
+    await logLine(sessionId, new RegExp(`^exited ${pid} SIGKILL$`));
+    expect(isRunning(pid)).toBe(false);
+    const outcome = await attach(invocation);
+    expect(outcome.stopReason).toBe('completed');
+    const [result] = toolResults(await call<Message[]>(sessionId, 'messages'));
+    expect(result).toMatchObject({ isError: true, errorKind: 'interrupted' });
+    // Run once: the new attempt did not start it again.
+    expect((await logLines(sessionId)).filter((line) => line.startsWith('started'))).toHaveLength(
+      1,
+    );
+  });
+
   it('the Restate server killed mid-call and restarted: the run completes, the key unchanged', async () => {
     const sessionId = `repeat-restart-${Date.now()}`;
     const invocation = await send(sessionId, 'pay 5');
