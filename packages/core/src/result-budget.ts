@@ -6,14 +6,29 @@ import {
 } from './messages.js';
 import type { AnyAgentTool } from './tool.js';
 
-/** Clips text to `limit` characters: head ¾, tail ¼, one marker saying how much was left out. */
+/**
+ * Clips text to `limit` characters: head ¾, tail ¼, one marker saying how much was left out.
+ * A cut never falls inside a surrogate pair (an emoji): half of one is a lone surrogate, which
+ * an API refuses (Anthropic: "no low surrogate in string") — in every later request too, as the
+ * clipped result stays in the history.
+ */
 export function clipText(text: string, limit: number): string {
   if (!Number.isFinite(limit) || text.length <= limit) return text;
   const keep = Math.max(0, Math.floor(limit));
-  const head = Math.floor((keep * 3) / 4);
-  const tail = keep - head;
-  const omitted = text.length - keep;
-  return `${text.slice(0, head)}\n[… ${omitted} of ${text.length} characters clipped …]\n${tail > 0 ? text.slice(text.length - tail) : ''}`;
+  let head = Math.floor((keep * 3) / 4);
+  if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
+  let tailStart = text.length - (keep - head);
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  const omitted = text.length - head - (text.length - tailStart);
+  return `${text.slice(0, head)}\n[… ${omitted} of ${text.length} characters clipped …]\n${text.slice(tailStart)}`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**

@@ -55,7 +55,7 @@ export function toResultMessage(
     role: 'toolResult',
     toolCallId: call.id,
     toolName: tool.name,
-    content: result.content,
+    content: wellFormed(result.content),
     isError: result.isError === true,
     timestamp: Date.now(),
   };
@@ -65,6 +65,72 @@ export function toResultMessage(
   if (kind !== undefined) message.errorKind = kind;
   else if (result.isError === true) message.errorKind = 'failed';
   return message;
+}
+
+/** `String.prototype.isWellFormed`/`toWellFormed` (ES2024; the lib here is ES2023). */
+interface WellFormedString {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
+/**
+ * The content with every lone surrogate in its text replaced by U+FFFD. A tool's output may hold
+ * one (a REPL printing `'\ud800'`, text cut inside an emoji): an API refuses the request that
+ * carries it ("no low surrogate in string"), and every later one, the result being in the history.
+ */
+function wellFormed(content: ToolResult['content']): ToolResult['content'] {
+  let changed = false;
+  const blocks = content.map((block) => {
+    if (block.type === 'text') {
+      const text = wellFormedValue(block.text);
+      if (text === block.text) return block;
+      changed = true;
+      return { ...block, text: text as string };
+    }
+    if (block.type === 'json') {
+      // A JSON string holding one is sent as a `\ud800` escape, refused alike. Nesting too
+      // deep to walk is left as it is (no JSON text can be made of it either).
+      let value: unknown;
+      try {
+        value = wellFormedValue(block.value);
+      } catch {
+        return block;
+      }
+      if (value === block.value) return block;
+      changed = true;
+      return { ...block, value };
+    }
+    return block;
+  });
+  return changed ? blocks : content;
+}
+
+/** `value` with lone surrogates in its strings replaced; the same value when it has none. */
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const text = value as unknown as WellFormedString;
+    return text.isWellFormed() ? value : text.toWellFormed();
+  }
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item) => {
+      const fixed = wellFormedValue(item);
+      if (fixed !== item) changed = true;
+      return fixed;
+    });
+    return changed ? items : value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const entries = Object.entries(value).map(([key, item]) => {
+      const fixedKey = wellFormedValue(key) as string;
+      const fixed = wellFormedValue(item);
+      if (fixed !== item || fixedKey !== key) changed = true;
+      return [fixedKey, fixed] as const;
+    });
+    return changed ? Object.fromEntries(entries) : value;
+  }
+  return value;
 }
 
 export function synthetic(
