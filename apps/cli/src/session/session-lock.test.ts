@@ -194,32 +194,57 @@ describe('two CLIs on one session at once', () => {
     },
   );
 
-  it('a lock left by a process that was killed is taken over: the session goes on under its id', async () => {
-    const { dir, home, workspace, env, sessionId } = await setup();
-    // The pid of a process that has exited.
-    const gone = spawn(process.execPath, ['-e', '']);
-    const pid = gone.pid;
-    await new Promise((resolve) => gone.on('close', resolve));
-    await mkdir(join(home, 'journals'), { recursive: true });
-    await writeFile(sessionLockPath(sessionId, home), `${pid}\n`);
-    const again = await writeScript(dir, [{ text: 'again' }], 'again.json');
-    const run = await runCli(
-      [
-        '-p',
-        'again',
-        '--continue',
-        '--scripted',
-        again,
-        '--cwd',
-        workspace,
-        '--output-format',
-        'json',
-      ],
-      { env },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).not.toContain('open in another agent process');
-    expect((JSON.parse(run.stdout) as { sessionId: string }).sessionId).toBe(sessionId);
-    expect(existsSync(sessionLockPath(sessionId, home))).toBe(false);
-  });
+  // The pid alone where there is no /proc (macOS): a reused pid then looks alive.
+  const onProc = existsSync('/proc/self/stat');
+  it.each([
+    [
+      'a process that was killed',
+      async () => {
+        const gone = spawn(process.execPath, ['-e', '']);
+        await new Promise((resolve) => gone.on('close', resolve));
+        return { pid: gone.pid };
+      },
+    ],
+    ['a half-written lock', async () => undefined],
+    ...(onProc
+      ? [
+          // After a reboot, or a long time, the pid of a killed CLI is another process's.
+          ['a pid now used by another process', async () => ({ pid: process.pid, start: '1' })],
+          [
+            'a process of an earlier boot',
+            async () => ({ pid: process.pid, boot: 'an-earlier-boot' }),
+          ],
+        ]
+      : []),
+  ] as [string, () => Promise<object | undefined>][])(
+    'a lock left by %s is taken over: the session goes on under its id',
+    async (_name, holder) => {
+      const { dir, home, workspace, env, sessionId } = await setup();
+      await mkdir(join(home, 'journals'), { recursive: true });
+      const written = await holder();
+      await writeFile(
+        sessionLockPath(sessionId, home),
+        written === undefined ? '{"pi' : JSON.stringify(written),
+      );
+      const again = await writeScript(dir, [{ text: 'again' }], 'again.json');
+      const run = await runCli(
+        [
+          '-p',
+          'again',
+          '--continue',
+          '--scripted',
+          again,
+          '--cwd',
+          workspace,
+          '--output-format',
+          'json',
+        ],
+        { env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('open in another agent process');
+      expect((JSON.parse(run.stdout) as { sessionId: string }).sessionId).toBe(sessionId);
+      expect(existsSync(sessionLockPath(sessionId, home))).toBe(false);
+    },
+  );
 });
