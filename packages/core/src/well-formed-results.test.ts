@@ -60,7 +60,8 @@ describe('a tool result reaches the history well-formed', () => {
     });
     const message = await executeTool(tool, {});
     for (const block of message.content) {
-      const found = block.type === 'text' ? [block.text] : strings(block.value);
+      const found =
+        block.type === 'text' ? [block.text] : block.type === 'json' ? strings(block.value) : [];
       for (const each of found) expect(isWellFormed(each)).toBe(true);
     }
     const [first] = message.content;
