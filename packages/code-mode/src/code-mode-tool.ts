@@ -80,6 +80,9 @@ export interface CodeModeDetails {
   droppedOutputChars: number;
 }
 
+/** Names one `declarations(…)` call may ask for; the rest are ignored. */
+const maxDescribedNames = 200;
+
 const defaultLimits: Required<CodeModeLimits> = {
   cpuTimeMs: 5_000,
   memoryBytes: 64 * 1024 * 1024,
@@ -118,10 +121,15 @@ export function createCodeModeTool(
   const limits = resolveLimits(options.limits);
   const name = options.name ?? 'run_script';
   const mode = options.declarations ?? 'inline';
-  const describe = (names: readonly string[]) => {
-    const chosen = names.length === 0 ? tools : tools.filter((tool) => names.includes(tool.name));
-    const unknown = names.filter((wanted) => registry.get(wanted) === undefined);
-    const note = unknown.length === 0 ? '' : `\n// No such tools: ${unknown.join(', ')}`;
+  // Runs on the agent's thread for each `declarations(…)` of a script: a million names asked
+  // for (each call of a loop) must cost it no more than a few.
+  const describe = (asked: readonly string[]) => {
+    const names = new Set(asked.slice(0, maxDescribedNames));
+    const chosen = names.size === 0 ? tools : tools.filter((tool) => names.has(tool.name));
+    const unknown = [...names].filter((wanted) => registry.get(wanted) === undefined);
+    const shown = unknown.slice(0, 20).map((wanted) => wanted.slice(0, 80).replace(/\s+/g, ' '));
+    const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : '';
+    const note = unknown.length === 0 ? '' : `\n// No such tools: ${shown.join(', ')}${more}`;
     return `${toolDeclarations(chosen, options)}${note}`;
   };
   return defineTool({

@@ -135,3 +135,15 @@ describe('arguments cross once, as JSON: the tool runs on exactly what the gate 
     expect(text).toBe('notes/a.md');
   });
 });
+
+describe('declarations(…) asked for a flood of names', () => {
+  it('looks at 200 names at most and says how many it did not know', async () => {
+    const { text } = await runScriptTool(
+      'const names = Array.from({ length: 60000 }, (_, i) => "missing" + i); names.push("echo"); let last; for (let i = 0; i < 20; i++) last = declarations(...names); return last.length + " " + last.split("\\n").pop()',
+      { limits: { cpuTimeMs: 60_000 } },
+    );
+    expect(text).toMatch(
+      /^\d+ \/\/ No such tools: missing0, missing1, .*, missing19 and 180 more$/,
+    );
+  });
+});
