@@ -52,6 +52,9 @@ export interface CompactRequest {
 
 const defaultThreshold = 0.8;
 const defaultSummaryMaxOutputTokens = 8_192;
+/** How many times smaller than estimated a summary call's input may be made after overflows (2⁵). */
+const maxShrink = 32;
+
 /** A threshold compaction must summarise at least this fraction of the window: no call for crumbs. */
 const minimumSpanFraction = 0.05;
 
@@ -203,9 +206,15 @@ export class ContextCompactor {
     const usage = emptyUsage();
     const entries = transcriptEntries(span, request.maxResultChars);
     let next = 0;
+    // How much smaller than the estimate a call's input is made: text denser in tokens than the
+    // estimate's four characters a token (CJK, base64) overflows a summary call sized by it.
+    let shrink = 1;
     while (next < entries.length) {
+      const start = next;
       // Each call carries the summary so far plus as many entries as fit beside it.
-      const room = Math.max(1_000, inputBudget - estimateTextTokens(summary?.length ?? 0)) * 4;
+      const room = Math.floor(
+        (Math.max(1_000, inputBudget - estimateTextTokens(summary?.length ?? 0)) * 4) / shrink,
+      );
       const chunk: string[] = [];
       let used = 0;
       while (next < entries.length) {
@@ -241,6 +250,16 @@ export class ContextCompactor {
       );
       addUsage(usage, answer.usage);
       request.onUsage(answer.usage);
+      if (
+        answer.stopReason === 'error' &&
+        (failure as ProviderError | undefined)?.contextOverflow === true &&
+        shrink < maxShrink
+      ) {
+        // Refused as too long: the same entries again, in pieces half the size.
+        shrink *= 2;
+        next = start;
+        continue;
+      }
       if (answer.stopReason === 'error' || answer.stopReason === 'aborted') {
         const error = `The summary call ${answer.stopReason === 'aborted' ? 'was aborted' : 'failed'}: ${answer.errorMessage ?? 'no reason given'}`;
         return failure === undefined
