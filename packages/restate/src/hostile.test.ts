@@ -301,6 +301,26 @@ describe('crashes around an idempotent tool', () => {
     expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'paid' }] });
   });
 
+  it('a prompt sent again with the same idempotency key (a client that timed out) runs once', async () => {
+    const sessionId = `plain-retried-${Date.now()}`;
+    const send = () =>
+      fetch(`${server.ingressUrl}/agent/${sessionId}/prompt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `${sessionId}-1` },
+        body: JSON.stringify({ prompt: 'once' }),
+      }).then(async (response) => JSON.parse(await response.text()) as PromptOutcome);
+    const [first, second] = await Promise.all([send(), send()]);
+    const third = await send();
+    expect(first.stopReason).toBe('completed');
+    expect(second.runId).toBe(first.runId);
+    expect(third.runId).toBe(first.runId);
+    expect(await logLines(sessionId)).toEqual(['model 0']);
+    expect((await call<Message[]>(sessionId, 'messages')).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+    ]);
+  });
+
   it('two prompts sent at once run one after the other, never interleaved', async () => {
     const sessionId = `plain-${Date.now()}`;
     const [one, two] = await Promise.all([
