@@ -145,8 +145,9 @@ async function newQuickJs(
 
 /**
  * Where a run reports the CPU time it used, for a watchdog in another thread: `[0]` the
- * milliseconds used by finished slices, `[1]` when the running slice started
- * (`performance.timeOrigin + performance.now()`), or -1 between slices.
+ * milliseconds used by finished slices, `[1]` the number of the running slice (1, 2, …), or -1
+ * between slices. The watchdog times a slice with its own clock, from when it first sees its
+ * number: two threads' clocks are never compared (their origins differ by a wall-clock step).
  */
 export type CpuMeter = Float64Array;
 
@@ -219,6 +220,8 @@ class ScriptRun {
   readonly #handles: QuickJSHandle[] = [];
   #cpuUsedMs = 0;
   #sliceStart: number | undefined;
+  /** Slices run so far (numbers them for the meter). */
+  #slices = 0;
   #interrupted: 'cpu-time' | 'aborted' | undefined;
   #disposed = false;
   /** The prelude's `explain(error)`, once it is installed. */
@@ -258,7 +261,7 @@ class ScriptRun {
   /** Runs `work` inside the interpreter, counting its time toward the CPU limit. */
   #slice<T>(work: () => T): T {
     this.#sliceStart = performance.now();
-    if (this.meter !== undefined) this.meter[1] = performance.timeOrigin + this.#sliceStart;
+    if (this.meter !== undefined) this.meter[1] = ++this.#slices;
     try {
       return work();
     } finally {

@@ -259,9 +259,13 @@ export async function runScriptInWorker(
     const onAbort = () => finish(failed('aborted', 'The script was cancelled.'), false);
     // The worker's own interrupt check stops a script at its limit; this is for when that check
     // does not come (a long call into the engine's C code), or the worker is stuck otherwise.
+    // The slice the worker is in, and when this thread first saw it (its own clock only).
+    let seen: { slice: number; since: number } | undefined;
     const watchdog = setInterval(() => {
-      const sliceStart = meter[1] ?? -1;
-      const running = sliceStart < 0 ? 0 : performance.timeOrigin + performance.now() - sliceStart;
+      const slice = meter[1] ?? -1;
+      if (slice < 0) seen = undefined;
+      else if (seen?.slice !== slice) seen = { slice, since: performance.now() };
+      const running = seen === undefined ? 0 : performance.now() - seen.since;
       if ((meter[0] ?? 0) + running > limits.cpuTimeMs + watchdogGraceMs) {
         finish(failed('cpu-time', cpuTimeMessage(limits)), false);
       }

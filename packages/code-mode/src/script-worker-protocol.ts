@@ -19,7 +19,7 @@ export interface ScriptWorkerRun {
   code: string;
   names: readonly string[];
   limits: ScriptLimits;
-  /** `Float64Array` over it: `[0]` CPU ms used, `[1]` the running slice's start or -1, `[2]` output characters dropped. */
+  /** `Float64Array` over it: `[0]` CPU ms used, `[1]` the running slice's number or -1, `[2]` output characters dropped. */
   meter: SharedArrayBuffer;
   /** `Int32Array` over it: `[0]` set to 1 when a `declarations(…)` answer is on `describePort`. */
   control: SharedArrayBuffer;
