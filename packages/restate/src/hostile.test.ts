@@ -243,6 +243,29 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
   });
 });
 
+describe('a long session', () => {
+  it('keeps its compactions between prompts: each span is summarised once', async () => {
+    const sessionId = `compact-${Date.now()}`;
+    for (let prompt = 0; prompt < 6; prompt++) {
+      const outcome = await call<PromptOutcome>(sessionId, 'prompt', { prompt: `round ${prompt}` });
+      expect(outcome.stopReason, `prompt ${prompt}`).toBe('completed');
+    }
+    // The prompts that made summary calls (a span may take several calls): each prompt's lines
+    // begin with its first model call.
+    const prompts = (await logLines(sessionId)).join('\n').split('model 0').slice(1);
+    const summarising = prompts.filter((lines) => lines.includes('summary')).length;
+    expect(summarising).toBeGreaterThan(0);
+    const [stored] = await query(
+      `SELECT value_utf8 FROM state WHERE service_name = 'agent' AND service_key = '${sessionId}' AND key = 'compactions'`,
+    );
+    const compactions = JSON.parse(String(stored?.value_utf8)) as { summary: string }[];
+    // One compaction kept for each prompt that summarised: a later prompt did not summarise the
+    // same span again (without them, every prompt past the window compacted from the start).
+    expect(compactions).toHaveLength(summarising);
+    expect(compactions.at(-1)?.summary).toBe(`SUMMARY of ${sessionId}`);
+  });
+});
+
 describe('values JSON cannot hold', () => {
   it('a tool whose details hold a BigInt and a cycle: journaled as JSON can hold them, run once', async () => {
     const sessionId = `odd-${Date.now()}`;

@@ -5,6 +5,7 @@
 // ask-…     the same, once a person approved it
 // big-N-…   returns N characters
 // secret-…  returns the value of AGENT_TEST_API_KEY (a credential of the worker's environment)
+// compact-… 8,000 characters a prompt in a 6,000-token window: compactions
 // odd-…     a read-only tool whose details JSON cannot hold (a BigInt, a cycle)
 // repeat-…  an idempotent tool that records the key it was given, then pauses PAUSE_MS
 import { spawn } from 'node:child_process';
@@ -30,6 +31,7 @@ function callFor(sessionId) {
   if (sessionId.startsWith('ask-'))
     return { name: 'guarded_shell', arguments: { command: 'sleep 600' } };
   if (sessionId.startsWith('sleep-')) return { name: 'shell', arguments: { command: 'sleep 600' } };
+  if (sessionId.startsWith('compact-')) return { name: 'big', arguments: { chars: 8000 } };
   if (sessionId.startsWith('big-'))
     return { name: 'big', arguments: { chars: Number(sessionId.split('-')[1]) } };
   if (sessionId.startsWith('secret-')) return { name: 'env', arguments: {} };
@@ -42,6 +44,10 @@ function provider(sessionId) {
   return {
     id: 'scripted',
     stream(request, options) {
+      if (request.systemPrompt?.startsWith('You write the working memory')) {
+        record(`${sessionId} summary`);
+        return createScriptedProvider([{ text: `SUMMARY of ${sessionId}` }]).stream(request, options);
+      }
       // Turns of this prompt: every prompt runs the same script.
       const lastPrompt = request.messages.findLastIndex(
         (message) => message.role === 'user' && typeof message.content === 'string',
@@ -137,6 +143,10 @@ const session = agentSession({
     provider: provider(sessionId),
     model: 'scripted',
     tools: tools(sessionId),
+    // A small window: a few prompts of 8,000 characters each need a summary.
+    ...(sessionId.startsWith('compact-')
+      ? { compaction: { contextWindow: 6_000, keepRecentTokens: 1_000 } }
+      : {}),
   }),
   needsApproval: (request) => request.toolName === 'guarded_shell',
   options: {
