@@ -48,6 +48,7 @@ export interface ReplToolsOptions {
 /** The REPL tools and their sessions. */
 export interface ReplTools {
   tools: AnyAgentTool[];
+  /** The main agent's sessions, one per language (each sub-agent run gets interpreters of its own). */
   sessions: ReplSession[];
   /** Stops every interpreter. */
   close(): Promise<void>;
@@ -105,6 +106,9 @@ function clip(text: string, max: number): string {
  * anything the process can, so they are asked unless a rule allows them — and, given a sandbox,
  * they run confined like bash.
  */
+/** Interpreters of sub-agent runs kept (the most recently used, all languages together); older ones are closed. */
+const maxSubAgentSessions = 4;
+
 export function createReplTools(options: ReplToolsOptions): ReplTools {
   const python = options.python ?? 'python3';
   const languages =
@@ -113,17 +117,40 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const maxChars = options.maxOutputChars ?? 20_000;
-  const sessions = languages.map(
-    (language) =>
-      new ReplSession({
-        language,
-        cwd: options.cwd,
-        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-        ...(language === 'python' ? { executable: python } : {}),
-        ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
-      }),
-  );
+  const newSession = (language: ReplLanguage) =>
+    new ReplSession({
+      language,
+      cwd: options.cwd,
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+      ...(language === 'python' ? { executable: python } : {}),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
+    });
+  const sessions = languages.map(newSession);
+  // A sub-agent's run gets interpreters of its own: sharing the parent's let it read the
+  // variables the parent computed (data the parent never put in its task) and change the
+  // functions the parent's next cells call. Kept per run, the latest few.
+  const runSessions = new Map<string, ReplSession>();
+  const sessionFor = (root: ReplSession, ctx: ToolContext): ReplSession => {
+    const run = ctx.run;
+    if (run === undefined || run.depth === 0) return root;
+    const key = `${root.language}\0${run.runId}`;
+    let session = runSessions.get(key);
+    if (session === undefined) {
+      session = newSession(root.language);
+      runSessions.set(key, session);
+      for (const [oldKey, old] of runSessions) {
+        if (runSessions.size <= maxSubAgentSessions) break;
+        runSessions.delete(oldKey);
+        void old.close();
+      }
+    } else {
+      // The most recently used stay.
+      runSessions.delete(key);
+      runSessions.set(key, session);
+    }
+    return session;
+  };
   const timeoutInput = z
     .number()
     .int()
@@ -216,7 +243,7 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
   }
 
   async function runCell(
-    session: ReplSession,
+    rootSession: ReplSession,
     name: string,
     {
       code,
@@ -225,6 +252,7 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
     }: { code: string; timeout_ms?: number | undefined; reset?: boolean | undefined },
     ctx: ToolContext,
   ): Promise<ToolResult> {
+    const session = sessionFor(rootSession, ctx);
     if (reset === true) session.reset();
     try {
       const outcome = await session.run(code, {
@@ -266,7 +294,9 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
     tools,
     sessions,
     close: async () => {
-      await Promise.all(sessions.map((session) => session.close()));
+      const all = [...sessions, ...runSessions.values()];
+      runSessions.clear();
+      await Promise.all(all.map((session) => session.close()));
     },
   };
 }
