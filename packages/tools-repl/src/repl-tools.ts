@@ -97,6 +97,9 @@ function clip(text: string, max: number): string {
   return `${text.slice(0, half)}\n[… ${text.length - max} characters cut …]\n${text.slice(-half)}`;
 }
 
+/** Interpreters of sub-agent runs kept (the most recently used, all languages together); older ones are closed. */
+const maxSubAgentSessions = 4;
+
 /**
  * Persistent REPL tools: `js_repl` (a Node process with a `vm` context: variables and functions
  * persist between calls, `require` works, top-level `await` works in a cell) and `python_repl`
@@ -106,9 +109,6 @@ function clip(text: string, max: number): string {
  * anything the process can, so they are asked unless a rule allows them — and, given a sandbox,
  * they run confined like bash.
  */
-/** Interpreters of sub-agent runs kept (the most recently used, all languages together); older ones are closed. */
-const maxSubAgentSessions = 4;
-
 export function createReplTools(options: ReplToolsOptions): ReplTools {
   const python = options.python ?? 'python3';
   const languages =
