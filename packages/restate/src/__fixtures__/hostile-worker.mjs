@@ -8,6 +8,7 @@
 // compact-… 8,000 characters a prompt in a 6,000-token window: compactions
 // odd-…     a read-only tool whose details JSON cannot hold (a BigInt, a cycle)
 // repeat-…  an idempotent tool that records the key it was given, then pauses PAUSE_MS
+// anything else (plain-…) answers at once
 import { spawn } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import http2 from 'node:http2';
