@@ -104,7 +104,8 @@ export interface LoadAgentsOptions {
   log?: (line: string) => void;
   /**
    * Whether the project's configuration is trusted [true]. Not trusted: a project agent's
-   * `model` is ignored (it runs on the session's), as the project's own `model` setting is.
+   * `model` is ignored (it runs on the session's), as the project's own `model` setting is, and
+   * one named like the user's own agent is left out (the user's stays).
    */
   trusted?: boolean;
 }
@@ -136,6 +137,13 @@ export async function loadAgentDefinitions(
     if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
     if (found.kind !== 'read') continue;
     const definition = await parseAgentFile(path, found.text);
+    if (!trusted && byName.has(definition.name)) {
+      // Untrusted configuration may narrow, never replace: the user's own agent of that name stays.
+      log(
+        `agent: ${path} is not used: this folder is not trusted, and your own agent "${definition.name}" has that name`,
+      );
+      continue;
+    }
     if (!trusted && definition.model !== undefined) {
       log(
         `agent: ${path} chooses the model ${definition.model}; ignored, as this folder is not trusted (it uses the session's)`,
@@ -158,6 +166,8 @@ export async function createAgentTools(
     providerFor: (model: string) => Promise<Provider>;
     /** Told about tool names a definition lists that the session does not have (they are skipped). */
     log: (line: string) => void;
+    /** Names the session's own tools take besides `available` (tool_search, exit_plan_mode, …). */
+    reserved?: readonly string[];
   },
 ): Promise<AnyAgentTool[]> {
   if (definitions.length === 0) return [];
@@ -167,8 +177,20 @@ export async function createAgentTools(
   for (const tool of context.available)
     for (const name of [tool.name, ...(tool.aliases ?? [])])
       if (!byName.has(name)) byName.set(name, tool);
+  // An agent file named after a tool would stop the session from starting (two tools of one
+  // name), or — for a name the session adds later, such as tool_search — stand in for that tool
+  // with a prompt the file wrote. Case is ignored: `Bash` beside `bash` reads as the same tool.
+  const taken = new Set(
+    [...byName.keys(), ...(context.reserved ?? [])].map((name) => name.toLowerCase()),
+  );
   const tools: AnyAgentTool[] = [];
   for (const definition of definitions) {
+    if (taken.has(definition.name.toLowerCase())) {
+      context.log(
+        `agent: ${definition.path} is not used: its name "${definition.name}" is a tool's name in this session`,
+      );
+      continue;
+    }
     let childTools: AnyAgentTool[];
     if (definition.tools === undefined) childTools = [...context.available];
     else {
@@ -190,6 +212,7 @@ export async function createAgentTools(
         `${definition.path}: use_aws left out (it runs its aws command as a bash call, and the agent's tools leave out bash)`,
       );
     }
+    taken.add(definition.name.toLowerCase());
     tools.push(
       createSubAgentTool({
         name: definition.name,

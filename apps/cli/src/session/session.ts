@@ -280,6 +280,11 @@ export async function createSession(
       messages: sessionRef?.agent.messages ?? [],
     })),
   );
+  // The session's settings as tools; they reach the session once it exists (below).
+  const configTools = createConfigTools(() => {
+    if (sessionRef === undefined) throw new Error('The session is not ready');
+    return sessionRef;
+  });
   let agents: AgentDefinition[];
   try {
     const defined = await loadAgentDefinitions(projectRoot, {
@@ -296,30 +301,32 @@ export async function createSession(
     agents = defined.filter((definition) =>
       tools.choice.hasFamilyTool('agent', definition.name, definition.name),
     );
-    tools.tools.push(
-      ...(await createAgentTools(agents, {
-        available: tools.tools,
-        provider: model.provider,
-        model: model.model,
-        providerFor: async (name) =>
-          options.scripted === undefined
-            ? (
-                await chooseProvider({ ...options, model: name })
-              ).provider
-            : model.provider,
-        log: settings.log,
-      })),
-    );
+    const agentTools = await createAgentTools(agents, {
+      available: tools.tools,
+      provider: model.provider,
+      model: model.model,
+      providerFor: async (name) =>
+        options.scripted === undefined
+          ? (await chooseProvider({ ...options, model: name })).provider
+          : model.provider,
+      log: settings.log,
+      // The names of the tools the session adds below (and core's tool_search).
+      reserved: [
+        'tool_search',
+        'exit_plan_mode',
+        codeModeToolName,
+        ...configTools.flatMap((tool) => [tool.name, ...(tool.aliases ?? [])]),
+      ],
+    });
+    tools.tools.push(...agentTools);
+    // An agent file left out (its name is a tool's) is not listed by /agents either.
+    const offered = new Set(agentTools.map((tool) => tool.name));
+    agents = agents.filter((definition) => offered.has(definition.name));
   } catch (error) {
     await tools.close();
     throw error;
   }
   if (agents.length > 0) tools.sources.push(`agents (${agents.length})`);
-  // The session's settings as tools; they reach the session once it exists (below).
-  const configTools = createConfigTools(() => {
-    if (sessionRef === undefined) throw new Error('The session is not ready');
-    return sessionRef;
-  });
   // Plan mode ends with a plan the user approves (or, in -p, that is printed). Left out by the
   // tools lists, plan mode is left with /mode instead.
   if (tools.choice.has('exit_plan_mode')) {
