@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { fileTokenStore } from './oauth.js';
 import { makeTempDir } from './test-helpers.js';
+import { fileTokenStore } from './token-store.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

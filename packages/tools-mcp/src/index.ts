@@ -24,14 +24,16 @@ export {
 } from './mcp-tool-adapter.js';
 export {
   clientCredentialsProvider,
-  fileTokenStore,
   LoopbackOAuthProvider,
   type McpClientCredentials,
   type McpOAuthOptions,
+} from './oauth.js';
+export { type McpToolResultDetails, toToolResult } from './result-mapping.js';
+export {
+  fileTokenStore,
   type McpStoredAuth,
   type McpTokenStore,
   memoryTokenStore,
-} from './oauth.js';
-export { type McpToolResultDetails, toToolResult } from './result-mapping.js';
+} from './token-store.js';
 export { mcpToolWireName, sanitizeNamePart } from './tool-names.js';
 export { toToolParameters } from './tool-schema.js';

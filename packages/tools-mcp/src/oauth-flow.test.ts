@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OAuthTestServer, startOAuthServer } from './__fixtures__/oauth-server.mjs';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { fileTokenStore, type McpTokenStore, memoryTokenStore } from './oauth.js';
 import { makeTempDir, resultText } from './test-helpers.js';
+import { fileTokenStore, type McpTokenStore, memoryTokenStore } from './token-store.js';
 
 // The adapter's own OAuth against a real authorization server and a protected MCP server, both
 // in-process on 127.0.0.1 (src/__fixtures__/oauth-server.mjs, built on the SDK's server-side

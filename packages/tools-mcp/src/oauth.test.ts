@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileTokenStore, LoopbackOAuthProvider, memoryTokenStore } from './oauth.js';
+import { LoopbackOAuthProvider } from './oauth.js';
+import { fileTokenStore, memoryTokenStore } from './token-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,62 +7,15 @@
  * authorization URL (`openUrl`). Tokens never reach the model or a log line.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-
-/** What is kept per server between runs. */
-export interface McpStoredAuth {
-  tokens?: OAuthTokens;
-  client?: OAuthClientInformationMixed;
-}
-
-/** Where tokens and registered clients live (per server name). */
-export interface McpTokenStore {
-  load(server: string): Promise<McpStoredAuth | undefined>;
-  save(server: string, auth: McpStoredAuth): Promise<void>;
-}
-
-/** Tokens in memory only: the user authorises again in each process. */
-export function memoryTokenStore(): McpTokenStore {
-  const entries = new Map<string, McpStoredAuth>();
-  return {
-    load: async (server) => entries.get(server),
-    save: async (server, auth) => {
-      entries.set(server, auth);
-    },
-  };
-}
-
-/** Tokens in a JSON file readable by the owner only (0600), written atomically. */
-export function fileTokenStore(path: string): McpTokenStore {
-  const readAll = async (): Promise<Record<string, McpStoredAuth>> => {
-    try {
-      return JSON.parse(await readFile(path, 'utf8')) as Record<string, McpStoredAuth>;
-    } catch {
-      return {};
-    }
-  };
-  return {
-    load: async (server) => (await readAll())[server],
-    save: async (server, auth) => {
-      const all = await readAll();
-      all[server] = auth;
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      const temporary = `${path}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify(all, null, 2), { mode: 0o600 });
-      await chmod(temporary, 0o600);
-      await rename(temporary, path);
-    },
-  };
-}
+import { type McpStoredAuth, type McpTokenStore, memoryTokenStore } from './token-store.js';
 
 /**
  * Machine-to-machine: the client credentials grant, with a client secret or a private key
