@@ -94,6 +94,10 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       toolName: z.string(),
       subjects: z.array(z.string()),
       tier: z.string(),
+      agentPath: z
+        .array(z.string())
+        .optional()
+        .describe('The sub-agents that ask, outermost first; absent when the agent itself asks.'),
     })
     .strict(),
   z
@@ -320,6 +324,9 @@ export function permissionAsked(request: PermissionRequest): StreamJsonEvent {
     toolName: request.toolName,
     subjects: [...request.subjects],
     tier: request.tier,
+    ...(request.agentPath === undefined || request.agentPath.length === 0
+      ? {}
+      : { agentPath: [...request.agentPath] }),
   };
 }
 

@@ -159,6 +159,16 @@ function describeCall(subjects: readonly string[], args: unknown): string {
 }
 
 /**
+ * Who asks, when it is not the agent the user talks to: a sub-agent's call is its own, and the
+ * user should know that before answering (an "always" is a grant of the whole session).
+ */
+function askedBy(agentPath: readonly string[] | undefined): string {
+  if (agentPath === undefined || agentPath.length === 0) return '';
+  const chain = terminalSafe(agentPath.join(' › '), { singleLine: true });
+  return `Sub-agent ${chain} asks (an "always" counts for the whole session): `;
+}
+
+/**
  * An approver that asks on the terminal — `Allow bash: rm x? [y] once  [a] always  [n] deny
  * [v] never` — and takes one keypress (or the first letter of a line). Ctrl-C or an aborted run
  * denies.
@@ -175,7 +185,7 @@ export function terminalApprover(
       options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
     if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
     write(
-      `\nAllow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never `,
+      `\n${askedBy(request.agentPath)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never `,
     );
     while (true) {
       const key = await keys.nextKey(context.signal);

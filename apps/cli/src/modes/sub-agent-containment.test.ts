@@ -1,0 +1,156 @@
+// Sub-agents from agent files inside the session's containment, through the built CLI: the
+// session's mode, rules and approvals bound a child's calls, a question a child asks says so (in
+// the terminal and in stream-json), and interrupting the session stops a child's running command.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Harness } from '../testing/repl-harness.js';
+import { assertBuilt, cleanEnv, cliPath, runCli, writeScript } from '../testing/test-support.js';
+import { type StreamJsonEvent, streamJsonEventSchema } from './stream-json.js';
+
+const harness = new Harness();
+beforeAll(() => assertBuilt());
+afterEach(() => harness.dispose());
+
+/** A workspace with one agent file, `helper`, that may use every tool of the session. */
+async function withHelper(prefix: string): Promise<{ dir: string; workspace: string }> {
+  const folder = await harness.folder(prefix);
+  await mkdir(join(folder.workspace, '.agent', 'agents'), { recursive: true });
+  await mkdir(join(folder.workspace, '.git'));
+  await writeFile(
+    join(folder.workspace, '.agent', 'agents', 'helper.md'),
+    '---\nname: helper\ndescription: Does what it is told.\n---\nDo it.\n',
+  );
+  return folder;
+}
+
+/** The parent hands `helper` a task; the child makes `call`, then both finish. */
+const delegating = (call: { name: string; arguments: Record<string, unknown> }) => [
+  { toolCalls: [{ name: 'helper', arguments: { task: 'do it' } }] },
+  { toolCalls: [call] },
+  { text: 'child done' },
+  { text: 'parent done' },
+];
+
+const touch = (file: string) => ({ name: 'bash', arguments: { command: `touch ${file}` } });
+
+describe("a child's calls meet the session's permissions (-p)", () => {
+  it.each([
+    // [mode and rules, why the child's call is refused]
+    [['--mode', 'plan'], /Plan mode: only read-only tools run/],
+    [['--mode', 'read-only'], /No one could be asked to approve this call/],
+    [['--mode', 'default', '--allow', 'helper'], /No one could be asked to approve this call/],
+    [['--mode', 'full-access', '--deny', 'bash(touch *)'], /Permission denied/],
+    [['--mode', 'workspace-write', '--deny', 'Bash'], /Permission denied/],
+  ])('%j: the child cannot run what the parent may not', async (flags, why) => {
+    const { dir, workspace } = await withHelper('agent-cli-child-gate-');
+    const script = await writeScript(dir, delegating(touch('made')));
+    const run = await runCli(['--scripted', script, '--cwd', workspace, '-p', 'go', ...flags], {
+      cwd: dir,
+    });
+    expect(run.stderr).toMatch(/│ helper → bash/);
+    expect(run.stderr).toMatch(why);
+    expect(existsSync(join(workspace, 'made'))).toBe(false);
+  });
+
+  it('stream-json: the question a child asks names the sub-agent; the parent’s own does not', async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-asks-json-');
+    const script = await writeScript(dir, [
+      { toolCalls: [touch('by-parent')] },
+      ...delegating(touch('by-child')),
+    ]);
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        ...['--output-format', 'stream-json'],
+      ],
+      { cwd: dir },
+    );
+    const events = run.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => streamJsonEventSchema.parse(JSON.parse(line)));
+    const asked = events.filter(
+      (event): event is Extract<StreamJsonEvent, { type: 'permission-asked' }> =>
+        event.type === 'permission-asked',
+    );
+    expect(asked.map((event) => [event.subjects, event.agentPath])).toEqual([
+      [['touch by-parent'], undefined],
+      [['touch by-child'], ['helper']],
+    ]);
+  });
+});
+
+describe('a child in the terminal (tmux)', () => {
+  it('the question says which sub-agent asks; a denial holds', async (context) => {
+    skipWithout('tmux')(context);
+    const folder = await withHelper('agent-cli-child-asks-');
+    const repl = await harness.start({
+      ...folder,
+      script: { steps: delegating(touch('made')) },
+      // The sub-agent itself is read-only (its calls are what is asked about).
+      args: ['--mode', 'read-only'],
+    });
+    await repl.waitForPrompt();
+    repl.submit('go');
+    await repl.waitForText('Allow bash: touch made?');
+    expect(repl.screen()).toContain(
+      'Sub-agent helper asks (an "always" counts for the whole session): Allow bash: touch made?',
+    );
+    repl.tmux.press('n');
+    await repl.waitForText('parent done');
+    expect(existsSync(join(folder.workspace, 'made'))).toBe(false);
+  });
+});
+
+describe('interrupting the session', () => {
+  it("stops the child's running command", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-abort-');
+    const pidFile = join(workspace, 'pid');
+    const script = await writeScript(
+      dir,
+      // Unsandboxed, so the pid is the host's; exec keeps it for the sleep.
+      delegating({ name: 'bash', arguments: { command: 'echo $$ > pid; exec sleep 60' } }),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        cliPath,
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go'],
+        ...['--mode', 'full-access', '--sandbox', 'off'],
+      ],
+      { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const pid = await vi.waitFor(
+      async () => {
+        const text = await readFile(pidFile, 'utf8');
+        expect(text).toMatch(/^\d+\n$/);
+        return Number(text);
+      },
+      { timeout: 20_000 },
+    );
+    expect(isRunning(pid)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('│ helper ✗ bash: Cancelled');
+    // Gone (once init has reaped it), not left sleeping after the session.
+    await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 5_000 });
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
