@@ -45,6 +45,7 @@ import {
 } from './response-reader.js';
 import { responseSearchText } from './response-search-text.js';
 import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
+import { hideSecretsInError, hideSecretsInResult, secretHider } from './secret-echo.js';
 import { uniqueToolNames } from './tool-name.js';
 
 /** Redirects out of the API into a private network are refused (redirect-guard.ts). */
@@ -384,11 +385,13 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
       // A key the model or the headers option set is theirs to choose.
       if (sendsKey && !request.headers.has(idempotencyKeyHeader))
         request.headers.set(idempotencyKeyHeader, await idempotencyKeyFor(ctx));
+      // What comes back never holds what the request carried (see secret-echo.ts).
+      const hide = secretHider(request.secrets);
       const failure = (error: unknown, stage: string): ToolError => {
         if (signal.aborted) return ToolError.cancelled(name);
-        if (ToolError.isInstance(error)) return error;
+        if (ToolError.isInstance(error)) return hideSecretsInError(error, hide);
         return new ToolError(
-          `${request.method} ${request.displayUrl} failed${stage}: ${fetchFailure(error)}`,
+          hide(`${request.method} ${request.displayUrl} failed${stage}: ${fetchFailure(error)}`),
           {
             toolName: name,
             cause: error,
@@ -403,7 +406,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
       const abort = () => controller.abort(signal.reason);
       signal.addEventListener('abort', abort, { once: true });
       try {
-        return await send(request, controller.signal, failure, headers);
+        return hideSecretsInResult(await send(request, controller.signal, failure, headers), hide);
       } finally {
         signal.removeEventListener('abort', abort);
       }

@@ -1,9 +1,10 @@
-import { type JsonSchema, ToolError } from '@agent/core';
+import { isCredentialVariable, type JsonSchema, ToolError } from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
 import { formBody, multipartBody } from './body-encoding.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
+import type { SentSecret } from './secret-echo.js';
 import { isRecord } from './spec-reader.js';
 
 /** A request ready for `fetch`, plus a URL safe to show (credentials masked). */
@@ -14,6 +15,8 @@ export interface BuiltRequest {
   displayUrl: string;
   headers: Headers;
   body: RequestInit['body'];
+  /** The credential values the request carries, for hiding them in what comes back. */
+  secrets: SentSecret[];
 }
 
 /** Everything `buildRequest` needs besides the arguments. */
@@ -45,6 +48,7 @@ export async function buildRequest(
   const displayQuery: string[] = [];
   const headers = new Headers();
   const cookies: string[] = [];
+  const secrets: SentSecret[] = [];
 
   for (const { property, parameter } of plan.bindings) {
     const value = args[property];
@@ -103,15 +107,22 @@ export async function buildRequest(
   refuseDotSegments(operation.path, path, toolName);
 
   for (const item of plan.sendCredentials ? plan.auth : []) {
-    if (item.type === 'bearer')
-      headers.set('authorization', `Bearer ${await readSecret(item.token)}`);
-    else if (item.type === 'basic')
-      headers.set(
-        'authorization',
-        basicCredentials(item.username, await readSecret(item.password)),
+    if (item.type === 'bearer') {
+      const token = await readSecret(item.token);
+      secrets.push({ value: token, label: 'bearer token' });
+      headers.set('authorization', `Bearer ${token}`);
+    } else if (item.type === 'basic') {
+      const password = await readSecret(item.password);
+      const credentials = basicCredentials(item.username, password);
+      secrets.push(
+        { value: password, label: 'basic password' },
+        // The header as sent: `Basic base64(user:password)` echoed back decodes to the password.
+        { value: credentials.slice('Basic '.length), label: 'basic credentials' },
       );
-    else {
+      headers.set('authorization', credentials);
+    } else {
       const value = await readSecret(item.value);
+      secrets.push({ value, label: `api key ${item.name}` });
       if (item.in === 'header') headers.set(item.name, value);
       else if (item.in === 'cookie') cookies.push(`${item.name}=${encodeURIComponent(value)}`);
       else {
@@ -137,7 +148,15 @@ export async function buildRequest(
     }
   }
   if (plan.sendCredentials)
-    for (const [name, value] of Object.entries(plan.headers ?? {})) headers.set(name, value);
+    for (const [name, value] of Object.entries(plan.headers ?? {})) {
+      headers.set(name, value);
+      // Only what reads as a credential (`X-Api-Key`, a `Bearer …` value): `Accept:
+      // application/json` replaced in every answer would mangle it.
+      if (!isCredentialVariable(name, value)) continue;
+      secrets.push({ value, label: `header ${name}` });
+      const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
+      if (scheme?.[1] !== undefined) secrets.push({ value: scheme[1], label: `header ${name}` });
+    }
 
   const base = plan.baseUrl.replace(/(?<!\/)\/+$/, '');
   const join = base.includes('?') ? '&' : '?';
@@ -147,6 +166,7 @@ export async function buildRequest(
     displayUrl: `${base}${path}${displayQuery.length > 0 ? join + displayQuery.join('&') : ''}`,
     headers,
     body,
+    secrets,
   };
 }
 

@@ -1,0 +1,79 @@
+/**
+ * The credentials a request carried never come back to the model. APIs echo them: httpbin-style
+ * `/anything` and `/headers` endpoints, an error that quotes the request (`invalid key
+ * abc…`, `GET /v1/x?api_key=… failed`), a debug field holding the Authorization header. The
+ * adapter knows exactly which values it sent, so it replaces each of them in what the model
+ * reads — the result's text and JSON, and the messages of errors — with `[redacted:<what>]`.
+ */
+import { ToolError, type ToolResult, type ToolResultContent } from '@agent/core';
+
+/** A value sent as a credential, and what the marker that replaces it names (`api key api_key`). */
+export interface SentSecret {
+  value: string;
+  label: string;
+}
+
+/** Shorter values are not replaced: they would match ordinary text (a 3-letter tenant id). */
+const minimumLength = 6;
+
+/**
+ * The forms a secret can come back in: as sent, URL-encoded (a query key echoed in a URL), and
+ * JSON-escaped (inside a JSON string of a text body); longest first so that a value that contains
+ * another is replaced whole.
+ */
+function replacements(secrets: readonly SentSecret[]): [string, string][] {
+  const pairs = new Map<string, string>();
+  for (const { value, label } of secrets) {
+    if (value.length < minimumLength) continue;
+    const marker = `[redacted:${label}]`;
+    for (const form of [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])
+      if (!pairs.has(form)) pairs.set(form, marker);
+  }
+  return [...pairs].sort((a, b) => b[0].length - a[0].length);
+}
+
+/** A function that replaces every sent secret in a text; the identity when there is none. */
+export function secretHider(secrets: readonly SentSecret[]): (text: string) => string {
+  const pairs = replacements(secrets);
+  if (pairs.length === 0) return (text) => text;
+  return (text) => {
+    let result = text;
+    for (const [value, marker] of pairs)
+      if (result.includes(value)) result = result.split(value).join(marker);
+    return result;
+  };
+}
+
+function hideInJson(value: unknown, hide: (text: string) => string): unknown {
+  if (typeof value === 'string') return hide(value);
+  if (Array.isArray(value)) return value.map((item) => hideInJson(item, hide));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [hide(key), hideInJson(item, hide)]),
+    );
+  return value;
+}
+
+/** `result` with every sent secret replaced in its text and JSON content. */
+export function hideSecretsInResult<T>(
+  result: ToolResult<T>,
+  hide: (text: string) => string,
+): ToolResult<T> {
+  const content = result.content.map((part): ToolResultContent => {
+    if (part.type === 'text') return { ...part, text: hide(part.text) };
+    if (part.type === 'json') return { ...part, value: hideInJson(part.value, hide) };
+    return part;
+  });
+  return { ...result, content };
+}
+
+/** `error` with every sent secret replaced in its message (a new ToolError of the same kind). */
+export function hideSecretsInError(error: ToolError, hide: (text: string) => string): ToolError {
+  const message = hide(error.message);
+  if (message === error.message) return error;
+  return new ToolError(message, {
+    kind: error.kind,
+    ...(error.toolName === undefined ? {} : { toolName: error.toolName }),
+    ...(error.fatal ? { fatal: true } : {}),
+  });
+}
