@@ -15,6 +15,7 @@ import {
   authorizationNeededNotice,
   browserAuthorizationBlocked,
   McpAuthorizationNeeded,
+  redactedTokenStore,
 } from './mcp-authorization.js';
 
 /** Seconds an MCP server has to start and answer `initialize` unless `--mcp-timeout` says otherwise. */
@@ -131,7 +132,7 @@ export async function connectMcpServers(
     const { McpToolAdapter, fileTokenStore } = await import('@agent/tools-mcp');
     // HTTP servers that require OAuth: the user authorises in a browser; tokens are kept in a
     // 0600 file so the next session does not ask again.
-    const store = fileTokenStore(join(agentHome(), 'mcp-tokens.json'));
+    const store = redactedTokenStore(fileTokenStore(join(agentHome(), 'mcp-tokens.json')));
     // Each server's tools as first used: a changed or added tool waits for the user (rug pulls).
     const pins = await openMcpPins(join(agentHome(), 'mcp-tool-pins.json'));
     const seconds = options.timeoutSeconds ?? defaultMcpTimeoutSeconds;

@@ -1,0 +1,130 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { messagesServer, type Turn } from '../testing/messages-server.js';
+import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+
+// Red team of "secrets stay secret", round four: each test is a way a credential the CLI holds
+// reached the model (the request bodies a local Messages server keeps) or a file, with a real CLI.
+
+beforeAll(assertBuilt);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
+
+async function folders() {
+  const dir = await tempDir('agent-cli-secrets-red-team-');
+  cleanups.push(dir.dispose);
+  const workspace = join(dir.path, 'ws');
+  const home = join(dir.path, 'home');
+  await mkdir(workspace);
+  await mkdir(home);
+  return { dir: dir.path, workspace, home };
+}
+
+/** Runs `-p go` against a Messages server that plays `turns`; what the model was sent, and the run. */
+async function runTurns(
+  turns: readonly Turn[],
+  options: { workspace: string; home: string; args?: string[]; env?: Record<string, string> },
+) {
+  const server = await messagesServer(turns, cleanups);
+  const saved = join(options.home, 'saved.json');
+  const run = await runCli(
+    [
+      '-p',
+      'go',
+      '--provider',
+      'anthropic',
+      '--cwd',
+      options.workspace,
+      '--save',
+      saved,
+      ...(options.args ?? []),
+    ],
+    {
+      env: cleanEnv({
+        ANTHROPIC_API_KEY: providerKey,
+        AGENT_HOME: options.home,
+        ANTHROPIC_BASE_URL: server.url,
+        ...options.env,
+      }),
+    },
+  );
+  const savedText = await readFile(saved, 'utf8').catch(() => '');
+  return { run, sent: server.bodies.join('\n'), saved: savedText };
+}
+
+/**
+ * A Streamable HTTP MCP server that wants `Bearer <token>` and whose `whoami` tool answers with
+ * the Authorization header it received — as a debug tool or an error quoting the request does.
+ */
+async function bearerEchoServer(token: string): Promise<{ url: string; seen: string[] }> {
+  const seen: string[] = [];
+  const http = createServer(async (request: IncomingMessage, response) => {
+    const authorization = request.headers.authorization ?? '';
+    seen.push(authorization);
+    if (authorization !== `Bearer ${token}`) {
+      response.writeHead(401).end();
+      return;
+    }
+    const server = new McpServer({ name: 'echo', version: '1.0.0' });
+    server.registerTool(
+      'whoami',
+      { description: 'Who the server thinks you are', annotations: { readOnlyHint: true } },
+      async () => ({
+        content: [{ type: 'text', text: `you sent Authorization: ${authorization}` }],
+      }),
+    );
+    const transport = new StreamableHTTPServerTransport({});
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, seen };
+}
+
+describe('MCP OAuth tokens', () => {
+  it('a server that echoes the bearer token of a kept sign-in: the model and the session file read the marker', async () => {
+    const { dir, workspace, home } = await folders();
+    // Random-looking, no known key format: only knowing it is a token can catch it.
+    const token = 'oauth-access-7f3c9a1e5b2d4f6081a9c3e5';
+    const server = await bearerEchoServer(token);
+    await writeFile(
+      join(home, 'mcp-tokens.json'),
+      JSON.stringify({
+        echo: {
+          tokens: { access_token: token, token_type: 'Bearer', refresh_token: 'r-9f8e7d6c5b4a3' },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const config = join(dir, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { echo: { url: server.url } } }));
+    const { run, sent, saved } = await runTurns(
+      [{ tool: { name: 'echo__whoami', input: {} } }, { text: 'Done.' }],
+      { workspace, home, args: ['--mcp-config', config] },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // The server was really called with the token (the test would pass vacuously otherwise).
+    expect(server.seen).toContain(`Bearer ${token}`);
+    expect(sent).toContain('you sent Authorization: Bearer [redacted:echo.oauth access_token]');
+    expect(sent).not.toContain(token);
+    expect(saved).not.toContain(token);
+    expect(run.stdout + run.stderr).not.toContain(token);
+  });
+});
