@@ -7,6 +7,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHttpTransportConfig, McpToolAdapterOptions } from './mcp-options.js';
 import type { HttpTransportAuth } from './mcp-transport.js';
 import type { LoopbackOAuthProvider } from './oauth.js';
+import { guardOAuthEndpoints } from './oauth-endpoint-guard.js';
 
 /** What `McpAuth` needs from its adapter. */
 export interface McpAuthOptions {
@@ -56,7 +57,15 @@ export class McpAuth implements HttpTransportAuth {
       this.#oauth ??= await LoopbackOAuthProvider.start(this.#options.server, config.oauth);
       authProvider = this.#oauth;
     }
-    const fetch = this.#oauth === undefined ? config.fetch : this.#stepUpFetch(config.fetch);
+    const fetch =
+      this.#oauth === undefined
+        ? config.fetch
+        : this.#stepUpFetch(
+            guardOAuthEndpoints(config.fetch ?? ((url, init) => globalThis.fetch(url, init)), {
+              server: this.#options.server,
+              serverUrl: new URL(String(config.url)),
+            }),
+          );
     return { authProvider, fetch };
   }
 
