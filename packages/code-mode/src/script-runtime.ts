@@ -144,6 +144,21 @@ async function newQuickJs(
 }
 
 /**
+ * The CPU time this thread has used, in milliseconds: what the script limit counts. A busy
+ * machine (a CI run, a build beside the agent) gives the thread a fraction of a core, and wall
+ * time then ran out long before CPU time did — a 5 s limit stopped a script that had used a
+ * fraction of it. Where Node cannot tell (`process.threadCpuUsage` is Node ≥ 23.9), wall time.
+ */
+function threadCpuMs(): number {
+  if (threadCpuUsage === undefined) return performance.now();
+  const { user, system } = threadCpuUsage();
+  return (user + system) / 1000;
+}
+const threadCpuUsage = (
+  process as { threadCpuUsage?: () => { user: number; system: number } }
+).threadCpuUsage?.bind(process);
+
+/**
  * Where a run reports the CPU time it used, for a watchdog in another thread: `[0]` the
  * milliseconds used by finished slices, `[1]` the number of the running slice (1, 2, …), or -1
  * between slices. The watchdog times a slice with its own clock, from when it first sees its
@@ -254,18 +269,18 @@ class ScriptRun {
 
   #cpuUsed(): number {
     return (
-      this.#cpuUsedMs + (this.#sliceStart === undefined ? 0 : performance.now() - this.#sliceStart)
+      this.#cpuUsedMs + (this.#sliceStart === undefined ? 0 : threadCpuMs() - this.#sliceStart)
     );
   }
 
   /** Runs `work` inside the interpreter, counting its time toward the CPU limit. */
   #slice<T>(work: () => T): T {
-    this.#sliceStart = performance.now();
+    this.#sliceStart = threadCpuMs();
     if (this.meter !== undefined) this.meter[1] = ++this.#slices;
     try {
       return work();
     } finally {
-      this.#cpuUsedMs += performance.now() - this.#sliceStart;
+      this.#cpuUsedMs += threadCpuMs() - this.#sliceStart;
       this.#sliceStart = undefined;
       if (this.meter !== undefined) {
         this.meter[0] = this.#cpuUsedMs;

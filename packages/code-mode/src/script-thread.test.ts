@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { defineTool } from '@agent/core';
@@ -100,6 +101,26 @@ describe('the agent’s thread is never blocked by a script', () => {
   });
 });
 
+describe('the CPU limit counts CPU time, not time on a busy machine', () => {
+  it('a script that waits its turn for a core is not stopped before it has used its limit', async () => {
+    // Three busy processes per core: this process's threads get a third of a core or less, so
+    // 1.5 s of the clock on the wall is well under 1 s of CPU time. Counted by the wall clock
+    // (as before), the script was stopped at its 1,000 ms "CPU" limit.
+    const busy: ChildProcess[] = Array.from({ length: availableParallelism() * 3 }, () =>
+      spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }),
+    );
+    try {
+      const { text } = await runScriptTool(
+        'const end = Date.now() + 1500; let spins = 0; while (Date.now() < end) spins++; return "done"',
+        { limits: { cpuTimeMs: 1_000 } },
+      );
+      expect(text).toBe('done');
+    } finally {
+      for (const child of busy) child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('the workers', () => {
   it('an idle worker does not keep the process alive', async () => {
     // A separate process on the package's build: scripts ran (one of them ended by the watchdog),
@@ -107,7 +128,9 @@ describe('the workers', () => {
     const entry = new URL('../dist/index.js', import.meta.url).href;
     const program = `
       import { executeTool, toolResultText } from '@agent/core';
-      const { createCodeModeTool } = await import(${JSON.stringify(entry)});
+      const { createCodeModeTool, warmUpCodeMode } = await import(${JSON.stringify(entry)});
+      // Compiled first (as while the model answers): the first script's 100 ms is its own.
+      await warmUpCodeMode();
       const tool = createCodeModeTool({ tools: [], limits: { cpuTimeMs: 100 } });
       const texts = [];
       for (const script of ['return 1 + 1', 'const s = "a".repeat(1 << 22); for (;;) s.indexOf("b")'])

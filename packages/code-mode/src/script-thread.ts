@@ -28,6 +28,12 @@ import {
 // ends the worker when it runs past the limit, or at once when the call is aborted; its own
 // thread only ever waits.
 
+/** The CPU time all of this process's threads have used, in milliseconds. */
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** Time past the CPU limit before the parent ends a worker whose own check did not come. */
 const watchdogGraceMs = 100;
 /** How often the parent looks at a running script's CPU time. */
@@ -259,13 +265,20 @@ export async function runScriptInWorker(
     const onAbort = () => finish(failed('aborted', 'The script was cancelled.'), false);
     // The worker's own interrupt check stops a script at its limit; this is for when that check
     // does not come (a long call into the engine's C code), or the worker is stuck otherwise.
-    // The slice the worker is in, and when this thread first saw it (its own clock only).
-    let seen: { slice: number; since: number } | undefined;
+    // The slice the worker is in, and when this thread first saw it (its own clocks only). The
+    // worker's CPU time cannot be read from here: the time a slice has run counts as the lesser
+    // of the wall time and the CPU time the whole process used meanwhile — on a loaded machine,
+    // where wall time runs far ahead, the worker is not ended before it can have used its limit.
+    let seen: { slice: number; since: number; cpu: number } | undefined;
     const watchdog = setInterval(() => {
       const slice = meter[1] ?? -1;
       if (slice < 0) seen = undefined;
-      else if (seen?.slice !== slice) seen = { slice, since: performance.now() };
-      const running = seen === undefined ? 0 : performance.now() - seen.since;
+      else if (seen?.slice !== slice)
+        seen = { slice, since: performance.now(), cpu: processCpuMs() };
+      const running =
+        seen === undefined
+          ? 0
+          : Math.min(performance.now() - seen.since, processCpuMs() - seen.cpu);
       if ((meter[0] ?? 0) + running > limits.cpuTimeMs + watchdogGraceMs) {
         finish(failed('cpu-time', cpuTimeMessage(limits)), false);
       }
