@@ -1,6 +1,6 @@
 import type { Compaction, CompactionReason } from './compaction.js';
 import type { ProviderError } from './errors.js';
-import type { AssistantMessage, Message, ToolResultMessage } from './messages.js';
+import type { AssistantMessage, Message, ToolResultMessage, Usage } from './messages.js';
 import type { StreamEvent } from './provider.js';
 import type { ToolResult } from './tool.js';
 
@@ -115,6 +115,8 @@ export type AgentEvent =
       budgetReason?: string;
       /** The provider's typed error (status, retryability) when a model call ended the run. */
       providerError?: ProviderError;
+      /** Usage of this run and every sub-agent run below it (the result's `treeUsage`); set by the loop. */
+      treeUsage?: Usage;
     };
 
 /** The type names of {@link AgentEvent}. */

@@ -352,7 +352,14 @@ class AgentLoop {
     } catch {
       // The run's messages are whole; without its end a resume would only replay it to the end.
     }
-    const end: AgentEvent = { type: 'agent-end', runId, stopReason, messages: this.#added };
+    const treeUsage = this.#budget.used;
+    const end: AgentEvent = {
+      type: 'agent-end',
+      runId,
+      stopReason,
+      messages: this.#added,
+      treeUsage: structuredClone(treeUsage),
+    };
     if (error !== undefined) end.error = error;
     if (stopReason === 'budget-exhausted' && stop.budgetReason !== undefined)
       end.budgetReason = stop.budgetReason;
@@ -365,7 +372,7 @@ class AgentLoop {
       finalMessage: this.#finalMessage,
       turns: this.#turns,
       usage: this.#usage,
-      treeUsage: this.#budget.used,
+      treeUsage,
     };
     if (error !== undefined) result.error = error;
     if (end.budgetReason !== undefined) result.budgetReason = end.budgetReason;

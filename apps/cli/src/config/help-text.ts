@@ -69,7 +69,7 @@ Session:
   --output-format <f>      text | json | stream-json   [text] (-p only; see the README)
   --input-format <f>       text | stream-json   [text]; stream-json: user messages as JSON lines
                            on stdin, each one run of the same session (implies -p)
-  --max-turns <n>          model calls per run   [100]
+  --max-turns <n>          model calls per run   [100]; given, its sub-agents' count too
   --save <file>            write the conversation (JSON) after every run [every session is
                            saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
   --resume [<file>|<id>]   continue a conversation saved with --save or /save, or a kept

@@ -342,7 +342,7 @@ export function runSummary(
     stopReason: result.stopReason,
     finalText: result.finalMessage === undefined ? '' : messageText(result.finalMessage),
     turns: result.turns,
-    usage: usageOf(result.usage),
+    usage: usageOf(result.treeUsage),
     deniedWithoutApprover,
     toolResults: result.messages.flatMap((message) =>
       message.role === 'toolResult'

@@ -154,3 +154,48 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+describe("a run's budget counts its sub-agents", () => {
+  it('--max-turns N stops the run after N model calls in all, a child’s included', async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-turns-');
+    const reads = Array.from({ length: 8 }, (_, index) => ({
+      toolCalls: [{ name: 'read_file', arguments: { path: `missing-${index}` } }],
+    }));
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'read them all' } }] },
+      ...reads,
+      { text: 'child done' },
+      { text: 'parent done' },
+    ]);
+    const argv = ['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'];
+    const run = await runCli([...argv, '--max-turns', '3'], { cwd: dir });
+    expect(run.code).toBe(3);
+    // The parent's call of helper, then two turns of the child: three model calls.
+    expect(run.stderr.match(/│ helper → read_file/g)).toHaveLength(2);
+    expect(run.stderr).toContain('it ran out of budget (the budget of 3 model calls is spent)');
+    expect(run.stderr).toContain('(stopped: the budget of 3 model calls is spent)');
+    expect(run.stdout).not.toContain('parent done');
+    // Without the flag, the child's turns are its own (the defaults), and the run completes.
+    const free = await runCli(argv, { cwd: dir });
+    expect(free.code).toBe(0);
+    expect(free.stdout).toContain('parent done');
+  });
+
+  it("the run's usage (text and json) includes its sub-agents'", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-usage-');
+    const parent = { input: 100, output: 10 };
+    const child = { input: 7, output: 3 };
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'look' } }], usage: parent },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'nothing' } }], usage: child },
+      { text: 'child done', usage: child },
+      { text: 'parent done', usage: parent },
+    ]);
+    const argv = ['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'];
+    const text = await runCli(argv, { cwd: dir });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('(214 tokens in, 26 out, sub-agents included)');
+    const json = await runCli([...argv, '--output-format', 'json'], { cwd: dir });
+    expect(JSON.parse(json.stdout).usage).toMatchObject({ input: 214, output: 26 });
+  });
+});

@@ -406,7 +406,11 @@ export async function createSession(
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
       hooks: redactingHooks(commandHooks?.agentHooks),
-      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+      // --max-turns bounds the run's model calls, its sub-agents' included: a child has turns of
+      // its own, and a run that delegates must not spend past the user's limit.
+      ...(options.maxTurns === undefined
+        ? {}
+        : { maxTurns: options.maxTurns, budget: { maxModelCalls: options.maxTurns } }),
       ...(options.hostedWebSearch === true
         ? { hostedTools: [{ type: 'web_search' as const }] }
         : {}),

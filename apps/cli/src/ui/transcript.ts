@@ -5,6 +5,7 @@ import {
   type ToolResultMessage,
   terminalSafe,
   toolResultText,
+  type Usage,
 } from '@agent/core';
 import { apiKeyVariablesOf } from '../config/api-keys.js';
 import { nestedCallsLine } from './code-mode-lines.js';
@@ -474,7 +475,7 @@ export class Transcript {
         // An interrupted answer: what was written of it is still shown.
         this.#flushMarkdown();
         this.#endLine();
-        this.#usageLine(event.messages);
+        this.#usageLine(event.messages, event.treeUsage);
         if (event.stopReason === 'aborted') this.line('(aborted)');
         else if (event.stopReason === 'max-turns') this.line('(stopped: max turns reached)');
         else if (event.stopReason === 'loop-detected')
@@ -489,8 +490,11 @@ export class Transcript {
     }
   }
 
-  /** Tokens (and cost, when the model's prices are known) of the run that ended. */
-  #usageLine(messages: readonly { role: string }[]): void {
+  /**
+   * Tokens (and cost, when the model's prices are known) of the run that ended — its sub-agents'
+   * included (`treeUsage`): what a delegated task spent is part of what the run cost.
+   */
+  #usageLine(messages: readonly { role: string }[], treeUsage: Usage | undefined): void {
     let input = 0;
     let output = 0;
     let cached = 0;
@@ -503,10 +507,17 @@ export class Transcript {
       cached += usage.cacheRead;
       if (usage.cost !== undefined) cost = (cost ?? 0) + usage.cost.total;
     }
+    const own = input + output + cached;
+    let children = '';
+    if (treeUsage !== undefined && treeUsage.input + treeUsage.output + treeUsage.cacheRead > own) {
+      ({ input, output, cacheRead: cached } = treeUsage);
+      cost = treeUsage.cost?.total ?? cost;
+      children = ', sub-agents included';
+    }
     if (input + output + cached === 0) return;
     const price = cost === undefined ? '' : ` · $${cost.toFixed(4)}`;
     const fromCache = cached === 0 ? '' : ` (+${cached} from cache)`;
-    this.line(`  (${input} tokens in${fromCache}, ${output} out${price})`);
+    this.line(`  (${input} tokens in${fromCache}, ${output} out${price}${children})`);
   }
 
   /** Shows the rest of a Markdown block and leaves markdown mode. */
