@@ -3,8 +3,14 @@
  * and method answers 401 without it — only the protected-resource metadata is public — after
  * the `Host`/`Origin` check that keeps web pages out through DNS rebinding.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  type AddressInfo,
+  createServer as createNetServer,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
+import { AgentError } from '@agent/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   type BearerCheckResult,
@@ -242,9 +248,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       awaitingHeaders.delete(socket);
     });
   });
-  await new Promise<void>((resolve) =>
-    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve),
-  );
+  const twin = await listenOnLoopback(http, options.host ?? '127.0.0.1', options.port ?? 0);
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   origin = `http://${host}:${port}`;
@@ -267,12 +271,74 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       url,
       headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     },
-    close: () =>
-      new Promise((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all([
+        new Promise<void>((resolve) => {
+          http.closeAllConnections();
+          http.close(() => resolve());
+        }),
+        twin?.close(),
+      ]);
+    },
   };
+}
+
+function listen(
+  server: Server | NetServer,
+  port: number,
+  host: string,
+): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const failed = (error: NodeJS.ErrnoException) => resolve(error);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve(undefined);
+    });
+  });
+}
+
+/** IPv6 loopback missing on this machine: nobody can listen there, so nobody can stand in for us. */
+const noIpv6 = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
+
+/** Tries for a port free on both loopback addresses before giving up (port 0 only). */
+const portAttempts = 20;
+
+/**
+ * Listens on `host:port`; on 127.0.0.1, also holds `[::1]` on the same port, handing its
+ * connections to the same server. `localhost` resolves to ::1 first on most systems, and the
+ * Host check accepts `localhost`: another user listening on [::1] with our port would otherwise
+ * receive the token of every client configured with `localhost`. With port 0, a port free on both
+ * is taken; a given port already held on either address is refused with an `AgentError` naming it.
+ */
+async function listenOnLoopback(
+  http: Server,
+  host: string,
+  port: number,
+): Promise<NetServer | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const failed = await listen(http, port, host);
+    if (failed !== undefined)
+      throw new AgentError(
+        `Cannot listen on ${host}:${port}: ${failed.code === 'EADDRINUSE' ? 'another process listens there' : failed.message}`,
+        { cause: failed },
+      );
+    if (host !== '127.0.0.1') return undefined;
+    const taken = (http.address() as AddressInfo).port;
+    const twin = createNetServer((socket) => http.emit('connection', socket));
+    twin.maxConnections = http.maxConnections;
+    const twinFailed = await listen(twin, taken, '::1');
+    if (twinFailed === undefined) return twin;
+    if (twinFailed.code !== undefined && noIpv6.has(twinFailed.code)) return undefined;
+    await new Promise((resolve) => http.close(resolve));
+    if (port !== 0 || attempt >= portAttempts)
+      throw new AgentError(
+        twinFailed.code === 'EADDRINUSE'
+          ? `Another process listens on [::1]:${taken}: a client dialing localhost:${taken} could reach it instead and hand it the token; choose another port`
+          : `Cannot listen on [::1]:${taken}: ${twinFailed.message}`,
+        { cause: twinFailed },
+      );
+  }
 }
 
 function serverName(options: ToolServerOptions): string {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -276,6 +277,24 @@ describe('agent mcp serve', () => {
     expect(refused.stderr).toContain(
       `The token file ${file} can be read or written by others (mode 0644): run chmod 600 ${file}`,
     );
+  });
+
+  it('--port already held (on 127.0.0.1 or [::1]) is an error naming it, not a crash', async () => {
+    const cwd = await workspace();
+    for (const host of ['127.0.0.1', '::1']) {
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, host, resolve));
+      cleanups.push(() => new Promise((resolve) => holder.close(() => resolve())));
+      const port = (holder.address() as AddressInfo).port;
+      const run = await runCli(['mcp', 'serve', '--http', '--cwd', cwd, '--port', String(port)]);
+      expect(run.code, host).toBe(1);
+      expect(run.stderr, host).toContain(
+        host === '::1'
+          ? `agent mcp serve: Another process listens on [::1]:${port}`
+          : `agent mcp serve: Cannot listen on 127.0.0.1:${port}: another process listens there`,
+      );
+      expect(run.stderr, host).not.toContain('node:events');
+    }
   });
 
   it.each([

@@ -66,7 +66,15 @@ export async function runMcpServe(
         'agent mcp serve: waiting for an MCP client on stdin — this command is started by a client (e.g. claude mcp add agent -- agent mcp serve), not typed at; agent mcp serve --help shows how. Ctrl-C stops it.',
       );
   } else {
-    const http = await serveHttp({ ...server, port: options.serveHttpPort ?? 0, auth });
+    const http = await serveHttp({ ...server, port: options.serveHttpPort ?? 0, auth }).catch(
+      async (error: unknown) => {
+        await tools.close();
+        // A port in use (here or on [::1]) is the user's to change, not a crash with a stack.
+        throw AgentError.isInstance(error)
+          ? new CliError(`agent mcp serve: ${error.message}`)
+          : error;
+      },
+    );
     close = http.close;
     log(`agent mcp serve: ${served.length} tools at ${http.url} (mode ${mode})`);
     for (const line of howToConnect(http, options)) log(line);
