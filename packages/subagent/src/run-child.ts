@@ -8,11 +8,15 @@ import {
   type AnyAgentTool,
   clipText,
   createStructuredOutputTool,
+  fenceUntrusted,
   messageText,
   type ToolContext,
   ToolError,
   type ToolResult,
   type UserMessage,
+  untrustedFence,
+  untrustedNote,
+  withoutUntrustedMarks,
 } from '@agent/core';
 import type * as z from 'zod';
 import { containment } from './child-containment.js';
@@ -150,7 +154,7 @@ export async function runChild<TInput extends z.ZodType>(
   };
   const shaped =
     options.formatResult === undefined
-      ? defaultResult(outcome, options)
+      ? defaultResult(outcome, options, relayFor(result))
       : await options.formatResult(outcome);
   const content: SubAgentResultContent =
     typeof shaped === 'string' ? { content: [{ type: 'text', text: shaped }] } : shaped;
@@ -165,15 +169,34 @@ export async function runChild<TInput extends z.ZodType>(
   return toolResult;
 }
 
+/** Where a child's words go on their way to the parent's model: as they are, or fenced. */
+type Relay = (childText: string) => string;
+
+/**
+ * How the child's words reach the parent: fenced as untrusted when any of the child's tool
+ * results was (a web page, an API's or an MCP server's answer, a sub-agent that read one) — the
+ * child may repeat that text, and without the fence it would reach the parent as a sub-agent's
+ * own report, its instructions laundered. Our own lines (why it stopped) stay outside.
+ */
+function relayFor(run: AgentRunResult): Relay {
+  const readUntrusted = run.messages.some(
+    (message) => message.role === 'toolResult' && withoutUntrustedMarks(message.content).marked,
+  );
+  if (!readUntrusted) return (text) => text;
+  return (text) =>
+    `${untrustedNote('SUBAGENT', 'a sub-agent that read what third parties wrote (the web, an API, an MCP server)')}\n\n${fenceUntrusted(text, untrustedFence('SUBAGENT'))}`;
+}
+
 function defaultResult<TInput extends z.ZodType>(
   outcome: SubAgentOutcome<z.output<TInput>>,
   options: SubAgentToolOptions<TInput>,
+  relay: Relay,
 ): SubAgentResultContent {
   const { run, finalText } = outcome;
   if (outcome.submitted && !outcome.failed)
-    return { content: [{ type: 'text', text: JSON.stringify(outcome.output) ?? 'null' }] };
+    return { content: [{ type: 'text', text: relay(JSON.stringify(outcome.output) ?? 'null') }] };
   if (outcome.summary !== undefined && !outcome.failed)
-    return { content: [{ type: 'text', text: formatSummary(outcome.summary) }] };
+    return { content: [{ type: 'text', text: relay(formatSummary(outcome.summary)) }] };
   if (!outcome.failed) {
     let text = finalText.trim();
     if (text === '' && run.stopReason === 'terminated') {
@@ -190,7 +213,10 @@ function defaultResult<TInput extends z.ZodType>(
       content: [
         {
           type: 'text',
-          text: text === '' ? `Sub-agent "${options.name}" finished without a final answer.` : text,
+          text:
+            text === ''
+              ? `Sub-agent "${options.name}" finished without a final answer.`
+              : relay(text),
         },
       ],
     };
@@ -207,7 +233,9 @@ function defaultResult<TInput extends z.ZodType>(
   const said = clipText(everythingSaid(run.messages), maxPartialTextChars);
   const text =
     `Sub-agent "${options.name}" did not finish: ${why}.\n` +
-    (said === '' ? 'It had not written anything yet.' : `What it had said so far:\n\n${said}`);
+    (said === ''
+      ? 'It had not written anything yet.'
+      : `What it had said so far:\n\n${relay(said)}`);
   return { content: [{ type: 'text', text }], isError: true };
 }
 
