@@ -79,7 +79,7 @@ describe('parseCliArgs', () => {
     );
     // Its help is the whole text (it has no page of its own).
     expect(parseCliArgs(['mcp', 'login', 'docs', '--help'])).toMatchObject({ command: 'help' });
-    expect(parseCliArgs(['mcp', 'login', 'docs', '--help']).helpTopic).toBeUndefined();
+    expect(parseCliArgs(['mcp', 'login', 'docs', '--help']).helpTopic).toBe('mcp-login');
   });
 
   it('-p with no text after it takes the other words as the prompt, else stdin', () => {

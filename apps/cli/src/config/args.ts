@@ -537,7 +537,7 @@ function explainParseError(error: unknown): string {
 /** The help topic of `agent <command> --help`; `undefined` for the whole text. */
 function helpTopicOf(positionals: readonly string[]): HelpTopic | undefined {
   if (positionals[0] === 'demo' || positionals[0] === 'trust') return positionals[0];
-  if (positionals[0] === 'mcp') return positionals[1] === 'login' ? undefined : 'mcp-serve';
+  if (positionals[0] === 'mcp') return positionals[1] === 'login' ? 'mcp-login' : 'mcp-serve';
   return undefined;
 }
 

@@ -183,6 +183,8 @@ describe('--help of a command', () => {
     [['trust', 'list', '--help'], 'Usage: agent trust [list|revoke]'],
     [['mcp', 'serve', '--help'], 'Usage: agent mcp serve'],
     [['mcp', '--help'], 'Usage: agent mcp serve'],
+    [['mcp', 'login', '--help'], 'Usage: agent mcp login <server>'],
+    [['mcp', 'login', 'docs', '--help'], 'Usage: agent mcp login <server>'],
     [['help'], 'Usage:\n  agent [options]'],
     [['--help'], 'Usage:\n  agent [options]'],
   ])('agent %s prints its own help', async (args, heading) => {

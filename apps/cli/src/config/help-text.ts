@@ -1,7 +1,7 @@
 // The help texts: `agent --help` and each command's own (`agent demo --help`…).
 
 /** The commands with a help text of their own (`agent demo --help`). */
-export type HelpTopic = 'demo' | 'trust' | 'mcp-serve';
+export type HelpTopic = 'demo' | 'trust' | 'mcp-serve' | 'mcp-login';
 
 /** The help text. */
 export const usage = `Usage:
@@ -135,5 +135,16 @@ own model. Over stdio (the default) the client starts it; it is not meant to be 
   --cwd, --mode, --allow, --ask, --deny, --sandbox, --tools, --pass-env, --trust,
   --mcp-config, --mcp-timeout, --openapi   as for a session (agent --help); the mode is
                        read-only unless --mode or a rule widens it
+
+agent mcp login <server> signs in to an HTTP MCP server (agent mcp login --help).
+`,
+  'mcp-login': `Usage: agent mcp login <server> [--mcp-config F] [--cwd DIR] [--trust]
+
+Signs in to an HTTP MCP server that asks for authorisation (OAuth): the browser opens ($BROWSER,
+else open/xdg-open; the URL is printed too), and the token is kept in $AGENT_HOME/mcp-tokens.json
+(mode 0600) for later runs — also those nobody can sign in from (-p with piped input, CI,
+agent mcp serve), which skip such a server at once instead of waiting for a browser.
+The server is found as a session finds it: --mcp-config, your settings, the folder's .mcp.json
+when the folder is trusted (or --trust). Says "already signed in" when its token still works.
 `,
 };
