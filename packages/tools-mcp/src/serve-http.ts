@@ -20,7 +20,7 @@ import {
   protectedResourceMetadata,
   protectedResourceMetadataPath,
 } from './serve-auth.js';
-import { createToolServer, type ToolServerOptions } from './tool-server.js';
+import { createToolServerWith, InFlightCalls, type ToolServerOptions } from './tool-server.js';
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions extends ToolServerOptions {
@@ -149,10 +149,11 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 /** One MCP request: its own server instance and transport (stateless; tools keep no session). */
 async function handleMcpRequest(
   options: ToolServerOptions,
+  inFlight: InFlightCalls,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const server = createToolServer(options);
+  const server = createToolServerWith(options, inFlight);
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({});
   response.on('close', () => {
@@ -161,6 +162,7 @@ async function handleMcpRequest(
   });
   try {
     const body = await readBody(request);
+    cancelCalls(body, inFlight);
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   } catch (error) {
@@ -171,11 +173,29 @@ async function handleMcpRequest(
 }
 
 /**
+ * Stops the calls a `notifications/cancelled` names: it comes in a POST of its own, which reaches
+ * a new server instance that knows nothing of the call (the SDK's client cancels this way and
+ * keeps the call's response open, so the command ran on to its end).
+ */
+function cancelCalls(body: unknown, inFlight: InFlightCalls): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (message === null || typeof message !== 'object') continue;
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    if (method !== 'notifications/cancelled' || params === null || typeof params !== 'object')
+      continue;
+    const { requestId, reason } = params as { requestId?: unknown; reason?: unknown };
+    if (typeof requestId === 'string' || typeof requestId === 'number')
+      inFlight.cancel(requestId, typeof reason === 'string' ? reason : 'Cancelled by the client');
+  }
+}
+
+/**
  * Serves the tools over Streamable HTTP at `http://host:port/mcp`, stateless: each request gets
  * its own server instance (tools have no session state), progress streamed on the response.
  * Every request needs the bearer token (one is generated unless `auth` says otherwise), checked
  * in constant time; without it, any path and method answers 401 with `WWW-Authenticate: Bearer
- * resource_metadata=…`. Only `GET /.well-known/oauth-protected-resource[/mcp]` is public.
+ * resource_metadata=…`. Only `GET /.well-known/oauth-protected-resource[/mcp]` is public. A
+ * `notifications/cancelled` stops every running call with the id it names.
  */
 export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServer> {
   const path = options.path ?? '/mcp';
@@ -189,6 +209,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   let allowed: ReadonlySet<string> | undefined;
   let origin = '';
   const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  // Request ids are the clients': every holder of the token is one principal, and a cancel names
+  // only an id, so it stops each running call with that id.
+  const inFlight = new InFlightCalls();
   // Each connection until its next request's headers are in: at the start, and after each answer
   // on a connection kept alive.
   const awaitingHeaders = new Map<Socket, NodeJS.Timeout>();
@@ -238,7 +261,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       refuseTooLarge(response);
       return;
     }
-    void handleMcpRequest(options, request, response);
+    void handleMcpRequest(options, inFlight, request, response);
   });
   http.maxConnections = options.maxConnections ?? 256;
   http.on('connection', (socket: Socket) => {

@@ -88,8 +88,45 @@ function toCallResult(message: ToolResultMessage): CallToolResult {
   };
 }
 
+/**
+ * The tool calls running on a server, by their JSON-RPC id, so that a `notifications/cancelled`
+ * reaching another server instance (stateless HTTP: each POST gets its own) still stops them.
+ */
+export class InFlightCalls {
+  readonly #calls = new Map<string | number, Set<AbortController>>();
+
+  /** Records a running call; the returned function forgets it. */
+  start(id: string | number, controller: AbortController): () => void {
+    let calls = this.#calls.get(id);
+    if (calls === undefined) {
+      calls = new Set();
+      this.#calls.set(id, calls);
+    }
+    calls.add(controller);
+    return () => {
+      calls.delete(controller);
+      if (calls.size === 0 && this.#calls.get(id) === calls) this.#calls.delete(id);
+    };
+  }
+
+  /** Aborts the running calls with this id (ids are the client's; see serveHttp); how many. */
+  cancel(id: string | number, reason: unknown): number {
+    const calls = [...(this.#calls.get(id) ?? [])];
+    for (const controller of calls) controller.abort(reason);
+    return calls.length;
+  }
+}
+
 /** An MCP server (the SDK's low-level `Server`) that lists and calls the tools. */
 export function createToolServer(options: ToolServerOptions): Server {
+  return createToolServerWith(options, undefined);
+}
+
+/** {@link createToolServer}, its calls recorded in `inFlight` (serveHttp's cancellation). */
+export function createToolServerWith(
+  options: ToolServerOptions,
+  inFlight: InFlightCalls | undefined,
+): Server {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: options.name ?? 'agent-tools', version: options.version ?? '0.1.0' },
@@ -116,8 +153,10 @@ export function createToolServer(options: ToolServerOptions): Server {
     }
     const progressToken = request.params._meta?.progressToken;
     let step = 0;
+    const cancelled = new AbortController();
+    const forget = inFlight?.start(extra.requestId, cancelled);
     const message = await executeTool(tool, request.params.arguments ?? {}, {
-      signal: extra.signal,
+      signal: AbortSignal.any([extra.signal, cancelled.signal]),
       toolCallId: String(extra.requestId),
       ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
       ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
@@ -138,7 +177,7 @@ export function createToolServer(options: ToolServerOptions): Server {
           })
           .catch(() => undefined);
       },
-    });
+    }).finally(() => forget?.());
     return toCallResult(message);
   });
   return server;
