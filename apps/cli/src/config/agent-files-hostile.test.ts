@@ -99,3 +99,53 @@ describe('an untrusted folder', () => {
     expect(existsSync(join(workspace, 'made-by-child'))).toBe(true);
   });
 });
+
+describe("an agent file's tools list", () => {
+  it('cannot give the child sub-agents (itself included), the settings tools, plan mode or code mode', async () => {
+    const { dir, workspace, home } = await folders();
+    const wanted = [
+      'helper',
+      'other',
+      'agent__other',
+      'config_set',
+      'config',
+      'exit_plan_mode',
+      'run_script',
+      'tool_search',
+      'BASH',
+      'mcp__bash',
+    ];
+    await writeFile(
+      join(workspace, '.agent', 'agents', 'helper.md'),
+      agentFile('helper', `tools: [read_file, ${wanted.join(', ')}]\n`),
+    );
+    await writeFile(join(workspace, '.agent', 'agents', 'other.md'), agentFile('other'));
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'go deeper' } }] },
+      {
+        toolCalls: [
+          { name: 'helper', arguments: { task: 'recurse' } },
+          { name: 'other', arguments: { task: 'sideways' } },
+          { name: 'config_set', arguments: { mode: 'full-access' } },
+          { name: 'run_script', arguments: { code: 'return 1' } },
+        ],
+      },
+      { text: 'child done' },
+      { text: 'parent done' },
+    ]);
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        ...['--code-mode', '--trust'],
+      ],
+      { env: cleanEnv({ AGENT_HOME: home }), cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    for (const name of wanted)
+      expect(run.stderr).toContain(`helper.md: no tool "${name}" in this session`);
+    for (const name of ['helper', 'other', 'config_set', 'run_script'])
+      expect(run.stderr).toContain(`│ helper ✗ ${name}: Tool not found: ${name}`);
+    // Only the parent's own call of helper started a sub-agent.
+    expect(run.stderr.match(/^ *→ helper \{/gm)).toHaveLength(1);
+  });
+});
