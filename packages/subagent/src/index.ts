@@ -3,6 +3,7 @@ export {
   type AgentToolOptions,
   createAgentTool,
 } from './agent-tool.js';
+export { defaultMaxConcurrentRuns } from './run-slots.js';
 export {
   isSubAgentDetails,
   isSubAgentUpdateDetails,

@@ -21,6 +21,7 @@ import {
 import type * as z from 'zod';
 import { containment } from './child-containment.js';
 import { childTools } from './depth-binding.js';
+import { defaultMaxConcurrentRuns, takeRunSlot } from './run-slots.js';
 import {
   everythingSaid,
   type SubAgentDetails,
@@ -71,6 +72,35 @@ export async function runChild<TInput extends z.ZodType>(
     );
   }
 
+  const release = await takeRunSlot({
+    agent: options,
+    callingRun: parentRun?.runId ?? '',
+    limit: options.maxConcurrentRuns ?? defaultMaxConcurrentRuns,
+    signal: ctx.signal,
+    onWait: (running) =>
+      ctx.onProgress(`waiting: ${running} runs of ${agentName} already going (maxConcurrentRuns)`),
+  }).catch(() => {
+    throw ToolError.cancelled(
+      agentName,
+      `sub-agent "${agentName}" was cancelled before it started`,
+    );
+  });
+  try {
+    return await runInSlot(options, { depth, depthLimit }, args, ctx);
+  } finally {
+    release();
+  }
+}
+
+/** Runs the child once it has its slot, and shapes its outcome. */
+async function runInSlot<TInput extends z.ZodType>(
+  options: SubAgentToolOptions<TInput>,
+  { depth, depthLimit }: { depth: number; depthLimit: number },
+  args: z.output<TInput>,
+  ctx: ToolContext,
+): Promise<ToolResult<SubAgentDetails>> {
+  const agentName = options.name;
+  const parentRun = ctx.run;
   let submission: { value: unknown } | undefined;
   const tools = childTools(options.tools, depth, depthLimit);
   if (options.output !== undefined)

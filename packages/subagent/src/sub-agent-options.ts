@@ -110,6 +110,12 @@ export interface SubAgentToolOptions<TInput extends z.ZodType = DefaultSubAgentI
    * applies (the child's own `permissionGate` can only narrow it); hooks may be opted out of.
    */
   inheritHooks?: boolean;
+  /**
+   * Child runs of this sub-agent one calling run may have at once; further calls wait (showing
+   * progress) until one ends [4]. Counted per calling run, so a child's own calls never wait for
+   * slots its ancestors hold. `Infinity` for no limit.
+   */
+  maxConcurrentRuns?: number;
   /** Run alone: a parent batch containing this tool runs sequentially [false]. */
   exclusive?: boolean;
   /** Overrides of the tool's policy (the permission tier defaults to the highest among the child's tools). */

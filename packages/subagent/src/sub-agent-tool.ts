@@ -49,6 +49,14 @@ export function createSubAgentTool<TInput extends z.ZodType = DefaultSubAgentInp
     throw new AgentError(
       `Sub-agent "${options.name}": maxDepth must be an integer >= 1, got ${String(maxDepth)}`,
     );
+  const concurrent = options.maxConcurrentRuns;
+  if (
+    concurrent !== undefined &&
+    !(concurrent === Number.POSITIVE_INFINITY || (Number.isInteger(concurrent) && concurrent >= 1))
+  )
+    throw new AgentError(
+      `Sub-agent "${options.name}": maxConcurrentRuns must be an integer >= 1 or Infinity, got ${String(concurrent)}`,
+    );
   // The child's Agent validates its options (strategy, limits): fail here, not at the first call.
   new Agent(loopOptions(options));
   if (options.output !== undefined) {
