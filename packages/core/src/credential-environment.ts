@@ -16,6 +16,8 @@
  *   and, for the short prefixes, a digit, so that paths and words that merely start alike pass.
  */
 
+import { credentialFormsSource } from './credential-forms.js';
+
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
 export interface CredentialRule {
   /** Short stable identifier, e.g. `api-key`, `github-token`. */
@@ -276,6 +278,12 @@ export function withheldVariableNames(
 export interface CredentialRedactorOptions {
   /** Shorter values are not replaced (they would match ordinary text) [8]. */
   minLength?: number;
+  /**
+   * `exact`: each value as it is and JSON-escaped. `encoded`: also coloured, wrapped, escaped,
+   * percent-encoded, reversed, hex and base64 forms (see `credential-forms.ts`) — for the boundary
+   * where a tool's output enters the conversation; a regular expression pass per value [exact].
+   */
+  forms?: 'exact' | 'encoded';
 }
 
 // A value that is only a file path (GOOGLE_APPLICATION_CREDENTIALS, SSH_KEY_PATH) names where a
@@ -292,7 +300,31 @@ export function credentialRedactor(
   env: EnvironmentRecord,
   options: CredentialRedactorOptions = {},
 ): (text: string) => string {
-  return redactorOf(credentialReplacements(env, options));
+  const replacements = credentialReplacements(env, options);
+  const exact = redactorOf(replacements);
+  if (options.forms !== 'encoded') return exact;
+  const patterns = encodedPatterns(replacements);
+  return (text) => {
+    let result = exact(text);
+    for (const [pattern, marker] of patterns) result = result.replace(pattern, () => marker);
+    return result;
+  };
+}
+
+/** One pattern per value (its JSON-escaped twin adds nothing: escapes are among the forms). */
+function encodedPatterns(
+  replacements: readonly [string, string][],
+): [pattern: RegExp, marker: string][] {
+  const patterns: [RegExp, string][] = [];
+  const seen = new Set<string>();
+  for (const [value, marker] of replacements) {
+    const source = credentialFormsSource(value);
+    if (source === undefined || seen.has(source)) continue;
+    seen.add(source);
+    // A replacement function: a marker is inserted as it is (`$&` in a name means nothing).
+    patterns.push([new RegExp(source, 'gi'), marker]);
+  }
+  return patterns;
 }
 
 /** Each credential value of `env` (and its JSON-escaped form) with its marker, longest first. */

@@ -9,7 +9,7 @@
  * any of them sent the key before).
  */
 import type { AgentHooks, PermissionGate, ToolResult, ToolResultContent } from '@agent/core';
-import { redactJson, redactText } from '../ui/redaction.js';
+import { redactToolJson, redactToolText } from '../ui/redaction.js';
 
 /**
  * `hooks` with one more step after each tool call (after the command hooks' own
@@ -29,7 +29,7 @@ export function redactingHooks(hooks: AgentHooks | undefined): AgentHooks {
             const decision = await before(call);
             // A skip's reason is what the model reads instead of a result.
             return decision?.action === 'skip'
-              ? { ...decision, reason: redactText(decision.reason) }
+              ? { ...decision, reason: redactToolText(decision.reason) }
               : decision;
           },
         }),
@@ -48,7 +48,7 @@ export function redactingGate(gate: PermissionGate): PermissionGate {
   return async (request) => {
     const decision = await gate(request);
     return decision.behavior === 'deny'
-      ? { ...decision, reason: redactText(decision.reason) }
+      ? { ...decision, reason: redactToolText(decision.reason) }
       : decision;
   };
 }
@@ -59,11 +59,15 @@ export function redactingGate(gate: PermissionGate): PermissionGate {
  */
 export function redactAddedContext(typed: string, submitted: string): string {
   return submitted.startsWith(typed)
-    ? typed + redactText(submitted.slice(typed.length))
-    : redactText(submitted);
+    ? typed + redactToolText(submitted.slice(typed.length))
+    : redactToolText(submitted);
 }
 
-/** The result with its content redacted; the same object when nothing in it was a credential. */
+/**
+ * The result with its content and details redacted; the same object when nothing in it was a
+ * credential. Details never reach the model, but the session file keeps them (bash's whole
+ * `stdout`), and a file is redacted for the exact values only: a `base64 .env` there was the key.
+ */
 export function redactResult(result: ToolResult): ToolResult {
   let changed = false;
   const content = result.content.map((part): ToolResultContent => {
@@ -71,21 +75,39 @@ export function redactResult(result: ToolResult): ToolResult {
     if (redacted !== part) changed = true;
     return redacted;
   });
-  return changed ? { ...result, content } : result;
+  const details = redactDetails(result.details);
+  if (details !== result.details) changed = true;
+  return changed ? { ...result, content, details } : result;
 }
 
 function redactContent(part: ToolResultContent): ToolResultContent {
   switch (part.type) {
     case 'text': {
-      const text = redactText(part.text);
+      const text = redactToolText(part.text);
       return text === part.text ? part : { ...part, text };
     }
     case 'json': {
       // Compared as JSON: the redacted copy is a new object even when nothing was replaced.
-      const value = redactJson(part.value);
+      const value = redactToolJson(part.value);
       return JSON.stringify(value) === JSON.stringify(part.value) ? part : { ...part, value };
     }
     default:
       return part;
   }
+}
+
+/** Details redacted as plain JSON when their JSON text holds a credential; else as they are. */
+function redactDetails(details: unknown): unknown {
+  if (details === undefined) return details;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(details);
+  } catch {
+    // Not JSON (a cycle, a BigInt): it cannot be saved either.
+    return details;
+  }
+  // The JSON text holds every string as the structured pass would see it, escapes included
+  // (which the encoded forms cover), so one scan tells whether anything is to be replaced.
+  if (text === undefined || redactToolText(text) === text) return details;
+  return redactToolJson(details);
 }

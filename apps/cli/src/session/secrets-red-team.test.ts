@@ -128,3 +128,56 @@ describe('MCP OAuth tokens', () => {
     expect(run.stdout + run.stderr).not.toContain(token);
   });
 });
+
+/** Where `part` is in `text`, with what is around it (for a failure message). */
+function context(text: string, part: string): string {
+  const at = text.indexOf(part);
+  return at < 0 ? part : JSON.stringify(text.slice(Math.max(0, at - 200), at + 60));
+}
+
+describe('a key in a command output the key as commands spell it', () => {
+  // Each line is a way ordinary tools print a file holding a key: colour, wrapping, base64 (as
+  // `base64` wraps it, as a Kubernetes secret holds it), a hex dump, URL and JSON escapes, reversed.
+  const commands: [label: string, command: string][] = [
+    ['grep colour', 'grep --color=always API .env'],
+    ['base64 wrapped', 'base64 .env'],
+    ['base64 of the key alone', "grep -o 'sk-[^ ]*' .env | tr -d '\\n' | base64 -w0"],
+    ['od hex', 'od -v -An -tx1 .env'],
+    ['xxd plain hex', 'xxd -p .env'],
+    ['fold', 'fold -w 17 .env'],
+    ['rev', 'rev .env'],
+    ['url-encoded', 'jq -sRr @uri .env'],
+    ['json escapes', "jq -Rr '@json' .env | sed 's/s/\\\\u0073/g; s/k/\\\\u006b/g'"],
+  ];
+
+  it('each form reaches the model as the marker', async () => {
+    const { workspace, home } = await folders();
+    await writeFile(join(workspace, '.env'), `ANTHROPIC_API_KEY=${providerKey}\n`);
+    const script = commands
+      .map(([label, command]) => `echo "== ${label}"; ${command}; echo`)
+      .join('; ');
+    const { run, sent, saved } = await runTurns(
+      [{ tool: { name: 'bash', input: { command: script } } }, { text: 'Done.' }],
+      { workspace, home, args: ['--mode', 'full-access', '--sandbox', 'off'] },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(sent.split('\n').at(-1) ?? '{}') as {
+      messages: { content: string | { type: string; content?: unknown }[] }[];
+    };
+    const text = JSON.stringify(result.messages.at(-1)?.content);
+    for (const [label] of commands) {
+      const section = text.split(`== ${label}`)[1]?.split('== ')[0] ?? '';
+      expect(section.includes('[redacted:ANTHROPIC_API_KEY]'), `${label}: ${section}`).toBe(true);
+    }
+    // No 12 characters in a row of the key, its hex or its base64 reached the model or a file.
+    const hex = Buffer.from(providerKey).toString('hex');
+    const base64 = Buffer.from(providerKey).toString('base64');
+    for (const where of [sent, saved])
+      for (const spelling of [providerKey, hex, base64])
+        for (let at = 0; at + 12 <= spelling.length; at += 4)
+          expect(
+            where.includes(spelling.slice(at, at + 12)),
+            `${where === sent ? 'sent' : 'saved'}: ${context(where, spelling.slice(at, at + 12))}`,
+          ).toBe(false);
+  });
+});

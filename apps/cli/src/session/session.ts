@@ -26,7 +26,7 @@ import { CliError } from '../config/cli-error.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { agentsInstructions } from '../config/settings.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
-import { redactText } from '../ui/redaction.js';
+import { redactToolText } from '../ui/redaction.js';
 import { CheckpointStore, checkpointsDir, withCheckpoints } from './checkpoints.js';
 import { codeModeToolName, sessionCodeModeTool } from './code-mode.js';
 import { createConfigTools } from './config-tool.js';
@@ -392,7 +392,7 @@ export async function createSession(
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
         await agentsInstructions({ cwd: options.cwd, root: projectRoot }, undefined, settings.log),
         // A SessionStart hook's output is the hooks', not the user's: redacted as results are.
-        redactText(startContext),
+        redactToolText(startContext),
       ]
         .filter((part) => part !== '')
         .join('\n\n'),
@@ -568,7 +568,7 @@ export async function runPrompt(
       if (stop.continueWith === undefined || continuations >= maxStopContinuations) break;
       continuations += 1;
       hooks.onNotice?.(`A Stop hook sends the agent on: ${stop.continueWith}`);
-      text = `A Stop hook did not let you finish yet: ${redactText(stop.continueWith)}`;
+      text = `A Stop hook did not let you finish yet: ${redactToolText(stop.continueWith)}`;
     }
     return result;
   } finally {

@@ -27,6 +27,24 @@ export function redactText(text: string): string {
   return current(text);
 }
 
+let currentForTools: ((text: string) => string) | undefined;
+
+/**
+ * {@link redactText} for what a tool (or a hook) hands the model: also the values' coloured,
+ * wrapped, escaped, percent-encoded, reversed, hex and base64 forms (`grep --color`, `base64`, a
+ * Kubernetes secret, a JSON writer's `\u00xx`). What the model never reads it cannot repeat, so
+ * files and the terminal need only the exact values.
+ */
+export function redactToolText(text: string): string {
+  currentForTools ??= credentialRedactor(redactedValues(), { forms: 'encoded' });
+  return currentForTools(text);
+}
+
+/** {@link redactJson} with {@link redactToolText}. */
+export function redactToolJson(value: unknown): unknown {
+  return redactJsonWith(value, redactToolText);
+}
+
 /**
  * {@link redactText} for a text shown as it streams in (a model's deltas): a value split across
  * two deltas is redacted too; a tail that may begin one waits for the next delta or `flush`.
@@ -38,6 +56,7 @@ export function streamRedactor(): CredentialStreamRedactor {
 /** Reads `process.env` again at the next redaction (after settings added variables to it). */
 export function resetRedaction(): void {
   current = undefined;
+  currentForTools = undefined;
 }
 
 /**
@@ -48,16 +67,20 @@ export function resetRedaction(): void {
  */
 export function redactAlso(values: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(values)) held.set(name, value);
-  current = undefined;
+  resetRedaction();
 }
 
 /** A copy of a JSON value with {@link redactText} applied to every string in it (keys included). */
 export function redactJson(value: unknown): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (Array.isArray(value)) return value.map(redactJson);
+  return redactJsonWith(value, redactText);
+}
+
+function redactJsonWith(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactJsonWith(item, redact));
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [redactText(key), redactJson(item)]),
+      Object.entries(value).map(([key, item]) => [redact(key), redactJsonWith(item, redact)]),
     );
   return value;
 }
