@@ -152,6 +152,10 @@ describe('agent mcp serve', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Printed once, with an mcpServers entry to paste.
     expect(server.stderr().split(token).length - 1).toBe(3);
+    // The one line that puts it on a command line says what that exposes.
+    expect(server.stderr()).toContain(
+      'MCP Inspector CLI (a quick check: the token is then in the process list, which other users can read)',
+    );
     const entry = /\n {2}(\{"mcpServers".*)\n/.exec(server.stderr())?.[1] ?? '{}';
     expect(JSON.parse(entry)).toEqual({
       mcpServers: {

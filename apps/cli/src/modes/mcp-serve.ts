@@ -180,6 +180,7 @@ function howToConnect(http: HttpToolServer, options: CliOptions): string[] {
       : `Clients must send the token in ${fromFile}: Authorization: Bearer <token>`,
     'As an mcpServers entry (Claude Code, Cursor, agent --mcp-config):',
     `  ${JSON.stringify(entry)}`,
-    `MCP Inspector CLI: npx @modelcontextprotocol/inspector --cli ${http.url} --transport http --header "Authorization: Bearer ${shown}" --method tools/list`,
+    // The Inspector takes headers only as arguments, which every user of the machine can read.
+    `MCP Inspector CLI (a quick check: the token is then in the process list, which other users can read): npx @modelcontextprotocol/inspector --cli ${http.url} --transport http --header "Authorization: Bearer ${shown}" --method tools/list`,
   ];
 }

@@ -38,7 +38,8 @@ export function startHttpServe(
       seen += chunk;
       const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen)?.[1];
       // The Inspector line is the last one printed with a token; the warning the one without.
-      const ready = /MCP Inspector CLI: .*\n/.test(seen) || /WARNING: --no-auth.*\n/.test(seen);
+      const ready =
+        /MCP Inspector CLI.*: npx .*\n/.test(seen) || /WARNING: --no-auth.*\n/.test(seen);
       if (url === undefined || !ready) return;
       const token = /new for this run \(shown once\): Authorization: Bearer (\S+)/.exec(seen)?.[1];
       resolve({ url, token, stderr: () => seen, stop });
