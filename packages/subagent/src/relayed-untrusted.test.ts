@@ -178,3 +178,39 @@ describe("a child's report after reading a third party's text", () => {
     expect(seen).toBe('The sum is 5.');
   });
 });
+
+describe("a child's report is clipped", () => {
+  /** A tool whose big result ends the child's run (a terminate vote). */
+  const dumpTool = defineTool({
+    name: 'dump',
+    description: 'Dumps a lot and ends the run.',
+    input: z.object({ part: z.number() }),
+    policy: { permission: 'read-only' },
+    execute: async ({ part }) => ({
+      content: [{ type: 'text' as const, text: `part ${part}: ${'x'.repeat(30_000)}` }],
+      terminate: true,
+    }),
+  });
+
+  it.each([
+    ['a long answer', [dumpTool], [{ text: `${'word '.repeat(20_000)}END` }], {}, 40_000],
+    [
+      'a run ended by a terminate vote (its last tool results are the report)',
+      [dumpTool],
+      [{ toolCalls: [0, 1, 2, 3].map((part) => ({ name: 'dump', arguments: { part } })) }],
+      {},
+      40_000,
+    ],
+    [
+      'the limit the tool policy sets',
+      [dumpTool],
+      [{ text: 'y'.repeat(5_000) }],
+      { policy: { maxResultChars: 1_000 } },
+      1_000,
+    ],
+  ] as const)('%s', async (_, tools, steps, extra, limit) => {
+    const { seen } = await relayed([...tools], [...steps], extra);
+    expect(seen.length).toBeLessThan(limit + 100);
+    expect(seen).toMatch(/\[… \d+ of \d+ characters clipped …\]/);
+  });
+});

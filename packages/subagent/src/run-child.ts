@@ -47,6 +47,14 @@ import {
 /** Longest "what it had said so far" quoted in a failed call's result (head ¾, tail ¼). */
 const maxPartialTextChars = 20_000;
 
+/**
+ * Longest report of a child the parent's model gets (head ¾, tail ¼), unless the tool's
+ * `policy.maxResultChars` says otherwise. The newest results reach the model whole, and a child
+ * can write far more than a tool prints (a long answer, a run ended by a terminate vote that
+ * returns its last tool results): without a bound one call could fill the parent's context.
+ */
+const defaultMaxReportChars = 40_000;
+
 /** Runs one call: refuses it past the depth limit, else runs the child and shapes its outcome. */
 export async function runChild<TInput extends z.ZodType>(
   options: SubAgentToolOptions<TInput>,
@@ -184,7 +192,11 @@ async function runInSlot<TInput extends z.ZodType>(
   };
   const shaped =
     options.formatResult === undefined
-      ? defaultResult(outcome, options, relayFor(result))
+      ? defaultResult(
+          outcome,
+          options,
+          relayFor(result, options.policy?.maxResultChars ?? defaultMaxReportChars),
+        )
       : await options.formatResult(outcome);
   const content: SubAgentResultContent =
     typeof shaped === 'string' ? { content: [{ type: 'text', text: shaped }] } : shaped;
@@ -199,7 +211,7 @@ async function runInSlot<TInput extends z.ZodType>(
   return toolResult;
 }
 
-/** Where a child's words go on their way to the parent's model: as they are, or fenced. */
+/** Where a child's words go on their way to the parent's model: clipped, and fenced when untrusted. */
 type Relay = (childText: string) => string;
 
 /**
@@ -208,13 +220,15 @@ type Relay = (childText: string) => string;
  * child may repeat that text, and without the fence it would reach the parent as a sub-agent's
  * own report, its instructions laundered. Our own lines (why it stopped) stay outside.
  */
-function relayFor(run: AgentRunResult): Relay {
+function relayFor(run: AgentRunResult, maxChars: number): Relay {
   const readUntrusted = run.messages.some(
     (message) => message.role === 'toolResult' && withoutUntrustedMarks(message.content).marked,
   );
-  if (!readUntrusted) return (text) => text;
-  return (text) =>
-    `${untrustedNote('SUBAGENT', 'a sub-agent that read what third parties wrote (the web, an API, an MCP server)')}\n\n${fenceUntrusted(text, untrustedFence('SUBAGENT'))}`;
+  if (!readUntrusted) return (text) => clipText(text, maxChars);
+  return (full) => {
+    const text = clipText(full, maxChars);
+    return `${untrustedNote('SUBAGENT', 'a sub-agent that read what third parties wrote (the web, an API, an MCP server)')}\n\n${fenceUntrusted(text, untrustedFence('SUBAGENT'))}`;
+  };
 }
 
 function defaultResult<TInput extends z.ZodType>(

@@ -199,3 +199,34 @@ describe("a run's budget counts its sub-agents", () => {
     expect(JSON.parse(json.stdout).usage).toMatchObject({ input: 214, output: 26 });
   });
 });
+
+describe("a child's report", () => {
+  it("is clipped before it reaches the parent's model, however much the child wrote", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-flood-');
+    const flood = `${'flood '.repeat(60_000)}THE END`;
+    const script = await writeScript(dir, [
+      { toolCalls: [{ id: 'call_helper', name: 'helper', arguments: { task: 'write a lot' } }] },
+      { text: flood },
+      { text: 'parent done' },
+    ]);
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        ...['--output-format', 'stream-json'],
+      ],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    const result = run.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => streamJsonEventSchema.parse(JSON.parse(line)))
+      .find((event) => event.type === 'tool-result' && event.toolCallId === 'call_helper');
+    if (result?.type !== 'tool-result') throw new Error(`no result of helper in ${run.stdout}`);
+    expect(result.text.length).toBeLessThan(41_000);
+    expect(result.text).toMatch(/\[… \d+ of 360007 characters clipped …\]/);
+    // Head and tail kept: the report's start and its end.
+    expect(result.text.startsWith('flood flood')).toBe(true);
+    expect(result.text.endsWith('THE END')).toBe(true);
+  });
+});
