@@ -3,7 +3,8 @@
 // its MCP endpoint answers 401 with `WWW-Authenticate: Bearer … resource_metadata="…"`). On a
 // terminal the browser signs in; in a run nobody can sign in from, the server is skipped at once
 // (it waited for a browser that could never come back before).
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -156,6 +157,32 @@ describe('agent mcp login <server>', () => {
     expect(again.stderr).toContain('mcp secure: already signed in');
     expect(await run.browserOpened()).toHaveLength(1);
     expect(run.oauth.provider.stats.authorizations).toBe(1);
+  });
+
+  it.each([
+    ['a symlink to a file someone else reads', 'is a symlink, not a regular file'],
+    ['a FIFO (it held the sign-in for ever)', 'is a fifo, not a regular file'],
+    ['a corrupt file (it was replaced, losing other servers)', 'is not JSON'],
+  ])('a token file planted as %s: exit 1 naming it, nothing written through', async (what, why) => {
+    const run = await setup();
+    await mkdir(run.home, { recursive: true, mode: 0o700 });
+    const file = join(run.home, 'mcp-tokens.json');
+    const elsewhere = join(run.dir, 'elsewhere.json');
+    if (what.startsWith('a symlink')) {
+      await writeFile(elsewhere, '{}', { mode: 0o600 });
+      await symlink(elsewhere, file);
+    } else if (what.startsWith('a FIFO')) execFileSync('mkfifo', ['-m', '600', file]);
+    else await writeFile(file, '{"other": {"tokens": ', { mode: 0o600 });
+    const login = await runCli(
+      ['mcp', 'login', 'secure', '--cwd', run.workspace, ...run.args.slice(0, 2)],
+      { cwd: run.dir, env: run.env() },
+    );
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`The MCP token file ${file} ${why}`);
+    expect(await run.browserOpened()).toEqual([]);
+    if (what.startsWith('a symlink')) expect(await readFile(elsewhere, 'utf8')).toBe('{}');
+    if (what.startsWith('a corrupt'))
+      expect(await readFile(file, 'utf8')).toBe('{"other": {"tokens": ');
   });
 
   it.each([
