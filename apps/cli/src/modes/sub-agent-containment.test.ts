@@ -84,6 +84,79 @@ describe("a child's calls meet the session's permissions (-p)", () => {
   });
 });
 
+describe("a child meets the session's path rules and hooks (-p)", () => {
+  it("a denied path is neither readable nor found by the child's search", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-paths-');
+    await writeFile(join(workspace, 'secret.txt'), 'the password is hunter2\n');
+    await writeFile(join(workspace, 'open.txt'), 'nothing here\n');
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'find the password' } }] },
+      {
+        toolCalls: [
+          { name: 'read_file', arguments: { path: 'secret.txt' } },
+          { name: 'search', arguments: { pattern: 'hunter2' } },
+          { name: 'glob', arguments: { pattern: '*.txt' } },
+        ],
+      },
+      { text: 'child done' },
+      { text: 'parent done' },
+    ]);
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        ...['--deny', 'Read(secret.txt)'],
+      ],
+      { cwd: dir },
+    );
+    // (bash's `cat` is the sandbox's to hide, not a path rule's: see the README.)
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /│ helper ✗ read_file: Permission denied: Denied by rule "Read\(secret.txt\)"/,
+    );
+    expect(run.stderr).toContain('│ helper ✓ search: No matches found.');
+    expect(run.stderr).toMatch(/│ helper ✓ glob: open\.txt/);
+    expect(run.stderr).not.toMatch(/the password is|hunter2 \(|│ helper ✓ glob:.*secret/);
+  });
+
+  it("the user's PreToolUse hook sees and blocks a child's call", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-hook-');
+    const home = join(dir, 'home');
+    await mkdir(home);
+    const hook = join(dir, 'no-touch.mjs');
+    await writeFile(
+      hook,
+      `let input = ''; process.stdin.on('data', (c) => { input += c; });
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  if (event.tool_input.command.includes('touch')) { process.stderr.write('no touching, sub-agents included'); process.exit(2); }
+});`,
+    );
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'bash',
+              hooks: [{ type: 'command', command: `${process.execPath} ${hook}` }],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await writeScript(dir, delegating(touch('made')));
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go'],
+        ...['--mode', 'full-access', '--sandbox', 'off', '--trust'],
+      ],
+      { cwd: dir, env: cleanEnv({ AGENT_HOME: home }) },
+    );
+    expect(run.stderr).toMatch(/│ helper ✗ bash.*no touching, sub-agents included/);
+    expect(existsSync(join(workspace, 'made'))).toBe(false);
+  });
+});
+
 describe('a child in the terminal (tmux)', () => {
   it('the question says which sub-agent asks; a denial holds', async (context) => {
     skipWithout('tmux')(context);
