@@ -32,7 +32,8 @@ export interface HttpServeOptions extends ToolServerOptions {
   path?: string;
   /**
    * `{ token }`: requests must carry `Authorization: Bearer <token>`; `'none'`: anyone who can
-   * reach the port may call the tools. [a token generated for this server, in the result]
+   * reach the port may call the tools — on a loopback address only (elsewhere `serveHttp`
+   * throws). [a token generated for this server, in the result]
    */
   auth?: HttpServeAuth;
   /**
@@ -273,6 +274,13 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   });
   const twin = await listenOnLoopback(http, options.host ?? '127.0.0.1', options.port ?? 0);
   const { address, port } = http.address() as AddressInfo;
+  if (auth === 'none' && !isLoopback(address)) {
+    // No token and no Host check off loopback: anyone on the network could call the tools.
+    await Promise.all([new Promise((resolve) => http.close(resolve)), twin?.close()]);
+    throw new AgentError(
+      `auth: 'none' is for a loopback address only: on ${address} anyone who can reach port ${port} over the network could call the tools; listen on 127.0.0.1, or require a token`,
+    );
+  }
   const host = address.includes(':') ? `[${address}]` : address;
   origin = `http://${host}:${port}`;
   if (options.allowedHosts !== undefined)

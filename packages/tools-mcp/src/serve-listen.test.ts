@@ -5,7 +5,7 @@
 // other process is a real child process.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer, type Server } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { defineTool } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -129,4 +129,22 @@ describe('serveHttp on 127.0.0.1 also holds [::1] on its port', () => {
     expect(server.url).toBe(`http://[::1]:${port}/mcp`);
     expect(await postTo('::1', port, [`Host: [::1]:${port}`])).toBe('401');
   });
+
+  it.each(['0.0.0.0', '::'])(
+    "auth: 'none' on %s (every interface) is refused and nothing is left listening",
+    async (host) => {
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const { port } = holder.address() as AddressInfo;
+      await new Promise((resolve) => holder.close(resolve));
+      await expect(serveHttp({ tools: [echo], host, port, auth: 'none' })).rejects.toThrow(
+        `auth: 'none' is for a loopback address only: on ${host} anyone who can reach port ${port} over the network could call the tools`,
+      );
+      expect(await postTo('127.0.0.1', port, [`Host: 127.0.0.1:${port}`])).toBe('ECONNREFUSED');
+      // The control: with a token it serves there, and asks for the token.
+      const served = await serveHttp({ tools: [echo], host, port });
+      cleanups.push(served.close);
+      expect(await postTo('127.0.0.1', port, [`Host: 127.0.0.1:${port}`])).toBe('401');
+    },
+  );
 });
