@@ -149,3 +149,31 @@ describe("an agent file's tools list", () => {
     expect(run.stderr.match(/^ *→ helper \{/gm)).toHaveLength(1);
   });
 });
+
+describe('a tool the session leaves out (--tools)', () => {
+  it.each([
+    ['--tools=-bash', 'bash'],
+    ['--tools=-bash', 'Bash'],
+    ['--tools=read_file,agent__helper', 'bash'],
+  ])('%s: the agent file cannot give it to its child', async (flag, listed) => {
+    const { dir, workspace, home } = await folders();
+    await writeFile(
+      join(workspace, '.agent', 'agents', 'helper.md'),
+      agentFile('helper', `tools: [${listed}, read_file]\n`),
+    );
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'run it' } }] },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'touch made' } }] },
+      { text: 'child done' },
+      { text: 'parent done' },
+    ]);
+    const run = await runCli(
+      ['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'full-access', flag],
+      { env: cleanEnv({ AGENT_HOME: home }), cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`helper.md: no tool "${listed}" in this session`);
+    expect(run.stderr).toContain('│ helper ✗ bash: Tool not found: bash');
+    expect(existsSync(join(workspace, 'made'))).toBe(false);
+  });
+});
