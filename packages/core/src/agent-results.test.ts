@@ -177,7 +177,7 @@ describe('Agent: one result per call', () => {
         throw new ToolError('disk on fire');
       },
     });
-    const slow = waitTool('slow', log, { ms: 5_000 });
+    const slow = waitTool('slow', log, { ms: 60_000 });
     const { agent } = agentWith(
       [
         {
@@ -193,7 +193,8 @@ describe('Agent: one result per call', () => {
     );
     const started = Date.now();
     await runToEnd(agent, 'go');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The slow calls were cancelled, not waited for (60 s each); the bound leaves room for load.
+    expect(Date.now() - started).toBeLessThan(30_000);
     const results = toolResults(agent.messages);
     expect(results.map((r) => r.toolCallId)).toEqual(['s1', 'c', 's2']);
     expect(resultText(results[0])).toBe("Cancelled: aborted because sibling 'critical' failed");

@@ -55,7 +55,8 @@ describe('Anthropic failures become events', () => {
     const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
     const started = Date.now();
     expect(terminalEvent(await collectEvents(provider.stream(request))).type).toBe('done');
-    expect(Date.now() - started).toBeLessThan(2500);
+    // The backoff's delay, not a wait read from 'soon' (up to the 60 s cap).
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(server.requests).toHaveLength(2);
   });
 
@@ -190,7 +191,8 @@ describe('Anthropic failures become events', () => {
       }
     }
     const elapsed = performance.now() - abortedAt;
-    expect(elapsed).toBeLessThan(2500);
+    // Ended by the abort, not by the server (which never ends the stream).
+    expect(elapsed).toBeLessThan(20_000);
     const end = terminalEvent(events);
     expect(end).toMatchObject({
       type: 'error',

@@ -217,7 +217,8 @@ describe('failures end in one error event', () => {
     const event = terminalEvent(events, { requireLast: true });
     expect(event.type === 'error' && event.reason).toBe('aborted');
     expect(event.type === 'error' && event.message.stopReason).toBe('aborted');
-    expect(elapsed).toBeLessThan(2500);
+    // Ended by the abort, not by the server (which never ends the stream).
+    expect(elapsed).toBeLessThan(20_000);
     await closed;
     expect(server.closedConnections).toBeGreaterThanOrEqual(1);
     expect(server.requests).toHaveLength(1);
