@@ -66,6 +66,14 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       toolCallId: z.string(),
       toolName: z.string(),
       arguments: z.unknown(),
+      agentPath: z
+        .array(z.string())
+        .optional()
+        .describe("For a sub-agent's call: the sub-agents that made it, outermost first."),
+      parentToolCallId: z
+        .string()
+        .optional()
+        .describe("For a sub-agent's call: the top-level call that started the sub-agent."),
     })
     .strict(),
   z
@@ -85,6 +93,14 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       isError: z.boolean(),
       errorKind: z.string().optional(),
       text: z.string(),
+      agentPath: z
+        .array(z.string())
+        .optional()
+        .describe("For a sub-agent's call: the sub-agents that made it, outermost first."),
+      parentToolCallId: z
+        .string()
+        .optional()
+        .describe("For a sub-agent's call: the top-level call that started the sub-agent."),
     })
     .strict(),
   z
@@ -288,6 +304,8 @@ export function streamJsonEvents(event: AgentEvent): StreamJsonEvent[] {
         },
       ];
     }
+    case 'tool-execution-update':
+      return childToolEvents(event.partial.details, event.toolCallId, []);
     case 'turn-end':
       return [{ type: 'usage', turn: event.turn, usage: usageOf(event.message.usage) }];
     case 'compaction-end': {
@@ -314,6 +332,47 @@ export function streamJsonEvents(event: AgentEvent): StreamJsonEvent[] {
     default:
       return [];
   }
+}
+
+/** What a sub-agent tool streams (`@agent/subagent`'s SubAgentUpdateDetails), duck-typed. */
+interface ChildUpdate {
+  agentName: string;
+  event: AgentEvent;
+}
+
+function isChildUpdate(value: unknown): value is ChildUpdate {
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record.childLoopId === 'string' &&
+    typeof record.agentName === 'string' &&
+    typeof record.event === 'object' &&
+    record.event !== null
+  );
+}
+
+/**
+ * A sub-agent's tool calls and results as `tool-start` / `tool-result` lines naming the chain and
+ * the top-level call: a consumer that audits every call sees what a delegated task did too (its
+ * ids repeat the parent's, so `parentToolCallId` and `agentPath` tell them apart).
+ */
+function childToolEvents(
+  details: unknown,
+  parentToolCallId: string,
+  outer: readonly string[],
+): StreamJsonEvent[] {
+  if (!isChildUpdate(details)) return [];
+  const agentPath = [...outer, details.agentName];
+  const { event } = details;
+  if (event.type === 'tool-execution-update')
+    return childToolEvents(event.partial.details, parentToolCallId, agentPath);
+  if (event.type !== 'tool-execution-start' && event.type !== 'message-end') return [];
+  if (event.type === 'message-end' && event.message.role !== 'toolResult') return [];
+  return streamJsonEvents(event).map((line) =>
+    line.type === 'tool-start' || line.type === 'tool-result'
+      ? { ...line, agentPath, parentToolCallId }
+      : line,
+  );
 }
 
 /** The `permission-asked` line for a request the approver is about to answer. */

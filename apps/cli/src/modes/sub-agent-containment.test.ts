@@ -157,6 +157,62 @@ process.stdin.on('end', () => {
   });
 });
 
+describe('stream-json shows what a sub-agent did', () => {
+  it("a child's calls and results are tool-start / tool-result lines naming the chain and the call that started it", async () => {
+    const { dir, workspace } = await withHelper('agent-cli-child-json-');
+    await writeFile(join(workspace, 'notes.txt'), 'remember the milk\n');
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'read the notes' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { text: 'child done' },
+      { text: 'parent done' },
+    ]);
+    const run = await runCli(
+      [
+        ...['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        ...['--output-format', 'stream-json'],
+      ],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => streamJsonEventSchema.parse(JSON.parse(line)))
+      .filter((event) => event.type === 'tool-start' || event.type === 'tool-result')
+      .map((event) => ({
+        type: event.type,
+        toolName: event.toolName,
+        agentPath: event.agentPath,
+        parentToolCallId: event.parentToolCallId,
+        ...(event.type === 'tool-result' ? { text: event.text.split('\n')[0] } : {}),
+      }));
+    expect(lines).toEqual([
+      { type: 'tool-start', toolName: 'helper', agentPath: undefined, parentToolCallId: undefined },
+      {
+        type: 'tool-start',
+        toolName: 'read_file',
+        agentPath: ['helper'],
+        parentToolCallId: 'call_1_0',
+      },
+      {
+        type: 'tool-result',
+        toolName: 'read_file',
+        agentPath: ['helper'],
+        parentToolCallId: 'call_1_0',
+        text: expect.stringContaining('remember the milk'),
+      },
+      {
+        type: 'tool-result',
+        toolName: 'helper',
+        agentPath: undefined,
+        parentToolCallId: undefined,
+        text: 'child done',
+      },
+    ]);
+  });
+});
+
 describe('a child in the terminal (tmux)', () => {
   it('the question says which sub-agent asks; a denial holds', async (context) => {
     skipWithout('tmux')(context);
