@@ -235,6 +235,54 @@ describe('a child in the terminal (tmux)', () => {
   });
 });
 
+describe("a child's bash runs in the session's sandbox", () => {
+  it('full-access, a command writing outside the workspace fails', async (context) => {
+    skipWithout('bwrap')(context);
+    const { dir, workspace } = await withHelper('agent-cli-child-sandbox-');
+    const outside = join(dir, 'outside');
+    await mkdir(outside);
+    const script = await writeScript(dir, delegating(touch(join(outside, 'escaped'))));
+    const run = await runCli(
+      ['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'full-access'],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /│ helper ✗ bash: .*(Read-only file system|Permission denied|No such file or directory)/,
+    );
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+  });
+});
+
+describe("a child's answer is the session's (tmux)", () => {
+  it('"never" answered to a child holds for the parent: its same call is denied without a question', async (context) => {
+    skipWithout('tmux')(context);
+    const folder = await withHelper('agent-cli-child-never-');
+    const repl = await harness.start({
+      ...folder,
+      script: {
+        steps: [
+          { toolCalls: [{ name: 'helper', arguments: { task: 'do it' } }] },
+          { toolCalls: [touch('made')] },
+          { text: 'child done' },
+          { toolCalls: [touch('made')] },
+          { text: 'parent done' },
+        ],
+      },
+      args: ['--mode', 'read-only'],
+    });
+    await repl.waitForPrompt();
+    repl.submit('go');
+    await repl.waitForText('Sub-agent helper asks');
+    repl.tmux.press('v');
+    await repl.waitForText('parent done');
+    const screen = repl.screen();
+    expect(screen.split('Allow bash: touch made?')).toHaveLength(2);
+    expect(screen).toMatch(/^ {2}✗ bash \[denied\]/m);
+    expect(existsSync(join(folder.workspace, 'made'))).toBe(false);
+  });
+});
+
 describe('interrupting the session', () => {
   it("stops the child's running command", async () => {
     const { dir, workspace } = await withHelper('agent-cli-child-abort-');
