@@ -1,4 +1,4 @@
-import { errorMessage } from '@agent/core';
+import { errorMessage, terminalSafe } from '@agent/core';
 import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
@@ -108,11 +108,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       // The error alone, so it does not scroll away under the whole help text.
-      writeErr(`agent: ${error.message}\nRun agent --help for the options and examples.\n`);
+      writeErr(
+        `agent: ${terminalSafe(error.message)}\nRun agent --help for the options and examples.\n`,
+      );
       return 2;
     }
     if (error instanceof CliError) {
-      writeErr(`agent: ${error.message}\n`);
+      // Messages quote servers and files (an OAuth error_description): shown, never acted on.
+      writeErr(`agent: ${terminalSafe(error.message)}\n`);
       return 1;
     }
     // Ctrl-C at a question (the session picker): the user's way out, not a failure to report.
@@ -123,12 +126,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     // A folder the user cannot write, a full disk…: the user's to fix, so a sentence, not a stack.
     const problem = fileSystemProblem(error);
     if (problem !== undefined) {
-      writeErr(`agent: ${problem}\n`);
+      writeErr(`agent: ${terminalSafe(problem)}\n`);
       return 1;
     }
     // Anything else is a bug in the CLI or a package: keep the stack for the report.
-    writeErr(`agent: unexpected error: ${errorMessage(error)}\n`);
-    if (error instanceof Error && error.stack !== undefined) writeErr(`${error.stack}\n`);
+    writeErr(`agent: unexpected error: ${terminalSafe(errorMessage(error))}\n`);
+    if (error instanceof Error && error.stack !== undefined)
+      writeErr(`${terminalSafe(error.stack)}\n`);
     return 1;
   }
 }
