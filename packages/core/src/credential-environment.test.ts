@@ -90,6 +90,12 @@ describe('credentialRuleOf: names', () => {
     'SUPABASE_JWT',
     'BEARER',
     'API_BEARER',
+    'BW_SESSION',
+    'OP_SESSION_my',
+    'OP_SESSION_team_acme',
+    'ATUIN_SESSION',
+    'AZURE_STORAGE_SAS',
+    'STORAGE_SAS_URL',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -128,6 +134,12 @@ describe('credentialRuleOf: names', () => {
     'JWTLIKE_EXPIRY_SECONDS',
     'DSNLESS_MODE',
     'BEARERS_COUNT',
+    'DESKTOP_SESSION',
+    'XDG_SESSION_TYPE',
+    'XDG_SESSION_ID',
+    'DBUS_SESSION_BUS_ADDRESS',
+    'GDMSESSION',
+    'SAS_HOME',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });
@@ -153,6 +165,12 @@ describe('credentialRuleOf: values under innocent names', () => {
     'https://discord.com/api/webhooks/123/abc',
     '{"auths":{"registry.example.com":{"auth":"dXNlcjpodW50ZXIyaHVudGVyMg=="}}}',
     '{ "auths": { "ghcr.io": { "identitytoken": "eyJhbGciOi.abc" } } }',
+    'jdbc:mysql://db:3306/app?user=root&password=Sup3rS3cretPw',
+    'jdbc:postgresql://db/app?user=app&password=hunter22&ssl=true',
+    'sv=2022-11-02&ss=b&sp=r&se=2026-12-01&sig=AbCdEf0123456789%2BXyZ%3D',
+    'https://bucket.s3.amazonaws.com/f?X-Amz-Credential=x&X-Amz-Signature=0a1b2c3d4e5f',
+    'https://api.example.com/v1?api_key=0123456789abcdef',
+    'wss://stream.example.com/socket?token=abc123def456',
   ])('withholds %s', (value) => {
     expect(isCredentialVariable('DATABASE_URL_LIKE', value)).toBe(true);
   });
@@ -175,6 +193,9 @@ describe('credentialRuleOf: values under innocent names', () => {
     'AKIAshort',
     '{"auths":{}}',
     '{"credsStore":"desktop"}',
+    'https://example.com/search?q=tokens&page=2',
+    'https://example.com/?key=ab',
+    'https://example.com/docs?section=password-reset',
   ])('keeps the value %s', (value) => {
     expect(isCredentialVariable('SOME_SETTING', value)).toBe(false);
   });

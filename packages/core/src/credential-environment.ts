@@ -96,6 +96,17 @@ export const credentialNameRules: readonly CredentialRule[] = [
     pattern: new RegExp(`${start}DSN${end}`),
   },
   {
+    id: 'session-key',
+    description:
+      "a password manager's or shell tool's session key: BW_SESSION (Bitwarden), OP_SESSION_<account> (1Password), ATUIN_SESSION — a last word SESSION (not DESKTOP_SESSION)",
+    pattern: new RegExp(`${start}SESSION$|^OP_SESSION${end}`),
+  },
+  {
+    id: 'shared-access-signature',
+    description: 'an Azure shared access signature: AZURE_STORAGE_SAS, STORAGE_SAS_URL',
+    pattern: new RegExp(`${start}SAS(?:[^A-Z0-9]*(?:URL|URI))?$`),
+  },
+  {
     id: 'jwt-bearer',
     description: 'the word JWT or BEARER: JWT, SUPABASE_JWT, BEARER, API_BEARER',
     pattern: new RegExp(`${start}(?:JWT|BEARER)${end}`),
@@ -117,6 +128,14 @@ export const credentialValueRules: readonly CredentialRule[] = [
     // backtracking), the user part ends at the first `:`. `[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@]*:`
     // matched the same and took cubic time on a long word of `:`s and letters (minutes on 100 kB).
     pattern: /(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]+@/,
+  },
+  {
+    id: 'url-query-credential',
+    description:
+      'a URL or query with a credential parameter: jdbc:…?user=x&password=…, ?api_key=…, an Azure SAS or presigned URL (sig=, X-Amz-Signature=)',
+    // Linear: a fixed delimiter, one of a list of names, `=`, then a run that stops at the next.
+    pattern:
+      /[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|refresh_token|auth|api_?key|apikey|key|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=[^&#\s]{6,}/i,
   },
   {
     id: 'openai-anthropic-style',
@@ -210,9 +229,10 @@ export const credentialValueRules: readonly CredentialRule[] = [
 
 /**
  * Names a name rule matches that hold no credential, kept unless a value rule matches them:
- * `TIKTOKEN_CACHE_DIR` (a cache directory of the tiktoken tokenizer).
+ * `TIKTOKEN_CACHE_DIR` (a cache directory of the tiktoken tokenizer), `DESKTOP_SESSION` (the
+ * desktop's name, `gnome`).
  */
-export const harmlessVariableNames: readonly string[] = ['TIKTOKEN_CACHE_DIR'];
+export const harmlessVariableNames: readonly string[] = ['TIKTOKEN_CACHE_DIR', 'DESKTOP_SESSION'];
 
 /** The first rule by which `name=value` holds a credential, or undefined when none applies. */
 export function credentialRuleOf(

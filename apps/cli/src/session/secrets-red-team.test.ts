@@ -181,3 +181,54 @@ describe('a key in a command output the key as commands spell it', () => {
           ).toBe(false);
   });
 });
+
+describe('credentials under names and in shapes the rules did not know', () => {
+  // A password manager's session key unlocks the whole vault through its CLI; a JDBC URL keeps its
+  // password in the query; an Azure SAS is a signature. Each reached bash's environment.
+  const variables = {
+    BW_SESSION: 'Xk2Vb9Qm4LrT7yP1sD8fG3hJ6kZ0cN5wE2aR9uI4oY7tM1=',
+    OP_SESSION_my: 'Jq8vN2mK5xR1tZ7wB4yH9cF3gL6pD0sA',
+    ATUIN_SESSION: '01hx7k2m9q4r8t6w3y5z1a0b2c',
+    SPRING_DATASOURCE_URL: 'jdbc:mysql://db:3306/app?user=root&password=Sup3rS3cretPw',
+    AZURE_STORAGE_SAS: 'sv=2022-11-02&ss=b&sp=r&se=2026-12-01&sig=AbCdEf0123456789%2BXyZ%3D',
+  };
+
+  it('are not in the tools’ environment, and a .env holding them reaches the model as markers', async () => {
+    const { workspace, home } = await folders();
+    await writeFile(
+      join(workspace, 'vars.txt'),
+      `${Object.entries(variables)
+        .map(([name, value]) => `${name}=${value}`)
+        .join('\n')}\n`,
+    );
+    const { run, sent, saved } = await runTurns(
+      [
+        {
+          tool: {
+            name: 'bash',
+            input: {
+              command:
+                'echo "in-env=$(env | grep -c -e ^BW_SESSION= -e ^OP_SESSION_ -e ^ATUIN_SESSION= -e ^SPRING_DATASOURCE_URL= -e ^AZURE_STORAGE_SAS=) desktop=$DESKTOP_SESSION"',
+            },
+          },
+        },
+        { tool: { name: 'read_file', input: { path: 'vars.txt' } } },
+        { text: 'Done.' },
+      ],
+      {
+        workspace,
+        home,
+        args: ['--mode', 'full-access'],
+        env: { ...variables, DESKTOP_SESSION: 'gnome' },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // The environment still reaches ordinary settings (the command ran and printed them).
+    expect(sent).toContain('in-env=0 desktop=gnome');
+    for (const [name, value] of Object.entries(variables)) {
+      expect(sent.includes(value), name).toBe(false);
+      expect(saved.includes(value), name).toBe(false);
+      expect(sent).toContain(`${name}=[redacted:${name}]`);
+    }
+  });
+});
