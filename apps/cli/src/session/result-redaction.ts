@@ -12,10 +12,10 @@ import type { AgentHooks, PermissionGate, ToolResult, ToolResultContent } from '
 import { redactToolJson, redactToolText } from '../ui/redaction.js';
 
 /**
- * `hooks` with one more step after each tool call (after the command hooks' own
- * `afterToolExecution`, so a hook that adds text to a result is redacted too): each credential
- * value in the result's content is replaced with `[redacted:NAME]`. Sub-agents inherit it with
- * the rest of their parent's hooks.
+ * `hooks` with one more step after each tool call, before the command hooks' own
+ * `afterToolExecution` (they never see a credential) and again after it (a hook that adds text to a
+ * result is redacted too): each credential value in the result's content is replaced with
+ * `[redacted:NAME]`. Sub-agents inherit it with the rest of their parent's hooks.
  */
 export function redactingHooks(hooks: AgentHooks | undefined): AgentHooks {
   const after = hooks?.afterToolExecution;
@@ -34,7 +34,10 @@ export function redactingHooks(hooks: AgentHooks | undefined): AgentHooks {
           },
         }),
     afterToolExecution: async (call, result) => {
-      const final = (await after?.(call, result)) ?? result;
+      // Before the hooks too: a PostToolUse hook is handed the result (`tool_response`), and one
+      // that logs its input wrote the key to its log.
+      const redacted = redactResult(result);
+      const final = (await after?.(call, redacted)) ?? redacted;
       return redactResult(final);
     },
   };

@@ -232,3 +232,39 @@ describe('credentials under names and in shapes the rules did not know', () => {
     }
   });
 });
+
+describe('what command hooks are handed', () => {
+  it('a PostToolUse hook that logs its input (tool_response) logs the marker, not the key', async () => {
+    const { workspace, home } = await folders();
+    await writeFile(join(workspace, '.env'), `ANTHROPIC_API_KEY=${providerKey}\n`);
+    await mkdir(join(workspace, '.agent'));
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: {
+          PostToolUse: [
+            {
+              hooks: [
+                { type: 'command', command: 'cat >> hook-log.jsonl; echo >> hook-log.jsonl' },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    const { run, sent } = await runTurns(
+      [
+        { tool: { name: 'bash', input: { command: 'cat .env; cat .env | base64 -w0' } } },
+        { text: 'Done.' },
+      ],
+      { workspace, home, args: ['--mode', 'full-access', '--trust'] },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const log = await readFile(join(workspace, 'hook-log.jsonl'), 'utf8');
+    // The hook ran and saw the result, with the markers where the key was.
+    expect(log).toContain('ANTHROPIC_API_KEY=[redacted:ANTHROPIC_API_KEY]');
+    expect(log).not.toContain(providerKey);
+    expect(log).not.toContain(Buffer.from(providerKey).toString('base64').slice(8, 40));
+    expect(sent).not.toContain(providerKey);
+  });
+});
