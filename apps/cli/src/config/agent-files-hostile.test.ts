@@ -1,6 +1,7 @@
 // A hostile repository's `.agent/agents/*.md` through the built CLI: a file named after a tool
 // neither stops the session nor stands in for that tool, and in a folder the user has not trusted
-// a project file does not replace the user's own agent of the same name.
+// a project file does not replace the user's own agent of the same name, and a broken or hostile
+// file (an alias bomb, deep nesting, a key we do not know) is left out without stopping the CLI.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -68,6 +69,73 @@ describe('an agent file named after a tool', () => {
       expect(run.stderr).not.toMatch(/│ /);
     },
   );
+});
+
+describe('a broken or hostile agent file in the repository', () => {
+  const laughs = `---\nname: bomb\ndescription: d\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\na1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\na2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\na3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\na4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\na5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\na6: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5]\na7: &a7 [*a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6]\na8: &a8 [*a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7]\na9: &a9 [*a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8]\n---\nx\n`;
+  it.each([
+    ['an alias bomb', laughs, /the front matter is not valid YAML: Excessive alias count/],
+    [
+      'deep nesting',
+      `---\nname: deep\ndescription: d\ntools: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n---\n`,
+      /the front matter is not valid YAML/,
+    ],
+    [
+      "a key that would widen (Claude Code's permissionMode)",
+      '---\nname: wide\ndescription: d\npermissionMode: bypassPermissions\n---\n',
+      /unknown key "permissionMode"/,
+    ],
+    [
+      'hooks of its own',
+      '---\nname: hooked\ndescription: d\nhooks: {}\n---\n',
+      /unknown key "hooks"/,
+    ],
+    ['no front matter', 'just text', /an agent file starts with front matter/],
+    ['a bad name', '---\nname: "a b"\ndescription: d\n---\n', /"name" must be/],
+    [
+      'tools as a mapping',
+      '---\nname: t\ndescription: d\ntools: {bash: true}\n---\n',
+      /"tools" must be/,
+    ],
+    ['front matter that is a list', '---\n- a\n- b\n---\n', /must be a mapping/],
+  ])(
+    '%s: left out with the reason; the session and the other agents go on',
+    async (_, text, why) => {
+      const { dir, workspace, home } = await folders();
+      const path = join(workspace, '.agent', 'agents', 'bad.md');
+      await writeFile(path, text);
+      await writeFile(join(workspace, '.agent', 'agents', 'fine.md'), agentFile('fine'));
+      // The other agent still runs.
+      const script = await writeScript(dir, [
+        { toolCalls: [{ name: 'fine', arguments: { task: 'say so' } }] },
+        { text: 'fine here' },
+        { text: 'still here' },
+      ]);
+      const run = await runCli(
+        ['--scripted', script, '--cwd', workspace, '-p', 'go', '--mode', 'read-only'],
+        { env: cleanEnv({ AGENT_HOME: home }), cwd: dir },
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('still here\n');
+      expect(run.stderr).toContain('✓ fine: fine here');
+      const notice = run.stderr.split('\n').find((line) => line.startsWith(`agent: ${path}: `));
+      expect(notice).toMatch(why);
+      expect(notice).toMatch(/; it is not used$/);
+    },
+  );
+
+  it('a file over the size read for instructions is left out unread', async () => {
+    const { dir, workspace, home } = await folders();
+    const path = join(workspace, '.agent', 'agents', 'huge.md');
+    await writeFile(path, `---\nname: huge\ndescription: d\n---\n${'x'.repeat(2 * 1024 * 1024)}`);
+    const script = await writeScript(dir, [{ text: 'still here' }]);
+    const run = await runCli(['--scripted', script, '--cwd', workspace, '-p', 'go'], {
+      env: cleanEnv({ AGENT_HOME: home }),
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(new RegExp(`agent: ${path} is not used: it is \\d+ bytes`));
+  });
 });
 
 describe('an untrusted folder', () => {

@@ -50,7 +50,9 @@ export async function parseAgentFile(path: string, text: string): Promise<AgentD
   try {
     data = parse(match[1] ?? '');
   } catch (error) {
-    throw new CliError(`${path}: the front matter is not valid YAML: ${(error as Error).message}`);
+    // yaml's message goes on with lines of the file and a caret: the first line says what is wrong.
+    const reason = (error as Error).message.split('\n')[0] ?? '';
+    throw new CliError(`${path}: the front matter is not valid YAML: ${reason}`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new CliError(`${path}: the front matter must be a mapping (name, description, …)`);
@@ -136,7 +138,16 @@ export async function loadAgentDefinitions(
     const found = await readProjectFile(path, root);
     if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
     if (found.kind !== 'read') continue;
-    const definition = await parseAgentFile(path, found.text);
+    // A repository's broken (or hostile: an alias bomb, an unknown key) agent file is left out
+    // with the reason, as a malformed skill is: it must not stop the CLI from starting there.
+    let definition: AgentDefinition;
+    try {
+      definition = await parseAgentFile(path, found.text);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      log(`agent: ${error.message}; it is not used`);
+      continue;
+    }
     if (!trusted && byName.has(definition.name)) {
       // Untrusted configuration may narrow, never replace: the user's own agent of that name stays.
       log(
