@@ -54,7 +54,11 @@ export class McpAuth implements HttpTransportAuth {
     } else if (config.oauth !== undefined) {
       // Loaded on demand: it starts a loopback listener (Node only).
       const { LoopbackOAuthProvider } = await import('./oauth.js');
-      this.#oauth ??= await LoopbackOAuthProvider.start(this.#options.server, config.oauth);
+      this.#oauth ??= await LoopbackOAuthProvider.start(
+        this.#options.server,
+        config.oauth,
+        new URL(String(config.url)).href,
+      );
       authProvider = this.#oauth;
     }
     const fetch =

@@ -79,6 +79,8 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   readonly #listener: Server;
   readonly #redirectUrl: string;
   #stored: McpStoredAuth = {};
+  /** The MCP server URL tokens are obtained for, when the caller named it. */
+  #resource: string | undefined;
   #verifier = '';
   #pending: Pending | undefined;
   #steppingUp = false;
@@ -131,7 +133,17 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   }
 
   /** Starts the loopback listener and loads what the store keeps for this server. */
-  static async start(server: string, options: McpOAuthOptions): Promise<LoopbackOAuthProvider> {
+  /**
+   * Starts the loopback listener and loads what the store keeps for this server. With `resource`
+   * (the MCP server's URL), kept tokens are used only when they were obtained for that URL: the
+   * store is keyed by name, and a name that now points elsewhere must not be handed the user's
+   * token (a new sign-in is asked instead).
+   */
+  static async start(
+    server: string,
+    options: McpOAuthOptions,
+    resource?: string,
+  ): Promise<LoopbackOAuthProvider> {
     const listener = createServer();
     await new Promise<void>((resolve, reject) => {
       listener.once('error', reject);
@@ -140,7 +152,15 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     listener.unref();
     const { port } = listener.address() as AddressInfo;
     const provider = new LoopbackOAuthProvider(server, options, listener, port);
-    provider.#stored = (await provider.#store.load(server)) ?? {};
+    const stored = (await provider.#store.load(server)) ?? {};
+    provider.#resource = resource;
+    provider.#stored =
+      resource === undefined || stored.resource === resource || stored.tokens === undefined
+        ? stored
+        : {
+            // Tokens of another URL (or of an entry that never said which): not this server's.
+            ...(stored.client === undefined ? {} : { client: stored.client }),
+          };
     return provider;
   }
 
@@ -200,7 +220,11 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     this.#steppingUp = false;
-    this.#stored = { ...this.#stored, tokens };
+    this.#stored = {
+      ...this.#stored,
+      tokens,
+      ...(this.#resource === undefined ? {} : { resource: this.#resource }),
+    };
     await this.#store.save(this.#server, this.#stored);
   }
 
@@ -254,11 +278,13 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(
     scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery',
   ): Promise<void> {
-    const { tokens, client } = this.#stored;
+    const { tokens, client, resource } = this.#stored;
     const keepTokens = scope !== 'all' && scope !== 'tokens';
     const keepClient = scope !== 'all' && scope !== 'client';
     this.#stored = {
-      ...(keepTokens && tokens !== undefined ? { tokens } : {}),
+      ...(keepTokens && tokens !== undefined
+        ? { tokens, ...(resource === undefined ? {} : { resource }) }
+        : {}),
       ...(keepClient && client !== undefined ? { client } : {}),
     };
     if (scope === 'all' || scope === 'verifier') this.#verifier = '';

@@ -20,6 +20,8 @@ import type {
 export interface McpStoredAuth {
   tokens?: OAuthTokens;
   client?: OAuthClientInformationMixed;
+  /** The MCP server URL the tokens were obtained for: they are sent to no other. */
+  resource?: string;
 }
 
 /** Where tokens and registered clients live (per server name). */
