@@ -148,8 +148,8 @@ export type McpLogLevel = (typeof mcpLogLevels)[number];
 /**
  * What the servers' configurations give them that may be a credential, by name: each stdio
  * server's `env` and each URL server's `headers` (a header's value also without its scheme, as
- * `Authorization: Bearer <token>` — a server that echoes the token echoes that part). Names read
- * `<server>.<key>`; the redaction keeps those a name or value rule judges credentials.
+ * `Authorization: Bearer <token>` — a server that echoes the token echoes that part) and its URL's
+ * query parameters. Names read `<server>.<key>`; the redaction keeps those a name or value rule judges credentials.
  */
 export function mcpServerSecrets(servers: readonly McpServerEntry[]): Record<string, string> {
   const secrets: Record<string, string> = {};
@@ -163,7 +163,27 @@ export function mcpServerSecrets(servers: readonly McpServerEntry[]): Record<str
         const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
         if (scheme?.[1] !== undefined) secrets[`${name}.${key} token`] = scheme[1];
       }
+      Object.assign(secrets, urlSecrets(name, String(transport.url)));
     }
   }
+  return secrets;
+}
+
+/**
+ * A server URL's own credentials: each query parameter (hosted servers take
+ * `?api_key=…`, `?token=…`), named `<server>.url <parameter>` so that the name rules judge them
+ * (`api_key`, `token` are credentials; `?region=eu` is not). A server echoing the URL it was
+ * called at handed the key to the model.
+ */
+function urlSecrets(name: string, url: string): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return secrets;
+  }
+  // Decoded: what tools hand the model is also matched in its percent-encoded form.
+  for (const [parameter, value] of parsed.searchParams) secrets[`${name}.url ${parameter}`] = value;
   return secrets;
 }

@@ -65,12 +65,12 @@ async function runTurns(
  * A Streamable HTTP MCP server that wants `Bearer <token>` and whose `whoami` tool answers with
  * the Authorization header it received — as a debug tool or an error quoting the request does.
  */
-async function bearerEchoServer(token: string): Promise<{ url: string; seen: string[] }> {
+async function bearerEchoServer(token?: string): Promise<{ url: string; seen: string[] }> {
   const seen: string[] = [];
   const http = createServer(async (request: IncomingMessage, response) => {
     const authorization = request.headers.authorization ?? '';
     seen.push(authorization);
-    if (authorization !== `Bearer ${token}`) {
+    if (token !== undefined && authorization !== `Bearer ${token}`) {
       response.writeHead(401).end();
       return;
     }
@@ -79,7 +79,12 @@ async function bearerEchoServer(token: string): Promise<{ url: string; seen: str
       'whoami',
       { description: 'Who the server thinks you are', annotations: { readOnlyHint: true } },
       async () => ({
-        content: [{ type: 'text', text: `you sent Authorization: ${authorization}` }],
+        content: [
+          {
+            type: 'text',
+            text: `you sent Authorization: ${authorization} to ${request.url ?? ''}`,
+          },
+        ],
       }),
     );
     const transport = new StreamableHTTPServerTransport({});
@@ -122,7 +127,7 @@ describe('MCP OAuth tokens', () => {
     expect(run.code, run.stderr).toBe(0);
     // The server was really called with the token (the test would pass vacuously otherwise).
     expect(server.seen).toContain(`Bearer ${token}`);
-    expect(sent).toContain('you sent Authorization: Bearer [redacted:echo.oauth access_token]');
+    expect(sent).toContain('you sent Authorization: Bearer [redacted:echo.oauth access_token] to');
     expect(sent).not.toContain(token);
     expect(saved).not.toContain(token);
     expect(run.stdout + run.stderr).not.toContain(token);
@@ -266,5 +271,26 @@ describe('what command hooks are handed', () => {
     expect(log).not.toContain(providerKey);
     expect(log).not.toContain(Buffer.from(providerKey).toString('base64').slice(8, 40));
     expect(sent).not.toContain(providerKey);
+  });
+});
+
+describe('a hosted MCP server whose URL holds its key', () => {
+  it('a server that echoes the URL it was called at: the model reads the marker for the key', async () => {
+    const { dir, workspace, home } = await folders();
+    const server = await bearerEchoServer();
+    const key = 'hk-5d2f9a7c1e3b8d6f4a0c';
+    const url = new URL(server.url);
+    url.search = `?api_key=${key}&region=eu-west`;
+    const config = join(dir, 'mcp.json');
+    await writeFile(config, JSON.stringify({ mcpServers: { hosted: { url: url.href } } }));
+    const { run, sent, saved } = await runTurns(
+      [{ tool: { name: 'hosted__whoami', input: {} } }, { text: 'Done.' }],
+      { workspace, home, args: ['--mcp-config', config] },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(sent).toContain('api_key=[redacted:hosted.url api_key]&region=eu-west');
+    for (const where of [sent, saved, run.stdout + run.stderr]) {
+      expect(where).not.toContain(key);
+    }
   });
 });
