@@ -113,6 +113,7 @@ describe('MCP OAuth tokens', () => {
       join(home, 'mcp-tokens.json'),
       JSON.stringify({
         echo: {
+          resource: new URL(server.url).href,
           tokens: { access_token: token, token_type: 'Bearer', refresh_token: 'r-9f8e7d6c5b4a3' },
         },
       }),
