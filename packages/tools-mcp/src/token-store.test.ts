@@ -177,3 +177,26 @@ describe('fileTokenStore: what is planted beside it', () => {
     );
   });
 });
+
+describe('fileTokenStore: saves at the same time', () => {
+  it('twenty stores (runs) saving different servers at once keep all twenty', async () => {
+    const dir = folder();
+    const path = join(dir, 'mcp-tokens.json');
+    const names = Array.from({ length: 20 }, (_, index) => `server-${index}`);
+    await Promise.all(names.map((name) => fileTokenStore(path).save(name, auth(`secret-${name}`))));
+    const store = fileTokenStore(path);
+    for (const name of names)
+      expect((await store.load(name))?.tokens?.access_token, name).toBe(`secret-${name}`);
+    expect(readdirSync(dir)).toEqual(['mcp-tokens.json']);
+  });
+
+  it('a lock left by a process that died is taken over', async () => {
+    const dir = folder();
+    const path = join(dir, 'mcp-tokens.json');
+    // A pid that is not running: the highest possible, far past any real one.
+    writeFileSync(`${path}.lock`, '4194304\n', { mode: 0o600 });
+    await fileTokenStore(path).save('github', auth('secret-a'));
+    expect((await fileTokenStore(path).load('github'))?.tokens?.access_token).toBe('secret-a');
+    expect(readdirSync(dir)).toEqual(['mcp-tokens.json']);
+  });
+});

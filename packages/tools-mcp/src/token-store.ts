@@ -61,9 +61,13 @@ export function fileTokenStore(path: string): McpTokenStore {
       const directory = dirname(path);
       await mkdir(directory, { recursive: true, mode: 0o700 });
       await assertPrivateDirectory(directory);
-      const all = await readTokenFile(path);
-      all.set(server, auth);
-      await writeAtomically(path, `${JSON.stringify(Object.fromEntries(all), null, 2)}\n`);
+      // Read, change and replace under a lock: two runs saving different servers at once (a
+      // sign-in beside a refresh) each replaced the file with their own read, losing the other's.
+      await withLock(path, async () => {
+        const all = await readTokenFile(path);
+        all.set(server, auth);
+        await writeAtomically(path, `${JSON.stringify(Object.fromEntries(all), null, 2)}\n`);
+      });
     },
   };
 }
@@ -137,6 +141,62 @@ async function assertPrivateDirectory(directory: string): Promise<void> {
         : undefined;
   if (problem !== undefined)
     throw new AgentError(`The MCP token file's directory ${directory} ${problem}`);
+}
+
+/** How long a save waits for another process's lock before failing, in ms. */
+const lockWaitMs = 10_000;
+/** How often a waiting save tries the lock again, in ms (a lock file has no event to await). */
+const lockRetryMs = 20;
+
+/** Whether the lock at `lock` was left by a process that is gone (or is not a lock file at all). */
+async function staleLock(lock: string): Promise<boolean> {
+  const outcome = await readRegularFile(lock, { maxBytes: 64, followSymlinks: false });
+  if (outcome.kind === 'missing') return false; // released meanwhile: try again
+  if (outcome.kind !== 'read') return true; // a link or FIFO planted there is no one's lock
+  const pid = Number.parseInt(outcome.bytes.toString('utf8'), 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0)
+    return Date.now() - outcome.stats.mtimeMs > lockWaitMs;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Runs `work` holding `<path>.lock` (created exclusively, holding this pid). */
+async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + lockWaitMs;
+  for (;;) {
+    try {
+      const file = await open(
+        lock,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+        0o600,
+      );
+      await file.writeFile(`${process.pid}\n`, 'utf8');
+      await file.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await staleLock(lock)) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new AgentError(
+          `The MCP token file ${path} is locked by another process (${lock}); remove that file if no agent is running`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, lockRetryMs));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
+  }
 }
 
 /**
