@@ -36,6 +36,8 @@ import type { ToolRegistry } from './tool-registry.js';
 import { unexecutedResults } from './tool-results.js';
 
 const defaultMaxTurns = 100;
+/** The longest delay setTimeout takes (2^31 - 1 ms). */
+const maxTimerMs = 2_147_483_647;
 
 /** The structured-output settings of an agent created with `output`. */
 export interface StructuredOutputSettings {
@@ -96,6 +98,10 @@ class AgentLoop {
   readonly #budget: RunBudget;
   readonly #loops: LoopDetector | undefined;
   readonly #tools: ToolExecutionConfig;
+  /** Aborted when a time budget on the run's chain runs out: what is running stops then. */
+  readonly #deadline = new AbortController();
+  /** The run's signal and the deadline's: what model calls and tools run under. */
+  readonly #signal: AbortSignal;
   #turns = 0;
   #reminders = 0;
   #finalMessage: AssistantMessage | undefined;
@@ -107,6 +113,7 @@ class AgentLoop {
     const options = host.options;
     const parent = options.parentRun;
     this.#budget = new RunBudget(options.budget ?? {}, parent?.context.budget);
+    this.#signal = AbortSignal.any([run.signal, this.#deadline.signal]);
     this.#loops =
       options.loopDetection === false ? undefined : new LoopDetector(options.loopDetection ?? {});
     const depthLimit = parent?.depthLimit ?? parent?.context.depthLimit;
@@ -124,7 +131,7 @@ class AgentLoop {
     this.#tools = {
       registry: host.catalogue.lookup,
       strategy: host.strategy,
-      runSignal: run.signal,
+      runSignal: this.#signal,
       run: runContext,
       hooks: options.hooks ?? {},
       permissionGate: options.permissionGate,
@@ -147,6 +154,15 @@ class AgentLoop {
     await Promise.resolve();
     emit({ type: 'agent-start', runId });
     let stop: Stop;
+    // A time budget cancels what is running when it runs out, not only the next model call: a
+    // child's hour-long command must not outlive its parent's deadline.
+    // (Past ~24.8 days setTimeout fires at once: such a budget is left to the checks before each
+    // model call.)
+    const left = this.#budget.msUntilDeadline();
+    const timer =
+      left === undefined || left > maxTimerMs
+        ? undefined
+        : setTimeout(() => this.#deadline.abort(new Error('The time budget is spent')), left);
     try {
       const started = await steps.input(() => [
         // A conversation saved (or crashed) between a tool call and its result would be rejected
@@ -161,6 +177,8 @@ class AgentLoop {
     } catch (caught) {
       // The loop's own bug must still end the run cleanly.
       stop = { reason: 'error', error: `Internal agent error: ${errorMessage(caught)}` };
+    } finally {
+      clearTimeout(timer);
     }
     return this.#finish(stop);
   }
@@ -201,6 +219,8 @@ class AgentLoop {
       const results = unexecutedResults(calls, this.#host.tools, assistant.stopReason);
       for (const message of results) this.#append(message);
       emit({ type: 'turn-end', runId, turn, message: assistant, toolResults: results });
+      const timedOut = this.#timedOut();
+      if (timedOut !== undefined) return { kind: 'stop', stop: timedOut };
       const reason = assistant.stopReason === 'aborted' || signal.aborted ? 'aborted' : 'error';
       return {
         kind: 'stop',
@@ -236,7 +256,8 @@ class AgentLoop {
   /** The model's answer for this turn (or its recorded one on a replay), added to the conversation. */
   async #modelResponse(turn: number): Promise<AssistantMessage> {
     const host = this.#host;
-    const { emit, signal, listening, steps } = this.#run;
+    const { emit, listening, steps } = this.#run;
+    const signal = this.#signal;
     const response = await steps.modelResponse(turn, async () => {
       const compacted = host.compactor.compactions.length;
       const message = await host.model.call({
@@ -293,6 +314,8 @@ class AgentLoop {
   #stopAfterTools(outcome: ExecuteToolCallsOutcome): Stop | undefined {
     if (outcome.fatal !== undefined) return { reason: 'error', error: outcome.fatal.message };
     if (this.#run.signal.aborted) return { reason: 'aborted' };
+    const timedOut = this.#timedOut();
+    if (timedOut !== undefined) return timedOut;
     if (outcome.terminate) {
       // A submitted structured result is how a run with `output` completes.
       return {
@@ -339,6 +362,15 @@ class AgentLoop {
     if (!this.#run.listening()) return;
     this.#run.emit({ type: 'message-start', message });
     this.#run.emit({ type: 'message-end', message });
+  }
+
+  /** The stop of a run whose time budget ran out (and that was not aborted), or undefined. */
+  #timedOut(): Stop | undefined {
+    if (this.#run.signal.aborted || !this.#deadline.signal.aborted) return undefined;
+    return {
+      reason: 'budget-exhausted',
+      budgetReason: this.#budget.exhausted() ?? 'the time budget is spent',
+    };
   }
 
   /** Records the run's end, emits `agent-end`, and builds the result. */

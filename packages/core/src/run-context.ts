@@ -13,7 +13,10 @@ export interface RunBudgetLimits {
   maxTokens?: number;
   /** Cost in dollars (`usage.cost.total`, when the model's prices are known), counted after each call. */
   maxCost?: number;
-  /** Wall-clock time in ms from the run's start; checked before each model call. */
+  /**
+   * Wall-clock time in ms from the run's start: checked before each model call, and when it runs
+   * out what is running (a model stream, tool calls, a sub-agent's run) is cancelled.
+   */
   timeoutMs?: number;
 }
 
@@ -48,6 +51,14 @@ export class RunBudget {
   /** Model calls started in this run and below it. */
   get modelCalls(): number {
     return this.#modelCalls;
+  }
+
+  /** Ms until the earliest time budget on this budget's chain runs out (0 once it has), or undefined. */
+  msUntilDeadline(): number | undefined {
+    const own = this.#deadline === undefined ? undefined : Math.max(0, this.#deadline - Date.now());
+    const inherited = this.#parent?.msUntilDeadline();
+    if (own === undefined) return inherited;
+    return inherited === undefined ? own : Math.min(own, inherited);
   }
 
   /** Why no further model call may start (this budget or an ancestor's), or undefined. */

@@ -91,8 +91,8 @@ export function meetTool(parties: number) {
   });
 }
 
-/** A tool that reports it started and then runs until its signal aborts. */
-export function blockTool(started: () => void) {
+/** A tool that reports it started (with its signal) and then runs until its signal aborts. */
+export function blockTool(started: (signal: AbortSignal) => void) {
   return defineTool({
     name: 'block',
     description: 'Runs until cancelled.',
@@ -101,7 +101,7 @@ export function blockTool(started: () => void) {
     execute: (_args, ctx) =>
       new Promise<string>((_resolve, reject) => {
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-        started();
+        started(ctx.signal);
       }),
   });
 }
