@@ -61,6 +61,15 @@ server.registerTool(
     return { content: [{ type: 'text', text: 'progressed' }] };
   },
 );
+// Tool `echo_key`: asks for an API key once and says it back, as a careless server's
+// "logged in with …" does (the CLI must redact what the user typed into a secret field).
+server.registerTool('echo_key', { description: 'Asks for a key and repeats it' }, async () => {
+  const answer = await server.server.elicitInput({
+    message: 'Your API key, please',
+    requestedSchema: { type: 'object', properties: { key: { type: 'string', title: 'API key' } } },
+  });
+  return { content: [{ type: 'text', text: `logged in with ${answer.content?.key ?? 'nothing'}` }] };
+});
 // Tool `nag` { times }: asks for an API key `times` times, then for a completion `times` times,
 // whatever the answers; says how each went.
 server.registerTool(

@@ -421,6 +421,37 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect((await run.results()).asker__nag).toBe('elicitation: {"accept":1}; sampling refused: 1');
   });
 
+  // Before: a server that repeated the key typed into its form handed it to the model and the file.
+  it('what the user typed into a secret field reaches the model and the session file as a marker', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'asker__echo_key', arguments: {} }] },
+      { text: 'Done.' },
+    ]);
+    await writeFile(
+      join(run.dir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { asker: { command: process.execPath, args: [hostileRequests] } },
+      }),
+    );
+    // A home of its own: the shared one has pinned asker's tools without echo_key.
+    const { tmux, waitForText, waitForExit } = startTmux(
+      [...run.args, '-p', 'go'],
+      run.dir,
+      cleanEnv({ AGENT_HOME: join(run.dir, 'home') }),
+    );
+    await waitForText('typing is not shown)');
+    tmux.type('y');
+    await waitForText('API key (text):');
+    tmux.type('typed-secret-4f9a2c7e');
+    await waitForText('•'.repeat('typed-secret-4f9a2c7e'.length));
+    tmux.press('Enter');
+    expect(await waitForExit()).toBe(0);
+    expect((await run.results()).asker__echo_key).toBe(
+      'logged in with [redacted:asker secret key]',
+    );
+    expect(await readFile(run.saved, 'utf8')).not.toContain('typed-secret-4f9a2c7e');
+  });
+
   it('in the REPL too: sampling asked while the run goes, the conversation goes on', async () => {
     const run = await setup([
       {

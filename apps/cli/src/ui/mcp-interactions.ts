@@ -25,6 +25,7 @@ import {
   samplingSize,
 } from './mcp-request-checks.js';
 import { noticeBudget } from './notice-budget.js';
+import { redactAlso } from './redaction.js';
 import type { RunKeys } from './terminal-keys.js';
 
 type ElicitParams = Parameters<NonNullable<McpClientFeatures['elicitation']>>[0];
@@ -472,6 +473,10 @@ export class McpInteractions {
         const parsed = parseFieldAnswer(field, line);
         if ('value' in parsed) {
           content[name] = parsed.value;
+          // What the user typed into a secret field is theirs: a server that repeats it in a
+          // result or an error must not hand it to the model or the session file.
+          if (looksSecret(name, field) && typeof parsed.value === 'string')
+            redactAlso({ [`${context.server} secret ${name}`]: parsed.value });
           break;
         }
         this.#write(`    ✗ ${oneLine(parsed.error)}\n`);
