@@ -255,6 +255,44 @@ describe("a child's bash runs in the session's sandbox", () => {
 });
 
 describe("a child's answer is the session's (tmux)", () => {
+  it('two children asking at once get one question each, in turn; each answer goes to its own call', async (context) => {
+    skipWithout('tmux')(context);
+    const folder = await withHelper('agent-cli-children-ask-');
+    const repl = await harness.start({
+      ...folder,
+      script: {
+        steps: [
+          {
+            toolCalls: [
+              { name: 'helper', arguments: { task: 'one' } },
+              { name: 'helper', arguments: { task: 'two' } },
+            ],
+          },
+          { toolCalls: [touch('first')] },
+          { toolCalls: [touch('second')] },
+          { text: 'child done' },
+          { text: 'child done' },
+          { text: 'parent done' },
+        ],
+      },
+      args: ['--mode', 'read-only'],
+    });
+    await repl.waitForPrompt();
+    repl.submit('go');
+    await repl.waitForText('Sub-agent helper asks');
+    // One question at a time: the other child's waits until this one is answered.
+    expect(repl.screen().split('Sub-agent helper asks')).toHaveLength(2);
+    const asked = /Allow bash: touch (first|second)\?/.exec(repl.screen())?.[1];
+    const other = asked === 'first' ? 'second' : 'first';
+    repl.tmux.press('y');
+    await repl.waitForText(`Allow bash: touch ${other}?`);
+    repl.tmux.press('n');
+    await repl.waitForText('parent done');
+    expect(repl.screen().split('Sub-agent helper asks')).toHaveLength(3);
+    expect(existsSync(join(folder.workspace, asked ?? 'first'))).toBe(true);
+    expect(existsSync(join(folder.workspace, other))).toBe(false);
+  });
+
   it('"never" answered to a child holds for the parent: its same call is denied without a question', async (context) => {
     skipWithout('tmux')(context);
     const folder = await withHelper('agent-cli-child-never-');
