@@ -324,3 +324,52 @@ describe('web_search in the loop and the environment', () => {
     });
   });
 });
+
+describe('the API key stays with the search API', () => {
+  // fetch's own redirect following drops Authorization on a hop to another origin, but keeps
+  // Brave's X-Subscription-Token and any other header: the key went to whatever host was named.
+  it.each([301, 302, 303, 307, 308])(
+    'a %i to another origin is not followed; nothing reaches it',
+    async (status) => {
+      const elsewhere = await api(() => ({ body: braveBody }));
+      const server = http.createServer((_request, response) => {
+        response.writeHead(status, { location: `${elsewhere.origin}/res/v1/web/search?q=x` }).end();
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const backend of [
+        { type: 'brave', apiKey: 'BSA-secret-key', baseUrl: origin },
+        { type: 'tavily', apiKey: 'tvly-secret-key', baseUrl: origin },
+        { type: 'searxng', apiKey: 'searx-secret-key', baseUrl: origin },
+      ] as const) {
+        const result = await run(createWebSearchTool({ backend }), { query: 'node streams' });
+        expect(result.isError).toBe(true);
+        expect(result.text).toContain(`redirected to ${elsewhere.origin}, which is not followed`);
+      }
+      expect(elsewhere.seen).toEqual([]);
+    },
+  );
+
+  it('a redirect within the API origin is followed with the key', async () => {
+    const tokens: (string | undefined)[] = [];
+    const server = http.createServer((request, response) => {
+      tokens.push(request.headers['x-subscription-token'] as string | undefined);
+      if (request.url?.startsWith('/v2/') !== true)
+        response.writeHead(307, { location: `/v2${request.url ?? '/'}` }).end();
+      else
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(braveBody));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const tool = createWebSearchTool({
+      backend: { type: 'brave', apiKey: 'BSA-key', baseUrl: origin },
+    });
+    const result = await run(tool, { query: 'node streams' });
+    expect(result.isError, result.text).toBe(false);
+    expect(tokens).toEqual(['BSA-key', 'BSA-key']);
+  });
+});

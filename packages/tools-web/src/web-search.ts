@@ -79,8 +79,9 @@ async function requestJson(
   const combined = AbortSignal.any([signal, timeout]);
   let response: Response;
   try {
-    response = await fetchImpl(url, { ...init, signal: combined });
+    response = await fetchSameOrigin(fetchImpl, url, { ...init, signal: combined }, backend);
   } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
     if (signal.aborted) throw error;
     if (timeout.aborted)
       throw new ToolError(`The ${backend} search did not answer within ${timeoutMs} ms`, {
@@ -113,6 +114,52 @@ async function requestJson(
       `The ${backend} search answered with something that is not JSON: ${text.slice(0, 120)}`,
       { kind: 'failed', toolName: 'web_search' },
     );
+  }
+}
+
+/** Redirects a search API may take within its own origin (an added or removed slash, a version). */
+const maxSearchRedirects = 5;
+
+/**
+ * `fetch` with redirects followed only within the API's origin. fetch's own following drops
+ * `Authorization` on a hop to another origin but keeps every other header: Brave's
+ * `X-Subscription-Token` went along to whatever host a redirect named. A search API has no reason
+ * to send its client elsewhere, so such a redirect is an error naming where it pointed.
+ */
+async function fetchSameOrigin(
+  fetchImpl: typeof fetch,
+  start: URL,
+  init: RequestInit,
+  backend: string,
+): Promise<Response> {
+  let url = start;
+  let request = init;
+  for (let hop = 0; ; hop++) {
+    const response = await fetchImpl(url, { ...request, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || location === null) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const next = new URL(location, url);
+    if (next.origin !== start.origin)
+      throw new ToolError(
+        `The ${backend} search API at ${start.origin} redirected to ${next.origin}, which is not followed: the API key goes to the API's own origin only`,
+        { kind: 'failed', toolName: 'web_search' },
+      );
+    if (hop >= maxSearchRedirects)
+      throw new ToolError(
+        `The ${backend} search API redirected more than ${maxSearchRedirects} times`,
+        {
+          kind: 'failed',
+          toolName: 'web_search',
+        },
+      );
+    // As fetch does: a 303, or a 301/302 after a POST, becomes a GET without a body.
+    const method = (request.method ?? 'GET').toUpperCase();
+    if (response.status === 303 || (method === 'POST' && response.status <= 302)) {
+      const { body: _body, ...rest } = request;
+      request = { ...rest, method: 'GET' };
+    }
+    url = next;
   }
 }
 
