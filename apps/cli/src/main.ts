@@ -137,6 +137,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// A crash is printed through the redaction like every other line (Node's own printer wrote the
+// error as it was: one quoting a request — an SDK's headers, a server's answer — printed the key),
+// then ends the CLI as Node would (exit code 1; exit handlers run). An unhandled rejection arrives
+// here too (Node's default turns it into an uncaught exception).
+process.on('uncaughtException', (error) => {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  writeErr(`agent: uncaught error: ${terminalSafe(text)}\n`);
+  process.exit(1);
+});
+
 // A closed terminal (SIGHUP), or SIGTERM or SIGINT where no run is there to stop cleanly (start-up
 // while MCP servers connect, the REPL's prompt), ends the CLI through process.exit, so exit
 // handlers run: commands, MCP servers and language servers the tools started do not outlive it.

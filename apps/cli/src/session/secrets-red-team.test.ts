@@ -295,3 +295,74 @@ describe('a hosted MCP server whose URL holds its key', () => {
     }
   });
 });
+
+describe('a crash', () => {
+  // A bug whose error quotes the request it failed on (an SDK error with its headers): Node's own
+  // printer wrote the message and stack as they were.
+  it.each(['uncaught', 'rejection'] as const)(
+    '%s: an error quoting the key prints the marker',
+    async (kind) => {
+      const { dir, workspace, home } = await folders();
+      const preload = join(dir, 'crash.mjs');
+      await writeFile(
+        preload,
+        [
+          "process.on('SIGUSR2', () => {",
+          "  const error = new Error('request failed: x-api-key: ' + process.env.ANTHROPIC_API_KEY);",
+          `  if (${JSON.stringify(kind)} === 'rejection') void Promise.reject(error);`,
+          '  else throw error;',
+          '});',
+        ].join('\n'),
+      );
+      const script = join(dir, 'script.json');
+      await writeFile(
+        script,
+        JSON.stringify({
+          steps: [
+            {
+              toolCalls: [{ name: 'bash', arguments: { command: 'echo started; exec sleep 30' } }],
+            },
+            { text: 'never reached' },
+          ],
+        }),
+      );
+      const { spawn } = await import('node:child_process');
+      const { cliPath } = await import('../testing/test-support.js');
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          preload,
+          cliPath,
+          '-p',
+          'go',
+          '--scripted',
+          script,
+          '--cwd',
+          workspace,
+          '--mode',
+          'full-access',
+        ],
+        {
+          env: cleanEnv({ ANTHROPIC_API_KEY: providerKey, AGENT_HOME: home }),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      cleanups.push(async () => {
+        child.kill('SIGKILL');
+      });
+      let stderr = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise<void>((resolve) => {
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes('→ bash')) resolve();
+        });
+      });
+      child.kill('SIGUSR2');
+      expect(await exited).toBe(1);
+      expect(stderr).toContain('request failed: x-api-key: [redacted:ANTHROPIC_API_KEY]');
+      expect(stderr).not.toContain(providerKey);
+    },
+  );
+});
