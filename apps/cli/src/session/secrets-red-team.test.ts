@@ -144,21 +144,33 @@ function context(text: string, part: string): string {
 describe('a key in a command output the key as commands spell it', () => {
   // Each line is a way ordinary tools print a file holding a key: colour, wrapping, base64 (as
   // `base64` wraps it, as a Kubernetes secret holds it), a hex dump, URL and JSON escapes, reversed.
+  // Coreutils and grep, and python3 (on every machine the CLI is tested on) for the rest.
+  const python = (code: string) => `python3 forms.py ${code}`;
   const commands: [label: string, command: string][] = [
     ['grep colour', 'grep --color=always API .env'],
     ['base64 wrapped', 'base64 .env'],
     ['base64 of the key alone', "grep -o 'sk-[^ ]*' .env | tr -d '\\n' | base64 -w0"],
     ['od hex', 'od -v -An -tx1 .env'],
-    ['xxd plain hex', 'xxd -p .env'],
+    ['plain hex', python('hex')],
     ['fold', 'fold -w 17 .env'],
-    ['rev', 'rev .env'],
-    ['url-encoded', 'jq -sRr @uri .env'],
-    ['json escapes', "jq -Rr '@json' .env | sed 's/s/\\\\u0073/g; s/k/\\\\u006b/g'"],
+    ['reversed', python('reversed')],
+    ['url-encoded', python('url')],
+    ['json escapes', python('json')],
   ];
+  const formsScript = [
+    'import json, sys, urllib.parse',
+    "text = open('.env').read()",
+    'form = sys.argv[1]',
+    "if form == 'hex': print(text.encode().hex())",
+    "if form == 'reversed': print(text[::-1])",
+    "if form == 'url': print(urllib.parse.quote(text))",
+    "if form == 'json': print(''.join('\\\\u%04x' % ord(c) if c in 'sk' else c for c in json.dumps(text)))",
+  ].join('\n');
 
   it('each form reaches the model as the marker', async () => {
     const { workspace, home } = await folders();
     await writeFile(join(workspace, '.env'), `ANTHROPIC_API_KEY=${providerKey}\n`);
+    await writeFile(join(workspace, 'forms.py'), formsScript);
     const script = commands
       .map(([label, command]) => `echo "== ${label}"; ${command}; echo`)
       .join('; ');
