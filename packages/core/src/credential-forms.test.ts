@@ -47,8 +47,19 @@ const forms: [string, string][] = [
   ['reversed', [...key].reverse().join('')],
   ['hex', Buffer.from(bytes).toString('hex')],
   ['HEX', Buffer.from(bytes).toString('hex').toUpperCase()],
-  ['hex as od -An -tx1 writes it', Buffer.from(bytes).toString('hex').replace(/../g, ' $&').replace(/(?:.{48})/g, '$&\n')],
-  ['hex with colons', Buffer.from(bytes).toString('hex').replace(/..(?!$)/g, '$&:')],
+  [
+    'hex as od -An -tx1 writes it',
+    Buffer.from(bytes)
+      .toString('hex')
+      .replace(/../g, ' $&')
+      .replace(/(?:.{48})/g, '$&\n'),
+  ],
+  [
+    'hex with colons',
+    Buffer.from(bytes)
+      .toString('hex')
+      .replace(/..(?!$)/g, '$&:'),
+  ],
   ['base64', base64('')],
   ['base64 after one byte (KEY=…)', base64('K')],
   ['base64 after two bytes', base64('KY')],

@@ -77,6 +77,7 @@ describe('agent mcp login against a hostile authorization server', () => {
     expect(login.stderr).toContain('\\x1b]0;PWNED\\x07');
     expect(login.stderr).toContain('\\u202e');
     // …and nothing that acts on a terminal reaches it.
-    expect(login.stderr).not.toMatch(/[\u001b\u0007\r\u202e]/);
+    for (const acting of ['\u001b', '\u0007', '\r', '\u202e'])
+      expect(login.stderr).not.toContain(acting);
   });
 });
