@@ -18,7 +18,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { parseFieldAnswer } from './mcp-interactions.js';
+import { parseFieldAnswer } from './mcp-form-fields.js';
 import { looksSecret } from './mcp-request-checks.js';
 
 const sessions: TmuxSession[] = [];
