@@ -4,8 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Attempt,
   capabilityAttempts,
@@ -23,9 +22,7 @@ import {
   inheritedDescriptorNumbers,
   int80Program,
   makeFixture,
-  prepareRunner,
   type RunnerRun,
-  type RunnerUser,
   type RunReport,
   runAs,
   socketGreeting,
@@ -33,7 +30,7 @@ import {
   syscallNumbers,
   victimText,
 } from './escape-harness.js';
-import { bubblewrapProblem } from './sandbox.js';
+import { runnerSuite } from './runner-suite.js';
 
 // The three escape classes of issue 24 — capabilities (root inside unmounting the masks),
 // Unix-domain sockets outside the hidden directories, `.env` files and credential stores — tried
@@ -41,27 +38,7 @@ import { bubblewrapProblem } from './sandbox.js';
 // mode. The fixture lives under /var/tmp: outside the private /tmp and /run the sandbox hides
 // wholesale, so only the new defences stand between an attempt and the host.
 
-const available = bubblewrapProblem() === undefined;
-if (!available) {
-  // Without bubblewrap the suite is one test skipped with the reason (a failure under CI=true).
-  describe('sandbox escapes', () => {
-    beforeEach(skipWithout('bwrap'));
-    it('run inside bubblewrap', () => undefined);
-  });
-}
-const isRoot = process.getuid?.() === 0;
-const setprivFound = spawnSync('setpriv', ['--version']).status === 0;
-if (available && isRoot && !setprivFound) {
-  throw new Error('The escape suite runs its unprivileged half through setpriv (util-linux)');
-}
-
-const users: RunnerUser[] = isRoot
-  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
-  : [{ label: `uid ${process.getuid?.()}` }];
-
-const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-escapes-'));
-fs.chmodSync(parent, 0o755);
-const runner = prepareRunner(parent);
+const { available, users, parent, runner } = runnerSuite('sandbox escapes', 'escapes');
 const programs = path.join(parent, 'programs');
 fs.mkdirSync(programs);
 fs.chmodSync(programs, 0o755);
@@ -82,7 +59,6 @@ beforeAll(async () => {
 afterAll(async () => {
   httpServer.closeAllConnections();
   await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-  fs.rmSync(parent, { recursive: true, force: true });
 });
 
 // Each network mode twice: a sandbox per attempt, and every attempt in one long-lived sandbox

@@ -1,20 +1,16 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attempt } from './escape-attempts.js';
 import {
   type Fixture,
   makeFixture,
-  prepareRunner,
-  type RunnerUser,
   type RunReport,
   runAs,
   startupFileText,
   victimText,
 } from './escape-harness.js';
-import { bubblewrapProblem } from './sandbox.js';
+import { runnerSuite } from './runner-suite.js';
 
 // Attacks across commands on what the sandbox binds. A mount point cannot be renamed, but a
 // directory above it can: the mount goes with it, and the command puts a directory of its own at
@@ -22,25 +18,10 @@ import { bubblewrapProblem } from './sandbox.js';
 // or the user's git and shell read (a repository or startup file no longer covered). Run by the
 // built package, as root and as nobody, a sandbox per command and one long-lived sandbox.
 
-const available = bubblewrapProblem() === undefined;
-if (!available) {
-  describe('swaps of bound paths between commands', () => {
-    beforeEach(skipWithout('bwrap'));
-    it('run inside bubblewrap', () => undefined);
-  });
-}
-const isRoot = process.getuid?.() === 0;
-if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
-  throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
-}
-const users: RunnerUser[] = isRoot
-  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
-  : [{ label: `uid ${process.getuid?.()}` }];
-
-const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-swaps-'));
-fs.chmodSync(parent, 0o755);
-const runner = prepareRunner(parent);
-afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+const { available, users, parent, runner } = runnerSuite(
+  'swaps of bound paths between commands',
+  'swaps',
+);
 
 /** A relative link (it resolves inside bubblewrap's new root, where an absolute one would not). */
 const linkTo = (target: string, link: string) =>

@@ -1,18 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attempt } from './escape-attempts.js';
-import {
-  type Fixture,
-  makeFixture,
-  prepareRunner,
-  type RunnerUser,
-  type RunReport,
-  runAs,
-} from './escape-harness.js';
-import { bubblewrapProblem } from './sandbox.js';
+import { type Fixture, makeFixture, type RunReport, runAs } from './escape-harness.js';
+import { runnerSuite } from './runner-suite.js';
 
 // The sandbox's own files live in the temporary directory: the seccomp filters (read by every
 // sandbox of this user as it starts), the allow-list proxy's socket (socat connects to it for
@@ -22,25 +11,7 @@ import { bubblewrapProblem } from './sandbox.js';
 // setuid files back. Tried by the built package as root and as nobody, with the runner's TMPDIR
 // inside the workspace (a private one: the machine's shared filters are never touched).
 
-const available = bubblewrapProblem() === undefined;
-if (!available) {
-  describe("the sandbox's own files", () => {
-    beforeEach(skipWithout('bwrap'));
-    it('run inside bubblewrap', () => undefined);
-  });
-}
-const isRoot = process.getuid?.() === 0;
-if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
-  throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
-}
-const users: RunnerUser[] = isRoot
-  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
-  : [{ label: `uid ${process.getuid?.()}` }];
-
-const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-own-files-'));
-fs.chmodSync(parent, 0o755);
-const runner = prepareRunner(parent);
-afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+const { available, users, parent, runner } = runnerSuite("the sandbox's own files", 'own-files');
 
 const allowAll = String.raw`\006\000\000\000\000\000\377\177`; // BPF: return SECCOMP_RET_ALLOW
 

@@ -1,19 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attempt } from './escape-attempts.js';
-import {
-  type Fixture,
-  makeFixture,
-  prepareRunner,
-  type RunnerUser,
-  type RunReport,
-  runAs,
-} from './escape-harness.js';
+import { type Fixture, makeFixture, type RunReport, runAs } from './escape-harness.js';
 import { explainFailure } from './explain-failure.js';
-import { bubblewrapProblem, createSandbox } from './sandbox.js';
+import { runnerSuite } from './runner-suite.js';
+import { createSandbox } from './sandbox.js';
 
 // A fork bomb in a command took process ids from the whole machine (pid_max is 32,768 on many
 // kernels): nothing else — this program included — could start a process until it was killed.
@@ -23,25 +13,7 @@ import { bubblewrapProblem, createSandbox } from './sandbox.js';
 // attempts fork a bounded number of children (100), never an unbounded bomb: before the limit
 // existed that would have taken this shared machine down.
 
-const available = bubblewrapProblem() === undefined;
-if (!available) {
-  describe('the process limit', () => {
-    beforeEach(skipWithout('bwrap'));
-    it('run inside bubblewrap', () => undefined);
-  });
-}
-const isRoot = process.getuid?.() === 0;
-if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
-  throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
-}
-const users: RunnerUser[] = isRoot
-  ? [{ label: 'root' }, { label: 'nobody', uid: 65534, gid: 65534 }]
-  : [{ label: `uid ${process.getuid?.()}` }];
-
-const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-processes-'));
-fs.chmodSync(parent, 0o755);
-const runner = prepareRunner(parent);
-afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+const { available, isRoot, users, parent, runner } = runnerSuite('the process limit', 'processes');
 
 const limit = 32;
 const attempts: Attempt[] = [

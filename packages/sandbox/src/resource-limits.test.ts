@@ -1,19 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cgroupPrefix, currentCgroupFacts, ownCgroups } from './cgroup-places.js';
 import type { Attempt } from './escape-attempts.js';
 import {
   type Fixture,
   makeFixture,
-  prepareRunner,
   type RunnerUser,
   type RunReport,
   runAs,
 } from './escape-harness.js';
-import { bubblewrapProblem, createSandbox } from './sandbox.js';
+import { runnerSuite } from './runner-suite.js';
+import { createSandbox } from './sandbox.js';
 
 // A fork bomb run as root took every process id of the machine (root is exempt from
 // RLIMIT_NPROC), and a command writing to its in-memory /tmp or /dev/shm could fill the host's
@@ -23,17 +22,8 @@ import { bubblewrapProblem, createSandbox } from './sandbox.js';
 // runner runs a bomb or a hog only when the sandbox reports it bounded (`requires`): never
 // unbounded on a shared machine.
 
-const available = bubblewrapProblem() === undefined;
-if (!available) {
-  describe('the resource limits', () => {
-    beforeEach(skipWithout('bwrap'));
-    it('run inside bubblewrap', () => undefined);
-  });
-}
-const isRoot = process.getuid?.() === 0;
-if (available && isRoot && spawnSync('setpriv', ['--version']).status !== 0) {
-  throw new Error('this suite runs its unprivileged half through setpriv (util-linux)');
-}
+const suite = runnerSuite('the resource limits', 'limits');
+const { available, isRoot, parent, runner } = suite;
 /**
  * As root where cgroups can be made: a pids and a memory cgroup given to nobody (owned by it, as
  * systemd's delegation does), with nobody's runner started inside — the unprivileged user whose
@@ -67,27 +57,19 @@ afterAll(() => {
   for (const directory of delegated ?? []) fs.rmdirSync(directory);
 });
 
-const users: RunnerUser[] = isRoot
-  ? [
-      { label: 'root' },
-      { label: 'nobody', uid: 65534, gid: 65534 },
-      ...(delegated === undefined
-        ? []
-        : [
-            {
-              label: 'nobody in a delegated cgroup',
-              uid: 65534,
-              gid: 65534,
-              cgroups: delegated.map((directory) => path.join(directory, 'cgroup.procs')),
-            },
-          ]),
-    ]
-  : [{ label: `uid ${process.getuid?.()}` }];
-
-const parent = fs.mkdtempSync(path.join('/var/tmp', 'agent-sandbox-limits-'));
-fs.chmodSync(parent, 0o755);
-const runner = prepareRunner(parent);
-afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+const users: RunnerUser[] = [
+  ...suite.users,
+  ...(delegated === undefined
+    ? []
+    : [
+        {
+          label: 'nobody in a delegated cgroup',
+          uid: 65534,
+          gid: 65534,
+          cgroups: delegated.map((directory) => path.join(directory, 'cgroup.procs')),
+        },
+      ]),
+];
 
 const maxProcesses = 64;
 const maxMemoryBytes = 64 * 1024 * 1024;
