@@ -160,7 +160,14 @@ const notReadOnly: [string, RegExp][] = [
   ['python3 x.py', /not a known read-only command/],
   ['export X=1', /not a known read-only command/],
   ['X=1', /assignment without a command/],
-  ['PATH=/tmp/evil; ls', /assignment without a command/],
+  ['PATH=/tmp/evil; ls', /sets PATH/],
+  // Variables set earlier on the line that change what every later command name runs.
+  ['printf -v PATH . ; ls', /sets PATH/],
+  ['printf -vPATH %s . ; cat x', /sets PATH/],
+  ['for PATH in . ; do ls; done', /sets PATH/],
+  ['select PATH in .; do ls; done', /sets PATH/],
+  ['for f in a; do ls; done; for LD_PRELOAD in ./x.so; do cat y; done', /sets LD_PRELOAD/],
+  ['printf -v BASH_ENV ./x; ls', /sets BASH_ENV/],
   ['curl https://example.com', /not a known read-only command/],
   ['npm test', /not a known read-only command/],
   // Commands named by a path or an expansion.

@@ -1,5 +1,7 @@
 import { anyButLineEnd, linearPattern, spaceClass } from './linear-pattern.js';
 import { gitReadOnlyRefusal } from './read-only-git.js';
+import { boundVariables } from './shell-analysis.js';
+import { changesWhatRuns } from './shell-command.js';
 import { fileRedirects, parseShellCommand, type ShellCommand } from './shell-parser.js';
 
 /**
@@ -475,6 +477,17 @@ export function classifyReadOnly(source: string): ReadOnlyVerdict {
   for (const command of parsed.commands) {
     // `git --no-pager log` is also listed as `git log`: the first form is the one checked.
     if (command.via === 'git global options') continue;
+    // `printf -v PATH .`, `for PATH in .`: every later command name runs something else.
+    const bound = boundVariables(command).find(changesWhatRuns);
+    if (bound !== undefined) return refuse(`sets ${bound}, which changes what later commands run`);
+    // A loop header (`for f in a b`) runs nothing itself.
+    if (
+      command.words.length === 0 &&
+      command.assignments.length === 0 &&
+      command.redirects.length === 0 &&
+      (command.binds?.length ?? 0) > 0
+    )
+      continue;
     const verdict = classifyCommand(command);
     if (typeof verdict === 'string') return refuse(verdict);
     paths.push(...verdict.paths);

@@ -41,7 +41,10 @@ function policy(): PermissionPolicy {
   });
 }
 
-async function runLine(line: string): Promise<{ kind: string | undefined; text: string }> {
+async function runLine(
+  line: string,
+  gate: PermissionPolicy = policy(),
+): Promise<{ kind: string | undefined; text: string }> {
   const tools = defaultTools({ cwd: dir, bash: { spillDir: path.join(dir, '.spill') } });
   const agent = new Agent({
     provider: createScriptedProvider([
@@ -50,7 +53,7 @@ async function runLine(line: string): Promise<{ kind: string | undefined; text: 
     ]),
     model: 'scripted',
     tools,
-    permissionGate: policy().gate,
+    permissionGate: gate.gate,
   });
   const result = await agent.run('go').result;
   const message = result.messages.find((entry) => entry.role === 'toolResult');
@@ -174,5 +177,64 @@ describe('deny rules cannot be walked around', () => {
     for (const line of denyEvasions.slice(0, 24)) {
       expect(analyzeShellCommand(line).subjects, line).toContain('rm victim');
     }
+  });
+});
+
+// A variable set earlier on the line changes what every later command name runs: `PATH` (then
+// `cat` is whatever the workspace's `./cat` is), `hash -p`, `PS4` with `set -x` (bash runs the
+// command substitutions in it). Each line below removes `victim` in bash; none names `rm` to
+// the rules, so each must be opaque (asked; denied without an approver).
+const laterCommandChangers = [
+  'ln -s /bin/rm cat; PATH=.; cat victim',
+  'ln -s /bin/rm cat; PATH+=:.; PATH=.:$PATH; cat victim',
+  'ln -s /bin/rm cat; for PATH in .; do cat victim; done',
+  'ln -s /bin/rm cat; select PATH in .; do cat victim; break; done <<< 1',
+  'ln -s /bin/rm cat; printf -v PATH .; cat victim',
+  'ln -s /bin/rm cat; printf -vPATH %s .; cat victim',
+  'ln -s /bin/rm cat; read PATH <<< .; cat victim',
+  'ln -s /bin/rm cat; read -r PATH <<< .; cat victim',
+  'ln -s /bin/rm cat; mapfile -t PATH <<< .; cat victim',
+  'ln -s /bin/rm cat; declare -n p=PATH; p=.; cat victim',
+  'ln -s /bin/rm cat; local -n p=PATH 2>/dev/null; declare PATH=.; cat victim',
+  'ln -s /bin/rm cat; export PATH=.; cat victim',
+  'ln -s /bin/rm cat; typeset -x PATH=.; cat victim',
+  'ln -s /bin/rm cat; unset PATH; : ${PATH:=.}; cat victim',
+  'ln -s /bin/rm cat; unset PATH; echo ${PATH=.}; cat victim',
+  'hash -p /bin/rm cat; cat victim',
+  'hash -dp /bin/rm cat; cat victim',
+  "PS4='$(rm victim)'; set -x; echo ok",
+  "PS4='`rm victim`'; set -o xtrace; true",
+];
+
+describe('a variable set earlier on the line cannot change what a later command runs unasked', () => {
+  const everythingButRm = () =>
+    new PermissionPolicy({ mode: 'full-access', deny: ['bash(rm *)', 'bash(rm)'] });
+
+  it('each line is opaque, so never allowed', () => {
+    const allowed: string[] = [];
+    for (const line of laterCommandChangers) {
+      const analysis = analyzeShellCommand(line);
+      const outcome = everythingButRm().evaluate({
+        toolName: 'bash',
+        tier: 'full-access',
+        subjects: analysis.subjects,
+        ...(analysis.opaque === undefined ? {} : { opaque: analysis.opaque }),
+      });
+      if (outcome.behavior === 'allow') allowed.push(`${line} → ${JSON.stringify(analysis)}`);
+    }
+    expect(allowed).toEqual([]);
+  });
+
+  it('through the real loop and bash tool, none removes the victim', async () => {
+    const harmed: string[] = [];
+    for (const line of laterCommandChangers) {
+      const { kind } = await runLine(line, everythingButRm());
+      const victim = path.join(dir, 'victim');
+      const intact = fs.existsSync(victim) && fs.readFileSync(victim, 'utf8') === original;
+      if (!intact || kind !== 'denied') harmed.push(`${JSON.stringify(line)} → ${kind ?? 'ran'}`);
+      if (!intact) fs.writeFileSync(victim, original);
+      fs.rmSync(path.join(dir, 'cat'), { force: true });
+    }
+    expect(harmed).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell syntax, not templates
 import { linearPattern, spaceClass } from './linear-pattern.js';
+import { changesWhatRuns } from './shell-command.js';
 import { fileRedirects, parseShellCommand, type ShellCommand } from './shell-parser.js';
 
 /**
@@ -162,9 +163,6 @@ const commandOptions: Readonly<Record<string, RegExp>> = {
   curl: /^(--config$|-K$)/,
   wget: /^(--execute|-e$)/,
 };
-// Environment prefixes that change what a command runs or loads.
-const dangerousVariable =
-  /^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|BASH_FUNC|PROMPT_COMMAND$|PS[0-4]$|IFS$|PATH$|CDPATH$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|SHELLOPTS$|BASHOPTS$|PERL5|PYTHON|NODE_OPTIONS$|RUBYOPT$|RUBYLIB$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|LESSOPEN$|LESSCLOSE$|SSH_ASKPASS|SUDO_ASKPASS|BROWSER$|TAR_OPTIONS$|GZIP$|ZDOTDIR$|HOME$|XDG_CONFIG_HOME$|npm_config_|NPM_CONFIG_)/;
 // git's own subcommands; anything else is an alias or a `git-<name>` program: unnameable.
 const gitCommands = new Set(
   (
@@ -216,6 +214,10 @@ function evaluatingExpansion(source: string): string | undefined {
     // but $(…) still runs): too subtle to name reliably, so fail closed.
     if (/[`'"]|\$\(/.test(body)) return 'a command substitution or quotes inside ${…}';
     if (/^[A-Za-z_][A-Za-z0-9_]*@[A-Za-z]/.test(body)) return 'a ${…@…} transformation';
+    // `${PATH:=.}` assigns when PATH is unset or empty (`unset PATH; : ${PATH:=.}; ls`).
+    const assigned = /^([A-Za-z_][A-Za-z0-9_]*):?=/.exec(body)?.[1];
+    if (assigned !== undefined && changesWhatRuns(assigned))
+      return `sets ${assigned} (\${${assigned}:=…}), which changes what later commands run`;
     const subscript = /^[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(body)?.[1];
     if (subscript !== undefined && !/^[0-9@*]*$/.test(subscript)) return 'an array subscript';
   }
@@ -240,15 +242,56 @@ const sedRunsCommand = linearPattern(
   `(^|[;\\n}])[${spaceClass}]*e\\b|/[gpIiMm0-9]*e[gpIiMm0-9]*([${spaceClass}]|;|$)`,
 );
 
+// Builtins that set the variables named among their arguments (`read PATH`, `getopts o PATH`).
+const variableSetters = new Set([
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'read',
+  'mapfile',
+  'readarray',
+  'getopts',
+]);
+
+/**
+ * The variables a command sets for the commands after it on the line: a bare assignment
+ * (`PATH=.;`), a loop variable (`for PATH in .`), `printf -v NAME`, and the names given to
+ * `declare`, `export`, `read`, `mapfile`, `getopts`… (every word that could be a name, options
+ * included: a false positive only asks). An assignment prefixing a command sets nothing after it.
+ */
+export function boundVariables(command: ShellCommand): string[] {
+  const bound = [...(command.binds ?? [])];
+  if (command.words.length === 0) {
+    for (const assignment of command.assignments)
+      bound.push(withoutSubscript(assignment.slice(0, assignment.search(/\+?=/))));
+  }
+  const [first, ...args] = command.words;
+  const name = first === undefined ? '' : basename(first);
+  if (variableSetters.has(name)) {
+    for (const word of args) bound.push(withoutSubscript(word.split(/\+?=/)[0] ?? ''));
+  }
+  if (name === 'printf') {
+    args.forEach((word, index) => {
+      if (word === '-v') bound.push(withoutSubscript(args[index + 1] ?? ''));
+      else if (/^-v./.test(word)) bound.push(withoutSubscript(word.slice(2)));
+    });
+  }
+  return bound;
+}
+
 /** Why one command cannot be named, if it cannot. */
 function commandOpacity(command: ShellCommand): string | undefined {
   for (const assignment of command.assignments) {
     const name = assignment.slice(0, assignment.indexOf('='));
     if (subscriptedName.test(name)) return 'an array subscript';
-    if (command.words.length > 0 && dangerousVariable.test(withoutSubscript(name))) {
+    if (command.words.length > 0 && changesWhatRuns(withoutSubscript(name))) {
       return `the environment prefix ${name}= changes what the command runs`;
     }
   }
+  const bound = boundVariables(command).find(changesWhatRuns);
+  if (bound !== undefined) return `sets ${bound}, which changes what later commands run`;
   const [first, ...args] = command.words;
   if (first === undefined) return undefined;
   if (hasExpansion(first)) return 'the command name is only known when it runs';
@@ -256,6 +299,14 @@ function commandOpacity(command: ShellCommand): string | undefined {
   const defined = codeDefiners.get(name);
   if (defined !== undefined) return defined;
   if (name === 'eval' && args.some(hasExpansion)) return 'eval of a value known only at run time';
+  // A name reference makes every later assignment to it one to the variable it names.
+  if (/^(declare|typeset|local)$/.test(name) && args.some((word) => /^-[A-Za-z]*n/.test(word))) {
+    return 'a name reference (declare -n)';
+  }
+  // `hash -p /bin/rm ls`: from then on `ls` runs rm.
+  if (name === 'hash' && args.some((word) => /^-[A-Za-z]*p/.test(word))) {
+    return 'hash -p makes a command name run another program';
+  }
   if (nameTakers.has(name) && args.some((word) => subscriptedName.test(word))) {
     return 'an array subscript';
   }

@@ -27,6 +27,11 @@ export interface ShellCommand {
    * another (wrappers, `bash -c`, `eval`, `find -exec`…).
    */
   expanding?: boolean[];
+  /**
+   * Variables the command sets for the rest of the line without an `=` word: the name of a
+   * `for NAME in …` or `select NAME in …` loop (a command of its own, with no words).
+   */
+  binds?: string[];
 }
 
 /** Everything {@link parseShellCommand} found. */
@@ -40,3 +45,13 @@ export interface ParsedShellCommand {
 export const maxDepth = 12;
 /** `NAME=value` (also `NAME+=value`, `NAME[i]=value`) before a command or after `env`/`sudo`. */
 export const assignmentPattern = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+
+// Variables that change what a command runs or loads: as an environment prefix (`PATH=. ls`),
+// or set earlier on the line (`PATH=.; ls`, `for PATH in .`, `printf -v PATH .`).
+const dangerousVariable =
+  /^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|BASH_FUNC|PROMPT_COMMAND$|PS[0-4]$|IFS$|PATH$|CDPATH$|PAGER$|MANPAGER$|EDITOR$|VISUAL$|SHELLOPTS$|BASHOPTS$|PERL5|PYTHON|NODE_OPTIONS$|NODE_PATH$|RUBYOPT$|RUBYLIB$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|LESSOPEN$|LESSCLOSE$|SSH_ASKPASS|SUDO_ASKPASS|BROWSER$|TAR_OPTIONS$|GZIP$|ZDOTDIR$|HOME$|XDG_CONFIG_HOME$|npm_config_|NPM_CONFIG_)/;
+
+/** True when setting the variable `name` changes what later commands run or load (`PATH`, `LD_PRELOAD`, `BASH_ENV`…). */
+export function changesWhatRuns(name: string): boolean {
+  return dangerousVariable.test(name);
+}

@@ -291,7 +291,11 @@ class ShellParser extends ShellLexer {
             this.flush(command);
             return;
           }
-          // `for NAME in words`: no command until `;`, newline or `do`.
+          // `for NAME in words`: no command until `;`, newline or `do`. NAME is set for the
+          // rest of the line (`for PATH in .` changes what every later command name runs).
+          this.skipBlanks();
+          const variable = this.parseWord();
+          if (variable !== undefined) command.binds = [variable.value];
           while (!this.eof) {
             this.skipBlanks();
             const next = this.peek();
@@ -334,7 +338,7 @@ class ShellParser extends ShellLexer {
     if (command.words.length > 0 || command.redirects.length > 0) {
       this.out.commands.push(command);
       expandNested(command, this.out, this.depth, parseNestedScript);
-    } else if (command.assignments.length > 0) {
+    } else if (command.assignments.length > 0 || (command.binds?.length ?? 0) > 0) {
       this.out.commands.push(command);
     }
   }
