@@ -27,7 +27,13 @@ import {
 } from './messages.js';
 import type { ModelCaller } from './model-call.js';
 import { sharedResourceLocks } from './resource-locks.js';
-import { eitherDenies, RunBudget, type RunContext } from './run-context.js';
+import {
+  eitherDenies,
+  type InheritedRunLimits,
+  inheritRunLimits,
+  RunBudget,
+  type RunContext,
+} from './run-context.js';
 import type { RunSteps } from './run-steps.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import { structuredOutputReminder } from './structured-output.js';
@@ -98,6 +104,8 @@ class AgentLoop {
   readonly #budget: RunBudget;
   readonly #loops: LoopDetector | undefined;
   readonly #tools: ToolExecutionConfig;
+  /** maxTurns, maxToolCallsPerTurn and toolTimeoutMs, bounded by the parent run's. */
+  readonly #limits: InheritedRunLimits;
   /** Aborted when a time budget on the run's chain runs out: what is running stops then. */
   readonly #deadline = new AbortController();
   /** The run's signal and the deadline's: what model calls and tools run under. */
@@ -118,11 +126,22 @@ class AgentLoop {
       options.loopDetection === false ? undefined : new LoopDetector(options.loopDetection ?? {});
     const depthLimit = parent?.depthLimit ?? parent?.context.depthLimit;
     const isPathDenied = eitherDenies(options.isPathDenied, parent?.context.isPathDenied);
+    // A child may set tighter limits than its parent, never looser ones (its app's options or
+    // an agent file could ask for an hour per command under a parent that allows a minute).
+    this.#limits = inheritRunLimits(
+      {
+        maxTurns: options.maxTurns ?? defaultMaxTurns,
+        maxToolCallsPerTurn: options.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY,
+        toolTimeoutMs: options.toolTimeoutMs ?? defaultToolTimeoutMs,
+      },
+      parent?.context.limits,
+    );
     const runContext: RunContext = {
       runId: run.steps.runId,
       agentPath: parent === undefined ? [] : [...parent.context.agentPath, parent.name],
       depth: parent === undefined ? 0 : parent.context.depth + 1,
       budget: this.#budget,
+      limits: this.#limits,
       ...(depthLimit === undefined ? {} : { depthLimit }),
       ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
       ...(isPathDenied === undefined ? {} : { isPathDenied }),
@@ -136,9 +155,9 @@ class AgentLoop {
       hooks: options.hooks ?? {},
       permissionGate: options.permissionGate,
       locks: options.resourceLocks ?? sharedResourceLocks,
-      defaultTimeoutMs: options.toolTimeoutMs ?? defaultToolTimeoutMs,
+      defaultTimeoutMs: this.#limits.toolTimeoutMs,
       abortGraceMs: options.abortGraceMs ?? defaultAbortGraceMs,
-      maxToolCallsPerTurn: options.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY,
+      maxToolCallsPerTurn: this.#limits.maxToolCallsPerTurn,
       emit: run.emit,
       listening: run.listening,
       steeringPending: () => host.steering.length > 0,
@@ -199,8 +218,7 @@ class AgentLoop {
   /** Aborted, out of turns, or out of budget: the run stops before the next model call. */
   #stopBeforeTurn(): Stop | undefined {
     if (this.#run.signal.aborted) return { reason: 'aborted' };
-    if (this.#turns >= (this.#host.options.maxTurns ?? defaultMaxTurns))
-      return { reason: 'max-turns' };
+    if (this.#turns >= this.#limits.maxTurns) return { reason: 'max-turns' };
     // Reserved synchronously: concurrent sub-agents cannot both take the last model call.
     const budgetReason = this.#budget.startModelCall();
     if (budgetReason !== undefined) return { reason: 'budget-exhausted', budgetReason };

@@ -112,11 +112,11 @@ export interface AgentOptions {
   output?: z.ZodType | StructuredOutputOptions;
   /** Tools the provider runs itself (its own web search); see `ProviderRequest.hostedTools`. */
   hostedTools?: readonly HostedTool[];
-  /** Model calls per run before it stops with `max-turns` [100]. */
+  /** Model calls per run before it stops with `max-turns` [100]; a sub-agent's never exceed its parent's. */
   maxTurns?: number;
-  /** Calls per turn that run; the rest get a not-executed result [unlimited]. */
+  /** Calls per turn that run; the rest get a not-executed result [unlimited]; a sub-agent's never exceed its parent's. */
   maxToolCallsPerTurn?: number;
-  /** Default per-call timeout in ms, when the tool's policy sets none [600000]. */
+  /** Default per-call timeout in ms, when the tool's policy sets none [600000]; a sub-agent's never exceed its parent's. */
   toolTimeoutMs?: number;
   /**
    * After a call is aborted or times out, how long its tool may take to stop before it is reported

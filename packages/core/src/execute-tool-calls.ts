@@ -83,14 +83,15 @@ export async function executeToolCalls(
   const overLimit = markOverLimit(resolved, params.maxToolCallsPerTurn);
   const runnable: number[] = [];
   for (let index = 0; index < calls.length; index++) {
-    if (overLimit[index]) {
-      const message =
-        `Not executed: a turn may run at most ${params.maxToolCallsPerTurn} tool calls ` +
-        '(maxToolCallsPerTurn). Make fewer calls per turn.';
+    const refusal = overLimit[index]
+      ? `Not executed: a turn may run at most ${params.maxToolCallsPerTurn} tool calls ` +
+        '(maxToolCallsPerTurn). Make fewer calls per turn.'
+      : overBudget(params, resolved[index]);
+    if (refusal !== undefined) {
       settled[index] = synthetic(
         calls[index] as ToolCallContent,
         resolved[index],
-        message,
+        refusal,
         'failed',
       );
     } else {
@@ -166,6 +167,20 @@ export async function executeToolCalls(
  */
 function isJournaled(params: ExecuteToolCallsParams): boolean {
   return params.steps?.journal !== undefined && params.parentToolCallId === undefined;
+}
+
+/**
+ * Why a call may not run because the run tree's `maxToolCalls` is spent, else undefined (the
+ * call is counted). Reserved synchronously: concurrent sub-agents cannot both take the last call.
+ */
+function overBudget(
+  params: ExecuteToolCallsParams,
+  tool: AnyAgentTool | undefined,
+): string | undefined {
+  if (params.run === undefined || tool === undefined) return undefined;
+  if (tool.policy?.countsTowardToolCallLimit === false) return undefined;
+  const reason = params.run.budget.startToolCall();
+  return reason === undefined ? undefined : `Not executed: ${reason}.`;
 }
 
 function markOverLimit(resolved: readonly (AnyAgentTool | undefined)[], limit: number): boolean[] {

@@ -172,6 +172,7 @@ export {
   type StreamDriver,
 } from './retrying-stream.js';
 export {
+  type InheritedRunLimits,
   type ParentRun,
   RunBudget,
   type RunBudgetLimits,

@@ -9,6 +9,12 @@ import type { PathDenialCheck } from './tool.js';
 export interface RunBudgetLimits {
   /** Model calls, counted when each call starts. */
   maxModelCalls?: number;
+  /**
+   * Tool calls, counted when each is about to run (the model's and those a tool makes through
+   * `ctx.callTool`, in every sub-agent): a call past it gets a not-executed result, and the run
+   * stops before its next model call.
+   */
+  maxToolCalls?: number;
   /** Tokens (input + output + cache, as `usage.totalTokens`), counted after each call. */
   maxTokens?: number;
   /** Cost in dollars (`usage.cost.total`, when the model's prices are known), counted after each call. */
@@ -31,6 +37,9 @@ export class RunBudget {
   readonly #deadline: number | undefined;
   readonly #used: Usage = emptyUsage();
   #modelCalls = 0;
+  #toolCalls = 0;
+  /** Set once a tool call was refused because `maxToolCalls` is spent: no further model call then. */
+  #toolCallsSpent = false;
 
   constructor(limits: RunBudgetLimits = {}, parent?: RunBudget) {
     for (const [name, value] of Object.entries(limits)) {
@@ -53,6 +62,11 @@ export class RunBudget {
     return this.#modelCalls;
   }
 
+  /** Tool calls started in this run and below it. */
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
   /** Ms until the earliest time budget on this budget's chain runs out (0 once it has), or undefined. */
   msUntilDeadline(): number | undefined {
     const own = this.#deadline === undefined ? undefined : Math.max(0, this.#deadline - Date.now());
@@ -67,6 +81,7 @@ export class RunBudget {
     if (limits.maxModelCalls !== undefined && this.#modelCalls >= limits.maxModelCalls) {
       return `the budget of ${limits.maxModelCalls} model calls is spent`;
     }
+    if (this.#toolCallsSpent) return toolCallsSpent(limits.maxToolCalls);
     if (limits.maxTokens !== undefined && this.#used.totalTokens >= limits.maxTokens) {
       return `the budget of ${limits.maxTokens} tokens is spent (${this.#used.totalTokens} used)`;
     }
@@ -93,12 +108,60 @@ export class RunBudget {
     return undefined;
   }
 
+  /**
+   * Reserves one tool call on this budget and every ancestor, or returns why it may not run (the
+   * first `maxToolCalls` on the chain that is spent). Synchronous, like `startModelCall`.
+   */
+  startToolCall(): string | undefined {
+    for (let budget: RunBudget | undefined = this; budget !== undefined; budget = budget.#parent) {
+      const limit = budget.#limits.maxToolCalls;
+      if (limit !== undefined && budget.#toolCalls >= limit) {
+        budget.#toolCallsSpent = true;
+        return toolCallsSpent(limit);
+      }
+    }
+    for (let budget: RunBudget | undefined = this; budget !== undefined; budget = budget.#parent) {
+      budget.#toolCalls += 1;
+    }
+    return undefined;
+  }
+
   /** Adds a finished model call's usage here and in every ancestor. */
   consume(usage: Usage): void {
     for (let budget: RunBudget | undefined = this; budget !== undefined; budget = budget.#parent) {
       addUsage(budget.#used, usage);
     }
   }
+}
+
+function toolCallsSpent(limit: number | undefined): string {
+  return `the budget of ${limit} tool calls (maxToolCalls, the run and its sub-agents together) is spent`;
+}
+
+/**
+ * Per-run limits a run passes down: a sub-agent's run takes the lesser of its own and its
+ * parent's, so a child may tighten them, never loosen them.
+ */
+export interface InheritedRunLimits {
+  /** Model calls of one run (`maxTurns`, the default included). */
+  maxTurns: number;
+  /** Calls per turn that run (`maxToolCallsPerTurn`; `Infinity` when unlimited). */
+  maxToolCallsPerTurn: number;
+  /** Default per-call timeout in ms (`toolTimeoutMs`, the default included). */
+  toolTimeoutMs: number;
+}
+
+/** A run's effective limits: its own (or the defaults), never above its parent's. */
+export function inheritRunLimits(
+  own: InheritedRunLimits,
+  parent: InheritedRunLimits | undefined,
+): InheritedRunLimits {
+  if (parent === undefined) return own;
+  return {
+    maxTurns: Math.min(own.maxTurns, parent.maxTurns),
+    maxToolCallsPerTurn: Math.min(own.maxToolCallsPerTurn, parent.maxToolCallsPerTurn),
+    toolTimeoutMs: Math.min(own.toolTimeoutMs, parent.toolTimeoutMs),
+  };
 }
 
 /**
@@ -123,6 +186,8 @@ export interface RunContext {
   hooks?: AgentHooks;
   /** The run tree's budget; a child draws from it. */
   budget: RunBudget;
+  /** The run's effective per-run limits, which bound a child's own. */
+  limits?: InheritedRunLimits;
 }
 
 /** How a child run is started inside a parent's run context (`AgentOptions.parentRun`). */

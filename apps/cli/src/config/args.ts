@@ -78,6 +78,8 @@ export interface CliOptions {
   ask: string[];
   deny: string[];
   maxTurns: number | undefined;
+  /** `--max-tool-calls`: tool calls per run, its sub-agents' included. */
+  maxToolCalls?: number;
   save: string | undefined;
   resume: string | undefined;
   systemPrompt: string | undefined;
@@ -318,6 +320,15 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       throw new UsageError(`--max-turns must be a whole number >= 1, got "${values['max-turns']}"`);
     }
   }
+  let maxToolCalls: number | undefined;
+  if (values['max-tool-calls'] !== undefined) {
+    maxToolCalls = Number(values['max-tool-calls']);
+    if (!Number.isInteger(maxToolCalls) || maxToolCalls < 1) {
+      throw new UsageError(
+        `--max-tool-calls must be a whole number >= 1, got "${values['max-tool-calls']}"`,
+      );
+    }
+  }
   if (values.print !== undefined && values.print.trim() === '') {
     throw new UsageError('-p needs a prompt');
   }
@@ -391,6 +402,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ask: values.ask ?? [],
     deny: values.deny ?? [],
     maxTurns,
+    ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
     save: values.save,
     resume: values.resume,
     systemPrompt: values.system,
@@ -571,6 +583,7 @@ const optionSpecs = {
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
   'max-turns': { type: 'string' },
+  'max-tool-calls': { type: 'string' },
   save: { type: 'string' },
   resume: { type: 'string' },
   http: { type: 'boolean' },

@@ -70,6 +70,8 @@ Session:
   --input-format <f>       text | stream-json   [text]; stream-json: user messages as JSON lines
                            on stdin, each one run of the same session (implies -p)
   --max-turns <n>          model calls per run   [100]; given, its sub-agents' count too
+                           (without it the run and its sub-agents stop at 400 together)
+  --max-tool-calls <n>     tool calls per run, its sub-agents' and scripts' included   [2000]
   --save <file>            write the conversation (JSON) after every run [every session is
                            saved anyway under $AGENT_HOME/sessions/, ~/.agent by default]
   --resume [<file>|<id>]   continue a conversation saved with --save or /save, or a kept

@@ -18,6 +18,7 @@ import {
   type PermissionMode,
   PermissionPolicy,
   type PermissionRequest,
+  type RunBudgetLimits,
   type ToolSearchData,
 } from '@agent/core';
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from '../config/agents.js';
@@ -99,6 +100,24 @@ export interface Session {
 
 /** Exit code of a `-p` run in which a call needed approval and there was no one to ask. */
 export const deniedWithoutApproverExitCode = 4;
+
+/** Model calls of one run and its sub-agents together when `--max-turns` is not given. */
+export const defaultTreeModelCalls = 400;
+/** Tool calls of one run, its sub-agents' and scripts' included, without `--max-tool-calls`. */
+export const defaultTreeToolCalls = 2_000;
+
+/**
+ * The whole run tree's caps: --max-turns bounds the run's model calls, its sub-agents' included
+ * (a child has turns of its own, and a run that delegates must not spend past the user's limit);
+ * without it, and for tool calls, a default holds, so four sub-agents three deep that each keep
+ * calling cannot run on for ever.
+ */
+function runTreeBudget(options: Pick<CliOptions, 'maxTurns' | 'maxToolCalls'>): RunBudgetLimits {
+  return {
+    maxModelCalls: options.maxTurns ?? defaultTreeModelCalls,
+    maxToolCalls: options.maxToolCalls ?? defaultTreeToolCalls,
+  };
+}
 
 /** The exit code for a run's stop reason: 0 completed, 1 error, 3 max-turns, budget spent or loop detected, 130 aborted. */
 export function exitCodeFor(stopReason: AgentStopReason): number {
@@ -406,11 +425,8 @@ export async function createSession(
       ...(journal.active ? { journal } : {}),
       isPathDenied: policy.isPathDenied,
       hooks: redactingHooks(commandHooks?.agentHooks),
-      // --max-turns bounds the run's model calls, its sub-agents' included: a child has turns of
-      // its own, and a run that delegates must not spend past the user's limit.
-      ...(options.maxTurns === undefined
-        ? {}
-        : { maxTurns: options.maxTurns, budget: { maxModelCalls: options.maxTurns } }),
+      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+      budget: runTreeBudget(options),
       ...(options.hostedWebSearch === true
         ? { hostedTools: [{ type: 'web_search' as const }] }
         : {}),
