@@ -77,11 +77,16 @@ export function formFieldPairs(
   return [[name, scalarText(value)]];
 }
 
-// RFC 3986 reserved characters stay as they are when a field says `allowReserved`.
-function encodeReserved(text: string): string {
-  return encodeURIComponent(text).replace(
-    /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi,
-    (match) => decodeURIComponent(match),
+/**
+ * A query or form value under `allowReserved`: RFC 3986's reserved characters stay as they are,
+ * except those a query cannot hold or a form decoder reads as structure (OpenAPI 3.1.1, appendix
+ * E): `#` would end the URL's query there (and drop every parameter after it, API keys
+ * included), `&` would start another parameter the model chose (`q=a&api_key=…`), `+` would be
+ * read as a space, and `[` `]` are not allowed in a query at all.
+ */
+export function encodeReserved(text: string): string {
+  return encodeURIComponent(text).replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B|3D)/gi, (match) =>
+    decodeURIComponent(match),
   );
 }
 

@@ -1,7 +1,7 @@
 import { isCredentialVariable, type JsonSchema, ToolError } from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
-import { formBody, multipartBody } from './body-encoding.js';
+import { encodeReserved, formBody, multipartBody } from './body-encoding.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
 import type { SentSecret } from './secret-echo.js';
@@ -49,6 +49,13 @@ export async function buildRequest(
   const headers = new Headers();
   const cookies: string[] = [];
   const secrets: SentSecret[] = [];
+  const credentialQuery = new Set(
+    plan.sendCredentials
+      ? plan.auth.flatMap((item) =>
+          item.type === 'apiKey' && item.in === 'query' ? [encode(item.name)] : [],
+        )
+      : [],
+  );
 
   for (const { property, parameter } of plan.bindings) {
     const value = args[property];
@@ -75,6 +82,14 @@ export async function buildRequest(
       }
       case 'query': {
         const pairs = queryPairs(parameter, value);
+        // An exploded object's keys are the model's to choose; one named like the API key's
+        // query parameter would send a key the model chose (the server may read the first).
+        const taken = pairs.find((pair) => credentialQuery.has(pair.slice(0, pair.indexOf('='))));
+        if (taken !== undefined)
+          throw ToolError.invalidArguments(
+            toolName,
+            `at "${property}": the query parameter "${decodeURIComponent(taken.slice(0, taken.indexOf('=')))}" carries the API's credential and is filled by the client`,
+          );
         query.push(...pairs);
         displayQuery.push(...pairs);
         break;
@@ -84,11 +99,9 @@ export async function buildRequest(
           parameter.contentType !== undefined
             ? jsonText(value)
             : simpleValue(value, parameter.explode);
-        if (!isByteString(text))
-          throw ToolError.invalidArguments(
-            toolName,
-            `at "${property}": a header value may only hold Latin-1 characters`,
-          );
+        const problem = headerValueProblem(text);
+        if (problem !== undefined)
+          throw ToolError.invalidArguments(toolName, `at "${property}": ${problem}`);
         headers.set(parameter.name, text);
         break;
       }
@@ -106,11 +119,20 @@ export async function buildRequest(
   }
   refuseDotSegments(operation.path, path, toolName);
 
+  // A credential is never quoted in an error: `Headers.set` would name the whole value.
+  const setCredential = (name: string, value: string, label: string) => {
+    const problem = headerValueProblem(value);
+    if (problem !== undefined)
+      throw new ToolError(`The ${label} cannot be sent in the ${name} header: ${problem}.`, {
+        toolName,
+      });
+    headers.set(name, value);
+  };
   for (const item of plan.sendCredentials ? plan.auth : []) {
     if (item.type === 'bearer') {
       const token = await readSecret(item.token);
       secrets.push({ value: token, label: 'bearer token' });
-      headers.set('authorization', `Bearer ${token}`);
+      setCredential('authorization', `Bearer ${token}`, 'bearer token');
     } else if (item.type === 'basic') {
       const password = await readSecret(item.password);
       const credentials = basicCredentials(item.username, password);
@@ -123,7 +145,7 @@ export async function buildRequest(
     } else {
       const value = await readSecret(item.value);
       secrets.push({ value, label: `api key ${item.name}` });
-      if (item.in === 'header') headers.set(item.name, value);
+      if (item.in === 'header') setCredential(item.name, value, `API key ${item.name}`);
       else if (item.in === 'cookie') cookies.push(`${item.name}=${encodeURIComponent(value)}`);
       else {
         query.push(`${encodeURIComponent(item.name)}=${encodeURIComponent(value)}`);
@@ -149,7 +171,7 @@ export async function buildRequest(
   }
   if (plan.sendCredentials)
     for (const [name, value] of Object.entries(plan.headers ?? {})) {
-      headers.set(name, value);
+      setCredential(name, value, `value of the headers option's ${name}`);
       // Only what reads as a credential (`X-Api-Key`, a `Bearer …` value): `Accept:
       // application/json` replaced in every answer would mangle it.
       if (!isCredentialVariable(name, value)) continue;
@@ -192,12 +214,6 @@ function jsonText(value: unknown): string {
 }
 
 const encode = (text: string): string => encodeURIComponent(text);
-// RFC 3986 reserved characters stay as they are when a parameter says `allowReserved`.
-const encodeReserved = (text: string): string =>
-  encodeURIComponent(text).replace(
-    /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi,
-    (match) => decodeURIComponent(match),
-  );
 
 /** The path segment for one path parameter, per its style (simple, label, matrix) and explode. */
 export function pathValue(parameter: NormalizedParameter, value: unknown): string {
@@ -288,9 +304,21 @@ function simpleValue(value: unknown, explode: boolean): string {
   return scalarText(value);
 }
 
-function isByteString(text: string): boolean {
-  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0xff) return false;
-  return true;
+/**
+ * Why `text` cannot be a header value, or `undefined`. A line break would end the header (and
+ * `Headers` quietly trims one at either end, so `abc\r\n` would go out as `abc`); other control
+ * characters are refused by the HTTP client later, with a message that quotes the value.
+ */
+export function headerValueProblem(text: string): string | undefined {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x0d || code === 0x0a)
+      return 'a header value may not hold a line break (CR or LF)';
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f)
+      return `a header value may not hold the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code > 0xff) return 'a header value may only hold Latin-1 characters';
+  }
+  return undefined;
 }
 
 // URL parsers resolve "." and ".." segments (also spelled %2e), so a path parameter with such a

@@ -9,6 +9,8 @@ export interface SchemaConvertLimits {
   maxRefDepth: number;
   /** Schema nodes per converted schema before further references are cut [20000]. */
   maxNodes: number;
+  /** Levels of nested schemas (written out or through `$ref`s) before the rest is cut [128]. */
+  maxDepth: number;
   /** Longest `description` kept; longer ones are cut with `…` [1024]. */
   maxDescriptionChars: number;
 }
@@ -17,6 +19,7 @@ export interface SchemaConvertLimits {
 export const defaultSchemaConvertLimits: SchemaConvertLimits = {
   maxRefDepth: 16,
   maxNodes: 20_000,
+  maxDepth: 128,
   maxDescriptionChars: 1024,
 };
 
@@ -30,6 +33,8 @@ interface State {
   reader: SpecReader;
   limits: SchemaConvertLimits;
   nodes: number;
+  /** Levels of `convert` on the current path (recursion depth). */
+  depth: number;
 }
 
 // Keywords whose value is one schema, a list of schemas, or a map of schemas.
@@ -102,11 +107,38 @@ export function convertSchema(
     reader: options.reader,
     limits: { ...defaultSchemaConvertLimits, ...options.limits },
     nodes: 0,
+    depth: 0,
   };
   return convert(raw, pointer, [], state);
 }
 
 function convert(
+  node: unknown,
+  pointer: string,
+  stack: readonly string[],
+  state: State,
+): JsonSchema {
+  // A document can nest schemas thousands of levels deep without a single `$ref` (a literal
+  // tower of `items` or `properties`); past the limit the rest is summarised, not recursed into,
+  // so no document can overflow the stack.
+  if (state.depth >= state.limits.maxDepth) return deepSummary(node, state);
+  state.depth++;
+  try {
+    return convertNode(node, pointer, stack, state);
+  } finally {
+    state.depth--;
+  }
+}
+
+function deepSummary(node: unknown, state: State): JsonSchema {
+  const type = isRecord(node) ? node.type : undefined;
+  return {
+    ...(typeof type === 'string' || Array.isArray(type) ? { type: type as string | string[] } : {}),
+    description: `Nested more than ${state.limits.maxDepth} levels deep (structure not expanded here).`,
+  };
+}
+
+function convertNode(
   node: unknown,
   pointer: string,
   stack: readonly string[],
@@ -245,7 +277,12 @@ function isPlainData(value: unknown): boolean {
 
 // Values such as `default` or `enum` members may be objects; they are data, not schemas, unless they hold a `$ref`.
 function isPlainValue(value: object): boolean {
-  return !JSON.stringify(value).includes('"$ref"');
+  try {
+    return !JSON.stringify(value).includes('"$ref"');
+  } catch {
+    // Nested too deep to write out (RangeError): no use to a model, dropped.
+    return false;
+  }
 }
 
 function fixExclusiveBounds(out: JsonSchema, node: JsonRecord): void {

@@ -29,6 +29,9 @@ export function uniqueToolNames(
   fallbacks: readonly (string | undefined)[] = [],
 ): string[] {
   const used = new Set<string>();
+  // The next suffix to try per base: a document that gives 10,000 operations one operationId
+  // would otherwise retry `_2`, `_3`… from the start for each (quadratic: minutes at 50,000).
+  const nextSuffix = new Map<string, number>();
   return candidates.map((candidate, index) => {
     const fallback = fallbacks[index];
     const base =
@@ -36,10 +39,13 @@ export function uniqueToolNames(
       (fallback === undefined ? undefined : sanitizeToolName(fallback)) ??
       `tool_${hash(candidate)}`;
     let name = base;
-    for (let suffix = 2; used.has(name); suffix++) {
+    let suffix = nextSuffix.get(base) ?? 2;
+    while (used.has(name)) {
       const tail = `_${suffix}`;
       name = `${base.slice(0, maxNameLength - tail.length)}${tail}`;
+      suffix++;
     }
+    nextSuffix.set(base, suffix);
     used.add(name);
     return name;
   });
