@@ -513,7 +513,14 @@ function trustedOrigins(
     if (origin !== undefined) origins.add(origin);
   };
   if (options.baseUrl !== undefined) add(options.baseUrl);
-  else for (const server of servers) add(resolveBaseUrl([server], options).url);
+  else
+    servers.forEach((server, index) => {
+      const url = resolveBaseUrl([server], options).url;
+      // Documents list `http://` twins of their `https://` servers (or a plain-http sandbox); an
+      // operation or path whose own servers pick such a one would send every credential in clear
+      // text. Only the server the API is called on may be `http:` (a local or intranet API).
+      if (index === 0 || url === undefined || /^https:/i.test(url)) add(url);
+    });
   for (const origin of options.credentialOrigins ?? []) add(origin);
   return origins;
 }
