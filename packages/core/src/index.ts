@@ -159,6 +159,7 @@ export { ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 export { clipText, clipToolResultMessage } from './result-budget.js';
 export {
   abortableDelay,
+  defaultIdleTimeoutMs,
   isRetryableStatus,
   type RetryAttempt,
   type RetryDelayOptions,

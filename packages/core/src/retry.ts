@@ -28,7 +28,17 @@ export interface RetryAttempt {
 export interface RetryOptions extends RetryDelayOptions {
   /** Called before each retry wait (e.g. to show "rate limited, retrying in 2 s"); a throw is ignored. */
   onRetry?: (attempt: RetryAttempt) => void;
+  /**
+   * Longest wait for the next part of a response — its headers, then each chunk — in ms
+   * [300000]. Past it the request is closed and the attempt fails as a retryable error (retried
+   * only before the first token, like any other): an SDK's own timeout ends at the headers, so a
+   * body that stops arriving would otherwise hang the call forever. `Infinity` turns it off.
+   */
+  idleTimeoutMs?: number;
 }
+
+/** Default of {@link RetryOptions.idleTimeoutMs}: reasoning models may think minutes without a byte. */
+export const defaultIdleTimeoutMs = 300_000;
 
 // Only plain non-negative numbers count; `Date.parse` alone would read "-1" or "try 2031" as dates.
 const numericValue = /^\d+(\.\d+)?$/;

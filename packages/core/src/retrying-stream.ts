@@ -1,6 +1,7 @@
-import type { ProviderError } from './errors.js';
+import { ProviderError } from './errors.js';
+import { IdleWatch, type Stalled, stalled } from './idle-watch.js';
 import type { StreamEvent } from './provider.js';
-import { abortableDelay, type RetryOptions, retryDelayMs } from './retry.js';
+import { abortableDelay, defaultIdleTimeoutMs, type RetryOptions, retryDelayMs } from './retry.js';
 
 /** Retry hints: response headers or a plain record (e.g. from an error body). */
 export type RetryHints = Headers | Record<string, string | undefined> | undefined;
@@ -23,7 +24,10 @@ export interface StreamDriver<TChunk> {
   readonly streamedContent: boolean;
   /** Forgets a failed attempt that streamed nothing. */
   reset(): void;
-  /** Cancels the HTTP request when the consumer stops early (if closing the SDK stream does not). */
+  /**
+   * Cancels the current attempt's HTTP request: when the consumer stops early (if closing the SDK
+   * stream does not), and when the attempt stalled (a retry opens a new one).
+   */
   cancel?(): void;
   /** Releases listeners once the stream has ended, whichever way. */
   cleanup?(): void;
@@ -32,6 +36,7 @@ export interface StreamDriver<TChunk> {
 type Handover =
   | { kind: 'ended' }
   | { kind: 'failed'; caught: unknown }
+  | { kind: 'stalled' }
   | { kind: 'bug'; bug: unknown };
 
 /** Options of {@link RetryingStream}. */
@@ -39,7 +44,7 @@ export interface RetryingStreamOptions {
   signal: AbortSignal | undefined;
   /** Retries before the first token. */
   maxRetries: number;
-  /** Delays, caps and the `onRetry` observer. */
+  /** Delays, caps, the idle timeout and the `onRetry` observer. */
   retry: RetryOptions | undefined;
 }
 
@@ -47,7 +52,8 @@ export interface RetryingStreamOptions {
  * A building block for providers. The `stream()` result: a hand-written async iterator (not an async generator, which costs an
  * extra scheduling hop per event) that opens attempts, retries retryable failures before the
  * first token with backoff, and always ends with exactly one `done` or `error` event. Its
- * `next()` never rejects.
+ * `next()` never rejects. A response that sends nothing for `retry.idleTimeoutMs` (headers or the
+ * next chunk) is closed and counts as a retryable failure.
  */
 export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent> {
   readonly #driver: StreamDriver<TChunk>;
@@ -57,10 +63,22 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   #iterator: AsyncIterator<TChunk> | undefined;
   #attempt = 0;
   #ended = false;
+  /** Undefined when the idle timeout is off. */
+  readonly #idle: IdleWatch | undefined;
 
   constructor(driver: StreamDriver<TChunk>, options: RetryingStreamOptions) {
     this.#driver = driver;
     this.#options = options;
+    const idleTimeoutMs = options.retry?.idleTimeoutMs ?? defaultIdleTimeoutMs;
+    this.#idle =
+      Number.isFinite(idleTimeoutMs) && idleTimeoutMs > 0
+        ? new IdleWatch(idleTimeoutMs)
+        : undefined;
+  }
+
+  /** A wait for the network, given up on (as {@link stalled}) past the idle timeout. */
+  #guard<T>(promise: Promise<T>): Promise<T | Stalled> {
+    return this.#idle === undefined ? promise : this.#idle.guard(promise);
   }
 
   [Symbol.asyncIterator](): this {
@@ -72,13 +90,15 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     if (result !== undefined) return Promise.resolve(result);
     const iterator = this.#iterator;
     // Hot path while streaming: one `then` per chunk, no async-function frame.
-    if (iterator !== undefined) return iterator.next().then(this.#onChunk, this.#onChunkError);
+    if (iterator !== undefined)
+      return this.#guard(iterator.next()).then(this.#onChunk, this.#onChunkError);
     return this.#fill();
   }
 
   readonly #onChunk = (
-    chunk: IteratorResult<TChunk>,
+    chunk: IteratorResult<TChunk> | Stalled,
   ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> => {
+    if (chunk === stalled) return this.#fill({ kind: 'stalled' });
     if (chunk.done === true || this.#ended) return this.#fill({ kind: 'ended' });
     try {
       this.#driver.apply(chunk.value, this.#queue);
@@ -111,6 +131,7 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     this.#iterator = undefined;
     if (this.#ended) return;
     this.#ended = true;
+    this.#idle?.close();
     this.#driver.cleanup?.();
   }
 
@@ -145,27 +166,31 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
       if (handover?.kind === 'failed') {
         this.#iterator = undefined;
         await this.#failed(handover.caught);
-      } else if (handover?.kind === 'ended') this.#streamEnded();
+      } else if (handover?.kind === 'stalled') await this.#stalled();
+      else if (handover?.kind === 'ended') this.#streamEnded();
       for (;;) {
         const early = this.#take();
         if (early !== undefined) return early;
         const iterator = this.#iterator;
         if (iterator !== undefined) {
-          let result: IteratorResult<TChunk>;
+          let result: IteratorResult<TChunk> | Stalled;
           try {
-            result = await iterator.next();
+            result = await this.#guard(iterator.next());
           } catch (caught) {
             this.#iterator = undefined;
             await this.#failed(caught);
             continue;
           }
-          if (result.done === true) this.#streamEnded();
+          if (result === stalled) await this.#stalled();
+          else if (result.done === true) this.#streamEnded();
           else driver.apply(result.value, this.#queue);
         } else if (!this.#ended) {
           if (signal?.aborted) this.#end(driver.fail('aborted', driver.abortError()));
           else {
             try {
-              this.#iterator = (await driver.open())[Symbol.asyncIterator]();
+              const opened = await this.#guard(driver.open());
+              if (opened === stalled) await this.#stalled();
+              else this.#iterator = opened[Symbol.asyncIterator]();
             } catch (caught) {
               await this.#failed(caught);
             }
@@ -193,14 +218,35 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     }
   }
 
-  async #failed(caught: unknown): Promise<void> {
+  /** The attempt sent nothing for the idle timeout: its request is closed, and it failed. */
+  async #stalled(): Promise<void> {
+    this.#iterator = undefined;
+    const driver = this.#driver;
+    try {
+      driver.cancel?.();
+    } catch {
+      // Closing a request that is going nowhere; the failure below is what counts.
+    }
+    const seconds = (this.#idle?.timeoutMs ?? 0) / 1000;
+    const provider = driver.abortError().provider;
+    const error = new ProviderError(
+      `The provider sent nothing for ${seconds} s (idle timeout); the request was closed`,
+      { ...(provider === undefined ? {} : { provider }), isRetryable: true },
+    );
+    await this.#failed(error, { error, hints: undefined });
+  }
+
+  async #failed(
+    caught: unknown,
+    known?: { error: ProviderError; hints: RetryHints },
+  ): Promise<void> {
     const driver = this.#driver;
     const signal = this.#options.signal;
     if (signal?.aborted) {
       this.#end(driver.fail('aborted', driver.abortError()));
       return;
     }
-    const { error, hints } = driver.toError(caught);
+    const { error, hints } = known ?? driver.toError(caught);
     if (!error.isRetryable || driver.streamedContent || this.#attempt >= this.#options.maxRetries) {
       this.#end(driver.fail('error', error));
       return;

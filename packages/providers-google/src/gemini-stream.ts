@@ -50,8 +50,9 @@ export function streamGemini(
   const { id } = setup;
   const signal = streamOptions.signal;
   const state = new GeminiStreamState(id, request);
-  // Our own controller: closing the SDK's stream early does not cancel its fetch.
-  const controller = new AbortController();
+  // Our own controller per attempt: closing the SDK's stream early does not cancel its fetch, and
+  // a stalled attempt is closed without ending the call (a retry opens the next one).
+  let controller = new AbortController();
   const forwardAbort = () => controller.abort(signal?.reason);
   if (signal?.aborted) forwardAbort();
   else signal?.addEventListener('abort', forwardAbort, { once: true });
@@ -64,6 +65,8 @@ export function streamGemini(
       const sdk = setup.getClient();
       params ??= setup.buildParams(request);
       lastResponse = undefined;
+      if (controller.signal.aborted && signal?.aborted !== true) controller = new AbortController();
+      const attempt = controller.signal;
       return sdk.models.generateContentStream({
         ...params,
         config: {
@@ -75,7 +78,7 @@ export function streamGemini(
               return response;
             },
           },
-          abortSignal: controller.signal,
+          abortSignal: attempt,
         },
       });
     },

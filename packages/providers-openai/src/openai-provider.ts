@@ -141,7 +141,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     streamOptions: ProviderStreamOptions = {},
   ): AsyncIterable<StreamEvent> => {
     const signal = streamOptions.signal;
-    const requestOptions = signal === undefined ? { maxRetries: 0 } : { signal, maxRetries: 0 };
+    // Each attempt has a signal of its own (following `signal`): a stalled one is closed alone.
+    const requestOptions = (attempt: AbortSignal) => ({ signal: attempt, maxRetries: 0 });
     // Built on the first attempt (inside the stream, so a bad request is an `error` event).
     let context: BuildContext | undefined;
     const prepare = (): BuildContext => {
@@ -175,9 +176,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       let body: ChatCompletionCreateParamsStreaming | undefined;
       return openAIStream<ChatCompletionChunk>({
         ...common,
-        open: async () => {
+        open: async (attempt) => {
           body ??= buildChatRequest(request, prepare());
-          return getClient().chat.completions.create(body, requestOptions);
+          return getClient().chat.completions.create(body, requestOptions(attempt));
         },
         createAdapter: (builder) =>
           new ChatStreamAdapter(builder, prepare().tools, request.model, addCost),
@@ -186,9 +187,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     let body: ResponseCreateParamsStreaming | undefined;
     return openAIStream<ResponseStreamEvent>({
       ...common,
-      open: async () => {
+      open: async (attempt) => {
         body ??= buildResponsesRequest(request, prepare());
-        return getClient().responses.create(body, requestOptions);
+        return getClient().responses.create(body, requestOptions(attempt));
       },
       createAdapter: (builder) =>
         new ResponsesStreamAdapter(builder, prepare().tools, request.model, addCost, {

@@ -29,8 +29,8 @@ export interface OpenAIStreamParams<TChunk> {
   signal: AbortSignal | undefined;
   maxRetries: number;
   retry: RetryOptions | undefined;
-  /** Sends one attempt's HTTP request; resolves with the SDK's chunk stream. */
-  open(): Promise<AsyncIterable<TChunk>>;
+  /** Sends one attempt's HTTP request, aborted by `signal`; resolves with the SDK's chunk stream. */
+  open(signal: AbortSignal): Promise<AsyncIterable<TChunk>>;
   /** A fresh adapter for one attempt. */
   createAdapter(builder: MessageBuilder): ChunkAdapter<TChunk>;
 }
@@ -61,6 +61,13 @@ class OpenAIStreamDriver<TChunk> implements StreamDriver<TChunk> {
    * `next()` rejects with it: core then retries it when it is retryable and nothing streamed.
    */
   failure: { error: unknown } | undefined;
+  /**
+   * The current attempt's own controller, following the caller's signal through one listener
+   * that `cleanup` removes: `cancel` closes a stalled attempt without ending the call.
+   */
+  #controller: AbortController | undefined;
+  #listening = false;
+  readonly #onAbort = (): void => this.#controller?.abort(this.#params.signal?.reason);
 
   constructor(params: OpenAIStreamParams<TChunk>) {
     this.#params = params;
@@ -89,7 +96,16 @@ class OpenAIStreamDriver<TChunk> implements StreamDriver<TChunk> {
   }
 
   async open(): Promise<AsyncIterable<TChunk>> {
-    const stream = await this.#params.open();
+    const signal = this.#params.signal;
+    this.#controller?.abort();
+    const controller = new AbortController();
+    this.#controller = controller;
+    if (signal !== undefined && !this.#listening) {
+      this.#listening = true;
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    if (signal?.aborted === true) controller.abort(signal.reason);
+    const stream = await this.#params.open(controller.signal);
     this.#adapter = this.#params.createAdapter(this.#builder);
     return new GuardedChunks(stream[Symbol.asyncIterator](), this);
   }
@@ -131,6 +147,15 @@ class OpenAIStreamDriver<TChunk> implements StreamDriver<TChunk> {
 
   abortError(): ProviderError {
     return abortError(this.#params.providerId, this.#params.signal);
+  }
+
+  cancel(): void {
+    this.#controller?.abort();
+  }
+
+  cleanup(): void {
+    if (this.#listening) this.#params.signal?.removeEventListener('abort', this.#onAbort);
+    this.#listening = false;
   }
 
   reset(): void {

@@ -1,0 +1,95 @@
+// A server that stops sending: before the headers, after them, or mid-answer. The SDK's own
+// timeout stops at the headers, so without an idle timeout a stalled body hung the run forever.
+import { userMessage } from '@agent/core';
+import {
+  closeWireServers,
+  collectEvents,
+  fixtureReader,
+  SSE_HEADERS,
+  startWireServer,
+  terminalEvent,
+  type WireResponse,
+} from '@agent/tooling-wire-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAnthropicProvider } from './anthropic-provider.js';
+
+const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
+afterEach(closeWireServers);
+
+const request = { model: 'claude-haiku-4-5', messages: [userMessage('hi')] };
+const retry = { initialDelayMs: 5, maxBackoffMs: 20, idleTimeoutMs: 300 };
+const never = new Promise<WireResponse>(() => undefined);
+const answer: WireResponse = { headers: SSE_HEADERS, body: fixture('text-cache.sse') };
+
+describe('a stalled Anthropic stream', () => {
+  it.each([
+    ['before the headers', () => never],
+    ['after the headers', () => ({ ...answer, hangAfterChunks: 0 })],
+    ['after message_start, before any content', () => ({ ...answer, hangAfterChunks: 1 })],
+  ] as const)('%s: the attempt is dropped and retried', async (_when, stalled) => {
+    const server = await startWireServer((_request, index) => (index === 0 ? stalled() : answer));
+    const closed = server.nextConnectionClose();
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry });
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events, { requireLast: true }).type).toBe('done');
+    expect(server.requests).toHaveLength(2);
+    // The stalled request's connection was closed, not left open.
+    await closed;
+  });
+
+  it('mid-answer: one error event naming the stall, the partial text kept, no retry', async () => {
+    const server = await startWireServer([{ ...answer, hangAfterChunks: 4 }]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry });
+    const events = await collectEvents(provider.stream(request));
+    const end = terminalEvent(events, { requireLast: true });
+    expect(end).toMatchObject({
+      type: 'error',
+      reason: 'error',
+      error: { isRetryable: true, provider: 'anthropic' },
+      message: { stopReason: 'error', content: [{ type: 'text', text: 'Hello' }] },
+    });
+    if (end.type !== 'error') throw new Error('expected error');
+    expect(end.error.message).toMatch(/nothing for 0\.3 s.*idle timeout/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('every attempt stalls: ends with the stall error after the retries', async () => {
+    const server = await startWireServer([{ ...answer, hangAfterChunks: 0 }]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry,
+      maxRetries: 2,
+    });
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
+    expect(end).toMatchObject({ type: 'error', reason: 'error' });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a slow but steady stream is not a stall', async () => {
+    // Each chunk comes within the idle timeout, the whole answer well after it.
+    const server = await startWireServer([{ ...answer, chunkDelayMs: 150 }]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { ...retry, idleTimeoutMs: 1_000 },
+    });
+    const events = await collectEvents(provider.stream(request));
+    expect(terminalEvent(events, { requireLast: true }).type).toBe('done');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort during a stall ends at once as aborted', async () => {
+    const server = await startWireServer([{ ...answer, hangAfterChunks: 0 }]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      retry: { ...retry, idleTimeoutMs: 60_000 },
+    });
+    const controller = new AbortController();
+    const pending = collectEvents(provider.stream(request, { signal: controller.signal }));
+    while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    expect(terminalEvent(await pending)).toMatchObject({ type: 'error', reason: 'aborted' });
+  });
+});
