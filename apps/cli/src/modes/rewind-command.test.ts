@@ -1,6 +1,6 @@
 // /rewind in a real terminal (tmux): files only, conversation only, both; and after --resume.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -129,6 +129,33 @@ describe('/rewind (tmux)', () => {
         after.filter((message) => message.role === 'user').map((message) => message.content),
       ).toEqual(['create the notes', 'change the notes']);
     });
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+
+  it('a file changed outside the agent since: nothing is rewound until "force"', async () => {
+    const session = await twoPrompts('agent-cli-rewind-outside-');
+    const { repl } = session;
+    // The user's editor changes the file the agent edited at prompt 2.
+    await writeFile(session.file('notes.txt'), 'version two, and my own line\n');
+    repl.submit('/rewind 2');
+    await repl.waitForText('nothing rewound');
+    const screen = repl.screen();
+    expect(screen).toContain('notes.txt was changed since the agent last wrote it');
+    expect(screen).toContain('/rewind 2 both force overwrites it.');
+    expect(screen).not.toContain('conversation: back to');
+    // Nothing at all was put back: not the edited file, not the other one, not the conversation.
+    expect(await readFile(session.file('notes.txt'), 'utf8')).toBe(
+      'version two, and my own line\n',
+    );
+    expect(existsSync(session.file('new.txt'))).toBe(true);
+    const messages = (await session.saved()).messages;
+    expect(messages.filter((message) => message.role === 'user')).toHaveLength(2);
+
+    repl.submit('/rewind 2 code force');
+    await repl.waitForText('put back as they were before prompt 2');
+    expect(await readFile(session.file('notes.txt'), 'utf8')).toBe('version one\n');
+    expect(existsSync(session.file('new.txt'))).toBe(false);
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });

@@ -35,15 +35,17 @@ export function rewindPoints(session: Session): RewindPoint[] {
   return points;
 }
 
-const usage = 'usage: /rewind [<n> [both|code|conversation]]';
+const usage = 'usage: /rewind [<n> [both|code|conversation] [force]]';
 const untracked =
   'Files changed by bash (or by anything but the file tools) are not tracked and are not put back.';
 
 /**
- * `/rewind` lists the earlier prompts; `/rewind <n> [both|code|conversation]` goes back to just
- * before prompt n: `code` puts the files the file tools changed since back as they were, and
+ * `/rewind` lists the earlier prompts; `/rewind <n> [both|code|conversation] [force]` goes back to
+ * just before prompt n: `code` puts the files the file tools changed since back as they were, and
  * `conversation` drops prompt n and everything after it (its text comes back to the input line).
- * Returns that text when the conversation was rewound.
+ * When a file was changed by something else since the tools last wrote it, nothing is rewound
+ * (files or conversation) and the files are named; `force` overwrites them. Returns the prompt's
+ * text when the conversation was rewound.
  */
 export async function rewindCommand(options: {
   session: Session;
@@ -75,6 +77,8 @@ export async function rewindCommand(options: {
     line(untracked);
     return undefined;
   }
+  const force = words.at(-1) === 'force' && words.length > 1;
+  if (force) words.pop();
   const [which = '', what = 'both', ...extra] = words;
   const point = /^\d+$/.test(which) ? points[Number(which) - 1] : undefined;
   if (point === undefined || extra.length > 0 || !['both', 'code', 'conversation'].includes(what)) {
@@ -85,8 +89,17 @@ export async function rewindCommand(options: {
   }
   const target = what as RewindTarget;
   if (target !== 'conversation') {
-    const outcome = await session.checkpoints.restoreTo(point.index);
+    const outcome = await session.checkpoints.restoreTo(point.index, { force });
     const shown = (path: string) => relative(session.cwd, path) || path;
+    if (outcome.changedOutside.length > 0) {
+      for (const path of outcome.changedOutside)
+        line(`  ${shown(path)} was changed since the agent last wrote it`);
+      const count = outcome.changedOutside.length;
+      line(
+        `nothing rewound: ${count === 1 ? 'this file was' : `these ${count} files were`} changed outside the file tools (by you, bash or another program) after prompt ${which}, and putting ${count === 1 ? 'it' : 'them'} back would lose that. /rewind ${which} ${what} force overwrites ${count === 1 ? 'it' : 'them'}.`,
+      );
+      return undefined;
+    }
     for (const path of outcome.restored) line(`  restored ${shown(path)}`);
     for (const path of outcome.removed) line(`  removed ${shown(path)} (it did not exist then)`);
     for (const failure of outcome.failed)

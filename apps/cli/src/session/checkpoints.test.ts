@@ -62,7 +62,12 @@ describe('CheckpointStore', () => {
     // Reopened from disk: the checkpoints survive the process.
     const reopened = await t.open();
     const back4 = await reopened.restoreTo(4);
-    expect(back4).toEqual({ restored: [t.file('a.txt')], removed: [], failed: [] });
+    expect(back4).toEqual({
+      restored: [t.file('a.txt')],
+      removed: [],
+      failed: [],
+      changedOutside: [],
+    });
     expect(await readFile(t.file('a.txt'), 'utf8')).toBe('a changed twice');
 
     const back0 = await reopened.restoreTo(0);
@@ -70,12 +75,18 @@ describe('CheckpointStore', () => {
       restored: [t.file('a.txt')],
       removed: [t.file('sub/b.txt')],
       failed: [],
+      changedOutside: [],
     });
     expect(await readFile(t.file('a.txt'), 'utf8')).toBe('a at first');
     expect((await stat(t.file('a.txt'))).mode & 0o777).toBe(0o640);
     expect(existsSync(t.file('sub/b.txt'))).toBe(false);
     // Forgotten once restored: a second rewind changes nothing.
-    expect(await reopened.restoreTo(0)).toEqual({ restored: [], removed: [], failed: [] });
+    expect(await reopened.restoreTo(0)).toEqual({
+      restored: [],
+      removed: [],
+      failed: [],
+      changedOutside: [],
+    });
     expect(reopened.entries).toEqual([]);
     expect(t.logged).toEqual([]);
   });

@@ -6,10 +6,22 @@
  * tagged with the prompt it belongs to: the last user message of the conversation when the change
  * was made. Rewinding the files to a prompt puts back, for every file changed since, the content
  * it had before the first of those changes (or removes a file that did not exist). Changes made
- * by bash (or any other process) are not tracked.
+ * by bash (or any other process) are not tracked — but they are noticed: after each call the store
+ * notes what the file holds, and a rewind over a file that no longer holds that (the user's editor,
+ * bash, git changed it since) puts nothing back and names it, unless forced.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import {
   type AnyAgentTool,
@@ -38,6 +50,15 @@ interface CheckpointEntry {
   mode?: number;
   /** Set when the file was too large to keep. */
   tooLarge?: boolean;
+  /**
+   * The file did not hold what the file tools last wrote when this was kept: something else had
+   * changed it in between (that change is in this copy; a rewind past it would lose it).
+   */
+  changedBefore?: boolean;
+  /** What the file tools had last written to it when this was kept (see {@link fingerprint}). */
+  writtenBefore?: string;
+  /** Something else changed the file later within this prompt, between two of the tools' changes. */
+  changedDuring?: boolean;
   /** Milliseconds since the epoch. */
   timestamp: number;
 }
@@ -45,6 +66,8 @@ interface CheckpointEntry {
 interface CheckpointIndex {
   version: 1;
   entries: CheckpointEntry[];
+  /** What each file held after the file tools last changed it (see {@link fingerprint}), by real path. */
+  written?: Record<string, string>;
 }
 
 /** What rewinding the files did. */
@@ -55,6 +78,41 @@ export interface RestoreOutcome {
   removed: string[];
   /** Files that could not be put back, each with the reason. */
   failed: { path: string; reason: string }[];
+  /**
+   * Files changed by something other than the file tools since they last wrote them. When there
+   * are any (and the rewind was not forced), nothing at all was put back.
+   */
+  changedOutside: string[];
+}
+
+/**
+ * What a file holds, to tell whether it changed: the sha256 of its bytes, `absent`, a link's
+ * target, or for anything else its kind (and a file too large to read, its size and time).
+ */
+async function fingerprint(path: string): Promise<string> {
+  const outcome = await readRegularFile(path, {
+    maxBytes: maxCheckpointBytes,
+    followSymlinks: false,
+  });
+  switch (outcome.kind) {
+    case 'read':
+      return `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`;
+    case 'missing':
+      return 'absent';
+    case 'not-regular':
+      return outcome.type === 'symlink'
+        ? `link:${await readlink(path).catch(() => '?')}`
+        : outcome.type;
+    case 'too-large':
+      return `large:${outcome.stats.size}:${outcome.stats.mtimeMs}`;
+    case 'unreadable':
+    case 'refused':
+      return 'unreadable';
+    default: {
+      const _exhaustive: never = outcome;
+      return _exhaustive;
+    }
+  }
 }
 
 /** The folder of a session's checkpoints. */
@@ -71,6 +129,8 @@ export class CheckpointStore {
   readonly #dir: string;
   readonly #workspace: string;
   #entries: CheckpointEntry[];
+  /** What each file held after the file tools last changed it (real path → {@link fingerprint}). */
+  readonly #written: Map<string, string>;
   /** Writes happen one after another (parallel edits of two files both keep theirs). */
   #queue: Promise<void> = Promise.resolve();
   #warned = false;
@@ -80,11 +140,13 @@ export class CheckpointStore {
     dir: string;
     workspace: string;
     entries: CheckpointEntry[];
+    written: Map<string, string>;
     log: (line: string) => void;
   }) {
     this.#dir = options.dir;
     this.#workspace = options.workspace;
     this.#entries = options.entries;
+    this.#written = options.written;
     this.#log = options.log;
   }
 
@@ -96,16 +158,18 @@ export class CheckpointStore {
   }): Promise<CheckpointStore> {
     const workspace = await realpath(options.workspace).catch(() => options.workspace);
     let entries: CheckpointEntry[] = [];
+    let written = new Map<string, string>();
     try {
       const index = JSON.parse(await readFile(join(options.dir, 'index.json'), 'utf8')) as unknown;
       entries = parseIndex(index);
+      written = parseWritten(index);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ENOENT')
         options.log(
           `warning: the checkpoints in ${options.dir} are unreadable (${errorMessage(error)}); /rewind starts afresh`,
         );
     }
-    return new CheckpointStore({ dir: options.dir, workspace, entries, log: options.log });
+    return new CheckpointStore({ dir: options.dir, workspace, entries, written, log: options.log });
   }
 
   /** Every checkpoint, oldest first (a copy). */
@@ -131,12 +195,40 @@ export class CheckpointStore {
     return next;
   }
 
+  /**
+   * Notes what `paths` hold now, after a file tool's call changed them (or tried to): a rewind
+   * then tells the tools' own changes from later ones made by anything else.
+   */
+  recordWritten(paths: readonly string[]): Promise<void> {
+    const next = this.#queue.then(async () => {
+      for (const path of paths)
+        if (this.#entries.some((entry) => entry.path === path))
+          this.#written.set(path, await fingerprint(path));
+      await this.#writeIndex();
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
   async #keepOne(path: string, prompt: number): Promise<void> {
-    if (this.#entries.some((entry) => entry.path === path && entry.prompt >= prompt)) return;
     // Only the workspace's files: a rewind never writes elsewhere, and a copy of a file outside
     // (a path through a link a command made) is not the CLI's to take.
     if (!isInside(this.#workspace, path)) return;
-    const entry: CheckpointEntry = { path, prompt, existed: false, timestamp: Date.now() };
+    const written = this.#written.get(path);
+    const changed = written !== undefined && written !== (await fingerprint(path));
+    const kept = this.#entries.find((entry) => entry.path === path && entry.prompt >= prompt);
+    if (kept !== undefined) {
+      if (changed) kept.changedDuring = true;
+      return;
+    }
+    const entry: CheckpointEntry = {
+      path,
+      prompt,
+      existed: false,
+      timestamp: Date.now(),
+      ...(written === undefined ? {} : { writtenBefore: written }),
+      ...(changed ? { changedBefore: true } : {}),
+    };
     const outcome = await readRegularFile(path, {
       maxBytes: maxCheckpointBytes,
       // The last component not followed (a link is not a file a rewind puts back), a FIFO not
@@ -191,7 +283,11 @@ export class CheckpointStore {
   }
 
   async #writeIndex(): Promise<void> {
-    const index: CheckpointIndex = { version: 1, entries: this.#entries };
+    const index: CheckpointIndex = {
+      version: 1,
+      entries: this.#entries,
+      written: Object.fromEntries(this.#written),
+    };
     const path = join(this.#dir, 'index.json');
     try {
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
@@ -208,9 +304,11 @@ export class CheckpointStore {
    * Puts every file changed at or after the user message `prompt` back as it was before its first
    * such change, and forgets those checkpoints (the files are now as they were then). Only paths
    * inside the workspace are written; a file the store could not keep is reported, not touched.
+   * When a file was changed outside the file tools since they last wrote it, nothing is put back
+   * (it is listed in `changedOutside`) unless `force`.
    */
-  restoreTo(prompt: number): Promise<RestoreOutcome> {
-    const next = this.#queue.then(() => this.#restore(prompt));
+  restoreTo(prompt: number, options: { force?: boolean } = {}): Promise<RestoreOutcome> {
+    const next = this.#queue.then(() => this.#restore(prompt, options.force === true));
     this.#queue = next.then(
       () => undefined,
       () => undefined,
@@ -218,21 +316,45 @@ export class CheckpointStore {
     return next;
   }
 
-  async #restore(prompt: number): Promise<RestoreOutcome> {
-    const outcome: RestoreOutcome = { restored: [], removed: [], failed: [] };
+  async #restore(prompt: number, force: boolean): Promise<RestoreOutcome> {
+    const outcome: RestoreOutcome = { restored: [], removed: [], failed: [], changedOutside: [] };
     const first = new Map<string, CheckpointEntry>();
     for (const entry of this.#entries)
       if (entry.prompt >= prompt && !first.has(entry.path)) first.set(entry.path, entry);
+    if (!force) {
+      // Checked for every file before any is written: a rewind is all or nothing.
+      for (const [path, restoredTo] of first) {
+        const written = this.#written.get(path);
+        // A change from outside after the state put back: now, or between two of the tools' changes.
+        const between = this.#entries.some(
+          (entry) =>
+            entry.path === path &&
+            entry.prompt >= prompt &&
+            (entry.changedDuring === true ||
+              (entry !== restoredTo && entry.changedBefore === true)),
+        );
+        if (between || (written !== undefined && written !== (await fingerprint(path))))
+          outcome.changedOutside.push(path);
+      }
+      if (outcome.changedOutside.length > 0) return outcome;
+    }
     for (const entry of first.values()) {
       try {
         const reason = await this.#restoreOne(entry);
         if (reason !== undefined) outcome.failed.push({ path: entry.path, reason });
-        else (entry.existed ? outcome.restored : outcome.removed).push(entry.path);
+        else {
+          (entry.existed ? outcome.restored : outcome.removed).push(entry.path);
+          // The tools' state of the file is again what it was when this copy was taken: a change
+          // from outside that the copy holds still shows as one to a rewind further back.
+          this.#written.set(entry.path, entry.writtenBefore ?? (await fingerprint(entry.path)));
+        }
       } catch (error) {
         outcome.failed.push({ path: entry.path, reason: errorMessage(error) });
       }
     }
     this.#entries = this.#entries.filter((entry) => entry.prompt < prompt);
+    for (const path of this.#written.keys())
+      if (!this.#entries.some((entry) => entry.path === path)) this.#written.delete(path);
     await this.#writeIndex();
     await this.#dropUnusedBlobs();
     return outcome;
@@ -312,6 +434,7 @@ export class CheckpointStore {
   clear(): Promise<void> {
     const next = this.#queue.then(async () => {
       this.#entries = [];
+      this.#written.clear();
       await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
     });
     this.#queue = next.catch(() => undefined);
@@ -365,6 +488,16 @@ function parseIndex(data: unknown): CheckpointEntry[] {
   });
 }
 
+function parseWritten(data: unknown): Map<string, string> {
+  const written = (data as { written?: unknown }).written;
+  const map = new Map<string, string>();
+  // An index of an older version has none: its files are put back unchecked, as before.
+  if (written === null || typeof written !== 'object') return map;
+  for (const [path, state] of Object.entries(written))
+    if (typeof state === 'string') map.set(path, state);
+  return map;
+}
+
 /** Index of the last user message of a conversation (the prompt a change belongs to), or 0. */
 export function currentPrompt(messages: readonly Message[]): number {
   for (let index = messages.length - 1; index >= 0; index--)
@@ -393,15 +526,19 @@ export function withCheckpoints(
         // The call will fail the same way in execute; nothing to keep.
       }
       const { store, messages } = current();
-      if (paths.length > 0) {
-        try {
-          await store.keep(paths, currentPrompt(messages));
-        } catch (error) {
-          // A checkpoint that cannot be taken must not stop the edit; /rewind then cannot undo it.
-          ctx.onProgress(`checkpoint not kept: ${errorMessage(error)}`);
-        }
+      if (paths.length === 0) return tool.execute(args, ctx);
+      try {
+        await store.keep(paths, currentPrompt(messages));
+      } catch (error) {
+        // A checkpoint that cannot be taken must not stop the edit; /rewind then cannot undo it.
+        ctx.onProgress(`checkpoint not kept: ${errorMessage(error)}`);
       }
-      return tool.execute(args, ctx);
+      try {
+        return await tool.execute(args, ctx);
+      } finally {
+        // Whatever the call did (or failed to), the file as it is now is the tools' doing.
+        await store.recordWritten(paths).catch(() => undefined);
+      }
     };
     return { ...tool, execute };
   });
