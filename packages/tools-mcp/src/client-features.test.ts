@@ -1,6 +1,8 @@
+import { Agent, RunBudget } from '@agent/core';
+import { createScriptedProvider } from '@agent/core/testing';
 import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpLogEntry } from './client-features.js';
+import type { McpCaller, McpLogEntry } from './client-features.js';
 import { toMcpRoots, withDefaults } from './client-features.js';
 import { type McpAgentTool, McpToolAdapter } from './mcp-tool-adapter.js';
 import { nodeServer, referenceServerEntry, resultText, testContext } from './test-helpers.js';
@@ -11,6 +13,8 @@ import { nodeServer, referenceServerEntry, resultText, testContext } from './tes
 describe('client features against the everything server (stdio)', () => {
   let adapter: McpToolAdapter;
   const elicited: ElicitRequest['params'][] = [];
+  /** Who each request said had made the call, in order (elicitations and samplings). */
+  const askedBy: { kind: string; callers: readonly McpCaller[] }[] = [];
   const sampled: CreateMessageRequest['params'][] = [];
   const logs: McpLogEntry[] = [];
   const waiting: {
@@ -32,13 +36,18 @@ describe('client features against the everything server (stdio)', () => {
     adapter = await McpToolAdapter.connect({
       name: 'everything',
       transport: nodeServer(referenceServerEntry('everything'), ['stdio']),
-      elicitation: async (params) => {
+      elicitation: async (params, context) => {
         elicited.push(params);
+        askedBy.push({
+          kind: (params as { mode?: string }).mode ?? 'form',
+          callers: context.callers,
+        });
         // The user fills two fields; the rest keep the schema's defaults.
         return { action: 'accept', content: { name: 'Ada Lovelace', check: true } };
       },
-      sampling: async (params) => {
+      sampling: async (params, context) => {
         sampled.push(params);
+        askedBy.push({ kind: 'sampling', callers: context.callers });
         return {
           role: 'assistant',
           model: 'app-model',
@@ -101,13 +110,67 @@ describe('client features against the everything server (stdio)', () => {
     expect(urls).toEqual(['https://modelcontextprotocol.io', 'https://example.com/consent']);
   });
 
+  // A sub-agent's run, as @agent/subagent starts it: its calls carry `ctx.run.agentPath`.
+  async function runAs(name: string, tool: string, args: Record<string, unknown>) {
+    const child = new Agent({
+      provider: createScriptedProvider([
+        { toolCalls: [{ name: `everything__${tool}`, arguments: args }] },
+        { text: 'done' },
+      ]),
+      model: 'child',
+      tools: adapter.tools(),
+      parentRun: {
+        context: { runId: 'root', agentPath: [], depth: 0, budget: new RunBudget() },
+        name,
+      },
+    });
+    const result = await child.run('go').result;
+    expect(result.stopReason).toBe('completed');
+  }
+
+  it.each([
+    ['form', 'trigger-elicitation-request', {}],
+    ['url', 'trigger-url-elicitation', { url: 'https://example.com/consent' }],
+    [
+      'url',
+      'trigger-url-elicitation',
+      { url: 'https://example.com/consent', errorPath: true, elicitationId: 'e-2' },
+    ],
+    ['sampling', 'trigger-sampling-request', { prompt: 'hi', maxTokens: 5 }],
+  ])(
+    'a %s request during a sub-agent’s call names the sub-agent (%s)',
+    async (kind, tool, args) => {
+      const before = askedBy.length;
+      await runAs('researcher', tool, args);
+      const asked = askedBy.slice(before);
+      expect(asked.length).toBeGreaterThan(0);
+      for (const request of asked) {
+        expect(request.kind).toBe(kind);
+        expect(request.callers).toEqual([
+          { agentPath: ['researcher'], toolName: `everything__${tool}` },
+        ]);
+      }
+    },
+  );
+
+  it('a request during the main agent’s call names it with an empty path', async () => {
+    const before = askedBy.length;
+    await tool('trigger-elicitation-request').execute(
+      {},
+      testContext({ toolName: 'everything__trigger-elicitation-request' }),
+    );
+    expect(askedBy.slice(before).map((request) => request.callers)).toEqual([
+      [{ agentPath: [], toolName: 'everything__trigger-elicitation-request' }],
+    ]);
+  });
+
   it('sampling: the server’s request reaches the handler and its completion goes back', async () => {
     const result = await tool('trigger-sampling-request').execute(
       { prompt: 'say hi', maxTokens: 50 },
       testContext(),
     );
-    expect(sampled[0]?.maxTokens).toBe(50);
-    expect(JSON.stringify(sampled[0]?.messages)).toContain('say hi');
+    expect(sampled.at(-1)?.maxTokens).toBe(50);
+    expect(JSON.stringify(sampled.at(-1)?.messages)).toContain('say hi');
     expect(resultText(result)).toContain('a completion from the app');
   });
 

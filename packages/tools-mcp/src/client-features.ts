@@ -20,12 +20,27 @@ import {
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 
+/** A tool call of ours that was running on the server when it asked: who made it. */
+export interface McpCaller {
+  /** The chain of sub-agents that made the call (`ctx.run.agentPath`; `[]` for the main agent). */
+  agentPath: readonly string[];
+  /** The tool's wire name. */
+  toolName: string;
+}
+
 /** What a handler learns about the request besides its parameters. */
 export interface McpRequestContext {
   /** The server's name (as given to the adapter). */
   server: string;
   /** Aborted when the server cancels the request or the connection ends. */
   signal: AbortSignal;
+  /**
+   * The calls of ours running on this server when it asked, so a prompt can say which agent's
+   * call it comes from. MCP ties a server's request to no call of the client's, so every call in
+   * flight is listed (one, usually); for a URL elicitation that failed a call (-32042), that call
+   * alone. Empty when none was running.
+   */
+  callers: readonly McpCaller[];
 }
 
 /**
@@ -123,20 +138,25 @@ export function installClientHandlers(
   client: Client,
   server: string,
   features: McpClientFeatures,
-  currentRoots: () => readonly McpRoot[],
+  state: { roots: () => readonly McpRoot[]; callers: () => readonly McpCaller[] },
 ): void {
   const { elicitation, sampling, onLog } = features;
+  const currentRoots = state.roots;
   if (elicitation !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
       withDefaults(
-        await elicitation(request.params, { server, signal: extra.signal }),
+        await elicitation(request.params, {
+          server,
+          signal: extra.signal,
+          callers: state.callers(),
+        }),
         request.params,
       ),
     );
   }
   if (sampling !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      sampling(request.params, { server, signal: extra.signal }),
+      sampling(request.params, { server, signal: extra.signal, callers: state.callers() }),
     );
   }
   if (features.roots !== undefined) {

@@ -1,4 +1,5 @@
 export {
+  type McpCaller,
   type McpClientFeatures,
   type McpElicitationHandler,
   type McpLogEntry,

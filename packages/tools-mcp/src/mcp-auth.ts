@@ -4,6 +4,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpCaller } from './client-features.js';
 import type { McpHttpTransportConfig, McpToolAdapterOptions } from './mcp-options.js';
 import type { HttpTransportAuth } from './mcp-transport.js';
 import type { LoopbackOAuthProvider } from './oauth.js';
@@ -101,7 +102,11 @@ export class McpAuth implements HttpTransportAuth {
    * For a `URL elicitation required` error (-32042): asks the elicitation handler for each URL;
    * true when the user accepted all of them (the call is worth repeating).
    */
-  async answerUrlElicitation(error: unknown, signal: AbortSignal): Promise<boolean> {
+  async answerUrlElicitation(
+    error: unknown,
+    signal: AbortSignal,
+    caller: McpCaller,
+  ): Promise<boolean> {
     const handler = this.#options.elicitation;
     if (handler === undefined || !(error instanceof McpError) || error.code !== -32042)
       return false;
@@ -112,6 +117,7 @@ export class McpAuth implements HttpTransportAuth {
       const answer = await handler(params as Parameters<typeof handler>[0], {
         server: this.#options.server,
         signal,
+        callers: [caller],
       });
       if (answer.action !== 'accept') return false;
     }

@@ -23,13 +23,13 @@ import {
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { installClientHandlers, type McpRoot } from './client-features.js';
+import { installClientHandlers, type McpCaller, type McpRoot } from './client-features.js';
 import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
 import { createResourceTools } from './resource-tools.js';
 import type { McpToolResultDetails } from './result-mapping.js';
-import { callTool } from './tool-call.js';
+import { callerOf, callTool } from './tool-call.js';
 import {
   applyTools,
   type ListedTool,
@@ -78,6 +78,8 @@ export class McpToolAdapter implements AsyncDisposable {
   #refreshAgain = false;
   #listedOnce = false;
   #roots: readonly McpRoot[];
+  /** Who made each call running now: a server's question during a call names them. */
+  readonly #inFlight = new Set<McpCaller>();
   /** The list_resources/read_resource tools, once the server declared resources. */
   #resourceTools: McpAgentTool[] | undefined;
   readonly #resourceListeners = new Set<(uri: string) => void>();
@@ -349,7 +351,10 @@ export class McpToolAdapter implements AsyncDisposable {
 
   /** Installs the client features' handlers and the adapter's notification handlers. */
   #setUp(client: Client, connection: Connection): void {
-    installClientHandlers(client, this.name, this.#options, () => this.#roots);
+    installClientHandlers(client, this.name, this.#options, {
+      roots: () => this.#roots,
+      callers: () => [...this.#inFlight],
+    });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       for (const listener of this.#resourceListeners) {
         try {
@@ -478,22 +483,29 @@ export class McpToolAdapter implements AsyncDisposable {
     }
   }
 
-  #call(
+  async #call(
     mcpName: string,
     taskRequired: boolean,
     args: Record<string, unknown>,
     ctx: ToolContext,
   ): Promise<ToolResult<McpToolResultDetails>> {
-    return callTool({
-      server: this.name,
-      connector: this.#connector,
-      auth: this.#auth,
-      mcpName,
-      taskRequired,
-      args,
-      ctx,
-      untrustedOrigin: this.#untrustedOrigin(),
-    });
+    // A fresh object per call: two calls of one agent and tool are two entries.
+    const caller = callerOf(ctx);
+    this.#inFlight.add(caller);
+    try {
+      return await callTool({
+        server: this.name,
+        connector: this.#connector,
+        auth: this.#auth,
+        mcpName,
+        taskRequired,
+        args,
+        ctx,
+        untrustedOrigin: this.#untrustedOrigin(),
+      });
+    } finally {
+      this.#inFlight.delete(caller);
+    }
   }
 
   /** Who the results come from, for the untrusted-content note; `undefined` when not marked. */

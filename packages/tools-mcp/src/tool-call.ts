@@ -13,6 +13,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AbortListener, type AbortMirror, mirrorOf } from './abort-mirror.js';
+import type { McpCaller } from './client-features.js';
 import type { McpAuth } from './mcp-auth.js';
 import { type Connection, type McpConnector, pingTimeoutMs, raceAbort } from './mcp-connection.js';
 import {
@@ -47,6 +48,11 @@ export interface ToolCallOptions {
   readonly ctx: ToolContext;
   /** Who wrote the result, for the untrusted-content note; `undefined` returns it unmarked. */
   readonly untrustedOrigin: string | undefined;
+}
+
+/** Who made a call, as an elicitation or sampling handler is told. */
+export function callerOf(ctx: ToolContext): McpCaller {
+  return { agentPath: ctx.run?.agentPath ?? [], toolName: ctx.toolName };
 }
 
 /** Calls a server's tool; failures are thrown as `ToolError`s that name the server and tool. */
@@ -112,7 +118,8 @@ export async function callTool(
         if (signal.aborted || ToolError.isInstance(error)) throw error;
         // The server needs the user to finish something in a browser first (URL elicitation):
         // show it through the elicitation handler, then call again once.
-        if (attempt < 2 && (await auth.answerUrlElicitation(error, signal))) continue;
+        if (attempt < 2 && (await auth.answerUrlElicitation(error, signal, callerOf(ctx))))
+          continue;
         // Step-up (403 insufficient_scope) or an expired grant: authorise, then call again.
         if (auth.awaitingAuthorization && attempt < 2) {
           await auth.authorize(error);

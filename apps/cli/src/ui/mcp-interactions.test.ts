@@ -18,6 +18,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
+import { askedDuring } from './mcp-asked-by.js';
 import { parseFieldAnswer } from './mcp-form-fields.js';
 import { looksSecret } from './mcp-request-checks.js';
 
@@ -491,6 +492,96 @@ describe('MCP interactions in a terminal (tmux)', () => {
     expect((await run.results())['everything__trigger-sampling-request']).toContain(
       'The user denied this sampling request',
     );
+  });
+});
+
+/** An agent file `helper` in the workspace; the sub-agent may use every tool of the session. */
+async function addHelper(workspace: string) {
+  await mkdir(join(workspace, '.agent', 'agents'), { recursive: true });
+  await mkdir(join(workspace, '.git'), { recursive: true });
+  await writeFile(
+    join(workspace, '.agent', 'agents', 'helper.md'),
+    '---\nname: helper\ndescription: Does what it is told.\n---\nDo it.\n',
+  );
+}
+
+/** The parent hands `helper` a task; the child makes `calls`, then both finish. */
+const throughHelper = (calls: { name: string; arguments: Record<string, unknown> }[]) => [
+  { toolCalls: [{ name: 'helper', arguments: { task: 'do it' } }] },
+  { toolCalls: calls },
+  { text: 'child done' },
+  { text: 'parent done' },
+];
+
+describe('a request during a sub-agent’s call names the sub-agent', () => {
+  it.each([
+    [[], ''],
+    [[{ agentPath: [], toolName: 'srv__a' }], ''],
+    [[{ agentPath: ['helper'], toolName: 'srv__a' }], "Sub-agent helper's call of srv__a: "],
+    [
+      [{ agentPath: ['helper', 'researcher'], toolName: 'srv__a' }],
+      "Sub-agent helper › researcher's call of srv__a: ",
+    ],
+    [
+      [
+        { agentPath: ['helper'], toolName: 'srv__a' },
+        { agentPath: ['helper'], toolName: 'srv__b' },
+        { agentPath: ['helper'], toolName: 'srv__a' },
+      ],
+      "Sub-agent helper's calls of srv__a, srv__b: ",
+    ],
+    [
+      [
+        { agentPath: [], toolName: 'srv__a' },
+        { agentPath: ['helper'], toolName: 'srv__b' },
+      ],
+      'During calls of the main agent (srv__a) and sub-agent helper (srv__b): ',
+    ],
+    [
+      [{ agentPath: ['evil\u001b[2Jname\nnext'], toolName: 'srv__\u0007x' }],
+      "Sub-agent evil\\x1b[2Jname\\nnext's call of srv__\\x07x: ",
+    ],
+    [
+      ['a', 'b', 'c', 'd', 'e'].map((name) => ({ agentPath: ['helper'], toolName: name })),
+      "Sub-agent helper's calls of a, b, c and 2 more: ",
+    ],
+  ])('%j → %j', (callers, expected) => {
+    expect(askedDuring(callers)).toBe(expected);
+  });
+
+  it('-p: the declined elicitation and the refused sampling say which sub-agent’s call asked', async () => {
+    const run = await setup(
+      throughHelper([
+        { name: 'everything__trigger-elicitation-request', arguments: {} },
+        { name: 'everything__trigger-sampling-request', arguments: { prompt: 'x' } },
+      ]),
+    );
+    await addHelper(run.workspace);
+    const { code, stderr } = await runCli([...run.args, '-p', 'go'], { cwd: run.dir });
+    expect(code).toBe(0);
+    expect(stderr).toContain(
+      "Sub-agent helper's call of everything__trigger-elicitation-request: mcp everything asked for input",
+    );
+    expect(stderr).toContain(
+      "Sub-agent helper's call of everything__trigger-sampling-request: mcp everything asked the model for a completion: refused",
+    );
+  });
+
+  it('in a terminal: the question names the sub-agent; the main agent’s own does not', async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'everything__trigger-elicitation-request', arguments: {} }] },
+      ...throughHelper([{ name: 'everything__trigger-elicitation-request', arguments: {} }]),
+    ]);
+    await addHelper(run.workspace);
+    const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'ask me'], run.dir);
+    await waitForText('Answer? [y] fill in  [n] decline  [c] cancel');
+    expect(tmux.capture()).not.toContain("Sub-agent helper's call");
+    tmux.type('n');
+    await waitForText(
+      "Sub-agent helper's call of everything__trigger-elicitation-request: mcp everything asks for input",
+    );
+    tmux.type('n');
+    expect(await waitForExit()).toBe(0);
   });
 });
 

@@ -17,6 +17,7 @@ import {
 } from '@agent/core';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
+import { askedDuring } from './mcp-asked-by.js';
 import {
   choicesOf,
   defaultText,
@@ -250,11 +251,12 @@ export class McpInteractions {
   async elicit(params: ElicitParams, context: McpRequestContext): Promise<ElicitResult> {
     const keys = this.#options.keys;
     const message = oneLine(params.message);
+    const during = askedDuring(context.callers);
     // The user said "stop asking" to this server: declined unasked (a server could ask for ever).
     if (this.#stopped.has(context.server)) return { action: 'decline' };
     if (keys === undefined) {
       this.#options.log(
-        `mcp ${context.server} asked for input ("${message}"): declined, this run is not interactive (no terminal to ask on)`,
+        `${during}mcp ${context.server} asked for input ("${message}"): declined, this run is not interactive (no terminal to ask on)`,
       );
       return { action: 'decline' };
     }
@@ -265,12 +267,12 @@ export class McpInteractions {
       if (scheme !== undefined) {
         // Declined unasked: a "y" to such a URL would hand it to whatever opens that scheme.
         this.#options.log(
-          `mcp ${context.server} asked you to open a URL that is not a web address (${oneLine(scheme, 40)}): declined, not opened: ${shownUrl}`,
+          `${during}mcp ${context.server} asked you to open a URL that is not a web address (${oneLine(scheme, 40)}): declined, not opened: ${shownUrl}`,
         );
         return { action: 'decline' };
       }
       this.#write(
-        `${this.#start()}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
+        `${this.#start()}${during}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
       );
       const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
       if (answer !== 'y') return this.#ended(answer, context.server);
@@ -283,7 +285,7 @@ export class McpInteractions {
     const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
     const required = new Set(schema?.required ?? []);
     this.#write(
-      `${this.#start()}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\n${secretWarning(context.server, properties)}Answer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
+      `${this.#start()}${during}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\n${secretWarning(context.server, properties)}Answer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
     );
     const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
     if (answer !== 'y') return this.#ended(answer, context.server);
@@ -332,6 +334,7 @@ export class McpInteractions {
   async sample(params: SamplingParams, context: McpRequestContext): Promise<SamplingResult> {
     const keys = this.#options.keys;
     const choice = this.#model?.();
+    const during = askedDuring(context.callers);
     if (this.#stopped.has(context.server))
       throw new Error('Sampling refused by the client: the user stopped this server asking');
     if (keys === undefined || choice === undefined) {
@@ -339,13 +342,17 @@ export class McpInteractions {
         keys === undefined
           ? 'this run is not interactive (nobody to approve it)'
           : 'the session is still starting';
-      this.#options.log(`mcp ${context.server} asked the model for a completion: refused, ${why}`);
+      this.#options.log(
+        `${during}mcp ${context.server} asked the model for a completion: refused, ${why}`,
+      );
       throw new Error(`Sampling refused by the client: ${why}`);
     }
     const size = samplingSize(params);
     if (size.characters > maxSamplingCharacters) {
       const why = `its ${size.messages} message(s) hold ${size.characters.toLocaleString('en-US')} characters, over the ${maxSamplingCharacters.toLocaleString('en-US')} a server may send`;
-      this.#options.log(`mcp ${context.server} asked the model for a completion: refused, ${why}`);
+      this.#options.log(
+        `${during}mcp ${context.server} asked the model for a completion: refused, ${why}`,
+      );
       throw new Error(`Sampling refused by the client: ${why}`);
     }
     const maxTokens = Math.min(params.maxTokens, maxSamplingTokens);
@@ -354,7 +361,7 @@ export class McpInteractions {
         ? ` (it asked for ${params.maxTokens.toLocaleString('en-US')})`
         : '';
     const lines = [
-      `${this.#start()}mcp ${context.server} asks ${choice.model} for a completion (up to ${maxTokens.toLocaleString('en-US')} tokens${asked}; ${size.messages} message(s), ${size.characters.toLocaleString('en-US')} characters in all):`,
+      `${this.#start()}${during}mcp ${context.server} asks ${choice.model} for a completion (up to ${maxTokens.toLocaleString('en-US')} tokens${asked}; ${size.messages} message(s), ${size.characters.toLocaleString('en-US')} characters in all):`,
     ];
     if (params.systemPrompt !== undefined)
       lines.push(`  system: ${oneLine(params.systemPrompt, 200)}`);
