@@ -21,6 +21,7 @@ import {
   isStdioProcessTransport,
   refusedPost,
 } from './mcp-transport.js';
+import { ReportLimiter } from './report-limiter.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
 
 const packageVersion = '0.1.0';
@@ -73,6 +74,8 @@ export class McpConnector {
   #lastDisconnect: string | undefined;
   /** The server speaks only the 2024-11-05 HTTP+SSE transport (found on the first connect). */
   #legacySse = false;
+  /** Transport errors (stray messages, lines that are not JSON-RPC) reported, by kind. */
+  readonly #reports = new ReportLimiter();
 
   constructor(host: McpConnectorOptions) {
     this.#host = host;
@@ -283,9 +286,9 @@ export class McpConnector {
       this.markLost(connection, `was given up: ${tooLarge.message}`);
       return;
     }
-    this.#host.report(
-      new AgentError(`MCP server "${this.#server}": ${error.message}`, { cause: error }),
-    );
+    const text = this.#reports.next(error.message);
+    if (text !== undefined)
+      this.#host.report(new AgentError(`MCP server "${this.#server}": ${text}`, { cause: error }));
     if (
       connection.transport instanceof StreamableHTTPClientTransport &&
       (isConnectionFailure(error) || /SSE stream disconnected|reconnect/i.test(error.message))

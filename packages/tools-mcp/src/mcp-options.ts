@@ -39,7 +39,8 @@ export interface McpStdioTransportConfig {
   /**
    * Largest message the server may send, in bytes [256 MiB] (the SDK's own reader stops at
    * 10 MiB). A longer one stops the server with an error naming this limit; the next call
-   * reconnects.
+   * reconnects. A server that stops reading its input while more than this waits to be written
+   * to it is stopped the same way.
    */
   maxMessageBytes?: number;
   /**

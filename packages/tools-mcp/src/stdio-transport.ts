@@ -34,7 +34,8 @@ export interface StdioProcessTransportOptions {
   sandbox?: Sandbox | SandboxMode | Partial<SandboxOptions>;
   /**
    * Largest message (one line of stdout) accepted, in bytes [256 MiB]. A longer one ends the
-   * connection with an error naming this limit (the call fails; the next call reconnects).
+   * connection with an error naming this limit (the call fails; the next call reconnects). Also
+   * the most bytes left waiting to be written to a server that stopped reading its input.
    */
   maxMessageBytes?: number;
   /**
@@ -243,6 +244,8 @@ export class StdioProcessTransport implements Transport {
   /** Resolves once the sandbox's cgroup of the process is removed (what it counted read). */
   #finished: Promise<void> = Promise.resolve();
   #limitNote: string | undefined;
+  /** Resolves when stdin drains (or closes), for every send that found the pipe full. */
+  #drained: Promise<void> | undefined;
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
@@ -374,17 +377,39 @@ export class StdioProcessTransport implements Transport {
     });
   }
 
-  /** Writes one message; rejects when the server is no longer running. */
+  /**
+   * Writes one message; resolves once the pipe takes more (every send waiting on one `drain`).
+   * Rejects when the server is no longer running, or when it stopped reading its input while
+   * more than `maxMessageBytes` already wait to be written: a server that floods us with
+   * requests (pings, unknown methods) and never reads the answers would otherwise have them
+   * pile up in this process's memory without end.
+   */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.#child?.stdin;
-      if (stdin === undefined || stdin === null || stdin.destroyed || this.#exit !== undefined) {
-        reject(new Error('The MCP server process is not running'));
-        return;
-      }
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
+    const stdin = this.#child?.stdin;
+    if (stdin === undefined || stdin === null || stdin.destroyed || this.#exit !== undefined)
+      return Promise.reject(new Error('The MCP server process is not running'));
+    const limit = this.#options.maxMessageBytes ?? defaultMaxMessageBytes;
+    if (stdin.writableLength > limit) {
+      this.#overflow ??= new Error(
+        `MCP server stopped reading its input: more than ${limit} bytes wait to be written to it (maxMessageBytes)`,
+      );
+      this.onerror?.(this.#overflow);
+      void this.close();
+      return Promise.reject(this.#overflow);
+    }
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    // One listener for all the sends that wait (one each passed Node's 10-listener warning).
+    this.#drained ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.#drained = undefined;
+        resolve();
+      };
+      stdin.on('drain', done);
+      stdin.on('close', done);
     });
+    return this.#drained;
   }
 
   /**

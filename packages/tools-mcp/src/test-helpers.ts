@@ -194,3 +194,8 @@ export const rawStdioServerEntry = fileURLToPath(
 export const hostileListingServerEntry = fileURLToPath(
   new URL('./__fixtures__/hostile-listing-server.mjs', import.meta.url),
 );
+
+/** The server that sends messages nobody asked for, in `__fixtures__`. Test-only. */
+export const strayMessagesServerEntry = fileURLToPath(
+  new URL('./__fixtures__/stray-messages-server.mjs', import.meta.url),
+);
