@@ -154,7 +154,7 @@ export type {
   ThinkingLevel,
   ToolChoice,
 } from './provider.js';
-export { abortError, parseToolArguments, readEnv } from './provider-kit.js';
+export { abortError, parseToolArguments, readEnv, tokenCount } from './provider-kit.js';
 export { ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 export { clipText, clipToolResultMessage } from './result-budget.js';
 export {

@@ -15,6 +15,19 @@ export function abortError(providerId: string, signal: AbortSignal | undefined):
 }
 
 /**
+ * A token count from a vendor's usage object, or `undefined` when it is missing or no count: a
+ * non-negative integer (a number, or digits in a string as some proxies send them). A missing
+ * field must not become `NaN` (which then poisons every sum, cost and context estimate after it)
+ * nor a string (`"19"` added to a number is `"019"`).
+ */
+export function tokenCount(value: unknown): number | undefined {
+  if (typeof value === 'number')
+    return Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  return undefined;
+}
+
+/**
  * Parses the raw argument text of a tool call for replay. Lenient: malformed or non-object
  * JSON becomes `{}` (the model already got an `invalid-args` result for that call).
  */

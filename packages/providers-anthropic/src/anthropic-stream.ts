@@ -15,6 +15,7 @@ import {
   type StreamDriver,
   type StreamEvent,
   type ToolCallContent,
+  tokenCount,
   type Usage,
 } from '@agent/core';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -291,12 +292,13 @@ class AnthropicStreamState {
         return;
       }
       case 'message_start': {
-        const usage = event.message.usage;
+        // A server that leaves usage out (or sends null) still gives counts, never NaN.
+        const usage: Partial<typeof event.message.usage> = event.message.usage ?? {};
         this.#usage = this.#makeUsage(
-          usage.input_tokens,
-          usage.output_tokens,
-          usage.cache_read_input_tokens,
-          usage.cache_creation_input_tokens,
+          tokenCount(usage.input_tokens) ?? 0,
+          tokenCount(usage.output_tokens) ?? 0,
+          tokenCount(usage.cache_read_input_tokens) ?? 0,
+          tokenCount(usage.cache_creation_input_tokens) ?? 0,
         );
         if (!this.#started) {
           this.#started = true;
@@ -413,12 +415,12 @@ class AnthropicStreamState {
         }
       }
       case 'message_delta': {
-        const usage = event.usage;
+        const usage: Partial<typeof event.usage> = event.usage ?? {};
         this.#usage = this.#makeUsage(
-          usage.input_tokens ?? this.#usage.input,
-          usage.output_tokens,
-          usage.cache_read_input_tokens ?? this.#usage.cacheRead,
-          usage.cache_creation_input_tokens ?? this.#usage.cacheWrite,
+          tokenCount(usage.input_tokens) ?? this.#usage.input,
+          tokenCount(usage.output_tokens) ?? this.#usage.output,
+          tokenCount(usage.cache_read_input_tokens) ?? this.#usage.cacheRead,
+          tokenCount(usage.cache_creation_input_tokens) ?? this.#usage.cacheWrite,
         );
         this.#programmatic.container(event.delta.container);
         const reason = event.delta.stop_reason;
@@ -437,18 +439,13 @@ class AnthropicStreamState {
     }
   }
 
-  #makeUsage(
-    input: number,
-    output: number,
-    cacheRead: number | null,
-    cacheWrite: number | null,
-  ): Usage {
+  #makeUsage(input: number, output: number, cacheRead: number, cacheWrite: number): Usage {
     const usage: Usage = {
       input,
       output,
-      cacheRead: cacheRead ?? 0,
-      cacheWrite: cacheWrite ?? 0,
-      totalTokens: input + output + (cacheRead ?? 0) + (cacheWrite ?? 0),
+      cacheRead,
+      cacheWrite,
+      totalTokens: input + output + cacheRead + cacheWrite,
     };
     return withAnthropicCost(usage, this.#model);
   }

@@ -15,6 +15,7 @@ import {
   type StreamDriver,
   type StreamEvent,
   type ToolCallContent,
+  tokenCount,
   type Usage,
 } from '@agent/core';
 import type {
@@ -236,17 +237,19 @@ class GeminiStreamState {
   /** Usage from the last `usageMetadata`: cached prompt tokens apart, thoughts counted as output. */
   #usage(): Usage {
     const meta = this.#usageMetadata;
-    if (meta === undefined) return emptyUsage();
-    const cacheRead = meta.cachedContentTokenCount ?? 0;
-    const input = Math.max(0, (meta.promptTokenCount ?? 0) - cacheRead);
-    const output = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
+    if (meta === undefined || meta === null) return emptyUsage();
+    const prompt = tokenCount(meta.promptTokenCount) ?? 0;
+    const cacheRead = Math.min(tokenCount(meta.cachedContentTokenCount) ?? 0, prompt);
+    const input = prompt - cacheRead;
+    const output =
+      (tokenCount(meta.candidatesTokenCount) ?? 0) + (tokenCount(meta.thoughtsTokenCount) ?? 0);
     return withGeminiCost(
       {
         input,
         output,
         cacheRead,
         cacheWrite: 0,
-        totalTokens: meta.totalTokenCount ?? input + output + cacheRead,
+        totalTokens: tokenCount(meta.totalTokenCount) ?? input + output + cacheRead,
       },
       this.#model,
     );

@@ -4,6 +4,7 @@ import {
   ProviderError,
   type StopReason,
   type StreamEvent,
+  tokenCount,
   type Usage,
 } from '@agent/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
@@ -201,17 +202,17 @@ export class ChatStreamAdapter {
 }
 
 function toUsage(usage: NonNullable<ChatCompletionChunk['usage']>): Usage {
-  const prompt = usage.prompt_tokens ?? 0;
-  const completion = usage.completion_tokens ?? 0;
-  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
+  const prompt = tokenCount(usage.prompt_tokens) ?? 0;
+  const completion = tokenCount(usage.completion_tokens) ?? 0;
+  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens) ?? 0;
+  const cacheWrite = tokenCount(usage.prompt_tokens_details?.cache_write_tokens) ?? 0;
   return {
     // prompt_tokens includes cache reads and writes; reasoning tokens are in completion_tokens.
     input: Math.max(0, prompt - cached - cacheWrite),
     output: completion,
-    cacheRead: cached,
-    cacheWrite,
-    totalTokens: usage.total_tokens ?? prompt + completion,
+    cacheRead: Math.min(cached, prompt),
+    cacheWrite: Math.min(cacheWrite, Math.max(0, prompt - cached)),
+    totalTokens: tokenCount(usage.total_tokens) ?? prompt + completion,
   };
 }
 

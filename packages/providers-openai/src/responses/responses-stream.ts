@@ -5,6 +5,7 @@ import {
   ProviderError,
   type StopReason,
   type StreamEvent,
+  tokenCount,
   type Usage,
 } from '@agent/core';
 import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
@@ -333,14 +334,16 @@ export class ResponsesStreamAdapter {
 
 function toUsage(usage: ResponseUsage | null | undefined): Usage {
   if (usage === null || usage === undefined) return emptyUsage();
-  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
-  const cacheWrite = usage.input_tokens_details?.cache_write_tokens ?? 0;
+  const input = tokenCount(usage.input_tokens) ?? 0;
+  const output = tokenCount(usage.output_tokens) ?? 0;
+  const cached = tokenCount(usage.input_tokens_details?.cached_tokens) ?? 0;
+  const cacheWrite = tokenCount(usage.input_tokens_details?.cache_write_tokens) ?? 0;
   return {
-    input: Math.max(0, (usage.input_tokens ?? 0) - cached - cacheWrite),
-    output: usage.output_tokens ?? 0,
-    cacheRead: cached,
-    cacheWrite,
-    totalTokens: usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+    input: Math.max(0, input - cached - cacheWrite),
+    output,
+    cacheRead: Math.min(cached, input),
+    cacheWrite: Math.min(cacheWrite, Math.max(0, input - cached)),
+    totalTokens: tokenCount(usage.total_tokens) ?? input + output,
   };
 }
 
