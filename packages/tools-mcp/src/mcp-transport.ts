@@ -9,6 +9,7 @@ import {
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type { McpHttpTransportConfig, McpTransportConfig } from './mcp-options.js';
+import { boundReconnectDelay, paceStreamOpens } from './sse-reconnect.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
 
 /** Default of an HTTP transport's `maxMessageBytes`: the stdio transport's. */
@@ -68,7 +69,7 @@ export async function createTransport(
         return new SSEClientTransport(new URL(config.url), {
           ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
           ...(authProvider === undefined ? {} : { authProvider }),
-          fetch: fetchFn,
+          fetch: paceStreamOpens(fetchFn),
         });
       }
       const transport = new StreamableHTTPClientTransport(new URL(config.url), {
@@ -76,6 +77,7 @@ export async function createTransport(
         ...(authProvider === undefined ? {} : { authProvider }),
         fetch: fetchFn,
       });
+      boundReconnectDelay(transport);
       options.auth.usedBy(transport);
       return transport;
     }
