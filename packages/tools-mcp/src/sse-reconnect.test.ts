@@ -281,10 +281,11 @@ describe('the HTTP+SSE (2024-11-05) transport', () => {
     });
     cleanups.push(() => adapter.close());
     while (opens.length < 4) await new Promise<void>((resolve) => waiters.push(resolve));
-    // The second open follows the first stream's end (no wait owed); later ones are paced.
+    // Paced from when each GET was sent; the server sees them after a connection of varying
+    // length, so the gaps it measures may be a little shorter (unpaced, they were ~2 ms).
     for (const index of [2, 3])
       expect((opens[index] ?? 0) - (opens[index - 1] ?? 0)).toBeGreaterThanOrEqual(
-        legacyStreamSpacingMs - 5,
+        legacyStreamSpacingMs - 100,
       );
   });
 });
