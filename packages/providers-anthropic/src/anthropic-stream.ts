@@ -6,6 +6,7 @@ import {
   abortError,
   type Citation,
   emptyUsage,
+  errorMessage,
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
@@ -93,7 +94,27 @@ export function streamAnthropic(
         attempt?.fail(malformed);
         return;
       }
-      state.apply(parsed, out);
+      if (
+        typeof (parsed as unknown) !== 'object' ||
+        parsed === null ||
+        typeof parsed.type !== 'string'
+      ) {
+        attempt?.fail(
+          new SyntaxError(
+            `expected an event object with a "type", got ${event.data.slice(0, 100)}`,
+          ),
+        );
+        return;
+      }
+      try {
+        state.apply(parsed, out);
+      } catch (shape) {
+        // Valid JSON of another shape than the event type's (a field missing or null): the
+        // server's fault, said as such rather than as "Cannot read properties of undefined".
+        attempt?.fail(
+          new SyntaxError(`a ${parsed.type} event of an unexpected shape (${errorMessage(shape)})`),
+        );
+      }
     },
     finish: (out) => {
       out.push(state.finish());
