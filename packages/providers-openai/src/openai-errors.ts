@@ -15,7 +15,41 @@ const retryableStreamCodes = new Set([
   'rate_limit_exceeded',
   'overloaded',
   'service_unavailable',
+  // What servers copying Anthropic's or their own names send.
+  'overloaded_error',
+  'rate_limit_error',
+  'internal_server_error',
+  'api_error',
 ]);
+
+/** An HTTP status carried as an error's `code` (`529`, `"503"`), as OpenAI-compatible servers send it mid-stream. */
+function statusOfCode(code: unknown): number | undefined {
+  const status = typeof code === 'string' && /^\d{3}$/.test(code) ? Number(code) : code;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599
+    ? status
+    : undefined;
+}
+
+/**
+ * The error an error chunk of a Chat Completions stream stands for: vLLM's
+ * `{"object": "error", "message", "code"}` and the like. Its `code` may be an HTTP status (then it
+ * decides retrying, as a response's status would) or a name.
+ */
+export function errorChunkError(body: Record<string, unknown>): ProviderError {
+  const message = vendorMessageOf(body) ?? 'an error without a message';
+  const nested = typeof body.error === 'object' && body.error !== null ? body.error : {};
+  const status = statusOfCode(body.code) ?? statusOfCode((nested as { code?: unknown }).code);
+  const code = [body.code, body.type, (nested as { type?: unknown }).type].find(
+    (value): value is string => typeof value === 'string' && statusOfCode(value) === undefined,
+  );
+  return new ProviderError(`Stream error: ${message}`, {
+    isRetryable:
+      status === undefined ? retryableStreamCodes.has(code ?? '') : isRetryableStatus(status),
+    ...(status === undefined ? {} : { statusCode: status }),
+    responseBody: JSON.stringify(body),
+    ...(isContextOverflow(code ?? '', message) ? { contextOverflow: true } : {}),
+  });
+}
 
 /** Headers of an HTTP error, for `retry-after`. */
 export function errorHeaders(error: unknown): Headers | undefined {
@@ -60,11 +94,19 @@ function typedError(error: unknown, provider: string): ProviderError {
       cause: error,
       ...(body === undefined ? {} : { responseBody: JSON.stringify(body) }),
     };
-    const code = typeof error.code === 'string' ? error.code : (error.type ?? '');
+    const code =
+      typeof error.code === 'string' && statusOfCode(error.code) === undefined
+        ? error.code
+        : (error.type ?? '');
     if (error.status === undefined) {
+      // An error event mid-stream: its code may be the HTTP status it stands for (`529`).
+      const status =
+        statusOfCode(error.code) ?? statusOfCode((body as { code?: unknown } | undefined)?.code);
       return new ProviderError(`${label(provider)} stream error: ${vendorMessage}`, {
         ...options,
-        isRetryable: retryableStreamCodes.has(code),
+        isRetryable:
+          status === undefined ? retryableStreamCodes.has(code) : isRetryableStatus(status),
+        ...(status === undefined ? {} : { statusCode: status }),
         ...(isContextOverflow(code, vendorMessage) ? { contextOverflow: true } : {}),
       });
     }

@@ -9,6 +9,7 @@ import {
 } from '@agent/core';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { generateToolCallId, type MessageBuilder } from '../message-builder.js';
+import { errorChunkError } from '../openai-errors.js';
 import { finalToolCall, type PreparedTools } from '../openai-tools.js';
 
 interface ToolCallState {
@@ -58,6 +59,15 @@ export class ChatStreamAdapter {
       chunk.usage ?? (chunk as { x_groq?: { usage?: ChatCompletionChunk['usage'] } }).x_groq?.usage;
     if (usage !== undefined && usage !== null) this.#usage = toUsage(usage);
     if (choices === undefined || choices === null) {
+      const record = chunk as unknown as Record<string, unknown>;
+      // A server's error sent as a chunk (vLLM's `{"object": "error", "message", "code"}`): its
+      // message, status and overflow flag, not "malformed".
+      if (
+        record.object === 'error' ||
+        record.error !== undefined ||
+        typeof record.message === 'string'
+      )
+        throw errorChunkError(record);
       if (usage === undefined || usage === null)
         throw malformed('a chunk without "choices" or "usage"');
       return;
@@ -119,6 +129,13 @@ export class ChatStreamAdapter {
     }
     this.#builder.usage(this.#addCost(this.#usage ?? emptyUsage(), this.#model), out);
     const reason = this.#finishReason;
+    // OpenRouter's (and LiteLLM's) way of saying the upstream provider failed mid-answer: what
+    // came is a fragment, not an answer.
+    if (reason === 'error')
+      throw new ProviderError(
+        'The server ended the answer with finish_reason "error" (the model failed mid-answer)',
+        { isRetryable: true },
+      );
     if (reason === 'content_filter')
       throw new ProviderError('The response was stopped by the content filter', {
         isRetryable: false,
