@@ -98,6 +98,39 @@ describe('ToolSearchIndex with embeddings', () => {
     expect(embeddings.texts).toContain('members_list List the people of the team.');
   });
 
+  describe('a question', () => {
+    // The same words, so the same keyword score and embedding: only the policy differs, and the
+    // tool that changes things comes first in the catalogue (ties keep catalogue order).
+    const changes = tool('people_one', 'The people of the team.');
+    const reads = {
+      ...tool('people_two', 'The people of the team.'),
+      policy: { permission: 'read-only' as const },
+    };
+    const index = new ToolSearchIndex([changes, reads], { embeddings: new AxisEmbeddings() });
+
+    it.each([
+      'who are the people of the team',
+      'what people are on the team?',
+      'Is anybody of the people on the team',
+      'people of the team?',
+    ])('ranks a tool that only reads first: %s', (query) => {
+      expect(index.search(query, 2).map((match) => match.name)).toEqual([
+        'people_two',
+        'people_one',
+      ]);
+    });
+
+    it.each(['the people of the team', 'add people to the team', 'whoever the people are'])(
+      'is not a request: %s (catalogue order stays)',
+      (query) => {
+        expect(index.search(query, 2).map((match) => match.name)).toEqual([
+          'people_one',
+          'people_two',
+        ]);
+      },
+    );
+  });
+
   it('honours the limit and returns scores in descending order', () => {
     const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
     const matches = index.search('charge money schedule people list', 2);
