@@ -62,10 +62,38 @@ describe('ToolSearchIndex with associations', () => {
   it('looks adjacent words up as a phrase', () => {
     const index = new ToolSearchIndex(catalogue, { associations });
     expect(index.search('hang up now', 1).map((match) => match.name)).toEqual(['calls_update']);
-    // The words apart are not the phrase (stop words between them do not count).
-    expect(index.search('hang the phone up', 5).map((match) => match.name)).not.toContain(
-      'calls_update',
-    );
+  });
+
+  describe('a phrasal verb with words between verb and particle', () => {
+    const phrases = ToolSearchAssociations.from([
+      ['hang_up', [{ term: 'terminate', strength: 0.9 }]],
+      ['hold_off', [{ term: 'terminate', strength: 0.9 }]],
+      ['phone_caller', [{ term: 'terminate', strength: 0.9 }]],
+    ]);
+    const index = new ToolSearchIndex(catalogue, { associations: phrases });
+    const finds = (query: string) =>
+      index.search(query, 5).some((match) => match.name === 'calls_update');
+
+    // Stop words between them do not count: "the" is gone before the words are paired.
+    it.each([
+      'hang the phone up',
+      'hang that phone up',
+      'hang my angry phone up',
+      'hold the meeting off',
+    ])('is looked up as the phrase: %s', (query) => {
+      expect(finds(query)).toBe(true);
+    });
+
+    it.each([
+      // More than two kept words between them.
+      'hang that annoying angry phone up',
+      // The second word is no particle.
+      'phone the angry caller',
+      // The particle comes first.
+      'up the phone hang',
+    ])('is not: %s', (query) => {
+      expect(finds(query)).toBe(false);
+    });
   });
 
   it('expands only words the catalogue does not use itself', () => {

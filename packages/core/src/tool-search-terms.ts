@@ -183,18 +183,35 @@ export const fields: Field[] = [
 // Words people and models use for the same action or thing, and the HTTP methods that do it
 // (operations are named and described by method: `PostCustomers`, `(POST /v1/customers)`). A
 // query word also finds its group's other words, at half weight. Stemmed, as indexed.
+// The groups that ask to read: getting one thing, listing, searching.
+const readingGroups: readonly (readonly string[])[] = [
+  ['get', 'retrieve', 'show', 'fetch', 'look', 'read', 'view', 'see', 'what', 'who', 'detail'],
+  ['list', 'all', 'show', 'browse', 'enumerate'],
+  ['search', 'find', 'query', 'lookup'],
+];
 const synonymGroups: readonly (readonly string[])[] = [
   ['create', 'post', 'add', 'new', 'make', 'open', 'start', 'register', 'submit', 'publish'],
   ['update', 'patch', 'put', 'edit', 'change', 'modify', 'set', 'close', 'rename'],
   ['delete', 'remove', 'destroy', 'drop', 'revoke', 'cancel'],
-  ['get', 'retrieve', 'show', 'fetch', 'look', 'read', 'view', 'see', 'what', 'who', 'detail'],
-  ['list', 'all', 'show', 'browse', 'enumerate'],
-  ['search', 'find', 'query', 'lookup'],
+  ...readingGroups,
   ['repository', 'repo'],
   ['pull', 'pr'],
   ['user', 'me', 'authenticated', 'myself', 'account'],
   ['approve', 'review', 'accept'],
 ];
+const readingWords = new Set(readingGroups.flat());
+
+/**
+ * Whether a request names reading: one of the words of the reading groups as written ("show",
+ * "list", "find", "what"…, not stemmed: "shows" does not count).
+ */
+export function namesReading(query: string): boolean {
+  return query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((word) => readingWords.has(word));
+}
+
 const synonyms = new Map<string, string[]>();
 for (const group of synonymGroups) {
   for (const word of group) {
@@ -228,6 +245,7 @@ export function queryTerms(
     const keys = [
       ...words.filter((word) => !indexed(word)),
       ...words.slice(1).map((word, at) => `${words[at]}_${word}`),
+      ...separatedPhrasalVerbs(words),
     ];
     const add = (term: string, weight: number, source: string): void => {
       const known = terms.get(term);
@@ -249,3 +267,22 @@ export function queryTerms(
 // What a synonym, and a learned associate at full strength, weigh against the word itself.
 const synonymWeight = 0.5;
 const associationWeight = 0.5;
+
+// Particles that complete a phrasal verb ("on" and "in" are stop words, gone before this).
+const particles = new Set(['up', 'down', 'off', 'back', 'over', 'out', 'away']);
+// How far back from its particle a phrasal verb's verb may stand, in words kept.
+const particleReach = 3;
+
+/**
+ * A verb and its particle with words between them, as an association key ("take our website
+ * down" → `take_down`, "hand this task over" → `hand_over`); adjacent ones are pairs already.
+ */
+function separatedPhrasalVerbs(words: readonly string[]): string[] {
+  const pairs: string[] = [];
+  words.forEach((word, at) => {
+    if (!particles.has(word)) return;
+    for (let back = 2; back <= particleReach && at - back >= 0; back++)
+      pairs.push(`${words[at - back]}_${word}`);
+  });
+  return pairs;
+}
