@@ -9,7 +9,13 @@ import type { ParentRun, RunBudgetLimits } from './run-context.js';
 import type { RunJournal } from './run-journal.js';
 import type { ToolExecutionStrategy } from './strategy.js';
 import type { StructuredOutputOptions } from './structured-output.js';
-import type { AnyAgentTool, PathDenialCheck, PermissionTier, ToolResult } from './tool.js';
+import type {
+  AnyAgentTool,
+  PathDenialCheck,
+  PermissionTier,
+  ToolResult,
+  TouchedPaths,
+} from './tool.js';
 import type { ToolSearchOptions } from './tool-catalogue.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -69,6 +75,11 @@ export interface PermissionRequest extends ToolCallInfo {
    * variables"): the call must be asked, never allowed by a rule, a grant or the mode.
    */
   opaque?: string;
+  /**
+   * Real paths the call also reads or writes, from `permissionSubjects` (a shell line's file
+   * arguments): path rules on readers and writers cover them.
+   */
+  paths?: TouchedPaths;
   /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
   signal?: AbortSignal;
   /**

@@ -375,7 +375,7 @@ async function gateAndHook(
   let info = validated.info;
   if (params.permissionGate !== undefined) {
     try {
-      const { subjects, opaque, tier } = normalisePermissionSubjects(
+      const { subjects, opaque, tier, paths } = normalisePermissionSubjects(
         tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
       );
       const decision = await untilAborted(
@@ -384,6 +384,7 @@ async function gateAndHook(
           tier: tier ?? tool.policy?.permission ?? 'full-access',
           subjects,
           ...(opaque === undefined ? {} : { opaque }),
+          ...(paths === undefined ? {} : { paths }),
           signal: params.runSignal,
           agentPath: params.run?.agentPath ?? [],
         }),

@@ -221,6 +221,7 @@ export {
   type ToolPathAccess,
   type ToolPolicy,
   type ToolResult,
+  type TouchedPaths,
   textResult,
   toolNamePattern,
   toToolDefinition,

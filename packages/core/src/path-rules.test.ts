@@ -475,3 +475,41 @@ describe('ctx.isPathDenied', () => {
     expect(eitherDenies(neither, neither)?.covers?.('read')).toBe(false);
   });
 });
+
+describe('paths a call also touches (a shell line’s files) are under the path rules', () => {
+  const bash = tools.find((tool) => tool.name === 'bash');
+  const query = (paths: { read?: string[]; write?: string[] }, tier: PermissionTier) => ({
+    toolName: 'bash',
+    tier,
+    subjects: ['cat x'],
+    paths,
+    ...(bash === undefined ? {} : { tool: bash }),
+  });
+
+  it.each([
+    [{ deny: ['read_file(secret.txt)'] }, { read: ['/ws/secret.txt'] }, 'deny'],
+    [{ deny: ['Read(./secrets/**)'] }, { read: ['/ws/a', '/ws/secrets/k'] }, 'deny'],
+    [{ deny: ['Read(secret.txt)'], mode: 'full-access' }, { read: ['/ws/secret.txt'] }, 'deny'],
+    [{ deny: ['read_file(secret.txt)'], allow: ['bash(*)'] }, { read: ['/ws/secret.txt'] }, 'deny'],
+    [{ ask: ['read_file(secret.txt)'], mode: 'full-access' }, { read: ['/ws/secret.txt'] }, 'ask'],
+    [{ deny: ['Edit(src/**)'], mode: 'full-access' }, { write: ['/ws/src/a.ts'] }, 'deny'],
+    // A read rule does not cover a write, nor a write rule a read.
+    [
+      { deny: ['read_file(secret.txt)'], mode: 'full-access' },
+      { write: ['/ws/secret.txt'] },
+      'allow',
+    ],
+    [{ deny: ['write_file(src/**)'], mode: 'full-access' }, { read: ['/ws/src/a.ts'] }, 'allow'],
+    // A rule on bash itself is about its subjects, not about paths.
+    [
+      { deny: ['bash(/ws/secret.txt)'], mode: 'full-access' },
+      { read: ['/ws/secret.txt'] },
+      'allow',
+    ],
+    [{ deny: ['read_file(secret.txt)'], mode: 'read-only' }, { read: ['/ws/public.txt'] }, 'allow'],
+  ] as const)('%j with %j → %s', (options, paths, expected) => {
+    const target = policy(options as PermissionPolicyOptions);
+    const tier: PermissionTier = 'read-only';
+    expect(target.evaluate(query({ ...paths } as never, tier)).behavior).toBe(expected);
+  });
+});

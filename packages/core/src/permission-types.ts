@@ -1,7 +1,7 @@
 // The permission policy's public types: modes, approvers and their answers, grants, queries and
 // outcomes.
 import type { PermissionRequest } from './agent-options.js';
-import type { AnyAgentTool, PermissionTier } from './tool.js';
+import type { AnyAgentTool, PermissionTier, TouchedPaths } from './tool.js';
 
 /**
  * What the session allows without asking, by the tool's tier: `default` nothing, `read-only`
@@ -58,6 +58,8 @@ export interface PermissionQuery {
   subjects: readonly string[];
   /** Set when the tool cannot name everything the call does: never allowed without a question. */
   opaque?: string;
+  /** Real paths the call also reads or writes (a shell line's file arguments): path rules cover them. */
+  paths?: TouchedPaths;
   /**
    * The tool, for `@source` patterns, alias names and its path family (`policy.pathAccess`);
    * without it only `toolName` is matched.

@@ -304,7 +304,24 @@ export class PermissionPolicy {
       return undefined;
     };
 
-    const denied = firstMatch(this.#denyRules);
+    // The paths a call also touches (a shell line's file arguments) are under the path rules of
+    // their family, whatever the tool: `deny read_file(.env)` also denies `cat .env`.
+    const touchedMatch = (rules: readonly ParsedRule[]) => {
+      for (const family of ['read', 'write'] as const) {
+        const paths = query.paths?.[family] ?? [];
+        if (paths.length === 0) continue;
+        for (const rule of rules) {
+          const pattern = rule.pathSubject;
+          if (pattern === undefined || this.#families.get(rule)?.includes(family) !== true)
+            continue;
+          const hit = paths.find((candidate) => matchesParts(candidate, pattern));
+          if (hit !== undefined) return { rule, subject: hit };
+        }
+      }
+      return undefined;
+    };
+
+    const denied = firstMatch(this.#denyRules) ?? touchedMatch(this.#denyRules);
     if (denied !== undefined) {
       const about = denied.subject === undefined ? '' : ` for ${quoteSubject(denied.subject)}`;
       return {
@@ -334,7 +351,7 @@ export class PermissionPolicy {
     if (this.#mode === 'plan' && query.tier !== 'read-only')
       return { behavior: 'deny', decidedBy: 'mode', reason: planModeDenial };
 
-    const askRule = firstMatch(this.#askRules)?.rule.text;
+    const askRule = (firstMatch(this.#askRules) ?? touchedMatch(this.#askRules))?.rule.text;
     const ask = (): PermissionEvaluation => ({
       behavior: 'ask',
       ...(askRule === undefined ? {} : { askRule }),

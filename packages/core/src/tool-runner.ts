@@ -154,12 +154,13 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
       } catch {
         return false;
       }
-      const { subjects: named, opaque } = normalisePermissionSubjects(subjects);
+      const { subjects: named, opaque, paths } = normalisePermissionSubjects(subjects);
       const evaluation = policy.evaluate({
         toolName: tool.name,
         tier,
         subjects: named,
         ...(opaque === undefined ? {} : { opaque }),
+        ...(paths === undefined ? {} : { paths }),
         tool,
       });
       if (evaluation.behavior !== 'ask') return false;

@@ -104,10 +104,20 @@ export interface ToolPolicy<TArgs = unknown> {
 }
 
 /**
+ * Real paths a call touches beside its subjects — a shell line's file arguments — so that path
+ * rules on the tools that read (`read`) or write (`write`) them cover the call too: a
+ * `deny read_file(.env)` then also denies `cat .env`.
+ */
+export interface TouchedPaths {
+  read?: readonly string[] | undefined;
+  write?: readonly string[] | undefined;
+}
+
+/**
  * What a call touches, for permission rules: the subjects, plus `opaque` (a short reason, e.g.
- * "arithmetic over variables") when the tool cannot name everything the call will run, and
- * `tier` when this call needs another tier than the tool's `policy.permission` (a shell line
- * made only of reading commands needs `read-only`).
+ * "arithmetic over variables") when the tool cannot name everything the call will run, `tier`
+ * when this call needs another tier than the tool's `policy.permission` (a shell line made only
+ * of reading commands needs `read-only`), and `paths` it is known to read or write.
  */
 export type PermissionSubjectsResult =
   | readonly string[]
@@ -115,6 +125,7 @@ export type PermissionSubjectsResult =
       subjects: readonly string[];
       opaque?: string | undefined;
       tier?: PermissionTier | undefined;
+      paths?: TouchedPaths | undefined;
     };
 
 const tiers: readonly PermissionTier[] = ['read-only', 'workspace-write', 'full-access'];
@@ -124,15 +135,26 @@ export function normalisePermissionSubjects(result: PermissionSubjectsResult): {
   subjects: readonly string[];
   opaque: string | undefined;
   tier: PermissionTier | undefined;
+  paths: TouchedPaths | undefined;
 } {
   if (Array.isArray(result))
-    return { subjects: result as readonly string[], opaque: undefined, tier: undefined };
-  const { subjects, opaque, tier } = result as {
+    return {
+      subjects: result as readonly string[],
+      opaque: undefined,
+      tier: undefined,
+      paths: undefined,
+    };
+  const { subjects, opaque, tier, paths } = result as {
     subjects: readonly string[];
     opaque?: string;
     tier?: unknown;
+    paths?: TouchedPaths;
   };
   return {
+    paths:
+      paths === undefined || (paths.read?.length ?? 0) + (paths.write?.length ?? 0) === 0
+        ? undefined
+        : paths,
     subjects,
     opaque: opaque === undefined || opaque === '' ? undefined : opaque,
     // Anything but a known tier is ignored: the tool's declared tier stands.

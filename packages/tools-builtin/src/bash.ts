@@ -37,6 +37,7 @@ import {
 } from './process-group.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
 import { analyzeShellCommand } from './shell-analysis.js';
+import { shellTouchedPaths } from './shell-paths.js';
 import { SpillDirectory } from './spill-dir.js';
 
 /** Options of {@link createBashTool}. */
@@ -456,12 +457,20 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
     permissionSubjects: async (args) => {
       const analysis = analyzeShellCommand(args.command);
       const unsandboxed = args.dangerouslyDisableSandbox === true;
+      // Path rules cover the files the line names: `deny read_file(.env)` also denies `cat .env`.
+      const touched = await shellTouchedPaths(args.command, {
+        cwd: settings.cwd,
+        home: settings.env.HOME,
+      });
+      const paths =
+        (touched.read?.length ?? 0) + (touched.write?.length ?? 0) === 0 ? {} : { paths: touched };
       // Running outside an active sandbox is its own permission: always asked, never a rule's.
       if (unsandboxed && settings.sandbox.status.active) {
         return {
           subjects: analysis.subjects,
           opaque: 'runs outside the OS sandbox',
           tier: 'full-access',
+          ...paths,
         };
       }
       const { tier } = await bashCallTier(args.command, {
@@ -470,7 +479,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         unsandboxed,
         searchPath: settings.env.PATH,
       });
-      return { ...analysis, tier };
+      return { ...analysis, tier, ...paths };
     },
     execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
       const unsandboxed = args.dangerouslyDisableSandbox === true;

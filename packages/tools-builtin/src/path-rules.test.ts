@@ -222,3 +222,79 @@ describe('the gate applies a rule on one reader to every reader', () => {
     expect(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8')).toBe('export const top = 1;\n');
   });
 });
+
+describe('path rules cover the files a bash line names', () => {
+  // Each line reads secret.txt (or the secrets directory) by a name the rule covers: as written,
+  // through ./ and .., an absolute path, a symlink to it, a glob, an option's value, a redirection,
+  // inside bash -c, after another command, as a copy's source. Run for real when allowed.
+  const readers = [
+    'cat secret.txt',
+    'cat ./secret.txt',
+    'cat sub/../secret.txt',
+    'cat WS/secret.txt',
+    'cat link.txt',
+    'cat secre*.txt',
+    'cat s?cret.txt',
+    'head -n 1 < secret.txt',
+    'grep top secret.txt',
+    'grep -r top secrets',
+    'grep --file=secret.txt public.txt',
+    'echo ok; tac secret.txt',
+    'bash -c "cat secret.txt"',
+    'cp secret.txt copy.txt',
+    'sed -n p secret.txt',
+    'cat "secret.txt"',
+    "cat 'secret'.txt",
+  ];
+
+  it.each([
+    ['read-only', []],
+    ['full-access', []],
+    ['full-access', ['bash(*)']],
+  ] as const)(
+    'deny read_file(secret.txt) and read_file(secrets) in %s mode (allow %j): every reader is denied',
+    async (mode, allow) => {
+      const call = session({
+        mode,
+        allow: [...allow],
+        deny: ['read_file(secret.txt)', 'Read(./secrets)'],
+      });
+      const leaked: string[] = [];
+      for (const line of readers) {
+        const command = line.replace('WS', ws);
+        const { message, text } = await call('bash', { command });
+        if (message.errorKind !== 'denied' || text.includes('top secret'))
+          leaked.push(`${command} → ${message.errorKind ?? 'ran'}: ${text.slice(0, 80)}`);
+      }
+      expect(leaked).toEqual([]);
+      expect(fs.existsSync(path.join(ws, 'copy.txt'))).toBe(false);
+    },
+  );
+
+  it('an ask rule asks (denied without an approver); a write rule covers redirections', async () => {
+    const asked = session({ ask: ['Read(./secret.txt)'] });
+    const { message, text } = await asked('bash', { command: 'cat secret.txt' });
+    expect(message.errorKind, text).toBe('denied');
+    const call = session({ deny: ['Edit(src/*)'] });
+    for (const command of [
+      'echo x > src/a.ts',
+      'echo x >> src/a.ts',
+      'echo x &> src/new.ts',
+      'echo x >| src/a.ts',
+    ]) {
+      const outcome = await call('bash', { command });
+      expect(outcome.message.errorKind, command).toBe('denied');
+      expect(outcome.text).toContain('Denied by rule "Edit(src/*)"');
+    }
+    expect(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8')).toBe('export const top = 1;\n');
+    expect(fs.existsSync(path.join(ws, 'src/new.ts'))).toBe(false);
+  });
+
+  it('lines that name no covered path still run', async () => {
+    const call = session({ deny: ['read_file(secret.txt)', 'Edit(src/*)'] });
+    for (const command of ['cat public.txt', 'cat sub/secret.txt', 'echo secret.txt is here']) {
+      const { message, text } = await call('bash', { command });
+      expect(message.isError, `${command}: ${text}`).toBeFalsy();
+    }
+  });
+});
