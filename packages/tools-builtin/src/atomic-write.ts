@@ -26,6 +26,12 @@ export async function atomicWrite(
   options: {
     /** Called with the temp file's descriptor before anything is written; throw to give up (the temp file is removed). */
     verify?: (fd: number) => Promise<void>;
+    /**
+     * What the target held when it was read for this write (an edit): just before the rename the
+     * target is read again and, if it differs, the write is given up with an `ESTALE` error — a
+     * change another process made meanwhile would otherwise be lost without a word.
+     */
+    unchanged?: Uint8Array;
   } = {},
 ): Promise<AtomicWriteResult> {
   const directory = path.dirname(target);
@@ -56,6 +62,13 @@ export async function atomicWrite(
     }
     // open() applies the umask; set the exact bits the old file had.
     await fsOps.chmod(temp, mode);
+    if (options.unchanged !== undefined) {
+      const now = await fsOps.readFile(target).catch(() => undefined);
+      if (now === undefined || !Buffer.from(options.unchanged).equals(now))
+        throw Object.assign(new Error(`${target} changed while it was being edited`), {
+          code: 'ESTALE',
+        });
+    }
     await fsOps.rename(temp, target);
   } catch (error) {
     await fsOps.unlink(temp).catch(() => {});

@@ -5,6 +5,7 @@ import { Agent, parallel, type ToolResultMessage } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool, createTextEditorTool } from './edit-file.js';
+import { createNotebookEditTool } from './notebook.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 import { type FileSystemOperations, nodeFileSystem } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
@@ -317,5 +318,63 @@ describe('text_editor (Kiro-style commands)', () => {
     expect(editor.validate?.({ command: 'str_replace', path: 't.txt' })).toMatchObject({
       ok: false,
     });
+  });
+});
+
+describe('a file changed on disk while it is being edited', () => {
+  // Another process (a background command, the user's editor) writes the file after the edit read
+  // it and before the edit's rename: the edit must not put back the old content with its change
+  // on top, losing the other write without a word. The other writer here is a real process, run
+  // at that moment through the file-system operations (when the edit opens its temp file).
+  function racedBy(target: string, line: string): FileSystemOperations {
+    return {
+      ...nodeFileSystem,
+      open: (async (where: fs.PathLike, flags?: string | number, mode?: fs.Mode) => {
+        if (flags === 'wx')
+          execFileSync('sh', ['-c', `printf '%s\\n' "$1" >> "$2"`, 'sh', line, target]);
+        return nodeFileSystem.open(where, flags, mode);
+      }) as FileSystemOperations['open'],
+    };
+  }
+
+  const notebook = `${JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 4 }, null, 1)}\n`;
+  it.each([
+    ['edit_file', 'a.txt', 'one\ntwo\n', { old_string: 'one', new_string: 'ONE' }],
+    [
+      'edit_file replace_all',
+      'a.txt',
+      'one\none\n',
+      { old_string: 'one', new_string: '1', replace_all: true },
+    ],
+    [
+      'text_editor str_replace',
+      'a.txt',
+      'one\ntwo\n',
+      { command: 'str_replace', old_str: 'two', new_str: 'TWO' },
+    ],
+    ['text_editor append', 'a.txt', 'one\n', { command: 'append', new_str: 'three' }],
+    [
+      'text_editor insert',
+      'a.txt',
+      'one\r\ntwo\r\n',
+      { command: 'insert', insert_line: 1, new_str: 'x' },
+    ],
+    ['notebook_edit', 'n.ipynb', notebook, { edit_mode: 'insert', new_source: 'print(1)' }],
+  ] as const)('%s refuses, and the other write is kept', async (label, name, content, args) => {
+    fs.writeFileSync(file(name), content);
+    const options = { cwd: dir, fs: racedBy(file(name), 'written meanwhile') };
+    const tool = label.startsWith('text_editor')
+      ? createTextEditorTool(options)
+      : label.startsWith('notebook')
+        ? createNotebookEditTool(options)
+        : createEditFileTool(options);
+    await expect(
+      (tool.execute as (args: unknown, ctx: unknown) => Promise<unknown>)(
+        { path: name, ...args },
+        testContext(),
+      ),
+    ).rejects.toThrow(/changed on disk while it was being edited/);
+    expect(fs.readFileSync(file(name), 'utf8')).toBe(`${content}written meanwhile\n`);
+    expect(fs.readdirSync(dir).filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -242,15 +242,26 @@ async function writeEdited(
   data: string | Uint8Array,
   shown: string,
   toolName: string,
+  before?: Uint8Array,
 ): ReturnType<typeof atomicWrite> {
   try {
     return await atomicWrite(workspace.fs, real, data, {
       verify: (fd: number) => workspace.verifyOpened(fd, 'write', toolName),
+      ...(before === undefined ? {} : { unchanged: before }),
     });
   } catch (error) {
     if (errorCode(error) === 'EISDIR') throw new ToolError(`${shown} is a directory`);
+    if (errorCode(error) === 'ESTALE') throw staleEdit(shown, toolName);
     throw fileSystemError(error, 'write', shown, toolName);
   }
+}
+
+/** The file changed on disk between reading it for an edit and writing the edit: nothing written. */
+export function staleEdit(shown: string, toolName: string): ToolError {
+  return new ToolError(
+    `${shown} changed on disk while it was being edited (another process wrote it); the edit was not written, so that change is kept. Read the file again and redo the edit.`,
+    { toolName },
+  );
 }
 
 /** Default {@link EditFileToolOptions.maxEditBytes}: 50 MiB. */
@@ -390,7 +401,7 @@ export function createEditFileTool(
           },
           shown,
         );
-        await writeEdited(workspace, real, outcome.bytes, shown, 'edit_file');
+        await writeEdited(workspace, real, outcome.bytes, shown, 'edit_file', before);
         const count = outcome.lines.length;
         return {
           content: [
@@ -513,7 +524,7 @@ export function createTextEditorTool(
             { oldString: args.old_str ?? '', newString: args.new_str ?? '' },
             shown,
           );
-          await writeEdited(workspace, real, outcome.bytes, shown, 'text_editor');
+          await writeEdited(workspace, real, outcome.bytes, shown, 'text_editor', before);
           return {
             content: [
               { type: 'text', text: `Edited ${shown} at line ${outcome.lines.join(', ')}.` },
@@ -565,6 +576,7 @@ export function createTextEditorTool(
           file.hasBom ? Buffer.concat([bom, encoded]) : encoded,
           shown,
           'text_editor',
+          before,
         );
         return {
           content: [

@@ -16,9 +16,9 @@ import {
 } from '@agent/core';
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
-import { defaultMaxEditBytes, readForEdit } from './edit-file.js';
+import { defaultMaxEditBytes, readForEdit, staleEdit } from './edit-file.js';
 import { type FileToolOptions, workspaceOf } from './file-tool-options.js';
-import { fileSystemError } from './fs-errors.js';
+import { errorCode, fileSystemError } from './fs-errors.js';
 import { fileResourceKey } from './write-file.js';
 
 type CellType = 'code' | 'markdown' | 'raw';
@@ -295,9 +295,11 @@ export function createNotebookEditTool(
       try {
         await atomicWrite(workspace.fs, real, output, {
           verify: (fd) => workspace.verifyOpened(fd, 'write', 'notebook_edit'),
+          unchanged: bytes,
         });
       } catch (error) {
         if (ToolError.isInstance(error)) throw error;
+        if (errorCode(error) === 'ESTALE') throw staleEdit(shown, 'notebook_edit');
         throw fileSystemError(error, 'write', shown, 'notebook_edit');
       }
       const verb =
