@@ -139,6 +139,13 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
    * at its end) and reported to `onError`, since the model reads every description on every turn.
    */
   maxDescriptionChars?: number;
+  /**
+   * Characters of a tool result's text (and structured content) the model reads [100000]: past
+   * them the text is cut, head and tail kept, with a note; images past 20 per result or 20 MiB
+   * together are left out, said in the note. The agent loop clips only older results, so the
+   * newest would otherwise reach the provider whole. `details` keep the server's blocks.
+   */
+  maxResultChars?: number;
   /** The most tools taken from the server's listing, in its order [10000]; the rest are left out, reported. */
   maxTools?: number;
   /** Per-call timeout in ms, enforced by the agent loop [the loop's default]. */

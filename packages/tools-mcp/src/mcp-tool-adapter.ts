@@ -28,6 +28,7 @@ import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
 import { createResourceTools } from './resource-tools.js';
+import { defaultMaxResultChars } from './result-budget.js';
 import type { McpToolResultDetails } from './result-mapping.js';
 import { callerOf, callTool } from './tool-call.js';
 import {
@@ -389,6 +390,7 @@ export class McpToolAdapter implements AsyncDisposable {
         listResourceTemplates: (cursor, signal) => this.listResourceTemplates(cursor, signal),
         readResource: (uri, signal) => this.readResource(uri, signal),
         untrustedOrigin: this.#untrustedOrigin(),
+        maxResultChars: this.#options.maxResultChars ?? defaultMaxResultChars,
       });
     }
     // Within what is left of connectTimeoutMs: a server that answered the handshake but never
@@ -502,6 +504,7 @@ export class McpToolAdapter implements AsyncDisposable {
         args,
         ctx,
         untrustedOrigin: this.#untrustedOrigin(),
+        maxResultChars: this.#options.maxResultChars ?? defaultMaxResultChars,
       });
     } finally {
       this.#inFlight.delete(caller);

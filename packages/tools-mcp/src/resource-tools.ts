@@ -11,7 +11,8 @@ import type {
   ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAgentTool } from './mcp-tool-adapter.js';
-import type { McpToolResultDetails } from './result-mapping.js';
+import { boundResult } from './result-budget.js';
+import { checkedImage, type McpToolResultDetails } from './result-mapping.js';
 import { mcpToolWireName } from './tool-names.js';
 import { markUntrustedContent } from './untrusted-result.js';
 
@@ -26,6 +27,8 @@ export interface ResourceAccess {
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
   /** Who wrote the resources, for the untrusted-content note; `undefined` leaves them unmarked. */
   untrustedOrigin: string | undefined;
+  /** Characters of text one result gives the model (see result-budget.ts). */
+  maxResultChars: number;
 }
 
 /** Longest text of one resource returned to the model, in characters (the rest is cut, said so). */
@@ -68,17 +71,25 @@ async function listing(
   }
   if (resources.nextCursor !== undefined)
     lines.push(`More resources: call again with cursor "${resources.nextCursor}".`);
-  if (lines.length === 0) return [text('The server lists no resources.')];
-  // Names, descriptions and URIs are the server's words.
-  return marked([text(lines.join('\n'))], access.untrustedOrigin);
+  if (lines.length === 0) return [];
+  // Names, descriptions and URIs are the server's words (marked by `finish`).
+  return [text(lines.join('\n'))];
 }
 
-/** `content` marked as the server's words, or as it is when results are not marked. */
-function marked(content: ToolResultContent[], origin: string | undefined): ToolResultContent[] {
-  return origin === undefined ? content : markUntrustedContent(content, origin);
+/**
+ * The server's blocks as the model gets them: within the result budget (a page of a million
+ * resources, or many contents, was passed on whole), marked as the server's words unless results
+ * are not marked, our note on what was cut after them.
+ */
+function finish(content: ToolResultContent[], access: ResourceAccess): ToolResultContent[] {
+  const { result, note } = boundResult({ content }, access.maxResultChars);
+  const origin = access.untrustedOrigin;
+  const marked =
+    origin === undefined ? result.content : markUntrustedContent(result.content, origin);
+  return note === undefined ? marked : [...marked, text(note)];
 }
 
-function contents(result: ReadResourceResult, origin: string | undefined): ToolResultContent[] {
+function contents(result: ReadResourceResult): ToolResultContent[] {
   const out: ToolResultContent[] = [];
   for (const item of result.contents) {
     const mime = item.mimeType === undefined ? '' : ` (${item.mimeType})`;
@@ -89,8 +100,10 @@ function contents(result: ReadResourceResult, origin: string | undefined): ToolR
           : item.text;
       out.push(text(`[${item.uri}${mime}]\n${body}`));
     } else if ('blob' in item && typeof item.blob === 'string') {
+      // Only a real PNG, JPEG, GIF or WebP: an image the provider refuses stays in the
+      // conversation and fails every later request (as for tool results).
       if (item.mimeType?.startsWith('image/') === true)
-        out.push({ type: 'image', data: item.blob, mimeType: item.mimeType });
+        out.push(...checkedImage(item.blob, item.mimeType, `Image ${item.uri}`));
       else
         out.push(
           text(
@@ -99,7 +112,7 @@ function contents(result: ReadResourceResult, origin: string | undefined): ToolR
         );
     }
   }
-  return out.length > 0 ? marked(out, origin) : [text('The resource is empty.')];
+  return out;
 }
 
 /** The two resource tools of a server. */
@@ -122,8 +135,10 @@ export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
     permissionSubjects: () => [`${access.server}/list_resources`],
     execute: async (args, ctx): Promise<ToolResult<McpToolResultDetails>> => {
       const cursor = typeof args.cursor === 'string' ? args.cursor : undefined;
+      const content = await listing(access, cursor, ctx.signal);
       return {
-        content: await listing(access, cursor, ctx.signal),
+        content:
+          content.length === 0 ? [text('The server lists no resources.')] : finish(content, access),
         details: details(access.server, 'list_resources'),
       };
     },
@@ -153,8 +168,9 @@ export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
           { toolName: readName, cause: error },
         );
       }
+      const content = contents(result);
       return {
-        content: contents(result, access.untrustedOrigin),
+        content: content.length === 0 ? [text('The resource is empty.')] : finish(content, access),
         details: details(access.server, 'read_resource'),
       };
     },

@@ -112,7 +112,7 @@ const imageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'
  * or WebP whose bytes are that type, in valid base64, up to 5 MiB. An image the provider cannot
  * take stays in the conversation, so it failed every later request of the session, not one.
  */
-function checkedImage(data: string, mimeType: string, what: string): ToolResultContent[] {
+export function checkedImage(data: string, mimeType: string, what: string): ToolResultContent[] {
   const bytes = base64Bytes(data);
   const refuse = (why: string): ToolResultContent[] => [
     {

@@ -23,6 +23,7 @@ import {
   toCallError,
 } from './mcp-errors.js';
 import { isSessionLost } from './mcp-transport.js';
+import { boundResult } from './result-budget.js';
 import { type McpToolResultDetails, toToolResult } from './result-mapping.js';
 import { markUntrustedResult } from './untrusted-result.js';
 
@@ -48,6 +49,8 @@ export interface ToolCallOptions {
   readonly ctx: ToolContext;
   /** Who wrote the result, for the untrusted-content note; `undefined` returns it unmarked. */
   readonly untrustedOrigin: string | undefined;
+  /** Characters of text the model reads of the result (see result-budget.ts). */
+  readonly maxResultChars: number;
 }
 
 /** Who made a call, as an elicitation or sampling handler is told. */
@@ -106,14 +109,20 @@ export async function callTool(
             })) as CallToolResult);
         // Answered, so sent, yet no listener collected: the SDK no longer adds it at once.
         if (own === undefined && added.length === sentBefore) mirrorsCollect = false;
-        const result = toToolResult(raw, { server, tool: mcpName });
-        if (result.isError === true) {
-          const protocolError = protocolErrorInResult(result, errorContext());
+        const mapped = toToolResult(raw, { server, tool: mcpName });
+        if (mapped.isError === true) {
+          const protocolError = protocolErrorInResult(mapped, errorContext());
           if (protocolError !== undefined) throw protocolError;
         }
-        return options.untrustedOrigin === undefined
-          ? result
-          : markUntrustedResult(result, options.untrustedOrigin);
+        const { result, note } = boundResult(mapped, options.maxResultChars);
+        const marked =
+          options.untrustedOrigin === undefined
+            ? result
+            : markUntrustedResult(result, options.untrustedOrigin);
+        // Our note on what was cut stays outside the server's fenced words.
+        return note === undefined
+          ? marked
+          : { ...marked, content: [...marked.content, { type: 'text', text: note }] };
       } catch (error) {
         if (signal.aborted || ToolError.isInstance(error)) throw error;
         // The server needs the user to finish something in a browser first (URL elicitation):
