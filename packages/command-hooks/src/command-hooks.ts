@@ -308,9 +308,11 @@ export class CommandHooks {
 
   /**
    * Wraps a permission gate so PreToolUse hooks decide first: a block denies with the hook's
-   * reason, `allow` runs the call without asking `inner`, `ask` makes `inner` ask (the request is
-   * marked opaque, which no rule, grant or mode can allow). A guard that did not run (see
-   * {@link HookVerdict.notRun}) asks too; with no `inner` to ask, it denies.
+   * reason; `allow` goes to `inner` marked `allowedBy` — a `PermissionPolicy` then runs it without
+   * a question but still applies disabled tools, deny rules, "never" grants, plan mode and ask
+   * rules (as Claude Code does: a hook's allow does not bypass permission rules); `ask` makes
+   * `inner` ask (the request is marked opaque, which no rule, grant or mode can allow). A guard
+   * that did not run (see {@link HookVerdict.notRun}) asks too; with no `inner` to ask, it denies.
    */
   wrapGate(inner: PermissionGate | undefined): PermissionGate {
     this.#gateWrapped = true;
@@ -323,7 +325,8 @@ export class CommandHooks {
       // No gate to ask: a call whose guard did not run does not run either.
       if (verdict.notRun !== undefined && inner === undefined)
         return { behavior: 'deny', reason: verdict.notRun };
-      if (verdict.allow !== undefined || inner === undefined) return { behavior: 'allow' };
+      if (inner === undefined) return { behavior: 'allow' };
+      if (verdict.allow !== undefined) return inner({ ...request, allowedBy: verdict.allow });
       if (verdict.ask !== undefined) return inner({ ...request, opaque: verdict.ask });
       return inner(request);
     };

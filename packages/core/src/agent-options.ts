@@ -80,6 +80,12 @@ export interface PermissionRequest extends ToolCallInfo {
    * arguments): path rules on readers and writers cover them.
    */
   paths?: TouchedPaths;
+  /**
+   * Set when a program the user configured to judge calls (a PreToolUse hook) allowed this one,
+   * with its reason: it stands in for the question — an opaque call's too — but never for a
+   * disabled tool, a deny rule, a "never", plan mode or an ask rule.
+   */
+  allowedBy?: string;
   /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
   signal?: AbortSignal;
   /**

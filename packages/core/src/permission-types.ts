@@ -61,6 +61,12 @@ export interface PermissionQuery {
   /** Real paths the call also reads or writes (a shell line's file arguments): path rules cover them. */
   paths?: TouchedPaths;
   /**
+   * Set when a program the user configured to judge calls (a PreToolUse hook) allowed this one,
+   * with its reason: it stands in for the question — an opaque call's too — but never for a
+   * disabled tool, a deny rule, a "never", plan mode or an ask rule.
+   */
+  allowedBy?: string;
+  /**
    * The tool, for `@source` patterns, alias names and its path family (`policy.pathAccess`);
    * without it only `toolName` is matched.
    */
@@ -112,7 +118,11 @@ export interface PermissionPolicyOptions {
 
 /** The outcome of the steps before the approver: decided, or a question is needed. */
 export type PermissionEvaluation =
-  | { behavior: 'allow'; decidedBy: 'allow-rule' | 'mode' | 'grant'; rules?: readonly string[] }
+  | {
+      behavior: 'allow';
+      decidedBy: 'allow-rule' | 'mode' | 'grant' | 'hook';
+      rules?: readonly string[];
+    }
   | {
       behavior: 'deny';
       decidedBy: 'disabled' | 'deny-rule' | 'grant' | 'mode';
@@ -125,7 +135,7 @@ export type PermissionEvaluation =
 export type PermissionOutcome =
   | {
       behavior: 'allow';
-      decidedBy: 'allow-rule' | 'mode' | 'grant' | 'approver';
+      decidedBy: 'allow-rule' | 'mode' | 'grant' | 'hook' | 'approver';
       rules?: readonly string[];
     }
   | {

@@ -115,8 +115,9 @@ function quoteSubject(subject: string): string {
  * 2. a deny rule, or a runtime `never` grant, matches any subject → deny (nothing below can
  *    override it: not an allow rule, an `always` grant, nor a mode switched to later);
  *    In `plan` mode, a tool that is not read-only → deny (nothing below can allow it);
- * 3. the call is **opaque** (its tool cannot name everything it will run) → ask;
- * 4. an ask rule matches any subject → ask;
+ * 3. an ask rule matches any subject → ask;
+ * 4. a PreToolUse hook allowed the call (`allowedBy`) → allow; else the call is **opaque** (its
+ *    tool cannot name everything it will run) → ask;
  * 5. the mode covers the tool's tier, or every subject is covered by an allow rule or an
  *    `always` grant → allow;
  * 6. otherwise ask the approver (one question at a time; a queued call re-checks first);
@@ -357,8 +358,13 @@ export class PermissionPolicy {
       ...(askRule === undefined ? {} : { askRule }),
       ...(query.opaque === undefined ? {} : { opaque: query.opaque }),
     });
-    // A call the tool cannot fully name, or one an ask rule covers, is always a question.
-    if (query.opaque !== undefined || askRule !== undefined) return ask();
+    // An ask rule is the user's own demand for a question: nothing waives it.
+    if (askRule !== undefined) return ask();
+    // A hook the user configured to judge calls allowed this one: that is their answer (an
+    // opaque line's too), given after everything above had its say.
+    if (query.allowedBy !== undefined) return { behavior: 'allow', decidedBy: 'hook' };
+    // A call the tool cannot fully name is always a question.
+    if (query.opaque !== undefined) return ask();
 
     if (tiersByMode[this.#mode].includes(query.tier)) {
       return { behavior: 'allow', decidedBy: 'mode' };
