@@ -91,3 +91,27 @@ describe('finish_reason "error" mid-answer', () => {
     expect(end.message.stopReason).toBe('error');
   });
 });
+
+describe('a chunk with neither choices, usage nor an error', () => {
+  it.each([
+    ['an empty object (a keep-alive)', '{}'],
+    ['a metadata chunk', '{"id":"x","object":"chat.completion.chunk","created":1,"model":"m"}'],
+    ['an event of a kind this client does not know', '{"type":"server.heartbeat","n":1}'],
+  ])('%s is skipped: the answer arrives whole', async (_name, unknown) => {
+    const server = await startWireServer([
+      streamOf(
+        roleChunk,
+        `data: ${unknown}\n\n`,
+        firstText,
+        `data: ${unknown}\n\n`,
+        ...chunks.slice(2),
+      ),
+    ]);
+    const events = await collect(openaiAt(server.url, { api: 'chat' }).stream(request));
+    const end = terminalEvent(events, { requireLast: true });
+    expect(end.type).toBe('done');
+    expect(end.message.content).toEqual([
+      { type: 'text', text: 'In Paris it is 18°C and sunny; the local time is 14:05.' },
+    ]);
+  });
+});

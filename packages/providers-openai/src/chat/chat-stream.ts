@@ -68,8 +68,8 @@ export class ChatStreamAdapter {
         typeof record.message === 'string'
       )
         throw errorChunkError(record);
-      if (usage === undefined || usage === null)
-        throw malformed('a chunk without "choices" or "usage"');
+      // Anything else without choices (a keep-alive `{}`, a server's metadata chunk) carries
+      // nothing of the answer: skipped, as unknown events of the other APIs are.
       return;
     }
     if (!Array.isArray(choices)) throw malformed('"choices" is not an array');
