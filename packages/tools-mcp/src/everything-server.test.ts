@@ -50,8 +50,10 @@ describe('McpToolAdapter with the everything server (stdio)', () => {
     expect(echo.label).toBe('Echo Tool');
     expect(echo.description).toBe('Echoes back the input string');
     expect(echo.parameters.required).toEqual(['message']);
-    expect(echo.policy?.permission).toBe('read-only');
+    // Its readOnlyHint schedules it beside others; the gate still sees full-access (the server's claim).
+    expect(echo.policy?.permission).toBe('full-access');
     expect(echo.policy?.exclusive).toBeUndefined();
+    expect(echo.policy?.resourceKey).toBeUndefined();
     expect(echo.permissionSubjects?.({ message: 'x' })).toEqual(['everything/echo']);
     // Not read-only and not destructive: serialised per server, not exclusive.
     const gzip = tool('gzip-file-as-resource');

@@ -124,11 +124,19 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
   /** Keep only the tools for which this returns true (by their MCP definition). */
   toolFilter?: (tool: Tool) => boolean;
   /**
-   * Let the server's annotations set the policy [true]: `readOnlyHint` makes a tool `read-only`
-   * and parallel; otherwise it is `full-access`, serialised per server, and destructive tools are
-   * `exclusive`. With false every tool is `full-access` and `exclusive`.
+   * Let the server's annotations set how calls are scheduled [true]: a `readOnlyHint` tool runs
+   * in parallel; otherwise it is serialised per server, and destructive tools are `exclusive`.
+   * With false every tool is `exclusive`. Every tool is `full-access` for the permission gate
+   * either way, unless `trustReadOnlyHint` is set.
    */
   trustAnnotations?: boolean;
+  /**
+   * Let `readOnlyHint` make a tool `read-only` for the permission gate [false]: it then runs
+   * without asking in read-only and plan mode (and is served by a read-only `agent mcp serve`).
+   * The hint is the server's claim, not a check: set it only for a server you trust to say so
+   * truly (an allow rule for the tools you know are safe is narrower).
+   */
+  trustReadOnlyHint?: boolean;
   /** Adjusts the derived policy of each tool (e.g. to set `maxResultChars`). */
   policy?: (
     tool: Tool,

@@ -49,7 +49,8 @@ describe('McpToolAdapter with the filesystem reference server', () => {
 
     const read = byName(fsServer, 'fs__read_text_file');
     const write = byName(fsServer, 'fs__write_file');
-    expect(read.policy).toEqual({ permission: 'read-only' });
+    // readOnlyHint: parallel, but full-access for the gate (a server's claim is not a check).
+    expect(read.policy).toEqual({ permission: 'full-access' });
     expect(write.policy?.permission).toBe('full-access');
     expect(write.policy?.exclusive).toBe(true);
     expect(byName(fsServer, 'fs__create_directory').policy?.exclusive).toBeUndefined();
@@ -150,8 +151,8 @@ describe('McpToolAdapter with the memory reference server, end to end through Ag
         tier: 'full-access',
         subjects: ['memory/create_entities'],
       },
-      { toolName: 'memory__search_nodes', tier: 'read-only', subjects: ['memory/search_nodes'] },
-      { toolName: 'memory__read_graph', tier: 'read-only', subjects: ['memory/read_graph'] },
+      { toolName: 'memory__search_nodes', tier: 'full-access', subjects: ['memory/search_nodes'] },
+      { toolName: 'memory__read_graph', tier: 'full-access', subjects: ['memory/read_graph'] },
     ]);
     expect(fs.readFileSync(memoryFile, 'utf8')).toMatch(/"name":"Ada"/);
   });

@@ -20,7 +20,12 @@ import {
   protectedResourceMetadata,
   protectedResourceMetadataPath,
 } from './serve-auth.js';
-import { createToolServerWith, InFlightCalls, type ToolServerOptions } from './tool-server.js';
+import {
+  CallSlots,
+  createToolServerWith,
+  InFlightCalls,
+  type ToolServerOptions,
+} from './tool-server.js';
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions extends ToolServerOptions {
@@ -53,6 +58,26 @@ export interface HttpServeOptions extends ToolServerOptions {
    * forever, Node's own `headersTimeout` not covering it [10000].
    */
   headersTimeoutMs?: number;
+  /**
+   * Requests one connection may have sent and not yet had answered (HTTP/1.1 pipelining); a
+   * connection past it is closed, with its requests. A client that writes requests without
+   * reading the answers would otherwise have each one parsed and started [16].
+   */
+  maxPipelinedRequests?: number;
+}
+
+/** What a {@link HttpToolServer} is doing now, for monitoring (and the tests of its bounds). */
+export interface HttpToolServerActivity {
+  /** Requests being answered, over all connections. */
+  requestsInProgress: number;
+  /** The most requests that were in progress at once since the server started. */
+  mostRequestsInProgress: number;
+  /** Tool calls running. */
+  callsRunning: number;
+  /** Tool calls waiting for a turn (`maxConcurrentCalls`). */
+  callsWaiting: number;
+  /** Connections closed because they pipelined past `maxPipelinedRequests`. */
+  connectionsClosedForPipelining: number;
 }
 
 /** A running {@link serveHttp} server. */
@@ -63,6 +88,8 @@ export interface HttpToolServer {
   token: string | undefined;
   /** An `mcpServers` entry for a client: `{ type: 'http', url, headers }` (with the token). */
   clientConfig: { type: 'http'; url: string; headers: Record<string, string> };
+  /** What the server is doing now. */
+  activity(): HttpToolServerActivity;
   close(): Promise<void>;
 }
 
@@ -150,14 +177,21 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 /** One MCP request: its own server instance and transport (stateless; tools keep no session). */
 async function handleMcpRequest(
   options: ToolServerOptions,
-  inFlight: InFlightCalls,
-  request: IncomingMessage,
-  response: ServerResponse,
+  shared: { inFlight: InFlightCalls; slots: CallSlots },
+  exchange: {
+    request: IncomingMessage;
+    response: ServerResponse;
+    /** Registers what to do when the answer is done or the connection closed. */
+    onEnd: (cleanup: () => void) => void;
+  },
 ): Promise<void> {
-  const server = createToolServerWith(options, inFlight);
+  const { request, response } = exchange;
+  const { inFlight } = shared;
+  const server = createToolServerWith(options, shared);
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({});
-  response.on('close', () => {
+  // Closing the server aborts its running handlers: their calls stop and give back their turns.
+  exchange.onEnd(() => {
     void transport.close();
     void server.close();
   });
@@ -213,6 +247,54 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   // Request ids are the clients': every holder of the token is one principal, and a cancel names
   // only an id, so it stops each running call with that id.
   const inFlight = new InFlightCalls();
+  // One principal, so one set of turns: the token's holders together get maxConcurrentCalls.
+  const slots = new CallSlots(options);
+  const maxPipelined = options.maxPipelinedRequests ?? 16;
+  if (!(maxPipelined >= 1))
+    throw new RangeError(`maxPipelinedRequests must be a number >= 1, got ${String(maxPipelined)}`);
+  /** Each connection's requests not yet answered: what ends each one. */
+  const unanswered = new Map<Socket, Set<() => void>>();
+  const counts = { inProgress: 0, most: 0, closedForPipelining: 0 };
+  /**
+   * Counts a request until its answer is done or its connection closes, and returns where its
+   * clean-up goes; undefined when its connection has too many unanswered (it is closed then, and
+   * every request it sent ends: a pipelined answer waiting behind another never emits `close`,
+   * so the connection's own `close` stops its calls).
+   */
+  const admit = (
+    socket: Socket,
+    response: ServerResponse,
+  ): ((cleanup: () => void) => void) | undefined => {
+    // Requests already read from a connection being closed are parsed still: none is started.
+    if (socket.destroyed) return undefined;
+    let requests = unanswered.get(socket);
+    if (requests === undefined) {
+      const created = new Set<() => void>();
+      requests = created;
+      unanswered.set(socket, created);
+      socket.once('close', () => {
+        unanswered.delete(socket);
+        for (const end of [...created]) end();
+      });
+    }
+    if (requests.size >= maxPipelined) {
+      counts.closedForPipelining += 1;
+      socket.destroy();
+      return undefined;
+    }
+    const cleanups: (() => void)[] = [];
+    const open = requests;
+    const end = () => {
+      if (!open.delete(end)) return;
+      counts.inProgress -= 1;
+      for (const cleanup of cleanups) cleanup();
+    };
+    open.add(end);
+    counts.inProgress += 1;
+    counts.most = Math.max(counts.most, counts.inProgress);
+    response.once('close', end);
+    return (cleanup) => cleanups.push(cleanup);
+  };
   // Each connection until its next request's headers are in: at the start, and after each answer
   // on a connection kept alive.
   const awaitingHeaders = new Map<Socket, NodeJS.Timeout>();
@@ -226,6 +308,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
     const socket = request.socket;
     clearTimeout(awaitingHeaders.get(socket));
     awaitingHeaders.delete(socket);
+    const onEnd = admit(socket, response);
+    if (onEnd === undefined) return;
     response.once('finish', () => awaitHeaders(socket));
     if (allowed !== undefined) {
       const refusal = hostRefusal(request, allowed);
@@ -262,7 +346,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       refuseTooLarge(response);
       return;
     }
-    void handleMcpRequest(options, inFlight, request, response);
+    void handleMcpRequest(options, { inFlight, slots }, { request, response, onEnd });
   });
   http.maxConnections = options.maxConnections ?? 256;
   http.on('connection', (socket: Socket) => {
@@ -302,6 +386,13 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       url,
       headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     },
+    activity: () => ({
+      requestsInProgress: counts.inProgress,
+      mostRequestsInProgress: counts.most,
+      callsRunning: slots.running,
+      callsWaiting: slots.waiting,
+      connectionsClosedForPipelining: counts.closedForPipelining,
+    }),
     close: async () => {
       await Promise.all([
         new Promise<void>((resolve) => {

@@ -131,7 +131,17 @@ describe('AgentTools served as an MCP server', () => {
     const result = await tool?.execute({ a: 40, b: 2 }, context);
     expect(result === undefined ? '' : resultText(result)).toBe('42');
     expect(context.progress).toEqual([{ text: expect.stringContaining('adding'), fraction: 0.5 }]);
-    expect(tool?.policy?.permission).toBe('read-only');
+    // The served annotation reaches our adapter; the gate goes by it only when trusted.
+    expect(tool?.policy?.permission).toBe('full-access');
+    const trusting = await McpToolAdapter.connect({
+      name: 'served',
+      transport: { type: 'http', url: served.url, headers },
+      trustReadOnlyHint: true,
+    });
+    closers.push(() => trusting.close());
+    expect(trusting.tools().find((candidate) => candidate.name === 'served__add')?.policy).toEqual({
+      permission: 'read-only',
+    });
   });
 });
 

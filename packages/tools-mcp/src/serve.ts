@@ -10,5 +10,18 @@ export {
   protectedResourceMetadata,
   readBearerTokenFile,
 } from './serve-auth.js';
-export { type HttpServeOptions, type HttpToolServer, serveHttp } from './serve-http.js';
-export { createToolServer, serveOn, serveStdio, type ToolServerOptions } from './tool-server.js';
+export {
+  type HttpServeOptions,
+  type HttpToolServer,
+  type HttpToolServerActivity,
+  serveHttp,
+} from './serve-http.js';
+export {
+  createToolServer,
+  defaultMaxConcurrentCalls,
+  defaultMaxQueuedCalls,
+  serveOn,
+  serverBusyErrorCode,
+  serveStdio,
+  type ToolServerOptions,
+} from './tool-server.js';

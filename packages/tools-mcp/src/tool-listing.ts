@@ -331,7 +331,10 @@ export function policyFor(
   const destructive = !trust || (!readOnly && annotations?.destructiveHint !== false);
   const serverKey = `mcp:${server}`;
   const derived: ToolPolicy<Record<string, unknown>> = readOnly
-    ? { permission: 'read-only' }
+    ? // The hint is the server's own claim: it may let the call run beside others, but the
+      // permission gate (read-only and plan mode, `agent mcp serve`) goes by it only when the
+      // user trusts the server to tell the truth.
+      { permission: options.trustReadOnlyHint === true ? 'read-only' : 'full-access' }
     : {
         permission: 'full-access',
         // Writes to one server's shared state never overlap; destructive ones also keep the

@@ -19,6 +19,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -39,6 +40,109 @@ export interface ToolServerOptions {
   hooks?: AgentHooks;
   /** Per-call timeout when a tool's policy sets none, in ms [600000]. */
   timeoutMs?: number;
+  /**
+   * Tool calls that run at once for the server's clients together (over HTTP: every holder of
+   * the token); further calls wait their turn [8].
+   */
+  maxConcurrentCalls?: number;
+  /**
+   * Calls that may wait for a turn; a call past them is refused at once with a JSON-RPC error
+   * (code -32000) saying so, so a client flooding the server cannot queue without bound [32].
+   */
+  maxQueuedCalls?: number;
+}
+
+/** Default of {@link ToolServerOptions.maxConcurrentCalls}. */
+export const defaultMaxConcurrentCalls = 8;
+/** Default of {@link ToolServerOptions.maxQueuedCalls}. */
+export const defaultMaxQueuedCalls = 32;
+
+/** JSON-RPC error code of a call refused because too many are running and waiting. */
+export const serverBusyErrorCode = -32000;
+
+/**
+ * Turns for tool calls: at most `limit` run at once, at most `queueLimit` wait (first come, first
+ * served), the rest are refused. Shared by every server instance of one `serveHttp`.
+ */
+export class CallSlots {
+  readonly #limit: number;
+  readonly #queueLimit: number;
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(options: Pick<ToolServerOptions, 'maxConcurrentCalls' | 'maxQueuedCalls'>) {
+    this.#limit = positive(
+      'maxConcurrentCalls',
+      options.maxConcurrentCalls ?? defaultMaxConcurrentCalls,
+    );
+    this.#queueLimit = atLeastZero(
+      'maxQueuedCalls',
+      options.maxQueuedCalls ?? defaultMaxQueuedCalls,
+    );
+  }
+
+  /** Calls running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Calls waiting for a turn now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /**
+   * Resolves with the function that gives the turn back once the call may run; rejects with an
+   * `McpError` when the queue is full, or when `signal` aborts while it waits.
+   */
+  async take(signal: AbortSignal): Promise<() => void> {
+    if (this.#running < this.#limit && this.#waiting.length === 0) return this.#started();
+    if (this.#waiting.length >= this.#queueLimit) {
+      throw new McpError(
+        serverBusyErrorCode,
+        `Too many tool calls at once: ${this.#running} running and ${this.#waiting.length} waiting ` +
+          `(maxConcurrentCalls ${this.#limit}, maxQueuedCalls ${this.#queueLimit}); ` +
+          'call again when one has ended',
+      );
+    }
+    if (signal.aborted)
+      throw new McpError(serverBusyErrorCode, 'Cancelled while waiting for a turn');
+    return new Promise((resolve, reject) => {
+      const turn = () => {
+        signal.removeEventListener('abort', cancel);
+        resolve(this.#started());
+      };
+      const cancel = () => {
+        const index = this.#waiting.indexOf(turn);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        reject(new McpError(serverBusyErrorCode, 'Cancelled while waiting for a turn'));
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      this.#waiting.push(turn);
+    });
+  }
+
+  #started(): () => void {
+    this.#running += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.#running -= 1;
+      // The turn passes straight to the first waiting call.
+      this.#waiting.shift()?.();
+    };
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!(value >= 1)) throw new RangeError(`${name} must be a number >= 1, got ${String(value)}`);
+  return value;
+}
+
+function atLeastZero(name: string, value: number): number {
+  if (!(value >= 0)) throw new RangeError(`${name} must be a number >= 0, got ${String(value)}`);
+  return value;
 }
 
 /** A tool's annotations, from its policy: read-only tools are read-only and idempotent. */
@@ -119,14 +223,18 @@ export class InFlightCalls {
 
 /** An MCP server (the SDK's low-level `Server`) that lists and calls the tools. */
 export function createToolServer(options: ToolServerOptions): Server {
-  return createToolServerWith(options, undefined);
+  return createToolServerWith(options, { slots: new CallSlots(options) });
 }
 
-/** {@link createToolServer}, its calls recorded in `inFlight` (serveHttp's cancellation). */
+/**
+ * {@link createToolServer} with state shared across server instances (serveHttp's: one per
+ * request): the calls running, by id, for cancellation, and the turns for calls.
+ */
 export function createToolServerWith(
   options: ToolServerOptions,
-  inFlight: InFlightCalls | undefined,
+  shared: { inFlight?: InFlightCalls; slots: CallSlots },
 ): Server {
+  const { inFlight, slots } = shared;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: options.name ?? 'agent-tools', version: options.version ?? '0.1.0' },
@@ -155,8 +263,16 @@ export function createToolServerWith(
     let step = 0;
     const cancelled = new AbortController();
     const forget = inFlight?.start(extra.requestId, cancelled);
+    const signal = AbortSignal.any([extra.signal, cancelled.signal]);
+    let release: () => void;
+    try {
+      release = await slots.take(signal);
+    } catch (error) {
+      forget?.();
+      throw error;
+    }
     const message = await executeTool(tool, request.params.arguments ?? {}, {
-      signal: AbortSignal.any([extra.signal, cancelled.signal]),
+      signal,
       toolCallId: String(extra.requestId),
       ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
       ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
@@ -177,7 +293,12 @@ export function createToolServerWith(
           })
           .catch(() => undefined);
       },
-    }).finally(() => forget?.());
+    }).finally(() => {
+      // Given back with the call's result (a timed-out tool that ignores its signal is reported
+      // after the abort grace, as in an agent).
+      release();
+      forget?.();
+    });
     return toCallResult(message);
   });
   return server;

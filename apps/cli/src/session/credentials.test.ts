@@ -321,6 +321,9 @@ describe('tools run without the credentials of the CLI environment', () => {
         workspace,
         '--mcp-config',
         mcpConfig,
+        // A server's readOnlyHint does not let its tools run unasked.
+        '--allow',
+        'envserver__names',
         '--save',
         saved,
       ],

@@ -197,6 +197,9 @@ describe('tool results reach the model without the credentials of the CLI enviro
         workspace,
         '--mcp-config',
         mcpConfig,
+        // A server's readOnlyHint does not let its tools run unasked.
+        '--allow',
+        'envserver__value',
         '--save',
         saved,
       ],

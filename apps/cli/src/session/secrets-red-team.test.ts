@@ -123,7 +123,7 @@ describe('MCP OAuth tokens', () => {
     await writeFile(config, JSON.stringify({ mcpServers: { echo: { url: server.url } } }));
     const { run, sent, saved } = await runTurns(
       [{ tool: { name: 'echo__whoami', input: {} } }, { text: 'Done.' }],
-      { workspace, home, args: ['--mcp-config', config] },
+      { workspace, home, args: ['--mcp-config', config, '--allow', 'echo__whoami'] },
     );
     expect(run.code, run.stderr).toBe(0);
     // The server was really called with the token (the test would pass vacuously otherwise).
@@ -298,7 +298,7 @@ describe('a hosted MCP server whose URL holds its key', () => {
     await writeFile(config, JSON.stringify({ mcpServers: { hosted: { url: url.href } } }));
     const { run, sent, saved } = await runTurns(
       [{ tool: { name: 'hosted__whoami', input: {} } }, { text: 'Done.' }],
-      { workspace, home, args: ['--mcp-config', config] },
+      { workspace, home, args: ['--mcp-config', config, '--allow', 'hosted__whoami'] },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(sent).toContain('api_key=[redacted:hosted.url api_key]&region=eu-west');

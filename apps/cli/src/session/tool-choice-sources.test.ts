@@ -279,7 +279,12 @@ describe('--tools reaches every source', () => {
     const context = await setup();
     const settings = join(context.home, 'settings.json');
     await writeFile(settings, JSON.stringify({ tools: ['-mcp__github', '-web_fetch'] }));
-    const { code, found, stderr } = await offered(context, ['web_fetch', 'srv__one'], []);
+    // A server's readOnlyHint does not let its tools run unasked in read-only mode.
+    const { code, found, stderr } = await offered(
+      context,
+      ['web_fetch', 'srv__one'],
+      ['--allow', 'srv__one'],
+    );
     expect(code).toBe(0);
     expect(found).toEqual({ web_fetch: false, srv__one: true });
     expect(stderr).toContain(
