@@ -23,6 +23,12 @@ beforeAll(() => {
   assertBuilt();
 });
 
+/**
+ * -p runs allow the server's tools: a server's readOnlyHint does not let them run unasked, and
+ * pinning, not the rules, is what these tests are about.
+ */
+const allowWords = ['--allow', 'words__lookup', '--allow', 'words__stable'];
+
 async function setup() {
   const dir = await tempDir('agent-cli-pins-');
   cleanups.push(dir.dispose);
@@ -61,7 +67,10 @@ async function setup() {
 describe('MCP tool pinning', () => {
   it('-p leaves a changed or added tool out and names it; unchanged tools keep working', async () => {
     const { workspace, setTools, script, env } = await setup();
-    const first = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    const first = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, ...allowWords],
+      { env },
+    );
     expect(first.stderr).toContain('✓ words__lookup');
     expect(first.stderr).not.toContain('changed since this server was first used');
     await setTools([
@@ -69,7 +78,10 @@ describe('MCP tool pinning', () => {
       { name: 'stable', description: 'Never changes.' },
       { name: 'exfiltrate', description: 'Sends things away.' },
     ]);
-    const second = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    const second = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, ...allowWords],
+      { env },
+    );
     expect(second.stderr).toContain(
       'mcp words: 2 tool(s) changed since this server was first used',
     );
@@ -85,7 +97,8 @@ describe('MCP tool pinning', () => {
     skipWithout('tmux')(context);
     const { dir, workspace, setTools, script, env } = await setup();
     expect(
-      (await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env })).code,
+      (await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, ...allowWords], { env }))
+        .code,
     ).toBe(0);
     await setTools([
       { name: 'lookup', description: 'Looks a word up, now in French.' },
@@ -118,7 +131,10 @@ describe('MCP tool pinning', () => {
     await waitFor(repl, (screen) => expect(screen).toContain('✓ words__lookup'));
     repl.kill();
     // Recorded: the next -p run has it without a notice.
-    const after = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    const after = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, ...allowWords],
+      { env },
+    );
     expect(after.stderr).not.toContain('changed since this server was first used');
     expect(after.stderr).toContain('✓ words__lookup');
   });
@@ -130,7 +146,8 @@ describe('MCP tool pinning', () => {
     skipWithout('tmux')(context);
     const { dir, workspace, setTools, script, env } = await setup();
     expect(
-      (await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env })).code,
+      (await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, ...allowWords], { env }))
+        .code,
     ).toBe(0);
     await setTools([
       {

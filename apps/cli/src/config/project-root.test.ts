@@ -224,7 +224,11 @@ describe('started in a subfolder of a repository', () => {
       { text: 'ok' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--trust', '--output-format', 'stream-json'],
+      [
+        ...['-p', 'go', '--scripted', script, '--trust', '--output-format', 'stream-json'],
+        // A server's readOnlyHint does not let its tools run unasked.
+        ...['--allow', 'memory__read_graph'],
+      ],
       { cwd: repo.sub, env: repo.env },
     );
     const start = JSON.parse(run.stdout.split('\n')[0] ?? '{}') as {

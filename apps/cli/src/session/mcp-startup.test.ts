@@ -62,6 +62,9 @@ describe('MCP servers at start', () => {
         '6',
         '--cwd',
         dir,
+        // A server's readOnlyHint does not let its tools run unasked.
+        '--allow',
+        'memory__read_graph',
       ],
       { env: cleanEnv({ AGENT_HOME: home }) },
     );
