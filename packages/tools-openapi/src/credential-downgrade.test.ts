@@ -33,6 +33,7 @@ const auths: [string, OpenApiAuth][] = [
   ['api key header', { type: 'apiKey', in: 'header', name: 'X-Api-Key', value: secret }],
   ['api key cookie', { type: 'apiKey', in: 'cookie', name: 'sid', value: secret }],
 ];
+const bearer: OpenApiAuth = { type: 'bearer', token: secret };
 const ok = { 200: { description: 'ok' } };
 
 function spec(documentServers: string[], place: 'operation' | 'path') {
@@ -87,7 +88,7 @@ describe('where http is the API itself, or the user says so', () => {
   it('credentialOrigins lists the http origin: sent', async () => {
     const adapter = OpenApiToolAdapter.fromSpec(
       spec([plain.replace('http:', 'https:'), plain], 'operation'),
-      { auth: auths[0]?.[1], credentialOrigins: [plain] },
+      { auth: bearer, credentialOrigins: [plain] },
     );
     await callTool(adapter.tool('me'), {});
     expect(seen[0]?.authorization).toBe(`Bearer ${secret}`);
@@ -95,7 +96,7 @@ describe('where http is the API itself, or the user says so', () => {
 
   it('baseUrl on http: sent', async () => {
     const adapter = OpenApiToolAdapter.fromSpec(spec(['https://api.example.com'], 'path'), {
-      auth: auths[0]?.[1],
+      auth: bearer,
       baseUrl: plain,
     });
     await callTool(adapter.tool('me'), {});
@@ -114,7 +115,7 @@ describe('where http is the API itself, or the user says so', () => {
         },
       },
       {
-        auth: auths[0]?.[1],
+        auth: bearer,
         fetch: async (url, init) => {
           requests.push([String(url), new Headers(init?.headers).get('authorization')]);
           return new Response('{}', { headers: { 'content-type': 'application/json' } });
