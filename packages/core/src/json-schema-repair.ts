@@ -5,6 +5,7 @@
  */
 
 import { backtrackingRisk, linearPatternFormat, linearUrlFormat } from './json-schema-patterns.js';
+import { setOwnProperty } from './own-property.js';
 
 /** The JSON Schema dialects the validator understands. */
 export type JsonSchemaDraft = '4' | '7' | '2019-09' | '2020-12';
@@ -160,7 +161,7 @@ export function repairJsonSchema(schema: unknown): {
       const visited = Array.isArray(sub) ? sub : visit(sub, `${at}/${name}`);
       if (visited !== sub) {
         copy ??= { ...(node as Record<string, unknown>) };
-        copy[name] = visited;
+        setOwnProperty(copy, name, visited);
       }
     }
     return copy ?? node;
@@ -172,7 +173,7 @@ export function repairJsonSchema(schema: unknown): {
     const set = (key: string, value: unknown): void => {
       copy ??= { ...(node as Record<string, unknown>) };
       if (value === undefined) delete copy[key];
-      else copy[key] = value;
+      else setOwnProperty(copy, key, value);
     };
     // Formats that stand in for a `pattern` or the `url` format (see json-schema-patterns.ts).
     const linearFormats: string[] = [];
@@ -213,7 +214,7 @@ export function repairJsonSchema(schema: unknown): {
           matchesPropertyNames = true;
           const visited = visit(sub, `${where}/${pattern}`);
           if (fixed !== pattern || visited !== sub) changed = true;
-          kept[fixed] = visited;
+          setOwnProperty(kept, fixed, visited);
         }
         if (changed) set(key, kept);
       } else if (key === '$ref' && typeof value === 'string') {

@@ -1,3 +1,5 @@
+import { setOwnProperty } from './own-property.js';
+
 /** A JSON Schema document (any draft); kept loose on purpose. */
 export interface JsonSchema {
   type?: string | string[];
@@ -59,7 +61,7 @@ export function inlineJsonSchema(schema: JsonSchema): JsonSchema {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) {
       if (key === '$schema' || key === '$defs' || key === 'definitions' || key === '$id') continue;
-      out[key] = visit(value, depth, stack);
+      setOwnProperty(out, key, visit(value, depth, stack));
     }
     return out;
   };

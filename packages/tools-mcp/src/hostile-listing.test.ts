@@ -146,3 +146,25 @@ describe('a hostile tool listing', () => {
     expect(Number(listed)).toBeLessThanOrEqual(8);
   });
 });
+
+describe('a property named __proto__', () => {
+  // Plain assignment while inlining the schema set the copy's prototype: the property vanished,
+  // `required` still named it, and no call could ever be valid.
+  it('stays in the parameters, is required, validates, and reaches the server', async () => {
+    const { adapter, errors } = await connect('proto-names');
+    const tool = adapter.tools().find((each) => each.name === 'hostile__proto');
+    const properties = tool?.parameters.properties ?? {};
+    expect(Object.hasOwn(properties, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(properties.a).toEqual({ type: 'number' });
+    expect(tool?.parameters.required).toEqual(['__proto__']);
+    const args = JSON.parse('{"__proto__": "value", "a": 1}') as Record<string, unknown>;
+    const { validateWithJsonSchema } = await import('@agent/core');
+    expect(validateWithJsonSchema(tool?.parameters ?? {}, args).ok).toBe(true);
+    expect(validateWithJsonSchema(tool?.parameters ?? {}, { a: 1 }).ok).toBe(false);
+    const result = await tool?.execute(args, testContext());
+    expect(JSON.parse(result ? resultText(result) : '{}')).toEqual(args);
+    expect(errors).toEqual([]);
+    await fineStillWorks(adapter);
+  });
+});

@@ -168,7 +168,13 @@ function nestsDeeper(value: unknown, limit: number): boolean {
  */
 export function parseTool(raw: unknown): ListedTool | undefined {
   const strict = ToolSchema.safeParse(raw);
-  if (strict.success) return { definition: strict.data, rawInputSchema: strict.data.inputSchema };
+  // The schema as sent, not as parsed: zod's record parsing drops a property named `__proto__`
+  // (and `required` still names it, so no call could be valid).
+  if (strict.success)
+    return {
+      definition: strict.data,
+      rawInputSchema: (raw as { inputSchema: unknown }).inputSchema,
+    };
   if (raw !== null && typeof raw === 'object') {
     const { outputSchema: _dropped, ...rest } = raw as Record<string, unknown>;
     const patched = ToolSchema.safeParse({ ...rest, inputSchema: { type: 'object' } });

@@ -37,7 +37,13 @@ function stripRefs(node: unknown, keep: (ref: string) => boolean): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && !(typeof value === 'string' && keep(value))) continue;
-    out[key] = stripRefs(value, keep);
+    // As an own property: a property may be named `__proto__` (assignment would set the prototype).
+    Object.defineProperty(out, key, {
+      value: stripRefs(value, keep),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

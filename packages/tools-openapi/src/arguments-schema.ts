@@ -161,15 +161,18 @@ export function buildArgumentsSchema(
 
 function describeFileFields(schema: JsonSchema): JsonSchema {
   if (schema.properties === undefined) return schema;
-  const properties: Record<string, JsonSchema> = {};
-  for (const [name, property] of Object.entries(schema.properties)) {
-    properties[name] = isFileSchema(property)
-      ? {
-          ...property,
-          description: `${property.description ?? 'A file'} (give the file content as text; it is sent as a file part).`,
-        }
-      : property;
-  }
+  // Built with fromEntries: a field may be named `__proto__` (assignment would lose it).
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, property]): [string, JsonSchema] => [
+      name,
+      isFileSchema(property)
+        ? {
+            ...property,
+            description: `${property.description ?? 'A file'} (give the file content as text; it is sent as a file part).`,
+          }
+        : property,
+    ]),
+  );
   return { ...schema, properties };
 }
 

@@ -154,14 +154,15 @@ function convertNode(
   const out: JsonSchema = {};
   const nullable = node.nullable === true || node['x-nullable'] === true;
   for (const [key, value] of Object.entries(node)) {
-    if (droppedKeys.has(key) || key.startsWith('x-')) continue;
+    // `__proto__` is no keyword, and as a key it would set the output's prototype.
+    if (droppedKeys.has(key) || key.startsWith('x-') || key === '__proto__') continue;
     const at = childPointer(pointer, key);
     if (key === 'properties') {
       if (!isRecord(value)) specError(at, '"properties" must be an object');
       const properties: Record<string, JsonSchema> = {};
       for (const [name, property] of Object.entries(value)) {
         if (isReadOnly(property, state)) continue;
-        properties[name] = convert(property, childPointer(at, name), stack, state);
+        setOwn(properties, name, convert(property, childPointer(at, name), stack, state));
       }
       out.properties = properties;
     } else if (singleSchemaKeys.has(key)) {
@@ -181,9 +182,11 @@ function convertNode(
       if (!isRecord(value)) specError(at, `"${key}" must be an object`);
       const map: Record<string, unknown> = {};
       for (const [name, item] of Object.entries(value))
-        map[name] = Array.isArray(item)
-          ? item
-          : convert(item, childPointer(at, name), stack, state);
+        setOwn(
+          map,
+          name,
+          Array.isArray(item) ? item : convert(item, childPointer(at, name), stack, state),
+        );
       out[key] = map;
     } else if (key === 'type') {
       out.type = value === 'file' ? 'string' : (value as string | string[]);
@@ -391,4 +394,18 @@ function compilesWithoutUnicodeFlag(pattern: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `record[key] = value` as an own property: a document may name a property `__proto__`, which
+ * plain assignment would turn into the object's prototype (the property lost, `required` still
+ * naming it: no call could be valid).
+ */
+function setOwn(record: object, key: string, value: unknown): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }

@@ -9,6 +9,8 @@
 //   silent          answers the handshake, never tools/list nor logging/setLevel
 //   deep-schema     input and output schemas nested 100,000 levels deep (written as text: too
 //                   deep for JSON.stringify)
+//   proto-names     tool `proto` whose input schema names a property and a definition
+//                   `__proto__` (required); a call answers with the arguments it got, as JSON
 import { createInterface } from 'node:readline';
 
 const scenario = process.argv[2];
@@ -115,6 +117,13 @@ input.on('line', (text) => {
     process.stdout.write(
       `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[${JSON.stringify(fine)},{"name":"deep","inputSchema":${deep},"outputSchema":${deep}}]}}\n`,
     );
+  } else if (method === 'tools/list' && scenario === 'proto-names') {
+    // As text: in an object literal `__proto__` would set a prototype, not name a property.
+    const schema =
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"$ref":"#/$defs/__proto__"}},"required":["__proto__"],"$defs":{"__proto__":{"type":"number"}}}';
+    process.stdout.write(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[${JSON.stringify(fine)},{"name":"proto","inputSchema":${schema}}]}}\n`,
+    );
   } else if (method === 'tools/list') {
     process.stdout.write(line({ id, result: listing(params?.cursor) }));
   } else if (method === 'tools/call' && params.name === 'flood-changes') {
@@ -125,6 +134,9 @@ input.on('line', (text) => {
       }
       process.stdout.write(line({ id, result: { content: [{ type: 'text', text: 'changed' }] } }));
     })();
+  } else if (method === 'tools/call' && params.name === 'proto') {
+    const text = JSON.stringify(params.arguments);
+    process.stdout.write(line({ id, result: { content: [{ type: 'text', text }] } }));
   } else if (method === 'tools/call') {
     process.stdout.write(line({ id, result: { content: [{ type: 'text', text: `called ${params.name}` }] } }));
   } else {
