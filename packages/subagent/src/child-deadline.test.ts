@@ -29,12 +29,14 @@ describe("a parent's time budget", () => {
       provider: delegatingParent('helper', 'block'),
       model: 'parent',
       tools: [helper],
-      budget: { timeoutMs: 150 },
+      // Long enough that a loaded machine starts the child's command before it runs out (the command
+      // blocks until cancelled, so the test takes this long whatever the load).
+      budget: { timeoutMs: 2_000 },
     });
     const result = await parent.run('go').result;
     expect(started).toBe(1);
     expect(result.stopReason).toBe('budget-exhausted');
-    expect(result.budgetReason).toBe('the time budget of 150 ms is spent');
+    expect(result.budgetReason).toBe('the time budget of 2000 ms is spent');
     // The child's command was cancelled, not left running past the deadline.
     expect(stopped).toBe(true);
     expect(resultFor(result, 'call_sub')?.isError).toBe(true);
