@@ -261,9 +261,11 @@ describe('bash in the OS sandbox', () => {
     );
     expect(flood.text).toContain('Tell the user to look before running git');
     let found = flood.details?.sandboxPlanted ?? [];
+    // Each check reads for at most 400 ms and the next goes on where it stopped: a few checks on
+    // an idle machine, more on a loaded one (the property is that one of them finds it).
     for (
       let attempt = 0;
-      attempt < 6 && !found.includes(path.join(ws, 'flood/d10100/x/.git'));
+      attempt < 60 && !found.includes(path.join(ws, 'flood/d10100/x/.git'));
       attempt++
     ) {
       found = [...found, ...((await run(bash, 'true')).details?.sandboxPlanted ?? [])];
