@@ -60,7 +60,10 @@ export interface McpHttpTransportConfig {
   type: 'http';
   /** The server's MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string | URL;
-  /** Sent with every request (e.g. `Authorization`). */
+  /**
+   * Sent with every request to the server's origin (e.g. `Authorization`); never to another
+   * origin, such as the OAuth metadata, registration and token endpoints its 401 names.
+   */
   headers?: Record<string, string>;
   /** OAuth for servers that require it (the SDK's provider interface), if you run the flow yourself. */
   authProvider?: OAuthClientProvider;

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { scopeHeadersToOrigin } from './header-scope.js';
 import type { McpHttpTransportConfig, McpTransportConfig } from './mcp-options.js';
 import { boundReconnectDelay, paceStreamOpens } from './sse-reconnect.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
@@ -61,7 +62,12 @@ export async function createTransport(
     }
     case 'http': {
       const { authProvider, fetch: given } = await options.auth.forHttp(config);
-      const fetchFn = boundedFetch(given ?? ((url, init) => fetch(url, init)), {
+      const scoped = scopeHeadersToOrigin(
+        given ?? ((url, init) => fetch(url, init)),
+        new URL(String(config.url)).origin,
+        Object.keys(config.headers ?? {}),
+      );
+      const fetchFn = boundedFetch(scoped, {
         server: options.server,
         maxBytes: config.maxMessageBytes ?? defaultMaxHttpMessageBytes,
       });
