@@ -14,7 +14,7 @@ import {
   type ToolResult,
 } from '@agent/core';
 import * as z from 'zod';
-import type { RunKeys } from '../ui/terminal-keys.js';
+import { type RunKeys, typingNote } from '../ui/terminal-keys.js';
 
 /** What the user answered to a plan: go on in a mode, or keep planning. */
 export type PlanAnswer = { type: 'approved'; mode: PermissionMode } | { type: 'keep-planning' };
@@ -126,7 +126,7 @@ export function terminalPlanApprover(
   return async (plan, signal) => {
     write(`\n── Plan ──\n${render(plan).trimEnd()}\n──────────\n`);
     write(
-      'Approve the plan? [a] yes, edits without asking (workspace-write)  [d] yes, ask before each change (default)  [f] yes, full access  [k] keep planning (then type what to change) ',
+      `Approve the plan? [a] yes, edits without asking (workspace-write)  [d] yes, ask before each change (default)  [f] yes, full access  [k] keep planning (then type what to change) ${typingNote(keys)}`,
     );
     while (true) {
       const key = await keys.nextKey(signal);

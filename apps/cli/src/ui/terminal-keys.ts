@@ -41,7 +41,15 @@ export class RunKeys {
       this.#onInterrupt();
       return;
     }
-    if (this.#waiter !== undefined || this.#onLine === undefined) {
+    if (this.#onLine === undefined) {
+      this.#settle(text);
+      return;
+    }
+    // A key answers a question only when no line is being typed: a user halfway through a
+    // message when the question appears goes on typing it, and those letters must not answer
+    // ("a" of "can you also" was "always"). The line goes on until Enter sends it; a paste is
+    // text, never an answer.
+    if (this.#waiter !== undefined && !this.typing && !text.startsWith(pasteStart)) {
       this.#settle(text);
       return;
     }
@@ -80,6 +88,11 @@ export class RunKeys {
     this.#line = '';
     this.#pasting = false;
     return line;
+  }
+
+  /** Whether a line is being typed (not sent yet): keys go on into it, a question waits for Enter. */
+  get typing(): boolean {
+    return this.#line !== '' || this.#pasting;
   }
 
   /** Whether a question waits for a key (the spinner holds still meanwhile). */
@@ -141,6 +154,13 @@ export class RunKeys {
   }
 }
 
+/** Said with a question that appears while a line is being typed: its keys are not the answer. */
+export function typingNote(keys: RunKeys): string {
+  return keys.typing
+    ? '(finish the line you are typing with Enter first: its keys are not an answer) '
+    : '';
+}
+
 const answersByKey: Record<string, ApprovalAnswer> = {
   y: 'once',
   a: 'always',
@@ -185,7 +205,7 @@ export function terminalApprover(
       options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
     if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
     write(
-      `\n${askedBy(request.agentPath)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never `,
+      `\n${askedBy(request.agentPath)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
     );
     while (true) {
       const key = await keys.nextKey(context.signal);
