@@ -513,3 +513,29 @@ describe('paths a call also touches (a shell line’s files) are under the path 
     expect(target.evaluate(query({ ...paths } as never, tier)).behavior).toBe(expected);
   });
 });
+
+describe('pathsToHide: what an OS sandbox hides for the rules', () => {
+  it('names the paths read rules cover as a whole, and leaves out patterns naming no one path', () => {
+    const target = policy({
+      deny: [
+        'Read(./secret.txt)',
+        'read_file(keys/**)',
+        'search(/etc/ssl/private/*)',
+        'read_file(**/.env)',
+        'read_file(*.pem)',
+        'Edit(src/**)',
+        'bash(cat *)',
+      ],
+      ask: ['read_file(/ws/asked)', 'list_files(/ws/a*b)'],
+    });
+    expect(target.pathsToHide('read').sort()).toEqual(
+      ['/etc/ssl/private', '/ws/asked', '/ws/keys', '/ws/secret.txt'].sort(),
+    );
+    expect(target.pathsToHide('write')).toEqual(['/ws/src']);
+    // Allow rules hide nothing; without the tools no rule is known to be about reading.
+    expect(policy({ allow: ['read_file(x)'] }).pathsToHide()).toEqual([]);
+    expect(
+      new PermissionPolicy({ workspaceRoot: root, deny: ['read_file(x)'] }).pathsToHide(),
+    ).toEqual([]);
+  });
+});

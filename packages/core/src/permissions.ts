@@ -215,6 +215,26 @@ export class PermissionPolicy {
   );
 
   /**
+   * The absolute paths the deny and ask rules on tools of `family` cover as a whole, for an OS
+   * sandbox to hide from commands: `Read(./.env)` → `<root>/.env`, `read_file(secrets/**)` →
+   * `<root>/secrets`. A pattern with a wildcard elsewhere (a leading `*`, `*.pem`) names no
+   * one path and is left out (the rules still cover the names a command gives). Needs the tools.
+   */
+  pathsToHide(family: PathFamily = 'read'): string[] {
+    const paths = new Set<string>();
+    for (const rule of [...this.#denyRules, ...this.#askRules]) {
+      const parts = rule.pathSubject?.parts;
+      if (parts === undefined || this.#families.get(rule)?.includes(family) !== true) continue;
+      const [first = '', ...rest] = parts;
+      if (!first.startsWith('/')) continue;
+      if (rest.length === 0) paths.add(first);
+      else if (first.endsWith('/') && first.length > 1 && rest.every((part) => part === ''))
+        paths.add(first.slice(0, -1));
+    }
+    return [...paths];
+  }
+
+  /**
    * One message per rule or disabled-tool pattern that can never match `tools` [the tools given
    * to `setTools`]: a tool pattern naming no tool, a subject pattern on tools that name no
    * subjects, a path pattern no real path has (`~/…`, a trailing `/`, a relative path without a

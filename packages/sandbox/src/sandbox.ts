@@ -61,6 +61,12 @@ export interface SandboxOptions {
    */
   secretPaths?: readonly string[];
   /**
+   * More paths hidden like `secretPaths`, asked for at each command (so they may change during
+   * the session): e.g. the paths the user's permission rules deny reading, hidden from commands
+   * too — a rule alone sees only the names a command line gives [none].
+   */
+  hiddenPaths?: () => readonly string[];
+  /**
    * Also hide `.env*` files (`.env`, `.env.local`, `.envrc`, …) in the home directory and in every
    * directory above a writable root — those inside a root are the project's own [true].
    */
@@ -333,8 +339,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       ]),
     );
   let startupFilesSeen = startupFilesNow();
+  const hiddenByCaller = options.hiddenPaths;
   const currentMasks = () =>
-    bubblewrap === undefined ? [] : secretMasks(candidates, writableRoots);
+    bubblewrap === undefined
+      ? []
+      : secretMasks(
+          hiddenByCaller === undefined ? candidates : [...candidates, ...hiddenByCaller()],
+          writableRoots,
+        );
   const status: SandboxStatus = {
     active: bubblewrap !== undefined,
     mode,

@@ -272,6 +272,7 @@ export async function createSession(
   const tools = await loadTools(
     {
       ...options,
+      hiddenPaths: () => policy.pathsToHide('read'),
       ...(settings.mcpInteractions === undefined
         ? {}
         : { mcpInteractions: settings.mcpInteractions }),

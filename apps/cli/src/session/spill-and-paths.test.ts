@@ -132,3 +132,59 @@ describe('path rules in a CLI session', () => {
       expect(result).not.toContain('top secret');
   });
 });
+
+describe('read rules reach bash in a CLI session', () => {
+  it("--deny 'Read(./secret.txt)' and 'read_file(keys/**)': bash cannot read them by any name — the rule denies the names a line gives, the sandbox hides the files from the rest", async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(join(workspace, 'keys'), { recursive: true });
+    await writeFile(join(workspace, 'secret.txt'), 'top secret\n');
+    await writeFile(join(workspace, 'keys', 'id'), 'top key\n');
+    await writeFile(join(workspace, 'public.txt'), 'top public\n');
+    const lines = [
+      // Named: denied by the rule.
+      'cat secret.txt',
+      'cat keys/id',
+      // Not named (known only at run time, or through a cd): the sandbox hides the files.
+      'cat $(echo secret.txt) $(echo keys/id)',
+      'cd keys && cat id; cd .. && cat ../ws/secret.txt',
+      'f=secret; cat "$f.txt"',
+      'python3 -c "print(open(\'secret.txt\').read())"',
+      'grep -r top . | sort',
+      // What no rule covers still reads.
+      'cat public.txt',
+    ];
+    const script = await writeScript(dir, [
+      { toolCalls: lines.map((command) => ({ name: 'bash', arguments: { command } })) },
+      { text: 'Looked.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    const { code } = await runCli([
+      '-p',
+      'look',
+      '--scripted',
+      script,
+      '--cwd',
+      workspace,
+      '--mode',
+      'full-access',
+      '--deny',
+      'Read(./secret.txt)',
+      '--deny',
+      'read_file(keys/**)',
+      '--save',
+      saved,
+    ]);
+    const results = toolResults(saved);
+    // 4: the python line is opaque, so asked, and -p has no one to ask.
+    expect(code, results.join('\n---\n')).toBe(4);
+    expect(results).toHaveLength(lines.length);
+    expect(results[2]).toMatch(/cat: secret\.txt: Permission denied/);
+    expect(results[0]).toContain('Denied by rule "Read(./secret.txt)"');
+    expect(results[1]).toContain('Denied by rule "read_file(keys/**)"');
+    for (const [index, result] of results.entries())
+      expect(result, lines[index]).not.toMatch(/top secret|top key/);
+    expect(results.at(-1)).toContain('top public');
+    expect(results.at(-2)).toContain('top public');
+  });
+});
