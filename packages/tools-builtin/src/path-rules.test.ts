@@ -290,6 +290,22 @@ describe('path rules cover the files a bash line names', () => {
     expect(fs.existsSync(path.join(ws, 'src/new.ts'))).toBe(false);
   });
 
+  it('a file named after a cd is resolved from there too', async () => {
+    const call = session({ deny: ['read_file(**/sub/secret.txt)'] });
+    for (const command of [
+      'cd sub && cat secret.txt',
+      'cd sub; cat ./secret.txt',
+      'pushd sub >/dev/null && cat secret.txt',
+      'cd ./sub/ && tac secret.txt',
+      'cd sub && cat < secret.txt',
+      'cd /tmp && cd WS/sub && cat secret.txt',
+    ]) {
+      const { message, text } = await call('bash', { command: command.replace('WS', ws) });
+      expect(message.errorKind, `${command}: ${text}`).toBe('denied');
+      expect(text).not.toContain('top secret in sub');
+    }
+  });
+
   it('lines that name no covered path still run', async () => {
     const call = session({ deny: ['read_file(secret.txt)', 'Edit(src/*)'] });
     for (const command of ['cat public.txt', 'cat sub/secret.txt', 'echo secret.txt is here']) {

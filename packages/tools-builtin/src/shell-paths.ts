@@ -15,6 +15,7 @@ export interface ShellPathContext {
 /** Words looked at per line, and paths a glob may add: the check stays cheap on any line. */
 const maxWords = 512;
 const maxGlobMatches = 256;
+const maxBases = 8;
 
 const globCharacters = /[*?[]/;
 // Builtins whose arguments are text, never opened: `echo secret.txt is here` reads nothing.
@@ -54,7 +55,8 @@ async function existingPaths(word: string, cwd: string, glob: boolean): Promise<
  * The real paths a bash line names as files, for path rules (`deny read_file(.env)` then also
  * covers `cat .env`): each argument that is an existing file or directory (symlinks followed;
  * a glob's matches; the value of `--opt=path`) is read, each `<` target is read, and each
- * writing redirection's target (`>`, `>>`, `&>`, `<>`…) is written, existing or not. Words bash
+ * writing redirection's target (`>`, `>>`, `&>`, `<>`…) is written, existing or not; relative
+ * words are resolved from the start and from each literal `cd`/`pushd` before them. Words bash
  * expands from variables or commands cannot be known and are left out: this is the rules' view
  * of a line, and the sandbox holds what it cannot see. Never throws.
  */
@@ -66,9 +68,24 @@ export async function shellTouchedPaths(
   const write = new Set<string>();
   let budget = maxWords;
   const { cwd, home } = context;
+  // Where relative words may be resolved: the start, and every directory a literal `cd` or
+  // `pushd` before them may have moved to (`cd sub && cat .env` reads sub/.env).
+  const bases = [cwd];
   try {
     for (const command of parseShellCommand(source).commands) {
       const name = command.words[0] ?? '';
+      const target = command.words[1];
+      if (
+        (name === 'cd' || name === 'pushd') &&
+        target !== undefined &&
+        command.expanding?.[1] !== true &&
+        !target.startsWith('-') &&
+        bases.length < maxBases
+      ) {
+        const expanded = withoutTilde(target, home);
+        if (expanded !== undefined)
+          bases.push(...bases.map((base) => path.resolve(base, expanded)).slice(0, maxBases));
+      }
       for (const [index, raw] of command.words.entries()) {
         if (index === 0 || textOnly.has(name) || budget-- <= 0) continue;
         let word = raw;
@@ -81,16 +98,19 @@ export async function shellTouchedPaths(
         const expanded = withoutTilde(word, home);
         if (expanded === undefined) continue;
         const glob = command.expanding?.[index] !== false && globCharacters.test(expanded);
-        for (const found of await existingPaths(expanded, cwd, glob)) read.add(found);
+        for (const base of path.isAbsolute(expanded) ? [cwd] : bases)
+          for (const found of await existingPaths(expanded, base, glob)) read.add(found);
       }
       for (const redirect of fileRedirects(command)) {
         if (redirect.operator.startsWith('<<') || /[$`]/.test(redirect.target)) continue;
         const expanded = withoutTilde(redirect.target, home);
         if (expanded === undefined) continue;
-        const real = await resolveRealPath(path.resolve(cwd, expanded)).catch(() => undefined);
-        if (real === undefined) continue;
-        if (redirect.operator === '<' || redirect.operator === '<>') read.add(real);
-        if (redirect.operator !== '<') write.add(real);
+        for (const base of path.isAbsolute(expanded) ? [cwd] : bases) {
+          const real = await resolveRealPath(path.resolve(base, expanded)).catch(() => undefined);
+          if (real === undefined) continue;
+          if (redirect.operator === '<' || redirect.operator === '<>') read.add(real);
+          if (redirect.operator !== '<') write.add(real);
+        }
       }
     }
   } catch {
