@@ -180,15 +180,32 @@ export async function buildRequest(
       if (scheme?.[1] !== undefined) secrets.push({ value: scheme[1], label: `header ${name}` });
     }
 
-  const base = plan.baseUrl.replace(/(?<!\/)\/+$/, '');
-  const join = base.includes('?') ? '&' : '?';
+  // A base URL may carry a query (`…/v1?api-version=2024-01-01`) or a fragment: the operation's
+  // path goes before them, not into the query (which sent every call to the base path itself).
+  const { base, baseQuery } = splitBaseUrl(plan.baseUrl);
+  const search = (pairs: readonly string[]) => {
+    const all = baseQuery === '' ? pairs : [baseQuery, ...pairs];
+    return all.length > 0 ? `?${all.join('&')}` : '';
+  };
   return {
     method: operation.method.toUpperCase(),
-    url: `${base}${path}${query.length > 0 ? join + query.join('&') : ''}`,
-    displayUrl: `${base}${path}${displayQuery.length > 0 ? join + displayQuery.join('&') : ''}`,
+    url: `${base}${path}${search(query)}`,
+    displayUrl: `${base}${path}${search(displayQuery)}`,
     headers,
     body,
     secrets,
+  };
+}
+
+/** A base URL without its fragment, split at its query; the path part without trailing `/`. */
+function splitBaseUrl(url: string): { base: string; baseQuery: string } {
+  const hash = url.indexOf('#');
+  const withoutFragment = hash === -1 ? url : url.slice(0, hash);
+  const mark = withoutFragment.indexOf('?');
+  const pathPart = mark === -1 ? withoutFragment : withoutFragment.slice(0, mark);
+  return {
+    base: pathPart.replace(/(?<!\/)\/+$/, ''),
+    baseQuery: mark === -1 ? '' : withoutFragment.slice(mark + 1),
   };
 }
 
