@@ -154,6 +154,36 @@ const denyEvasions = [
   'watchexec rm victim',
   'hyperfine "rm victim"',
   'concurrently "rm victim"',
+  // Programs that run a command given as an option or read from stdin.
+  "git difftool --extcmd='rm victim' HEAD",
+  "git difftool --extcmd 'rm victim' HEAD",
+  'git send-email --smtp-server=./evil x',
+  'git send-email --sendmail-cmd="rm victim" x',
+  'git send-email --to-cmd="rm victim" x',
+  "ex -sc '!rm victim' -cq",
+  "view -c '!rm victim' x",
+  "vimdiff -c '!rm victim' a b",
+  "rvim +'!rm victim' x",
+  'vim -es < cmds',
+  'vim -S evil.vim',
+  'emacs --batch --eval \'(delete-file "victim")\'',
+  'emacs -l evil.el',
+  "echo '!rm victim' | ed",
+  "ed -s f <<< '!rm victim'",
+  // git configuration written now that a later git command runs.
+  "git config core.fsmonitor 'rm victim'; git status",
+  "git config --local core.pager 'rm victim'; git log",
+  "git config alias.st '!rm victim'; git st",
+  "git config set core.hooksPath hooks; git commit -m x",
+  "git config diff.x.textconv 'rm victim'; git diff",
+  // A file written on the line, then run.
+  "echo 'rm victim' > s; sh s",
+  "echo 'rm victim' > s; bash ./s",
+  "echo 'rm victim' > s && chmod +x s && ./s",
+  "echo 'rm victim' | tee s >/dev/null; . ./s",
+  "printf 'rm victim' > x.py; python3 x.py",
+  "printf 'all:\\n\\trm victim\\n' > Makefile; make",
+  "printf 'all:\\n\\trm victim\\n' > m.mk; make -f m.mk",
 ];
 
 describe('deny rules cannot be walked around', () => {

@@ -99,6 +99,9 @@ const commandRunners = new Set([
   'nodemon',
   'nix-shell',
   'concurrently',
+  // Editors that read their commands (`!cmd` among them) from stdin.
+  'ed',
+  'ex',
 ]);
 // Container tools whose subcommands run a command inside a container (or the host, given mounts).
 const containerTools = new Set(['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'lxc', 'incus']);
@@ -144,25 +147,48 @@ const nameTakers = new Set([
   '[[',
   'wait',
 ]);
+// vim under its other names, and its options that run commands: `-c`, `+cmd`, `--cmd`, a script
+// (`-S`, `-s`), ex mode reading commands from stdin (`-e`, `-es`, `-E`).
+const vimNames = [
+  'vim',
+  'vi',
+  'nvim',
+  'view',
+  'vimdiff',
+  'rvim',
+  'rview',
+  'gvim',
+  'gview',
+  'gvimdiff',
+  'evim',
+  'vimx',
+  'nvim-qt',
+];
+const vimRunsCommand = /^(-c$|\+|--cmd|-S$|-s$|-[eE]s?$)/;
 // Options that make an ordinary program run a command of the caller's choosing, by program
 // (a short option such as `-e` means something harmless to most other programs).
 const commandOptions: Readonly<Record<string, RegExp>> = {
   tar: /^(--to-command|--use-compress-program|--checkpoint-action|--info-script|--new-volume-script|-I$|-F$)/,
   rsync: /^(-e$|--rsh|--rsync-path)/,
   zip: /^(-TT$|--unzip-command)/,
-  git: /^(--upload-pack|--receive-pack|--exec\b|-x$|--ext-diff|--open-files-in-pager|--config-env|--exec-path)/,
+  // difftool's --extcmd, send-email's command hooks and a program as its SMTP server.
+  git: /^(--upload-pack|--receive-pack|--exec\b|-x$|--ext-diff|--open-files-in-pager|--config-env|--exec-path|--extcmd|--sendmail-cmd|--to-cmd|--cc-cmd|--header-cmd|--smtp-server($|=[./~]))/,
   fd: /^(-x$|-X$|--exec|--exec-batch)/,
   fdfind: /^(-x$|-X$|--exec|--exec-batch)/,
   rg: /^(--pre\b|--pre=)/,
   less: /^(-[a-zA-Z]*\+|\+)/,
   man: /^(-P$|--pager|-H)/,
-  vim: /^(-c$|\+|--cmd)/,
-  vi: /^(-c$|\+|--cmd)/,
-  nvim: /^(-c$|\+|--cmd)/,
+  ...Object.fromEntries(vimNames.map((name) => [name, vimRunsCommand])),
+  emacs: /^(--?eval|--execute|-x$|--funcall|-f$|--load|-l$|--script|--batch)/,
   scp: /^(-S$|-o)/,
   curl: /^(--config$|-K$)/,
   wget: /^(--execute|-e$)/,
 };
+// git configuration keys whose value git runs (or that make it run something): an alias, a
+// pager, an editor, fsmonitor, hooks, helpers, drivers, ssh and gpg programs, includes.
+const gitKeyRunsProgram =
+  /^(alias\.|include|core\.(fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|.*\.(command|cmd|program|textconv|clean|smudge|process|driver|helper|external|path|tool|uploadpack|receivepack|proxy)$|sequence\.editor|credential|gpg\.|diff\.external|pager\.|filter\.|protocol\.)/i;
+
 // git's own subcommands; anything else is an alias or a `git-<name>` program: unnameable.
 const gitCommands = new Set(
   (
@@ -386,6 +412,13 @@ function commandOpacity(command: ShellCommand): string | undefined {
     }
     const rest = args.slice(index + 1);
     if (
+      subcommand === 'config' &&
+      !rest.some((word) => /^(--get|--list$|-l$|get$|list$)/.test(word)) &&
+      rest.some((word) => gitKeyRunsProgram.test(word))
+    ) {
+      return 'git config sets what a later git command runs';
+    }
+    if (
       subcommand === 'filter-branch' ||
       (subcommand === 'submodule' && rest.includes('foreach')) ||
       (subcommand === 'bisect' && rest[0] === 'run') ||
@@ -424,6 +457,60 @@ function commandSubjects(command: ShellCommand): string[] {
   return subjects;
 }
 
+/** `./s`, `s` and `a/../s` alike, for comparing what a line writes with what it runs. */
+function samePath(word: string): string {
+  const parts: string[] = [];
+  for (const part of word.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && parts.length > 0 && parts.at(-1) !== '..') parts.pop();
+    else parts.push(part);
+  }
+  return `${word.startsWith('/') ? '/' : ''}${parts.join('/')}`;
+}
+
+const makefileNames = ['Makefile', 'makefile', 'GNUmakefile'];
+
+/**
+ * A file the line writes and then runs: a script (`echo 'rm x' > s; sh s`, `… > s; ./s`), or a
+ * makefile (`printf … > Makefile; make`). What it holds is known only when it runs; the rules
+ * would see `sh s`. (A file written by an earlier call is a limit of any rule: the sandbox holds.)
+ */
+function runsWhatItWrote(commands: readonly ShellCommand[]): string | undefined {
+  const written = new Set<string>();
+  for (const command of commands) {
+    const [first = '', ...args] = command.words;
+    const name = basename(first);
+    const runs: string[] = [];
+    if (first.includes('/') || written.has(samePath(first))) runs.push(first);
+    if (
+      shells.has(name) ||
+      interpreters.has(name) ||
+      /^python[0-9.]+$/.test(name) ||
+      name === 'source' ||
+      name === '.'
+    ) {
+      const script = args.find((word) => !word.startsWith('-') && !word.startsWith('+'));
+      if (script !== undefined) runs.push(script);
+    }
+    if (/^g?make$/.test(name)) {
+      const given = args.flatMap((word, index) =>
+        /^(-f|--file|--makefile)$/.test(word)
+          ? [args[index + 1] ?? '']
+          : /^(-f.|--file=|--makefile=)/.test(word)
+            ? [word.replace(/^(-f|--file=|--makefile=)/, '')]
+            : [],
+      );
+      runs.push(...(given.length > 0 ? given : makefileNames));
+    }
+    if (runs.some((word) => written.has(samePath(word)))) return 'runs a file the same line writes';
+    for (const redirect of fileRedirects(command))
+      if (redirect.operator !== '<') written.add(samePath(redirect.target));
+    if (['tee', 'cp', 'mv', 'install', 'ln', 'curl', 'wget', 'dd'].includes(name))
+      for (const word of args) written.add(samePath(word.replace(/^(of=|-o|--output=)/, '')));
+  }
+  return undefined;
+}
+
 /** Analyses a bash line for the permission rules. Never throws; fails closed. */
 export function analyzeShellCommand(source: string): ShellAnalysis {
   const parsed = parseShellCommand(source);
@@ -451,6 +538,7 @@ export function analyzeShellCommand(source: string): ShellAnalysis {
     }
     mark(commandOpacity(command));
   }
+  mark(runsWhatItWrote(parsed.commands));
   if (subjects.size === 0 && source.trim() !== '') subjects.add(source.trim());
   return opaque === undefined ? { subjects: [...subjects] } : { subjects: [...subjects], opaque };
 }
