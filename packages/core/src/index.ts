@@ -154,7 +154,13 @@ export type {
   ThinkingLevel,
   ToolChoice,
 } from './provider.js';
-export { abortError, parseToolArguments, readEnv, tokenCount } from './provider-kit.js';
+export {
+  abortError,
+  parseToolArguments,
+  readEnv,
+  tokenCount,
+  usableApiKey,
+} from './provider-kit.js';
 export { ResourceLocks, sharedResourceLocks } from './resource-locks.js';
 export { clipText, clipToolResultMessage } from './result-budget.js';
 export {

@@ -15,6 +15,23 @@ export function abortError(providerId: string, signal: AbortSignal | undefined):
 }
 
 /**
+ * An API key as it can go into a request header: surrounding whitespace (a pasted key, a value
+ * read from a file with a Windows line end) is dropped; a line break or another control character
+ * inside it is refused with a `ProviderError` naming where the key came from (`source`, e.g.
+ * `ANTHROPIC_API_KEY`) — never the key: `fetch`'s own error quoted the whole header value.
+ */
+export function usableApiKey(key: string, options: { provider: string; source: string }): string {
+  const trimmed = key.trim();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for.
+  if (/[\u0000-\u001f\u007f]/.test(trimmed))
+    throw new ProviderError(
+      `The API key from ${options.source} contains a line break or another control character, which no HTTP header may hold (the key is not shown): check how it was copied`,
+      { provider: options.provider, statusCode: 401, isRetryable: false },
+    );
+  return trimmed;
+}
+
+/**
  * A token count from a vendor's usage object, or `undefined` when it is missing or no count: a
  * non-negative integer (a number, or digits in a string as some proxies send them). A missing
  * field must not become `NaN` (which then poisons every sum, cost and context estimate after it)

@@ -7,6 +7,7 @@ import {
   readEnv,
   type StreamEvent,
   type ThinkingLevel,
+  usableApiKey,
 } from '@agent/core';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources';
@@ -81,7 +82,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       });
     }
     client = new Anthropic({
-      apiKey,
+      apiKey: usableApiKey(apiKey, {
+        provider: id,
+        source: options.apiKey === undefined ? 'ANTHROPIC_API_KEY' : 'the apiKey option',
+      }),
       // Our retry loop governs (retry-after cap, only before the first token).
       maxRetries: 0,
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),

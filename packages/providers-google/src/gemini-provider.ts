@@ -7,6 +7,7 @@ import {
   readEnv,
   type StreamEvent,
   type ThinkingLevel,
+  usableApiKey,
 } from '@agent/core';
 import { type GenerateContentParameters, GoogleGenAI } from '@google/genai';
 import { findGeminiModel } from './gemini-models.js';
@@ -76,7 +77,15 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Gemin
       });
     }
     client = new GoogleGenAI({
-      apiKey,
+      apiKey: usableApiKey(apiKey, {
+        provider: id,
+        source:
+          options.apiKey !== undefined
+            ? 'the apiKey option'
+            : env.GEMINI_API_KEY !== undefined
+              ? 'GEMINI_API_KEY'
+              : 'GOOGLE_API_KEY',
+      }),
       httpOptions: {
         ...(options.baseURL === undefined ? {} : { baseUrl: options.baseURL }),
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion }),

@@ -5,6 +5,7 @@ import {
   type ProviderStreamOptions,
   type RetryOptions,
   type StreamEvent,
+  usableApiKey,
 } from '@agent/core';
 import OpenAI, { type ClientOptions } from 'openai';
 import type {
@@ -124,7 +125,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       );
     const clientOptions: ClientOptions = {
       ...options.clientOptions,
-      apiKey,
+      apiKey: usableApiKey(apiKey, {
+        provider: id,
+        source: options.apiKey === undefined ? 'OPENAI_API_KEY' : 'the apiKey option',
+      }),
       maxRetries: 0,
     };
     if (baseURL !== undefined) clientOptions.baseURL = baseURL;
