@@ -14,6 +14,7 @@ import { createKnowledgeTool } from './knowledge.js';
 import { createListFilesTool } from './list-files.js';
 import { createNotebookEditTool } from './notebook.js';
 import { createSearchTool } from './search.js';
+import { findRipgrep } from './search-engines.js';
 import {
   hostilePlants as hostile,
   makeTempDir,
@@ -83,5 +84,33 @@ describe('notebook_edit on what is not a regular notebook file', () => {
         testContext(),
       ),
     ).rejects.toThrow(`sub/book.ipynb ${why}`);
+  });
+});
+
+describe('a FIFO named as the path of a tool that walks', () => {
+  // `search { path: "pipe" }` opened the FIFO (ripgrep and the TypeScript engine alike) and
+  // waited for a writer for ever. Refused at once now; a test here that hangs is the failure.
+  const engines = ['typescript', ...(findRipgrep() === undefined ? [] : ['ripgrep'])] as const;
+  it.each(engines)('search (%s engine) refuses it, naming it', async (engine) => {
+    const cwd = workspaceWith('pipe', (file) => execFileSync('mkfifo', [file]));
+    const search = createSearchTool({ cwd, engine: engine as 'typescript' | 'ripgrep' });
+    for (const output_mode of ['content', 'files_with_matches', 'count'] as const) {
+      await expect(
+        search.execute({ pattern: 'needle', path: 'sub/pipe', output_mode }, testContext()),
+      ).rejects.toThrow(/sub\/pipe is not a regular file or a directory/);
+    }
+    // Found through the directory it is in, the FIFO is passed over.
+    const found = await search.execute({ pattern: 'needle', path: 'sub' }, testContext());
+    expect(resultText(found)).toContain('found.txt');
+  });
+
+  it('glob and list_files refuse it as a directory to walk', async () => {
+    const cwd = workspaceWith('pipe', (file) => execFileSync('mkfifo', [file]));
+    await expect(
+      createGlobTool({ cwd }).execute({ pattern: '*', path: 'sub/pipe' }, testContext()),
+    ).rejects.toThrow();
+    await expect(
+      createListFilesTool({ cwd }).execute({ path: 'sub/pipe' }, testContext()),
+    ).rejects.toThrow();
   });
 });

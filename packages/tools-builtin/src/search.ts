@@ -183,8 +183,15 @@ export function createSearchTool(
       try {
         const info = await workspace.fs.stat(root);
         isDirectory = info.isDirectory();
-        if (info.isFile() || info.isDirectory()) await probeReadable(workspace.fs, root);
+        // A FIFO given as the path blocked both engines for ever (a device never ends).
+        if (!info.isFile() && !isDirectory)
+          throw new ToolError(
+            `${workspace.display(root)} is not a regular file or a directory (a FIFO, socket or device); it is not searched.`,
+            { toolName: 'search' },
+          );
+        await probeReadable(workspace.fs, root);
       } catch (error) {
+        if (ToolError.isInstance(error)) throw error;
         if (errorCode(error) === 'ENOENT')
           throw new ToolError(`Path not found: ${workspace.display(root)}`);
         throw fileSystemError(error, 'search', workspace.display(root), 'search');
