@@ -150,6 +150,12 @@ function convertNode(
   if (!isRecord(node))
     return specError(pointer, `a schema must be an object, found ${JSON.stringify(node)}`);
   if (typeof node.$ref === 'string') return convertRef(node, node.$ref, pointer, stack, state);
+  // Copied as data it would put a `$ref` into a tool schema, which must hold none.
+  if (node.$ref !== undefined)
+    specError(
+      childPointer(pointer, '$ref'),
+      `"$ref" must be a string, found ${JSON.stringify(node.$ref)}`,
+    );
 
   const out: JsonSchema = {};
   const nullable = node.nullable === true || node['x-nullable'] === true;

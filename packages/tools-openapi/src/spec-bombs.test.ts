@@ -115,3 +115,24 @@ describe('one operationId on thousands of operations', () => {
     // The quadratic version ran past this test's timeout (~100 s for 20,000 here; now ~1 s).
   }, 60_000);
 });
+
+describe('a $ref that is not a string', () => {
+  it.each([5, null, true, { $ref: '#/x' }, ['#/x']])('%j is an error naming the spot', (ref) => {
+    expect(() =>
+      OpenApiToolAdapter.fromSpec(document({ type: 'object', properties: { a: { $ref: ref } } })),
+    ).toThrow(
+      /at #\/paths\/~1things\/post\/parameters\/0\/schema\/properties\/a\/\$ref: "\$ref" must be a string/,
+    );
+  });
+
+  it('a property named $ref is still a property', () => {
+    const parameters = OpenApiToolAdapter.fromSpec(
+      document({ type: 'object', properties: { $ref: { type: 'string' } } }),
+      { onWarning: () => undefined },
+    ).tool('create')?.parameters;
+    expect(parameters?.properties?.filter).toEqual({
+      type: 'object',
+      properties: { $ref: { type: 'string' } },
+    });
+  });
+});
