@@ -539,3 +539,30 @@ describe('pathsToHide: what an OS sandbox hides for the rules', () => {
     ).toEqual([]);
   });
 });
+
+describe('accented names spelt two ways (NFC and NFD) are one name to deny and ask rules', () => {
+  const composed = 'caf\u00e9.txt';
+  const decomposed = 'cafe\u0301.txt';
+  it.each([
+    [composed, decomposed],
+    [decomposed, composed],
+    [`d\u00e9j\u00e0/**`, 'de\u0301ja\u0300/x.txt'],
+  ])('deny read_file(%s) covers /ws/%s', (rule, file) => {
+    const denied = policy({ mode: 'full-access', deny: [`read_file(${rule})`] });
+    expect(decide(denied, 'read_file', `/ws/${file}`)).toBe('deny');
+    expect(denied.isPathDenied(`/ws/${file}`, 'read')).toBe(true);
+    const asked = policy({ mode: 'full-access', ask: [`Read(${rule})`] });
+    expect(decide(asked, 'search', `/ws/${file}`)).toBe('ask');
+  });
+
+  it('pathsToHide names both spellings, for the sandbox to hide whichever is on disk', () => {
+    const target = policy({ deny: [`read_file(${composed})`] });
+    expect(target.pathsToHide().sort()).toEqual([`/ws/${composed}`, `/ws/${decomposed}`].sort());
+  });
+
+  it('an allow rule is not widened', () => {
+    const allowed = policy({ allow: [`read_file(${composed})`] });
+    expect(decide(allowed, 'read_file', `/ws/${composed}`)).toBe('allow');
+    expect(decide(allowed, 'read_file', `/ws/${decomposed}`)).toBe('ask');
+  });
+});

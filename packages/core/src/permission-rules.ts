@@ -34,6 +34,22 @@ export function matchesSubjectPattern(subject: string, pattern: string): boolean
 }
 
 /**
+ * Whether a real path matches a deny or ask rule's path pattern, also when the two spell an
+ * accented name differently (`café` as one code point or as `e` + U+0301 — macOS and git keep
+ * whichever a file was made with): both are compared in Unicode NFC too. Widens deny and ask
+ * rules only; an allow rule matches the path as it is.
+ */
+export function matchesPathRule(path: string, pattern: SubjectPattern): boolean {
+  if (matchesParts(path, pattern)) return true;
+  const folded = path.normalize('NFC');
+  const parts = pattern.parts.map((part) => part.normalize('NFC'));
+  return (
+    (folded !== path || parts.some((part, index) => part !== pattern.parts[index])) &&
+    matchesParts(folded, { parts })
+  );
+}
+
+/**
  * Whether `subject` matches: the glob itself, or — for a pattern ending in ` *` (`rm *`) — the
  * bare command before it (`rm`), so a rule about a command also covers it without arguments.
  */

@@ -6,6 +6,7 @@ import { askApprover } from './permission-approval.js';
 import { PermissionGrants, parseGrant } from './permission-grants.js';
 import {
   matchesParts,
+  matchesPathRule,
   type ParsedRule,
   type ParsedRuleKind,
   parseRule,
@@ -210,7 +211,7 @@ export class PermissionPolicy {
    */
   readonly isPathDenied: PathDenialCheck = Object.assign(
     (path: string, family: PathFamily) =>
-      this.#hidingPatterns[family].some((pattern) => matchesParts(path, pattern)),
+      this.#hidingPatterns[family].some((pattern) => matchesPathRule(path, pattern)),
     { covers: (family: PathFamily) => this.#hidingPatterns[family].length > 0 },
   );
 
@@ -227,9 +228,14 @@ export class PermissionPolicy {
       if (parts === undefined || this.#families.get(rule)?.includes(family) !== true) continue;
       const [first = '', ...rest] = parts;
       if (!first.startsWith('/')) continue;
-      if (rest.length === 0) paths.add(first);
+      let whole: string | undefined;
+      if (rest.length === 0) whole = first;
       else if (first.endsWith('/') && first.length > 1 && rest.every((part) => part === ''))
-        paths.add(first.slice(0, -1));
+        whole = first.slice(0, -1);
+      // The name as written, and accented letters spelt both ways (the file has one of them).
+      if (whole !== undefined)
+        for (const spelling of [whole, whole.normalize('NFC'), whole.normalize('NFD')])
+          paths.add(spelling);
     }
     return [...paths];
   }
@@ -319,7 +325,9 @@ export class PermissionPolicy {
         if (rule.subject === undefined) return { rule, subject: undefined };
         const subject = subjectOf(rule);
         if (subject === undefined) continue;
-        const hit = subjects.find((candidate) => matchesParts(candidate, subject));
+        const hit = subjects.find((candidate) =>
+          isPath ? matchesPathRule(candidate, subject) : matchesParts(candidate, subject),
+        );
         if (hit !== undefined) return { rule, subject: hit };
       }
       return undefined;
@@ -335,7 +343,7 @@ export class PermissionPolicy {
           const pattern = rule.pathSubject;
           if (pattern === undefined || this.#families.get(rule)?.includes(family) !== true)
             continue;
-          const hit = paths.find((candidate) => matchesParts(candidate, pattern));
+          const hit = paths.find((candidate) => matchesPathRule(candidate, pattern));
           if (hit !== undefined) return { rule, subject: hit };
         }
       }
