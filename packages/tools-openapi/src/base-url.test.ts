@@ -16,7 +16,9 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     seen.push(request.url ?? '');
     response.setHeader('content-type', 'application/json');
-    response.end('{}');
+    // An API that echoes the request it got, and fails for item 500.
+    if (request.url?.includes('/items/500')) response.statusCode = 500;
+    response.end(JSON.stringify({ youAsked: request.url }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -79,5 +81,34 @@ describe('the operation path goes before the base URL’s query and fragment', (
   it('a base query with no parameters of the call', async () => {
     await callTool(tool(`${origin}/v1?api-version=1`), { id: '7' });
     expect(seen).toEqual(['/v1/items/7?api-version=1']);
+  });
+});
+
+describe('a key written into the base URL', () => {
+  const key = 'AIzaSyA-0123456789abcdef';
+  it.each([
+    [`/v1?key=${key}`, 'key'],
+    [`/v1?api-version=1&api_key=${key}`, 'api_key'],
+    [`/v1?access_token=${key}`, 'access_token'],
+  ])('%s: sent, but never shown to the model', async (suffix, name) => {
+    const ok = await callTool(tool(`${origin}${suffix}`), { id: '7' });
+    expect(seen[0]).toContain(`${name}=${key}`);
+    expect(JSON.stringify(ok.content)).not.toContain(key);
+    expect(JSON.stringify(ok.content)).toContain(`[redacted:query ${name}]`);
+    expect(ok.details?.url).toContain(`${name}=***`);
+    const failed = await callTool(tool(`${origin}${suffix}`), { id: '500' });
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).not.toContain(key);
+    const unreachable = await callTool(tool(`http://127.0.0.1:9${suffix}`), { id: '7' }).then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(unreachable).toContain(`${name}=***`);
+    expect(unreachable).not.toContain(key);
+  });
+
+  it('a parameter that is no credential (api-version) is shown as it is', async () => {
+    const result = await callTool(tool(`${origin}/v1?api-version=2024-01-01`), { id: '7' });
+    expect(result.details?.url).toContain('api-version=2024-01-01');
   });
 });

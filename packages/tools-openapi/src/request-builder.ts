@@ -183,18 +183,50 @@ export async function buildRequest(
   // A base URL may carry a query (`…/v1?api-version=2024-01-01`) or a fragment: the operation's
   // path goes before them, not into the query (which sent every call to the base path itself).
   const { base, baseQuery } = splitBaseUrl(plan.baseUrl);
-  const search = (pairs: readonly string[]) => {
-    const all = baseQuery === '' ? pairs : [baseQuery, ...pairs];
+  // A key written into the base URL (`?key=…`, as some APIs take it) is a credential too: masked
+  // where the URL is shown, and hidden where an answer echoes it.
+  const displayBaseQuery = maskCredentialPairs(baseQuery, secrets);
+  const search = (fixed: string, pairs: readonly string[]) => {
+    const all = fixed === '' ? pairs : [fixed, ...pairs];
     return all.length > 0 ? `?${all.join('&')}` : '';
   };
   return {
     method: operation.method.toUpperCase(),
-    url: `${base}${path}${search(query)}`,
-    displayUrl: `${base}${path}${search(displayQuery)}`,
+    url: `${base}${path}${search(baseQuery, query)}`,
+    displayUrl: `${base}${path}${search(displayBaseQuery, displayQuery)}`,
     headers,
     body,
     secrets,
   };
+}
+
+/**
+ * `query` (`a=1&key=…`) with the values of pairs that read as credentials (core's
+ * `isCredentialVariable`: `key`, `api_key`, `token`… with a value like a secret) replaced by
+ * `***`; each such value is added to `secrets`.
+ */
+function maskCredentialPairs(query: string, secrets: SentSecret[]): string {
+  if (query === '') return query;
+  return query
+    .split('&')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at === -1) return pair;
+      const name = safeDecode(pair.slice(0, at));
+      const value = safeDecode(pair.slice(at + 1));
+      if (!isCredentialVariable(name, value)) return pair;
+      secrets.push({ value, label: `query ${name}` });
+      return `${pair.slice(0, at)}=***`;
+    })
+    .join('&');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
 }
 
 /** A base URL without its fragment, split at its query; the path part without trailing `/`. */
