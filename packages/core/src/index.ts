@@ -81,6 +81,7 @@ export {
   type ToolErrorKind,
   type ToolErrorOptions,
 } from './errors.js';
+export { notAnEventStream } from './event-stream-check.js';
 export { type ExecuteToolOptions, executeTool } from './execute-tool.js';
 export { steeringSkipMessage } from './execute-tool-calls.js';
 export { detectFileKind, type FileKind } from './file-kind.js';

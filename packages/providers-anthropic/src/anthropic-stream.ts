@@ -7,6 +7,7 @@ import {
   type Citation,
   emptyUsage,
   errorMessage,
+  notAnEventStream,
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
@@ -74,6 +75,9 @@ export function streamAnthropic(
         .getClient()
         .messages.create(params, { signal: current.signal, maxRetries: 0 })
         .asResponse();
+      // A 200 that is a JSON document or an HTML page (a proxy's) says why it is not a stream.
+      const notStream = await notAnEventStream(response, id);
+      if (notStream !== undefined) throw notStream;
       attempt = new SseEvents(response, current);
       return attempt;
     },

@@ -6,6 +6,7 @@ import {
   abortError,
   type Citation,
   emptyUsage,
+  notAnEventStream,
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
@@ -76,6 +77,10 @@ export function streamGemini(
             fetch: async (input, init) => {
               const response = await baseFetch(input, init);
               lastResponse = response;
+              // A 200 that is a JSON document or an HTML page (a proxy's) says why it is not a
+              // stream (the SDK read it as "Incomplete JSON segment at the end").
+              const notStream = await notAnEventStream(response, id);
+              if (notStream !== undefined) throw notStream;
               return response;
             },
           },

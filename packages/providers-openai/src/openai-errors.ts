@@ -71,6 +71,9 @@ export function toProviderError(
 
 function typedError(error: unknown, provider: string): ProviderError {
   if (ProviderError.isInstance(error)) return error;
+  // Our own check inside the client's fetch (a 200 that is no event stream), wrapped by the SDK.
+  if (error instanceof APIConnectionError && ProviderError.isInstance(error.cause))
+    return error.cause;
   if (error instanceof APIConnectionTimeoutError) {
     return new ProviderError(`${label(provider)} request timed out`, {
       provider,

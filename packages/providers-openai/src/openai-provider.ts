@@ -1,4 +1,5 @@
 import {
+  notAnEventStream,
   type Provider,
   ProviderError,
   type ProviderRequest,
@@ -132,6 +133,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       maxRetries: 0,
     };
     if (baseURL !== undefined) clientOptions.baseURL = baseURL;
+    // Every request is for a streamed answer: a 200 that is a JSON document or an HTML page (a
+    // proxy's, a server ignoring `stream: true`) says why it is not one, instead of the SDK
+    // reading it as an empty stream.
+    const baseFetch = options.clientOptions?.fetch ?? globalThis.fetch;
+    clientOptions.fetch = async (input, init) => {
+      const response = await baseFetch(input, init);
+      const notStream = await notAnEventStream(response, id);
+      if (notStream !== undefined) throw notStream;
+      return response;
+    };
     if (options.timeoutMs !== undefined) clientOptions.timeout = options.timeoutMs;
     if (options.headers !== undefined) clientOptions.defaultHeaders = options.headers;
     if (options.organization !== undefined) clientOptions.organization = options.organization;
