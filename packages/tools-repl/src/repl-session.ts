@@ -331,6 +331,21 @@ export class ReplSession {
         );
       }
     });
+    // The request channel: a cell may close or replace the interpreter's standard input and go
+    // on running, and the next request then meets a pipe with no reader (EPIPE). Unlistened,
+    // that error would end this process; it ends the session instead.
+    child.stdin?.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.#child !== child) return;
+      const pending = this.#pending;
+      const stderr = this.#stderr;
+      this.reset();
+      pending?.reject(
+        new ReplResetError(
+          `the ${language} interpreter no longer reads its requests (a cell closed or replaced its standard input: ${error.code ?? error.message}); the session was reset (its state is gone)`,
+          stderr,
+        ),
+      );
+    });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       if (this.#stderr.length < 8000) this.#stderr += chunk;
     });
