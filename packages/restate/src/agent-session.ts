@@ -48,6 +48,15 @@ export interface AgentSessionOptions<Name extends string = 'agent'> {
    * could then not even be read. Raise both together.
    */
   maxSessionBytes?: number;
+  /**
+   * Bytes of JSON a session's stored conversation may never pass, even in the middle of a prompt
+   * [28 MiB, or `maxSessionBytes` + 8 MiB when that is more]: one prompt may add what is left
+   * (its tool results are clipped to fit, a prompt or answer that does not fit ends the run with
+   * an error saying so). One prompt that added 35 MB of tool results left its session's state
+   * past what Restate loads into one invocation: every later call of the session hung. Keep it
+   * under `worker.invoker.per-invocation-memory-limit` (32 MiB by default).
+   */
+  maxStateBytes?: number;
 }
 
 /** The input of the `prompt` handler. */
@@ -111,6 +120,12 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
   };
   const values = journalValues(journalOptions);
   const maxSessionBytes = options.maxSessionBytes ?? 20 * 1024 * 1024;
+  const maxStateBytes =
+    options.maxStateBytes ?? Math.max(28 * 1024 * 1024, maxSessionBytes + 8 * 1024 * 1024);
+  if (!(maxStateBytes > maxSessionBytes))
+    throw new RangeError(
+      `maxStateBytes (${maxStateBytes}) must be more than maxSessionBytes (${maxSessionBytes}): a prompt needs room to add to the session`,
+    );
   return restate.object({
     name,
     ...(options.options === undefined ? {} : { options: options.options }),
@@ -136,7 +151,12 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
           ...(await options.agent({ sessionId: ctx.key })),
           messages,
           ...(compactions.length === 0 ? {} : { compactions }),
-          journal: new RestateRunJournal(ctx, { ...journalOptions, onCancel: abort }),
+          journal: new RestateRunJournal(ctx, {
+            ...journalOptions,
+            onCancel: abort,
+            // What this prompt may add: the conversation must stay loadable by one invocation.
+            maxRunBytes: maxStateBytes - bytes,
+          }),
           permissionGate: (request) =>
             approvalGate(ctx, request, {
               needsApproval: options.needsApproval,

@@ -215,6 +215,36 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
     );
   });
 
+  // Before: ten results of 3.5 MB in one turn (each under maxStepBytes) were all stored; the
+  // session's state then passed what Restate loads into one invocation, and every later call of
+  // it — even `messages { count: 1 }` — hung for ever.
+  it('one prompt whose tool results add 35 MB: clipped to what the session may hold; the session stays readable', async () => {
+    const sessionId = `many-10-3500000-${Date.now()}`;
+    const outcome = await call<PromptOutcome>(sessionId, 'prompt', { prompt: 'go' });
+    expect(outcome.stopReason).toBe('completed');
+    // Every call ran once; none was run again by a retried invocation.
+    expect((await logLines(sessionId)).filter((line) => line === 'effect big')).toHaveLength(10);
+    const first = await call<Message[]>(sessionId, 'messages', { from: 0, count: 1 });
+    expect(first).toHaveLength(1);
+    const results: ToolResultMessage[] = [];
+    for (let from = 0; ; from += 2) {
+      const page = await call<Message[]>(sessionId, 'messages', { from, count: 2 });
+      if (page.length === 0) break;
+      results.push(...toolResults(page));
+    }
+    expect(results).toHaveLength(10);
+    const clippedNote = /left of what this session may hold \(maxStateBytes\): clipped/;
+    const kept = results.filter((result) => !clippedNote.test(JSON.stringify(result.content)));
+    expect(kept.length).toBeGreaterThanOrEqual(7);
+    expect(kept.length).toBeLessThan(10);
+    const stored = JSON.stringify(results).length;
+    expect(stored).toBeLessThanOrEqual(28 * 1024 * 1024);
+    // Past maxSessionBytes now: the next prompt is refused clearly, not stuck.
+    await expect(call(sessionId, 'prompt', { prompt: 'again' })).rejects.toThrow(
+      /413.*past the 20971520 it may hold \(maxSessionBytes/,
+    );
+  });
+
   it('a conversation nearing what Restate loads for one invocation: refused clearly, still read in pages', async () => {
     const sessionId = `big-3000000-${Date.now()}`;
     // 3 MB a prompt: past the 20 MiB a session may hold after the seventh.

@@ -15,12 +15,21 @@ export const defaultMaxStepBytes = 4 * 1024 * 1024;
 
 /** How a journal prepares the values it stores. */
 export interface JournalValues {
-  /** A tool result: redacted, clipped to the limit. */
+  /**
+   * A tool result: redacted, clipped to the limit — `maxStepBytes`, or `roomBytes` when less (what
+   * the run may still add to the session's state).
+   */
   toolResult(
     value: RunStepValues['tool-result'] | undefined,
+    roomBytes?: number,
   ): RunStepValues['tool-result'] | undefined;
-  /** Any other step: redacted; over the limit it fails with an error saying so. */
-  other<T>(type: string, value: T): T;
+  /**
+   * Any other step: redacted; over the limit (or over `room`, what the run may still add to the
+   * session, with the reason) it fails with an error saying so.
+   */
+  other<T>(type: string, value: T, room?: { bytes: number; why: string }): T;
+  /** Bytes of JSON a value takes as stored. */
+  bytes(value: unknown): number;
   /** Every string of a JSON value redacted (state written outside steps: the conversation). */
   redact<T>(value: T): T;
 }
@@ -53,14 +62,27 @@ export function journalValues(options: {
   const redact = <T>(value: T): T => (value === undefined ? value : parsed<T>(stored(value).text));
   return {
     redact,
-    toolResult: (value) => {
+    bytes: (value) => {
+      if (value === undefined) return 0;
+      try {
+        return Buffer.byteLength(jsonText(value), 'utf8');
+      } catch {
+        // Only a value no step stores (nested too deep): nothing of it was stored.
+        return 0;
+      }
+    },
+    toolResult: (value, roomBytes) => {
       if (value === undefined) return value;
       const { text, bytes } = storedResult(value, stored);
       const safe = parsed<RunStepValues['tool-result']>(text);
-      if (bytes <= maxBytes) return safe;
-      return { ...safe, message: clipped(safe.message, bytes, maxBytes) };
+      const limit = Math.min(maxBytes, roomBytes ?? maxBytes);
+      if (bytes <= limit) return safe;
+      return {
+        ...safe,
+        message: clipped(safe.message, bytes, limit, limit < maxBytes ? 'session' : 'step'),
+      };
     },
-    other: (type, value) => {
+    other: (type, value, room) => {
       if (value === undefined) return value;
       let text: string;
       let bytes: number;
@@ -75,6 +97,10 @@ export function journalValues(options: {
         // Terminal: retrying cannot make it smaller.
         throw new TerminalError(
           `The ${type} step is ${bytes} bytes of JSON, over the ${maxBytes} a journaled step may hold (maxStepBytes)`,
+        );
+      if (room !== undefined && bytes > room.bytes)
+        throw new TerminalError(
+          `The ${type} step is ${bytes} bytes of JSON, more than the ${Math.max(0, room.bytes)} this run may still add to the session: ${room.why}`,
         );
       return parsed(text);
     },
@@ -127,11 +153,23 @@ function storedResult(
   }
 }
 
-/** A result too large for the journal, as text clipped to fit (images left out, said so). */
-function clipped(message: ToolResultMessage, size: number, maxBytes: number): ToolResultMessage {
+/**
+ * A result too large for the journal, as text clipped to fit (images left out, said so): over
+ * what one step may hold, or over what is left of what the session may hold.
+ */
+function clipped(
+  message: ToolResultMessage,
+  size: number,
+  maxBytes: number,
+  over: 'step' | 'session',
+): ToolResultMessage {
   const text = toolResultText(message.content);
   const images = message.content.filter((block) => block.type === 'image').length;
-  const note = `[The result was ${size} bytes, more than the ${maxBytes} a durable run journals: clipped${images > 0 ? `, ${images} image(s) left out` : ''}.]`;
+  const limit =
+    over === 'step'
+      ? `more than the ${maxBytes} a durable run journals`
+      : `more than the ${maxBytes} left of what this session may hold (maxStateBytes)`;
+  const note = `[The result was ${size} bytes, ${limit}: clipped${images > 0 ? `, ${images} image(s) left out` : ''}.]`;
   // Characters, not bytes: JSON escapes and UTF-8 can take up to 6 bytes for one character.
   const room = Math.max(0, Math.floor(maxBytes / 6) - note.length - 200);
   return { ...message, content: [{ type: 'text', text: `${note}\n${clipText(text, room)}` }] };

@@ -35,6 +35,14 @@ export interface RestateRunJournalOptions {
    */
   maxStepBytes?: number;
   /**
+   * Bytes of JSON this run's steps may store in all [unlimited]: what the session's state may
+   * still take (`agentSession` gives `maxStateBytes` less what the conversation holds). A tool
+   * result past it is clipped to what is left; a prompt or model response past it ends the run
+   * with an error saying so — Restate loads an object's whole state into every invocation, and
+   * one prompt that added more than fits left the session unreadable (every invocation stuck).
+   */
+  maxRunBytes?: number;
+  /**
    * Called (once) when Restate cancels the invocation: abort the run here, so the tools it is
    * running stop. The steps under way are then awaited again, and record what the abort left.
    */
@@ -59,6 +67,10 @@ export class RestateRunJournal implements RunJournal {
   readonly #context: Context;
   readonly #values: JournalValues;
   readonly #onCancel: (() => void) | undefined;
+  readonly #maxRunBytes: number;
+  /** Bytes of the steps counted so far, by step key: each once, live or replayed. */
+  readonly #counted = new Map<string, number>();
+  #used = 0;
   #cancelled = false;
   #batch: Waiting[] | undefined;
 
@@ -66,6 +78,24 @@ export class RestateRunJournal implements RunJournal {
     this.#context = context;
     this.#values = journalValues(options);
     this.#onCancel = options.onCancel;
+    this.#maxRunBytes = options.maxRunBytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Bytes this run's steps stored so far (live and replayed). */
+  get usedBytes(): number {
+    return this.#used;
+  }
+
+  /** Counts a step's bytes once: when its action makes it, or when a replay hands it back. */
+  #count(key: string, bytes: number): void {
+    if (this.#counted.has(key)) return;
+    this.#counted.set(key, bytes);
+    this.#used += bytes;
+  }
+
+  /** What the run may still store. */
+  #room(): number {
+    return this.#maxRunBytes - this.#used;
   }
 
   step<T>(
@@ -77,16 +107,31 @@ export class RestateRunJournal implements RunJournal {
       case 'queued-messages':
       case 'steering-skip':
         return run({ interrupted: false });
-      case 'tool-result':
-        return this.#inBatch(runStepKey(step), async (attempt) =>
-          this.#values.toolResult((await run(attempt)) as RunStepValues['tool-result'] | undefined),
-        ) as Promise<T | undefined>;
+      case 'tool-result': {
+        const key = runStepKey(step);
+        return this.#inBatch(key, async (attempt) => {
+          const value = this.#values.toolResult(
+            (await run(attempt)) as RunStepValues['tool-result'] | undefined,
+            this.#room(),
+          );
+          // Counted as it is decided: the batch's other results see the room it took.
+          this.#count(key, this.#values.bytes(value));
+          return value;
+        }) as Promise<T | undefined>;
+      }
       case 'run-input':
       case 'model-response':
-      case 'run-end':
-        return this.#run(runStepKey(step), async () =>
-          this.#values.other(step.type, await run({ interrupted: false })),
-        );
+      case 'run-end': {
+        const key = runStepKey(step);
+        return this.#run(key, async () => {
+          const value = this.#values.other(step.type, await run({ interrupted: false }), {
+            bytes: this.#room(),
+            why: 'the session would then hold more than Restate loads into one invocation (maxStateBytes); go on in a new session, or send less at once',
+          });
+          this.#count(key, this.#values.bytes(value));
+          return value;
+        });
+      }
       default: {
         const unknown: never = step;
         return Promise.reject(new Error(`Unknown run step ${JSON.stringify(unknown)}`));
@@ -94,14 +139,16 @@ export class RestateRunJournal implements RunJournal {
     }
   }
 
-  /** One `ctx.run` step, awaited through `#settle`. */
-  #run<T>(key: string, action: () => Promise<T>): Promise<T> {
+  /** One `ctx.run` step, awaited through `#settle`; a replayed value is counted too. */
+  async #run<T>(key: string, action: () => Promise<T>): Promise<T> {
     let live: Promise<T> | undefined;
     const journaled = this.#context.run(key, () => {
       live = action();
       return live;
     });
-    return this.#settle(journaled, () => live);
+    const value = await this.#settle(journaled, () => live);
+    this.#count(key, this.#values.bytes(value));
+    return value;
   }
 
   /**
@@ -164,6 +211,9 @@ export class RestateRunJournal implements RunJournal {
     const values = await this.#settle(RestatePromise.all(steps), () =>
       live.every((running) => running !== undefined) ? Promise.all(live) : undefined,
     );
-    for (const [index, waiting] of batch.entries()) waiting.resolve(values[index]);
+    for (const [index, waiting] of batch.entries()) {
+      this.#count(waiting.key, this.#values.bytes(values[index]));
+      waiting.resolve(values[index]);
+    }
   }
 }

@@ -9,6 +9,7 @@ import {
   runStepKey,
   type StepAttempt,
 } from '../run-journal.js';
+import { stepJson } from './journal-json.js';
 
 // The embedded journal: one append-only JSON Lines file, each line one record — a step that
 // started (`s`) or a step's value (`v`) — made durable (fdatasync) before the step's caller moves
@@ -140,11 +141,17 @@ export class FileRunJournal implements RunJournal {
     }
     const value = await run({ interrupted });
     if (value === undefined) return value;
-    const stored = this.#transform === undefined ? value : this.#transform(value);
-    const line = { r: step.runId, k: key, v: stored };
-    await this.#append(line);
+    let json: string;
+    try {
+      json = stepJson(step, value, this.#transform);
+    } catch (error) {
+      throw new AgentError(`The run journal ${this.path} cannot record ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+    await this.#append({ r: step.runId, k: key }, json);
     // What a later process would read back: the written form, not the live object.
-    steps.set(key, { value: JSON.parse(JSON.stringify(stored)) });
+    steps.set(key, { value: JSON.parse(json) });
     return value;
   }
 
@@ -185,9 +192,13 @@ export class FileRunJournal implements RunJournal {
     return steps;
   }
 
-  /** Resolves once `record` is on disk (synced, unless `sync: false`). */
-  #append(record: { r: string; k: string; s?: 1; v?: unknown }): Promise<void> {
-    const line = `${JSON.stringify(record)}\n`;
+  /**
+   * Resolves once `record` is on disk (synced, unless `sync: false`); `valueJson` is its `v`,
+   * already JSON text (see `stepJson`).
+   */
+  #append(record: { r: string; k: string; s?: 1 }, valueJson?: string): Promise<void> {
+    const head = JSON.stringify(record);
+    const line = `${valueJson === undefined ? head : `${head.slice(0, -1)},"v":${valueJson}}`}\n`;
     return new Promise((resolve, reject) => {
       this.#pending.push({ line, resolve, reject });
       this.#flushing ??= this.#flush();

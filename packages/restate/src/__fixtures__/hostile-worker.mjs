@@ -4,6 +4,7 @@
 // sleep-…   runs `sleep 600` as a child process (a long bash command); records its pid
 // ask-…     the same, once a person approved it
 // big-N-…   returns N characters
+// many-K-N-… K calls in one turn, each returning N characters
 // secret-…  returns the value of AGENT_TEST_API_KEY (a credential of the worker's environment)
 // compact-… 8,000 characters a prompt in a 6,000-token window: compactions
 // odd-…     a read-only tool whose details JSON cannot hold (a BigInt, a cycle)
@@ -58,10 +59,19 @@ function provider(sessionId) {
         .filter((message) => message.role === 'assistant').length;
       record(`${sessionId} model ${turn}`);
       const call = callFor(sessionId);
+      const many = /^many-(\d+)-(\d+)-/.exec(sessionId);
       const script =
-        turn === 0 && call !== undefined
-          ? { toolCalls: [{ id: `call-${sessionId}`, ...call }] }
-          : { text: `done ${sessionId}` };
+        turn === 0 && many !== null
+          ? {
+              toolCalls: Array.from({ length: Number(many[1]) }, (_, index) => ({
+                id: `call-${index}`,
+                name: 'big',
+                arguments: { chars: Number(many[2]) + index },
+              })),
+            }
+          : turn === 0 && call !== undefined
+            ? { toolCalls: [{ id: `call-${sessionId}`, ...call }] }
+            : { text: `done ${sessionId}` };
       return createScriptedProvider([script]).stream(request, options);
     },
   };
