@@ -21,6 +21,24 @@ export interface ModelChoice {
   label: string;
 }
 
+/**
+ * `AGENT_STREAM_IDLE_TIMEOUT` (seconds): how long a provider's response may send nothing — its
+ * headers, then each chunk — before the request is closed and retried (before the first token) or
+ * ends in an error [300, the providers' default].
+ */
+function streamOptions(env: Record<string, string | undefined>): {
+  retry?: { idleTimeoutMs: number };
+} {
+  const raw = env.AGENT_STREAM_IDLE_TIMEOUT;
+  if (raw === undefined || raw.trim() === '') return {};
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError(
+      `AGENT_STREAM_IDLE_TIMEOUT takes seconds (a number > 0, e.g. 120), got "${raw}"`,
+    );
+  return { retry: { idleTimeoutMs: seconds * 1000 } };
+}
+
 /** Picks the provider: `--scripted`, else `--provider`, else `--base-url` (OpenAI), else the first with an API key. */
 export async function chooseProvider(
   options: Pick<CliOptions, 'provider' | 'model' | 'baseUrl' | 'scripted'>,
@@ -60,22 +78,25 @@ export async function chooseProvider(
   const ownServer = name === 'openai' && (options.baseUrl !== undefined || openAiServer);
   if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name));
   const model = options.model ?? defaultModels[name];
+  const stream = streamOptions(env);
   // Each provider loads its vendor SDK: import only the one in use (startup time).
   switch (name) {
     case 'anthropic': {
       const { createAnthropicProvider } = await import('@agent/providers-anthropic');
-      return { provider: createAnthropicProvider(), model, label: `anthropic ${model}` };
+      return { provider: createAnthropicProvider(stream), model, label: `anthropic ${model}` };
     }
     case 'openai': {
       const { createOpenAIProvider } = await import('@agent/providers-openai');
-      const provider = createOpenAIProvider(
-        options.baseUrl === undefined ? {} : { baseURL: options.baseUrl },
-      );
+      const provider = createOpenAIProvider({
+        ...stream,
+        ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+      });
       return { provider, model, label: `${provider.id} ${model}` };
     }
     case 'google': {
       const { createGeminiProvider } = await import('@agent/providers-google');
       const provider = createGeminiProvider({
+        ...stream,
         // A schema keyword Gemini does not take (minLength…) is still checked on the arguments,
         // so the user has nothing to do about it: one line per tool keyword on every start was
         // noise. Any other warning is shown.
