@@ -27,6 +27,36 @@ describe.each(Object.entries(convert))('%s', (_format, run) => {
     ['a pre line of tabs', `<pre>a${'\t'.repeat(200_000)}x\nb</pre><p>after</p>`, 'after'],
     ['a pre of newlines', `<pre>\n${'\n'.repeat(200_000)}x</pre><p>after</p>`, 'after'],
     ['an article line of tabs', article(`<p>${'\t'.repeat(200_000)}x</p><p>after</p>`), 'after'],
+    // Each quote or list level re-indented every line inside it (40 s for these two).
+    [
+      '250 nested quotes around 15,000 lines',
+      `${'<blockquote>'.repeat(250)}${'<p>line</p>'.repeat(15_000)}<p>after</p>`,
+      'after',
+    ],
+    [
+      '120 nested lists around 15,000 items',
+      `${'<ul><li>'.repeat(120)}${'<li>item</li>'.repeat(15_000)}<li>after</li>`,
+      'after',
+    ],
+    // Nesting tens of thousands deep under the worker's 256 kB threshold: Readability held the
+    // thread for 3–15 s per page and then overflowed the stack (such pages are converted whole).
+    ...(
+      [
+        ['b', 60_000],
+        ['div', 20_000],
+        ['span', 40_000],
+        ['blockquote', 15_000],
+        ['ul><li', 12_000],
+        ['dl><dd', 12_000],
+      ] as const
+    ).map(
+      ([tag, depth]) =>
+        [
+          `${depth} nested <${tag}>`,
+          article(`${`<${tag}>`.repeat(depth)}deep text<p>after</p>`),
+          'deep text',
+        ] as const,
+    ),
   ])('%s', (_name, html, expected) => {
     expect(run(html)).toContain(expected);
   });

@@ -17,6 +17,32 @@ interface Attributes {
 /** Pages this large are converted whole, without building a DOM for Readability (memory, time). */
 const maxReadabilityChars = 5_000_000;
 
+/**
+ * Pages nested deeper than this are converted whole: Readability walks ancestors and subtrees
+ * recursively, and 60,000 nested `<b>` (180 kB, under the worker's threshold) held the calling
+ * thread for 15 s before it overflowed the stack, and 250 nested quotes around 15,000 lines 6 s.
+ * Real pages nest a few dozen levels (the Ars Technica page of the tests: 15).
+ */
+export const maxReadabilityDepth = 128;
+
+/** The children a depth walk reads (linkedom's elements). */
+interface TreeElement {
+  firstElementChild: TreeElement | null;
+  nextElementSibling: TreeElement | null;
+}
+
+/** Whether the tree under `root` is nested deeper than `limit` (iterative: no stack to overflow). */
+function deeperThan(root: TreeElement | null, limit: number): boolean {
+  const stack: [TreeElement, number][] = root === null ? [] : [[root, 1]];
+  while (stack.length > 0) {
+    const [element, depth] = stack.pop() as [TreeElement, number];
+    if (depth > limit) return true;
+    for (let child = element.firstElementChild; child !== null; child = child.nextElementSibling)
+      stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function turndown(baseUrl: string | undefined): TurndownService {
   const service = new TurndownService({
     headingStyle: 'atx',
@@ -76,7 +102,10 @@ export function htmlToMarkdown(
     try {
       const { document } = parseHTML(html);
       const title = document.querySelector('title')?.textContent?.trim() || undefined;
-      const article = new Readability(document as never, { charThreshold: 200 }).parse();
+      const root = document.documentElement as unknown as TreeElement | null;
+      const article = deeperThan(root, maxReadabilityDepth)
+        ? null
+        : new Readability(document as never, { charThreshold: 200 }).parse();
       if (article?.content != null && (article.textContent ?? '').trim().length >= 200) {
         const heading = article.title?.trim() || title;
         if (options.format === 'text') {

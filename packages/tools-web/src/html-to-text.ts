@@ -82,6 +82,23 @@ const blockElements = new Set([
 interface RenderContext {
   markdown: boolean;
   baseUrl: string | undefined;
+  /** Quotes, lists and definitions this node is inside (each indents what it holds). */
+  indents: number;
+}
+
+/**
+ * Quotes, lists and definitions nested deeper than this add no further indentation: each level
+ * re-indents every line inside it, so a page of 256 nested quotes around 15,000 lines (or 15,000
+ * empty quotes) took 40 s of the calling thread to convert.
+ */
+const maxIndents = 8;
+
+/** The context of what an indenting element holds, and whether that element still indents. */
+function indented(context: RenderContext): { inner: RenderContext; indents: boolean } {
+  return {
+    inner: { ...context, indents: context.indents + 1 },
+    indents: context.indents < maxIndents,
+  };
 }
 
 /** Paragraph break marker, turned into blank lines at the end. */
@@ -120,7 +137,8 @@ function indent(text: string, prefix: string, firstPrefix = prefix): string {
     .join('\n');
 }
 
-function renderList(node: ElementNode, context: RenderContext): string {
+function renderList(node: ElementNode, outer: RenderContext): string {
+  const { inner: context, indents } = indented(outer);
   const ordered = node.name === 'ol';
   let number = Number.parseInt(node.attributes.start ?? '1', 10);
   if (!Number.isFinite(number)) number = 1;
@@ -135,7 +153,9 @@ function renderList(node: ElementNode, context: RenderContext): string {
     if (body === '') continue;
     const marker = ordered ? `${number}. ` : '- ';
     number++;
-    items.push(indent(body.replace(/\n{2,}/g, '\n'), ' '.repeat(marker.length), marker));
+    items.push(
+      indent(body.replace(/\n{2,}/g, '\n'), indents ? ' '.repeat(marker.length) : '', marker),
+    );
   }
   return `${blockBreak}${items.join('\n')}${blockBreak}`;
 }
@@ -264,15 +284,20 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
     case 'table':
       return renderTable(node, context);
     case 'blockquote': {
-      const text = renderBlockContent(node, context);
-      return `${blockBreak}${markdown ? indent(text, '> ').replace(/^$/gm, '>') : text}${blockBreak}`;
+      const { inner, indents } = indented(context);
+      const text = renderBlockContent(node, inner);
+      if (text === '') return '';
+      return `${blockBreak}${markdown && indents ? indent(text, '> ').replace(/^$/gm, '>') : text}${blockBreak}`;
     }
     case 'dt': {
       const text = renderBlockContent(node, context);
       return `${blockBreak}${markdown && text !== '' ? `**${text}**` : text}\n`;
     }
-    case 'dd':
-      return `${indent(renderBlockContent(node, context), '  ')}${blockBreak}`;
+    case 'dd': {
+      const { inner, indents } = indented(context);
+      const text = renderBlockContent(node, inner);
+      return `${indents ? indent(text, '  ') : text}${blockBreak}`;
+    }
     case 'td':
     case 'th':
       return `${renderChildren(node, context)} `;
@@ -330,6 +355,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): HtmlT
       : (resolveUrl(baseHref, options.baseUrl) ?? options.baseUrl);
   const context: RenderContext = {
     markdown: (options.format ?? 'markdown') === 'markdown',
+    indents: 0,
     baseUrl,
   };
   const text = finish(renderNode(root, context)).replace(/\u00a0/g, ' ');
