@@ -55,7 +55,7 @@ describe.each(Object.entries(convert))('%s', (_format, run) => {
           `${depth} nested <${tag}>`,
           article(`${`<${tag}>`.repeat(depth)}deep text<p>after</p>`),
           'deep text',
-        ] as const,
+        ] as [string, string, string],
     ),
   ])('%s', (_name, html, expected) => {
     expect(run(html)).toContain(expected);
