@@ -9,7 +9,7 @@ import {
   PrivateAddressError,
   type PrivateAddressFilter,
 } from './network-guard.js';
-import { checkLiteralHost, sameSite } from './url-guard.js';
+import { checkLiteralHost, sameSite, shownUrl } from './url-guard.js';
 
 /** What a body is, from its `Content-Type`. */
 export type BodyKind = 'html' | 'json' | 'text' | 'image' | 'binary' | 'unknown';
@@ -83,14 +83,14 @@ function networkError(error: unknown, url: URL): ToolError {
   if (ToolError.isInstance(error)) return error;
   if (error instanceof PrivateAddressError)
     return new ToolError(
-      `Refusing to fetch ${url.href}: ${error.message}. Private networks are off limits unless the tool is created with allowPrivateNetwork.`,
+      `Refusing to fetch ${shownUrl(url)}: ${error.message}. Private networks are off limits unless the tool is created with allowPrivateNetwork.`,
       { kind: 'denied', cause: error },
     );
   const code = errorCode(error);
   const words = code === undefined ? undefined : networkErrorWords[code];
   const detail = words ?? (error instanceof Error ? error.message : String(error));
   return new ToolError(
-    `Could not fetch ${url.href}: ${detail}${code === undefined ? '' : ` (${code})`}`,
+    `Could not fetch ${shownUrl(url)}: ${detail}${code === undefined ? '' : ` (${code})`}`,
     {
       cause: error,
     },
@@ -187,16 +187,16 @@ export async function fetchFollowing(
       try {
         next = new URL(location, url);
       } catch {
-        throw new ToolError(`${url.href} redirected to an invalid URL: ${location}`);
+        throw new ToolError(`${shownUrl(url)} redirected to an invalid URL: ${location}`);
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:')
         throw new ToolError(
-          `${url.href} redirected to a ${next.protocol.slice(0, -1)} URL, which is not fetched: ${next.href}`,
+          `${shownUrl(url)} redirected to a ${next.protocol.slice(0, -1)} URL, which is not fetched: ${shownUrl(next)}`,
         );
       if (!sameSite(url, next)) return { redirectTo: next, from: url, status };
       if (redirects >= settings.maxRedirects)
         throw new ToolError(
-          `Too many redirects: more than ${settings.maxRedirects} starting at ${start.href} (the last pointed to ${next.href}).`,
+          `Too many redirects: more than ${settings.maxRedirects} starting at ${shownUrl(start)} (the last pointed to ${shownUrl(next)}).`,
         );
       url = next;
       continue;
@@ -208,7 +208,7 @@ export async function fetchFollowing(
     const base = {
       status,
       statusText: response.statusMessage ?? '',
-      finalUrl: url.href,
+      finalUrl: shownUrl(url),
       contentType,
     };
     const success = status >= 200 && status < 300;

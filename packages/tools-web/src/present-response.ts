@@ -5,6 +5,7 @@ import { detectFileKind, ToolError, type ToolResult } from '@agent/core';
 import { type ConvertHtmlOptions, convertHtml } from './html-conversion.js';
 import { type BodyKind, classify, type FetchedResponse } from './http-fetch.js';
 import { fenced, oneLine, untrustedNote, withoutControls } from './untrusted-text.js';
+import { shownUrl } from './url-guard.js';
 import type { WebFetchDetails, WebFetchFormat } from './web-fetch.js';
 
 const excerptChars = 2000;
@@ -67,7 +68,7 @@ export async function present(
 ): Promise<ToolResult<WebFetchDetails>> {
   const { body, contentType } = fetched;
   const details: WebFetchDetails = {
-    url: settings.start.href,
+    url: shownUrl(settings.start),
     finalUrl: fetched.finalUrl,
     status: fetched.status,
     bytesRead: body.length,
@@ -75,8 +76,8 @@ export async function present(
     ...(fetched.bodyTruncated ? { bodyTruncated: true } : {}),
   };
   const header = [`URL: ${fetched.finalUrl}`];
-  if (fetched.finalUrl !== settings.start.href)
-    header.push(`Redirected from: ${settings.start.href}`);
+  if (fetched.finalUrl !== shownUrl(settings.start))
+    header.push(`Redirected from: ${shownUrl(settings.start)}`);
   // The status text and the type are the server's words: one line each, like the title.
   const statusText = oneLine(fetched.statusText);
   header.push(`Status: ${fetched.status}${statusText ? ` ${statusText}` : ''}`);

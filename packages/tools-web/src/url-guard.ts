@@ -9,17 +9,37 @@ export function urlSubject(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
+/**
+ * A URL as web_fetch shows it — in its results, its errors, its details, and as the base of a
+ * page's relative links: without the user name and password it may carry (they are sent, as
+ * Basic authentication, never repeated).
+ */
+export function shownUrl(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  return copy.href;
+}
+
+/** Text the model gave as a URL, with anything that looks like `user:password@` taken out. */
+function shownRawUrl(raw: string): string {
+  return raw.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*)[^/?#\s]*@/i, '$1');
+}
+
 /** An absolute http(s) URL; a `ToolError` (invalid-args) for anything else. */
 export function parseUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new ToolError(`Not a valid absolute URL: ${raw}`, { kind: 'invalid-args' });
+    throw new ToolError(`Not a valid absolute URL: ${shownRawUrl(raw)}`, {
+      kind: 'invalid-args',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ToolError(
-      `Only http and https URLs can be fetched, not ${url.protocol.slice(0, -1)}: ${raw}`,
+      `Only http and https URLs can be fetched, not ${url.protocol.slice(0, -1)}: ${shownUrl(url)}`,
       {
         kind: 'invalid-args',
       },
@@ -34,7 +54,7 @@ export function checkLiteralHost(url: URL, allowAddress: PrivateAddressFilter): 
   const reason = privateAddressReason(host);
   if (reason !== undefined && !allowAddress(host, host))
     throw new ToolError(
-      `Refusing to fetch ${url.href}: ${host} is ${reason}. Private networks are off limits unless the tool is created with allowPrivateNetwork.`,
+      `Refusing to fetch ${shownUrl(url)}: ${host} is ${reason}. Private networks are off limits unless the tool is created with allowPrivateNetwork.`,
       { kind: 'denied' },
     );
 }

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { fetchFollowing } from './http-fetch.js';
 import { createGuardedLookup, type DnsLookup, type PrivateAddressFilter } from './network-guard.js';
 import { present } from './present-response.js';
-import { parseUrl, urlSubject } from './url-guard.js';
+import { parseUrl, shownUrl, urlSubject } from './url-guard.js';
 import { withKiroFetchModes } from './web-fetch-kiro.js';
 
 /** Options of {@link createWebFetchTool}. */
@@ -185,10 +185,10 @@ export function createWebFetchTool(
         });
       } catch (error) {
         if (ctx.signal.aborted)
-          throw ToolError.cancelled('web_fetch', `the request to ${start.href} was aborted`);
+          throw ToolError.cancelled('web_fetch', `the request to ${shownUrl(start)} was aborted`);
         if (timeout.signal.aborted)
           throw new ToolError(
-            `Fetching ${start.href} took longer than ${timeoutMs} ms; the request was aborted.`,
+            `Fetching ${shownUrl(start)} took longer than ${timeoutMs} ms; the request was aborted.`,
             {
               kind: 'timeout',
               toolName: 'web_fetch',
@@ -203,12 +203,12 @@ export function createWebFetchTool(
           content: [
             {
               type: 'text',
-              text: `${fetched.from.href} redirected (HTTP ${fetched.status}) to a different host: ${fetched.redirectTo.href}\nRedirects to another host are not followed. To fetch it, call web_fetch again with that URL.`,
+              text: `${shownUrl(fetched.from)} redirected (HTTP ${fetched.status}) to a different host: ${fetched.redirectTo.href}\nRedirects to another host are not followed. To fetch it, call web_fetch again with that URL.`,
             },
           ],
           details: {
-            url: start.href,
-            finalUrl: fetched.from.href,
+            url: shownUrl(start),
+            finalUrl: shownUrl(fetched.from),
             status: fetched.status,
             bytesRead: 0,
             redirectUrl: fetched.redirectTo.href,
@@ -231,7 +231,7 @@ export function createWebFetchTool(
         });
       } catch (error) {
         if (ctx.signal.aborted)
-          throw ToolError.cancelled('web_fetch', `converting ${start.href} was aborted`);
+          throw ToolError.cancelled('web_fetch', `converting ${shownUrl(start)} was aborted`);
         throw error;
       }
     },
