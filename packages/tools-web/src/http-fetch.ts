@@ -1,7 +1,7 @@
 // Fetching: one GET at a time through the guarded lookup, same-site redirects followed, the body
 // decompressed and read up to a cap; network failures as ToolErrors that say what happened.
 import type * as http from 'node:http';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { ToolError } from '@agent/core';
 import {
@@ -123,23 +123,61 @@ async function send(url: URL, settings: RequestSettings): Promise<http.IncomingM
   });
 }
 
-function decompressed(response: http.IncomingMessage): Readable {
-  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  let decoder: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
-  if (encoding === 'gzip' || encoding === 'x-gzip') decoder = zlib.createGunzip();
-  else if (encoding === 'deflate') decoder = zlib.createInflate();
-  else if (encoding === 'br') decoder = zlib.createBrotliDecompress();
-  if (decoder === undefined) return response;
-  response.on('error', (error) => decoder.destroy(error));
-  return response.pipe(decoder);
+/** Content codings stacked deeper than this are refused (each layer can multiply the size). */
+const maxContentCodings = 3;
+
+/** A decoder for one content coding, or undefined when there is none here. */
+function decoderFor(
+  coding: string,
+): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip();
+  if (coding === 'deflate') return zlib.createInflate();
+  if (coding === 'br') return zlib.createBrotliDecompress();
+  return undefined;
+}
+
+/**
+ * The body with its `Content-Encoding` undone: each coding listed, last applied first undone
+ * (`gzip, br` is brotli over gzip). A coding web_fetch cannot undo is an error naming it, not
+ * compressed bytes passed off as the page. The decoders are one pipeline with the response:
+ * ending or failing one ends them all.
+ */
+function decompressed(response: http.IncomingMessage, url: URL): Readable {
+  const codings = (response.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return response;
+  if (codings.length > maxContentCodings)
+    throw new ToolError(
+      `${shownUrl(url)} sent its body encoded ${codings.length} times (Content-Encoding: ${codings.join(', ')}); at most ${maxContentCodings} layers are undone.`,
+    );
+  const decoders = codings.reverse().map((coding) => {
+    const decoder = decoderFor(coding);
+    if (decoder === undefined)
+      throw new ToolError(
+        `${shownUrl(url)} sent its body in the "${coding.slice(0, 40)}" encoding, which web_fetch cannot decode (it accepts gzip, deflate and br).`,
+      );
+    return decoder;
+  });
+  // The callback only keeps a failure from being thrown: the last stream carries it to the reader.
+  pipeline([response, ...decoders], () => {});
+  return decoders[decoders.length - 1] as Readable;
 }
 
 /** Reads at most `limit` bytes of the (decompressed) body, then closes the connection. */
 async function readCapped(
   response: http.IncomingMessage,
   limit: number,
+  url: URL,
 ): Promise<{ body: Buffer; truncated: boolean }> {
-  const stream = decompressed(response);
+  let stream: Readable;
+  try {
+    stream = decompressed(response, url);
+  } catch (error) {
+    response.destroy();
+    throw error;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
@@ -231,7 +269,7 @@ export async function fetchFollowing(
         ? settings.maxImageBytes + 1
         : settings.maxResponseBytes;
     try {
-      const { body, truncated } = await readCapped(response, limit);
+      const { body, truncated } = await readCapped(response, limit, url);
       return { ...base, body, bodyTruncated: truncated };
     } catch (error) {
       throw networkError(error, url);

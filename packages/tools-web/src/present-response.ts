@@ -10,18 +10,60 @@ import type { WebFetchDetails, WebFetchFormat } from './web-fetch.js';
 
 const excerptChars = 2000;
 
+/** The encoding a byte-order mark announces, if the body starts with one. */
+function byteOrderMark(body: Buffer): 'utf-8' | 'utf-16le' | 'utf-16be' | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * The body's encoding, as a browser decides it (WHATWG): a byte-order mark wins over everything,
+ * then the header's charset, then (HTML) a `<meta>` or (XML) the declaration; UTF-8 otherwise.
+ * A UTF-16 label found inside the bytes is read as UTF-8: text that could be read to find the
+ * label is not UTF-16.
+ */
 function charsetOf(contentType: string | undefined, body: Buffer, kind: BodyKind): string {
+  const fromMark = byteOrderMark(body);
+  if (fromMark !== undefined) return fromMark;
   const fromHeader = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)/i)?.[1];
   if (fromHeader !== undefined) return fromHeader;
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
-  if (kind === 'html') {
-    const head = body.subarray(0, 2048).toString('latin1');
-    const meta =
-      head.match(/<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i)?.[1] ??
-      head.match(/<meta[^>]+content\s*=\s*["'][^"']*charset=([\w.:-]+)/i)?.[1];
-    if (meta !== undefined) return meta;
-  }
-  return 'utf-8';
+  const head = body.subarray(0, 2048).toString('latin1');
+  const declared =
+    kind === 'html'
+      ? (head.match(/<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i)?.[1] ??
+        head.match(/<meta[^>]+content\s*=\s*["'][^"']*charset=([\w.:-]+)/i)?.[1])
+      : head.match(/^<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']/)?.[1];
+  if (declared === undefined || /^utf-?16/i.test(declared)) return 'utf-8';
+  return declared;
+}
+
+/** Whether the declared charset is UTF-16/32, whose text is full of NUL bytes. */
+function wideCharset(contentType: string | undefined, body: Buffer): boolean {
+  const mark = byteOrderMark(body);
+  if (mark !== undefined) return mark !== 'utf-8';
+  return /;\s*charset\s*=\s*"?utf-?(16|32)/i.test(contentType ?? '');
+}
+
+/**
+ * Windows-1252's 0x80–0x9F (WHATWG's table; 0 where it leaves a byte as the C1 control). The
+ * labels `iso-8859-1`, `latin1` and `us-ascii` mean this encoding too, and Node's TextDecoder
+ * (24.9) decodes it as latin1: the curly quotes, dashes and euro signs of such a page became C1
+ * controls, which are then dropped.
+ */
+const windows1252High = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152,
+  0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161,
+  0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+
+function decodeWindows1252(body: Buffer): string {
+  const text = body.toString('latin1');
+  return text.replace(/[\x80-\x9f]/g, (character) => {
+    const mapped = windows1252High[character.charCodeAt(0) - 0x80] ?? 0;
+    return mapped === 0 ? character : String.fromCharCode(mapped);
+  });
 }
 
 function decodeBody(body: Buffer, charset: string): string {
@@ -32,6 +74,7 @@ function decodeBody(body: Buffer, charset: string): string {
     // An unknown label: UTF-8 with replacement characters beats refusing the page.
     decoder = new TextDecoder('utf-8');
   }
+  if (decoder.encoding === 'windows-1252') return decodeWindows1252(body);
   return decoder.decode(body);
 }
 
@@ -83,7 +126,13 @@ export async function present(
   header.push(`Status: ${fetched.status}${statusText ? ` ${statusText}` : ''}`);
   header.push(`Content-Type: ${contentType === undefined ? '(none)' : oneLine(contentType)}`);
   let kind = classify(contentType);
-  const sniffed = detectFileKind(body.subarray(0, 8192));
+  const wide = wideCharset(contentType, body);
+  // UTF-16 text is NUL bytes every other byte: not binary when its mark or header says so.
+  const sniffed = wide ? { type: 'text' as const } : detectFileKind(body.subarray(0, 8192));
+  // Bytes that begin with a binary format's magic number are that format, whatever the header
+  // says: a PDF or a PNG sent as text/html would otherwise reach the model as pages of noise.
+  const magic = sniffed.type !== 'text' && sniffed.mimeType !== undefined;
+  if (magic && (kind === 'html' || kind === 'json' || kind === 'text')) kind = 'binary';
   if (kind === 'unknown') {
     if (sniffed.type !== 'text') kind = sniffed.type;
     else if (/^\s*(<!doctype html|<html)/i.test(body.subarray(0, 512).toString('latin1')))
@@ -128,10 +177,11 @@ export async function present(
         : formatBytes(fetched.declaredLength)
       : `${fetched.bodyTruncated ? 'at least ' : ''}${formatBytes(body.length)}`;
     const what =
-      sniffed.type === 'binary' && sniffed.format !== undefined && !fetched.skipped
+      sniffed.type !== 'text' && sniffed.format !== undefined && !fetched.skipped
         ? `${sniffed.format}, `
         : '';
-    const text = `${header.join('\n')}\n\nBinary content (${what}${size}); not shown.`;
+    const lied = magic && classify(contentType) !== 'binary' && classify(contentType) !== 'unknown';
+    const text = `${header.join('\n')}\n\nBinary content (${what}${size}); not shown.${lied ? ' The server called it text, but its bytes are this binary format.' : ''}`;
     return success
       ? { content: [{ type: 'text', text }], details }
       : { content: [{ type: 'text', text }], details, isError: true };
