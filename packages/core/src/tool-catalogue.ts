@@ -6,6 +6,7 @@
  */
 import type { Message, ToolCallContent, ToolResultMessage } from './messages.js';
 import { composePrepareArguments, renameArguments } from './prepare-arguments.js';
+import { oneLineText } from './terminal-safe.js';
 import type { AnyAgentTool, ToolDefinition } from './tool.js';
 import { toToolDefinition } from './tool.js';
 import { matchesToolPattern, type ToolRegistry } from './tool-registry.js';
@@ -29,6 +30,12 @@ export interface ToolSearchOptions {
   auto?: false | { maxTools?: number; maxTokens?: number };
   /** Matches a search returns (and loads) at most [5]; the model may ask for up to 20. */
   maxResults?: number;
+  /**
+   * Deferred tools a session loads at most [100]: each loaded definition is sent with every
+   * later request, so a model that searched (or `select:`ed) its way through a catalogue of
+   * thousands would carry all of them. Past it a search names its matches without loading them.
+   */
+  maxLoaded?: number;
   /** The search tool's name [tool_search]. */
   name?: string;
   /**
@@ -93,6 +100,11 @@ function clipSummary(summary: string): string {
 }
 
 const defaultMaxTools = 100;
+const defaultMaxLoaded = 100;
+/** Tools one `select:` loads at most (as many as a search may ask for). */
+const maxSelected = 20;
+/** Characters of the query repeated in a "no match" answer. */
+const echoedQueryChars = 200;
 const defaultMaxTokens = 20_000;
 
 /** Estimated tokens of a definition: ~4 characters of JSON per token. */
@@ -211,13 +223,22 @@ export class ToolCatalogue {
     return { eager, deferred };
   }
 
-  /** Marks tools loaded (by canonical name or alias); returns those newly loaded. */
+  /**
+   * Marks tools loaded (by canonical name or alias); returns those newly loaded. A deferred tool
+   * past `maxLoaded` is not loaded (it still runs when called by its exact name).
+   */
   load(names: Iterable<string>): string[] {
     this.#refresh();
     const added: string[] = [];
+    const maxLoaded = this.#options.maxLoaded ?? defaultMaxLoaded;
+    let loadedDeferred = this.#loaded.filter((name) => this.#deferred.has(name)).length;
     for (const name of names) {
       const tool = this.#registry.get(name);
       if (tool === undefined || this.#loadedSet.has(tool.name)) continue;
+      if (this.#deferred.has(tool.name)) {
+        if (loadedDeferred >= maxLoaded) continue;
+        loadedDeferred++;
+      }
       this.#loadedSet.add(tool.name);
       this.#loaded.push(tool.name);
       if (this.#deferred.has(tool.name)) added.push(tool.name);
@@ -414,28 +435,59 @@ export class ToolCatalogue {
             content: [
               {
                 type: 'text',
-                text: `No tools match "${args.query}" among the ${pending} not loaded. Try other or fewer words${mode === 'keywords' ? ', or mode "regex"' : ''}.`,
+                // The query as one short line: it may be a megabyte, or carry escape sequences.
+                text: `No tools match "${oneLineText(args.query, echoedQueryChars)}" among the ${pending} not loaded. Try other or fewer words${mode === 'keywords' ? ', or mode "regex"' : ''}.`,
               },
             ],
             details: { loaded: [], matches: [] } satisfies ToolSearchDetails,
           };
         }
-        // `select:` loads every tool it names, however many: nothing to hold back.
-        const others = selectQuery(args.query) === undefined ? matches.slice(limit) : [];
-        if (others.length > 0) matches = matches.slice(0, limit);
+        // `select:` loads every tool it names, up to `maxSelected`: the model chose them.
+        const selecting = selectQuery(args.query) !== undefined;
+        const taken = selecting ? maxSelected : limit;
+        const maxLoaded = this.#options.maxLoaded ?? defaultMaxLoaded;
+        let others = matches.slice(taken);
+        if (others.length > 0) matches = matches.slice(0, taken);
         const before = new Set(this.#loaded);
+        this.load(matches.map((match) => match.name));
+        // Past `maxLoaded` a match is named, not loaded.
+        const full = matches.filter((match) => !this.#loadedSet.has(match.name));
+        if (full.length > 0) {
+          matches = matches.filter((match) => this.#loadedSet.has(match.name));
+          others = [...full, ...others];
+        }
         const names = matches.map((match) => match.name);
-        this.load(names);
+        if (matches.length === 0) {
+          return {
+            content: [
+              {
+                type: 'text',
+                text: `Nothing loaded: this session has loaded ${maxLoaded} tools, the most it holds. Use the tools loaded already; a tool called by its exact name still runs. Matching: ${full
+                  .slice(0, otherMatchCount)
+                  .map((match) => match.name)
+                  .join(', ')}`,
+              },
+            ],
+            details: { loaded: [], matches: [] } satisfies ToolSearchDetails,
+          };
+        }
         const lines = matches.map(
           (match) =>
             `- ${match.name}${before.has(match.name) ? ' (already loaded)' : ''}: ${match.summary}`,
         );
         // The next matches by name and summary: when the words misled the ranking, the model can
         // see the tool it meant and load it, without a second search.
+        const listed = others.slice(0, otherMatchCount);
+        const why =
+          full.length > 0
+            ? `this session holds at most ${maxLoaded} loaded tools`
+            : selecting
+              ? `"select:" loads at most ${maxSelected} at a time`
+              : '"select:name" loads one';
         const more =
-          others.length === 0
+          listed.length === 0
             ? ''
-            : `\nAlso matching, not loaded ("select:name" loads one):\n${others.map((match) => `- ${match.name}: ${clipSummary(match.summary)}`).join('\n')}`;
+            : `\nAlso matching, not loaded (${why}):\n${listed.map((match) => `- ${match.name}: ${clipSummary(match.summary)}`).join('\n')}${others.length > listed.length ? `\n… and ${others.length - listed.length} more` : ''}`;
         return {
           content: [
             {
@@ -446,7 +498,7 @@ export class ToolCatalogue {
           details: {
             loaded: names,
             matches,
-            ...(others.length === 0 ? {} : { others }),
+            ...(listed.length === 0 ? {} : { others: listed }),
           } satisfies ToolSearchDetails,
         };
       },

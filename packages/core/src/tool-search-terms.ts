@@ -4,6 +4,7 @@
  * synonyms and learned associates. The index (`tool-search-index.ts`) scores with these.
  */
 import type { JsonSchema } from './json-schema.js';
+import { oneLineText } from './terminal-safe.js';
 import type { AnyAgentTool } from './tool.js';
 import type { ToolSearchAssociations } from './tool-search-associations.js';
 
@@ -157,7 +158,10 @@ export function summaryOf(description: string, afterOperationId: boolean): strin
     paragraphs[1] !== undefined
   )
     summary = `${summary} — ${firstSentence(paragraphs[1])}`;
-  return summary.length > 160 ? `${summary.slice(0, 159)}…` : summary;
+  // A description is the tool's author's (an MCP server's, a spec's): the summary the model and
+  // the user read is one printable line, without the escape sequences or bidi overrides it held.
+  const line = oneLineText(summary);
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
 }
 
 // BM25F: each field's term frequencies are normalised by that field's length, then weighted;
