@@ -471,7 +471,7 @@ export class McpInteractions {
   async #readLine(keys: RunKeys, signal: AbortSignal, masked = false): Promise<string | undefined> {
     let line = '';
     while (true) {
-      const chunk = await keys.nextKey(signal);
+      const chunk = await keys.nextKey(signal, { readsText: true });
       if (chunk === undefined) return undefined;
       for (let i = 0; i < chunk.length; i++) {
         const char = chunk[i] as string;

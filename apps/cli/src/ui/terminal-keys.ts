@@ -30,6 +30,8 @@ export class RunKeys {
   #onInterrupt: () => void = () => {};
   #onLine: OnRunLine | undefined;
   #waiter: ((key: string | undefined) => void) | undefined;
+  /** The waiting question reads typed text (a form field): it takes every key, a line being typed or not. */
+  #waiterReadsText = false;
   #active = false;
   #line = '';
   /** Inside a bracketed paste: line ends are part of the text, not Enter. */
@@ -49,7 +51,10 @@ export class RunKeys {
     // message when the question appears goes on typing it, and those letters must not answer
     // ("a" of "can you also" was "always"). The line goes on until Enter sends it; a paste is
     // text, never an answer.
-    if (this.#waiter !== undefined && !this.typing && !text.startsWith(pasteStart)) {
+    if (
+      this.#waiter !== undefined &&
+      (this.#waiterReadsText || (!this.typing && !text.startsWith(pasteStart)))
+    ) {
       this.#settle(text);
       return;
     }
@@ -100,10 +105,20 @@ export class RunKeys {
     return this.#waiter !== undefined;
   }
 
-  /** The next key (or pasted chunk); `undefined` on Ctrl-C, on `stop`, or when `signal` aborts. */
-  nextKey(signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * The next key (or pasted chunk); `undefined` on Ctrl-C, on `stop`, or when `signal` aborts. A
+   * key typed while a line is being typed goes on into that line instead; with `readsText` (a form
+   * field) every key is the answer's.
+   */
+  nextKey(
+    signal?: AbortSignal,
+    options: { readsText?: boolean } = {},
+  ): Promise<string | undefined> {
     this.#settle(undefined);
     if (signal?.aborted || !this.#active) return Promise.resolve(undefined);
+    // Text typed into a form field (a password too) is the field's: never diverted into the line
+    // being typed to the agent, which Enter would send to the model.
+    this.#waiterReadsText = options.readsText === true;
     return new Promise((resolve) => {
       const onAbort = () => this.#settle(undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -150,6 +165,7 @@ export class RunKeys {
   #settle(key: string | undefined): void {
     const waiter = this.#waiter;
     this.#waiter = undefined;
+    this.#waiterReadsText = false;
     waiter?.(key);
   }
 }
