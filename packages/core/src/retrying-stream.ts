@@ -65,20 +65,49 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   #ended = false;
   /** Undefined when the idle timeout is off. */
   readonly #idle: IdleWatch | undefined;
+  /**
+   * A stall is undone by cancelling the attempt (its pending read then fails or ends): no cost
+   * per chunk. A driver without `cancel` gets each read raced against the stall instead.
+   */
+  readonly #cancels: boolean;
+  /** The attempt was cancelled for a stall: how its pending read ends is that stall. */
+  #stallCancelled = false;
 
   constructor(driver: StreamDriver<TChunk>, options: RetryingStreamOptions) {
     this.#driver = driver;
     this.#options = options;
+    this.#cancels = driver.cancel !== undefined;
     const idleTimeoutMs = options.retry?.idleTimeoutMs ?? defaultIdleTimeoutMs;
     this.#idle =
       Number.isFinite(idleTimeoutMs) && idleTimeoutMs > 0
-        ? new IdleWatch(idleTimeoutMs)
+        ? new IdleWatch(idleTimeoutMs, this.#onStall)
         : undefined;
   }
 
-  /** A wait for the network, given up on (as {@link stalled}) past the idle timeout. */
+  readonly #onStall = (): void => {
+    if (this.#ended || !this.#cancels) return;
+    this.#stallCancelled = true;
+    try {
+      this.#driver.cancel?.();
+    } catch {
+      // The read it was meant to end is reported either way.
+    }
+  };
+
+  /** A wait for the network, given up on past the idle timeout (see `#cancels`). */
   #guard<T>(promise: Promise<T>): Promise<T | Stalled> {
-    return this.#idle === undefined ? promise : this.#idle.guard(promise);
+    const idle = this.#idle;
+    if (idle === undefined) return promise;
+    if (!this.#cancels) return idle.guard(promise);
+    idle.waiting();
+    return promise;
+  }
+
+  /** Whether what a read gave (a chunk, an end, a failure) is really the stall that cancelled it. */
+  #isStall(result: unknown, failed: boolean): boolean {
+    this.#idle?.arrived();
+    if (result === stalled) return true;
+    return this.#stallCancelled && (failed || (result as IteratorResult<TChunk>).done === true);
   }
 
   [Symbol.asyncIterator](): this {
@@ -98,8 +127,9 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   readonly #onChunk = (
     chunk: IteratorResult<TChunk> | Stalled,
   ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> => {
-    if (chunk === stalled) return this.#fill({ kind: 'stalled' });
-    if (chunk.done === true || this.#ended) return this.#fill({ kind: 'ended' });
+    if (this.#isStall(chunk, false)) return this.#fill({ kind: 'stalled' });
+    if (chunk === stalled || chunk.done === true || this.#ended)
+      return this.#fill({ kind: 'ended' });
     try {
       this.#driver.apply(chunk.value, this.#queue);
     } catch (bug) {
@@ -109,7 +139,7 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   };
 
   readonly #onChunkError = (caught: unknown): Promise<IteratorResult<StreamEvent>> =>
-    this.#fill({ kind: 'failed', caught });
+    this.#fill(this.#isStall(caught, true) ? { kind: 'stalled' } : { kind: 'failed', caught });
 
   /** Stops early (the consumer broke out of its loop): cancels the HTTP request. */
   async return(): Promise<IteratorResult<StreamEvent>> {
@@ -178,21 +208,24 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
             result = await this.#guard(iterator.next());
           } catch (caught) {
             this.#iterator = undefined;
-            await this.#failed(caught);
+            if (this.#isStall(caught, true)) await this.#stalled();
+            else await this.#failed(caught);
             continue;
           }
-          if (result === stalled) await this.#stalled();
-          else if (result.done === true) this.#streamEnded();
+          if (this.#isStall(result, false)) await this.#stalled();
+          else if (result === stalled || result.done === true) this.#streamEnded();
           else driver.apply(result.value, this.#queue);
         } else if (!this.#ended) {
           if (signal?.aborted) this.#end(driver.fail('aborted', driver.abortError()));
           else {
             try {
+              this.#stallCancelled = false;
               const opened = await this.#guard(driver.open());
-              if (opened === stalled) await this.#stalled();
+              if (this.#isStall(opened, false) || opened === stalled) await this.#stalled();
               else this.#iterator = opened[Symbol.asyncIterator]();
             } catch (caught) {
-              await this.#failed(caught);
+              if (this.#isStall(caught, true)) await this.#stalled();
+              else await this.#failed(caught);
             }
           }
         }
@@ -221,6 +254,7 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   /** The attempt sent nothing for the idle timeout: its request is closed, and it failed. */
   async #stalled(): Promise<void> {
     this.#iterator = undefined;
+    this.#stallCancelled = false;
     const driver = this.#driver;
     try {
       driver.cancel?.();
