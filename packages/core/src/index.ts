@@ -198,6 +198,12 @@ export {
 } from './run-journal.js';
 export { fitToolDefinition } from './schema-budget.js';
 export {
+  hideSecretsInError,
+  hideSecretsInResult,
+  type SentSecret,
+  secretHider,
+} from './secret-echo.js';
+export {
   StaticToolExecutor,
   type StaticToolHandler,
   type StaticToolOptions,

@@ -27,6 +27,7 @@ import { installClientHandlers, type McpCaller, type McpRoot } from './client-fe
 import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
+import { configuredSecretHider } from './mcp-secrets.js';
 import { createResourceTools } from './resource-tools.js';
 import { defaultMaxResultChars } from './result-budget.js';
 import type { McpToolResultDetails } from './result-mapping.js';
@@ -72,6 +73,8 @@ export class McpToolAdapter implements AsyncDisposable {
   readonly #closeController = new AbortController();
   readonly #auth: McpAuth;
   readonly #connector: McpConnector;
+  /** Hides the configured credentials in what the model reads (mcp-secrets.ts). */
+  readonly #hide: (text: string) => string;
   #entries = new Map<string, ToolEntry>();
   #tools: McpAgentTool[] = [];
   #closing: Promise<void> | undefined;
@@ -94,6 +97,7 @@ export class McpToolAdapter implements AsyncDisposable {
     }
     this.name = options.name;
     this.#options = options;
+    this.#hide = configuredSecretHider(options.transport);
     if (options.onToolsChanged !== undefined) this.#listeners.add(options.onToolsChanged);
     const closeSignal = this.#closeController.signal;
     this.#auth = new McpAuth({ server: this.name, elicitation: options.elicitation, closeSignal });
@@ -391,6 +395,7 @@ export class McpToolAdapter implements AsyncDisposable {
         readResource: (uri, signal) => this.readResource(uri, signal),
         untrustedOrigin: this.#untrustedOrigin(),
         maxResultChars: this.#options.maxResultChars ?? defaultMaxResultChars,
+        hide: this.#hide,
       });
     }
     // Within what is left of connectTimeoutMs: a server that answered the handshake but never
@@ -505,6 +510,7 @@ export class McpToolAdapter implements AsyncDisposable {
         ctx,
         untrustedOrigin: this.#untrustedOrigin(),
         maxResultChars: this.#options.maxResultChars ?? defaultMaxResultChars,
+        hide: this.#hide,
       });
     } finally {
       this.#inFlight.delete(caller);

@@ -4,7 +4,13 @@
  * `<server>__read_resource` (any URI: a listed one, a template filled in, a resource link from a
  * tool result). Text comes back as text, images as images, other binaries described.
  */
-import { ToolError, type ToolResult, type ToolResultContent } from '@agent/core';
+import {
+  hideSecretsInError,
+  hideSecretsInResult,
+  ToolError,
+  type ToolResult,
+  type ToolResultContent,
+} from '@agent/core';
 import type {
   ListResourcesResult,
   ListResourceTemplatesResult,
@@ -29,6 +35,8 @@ export interface ResourceAccess {
   untrustedOrigin: string | undefined;
   /** Characters of text one result gives the model (see result-budget.ts). */
   maxResultChars: number;
+  /** Hides the configured credentials in a text (see mcp-secrets.ts). */
+  hide: (text: string) => string;
 }
 
 /** Longest text of one resource returned to the model, in characters (the rest is cut, said so). */
@@ -86,7 +94,8 @@ function finish(content: ToolResultContent[], access: ResourceAccess): ToolResul
   const origin = access.untrustedOrigin;
   const marked =
     origin === undefined ? result.content : markUntrustedContent(result.content, origin);
-  return note === undefined ? marked : [...marked, text(note)];
+  const shown = note === undefined ? marked : [...marked, text(note)];
+  return hideSecretsInResult({ content: shown }, access.hide).content;
 }
 
 function contents(result: ReadResourceResult): ToolResultContent[] {
@@ -162,10 +171,12 @@ export function createResourceTools(access: ResourceAccess): McpAgentTool[] {
       try {
         result = await access.readResource(uri, ctx.signal);
       } catch (error) {
-        if (ToolError.isInstance(error)) throw error;
+        if (ToolError.isInstance(error)) throw hideSecretsInError(error, access.hide);
         throw new ToolError(
-          `MCP server "${access.server}" could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`,
-          { toolName: readName, cause: error },
+          access.hide(
+            `MCP server "${access.server}" could not read ${uri}: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+          { toolName: readName },
         );
       }
       const content = contents(result);

@@ -4,7 +4,7 @@ import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpStdioTransportConfig } from './mcp-options.js';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { nodeServer, referenceServerEntry, resultText, testContext } from './test-helpers.js';
+import { nodeServer, referenceServerEntry, testContext } from './test-helpers.js';
 
 // What a stdio MCP server sees of the host's environment, asked of the reference "everything"
 // server's get-env tool: never a credential of the host, unless passEnv names it or the server's
@@ -48,7 +48,10 @@ async function serverEnvironment(
   const tool = adapter.tools().find((candidate) => candidate.name === 'everything__get-env');
   if (tool === undefined) throw new Error('no get-env tool');
   const result = await tool.execute({}, testContext());
-  return JSON.parse(resultText(result)) as Record<string, string>;
+  // What the server sent (its blocks in details): the model's copy has configured credentials
+  // hidden (mcp-secrets.test.ts).
+  const sent = result.details?.content[0];
+  return JSON.parse(sent?.type === 'text' ? sent.text : '{}') as Record<string, string>;
 }
 
 function expectWithheld(environment: Record<string, string>, except: readonly string[] = []) {

@@ -2,6 +2,8 @@
 // it, repeated once after a lost session, an authorization or a URL elicitation.
 import {
   errorMessage,
+  hideSecretsInError,
+  hideSecretsInResult,
   isConnectionFailure,
   type ToolContext,
   ToolError,
@@ -51,6 +53,8 @@ export interface ToolCallOptions {
   readonly untrustedOrigin: string | undefined;
   /** Characters of text the model reads of the result (see result-budget.ts). */
   readonly maxResultChars: number;
+  /** Hides the configured credentials in a text (see mcp-secrets.ts). */
+  readonly hide: (text: string) => string;
 }
 
 /** Who made a call, as an elicitation or sampling handler is told. */
@@ -120,9 +124,12 @@ export async function callTool(
             ? result
             : markUntrustedResult(result, options.untrustedOrigin);
         // Our note on what was cut stays outside the server's fenced words.
-        return note === undefined
-          ? marked
-          : { ...marked, content: [...marked.content, { type: 'text', text: note }] };
+        const shown =
+          note === undefined
+            ? marked
+            : { ...marked, content: [...marked.content, { type: 'text' as const, text: note }] };
+        // What the user configured as credentials never comes back to the model (mcp-secrets.ts).
+        return hideSecretsInResult(shown, options.hide);
       } catch (error) {
         if (signal.aborted || ToolError.isInstance(error)) throw error;
         // The server needs the user to finish something in a browser first (URL elicitation):
@@ -145,7 +152,7 @@ export async function callTool(
       }
     }
   } catch (error) {
-    throw toCallError(error, errorContext());
+    throw hideSecretsInError(toCallError(error, errorContext()), options.hide);
   } finally {
     progress.flush();
     if (forward !== undefined) mirror.signal.removeEventListener('abort', forward);

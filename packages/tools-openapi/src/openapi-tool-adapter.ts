@@ -1,6 +1,9 @@
 import {
   type AgentTool,
+  hideSecretsInError,
+  hideSecretsInResult,
   type PermissionTier,
+  secretHider,
   ToolError,
   type ToolPolicy,
   type ToolResult,
@@ -45,7 +48,7 @@ import {
 } from './response-reader.js';
 import { responseSearchText } from './response-search-text.js';
 import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
-import { hideSecretsInError, hideSecretsInResult, secretHider } from './secret-echo.js';
+
 import { uniqueToolNames } from './tool-name.js';
 
 /** Redirects out of the API into a private network are refused (redirect-guard.ts). */
@@ -385,7 +388,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
       // A key the model or the headers option set is theirs to choose.
       if (sendsKey && !request.headers.has(idempotencyKeyHeader))
         request.headers.set(idempotencyKeyHeader, await idempotencyKeyFor(ctx));
-      // What comes back never holds what the request carried (see secret-echo.ts).
+      // What comes back never holds what the request carried (core's secret-echo.ts).
       const hide = secretHider(request.secrets);
       const failure = (error: unknown, stage: string): ToolError => {
         if (signal.aborted) return ToolError.cancelled(name);

@@ -1,10 +1,10 @@
-import { isCredentialVariable, type JsonSchema, ToolError } from '@agent/core';
+import { isCredentialVariable, type JsonSchema, type SentSecret, ToolError } from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
 import { encodeReserved, formBody, multipartBody } from './body-encoding.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
-import type { SentSecret } from './secret-echo.js';
+
 import { isRecord } from './spec-reader.js';
 
 /** A request ready for `fetch`, plus a URL safe to show (credentials masked). */

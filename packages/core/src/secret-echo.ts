@@ -1,15 +1,20 @@
 /**
- * The credentials a request carried never come back to the model. APIs echo them: httpbin-style
- * `/anything` and `/headers` endpoints, an error that quotes the request (`invalid key
- * abc…`, `GET /v1/x?api_key=… failed`), a debug field holding the Authorization header. The
- * adapter knows exactly which values it sent, so it replaces each of them in what the model
+ * The credentials a request carried never come back to the model. APIs and servers echo them:
+ * httpbin-style `/anything` and `/headers` endpoints, an error that quotes the request (`invalid
+ * key abc…`, `GET /v1/x?api_key=… failed`), a debug field holding the Authorization header. A
+ * tool source (OpenAPI, MCP over HTTP) knows exactly which values it sent, so it replaces each of
+ * them in what the model
  * reads — the result's text and JSON, and the messages of errors — with `[redacted:<what>]`.
  */
-import { ToolError, type ToolResult, type ToolResultContent } from '@agent/core';
+import { ToolError } from './errors.js';
+import type { ToolResultContent } from './messages.js';
+import type { ToolResult } from './tool.js';
 
 /** A value sent as a credential, and what the marker that replaces it names (`api key api_key`). */
 export interface SentSecret {
+  /** The credential as it was sent. */
   value: string;
+  /** What the marker that replaces it names (`api key api_key` → `[redacted:api key api_key]`). */
   label: string;
 }
 

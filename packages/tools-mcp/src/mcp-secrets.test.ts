@@ -1,0 +1,146 @@
+// The credentials the user configured for a server never reach the model through it: a stdio
+// server printing its environment (the everything server's get-env), an HTTP server echoing the
+// request's headers or URL in a result, in an error, or in a resource. What the server sent stays
+// in `details` for the application.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolAdapter } from './mcp-tool-adapter.js';
+import { modelText, nodeServer, referenceServerEntry, testContext } from './test-helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const token = 'ghp_0123456789abcdefABCDEF0123456789';
+
+describe('a stdio server that prints its environment', () => {
+  it('configured env and passEnv credentials are hidden; other values shown', async () => {
+    process.env.RT_SECRETS_TEST_TOKEN = `${token}-host`;
+    cleanups.push(async () => {
+      delete process.env.RT_SECRETS_TEST_TOKEN;
+    });
+    const adapter = await McpToolAdapter.connect({
+      name: 'everything',
+      transport: nodeServer(referenceServerEntry('everything'), ['stdio'], {
+        env: { GITHUB_TOKEN: token, PLAIN_SETTING: 'visible-value' },
+        passEnv: ['RT_SECRETS_TEST_TOKEN'],
+      }),
+    });
+    cleanups.push(() => adapter.close());
+    const tool = adapter.tools().find((candidate) => candidate.name === 'everything__get-env');
+    const result = await tool?.execute({}, testContext());
+    const text = result === undefined ? '' : modelText(result);
+    expect(text).not.toContain(token);
+    expect(text).toContain('[redacted:env GITHUB_TOKEN]');
+    expect(text).toContain('[redacted:env RT_SECRETS_TEST_TOKEN]');
+    expect(text).toContain('visible-value');
+    const sent = result?.details?.content[0];
+    expect(sent?.type === 'text' && sent.text.includes(token)).toBe(true);
+  });
+});
+
+/** A raw MCP server over HTTP whose tool `echo` answers with the request's URL and headers. */
+async function echoingServer(): Promise<string> {
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on('end', () => {
+      if (request.method !== 'POST') {
+        response.writeHead(405).end();
+        return;
+      }
+      const message = JSON.parse(body) as { id?: unknown; method: string; params?: never };
+      if (message.id === undefined) {
+        response.writeHead(202).end();
+        return;
+      }
+      const seen = JSON.stringify({ url: request.url, headers: request.headers });
+      const send = (payload: object) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...payload }));
+      };
+      const params = message.params as { name?: string; protocolVersion?: string } | undefined;
+      if (message.method === 'initialize')
+        send({
+          result: {
+            protocolVersion: params?.protocolVersion,
+            capabilities: { tools: {}, resources: {} },
+            serverInfo: { name: 'echoing', version: '1.0.0' },
+          },
+        });
+      else if (message.method === 'tools/list')
+        send({
+          result: {
+            tools: ['echo', 'fail'].map((name) => ({ name, inputSchema: { type: 'object' } })),
+          },
+        });
+      else if (message.method === 'tools/call' && params?.name === 'echo')
+        send({ result: { content: [{ type: 'text', text: seen }], structuredContent: { seen } } });
+      else if (message.method === 'tools/call')
+        send({ error: { code: -32603, message: `refused the request ${seen}` } });
+      else if (message.method === 'resources/read')
+        send({ result: { contents: [{ uri: 'echo://request', text: seen }] } });
+      else send({ result: {} });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe('an HTTP server that echoes the request', () => {
+  const configs = [
+    ['an API-key header', { headers: { 'X-Api-Key': token } }, '[redacted:header X-Api-Key]'],
+    [
+      'a bearer header',
+      { headers: { Authorization: `Bearer ${token}` } },
+      '[redacted:header Authorization]',
+    ],
+    ['a key in the URL', { query: `?api_key=${token}` }, '[redacted:query api_key]'],
+  ] as const;
+
+  it.each(configs)(
+    '%s: hidden in results, errors and resources',
+    async (_label, config, marker) => {
+      const url = `${await echoingServer()}${'query' in config ? config.query : ''}`;
+      const adapter = await McpToolAdapter.connect({
+        name: 'echoing',
+        transport: {
+          type: 'http',
+          url,
+          ...('headers' in config ? { headers: config.headers } : {}),
+        },
+      });
+      cleanups.push(() => adapter.close());
+      const tool = (name: string) =>
+        adapter.tools().find((each) => each.name === `echoing__${name}`);
+      const echoed = await tool('echo')?.execute({}, testContext());
+      const text = echoed === undefined ? '' : modelText(echoed);
+      expect(text).not.toContain(token);
+      expect(text).toContain(marker);
+      const failed = await tool('fail')
+        ?.execute({}, testContext())
+        .then(
+          () => '',
+          (error: Error) => error.message,
+        );
+      expect(failed).toContain('refused the request');
+      expect(failed).not.toContain(token);
+      const resource = await tool('read_resource')?.execute(
+        { uri: 'echo://request' },
+        testContext(),
+      );
+      expect(resource === undefined ? '' : modelText(resource)).not.toContain(token);
+    },
+  );
+});
