@@ -331,9 +331,11 @@ describe('bash', () => {
   it('derives permission subjects from the parsed command line', async () => {
     const bash = tool();
     // Unsandboxed here: a line that writes needs full access, one that only reads the workspace does not.
+    // The files a writing line names are under write rules too (`paths`, see shell-paths.ts).
     expect(await bash.permissionSubjects?.({ command: 'ls && rm -rf x' })).toEqual({
       subjects: ['ls', 'rm -rf x'],
       tier: 'full-access',
+      paths: { read: [], write: [path.join(fs.realpathSync(dir), 'x')] },
     });
     expect(await bash.permissionSubjects?.({ command: 'ls && cat notes' })).toEqual({
       subjects: ['ls', 'cat notes'],

@@ -306,6 +306,31 @@ describe('path rules cover the files a bash line names', () => {
     }
   });
 
+  it('a write rule covers the files a command that may write names, not only redirections', async () => {
+    const call = session({ deny: ['Edit(src/*)'] });
+    for (const command of [
+      "sed -i 's/top/x/' src/a.ts",
+      'cp public.txt src/a.ts',
+      'tee src/a.ts < public.txt',
+      'truncate -s0 src/a.ts',
+      'rm src/a.ts',
+      'touch src/new.ts',
+      'cp public.txt src/new.ts',
+      'cd src && rm a.ts',
+      'mv public.txt src/b.ts',
+      'ln -sf /dev/null src/a.ts',
+    ]) {
+      const { message, text } = await call('bash', { command });
+      expect(message.errorKind, `${command}: ${text}`).toBe('denied');
+    }
+    expect(fs.readFileSync(path.join(ws, 'src/a.ts'), 'utf8')).toBe('export const top = 1;\n');
+    expect(fs.existsSync(path.join(ws, 'src/new.ts'))).toBe(false);
+    expect(fs.existsSync(path.join(ws, 'public.txt'))).toBe(true);
+    // Reading them stays allowed: a write rule is about writing.
+    const read = await call('bash', { command: 'cat src/a.ts && grep top src/a.ts' });
+    expect(read.message.isError, read.text).toBeFalsy();
+  });
+
   it('lines that name no covered path still run', async () => {
     const call = session({ deny: ['read_file(secret.txt)', 'Edit(src/*)'] });
     for (const command of ['cat public.txt', 'cat sub/secret.txt', 'echo secret.txt is here']) {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { TouchedPaths } from '@agent/core';
+import { classifyReadOnly } from './read-only-commands.js';
 import { fileRedirects, parseShellCommand } from './shell-parser.js';
 import { resolveRealPath } from './workspace.js';
 
@@ -54,7 +55,8 @@ async function existingPaths(word: string, cwd: string, glob: boolean): Promise<
 /**
  * The real paths a bash line names as files, for path rules (`deny read_file(.env)` then also
  * covers `cat .env`): each argument that is an existing file or directory (symlinks followed;
- * a glob's matches; the value of `--opt=path`) is read, each `<` target is read, and each
+ * a glob's matches; the value of `--opt=path`) is read — and, unless every command of the line
+ * only reads, written too, as is each argument naming a file that does not exist yet — each `<` target is read, and each
  * writing redirection's target (`>`, `>>`, `&>`, `<>`…) is written, existing or not; relative
  * words are resolved from the start and from each literal `cd`/`pushd` before them. Words bash
  * expands from variables or commands cannot be known and are left out: this is the rules' view
@@ -71,6 +73,9 @@ export async function shellTouchedPaths(
   // Where relative words may be resolved: the start, and every directory a literal `cd` or
   // `pushd` before them may have moved to (`cd sub && cat .env` reads sub/.env).
   const bases = [cwd];
+  // A line of reading commands only reads the files it names; any other may write them (`sed -i
+  // f`, `cp x f`, `rm f`, `touch new`), so its file words are under write rules too, existing or not.
+  const onlyReads = classifyReadOnly(source).readOnly;
   try {
     for (const command of parseShellCommand(source).commands) {
       const name = command.words[0] ?? '';
@@ -98,8 +103,18 @@ export async function shellTouchedPaths(
         const expanded = withoutTilde(word, home);
         if (expanded === undefined) continue;
         const glob = command.expanding?.[index] !== false && globCharacters.test(expanded);
-        for (const base of path.isAbsolute(expanded) ? [cwd] : bases)
-          for (const found of await existingPaths(expanded, base, glob)) read.add(found);
+        for (const base of path.isAbsolute(expanded) ? [cwd] : bases) {
+          const found = await existingPaths(expanded, base, glob);
+          for (const real of found) read.add(real);
+          if (onlyReads) continue;
+          for (const real of found) write.add(real);
+          if (found.length === 0 && !glob) {
+            const missing = await resolveRealPath(path.resolve(base, expanded)).catch(
+              () => undefined,
+            );
+            if (missing !== undefined) write.add(missing);
+          }
+        }
       }
       for (const redirect of fileRedirects(command)) {
         if (redirect.operator.startsWith('<<') || /[$`]/.test(redirect.target)) continue;
