@@ -189,14 +189,20 @@ export async function loadTools(
     if (choice.has('skill')) {
       const { loadSkillTool } = await import('@agent/tools-skills');
       const projectRoot = options.projectRoot ?? cwd;
+      const projectRoots = [
+        join(projectRoot, '.agent', 'skills'),
+        join(projectRoot, '.claude', 'skills'),
+      ];
+      const userRoots = [join(agentHome(), 'skills'), join(homedir(), '.claude', 'skills')];
       const skills = await loadSkillTool({
         cwd,
-        roots: [
-          join(projectRoot, '.agent', 'skills'),
-          join(projectRoot, '.claude', 'skills'),
-          join(agentHome(), 'skills'),
-          join(homedir(), '.claude', 'skills'),
-        ],
+        // The first root wins a name. A trusted project's skill is the more specific one; an
+        // untrusted repository's may add skills, never stand in for the user's own of that name
+        // (as its agent files may not): a cloned `deploy` skill would rewrite what `deploy` means.
+        roots:
+          options.workspaceTrusted === false
+            ? [...userRoots, ...projectRoots]
+            : [...projectRoots, ...userRoots],
         onWarning: (warning) => log(`skills: ${warning}`),
       });
       if (skills.tool !== undefined) {
