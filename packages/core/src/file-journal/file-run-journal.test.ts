@@ -234,5 +234,6 @@ describe('a real process killed (SIGKILL) at every point of a journaled run, the
     // The kill points reached both outcomes: some calls were reported, and some finished ones kept.
     expect([...outcomes].some((outcome) => outcome.endsWith(':interrupted'))).toBe(true);
     expect([...outcomes].some((outcome) => outcome.endsWith(':ok'))).toBe(true);
-  }, 120_000);
+    // Two fresh node processes per kill point, one after another: minutes on a loaded machine.
+  }, 600_000);
 });
