@@ -14,9 +14,11 @@ import {
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
+  ErrorCode,
   ListRootsRequestSchema,
   type LoggingLevel,
   LoggingMessageNotificationSchema,
+  McpError,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -133,6 +135,32 @@ export function withDefaults(result: ElicitResult, params: ElicitRequest['params
   return { ...result, content: content as ElicitResult['content'] };
 }
 
+/** Elicitation and sampling requests of one server's connection being answered at once, at most. */
+export const maxServerRequestsAtOnce = 4;
+
+/**
+ * Runs the handlers of one connection's elicitation and sampling requests, at most
+ * {@link maxServerRequestsAtOnce} at a time; past that a request is refused with an error the
+ * server reads. Each asks the user (or a model, at the user's cost): a server that sent a
+ * thousand at once had a thousand questions or completions under way.
+ */
+function requestGate(server: string): <T>(handler: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  return async (handler) => {
+    if (running >= maxServerRequestsAtOnce)
+      throw new McpError(
+        ErrorCode.InternalError,
+        `The client is already answering ${maxServerRequestsAtOnce} requests of MCP server "${server}"; ask again once one is answered`,
+      );
+    running++;
+    try {
+      return await handler();
+    } finally {
+      running--;
+    }
+  };
+}
+
 /** Installs the handlers of the configured features on a client (before it connects). */
 export function installClientHandlers(
   client: Client,
@@ -142,21 +170,26 @@ export function installClientHandlers(
 ): void {
   const { elicitation, sampling, onLog } = features;
   const currentRoots = state.roots;
+  const gate = requestGate(server);
   if (elicitation !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
-      withDefaults(
-        await elicitation(request.params, {
-          server,
-          signal: extra.signal,
-          callers: state.callers(),
-        }),
-        request.params,
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      gate(async () =>
+        withDefaults(
+          await elicitation(request.params, {
+            server,
+            signal: extra.signal,
+            callers: state.callers(),
+          }),
+          request.params,
+        ),
       ),
     );
   }
   if (sampling !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      sampling(request.params, { server, signal: extra.signal, callers: state.callers() }),
+      gate(() =>
+        sampling(request.params, { server, signal: extra.signal, callers: state.callers() }),
+      ),
     );
   }
   if (features.roots !== undefined) {

@@ -94,3 +94,35 @@ describe('a server that stops reading its input', () => {
     expect(errors.map((each) => each.message).join('\n')).toContain('maxMessageBytes');
   });
 });
+
+describe('a server that asks the user a flood of questions at once', () => {
+  it('at most 4 are being answered at a time; the rest are refused with an error it reads', async () => {
+    let running = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const adapter = await McpToolAdapter.connect({
+      name: 'stray',
+      transport: nodeServer(strayMessagesServerEntry),
+      elicitation: async (params) => {
+        asked.push(params.message);
+        running++;
+        most = Math.max(most, running);
+        // Answered a moment later, as a user would: the others arrive meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return { action: 'accept', content: {} };
+      },
+    });
+    cleanups.push(() => adapter.close());
+    const tool = adapter.tools().find((each) => each.name === 'stray__ask-many');
+    const result = await tool?.execute({ count: 50 }, testContext());
+    const counts = JSON.parse(result ? resultText(result) : '{}') as {
+      accepted: number;
+      refused: number;
+    };
+    expect(most).toBeLessThanOrEqual(4);
+    expect(counts.accepted).toBe(asked.length);
+    expect(counts.accepted + counts.refused).toBe(50);
+    expect(counts.refused).toBeGreaterThanOrEqual(40);
+  });
+});

@@ -9,6 +9,8 @@
 //                    request       requests of a method the client does not know (each answered)
 //   stop-reading   stops reading its input, then sends `count` pings (each answered) and never
 //                  answers the call
+//   ask-many       sends `count` elicitation/create requests at once; answers, when all came
+//                  back, with how many were accepted and how many refused as JSON
 import { createInterface } from 'node:readline';
 
 const tools = [
@@ -20,7 +22,10 @@ const tools = [
     },
   },
   { name: 'stop-reading', inputSchema: { type: 'object', properties: { count: { type: 'number' } } } },
+  { name: 'ask-many', inputSchema: { type: 'object', properties: { count: { type: 'number' } } } },
 ];
+/** Answers to our own requests, by id. */
+const waiting = new Map();
 
 const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
 const padding = 'x'.repeat(1_000);
@@ -38,6 +43,10 @@ const strays = {
 const input = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
 input.on('line', (text) => {
   const message = JSON.parse(text);
+  if (message.id !== undefined && message.method === undefined) {
+    waiting.get(message.id)?.(message);
+    return;
+  }
   if (message.id === undefined || message.method === undefined) return;
   const { id, method, params } = message;
   if (method === 'initialize') {
@@ -58,6 +67,30 @@ input.on('line', (text) => {
     let text = '';
     for (let n = 1; n <= count; n++) text += strays[kind](n);
     process.stdout.write(text + line({ id, result: { content: [{ type: 'text', text: 'done' }] } }));
+  } else if (method === 'tools/call' && params.name === 'ask-many') {
+    const { count } = params.arguments;
+    const answers = Array.from(
+      { length: count },
+      (_, n) =>
+        new Promise((resolve) => {
+          waiting.set(`ask-${n}`, resolve);
+        }),
+    );
+    let text = '';
+    for (let n = 0; n < count; n++)
+      text += line({
+        id: `ask-${n}`,
+        method: 'elicitation/create',
+        params: { message: `question ${n}`, requestedSchema: { type: 'object', properties: {} } },
+      });
+    process.stdout.write(text);
+    void Promise.all(answers).then((all) => {
+      const accepted = all.filter((answer) => answer.result?.action === 'accept').length;
+      const refused = all.filter((answer) => answer.error !== undefined).length;
+      process.stdout.write(
+        line({ id, result: { content: [{ type: 'text', text: JSON.stringify({ accepted, refused }) }] } }),
+      );
+    });
   } else if (method === 'tools/call' && params.name === 'stop-reading') {
     input.close();
     process.stdin.pause();
