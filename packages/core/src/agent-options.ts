@@ -33,6 +33,11 @@ export interface ToolCallInfo {
   assistantMessage: AssistantMessage;
   /** Set for a call another tool made through `ctx.callTool`: the id of that tool's call. */
   parentToolCallId?: string;
+  /**
+   * Set with `parentToolCallId`: the name of the tool that made the call (`run_script` for a
+   * code-mode script), so an approver can say a script asked, not the model.
+   */
+  parentToolName?: string;
 }
 
 /** What `beforeToolExecution` decides: run, skip with a reason the model reads, or run with other arguments (validated again). */

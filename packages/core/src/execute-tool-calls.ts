@@ -50,6 +50,8 @@ export interface ExecuteToolCallsParams {
   steeringPending: () => boolean;
   /** Set for calls another tool makes through `ctx.callTool`: the id of that tool's call. */
   parentToolCallId?: string;
+  /** Set with `parentToolCallId`: the name of the tool that made them. */
+  parentToolName?: string;
   /** The run's steps; with a journal, each decision and result is recorded before it is used. */
   steps?: RunSteps;
   /** The turn these calls belong to (for the journal's keys). */
@@ -363,6 +365,7 @@ function parseAndValidate(
     assistantMessage: params.assistant,
   };
   if (params.parentToolCallId !== undefined) info.parentToolCallId = params.parentToolCallId;
+  if (params.parentToolName !== undefined) info.parentToolName = params.parentToolName;
   return { kind: 'prepared', index, call, tool, info };
 }
 

@@ -134,6 +134,8 @@ describe('ctx.callTool', () => {
     const request = await asked.promise;
     expect(request.toolCallId).toBe('parent/1');
     expect(request.parentToolCallId).toBe('parent');
+    // Which tool made it, so a question can say a script asked, not the model.
+    expect(request.parentToolName).toBe('caller');
     expect(seen).toEqual(['before caller -']);
     answer.resolve('once');
     const result = await run.result;

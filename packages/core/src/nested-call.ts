@@ -10,14 +10,16 @@ import type { ToolLookup } from './tool-catalogue.js';
 // nothing a direct call could not.
 
 /**
- * The `ctx.callTool` of the call `parentToolCallId`: nested calls run under `signal` (the
- * parent's, and the call's own when given), and their events carry `parentToolCallId` so a UI can show them under it.
+ * The `ctx.callTool` of the call `parent`: nested calls run under `signal` (the parent's, and the
+ * call's own when given), and their events carry `parentToolCallId` so a UI can show them under
+ * it; their permission requests name the parent tool (`parentToolName`).
  */
 export function nestedToolCaller(
   params: ExecuteToolCallsParams,
-  parentToolCallId: string,
+  parent: { toolCallId: string; toolName: string },
   signal: AbortSignal,
 ): NonNullable<ToolContext['callTool']> {
+  const parentToolCallId = parent.toolCallId;
   let count = 0;
   const emit = (event: AgentEvent) => params.emit(tagged(event, parentToolCallId));
   return async (
@@ -43,6 +45,7 @@ export function nestedToolCaller(
       emit,
       steeringPending: () => false,
       parentToolCallId,
+      parentToolName: parent.toolName,
     });
     const [result] = outcome.results;
     if (result === undefined) throw new Error('callTool: the loop gave no result (a bug)');

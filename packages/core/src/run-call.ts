@@ -259,7 +259,11 @@ export async function runCall(
       },
     };
 
-    context.callTool = nestedToolCaller(params, call.id, controller.signal);
+    context.callTool = nestedToolCaller(
+      params,
+      { toolCallId: call.id, toolName: tool.name },
+      controller.signal,
+    );
     if (params.run !== undefined) context.run = params.run;
     if (params.run?.isPathDenied !== undefined) context.isPathDenied = params.run.isPathDenied;
     started = true;

@@ -114,6 +114,16 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
         .array(z.string())
         .optional()
         .describe('The sub-agents that ask, outermost first; absent when the agent itself asks.'),
+      parentToolCallId: z
+        .string()
+        .optional()
+        .describe(
+          'For a call a tool made (a code-mode script through run_script): the call of that tool.',
+        ),
+      parentToolName: z
+        .string()
+        .optional()
+        .describe('For a call a tool made: that tool (run_script for a script), not the model.'),
     })
     .strict(),
   z
@@ -386,6 +396,10 @@ export function permissionAsked(request: PermissionRequest): StreamJsonEvent {
     ...(request.agentPath === undefined || request.agentPath.length === 0
       ? {}
       : { agentPath: [...request.agentPath] }),
+    ...(request.parentToolCallId === undefined
+      ? {}
+      : { parentToolCallId: request.parentToolCallId }),
+    ...(request.parentToolName === undefined ? {} : { parentToolName: request.parentToolName }),
   };
 }
 

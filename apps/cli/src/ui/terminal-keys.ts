@@ -1,4 +1,9 @@
-import { type ApprovalAnswer, type PermissionApprover, terminalSafe } from '@agent/core';
+import {
+  type ApprovalAnswer,
+  type PermissionApprover,
+  type PermissionRequest,
+  terminalSafe,
+} from '@agent/core';
 import { paintDiff, proposedDiff } from './file-diff.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
@@ -195,13 +200,30 @@ function describeCall(subjects: readonly string[], args: unknown): string {
 }
 
 /**
- * Who asks, when it is not the agent the user talks to: a sub-agent's call is its own, and the
- * user should know that before answering (an "always" is a grant of the whole session).
+ * Who asks, when it is not the agent the user talks to: a sub-agent's call is its own, and a
+ * call a script made (code mode's run_script) was not one the model wrote out — the user should
+ * know both before answering (an "always" is a grant of the whole session).
  */
-function askedBy(agentPath: readonly string[] | undefined): string {
-  if (agentPath === undefined || agentPath.length === 0) return '';
-  const chain = terminalSafe(agentPath.join(' › '), { singleLine: true });
-  return `Sub-agent ${chain} asks (an "always" counts for the whole session): `;
+function askedBy(request: Pick<PermissionRequest, 'agentPath' | 'parentToolName'>): string {
+  const { agentPath, parentToolName } = request;
+  const chain =
+    agentPath === undefined || agentPath.length === 0
+      ? undefined
+      : terminalSafe(agentPath.join(' › '), { singleLine: true });
+  const script =
+    parentToolName === undefined
+      ? undefined
+      : `a script (${terminalSafe(parentToolName, { singleLine: true })})`;
+  if (chain !== undefined && script !== undefined)
+    return `Sub-agent ${chain} asks through ${script}, not directly (an "always" counts for the whole session): `;
+  if (chain !== undefined)
+    return `Sub-agent ${chain} asks (an "always" counts for the whole session): `;
+  if (script !== undefined) return `${capitalised(script)} asks, not the model directly: `;
+  return '';
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
@@ -221,7 +243,7 @@ export function terminalApprover(
       options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
     if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
     write(
-      `\n${askedBy(request.agentPath)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
+      `\n${askedBy(request)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
     );
     while (true) {
       const key = await keys.nextKey(context.signal);
