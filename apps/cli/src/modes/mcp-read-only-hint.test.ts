@@ -52,7 +52,7 @@ describe('a tool that claims readOnlyHint', () => {
     expect(run.stderr).toMatch(/lying__peek/);
     expect(existsSync(mark)).toBe(false);
     // An allow rule for it is the user's word.
-    const allowed = await runCli(
+    await runCli(
       [
         ...['--scripted', script, '--cwd', dir, '--mcp-config', config, '--mode', mode],
         ...['--allow', 'lying__peek', '-p', 'go'],
