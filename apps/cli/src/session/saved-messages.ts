@@ -73,12 +73,37 @@ export function checkSavedMessages(
           : undefined,
       entry,
     );
+    // A block of a kind this version does not know (`{"type": "hologram"}`): most likely a
+    // file written by a newer version, which is worth saying.
+    const unknownKindAt = (at: string, kind: string, known: string) =>
+      `${at} is "${kind.slice(0, 40)}", a kind of content this version does not know (${known}) — a file from a newer version of agent?`;
+    // A user message's content is text or a list of blocks: the union hides which block is off.
+    const userBlock =
+      role === 'user' && path.join('.') === 'content' && Array.isArray(value)
+        ? (value as unknown[]).findIndex(
+            (block) =>
+              !['text', 'image'].includes((block as { type?: unknown } | null)?.type as string),
+          )
+        : -1;
+    const userKind = (value as { type?: unknown }[] | undefined)?.[userBlock]?.type;
+    const unknownKind =
+      path.at(-1) === 'type' && typeof value === 'string' && issue?.code === 'invalid_union'
+        ? unknownKindAt(
+            path.map(String).join('.'),
+            value,
+            (issue as { options?: unknown[] }).options?.map(String).join(', ') ?? 'see the docs',
+          )
+        : userBlock >= 0 && typeof userKind === 'string'
+          ? unknownKindAt(`content.${userBlock}.type`, userKind, 'text, image')
+          : undefined;
     const detail =
       path[0] === 'role' || (issue?.code === 'invalid_union' && path.length === 0)
-        ? `"role" is ${JSON.stringify(role) ?? 'missing'} (user, assistant or toolResult)`
-        : path.length > 0 && value === undefined
-          ? `${path.map(String).join('.')} is missing`
-          : `${issue?.message ?? 'not a message'}${where}`;
+        ? `"role" is ${JSON.stringify(role) ?? 'missing'} (user, assistant or toolResult)${typeof role === 'string' ? ' — a file from a newer version of agent?' : ''}`
+        : unknownKind !== undefined
+          ? unknownKind
+          : path.length > 0 && value === undefined
+            ? `${path.map(String).join('.')} is missing`
+            : `${issue?.message ?? 'not a message'}${where}`;
     return { problem: `message ${index + 1}: ${detail}` };
   }
   return { messages: messages as Message[] };
