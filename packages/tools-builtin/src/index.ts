@@ -55,6 +55,7 @@ export {
   createNotebookEditTool,
   type NotebookEditArgs,
   type NotebookEditDetails,
+  type NotebookRenderLimits,
   parseNotebook,
   renderNotebook,
 } from './notebook.js';

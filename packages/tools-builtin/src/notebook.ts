@@ -12,7 +12,6 @@ import {
   renameArguments,
   ToolError,
   type ToolResult,
-  type ToolResultContent,
 } from '@agent/core';
 import * as z from 'zod';
 import { atomicWrite } from './atomic-write.js';
@@ -20,6 +19,8 @@ import { defaultMaxEditBytes, readForEdit, staleEdit } from './edit-file.js';
 import { type FileToolOptions, workspaceOf } from './file-tool-options.js';
 import { errorCode, fileSystemError } from './fs-errors.js';
 import { fileResourceKey } from './write-file.js';
+
+export { type NotebookRenderLimits, renderNotebook } from './notebook-render.js';
 
 type CellType = 'code' | 'markdown' | 'raw';
 
@@ -79,10 +80,6 @@ export function parseNotebook(text: string, shown: string): Notebook {
   return notebook as Notebook;
 }
 
-function sourceText(source: string | string[]): string {
-  return Array.isArray(source) ? source.join('') : source;
-}
-
 /** nbformat's multiline form: lines that keep their newline, the last one without. */
 function sourceLines(text: string): string[] {
   if (text === '') return [];
@@ -122,59 +119,6 @@ function retype(cell: Cell, type: CellType): Cell {
     next.outputs = [];
   }
   return next;
-}
-
-function outputText(text: string | string[] | undefined): string {
-  return text === undefined ? '' : Array.isArray(text) ? text.join('') : text;
-}
-
-/** What read_file shows for a notebook: each cell's source, then its outputs. */
-export function renderNotebook(
-  notebook: Notebook,
-  shown: string,
-  maxChars: number,
-): ToolResultContent[] {
-  const content: ToolResultContent[] = [];
-  let text = `${shown}: Jupyter notebook (nbformat ${notebook.nbformat}.${notebook.nbformat_minor}), ${cellCount(notebook.cells.length)}\n`;
-  const flush = () => {
-    if (text !== '')
-      content.push({
-        type: 'text',
-        text: text.length > maxChars ? `${text.slice(0, maxChars)}\n… (cut)` : text,
-      });
-    text = '';
-  };
-  notebook.cells.forEach((cell, index) => {
-    const count =
-      cell.cell_type === 'code' && typeof cell.execution_count === 'number'
-        ? ` [${cell.execution_count}]`
-        : '';
-    text += `\n--- cell ${index}${cell.id === undefined ? '' : ` (id ${cell.id})`}: ${cell.cell_type}${count} ---\n${sourceText(cell.source)}\n`;
-    for (const output of cell.outputs ?? []) {
-      if (output.output_type === 'stream')
-        text += `[${output.name ?? 'stdout'}]\n${outputText(output.text)}\n`;
-      else if (output.output_type === 'error')
-        text += `[error] ${output.ename ?? ''}: ${output.evalue ?? ''}\n`;
-      else if (output.data !== undefined) {
-        const image = Object.keys(output.data).find(
-          (type) => type.startsWith('image/') && type !== 'image/svg+xml',
-        );
-        if (image !== undefined) {
-          text += `[output: ${image}]\n`;
-          flush();
-          content.push({
-            type: 'image',
-            data: outputText(output.data[image] as string | string[]).replace(/\s/g, ''),
-            mimeType: image,
-          });
-        } else if (output.data['text/plain'] !== undefined) {
-          text += `[output]\n${outputText(output.data['text/plain'] as string | string[])}\n`;
-        }
-      }
-    }
-  });
-  flush();
-  return content;
 }
 
 /** Arguments of notebook_edit. */
@@ -248,8 +192,16 @@ export function createNotebookEditTool(
       const withIds = notebook.nbformat_minor >= 5;
       let index: number | undefined;
       if (args.cell_id !== undefined) {
-        index = cells.findIndex((cell) => cell.id === args.cell_id);
-        if (index < 0) throw new ToolError(`${shown} has no cell with id "${args.cell_id}"`);
+        const matching = cells.flatMap((cell, at) => (cell.id === args.cell_id ? [at] : []));
+        if (matching.length === 0)
+          throw new ToolError(`${shown} has no cell with id "${args.cell_id}"`);
+        // Ids should be unique (nbformat 4.5); a file where they are not must not have the first
+        // of them edited in silence.
+        if (matching.length > 1)
+          throw new ToolError(
+            `${shown} has ${matching.length} cells with id "${args.cell_id}" (cells ${matching.join(', ')}); name the cell by cell_index instead`,
+          );
+        index = matching[0] as number;
       } else if (args.cell_index !== undefined) {
         index = args.cell_index;
         const limit = args.edit_mode === 'insert' ? cells.length : cells.length - 1;

@@ -175,7 +175,10 @@ export function createReadFileTool(
             notebook = undefined;
           }
           if (notebook !== undefined)
-            return { content: renderNotebook(notebook, shown, maxOutputChars), details: base };
+            return {
+              content: renderNotebook(notebook, shown, { maxChars: maxOutputChars, maxImageBytes }),
+              details: base,
+            };
         }
         const offset = args.offset ?? 1;
         const limit = args.limit ?? defaultLimit;
