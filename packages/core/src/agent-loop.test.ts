@@ -277,6 +277,45 @@ describe('Agent: resuming imperfect conversations', () => {
     );
   });
 
+  it('answers calls a saved conversation left before a user message right after them, in every request', async () => {
+    // Saved as `assistant (calls), user`: the next run adds the interrupted results after the
+    // user message; a request with a result cut off from its call is refused by every provider.
+    const saved: Message[] = [
+      { role: 'user', content: 'go', timestamp: 1 },
+      {
+        role: 'assistant',
+        content: [{ type: 'toolCall', id: 'lost-1', name: 'echo', arguments: '{"text":"a"}' }],
+        provider: 'scripted',
+        model: 'm',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+        stopReason: 'toolUse',
+        timestamp: 2,
+      },
+      { role: 'user', content: 'are you there?', timestamp: 3 },
+    ];
+    const provider = createScriptedProvider([
+      { toolCalls: [{ name: 'echo', arguments: { text: 'b' } }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ provider, model: 'm', tools: [echo], messages: saved });
+    const result = await agent.run('and now?').result;
+    expect(result.stopReason).toBe('completed');
+    const shape = (messages: readonly Message[]) =>
+      messages.map((m) => (m.role === 'toolResult' ? `result:${m.toolCallId}` : m.role));
+    const [first, second] = provider.requests.map((request) => shape(request.messages));
+    expect(first).toEqual(['user', 'assistant', 'result:lost-1', 'user', 'user']);
+    // Once a newer answer follows, the older part of the request keeps that order too.
+    expect(second?.slice(0, 5)).toEqual(['user', 'assistant', 'result:lost-1', 'user', 'user']);
+    expect(second?.slice(5, 6)).toEqual(['assistant']);
+    // Stored history keeps the order it was made in.
+    expect(shape(agent.messages).slice(0, 4)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'result:lost-1',
+    ]);
+  });
+
   it('sends a message steered while idle as the next user message', async () => {
     const { agent, provider } = agentWith([{ text: 'ok' }], []);
     agent.steer('also consider this');

@@ -177,7 +177,7 @@ export class ProviderRequestBuilder {
     }
     for (let index = cache.end; index < lastAssistant; index++) {
       const message = this.olderView(index);
-      if (message !== undefined) cache.messages.push(message);
+      if (message !== undefined) pushInCallOrder(cache.messages, message);
     }
     cache.end = lastAssistant;
     // A fresh array per request (a provider may keep it), copied once: `concat` allocates it at
@@ -185,13 +185,38 @@ export class ProviderRequestBuilder {
     const tail: Message[] = [];
     for (let index = lastAssistant; index < messages.length; index++) {
       const message = messages[index] as Message;
-      if (!isDroppedFromRequest(message)) tail.push(message);
+      if (!isDroppedFromRequest(message)) pushInCallOrder(tail, message);
     }
     const summary = compactor.summaryMessage();
     return summary === undefined
       ? cache.messages.concat(tail)
       : ([summary] as Message[]).concat(cache.messages, tail);
   }
+}
+
+/**
+ * Appends `message` to the request's copy; a tool result that history holds after a user message
+ * (a saved conversation that ended `assistant (calls), user`: its calls were answered as
+ * interrupted only when the next run began) goes right after its call's assistant message and
+ * that message's other results instead — every provider refuses a result cut off from its call.
+ * Stored history keeps its order (compactions and checkpoints count its indices).
+ */
+function pushInCallOrder(list: Message[], message: Message): void {
+  const previous = list.at(-1);
+  if (message.role === 'toolResult' && previous !== undefined && previous.role === 'user') {
+    for (let index = list.length - 2; index >= 0; index--) {
+      const candidate = list[index] as Message;
+      if (candidate.role !== 'assistant') continue;
+      if (toolCallsOf(candidate).some((call) => call.id === message.toolCallId)) {
+        let at = index + 1;
+        while (list[at]?.role === 'toolResult') at++;
+        list.splice(at, 0, message);
+        return;
+      }
+      break;
+    }
+  }
+  list.push(message);
 }
 
 /** The tool call `id` of the nearest assistant message before `index` that made it. */
