@@ -18,6 +18,7 @@ import { atomicWrite } from './atomic-write.js';
 import { defaultMaxEditBytes, readForEdit, staleEdit } from './edit-file.js';
 import { type FileToolOptions, workspaceOf } from './file-tool-options.js';
 import { errorCode, fileSystemError } from './fs-errors.js';
+import { type NotebookChange, spliceNotebook } from './notebook-splice.js';
 import { fileResourceKey } from './write-file.js';
 
 export { type NotebookRenderLimits, renderNotebook } from './notebook-render.js';
@@ -243,7 +244,12 @@ export function createNotebookEditTool(
           cells[index] = cell;
         }
       }
-      const output = `${JSON.stringify(notebook, null, indentationOf(text))}${text.endsWith('\n') ? '\n' : ''}`;
+      const unit = indentationOf(text);
+      const change: NotebookChange = { kind: args.edit_mode, index: changed };
+      // Only the changed cell is rewritten; a file the splice cannot read is written whole.
+      const output =
+        spliceNotebook(text, notebook, change, unit) ??
+        `${JSON.stringify(notebook, null, unit)}${text.endsWith('\n') ? '\n' : ''}`;
       try {
         await atomicWrite(workspace.fs, real, output, {
           verify: (fd) => workspace.verifyOpened(fd, 'write', 'notebook_edit'),
