@@ -67,6 +67,12 @@ export interface SandboxOptions {
    */
   hiddenPaths?: () => readonly string[];
   /**
+   * Paths inside the writable roots kept read-only, asked for at each command (so they may
+   * change during the session): e.g. the paths the user's permission rules deny writing — a rule
+   * alone sees only the names a command line gives. Those that do not exist are skipped [none].
+   */
+  readOnlyPaths?: () => readonly string[];
+  /**
    * Also hide `.env*` files (`.env`, `.env.local`, `.envrc`, …) in the home directory and in every
    * directory above a writable root — those inside a root are the project's own [true].
    */
@@ -325,10 +331,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       `the search for git repositories inside the writable roots ${repositories.incomplete}: a .git below where it stopped is writable`,
     );
   }
-  const currentReadOnly = (): string[] => [
-    ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
-    ...(protectStartup ? startupFilesToProtect(home, writableRoots) : []),
-  ];
+  const keptReadOnlyByCaller = options.readOnlyPaths;
+  const currentReadOnly = (): string[] =>
+    outermost([
+      ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
+      ...(protectStartup ? startupFilesToProtect(home, writableRoots) : []),
+      ...(keptReadOnlyByCaller === undefined || bubblewrap === undefined
+        ? []
+        : existingInside(keptReadOnlyByCaller(), writableRoots)),
+    ]);
   // Each startup file protected, with who the directories above it were: one at the same path
   // under a directory moved in since is the command's (see ancestorIdentity).
   const startupFilesNow = () =>
@@ -569,6 +580,26 @@ function isInsideRoot(root: string, entry: string): boolean {
  * nested ones found when the sandbox was created that still exist — each path once, none inside
  * another.
  */
+/** The real paths of `paths` that exist and lie inside a writable root (the rest are read-only already). */
+function existingInside(paths: readonly string[], roots: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const entry of paths) {
+    if (fs.lstatSync(entry, { throwIfNoEntry: false }) === undefined) continue;
+    const real = realPathOf(entry);
+    if (roots.some((root) => isInside(root, real) && real !== root)) found.push(real);
+  }
+  return found;
+}
+
+/** `paths` without duplicates and without those inside another of them, shortest first. */
+function outermost(paths: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (const candidate of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
+    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
+  }
+  return kept;
+}
+
 function currentGitPaths(roots: readonly string[], nested: readonly string[]): string[] {
   const paths = [
     ...roots.flatMap((root) => gitEntryPaths(path.join(root, '.git'), roots)),

@@ -38,7 +38,14 @@ export async function runMcpServe(
   const policy = await servePolicy(options, mode);
   // Read before anything starts: a refused token file is a usage problem, not a half-started server.
   const auth = options.serveHttpPort === undefined ? undefined : await httpAuth(options);
-  const tools = await loadTools({ ...options, hiddenPaths: () => policy.pathsToHide('read') }, log);
+  const tools = await loadTools(
+    {
+      ...options,
+      hiddenPaths: () => policy.pathsToHide('read'),
+      readOnlyPaths: () => policy.pathsToHide('write'),
+    },
+    log,
+  );
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);

@@ -273,6 +273,7 @@ export async function createSession(
     {
       ...options,
       hiddenPaths: () => policy.pathsToHide('read'),
+      readOnlyPaths: () => policy.pathsToHide('write'),
       ...(settings.mcpInteractions === undefined
         ? {}
         : { mcpInteractions: settings.mcpInteractions }),

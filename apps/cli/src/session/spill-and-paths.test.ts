@@ -188,3 +188,52 @@ describe('read rules reach bash in a CLI session', () => {
     expect(results.at(-2)).toContain('top public');
   });
 });
+
+describe('write rules reach bash in a CLI session', () => {
+  it("--deny 'Edit(src/**)': no command changes src, by any name — the rule denies the names a line gives, the sandbox keeps src read-only for the rest", async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(join(workspace, 'src'), { recursive: true });
+    await writeFile(join(workspace, 'src', 'a.ts'), 'original\n');
+    const lines = [
+      // Named: denied by the rule.
+      "sed -i 's/original/changed/' src/a.ts",
+      // Not named: the sandbox keeps src read-only.
+      'd=src; echo changed > "$d/a.ts"',
+      "python3 -c \"open('src/a.ts', 'w').write('changed')\"",
+      'cd src && rm -f a.ts',
+      'f=$(echo src/new.ts); touch "$f"',
+      'cp /dev/null "$(echo src/a.ts)"',
+      'printf changed | tee "$(echo src)/a.ts"',
+      // What no rule covers is still written.
+      'echo written > other.txt',
+    ];
+    const script = await writeScript(dir, [
+      { toolCalls: lines.map((command) => ({ name: 'bash', arguments: { command } })) },
+      { text: 'Tried.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    await runCli([
+      '-p',
+      'try',
+      '--scripted',
+      script,
+      '--cwd',
+      workspace,
+      '--mode',
+      'full-access',
+      '--deny',
+      'Edit(src/**)',
+      '--save',
+      saved,
+    ]);
+    const results = toolResults(saved);
+    expect(results).toHaveLength(lines.length);
+    expect(results[0]).toContain('Denied by rule "Edit(src/**)"');
+    expect(readFileSync(join(workspace, 'src', 'a.ts'), 'utf8'), results.join('\n---\n')).toBe(
+      'original\n',
+    );
+    expect(existsSync(join(workspace, 'src', 'new.ts'))).toBe(false);
+    expect(readFileSync(join(workspace, 'other.txt'), 'utf8')).toBe('written\n');
+  });
+});

@@ -75,6 +75,8 @@ export async function loadTools(
      * paths the session's read rules deny or ask about (`PermissionPolicy.pathsToHide`).
      */
     hiddenPaths?: () => readonly string[];
+    /** Paths bash's sandbox keeps read-only, asked for at each command: those the write rules deny or ask about. */
+    readOnlyPaths?: () => readonly string[];
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
@@ -97,8 +99,9 @@ export async function loadTools(
       // The user's settings may let commands commit, or edit the home's startup files.
       protectGitDirectories: options.sandboxProtect?.git !== false,
       protectStartupFiles: options.sandboxProtect?.startupFiles !== false,
-      // What the user's rules keep from reading, commands do not read either, by any name.
+      // What the user's rules keep from reading (writing), commands do not read (write) either, by any name.
       ...(options.hiddenPaths === undefined ? {} : { hiddenPaths: options.hiddenPaths }),
+      ...(options.readOnlyPaths === undefined ? {} : { readOnlyPaths: options.readOnlyPaths }),
       // Commands read this session's spill files at the paths bash gives, and no other's; and
       // none of the CLI's own state (see agentStateSandboxOptions).
       ...backgroundTasks.spillDirectory.sandboxOptions(agentStateSandboxOptions()),
