@@ -67,6 +67,38 @@ export function onDomain(url: string, domain: string): boolean {
   return host === wanted || host.endsWith(`.${wanted}`) || host === `www.${wanted}`;
 }
 
+/**
+ * Largest answer read from a search API (decompressed): a page of results is tens of kilobytes.
+ * `response.text()` read whatever came — a self-hosted SearXNG (or anything between) sending a
+ * gzip bomb or an endless body filled this process's memory until the timeout.
+ */
+export const maxSearchResponseBytes = 4 * 1024 * 1024;
+
+/** The body as text, read up to {@link maxSearchResponseBytes}; more is an error (the rest is not read). */
+async function boundedText(response: Response, backend: string): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxSearchResponseBytes)
+        throw new ToolError(
+          `The ${backend} search answered with more than ${maxSearchResponseBytes} bytes; the rest was not read`,
+          { kind: 'failed', toolName: 'web_search' },
+        );
+      chunks.push(value);
+    }
+  } finally {
+    // Stops the transfer (and the decompression) when reading ended early.
+    void reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 async function requestJson(
   fetchImpl: typeof fetch,
   backend: string,
@@ -94,7 +126,7 @@ async function requestJson(
       { kind: 'failed', toolName: 'web_search' },
     );
   }
-  const text = await response.text();
+  const text = await boundedText(response, backend);
   if (!response.ok) {
     const why =
       response.status === 401 || response.status === 403
@@ -103,7 +135,7 @@ async function requestJson(
           ? 'rate-limited; try again later'
           : `HTTP ${response.status}`;
     throw new ToolError(
-      `The ${backend} search failed: ${why}${text.trim() === '' ? '' : ` (${text.trim().slice(0, 200)})`}`,
+      `The ${backend} search failed: ${why}${text.trim() === '' ? '' : ` (${oneLine(text, 200)})`}`,
       { kind: 'failed', toolName: 'web_search' },
     );
   }
@@ -111,7 +143,7 @@ async function requestJson(
     return JSON.parse(text) as unknown;
   } catch {
     throw new ToolError(
-      `The ${backend} search answered with something that is not JSON: ${text.slice(0, 120)}`,
+      `The ${backend} search answered with something that is not JSON: ${oneLine(text, 120)}`,
       { kind: 'failed', toolName: 'web_search' },
     );
   }
