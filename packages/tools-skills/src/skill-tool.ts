@@ -1,4 +1,10 @@
-import { type AnyAgentTool, defineTool, renameArguments, ToolError } from '@agent/core';
+import {
+  type AnyAgentTool,
+  defineTool,
+  oneLineText,
+  renameArguments,
+  ToolError,
+} from '@agent/core';
 import * as z from 'zod';
 import {
   defaultSkillRoots,
@@ -12,6 +18,9 @@ import {
 
 /** Name of the tool. */
 export const skillToolName = 'skill';
+
+/** Characters of a skill's instructions one call returns; the rest is named, for read_file. */
+export const maxInstructionChars = 50_000;
 
 /** Options of {@link loadSkillTool}. */
 export interface SkillToolOptions {
@@ -101,13 +110,24 @@ export function createSkillTool(skills: readonly Skill[]): AnyAgentTool {
         });
       }
       const { files, more } = await skillFiles(skill.dir);
+      // A SKILL.md may hold up to a megabyte (a quarter of a million tokens, in one result):
+      // the instructions are cut, and the model reads the rest of the file when it needs it.
+      let body = parsed.body.trim();
+      if (body.length > maxInstructionChars)
+        body = `${body.slice(0, maxInstructionChars)}\n\n[The instructions go on for ${body.length - maxInstructionChars} more characters: read the rest of ${skill.file} with read_file.]`;
       const lines = [
         `Skill "${name}" — its folder is ${skill.dir} (paths below are relative to it).`,
         '',
-        parsed.body.trim(),
+        body,
       ];
       if (files.length > 0) {
-        lines.push('', 'Files of the skill:', ...files.map((file) => `- ${file}`));
+        // A file name is the folder's author's: one printable line each (a name can hold a line
+        // break, and with it a line that passes for something else).
+        lines.push(
+          '',
+          'Files of the skill:',
+          ...files.map((file) => `- ${oneLineText(file, 300)}`),
+        );
         if (more > 0) lines.push(`- … and ${more} more`);
       }
       if (args !== undefined && args.trim() !== '') lines.push('', `Arguments: ${args.trim()}`);
