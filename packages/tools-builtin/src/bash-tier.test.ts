@@ -46,6 +46,45 @@ describe('bashCallTier', () => {
     ).toBe(tier);
   });
 
+  it('a read that may never end (a device, a FIFO, /proc, /sys) is not read-only, by any name', async () => {
+    const cwd = workspace();
+    fs.symlinkSync('/dev/zero', path.join(cwd, 'zero'));
+    execFileSync('mkfifo', [path.join(cwd, 'pipe')]);
+    for (const command of [
+      'cat /dev/zero',
+      'head -c 5 /dev/urandom',
+      'tail -c +1 /dev/zero',
+      'cat < /dev/zero',
+      'grep x /dev/zero',
+      'cat /de?/zero',
+      'cat /*/zero',
+      'cat /d*/urandom',
+      'cat ../../../../../../dev/zero',
+      'cat ../../../../../../de*/zero',
+      'cat zero',
+      'cat pipe',
+      'wc -c < pipe',
+      'cat /proc/self/mem',
+      'cat /proc/kmsg',
+      'cat /sys/kernel/debug/x',
+      'cat ~/../../dev/zero',
+    ]) {
+      for (const sandbox of [sandboxOn, { active: false, network: 'off' as const }]) {
+        const { tier, reason } = await bashCallTier(command, { sandbox, cwd, unsandboxed: false });
+        expect(tier, `${command} (${reason})`).not.toBe('read-only');
+      }
+    }
+    for (const command of [
+      'cat notes.txt',
+      'cat notes.txt > /dev/null',
+      'ls src',
+      'cat - < notes.txt',
+    ]) {
+      const { tier } = await bashCallTier(command, { sandbox: sandboxOn, cwd, unsandboxed: false });
+      expect(tier, command).toBe('read-only');
+    }
+  });
+
   it('with the network on, or allow-listed, a command that is not read-only needs full access', async () => {
     const cwd = workspace();
     for (const network of ['on', { allowHosts: ['example.com'] }] as const) {

@@ -60,6 +60,34 @@ async function confinementRefusal(
   return undefined;
 }
 
+const expandingWord = /[*?[{~$`]/;
+const endlessPlaces = /(^|\/)(dev|proc|sys)(\/|$)/;
+
+/**
+ * Why a word read as a path may never end or block (a device such as `/dev/zero`, a FIFO, a
+ * file of /proc or /sys), or undefined. Such a read is no workspace read: `cat /dev/zero` in the
+ * background spilled a gigabyte a stream, unasked, in read-only and plan mode. A word bash expands
+ * into such a place (`/de?/zero`, a glob near the root, `../../dev`) counts too.
+ */
+async function endlessRead(paths: readonly string[], cwd: string): Promise<string | undefined> {
+  for (const word of paths) {
+    if (word === '-' || word === '/dev/null' || word === '/dev/stdin') continue;
+    if (expandingWord.test(word)) {
+      const absoluteGlob =
+        /^[/~]/.test(word) && /[*?[{]/.test(word.split('/').slice(0, 3).join('/'));
+      if (absoluteGlob || word.includes('..') || endlessPlaces.test(word))
+        return `reads ${word}, which may name a device or a FIFO`;
+      continue;
+    }
+    const absolute = path.resolve(cwd, word);
+    if (endlessPlaces.test(absolute)) return `reads ${word}, a device or kernel file`;
+    const info = await fs.stat(absolute).catch(() => undefined);
+    if (info !== undefined && !info.isFile() && !info.isDirectory())
+      return `reads ${word}, a device, FIFO or socket`;
+  }
+  return undefined;
+}
+
 // bash runs these itself, whatever PATH holds.
 const builtins = new Set(['echo', 'printf', 'pwd', 'test', '[', '[[', 'true', 'false', 'type']);
 
@@ -116,6 +144,8 @@ export async function bashCallTier(command: string, context: BashTierContext): P
   const verdict = classifyReadOnly(command);
   if (!verdict.readOnly) return { tier: fallback, reason: verdict.reason };
   try {
+    const endless = await endlessRead(verdict.paths, context.cwd);
+    if (endless !== undefined) return { tier: fallback, reason: endless };
     const shadowed = await shadowedCommand(verdict.commands, context.searchPath, context.cwd);
     if (shadowed !== undefined)
       return { tier: fallback, reason: `PATH runs the workspace's own ${shadowed}` };
