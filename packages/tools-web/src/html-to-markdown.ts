@@ -1,6 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { removeHiddenElements } from './hidden-content.js';
 import { type HtmlToTextOptions, type HtmlToTextResult, htmlToText } from './html-to-text.js';
 
 /** What {@link htmlToMarkdown} returns: the text, the title, and which path produced it. */
@@ -102,6 +103,8 @@ export function htmlToMarkdown(
     try {
       const { document } = parseHTML(html);
       const title = document.querySelector('title')?.textContent?.trim() || undefined;
+      // What the reader never sees is not the article either (nor instructions the page hid).
+      removeHiddenElements(document as never);
       const root = document.documentElement as unknown as TreeElement | null;
       const article = deeperThan(root, maxReadabilityDepth)
         ? null

@@ -6,6 +6,7 @@
  * (html-to-markdown.ts) as the fallback for pages with no article, and for pages too large for a
  * DOM: the README's "Why these libraries" says what was measured.
  */
+import { hiddenByStyle } from './hidden-content.js';
 import { type ElementNode, type HtmlNode, parseHtml } from './html-parse.js';
 
 /** Options of {@link htmlToText}. */
@@ -207,7 +208,12 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
   if (node.type === 'text') return collapse(node.text);
   const name = node.name;
   if (droppedElements.has(name) || name === 'title') return '';
-  if (node.attributes.hidden !== undefined || node.attributes['aria-hidden'] === 'true') return '';
+  if (
+    node.attributes.hidden !== undefined ||
+    node.attributes['aria-hidden'] === 'true' ||
+    hiddenByStyle(node.attributes.style)
+  )
+    return '';
   const markdown = context.markdown;
   switch (name) {
     case 'br':
