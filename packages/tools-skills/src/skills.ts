@@ -80,6 +80,13 @@ export async function readSkillFile(dir: string, file: string): Promise<string> 
   }
 }
 
+/**
+ * Largest front matter parsed: a name, a description of at most 1,024 characters and a few other
+ * fields fit many times over. The YAML parser checks keys for duplicates pairwise: 60,000 keys
+ * (600 kB, under the file limit) held the agent's thread for 43 s at start-up.
+ */
+export const maxFrontMatterChars = 16 * 1024;
+
 const maxNameLength = 64;
 const maxDescriptionLength = 1024;
 
@@ -104,9 +111,16 @@ export function parseSkillFile(
   const match = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalised);
   if (match === null)
     return { error: 'no YAML front matter (a block between "---" lines at the top)' };
+  const block = match[1] as string;
+  if (block.length > maxFrontMatterChars)
+    return {
+      error: `its front matter is ${block.length} characters (at most ${maxFrontMatterChars})`,
+    };
   let parsed: unknown;
   try {
-    parsed = parseYaml(match[1] as string);
+    // Errors only: the parser's warnings (an unknown tag) went to this process's stderr with the
+    // file's own line quoted — a repository's text, escape sequences included, on the terminal.
+    parsed = parseYaml(block, { logLevel: 'error' });
   } catch (error) {
     return {
       error: `its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`,
