@@ -331,7 +331,7 @@ describe('path families (property)', () => {
     return `/${kept.join('/')}`;
   }
 
-  it('a relative pattern without wildcards matches exactly the normalised path, for every reader', () => {
+  it('a relative pattern without wildcards matches the normalised path and what is below it, for every reader', () => {
     fc.assert(
       fc.property(relative, readerName, path, (pattern, named, other) => {
         const target = policy({ mode: 'full-access', deny: [`${named}(${pattern})`] });
@@ -340,7 +340,7 @@ describe('path families (property)', () => {
         for (const name of readers) expect(decide(target, name, exact)).toBe('deny');
         expect(target.isPathDenied(exact, 'read')).toBe(true);
         expect(decide(target, 'write_file', exact)).toBe('allow');
-        const expected = other === exact ? 'deny' : 'allow';
+        const expected = other === exact || other.startsWith(`${exact}/`) ? 'deny' : 'allow';
         for (const name of readers) expect(decide(target, name, other)).toBe(expected);
       }),
     );
@@ -564,5 +564,30 @@ describe('accented names spelt two ways (NFC and NFD) are one name to deny and a
     const allowed = policy({ allow: [`read_file(${composed})`] });
     expect(decide(allowed, 'read_file', `/ws/${composed}`)).toBe('allow');
     expect(decide(allowed, 'read_file', `/ws/${decomposed}`)).toBe('ask');
+  });
+});
+
+describe('a deny or ask rule on a directory covers what is inside it', () => {
+  it.each([
+    ['Read(./secrets)', '/ws/secrets/a.txt'],
+    ['read_file(secrets)', '/ws/secrets/deep/b.txt'],
+    ['read_file(/ws/secrets)', '/ws/secrets/a.txt'],
+    ['read_file(*/keys)', '/ws/x/keys/id'],
+  ])('deny %s covers %s', (rule, file) => {
+    const denied = policy({ mode: 'full-access', deny: [rule] });
+    expect(decide(denied, 'read_file', file)).toBe('deny');
+    expect(decide(denied, 'search', file)).toBe('deny');
+    expect(denied.isPathDenied(file, 'read')).toBe(true);
+    const asked = policy({ mode: 'full-access', ask: [rule] });
+    expect(decide(asked, 'read_file', file)).toBe('ask');
+  });
+
+  it('by whole segments, and an allow rule is not widened', () => {
+    const denied = policy({ mode: 'full-access', deny: ['Read(./secrets)'] });
+    expect(decide(denied, 'read_file', '/ws/secrets2/a.txt')).toBe('allow');
+    expect(decide(denied, 'read_file', '/ws/secret')).toBe('allow');
+    const allowed = policy({ allow: ['read_file(src)'] });
+    expect(decide(allowed, 'read_file', '/ws/src')).toBe('allow');
+    expect(decide(allowed, 'read_file', '/ws/src/a.ts')).toBe('ask');
   });
 });

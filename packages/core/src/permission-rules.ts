@@ -34,19 +34,26 @@ export function matchesSubjectPattern(subject: string, pattern: string): boolean
 }
 
 /**
- * Whether a real path matches a deny or ask rule's path pattern, also when the two spell an
- * accented name differently (`café` as one code point or as `e` + U+0301 — macOS and git keep
+ * Whether a real path matches a deny or ask rule's path pattern — itself or a folder above it
+ * (a rule on a directory covers its contents) — also when the two spell an accented name
+ * differently (`café` as one code point or as `e` + U+0301 — macOS and git keep
  * whichever a file was made with): both are compared in Unicode NFC too. Widens deny and ask
  * rules only; an allow rule matches the path as it is.
  */
 export function matchesPathRule(path: string, pattern: SubjectPattern): boolean {
-  if (matchesParts(path, pattern)) return true;
   const folded = path.normalize('NFC');
   const parts = pattern.parts.map((part) => part.normalize('NFC'));
-  return (
-    (folded !== path || parts.some((part, index) => part !== pattern.parts[index])) &&
-    matchesParts(folded, { parts })
-  );
+  const nfc = { parts };
+  // A rule on a directory covers what is inside it: `deny Read(./secrets)` also denies
+  // `secrets/key` (as a walk never enters it). So the path, then each folder above it.
+  for (let current = path, other = folded; ; ) {
+    if (matchesParts(current, pattern) || matchesParts(other, nfc)) return true;
+    const cut = current.lastIndexOf('/');
+    const otherCut = other.lastIndexOf('/');
+    if (cut <= 0 || otherCut <= 0) return false;
+    current = current.slice(0, cut);
+    other = other.slice(0, otherCut);
+  }
 }
 
 /**
