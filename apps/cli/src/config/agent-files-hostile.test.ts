@@ -78,7 +78,13 @@ describe('a broken or hostile agent file in the repository', () => {
     [
       'deep nesting',
       `---\nname: deep\ndescription: d\ntools: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n---\n`,
-      /the front matter is not valid YAML/,
+      /the front matter is 40033 characters \(at most 16384\)/,
+    ],
+    [
+      // yaml compares keys pairwise: these held the CLI's start for 43 s before being refused.
+      'sixty thousand keys',
+      `---\nname: keys\ndescription: d\n${Array.from({ length: 60_000 }, (_, index) => `k${index}: v`).join('\n')}\n---\n`,
+      /the front matter is \d+ characters \(at most 16384\)/,
     ],
     [
       "a key that would widen (Claude Code's permissionMode)",

@@ -36,6 +36,11 @@ export interface AgentDefinition {
 }
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * Largest front matter parsed (four short keys fit many times over): yaml compares keys pairwise,
+ * and a repository's agent file of 60,000 keys (600 kB) held the CLI's start for 43 s.
+ */
+export const maxFrontMatterChars = 16 * 1024;
 const knownKeys = ['name', 'description', 'tools', 'model'];
 /** Keys other tools' agent files carry that mean nothing here; ignored rather than refused. */
 const ignoredKeys = ['color'];
@@ -45,10 +50,16 @@ export async function parseAgentFile(path: string, text: string): Promise<AgentD
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (match === null)
     throw new CliError(`${path}: an agent file starts with front matter between --- lines`);
+  const frontMatter = match[1] ?? '';
+  if (frontMatter.length > maxFrontMatterChars)
+    throw new CliError(
+      `${path}: the front matter is ${frontMatter.length} characters (at most ${maxFrontMatterChars})`,
+    );
   const { parse } = await import('./yaml.js');
   let data: unknown;
   try {
-    data = parse(match[1] ?? '');
+    // Errors only: yaml's warnings (an unknown tag) quote the file's line on stderr.
+    data = parse(frontMatter, { logLevel: 'error' });
   } catch (error) {
     // yaml's message goes on with lines of the file and a caret: the first line says what is wrong.
     const reason = (error as Error).message.split('\n')[0] ?? '';
