@@ -27,6 +27,12 @@ describe.each(Object.entries(convert))('%s', (_format, run) => {
     ['a pre line of tabs', `<pre>a${'\t'.repeat(200_000)}x\nb</pre><p>after</p>`, 'after'],
     ['a pre of newlines', `<pre>\n${'\n'.repeat(200_000)}x</pre><p>after</p>`, 'after'],
     ['an article line of tabs', article(`<p>${'\t'.repeat(200_000)}x</p><p>after</p>`), 'after'],
+    // 300,000 table rows: spreading them into Math.max overflowed the stack (an error, no page).
+    [
+      '300,000 table rows',
+      `<table>${'<tr><td>cell</td>'.repeat(300_000)}</table><p>after</p>`,
+      'after',
+    ],
     // Each quote or list level re-indented every line inside it (40 s for these two).
     [
       '250 nested quotes around 15,000 lines',

@@ -187,7 +187,9 @@ function renderTable(node: ElementNode, context: RenderContext): string {
   if (rows.length === 0) return '';
   if (!context.markdown)
     return `${blockBreak}${rows.map((row) => row.join('\t')).join('\n')}${blockBreak}`;
-  const width = Math.max(...rows.map((row) => row.length));
+  // A loop, not `Math.max(...rows)`: a page of 300,000 rows overflowed the stack with the spread.
+  let width = 0;
+  for (const row of rows) width = Math.max(width, row.length);
   const line = (row: string[]) =>
     `| ${Array.from({ length: width }, (_, index) => row[index] ?? '').join(' | ')} |`;
   const [head = [], ...body] = rows;
