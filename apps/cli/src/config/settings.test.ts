@@ -129,7 +129,19 @@ describe('settings files', () => {
       { text: 'read the graph' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--sandbox',
+        'off',
+        '--trust',
+        '--allow',
+        'memory__read_graph',
+      ],
       { env },
     );
     expect(run.stderr).toContain('✓ memory__read_graph');
@@ -172,7 +184,19 @@ describe('settings files', () => {
       { text: 'read the graph' },
     ]);
     const run = await runCli(
-      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--sandbox', 'off', '--trust'],
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--sandbox',
+        'off',
+        '--trust',
+        '--allow',
+        'memory__read_graph',
+      ],
       { env },
     );
     expect(run.stderr).toMatch(/mcp broken: could not connect, skipped: /);

@@ -351,9 +351,10 @@ describe('an untrusted folder (-p)', () => {
       { toolCalls: [{ name: 'memory__read_graph', arguments: {} }] },
       { text: 'done' },
     ]);
-    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', repo.workspace], {
-      env: cleanEnv({ AGENT_HOME: repo.home }),
-    });
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', repo.workspace, '--allow', 'memory__read_graph'],
+      { env: cleanEnv({ AGENT_HOME: repo.home }) },
+    );
     expect(run.stderr).toContain('✓ memory__read_graph');
     expect(existsSync(join(repo.workspace, 'user-hook-ran'))).toBe(true);
     expect(existsSync(repo.canary('user-hook'))).toBe(false);

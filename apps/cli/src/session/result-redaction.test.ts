@@ -207,7 +207,8 @@ describe('tool results reach the model without the credentials of the CLI enviro
     );
     expect(run.code, run.stderr).toBe(0);
     const sent = server.bodies.join('\n');
-    expect(sent).toContain('SERVER_API_KEY=[redacted:envserver.SERVER_API_KEY]');
+    // Hidden where the server's answer arrives (@agent/tools-mcp knows what its configuration sent).
+    expect(sent).toContain('SERVER_API_KEY=[redacted:env SERVER_API_KEY]');
     expect(sent).not.toContain(given);
     // Not a credential by name or value: left as it is.
     expect(sent).toContain('PLAIN_SETTING=plain-value-kept');

@@ -35,6 +35,14 @@ export function assertBuilt(): void {
     throw new Error(`${cliPath} is missing: run \`pnpm turbo run build --filter=@agent/cli...\``);
 }
 
+/**
+ * The AGENT_HOME of this test process's CLI runs: never the real ~/.agent, and not shared with
+ * other test files either (one shared home let an MCP server's tools pinned by one file leave out
+ * another file's same-named server's tools). Removed when the process exits.
+ */
+const testHome = join(tmpdir(), `agent-cli-test-home-${process.pid}`);
+process.once('exit', () => rmSync(testHome, { recursive: true, force: true }));
+
 /** The environment without any provider key, so tests never reach a real API. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -43,8 +51,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     if (/API_KEY$|_BASE_URL$/.test(key)) continue;
     env[key] = value;
   }
-  // Never the real ~/.agent: tokens, sessions and settings of tests stay in a temp folder.
-  return { ...env, NO_COLOR: '1', AGENT_HOME: join(tmpdir(), 'agent-cli-test-home'), ...extra };
+  return { ...env, NO_COLOR: '1', AGENT_HOME: testHome, ...extra };
 }
 
 /** The outcome of one CLI process. */
