@@ -174,7 +174,7 @@ const denyEvasions = [
   "git config core.fsmonitor 'rm victim'; git status",
   "git config --local core.pager 'rm victim'; git log",
   "git config alias.st '!rm victim'; git st",
-  "git config set core.hooksPath hooks; git commit -m x",
+  'git config set core.hooksPath hooks; git commit -m x',
   "git config diff.x.textconv 'rm victim'; git diff",
   // A file written on the line, then run.
   "echo 'rm victim' > s; sh s",
