@@ -61,25 +61,26 @@ export async function createTransport(
       });
     }
     case 'http': {
-      const { authProvider, fetch: given } = await options.auth.forHttp(config);
+      const http = userinfoAsHeader(config);
+      const { authProvider, fetch: given } = await options.auth.forHttp(http);
       const scoped = scopeHeadersToOrigin(
         given ?? ((url, init) => fetch(url, init)),
-        new URL(String(config.url)).origin,
-        Object.keys(config.headers ?? {}),
+        new URL(String(http.url)).origin,
+        Object.keys(http.headers ?? {}),
       );
       const fetchFn = boundedFetch(scoped, {
         server: options.server,
-        maxBytes: config.maxMessageBytes ?? defaultMaxHttpMessageBytes,
+        maxBytes: http.maxMessageBytes ?? defaultMaxHttpMessageBytes,
       });
       if (options.legacySse) {
-        return new SSEClientTransport(new URL(config.url), {
-          ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
+        return new SSEClientTransport(new URL(http.url), {
+          ...(http.headers === undefined ? {} : { requestInit: { headers: http.headers } }),
           ...(authProvider === undefined ? {} : { authProvider }),
           fetch: paceStreamOpens(fetchFn),
         });
       }
-      const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-        ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
+      const transport = new StreamableHTTPClientTransport(new URL(http.url), {
+        ...(http.headers === undefined ? {} : { requestInit: { headers: http.headers } }),
         ...(authProvider === undefined ? {} : { authProvider }),
         fetch: fetchFn,
       });
@@ -94,6 +95,35 @@ export async function createTransport(
       throw new AgentError(`Unknown MCP transport type: ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+/**
+ * A URL's user name and password (`https://user:pass@host/mcp`, as curl takes them) sent the way
+ * fetch can: as Basic authorization (unless `headers` already authorizes), the URL without them.
+ * fetch refuses a URL that holds credentials, and its error quoted the password to the terminal.
+ */
+export function userinfoAsHeader(config: McpHttpTransportConfig): McpHttpTransportConfig {
+  let url: URL;
+  try {
+    url = new URL(String(config.url));
+  } catch {
+    return config;
+  }
+  if (url.username === '' && url.password === '') return config;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  const headers = { ...config.headers };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
+    headers.Authorization = `Basic ${base64(credentials)}`;
+  return { ...config, url: url.href, headers };
+}
+
+/** `text`'s UTF-8 bytes in base64 (no Node Buffer: the package root runs outside Node too). */
+function base64(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** Whether a connect failed because the server refused the Streamable HTTP POST (400/404/405). */
