@@ -107,12 +107,19 @@ describe('an HTTP server that echoes the request', () => {
       '[redacted:header Authorization]',
     ],
     ['a key in the URL', { query: `?api_key=${token}` }, '[redacted:query api_key]'],
+    // Sent as Basic authorization: the server echoes the header's base64, never the password.
+    ['a password in the URL', { userinfo: `user:${token}@` }, '[redacted:URL password]'],
   ] as const;
+  const basicToken = Buffer.from(`user:${token}`, 'utf8').toString('base64');
 
   it.each(configs)(
     '%s: hidden in results, errors and resources',
     async (_label, config, marker) => {
-      const url = `${await echoingServer()}${'query' in config ? config.query : ''}`;
+      const base = await echoingServer();
+      const url =
+        'userinfo' in config
+          ? base.replace('http://', `http://${config.userinfo}`)
+          : `${base}${'query' in config ? config.query : ''}`;
       const adapter = await McpToolAdapter.connect({
         name: 'echoing',
         transport: {
@@ -127,6 +134,7 @@ describe('an HTTP server that echoes the request', () => {
       const echoed = await tool('echo')?.execute({}, testContext());
       const text = echoed === undefined ? '' : modelText(echoed);
       expect(text).not.toContain(token);
+      expect(text).not.toContain(basicToken);
       expect(text).toContain(marker);
       const failed = await tool('fail')
         ?.execute({}, testContext())
@@ -136,6 +144,7 @@ describe('an HTTP server that echoes the request', () => {
         );
       expect(failed).toContain('refused the request');
       expect(failed).not.toContain(token);
+      expect(failed).not.toContain(basicToken);
       const resource = await tool('read_resource')?.execute(
         { uri: 'echo://request' },
         testContext(),

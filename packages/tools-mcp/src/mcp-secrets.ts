@@ -9,6 +9,7 @@
  */
 import { isCredentialVariable, type SentSecret, secretHider } from '@agent/core';
 import type { McpTransportConfig } from './mcp-options.js';
+import { basicCredentials } from './mcp-transport.js';
 
 /** The credential values of a transport's configuration, labelled. */
 export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
@@ -30,8 +31,13 @@ export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
       url = undefined;
     }
     for (const [name, value] of url?.searchParams ?? []) add(name, value, `query ${name}`);
-    if (url !== undefined && url.password !== '')
-      secrets.push({ value: decodeURIComponent(url.password), label: 'URL password' });
+    if (url !== undefined && url.password !== '') {
+      const password = decodeURIComponent(url.password);
+      secrets.push({ value: password, label: 'URL password' });
+      // They go as Basic authorization (mcp-transport.ts): a server may echo that header.
+      const basic = basicCredentials(`${decodeURIComponent(url.username)}:${password}`);
+      secrets.push({ value: basic, label: 'URL password' });
+    }
   } else if (transport.type === 'stdio') {
     for (const [name, value] of Object.entries(transport.env ?? {}))
       add(name, value, `env ${name}`);

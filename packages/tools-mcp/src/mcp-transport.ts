@@ -115,12 +115,12 @@ export function userinfoAsHeader(config: McpHttpTransportConfig): McpHttpTranspo
   url.password = '';
   const headers = { ...config.headers };
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
-    headers.Authorization = `Basic ${base64(credentials)}`;
+    headers.Authorization = `Basic ${basicCredentials(credentials)}`;
   return { ...config, url: url.href, headers };
 }
 
-/** `text`'s UTF-8 bytes in base64 (no Node Buffer: the package root runs outside Node too). */
-function base64(text: string): string {
+/** `user:password`'s UTF-8 bytes in base64, as Basic authorization sends them (no Node Buffer: the package root runs outside Node too). */
+export function basicCredentials(text: string): string {
   let binary = '';
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
   return btoa(binary);
