@@ -112,7 +112,8 @@ describe('the hooks protocol through the sandbox', () => {
               {
                 type: 'command',
                 command: `(setsid sleep ${tag} &); sleep ${tag} & touch started; sleep ${tag}`,
-                timeout: 1,
+                // Long enough for a loaded machine to start the sandbox and reach `touch`.
+                timeout: 3,
               },
             ],
           },

@@ -143,7 +143,9 @@ describe('a hostile tool listing', () => {
       .map((tool) => /^hostile__listed-(\d+)$/.exec(tool.name)?.[1])
       .find(Boolean);
     expect(Number(listed)).toBeGreaterThanOrEqual(3);
-    expect(Number(listed)).toBeLessThanOrEqual(8);
+    // One a second at most: a few while the flood lasts (longer on a loaded machine), never one
+    // per notification (300).
+    expect(Number(listed)).toBeLessThanOrEqual(15);
   });
 });
 
