@@ -120,13 +120,19 @@ function describe(outcome: CommandOutcome, command: string): string {
  *
  * PreToolUse runs in {@link wrapGate} when the gate is wrapped (so `allow` can skip the question and
  * `ask` can force one), otherwise in `beforeToolExecution`; `updatedInput` is applied in
- * `beforeToolExecution` either way.
+ * `beforeToolExecution` either way, and the loop then puts the changed call to the gate again
+ * (deny rules and the user's answer hold for what actually runs).
  */
 export class CommandHooks {
   readonly #config: HooksConfig;
   readonly #options: CommandHooksOptions;
   /** PreToolUse verdicts computed by the gate, awaiting beforeToolExecution. */
   readonly #preVerdicts = new Map<string, HookVerdict>();
+  /**
+   * Verdicts whose `updatedInput` replaced a call's arguments: the loop puts the replaced call to
+   * the gate again, which then asks `inner` with the same verdict instead of running the hook twice.
+   */
+  readonly #replacedVerdicts = new Map<string, { verdict: HookVerdict; args: string }>();
   #gateWrapped = false;
   /** Whether the withheld hooks were reported (sandboxNotice). */
   #noticeGiven = false;
@@ -319,8 +325,16 @@ export class CommandHooks {
     return async (request: PermissionRequest): Promise<PermissionDecision> => {
       if (!this.has('PreToolUse'))
         return inner === undefined ? { behavior: 'allow' } : inner(request);
-      const verdict = await this.#preToolUse(request, request.signal);
-      this.#preVerdicts.set(request.toolCallId, verdict);
+      // Only the same call with the hook's own arguments reuses its verdict; anything else (a
+      // later call reusing the id) runs the hook.
+      const pending = this.#replacedVerdicts.get(request.toolCallId);
+      this.#replacedVerdicts.delete(request.toolCallId);
+      const replaced =
+        pending?.args !== undefined && pending.args === jsonText(request.args)
+          ? pending.verdict
+          : undefined;
+      const verdict = replaced ?? (await this.#preToolUse(request, request.signal));
+      if (replaced === undefined) this.#preVerdicts.set(request.toolCallId, verdict);
       if (verdict.blocked !== undefined) return { behavior: 'deny', reason: verdict.blocked };
       // No gate to ask: a call whose guard did not run does not run either.
       if (verdict.notRun !== undefined && inner === undefined)
@@ -345,8 +359,14 @@ export class CommandHooks {
           // Without the gate wrapped no one can be asked: a call whose guard did not run is skipped.
           if (verdict.notRun !== undefined) return { action: 'skip', reason: verdict.notRun };
         }
-        if (verdict.updatedInput !== undefined)
+        if (verdict.updatedInput !== undefined) {
+          // The loop asks the gate about the new arguments; the wrapped gate answers with this
+          // verdict (its allow or ask) rather than running the hook on its own output.
+          const args = jsonText(verdict.updatedInput);
+          if (this.#gateWrapped && args !== undefined && args !== jsonText(call.args))
+            this.#replacedVerdicts.set(call.toolCallId, { verdict, args });
           return { action: 'replace', args: verdict.updatedInput };
+        }
         return undefined;
       },
       afterToolExecution: async (call, result) => {
@@ -432,4 +452,13 @@ function hookInput(call: Pick<ToolCallInfo, 'toolName' | 'tool' | 'args'>): unkn
   const claude = claudeCodeNamesOf(call.tool ?? { name: call.toolName });
   if (!claude.some((name) => /^(Read|Edit|MultiEdit|Write|NotebookEdit)$/.test(name))) return args;
   return { ...record, file_path: record.path };
+}
+
+/** A value as JSON text for comparison (undefined when it cannot be written). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -40,7 +40,12 @@ export interface ToolCallInfo {
   parentToolName?: string;
 }
 
-/** What `beforeToolExecution` decides: run, skip with a reason the model reads, or run with other arguments (validated again). */
+/**
+ * What `beforeToolExecution` decides: run, skip with a reason the model reads, or run with other
+ * arguments. Replaced arguments are validated again and, when a permission gate is set, put to
+ * it again when they differ (a rule or the user's answer about the old arguments says nothing
+ * about the new ones).
+ */
 export type BeforeToolExecutionDecision =
   | { action: 'allow' }
   | { action: 'skip'; reason: string }

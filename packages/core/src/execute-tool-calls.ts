@@ -376,46 +376,8 @@ async function gateAndHook(
 ): Promise<PrepareOutcome> {
   const { call, tool } = validated;
   let info = validated.info;
-  if (params.permissionGate !== undefined) {
-    try {
-      const { subjects, opaque, tier, paths } = normalisePermissionSubjects(
-        tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
-      );
-      const decision = await untilAborted(
-        params.permissionGate({
-          ...info,
-          tier: tier ?? tool.policy?.permission ?? 'full-access',
-          subjects,
-          ...(opaque === undefined ? {} : { opaque }),
-          ...(paths === undefined ? {} : { paths }),
-          signal: params.runSignal,
-          agentPath: params.run?.agentPath ?? [],
-        }),
-        params.runSignal,
-      );
-      // An approval still pending when the run is aborted must not hold the run open.
-      if (decision === undefined) return answered(synthetic(call, tool, 'Cancelled', 'cancelled'));
-      if (decision.behavior === 'deny') {
-        return answered(
-          synthetic(call, tool, ToolError.denied(tool.name, decision.reason).message, 'denied'),
-        );
-      }
-    } catch (error) {
-      // A tool that refuses its own arguments while naming its subjects (a path outside the
-      // workspace) says so with a ToolError; that message is the clearest one for the model.
-      if (ToolError.isInstance(error))
-        return answered(synthetic(call, tool, error.message, error.kind));
-      return answered(
-        synthetic(
-          call,
-          tool,
-          ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`)
-            .message,
-          'denied',
-        ),
-      );
-    }
-  }
+  const refused = await askGate(params, call, tool, info);
+  if (refused !== undefined) return refused;
 
   if (params.hooks.beforeToolExecution !== undefined) {
     let decision: Awaited<ReturnType<NonNullable<AgentHooks['beforeToolExecution']>>>;
@@ -446,10 +408,75 @@ async function gateAndHook(
           ),
         );
       }
+      const changed = !sameArguments(info.args, replaced.value);
       info = { ...info, args: replaced.value };
+      // The gate decided on the old arguments: what runs is put to it too (a deny rule on
+      // `rm *` holds when a hook turns `ls` into `rm -rf .`; the user is asked about what runs).
+      if (changed) {
+        const refusedNew = await askGate(params, call, tool, info);
+        if (refusedNew !== undefined) return refusedNew;
+      }
     }
   }
   return { ...validated, info };
+}
+
+/** Whether two validated argument values are the same JSON. */
+function sameArguments(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Puts a call to the permission gate; the answered outcome when it may not run, else undefined. */
+async function askGate(
+  params: ExecuteToolCallsParams,
+  call: PreparedCall['call'],
+  tool: AnyAgentTool,
+  info: ToolCallInfo,
+): Promise<PrepareOutcome | undefined> {
+  if (params.permissionGate === undefined) return undefined;
+  try {
+    const { subjects, opaque, tier, paths } = normalisePermissionSubjects(
+      tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
+    );
+    const decision = await untilAborted(
+      params.permissionGate({
+        ...info,
+        tier: tier ?? tool.policy?.permission ?? 'full-access',
+        subjects,
+        ...(opaque === undefined ? {} : { opaque }),
+        ...(paths === undefined ? {} : { paths }),
+        signal: params.runSignal,
+        agentPath: params.run?.agentPath ?? [],
+      }),
+      params.runSignal,
+    );
+    // An approval still pending when the run is aborted must not hold the run open.
+    if (decision === undefined) return answered(synthetic(call, tool, 'Cancelled', 'cancelled'));
+    if (decision.behavior === 'deny') {
+      return answered(
+        synthetic(call, tool, ToolError.denied(tool.name, decision.reason).message, 'denied'),
+      );
+    }
+    return undefined;
+  } catch (error) {
+    // A tool that refuses its own arguments while naming its subjects (a path outside the
+    // workspace) says so with a ToolError; that message is the clearest one for the model.
+    if (ToolError.isInstance(error))
+      return answered(synthetic(call, tool, error.message, error.kind));
+    return answered(
+      synthetic(
+        call,
+        tool,
+        ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`).message,
+        'denied',
+      ),
+    );
+  }
 }
 
 /** A call answered before it could run. */
