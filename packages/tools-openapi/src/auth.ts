@@ -1,5 +1,7 @@
 import { AgentError } from '@agent/core';
+import { httpTokenProblem, isHttpToken } from './http-names.js';
 import type { NormalizedOperation, NormalizedSecurityScheme } from './normalized-types.js';
+import { specError } from './spec-error.js';
 
 /** A secret given directly or produced per request (e.g. a token that is refreshed). */
 export type SecretSource = string | (() => string | Promise<string>);
@@ -61,6 +63,14 @@ export function resolveAuth(
       throw new AgentError(
         'auth: an apiKey needs "in" and "name" because the document declares no apiKey security scheme',
       );
+    if (location !== 'query' && !isHttpToken(name)) {
+      if (item.name === undefined && scheme?.type === 'apiKey')
+        specError(
+          scheme.pointer,
+          `the apiKey security scheme "${schemeName}" names its ${location} ${httpTokenProblem(name)}; give the key's "in" and "name" in the auth option to send it another way`,
+        );
+      throw new AgentError(`auth: the apiKey's ${location} name ${httpTokenProblem(name)}`);
+    }
     return { type: 'apiKey', value: item.value, in: location, name, scheme: schemeName };
   });
 }

@@ -6,6 +6,7 @@
  */
 import { type JsonSchema, ToolError } from '@agent/core';
 import { isFileSchema } from './arguments-schema.js';
+import { joinDelimited, joiningDelimiter, UnsendableValueError } from './delimited-values.js';
 import type { FieldEncoding } from './normalized-types.js';
 import { isRecord } from './spec-reader.js';
 
@@ -37,9 +38,10 @@ function deepPairs(prefix: string, value: unknown, out: Pair[]): void {
   }
 }
 
-const delimiters: Record<string, string> = { spaceDelimited: ' ', pipeDelimited: '|' };
-
-/** The name/value pairs of one form field, before percent-encoding. */
+/**
+ * The name/value pairs of one form field, before percent-encoding. Throws
+ * {@link UnsendableValueError} for a value its style cannot carry.
+ */
 export function formFieldPairs(
   name: string,
   value: unknown,
@@ -57,20 +59,21 @@ export function formFieldPairs(
     deepPairs(name, value, pairs);
     return pairs;
   }
+  const delimiter = joiningDelimiter(style, explode);
   if (Array.isArray(value)) {
     const items = value.filter((item) => item !== undefined && item !== null).map(scalarText);
-    const delimiter = delimiters[style];
-    if (delimiter !== undefined) return [[name, items.join(delimiter)]];
+    // Percent-encoding comes later, for the whole value: the delimiter stays itself here.
+    if (delimiter !== undefined) return [[name, joinDelimited(items, delimiter, (text) => text)]];
     return explode ? items.map((item) => [name, item]) : [[name, items.join(',')]];
   }
   if (isRecord(value)) {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
-    if (explode && delimiters[style] === undefined)
-      return entries.map(([key, item]) => [key, scalarText(item)]);
+    if (explode) return entries.map(([key, item]) => [key, scalarText(item)]);
+    const texts = entries.flatMap(([key, item]) => [key, scalarText(item)]);
     return [
       [
         name,
-        entries.flatMap(([key, item]) => [key, scalarText(item)]).join(delimiters[style] ?? ','),
+        delimiter === undefined ? texts.join(',') : joinDelimited(texts, delimiter, (text) => text),
       ],
     ];
   }
@@ -106,8 +109,20 @@ export function formBody(
   for (const [field, item] of Object.entries(value)) {
     const fieldEncoding = encoding[field];
     const encodeValue = fieldEncoding?.allowReserved === true ? encodeReserved : encodeURIComponent;
-    for (const [name, text] of formFieldPairs(field, item, fieldEncoding)) {
-      parts.push(`${encodeURIComponent(name)}=${encodeValue(text)}`);
+    try {
+      for (const [name, text] of formFieldPairs(field, item, fieldEncoding)) {
+        parts.push(`${encodeURIComponent(name)}=${encodeValue(text)}`);
+      }
+    } catch (error) {
+      if (error instanceof UnsendableValueError)
+        throw ToolError.invalidArguments(toolName, `at "body.${field}": ${error.message}`);
+      // Percent-encoding text with a lone UTF-16 surrogate throws this bare error.
+      if (error instanceof URIError)
+        throw ToolError.invalidArguments(
+          toolName,
+          `at "body.${field}": the value holds a lone UTF-16 surrogate (half of a character), which has no UTF-8 form to send`,
+        );
+      throw error;
     }
   }
   return parts.join('&');

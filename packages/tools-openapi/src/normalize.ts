@@ -1,5 +1,6 @@
 // Reading an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) into the normalised shape:
 // servers, security schemes, and every operation with its parameters, body and responses.
+import { httpTokenProblem, isHttpToken } from './http-names.js';
 import { childPointer } from './json-pointer.js';
 import { chooseMediaType } from './media-types.js';
 import {
@@ -44,7 +45,7 @@ export function normalizeDocument(
   const info = isRecord(document.info) ? document.info : {};
   const servers =
     dialect === '2.0' ? swaggerServers(document) : readServers(document.servers, '#/servers');
-  const securitySchemes = readSecuritySchemes(reader);
+  const securitySchemes = readSecuritySchemes(reader, options.warn);
   const rootSecurity = readSecurity(document.security, '#/security');
   const operations: NormalizedOperation[] = [];
   const paths = document.paths;
@@ -159,7 +160,10 @@ function readServers(value: unknown, pointer: string): NormalizedServer[] {
   });
 }
 
-function readSecuritySchemes(reader: SpecReader): Record<string, NormalizedSecurityScheme> {
+function readSecuritySchemes(
+  reader: SpecReader,
+  warn: (message: string) => void,
+): Record<string, NormalizedSecurityScheme> {
   const document = reader.root;
   const base =
     reader.dialect === '2.0'
@@ -171,11 +175,8 @@ function readSecuritySchemes(reader: SpecReader): Record<string, NormalizedSecur
   const out: Record<string, NormalizedSecurityScheme> = {};
   if (!isRecord(base.value)) return out;
   for (const [name, raw] of Object.entries(base.value)) {
-    const scheme = reader.derefObject(
-      raw,
-      childPointer(base.pointer, name),
-      'a security scheme',
-    ).value;
+    const pointer = childPointer(base.pointer, name);
+    const scheme = reader.derefObject(raw, pointer, 'a security scheme').value;
     const type = stringField(scheme, 'type');
     if (type === 'apiKey') {
       const location = stringField(scheme, 'in');
@@ -183,11 +184,17 @@ function readSecuritySchemes(reader: SpecReader): Record<string, NormalizedSecur
       if (
         (location === 'header' || location === 'query' || location === 'cookie') &&
         keyName !== undefined
-      )
-        out[name] = { type: 'apiKey', in: location, name: keyName };
-      else
+      ) {
+        out[name] = { type: 'apiKey', in: location, name: keyName, pointer };
+        // Refused only where a key is configured for it (resolveAuth): a scheme nobody sends a
+        // key through costs nothing, and real documents have such (`"name": "RapidAPI.com API Key"`).
+        if (location !== 'query' && !isHttpToken(keyName))
+          warn(
+            `Security scheme "${name}": the ${location} name ${httpTokenProblem(keyName)}; an API key cannot be sent through it.`,
+          );
+      } else
         specError(
-          childPointer(base.pointer, name),
+          pointer,
           'an apiKey security scheme needs "in" (header, query or cookie) and "name"',
         );
     } else if (type === 'http') {

@@ -83,7 +83,13 @@ export interface NormalizedServer {
 /** A security scheme, reduced to what a client needs to attach credentials. */
 export type NormalizedSecurityScheme =
   | { type: 'http'; scheme: string }
-  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string }
+  | {
+      type: 'apiKey';
+      in: 'header' | 'query' | 'cookie';
+      name: string;
+      /** Where the document declares it, for errors. */
+      pointer: string;
+    }
   | { type: 'oauth2' }
   | { type: 'openIdConnect' }
   | { type: 'other' };

@@ -1,4 +1,5 @@
 import {
+  AgentError,
   type AgentTool,
   hideSecretsInError,
   hideSecretsInResult,
@@ -19,6 +20,7 @@ import {
   fetchFailure,
   readDocumentFile,
 } from './document-source.js';
+import { httpTokenProblem, isHttpToken } from './http-names.js';
 import {
   declaresIdempotencyKey,
   idempotencyKeyFor,
@@ -201,6 +203,9 @@ export class OpenApiToolAdapter {
     this.operationCount = normalized.operations.length;
     this.name = options.name ?? slug(normalized.title ?? '') ?? 'api';
     const auth = resolveAuth(options.auth, normalized.securitySchemes);
+    if (typeof options.headers === 'object')
+      for (const header of Object.keys(options.headers))
+        if (!isHttpToken(header)) throw new AgentError(`headers: ${httpTokenProblem(header)}`);
 
     const selected = normalized.operations.filter((operation) => {
       const info = operationInfo(operation);

@@ -1,4 +1,5 @@
 // Reading the parameters of a path item or an operation.
+import { httpTokenProblem, isHttpToken } from './http-names.js';
 import { childPointer } from './json-pointer.js';
 import type {
   NormalizedParameter,
@@ -39,6 +40,10 @@ export function readParameterList(
         located.pointer,
         `parameter "${name}" has "in": ${JSON.stringify(location)}; expected one of ${[...allowed].join(', ')}`,
       );
+    // `Headers` would throw a TypeError naming neither the parameter nor the document when the
+    // tool is called; a cookie with such a name would be split by the server into others.
+    if ((location === 'header' || location === 'cookie') && !isHttpToken(name))
+      specError(located.pointer, `the ${location} parameter's name ${httpTokenProblem(name)}`);
     return located;
   });
 }

@@ -26,9 +26,9 @@ describe('query serialisation', () => {
     const array = [3, 'a b', true];
     expect(queryPairs(parameter({}), array)).toEqual(['id=3', 'id=a%20b', 'id=true']);
     expect(queryPairs(parameter({ explode: false }), array)).toEqual(['id=3,a%20b,true']);
-    expect(queryPairs(parameter({ style: 'spaceDelimited', explode: false }), array)).toEqual([
-      'id=3%20a%20b%20true',
-    ]);
+    expect(
+      queryPairs(parameter({ style: 'spaceDelimited', explode: false }), [3, 'ab', true]),
+    ).toEqual(['id=3%20ab%20true']);
     expect(queryPairs(parameter({ style: 'pipeDelimited', explode: false }), array)).toEqual([
       'id=3%7Ca%20b%7Ctrue',
     ]);

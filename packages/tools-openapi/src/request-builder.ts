@@ -2,6 +2,8 @@ import { isCredentialVariable, type JsonSchema, type SentSecret, ToolError } fro
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
 import { encodeReserved, formBody, multipartBody } from './body-encoding.js';
+import { joinDelimited, joiningDelimiter, UnsendableValueError } from './delimited-values.js';
+import { cookieValueProblem, httpTokenProblem, isHttpToken } from './http-names.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
 
@@ -67,60 +69,72 @@ export async function buildRequest(
         );
       continue;
     }
-    switch (parameter.in) {
-      case 'path': {
-        const text = pathValue(parameter, value);
-        // An empty segment would call another route (`/items/` for `/items/{id}`) than the one
-        // the permission subject names.
-        if (text === '' || text === '.' || text === ';' || text === `;${parameter.name}=`)
-          throw ToolError.invalidArguments(
-            toolName,
-            `at "${property}": the path parameter may not be empty`,
-          );
-        path = path.replaceAll(`{${parameter.name}}`, () => text);
-        break;
+    try {
+      switch (parameter.in) {
+        case 'path': {
+          const text = pathValue(parameter, value);
+          // An empty segment would call another route (`/items/` for `/items/{id}`) than the one
+          // the permission subject names.
+          if (text === '' || text === '.' || text === ';' || text === `;${parameter.name}=`)
+            throw new UnsendableValueError('the path parameter may not be empty');
+          path = path.replaceAll(`{${parameter.name}}`, () => text);
+          break;
+        }
+        case 'query': {
+          const pairs = queryPairs(parameter, value);
+          // An exploded object's keys are the model's to choose; one named like the API key's
+          // query parameter would send a key the model chose (the server may read the first).
+          const taken = pairs.find((pair) => credentialQuery.has(pair.slice(0, pair.indexOf('='))));
+          if (taken !== undefined)
+            throw new UnsendableValueError(
+              `the query parameter "${decodeURIComponent(taken.slice(0, taken.indexOf('=')))}" carries the API's credential and is filled by the client`,
+            );
+          query.push(...pairs);
+          displayQuery.push(...pairs);
+          break;
+        }
+        case 'header': {
+          const text =
+            parameter.contentType !== undefined
+              ? jsonText(value)
+              : simpleValue(value, parameter.explode);
+          const problem = headerValueProblem(text);
+          if (problem !== undefined) throw new UnsendableValueError(problem);
+          headers.set(parameter.name, text);
+          break;
+        }
+        case 'cookie': {
+          cookies.push(`${parameter.name}=${cookieValue(parameter, value)}`);
+          break;
+        }
+        default: {
+          const exhaustive: never = parameter.in;
+          throw new Error(`Unknown parameter location ${String(exhaustive)}`);
+        }
       }
-      case 'query': {
-        const pairs = queryPairs(parameter, value);
-        // An exploded object's keys are the model's to choose; one named like the API key's
-        // query parameter would send a key the model chose (the server may read the first).
-        const taken = pairs.find((pair) => credentialQuery.has(pair.slice(0, pair.indexOf('='))));
-        if (taken !== undefined)
-          throw ToolError.invalidArguments(
-            toolName,
-            `at "${property}": the query parameter "${decodeURIComponent(taken.slice(0, taken.indexOf('=')))}" carries the API's credential and is filled by the client`,
-          );
-        query.push(...pairs);
-        displayQuery.push(...pairs);
-        break;
-      }
-      case 'header': {
-        const text =
-          parameter.contentType !== undefined
-            ? jsonText(value)
-            : simpleValue(value, parameter.explode);
-        const problem = headerValueProblem(text);
-        if (problem !== undefined)
-          throw ToolError.invalidArguments(toolName, `at "${property}": ${problem}`);
-        headers.set(parameter.name, text);
-        break;
-      }
-      case 'cookie': {
-        const text =
-          parameter.contentType !== undefined ? jsonText(value) : simpleValue(value, false);
-        cookies.push(`${parameter.name}=${encodeURIComponent(text)}`);
-        break;
-      }
-      default: {
-        const exhaustive: never = parameter.in;
-        throw new Error(`Unknown parameter location ${String(exhaustive)}`);
-      }
+    } catch (error) {
+      if (error instanceof UnsendableValueError)
+        throw ToolError.invalidArguments(toolName, `at "${property}": ${error.message}`);
+      // Percent-encoding text with a lone UTF-16 surrogate throws this bare error.
+      if (error instanceof URIError)
+        throw ToolError.invalidArguments(
+          toolName,
+          `at "${property}": the value holds a lone UTF-16 surrogate (half of a character), which has no UTF-8 form to send`,
+        );
+      throw error;
     }
   }
   refuseDotSegments(operation.path, path, toolName);
 
   // A credential is never quoted in an error: `Headers.set` would name the whole value.
   const setCredential = (name: string, value: string, label: string) => {
+    if (!isHttpToken(name))
+      throw new ToolError(
+        `The ${label} cannot be sent: the header name ${httpTokenProblem(name)}.`,
+        {
+          toolName,
+        },
+      );
     const problem = headerValueProblem(value);
     if (problem !== undefined)
       throw new ToolError(`The ${label} cannot be sent in the ${name} header: ${problem}.`, {
@@ -146,8 +160,16 @@ export async function buildRequest(
       const value = await readSecret(item.value);
       secrets.push({ value, label: `api key ${item.name}` });
       if (item.in === 'header') setCredential(item.name, value, `API key ${item.name}`);
-      else if (item.in === 'cookie') cookies.push(`${item.name}=${encodeURIComponent(value)}`);
-      else {
+      else if (item.in === 'cookie') {
+        // Sent as it is, as a browser or curl sends it: a server reads a cookie's octets without
+        // percent-decoding them, so `ab/c+d==` encoded would no longer be the key.
+        const problem = cookieValueProblem(value);
+        if (problem !== undefined)
+          throw new ToolError(`The API key ${item.name} cannot be sent in a cookie: ${problem}.`, {
+            toolName,
+          });
+        cookies.push(`${item.name}=${value}`);
+      } else {
         query.push(`${encodeURIComponent(item.name)}=${encodeURIComponent(value)}`);
         displayQuery.push(`${encodeURIComponent(item.name)}=***`);
       }
@@ -296,32 +318,34 @@ export function pathValue(parameter: NormalizedParameter, value: unknown): strin
   return encode(scalarText(value));
 }
 
-const delimiters: Partial<Record<NormalizedParameter['style'], string>> = {
-  spaceDelimited: '%20',
-  pipeDelimited: '%7C',
-  tabDelimited: '%09',
-};
-
-/** `name=value` pairs (already percent-encoded) for one query parameter, per its style and explode. */
+/**
+ * `name=value` pairs (already percent-encoded) for one query parameter, per its style and explode.
+ * Throws {@link UnsendableValueError} for a value its style cannot carry.
+ */
 export function queryPairs(parameter: NormalizedParameter, value: unknown): string[] {
   const valueEncode = parameter.allowReserved ? encodeReserved : encode;
   const name = encode(parameter.name);
   if (parameter.contentType !== undefined) return [`${name}=${valueEncode(jsonText(value))}`];
   const { style, explode } = parameter;
+  const delimiter = joiningDelimiter(style, explode);
   if (Array.isArray(value)) {
     if (value.length === 0) return [];
-    const items = value.map((item) => valueEncode(scalarText(item)));
-    const delimiter = delimiters[style];
-    if (delimiter !== undefined) return [`${name}=${items.join(delimiter)}`];
+    const texts = value.map(scalarText);
+    if (delimiter !== undefined) return [`${name}=${joinDelimited(texts, delimiter, valueEncode)}`];
+    const items = texts.map(valueEncode);
     return explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`];
   }
   if (isRecord(value)) {
     if (style === 'deepObject') return deepObjectPairs(name, value, valueEncode);
     const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
-    if (explode && delimiters[style] === undefined)
+    if (explode)
       return entries.map(([key, item]) => `${encode(key)}=${valueEncode(scalarText(item))}`);
+    if (delimiter !== undefined) {
+      const texts = entries.flatMap(([key, item]) => [key, scalarText(item)]);
+      return [`${name}=${joinDelimited(texts, delimiter, valueEncode)}`];
+    }
     const joined = entries.flatMap(([key, item]) => [encode(key), valueEncode(scalarText(item))]);
-    return [`${name}=${joined.join(delimiters[style] ?? ',')}`];
+    return [`${name}=${joined.join(',')}`];
   }
   return [`${name}=${valueEncode(scalarText(value))}`];
 }
@@ -351,6 +375,23 @@ function simpleValue(value: unknown, explode: boolean): string {
       .map(([key, item]) => (explode ? `${key}=${scalarText(item)}` : `${key},${scalarText(item)}`))
       .join(',');
   return scalarText(value);
+}
+
+/**
+ * A cookie parameter's value: style `form` not exploded (RFC 6570), percent-encoded so `;` `=` `,`
+ * and characters outside ASCII stay inside it; arrays and objects comma-joined (`blue,black`,
+ * `R,100,G,200`). Exploded form would join cookies with `&`, which OpenAPI 3.2 (appendix D) calls
+ * always incorrect for cookies, so it is not used.
+ */
+function cookieValue(parameter: NormalizedParameter, value: unknown): string {
+  if (parameter.contentType !== undefined) return encode(jsonText(value));
+  if (Array.isArray(value)) return value.map((item) => encode(scalarText(item))).join(',');
+  if (isRecord(value))
+    return Object.entries(value)
+      .filter(([, item]) => item !== undefined && item !== null)
+      .flatMap(([key, item]) => [encode(key), encode(scalarText(item))])
+      .join(',');
+  return encode(scalarText(value));
 }
 
 /**
