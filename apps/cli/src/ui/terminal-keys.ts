@@ -4,6 +4,7 @@ import {
   type PermissionRequest,
   terminalSafe,
 } from '@agent/core';
+import { approvalText, maximumApprovalChars } from './approval-text.js';
 import { paintDiff, proposedDiff } from './file-diff.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
@@ -189,16 +190,6 @@ const answersByKey: Record<string, ApprovalAnswer> = {
   v: 'never',
 };
 
-/** What a call touches, for the question: its permission subjects, else its arguments. */
-function describeCall(subjects: readonly string[], args: unknown): string {
-  // The model wrote it: a carriage return or `ESC [2K` in a command would rewrite the question.
-  const text = terminalSafe(
-    subjects.length > 0 ? subjects.join(', ') : (JSON.stringify(args) ?? ''),
-    { singleLine: true },
-  );
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
-}
-
 /**
  * Who asks, when it is not the agent the user talks to: a sub-agent's call is its own, and a
  * call a script made (code mode's run_script) was not one the model wrote out — the user should
@@ -242,9 +233,18 @@ export function terminalApprover(
     const diff =
       options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
     if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
-    write(
-      `\n${askedBy(request)}Allow ${request.toolName}: ${describeCall(request.subjects, request.args)}?${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
+    const question = approvalText(
+      request,
+      askedBy(request),
+      `${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
     );
+    if ('tooLong' in question) {
+      write(
+        `\n${askedBy(request)}${request.toolName}: denied without asking — the call is ${question.tooLong} characters, more than a question shows (${maximumApprovalChars})\n`,
+      );
+      return 'deny';
+    }
+    write(question.text);
     while (true) {
       const key = await keys.nextKey(context.signal);
       if (key === undefined) {
