@@ -128,6 +128,9 @@ function toAssistantMessage(message: AssistantMessage): LanguageModelV4Message {
             : { providerOptions: block.providerMetadata as SharedV4ProviderOptions }),
         });
         break;
+      case 'opaque':
+        // A provider's own blocks (e.g. Anthropic server search): not part of the AI SDK's prompt.
+        break;
       default: {
         const _exhaustive: never = block;
         return _exhaustive;

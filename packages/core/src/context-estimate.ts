@@ -39,6 +39,10 @@ export function estimateMessageTokens(message: Message): number {
       case 'toolCall':
         characters += block.name.length + block.arguments.length + block.id.length;
         break;
+      case 'opaque':
+        // Sent back to its provider as JSON (e.g. search results with their encrypted pages).
+        characters += JSON.stringify(block.data)?.length ?? 0;
+        break;
       default: {
         const _exhaustive: never = block;
         return _exhaustive;

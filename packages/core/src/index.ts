@@ -107,6 +107,7 @@ export {
   jsonContentText,
   type Message,
   messageText,
+  type OpaqueContent,
   type StopReason,
   type TextContent,
   type ThinkingContent,

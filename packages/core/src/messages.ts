@@ -63,12 +63,26 @@ export interface ToolCallContent {
   providerMetadata?: Record<string, unknown>;
 }
 
+/**
+ * A block only the provider that produced it understands, kept as that provider sent it (e.g.
+ * Anthropic's `server_tool_use` and `web_search_tool_result`: a search its servers ran
+ * mid-turn). The same provider gets it back unchanged, in its place, on the next request (its
+ * API needs it to continue a paused turn); every other provider leaves it out.
+ */
+export interface OpaqueContent {
+  type: 'opaque';
+  /** Id of the provider that produced it (the message's `provider`). */
+  provider: string;
+  /** The block as the provider sent it (JSON). */
+  data: Record<string, unknown>;
+}
+
 /** Content a user message or tool result can carry. */
 export type UserContent = TextContent | ImageContent;
 /** Content of a tool result. */
 export type ToolResultContent = TextContent | ImageContent | JsonContent;
 /** Content of an assistant message. */
-export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
+export type AssistantContent = TextContent | ThinkingContent | ToolCallContent | OpaqueContent;
 
 /** Token counts for one provider call; `cost` in US dollars when the model's prices are known. */
 export interface Usage {

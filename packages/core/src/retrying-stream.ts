@@ -31,6 +31,13 @@ export interface StreamDriver<TChunk> {
   cancel?(): void;
   /** Releases listeners once the stream has ended, whichever way. */
   cleanup?(): void;
+  /**
+   * Asked when a response ended well, before `finish`: true when the provider continues the same
+   * message with another request (Anthropic's `pause_turn`). The stream then opens again —
+   * `open` sends the continuation — with the retries of a new response; `streamedContent` must
+   * be false again until the continuation streams. Absent: never.
+   */
+  continues?(): boolean;
 }
 
 type Handover =
@@ -245,7 +252,10 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     this.#iterator = undefined;
     if (this.#options.signal?.aborted)
       this.#end(this.#driver.fail('aborted', this.#driver.abortError()));
-    else {
+    else if (this.#driver.continues?.() === true) {
+      // The next pass of the fill loop opens the continuation; its retries are its own.
+      this.#attempt = 0;
+    } else {
       this.#driver.finish(this.#queue);
       this.#markEnded();
     }

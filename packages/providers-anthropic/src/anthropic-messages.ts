@@ -3,6 +3,7 @@ import {
   type DeferredToolDefinitions,
   jsonContentAsText,
   type Message,
+  type OpaqueContent,
   parseToolArguments,
   type ToolResultMessage,
   type UserContent,
@@ -15,7 +16,7 @@ import type {
   ToolReferenceBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources';
-import { openExecutions, toolUseBlocks } from './anthropic-programmatic.js';
+import { openExecutions, programmaticServers, toolUseBlocks } from './anthropic-programmatic.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const imageMediaTypes = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -85,11 +86,31 @@ function toolResultBlock(
   return result;
 }
 
+/**
+ * An opaque block as it goes back: only to the provider that produced it, from a turn that ended
+ * well (a cut-off turn's server call may lack its result), and not the code execution that made
+ * programmatic calls (those calls are replayed on their own, see anthropic-programmatic.ts).
+ */
+function opaqueBlock(
+  block: OpaqueContent,
+  providerId: string,
+  programmaticServers: ReadonlySet<string>,
+): ContentBlockParam | undefined {
+  const data = block.data;
+  if (block.provider !== providerId || typeof data?.type !== 'string') return undefined;
+  if (
+    programmaticServers.has(data.id as string) ||
+    programmaticServers.has(data.tool_use_id as string)
+  )
+    return undefined;
+  return data as unknown as ContentBlockParam;
+}
+
 function assistantBlocks(
   message: AssistantMessage,
   providerId: string,
   droppedCalls: Set<string>,
-  openCallers: ReadonlySet<string>,
+  programmatic: { openCallers: ReadonlySet<string>; servers: ReadonlySet<string> },
 ): ContentBlockParam[] {
   const incomplete = message.stopReason === 'error' || message.stopReason === 'aborted';
   const sameProvider = message.provider === providerId;
@@ -112,8 +133,19 @@ function assistantBlocks(
         // A cut-off turn's calls were never executed; their results are dropped too.
         if (incomplete) droppedCalls.add(block.id);
         // A call made by code still running keeps its caller (see anthropic-programmatic.ts).
-        else blocks.push(...toolUseBlocks(block, parseToolArguments(block.arguments), openCallers));
+        else
+          blocks.push(
+            ...toolUseBlocks(block, parseToolArguments(block.arguments), programmatic.openCallers),
+          );
         break;
+      case 'opaque': {
+        const opaque =
+          incomplete || !sameProvider
+            ? undefined
+            : opaqueBlock(block, providerId, programmatic.servers);
+        if (opaque !== undefined) blocks.push(opaque);
+        break;
+      }
       default: {
         const _exhaustive: never = block;
         return _exhaustive;
@@ -135,7 +167,10 @@ export function toAnthropicMessages(
 ): MessageParam[] {
   const out: MessageParam[] = [];
   const droppedCalls = new Set<string>();
-  const openCallers = openExecutions(messages).callers;
+  const programmatic = {
+    openCallers: openExecutions(messages).callers,
+    servers: programmaticServers(messages),
+  };
   const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
@@ -152,7 +187,7 @@ export function toAnthropicMessages(
         push('user', userBlocks(message.content));
         break;
       case 'assistant':
-        push('assistant', assistantBlocks(message, providerId, droppedCalls, openCallers));
+        push('assistant', assistantBlocks(message, providerId, droppedCalls, programmatic));
         break;
       case 'toolResult':
         if (!droppedCalls.has(message.toolCallId))

@@ -183,7 +183,16 @@ describe('in the agent loop', () => {
     });
     const result = await agent.run('Which region sold most?').result;
     expect(result.stopReason).toBe('completed');
+    // The code's result is kept (opaque, as sent), but never replayed: its calls are.
     expect(result.finalMessage?.content).toEqual([
+      {
+        type: 'opaque',
+        provider: 'anthropic',
+        data: expect.objectContaining({
+          type: 'code_execution_tool_result',
+          tool_use_id: 'srvtoolu_01Code',
+        }),
+      },
       { type: 'text', text: 'West had the highest revenue (120).' },
     ]);
     expect(started).toEqual(['query_sales', 'query_sales']);
@@ -262,7 +271,11 @@ describe('in the agent loop', () => {
     };
     expect(later.container).toBeUndefined();
     const blocks = later.messages.flatMap((message) => message.content);
-    expect(blocks.some((block) => block.type === 'server_tool_use')).toBe(false);
+    expect(
+      blocks.some((block) =>
+        ['server_tool_use', 'code_execution_tool_result'].includes(block.type),
+      ),
+    ).toBe(false);
     expect(blocks.filter((block) => block.type === 'tool_use')).toEqual([
       { type: 'tool_use', id: 'toolu_01West', name: 'query_sales', input: { region: 'West' } },
       {

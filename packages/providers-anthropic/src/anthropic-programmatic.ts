@@ -122,6 +122,23 @@ export function openExecutions(messages: readonly Message[]): {
 }
 
 /**
+ * The `server_tool_use` ids of every code execution that made programmatic calls in `messages`:
+ * their own blocks (and results) are not replayed as opaque blocks, since their calls are.
+ */
+export function programmaticServers(messages: readonly Message[]): Set<string> {
+  const servers = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const block of message.content) {
+      if (block.type !== 'toolCall') continue;
+      const metadata = programmaticMetadata(block);
+      if (metadata !== undefined) servers.add(metadata.caller.tool_id);
+    }
+  }
+  return servers;
+}
+
+/**
  * The blocks that replay one tool call: a call made by code still running keeps its caller,
  * preceded by the code's `server_tool_use` block where that was kept; any other is a direct call.
  */

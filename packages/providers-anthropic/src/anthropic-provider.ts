@@ -29,6 +29,12 @@ export interface AnthropicProviderOptions {
   headers?: Record<string, string>;
   /** Retries of a failed call before the first token (408/409/429/5xx/529, resets) [3]. */
   maxRetries?: number;
+  /**
+   * Requests sent to continue a turn the API paused (`pause_turn`, a server tool such as web
+   * search running long): the paused response goes back as it is and the model carries on, all
+   * in one assistant message. Past this many the stream ends with an error saying so [5].
+   */
+  maxPauseContinuations?: number;
   /** Backoff tuning and an `onRetry` observer; a server's `retry-after-ms`/`retry-after` wins, capped at 60 s. */
   retry?: RetryOptions;
   /** Marks system prompt, last tool and last message with `cache_control` [false]. */
@@ -69,6 +75,7 @@ export interface AnthropicProvider extends Provider {
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): AnthropicProvider {
   const id = options.id ?? 'anthropic';
   const maxRetries = Math.max(0, options.maxRetries ?? 3);
+  const maxPauseContinuations = Math.max(0, options.maxPauseContinuations ?? 5);
   let client = options.client;
   const getClient = (): Anthropic => {
     if (client !== undefined) return client;
@@ -104,7 +111,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     streamOptions: ProviderStreamOptions = {},
   ): AsyncIterable<StreamEvent> =>
     streamAnthropic(
-      { id, getClient, buildParams, maxRetries, retry: options.retry },
+      { id, getClient, buildParams, maxRetries, retry: options.retry, maxPauseContinuations },
       request,
       streamOptions,
     );

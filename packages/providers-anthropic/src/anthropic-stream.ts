@@ -4,10 +4,12 @@ import {
   type AssistantContent,
   type AssistantMessage,
   abortError,
+  addUsage,
   type Citation,
   emptyUsage,
   errorMessage,
   notAnEventStream,
+  type OpaqueContent,
   ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
@@ -40,6 +42,8 @@ export interface AnthropicStreamSetup {
   /** Retries before the first token. */
   readonly maxRetries: number;
   readonly retry: RetryOptions | undefined;
+  /** Requests that continue a turn the API paused (`pause_turn`) before the stream gives up. */
+  readonly maxPauseContinuations: number;
 }
 
 /** Streams one request: a `RetryingStream` over the SSE events of each attempt. */
@@ -50,7 +54,7 @@ export function streamAnthropic(
 ): AsyncIterable<StreamEvent> {
   const { id } = setup;
   const signal = streamOptions.signal;
-  const state = new AnthropicStreamState(id, request.model);
+  const state = new AnthropicStreamState(id, request.model, setup.maxPauseContinuations);
   let params: MessageCreateParamsStreaming | undefined;
   // Our own controller per attempt, linked to the caller's signal by one listener per stream
   // that `cleanup` removes: the SDK's listener then sits on this short-lived signal, so a
@@ -61,7 +65,11 @@ export function streamAnthropic(
   let listening = false;
   const driver: StreamDriver<ServerSentEvent> = {
     open: async () => {
-      params ??= setup.buildParams(request);
+      // A paused turn goes back as it is, as the last (assistant) message: the API resumes it.
+      const paused = state.pausedMessage;
+      params ??= setup.buildParams(
+        paused === undefined ? request : { ...request, messages: [...request.messages, paused] },
+      );
       // A retry: the failed attempt's request goes, as the SDK's iterator aborts it on a throw.
       controller?.abort();
       const current = new AbortController();
@@ -130,6 +138,11 @@ export function streamAnthropic(
       return state.streamedContent;
     },
     reset: () => state.reset(),
+    continues: () => {
+      if (!state.continues()) return false;
+      params = undefined;
+      return true;
+    },
     cancel: () => controller?.abort(),
     // Kept after cleanup: the retry loop ends (cleanup) before it cancels on an early stop.
     cleanup: () => {
@@ -234,49 +247,122 @@ type BlockState =
   | { kind: 'thinking'; index: number; thinking: StreamedText; signature: string }
   | { kind: 'redacted'; index: number; data: string }
   | { kind: 'tool'; index: number; id: string; name: string; json: StreamedText }
-  | StreamedServerToolUse
+  | OpaqueBlock
   | { kind: 'ignored' };
+
+/**
+ * A block kept as the API sent it (server tool calls and results, and kinds this version does not
+ * know), to go back unchanged; its input, where it streams, arrives as JSON deltas.
+ */
+interface OpaqueBlock {
+  kind: 'opaque';
+  content: OpaqueContent;
+  json: string;
+  /** A `server_tool_use` block, also kept for replaying the calls its code makes. */
+  server: StreamedServerToolUse | undefined;
+}
 
 const stopReasons: Record<string, StopReason> = {
   end_turn: 'stop',
   stop_sequence: 'stop',
-  pause_turn: 'stop',
   max_tokens: 'length',
   model_context_window_exceeded: 'length',
   tool_use: 'toolUse',
 };
 
+/** Where a turn the API paused stands: the content so far and what it cost. */
+interface PauseCheckpoint {
+  /** Continuations sent so far. */
+  continuations: number;
+  content: AssistantContent[];
+  opaque: PlacedOpaque[];
+  usage: Usage;
+  /** The paused turn as it goes back to the API. */
+  message: AssistantMessage;
+}
+
+/** An opaque block and the index of the content block it came before. */
+interface PlacedOpaque {
+  before: number;
+  block: OpaqueContent;
+}
+
 /** Turns raw SSE events into our stream events and the final message. */
 class AnthropicStreamState {
   finished = false;
-  /** True once a content delta was emitted: no retry after that. */
+  /** True once a content delta of the current response was emitted: no retry after that. */
   streamedContent = false;
   #started = false;
   #content: AssistantContent[] = [];
+  // Kept apart so the indices of content events stay those of text, thinking and calls (a
+  // partial message built from the events has no holes); merged in place at the end.
+  #opaque: PlacedOpaque[] = [];
   // Indexed by the API's block index (a dense array: faster than a Map on the per-delta path).
   #blocks: Array<BlockState | undefined> = [];
+  /** The current response's own counts; `#usage` adds those of the responses it continues. */
+  #responseUsage: Usage = emptyUsage();
   #usage: Usage = emptyUsage();
   #stopReason: StopReason = 'stop';
+  #paused = false;
   #refusal = false;
   #model: string;
   #programmatic = new ProgrammaticCapture();
+  #checkpoint: PauseCheckpoint | undefined;
+  readonly #maxContinuations: number;
   readonly #providerId: string;
   readonly #timestamp = Date.now();
 
-  constructor(providerId: string, model: string) {
+  constructor(providerId: string, model: string, maxContinuations: number) {
     this.#providerId = providerId;
     this.#model = model;
+    this.#maxContinuations = maxContinuations;
   }
 
-  /** Forgets a failed attempt that streamed nothing. */
+  /** Forgets a failed attempt that streamed nothing (back to the pause it continued, if any). */
   reset(): void {
+    const checkpoint = this.#checkpoint;
     this.finished = false;
-    this.#content = [];
+    this.#content = checkpoint === undefined ? [] : [...checkpoint.content];
+    this.#opaque = checkpoint === undefined ? [] : [...checkpoint.opaque];
     this.#blocks = [];
-    this.#usage = emptyUsage();
+    this.#responseUsage = emptyUsage();
+    this.#usage = checkpoint === undefined ? emptyUsage() : checkpoint.usage;
     this.#stopReason = 'stop';
+    this.#paused = false;
     this.#refusal = false;
-    this.#programmatic = new ProgrammaticCapture();
+    if (checkpoint === undefined) this.#programmatic = new ProgrammaticCapture();
+  }
+
+  /** The paused turn the next request continues, once `continues` said so. */
+  get pausedMessage(): AssistantMessage | undefined {
+    return this.#checkpoint?.message;
+  }
+
+  /**
+   * After a whole response: true when it paused (`pause_turn`: a server tool's long turn) and
+   * another request continues it — not when it also called our tools (their results come first,
+   * from the loop), and not past the cap (then `finish` says so).
+   */
+  continues(): boolean {
+    if (!this.finished || !this.#paused || this.#refusal) return false;
+    const continuations = (this.#checkpoint?.continuations ?? 0) + 1;
+    if (continuations > this.#maxContinuations) return false;
+    const content = this.#programmatic.annotate(this.#settledContent('finished'));
+    if (content.some((block) => block.type === 'toolCall')) return false;
+    this.#checkpoint = {
+      continuations,
+      content: [...this.#content],
+      opaque: [...this.#opaque],
+      usage: this.#usage,
+      message: this.#message('stop', content),
+    };
+    this.finished = false;
+    this.streamedContent = false;
+    this.#blocks = [];
+    this.#responseUsage = emptyUsage();
+    this.#stopReason = 'stop';
+    this.#paused = false;
+    return true;
   }
 
   /** Appends the events that `event` produces to `out` (no per-event allocation beyond them). */
@@ -287,8 +373,11 @@ class AnthropicStreamState {
         const state = this.#blocks[event.index];
         const delta = event.delta;
         if (state === undefined || state.kind === 'ignored') return;
-        if (state.kind === 'server') {
-          if (delta.type === 'input_json_delta') state.json += delta.partial_json;
+        if (state.kind === 'opaque') {
+          if (delta.type === 'input_json_delta') {
+            state.json += delta.partial_json;
+            if (state.server !== undefined) state.server.json += delta.partial_json;
+          }
           return;
         }
         if (delta.type === 'text_delta' && state.kind === 'text') {
@@ -319,7 +408,7 @@ class AnthropicStreamState {
       case 'message_start': {
         // A server that leaves usage out (or sends null) still gives counts, never NaN.
         const usage: Partial<typeof event.message.usage> = event.message.usage ?? {};
-        this.#usage = this.#makeUsage(
+        this.#setUsage(
           tokenCount(usage.input_tokens) ?? 0,
           tokenCount(usage.output_tokens) ?? 0,
           tokenCount(usage.cache_read_input_tokens) ?? 0,
@@ -368,14 +457,26 @@ class AnthropicStreamState {
             this.#content.push({ type: 'toolCall', id: block.id, name: block.name, arguments: '' });
             out.push({ type: 'tool-call-start', index, id: block.id, name: block.name });
             return;
-          case 'server_tool_use':
-            // Not part of the contract; kept only for replaying the calls its code makes.
-            this.#blocks[event.index] = this.#programmatic.serverToolUse(block);
+          default: {
+            // Server tool calls and results (a web search, code output) and kinds this version
+            // does not know: not part of the contract, kept as sent for the next request.
+            const opaque: OpaqueContent = {
+              type: 'opaque',
+              provider: this.#providerId,
+              data: { ...(block as object) },
+            };
+            this.#opaque.push({ before: index, block: opaque });
+            this.#blocks[event.index] = {
+              kind: 'opaque',
+              content: opaque,
+              json: '',
+              server:
+                block.type === 'server_tool_use'
+                  ? this.#programmatic.serverToolUse(block)
+                  : undefined,
+            };
             return;
-          default:
-            // Other server-tool blocks (search results, code output) are not part of the contract.
-            this.#blocks[event.index] = { kind: 'ignored' };
-            return;
+          }
         }
       }
       case 'content_block_stop': {
@@ -430,7 +531,16 @@ class AnthropicStreamState {
             out.push({ type: 'tool-call-end', index: state.index, toolCall });
             return;
           }
-          case 'server':
+          case 'opaque':
+            // The input streamed as JSON replaces the start's (`{}`); a cut one keeps that.
+            if (state.json !== '') {
+              try {
+                state.content.data.input = JSON.parse(state.json);
+              } catch {
+                // Malformed: the block goes back as it started.
+              }
+            }
+            return;
           case 'ignored':
             return;
           default: {
@@ -441,15 +551,17 @@ class AnthropicStreamState {
       }
       case 'message_delta': {
         const usage: Partial<typeof event.usage> = event.usage ?? {};
-        this.#usage = this.#makeUsage(
-          tokenCount(usage.input_tokens) ?? this.#usage.input,
-          tokenCount(usage.output_tokens) ?? this.#usage.output,
-          tokenCount(usage.cache_read_input_tokens) ?? this.#usage.cacheRead,
-          tokenCount(usage.cache_creation_input_tokens) ?? this.#usage.cacheWrite,
+        const response = this.#responseUsage;
+        this.#setUsage(
+          tokenCount(usage.input_tokens) ?? response.input,
+          tokenCount(usage.output_tokens) ?? response.output,
+          tokenCount(usage.cache_read_input_tokens) ?? response.cacheRead,
+          tokenCount(usage.cache_creation_input_tokens) ?? response.cacheWrite,
         );
         this.#programmatic.container(event.delta.container);
         const reason = event.delta.stop_reason;
         if (reason === 'refusal') this.#refusal = true;
+        else if (reason === 'pause_turn') this.#paused = true;
         else if (reason !== null) this.#stopReason = stopReasons[reason] ?? 'stop';
         out.push({ type: 'usage', usage: this.#usage });
         return;
@@ -464,7 +576,8 @@ class AnthropicStreamState {
     }
   }
 
-  #makeUsage(input: number, output: number, cacheRead: number, cacheWrite: number): Usage {
+  /** The current response's counts; the message's usage adds those of the turn it continues. */
+  #setUsage(input: number, output: number, cacheRead: number, cacheWrite: number): void {
     const usage: Usage = {
       input,
       output,
@@ -472,7 +585,12 @@ class AnthropicStreamState {
       cacheWrite,
       totalTokens: input + output + cacheRead + cacheWrite,
     };
-    return withAnthropicCost(usage, this.#model);
+    this.#responseUsage = withAnthropicCost(usage, this.#model);
+    const earlier = this.#checkpoint?.usage;
+    this.#usage =
+      earlier === undefined
+        ? this.#responseUsage
+        : addUsage(structuredClone(earlier), this.#responseUsage);
   }
 
   #message(stopReason: StopReason, content: AssistantContent[]): AssistantMessage {
@@ -512,6 +630,17 @@ class AnthropicStreamState {
       this.#settledContent(this.#stopReason === 'length' ? 'length' : 'finished'),
     );
     const hasCalls = content.some((block) => block.type === 'toolCall');
+    if (this.#paused && !hasCalls) {
+      // Past the cap: an unfinished turn, never passed off as the model's answer.
+      const continuations = this.#checkpoint?.continuations ?? 0;
+      return this.fail(
+        'error',
+        new ProviderError(
+          `Anthropic paused the turn (stop_reason pause_turn) after ${continuations} continuation${continuations === 1 ? '' : 's'}; no more are sent (maxPauseContinuations ${this.#maxContinuations})`,
+          { provider: this.#providerId, isRetryable: false },
+        ),
+      );
+    }
     const stopReason = this.#stopReason === 'stop' && hasCalls ? 'toolUse' : this.#stopReason;
     return { type: 'done', message: this.#message(stopReason, content) };
   }
@@ -533,7 +662,7 @@ class AnthropicStreamState {
     const content = [...this.#content];
     const dropped = new Set<number>();
     for (const state of this.#blocks) {
-      if (state === undefined || state.kind === 'ignored' || state.kind === 'server') continue;
+      if (state === undefined || state.kind === 'ignored' || state.kind === 'opaque') continue;
       const block = content[state.index];
       if (state.kind === 'text') {
         const text = state.text.value;
@@ -551,7 +680,19 @@ class AnthropicStreamState {
         else if (unfinished || (ending === 'length' && json === '')) dropped.add(state.index);
       }
     }
-    return dropped.size === 0 ? content : content.filter((_block, index) => !dropped.has(index));
+    if (this.#opaque.length === 0)
+      return dropped.size === 0 ? content : content.filter((_block, index) => !dropped.has(index));
+    // Each opaque block back in its place: before the content block that followed it.
+    const merged: AssistantContent[] = [];
+    let next = 0;
+    for (const [index, block] of content.entries()) {
+      while (next < this.#opaque.length && (this.#opaque[next]?.before ?? 0) <= index)
+        merged.push((this.#opaque[next++] as PlacedOpaque).block);
+      if (!dropped.has(index)) merged.push(block);
+    }
+    for (; next < this.#opaque.length; next++)
+      merged.push((this.#opaque[next] as PlacedOpaque).block);
+    return merged;
   }
 }
 

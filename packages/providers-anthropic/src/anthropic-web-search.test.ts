@@ -13,7 +13,7 @@ const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
 afterEach(closeWireServers);
 
 describe('Anthropic server-side web search (hostedTools)', () => {
-  it('declares the web_search tool and maps citations onto the text; server blocks stay out', async () => {
+  it('declares the web_search tool and maps citations onto the text; server blocks kept opaque', async () => {
     const server = await startWireServer([
       { headers: SSE_HEADERS, body: fixture('web-search.sse') },
     ]);
@@ -38,7 +38,26 @@ describe('Anthropic server-side web search (hostedTools)', () => {
     expect(events.some((event) => event.type.startsWith('tool-call'))).toBe(false);
     const done = events.at(-1);
     if (done?.type !== 'done') throw new Error('expected done');
+    // The server's call and results stay in the message as sent (opaque), to go back to it.
     expect(done.message.content).toEqual([
+      {
+        type: 'opaque',
+        provider: 'anthropic',
+        data: {
+          type: 'server_tool_use',
+          id: 'srvtoolu_01',
+          name: 'web_search',
+          input: { query: 'node 24 release date' },
+        },
+      },
+      {
+        type: 'opaque',
+        provider: 'anthropic',
+        data: expect.objectContaining({
+          type: 'web_search_tool_result',
+          tool_use_id: 'srvtoolu_01',
+        }),
+      },
       {
         type: 'text',
         text: 'Node.js 24 was released on May 6, 2025.',

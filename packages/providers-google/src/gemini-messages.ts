@@ -74,6 +74,9 @@ function modelParts(
         parts.push(part);
         break;
       }
+      case 'opaque':
+        // Another provider's own data (e.g. Anthropic's server search blocks): not Gemini's.
+        break;
       default: {
         const _exhaustive: never = block;
         return _exhaustive;

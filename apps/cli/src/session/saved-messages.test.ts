@@ -7,6 +7,8 @@ const assistant = {
   content: [
     { type: 'thinking', thinking: 'hm', signature: 's' },
     { type: 'text', text: 'ok' },
+    // A provider's own block (Anthropic's server search), kept to go back to it.
+    { type: 'opaque', provider: 'p', data: { type: 'server_tool_use', id: 'srvtoolu_1' } },
     { type: 'toolCall', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
   ],
   provider: 'p',
@@ -55,6 +57,10 @@ describe('checkSavedMessages', () => {
       'message 2: Invalid input: expected string, received object at content.0.arguments',
     ],
     [{ ...result, toolName: undefined }, 'message 2: toolName is missing'],
+    [
+      { ...assistant, content: [{ type: 'opaque', provider: 'p', data: 'x' }] },
+      'message 2: Invalid input: expected object, received string at content.0.data',
+    ],
     // Before: "Invalid input at content", "Invalid discriminator value…" — no word of which block
     // or why; a file from a newer version (a kind of content this one does not know) is named so.
     [
@@ -63,7 +69,7 @@ describe('checkSavedMessages', () => {
     ],
     [
       { ...assistant, content: [{ type: 'hologram', data: 'x' }] },
-      'message 2: content.0.type is "hologram", a kind of content this version does not know (text, thinking, toolCall) — a file from a newer version of agent?',
+      'message 2: content.0.type is "hologram", a kind of content this version does not know (text, thinking, toolCall, opaque) — a file from a newer version of agent?',
     ],
     [
       { ...result, content: [{ type: 'audio' }] },

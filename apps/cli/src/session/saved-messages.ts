@@ -19,6 +19,13 @@ const toolCall = z.looseObject({
   arguments: z.string(),
 });
 
+// A provider's own block (Anthropic's server search calls and results), sent back only to it.
+const opaque = z.looseObject({
+  type: z.literal('opaque'),
+  provider: z.string(),
+  data: z.looseObject({ type: z.string() }),
+});
+
 const message = z.discriminatedUnion('role', [
   z.looseObject({
     role: z.literal('user'),
@@ -26,7 +33,7 @@ const message = z.discriminatedUnion('role', [
   }),
   z.looseObject({
     role: z.literal('assistant'),
-    content: z.array(z.discriminatedUnion('type', [text, thinking, toolCall])),
+    content: z.array(z.discriminatedUnion('type', [text, thinking, toolCall, opaque])),
   }),
   z.looseObject({
     role: z.literal('toolResult'),

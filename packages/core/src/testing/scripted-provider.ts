@@ -4,6 +4,7 @@ import {
   type AssistantContent,
   type AssistantMessage,
   emptyUsage,
+  type OpaqueContent,
   type StopReason,
   type Usage,
 } from '../messages.js';
@@ -250,7 +251,7 @@ function turnEvents(
   chunkSize: number,
 ): StreamEvent[] {
   const events: StreamEvent[] = [{ type: 'start', model: request.model, provider }];
-  const blocks: AssistantContent[] = [];
+  const blocks: Array<Exclude<AssistantContent, OpaqueContent>> = [];
   if (turn.thinking !== undefined) {
     const thinking = typeof turn.thinking === 'string' ? { text: turn.thinking } : turn.thinking;
     blocks.push({

@@ -129,6 +129,8 @@ function assistantItems(
       }
     } else if (block.type === 'text') {
       if (block.text !== '') items.push({ role: 'assistant', content: block.text });
+    } else if (block.type === 'opaque') {
+      // Another provider's own blocks (e.g. Anthropic's server search): nothing OpenAI reads.
     } else if (block.name === searchTool) {
       items.push({
         type: 'tool_search_call',
