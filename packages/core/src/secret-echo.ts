@@ -18,33 +18,60 @@ export interface SentSecret {
   label: string;
 }
 
-/** Shorter values are not replaced: they would match ordinary text (a 3-letter tenant id). */
-const minimumLength = 6;
+/**
+ * Values shorter than this are replaced only where they stand alone — not inside a longer run of
+ * letters, digits or `_` — since a 3-letter key inside ordinary words (`abc` in `abcdef`) would
+ * mangle the text. A configured credential is hidden whatever its length: a 4-digit PIN or a
+ * 5-character password echoed alone is still the credential.
+ */
+const wholeWordBelow = 6;
+
+/** One form of a secret and what replaces it; `alone` ones are matched as whole words only. */
+interface Replacement {
+  form: string;
+  marker: string;
+  alone: RegExp | undefined;
+}
+
+// Only the syntax characters: a `u` pattern refuses other escapes (`\-`).
+const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 
 /**
  * The forms a secret can come back in: as sent, URL-encoded (a query key echoed in a URL), and
  * JSON-escaped (inside a JSON string of a text body); longest first so that a value that contains
  * another is replaced whole.
  */
-function replacements(secrets: readonly SentSecret[]): [string, string][] {
-  const pairs = new Map<string, string>();
+function replacements(secrets: readonly SentSecret[]): Replacement[] {
+  const pairs = new Map<string, Replacement>();
   for (const { value, label } of secrets) {
-    if (value.length < minimumLength) continue;
+    if (value.length === 0) continue;
     const marker = `[redacted:${label}]`;
-    for (const form of [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])
-      if (!pairs.has(form)) pairs.set(form, marker);
+    for (const form of [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]) {
+      if (pairs.has(form)) continue;
+      const alone =
+        value.length < wholeWordBelow
+          ? new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(form)}(?![\\p{L}\\p{N}_])`, 'gu')
+          : undefined;
+      pairs.set(form, { form, marker, alone });
+    }
   }
-  return [...pairs].sort((a, b) => b[0].length - a[0].length);
+  return [...pairs.values()].sort((a, b) => b.form.length - a.form.length);
 }
 
-/** A function that replaces every sent secret in a text; the identity when there is none. */
+/**
+ * A function that replaces every sent secret in a text; the identity when there is none. Values
+ * of fewer than 6 characters are replaced only where they stand alone (see `wholeWordBelow`).
+ */
 export function secretHider(secrets: readonly SentSecret[]): (text: string) => string {
   const pairs = replacements(secrets);
   if (pairs.length === 0) return (text) => text;
   return (text) => {
     let result = text;
-    for (const [value, marker] of pairs)
-      if (result.includes(value)) result = result.split(value).join(marker);
+    for (const { form, marker, alone } of pairs) {
+      if (!result.includes(form)) continue;
+      result =
+        alone === undefined ? result.split(form).join(marker) : result.replace(alone, () => marker);
+    }
     return result;
   };
 }

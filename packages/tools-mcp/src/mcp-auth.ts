@@ -6,6 +6,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCaller } from './client-features.js';
 import type { McpHttpTransportConfig, McpToolAdapterOptions } from './mcp-options.js';
+import { type LearnedSecrets, learningProvider } from './mcp-secrets.js';
 import type { HttpTransportAuth } from './mcp-transport.js';
 import type { LoopbackOAuthProvider } from './oauth.js';
 import { guardOAuthEndpoints } from './oauth-endpoint-guard.js';
@@ -18,6 +19,8 @@ export interface McpAuthOptions {
   readonly elicitation: McpToolAdapterOptions['elicitation'];
   /** Aborted when the adapter closes: stops waiting for the browser. */
   readonly closeSignal: AbortSignal;
+  /** Learns the tokens and client secrets the auth provider hands out, to hide their echoes. */
+  readonly secrets: LearnedSecrets;
 }
 
 /**
@@ -62,6 +65,8 @@ export class McpAuth implements HttpTransportAuth {
       );
       authProvider = this.#oauth;
     }
+    if (authProvider !== undefined)
+      authProvider = learningProvider(authProvider, this.#options.secrets);
     const fetch =
       this.#oauth === undefined
         ? config.fetch

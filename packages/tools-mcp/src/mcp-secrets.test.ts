@@ -58,7 +58,12 @@ async function echoingServer(): Promise<string> {
         response.writeHead(202).end();
         return;
       }
-      const seen = JSON.stringify({ url: request.url, headers: request.headers });
+      const call = message.params as { arguments?: unknown } | undefined;
+      const seen = JSON.stringify({
+        url: request.url,
+        headers: request.headers,
+        arguments: call?.arguments,
+      });
       const send = (payload: object) => {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...payload }));
@@ -152,4 +157,65 @@ describe('an HTTP server that echoes the request', () => {
       expect(resource === undefined ? '' : modelText(resource)).not.toContain(token);
     },
   );
+});
+
+describe('secrets the client obtains: a user-supplied OAuth provider', () => {
+  it('its access token is hidden in results, errors and resources like a configured one', async () => {
+    const access = 'user-provider-access-0123456789';
+    const refresh = 'user-provider-refresh-0123456789';
+    const authProvider = {
+      get redirectUrl() {
+        return 'http://127.0.0.1:1/callback';
+      },
+      get clientMetadata() {
+        return { redirect_uris: ['http://127.0.0.1:1/callback'] };
+      },
+      clientInformation: () => ({ client_id: 'mine' }),
+      tokens: async () => ({ access_token: access, token_type: 'bearer', refresh_token: refresh }),
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => undefined,
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => 'verifier',
+    };
+    const adapter = await McpToolAdapter.connect({
+      name: 'echoing',
+      transport: { type: 'http', url: await echoingServer(), authProvider },
+    });
+    cleanups.push(() => adapter.close());
+    const tool = (name: string) => adapter.tools().find((each) => each.name === `echoing__${name}`);
+    // The model itself writing the refresh token into arguments: the server echoes it back.
+    const echoed = await tool('echo')?.execute({ note: refresh }, testContext());
+    const text = echoed === undefined ? '' : modelText(echoed);
+    expect(text).toContain('Bearer [redacted:OAuth access token]');
+    expect(text).toContain('[redacted:OAuth refresh token]');
+    expect(text).not.toContain(access);
+    expect(text).not.toContain(refresh);
+    const failed = await tool('fail')
+      ?.execute({}, testContext())
+      .then(
+        () => '',
+        (error: Error) => error.message,
+      );
+    expect(failed).toContain('[redacted:OAuth access token]');
+    expect(failed).not.toContain(access);
+    const resource = await tool('read_resource')?.execute({ uri: 'echo://request' }, testContext());
+    expect(resource === undefined ? '' : modelText(resource)).not.toContain(access);
+  });
+});
+
+describe('a short configured credential (under 6 characters)', () => {
+  it('is hidden where it stands alone, not inside the words of an answer', async () => {
+    const adapter = await McpToolAdapter.connect({
+      name: 'echoing',
+      transport: { type: 'http', url: await echoingServer(), headers: { 'X-Api-Key': 'k3y9' } },
+    });
+    cleanups.push(() => adapter.close());
+    const echo = adapter.tools().find((each) => each.name === 'echoing__echo');
+    const note = 'k3y9x, ak3y9 and k3y9_old stay; alone: k3y9.';
+    const result = await echo?.execute({ note }, testContext());
+    const text = result === undefined ? '' : modelText(result);
+    expect(text).toContain('"x-api-key":"[redacted:header X-Api-Key]"');
+    expect(text).toContain('k3y9x, ak3y9 and k3y9_old stay; alone: [redacted:header X-Api-Key].');
+    expect(text).not.toMatch(/(?<![\p{L}\p{N}_])k3y9(?![\p{L}\p{N}_])/u);
+  });
 });

@@ -5,9 +5,12 @@
  * request, a debug tool printing its environment), and what the model reads can be steered to
  * other tools; so tool and resource results, and call errors, have each replaced by
  * `[redacted:<what>]` (core's `secretHider`). Host variables given by `passEnv` count too; the
- * rest of the host's environment is not the server's (see stdio-transport.ts).
+ * rest of the host's environment is not the server's (see stdio-transport.ts). Secrets the client
+ * obtains while connected — OAuth access, refresh and ID tokens, a registered client's secret —
+ * are hidden the same way from the moment the client holds them (`LearnedSecrets`).
  */
 import { isCredentialVariable, type SentSecret, secretHider } from '@agent/core';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpTransportConfig } from './mcp-options.js';
 import { basicCredentials } from './mcp-transport.js';
 
@@ -38,6 +41,14 @@ export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
       const basic = basicCredentials(`${decodeURIComponent(url.username)}:${password}`);
       secrets.push({ value: basic, label: 'URL password' });
     }
+    // Given for the OAuth client: secrets whatever their names say.
+    const { oauth } = transport;
+    for (const [value, label] of [
+      [oauth?.clientSecret, 'OAuth client secret'],
+      [oauth?.clientCredentials?.clientSecret, 'OAuth client secret'],
+      [oauth?.clientCredentials?.privateKeyPem, 'OAuth private key'],
+    ] as const)
+      if (value !== undefined && value !== '') secrets.push({ value, label });
   } else if (transport.type === 'stdio') {
     for (const [name, value] of Object.entries(transport.env ?? {}))
       add(name, value, `env ${name}`);
@@ -52,7 +63,89 @@ export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
   return secrets;
 }
 
-/** A function that hides a configuration's credentials in a text (the identity when none). */
-export function configuredSecretHider(transport: McpTransportConfig): (text: string) => string {
-  return secretHider(configuredSecrets(transport));
+/** Learned secrets kept at most (oldest forgotten first): a token refreshed hourly for weeks. */
+const maxLearned = 256;
+
+/**
+ * The configuration's credentials plus those the client obtains while connected; `hide` replaces
+ * every one of them, as known at the moment it is called.
+ */
+export class LearnedSecrets {
+  readonly #configured: readonly SentSecret[];
+  /** value → label, in the order learned. */
+  readonly #learned = new Map<string, string>();
+  #hider: ((text: string) => string) | undefined;
+
+  constructor(configured: readonly SentSecret[]) {
+    this.#configured = configured;
+  }
+
+  /** Remembers a secret the client now holds (nothing for an empty or already known one). */
+  learn(value: unknown, label: string): void {
+    if (typeof value !== 'string' || value === '' || this.#learned.has(value)) return;
+    this.#learned.set(value, label);
+    if (this.#learned.size > maxLearned) {
+      const [oldest] = this.#learned.keys();
+      if (oldest !== undefined) this.#learned.delete(oldest);
+    }
+    this.#hider = undefined;
+  }
+
+  /** Replaces every configured and learned secret in `text`. */
+  readonly hide = (text: string): string => {
+    this.#hider ??= secretHider([
+      ...this.#configured,
+      ...[...this.#learned].map(([value, label]) => ({ value, label })),
+    ]);
+    return this.#hider(text);
+  };
+}
+
+/** Learns the secrets of an OAuth token response or of a registered client's information. */
+function learnFrom(value: unknown, learn: LearnedSecrets['learn']): void {
+  if (typeof value !== 'object' || value === null) return;
+  const record = value as Record<string, unknown>;
+  learn(record.access_token, 'OAuth access token');
+  learn(record.refresh_token, 'OAuth refresh token');
+  learn(record.id_token, 'OAuth ID token');
+  learn(record.client_secret, 'OAuth client secret');
+}
+
+const learnedMethods = new Set([
+  'tokens',
+  'saveTokens',
+  'clientInformation',
+  'saveClientInformation',
+]);
+
+/**
+ * `provider` as the SDK sees it, except that every token or client secret it hands out or is
+ * given passes through `secrets` first: the SDK asks `tokens()` before each request, so a token
+ * is known before any answer that could echo it. Other members are the provider's own (bound to
+ * it: its private fields need the real object).
+ */
+export function learningProvider(
+  provider: OAuthClientProvider,
+  secrets: LearnedSecrets,
+): OAuthClientProvider {
+  const learn = secrets.learn.bind(secrets);
+  return new Proxy(provider, {
+    get(target, property) {
+      const member: unknown = Reflect.get(target, property, target);
+      if (typeof member !== 'function') return member;
+      const bound = (member as (...args: unknown[]) => unknown).bind(target);
+      if (typeof property !== 'string' || !learnedMethods.has(property)) return bound;
+      return (...args: unknown[]) => {
+        for (const argument of args) learnFrom(argument, learn);
+        const result = bound(...args);
+        if (result instanceof Promise)
+          return result.then((value: unknown) => {
+            learnFrom(value, learn);
+            return value;
+          });
+        learnFrom(result, learn);
+        return result;
+      };
+    },
+  });
 }

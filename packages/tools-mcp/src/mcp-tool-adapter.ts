@@ -27,7 +27,7 @@ import { installClientHandlers, type McpCaller, type McpRoot } from './client-fe
 import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
-import { configuredSecretHider } from './mcp-secrets.js';
+import { configuredSecrets, LearnedSecrets } from './mcp-secrets.js';
 import { createResourceTools } from './resource-tools.js';
 import { defaultMaxResultChars } from './result-budget.js';
 import type { McpToolResultDetails } from './result-mapping.js';
@@ -73,7 +73,7 @@ export class McpToolAdapter implements AsyncDisposable {
   readonly #closeController = new AbortController();
   readonly #auth: McpAuth;
   readonly #connector: McpConnector;
-  /** Hides the configured credentials in what the model reads (mcp-secrets.ts). */
+  /** Hides the configured credentials and the OAuth tokens obtained in what the model reads (mcp-secrets.ts). */
   readonly #hide: (text: string) => string;
   #entries = new Map<string, ToolEntry>();
   #tools: McpAgentTool[] = [];
@@ -97,10 +97,16 @@ export class McpToolAdapter implements AsyncDisposable {
     }
     this.name = options.name;
     this.#options = options;
-    this.#hide = configuredSecretHider(options.transport);
+    const secrets = new LearnedSecrets(configuredSecrets(options.transport));
+    this.#hide = secrets.hide;
     if (options.onToolsChanged !== undefined) this.#listeners.add(options.onToolsChanged);
     const closeSignal = this.#closeController.signal;
-    this.#auth = new McpAuth({ server: this.name, elicitation: options.elicitation, closeSignal });
+    this.#auth = new McpAuth({
+      server: this.name,
+      elicitation: options.elicitation,
+      closeSignal,
+      secrets,
+    });
     this.#connector = new McpConnector({
       server: this.name,
       options,

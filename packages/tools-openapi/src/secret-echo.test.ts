@@ -115,14 +115,21 @@ describe('credentials an API echoes never reach the model', () => {
     );
   });
 
-  it('values that are no credential (Accept, a short tenant id) stay as they are', async () => {
+  it('a value that is no credential (Accept) stays; a short key is hidden only where it stands alone', async () => {
     const adapter = OpenApiToolAdapter.fromSpec(document(), {
-      headers: { 'X-Client': 'application/json', 'X-Tenant-Key': 'acme' },
+      headers: {
+        'X-Client': 'application/json',
+        'X-Tenant-Key': 'acme',
+        'X-Note': 'acmes and acme_co',
+      },
       onWarning: () => {},
     });
     const text = resultText(await callTool(adapter.tool('json'), {}));
     expect(text).toContain('application/json');
-    expect(text).toContain('acme');
-    expect(text).not.toContain('[redacted:');
+    // A word that merely contains the short key keeps its letters.
+    expect(text).toContain('"x-note": "acmes and acme_co"');
+    // Named a key, so a credential, however short: the echo of the header is hidden…
+    expect(text).toContain('"x-tenant-key": "[redacted:header X-Tenant-Key]"');
+    expect(text).not.toMatch(/\bacme\b/);
   });
 });

@@ -18,4 +18,5 @@ export interface OAuthTestServer {
   close(): Promise<void>;
 }
 
-export function startOAuthServer(): Promise<OAuthTestServer>;
+/** `echo`: also the tools "leak" and "leak-error", which echo the credentials they were sent. */
+export function startOAuthServer(options?: { echo?: boolean }): Promise<OAuthTestServer>;

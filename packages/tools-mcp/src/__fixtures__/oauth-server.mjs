@@ -4,6 +4,10 @@
 // requireBearerAuth for the MCP endpoint). Test-only: nothing here mocks the adapter.
 //   tool "whoami"  needs scope mcp:tools; answers with the client id and the token's scopes
 //   tool "admin"   needs mcp:tools and mcp:admin: a token without it gets 403 insufficient_scope
+// With `{ echo: true }`, tools that leak what a careless server could (needs mcp:tools):
+//   tool "leak"       answers with the request's Authorization header, the bare access token,
+//                     and the caller's refresh tokens, in text and in structured content
+//   tool "leak-error" fails with an error message quoting the Authorization header
 import { randomUUID } from 'node:crypto';
 import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
@@ -94,7 +98,7 @@ class Provider {
 }
 
 /** Starts both servers on one 127.0.0.1 port; `close()` stops them. */
-export async function startOAuthServer() {
+export async function startOAuthServer(options = {}) {
   const app = express();
   const server = await new Promise((resolve, reject) => {
     const listening = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(listening)));
@@ -135,6 +139,26 @@ export async function startOAuthServer() {
       mcp.registerTool('admin', { description: 'Needs the mcp:admin scope.' }, () => ({
         content: [{ type: 'text', text: 'admin ok' }],
       }));
+      if (options.echo === true) {
+        const authorization = req.headers.authorization ?? '';
+        const access = authorization.replace(/^Bearer /i, '');
+        const clientId = req.auth?.clientId;
+        const refresh = [...provider.refreshTokens]
+          .filter(([, entry]) => entry.clientId === clientId)
+          .map(([token]) => token);
+        mcp.registerTool('leak', { description: 'Echoes the credentials it was sent.' }, () => ({
+          content: [
+            {
+              type: 'text',
+              text: `debug: authorization=${authorization}\ntoken=${access}\nrefresh=${refresh.join(',')}\nurl-encoded=${encodeURIComponent(authorization)}`,
+            },
+          ],
+          structuredContent: { headers: { authorization }, refresh },
+        }));
+        mcp.registerTool('leak-error', { description: 'Fails quoting its credentials.' }, () => {
+          throw new Error(`rejected request with authorization "${authorization}"`);
+        });
+      }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();
