@@ -58,6 +58,11 @@ export interface ServerStartContext {
   executable: string;
   /** The workspace's first root (absolute). */
   root: string;
+  /**
+   * Whether programs the workspace holds (its `node_modules/typescript`) may run [true]: false in
+   * a folder the user has not trusted.
+   */
+  workspaceExecutables?: boolean;
 }
 
 const typescriptExtensions = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
@@ -72,11 +77,13 @@ function typescriptLanguageId(file: string): string {
 
 /**
  * `tsserver.js` for typescript-language-server: the workspace's own TypeScript (nearest
- * `node_modules/typescript` above the root), else the one installed beside the server.
+ * `node_modules/typescript` above the root), else the one installed beside the server; with
+ * `workspaceExecutables: false` only the one beside the server.
  */
 export async function findTsserver(context: ServerStartContext): Promise<string | undefined> {
   const candidates: string[] = [];
   for (let directory = context.root; ; directory = path.dirname(directory)) {
+    if (context.workspaceExecutables === false) break;
     candidates.push(path.join(directory, 'node_modules', 'typescript', 'lib', 'tsserver.js'));
     if (path.dirname(directory) === directory) break;
   }
@@ -173,6 +180,12 @@ export const typescriptServer: LanguageServerConfig = {
   installHint: typescriptInstallHint,
   initializationOptions: async (context) => {
     const tsserver = await findTsserver(context);
+    // Told no path, the server takes the workspace's own TypeScript: not in a folder not trusted.
+    if (tsserver === undefined && context.workspaceExecutables === false)
+      throw new LspError(
+        `typescript-language-server (${context.executable}) has no TypeScript installed beside it, and the workspace's own is not run in a folder you have not trusted`,
+        { code: 'server-not-found' },
+      );
     return {
       hostInfo: '@agent/tools-lsp',
       // The syntax-only server would answer while the project loads, with guesses (a definition
@@ -234,6 +247,12 @@ export interface FindServerOptions {
   binPaths?: readonly string[];
   /** PATH to search [process.env.PATH]. */
   pathVariable?: string | undefined;
+  /**
+   * Whether executables the workspace holds may be found [true]. False (a folder the user has not
+   * trusted): no `node_modules/.bin`, and no directory of `binPaths` or PATH that is relative (it
+   * names a folder of the workspace: `.`, `node_modules/.bin`) or lies inside `root`.
+   */
+  workspaceExecutables?: boolean;
 }
 
 /**
@@ -250,8 +269,10 @@ export async function findServerExecutable(
     (config.accepts === undefined || (await config.accepts(candidate)));
   if (path.isAbsolute(config.command))
     return (await usable(config.command)) ? config.command : undefined;
+  const root = path.resolve(options.root);
+  const ownExecutables = options.workspaceExecutables !== false;
   const directories: string[] = [];
-  for (let directory = path.resolve(options.root); ; directory = path.dirname(directory)) {
+  for (let directory = root; ownExecutables; directory = path.dirname(directory)) {
     directories.push(path.join(directory, 'node_modules', '.bin'));
     if (path.dirname(directory) === directory) break;
   }
@@ -260,10 +281,29 @@ export async function findServerExecutable(
   for (const entry of (pathVariable ?? '').split(path.delimiter))
     if (entry !== '') directories.push(entry);
   for (const directory of directories) {
+    if (!ownExecutables && !outsideWorkspace(directory, root)) continue;
     const candidate = path.join(directory, config.command);
     if (await usable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * `pathVariable` with only the directories outside the workspace `root` (absolute ones): what a
+ * server of a folder not trusted may run by name (pyright runs `python`).
+ */
+export function pathOutsideWorkspace(pathVariable: string, root: string): string {
+  return pathVariable
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && outsideWorkspace(entry, root))
+    .join(path.delimiter);
+}
+
+/** Whether `directory` is absolute and outside `root` (a relative one is resolved in the workspace). */
+function outsideWorkspace(directory: string, root: string): boolean {
+  if (!path.isAbsolute(directory)) return false;
+  const rest = path.relative(root, path.resolve(directory));
+  return rest.startsWith('..') || path.isAbsolute(rest);
 }
 
 /**

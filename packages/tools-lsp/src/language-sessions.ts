@@ -5,6 +5,7 @@ import { LspError } from './errors.js';
 import {
   findServerExecutable,
   type LanguageServerConfig,
+  pathOutsideWorkspace,
   serverNotFound,
 } from './language-servers.js';
 import type { LspWorkspaceOptions } from './lsp-workspace.js';
@@ -208,6 +209,7 @@ export class LanguageSessions {
       root: roots[0] ?? this.#host.cwd,
       ...(options.binPaths === undefined ? {} : { binPaths: options.binPaths }),
       ...(options.env === undefined ? {} : { pathVariable: options.env.PATH }),
+      ...(options.workspaceExecutables === false ? { workspaceExecutables: false } : {}),
     });
   }
 
@@ -237,9 +239,14 @@ export class LanguageSessions {
         config: picked.config,
         executable: picked.executable,
         roots,
-        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.workspaceExecutables === false
+          ? { env: withPathOutside(options.env ?? process.env, roots[0] ?? this.#host.cwd) }
+          : options.env === undefined
+            ? {}
+            : { env: options.env }),
         passEnv: options.passEnv,
         sandbox: options.sandbox,
+        ...(options.workspaceExecutables === false ? { workspaceExecutables: false } : {}),
       });
       this.#snapshots.set(config.language, await scanning);
       return { server, documents: new OpenDocuments(server, roots) };
@@ -258,4 +265,9 @@ export class LanguageSessions {
       throw error;
     }
   }
+}
+
+/** `env` whose PATH keeps only directories outside the workspace (a folder not trusted). */
+function withPathOutside(env: NodeJS.ProcessEnv, root: string): NodeJS.ProcessEnv {
+  return { ...env, PATH: pathOutsideWorkspace(env.PATH ?? '', root) };
 }

@@ -60,6 +60,15 @@ export interface LspWorkspaceOptions {
   diagnosticsTimeoutMs?: number;
   /** Wait between `shutdown`, SIGTERM and SIGKILL when closing, in ms [2000]. */
   shutdownGraceMs?: number;
+  /**
+   * Whether programs the workspace holds may run as its servers [true]: its `node_modules/.bin`
+   * servers, its TypeScript, a relative PATH entry (`.`, `node_modules/.bin`) or one inside the
+   * workspace. False for a folder the user has not trusted: a cloned repository's
+   * `node_modules/.bin/typescript-language-server` is its own code, run unasked by a read-only
+   * tool. Servers are then found only outside the workspace, and PATH in their environment keeps
+   * only such directories.
+   */
+  workspaceExecutables?: boolean;
 }
 
 /** A file change the app reports (a file written by another tool). */

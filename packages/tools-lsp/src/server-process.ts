@@ -40,6 +40,8 @@ export interface ServerProcessOptions {
   passEnv?: readonly string[] | undefined;
   /** Wraps the command before it is spawned (an OS sandbox) [none]. */
   sandbox?: CommandWrapper | undefined;
+  /** Whether programs the workspace holds may run (see {@link ServerStartContext}) [true]. */
+  workspaceExecutables?: boolean;
 }
 
 /** A command before or after wrapping. */
@@ -269,6 +271,7 @@ export class ServerProcess {
       const initializationOptions = await options.config.initializationOptions?.({
         executable: options.executable,
         root,
+        ...(options.workspaceExecutables === false ? { workspaceExecutables: false } : {}),
       });
       const params: InitializeParams = {
         // Servers exit when the client's process is gone, polling it by pid. In a sandbox's own

@@ -70,7 +70,7 @@ describe('loadLspTools', () => {
       readableRoots: [join(appDir, '..', '..')],
     });
     cleanups.push(() => sandbox.close());
-    const lsp = await loadLspTools(dir.path, tools, sandbox);
+    const lsp = await loadLspTools(dir.path, tools, { sandbox });
     if (lsp === undefined) throw new Error('pyright was not found');
     cleanups.push(lsp.close);
     expect(lsp.source).toBe('lsp python (8)');

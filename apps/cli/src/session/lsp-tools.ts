@@ -10,6 +10,21 @@ export interface LoadedLspTools {
   close: () => Promise<void>;
 }
 
+/** Options of {@link loadLspTools}. */
+export interface LoadLspOptions {
+  /** The session's sandbox, where the servers run (as bash does). */
+  sandbox?: Sandbox;
+  /** Credential variables the servers get anyway (`--pass-env`). */
+  passEnv?: readonly string[];
+  /**
+   * Whether the folder is trusted [true]: if not, its own servers and TypeScript (node_modules, a
+   * relative PATH entry) are not run even sandboxed — only servers installed outside it.
+   */
+  trusted?: boolean;
+  /** Told why no server is offered when that is the folder's trust. */
+  log?: (line: string) => void;
+}
+
 /** Built-in tools that write a file named by their `path` argument. */
 const fileWriters = new Set(['write_file', 'edit_file', 'text_editor', 'notebook_edit']);
 
@@ -24,19 +39,26 @@ const fileWriters = new Set(['write_file', 'edit_file', 'text_editor', 'notebook
 export async function loadLspTools(
   cwd: string,
   tools: AnyAgentTool[],
-  sandbox?: Sandbox,
-  /** Credential variables the servers get anyway (`--pass-env`). */
-  passEnv: readonly string[] = [],
+  options: LoadLspOptions = {},
 ): Promise<LoadedLspTools | undefined> {
+  const { sandbox, passEnv = [], trusted = true } = options;
   // Loaded only here: its JSON-RPC runtime is imported when a server first starts.
   const { createLspTools, LspWorkspace } = await import('@agent/tools-lsp');
   const workspace = new LspWorkspace({
     cwd,
     passEnv,
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(trusted ? {} : { workspaceExecutables: false }),
   });
   const installed = await workspace.installedServers();
-  if (installed.length === 0) return undefined;
+  if (installed.length === 0) {
+    // Said when the folder's own servers are what is left out, so the user knows why.
+    if (!trusted && (await new LspWorkspace({ cwd }).installedServers()).length > 0)
+      options.log?.(
+        "lsp: this folder's own language servers (node_modules) run once you trust it (`agent trust`); none is installed elsewhere",
+      );
+    return undefined;
+  }
   for (const tool of tools) {
     const execute = tool.execute.bind(tool);
     if (fileWriters.has(tool.name)) {

@@ -173,10 +173,16 @@ export async function loadTools(
       tools.push(...chosen);
       sources.push(`repl (${chosen.length}): ${chosen.map((tool) => tool.name).join(', ')}`);
     }
-    // Language servers may be the repository's own (node_modules/.bin): outside the sandbox they
-    // run only in a folder the user trusts.
+    // Language servers may be the repository's own (node_modules/.bin, its TypeScript): those run
+    // only in a folder the user trusts (in the sandbox); else only servers installed elsewhere
+    // do, and only in the sandbox.
     if (sandbox.status.active || options.workspaceTrusted !== false)
-      lsp = await loadLspTools(cwd, tools, sandbox, passEnv);
+      lsp = await loadLspTools(cwd, tools, {
+        sandbox,
+        passEnv,
+        trusted: options.workspaceTrusted !== false,
+        log,
+      });
     else sources.push('lsp off (an untrusted folder, and commands are not sandboxed)');
     if (lsp !== undefined) {
       tools.push(...lsp.tools);
