@@ -102,34 +102,42 @@ export function askMcpToolChangesOnTerminal(
     );
 }
 
+/** A folder name or a warning on one line, escape sequences shown rather than obeyed. */
+function shown(text: string): string {
+  return terminalSafe(text, { singleLine: true });
+}
+
 /** `agent trust` (trust the folder now, pinned to what it has), `agent trust list`, `agent trust revoke`. */
 export async function runTrustCommand(
   options: CliOptions,
   write: (text: string) => void,
 ): Promise<number> {
   const store = await TrustStore.open(trustStorePath());
-  for (const warning of store.warnings) write(`agent: trust store: ${warning}\n`);
+  for (const warning of store.warnings) write(`agent: trust store: ${shown(warning)}\n`);
   // The project the folder belongs to (its git root…), as every start judges it.
-  const folder = realFolder(findProjectRoot(options.cwd, { agentHome: agentHome() }).root);
+  const real = realFolder(findProjectRoot(options.cwd, { agentHome: agentHome() }).root);
+  // Folder names are a repository's (a clone's, a subfolder's): an escape sequence in one set the
+  // window title and the clipboard when `agent trust` printed it.
+  const folder = shown(real);
   switch (options.trustAction ?? 'add') {
     case 'list': {
       const entries = store.list();
       if (entries.length === 0) write(`No trusted folders (${store.path}).\n`);
       for (const entry of entries)
         write(
-          `${entry.folder}${entry.recursive ? '' : ' (this folder only)'}  trusted ${entry.trustedAt.slice(0, 16).replace('T', ' ')}, ${Object.keys(entry.items).length} pinned item(s)\n`,
+          `${shown(entry.folder)}${entry.recursive ? '' : ' (this folder only)'}  trusted ${entry.trustedAt.slice(0, 16).replace('T', ' ')}, ${Object.keys(entry.items).length} pinned item(s)\n`,
         );
       return 0;
     }
     case 'revoke': {
-      const had = await store.revoke(folder);
-      const cover = store.entryFor(folder);
+      const had = await store.revoke(real);
+      const cover = store.entryFor(real);
       write(
         had ? `${folder} is no longer trusted.\n` : `${folder} had no trust entry of its own.\n`,
       );
       if (cover !== undefined)
         write(
-          `It is still covered by ${cover.folder}: run agent trust revoke --cwd ${cover.folder}\n`,
+          `It is still covered by ${shown(cover.folder)}: run agent trust revoke --cwd ${shown(cover.folder)}\n`,
         );
       return had ? 0 : 1;
     }
@@ -137,9 +145,9 @@ export async function runTrustCommand(
       // What the folder would run or widen, pinned exactly as the next start will see it.
       const start = await startWithTrust({ ...options, trust: true }, { defaultMode: 'default' });
       const items = start.decision.accepted;
-      await store.trust(folder, items);
+      await store.trust(real, items);
       write(
-        `Trusted ${folder}${isWholesaleFolder(folder) ? ' (this folder only: not the folders below it)' : ''}${items.length === 0 ? '.' : ', with:'}\n`,
+        `Trusted ${folder}${isWholesaleFolder(real) ? ' (this folder only: not the folders below it)' : ''}${items.length === 0 ? '.' : ', with:'}\n`,
       );
       for (const item of items)
         write(`  ${terminalSafe(item.description)} (${terminalSafe(item.source)})\n`);

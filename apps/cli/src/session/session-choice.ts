@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errorMessage } from '@agent/core';
+import { errorMessage, oneLineText, terminalSafe } from '@agent/core';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
@@ -39,8 +39,9 @@ async function sessionTitle(path: string): Promise<string> {
         : Array.isArray(content)
           ? content.map((part) => ('text' in part ? part.text : '')).join(' ')
           : '';
-    const line = text.replace(/\s+/g, ' ').trim();
-    return line.length > 60 ? `${line.slice(0, 59)}…` : line || '(empty)';
+    // The first message may be text piped in from elsewhere (`cat issue.txt | agent -p`): its
+    // escape sequences set the window title and the clipboard when `--resume` listed it.
+    return oneLineText(text, 59) || '(empty)';
   } catch {
     return '(unreadable)';
   }
@@ -57,7 +58,9 @@ export async function pickSession(cwd: string): Promise<string> {
         `${String(index + 1).padStart(2)}. ${entry.modified.toISOString().slice(0, 16).replace('T', ' ')}  ${await sessionTitle(entry.path)}`,
     ),
   );
-  writeErr(`Saved sessions of ${resolve(cwd)}, newest first:\n${lines.join('\n')}\n`);
+  writeErr(
+    `Saved sessions of ${terminalSafe(resolve(cwd), { singleLine: true })}, newest first:\n${lines.join('\n')}\n`,
+  );
   if (process.stdin.isTTY !== true)
     throw new CliError('Not a terminal, so no session can be picked: pass --resume <file>');
   const { createInterface } = await import('node:readline/promises');
