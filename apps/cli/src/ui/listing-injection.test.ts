@@ -26,9 +26,16 @@ const everything = sequences.map(([, raw]) => raw).join(' ');
 
 /** Whether `text` holds any character that acts on a terminal (C0 but newline, DEL, C1, bidi). */
 function acting(text: string): string[] {
-  return [
-    ...text.matchAll(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g),
-  ].map((match) => `U+${(match[0].codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+  return [...text]
+    .map((char) => char.codePointAt(0) ?? 0)
+    .filter(
+      (code) =>
+        (code < 0x20 && code !== 0x0a) ||
+        (code >= 0x7f && code <= 0x9f) ||
+        (code >= 0x202a && code <= 0x202e) ||
+        (code >= 0x2066 && code <= 0x2069),
+    )
+    .map((code) => `U+${code.toString(16).padStart(4, '0')}`);
 }
 
 describe('lists printed outside a session act on nothing', () => {
