@@ -27,6 +27,8 @@ export class IdleWatch {
   /** Settles the current guarded wait as stalled. */
   #wake: ((value: Stalled) => void) | undefined;
   #closed = false;
+  /** A point in time (ms since the epoch) past which a wait is a stall too, while `applies`. */
+  #deadline: { at: number; applies: () => boolean } | undefined;
 
   constructor(timeoutMs: number, onStall: () => void = () => undefined) {
     this.#timeoutMs = timeoutMs;
@@ -73,6 +75,19 @@ export class IdleWatch {
     });
   }
 
+  /**
+   * Also ends a wait still going at `at` (ms since the epoch), while `applies()` holds — checked
+   * on the timer's ticks (so up to a quarter timeout late), never per chunk.
+   */
+  setDeadline(at: number, applies: () => boolean): void {
+    this.#deadline = { at, applies };
+  }
+
+  /** Removes the deadline {@link setDeadline} set. */
+  clearDeadline(): void {
+    this.#deadline = undefined;
+  }
+
   /** Stops the timer (the stream ended). */
   close(): void {
     this.#closed = true;
@@ -98,8 +113,12 @@ export class IdleWatch {
 
   readonly #check = (): void => {
     this.#tick++;
+    if (!this.#waiting) return;
     // Begun before the tick a whole timeout ago: it has lasted at least the timeout.
-    if (!this.#waiting || this.#tick < this.#waitTick + ticksPerTimeout + 1) return;
+    const lasted = this.#tick >= this.#waitTick + ticksPerTimeout + 1;
+    const deadline = this.#deadline;
+    if (!lasted && (deadline === undefined || Date.now() < deadline.at || !deadline.applies()))
+      return;
     const wake = this.#wake;
     this.#waiting = false;
     this.#wake = undefined;

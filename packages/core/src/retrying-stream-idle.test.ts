@@ -75,6 +75,63 @@ function stallingDriver(chunks: string[][], options: { cancels: boolean }) {
   return { driver, log };
 }
 
+/**
+ * Attempt 0 stalls; attempt 1 yields one chunk per `release(ms)` (each after `ms`), then ends.
+ * `release` resolves once that chunk was read, so the gaps stay below the idle timeout.
+ */
+function pacedDriver(options: { cancels: boolean; chunks: number }) {
+  const { driver: base, log } = stallingDriver([[]], options);
+  let attempt = -1;
+  let text = '';
+  let given = 0;
+  const waiting: Array<(chunk: IteratorResult<string>) => void> = [];
+  const read: Array<() => void> = [];
+  // Woken when the reader asks for a chunk.
+  let asked: (() => void) | undefined;
+  const driver: StreamDriver<string> = {
+    ...base,
+    async open() {
+      attempt++;
+      if (attempt === 0) return base.open();
+      log.push(`open:${attempt}`);
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next: () =>
+          given >= options.chunks
+            ? Promise.resolve({ value: undefined, done: true })
+            : new Promise<IteratorResult<string>>((resolve) => {
+                waiting.push(resolve);
+                asked?.();
+              }),
+      } as AsyncIterableIterator<string>;
+    },
+    apply(chunk, out) {
+      text += chunk;
+      out.push({ type: 'text-delta', index: 0, delta: chunk });
+      read.shift()?.();
+    },
+    get streamedContent() {
+      return text !== '';
+    },
+    reset() {
+      text = '';
+    },
+  };
+  const release = async (ms: number): Promise<void> => {
+    // The reader asks for the next chunk: wait until it has.
+    if (waiting.length === 0) await new Promise<void>((resolve) => (asked = resolve));
+    asked = undefined;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const applied = new Promise<void>((resolve) => read.push(resolve));
+    given++;
+    waiting.shift()?.({ value: 'x', done: false });
+    await applied;
+  };
+  return { driver, log, release };
+}
+
 async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];
   for await (const event of stream) events.push(event);
@@ -84,10 +141,10 @@ async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]>
 const retry = { initialDelayMs: 1, maxBackoffMs: 2, idleTimeoutMs: 40 };
 
 describe.each([true, false])('a stalled stream (driver cancels: %s)', (cancels) => {
-  it('before any content: every attempt is given up on, then one retryable error', async () => {
-    const { driver, log } = stallingDriver([[], [], []], { cancels });
+  it('before any content: one stall, no retries left — the error names the idle timeout', async () => {
+    const { driver, log } = stallingDriver([[]], { cancels });
     const events = await drain(
-      new RetryingStream(driver, { signal: undefined, maxRetries: 2, retry }),
+      new RetryingStream(driver, { signal: undefined, maxRetries: 0, retry }),
     );
     const end = events.at(-1);
     expect(end).toMatchObject({ type: 'error', reason: 'error', error: { isRetryable: true } });
@@ -95,10 +152,41 @@ describe.each([true, false])('a stalled stream (driver cancels: %s)', (cancels) 
     expect(end.error.message).toBe(
       'The provider sent nothing for 0.04 s (idle timeout); the request was closed',
     );
-    expect(log.filter((entry) => entry.startsWith('open'))).toEqual(['open:0', 'open:1', 'open:2']);
-    // A driver that can cancel has each stalled attempt's request closed.
-    if (cancels)
-      expect(log.filter((entry) => entry.startsWith('cancel')).length).toBeGreaterThanOrEqual(3);
+    expect(log.filter((entry) => entry.startsWith('open'))).toEqual(['open:0']);
+  });
+
+  // Before: each of the 1 + maxRetries attempts waited a whole idle timeout (4 × 300 s by
+  // default, ~20 min for a provider that went silent).
+  it.each([1, 2, 5])(
+    'before any content: retries share one deadline — 2 attempts whatever maxRetries (%i)',
+    async (maxRetries) => {
+      const { driver, log } = stallingDriver([[], [], [], [], [], []], { cancels });
+      const events = await drain(
+        new RetryingStream(driver, { signal: undefined, maxRetries, retry }),
+      );
+      const end = events.at(-1);
+      expect(end).toMatchObject({ type: 'error', reason: 'error', error: { isRetryable: true } });
+      if (end?.type !== 'error') throw new Error('expected error');
+      expect(end.error.message).toMatch(
+        /^The provider sent nothing for 0\.04 s \(idle timeout\), nor did its retry before their shared deadline: 2 attempts closed, [\d.]+ s in all; the request was closed$/,
+      );
+      expect(log.filter((entry) => entry.startsWith('open'))).toEqual(['open:0', 'open:1']);
+      // A driver that can cancel has each stalled attempt's request closed.
+      if (cancels)
+        expect(log.filter((entry) => entry.startsWith('cancel')).length).toBeGreaterThanOrEqual(2);
+    },
+  );
+
+  it('a retry that streams is not cut at the shared deadline', async () => {
+    // Attempt 1 sends a chunk, then one more each time the test releases it, well past the
+    // deadline (several idle timeouts in all), each within one idle timeout of the last.
+    const { driver, log, release } = pacedDriver({ cancels, chunks: 8 });
+    const stream = new RetryingStream(driver, { signal: undefined, maxRetries: 3, retry });
+    const pending = drain(stream);
+    for (let sent = 0; sent < 8; sent++) await release(retry.idleTimeoutMs / 2);
+    const events = await pending;
+    expect(events.at(-1)).toMatchObject({ type: 'done' });
+    expect(log.filter((entry) => entry.startsWith('open'))).toEqual(['open:0', 'open:1']);
   });
 
   it('after content: the partial text is kept, no retry', async () => {

@@ -79,6 +79,14 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   readonly #cancels: boolean;
   /** The attempt was cancelled for a stall: how its pending read ends is that stall. */
   #stallCancelled = false;
+  /** Attempts closed for a stall, and when the first was (ms since the epoch). */
+  #stalls = 0;
+  #firstStallAt = 0;
+  /**
+   * Set at the first stall, one idle timeout later: the retries of a stalled call share it, so a
+   * silent provider holds a call about two idle timeouts, not one per attempt (4 × 300 s).
+   */
+  #stallDeadline: number | undefined;
 
   constructor(driver: StreamDriver<TChunk>, options: RetryingStreamOptions) {
     this.#driver = driver;
@@ -255,6 +263,9 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     else if (this.#driver.continues?.() === true) {
       // The next pass of the fill loop opens the continuation; its retries are its own.
       this.#attempt = 0;
+      this.#stalls = 0;
+      this.#stallDeadline = undefined;
+      this.#idle?.clearDeadline();
     } else {
       this.#driver.finish(this.#queue);
       this.#markEnded();
@@ -271,10 +282,22 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     } catch {
       // Closing a request that is going nowhere; the failure below is what counts.
     }
-    const seconds = (this.#idle?.timeoutMs ?? 0) / 1000;
+    const timeoutMs = this.#idle?.timeoutMs ?? 0;
+    const seconds = timeoutMs / 1000;
+    const now = Date.now();
+    this.#stalls++;
+    if (this.#stallDeadline === undefined) {
+      this.#firstStallAt = now;
+      this.#stallDeadline = now + timeoutMs;
+      // Lifted once a retry streams: a healthy answer is never cut at the deadline.
+      this.#idle?.setDeadline(this.#stallDeadline, () => !this.#driver.streamedContent);
+    }
     const provider = driver.abortError().provider;
+    const inAll = Math.round((now - this.#firstStallAt + timeoutMs) / 100) / 10;
     const error = new ProviderError(
-      `The provider sent nothing for ${seconds} s (idle timeout); the request was closed`,
+      this.#stalls === 1
+        ? `The provider sent nothing for ${seconds} s (idle timeout); the request was closed`
+        : `The provider sent nothing for ${seconds} s (idle timeout), nor did its ${this.#stalls - 1 === 1 ? 'retry' : `${this.#stalls - 1} retries`} before their shared deadline: ${this.#stalls} attempts closed, ${inAll} s in all; the request was closed`,
       { ...(provider === undefined ? {} : { provider }), isRetryable: true },
     );
     await this.#failed(error, { error, hints: undefined });
@@ -296,6 +319,11 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
       return;
     }
     const delayMs = retryDelayMs(this.#attempt, hints, this.#options.retry);
+    // After a stall, no retry starts that could not answer before the shared deadline.
+    if (this.#stallDeadline !== undefined && Date.now() + delayMs >= this.#stallDeadline) {
+      this.#end(driver.fail('error', error));
+      return;
+    }
     try {
       this.#options.retry?.onRetry?.({ attempt: this.#attempt + 1, delayMs, error });
     } catch {

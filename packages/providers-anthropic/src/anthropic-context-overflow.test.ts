@@ -152,3 +152,23 @@ describe('Anthropic context overflow', () => {
     expect(provider.modelInfo?.('not-a-model')).toBeUndefined();
   });
 });
+
+describe('a 200 that is a JSON error saying the prompt is too long', () => {
+  it('is a context overflow', async () => {
+    const server = await startWireServer([
+      {
+        headers: JSON_HEADERS,
+        body: JSON.stringify({
+          error: { message: 'prompt is too long: 213462 tokens > 200000 maximum', code: 400 },
+        }),
+      },
+    ]);
+    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
+    const end = terminalEvent(
+      await collectEvents(
+        provider.stream({ model: 'claude-haiku-4-5', messages: [userMessage('hi')] }),
+      ),
+    );
+    expect(end).toMatchObject({ type: 'error', error: { contextOverflow: true, statusCode: 400 } });
+  });
+});
