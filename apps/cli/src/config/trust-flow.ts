@@ -216,6 +216,16 @@ function guardProviderEndpoints(
       );
       continue;
     }
+    // Read by Node at every TLS connection of this process: "0" turns certificate checks off for
+    // the provider's requests (your key), web_fetch and MCP servers' OAuth — any network in the
+    // path could then read them. That is yours to decide, never a project's.
+    if (name === 'NODE_TLS_REJECT_UNAUTHORIZED') {
+      delete settings.env[name];
+      notices.push(
+        `agent: ignored ${name} from ${relative(folder, layer.path)}: whether the certificates of your provider's and servers' connections are checked is set by you, not by a project`,
+      );
+      continue;
+    }
     if (!isEndpointVariable(name)) continue;
     const provider = providerOf(name);
     const ownKey = Object.keys(layer.file.env ?? {}).some(
