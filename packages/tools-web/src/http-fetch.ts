@@ -1,9 +1,10 @@
 // Fetching: one GET at a time through the guarded lookup, same-site redirects followed, the body
 // decompressed and read up to a cap; network failures as ToolErrors that say what happened.
 import type * as http from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import { type Duplex, pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { ToolError } from '@agent/core';
+import { deflateDecoder } from './deflate-decoder.js';
 import {
   type createGuardedLookup,
   PrivateAddressError,
@@ -127,11 +128,10 @@ async function send(url: URL, settings: RequestSettings): Promise<http.IncomingM
 const maxContentCodings = 3;
 
 /** A decoder for one content coding, or undefined when there is none here. */
-function decoderFor(
-  coding: string,
-): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+function decoderFor(coding: string): Duplex | undefined {
   if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip();
-  if (coding === 'deflate') return zlib.createInflate();
+  // The zlib format or bare deflate data, as browsers take it (deflate-decoder.ts).
+  if (coding === 'deflate') return deflateDecoder();
   if (coding === 'br') return zlib.createBrotliDecompress();
   return undefined;
 }

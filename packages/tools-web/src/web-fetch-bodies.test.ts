@@ -276,4 +276,71 @@ describe('content codings', () => {
       expect(details.bytesRead).toBe(1024 * 1024);
     },
   );
+
+  // `deflate` as bare RFC 1951 data (no zlib header): what old IIS and some proxies send, and
+  // browsers decode. It was "incorrect header check".
+  const long = `${'the page text, decoded. '.repeat(200)}end`;
+  it.each([
+    ['deflate', 'bare', zlib.deflateRawSync(text)],
+    ['deflate', 'bare, long', zlib.deflateRawSync(long)],
+    ['deflate', 'bare, stored blocks', zlib.deflateRawSync(long, { level: 0 })],
+    ['deflate', 'bare, best compression', zlib.deflateRawSync(long, { level: 9 })],
+    ['deflate', 'zlib format', zlib.deflateSync(long)],
+    ['deflate', 'zlib format, stored blocks', zlib.deflateSync(long, { level: 0 })],
+    ['deflate, gzip', 'bare under gzip', zlib.gzipSync(zlib.deflateRawSync(long))],
+    ['gzip, deflate', 'gzip under bare', zlib.deflateRawSync(zlib.gzipSync(long))],
+    ['deflate, deflate', 'bare under zlib', zlib.deflateSync(zlib.deflateRawSync(long))],
+  ] as [string, string, Buffer][])(
+    'Content-Encoding: %s (%s) is decoded',
+    async (coding, label, body) => {
+      const { inner, isError } = await fetchPath(`/deflate/${encodeURIComponent(label)}`, {
+        headers: { 'content-type': 'text/plain', 'content-encoding': coding },
+        body,
+      });
+      expect(isError).toBe(false);
+      expect(inner).toBe(label === 'bare' ? text : long);
+    },
+  );
+
+  it('a bare deflate bomb (64 MiB of one letter) is read to the cap only', async () => {
+    const { message } = await fetchPath(
+      '/deflate-bomb',
+      {
+        headers: { 'content-type': 'text/plain', 'content-encoding': 'deflate' },
+        body: zlib.deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x41)),
+      },
+      { max_chars: 10 },
+    );
+    const details = message.details as { bytesRead: number; bodyTruncated?: boolean };
+    expect(details.bodyTruncated).toBe(true);
+    expect(details.bytesRead).toBe(1024 * 1024);
+  });
+
+  it.each([
+    ['bytes that are neither form', Buffer.from('this is not compressed at all, just text')],
+    ['bare deflate data that is not valid', Buffer.from([0x07, 0xff, 0xff, 0xff, 0x00, 0x01])],
+    ['a zlib stream with a wrong checksum', corruptTrailer(zlib.deflateSync(long))],
+  ])('deflate with %s is an error, not noise as the page', async (label, body) => {
+    const { text: result, isError } = await fetchPath(`/bad-deflate/${encodeURIComponent(label)}`, {
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'deflate' },
+      body,
+    });
+    expect(isError).toBe(true);
+    expect(result).not.toContain('BEGIN UNTRUSTED');
+  });
+
+  it('an empty deflate body is an empty page', async () => {
+    const { isError, message } = await fetchPath('/empty-deflate', {
+      headers: { 'content-type': 'text/plain', 'content-encoding': 'deflate' },
+      body: Buffer.alloc(0),
+    });
+    expect(isError).toBe(false);
+    expect((message.details as { bytesRead: number }).bytesRead).toBe(0);
+  });
 });
+
+function corruptTrailer(bytes: Buffer): Buffer {
+  const copy = Buffer.from(bytes);
+  copy[copy.length - 1] = (copy[copy.length - 1] ?? 0) ^ 0xff;
+  return copy;
+}
