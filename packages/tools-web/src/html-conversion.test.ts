@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { executeTool } from '@agent/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convertHtml, workerThresholdChars } from './html-conversion.js';
+import { convertHtml, inThreadTreeWork, workerThresholdChars } from './html-conversion.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { createWebFetchTool } from './web-fetch.js';
 
@@ -29,7 +29,7 @@ describe('convertHtml', () => {
   }, async () => {
     // Just over the threshold: the same conversion twice, each about a second on a busy machine.
     const large = articlePage(workerThresholdChars + 4096);
-    const small = articlePage(20_000);
+    const small = articlePage(8_000);
     const options = { baseUrl: 'https://example.com/' };
     const fromWorker = await convertHtml(large, { ...options, workerUrl });
     expect(fromWorker).toEqual(htmlToMarkdown(large, options));
@@ -134,5 +134,47 @@ describe('web_fetch while a page is being taken apart', () => {
     const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
     expect(text).toContain('Content: the whole page (finding its main article took too long');
     expect(text).toContain('consectetur **adipiscing** elit');
+  });
+});
+
+// What a hostile page can cost the agent's own thread: a page under the worker's threshold is
+// converted here, so Readability gets it only while its elements' depths add up to at most
+// inThreadTreeWork. Before, every page under 256 kB went to Readability in this thread: 250 kB of
+// elements nested 120 deep held it 13.7 s, 250 kB of links 8.1 s (measured at load ~20).
+describe('the calling thread', () => {
+  const words = `<p>${'Real article words about the subject of this page, long enough to count. '.repeat(8)}</p>`;
+  /** `copies` articles each under `depth` nested `<div>`s. */
+  const deepArticles = (depth: number, copies: number) =>
+    `<html><body>${`${'<div>'.repeat(depth)}${words}${'</div>'.repeat(depth)}`.repeat(copies)}</body></html>`;
+
+  it.each([
+    ['120 deep, 3 times', deepArticles(120, 3)],
+    ['90 deep, 4 times', deepArticles(90, 4)],
+    ['60 deep, 8 times', deepArticles(60, 8)],
+    ['40 deep, 12 times', deepArticles(40, 12)],
+  ])('a small page too costly for Readability (%s) is converted whole, here', async (_, page) => {
+    expect(page.length).toBeLessThan(workerThresholdChars);
+    // A worker that never answers: only a conversion done in this thread can finish.
+    const hanging = new URL('./__fixtures__/hanging-html-worker.mjs', import.meta.url);
+    const result = await convertHtml(page, { workerUrl: hanging });
+    expect(result.extracted).toBe('page');
+    expect(result.text).toContain('Real article words');
+    // The same page without the bound is Readability's (the article), so the bound is what cut it.
+    expect(htmlToMarkdown(page).extracted).toBe('article');
+  });
+
+  it('an ordinary small article still gets Readability here', async () => {
+    const page = articlePage(8_000);
+    const hanging = new URL('./__fixtures__/hanging-html-worker.mjs', import.meta.url);
+    expect((await convertHtml(page, { workerUrl: hanging })).extracted).toBe('article');
+    expect(inThreadTreeWork).toBeGreaterThan(0);
+  });
+
+  it('a page from the threshold up goes to the worker', async () => {
+    const page = articlePage(workerThresholdChars + 1024);
+    expect(htmlToMarkdown(page).extracted).toBe('article');
+    // A worker that cannot start: the page comes back whole, so the worker was asked.
+    const missing = new URL('./__fixtures__/no-such-worker.mjs', import.meta.url);
+    expect((await convertHtml(page, { workerUrl: missing })).extracted).toBe('page');
   });
 });

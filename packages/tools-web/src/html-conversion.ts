@@ -24,10 +24,25 @@ export interface ConvertHtmlResult extends HtmlToMarkdownResult {
 }
 
 /**
- * Pages below this size are converted in the calling thread (tens of milliseconds; a worker's
- * start costs more than that).
+ * Pages below this size are converted in the calling thread, within {@link inThreadTreeWork}
+ * (a worker's start costs tens of milliseconds). It was 256 kB: a hostile page of that size held
+ * the agent's thread for 4–14 s (1,000s of elements nested 120 deep, 30,000 links).
  */
-export const workerThresholdChars = 256 * 1024;
+export const workerThresholdChars = 16 * 1024;
+
+/**
+ * The most Readability may be given in the calling thread, as the sum of every element's depth
+ * (html-to-markdown.ts); a page beyond it is converted whole, in linear time. Real pages under
+ * {@link workerThresholdChars} stay below it (a whole 56 kB news article: 3,908, and it goes to
+ * the worker); 120 nested `<div>`s alone (7,260) took 130 ms, 800 links (2,400) 300 ms.
+ */
+export const inThreadTreeWork = 2_000;
+
+/**
+ * The selector tests a page's stylesheets may cost in the calling thread (stylesheet-hiding.ts);
+ * past them the remaining hiding rules apply by the classes and ids they name.
+ */
+export const inThreadStyleWork = 20_000;
 
 /** The heap a conversion's worker may use: a hostile page cannot take the agent's memory. */
 const workerHeapMb = 1024;
@@ -57,8 +72,14 @@ export async function convertHtml(
   const { signal, articleTimeoutMs = 10_000, workerUrl, ...conversion } = options;
   signal?.throwIfAborted();
   const url = workerUrl === undefined ? defaultHtmlWorkerUrl() : workerUrl;
-  if (html.length < workerThresholdChars || url === null || url === undefined)
-    return htmlToMarkdown(html, conversion);
+  if (html.length < workerThresholdChars)
+    return htmlToMarkdown(html, {
+      ...conversion,
+      maxTreeWork: inThreadTreeWork,
+      maxStyleWork: inThreadStyleWork,
+    });
+  // No worker (run from source, bundled without it): as before, in this thread, unbounded.
+  if (url === null || url === undefined) return htmlToMarkdown(html, conversion);
   const outcome = await inWorker(url, html, conversion, articleTimeoutMs, signal);
   if (outcome !== 'timeout' && outcome !== 'failed') return outcome;
   signal?.throwIfAborted();

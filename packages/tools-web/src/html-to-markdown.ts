@@ -32,16 +32,34 @@ interface TreeElement {
   nextElementSibling: TreeElement | null;
 }
 
-/** Whether the tree under `root` is nested deeper than `limit` (iterative: no stack to overflow). */
-function deeperThan(root: TreeElement | null, limit: number): boolean {
+/**
+ * Whether the tree under `root` is nested deeper than `maxDepth`, or its elements' depths add up
+ * to more than `maxWork` (iterative: no stack to overflow).
+ */
+function beyondReadability(root: TreeElement | null, maxDepth: number, maxWork: number): boolean {
   const stack: [TreeElement, number][] = root === null ? [] : [[root, 1]];
+  let work = 0;
   while (stack.length > 0) {
     const [element, depth] = stack.pop() as [TreeElement, number];
-    if (depth > limit) return true;
+    work += depth;
+    if (depth > maxDepth || work > maxWork) return true;
     for (let child = element.firstElementChild; child !== null; child = child.nextElementSibling)
       stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/** Options of {@link htmlToMarkdown}. */
+export interface HtmlToMarkdownOptions extends HtmlToTextOptions {
+  /**
+   * Largest sum of every element's depth for which Readability runs; beyond it the page is
+   * converted whole (linear). Readability's time grows with that sum — 16 kB of elements nested
+   * 120 deep held a thread for seconds — so the conversion done in the agent's own thread
+   * passes a bound ({@link convertHtml}) [none].
+   */
+  maxTreeWork?: number;
+  /** Selector tests the page's stylesheets may cost (stylesheet-hiding.ts) [1,000,000]. */
+  maxStyleWork?: number;
 }
 
 function turndown(baseUrl: string | undefined): TurndownService {
@@ -97,16 +115,22 @@ function turndown(baseUrl: string | undefined): TurndownService {
  */
 export function htmlToMarkdown(
   html: string,
-  options: HtmlToTextOptions = {},
+  options: HtmlToMarkdownOptions = {},
 ): HtmlToMarkdownResult {
+  const { maxTreeWork = Number.POSITIVE_INFINITY, maxStyleWork, ...textOptions } = options;
+  // The page as the whole-page converter reads it: without what its stylesheets hide, once known.
+  let visibleHtml = html;
   if (html.length <= maxReadabilityChars) {
     try {
       const { document } = parseHTML(html);
       const title = document.querySelector('title')?.textContent?.trim() || undefined;
       // What the reader never sees is not the article either (nor instructions the page hid).
-      removeHiddenElements(document as never);
+      // The whole-page converter sees inline hiding itself, not a stylesheet's: it gets the page
+      // as cleaned here (before Readability changes the document).
+      if (removeHiddenElements(document as never, maxStyleWork) > 0)
+        visibleHtml = document.toString();
       const root = document.documentElement as unknown as TreeElement | null;
-      const article = deeperThan(root, maxReadabilityDepth)
+      const article = beyondReadability(root, maxReadabilityDepth, maxTreeWork)
         ? null
         : new Readability(document as never, { charThreshold: 200 }).parse();
       if (article?.content != null && (article.textContent ?? '').trim().length >= 200) {
@@ -134,5 +158,5 @@ export function htmlToMarkdown(
       // A DOM or Readability failure falls back to the whole-page converter below.
     }
   }
-  return { ...htmlToText(html, options), extracted: 'page' };
+  return { ...htmlToText(visibleHtml, textOptions), extracted: 'page' };
 }

@@ -5,7 +5,11 @@ export {
   defaultHtmlWorkerUrl,
 } from './html-conversion.js';
 export { decodeHtmlEntities } from './html-entities.js';
-export { type HtmlToMarkdownResult, htmlToMarkdown } from './html-to-markdown.js';
+export {
+  type HtmlToMarkdownOptions,
+  type HtmlToMarkdownResult,
+  htmlToMarkdown,
+} from './html-to-markdown.js';
 export { htmlToText } from './html-to-text.js';
 export { privateAddressReason } from './network-guard.js';
 export {

@@ -1,0 +1,310 @@
+/**
+ * Text a page's own stylesheets hide: `<style>.x{display:none}</style>` and `<p class="x">` is
+ * as invisible to a reader as an inline `style="display:none"`, and as good a place to hide
+ * instructions for the model. The `<style>` elements are parsed by linkedom (its CSSOM, cssomnom);
+ * each rule that hides — `display:none`, `visibility:hidden|collapse`, a zero `font-size` or
+ * `opacity`, `text-indent`/`left`/`top`/margins far off-screen, `clip: rect(0 0 0 0)`,
+ * `clip-path: inset(50%)`, `transform: scale(0)` — is applied to the elements it selects, unless
+ * the cascade says otherwise for that element: a rule of the same property that wins by
+ * `!important`, an inline style, specificity or order (`.tab{display:none}
+ * .tab.active{display:block}` keeps the active tab). `@media` blocks count unless they are for
+ * print or speech only; `@supports` and `@layer` blocks count (layer order is not modelled: a
+ * hiding rule wins such ties). Stylesheets the page links to are not fetched.
+ */
+
+/** The DOM surface used here (linkedom's; no DOM lib in this package's types). */
+export interface StyledElement {
+  getAttribute(name: string): string | null;
+  matches(selector: string): boolean;
+  remove(): void;
+}
+
+interface StyleRuleLike {
+  selectorText?: string;
+  style?: {
+    length: number;
+    [index: number]: string;
+    getPropertyValue(name: string): string;
+    getPropertyPriority(name: string): string;
+  };
+  media?: { mediaText?: string };
+  cssRules?: ArrayLike<StyleRuleLike>;
+}
+
+/** The document surface used here. */
+export interface StyledDocument {
+  querySelectorAll(selector: string): ArrayLike<unknown>;
+}
+
+/** One declaration of a property the hiding rules care about. */
+interface Declaration {
+  selectorText: string;
+  property: string;
+  hides: boolean;
+  important: boolean;
+  /** Position in the document's stylesheets: later wins a tie. */
+  order: number;
+}
+
+const farOffScreen = /^-(?:\d{4,}(?:\.\d+)?(?:px)?|\d{3,}(?:\.\d+)?(?:em|rem|vw|vh|%))$/;
+
+/** Whether `value` of `property` hides the element's text; undefined for properties not modelled. */
+function hidingValue(property: string, raw: string): boolean | undefined {
+  const value = raw.trim().toLowerCase().replace(/\s+/g, ' ');
+  switch (property) {
+    case 'display':
+      return value === 'none';
+    case 'visibility':
+      return value === 'hidden' || value === 'collapse';
+    case 'font-size':
+      return /^0+(?:\.0+)?[a-z%]*$/.test(value);
+    case 'opacity':
+      return /^0*(?:\.0+)?%?$/.test(value) && value !== '';
+    case 'text-indent':
+    case 'left':
+    case 'top':
+    case 'right':
+    case 'margin-left':
+    case 'margin-top':
+      return farOffScreen.test(value);
+    case 'clip':
+      return /^rect\((?:\s*[01](?:px)?\s*,?){4}\)$/.test(value);
+    case 'clip-path':
+      return /^(?:inset\((?:50|100)%\)|circle\(0(?:px|%)?\))$/.test(value);
+    case 'transform':
+      return /^scale[xy]?\(0(?:\.0+)?(?:,\s*0(?:\.0+)?)?\)$/.test(value);
+    default:
+      return undefined;
+  }
+}
+
+/** Stylesheet rules and hidden elements looked at, at most: a page cannot make this slow. */
+const limits = { declarations: 4096, hidingRules: 512, candidates: 8192 };
+
+/**
+ * Selector tests (one element against one selector) allowed by default; past them the remaining
+ * hiding rules are applied by the classes and ids they name, without the cascade (failing
+ * closed: a hiding rule is taken at its word). 16 kB of CSS and elements in the agent's thread
+ * cost ~1 s of tests at load 20 without a bound.
+ */
+export const defaultStyleWork = 1_000_000;
+
+/** Media that never show on a screen. */
+const offScreenMedia = /^\s*(?:only\s+)?(?:print|speech)\s*$/i;
+
+function collect(rules: ArrayLike<StyleRuleLike>, out: Declaration[], depth: number): void {
+  if (depth > 16) return;
+  for (let index = 0; index < rules.length && out.length < limits.declarations; index++) {
+    const rule = rules[index];
+    if (rule === undefined) continue;
+    if (rule.selectorText !== undefined && rule.style !== undefined) {
+      for (let item = 0; item < rule.style.length; item++) {
+        const property = rule.style[item]?.toLowerCase();
+        if (property === undefined) continue;
+        const hides = hidingValue(property, rule.style.getPropertyValue(property));
+        if (hides === undefined) continue;
+        out.push({
+          selectorText: rule.selectorText,
+          property,
+          hides,
+          important: rule.style.getPropertyPriority(property) === 'important',
+          order: out.length,
+        });
+      }
+    } else if (rule.cssRules !== undefined && !offScreenMedia.test(rule.media?.mediaText ?? '')) {
+      collect(rule.cssRules, out, depth + 1);
+    }
+  }
+}
+
+/** The top-level parts of a selector list (`a, b:is(c, d)` → `a`, `b:is(c, d)`). */
+function selectorParts(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < list.length; index++) {
+    const character = list[index];
+    if (character === '(' || character === '[') depth++;
+    else if (character === ')' || character === ']') depth--;
+    else if (character === ',' && depth === 0) {
+      parts.push(list.slice(start, index));
+      start = index + 1;
+    }
+  }
+  parts.push(list.slice(start));
+  return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+/**
+ * A selector's specificity as one number (ids, then classes/attributes/pseudo-classes, then
+ * types/pseudo-elements). `:where()` counts nothing; the arguments of `:is()`/`:not()`/`:has()`
+ * are counted whole (the specification takes the most specific one: this can only overcount,
+ * which favours the rule that names more).
+ */
+export function specificity(selector: string): number {
+  const text = selector
+    .replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '')
+    .replace(/\[[^\]]*\]/g, '.attribute')
+    .replace(/:where\((?:[^()]|\([^()]*\))*\)/gi, '')
+    .replace(/:(?:is|not|has|matches)\(/gi, ' (');
+  const ids = text.match(/#[\w-]+/g)?.length ?? 0;
+  const elements = text.match(/::[\w-]+|(?:^|[\s>+~(])[a-z][\w-]*/gi)?.length ?? 0;
+  const classes = text.match(/\.[\w-]+|(?<!:):[\w-]+/g)?.length ?? 0;
+  return ids * 1_000_000 + classes * 1_000 + elements;
+}
+
+/** The inline `style` declarations of `property`, as `{ value, important }`. */
+function inlineDeclaration(
+  style: string | null,
+  property: string,
+): { hides: boolean; important: boolean } | undefined {
+  if (style === null || style === '') return undefined;
+  let found: { hides: boolean; important: boolean } | undefined;
+  for (const declaration of style.split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon === -1 || declaration.slice(0, colon).trim().toLowerCase() !== property) continue;
+    let value = declaration.slice(colon + 1);
+    const important = /!\s*important\s*$/i.test(value);
+    if (important) value = value.replace(/!\s*important\s*$/i, '');
+    const hides = hidingValue(property, value);
+    // The last one written wins, unless an earlier one is important.
+    if (hides !== undefined && (found === undefined || important || !found.important))
+      found = { hides, important };
+  }
+  return found;
+}
+
+/** The classes and id the last compound of a selector requires (`div.a > p.b#c` → `.b`, `#c`). */
+function lastCompoundKeys(selector: string): { classes: string[]; id: string | undefined } {
+  const last =
+    selector
+      .split(/[\s>+~]+/)
+      .filter((part) => part !== '')
+      .at(-1) ?? '';
+  const plain = last.replace(/\([^)]*\)|\[[^\]]*\]/g, '');
+  return {
+    classes: [...plain.matchAll(/\.([\w-]+)/g)].map((match) => match[1] ?? ''),
+    id: /#([\w-]+)/.exec(plain)?.[1],
+  };
+}
+
+/**
+ * Removes the elements the page's `<style>` sheets hide (see the file comment); run before the
+ * `<style>` elements themselves are removed. `maxWork` bounds the selector tests (see
+ * {@link defaultStyleWork}). Returns how many elements were removed.
+ */
+export function removeStylesheetHidden(
+  document: StyledDocument,
+  maxWork: number = defaultStyleWork,
+): number {
+  const declarations: Declaration[] = [];
+  const styles = Array.from(document.querySelectorAll('style')) as {
+    sheet?: { cssRules?: ArrayLike<StyleRuleLike> };
+  }[];
+  for (const style of styles) {
+    try {
+      const rules = style.sheet?.cssRules;
+      if (rules !== undefined) collect(rules, declarations, 0);
+    } catch {
+      // A sheet the parser cannot read hides nothing we can name.
+    }
+  }
+  const hiding = declarations.filter((item) => item.hides).slice(0, limits.hidingRules);
+  if (hiding.length === 0) return 0;
+  const byProperty = new Map<string, Declaration[]>();
+  for (const item of declarations) {
+    const list = byProperty.get(item.property) ?? [];
+    list.push(item);
+    byProperty.set(item.property, list);
+  }
+  const everything = Array.from(document.querySelectorAll('*')) as StyledElement[];
+  let checks = everything.length;
+  const specificities = new Map<string, number>();
+  /** The declaration's rank for `element`, or undefined when it does not apply to it. */
+  const rank = (item: Declaration, element: StyledElement): number[] | undefined => {
+    let best: number | undefined;
+    for (const part of selectorParts(item.selectorText)) {
+      checks++;
+      let matched = false;
+      try {
+        matched = element.matches(part);
+      } catch {
+        matched = false;
+      }
+      if (matched) {
+        let value = specificities.get(part);
+        if (value === undefined) {
+          value = specificity(part);
+          specificities.set(part, value);
+        }
+        best = Math.max(best ?? 0, value);
+      }
+    }
+    return best === undefined ? undefined : [item.important ? 1 : 0, 0, best, item.order];
+  };
+  const before = (a: number[], b: number[]) => {
+    for (let index = 0; index < a.length; index++)
+      if ((a[index] ?? 0) !== (b[index] ?? 0)) return (a[index] ?? 0) < (b[index] ?? 0);
+    return false;
+  };
+  /** Whether the declaration that wins `property` for `element` hides it. */
+  const hiddenBy = (element: StyledElement, property: string): boolean => {
+    // Past the budget a hiding rule is taken at its word.
+    if (checks > maxWork) return true;
+    let winner: { rank: number[]; hides: boolean } | undefined;
+    for (const item of byProperty.get(property) ?? []) {
+      if (checks > maxWork) return true;
+      const itemRank = rank(item, element);
+      if (itemRank !== undefined && (winner === undefined || !before(itemRank, winner.rank)))
+        winner = { rank: itemRank, hides: item.hides };
+    }
+    const inline = inlineDeclaration(element.getAttribute('style'), property);
+    if (inline !== undefined) {
+      const inlineRank = [inline.important ? 1 : 0, 1, 0, 0];
+      if (winner === undefined || !before(inlineRank, winner.rank))
+        winner = { rank: inlineRank, hides: inline.hides };
+    }
+    return winner?.hides === true;
+  };
+
+  const removed = new Set<StyledElement>();
+  let candidates = 0;
+  let index = 0;
+  for (; index < hiding.length && checks + everything.length <= maxWork; index++) {
+    const item = hiding[index] as Declaration;
+    checks += everything.length;
+    let elements: StyledElement[];
+    try {
+      elements = Array.from(document.querySelectorAll(item.selectorText)) as StyledElement[];
+    } catch {
+      // A selector linkedom cannot match (`:hover`, an unknown pseudo-class) says nothing here.
+      continue;
+    }
+    for (const element of elements) {
+      if (removed.has(element)) continue;
+      if (++candidates > limits.candidates) break;
+      if (hiddenBy(element, item.property)) removed.add(element);
+    }
+  }
+  // Past the budget: the rules left, by the classes and id they name (no descendant or
+  // attribute conditions, no cascade); a rule naming neither is not applied.
+  if (index < hiding.length) {
+    const rest = hiding.slice(index).flatMap((item) => selectorParts(item.selectorText));
+    const keys = rest.map(lastCompoundKeys).filter((key) => key.classes.length > 0 || key.id);
+    for (const element of everything) {
+      if (removed.has(element)) continue;
+      const classes = new Set((element.getAttribute('class') ?? '').split(/\s+/));
+      const id = element.getAttribute('id');
+      if (
+        keys.some(
+          (key) =>
+            (key.id === undefined || key.id === id) &&
+            key.classes.every((name) => classes.has(name)),
+        )
+      )
+        removed.add(element);
+    }
+  }
+  for (const element of removed) element.remove();
+  return removed.size;
+}
