@@ -3,7 +3,8 @@
  * pair: headings, emphasis, lists, tables, links and highlighted code as ANSI text). Imported
  * lazily, only when answers go to a terminal with colours, so a start does not pay for it.
  */
-import { Marked, type MarkedExtension } from 'marked';
+import { terminalSafe } from '@agent/core';
+import { Marked, type MarkedExtension, type RendererThis, type Tokens } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 
 /**
@@ -11,6 +12,19 @@ import { markedTerminal } from 'marked-terminal';
  * on some texts (`_a` repeated: 4 s for 160 kB, 15 s for 320 kB), before Ctrl-C is read.
  */
 export const maxRenderedChars = 32_000;
+
+/**
+ * A link as its text and, when they differ, its target in brackets — never a terminal hyperlink.
+ * marked-terminal writes an OSC 8 hyperlink where the terminal supports them (iTerm2, VS Code,
+ * Windows Terminal, VTE): its visible text is whatever the answer says, so
+ * `[https://github.com/org/repo](https://evil.example)` showed the first address and opened the
+ * second — and what the model writes is steered by what it read.
+ */
+function plainLink(this: RendererThis, token: Tokens.Link): string {
+  const text = this.parser.parseInline(token.tokens);
+  const target = terminalSafe(token.href, { singleLine: true });
+  return text === '' || text === token.href ? target : `${text} (${target})`;
+}
 
 /**
  * A function that renders Markdown for a terminal `width` columns wide; an answer longer than
@@ -25,6 +39,7 @@ export function createMarkdownRenderer(width: number): (text: string) => string 
       showSectionPrefix: false,
       tab: 2,
     }) as unknown as MarkedExtension,
+    { renderer: { link: plainLink } },
   );
   return (text) => {
     if (text.length > maxRenderedChars) return text;
