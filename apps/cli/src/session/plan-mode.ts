@@ -12,6 +12,7 @@ import {
   type PermissionPolicy,
   ToolError,
   type ToolResult,
+  terminalSafe,
 } from '@agent/core';
 import * as z from 'zod';
 import { type RunKeys, typingNote } from '../ui/terminal-keys.js';
@@ -124,7 +125,8 @@ export function terminalPlanApprover(
   render: (markdown: string) => string = (text) => text,
 ): PlanApprover {
   return async (plan, signal) => {
-    write(`\n── Plan ──\n${render(plan).trimEnd()}\n──────────\n`);
+    // The model's text: cursor moves and erases in it rewrote the plan being approved.
+    write(`\n── Plan ──\n${render(terminalSafe(plan)).trimEnd()}\n──────────\n`);
     write(
       `Approve the plan? [a] yes, edits without asking (workspace-write)  [d] yes, ask before each change (default)  [f] yes, full access  [k] keep planning (then type what to change) ${typingNote(keys)}`,
     );
