@@ -51,6 +51,12 @@ export interface CliOptions {
   serveTokenFile?: string;
   /** `--no-auth`: `--http` serves anyone who can reach the port. */
   serveNoAuth?: boolean;
+  /**
+   * `agent mcp serve`'s caps per token (or per stdio client), from `--max-concurrent-calls`,
+   * `--max-queued-calls`, `--max-pipelined-requests` (`--http` only) or the user settings'
+   * `mcpServe` [8, 32, 16].
+   */
+  serveLimits?: ServeLimits;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */
   prompt: string | undefined;
   /** A positional prompt: the interactive session starts by running it. */
@@ -360,6 +366,11 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     throw new UsageError('--continue and --resume both choose a conversation: use one');
   if (command === 'mcp-serve' && values.print !== undefined)
     throw new UsageError('agent mcp serve takes no -p (the client calls the tools)');
+  const serveLimits = parseServeLimits(values, serveHttpPort !== undefined);
+  if (serveLimits !== undefined && command !== 'mcp-serve')
+    throw new UsageError(
+      `--${Object.values(serveLimitFlags).find(({ flag }) => values[flag] !== undefined)?.flag} is for agent mcp serve (the caps of the calls its clients make)`,
+    );
   const passEnv = values['pass-env'] ?? [];
   for (const name of passEnv)
     if (!environmentName.test(name))
@@ -383,6 +394,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     serveHttpPort,
     ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
     ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
+    ...(serveLimits === undefined ? {} : { serveLimits }),
     prompt: values.print,
     initialPrompt,
     outputFormat: outputFormat as OutputFormat,
@@ -449,6 +461,9 @@ const commandOptions: Partial<
       'port',
       'token-file',
       'no-auth',
+      'max-concurrent-calls',
+      'max-queued-calls',
+      'max-pipelined-requests',
     ],
     does: 'it serves the tools to another client, which brings its own model and session',
   },
@@ -457,6 +472,43 @@ const commandOptions: Partial<
     does: 'it signs in to one HTTP MCP server and keeps the token',
   },
 };
+
+/** `agent mcp serve`'s caps (see `ToolServerOptions` and `HttpServeOptions` of @agent/tools-mcp). */
+export interface ServeLimits {
+  /** Tool calls running at once per token (stdio: for the client) [8]. */
+  maxConcurrentCalls?: number;
+  /** Calls waiting for a turn past those; more get a JSON-RPC error [32]. */
+  maxQueuedCalls?: number;
+  /** `--http`: requests one connection may have unanswered; past it the connection is closed [16]. */
+  maxPipelinedRequests?: number;
+}
+
+/** The flags of a {@link ServeLimits} key, and the least each takes. */
+export const serveLimitFlags = {
+  maxConcurrentCalls: { flag: 'max-concurrent-calls', least: 1 },
+  maxQueuedCalls: { flag: 'max-queued-calls', least: 0 },
+  maxPipelinedRequests: { flag: 'max-pipelined-requests', least: 1 },
+} as const;
+
+function parseServeLimits(
+  values: ReturnType<typeof parse>['values'],
+  overHttp: boolean,
+): ServeLimits | undefined {
+  const limits: ServeLimits = {};
+  for (const [key, { flag, least }] of Object.entries(serveLimitFlags)) {
+    const text = values[flag];
+    if (typeof text !== 'string') continue;
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isInteger(value) || value < least)
+      throw new UsageError(`--${flag} must be a whole number >= ${least}, got "${text}"`);
+    limits[key as keyof ServeLimits] = value;
+  }
+  if (limits.maxPipelinedRequests !== undefined && !overHttp)
+    throw new UsageError(
+      '--max-pipelined-requests is for agent mcp serve --http (stdio has one client)',
+    );
+  return Object.keys(limits).length === 0 ? undefined : limits;
+}
 
 /** Throws {@link UsageError} for an option the command would ignore (see {@link commandOptions}). */
 function refuseUnusedOptions(
@@ -597,6 +649,9 @@ const optionSpecs = {
   port: { type: 'string' },
   'token-file': { type: 'string' },
   'no-auth': { type: 'boolean' },
+  'max-concurrent-calls': { type: 'string' },
+  'max-queued-calls': { type: 'string' },
+  'max-pipelined-requests': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;

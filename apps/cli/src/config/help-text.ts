@@ -134,6 +134,10 @@ own model. Over stdio (the default) the client starts it; it is not meant to be 
   --port N             the port of --http [any free one]
   --token-file F       the token in F (mode 0600) instead of a new one
   --no-auth            no token: anyone who can reach the port
+  --max-concurrent-calls N   tool calls running at once (all clients together) [8]
+  --max-queued-calls N       calls waiting for a turn; more are refused [32]
+  --max-pipelined-requests N --http: unanswered requests per connection [16]
+                       (or "mcpServe" in $AGENT_HOME/settings.json; the flags win)
   --cwd, --mode, --allow, --ask, --deny, --sandbox, --tools, --pass-env, --trust,
   --mcp-config, --mcp-timeout, --openapi   as for a session (agent --help); the mode is
                        read-only unless --mode or a rule widens it

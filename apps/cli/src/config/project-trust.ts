@@ -217,6 +217,9 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   // Likewise sessions; a timeout runs nothing and widens nothing.
   if (trusted)
     parts.push({ apply: (target) => Object.assign(target.sessions, file.sessions ?? {}) });
+  // And mcpServe (only the user's file may hold it).
+  if (trusted)
+    parts.push({ apply: (target) => Object.assign(target.mcpServe, file.mcpServe ?? {}) });
   // And compaction (only the user's file may hold it).
   if (trusted && file.compaction !== undefined) {
     const compaction = file.compaction;

@@ -3,7 +3,13 @@
 import { type HooksConfig, HooksConfigError, parseHooksConfig } from '@agent/command-hooks';
 import { AgentError, type PermissionMode, PermissionPolicy } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
-import type { HooksSandboxSetting, ProviderName, SandboxProtectSettings } from './args.js';
+import {
+  type HooksSandboxSetting,
+  type ProviderName,
+  type SandboxProtectSettings,
+  type ServeLimits,
+  serveLimitFlags,
+} from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
 import { peerMode } from './suggest.js';
@@ -44,6 +50,11 @@ export interface SettingsFile {
   webFetchPrivateHosts?: string[];
   /** Seconds an MCP server has to start and answer (`--mcp-timeout` wins). */
   mcpTimeout?: number;
+  /**
+   * `agent mcp serve`'s caps (user settings only): `{ "maxConcurrentCalls": 16,
+   * "maxQueuedCalls": 64, "maxPipelinedRequests": 32 }`; each flag wins over its key.
+   */
+  mcpServe?: ServeLimits;
   /** How long session files are kept (user settings only). */
   sessions?: SessionRetention;
   /** Context compaction (user settings only): `false`, or the window, threshold and tokens kept. */
@@ -85,6 +96,7 @@ const topLevel = new Set([
   'passEnv',
   'webFetchPrivateHosts',
   'mcpTimeout',
+  'mcpServe',
   'sessions',
   'compaction',
   'codeMode',
@@ -203,6 +215,7 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
       throw new CliError(`${path}: "mcpTimeout" must be a number of seconds > 0`);
     checked.mcpTimeout = record.mcpTimeout;
   }
+  if (record.mcpServe !== undefined) checked.mcpServe = checkServeLimits(record.mcpServe, path);
   if (record.sessions !== undefined) checked.sessions = checkRetention(record.sessions, path);
   if (record.compaction !== undefined)
     checked.compaction = checkCompaction(record.compaction, path);
@@ -290,6 +303,24 @@ function checkCompaction(value: unknown, path: string): CompactionSettings {
       );
   }
   return checked;
+}
+
+function checkServeLimits(value: unknown, path: string): ServeLimits {
+  const example = '{ "maxConcurrentCalls": 16, "maxQueuedCalls": 64 }';
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${path}: "mcpServe" must be an object such as ${example}`);
+  const limits: ServeLimits = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const known = serveLimitFlags[key as keyof ServeLimits];
+    if (known === undefined)
+      throw new CliError(
+        `${path}: unknown mcpServe setting "${key}" (known: ${Object.keys(serveLimitFlags).join(', ')})`,
+      );
+    if (typeof item !== 'number' || !Number.isInteger(item) || item < known.least)
+      throw new CliError(`${path}: mcpServe.${key} must be a whole number >= ${known.least}`);
+    limits[key as keyof ServeLimits] = item;
+  }
+  return limits;
 }
 
 function checkRetention(value: unknown, path: string): SessionRetention {

@@ -16,6 +16,7 @@ import type {
   HooksSandboxSetting,
   ProviderName,
   SandboxProtectSettings,
+  ServeLimits,
 } from './args.js';
 import { CliError } from './cli-error.js';
 import type { CodeModeSetting } from './code-mode.js';
@@ -58,6 +59,8 @@ export interface Settings {
   /** `webFetchPrivateHosts` of the user settings, lower-cased. */
   webFetchPrivateHosts: string[];
   mcpTimeout: number | undefined;
+  /** `mcpServe` of the user settings. */
+  mcpServe: ServeLimits;
   /** `sessions` of the user settings. */
   sessions: SessionRetention;
   /** `compaction` of the user settings. */
@@ -165,6 +168,11 @@ export async function readSettingsLayers(
       throw new CliError(
         `${path}: hooks.${unsandboxed}.sandbox is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot take a hook out of the sandbox`,
       );
+    // How much one token may run on your machine is yours to size, not a repository's.
+    if (file.mcpServe !== undefined && scope !== 'user')
+      throw new CliError(
+        `${path}: "mcpServe" is read only from the user settings (${join(home, 'settings.json')}), or give --max-concurrent-calls, --max-queued-calls, --max-pipelined-requests`,
+      );
     // Your session history is yours: a repository does not decide when it is deleted.
     if (file.sessions !== undefined && scope !== 'user')
       throw new CliError(
@@ -218,6 +226,7 @@ export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
       ...(file.webFetchPrivateHosts ?? []).map((host) => host.toLowerCase()),
     );
     settings.mcpTimeout = file.mcpTimeout ?? settings.mcpTimeout;
+    Object.assign(settings.mcpServe, file.mcpServe ?? {});
     Object.assign(settings.sessions, file.sessions ?? {});
     settings.compaction = file.compaction ?? settings.compaction;
     settings.codeMode = file.codeMode ?? settings.codeMode;
@@ -249,6 +258,7 @@ export function emptySettings(): Settings {
     passEnv: [],
     webFetchPrivateHosts: [],
     mcpTimeout: undefined,
+    mcpServe: {},
     sessions: {},
     compaction: undefined,
     codeMode: undefined,
@@ -294,6 +304,9 @@ export function applySettings(
     ...(options.mcpTimeoutSeconds !== undefined || settings.mcpTimeout === undefined
       ? {}
       : { mcpTimeoutSeconds: settings.mcpTimeout }),
+    ...(Object.keys(settings.mcpServe).length === 0 && options.serveLimits === undefined
+      ? {}
+      : { serveLimits: { ...settings.mcpServe, ...options.serveLimits } }),
     ...(settings.compaction === undefined ? {} : { compaction: settings.compaction }),
     ...codeModeOption(options.codeMode, settings.codeMode),
     ...(settings.tools.length === 0 && options.tools === undefined

@@ -49,8 +49,13 @@ export async function runMcpServe(
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);
+  const limits = options.serveLimits ?? {};
   const server = {
     tools: served,
+    ...(limits.maxConcurrentCalls === undefined
+      ? {}
+      : { maxConcurrentCalls: limits.maxConcurrentCalls }),
+    ...(limits.maxQueuedCalls === undefined ? {} : { maxQueuedCalls: limits.maxQueuedCalls }),
     permissionGate: refusalNamingTheFlag(policy),
     isPathDenied: policy.isPathDenied,
     // The client's model must not read a credential of this process's environment either.
@@ -73,15 +78,20 @@ export async function runMcpServe(
         'agent mcp serve: waiting for an MCP client on stdin — this command is started by a client (e.g. claude mcp add agent -- agent mcp serve), not typed at; agent mcp serve --help shows how. Ctrl-C stops it.',
       );
   } else {
-    const http = await serveHttp({ ...server, port: options.serveHttpPort ?? 0, auth }).catch(
-      async (error: unknown) => {
-        await tools.close();
-        // A port in use (here or on [::1]) is the user's to change, not a crash with a stack.
-        throw AgentError.isInstance(error)
-          ? new CliError(`agent mcp serve: ${error.message}`)
-          : error;
-      },
-    );
+    const http = await serveHttp({
+      ...server,
+      port: options.serveHttpPort ?? 0,
+      auth,
+      ...(limits.maxPipelinedRequests === undefined
+        ? {}
+        : { maxPipelinedRequests: limits.maxPipelinedRequests }),
+    }).catch(async (error: unknown) => {
+      await tools.close();
+      // A port in use (here or on [::1]) is the user's to change, not a crash with a stack.
+      throw AgentError.isInstance(error)
+        ? new CliError(`agent mcp serve: ${error.message}`)
+        : error;
+    });
     close = http.close;
     log(`agent mcp serve: ${served.length} tools at ${http.url} (mode ${mode})`);
     for (const line of howToConnect(http, options)) log(line);

@@ -1,0 +1,190 @@
+// `agent mcp serve`'s caps per token — calls running at once, calls waiting, requests one
+// connection may pipeline — from flags or the user settings' `mcpServe` (the built binary, a
+// real MCP client, a FIFO that holds a bash call until the test lets it go). They were fixed at
+// 8, 32 and 16 before: no flag, no setting.
+import { execFileSync } from 'node:child_process';
+import { mkdir, open, writeFile } from 'node:fs/promises';
+import { connect as connectSocket, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ServeProcess, startHttpServe } from '../testing/mcp-serve-support.js';
+import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+beforeAll(() => assertBuilt());
+
+async function folder(prefix: string): Promise<string> {
+  const dir = await tempDir(prefix);
+  cleanups.push(dir.dispose);
+  return dir.path;
+}
+
+/** A FIFO in `dir`: `cat` of it blocks until the test opens it for writing and closes it. */
+function fifo(dir: string): string {
+  const path = join(dir, 'hold.fifo');
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+async function serve(args: readonly string[], home?: string): Promise<ServeProcess> {
+  const server = await startHttpServe(
+    args,
+    home === undefined ? cleanEnv() : cleanEnv({ AGENT_HOME: home }),
+  );
+  cleanups.push(server.stop);
+  return server;
+}
+
+async function client(server: ServeProcess): Promise<Client> {
+  const mcp = new Client({ name: 'limits-test', version: '1' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { Authorization: `Bearer ${server.token ?? ''}` } },
+    }),
+  );
+  cleanups.push(() => mcp.close());
+  return mcp;
+}
+
+const held = ['--mode', 'full-access', '--sandbox', 'off'];
+
+describe('calls at once and waiting', () => {
+  it.each([
+    ['flags', ['--max-concurrent-calls', '1', '--max-queued-calls', '0'], undefined],
+    ['the user settings', [], { maxConcurrentCalls: 1, maxQueuedCalls: 0 }],
+  ] as const)(
+    'from %s: one call running, none waiting, the next refused naming the caps',
+    async (_, flags, setting) => {
+      const cwd = await folder('agent-serve-limits-');
+      let home: string | undefined;
+      if (setting !== undefined) {
+        home = await folder('agent-serve-home-');
+        await writeFile(join(home, 'settings.json'), JSON.stringify({ mcpServe: setting }));
+      }
+      const hold = fifo(cwd);
+      const server = await serve(['--cwd', cwd, ...held, ...flags], home);
+      const mcp = await client(server);
+      const first = mcp.callTool({ name: 'bash', arguments: { command: `cat ${hold}` } });
+      // Resolves once `cat` opened the FIFO: the first call holds the one turn.
+      const writer = await open(hold, 'w');
+      const second = await mcp
+        .callTool({ name: 'bash', arguments: { command: 'echo second' } })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(second).toBeInstanceOf(McpError);
+      expect((second as McpError).code).toBe(-32000);
+      expect((second as McpError).message).toContain('(maxConcurrentCalls 1, maxQueuedCalls 0)');
+      await writer.write('released\n');
+      await writer.close();
+      const done = await first;
+      expect(JSON.stringify(done.content)).toContain('released');
+    },
+  );
+});
+
+/** One pipelined tools/call of bash `command`, as raw HTTP/1.1. */
+function pipelinedCall(port: string, token: string, id: number, command: string): string {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'bash', arguments: { command } },
+  });
+  return (
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n` +
+    'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+describe('requests pipelined on one connection', () => {
+  it('--max-pipelined-requests 2: a connection with a third unanswered request is closed', async () => {
+    const cwd = await folder('agent-serve-pipeline-');
+    const hold = fifo(cwd);
+    const server = await serve(['--cwd', cwd, ...held, '--max-pipelined-requests', '2']);
+    const port = new URL(server.url).port;
+    const socket: Socket = connectSocket(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    cleanups.push(async () => {
+      socket.destroy();
+    });
+    // Answers are read and dropped: a paused socket would not report its close.
+    socket.resume();
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      [1, 2, 3].map((id) => pipelinedCall(port, server.token ?? '', id, `cat ${hold}`)).join(''),
+    );
+    await closed;
+    // Its held calls were stopped with it; the server still serves.
+    const mcp = await client(server);
+    const echo = await mcp.callTool({ name: 'bash', arguments: { command: 'echo still here' } });
+    expect(JSON.stringify(echo.content)).toContain('still here');
+  });
+});
+
+describe('refused', () => {
+  it.each([
+    [
+      ['--max-concurrent-calls', '0'],
+      '--max-concurrent-calls must be a whole number >= 1, got "0"',
+    ],
+    [['--max-concurrent-calls', '1.5'], '--max-concurrent-calls must be a whole number >= 1'],
+    [['--max-queued-calls=-1'], '--max-queued-calls must be a whole number >= 0'],
+    [['--max-queued-calls', 'many'], '--max-queued-calls must be a whole number >= 0'],
+    [['--max-pipelined-requests', '4'], '--max-pipelined-requests is for agent mcp serve --http'],
+    [
+      ['--http', '--max-pipelined-requests', '0'],
+      '--max-pipelined-requests must be a whole number >= 1',
+    ],
+  ])('agent mcp serve %j: a usage error', async (args, message) => {
+    const run = await runCli(['mcp', 'serve', ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it.each([
+    [['demo', '--max-concurrent-calls', '2'], 'agent demo does not take --max-concurrent-calls'],
+    [['-p', 'hi', '--max-queued-calls', '2'], '--max-queued-calls is for agent mcp serve'],
+  ])('outside agent mcp serve (%j): a usage error', async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it.each([
+    [
+      { mcpServe: { maxConcurrentCalls: 0 } },
+      'mcpServe.maxConcurrentCalls must be a whole number >= 1',
+    ],
+    [{ mcpServe: { maxWaiting: 3 } }, 'unknown mcpServe setting "maxWaiting"'],
+    [{ mcpServe: 4 }, '"mcpServe" must be an object'],
+  ])('user settings %j: an error naming the file and key', async (settings, message) => {
+    const home = await folder('agent-serve-home-');
+    await writeFile(join(home, 'settings.json'), JSON.stringify(settings));
+    const run = await runCli(['mcp', 'serve'], { env: cleanEnv({ AGENT_HOME: home }) });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(join(home, 'settings.json'));
+    expect(run.stderr).toContain(message);
+  });
+
+  it("a project's settings may not size them", async () => {
+    const cwd = await folder('agent-serve-project-');
+    await mkdir(join(cwd, '.agent'));
+    await writeFile(
+      join(cwd, '.agent', 'settings.json'),
+      JSON.stringify({ mcpServe: { maxConcurrentCalls: 1000 } }),
+    );
+    const run = await runCli(['mcp', 'serve', '--cwd', cwd, '--trust']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('"mcpServe" is read only from the user settings');
+  });
+});
