@@ -33,6 +33,25 @@ describe('terminalSafe', () => {
     expect(terminalSafe(text)).toBe(expected);
   });
 
+  it.each([
+    ['a zero-width space in a file name', './fmt\u200b.sh', './fmt\\u200b.sh'],
+    ['zero-width (non-)joiners', 'r\u200cm \u200d-rf', 'r\\u200cm \\u200d-rf'],
+    ['a word joiner and invisible operators', 'npm\u2060 test\u2062', 'npm\\u2060 test\\u2062'],
+    ['a byte-order mark', '\ufeffls', '\\ufeffls'],
+    ['a soft hyphen', 'git\u00adhub.com', 'git\\xadhub.com'],
+    ['a Hangul filler that looks like a blank', 'ls\u3164;', 'ls\\u3164;'],
+    ['a Mongolian vowel separator', 'a\u180eb', 'a\\u180eb'],
+    ['tag characters spelling hidden text', 'ok\u{e0072}\u{e006d}', 'ok\\u{e0072}\\u{e006d}'],
+  ])('in one line, shows what a terminal draws as nothing: %s', (_name, text, expected) => {
+    expect(terminalSafe(text, { singleLine: true })).toBe(expected);
+  });
+
+  it('keeps invisible characters in running text (an emoji sequence joins with U+200D)', () => {
+    expect(terminalSafe('family 👨\u200d👩\u200d👧')).toBe('family 👨\u200d👩\u200d👧');
+    // A lone surrogate is left as it is, and does not swallow what follows.
+    expect(terminalSafe('a\ud800\u001bb', { singleLine: true })).toBe('a\ud800\\x1bb');
+  });
+
   it('keeps tabs and newlines, except in one line; leaves other text alone', () => {
     expect(terminalSafe('a\tb\nc')).toBe('a\tb\nc');
     expect(terminalSafe('a\tb\nc', { singleLine: true })).toBe('a\\tb\\nc');

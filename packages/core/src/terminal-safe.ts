@@ -25,34 +25,65 @@ function isControlOrReordering(code: number): boolean {
   );
 }
 
-/** Whether a UTF-16 code unit acts on a terminal (tab and newline only in one line). */
-function acts(code: number, singleLine: boolean): boolean {
-  if (code === 0x09 || code === 0x0a) return singleLine;
-  return isControlOrReordering(code);
+/**
+ * Characters a terminal draws as nothing (or as a blank): zero-width spaces and joiners, the word
+ * joiner and invisible operators, the byte-order mark, the soft hyphen, the Mongolian vowel
+ * separator, the Hangul fillers, and the tag characters (U+E0000–U+E007F, which spell out hidden
+ * ASCII). In a question they make one name look like another: a hook `./fmt\u200b.sh` reads as
+ * `./fmt.sh`, the harmless file the user checked, while another file runs.
+ */
+function isInvisible(codePoint: number): boolean {
+  return (
+    codePoint === 0x00ad ||
+    codePoint === 0x115f ||
+    codePoint === 0x1160 ||
+    codePoint === 0x180e ||
+    (codePoint >= 0x200b && codePoint <= 0x200d) ||
+    (codePoint >= 0x2060 && codePoint <= 0x2064) ||
+    codePoint === 0x3164 ||
+    codePoint === 0xfeff ||
+    codePoint === 0xffa0 ||
+    (codePoint >= 0xe0000 && codePoint <= 0xe007f)
+  );
 }
 
-function shown(code: number): string {
+/**
+ * Whether the code point at `code` acts on a terminal (tab and newline only in one line), or in
+ * one line is drawn as nothing.
+ */
+function acts(codePoint: number, singleLine: boolean): boolean {
+  if (codePoint === 0x09 || codePoint === 0x0a) return singleLine;
+  return isControlOrReordering(codePoint) || (singleLine && isInvisible(codePoint));
+}
+
+function shown(codePoint: number): string {
+  if (codePoint > 0xffff) return `\\u{${codePoint.toString(16)}}`;
   return (
-    named[code] ??
-    (code <= 0xff
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`)
+    named[codePoint] ??
+    (codePoint <= 0xff
+      ? `\\x${codePoint.toString(16).padStart(2, '0')}`
+      : `\\u${codePoint.toString(16).padStart(4, '0')}`)
   );
 }
 
 /**
  * `text` with every character that would act on a terminal (see the module comment) shown as an
- * escape. Tabs and newlines stay, unless `singleLine` (a question, a one-line summary).
+ * escape. Tabs and newlines stay, unless `singleLine` (a question, a one-line summary), which also
+ * shows the characters a terminal draws as nothing (zero-width spaces, tag characters…).
  */
 export function terminalSafe(text: string, options: { singleLine?: boolean } = {}): string {
   const singleLine = options.singleLine === true;
   let result = '';
   let from = 0;
   for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (!acts(code, singleLine)) continue;
-    result += text.slice(from, index) + shown(code);
-    from = index + 1;
+    // Code points: a tag character is a surrogate pair.
+    const codePoint = text.codePointAt(index) ?? 0;
+    const width = codePoint > 0xffff ? 2 : 1;
+    if (acts(codePoint, singleLine)) {
+      result += text.slice(from, index) + shown(codePoint);
+      from = index + width;
+    }
+    index += width - 1;
   }
   return from === 0 ? text : result + text.slice(from);
 }

@@ -89,12 +89,14 @@ export function describeWithheld(withheld: readonly WithheldItem[]): string[] {
  * A description as a question may show it: the repository wrote it, and `ESC [2K` or a carriage
  * return in a hook command would erase and rewrite its line on the terminal — the user asked to
  * trust `echo done` while the hook runs `curl … | sh`. Each control character (C0, DEL, C1) and
- * bidirectional control is shown as an escape.
+ * bidirectional control is shown as an escape, and so is each character a terminal draws as
+ * nothing (zero-width spaces and joiners, the byte-order mark, the soft hyphen, Hangul fillers,
+ * tag characters): a hook `./fmt\u200b.sh` read as `./fmt.sh`, the file the user had checked.
  */
 function printable(text: string): string {
   let result = '';
   for (const char of text) {
-    const code = char.charCodeAt(0);
+    const code = char.codePointAt(0) ?? 0;
     const acts =
       code < 0x20 ||
       (code >= 0x7f && code <= 0x9f) ||
@@ -102,12 +104,31 @@ function printable(text: string): string {
       code === 0x200e ||
       code === 0x200f ||
       (code >= 0x202a && code <= 0x202e) ||
-      (code >= 0x2066 && code <= 0x2069);
+      (code >= 0x2066 && code <= 0x2069) ||
+      isInvisible(code);
     result += !acts
       ? char
       : code <= 0xff
         ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16).padStart(4, '0')}`;
+        : code <= 0xffff
+          ? `\\u${code.toString(16).padStart(4, '0')}`
+          : `\\u{${code.toString(16)}}`;
   }
   return result;
+}
+
+/** Characters a terminal draws as nothing (see {@link printable}). */
+function isInvisible(code: number): boolean {
+  return (
+    code === 0x00ad ||
+    code === 0x115f ||
+    code === 0x1160 ||
+    code === 0x180e ||
+    (code >= 0x200b && code <= 0x200d) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    code === 0x3164 ||
+    code === 0xfeff ||
+    code === 0xffa0 ||
+    (code >= 0xe0000 && code <= 0xe007f)
+  );
 }

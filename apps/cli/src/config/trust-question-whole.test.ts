@@ -87,6 +87,19 @@ describe('the trust question shows what runs, whole', () => {
     expect(text).not.toContain(key);
   });
 
+  it.each([
+    ['a zero-width space', './scripts/fmt\u200b.sh', './scripts/fmt\\u200b.sh'],
+    ['a word joiner', 'npm\u2060 run lint', 'npm\\u2060 run lint'],
+    ['a Hangul filler standing for a blank', 'echo ok\u3164; ./x', 'echo ok\\u3164; ./x'],
+    ['tag characters', 'make\u{e0020}\u{e0078}', 'make\\u{e0020}\\u{e0078}'],
+  ])(
+    'a hook command with %s shows it, not a look-alike of another file',
+    async (_label, command, shown) => {
+      const { text } = await question(hook(command));
+      expect(text).toContain(`runs: ${shown}`);
+    },
+  );
+
   it('an MCP server: its arguments after 100 characters, and its environment values', async () => {
     const { text } = await question({
       mcpServers: {

@@ -15,7 +15,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { maximumApprovalChars } from './approval-text.js';
+import { approvalText, maximumApprovalChars } from './approval-text.js';
 
 beforeAll(assertBuilt);
 beforeEach(skipWithout('tmux'));
@@ -106,5 +106,24 @@ describe('an approval question shows the whole call', () => {
     expect(tmux.capture().split('Allow bash').length - 1).toBe(calls.length);
     for (const name of ['PWNED-python', 'PWNED-variable', 'PWNED-long', 'run.sh'])
       expect(existsSync(join(workspace, name)), name).toBe(false);
+  });
+});
+
+describe('an approval question shows what a terminal would draw as nothing', () => {
+  it.each([
+    ['a zero-width space in a script name', 'bash scripts/build\u200b.sh', 'build\\u200b.sh'],
+    [
+      'a word joiner in a host',
+      'curl -s https://github.com\u2060.evil.example/x',
+      'github.com\\u2060.evil',
+    ],
+    ['a byte-order mark before a command', '\ufeffrm -rf build', '\\ufeffrm -rf build'],
+  ])('%s', (_label, command, shown) => {
+    const question = approvalText(
+      { toolName: 'bash', subjects: [command], args: { command } },
+      '',
+      '',
+    );
+    expect('text' in question ? question.text : '').toContain(shown);
   });
 });
