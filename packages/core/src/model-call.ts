@@ -10,6 +10,7 @@ import type { ProviderError } from './errors.js';
 import type { AssistantMessage, Message, Usage } from './messages.js';
 import type { ProviderRequest } from './provider.js';
 import { defaultMaxResultChars, type ProviderRequestBuilder } from './provider-request.js';
+import { answerableToolCalls } from './tool-call-ids.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** What a model call needs from the loop. */
@@ -100,7 +101,9 @@ export class ModelCaller {
       }
     }
     if (failure !== undefined && assistant.stopReason === 'error') call.onError(failure);
-    return assistant;
+    // Repeated, reused or empty call ids and empty names made answerable before anything runs
+    // (and before the journal records the answer).
+    return answerableToolCalls(assistant, this.#source.messages);
   }
 
   /** Runs one compaction with its events; never rejects. */

@@ -1,7 +1,13 @@
 // The wire cases every provider shares (tooling/wire-server's provider suite), against the
 // Messages API's stream: silence, a 200 that is not a stream, odd usage, a key a header refuses.
-import { fixtureReader, type RecordedRequest } from '@agent/tooling-wire-server';
-import { describeProviderWire, type UsageCase } from '@agent/tooling-wire-server/provider-suite';
+import { fixtureReader, type RecordedRequest, sseEvents } from '@agent/tooling-wire-server';
+import {
+  type CallsEnding,
+  describeProviderWire,
+  type ReplayedTurn,
+  type StreamedCall,
+  type UsageCase,
+} from '@agent/tooling-wire-server/provider-suite';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
 const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
@@ -13,7 +19,89 @@ function usageText(usage: UsageCase): string {
   return `"usage":${JSON.stringify({ input_tokens: usage.input, output_tokens: usage.output })}`;
 }
 
+/** `tool_use` blocks streamed as the Messages API does: start, input_json_delta pieces, stop. */
+function toolCalls(
+  calls: StreamedCall[],
+  options: { interleave: boolean; ending: CallsEnding },
+): string[] {
+  const event = (data: { type: string } & Record<string, unknown>) => ({ event: data.type, data });
+  const start = event({
+    type: 'message_start',
+    message: {
+      id: 'msg_calls',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: 'claude-haiku-4-5',
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  });
+  const begin = (call: StreamedCall, index: number) =>
+    event({
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
+  const piece = (index: number, partial: string) =>
+    event({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: partial },
+    });
+  const stop = (index: number) => event({ type: 'content_block_stop', index });
+  const events = [start];
+  if (options.interleave) {
+    events.push(...calls.map(begin));
+    const rounds = Math.max(...calls.map((call) => call.pieces.length));
+    for (let round = 0; round < rounds; round++)
+      calls.forEach((call, index) => {
+        const partial = call.pieces[round];
+        if (partial !== undefined) events.push(piece(index, partial));
+      });
+    if (options.ending !== 'cut') events.push(...calls.map((_call, index) => stop(index)));
+  } else
+    calls.forEach((call, index) => {
+      events.push(begin(call, index), ...call.pieces.map((partial) => piece(index, partial)));
+      // The last call of a cut or refused answer never stops.
+      if (options.ending === 'complete' || index < calls.length - 1) events.push(stop(index));
+    });
+  if (options.ending !== 'cut')
+    events.push(
+      event({
+        type: 'message_delta',
+        delta: {
+          stop_reason: options.ending === 'refused' ? 'refusal' : 'tool_use',
+          stop_sequence: null,
+        },
+        usage: { output_tokens: 20 },
+      }),
+      event({ type: 'message_stop' }),
+    );
+  return sseEvents(events);
+}
+
+/** The turns of a Messages API request: tool_use blocks, and the tool_result blocks answering them. */
+function replayedTurns(body: unknown): ReplayedTurn[] {
+  const { messages } = body as {
+    messages: Array<{ role: 'user' | 'assistant'; content: Array<Record<string, string>> }>;
+  };
+  return messages.map(({ role, content }) => ({
+    role,
+    calls: content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => ({ id: block.id ?? '', name: block.name ?? '' })),
+    results: content
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => block.tool_use_id ?? ''),
+  }));
+}
+
 describeProviderWire({
+  toolCalls,
+  replayedTurns,
+  streamsArguments: true,
   name: 'Anthropic',
   providerId: 'anthropic',
   model: 'claude-haiku-4-5',

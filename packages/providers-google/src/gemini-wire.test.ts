@@ -1,7 +1,13 @@
 // The wire cases every provider shares (tooling/wire-server's provider suite), against Gemini's
 // streamGenerateContent: silence, a 200 that is not a stream, odd usage, a key a header refuses.
-import { fixtureReader, type RecordedRequest } from '@agent/tooling-wire-server';
-import { describeProviderWire, type UsageCase } from '@agent/tooling-wire-server/provider-suite';
+import { fixtureReader, type RecordedRequest, sseEvents } from '@agent/tooling-wire-server';
+import {
+  type CallsEnding,
+  describeProviderWire,
+  type ReplayedTurn,
+  type StreamedCall,
+  type UsageCase,
+} from '@agent/tooling-wire-server/provider-suite';
 import { createGeminiProvider } from './gemini-provider.js';
 
 const fixture = fixtureReader(new URL('./__fixtures__/', import.meta.url));
@@ -13,7 +19,59 @@ function usageText(usage: UsageCase): string {
   return `"usageMetadata":${JSON.stringify({ promptTokenCount: usage.input, candidatesTokenCount: usage.output })}`;
 }
 
+/**
+ * Function calls as Gemini streams them: each whole in a chunk of its own (a call cut half-way
+ * cannot arrive, so a cut answer ends after the calls whose arguments are whole JSON).
+ */
+function toolCalls(calls: StreamedCall[], options: { ending: CallsEnding }): string[] {
+  const whole = calls.flatMap((call) => {
+    try {
+      return [{ ...call, args: JSON.parse(call.pieces.join('')) as unknown }];
+    } catch {
+      return [];
+    }
+  });
+  const chunk = (parts: unknown[], finishReason?: string) => ({
+    data: {
+      candidates: [
+        { content: { parts, role: 'model' }, index: 0, ...(finishReason ? { finishReason } : {}) },
+      ],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      modelVersion: 'gemini-2.5-flash',
+    },
+  });
+  const events = whole.map((call) =>
+    chunk([{ functionCall: { id: call.id, name: call.name, args: call.args } }]),
+  );
+  if (options.ending !== 'cut')
+    events.push(chunk([], options.ending === 'refused' ? 'SAFETY' : 'STOP'));
+  return sseEvents(events);
+}
+
+/** The turns of a generateContent request: functionCall parts, and the functionResponse parts. */
+function replayedTurns(body: unknown): ReplayedTurn[] {
+  type Named = { id?: string; name: string };
+  const { contents } = body as {
+    contents: Array<{
+      role: string;
+      parts: Array<{ functionCall?: Named; functionResponse?: Named }>;
+    }>;
+  };
+  return contents.map(({ role, parts }) => ({
+    role: role === 'model' ? 'assistant' : 'user',
+    calls: parts.flatMap(({ functionCall: call }) =>
+      call === undefined ? [] : [{ id: call.id ?? call.name, name: call.name }],
+    ),
+    results: parts.flatMap(({ functionResponse: response }) =>
+      response === undefined ? [] : [response.id ?? response.name],
+    ),
+  }));
+}
+
 describeProviderWire({
+  toolCalls,
+  replayedTurns,
+  streamsArguments: false,
   name: 'Gemini',
   providerId: 'google',
   model: 'gemini-2.5-flash',

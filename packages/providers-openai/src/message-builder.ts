@@ -17,6 +17,8 @@ export class MessageBuilder {
   readonly message: AssistantMessage;
   /** True once any content delta was emitted: from then on a failure is not retried. */
   hasOutput = false;
+  /** Indices of the tool calls that ended (whole arguments). */
+  readonly #endedCalls = new Set<number>();
 
   constructor(provider: string, model: string) {
     this.message = {
@@ -105,6 +107,7 @@ export class MessageBuilder {
 
   /** Ends a tool call with its final block (name, id, mapped arguments, metadata). */
   endToolCall(index: number, toolCall: ToolCallContent, out: StreamEvent[]): void {
+    this.#endedCalls.add(index);
     this.message.content[index] = toolCall;
     out.push({ type: 'tool-call-end', index, toolCall });
   }
@@ -119,6 +122,10 @@ export class MessageBuilder {
     return { type: 'done', message: this.message };
   }
 
+  /**
+   * The terminal `error` event: what streamed is kept, except tool calls that never ended (their
+   * arguments cut anywhere; as on every provider, a failed turn's calls are never run).
+   */
   fail(reason: 'error' | 'aborted', error: ProviderError): StreamEvent {
     return {
       type: 'error',
@@ -126,7 +133,9 @@ export class MessageBuilder {
       error,
       message: {
         ...this.message,
-        content: [...this.message.content],
+        content: this.message.content.filter(
+          (block, index) => block.type !== 'toolCall' || this.#endedCalls.has(index),
+        ),
         stopReason: reason,
         errorMessage: error.message,
       },

@@ -29,7 +29,7 @@ interface Terminal {
 /** The request the suite sends: one user message. */
 export interface SuiteRequest {
   model: string;
-  messages: Array<{ role: 'user'; content: string; timestamp: number }>;
+  messages: readonly object[];
 }
 
 /** A provider as the suite drives it. */
@@ -48,6 +48,27 @@ export interface SuiteProviderOptions {
 
 /** Usage counts as a case writes them: a value for the input and output counts, or none at all. */
 export type UsageCase = { input: unknown; output: unknown } | 'empty' | null;
+
+/** A tool call as a stream builder writes it: its id, name and the pieces of its arguments. */
+export interface StreamedCall {
+  id: string;
+  name: string;
+  pieces: string[];
+}
+
+/**
+ * How an answer of tool calls ends: `complete` (the API's own end), `cut` (the connection ends
+ * after the last piece), `refused` (a refusal or safety stop right after the last piece).
+ */
+export type CallsEnding = 'complete' | 'cut' | 'refused';
+
+/** A turn of a request as the suite checks a replay: the calls an assistant turn made, the results a user turn gave. */
+export interface ReplayedTurn {
+  role: 'assistant' | 'user';
+  calls: Array<{ id: string; name: string }>;
+  /** Ids of the calls the turn's tool results answer, in order. */
+  results: string[];
+}
 
 /** One provider's wire format, for {@link describeProviderWire}. */
 export interface ProviderWireProfile {
@@ -78,6 +99,15 @@ export interface ProviderWireProfile {
   sentKey(request: RecordedRequest): string | undefined;
   /** The environment variable the key comes from. */
   keyVariable: string;
+  /**
+   * An answer of tool calls: each call's start, then its argument pieces (with `interleave`, the
+   * pieces of all calls taken in turn), then the ending. `streamsArguments` false: calls arrive
+   * whole (Gemini), and only whole JSON arguments can be written.
+   */
+  toolCalls(calls: StreamedCall[], options: { interleave: boolean; ending: CallsEnding }): string[];
+  streamsArguments: boolean;
+  /** The turns of a request body the provider sent, for the replay checks. */
+  replayedTurns(body: unknown): ReplayedTurn[];
 }
 
 const secret = 'key-SECRETSECRET';
@@ -336,6 +366,179 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
       const server = await startWireServer([answer()]);
       expect(settled(await run({ url: server.url, apiKey, maxRetries: 0 })).type).toBe('done');
       expect(profile.sentKey(server.requests[0] as RecordedRequest)).toBe(secret);
+    });
+  });
+
+  describe(`${profile.name}: tool calls at the edges of the stream`, () => {
+    const call = (id: string, key: string, name = 'lookup'): StreamedCall => ({
+      id,
+      name,
+      pieces: ['{"key":', ` "${key}"}`],
+    });
+    const calls = (end: { message: { content: unknown[] } }) =>
+      end.message.content.filter(
+        (block): block is { type: 'toolCall'; id: string; name: string; arguments: string } =>
+          (block as { type?: unknown }).type === 'toolCall',
+      );
+    const answerWith = async (body: string[]) => {
+      const server = await startWireServer([{ headers: SSE_HEADERS, body }]);
+      const end = settled(await run({ url: server.url, maxRetries: 2, retry }));
+      return { end, server };
+    };
+
+    if (profile.streamsArguments)
+      it('parallel calls whose pieces interleave: each call whole, in call order', async () => {
+        const { end } = await answerWith(
+          profile.toolCalls([call('call_a', 'a'), call('call_b', 'b')], {
+            interleave: true,
+            ending: 'complete',
+          }),
+        );
+        expect(end.type).toBe('done');
+        expect(end.message.stopReason).toBe('toolUse');
+        expect(
+          calls(end).map((block) => [block.id, block.name, JSON.parse(block.arguments)]),
+        ).toEqual([
+          ['call_a', 'lookup', { key: 'a' }],
+          ['call_b', 'lookup', { key: 'b' }],
+        ]);
+      });
+
+    it('two calls with one id: both kept, each with its own arguments (the loop gives them apart ids)', async () => {
+      const { end } = await answerWith(
+        profile.toolCalls([call('dup', 'a'), call('dup', 'b')], {
+          interleave: false,
+          ending: 'complete',
+        }),
+      );
+      expect(end.type).toBe('done');
+      expect(calls(end).map((block) => JSON.parse(block.arguments))).toEqual([
+        { key: 'a' },
+        { key: 'b' },
+      ]);
+    });
+
+    if (profile.streamsArguments)
+      it('arguments that never close in an answer that ends well: the call keeps its raw text', async () => {
+        const { end } = await answerWith(
+          profile.toolCalls([{ id: 'call_open', name: 'lookup', pieces: ['{"key": "a'] }], {
+            interleave: false,
+            ending: 'complete',
+          }),
+        );
+        // A well-formed turn: the loop answers the call with an invalid-arguments result.
+        expect(end.type).toBe('done');
+        expect(calls(end).map((block) => block.arguments)).toEqual(['{"key": "a']);
+      });
+
+    it('the connection cut mid-call: one error, no half call kept, not retried after content', async () => {
+      const { end, server } = await answerWith(
+        profile.toolCalls(
+          [call('call_a', 'a'), { id: 'call_cut', name: 'lookup', pieces: ['{"key": "b'] }],
+          { interleave: false, ending: 'cut' },
+        ),
+      );
+      expect(end.type).toBe('error');
+      expect(calls(end).map((block) => block.id)).not.toContain('call_cut');
+      // Content had streamed: the answer is not asked for again (its calls might run twice).
+      expect(server.requests.length).toBeLessThanOrEqual(profile.streamsArguments ? 1 : 3);
+    });
+
+    it('a refusal or safety stop mid-call: one error saying so, not retried', async () => {
+      const { end, server } = await answerWith(
+        profile.toolCalls([{ id: 'call_r', name: 'lookup', pieces: ['{"key": "a"}'] }], {
+          interleave: false,
+          ending: 'refused',
+        }),
+      );
+      const error = (end as Terminal).error;
+      expect(end.type).toBe('error');
+      expect(error?.message).toMatch(/refus|content filter|SAFETY/);
+      expect(error?.isRetryable).toBe(false);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a call without a name: an error naming it, or the call kept for the loop to answer', async () => {
+      const { end } = await answerWith(
+        profile.toolCalls([call('call_unnamed', 'a', '')], {
+          interleave: false,
+          ending: 'complete',
+        }),
+      );
+      if (end.type === 'error') expect((end as Terminal).error?.message).toMatch(/name/);
+      else expect(calls(end).map((block) => block.id)).toEqual(['call_unnamed']);
+    });
+  });
+
+  describe(`${profile.name}: a saved conversation with odd tool calls replays`, () => {
+    // A history as the agent loop leaves it: calls whose ids it made unique (dup, dup_2), a call
+    // without a name renamed, arguments that never closed, another provider's opaque block, and
+    // a failed turn whose finished call got a not-executed result.
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    const assistant = (content: object[], stopReason = 'toolUse') => ({
+      role: 'assistant',
+      content,
+      provider: 'elsewhere',
+      model: 'other-model',
+      usage,
+      stopReason,
+      timestamp: 1,
+    });
+    const toolCall = (id: string, name: string, args: string) => ({
+      type: 'toolCall',
+      id,
+      name,
+      arguments: args,
+    });
+    const result = (id: string, name: string, text: string, isError = false) => ({
+      role: 'toolResult',
+      toolCallId: id,
+      toolName: name,
+      content: [{ type: 'text', text }],
+      isError,
+      timestamp: 2,
+    });
+    const history = [
+      { role: 'user', content: 'go', timestamp: 0 },
+      assistant([
+        { type: 'opaque', provider: 'elsewhere', data: { type: 'server_tool_use', id: 'srv_1' } },
+        { type: 'text', text: 'Looking.' },
+        toolCall('dup', 'lookup', '{"key":"a"}'),
+        toolCall('dup_2', 'lookup', '{"key":"b"}'),
+        toolCall('call_open', 'lookup', '{"key": "a'),
+        toolCall('call_unnamed', 'unnamed_tool_call', '{}'),
+      ]),
+      result('dup', 'lookup', 'value of a'),
+      result('dup_2', 'lookup', 'value of b'),
+      result('call_open', 'lookup', 'Invalid arguments: not JSON', true),
+      result('call_unnamed', 'unnamed_tool_call', 'Tool not found: unnamed_tool_call', true),
+      assistant([toolCall('call_done', 'lookup', '{"key":"c"}')], 'error'),
+      result('call_done', 'lookup', 'Not executed: the model call failed', true),
+      { role: 'user', content: 'again', timestamp: 3 },
+    ];
+
+    it('every call id once, each result right after its call, no empty name', async () => {
+      const server = await startWireServer([answer()]);
+      const events = await collectEvents(
+        profile
+          .create({ url: server.url, apiKey: 'test-key', maxRetries: 0 })
+          .stream({ model: profile.model, messages: history }),
+      );
+      expect(settled(events).type).toBe('done');
+      const turns = profile.replayedTurns(server.requests[0]?.json);
+      const ids = turns.flatMap((turn) => turn.calls.map((call) => call.id));
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const turn of turns)
+        for (const call of turn.calls) expect(call.name.trim()).not.toBe('');
+      turns.forEach((turn, index) => {
+        if (turn.results.length === 0) return;
+        const before = turns[index - 1];
+        expect(before?.role).toBe('assistant');
+        expect(turn.results).toEqual(before?.calls.map((call) => call.id));
+      });
+      // The answered calls of the good turn all went back; nothing of the opaque block did.
+      expect(ids).toEqual(expect.arrayContaining(['dup', 'dup_2', 'call_open', 'call_unnamed']));
+      expect(JSON.stringify(server.requests[0]?.json)).not.toContain('srv_1');
     });
   });
 }
