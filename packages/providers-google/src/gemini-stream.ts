@@ -62,6 +62,9 @@ export function streamGemini(
   let lastResponse: Response | undefined;
   const baseFetch = setup.fetch ?? globalThis.fetch;
   let params: GenerateContentParameters | undefined;
+  // A failure a chunk revealed (a resampled finish reason): the attempt's next read rejects with
+  // it, so the retry loop treats it as a failed attempt.
+  let failure: ProviderError | undefined;
   const driver: StreamDriver<GenerateContentResponse> = {
     open: async () => {
       const sdk = setup.getClient();
@@ -69,7 +72,8 @@ export function streamGemini(
       lastResponse = undefined;
       if (controller.signal.aborted && signal?.aborted !== true) controller = new AbortController();
       const attempt = controller.signal;
-      return sdk.models.generateContentStream({
+      failure = undefined;
+      const chunks = await sdk.models.generateContentStream({
         ...params,
         config: {
           ...params.config,
@@ -87,8 +91,22 @@ export function streamGemini(
           abortSignal: attempt,
         },
       });
+      const iterator = chunks[Symbol.asyncIterator]();
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next: () => (failure === undefined ? iterator.next() : Promise.reject(failure)),
+        return: async () => {
+          await iterator.return?.(undefined);
+          return { value: undefined, done: true };
+        },
+      } as AsyncIterableIterator<GenerateContentResponse>;
     },
-    apply: (chunk, out) => state.apply(chunk, out),
+    apply: (chunk, out) => {
+      state.apply(chunk, out);
+      failure ??= state.resampled();
+    },
     finish: (out) => state.finish(out),
     fail: (reason, error) => state.fail(reason, error),
     toError: (caught) => toProviderError(caught, id, lastResponse?.headers),
@@ -107,6 +125,12 @@ type OpenBlock = { kind: 'text' | 'thinking'; index: number; text: string; signa
 
 // Finish reasons that end the turn normally; every other one ends it with an error event.
 const normalFinish: Record<string, StopReason> = { STOP: 'stop', MAX_TOKENS: 'length' };
+/**
+ * Finish reasons of a function call the model got wrong — sampled, not a verdict on the request
+ * (MALFORMED_FUNCTION_CALL comes with no content at all, now and then): asked again like any
+ * retryable failure, while nothing has been streamed.
+ */
+const resampledFinish = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
 
 let callCounter = 0;
 
@@ -239,6 +263,21 @@ class GeminiStreamState {
     }
   }
 
+  /**
+   * A function call the model got wrong (see `resampledFinish`) before anything streamed: the
+   * attempt's failure, retried like any other; after content, `finish` reports it.
+   */
+  resampled(): ProviderError | undefined {
+    const reason = this.#finishReason;
+    if (reason === undefined || !resampledFinish.has(reason) || this.streamedContent)
+      return undefined;
+    const detail = this.#finishMessage === undefined ? '' : `: ${this.#finishMessage}`;
+    return new ProviderError(`Gemini stopped with finish reason ${reason}${detail}`, {
+      provider: this.#providerId,
+      isRetryable: true,
+    });
+  }
+
   /** Usage from the last `usageMetadata`: cached prompt tokens apart, thoughts counted as output. */
   #usage(): Usage {
     const meta = this.#usageMetadata;
@@ -307,6 +346,7 @@ class GeminiStreamState {
           'error',
           new ProviderError(`Gemini stopped with finish reason ${reason}${detail}`, {
             provider: this.#providerId,
+            isRetryable: resampledFinish.has(reason),
           }),
         ),
       );
