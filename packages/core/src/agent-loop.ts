@@ -5,7 +5,7 @@ import type { AgentRunResult } from './agent.js';
 import type { AgentEvent, AgentStopReason } from './agent-events.js';
 import type { AgentOptions } from './agent-options.js';
 import type { ContextCompactor } from './context-compactor.js';
-import { errorMessage, type ProviderError } from './errors.js';
+import { errorMessage, type ProviderError, RunLimitError } from './errors.js';
 import {
   defaultAbortGraceMs,
   defaultToolTimeoutMs,
@@ -194,8 +194,14 @@ class AgentLoop {
       for (const message of started) this.#append(message);
       stop = await this.#turnsUntilStop();
     } catch (caught) {
-      // The loop's own bug must still end the run cleanly.
-      stop = { reason: 'error', error: `Internal agent error: ${errorMessage(caught)}` };
+      // A configured limit says what it is and how to raise it; anything else is the loop's own
+      // bug, which must still end the run cleanly.
+      stop = {
+        reason: 'error',
+        error: RunLimitError.isInstance(caught)
+          ? caught.message
+          : `Internal agent error: ${errorMessage(caught)}`,
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -1,6 +1,7 @@
 const agentErrorBrand = Symbol.for('agent.error.AgentError');
 const toolErrorBrand = Symbol.for('agent.error.ToolError');
 const providerErrorBrand = Symbol.for('agent.error.ProviderError');
+const runLimitErrorBrand = Symbol.for('agent.error.RunLimitError');
 
 /** Options shared by every error of the toolkit. */
 export interface AgentErrorOptions {
@@ -153,6 +154,26 @@ export class ProviderError extends AgentError {
   /** True for any `ProviderError`, even from another copy of this package. */
   static override isInstance(error: unknown): error is ProviderError {
     return hasBrand(error, providerErrorBrand);
+  }
+}
+
+/**
+ * A limit the run was configured with stopped it — a run journal that cannot store a step of
+ * that size, say. Thrown from a journal (or another part the loop awaits), it ends the run with
+ * stop reason `error` and this message as it is, not as an internal error: the message names the
+ * limit and how to raise it.
+ */
+export class RunLimitError extends AgentError {
+  readonly [runLimitErrorBrand] = true;
+
+  constructor(message: string, options: AgentErrorOptions = {}) {
+    super(message, options);
+    this.name = 'RunLimitError';
+  }
+
+  /** True for any `RunLimitError`, even from another copy of this package. */
+  static override isInstance(error: unknown): error is RunLimitError {
+    return hasBrand(error, runLimitErrorBrand);
   }
 }
 

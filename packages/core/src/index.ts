@@ -77,6 +77,7 @@ export {
   errorMessage,
   ProviderError,
   type ProviderErrorOptions,
+  RunLimitError,
   ToolError,
   type ToolErrorKind,
   type ToolErrorOptions,

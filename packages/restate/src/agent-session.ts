@@ -136,7 +136,7 @@ export function agentSession<Name extends string = 'agent'>(options: AgentSessio
         const bytes = await storedBytes(ctx);
         if (bytes > maxSessionBytes)
           throw new restate.TerminalError(
-            `The session ${ctx.key} holds ${bytes} bytes of conversation, past the ${maxSessionBytes} it may hold (maxSessionBytes; Restate loads a session's whole state into each invocation, up to worker.invoker.per-invocation-memory-limit): read it with messages { from, count } and go on in a new session`,
+            `The session ${ctx.key} holds ${bytes} bytes of conversation, past the ${maxSessionBytes} it may hold (maxSessionBytes; Restate loads a session's whole state into each invocation, up to worker.invoker.per-invocation-memory-limit): read it with messages { from, count } and go on in a new session, or raise agentSession's maxSessionBytes and maxStateBytes together with that server setting (32 MiB by default)`,
             { errorCode: 413 },
           );
         const messages = await readMessages(ctx);

@@ -10,6 +10,9 @@ import {
 } from '@agent/core';
 import { CancelledError, TerminalError } from '@restatedev/restate-sdk';
 
+/** The error code of a step refused for its size: the journal turns it into a `RunLimitError`. */
+export const limitErrorCode = 413;
+
 /** Default largest step stored, in bytes of JSON: well under Restate's 32 MiB message limit. */
 export const defaultMaxStepBytes = 4 * 1024 * 1024;
 
@@ -94,13 +97,16 @@ export function journalValues(options: {
         );
       }
       if (bytes > maxBytes)
-        // Terminal: retrying cannot make it smaller.
+        // Terminal: retrying cannot make it smaller. 413: the journal reports it as the run's
+        // limit (RunLimitError), not as a failure of the loop.
         throw new TerminalError(
-          `The ${type} step is ${bytes} bytes of JSON, over the ${maxBytes} a journaled step may hold (maxStepBytes)`,
+          `The ${type} step is ${bytes} bytes of JSON, over the ${maxBytes} a journaled step may hold (maxStepBytes). Send less at once, or raise maxStepBytes (agentSession's or RestateRunJournal's option) — up to Restate's message size limit, networking.message-size-limit (32 MiB by default)`,
+          { errorCode: limitErrorCode },
         );
       if (room !== undefined && bytes > room.bytes)
         throw new TerminalError(
           `The ${type} step is ${bytes} bytes of JSON, more than the ${Math.max(0, room.bytes)} this run may still add to the session: ${room.why}`,
+          { errorCode: limitErrorCode },
         );
       return parsed(text);
     },

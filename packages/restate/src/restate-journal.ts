@@ -1,12 +1,18 @@
 import {
   type RunJournal,
+  RunLimitError,
   type RunStep,
   type RunStepValues,
   runStepKey,
   type StepAttempt,
 } from '@agent/core';
-import { type Context, RestatePromise } from '@restatedev/restate-sdk';
-import { isCancellation, type JournalValues, journalValues } from './journal-values.js';
+import { type Context, RestatePromise, TerminalError } from '@restatedev/restate-sdk';
+import {
+  isCancellation,
+  type JournalValues,
+  journalValues,
+  limitErrorCode,
+} from './journal-values.js';
 
 // The core's run journal on Restate: each step of a run is a `ctx.run` in the invocation's
 // journal, so a worker that dies mid-run is replaced by another that replays the journal — the
@@ -126,7 +132,7 @@ export class RestateRunJournal implements RunJournal {
         return this.#run(key, async () => {
           const value = this.#values.other(step.type, await run({ interrupted: false }), {
             bytes: this.#room(),
-            why: 'the session would then hold more than Restate loads into one invocation (maxStateBytes); go on in a new session, or send less at once',
+            why: "the session would then hold more than its maxStateBytes (28 MiB by default), what Restate loads into one invocation. Send less at once, go on in a new session, or raise agentSession's maxStateBytes together with the server's worker.invoker.per-invocation-memory-limit (32 MiB by default)",
           });
           this.#count(key, this.#values.bytes(value));
           return value;
@@ -139,14 +145,25 @@ export class RestateRunJournal implements RunJournal {
     }
   }
 
-  /** One `ctx.run` step, awaited through `#settle`; a replayed value is counted too. */
+  /**
+   * One `ctx.run` step, awaited through `#settle`; a replayed value is counted too. A step refused
+   * for its size (journaled as such, so a replay refuses it again) ends the run as a
+   * `RunLimitError`: its message names the limit and how to raise it.
+   */
   async #run<T>(key: string, action: () => Promise<T>): Promise<T> {
     let live: Promise<T> | undefined;
     const journaled = this.#context.run(key, () => {
       live = action();
       return live;
     });
-    const value = await this.#settle(journaled, () => live);
+    let value: T;
+    try {
+      value = await this.#settle(journaled, () => live);
+    } catch (error) {
+      if (error instanceof TerminalError && error.code === limitErrorCode)
+        throw new RunLimitError(error.message, { cause: error });
+      throw error;
+    }
     this.#count(key, this.#values.bytes(value));
     return value;
   }
