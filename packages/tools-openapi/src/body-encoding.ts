@@ -63,19 +63,15 @@ export function formFieldPairs(
   if (Array.isArray(value)) {
     const items = value.filter((item) => item !== undefined && item !== null).map(scalarText);
     // Percent-encoding comes later, for the whole value: the delimiter stays itself here.
-    if (delimiter !== undefined) return [[name, joinDelimited(items, delimiter, (text) => text)]];
-    return explode ? items.map((item) => [name, item]) : [[name, items.join(',')]];
+    if (explode) return items.map((item) => [name, item]);
+    // The whole value is percent-encoded later: a "," inside an item would read as a delimiter.
+    return [[name, joinDelimited(items, delimiter ?? ',', (text) => text)]];
   }
   if (isRecord(value)) {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
     if (explode) return entries.map(([key, item]) => [key, scalarText(item)]);
     const texts = entries.flatMap(([key, item]) => [key, scalarText(item)]);
-    return [
-      [
-        name,
-        delimiter === undefined ? texts.join(',') : joinDelimited(texts, delimiter, (text) => text),
-      ],
-    ];
+    return [[name, joinDelimited(texts, delimiter ?? ',', (text) => text)]];
   }
   return [[name, scalarText(value)]];
 }

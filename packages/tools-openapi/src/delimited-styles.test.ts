@@ -55,6 +55,8 @@ function document(origin: string, withObjects: boolean) {
               ? [
                   query('counts', 'pipeDelimited', false, numbersByKey),
                   { ...query('reserved', 'pipeDelimited', false, words), allowReserved: true },
+                  query('csv', 'form', false, words),
+                  { ...query('csvReserved', 'form', false, words), allowReserved: true },
                 ]
               : []),
           ],
@@ -69,9 +71,10 @@ function document(origin: string, withObjects: boolean) {
               'application/x-www-form-urlencoded': {
                 schema: {
                   type: 'object',
-                  properties: { spread: words, spaced: words, piped: words },
+                  properties: { spread: words, spaced: words, piped: words, listed: words },
                 },
                 encoding: {
+                  listed: { style: 'form', explode: false },
                   spread: { style: 'pipeDelimited', explode: true },
                   spaced: { style: 'spaceDelimited', explode: false },
                   piped: { style: 'pipeDelimited' },
@@ -145,12 +148,28 @@ describe('on the wire (a local server)', () => {
     ['a "|" inside a pipeDelimited value', { piped: ['a|b'] }, 'piped'],
     ['a "|" under allowReserved', { reserved: ['x|y', 'z'] }, 'reserved'],
     ['a "|" in an object key', { counts: { 'R|G': 1 } }, 'counts'],
+    ['a "," in a form value under allowReserved', { csvReserved: ['a,b', 'c'] }, 'csvReserved'],
   ])('refuses %s: the server would read more values', async (_, args, property) => {
     const error = await callTool(adapter().tool('joined'), args).catch((caught) => caught);
     expect(ToolError.isInstance(error) && error.kind).toBe('invalid-args');
     expect(String(error)).toContain(`at "${property}"`);
     expect(String(error)).toMatch(/uses between values/);
     expect(seen).toEqual([]);
+  });
+
+  it('form, not exploded: a "," inside a value is %2C, the delimiter stays "," (allowReserved: "/" kept)', async () => {
+    await callTool(adapter().tool('joined'), { csv: ['a,b', 'c'], csvReserved: ['a/b', 'c'] });
+    expect(seen.at(-1)?.url).toBe('/joined?csv=a%2Cb,c&csvReserved=a/b,c');
+  });
+
+  it('a form body: a "," inside a value of a field joined by commas is refused', async () => {
+    const error = await callTool(adapter().tool('form'), {
+      body: { listed: ['a,b', 'c'] },
+    }).catch((caught) => caught);
+    expect(ToolError.isInstance(error) && error.kind).toBe('invalid-args');
+    expect(String(error)).toContain('at "body.listed": "a,b" holds a ","');
+    await callTool(adapter().tool('form'), { body: { listed: ['a', 'b'] } });
+    expect(seen.at(-1)?.body).toBe('listed=a%2Cb');
   });
 
   it('a form body: exploded fields repeat, joined ones refuse their own delimiter', async () => {

@@ -4,6 +4,10 @@
 // tell them apart. OpenAPI 3.1.1 (appendix E) leaves the escape to each API; without one, a value
 // holding the delimiter is refused rather than sent as two values the model did not write.
 //
+// The same holds for `form` not exploded wherever the comma between values and one inside a
+// value come out alike: in a form body (the whole value is percent-encoded afterwards) and in a
+// query under `allowReserved` (both stay literal).
+//
 // With `explode: true` these styles are undefined in every OpenAPI 3 version ("n/a" in the style
 // examples table); Prism reads them as `form` exploded (`color=blue&color=black`), and so do we:
 // each value its own `name=value` pair, which is what `explode` means for every other style.
@@ -20,6 +24,7 @@ const delimiterCharacters: Record<string, string> = {
 };
 
 const delimiterNames: Record<string, string> = {
+  ',': 'a ","',
   ' ': 'a space',
   '|': 'a "|"',
   '\t': 'a tab',

@@ -332,8 +332,11 @@ export function queryPairs(parameter: NormalizedParameter, value: unknown): stri
     if (value.length === 0) return [];
     const texts = value.map(scalarText);
     if (delimiter !== undefined) return [`${name}=${joinDelimited(texts, delimiter, valueEncode)}`];
-    const items = texts.map(valueEncode);
-    return explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`];
+    if (explode) return texts.map((text) => `${name}=${valueEncode(text)}`);
+    // Encoded, a "," inside a value is %2C and the delimiter stays itself; allowReserved keeps
+    // both literal, so such a value could not be told from two.
+    if (parameter.allowReserved) return [`${name}=${joinDelimited(texts, ',', valueEncode)}`];
+    return [`${name}=${texts.map(valueEncode).join(',')}`];
   }
   if (isRecord(value)) {
     if (style === 'deepObject') return deepObjectPairs(name, value, valueEncode);
@@ -343,6 +346,10 @@ export function queryPairs(parameter: NormalizedParameter, value: unknown): stri
     if (delimiter !== undefined) {
       const texts = entries.flatMap(([key, item]) => [key, scalarText(item)]);
       return [`${name}=${joinDelimited(texts, delimiter, valueEncode)}`];
+    }
+    if (parameter.allowReserved) {
+      const texts = entries.flatMap(([key, item]) => [key, scalarText(item)]);
+      return [`${name}=${joinDelimited(texts, ',', valueEncode)}`];
     }
     const joined = entries.flatMap(([key, item]) => [encode(key), valueEncode(scalarText(item))]);
     return [`${name}=${joined.join(',')}`];
