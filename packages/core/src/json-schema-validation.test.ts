@@ -518,3 +518,38 @@ describe('through the loop', () => {
     expect(calls).toEqual([{ card: '4242', cvv: '123', note: 'ok' }]);
   });
 });
+
+// A field name with half of a UTF-16 pair (a model's JSON may hold `"\ud800"`): the validator
+// cannot name its location and threw "URI malformed", reported as the schema's fault.
+describe('a field name holding a lone surrogate', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: { filter: { type: 'object', additionalProperties: { type: 'string' } } },
+  };
+
+  it.each([
+    ['at the top', { 'k\uD800': 'v' }, ['k\uD800']],
+    ['nested', { filter: { '\uDC00x': 'v' } }, ['filter', '\uDC00x']],
+    ['in an array item', { filter: { ok: 'v' }, list: [{ 'a\uDBFF': 1 }] }, ['list', 0, 'a\uDBFF']],
+  ])('%s: an issue naming the field, not the schema', (_, value, path) => {
+    const result = validateWithJsonSchema(
+      {
+        ...schema,
+        additionalProperties: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: { type: 'number' } },
+        },
+      } as JsonSchema,
+      value,
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      { path, message: 'field name holds a lone UTF-16 surrogate (half of a character)' },
+    ]);
+  });
+
+  it('a whole pair (an emoji) in a name is fine', () => {
+    expect(validateWithJsonSchema(schema, { filter: { '😀': 'v' } }).ok).toBe(true);
+  });
+});

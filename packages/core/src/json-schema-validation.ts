@@ -83,6 +83,19 @@ export function validateWithJsonSchema(
   try {
     output = entry.validator.validate(value);
   } catch (error) {
+    // The validator percent-encodes each field name into its error locations: a name holding
+    // half of a UTF-16 pair has no such form (`URIError: URI malformed`). The arguments' fault.
+    const lone = error instanceof URIError ? loneSurrogateName(value) : undefined;
+    if (lone !== undefined)
+      return {
+        ok: false,
+        issues: [
+          {
+            path: lone,
+            message: 'field name holds a lone UTF-16 surrogate (half of a character)',
+          },
+        ],
+      };
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return {
       ok: false,
@@ -95,6 +108,24 @@ export function validateWithJsonSchema(
     ok: false,
     issues: issues.length > 0 ? issues : [{ path: [], message: 'does not match the schema' }],
   };
+}
+
+/** The path of the first field name holding a lone UTF-16 surrogate, name included. */
+function loneSurrogateName(
+  value: unknown,
+  path: (string | number)[] = [],
+): (string | number)[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? [...value.entries()]
+    : Object.entries(value);
+  for (const [name, item] of entries) {
+    // With the `u` flag a surrogate range matches only one that is not half of a pair.
+    if (typeof name === 'string' && /[\uD800-\uDFFF]/u.test(name)) return [...path, name];
+    const found = loneSurrogateName(item, [...path, name]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /**
