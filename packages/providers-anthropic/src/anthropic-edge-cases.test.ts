@@ -49,7 +49,6 @@ const messageStart = {
     },
   },
 };
-const overloaded = `event: error\ndata: ${errorBody('overloaded_error', 'Overloaded')}\n\n`;
 
 function toolUseStream(partialJson: readonly string[], stopReason: string): string[] {
   return sseEvents([
@@ -172,62 +171,7 @@ describe('Anthropic retry-after edge cases', () => {
   });
 });
 
-describe('Anthropic error events inside a 200 stream', () => {
-  const fast = { initialDelayMs: 5, maxBackoffMs: 20 };
-
-  it('retries an overloaded_error event that arrives before any content', async () => {
-    server = await startWireServer([
-      { headers: SSE_HEADERS, body: [...sseEvents([messageStart]), overloaded] },
-      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
-    ]);
-    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collectEvents(provider.stream(request));
-    expect(terminalEvent(events)).toMatchObject({
-      type: 'done',
-      message: { content: [{ type: 'text', text: 'Hello, world!' }] },
-    });
-    expect(events.filter((event) => event.type === 'start')).toHaveLength(1);
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('does not retry an overloaded_error event after content and keeps the partial text', async () => {
-    const chunks = [
-      ...sseEvents([
-        messageStart,
-        {
-          event: 'content_block_start',
-          data: {
-            type: 'content_block_start',
-            index: 0,
-            content_block: { type: 'text', text: '' },
-          },
-        },
-        {
-          event: 'content_block_delta',
-          data: {
-            type: 'content_block_delta',
-            index: 0,
-            delta: { type: 'text_delta', text: 'Hel' },
-          },
-        },
-      ]),
-      overloaded,
-    ];
-    server = await startWireServer([
-      { headers: SSE_HEADERS, body: chunks },
-      { headers: SSE_HEADERS, body: fixture('text-cache.sse') },
-    ]);
-    const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const end = terminalEvent(await collectEvents(provider.stream(request)));
-    expect(end).toMatchObject({
-      type: 'error',
-      reason: 'error',
-      error: { statusCode: 529, isRetryable: true },
-      message: { stopReason: 'error', content: [{ type: 'text', text: 'Hel' }] },
-    });
-    expect(server.requests).toHaveLength(1);
-  });
-});
+// Error events inside a 200 stream: the shared provider suite (anthropic-wire.test.ts).
 
 describe('Anthropic abort edge cases', () => {
   it('sends nothing when the signal is already aborted', async () => {

@@ -99,6 +99,8 @@ function replayedTurns(body: unknown): ReplayedTurn[] {
 }
 
 describeProviderWire({
+  errorChunk: (kind, message) =>
+    `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: kind === 'overloaded' ? 'overloaded_error' : 'invalid_request_error', message } })}\n\n`,
   toolCalls,
   replayedTurns,
   streamsArguments: true,

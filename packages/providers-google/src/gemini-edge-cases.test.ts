@@ -47,20 +47,6 @@ describe('Gemini retry edge cases', () => {
     },
   );
 
-  it('retries an error object inside a 200 stream before any content', async () => {
-    server = await startWireServer([
-      {
-        headers: SSE_HEADERS,
-        body: sseEvents([{ data: JSON.parse(errorBody(503, 'UNAVAILABLE', 'overloaded')) }]),
-      },
-      { headers: SSE_HEADERS, body: fixture('text.sse') },
-    ]);
-    const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry: fast });
-    const events = await collectEvents(provider.stream(request));
-    expect(terminalEvent(events)).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
-    expect(server.requests).toHaveLength(2);
-  });
-
   it('forgets what a failed attempt reported (a prompt block) before retrying', async () => {
     server = await startWireServer([
       {

@@ -69,6 +69,8 @@ function replayedTurns(body: unknown): ReplayedTurn[] {
 }
 
 describeProviderWire({
+  errorChunk: (kind, message) =>
+    `data: ${JSON.stringify({ error: kind === 'overloaded' ? { code: 503, message, status: 'UNAVAILABLE' } : { code: 400, message, status: 'INVALID_ARGUMENT' } })}\n\n`,
   toolCalls,
   replayedTurns,
   streamsArguments: false,

@@ -207,6 +207,10 @@ for (const { api, fields, beforeContent } of [
     return `"usage":${JSON.stringify({ [input]: usage.input, [output]: usage.output })}`;
   };
   describeProviderWire({
+    errorChunk: (kind, message) =>
+      api === 'chat'
+        ? `data: ${JSON.stringify({ error: { message, code: kind === 'overloaded' ? 529 : 400 } })}\n\n`
+        : `event: error\ndata: ${JSON.stringify({ type: 'error', code: kind === 'overloaded' ? 'server_error' : 'invalid_prompt', message, param: null, sequence_number: 9 })}\n\n`,
     toolCalls: api === 'chat' ? chatToolCalls : responsesToolCalls,
     replayedTurns: api === 'chat' ? chatTurns : responsesTurns,
     streamsArguments: true,

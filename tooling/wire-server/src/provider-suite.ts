@@ -106,6 +106,11 @@ export interface ProviderWireProfile {
    */
   toolCalls(calls: StreamedCall[], options: { interleave: boolean; ending: CallsEnding }): string[];
   streamsArguments: boolean;
+  /**
+   * An error the vendor sends inside a stream (an SSE event): `overloaded` is one it asks to be
+   * retried, `invalid` one about the request (not retried); `message` is its text.
+   */
+  errorChunk(kind: 'overloaded' | 'invalid', message: string): string;
   /** The turns of a request body the provider sent, for the replay checks. */
   replayedTurns(body: unknown): ReplayedTurn[];
 }
@@ -539,6 +544,50 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
       // The answered calls of the good turn all went back; nothing of the opaque block did.
       expect(ids).toEqual(expect.arrayContaining(['dup', 'dup_2', 'call_open', 'call_unnamed']));
       expect(JSON.stringify(server.requests[0]?.json)).not.toContain('srv_1');
+    });
+  });
+
+  describe(`${profile.name}: an error inside the stream`, () => {
+    const withError = (at: number, kind: 'overloaded' | 'invalid', message: string) => {
+      const chunks = profile.answer().slice(0, at);
+      return answer({ body: [...chunks, profile.errorChunk(kind, message)] });
+    };
+
+    it('an overloaded error before any content: retried, and the retry answers', async () => {
+      const server = await startWireServer([
+        withError(profile.beforeContent, 'overloaded', 'Overloaded'),
+        answer(),
+      ]);
+      const events = await run({ url: server.url, retry });
+      expect(settled(events).type).toBe('done');
+      // The retry is invisible to the consumer: one start.
+      expect(events.filter((event) => event.type === 'start')).toHaveLength(1);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('an overloaded error after content: one error with its message, the text kept, no retry', async () => {
+      const server = await startWireServer([
+        withError(profile.beforeContent + 1, 'overloaded', 'Overloaded right now'),
+        answer(),
+      ]);
+      const end = failure(await run({ url: server.url, retry }));
+      expect(end.error.message).toContain('Overloaded right now');
+      expect(end.message).toMatchObject({
+        stopReason: 'error',
+        content: [{ type: 'text', text: profile.firstText }],
+      });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('an error about the request: not retried, its message kept', async () => {
+      const server = await startWireServer([
+        withError(profile.beforeContent, 'invalid', 'bad value for temperature'),
+        answer(),
+      ]);
+      const end = failure(await run({ url: server.url, retry }));
+      expect(end.error.message).toContain('bad value for temperature');
+      expect(end.error.isRetryable).toBe(false);
+      expect(server.requests).toHaveLength(1);
     });
   });
 }
