@@ -450,8 +450,10 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
     });
 
     it('a refusal or safety stop mid-call: one error saying so, not retried', async () => {
+      const half = profile.streamsArguments ? '{"key": "a' : '{"key": "a"}';
       const { end, server } = await answerWith(
-        profile.toolCalls([{ id: 'call_r', name: 'lookup', pieces: ['{"key": "a"}'] }], {
+        // Cut mid-arguments where they stream; Gemini's arrive whole, then the safety stop.
+        profile.toolCalls([{ id: 'call_r', name: 'lookup', pieces: [half] }], {
           interleave: false,
           ending: 'refused',
         }),
@@ -461,6 +463,8 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
       expect(error?.message).toMatch(/refus|content filter|SAFETY/);
       expect(error?.isRetryable).toBe(false);
       expect(server.requests).toHaveLength(1);
+      // No half-written call is kept to be answered and sent back.
+      for (const block of calls(end)) expect(() => JSON.parse(block.arguments)).not.toThrow();
     });
 
     it('a call without a name: an error naming it, or the call kept for the loop to answer', async () => {

@@ -111,6 +111,18 @@ export class ChatStreamAdapter {
     const nameless = this.#toolCalls.find((call) => call.name === '');
     if (nameless !== undefined)
       throw malformed(`tool call ${nameless.id} has arguments but no name`);
+    // OpenRouter's (and LiteLLM's) way of saying the upstream provider failed mid-answer: what
+    // came is a fragment, not an answer. Both end before the calls do: a call cut by the filter
+    // is never ended, so it is not kept (its arguments may stop anywhere).
+    if (this.#finishReason === 'error')
+      throw new ProviderError(
+        'The server ended the answer with finish_reason "error" (the model failed mid-answer)',
+        { isRetryable: true },
+      );
+    if (this.#finishReason === 'content_filter')
+      throw new ProviderError('The response was stopped by the content filter', {
+        isRetryable: false,
+      });
     this.#closeText(out);
     this.#closeThinking(out);
     for (const call of this.#toolCalls) {
@@ -129,17 +141,6 @@ export class ChatStreamAdapter {
     }
     this.#builder.usage(this.#addCost(this.#usage ?? emptyUsage(), this.#model), out);
     const reason = this.#finishReason;
-    // OpenRouter's (and LiteLLM's) way of saying the upstream provider failed mid-answer: what
-    // came is a fragment, not an answer.
-    if (reason === 'error')
-      throw new ProviderError(
-        'The server ended the answer with finish_reason "error" (the model failed mid-answer)',
-        { isRetryable: true },
-      );
-    if (reason === 'content_filter')
-      throw new ProviderError('The response was stopped by the content filter', {
-        isRetryable: false,
-      });
     const stop: StopReason =
       reason === 'length'
         ? 'length'
