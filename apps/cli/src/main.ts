@@ -1,4 +1,5 @@
 import { errorMessage, terminalSafe } from '@agent/core';
+import { keepAbsolutePath } from './config/absolute-path.js';
 import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
@@ -20,7 +21,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
   let retention: SessionRetention = {};
   try {
+    // Before anything is started by name (see absolute-path.ts); said where something will be.
+    const pathNotice = keepAbsolutePath();
     options = parseCliArgs(argv);
+    if (pathNotice !== undefined && ['run', 'mcp-serve', 'mcp-login'].includes(options.command))
+      writeNotice(pathNotice);
     // Before any settings are read from it or trust is recorded for it: a typo in --cwd (or a
     // file) is said as such, not as an unreadable settings file or a trusted folder that is not there.
     if (
@@ -50,6 +55,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const notice of start.notices) writeNotice(notice);
       retention = start.settings.sessions;
       Object.assign(process.env, start.settings.env);
+      // A trusted project's PATH too: `.` in it runs the folder's files by name.
+      const projectPathNotice = keepAbsolutePath();
+      if (projectPathNotice !== undefined) writeNotice(projectPathNotice);
       resetRedaction();
       options = {
         ...applySettings(options, start.settings, options.sandboxExplicit === true),

@@ -222,6 +222,8 @@ describe('-p: during a run, with an MCP server and a language server running', (
         script,
         '--cwd',
         workspace,
+        // The folder's own language server (node_modules/.bin) runs only in a trusted folder.
+        '--trust',
         '--mcp-config',
         mcpConfig,
         '--mode',
@@ -258,6 +260,7 @@ describe('interactive session (tmux)', () => {
         script,
         '--cwd',
         context.workspace,
+        '--trust',
         '--mcp-config',
         context.mcpConfig,
         '--mode',

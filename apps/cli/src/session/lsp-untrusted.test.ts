@@ -106,12 +106,18 @@ describe("an untrusted folder's own language servers do not run", () => {
     const untrusted = await run([]);
     expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(existsSync(join(workspace, 'RAN')), untrusted.stderr).toBe(false);
-    expect(untrusted.stderr).toContain(
-      "this folder's own language servers (node_modules) run once you trust it",
-    );
-    // Trusted (for this run), the folder's server is the one used.
     const trusted = await run(['--trust']);
     expect(trusted.code, trusted.stderr).toBe(0);
-    expect(existsSync(join(workspace, 'RAN')), trusted.stderr).toBe(true);
+    if (variant.path === undefined) {
+      expect(untrusted.stderr).toContain(
+        "this folder's own language servers (node_modules) run once you trust it",
+      );
+      // Trusted (for this run), the folder's server is the one used.
+      expect(existsSync(join(workspace, 'RAN')), trusted.stderr).toBe(true);
+    } else {
+      // A relative PATH entry is dropped at start (absolute-path.ts), trusted or not.
+      expect(untrusted.stderr).toContain('agent: PATH entries left out:');
+      expect(existsSync(join(workspace, 'RAN')), trusted.stderr).toBe(false);
+    }
   });
 });

@@ -214,7 +214,8 @@ describe('--tools kiro and code', () => {
       `#!/bin/sh\nexec "${join(lspPackage, 'node_modules', '.bin', 'pyright-langserver')}" "$@"\n`,
     );
     await chmod(join(bin, 'pyright-langserver'), 0o755);
-    const [symbols] = await runCalls(context, [code], ['--tools=default,kiro']);
+    // The folder's own server runs only in a folder the user trusts (here: for this run).
+    const [symbols] = await runCalls(context, [code], ['--tools=default,kiro', '--trust']);
     expect(symbols?.isError, symbols?.text).toBe(false);
     expect(symbols?.text).toContain('area');
     // ...and -code takes it away again.

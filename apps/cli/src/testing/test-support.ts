@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anyUserDirectory, copyForAnyUser } from '@agent/tooling-system-tools';
+import { absolutePathEntries } from '../config/absolute-path.js';
 
 /** The package directory (apps/cli). */
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,6 +52,9 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     if (/API_KEY$|_BASE_URL$/.test(key)) continue;
     env[key] = value;
   }
+  // pnpm runs the tests with a relative `./node_modules/.bin` on PATH, which the CLI leaves out
+  // with a notice (config/absolute-path.ts): a user's PATH is absolute.
+  if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH).path;
   return { ...env, NO_COLOR: '1', AGENT_HOME: testHome, ...extra };
 }
 
