@@ -2,7 +2,7 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { removeHiddenElements } from './hidden-content.js';
-import { type HtmlToTextOptions, type HtmlToTextResult, htmlToText } from './html-to-text.js';
+import { convertWholePage, type HtmlToTextOptions, type HtmlToTextResult } from './html-to-text.js';
 
 /** What {@link htmlToMarkdown} returns: the text, the title, and which path produced it. */
 export interface HtmlToMarkdownResult extends HtmlToTextResult {
@@ -120,6 +120,9 @@ export function htmlToMarkdown(
   const { maxTreeWork = Number.POSITIVE_INFINITY, maxStyleWork, ...textOptions } = options;
   // The page as the whole-page converter reads it: without what its stylesheets hide, once known.
   let visibleHtml = html;
+  // Whether the cascade judged the page's stylesheets here (the whole-page converter's own
+  // reading of them, by class and id only, is then not needed).
+  let sheetsApplied = false;
   if (html.length <= maxReadabilityChars) {
     try {
       const { document } = parseHTML(html);
@@ -129,6 +132,7 @@ export function htmlToMarkdown(
       // as cleaned here (before Readability changes the document).
       if (removeHiddenElements(document as never, maxStyleWork) > 0)
         visibleHtml = document.toString();
+      sheetsApplied = true;
       const root = document.documentElement as unknown as TreeElement | null;
       const article = beyondReadability(root, maxReadabilityDepth, maxTreeWork)
         ? null
@@ -158,5 +162,8 @@ export function htmlToMarkdown(
       // A DOM or Readability failure falls back to the whole-page converter below.
     }
   }
-  return { ...htmlToText(visibleHtml, textOptions), extracted: 'page' };
+  return {
+    ...convertWholePage(visibleHtml, textOptions, { applySheets: !sheetsApplied }),
+    extracted: 'page',
+  };
 }

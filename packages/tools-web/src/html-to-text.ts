@@ -8,6 +8,7 @@
  */
 import { hiddenByStyle } from './hidden-content.js';
 import { type ElementNode, type HtmlNode, parseHtml } from './html-parse.js';
+import { sheetHidingMatcher } from './stylesheet-hiding.js';
 
 /** Options of {@link htmlToText}. */
 export interface HtmlToTextOptions {
@@ -85,6 +86,8 @@ interface RenderContext {
   baseUrl: string | undefined;
   /** Quotes, lists and definitions this node is inside (each indents what it holds). */
   indents: number;
+  /** Whether the page's stylesheets hide an element, by its attributes (stylesheet-hiding.ts). */
+  hiddenBySheet: ((attributes: Readonly<Record<string, string>>) => boolean) | undefined;
 }
 
 /**
@@ -213,7 +216,8 @@ function renderNode(node: HtmlNode, context: RenderContext): string {
   if (
     node.attributes.hidden !== undefined ||
     node.attributes['aria-hidden'] === 'true' ||
-    hiddenByStyle(node.attributes.style)
+    hiddenByStyle(node.attributes.style) ||
+    context.hiddenBySheet?.(node.attributes) === true
   )
     return '';
   const markdown = context.markdown;
@@ -339,13 +343,27 @@ function finish(rendered: string): string {
  * are dropped; entities are decoded.
  */
 export function htmlToText(html: string, options: HtmlToTextOptions = {}): HtmlToTextResult {
+  return convertWholePage(html, options, { applySheets: true });
+}
+
+/**
+ * {@link htmlToText}; `applySheets: false` when the page's stylesheets were applied already (a
+ * DOM was built and its hidden elements removed: the cascade judged better than this can).
+ */
+export function convertWholePage(
+  html: string,
+  options: HtmlToTextOptions,
+  { applySheets }: { applySheets: boolean },
+): HtmlToTextResult {
   const root = parseHtml(html);
   let title: string | undefined;
   let baseHref: string | undefined;
+  const styles: string[] = [];
   const visit = (node: ElementNode): void => {
     for (const child of node.children) {
       if (child.type !== 'element') continue;
-      if (child.name === 'title' && title === undefined)
+      if (child.name === 'style') styles.push(textOf(child));
+      else if (child.name === 'title' && title === undefined)
         title = collapse(textOf(child)).trim() || undefined;
       else if (
         child.name === 'base' &&
@@ -365,6 +383,7 @@ export function htmlToText(html: string, options: HtmlToTextOptions = {}): HtmlT
     markdown: (options.format ?? 'markdown') === 'markdown',
     indents: 0,
     baseUrl,
+    hiddenBySheet: applySheets ? sheetHidingMatcher(styles) : undefined,
   };
   const text = finish(renderNode(root, context)).replace(/\u00a0/g, ' ');
   return title === undefined ? { text } : { text, title };

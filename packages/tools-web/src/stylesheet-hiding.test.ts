@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { executeTool, toolResultText } from '@agent/core';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeStylesheetHidden, specificity } from './stylesheet-hiding.js';
+import { convertHtml } from './html-conversion.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import { htmlToText } from './html-to-text.js';
+import { removeStylesheetHidden, sheetHidingMatcher, specificity } from './stylesheet-hiding.js';
 import { createWebFetchTool } from './web-fetch.js';
 
 const sheet = `
@@ -153,5 +156,55 @@ describe('removeStylesheetHidden', () => {
     ['ul > li + li', 3],
   ])('specificity of %j', (selector, expected) => {
     expect(specificity(selector)).toBe(expected);
+  });
+});
+
+// Where no DOM is built — a page over 5 MB, an article extraction that ran out of time or whose
+// worker failed — the whole-page converter reads the `<style>` rules itself, by the classes and
+// id they name (no cascade: it fails closed). Padding a page past 5 MB let hidden text through.
+describe('the whole-page converter', () => {
+  const styled = `<style>.x{display:none} #gone{visibility:hidden} @media screen{.m .deep{font-size:0}}</style>`;
+  const body =
+    '<p class="x">HIDDEN-A</p><p id="gone">HIDDEN-B</p><div class="m"><p class="deep">HIDDEN-C</p></div><p class="y">VISIBLE-A</p><p class="xx">VISIBLE-B</p>';
+
+  it('htmlToText leaves out what the page’s stylesheets hide by class or id', () => {
+    const { text } = htmlToText(`<html><head>${styled}</head><body>${body}</body></html>`);
+    expect(text.match(/HIDDEN-\w/g) ?? []).toEqual([]);
+    expect(text).toContain('VISIBLE-A');
+    expect(text).toContain('VISIBLE-B');
+  });
+
+  it('a page padded past 5 MB (no DOM built) keeps them out too', () => {
+    const padding = `<p>${'filler words for size. '.repeat(40)}</p>`.repeat(6_000);
+    const page = `<html><head>${styled}</head><body>${padding}${body}</body></html>`;
+    expect(page.length).toBeGreaterThan(5_000_000);
+    const result = htmlToMarkdown(page);
+    expect(result.extracted).toBe('page');
+    expect(result.text.match(/HIDDEN-\w/g) ?? []).toEqual([]);
+    expect(result.text).toContain('VISIBLE-A');
+  });
+
+  it('a page whose worker fails is converted whole without them', async () => {
+    const words = `<p>${'Real article words about the subject matter of this page. '.repeat(400)}</p>`;
+    const page = `<html><head>${styled}</head><body><article>${words}${body}</article></body></html>`;
+    const missing = new URL('./__fixtures__/no-such-worker.mjs', import.meta.url);
+    const result = await convertHtml(page, { workerUrl: missing });
+    expect(result.extracted).toBe('page');
+    expect(result.text.match(/HIDDEN-\w/g) ?? []).toEqual([]);
+  });
+
+  it('when the DOM path judged the cascade, the whole-page converter does not second-guess it', () => {
+    // `.later` is hidden then shown again: visible. No article: the page is converted whole.
+    const page =
+      '<html><head><style>.later{display:none} .later{display:block}</style></head><body><ul><li>a</li></ul><p class="later">VISIBLE-C</p></body></html>';
+    expect(htmlToMarkdown(page).text).toContain('VISIBLE-C');
+  });
+
+  it.each([
+    [[], undefined],
+    [['.a{color:red}'], undefined],
+    [['p{display:none}'], undefined],
+  ])('sheetHidingMatcher(%j): nothing to apply by class or id', (styles, expected) => {
+    expect(sheetHidingMatcher(styles)).toBe(expected);
   });
 });

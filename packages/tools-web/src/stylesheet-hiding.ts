@@ -290,21 +290,88 @@ export function removeStylesheetHidden(
   // attribute conditions, no cascade); a rule naming neither is not applied.
   if (index < hiding.length) {
     const rest = hiding.slice(index).flatMap((item) => selectorParts(item.selectorText));
-    const keys = rest.map(lastCompoundKeys).filter((key) => key.classes.length > 0 || key.id);
+    const matches = keyMatcher(
+      rest.map(lastCompoundKeys).filter((key) => key.classes.length > 0 || key.id !== undefined),
+    );
     for (const element of everything) {
       if (removed.has(element)) continue;
-      const classes = new Set((element.getAttribute('class') ?? '').split(/\s+/));
-      const id = element.getAttribute('id');
-      if (
-        keys.some(
-          (key) =>
-            (key.id === undefined || key.id === id) &&
-            key.classes.every((name) => classes.has(name)),
-        )
-      )
-        removed.add(element);
+      const attributes = {
+        class: element.getAttribute('class') ?? undefined,
+        id: element.getAttribute('id') ?? undefined,
+      };
+      if (matches(attributes)) removed.add(element);
     }
   }
   for (const element of removed) element.remove();
   return removed.size;
+}
+
+type HidingKey = { classes: string[]; id: string | undefined };
+
+/**
+ * Whether an element's attributes carry every class (and the id) of one of `keys`; keys are
+ * looked up by their id, else their first class, so an element checks only those it could match.
+ */
+function keyMatcher(
+  keys: readonly HidingKey[],
+): (attributes: Readonly<Record<string, string | undefined>>) => boolean {
+  const byName = new Map<string, HidingKey[]>();
+  for (const key of keys) {
+    const name = key.id === undefined ? `.${key.classes[0]}` : `#${key.id}`;
+    const list = byName.get(name);
+    if (list === undefined) byName.set(name, [key]);
+    else list.push(key);
+  }
+  return (attributes) => {
+    const id = attributes.id;
+    const classes = new Set((attributes.class ?? '').split(/\s+/).filter((name) => name !== ''));
+    const names = [...classes].map((name) => `.${name}`);
+    if (id !== undefined) names.push(`#${id}`);
+    return names.some((name) =>
+      (byName.get(name) ?? []).some(
+        (key) =>
+          (key.id === undefined || key.id === id) && key.classes.every((item) => classes.has(item)),
+      ),
+    );
+  };
+}
+
+/**
+ * For the whole-page converter, which has no DOM to match selectors on (a page over 5 MB, one
+ * whose article extraction ran out of time, one the DOM could not be built for): a test of an
+ * element's attributes against the hiding rules of the page's `<style>` texts, by the classes and
+ * id each rule's last compound names, without the cascade — failing closed (`.tab{display:none}
+ * .tab.active{display:block}` drops the active tab too; a print-only `@media` block counts). A
+ * rule naming neither is not applied. Undefined when no rule hides anything this way.
+ *
+ * The rules are found by one linear scan of `selector { declarations }` pairs, not by a CSS
+ * parser: this runs in the agent's thread after a worker's time limit, and cssomnom took ~3 s
+ * there for 1 MB of rules.
+ */
+export function sheetHidingMatcher(
+  styles: readonly string[],
+): ((attributes: Readonly<Record<string, string | undefined>>) => boolean) | undefined {
+  const keys: HidingKey[] = [];
+  for (const style of styles) {
+    const css = style.replace(/\/\*[\s\S]*?(?:\*\/|$)/g, ' ');
+    // Innermost blocks only: an @media or @supports block's own header never precedes them.
+    for (const [, selectorText = '', block = ''] of css.matchAll(/([^{}]*)\{([^{}]*)\}/g)) {
+      const selector = selectorText.trim();
+      if (selector === '' || selector.startsWith('@')) continue;
+      const hides = block.split(';').some((declaration) => {
+        const colon = declaration.indexOf(':');
+        if (colon === -1) return false;
+        const property = declaration.slice(0, colon).trim().toLowerCase();
+        const value = declaration.slice(colon + 1).replace(/!\s*important\s*$/i, '');
+        return hidingValue(property, value) === true;
+      });
+      if (!hides) continue;
+      for (const part of selectorParts(selector)) {
+        const key = lastCompoundKeys(part);
+        if (key.classes.length > 0 || key.id !== undefined) keys.push(key);
+      }
+    }
+  }
+  if (keys.length === 0) return undefined;
+  return keyMatcher(keys);
 }
