@@ -532,6 +532,11 @@ describe('pathsToHide: what an OS sandbox hides for the rules', () => {
       ['/etc/ssl/private', '/ws/asked', '/ws/keys', '/ws/secret.txt'].sort(),
     );
     expect(target.pathsToHide('write')).toEqual(['/ws/src']);
+    // What names no one path, as patterns for the sandbox to look for.
+    expect(target.pathPatternsToHide('read').sort()).toEqual(
+      ['**/.env', '*.pem', '/ws/a*b'].sort(),
+    );
+    expect(target.pathPatternsToHide('write')).toEqual([]);
     // Allow rules hide nothing; without the tools no rule is known to be about reading.
     expect(policy({ allow: ['read_file(x)'] }).pathsToHide()).toEqual([]);
     expect(

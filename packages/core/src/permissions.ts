@@ -223,21 +223,37 @@ export class PermissionPolicy {
    */
   pathsToHide(family: PathFamily = 'read'): string[] {
     const paths = new Set<string>();
-    for (const rule of [...this.#denyRules, ...this.#askRules]) {
-      const parts = rule.pathSubject?.parts;
-      if (parts === undefined || this.#families.get(rule)?.includes(family) !== true) continue;
-      const [first = '', ...rest] = parts;
-      if (!first.startsWith('/')) continue;
-      let whole: string | undefined;
-      if (rest.length === 0) whole = first;
-      else if (first.endsWith('/') && first.length > 1 && rest.every((part) => part === ''))
-        whole = first.slice(0, -1);
+    for (const parts of this.#hidingParts(family)) {
+      const whole = wholePathOf(parts);
       // The name as written, and accented letters spelt both ways (the file has one of them).
       if (whole !== undefined)
         for (const spelling of [whole, whole.normalize('NFC'), whole.normalize('NFD')])
           paths.add(spelling);
     }
     return [...paths];
+  }
+
+  /**
+   * The path patterns of the deny and ask rules on tools of `family` that {@link pathsToHide}
+   * cannot name as one path — `*.pem`, `**\/.env`, `<root>/config/*.secret` — as absolute
+   * patterns (`*` matches any run of characters, `/` included; a folder matched covers what is
+   * inside it), for an OS sandbox to look for the paths they cover. Needs the tools.
+   */
+  pathPatternsToHide(family: PathFamily = 'read'): string[] {
+    const patterns = new Set<string>();
+    for (const parts of this.#hidingParts(family))
+      if (wholePathOf(parts) === undefined) patterns.add(parts.join('*'));
+    return [...patterns];
+  }
+
+  /** The path patterns (split at `*`) of the deny and ask rules on tools of `family`. */
+  #hidingParts(family: PathFamily): (readonly string[])[] {
+    return [...this.#denyRules, ...this.#askRules].flatMap((rule) => {
+      const parts = rule.pathSubject?.parts;
+      return parts === undefined || this.#families.get(rule)?.includes(family) !== true
+        ? []
+        : [parts];
+    });
   }
 
   /**
@@ -528,4 +544,17 @@ export class PermissionPolicy {
 /** A permission gate from policy options; use {@link PermissionPolicy} to change the mode or read grants later. */
 export function createPermissionGate(options: PermissionPolicyOptions = {}): PermissionGate {
   return new PermissionPolicy(options).gate;
+}
+
+/**
+ * The one absolute path a pattern names as a whole — itself, or a folder for `folder/**`
+ * (`/ws/secrets/` + `` + ``) — else undefined (a wildcard elsewhere: `*.pem`, `/ws/*.key`).
+ */
+function wholePathOf(parts: readonly string[]): string | undefined {
+  const [first = '', ...rest] = parts;
+  if (!first.startsWith('/')) return undefined;
+  if (rest.length === 0) return first;
+  if (first.endsWith('/') && first.length > 1 && rest.every((part) => part === ''))
+    return first.slice(0, -1);
+  return undefined;
 }

@@ -74,15 +74,23 @@ export interface Invocation {
 export const proxyPort = 3128;
 
 /**
- * Shell that starts socat carrying loopback:{@link proxyPort} to the proxy's Unix socket at
- * `socketPath` (a shell word), and waits until it listens (at most ~3 s).
+ * Shell that starts socat (`socat`, a shell word: a path or a name) carrying
+ * loopback:{@link proxyPort} to the proxy's Unix socket at `socketPath` (a shell word), and
+ * waits until it listens (at most ~3 s).
  */
-function relayToProxy(socketPath: string): string {
+function relayToProxy(socketPath: string, socat = 'socat'): string {
   return (
-    `socat TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath} 2>/dev/null & ` +
-    `i=0; until [ $i -ge 300 ] || socat -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null; do i=$((i+1)); sleep 0.01; done; `
+    `${socat} TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath} 2>/dev/null & ` +
+    `i=0; until [ $i -ge 300 ] || ${socat} -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null; do i=$((i+1)); sleep 0.01; done; `
   );
 }
+
+/**
+ * The PATH of the outer stage's own programs (sleep, umount), which run with the whole file
+ * system in view, secrets included: never the caller's, whose entries may lie in the workspace
+ * (`node_modules/.bin` first under `npx`), where a command could have put a `sleep` of its own.
+ */
+const systemPath = '/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
  * `command` started through `/bin/sh` inside the sandbox after it sets RLIMIT_NPROC to `limit`
@@ -239,6 +247,8 @@ export function proxyStages(options: {
   writableRoots: readonly string[];
   filterFile: string;
   proxySocket: string;
+  /** socat's real path, found where commands cannot replace it (see trustedProgram) [on {@link systemPath}]. */
+  socatPath?: string;
   cwd: string;
   command: readonly string[];
   /** {@link MountPlan.pinned}, as the mounts name them. */
@@ -260,7 +270,9 @@ export function proxyStages(options: {
     '--',
     ...options.command,
   ];
-  const script = `proxy=$1; shift; ${relayToProxy('"$proxy"')}${uncoverProc}exec "$@"`;
+  // The caller's PATH is put back for the sandbox proper (bwrap itself is named by its real path).
+  const socat = options.socatPath === undefined ? 'socat' : shellWord(options.socatPath);
+  const script = `proxy=$1; shift; callerPath=$PATH; PATH=${systemPath}; ${relayToProxy('"$proxy"', socat)}${uncoverProc}PATH=$callerPath; exec "$@"`;
   const outer = [
     ...outerStage,
     // Bound writable here too: the inner bwrap cannot make writable what it gets read-only.
@@ -335,7 +347,7 @@ export function nestingProblem(bubblewrap: Bubblewrap): string | undefined {
       '--',
       '/bin/sh',
       '-c',
-      `${uncoverProc}exec "$@"`,
+      `PATH=${systemPath}; ${uncoverProc}exec "$@"`,
       'agent-sandbox-probe',
       bubblewrap.path,
       ...inner,

@@ -132,7 +132,8 @@ function chosen(
   };
 }
 
-function unavailable(problem: string): BubblewrapFeatures {
+/** The features of a bubblewrap that cannot run, and why. */
+export function unavailable(problem: string): BubblewrapFeatures {
   return { problem, disableUserNamespaces: false, dropCapabilities: false, limitations: [] };
 }
 

@@ -269,6 +269,13 @@ export interface RunnerRun {
   attempts: readonly Attempt[];
   /** Run the attempts one after another in one long-lived sandbox (`createHost`) rather than one sandbox each. */
   host?: boolean;
+  /**
+   * Directories put first on the runner's own PATH before it creates this run's sandbox (as
+   * `npx` puts a project's `node_modules/.bin`), kept for the commands' environment too [none].
+   */
+  pathFirst?: readonly string[];
+  /** `hiddenPatterns` and `readOnlyPatterns` of createSandbox, as patterns (`*` any run), matched as core's path rules are. */
+  patterns?: { hidden?: readonly string[]; readOnly?: readonly string[] };
 }
 
 /** What one attempt did. */
@@ -338,6 +345,36 @@ function perCall(sandbox, run, attempt) {
     }));
 }
 
+// Patterns as core's path rules read them: '*' any run of characters, '/' included; a folder
+// matched covers what is inside it.
+function patternOptions(patterns) {
+  const option = (list) => {
+    if (list === undefined) return undefined;
+    const globs = list.map((pattern) => pattern.split('*'));
+    const glob = (subject, parts) => {
+      const first = parts[0], last = parts[parts.length - 1];
+      if (parts.length === 1) return subject === first;
+      if (subject.length < first.length + last.length || !subject.startsWith(first) || !subject.endsWith(last)) return false;
+      let position = first.length;
+      for (const part of parts.slice(1, -1)) {
+        const found = subject.indexOf(part, position);
+        if (found === -1 || found + part.length > subject.length - last.length) return false;
+        position = found + part.length;
+      }
+      return true;
+    };
+    const matches = (path) => {
+      for (let current = path; current.length > 0; current = current.slice(0, current.lastIndexOf('/')))
+        if (globs.some((parts) => glob(current, parts))) return true;
+      return false;
+    };
+    return () => ({ patterns: list, matches });
+  };
+  const hidden = option(patterns?.hidden);
+  const readOnly = option(patterns?.readOnly);
+  return { ...(hidden ? { hiddenPatterns: hidden } : {}), ...(readOnly ? { readOnlyPatterns: readOnly } : {}) };
+}
+
 let serial = 0;
 // A non-blocking FIFO read end, read as the bash tool reads its pipes (a socket over the fd).
 function readAll(fd) {
@@ -392,8 +429,10 @@ for (const fd of fs.readdirSync('/proc/self/fd')) {
   try { inherited[fd] = fs.readlinkSync('/proc/self/fd/' + fd); } catch {}
 }
 const reports = [];
+const basePath = process.env.PATH;
 for (const run of input.runs) {
-  const sandbox = createSandbox({ mode: 'required', ...run.options, onWarning: () => {} });
+  process.env.PATH = [...(run.pathFirst ?? []), basePath].join(':');
+  const sandbox = createSandbox({ mode: 'required', ...run.options, ...patternOptions(run.patterns), onWarning: () => {} });
   const host = run.host ? sandbox.createHost() : undefined;
   const results = [];
   for (const attempt of run.attempts) {

@@ -1,6 +1,7 @@
 export { abandonedDirectories, processExists } from './abandoned-directories.js';
 export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
+export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {
   defaultMaxMemoryBytes,
   type SandboxLimitEvents,

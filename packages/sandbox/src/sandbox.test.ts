@@ -226,7 +226,9 @@ describe('a bubblewrap sandbox', () => {
     // Wait for the listing: by then bwrap has exec'd the command, and the sh before it is gone.
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     const commandLine = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
-    expect(commandLine[0]).toBe('bwrap');
+    // By its real path, found once: never looked up on PATH again (planted-programs.test.ts).
+    expect(commandLine[0]).toMatch(/^\/.*\/bwrap$/);
+    expect(commandLine[0]).toBe(fs.realpathSync(commandLine[0] ?? ''));
     child.stdin.end('\n');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
@@ -372,8 +374,9 @@ describe('a bubblewrap sandbox', () => {
 
   it('with allowHosts where bwrap cannot nest: one bwrap, the proxy still works, and the status says Unix sockets are open', async () => {
     const ws = workspace();
-    // A bwrap that refuses to run inside itself, as a kernel does under a container's masked /proc.
-    const bwrapPath = path.join(ws, 'bwrap-no-nesting');
+    // A bwrap that refuses to run inside itself, as a kernel does under a container's masked /proc
+    // (outside the workspace: a bwrap in a writable root is never used).
+    const bwrapPath = path.join(workspace(), 'bwrap-no-nesting');
     fs.writeFileSync(
       bwrapPath,
       '#!/bin/sh\n[ -n "$AGENT_TEST_OUTER_BWRAP" ] && { echo "nested /proc refused (test)" >&2; exit 1; }\nAGENT_TEST_OUTER_BWRAP=1 exec bwrap "$@"\n',

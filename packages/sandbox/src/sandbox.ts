@@ -21,10 +21,11 @@ import {
   singleStage,
   withProcessLimit,
 } from './bubblewrap-command.js';
-import { bubblewrapFeatures } from './bubblewrap-probe.js';
+import { bubblewrapFeatures, unavailable } from './bubblewrap-probe.js';
 import { explainFailure } from './explain-failure.js';
 import { gitEntryPaths, watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
+import { type HiddenPatterns, type LinkedFile, PatternPaths } from './pattern-paths.js';
 import {
   type ResourceLimits,
   resourceLimits,
@@ -33,8 +34,15 @@ import {
 } from './resource-limits.js';
 import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
 import { seccompFilterDirectory } from './seccomp-file.js';
-import { defaultSecretPaths, environmentFilePaths, isInside, secretMasks } from './secret-paths.js';
+import {
+  defaultSecretPaths,
+  environmentFilePaths,
+  isInside,
+  type SecretMask,
+  secretMasks,
+} from './secret-paths.js';
 import { startupFilesToProtect } from './startup-files.js';
+import { trustedProgram } from './trusted-program.js';
 
 /** `auto`: sandbox where available, else run unsandboxed with a warning; `required`: refuse without it; `off`: never. */
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -67,11 +75,27 @@ export interface SandboxOptions {
    */
   hiddenPaths?: () => readonly string[];
   /**
+   * Paths hidden by pattern (`*.pem`, `**\/.env`, `/ws/config/*.secret`), asked for at each
+   * command: e.g. the patterns of the user's read rules that name no one path
+   * (`PermissionPolicy.pathPatternsToHide`) with the policy's own check. Each command, the
+   * writable roots (and each pattern's own folder, `/srv/keys` for `/srv/keys/*.pem`) are looked
+   * through for what they cover, which is hidden like `secretPaths`; a pattern that matches
+   * anywhere is not looked for outside them. More than `patternSearchLimits` folders to look
+   * through refuses the command [none].
+   */
+  hiddenPatterns?: () => HiddenPatterns | undefined;
+  /**
    * Paths inside the writable roots kept read-only, asked for at each command (so they may
    * change during the session): e.g. the paths the user's permission rules deny writing — a rule
    * alone sees only the names a command line gives. Those that do not exist are skipped [none].
    */
   readOnlyPaths?: () => readonly string[];
+  /**
+   * Paths inside the writable roots kept read-only by pattern, asked for at each command, looked
+   * for as `hiddenPatterns` are: e.g. the patterns of the write rules (`Edit(**\/*.lock)`). Only
+   * files that exist when a command starts can be kept; a new one it makes is its own [none].
+   */
+  readOnlyPatterns?: () => HiddenPatterns | undefined;
   /**
    * Also hide `.env*` files (`.env`, `.env.local`, `.envrc`, …) in the home directory and in every
    * directory above a writable root — those inside a root are the project's own [true].
@@ -240,7 +264,13 @@ export class SandboxUnavailableError extends Error {
  * runs `bwrap … true` once per binary and caches the answer. Undefined when it works, else why not.
  */
 export function bubblewrapProblem(bwrapPath = 'bwrap'): string | undefined {
-  return bubblewrapFeatures(bwrapPath).problem;
+  const found = trustedProgram(bwrapPath, { searchPath: process.env.PATH, untrustedRoots: [] });
+  return 'problem' in found ? notInstalled(found.problem) : bubblewrapFeatures(found.path).problem;
+}
+
+/** What to tell the user when no bubblewrap this process may trust was found. */
+function notInstalled(problem: string): string {
+  return `bubblewrap is not installed (${problem}; apt-get install bubblewrap)`;
 }
 
 /**
@@ -267,8 +297,21 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   // would be a mount target a command could swap for a link (see outermostRoots).
   const boundRoots = outermostRoots(writableRoots);
   const readableRoots = (options.readableRoots ?? []).map((root) => realPathOf(root));
-  const bwrapPath = options.bwrapPath ?? 'bwrap';
-  const features = mode === 'off' ? undefined : bubblewrapFeatures(bwrapPath);
+  // Found once, by real path, where no command can put one of its own (see trustedProgram).
+  const bwrapFound =
+    mode === 'off'
+      ? undefined
+      : trustedProgram(options.bwrapPath ?? 'bwrap', {
+          searchPath: process.env.PATH,
+          untrustedRoots: writableRoots,
+        });
+  const features =
+    bwrapFound === undefined
+      ? undefined
+      : 'problem' in bwrapFound
+        ? unavailable(notInstalled(bwrapFound.problem))
+        : bubblewrapFeatures(bwrapFound.path);
+  const bwrapPath = bwrapFound !== undefined && 'path' in bwrapFound ? bwrapFound.path : 'bwrap';
   const problem = features === undefined ? 'the sandbox is off' : features.problem;
   if (mode === 'required' && problem !== undefined) {
     throw new SandboxUnavailableError(`The sandbox is required but cannot run: ${problem}`);
@@ -302,6 +345,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       );
     }
   }
+  // socat runs in the outer stage, which sees every secret: found once, where no command can
+  // put one of its own (as bubblewrap is). Not found: the relay fails and nothing is reachable.
+  const socatFound =
+    nested && typeof network === 'object'
+      ? trustedProgram('socat', { searchPath: process.env.PATH, untrustedRoots: writableRoots })
+      : undefined;
+  const socatPath = socatFound !== undefined && 'path' in socatFound ? socatFound.path : undefined;
+  if (socatFound !== undefined && 'problem' in socatFound) {
+    limitations.push(
+      `with allowHosts, nothing can be reached: no socat to relay to the proxy (${socatFound.problem})`,
+    );
+  }
   const unixSocketsAllowed =
     allowUnixSockets.length > 0 || (typeof network === 'object' && !nested);
   const unixSockets: SandboxStatus['unixSockets'] =
@@ -332,6 +387,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     );
   }
   const keptReadOnlyByCaller = options.readOnlyPaths;
+  const keptReadOnlyByPattern = options.readOnlyPatterns;
+  // One look through the folders per command for each use; their listings are shared.
+  const patternPaths = new PatternPaths();
   const currentReadOnly = (): string[] =>
     outermost([
       ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
@@ -339,6 +397,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       ...(keptReadOnlyByCaller === undefined || bubblewrap === undefined
         ? []
         : existingInside(keptReadOnlyByCaller(), writableRoots)),
+      ...(keptReadOnlyByPattern === undefined || bubblewrap === undefined
+        ? []
+        : existingInside(
+            patternPaths.find({
+              roots: writableRoots,
+              hidden: keptReadOnlyByPattern(),
+              linked: [],
+            }),
+            writableRoots,
+          )),
     ]);
   // Each startup file protected, with who the directories above it were: one at the same path
   // under a directory moved in since is the command's (see ancestorIdentity).
@@ -351,13 +419,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     );
   let startupFilesSeen = startupFilesNow();
   const hiddenByCaller = options.hiddenPaths;
-  const currentMasks = () =>
-    bubblewrap === undefined
-      ? []
-      : secretMasks(
-          hiddenByCaller === undefined ? candidates : [...candidates, ...hiddenByCaller()],
-          writableRoots,
-        );
+  const hiddenByPattern = options.hiddenPatterns;
+  const currentMasks = (): SecretMask[] => {
+    if (bubblewrap === undefined) return [];
+    const named = hiddenByCaller === undefined ? candidates : [...candidates, ...hiddenByCaller()];
+    // What a pattern covers, then the other names (hard links) of every hidden file: a bind
+    // mount hides one name only, and `cat backup-of-key` reads the same bytes.
+    const hidden = hiddenByPattern?.();
+    const covered =
+      hidden === undefined
+        ? named
+        : [...named, ...patternPaths.find({ roots: writableRoots, hidden, linked: [] })];
+    const masks = secretMasks(covered, writableRoots);
+    const linked = linkedFiles(masks);
+    if (linked.length === 0) return masks;
+    const names = patternPaths.find({ roots: writableRoots, hidden: undefined, linked });
+    return secretMasks([...covered, ...names], writableRoots);
+  };
   const status: SandboxStatus = {
     active: bubblewrap !== undefined,
     mode,
@@ -442,7 +520,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
       const stage = { bubblewrap, mounts, pinned, proxySocket, cwd, command: inner };
       return nested && filterFile !== undefined
-        ? proxyStages({ ...stage, filterFile, writableRoots: boundRoots })
+        ? proxyStages({
+            ...stage,
+            filterFile,
+            writableRoots: boundRoots,
+            ...(socatPath === undefined ? {} : { socatPath }),
+          })
         : proxySingleStage({ ...stage, filterFile });
     }
     return singleStage({ bubblewrap, mounts, pinned, network, filterFile, cwd, command: inner });
@@ -618,4 +701,15 @@ function realPathOf(entry: string): string {
   } catch {
     return path.resolve(entry);
   }
+}
+
+/** The hidden files with more than one name (hard links), by identity. */
+function linkedFiles(masks: readonly SecretMask[]): LinkedFile[] {
+  const linked: LinkedFile[] = [];
+  for (const mask of masks) {
+    if (mask.directory) continue;
+    const stat = fs.lstatSync(mask.path, { throwIfNoEntry: false });
+    if (stat?.isFile() && stat.nlink > 1) linked.push({ dev: stat.dev, ino: stat.ino });
+  }
+  return linked;
 }

@@ -27,7 +27,7 @@ import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { redactingHooks } from '../session/result-redaction.js';
 import { approvalHint } from '../session/session.js';
-import { loadTools } from '../session/tool-sources.js';
+import { loadTools, sandboxPatterns } from '../session/tool-sources.js';
 
 /** Serves until stdin ends (stdio) or the process is interrupted; returns the exit code. */
 export async function runMcpServe(
@@ -43,6 +43,7 @@ export async function runMcpServe(
       ...options,
       hiddenPaths: () => policy.pathsToHide('read'),
       readOnlyPaths: () => policy.pathsToHide('write'),
+      ...sandboxPatterns(policy),
     },
     log,
   );

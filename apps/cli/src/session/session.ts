@@ -38,7 +38,7 @@ import { redactAddedContext, redactingGate, redactingHooks } from './result-reda
 import { loadSavedSession, type SavedSession, saveConversation } from './session-file.js';
 import { createSessionHooks } from './session-hooks.js';
 import { SessionJournal } from './session-journal.js';
-import { loadTools, type ToolSet } from './tool-sources.js';
+import { loadTools, sandboxPatterns, type ToolSet } from './tool-sources.js';
 /** Where a run's events go: the text transcript, or the JSON output. */
 export interface EventSink {
   onEvent(event: AgentEvent): void;
@@ -274,6 +274,7 @@ export async function createSession(
       ...options,
       hiddenPaths: () => policy.pathsToHide('read'),
       readOnlyPaths: () => policy.pathsToHide('write'),
+      ...sandboxPatterns(policy),
       ...(settings.mcpInteractions === undefined
         ? {}
         : { mcpInteractions: settings.mcpInteractions }),

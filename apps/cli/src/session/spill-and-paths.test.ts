@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +186,65 @@ describe('read rules reach bash in a CLI session', () => {
       expect(result, lines[index]).not.toMatch(/top secret|top key/);
     expect(results.at(-1)).toContain('top public');
     expect(results.at(-2)).toContain('top public');
+  });
+});
+
+describe('read rules by pattern reach bash in a CLI session', () => {
+  it("--deny 'Read(*.pem)', 'Read(**/.env)', 'read_file(config/*.secret)': no command reads what they cover, by any name, nor through a hard link made before", async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(join(workspace, 'sub', 'deep'), { recursive: true });
+    await mkdir(join(workspace, 'config'), { recursive: true });
+    await writeFile(join(workspace, 'key.pem'), 'top key\n');
+    await writeFile(join(workspace, 'sub', 'deep', 'other.pem'), 'top other key\n');
+    await writeFile(join(workspace, '.env'), 'top env\n');
+    await writeFile(join(workspace, 'sub', '.env'), 'top sub env\n');
+    await writeFile(join(workspace, 'config', 'app.secret'), 'top app secret\n');
+    await writeFile(join(workspace, 'public.txt'), 'top public\n');
+    linkSync(join(workspace, 'config', 'app.secret'), join(workspace, 'notes.txt'));
+    const lines = [
+      // Named: denied by the rules.
+      'cat key.pem',
+      // Not named: the sandbox hides what the patterns cover.
+      'grep -r top . | sort',
+      'e=pem; cat key.$e sub/deep/other.$e',
+      'cat $(echo sub/.env) $(echo config/app).secret notes.txt',
+      'tar cf - . | strings | grep top',
+      // A file of the pattern one command makes is hidden from the next.
+      'echo top made > made.txt && mv made.txt made.pem && echo moved',
+      'cat made.$(echo pem)',
+    ];
+    const script = await writeScript(dir, [
+      ...lines.map((command) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] })),
+      { text: 'Looked.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    await runCli([
+      '-p',
+      'look',
+      '--scripted',
+      script,
+      '--cwd',
+      workspace,
+      '--mode',
+      'full-access',
+      '--deny',
+      'Read(*.pem)',
+      '--deny',
+      'Read(**/.env)',
+      '--deny',
+      'read_file(config/*.secret)',
+      '--save',
+      saved,
+    ]);
+    const results = toolResults(saved);
+    expect(results).toHaveLength(lines.length);
+    expect(results[0]).toContain('Denied by rule "Read(*.pem)"');
+    for (const [index, result] of results.entries())
+      expect(result, lines[index]).not.toMatch(/top (key|other key|env|sub env|app secret|made)/);
+    expect(results[1]).toContain('top public');
+    expect(results[5]).toContain('moved');
+    expect(results[6]).toMatch(/made\.pem: Permission denied/);
   });
 });
 

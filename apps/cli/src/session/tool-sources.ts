@@ -1,9 +1,15 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { type AnyAgentTool, createIntrospectTool, errorMessage } from '@agent/core';
+import {
+  type AnyAgentTool,
+  createIntrospectTool,
+  errorMessage,
+  type PermissionPolicy,
+} from '@agent/core';
 import {
   createSandbox,
   defaultSecretPaths,
+  type HiddenPatterns,
   type Sandbox,
   SandboxUnavailableError,
 } from '@agent/sandbox';
@@ -77,6 +83,13 @@ export async function loadTools(
     hiddenPaths?: () => readonly string[];
     /** Paths bash's sandbox keeps read-only, asked for at each command: those the write rules deny or ask about. */
     readOnlyPaths?: () => readonly string[];
+    /**
+     * What bash's sandbox looks for and hides at each command: the read rules' patterns that name
+     * no one path (`Read(*.pem)`, `Read(**\/.env)`), with the policy's own check.
+     */
+    hiddenPatterns?: () => HiddenPatterns | undefined;
+    /** The same for the write rules' patterns: what they cover is kept read-only. */
+    readOnlyPatterns?: () => HiddenPatterns | undefined;
     /** Servers from settings files and `.mcp.json`; `--mcp-config` wins by name. */
     mcpServers?: readonly McpServerEntry[];
     /** Answers servers' elicitation, sampling, roots and log messages (none: not declared). */
@@ -102,6 +115,10 @@ export async function loadTools(
       // What the user's rules keep from reading (writing), commands do not read (write) either, by any name.
       ...(options.hiddenPaths === undefined ? {} : { hiddenPaths: options.hiddenPaths }),
       ...(options.readOnlyPaths === undefined ? {} : { readOnlyPaths: options.readOnlyPaths }),
+      ...(options.hiddenPatterns === undefined ? {} : { hiddenPatterns: options.hiddenPatterns }),
+      ...(options.readOnlyPatterns === undefined
+        ? {}
+        : { readOnlyPatterns: options.readOnlyPatterns }),
       // Commands read this session's spill files at the paths bash gives, and no other's; and
       // none of the CLI's own state (see agentStateSandboxOptions).
       ...backgroundTasks.spillDirectory.sandboxOptions(agentStateSandboxOptions()),
@@ -317,3 +334,20 @@ const unavailable: Record<string, string> = {
   python_repl: 'no python3 on the PATH',
   skill: "no skills found in .agent/skills, .claude/skills or the user's skills folders",
 };
+
+/**
+ * What bash's sandbox looks for at each command for `policy`'s rules: the read and write rules'
+ * patterns that name no one path (`Read(*.pem)`), each with the policy's own check, so a command
+ * that reads `*.pem` by a name no rule sees (`grep -r . .`) finds them hidden (read-only).
+ */
+export function sandboxPatterns(
+  policy: PermissionPolicy,
+): Pick<Parameters<typeof loadTools>[0], 'hiddenPatterns' | 'readOnlyPatterns'> {
+  const family = (kind: 'read' | 'write') => () => {
+    const patterns = policy.pathPatternsToHide(kind);
+    return patterns.length === 0
+      ? undefined
+      : { patterns, matches: (path: string) => policy.isPathDenied(path, kind) };
+  };
+  return { hiddenPatterns: family('read'), readOnlyPatterns: family('write') };
+}
