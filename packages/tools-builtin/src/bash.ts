@@ -192,6 +192,7 @@ function buffersFor(settings: BashRunSettings, id: string) {
       tailBytes: settings.tailBytes,
       spillDir: () => settings.spill.ensure(),
       maxSpillBytes: settings.maxSpillBytes,
+      spillBudget: settings.spill.budget,
       name: `bash-${id}-${stream}`,
     });
   return { stdout: make('stdout'), stderr: make('stderr') };
@@ -215,7 +216,16 @@ export interface BackgroundTask {
 export interface BackgroundTasksOptions {
   /** Where the session's bash saves large output [a new private {@link SpillDirectory}]. */
   spillDirectory?: SpillDirectory;
+  /**
+   * Background commands that may run at once [{@link defaultMaxBackgroundTasks}]: one more is
+   * refused, telling the model to end one first — a loop starting servers must not take the
+   * machine's processes and the session's spill budget.
+   */
+  maxRunning?: number;
 }
+
+/** Default {@link BackgroundTasksOptions.maxRunning}. */
+export const defaultMaxBackgroundTasks = 32;
 
 /**
  * A bash session: its background commands and its private spill directory. `close()` (or
@@ -228,11 +238,15 @@ export class BackgroundTasks {
   readonly #hosts = new Map<Sandbox, SandboxHost | undefined>();
   #closed = false;
   #next = 1;
+  readonly #maxRunning: number;
+  /** Starts under way (not yet in `#tasks`). */
+  #starting = 0;
   /** Where this session's bash saves output that does not fit (see {@link SpillDirectory}). */
   readonly spillDirectory: SpillDirectory;
 
   constructor(options: BackgroundTasksOptions = {}) {
     this.spillDirectory = options.spillDirectory ?? new SpillDirectory();
+    this.#maxRunning = options.maxRunning ?? defaultMaxBackgroundTasks;
   }
 
   /**
@@ -254,13 +268,27 @@ export class BackgroundTasks {
     settings: BashRunSettings,
     options: { unsandboxed?: boolean } = {},
   ): Promise<BackgroundTask> {
+    const running = this.list().filter((task) => task.outcome === undefined);
+    // Counted from here, synchronously: calls of one batch start together.
+    if (running.length + this.#starting >= this.#maxRunning) {
+      throw new ToolError(
+        `${running.length + this.#starting} background commands are running, the most this session allows (${this.#maxRunning}): end one first with bash_output { "task_id": "…", "kill": true } (running: ${running.map((task) => task.id).join(', ') || 'still starting'})`,
+      );
+    }
     const id = `bg-${this.#next++}`;
     const buffers = buffersFor(settings, `${id}-${randomUUID().slice(0, 8)}`);
-    const { handle, sandboxed } = await startCommand(settings, this, {
-      command,
-      buffers,
-      unsandboxed: options.unsandboxed === true,
-    });
+    this.#starting++;
+    let started: Awaited<ReturnType<typeof startCommand>>;
+    try {
+      started = await startCommand(settings, this, {
+        command,
+        buffers,
+        unsandboxed: options.unsandboxed === true,
+      });
+    } finally {
+      this.#starting--;
+    }
+    const { handle, sandboxed } = started;
     const task: BackgroundTask = {
       id,
       command,

@@ -7,6 +7,7 @@ export {
   type BashRunSettings,
   type BashToolOptions,
   createBashTool,
+  defaultMaxBackgroundTasks,
   defaultMaxSpillBytes,
   defaultSpillMaxAgeMs,
   sandboxOf,
@@ -64,6 +65,7 @@ export {
   type OutputBufferOptions,
   type OutputSnapshot,
   removeStaleSpillFiles,
+  type SpillBudget,
 } from './output-buffer.js';
 export type {
   ProcessOperations,
@@ -120,6 +122,7 @@ export {
   type UserMessageDetails,
 } from './small-tools.js';
 export {
+  defaultMaxSessionSpillBytes,
   defaultSpillDir,
   SpillDirectory,
   type SpillDirectoryOptions,

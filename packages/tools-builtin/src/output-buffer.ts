@@ -21,6 +21,22 @@ export interface OutputBufferOptions {
    * `maxSpillBytes` bytes; bytes are still counted and the tail is still kept. 0: no spill file.
    */
   maxSpillBytes?: number;
+  /**
+   * Bytes every spill file sharing it may still write, together (a session's: see
+   * `SpillDirectory.budget`) [unlimited]. When it runs out, files are capped as at
+   * `maxSpillBytes`, and no new one is made.
+   */
+  spillBudget?: SpillBudget;
+}
+
+/** Bytes spill files may write together; each write takes its share first. */
+export interface SpillBudget {
+  /** Takes up to `bytes` from what is left; returns how many were granted. */
+  take(bytes: number): number;
+  /** What is left. */
+  readonly remaining: number;
+  /** What it started with. */
+  readonly limit: number;
 }
 
 /** What an output buffer holds once the stream is done. */
@@ -63,6 +79,8 @@ export class OutputBuffer {
   readonly #maxSpill: number;
   #spilled = 0;
   #spillCapped = false;
+  /** Set when the shared budget, not `maxSpillBytes`, capped the file. */
+  #budgetSpent = false;
 
   constructor(options: OutputBufferOptions) {
     this.#options = options;
@@ -103,8 +121,15 @@ export class OutputBuffer {
       this.#maxSpill > 0 &&
       this.#ringLength + rest.length > this.#ring.length
     ) {
+      const budget = this.#options.spillBudget;
+      if (budget !== undefined && budget.remaining <= 0) {
+        // Background commands writing for ever must not fill the disk between them.
+        this.#openError = new Error(
+          `this session's spill files reached their limit of ${budget.limit.toLocaleString('en-US')} bytes`,
+        );
+      }
       // Nothing was dropped yet: head, ring and this chunk are the whole output so far.
-      ok = this.#startSpill(chunk);
+      else ok = this.#startSpill(chunk);
     }
     if (rest.length > 0) this.#pushTail(rest);
     return ok;
@@ -116,14 +141,17 @@ export class OutputBuffer {
    */
   #spillWrite(file: SpillFile, bytes: Uint8Array): boolean {
     if (this.#spillCapped || bytes.length === 0) return true;
-    const room = this.#maxSpill - this.#spilled;
-    if (bytes.length <= room) {
+    const room = Math.max(0, Math.min(bytes.length, this.#maxSpill - this.#spilled));
+    const budget = this.#options.spillBudget;
+    const granted = budget === undefined ? room : budget.take(room);
+    if (granted === bytes.length) {
       this.#spilled += bytes.length;
       return file.append(bytes);
     }
-    if (room > 0) file.append(bytes.subarray(0, room));
-    this.#spilled += Math.max(0, room);
+    if (granted > 0) file.append(bytes.subarray(0, granted));
+    this.#spilled += granted;
     this.#spillCapped = true;
+    this.#budgetSpent = granted < room;
     void file.close();
     return true;
   }
@@ -224,7 +252,7 @@ export class OutputBuffer {
         : file.error !== undefined
           ? `the output could not all be saved to ${file.path}: ${file.error.message}`
           : this.#spillCapped
-            ? `only the first ${this.#spilled.toLocaleString('en-US')} bytes were saved, to ${file.path} (the spill file limit); the rest was not saved`
+            ? `only the first ${this.#spilled.toLocaleString('en-US')} bytes were saved, to ${file.path} (${this.#budgetSpent ? `this session's spill files reached their limit of ${(this.#options.spillBudget?.limit ?? 0).toLocaleString('en-US')} bytes` : 'the spill file limit'}); the rest was not saved`
             : `full output saved to ${file.path}`;
     snapshot.text = `${decode(head.subarray(0, headEnd))}\n\n[... ${omitted.toLocaleString('en-US')} bytes omitted of ${this.#total.toLocaleString('en-US')}; ${where} ...]\n\n${decode(tail.subarray(tailStart))}`;
     return snapshot;

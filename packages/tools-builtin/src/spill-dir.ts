@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { abandonedDirectories, defaultSecretPaths, type SandboxOptions } from '@agent/sandbox';
+import type { SpillBudget } from './output-buffer.js';
 
 /** The system's temporary directory by real path (the sandbox binds real paths). */
 function realTmpdir(): string {
@@ -107,6 +108,32 @@ export interface SpillDirectoryOptions {
    * missing), shared by whoever uses it, and kept when the session ends.
    */
   path?: string;
+  /**
+   * Bytes the session's spill files may hold together [{@link defaultMaxSessionSpillBytes}]:
+   * each stream's file is capped too (`maxSpillBytes`), but many background commands writing
+   * for ever would otherwise fill the disk (or, where the temporary directory is a tmpfs, the
+   * memory) between them.
+   */
+  maxBytes?: number;
+}
+
+/** Default {@link SpillDirectoryOptions.maxBytes}: 4 GiB. */
+export const defaultMaxSessionSpillBytes = 4 * 1024 * 1024 * 1024;
+
+/** A {@link SpillBudget} of `limit` bytes. */
+function spillBudget(limit: number): SpillBudget {
+  let remaining = Math.max(0, limit);
+  return {
+    limit,
+    get remaining() {
+      return remaining;
+    },
+    take(bytes) {
+      const granted = Math.max(0, Math.min(bytes, remaining));
+      remaining -= granted;
+      return granted;
+    },
+  };
 }
 
 /**
@@ -123,9 +150,12 @@ export class SpillDirectory {
   readonly path: string;
   /** The per-user directory every session's directory lies in; undefined for a caller's own. */
   readonly sharedRoot: string | undefined;
+  /** What the session's spill files may still write, together (see {@link SpillDirectoryOptions.maxBytes}). */
+  readonly budget: SpillBudget;
   #state: 'new' | 'made' | 'removed' = 'new';
 
   constructor(options: SpillDirectoryOptions = {}) {
+    this.budget = spillBudget(options.maxBytes ?? defaultMaxSessionSpillBytes);
     if (options.path !== undefined) {
       this.path = path.resolve(options.path);
       this.sharedRoot = undefined;
