@@ -243,6 +243,7 @@ export {
   type ValidationIssue,
   type ValidationResult,
 } from './tool.js';
+export { answerableToolCalls, unnamedToolCall } from './tool-call-ids.js';
 export {
   deferTools,
   estimateDefinitionTokens,

@@ -112,3 +112,77 @@ describe('checkSavedMessages', () => {
     expect(checkSavedMessages([user, twoCalls, user])).toHaveProperty('messages');
   });
 });
+
+describe('checkSavedMessages: tool call ids an older version left repeated', () => {
+  const call = (id: string, key: string) => ({
+    type: 'toolCall',
+    id,
+    name: 'read_file',
+    arguments: JSON.stringify({ path: key }),
+  });
+  const answer = (id: string, text: string) => ({
+    ...result,
+    toolCallId: id,
+    content: [{ type: 'text', text }],
+  });
+  const turn = (...calls: object[]) => ({ ...assistant, content: calls });
+
+  it.each([
+    [
+      'one id twice in an answer',
+      [user, turn(call('c1', 'a'), call('c1', 'b')), answer('c1', 'A'), answer('c1', 'B')],
+      [
+        ['c1', 'c1_2'],
+        ['c1:A', 'c1_2:B'],
+      ],
+    ],
+    [
+      'an id of an earlier turn',
+      [user, turn(call('c1', 'a')), answer('c1', 'A'), turn(call('c1', 'b')), answer('c1', 'B')],
+      [
+        ['c1', 'c1_2'],
+        ['c1:A', 'c1_2:B'],
+      ],
+    ],
+  ])(
+    '%s: loaded with unique ids, each result after its call (before: refused)',
+    (_name, messages, [calls, results]) => {
+      const before = JSON.stringify(messages);
+      const checked = checkSavedMessages(messages);
+      if ('problem' in checked) throw new Error(checked.problem);
+      const loaded = checked.messages;
+      expect(
+        loaded.flatMap((message) =>
+          message.role === 'assistant'
+            ? message.content.flatMap((block) => (block.type === 'toolCall' ? [block.id] : []))
+            : [],
+        ),
+      ).toEqual(calls);
+      expect(
+        loaded.flatMap((message) =>
+          message.role === 'toolResult'
+            ? [
+                `${message.toolCallId}:${message.content[0]?.type === 'text' ? message.content[0].text : ''}`,
+              ]
+            : [],
+        ),
+      ).toEqual(results);
+      // The file's own objects are left as they were.
+      expect(JSON.stringify(messages)).toBe(before);
+    },
+  );
+
+  it('a third result for an id called twice is still refused', () => {
+    const checked = checkSavedMessages([
+      user,
+      turn(call('c1', 'a'), call('c1', 'b')),
+      answer('c1', 'A'),
+      answer('c1', 'B'),
+      answer('c1', 'C'),
+    ]);
+    expect(checked).toEqual({
+      problem:
+        'message 5: a tool result for the call "c1", which the assistant message before it did not make (or which was answered already)',
+    });
+  });
+});

@@ -1,7 +1,7 @@
 // The messages of a session file, checked before a run sends them: the file is JSON a person (or
 // a program) may have edited, and a message of the wrong shape failed only inside a provider's
 // conversion, mid-run, as an "unexpected error" — or went to the model as it was.
-import type { Message } from '@agent/core';
+import { type AssistantMessage, answerableToolCalls, type Message } from '@agent/core';
 import * as z from 'zod';
 
 const text = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -44,8 +44,31 @@ const message = z.discriminatedUnion('role', [
 ]);
 
 /**
+ * `assistant` as the loop makes it now (core's `answerableToolCalls`: a call id repeated within
+ * it or used earlier gets a fresh one, an empty name `unnamed_tool_call`), and for each id it
+ * had, the ids its results get, in order: results answer repeated ids in call order.
+ */
+function renamedCalls(
+  assistant: AssistantMessage,
+  before: readonly Message[],
+): { message: AssistantMessage; results: Map<string, string[]> } {
+  const message = answerableToolCalls(assistant, before);
+  const results = new Map<string, string[]>();
+  message.content.forEach((block, index) => {
+    const original = assistant.content[index];
+    if (block.type !== 'toolCall' || original?.type !== 'toolCall') return;
+    const ids = results.get(original.id) ?? [];
+    ids.push(block.id);
+    results.set(original.id, ids);
+  });
+  return { message, results };
+}
+
+/**
  * `messages` as the session's messages, or why not: the first problem, naming the message (from
  * 1) and the place in it — `message 3: "role" is "bogus" (user, assistant or toolResult)`.
+ * Tool call ids an older version left repeated (two results for one id, which every provider
+ * refuses) are made unique, each result following its call.
  */
 export function checkSavedMessages(
   messages: readonly unknown[],
@@ -53,20 +76,27 @@ export function checkSavedMessages(
   // The calls of the latest assistant message not answered yet: a tool result must answer one
   // (every provider refuses a result whose call is not right before it — each run of the session
   // would fail on it, mid-run, as the provider's 400).
-  let open = new Set<string>();
+  let open = new Map<string, string[]>();
+  const repaired: Message[] = [];
   for (const [index, entry] of messages.entries()) {
     const parsed = message.safeParse(entry);
     if (parsed.success) {
-      const checked = parsed.data;
-      if (checked.role === 'assistant')
-        open = new Set(
-          checked.content.flatMap((block) => (block.type === 'toolCall' ? [block.id] : [])),
-        );
-      else if (checked.role === 'user') open = new Set();
-      else if (!open.delete(checked.toolCallId))
-        return {
-          problem: `message ${index + 1}: a tool result for the call ${JSON.stringify(checked.toolCallId)}, which the assistant message before it did not make (or which was answered already)`,
-        };
+      const checked = entry as Message;
+      if (checked.role === 'assistant') {
+        const renamed = renamedCalls(checked, repaired);
+        open = renamed.results;
+        repaired.push(renamed.message);
+      } else if (checked.role === 'user') {
+        open = new Map();
+        repaired.push(checked);
+      } else {
+        const id = open.get(checked.toolCallId)?.shift();
+        if (id === undefined)
+          return {
+            problem: `message ${index + 1}: a tool result for the call ${JSON.stringify(checked.toolCallId)}, which the assistant message before it did not make (or which was answered already)`,
+          };
+        repaired.push(id === checked.toolCallId ? checked : { ...checked, toolCallId: id });
+      }
       continue;
     }
     const issue = parsed.error.issues[0];
@@ -113,5 +143,5 @@ export function checkSavedMessages(
             : `${issue?.message ?? 'not a message'}${where}`;
     return { problem: `message ${index + 1}: ${detail}` };
   }
-  return { messages: messages as Message[] };
+  return { messages: repaired };
 }
