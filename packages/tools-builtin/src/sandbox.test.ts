@@ -316,6 +316,50 @@ describe('when no sandbox can run', () => {
     expect(details?.sandboxed).toBe(false);
   });
 
+  it.each([true, false])(
+    'bubblewrap gone after the sandbox was made (reuseSandbox %s): each command fails, none runs unsandboxed',
+    async (reuseSandbox, context) => {
+      skipWithout('bwrap')(context);
+      // A bubblewrap of its own (outside the workspace), removed once the sandbox uses it.
+      const copy = makeTempDir('sandbox-bwrap-');
+      cleanups.push(async () => fs.rmSync(copy, { recursive: true, force: true }));
+      const bwrapPath = path.join(copy, 'bwrap');
+      const installed = (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .map((entry) => path.join(entry, 'bwrap'))
+        .find((candidate) => fs.existsSync(candidate));
+      fs.copyFileSync(fs.realpathSync(installed ?? 'bwrap'), bwrapPath);
+      fs.chmodSync(bwrapPath, 0o755);
+      setup();
+      const bash = createBashTool({
+        cwd: ws,
+        backgroundTasks: background,
+        reuseSandbox,
+        sandbox: { mode: 'required', bwrapPath, secretPaths: [] },
+      });
+      expect((await run(bash, 'echo first')).details?.sandboxed).toBe(true);
+      fs.rmSync(bwrapPath);
+      // The long-lived sandbox's helper ended (by the command itself): the next one starts bwrap again.
+      await run(
+        bash,
+        'for p in /proc/[0-9]*; do tr "\\0" " " < "$p/cmdline" 2>/dev/null | grep -q exec-helper && kill -9 "$(basename "$p")"; done; true',
+      );
+      for (const attempt of ['first', 'second']) {
+        const marker = path.join(outside, `ran-${attempt}`);
+        let text: string;
+        try {
+          const result = await bash.execute({ command: `touch ${marker}` }, testContext());
+          expect(result.details?.sandboxed, resultText(result)).not.toBe(false);
+          text = resultText(result);
+        } catch (error) {
+          text = String(error);
+        }
+        expect(fs.existsSync(marker), text).toBe(false);
+        expect(text).toMatch(/ENOENT|not found|could not start|Could not start|No such file/i);
+      }
+    },
+  );
+
   it('required refuses with a clear error', () => {
     expect(() =>
       createSandbox({ mode: 'required', writableRoots: ['/tmp'], bwrapPath: '/nonexistent/bwrap' }),
