@@ -17,6 +17,11 @@ export type ProjectRootKind = 'git' | 'agent-folder' | 'workspace';
 export interface ProjectRoot {
   root: string;
   kind: ProjectRootKind;
+  /**
+   * Markers above the workspace that were not believed, each with why: another user's `.git` or
+   * `.agent` (for a notice).
+   */
+  ignored?: string[];
 }
 
 function exists(path: string): boolean {
@@ -26,6 +31,28 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a marker above the workspace is not believed, or undefined: it, or the folder holding it,
+ * belongs to another user (not you, not root). As git's `safe.directory` (CVE-2022-24765): in a
+ * shared folder — /tmp, /srv — another user's `/tmp/.git` or `/tmp/.agent` made /tmp the project
+ * of every workspace below it, its AGENTS.md the project's instructions, its agents and skills the
+ * session's.
+ */
+function foreignOwner(marker: string): string | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  for (const path of [marker, dirname(marker)]) {
+    let owner: number;
+    try {
+      owner = lstatSync(path).uid;
+    } catch {
+      continue;
+    }
+    if (owner !== uid && owner !== 0) return `${path} belongs to another user (uid ${owner})`;
+  }
+  return undefined;
 }
 
 function isDirectory(path: string): boolean {
@@ -54,8 +81,18 @@ export function findProjectRoot(
 ): ProjectRoot {
   const start = realFolder(resolve(cwd));
   const folders = ancestors(start);
-  const git = folders.find((folder) => exists(join(folder, '.git')));
-  if (git !== undefined) return { root: git, kind: 'git' };
+  const ignored: string[] = [];
+  // A marker in the workspace itself is the folder the user chose; one above it must be theirs.
+  const believed = (folder: string, marker: string) => {
+    if (folder === start) return true;
+    const why = foreignOwner(join(folder, marker));
+    if (why !== undefined) ignored.push(`${join(folder, marker)} is not used: ${why}`);
+    return why === undefined;
+  };
+  const found = (root: string, kind: ProjectRootKind): ProjectRoot =>
+    ignored.length === 0 ? { root, kind } : { root, kind, ignored };
+  const git = folders.find((folder) => exists(join(folder, '.git')) && believed(folder, '.git'));
+  if (git !== undefined) return found(git, 'git');
   const userFolders = new Set(
     [join(options.home ?? homedir(), '.agent'), options.agentHome]
       .filter((path): path is string => path !== undefined)
@@ -63,10 +100,14 @@ export function findProjectRoot(
   );
   const marked = folders.find((folder) => {
     const candidate = join(folder, '.agent');
-    return isDirectory(candidate) && !userFolders.has(realFolder(candidate));
+    return (
+      isDirectory(candidate) &&
+      !userFolders.has(realFolder(candidate)) &&
+      believed(folder, '.agent')
+    );
   });
-  if (marked !== undefined) return { root: marked, kind: 'agent-folder' };
-  return { root: start, kind: 'workspace' };
+  if (marked !== undefined) return found(marked, 'agent-folder');
+  return found(start, 'workspace');
 }
 
 /**

@@ -106,7 +106,7 @@ export async function startWithTrust(
   const layers = await readSettingsLayers(folder, home);
   const baseline = baselineOf(layers, options, front.defaultMode);
   const items = projectTrustItems(layers, baseline, folder);
-  const notices: string[] = [];
+  const notices: string[] = (project.ignored ?? []).map((line) => `agent: ${line}`);
   let decision: TrustDecision;
   {
     const store = await TrustStore.open(trustStorePath(home));
