@@ -4,6 +4,7 @@
 // in `details` for the application.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AgentError } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
 import { modelText, nodeServer, referenceServerEntry, testContext } from './test-helpers.js';
@@ -217,5 +218,42 @@ describe('a short configured credential (under 6 characters)', () => {
     expect(text).toContain('"x-api-key":"[redacted:header X-Api-Key]"');
     expect(text).toContain('k3y9x, ak3y9 and k3y9_old stay; alone: [redacted:header X-Api-Key].');
     expect(text).not.toMatch(/(?<![\p{L}\p{N}_])k3y9(?![\p{L}\p{N}_])/u);
+  });
+});
+
+describe('errors the application gets', () => {
+  it('a connection refused by a server that echoes the request hides the URL key and the password', async () => {
+    const secretKey = 'sk-abcdef0123456789abcdef';
+    const password = 's3cretPassw0rd';
+    const server: Server = createServer((request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end(`refused ${request.url} ${request.headers.authorization}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const basic = Buffer.from(`alice:${password}`, 'utf8').toString('base64');
+    const error = await McpToolAdapter.connect({
+      name: 'echoing',
+      transport: {
+        type: 'http',
+        url: `http://alice:${password}@127.0.0.1:${port}/mcp?api_key=${secretKey}`,
+      },
+    }).then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
+    const texts: string[] = [];
+    for (let item: unknown = error; item instanceof Error; item = item.cause)
+      texts.push(item.message, item.stack ?? '');
+    // The same error, hidden in place: its class (and its causes') is what callers look for.
+    expect(AgentError.isInstance(error)).toBe(true);
+    expect(texts[0]).toContain('Cannot connect to MCP server "echoing"');
+    expect(texts[0]).toContain('refused /mcp?api_key=[redacted:query api_key]');
+    for (const text of texts) {
+      expect(text).not.toContain(secretKey);
+      expect(text).not.toContain(password);
+      expect(text).not.toContain(basic);
+    }
   });
 });

@@ -149,3 +149,23 @@ export function learningProvider(
     },
   });
 }
+
+/**
+ * `error` with every secret replaced in its message, stack and its causes' (a connection error
+ * quoting the server's answer, which may echo the Authorization header or the URL's key). Done in
+ * place, so that what callers look for along the causes — the error classes, `code`s — stays.
+ */
+export function hideSecretsInAnyError(error: unknown, hide: (text: string) => string): Error {
+  const original = error instanceof Error ? error : new Error(String(error));
+  const seen = new Set<Error>();
+  for (let item: unknown = original; item instanceof Error && !seen.has(item); item = item.cause) {
+    seen.add(item);
+    try {
+      item.message = hide(item.message);
+      if (typeof item.stack === 'string') item.stack = hide(item.stack);
+    } catch {
+      // A frozen error: left as it is (nothing of ours makes one).
+    }
+  }
+  return original;
+}

@@ -27,7 +27,7 @@ import { installClientHandlers, type McpCaller, type McpRoot } from './client-fe
 import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
-import { configuredSecrets, LearnedSecrets } from './mcp-secrets.js';
+import { configuredSecrets, hideSecretsInAnyError, LearnedSecrets } from './mcp-secrets.js';
 import { createResourceTools } from './resource-tools.js';
 import { defaultMaxResultChars } from './result-budget.js';
 import type { McpToolResultDetails } from './result-mapping.js';
@@ -135,7 +135,8 @@ export class McpToolAdapter implements AsyncDisposable {
       }
     } catch (error) {
       await adapter.close();
-      throw error;
+      // A server's error may quote what it was sent: the user sees it, a log may keep it.
+      throw hideSecretsInAnyError(error, adapter.#hide);
     }
     return adapter;
   }
@@ -147,8 +148,12 @@ export class McpToolAdapter implements AsyncDisposable {
 
   /** Lists the tools again (reconnecting if needed) and returns the new list. */
   async refreshTools(): Promise<McpAgentTool[]> {
-    const connection = await this.#connector.ensure(undefined);
-    await this.#refresh(connection, true);
+    try {
+      const connection = await this.#connector.ensure(undefined);
+      await this.#refresh(connection, true);
+    } catch (error) {
+      throw hideSecretsInAnyError(error, this.#hide);
+    }
     return this.tools();
   }
 
@@ -529,6 +534,6 @@ export class McpToolAdapter implements AsyncDisposable {
   }
 
   #report(error: unknown): void {
-    this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    this.#options.onError?.(hideSecretsInAnyError(error, this.#hide));
   }
 }
