@@ -52,6 +52,7 @@ describe('a provider that goes silent (-p)', () => {
     const run = await runAgainst(server.url, { AGENT_STREAM_IDLE_TIMEOUT: '1' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/sent nothing for 1 s \(idle timeout\)/);
+    expect(run.stderr).toContain('AGENT_STREAM_IDLE_TIMEOUT=<seconds> sets how long');
     // Retried only while nothing had come, and only before the retries' shared deadline (one
     // more idle timeout): 2 requests, not one per retry (3, each waiting the whole timeout).
     expect(server.requests()).toBe(before === '' ? 2 : 1);

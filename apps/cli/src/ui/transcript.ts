@@ -112,7 +112,7 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}`;
+  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}`;
 }
 
 /**
@@ -132,6 +132,15 @@ function proxyHint(providerError: ProviderError): string {
   );
   if (proxy === undefined || process.env.NODE_USE_ENV_PROXY === '1') return '';
   return ` — ${proxy} is set, but Node's fetch uses it only with NODE_USE_ENV_PROXY=1 (Node ≥ 22.21): export NODE_USE_ENV_PROXY=1`;
+}
+
+/**
+ * A response closed for sending nothing (core's idle timeout, its retries sharing one deadline):
+ * the variable that sets the wait, for a model that thinks long before its first byte.
+ */
+function idleHint(providerError: ProviderError): string {
+  if (!/\(idle timeout\)/.test(providerError.message)) return '';
+  return ' — AGENT_STREAM_IDLE_TIMEOUT=<seconds> sets how long a response may send nothing';
 }
 
 /**
