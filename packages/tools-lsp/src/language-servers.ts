@@ -272,8 +272,12 @@ export async function findServerExecutable(
   const root = path.resolve(options.root);
   const ownExecutables = options.workspaceExecutables !== false;
   const directories: string[] = [];
+  // node_modules/.bin of the folders above the root, which must be the user's (see foreignFolder).
+  const above = new Set<string>();
   for (let directory = root; ownExecutables; directory = path.dirname(directory)) {
-    directories.push(path.join(directory, 'node_modules', '.bin'));
+    const bin = path.join(directory, 'node_modules', '.bin');
+    directories.push(bin);
+    if (directory !== root) above.add(bin);
     if (path.dirname(directory) === directory) break;
   }
   directories.push(...(options.binPaths ?? []));
@@ -283,9 +287,28 @@ export async function findServerExecutable(
   for (const directory of directories) {
     if (!ownExecutables && !outsideWorkspace(directory, root)) continue;
     const candidate = path.join(directory, config.command);
-    if (await usable(candidate)) return candidate;
+    if (!(await usable(candidate))) continue;
+    if (above.has(directory) && (await foreignFolder(candidate))) continue;
+    return candidate;
   }
   return undefined;
+}
+
+/**
+ * Whether `executable` (in a `node_modules/.bin` above the workspace) or a folder on its way up
+ * to the `node_modules` belongs to another user (not this one, not root): in a shared folder,
+ * another user's `/tmp/node_modules/.bin/typescript-language-server` ran as the server of every
+ * workspace below /tmp.
+ */
+async function foreignFolder(executable: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return false;
+  const bin = path.dirname(executable);
+  for (const entry of [executable, bin, path.dirname(bin), path.dirname(path.dirname(bin))]) {
+    const owner = (await fs.lstat(entry).catch(() => undefined))?.uid;
+    if (owner !== undefined && owner !== uid && owner !== 0) return true;
+  }
+  return false;
 }
 
 /**

@@ -1,6 +1,7 @@
 // `workspaceExecutables: false` (a folder the user has not trusted): nothing the workspace holds
 // is found as a server or handed to one as its TypeScript — its node_modules/.bin, its
 // node_modules/typescript, a relative PATH entry, an absolute one inside the workspace.
+import { chownSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,5 +92,30 @@ describe('the TypeScript handed to typescript-language-server', () => {
     expect(
       await findTsserver({ executable: server, root: workspace, workspaceExecutables: false }),
     ).toBe(path.join(prefix, 'node_modules/typescript/lib/tsserver.js'));
+  });
+});
+
+describe('a node_modules/.bin above the workspace that another user owns', () => {
+  it.each([
+    [
+      'the executable',
+      (shared: string) => [path.join(shared, 'node_modules/.bin', config.command)],
+    ],
+    ['its folder', (shared: string) => [path.join(shared, 'node_modules/.bin')]],
+    ['the shared folder holding node_modules', (shared: string) => [shared]],
+  ])('is passed over when %s is theirs (as root; vacuous otherwise)', async (_label, owned) => {
+    if (process.getuid?.() !== 0) return expect(process.getuid?.()).not.toBe(0);
+    const shared = path.join(dir, 'shared');
+    const inside = path.join(shared, 'mine');
+    await mkdir(path.join(shared, 'node_modules/.bin'), { recursive: true });
+    await mkdir(inside);
+    const planted = await executable(path.join(shared, 'node_modules/.bin', config.command));
+    const options = { root: inside, pathVariable: outside };
+    // The user's own (here root's): used.
+    expect(await findServerExecutable(config, options)).toBe(planted);
+    for (const entry of owned(shared)) chownSync(entry, 65534, 65534);
+    expect(await findServerExecutable(config, options)).toBeUndefined();
+    // In the workspace itself it is the user's folder, whoever owns it.
+    expect(await findServerExecutable(config, { ...options, root: shared })).toBe(planted);
   });
 });
