@@ -1,3 +1,4 @@
+import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -12,16 +13,54 @@ export interface AllowListProxy {
 
 /** Whether `host` is allowed: an exact name or address, or `*.domain` for its subdomains. */
 export function hostAllowed(host: string, allowHosts: readonly string[]): boolean {
+  return allowedBy(host, allowHosts) !== undefined;
+}
+
+/** How `host` is allowed: by an entry naming it (`exact`), by a `*.domain` one, or not at all. */
+function allowedBy(host: string, allowHosts: readonly string[]): 'exact' | 'wildcard' | undefined {
   const name = host
     .toLowerCase()
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '');
-  return allowHosts.some((pattern) => {
+  let found: 'exact' | 'wildcard' | undefined;
+  for (const pattern of allowHosts) {
     const allowed = pattern.toLowerCase().replace(/^\[|\]$/g, '');
-    if (allowed.startsWith('*.')) return name.endsWith(allowed.slice(1));
-    return name === allowed;
-  });
+    if (allowed.startsWith('*.')) {
+      if (name.endsWith(allowed.slice(1))) found ??= 'wildcard';
+    } else if (name === allowed) return 'exact';
+  }
+  return found;
 }
+
+/**
+ * Why `address` is none of a wildcard's business, or undefined: this machine's own services
+ * (loopback, `0.0.0.0`), link-local ones (the cloud metadata service at 169.254.169.254 hands out
+ * the VM's credentials), also as IPv4-mapped IPv6. The proxy runs outside the sandbox, so a name
+ * under an allowed `*.domain` that resolves there (anyone may publish such a record for a domain
+ * they control, or under services like nip.io) reached what network `off` keeps out.
+ */
+function internalAddress(address: string): string | undefined {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const ip = mapped ?? address;
+  if (net.isIPv4(ip)) {
+    const [first, second] = ip.split('.').map(Number);
+    if (first === 127) return 'a loopback address';
+    if (first === 0) return 'an unspecified address';
+    if (first === 169 && second === 254) return 'a link-local address (the cloud metadata service)';
+    return undefined;
+  }
+  const lower = ip.toLowerCase();
+  if (lower === '::1') return 'a loopback address';
+  if (lower === '::') return 'an unspecified address';
+  if (/^fe[89ab]/.test(lower)) return 'a link-local address';
+  return undefined;
+}
+
+/** The resolver the proxy uses (replaceable for tests: an attacker's DNS cannot run here). */
+export type HostLookup = (host: string) => Promise<readonly string[]>;
+
+const systemLookup: HostLookup = async (host) =>
+  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 const maxHeaderBytes = 64 * 1024;
 
@@ -29,7 +68,11 @@ const maxHeaderBytes = 64 * 1024;
  * Starts the proxy. It understands `CONNECT host:port` (HTTPS and any TCP) and absolute-form
  * HTTP requests (`GET http://host/path`); anything else, and any host not allowed, gets a 403.
  */
-export async function startAllowListProxy(allowHosts: readonly string[]): Promise<AllowListProxy> {
+export async function startAllowListProxy(
+  allowHosts: readonly string[],
+  options: { lookup?: HostLookup } = {},
+): Promise<AllowListProxy> {
+  const lookup = options.lookup ?? systemLookup;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-sandbox-proxy-'));
   const socketPath = path.join(dir, 'proxy.sock');
   const sockets = new Set<net.Socket>();
@@ -47,7 +90,11 @@ export async function startAllowListProxy(allowHosts: readonly string[]): Promis
       }
       client.off('data', onData);
       client.pause();
-      route(client, head.subarray(0, end + 4), head.subarray(end + 4), allowHosts, sockets);
+      void route(client, head.subarray(0, end + 4), head.subarray(end + 4), {
+        allowHosts,
+        sockets,
+        lookup,
+      });
     };
     client.on('data', onData);
   });
@@ -77,13 +124,13 @@ function refuse(client: net.Socket, why: string): void {
   );
 }
 
-function route(
+async function route(
   client: net.Socket,
   head: Buffer,
   rest: Buffer,
-  allowHosts: readonly string[],
-  sockets: Set<net.Socket>,
-): void {
+  context: { allowHosts: readonly string[]; sockets: Set<net.Socket>; lookup: HostLookup },
+): Promise<void> {
+  const { allowHosts, sockets } = context;
   const text = head.toString('latin1');
   const [requestLine = '', ...headerLines] = text.split('\r\n');
   const [method = '', target = '', version = 'HTTP/1.1'] = requestLine.split(' ');
@@ -120,24 +167,72 @@ function route(
     refuse(client, `bad target ${target}`);
     return;
   }
-  if (!hostAllowed(host, allowHosts)) {
+  const allowed = allowedBy(host, allowHosts);
+  if (allowed === undefined) {
     refuse(client, `${host} is not an allowed host`);
     return;
   }
-  const upstream = net.connect({ host: host.replace(/^\[|\]$/g, ''), port });
-  sockets.add(upstream);
-  upstream.on('close', () => sockets.delete(upstream));
-  upstream.on('error', () => {
+  // Resolved here and connected by address: what was checked is what is reached (no second
+  // lookup a rebinding DNS could answer otherwise).
+  const bare = host.replace(/^\[|\]$/g, '');
+  let addresses: readonly string[];
+  try {
+    addresses = net.isIP(bare) !== 0 ? [bare] : await context.lookup(bare);
+  } catch {
+    refuse(client, `cannot resolve ${host}`);
+    return;
+  }
+  if (allowed === 'wildcard') {
+    for (const address of addresses) {
+      const why = internalAddress(address);
+      if (why !== undefined) {
+        refuse(
+          client,
+          `${host} resolves to ${address}, ${why}: a *.domain entry does not reach it (allow the host by its name)`,
+        );
+        return;
+      }
+    }
+  }
+  if (addresses.length === 0) {
+    refuse(client, `cannot resolve ${host}`);
+    return;
+  }
+  const upstream = await connectToFirst(addresses, port, sockets);
+  if (upstream === undefined) {
     if (!client.writableEnded) refuse(client, `cannot reach ${host}:${port}`);
+    return;
+  }
+  if (client.destroyed) {
     upstream.destroy();
-  });
-  upstream.on('connect', () => {
-    if (forwardHead === undefined) client.write(`${version} 200 Connection established\r\n\r\n`);
-    else upstream.write(forwardHead);
-    if (rest.length > 0) upstream.write(rest);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.resume();
-  });
+    return;
+  }
+  upstream.on('error', () => upstream.destroy());
+  if (forwardHead === undefined) client.write(`${version} 200 Connection established\r\n\r\n`);
+  else upstream.write(forwardHead);
+  if (rest.length > 0) upstream.write(rest);
+  client.pipe(upstream);
+  upstream.pipe(client);
+  client.resume();
   client.on('close', () => upstream.destroy());
+}
+
+/** A connection to the first of `addresses` (in the resolver's order) that accepts one. */
+async function connectToFirst(
+  addresses: readonly string[],
+  port: number,
+  sockets: Set<net.Socket>,
+): Promise<net.Socket | undefined> {
+  for (const address of addresses) {
+    const socket = net.connect({ host: address, port });
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    const connected = await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(true));
+      socket.once('error', () => resolve(false));
+    });
+    if (connected) return socket;
+    socket.destroy();
+  }
+  return undefined;
 }

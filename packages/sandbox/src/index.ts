@@ -1,5 +1,10 @@
 export { abandonedDirectories, processExists } from './abandoned-directories.js';
-export { type AllowListProxy, hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
+export {
+  type AllowListProxy,
+  type HostLookup,
+  hostAllowed,
+  startAllowListProxy,
+} from './allow-list-proxy.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {
