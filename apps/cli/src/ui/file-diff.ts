@@ -80,28 +80,115 @@ function lineCount(text: string): number {
   return text.endsWith('\n') ? count - 1 : count;
 }
 
-/** The diff a write_file or edit_file call would make, for its approval ('' when unknown). */
+/** The diff a write_file or edit_file call would make, clipped as the transcript shows it ('' when unknown). */
 export function proposedDiff(cwd: string, toolName: string, args: unknown): string {
-  if (!isFileChangeTool(toolName)) return '';
+  const change = proposedChange(cwd, toolName, args);
+  return change === undefined ? '' : unifiedDiff(change.path, change.before, change.after);
+}
+
+/** What a file tool's call would change: its path as given, the text before and after. */
+function proposedChange(
+  cwd: string,
+  toolName: string,
+  args: unknown,
+): { path: string; before: string; after: string } | undefined {
+  if (!isFileChangeTool(toolName)) return undefined;
   const path = changedPath(cwd, args);
-  if (path === undefined) return '';
+  if (path === undefined) return undefined;
   const before = readText(path);
-  if (before === undefined) return '';
+  if (before === undefined) return undefined;
   const a = record(args);
   let after: string;
   if (toolName === 'write_file') {
-    if (typeof a.content !== 'string') return '';
+    if (typeof a.content !== 'string') return undefined;
     after = a.content;
   } else {
     if (typeof a.old_string !== 'string' || typeof a.new_string !== 'string' || a.old_string === '')
-      return '';
-    if (!before.includes(a.old_string)) return '';
+      return undefined;
+    if (!before.includes(a.old_string)) return undefined;
     after =
       a.replace_all === true
         ? before.split(a.old_string).join(a.new_string)
         : before.replace(a.old_string, () => a.new_string as string);
   }
-  return unifiedDiff(String(a.path), before, after);
+  return { path: String(a.path), before, after };
+}
+
+/**
+ * Most diff lines an approval shows; a longer change is not asked about (the model can make it in
+ * parts). The question showed 60 lines and `… N more diff lines`, or for a change too different
+ * to diff (a new file of over 1,000 lines) or a file it does not read (over 1 MiB) no content at
+ * all: what the user approved was not on screen.
+ */
+export const maxApprovalDiffLines = 2000;
+
+/** What an approval shows of a file tool's change. */
+export type ApprovalDiff =
+  | { kind: 'none' }
+  | { kind: 'shown'; text: string }
+  | { kind: 'too-long'; lines: number };
+
+/** `text`'s lines, each with `mark` in front. */
+function marked(text: string, mark: '+' | '-'): string[] {
+  if (text === '') return [];
+  return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n').map((line) => mark + line);
+}
+
+/**
+ * The whole change a write_file or edit_file call would make, for its approval: the unified
+ * diff; where there is none to make (too different, or the file is not read) the text written —
+ * the new content, or edit_file's old and new strings — as `-`/`+` lines.
+ */
+export function approvalDiff(cwd: string, toolName: string, args: unknown): ApprovalDiff {
+  if (!isFileChangeTool(toolName)) return { kind: 'none' };
+  const a = record(args);
+  const change = proposedChange(cwd, toolName, args);
+  let lines: string[];
+  if (change !== undefined) {
+    if (change.before === change.after) return { kind: 'none' };
+    const patch = createTwoFilesPatch(
+      change.path,
+      change.path,
+      change.before,
+      change.after,
+      '',
+      '',
+      {
+        context: 3,
+        maxEditLength: maxEditLines,
+      },
+    );
+    lines =
+      patch === undefined
+        ? [
+            `(too different for a diff: the whole text written, ${lineCount(change.after)} lines)`,
+            ...marked(change.after, '+'),
+          ]
+        : patch
+            .split('\n')
+            .filter(
+              (line) =>
+                !line.startsWith('===') &&
+                !line.startsWith('--- ') &&
+                !line.startsWith('+++ ') &&
+                !line.startsWith('Index:') &&
+                !line.startsWith('\\ No newline'),
+            )
+            .filter((line, i, all) => line !== '' || i < all.length - 1);
+  } else if (toolName === 'write_file' && typeof a.content === 'string') {
+    lines = [
+      '(the file is not read for a diff: the whole text written)',
+      ...marked(a.content, '+'),
+    ];
+  } else if (typeof a.old_string === 'string' && typeof a.new_string === 'string') {
+    lines = [
+      '(the file is not read for a diff: the text replaced and its replacement)',
+      ...marked(a.old_string, '-'),
+      ...marked(a.new_string, '+'),
+    ];
+  } else return { kind: 'none' };
+  if (lines.length > maxApprovalDiffLines) return { kind: 'too-long', lines: lines.length };
+  return { kind: 'shown', text: lines.join('\n') };
 }
 
 /** Colours a diff's lines (+ green, - red, @@ cyan) when `colour` is on. */

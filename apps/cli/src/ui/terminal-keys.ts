@@ -5,7 +5,7 @@ import {
   terminalSafe,
 } from '@agent/core';
 import { approvalText, maximumApprovalChars } from './approval-text.js';
-import { paintDiff, proposedDiff } from './file-diff.js';
+import { approvalDiff, maxApprovalDiffLines, paintDiff } from './file-diff.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
 export interface KeyInput {
@@ -229,10 +229,18 @@ export function terminalApprover(
 ): PermissionApprover {
   return async (request, context) => {
     const why = context.askRule === undefined ? '' : ` (rule ${context.askRule})`;
-    // A file change is shown as the diff it would make, before the question.
+    // A file change is shown as the diff it would make, whole, before the question.
     const diff =
-      options.cwd === undefined ? '' : proposedDiff(options.cwd, request.toolName, request.args);
-    if (diff !== '') write(`\n${paintDiff(diff, options.colour ?? false)}`);
+      options.cwd === undefined
+        ? ({ kind: 'none' } as const)
+        : approvalDiff(options.cwd, request.toolName, request.args);
+    if (diff.kind === 'too-long') {
+      write(
+        `\n${askedBy(request)}${request.toolName}: denied without asking — the change is ${diff.lines} diff lines, more than a question shows (${maxApprovalDiffLines}); it can be made in parts\n`,
+      );
+      return 'deny';
+    }
+    if (diff.kind === 'shown') write(`\n${paintDiff(diff.text, options.colour ?? false)}`);
     const question = approvalText(
       request,
       askedBy(request),
