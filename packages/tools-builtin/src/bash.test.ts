@@ -165,7 +165,8 @@ describe('bash', () => {
     expect(peak).toBeLessThan(200 * 1024 * 1024);
     // The process-wide high-water mark, too (includes everything the test process ever used).
     expect(process.resourceUsage().maxRSS * 1024).toBeLessThan(400 * 1024 * 1024);
-  }, 60_000);
+    // Memory is the property; moving 1 GB through a pipe took over 60 s at load 40 on 2 cores.
+  }, 300_000);
 
   it('caps the spill file at maxSpillBytes, keeps counting and the tail, and tells the model', async () => {
     const bash = tool({ maxSpillBytes: 100_000, headBytes: 1000, tailBytes: 1000 });
