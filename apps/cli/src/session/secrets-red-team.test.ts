@@ -128,7 +128,9 @@ describe('MCP OAuth tokens', () => {
     expect(run.code, run.stderr).toBe(0);
     // The server was really called with the token (the test would pass vacuously otherwise).
     expect(server.seen).toContain(`Bearer ${token}`);
-    expect(sent).toContain('you sent Authorization: Bearer [redacted:echo.oauth access_token] to');
+    // tools-mcp hides the token it handed out where the result arrives; the session's own hiding
+    // (`echo.oauth access_token`) stays behind it for what reaches the model by other ways.
+    expect(sent).toContain('you sent Authorization: Bearer [redacted:OAuth access token] to');
     expect(sent).not.toContain(token);
     expect(saved).not.toContain(token);
     expect(run.stdout + run.stderr).not.toContain(token);
