@@ -316,7 +316,7 @@ describe('when no sandbox can run', () => {
     expect(details?.sandboxed).toBe(false);
   });
 
-  it.each([true, false])(
+  it.for([true, false])(
     'bubblewrap gone after the sandbox was made (reuseSandbox %s): each command fails, none runs unsandboxed',
     async (reuseSandbox, context) => {
       skipWithout('bwrap')(context);
