@@ -1,6 +1,11 @@
 // The wire cases every provider shares (tooling/wire-server's provider suite), against the
 // Messages API's stream: silence, a 200 that is not a stream, odd usage, a key a header refuses.
-import { fixtureReader, type RecordedRequest, sseEvents } from '@agent/tooling-wire-server';
+import {
+  fixtureReader,
+  JSON_HEADERS,
+  type RecordedRequest,
+  sseEvents,
+} from '@agent/tooling-wire-server';
 import {
   type CallsEnding,
   describeProviderWire,
@@ -98,7 +103,24 @@ function replayedTurns(body: unknown): ReplayedTurn[] {
   }));
 }
 
+/** The Messages API's error type for an HTTP status. */
+const errorTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
 describeProviderWire({
+  httpError: (status, message, headers = {}) => ({
+    status,
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify({
+      type: 'error',
+      error: { type: errorTypes[status] ?? 'api_error', message },
+    }),
+  }),
   errorChunk: (kind, message) =>
     `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: kind === 'overloaded' ? 'overloaded_error' : 'invalid_request_error', message } })}\n\n`,
   toolCalls,

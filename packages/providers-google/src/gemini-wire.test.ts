@@ -1,6 +1,11 @@
 // The wire cases every provider shares (tooling/wire-server's provider suite), against Gemini's
 // streamGenerateContent: silence, a 200 that is not a stream, odd usage, a key a header refuses.
-import { fixtureReader, type RecordedRequest, sseEvents } from '@agent/tooling-wire-server';
+import {
+  fixtureReader,
+  JSON_HEADERS,
+  type RecordedRequest,
+  sseEvents,
+} from '@agent/tooling-wire-server';
 import {
   type CallsEnding,
   describeProviderWire,
@@ -68,7 +73,24 @@ function replayedTurns(body: unknown): ReplayedTurn[] {
   }));
 }
 
+/** Google's status name for an HTTP status. */
+const statusNames: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
 describeProviderWire({
+  httpError: (status, message, headers = {}) => ({
+    status,
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify({
+      error: { code: status, message, status: statusNames[status] ?? 'UNKNOWN' },
+    }),
+  }),
   errorChunk: (kind, message) =>
     `data: ${JSON.stringify({ error: kind === 'overloaded' ? { code: 503, message, status: 'UNAVAILABLE' } : { code: 400, message, status: 'INVALID_ARGUMENT' } })}\n\n`,
   toolCalls,

@@ -10,7 +10,7 @@ import {
 } from '@agent/tooling-wire-server/provider-suite';
 import { compatPresets } from './compat.js';
 import { createOpenAIProvider } from './openai-provider.js';
-import { fixtureResponse, openaiAt } from './test-helpers.js';
+import { errorResponse, fixtureResponse, openaiAt } from './test-helpers.js';
 
 type Options = { interleave: boolean; ending: CallsEnding };
 
@@ -207,6 +207,7 @@ for (const { api, fields, beforeContent } of [
     return `"usage":${JSON.stringify({ [input]: usage.input, [output]: usage.output })}`;
   };
   describeProviderWire({
+    httpError: (status, message, headers) => errorResponse(status, message, headers),
     errorChunk: (kind, message) =>
       api === 'chat'
         ? `data: ${JSON.stringify({ error: { message, code: kind === 'overloaded' ? 529 : 400 } })}\n\n`

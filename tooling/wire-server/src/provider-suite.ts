@@ -14,6 +14,7 @@ import {
   type WireResponse,
 } from './index.js';
 import { describeToolCallCases } from './provider-suite-calls.js';
+import { describeFailureCases } from './provider-suite-failures.js';
 
 /** A stream event (`StreamEvent` of `@agent/core`, structurally). */
 export interface SuiteEvent {
@@ -90,6 +91,8 @@ export interface ProviderWireProfile {
   wholeAnswer: unknown;
   /** A JSON error body as the vendor writes one, with `code` when it carries a status. */
   jsonError(message: string, code?: number): unknown;
+  /** An HTTP error as the vendor answers it: `status`, its JSON error body saying `message`. */
+  httpError(status: number, message: string, headers?: Record<string, string>): WireResponse;
   /** A status the vendor sends when overloaded (retried). */
   busyCode: number;
   /** {@link answer} with its usage counts replaced. */
@@ -151,15 +154,17 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
     ...extra,
   });
   // A key unless the case gives one (undefined: from the environment).
-  const run = async (
+  const stream = (
     options: Omit<SuiteProviderOptions, 'apiKey'> & { apiKey?: string | undefined },
     signal?: AbortSignal,
   ) =>
-    collectEvents(
-      profile
-        .create({ ...options, apiKey: 'apiKey' in options ? options.apiKey : 'test-key' })
-        .stream(request, signal === undefined ? {} : { signal }),
-    );
+    profile
+      .create({ ...options, apiKey: 'apiKey' in options ? options.apiKey : 'test-key' })
+      .stream(request, signal === undefined ? {} : { signal });
+  const run = async (
+    options: Omit<SuiteProviderOptions, 'apiKey'> & { apiKey?: string | undefined },
+    signal?: AbortSignal,
+  ) => collectEvents(stream(options, signal));
 
   afterEach(closeWireServers);
 
@@ -377,6 +382,7 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
   });
 
   describeToolCallCases(profile, { run, answer, settled });
+  describeFailureCases(profile, { run, stream, answer, settled, failure });
 
   describe(`${profile.name}: an error inside the stream`, () => {
     const withError = (at: number, kind: 'overloaded' | 'invalid', message: string) => {
