@@ -136,12 +136,12 @@ describe('removeStylesheetHidden', () => {
     expect(removed).toBe(512);
   });
 
-  it('past its budget the rules left apply by the classes and ids they name, cascade or not', () => {
+  it('past its budget the rules left apply by the classes, ids and attributes they name, cascade or not', () => {
     const { document } = parseHTML(
       '<html><head><style>.a{display:none} #b{display:none} div .c.d{display:none} [data-x]{display:none} .a{display:block}</style></head><body><p class="a">1</p><p id="b">2</p><p class="c d">3</p><p class="c">4</p><p data-x="y">5</p></body></html>',
     );
-    expect(removeStylesheetHidden(document as never, 0)).toBe(3);
-    expect(document.body.textContent).toBe('45');
+    expect(removeStylesheetHidden(document as never, 0)).toBe(4);
+    expect(document.body.textContent).toBe('4');
   });
 
   it.each([
@@ -163,15 +163,16 @@ describe('removeStylesheetHidden', () => {
 // worker failed — the whole-page converter reads the `<style>` rules itself, by the classes and
 // id they name (no cascade: it fails closed). Padding a page past 5 MB let hidden text through.
 describe('the whole-page converter', () => {
-  const styled = `<style>.x{display:none} #gone{visibility:hidden} @media screen{.m .deep{font-size:0}}</style>`;
+  const styled = `<style>.x{display:none} #gone{visibility:hidden} @media screen{.m .deep{font-size:0}} [data-secret="1"]{display:none} div [data-note]{opacity:0} p[title^="a b"]{display:none}</style>`;
   const body =
-    '<p class="x">HIDDEN-A</p><p id="gone">HIDDEN-B</p><div class="m"><p class="deep">HIDDEN-C</p></div><p class="y">VISIBLE-A</p><p class="xx">VISIBLE-B</p>';
+    '<p class="x">HIDDEN-A</p><p id="gone">HIDDEN-B</p><div class="m"><p class="deep">HIDDEN-C</p></div><p data-secret="1">HIDDEN-D</p><p data-note>HIDDEN-E</p><p title="a b c">HIDDEN-F</p><p class="y">VISIBLE-A</p><p class="xx">VISIBLE-B</p><p data-secret="2">VISIBLE-C</p>';
 
   it('htmlToText leaves out what the page’s stylesheets hide by class or id', () => {
     const { text } = htmlToText(`<html><head>${styled}</head><body>${body}</body></html>`);
     expect(text.match(/HIDDEN-\w/g) ?? []).toEqual([]);
     expect(text).toContain('VISIBLE-A');
     expect(text).toContain('VISIBLE-B');
+    expect(text).toContain('VISIBLE-C');
   });
 
   it('a page padded past 5 MB (no DOM built) keeps them out too', () => {

@@ -174,17 +174,37 @@ function inlineDeclaration(
   return found;
 }
 
-/** The classes and id the last compound of a selector requires (`div.a > p.b#c` → `.b`, `#c`). */
-function lastCompoundKeys(selector: string): { classes: string[]; id: string | undefined } {
+/** An attribute the last compound of a selector requires: present, or equal to `value`. */
+interface AttributeKey {
+  name: string;
+  value: string | undefined;
+}
+
+/**
+ * The classes, id and attributes the last compound of a selector requires (`div.a > p.b#c` →
+ * `.b`, `#c`; `p[data-x="1"]` → `data-x` = `1`; `[hidden-note]` → present). Attribute tests other
+ * than presence and `=` (`^=`, `*=`, `~=`…) are left out: the key then asks less (fails closed).
+ */
+function lastCompoundKeys(selector: string): HidingKey {
   const last =
     selector
-      .split(/[\s>+~]+/)
+      .split(/[\s>+~]+(?![^[]*\])/)
       .filter((part) => part !== '')
       .at(-1) ?? '';
+  const attributes: AttributeKey[] = [];
+  for (const [, name = '', operator, quoted, bare] of last.matchAll(
+    /\[\s*([\w-]+)\s*(?:([~|^$*]?=)\s*(?:"([^"]*)"|'[^']*'|([^\]\s]*))\s*(?:[is]\s*)?)?\]/g,
+  )) {
+    const value = operator === '=' ? (quoted ?? bare ?? '') : undefined;
+    if (operator === undefined || operator === '=')
+      attributes.push({ name: name.toLowerCase(), value });
+    else attributes.push({ name: name.toLowerCase(), value: undefined });
+  }
   const plain = last.replace(/\([^)]*\)|\[[^\]]*\]/g, '');
   return {
     classes: [...plain.matchAll(/\.([\w-]+)/g)].map((match) => match[1] ?? ''),
     id: /#([\w-]+)/.exec(plain)?.[1],
+    attributes,
   };
 }
 
@@ -290,23 +310,25 @@ export function removeStylesheetHidden(
   // attribute conditions, no cascade); a rule naming neither is not applied.
   if (index < hiding.length) {
     const rest = hiding.slice(index).flatMap((item) => selectorParts(item.selectorText));
-    const matches = keyMatcher(
-      rest.map(lastCompoundKeys).filter((key) => key.classes.length > 0 || key.id !== undefined),
-    );
+    const matches = keyMatcher(rest.map(lastCompoundKeys).filter(namesSomething));
     for (const element of everything) {
       if (removed.has(element)) continue;
-      const attributes = {
-        class: element.getAttribute('class') ?? undefined,
-        id: element.getAttribute('id') ?? undefined,
-      };
-      if (matches(attributes)) removed.add(element);
+      if (matches((name) => element.getAttribute(name) ?? undefined)) removed.add(element);
     }
   }
   for (const element of removed) element.remove();
   return removed.size;
 }
 
-type HidingKey = { classes: string[]; id: string | undefined };
+/** What an element must carry for a hiding rule to be applied to it by name (no DOM, no cascade). */
+interface HidingKey {
+  classes: string[];
+  id: string | undefined;
+  attributes: AttributeKey[];
+}
+
+/** Rules that name only attributes, checked against every element: at most this many. */
+const maxAttributeOnlyKeys = 64;
 
 /**
  * Whether an element's attributes carry every class (and the id) of one of `keys`; keys are
@@ -314,25 +336,33 @@ type HidingKey = { classes: string[]; id: string | undefined };
  */
 function keyMatcher(
   keys: readonly HidingKey[],
-): (attributes: Readonly<Record<string, string | undefined>>) => boolean {
+): (attribute: (name: string) => string | undefined) => boolean {
   const byName = new Map<string, HidingKey[]>();
+  const attributeOnly: HidingKey[] = [];
   for (const key of keys) {
-    const name = key.id === undefined ? `.${key.classes[0]}` : `#${key.id}`;
+    const first = key.classes[0];
+    if (key.id === undefined && first === undefined) {
+      if (attributeOnly.length < maxAttributeOnlyKeys) attributeOnly.push(key);
+      continue;
+    }
+    const name = key.id === undefined ? `.${first}` : `#${key.id}`;
     const list = byName.get(name);
     if (list === undefined) byName.set(name, [key]);
     else list.push(key);
   }
-  return (attributes) => {
-    const id = attributes.id;
-    const classes = new Set((attributes.class ?? '').split(/\s+/).filter((name) => name !== ''));
+  return (attribute) => {
+    const id = attribute('id');
+    const classes = new Set((attribute('class') ?? '').split(/\s+/).filter((name) => name !== ''));
+    const fits = (key: HidingKey) =>
+      (key.id === undefined || key.id === id) &&
+      key.classes.every((item) => classes.has(item)) &&
+      key.attributes.every(({ name, value }) => {
+        const actual = attribute(name);
+        return actual !== undefined && (value === undefined || actual === value);
+      });
     const names = [...classes].map((name) => `.${name}`);
     if (id !== undefined) names.push(`#${id}`);
-    return names.some((name) =>
-      (byName.get(name) ?? []).some(
-        (key) =>
-          (key.id === undefined || key.id === id) && key.classes.every((item) => classes.has(item)),
-      ),
-    );
+    return names.some((name) => (byName.get(name) ?? []).some(fits)) || attributeOnly.some(fits);
   };
 }
 
@@ -340,9 +370,9 @@ function keyMatcher(
  * For the whole-page converter, which has no DOM to match selectors on (a page over 5 MB, one
  * whose article extraction ran out of time, one the DOM could not be built for): a test of an
  * element's attributes against the hiding rules of the page's `<style>` texts, by the classes and
- * id each rule's last compound names, without the cascade — failing closed (`.tab{display:none}
- * .tab.active{display:block}` drops the active tab too; a print-only `@media` block counts). A
- * rule naming neither is not applied. Undefined when no rule hides anything this way.
+ * id and attributes each rule's last compound names, without the cascade — failing closed
+ * (`.tab{display:none} .tab.active{display:block}` drops the active tab too; a print-only
+ * `@media` block counts). A rule naming none (`div p`) is not applied. Undefined when no rule hides anything this way.
  *
  * The rules are found by one linear scan of `selector { declarations }` pairs, not by a CSS
  * parser: this runs in the agent's thread after a worker's time limit, and cssomnom took ~3 s
@@ -368,10 +398,16 @@ export function sheetHidingMatcher(
       if (!hides) continue;
       for (const part of selectorParts(selector)) {
         const key = lastCompoundKeys(part);
-        if (key.classes.length > 0 || key.id !== undefined) keys.push(key);
+        if (namesSomething(key)) keys.push(key);
       }
     }
   }
   if (keys.length === 0) return undefined;
-  return keyMatcher(keys);
+  const matches = keyMatcher(keys);
+  return (attributes) => matches((name) => attributes[name]);
+}
+
+/** Whether a key names a class, an id or an attribute (a bare type selector names none). */
+function namesSomething(key: HidingKey): boolean {
+  return key.classes.length > 0 || key.id !== undefined || key.attributes.length > 0;
 }
