@@ -2,6 +2,7 @@
  * The user's side of workspace trust: the question the REPL asks before anything of a folder
  * runs, and `agent trust [list|revoke]`.
  */
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import type { ReadStream } from 'node:tty';
 import { terminalSafe } from '@agent/core';
 import { isWholesaleFolder, realFolder, TrustStore } from '@agent/workspace-trust';
@@ -25,6 +26,25 @@ export function trustQuestionText(question: TrustQuestion): string {
   return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no (start without it) `;
 }
 
+/**
+ * Reads and drops what the terminal holds that no one has read yet — keys typed ahead, a line
+ * being typed (raw mode makes it readable) — through a second, non-blocking descriptor of the
+ * controlling terminal (the terminal's one input queue). Nothing when there is no /dev/tty.
+ */
+function discardPendingInput(): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync('/dev/tty', constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const buffer = Buffer.alloc(4096);
+    // Bounded: a terminal being pasted into could fill it as fast as it is read.
+    for (let reads = 0; reads < 64 && readSync(fd, buffer) > 0; reads++);
+  } catch {
+    // EAGAIN: nothing (more) pending; no /dev/tty (not a terminal, Windows): nothing to drop.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Keys that answer no: n, Enter, Escape, Ctrl-C, Ctrl-D. */
 const noKeys = new Set(['n', 'N', '\r', '\n', '\r\n', '\u001b', '\u0003', '\u0004']);
 
@@ -43,10 +63,15 @@ export function askOnTerminal(
 ): (question: string) => Promise<boolean> {
   return (question) =>
     new Promise<boolean>((resolve, reject) => {
-      write(question);
       const tty = input as ReadStream;
       const wasRaw = tty.isRaw === true;
-      if (typeof tty.setRawMode === 'function') tty.setRawMode(true);
+      if (typeof tty.setRawMode === 'function') {
+        tty.setRawMode(true);
+        // Keys typed before the question was on screen are not its answer: a `y` typed while the
+        // CLI started (the first letter of a prompt) trusted the folder for good.
+        discardPendingInput();
+      }
+      write(question);
       const finish = (answer: boolean) => {
         input.off('data', onData);
         input.off('end', onEnd);
