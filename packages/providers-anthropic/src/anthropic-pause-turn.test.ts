@@ -2,7 +2,7 @@
 // continued by sending the paused response back as it is (platform.claude.com/docs/en/
 // agents-and-tools/tool-use/server-tools: "The server-side loop and pause_turn"). Responses are
 // written from that page's documented stream events, served by a local wire server.
-import { Agent, type AssistantMessage, userMessage } from '@agent/core';
+import { Agent, type AssistantMessage, defineTool, userMessage } from '@agent/core';
 import {
   closeWireServers,
   collectEvents,
@@ -14,6 +14,7 @@ import {
   type WireResponse,
 } from '@agent/tooling-wire-server';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
 afterEach(closeWireServers);
@@ -285,5 +286,43 @@ describe('a turn the API paused (pause_turn)', () => {
     ]);
     // The partial message the UI saw while streaming has no holes.
     expect(partial?.content.map((block) => block?.type)).toEqual(['text', 'text']);
+  });
+
+  it('a server search beside a call of ours: the server block goes back before our call, its result after', async () => {
+    // The documented mixed turn: the server_tool_use has no result yet and the answer stops for
+    // our tool; the API runs the search once our result comes back with the block.
+    const call: Block = { type: 'tool_use', id: 'toolu_01', name: 'lookup', input: { q: 'x' } };
+    const server = await startWireServer([
+      response([search('srvtoolu_02', 'node lts'), call], 'tool_use'),
+      response([text('Done.')], 'end_turn'),
+    ]);
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'looks up',
+      input: z.object({ q: z.string() }),
+      execute: async () => 'found',
+    });
+    const agent = new Agent({
+      provider: createAnthropicProvider({ apiKey: 'k', baseURL: server.url }),
+      model: 'claude-sonnet-4-6',
+      tools: [lookup],
+      hostedTools: [{ type: 'web_search' }],
+    });
+    const result = await agent.run('Look it up').result;
+    expect(result.stopReason).toBe('completed');
+    const second = server.requests[1]?.json as SentMessages;
+    expect(second.messages.slice(1)).toEqual([
+      { role: 'assistant', content: [search('srvtoolu_02', 'node lts'), call] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_01',
+            content: [{ type: 'text', text: 'found' }],
+          },
+        ],
+      },
+    ]);
   });
 });
