@@ -349,6 +349,8 @@ describe('MCP interactions in a terminal (tmux)', () => {
     );
     await waitForText('… 6 earlier message(s) not shown');
     await waitForText('user: m9: xxxxxxxxxxxxxxxxxxxx');
+    // The question's own line comes last: a key typed before it shows is not an answer.
+    await waitForText('Run it? [y] run');
     tmux.type('n');
     expect(await waitForExit()).toBe(0);
     const screen = tmux.capture();
@@ -357,6 +359,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     );
     expect(screen).toMatch(/its 5000 message\(s\) hold \d{3},\d{3} characters/);
     expect(screen.match(/Run it\? \[y\] run/g)).toHaveLength(1);
+    expect(screen).toContain('[s] stop asking → denied\n');
     const { messages } = JSON.parse(await readFile(run.saved, 'utf8')) as {
       messages: { role: string; content: { text?: string }[] }[];
     };

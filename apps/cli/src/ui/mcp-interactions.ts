@@ -290,7 +290,7 @@ export class McpInteractions {
     const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
     if (answer !== 'y') return this.#ended(answer, context.server);
     this.#write(
-      '  Enter keeps the default [shown] or leaves an optional field out; Ctrl-C cancels.\n',
+      '→ filling in\n  Enter keeps the default [shown] or leaves an optional field out; Ctrl-C cancels.\n',
     );
     const content: Record<string, unknown> = {};
     for (const [name, field] of properties) {
@@ -372,6 +372,10 @@ export class McpInteractions {
       lines.push(`  ${message.role}: ${oneLine(messageSummary(message), 300)}`);
     this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny  [s] stop asking `);
     const answer = await this.#choose(keys, context.signal, ['y', 'n', 's']);
+    // The answer ends the question's line: left open, the next line drawn over it erased it.
+    this.#write(
+      `→ ${answer === 'y' ? 'running it' : answer === undefined ? 'cancelled' : 'denied'}\n`,
+    );
     if (answer === 's') this.#stop(context.server);
     if (answer !== 'y') {
       throw new Error('The user denied this sampling request');
@@ -384,7 +388,9 @@ export class McpInteractions {
     this.#write(
       `${this.#start()}  ${choice.model}: ${oneLine(text, 500)}\nSend it to ${context.server}? [y] send  [n] withhold `,
     );
-    if ((await this.#choose(keys, context.signal, ['y', 'n'])) !== 'y') {
+    const send = await this.#choose(keys, context.signal, ['y', 'n']);
+    this.#write(`→ ${send === 'y' ? 'sent' : 'withheld'}\n`);
+    if (send !== 'y') {
       throw new Error('The user withheld the completion');
     }
     return {
