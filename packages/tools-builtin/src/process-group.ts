@@ -133,6 +133,67 @@ export function killMarkedProcesses(ops: ProcessOperations, marker: string): num
   return killProcessesWhoseEnvironmentHas(ops, `${markerVariable}=${marker}\0`);
 }
 
+/** Runs whose marked escapees the next sweep ends, per process operations, and its promise. */
+const pendingSweeps = new Map<
+  ProcessOperations,
+  { markers: Set<string>; done: Promise<number[]> }
+>();
+
+/**
+ * {@link killMarkedProcesses} for many runs in one pass over `/proc`: each run that ended joins
+ * the next sweep (on the next turn of the event loop) and waits for it — one read of every
+ * process's environment however many commands ended together (a load of 500 commands must not
+ * read `/proc` 500 times). Resolves with the pids killed.
+ */
+export function sweepMarkedProcesses(ops: ProcessOperations, marker: string): Promise<number[]> {
+  let pending = pendingSweeps.get(ops);
+  if (pending === undefined) {
+    const markers = new Set<string>();
+    const done = new Promise<number[]>((resolve) =>
+      setImmediate(() => {
+        pendingSweeps.delete(ops);
+        resolve(killProcessesWhoseMarkerIsIn(ops, markers));
+      }),
+    );
+    pending = { markers, done };
+    pendingSweeps.set(ops, pending);
+  }
+  pending.markers.add(marker);
+  return pending.done;
+}
+
+function killProcessesWhoseMarkerIsIn(
+  ops: ProcessOperations,
+  markers: ReadonlySet<string>,
+): number[] {
+  const killed: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return killed;
+  }
+  const name = `${markerVariable}=`;
+  for (const entry of entries) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
+      const at = environ.indexOf(name);
+      if (at === -1 || (at > 0 && environ[at - 1] !== '\0')) continue;
+      const end = environ.indexOf('\0', at);
+      if (markers.has(environ.slice(at + name.length, end === -1 ? undefined : end))) {
+        ops.kill(pid, 'SIGKILL');
+        killed.push(pid);
+      }
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return killed;
+}
+
 function killProcessesWhoseEnvironmentHas(ops: ProcessOperations, needle: string): number[] {
   const killed: number[] = [];
   let entries: string[];
@@ -418,7 +479,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   };
   /** SIGKILLs the marked escapees and waits (briefly: delivery is asynchronous) until they are gone. */
   const endMarkedProcesses = async (): Promise<void> => {
-    const escaped = killMarkedProcesses(ops, options.marker);
+    const escaped = await sweepMarkedProcesses(ops, options.marker);
     const escapedDeadline = Date.now() + 1_000;
     while (escaped.some(processRunning) && Date.now() < escapedDeadline) await sleep(10);
   };
@@ -450,10 +511,11 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     await reader.drain();
     // Background jobs left in the group would outlive the call; end them.
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
-    // A sandbox's pid namespace ends with its first process, but the kernel tears it down after
-    // the sandbox has already reported the exit: its daemons may still run for a moment. The call
-    // is not over until they are gone.
-    else if (options.wrapped !== undefined) await endMarkedProcesses();
+    // What left the group (`setsid daemon &`) is found by its marker: the call is not over until
+    // it is gone — outside the sandbox as in it (a sandbox's pid namespace ends with its first
+    // process, but the kernel tears it down after the sandbox has already reported the exit).
+    // Outside, one that also cleared its environment (`env -i setsid …`) is not found (README).
+    else await endMarkedProcesses();
     options.signal?.removeEventListener('abort', onAbort);
     if (pid !== undefined) running.delete(pid);
     await Promise.all([options.stdout.close(), options.stderr.close()]);

@@ -1,0 +1,89 @@
+import * as fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BackgroundTasks, createBashTool } from './bash.js';
+import { isAlive, makeTempDir, resultText, testContext } from './test-helpers.js';
+
+// A command that leaves a daemon behind: `setsid`, `nohup setsid`, a double fork. In the
+// sandbox it dies with the call (its pid namespace); outside it the daemon left the process
+// group, so it was found by its environment marker only on timeout or abort — after an ordinary
+// end it ran on until the CLI exited (measured with the CLI, `--sandbox off`). Now every ended
+// call's marked escapees are killed before the call returns, in one pass over /proc for all the
+// calls that ended together. Real processes; sandbox off.
+
+const sessions: BackgroundTasks[] = [];
+const leftovers: number[] = [];
+afterEach(async () => {
+  for (const session of sessions.splice(0)) await session.close();
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone, as it should be.
+    }
+  }
+});
+
+function bash() {
+  const dir = makeTempDir('escaped-daemons-');
+  const backgroundTasks = new BackgroundTasks();
+  sessions.push(backgroundTasks);
+  const tool = createBashTool({
+    cwd: dir,
+    sandbox: 'off',
+    backgroundTasks,
+    spillDir: `${dir}/spill`,
+  });
+  return Object.assign(tool, { dir, backgroundTasks });
+}
+
+/** The pids a command printed, one per line after `pid `. */
+function pidsOf(text: string): number[] {
+  return [...text.matchAll(/^pid (\d+)$/gm)].map((match) => Number(match[1]));
+}
+
+const daemons = [
+  ['setsid', 'setsid sleep 600 > /dev/null 2>&1 & echo "pid $!"'],
+  ['nohup setsid', 'nohup setsid sleep 600 > /dev/null 2>&1 & echo "pid $!"'],
+  [
+    'a double fork into a new session',
+    `setsid sh -c 'sleep 600 > /dev/null 2>&1 & echo "pid $!"' > pid.txt; sleep 0.2; cat pid.txt`,
+  ],
+  ['a new process group (set -m)', 'set -m; sleep 600 > /dev/null 2>&1 & echo "pid $!"'],
+] as const;
+
+describe('a daemon left by an unsandboxed command', () => {
+  it.each(daemons)('%s: gone when the call returns', async (_name, command) => {
+    const tool = bash();
+    const result = await tool.execute({ command }, testContext());
+    const pids = pidsOf(resultText(result));
+    leftovers.push(...pids);
+    expect(pids, resultText(result)).toHaveLength(1);
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('many calls ending together: each one’s daemon is gone when it returns', async () => {
+    const tool = bash();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => tool.execute({ command: daemons[0][1] }, testContext())),
+    );
+    const pids = results.flatMap((result) => pidsOf(resultText(result)));
+    leftovers.push(...pids);
+    expect(pids).toHaveLength(12);
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it("a background command's daemon is gone once the command ends", async () => {
+    const tool = bash();
+    const started = await tool.execute(
+      { command: `${daemons[0][1]} > bg-pid.txt`, run_in_background: true },
+      testContext(),
+    );
+    expect(started.isError, resultText(started)).not.toBe(true);
+    const [task] = tool.backgroundTasks.list();
+    await task?.handle.done;
+    const pids = pidsOf(fs.readFileSync(`${tool.dir}/bg-pid.txt`, 'utf8'));
+    leftovers.push(...pids);
+    expect(pids).toHaveLength(1);
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+  });
+});
