@@ -4,8 +4,8 @@
  * `$AGENT_HOME/cache/compile`, so a later start skips compiling the bundle) and loads the CLI.
  */
 import module from 'node:module';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { findAgentHome } from './config/agent-home.js';
 import { versionsText } from './config/version.js';
 
 const argv = process.argv.slice(2);
@@ -20,12 +20,11 @@ function enableCompileCache(): void {
   // NODE_COMPILE_CACHE (a directory) or NODE_DISABLE_COMPILE_CACHE are Node's own and win.
   if (process.env.NODE_COMPILE_CACHE !== undefined) return;
   if (process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return;
-  const home = process.env.AGENT_HOME;
-  const dir = join(
-    home !== undefined && home !== '' ? resolve(home) : join(homedir(), '.agent'),
-    'cache',
-    'compile',
-  );
+  // No relative home (HOME=, AGENT_HOME=.agent): the cache would be the project's folder, and
+  // code read from there. main.ts then says what is wrong.
+  const home = findAgentHome();
+  if (home === undefined) return;
+  const dir = join(home, 'cache', 'compile');
   try {
     // Node ≥ 22.1; a directory that cannot be written only means no cache.
     module.enableCompileCache?.(dir);

@@ -1,5 +1,6 @@
 import { errorMessage, terminalSafe } from '@agent/core';
 import { keepAbsolutePath } from './config/absolute-path.js';
+import { settleHomeVariables } from './config/agent-home.js';
 import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
@@ -23,9 +24,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     // Before anything is started by name (see absolute-path.ts); said where something will be.
     const pathNotice = keepAbsolutePath();
+    // Before any settings are read from a home: a relative one is the project's folder.
+    const homeNotice = settleHomeVariables();
     options = parseCliArgs(argv);
     if (pathNotice !== undefined && ['run', 'mcp-serve', 'mcp-login'].includes(options.command))
       writeNotice(pathNotice);
+    if (homeNotice !== undefined) writeNotice(homeNotice);
     // Before any settings are read from it or trust is recorded for it: a typo in --cwd (or a
     // file) is said as such, not as an unreadable settings file or a trusted folder that is not there.
     if (
