@@ -157,6 +157,13 @@ function withheldNotice(folderPath: string, decision: TrustDecision): string[] {
   ];
 }
 
+/** Variables the CLI's own process reads, and what each decides (for the notice). */
+const ownProcessVariables: Readonly<Record<string, string>> = {
+  NODE_TLS_REJECT_UNAUTHORIZED:
+    "whether the certificates of your provider's and servers' connections are checked",
+  BROWSER: 'the program that opens web pages for you',
+};
+
 /** Provider prefixes of environment variables, and the variables that hold their credentials. */
 const providerPrefixes = [
   'OPENAI',
@@ -216,13 +223,15 @@ function guardProviderEndpoints(
       );
       continue;
     }
-    // Read by Node at every TLS connection of this process: "0" turns certificate checks off for
-    // the provider's requests (your key), web_fetch and MCP servers' OAuth — any network in the
-    // path could then read them. That is yours to decide, never a project's.
-    if (name === 'NODE_TLS_REJECT_UNAUTHORIZED') {
+    // Read by this process itself, outside any sandbox: Node at every TLS connection ("0" turns
+    // certificate checks off for the provider's requests, your key readable by any network in the
+    // path), the CLI to open a URL (BROWSER is a program: a project's `./open.sh` ran unsandboxed
+    // when you said yes to a server's sign-in page). Yours to decide, never a project's.
+    const ownSetting = ownProcessVariables[name];
+    if (ownSetting !== undefined) {
       delete settings.env[name];
       notices.push(
-        `agent: ignored ${name} from ${relative(folder, layer.path)}: whether the certificates of your provider's and servers' connections are checked is set by you, not by a project`,
+        `agent: ignored ${name} from ${relative(folder, layer.path)}: ${ownSetting} is set by you, not by a project`,
       );
       continue;
     }
