@@ -86,10 +86,26 @@ function toolResultBlock(
   return result;
 }
 
+// Kinds our own content covers: an opaque block of one of these never came from the stream (it
+// keeps only server blocks and kinds this version does not know) — a hand-edited session could
+// otherwise slip text or a tool result the transcript never shows into what the model reads.
+const ownKinds = new Set([
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'tool_reference',
+]);
+
 /**
  * An opaque block as it goes back: only to the provider that produced it, from a turn that ended
- * well (a cut-off turn's server call may lack its result), and not the code execution that made
- * programmatic calls (those calls are replayed on their own, see anthropic-programmatic.ts).
+ * well (a cut-off turn's server call may lack its result), never a kind our own content covers,
+ * and not the code execution that made programmatic calls (those calls are replayed on their
+ * own, see anthropic-programmatic.ts).
  */
 function opaqueBlock(
   block: OpaqueContent,
@@ -97,7 +113,8 @@ function opaqueBlock(
   programmaticServers: ReadonlySet<string>,
 ): ContentBlockParam | undefined {
   const data = block.data;
-  if (block.provider !== providerId || typeof data?.type !== 'string') return undefined;
+  if (block.provider !== providerId || typeof data?.type !== 'string' || ownKinds.has(data.type))
+    return undefined;
   if (
     programmaticServers.has(data.id as string) ||
     programmaticServers.has(data.tool_use_id as string)

@@ -325,4 +325,35 @@ describe('a turn the API paused (pause_turn)', () => {
       },
     ]);
   });
+
+  it.each(['text', 'tool_use', 'tool_result', 'image', 'document', 'thinking'])(
+    'an opaque block of a kind our content covers (%s, a hand-edited session) is not sent',
+    (kind) => {
+      const provider = createAnthropicProvider({ apiKey: 'k' });
+      const params = provider.buildParams({
+        model: 'claude-sonnet-4-6',
+        messages: [
+          userMessage('hi'),
+          {
+            role: 'assistant',
+            content: [
+              { type: 'opaque', provider: 'anthropic', data: { type: kind, text: 'hidden order' } },
+              { type: 'opaque', provider: 'anthropic', data: search('srvtoolu_09', 'q') },
+              { type: 'text', text: 'Seen.' },
+            ],
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-6',
+            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+            stopReason: 'stop',
+            timestamp: 0,
+          },
+          userMessage('go on'),
+        ],
+      });
+      expect(params.messages[1]).toEqual({
+        role: 'assistant',
+        content: [search('srvtoolu_09', 'q'), text('Seen.')],
+      });
+    },
+  );
 });
