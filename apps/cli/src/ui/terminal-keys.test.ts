@@ -98,3 +98,98 @@ describe('RunKeys while a question waits', () => {
     expect(interrupted).toBe(1);
   });
 });
+
+describe('RunKeys: typing that began before a question appeared', () => {
+  function clocked() {
+    const input = new Input();
+    let time = 1_000;
+    const keys = new RunKeys(input, { now: () => time });
+    const lines: [string, string][] = [];
+    keys.start(
+      () => undefined,
+      (text, kind) => lines.push([text, kind]),
+    );
+    return { input, keys, lines, advance: (ms: number) => (time += ms) };
+  }
+
+  it('a key right after Enter sent a line does not answer: the next message has begun', async () => {
+    const { input, keys, lines, advance } = clocked();
+    input.typeKeys('f', 'i', 'x', ' ', 'i', 't', '\r');
+    expect(lines).toEqual([['fix it', 'steer']]);
+    advance(40);
+    let answered: string | undefined;
+    const answer = keys.nextKey().then((key) => {
+      answered = key;
+      return key;
+    });
+    advance(60);
+    // "a" of "also" would have been "always".
+    input.typeKeys('a');
+    advance(80);
+    input.typeKeys('l', 's', 'o');
+    await Promise.resolve();
+    expect(answered).toBeUndefined();
+    expect(keys.typing).toBe(true);
+    input.typeKeys('\r');
+    expect(lines).toEqual([
+      ['fix it', 'steer'],
+      ['also', 'steer'],
+    ]);
+    advance(500);
+    input.typeKeys('n');
+    expect(await answer).toBe('n');
+  });
+
+  it('a key after a pause answers, however recent the question', async () => {
+    const { input, keys, advance } = clocked();
+    input.typeKeys('x', '\r');
+    advance(400);
+    const answer = keys.nextKey();
+    advance(10);
+    input.typeKeys('y');
+    expect(await answer).toBe('y');
+  });
+
+  it('keys typed after the question appeared answer at any speed (a wrong key, then the right one)', async () => {
+    const { input, keys, advance } = clocked();
+    const first = keys.nextKey();
+    advance(1_000);
+    input.typeKeys('q');
+    expect(await first).toBe('q');
+    const second = keys.nextKey();
+    advance(50);
+    input.typeKeys('y');
+    expect(await second).toBe('y');
+  });
+
+  it('a form field takes every key, burst or not', async () => {
+    const { input, keys, advance } = clocked();
+    input.typeKeys('h', 'i', '\r');
+    advance(20);
+    const answer = keys.nextKey(undefined, { readsText: true });
+    advance(20);
+    input.typeKeys('s');
+    expect(await answer).toBe('s');
+  });
+});
+
+describe('RunKeys: answers in a row', () => {
+  it('a question right after an answered one takes a quick key (answers are not typing)', async () => {
+    const input = new Input();
+    let time = 1_000;
+    const keys = new RunKeys(input, { now: () => time });
+    keys.start(
+      () => undefined,
+      () => undefined,
+    );
+    const first = keys.nextKey();
+    time += 2_000;
+    input.typeKeys('y');
+    expect(await first).toBe('y');
+    time += 5;
+    const second = keys.nextKey();
+    time += 30;
+    input.typeKeys('y');
+    expect(await second).toBe('y');
+  });
+});

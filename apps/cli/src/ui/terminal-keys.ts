@@ -21,6 +21,12 @@ const ctrlC = '\u0003';
 export const pasteStart = '\u001b[200~';
 export const pasteEnd = '\u001b[201~';
 
+/**
+ * Keys closer together than this are one burst of typing: a burst that began before a question
+ * appeared goes on being text, not the answer (a person reads a question before answering it).
+ */
+export const typingBurstMs = 300;
+
 /** A line typed while a run is going: Enter steers, Alt+Enter queues a follow-up. */
 export type OnRunLine = (text: string, kind: 'steer' | 'follow-up') => void;
 
@@ -42,6 +48,10 @@ export class RunKeys {
   #line = '';
   /** Inside a bracketed paste: line ends are part of the text, not Enter. */
   #pasting = false;
+  readonly #now: () => number;
+  /** When the last key typed into the line (not an answer) arrived, and when the question began waiting. */
+  #lastTypedAt: number | undefined;
+  #waiterSince = 0;
   readonly #onData = (chunk: Buffer | string) => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.includes(ctrlC)) {
@@ -53,22 +63,32 @@ export class RunKeys {
       this.#settle(text);
       return;
     }
+    const now = this.#now();
+    const typed = this.#lastTypedAt;
+    // Typing that began before the question appeared, its line still empty (Enter just sent
+    // the last one): the next letters are the start of a message, not a reply to a question
+    // the user has not had the time to read ("a" of "also" was "always"). Answers in a row are
+    // not typing: only keys that went into the line count.
+    const burst = typed !== undefined && typed < this.#waiterSince && now - typed < typingBurstMs;
     // A key answers a question only when no line is being typed: a user halfway through a
     // message when the question appears goes on typing it, and those letters must not answer
     // ("a" of "can you also" was "always"). The line goes on until Enter sends it; a paste is
     // text, never an answer.
     if (
       this.#waiter !== undefined &&
-      (this.#waiterReadsText || (!this.typing && !text.startsWith(pasteStart)))
+      (this.#waiterReadsText || (!this.typing && !burst && !text.startsWith(pasteStart)))
     ) {
       this.#settle(text);
       return;
     }
+    this.#lastTypedAt = now;
     this.#type(text);
   };
 
-  constructor(input: KeyInput) {
+  /** `now` is the clock typing bursts are measured with (milliseconds; tests pass their own). */
+  constructor(input: KeyInput, options: { now?: () => number } = {}) {
     this.#input = input;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** Starts listening (raw mode on); `onInterrupt` runs on each Ctrl-C, `onLine` on each line typed. */
@@ -125,6 +145,7 @@ export class RunKeys {
     // Text typed into a form field (a password too) is the field's: never diverted into the line
     // being typed to the agent, which Enter would send to the model.
     this.#waiterReadsText = options.readsText === true;
+    this.#waiterSince = this.#now();
     return new Promise((resolve) => {
       const onAbort = () => this.#settle(undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
