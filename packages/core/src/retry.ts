@@ -32,7 +32,8 @@ export interface RetryOptions extends RetryDelayOptions {
    * Longest wait for the next part of a response — its headers, then each chunk — in ms
    * [300000]. Past it the request is closed and the attempt fails as a retryable error (retried
    * only before the first token, like any other): an SDK's own timeout ends at the headers, so a
-   * body that stops arriving would otherwise hang the call forever. `Infinity` turns it off.
+   * body that stops arriving would otherwise hang the call forever. The retries of a stalled call
+   * share one deadline, one more timeout after the first stall. `Infinity` turns it off.
    */
   idleTimeoutMs?: number;
 }
