@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
 import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import { baseUrlProblem } from './base-url.js';
 import type { CodeModeSetting } from './code-mode.js';
 import type { HelpTopic } from './help-text.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
@@ -343,6 +344,8 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
       throw new UsageError('--base-url is for OpenAI-compatible servers (--provider openai)');
     if (values.model === undefined)
       throw new UsageError('--base-url needs --model (the server decides which models exist)');
+    const problem = baseUrlProblem(values['base-url']);
+    if (problem !== undefined) throw new UsageError(`--base-url ${problem}`);
   }
   if (command === 'demo' && values.print !== undefined) {
     throw new UsageError('demo takes no -p');

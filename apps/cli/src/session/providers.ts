@@ -2,6 +2,7 @@ import type { Provider } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
+import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
 import { writeNotice } from '../ui/output.js';
@@ -64,7 +65,10 @@ export async function chooseProvider(
     (options.baseUrl !== undefined
       ? 'openai'
       : (providerOfModel(options.model, hasKey, openAiServer) ??
-        (['anthropic', 'openai', 'google'] as const).find(hasKey)));
+        (['anthropic', 'openai', 'google'] as const).find(hasKey) ??
+        // OPENAI_BASE_URL alone (Ollama, LM Studio… set up as their docs say): the server of
+        // yours that needs no key, as --base-url is.
+        (openAiServer ? 'openai' : undefined)));
   if (name === undefined) {
     throw new CliError(
       'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
@@ -77,6 +81,13 @@ export async function chooseProvider(
   // may need no key.
   const ownServer = name === 'openai' && (options.baseUrl !== undefined || openAiServer);
   if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name));
+  for (const variable of baseUrlVariables[name]) {
+    const value = env[variable];
+    if (value === undefined || value === '' || (name === 'openai' && options.baseUrl !== undefined))
+      continue;
+    const problem = baseUrlProblem(value, name);
+    if (problem !== undefined) throw new CliError(`${variable} ${problem}`);
+  }
   const model = options.model ?? defaultModels[name];
   const stream = streamOptions(env);
   // Each provider loads its vendor SDK: import only the one in use (startup time).
@@ -113,6 +124,13 @@ export async function chooseProvider(
     }
   }
 }
+
+/** The variables each vendor's SDK reads its base URL from. */
+const baseUrlVariables: Readonly<Record<ProviderName, readonly string[]>> = {
+  anthropic: ['ANTHROPIC_BASE_URL'],
+  openai: ['OPENAI_BASE_URL'],
+  google: ['GOOGLE_GEMINI_BASE_URL'],
+};
 
 /** Model names each vendor gives its models (`claude-…`, `gpt-…`, `o3`, `gemini-…`). */
 const vendorModels: readonly [ProviderName, RegExp][] = [

@@ -112,7 +112,42 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}`;
+  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}${addressHint(providerError)}`;
+}
+
+/**
+ * A base URL that reached a server, but not the API: a 404 that names no model (the URL without
+ * Ollama's or vLLM's `/v1`, a typo in the path), or `https://` to a server that speaks plain HTTP.
+ * Empty otherwise.
+ */
+function addressHint(providerError: ProviderError): string {
+  const variables = baseUrlVariablesOf(providerError.provider ?? '');
+  const where = [
+    ...(providerError.provider === 'openai-compatible' ? ['--base-url'] : []),
+    ...variables.filter((name) => (process.env[name] ?? '') !== ''),
+  ];
+  if (where.length === 0) return '';
+  if (providerError.statusCode === 404 && !/model/i.test(providerError.message))
+    return ` — nothing answers at that path: check the base URL (${where.join(' or ')}); ${
+      providerError.provider === 'anthropic'
+        ? "Anthropic's stops before /v1 (https://api.anthropic.com)"
+        : 'OpenAI-compatible servers usually take it up to /v1 (http://localhost:11434/v1 for Ollama)'
+    }`;
+  if (
+    /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|wrong version number|packet length too long/i.test(
+      providerError.message,
+    )
+  )
+    return ` — the server answered in plain HTTP: use http://, not https://, in the base URL (${where.join(' or ')})`;
+  return '';
+}
+
+/** The base URL variables of a provider, by the id its errors carry. */
+function baseUrlVariablesOf(provider: string): readonly string[] {
+  if (provider === 'openai' || provider === 'openai-compatible') return ['OPENAI_BASE_URL'];
+  if (provider === 'anthropic') return ['ANTHROPIC_BASE_URL'];
+  if (provider === 'google') return ['GOOGLE_GEMINI_BASE_URL'];
+  return [];
 }
 
 /**

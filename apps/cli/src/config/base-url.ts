@@ -1,0 +1,43 @@
+/**
+ * A provider's base URL as users paste it (`--base-url`, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`),
+ * checked at start: a URL fetch cannot use failed only at the first prompt, as `request failed:
+ * Invalid URL` or `fetch failed: unknown scheme`, naming neither the value nor where it came from.
+ */
+
+/** The endpoint paths each vendor's SDK appends to the base URL itself (Anthropic's with its /v1). */
+const endpointPaths = {
+  openai: /\/(chat\/completions|completions|responses)\/?$/,
+  anthropic: /\/(v1\/messages|messages)\/?$/,
+  google: /\/(v1beta\/models\/.*)$/,
+} as const;
+
+/** What is wrong with `value` as a base URL, as a sentence after its name; undefined when it is usable. */
+export function baseUrlProblem(
+  value: string,
+  vendor: keyof typeof endpointPaths = 'openai',
+): string | undefined {
+  // A password in the URL (http://user:secret@host) is never echoed.
+  const trimmed = value.trim().replace(/\/\/[^/@\s]*@/, '//***@');
+  if (/^(['"]).*\1$/s.test(trimmed))
+    return `has quotes around it (${trimmed}), kept as part of the value: set it without them`;
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    return `("${trimmed}") is not a URL: start it with http:// or https:// (e.g. ${example[vendor]})`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `("${trimmed}") is not an http:// or https:// URL (e.g. ${example[vendor]})`;
+  const endpoint = endpointPaths[vendor].exec(url.pathname);
+  if (endpoint !== null) {
+    const base = `${url.origin}${url.pathname.slice(0, endpoint.index)}`;
+    return `("${trimmed}") names the endpoint, not the base: give ${base} (the client adds /${endpoint[1]})`;
+  }
+  return undefined;
+}
+
+const example = {
+  openai: 'http://localhost:11434/v1',
+  anthropic: 'https://api.anthropic.com',
+  google: 'https://generativelanguage.googleapis.com',
+} as const;
