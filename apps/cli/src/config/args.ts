@@ -169,6 +169,15 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   const printFlag =
     printAt >= 0 && (printAt === argv.length - 1 || (argv[printAt + 1] ?? '').startsWith('--'));
   if (printFlag) argv = [...argv.slice(0, printAt), ...argv.slice(printAt + 1)];
+  // A second -p would replace the first prompt without a word (parseArgs keeps the last value).
+  const separatorAt = argv.indexOf('--');
+  const prompts = (separatorAt < 0 ? argv : argv.slice(0, separatorAt)).filter((arg) =>
+    /^(-p|--print)($|=)/.test(arg),
+  );
+  if (prompts.length + (printFlag ? 1 : 0) > 1)
+    throw new UsageError(
+      '-p is given twice: give one prompt (quote it: agent -p "first, then second")',
+    );
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -189,6 +198,17 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   let helpTopic: HelpTopic | undefined;
   // `agent help`, as git and npm take it; `agent -- help` sends the word as a prompt.
   const afterSeparator = argv.includes('--');
+  // `agent help demo`, `agent help mcp serve`: that command's help, as `agent demo --help` (a
+  // prompt that only starts with "help" — `agent help me fix it` — stays a prompt).
+  if (
+    !afterSeparator &&
+    values.print === undefined &&
+    positionals[0] === 'help' &&
+    isCommandPath(positionals.slice(1))
+  ) {
+    values.help = true;
+    positionals = positionals.slice(1);
+  }
   if (
     !afterSeparator &&
     values.print === undefined &&
@@ -584,12 +604,13 @@ function explainParseError(error: unknown): string {
         return peer.startsWith('no flag: ')
           ? `Unknown option ${name}: there is no such flag; ${peer.slice('no flag: '.length)}`
           : `Unknown option ${name}: here it is ${peer}`;
-      const meant = name.startsWith('--')
+      const long = name.startsWith('--')
         ? closestWord(name.slice(2), Object.keys(optionSpecs))
         : undefined;
+      const meant = long === undefined ? shortOptionOf(name) : `--${long}`;
       return meant === undefined
         ? `Unknown option ${name} (agent --help lists them)`
-        : `Unknown option ${name}: did you mean --${meant}? (agent --help lists them)`;
+        : `Unknown option ${name}: did you mean ${meant}? (agent --help lists them)`;
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (message.includes('argument missing')) return `${option} needs a value`;
@@ -599,6 +620,23 @@ function explainParseError(error: unknown): string {
     default:
       return message;
   }
+}
+
+/** `-P` (Caps Lock, a habit from another tool): the short option in the other case, `-p (--print)`. */
+function shortOptionOf(name: string): string | undefined {
+  if (!/^-[a-zA-Z]$/.test(name)) return undefined;
+  const letter = name.slice(1);
+  const other = letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase();
+  const long = Object.entries(optionSpecs).find(
+    ([, spec]) => (spec as { short?: string }).short === other,
+  )?.[0];
+  return long === undefined ? undefined : `-${other} (--${long})`;
+}
+
+/** `demo`, `trust`, `mcp`, `mcp serve`, `mcp login`: a command `agent help` can show. */
+function isCommandPath(words: readonly string[]): boolean {
+  if (words.length === 1) return ['demo', 'trust', 'mcp'].includes(words[0] ?? '');
+  return words.length === 2 && words[0] === 'mcp' && ['serve', 'login'].includes(words[1] ?? '');
 }
 
 /** The help topic of `agent <command> --help`; `undefined` for the whole text. */

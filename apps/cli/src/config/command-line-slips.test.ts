@@ -1,0 +1,63 @@
+// Slips at the command line a new user makes, through the built CLI: `agent help <command>` as git
+// and npm take it, a prompt given twice with -p (the first was dropped without a word), and a short
+// option typed in the other case (`-P`, Caps Lock).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runCli } from '../testing/test-support.js';
+import { parseCliArgs } from './args.js';
+
+beforeAll(() => assertBuilt());
+
+describe('agent help <command>', () => {
+  it.each([
+    [['help', 'demo'], 'Usage: agent demo'],
+    [['help', 'trust'], 'Usage: agent trust [list|revoke]'],
+    [['help', 'mcp'], 'Usage: agent mcp serve'],
+    [['help', 'mcp', 'serve'], 'Usage: agent mcp serve'],
+    [['help', 'mcp', 'login'], 'Usage: agent mcp login <server>'],
+  ])('agent %s prints that command’s help', async (args, heading) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(0);
+    expect(run.stdout.startsWith(heading)).toBe(true);
+    expect(run.stderr).toBe('');
+  });
+
+  it.each([[['help', 'me', 'fix', 'it']], [['help', 'demo', 'please']], [['--', 'help', 'demo']]])(
+    'agent %s stays a prompt',
+    (args) => {
+      const options = parseCliArgs(args);
+      expect(options.command).toBe('run');
+      expect(options.initialPrompt).toBe(args.filter((word) => word !== '--').join(' '));
+    },
+  );
+});
+
+describe('-p given twice', () => {
+  it.each([
+    [['-p', 'first', '-p', 'second']],
+    [['-p', 'first', '--print', 'second']],
+    [['--print=first', '-p', 'second']],
+    [['-p', 'first', '--model', 'm', '-p']],
+    [['-p', '--model', 'm', '-p', 'second']],
+  ])('%j: a usage error, not the last prompt alone', async (args) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^agent: -p is given twice: give one prompt/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('-p after -- is part of the prompt words, not a second -p', () => {
+    expect(() => parseCliArgs(['-p', 'first', '--', '-p'])).not.toThrow(/given twice/);
+  });
+});
+
+describe('a short option in the other case', () => {
+  it.each([
+    ['-P', '-p (--print)'],
+    ['-H', '-h (--help)'],
+    ['-V', '-v (--version)'],
+  ])('%s: did you mean %s', async (typed, meant) => {
+    const run = await runCli([typed, 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`Unknown option ${typed}: did you mean ${meant}?`);
+  });
+});
