@@ -248,6 +248,48 @@ describe('read rules by pattern reach bash in a CLI session', () => {
   });
 });
 
+describe('write rules by pattern reach bash in a CLI session', () => {
+  it("--deny 'Edit(**/*.lock)': no command changes a lock file, by any name; other files are written", async () => {
+    const dir = await scratch();
+    const workspace = join(dir, 'ws');
+    await mkdir(join(workspace, 'packages', 'a'), { recursive: true });
+    await writeFile(join(workspace, 'yarn.lock'), 'original\n');
+    await writeFile(join(workspace, 'packages', 'a', 'pnpm.lock'), 'original\n');
+    const lines = [
+      'l=lock; echo changed >> yarn.$l',
+      'cd packages/a && cp /dev/null "pnpm.$(echo lock)"',
+      'rm -f $(ls *.lock)',
+      'echo written > notes.txt',
+    ];
+    const script = await writeScript(dir, [
+      ...lines.map((command) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] })),
+      { text: 'Tried.' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    await runCli([
+      '-p',
+      'try',
+      '--scripted',
+      script,
+      '--cwd',
+      workspace,
+      '--mode',
+      'full-access',
+      '--deny',
+      'Edit(**/*.lock)',
+      '--save',
+      saved,
+    ]);
+    const results = toolResults(saved);
+    expect(results).toHaveLength(lines.length);
+    expect(readFileSync(join(workspace, 'yarn.lock'), 'utf8'), results.join('\n---\n')).toBe(
+      'original\n',
+    );
+    expect(readFileSync(join(workspace, 'packages', 'a', 'pnpm.lock'), 'utf8')).toBe('original\n');
+    expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('written\n');
+  });
+});
+
 describe('write rules reach bash in a CLI session', () => {
   it("--deny 'Edit(src/**)': no command changes src, by any name — the rule denies the names a line gives, the sandbox keeps src read-only for the rest", async () => {
     const dir = await scratch();
