@@ -409,6 +409,20 @@ describe('settings files an editor wrote', () => {
     ['{ "model":', 'it ends before the object does'],
     ['', 'it is empty (a settings file holds one JSON object: write {} or remove the file)'],
     ['  \n', 'it is empty'],
+    ["{ 'model': 'x' }", 'line 1, column 3: a single quote, where JSON needs double quotes'],
+    ['{ model: "x" }', 'line 1, column 3: a name without double quotes'],
+    ['{ "provider": "openai",\n  model: "x" }', 'line 2, column 3: a name without double quotes'],
+    ['{ "modle": "x" }', 'unknown setting "modle" — did you mean "model"?'],
+    ['{ "permisions": {} }', 'unknown setting "permisions" — did you mean "permissions"?'],
+    [
+      '{ "defaultMode": "read-only" }',
+      'unknown setting "defaultMode" — it belongs under "permissions"',
+    ],
+    ['{ "deny": ["bash"] }', 'unknown setting "deny" — it belongs under "permissions"'],
+    [
+      '{ "permissions": { "alow": [] } }',
+      'unknown permission setting "alow" — did you mean "allow"?',
+    ],
   ])('%j is refused with where and why', async (text, problem) => {
     const home = await scratch();
     await writeFile(join(home, 'settings.json'), text);

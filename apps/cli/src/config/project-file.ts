@@ -159,6 +159,9 @@ function jsonMistake(text: string, offset: number): string {
     return ': it ends before the object does, a missing } or ], or a cut-off value';
   const here = text.charAt(offset);
   if (here === '/') return ': a comment, which JSON does not allow';
+  if (here === "'") return ': a single quote, where JSON needs double quotes ("…")';
+  if (/[A-Za-z_$]/.test(here) && /[{,]\s*$/.test(text.slice(0, offset)))
+    return ': a name without double quotes, which JSON needs ("name": …)';
   if ((here === '}' || here === ']') && text.slice(0, offset).trimEnd().endsWith(','))
     return ': a comma before the closing bracket, which JSON does not allow';
   return '';

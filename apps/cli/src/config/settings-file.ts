@@ -12,7 +12,7 @@ import {
 } from './args.js';
 import { CliError } from './cli-error.js';
 import { type CodeModeSetting, checkCodeModeSetting } from './code-mode.js';
-import { peerMode } from './suggest.js';
+import { closestWord, peerMode } from './suggest.js';
 import { checkToolItems, ToolListError } from './tool-choice.js';
 
 /** What a settings file may hold. */
@@ -143,16 +143,30 @@ function permissionRules(value: unknown, kind: 'allow' | 'ask' | 'deny', path: s
   return rules;
 }
 
+/**
+ * An unknown top-level key: the one meant when a letter or two away (`modle`), or the place a
+ * permission key belongs (`defaultMode`, `allow` at the top, as some guides write them).
+ */
+function unknownSettingMessage(key: string): string {
+  const known = [...topLevel].filter((name) => name !== '$schema');
+  const nested = permissionKeys.has(key)
+    ? ` — it belongs under "permissions": { "${key}": … }`
+    : '';
+  return `unknown setting "${key}"${nested === '' ? didYouMean(key, known) : nested} (known: ${known.join(', ')})`;
+}
+
+function didYouMean(key: string, known: readonly string[]): string {
+  const meant = closestWord(key, known);
+  return meant === undefined ? '' : ` — did you mean "${meant}"?`;
+}
+
 /** Checks one settings file: unknown keys and wrong types are errors naming the file and key. */
 export function checkSettings(value: unknown, path: string): SettingsFile {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new CliError(`${path} must hold a JSON object`);
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record))
-    if (!topLevel.has(key))
-      throw new CliError(
-        `${path}: unknown setting "${key}" (known: ${[...topLevel].filter((k) => k !== '$schema').join(', ')})`,
-      );
+    if (!topLevel.has(key)) throw new CliError(`${path}: ${unknownSettingMessage(key)}`);
   const permissions = record.permissions;
   if (permissions !== undefined) {
     if (permissions === null || typeof permissions !== 'object' || Array.isArray(permissions))
@@ -160,7 +174,7 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     for (const key of Object.keys(permissions))
       if (!permissionKeys.has(key))
         throw new CliError(
-          `${path}: unknown permission setting "${key}" (known: ${[...permissionKeys].join(', ')})`,
+          `${path}: unknown permission setting "${key}"${didYouMean(key, [...permissionKeys])} (known: ${[...permissionKeys].join(', ')})`,
         );
   }
   const p = (permissions ?? {}) as Record<string, unknown>;
