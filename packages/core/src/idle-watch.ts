@@ -40,9 +40,12 @@ export class IdleWatch {
     return this.#timeoutMs;
   }
 
-  /** A wait for the network begins. */
-  waiting(): void {
-    this.#waitTick = this.#tick;
+  /**
+   * A wait for the network begins; with `resume`, it goes on from the last one (what arrived in
+   * between was no progress: a keep-alive), its count not restarted.
+   */
+  waiting(resume = false): void {
+    if (!resume) this.#waitTick = this.#tick;
     this.#waiting = true;
     if (this.#timer === undefined && !this.#closed) this.#start();
   }
@@ -56,8 +59,8 @@ export class IdleWatch {
    * `promise`, unless it takes longer than the idle timeout: then {@link stalled}. A rejection of
    * `promise` after that is absorbed (the caller has already moved on).
    */
-  guard<T>(promise: Promise<T>): Promise<T | Stalled> {
-    this.waiting();
+  guard<T>(promise: Promise<T>, resume = false): Promise<T | Stalled> {
+    this.waiting(resume);
     // A fresh promise per wait, not a race against one long-lived stall promise: that one would
     // collect a reaction per chunk for the whole length of the stream.
     return new Promise<T | Stalled>((resolve, reject) => {

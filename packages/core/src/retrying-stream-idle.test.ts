@@ -217,3 +217,96 @@ describe.each([true, false])('a stalled stream (driver cancels: %s)', (cancels) 
     expect((await pending).at(-1)).toMatchObject({ type: 'error', reason: 'aborted' });
   });
 });
+
+/**
+ * Sends `content` ('' is a keep-alive: no event, no progress), then keep-alives until
+ * `stopAfterMs` from the start, then ends; a chunk every `everyMs`.
+ */
+function keepAliveDriver(
+  content: string[],
+  options: { cancels: boolean; everyMs: number; stopAfterMs: number },
+) {
+  const { driver: base, log } = stallingDriver([[]], options);
+  let text = '';
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const driver: StreamDriver<string> = {
+    ...base,
+    async open() {
+      log.push('open');
+      const started = Date.now();
+      let next = 0;
+      let cancelled = false;
+      let wake: ((error: Error) => void) | undefined;
+      const cancel = () => {
+        cancelled = true;
+        wake?.(new Error('aborted by the client'));
+      };
+      if (options.cancels) driver.cancel = cancel;
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next(): Promise<IteratorResult<string>> {
+          if (cancelled) return Promise.reject(new Error('aborted by the client'));
+          const chunk = content[next++];
+          if (chunk === undefined && Date.now() - started > options.stopAfterMs)
+            return Promise.resolve({ value: undefined, done: true });
+          return new Promise((resolve, reject) => {
+            wake = reject;
+            const value = chunk ?? '';
+            timers.push(setTimeout(() => resolve({ value, done: false }), options.everyMs));
+          });
+        },
+      } as AsyncIterableIterator<string>;
+    },
+    apply(chunk, out) {
+      if (chunk === '') return;
+      text += chunk;
+      out.push({ type: 'text-delta', index: 0, delta: chunk });
+    },
+    get streamedContent() {
+      return text !== '';
+    },
+    reset() {
+      text = '';
+    },
+  };
+  return { driver, log, clear: () => timers.forEach(clearTimeout) };
+}
+
+describe.each([true, false])('keep-alives only (driver cancels: %s)', (cancels) => {
+  // Before: each keep-alive restarted the idle count — a server sending only pings (Anthropic's
+  // `ping`, an empty chunk) held the call for ever; here it would have ended normally after 3 s.
+  it('after content: a stall at about one idle timeout, not the end of the keep-alives', async () => {
+    const { driver, clear } = keepAliveDriver(['Hel'], {
+      cancels,
+      everyMs: 10,
+      stopAfterMs: 3_000,
+    });
+    const events = await drain(
+      new RetryingStream(driver, {
+        signal: undefined,
+        maxRetries: 0,
+        retry: { ...retry, idleTimeoutMs: 200 },
+      }),
+    );
+    clear();
+    expect(events[0]).toMatchObject({ type: 'text-delta', delta: 'Hel' });
+    expect(events.at(-1)).toMatchObject({ type: 'error', reason: 'error' });
+  });
+
+  it('content between keep-alives keeps the stream alive', async () => {
+    // Content every third chunk, 30 ms apart, over twice the idle timeout: never a stall.
+    const chunks = Array.from({ length: 45 }, (_, i) => (i % 3 === 0 ? 'x' : ''));
+    const { driver, clear } = keepAliveDriver(chunks, { cancels, everyMs: 10, stopAfterMs: 0 });
+    const events = await drain(
+      new RetryingStream(driver, {
+        signal: undefined,
+        maxRetries: 0,
+        retry: { ...retry, idleTimeoutMs: 200 },
+      }),
+    );
+    clear();
+    expect(events.at(-1)).toMatchObject({ type: 'done' });
+  });
+});

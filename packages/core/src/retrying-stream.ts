@@ -87,6 +87,12 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
    * silent provider holds a call about two idle timeouts, not one per attempt (4 × 300 s).
    */
   #stallDeadline: number | undefined;
+  /**
+   * The last chunk gave no event (a keep-alive: Anthropic's `ping`, an empty `{}` chunk): the
+   * next wait continues the idle count instead of restarting it, so a response that sends only
+   * keep-alives stalls like a silent one rather than holding the call for ever.
+   */
+  #noProgress = false;
 
   constructor(driver: StreamDriver<TChunk>, options: RetryingStreamOptions) {
     this.#driver = driver;
@@ -113,8 +119,8 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
   #guard<T>(promise: Promise<T>): Promise<T | Stalled> {
     const idle = this.#idle;
     if (idle === undefined) return promise;
-    if (!this.#cancels) return idle.guard(promise);
-    idle.waiting();
+    if (!this.#cancels) return idle.guard(promise, this.#noProgress);
+    idle.waiting(this.#noProgress);
     return promise;
   }
 
@@ -145,11 +151,13 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
     if (this.#isStall(chunk, false)) return this.#fill({ kind: 'stalled' });
     if (chunk === stalled || chunk.done === true || this.#ended)
       return this.#fill({ kind: 'ended' });
+    const queued = this.#queue.length;
     try {
       this.#driver.apply(chunk.value, this.#queue);
     } catch (bug) {
       return this.#fill({ kind: 'bug', bug });
     }
+    this.#noProgress = this.#queue.length === queued;
     return this.#take() ?? this.next();
   };
 
@@ -229,12 +237,17 @@ export class RetryingStream<TChunk> implements AsyncIterableIterator<StreamEvent
           }
           if (this.#isStall(result, false)) await this.#stalled();
           else if (result === stalled || result.done === true) this.#streamEnded();
-          else driver.apply(result.value, this.#queue);
+          else {
+            const queued = this.#queue.length;
+            driver.apply(result.value, this.#queue);
+            this.#noProgress = this.#queue.length === queued;
+          }
         } else if (!this.#ended) {
           if (signal?.aborted) this.#end(driver.fail('aborted', driver.abortError()));
           else {
             try {
               this.#stallCancelled = false;
+              this.#noProgress = false;
               const opened = await this.#guard(driver.open());
               if (this.#isStall(opened, false) || opened === stalled) await this.#stalled();
               else this.#iterator = opened[Symbol.asyncIterator]();
