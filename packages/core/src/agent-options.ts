@@ -96,6 +96,14 @@ export interface PermissionRequest extends ToolCallInfo {
    * disabled tool, a deny rule, a "never", plan mode or an ask rule.
    */
   allowedBy?: string;
+  /**
+   * Set when a run resumed from its journal is about to run a call the gate allowed before the
+   * process stopped, through an answer (the approver's, or a gate that did not say what allowed
+   * it): that answer may stand in for the question again — but the disabled tools, deny rules,
+   * "never" grants, plan mode and mode of now still apply (the user may have tightened them
+   * before resuming). A call allowed by a rule, the mode or a hook is put to the gate without it.
+   */
+  approvedEarlier?: boolean;
   /** Aborted when the run is aborted: stop asking (the loop stops waiting for the gate then anyway). */
   signal?: AbortSignal;
   /**
@@ -106,7 +114,16 @@ export interface PermissionRequest extends ToolCallInfo {
 }
 
 /** The permission gate's answer; a denial reaches the model as a `denied` result with the reason. */
-export type PermissionDecision = { behavior: 'allow' } | { behavior: 'deny'; reason: string };
+export type PermissionDecision =
+  | {
+      behavior: 'allow';
+      /**
+       * What allowed the call (`PermissionPolicy` says: `approver`, `grant`, `allow-rule`, `mode`,
+       * `hook`). A run journal keeps whether it was an answer, for `approvedEarlier` on resume.
+       */
+      decidedBy?: string;
+    }
+  | { behavior: 'deny'; reason: string };
 
 /** Decides whether a validated call may run; called in call order, before `beforeToolExecution`. */
 export type PermissionGate = (

@@ -248,7 +248,9 @@ async function runBatch(
       const validated = outcome;
       outcome = !isJournaled(params)
         ? await gateAndHook(params, validated)
-        : await journaledDecision(params, validated, () => gateAndHook(params, validated));
+        : await journaledDecision(params, validated, (approvedEarlier) =>
+            gateAndHook(params, validated, approvedEarlier),
+          );
     }
     switch (outcome.kind) {
       case 'answered':
@@ -369,15 +371,21 @@ function parseAndValidate(
   return { kind: 'prepared', index, call, tool, info };
 }
 
-/** The permission gate, then the beforeToolExecution hook (which may skip or replace the arguments). */
+/**
+ * The permission gate, then the beforeToolExecution hook (which may skip or replace the
+ * arguments). `approvedEarlier`: the gate allowed these arguments through an answer before the
+ * run's process stopped (see `PermissionRequest.approvedEarlier`).
+ */
 async function gateAndHook(
   params: ExecuteToolCallsParams,
   validated: PreparedCall,
+  approvedEarlier = false,
 ): Promise<PrepareOutcome> {
   const { call, tool } = validated;
   let info = validated.info;
-  const refused = await askGate(params, call, tool, info);
-  if (refused !== undefined) return refused;
+  const gated = await askGate(params, call, tool, info, approvedEarlier);
+  if (gated.refused !== undefined) return gated.refused;
+  const allowedBy = gated.allowedBy;
 
   if (params.hooks.beforeToolExecution !== undefined) {
     let decision: Awaited<ReturnType<NonNullable<AgentHooks['beforeToolExecution']>>>;
@@ -413,12 +421,12 @@ async function gateAndHook(
       // The gate decided on the old arguments: what runs is put to it too (a deny rule on
       // `rm *` holds when a hook turns `ls` into `rm -rf .`; the user is asked about what runs).
       if (changed) {
-        const refusedNew = await askGate(params, call, tool, info);
+        const refusedNew = (await askGate(params, call, tool, info)).refused;
         if (refusedNew !== undefined) return refusedNew;
       }
     }
   }
-  return { ...validated, info };
+  return { ...validated, info, ...(allowedBy === undefined ? {} : { allowedBy }) };
 }
 
 /** Whether two validated argument values are the same JSON. */
@@ -431,14 +439,18 @@ function sameArguments(a: unknown, b: unknown): boolean {
   }
 }
 
-/** Puts a call to the permission gate; the answered outcome when it may not run, else undefined. */
+/** The gate's verdict: the answered outcome when the call may not run, else what allowed it. */
+type GateAnswer = { refused: PrepareOutcome } | { refused?: undefined; allowedBy?: string };
+
+/** Puts a call to the permission gate. */
 async function askGate(
   params: ExecuteToolCallsParams,
   call: PreparedCall['call'],
   tool: AnyAgentTool,
   info: ToolCallInfo,
-): Promise<PrepareOutcome | undefined> {
-  if (params.permissionGate === undefined) return undefined;
+  approvedEarlier = false,
+): Promise<GateAnswer> {
+  if (params.permissionGate === undefined) return {};
   try {
     const { subjects, opaque, tier, paths } = normalisePermissionSubjects(
       tool.permissionSubjects === undefined ? [] : await tool.permissionSubjects(info.args),
@@ -452,30 +464,37 @@ async function askGate(
         ...(paths === undefined ? {} : { paths }),
         signal: params.runSignal,
         agentPath: params.run?.agentPath ?? [],
+        ...(approvedEarlier ? { approvedEarlier } : {}),
       }),
       params.runSignal,
     );
     // An approval still pending when the run is aborted must not hold the run open.
-    if (decision === undefined) return answered(synthetic(call, tool, 'Cancelled', 'cancelled'));
+    if (decision === undefined)
+      return { refused: answered(synthetic(call, tool, 'Cancelled', 'cancelled')) };
     if (decision.behavior === 'deny') {
-      return answered(
-        synthetic(call, tool, ToolError.denied(tool.name, decision.reason).message, 'denied'),
-      );
+      return {
+        refused: answered(
+          synthetic(call, tool, ToolError.denied(tool.name, decision.reason).message, 'denied'),
+        ),
+      };
     }
-    return undefined;
+    return typeof decision.decidedBy === 'string' ? { allowedBy: decision.decidedBy } : {};
   } catch (error) {
     // A tool that refuses its own arguments while naming its subjects (a path outside the
     // workspace) says so with a ToolError; that message is the clearest one for the model.
     if (ToolError.isInstance(error))
-      return answered(synthetic(call, tool, error.message, error.kind));
-    return answered(
-      synthetic(
-        call,
-        tool,
-        ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`).message,
-        'denied',
+      return { refused: answered(synthetic(call, tool, error.message, error.kind)) };
+    return {
+      refused: answered(
+        synthetic(
+          call,
+          tool,
+          ToolError.denied(tool.name, `the permission check failed: ${errorMessage(error)}`)
+            .message,
+          'denied',
+        ),
       ),
-    );
+    };
   }
 }
 

@@ -22,16 +22,23 @@ function stepsOf(params: ExecuteToolCallsParams): RunSteps {
   return params.steps as RunSteps;
 }
 
+/** Deciders whose "allow" was somebody's answer, which may stand in for the question on resume. */
+const answeringDeciders = new Set([undefined, 'approver', 'grant']);
+
 /**
- * The permission gate's and before-hook's verdict on `prepared`, recorded: on replay the gate is
- * not asked again (only a question still open when the process died is asked again).
+ * The permission gate's and before-hook's verdict on `prepared`, recorded: a denial is replayed
+ * as it was. A recorded "allow" is not the last word: a call that is to run live after a resume
+ * (it had not started, or it is repeatable) is put to the gate and hook again as the session
+ * stands now — the user may have added a deny rule or changed the mode before resuming — with
+ * `approvedEarlier` when the allow was an answer, so an answered question is not asked again.
  */
 export async function journaledDecision(
   params: ExecuteToolCallsParams,
   prepared: PreparedCall,
-  decide: () => Promise<PrepareOutcome>,
+  decide: (approvedEarlier: boolean) => Promise<PrepareOutcome>,
 ): Promise<PrepareOutcome> {
   const steps = stepsOf(params);
+  let live = false;
   const value = await steps.step(
     {
       type: 'tool-decision',
@@ -41,19 +48,27 @@ export async function journaledDecision(
       toolCallId: prepared.call.id,
     },
     async (): Promise<RunStepValues['tool-decision']> => {
-      const decided = await decide();
+      live = true;
+      const decided = await decide(false);
       if (decided.kind === 'answered') return { allowed: false, result: decided.settled.message };
+      const answer = answeringDeciders.has(decided.allowedBy) ? { answered: true as const } : {};
       // A hook that replaced the arguments: the replacement is what runs, on replay too.
       return decided.info.args === prepared.info.args
-        ? { allowed: true }
-        : { allowed: true, replacedArgs: decided.info.args };
+        ? { allowed: true, ...answer }
+        : { allowed: true, ...answer, replacedArgs: decided.info.args };
     },
   );
-  if (value === undefined) return decide();
+  if (value === undefined) return decide(false);
   if (!value.allowed)
     return { kind: 'answered', settled: { message: value.result, terminate: false } };
-  if (!('replacedArgs' in value)) return prepared;
-  return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
+  if (live) {
+    if (!('replacedArgs' in value)) return prepared;
+    return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
+  }
+  // Replayed: if the call runs live again, what decides is the session of now.
+  const recheck = () => decide(value.answered === true);
+  if (!('replacedArgs' in value)) return { ...prepared, recheck };
+  return { ...prepared, info: { ...prepared.info, args: value.replacedArgs }, recheck };
 }
 
 /**
@@ -86,7 +101,7 @@ export async function journaledCall(
                 .message,
               terminate: false,
             })
-          : liveResult(params, item, group),
+          : rechecked(params, item, group),
     );
   } catch (error) {
     const text = `The run journal could not record this call (${errorMessage(error)}); its effects are unknown.`;
@@ -118,6 +133,22 @@ export async function journaledCall(
           fatal: true,
         });
   record(item, { message: value.message, terminate: value.terminate }, fatal);
+}
+
+/**
+ * A call about to run live whose verdict was replayed: the gate and hook are asked again first,
+ * and a refusal is its result. Otherwise (a verdict given in this process) it simply runs.
+ */
+async function rechecked(
+  params: ExecuteToolCallsParams,
+  item: PreparedCall,
+  group: CallGroup,
+): Promise<RunStepValues['tool-result']> {
+  if (item.recheck === undefined) return liveResult(params, item, group);
+  const outcome = await item.recheck();
+  if (outcome.kind === 'answered')
+    return { message: outcome.settled.message, terminate: outcome.settled.terminate };
+  return liveResult(params, outcome, group);
 }
 
 /** Runs the call now (lock, timeout, hooks, events) and returns what the journal keeps of it. */

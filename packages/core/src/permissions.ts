@@ -491,6 +491,9 @@ export class PermissionPolicy {
   ): Promise<PermissionOutcome> {
     const first = this.evaluate(request);
     if (first.behavior !== 'ask') return first;
+    // A resumed run's call the user answered before its process stopped: that answer is this
+    // question's (everything above — deny rules, "never", plan mode, the mode — was applied anew).
+    if (request.approvedEarlier === true) return { behavior: 'allow', decidedBy: 'approver' };
     const approver = this.#approver;
     if (approver === undefined) {
       return {

@@ -24,6 +24,13 @@ export interface PreparedCall {
   call: ToolCallContent;
   tool: AnyAgentTool;
   info: ToolCallInfo;
+  /** What the gate said allowed the call (its `decidedBy`), when it said. */
+  allowedBy?: string;
+  /**
+   * Set on a call whose verdict came from a run journal (a resumed run): asks the gate and the
+   * before-hook again, as the session stands now, before the call runs live.
+   */
+  recheck?: () => Promise<PrepareOutcome>;
 }
 
 /**

@@ -288,13 +288,17 @@ describe('approvals across a restart', () => {
       tools: [countingTool('pay', effects)],
       journal: journal.inner,
       permissionGate: (request: PermissionRequest) => {
-        asked.push(`resumed:${request.toolCallId}`);
+        asked.push(
+          `resumed:${request.toolCallId}${request.approvedEarlier === true ? ':answered' : ''}`,
+        );
         return { behavior: 'allow' };
       },
     });
     const result = await resumed.run(undefined, { runId: run.runId }).result;
     expect(result.stopReason).toBe('completed');
-    expect(asked).toEqual(['first:p1', 'first:p2', 'resumed:p2']);
+    // p1 is put to the gate of now (its rules may have tightened) as it is about to run, told it
+    // was answered: a PermissionPolicy takes that answer instead of asking (journal-recheck.test.ts).
+    expect(asked).toEqual(['first:p1', 'first:p2', 'resumed:p2', 'resumed:p1:answered']);
     // Neither call had started when the process died: both run, once.
     expect(effects.get('pay')).toBe(2);
   });

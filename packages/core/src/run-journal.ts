@@ -41,8 +41,8 @@ export interface RunStepValues {
   'run-input': { messages: Message[] };
   /** With the compactions made before the call (so a replay sends what the run sent). */
   'model-response': { message: AssistantMessage; compactions?: Compaction[] };
-  'tool-decision':
-    | { allowed: true; replacedArgs?: unknown }
+  'tool-decision': /** `answered`: the allow was an answer (the approver's, a grant's), not a rule's or the mode's. */
+    | { allowed: true; answered?: true; replacedArgs?: unknown }
     | { allowed: false; result: ToolResultMessage };
   'tool-result': {
     message: ToolResultMessage;

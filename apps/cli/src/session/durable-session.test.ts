@@ -152,3 +152,93 @@ describe('agent --continue after kill -9 mid-batch', () => {
     expect(again.stderr).toContain('no run of this session was cut off by a crash');
   }, 120_000);
 });
+
+describe('agent --continue after kill -9 in a session tightened since', () => {
+  // A batch with an exclusive tool (knowledge) runs one call at a time, every verdict taken
+  // first: killed while the first command runs, the journal holds "allowed" for the second,
+  // which never started. The user, alarmed, resumes with a stricter session.
+  it.each([
+    // -p exits 4 when a call needed a question it could not ask (deniedWithoutApproverExitCode).
+    ['a deny rule', ['--mode', 'full-access', '--deny', 'bash'], 0],
+    ['a narrower mode', ['--mode', 'read-only'], 4],
+    ['plan mode', ['--mode', 'plan'], 0],
+  ])(
+    'runs no journaled call that %s now refuses',
+    async (_, resumeFlags, code) => {
+      const workspace = await scratch('agent-durable-ws-');
+      const home = await scratch('agent-durable-home-');
+      await mkdir(join(home, 'journals'), { recursive: true });
+      const effects = join(workspace, 'effects.txt');
+      const first = await writeScript(workspace, [
+        {
+          toolCalls: [
+            {
+              id: 'a',
+              name: 'bash',
+              arguments: { command: 'echo slow-start >> effects.txt; sleep 60' },
+            },
+            { id: 'b', name: 'bash', arguments: { command: 'echo paid >> effects.txt' } },
+            { id: 'c', name: 'knowledge', arguments: { command: 'show' } },
+          ],
+        },
+        { text: 'the first process never gets here' },
+      ]);
+      const second = await writeScript(workspace, [{ text: 'resumed' }], 'second.json');
+      const env = cleanEnv({ AGENT_HOME: home });
+      const child = spawn(
+        process.execPath,
+        [
+          cliPath,
+          '-p',
+          'pay',
+          '--scripted',
+          first,
+          '--cwd',
+          workspace,
+          '--mode',
+          'full-access',
+          '--tools',
+          'default,knowledge',
+        ],
+        { env, stdio: 'ignore' },
+      );
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_, signal) => resolve(signal)),
+      );
+      await untilFile(effects, (text) => text.includes('slow-start'));
+      const sessionId = (await sessionFile(home)).sessionId;
+      await untilFile(journalPath(sessionId, home), (text) =>
+        text.includes('"k":"tool-decision/1/1/b","v"'),
+      );
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+
+      const resumed = await runCli(
+        [
+          '--continue',
+          '--scripted',
+          second,
+          '--cwd',
+          workspace,
+          '--tools',
+          'default,knowledge',
+          ...resumeFlags,
+        ],
+        { cwd: workspace, env },
+      );
+      expect(resumed.stderr).toContain('Resuming the run a crash cut off');
+      expect(resumed.code).toBe(code);
+      // The journaled "allowed" did not run the command the session now refuses.
+      expect((await readFile(effects, 'utf8')).split('\n').filter(Boolean)).toEqual(['slow-start']);
+      const results = (await sessionFile(home)).messages.filter(
+        (message) => message.role === 'toolResult',
+      );
+      expect(results.map((message) => [message.toolCallId, message.errorKind ?? 'ok'])).toEqual([
+        ['a', 'interrupted'],
+        ['b', 'denied'],
+        ['c', 'ok'],
+      ]);
+    },
+    120_000,
+  );
+});

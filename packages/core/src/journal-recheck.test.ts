@@ -1,0 +1,180 @@
+// A run resumed from its journal runs no call on a verdict the session of now would not give.
+// The journal keeps each call's permission verdict so an answered question is not asked twice;
+// but the user who kills a run (or finds it crashed) may tighten the session before resuming —
+// a deny rule, a disabled tool, plan mode, a narrower mode — and a call that runs live after the
+// resume (one that had not started, or a repeatable one that was running) must meet those.
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { Agent } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
+import { defineTool } from './define-tool.js';
+import type { PermissionMode } from './permission-types.js';
+import { PermissionPolicy } from './permissions.js';
+import { CrashableRunJournal } from './testing/crashable-journal.js';
+import { createScriptedProvider } from './testing/scripted-provider.js';
+import { deferred, resultText, toolResults } from './testing/test-helpers.js';
+import type { AnyAgentTool, ToolPolicy } from './tool.js';
+
+type Effects = string[];
+
+function tool(
+  name: string,
+  effects: Effects,
+  options: { policy?: ToolPolicy; onStart?: () => void; block?: boolean } = {},
+): AnyAgentTool {
+  return defineTool({
+    name,
+    description: `records its calls (${name})`,
+    input: z.object({ id: z.string() }),
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+    execute: async ({ id }) => {
+      effects.push(`${name}:${id}`);
+      options.onStart?.();
+      if (options.block === true) await new Promise(() => {});
+      return `${name} did ${id}`;
+    },
+  });
+}
+
+interface Session {
+  mode?: PermissionMode;
+  deny?: string[];
+  disabledTools?: string[];
+  /** Answers every question; records that it was asked. */
+  answer?: 'once' | 'deny';
+}
+
+/**
+ * A first process runs one batch of [slow (blocks), pay] one call at a time and dies while slow
+ * runs — pay's "allow" is in the journal, pay never started. A second process, with `resumed`'s
+ * session, resumes the run.
+ */
+async function crashThenResume(
+  first: Session,
+  resumed: Session,
+  options: { slowPolicy?: ToolPolicy; payPolicy?: ToolPolicy } = {},
+) {
+  const journal = new CrashableRunJournal();
+  const effects: Effects = [];
+  const asked: string[] = [];
+  const slowStarted = deferred();
+  const tools = (block: boolean) => [
+    tool('slow', effects, {
+      // Exclusive: the batch runs one call at a time, every verdict taken before the first runs.
+      policy: options.slowPolicy ?? { exclusive: true },
+      onStart: () => slowStarted.resolve(),
+      block,
+    }),
+    tool('pay', effects, options.payPolicy === undefined ? {} : { policy: options.payPolicy }),
+  ];
+  const policyOf = (session: Session, who: string) =>
+    new PermissionPolicy({
+      mode: session.mode ?? 'default',
+      deny: session.deny ?? [],
+      disabledTools: session.disabledTools ?? [],
+      ...(session.answer === undefined
+        ? {}
+        : {
+            approver: (request) => {
+              asked.push(`${who}:${request.toolName}`);
+              return session.answer ?? 'deny';
+            },
+          }),
+    });
+  const common = (session: Session, who: string): Partial<AgentOptions> => ({
+    model: 'test-model',
+    permissionGate: policyOf(session, who).gate,
+  });
+  const crashed = new Agent({
+    ...common(first, 'first'),
+    model: 'test-model',
+    provider: createScriptedProvider([
+      {
+        toolCalls: [
+          { id: 's1', name: 'slow', arguments: { id: 'a' } },
+          { id: 'p1', name: 'pay', arguments: { id: 'b' } },
+        ],
+      },
+      { text: 'the first process never gets here' },
+    ]),
+    tools: tools(true),
+    journal,
+  });
+  const run = crashed.run('go');
+  await slowStarted.promise;
+  journal.crash();
+  const effectsBefore = [...effects];
+
+  const again = new Agent({
+    ...common(resumed, 'resumed'),
+    model: 'test-model',
+    provider: createScriptedProvider([{ text: 'resumed' }]),
+    tools: tools(false),
+    journal: journal.inner,
+  });
+  const result = await again.run(undefined, { runId: run.runId }).result;
+  expect(result.stopReason).toBe('completed');
+  const results = toolResults(again.messages);
+  return {
+    effectsBefore,
+    ranOnResume: effects.slice(effectsBefore.length),
+    asked,
+    pay: results.find((message) => message.toolCallId === 'p1'),
+    slow: results.find((message) => message.toolCallId === 's1'),
+  };
+}
+
+describe('a journaled allow meets the session it is resumed in', () => {
+  it.each<[string, Session]>([
+    ['a deny rule on the tool', { mode: 'full-access', deny: ['pay'] }],
+    ['the tool disabled', { mode: 'full-access', disabledTools: ['pay'] }],
+    ['plan mode', { mode: 'plan' }],
+    ['a narrower mode with nobody to ask', { mode: 'read-only' }],
+    ['a narrower mode whose question is answered no', { mode: 'default', answer: 'deny' }],
+  ])('a call that had not started is refused under %s', async (_, session) => {
+    const outcome = await crashThenResume({ mode: 'full-access' }, session);
+    expect(outcome.effectsBefore).toEqual(['slow:a']);
+    expect(outcome.ranOnResume).toEqual([]);
+    expect(outcome.pay?.isError).toBe(true);
+    expect(outcome.pay?.errorKind).toBe('denied');
+    // The call that was running is still reported as interrupted, not run again.
+    expect(outcome.slow?.errorKind).toBe('interrupted');
+  });
+
+  it('a repeatable call that was running is refused under a deny rule added since', async () => {
+    const outcome = await crashThenResume(
+      { mode: 'full-access' },
+      { mode: 'full-access', deny: ['slow'] },
+      { slowPolicy: { permission: 'read-only' } },
+    );
+    expect(outcome.ranOnResume).not.toContain('slow:a');
+    expect(outcome.slow?.errorKind).toBe('denied');
+  });
+
+  it('the same session runs them, and a mode-allowed call is not asked about', async () => {
+    const outcome = await crashThenResume(
+      { mode: 'full-access' },
+      { mode: 'full-access', answer: 'deny' },
+    );
+    expect(outcome.ranOnResume).toEqual(['pay:b']);
+    expect(resultText(outcome.pay)).toBe('pay did b');
+    expect(outcome.asked).toEqual([]);
+  });
+
+  it('an answered question is not asked again, and still yields to a deny rule added since', async () => {
+    const kept = await crashThenResume({ answer: 'once' }, { answer: 'deny' });
+    // Both calls were answered in the first process; only pay runs on resume, unasked.
+    expect(kept.asked).toEqual(['first:slow', 'first:pay']);
+    expect(kept.ranOnResume).toEqual(['pay:b']);
+
+    const tightened = await crashThenResume({ answer: 'once' }, { answer: 'once', deny: ['pay'] });
+    expect(tightened.ranOnResume).toEqual([]);
+    expect(tightened.pay?.errorKind).toBe('denied');
+  });
+
+  it('an allow the mode gave is asked about when the mode has narrowed', async () => {
+    const outcome = await crashThenResume({ mode: 'full-access' }, { answer: 'once' });
+    expect(outcome.asked).toEqual(['resumed:pay']);
+    expect(outcome.ranOnResume).toEqual(['pay:b']);
+  });
+});
