@@ -42,6 +42,8 @@ interface Session {
   disabledTools?: string[];
   /** Answers every question; records that it was asked. */
   answer?: 'once' | 'deny';
+  /** A beforeToolExecution hook's verdict on pay (a user's guard hook). */
+  payHook?: { action: 'skip'; reason: string } | { action: 'replace'; args: { id: string } };
 }
 
 /**
@@ -84,6 +86,13 @@ async function crashThenResume(
   const common = (session: Session, who: string): Partial<AgentOptions> => ({
     model: 'test-model',
     permissionGate: policyOf(session, who).gate,
+    ...(session.payHook === undefined
+      ? {}
+      : {
+          hooks: {
+            beforeToolExecution: (call) => (call.toolName === 'pay' ? session.payHook : undefined),
+          },
+        }),
   });
   const crashed = new Agent({
     ...common(first, 'first'),
@@ -176,5 +185,20 @@ describe('a journaled allow meets the session it is resumed in', () => {
     const outcome = await crashThenResume({ mode: 'full-access' }, { answer: 'once' });
     expect(outcome.asked).toEqual(['resumed:pay']);
     expect(outcome.ranOnResume).toEqual(['pay:b']);
+  });
+
+  it('a guard hook added since skips it; one that now rewrites it runs what the gate allows', async () => {
+    const skipped = await crashThenResume(
+      { mode: 'full-access' },
+      { mode: 'full-access', payHook: { action: 'skip', reason: 'no more payments' } },
+    );
+    expect(skipped.ranOnResume).toEqual([]);
+    expect(resultText(skipped.pay)).toContain('no more payments');
+
+    const rewritten = await crashThenResume(
+      { mode: 'full-access' },
+      { mode: 'full-access', payHook: { action: 'replace', args: { id: 'refund' } } },
+    );
+    expect(rewritten.ranOnResume).toEqual(['pay:refund']);
   });
 });
