@@ -57,8 +57,17 @@ export async function chooseProvider(
       label: `scripted (${options.scripted})`,
     };
   }
+  // A key of spaces only (`export KEY=" "`, a line of a .env file left blank) is no key: it was
+  // sent, and the provider's 401 blamed the key's "space around it".
   const hasKey = (name: ProviderName) =>
-    apiKeyVariables[name].some((variable) => (env[variable] ?? '') !== '');
+    apiKeyVariables[name].some((variable) => (env[variable] ?? '').trim() !== '');
+  const blank = Object.values(apiKeyVariables)
+    .flat()
+    .filter((variable) => (env[variable] ?? '') !== '' && (env[variable] ?? '').trim() === '');
+  const blankNote =
+    blank.length === 0
+      ? ''
+      : `\n(${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} set, but blank: only spaces or line breaks.)`;
   const openAiServer = (env.OPENAI_BASE_URL ?? '') !== '';
   const name: ProviderName | undefined =
     options.provider ??
@@ -73,14 +82,15 @@ export async function chooseProvider(
     throw new CliError(
       'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
         '(or pass --base-url for a local OpenAI-compatible server).\n' +
-        'To try the agent without a key, run: agent demo',
+        'To try the agent without a key, run: agent demo' +
+        blankNote,
     );
   }
   // A provider chosen by name (flag or settings) without its key fails now, before the session
   // starts, not with an HTTP 401 after the first prompt. An OpenAI-compatible server (a base URL)
   // may need no key.
   const ownServer = name === 'openai' && (options.baseUrl !== undefined || openAiServer);
-  if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name));
+  if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name) + blankNote);
   for (const variable of baseUrlVariables[name]) {
     const value = env[variable];
     if (value === undefined || value === '' || (name === 'openai' && options.baseUrl !== undefined))

@@ -142,6 +142,29 @@ function addressHint(providerError: ProviderError): string {
   return '';
 }
 
+const vendorNames = {
+  anthropic: 'an Anthropic',
+  openai: 'an OpenAI',
+  google: 'a Google',
+} as const;
+
+function providerOfVariable(variable: string): 'anthropic' | 'openai' | 'google' {
+  return variable.startsWith('ANTHROPIC')
+    ? 'anthropic'
+    : variable.startsWith('OPENAI')
+      ? 'openai'
+      : 'google';
+}
+
+/** The vendor whose keys start as `key` does: `sk-ant-` Anthropic, `sk-proj-`… OpenAI, `AIza` Google. */
+function keyVendor(key: string): 'anthropic' | 'openai' | 'google' | undefined {
+  if (key.startsWith('sk-ant-')) return 'anthropic';
+  // OpenAI's project, service-account and admin keys, or a legacy one (48 characters after sk-).
+  if (/^sk-(proj|svcacct|admin)-|^sk-[A-Za-z0-9]{40,}$/.test(key)) return 'openai';
+  if (key.startsWith('AIza')) return 'google';
+  return undefined;
+}
+
 /** The base URL variables of a provider, by the id its errors carry. */
 function baseUrlVariablesOf(provider: string): readonly string[] {
   if (provider === 'openai' || provider === 'openai-compatible') return ['OPENAI_BASE_URL'];
@@ -200,6 +223,15 @@ function refusedKeyHint(providerError: ProviderError): string {
   });
   if (padded !== undefined)
     return ` — the key in ${padded} has a space or a line break around it: set it without (export ${padded}="$(tr -d '[:space:]' < key.txt)")`;
+  const quoted = set.find((name) => /^(['"]).*\1$/s.test(process.env[name] ?? ''));
+  if (quoted !== undefined)
+    return ` — the key in ${quoted} has quotes around it, kept as part of the key (a .env file read by a tool that keeps them): set it without`;
+  // Another vendor's key, by the prefix each vendor gives its keys (never the key itself).
+  for (const name of set) {
+    const vendor = keyVendor(process.env[name] ?? '');
+    if (vendor !== undefined && !apiKeyVariablesOf(vendor).includes(name))
+      return ` — the key in ${name} looks like ${vendorNames[vendor]} key: put it in ${apiKeyVariablesOf(vendor)[0]}, and ${vendorNames[providerOfVariable(name)]} key in ${name}`;
+  }
   return ` — the key in ${set.join(', ')} was refused: check it (a stray space, an expired or revoked key, another provider's key)`;
 }
 
