@@ -110,6 +110,12 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       toolName: z.string(),
       subjects: z.array(z.string()),
       tier: z.string(),
+      opaque: z
+        .string()
+        .optional()
+        .describe(
+          'Why the call is asked whatever the rules and mode say: what the tool cannot name (a shell line it cannot analyse), or "runs outside the OS sandbox".',
+        ),
       agentPath: z
         .array(z.string())
         .optional()
@@ -393,6 +399,7 @@ export function permissionAsked(request: PermissionRequest): StreamJsonEvent {
     toolName: request.toolName,
     subjects: [...request.subjects],
     tier: request.tier,
+    ...(request.opaque === undefined ? {} : { opaque: request.opaque }),
     ...(request.agentPath === undefined || request.agentPath.length === 0
       ? {}
       : { agentPath: [...request.agentPath] }),

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { permissionAsked } from '../modes/stream-json.js';
 import {
   assertBuilt,
   cleanEnv,
@@ -222,5 +223,60 @@ describe("an approval question shows a call's arguments when its subjects name o
     tmux.type('n');
     await waitFor(() => expect(tmux.capture()).toContain('all done'));
     expect(requests).toEqual([]);
+  });
+});
+
+describe('an approval question says why no rule or mode could allow the call', () => {
+  it('an unsandboxed bash call says it runs outside the OS sandbox (tmux)', async (context) => {
+    skipWithout('bwrap')(context);
+    const dir = await tempDir('agent-cli-approval-opaque-');
+    cleanups.push(dir.dispose);
+    const workspace = join(dir.path, 'ws');
+    await mkdir(workspace);
+    const script = await writeScript(dir.path, [
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: { command: 'touch made-outside', dangerouslyDisableSandbox: true },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'x=touch; $x made-by-variable' } }] },
+      { text: 'all done' },
+    ]);
+    const tmux = TmuxSession.start(
+      [process.execPath, cliPath, '--scripted', script, '--cwd', workspace],
+      { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
+    );
+    cleanups.push(() => tmux.kill());
+    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    await waitFor(() => expect(tmux.capture()).toContain('>'));
+    tmux.type('go');
+    tmux.press('Enter');
+    await waitFor(() => expect(tmux.capture()).toContain('Allow bash'));
+    expect(tmux.capture()).toMatch(
+      /Allow bash: touch made-outside\? \(runs outside the OS sandbox\)/,
+    );
+    tmux.type('n');
+    await waitFor(() => expect(tmux.capture().split('Allow bash').length - 1).toBe(2));
+    expect(tmux.capture()).toContain('(the command name is only known when it runs)');
+    tmux.type('n');
+    await waitFor(() => expect(tmux.capture()).toContain('all done'));
+  });
+
+  it('stream-json: permission-asked carries the reason', () => {
+    const event = permissionAsked({
+      toolCallId: 'c1',
+      toolName: 'bash',
+      args: { command: 'ls', dangerouslyDisableSandbox: true },
+      subjects: ['ls'],
+      tier: 'full-access',
+      opaque: 'runs outside the OS sandbox',
+    } as unknown as Parameters<typeof permissionAsked>[0]);
+    expect(event).toMatchObject({
+      type: 'permission-asked',
+      opaque: 'runs outside the OS sandbox',
+    });
   });
 });

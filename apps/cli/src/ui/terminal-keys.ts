@@ -250,6 +250,12 @@ export function terminalApprover(
 ): PermissionApprover {
   return async (request, context) => {
     const why = context.askRule === undefined ? '' : ` (rule ${context.askRule})`;
+    // Why no rule or mode could allow it — "runs outside the OS sandbox" above all: asked as
+    // `Allow bash: rm -rf build?`, an unsandboxed call read like every sandboxed one.
+    const opaque =
+      request.opaque === undefined
+        ? ''
+        : ` (${terminalSafe(request.opaque, { singleLine: true })})`;
     // A file change is shown as the diff it would make, whole, before the question.
     const diff =
       options.cwd === undefined
@@ -265,7 +271,7 @@ export function terminalApprover(
     const question = approvalText(
       request,
       askedBy(request),
-      `${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
+      `${opaque}${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
     );
     if ('tooLong' in question) {
       write(
