@@ -37,6 +37,14 @@ export interface AgentDefinition {
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
+ * Most agent files read from a project, and most characters of them in all: each is read whole
+ * and its body kept as a system prompt, and a repository's thousands of 1 MiB files (a few kB of
+ * git objects, compressed) were all read and kept at every start — gigabytes of memory.
+ */
+export const maximumProjectAgentFiles = 200;
+/** Most characters of a project's agent files in all (see {@link maximumProjectAgentFiles}). */
+export const maximumProjectAgentBytes = 8 * 1024 * 1024;
+/**
  * Largest front matter parsed (four short keys fit many times over): yaml compares keys pairwise,
  * and a repository's agent file of 60,000 keys (600 kB) held the CLI's start for 43 s.
  */
@@ -145,10 +153,24 @@ export async function loadAgentDefinitions(
     byName.set(definition.name, definition);
   }
   const root = realFolder(resolve(cwd));
-  for (const path of await markdownFiles(join(root, '.agent', 'agents'))) {
+  const folder = join(root, '.agent', 'agents');
+  const files = await markdownFiles(folder);
+  if (files.length > maximumProjectAgentFiles)
+    log(
+      `agent: ${files.length - maximumProjectAgentFiles} of the ${files.length} agent files in ${folder} are not used (at most ${maximumProjectAgentFiles}, by name)`,
+    );
+  let bytes = 0;
+  for (const [index, path] of files.slice(0, maximumProjectAgentFiles).entries()) {
     const found = await readProjectFile(path, root);
     if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
     if (found.kind !== 'read') continue;
+    bytes += found.text.length;
+    if (bytes > maximumProjectAgentBytes) {
+      log(
+        `agent: ${path} and the ${files.slice(0, maximumProjectAgentFiles).length - index - 1} agent files after it in ${folder} are not used: together they are over ${maximumProjectAgentBytes} characters`,
+      );
+      break;
+    }
     // A repository's broken (or hostile: an alias bomb, an unknown key) agent file is left out
     // with the reason, as a malformed skill is: it must not stop the CLI from starting there.
     let definition: AgentDefinition;
