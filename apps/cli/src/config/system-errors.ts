@@ -48,6 +48,12 @@ export function fileSystemProblem(error: unknown, home = agentHome()): string | 
   return `${action} ${path}: ${reason} (${code}). ${next}.`;
 }
 
+/** The plain-words reason of a file-system error's code (`EACCES` → `permission denied`), if it has one. */
+export function fileSystemReason(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? reasons[code] : undefined;
+}
+
 /** Whether the error is readline's answer to Ctrl-C at a question (`AbortError: Aborted with Ctrl+C`). */
 export function isInterrupt(error: unknown): boolean {
   return (

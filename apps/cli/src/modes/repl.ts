@@ -157,6 +157,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       const [command = '', ...rest] = text.split(/\s+/);
       const argument = rest.join(' ');
       if (command === '/exit' || command === '/quit') break;
+      // `/clear the tests` cleared the conversation and `/tools bash` listed every tool: a word
+      // after a command that reads none was dropped without a sign.
+      if (argument !== '' && commandsWithoutArguments.has(command)) {
+        shownLine(`usage: ${command} (it takes no arguments; "${argument}" was not used)`);
+        continue;
+      }
       if (command === '/help') transcript.line(help);
       else if (command === '/mode') {
         if (modes.includes(argument as PermissionMode)) {
@@ -337,6 +343,16 @@ function userText(message: UserMessage): string {
   if (typeof content === 'string') return content;
   return content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
+
+/** The slash commands that read no argument. */
+const commandsWithoutArguments: ReadonlySet<string> = new Set([
+  '/cost',
+  '/permissions',
+  '/tools',
+  '/clear',
+  '/agents',
+  '/mcp',
+]);
 
 /** The slash commands, for "did you mean" (MCP prompts, /<server>:<prompt>, are listed by /mcp). */
 const slashCommands = [

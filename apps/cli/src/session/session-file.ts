@@ -2,6 +2,7 @@
 // `/save` and every kept session write it (credential values redacted) and `--resume` reads it.
 import { randomBytes } from 'node:crypto';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import {
   type Agent,
   type Compaction,
@@ -11,6 +12,7 @@ import {
 } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
+import { fileSystemReason } from '../config/system-errors.js';
 import { redactedJsonText } from '../ui/redaction.js';
 import { checkSavedMessages } from './saved-messages.js';
 
@@ -185,6 +187,14 @@ export async function saveConversation(
       throw error;
     }
   } catch (error) {
-    throw new CliError(`Cannot save the conversation to ${path}: ${errorMessage(error)}`);
+    // Said of the file asked for, not of the temporary file beside it that Node names.
+    const code = (error as { code?: unknown }).code;
+    const reason =
+      code === 'ENOENT'
+        ? `the folder ${dirname(path)} does not exist (create it, or save elsewhere)`
+        : fileSystemReason(error);
+    throw new CliError(
+      `Cannot save the conversation to ${path}: ${reason === undefined ? errorMessage(error) : `${reason}${typeof code === 'string' ? ` (${code})` : ''}`}`,
+    );
   }
 }
