@@ -27,8 +27,14 @@ import { encodeMetadata } from './ai-sdk-messages.js';
 /** One `doStream` call's translation into our events; `reset` forgets a failed attempt. */
 export class AiSdkStreamState {
   #content: AssistantContent[] = [];
-  /** Stream part id → index in `#content`, for text, reasoning and streamed tool input. */
+  /**
+   * `kind:id` → index in `#content`, for text, reasoning and tool calls. Ids are kept apart per
+   * kind: a provider may number its text and its tool calls alike ('0'), and one shared key made
+   * a text delta start a second block and a call appear twice under one id.
+   */
   #blocks = new Map<string, number>();
+  /** Ids of the tool calls already ended: a `tool-call` sent again for one is left out. */
+  #endedCalls = new Set<string>();
   /** Provider metadata gathered per reasoning id (a signature may come on any of its parts). */
   #reasoningMetadata = new Map<string, SharedV4ProviderMetadata>();
   /** Tool-input ids of calls the provider executes itself. */
@@ -50,6 +56,7 @@ export class AiSdkStreamState {
   reset(): void {
     this.#content = [];
     this.#blocks.clear();
+    this.#endedCalls.clear();
     this.#reasoningMetadata.clear();
     this.#providerExecuted.clear();
     this.#usage = emptyUsage();
@@ -75,14 +82,16 @@ export class AiSdkStreamState {
         return;
       case 'text-delta': {
         const block = this.#text(part.id, out);
-        block.text += part.delta;
+        const delta = textOf(part.delta);
+        if (delta === '') return;
+        block.text += delta;
         this.streamedContent = true;
-        out.push({ type: 'text-delta', index: this.#index(part.id), delta: part.delta });
+        out.push({ type: 'text-delta', index: this.#index('text', part.id), delta });
         return;
       }
       case 'text-end': {
         const block = this.#text(part.id, out);
-        out.push({ type: 'text-end', index: this.#index(part.id), text: block.text });
+        out.push({ type: 'text-end', index: this.#index('text', part.id), text: block.text });
         return;
       }
       case 'reasoning-start':
@@ -90,10 +99,11 @@ export class AiSdkStreamState {
         return;
       case 'reasoning-delta': {
         const block = this.#reasoning(part.id, part.providerMetadata, out);
-        if (part.delta === '') return;
-        block.thinking += part.delta;
+        const delta = textOf(part.delta);
+        if (delta === '') return;
+        block.thinking += delta;
         this.streamedContent = true;
-        out.push({ type: 'thinking-delta', index: this.#index(part.id), delta: part.delta });
+        out.push({ type: 'thinking-delta', index: this.#index('reasoning', part.id), delta });
         return;
       }
       case 'reasoning-end': {
@@ -102,7 +112,7 @@ export class AiSdkStreamState {
         if (metadata !== undefined) block.signature = encodeMetadata(metadata);
         out.push({
           type: 'thinking-end',
-          index: this.#index(part.id),
+          index: this.#index('reasoning', part.id),
           thinking: block.thinking,
           ...(block.signature === undefined ? {} : { signature: block.signature }),
         });
@@ -117,29 +127,41 @@ export class AiSdkStreamState {
         return;
       }
       case 'tool-input-delta': {
-        if (this.#providerExecuted.has(part.id)) return;
-        const index = this.#blocks.get(part.id);
+        if (this.#providerExecuted.has(part.id) || this.#endedCalls.has(part.id)) return;
+        const index = this.#blocks.get(`tool:${part.id}`);
         const block = index === undefined ? undefined : this.#content[index];
-        if (index === undefined || block?.type !== 'toolCall') return;
-        block.arguments += part.delta;
+        const delta = textOf(part.delta);
+        if (index === undefined || block?.type !== 'toolCall' || delta === '') return;
+        block.arguments += delta;
         this.streamedContent = true;
-        out.push({ type: 'tool-call-delta', index, delta: part.delta });
+        out.push({ type: 'tool-call-delta', index, delta });
         return;
       }
       case 'tool-call': {
         if (part.providerExecuted === true || this.#providerExecuted.has(part.toolCallId)) return;
-        const streamed = this.#blocks.has(part.toolCallId);
+        if (this.#endedCalls.has(part.toolCallId)) {
+          // One id, two calls: our loop answers each call by its id, so the second would get
+          // the first one's result (or a provider refuses the duplicate). The first one stands.
+          this.onWarning?.({
+            type: 'other',
+            message: `the model sent tool call "${part.toolCallId}" twice; the repeat was left out`,
+          });
+          return;
+        }
+        this.#endedCalls.add(part.toolCallId);
+        const streamed = this.#blocks.has(`tool:${part.toolCallId}`);
         const { index, block } = this.#toolCall(part.toolCallId, part.toolName, out);
+        const input = inputText(part.input);
         // The whole input: the arguments as the provider parsed them, streamed or not.
-        if (!streamed && part.input !== '') {
-          out.push({ type: 'tool-call-delta', index, delta: part.input });
+        if (!streamed && input !== '') {
+          out.push({ type: 'tool-call-delta', index, delta: input });
         }
         this.streamedContent = true;
         const toolCall: ToolCallContent = {
           type: 'toolCall',
           id: block.id,
           name: part.toolName,
-          arguments: part.input,
+          arguments: input,
           ...(part.providerMetadata === undefined
             ? {}
             : { providerMetadata: part.providerMetadata as Record<string, unknown> }),
@@ -233,16 +255,16 @@ export class AiSdkStreamState {
     };
   }
 
-  #index(id: string): number {
-    return this.#blocks.get(id) ?? -1;
+  #index(kind: 'text' | 'reasoning', id: string): number {
+    return this.#blocks.get(`${kind}:${id}`) ?? -1;
   }
 
   #text(id: string, out: StreamEvent[]): TextContent {
-    const index = this.#blocks.get(id);
+    const index = this.#blocks.get(`text:${id}`);
     const existing = index === undefined ? undefined : this.#content[index];
     if (existing?.type === 'text') return existing;
     const block: TextContent = { type: 'text', text: '' };
-    this.#blocks.set(id, this.#content.length);
+    this.#blocks.set(`text:${id}`, this.#content.length);
     out.push({ type: 'text-start', index: this.#content.length });
     this.#content.push(block);
     return block;
@@ -256,11 +278,11 @@ export class AiSdkStreamState {
     if (metadata !== undefined) {
       this.#reasoningMetadata.set(id, mergeMetadata(this.#reasoningMetadata.get(id), metadata));
     }
-    const index = this.#blocks.get(id);
+    const index = this.#blocks.get(`reasoning:${id}`);
     const existing = index === undefined ? undefined : this.#content[index];
     if (existing?.type === 'thinking') return existing;
     const block: ThinkingContent = { type: 'thinking', thinking: '' };
-    this.#blocks.set(id, this.#content.length);
+    this.#blocks.set(`reasoning:${id}`, this.#content.length);
     out.push({ type: 'thinking-start', index: this.#content.length });
     this.#content.push(block);
     return block;
@@ -271,26 +293,32 @@ export class AiSdkStreamState {
     name: string,
     out: StreamEvent[],
   ): { index: number; block: ToolCallContent } {
-    const index = this.#blocks.get(id);
+    const index = this.#blocks.get(`tool:${id}`);
     const existing = index === undefined ? undefined : this.#content[index];
     if (index !== undefined && existing?.type === 'toolCall') return { index, block: existing };
     const block: ToolCallContent = { type: 'toolCall', id, name, arguments: '' };
     const at = this.#content.length;
-    this.#blocks.set(id, at);
+    this.#blocks.set(`tool:${id}`, at);
     out.push({ type: 'tool-call-start', index: at, id, name });
     this.#content.push(block);
     return { index: at, block };
   }
 }
 
-/** Our usage from the AI SDK's: `input` is the uncached input, as our providers count it. */
-export function toUsage(usage: LanguageModelV4Usage): Usage {
-  const cacheRead = usage.inputTokens.cacheRead ?? 0;
-  const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
+/**
+ * Our usage from the AI SDK's: `input` is the uncached input, as our providers count it. A
+ * count the model left out (no usage at all, no `inputTokens`, a null) is 0: the answer matters
+ * more than its bill, and a missing field used to turn the whole answer into an error.
+ */
+export function toUsage(usage: LanguageModelV4Usage | undefined): Usage {
+  const inputTokens: Partial<LanguageModelV4Usage['inputTokens']> = usage?.inputTokens ?? {};
+  const cacheRead = count(inputTokens.cacheRead);
+  const cacheWrite = count(inputTokens.cacheWrite);
   const input =
-    usage.inputTokens.noCache ??
-    Math.max(0, (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite);
-  const output = usage.outputTokens.total ?? 0;
+    typeof inputTokens.noCache === 'number'
+      ? count(inputTokens.noCache)
+      : Math.max(0, count(inputTokens.total) - cacheRead - cacheWrite);
+  const output = count(usage?.outputTokens?.total);
   return {
     input,
     output,
@@ -311,4 +339,21 @@ function mergeMetadata(
     merged[key] = { ...(merged[key] ?? {}), ...value };
   }
   return merged;
+}
+
+/** A token count as given, or 0 when it is missing or not a count. */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** A delta as text: a model that sends none (or not a string) adds nothing. */
+function textOf(delta: unknown): string {
+  return typeof delta === 'string' ? delta : '';
+}
+
+/** A call's input as the text our tool calls carry (a model may hand the parsed object). */
+function inputText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (input === undefined || input === null) return '';
+  return JSON.stringify(input);
 }
