@@ -7,7 +7,13 @@ import path from 'node:path';
 import { executeTool } from '@agent/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSkillTool } from './skill-tool.js';
-import { discoverSkills, maxSkillFileBytes, readSkillFile, SkillFileError } from './skills.js';
+import {
+  discoverSkills,
+  maxSkillFileBytes,
+  maxSkillsPerRoot,
+  readSkillFile,
+  SkillFileError,
+} from './skills.js';
 
 let root: string;
 let outside: string;
@@ -237,5 +243,27 @@ describe('front matter', () => {
     expect(warnings).toEqual([
       `${path.join(root, 'blank', 'SKILL.md')}: skipped, the front matter has no "description"`,
     ]);
+  });
+});
+
+describe('a root of thousands of skills', () => {
+  it(`reads at most ${maxSkillsPerRoot} (by name), says how many it left, and the tool description stays bounded`, async () => {
+    const count = maxSkillsPerRoot + 300;
+    const description = 'd'.repeat(1000);
+    for (let index = 0; index < count; index++) {
+      const name = `s${String(index).padStart(5, '0')}`;
+      await writeFile(
+        path.join(await folder(name), 'SKILL.md'),
+        `---\nname: ${name}\ndescription: ${description}\n---\nDo it.\n`,
+      );
+    }
+    const found = await discover();
+    expect(found.skills).toHaveLength(maxSkillsPerRoot);
+    expect(found.skills.at(-1)?.name).toBe(`s${String(maxSkillsPerRoot - 1).padStart(5, '0')}`);
+    expect(found.warnings).toContain(
+      `${root}: 300 of its ${count} entries are not read as skills (at most ${maxSkillsPerRoot}, by name)`,
+    );
+    const tool = createSkillTool(found.skills);
+    expect(tool.description.length).toBeLessThan(maxSkillsPerRoot * 1100 + 2000);
   });
 });

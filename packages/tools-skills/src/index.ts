@@ -9,6 +9,7 @@ export {
   defaultSkillRoots,
   discoverSkills,
   maxSkillFileBytes,
+  maxSkillsPerRoot,
   parseSkillFile,
   readSkillFile,
   type Skill,

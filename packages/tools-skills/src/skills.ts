@@ -88,6 +88,12 @@ export async function readSkillFile(dir: string, file: string): Promise<string> 
 export const maxFrontMatterChars = 16 * 1024;
 
 const maxNameLength = 64;
+/**
+ * Most entries of one root read as skills (by name). Each skill's description goes into the
+ * `skill` tool's own description, sent with every request: a repository's 10,000 skill folders
+ * (a few kB in git) made it megabytes — past any model's context, so no request succeeded there.
+ */
+export const maxSkillsPerRoot = 200;
 const maxDescriptionLength = 1024;
 
 /**
@@ -162,8 +168,12 @@ export async function discoverSkills(roots: readonly string[]): Promise<SkillDis
     } catch {
       continue; // A root that does not exist has no skills.
     }
-    for (const entry of entries) {
-      if (entry.startsWith('.')) continue;
+    const folders = entries.filter((entry) => !entry.startsWith('.'));
+    if (folders.length > maxSkillsPerRoot)
+      warnings.push(
+        `${root}: ${folders.length - maxSkillsPerRoot} of its ${folders.length} entries are not read as skills (at most ${maxSkillsPerRoot}, by name)`,
+      );
+    for (const entry of folders.slice(0, maxSkillsPerRoot)) {
       const file = path.join(root, entry, 'SKILL.md');
       let text: string;
       try {
