@@ -33,6 +33,8 @@ export interface TranscriptOptions {
   spinner?: { paused: () => boolean };
 }
 
+/** The spinner's key for the wait before the model's answer starts (no tool call id looks so). */
+const modelWait = ' model';
 const spinnerFrames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 const maxArgumentChars = 200;
@@ -408,6 +410,11 @@ export class Transcript {
     }
   }
 
+  #renameRunning(id: string, name: string): void {
+    const running = this.#running.get(id);
+    if (running !== undefined) this.#running.set(id, { ...running, name });
+  }
+
   #toolEnded(id: string): void {
     this.#running.delete(id);
     if (this.#running.size === 0 && this.#timer !== undefined) {
@@ -432,8 +439,17 @@ export class Transcript {
   /** Prints one event. */
   onEvent(event: AgentEvent): void {
     switch (event.type) {
+      case 'turn-start':
+        // A model that takes its time before the first token (or never sends one) showed nothing
+        // at all: the screen looked hung. Said with the time waited until the answer starts.
+        this.#showRunning(modelWait, 'waiting for the model');
+        return;
       case 'message-update': {
         const update = event.event;
+        // Until the answer shows: `start` (headers) and `usage` show nothing; thinking is named.
+        if (update.type === 'thinking-start') this.#renameRunning(modelWait, 'thinking');
+        else if (update.type === 'text-start' || update.type === 'tool-call-start')
+          this.#toolEnded(modelWait);
         if (update.type === 'text-start' && this.#streamText) {
           this.#rendering = this.#markdown?.();
           this.#unrendered = '';
@@ -465,6 +481,7 @@ export class Transcript {
         return;
       }
       case 'message-end': {
+        this.#toolEnded(modelWait);
         const { message } = event;
         if (message.role === 'assistant') {
           const calls = message.content.filter((block) => block.type === 'toolCall');
