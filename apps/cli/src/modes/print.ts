@@ -19,6 +19,7 @@ import {
   nonInteractiveApprover,
   runPrompt,
 } from '../session/session.js';
+import { jsonLine } from '../ui/json-line.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
 import { useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
@@ -168,7 +169,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
   const first = resumeOnly ? undefined : await prompts.next();
   if (first?.done === true) throw new CliError('No message on stdin (--input-format stream-json)');
   const format = options.outputFormat;
-  const emit = (event: StreamJsonEvent) => writeOut(`${JSON.stringify(event)}\n`);
+  const emit = (event: StreamJsonEvent) => writeOut(`${jsonLine(event)}\n`);
   const toStreamJson = createStreamJsonMapper();
   const interactive = process.stdin.isTTY === true;
   const keys = interactive ? new RunKeys(process.stdin) : undefined;
@@ -280,7 +281,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
       if (result === undefined) code = 1;
       else {
         const summary = runSummary(sessionId, result, fallback.denied() - deniedBefore);
-        if (format === 'json') writeOut(`${JSON.stringify(summary)}\n`);
+        if (format === 'json') writeOut(`${jsonLine(summary)}\n`);
         else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
         else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
           let answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
