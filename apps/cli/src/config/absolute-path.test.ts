@@ -38,6 +38,17 @@ describe('absolutePathEntries', () => {
   });
 });
 
+describe('a PATH entry in the home folder', () => {
+  it('~/bin is kept, made absolute (bash expands it); ~user/bin is not', () => {
+    expect(
+      absolutePathEntries(['~/bin', '/usr/bin', '~', '~other/bin'].join(delimiter), '/home/me'),
+    ).toEqual({
+      path: ['/home/me/bin', '/usr/bin', '/home/me'].join(delimiter),
+      dropped: ['~other/bin'],
+    });
+  });
+});
+
 describe("programs started by name are never the folder's own", () => {
   it.each([
     ['. first', `.${delimiter}${system}`],

@@ -5,13 +5,25 @@
  * sandbox itself, ripgrep for the search tool, python3, language servers, the commands of bash)
  * were the repository's own files of those names, before any trust and outside the sandbox.
  */
-import { delimiter, isAbsolute } from 'node:path';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
 
-/** `path` with only absolute entries, and the entries left out (an empty one as `""`). */
-export function absolutePathEntries(path: string): { path: string; dropped: string[] } {
+/**
+ * `path` with only absolute entries, and the entries left out (an empty one as `""`). A `~/bin`
+ * entry is the home folder's (bash expands it when it looks a command up): kept, made absolute.
+ */
+export function absolutePathEntries(
+  path: string,
+  home = homedir(),
+): { path: string; dropped: string[] } {
   const kept: string[] = [];
   const dropped: string[] = [];
-  for (const entry of path.split(delimiter)) (isAbsolute(entry) ? kept : dropped).push(entry);
+  for (const entry of path.split(delimiter)) {
+    const expanded =
+      entry === '~' ? home : entry.startsWith('~/') ? join(home, entry.slice(2)) : entry;
+    if (isAbsolute(expanded)) kept.push(expanded);
+    else dropped.push(entry);
+  }
   return { path: kept.join(delimiter), dropped };
 }
 
