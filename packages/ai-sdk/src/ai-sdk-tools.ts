@@ -10,7 +10,7 @@ import {
   toolResultText,
 } from '@agent/core';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { jsonSchema, type Tool, tool } from 'ai';
+import { jsonSchema, type ModelMessage, type Tool, tool } from 'ai';
 import { jsonValue } from './json-value.js';
 
 /** Options of {@link toAiSdkTools}: the gate, hooks and limits every call goes through. */
@@ -75,8 +75,13 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
     // Only where a question can go to the AI SDK: the AI SDK pays an approval check per call.
     ...(runner.frameworkApprovals
       ? {
-          needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) =>
-            runner.needsApproval(agentTool, input, toolCallId),
+          needsApproval: (
+            input: unknown,
+            { toolCallId, messages }: { toolCallId: string; messages: readonly ModelMessage[] },
+          ) =>
+            runner.needsApproval(agentTool, input, toolCallId, {
+              answered: wasAsked(messages, toolCallId),
+            }),
         }
       : {}),
     execute: async (input, { toolCallId, abortSignal }): Promise<AiSdkToolOutput> => {
@@ -96,6 +101,21 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
     toModelOutput: ({ output }: { output: AiSdkToolOutput }) =>
       modelOutput(runner.forModel(agentTool, output)),
   });
+}
+
+/**
+ * Whether the history already holds the approval question for this call: the AI SDK is then
+ * checking a call the messages say was answered (messages the caller may have edited or made
+ * up), not asking about a call the model just made.
+ */
+function wasAsked(messages: readonly ModelMessage[] | undefined, toolCallId: string): boolean {
+  for (const message of messages ?? []) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) return true;
+    }
+  }
+  return false;
 }
 
 /** What `toModelOutput` returns. */

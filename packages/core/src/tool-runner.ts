@@ -50,6 +50,15 @@ export interface ToolRunnerOptions {
   maxResultChars?: number;
 }
 
+/** Options of {@link ToolRunner.needsApproval}. */
+export interface NeedsApprovalOptions {
+  /**
+   * The framework already holds the user's answer for this call (its history shows the
+   * question): it is checking again before it runs the call, not asking.
+   */
+  answered?: boolean;
+}
+
 /** Runs our tools' calls for a loop another framework owns. */
 export interface ToolRunner {
   /**
@@ -63,8 +72,19 @@ export interface ToolRunner {
    * steps before the approver (disabled, deny, opaque, ask, mode, allow, grants) end in a
    * question and questions go to the framework. Remembers the call, so `run` lets exactly this
    * call (same id, same arguments) through once the framework approved it. Never rejects.
+   *
+   * Frameworks ask again when a run resumes with the user's answer (the AI SDK from the messages,
+   * the Agents SDK from a RunState) — both of which the caller may have edited or made up. So
+   * only the first, live question remembers a call: asked again with other arguments, the call
+   * is forgotten, and a call first seen with its answer (`options.answered`: the framework holds
+   * an answer for it) is never remembered — either goes to our approver when it runs.
    */
-  needsApproval(tool: AnyAgentTool, args: unknown, toolCallId: string): Promise<boolean>;
+  needsApproval(
+    tool: AnyAgentTool,
+    args: unknown,
+    toolCallId: string,
+    options?: NeedsApprovalOptions,
+  ): Promise<boolean>;
   /**
    * Runs one call through the loop's path (see `executeTool`); resolves with the result message
    * the model would read — a denial or failure is an `isError` result with its `errorKind` — and
@@ -92,6 +112,9 @@ function parsed(args: unknown): unknown {
 }
 /** Questions remembered at most: a framework that never runs a denied call leaves its entry. */
 const maxPendingApprovals = 1_000;
+
+/** What `asked` holds for a call asked again with other arguments: no arguments' JSON equals it. */
+const conflicting = '';
 
 /** A {@link ToolRunner} over one gate and one set of options, shared by every tool it runs. */
 export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
@@ -133,7 +156,7 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
 
   return {
     frameworkApprovals: viaFramework,
-    async needsApproval(tool, args, toolCallId) {
+    async needsApproval(tool, args, toolCallId, approvalOptions = {}) {
       if (!viaFramework) return false;
       const tier = tool.policy?.permission ?? 'full-access';
       // A tool that names no subjects is decided by its name alone: most calls need no parsing.
@@ -164,8 +187,16 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
         tool,
       });
       if (evaluation.behavior !== 'ask') return false;
-      asked.delete(toolCallId);
-      asked.set(toolCallId, JSON.stringify(validated.value));
+      const key = JSON.stringify(validated.value);
+      const remembered = asked.get(toolCallId);
+      if (remembered !== undefined) {
+        // Asked again (a resumed run): the arguments the user saw, or none at all.
+        if (remembered !== key) asked.set(toolCallId, conflicting);
+        return true;
+      }
+      // An answer for a call never asked here: made up, edited, or from another process.
+      if (approvalOptions.answered === true) return true;
+      asked.set(toolCallId, key);
       if (asked.size > maxPendingApprovals) {
         const oldest = asked.keys().next().value;
         if (oldest !== undefined) asked.delete(oldest);

@@ -10,7 +10,7 @@ import {
   type ToolRunnerOptions,
   toolResultText,
 } from '@agent/core';
-import { type FunctionTool, tool } from '@openai/agents';
+import { type FunctionTool, type RunContext, tool } from '@openai/agents';
 
 /** The non-strict JSON Schema shape `tool()` takes (the real schema is the tool's own). */
 export type OpenAIAgentsToolParameters = {
@@ -91,8 +91,14 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
     // Only where a question can go to the Agents SDK (it checks approval per call otherwise too).
     ...(runner.frameworkApprovals
       ? {
-          needsApproval: (_runContext: unknown, input: unknown, callId?: string) =>
-            runner.needsApproval(agentTool, input, callId ?? ''),
+          needsApproval: (runContext: RunContext, input: unknown, callId?: string) =>
+            runner.needsApproval(agentTool, input, callId ?? '', {
+              // An answer in the RunState (which the caller may have edited or made up): the
+              // Agents SDK is checking again before it runs the call, not asking.
+              answered:
+                callId !== undefined &&
+                runContext.isToolApproved({ toolName: agentTool.name, callId }) !== undefined,
+            }),
         }
       : {}),
     execute: async (input, _runContext, details): Promise<OpenAIAgentsToolOutput> => {

@@ -1,0 +1,171 @@
+// A RunState is the caller's to keep — serialized, stored, sent to a browser and back — and the
+// Agents SDK asks the tool's needsApproval again when a run resumes from one. An approval our
+// runner remembers stays bound to the call it was asked about: arguments edited in the state
+// after the question, or a state from another process, go to our own approver.
+import { defineTool, PermissionPolicy, type PermissionPolicyOptions } from '@agent/core';
+import {
+  closeWireServers,
+  JSON_HEADERS,
+  startWireServer,
+  type WireResponse,
+} from '@agent/tooling-wire-server';
+import {
+  Agent,
+  OpenAIChatCompletionsModel,
+  RunState,
+  run,
+  setTracingDisabled,
+} from '@openai/agents';
+import OpenAI from 'openai';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { toOpenAIAgentsTools } from './openai-agents-tools.js';
+
+beforeAll(() => setTracingDisabled(true));
+afterEach(closeWireServers);
+
+/** A Chat Completions answer: one call of get_weather, or the final text. */
+function completion(answer: { city?: string; text?: string }): WireResponse {
+  const call =
+    answer.city === undefined
+      ? {}
+      : {
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: JSON.stringify({ city: answer.city }) },
+            },
+          ],
+        };
+  return {
+    status: 200,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1_764_000_000,
+      model: 'gpt-4o',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: answer.text ?? null, refusal: null, ...call },
+          finish_reason: answer.city === undefined ? 'stop' : 'tool_calls',
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    }),
+  };
+}
+
+async function setUp() {
+  const calls: unknown[] = [];
+  const tool = defineTool({
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    input: z.object({ city: z.string() }),
+    permissionSubjects: ({ city }) => [city],
+    execute: async (args) => {
+      calls.push(args);
+      return `${args.city}: sunny`;
+    },
+  });
+  const server = await startWireServer([completion({ city: 'Paris' }), completion({ text: 'ok' })]);
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+  const agentWith = (rules: PermissionPolicyOptions) =>
+    new Agent({
+      name: 'assistant',
+      instructions: 'Answer briefly.',
+      model: new OpenAIChatCompletionsModel(client, 'gpt-4o'),
+      tools: toOpenAIAgentsTools([tool], { permissions: new PermissionPolicy(rules) }),
+    });
+  /** What the model read as the call's result on its second request. */
+  const toolMessage = () => {
+    const body = server.requests[1]?.json as { messages?: { role: string; content: unknown }[] };
+    return String(body?.messages?.find((message) => message.role === 'tool')?.content);
+  };
+  return { calls, agentWith, toolMessage };
+}
+
+describe('toOpenAIAgentsTools: an approval stays bound to the call it answered', () => {
+  it('approved, serialized and resumed in the same process: the call runs', async () => {
+    const { calls, agentWith } = await setUp();
+    const agent = agentWith({});
+    const first = await run(agent, 'Weather?');
+    const [interruption] = first.interruptions;
+    if (interruption === undefined) throw new Error('no interruption');
+    first.state.approve(interruption);
+    const state = await RunState.fromString(agent, first.state.toString());
+    const second = await run(agent, state);
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(second.finalOutput).toBe('ok');
+  });
+
+  it.each([
+    ['another city', 'Rome'],
+    ['a path', '../../etc/passwd'],
+    ['a command', '$(rm -rf ~)'],
+  ])(
+    'arguments edited in the serialized state after approval (%s) never run',
+    async (_label, city) => {
+      const { calls, agentWith, toolMessage } = await setUp();
+      const agent = agentWith({});
+      const first = await run(agent, 'Weather?');
+      const [interruption] = first.interruptions;
+      if (interruption === undefined) throw new Error('no interruption');
+      first.state.approve(interruption);
+      const saved = first.state.toString();
+      const edited = saved.replaceAll(
+        JSON.stringify(JSON.stringify({ city: 'Paris' })).slice(1, -1),
+        JSON.stringify(JSON.stringify({ city })).slice(1, -1),
+      );
+      expect(edited).not.toBe(saved);
+      await run(agent, await RunState.fromString(agent, edited));
+      expect(calls).toEqual([]);
+      expect(toolMessage()).toContain('Permission denied');
+    },
+  );
+
+  it('a state approved in another process (a new adapter) goes to our approver', async () => {
+    const { calls, agentWith } = await setUp();
+    const first = await run(agentWith({}), 'Weather?');
+    const [interruption] = first.interruptions;
+    if (interruption === undefined) throw new Error('no interruption');
+    first.state.approve(interruption);
+    const asked: unknown[] = [];
+    const fresh = agentWith({
+      approver: (request) => {
+        asked.push(request.args);
+        return 'once';
+      },
+    });
+    await run(fresh, await RunState.fromString(fresh, first.state.toString()));
+    expect(asked).toEqual([{ city: 'Paris' }]);
+    expect(calls).toEqual([{ city: 'Paris' }]);
+  });
+
+  it('a state approved in another process with nobody to ask never runs', async () => {
+    const { calls, agentWith, toolMessage } = await setUp();
+    const first = await run(agentWith({}), 'Weather?');
+    const [interruption] = first.interruptions;
+    if (interruption === undefined) throw new Error('no interruption');
+    first.state.approve(interruption);
+    const fresh = agentWith({});
+    await run(fresh, await RunState.fromString(fresh, first.state.toString()));
+    expect(calls).toEqual([]);
+    expect(toolMessage()).toContain('no approver configured');
+  });
+
+  it('answered twice (approved, then rejected): the last answer stands, nothing runs', async () => {
+    const { calls, agentWith } = await setUp();
+    const agent = agentWith({});
+    const first = await run(agent, 'Weather?');
+    const [interruption] = first.interruptions;
+    if (interruption === undefined) throw new Error('no interruption');
+    first.state.approve(interruption);
+    first.state.reject(interruption);
+    await run(agent, first.state);
+    expect(calls).toEqual([]);
+  });
+});
