@@ -179,11 +179,14 @@ describe.each([true, false])('a stalled stream (driver cancels: %s)', (cancels) 
 
   it('a retry that streams is not cut at the shared deadline', async () => {
     // Attempt 1 sends a chunk, then one more each time the test releases it, well past the
-    // deadline (several idle timeouts in all), each within one idle timeout of the last.
-    const { driver, log, release } = pacedDriver({ cancels, chunks: 8 });
-    const stream = new RetryingStream(driver, { signal: undefined, maxRetries: 3, retry });
+    // deadline (several idle timeouts in all), each within one idle timeout of the last. The
+    // gaps are a tenth of the timeout: at 40 ms / 20 ms a loaded CI machine's scheduling made a
+    // gap a stall.
+    const paced = { ...retry, idleTimeoutMs: 250 };
+    const { driver, log, release } = pacedDriver({ cancels, chunks: 30 });
+    const stream = new RetryingStream(driver, { signal: undefined, maxRetries: 3, retry: paced });
     const pending = drain(stream);
-    for (let sent = 0; sent < 8; sent++) await release(retry.idleTimeoutMs / 2);
+    for (let sent = 0; sent < 30; sent++) await release(paced.idleTimeoutMs / 10);
     const events = await pending;
     expect(events.at(-1)).toMatchObject({ type: 'done' });
     expect(log.filter((entry) => entry.startsWith('open'))).toEqual(['open:0', 'open:1']);
