@@ -290,7 +290,7 @@ describe.each([true, false])('keep-alives only (driver cancels: %s)', (cancels) 
       new RetryingStream(driver, {
         signal: undefined,
         maxRetries: 0,
-        retry: { ...retry, idleTimeoutMs: 200 },
+        retry: { ...retry, idleTimeoutMs: 400 },
       }),
     );
     clear();
@@ -299,14 +299,15 @@ describe.each([true, false])('keep-alives only (driver cancels: %s)', (cancels) 
   });
 
   it('content between keep-alives keeps the stream alive', async () => {
-    // Content every third chunk, 30 ms apart, over twice the idle timeout: never a stall.
-    const chunks = Array.from({ length: 45 }, (_, i) => (i % 3 === 0 ? 'x' : ''));
+    // Content every third chunk, ~30 ms apart (a thirteenth of the timeout: room for a loaded
+    // machine), over three idle timeouts: never a stall.
+    const chunks = Array.from({ length: 120 }, (_, i) => (i % 3 === 0 ? 'x' : ''));
     const { driver, clear } = keepAliveDriver(chunks, { cancels, everyMs: 10, stopAfterMs: 0 });
     const events = await drain(
       new RetryingStream(driver, {
         signal: undefined,
         maxRetries: 0,
-        retry: { ...retry, idleTimeoutMs: 200 },
+        retry: { ...retry, idleTimeoutMs: 400 },
       }),
     );
     clear();
