@@ -9,6 +9,7 @@ import {
   PermissionPolicy,
   type PermissionPolicyOptions,
   type PermissionRequest,
+  renameArguments,
   ToolError,
   type ToolResultMessage,
 } from '@agent/core';
@@ -82,6 +83,52 @@ describe('toLangChainTools', () => {
       ToolInputParsingException,
     );
     expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['a tool call', (args: Record<string, unknown>) => toolCall(args, 'call_p')],
+    ['plain arguments', (args: Record<string, unknown>) => args],
+  ])('prepareArguments runs before LangChain checks the schema (%s)', async (_label, input) => {
+    const calls: unknown[] = [];
+    const read = defineTool({
+      name: 'read',
+      description: 'Reads a file',
+      input: z.object({ path: z.string() }),
+      // Other agents' names for our argument, as the built-in file tools map them.
+      prepareArguments: renameArguments({ file_path: 'path', filePath: 'path' }),
+      execute: async (args) => {
+        calls.push(args);
+        return 'contents';
+      },
+    });
+    const [tool] = toLangChainTools([read]);
+    if (tool === undefined) throw new Error('no tool');
+    expect(convertToOpenAITool(tool).function).toMatchObject({ parameters: read.parameters });
+    for (const args of [{ file_path: 'a.txt' }, { filePath: 'b.txt' }, { path: 'c.txt' }]) {
+      const answer = await tool?.invoke(input(args) as never);
+      expect(ToolMessage.isInstance(answer) ? answer.content : answer).toBe('contents');
+    }
+    expect(calls).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }, { path: 'c.txt' }]);
+    // What prepareArguments cannot fix is still LangChain's to refuse.
+    await expect(tool?.invoke(input({ file: 'd.txt' }) as never)).rejects.toBeInstanceOf(
+      ToolInputParsingException,
+    );
+  });
+
+  it('a prepareArguments that throws leaves the input to LangChain’s check', async () => {
+    const read = defineTool({
+      name: 'read',
+      description: 'Reads a file',
+      input: z.object({ path: z.string() }),
+      prepareArguments: () => {
+        throw new Error('cannot prepare');
+      },
+      execute: async () => 'contents',
+    });
+    const [tool] = toLangChainTools([read]);
+    await expect(tool?.invoke(toolCall({ file_path: 'a.txt' }))).rejects.toBeInstanceOf(
+      ToolInputParsingException,
+    );
   });
 
   it('invoked with plain arguments, a failure throws our ToolError', async () => {

@@ -61,8 +61,53 @@ export function toLangChainTool(
   return adapt(agentTool, createToolRunner({ ...options, approvals: 'approver' }));
 }
 
+/**
+ * A `DynamicStructuredTool` that maps the input through the tool's `prepareArguments` before
+ * LangChain checks it against the schema — as our loop does before its validation. Without it,
+ * LangChain refused the argument shapes other agents use that our tools accept (`file_path` for
+ * `path`) before our path ever saw them.
+ */
+class PreparingStructuredTool extends DynamicStructuredTool<JsonSchemaObject> {
+  readonly #prepare: (raw: unknown) => unknown;
+
+  constructor(
+    fields: ConstructorParameters<typeof DynamicStructuredTool<JsonSchemaObject>>[0],
+    prepare: (raw: unknown) => unknown,
+  ) {
+    super(fields);
+    this.#prepare = prepare;
+  }
+
+  override call(...[arg, ...rest]: Parameters<LangChainTool['call']>) {
+    // `invoke` hands `call` the tool call's arguments (and the call in the config); a direct
+    // `call` may pass the whole tool call.
+    const prepared = isToolCall(arg)
+      ? { ...arg, args: this.#prepared(arg.args) }
+      : this.#prepared(arg);
+    return super.call(prepared as typeof arg, ...rest);
+  }
+
+  #prepared(raw: unknown): unknown {
+    try {
+      return this.#prepare(raw);
+    } catch {
+      // LangChain's check, then ours, report the input as it came.
+      return raw;
+    }
+  }
+}
+
+function isToolCall(value: unknown): value is { type: 'tool_call'; args: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { type?: unknown }).type === 'tool_call' &&
+    'args' in value
+  );
+}
+
 function adapt(agentTool: AnyAgentTool, runner: ToolRunner): LangChainTool {
-  return new DynamicStructuredTool<JsonSchemaObject>({
+  const fields: ConstructorParameters<typeof DynamicStructuredTool<JsonSchemaObject>>[0] = {
     name: agentTool.name,
     description: agentTool.description,
     schema: agentTool.parameters,
@@ -96,7 +141,11 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): LangChainTool {
       }
       return [content(forModel), message] satisfies [LangChainToolContent, ToolResultMessage];
     },
-  });
+  };
+  const prepare = agentTool.prepareArguments;
+  return prepare === undefined
+    ? new DynamicStructuredTool<JsonSchemaObject>(fields)
+    : new PreparingStructuredTool(fields, (raw) => prepare.call(agentTool, raw));
 }
 
 /** The id of the tool call LangChain is answering, when it was invoked with one. */
