@@ -12,7 +12,7 @@ import {
 import { generateText, isStepCount, type ModelMessage, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { toAiSdkTools } from './ai-sdk-tools.js';
+import { toAiSdkTool, toAiSdkTools } from './ai-sdk-tools.js';
 import { scriptedModel } from './test-helpers.js';
 
 function weatherTool() {
@@ -515,6 +515,27 @@ describe('toAiSdkTools: hooks, timeout, locks and the result budget', () => {
     expect(sent[2]).toMatchObject({ type: 'json' });
     expect(String((sent[2] as { value: unknown }).value)).toMatch(/cannot be written/);
   });
+
+  it.each([
+    ['a dot', ['get.weather']],
+    ['a space', ['get weather']],
+    ['a slash', ['tools/get_weather']],
+    ['letters outside ASCII', ['météo']],
+    ['65 characters', ['w'.repeat(65)]],
+    ['an empty name', ['']],
+    ['one of two that a framework would make alike', ['get_weather', 'get.weather']],
+  ])(
+    'a hand-made tool whose name the providers refuse (%s) is refused up front',
+    (_label, names) => {
+      const { tool } = weatherTool();
+      const tools = names.map((name) => ({ ...tool, name }));
+      const bad = names.find((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) ?? '';
+      expect(() => toAiSdkTools(tools)).toThrow(`invalid tool name ${JSON.stringify(bad)}`);
+      expect(() => toAiSdkTool({ ...tool, name: bad })).toThrow('invalid tool name');
+      // 64 characters of the allowed ones pass.
+      expect(() => toAiSdkTools([{ ...tool, name: 'w'.repeat(64) }])).not.toThrow();
+    },
+  );
 
   it('two tools of one name are refused up front', () => {
     const { tool } = weatherTool();

@@ -7,6 +7,7 @@ import {
   type ToolResultMessage,
   type ToolRunner,
   type ToolRunnerOptions,
+  toolNamePattern,
   toolResultText,
 } from '@agent/core';
 import type { JSONSchema7 } from '@ai-sdk/provider';
@@ -49,6 +50,7 @@ export function toAiSdkTools(
   const runner = createToolRunner(runnerOptions(options));
   const set: Record<string, AiSdkTool> = {};
   for (const agentTool of tools) {
+    checkName(agentTool, 'toAiSdkTools');
     if (Object.hasOwn(set, agentTool.name)) {
       throw new AgentError(`toAiSdkTools: two tools are named "${agentTool.name}"`);
     }
@@ -59,7 +61,20 @@ export function toAiSdkTools(
 
 /** One of our tools as an AI SDK tool; see {@link toAiSdkTools}. */
 export function toAiSdkTool(agentTool: AnyAgentTool, options: AiSdkToolsOptions = {}): AiSdkTool {
+  checkName(agentTool, 'toAiSdkTool');
   return adapt(agentTool, createToolRunner(runnerOptions(options)));
+}
+
+/**
+ * A name the providers take as it is (`^[a-zA-Z0-9_-]{1,64}$`, as `defineTool` demands): a
+ * hand-made tool named otherwise is refused here, not by the provider's 400 mid-run.
+ */
+function checkName(agentTool: AnyAgentTool, where: string): void {
+  if (!toolNamePattern.test(agentTool.name)) {
+    throw new AgentError(
+      `${where}: invalid tool name ${JSON.stringify(agentTool.name)}: must match ${toolNamePattern}`,
+    );
+  }
 }
 
 function runnerOptions(options: AiSdkToolsOptions): ToolRunnerOptions {

@@ -19,7 +19,7 @@ import { ToolInputParsingException } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { toLangChainTools } from './langchain-tools.js';
+import { toLangChainTool, toLangChainTools } from './langchain-tools.js';
 
 function weatherTool() {
   const calls: unknown[] = [];
@@ -140,6 +140,27 @@ describe('toLangChainTools', () => {
     expect(ToolError.isInstance(failure)).toBe(true);
     expect((failure as ToolError).kind).toBe('denied');
   });
+
+  it.each([
+    ['a dot', ['get.weather']],
+    ['a space', ['get weather']],
+    ['a slash', ['tools/get_weather']],
+    ['letters outside ASCII', ['météo']],
+    ['65 characters', ['w'.repeat(65)]],
+    ['an empty name', ['']],
+    ['one of two that a framework would make alike', ['get_weather', 'get.weather']],
+  ])(
+    'a hand-made tool whose name the providers refuse (%s) is refused up front',
+    (_label, names) => {
+      const { tool } = weatherTool();
+      const tools = names.map((name) => ({ ...tool, name }));
+      const bad = names.find((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) ?? '';
+      expect(() => toLangChainTools(tools)).toThrow(`invalid tool name ${JSON.stringify(bad)}`);
+      expect(() => toLangChainTool({ ...tool, name: bad })).toThrow('invalid tool name');
+      // 64 characters of the allowed ones pass.
+      expect(() => toLangChainTools([{ ...tool, name: 'w'.repeat(64) }])).not.toThrow();
+    },
+  );
 
   it('two tools of one name are refused up front', () => {
     const { tool } = weatherTool();

@@ -8,6 +8,7 @@ import {
   type ToolResultMessage,
   type ToolRunner,
   type ToolRunnerOptions,
+  toolNamePattern,
   toolResultText,
 } from '@agent/core';
 import { ToolMessage } from '@langchain/core/messages';
@@ -45,6 +46,7 @@ export function toLangChainTools(
   const runner = createToolRunner({ ...options, approvals: 'approver' });
   const names = new Set<string>();
   return tools.map((agentTool) => {
+    checkName(agentTool, 'toLangChainTools');
     if (names.has(agentTool.name)) {
       throw new AgentError(`toLangChainTools: two tools are named "${agentTool.name}"`);
     }
@@ -58,6 +60,7 @@ export function toLangChainTool(
   agentTool: AnyAgentTool,
   options: LangChainToolsOptions = {},
 ): LangChainTool {
+  checkName(agentTool, 'toLangChainTool');
   return adapt(agentTool, createToolRunner({ ...options, approvals: 'approver' }));
 }
 
@@ -104,6 +107,18 @@ function isToolCall(value: unknown): value is { type: 'tool_call'; args: unknown
     (value as { type?: unknown }).type === 'tool_call' &&
     'args' in value
   );
+}
+
+/**
+ * A name as `defineTool` demands (`^[a-zA-Z0-9_-]{1,64}$`): a hand-made tool named otherwise is
+ * refused here — LangChain sends any name on to the model's API, which refuses it mid-run.
+ */
+function checkName(agentTool: AnyAgentTool, where: string): void {
+  if (!toolNamePattern.test(agentTool.name)) {
+    throw new AgentError(
+      `${where}: invalid tool name ${JSON.stringify(agentTool.name)}: must match ${toolNamePattern}`,
+    );
+  }
 }
 
 function adapt(agentTool: AnyAgentTool, runner: ToolRunner): LangChainTool {

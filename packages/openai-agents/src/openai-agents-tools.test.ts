@@ -21,7 +21,11 @@ import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled } from '@ope
 import OpenAI from 'openai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { type OpenAIAgentsToolsOptions, toOpenAIAgentsTools } from './openai-agents-tools.js';
+import {
+  type OpenAIAgentsToolsOptions,
+  toOpenAIAgentsTool,
+  toOpenAIAgentsTools,
+} from './openai-agents-tools.js';
 
 beforeAll(() => setTracingDisabled(true));
 afterEach(closeWireServers);
@@ -145,6 +149,29 @@ describe('toOpenAIAgentsTools in run()', () => {
     expect(calls).toEqual([]);
     expect(String(toolMessages(server, 1)[0]?.content)).toContain(reason);
   });
+});
+
+describe('toOpenAIAgentsTools: tool names', () => {
+  it.each([
+    ['a dot', ['get.weather']],
+    ['a space', ['get weather']],
+    ['a slash', ['tools/get_weather']],
+    ['letters outside ASCII', ['météo']],
+    ['65 characters', ['w'.repeat(65)]],
+    ['an empty name', ['']],
+    ['one of two that a framework would make alike', ['get_weather', 'get.weather']],
+  ])(
+    'a hand-made tool whose name the providers refuse (%s) is refused up front',
+    (_label, names) => {
+      const { tool } = weatherTool();
+      const tools = names.map((name) => ({ ...tool, name }));
+      const bad = names.find((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) ?? '';
+      expect(() => toOpenAIAgentsTools(tools)).toThrow(`invalid tool name ${JSON.stringify(bad)}`);
+      expect(() => toOpenAIAgentsTool({ ...tool, name: bad })).toThrow('invalid tool name');
+      // 64 characters of the allowed ones pass.
+      expect(() => toOpenAIAgentsTools([{ ...tool, name: 'w'.repeat(64) }])).not.toThrow();
+    },
+  );
 });
 
 describe('toOpenAIAgentsTools: the permission gate', () => {

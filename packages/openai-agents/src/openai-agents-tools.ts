@@ -8,6 +8,7 @@ import {
   type ToolResultMessage,
   type ToolRunner,
   type ToolRunnerOptions,
+  toolNamePattern,
   toolResultText,
 } from '@agent/core';
 import { type FunctionTool, type RunContext, tool } from '@openai/agents';
@@ -56,6 +57,7 @@ export function toOpenAIAgentsTools(
   const runner = createToolRunner(runnerOptions(options));
   const names = new Set<string>();
   return tools.map((agentTool) => {
+    checkName(agentTool, 'toOpenAIAgentsTools');
     if (names.has(agentTool.name)) {
       throw new AgentError(`toOpenAIAgentsTools: two tools are named "${agentTool.name}"`);
     }
@@ -69,12 +71,26 @@ export function toOpenAIAgentsTool(
   agentTool: AnyAgentTool,
   options: OpenAIAgentsToolsOptions = {},
 ): OpenAIAgentsTool {
+  checkName(agentTool, 'toOpenAIAgentsTool');
   return adapt(agentTool, createToolRunner(runnerOptions(options)));
 }
 
 function runnerOptions(options: OpenAIAgentsToolsOptions): ToolRunnerOptions {
   const { approvals, ...rest } = options;
   return { ...rest, approvals: approvals === 'approver' ? 'approver' : 'framework' };
+}
+
+/**
+ * A name as `defineTool` demands (`^[a-zA-Z0-9_-]{1,64}$`): a hand-made tool named otherwise is
+ * refused here — the Agents SDK rewrites other characters to `_` (`a.b` and `a_b` both became `a_b`, and a call
+ * of one ran the other) and sends longer names on to the API, which refuses them mid-run.
+ */
+function checkName(agentTool: AnyAgentTool, where: string): void {
+  if (!toolNamePattern.test(agentTool.name)) {
+    throw new AgentError(
+      `${where}: invalid tool name ${JSON.stringify(agentTool.name)}: must match ${toolNamePattern}`,
+    );
+  }
 }
 
 function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
