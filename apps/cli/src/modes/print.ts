@@ -21,7 +21,7 @@ import {
 } from '../session/session.js';
 import { jsonLine } from '../ui/json-line.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
-import { useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
+import { canRedraw, useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import {
@@ -251,7 +251,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
             streamText: false,
             cwd: resolve(options.cwd),
             colour,
-            ...(keys !== undefined && process.stderr.isTTY === true
+            ...(keys !== undefined && canRedraw(process.stderr)
               ? { spinner: { paused: () => keys.waiting } }
               : {}),
           })

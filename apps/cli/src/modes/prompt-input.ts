@@ -83,7 +83,7 @@ export class PromptInput {
     if (this.#prompting) this.#editorOutput.emit('resize');
   };
   readonly #restoreTerminal = () => {
-    this.#output.write(bracketedPasteOff);
+    if (process.env.TERM !== 'dumb') this.#output.write(bracketedPasteOff);
   };
 
   constructor(terminal: PromptTerminal, output: NodeJS.WriteStream) {
@@ -132,7 +132,8 @@ export class PromptInput {
       this.#push({ type: 'eof' });
     });
     this.#terminal.setRawMode(true);
-    this.#output.write(bracketedPasteOn);
+    // A dumb terminal shows the sequence instead of obeying it (and sends no paste brackets).
+    if (process.env.TERM !== 'dumb') this.#output.write(bracketedPasteOn);
     process.once('exit', this.#restoreTerminal);
     this.#output.on('resize', this.#onResize);
     this.#terminal.on('data', this.#onData);
@@ -170,7 +171,7 @@ export class PromptInput {
     this.#terminal.off('end', this.#onEnd);
     this.#output.off('resize', this.#onResize);
     this.#editor?.close();
-    this.#output.write(bracketedPasteOff);
+    this.#restoreTerminal();
     process.off('exit', this.#restoreTerminal);
     this.#terminal.setRawMode(false);
     this.#terminal.pause();

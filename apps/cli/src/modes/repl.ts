@@ -4,6 +4,7 @@ import { closestWord, peerMode, peerSlashCommand } from '../config/suggest.js';
 import { runPrompt, type Session } from '../session/session.js';
 import { newSessionPath } from '../session/sessions.js';
 import { contextLine } from '../ui/compaction-lines.js';
+import { canRedraw } from '../ui/output.js';
 import type { RunKeys } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { compactCommand } from './compact-command.js';
@@ -95,7 +96,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     cwd: session.cwd,
     colour,
     markdown: () => markdown,
-    ...(output.isTTY === true ? { spinner: { paused: () => keys.waiting } } : {}),
+    ...(canRedraw(output) ? { spinner: { paused: () => keys.waiting } } : {}),
   });
   // The banner and the commands' answers name folders, files, rules, agents, servers and their
   // tools and prompts — text a repository, a model or a server chose: each line is shown, never

@@ -6,9 +6,18 @@ import { redactText } from './redaction.js';
 export const writeOut = (text: string) => process.stdout.write(redactText(text));
 export const writeErr = (text: string) => process.stderr.write(redactText(text));
 
-/** Colours on a terminal unless NO_COLOR is set (https://no-color.org). */
+/** Colours on a terminal unless NO_COLOR is set (https://no-color.org) or the terminal is dumb. */
 export function useColour(stream: NodeJS.WriteStream): boolean {
-  return stream.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+  return canRedraw(stream) && (process.env.NO_COLOR ?? '') === '';
+}
+
+/**
+ * Whether `stream` is a terminal that takes escape sequences (a spinner redrawn in place,
+ * bracketed paste): not `TERM=dumb` (Emacs' shell, some CI log viewers), where each redraw was
+ * a new run of `^[[K` on the screen, ten a second.
+ */
+export function canRedraw(stream: NodeJS.WriteStream): boolean {
+  return stream.isTTY === true && process.env.TERM !== 'dumb';
 }
 
 /**
