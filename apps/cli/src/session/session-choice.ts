@@ -21,6 +21,7 @@ import {
   listSessions,
   newSessionPath,
   pruneSessions,
+  sessionsDir,
 } from './sessions.js';
 
 /** What to do when a folder has no session: sessions are kept per folder. */
@@ -117,6 +118,12 @@ export async function chooseSession(
     if (path === undefined)
       throw new CliError(
         `--resume ${options.resume}: no session with this id is kept under ${join(agentHome(), 'sessions')} (sessions saved with --save elsewhere are resumed by their file). agent --resume without a value lists this folder's sessions`,
+      );
+    // Found under another folder's sessions: said, since its files and AGENTS.md were another
+    // folder's, and the tools now work here (a resume from the wrong terminal tab went on silently).
+    if (dirname(path) !== sessionsDir(options.cwd))
+      writeErr(
+        `note: session ${options.resume} ran in another folder (its sessions are ${basename(dirname(path)).replace(/-[0-9a-f]{12}$/, '')}…); it goes on here, in ${resolve(options.cwd)}, with this folder's files and settings. To go on there instead: cd to that folder (or --cwd it) and run this again.\n`,
       );
     options = { ...options, resume: path, save: options.save ?? path };
   }
