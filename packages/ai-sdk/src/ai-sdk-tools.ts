@@ -26,9 +26,12 @@ export interface AiSdkToolsOptions extends Omit<ToolRunnerOptions, 'approvals'> 
 }
 
 /**
- * What one of our tools returns to the AI SDK: the result message as our loop records it (plain
- * JSON, `details` included, never clipped). The model gets it through `toModelOutput`: the text
- * clipped to the tool's `maxResultChars`, images as files.
+ * What one of our tools returns to the AI SDK: the result message as our loop records it
+ * (`details` included, never clipped), in the process (`result.steps`, `onStepFinish`). The model
+ * gets it through `toModelOutput`: the text clipped to the tool's `maxResultChars`, images as
+ * files. Serialized — to the browser by `toUIMessageStream`, to the model by a
+ * `convertToModelMessages` given no `tools` — it is the message as the model reads it: clipped,
+ * without `details`.
  */
 export type AiSdkToolOutput = ToolResultMessage;
 
@@ -111,10 +114,12 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
           toolName: agentTool.name,
         });
       }
-      return message;
+      return leavingAsModelReads(message, runner.forModel(agentTool, message));
     },
     toModelOutput: ({ output }: { output: AiSdkToolOutput }) =>
-      modelOutput(runner.forModel(agentTool, output)),
+      // A result that came back as JSON (from the browser) was clipped when it left the process:
+      // clipping it again would clip the clip marker.
+      modelOutput(Object.hasOwn(output, 'toJSON') ? runner.forModel(agentTool, output) : output),
   });
 }
 
@@ -131,6 +136,21 @@ function wasAsked(messages: readonly ModelMessage[] | undefined, toolCallId: str
     }
   }
   return false;
+}
+
+/**
+ * The whole result, serialized as the clipped one without `details`. What leaves the process is
+ * sent back as it is: a chat route's `convertToModelMessages(messages)` without `tools` skips our
+ * `toModelOutput` and handed the model the whole text and the details next turn.
+ */
+function leavingAsModelReads(
+  message: ToolResultMessage,
+  forModel: ToolResultMessage,
+): ToolResultMessage {
+  const { details: _details, ...serialized } = forModel;
+  // Not enumerable: spreading or cloning the result in the process gives the plain whole message.
+  Object.defineProperty(message, 'toJSON', { value: () => serialized, enumerable: false });
+  return message;
 }
 
 /** What `toModelOutput` returns. */
