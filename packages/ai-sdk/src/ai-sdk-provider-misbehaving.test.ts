@@ -162,3 +162,58 @@ describe('fromAiSdkModel: tool calls out of order or twice', () => {
     }
   });
 });
+
+describe('fromAiSdkModel: a model that ignores its abort signal', () => {
+  /** A model whose doStream settles only when the test says, whatever its abortSignal does. */
+  function deafModel() {
+    let release: (() => void) | undefined;
+    let onCancel: () => void = () => {};
+    const cancelled = new Promise<true>((resolve) => {
+      onCancel = () => resolve(true);
+    });
+    const model = new MockLanguageModelV4({
+      doStream: () =>
+        new Promise((resolve) => {
+          release = () =>
+            resolve({
+              stream: new ReadableStream<LanguageModelV4StreamPart>({
+                cancel: () => onCancel(),
+              }),
+            });
+        }),
+    });
+    return { model, release: () => release?.(), cancelled };
+  }
+
+  it('the caller’s abort ends a call whose doStream never settles: one aborted error', async () => {
+    const { model, release, cancelled } = deafModel();
+    const controller = new AbortController();
+    const events: StreamEvent[] = [];
+    const stream = fromAiSdkModel(model, { maxRetries: 0 }).stream(request, {
+      signal: controller.signal,
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = iterator.next();
+    controller.abort();
+    for (let next = await first; next.done !== true; next = await iterator.next()) {
+      events.push(next.value);
+    }
+    expect(events.map((event) => event.type)).toEqual(['error']);
+    expect(terminal(events)).toMatchObject({ type: 'error', reason: 'aborted' });
+    // The stream the model hands over late is released, not left open.
+    release();
+    expect(await cancelled).toBe(true);
+  });
+
+  it('the idle timeout ends a call whose doStream never settles', async () => {
+    const { model } = deafModel();
+    const events: StreamEvent[] = [];
+    const provider = fromAiSdkModel(model, {
+      maxRetries: 0,
+      retry: { idleTimeoutMs: 50, initialDelayMs: 1, maxBackoffMs: 2 },
+    });
+    for await (const event of provider.stream(request)) events.push(event);
+    expect(events.map((event) => event.type)).toEqual(['error']);
+    expect(terminal(events).message.errorMessage).toContain('idle timeout');
+  });
+});

@@ -11,6 +11,7 @@ import {
 import type {
   LanguageModelV4,
   LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
   SharedV4ProviderOptions,
   SharedV4Warning,
 } from '@ai-sdk/provider';
@@ -83,11 +84,14 @@ export function fromAiSdkModel(
           signal.addEventListener('abort', onAbort, { once: true });
         }
         if (signal?.aborted === true) current.abort(signal.reason);
-        const result = await model.doStream({
-          ...toCallOptions(request, options.providerOptions),
-          abortSignal: current.signal,
-          ...(options.headers === undefined ? {} : { headers: options.headers }),
-        });
+        const result = await untilAborted(
+          model.doStream({
+            ...toCallOptions(request, options.providerOptions),
+            abortSignal: current.signal,
+            ...(options.headers === undefined ? {} : { headers: options.headers }),
+          }),
+          current.signal,
+        );
         parts = new StreamParts(result.stream.getReader());
         return parts;
       },
@@ -115,6 +119,38 @@ export function fromAiSdkModel(
   };
 
   return { id, stream };
+}
+
+/**
+ * `doStream`'s promise, settled by the attempt's abort too: a model that does not watch its
+ * `abortSignal` (a custom model, a middleware awaiting something else) held the call for ever —
+ * neither the caller's abort nor the idle timeout, which both abort the attempt, ended it. A
+ * stream that arrives after the abort is cancelled.
+ */
+function untilAborted(
+  promise: PromiseLike<LanguageModelV4StreamResult>,
+  signal: AbortSignal,
+): Promise<LanguageModelV4StreamResult> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) {
+          result.stream?.cancel(signal.reason).catch(() => {
+            // Already errored or closed: nothing to release.
+          });
+        }
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
