@@ -217,3 +217,41 @@ describe('fromAiSdkModel: a model that ignores its abort signal', () => {
     expect(terminal(events).message.errorMessage).toContain('idle timeout');
   });
 });
+
+describe('fromAiSdkModel: a block used after its end', () => {
+  it.each([
+    ['text', 'text-start', 'text-delta', 'text-end'],
+    ['reasoning', 'reasoning-start', 'reasoning-delta', 'reasoning-end'],
+  ])(
+    '%s: a delta after the end starts a new block; a second end adds nothing',
+    async (_kind, start, delta, end) => {
+      const events = await collect([
+        { type: start, id: 'x' },
+        { type: delta, id: 'x', delta: 'one' },
+        { type: end, id: 'x' },
+        { type: end, id: 'x' },
+        { type: delta, id: 'x', delta: 'two' },
+        { type: end, id: 'x' },
+        { type: 'finish', usage: mockUsage, finishReason: { unified: 'stop', raw: 'stop' } },
+      ]);
+      // Every block's events in order: start, deltas, one end — none after it.
+      const seen = new Map<number, string[]>();
+      for (const event of events) {
+        if (!('index' in event)) continue;
+        const kinds = seen.get(event.index) ?? [];
+        kinds.push(event.type.replace(/^(text|thinking)-/, ''));
+        seen.set(event.index, kinds);
+      }
+      expect([...seen.values()]).toEqual([
+        ['start', 'delta', 'end'],
+        ['start', 'delta', 'end'],
+      ]);
+      const content = terminal(events).message.content;
+      expect(
+        content.map((block) =>
+          'text' in block ? block.text : 'thinking' in block ? block.thinking : '',
+        ),
+      ).toEqual(['one', 'two']);
+    },
+  );
+});

@@ -35,6 +35,12 @@ export class AiSdkStreamState {
   #blocks = new Map<string, number>();
   /** Ids of the tool calls already ended: a `tool-call` sent again for one is left out. */
   #endedCalls = new Set<string>();
+  /**
+   * `kind:id` of the text and reasoning blocks already ended: a delta after the end starts a new
+   * block (an event after a block's end broke the order our consumers rely on), a second end is
+   * left out.
+   */
+  #endedBlocks = new Set<string>();
   /** Provider metadata gathered per reasoning id (a signature may come on any of its parts). */
   #reasoningMetadata = new Map<string, SharedV4ProviderMetadata>();
   /** Tool-input ids of calls the provider executes itself. */
@@ -57,6 +63,7 @@ export class AiSdkStreamState {
     this.#content = [];
     this.#blocks.clear();
     this.#endedCalls.clear();
+    this.#endedBlocks.clear();
     this.#reasoningMetadata.clear();
     this.#providerExecuted.clear();
     this.#usage = emptyUsage();
@@ -90,7 +97,9 @@ export class AiSdkStreamState {
         return;
       }
       case 'text-end': {
+        if (this.#endedBlocks.has(`text:${part.id}`)) return;
         const block = this.#text(part.id, out);
+        this.#endedBlocks.add(`text:${part.id}`);
         out.push({ type: 'text-end', index: this.#index('text', part.id), text: block.text });
         return;
       }
@@ -107,7 +116,9 @@ export class AiSdkStreamState {
         return;
       }
       case 'reasoning-end': {
+        if (this.#endedBlocks.has(`reasoning:${part.id}`)) return;
         const block = this.#reasoning(part.id, part.providerMetadata, out);
+        this.#endedBlocks.add(`reasoning:${part.id}`);
         const metadata = this.#reasoningMetadata.get(part.id);
         if (metadata !== undefined) block.signature = encodeMetadata(metadata);
         out.push({
@@ -262,7 +273,7 @@ export class AiSdkStreamState {
   #text(id: string, out: StreamEvent[]): TextContent {
     const index = this.#blocks.get(`text:${id}`);
     const existing = index === undefined ? undefined : this.#content[index];
-    if (existing?.type === 'text') return existing;
+    if (existing?.type === 'text' && !this.#endedBlocks.delete(`text:${id}`)) return existing;
     const block: TextContent = { type: 'text', text: '' };
     this.#blocks.set(`text:${id}`, this.#content.length);
     out.push({ type: 'text-start', index: this.#content.length });
@@ -275,12 +286,15 @@ export class AiSdkStreamState {
     metadata: SharedV4ProviderMetadata | undefined,
     out: StreamEvent[],
   ): ThinkingContent {
+    const index = this.#blocks.get(`reasoning:${id}`);
+    const existing = index === undefined ? undefined : this.#content[index];
+    const reused = existing?.type === 'thinking' && !this.#endedBlocks.delete(`reasoning:${id}`);
+    // A new block under an ended one's id: its signature metadata starts afresh.
+    if (!reused) this.#reasoningMetadata.delete(id);
     if (metadata !== undefined) {
       this.#reasoningMetadata.set(id, mergeMetadata(this.#reasoningMetadata.get(id), metadata));
     }
-    const index = this.#blocks.get(`reasoning:${id}`);
-    const existing = index === undefined ? undefined : this.#content[index];
-    if (existing?.type === 'thinking') return existing;
+    if (reused) return existing;
     const block: ThinkingContent = { type: 'thinking', thinking: '' };
     this.#blocks.set(`reasoning:${id}`, this.#content.length);
     out.push({ type: 'thinking-start', index: this.#content.length });
