@@ -1,11 +1,11 @@
-import type { Provider } from '@agent/core';
+import { type Provider, type RetryAttempt, type RetryOptions, terminalSafe } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
-import { writeNotice } from '../ui/output.js';
+import { canRedraw, writeErr, writeNotice } from '../ui/output.js';
 
 /** Default model per provider. */
 export const defaultModels: Record<ProviderName, string> = {
@@ -27,17 +27,33 @@ export interface ModelChoice {
  * headers, then each chunk — before the request is closed and retried (before the first token) or
  * ends in an error [300, the providers' default].
  */
-function streamOptions(env: Record<string, string | undefined>): {
-  retry?: { idleTimeoutMs: number };
-} {
+function streamOptions(env: Record<string, string | undefined>): { retry: RetryOptions } {
+  // Each retry is said as it is waited for: a 429 with `retry-after: 20` held a run for 40 s
+  // with nothing on the screen.
+  const retry: RetryOptions = {
+    // Over a spinner's line on a terminal (the spinner draws again below it).
+    onRetry: (attempt) =>
+      writeErr(
+        `${canRedraw(process.stderr) ? '\r\u001b[K' : ''}${terminalSafe(retryLine(attempt))}\n`,
+      ),
+  };
   const raw = env.AGENT_STREAM_IDLE_TIMEOUT;
-  if (raw === undefined || raw.trim() === '') return {};
+  if (raw === undefined || raw.trim() === '') return { retry };
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new CliError(
       `AGENT_STREAM_IDLE_TIMEOUT takes seconds (a number > 0, e.g. 120), got "${raw}"`,
     );
-  return { retry: { idleTimeoutMs: seconds * 1000 } };
+  return { retry: { ...retry, idleTimeoutMs: seconds * 1000 } };
+}
+
+/** `openai HTTP 429: Rate limit reached — retrying in 20 s (retry 1)`, on one line. */
+function retryLine({ attempt, delayMs, error }: RetryAttempt): string {
+  const status = error.statusCode === undefined ? '' : ` HTTP ${error.statusCode}`;
+  const message = error.message.replace(/\s+/g, ' ').trim();
+  const said = message.length > 160 ? `${message.slice(0, 159)}…` : message;
+  const wait = delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`;
+  return `${error.provider ?? 'provider'}${status}: ${said} — retrying in ${wait} (retry ${attempt})`;
 }
 
 /** Picks the provider: `--scripted`, else `--provider`, else `--base-url` (OpenAI), else the first with an API key. */
