@@ -25,14 +25,14 @@ beforeAll(() => setTracingDisabled(true));
 afterEach(closeWireServers);
 
 /** A Chat Completions answer: one call of get_weather, or the final text. */
-function completion(answer: { city?: string; text?: string }): WireResponse {
+function completion(answer: { city?: string; text?: string; id?: string }): WireResponse {
   const call =
     answer.city === undefined
       ? {}
       : {
           tool_calls: [
             {
-              id: 'call_1',
+              id: answer.id ?? 'call_1',
               type: 'function',
               function: { name: 'get_weather', arguments: JSON.stringify({ city: answer.city }) },
             },
@@ -59,7 +59,7 @@ function completion(answer: { city?: string; text?: string }): WireResponse {
   };
 }
 
-async function setUp() {
+async function setUp(answers = [completion({ city: 'Paris' }), completion({ text: 'ok' })]) {
   const calls: unknown[] = [];
   const tool = defineTool({
     name: 'get_weather',
@@ -71,7 +71,7 @@ async function setUp() {
       return `${args.city}: sunny`;
     },
   });
-  const server = await startWireServer([completion({ city: 'Paris' }), completion({ text: 'ok' })]);
+  const server = await startWireServer(answers);
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
   const agentWith = (rules: PermissionPolicyOptions) =>
     new Agent({
@@ -155,6 +155,29 @@ describe('toOpenAIAgentsTools: an approval stays bound to the call it answered',
     await run(fresh, await RunState.fromString(fresh, first.state.toString()));
     expect(calls).toEqual([]);
     expect(toolMessage()).toContain('no approver configured');
+  });
+
+  it('“always approve” in the Agents SDK does not approve the next call with other arguments', async () => {
+    const { calls, agentWith } = await setUp([
+      completion({ city: 'Paris' }),
+      completion({ city: 'Rome', id: 'call_2' }),
+      completion({ text: 'ok' }),
+    ]);
+    const asked: unknown[] = [];
+    const agent = agentWith({
+      approver: (request) => {
+        asked.push(request.args);
+        return 'deny';
+      },
+    });
+    const first = await run(agent, 'Weather?');
+    const [interruption] = first.interruptions;
+    if (interruption === undefined) throw new Error('no interruption');
+    first.state.approve(interruption, { alwaysApprove: true });
+    await run(agent, first.state);
+    // Paris as approved; Rome is our policy's question, and our approver said no.
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(asked).toEqual([{ city: 'Rome' }]);
   });
 
   it('answered twice (approved, then rejected): the last answer stands, nothing runs', async () => {
