@@ -105,7 +105,7 @@ describe("a repository's git files that are not small regular files", () => {
     const config = fs.readFileSync(path.join(gitDir, 'config'), 'utf8');
     fs.writeFileSync(
       path.join(gitDir, 'config'),
-      config + '#'.repeat(1024 * 1024 - Buffer.byteLength(config) - 1) + '\n',
+      `${config + '#'.repeat(1024 * 1024 - Buffer.byteLength(config) - 1)}\n`,
     );
     expect(fs.statSync(path.join(gitDir, 'config')).size).toBe(1024 * 1024);
     expect(await gitConfigRefusal(work)).toBeUndefined();

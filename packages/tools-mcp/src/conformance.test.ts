@@ -104,8 +104,7 @@ function onlyLoadSymptoms(checks: Check[]): boolean {
           /reconnected very late/.test(check.errorMessage ?? '')) ||
         (check.errorMessage === undefined &&
           /not called by client/.test(check.details?.message ?? '')) ||
-        (timedOut &&
-          (/Request timed out/.test(check.errorMessage ?? '') || !check.errorMessage)),
+        (timedOut && (/Request timed out/.test(check.errorMessage ?? '') || !check.errorMessage)),
     )
   );
 }
