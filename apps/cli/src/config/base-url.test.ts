@@ -3,10 +3,12 @@
 // at start (or with the first failure) what is wrong and what to set — not `Invalid URL`, `unknown
 // scheme` or a bare 404 at the first prompt. The built CLI as a real process against real HTTP
 // servers on 127.0.0.1.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
 import { baseUrlProblem } from './base-url.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -188,3 +190,79 @@ describe('a server that answers, but not there', () => {
     expect(server.paths).toEqual(['/v1/chat/completions']);
   });
 });
+
+describe('a server that cannot be reached', () => {
+  it('a name that does not resolve: a typo in the base URL, or no network', async () => {
+    const run = await runCli(
+      ['--base-url', 'http://no-such-host.invalid/v1', '--model', 'm', '-p', 'hi'],
+      {
+        cwd: await home(),
+        env: cleanEnv({ AGENT_HOME: await home() }),
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "the server's name did not resolve: a typo in the base URL (--base-url), or no network",
+    );
+  });
+
+  it('a port nothing listens on: is the server running', async () => {
+    // A port that was free a moment ago: a server bound and closed.
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((resolve) => server.close(resolve));
+    const run = await runCli(['-p', 'hi', '--model', 'm'], {
+      cwd: await home(),
+      env: cleanEnv({ AGENT_HOME: await home(), OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'nothing listens there: is the server running, on that port (--base-url or OPENAI_BASE_URL)?',
+    );
+  });
+
+  it("offline, the vendor's own address: says the machine may be offline", async (context) => {
+    skipWithout('bwrap')(context);
+    // A network namespace of its own (bubblewrap): no network at all, as on a plane.
+    const run = await runProcess(
+      'bwrap',
+      [
+        '--dev-bind',
+        '/',
+        '/',
+        '--unshare-net',
+        process.execPath,
+        cliPath,
+        '-p',
+        'hi',
+        '--sandbox',
+        'off',
+      ],
+      {
+        cwd: await home(),
+        env: cleanEnv({ AGENT_HOME: await home(), ANTHROPIC_API_KEY: 'sk-ant-offline' }),
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("the server's name did not resolve: is this machine offline?");
+    expect(run.stderr).not.toContain('sk-ant-offline');
+  });
+});
+
+function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}

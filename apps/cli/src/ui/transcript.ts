@@ -118,9 +118,9 @@ export function describeFailure(error: string | undefined, providerError?: Provi
 }
 
 /**
- * A base URL that reached a server, but not the API: a 404 that names no model (the URL without
- * Ollama's or vLLM's `/v1`, a typo in the path), or `https://` to a server that speaks plain HTTP.
- * Empty otherwise.
+ * A base URL that did not reach the API: a name that does not resolve (offline, or a typo), a port
+ * nothing listens on, a 404 that names no model (the URL without Ollama's or vLLM's `/v1`), or
+ * `https://` to a server that speaks plain HTTP. Empty otherwise.
  */
 function addressHint(providerError: ProviderError): string {
   const variables = baseUrlVariablesOf(providerError.provider ?? '');
@@ -128,7 +128,13 @@ function addressHint(providerError: ProviderError): string {
     ...(providerError.provider === 'openai-compatible' ? ['--base-url'] : []),
     ...variables.filter((name) => (process.env[name] ?? '') !== ''),
   ];
-  if (where.length === 0) return '';
+  const unresolved = /\b(ENOTFOUND|EAI_AGAIN)\b/.test(providerError.message);
+  if (where.length === 0)
+    return unresolved ? " — the server's name did not resolve: is this machine offline?" : '';
+  if (unresolved)
+    return ` — the server's name did not resolve: a typo in the base URL (${where.join(' or ')}), or no network`;
+  if (/\bECONNREFUSED\b/.test(providerError.message))
+    return ` — nothing listens there: is the server running, on that port (${where.join(' or ')})?`;
   if (providerError.statusCode === 404 && !/model/i.test(providerError.message))
     return ` — nothing answers at that path: check the base URL (${where.join(' or ')}); ${
       providerError.provider === 'anthropic'
