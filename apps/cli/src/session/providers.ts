@@ -5,6 +5,7 @@ import type { CliOptions, ProviderName } from '../config/args.js';
 import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
+import { closestWord } from '../config/suggest.js';
 import { canRedraw, writeErr, writeNotice } from '../ui/output.js';
 
 /** Default model per provider. */
@@ -119,11 +120,18 @@ export async function chooseProvider(
   // Each provider loads its vendor SDK: import only the one in use (startup time).
   switch (name) {
     case 'anthropic': {
-      const { createAnthropicProvider } = await import('@agent/providers-anthropic');
+      const { createAnthropicProvider, anthropicModels, findAnthropicModel } = await import(
+        '@agent/providers-anthropic'
+      );
+      noteNearModel(options.model, anthropicModels, findAnthropicModel, name);
       return { provider: createAnthropicProvider(stream), model, label: `anthropic ${model}` };
     }
     case 'openai': {
-      const { createOpenAIProvider } = await import('@agent/providers-openai');
+      const { createOpenAIProvider, listOpenAIModels, getOpenAIModel } = await import(
+        '@agent/providers-openai'
+      );
+      // A server of the user's serves models of its own names.
+      if (!ownServer) noteNearModel(options.model, listOpenAIModels(), getOpenAIModel, name);
       const provider = createOpenAIProvider({
         ...stream,
         ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
@@ -131,7 +139,10 @@ export async function chooseProvider(
       return { provider, model, label: `${provider.id} ${model}` };
     }
     case 'google': {
-      const { createGeminiProvider } = await import('@agent/providers-google');
+      const { createGeminiProvider, geminiModels, findGeminiModel } = await import(
+        '@agent/providers-google'
+      );
+      noteNearModel(options.model, geminiModels, findGeminiModel, name);
       const provider = createGeminiProvider({
         ...stream,
         // A schema keyword Gemini does not take (minLength…) is still checked on the arguments,
@@ -157,6 +168,29 @@ const baseUrlVariables: Readonly<Record<ProviderName, readonly string[]>> = {
   openai: ['OPENAI_BASE_URL'],
   google: ['GOOGLE_GEMINI_BASE_URL'],
 };
+
+/**
+ * A model named by hand that the vendor's table does not hold, a letter or two from one it does
+ * (`claude-sonet-4-6`): said at start with the one meant — a new model the table does not know
+ * yet is still sent as given. Before, the typo came back as a 404 after the first prompt.
+ */
+function noteNearModel(
+  model: string | undefined,
+  known: readonly { id: string }[],
+  find: (id: string) => unknown,
+  provider: ProviderName,
+): void {
+  // The vendor's own lookup: dated and versioned ids (`…-20250929`) are known by their prefix.
+  if (model === undefined || find(model) !== undefined) return;
+  const meant = closestWord(
+    model,
+    known.map((entry) => entry.id),
+  );
+  if (meant !== undefined)
+    writeNotice(
+      `note: ${provider} has no model "${model}" that agent knows; did you mean ${meant}? (sent as given; --model ${meant} for that one)`,
+    );
+}
 
 /** Model names each vendor gives its models (`claude-…`, `gpt-…`, `o3`, `gemini-…`). */
 const vendorModels: readonly [ProviderName, RegExp][] = [
