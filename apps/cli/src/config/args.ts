@@ -357,7 +357,9 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     }
   }
   if (values.print !== undefined && values.print.trim() === '') {
-    throw new UsageError('-p needs a prompt');
+    throw new UsageError(
+      `-p was given an empty prompt (${JSON.stringify(values.print)}: an unset shell variable?): give the prompt, or -p alone (or -p -) to make what is piped in the prompt`,
+    );
   }
   if (values['base-url'] !== undefined) {
     if (provider !== undefined && provider !== 'openai')

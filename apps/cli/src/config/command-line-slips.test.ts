@@ -61,3 +61,17 @@ describe('a short option in the other case', () => {
     expect(run.stderr).toContain(`Unknown option ${typed}: did you mean ${meant}?`);
   });
 });
+
+describe('-p with an empty prompt', () => {
+  it.each(['', '   '])(
+    '-p %j (an unset variable) says so, and how stdin becomes the prompt',
+    async (prompt) => {
+      const run = await runCli(['-p', prompt], { input: 'list the files\n' });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `agent: -p was given an empty prompt (${JSON.stringify(prompt)}: an unset shell variable?)`,
+      );
+      expect(run.stderr).toContain('-p alone (or -p -) to make what is piped in the prompt');
+    },
+  );
+});
