@@ -61,6 +61,13 @@ describe('fromFile', () => {
       );
   });
 
+  it('a path that is not there: "no such file", not Node\'s ENOENT text', async () => {
+    const path = join(scratch(), 'nope.yaml');
+    const failure = OpenApiToolAdapter.fromFile(path, quiet);
+    await expect(failure).rejects.toThrow(`Cannot read the OpenAPI document ${path}: no such file`);
+    await expect(OpenApiToolAdapter.fromFile(path, quiet)).rejects.not.toThrow(/ENOENT|stat '/);
+  });
+
   it('a file over maxDocumentBytes is refused by its size, unread', async () => {
     const path = join(scratch(), 'huge.json');
     writeFileSync(path, spec);

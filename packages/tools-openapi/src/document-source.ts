@@ -31,6 +31,8 @@ export async function readDocumentFile(path: string, maxBytes: number): Promise<
         `${outcome.size > outcome.stats.size ? 'more than ' : ''}${mebibytes(outcome.size)}, larger than ${mebibytes(maxBytes)} (maxDocumentBytes)`,
       );
     case 'missing':
+      // Said as the MCP config and the CLI's own files say it, not as Node's `ENOENT: …, stat 'x'`.
+      throw failure('no such file', outcome.error);
     case 'unreadable':
       throw failure(errorMessage(outcome.error), outcome.error);
     case 'refused':
