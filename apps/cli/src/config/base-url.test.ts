@@ -266,3 +266,34 @@ function runProcess(
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
+
+describe('an HTML page where the API should answer', () => {
+  it("a gateway's error page: named by its title, in the retries and the error, not pasted", async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(502, { 'content-type': 'text/html' });
+        response.end(
+          '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>',
+        );
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const run = await runCli(['-p', 'hi', '--model', 'm'], {
+      cwd: await home(),
+      env: cleanEnv({
+        AGENT_HOME: await home(),
+        OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'error: openai-compatible HTTP 502: OpenAI-compatible server "openai-compatible" API error 502: 502 (an HTML page titled "502 Bad Gateway": a proxy or gateway answered, not the API)',
+    );
+    expect(run.stderr).toContain('retrying in');
+    expect(run.stderr).not.toContain('<html>');
+    expect(run.stderr).not.toContain('<center>');
+  });
+});

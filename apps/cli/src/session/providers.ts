@@ -6,6 +6,7 @@ import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
 import { readRegularFile } from '../config/project-file.js';
 import { closestWord } from '../config/suggest.js';
+import { withoutHtmlPage } from '../ui/html-body.js';
 import { canRedraw, writeErr, writeNotice } from '../ui/output.js';
 
 /** Default model per provider. */
@@ -51,7 +52,7 @@ function streamOptions(env: Record<string, string | undefined>): { retry: RetryO
 /** `openai HTTP 429: Rate limit reached — retrying in 20 s (retry 1)`, on one line. */
 function retryLine({ attempt, delayMs, error }: RetryAttempt): string {
   const status = error.statusCode === undefined ? '' : ` HTTP ${error.statusCode}`;
-  const message = error.message.replace(/\s+/g, ' ').trim();
+  const message = withoutHtmlPage(error.message).replace(/\s+/g, ' ').trim();
   const said = message.length > 160 ? `${message.slice(0, 159)}…` : message;
   const wait = delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`;
   return `${error.provider ?? 'provider'}${status}: ${said} — retrying in ${wait} (retry ${attempt})`;

@@ -11,6 +11,7 @@ import { apiKeyVariablesOf } from '../config/api-keys.js';
 import { nestedCallsLine } from './code-mode-lines.js';
 import { compactionLine } from './compaction-lines.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
+import { withoutHtmlPage } from './html-body.js';
 import { streamRedactor } from './redaction.js';
 
 /** Options of a {@link Transcript}. */
@@ -114,7 +115,7 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${providerError.message}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}${addressHint(providerError)}`;
+  return `${who}${status}: ${withoutHtmlPage(providerError.message)}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}${addressHint(providerError)}`;
 }
 
 /**
