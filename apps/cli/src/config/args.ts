@@ -228,7 +228,11 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
         throw new UsageError('agent mcp login names one MCP server: agent mcp login <server>');
       command = 'mcp-login';
       mcpLoginServer = positionals[2];
-    } else if (positionals[0] === 'mcp')
+    } else if (positionals[0] === 'mcp' && positionals[1] === 'serve')
+      throw new UsageError(
+        `agent mcp serve takes no arguments ("${positionals.slice(2).join(' ')}"): its options are in agent mcp serve --help`,
+      );
+    else if (positionals[0] === 'mcp')
       throw new UsageError(
         'Unknown mcp command: use "agent mcp serve [--http] [--port N]" or "agent mcp login <server>"',
       );

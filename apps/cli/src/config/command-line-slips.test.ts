@@ -75,3 +75,17 @@ describe('-p with an empty prompt', () => {
     },
   );
 });
+
+describe('a word after a command that takes none', () => {
+  it.each([
+    [
+      ['mcp', 'serve', 'extra'],
+      'agent mcp serve takes no arguments ("extra"): its options are in agent mcp serve --help',
+    ],
+    [['mcp', 'serve', '8080'], 'agent mcp serve takes no arguments ("8080")'],
+  ])('agent %s: named, with where the options are', async (args, expected) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`agent: ${expected}`);
+  });
+});
