@@ -1,7 +1,7 @@
 import { errorMessage, terminalSafe } from '@agent/core';
 import { keepAbsolutePath } from './config/absolute-path.js';
 import { settleHomeVariables } from './config/agent-home.js';
-import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
+import { type CliOptions, parseCliArgs, repeatedOptionNotice, UsageError } from './config/args.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
@@ -30,6 +30,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (pathNotice !== undefined && ['run', 'mcp-serve', 'mcp-login'].includes(options.command))
       writeNotice(pathNotice);
     if (homeNotice !== undefined) writeNotice(homeNotice);
+    const repeated = repeatedOptionNotice(argv);
+    if (repeated !== undefined && options.command !== 'help')
+      for (const line of repeated.split('\n')) writeNotice(line);
     // Before any settings are read from it or trust is recorded for it: a typo in --cwd (or a
     // file) is said as such, not as an unreadable settings file or a trusted folder that is not there.
     if (

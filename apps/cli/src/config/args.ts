@@ -597,6 +597,34 @@ function refuseUnusedOptions(
   }
 }
 
+/**
+ * An option that takes one value, given twice with different values (`--mode read-only … --mode
+ * full-access`): the last one wins, as in other CLIs (an alias can be overridden), but silently
+ * it was a surprise. Returns the notice to show, or undefined.
+ */
+export function repeatedOptionNotice(argv: readonly string[]): string | undefined {
+  const separator = argv.indexOf('--');
+  const words = separator < 0 ? argv : argv.slice(0, separator);
+  const seen = new Map<string, string[]>();
+  for (const [index, word] of words.entries()) {
+    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(word);
+    const name = match?.[1];
+    if (name === undefined || name === 'print') continue;
+    const spec = (optionSpecs as Record<string, { type: string; multiple?: boolean }>)[name];
+    if (spec === undefined || spec.type !== 'string' || spec.multiple === true) continue;
+    const value = match?.[2] ?? words[index + 1] ?? '';
+    seen.set(name, [...(seen.get(name) ?? []), value]);
+  }
+  const repeated = [...seen].filter(([, values]) => new Set(values).size > 1);
+  if (repeated.length === 0) return undefined;
+  return repeated
+    .map(
+      ([name, values]) =>
+        `note: --${name} is given ${values.length} times (${values.map((value) => JSON.stringify(value)).join(', ')}): the last, ${JSON.stringify(values.at(-1))}, is used`,
+    )
+    .join('\n');
+}
+
 /** Node's parser messages name its internals ("argument is ambiguous"); say what to type instead. */
 function explainParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

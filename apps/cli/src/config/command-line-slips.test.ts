@@ -3,7 +3,7 @@
 // option typed in the other case (`-P`, Caps Lock).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli } from '../testing/test-support.js';
-import { parseCliArgs } from './args.js';
+import { parseCliArgs, repeatedOptionNotice } from './args.js';
 
 beforeAll(() => assertBuilt());
 
@@ -87,5 +87,37 @@ describe('a word after a command that takes none', () => {
     const run = await runCli(args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`agent: ${expected}`);
+  });
+});
+
+describe('an option of one value given twice', () => {
+  it('different values: the last is used, and that is said', async () => {
+    const run = await runCli([
+      '--mode',
+      'read-only',
+      '--model',
+      'a',
+      '--mode=full-access',
+      '--model',
+      'a',
+      '--help',
+    ]);
+    expect(run.code).toBe(0);
+    // --help prints no notes; a session start does (no key here: it stops after the note).
+    expect(run.stderr).toBe('');
+    const started = await runCli(['--mode', 'read-only', '--mode=full-access', '-p', 'hi']);
+    expect(started.stderr).toContain('No model provider configured');
+    expect(started.stderr).toContain(
+      'note: --mode is given 2 times ("read-only", "full-access"): the last, "full-access", is used',
+    );
+  });
+
+  it('the same value twice, a repeatable option, or words after --: no note', () => {
+    expect(repeatedOptionNotice(['--model', 'a', '--model', 'a'])).toBeUndefined();
+    expect(repeatedOptionNotice(['--allow', 'read_file', '--allow', 'bash(ls)'])).toBeUndefined();
+    expect(repeatedOptionNotice(['-p', 'x', '--', '--model', 'a', '--model', 'b'])).toBeUndefined();
+    expect(repeatedOptionNotice(['--cwd', '/a', '--cwd=/b'])).toContain(
+      '--cwd is given 2 times ("/a", "/b")',
+    );
   });
 });
