@@ -281,10 +281,13 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     'mcp-config',
     'model',
     'base-url',
+    'provider',
+    'tools',
   ] as const) {
-    if (values[option] === '')
+    const value = values[option];
+    if (value === '' || (Array.isArray(value) && value.includes('')))
       throw new UsageError(
-        `--${option} was given an empty value (an unset shell variable?): it needs ${option === 'cwd' ? 'a folder' : option === 'model' ? 'a model id' : option === 'base-url' ? 'a URL' : 'a file'}`,
+        `--${option} was given an empty value (an unset shell variable?): it needs ${emptyValueNeeds[option] ?? 'a file'}`,
       );
   }
   const outputFormat = values['output-format'] ?? 'text';
@@ -666,6 +669,15 @@ function shortOptionOf(name: string): string | undefined {
   )?.[0];
   return long === undefined ? undefined : `-${other} (--${long})`;
 }
+
+/** What an option given `""` needed, for its message (a file, when not named here). */
+const emptyValueNeeds: Partial<Record<string, string>> = {
+  cwd: 'a folder',
+  model: 'a model id',
+  'base-url': 'a URL',
+  provider: 'anthropic, openai or google',
+  tools: 'a list of tools (default, a tool name, -name to remove one)',
+};
 
 /** `demo`, `trust`, `mcp`, `mcp serve`, `mcp login`: a command `agent help` can show. */
 function isCommandPath(words: readonly string[]): boolean {

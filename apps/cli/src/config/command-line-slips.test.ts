@@ -121,3 +121,22 @@ describe('an option of one value given twice', () => {
     );
   });
 });
+
+describe('an empty value (an unset variable)', () => {
+  it.each([
+    [
+      ['--provider', '', '-p', 'hi'],
+      '--provider was given an empty value (an unset shell variable?): it needs anthropic, openai or google',
+    ],
+    [
+      ['--tools', '', '-p', 'hi'],
+      '--tools was given an empty value (an unset shell variable?): it needs a list of tools',
+    ],
+    [['--tools=', '-p', 'hi'], '--tools was given an empty value'],
+  ])('%j: said as such, not as an unknown value', async (args, expected) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`agent: ${expected}`);
+    expect(run.stderr).not.toContain('unknown tool ""');
+  });
+});
