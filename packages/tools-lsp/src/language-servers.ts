@@ -326,7 +326,7 @@ export function pathOutsideWorkspace(pathVariable: string, root: string): string
 function outsideWorkspace(directory: string, root: string): boolean {
   if (!path.isAbsolute(directory)) return false;
   const rest = path.relative(root, path.resolve(directory));
-  return rest.startsWith('..') || path.isAbsolute(rest);
+  return rest === '..' || rest.startsWith(`..${path.sep}`) || path.isAbsolute(rest);
 }
 
 /**

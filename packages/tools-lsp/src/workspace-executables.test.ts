@@ -16,7 +16,7 @@ beforeEach(async () => {
   workspace = path.join(dir, 'repo');
   outside = path.join(dir, 'user-bin');
   await mkdir(outside, { recursive: true });
-  for (const folder of ['node_modules/.bin', 'bin', 'node_modules/typescript/lib'])
+  for (const folder of ['node_modules/.bin', 'bin', '..bin', 'node_modules/typescript/lib'])
     await mkdir(path.join(workspace, folder), { recursive: true });
   await writeFile(path.join(workspace, 'node_modules/typescript/lib/tsserver.js'), '');
 });
@@ -39,6 +39,12 @@ describe('findServerExecutable with workspaceExecutables: false', () => {
       'an absolute PATH entry inside the workspace',
       (): string => path.join(workspace, 'bin'),
       'bin',
+    ],
+    // A name that starts with two dots is still inside (it was taken for `../`).
+    [
+      'an absolute PATH entry in a workspace folder named ..bin',
+      (): string => path.join(workspace, '..bin'),
+      '..bin',
     ],
     ['a relative PATH entry', (): string => 'bin', 'bin'],
     ['PATH holding .', (): string => '.', ''],

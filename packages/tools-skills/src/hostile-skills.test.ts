@@ -159,6 +159,13 @@ describe.skipIf(process.platform === 'win32')('SKILL.md files that are not ordin
       SkillFileError,
     );
   });
+
+  it('a file in a folder of the skill whose name starts with two dots is inside it', async () => {
+    const dir = await folder('dotted');
+    await mkdir(path.join(dir, '..notes'));
+    await writeFile(path.join(dir, '..notes', 'ref.md'), 'reference\n');
+    expect(await readSkillFile(dir, path.join(dir, '..notes', 'ref.md'))).toBe('reference\n');
+  });
 });
 
 describe('front matter', () => {

@@ -49,7 +49,12 @@ export class SkillFileError extends Error {
 export async function readSkillFile(dir: string, file: string): Promise<string> {
   const [realDir, realFile] = await Promise.all([realpath(dir), realpath(file)]);
   const inside = path.relative(realDir, realFile);
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside))
+  if (
+    inside === '' ||
+    inside === '..' ||
+    inside.startsWith(`..${path.sep}`) ||
+    path.isAbsolute(inside)
+  )
     throw new SkillFileError(`it links outside its skill folder (to ${realFile})`);
   // Not followed: the path was resolved (a link swapped in since is refused, not read).
   const outcome = await readRegularFile(realFile, {

@@ -1,4 +1,4 @@
-import { basename, isAbsolute, relative } from 'node:path';
+import { basename, isAbsolute, relative, sep } from 'node:path';
 
 /**
  * How the user can run this CLI again, for hints: `agent` when it was started as the installed
@@ -12,6 +12,9 @@ export function invokedAs(
 ): string {
   if (script === undefined || basename(script) !== 'main.js') return 'agent';
   const fromHere = relative(cwd, script);
-  const path = fromHere.startsWith('..') || isAbsolute(fromHere) ? script : fromHere;
+  const path =
+    fromHere === '..' || fromHere.startsWith(`..${sep}`) || isAbsolute(fromHere)
+      ? script
+      : fromHere;
   return `node ${/\s/.test(path) ? `'${path}'` : path}`;
 }

@@ -5,7 +5,7 @@
  * can put such a link in the workspace before a later read; either would send the target to the
  * model. Only a regular file whose real path lies inside the project is read.
  */
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import * as regularFile from '@agent/core/regular-file';
 
 /** What {@link readProjectFile} found. */
@@ -17,7 +17,7 @@ export type ProjectFileRead =
 
 function inside(root: string, path: string): boolean {
   const rest = relative(root, path);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
 /**

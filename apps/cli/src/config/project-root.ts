@@ -117,7 +117,8 @@ export function findProjectRoot(
 export function foldersDownTo(root: string, cwd: string): string[] {
   const target = realFolder(resolve(cwd));
   const path = relative(root, target);
-  if (path === '' || path.startsWith('..') || resolve(root, path) !== target) return [root];
+  if (path === '' || path === '..' || path.startsWith(`..${sep}`) || resolve(root, path) !== target)
+    return [root];
   const folders = [root];
   let current = root;
   for (const part of path.split(sep)) {

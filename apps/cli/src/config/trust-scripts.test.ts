@@ -37,6 +37,13 @@ describe('projectFileDigests', () => {
       'server.mjs',
     ]);
     expect(projectFileDigests(['git status --short'], project)).toBeUndefined();
+    // A folder whose name starts with two dots is inside the project (it was taken for `../`, so
+    // `./..hooks/run.sh` went unpinned and a pull could change it unasked).
+    await mkdir(join(project, '..hooks'));
+    await writeFile(join(project, '..hooks', 'run.sh'), 'echo one\n');
+    expect(Object.keys(projectFileDigests(['./..hooks/run.sh'], project) ?? {})).toEqual([
+      '..hooks/run.sh',
+    ]);
     // Outside the project (the user's own files): not pinned here.
     expect(projectFileDigests(['cat /etc/hostname ../x'], project)).toBeUndefined();
     await writeFile(join(project, '.agent', 'hooks', 'fmt.sh'), 'echo two\n');

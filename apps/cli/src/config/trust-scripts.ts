@@ -4,7 +4,7 @@
 // by the SHA-256 of their content.
 import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
 
 /** Files pinned for one command at most (the first ones it names). */
@@ -35,9 +35,10 @@ function words(command: readonly string[], project: string): string[] {
     .filter((word) => word !== '' && !word.startsWith('-') && !word.includes('$'));
 }
 
+/** Compared by segments: `<root>/..x` (a name that starts with two dots) lies inside. */
 function isInside(root: string, path: string): boolean {
   const rest = relative(root, path);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
 /** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   type AnyAgentTool,
   createIntrospectTool,
@@ -43,7 +43,7 @@ export interface ToolSet {
 
 function isInside(root: string, entry: string): boolean {
   const rest = relative(root, entry);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
 /**
