@@ -9,10 +9,25 @@ import { isInside } from './secret-paths.js';
  * the next sandbox's `--bind` follows the link and makes `/etc` writable.
  */
 export function outermostRoots(roots: readonly string[]): string[] {
-  const sorted = [...new Set(roots)].sort((a, b) => a.length - b.length);
+  return outermostPaths(roots);
+}
+
+/** `paths` without duplicates and without those inside another of them, shortest first. */
+export function outermostPaths(paths: readonly string[]): string[] {
   const kept: string[] = [];
-  for (const root of sorted) if (!kept.some((outer) => isInside(outer, root))) kept.push(root);
+  for (const candidate of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
+    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
+  }
   return kept;
+}
+
+/** The real path of `entry`, or `entry` made absolute where it cannot be resolved (it does not exist). */
+export function realPathOf(entry: string): string {
+  try {
+    return fs.realpathSync(entry);
+  } catch {
+    return path.resolve(entry);
+  }
 }
 
 /**

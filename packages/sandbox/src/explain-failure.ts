@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { SandboxNetwork } from './sandbox.js';
+import type { SandboxNetwork } from './sandbox-options.js';
 
 /** What {@link explainFailure} needs to know about the sandbox. */
 export interface FailureContext {

@@ -5,6 +5,7 @@ export {
   hostAllowed,
   startAllowListProxy,
 } from './allow-list-proxy.js';
+export { bubblewrapProblem } from './bubblewrap-lookup.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {
@@ -12,18 +13,8 @@ export {
   type SandboxLimitEvents,
   type SandboxLimits,
 } from './resource-limits.js';
-export {
-  bubblewrapProblem,
-  createSandbox,
-  type Sandbox,
-  type SandboxCommand,
-  type SandboxMode,
-  type SandboxNetwork,
-  type SandboxOptions,
-  type SandboxStatus,
-  SandboxUnavailableError,
-  type WrappedCommand,
-} from './sandbox.js';
+export { createSandbox } from './sandbox.js';
+export { SandboxUnavailableError } from './sandbox-errors.js';
 export {
   type HostCommand,
   type HostCommandExit,
@@ -31,6 +22,13 @@ export {
   type SandboxHost,
   SandboxHostError,
 } from './sandbox-host.js';
+export type {
+  Sandbox,
+  SandboxCommand,
+  SandboxStatus,
+  WrappedCommand,
+} from './sandbox-interface.js';
+export type { SandboxMode, SandboxNetwork, SandboxOptions } from './sandbox-options.js';
 export {
   buildSeccompFilter,
   type SeccompArchitecture,

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Attempt } from './escape-attempts.js';
 import { type Fixture, makeFixture, type RunReport, runAs } from './escape-harness.js';
 import { runnerSuite } from './runner-suite.js';
-import { createSandbox, SandboxUnavailableError } from './sandbox.js';
+import { createSandbox } from './sandbox.js';
+import { SandboxUnavailableError } from './sandbox-errors.js';
 import { trustedProgram } from './trusted-program.js';
 
 // The sandbox starts through programs outside it: bubblewrap, and for the allow-listed network

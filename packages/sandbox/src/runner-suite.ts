@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, beforeEach, describe, it } from 'vitest';
+import { bubblewrapProblem } from './bubblewrap-lookup.js';
 import { prepareRunner, type RunnerUser } from './escape-harness.js';
-import { bubblewrapProblem } from './sandbox.js';
 
 /** What a suite that runs attempts through the built package's runner starts from. */
 export interface RunnerSuite {

@@ -4,9 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bubblewrapProblem } from './bubblewrap-lookup.js';
 import { prepareRunner } from './escape-harness.js';
 import { sweepAbandonedPipeDirectories } from './pipe-directories.js';
-import { bubblewrapProblem, createSandbox } from './sandbox.js';
+import { createSandbox } from './sandbox.js';
 
 // The long-lived sandbox dies with its owner, however the owner dies: a real owner process
 // (the built package, run by a copied node, as root and as nobody) is SIGKILLed while a command
