@@ -1,6 +1,8 @@
 // What a bash run reports: its details (for the host, never sent to the model) and the text the
 // model sees, shared by bash and bash_output.
+import type { ToolResult } from '@agent/core';
 import type { Sandbox } from '@agent/sandbox';
+import type { BackgroundTask } from './background-tasks.js';
 import type { OutputSnapshot } from './output-buffer.js';
 import type { ProcessOutcome } from './process-group.js';
 
@@ -79,6 +81,7 @@ export function withoutNotice(text: string): string {
   return text.replace(/^\[\.\.\. [\d,]+ bytes omitted of [\d,]+; [^\n]* \.\.\.\]/gm, '');
 }
 
+/** The text of a run's output: stdout, then stderr under a `[stderr]` line (each without its last newline). */
 export function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): string {
   const parts: string[] = [];
   if (stdout.text !== '') parts.push(stdout.text.replace(/\n$/, ''));
@@ -86,6 +89,7 @@ export function formatStreams(stdout: OutputSnapshot, stderr: OutputSnapshot): s
   return parts.join('\n');
 }
 
+/** The `details` of a run that ended (or is still running) after `durationMs` ms. */
 export function detailsOf(
   outcome: ProcessOutcome,
   stdout: OutputSnapshot,
@@ -107,4 +111,73 @@ export function detailsOf(
   if (stderr.spillPath !== undefined) details.stderrPath = stderr.spillPath;
   if (stdout.spillCapped === true || stderr.spillCapped === true) details.spillCapped = true;
   return details;
+}
+
+/** The result of a call that started `task` in the background: its id, for bash_output. */
+export function startedResult(task: BackgroundTask): ToolResult<BashDetails> {
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `Started in background as task ${task.id} (pid ${task.handle.pid}). Read its output or kill it with bash_output { "task_id": "${task.id}" }.`,
+      },
+    ],
+    details: {
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      truncated: false,
+      timedOut: false,
+      stdoutBytes: 0,
+      stderrBytes: 0,
+      durationMs: 0,
+      taskId: task.id,
+    },
+  };
+}
+
+/**
+ * The result of a foreground command that ended (not aborted): its output, how it ended, and the
+ * sandbox's notes — what it blocked, and what sandboxed commands made for the user's programs.
+ * A failed command is an `isError` result that still carries its output.
+ */
+export function finishedResult(run: {
+  outcome: ProcessOutcome;
+  stdout: OutputSnapshot;
+  stderr: OutputSnapshot;
+  details: BashDetails;
+  timeoutMs: number;
+  sandboxed: boolean;
+  sandbox: Sandbox;
+}): ToolResult<BashDetails> {
+  const { outcome, stdout, stderr, details, timeoutMs, sandboxed, sandbox } = run;
+  const body = formatStreams(stdout, stderr);
+  const status = outcome.timedOut
+    ? `Command timed out after ${timeoutMs} ms; its process group was killed.`
+    : outcome.lost !== undefined
+      ? `The command's sandbox died while it ran, and the command with it: ${outcome.lost}. The next command starts a new sandbox.`
+      : `Exit code: ${outcome.exitCode ?? 'unknown'}${outcome.signal ? ` (signal ${outcome.signal})` : ''}`;
+  // A failure the sandbox caused says so: not just "Permission denied" or "Read-only file system".
+  const blocked = !sandboxed
+    ? undefined
+    : sandboxNote(sandbox, { stdout: stdout.text, stderr: stderr.text }, outcome);
+  // What sandboxed commands made that the user's own programs run later, outside the sandbox
+  // (checked after every command, so one the user ran unsandboxed is not taken for theirs).
+  const planted = sandbox.status.active ? (sandbox.checkPlanted?.() ?? []) : [];
+  const unread = sandbox.status.active ? sandbox.plantedCheckIncomplete?.() : undefined;
+  const planting = sandboxed ? plantedNote(planted, unread) : '';
+  const text =
+    (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
+    (blocked === undefined ? '' : `\n${blocked}`) +
+    planting;
+  const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
+  // A failed command is a failed call (marks and `isError` say so); the model still reads
+  // its whole output and exit code in the text.
+  if (outcome.timedOut || outcome.lost !== undefined || outcome.exitCode !== 0) {
+    result.isError = true;
+  }
+  if (blocked !== undefined) details.sandboxBlocked = blocked;
+  if (planting !== '') details.sandboxPlanted = planted;
+  return result;
 }

@@ -1,7 +1,7 @@
 // bash_output: reads (and stops) a command bash started in the background.
 import { type DefinedTool, defineTool, ToolError, type ToolResult } from '@agent/core';
 import * as z from 'zod';
-import type { BackgroundTasks } from './bash.js';
+import type { BackgroundTasks } from './background-tasks.js';
 import {
   type BashDetails,
   detailsOf,

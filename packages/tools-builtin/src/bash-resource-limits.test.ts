@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { ToolError } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // The sandbox's cgroup limits under the real bash tool: a command killed for memory came back as

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { createSandbox } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // The bash tool's long-lived sandbox (issue 32): one sandbox per session and policy, a helper

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { executeTool, type PermissionMode, PermissionPolicy, toolResultText } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { bashCallTier } from './bash-tier.js';
 import { makeTempDir } from './test-helpers.js';
 

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { createBashOutputTool } from './bash-output-tool.js';
 import { isAlive, liveGroupMembers, makeTempDir, resultText, testContext } from './test-helpers.js';
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Agent, type ToolResultMessage } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
 import { makeTempDir } from './test-helpers.js';
 

@@ -1,6 +1,8 @@
 import { AgentError, type AnyAgentTool } from '@agent/core';
-import { BackgroundTasks, type BashToolOptions, createBashTool, sandboxOf } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { createBashOutputTool } from './bash-output-tool.js';
+import { type BashToolOptions, sandboxOf } from './bash-settings.js';
 import { createEditFileTool, createTextEditorTool, type EditFileToolOptions } from './edit-file.js';
 import { withFsReadBatch } from './fs-read-batch.js';
 import { withWriteCommands } from './fs-write-commands.js';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { isAlive, makeTempDir, resultText, testContext } from './test-helpers.js';
 
 // A command that leaves a daemon behind: `setsid`, `nohup setsid`, a double fork. In the

@@ -3,21 +3,22 @@ export {
   type BackgroundTask,
   BackgroundTasks,
   type BackgroundTasksOptions,
-  type BashArgs,
-  type BashRunSettings,
-  type BashToolOptions,
-  createBashTool,
   defaultMaxBackgroundTasks,
-  defaultMaxSpillBytes,
-  defaultSpillMaxAgeMs,
-  sandboxOf,
-} from './bash.js';
+} from './background-tasks.js';
+export { type BashArgs, createBashTool } from './bash.js';
 export type { BashDetails } from './bash-output-format.js';
 export {
   type BashOutputArgs,
   type BashOutputToolOptions,
   createBashOutputTool,
 } from './bash-output-tool.js';
+export {
+  type BashRunSettings,
+  type BashToolOptions,
+  defaultMaxSpillBytes,
+  defaultSpillMaxAgeMs,
+  sandboxOf,
+} from './bash-settings.js';
 export {
   type BuiltinToolName,
   type DefaultToolsOptions,

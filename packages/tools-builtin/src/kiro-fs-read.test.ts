@@ -7,7 +7,7 @@ import {
   type ToolResultMessage,
 } from '@agent/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
 import { makeTempDir } from './test-helpers.js';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StaticToolExecutor, ToolError, type ToolResultMessage } from '@agent/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
 import { makeTempDir } from './test-helpers.js';
 

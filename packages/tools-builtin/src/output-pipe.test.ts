@@ -2,7 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { sweepAbandonedFifoDirectories } from './output-pipe.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 

@@ -8,7 +8,7 @@ import {
   type ToolResultMessage,
 } from '@agent/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
 import { findRipgrep } from './search-engines.js';
 import { makeTempDir } from './test-helpers.js';

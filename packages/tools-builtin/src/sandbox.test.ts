@@ -7,7 +7,8 @@ import { PermissionPolicy } from '@agent/core';
 import { createSandbox, SandboxUnavailableError } from '@agent/sandbox';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks, createBashTool } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
+import { createBashTool } from './bash.js';
 import { createBashOutputTool } from './bash-output-tool.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 

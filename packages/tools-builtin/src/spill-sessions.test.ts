@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { type AnyAgentTool, executeTool, type ToolResultMessage } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
 import { defaultSpillDir } from './spill-dir.js';
 import { makeTempDir } from './test-helpers.js';

@@ -11,7 +11,7 @@ import {
 } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundTasks } from './bash.js';
+import { BackgroundTasks } from './background-tasks.js';
 import { type DefaultToolsOptions, defaultTools } from './default-tools.js';
 import { makeTempDir } from './test-helpers.js';
 
