@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInside } from './secret-paths.js';
+import { isInside, outermostPaths } from './real-paths.js';
 
 /**
  * The writable roots to bind, none inside another. A root inside another is writable already;
@@ -10,24 +10,6 @@ import { isInside } from './secret-paths.js';
  */
 export function outermostRoots(roots: readonly string[]): string[] {
   return outermostPaths(roots);
-}
-
-/** `paths` without duplicates and without those inside another of them, shortest first. */
-export function outermostPaths(paths: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (const candidate of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
-    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
-  }
-  return kept;
-}
-
-/** The real path of `entry`, or `entry` made absolute where it cannot be resolved (it does not exist). */
-export function realPathOf(entry: string): string {
-  try {
-    return fs.realpathSync(entry);
-  } catch {
-    return path.resolve(entry);
-  }
 }
 
 /**

@@ -6,8 +6,9 @@ import {
   closingShell,
   inheritedDescriptors,
 } from './inherited-descriptors.js';
+import { isInside } from './real-paths.js';
 import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
-import { isInside, type SecretMask } from './secret-paths.js';
+import type { SecretMask } from './secret-paths.js';
 
 /** What a sandboxed command may see, fixed when the sandbox is created. */
 export interface MountPlan {

@@ -2,10 +2,11 @@
 // the writable roots, and those hidden.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ancestorIdentity, outermostPaths, realPathOf } from './bound-paths.js';
+import { ancestorIdentity } from './bound-paths.js';
 import { gitEntryPaths, type RepositoryWatch } from './git-repositories.js';
 import { type HiddenPatterns, type LinkedFile, PatternPaths } from './pattern-paths.js';
-import { isInside, type SecretMask, secretMasks } from './secret-paths.js';
+import { isInside, outermostPaths, realPathOrResolved } from './real-paths.js';
+import { type SecretMask, secretMasks } from './secret-paths.js';
 import { startupFilesToProtect } from './startup-files.js';
 
 /** Options of {@link commandPaths}. */
@@ -104,7 +105,7 @@ function existingInside(paths: readonly string[], roots: readonly string[]): str
   const found: string[] = [];
   for (const entry of paths) {
     if (fs.lstatSync(entry, { throwIfNoEntry: false }) === undefined) continue;
-    const real = realPathOf(entry);
+    const real = realPathOrResolved(entry);
     if (roots.some((root) => isInside(root, real) && real !== root)) found.push(real);
   }
   return found;

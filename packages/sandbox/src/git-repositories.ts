@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
 import { ancestorIdentity } from './bound-paths.js';
-import { isInside } from './secret-paths.js';
+import { isInside, outermostPaths, realPath } from './real-paths.js';
 
 /**
  * How far the search for repositories below the writable roots goes (once, when the sandbox is
@@ -163,7 +163,7 @@ export function watchRepositories(
   let pending: { directory: string; depth: number }[] = [];
   let checkIncomplete: string | undefined;
   return {
-    paths: () => outermost([...found]),
+    paths: () => outermostPaths([...found]),
     incomplete: first.incomplete,
     get checkIncomplete() {
       return checkIncomplete;
@@ -246,26 +246,8 @@ function isBareRepository(entries: readonly fs.Dirent[]): boolean {
   );
 }
 
-/** The paths not inside another one of the list (a read-only directory covers what it holds). */
-function outermost(paths: readonly string[]): string[] {
-  const sorted = [...new Set(paths)].sort((a, b) => a.length - b.length);
-  const kept: string[] = [];
-  for (const candidate of sorted) {
-    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
-  }
-  return kept;
-}
-
 /** The first 4 KiB of a regular file, else '' (never blocks: a FIFO planted as `commondir`). */
 function readStart(file: string): string {
   const outcome = readRegularFileSync(file, { maxBytes: 4096, larger: 'head' });
   return outcome.kind === 'read' ? outcome.bytes.toString('utf8') : '';
-}
-
-function realPath(entry: string): string | undefined {
-  try {
-    return fs.realpathSync(entry);
-  } catch {
-    return undefined;
-  }
 }

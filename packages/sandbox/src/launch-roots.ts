@@ -2,22 +2,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { isInside, realPath } from './real-paths.js';
 
 /** Directories the sandbox replaces with empty ones: a program that lives there would vanish. */
 const replacedDirectories = ['/tmp', '/dev/shm', '/run'];
-
-function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
-function realPath(entry: string): string | undefined {
-  try {
-    return fs.realpathSync(entry);
-  } catch {
-    return undefined;
-  }
-}
 
 /** `file` as the shell would find it: a path (against `cwd`), or a name looked up on PATH. */
 function resolveExecutable(

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isInside, outermostPaths, realPath } from './real-paths.js';
 
 /** Paths hidden by what they are called rather than where they are (`*.pem`, `**\/.env`). */
 export interface HiddenPatterns {
@@ -59,7 +60,7 @@ function summaryOf(
     } else if (entry.link) {
       // A link in the workspace to a covered file elsewhere: hidden where it lands. (Its target
       // is fixed when it is made: another one is a new link, which changes this folder.)
-      const target = realPathOf(full);
+      const target = realPath(full);
       if (looking && target !== undefined && hidden.matches(target)) summary.covered.push(target);
     } else if (entry.directory) {
       if (!virtualFileSystems.some((root) => isInside(root, full))) summary.folders.push(full);
@@ -94,7 +95,7 @@ export class PatternPaths {
     if (patterns.length === 0 && linked.length === 0) return [];
     const found = new Set<string>();
     const starts = [...options.roots, ...(hidden === undefined ? [] : patternFolders(patterns))];
-    const queue = outermost(starts.filter((start) => isDirectory(start)));
+    const queue = outermostPaths(starts.filter((start) => isDirectory(start)));
     const identities = new Set(linked.map((file) => `${file.dev}:${file.ino}`));
     const key = patterns.join('\0');
     let directories = 0;
@@ -157,33 +158,11 @@ function patternFolders(patterns: readonly string[]): string[] {
   for (const pattern of patterns) {
     const literal = pattern.split('*')[0] ?? '';
     const folder = literal.slice(0, literal.lastIndexOf('/'));
-    if (folder.startsWith('/') && folder !== '') folders.push(realPathOf(folder) ?? folder);
+    if (folder.startsWith('/') && folder !== '') folders.push(realPath(folder) ?? folder);
   }
   return folders;
 }
 
-/** `paths` without duplicates and without those inside another. */
-function outermost(paths: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (const candidate of [...new Set(paths)].sort((a, b) => a.length - b.length)) {
-    if (!kept.some((outer) => isInside(outer, candidate))) kept.push(candidate);
-  }
-  return kept;
-}
-
 function isDirectory(entry: string): boolean {
   return fs.statSync(entry, { throwIfNoEntry: false })?.isDirectory() === true;
-}
-
-function realPathOf(entry: string): string | undefined {
-  try {
-    return fs.realpathSync(entry);
-  } catch {
-    return undefined;
-  }
-}
-
-function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

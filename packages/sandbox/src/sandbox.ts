@@ -2,13 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type AllowListProxy, startAllowListProxy } from './allow-list-proxy.js';
-import {
-  assertRootsUnmoved,
-  directoriesAbove,
-  identities,
-  outermostRoots,
-  realPathOf,
-} from './bound-paths.js';
+import { assertRootsUnmoved, directoriesAbove, identities, outermostRoots } from './bound-paths.js';
 import {
   type Bubblewrap,
   filterFileFor,
@@ -26,13 +20,14 @@ import { explainFailure } from './explain-failure.js';
 import { watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { planNetwork } from './network-plan.js';
+import { isInside, realPathOrResolved } from './real-paths.js';
 import { type ResourceLimits, resourceLimits } from './resource-limits.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
 import { createSandboxHost } from './sandbox-host.js';
 import type { Sandbox, SandboxCommand, SandboxStatus } from './sandbox-interface.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { seccompFilterDirectory } from './seccomp-file.js';
-import { defaultSecretPaths, environmentFilePaths, isInside } from './secret-paths.js';
+import { defaultSecretPaths, environmentFilePaths } from './secret-paths.js';
 
 /**
  * Creates a sandbox. With `required` and no working bubblewrap it throws
@@ -53,11 +48,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
   }
   const network = options.network ?? 'off';
-  const writableRoots = options.writableRoots.map((root) => realPathOf(root));
+  const writableRoots = options.writableRoots.map((root) => realPathOrResolved(root));
   // What is bound writable: a root inside another is writable through it, and bound again it
   // would be a mount target a command could swap for a link (see outermostRoots).
   const boundRoots = outermostRoots(writableRoots);
-  const readableRoots = (options.readableRoots ?? []).map((root) => realPathOf(root));
+  const readableRoots = (options.readableRoots ?? []).map((root) => realPathOrResolved(root));
   const { bubblewrap, problem } = findBubblewrap({
     mode,
     bwrapPath: options.bwrapPath,
@@ -89,7 +84,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   });
   limitations.push(...networkPlan.limitations);
 
-  const home = realPathOf(os.homedir());
+  const home = realPathOrResolved(os.homedir());
   // The directories above the workspace are read for .env files once, here. Which candidates
   // exist is looked up per command (a stat each): a credential, or a per-user directory, made
   // after the sandbox was created is hidden too.

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isInside } from './real-paths.js';
 
 /**
  * Credentials, keys and tokens of the current user that sandboxed processes must not read, by
@@ -237,10 +238,4 @@ export function secretMasks(
         (other) => other !== mask && other.directory && isInside(other.path, mask.path),
       ),
   );
-}
-
-/** Whether `entry` is `root` or below it. */
-export function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInside } from './secret-paths.js';
+import { isInside } from './real-paths.js';
 
 /**
  * What the user's own programs run or obey later, outside the sandbox, relative to the home

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isInside, realPath } from './real-paths.js';
 
 /** A program found where commands cannot replace it, or why none was. */
 export type TrustedProgram = { path: string } | { problem: string };
@@ -21,7 +22,7 @@ export function trustedProgram(
   const skipped: string[] = [];
   const check = (candidate: string): string | undefined => {
     const why = untrustedBecause(candidate, options.untrustedRoots);
-    if (why === undefined) return realPathOf(candidate);
+    if (why === undefined) return realPath(candidate);
     skipped.push(`${candidate} (${why})`);
     return undefined;
   };
@@ -51,7 +52,7 @@ function untrustedBecause(
   candidate: string,
   untrustedRoots: readonly string[],
 ): string | undefined {
-  const real = realPathOf(candidate);
+  const real = realPath(candidate);
   if (real === undefined) return 'it cannot be resolved';
   for (const spelling of new Set([path.resolve(candidate), real])) {
     if (spelling.split('/').includes('node_modules'))
@@ -82,17 +83,4 @@ function isExecutableFile(candidate: string): boolean {
   } catch {
     return false;
   }
-}
-
-function realPathOf(entry: string): string | undefined {
-  try {
-    return fs.realpathSync(entry);
-  } catch {
-    return undefined;
-  }
-}
-
-function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
