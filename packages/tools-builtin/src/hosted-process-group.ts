@@ -1,5 +1,6 @@
 import type { HostCommand, SandboxHost } from '@agent/sandbox';
 import { SandboxHostError } from '@agent/sandbox';
+import { endEarly } from './end-early.js';
 import type { OutputBuffer } from './output-buffer.js';
 import { type NamedOutputPipe, openNamedOutputPipe } from './output-pipe.js';
 import {
@@ -122,41 +123,34 @@ export async function startHostedProcessGroup(
     pipe.unlink();
   }
 
-  let timedOut = false;
-  let aborted = false;
   let killing: Promise<void> | undefined;
   const killGroup = (): Promise<void> => {
     killing ??= command.end(options.killGraceMs);
     return killing;
   };
-  let timer: NodeJS.Timeout | undefined;
-  if (options.timeoutMs !== undefined) {
-    timer = setTimeout(() => {
-      timedOut = true;
-      void killGroup();
-    }, options.timeoutMs);
-  }
-  const onAbort = () => {
-    aborted = true;
-    void killGroup();
-  };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const early = endEarly(options, () => void killGroup());
 
   const done = (async (): Promise<ProcessOutcome> => {
     const exit = await command.exited;
-    if (timer !== undefined) clearTimeout(timer);
+    early.clearTimer();
     await reader.drain();
     // What is left of the command (background jobs in its group, marked escapees) goes now; the
     // helper answers once it is gone. A lost sandbox took everything with it.
     await (killing ?? command.end(options.killGraceMs));
-    options.signal?.removeEventListener('abort', onAbort);
+    early.stopListening();
     await Promise.all([options.stdout.close(), options.stderr.close()]);
     const limits = exit.limitEvents === undefined ? {} : { limitEvents: exit.limitEvents };
     if (exit.type === 'lost') {
-      return { exitCode: null, signal: null, timedOut, aborted, lost: exit.reason, ...limits };
+      return {
+        exitCode: null,
+        signal: null,
+        timedOut: early.timedOut,
+        aborted: early.aborted,
+        lost: exit.reason,
+        ...limits,
+      };
     }
-    return { ...outcomeOf(exit, { timedOut, aborted }), ...limits };
+    return { ...outcomeOf(exit, early), ...limits };
   })();
 
   return {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { SandboxLimitEvents } from '@agent/sandbox';
+import { endEarly } from './end-early.js';
 import type { OutputBuffer } from './output-buffer.js';
 import { type OutputPipe, openOutputPipe } from './output-pipe.js';
 
@@ -411,8 +412,6 @@ function openPipes(): [OutputPipe, OutputPipe] | undefined {
  */
 export function startProcessGroup(options: StartProcessGroupOptions): ProcessGroupHandle {
   const ops = options.process;
-  let timedOut = false;
-  let aborted = false;
   let child: ChildProcess;
   // Real pipes read into reused buffers where FIFOs can be made (see output-pipe.ts); else Node's.
   const pipes = openPipes();
@@ -439,7 +438,13 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     void options.wrapped?.finish?.();
     return {
       pid: undefined,
-      done: Promise.resolve({ exitCode: null, signal: null, timedOut, aborted, spawnError }),
+      done: Promise.resolve({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+      }),
       kill: async () => {},
     };
   }
@@ -491,23 +496,11 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     },
   );
 
-  let timer: NodeJS.Timeout | undefined;
-  if (options.timeoutMs !== undefined) {
-    timer = setTimeout(() => {
-      timedOut = true;
-      void killGroup();
-    }, options.timeoutMs);
-  }
-  const onAbort = () => {
-    aborted = true;
-    void killGroup();
-  };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const early = endEarly(options, () => void killGroup());
 
   const done = (async (): Promise<ProcessOutcome> => {
     const exit = await exited;
-    if (timer !== undefined) clearTimeout(timer);
+    early.clearTimer();
     await reader.drain();
     // Background jobs left in the group would outlive the call; end them.
     if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
@@ -516,13 +509,13 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     // process, but the kernel tears it down after the sandbox has already reported the exit).
     // Outside, one that also cleared its environment (`env -i setsid …`) is not found (README).
     else await endMarkedProcesses();
-    options.signal?.removeEventListener('abort', onAbort);
+    early.stopListening();
     if (pid !== undefined) running.delete(pid);
     await Promise.all([options.stdout.close(), options.stderr.close()]);
     // Its cgroup goes with it, whatever is left there killed; read before, its counters.
     const limitEvents = await options.wrapped?.finish?.();
     return {
-      ...outcomeOf(exit, { timedOut, aborted }),
+      ...outcomeOf(exit, early),
       ...(limitEvents === undefined ? {} : { limitEvents }),
     };
   })();
