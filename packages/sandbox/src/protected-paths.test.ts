@@ -261,3 +261,30 @@ describe('a directory above a protected path, swapped as the sandbox starts', ()
     expect(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8')).toBe('original\n');
   });
 });
+
+describe('paths under a folder whose name starts with two dots', () => {
+  // `..x` is a name like any other: what lies under it is inside the writable root, and kept.
+  it.each(['..x', '...', '..hidden', '.. '])(
+    'keeps %s/ro read-only and its key hidden',
+    async (name) => {
+      const workspace = directory();
+      fs.mkdirSync(path.join(workspace, name));
+      fs.writeFileSync(path.join(workspace, name, 'ro'), 'kept\n');
+      fs.writeFileSync(path.join(workspace, name, 'key'), 'secret\n');
+      const folder = JSON.stringify(name);
+      const { output } = await run(
+        {
+          writableRoots: [workspace],
+          readOnlyPaths: () => [path.join(workspace, name, 'ro')],
+          hiddenPaths: () => [path.join(workspace, name, 'key')],
+        },
+        `echo changed > ${folder}/ro || echo REFUSED; cat ${folder}/key; echo new > ${folder}/other && echo WROTE`,
+        workspace,
+      );
+      expect(output).toContain('REFUSED');
+      expect(output).not.toContain('secret');
+      expect(output).toContain('WROTE');
+      expect(fs.readFileSync(path.join(workspace, name, 'ro'), 'utf8')).toBe('kept\n');
+    },
+  );
+});

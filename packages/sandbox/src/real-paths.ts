@@ -4,11 +4,13 @@ import * as path from 'node:path';
 
 /**
  * Whether `entry` is `root` or lies below it, by name (resolve links first where they matter).
- * A name starting with `..` counts as outside: the doubt goes to the stricter answer.
+ * Compared by segments: `/ws/..x` (a name that starts with two dots) lies inside `/ws`.
  */
 export function isInside(root: string, entry: string): boolean {
   const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  if (relative === '') return true;
+  if (path.isAbsolute(relative)) return false;
+  return relative !== '..' && !relative.startsWith(`..${path.sep}`);
 }
 
 /** The real path of `entry`, or undefined where it cannot be resolved (missing, a loop, no access). */

@@ -138,6 +138,15 @@ describe('bashCallTier', () => {
       expect(verdict.tier, searchPath).toBe('workspace-write');
       expect(verdict.reason, searchPath).toContain(`the workspace's own ${name}`);
     }
+    // A workspace folder whose name starts with two dots is the workspace's all the same.
+    for (const folder of ['..x', '...', '..bin']) {
+      fs.mkdirSync(path.join(cwd, folder), { recursive: true });
+      fs.writeFileSync(path.join(cwd, folder, 'ls'), '#!/bin/sh\ntouch pwned\n', { mode: 0o755 });
+      const searchPath = `${cwd}/${folder}:${system}`;
+      const verdict = await bashCallTier('ls', { ...base, searchPath });
+      expect(verdict.tier, searchPath).toBe('workspace-write');
+      expect(verdict.reason, searchPath).toContain("the workspace's own ls");
+    }
     // Found outside first, or a builtin: fine.
     const later = await bashCallTier('ls', {
       ...base,

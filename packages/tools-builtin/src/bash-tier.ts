@@ -2,6 +2,7 @@ import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { PermissionTier } from '@agent/core';
 import type { SandboxStatus } from '@agent/sandbox';
+import { isPathInside } from './path-inside.js';
 import { classifyReadOnly } from './read-only-commands.js';
 import { gitConfigRefusal } from './read-only-git.js';
 
@@ -22,12 +23,6 @@ export interface BashTier {
   tier: PermissionTier;
   /** Why it is not `read-only` (for tests and logs). */
   reason?: string;
-}
-
-/** Whether `target` is `root` or inside it, by path. */
-function isInside(root: string, target: string): boolean {
-  const relative = path.relative(root, target);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** The real path of `target`, or of its nearest existing ancestor with the rest appended. */
@@ -55,7 +50,7 @@ async function confinementRefusal(
   for (const word of paths) {
     if (word === '-' || word === '/dev/stdin') continue;
     const target = await realPathOf(path.resolve(cwd, word));
-    if (!isInside(root, target)) return `reads ${word}, outside the workspace`;
+    if (!isPathInside(root, target)) return `reads ${word}, outside the workspace`;
   }
   return undefined;
 }
@@ -113,7 +108,7 @@ async function shadowedCommand(
         () => false,
       );
       if (!runnable) continue;
-      if (!path.isAbsolute(entry) || isInside(root, await realPathOf(found))) {
+      if (!path.isAbsolute(entry) || isPathInside(root, await realPathOf(found))) {
         return `${name} (found as ${found})`;
       }
       break;

@@ -68,6 +68,7 @@ export {
   removeStaleSpillFiles,
   type SpillBudget,
 } from './output-buffer.js';
+export { isPathInside } from './path-inside.js';
 export type {
   ProcessOperations,
   ProcessOutcome,
@@ -149,7 +150,6 @@ export {
 export { defaultSkippedDirectories } from './walk.js';
 export {
   type FileSystemOperations,
-  isPathInside,
   nodeFileSystem,
   type PathAccess,
   resolveRealPath,

@@ -65,6 +65,26 @@ describe('writes that plant what runs later outside the sandbox', () => {
       );
   });
 
+  // A folder whose name starts with two dots is a folder like any other: taken for "outside the
+  // workspace" (`relative.startsWith('..')`), a hook written there was not asked about.
+  it.each([
+    '..x/.git/config',
+    '..x/.git/hooks/pre-commit',
+    '.../.git',
+    '..hidden/sub/.git/config',
+    '.. /.git/hooks/post-checkout',
+  ])('%s under a two-dot folder: protected', async (file) => {
+    const work = repository();
+    const reason = await protectedWriteReason(path.join(work, file), [work], {
+      fs: nodeFileSystem,
+      home: '/nonexistent-home',
+    });
+    expect(reason).toMatch(/git directory/);
+    const tools = defaultTools({ cwd: work, tools: ['write_file', 'edit_file'] });
+    for (const name of ['write_file', 'edit_file'])
+      expect(await tierOf(tools, name, { path: file }), name).toBe('full-access');
+  });
+
   it("the home's startup files, when the workspace holds the home; lifted by the options", async () => {
     const home = fs.realpathSync(makeTempDir());
     const tools = defaultTools({

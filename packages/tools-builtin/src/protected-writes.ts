@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionSubjectsResult } from '@agent/core';
 import { homeStartupFiles } from '@agent/sandbox';
+import { isPathInside } from './path-inside.js';
 import type { FileSystemOperations } from './workspace.js';
 
 /**
@@ -38,11 +39,6 @@ async function isGitDirectory(fsOps: FileSystemOperations, directory: string): P
   return false;
 }
 
-function isInside(root: string, entry: string): boolean {
-  const relative = path.relative(root, entry);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
 /**
  * Why writing `real` (a real path inside one of `roots`) would plant something run later outside
  * the sandbox, or undefined when it would not.
@@ -52,12 +48,12 @@ export async function protectedWriteReason(
   roots: readonly string[],
   options: ProtectedWrites & { fs: FileSystemOperations },
 ): Promise<string | undefined> {
-  const root = roots.find((candidate) => isInside(candidate, real));
+  const root = roots.find((candidate) => isPathInside(candidate, real));
   if (root === undefined) return undefined;
   if (options.git !== false) {
     // The path itself and each folder above it, up to the root: `.git` by name (a folder, or the
     // `gitdir:` file of a worktree or submodule), or a folder git takes for a git directory.
-    for (let entry = real; isInside(root, entry); entry = path.dirname(entry)) {
+    for (let entry = real; isPathInside(root, entry); entry = path.dirname(entry)) {
       if (path.basename(entry) === '.git' || (await isGitDirectory(options.fs, entry)))
         return `${entry} is a repository's git directory: git runs what is planted there (a hook, core.fsmonitor in its config) with your next git command, outside the sandbox`;
       if (entry === root) break;

@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool } from './edit-file.js';
+import { isPathInside } from './path-inside.js';
 import { createReadFileTool } from './read-file.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
-import { type FileSystemOperations, isPathInside, Workspace } from './workspace.js';
+import { type FileSystemOperations, Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
 let base: string;

@@ -3,6 +3,7 @@ import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { type PermissionSubjectsResult, ToolError } from '@agent/core';
 import { fileSystemError } from './fs-errors.js';
+import { isPathInside } from './path-inside.js';
 import { type ProtectedWrites, protectedWriteReason, writeSubjects } from './protected-writes.js';
 
 /**
@@ -29,15 +30,6 @@ export type FileSystemOperations = Pick<
 export const nodeFileSystem: FileSystemOperations = fsPromises;
 
 const maxSymlinkHops = 40;
-
-/** True when `child` is `parent` or lies below it, compared by path segments (not string prefix). */
-export function isPathInside(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  if (relative === '') return true;
-  if (path.isAbsolute(relative)) return false;
-  const first = relative.split(path.sep)[0];
-  return first !== '..';
-}
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
