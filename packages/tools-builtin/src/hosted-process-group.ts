@@ -9,6 +9,7 @@ import {
   type ProcessGroupHandle,
   type ProcessOutcome,
   readOutput,
+  unstartedHandle,
 } from './process-group.js';
 
 /** Options of {@link startHostedProcessGroup}. */
@@ -86,33 +87,13 @@ export async function startHostedProcessGroup(
       // It may have run and written: what it wrote is read (its processes died with the sandbox).
       await reader.drain();
       await Promise.all([options.stdout.close(), options.stderr.close()]);
-      return {
-        pid: undefined,
-        done: Promise.resolve({
-          exitCode: null,
-          signal: null,
-          timedOut: false,
-          aborted: false,
-          lost: error.message,
-        }),
-        kill: async () => {},
-      };
+      return unstartedHandle({ lost: error.message });
     }
     if (SandboxHostError.isInstance(error) && error.kind === 'spawn') {
       const spawnError = Object.assign(new Error(error.message), { code: error.code });
       reader.destroy();
       await Promise.all([options.stdout.close(), options.stderr.close()]);
-      return {
-        pid: undefined,
-        done: Promise.resolve({
-          exitCode: null,
-          signal: null,
-          timedOut: false,
-          aborted: false,
-          spawnError,
-        }),
-        kill: async () => {},
-      };
+      return unstartedHandle({ spawnError });
     }
     reader.destroy();
     throw error;

@@ -70,6 +70,23 @@ export interface ProcessGroupHandle {
   kill(reason: 'timeout' | 'abort' | 'request'): Promise<void>;
 }
 
+/** The handle of a run that never started (or whose sandbox was lost as it started): done at once. */
+export function unstartedHandle(
+  reason: { spawnError: Error } | { lost: string },
+): ProcessGroupHandle {
+  return {
+    pid: undefined,
+    done: Promise.resolve({
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      ...reason,
+    }),
+    kill: async () => {},
+  };
+}
+
 /** After the shell exits, how long output may stay silent before stdio is closed by force. */
 const drainIdleMs = 200;
 /** After the shell exits, the longest we keep reading pipes a descendant still writes to. */
@@ -436,17 +453,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     const spawnError = error instanceof Error ? error : new Error(String(error));
     // Nothing entered its cgroup: removed now rather than at the next sweep.
     void options.wrapped?.finish?.();
-    return {
-      pid: undefined,
-      done: Promise.resolve({
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        aborted: false,
-        spawnError,
-      }),
-      kill: async () => {},
-    };
+    return unstartedHandle({ spawnError });
   }
   // The child has its copies: the readers see end-of-file once it and its descendants close them.
   closeWriteEnds();
