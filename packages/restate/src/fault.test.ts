@@ -46,11 +46,13 @@ afterAll(async () => {
 });
 
 async function addWorker(): Promise<void> {
-  // Long enough pauses inside tools that kills land while calls run.
+  // Long enough pauses inside tools that kills land while calls run: the pool's massacre on every
+  // fourth charge must land inside that charge's pause (at 50 ms a loaded CI machine's watch, read
+  // and kill came after it once, and no call was interrupted).
   const worker = await startWorker(workerScript, {
     SIDE_EFFECTS_LOG: log,
-    TOOL_MIN_PAUSE_MS: '50',
-    TOOL_PAUSE_MS: '250',
+    TOOL_MIN_PAUSE_MS: '400',
+    TOOL_PAUSE_MS: '600',
   });
   workers.push(worker);
   balancer.upstreams.push(worker.port);
@@ -95,7 +97,7 @@ describe('worker processes SIGKILLed at random points while sessions run', () =>
 
     let kills = 0;
     // Besides the random kills below, every fourth charge kills the whole pool the moment its
-    // effect is on disk: that call is cut off mid-run for sure (it pauses at least 50 ms).
+    // effect is on disk: that call is cut off mid-run for sure (it pauses at least 400 ms).
     let charges = 0;
     let massacre = Promise.resolve();
     const watcher = watch(log, () => {
