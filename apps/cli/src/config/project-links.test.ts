@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
 import { loadAgentDefinitions } from './agents.js';
 import { maximumProjectFileBytes, readProjectFile } from './project-file.js';
-import { agentsInstructions } from './settings.js';
+import { agentsInstructions, maximumProjectInstructionBytes } from './settings.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -83,6 +83,29 @@ describe('AGENTS.md that leads out of the project', () => {
     );
     expect(text).not.toContain(secret);
     expect(notices.join('\n')).toMatch(/AGENTS\.md is not used: it leads outside the project/);
+  });
+
+  it('nested AGENTS.md files past the total are left out, each named, outermost kept', async () => {
+    const t = await setup();
+    // Three 1 MiB files on the way to the workspace: two fit in the 2 MiB total, the third does not.
+    const big = 'w'.repeat(maximumProjectFileBytes - 1);
+    await writeFile(join(t.repo, 'AGENTS.md'), `root ${big}`.slice(0, maximumProjectFileBytes));
+    await writeFile(
+      join(t.repo, 'packages', 'AGENTS.md'),
+      `mid ${big}`.slice(0, maximumProjectFileBytes / 2),
+    );
+    await writeFile(join(t.sub, 'AGENTS.md'), `leaf ${big}`.slice(0, maximumProjectFileBytes));
+    const notices: string[] = [];
+    const text = await agentsInstructions({ cwd: t.sub, root: t.repo }, t.agentHome, (line) =>
+      notices.push(line),
+    );
+    expect(text).toContain('root www');
+    expect(text).toContain('mid www');
+    expect(text).not.toContain('leaf www');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maximumProjectInstructionBytes + 1024);
+    expect(notices).toEqual([
+      `agent: ${join(t.sub, 'AGENTS.md')} is not used: the project's AGENTS.md files would pass ${maximumProjectInstructionBytes} bytes in all`,
+    ]);
   });
 
   it('a FIFO is left out without blocking the start', async () => {

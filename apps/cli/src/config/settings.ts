@@ -348,12 +348,26 @@ export async function agentsInstructions(
     // Not a regular file, or too big to be instructions: said, and left out.
     log(`agent: ${errorMessage(error)}; it is not used`);
   }
+  // Each file is capped; their sum is too: a repository nesting the workspace a hundred folders
+  // deep, a 1 MiB AGENTS.md in each, sent 100 MiB with every request.
+  let projectBytes = 0;
   for (const folder of foldersDownTo(root, folders.cwd)) {
     const path = join(folder, 'AGENTS.md');
     const found = await readProjectFile(path, root);
-    if (found.kind === 'read')
+    if (found.kind === 'read') {
+      const bytes = Buffer.byteLength(found.text);
+      if (projectBytes + bytes > maximumProjectInstructionBytes) {
+        log(
+          `agent: ${path} is not used: the project's AGENTS.md files would pass ${maximumProjectInstructionBytes} bytes in all`,
+        );
+        continue;
+      }
+      projectBytes += bytes;
       add(path, folder === root ? 'project' : `project, ${relative(root, folder)}`, found.text);
-    else if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
+    } else if (found.kind === 'refused') log(`agent: ${path} is not used: ${found.reason}`);
   }
   return sections.join('\n\n');
 }
+
+/** The most a project's AGENTS.md files (root and folders down to the workspace) give in all (bytes). */
+export const maximumProjectInstructionBytes = 2 * 1024 * 1024;
