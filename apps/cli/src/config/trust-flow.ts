@@ -137,11 +137,23 @@ export async function startWithTrust(
   return { settings, notices, decision, folder, rootKind: project.kind, trusted };
 }
 
+/** Lines of withheld configuration a notice names before counting the rest. */
+const maxWithheldLines = 20;
+
 function withheldNotice(folderPath: string, decision: TrustDecision): string[] {
   // The folder's name is the repository's (or its URL's): a newline in it would start a line of
   // its own in the notice, looking like one more item, or like none.
   const folder = terminalSafe(folderPath, { singleLine: true });
-  const lines = describeWithheld(decision.withheld).map((line) => `  ${line}`);
+  const all = describeWithheld(decision.withheld).map((line) => `  ${line}`);
+  // A repository with thousands of hooks made this notice thousands of lines at every start (and
+  // in every CI log); the first ones say what kind of folder it is, the trust question the rest.
+  const lines =
+    all.length <= maxWithheldLines
+      ? all
+      : [
+          ...all.slice(0, maxWithheldLines),
+          `  … and ${all.length - maxWithheldLines} more (an interactive \`agent\` in the folder shows them all before asking)`,
+        ];
   const how =
     'Trust it for this run with --trust, or for good with `agent trust` (kept in $AGENT_HOME/trusted-folders.json; `agent trust revoke` undoes it).';
   if (decision.state === 'untrusted')

@@ -552,6 +552,33 @@ describe('a trusted folder', () => {
     expect(trusted.code).toBe(0);
   });
 
+  it("-p names an untrusted repository's first 20 withheld items, then counts the rest", async () => {
+    const dir = await tempDir('agent-cli-trust-');
+    cleanups.push(dir.dispose);
+    const home = join(dir.path, 'home');
+    const repo = join(dir.path, 'repo');
+    await mkdir(join(repo, '.agent'), { recursive: true });
+    await mkdir(home);
+    // Before: a thousand hooks made a notice of a thousand lines at every start.
+    const hooks = {
+      PreToolUse: Array.from({ length: 1000 }, (_, i) => ({
+        matcher: `tool${i}`,
+        hooks: [{ type: 'command', command: `echo ${i}` }],
+      })),
+    };
+    await writeFile(join(repo, '.agent', 'settings.json'), JSON.stringify({ hooks }));
+    const script = await writeScript(dir.path, [{ text: 'ok' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', repo], {
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    expect(run.code).toBe(0);
+    const notice = run.stderr.slice(run.stderr.indexOf(`agent: ${repo} is not a trusted folder`));
+    expect(notice).toMatch(
+      / {2}… and \d+ more \(an interactive `agent` in the folder shows them all before asking\)/,
+    );
+    expect(run.stderr.split('\n').length).toBeLessThan(60);
+  });
+
   it('refuses a trust store others may write', async () => {
     const dir = await tempDir('agent-cli-trust-');
     cleanups.push(dir.dispose);
