@@ -345,7 +345,7 @@ describe('requests', () => {
         'The document\'s server URL "/v1" is relative and the document was not loaded from a URL; pass the baseUrl option.',
       );
       await expect(OpenApiToolAdapter.fromFile(join(dir, 'missing.yaml'), quiet)).rejects.toThrow(
-        /^Cannot read the OpenAPI document .*missing\.yaml: ENOENT/,
+        /^Cannot read the OpenAPI document .*missing\.yaml: no such file/,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
