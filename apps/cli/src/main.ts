@@ -1,7 +1,8 @@
 import { errorMessage, terminalSafe } from '@agent/core';
 import { keepAbsolutePath } from './config/absolute-path.js';
 import { settleHomeVariables } from './config/agent-home.js';
-import { type CliOptions, parseCliArgs, repeatedOptionNotice, UsageError } from './config/args.js';
+import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
+import { repeatedOptionNotice } from './config/args-slips.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';

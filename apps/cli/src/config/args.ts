@@ -2,11 +2,13 @@ import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
 import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
+import { explainParseError } from './args-slips.js';
 import { baseUrlProblem } from './base-url.js';
 import type { CodeModeSetting } from './code-mode.js';
 import type { HelpTopic } from './help-text.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
-import { closestWord, peerMode, peerOption } from './suggest.js';
+import { optionSpecs } from './option-specs.js';
+import { closestWord, peerMode } from './suggest.js';
 import { parseToolList, type ToolList, ToolListError } from './tool-choice.js';
 
 /** The providers the CLI can talk to. */
@@ -600,76 +602,6 @@ function refuseUnusedOptions(
   }
 }
 
-/**
- * An option that takes one value, given twice with different values (`--mode read-only … --mode
- * full-access`): the last one wins, as in other CLIs (an alias can be overridden), but silently
- * it was a surprise. Returns the notice to show, or undefined.
- */
-export function repeatedOptionNotice(argv: readonly string[]): string | undefined {
-  const separator = argv.indexOf('--');
-  const words = separator < 0 ? argv : argv.slice(0, separator);
-  const seen = new Map<string, string[]>();
-  for (const [index, word] of words.entries()) {
-    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(word);
-    const name = match?.[1];
-    if (name === undefined || name === 'print') continue;
-    const spec = (optionSpecs as Record<string, { type: string; multiple?: boolean }>)[name];
-    if (spec === undefined || spec.type !== 'string' || spec.multiple === true) continue;
-    const value = match?.[2] ?? words[index + 1] ?? '';
-    seen.set(name, [...(seen.get(name) ?? []), value]);
-  }
-  const repeated = [...seen].filter(([, values]) => new Set(values).size > 1);
-  if (repeated.length === 0) return undefined;
-  return repeated
-    .map(
-      ([name, values]) =>
-        `note: --${name} is given ${values.length} times (${values.map((value) => JSON.stringify(value)).join(', ')}): the last, ${JSON.stringify(values.at(-1))}, is used`,
-    )
-    .join('\n');
-}
-
-/** Node's parser messages name its internals ("argument is ambiguous"); say what to type instead. */
-function explainParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown }).code;
-  const option = /'(-{1,2}[^',\s]+)/.exec(message)?.[1] ?? 'an option';
-  switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
-      const name = option.split('=')[0] ?? option;
-      const peer = peerOption(name);
-      if (peer !== undefined)
-        return peer.startsWith('no flag: ')
-          ? `Unknown option ${name}: there is no such flag; ${peer.slice('no flag: '.length)}`
-          : `Unknown option ${name}: here it is ${peer}`;
-      const long = name.startsWith('--')
-        ? closestWord(name.slice(2), Object.keys(optionSpecs))
-        : undefined;
-      const meant = long === undefined ? shortOptionOf(name) : `--${long}`;
-      return meant === undefined
-        ? `Unknown option ${name} (agent --help lists them)`
-        : `Unknown option ${name}: did you mean ${meant}? (agent --help lists them)`;
-    }
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      if (message.includes('argument missing')) return `${option} needs a value`;
-      if (message.includes('ambiguous'))
-        return `${option} needs a value; one that starts with "-" must be attached: ${option.startsWith('--') ? `${option}=-x` : `${option}-x`}`;
-      return `${option}: ${message}`;
-    default:
-      return message;
-  }
-}
-
-/** `-P` (Caps Lock, a habit from another tool): the short option in the other case, `-p (--print)`. */
-function shortOptionOf(name: string): string | undefined {
-  if (!/^-[a-zA-Z]$/.test(name)) return undefined;
-  const letter = name.slice(1);
-  const other = letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase();
-  const long = Object.entries(optionSpecs).find(
-    ([, spec]) => (spec as { short?: string }).short === other,
-  )?.[0];
-  return long === undefined ? undefined : `-${other} (--${long})`;
-}
-
 /** What an option given `""` needed, for its message (a file, when not named here). */
 const emptyValueNeeds: Partial<Record<string, string>> = {
   cwd: 'a folder',
@@ -700,45 +632,3 @@ function parse(argv: readonly string[]) {
     options: optionSpecs,
   });
 }
-
-/** Every option `agent` takes (node:util parseArgs). */
-const optionSpecs = {
-  print: { type: 'string', short: 'p' },
-  'output-format': { type: 'string' },
-  'input-format': { type: 'string' },
-  sandbox: { type: 'string' },
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  scripted: { type: 'string' },
-  system: { type: 'string' },
-  cwd: { type: 'string' },
-  'mcp-config': { type: 'string' },
-  'mcp-log-level': { type: 'string' },
-  'mcp-timeout': { type: 'string' },
-  openapi: { type: 'string', multiple: true },
-  mode: { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  ask: { type: 'string', multiple: true },
-  deny: { type: 'string', multiple: true },
-  'max-turns': { type: 'string' },
-  'max-tool-calls': { type: 'string' },
-  save: { type: 'string' },
-  resume: { type: 'string' },
-  http: { type: 'boolean' },
-  continue: { type: 'boolean', short: 'c' },
-  'keep-grants': { type: 'boolean' },
-  trust: { type: 'boolean' },
-  'hosted-web-search': { type: 'boolean' },
-  'pass-env': { type: 'string', multiple: true },
-  'code-mode': { type: 'boolean' },
-  tools: { type: 'string', multiple: true },
-  port: { type: 'string' },
-  'token-file': { type: 'string' },
-  'no-auth': { type: 'boolean' },
-  'max-concurrent-calls': { type: 'string' },
-  'max-queued-calls': { type: 'string' },
-  'max-pipelined-requests': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;

@@ -3,7 +3,8 @@
 // option typed in the other case (`-P`, Caps Lock).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli } from '../testing/test-support.js';
-import { parseCliArgs, repeatedOptionNotice } from './args.js';
+import { parseCliArgs } from './args.js';
+import { repeatedOptionNotice } from './args-slips.js';
 
 beforeAll(() => assertBuilt());
 
