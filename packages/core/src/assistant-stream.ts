@@ -1,6 +1,7 @@
 import { errorMessage, ProviderError } from './errors.js';
-import { type AssistantMessage, emptyUsage } from './messages.js';
+import { type AssistantMessage, emptyUsage, type Message } from './messages.js';
 import type { Provider, ProviderRequest, StreamEvent } from './provider.js';
+import { StreamedToolCallIds } from './tool-call-ids.js';
 
 /** Applies one stream event to a partial assistant message, in place. */
 export function applyStreamEvent(message: AssistantMessage, event: StreamEvent): AssistantMessage {
@@ -78,6 +79,11 @@ export interface StreamAssistantOptions {
   onEvent: (partial: AssistantMessage, event: StreamEvent) => void;
   /** Called with the typed error when the call fails (not when it is aborted). */
   onError?: (error: ProviderError) => void;
+  /**
+   * The conversation the answer continues: a call id it used already (or one repeated in the
+   * answer, or empty) is renamed as the call starts, in the events and the final message alike.
+   */
+  conversation?: readonly Message[];
 }
 
 /**
@@ -106,11 +112,18 @@ export async function streamAssistantMessage(
     stopReason: reason,
     errorMessage: message,
   });
+  const ids =
+    options.conversation === undefined ? undefined : new StreamedToolCallIds(options.conversation);
   try {
-    for await (const event of provider.stream(request, { signal: options.signal })) {
-      if (event.type === 'done') return event.message;
+    for await (const streamed of provider.stream(request, { signal: options.signal })) {
+      const event = ids === undefined ? streamed : ids.event(streamed);
+      if (event.type === 'done')
+        return ids === undefined ? event.message : ids.message(event.message);
       if (event.type === 'error') {
-        const message = { ...event.message, stopReason: event.reason } satisfies AssistantMessage;
+        const message = {
+          ...(ids === undefined ? event.message : ids.message(event.message)),
+          stopReason: event.reason,
+        } satisfies AssistantMessage;
         if (message.errorMessage === undefined) message.errorMessage = event.error.message;
         if (event.reason === 'error') options.onError?.(event.error);
         return message;

@@ -74,6 +74,7 @@ export class ModelCaller {
     const send = (sent: ProviderRequest) =>
       streamAssistantMessage(options.provider, sent, {
         signal: call.signal,
+        conversation: this.#source.messages,
         onStart: (partial) => call.emit({ type: 'message-start', message: partial }),
         // One per streamed delta: not built when nobody listens.
         onEvent: (partial, event) => {
@@ -102,7 +103,8 @@ export class ModelCaller {
     }
     if (failure !== undefined && assistant.stopReason === 'error') call.onError(failure);
     // Repeated, reused or empty call ids and empty names made answerable before anything runs
-    // (and before the journal records the answer).
+    // (and before the journal records the answer); the stream renamed them as they started, so
+    // this changes only calls a provider's final message brought without events.
     return answerableToolCalls(assistant, this.#source.messages);
   }
 

@@ -137,6 +137,54 @@ describe('tool calls made answerable', () => {
     },
   );
 
+  it.each([
+    ['repeated in one answer', [['call_1', 'call_1', 'call_1']]],
+    ['reused from an earlier turn', [['x'], ['x', 'x_2']]],
+    ['empty', [['', '']]],
+  ])(
+    'renamed ids (%s): tool-call-start and tool-call-end events carry the id the call keeps (before: the original)',
+    async (_name, turns) => {
+      const provider = createScriptedProvider([
+        ...turns.map((ids) => ({
+          toolCalls: ids.map((id, index) => ({
+            id,
+            name: 'lookup',
+            arguments: { key: `k${index}` },
+          })),
+        })),
+        { text: 'done' },
+      ]);
+      const agent = new Agent({ provider, model: 'm', tools: [lookup] });
+      const run = agent.run('go');
+      const started: string[] = [];
+      const ended: string[] = [];
+      const executed: string[] = [];
+      const partial: string[] = [];
+      for await (const event of run) {
+        if (event.type === 'message-update' && event.event.type === 'tool-call-start') {
+          started.push(event.event.id);
+          const block = event.message.content[event.event.index];
+          if (block?.type === 'toolCall') partial.push(block.id);
+        }
+        if (event.type === 'message-update' && event.event.type === 'tool-call-end')
+          ended.push(event.event.toolCall.id);
+        if (event.type === 'tool-execution-start') executed.push(event.toolCallId);
+      }
+      const result = await run.result;
+      expectAnswerable(result.messages);
+      const final = result.messages.flatMap((message) =>
+        message.role === 'assistant'
+          ? message.content.flatMap((block) => (block.type === 'toolCall' ? [block.id] : []))
+          : [],
+      );
+      expect(final).toHaveLength(turns.flat().length);
+      expect(started).toEqual(final);
+      expect(partial).toEqual(final);
+      expect(ended).toEqual(final);
+      expect(executed).toEqual(final);
+    },
+  );
+
   it('a message that needs nothing is returned as it is', () => {
     const message: AssistantMessage = {
       role: 'assistant',

@@ -4,6 +4,7 @@
 // carried one id (every provider refuses such a history, and a saved session would not load) or
 // a result went to the wrong call; an empty name could never be sent back.
 import type { AssistantMessage, Message, ToolCallContent } from './messages.js';
+import type { StreamEvent } from './provider.js';
 
 /** The name a call the model left unnamed gets: it names no tool, so its result is an error. */
 export const unnamedToolCall = 'unnamed_tool_call';
@@ -53,4 +54,68 @@ export function answerableToolCalls(
     content[index] = call;
   }
   return content === undefined ? message : { ...message, content };
+}
+
+/**
+ * The same renaming applied while the answer streams, so a `tool-call-start` or `tool-call-end`
+ * event already carries the id the call keeps (a UI that keyed a call by its start event's id
+ * found no `tool-execution-start` for it). Ids are decided at a call's start, in stream order;
+ * {@link StreamedToolCallIds.message} gives the final message the same ids.
+ */
+export class StreamedToolCallIds {
+  readonly #conversation: readonly Message[];
+  #taken: Set<string> | undefined;
+  /** The id each content index streamed with (`raw`) and the one it keeps (`id`). */
+  readonly #byIndex = new Map<number, { raw: string; id: string }>();
+
+  constructor(conversation: readonly Message[]) {
+    this.#conversation = conversation;
+  }
+
+  /** `event` with the call's kept id (the same object when nothing changed). */
+  event(event: StreamEvent): StreamEvent {
+    if (event.type === 'tool-call-start') {
+      const id = this.#assign(event.index, event.id);
+      return id === event.id ? event : { ...event, id };
+    }
+    if (event.type === 'tool-call-end') {
+      const toolCall = this.#final(event.index, event.toolCall);
+      return toolCall === event.toolCall ? event : { ...event, toolCall };
+    }
+    return event;
+  }
+
+  /** The final message with the ids its events carried, then made answerable as a whole. */
+  message(message: AssistantMessage): AssistantMessage {
+    let content: AssistantMessage['content'] | undefined;
+    for (const [index, block] of message.content.entries()) {
+      if (block.type !== 'toolCall') continue;
+      const kept = this.#byIndex.get(index);
+      if (kept === undefined || kept.raw !== block.id || kept.id === block.id) continue;
+      content ??= [...message.content];
+      content[index] = { ...block, id: kept.id };
+    }
+    return answerableToolCalls(
+      content === undefined ? message : { ...message, content },
+      this.#conversation,
+    );
+  }
+
+  #assign(index: number, raw: string): string {
+    this.#taken ??= usedIds(this.#conversation);
+    const id =
+      raw === '' || this.#taken.has(raw) ? freshId(raw === '' ? 'call' : raw, this.#taken) : raw;
+    this.#taken.add(id);
+    this.#byIndex.set(index, { raw, id });
+    return id;
+  }
+
+  #final(index: number, call: ToolCallContent): ToolCallContent {
+    const kept = this.#byIndex.get(index);
+    // A call that ended without a start, or whose provider changed its id at the end.
+    const id = kept !== undefined && kept.raw === call.id ? kept.id : this.#assign(index, call.id);
+    let final = id === call.id ? call : { ...call, id };
+    if (call.name.trim() === '') final = { ...final, name: unnamedToolCall };
+    return final;
+  }
 }
