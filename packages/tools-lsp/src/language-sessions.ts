@@ -153,19 +153,25 @@ export class LanguageSessions {
         if (!after.has(file)) events.push({ uri: uriOf(file), type: 3 });
       if (events.length === 0) continue;
       changed += events.length;
-      await session.documents.refreshAll();
       session.server.notify('workspace/didChangeWatchedFiles', { changes: events });
+      // The open documents may depend on what changed: each is sent again under a new version
+      // (closed if gone), so diagnostics asked for next wait for an analysis made after the
+      // change, not the last one before it.
+      await session.documents.refreshAll({ resend: true });
     }
     return changed;
   }
 
-  /** Tells every live server about changed files (open documents are sent again first). */
+  /** Tells every live server about changed files, then sends its open documents again. */
   async notifyWatchedFiles(events: readonly WatchedFileEvent[]): Promise<void> {
     for (const pending of this.#sessions.values()) {
       const session = await pending.catch(() => undefined);
       if (session === undefined || !session.server.alive) continue;
-      await session.documents.refreshAll();
       session.server.notify('workspace/didChangeWatchedFiles', { changes: events });
+      // The open documents may depend on what changed: each is sent again under a new version
+      // (closed if gone), so diagnostics asked for next wait for an analysis made after the
+      // change, not the last one before it.
+      await session.documents.refreshAll({ resend: true });
     }
   }
 

@@ -339,7 +339,9 @@ describe('LSP tools on a real Python project (pyright)', () => {
 
   it('sees a file another tool changed, open or not, and applies a rename', async () => {
     await using fixture = await copyFixture('py-project');
-    await using workspace = testWorkspace(fixture.dir);
+    // No settling time: what is asserted after the change must come from an analysis made after
+    // it (open documents are sent again under a new version), not from waiting long enough.
+    await using workspace = testWorkspace(fixture.dir, { diagnosticsSettleMs: 0 });
     const tool = toolsOf(workspace);
     expect(await call(tool('lsp_diagnostics'), { path: 'app.py' })).toBe('No problems in app.py.');
     // geometry.py is not open: the app reports the write (as after write_file/edit_file).

@@ -45,12 +45,14 @@ export class OpenDocuments {
 
   /**
    * Opens `file` (`didOpen`) or, when it changed on disk since it was sent, sends its new text
-   * (`didChange`). Throws the file system's error when it cannot be read.
+   * (`didChange`). With `resend`, an open document is sent again under a new version even when
+   * unchanged. Throws the file system's error when it cannot be read.
    */
-  async sync(file: string): Promise<SyncedDocument> {
+  async sync(file: string, options: { resend?: boolean } = {}): Promise<SyncedDocument> {
     const stats = await fs.stat(file, { bigint: true });
     const known = this.#documents.get(file);
     if (
+      options.resend !== true &&
       known !== undefined &&
       known.mtimeNs === stats.mtimeNs &&
       known.ctimeNs === stats.ctimeNs &&
@@ -105,16 +107,16 @@ export class OpenDocuments {
   }
 
   /**
-   * Brings every open document up to date with the disk: changed ones are sent again, deleted
-   * ones closed. Returns the paths that changed or disappeared.
+   * Brings every open document up to date with the disk: changed ones are sent again (with
+   * `resend`, every one), deleted ones closed. Returns the paths sent again or closed.
    */
-  async refreshAll(): Promise<string[]> {
+  async refreshAll(options: { resend?: boolean } = {}): Promise<string[]> {
     const changed: string[] = [];
     await Promise.all(
       [...this.#documents.entries()].map(async ([file, known]) => {
         const before = known.version;
         try {
-          const synced = await this.sync(file);
+          const synced = await this.sync(file, options);
           if (synced.version !== before) changed.push(file);
         } catch {
           this.close(file);
