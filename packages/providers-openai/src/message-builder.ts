@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type Citation,
   emptyUsage,
+  type OpaqueContent,
   type ProviderError,
   type StopReason,
   type StreamEvent,
@@ -19,6 +20,11 @@ export class MessageBuilder {
   hasOutput = false;
   /** Indices of the tool calls that ended (whole arguments). */
   readonly #endedCalls = new Set<number>();
+  /**
+   * Opaque blocks and the content index they came before: kept apart while streaming, since no
+   * stream event carries them and the events' indices must stay positions in `content`.
+   */
+  readonly #opaque: { before: number; block: OpaqueContent }[] = [];
 
   constructor(provider: string, model: string) {
     this.message = {
@@ -112,6 +118,14 @@ export class MessageBuilder {
     out.push({ type: 'tool-call-end', index, toolCall });
   }
 
+  /** A block only this provider understands (no event), placed after the content so far. */
+  addOpaque(data: Record<string, unknown>): void {
+    this.#opaque.push({
+      before: this.message.content.length,
+      block: { type: 'opaque', provider: this.message.provider, data },
+    });
+  }
+
   usage(usage: Usage, out: StreamEvent[]): void {
     this.message.usage = usage;
     out.push({ type: 'usage', usage });
@@ -119,7 +133,24 @@ export class MessageBuilder {
 
   done(stopReason: StopReason): StreamEvent {
     this.message.stopReason = stopReason;
-    return { type: 'done', message: this.message };
+    if (this.#opaque.length === 0) return { type: 'done', message: this.message };
+    return { type: 'done', message: { ...this.message, content: this.#withOpaque() } };
+  }
+
+  /** The content with each opaque block back in its place (before the block that followed it). */
+  #withOpaque(
+    keep: (block: AssistantMessage['content'][number], index: number) => boolean = () => true,
+  ): AssistantMessage['content'] {
+    const merged: AssistantMessage['content'] = [];
+    let next = 0;
+    this.message.content.forEach((block, index) => {
+      for (; next < this.#opaque.length && (this.#opaque[next]?.before ?? 0) <= index; next++)
+        merged.push((this.#opaque[next] as { block: OpaqueContent }).block);
+      if (keep(block, index)) merged.push(block);
+    });
+    for (; next < this.#opaque.length; next++)
+      merged.push((this.#opaque[next] as { block: OpaqueContent }).block);
+    return merged;
   }
 
   /**
@@ -133,7 +164,7 @@ export class MessageBuilder {
       error,
       message: {
         ...this.message,
-        content: this.message.content.filter(
+        content: this.#withOpaque(
           (block, index) => block.type !== 'toolCall' || this.#endedCalls.has(index),
         ),
         stopReason: reason,

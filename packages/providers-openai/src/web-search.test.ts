@@ -114,6 +114,8 @@ describe('OpenAI Responses web search (hostedTools)', () => {
     const done = events.at(-1);
     if (done?.type !== 'done') throw new Error(`expected done, got ${JSON.stringify(done)}`);
     expect(done.message.content).toEqual([
+      // The search call itself, kept for the next request (see responses-server-items.ts).
+      { type: 'opaque', provider: 'openai', data: searchCall },
       {
         type: 'text',
         text,

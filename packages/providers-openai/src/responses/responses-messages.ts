@@ -21,6 +21,7 @@ import {
   type WireTool,
 } from '../openai-tools.js';
 import { openProgramCalls, programReplay } from './responses-programmatic.js';
+import { serverItemInput } from './responses-server-items.js';
 
 /**
  * The conversation as Responses API input items. Reasoning items (kept in a thinking block's
@@ -130,7 +131,10 @@ function assistantItems(
     } else if (block.type === 'text') {
       if (block.text !== '') items.push({ role: 'assistant', content: block.text });
     } else if (block.type === 'opaque') {
-      // Another provider's own blocks (e.g. Anthropic's server search): nothing OpenAI reads.
+      // Its own server items back in their place; another provider's blocks (e.g. Anthropic's
+      // server search) mean nothing here.
+      const item = serverItemInput(block, providerId);
+      if (item !== undefined) items.push(item);
     } else if (block.name === searchTool) {
       items.push({
         type: 'tool_search_call',

@@ -13,6 +13,7 @@ import { generateToolCallId, type MessageBuilder } from '../message-builder.js';
 import { isContextOverflow } from '../openai-errors.js';
 import { finalToolCall, type PreparedTools } from '../openai-tools.js';
 import { ProgramCapture } from './responses-programmatic.js';
+import { isServerItem } from './responses-server-items.js';
 
 interface ItemState {
   kind: 'text' | 'thinking' | 'toolCall';
@@ -28,7 +29,8 @@ interface ItemState {
  * Turns Responses API stream events into stream events: output text and refusals, reasoning
  * summaries (and raw reasoning text of open-weight models), function calls with streamed
  * arguments; the reasoning item (with encrypted content) becomes the thinking block's
- * signature so it can be replayed.
+ * signature so it can be replayed; items the API's servers ran (web search, file search, code
+ * interpreter…) become opaque content, replayed to this provider.
  */
 export class ResponsesStreamAdapter {
   readonly #builder: MessageBuilder;
@@ -264,6 +266,10 @@ export class ResponsesStreamAdapter {
     }
     if (item.type === 'program') {
       this.#programs.program(item);
+      return;
+    }
+    if (isServerItem(item)) {
+      this.#builder.addOpaque(item as unknown as Record<string, unknown>);
       return;
     }
     if (item.type === 'reasoning') {
