@@ -6,7 +6,7 @@ import { streamJsonEventSchema } from '../modes/stream-json.js';
 import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
 import { parseCliArgs } from './args.js';
 import { CliError } from './cli-error.js';
-import { applySettings, loadSettings } from './settings.js';
+import { applySettings, loadSettings, mergeSettings, readSettingsLayers } from './settings.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => assertBuilt());
@@ -47,10 +47,12 @@ describe('"compaction" in settings', () => {
     expect((await loadSettings(workspace, home)).compaction).toBe(false);
   });
 
-  it('a project file may not set it', async () => {
+  it('a project file may not set it (left out, said)', async () => {
     const { home, workspace } = await folders({}, { compaction: { contextWindow: 10 } });
-    await expect(loadSettings(workspace, home)).rejects.toThrow(
-      /settings.json: "compaction" is read only from the user settings/,
+    const layers = await readSettingsLayers(workspace, home);
+    expect(mergeSettings(layers).compaction).toBeUndefined();
+    expect(layers.flatMap((layer) => layer.ignored ?? []).join('\n')).toMatch(
+      /ignored "compaction" in .*settings.json: only your settings/,
     );
   });
 

@@ -260,7 +260,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
-  // A project file's tools only remove (readSettingsLayers refuses any other): always narrowing.
+  // A project file's tools only remove (readSettingsLayers drops any other item, said): always narrowing.
   if (file.tools !== undefined) {
     const list = { items: file.tools, source: `${layer.path}: "tools"` };
     parts.push({ apply: (target) => target.tools.push(list) });

@@ -29,7 +29,8 @@ import {
   type SessionRetention,
   type SettingsFile,
 } from './settings-file.js';
-import { onlyRemoves, type ToolList } from './tool-choice.js';
+import type { ToolList } from './tool-choice.js';
+import { withoutUserOnlyKeys } from './user-only-keys.js';
 
 // Imported from here by the session's modules (they predate settings-file.ts).
 export type { SessionRetention };
@@ -100,6 +101,8 @@ export interface SettingsLayer {
   file: SettingsFile;
   /** Its MCP servers, parsed. */
   servers: McpServerEntry[];
+  /** Notice lines for keys of a project file left out (only the user's settings may set them). */
+  ignored?: string[];
 }
 
 /**
@@ -130,76 +133,26 @@ export async function readSettingsLayers(
       layers.push({ path, scope, file: {}, servers: inProject(parseMcpServers(servers, path)) });
       return;
     }
-    const file = checkSettings(raw, path);
-    // Passing a credential to the tools is the user's decision, never a workspace's.
-    if (file.passEnv !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "passEnv" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot hand your credentials to its tools`,
-      );
-    // Opening your local network to pages the model fetches is your decision, never a
-    // repository's: a cloned project could name its attacker's target on your intranet.
-    if (file.webFetchPrivateHosts !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "webFetchPrivateHosts" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot open your local network to web_fetch`,
-      );
-    // What a session pays for summaries is yours to tune, not a repository's.
-    if (file.compaction !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "compaction" is read only from the user settings (${join(home, 'settings.json')})`,
-      );
-    // How the model works with your tools is your choice, not a repository's.
-    if (file.codeMode !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "codeMode" is read only from the user settings (${join(home, 'settings.json')})`,
-      );
-    // A workspace must not weaken the sandbox its own commands run in.
-    if (file.sandboxProtect !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "sandboxProtect" is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot weaken the sandbox its commands run in`,
-      );
-    // Where your hooks run contained is yours to decide: a workspace cannot take a hook out.
-    for (const key of ['hooksSandbox', 'hooksSandboxNetwork'] as const)
-      if (file[key] !== undefined && scope !== 'user')
-        throw new CliError(
-          `${path}: "${key}" is read only from the user settings (${join(home, 'settings.json')})`,
-        );
-    const unsandboxed = hooksOutsideSandbox(file.hooks);
-    if (unsandboxed !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: hooks.${unsandboxed}.sandbox is read only from the user settings (${join(home, 'settings.json')}): a workspace cannot take a hook out of the sandbox`,
-      );
-    // How much one token may run on your machine is yours to size, not a repository's.
-    if (file.mcpServe !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "mcpServe" is read only from the user settings (${join(home, 'settings.json')}), or give --max-concurrent-calls, --max-queued-calls, --max-pipelined-requests`,
-      );
-    // Your session history is yours: a repository does not decide when it is deleted.
-    if (file.sessions !== undefined && scope !== 'user')
-      throw new CliError(
-        `${path}: "sessions" is read only from the user settings (${join(home, 'settings.json')}): a workspace does not decide how long your sessions are kept`,
-      );
-    // A workspace may take tools away, never hand the model more (use_aws, report_issue…).
-    if (file.tools !== undefined && scope !== 'user' && !onlyRemoves(file.tools))
-      throw new CliError(
-        `${path}: "tools" in a project file may only remove tools ("-name", e.g. ["-bash"]); adding them is yours to choose: --tools, or "tools" in ${join(home, 'settings.json')}`,
-      );
+    // What only the user's own settings may set is left out of a project file, said once.
+    const checked =
+      scope === 'user'
+        ? { file: checkSettings(raw, path), ignored: [] }
+        : withoutUserOnlyKeys(checkSettings(raw, path), path, home);
+    const file = checked.file;
     const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
-    layers.push({ path, scope, file, servers: scope === 'project' ? inProject(servers) : servers });
+    layers.push({
+      path,
+      scope,
+      file,
+      servers: scope === 'project' ? inProject(servers) : servers,
+      ...(checked.ignored.length === 0 ? {} : { ignored: checked.ignored }),
+    });
   };
   await read(join(home, 'settings.json'), 'user');
   await read(join(project, '.agent', 'settings.json'), 'project');
   await read(join(project, '.agent', 'settings.local.json'), 'project');
   await read(join(project, '.mcp.json'), 'project', true);
   return layers;
-}
-
-/** Where a file's hooks say `sandbox` (`PostToolUse[0].hooks[1]`), the first such; else undefined. */
-function hooksOutsideSandbox(hooks: HooksConfig | undefined): string | undefined {
-  for (const [event, entries] of Object.entries(hooks ?? {}))
-    for (const [i, entry] of (entries ?? []).entries())
-      for (const [j, hook] of entry.hooks.entries())
-        if (hook.sandbox !== undefined) return `${event}[${i}].hooks[${j}]`;
-  return undefined;
 }
 
 /** The settings of the layers merged as they are, every layer applied (later files win; rule lists add up). */

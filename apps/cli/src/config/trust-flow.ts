@@ -107,6 +107,9 @@ export async function startWithTrust(
   const baseline = baselineOf(layers, options, front.defaultMode);
   const items = projectTrustItems(layers, baseline, folder);
   const notices: string[] = (project.ignored ?? []).map((line) => `agent: ${line}`);
+  // Keys only the user's settings may set, left out of the project's files: said whether or not
+  // the folder is trusted (trust never lets a project set them).
+  for (const layer of layers) notices.push(...(layer.ignored ?? []));
   let decision: TrustDecision;
   {
     const store = await TrustStore.open(trustStorePath(home));

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadTools } from '../session/tool-sources.js';
 import { tempDir } from '../testing/test-support.js';
 import { parseCliArgs } from './args.js';
-import { applySettings, loadSettings } from './settings.js';
+import { applySettings, loadSettings, mergeSettings, readSettingsLayers } from './settings.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -75,8 +75,10 @@ describe('"webFetchPrivateHosts" in settings', () => {
         {},
         { file, content: { webFetchPrivateHosts: ['localhost'] } },
       );
-      await expect(loadSettings(workspace, home)).rejects.toThrow(
-        /"webFetchPrivateHosts" is read only from the user settings .*a workspace cannot open your local network/,
+      const layers = await readSettingsLayers(workspace, home);
+      expect(mergeSettings(layers).webFetchPrivateHosts).toEqual([]);
+      expect(layers.flatMap((layer) => layer.ignored ?? []).join('\n')).toMatch(
+        /ignored "webFetchPrivateHosts" in .*: only your settings .* a workspace cannot open your local network/,
       );
     },
   );

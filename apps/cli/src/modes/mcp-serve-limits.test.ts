@@ -176,15 +176,17 @@ describe('refused', () => {
     expect(run.stderr).toContain(message);
   });
 
-  it("a project's settings may not size them", async () => {
+  it("a project's settings may not size them: left out, named, the server runs", async () => {
     const cwd = await folder('agent-serve-project-');
     await mkdir(join(cwd, '.agent'));
     await writeFile(
       join(cwd, '.agent', 'settings.json'),
       JSON.stringify({ mcpServe: { maxConcurrentCalls: 1000 } }),
     );
-    const run = await runCli(['mcp', 'serve', '--cwd', cwd, '--trust']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('"mcpServe" is read only from the user settings');
+    const run = await runCli(['mcp', 'serve', '--cwd', cwd, '--trust'], { input: '' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `ignored "mcpServe" in ${join(cwd, '.agent', 'settings.json')}: only your settings`,
+    );
   });
 });

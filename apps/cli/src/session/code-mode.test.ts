@@ -88,12 +88,14 @@ describe('the flag and the setting', () => {
     );
   });
 
-  it('only the user settings may turn it on: a project file saying so is an error naming it', async () => {
+  it('only the user settings may turn it on: a project file saying so has it left out, named', async () => {
     const { home, workspace } = await workspaceWithHome();
     await mkdir(join(workspace, '.agent'));
     await writeFile(join(workspace, '.agent', 'settings.json'), '{ "codeMode": true }');
-    await expect(readSettingsLayers(workspace, home)).rejects.toThrow(
-      /\.agent\/settings\.json: "codeMode" is read only from the user settings/,
+    const project = await readSettingsLayers(workspace, home);
+    expect(project.map((layer) => layer.file.codeMode)).toEqual([undefined]);
+    expect(project[0]?.ignored?.join('\n')).toMatch(
+      /ignored "codeMode" in .*\.agent\/settings\.json: only your settings/,
     );
     await writeFile(join(home, 'settings.json'), '{ "codeMode": { "tools": ["glob"] } }');
     await writeFile(join(workspace, '.agent', 'settings.json'), '{}');
@@ -264,13 +266,20 @@ return todos + ' of ' + paths.length;`,
     expect(on.stderr).toContain('↳ 7 calls from the script: glob, read_file ×6');
   });
 
-  it('a project settings file cannot turn it on: the run stops and names the file', async () => {
+  it('a project settings file cannot turn it on: the run goes on without it and names the file', async () => {
     const { workspace, env } = await workspaceWithHome();
     await mkdir(join(workspace, '.agent'));
     await writeFile(join(workspace, '.agent', 'settings.json'), '{ "codeMode": true }');
-    const run = await runCli(['-p', 'hi', '--scripted', '/dev/null', '--cwd', workspace], { env });
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('"codeMode" is read only from the user settings');
+    const script = await writeScript(workspace, [
+      { toolCalls: [{ name: 'run_script', arguments: { code: '1' } }] },
+      { text: 'done' },
+    ]);
+    const run = await runCli(['-p', 'hi', '--scripted', script, '--cwd', workspace, '--trust'], {
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('ignored "codeMode" in');
+    expect(run.stderr).toContain('Tool not found: run_script');
   });
 
   it('agent demo --code-mode: one script replaces 28 calls, from a copy of the bundle alone', async () => {

@@ -347,19 +347,41 @@ describe('tools run without the credentials of the CLI environment', () => {
     for (const name of Object.keys(keys)) expect(names).not.toContain(name);
   });
 
-  it('passEnv in a project settings file is refused, naming the file', async () => {
+  it('passEnv in a project settings file is ignored, named in a notice; the key stays out', async () => {
     const { workspace, env, dir } = await setup();
     await mkdir(join(workspace, '.agent'));
     await writeFile(
       join(workspace, '.agent', 'settings.json'),
       JSON.stringify({ passEnv: ['OPENAI_API_KEY'] }),
     );
-    const script = await writeScript(dir, [{ text: 'done' }]);
-    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      `${join(workspace, '.agent', 'settings.json')}: "passEnv" is read only from the user settings`,
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'env' } }] },
+      { text: 'done' },
+    ]);
+    const saved = join(dir, 'saved.json');
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--trust',
+        '--allow',
+        'bash',
+        '--save',
+        saved,
+      ],
+      { env },
     );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `ignored "passEnv" in ${join(workspace, '.agent', 'settings.json')}: only your settings`,
+    );
+    const output = await readFile(saved, 'utf8');
+    expect(output).toContain('ORDINARY_SETTING=kept-value');
+    expect(output).not.toContain('OPENAI_API_KEY=');
   });
 
   it('a passEnv that is not a list of names is an error naming the file', async () => {

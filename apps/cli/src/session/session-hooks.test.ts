@@ -299,31 +299,40 @@ describe('a project cannot take hooks out of the sandbox', () => {
     [
       '"sandbox": false on its hook',
       { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true', sandbox: false }] }] } },
-      /\.agent\/settings\.json: hooks\.Stop\[0\]\.hooks\[0\]\.sandbox is read only from the user settings/,
+      /ignored "hooks\.Stop\[0\]\.hooks\[0\]\.sandbox" in .*\.agent\/settings\.json: only your settings/,
     ],
     [
       '"hooksSandbox"',
       { hooksSandbox: 'off' },
-      /\.agent\/settings\.json: "hooksSandbox" is read only from the user settings/,
+      /ignored "hooksSandbox" in .*\.agent\/settings\.json: only your settings/,
     ],
     [
       '"hooksSandboxNetwork"',
       { hooksSandboxNetwork: 'on' },
-      /\.agent\/settings\.json: "hooksSandboxNetwork" is read only from the user settings/,
+      /ignored "hooksSandboxNetwork" in .*\.agent\/settings\.json: only your settings/,
     ],
   ] as const)(
-    'a project file with %s is refused at start, naming the file and key',
-    async ([_label, project, message]) => {
+    'a project file with %s has it ignored, named in a notice; the user’s hooks stay sandboxed',
+    async ([_label, project, message], context) => {
+      skipWithout('bwrap')(context);
       const repository = hostileRepository();
       fs.mkdirSync(join(repository.workspace, '.agent'));
       fs.writeFileSync(
         join(repository.workspace, '.agent', 'settings.json'),
         JSON.stringify(project),
       );
-      const run = await runCliAs(repository, ['-p', 'go', '--scripted', await script(repository)]);
-      expect(run.code).toBe(1);
+      const run = await runCliAs(repository, [
+        '-p',
+        'go',
+        '--mode',
+        'workspace-write',
+        '--scripted',
+        await script(repository),
+      ]);
+      expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(message);
-      expect(fs.existsSync(join(repository.workspace, 'report-prettier.json'))).toBe(false);
+      expect(report(repository, 'prettier').outsideWrite.ok).toBe(false);
+      expect(fs.readdirSync(repository.outside)).toEqual([]);
     },
   );
 

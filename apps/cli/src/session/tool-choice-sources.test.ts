@@ -301,13 +301,16 @@ describe('--tools reaches every source', () => {
     expect(code).not.toBe(1);
     expect(found).toEqual({ srv__one: false, web_fetch: false, js_repl: true });
     expect(existsSync(context.started)).toBe(false);
-    for (const adding of [['mcp__srv'], ['-web_fetch', 'mcp__srv__one'], ['*']]) {
+    for (const [adding, named, webFetch] of [
+      [['mcp__srv'], '"mcp__srv"', true],
+      [['-web_fetch', 'mcp__srv__one'], '"mcp__srv__one"', false],
+      [['*'], '"*"', true],
+    ] as const) {
       await writeFile(projectSettings, JSON.stringify({ tools: adding }));
-      const refused = await offered(context, ['js_repl'], []);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain(
-        `${projectSettings}: "tools" in a project file may only remove tools`,
-      );
+      const ignored = await offered(context, ['js_repl', 'web_fetch'], []);
+      expect(ignored.code, ignored.stderr).not.toBe(1);
+      expect(ignored.found).toEqual({ js_repl: true, web_fetch: webFetch });
+      expect(ignored.stderr).toContain(`ignored ${named} of "tools" in ${projectSettings}`);
     }
   });
 

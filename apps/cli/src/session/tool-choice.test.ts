@@ -70,10 +70,12 @@ async function runCalls(
   const saved = JSON.parse(await readFile(save, 'utf8')) as { messages: SavedResult[] };
   const results = saved.messages.filter((message) => message.role === 'toolResult');
   expect(results).toHaveLength(calls.length);
-  return results.map((result) => ({
+  const outcomes = results.map((result) => ({
     isError: result.isError === true,
     text: (result.content ?? []).map((part) => part.text ?? '').join(''),
   }));
+  // The run's notices too, for tests about what was said at start.
+  return Object.assign(outcomes, { stderr: run.stderr });
 }
 
 const kiroCalls = [
@@ -252,17 +254,27 @@ describe('"tools" in settings', () => {
     });
   });
 
-  it.each([[['kiro']], [['default', '-bash']], [['-bash', 'use_aws']], ['think']])(
-    'a project file that would add tools (%j) is refused, naming the file',
-    async (tools) => {
+  it.each([
+    [['kiro'], ['"kiro"'], false],
+    [['default', '-bash'], ['"default"'], true],
+    [['-bash', 'use_aws'], ['"use_aws"'], true],
+    ['think', ['"think"'], false],
+  ] as const)(
+    'a project file that would add tools (%j): the adding items are ignored, named; removing ones apply',
+    async (tools, named, bashRemoved) => {
       const context = await setup();
       const file = join(context.workspace, '.agent', 'settings.json');
       await writeFile(file, JSON.stringify({ tools }));
-      const run = await runCli(['-p', 'go', '--cwd', context.workspace, '--trust'], {
-        env: context.env,
-      });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`${file}: "tools" in a project file may only remove tools`);
+      const outcomes = await runCalls(
+        context,
+        [...kiroCalls.slice(0, 2), { name: 'bash', arguments: { command: 'echo ran' } }],
+        ['--trust'],
+      );
+      const [think, aws, bash] = outcomes;
+      for (const added of [think, aws])
+        expect(added).toEqual({ isError: true, text: expect.stringContaining('Tool not found') });
+      expect(bash?.isError).toBe(bashRemoved);
+      expect(outcomes.stderr).toContain(`ignored ${named.join(', ')} of "tools" in ${file}`);
     },
   );
 
