@@ -53,6 +53,11 @@ export function createExitPlanModeTool(options: {
   approve?: PlanApprover;
   print?: (plan: string) => void;
 }): AnyAgentTool {
+  // The run in which the user answered "keep planning" (runs of a session follow one another): they are about to type what to change, so
+  // a further plan question in that run (a second call in the same batch, or the model's very
+  // next step) would take the first letter they type — the `a` of "add tests first" — as its
+  // answer and approve a plan they never read.
+  let keptPlanningIn: string | undefined;
   return defineTool({
     name: 'exit_plan_mode',
     // Claude Code's `ExitPlanMode {plan}`; Kiro's `switch_to_execution {plan}` (its planner agent's).
@@ -69,6 +74,18 @@ export function createExitPlanModeTool(options: {
       const policy = options.policy();
       if (policy.mode !== 'plan')
         return `Not in plan mode (the mode is ${policy.mode}): no approval is needed, go on with the work.`;
+      const runId = ctx.run?.runId;
+      if (runId !== undefined && keptPlanningIn === runId)
+        return {
+          content: [
+            {
+              type: 'text',
+              text: 'Not asked: the user chose to keep planning in this run and has not said yet what to change. Stop here and wait for their message.',
+            },
+          ],
+          details: { plan, approved: false },
+          terminate: true,
+        };
       if (options.approve === undefined) {
         options.print?.(plan);
         return {
@@ -84,7 +101,10 @@ export function createExitPlanModeTool(options: {
       }
       const answer = await options.approve(plan, ctx.signal);
       if (ctx.signal.aborted) throw ToolError.cancelled('exit_plan_mode');
-      if (answer.type === 'keep-planning')
+      if (answer.type === 'keep-planning') {
+        keptPlanningIn = runId;
+        // The run ends so that the user can type the change: the model's next step is not
+        // another question racing their typing.
         return {
           content: [
             {
@@ -93,7 +113,9 @@ export function createExitPlanModeTool(options: {
             },
           ],
           details: { plan, approved: false },
+          terminate: true,
         };
+      }
       policy.setMode(answer.mode);
       return {
         content: [
