@@ -120,6 +120,11 @@ export interface ProviderErrorOptions extends AgentErrorOptions {
   /** The response body or the vendor's error message, verbatim. */
   responseBody?: string;
   /**
+   * What the server said, without the provider's framing (its name, the status): `message` says
+   * it all; a caller that shows the provider and the status itself shows this instead.
+   */
+  detail?: string;
+  /**
    * True when the request did not fit the model's context window (Anthropic's "prompt is too
    * long", OpenAI's `context_length_exceeded`, Gemini's "input token count … exceeds"): the same
    * request fails again, but a compacted conversation can succeed.
@@ -138,6 +143,8 @@ export class ProviderError extends AgentError {
   readonly provider: string | undefined;
   /** The response body or the vendor's error message, verbatim. */
   readonly responseBody: string | undefined;
+  /** What the server said, without the provider's name and the status (see the option). */
+  readonly detail: string | undefined;
   /** True when the request did not fit the model's context window (compacting can help). */
   readonly contextOverflow: boolean;
 
@@ -148,6 +155,7 @@ export class ProviderError extends AgentError {
     this.isRetryable = options.isRetryable ?? false;
     this.provider = options.provider;
     this.responseBody = options.responseBody;
+    this.detail = options.detail;
     this.contextOverflow = options.contextOverflow ?? false;
   }
 

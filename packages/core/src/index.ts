@@ -159,6 +159,7 @@ export type {
 } from './provider.js';
 export {
   abortError,
+  httpErrorDetail,
   parseToolArguments,
   readEnv,
   tokenCount,

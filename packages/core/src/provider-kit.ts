@@ -58,3 +58,16 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   }
   return {};
 }
+
+/**
+ * What an HTTP error said, from an SDK's message: without the status the SDK put before the body
+ * (`404 {"error":…}`), and `no body` for an empty answer (`404 status code (no body)`), so a
+ * line that names the status once does not say it again.
+ */
+export function httpErrorDetail(text: string, status: number | undefined): string {
+  let detail = text.trim();
+  if (status !== undefined && detail.startsWith(`${status} `))
+    detail = detail.slice(String(status).length).trim();
+  if (detail === '' || detail === 'status code (no body)') return 'no body';
+  return detail;
+}

@@ -1,6 +1,7 @@
 import {
   describeConnectionFailure,
   errorMessage,
+  httpErrorDetail,
   isConnectionFailure,
   isContextOverflowText,
   isRetryableStatus,
@@ -39,7 +40,7 @@ export function toProviderError(
       error.apiMessage ??
       (connection
         ? describeConnectionFailure(error.cause ?? error)
-        : errorMessage(error.cause ?? error));
+        : httpErrorDetail(errorMessage(error.cause ?? error), error.status));
     const label = statusCode === undefined ? '' : ` ${statusCode}`;
     const kind = type === undefined ? '' : ` (${type})`;
     const message = connection
@@ -53,6 +54,7 @@ export function toProviderError(
       error: new ProviderError(message, {
         provider: providerId,
         cause: error,
+        ...(connection ? {} : { detail }),
         ...(statusCode === undefined ? {} : { statusCode }),
         ...(contextOverflow ? { contextOverflow } : {}),
         isRetryable: connection || isRetryableStatus(statusCode),

@@ -1,6 +1,7 @@
 import {
   describeConnectionFailure,
   errorMessage,
+  httpErrorDetail,
   isConnectionFailure,
   isContextOverflowText,
   isRetryableStatus,
@@ -43,7 +44,10 @@ export function toProviderError(
   if (ProviderError.isInstance(error)) return { error, hints: undefined };
   if (error instanceof ApiError) {
     const { body, raw } = parseBody(error.message);
-    const detail = body?.error?.message ?? error.message;
+    // The SDK wraps any answer as `{"error":{"message":<body>}}`: an empty message was no body.
+    const said = body?.error?.message;
+    const detail =
+      said === undefined ? httpErrorDetail(error.message, error.status) : said.trim() || 'no body';
     const status = body?.error?.status;
     const message = `Gemini API error ${error.status}${status === undefined ? '' : ` (${status})`}: ${detail}`;
     let hints: RetryHints = headers;
@@ -58,6 +62,7 @@ export function toProviderError(
       error: new ProviderError(message, {
         provider: providerId,
         cause: error,
+        detail,
         statusCode: error.status,
         isRetryable: isRetryableStatus(error.status),
         responseBody: raw,

@@ -1,6 +1,7 @@
 import {
   describeConnectionFailure,
   errorMessage,
+  httpErrorDetail,
   isConnectionFailure,
   isContextOverflowText,
   isRetryableStatus,
@@ -115,8 +116,16 @@ function typedError(error: unknown, provider: string): ProviderError {
     }
     const overflow =
       error.status === 413 || (error.status === 400 && isContextOverflow(code, vendorMessage));
-    return new ProviderError(`${label(provider)} API error ${error.status}: ${vendorMessage}`, {
+    // The server's words: its JSON message, its plain-text body, else the SDK's message without
+    // the status it put first.
+    const detail =
+      vendorMessageOf(body) ??
+      (typeof body === 'string' && body.trim() !== ''
+        ? body.trim()
+        : httpErrorDetail(error.message, error.status));
+    return new ProviderError(`${label(provider)} API error ${error.status}: ${detail}`, {
       ...options,
+      detail,
       statusCode: error.status,
       isRetryable: isRetryableStatus(error.status),
       ...(overflow ? { contextOverflow: true } : {}),

@@ -290,7 +290,9 @@ describe('an HTML page where the API should answer', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      'error: openai-compatible HTTP 502: OpenAI-compatible server "openai-compatible" API error 502: 502 (an HTML page titled "502 Bad Gateway": a proxy or gateway answered, not the API)',
+      // Provider and status once, then the page by its title (before: the provider's own framing
+      // and the status three times).
+      'error: openai-compatible HTTP 502: an HTML page titled "502 Bad Gateway" (a proxy or gateway answered, not the API)',
     );
     expect(run.stderr).toContain('retrying in');
     expect(run.stderr).not.toContain('<html>');

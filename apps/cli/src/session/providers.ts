@@ -52,7 +52,9 @@ function streamOptions(env: Record<string, string | undefined>): { retry: RetryO
 /** `openai HTTP 429: Rate limit reached — retrying in 20 s (retry 1)`, on one line. */
 function retryLine({ attempt, delayMs, error }: RetryAttempt): string {
   const status = error.statusCode === undefined ? '' : ` HTTP ${error.statusCode}`;
-  const message = withoutHtmlPage(error.message).replace(/\s+/g, ' ').trim();
+  const message = withoutHtmlPage(error.detail ?? error.message)
+    .replace(/\s+/g, ' ')
+    .trim();
   const said = message.length > 160 ? `${message.slice(0, 159)}…` : message;
   const wait = delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`;
   return `${error.provider ?? 'provider'}${status}: ${said} — retrying in ${wait} (retry ${attempt})`;

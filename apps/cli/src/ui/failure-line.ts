@@ -9,7 +9,9 @@ export function describeFailure(error: string | undefined, providerError?: Provi
   if (providerError === undefined) return error ?? 'the run failed';
   const status = providerError.statusCode === undefined ? '' : ` HTTP ${providerError.statusCode}`;
   const who = providerError.provider ?? 'provider';
-  return `${who}${status}: ${withoutHtmlPage(providerError.message)}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}${addressHint(providerError)}`;
+  // The provider's own framing (its name, the status) is said once, here.
+  const said = providerError.detail ?? providerError.message;
+  return `${who}${status}: ${withoutHtmlPage(said)}${refusedKeyHint(providerError)}${proxyHint(providerError)}${idleHint(providerError)}${addressHint(providerError)}`;
 }
 
 /**

@@ -11,5 +11,8 @@ export function withoutHtmlPage(text: string): string {
     .trim();
   const said =
     title === undefined || title === '' ? 'an HTML page' : `an HTML page titled "${title}"`;
-  return `${text.slice(0, start).trimEnd()} (${said}: a proxy or gateway answered, not the API)`.trimStart();
+  const before = text.slice(0, start).trimEnd();
+  // The whole answer a page: said as such, not in brackets after nothing.
+  if (before === '') return `${said} (a proxy or gateway answered, not the API)`;
+  return `${before} (${said}: a proxy or gateway answered, not the API)`;
 }
