@@ -11,17 +11,7 @@
 // suites that need it skip their tests (CI=true fails instead), turbo runs every other task to the
 // end, and the last lines count the skipped tests by reason. `check-tools` is that check alone.
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -33,15 +23,14 @@ import {
   workspaceSkipRecordDirectories,
 } from '../tooling/system-tools/src/system-tools.mjs';
 import { failureDigest } from './failure-digest.mjs';
+import { ensureNode, ensurePnpm, ToolchainError, toolchainDirectory } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeVersion = process.env.AGENT_NODE_VERSION ?? '24.9.0';
 const pnpmVersion = JSON.parse(
   readFileSync(join(root, 'package.json'), 'utf8'),
 ).packageManager.replace(/^pnpm@/, '');
-const cacheDir =
-  process.env.AGENT_TOOLCHAIN_DIR ??
-  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-toolchain');
+const cacheDir = toolchainDirectory();
 
 /** The tasks, each a list of commands run in order with the toolchain first on PATH. */
 const tasks = {
@@ -99,8 +88,14 @@ const env = {
   DO_NOT_TRACK: '1',
 };
 const binDirs = [];
-if (majorOf(process.versions.node) < 22) binDirs.push(ensureNode());
-binDirs.push(ensurePnpm());
+try {
+  if (majorOf(process.versions.node) < 22)
+    binDirs.push(ensureNode({ cacheDir, version: nodeVersion, env }));
+  binDirs.push(ensurePnpm({ cacheDir, version: pnpmVersion, env }));
+} catch (error) {
+  if (!(error instanceof ToolchainError)) throw error;
+  fail(error.message);
+}
 binDirs.push(join(root, 'node_modules', '.bin'));
 env.PATH = [...binDirs, env.PATH ?? ''].join(delimiter);
 
@@ -193,95 +188,6 @@ function printFailureDigest(sinceMs) {
   if (lines.length === 0) return;
   console.error("\nrun: what failed (from each failed task's log):");
   for (const line of lines) console.error(line);
-}
-
-/**
- * Removes what an interrupted download left: Ctrl-C during `npm pack` ends this process at once
- * (no `finally` runs while spawnSync blocks), so each run clears the folders of runs that are gone.
- */
-function sweepInterruptedDownloads() {
-  for (const name of readdirSync(tmpdir())) {
-    const owner = /^agent-node-(\d+)-/.exec(name)?.[1];
-    if (owner === undefined || processAlive(Number(owner))) continue;
-    rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-  if (!existsSync(cacheDir)) return;
-  for (const name of readdirSync(cacheDir)) {
-    const owner = /\.partial-(\d+)$/.exec(name)?.[1];
-    if (owner === undefined || processAlive(Number(owner))) continue;
-    rmSync(join(cacheDir, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
-
-function ensureNode() {
-  sweepInterruptedDownloads();
-  const dir = join(cacheDir, `node-${nodeVersion}`);
-  const bin = join(dir, 'bin');
-  if (existsSync(join(bin, 'node'))) return bin;
-  const packageName = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
-  console.error(
-    `run: Node ${process.versions.node} is older than 22; fetching ${packageName}@${nodeVersion} from the npm registry into ${dir}`,
-  );
-  // Named with this process's id: a run after an interrupted one knows the folder is left over.
-  const work = mkdtempSync(join(tmpdir(), `agent-node-${process.pid}-`));
-  try {
-    const packed = spawnSync('npm', ['pack', '--silent', `${packageName}@${nodeVersion}`], {
-      cwd: work,
-      env,
-      encoding: 'utf8',
-    });
-    if (packed.status !== 0) {
-      fail(
-        `no Node ${nodeVersion} for ${process.platform}-${process.arch} on the npm registry (${packageName}): install Node ≥ 22 and run again\n${packed.stderr}`,
-      );
-    }
-    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
-    if (!tarball) fail(`npm pack ${packageName}@${nodeVersion} produced no tarball`);
-    const staging = join(work, 'node');
-    mkdirSync(staging);
-    const unpacked = spawnSync(
-      'tar',
-      ['-xzf', join(work, tarball), '-C', staging, '--strip-components=1'],
-      { stdio: 'inherit' },
-    );
-    if (unpacked.status !== 0) fail(`could not unpack ${tarball}`);
-    mkdirSync(cacheDir, { recursive: true });
-    // Rename at the end so an interrupted download never leaves a half-filled cache behind.
-    renameSync(staging, dir);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return bin;
-}
-
-function ensurePnpm() {
-  const dir = join(cacheDir, `pnpm-${pnpmVersion}`);
-  const bin = join(dir, 'node_modules', '.bin');
-  if (existsSync(join(bin, 'pnpm'))) return bin;
-  console.error(`run: installing pnpm@${pnpmVersion} into ${dir}`);
-  const staging = `${dir}.partial-${process.pid}`;
-  mkdirSync(staging, { recursive: true });
-  const installed = spawnSync(
-    'npm',
-    ['install', '--silent', '--prefix', staging, `pnpm@${pnpmVersion}`],
-    { env, stdio: 'inherit' },
-  );
-  if (installed.status !== 0) {
-    rmSync(staging, { recursive: true, force: true });
-    fail(`npm install pnpm@${pnpmVersion} failed`);
-  }
-  if (existsSync(dir)) rmSync(staging, { recursive: true, force: true });
-  else renameSync(staging, dir);
-  return bin;
 }
 
 function majorOf(version) {
