@@ -11,7 +11,7 @@ import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
 import { emptySettings, type Settings, type SettingsLayer } from './settings.js';
-import { projectFileDigests } from './trust-scripts.js';
+import { type FileDigestCache, projectFileDigests } from './trust-scripts.js';
 
 /** What the project's mode and sandbox are compared with. */
 export interface TrustBaseline {
@@ -134,7 +134,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   const trusted = layer.scope === 'user';
   const parts: Part[] = [];
   // The project files its hooks and servers run, each read once for this layer.
-  const digests = new Map<string, string>();
+  const digests: FileDigestCache = new Map();
   const widening = (
     kind: TrustItem['kind'],
     key: string,
@@ -273,16 +273,20 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       },
     });
   }
-  for (const [name, value] of Object.entries(file.env ?? {}))
+  for (const [name, value] of Object.entries(file.env ?? {})) {
+    // A value can name a project file that runs (`NODE_OPTIONS=--require ./setup.js`,
+    // `BASH_ENV=./env.sh`, `PYTHONSTARTUP`): that file is pinned with it, like a hook's script.
+    const files = trusted ? {} : withFiles([value], project, digests);
     widening(
       'env',
       `env.${name}`,
       `env ${name}=${shownValue(name, value, `${source} env.${name}`)}`,
-      value,
+      files.files === undefined ? value : { value, ...files },
       (target) => {
         target.env[name] = value;
       },
     );
+  }
   for (const [event, entries] of Object.entries(file.hooks ?? {}) as [
     keyof HooksConfig,
     NonNullable<HooksConfig[keyof HooksConfig]>,
@@ -320,7 +324,12 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
         ? {
             ...entry.transport,
             ...withFiles(
-              [entry.transport.command, ...(entry.transport.args ?? [])],
+              // Its env too: `NODE_OPTIONS=--require ./x.js` loads a project file as surely.
+              [
+                entry.transport.command,
+                ...(entry.transport.args ?? []),
+                ...Object.values(entry.transport.env ?? {}),
+              ],
               resolve(project, entry.transport.cwd ?? '.'),
               digests,
             ),
@@ -337,7 +346,7 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
 function withFiles(
   command: readonly string[],
   project: string,
-  cache: Map<string, string>,
+  cache: FileDigestCache,
 ): { files?: Record<string, string> } {
   const files = projectFileDigests(command, project, cache);
   return files === undefined ? {} : { files };

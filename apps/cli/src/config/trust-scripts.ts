@@ -1,14 +1,19 @@
 // What a trusted hook or MCP server runs is often a file of the project (`./.agent/hooks/fmt.sh`,
 // `node scripts/server.mjs`, `npm run lint`): trust pinned to the command line alone let a later
 // `git pull` change that file and run new code unasked. The files a command names are pinned too,
-// by the SHA-256 of their content.
+// by the SHA-256 of their content — and so are the project files those load in turn, as far as
+// their text names them (script-references.ts).
 import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { scriptReferences } from './script-references.js';
 
-/** Files pinned for one command at most (the first ones it names). */
-const maxFiles = 16;
+/**
+ * Files pinned for one command at most: those it names first, then those they load, nearest
+ * first. Past it the rest is not pinned (the README says so).
+ */
+export const maxPinnedFiles = 64;
 /** Larger files are pinned by their size alone (a script is small; this runs at every start). */
 const maxHashedBytes = 1024 * 1024;
 
@@ -41,9 +46,18 @@ function isInside(root: string, path: string): boolean {
   return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
+/** A file's pin and the paths its text names (tried as loads). */
+export interface Digested {
+  digest: string;
+  references: readonly string[];
+}
+
+/** Files read for pins already, by device and inode (one per start). */
+export type FileDigestCache = Map<string, Digested>;
+
 /** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */
-function digestOf(path: string, cache: Map<string, string>): string | undefined {
-  let cached: string | undefined;
+function digestOf(path: string, root: string, cache: Map<string, Digested>): Digested | undefined {
+  let cached: Digested | undefined;
   const outcome = readRegularFileSync(path, {
     maxBytes: maxHashedBytes,
     // One file named by many commands (a hundred hooks, one script) is read and hashed once.
@@ -54,14 +68,17 @@ function digestOf(path: string, cache: Map<string, string>): string | undefined 
   });
   switch (outcome.kind) {
     case 'read': {
-      const digest = `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`;
-      cache.set(identityOf(outcome.stats), digest);
-      return digest;
+      const digested = {
+        digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
+        references: scriptReferences(path, outcome.bytes, root),
+      };
+      cache.set(identityOf(outcome.stats), digested);
+      return digested;
     }
     case 'refused':
       return cached;
     case 'too-large':
-      return `size:${outcome.size}`;
+      return { digest: `size:${outcome.size}`, references: [] };
     default:
       return undefined;
   }
@@ -84,7 +101,7 @@ export function projectFileDigests(
    * Digests already taken, by file (pass one map for all the commands of a start: a settings
    * file whose hundred hooks name one script reads it once, not a hundred times).
    */
-  cache = new Map<string, string>(),
+  cache: FileDigestCache = new Map(),
 ): Record<string, string> | undefined {
   let root: string;
   try {
@@ -94,8 +111,10 @@ export function projectFileDigests(
   }
   const digests: Record<string, string> = {};
   let count = 0;
+  // Files pinned whose loads are still to be looked at, nearest first.
+  const queue: string[][] = [];
   const add = (candidate: string) => {
-    if (count >= maxFiles) return;
+    if (count >= maxPinnedFiles) return;
     const lexical = resolve(root, candidate);
     let real: string;
     try {
@@ -109,14 +128,17 @@ export function projectFileDigests(
     if (!inProject && !isInside(root, real)) return;
     const name = relative(root, inProject ? lexical : real);
     if (name === '' || digests[name] !== undefined) return;
-    const digest = digestOf(real, cache);
-    if (digest === undefined) return;
-    digests[name] = digest;
+    const digested = digestOf(real, root, cache);
+    if (digested === undefined) return;
+    digests[name] = digested.digest;
     count++;
+    queue.push([...digested.references]);
   };
   for (const word of words(command, root)) {
     add(word);
     for (const file of runnerFiles[word] ?? []) add(join(root, file));
   }
+  for (let next = queue.shift(); next !== undefined; next = queue.shift())
+    for (const reference of next) add(reference);
   return count === 0 ? undefined : digests;
 }

@@ -1,0 +1,170 @@
+// What a project file that a trusted hook or server runs loads in turn: `node ./hooks/run.mjs`
+// importing `./lib.mjs`, `bash hook.sh` sourcing `./env.sh`, a Python script importing its
+// `helpers.py`, a Makefile's `include` and recipes, package.json's scripts. Pinning only the file
+// the command names let a `git pull` change the file it loads and run new code unasked.
+//
+// Found statically, by reading the text: every word of it that names a project file (a path with a
+// `/` or an extension — the commands of a shell script, a JavaScript string literal, a JSON
+// value), JavaScript import specifiers without their extension, Python imports. A path computed
+// at run time (`require(name)`, `source "$DIR/$FILE"`) cannot be seen; nor can a package's
+// dependencies beyond what `node_modules/<name>` holds. The README says so.
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+/** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
+const maxWordsPerFile = 2000;
+/** How much of a file's text is read for references (it is hashed whole, up to the pin limit). */
+const maxScannedChars = 256 * 1024;
+
+const javascriptExtensions = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.jsx', '.tsx'];
+const javascriptLike = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+
+type Language = 'javascript' | 'python' | 'other';
+
+function languageOf(path: string, text: string): Language {
+  if (javascriptLike.test(path)) return 'javascript';
+  if (path.endsWith('.py')) return 'python';
+  const shebang = /^#!.*\b(node|bun|deno|tsx|ts-node|python[0-9.]*)\b/.exec(text);
+  if (shebang?.[1] !== undefined) return shebang[1].startsWith('python') ? 'python' : 'javascript';
+  return 'other';
+}
+
+/**
+ * The words of `text` that may name a file: split at blanks, quotes and shell or code
+ * punctuation, a leading `--flag=` dropped. One whose start is a variable
+ * (`"$(dirname "$0")/env.sh"`, `${DIR}/lib.sh`) gives what follows it, against the file's folder.
+ */
+function pathWords(text: string, folder: string): string[] {
+  const found = new Set<string>();
+  const words = text
+    // Comment lines of shell scripts, Makefiles and Python: prose, not loads.
+    .replace(/^[ \t]*#(?!!).*$/gm, '')
+    .split(/[\s'"`()[\]{},;<>|&=]+/);
+  for (const raw of words) {
+    if (found.size >= maxWordsPerFile) break;
+    if (raw.length === 0 || raw.length > 4096) continue;
+    const word = raw.replace(/^--?[\w-]+=/, '');
+    const dollar = word.lastIndexOf('$');
+    if (dollar >= 0) {
+      // `$(dirname "$0")/env.sh` splits at the parentheses into `/env.sh`; `${DIR}/env.sh` into
+      // `$`, `DIR`, `/env.sh` — either way the rest after a variable is taken from the file's folder.
+      const slash = word.indexOf('/', dollar);
+      if (slash >= 0) found.add(join(folder, word.slice(slash + 1)));
+      continue;
+    }
+    if (!word.includes('/') && !/\.[A-Za-z0-9]+$/.test(word)) continue;
+    found.add(word);
+  }
+  // A word that starts with `/` right after a split variable (`$(dirname "$0")` then `/env.sh`)
+  // is more likely the rest of a path from the file's folder than an absolute path: try both.
+  for (const word of [...found])
+    if (word.startsWith('/') && !word.startsWith(folder)) found.add(join(folder, word));
+  return [...found];
+}
+
+/** `./lib` as Node would try it: as written, with each extension, as a folder's index. */
+function javascriptCandidates(specifier: string, folder: string, root: string): string[] {
+  if (specifier.startsWith('./') || specifier.startsWith('../') || isAbsolute(specifier)) {
+    const base = resolve(folder, specifier);
+    return [
+      base,
+      ...javascriptExtensions.map((extension) => `${base}${extension}`),
+      `${base}.json`,
+      ...javascriptExtensions.map((extension) => join(base, `index${extension}`)),
+    ];
+  }
+  // A bare specifier: the package in the nearest node_modules of the project that has it.
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  if (name === undefined || name === '' || specifier.startsWith('node:')) return [];
+  const rest = parts.slice(specifier.startsWith('@') ? 2 : 1).join('/');
+  const candidates: string[] = [];
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const packageDir = join(dir, 'node_modules', name);
+    if (rest !== '') candidates.push(...javascriptCandidates(`./${rest}`, packageDir, root));
+    else
+      candidates.push(
+        join(packageDir, 'package.json'),
+        ...javascriptExtensions.map((extension) => join(packageDir, `index${extension}`)),
+      );
+    if (dir === root || dirname(dir) === dir) break;
+  }
+  return candidates;
+}
+
+/** The specifiers of `import … from`, `import '…'`, `export … from`, `require()` and `import()`. */
+function javascriptSpecifiers(text: string): string[] {
+  const specifiers: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\b(?:require|import)\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns)
+    for (const match of text.matchAll(pattern))
+      if (match[1] !== undefined) specifiers.push(match[1]);
+  return specifiers;
+}
+
+/** The files a Python import may run: the module and each package's `__init__.py` on the way. */
+function pythonCandidates(text: string, folder: string, root: string): string[] {
+  const candidates: string[] = [];
+  const modulePaths = (bases: readonly string[], dotted: string) => {
+    const parts = dotted.split('.').filter((part) => part !== '');
+    for (const base of bases) {
+      for (let i = 1; i <= parts.length; i++)
+        candidates.push(join(base, ...parts.slice(0, i), '__init__.py'));
+      if (parts.length > 0) candidates.push(`${join(base, ...parts)}.py`);
+    }
+  };
+  // The script's folder is on sys.path (and the project root, where `python -m` and hooks run).
+  const bases = [folder, root];
+  for (const match of text.matchAll(/^[ \t]*import[ \t]+([\w., \t]+)/gm))
+    for (const name of (match[1] ?? '').split(','))
+      modulePaths(bases, name.trim().split(/\s+/)[0] ?? '');
+  for (const match of text.matchAll(
+    /^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)/gm,
+  )) {
+    const dots = (match[1] ?? '').length;
+    const module = match[2] ?? '';
+    let packageDirs = bases;
+    if (dots > 0) {
+      let dir = folder;
+      for (let i = 1; i < dots; i++) dir = dirname(dir);
+      packageDirs = [dir];
+    }
+    modulePaths(packageDirs, module);
+    // `from pkg import name` may import the module pkg/name.py.
+    for (const name of (match[3] ?? '').replace(/[()]/g, '').split(',')) {
+      const item = name.trim().split(/\s+/)[0] ?? '';
+      if (item !== '' && item !== '*') modulePaths(packageDirs, `${module}.${item}`);
+    }
+  }
+  return candidates;
+}
+
+/**
+ * The paths (absolute, or relative to be tried against the project root and then the file's
+ * folder) that the project file `path` (absolute) may load, found in its text. Nothing for a
+ * binary file.
+ */
+export function scriptReferences(path: string, bytes: Uint8Array, root: string): string[] {
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return [];
+  const text = Buffer.from(bytes.subarray(0, maxScannedChars)).toString('utf8');
+  const folder = dirname(path);
+  const references = pathWords(text, folder).flatMap((word) =>
+    isAbsolute(word) ? [word] : [resolve(root, word), resolve(folder, word)],
+  );
+  switch (languageOf(path, text)) {
+    case 'javascript':
+      for (const specifier of javascriptSpecifiers(text))
+        references.push(...javascriptCandidates(specifier, folder, root));
+      break;
+    case 'python':
+      references.push(...pythonCandidates(text, folder, root));
+      break;
+    default:
+      break;
+  }
+  return references;
+}
