@@ -10,6 +10,7 @@ import type { AgentOptions } from './agent-options.js';
 import { defineTool } from './define-tool.js';
 import type { PermissionMode } from './permission-types.js';
 import { PermissionPolicy } from './permissions.js';
+import type { MemoryRunJournal } from './run-journal.js';
 import { CrashableRunJournal } from './testing/crashable-journal.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
 import { deferred, resultText, toolResults } from './testing/test-helpers.js';
@@ -54,7 +55,12 @@ interface Session {
 async function crashThenResume(
   first: Session,
   resumed: Session,
-  options: { slowPolicy?: ToolPolicy; payPolicy?: ToolPolicy } = {},
+  options: {
+    slowPolicy?: ToolPolicy;
+    payPolicy?: ToolPolicy;
+    /** Changes what the crash left behind before the resume (a hand-edited journal). */
+    edit?: (journal: MemoryRunJournal, runId: string) => void;
+  } = {},
 ) {
   const journal = new CrashableRunJournal();
   const effects: Effects = [];
@@ -112,6 +118,7 @@ async function crashThenResume(
   const run = crashed.run('go');
   await slowStarted.promise;
   journal.crash();
+  options.edit?.(journal.inner, run.runId);
   const effectsBefore = [...effects];
 
   const again = new Agent({
@@ -200,5 +207,65 @@ describe('a journaled allow meets the session it is resumed in', () => {
       { mode: 'full-access', payHook: { action: 'replace', args: { id: 'refund' } } },
     );
     expect(rewritten.ranOnResume).toEqual(['pay:refund']);
+  });
+});
+
+/** Rewrites the first turn's recorded `pay` call (p1) as `change` says. */
+function editPayCall(change: (call: { name: string; arguments: string }) => void) {
+  return (journal: MemoryRunJournal, runId: string) => {
+    const entry = journal.entries(runId).get('model-response/1');
+    const message = (entry?.value as { message?: { content?: unknown[] } } | undefined)?.message;
+    const call = message?.content?.find((block) => (block as { id?: unknown }).id === 'p1') as
+      | { name: string; arguments: string }
+      | undefined;
+    if (call === undefined) throw new Error('no recorded call p1');
+    change(call);
+  };
+}
+
+/** Drops the fingerprint of pay's recorded answer (a journal written before it was kept). */
+function withoutFingerprint(journal: MemoryRunJournal, runId: string) {
+  const entry = journal.entries(runId).get('tool-decision/1/1/p1');
+  const value = entry?.value as { answeredCall?: string } | undefined;
+  if (value?.answeredCall === undefined) throw new Error('no fingerprint recorded');
+  delete value.answeredCall;
+}
+
+describe('an answer stands for the call it was given for, not only its id', () => {
+  it.each<[string, (journal: MemoryRunJournal, runId: string) => void]>([
+    [
+      'other arguments under the same id',
+      editPayCall((call) => {
+        call.arguments = '{"id":"everything"}';
+      }),
+    ],
+    [
+      'the same arguments written otherwise',
+      editPayCall((call) => {
+        call.arguments = '{ "id": "b" }';
+      }),
+    ],
+    [
+      'another tool under the same id',
+      editPayCall((call) => {
+        call.name = 'slow';
+      }),
+    ],
+    ['a recorded answer without its fingerprint', withoutFingerprint],
+  ])('%s: asked again (before: taken as answered)', async (_, edit) => {
+    const outcome = await crashThenResume({ answer: 'once' }, { answer: 'deny' }, { edit });
+    expect(outcome.asked).toEqual(['first:slow', 'first:pay', expect.stringMatching(/^resumed:/)]);
+    expect(outcome.ranOnResume).toEqual([]);
+    expect(outcome.pay?.errorKind).toBe('denied');
+  });
+
+  it('the very call it answered runs unasked', async () => {
+    const outcome = await crashThenResume(
+      { answer: 'once' },
+      { answer: 'deny' },
+      { edit: editPayCall(() => {}) },
+    );
+    expect(outcome.asked).toEqual(['first:slow', 'first:pay']);
+    expect(outcome.ranOnResume).toEqual(['pay:b']);
   });
 });

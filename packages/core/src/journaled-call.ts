@@ -7,7 +7,12 @@ import {
   runCall,
   SiblingAbort,
 } from './run-call.js';
-import { interruptedCallMessage, isRepeatable, type RunStepValues } from './run-journal.js';
+import {
+  interruptedCallMessage,
+  isRepeatable,
+  type RunStepValues,
+  toolCallFingerprint,
+} from './run-journal.js';
 import type { RunSteps } from './run-steps.js';
 import { type Settled, synthetic } from './tool-results.js';
 
@@ -30,7 +35,8 @@ const answeringDeciders = new Set([undefined, 'approver', 'grant']);
  * as it was. A recorded "allow" is not the last word: a call that is to run live after a resume
  * (it had not started, or it is repeatable) is put to the gate and hook again as the session
  * stands now — the user may have added a deny rule or changed the mode before resuming — with
- * `approvedEarlier` when the allow was an answer, so an answered question is not asked again.
+ * `approvedEarlier` when the allow was an answer for this very call (its name and arguments, not
+ * only its id), so an answered question is not asked again.
  */
 export async function journaledDecision(
   params: ExecuteToolCallsParams,
@@ -51,7 +57,9 @@ export async function journaledDecision(
       live = true;
       const decided = await decide(false);
       if (decided.kind === 'answered') return { allowed: false, result: decided.settled.message };
-      const answer = answeringDeciders.has(decided.allowedBy) ? { answered: true as const } : {};
+      const answer = answeringDeciders.has(decided.allowedBy)
+        ? { answered: true as const, answeredCall: await toolCallFingerprint(prepared.call) }
+        : {};
       // A hook that replaced the arguments: the replacement is what runs, on replay too.
       return decided.info.args === prepared.info.args
         ? { allowed: true, ...answer }
@@ -65,8 +73,13 @@ export async function journaledDecision(
     if (!('replacedArgs' in value)) return prepared;
     return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
   }
-  // Replayed: if the call runs live again, what decides is the session of now.
-  const recheck = () => decide(value.answered === true);
+  // Replayed: if the call runs live again, what decides is the session of now. The answer stands
+  // for the call it was given for only (a journal without the fingerprint: asked again).
+  const answered =
+    value.answered === true &&
+    typeof value.answeredCall === 'string' &&
+    value.answeredCall === (await toolCallFingerprint(prepared.call));
+  const recheck = () => decide(answered);
   if (!('replacedArgs' in value)) return { ...prepared, recheck };
   return { ...prepared, info: { ...prepared.info, args: value.replacedArgs }, recheck };
 }

@@ -41,8 +41,12 @@ export interface RunStepValues {
   'run-input': { messages: Message[] };
   /** With the compactions made before the call (so a replay sends what the run sent). */
   'model-response': { message: AssistantMessage; compactions?: Compaction[] };
-  'tool-decision': /** `answered`: the allow was an answer (the approver's, a grant's), not a rule's or the mode's. */
-    | { allowed: true; answered?: true; replacedArgs?: unknown }
+  'tool-decision': /**
+   * `answered`: the allow was an answer (the approver's, a grant's), not a rule's or the mode's;
+   * `answeredCall`: the {@link toolCallFingerprint} of the call it answered (an answer stands in
+   * for the question on resume only for that very call — same name, same arguments).
+   */
+    | { allowed: true; answered?: true; answeredCall?: string; replacedArgs?: unknown }
     | { allowed: false; result: ToolResultMessage };
   'tool-result': {
     message: ToolResultMessage;
@@ -166,4 +170,18 @@ export class MemoryRunJournal implements RunJournal {
   forget(runId: string, key: string): void {
     this.#runs.get(runId)?.delete(key);
   }
+}
+
+/**
+ * What an answer was given for: a SHA-256 (hex) of the call's name and its arguments as the
+ * model sent them. A journal edited after the answer (other arguments under the same call id, or
+ * another tool) no longer matches, so the question is asked again.
+ */
+export async function toolCallFingerprint(call: {
+  name: string;
+  arguments: string;
+}): Promise<string> {
+  const bytes = new TextEncoder().encode(JSON.stringify([call.name, call.arguments]));
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
