@@ -199,6 +199,7 @@ export {
   runStepKey,
   type StepAttempt,
 } from './run-journal.js';
+export { type SameOriginFetchOptions, sameOriginFetch } from './same-origin-fetch.js';
 export { fitToolDefinition } from './schema-budget.js';
 export {
   hideSecretsInError,

@@ -31,6 +31,9 @@ export function toProviderError(
   providerId: string,
 ): { error: ProviderError; hints: RetryHints } {
   if (ProviderError.isInstance(error)) return { error, hints: undefined };
+  // Our own refusal inside the client's fetch (a redirect to another origin), wrapped by the SDK.
+  if (error instanceof APIError && ProviderError.isInstance(error.cause))
+    return { error: error.cause, hints: undefined };
   if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
     const body = error.error;
     const type = error.type ?? undefined;

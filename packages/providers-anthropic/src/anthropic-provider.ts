@@ -6,6 +6,7 @@ import {
   type RetryOptions,
   readEnv,
   type StreamEvent,
+  sameOriginFetch,
   type ThinkingLevel,
   usableApiKey,
 } from '@agent/core';
@@ -95,6 +96,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       }),
       // Our retry loop governs (retry-after cap, only before the first token).
       maxRetries: 0,
+      // The key and the headers given (a gateway's own key) go to the base URL's origin only.
+      fetch: sameOriginFetch(globalThis.fetch, { provider: id }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
     });

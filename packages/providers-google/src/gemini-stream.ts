@@ -15,6 +15,7 @@ import {
   type StopReason,
   type StreamDriver,
   type StreamEvent,
+  sameOriginFetch,
   type ToolCallContent,
   tokenCount,
   type Usage,
@@ -60,7 +61,9 @@ export function streamGemini(
   else signal?.addEventListener('abort', forwardAbort, { once: true });
   // Per-call fetch: keeps the response headers (retry-after) that the SDK's errors drop.
   let lastResponse: Response | undefined;
-  const baseFetch = setup.fetch ?? globalThis.fetch;
+  // The key (x-goog-api-key, which fetch keeps on a redirect to another origin) goes to the base
+  // URL's origin only.
+  const baseFetch = sameOriginFetch(setup.fetch ?? globalThis.fetch, { provider: id });
   let params: GenerateContentParameters | undefined;
   // A failure a chunk revealed (a resampled finish reason): the attempt's next read rejects with
   // it, so the retry loop treats it as a failed attempt.

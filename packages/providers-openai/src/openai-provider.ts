@@ -6,6 +6,7 @@ import {
   type ProviderStreamOptions,
   type RetryOptions,
   type StreamEvent,
+  sameOriginFetch,
   usableApiKey,
 } from '@agent/core';
 import OpenAI, { type ClientOptions } from 'openai';
@@ -136,7 +137,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
     // Every request is for a streamed answer: a 200 that is a JSON document or an HTML page (a
     // proxy's, a server ignoring `stream: true`) says why it is not one, instead of the SDK
     // reading it as an empty stream.
-    const baseFetch = options.clientOptions?.fetch ?? globalThis.fetch;
+    // The key (and any header given) goes to the base URL's origin only, not where a redirect points.
+    const baseFetch = sameOriginFetch(options.clientOptions?.fetch ?? globalThis.fetch, {
+      provider: id,
+    });
     clientOptions.fetch = async (input, init) => {
       const response = await baseFetch(input, init);
       const notStream = await notAnEventStream(response, id);

@@ -1,6 +1,6 @@
 // The wire cases every provider must pass, one table run against each provider's own wire format
 // (its profile): a server that goes silent, a 200 that is not an event stream, usage counts of the
-// wrong shape, an API key that cannot go into a header. A case only one provider has stays in that
+// wrong shape, an API key that cannot go into a header, a redirect to another origin. A case only one provider has stays in that
 // provider's own tests. Imports vitest: for test files only.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
 } from './index.js';
 import { describeToolCallCases } from './provider-suite-calls.js';
 import { describeFailureCases } from './provider-suite-failures.js';
+import { describeRedirectCases } from './provider-suite-redirects.js';
 
 /** A stream event (`StreamEvent` of `@agent/core`, structurally). */
 export interface SuiteEvent {
@@ -383,6 +384,7 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
 
   describeToolCallCases(profile, { run, answer, settled });
   describeFailureCases(profile, { run, stream, answer, settled, failure });
+  describeRedirectCases(profile, { run, answer, settled, failure });
 
   describe(`${profile.name}: an error inside the stream`, () => {
     const withError = (at: number, kind: 'overloaded' | 'invalid', message: string) => {
