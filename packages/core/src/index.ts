@@ -198,6 +198,7 @@ export {
   type RunStepValues,
   runStepKey,
   type StepAttempt,
+  toolCallFingerprint,
 } from './run-journal.js';
 export { type SameOriginFetchOptions, sameOriginFetch } from './same-origin-fetch.js';
 export { fitToolDefinition } from './schema-budget.js';
