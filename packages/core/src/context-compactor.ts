@@ -59,6 +59,14 @@ const maxShrink = 32;
 const minimumSpanFraction = 0.05;
 
 /**
+ * After a threshold compaction whose summary call was made but gave nothing usable, the context
+ * must grow by this fraction of the window (doubled after each further failure) before the
+ * threshold tries again: a summary call that fails, or a summary larger than what it would
+ * replace, was otherwise paid for again on every turn. An overflow still compacts at once.
+ */
+const retryGrowthFraction = 0.1;
+
+/**
  * The compaction state of one agent: its compactions (the latest one decides what is sent), the
  * window and threshold, and the summary calls. Stored messages are never changed.
  */
@@ -68,6 +76,8 @@ export class ContextCompactor {
   readonly #settings: CompactionOptions | undefined;
   readonly #compactions: Compaction[];
   #summary: { compaction: Compaction; message: UserMessage } | undefined;
+  /** Set after threshold compactions that failed in a row: the context size that may try again. */
+  #thresholdRetry: { failures: number; above: number } | undefined;
 
   constructor(options: {
     provider: Provider;
@@ -123,6 +133,16 @@ export class ContextCompactor {
     return Math.floor(window * (this.#settings.threshold ?? defaultThreshold));
   }
 
+  /**
+   * Whether a request of `tokens` estimated tokens is compacted first: past the threshold, and
+   * past where failed threshold compactions said to wait until.
+   */
+  dueAtThreshold(tokens: number): boolean {
+    const threshold = this.#settings === undefined ? undefined : this.thresholdTokens;
+    if (threshold === undefined || tokens <= threshold) return false;
+    return this.#thresholdRetry === undefined || tokens > this.#thresholdRetry.above;
+  }
+
   /** Whether a failed call is one a compaction and a retry can fix. */
   compactsOnOverflow(error: ProviderError | undefined): boolean {
     return (
@@ -134,11 +154,26 @@ export class ContextCompactor {
 
   /** Summarises the older turns; never rejects (a failed summary call is a `failed` outcome). */
   async compact(request: CompactRequest): Promise<CompactionOutcome> {
-    try {
-      return await this.#compact(request);
-    } catch (caught) {
-      return { type: 'failed', error: `Compaction failed: ${String(caught)}` };
+    let called = false;
+    const outcome = await this.#compact({
+      ...request,
+      onStart: () => {
+        called = true;
+        request.onStart();
+      },
+    }).catch(
+      (caught: unknown): CompactionOutcome => ({
+        type: 'failed',
+        error: `Compaction failed: ${String(caught)}`,
+      }),
+    );
+    if (outcome.type === 'compacted') this.#thresholdRetry = undefined;
+    else if (called && request.reason === 'threshold' && !request.signal.aborted) {
+      const failures = (this.#thresholdRetry?.failures ?? 0) + 1;
+      const growth = (this.contextWindow ?? 0) * retryGrowthFraction * 2 ** (failures - 1);
+      this.#thresholdRetry = { failures, above: request.tokensBefore + growth };
     }
+    return outcome;
   }
 
   async #compact(request: CompactRequest): Promise<CompactionOutcome> {
@@ -202,7 +237,10 @@ export class ContextCompactor {
         : Math.floor(window * 0.75) - maxOutputTokens - fixedTokens,
     );
 
-    let summary = this.#compactions.at(-1)?.summary;
+    const previousSummary = this.#compactions.at(-1)?.summary;
+    let summary = previousSummary;
+    // A model (or a server) that writes past the answer's limit: what it may keep of a summary.
+    const maxSummaryChars = maxOutputTokens * 4;
     const usage = emptyUsage();
     const entries = transcriptEntries(span, request.maxResultChars);
     let next = 0;
@@ -268,9 +306,18 @@ export class ContextCompactor {
       }
       const written = messageText(answer).trim();
       if (written === '') return { type: 'failed', error: 'The model wrote an empty summary' };
-      summary = written;
+      summary = clipText(written, maxSummaryChars);
     }
     if (summary === undefined) return { type: 'skipped', reason: 'nothing to summarise' };
+    // A summary larger than what it stands in for would only make the next request larger (and,
+    // at the threshold, be written again on the next turn).
+    const replaced = estimateTextTokens(previousSummary?.length ?? 0) + spanTokens;
+    const written = estimateTextTokens(summary.length);
+    if (written > replaced)
+      return {
+        type: 'failed',
+        error: `The summary (~${written} tokens) is larger than what it would stand in for (~${replaced} tokens): not used`,
+      };
 
     const raw = messages.slice(from, cut);
     const compaction: Compaction = {

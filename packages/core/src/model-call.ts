@@ -65,7 +65,7 @@ export class ModelCaller {
     const threshold = compactor.enabled ? compactor.thresholdTokens : undefined;
     if (threshold !== undefined) {
       const tokens = this.estimateContext(request);
-      if (tokens > threshold) {
+      if (compactor.dueAtThreshold(tokens)) {
         const outcome = await this.compact({ ...call, reason: 'threshold', tokensBefore: tokens });
         if (outcome.type === 'compacted') request = requests.request();
       }
