@@ -77,7 +77,7 @@ describe('McpToolAdapter when the server fails (fixture server)', () => {
     const error = await failure(tool('die').execute({ code: 3 }, testContext()));
     expect(error.kind).toBe('failed');
     expect(error.message).toBe(
-      'MCP server "flaky" stopped answering while "die" was running: it exited with code 3; its stderr ended with:\nflaky: about to die',
+      'MCP server "flaky" stopped answering while "die" was running: it exited with code 3; its stderr ended with: flaky: about to die',
     );
     expect(adapter.status).toBe('disconnected');
     expect(errors.map((reported) => reported.message)).toContainEqual(

@@ -13,7 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { messageTooLarge } from './bounded-fetch.js';
 import { clientCapabilities } from './client-features.js';
 import type { McpAuth } from './mcp-auth.js';
-import { describeError } from './mcp-errors.js';
+import { describeError, serverWords } from './mcp-errors.js';
 import type { McpToolAdapterOptions } from './mcp-options.js';
 import {
   createTransport,
@@ -180,9 +180,11 @@ export class McpConnector {
         }
       }
     }
-    const previously = this.#lastDisconnect === undefined ? '' : ` It ${this.#lastDisconnect}.`;
+    // The model reads this error: the server's words in it (stderr, an HTTP body) on one line.
+    const previously =
+      this.#lastDisconnect === undefined ? '' : ` It ${serverWords(this.#lastDisconnect)}.`;
     throw new ToolError(
-      `MCP server "${this.#server}" is unavailable: ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'} to reconnect failed (${errorMessage(lastError)}).${previously}`,
+      `MCP server "${this.#server}" is unavailable: ${maxAttempts} attempt${maxAttempts === 1 ? '' : 's'} to reconnect failed (${serverWords(errorMessage(lastError))}).${previously}`,
       { kind: 'failed', cause: lastError },
     );
   }

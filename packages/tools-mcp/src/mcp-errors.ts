@@ -43,7 +43,7 @@ export function toCallError(error: unknown, context: CallErrorContext): ToolErro
     switch (error.code) {
       case ErrorCode.ConnectionClosed:
         return new ToolError(
-          `MCP server "${server}" stopped answering while "${context.tool}" was running: it ${context.disconnectReason ?? 'closed the connection'}`,
+          `MCP server "${server}" stopped answering while "${context.tool}" was running: it ${context.disconnectReason === undefined ? 'closed the connection' : serverWords(context.disconnectReason)}`,
           { kind: 'failed', toolName: wireName, cause: error },
         );
       case ErrorCode.RequestTimeout:
@@ -62,7 +62,10 @@ export function toCallError(error: unknown, context: CallErrorContext): ToolErro
     }
   }
   if (context.disconnectReason !== undefined || isConnectionFailure(error)) {
-    const reason = context.disconnectReason ?? `is unreachable (${detail})`;
+    const reason =
+      context.disconnectReason === undefined
+        ? `is unreachable (${detail})`
+        : serverWords(context.disconnectReason);
     return new ToolError(`MCP server "${server}" ${reason}`, {
       kind: 'failed',
       toolName: wireName,
@@ -134,10 +137,16 @@ const maxDetailChars = 2_000;
  * replaced.
  */
 function stripPrefix(message: string): string {
-  return oneLineText(
-    neutraliseUntrustedMarkers(message.replace(/^(MCP error -?\d+: )+/, '')),
-    maxDetailChars,
-  );
+  return serverWords(message.replace(/^(MCP error -?\d+: )+/, ''));
+}
+
+/**
+ * Text that holds the server's words (an HTTP error's body, the stderr tail of a process that
+ * died) as it goes into an error the model reads: our error does not fence it, so it is one line
+ * (a new line could pose as the system's), cut at 2,000 characters, marker imitations replaced.
+ */
+export function serverWords(text: string): string {
+  return oneLineText(neutraliseUntrustedMarkers(text), maxDetailChars);
 }
 
 /** A message with its causes, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:4000`. */

@@ -89,7 +89,7 @@ describe('a sandboxed stdio MCP server', () => {
       expect(resultText(small)).toBe(`allocated ${8 * 1024 * 1024}`);
       // The call fails as a server that stopped answering does, saying why.
       await expect(allocate.execute({ bytes: 1024 * 1024 * 1024 }, testContext())).rejects.toThrow(
-        /stopped answering while "allocate" was running: .*\nKilled by the sandbox: its commands used more than 256 MiB of memory together/s,
+        /stopped answering while "allocate" was running: .*\sKilled by the sandbox: its commands used more than 256 MiB of memory together/s,
       );
     } finally {
       await sandbox.close();

@@ -22,6 +22,7 @@ import {
   type CallErrorContext,
   describeError,
   protocolErrorInResult,
+  serverWords,
   toCallError,
 } from './mcp-errors.js';
 import { isSessionLost } from './mcp-transport.js';
@@ -142,7 +143,11 @@ export async function callTool(
           continue;
         }
         if (isSessionLost(error)) {
-          connector.markLost(connection, `ended the HTTP session (${errorMessage(error)})`);
+          // The server's answer (an HTTP error's body) is in the message: bounded here, as it is kept.
+          connector.markLost(
+            connection,
+            `ended the HTTP session (${serverWords(errorMessage(error))})`,
+          );
           // The server refused the call before running it, so sending it again is safe.
           if (attempt === 0) continue;
         } else if (isConnectionFailure(error)) {

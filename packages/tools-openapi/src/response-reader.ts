@@ -15,6 +15,7 @@ export interface OpenApiResultDetails {
   /** The request URL with API keys masked. */
   url: string;
   status: number;
+  /** The reason phrase as the server sent it (or the standard one); the model is shown only the standard one. */
   statusText: string;
   /** Response headers, lower-case names (`set-cookie` redacted). */
   headers: Record<string, string>;
@@ -81,7 +82,10 @@ export async function responseToResult(
   const contentType = response.headers.get('content-type') ?? undefined;
   const mediaType = contentType === undefined ? '' : baseMediaType(contentType);
   const statusText = response.statusText || reasonPhrases[response.status] || '';
-  const statusLine = `HTTP ${response.status}${statusText === '' ? '' : ` ${statusText}`}`;
+  // Our own line, outside the fence: the reason phrase the server wrote is its text (it can say
+  // anything), so the line names the status with the standard phrase only.
+  const reason = reasonPhrases[response.status];
+  const statusLine = `HTTP ${response.status}${reason === undefined ? '' : ` ${reason}`}`;
   const ok = response.status >= 200 && response.status < 300;
   const details: OpenApiResultDetails = {
     method: context.method,
@@ -102,7 +106,7 @@ export async function responseToResult(
     const lines = [statusLine + describeStatus(response.status, context.responseDescriptions)];
     lines.push(`${context.method} ${context.displayUrl}`);
     const retryAfter = response.headers.get('retry-after');
-    if (retryAfter !== null) lines.push(`Retry-After: ${retryAfter}`);
+    if (retryAfter !== null) lines.push(`Retry-After: ${shownRetryAfter(retryAfter)}`);
     if (bytes.length > 0) {
       if (isReadable(mediaType, bytes)) {
         const text = clip(prettyText(decode(bytes, contentType), mediaType), limits.maxErrorChars);
@@ -286,7 +290,34 @@ function describeStatus(status: number, descriptions: Record<string, string>): s
 }
 
 function describeBinary(mediaType: string, bytes: number, truncated = false): string {
-  return `binary ${mediaType === '' ? 'body of unknown type' : `${mediaType} body`}, ${truncated ? 'more than ' : ''}${formatBytes(bytes)} (not shown)`;
+  const kind =
+    mediaType === ''
+      ? 'body of unknown type'
+      : mediaTypePattern.test(mediaType)
+        ? `${mediaType} body`
+        : 'body of a type that is not a valid media type';
+  return `binary ${kind}, ${truncated ? 'more than ' : ''}${formatBytes(bytes)} (not shown)`;
+}
+
+/**
+ * `type/subtype` of RFC 6838 (restricted names, at most 127 characters each): what a binary
+ * body's description may name. Anything else in Content-Type is the server's text, which would
+ * stand outside the fence.
+ */
+const mediaTypePattern = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+/** Retry-After as shown: delay-seconds or an IMF-fixdate (RFC 9110), else a note; never free text. */
+function shownRetryAfter(value: string): string {
+  const text = value.trim();
+  if (/^\d{1,9}$/.test(text)) return text;
+  if (
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(
+      text,
+    ) &&
+    !Number.isNaN(Date.parse(text))
+  )
+    return text;
+  return '(not a number of seconds or a date; not shown)';
 }
 
 function headerRecord(headers: Headers): Record<string, string> {

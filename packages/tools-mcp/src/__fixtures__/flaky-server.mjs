@@ -55,7 +55,10 @@ const baseTools = [
   {
     name: 'die',
     description: 'Writes to stderr, reports progress, then exits mid-call with the given code.',
-    inputSchema: { type: 'object', properties: { code: { type: 'integer' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { code: { type: 'integer' }, stderr: { type: 'string' } },
+    },
     annotations: { readOnlyHint: false, destructiveHint: false },
   },
   {
@@ -141,7 +144,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       }
       return { content: [{ type: 'text', text: `echo: ${args.text}` }] };
     case 'die':
-      process.stderr.write('flaky: about to die\n');
+      process.stderr.write(args.stderr ?? 'flaky: about to die\n');
       await progress(1, 2, 'dying');
       // Exit only once the progress line has left, so the client has seen the call start.
       process.stdout.write('', () => process.exit(args.code ?? 3));
