@@ -6,6 +6,7 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     'file-journal/index': 'src/file-journal/index.ts',
     'regular-file/index': 'src/regular-file/index.ts',
+    'credentials/index': 'src/credentials/index.ts',
   },
   format: ['esm'],
   dts: true,

@@ -1,6 +1,7 @@
 /**
  * The `agent` executable, kept as small as possible: `--version` is answered from versions fixed
- * at build time; anything else turns on Node's compile cache (V8's code cache on disk, under
+ * at build time; anything else first keeps credentials out of the environ block (a re-execution,
+ * see config/credential-handover.ts), then turns on Node's compile cache (V8's code cache on disk, under
  * `$AGENT_HOME/cache/compile`, so a later start skips compiling the bundle) and loads the CLI.
  */
 import module from 'node:module';
@@ -11,9 +12,26 @@ import { versionsText } from './config/version.js';
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(versionsText);
-} else {
+} else if (await credentialsHandedOver()) {
   enableCompileCache();
   await import('./main.js');
+}
+
+/**
+ * Keeps the credentials out of this process's environ block (config/credential-handover.ts): a
+ * first start holding some re-executes itself without them and does not come back here; false
+ * (exit code 1, said) when a second start cannot take them back.
+ */
+async function credentialsHandedOver(): Promise<boolean> {
+  const { handOverCredentials } = await import('./config/credential-handover.js');
+  try {
+    handOverCredentials();
+    return true;
+  } catch (error) {
+    process.stderr.write(`agent: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+    return false;
+  }
 }
 
 function enableCompileCache(): void {

@@ -72,13 +72,19 @@ function turnEvents(turn: Turn, at: number): string {
   return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 }
 
-/** A Messages server that answers with `turns` in order and keeps each request body as text. */
+/**
+ * A Messages server that answers with `turns` in order and keeps each request body as text, and
+ * the key each request came with (`x-api-key`, or a bearer `Authorization`).
+ */
 export async function messagesServer(
   turns: readonly Turn[],
   cleanups: (() => Promise<void>)[],
-): Promise<{ url: string; bodies: string[] }> {
+): Promise<{ url: string; bodies: string[]; apiKeys: string[] }> {
   const bodies: string[] = [];
+  const apiKeys: string[] = [];
   const server = createServer((request, response) => {
+    const bearer = request.headers.authorization?.replace(/^Bearer /, '');
+    apiKeys.push(String(request.headers['x-api-key'] ?? bearer ?? ''));
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => {
@@ -93,5 +99,5 @@ export async function messagesServer(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, apiKeys };
 }
