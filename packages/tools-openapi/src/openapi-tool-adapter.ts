@@ -342,6 +342,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
     bodySchema: parameters.properties?.[bodyProperty],
     baseUrl: server.url,
     baseUrlProblem: server.problem,
+    urlCredentials: server.userinfo,
     auth,
   };
   const limits: ResponseLimits = {
@@ -534,11 +535,18 @@ function trustedOrigins(
 }
 
 /** The absolute base URL of an operation, or why there is none. */
+interface ResolvedBaseUrl {
+  url: string | undefined;
+  problem: string;
+  /** The user name and password the URL held (taken out of `url`). */
+  userinfo?: { username: string; password: string };
+}
+
 function resolveBaseUrl(
   servers: readonly NormalizedServer[],
   options: OpenApiToolOptions,
-): { url: string | undefined; problem: string } {
-  if (options.baseUrl !== undefined) return { url: options.baseUrl, problem: '' };
+): ResolvedBaseUrl {
+  if (options.baseUrl !== undefined) return webUrl(options.baseUrl);
   const server = servers[0] ?? { url: '/', variables: {} };
   const missing: string[] = [];
   const outside: string[] = [];
@@ -567,14 +575,43 @@ function resolveBaseUrl(
       url: undefined,
       problem: `The server URL "${server.url}" has variables without a value (${missing.join(', ')}); pass serverVariables or baseUrl.`,
     };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return { url, problem: '' };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return webUrl(url);
   if (options.documentUrl !== undefined && /^https?:/i.test(options.documentUrl)) {
-    return { url: new URL(url, options.documentUrl).href, problem: '' };
+    return webUrl(new URL(url, options.documentUrl).href);
   }
   return {
     url: undefined,
     problem: `The document's server URL "${url}" is relative and the document was not loaded from a URL; pass the baseUrl option.`,
   };
+}
+
+/**
+ * An absolute base URL as requests use it: http or https only (fetch would fail later with
+ * "unknown scheme" or "not implemented"), and without a user name and password, which fetch
+ * refuses — its error quoted the password to the model. They are sent as Basic authorization.
+ */
+function webUrl(url: string): ResolvedBaseUrl {
+  if (!/^https?:\/\//i.test(url))
+    return {
+      url: undefined,
+      problem: `The server URL "${url}" is not an http or https URL; pass the baseUrl option.`,
+    };
+  const userinfo = /^(https?:\/\/)([^/?#]*)@/i.exec(url);
+  if (userinfo === null) return { url, problem: '' };
+  const [username = '', password = ''] = (userinfo[2] ?? '').split(/:(.*)/s);
+  return {
+    url: `${userinfo[1]}${url.slice(userinfo[0].length)}`,
+    problem: '',
+    userinfo: { username: safeDecode(username), password: safeDecode(password) },
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function slug(text: string): string | undefined {

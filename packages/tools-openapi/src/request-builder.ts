@@ -31,6 +31,11 @@ export interface RequestPlan {
   /** Absolute base URL; undefined when none could be found (then `baseUrlProblem` says why). */
   baseUrl: string | undefined;
   baseUrlProblem: string;
+  /**
+   * The user name and password the server URL held (`https://user:pass@host`): sent as Basic
+   * authorization to that URL's own origin, unless an auth option sets Authorization.
+   */
+  urlCredentials?: { username: string; password: string } | undefined;
   auth: readonly ResolvedAuth[];
   /** Extra headers, applied last (they win). */
   headers: Record<string, string> | undefined;
@@ -174,6 +179,13 @@ export async function buildRequest(
         displayQuery.push(`${encodeURIComponent(item.name)}=***`);
       }
     }
+  }
+  if (plan.urlCredentials !== undefined && !headers.has('authorization')) {
+    const { username, password } = plan.urlCredentials;
+    const credentials = basicCredentials(username, password);
+    if (password !== '') secrets.push({ value: password, label: 'password of the server URL' });
+    secrets.push({ value: credentials.slice('Basic '.length), label: 'basic credentials' });
+    setCredential('authorization', credentials, 'password of the server URL');
   }
   if (cookies.length > 0) headers.set('cookie', cookies.join('; '));
   headers.set('accept', acceptHeader(operation.responseMediaTypes));
