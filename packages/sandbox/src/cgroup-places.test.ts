@@ -148,3 +148,20 @@ describe('prepareCgroupPlaces', () => {
     expect(fs.readdirSync(path.join(root, 'pids'))).toEqual([]);
   });
 });
+
+describe('a cgroup whose name starts with two dots', () => {
+  it('lies inside the mount: `..job` is a name, not the parent', () => {
+    const own = ownCgroups({
+      pid: 1,
+      mountinfo: '30 24 0:26 /docker/abc /sys/fs/cgroup ro,nosuid - cgroup2 cgroup2 rw',
+      membership: '0::/docker/abc/..job\n',
+    });
+    expect(own.unified).toBe('/sys/fs/cgroup/..job');
+    const parent = ownCgroups({
+      pid: 1,
+      mountinfo: '30 24 0:26 /docker/abc /sys/fs/cgroup ro,nosuid - cgroup2 cgroup2 rw',
+      membership: '0::/docker/..abc\n',
+    });
+    expect(parent.unified).toBeUndefined();
+  });
+});

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isInside } from './real-paths.js';
 
 /** A resource a sandbox's cgroup bounds. */
 export type CgroupController = 'pids' | 'memory';
@@ -105,9 +106,9 @@ function unescapeMountPath(text: string): string {
 
 /** Where the cgroup at `cgroupPath` (as /proc/self/cgroup names it) shows under `mount`. */
 function directoryIn(mount: Mount, cgroupPath: string): string | undefined {
-  const relative = path.posix.relative(mount.root, cgroupPath);
-  if (relative.startsWith('..') || path.posix.isAbsolute(relative)) return undefined;
-  return path.join(mount.point, relative);
+  // A cgroup named `..job` lies inside: compared by segments, not by a leading `..`.
+  if (!isInside(mount.root, cgroupPath)) return undefined;
+  return path.join(mount.point, path.posix.relative(mount.root, cgroupPath));
 }
 
 /**

@@ -3,6 +3,8 @@
  * output that repeats the start of a pattern without its end made `A.*B` rescan the rest of the
  * line from every `A` (quadratic: 1.5 s for 100 kB). A test here that hangs is the failure.
  */
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explainFailure, type FailureContext } from './explain-failure.js';
 
@@ -31,5 +33,33 @@ describe('explainFailure on output that repeats half a message', () => {
     ['/run/x.sock: Operation not permitted', 'Unix-domain sockets'],
   ])('%s: names the %s', (output, named) => {
     expect(explainFailure(`${'x '.repeat(20_000)}\n${output}`, context)).toContain(named);
+  });
+});
+
+describe('explainFailure on home paths whose first name starts with two dots', () => {
+  const home = os.homedir();
+
+  it('a hidden credential under ~/..vault, named as ~/..vault/key: said', () => {
+    const note = explainFailure('cat: ~/..vault/key: No such file or directory', {
+      ...context,
+      hiddenPaths: [path.join(home, '..vault', 'key')],
+    });
+    expect(note).toContain('credential paths are hidden');
+  });
+
+  it('a read-only startup file under ~/..rc, named relative to the home: said', () => {
+    const note = explainFailure('sh: 1: cannot create ..rc/profile: Read-only file system', {
+      ...context,
+      startupFiles: [path.join(home, '..rc', 'profile')],
+    });
+    expect(note).toContain('startup files');
+  });
+
+  it('a hidden path outside the home is not taken for the same name under it', () => {
+    const note = explainFailure('cat: ~/..x/key: No such file or directory', {
+      ...context,
+      hiddenPaths: ['/srv/..x/key'],
+    });
+    expect(note).toBeUndefined();
   });
 });

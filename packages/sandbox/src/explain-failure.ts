@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isInside } from './real-paths.js';
 import type { SandboxNetwork } from './sandbox-options.js';
 
 /** What {@link explainFailure} needs to know about the sandbox. */
@@ -64,8 +65,12 @@ export function explainFailure(output: string, context: FailureContext): string 
   if (
     context.hiddenPaths.some((secret) => {
       if (output.includes(secret)) return true;
-      const relative = path.relative(home, secret);
-      return !relative.startsWith('..') && output.includes(`~/${relative}`);
+      // `~/..cache/key` is inside the home: compared by segments, not by a leading `..`.
+      return (
+        secret !== home &&
+        isInside(home, secret) &&
+        output.includes(`~/${path.relative(home, secret)}`)
+      );
     })
   ) {
     return 'Blocked by the sandbox: credential paths are hidden from commands.';
@@ -76,8 +81,8 @@ export function explainFailure(output: string, context: FailureContext): string 
 /** Whether `line` names `file`: absolutely, as `~/…`, or relative to the home (run from there). */
 function mentions(line: string, file: string, home: string): boolean {
   if (line.includes(file)) return true;
+  if (file === home || !isInside(home, file)) return false;
   const relative = path.relative(home, file);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
   const escaped = relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|[\\s'"‘\`])(~/)?${escaped}([/\\s'"’:]|$)`).test(line);
 }

@@ -62,7 +62,8 @@ export async function protectedWriteReason(
   if (options.startupFiles !== false) {
     const home = options.home ?? os.homedir();
     const relative = path.relative(home, real);
-    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+    // By segments: `~/..x` is inside the home, whatever its name starts with.
+    if (relative !== '' && isPathInside(home, real)) {
       const startup = homeStartupFiles.find(
         (name) => relative === name || relative.startsWith(`${name}${path.sep}`),
       );
