@@ -99,13 +99,17 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
           ) =>
             runner.needsApproval(agentTool, input, toolCallId, {
               answered: wasAsked(messages, toolCallId),
+              conversation: () => conversationKey(messages, toolCallId),
             }),
         }
       : {}),
-    execute: async (input, { toolCallId, abortSignal }): Promise<AiSdkToolOutput> => {
+    execute: async (input, { toolCallId, abortSignal, messages }): Promise<AiSdkToolOutput> => {
       const message = await runner.run(agentTool, input, {
         toolCallId,
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+        ...(runner.frameworkApprovals
+          ? { conversation: () => conversationKey(messages, toolCallId) }
+          : {}),
       });
       if (message.isError) {
         const text = toolResultText(runner.forModel(agentTool, message).content);
@@ -121,6 +125,40 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
       // clipping it again would clip the clip marker.
       modelOutput(Object.hasOwn(output, 'toJSON') ? runner.forModel(agentTool, output) : output),
   });
+}
+
+/**
+ * Which conversation a call is in, as far as the AI SDK lets a tool tell: a SHA-256 of what the
+ * user said before the call (the messages before the assistant message holding it — all of them
+ * while the model's answer is live). The same when the question is asked and when the answered
+ * call runs (from the history the caller sends back), and different between two conversations
+ * that share these tools — unless the users said exactly the same things.
+ */
+async function conversationKey(
+  messages: readonly ModelMessage[] | undefined,
+  toolCallId: string,
+): Promise<string> {
+  const said: unknown[] = [];
+  for (const message of messages ?? []) {
+    if (message.role === 'assistant' && holdsCall(message, toolCallId)) break;
+    if (message.role !== 'user') continue;
+    said.push(
+      typeof message.content === 'string'
+        ? [message.content]
+        : message.content.map((part) => (part.type === 'text' ? part.text : part)),
+    );
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(said));
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+function holdsCall(message: ModelMessage, toolCallId: string): boolean {
+  if (typeof message.content === 'string') return false;
+  return message.content.some(
+    (part) =>
+      part.type === 'tool-call' && (part as { toolCallId?: string }).toolCallId === toolCallId,
+  );
 }
 
 /**

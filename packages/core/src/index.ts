@@ -257,6 +257,7 @@ export {
 } from './tool-catalogue.js';
 export { matchesToolPattern, ToolRegistry } from './tool-registry.js';
 export {
+  type ConversationKey,
   createToolRunner,
   type NeedsApprovalOptions,
   type ToolRunner,

@@ -50,6 +50,13 @@ export interface ToolRunnerOptions {
   maxResultChars?: number;
 }
 
+/**
+ * Which conversation (or run) a call belongs to, as the adapter can tell it: a key, or a function
+ * giving it (called only when a question is remembered or looked up). Two conversations sharing
+ * one set of tools in a process keep their questions apart by it.
+ */
+export type ConversationKey = string | (() => string | Promise<string>);
+
 /** Options of {@link ToolRunner.needsApproval}. */
 export interface NeedsApprovalOptions {
   /**
@@ -57,6 +64,8 @@ export interface NeedsApprovalOptions {
    * question): it is checking again before it runs the call, not asking.
    */
   answered?: boolean;
+  /** The call's conversation [one shared by every call]: see {@link ConversationKey}. */
+  conversation?: ConversationKey;
 }
 
 /** Runs our tools' calls for a loop another framework owns. */
@@ -71,7 +80,8 @@ export interface ToolRunner {
    * Whether the framework must ask before running this call: true only when the permission
    * steps before the approver (disabled, deny, opaque, ask, mode, allow, grants) end in a
    * question and questions go to the framework. Remembers the call, so `run` lets exactly this
-   * call (same id, same arguments) through once the framework approved it. Never rejects.
+   * call (same conversation, same id, same arguments) through once the framework approved it.
+   * Never rejects.
    *
    * Frameworks ask again when a run resumes with the user's answer (the AI SDK from the messages,
    * the Agents SDK from a RunState) — both of which the caller may have edited or made up. So
@@ -93,7 +103,7 @@ export interface ToolRunner {
   run(
     tool: AnyAgentTool,
     args: unknown,
-    options?: { toolCallId?: string; signal?: AbortSignal },
+    options?: { toolCallId?: string; signal?: AbortSignal; conversation?: ConversationKey },
   ): Promise<ToolResultMessage>;
   /** The result as the model gets it: its text clipped to the tool's `maxResultChars`. */
   forModel(tool: AnyAgentTool, message: ToolResultMessage): ToolResultMessage;
@@ -116,13 +126,46 @@ const maxPendingApprovals = 1_000;
 /** What `asked` holds for a call asked again with other arguments: no arguments' JSON equals it. */
 const conflicting = '';
 
+/** The conversation's key (the empty one when the adapter names none). */
+async function conversationOf(conversation: ConversationKey | undefined): Promise<string> {
+  if (conversation === undefined) return '';
+  return typeof conversation === 'string' ? conversation : await conversation();
+}
+
+/** The `asked` key of a call: its conversation and its id (a NUL cannot be in either's JSON). */
+function askedKey(conversation: string, toolCallId: string): string {
+  return `${JSON.stringify(conversation)}\u0000${toolCallId}`;
+}
+
 /** A {@link ToolRunner} over one gate and one set of options, shared by every tool it runs. */
 export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
   const permissions = options.permissions;
   const policy = typeof permissions === 'function' ? undefined : permissions;
   const viaFramework = policy !== undefined && (options.approvals ?? 'framework') === 'framework';
-  // toolCallId → the validated arguments (JSON) of a call the framework was told to ask about.
+  // Conversation and toolCallId → the validated arguments (JSON) of a call the framework was told
+  // to ask about. Keyed by the call id alone, a question of one conversation let another
+  // conversation's made-up answer through for a call with the same id and arguments.
   const asked = new Map<string, string>();
+
+  /** The gate of one call: lets through the call the framework approved in its conversation. */
+  const frameworkGate =
+    (conversation: ConversationKey | undefined): PermissionGate =>
+    (request) => {
+      const rules = policy as PermissionPolicy;
+      // Decided by the rules: answered at once (no promise), as the policy's own gate does.
+      const evaluation = rules.evaluate(request);
+      if (evaluation.behavior !== 'ask') return evaluation;
+      return (async () => {
+        const key = askedKey(await conversationOf(conversation), request.toolCallId);
+        const remembered = asked.get(key);
+        if (remembered !== undefined && remembered === JSON.stringify(request.args)) {
+          asked.delete(key);
+          return { behavior: 'allow' as const };
+        }
+        // Not the call the framework approved (or the rules changed since): ours decides.
+        return rules.check(request, request.signal ? { signal: request.signal } : {});
+      })();
+    };
 
   const gate: PermissionGate | undefined =
     typeof permissions === 'function'
@@ -131,18 +174,7 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
         ? undefined
         : !viaFramework
           ? policy.gate
-          : (request) => {
-              // Decided by the rules: answered at once (no promise), as the policy's own gate does.
-              const evaluation = policy.evaluate(request);
-              if (evaluation.behavior !== 'ask') return evaluation;
-              const key = asked.get(request.toolCallId);
-              if (key !== undefined && key === JSON.stringify(request.args)) {
-                asked.delete(request.toolCallId);
-                return { behavior: 'allow' };
-              }
-              // Not the call the framework approved (or the rules changed since): ours decides.
-              return policy.check(request, request.signal ? { signal: request.signal } : {});
-            };
+          : frameworkGate(undefined);
 
   const common = {
     ...(gate === undefined ? {} : { permissionGate: gate }),
@@ -187,16 +219,17 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
         tool,
       });
       if (evaluation.behavior !== 'ask') return false;
-      const key = JSON.stringify(validated.value);
-      const remembered = asked.get(toolCallId);
+      const shown = JSON.stringify(validated.value);
+      const key = askedKey(await conversationOf(approvalOptions.conversation), toolCallId);
+      const remembered = asked.get(key);
       if (remembered !== undefined) {
         // Asked again (a resumed run): the arguments the user saw, or none at all.
-        if (remembered !== key) asked.set(toolCallId, conflicting);
+        if (remembered !== shown) asked.set(key, conflicting);
         return true;
       }
       // An answer for a call never asked here: made up, edited, or from another process.
       if (approvalOptions.answered === true) return true;
-      asked.set(toolCallId, key);
+      asked.set(key, shown);
       if (asked.size > maxPendingApprovals) {
         const oldest = asked.keys().next().value;
         if (oldest !== undefined) asked.delete(oldest);
@@ -206,6 +239,10 @@ export function createToolRunner(options: ToolRunnerOptions = {}): ToolRunner {
     run(tool, args, runOptions = {}) {
       return executeTool(tool, args, {
         ...common,
+        // The call's own conversation decides which remembered question it may answer.
+        ...(viaFramework && runOptions.conversation !== undefined
+          ? { permissionGate: frameworkGate(runOptions.conversation) }
+          : {}),
         ...(runOptions.toolCallId === undefined ? {} : { toolCallId: runOptions.toolCallId }),
         ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
       });

@@ -12,6 +12,7 @@ import {
 import {
   Agent,
   OpenAIChatCompletionsModel,
+  RunContext,
   RunState,
   run,
   setTracingDisabled,
@@ -190,5 +191,92 @@ describe('toOpenAIAgentsTools: an approval stays bound to the call it answered',
     first.state.reject(interruption);
     await run(agent, first.state);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('toOpenAIAgentsTools: two runs sharing one set of tools', () => {
+  /**
+   * Run A (its `aContext`) waits for its user's answer on call_1. The state that approves it
+   * turns up in another session — leaked, or made up with the same call id and arguments — and
+   * the server resumes it there with that session's own context (`bContext`).
+   */
+  async function crossed(options: {
+    aContext: Record<string, string>;
+    bContext: Record<string, string> | undefined;
+    conversation?: (context: Record<string, string>) => string;
+  }) {
+    const calls: unknown[] = [];
+    const asked: string[] = [];
+    const tool = defineTool({
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      input: z.object({ city: z.string() }),
+      permissionSubjects: ({ city }) => [city],
+      execute: async (args) => {
+        calls.push(args);
+        return `${args.city}: sunny`;
+      },
+    });
+    const server = await startWireServer([
+      completion({ city: 'Paris' }),
+      completion({ text: 'ok' }),
+    ]);
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+    const agent = new Agent({
+      name: 'assistant',
+      instructions: 'Answer briefly.',
+      model: new OpenAIChatCompletionsModel(client, 'gpt-4o'),
+      tools: toOpenAIAgentsTools([tool], {
+        permissions: new PermissionPolicy({
+          approver: (request) => {
+            asked.push(request.toolCallId);
+            return 'deny';
+          },
+        }),
+        ...(options.conversation === undefined
+          ? {}
+          : {
+              conversation: (runContext) =>
+                options.conversation?.(runContext.context as Record<string, string>) ?? '',
+            }),
+      }),
+    });
+    const a = await run(agent, 'Weather in Paris?', { context: options.aContext });
+    const [interruption] = a.interruptions;
+    if (interruption === undefined) throw new Error('no interruption in A');
+    a.state.approve(interruption);
+    const state = await RunState.fromStringWithContext(
+      agent,
+      a.state.toString(),
+      new RunContext(options.bContext),
+    );
+    await run(agent, state);
+    return { calls, asked };
+  }
+
+  it.each([
+    ['another context', { aContext: { user: 'a' }, bContext: { user: 'b' } }],
+    ['no context', { aContext: { user: 'a' }, bContext: undefined }],
+    [
+      'a conversation the caller names (the contexts alike but for it)',
+      {
+        aContext: { user: 'a', session: 's1' },
+        bContext: { user: 'a', session: 's2' },
+        conversation: (context: Record<string, string>) => context.session ?? '',
+      },
+    ],
+  ])(
+    "A's open question does not let B's approved call through (%s): our approver decides (before: ran)",
+    async (_label, options) => {
+      const { calls, asked } = await crossed(options);
+      expect(calls).toEqual([]);
+      expect(asked).toEqual(['call_1']);
+    },
+  );
+
+  it('resumed in its own conversation, the approved call runs unasked', async () => {
+    const { calls, asked } = await crossed({ aContext: { user: 'a' }, bContext: { user: 'a' } });
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(asked).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import {
   AgentError,
   type AnyAgentTool,
+  type ConversationKey,
   createToolRunner,
   errorMessage,
   jsonContentAsText,
@@ -30,6 +31,13 @@ export interface OpenAIAgentsToolsOptions extends Omit<ToolRunnerOptions, 'appro
    * approver, asked while the call runs.
    */
   approvals?: 'openai-agents' | 'approver';
+  /**
+   * Which conversation a run belongs to [the JSON of the run's `context`]: a question is let
+   * through only for a call of the conversation it was asked in, so two runs sharing these tools
+   * cannot answer each other's questions. A RunState carries its `context`, so when states travel
+   * through a party you do not trust (a browser), name the conversation from your own session.
+   */
+  conversation?: (runContext: RunContext) => string;
 }
 
 /** One of our tools as an Agents SDK function tool. */
@@ -62,7 +70,7 @@ export function toOpenAIAgentsTools(
       throw new AgentError(`toOpenAIAgentsTools: two tools are named "${agentTool.name}"`);
     }
     names.add(agentTool.name);
-    return adapt(agentTool, runner);
+    return adapt(agentTool, runner, options.conversation);
   });
 }
 
@@ -72,11 +80,11 @@ export function toOpenAIAgentsTool(
   options: OpenAIAgentsToolsOptions = {},
 ): OpenAIAgentsTool {
   checkName(agentTool, 'toOpenAIAgentsTool');
-  return adapt(agentTool, createToolRunner(runnerOptions(options)));
+  return adapt(agentTool, createToolRunner(runnerOptions(options)), options.conversation);
 }
 
 function runnerOptions(options: OpenAIAgentsToolsOptions): ToolRunnerOptions {
-  const { approvals, ...rest } = options;
+  const { approvals, conversation: _conversation, ...rest } = options;
   return { ...rest, approvals: approvals === 'approver' ? 'approver' : 'framework' };
 }
 
@@ -93,7 +101,32 @@ function checkName(agentTool: AnyAgentTool, where: string): void {
   }
 }
 
-function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
+/** The conversation key of a run: the caller's, else a SHA-256 of the run's `context` as JSON. */
+function conversationKeyOf(
+  conversation: ((runContext: RunContext) => string) | undefined,
+): (runContext: RunContext) => ConversationKey {
+  if (conversation !== undefined) return (runContext) => () => conversation(runContext);
+  return (runContext) => async () => {
+    let json: string;
+    try {
+      json = JSON.stringify(runContext.context) ?? '';
+    } catch {
+      // A context that is no JSON (cycles, BigInt): one key for all such runs, as before.
+      json = '';
+    }
+    const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(json));
+    return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join(
+      '',
+    );
+  };
+}
+
+function adapt(
+  agentTool: AnyAgentTool,
+  runner: ToolRunner,
+  conversation: ((runContext: RunContext) => string) | undefined,
+): OpenAIAgentsTool {
+  const conversationOf = conversationKeyOf(conversation);
   return tool({
     name: agentTool.name,
     description: agentTool.description,
@@ -114,14 +147,18 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): OpenAIAgentsTool {
               answered:
                 callId !== undefined &&
                 runContext.isToolApproved({ toolName: agentTool.name, callId }) !== undefined,
+              conversation: conversationOf(runContext),
             }),
         }
       : {}),
-    execute: async (input, _runContext, details): Promise<OpenAIAgentsToolOutput> => {
+    execute: async (input, runContext, details): Promise<OpenAIAgentsToolOutput> => {
       const toolCallId = details?.toolCall?.callId;
       const message = await runner.run(agentTool, input, {
         ...(toolCallId === undefined ? {} : { toolCallId }),
         ...(details?.signal === undefined ? {} : { signal: details.signal }),
+        ...(runner.frameworkApprovals && runContext !== undefined
+          ? { conversation: conversationOf(runContext) }
+          : {}),
       });
       const forModel = runner.forModel(agentTool, message);
       if (message.isError) {
