@@ -347,6 +347,13 @@ export class CheckpointStore {
           // The tools' state of the file is again what it was when this copy was taken: a change
           // from outside that the copy holds still shows as one to a rewind further back.
           this.#written.set(entry.path, entry.writtenBefore ?? (await fingerprint(entry.path)));
+          // Saved file by file: a rewind cut short (killed, the machine down) left the files it
+          // had put back looking changed from outside, so running it again refused them all.
+          // Now the files done are no longer in it, and running it again finishes the rest.
+          this.#entries = this.#entries.filter(
+            (kept) => kept.path !== entry.path || kept.prompt < prompt,
+          );
+          await this.#writeIndex();
         }
       } catch (error) {
         outcome.failed.push({ path: entry.path, reason: errorMessage(error) });
