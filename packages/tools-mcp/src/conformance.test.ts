@@ -33,6 +33,7 @@ interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
   errorMessage?: string;
+  description?: string;
   details?: { message?: string };
 }
 
@@ -88,8 +89,9 @@ function verdict(checks: Check[]) {
 
 /**
  * Every failure is one a loaded machine causes, not the client: the suite's wall-clock
- * "reconnected very late", a scenario's tool "not called by client" because the whole suite,
- * run at once, stopped the client before it got there, or the scenario server's own request
+ * "reconnected very late", a scenario's tool "not called by client" (or, in the auth scenarios,
+ * "Client did not make any authorization requests") because the whole suite, run at once,
+ * stopped the client before it got there, or the scenario server's own request
  * timing out while the client waited for a CPU (the checks that depend on that request then
  * fail without a message of their own). A client that never answers times out alone too.
  */
@@ -104,6 +106,9 @@ function onlyLoadSymptoms(checks: Check[]): boolean {
           /reconnected very late/.test(check.errorMessage ?? '')) ||
         (check.errorMessage === undefined &&
           /not called by client/.test(check.details?.message ?? '')) ||
+        // The same, said by the auth scenarios: the client was stopped before its first request.
+        (check.errorMessage === undefined &&
+          /^Client did not (make any|complete|make an)/.test(check.description ?? '')) ||
         (timedOut && (/Request timed out/.test(check.errorMessage ?? '') || !check.errorMessage)),
     )
   );
