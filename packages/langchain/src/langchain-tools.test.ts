@@ -76,12 +76,46 @@ describe('toLangChainTools', () => {
     });
   });
 
-  it('input that does not match the schema is refused by LangChain before the tool runs', async () => {
+  it.each([
+    ['a number for a string', { city: 42 }, /at "city": expected string/],
+    ['a value outside the enum', { city: 'Paris', unit: 'kelvin' }, /at "unit"/],
+    ['the required key missing', {}, /city/],
+    ['null for the object', null, /Invalid arguments/],
+    ['an array for the object', ['Paris'], /Invalid arguments/],
+  ])(
+    'input that fails the schema (%s): a ToolMessage with status error the model reads, the tool never runs (before: ToolInputParsingException thrown)',
+    async (_label, args, said) => {
+      const { tool, calls } = weatherTool();
+      const [weather] = toLangChainTools([tool]);
+      const message = await weather?.invoke({
+        type: 'tool_call',
+        id: 'call_bad',
+        name: 'get_weather',
+        args: args as never,
+      });
+      expect(ToolMessage.isInstance(message)).toBe(true);
+      expect(message).toMatchObject({
+        status: 'error',
+        tool_call_id: 'call_bad',
+        name: 'get_weather',
+      });
+      expect(String((message as ToolMessage).content)).toMatch(/^Invalid arguments/);
+      expect(String((message as ToolMessage).content)).toMatch(said);
+      expect((message as ToolMessage).artifact).toMatchObject({
+        errorKind: 'invalid-args',
+        isError: true,
+      });
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it('input that fails the schema, invoked with plain arguments: throws our invalid-args ToolError', async () => {
     const { tool, calls } = weatherTool();
     const [weather] = toLangChainTools([tool]);
-    await expect(weather?.invoke(toolCall({ city: 42 }))).rejects.toBeInstanceOf(
-      ToolInputParsingException,
-    );
+    const thrown = await weather?.invoke({ city: 42 } as never).catch((error: unknown) => error);
+    expect(ToolError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ kind: 'invalid-args' });
+    expect(thrown).not.toBeInstanceOf(ToolInputParsingException);
     expect(calls).toEqual([]);
   });
 
@@ -109,13 +143,17 @@ describe('toLangChainTools', () => {
       expect(ToolMessage.isInstance(answer) ? answer.content : answer).toBe('contents');
     }
     expect(calls).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }, { path: 'c.txt' }]);
-    // What prepareArguments cannot fix is still LangChain's to refuse.
-    await expect(tool?.invoke(input({ file: 'd.txt' }) as never)).rejects.toBeInstanceOf(
-      ToolInputParsingException,
+    // What prepareArguments cannot fix is refused as our loop refuses it.
+    const refused = await tool
+      ?.invoke(input({ file: 'd.txt' }) as never)
+      .catch((error: unknown) => error);
+    expect(ToolMessage.isInstance(refused) ? refused.status : (refused as ToolError).kind).toBe(
+      ToolMessage.isInstance(refused) ? 'error' : 'invalid-args',
     );
+    expect(calls).toEqual([{ path: 'a.txt' }, { path: 'b.txt' }, { path: 'c.txt' }]);
   });
 
-  it('a prepareArguments that throws leaves the input to LangChain’s check', async () => {
+  it('a prepareArguments that throws: the tool call is answered with the reason, not thrown', async () => {
     const read = defineTool({
       name: 'read',
       description: 'Reads a file',
@@ -126,9 +164,9 @@ describe('toLangChainTools', () => {
       execute: async () => 'contents',
     });
     const [tool] = toLangChainTools([read]);
-    await expect(tool?.invoke(toolCall({ file_path: 'a.txt' }))).rejects.toBeInstanceOf(
-      ToolInputParsingException,
-    );
+    const message = await tool?.invoke(toolCall({ file_path: 'a.txt' }));
+    expect(message).toMatchObject({ status: 'error' });
+    expect(String((message as ToolMessage).content)).toContain('cannot prepare');
   });
 
   it('invoked with plain arguments, a failure throws our ToolError', async () => {

@@ -13,7 +13,7 @@ import {
 } from '@agent/core';
 import { ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { DynamicStructuredTool } from '@langchain/core/tools';
+import { DynamicStructuredTool, ToolInputParsingException } from '@langchain/core/tools';
 
 /**
  * Options of {@link toLangChainTools}: the gate, hooks and limits every call goes through.
@@ -66,31 +66,47 @@ export function toLangChainTool(
 
 /**
  * A `DynamicStructuredTool` that maps the input through the tool's `prepareArguments` before
- * LangChain checks it against the schema — as our loop does before its validation. Without it,
- * LangChain refused the argument shapes other agents use that our tools accept (`file_path` for
- * `path`) before our path ever saw them.
+ * LangChain checks it against the schema — as our loop does before its validation (without it,
+ * LangChain refused the argument shapes other agents use that our tools accept: `file_path` for
+ * `path`) — and answers input that fails LangChain's check as our loop does: an `invalid-args`
+ * result the model reads (`Invalid arguments: at "city": …`), not a `ToolInputParsingException`
+ * thrown out of the agent's step.
  */
-class PreparingStructuredTool extends DynamicStructuredTool<JsonSchemaObject> {
-  readonly #prepare: (raw: unknown) => unknown;
+class AgentStructuredTool extends DynamicStructuredTool<JsonSchemaObject> {
+  readonly #prepare: ((raw: unknown) => unknown) | undefined;
+  readonly #refused: (raw: unknown, config: unknown) => Promise<unknown>;
 
   constructor(
     fields: ConstructorParameters<typeof DynamicStructuredTool<JsonSchemaObject>>[0],
-    prepare: (raw: unknown) => unknown,
+    options: {
+      prepare: ((raw: unknown) => unknown) | undefined;
+      refused: (raw: unknown, config: unknown) => Promise<unknown>;
+    },
   ) {
     super(fields);
-    this.#prepare = prepare;
+    this.#prepare = options.prepare;
+    this.#refused = options.refused;
   }
 
-  override call(...[arg, ...rest]: Parameters<LangChainTool['call']>) {
+  override async call(...[arg, config, ...rest]: Parameters<LangChainTool['call']>) {
     // `invoke` hands `call` the tool call's arguments (and the call in the config); a direct
     // `call` may pass the whole tool call.
     const prepared = isToolCall(arg)
       ? { ...arg, args: this.#prepared(arg.args) }
       : this.#prepared(arg);
-    return super.call(prepared as typeof arg, ...rest);
+    try {
+      return await super.call(prepared as typeof arg, config, ...rest);
+    } catch (error) {
+      if (!(error instanceof ToolInputParsingException)) throw error;
+      // Our own path decides and words it (the raw input: it prepares the arguments itself).
+      const raw = isToolCall(arg) ? arg.args : arg;
+      const toolCall = isToolCall(arg) ? { toolCall: arg } : {};
+      return this.#refused(raw, { ...(config as object | undefined), ...toolCall }) as never;
+    }
   }
 
   #prepared(raw: unknown): unknown {
+    if (this.#prepare === undefined) return raw;
     try {
       return this.#prepare(raw);
     } catch {
@@ -122,45 +138,69 @@ function checkName(agentTool: AnyAgentTool, where: string): void {
 }
 
 function adapt(agentTool: AnyAgentTool, runner: ToolRunner): LangChainTool {
+  /** Runs the call through our path and answers as LangChain expects (see {@link answer}). */
+  const runAndAnswer = async (input: unknown, config: RunnableConfig | undefined) => {
+    const toolCallId = toolCallIdOf(config);
+    const message = await runner.run(agentTool, input, {
+      ...(toolCallId === undefined ? {} : { toolCallId }),
+      ...(config?.signal === undefined ? {} : { signal: config.signal }),
+    });
+    return answer(agentTool, runner, message, toolCallId);
+  };
   const fields: ConstructorParameters<typeof DynamicStructuredTool<JsonSchemaObject>>[0] = {
     name: agentTool.name,
     description: agentTool.description,
     schema: agentTool.parameters,
     responseFormat: 'content_and_artifact',
-    // LangChain checks the input against the schema first; the model should read what was wrong.
     verboseParsingErrors: true,
-    func: async (input: unknown, _runManager, config?: RunnableConfig) => {
-      const toolCallId = toolCallIdOf(config);
-      const message = await runner.run(agentTool, input, {
-        ...(toolCallId === undefined ? {} : { toolCallId }),
-        ...(config?.signal === undefined ? {} : { signal: config.signal }),
-      });
-      const forModel = runner.forModel(agentTool, message);
-      if (message.isError) {
-        const text = toolResultText(forModel.content);
-        if (toolCallId === undefined) {
-          throw new ToolError(text, {
-            kind: message.errorKind ?? 'failed',
-            toolName: agentTool.name,
-          });
-        }
-        // A ToolMessage as the content is LangChain's way to answer with a status of its own.
-        const failed = new ToolMessage({
-          status: 'error',
-          content: text,
-          artifact: message,
-          tool_call_id: toolCallId,
-          name: agentTool.name,
-        });
-        return [failed, message] satisfies [ToolMessage, ToolResultMessage];
-      }
-      return [content(forModel), message] satisfies [LangChainToolContent, ToolResultMessage];
-    },
+    func: (input: unknown, _runManager, config?: RunnableConfig) => runAndAnswer(input, config),
   };
   const prepare = agentTool.prepareArguments;
-  return prepare === undefined
-    ? new DynamicStructuredTool<JsonSchemaObject>(fields)
-    : new PreparingStructuredTool(fields, (raw) => prepare.call(agentTool, raw));
+  return new AgentStructuredTool(fields, {
+    prepare: prepare === undefined ? undefined : (raw) => prepare.call(agentTool, raw),
+    refused: async (raw, config) => {
+      const answered = await runAndAnswer(raw, config as RunnableConfig | undefined);
+      const toolCallId = toolCallIdOf(config as RunnableConfig | undefined);
+      // LangChain's check skipped its formatting: the tool call gets its ToolMessage here.
+      const [first, artifact] = answered;
+      if (ToolMessage.isInstance(first) || toolCallId === undefined) return first;
+      return new ToolMessage({
+        status: 'success',
+        content: first,
+        artifact,
+        tool_call_id: toolCallId,
+        name: agentTool.name,
+      });
+    },
+  });
+}
+
+/**
+ * A call's result as LangChain takes it (`content_and_artifact`): the content clipped for the
+ * model and our whole result message. A failure answering a tool call is a `ToolMessage` with
+ * `status: 'error'`; invoked with plain arguments, it throws a `ToolError` (its `kind` says which).
+ */
+function answer(
+  agentTool: AnyAgentTool,
+  runner: ToolRunner,
+  message: ToolResultMessage,
+  toolCallId: string | undefined,
+): [LangChainToolContent | ToolMessage, ToolResultMessage] {
+  const forModel = runner.forModel(agentTool, message);
+  if (!message.isError) return [content(forModel), message];
+  const text = toolResultText(forModel.content);
+  if (toolCallId === undefined) {
+    throw new ToolError(text, { kind: message.errorKind ?? 'failed', toolName: agentTool.name });
+  }
+  // A ToolMessage as the content is LangChain's way to answer with a status of its own.
+  const failed = new ToolMessage({
+    status: 'error',
+    content: text,
+    artifact: message,
+    tool_call_id: toolCallId,
+    name: agentTool.name,
+  });
+  return [failed, message];
 }
 
 /** The id of the tool call LangChain is answering, when it was invoked with one. */
