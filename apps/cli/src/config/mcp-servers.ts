@@ -3,7 +3,7 @@
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
 import { CliError } from './cli-error.js';
-import { readSettingsText } from './project-file.js';
+import { parseJson, readSettingsText } from './project-file.js';
 
 /** One server of an `mcpServers` config, in the common Claude Desktop / Cursor shape. */
 export type McpServerConfig =
@@ -27,7 +27,7 @@ export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
   try {
     const text = await readSettingsText(path);
     if (text === undefined) throw new Error('no such file');
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch (error) {
     throw new CliError(`Cannot read the MCP config ${path}: ${errorMessage(error)}`);
   }

@@ -103,3 +103,41 @@ describe('a file the user names that is not a regular file', () => {
     expect(run.stdout).toBe('ok\n');
   });
 });
+
+describe('a file the user names that is JSON as people write it', () => {
+  // A comment (editors of JSON allow them), a trailing comma, a single quote: said as the settings
+  // files' errors say them — line, column and the slip — and never a piece of the file's text,
+  // which V8's own message quotes (the file may hold a token).
+  it.for([
+    ['--scripted', 'the script'],
+    ['--mcp-config', 'the MCP config'],
+    ['--resume', 'the conversation'],
+  ] as const)('%s: the line, the column and the slip, no quoted text', async ([option, what]) => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [{ text: 'ok' }]);
+    const secret = 'sk-ant-secret-0123456789';
+    for (const [text, slip] of [
+      [
+        '{\r\n  // mine\r\n  "a": 1\r\n}\r\n',
+        'line 2, column 3: a comment, which JSON does not allow',
+      ],
+      [`{"env": {"TOKEN": "${secret}",}}`, 'a comma before the closing bracket'],
+      [`{'env': "${secret}"}`, 'a single quote'],
+    ] as const) {
+      writeFileSync(join(dir, 'named.json'), text);
+      const args = [
+        '-p',
+        'go',
+        option,
+        'named.json',
+        ...(option === '--scripted' ? [] : ['--scripted', script]),
+      ];
+      const run = await runCli(args, { cwd: dir });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`Cannot read ${what} named.json: it is not valid JSON (line `);
+      expect(run.stderr).toContain(slip);
+      expect(run.stderr).not.toContain(secret.slice(0, 10));
+      expect(run.stderr).not.toContain('mine');
+    }
+  });
+});

@@ -115,6 +115,18 @@ export async function readRegularFile(
 }
 
 /**
+ * `JSON.parse` whose error says where and why ({@link jsonProblem}: line, column, a comment or a
+ * trailing comma named) without quoting the text, as the settings files' errors do.
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(jsonProblem(error, text));
+  }
+}
+
+/**
  * Why `text` is not JSON, without quoting it: V8's message shows a piece of the text, and a
  * settings file can be a link to a file of secrets. With the text, the place is given as a line
  * and column, and the two mistakes JSON's editors allow but JSON does not are named.

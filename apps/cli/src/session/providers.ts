@@ -4,7 +4,7 @@ import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
-import { readRegularFile } from '../config/project-file.js';
+import { parseJson, readRegularFile } from '../config/project-file.js';
 import { closestWord } from '../config/suggest.js';
 import { withoutHtmlPage } from '../ui/html-body.js';
 import { canRedraw, writeErr, writeNotice } from '../ui/output.js';
@@ -268,7 +268,7 @@ export async function loadScript(path: string): Promise<{
   try {
     const text = await readRegularFile(path, maximumScriptBytes, 'a script');
     if (text === undefined) throw new Error('no such file');
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch (error) {
     throw new CliError(
       `Cannot read the script ${path}: ${error instanceof Error ? error.message : String(error)}`,

@@ -11,7 +11,7 @@ import {
   type PermissionGrant,
 } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
-import { readRegularFile } from '../config/project-file.js';
+import { parseJson, readRegularFile } from '../config/project-file.js';
 import { fileSystemReason } from '../config/system-errors.js';
 import { redactedJsonText } from '../ui/redaction.js';
 import { checkSavedMessages } from './saved-messages.js';
@@ -76,7 +76,7 @@ async function readSessionJson(path: string): Promise<unknown> {
   try {
     const text = await readRegularFile(path, maximumSessionFileBytes, 'a session file');
     if (text === undefined) throw new Error('no such file');
-    const data: unknown = JSON.parse(text);
+    const data: unknown = parseJson(text);
     const deep = nestedPast(data, maximumNesting);
     if (deep !== undefined)
       throw new Error(
