@@ -55,6 +55,13 @@ export interface StdioProcessTransportOptions {
 export const defaultMaxMessageBytes = 256 * 1024 * 1024;
 
 /**
+ * Most messages waiting to be written to a server whose input is full; past it the server is
+ * given up as one that stopped reading. A client has at most a few hundred requests and answers
+ * in flight; a server flooding it with requests it never reads the answers of has more.
+ */
+const maxWaitingMessages = 10_000;
+
+/**
  * Splits stdout into lines without copying what was read again for each chunk (the SDK's
  * reader concatenates its whole buffer per chunk: quadratic for a message of many megabytes).
  */
@@ -246,6 +253,8 @@ export class StdioProcessTransport implements Transport {
   #limitNote: string | undefined;
   /** Resolves when stdin drains (or closes), for every send that found the pipe full. */
   #drained: Promise<void> | undefined;
+  /** Messages written since the pipe was last full: each holds memory until it drains. */
+  #waitingMessages = 0;
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
@@ -389,12 +398,23 @@ export class StdioProcessTransport implements Transport {
     if (stdin === undefined || stdin === null || stdin.destroyed || this.#exit !== undefined)
       return Promise.reject(new Error('The MCP server process is not running'));
     const limit = this.#options.maxMessageBytes ?? defaultMaxMessageBytes;
-    if (stdin.writableLength > limit) {
-      this.#overflow ??= new Error(
-        `MCP server stopped reading its input: more than ${limit} bytes wait to be written to it (maxMessageBytes)`,
-      );
-      this.onerror?.(this.#overflow);
-      void this.close();
+    // Counted as well as bytes: an answer to a ping is ~40 bytes, but a queued write and the
+    // request the SDK keeps open until it is sent hold kilobytes — 256 MiB of pings answered to a
+    // server that never reads was gigabytes of this process (30 MB a second without end).
+    if (stdin.writableNeedDrain) this.#waitingMessages++;
+    const over =
+      stdin.writableLength > limit
+        ? `more than ${limit} bytes wait to be written to it (maxMessageBytes)`
+        : this.#waitingMessages > maxWaitingMessages
+          ? `more than ${maxWaitingMessages.toLocaleString('en-US')} messages wait to be written to it`
+          : undefined;
+    if (over !== undefined) {
+      // Reported once: the requests that keep coming while it closes are refused quietly.
+      if (this.#overflow === undefined) {
+        this.#overflow = new Error(`MCP server stopped reading its input: ${over}`);
+        this.onerror?.(this.#overflow);
+        void this.close();
+      }
       return Promise.reject(this.#overflow);
     }
     if (stdin.write(serializeMessage(message))) return Promise.resolve();
@@ -404,6 +424,7 @@ export class StdioProcessTransport implements Transport {
         stdin.off('drain', done);
         stdin.off('close', done);
         this.#drained = undefined;
+        this.#waitingMessages = 0;
         resolve();
       };
       stdin.on('drain', done);

@@ -93,6 +93,20 @@ describe('a server that stops reading its input', () => {
     expect(error?.message).toMatch(/stopped reading its input: more than 262144 bytes wait/);
     expect(errors.map((each) => each.message).join('\n')).toContain('maxMessageBytes');
   });
+
+  it('pings whose answers are small are counted too: given up past 10,000 waiting answers', async () => {
+    // 60,000 answers of ~40 bytes are far below the default 256 MiB, yet each queued write held
+    // kilobytes of this process (a server pinging without end grew it 30 MB a second).
+    const { errors, tool } = await connect();
+    const error = await tool('stop-reading')
+      .execute({ count: 60_000 }, testContext())
+      .then(
+        () => undefined,
+        (caught: unknown) => caught as Error,
+      );
+    expect(error?.message).toMatch(/stopped reading its input: more than 10,000 messages wait/);
+    expect(errors.map((each) => each.message).join('\n')).toContain('10,000 messages');
+  });
 });
 
 describe('a server that asks the user a flood of questions at once', () => {
