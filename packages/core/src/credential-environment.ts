@@ -17,6 +17,7 @@
  */
 
 import { credentialFormsSource } from './credential-forms.js';
+import { redactCutFragments } from './credential-fragments.js';
 
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
 export interface CredentialRule {
@@ -312,7 +313,8 @@ const plainPath = /^(?:~|\.{0,2})\/[\w./-]*$/;
 
 /**
  * A function that replaces, in a text, every occurrence of the value of a variable of `env` that
- * holds a credential (passed or not) with `[redacted:NAME]` — also in its JSON-escaped form — for
+ * holds a credential (passed or not) with `[redacted:NAME]` — also in its JSON-escaped form, and
+ * a fragment of it where the text was cut (before or after an ellipsis, at either end) — for
  * what is written down (a saved conversation, a transcript) as a second line of defence. Values
  * shorter than `minLength`, and values that are a plain file path, are left alone.
  */
@@ -321,7 +323,12 @@ export function credentialRedactor(
   options: CredentialRedactorOptions = {},
 ): (text: string) => string {
   const replacements = credentialReplacements(env, options);
-  const exact = redactorOf(replacements);
+  const whole = redactorOf(replacements);
+  // A text cut for a line or a report keeps most of a value: its fragment at the cut goes too.
+  const exact =
+    replacements.length === 0
+      ? whole
+      : (text: string) => redactCutFragments(whole(text), replacements);
   if (options.forms !== 'encoded') return exact;
   const patterns = encodedPatterns(replacements);
   return (text) => {

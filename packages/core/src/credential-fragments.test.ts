@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { credentialRedactor } from './credential-environment.js';
+
+const password = 'Tr0ub4dor-pass-99';
+const key = `sk-ant-api03-${'xY9_'.repeat(20)}`;
+const redact = credentialRedactor({
+  DATABASE_URL: `postgres://alice:${password}@db:5432/app`,
+  DB_PASSWORD: password,
+  ANTHROPIC_API_KEY: key,
+});
+const forTools = credentialRedactor({ ANTHROPIC_API_KEY: key }, { forms: 'encoded' });
+
+describe('a credential cut short where the text was cut', () => {
+  it.each([
+    ['before an ellipsis', `retrying: ${key.slice(0, 30)}… (retry 1)`],
+    ['before three dots', `error: Bearer ${key.slice(0, 20)}... more`],
+    ['at the end of the text', `Authorization: Bearer ${key.slice(0, 50)}`],
+    ['after an ellipsis', `…${key.slice(25)} was sent`],
+    ['after three dots', `header ...${key.slice(40)}`],
+    ['at the start of the text (the rest of a split write)', `${key.slice(33)}\n`],
+  ])('%s: the fragment is the marker', (_name, text) => {
+    for (const redacted of [redact(text), forTools(text)]) {
+      expect(redacted).toContain('[redacted:ANTHROPIC_API_KEY]');
+      expect(redacted).not.toMatch(/xY9_xY9_/);
+    }
+  });
+
+  it('a URL whose password was cut by a 160-character line keeps no part of it past the user', () => {
+    const line = `connection failed: Request cannot be constructed from a URL that includes credentials: postgres://alice:${password.slice(0, 14)}…`;
+    const redacted = redact(line);
+    expect(redacted).not.toContain(password.slice(0, 6));
+    expect(redacted).toMatch(/\[redacted:(DATABASE_URL|DB_PASSWORD)\]…$/);
+  });
+
+  it('a short password loses its fragments of 4 characters and more', () => {
+    const short = credentialRedactor({ DB_PASSWORD: 'q7-Zebra!' });
+    expect(short('password: q7-Z…')).toBe('password: [redacted:DB_PASSWORD]…');
+    expect(short('…ra! was it')).toBe('…ra! was it');
+    expect(short('…bra! was it')).toBe('…[redacted:DB_PASSWORD] was it');
+    expect(short('…Zebra! was it')).toBe('…[redacted:DB_PASSWORD] was it');
+  });
+
+  it('leaves ordinary text alone: fragments too short, or not at a cut, or not of a value', () => {
+    const texts = [
+      'sk-a… and so on',
+      `the key starts ${key.slice(0, 20)} and goes on`,
+      'nothing here…',
+      '...',
+      '',
+      'Tr0u',
+    ];
+    for (const text of texts) expect(redact(text)).toBe(text);
+  });
+
+  it('whole values and fragments in one text, each once', () => {
+    const text = `${key} then ${key.slice(0, 20)}… and …${password.slice(5)}`;
+    expect(redact(text)).toBe(
+      '[redacted:ANTHROPIC_API_KEY] then [redacted:ANTHROPIC_API_KEY]… and …[redacted:DB_PASSWORD]',
+    );
+  });
+
+  it('stays fast on a long text of dots and key starts', () => {
+    const text = `${`${key.slice(0, 12)}...`.repeat(20_000)}`;
+    const started = performance.now();
+    redact(text);
+    // Linear in the text: a search to its end at each of the 20,000 cuts took 4 s here.
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+});
