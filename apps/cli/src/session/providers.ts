@@ -4,6 +4,8 @@ import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
+import { foreignVariableNotes } from '../config/foreign-variables.js';
+import { isModelAlias, readModelName } from '../config/model-names.js';
 import { parseJson, readRegularFile } from '../config/project-file.js';
 import { closestWord } from '../config/suggest.js';
 import { withoutHtmlPage } from '../ui/html-body.js';
@@ -89,6 +91,23 @@ export async function chooseProvider(
       ? ''
       : `\n(${blank.join(', ')} ${blank.length === 1 ? 'is' : 'are'} set, but blank: only spaces or line breaks.)`;
   const openAiServer = (env.OPENAI_BASE_URL ?? '') !== '';
+  // A model named as other tools name it (`anthropic/claude-…`, `sonnet`): read as meant, said.
+  if (options.model !== undefined) {
+    const anthropicIds = isModelAlias(options.model)
+      ? (await import('@agent/providers-anthropic')).anthropicModels.map((entry) => entry.id)
+      : [];
+    const named = readModelName(options.model, {
+      provider: options.provider,
+      ownServer: options.baseUrl !== undefined || openAiServer,
+      anthropicIds,
+    });
+    if (named.note !== undefined) writeNotice(`note: ${named.note}`);
+    options = {
+      ...options,
+      model: named.model,
+      ...(named.provider === undefined ? {} : { provider: named.provider }),
+    };
+  }
   const name: ProviderName | undefined =
     options.provider ??
     (options.baseUrl !== undefined
@@ -98,19 +117,34 @@ export async function chooseProvider(
         // OPENAI_BASE_URL alone (Ollama, LM Studio… set up as their docs say): the server of
         // yours that needs no key, as --base-url is.
         (openAiServer ? 'openai' : undefined)));
+  // Another tool's name for a key or base URL (OPENAI_API_BASE, ANTHROPIC_AUTH_TOKEN…), named.
+  const foreignNotes = (provider?: ProviderName) =>
+    foreignVariableNotes(
+      { ...env, ...(options.baseUrl === undefined ? {} : { OPENAI_BASE_URL: options.baseUrl }) },
+      provider,
+    );
+  const foreignNote = (provider?: ProviderName) =>
+    foreignNotes(provider)
+      .map((note) => `\n(${note}.)`)
+      .join('');
   if (name === undefined) {
     throw new CliError(
       'No model provider configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY ' +
         '(or pass --base-url for a local OpenAI-compatible server).\n' +
         'To try the agent without a key, run: agent demo' +
-        blankNote,
+        blankNote +
+        foreignNote(),
     );
   }
   // A provider chosen by name (flag or settings) without its key fails now, before the session
   // starts, not with an HTTP 401 after the first prompt. An OpenAI-compatible server (a base URL)
   // may need no key.
   const ownServer = name === 'openai' && (options.baseUrl !== undefined || openAiServer);
-  if (!hasKey(name) && !ownServer) throw new CliError(missingKeyMessage(name) + blankNote);
+  if (!hasKey(name) && !ownServer)
+    throw new CliError(missingKeyMessage(name) + blankNote + foreignNote(name));
+  // With a key, what still matters is a base URL under another name: the run would go to the
+  // vendor's own server instead of the one the user set up.
+  for (const note of foreignNotes(name)) writeNotice(`note: ${note}`);
   for (const variable of baseUrlVariables[name]) {
     const value = env[variable];
     if (value === undefined || value === '' || (name === 'openai' && options.baseUrl !== undefined))
