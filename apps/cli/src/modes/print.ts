@@ -251,8 +251,10 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
             streamText: false,
             cwd: resolve(options.cwd),
             colour,
-            ...(keys !== undefined && canRedraw(process.stderr)
-              ? { spinner: { paused: () => keys.waiting } }
+            // Whatever stdin is (a script's /dev/null, a pipe): the wait is shown where the
+            // user looks, on a terminal's stderr, and never reaches stdout.
+            ...(canRedraw(process.stderr)
+              ? { spinner: { paused: () => keys?.waiting === true } }
               : {}),
           })
         : {
