@@ -41,6 +41,11 @@ export class AiSdkStreamState {
    * left out.
    */
   #endedBlocks = new Set<string>();
+  /**
+   * The text block the deltas go to, while it is open: a prose answer is hundreds of deltas of
+   * one block, each of which built two `text:id` keys and looked them up (~1 % of a run's CPU).
+   */
+  #openText: { id: string; index: number; block: TextContent } | undefined;
   /** Provider metadata gathered per reasoning id (a signature may come on any of its parts). */
   #reasoningMetadata = new Map<string, SharedV4ProviderMetadata>();
   /** Tool-input ids of calls the provider executes itself. */
@@ -64,6 +69,7 @@ export class AiSdkStreamState {
     this.#blocks.clear();
     this.#endedCalls.clear();
     this.#endedBlocks.clear();
+    this.#openText = undefined;
     this.#reasoningMetadata.clear();
     this.#providerExecuted.clear();
     this.#usage = emptyUsage();
@@ -88,15 +94,21 @@ export class AiSdkStreamState {
         this.#text(part.id, out);
         return;
       case 'text-delta': {
-        const block = this.#text(part.id, out);
+        let open = this.#openText;
+        if (open?.id !== part.id) {
+          const block = this.#text(part.id, out);
+          open = { id: part.id, index: this.#index('text', part.id), block };
+          this.#openText = open;
+        }
         const delta = textOf(part.delta);
         if (delta === '') return;
-        block.text += delta;
+        open.block.text += delta;
         this.streamedContent = true;
-        out.push({ type: 'text-delta', index: this.#index('text', part.id), delta });
+        out.push({ type: 'text-delta', index: open.index, delta });
         return;
       }
       case 'text-end': {
+        if (this.#openText?.id === part.id) this.#openText = undefined;
         if (this.#endedBlocks.has(`text:${part.id}`)) return;
         const block = this.#text(part.id, out);
         this.#endedBlocks.add(`text:${part.id}`);
