@@ -83,6 +83,28 @@ describe('a hostile tool listing', () => {
     await fineStillWorks(adapter);
   });
 
+  // Before: 3 MB of instructions came back whole, for an application to add to its system prompt.
+  it('instructions of megabytes are cut with a note, at maxDescriptionChars', async () => {
+    const { adapter } = await connect('huge-description');
+    const instructions = adapter.instructions ?? '';
+    expect(instructions.startsWith('Begin. yyy')).toBe(true);
+    expect(instructions.endsWith('… [instructions cut at 10,000 characters]')).toBe(true);
+    expect(instructions.length).toBeLessThan(10_100);
+  });
+
+  // Before: the 2 MB version was quoted whole in the connect error (a terminal line of 2 MB).
+  it('a protocol version of megabytes: the connect error quotes a bounded part of it', async () => {
+    const error = await McpToolAdapter.connect({
+      name: 'hostile',
+      transport: nodeServer(hostileListingServerEntry, ['huge-version']),
+    }).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error?.message).toMatch(/^Cannot connect to MCP server "hostile": .*protocol version/);
+    expect(error?.message.length).toBeLessThan(2_200);
+  });
+
   it('maxDescriptionChars raises the bound', async () => {
     const errors: string[] = [];
     const adapter = await McpToolAdapter.connect({
@@ -94,6 +116,7 @@ describe('a hostile tool listing', () => {
     adapters.push(adapter);
     const chatty = adapter.tools().find((tool) => tool.name === 'hostile__chatty');
     expect(chatty?.description.endsWith(' End.')).toBe(true);
+    expect(adapter.instructions?.endsWith(' End.')).toBe(true);
     expect(errors).toEqual([]);
   });
 

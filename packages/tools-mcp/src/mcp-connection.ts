@@ -29,6 +29,8 @@ const packageVersion = '0.1.0';
 export const pingTimeoutMs = 5_000;
 const terminateSessionTimeoutMs = 2_000;
 const stderrInMessageChars = 1_000;
+/** Most characters of a failure's own description (before the stderr tail) in an error. */
+const maxFailureChars = 2_000;
 
 /** One client session with the server (a new one after each reconnect). */
 export interface Connection {
@@ -341,7 +343,10 @@ export class McpConnector {
   }
 
   #describeFailure(connection: Connection, error: unknown): string {
-    const detail = describeError(error);
+    // The SDK quotes what the server sent (a protocol version of megabytes, say): bounded here.
+    const described = describeError(error);
+    const detail =
+      described.length > maxFailureChars ? `${described.slice(0, maxFailureChars)}…` : described;
     const stdio = connection.stdio;
     if (stdio === undefined) return detail;
     if (stdio.exit !== undefined)

@@ -148,6 +148,7 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
   /**
    * Longest tool description passed on, in characters [10000]: a longer one is cut (with a note
    * at its end) and reported to `onError`, since the model reads every description on every turn.
+   * The server's `instructions` are cut at the same length.
    */
   maxDescriptionChars?: number;
   /**

@@ -34,6 +34,7 @@ import type { McpToolResultDetails } from './result-mapping.js';
 import { callerOf, callTool } from './tool-call.js';
 import {
   applyTools,
+  defaultMaxDescriptionChars,
   type ListedTool,
   listTools,
   type ToolEntry,
@@ -313,9 +314,15 @@ export class McpToolAdapter implements AsyncDisposable {
     return this.#connector.current?.client.getServerCapabilities();
   }
 
-  /** The server's instructions for the model, if it gave any (worth adding to the system prompt). */
+  /**
+   * The server's instructions for the model, if it gave any (worth adding to the system prompt,
+   * as the server's words): cut at `maxDescriptionChars` [10,000] with a note, like a description.
+   */
   get instructions(): string | undefined {
-    return this.#connector.current?.client.getInstructions();
+    const instructions = this.#connector.current?.client.getInstructions();
+    const max = this.#options.maxDescriptionChars ?? defaultMaxDescriptionChars;
+    if (instructions === undefined || instructions.length <= max) return instructions;
+    return `${instructions.slice(0, max)}… [instructions cut at ${max.toLocaleString('en-US')} characters]`;
   }
 
   /** The stdio server's process id while it runs. */

@@ -283,7 +283,7 @@ export function toolEntry(
 /** Longest label (the tool's title) kept: it is shown in lists, one line each. */
 const maxLabelChars = 200;
 /** Default of `maxDescriptionChars`. */
-const defaultMaxDescriptionChars = 10_000;
+export const defaultMaxDescriptionChars = 10_000;
 
 /**
  * The description the model reads: the server's, cut at `max` characters (a description of

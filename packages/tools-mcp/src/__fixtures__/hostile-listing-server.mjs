@@ -2,7 +2,8 @@
 // first argument names (the tool `fine` is always listed too, so the server stays usable):
 //   schema-bomb     thirty definitions, each using the next twice: 2^30 nodes once inlined
 //   schema-bombs    the same bomb in several shapes (items, allOf, properties, oneOf + siblings)
-//   huge-description  a 5 MB description and a 100 kB title
+//   huge-description  a 5 MB description, a 100 kB title and 3 MB of instructions
+//   huge-version    answers the handshake with a protocol version of 2 MB
 //   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
 //   list-changed    tool `flood-changes` sends 300 notifications/tools/list_changed, 1 ms apart;
 //                   the listing names how many listings were answered (`listed-<n>`)
@@ -101,12 +102,16 @@ input.on('line', (text) => {
       line({
         id,
         result: {
-          protocolVersion: params.protocolVersion,
+          protocolVersion:
+            scenario === 'huge-version' ? `v${'9'.repeat(2_000_000)}` : params.protocolVersion,
           capabilities:
             scenario === 'silent'
               ? { tools: {}, logging: {} }
               : { tools: { listChanged: true } },
           serverInfo: { name: 'hostile-listing', version: '1.0.0' },
+          ...(scenario === 'huge-description'
+            ? { instructions: `Begin. ${'y'.repeat(3_000_000)} End.` }
+            : {}),
         },
       }),
     );
