@@ -92,7 +92,7 @@ export async function startCommand(
   const handle = startProcessGroup({
     ...settings,
     ...common,
-    ...(wrapped === undefined ? {} : { wrapped }),
+    ...(wrapped === undefined ? { reapOrphans: true } : { wrapped }),
   });
   return { handle, sandboxed: wrapped !== undefined };
 }

@@ -88,3 +88,70 @@ describe('a daemon left by an unsandboxed command', () => {
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
 });
+
+// The same daemons with their environment cleared (`env -i`): neither the group kill nor the
+// marker reaches them, and they outlived the call and the CLI (measured). The orphan reaper
+// (orphan-reaper.ts, perl as the command's subreaper) ends them with the call.
+const clearedDaemons = [
+  ['env -i setsid', 'env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!"'],
+  ['env -i setsid nohup', 'env -i setsid nohup sleep 600 > /dev/null 2>&1 & echo "pid $!"'],
+  [
+    'env -i, a double fork into a new session',
+    `env -i setsid sh -c 'sleep 600 > /dev/null 2>&1 & echo "pid $!"' > pid.txt; sleep 0.2; cat pid.txt`,
+  ],
+  [
+    'env -i, a new process group (setpgid)',
+    `env -i perl -e 'setpgrp(0, 0); exec "sleep", "600"' > /dev/null 2>&1 & echo "pid $!"`,
+  ],
+  [
+    'env -i setsid, deaf to SIGTERM and SIGHUP',
+    `env -i setsid sh -c 'trap "" TERM HUP; exec sleep 600' > /dev/null 2>&1 & echo "pid $!"`,
+  ],
+  [
+    'env -i setsid, from a child still in the group',
+    `(env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!"; sleep 600) & sleep 0.2`,
+  ],
+] as const;
+
+describe('a daemon that cleared its environment, left by an unsandboxed command', () => {
+  it.each(clearedDaemons)('%s: gone when the call returns', async (_name, command) => {
+    const tool = bash();
+    const result = await tool.execute({ command }, testContext());
+    const pids = pidsOf(resultText(result));
+    leftovers.push(...pids);
+    expect(pids, resultText(result)).toHaveLength(1);
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it.each(['timeout', 'abort'] as const)('gone when the call ends by %s', async (how) => {
+    const tool = bash();
+    const abort = new AbortController();
+    const command = `env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!" > pid.txt; sleep 600`;
+    const call = tool.execute(
+      { command, ...(how === 'timeout' ? { timeout: 1_500 } : {}) },
+      testContext({ signal: abort.signal }),
+    );
+    if (how === 'abort') {
+      while (!fs.existsSync(`${tool.dir}/pid.txt`) || fs.statSync(`${tool.dir}/pid.txt`).size === 0)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      abort.abort();
+    }
+    await call.catch(() => undefined);
+    const pids = pidsOf(fs.readFileSync(`${tool.dir}/pid.txt`, 'utf8'));
+    leftovers.push(...pids);
+    expect(pids).toHaveLength(1);
+    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('the command’s exit code, signal and output are its own', async () => {
+    const tool = bash();
+    const exited = resultText(
+      await tool.execute({ command: 'echo out; echo err >&2; exit 3' }, testContext()),
+    );
+    expect(exited).toMatch(/out/);
+    expect(exited).toMatch(/err/);
+    expect(exited).toMatch(/Exit code: 3/);
+    const killed = resultText(await tool.execute({ command: 'kill -9 $$' }, testContext()));
+    expect(killed).toMatch(/137|SIGKILL/);
+  });
+});

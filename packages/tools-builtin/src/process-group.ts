@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { SandboxLimitEvents } from '@agent/sandbox';
 import { endEarly } from './end-early.js';
+import { underOrphanReaper } from './orphan-reaper.js';
 import type { OutputBuffer } from './output-buffer.js';
 import { type OutputPipe, openOutputPipe } from './output-pipe.js';
 
@@ -51,6 +52,12 @@ export interface StartProcessGroupOptions {
   onData?: () => void;
   /** A marker put in the environment so escaped descendants (`setsid`) can be found and killed. */
   marker: string;
+  /**
+   * Start the shell under the orphan reaper (orphan-reaper.ts) where it can run: what leaves the
+   * group and clears its environment (`env -i setsid …`) is ended with the call. For commands
+   * outside any sandbox; ignored with `wrapped`.
+   */
+  reapOrphans?: boolean;
   /** Spawn this instead of `shell -c command` (the command wrapped in an OS sandbox). */
   wrapped?: {
     file: string;
@@ -245,8 +252,8 @@ export function newRunMarker(): string {
   return `${processMarker}.${randomUUID()}`;
 }
 
-/** Commands still running (group leader → process operations), for the exit. */
-const running = new Map<number, ProcessOperations>();
+/** Commands still running (group leader → process operations, led by the orphan reaper), for the exit. */
+const running = new Map<number, { ops: ProcessOperations; reaped: boolean }>();
 let exitOps: ProcessOperations | undefined;
 
 /**
@@ -257,7 +264,9 @@ let exitOps: ProcessOperations | undefined;
  * process killed by a signal runs no handler (the CLI turns SIGHUP and SIGTERM into an exit).
  */
 function endCommandsAtExit(): void {
-  for (const [pid, ops] of running) {
+  for (const [pid, { ops, reaped }] of running) {
+    // The reaper stays: with its command killed it ends what left the group, then exits.
+    if (reaped && killGroupButLeader(ops, pid)) continue;
     try {
       ops.kill(-pid, 'SIGKILL');
     } catch {
@@ -270,10 +279,31 @@ function endCommandsAtExit(): void {
   }
 }
 
-function trackRunning(pid: number, ops: ProcessOperations): void {
+function trackRunning(pid: number, ops: ProcessOperations, reaped: boolean): void {
   if (exitOps === undefined) process.once('exit', endCommandsAtExit);
   exitOps = ops;
-  running.set(pid, ops);
+  running.set(pid, { ops, reaped });
+}
+
+/** SIGKILLs every process of group `pgid` but its leader; false without `/proc`. */
+function killGroupButLeader(ops: ProcessOperations, pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (!/^[0-9]+$/.test(entry) || Number(entry) === pgid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+      if (Number(fields[2]) === pgid) ops.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return true;
 }
 
 /** Resolves after the event loop's next poll phase, so output already in a pipe has been read. */
@@ -430,14 +460,19 @@ function openPipes(): [OutputPipe, OutputPipe] | undefined {
 export function startProcessGroup(options: StartProcessGroupOptions): ProcessGroupHandle {
   const ops = options.process;
   let child: ChildProcess;
+  let reaped = false;
   // Real pipes read into reused buffers where FIFOs can be made (see output-pipe.ts); else Node's.
   const pipes = openPipes();
   const closeWriteEnds = () => {
     for (const pipe of pipes ?? []) pipe.closeWriteEnd();
   };
   try {
-    const file = options.wrapped?.file ?? options.shell;
-    const args = options.wrapped?.args ?? ['-c', options.command];
+    const direct = { file: options.shell, args: ['-c', options.command] };
+    const { file, args } =
+      options.wrapped ??
+      (options.reapOrphans === true ? underOrphanReaper(direct.file, direct.args) : undefined) ??
+      direct;
+    reaped = file !== direct.file && options.wrapped === undefined;
     child = ops.spawn(file, [...args], {
       cwd: options.cwd,
       env: { ...(options.wrapped?.env ?? options.env), [markerVariable]: options.marker },
@@ -458,7 +493,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
   // The child has its copies: the readers see end-of-file once it and its descendants close them.
   closeWriteEnds();
   const pid = child.pid;
-  if (pid !== undefined) trackRunning(pid, ops);
+  if (pid !== undefined) trackRunning(pid, ops, reaped);
   const reader = readOutput({
     stdout: options.stdout,
     stderr: options.stderr,
@@ -514,7 +549,8 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     // What left the group (`setsid daemon &`) is found by its marker: the call is not over until
     // it is gone — outside the sandbox as in it (a sandbox's pid namespace ends with its first
     // process, but the kernel tears it down after the sandbox has already reported the exit).
-    // Outside, one that also cleared its environment (`env -i setsid …`) is not found (README).
+    // Outside, one that also cleared its environment (`env -i setsid …`) is ended by the orphan
+    // reaper before it exits (where perl runs; else it is not found: README).
     else await endMarkedProcesses();
     early.stopListening();
     if (pid !== undefined) running.delete(pid);
