@@ -109,7 +109,7 @@ const clearedDaemons = [
   ],
   [
     'env -i setsid, from a child still in the group',
-    `(env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!"; sleep 600) & sleep 0.2`,
+    `(env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!" > pid.txt; sleep 600) & until [ -s pid.txt ]; do sleep 0.05; done; cat pid.txt`,
   ],
 ] as const;
 
@@ -128,7 +128,8 @@ describe('a daemon that cleared its environment, left by an unsandboxed command'
     const abort = new AbortController();
     const command = `env -i setsid sleep 600 > /dev/null 2>&1 & echo "pid $!" > pid.txt; sleep 600`;
     const call = tool.execute(
-      { command, ...(how === 'timeout' ? { timeout: 1_500 } : {}) },
+      // Long enough for the daemon to start on a loaded machine.
+      { command, ...(how === 'timeout' ? { timeout: 5_000 } : {}) },
       testContext({ signal: abort.signal }),
     );
     if (how === 'abort') {
