@@ -1,4 +1,5 @@
 import {
+  detectFileKind,
   fenceUntrusted,
   neutraliseUntrustedJson,
   type ToolResult,
@@ -108,7 +109,7 @@ export async function responseToResult(
     const retryAfter = response.headers.get('retry-after');
     if (retryAfter !== null) lines.push(`Retry-After: ${shownRetryAfter(retryAfter)}`);
     if (bytes.length > 0) {
-      if (isReadable(mediaType, bytes)) {
+      if (isReadable(mediaType, bytes) && !binaryInUtf8(bytes, contentType)) {
         const text = clip(prettyText(decode(bytes, contentType), mediaType), limits.maxErrorChars);
         details.clipped = text.clipped;
         lines.push('', shownText(text.text, context.untrustedOrigin) + text.note + cutNote);
@@ -123,13 +124,27 @@ export async function responseToResult(
     return { content: [{ type: 'text', text: `${statusLine} (no body)` }], details };
   }
   if (imageTypes.has(mediaType) && !truncated && bytes.length <= limits.maxImageBytes) {
+    // The bytes decide: an "image" the provider cannot take stays in the conversation and fails
+    // every later request of the session. A real image of another of the four types is sent as
+    // what it is.
+    const actual = detectFileKind(bytes.subarray(0, sniffBytes)).mimeType;
+    if (actual === undefined || !imageTypes.has(actual))
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `${statusLine}: binary ${mediaType} body whose bytes are not a PNG, JPEG, GIF or WebP image, ${formatBytes(bytes.length)} (not shown)`,
+          },
+        ],
+        details,
+      };
     const content: ToolResultContent[] = [
-      { type: 'text', text: `${statusLine}: ${mediaType} image, ${formatBytes(bytes.length)}` },
-      { type: 'image', data: toBase64(bytes), mimeType: mediaType },
+      { type: 'text', text: `${statusLine}: ${actual} image, ${formatBytes(bytes.length)}` },
+      { type: 'image', data: toBase64(bytes), mimeType: actual },
     ];
     return { content, details };
   }
-  if (isReadable(mediaType, bytes)) {
+  if (isReadable(mediaType, bytes) && !binaryInUtf8(bytes, contentType)) {
     const decoded = decode(bytes, contentType);
     const json = context.untrustedOrigin === undefined ? undefined : wholeJson(decoded, mediaType);
     const text = clip(
@@ -204,6 +219,19 @@ async function readBody(
     offset += chunk.length;
   }
   return { bytes, truncated };
+}
+
+/** Bytes read to tell an image or binary format from text. */
+const sniffBytes = 8192;
+
+/**
+ * Whether a body declared as UTF-8 text (or without a charset) is a binary format or holds NUL
+ * bytes: shown as text it would be garbage. Another charset (UTF-16 has NULs) is taken at its word.
+ */
+function binaryInUtf8(bytes: Uint8Array, contentType: string | undefined): boolean {
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !/^(?:utf-?8|us-ascii)$/i.test(charset)) return false;
+  return detectFileKind(bytes.subarray(0, sniffBytes)).type !== 'text';
 }
 
 function isReadable(mediaType: string, bytes: Uint8Array): boolean {
