@@ -1,8 +1,9 @@
 /**
  * The `agent` executable, kept as small as possible: `--version` is answered from versions fixed
  * at build time; anything else first keeps credentials out of the environ block (a re-execution,
- * see config/credential-handover.ts), then turns on Node's compile cache (V8's code cache on disk, under
- * `$AGENT_HOME/cache/compile`, so a later start skips compiling the bundle) and loads the CLI.
+ * see config/credential-handover.ts), makes `$AGENT_HOME` private (config/private-home.ts), then
+ * turns on Node's compile cache (V8's code cache on disk, under `$AGENT_HOME/cache/compile`, so a
+ * later start skips compiling the bundle) and loads the CLI.
  */
 import module from 'node:module';
 import { join } from 'node:path';
@@ -12,9 +13,30 @@ import { versionsText } from './config/version.js';
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(versionsText);
-} else if (await credentialsHandedOver()) {
+} else if ((await credentialsHandedOver()) && (await homeMadePrivate())) {
   enableCompileCache();
   await import('./main.js');
+}
+
+/**
+ * Creates `$AGENT_HOME` private and makes private what of it others may write
+ * (config/private-home.ts), before Node's compile cache creates it with the umask; false (exit
+ * code 1, said) when part of it belongs to another user.
+ */
+async function homeMadePrivate(): Promise<boolean> {
+  // A relative home is refused by main.ts, which says what to set.
+  const home = findAgentHome();
+  if (home === undefined) return true;
+  const { privateHomeNotice, securePrivateHome } = await import('./config/private-home.js');
+  try {
+    const notice = privateHomeNotice(home, securePrivateHome(home));
+    if (notice !== undefined) process.stderr.write(`agent: ${notice}\n`);
+    return true;
+  } catch (error) {
+    process.stderr.write(`agent: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+    return false;
+  }
 }
 
 /**

@@ -1,0 +1,87 @@
+/**
+ * `$AGENT_HOME` holds what runs as the user and what only the user may read: the settings (their
+ * hooks run, their `env` holds keys), MCP servers' tokens, sessions, journals, and Node's compile
+ * cache — code the CLI loads at every start. It was created by Node's compile cache with the
+ * process's umask, so under `umask 000` (a container's default, some CI images) `~/.agent`,
+ * `cache` and `cache/compile` were 0777: any local user could plant a settings file with a hook,
+ * swap `sessions` for a folder of theirs, or leave code-cache entries the next start loads.
+ *
+ * At start the home is created 0700 (whatever the umask), and so is `cache/compile` before Node
+ * uses it. An existing home, or a folder or file at its top (and `cache/compile`), that others
+ * may write is made private, and said; one that belongs to another user (not root) is refused:
+ * what is in it is theirs.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CliError } from './cli-error.js';
+
+/** What {@link securePrivateHome} changed, one entry per path: `cache (was 0777)`. */
+export interface PrivateHomeOutcome {
+  madePrivate: string[];
+}
+
+const writableByOthers = 0o022;
+
+/**
+ * Creates `home` (0700) and its compile-cache folder (0700); makes private what of it others may
+ * write (a folder loses every group and other permission, a file their write permission). Throws
+ * a CliError naming a path another user (not root) owns. A home that cannot
+ * be created (a read-only file system, a home nobody can write) is left to the code that uses it.
+ */
+export function securePrivateHome(home: string): PrivateHomeOutcome {
+  const madePrivate: string[] = [];
+  const uid = process.getuid?.();
+  // Not on Windows, which has neither owners by uid nor these modes.
+  if (uid === undefined) return { madePrivate };
+  try {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  } catch {
+    return { madePrivate };
+  }
+  const cache = path.join(home, 'cache');
+  const compile = path.join(cache, 'compile');
+  const check = (entry: string, shown: string) => {
+    let stat: fs.Stats;
+    try {
+      // The home may be a link (dotfiles); what is in it is judged as it is.
+      stat = entry === home ? fs.statSync(entry) : fs.lstatSync(entry);
+    } catch {
+      return;
+    }
+    if (stat.isSymbolicLink()) return;
+    // Root's own files (left by a `sudo agent` that kept HOME) can do nothing root could not.
+    if (stat.uid !== uid && stat.uid !== 0)
+      throw new CliError(
+        `${entry} belongs to uid ${stat.uid}, not to you (uid ${uid}): settings, hooks and cached code in ${home} would run as you. Remove it, or set AGENT_HOME to a folder of yours`,
+      );
+    // Root's: not ours to change (a home under /root read by a run as another user).
+    if (stat.uid !== uid) return;
+    const mode = stat.mode & 0o777;
+    // A folder is closed to others entirely: a folder of theirs could wait inside one left open.
+    const wanted = stat.isDirectory() ? mode & 0o700 : mode & ~writableByOthers;
+    if ((mode & writableByOthers) === 0 || wanted === mode) return;
+    fs.chmodSync(entry, wanted);
+    madePrivate.push(`${shown} (was ${mode.toString(8).padStart(4, '0')})`);
+  };
+  check(home, home);
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(home);
+  } catch {
+    // Unreadable: nothing in it is used either.
+  }
+  for (const name of names) check(path.join(home, name), name);
+  try {
+    fs.mkdirSync(compile, { recursive: true, mode: 0o700 });
+  } catch {
+    // No cache then: Node's own attempt fails the same way and the CLI runs without one.
+  }
+  check(compile, 'cache/compile');
+  return { madePrivate };
+}
+
+/** The notice for what {@link securePrivateHome} made private, or undefined when nothing. */
+export function privateHomeNotice(home: string, outcome: PrivateHomeOutcome): string | undefined {
+  if (outcome.madePrivate.length === 0) return undefined;
+  return `other users could write in ${home} (${outcome.madePrivate.join(', ')}): made private — they could have planted settings, hooks or cached code that runs as you; look through it if you did not set it up so`;
+}
