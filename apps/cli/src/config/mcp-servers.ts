@@ -3,6 +3,7 @@
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
 import { CliError } from './cli-error.js';
+import { expandHome, expandVariables, type McpExpansion, McpExpansionError } from './mcp-expand.js';
 import { parseJson, readSettingsText } from './project-file.js';
 
 /** One server of an `mcpServers` config, in the common Claude Desktop / Cursor shape. */
@@ -21,8 +22,14 @@ export interface McpServerEntry {
   baseDir?: string;
 }
 
-/** Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports. */
-export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
+/**
+ * Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports;
+ * the user's own file: `~` and `${VAR}` are expanded with `expansion`.
+ */
+export async function readMcpConfig(
+  path: string,
+  expansion: McpExpansion,
+): Promise<McpServerEntry[]> {
   let data: unknown;
   try {
     const text = await readSettingsText(path);
@@ -35,7 +42,7 @@ export async function readMcpConfig(path: string): Promise<McpServerEntry[]> {
     data !== null && typeof data === 'object'
       ? (data as { mcpServers?: unknown }).mcpServers
       : undefined;
-  return parseMcpServers(servers, `The MCP config ${path}`);
+  return parseMcpServers(servers, `The MCP config ${path}`, expansion).entries;
 }
 
 /** The keys a server entry may have: ours, and `type` as Claude Code writes it (checked against the shape). */
@@ -51,18 +58,38 @@ const urlTypes = ['http', 'streamable-http', 'sse'];
  * An `mcpServers` object (from a config file, `.mcp.json` or settings) into transports. A server
  * with `"disabled": true` is left out; an unknown key is an error naming the file, server and key.
  */
-export function parseMcpServers(servers: unknown, origin: string): McpServerEntry[] {
+export function parseMcpServers(
+  servers: unknown,
+  origin: string,
+  expansion: McpExpansion,
+): { entries: McpServerEntry[]; notices: string[] } {
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
     throw new CliError(`${origin} needs an object "mcpServers"`);
   }
-  const entries = Object.entries(servers as Record<string, unknown>).map(([name, raw]) =>
-    parseServer(name, raw, origin),
-  );
-  return entries.filter((entry) => entry !== undefined);
+  const entries: McpServerEntry[] = [];
+  const notices: string[] = [];
+  for (const [name, raw] of Object.entries(servers as Record<string, unknown>)) {
+    try {
+      const entry = parseServer(name, raw, origin, expansion);
+      if (entry !== undefined) entries.push(entry);
+    } catch (error) {
+      if (!(error instanceof McpExpansionError)) throw error;
+      // The user's own file: theirs to fix, said at start. A project's: that server is left out.
+      if (expansion.env !== undefined)
+        throw new CliError(`${origin}: server "${name}" ${error.message}`);
+      notices.push(`agent: server "${name}" of ${origin} is left out: it ${error.message}`);
+    }
+  }
+  return { entries, notices };
 }
 
 /** One server entry; undefined when it is disabled. */
-function parseServer(name: string, raw: unknown, path: string): McpServerEntry | undefined {
+function parseServer(
+  name: string,
+  raw: unknown,
+  path: string,
+  expansion: McpExpansion,
+): McpServerEntry | undefined {
   const fail = (why: string): never => {
     throw new CliError(`${path}: server "${name}" ${why}`);
   };
@@ -96,12 +123,25 @@ function parseServer(name: string, raw: unknown, path: string): McpServerEntry |
     fail('has "command" that is not a string: "command" must be a string (the program to run)');
   if (server.url !== undefined && server.command !== undefined)
     fail('has both "command" and "url": a server is a program to run or a URL, not both');
+  const expand = (value: string, where: string) => expandVariables(value, where, expansion);
+  const expandPath = (value: string, where: string) => expand(expandHome(value, expansion), where);
   if (typeof server.url === 'string') {
     const headers = stringRecord(server.headers);
     if (headers === undefined) fail('has "headers" that are not strings');
+    const url = expand(server.url, 'url');
+    const expandedHeaders =
+      headers == null
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(headers).map(([key, value]) => [key, expand(value, `headers.${key}`)]),
+          );
     return {
       name,
-      transport: { type: 'http', url: server.url, ...(headers == null ? {} : { headers }) },
+      transport: {
+        type: 'http',
+        url,
+        ...(expandedHeaders === undefined ? {} : { headers: expandedHeaders }),
+      },
     };
   }
   if (typeof server.command !== 'string')
@@ -111,14 +151,20 @@ function parseServer(name: string, raw: unknown, path: string): McpServerEntry |
     fail('has "args" that are not a list of strings');
   const env = stringRecord(server.env);
   if (env === undefined) fail('has "env" values that are not strings');
+  const expandedEnv =
+    env == null
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(env).map(([key, value]) => [key, expand(value, `env.${key}`)]),
+        );
   return {
     name,
     transport: {
       type: 'stdio',
-      command: server.command,
-      args: args as string[],
-      ...(env == null ? {} : { env }),
-      ...(typeof server.cwd === 'string' ? { cwd: server.cwd } : {}),
+      command: expandPath(server.command, 'command'),
+      args: (args as string[]).map((arg, index) => expandPath(arg, `args[${index}]`)),
+      ...(expandedEnv === undefined ? {} : { env: expandedEnv }),
+      ...(typeof server.cwd === 'string' ? { cwd: expandPath(server.cwd, 'cwd') } : {}),
     },
   };
 }

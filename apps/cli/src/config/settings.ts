@@ -5,6 +5,7 @@
  * (`mcpServers`, the format other tools use). AGENTS.md files (user and project) go into the
  * system prompt.
  */
+import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { type HooksConfig, mergeHooksConfigs } from '@agent/command-hooks';
 import { errorMessage, type PermissionMode } from '@agent/core';
@@ -91,6 +92,14 @@ async function readJson(path: string): Promise<unknown | undefined> {
   }
 }
 
+/**
+ * How `~` and `${VAR}` in a file's `mcpServers` are expanded: variables only in the user's own
+ * file (config/mcp-expand.ts says why).
+ */
+function expansionOf(scope: SettingsScope) {
+  return scope === 'user' ? { home: homedir(), env: process.env } : { home: homedir() };
+}
+
 /** Where a settings file sits: the user's own, or the project's (trusted or not). */
 export type SettingsScope = 'user' | 'project';
 
@@ -130,7 +139,14 @@ export async function readSettingsLayers(
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
         throw new CliError(`${path} must hold a JSON object with "mcpServers"`);
       const servers = (raw as { mcpServers?: unknown }).mcpServers;
-      layers.push({ path, scope, file: {}, servers: inProject(parseMcpServers(servers, path)) });
+      const parsed = parseMcpServers(servers, path, expansionOf(scope));
+      layers.push({
+        path,
+        scope,
+        file: {},
+        servers: inProject(parsed.entries),
+        ...(parsed.notices.length === 0 ? {} : { ignored: parsed.notices }),
+      });
       return;
     }
     // What only the user's own settings may set is left out of a project file, said once.
@@ -139,13 +155,18 @@ export async function readSettingsLayers(
         ? { file: checkSettings(raw, path), ignored: [] }
         : withoutUserOnlyKeys(checkSettings(raw, path), path, home);
     const file = checked.file;
-    const servers = file.mcpServers === undefined ? [] : parseMcpServers(file.mcpServers, path);
+    const parsed =
+      file.mcpServers === undefined
+        ? { entries: [], notices: [] }
+        : parseMcpServers(file.mcpServers, path, expansionOf(scope));
+    const servers = parsed.entries;
+    const ignored = [...checked.ignored, ...parsed.notices];
     layers.push({
       path,
       scope,
       file,
       servers: scope === 'project' ? inProject(servers) : servers,
-      ...(checked.ignored.length === 0 ? {} : { ignored: checked.ignored }),
+      ...(ignored.length === 0 ? {} : { ignored }),
     });
   };
   await read(join(home, 'settings.json'), 'user');

@@ -3,6 +3,7 @@
 // The server is found as a session finds it: --mcp-config, then the settings and the project's
 // .mcp.json as far as the folder is trusted.
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '@agent/core';
 import { agentHome } from '../config/agent-home.js';
@@ -22,7 +23,10 @@ function hasOwnConfiguration(root: string | undefined): boolean {
 
 /** The server named `name`: --mcp-config's first, as in a session; a clear error when none. */
 async function serverNamed(options: CliOptions, name: string): Promise<McpServerEntry> {
-  const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
+  const fromFlag =
+    options.mcpConfig === undefined
+      ? []
+      : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env });
   const servers = [...fromFlag, ...(options.mcpServers ?? [])];
   const server = servers.find((each) => each.name === name);
   if (server !== undefined) return server;

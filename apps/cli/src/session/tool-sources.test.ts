@@ -1,8 +1,12 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is written into config files as users write it, not a template.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readMcpConfig } from '../config/mcp-servers.js';
 import { tempDir } from '../testing/test-support.js';
+
+/** The user's own file: a home for `~`, an environment for `${VAR}`. */
+const yours = { home: '/home/me', env: { GITHUB_PAT: 'ghp_x', EMPTY: '' } };
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,7 +31,9 @@ describe('readMcpConfig', () => {
         legacy: { type: 'sse', url: 'http://127.0.0.1:1/sse' },
       },
     });
-    expect((await readMcpConfig(path)).map((entry) => [entry.name, entry.transport.type])).toEqual([
+    expect(
+      (await readMcpConfig(path, yours)).map((entry) => [entry.name, entry.transport.type]),
+    ).toEqual([
       ['on', 'stdio'],
       ['remote', 'http'],
       ['legacy', 'http'],
@@ -43,7 +49,7 @@ describe('readMcpConfig', () => {
         bare: { url: 'http://127.0.0.1:1/mcp' },
       },
     });
-    expect(await readMcpConfig(path)).toEqual([
+    expect(await readMcpConfig(path, yours)).toEqual([
       { name: 'plain', transport: { type: 'stdio', command: 'npx', args: ['-y', 'server'] } },
       {
         name: 'withEnv',
@@ -101,6 +107,65 @@ describe('readMcpConfig', () => {
     ],
     [{ mcpServers: { x: ['a'] } }, 'server "x" is not an object'],
   ])('rejects %j', async (content, message) => {
-    await expect(readMcpConfig(await configFile(content))).rejects.toThrow(message);
+    await expect(readMcpConfig(await configFile(content), yours)).rejects.toThrow(message);
   });
+});
+
+describe("~ and ${VAR} in an mcpServers entry (Claude Code's .mcp.json expansion)", () => {
+  it('expands a leading ~ in command, args and cwd, and ${VAR} / ${VAR:-default} everywhere', async () => {
+    const path = await configFile({
+      mcpServers: {
+        local: {
+          command: '~/bin/server',
+          args: ['~', '~/data', 'a~/b', '--token=${GITHUB_PAT}', '${EMPTY:-fallback}', '$HOME'],
+          cwd: '~/work',
+          env: { TOKEN: '${GITHUB_PAT}', PLAIN: '~/not-a-path' },
+        },
+        remote: {
+          url: 'https://example.test/mcp?key=${GITHUB_PAT}',
+          headers: { Authorization: 'Bearer ${GITHUB_PAT}' },
+        },
+      },
+    });
+    expect(await readMcpConfig(path, yours)).toEqual([
+      {
+        name: 'local',
+        transport: {
+          type: 'stdio',
+          command: '/home/me/bin/server',
+          args: ['/home/me', '/home/me/data', 'a~/b', '--token=ghp_x', 'fallback', '$HOME'],
+          env: { TOKEN: 'ghp_x', PLAIN: '~/not-a-path' },
+          cwd: '/home/me/work',
+        },
+      },
+      {
+        name: 'remote',
+        transport: {
+          type: 'http',
+          url: 'https://example.test/mcp?key=ghp_x',
+          headers: { Authorization: 'Bearer ghp_x' },
+        },
+      },
+    ]);
+  });
+
+  it.each([
+    [{ command: 'node', env: { TOKEN: '${MISSING}' } }, 'env.TOKEN'],
+    [{ url: 'https://x.test/${MISSING}' }, 'url'],
+    [
+      { url: 'https://x.test/', headers: { Authorization: 'Bearer ${EMPTY}' } },
+      'headers.Authorization',
+    ],
+    [{ command: '${MISSING}/bin/server' }, 'command'],
+  ])(
+    'an unset variable with no default in %j is an error naming the server and key',
+    async (server, where) => {
+      const path = await configFile({ mcpServers: { s: server } });
+      await expect(readMcpConfig(path, yours)).rejects.toThrow(
+        new RegExp(
+          `server "s" names \\$\\{(MISSING|EMPTY)\\} in "${where.replace('.', '\\.')}", which is not set`,
+        ),
+      );
+    },
+  );
 });

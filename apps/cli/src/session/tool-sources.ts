@@ -238,7 +238,10 @@ export async function loadTools(
         );
       }
     }
-    const fromFlag = options.mcpConfig === undefined ? [] : await readMcpConfig(options.mcpConfig);
+    const fromFlag =
+      options.mcpConfig === undefined
+        ? []
+        : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env });
     const flagged = new Set(fromFlag.map((server) => server.name));
     const servers = [
       ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
