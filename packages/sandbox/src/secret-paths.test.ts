@@ -59,6 +59,10 @@ describe('defaultSecretPaths', () => {
     '.config/sops/age/keys.txt',
     '.gitcookies',
     '.local/share/atuin',
+    '.cursor/mcp.json',
+    '.gemini/.env',
+    '.config/Claude/claude_desktop_config.json',
+    '.config/pnpm/rc',
   ])('covers ~/%s', (entry) => {
     expect(defaultSecretPaths('/home/me')).toContain(`/home/me/${entry}`);
   });

@@ -67,6 +67,8 @@ function homeSecretPaths(home: string): string[] {
     '.netrc',
     // Package registries.
     '.npmrc',
+    '.config/npm/npmrc', // npm's user config where XDG is followed
+    '.config/pnpm/rc', // pnpm's global .npmrc: registry auth tokens
     '.yarnrc',
     '.yarnrc.yml',
     '.config/pip',
@@ -94,6 +96,24 @@ function homeSecretPaths(home: string): string[] {
     '.qwen/oauth_creds.json',
     '.local/share/opencode/auth.json',
     '.continue', // config.json / config.yaml with API keys
+    // Other AI tools' configuration: MCP servers' `env` with keys, API keys, `.env` files of their own.
+    '.cursor/mcp.json',
+    '.codeium/windsurf/mcp_config.json',
+    '.config/Claude/claude_desktop_config.json',
+    '.config/Code/User/mcp.json',
+    '.config/Code/User/settings.json', // its `mcp.servers` entries and extensions' keys
+    '.gemini/settings.json',
+    '.gemini/.env', // Gemini CLI reads GEMINI_API_KEY from it
+    '.codex/config.toml',
+    '.qwen/settings.json',
+    '.qwen/.env',
+    '.claude/settings.json', // its `env` (ANTHROPIC_API_KEY, MCP tokens)
+    '.aider.conf.yml',
+    '.aider/oauth-keys.env',
+    '.config/io.datasette.llm/keys.json', // llm
+    '.config/aichat/config.yaml',
+    '.config/fabric/.env',
+    '.config/goose/secrets.yaml',
     // Data and ML platforms.
     '.cache/huggingface/token',
     '.huggingface/token',
