@@ -120,6 +120,16 @@ const peerSlashCommands: Record<string, string> = {
     'settings live in $AGENT_HOME/settings.json (~/.agent) and .agent/settings.json; the model can read them with its config tool',
   '/status': '/cost shows the usage, /permissions the rules, /mcp the servers',
   '/approvals': '/mode and /permissions',
+  // Codex, Aider and Gemini CLI go back with these; Claude Code and this CLI with /rewind.
+  '/undo':
+    '/rewind lists your earlier prompts; /rewind <n> puts the files and the conversation back to just before one',
+  '/restore': '/rewind lists your earlier prompts; /rewind <n> goes back to just before one',
+  '/new': '/clear starts a new conversation (the one before stays saved: agent --resume)',
+  '/reset': '/clear starts a new conversation (the one before stays saved: agent --resume)',
+  '/memory':
+    'write AGENTS.md in the project (or $AGENT_HOME/AGENTS.md for every project): read at start',
+  '/export': '/save <file> writes the conversation as JSON',
+  '/context': '/cost shows the tokens used; /compact [focus] summarises the conversation',
 };
 
 /** What does another agent's slash command here, or `undefined`. */

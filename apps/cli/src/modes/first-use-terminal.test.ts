@@ -186,6 +186,16 @@ describe('slash commands a new user types', () => {
       ['/login', 'no /login here: keys come from the environment: export ANTHROPIC_API_KEY='],
       ['/mode acceptEdits', '(for acceptEdits, use workspace-write)'],
       ['/zzzz', 'unknown command /zzzz; /help lists them'],
+      // Other agents' names for going back, starting over, memory and export.
+      ['/undo', 'no /undo here: /rewind lists your earlier prompts'],
+      ['/restore', 'no /restore here: /rewind lists your earlier prompts'],
+      ['/new', 'no /new here: /clear starts a new conversation'],
+      ['/reset', 'no /reset here: /clear starts a new conversation'],
+      ['/memory', 'no /memory here: write AGENTS.md in the project'],
+      ['/export', 'no /export here: /save <file> writes the conversation as JSON'],
+      ['/context', 'no /context here: /cost shows the tokens used'],
+      // How to come back tomorrow is in /help.
+      ['/help', 'agent --continue resumes the newest of this folder'],
     ];
     for (const [typed, answer] of answers) {
       tmux.type(typed);

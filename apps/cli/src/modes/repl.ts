@@ -35,7 +35,7 @@ export interface ReplOptions {
 const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access|plan>  /save <file>  /model [name]  /compact [focus]  /rewind [n [what] [force]]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
-Ctrl-C twice at the prompt (or Ctrl-D) exits.`;
+Ctrl-C twice at the prompt (or Ctrl-D) exits. Each session is saved as it goes: agent --continue resumes the newest of this folder, agent --resume lists them.`;
 
 /**
  * The first line of a description, to fit `width` characters: cut at a word boundary (never
