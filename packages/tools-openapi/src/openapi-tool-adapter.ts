@@ -41,7 +41,12 @@ import {
 } from './operation-filter.js';
 import { parseDocumentText } from './parse-document.js';
 import { createRedirectGuard } from './redirect-guard.js';
-import { type BuiltRequest, buildRequest, type RequestPlan } from './request-builder.js';
+import {
+  type BuiltRequest,
+  buildRequest,
+  queryNameKey,
+  type RequestPlan,
+} from './request-builder.js';
 import {
   defaultResponseLimits,
   type OpenApiResultDetails,
@@ -484,6 +489,10 @@ function isIdempotencyKeyParameter(parameter: NormalizedParameter): boolean {
   );
 }
 
+function headerNameKey(name: string): string {
+  return name.toLowerCase().replaceAll('_', '-');
+}
+
 function coveredByClient(
   parameter: NormalizedParameter,
   auth: readonly ResolvedAuth[],
@@ -495,8 +504,12 @@ function coveredByClient(
       item.type === 'apiKey' &&
       item.in === parameter.in &&
       (parameter.in === 'header'
-        ? item.name.toLowerCase() === parameter.name.toLowerCase()
-        : item.name === parameter.name),
+        ? // CGI and WSGI servers read `X_Api_Key` and `X-Api-Key` as one header.
+          headerNameKey(item.name) === headerNameKey(parameter.name)
+        : parameter.in === 'query'
+          ? // Another spelling a lenient server reads as the key's name is the key's too.
+            queryNameKey(item.name) === queryNameKey(parameter.name)
+          : item.name === parameter.name),
   );
 }
 

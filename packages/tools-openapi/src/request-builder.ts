@@ -56,10 +56,13 @@ export async function buildRequest(
   const headers = new Headers();
   const cookies: string[] = [];
   const secrets: SentSecret[] = [];
-  const credentialQuery = new Set(
+  // By the name a lenient server reads (queryNameKey), to the name as the API declares it.
+  const credentialQuery = new Map(
     plan.sendCredentials
       ? plan.auth.flatMap((item) =>
-          item.type === 'apiKey' && item.in === 'query' ? [encode(item.name)] : [],
+          item.type === 'apiKey' && item.in === 'query'
+            ? [[queryNameKey(item.name), item.name] as const]
+            : [],
         )
       : [],
   );
@@ -87,13 +90,18 @@ export async function buildRequest(
         }
         case 'query': {
           const pairs = queryPairs(parameter, value);
-          // An exploded object's keys are the model's to choose; one named like the API key's
-          // query parameter would send a key the model chose (the server may read the first).
-          const taken = pairs.find((pair) => credentialQuery.has(pair.slice(0, pair.indexOf('='))));
-          if (taken !== undefined)
-            throw new UnsendableValueError(
-              `the query parameter "${decodeURIComponent(taken.slice(0, taken.indexOf('=')))}" carries the API's credential and is filled by the client`,
-            );
+          // An exploded object's keys are the model's to choose; one a server reads as the API
+          // key's query parameter would send a key the model chose (the server may read the first).
+          for (const pair of pairs) {
+            const name = safeDecode(pair.slice(0, pair.indexOf('=')));
+            const credential = credentialQuery.get(queryNameKey(name));
+            if (credential !== undefined)
+              throw new UnsendableValueError(
+                name === credential
+                  ? `the query parameter "${credential}" carries the API's credential and is filled by the client`
+                  : `the query parameter "${name}" reads as "${credential}" to many servers, which carries the API's credential and is filled by the client`,
+              );
+          }
           query.push(...pairs);
           displayQuery.push(...pairs);
           break;
@@ -253,6 +261,18 @@ function maskCredentialPairs(query: string, secrets: SentSecret[]): string {
       return `${pair.slice(0, at)}=***`;
     })
     .join('&');
+}
+
+/**
+ * A query parameter's name as the most lenient servers read it, to tell when two names are one:
+ * lower-cased (ASP.NET and many gateways ignore case), `.` ` ` and an unclosed `[` as `_` (PHP),
+ * and `name[…]` as `name` (PHP and qs read `key[]`, `key[0]` as the array `key`).
+ */
+export function queryNameKey(name: string): string {
+  const lower = name.toLowerCase();
+  const bracket = lower.indexOf('[');
+  const base = bracket > 0 && lower.includes(']', bracket) ? lower.slice(0, bracket) : lower;
+  return base.replace(/[ .[]/g, '_');
 }
 
 function safeDecode(text: string): string {

@@ -141,7 +141,22 @@ describe('allowReserved keeps only what cannot change the query', () => {
 });
 
 describe('an exploded object may not fill the API key parameter', () => {
-  it.each(['api_key', 'api%5Fkey'])('key %j', async (name) => {
+  // Servers read names leniently: case-insensitively (ASP.NET, many gateways), `.` ` ` `[` as `_`
+  // (PHP), `name[]` / `name[0]` as the name itself (PHP, qs). One that took the model's key
+  // first would run the call on the account of whoever wrote that key.
+  it.each([
+    'api_key',
+    'api%5Fkey',
+    'API_KEY',
+    'Api_Key',
+    'api.key',
+    'api key',
+    'api[key',
+    'api_key[]',
+    'api_key[0]',
+    'API_KEY[x]',
+    'api%2Ekey',
+  ])('key %j', async (name) => {
     const filter = { [decodeURIComponent(name)]: 'attacker-key', status: 'open' };
     const error = await failure(
       callTool(adapter({ type: 'apiKey', value: 'key-0123456789' }).tool('search'), { filter }),
@@ -150,6 +165,62 @@ describe('an exploded object may not fill the API key parameter', () => {
     expect(error.message).toContain('at "filter"');
     expect(error.message).toContain('"api_key"');
     expect(seen).toHaveLength(0);
+  });
+
+  it('a declared parameter named like the key in another spelling is not asked of the model', () => {
+    const tool = OpenApiToolAdapter.fromSpec(
+      {
+        openapi: '3.1.0',
+        info: { title: 'Spelling', version: '1' },
+        servers: [{ url: origin }],
+        components: { securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } } },
+        security: [{ key: [] }],
+        paths: {
+          '/x': {
+            get: {
+              operationId: 'x',
+              parameters: ['API_KEY', 'api.key', 'Api-Key', 'q'].map((name) => ({
+                name,
+                in: 'query',
+                schema: { type: 'string' },
+              })),
+              responses: ok,
+            },
+          },
+        },
+      },
+      { auth: { type: 'apiKey', value: 'key-0123456789' }, onWarning: () => undefined },
+    ).tool('x');
+    expect(Object.keys(tool?.parameters.properties ?? {})).toEqual(['Api-Key', 'q']);
+  });
+
+  it('a declared header named like the key header in another spelling is not asked either', () => {
+    const tool = OpenApiToolAdapter.fromSpec(
+      {
+        openapi: '3.1.0',
+        info: { title: 'Spelling', version: '1' },
+        servers: [{ url: origin }],
+        components: {
+          securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+        },
+        security: [{ key: [] }],
+        paths: {
+          '/x': {
+            get: {
+              operationId: 'x',
+              parameters: ['X_API_KEY', 'x-api-key', 'X-Trace'].map((name) => ({
+                name,
+                in: 'header',
+                schema: { type: 'string' },
+              })),
+              responses: ok,
+            },
+          },
+        },
+      },
+      { auth: { type: 'apiKey', value: 'key-0123456789' }, onWarning: () => undefined },
+    ).tool('x');
+    expect(Object.keys(tool?.parameters.properties ?? {})).toEqual(['X-Trace']);
   });
 
   it('other keys are sent, and without credentials the name is free', async () => {
