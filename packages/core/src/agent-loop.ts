@@ -284,11 +284,21 @@ class AgentLoop {
     const signal = this.#signal;
     const response = await steps.modelResponse(turn, async () => {
       const compacted = host.compactor.compactions.length;
+      // A turn the API paused, recorded before the process died mid-continuation: resumed.
+      const paused = await steps.pausedTurn(turn);
+      let part = paused?.part ?? 0;
       const message = await host.model.call({
         runId: steps.runId,
         signal,
         emit,
         listening,
+        ...(paused === undefined ? {} : { continues: paused.message }),
+        ...(steps.journal === undefined
+          ? {}
+          : {
+              onCheckpoint: (message: AssistantMessage) =>
+                steps.recordPausedTurn(turn, ++part, message),
+            }),
         onUsage: (spent) => {
           addUsage(this.#usage, spent);
           this.#budget.consume(spent);

@@ -1,5 +1,5 @@
 import { errorMessage, ProviderError } from './errors.js';
-import { type AssistantMessage, emptyUsage, type Message } from './messages.js';
+import { type AssistantMessage, addUsage, emptyUsage, type Message } from './messages.js';
 import type { Provider, ProviderRequest, StreamEvent } from './provider.js';
 import { StreamedToolCallIds } from './tool-call-ids.js';
 
@@ -84,6 +84,32 @@ export interface StreamAssistantOptions {
    * answer, or empty) is renamed as the call starts, in the events and the final message alike.
    */
   conversation?: readonly Message[];
+  /**
+   * A paused turn this call continues (recorded before a crash): its content comes first, the
+   * events' indices follow it, and the final message holds both, their usage added up.
+   */
+  continues?: AssistantMessage;
+  /** Receives the paused turn so far (with `continues` before it) when the provider continues it. */
+  onCheckpoint?: (paused: AssistantMessage) => Promise<void>;
+}
+
+/** `earlier` (a paused turn) and `later` (its continuation) as one message. */
+export function continuedMessage(
+  earlier: AssistantMessage,
+  later: AssistantMessage,
+): AssistantMessage {
+  return {
+    ...later,
+    content: [...earlier.content, ...later.content],
+    usage: addUsage(addUsage(emptyUsage(), earlier.usage), later.usage),
+    timestamp: earlier.timestamp,
+  };
+}
+
+/** `event` with its block index moved past the `offset` blocks of a continued turn. */
+function shifted(event: StreamEvent, offset: number): StreamEvent {
+  if (offset === 0 || !('index' in event)) return event;
+  return { ...event, index: event.index + offset };
 }
 
 /**
@@ -105,6 +131,11 @@ export async function streamAssistantMessage(
     stopReason: 'stop',
     timestamp: Date.now(),
   };
+  const continues = options.continues;
+  if (continues !== undefined) partial.content.push(...continues.content);
+  const offset = continues?.content.length ?? 0;
+  const whole = (message: AssistantMessage): AssistantMessage =>
+    continues === undefined ? message : continuedMessage(continues, message);
   options.onStart(partial);
   const fail = (reason: 'error' | 'aborted', message: string): AssistantMessage => ({
     ...partial,
@@ -115,13 +146,21 @@ export async function streamAssistantMessage(
   const ids =
     options.conversation === undefined ? undefined : new StreamedToolCallIds(options.conversation);
   try {
-    for await (const streamed of provider.stream(request, { signal: options.signal })) {
-      const event = ids === undefined ? streamed : ids.event(streamed);
+    const onCheckpoint = options.onCheckpoint;
+    const streamOptions = {
+      signal: options.signal,
+      ...(onCheckpoint === undefined
+        ? {}
+        : { onCheckpoint: (paused: AssistantMessage) => onCheckpoint(whole(paused)) }),
+    };
+    for await (const streamed of provider.stream(request, streamOptions)) {
+      const moved = shifted(streamed, offset);
+      const event = ids === undefined ? moved : ids.event(moved);
       if (event.type === 'done')
-        return ids === undefined ? event.message : ids.message(event.message);
+        return ids === undefined ? whole(event.message) : ids.message(whole(event.message));
       if (event.type === 'error') {
         const message = {
-          ...(ids === undefined ? event.message : ids.message(event.message)),
+          ...(ids === undefined ? whole(event.message) : ids.message(whole(event.message))),
           stopReason: event.reason,
         } satisfies AssistantMessage;
         if (message.errorMessage === undefined) message.errorMessage = event.error.message;

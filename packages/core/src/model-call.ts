@@ -23,6 +23,10 @@ export interface ModelCall {
   onUsage: (usage: Usage) => void;
   /** Receives the typed error when the call (after any retry) failed. */
   onError: (error: ProviderError) => void;
+  /** A paused turn recorded before a crash: sent back so the API resumes it (see `continues`). */
+  continues?: AssistantMessage;
+  /** Records a paused turn before the provider continues it (a journaled run only). */
+  onCheckpoint?: (paused: AssistantMessage) => Promise<void>;
 }
 
 /** What one compaction is for and where its events and usage go. */
@@ -71,10 +75,13 @@ export class ModelCaller {
       }
     }
     let failure: ProviderError | undefined;
+    const continues = call.continues;
     const send = (sent: ProviderRequest) =>
-      streamAssistantMessage(options.provider, sent, {
+      streamAssistantMessage(options.provider, withPausedTurn(sent, continues), {
         signal: call.signal,
         conversation: this.#source.messages,
+        ...(continues === undefined ? {} : { continues }),
+        ...(call.onCheckpoint === undefined ? {} : { onCheckpoint: call.onCheckpoint }),
         onStart: (partial) => call.emit({ type: 'message-start', message: partial }),
         // One per streamed delta: not built when nobody listens.
         onEvent: (partial, event) => {
@@ -183,4 +190,12 @@ export class ModelCaller {
       compactions: this.#source.compactor.compactions.length,
     };
   }
+}
+
+/** The request with a paused turn as its last message: the API resumes the turn from it. */
+function withPausedTurn(
+  request: ProviderRequest,
+  paused: AssistantMessage | undefined,
+): ProviderRequest {
+  return paused === undefined ? request : { ...request, messages: [...request.messages, paused] };
 }

@@ -61,6 +61,13 @@ export interface HostedTool {
 export interface ProviderStreamOptions {
   /** Aborting cancels the HTTP request at once; the stream then ends with an `error` event (reason `aborted`). */
   signal?: AbortSignal;
+  /**
+   * Called when the provider is about to continue a turn the API paused (Anthropic's
+   * `pause_turn`) with another request, with the message so far; the continuation waits for it.
+   * The loop's journal records it there, so a run resumed after a crash mid-continuation sends
+   * that message back (the API resumes the turn) instead of paying for the whole turn again.
+   */
+  onCheckpoint?: (paused: AssistantMessage) => Promise<void>;
 }
 
 /**

@@ -20,6 +20,12 @@ export type RunStep =
   | { type: 'run-input'; runId: string }
   /** One model call's final assistant message (turn counts from 1). */
   | { type: 'model-response'; runId: string; turn: number }
+  /**
+   * A turn the API paused, as it stood before the provider continued it (Anthropic's
+   * `pause_turn`; `part` counts the pauses of the turn from 1): a resumed run continues from the
+   * last one instead of paying for the whole turn again.
+   */
+  | { type: 'model-checkpoint'; runId: string; turn: number; part: number }
   /** The permission gate's and `beforeToolExecution` hook's verdict on one call. */
   | { type: 'tool-decision'; runId: string; turn: number; index: number; toolCallId: string }
   /** One call's result, as the model will read it. */
@@ -41,6 +47,7 @@ export interface RunStepValues {
   'run-input': { messages: Message[] };
   /** With the compactions made before the call (so a replay sends what the run sent). */
   'model-response': { message: AssistantMessage; compactions?: Compaction[] };
+  'model-checkpoint': { message: AssistantMessage };
   'tool-decision': /**
    * `answered`: the allow was an answer (the approver's, a grant's), not a rule's or the mode's;
    * `answeredCall`: the {@link toolCallFingerprint} of the call it answered (an answer stands in
@@ -97,6 +104,8 @@ export function runStepKey(step: RunStep): string {
       return step.type;
     case 'model-response':
       return `${step.type}/${step.turn}`;
+    case 'model-checkpoint':
+      return `${step.type}/${step.turn}/${step.part}`;
     case 'tool-decision':
     case 'tool-result':
       return `${step.type}/${step.turn}/${step.index}/${step.toolCallId}`;

@@ -1,5 +1,5 @@
 import type { AgentStopReason } from './agent-events.js';
-import type { Message, UserMessage } from './messages.js';
+import type { AssistantMessage, Message, UserMessage } from './messages.js';
 import type { RunJournal, RunStep, RunStepValues, StepAttempt } from './run-journal.js';
 
 // The loop's view of its journal: one method per kind of step, each running the live work only
@@ -45,6 +45,32 @@ export class RunSteps {
     // Unreachable (a model step always records a message); kept so a bad journal cannot crash the loop.
     if (value === undefined) return { ...(await live()), replayed: false };
     return { ...value, replayed };
+  }
+
+  /**
+   * The last paused turn recorded for `turn` and its `part` (none without a journal, or when the
+   * turn never paused). Asking records nothing: a checkpoint is written only by
+   * {@link RunSteps.recordPausedTurn}.
+   */
+  async pausedTurn(turn: number): Promise<{ message: AssistantMessage; part: number } | undefined> {
+    if (this.journal === undefined) return undefined;
+    let found: { message: AssistantMessage; part: number } | undefined;
+    for (let part = 1; ; part++) {
+      const value = await this.step(
+        { type: 'model-checkpoint', runId: this.runId, turn, part },
+        async () => undefined,
+      );
+      if (value === undefined) return found;
+      found = { message: value.message, part };
+    }
+  }
+
+  /** Records the turn as it stood when the API paused it for the `part`-th time. */
+  async recordPausedTurn(turn: number, part: number, message: AssistantMessage): Promise<void> {
+    if (this.journal === undefined) return;
+    await this.step({ type: 'model-checkpoint', runId: this.runId, turn, part }, async () => ({
+      message,
+    }));
   }
 
   /** The queued messages the run takes in at this point (`live` drains the queue; none: nothing recorded). */

@@ -33,7 +33,9 @@ export interface AnthropicProviderOptions {
   /**
    * Requests sent to continue a turn the API paused (`pause_turn`, a server tool such as web
    * search running long): the paused response goes back as it is and the model carries on, all
-   * in one assistant message. Past this many the stream ends with an error saying so [5].
+   * in one assistant message. Past this many the stream ends with an error saying so [5]. Each
+   * paused turn is handed to the stream's `onCheckpoint` before its continuation is sent (the
+   * loop's journal records it, so a resumed run continues from it).
    */
   maxPauseContinuations?: number;
   /** Backoff tuning and an `onRetry` observer; a server's `retry-after-ms`/`retry-after` wins, capped at 60 s. */

@@ -2,9 +2,11 @@
 // continued with another request when the API paused the turn. The state machine that turns the
 // events into our stream events and the final message is anthropic-stream-state.ts.
 import {
+  type AssistantMessage,
   abortError,
   errorMessage,
   notAnEventStream,
+  ProviderError,
   type ProviderRequest,
   type ProviderStreamOptions,
   RetryingStream,
@@ -45,6 +47,19 @@ export function streamAnthropic(
   const signal = streamOptions.signal;
   const state = new AnthropicStreamState(id, request.model, setup.maxPauseContinuations);
   let params: MessageCreateParamsStreaming | undefined;
+  /** The paused turn last handed to `onCheckpoint` (a retry of its continuation asks no more). */
+  let recorded: AssistantMessage | undefined;
+  const checkpoint = async (paused: AssistantMessage): Promise<void> => {
+    try {
+      await streamOptions.onCheckpoint?.(paused);
+    } catch (error) {
+      throw new ProviderError(`The paused turn could not be recorded: ${errorMessage(error)}`, {
+        provider: id,
+        isRetryable: false,
+        cause: error,
+      });
+    }
+  };
   // Our own controller per attempt, linked to the caller's signal by one listener per stream
   // that `cleanup` removes: the SDK's listener then sits on this short-lived signal, so a
   // long-lived caller signal collects nothing, and `cancel` can abort the request too.
@@ -56,6 +71,11 @@ export function streamAnthropic(
     open: async () => {
       // A paused turn goes back as it is, as the last (assistant) message: the API resumes it.
       const paused = state.pausedMessage;
+      if (paused !== undefined && paused !== recorded) {
+        // Recorded first (a journaled run): a crash mid-continuation resumes from it.
+        recorded = paused;
+        await checkpoint(paused);
+      }
       params ??= setup.buildParams(
         paused === undefined ? request : { ...request, messages: [...request.messages, paused] },
       );

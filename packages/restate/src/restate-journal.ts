@@ -112,6 +112,9 @@ export class RestateRunJournal implements RunJournal {
       case 'tool-decision':
       case 'queued-messages':
       case 'steering-skip':
+      // Asked inside the model response's own `ctx.run`, where no other `ctx.run` may start: a
+      // paused turn is not kept apart here (Restate repeats that `ctx.run` whole after a crash).
+      case 'model-checkpoint':
         return run({ interrupted: false });
       case 'tool-result': {
         const key = runStepKey(step);
