@@ -417,8 +417,15 @@ You read files carefully and quote them.
     );
     sessions.push(second);
     await vi.waitFor(
-      () => expect(second.capture()).toContain('resumed a conversation of 2 messages'),
+      () =>
+        expect(second.capture()).toContain(
+          'resumed a conversation of 2 messages, last written today',
+        ),
       waitOptions,
+    );
+    // Where it stopped, for the user who comes back the next day: the last prompt and answer.
+    expect(second.capture()).toContain(
+      '  you: my cat is called Miso\n  agent: Noted: the cat is called Miso.',
     );
     second.type('what is my cat called?');
     second.press('Enter');

@@ -9,6 +9,7 @@ import type { RunKeys } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { compactCommand } from './compact-command.js';
 import type { PromptInput, PromptOutcome } from './prompt-input.js';
+import { resumedLines } from './resumed-lines.js';
 import { rewindCommand } from './rewind-command.js';
 
 const modes: readonly PermissionMode[] = [
@@ -113,7 +114,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   const wide = wideWorkspaceNotice(session.cwd);
   if (wide !== undefined) shownLine(wide);
   if (session.agent.messages.length > 0)
-    shownLine(`resumed a conversation of ${session.agent.messages.length} messages`);
+    for (const line of resumedLines(session.agent.messages, clipAtWord)) shownLine(line);
   transcript.line(help);
   let interrupted = false;
   // Prompts that run before the next line is read: the one given on the command line, an MCP
