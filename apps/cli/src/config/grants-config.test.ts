@@ -224,7 +224,7 @@ describe('config tools through the loop', () => {
     const session = repl(['--scripted', script, '--cwd', workspace], dir, env);
     await session.waitForText('> ');
     session.submit('use the other model');
-    await session.waitForText('Allow config_set: model:other-model?');
+    await session.waitForText('Allow config_set: model:other-model? [y] once');
     session.tmux.press('y');
     await session.waitForText(
       'model: other-model (chosen with config_set; the conversation goes on)',

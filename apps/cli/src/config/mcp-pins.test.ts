@@ -126,7 +126,7 @@ describe('MCP tool pinning', () => {
     repl.type('go');
     repl.press('Enter');
     // The REPL's default mode asks before an MCP call.
-    await waitFor(repl, (screen) => expect(screen).toContain('Allow words__lookup'));
+    await waitFor(repl, (screen) => expect(screen).toMatch(/Allow words__lookup.*\[y\] once/s));
     repl.press('y');
     await waitFor(repl, (screen) => expect(screen).toContain('✓ words__lookup'));
     repl.kill();

@@ -90,6 +90,8 @@ describe("a trusted project's BROWSER", () => {
       vi.waitFor(() => expect(tmux.capture()).toContain(text), waitOptions);
     await waitForText('ignored BROWSER from .agent/settings.json');
     await waitForText('(it opens example.com)');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await waitForText('Open it? [y] open');
     tmux.type('y');
     await waitForText('→ opened in your browser');
     await vi.waitFor(

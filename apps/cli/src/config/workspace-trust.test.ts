@@ -644,7 +644,7 @@ describe('the REPL asks (tmux)', () => {
     first.kill();
 
     const second = start();
-    await waitFor(second, 'Trust this folder?');
+    await waitFor(second, 'Trust this folder? [y] yes');
     second.press('y');
     await vi.waitFor(() => expect(existsSync(repo.canary('hook-SessionStart'))).toBe(true), {
       timeout: 20_000,

@@ -128,7 +128,7 @@ describe('Ctrl-C before the session starts', () => {
       cwd: dir,
       env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
     });
-    await waitFor(tmux, 'Trust this folder?');
+    await waitFor(tmux, 'Trust this folder? [y] yes');
     tmux.press('n');
     await waitFor(tmux, 'is not a trusted folder');
     await vi.waitFor(() => expect(tmux.capture().trimEnd().endsWith('>')).toBe(true), {

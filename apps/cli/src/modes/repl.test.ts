@@ -155,7 +155,8 @@ describe('interactive session (tmux)', () => {
     ]);
     await repl.waitForPrompt();
     repl.submit('write x');
-    await repl.waitForText('Allow write_file:');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await repl.waitForText('[y] once  [a] always');
     repl.tmux.press('n');
     await repl.waitForText('Denied, fine.');
     expect(repl.screen()).toContain('✗ write_file [denied]: Permission denied: Denied by the user');
@@ -179,7 +180,7 @@ describe('interactive session (tmux)', () => {
       [{ toolCalls: [write] }, { text: 'Wrote y.txt.' }],
       ['-p', 'write y'],
     );
-    await repl.waitForText('Allow write_file:');
+    await repl.waitForText('[y] once  [a] always');
     repl.tmux.press('y');
     await repl.waitForText('Wrote y.txt.');
     expect(await repl.waitForExit()).toBe(0);
@@ -449,7 +450,7 @@ You read files carefully and quote them.
     );
     await repl.waitForPrompt();
     repl.submit('change the greeting');
-    await repl.waitForText('Allow edit_file');
+    await repl.waitForText('[y] once  [a] always');
     const asked = repl.screen();
     expect(asked).toMatch(/@@ -1,3 \+1,3 @@/);
     expect(asked).toMatch(/^\s+-hello world$/m);

@@ -225,7 +225,8 @@ describe('a child in the terminal (tmux)', () => {
     });
     await repl.waitForPrompt();
     repl.submit('go');
-    await repl.waitForText('Allow bash: touch made?');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await repl.waitForText('Allow bash: touch made? [y] once');
     expect(repl.screen()).toContain(
       'Sub-agent helper asks (an "always" counts for the whole session): Allow bash: touch made?',
     );
@@ -279,13 +280,15 @@ describe("a child's answer is the session's (tmux)", () => {
     });
     await repl.waitForPrompt();
     repl.submit('go');
-    await repl.waitForText('Sub-agent helper asks');
+    await repl.waitForText('[y] once');
     // One question at a time: the other child's waits until this one is answered.
     expect(repl.screen().split('Sub-agent helper asks')).toHaveLength(2);
     const asked = /Allow bash: touch (first|second)\?/.exec(repl.screen())?.[1];
     const other = asked === 'first' ? 'second' : 'first';
     repl.tmux.press('y');
     await repl.waitForText(`Allow bash: touch ${other}?`);
+    // Its keys come a moment later (the other child's lines may print in between).
+    await repl.waitForText('[y] once', 2);
     repl.tmux.press('n');
     await repl.waitForText('parent done');
     expect(repl.screen().split('Sub-agent helper asks')).toHaveLength(3);
@@ -312,6 +315,7 @@ describe("a child's answer is the session's (tmux)", () => {
     await repl.waitForPrompt();
     repl.submit('go');
     await repl.waitForText('Sub-agent helper asks');
+    await repl.waitForText('[y] once');
     repl.tmux.press('v');
     await repl.waitForText('parent done');
     const screen = repl.screen();

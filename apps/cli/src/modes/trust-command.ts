@@ -12,8 +12,12 @@ import { CliError } from '../config/cli-error.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { findProjectRoot } from '../config/project-root.js';
 import { startWithTrust, type TrustQuestion, trustStorePath } from '../config/trust-flow.js';
+import { droppedKeysNote, questionSettleMs } from '../ui/terminal-keys.js';
 
-/** The question's text, every line that would run or widen shown. */
+/** The answer keys of the trust question (drawn once it has been on screen a moment). */
+export const trustAnswerKeys = '[y] yes [n] no (start without it) ';
+
+/** The question's text, every line that would run or widen shown (the answer keys come after). */
 export function trustQuestionText(question: TrustQuestion): string {
   // A folder's name may hold a newline or an escape sequence (a repository's name, a subfolder).
   const folder = terminalSafe(question.folder, { singleLine: true });
@@ -23,7 +27,7 @@ export function trustQuestionText(question: TrustQuestion): string {
   const scope = question.wholesale
     ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
     : '';
-  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? [y] yes [n] no (start without it) `;
+  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? `;
 }
 
 /**
@@ -53,15 +57,20 @@ const ctrlC = '\u0003';
 /**
  * Asks a yes/no question on the terminal and reads one key: `y` is yes; `n`, Enter, Escape,
  * Ctrl-C and Ctrl-D are no — except that with `interruptQuits` Ctrl-C rejects with an
- * `AbortError` (the CLI then ends with 130, as Ctrl-C anywhere else at start). Leaves the terminal
- * as it found it (raw or not, paused).
+ * `AbortError` (the CLI then ends with 130, as Ctrl-C anywhere else at start). The answer keys
+ * (`answerKeys`) are drawn once the question has been on screen for `settleMs`
+ * ({@link questionSettleMs}); keys pressed before are dropped (said with them) — a `y` meant for
+ * something else trusted a folder for good. Leaves the terminal as it found it (raw or not, paused).
  */
 export function askOnTerminal(
   input: NodeJS.ReadStream,
   write: (text: string) => void,
-  { interruptQuits = false }: { interruptQuits?: boolean } = {},
-): (question: string) => Promise<boolean> {
-  return (question) =>
+  {
+    interruptQuits = false,
+    settleMs = questionSettleMs,
+  }: { interruptQuits?: boolean; settleMs?: number } = {},
+): (question: string, answerKeys: string) => Promise<boolean> {
+  return (question, answerKeys) =>
     new Promise<boolean>((resolve, reject) => {
       const tty = input as ReadStream;
       const wasRaw = tty.isRaw === true;
@@ -72,7 +81,13 @@ export function askOnTerminal(
         discardPendingInput();
       }
       write(question);
+      let dropped = 0;
+      let settle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+        settle = undefined;
+        write(`${answerKeys}${droppedKeysNote(dropped)}`);
+      }, settleMs);
       const finish = (answer: boolean) => {
+        clearTimeout(settle);
         input.off('data', onData);
         input.off('end', onEnd);
         if (typeof tty.setRawMode === 'function') tty.setRawMode(wasRaw);
@@ -84,6 +99,7 @@ export function askOnTerminal(
       const onData = (chunk: Buffer | string) => {
         const text = chunk.toString();
         if (interruptQuits && text === ctrlC) {
+          clearTimeout(settle);
           input.off('data', onData);
           input.off('end', onEnd);
           if (typeof tty.setRawMode === 'function') tty.setRawMode(wasRaw);
@@ -91,6 +107,13 @@ export function askOnTerminal(
           write('\n');
           reject(Object.assign(new Error('Interrupted at the question'), { name: 'AbortError' }));
           return;
+        }
+        // Pressed as the question appeared (its keys not drawn yet): not the answer.
+        if (settle !== undefined) {
+          if (text !== ctrlC) {
+            dropped += 1;
+            return;
+          }
         }
         // A bracketed paste or any other input is not an answer: only a single key is.
         if (text === 'y' || text === 'Y') finish(true);
@@ -112,7 +135,7 @@ export function askTrustOnTerminal(
   write: (text: string) => void,
 ): (question: TrustQuestion) => Promise<boolean> {
   const ask = askOnTerminal(input, write, { interruptQuits: true });
-  return (question) => ask(trustQuestionText(question));
+  return (question) => ask(trustQuestionText(question), trustAnswerKeys);
 }
 
 /** The MCP tool-change question on the terminal. */
@@ -123,7 +146,8 @@ export function askMcpToolChangesOnTerminal(
   const ask = askOnTerminal(input, write);
   return ({ server, lines }) =>
     ask(
-      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\nLet the model use them? [y] yes [n] no `,
+      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\nLet the model use them? `,
+      '[y] yes [n] no ',
     );
 }
 

@@ -51,7 +51,8 @@ describe('the trust question', () => {
     tmux.type(typed);
     const waitFor = (text: string) =>
       vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
-    await waitFor('Trust this folder?');
+    // Its answer keys are drawn a moment after the question (keys before are not an answer).
+    await waitFor('Trust this folder? [y] yes');
     expect(tmux.capture().startsWith(typed), 'typed before the question').toBe(true);
     // Still waiting for an answer: nothing trusted, nothing ran.
     expect(tmux.capture()).not.toContain('(start without it) yes');

@@ -42,10 +42,11 @@ describe('a question about a script’s call (tmux)', () => {
     });
     await repl.waitForPrompt();
     repl.submit('go');
-    await repl.waitForText('Allow bash: touch direct?');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await repl.waitForText('Allow bash: touch direct? [y] once');
     expect(repl.screen()).not.toMatch(/script \(run_script\) asks[^\n]*touch direct/);
     repl.tmux.press('n');
-    await repl.waitForText('Allow bash: touch scripted?');
+    await repl.waitForText('Allow bash: touch scripted? [y] once');
     expect(repl.screen()).toContain(
       'A script (run_script) asks, not the model directly: Allow bash: touch scripted?',
     );

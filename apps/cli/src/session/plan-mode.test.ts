@@ -36,7 +36,8 @@ async function planSession(prefix: string, extraSteps: unknown[] = []) {
   await repl.waitForPrompt();
   expect(repl.screen()).toContain('mode plan');
   repl.submit('make the notes final');
-  await repl.waitForText('Approve the plan?');
+  // The answer keys are drawn a moment after the question (keys before are not an answer).
+  await repl.waitForText('[k] keep planning');
   const screen = repl.screen();
   expect(screen).toContain('✓ read_file');
   expect(screen).toMatch(

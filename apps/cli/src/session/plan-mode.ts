@@ -15,7 +15,12 @@ import {
   terminalSafe,
 } from '@agent/core';
 import * as z from 'zod';
-import { type RunKeys, typingNote } from '../ui/terminal-keys.js';
+import {
+  droppedKeysNote,
+  type OnQuestionReady,
+  type RunKeys,
+  typingNote,
+} from '../ui/terminal-keys.js';
 
 /** What the user answered to a plan: go on in a mode, or keep planning. */
 export type PlanAnswer = { type: 'approved'; mode: PermissionMode } | { type: 'keep-planning' };
@@ -149,11 +154,14 @@ export function terminalPlanApprover(
   return async (plan, signal) => {
     // The model's text: cursor moves and erases in it rewrote the plan being approved.
     write(`\n── Plan ──\n${render(terminalSafe(plan)).trimEnd()}\n──────────\n`);
-    write(
-      `Approve the plan? [a] yes, edits without asking (workspace-write)  [d] yes, ask before each change (default)  [f] yes, full access  [k] keep planning (then type what to change) ${typingNote(keys)}`,
-    );
-    while (true) {
-      const key = await keys.nextKey(signal);
+    write('Approve the plan? ');
+    // The answer keys are drawn once the question has been on screen a moment (questionSettleMs).
+    const onReady: OnQuestionReady = (dropped) =>
+      write(
+        `[a] yes, edits without asking (workspace-write)  [d] yes, ask before each change (default)  [f] yes, full access  [k] keep planning (then type what to change) ${droppedKeysNote(dropped)}${typingNote(keys)}`,
+      );
+    for (let first = true; ; first = false) {
+      const key = await keys.nextKey(signal, first ? { onReady } : {});
       if (key === undefined) {
         write('→ keep planning\n');
         return { type: 'keep-planning' };

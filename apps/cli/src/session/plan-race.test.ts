@@ -52,7 +52,8 @@ describe('a plan question after "keep planning" (tmux)', () => {
     });
     await repl.waitForPrompt();
     repl.submit('plan the notes');
-    await repl.waitForText('Approve the plan?');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await repl.waitForText('[k] keep planning');
     repl.tmux.press('k');
     // Either the run ended (the prompt is back) or a second question is up: the user now types.
     const settled = () =>
@@ -84,6 +85,10 @@ describe('a plan question after "keep planning" (tmux)', () => {
       // A plan presented in the run their message started is a fair question: answered here.
       expect(screen.lastIndexOf('Approve the plan?')).toBeGreaterThan(
         screen.indexOf('> add tests first'),
+      );
+      await vi.waitFor(
+        () => expect(repl.screen().split('[k] keep planning').length - 1).toBeGreaterThanOrEqual(2),
+        { timeout: 20_000, interval: 50 },
       );
       repl.tmux.press('k');
     }

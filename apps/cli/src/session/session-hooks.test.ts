@@ -585,7 +585,7 @@ describe('the REPL (tmux): the trust answer decides where your hooks run', () =>
       expect(tmux.capture().trimEnd().endsWith('>')).toBe(true);
 
     const first = start();
-    await waitFor(() => expect(first.capture()).toContain('Trust this folder?'));
+    await waitFor(() => expect(first.capture()).toContain('Trust this folder? [y] yes'));
     first.press('n');
     await waitFor(prompt(first));
     expect(first.capture()).toMatch(
@@ -596,7 +596,7 @@ describe('the REPL (tmux): the trust answer decides where your hooks run', () =>
     first.kill();
 
     const second = start();
-    await waitFor(() => expect(second.capture()).toContain('Trust this folder?'));
+    await waitFor(() => expect(second.capture()).toContain('Trust this folder? [y] yes'));
     second.press('y');
     await waitFor(prompt(second));
     expect(second.capture()).not.toContain('hooks: sandboxed');

@@ -92,7 +92,7 @@ describe('the approval on the terminal (tmux)', () => {
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');
-    await waitFor(() => expect(tmux.capture()).toContain('Allow write_file'));
+    await waitFor(() => expect(tmux.capture()).toContain('[y] once'));
     expect(tmux.capture()).toContain(`+${payload}`);
     tmux.type('n');
     await waitFor(() => expect(tmux.capture()).toContain('all done'));

@@ -39,6 +39,7 @@ describe('a question that appears while the user is typing (tmux)', () => {
     await repl.waitForText('sleep');
     repl.tmux.type('c');
     await repl.waitForText('Allow write_file');
+    await repl.waitForText('[y] once');
     // Before: "a" answered "always".
     repl.tmux.type('an you also check it');
     repl.tmux.press('Enter');
@@ -70,6 +71,7 @@ describe('a question that appears while the user is typing (tmux)', () => {
     await repl.waitForText('sleep');
     repl.tmux.type('please a');
     await repl.waitForText('Approve the plan?');
+    await repl.waitForText('[k] keep planning');
     // Before: "d" approved the plan in the default mode.
     repl.tmux.type('dd tests for the parser');
     repl.tmux.press('Enter');

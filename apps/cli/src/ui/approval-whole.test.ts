@@ -94,8 +94,9 @@ describe('an approval question shows the whole call', () => {
     tmux.type('go');
     tmux.press('Enter');
     for (const [index, [label, , shown]] of calls.entries()) {
+      // The answer keys are drawn a moment after the question (keys before are not an answer).
       await waitFor(() =>
-        expect(tmux.capture().split('Allow bash').length - 1, label).toBe(index + 1),
+        expect(tmux.capture().split('[y] once').length - 1, label).toBe(index + 1),
       );
       // The text of this question, from the end of the previous answer.
       const text = screen().slice(screen().lastIndexOf('→') + 1);
@@ -218,7 +219,7 @@ describe("an approval question shows a call's arguments when its subjects name o
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');
-    await waitFor(() => expect(tmux.capture()).toContain('Allow sendMessage'));
+    await waitFor(() => expect(tmux.capture()).toContain('[y] once'));
     expect(tmux.capture()).toContain('"to": "attacker@evil.example"');
     tmux.type('n');
     await waitFor(() => expect(tmux.capture()).toContain('all done'));
@@ -254,12 +255,12 @@ describe('an approval question says why no rule or mode could allow the call', (
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');
-    await waitFor(() => expect(tmux.capture()).toContain('Allow bash'));
+    await waitFor(() => expect(tmux.capture()).toContain('[y] once'));
     expect(tmux.capture()).toMatch(
       /Allow bash: touch made-outside\? \(runs outside the OS sandbox\)/,
     );
     tmux.type('n');
-    await waitFor(() => expect(tmux.capture().split('Allow bash').length - 1).toBe(2));
+    await waitFor(() => expect(tmux.capture().split('[y] once').length - 1).toBe(2));
     expect(tmux.capture()).toContain('(the command name is only known when it runs)');
     tmux.type('n');
     await waitFor(() => expect(tmux.capture()).toContain('all done'));

@@ -99,8 +99,12 @@ function serverWords(text: string): string {
 function startTmux(args: string[], cwd: string, env = cleanEnv()) {
   const tmux = TmuxSession.start([process.execPath, cliPath, ...args], { cwd, env });
   sessions.push(tmux);
-  const waitForText = (text: string) =>
-    vi.waitFor(() => expect(tmux.capture()).toContain(text), waitOptions);
+  /** Waits until the screen shows `text` (`count` times). */
+  const waitForText = (text: string, count = 1) =>
+    vi.waitFor(
+      () => expect(tmux.capture().split(text).length - 1).toBeGreaterThanOrEqual(count),
+      waitOptions,
+    );
   const waitForExit = () =>
     vi.waitFor(() => {
       const status = tmux.exitStatus();
@@ -214,6 +218,8 @@ describe('MCP interactions in a terminal (tmux)', () => {
     await waitForText('mcp everything asks you to open a URL: Connect your account');
     await waitForText('https://example.com/connect?x=1');
     await waitForText('(it opens example.com)');
+    // The answer keys are drawn a moment after the question (keys before are not an answer).
+    await waitForText('Open it? [y] open');
     tmux.type('y');
     await waitForText('→ opened in your browser: https://example.com/connect?x=1');
     expect(await waitForExit()).toBe(0);
@@ -237,6 +243,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     ]);
     const { tmux, waitForText, waitForExit } = startTmux([...run.args, '-p', 'go'], run.dir);
     await waitForText('(it opens evil.example)');
+    await waitForText('Open it? [y] open');
     tmux.type('n');
     expect(await waitForExit()).toBe(0);
   });
@@ -413,6 +420,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     await waitForText(
       '⚠ it asks for what looks like a secret (API key): MCP servers must not ask for secrets in a form, and what you type goes to asker (typing is not shown)',
     );
+    await waitForText('Answer? [y] fill in');
     tmux.type('y');
     await waitForText('API key (text):');
     tmux.type('sk-very-secret-123');
@@ -444,6 +452,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
       cleanEnv({ AGENT_HOME: join(run.dir, 'home') }),
     );
     await waitForText('typing is not shown)');
+    await waitForText('Answer? [y] fill in');
     tmux.type('y');
     await waitForText('API key (text):');
     tmux.type('typed-secret-4f9a2c7e');
@@ -473,6 +482,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     await waitForText('Run it? [y] run  [n] deny');
     tmux.type('y');
     await waitForText('scripted: Seven.');
+    await waitForText('[y] send  [n] withhold');
     tmux.type('y');
     await waitForText('The server has its number.');
     tmux.type('/exit');
@@ -583,6 +593,7 @@ describe('a request during a sub-agent’s call names the sub-agent', () => {
     await waitForText(
       "Sub-agent helper's call of everything__trigger-elicitation-request: mcp everything asks for input",
     );
+    await waitForText('Answer? [y] fill in', 2);
     tmux.type('n');
     expect(await waitForExit()).toBe(0);
   });

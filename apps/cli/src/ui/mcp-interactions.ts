@@ -34,7 +34,7 @@ import {
 } from './mcp-request-checks.js';
 import { noticeBudget } from './notice-budget.js';
 import { redactAlso } from './redaction.js';
-import type { RunKeys } from './terminal-keys.js';
+import { droppedKeysNote, type OnQuestionReady, type RunKeys } from './terminal-keys.js';
 
 type ElicitParams = Parameters<NonNullable<McpClientFeatures['elicitation']>>[0];
 type ElicitResult = Awaited<ReturnType<NonNullable<McpClientFeatures['elicitation']>>>;
@@ -272,9 +272,14 @@ export class McpInteractions {
         return { action: 'decline' };
       }
       this.#write(
-        `${this.#start()}${during}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? [y] open  [n] decline  [c] cancel  [s] stop asking `,
+        `${this.#start()}${during}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? `,
       );
-      const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
+      const answer = await this.#choose(keys, context.signal, [
+        ['y', 'open'],
+        ['n', 'decline'],
+        ['c', 'cancel'],
+        ['s', 'stop asking'],
+      ]);
       if (answer !== 'y') return this.#ended(answer, context.server);
       const opened = this.#open(url);
       this.#write(`→ ${opened ? 'opened in your browser' : 'open it yourself'}: ${shownUrl}\n`);
@@ -285,9 +290,14 @@ export class McpInteractions {
     const properties = Object.entries((schema?.properties ?? {}) as Record<string, FieldSchema>);
     const required = new Set(schema?.required ?? []);
     this.#write(
-      `${this.#start()}${during}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\n${secretWarning(context.server, properties)}Answer? [y] fill in  [n] decline  [c] cancel  [s] stop asking `,
+      `${this.#start()}${during}mcp ${context.server} asks for input: ${message}\n  ${properties.length} field(s): ${fieldList(properties)}\n${secretWarning(context.server, properties)}Answer? `,
     );
-    const answer = await this.#choose(keys, context.signal, ['y', 'n', 'c', 's']);
+    const answer = await this.#choose(keys, context.signal, [
+      ['y', 'fill in'],
+      ['n', 'decline'],
+      ['c', 'cancel'],
+      ['s', 'stop asking'],
+    ]);
     if (answer !== 'y') return this.#ended(answer, context.server);
     this.#write(
       '→ filling in\n  Enter keeps the default [shown] or leaves an optional field out; Ctrl-C cancels.\n',
@@ -370,8 +380,12 @@ export class McpInteractions {
     if (earlier > 0) lines.push(`  … ${earlier} earlier message(s) not shown`);
     for (const message of params.messages.slice(-4))
       lines.push(`  ${message.role}: ${oneLine(messageSummary(message), 300)}`);
-    this.#write(`${lines.join('\n')}\nRun it? [y] run  [n] deny  [s] stop asking `);
-    const answer = await this.#choose(keys, context.signal, ['y', 'n', 's']);
+    this.#write(`${lines.join('\n')}\nRun it? `);
+    const answer = await this.#choose(keys, context.signal, [
+      ['y', 'run'],
+      ['n', 'deny'],
+      ['s', 'stop asking'],
+    ]);
     // The answer ends the question's line: left open, the next line drawn over it erased it.
     this.#write(
       `→ ${answer === 'y' ? 'running it' : answer === undefined ? 'cancelled' : 'denied'}\n`,
@@ -386,9 +400,12 @@ export class McpInteractions {
       .join('')
       .trim();
     this.#write(
-      `${this.#start()}  ${choice.model}: ${oneLine(text, 500)}\nSend it to ${context.server}? [y] send  [n] withhold `,
+      `${this.#start()}  ${choice.model}: ${oneLine(text, 500)}\nSend it to ${context.server}? `,
     );
-    const send = await this.#choose(keys, context.signal, ['y', 'n']);
+    const send = await this.#choose(keys, context.signal, [
+      ['y', 'send'],
+      ['n', 'withhold'],
+    ]);
     this.#write(`→ ${send === 'y' ? 'sent' : 'withheld'}\n`);
     if (send !== 'y') {
       throw new Error('The user withheld the completion');
@@ -459,17 +476,25 @@ export class McpInteractions {
     return { action };
   }
 
-  /** One of `allowed` keys (the first letter of a chunk); `undefined` on Ctrl-C or an abort. */
+  /**
+   * One of the `choices`' keys (the first letter of a chunk); `undefined` on Ctrl-C or an abort.
+   * The keys (`[y] run  [n] deny`) are drawn once the question has been on screen a moment
+   * (questionSettleMs): keys pressed before are not the answer.
+   */
   async #choose(
     keys: RunKeys,
     signal: AbortSignal,
-    allowed: readonly string[],
+    choices: readonly (readonly [key: string, label: string])[],
   ): Promise<string | undefined> {
-    while (true) {
-      const key = await keys.nextKey(signal);
+    const onReady: OnQuestionReady = (dropped) =>
+      this.#write(
+        `${choices.map(([key, label]) => `[${key}] ${label}`).join('  ')} ${droppedKeysNote(dropped)}`,
+      );
+    for (let first = true; ; first = false) {
+      const key = await keys.nextKey(signal, first ? { onReady } : {});
       if (key === undefined || key.includes(ctrlC)) return undefined;
       const answer = key.trim().charAt(0).toLowerCase();
-      if (allowed.includes(answer)) return answer;
+      if (choices.some(([allowed]) => allowed === answer)) return answer;
     }
   }
 

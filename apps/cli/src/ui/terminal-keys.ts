@@ -27,6 +27,26 @@ export const pasteEnd = '\u001b[201~';
  */
 export const typingBurstMs = 300;
 
+/**
+ * How long a question is on screen before a key answers it. A key that lands as the question is
+ * drawn was meant for something else (the user was about to type, or pressing `y` at another
+ * prompt): it answered — `a` granted "always" to a command nobody had read. Keys in this time are
+ * dropped; the answer keys are drawn when it ends, so what the user sees is what is live (a
+ * browser's security dialog delays its buttons the same way; Claude Code and Codex take the key
+ * at once).
+ */
+export const questionSettleMs = 250;
+
+/** What a question waiting for a key does when its settle time ends. */
+export type OnQuestionReady = (droppedKeys: number) => void;
+
+/** Said with the answer keys when keys pressed as the question appeared were dropped. */
+export function droppedKeysNote(dropped: number): string {
+  return dropped === 0
+    ? ''
+    : `(${dropped === 1 ? 'a key' : `${dropped} keys`} pressed as the question appeared did not answer it) `;
+}
+
 /** A line typed while a run is going: Enter steers, Alt+Enter queues a follow-up. */
 export type OnRunLine = (text: string, kind: 'steer' | 'follow-up') => void;
 
@@ -52,6 +72,9 @@ export class RunKeys {
   /** When the last key typed into the line (not an answer) arrived, and when the question began waiting. */
   #lastTypedAt: number | undefined;
   #waiterSince = 0;
+  /** The question's settle time is running: keys that would answer it are dropped, counted. */
+  #settleTimer: ReturnType<typeof setTimeout> | undefined;
+  #dropped = 0;
   readonly #onData = (chunk: Buffer | string) => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.includes(ctrlC)) {
@@ -60,7 +83,8 @@ export class RunKeys {
       return;
     }
     if (this.#onLine === undefined) {
-      this.#settle(text);
+      if (this.#waiter !== undefined && this.#settleTimer !== undefined) this.#dropped += 1;
+      else this.#settle(text);
       return;
     }
     const now = this.#now();
@@ -78,17 +102,25 @@ export class RunKeys {
       this.#waiter !== undefined &&
       (this.#waiterReadsText || (!this.typing && !burst && !text.startsWith(pasteStart)))
     ) {
-      this.#settle(text);
+      // Pressed as the question appeared: not its answer, and not the start of a line either.
+      if (this.#settleTimer !== undefined) this.#dropped += 1;
+      else this.#settle(text);
       return;
     }
     this.#lastTypedAt = now;
     this.#type(text);
   };
 
-  /** `now` is the clock typing bursts are measured with (milliseconds; tests pass their own). */
-  constructor(input: KeyInput, options: { now?: () => number } = {}) {
+  readonly #settleMs: number;
+
+  /**
+   * `now` is the clock typing bursts are measured with (milliseconds; tests pass their own);
+   * `settleMs` how long a new question drops keys ({@link questionSettleMs}).
+   */
+  constructor(input: KeyInput, options: { now?: () => number; settleMs?: number } = {}) {
     this.#input = input;
     this.#now = options.now ?? (() => performance.now());
+    this.#settleMs = options.settleMs ?? questionSettleMs;
   }
 
   /** Starts listening (raw mode on); `onInterrupt` runs on each Ctrl-C, `onLine` on each line typed. */
@@ -138,7 +170,14 @@ export class RunKeys {
    */
   nextKey(
     signal?: AbortSignal,
-    options: { readsText?: boolean } = {},
+    options: {
+      readsText?: boolean;
+      /**
+       * A new question (not a second key of one already answerable): keys are dropped for
+       * {@link questionSettleMs}, then `onReady` draws the answer keys.
+       */
+      onReady?: OnQuestionReady;
+    } = {},
   ): Promise<string | undefined> {
     this.#settle(undefined);
     if (signal?.aborted || !this.#active) return Promise.resolve(undefined);
@@ -146,6 +185,14 @@ export class RunKeys {
     // being typed to the agent, which Enter would send to the model.
     this.#waiterReadsText = options.readsText === true;
     this.#waiterSince = this.#now();
+    const onReady = options.onReady;
+    if (onReady !== undefined && !this.#waiterReadsText) {
+      this.#dropped = 0;
+      this.#settleTimer = setTimeout(() => {
+        this.#settleTimer = undefined;
+        onReady(this.#dropped);
+      }, this.#settleMs);
+    }
     return new Promise((resolve) => {
       const onAbort = () => this.#settle(undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -190,6 +237,10 @@ export class RunKeys {
   }
 
   #settle(key: string | undefined): void {
+    if (this.#settleTimer !== undefined) {
+      clearTimeout(this.#settleTimer);
+      this.#settleTimer = undefined;
+    }
     const waiter = this.#waiter;
     this.#waiter = undefined;
     this.#waiterReadsText = false;
@@ -268,11 +319,7 @@ export function terminalApprover(
       return 'deny';
     }
     if (diff.kind === 'shown') write(`\n${paintDiff(diff.text, options.colour ?? false)}`);
-    const question = approvalText(
-      request,
-      askedBy(request),
-      `${opaque}${why} [y] once  [a] always  [n] deny  [v] never ${typingNote(keys)}`,
-    );
+    const question = approvalText(request, askedBy(request), `${opaque}${why} `);
     if ('tooLong' in question) {
       write(
         `\n${askedBy(request)}${request.toolName}: denied without asking — the call is ${question.tooLong} characters, more than a question shows (${maximumApprovalChars})\n`,
@@ -280,8 +327,13 @@ export function terminalApprover(
       return 'deny';
     }
     write(question.text);
-    while (true) {
-      const key = await keys.nextKey(context.signal);
+    // The answer keys are drawn once the question has been on screen a moment (questionSettleMs).
+    const onReady: OnQuestionReady = (dropped) =>
+      write(
+        `[y] once  [a] always  [n] deny  [v] never ${droppedKeysNote(dropped)}${typingNote(keys)}`,
+      );
+    for (let first = true; ; first = false) {
+      const key = await keys.nextKey(context.signal, first ? { onReady } : {});
       if (key === undefined) {
         write('→ cancelled\n');
         return 'deny';
