@@ -16,6 +16,11 @@ export interface McpServerEntry {
   name: string;
   transport: McpTransportConfig;
   /**
+   * A stdio server run in the OS sandbox (`"sandbox": true` or `{ "network": … }`): it writes only
+   * its cwd and a private /tmp and reads none of what bash's sandbox hides; its network.
+   */
+  sandbox?: { network: 'off' | 'on' | { allowHosts: string[] } };
+  /**
    * Where a stdio server without its own `cwd` starts, and what a relative `cwd` is resolved
    * against: the project root for the project's files (absent: the CLI's working directory).
    */
@@ -46,7 +51,17 @@ export async function readMcpConfig(
 }
 
 /** The keys a server entry may have: ours, and `type` as Claude Code writes it (checked against the shape). */
-const serverKeys = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'disabled'];
+const serverKeys = [
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'sandbox',
+  'url',
+  'headers',
+  'type',
+  'disabled',
+];
 /**
  * Other clients' keys that mean nothing here and are knowingly ignored: their lists of tools to
  * run without asking (Cline's) — here the permission rules decide.
@@ -112,7 +127,7 @@ function parseServer(
       );
   }
   if (server.url !== undefined)
-    for (const key of ['args', 'env', 'cwd'])
+    for (const key of ['args', 'env', 'cwd', 'sandbox'])
       if (server[key] !== undefined)
         fail(`has "${key}", which only a server started with "command" takes`);
   if (server.command !== undefined && server.headers !== undefined)
@@ -157,8 +172,10 @@ function parseServer(
       : Object.fromEntries(
           Object.entries(env).map(([key, value]) => [key, expand(value, `env.${key}`)]),
         );
+  const sandbox = serverSandbox(server.sandbox, fail);
   return {
     name,
+    ...(sandbox === undefined ? {} : { sandbox }),
     transport: {
       type: 'stdio',
       command: expandPath(server.command, 'command'),
@@ -167,6 +184,32 @@ function parseServer(
       ...(typeof server.cwd === 'string' ? { cwd: expandPath(server.cwd, 'cwd') } : {}),
     },
   };
+}
+
+/** A stdio server's `"sandbox"`: true (network off), false, or `{ "network": "off" | "on" | [hosts] }`. */
+function serverSandbox(
+  value: unknown,
+  fail: (why: string) => never,
+): McpServerEntry['sandbox'] | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { network: 'off' };
+  const shape =
+    'true, false or { "network": "off" | "on" | ["host", …] } (a sandboxed server has no network unless it says which)';
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail(`has "sandbox" that is not ${shape}`);
+  const entries = Object.keys(value);
+  const unknown = entries.find((key) => key !== 'network');
+  if (unknown !== undefined)
+    return fail(`has "sandbox" with an unknown key "${unknown}" (known: network)`);
+  const network = (value as { network?: unknown }).network ?? 'off';
+  if (network === 'off' || network === 'on') return { network };
+  if (
+    Array.isArray(network) &&
+    network.length > 0 &&
+    network.every((host) => typeof host === 'string' && host !== '')
+  )
+    return { network: { allowHosts: network as string[] } };
+  return fail(`has "sandbox" whose "network" is not "off", "on" or a list of host names`);
 }
 
 /** `null` when absent, `undefined` when malformed. */

@@ -2,6 +2,7 @@
 // connected with a notice when slow, its tools pinned (rug pulls) and chosen by the tools list.
 import { join, resolve } from 'node:path';
 import { type AnyAgentTool, errorMessage, normalisePermissionSubjects } from '@agent/core';
+import type { SandboxNetwork, SandboxOptions } from '@agent/sandbox';
 import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
 import { agentHome } from '../config/agent-home.js';
 import { CliError } from '../config/cli-error.js';
@@ -24,11 +25,29 @@ export const defaultMcpTimeoutSeconds = 30;
 /** How long a server may take before the user is told it is being waited for, ms. */
 const slowConnectNoticeMs = 1000;
 
-/** The transport to start: a stdio server placed in its {@link McpServerEntry.baseDir}. */
-function placedTransport(server: McpServerEntry): McpTransportConfig {
+/**
+ * The transport to start: a stdio server placed in its {@link McpServerEntry.baseDir}, in the OS
+ * sandbox when its entry asks (`sandboxOptions` says what the sandbox hides, as bash's does).
+ */
+function placedTransport(
+  server: McpServerEntry,
+  sandboxOptions: McpServerOptions['sandboxOptions'],
+): McpTransportConfig {
   const { transport, baseDir } = server;
-  if (transport.type !== 'stdio' || baseDir === undefined) return transport;
-  return { ...transport, cwd: resolve(baseDir, transport.cwd ?? '.') };
+  if (transport.type !== 'stdio') return transport;
+  const cwd =
+    baseDir === undefined
+      ? transport.cwd === undefined
+        ? undefined
+        : resolve(transport.cwd)
+      : resolve(baseDir, transport.cwd ?? '.');
+  return {
+    ...transport,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(server.sandbox === undefined
+      ? {}
+      : { sandbox: sandboxOptions(server.sandbox.network, cwd ?? process.cwd()) }),
+  };
 }
 
 /**
@@ -107,6 +126,8 @@ export interface McpServerOptions {
   interactions?: McpInteractions | undefined;
   /** Asked when a server's tools changed since first used; absent: they are left out with a notice. */
   confirmToolChanges?: McpToolChangeQuestion | undefined;
+  /** The sandbox of a server whose entry asks for one: `required` (it fails closed), writable `cwd`. */
+  sandboxOptions: (network: SandboxNetwork, cwd: string) => Partial<SandboxOptions>;
   log: (line: string) => void;
 }
 
@@ -168,7 +189,7 @@ export async function connectMcpServers(
                       store,
                     },
                   }
-                : placedTransport(server),
+                : placedTransport(server, options.sandboxOptions),
             ...options.interactions?.forServer(server.name),
             onError: (error) => {
               // A sign-in nobody can give here is said once, with what to do (below).

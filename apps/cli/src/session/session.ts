@@ -275,6 +275,7 @@ export async function createSession(
       hiddenPaths: () => policy.pathsToHide('read'),
       readOnlyPaths: () => policy.pathsToHide('write'),
       ...sandboxPatterns(policy),
+      beforeMcpServers: (builtIns) => policy.setTools(builtIns),
       ...(settings.mcpInteractions === undefined
         ? {}
         : { mcpInteractions: settings.mcpInteractions }),

@@ -99,6 +99,8 @@ export async function loadTools(
      * changed tools through and records them. Absent: they are left out with a notice.
      */
     confirmMcpToolChanges?: McpToolChangeQuestion;
+    /** Called with the built-in tools before the MCP servers start (the policy learns them). */
+    beforeMcpServers?: (tools: readonly AnyAgentTool[]) => void;
   },
   log: (line: string) => void,
 ): Promise<ToolSet> {
@@ -238,6 +240,9 @@ export async function loadTools(
         );
       }
     }
+    // The rules learn the tools so far: a sandboxed server's start asks them what to hide (a
+    // path rule names its tools' families only once the policy knows the tools).
+    options.beforeMcpServers?.(tools);
     const fromFlag =
       options.mcpConfig === undefined
         ? []
@@ -256,6 +261,33 @@ export async function loadTools(
         timeoutSeconds: options.mcpTimeoutSeconds,
         interactions: options.mcpInteractions,
         confirmToolChanges: options.confirmMcpToolChanges,
+        // A server that asks for the sandbox hides what bash's hides: the credential stores, the
+        // CLI's state, what the read rules deny (by path and pattern), read-only what the write
+        // rules protect; it writes only its cwd. Required: a server that asked for it never runs
+        // without it.
+        sandboxOptions: (network, serverCwd) => {
+          const state = agentStateSandboxOptions();
+          return {
+            mode: 'required',
+            network,
+            writableRoots: [serverCwd],
+            protectGitDirectories: options.sandboxProtect?.git !== false,
+            protectStartupFiles: options.sandboxProtect?.startupFiles !== false,
+            secretPaths: state.secretPaths,
+            readableRoots: state.readableRoots,
+            ...(options.hiddenPaths === undefined ? {} : { hiddenPaths: options.hiddenPaths }),
+            ...(options.readOnlyPaths === undefined
+              ? {}
+              : { readOnlyPaths: options.readOnlyPaths }),
+            ...(options.hiddenPatterns === undefined
+              ? {}
+              : { hiddenPatterns: options.hiddenPatterns }),
+            ...(options.readOnlyPatterns === undefined
+              ? {}
+              : { readOnlyPatterns: options.readOnlyPatterns }),
+            onWarning: (message: string) => log(message),
+          };
+        },
         log,
       },
       (adapter) => adapters.push(adapter),
