@@ -25,6 +25,25 @@ describe('a credential cut short where the text was cut', () => {
     }
   });
 
+  it.each([
+    [
+      'bash',
+      (head: string, tail: string) =>
+        `${head}\n\n[... 1,200 bytes omitted of 9,000; the whole output is in /tmp/x ...]\n\n${tail}`,
+    ],
+    [
+      'the result budget',
+      (head: string, tail: string) => `${head}\n[… 500 of 9000 characters clipped …]\n${tail}`,
+    ],
+    ['a REPL', (head: string, tail: string) => `${head}\n[… 700 characters cut …]\n${tail}`],
+  ])('an omission note of %s cutting through values: both pieces are markers', (_name, note) => {
+    const text = note(`output ${key.slice(0, 40)}`, `${key.slice(50)} more output`);
+    for (const redacted of [redact(text), forTools(text)]) {
+      expect(redacted).not.toMatch(/xY9_xY9_/);
+      expect(redacted.match(/\[redacted:ANTHROPIC_API_KEY\]/g)).toHaveLength(2);
+    }
+  });
+
   it('a URL whose password was cut by a 160-character line keeps no part of it past the user', () => {
     const line = `connection failed: Request cannot be constructed from a URL that includes credentials: postgres://alice:${password.slice(0, 14)}…`;
     const redacted = redact(line);

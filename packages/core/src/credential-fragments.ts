@@ -5,7 +5,8 @@
  * showed all but the end of a password. A fragment is therefore redacted where a text was cut:
  * the start of a value right before an ellipsis (`…`, `...`) or at the very end of the text, and
  * the end of a value right after an ellipsis or at the very start of the text (a value split
- * between two writes).
+ * between two writes) — also outside the brackets of an omission note (`head\n[… 120 characters
+ * cut …]\ntail`, as bash, the REPLs and the result budget write them).
  */
 
 /** The shortest fragment of a value of this length that is redacted (4 to 8 characters). */
@@ -14,6 +15,23 @@ function fragmentMinimum(length: number): number {
 }
 
 const ellipses = /…|\.\.\./g;
+
+/** Space and the bracket of an omission note (`head\n[… 12 characters cut …]\ntail`). */
+const noteEdge = /[\s[\]]/;
+
+/**
+ * Where the text cut beside an ellipsis at `at` is, past the edge of an omission note around it
+ * (at most 3 characters of space and bracket), looking back (`-1`) or forward (`1`).
+ */
+function besideNote(text: string, at: number, direction: -1 | 1): number {
+  let position = at;
+  for (let step = 0; step < 3; step++) {
+    const next = direction === -1 ? text[position - 1] : text[position];
+    if (next === undefined || !noteEdge.test(next)) break;
+    position += direction;
+  }
+  return position;
+}
 
 interface Cut {
   start: number;
@@ -60,8 +78,9 @@ export function redactCutFragments(
   const before = [text.length];
   const after = [0];
   for (const match of text.matchAll(ellipses)) {
-    before.push(match.index);
-    after.push(match.index + match[0].length);
+    const end = match.index + match[0].length;
+    before.push(match.index, besideNote(text, match.index, -1));
+    after.push(end, besideNote(text, end, 1));
   }
   const cuts: Cut[] = [];
   for (const [value, marker] of replacements) {

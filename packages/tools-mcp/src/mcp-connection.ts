@@ -339,7 +339,7 @@ export class McpConnector {
     const note = stdio.limitNote === undefined ? '' : `\n${stdio.limitNote}`;
     return tail === ''
       ? `${how} (no stderr output)${note}`
-      : `${how}; its stderr ended with:\n${tail.slice(-stderrInMessageChars)}${note}`;
+      : `${how}; its stderr ended with:\n${lastOf(tail)}${note}`;
   }
 
   #describeFailure(connection: Connection, error: unknown): string {
@@ -352,10 +352,17 @@ export class McpConnector {
     if (stdio.exit !== undefined)
       return `${detail}; the process ${this.#describeClose(connection)}`;
     const tail = stdio.stderrTail.trim();
-    return tail === ''
-      ? detail
-      : `${detail}; its stderr so far:\n${tail.slice(-stderrInMessageChars)}`;
+    return tail === '' ? detail : `${detail}; its stderr so far:\n${lastOf(tail)}`;
   }
+}
+
+/**
+ * The last characters of a server's stderr, `…` first where they were cut: a value the server
+ * printed (its configured key) may be cut there, and the redaction of what the model reads
+ * finds the piece of a value left at a marked cut, not at an unmarked one.
+ */
+function lastOf(tail: string): string {
+  return tail.length > stderrInMessageChars ? `…${tail.slice(-stderrInMessageChars)}` : tail;
 }
 
 /** The promise, or a rejection with the signal's reason once it aborts (the promise runs on). */

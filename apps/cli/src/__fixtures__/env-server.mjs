@@ -1,6 +1,7 @@
 // A small MCP server over stdio for the CLI's tests: `names` lists the names of the variables of
 // its own environment, to check what a server is started with; `value` echoes one variable's
-// value, as a careless server's error might (the CLI must redact it before the model reads it). With
+// value, as a careless server's error might (the CLI must redact it before the model reads it);
+// `die` writes one to stderr and exits, its tail quoted in the error the model reads. With
 // `--stubborn` it ignores SIGTERM and keeps running when its stdin closes: only SIGKILL ends it;
 // it then creates the file STUBBORN_READY_FILE names, once SIGTERM can no longer end it.
 import { writeFileSync } from 'node:fs';
@@ -31,5 +32,17 @@ server.registerTool(
     annotations: { readOnlyHint: true },
   },
   async ({ name }) => ({ content: [{ type: 'text', text: `${name}=${process.env[name] ?? ''}` }] }),
+);
+server.registerTool(
+  'die',
+  {
+    description: 'Writes one variable to stderr, then `pad` more characters, and exits with code 3',
+    inputSchema: { name: z.string(), pad: z.number() },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ name, pad }) => {
+    process.stderr.write(`${process.env[name] ?? ''}${'z'.repeat(pad)}\n`, () => process.exit(3));
+    return await new Promise(() => {});
+  },
 );
 await server.connect(new StdioServerTransport());
