@@ -9,19 +9,69 @@ import type { StreamEvent } from './provider.js';
 /** The name a call the model left unnamed gets: it names no tool, so its result is an error. */
 export const unnamedToolCall = 'unnamed_tool_call';
 
-/** The ids of every tool call and tool result in `messages`. */
-function usedIds(messages: readonly Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of messages) {
-    if (message.role === 'toolResult') ids.add(message.toolCallId);
-    else if (message.role === 'assistant')
-      for (const block of message.content) if (block.type === 'toolCall') ids.add(block.id);
+/** Ids taken so far: a conversation's, plus the ones given out since (kept apart from the conversation's). */
+interface TakenIds {
+  has(id: string): boolean;
+  add(id: string): void;
+}
+
+/** The ids of a conversation seen so far, and what tells whether it only grew since. */
+interface IdIndex {
+  ids: Set<string>;
+  count: number;
+  first: Message | undefined;
+  last: Message | undefined;
+}
+
+/**
+ * The ids of each conversation, kept as it grows: every model call (and every assistant message of
+ * a session being loaded) looked at the whole conversation again, which made a long session's
+ * turns — and loading a saved one (5,000 turns: 4 s) — quadratic in its length.
+ */
+const idIndexes = new WeakMap<readonly Message[], IdIndex>();
+
+function addIds(ids: Set<string>, message: Message): void {
+  if (message.role === 'toolResult') ids.add(message.toolCallId);
+  else if (message.role === 'assistant')
+    for (const block of message.content) if (block.type === 'toolCall') ids.add(block.id);
+}
+
+/**
+ * The ids of every tool call and tool result in `messages`: read from the last time when the
+ * array only grew since (its first message and the last one seen are still in place), else anew.
+ */
+function conversationIds(messages: readonly Message[]): ReadonlySet<string> {
+  let index = idIndexes.get(messages);
+  const grew =
+    index !== undefined &&
+    index.count <= messages.length &&
+    messages[0] === index.first &&
+    (index.count === 0 || messages[index.count - 1] === index.last);
+  if (index === undefined || !grew) {
+    index = { ids: new Set(), count: 0, first: messages[0], last: undefined };
+    idIndexes.set(messages, index);
   }
-  return ids;
+  for (let at = index.count; at < messages.length; at++) addIds(index.ids, messages[at] as Message);
+  index.count = messages.length;
+  index.first = messages[0];
+  index.last = messages.at(-1);
+  return index.ids;
+}
+
+/** The ids taken in `conversation`, and room for the ones given out now (which stay out of its index). */
+function usedIds(conversation: readonly Message[]): TakenIds {
+  const known = conversationIds(conversation);
+  const added = new Set<string>();
+  return {
+    has: (id) => known.has(id) || added.has(id),
+    add: (id) => {
+      added.add(id);
+    },
+  };
 }
 
 /** `base` with the first suffix `_2`, `_3`… not in `taken` (ids stay `[A-Za-z0-9_-]` when `base` is). */
-function freshId(base: string, taken: ReadonlySet<string>): string {
+function freshId(base: string, taken: Pick<TakenIds, 'has'>): string {
   for (let suffix = 2; ; suffix++) {
     const id = `${base}_${suffix}`;
     if (!taken.has(id)) return id;
@@ -39,7 +89,7 @@ export function answerableToolCalls(
   message: AssistantMessage,
   conversation: readonly Message[],
 ): AssistantMessage {
-  let taken: Set<string> | undefined;
+  let taken: TakenIds | undefined;
   let content: AssistantMessage['content'] | undefined;
   for (const [index, block] of message.content.entries()) {
     if (block.type !== 'toolCall') continue;
@@ -64,7 +114,7 @@ export function answerableToolCalls(
  */
 export class StreamedToolCallIds {
   readonly #conversation: readonly Message[];
-  #taken: Set<string> | undefined;
+  #taken: TakenIds | undefined;
   /** The id each content index streamed with (`raw`) and the one it keeps (`id`). */
   readonly #byIndex = new Map<number, { raw: string; id: string }>();
 
