@@ -49,6 +49,8 @@ export function toProviderError(
     const message = connection
       ? `Anthropic connection failed: ${detail}`
       : `Anthropic API error${label}${kind}: ${detail}`;
+    // What a caller naming the provider (and the status) itself says after it.
+    const said = connection ? `connection failed: ${detail}` : detail;
     // "prompt is too long" (400 invalid_request_error), or a body over the size limit (413).
     const contextOverflow =
       statusCode === 413 ||
@@ -57,7 +59,7 @@ export function toProviderError(
       error: new ProviderError(message, {
         provider: providerId,
         cause: error,
-        ...(connection ? {} : { detail }),
+        detail: said,
         ...(statusCode === undefined ? {} : { statusCode }),
         ...(contextOverflow ? { contextOverflow } : {}),
         isRetryable: connection || isRetryableStatus(statusCode),
@@ -72,18 +74,22 @@ export function toProviderError(
         provider: providerId,
         cause: error,
         isRetryable: true,
+        detail: `connection lost: ${describeConnectionFailure(error)}`,
       }),
       hints: undefined,
     };
   }
   const malformed = error instanceof SyntaxError;
+  const said = malformed
+    ? `sent a malformed stream chunk: ${error.message}`
+    : `call failed: ${errorMessage(error)}`;
   return {
-    error: new ProviderError(
-      malformed
-        ? `Anthropic sent a malformed stream chunk: ${error.message}`
-        : `Anthropic call failed: ${errorMessage(error)}`,
-      { provider: providerId, cause: error, isRetryable: false },
-    ),
+    error: new ProviderError(`Anthropic ${said}`, {
+      provider: providerId,
+      cause: error,
+      isRetryable: false,
+      detail: said,
+    }),
     hints: undefined,
   };
 }

@@ -77,25 +77,31 @@ export function toProviderError(
   if (isConnectionFailure(error)) {
     return {
       // No response yet (no headers): the server was never reached, rather than lost mid-stream.
-      error: new ProviderError(
-        `Gemini connection ${headers === undefined ? 'failed' : 'lost'}: ${describeConnectionFailure(error)}`,
-        {
-          provider: providerId,
-          cause: error,
-          isRetryable: true,
-        },
-      ),
+      error: new ProviderError(`Gemini ${connectionSaid(error, headers)}`, {
+        provider: providerId,
+        cause: error,
+        isRetryable: true,
+        detail: connectionSaid(error, headers),
+      }),
       hints: undefined,
     };
   }
   const malformed = error instanceof SyntaxError;
+  const said = malformed
+    ? `sent a malformed stream chunk: ${error.message}`
+    : `call failed: ${errorMessage(error)}`;
   return {
-    error: new ProviderError(
-      malformed
-        ? `Gemini sent a malformed stream chunk: ${error.message}`
-        : `Gemini call failed: ${errorMessage(error)}`,
-      { provider: providerId, cause: error, isRetryable: false },
-    ),
+    error: new ProviderError(`Gemini ${said}`, {
+      provider: providerId,
+      cause: error,
+      isRetryable: false,
+      detail: said,
+    }),
     hints: undefined,
   };
+}
+
+/** A connection failure in words: `failed` before any response (no headers), else `lost`. */
+function connectionSaid(error: unknown, headers: Headers | undefined): string {
+  return `connection ${headers === undefined ? 'failed' : 'lost'}: ${describeConnectionFailure(error)}`;
 }

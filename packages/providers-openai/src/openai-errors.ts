@@ -76,7 +76,7 @@ function typedError(error: unknown, provider: string): ProviderError {
   if (error instanceof APIConnectionError && ProviderError.isInstance(error.cause))
     return error.cause;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ProviderError(`${label(provider)} request timed out`, {
+    return framed(provider, 'request timed out', {
       provider,
       isRetryable: true,
       cause: error,
@@ -84,7 +84,7 @@ function typedError(error: unknown, provider: string): ProviderError {
   }
   if (error instanceof APIConnectionError) {
     const cause = error.cause === undefined ? '' : `: ${describeConnectionFailure(error.cause)}`;
-    return new ProviderError(`${label(provider)} connection failed${cause}`, {
+    return framed(provider, `connection failed${cause}`, {
       provider,
       isRetryable: true,
       cause: error,
@@ -106,7 +106,7 @@ function typedError(error: unknown, provider: string): ProviderError {
       // An error event mid-stream: its code may be the HTTP status it stands for (`529`).
       const status =
         statusOfCode(error.code) ?? statusOfCode((body as { code?: unknown } | undefined)?.code);
-      return new ProviderError(`${label(provider)} stream error: ${vendorMessage}`, {
+      return framed(provider, `stream error: ${vendorMessage}`, {
         ...options,
         isRetryable:
           status === undefined ? retryableStreamCodes.has(code) : isRetryableStatus(status),
@@ -132,19 +132,20 @@ function typedError(error: unknown, provider: string): ProviderError {
     });
   }
   if (error instanceof SyntaxError) {
-    return new ProviderError(`${label(provider)} sent a malformed stream: ${error.message}`, {
+    return framed(provider, `sent a malformed stream: ${error.message}`, {
       provider,
       isRetryable: false,
       cause: error,
     });
   }
   if (isConnectionFailure(error)) {
-    return new ProviderError(
-      `${label(provider)} connection lost mid-stream: ${describeConnectionFailure(error)}`,
-      { provider, isRetryable: true, cause: error },
-    );
+    return framed(provider, `connection lost mid-stream: ${describeConnectionFailure(error)}`, {
+      provider,
+      isRetryable: true,
+      cause: error,
+    });
   }
-  return new ProviderError(`${label(provider)} request failed: ${errorMessage(error)}`, {
+  return framed(provider, `request failed: ${errorMessage(error)}`, {
     provider,
     isRetryable: false,
     cause: error,
@@ -157,6 +158,18 @@ function typedError(error: unknown, provider: string): ProviderError {
  */
 export function isContextOverflow(code: string, message: string): boolean {
   return code === 'context_length_exceeded' || isContextOverflowText(message);
+}
+
+/**
+ * An error whose message is the server's label and `rest` (`OpenAI connection failed: …`), with
+ * `rest` as its `detail`: a caller that names the provider itself says the label once.
+ */
+function framed(
+  provider: string,
+  rest: string,
+  options: ConstructorParameters<typeof ProviderError>[1],
+): ProviderError {
+  return new ProviderError(`${label(provider)} ${rest}`, { ...options, detail: rest });
 }
 
 function label(provider: string): string {

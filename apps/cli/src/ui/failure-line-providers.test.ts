@@ -134,3 +134,27 @@ describe.each(providers)('%s: an HTTP error in one line', (id, create) => {
     );
   });
 });
+
+/** A local port nothing listens on any more. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe.each(providers)('%s: a refused connection in one line', (id, create) => {
+  it('names the provider once, then what failed (before: the vendor named twice)', async () => {
+    const error = await failureOf(create(await closedPort()));
+    const line = describeFailure(error.message, error);
+    expect(line.startsWith(`${id}: `), line).toBe(true);
+    expect(line).toMatch(/ECONNREFUSED/);
+    const rest = line.slice(`${id}: `.length).split(' — ')[0] ?? '';
+    expect(rest, line).toMatch(/^connection (failed|lost)/);
+    expect(rest, line).not.toMatch(/OpenAI|Anthropic|Gemini/);
+    // The provider's own message still names its vendor for a library user.
+    expect(error.message).toMatch(/^(OpenAI|Anthropic|Gemini)\b/);
+  });
+});
