@@ -34,6 +34,14 @@ server.registerTool(
   async ({ name }) => ({ content: [{ type: 'text', text: `${name}=${process.env[name] ?? ''}` }] }),
 );
 server.registerTool(
+  'argv',
+  {
+    description: 'The arguments the server was started with',
+    annotations: { readOnlyHint: true },
+  },
+  async () => ({ content: [{ type: 'text', text: process.argv.slice(2).join('\n') }] }),
+);
+server.registerTool(
   'die',
   {
     description: 'Writes one variable to stderr, then `pad` more characters, and exits with code 3',
