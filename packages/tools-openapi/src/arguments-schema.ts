@@ -4,7 +4,12 @@ import type {
   NormalizedParameter,
   ParameterLocation,
 } from './normalized-types.js';
-import { clipDescription, convertSchema, type SchemaConvertLimits } from './schema-convert.js';
+import {
+  clipDescription,
+  convertSchema,
+  type SchemaBudget,
+  type SchemaConvertLimits,
+} from './schema-convert.js';
 import type { SpecReader } from './spec-reader.js';
 import { sanitizePropertyName } from './tool-name.js';
 
@@ -26,6 +31,8 @@ export interface OperationArguments {
 export interface ArgumentsSchemaOptions {
   reader: SpecReader;
   limits: SchemaConvertLimits;
+  /** The document's budget of converted schema nodes. */
+  budget?: SchemaBudget | undefined;
   /** Parameters the client fills itself (credentials, fixed headers): not asked of the model. */
   omitParameter: (parameter: NormalizedParameter) => boolean;
 }
@@ -91,6 +98,7 @@ export function buildArgumentsSchema(
     const converted = convertSchema(parameter.schema, parameter.schemaPointer, {
       reader: options.reader,
       limits: options.limits,
+      budget: options.budget,
     });
     const notes: string[] = [];
     if (parameter.deprecated) notes.push('Deprecated.');
@@ -116,6 +124,7 @@ export function buildArgumentsSchema(
         : convertSchema(body.schema, body.schemaPointer, {
             reader: options.reader,
             limits: options.limits,
+            budget: options.budget,
           });
     const described = body.description ?? schema.description;
     let description: string;

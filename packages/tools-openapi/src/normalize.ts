@@ -15,7 +15,7 @@ import {
   type NormalizedServer,
 } from './normalized-types.js';
 import { readParameter, readParameterList } from './read-parameters.js';
-import { specError } from './spec-error.js';
+import { OpenApiSpecError, specError } from './spec-error.js';
 import {
   describe,
   isRecord,
@@ -31,7 +31,12 @@ import { swaggerBody, swaggerServers } from './swagger2.js';
 /** Options of {@link normalizeDocument}. */
 export interface NormalizeOptions {
   warn: (message: string) => void;
+  /** Most operations read; one more is an `OpenApiSpecError` [{@link defaultMaxOperations}]. */
+  maxOperations?: number | undefined;
 }
+
+/** Default of `maxOperations`: ten times the largest real document seen (Microsoft Graph). */
+export const defaultMaxOperations = 100_000;
 
 /** Detects the dialect of a parsed document and rewrites it into one shape; throws `OpenApiSpecError`. */
 export function normalizeDocument(
@@ -48,6 +53,7 @@ export function normalizeDocument(
   const securitySchemes = readSecuritySchemes(reader, options.warn);
   const rootSecurity = readSecurity(document.security, '#/security');
   const operations: NormalizedOperation[] = [];
+  const maxOperations = options.maxOperations ?? defaultMaxOperations;
   const paths = document.paths;
   if (paths === undefined) {
     if (dialect !== '3.1') specError('#', 'the document has no "paths" object');
@@ -75,6 +81,16 @@ export function normalizeDocument(
         const pointer = childPointer(item.pointer, key);
         if (!isRecord(rawOperation))
           specError(pointer, `an operation must be an object, found ${describe(rawOperation)}`);
+        // Each costs memory whether it becomes a tool or not, and path items reused by `$ref`
+        // multiply them: a document of kilobytes could hold millions.
+        if (operations.length >= maxOperations) {
+          // The path's own pointer: a reused path item's would name the same place every time.
+          const at = childPointer(itemPointer, key);
+          throw new OpenApiSpecError(
+            `The OpenAPI document has more than ${maxOperations.toLocaleString('en-US')} operations (maxOperations; the next at ${at}): raise maxOperations to load it`,
+            { pointer: at },
+          );
+        }
         operations.push(
           readOperation({
             reader,

@@ -54,7 +54,11 @@ import {
   responseToResult,
 } from './response-reader.js';
 import { responseSearchText } from './response-search-text.js';
-import { clipDescription, defaultSchemaConvertLimits } from './schema-convert.js';
+import {
+  clipDescription,
+  defaultSchemaConvertLimits,
+  type SchemaBudget,
+} from './schema-convert.js';
 
 import { uniqueToolNames } from './tool-name.js';
 
@@ -137,6 +141,19 @@ export interface OpenApiToolOptions {
   policy?: Omit<ToolPolicy, 'permission' | 'resourceKey'>;
   /** Longest tool or parameter description, in characters [1024]. */
   maxDescriptionChars?: number;
+  /**
+   * Most operations a document may hold, counted before include/exclude [100,000]; a larger one
+   * is an `OpenApiSpecError`. Each costs memory, and path items reused through `$ref` multiply
+   * them.
+   */
+  maxOperations?: number;
+  /**
+   * Most schema nodes all tools' schemas may hold together after `$ref`s are inlined
+   * [20,000,000; Microsoft Graph's 11,422 tools need about 5 million]; past it loading stops with
+   * an `OpenApiSpecError` (a small document whose operations all use one large schema would
+   * otherwise take minutes and gigabytes). Operations left out by include/exclude do not count.
+   */
+  maxSchemaNodes?: number;
   /** Characters of a successful response shown to the model [50000]. */
   maxResponseChars?: number;
   /** Bytes of a response body read at most [10 MiB]. */
@@ -169,6 +186,8 @@ export interface OpenApiFromUrlOptions extends OpenApiToolOptions, OpenApiDocume
 }
 
 const defaultMaxTools = Number.POSITIVE_INFINITY;
+/** Default of `maxSchemaNodes`: four times what Microsoft Graph's document needs. */
+const defaultMaxSchemaNodes = 20_000_000;
 const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -200,7 +219,7 @@ export class OpenApiToolAdapter {
       warnings.push(message);
       onWarning(message);
     };
-    const normalized = normalizeDocument(document, { warn });
+    const normalized = normalizeDocument(document, { warn, maxOperations: options.maxOperations });
     this.warnings = warnings;
     this.specVersion = normalized.dialect;
     this.title = normalized.title;
@@ -231,6 +250,10 @@ export class OpenApiToolAdapter {
     const trusted = trustedOrigins(normalized.servers, options);
     const untrusted = new Map<string, number>();
     const prefix = options.namePrefix ?? '';
+    const budget: SchemaBudget = {
+      used: 0,
+      max: options.maxSchemaNodes ?? defaultMaxSchemaNodes,
+    };
     const names = uniqueToolNames(
       kept.map((operation) => `${prefix}${operation.operationId ?? routeName(operation)}`),
       kept.map((operation) => `${prefix}${routeName(operation)}`),
@@ -245,6 +268,7 @@ export class OpenApiToolAdapter {
         source: `openapi:${this.name}`,
         untrustedOrigin: options.markUntrusted === false ? undefined : `the API "${this.name}"`,
         trustedOrigins: trusted,
+        budget,
         onUntrustedOrigin: (origin) => untrusted.set(origin, (untrusted.get(origin) ?? 0) + 1),
       }),
     );
@@ -308,6 +332,8 @@ interface CreateToolParams {
   untrustedOrigin: string | undefined;
   /** Origins that may receive credentials. */
   trustedOrigins: ReadonlySet<string>;
+  /** The document's budget of converted schema nodes (shared by its tools). */
+  budget: SchemaBudget;
   onUntrustedOrigin: (origin: string) => void;
 }
 
@@ -334,6 +360,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   const argumentsSchema = buildArgumentsSchema(operation, {
     reader: document.reader,
     limits: { ...defaultSchemaConvertLimits, maxDescriptionChars },
+    budget: params.budget,
     omitParameter: (parameter) =>
       coveredByClient(parameter, sendCredentials ? auth : [], fixedHeaders) ||
       (sendsKey && isIdempotencyKeyParameter(parameter)),

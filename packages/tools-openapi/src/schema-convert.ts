@@ -1,6 +1,6 @@
 import { type JsonSchema, repairPattern } from '@agent/core';
 import { childPointer } from './json-pointer.js';
-import { specError } from './spec-error.js';
+import { OpenApiSpecError, specError } from './spec-error.js';
 import { isRecord, type JsonRecord, type SpecReader } from './spec-reader.js';
 
 /** Limits that keep one tool's schema bounded, whatever the document. */
@@ -23,10 +23,22 @@ export const defaultSchemaConvertLimits: SchemaConvertLimits = {
   maxDescriptionChars: 1024,
 };
 
+/**
+ * Schema nodes converted for a whole document so far, and the most it may take: every tool's
+ * schemas are converted whole (a `$ref` inlined where it is used), so a small document whose
+ * operations all use one large schema — or many paths reusing one path item — is multiplied.
+ */
+export interface SchemaBudget {
+  used: number;
+  readonly max: number;
+}
+
 /** How a schema is converted: for a request (`readOnly` properties dropped). */
 export interface SchemaConvertOptions {
   reader: SpecReader;
   limits?: Partial<SchemaConvertLimits>;
+  /** Counted against for the whole document; passing `max` is an `OpenApiSpecError`. */
+  budget?: SchemaBudget | undefined;
 }
 
 interface State {
@@ -109,7 +121,17 @@ export function convertSchema(
     nodes: 0,
     depth: 0,
   };
-  return convert(raw, pointer, [], state);
+  const converted = convert(raw, pointer, [], state);
+  const budget = options.budget;
+  if (budget !== undefined) {
+    budget.used += state.nodes;
+    if (budget.used > budget.max)
+      throw new OpenApiSpecError(
+        `The OpenAPI document's tools need more than ${budget.max.toLocaleString('en-US')} schema nodes together (maxSchemaNodes; at ${pointer}): choose operations with include/exclude, or raise maxSchemaNodes`,
+        { pointer },
+      );
+  }
+  return converted;
 }
 
 function convert(
