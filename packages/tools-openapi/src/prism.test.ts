@@ -98,7 +98,7 @@ describe('against a Prism mock of the petstore', () => {
     );
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(
-      /^HTTP 422 Unprocessable Entity\nGET http:\/\/127\.0\.0\.1:\d+\/pets\?limit=500\n/,
+      /^HTTP 422 Unprocessable Content\nGET http:\/\/127\.0\.0\.1:\d+\/pets\?limit=500\n/,
     );
     expect(resultText(result)).toContain('limit');
     const unauthorised = await callTool(
