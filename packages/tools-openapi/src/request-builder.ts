@@ -201,6 +201,7 @@ export async function buildRequest(
   let body: RequestInit['body'];
   const bodyValue = args[bodyProperty];
   if (operation.body !== undefined && bodyValue !== undefined) {
+    refuseCredentialFields(bodyValue, plan.bodySchema, credentialQuery, toolName);
     const { kind, mediaType } = operation.body;
     if (kind === 'multipart') {
       body = multipartBody(bodyValue, plan.bodySchema, operation.body.encoding, toolName);
@@ -261,6 +262,30 @@ function maskCredentialPairs(query: string, secrets: SentSecret[]): string {
       return `${pair.slice(0, at)}=***`;
     })
     .join('&');
+}
+
+/**
+ * Throws when a body field the model named itself (one its schema does not declare) reads as the
+ * API key's query parameter: PHP's `$_REQUEST`, Rails' `params` and Laravel's `input()` merge
+ * the body over the query, so the model's key would replace the user's.
+ */
+function refuseCredentialFields(
+  body: unknown,
+  schema: JsonSchema | undefined,
+  credentialQuery: ReadonlyMap<string, string>,
+  toolName: string,
+): void {
+  if (credentialQuery.size === 0 || !isRecord(body)) return;
+  const declared = schema?.properties ?? {};
+  for (const field of Object.keys(body)) {
+    if (Object.hasOwn(declared, field)) continue;
+    const credential = credentialQuery.get(queryNameKey(field));
+    if (credential !== undefined)
+      throw ToolError.invalidArguments(
+        toolName,
+        `at "body.${field}": the field reads as the query parameter "${credential}" to servers that merge the body into the query, which carries the API's credential and is filled by the client`,
+      );
+  }
 }
 
 /**

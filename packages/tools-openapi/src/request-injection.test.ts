@@ -223,6 +223,21 @@ describe('an exploded object may not fill the API key parameter', () => {
     expect(Object.keys(tool?.parameters.properties ?? {})).toEqual(['X-Trace']);
   });
 
+  // PHP's $_REQUEST, Rails' params and Laravel's input() read the body over the query.
+  it.each(['api_key', 'API_KEY', 'api.key', 'api_key[x]'])(
+    'a form field the model names %j is refused too; declared fields and others are sent',
+    async (field) => {
+      const tool = adapter({ type: 'apiKey', value: 'key-0123456789' }).tool('postForm');
+      const error = await failure(callTool(tool, { body: { note: 'n', [field]: 'attacker-key' } }));
+      expect(error.kind).toBe('invalid-args');
+      expect(error.message).toContain(`at "body.${field}"`);
+      expect(error.message).toContain('"api_key"');
+      expect(seen).toHaveLength(0);
+      await callTool(tool, { body: { note: 'n', extra: 'e' } });
+      expect(new URLSearchParams(seen[0]?.body ?? '').get('extra')).toBe('e');
+    },
+  );
+
   it('other keys are sent, and without credentials the name is free', async () => {
     await callTool(adapter({ type: 'apiKey', value: 'key-0123456789' }).tool('search'), {
       filter: { status: 'open', api: 'x' },
