@@ -178,7 +178,11 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
   const approver =
     keys === undefined
       ? fallback
-      : terminalApprover(keys, writeErr, { cwd: resolve(options.cwd), colour });
+      : terminalApprover(keys, writeErr, {
+          cwd: resolve(options.cwd),
+          colour,
+          terminal: process.stderr,
+        });
   const log = writeNotice;
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',

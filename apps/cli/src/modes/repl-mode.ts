@@ -20,6 +20,7 @@ export async function replMode(options: CliOptions): Promise<number> {
     approver: terminalApprover(keys, writeOut, {
       cwd: resolve(options.cwd),
       colour: useColour(process.stdout),
+      terminal: process.stdout,
     }),
     log: writeNotice,
     confirmMcpToolChanges: askMcpToolChangesOnTerminal(process.stdin, writeOut),

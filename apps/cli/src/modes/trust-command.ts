@@ -12,6 +12,7 @@ import { CliError } from '../config/cli-error.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { findProjectRoot } from '../config/project-root.js';
 import { startWithTrust, type TrustQuestion, trustStorePath } from '../config/trust-flow.js';
+import { lookAlikeWarning } from '../ui/look-alikes.js';
 import { droppedKeysNote, questionSettleMs } from '../ui/terminal-keys.js';
 
 /** The answer keys of the trust question (drawn once it has been on screen a moment). */
@@ -27,7 +28,9 @@ export function trustQuestionText(question: TrustQuestion): string {
   const scope = question.wholesale
     ? '(This is your home directory or the root: only this folder itself is trusted, not the folders below it.)\n'
     : '';
-  return `${head}\n${question.lines.map((line) => `  ${line}`).join('\n')}\n${scope}Trust this folder? `;
+  const lines = question.lines.map((line) => `  ${line}`).join('\n');
+  // A hook `сurl …` (Cyrillic с), a server URL on `gіthub.com`: named before the question.
+  return `${head}\n${lines}\n${scope}${lookAlikeWarning(lines)}Trust this folder? `;
 }
 
 /**
@@ -146,7 +149,7 @@ export function askMcpToolChangesOnTerminal(
   const ask = askOnTerminal(input, write);
   return ({ server, lines }) =>
     ask(
-      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\nLet the model use them? `,
+      `MCP server "${server}" changed its tools since you first used it:\n${lines.map((line) => `  ${line}`).join('\n')}\n${lookAlikeWarning(lines.join('\n'))}Let the model use them? `,
       '[y] yes [n] no ',
     );
 }

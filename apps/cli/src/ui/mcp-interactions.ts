@@ -17,6 +17,7 @@ import {
 } from '@agent/core';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
+import { lookAlikeWarning } from './look-alikes.js';
 import { askedDuring } from './mcp-asked-by.js';
 import {
   choicesOf,
@@ -272,7 +273,7 @@ export class McpInteractions {
         return { action: 'decline' };
       }
       this.#write(
-        `${this.#start()}${during}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\nOpen it? `,
+        `${this.#start()}${during}mcp ${context.server} asks you to open a URL: ${message}\n  ${shownUrl}\n  (it opens ${oneLine(new URL(url).host, 300)})\n${lookAlikeWarning(shownUrl)}Open it? `,
       );
       const answer = await this.#choose(keys, context.signal, [
         ['y', 'open'],

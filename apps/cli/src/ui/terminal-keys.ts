@@ -6,6 +6,7 @@ import {
 } from '@agent/core';
 import { approvalText, maximumApprovalChars } from './approval-text.js';
 import { approvalDiff, maxApprovalDiffLines, paintDiff } from './file-diff.js';
+import { lookAlikeWarning } from './look-alikes.js';
 
 /** The part of `process.stdin` the key reader needs (a TTY stream). */
 export interface KeyInput {
@@ -248,6 +249,23 @@ export class RunKeys {
   }
 }
 
+/**
+ * Whether `text` takes more lines than the terminal shows (long lines wrap): the start of such a
+ * question — `rm -rf ~; echo aaaa…` — has scrolled away when its answer keys are drawn.
+ */
+function tallerThan(
+  terminal: { rows?: number; columns?: number } | undefined,
+  text: string,
+): boolean {
+  const rows = terminal?.rows;
+  const columns = terminal?.columns;
+  if (rows === undefined || columns === undefined || rows <= 0 || columns <= 0) return false;
+  let lines = 0;
+  for (const line of text.split('\n')) lines += Math.max(1, Math.ceil([...line].length / columns));
+  // The keys line and the line the user typed stay on screen with it.
+  return lines > rows - 2;
+}
+
 /** Said with a question that appears while a line is being typed: its keys are not the answer. */
 export function typingNote(keys: RunKeys): string {
   return keys.typing
@@ -297,7 +315,12 @@ function capitalised(text: string): string {
 export function terminalApprover(
   keys: RunKeys,
   write: (text: string) => void,
-  options: { cwd?: string; colour?: boolean } = {},
+  options: {
+    cwd?: string;
+    colour?: boolean;
+    /** The terminal the question is written to (its `rows` and `columns`), when known. */
+    terminal?: { rows?: number; columns?: number };
+  } = {},
 ): PermissionApprover {
   return async (request, context) => {
     const why = context.askRule === undefined ? '' : ` (rule ${context.askRule})`;
@@ -326,11 +349,17 @@ export function terminalApprover(
       );
       return 'deny';
     }
-    write(question.text);
+    // A Cyrillic `а` in `rаm`, a Greek `ο` in a host: named above the question's own line.
+    const warning = lookAlikeWarning(question.text);
+    const questionLine = question.text.lastIndexOf('\n') + 1;
+    write(`${question.text.slice(0, questionLine)}${warning}${question.text.slice(questionLine)}`);
     // The answer keys are drawn once the question has been on screen a moment (questionSettleMs).
+    const tall = tallerThan(options.terminal, `${warning}${question.text}`)
+      ? '(the question is taller than your terminal: it starts above — scroll up and read it whole before answering) '
+      : '';
     const onReady: OnQuestionReady = (dropped) =>
       write(
-        `[y] once  [a] always  [n] deny  [v] never ${droppedKeysNote(dropped)}${typingNote(keys)}`,
+        `[y] once  [a] always  [n] deny  [v] never ${tall}${droppedKeysNote(dropped)}${typingNote(keys)}`,
       );
     for (let first = true; ; first = false) {
       const key = await keys.nextKey(context.signal, first ? { onReady } : {});
