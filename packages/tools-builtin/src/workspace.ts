@@ -3,7 +3,7 @@ import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { type PermissionSubjectsResult, ToolError } from '@agent/core';
 import { fileSystemError } from './fs-errors.js';
-import { isPathInside } from './path-inside.js';
+import { insideAny, isPathInside } from './path-inside.js';
 import { type ProtectedWrites, protectedWriteReason, writeSubjects } from './protected-writes.js';
 
 /**
@@ -135,7 +135,9 @@ export class Workspace {
   #realReadRoots: Promise<string[]> | undefined;
   #realRootsSync: string[] | undefined;
   #realCwd: string | undefined;
-  #realHidden: { hidden: string[]; excepted: string[] } | undefined;
+  #realHidden:
+    | { inHidden: (real: string) => boolean; inExcepted: (real: string) => boolean }
+    | undefined;
   readonly #protectedWrites: ProtectedWrites;
   /** The real path each call's arguments were judged to write (a protected path is written only then). */
   readonly #judged = new WeakMap<object, string>();
@@ -252,15 +254,14 @@ export class Workspace {
    */
   isHidden(real: string): boolean {
     if (this.hiddenRoots.length === 0) return false;
+    // Asked of every entry a walk meets: the roots are compared by prefix (insideAny), not by
+    // path.relative per root.
     this.#realHidden ??= {
-      hidden: this.hiddenRoots.map((root) => resolveRealPathSync(root)),
-      excepted: this.readOnlyRoots.map((root) => resolveRealPathSync(root)),
+      inHidden: insideAny(this.hiddenRoots.map((root) => resolveRealPathSync(root))),
+      inExcepted: insideAny(this.readOnlyRoots.map((root) => resolveRealPathSync(root))),
     };
-    const { hidden, excepted } = this.#realHidden;
-    return (
-      hidden.some((root) => isPathInside(root, real)) &&
-      !excepted.some((root) => isPathInside(root, real))
-    );
+    const { inHidden, inExcepted } = this.#realHidden;
+    return inHidden(real) && !inExcepted(real);
   }
 
   #hiddenError(input: string, real: string, toolName: string | undefined): ToolError {
