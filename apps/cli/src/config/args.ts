@@ -6,6 +6,7 @@ import { explainParseError } from './args-slips.js';
 import { baseUrlProblem } from './base-url.js';
 import type { CodeModeSetting } from './code-mode.js';
 import type { HelpTopic } from './help-text.js';
+import { expandLeadingTilde } from './home-path.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
 import { optionSpecs } from './option-specs.js';
 import { closestWord, peerMode } from './suggest.js';
@@ -426,7 +427,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     ...(helpTopic === undefined ? {} : { helpTopic }),
     ...(mcpLoginServer === undefined ? {} : { mcpLoginServer }),
     serveHttpPort,
-    ...(tokenFile === undefined ? {} : { serveTokenFile: tokenFile }),
+    ...(tokenFile === undefined ? {} : { serveTokenFile: expandLeadingTilde(tokenFile) }),
     ...(values['no-auth'] === true ? { serveNoAuth: true } : {}),
     ...(serveLimits === undefined ? {} : { serveLimits }),
     prompt: values.print,
@@ -437,20 +438,23 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     provider: provider as ProviderName | undefined,
     model: values.model,
     baseUrl: values['base-url'],
-    scripted: values.scripted,
-    cwd: values.cwd ?? cwd,
-    mcpConfig: values['mcp-config'],
+    // A `~` the shell did not expand (`"~/x"`, a launcher with no shell) is the home.
+    scripted: expandLeadingTilde(values.scripted),
+    cwd: expandLeadingTilde(values.cwd) ?? cwd,
+    mcpConfig: expandLeadingTilde(values['mcp-config']),
     ...(mcpLogLevel === undefined ? {} : { mcpLogLevel: mcpLogLevel as McpLogLevel | 'off' }),
     ...(mcpTimeoutSeconds === undefined ? {} : { mcpTimeoutSeconds }),
-    openapi: (values.openapi ?? []).map(parseOpenApiFlag),
+    openapi: (values.openapi ?? [])
+      .map(parseOpenApiFlag)
+      .map((entry) => ({ ...entry, spec: expandLeadingTilde(entry.spec) })),
     mode: mode as PermissionMode | undefined,
     allow: values.allow ?? [],
     ask: values.ask ?? [],
     deny: values.deny ?? [],
     maxTurns,
     ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
-    save: values.save,
-    resume: values.resume,
+    save: expandLeadingTilde(values.save),
+    resume: expandLeadingTilde(values.resume),
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
     continueLast: values.continue === true,

@@ -3,7 +3,7 @@
 // but SIGKILL ended it (a thread of Node's pool blocked in open(), which process.exit waits for),
 // `/dev/zero` read until memory ran out.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
@@ -139,5 +139,42 @@ describe('a file the user names that is JSON as people write it', () => {
       expect(run.stderr).not.toContain(secret.slice(0, 10));
       expect(run.stderr).not.toContain('mine');
     }
+  });
+});
+
+describe('a path given as "~/…" (quoted, or by a launcher with no shell)', () => {
+  // The shell expands an unquoted ~ only: "~/x" reached the CLI as a folder named ~ in the current
+  // one (--save even advised `mkdir -p './~'`). It is the home, as the shell would have made it.
+  it('--scripted, --mcp-config, --cwd, --save and --resume read ~ as the home', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    mkdirSync(join(home, 'project'), { recursive: true });
+    writeFileSync(join(home, 'turns.json'), JSON.stringify([{ text: 'first' }, { text: 'second' }]));
+    writeFileSync(join(home, 'mcp.json'), '{"mcpServers":{}}');
+    const env = cleanEnv({ HOME: home, AGENT_HOME: join(home, '.agent') });
+    const first = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        '~/turns.json',
+        '--mcp-config',
+        '~/mcp.json',
+        '--cwd',
+        '~/project',
+        '--save',
+        '~/saved.json',
+      ],
+      { cwd: dir, env },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('first\n');
+    expect(existsSync(join(home, 'saved.json'))).toBe(true);
+    expect(existsSync(join(dir, '~'))).toBe(false);
+    const second = await runCli(
+      ['-p', 'again', '--scripted', '~/turns.json', '--resume', '~/saved.json'],
+      { cwd: dir, env },
+    );
+    expect(second.code, second.stderr).toBe(0);
   });
 });
