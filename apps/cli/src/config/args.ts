@@ -103,6 +103,8 @@ export interface CliOptions {
   hostedWebSearch?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
   sandboxExplicit?: boolean;
+  /** Whether `--mode` was given (a session resumed while planning stays in plan mode when it was not). */
+  modeExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
   mcpServers?: McpServerEntry[];
   /** Command hooks from settings files (filled in by the settings step). */
@@ -457,6 +459,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     resume: expandLeadingTilde(values.resume),
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
+    ...(mode === undefined ? {} : { modeExplicit: true }),
     continueLast: values.continue === true,
     ...(values['keep-grants'] === true ? { keepGrants: true } : {}),
     ...(values.trust === true ? { trust: true } : {}),

@@ -9,6 +9,7 @@ import {
   errorMessage,
   type Message,
   type PermissionGrant,
+  type PermissionMode,
 } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
 import { parseJson, readRegularFile } from '../config/project-file.js';
@@ -114,15 +115,26 @@ export interface SavedSession {
   lastRunId?: string;
   /** What stood in for the older messages when they were sent (see `Agent.compactions`). */
   compactions?: Compaction[];
+  /**
+   * The session was in plan mode when saved: no plan approved yet. Only plan mode is kept — a
+   * narrower mode than any other, so a file edited to say so can only take permissions away.
+   */
+  planning?: true;
 }
 
 /** Reads a file written by {@link saveConversation} (a bare array of messages is accepted too). */
 export async function loadSavedSession(path: string): Promise<SavedSession> {
   const data = await readSessionJson(path);
   const messages = conversationOf(path, data);
-  const { grants, sessionId, lastRunId, compactions } = (
+  const { grants, sessionId, lastRunId, compactions, mode } = (
     data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {}
-  ) as { grants?: unknown; sessionId?: unknown; lastRunId?: unknown; compactions?: unknown };
+  ) as {
+    grants?: unknown;
+    sessionId?: unknown;
+    lastRunId?: unknown;
+    compactions?: unknown;
+    mode?: unknown;
+  };
   if (compactions !== undefined && !Array.isArray(compactions))
     throw new CliError(`The conversation ${path} has "compactions" that are not a list`);
   const id = {
@@ -131,6 +143,7 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
     ...(Array.isArray(compactions) && compactions.length > 0
       ? { compactions: compactions as Compaction[] }
       : {}),
+    ...(mode === 'plan' ? { planning: true as const } : {}),
   };
   if (grants === undefined) return { messages, grants: [], ...id };
   const valid =
@@ -158,7 +171,13 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
 export async function saveConversation(
   agent: Agent,
   path: string,
-  extra: { grants?: readonly PermissionGrant[]; sessionId?: string; lastRunId?: string } = {},
+  extra: {
+    grants?: readonly PermissionGrant[];
+    sessionId?: string;
+    lastRunId?: string;
+    /** The session's permission mode: written only when it is `plan` (see {@link SavedSession.planning}). */
+    mode?: PermissionMode;
+  } = {},
 ): Promise<void> {
   try {
     const grants = extra.grants ?? [];
@@ -166,6 +185,7 @@ export async function saveConversation(
     const data = {
       ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
       ...(extra.lastRunId === undefined ? {} : { lastRunId: extra.lastRunId }),
+      ...(extra.mode === 'plan' ? { mode: 'plan' } : {}),
       messages: agent.messages,
       ...(agent.compactions.length === 0 ? {} : { compactions: agent.compactions }),
       ...(grants.length === 0 ? {} : { grants }),

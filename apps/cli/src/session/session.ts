@@ -245,10 +245,18 @@ export async function createSession(
     settings.log(
       `${dropped} "always" grant${dropped === 1 ? '' : 's'} saved with this session ${dropped === 1 ? 'was' : 'were'} not restored (--keep-grants, or "permissions": { "keepGrants": true } in settings, restores them)`,
     );
+  // A session saved while planning (no plan approved) goes on planning, unless --mode says
+  // otherwise: a settings default such as workspace-write took over on --continue, and the model,
+  // told by exit_plan_mode that no approval was needed any more, carried out a plan no one approved.
+  const resumedPlanning = options.modeExplicit !== true && saved.planning === true;
+  if (resumedPlanning && settings.mode !== 'plan')
+    settings.log(
+      'This session was in plan mode (no plan approved yet): it goes on in plan mode. /mode (or --mode) leaves it.',
+    );
   let policy: PermissionPolicy;
   try {
     policy = new PermissionPolicy({
-      mode: settings.mode,
+      mode: resumedPlanning ? 'plan' : settings.mode,
       allow: options.allow,
       ask: options.ask,
       deny: options.deny,
@@ -484,6 +492,7 @@ export async function createSession(
         grants: [...notRestored, ...session.policy.grants],
         sessionId: id,
         ...(session.lastRunId === undefined ? {} : { lastRunId: session.lastRunId }),
+        mode: session.policy.mode,
       }),
     save: async (path) => {
       await session.saveBeforeRun(path);
