@@ -172,6 +172,36 @@ describe('a hostile tool listing', () => {
   });
 });
 
+describe('a flood of resource and prompt notifications', () => {
+  it('reaches onResourcesChanged, onPromptsChanged and a subscription a few times, not 300', async () => {
+    const counts = { resources: 0, prompts: 0, updated: 0 };
+    // Each is called at once, then once more for the end of the flood (within a second of it).
+    let twice: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => {
+      twice = resolve;
+    });
+    const count = (key: keyof typeof counts) => () => {
+      counts[key]++;
+      if (Object.values(counts).every((value) => value >= 2)) twice();
+    };
+    const adapter = await McpToolAdapter.connect({
+      name: 'hostile',
+      transport: nodeServer(hostileListingServerEntry, ['list-changed']),
+      onResourcesChanged: count('resources'),
+      onPromptsChanged: count('prompts'),
+    });
+    adapters.push(adapter);
+    await adapter.subscribeResource('res://x', count('updated'));
+    const flood = adapter.tools().find((tool) => tool.name === 'hostile__flood-changes');
+    await flood?.execute({}, testContext());
+    await reached;
+    for (const value of Object.values(counts)) {
+      // One a second at most while the flood lasts (longer on a loaded machine), never 300.
+      expect(value).toBeLessThanOrEqual(15);
+    }
+  });
+});
+
 describe('a property named __proto__', () => {
   // Plain assignment while inlining the schema set the copy's prototype: the property vanished,
   // `required` still named it, and no call could ever be valid.

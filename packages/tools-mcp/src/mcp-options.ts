@@ -186,8 +186,11 @@ export interface McpToolAdapterOptions extends McpClientFeatures {
    * `false` passes results on unmarked: for a server you wrote, or a program that parses them.
    */
   markUntrusted?: boolean;
-  /** The server's resource list changed (`notifications/resources/list_changed`). */
+  /**
+   * The server's resource list changed (`notifications/resources/list_changed`); called at most
+   * once a second, the last change included (a flood is not a flood of listings).
+   */
   onResourcesChanged?: () => void;
-  /** The server's prompt list changed (`notifications/prompts/list_changed`). */
+  /** The server's prompt list changed (`notifications/prompts/list_changed`); paced the same way. */
   onPromptsChanged?: () => void;
 }

@@ -28,6 +28,7 @@ import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
 import { configuredSecrets, hideSecretsInAnyError, LearnedSecrets } from './mcp-secrets.js';
+import { pacedNotification } from './notification-pacer.js';
 import { createResourceTools } from './resource-tools.js';
 import { defaultMaxResultChars } from './result-budget.js';
 import type { McpToolResultDetails } from './result-mapping.js';
@@ -88,6 +89,15 @@ export class McpToolAdapter implements AsyncDisposable {
   /** The list_resources/read_resource tools, once the server declared resources. */
   #resourceTools: McpAgentTool[] | undefined;
   readonly #resourceListeners = new Set<(uri: string) => void>();
+  /** onResourcesChanged and onPromptsChanged, at most once a second (notification-pacer.ts). */
+  readonly #resourcesChanged = pacedNotification(
+    () => this.#options.onResourcesChanged?.(),
+    (error) => this.#report(error),
+  );
+  readonly #promptsChanged = pacedNotification(
+    () => this.#options.onPromptsChanged?.(),
+    (error) => this.#report(error),
+  );
 
   private constructor(options: McpToolAdapterOptions) {
     this.#roots = options.roots ?? [];
@@ -222,15 +232,21 @@ export class McpToolAdapter implements AsyncDisposable {
 
   /**
    * Subscribes to a resource's updates (`resources/subscribe`); `listener` gets the URI of each
-   * `notifications/resources/updated`. Returns the unsubscribe function.
+   * `notifications/resources/updated`, at most once a second (the last update included).
+   * Returns the unsubscribe function.
    */
   async subscribeResource(
     uri: string,
     listener: (uri: string) => void,
   ): Promise<() => Promise<void>> {
+    const paced = pacedNotification(
+      () => listener(uri),
+      (error) => this.#report(error),
+    );
     const wrapped = (updated: string) => {
-      if (updated === uri) listener(updated);
+      if (updated === uri) paced.notify();
     };
+    this.#closeController.signal.addEventListener('abort', () => paced.cancel(), { once: true });
     this.#resourceListeners.add(wrapped);
     try {
       await this.#request(undefined, (client, options) =>
@@ -238,10 +254,12 @@ export class McpToolAdapter implements AsyncDisposable {
       );
     } catch (error) {
       this.#resourceListeners.delete(wrapped);
+      paced.cancel();
       throw error;
     }
     return async () => {
       this.#resourceListeners.delete(wrapped);
+      paced.cancel();
       await this.#request(undefined, (client, options) =>
         client.unsubscribeResource({ uri }, options),
       );
@@ -368,6 +386,8 @@ export class McpToolAdapter implements AsyncDisposable {
 
   async #shutdown(): Promise<void> {
     this.#closeController.abort(new Error('closed'));
+    this.#resourcesChanged.cancel();
+    this.#promptsChanged.cancel();
     await this.#connector.closeAll();
     await this.#auth.close();
   }
@@ -387,12 +407,12 @@ export class McpToolAdapter implements AsyncDisposable {
         }
       }
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
-      this.#options.onResourcesChanged?.();
-    });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
-      this.#options.onPromptsChanged?.();
-    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      this.#resourcesChanged.notify(),
+    );
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      this.#promptsChanged.notify(),
+    );
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.#connector.current === connection) void this.#refresh(connection, false);
     });

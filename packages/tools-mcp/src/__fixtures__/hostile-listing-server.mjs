@@ -5,7 +5,8 @@
 //   huge-description  a 5 MB description, a 100 kB title and 3 MB of instructions
 //   huge-version    answers the handshake with a protocol version of 2 MB
 //   many-tools      many pages of 1,000 tools each, for ever (a new cursor every page)
-//   list-changed    tool `flood-changes` sends 300 notifications/tools/list_changed, 1 ms apart;
+//   list-changed    tool `flood-changes` sends 300 notifications/tools/list_changed (and as many
+//                   resources and prompts list_changed and resources/updated), 1 ms apart;
 //                   the listing names how many listings were answered (`listed-<n>`)
 //   silent          answers the handshake, never tools/list nor logging/setLevel
 //   deep-schema     input and output schemas nested 100,000 levels deep (written as text: too
@@ -134,7 +135,12 @@ input.on('line', (text) => {
   } else if (method === 'tools/call' && params.name === 'flood-changes') {
     void (async () => {
       for (let index = 0; index < 300; index++) {
-        process.stdout.write(line({ method: 'notifications/tools/list_changed' }));
+        process.stdout.write(
+          line({ method: 'notifications/tools/list_changed' }) +
+            line({ method: 'notifications/resources/list_changed' }) +
+            line({ method: 'notifications/prompts/list_changed' }) +
+            line({ method: 'notifications/resources/updated', params: { uri: 'res://x' } }),
+        );
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
       process.stdout.write(line({ id, result: { content: [{ type: 'text', text: 'changed' }] } }));
