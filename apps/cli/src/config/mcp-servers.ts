@@ -1,8 +1,10 @@
 // The `mcpServers` shape of config files, `.mcp.json` and settings (Claude Desktop / Cursor), read
 // into transports: configuration only — connecting them is the session's tool sources.
+
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
 import { CliError } from './cli-error.js';
+import { argumentSecrets } from './command-secrets.js';
 import { expandHome, expandVariables, type McpExpansion, McpExpansionError } from './mcp-expand.js';
 import { parseJson, readSettingsText } from './project-file.js';
 
@@ -276,46 +278,5 @@ function urlSecrets(name: string, url: string): Record<string, string> {
   }
   // Decoded: what tools hand the model is also matched in its percent-encoded form.
   for (const [parameter, value] of parsed.searchParams) secrets[`${name}.url ${parameter}`] = value;
-  return secrets;
-}
-
-/** A header as one argument (`mcp-remote … --header "Authorization: Bearer <token>"`). */
-const headerArgument = /^([A-Za-z0-9-]+):\s*(.+)$/s;
-
-/**
- * Credentials in a stdio server's arguments, where READMEs put them as often as in `env`:
- * `--api-key <key>` and `--token=<key>` (named `<server>.arg --api-key`, so the name rules judge
- * the flag), a header given to a proxy such as mcp-remote (`Authorization: Bearer <token>`, also
- * without its scheme), a URL's password and query parameters (the official Postgres server takes
- * `postgresql://user:password@host/db`), and each argument as it is (the value rules judge it:
- * `ghp_…`, `sk-…`). A server echoing its command line (a usage error, a log line) handed them to
- * the model and the terminal.
- */
-function argumentSecrets(name: string, args: readonly string[]): Record<string, string> {
-  const secrets: Record<string, string> = {};
-  args.forEach((argument, index) => {
-    secrets[`${name}.arg ${index}`] = argument;
-    const assigned = /^(--?[A-Za-z][\w-]*)=(.+)$/s.exec(argument);
-    if (assigned?.[1] !== undefined && assigned[2] !== undefined)
-      secrets[`${name}.arg ${assigned[1]}`] = assigned[2];
-    const next = args[index + 1];
-    if (/^--?[A-Za-z][\w-]*$/.test(argument) && next !== undefined && !next.startsWith('-'))
-      secrets[`${name}.arg ${argument}`] = next;
-    const header = headerArgument.exec(argument);
-    if (header?.[1] !== undefined && header[2] !== undefined) {
-      secrets[`${name}.arg ${header[1]}`] = header[2].trim();
-      const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(header[2].trim());
-      if (scheme?.[1] !== undefined) secrets[`${name}.arg ${header[1]} token`] = scheme[1];
-    }
-    if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(argument)) {
-      Object.assign(secrets, urlSecrets(`${name}.arg ${index}`, argument));
-      try {
-        const password = decodeURIComponent(new URL(argument).password);
-        if (password !== '') secrets[`${name}.arg ${index} url password`] = password;
-      } catch {
-        // Not a URL after all: the argument as a whole is judged above.
-      }
-    }
-  });
   return secrets;
 }

@@ -1,8 +1,10 @@
 import { join, resolve } from 'node:path';
-import { CommandHooks } from '@agent/command-hooks';
+import { CommandHooks, type HooksConfig } from '@agent/command-hooks';
 import { createSandbox, defaultSecretPaths, type Sandbox } from '@agent/sandbox';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
+import { commandSecrets } from '../config/command-secrets.js';
+import { redactAlso } from '../ui/redaction.js';
 
 /** A session's command hooks and, when they run in one, their OS sandbox. */
 export interface SessionHooks {
@@ -30,6 +32,8 @@ export function createSessionHooks(
   const config = options.hooks ?? {};
   if (Object.keys(config).length === 0)
     return { commandHooks: undefined, sandbox: undefined, description: undefined };
+  // A token or webhook URL written into a hook's command: a failed hook's notice quotes it.
+  redactAlso(hookCommandSecrets(config));
   const sandbox = hooksRunSandboxed(options)
     ? createHooksSandbox({
         cwd: resolve(options.cwd),
@@ -117,4 +121,20 @@ export function createHooksSandbox(options: {
     // The session says it once, naming the hooks (hooksNotice).
     onWarning: () => undefined,
   });
+}
+
+/**
+ * The credentials written into the hooks' commands (`curl -H "Authorization: Bearer …"`, a
+ * Slack webhook URL), named `hook <event> <n>.arg …` for the redaction.
+ */
+export function hookCommandSecrets(config: HooksConfig): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const [event, matchers] of Object.entries(config))
+    (matchers ?? []).forEach((matcher, group) => {
+      matcher.hooks.forEach((hook, index) => {
+        if (typeof hook.command === 'string')
+          Object.assign(secrets, commandSecrets(`hook ${event} ${group}.${index}`, hook.command));
+      });
+    });
+  return secrets;
 }
