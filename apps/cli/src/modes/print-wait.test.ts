@@ -23,14 +23,28 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
  * line), answering after a wait; what the terminal showed while it waited, what stdout got, and
  * the raw bytes of the terminal (script(1)).
  */
-async function printRun(shape: (agent: string, out: string) => string, term = 'xterm-256color') {
+async function printRun(
+  shape: (agent: string, out: string) => string,
+  term = 'xterm-256color',
+  extra: string[] = [],
+) {
   const dir = await tempDir('agent-print-wait-');
   cleanups.push(dir.dispose);
   const script = join(dir.path, 'script.json');
   await writeFile(script, JSON.stringify({ steps: [{ text: 'The answer.', delayMs: 2500 }] }));
   const out = join(dir.path, 'out.txt');
   const raw = join(dir.path, 'raw.txt');
-  const agent = [process.execPath, cliPath, '--scripted', script, '--cwd', dir.path, '-p', 'hello']
+  const agent = [
+    process.execPath,
+    cliPath,
+    '--scripted',
+    script,
+    '--cwd',
+    dir.path,
+    '-p',
+    'hello',
+    ...extra,
+  ]
     .map(quote)
     .join(' ');
   const line = `env TERM=${term} sh -c ${quote(`${shape(agent, quote(out))}; echo "exit=$?"`)}`;
@@ -82,6 +96,24 @@ describe('agent -p waiting for the model, stderr a terminal', () => {
       expect(run.out).toBe('The answer.\n');
       expect(run.screen).toContain('exit=0');
       // Cleared once the answer came: no trace left on the screen.
+      expect(run.screen).not.toContain('waiting for the model');
+    },
+  );
+
+  it.each(['json', 'stream-json'])(
+    '--output-format %s: the wait on the terminal, stdout only JSON lines',
+    async (format) => {
+      const run = await printRun(
+        (agent, out) => `${agent} < /dev/null > ${out}`,
+        'xterm-256color',
+        ['--output-format', format],
+      );
+      expect(run.seen).toMatch(/waiting for the model \d+\.\ds/);
+      const lines = run.out.trim().split('\n');
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      expect(run.out).not.toContain('waiting for the model');
+      expect(run.out).not.toContain('\u001b');
       expect(run.screen).not.toContain('waiting for the model');
     },
   );

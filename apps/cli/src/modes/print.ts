@@ -24,6 +24,7 @@ import { McpInteractions } from '../ui/mcp-interactions.js';
 import { canRedraw, useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
+import { waitIndicator } from '../ui/wait-spinner.js';
 import {
   createStreamJsonMapper,
   permissionAsked,
@@ -261,11 +262,9 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
               ? { spinner: { paused: () => keys?.waiting === true } }
               : {}),
           })
-        : {
-            onEvent: (event: AgentEvent) => {
-              if (format === 'stream-json') for (const line of toStreamJson(event)) emit(line);
-            },
-          };
+        : jsonFormatWatcher((event: AgentEvent) => {
+            if (format === 'stream-json') for (const line of toStreamJson(event)) emit(line);
+          }, keys);
     // One run per message: just the -p prompt, or every line of --input-format stream-json.
     let code = 0;
     // Runs a crash cut off come first (--continue), then the messages.
@@ -324,4 +323,23 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     process.off('SIGTERM', onSignal);
     await session.close();
   }
+}
+
+/**
+ * The events of a JSON output format: its lines on stdout, and, when stderr is a terminal, the
+ * wait indicator there (the model's wait, running tools) — nothing else on stderr, nothing of it
+ * on stdout.
+ */
+function jsonFormatWatcher(
+  emitLines: (event: AgentEvent) => void,
+  keys: RunKeys | undefined,
+): { onEvent: (event: AgentEvent) => void } {
+  if (!canRedraw(process.stderr)) return { onEvent: emitLines };
+  const wait = waitIndicator({ write: writeErr, paused: () => keys?.waiting === true });
+  return {
+    onEvent: (event) => {
+      wait.onEvent(event);
+      emitLines(event);
+    },
+  };
 }

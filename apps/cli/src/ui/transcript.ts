@@ -11,6 +11,7 @@ import { compactionLine } from './compaction-lines.js';
 import { describeFailure } from './failure-line.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
 import { streamRedactor } from './redaction.js';
+import { modelWait, WaitSpinner } from './wait-spinner.js';
 
 /** Options of a {@link Transcript}. */
 export interface TranscriptOptions {
@@ -31,10 +32,6 @@ export interface TranscriptOptions {
   /** Show a spinner with the elapsed time while tools run (a TTY only); `paused()` holds it (an approval is asked). */
   spinner?: { paused: () => boolean };
 }
-
-/** The spinner's key for the wait before the model's answer starts (no tool call id looks so). */
-const modelWait = ' model';
-const spinnerFrames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 const maxArgumentChars = 200;
 const maxResultChars = 160;
@@ -208,29 +205,32 @@ export class Transcript {
   readonly #streamText: boolean;
   readonly #cwd: string | undefined;
   readonly #colour: boolean;
-  readonly #spinner: { paused: () => boolean } | undefined;
+  /** The spinner line (a terminal only). */
+  readonly #spinner: WaitSpinner | undefined;
   readonly #markdown: (() => ((text: string) => string) | undefined) | undefined;
   /** The renderer a text block started with (the block is then held back until its end). */
   #rendering: ((text: string) => string) | undefined;
   /** Text of the current block not shown yet (markdown mode): complete blocks are shown as they end. */
   #unrendered = '';
   #atLineStart = true;
-  /** Running tools, for the spinner: id → name and start time. */
-  readonly #running = new Map<string, { name: string; started: number }>();
   /** Files before a write_file/edit_file call ran, by call id. */
   readonly #before = new Map<string, { path: string; text: string | undefined }>();
   /** Call lines of multi-call turns, printed above their results. */
   readonly #pendingCalls = new Map<string, string>();
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #frame = 0;
-  #spinnerShown = false;
 
   constructor(options: TranscriptOptions) {
     this.#write = options.write;
     this.#streamText = options.streamText ?? true;
     this.#cwd = options.cwd;
     this.#colour = options.colour ?? false;
-    this.#spinner = options.spinner;
+    this.#spinner =
+      options.spinner === undefined
+        ? undefined
+        : new WaitSpinner({
+            write: options.write,
+            paused: options.spinner.paused,
+            atLineStart: () => this.#atLineStart,
+          });
     this.#markdown = options.markdown;
   }
 
@@ -247,20 +247,7 @@ export class Transcript {
   }
 
   #clearSpinner(): void {
-    if (!this.#spinnerShown) return;
-    this.#write('\r\u001b[K');
-    this.#spinnerShown = false;
-  }
-
-  #drawSpinner(): void {
-    if (this.#running.size === 0 || this.#spinner?.paused() === true || !this.#atLineStart) return;
-    const now = Date.now();
-    const parts = [...this.#running.values()].map(
-      (tool) => `${tool.name} ${((now - tool.started) / 1000).toFixed(1)}s`,
-    );
-    this.#frame = (this.#frame + 1) % spinnerFrames.length;
-    this.#write(`\r\u001b[K  ${spinnerFrames[this.#frame]} ${parts.join(', ')}`);
-    this.#spinnerShown = true;
+    this.#spinner?.clear();
   }
 
   #toolStarted(id: string, name: string, args: unknown): void {
@@ -273,26 +260,15 @@ export class Transcript {
 
   /** Shows `name` with its elapsed time in the spinner until `#toolEnded(id)`. */
   #showRunning(id: string, name: string): void {
-    if (this.#spinner === undefined) return;
-    this.#running.set(id, { name: safeLine(name), started: Date.now() });
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#drawSpinner(), 100);
-      this.#timer.unref?.();
-    }
+    this.#spinner?.show(id, name);
   }
 
   #renameRunning(id: string, name: string): void {
-    const running = this.#running.get(id);
-    if (running !== undefined) this.#running.set(id, { ...running, name });
+    this.#spinner?.rename(id, name);
   }
 
   #toolEnded(id: string): void {
-    this.#running.delete(id);
-    if (this.#running.size === 0 && this.#timer !== undefined) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-      this.#clearSpinner();
-    }
+    this.#spinner?.end(id);
   }
 
   /** The diff a finished file call made, printed under its result. */
@@ -433,7 +409,7 @@ export class Transcript {
         this.line(safe(compactionLine(event) ?? ''));
         return;
       case 'agent-end':
-        for (const id of [...this.#running.keys()]) this.#toolEnded(id);
+        this.#spinner?.endAll();
         this.#before.clear();
         this.#pendingCalls.clear();
         // An interrupted answer: what was written of it is still shown.
