@@ -286,6 +286,60 @@ process.stdin.on('end', () => {
     ]);
   });
 
+  // A script checked out with CRLF line endings (a Windows checkout): the shell says the script is
+  // "not found" (127) though it is right there; the warning names the carriage return and the fix.
+  it.each([
+    ['./check.sh', 'check.sh', '#!/bin/sh\r\necho hi\r\n'],
+    ['"./with space.sh" --flag', 'with space.sh', '#!/usr/bin/env bash\r\necho hi\r\n'],
+    ['ABSOLUTE', 'abs.sh', '#!/bin/sh\r\nexit 0\r\n'],
+  ])(
+    'a CRLF script (%s) is named as such, with the command that converts it',
+    async (written, name, body) => {
+      const path = join(dir, name);
+      await writeFile(path, body, { mode: 0o755 });
+      const command = written === 'ABSOLUTE' ? path : written;
+      const warnings: string[] = [];
+      const hooks = new CommandHooks(
+        { PreToolUse: [{ hooks: [{ type: 'command', command }] }] },
+        { cwd: dir, onWarning: (w) => warnings.push(w) },
+      );
+      const ran: unknown[] = [];
+      const agent = new Agent({
+        provider: oneCall(),
+        model: 'm',
+        tools: [echoTool(ran)],
+        hooks: hooks.agentHooks,
+        permissionGate: hooks.wrapGate(undefined),
+      });
+      await agent.run('go').result;
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/exited 12[67]/);
+      expect(warnings[0]).toContain(
+        'has Windows line endings (its first line ends with a carriage return',
+      );
+      expect(warnings[0]).toContain('convert it with dos2unix');
+    },
+  );
+
+  it('a script with Unix line endings that is missing its interpreter gets no such hint', async () => {
+    await writeFile(join(dir, 'lf.sh'), '#!/bin/no-such-shell\necho hi\n', { mode: 0o755 });
+    const warnings: string[] = [];
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ hooks: [{ type: 'command', command: './lf.sh' }] }] },
+      { cwd: dir, onWarning: (w) => warnings.push(w) },
+    );
+    const agent = new Agent({
+      provider: oneCall(),
+      model: 'm',
+      tools: [echoTool([])],
+      hooks: hooks.agentHooks,
+      permissionGate: hooks.wrapGate(undefined),
+    });
+    await agent.run('go').result;
+    expect(warnings[0]).toMatch(/exited 12[67]/);
+    expect(warnings[0]).not.toContain('line endings');
+  });
+
   it('PostToolUse gets the response; exit 2 adds stderr to the result the model reads', async () => {
     const seen = join(dir, 'post.json');
     const command = await script(

@@ -18,6 +18,7 @@ import {
 } from './config.js';
 import type { HookSandbox } from './hook-sandbox.js';
 import { type CommandOutcome, runCommand } from './run-command.js';
+import { crlfScriptHint } from './script-line-endings.js';
 
 /** Options of {@link CommandHooks}. */
 export interface CommandHooksOptions {
@@ -106,11 +107,14 @@ function parseOutput(stdout: string): HookOutput | undefined {
   }
 }
 
-function describe(outcome: CommandOutcome, command: string): string {
+function describe(outcome: CommandOutcome, command: string, cwd: string): string {
   if (outcome.timedOut) return `hook "${command}" timed out`;
   if (outcome.error !== undefined) return `hook "${command}" failed: ${outcome.error}`;
   const detail = outcome.stderr.trim();
-  return `hook "${command}" exited ${outcome.exitCode}${detail === '' ? '' : `: ${detail}`}`;
+  // 126/127: the shell could not run the program — a CRLF script reads as "not found".
+  const hint =
+    outcome.exitCode === 126 || outcome.exitCode === 127 ? crlfScriptHint(command, cwd) : undefined;
+  return `hook "${command}" exited ${outcome.exitCode}${detail === '' ? '' : `: ${detail}`}${hint === undefined ? '' : ` — ${hint}`}`;
 }
 
 /**
@@ -235,7 +239,9 @@ export class CommandHooks {
             ? ''
             : ` (in the OS sandbox; ${this.#options.sandboxFailureHint ?? '"sandbox": false on the hook runs it outside'})`;
         if (!signal?.aborted)
-          this.#options.onWarning?.(`${event} ${describe(outcome, hook.command)}${where}`);
+          this.#options.onWarning?.(
+            `${event} ${describe(outcome, hook.command, this.#options.cwd)}${where}`,
+          );
         continue;
       }
       const output = parseOutput(outcome.stdout);
