@@ -60,8 +60,11 @@ export function buildResponsesRequest(
   if (wantsReasoning) body.reasoning = { effort: level, summary: 'auto' };
   if (context.compat.statelessResponses) {
     body.store = false;
-    // Without storage, reasoning can only be replayed from its encrypted content.
-    if (wantsReasoning) body.include = ['reasoning.encrypted_content'];
+    // Without storage, reasoning can only be replayed from its encrypted content — asked for
+    // whenever the model reasons, which a reasoning model does with no level set too (its
+    // default effort): without it, those reasoning items came back unreplayable and were lost.
+    if (context.compat.reasoningEffort && context.reasoning)
+      body.include = ['reasoning.encrypted_content'];
   }
   return body;
 }

@@ -172,3 +172,28 @@ describe('Responses API', () => {
     ]);
   });
 });
+
+describe('Responses API: reasoning kept when no level is set', () => {
+  it.each([
+    ['a reasoning model, no level', 'o4-mini', undefined, true],
+    ['a reasoning model, level off', 'o4-mini', 'off' as const, true],
+    ['a reasoning model, level low', 'o4-mini', 'low' as const, true],
+    ['a model that does not reason', 'gpt-4o', undefined, false],
+  ])(
+    '%s: encrypted reasoning asked for (before: only with a level)',
+    async (_label, model, thinkingLevel, included) => {
+      server = await startWireServer([fixtureResponse('responses-final-text.sse')]);
+      await collect(
+        openaiAt(server.url, { api: 'responses' }).stream({
+          model,
+          messages: [{ role: 'user', content: 'hi', timestamp: 0 }],
+          ...(thinkingLevel === undefined ? {} : { thinkingLevel }),
+        }),
+      );
+      const body = server.requests[0]?.json as ResponsesBody;
+      expect(body.store).toBe(false);
+      if (included) expect(body.include).toEqual(['reasoning.encrypted_content']);
+      else expect(body.include).toBeUndefined();
+    },
+  );
+});
