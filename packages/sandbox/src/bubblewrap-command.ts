@@ -94,15 +94,34 @@ function relayToProxy(socketPath: string, socat = 'socat'): string {
 const systemPath = '/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
- * `command` started through `/bin/sh` inside the sandbox after it sets RLIMIT_NPROC to `limit`
- * (soft and hard: the command cannot raise it). Set inside, the kernel counts it against the
- * processes and threads of this user in the sandbox's own user namespace, so it bounds this
- * sandbox alone (a fork bomb stops there, not at the machine's last pid), not the user's other
- * processes. bash spells it `ulimit -u`, dash `ulimit -p`; neither working ends the command.
+ * `command` started through `/bin/sh` inside the sandbox after it sets its rlimits, soft and
+ * hard (the command cannot raise them): RLIMIT_NPROC to `processes` — set inside, the kernel
+ * counts it against the processes and threads of this user in the sandbox's own user namespace,
+ * so it bounds this sandbox alone (a fork bomb stops there, not at the machine's last pid), not
+ * the user's other processes; bash spells it `ulimit -u`, dash `ulimit -p` — and RLIMIT_FSIZE to
+ * `fileBytes` (`ulimit -f`, in 512-byte blocks for any POSIX sh). A limit that cannot be set ends
+ * the command.
  */
+export function withLimits(
+  command: readonly string[],
+  limits: { processes?: number; fileBytes?: number },
+): string[] {
+  const steps: string[] = [];
+  if (limits.processes !== undefined)
+    steps.push(
+      `{ ulimit -u ${limits.processes} 2>/dev/null || ulimit -p ${limits.processes} 2>/dev/null || { echo 'agent-sandbox: cannot set the process limit' >&2; exit 126; }; }`,
+    );
+  if (limits.fileBytes !== undefined)
+    steps.push(
+      `{ ulimit -f ${Math.ceil(limits.fileBytes / 512)} 2>/dev/null || { echo 'agent-sandbox: cannot set the file size limit' >&2; exit 126; }; }`,
+    );
+  if (steps.length === 0) return [...command];
+  return ['/bin/sh', '-c', `${steps.join('; ')}; exec "$@"`, 'agent-sandbox', ...command];
+}
+
+/** {@link withLimits} with the process limit alone. */
 export function withProcessLimit(command: readonly string[], limit: number): string[] {
-  const script = `ulimit -u ${limit} 2>/dev/null || ulimit -p ${limit} 2>/dev/null || { echo 'agent-sandbox: cannot set the process limit' >&2; exit 126; }; exec "$@"`;
-  return ['/bin/sh', '-c', script, 'agent-sandbox', ...command];
+  return withLimits(command, { processes: limit });
 }
 
 /** The bwrap arguments that build the sandbox's file system view. */

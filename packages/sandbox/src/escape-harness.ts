@@ -304,7 +304,12 @@ export interface RunReport {
     unixSockets: string;
     hiddenPaths: string[];
     limitations: string[];
-    limits: { mechanism: string; maxProcesses?: number; maxMemoryBytes?: number };
+    limits: {
+      mechanism: string;
+      maxProcesses?: number;
+      maxMemoryBytes?: number;
+      maxFileBytes?: number;
+    };
   };
   description: string;
   results: AttemptResult[];

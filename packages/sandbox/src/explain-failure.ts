@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isInside } from './real-paths.js';
+import { formatBytes } from './resource-limits.js';
 import type { SandboxNetwork } from './sandbox-options.js';
 
 /** What {@link explainFailure} needs to know about the sandbox. */
@@ -13,6 +14,8 @@ export interface FailureContext {
   startupFiles?: readonly string[];
   /** The process limit in force, when one is [none]. */
   maxProcesses?: number;
+  /** The file size limit in force, in bytes, when one is [none]. */
+  maxFileBytes?: number;
 }
 
 // `A(?:(?!A).)*?B` finds what `A.*B` finds, but each try stops at the next `A`: `A.*B` rescanned
@@ -58,6 +61,13 @@ export function explainFailure(output: string, context: FailureContext): string 
   }
   if (context.maxProcesses !== undefined && processLimitFailure.test(output)) {
     return `Blocked by the sandbox: commands may run at most ${context.maxProcesses} processes and threads at once (all of them together).`;
+  }
+  // bash: `File size limit exceeded`; EFBIG: `File too large` (Python, Node, dd after SIGXFSZ is ignored).
+  if (
+    context.maxFileBytes !== undefined &&
+    /File size limit exceeded|File too large|EFBIG/.test(output)
+  ) {
+    return `Blocked by the sandbox: a file may grow to at most ${formatBytes(context.maxFileBytes)} inside it (maxFileBytes), so one runaway file cannot fill the disk or memory.`;
   }
   if (/Bad system call/.test(output)) {
     return 'Blocked by the sandbox: a system call of another architecture (a 32-bit program, or int 0x80) ended the process.';

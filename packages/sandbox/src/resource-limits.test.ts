@@ -341,13 +341,14 @@ describe('maxMemoryBytes and cgroups', () => {
   );
 
   it.runIf(available)(
-    'with both limits lifted, makes no cgroup and says nothing of limits',
+    'with every limit lifted, makes no cgroup and says nothing of limits',
     async () => {
       const sandbox = createSandbox({
         mode: 'required',
         writableRoots: [parent],
         maxProcesses: Number.POSITIVE_INFINITY,
         maxMemoryBytes: Number.POSITIVE_INFINITY,
+        maxFileBytes: Number.POSITIVE_INFINITY,
       });
       expect(sandbox.status.limits).toEqual({ mechanism: 'none' });
       expect(sandbox.status.limitations).toEqual([]);

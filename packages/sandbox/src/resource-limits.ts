@@ -9,6 +9,8 @@ export interface SandboxLimits {
   maxProcesses?: number;
   /** Bytes of memory (and swap), tmpfs files included; undefined when not bounded. */
   maxMemoryBytes?: number;
+  /** Bytes one file may grow to (RLIMIT_FSIZE); undefined when not bounded. */
+  maxFileBytes?: number;
   /**
    * `cgroup v1` / `cgroup v2`: a cgroup per command (per long-lived sandbox) holds both;
    * `rlimit`: RLIMIT_NPROC only (no cgroup could be made; memory not bounded); `none`.
@@ -24,6 +26,8 @@ export interface ResourceLimits {
   status: SandboxLimits;
   /** RLIMIT_NPROC to set inside (not for root, whom the kernel exempts). */
   processRlimit?: number;
+  /** RLIMIT_FSIZE to set inside, in bytes (root too). */
+  fileBytes?: number;
   cgroups?: CgroupLimits;
   /** What cannot be bounded here, each with the reason. */
   limitations: string[];
@@ -67,6 +71,25 @@ export function defaultMaxMemoryBytes(): number {
   return Math.floor(available / 2 / 1024 / 1024) * 1024 * 1024;
 }
 
+/** Below this a build could not write its ordinary files. */
+const minimumMaxFileBytes = 1024 * 1024;
+
+/**
+ * The default of `maxFileBytes`: half of the space free on `root`'s file system now (one file
+ * never fills it), at least 1 GiB; 64 GiB where it cannot be told.
+ */
+export function defaultMaxFileBytes(root: string | undefined): number {
+  const floor = 1024 ** 3;
+  if (root === undefined) return 64 * 1024 ** 3;
+  try {
+    const space = fs.statfsSync(root);
+    const half = Math.floor((space.bavail * space.bsize) / 2);
+    return Math.max(floor, Math.floor(half / 1024 ** 2) * 1024 ** 2);
+  } catch {
+    return 64 * 1024 ** 3;
+  }
+}
+
 /** `1.5 GiB`, `64 MiB`. */
 export function formatBytes(bytes: number): string {
   const gib = bytes / 1024 ** 3;
@@ -91,13 +114,20 @@ function checkLimit(name: string, value: number, minimum: number, unit: string):
 export function resourceLimits(options: {
   maxProcesses?: number;
   maxMemoryBytes?: number;
+  maxFileBytes?: number;
   cgroups?: 'auto' | 'off';
   active: boolean;
+  /** The writable roots: the default file size is judged on the first one's file system. */
+  roots?: readonly string[];
 }): ResourceLimits {
   const maxProcesses = options.maxProcesses ?? defaultMaxProcesses;
   checkLimit('maxProcesses', maxProcesses, minimumMaxProcesses, '');
   if (options.maxMemoryBytes !== undefined)
     checkLimit('maxMemoryBytes', options.maxMemoryBytes, minimumMaxMemoryBytes, ' (16 MiB)');
+  if (options.maxFileBytes !== undefined)
+    checkLimit('maxFileBytes', options.maxFileBytes, minimumMaxFileBytes, ' (1 MiB)');
+  const requestedFile = options.maxFileBytes ?? defaultMaxFileBytes(options.roots?.[0]);
+  const fileBytes = requestedFile === Number.POSITIVE_INFINITY ? undefined : requestedFile;
   const cgroupsWanted = options.cgroups ?? 'auto';
   if (cgroupsWanted !== 'auto' && cgroupsWanted !== 'off') {
     throw new TypeError(`sandbox cgroups: expected auto or off, got ${String(cgroupsWanted)}`);
@@ -154,10 +184,12 @@ export function resourceLimits(options: {
     mechanism,
     ...(bounded.processes === undefined ? {} : { maxProcesses: bounded.processes }),
     ...(bounded.memory === undefined ? {} : { maxMemoryBytes: bounded.memory }),
+    ...(fileBytes === undefined ? {} : { maxFileBytes: fileBytes }),
   };
   return {
     status,
     ...(processRlimit === undefined ? {} : { processRlimit }),
+    ...(fileBytes === undefined ? {} : { fileBytes }),
     ...(cgroups === undefined ? {} : { cgroups }),
     limitations,
     describe() {

@@ -101,6 +101,15 @@ export interface SandboxOptions {
    */
   maxMemoryBytes?: number;
   /**
+   * Bytes one file may grow to (RLIMIT_FSIZE, root included: raising it needs a capability the
+   * sandbox drops): a write past it fails with EFBIG and SIGXFSZ ends the writer ("File size limit
+   * exceeded"), so one runaway file (`yes > out`, a 100 GB `dd`, an endless log) cannot fill the
+   * disk or the in-memory `/tmp`. Many files together are not bounded (no quota). `Infinity` lifts
+   * it [half of the space free on the first writable root's file system when the sandbox is made,
+   * at least 1 GiB].
+   */
+  maxFileBytes?: number;
+  /**
    * `auto`: each command (each long-lived sandbox) gets a cgroup of its own holding
    * `maxProcesses` and `maxMemoryBytes`, where this process may make one (cgroup v2 in a
    * delegated subtree or as root, cgroup v1 as root); where it cannot, `status.limitations` says

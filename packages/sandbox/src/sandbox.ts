@@ -12,7 +12,7 @@ import {
   proxySingleStage,
   proxyStages,
   singleStage,
-  withProcessLimit,
+  withLimits,
 } from './bubblewrap-command.js';
 import { findBubblewrap } from './bubblewrap-lookup.js';
 import { commandPaths } from './command-paths.js';
@@ -71,7 +71,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const limits: ResourceLimits = resourceLimits({
     ...(options.maxProcesses === undefined ? {} : { maxProcesses: options.maxProcesses }),
     ...(options.maxMemoryBytes === undefined ? {} : { maxMemoryBytes: options.maxMemoryBytes }),
+    ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
     ...(options.cgroups === undefined ? {} : { cgroups: options.cgroups }),
+    roots: writableRoots,
     active: bubblewrap !== undefined,
   });
   const processLimit = limits.processRlimit;
@@ -197,7 +199,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     cwd: string,
     command: readonly string[],
   ): Invocation => {
-    const inner = processLimit === undefined ? command : withProcessLimit(command, processLimit);
+    const inner = withLimits(command, {
+      ...(processLimit === undefined ? {} : { processes: processLimit }),
+      ...(limits.fileBytes === undefined ? {} : { fileBytes: limits.fileBytes }),
+    });
     const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
     if (typeof network === 'object') {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
@@ -323,6 +328,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         ...(limits.status.maxProcesses === undefined
           ? {}
           : { maxProcesses: limits.status.maxProcesses }),
+        ...(limits.fileBytes === undefined ? {} : { maxFileBytes: limits.fileBytes }),
       });
     },
     explainLimits(events) {
