@@ -78,6 +78,17 @@ describe('ownCgroups', () => {
   });
 });
 
+/**
+ * A path as the kernel writes it in mountinfo: space, tab, newline and backslash as octal escapes
+ * (a fake root under a TMPDIR with a space in it was cut at the space).
+ */
+function mountinfoPath(mountPoint: string): string {
+  return mountPoint.replace(
+    /[ \t\n\\]/g,
+    (character) => `\\${character.charCodeAt(0).toString(8).padStart(3, '0')}`,
+  );
+}
+
 describe('prepareCgroupPlaces', () => {
   it('cgroup v2: a cgroup that holds other processes cannot hand controllers down — said, nothing moved', () => {
     const root = fakeRoot();
@@ -90,7 +101,7 @@ describe('prepareCgroupPlaces', () => {
     const found = prepareCgroupPlaces(
       {
         pid: 100,
-        mountinfo: `30 24 0:26 / ${root} rw - cgroup2 cgroup2 rw`,
+        mountinfo: `30 24 0:26 / ${mountinfoPath(root)} rw - cgroup2 cgroup2 rw`,
         membership: '0::/app.slice/agent.scope\n',
       },
       ['pids', 'memory'],
@@ -132,7 +143,7 @@ describe('prepareCgroupPlaces', () => {
     const found = prepareCgroupPlaces(
       {
         pid: 100,
-        mountinfo: `39 31 0:36 / ${root}/pids rw - cgroup cgroup rw,pids`,
+        mountinfo: `39 31 0:36 / ${mountinfoPath(`${root}/pids`)} rw - cgroup cgroup rw,pids`,
         membership: '8:pids:/\n',
       },
       ['pids'],
