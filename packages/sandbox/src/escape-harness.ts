@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { nodeForAnyUser } from '@agent/tooling-system-tools';
 import type { Attempt } from './escape-attempts.js';
 import { ancestorSecretFiles, homeSecretFiles, homeStartupFixture } from './escape-attempts.js';
 
@@ -473,14 +474,10 @@ export function prepareRunner(parent: string): { dir: string; node: string; entr
   fs.mkdirSync(coreCopy, { recursive: true });
   fs.copyFileSync(path.join(core, 'package.json'), path.join(coreCopy, 'package.json'));
   fs.cpSync(path.join(core, 'dist'), path.join(coreCopy, 'dist'), { recursive: true });
-  // The toolchain's node may sit under a home nobody can enter (/root): a hard link (or copy) here.
+  // The toolchain's node may sit under a home nobody can enter (/root): a copy here (never a
+  // hard link: the tree is chowned to the test user, which would chown the toolchain's node).
   const node = path.join(dir, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   return { dir, node, entry: path.join(dir, 'index.js') };
 }
 

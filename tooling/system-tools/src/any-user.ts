@@ -83,3 +83,15 @@ function packageManifest(name: string, fromDir: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A copy of the running `node` at `target`, executable by every user; its path. Never a hard
+ * link: a test that then chowns the folder (`chown -R 65534 …`) chowned the one inode the link
+ * shares with the toolchain's node — after `npm test` as root, the Node binary root runs next was
+ * owned by `nobody`, who could replace it. A copy-on-write clone where the file system offers one.
+ */
+export function nodeForAnyUser(target: string): string {
+  fs.copyFileSync(process.execPath, target, fs.constants.COPYFILE_FICLONE);
+  fs.chmodSync(target, 0o755);
+  return target;
+}

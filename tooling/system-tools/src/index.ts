@@ -1,4 +1,9 @@
-export { anyUserDirectory, copyForAnyUser, stagePackagesForAnyUser } from './any-user.js';
+export {
+  anyUserDirectory,
+  copyForAnyUser,
+  nodeForAnyUser,
+  stagePackagesForAnyUser,
+} from './any-user.js';
 export { type SkippableContext, skipWithout } from './skip-without.js';
 export {
   installCommand,

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory } from '@agent/tooling-system-tools';
+import { anyUserDirectory, nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesServer } from '../testing/messages-server.js';
 import {
@@ -67,12 +67,7 @@ function place(uid: number | undefined): Place {
   fs.chmodSync(runtime, 0o700);
   // /root (where this node may live) is closed to nobody: a link where it can reach it.
   const node = join(base, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   fs.writeFileSync(join(workspace, 'ancestors.sh'), `${ancestorsCommand}\n`);
   if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, base]);
   return { base, workspace, runtime, temporary, node };

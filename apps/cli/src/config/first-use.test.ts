@@ -10,7 +10,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
+import { nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -745,12 +745,7 @@ function filesUnder(dir: string): string[] {
 
 /** Node where another user can run it (this one may live under /root). */
 function linkNode(path: string): void {
-  try {
-    fs.linkSync(process.execPath, path);
-  } catch {
-    fs.copyFileSync(process.execPath, path);
-  }
-  fs.chmodSync(path, 0o755);
+  nodeForAnyUser(path);
 }
 
 function runProcess(

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
@@ -59,12 +60,7 @@ describe('an empty or relative HOME', () => {
       const { dir, workspace, script } = await hookedProject();
       fs.chownSync(workspace, 65534, 65534);
       const node = join(dir, 'node');
-      try {
-        fs.linkSync(process.execPath, node);
-      } catch {
-        fs.copyFileSync(process.execPath, node);
-      }
-      fs.chmodSync(node, 0o755);
+      nodeForAnyUser(node);
       const run = await runAs(
         ['--reuid=65534', '--regid=65534', '--clear-groups', node, cliPathForAnyUser()],
         ['--scripted', script, '-p', 'hi'],

@@ -149,7 +149,10 @@ describe('a path given as "~/…" (quoted, or by a launcher with no shell)', () 
     const dir = await scratch();
     const home = join(dir, 'home');
     mkdirSync(join(home, 'project'), { recursive: true });
-    writeFileSync(join(home, 'turns.json'), JSON.stringify([{ text: 'first' }, { text: 'second' }]));
+    writeFileSync(
+      join(home, 'turns.json'),
+      JSON.stringify([{ text: 'first' }, { text: 'second' }]),
+    );
     writeFileSync(join(home, 'mcp.json'), '{"mcpServers":{}}');
     const env = cleanEnv({ HOME: home, AGENT_HOME: join(home, '.agent') });
     const first = await runCli(

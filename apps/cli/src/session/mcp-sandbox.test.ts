@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory, skipWithout } from '@agent/tooling-system-tools';
+import { anyUserDirectory, nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   appDir,
@@ -86,12 +86,7 @@ function place(sandbox: unknown): Place {
     }),
   );
   const node = join(base, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   return { base, workspace, home, agentHome, outside, node };
 }
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory } from '@agent/tooling-system-tools';
+import { anyUserDirectory, nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
@@ -70,12 +70,7 @@ function place(): Place {
   fs.writeFileSync(join(workspace, 'start.sh'), `${startDaemons}\n`);
   fs.writeFileSync(join(workspace, 'check.sh'), `${checkDaemons}\n`);
   const node = join(dir.path, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   return { workspace, home, node };
 }
 

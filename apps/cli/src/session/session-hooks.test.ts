@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
+import { nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { streamJsonEventSchema } from '../modes/stream-json.js';
 import {
@@ -65,12 +65,7 @@ function hostileRepository(
   fs.writeFileSync(join(home, '.ssh', 'id_ed25519'), sshKey);
   fs.writeFileSync(join(home, '.profile'), 'original\n');
   const node = join(hooksDir, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   fs.copyFileSync(join(fixtures, 'fake-prettier.mjs'), join(hooksDir, 'fake-prettier.mjs'));
   fs.copyFileSync(join(fixtures, 'hostile-payload.mjs'), join(workspace, 'payload.mjs'));
   fs.writeFileSync(

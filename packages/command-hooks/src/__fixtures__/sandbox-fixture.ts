@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSandbox, defaultSecretPaths, type Sandbox } from '@agent/sandbox';
+import { nodeForAnyUser } from '@agent/tooling-system-tools';
 
 /** The package directory. */
 export const packageDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,12 +34,7 @@ export type Cleanups = (() => void)[];
  */
 function linkNode(base: string): string {
   const node = path.join(base, 'node');
-  try {
-    fs.linkSync(process.execPath, node);
-  } catch {
-    fs.copyFileSync(process.execPath, node);
-    fs.chmodSync(node, 0o755);
-  }
+  nodeForAnyUser(node);
   return node;
 }
 
