@@ -316,3 +316,52 @@ describe('toAiSdkTools: two conversations sharing one set of tools', () => {
     },
   );
 });
+
+describe('toAiSdkTools: the conversation a question belongs to, across representations', () => {
+  it('an image sent as bytes and handed back as base64: still the same conversation, the approved call runs', async () => {
+    const { tool, calls } = weatherTool();
+    const tools = toAiSdkTools([tool], { permissions: new PermissionPolicy({}) });
+    const model = scriptedModel([paris, { text: 'done' }]);
+    const bytes = new Uint8Array([137, 80, 78, 71]);
+    const first = await generateText({
+      model,
+      tools,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather where this photo was taken?' },
+            { type: 'image', image: bytes, mediaType: 'image/png' },
+          ],
+        },
+      ],
+    });
+    const [request] = first.content.filter((part) => part.type === 'tool-approval-request');
+    await generateText({
+      model,
+      tools,
+      stopWhen: isStepCount(3),
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather where this photo was taken?' },
+            { type: 'image', image: Buffer.from(bytes).toString('base64'), mediaType: 'image/png' },
+          ],
+        },
+        ...first.response.messages,
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-approval-response',
+              approvalId: request?.approvalId ?? '',
+              approved: true,
+            },
+          ],
+        },
+      ],
+    });
+    expect(calls).toEqual([{ city: 'Paris' }]);
+  });
+});

@@ -145,7 +145,9 @@ async function conversationKey(
     said.push(
       typeof message.content === 'string'
         ? [message.content]
-        : message.content.map((part) => (part.type === 'text' ? part.text : part)),
+        : // A file or an image by its kind only: its data may come back in another form
+          // (bytes live, base64 or a URL from the caller's history).
+          message.content.map((part) => (part.type === 'text' ? part.text : { type: part.type })),
     );
   }
   const bytes = new TextEncoder().encode(JSON.stringify(said));
