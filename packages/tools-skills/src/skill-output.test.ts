@@ -40,7 +40,7 @@ describe('the instructions one call returns', () => {
     expect(text.length).toBeLessThan(maxInstructionChars + 2000);
     expect(text).not.toContain('END-MARKER');
     expect(text).toMatch(
-      /\[The instructions go on for \d+ more characters: read the rest of \S+SKILL\.md with read_file\.\]/,
+      /\[The instructions go on for \d+ more characters: read the rest of .+SKILL\.md with read_file\.\]/,
     );
   });
 

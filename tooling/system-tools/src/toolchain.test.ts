@@ -122,7 +122,8 @@ function fetchNode(options: { cacheDir: string; env?: NodeJS.ProcessEnv; version
           TEST_VERSION: options.version ?? version,
         },
         encoding: 'utf8',
-        timeout: 60_000,
+        // npm on a machine loaded by a whole `npm test` took over a minute once.
+        timeout: 100_000,
       },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
