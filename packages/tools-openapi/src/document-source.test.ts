@@ -128,3 +128,41 @@ describe('fromUrl', () => {
     expect(adapter.tools.map((tool) => tool.name)).toEqual(['listPets']);
   });
 });
+
+describe('fromUrl with a user name and password in the URL', () => {
+  const basic = `Basic ${Buffer.from('alice:s3cret pw').toString('base64')}`;
+
+  it('loads the document sending them as Basic authorization, the URL without them', async () => {
+    const seen: { url: string | undefined; authorization: string | undefined }[] = [];
+    const url = await serve((request, response) => {
+      seen.push({ url: request.url, authorization: request.headers.authorization });
+      response.end(spec);
+    });
+    const adapter = await OpenApiToolAdapter.fromUrl(
+      `${url.replace('http://', 'http://alice:s3cret%20pw@')}/spec`,
+      quiet,
+    );
+    expect(adapter.tools.map((tool) => tool.name)).toEqual(['listPets']);
+    expect(seen).toEqual([{ url: '/spec', authorization: basic }]);
+  });
+
+  it('a failure names the URL without them', async () => {
+    // A port nobody listens on any more.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const error = await OpenApiToolAdapter.fromUrl(
+      `http://alice:s3cret%20pw@127.0.0.1:${port}/spec`,
+      quiet,
+    ).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error?.message).toMatch(
+      new RegExp(`^Cannot fetch the OpenAPI document http://127\\.0\\.0\\.1:${port}/spec: `),
+    );
+    expect(error?.message).not.toContain('s3cret');
+    expect(error?.message).not.toContain('alice');
+  });
+});

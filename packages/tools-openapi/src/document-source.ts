@@ -4,6 +4,7 @@
  * the process's memory. The largest real documents are a few tens of MB (GitHub's: ~11 MB of JSON).
  */
 import { errorMessage } from '@agent/core';
+import { basicCredentials } from './auth.js';
 import { OpenApiSpecError } from './spec-error.js';
 
 /** Largest document `fromFile` and `fromUrl` read, in bytes, unless told otherwise [64 MiB]. */
@@ -44,19 +45,44 @@ export async function readDocumentFile(path: string, maxBytes: number): Promise<
   }
 }
 
+/** `href` without `user:password@`, and the Basic authorization they make, if it had them. */
+function withoutUserinfo(href: string): { url: string; authorization?: string } {
+  const match = /^(https?:\/\/)([^/?#]*)@/i.exec(href);
+  if (match === null) return { url: href };
+  const [username = '', password = ''] = (match[2] ?? '').split(/:(.*)/s);
+  return {
+    url: `${match[1]}${href.slice(match[0].length)}`,
+    authorization: basicCredentials(decoded(username), decoded(password)),
+  };
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** The text of the document at `href`, at most `maxBytes` of body. */
 export async function fetchDocument(
   href: string,
   options: { fetch: typeof globalThis.fetch; signal?: AbortSignal; maxBytes: number },
 ): Promise<string> {
+  // fetch refuses a URL with a user name and password (and its error quotes them): they go as
+  // Basic authorization instead, the URL without them (fetch drops it on a redirect elsewhere).
+  const { url, authorization } = withoutUserinfo(href);
   const failure = (reason: string, cause?: unknown) =>
     new OpenApiSpecError(
-      `Cannot fetch the OpenAPI document ${href}: ${reason}`,
+      `Cannot fetch the OpenAPI document ${url}: ${reason}`,
       cause === undefined ? undefined : { cause },
     );
   try {
-    const response = await options.fetch(href, {
-      headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5' },
+    const response = await options.fetch(url, {
+      headers: {
+        accept: 'application/json, application/yaml, text/yaml, */*;q=0.5',
+        ...(authorization === undefined ? {} : { authorization }),
+      },
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     if (!response.ok) throw failure(`HTTP ${response.status} ${response.statusText}`);
