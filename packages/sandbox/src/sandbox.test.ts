@@ -135,8 +135,10 @@ describe('a bubblewrap sandbox', () => {
   }
 
   it('shows a launched program (and a script interpreter) that lives under the hidden /tmp', async () => {
-    // A toolchain unpacked under a temporary home: node at <tmp>/toolchain/node-x/bin/node.
-    const toolchain = workspace();
+    // A toolchain unpacked under a temporary home: node at /tmp/…/node-x/bin/node. In /tmp itself,
+    // not TMPDIR: a script's #! line cannot name a path with a space (TMPDIR="/tmp/my tmp").
+    const toolchain = fs.realpathSync(fs.mkdtempSync('/tmp/sandbox-unit-'));
+    made.push(toolchain);
     const bin = path.join(toolchain, 'node-x', 'bin');
     fs.mkdirSync(bin, { recursive: true });
     const node = path.join(bin, 'node');
