@@ -124,3 +124,68 @@ describe('a summary larger than what it would stand in for', () => {
     expect(agent.compactions).toHaveLength(0);
   });
 });
+
+describe('a conversation far past the window, never compacted (a long session resumed)', () => {
+  /** `turns` file reads of ~10,000 tokens each, as a session saved without compaction holds. */
+  function savedSession(turns: number): Message[] {
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    const messages: Message[] = [
+      { role: 'user', content: 'Goal: read every part and report the largest.', timestamp: 0 },
+    ];
+    for (let turn = 0; turn < turns; turn++) {
+      messages.push(
+        {
+          role: 'assistant',
+          content: [{ type: 'toolCall', id: `c${turn}`, name: 'read_note', arguments: '{}' }],
+          provider: 'p',
+          model: 'm',
+          usage,
+          stopReason: 'toolUse',
+          timestamp: 0,
+        },
+        {
+          role: 'toolResult',
+          toolCallId: `c${turn}`,
+          toolName: 'read_note',
+          content: [{ type: 'text', text: `part ${turn}\n${'words '.repeat(6_600)}` }],
+          isError: false,
+          timestamp: 0,
+        },
+      );
+    }
+    return messages;
+  }
+
+  it('is summarised from its opening and newest part in a few calls, saying what was left out', async () => {
+    const summaryRequests: ProviderRequest[] = [];
+    const provider = createScriptedProvider(
+      [
+        (request: ProviderRequest): ScriptedTurn => {
+          if (!isSummaryRequest(request)) return { text: 'Going on.' };
+          summaryRequests.push(request);
+          return { text: `Summary ${summaryRequests.length}.` };
+        },
+      ],
+      { whenExhausted: 'repeat-last' },
+    );
+    const agent = new Agent({
+      provider,
+      model: 'm',
+      tools: [readNote],
+      messages: savedSession(1_000),
+      compaction: { contextWindow: 200_000 },
+    });
+    const { result } = await runToEnd(agent, 'go on');
+    expect(result.stopReason).toBe('completed');
+    expect(agent.compactions).toHaveLength(1);
+    // Before: 56 summary calls, ~7.5 million tokens read.
+    expect(summaryRequests.length).toBeLessThanOrEqual(6);
+    const read = summaryRequests.map((request) => messageText(request.messages[0] as Message));
+    expect(read[0]).toContain('Goal: read every part and report the largest.');
+    expect(read.join('\n')).toMatch(/\[\d+ messages \(~\d+ tokens\) between these were left out/);
+    // The newest part is read: the last read before the kept turns.
+    const kept = agent.compactions[0]?.firstKeptIndex ?? 0;
+    const lastSummarised = agent.messages[kept - 1] as Message;
+    expect(read.join('\n')).toContain(messageText(lastSummarised).slice(0, 12));
+  });
+});

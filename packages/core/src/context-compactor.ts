@@ -242,7 +242,10 @@ export class ContextCompactor {
     // A model (or a server) that writes past the answer's limit: what it may keep of a summary.
     const maxSummaryChars = maxOutputTokens * 4;
     const usage = emptyUsage();
-    const entries = transcriptEntries(span, request.maxResultChars);
+    const entries = boundedTranscript(
+      transcriptEntries(span, request.maxResultChars),
+      inputBudget * maxSummaryCalls * 4,
+    );
     let next = 0;
     // How much smaller than the estimate a call's input is made: text denser in tokens than the
     // estimate's four characters a token (CJK, base64) overflows a summary call sized by it.
@@ -338,6 +341,49 @@ export class ContextCompactor {
     compaction.tokensAfter = request.tokensAfter();
     return { type: 'compacted', compaction };
   }
+}
+
+/**
+ * At most this many summary calls' worth of transcript is read by one compaction. A span far
+ * past the window — a long session saved without compaction, resumed — was read whole, in pieces:
+ * 1,000 turns of file reads took 56 summary calls (~7.5 million input tokens) before the first answer.
+ */
+const maxSummaryCalls = 4;
+
+/**
+ * `entries` within `maxChars`: the opening (the goal, as the user first put it) and as much of the
+ * newest part as fits, the middle left out with one entry saying how much (the stored
+ * conversation keeps it all).
+ */
+function boundedTranscript(entries: readonly string[], maxChars: number): string[] {
+  let total = 0;
+  for (const entry of entries) total += entry.length;
+  if (total <= maxChars) return [...entries];
+  const headBudget = Math.floor(maxChars / 8);
+  const head: string[] = [];
+  let used = 0;
+  for (const entry of entries) {
+    if (head.length > 0 && used + entry.length > headBudget) break;
+    head.push(entry);
+    used += Math.min(entry.length, headBudget);
+  }
+  const tail: string[] = [];
+  let tailUsed = 0;
+  for (let index = entries.length - 1; index >= head.length; index--) {
+    const entry = entries[index] as string;
+    if (tail.length > 0 && used + tailUsed + entry.length > maxChars) break;
+    tail.unshift(entry);
+    tailUsed += entry.length;
+  }
+  const left = entries.length - head.length - tail.length;
+  if (left <= 0) return [...entries];
+  let leftChars = total - used - tailUsed;
+  if (leftChars < 0) leftChars = 0;
+  return [
+    ...head,
+    `[${left} messages (~${estimateTextTokens(leftChars)} tokens) between these were left out: more than one compaction reads. Say in the summary that this part of the conversation is not covered.]`,
+    ...tail,
+  ];
 }
 
 function checkSettings(settings: CompactionOptions): CompactionOptions {
