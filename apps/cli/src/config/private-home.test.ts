@@ -106,25 +106,55 @@ describe('$AGENT_HOME under umask 000', () => {
 });
 
 describe('a home left open to other users', () => {
-  it('is made private at start, and said: the home, its folders, cache/compile, its files', async () => {
+  it('its folders are closed to others at start, and said: the home, cache, cache/compile, sessions', async () => {
     const dir = await scratch();
     const home = join(dir, '.agent');
     fs.mkdirSync(join(home, 'cache', 'compile', 'v0-planted'), { recursive: true });
     fs.mkdirSync(join(home, 'sessions'));
-    fs.writeFileSync(join(home, 'settings.json'), '{}');
     for (const path of ['', 'cache', 'cache/compile', 'cache/compile/v0-planted', 'sessions'])
       fs.chmodSync(join(home, path), 0o777);
-    fs.chmodSync(join(home, 'settings.json'), 0o666);
     const run = await runWithUmask('022', dir, home);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`agent: other users could write in ${home}`);
-    for (const named of ['cache (was 0777)', 'sessions (was 0777)', 'settings.json (was 0666)'])
+    for (const named of ['cache (was 0777)', 'sessions (was 0777)'])
       expect(run.stderr).toContain(named);
     expect(modeOf(home)).toBe(0o700);
     expect(modeOf(join(home, 'cache'))).toBe(0o700);
     expect(modeOf(join(home, 'cache', 'compile'))).toBe(0o700);
     expect(modeOf(join(home, 'sessions'))).toBe(0o700);
-    expect(modeOf(join(home, 'settings.json'))).toBe(0o644);
+  });
+
+  it('a settings file others may write is refused, left as it is, its hooks never run', async () => {
+    const dir = await scratch();
+    const home = join(dir, '.agent');
+    fs.mkdirSync(home, { mode: 0o700 });
+    const ran = join(dir, 'hook-ran');
+    fs.writeFileSync(
+      join(home, 'settings.json'),
+      JSON.stringify({
+        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${ran}` }] }] },
+      }),
+    );
+    fs.chmodSync(join(home, 'settings.json'), 0o666);
+    const run = await runWithUmask('022', dir, home);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `agent: ${join(home, 'settings.json')} may be written by other users (mode 0666)`,
+    );
+    expect(fs.existsSync(ran)).toBe(false);
+    // Never made private after the fact: what others wrote would have become the user's.
+    expect(modeOf(join(home, 'settings.json'))).toBe(0o666);
+  });
+
+  it('a trust store others may write is left as it is, for its reader to refuse', async () => {
+    const dir = await scratch();
+    const home = join(dir, '.agent');
+    fs.mkdirSync(home, { mode: 0o700 });
+    fs.writeFileSync(join(home, 'trusted-folders.json'), '{}');
+    fs.chmodSync(join(home, 'trusted-folders.json'), 0o666);
+    const run = await runWithUmask('022', dir, home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(modeOf(join(home, 'trusted-folders.json'))).toBe(0o666);
   });
 
   it('a home others may only read is left as it is, unsaid', async () => {

@@ -7,15 +7,16 @@
  * swap `sessions` for a folder of theirs, or leave code-cache entries the next start loads.
  *
  * At start the home is created 0700 (whatever the umask), and so is `cache/compile` before Node
- * uses it. An existing home, or a folder or file at its top (and `cache/compile`), that others
- * may write is made private, and said; one that belongs to another user (not root) is refused:
- * what is in it is theirs.
+ * uses it. An existing home, or a folder at its top (and `cache/compile`), that others may write
+ * is closed to them, and said; a file is never made private after the fact (what others wrote
+ * into it would become ours): the settings file is refused, the trust store and tool pins are
+ * refused by their readers. One that belongs to another user (not root) is refused: it is theirs.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliError } from './cli-error.js';
 
-/** What {@link securePrivateHome} changed, one entry per path: `cache (was 0777)`. */
+/** What {@link securePrivateHome} changed, one entry per folder: `cache (was 0777)`. */
 export interface PrivateHomeOutcome {
   madePrivate: string[];
 }
@@ -23,9 +24,9 @@ export interface PrivateHomeOutcome {
 const writableByOthers = 0o022;
 
 /**
- * Creates `home` (0700) and its compile-cache folder (0700); makes private what of it others may
- * write (a folder loses every group and other permission, a file their write permission). Throws
- * a CliError naming a path another user (not root) owns. A home that cannot
+ * Creates `home` (0700) and its compile-cache folder (0700); closes to others each of its folders
+ * (at its top, and `cache/compile`) that others may write. Throws a CliError naming a path
+ * another user (not root) owns, or a settings file others may write. A home that cannot
  * be created (a read-only file system, a home nobody can write) is left to the code that uses it.
  */
 export function securePrivateHome(home: string): PrivateHomeOutcome {
@@ -57,10 +58,19 @@ export function securePrivateHome(home: string): PrivateHomeOutcome {
     // Root's: not ours to change (a home under /root read by a run as another user).
     if (stat.uid !== uid) return;
     const mode = stat.mode & 0o777;
+    if ((mode & writableByOthers) === 0) return;
+    if (!stat.isDirectory()) {
+      // A file others could write is never made private here: that would make whatever they
+      // wrote into it ours. Its reader refuses it (the trust store, the MCP tool pins); the
+      // settings, whose hooks and servers run, are refused here.
+      if (entry === path.join(home, 'settings.json'))
+        throw new CliError(
+          `${entry} may be written by other users (mode ${mode.toString(8).padStart(4, '0')}): its hooks, env and MCP servers could be theirs. Check it, then chmod 600 ${entry}`,
+        );
+      return;
+    }
     // A folder is closed to others entirely: a folder of theirs could wait inside one left open.
-    const wanted = stat.isDirectory() ? mode & 0o700 : mode & ~writableByOthers;
-    if ((mode & writableByOthers) === 0 || wanted === mode) return;
-    fs.chmodSync(entry, wanted);
+    fs.chmodSync(entry, mode & 0o700);
     madePrivate.push(`${shown} (was ${mode.toString(8).padStart(4, '0')})`);
   };
   check(home, home);
