@@ -161,12 +161,10 @@ export class ToolCatalogue {
     this.lookup = {
       get: (name) => {
         this.#refresh();
-        const found = registry.get(name);
-        if (found !== undefined) return found;
-        const searchName = name === this.#name || this.#searchTool.aliases?.includes(name);
-        return searchName && this.#deferred.size > 0 && registry.get(this.#name) === undefined
-          ? this.#searchTool
-          : undefined;
+        // While tools are deferred the search tool's names are its own: a source's tool named
+        // `tool_search` (an operationId, an MCP tool without prefix) would take the searches.
+        if (this.#deferred.size > 0 && this.#isSearchName(name)) return this.#searchTool;
+        return registry.get(name);
       },
       names: () => this.visibleTools().map((tool) => tool.name),
     };
@@ -193,8 +191,10 @@ export class ToolCatalogue {
   visibleTools(): AnyAgentTool[] {
     this.#refresh();
     if (this.#deferred.size === 0) return this.#registry.list();
-    const visible = this.#registry.list().filter((tool) => !this.#deferred.has(tool.name));
-    if (this.#registry.get(this.#name) === undefined) visible.push(this.#searchTool);
+    const visible = this.#registry
+      .list()
+      .filter((tool) => !this.#deferred.has(tool.name) && !this.#takesSearchName(tool));
+    visible.push(this.#searchTool);
     for (const name of this.#loaded) {
       const tool = this.#registry.get(name);
       if (tool !== undefined && this.#deferred.has(tool.name)) visible.push(tool);
@@ -218,8 +218,9 @@ export class ToolCatalogue {
     const eager: AnyAgentTool[] = [];
     const deferred: AnyAgentTool[] = [];
     for (const tool of this.#registry.list())
-      (this.#deferred.has(tool.name) ? deferred : eager).push(tool);
-    if (this.#registry.get(this.#name) === undefined) eager.push(this.#searchTool);
+      if (!this.#takesSearchName(tool))
+        (this.#deferred.has(tool.name) ? deferred : eager).push(tool);
+    eager.push(this.#searchTool);
     return { eager, deferred };
   }
 
@@ -311,8 +312,23 @@ export class ToolCatalogue {
         if (over()) for (const tool of tools) if (tool.defer !== false) deferred.add(tool.name);
       }
     }
-    deferred.delete(this.#name);
+    // A source's tool under the search tool's names is never offered (see `lookup`), so it is
+    // not deferred either: found and loaded, it would be sent beside the search tool's name.
+    for (const tool of tools) if (this.#takesSearchName(tool)) deferred.delete(tool.name);
     this.#deferred = deferred;
+  }
+
+  /** Whether `name` is the search tool's name or one of its aliases. */
+  #isSearchName(name: string): boolean {
+    return name === this.#name || (this.#searchTool.aliases?.includes(name) ?? false);
+  }
+
+  /** Whether a registered tool is named (or aliased) like the search tool. */
+  #takesSearchName(tool: AnyAgentTool): boolean {
+    return (
+      tool !== this.#searchTool &&
+      [tool.name, ...(tool.aliases ?? [])].some((name) => this.#isSearchName(name))
+    );
   }
 
   async #search(
