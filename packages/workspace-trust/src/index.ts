@@ -15,6 +15,8 @@ export {
 } from './trust-decision.js';
 export { type TrustItem, type TrustItemKind, trustItemDigest } from './trust-items.js';
 export {
+  type EntryForOptions,
+  folderIdentity,
   isWholesaleFolder,
   type PinnedItem,
   realFolder,

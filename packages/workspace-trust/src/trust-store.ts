@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, parse, relative, resolve, sep } from 'node:path';
@@ -21,6 +21,37 @@ export interface TrustedFolder {
   recursive: boolean;
   /** What was trusted, by item key. */
   items: Record<string, PinnedItem>;
+  /**
+   * The folder's identity when it was trusted ({@link folderIdentity}): a folder deleted and made
+   * again at the same path (a new clone there) is another folder. Absent in entries written
+   * before it was kept (those are believed by path).
+   */
+  identity?: string;
+}
+
+/** Options of {@link TrustStore.entryFor}. */
+export interface EntryForOptions {
+  /**
+   * The folder is a repository of its own (its own `.git`: a clone, a submodule, a worktree):
+   * only its own entry covers it, never a trusted folder above it — trusting `~/src`, or a
+   * repository, is not trusting every repository cloned below it later.
+   */
+  ownRepository?: boolean;
+}
+
+/**
+ * What identifies a folder beyond its path: its inode number and birth time. A folder removed
+ * and created again at the same path — `rm -rf repo && git clone <another> repo` — has another.
+ * The device is left out: it can change across mounts while the folder stays the same.
+ * Undefined when the folder cannot be read.
+ */
+export function folderIdentity(folder: string): string | undefined {
+  try {
+    const info = statSync(folder, { bigint: true });
+    return `${info.ino}:${info.birthtimeNs}`;
+  } catch {
+    return undefined;
+  }
 }
 
 interface StoreFile {
@@ -121,6 +152,7 @@ export class TrustStore {
         trustedAt: String(entry.trustedAt ?? ''),
         recursive: entry.recursive === true,
         items,
+        ...(typeof entry.identity === 'string' ? { identity: entry.identity } : {}),
       });
     }
   }
@@ -132,18 +164,46 @@ export class TrustStore {
 
   /**
    * The entry that covers `folder` (a real path): its own, else the nearest trusted ancestor that
-   * trusts the folders below it.
+   * trusts the folders below it — unless `options.ownRepository` says the folder is a repository
+   * of its own. An entry whose folder is not the one trusted any more (removed and made again at
+   * its path) covers nothing.
    */
-  entryFor(folder: string): TrustedFolder | undefined {
+  entryFor(folder: string, options: EntryForOptions = {}): TrustedFolder | undefined {
+    return this.#cover(folder, options).entry;
+  }
+
+  /**
+   * Why no entry covers `folder` although one names it or a folder above it (for a notice), or
+   * undefined: the folder trusted is not the one there now, or the folder is a repository of its
+   * own below a trusted one.
+   */
+  uncoveredBecause(folder: string, options: EntryForOptions = {}): string | undefined {
+    const { entry, replaced, above } = this.#cover(folder, options);
+    if (entry !== undefined) return undefined;
+    if (replaced !== undefined)
+      return `${replaced.folder} was trusted on ${replaced.trustedAt.slice(0, 10)}, but the folder there now is another one (removed and made again at that path — a new clone?): trust it again if it is yours`;
+    if (above !== undefined)
+      return `${realFolder(folder)} is a repository of its own below the trusted ${above.folder}: trusting a folder does not trust the repositories cloned into it`;
+    return undefined;
+  }
+
+  #cover(
+    folder: string,
+    options: EntryForOptions,
+  ): { entry?: TrustedFolder; replaced?: TrustedFolder; above?: TrustedFolder } {
     const real = realFolder(folder);
+    const same = (entry: TrustedFolder) =>
+      entry.identity === undefined || entry.identity === folderIdentity(entry.folder);
     const own = this.#folders.get(real);
-    if (own !== undefined) return own;
+    if (own !== undefined) return same(own) ? { entry: own } : { replaced: own };
     let best: TrustedFolder | undefined;
     for (const entry of this.#folders.values()) {
       if (!entry.recursive || !isInside(entry.folder, real)) continue;
       if (best === undefined || entry.folder.length > best.folder.length) best = entry;
     }
-    return best;
+    if (best === undefined) return {};
+    if (options.ownRepository === true) return { above: best };
+    return same(best) ? { entry: best } : { replaced: best };
   }
 
   /**
@@ -158,8 +218,10 @@ export class TrustStore {
     const real = realFolder(folder);
     // Another process may have changed the file since it was read: start from what is there.
     await this.#load();
+    const identity = folderIdentity(real);
     const entry: TrustedFolder = {
       folder: real,
+      ...(identity === undefined ? {} : { identity }),
       trustedAt: new Date().toISOString(),
       recursive: (options.recursive ?? true) && !isWholesaleFolder(real, options.home),
       items: Object.fromEntries(

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   decideTrust,
   describeWithheld,
+  folderIdentity,
   isWholesaleFolder,
   realFolder,
   type TrustItem,
@@ -147,5 +148,58 @@ describe('TrustStore', () => {
     expect(
       JSON.parse(await readFile(path, 'utf8')).folders[join(dir, 'repo')].items[server.key].kind,
     ).toBe('mcp-server');
+  });
+
+  it('a folder removed and made again at the trusted path is not the folder trusted', async () => {
+    const dir = await tempDir();
+    const repo = join(dir, 'repo');
+    await mkdir(join(repo, 'sub'), { recursive: true });
+    const store = await TrustStore.open(join(dir, 'store.json'));
+    await store.trust(repo, [hook]);
+    expect(store.entryFor(repo)?.identity).toBe(folderIdentity(repo));
+    // The same path, spelled otherwise: the same folder.
+    for (const spelling of [`${repo}/`, join(repo, 'sub', '..'), join(repo, '.')])
+      expect(store.entryFor(spelling)?.folder).toBe(repo);
+    expect(store.entryFor(join(repo, 'sub'))?.folder).toBe(repo);
+    // Another folder at the same path (a new clone after rm -rf): covers nothing, and says why.
+    await rm(repo, { recursive: true });
+    await mkdir(join(repo, 'sub'), { recursive: true });
+    const reopened = await TrustStore.open(join(dir, 'store.json'));
+    expect(reopened.entryFor(repo)).toBeUndefined();
+    expect(reopened.entryFor(join(repo, 'sub'))).toBeUndefined();
+    expect(reopened.uncoveredBecause(repo)).toMatch(/the folder there now is another one/);
+    // Trusting it again pins the new folder.
+    await reopened.trust(repo, [hook]);
+    expect(reopened.entryFor(repo)?.folder).toBe(repo);
+    // An entry written before identities were kept is believed by path.
+    const path = join(dir, 'legacy.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        version: 1,
+        folders: { [repo]: { trustedAt: 'x', recursive: true, items: {} } },
+      }),
+      { mode: 0o600 },
+    );
+    expect((await TrustStore.open(path)).entryFor(repo)?.folder).toBe(repo);
+  });
+
+  it('a repository of its own below a trusted folder is covered only by its own entry', async () => {
+    const dir = await tempDir();
+    const parent = join(dir, 'src');
+    await mkdir(join(parent, 'clone'), { recursive: true });
+    const store = await TrustStore.open(join(dir, 'store.json'));
+    await store.trust(parent, []);
+    const clone = join(parent, 'clone');
+    expect(store.entryFor(clone)?.folder).toBe(parent);
+    expect(store.entryFor(clone, { ownRepository: true })).toBeUndefined();
+    expect(store.uncoveredBecause(clone, { ownRepository: true })).toMatch(
+      /a repository of its own below the trusted/,
+    );
+    // The parent itself is a repository: its own entry still covers it.
+    expect(store.entryFor(parent, { ownRepository: true })?.folder).toBe(parent);
+    await store.trust(clone, []);
+    expect(store.entryFor(clone, { ownRepository: true })?.folder).toBe(clone);
+    expect(store.uncoveredBecause(clone, { ownRepository: true })).toBeUndefined();
   });
 });

@@ -217,3 +217,46 @@ describe('a home with a part another user owns', () => {
     expect(run.code, run.stderr).toBe(0);
   });
 });
+
+describe('the trust store and MCP tool pins are judged by their readers', () => {
+  it('left open by others, they are not made private (and so believed): ignored, said', async () => {
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const repo = join(dir, 'repo');
+    fs.mkdirSync(home, { mode: 0o700 });
+    fs.mkdirSync(join(repo, '.agent'), { recursive: true });
+    fs.mkdirSync(join(repo, '.git'));
+    const ran = join(dir, 'ran');
+    fs.writeFileSync(
+      join(repo, '.agent', 'settings.json'),
+      JSON.stringify({
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: `touch ${ran}` }] }] },
+      }),
+    );
+    // What another user could have written while the files were open to them.
+    const planted = JSON.stringify({
+      version: 1,
+      folders: {
+        [fs.realpathSync(repo)]: {
+          trustedAt: '2026-01-01T00:00:00.000Z',
+          recursive: true,
+          items: {},
+        },
+      },
+    });
+    for (const [name, text] of [
+      ['trusted-folders.json', planted],
+      ['mcp-tool-pins.json', '{"version":1,"servers":{}}'],
+    ] as const) {
+      fs.writeFileSync(join(home, name), text);
+      fs.chmodSync(join(home, name), 0o666);
+    }
+    const run = await runWithUmask('022', repo, home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/trust store: .* may be written by other users: ignored/);
+    expect(run.stderr).toContain('is not a trusted folder');
+    expect(fs.existsSync(ran)).toBe(false);
+    expect(fs.statSync(join(home, 'trusted-folders.json')).mode & 0o777).toBe(0o666);
+    expect(fs.statSync(join(home, 'mcp-tool-pins.json')).mode & 0o777).toBe(0o666);
+  });
+});

@@ -114,11 +114,15 @@ export async function startWithTrust(
   {
     const store = await TrustStore.open(trustStorePath(home));
     notices.push(...store.warnings.map((warning) => `agent: trust store: ${warning}`));
-    decision = decideTrust({
-      items,
-      entry: store.entryFor(folder),
-      trustedByFlag: options.trust === true,
-    });
+    // A repository of its own (a clone, a submodule, a worktree) is covered by its own entry only,
+    // never by a trusted folder above it; an entry whose folder was removed and made again at its
+    // path (a new clone there) covers nothing.
+    const cover = { ownRepository: project.kind === 'git' };
+    const entry = store.entryFor(folder, cover);
+    const uncovered = options.trust === true ? undefined : store.uncoveredBecause(folder, cover);
+    if (uncovered !== undefined)
+      notices.push(`agent: ${terminalSafe(uncovered, { singleLine: true })}`);
+    decision = decideTrust({ items, entry, trustedByFlag: options.trust === true });
     if (decision.withheld.length > 0 && front.ask !== undefined) {
       const yes = await front.ask({
         folder,

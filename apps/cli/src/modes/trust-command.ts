@@ -167,7 +167,8 @@ export async function runTrustCommand(
   const store = await TrustStore.open(trustStorePath());
   for (const warning of store.warnings) write(`agent: trust store: ${shown(warning)}\n`);
   // The project the folder belongs to (its git root…), as every start judges it.
-  const real = realFolder(findProjectRoot(options.cwd, { agentHome: agentHome() }).root);
+  const project = findProjectRoot(options.cwd, { agentHome: agentHome() });
+  const real = realFolder(project.root);
   // Folder names are a repository's (a clone's, a subfolder's): an escape sequence in one set the
   // window title and the clipboard when `agent trust` printed it.
   const folder = shown(real);
@@ -183,7 +184,7 @@ export async function runTrustCommand(
     }
     case 'revoke': {
       const had = await store.revoke(real);
-      const cover = store.entryFor(real);
+      const cover = store.entryFor(real, { ownRepository: project.kind === 'git' });
       write(
         had ? `${folder} is no longer trusted.\n` : `${folder} had no trust entry of its own.\n`,
       );
