@@ -76,3 +76,59 @@ describe('stdio servers do not outlive their process', () => {
     90_000,
   );
 });
+
+// A server's daemon that left its group and cleared its environment (`env -i setsid …`) outlived
+// the server and the host, however the host ended (measured with the CLI, as root and nobody).
+// The launcher now reaps: it is the server's subreaper and ends such daemons with it.
+describe('a daemon a stdio server leaves with a cleared environment', () => {
+  it.each([
+    ['process.exit', 'process.exit(0);', 0],
+    ['an uncaught error', "setImmediate(() => { throw new Error('boom'); });", 1],
+    ['SIGKILL of the host', "process.kill(process.pid, 'SIGKILL');", null],
+  ])(
+    'is gone after %s, with the server',
+    (_label, ending, expected) => {
+      const dir = makeTempDir();
+      const tag = `7${process.pid % 1000}${Date.now() % 100_000}`;
+      const daemonTag = `8${process.pid % 1000}${Date.now() % 100_000}`;
+      const entry = new URL('../dist/index.js', import.meta.url).href;
+      const script = `
+      import { McpToolAdapter } from ${JSON.stringify(entry)};
+      import * as fs from 'node:fs';
+      void McpToolAdapter.connect({ name: 'stuck', transport: { type: 'stdio', command: 'sh',
+        args: ['-c', 'env -i setsid sleep ${daemonTag} > /dev/null 2>&1 & trap "" TERM; exec sleep ${tag}'] } }).catch(() => {});
+      const until = Date.now() + 20000;
+      const running = (t) => fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).some((p) => {
+        try { return fs.readFileSync('/proc/' + p + '/cmdline', 'utf8') === 'sleep\\x00' + t + '\\x00'; } catch { return false; }
+      });
+      while (!(running('${tag}') && running('${daemonTag}')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      if (!running('${daemonTag}')) { console.error('the daemon never started'); process.exit(3); }
+      ${ending}
+    `;
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      try {
+        expect(result.status, result.stderr).toBe(expected);
+        const until = Date.now() + 10_000;
+        const left = () => [
+          ...processesWith(`sleep\0${tag}`),
+          ...processesWith(`sleep\0${daemonTag}`),
+        ];
+        while (left().length > 0 && Date.now() < until)
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        expect(left()).toEqual([]);
+      } finally {
+        for (const pid of [...processesWith(tag), ...processesWith(daemonTag)]) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {}
+        }
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
+});

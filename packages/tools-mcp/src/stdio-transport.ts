@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { credentialFreeEnvironment } from '@agent/core';
 import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { groupLauncher, killGroupButLeader } from './stdio-launcher.js';
 
 /** Options of {@link StdioProcessTransport}. */
 export interface StdioProcessTransportOptions {
@@ -136,66 +135,9 @@ const isPosix = process.platform !== 'win32';
 const liveChildren = new Set<ChildProcess>();
 /** Children started in a process group of their own (the group is signalled, not just the child). */
 const groupLeaders = new WeakSet<ChildProcess>();
+/** Children that are the reaping launcher (the server is its child): see reaperScript. */
+const reapingLaunchers = new WeakSet<ChildProcess>();
 let exitHookInstalled = false;
-
-/**
- * `setpgid(0, 0)`, drop the controlling terminal (TIOCNOTTY: a server that opens /dev/tty fails
- * at once, as in a new session, instead of being stopped by SIGTTIN), then exec the command with
- * the same pid. This is what `detached` (setsid) gives without a new session: on Linux a session
- * is a scheduling autogroup, and a server in an autogroup of its own waits longer for a CPU on a
- * loaded machine. Node cannot call setpgid; perl can, and is on most Linux systems.
- */
-const launcherScript =
-  'setpgrp(0,0)or die"setpgid: $!\\n";' +
-  'if(open(my $t,"+<","/dev/tty")){ioctl($t,0x5422,0);close $t}' +
-  'exec{$ARGV[0]}@ARGV;die"exec $ARGV[0]: $!\\n"';
-/** Architectures whose TIOCNOTTY is 0x5422 (asm-generic and a few that share it). */
-const genericIoctlArchs = new Set([
-  'x64',
-  'arm64',
-  'arm',
-  'ia32',
-  'riscv64',
-  's390x',
-  'loong64',
-  'ppc64',
-]);
-let perlPath: string | null | undefined;
-
-/** Whether `file` names an executable file (resolved like execvp: PATH, or relative to `cwd`). */
-function findExecutable(file: string, path: string | undefined, cwd: string): string | undefined {
-  const candidates = file.includes('/')
-    ? [isAbsolute(file) ? file : resolve(cwd, file)]
-    : (path ?? '').split(delimiter).map((dir) => join(dir === '' ? cwd : resolve(cwd, dir), file));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not there, or not executable: the next one.
-    }
-  }
-  return undefined;
-}
-
-/**
- * The perl command that starts `file` in a process group of its own in this session, or
- * undefined where that is not possible here (then the server gets a session of its own). A
- * command that cannot be found is left to spawn, so its error stays spawn's own (ENOENT).
- */
-function groupLauncher(
-  file: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): { file: string; args: string[] } | undefined {
-  if (process.platform !== 'linux' || !genericIoctlArchs.has(process.arch)) return undefined;
-  // PERL5OPT would make perl load modules (or run the debugger) before the script.
-  if (env.PERL5OPT !== undefined || env.PERL5DB !== undefined) return undefined;
-  if (perlPath === undefined) perlPath = findExecutable('perl', process.env.PATH, '/') ?? null;
-  if (perlPath === null || findExecutable(file, env.PATH, cwd) === undefined) return undefined;
-  return { file: perlPath, args: ['-e', launcherScript, '--', file, ...args] };
-}
 
 /**
  * Kills what is left of the servers when the host process exits without closing them (a signal
@@ -207,7 +149,12 @@ function trackChild(child: ChildProcess): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const live of liveChildren) signalTree(live, 'SIGKILL');
+    for (const live of liveChildren) {
+      // The launcher stays: with its server killed it ends what left the group, then exits.
+      if (reapingLaunchers.has(live) && live.pid !== undefined && killGroupButLeader(live.pid))
+        continue;
+      signalTree(live, 'SIGKILL');
+    }
   });
 }
 
@@ -318,7 +265,8 @@ export class StdioProcessTransport implements Transport {
           });
     const grouped = isPosix && options.processGroup !== false;
     const launcher = grouped
-      ? groupLauncher(command.file, command.args, command.env, cwd)
+      ? // Reaping outside the sandbox only: a sandboxed server's pid namespace ends with it.
+        groupLauncher(command.file, command.args, command.env, cwd, this.#sandbox === undefined)
       : undefined;
     return new Promise((resolve, reject) => {
       const child = spawn(launcher?.file ?? command.file, launcher?.args ?? [...command.args], {
@@ -332,6 +280,7 @@ export class StdioProcessTransport implements Transport {
       });
       this.#child = child;
       if (grouped) groupLeaders.add(child);
+      if (launcher?.reaps === true) reapingLaunchers.add(child);
       // Tracked at once, not at 'spawn': an exit before that event must not leave it behind.
       if (child.pid !== undefined) trackChild(child);
       let spawned = false;
