@@ -124,3 +124,26 @@ describe('an HTTP server whose error body holds its words', () => {
     }
   });
 });
+
+describe('a configured credential the server echoes where its words are cut', () => {
+  // Held: the error the SDK reports is hidden in place before the call's error quotes it, and
+  // core's hider finds a fragment at a marked cut.
+  it.each([404, 500])('%i: no piece of the key is left in the error', async (status) => {
+    const key = `sk-live-${'Q7w'.repeat(12)}`;
+    const url = await httpServer((response) => {
+      response.writeHead(status, { 'content-type': 'text/plain' });
+      // The key straddles the 2,000th character of what the error quotes.
+      response.end(`${'z'.repeat(1_930)} ${key} trailing words`);
+    });
+    const adapter = await McpToolAdapter.connect({
+      name: 'hostile',
+      transport: { type: 'http', url, headers: { 'x-api-key': key } },
+      onError: () => undefined,
+    });
+    cleanups.push(() => adapter.close());
+    const [tool] = adapter.tools();
+    const error = await failure(Promise.resolve(tool?.execute({}, testContext())));
+    const pieces = Array.from({ length: key.length - 7 }, (_, at) => key.slice(at, at + 8));
+    expect(pieces.filter((piece) => error.message.includes(piece))).toEqual([]);
+  });
+});
