@@ -22,6 +22,8 @@ export interface PrivateHomeOutcome {
 }
 
 const writableByOthers = 0o022;
+/** `$AGENT_HOME/trusted-folders.json` (@agent/workspace-trust's store). */
+const trustStoreName = 'trusted-folders.json';
 
 /**
  * Creates `home` (0700) and its compile-cache folder (0700); closes to others each of its folders
@@ -57,6 +59,10 @@ export function securePrivateHome(home: string): PrivateHomeOutcome {
       );
     // Root's: not ours to change (a home under /root read by a run as another user).
     if (stat.uid !== uid) return;
+    // The trust store's mode is left as it is: its reader ignores a store others may write, for
+    // this run (fail closed). Made private here first, a store anyone could have filled was then
+    // believed and its folders' hooks ran.
+    if (shown === trustStoreName) return;
     const mode = stat.mode & 0o777;
     if ((mode & writableByOthers) === 0) return;
     if (!stat.isDirectory()) {
