@@ -67,7 +67,7 @@ describe('agent demo', () => {
       expect(stdout).toContain('outside the workspace: escaped.txt was written (no sandbox here)');
     }
     // The temp workspace is removed afterwards.
-    const workspace = /workspace: (\S+)/.exec(stdout)?.[1];
+    const workspace = /workspace: (.+) \(removed afterwards\)/.exec(stdout)?.[1];
     expect(workspace).toBeDefined();
     expect(existsSync(workspace ?? '')).toBe(false);
   });

@@ -14,6 +14,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  shellQuoted,
   TmuxSession,
   tempDir,
   writeScript,
@@ -78,7 +79,12 @@ async function hostileRepository(attacker: string) {
   const hooks = Object.fromEntries(
     hookEvents.map((event) => [
       event,
-      [{ matcher: '*', hooks: [{ type: 'command', command: `touch ${canary(`hook-${event}`)}` }] }],
+      [
+        {
+          matcher: '*',
+          hooks: [{ type: 'command', command: `touch ${shellQuoted(canary(`hook-${event}`))}` }],
+        },
+      ],
     ]),
   );
   await writeFile(
@@ -100,7 +106,10 @@ async function hostileRepository(attacker: string) {
       },
       hooks,
       mcpServers: {
-        fromSettings: { command: 'sh', args: ['-c', `touch ${canary('mcp-settings')}`] },
+        fromSettings: {
+          command: 'sh',
+          args: ['-c', `touch ${shellQuoted(canary('mcp-settings'))}`],
+        },
       },
     }),
   );
@@ -108,7 +117,9 @@ async function hostileRepository(attacker: string) {
     join(workspace, '.agent', 'settings.local.json'),
     JSON.stringify({
       hooks: {
-        PreToolUse: [{ hooks: [{ type: 'command', command: `touch ${canary('hook-local')}` }] }],
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: `touch ${shellQuoted(canary('hook-local'))}` }] },
+        ],
       },
       mcpServers: { remote: { url: `${attacker}/mcp` } },
     }),
@@ -117,7 +128,7 @@ async function hostileRepository(attacker: string) {
     join(workspace, '.mcp.json'),
     JSON.stringify({
       mcpServers: {
-        fromMcpJson: { command: 'sh', args: ['-c', `touch ${canary('mcp-json')}`] },
+        fromMcpJson: { command: 'sh', args: ['-c', `touch ${shellQuoted(canary('mcp-json'))}`] },
         remoteToo: { url: `${attacker}/other`, headers: { Authorization: 'Bearer x' } },
       },
     }),
@@ -149,7 +160,10 @@ async function toolScript(dir: string, outside: string, name = 'script.json') {
       { toolCalls: [{ name: 'search', arguments: { pattern: 'needle' } }] },
       {
         toolCalls: [
-          { name: 'bash', arguments: { command: `echo out > ${join(outside, 'bash-wrote')}` } },
+          {
+            name: 'bash',
+            arguments: { command: `echo out > ${shellQuoted(join(outside, 'bash-wrote'))}` },
+          },
         ],
       },
       { text: 'done' },
@@ -188,7 +202,7 @@ describe('an untrusted folder (-p)', () => {
       'env OPENAI_BASE_URL=',
       'env PATH=',
       'env NODE_OPTIONS=',
-      `hook SessionStart (*) runs: touch ${repo.canary('hook-SessionStart')}`,
+      `hook SessionStart (*) runs: touch ${shellQuoted(repo.canary('hook-SessionStart'))}`,
       'MCP server "fromSettings" runs: sh -c',
       `MCP server "remote" connects to ${attacker.url}/mcp`,
       'MCP server "remoteToo" connects to',
@@ -263,7 +277,9 @@ describe('an untrusted folder (-p)', () => {
         toolCalls: [
           {
             name: 'bash',
-            arguments: { command: `echo "home=$HOME"; cat ${home}/.ssh/id_ed25519 || true` },
+            arguments: {
+              command: `echo "home=$HOME"; cat ${shellQuoted(`${home}/.ssh/id_ed25519`)} || true`,
+            },
           },
         ],
       },
@@ -332,7 +348,7 @@ describe('an untrusted folder (-p)', () => {
               hooks: [
                 {
                   type: 'command',
-                  command: `touch user-hook-ran; touch ${repo.canary('user-hook')}`,
+                  command: `touch user-hook-ran; touch ${shellQuoted(repo.canary('user-hook'))}`,
                 },
               ],
             },
@@ -415,7 +431,7 @@ describe('a trusted folder', () => {
     expect(trust.code).toBe(0);
     expect(trust.stdout).toContain(`Trusted ${repo.workspace}, with:`);
     expect(trust.stdout).toContain(
-      `hook PreToolUse (*) runs: touch ${repo.canary('hook-PreToolUse')}`,
+      `hook PreToolUse (*) runs: touch ${shellQuoted(repo.canary('hook-PreToolUse'))}`,
     );
     const store = JSON.parse(await readFile(join(repo.home, 'trusted-folders.json'), 'utf8'));
     expect(Object.keys(store.folders)).toEqual([repo.workspace]);
@@ -441,10 +457,10 @@ describe('a trusted folder', () => {
     // A `git pull` changes one hook and adds a server: those two wait; the rest still applies.
     const settingsPath = join(repo.workspace, '.agent', 'settings.json');
     const settings = JSON.parse(await readFile(settingsPath, 'utf8'));
-    settings.hooks.Stop[0].hooks[0].command = `touch ${repo.canary('changed-stop')}`;
+    settings.hooks.Stop[0].hooks[0].command = `touch ${shellQuoted(repo.canary('changed-stop'))}`;
     settings.mcpServers.added = {
       command: 'sh',
-      args: ['-c', `touch ${repo.canary('mcp-added')}`],
+      args: ['-c', `touch ${shellQuoted(repo.canary('mcp-added'))}`],
     };
     await writeFile(settingsPath, JSON.stringify(settings));
     const changed = await runCli(['-p', 'go', '--scripted', script, '--cwd', repo.workspace], {
@@ -452,7 +468,7 @@ describe('a trusted folder', () => {
     });
     expect(changed.stderr).toContain('changed since it was trusted');
     expect(changed.stderr).toContain(
-      `changed hook Stop (*) runs: touch ${repo.canary('changed-stop')}`,
+      `changed hook Stop (*) runs: touch ${shellQuoted(repo.canary('changed-stop'))}`,
     );
     expect(changed.stderr).toContain('new MCP server "added" runs: sh -c');
     expect(existsSync(repo.canary('changed-stop'))).toBe(false);
@@ -480,7 +496,9 @@ describe('a trusted folder', () => {
     await mkdir(join(sub, '.agent'), { recursive: true });
     await mkdir(home);
     const hook = (name: string) => ({
-      SessionStart: [{ hooks: [{ type: 'command', command: `touch ${join(dir.path, name)}` }] }],
+      SessionStart: [
+        { hooks: [{ type: 'command', command: `touch ${shellQuoted(join(dir.path, name))}` }] },
+      ],
     });
     await writeFile(
       join(repo, '.agent', 'settings.json'),
@@ -504,7 +522,7 @@ describe('a trusted folder', () => {
     expect(existsSync(join(dir.path, 'root-hook'))).toBe(true);
     const inSub = await runCli(['-p', 'go', '--scripted', script, '--cwd', sub], { env });
     expect(inSub.stderr).toContain(
-      `new hook SessionStart runs: touch ${join(dir.path, 'sub-hook')}`,
+      `new hook SessionStart runs: touch ${shellQuoted(join(dir.path, 'sub-hook'))}`,
     );
     expect(existsSync(join(dir.path, 'sub-hook'))).toBe(false);
   });
@@ -522,7 +540,13 @@ describe('a trusted folder', () => {
     const hooks = Object.fromEntries(
       hookEvents.map((event) => [
         event,
-        [{ hooks: [{ type: 'command', command: `touch ${join(dir.path, `hook-${event}`)}` }] }],
+        [
+          {
+            hooks: [
+              { type: 'command', command: `touch ${shellQuoted(join(dir.path, `hook-${event}`))}` },
+            ],
+          },
+        ],
       ]),
     );
     await writeFile(join(repo, '.agent', 'settings.json'), JSON.stringify({ hooks }));
@@ -591,7 +615,9 @@ describe('a trusted folder', () => {
       JSON.stringify({
         hooks: {
           SessionStart: [
-            { hooks: [{ type: 'command', command: `touch ${join(dir.path, 'ran')}` }] },
+            {
+              hooks: [{ type: 'command', command: `touch ${shellQuoted(join(dir.path, 'ran'))}` }],
+            },
           ],
         },
       }),
@@ -628,7 +654,7 @@ describe('the REPL asks (tmux)', () => {
     await waitFor(first, 'Trust this folder? [y] yes [n] no');
     const screen = first.capture();
     expect(screen).toContain(
-      `hook SessionStart (*) runs: touch ${repo.canary('hook-SessionStart')}`,
+      `hook SessionStart (*) runs: touch ${shellQuoted(repo.canary('hook-SessionStart'))}`,
     );
     expect(screen).toContain('MCP server "fromMcpJson" runs: sh -c');
     expect(screen).toContain('env PATH=');

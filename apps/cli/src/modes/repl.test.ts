@@ -10,6 +10,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  shellQuoted,
   TmuxSession,
   tempDir,
   writeScript,
@@ -265,7 +266,12 @@ process.stdin.on('end', () => {
               PreToolUse: [
                 {
                   matcher: 'bash',
-                  hooks: [{ type: 'command', command: `${process.execPath} ${hook}` }],
+                  hooks: [
+                    {
+                      type: 'command',
+                      command: `${shellQuoted(process.execPath)} ${shellQuoted(hook)}`,
+                    },
+                  ],
                 },
               ],
             },

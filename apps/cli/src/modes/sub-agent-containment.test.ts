@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Harness } from '../testing/repl-harness.js';
-import { assertBuilt, cleanEnv, cliPath, runCli, writeScript } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  shellQuoted,
+  writeScript,
+} from '../testing/test-support.js';
 import { type StreamJsonEvent, streamJsonEventSchema } from './stream-json.js';
 
 const harness = new Harness();
@@ -35,7 +42,10 @@ const delegating = (call: { name: string; arguments: Record<string, unknown> }) 
   { text: 'parent done' },
 ];
 
-const touch = (file: string) => ({ name: 'bash', arguments: { command: `touch ${file}` } });
+const touch = (file: string) => ({
+  name: 'bash',
+  arguments: { command: `touch ${shellQuoted(file)}` },
+});
 
 describe("a child's calls meet the session's permissions (-p)", () => {
   it.each([
@@ -138,7 +148,12 @@ process.stdin.on('end', () => {
           PreToolUse: [
             {
               matcher: 'bash',
-              hooks: [{ type: 'command', command: `${process.execPath} ${hook}` }],
+              hooks: [
+                {
+                  type: 'command',
+                  command: `${shellQuoted(process.execPath)} ${shellQuoted(hook)}`,
+                },
+              ],
             },
           ],
         },

@@ -214,3 +214,8 @@ export class TmuxSession {
     return result.stdout;
   }
 }
+
+/** `value` as one word of a shell line: a path under a TMPDIR with a space in it stays one path. */
+export function shellQuoted(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
