@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, parse, relative, resolve, sep } from 'node:path';
+import { withFileLock } from './file-lock.js';
 import { type TrustItem, trustItemDigest } from './trust-items.js';
 
 /** One pinned item of a trusted folder, as stored. */
@@ -216,33 +217,46 @@ export class TrustStore {
     options: { recursive?: boolean; home?: string } = {},
   ): Promise<TrustedFolder> {
     const real = realFolder(folder);
-    // Another process may have changed the file since it was read: start from what is there.
-    await this.#load();
-    const identity = folderIdentity(real);
-    const entry: TrustedFolder = {
-      folder: real,
-      ...(identity === undefined ? {} : { identity }),
-      trustedAt: new Date().toISOString(),
-      recursive: (options.recursive ?? true) && !isWholesaleFolder(real, options.home),
-      items: Object.fromEntries(
-        items.map((item) => [
-          item.key,
-          { kind: item.kind, digest: trustItemDigest(item), description: item.description },
-        ]),
-      ),
-    };
-    this.#folders.set(real, entry);
-    await this.#save();
-    return entry;
+    return await this.#locked(async () => {
+      // Another process may have changed the file since it was read: start from what is there.
+      await this.#load();
+      const identity = folderIdentity(real);
+      const entry: TrustedFolder = {
+        folder: real,
+        ...(identity === undefined ? {} : { identity }),
+        trustedAt: new Date().toISOString(),
+        recursive: (options.recursive ?? true) && !isWholesaleFolder(real, options.home),
+        items: Object.fromEntries(
+          items.map((item) => [
+            item.key,
+            { kind: item.kind, digest: trustItemDigest(item), description: item.description },
+          ]),
+        ),
+      };
+      this.#folders.set(real, entry);
+      await this.#save();
+      return entry;
+    });
+  }
+
+  /**
+   * Runs a change of the file holding its lock: two CLIs trusting two folders at once each read
+   * it, added theirs and wrote it back, and one entry was lost.
+   */
+  async #locked<T>(change: () => Promise<T>): Promise<T> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    return await withFileLock(this.path, change);
   }
 
   /** Forgets `folder` (its own entry; an ancestor's stays). Whether there was one. */
   async revoke(folder: string): Promise<boolean> {
     const real = realFolder(folder);
-    await this.#load();
-    const had = this.#folders.delete(real) || this.#folders.delete(resolve(folder));
-    if (had) await this.#save();
-    return had;
+    return await this.#locked(async () => {
+      await this.#load();
+      const had = this.#folders.delete(real) || this.#folders.delete(resolve(folder));
+      if (had) await this.#save();
+      return had;
+    });
   }
 
   async #save(): Promise<void> {

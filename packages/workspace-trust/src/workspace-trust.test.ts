@@ -202,4 +202,16 @@ describe('TrustStore', () => {
     expect(store.entryFor(clone, { ownRepository: true })?.folder).toBe(clone);
     expect(store.uncoveredBecause(clone, { ownRepository: true })).toBeUndefined();
   });
+
+  it('changes made at once by several stores (several CLIs) all stay', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'home', 'trusted-folders.json');
+    const folders = Array.from({ length: 10 }, (_, i) => join(dir, `f${i}`));
+    const stores = await Promise.all(folders.map(() => TrustStore.open(path)));
+    await Promise.all(stores.map((store, i) => store.trust(folders[i] ?? '', [hook])));
+    const reopened = await TrustStore.open(path);
+    expect(reopened.list().map((entry) => entry.folder)).toEqual([...folders].sort());
+    await Promise.all(stores.slice(0, 5).map((store, i) => store.revoke(folders[i] ?? '')));
+    expect((await TrustStore.open(path)).list()).toHaveLength(5);
+  });
 });
