@@ -130,6 +130,7 @@ const peerSlashCommands: Record<string, string> = {
     'write AGENTS.md in the project (or $AGENT_HOME/AGENTS.md for every project): read at start',
   '/export': '/save <file> writes the conversation as JSON',
   '/context': '/cost shows the tokens used; /compact [focus] summarises the conversation',
+  '/expand': '/output [n] prints the whole result of the last tool call (or the n-th from last)',
 };
 
 /** What does another agent's slash command here, or `undefined`. */

@@ -212,6 +212,44 @@ describe('slash commands a new user types', () => {
   });
 });
 
+describe('a long tool result', () => {
+  beforeEach(skipWithout('tmux'));
+
+  it('/output prints the whole of the last result (the transcript shows its first line and a count)', async () => {
+    const dir = await scratch();
+    const script = await writeScript(dir, [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'seq 1 300' } }] },
+      { text: 'Counted.' },
+    ]);
+    const tmux = start(
+      ['--scripted', script, '--cwd', dir, '--allow', 'bash(seq *)', '--sandbox', 'off'],
+      { cwd: dir, env: cleanEnv({ AGENT_HOME: join(dir, 'home') }) },
+    );
+    await waitFor(tmux, 'Ctrl-C twice at the prompt');
+    tmux.type('/output');
+    tmux.press('Enter');
+    await waitFor(tmux, 'no tool result in this conversation yet');
+    tmux.type('count');
+    tmux.press('Enter');
+    await waitFor(tmux, 'Counted.');
+    expect(tmux.capture()).toContain('(+300 lines)');
+    expect(tmux.capture()).not.toContain('\n299\n');
+    tmux.type('/output');
+    tmux.press('Enter');
+    await waitFor(tmux, '\n299\n300\n');
+    expect(tmux.capture()).toMatch(/✓ bash \(\S+\), \d+ lines:\n/);
+    tmux.type('/output 2');
+    tmux.press('Enter');
+    await waitFor(tmux, 'only 1 tool result in this conversation');
+    tmux.type('/expand');
+    tmux.press('Enter');
+    await waitFor(tmux, 'no /expand here: /output [n] prints the whole result');
+    tmux.type('/exit');
+    tmux.press('Enter');
+    expect(await exited(tmux)).toBe(0);
+  });
+});
+
 describe('agent demo cut short', () => {
   /** Starts the demo and resolves with its workspace once the line naming it is out. */
   async function startDemo() {

@@ -11,6 +11,7 @@ import { compactCommand } from './compact-command.js';
 import type { PromptInput, PromptOutcome } from './prompt-input.js';
 import { resumedLines } from './resumed-lines.js';
 import { rewindCommand } from './rewind-command.js';
+import { toolOutputText } from './tool-output.js';
 
 const modes: readonly PermissionMode[] = [
   'default',
@@ -33,7 +34,7 @@ export interface ReplOptions {
   initialPrompt?: string | undefined;
 }
 
-const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access|plan>  /save <file>  /model [name]  /compact [focus]  /rewind [n [what] [force]]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
+const help = `Commands: /exit  /mode <default|read-only|workspace-write|full-access|plan>  /save <file>  /model [name]  /compact [focus]  /rewind [n [what] [force]]  /output [n]  /clear  /tools  /agents  /mcp  /cost  /permissions  /help
 MCP servers' prompts: /<server>:<prompt> [name=value …] (listed by /mcp).
 While a run goes: type and press Enter to steer it, Alt+Enter to queue a follow-up; Ctrl-C stops it.
 Ctrl-C twice at the prompt (or Ctrl-D) exits. Each session is saved as it goes: agent --continue resumes the newest of this folder, agent --resume lists them.`;
@@ -258,6 +259,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             'conversation cleared (tools, mode, rules and grants stay); this session is not saved',
           );
         }
+      } else if (command === '/output') {
+        // Lines kept (a result's own lines), control characters made visible.
+        transcript.line(terminalSafe(toolOutputText(session.agent.messages, argument)));
       } else if (command === '/agents') {
         if (session.agents.length === 0)
           shownLine('no sub-agents (Markdown files in .agent/agents/ or ~/.agent/agents/)');
@@ -372,6 +376,7 @@ const slashCommands = [
   'clear',
   'agents',
   'mcp',
+  'output',
 ];
 
 /**
