@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { unfenceUntrusted } from '@agent/core';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -624,7 +625,8 @@ describe('MCP interactions without a terminal', () => {
     const results = await run.results();
     expect(results['everything__trigger-elicitation-request']).toContain('declined');
     expect(results['everything__trigger-sampling-request']).toContain('not interactive');
-    expect(results.fixture__workspace).toBe(`roots: file://${run.workspace}`);
+    // A URL: a space in the path is %20 (TMPDIR="/tmp/my tmp").
+    expect(results.fixture__workspace).toBe(`roots: ${pathToFileURL(run.workspace).href}`);
 
     const verbose = await runCli([...run.args, '-p', 'go', '--mcp-log-level', 'debug'], {
       cwd: run.dir,
