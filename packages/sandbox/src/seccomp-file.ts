@@ -59,20 +59,36 @@ export function seccompFilterDirectory(): string {
  * it first in a shared /tmp) a private one for this process, removed at exit.
  */
 function privateDirectory(): string {
+  // TMPDIR first; /tmp when TMPDIR cannot be written (a TMPDIR inherited from another user, one
+  // that was removed): without a filter file the sandbox loses its seccomp filter (Unix sockets,
+  // io_uring and the kernel keyring open), for want of a folder.
+  const bases = [...new Set([os.tmpdir(), '/tmp'])];
+  let firstError: unknown;
+  for (const base of bases) {
+    try {
+      return privateDirectoryIn(base);
+    } catch (error) {
+      firstError ??= error;
+    }
+  }
+  throw firstError;
+}
+
+function privateDirectoryIn(base: string): string {
   const uid = process.getuid?.() ?? 0;
-  const shared = path.join(os.tmpdir(), `agent-sandbox-seccomp-${uid}`);
+  const shared = path.join(base, `agent-sandbox-seccomp-${uid}`);
   try {
     fs.mkdirSync(shared, { mode: 0o700 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return processDirectory();
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return processDirectory(base);
   }
   const stat = fs.lstatSync(shared);
   if (stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0) return shared;
-  return processDirectory();
+  return processDirectory(base);
 }
 
-function processDirectory(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-sandbox-seccomp-'));
+function processDirectory(base: string): string {
+  const dir = fs.mkdtempSync(path.join(base, 'agent-sandbox-seccomp-'));
   removeAtExit(dir);
   return dir;
 }
