@@ -8,7 +8,7 @@
 // value), JavaScript import specifiers without their extension, Python imports. A path computed
 // at run time (`require(name)`, `source "$DIR/$FILE"`) cannot be seen; nor can a package's
 // dependencies beyond what `node_modules/<name>` holds. The README says so.
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
 const maxWordsPerFile = 2000;
@@ -143,6 +143,28 @@ function pythonCandidates(text: string, folder: string, root: string): string[] 
 }
 
 /**
+ * The project's own programs a package.json's scripts run by name: npm puts `node_modules/.bin`
+ * first on their PATH, so `"lint": "eslint ."` runs `node_modules/.bin/eslint` (each bare word
+ * of a script is tried; those that are not there are skipped).
+ */
+function packageScriptBins(text: string, folder: string): string[] {
+  let scripts: unknown;
+  try {
+    scripts = (JSON.parse(text) as { scripts?: unknown }).scripts;
+  } catch {
+    return [];
+  }
+  if (scripts === null || typeof scripts !== 'object') return [];
+  const bins = new Set<string>();
+  for (const line of Object.values(scripts))
+    if (typeof line === 'string')
+      for (const word of line.split(/[\s;&|()<>`'"]+/))
+        if (/^[\w][\w.-]*$/.test(word) && bins.size < maxWordsPerFile)
+          bins.add(join(folder, 'node_modules', '.bin', word));
+  return [...bins];
+}
+
+/**
  * The paths (absolute, or relative to be tried against the project root and then the file's
  * folder) that the project file `path` (absolute) may load, found in its text. Nothing for a
  * binary file.
@@ -155,6 +177,7 @@ export function scriptReferences(path: string, bytes: Uint8Array, root: string):
   const references = pathWords(text, folder).flatMap((word) =>
     isAbsolute(word) ? [word] : [resolve(root, word), resolve(folder, word)],
   );
+  if (basename(path) === 'package.json') references.push(...packageScriptBins(text, folder));
   switch (languageOf(path, text)) {
     case 'javascript':
       for (const specifier of javascriptSpecifiers(text))

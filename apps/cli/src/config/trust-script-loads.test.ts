@@ -5,7 +5,7 @@
 // with a notice (-p), like one that changes the script itself.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -164,6 +164,27 @@ describe('projectFileDigests follows what a pinned file loads', () => {
     expect(Object.keys(before ?? {})).toContain(loaded);
     // A pull changes only the loaded file: the pin differs.
     await writeFile(join(project, loaded), 'changed by a pull');
+    expect(projectFileDigests([command], project)).not.toEqual(before);
+  });
+
+  it.each([
+    ['npx eslint --fix', 'npx'],
+    ['pnpm exec eslint .', 'pnpm exec'],
+    ['npm run lint', 'a package.json script naming eslint'],
+  ])('%s: the project’s node_modules/.bin/eslint and what it loads (%s)', async (command) => {
+    const project = await scratch();
+    await put(project, {
+      'package.json': '{"scripts": {"lint": "eslint . && echo done"}}',
+      'node_modules/eslint/bin/eslint.js': "require('../lib/api.js');\n",
+      'node_modules/eslint/lib/api.js': 'x',
+    });
+    await mkdir(join(project, 'node_modules', '.bin'));
+    await symlink('../eslint/bin/eslint.js', join(project, 'node_modules', '.bin', 'eslint'));
+    const before = projectFileDigests([command], project);
+    expect(Object.keys(before ?? {})).toEqual(
+      expect.arrayContaining(['node_modules/.bin/eslint', 'node_modules/eslint/lib/api.js']),
+    );
+    await writeFile(join(project, 'node_modules', 'eslint', 'lib', 'api.js'), 'changed');
     expect(projectFileDigests([command], project)).not.toEqual(before);
   });
 

@@ -27,6 +27,9 @@ const runnerFiles: Record<string, readonly string[]> = {
   just: ['justfile', 'Justfile'],
 };
 
+/** Programs that run a package's bin, the project's own first (`npx eslint`). */
+const packageBinRunners = new Set(['npx', 'bunx', 'pnpx']);
+
 /** The words of a command line that could name a file: unquoted, the project variables expanded. */
 function words(command: readonly string[], project: string): string[] {
   return command
@@ -134,10 +137,21 @@ export function projectFileDigests(
     count++;
     queue.push([...digested.references]);
   };
-  for (const word of words(command, root)) {
+  const named = words(command, root);
+  named.forEach((word, i) => {
     add(word);
     for (const file of runnerFiles[word] ?? []) add(join(root, file));
-  }
+    // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
+    const previous = named[i - 1];
+    const runsPackageBin =
+      packageBinRunners.has(word) ||
+      ((word === 'exec' || word === 'dlx') &&
+        previous !== undefined &&
+        runnerFiles[previous] !== undefined);
+    const bin = named[i + 1];
+    if (runsPackageBin && bin !== undefined && !bin.includes('/'))
+      add(join(root, 'node_modules', '.bin', bin.replace(/@[^@/]*$/, '')));
+  });
   for (let next = queue.shift(); next !== undefined; next = queue.shift())
     for (const reference of next) add(reference);
   return count === 0 ? undefined : digests;
