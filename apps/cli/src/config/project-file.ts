@@ -132,8 +132,7 @@ export function parseJson(text: string): unknown {
  * and column, and the two mistakes JSON's editors allow but JSON does not are named.
  */
 export function jsonProblem(error: unknown, text?: string): string {
-  if (text !== undefined && text.trim() === '')
-    return 'it is empty (a settings file holds one JSON object: write {} or remove the file)';
+  if (text !== undefined && text.trim() === '') return 'it is empty';
   const message = error instanceof Error ? error.message : String(error);
   // V8 says "line L column C" (newer) or "position P" (older), depending on the Node version.
   const lineColumn = /line (\d+) column (\d+)/.exec(message);

@@ -88,7 +88,11 @@ async function readJson(path: string): Promise<unknown | undefined> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path}: ${jsonProblem(error, text)}`);
+    const problem =
+      text.trim() === ''
+        ? 'it is empty (a settings file holds one JSON object: write {} or remove the file)'
+        : jsonProblem(error, text);
+    throw new CliError(`${path}: ${problem}`);
   }
 }
 
