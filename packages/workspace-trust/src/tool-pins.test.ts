@@ -62,4 +62,15 @@ describe('ToolPins', () => {
     await chmod(path, 0o666);
     expect((await ToolPins.open(path)).knows('s')).toBe(false);
   });
+
+  it('servers recorded at once by several CLIs all keep their pins (a lost pin is a first use)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pins-test-'));
+    dirs.push(dir);
+    const path = join(dir, 'home', 'pins.json');
+    const servers = Array.from({ length: 10 }, (_, i) => `server${i}`);
+    const all = await Promise.all(servers.map(() => ToolPins.open(path)));
+    await Promise.all(all.map((pins, i) => pins.record(servers[i] ?? '', [read])));
+    const reopened = await ToolPins.open(path);
+    for (const server of servers) expect(reopened.status(server, read), server).toBe('pinned');
+  });
 });

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { withFileLock } from './file-lock.js';
 import { trustItemDigest } from './trust-items.js';
 
 /** A tool as a server describes it: what the model reads and what decides how it is gated. */
@@ -105,8 +106,17 @@ export class ToolPins {
     return this.#servers.get(server)?.get(name)?.description;
   }
 
-  /** Records `tools` as the server's approved tools (added to, or replacing, what it had). */
+  /**
+   * Records `tools` as the server's approved tools (added to, or replacing, what it had). Holds
+   * the file's lock: two CLIs recording at once lost one server's pins, and a server without pins
+   * is a first use — whatever it shows next is taken as it is (the rug pull goes unseen).
+   */
   async record(server: string, tools: readonly PinnableTool[]): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await withFileLock(this.path, () => this.#record(server, tools));
+  }
+
+  async #record(server: string, tools: readonly PinnableTool[]): Promise<void> {
     await this.#load();
     const pinned = this.#servers.get(server) ?? new Map<string, PinnedTool>();
     for (const tool of tools)
