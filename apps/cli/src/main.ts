@@ -58,7 +58,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         process.stdout.isTTY === true;
       const start = await startWithTrust(options, {
         defaultMode: interactive ? 'default' : 'read-only',
-        ...(interactive ? { ask: askTrustOnTerminal(process.stdin, writeOut) } : {}),
+        ...(interactive
+          ? { ask: askTrustOnTerminal(process.stdin, writeOut, process.stdout) }
+          : {}),
       });
       for (const notice of start.notices) writeNotice(notice);
       retention = start.settings.sessions;

@@ -13,7 +13,7 @@ import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { findProjectRoot } from '../config/project-root.js';
 import { startWithTrust, type TrustQuestion, trustStorePath } from '../config/trust-flow.js';
 import { lookAlikeWarning } from '../ui/look-alikes.js';
-import { droppedKeysNote, questionSettleMs } from '../ui/terminal-keys.js';
+import { droppedKeysNote, questionSettleMs, tallerThan, tallNote } from '../ui/terminal-keys.js';
 
 /** The answer keys of the trust question (drawn once it has been on screen a moment). */
 export const trustAnswerKeys = '[y] yes [n] no (start without it) ';
@@ -136,9 +136,15 @@ export function askOnTerminal(
 export function askTrustOnTerminal(
   input: NodeJS.ReadStream,
   write: (text: string) => void,
+  terminal?: { rows?: number; columns?: number },
 ): (question: TrustQuestion) => Promise<boolean> {
   const ask = askOnTerminal(input, write, { interruptQuits: true });
-  return (question) => ask(trustQuestionText(question), trustAnswerKeys);
+  return (question) => {
+    const text = trustQuestionText(question);
+    // A repository with a hundred hooks: the question's start (which folder, what it is) has
+    // scrolled away when its keys are drawn.
+    return ask(text, `${trustAnswerKeys}${tallerThan(terminal, text) ? tallNote : ''}`);
+  };
 }
 
 /** The MCP tool-change question on the terminal. */

@@ -249,11 +249,15 @@ export class RunKeys {
   }
 }
 
+/** Said on the keys line of a question taller than the terminal. */
+export const tallNote =
+  '(the question is taller than your terminal: it starts above — scroll up and read it whole before answering) ';
+
 /**
  * Whether `text` takes more lines than the terminal shows (long lines wrap): the start of such a
  * question — `rm -rf ~; echo aaaa…` — has scrolled away when its answer keys are drawn.
  */
-function tallerThan(
+export function tallerThan(
   terminal: { rows?: number; columns?: number } | undefined,
   text: string,
 ): boolean {
@@ -354,9 +358,7 @@ export function terminalApprover(
     const questionLine = question.text.lastIndexOf('\n') + 1;
     write(`${question.text.slice(0, questionLine)}${warning}${question.text.slice(questionLine)}`);
     // The answer keys are drawn once the question has been on screen a moment (questionSettleMs).
-    const tall = tallerThan(options.terminal, `${warning}${question.text}`)
-      ? '(the question is taller than your terminal: it starts above — scroll up and read it whole before answering) '
-      : '';
+    const tall = tallerThan(options.terminal, `${warning}${question.text}`) ? tallNote : '';
     const onReady: OnQuestionReady = (dropped) =>
       write(
         `[y] once  [a] always  [n] deny  [v] never ${tall}${droppedKeysNote(dropped)}${typingNote(keys)}`,
