@@ -38,18 +38,21 @@ export function trustQuestionText(question: TrustQuestion): string {
  * being typed (raw mode makes it readable) — through a second, non-blocking descriptor of the
  * controlling terminal (the terminal's one input queue). Nothing when there is no /dev/tty.
  */
-function discardPendingInput(): void {
+function discardPendingInput(): number {
   let fd: number | undefined;
+  let discarded = 0;
   try {
     fd = openSync('/dev/tty', constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     const buffer = Buffer.alloc(4096);
     // Bounded: a terminal being pasted into could fill it as fast as it is read.
-    for (let reads = 0; reads < 64 && readSync(fd, buffer) > 0; reads++);
+    for (let reads = 0, read = 0; reads < 64 && (read = readSync(fd, buffer)) > 0; reads++)
+      discarded += read;
   } catch {
     // EAGAIN: nothing (more) pending; no /dev/tty (not a terminal, Windows): nothing to drop.
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+  return discarded;
 }
 
 /** Keys that answer no: n, Enter, Escape, Ctrl-C, Ctrl-D. */
@@ -60,10 +63,11 @@ const ctrlC = '\u0003';
 /**
  * Asks a yes/no question on the terminal and reads one key: `y` is yes; `n`, Enter, Escape,
  * Ctrl-C and Ctrl-D are no — except that with `interruptQuits` Ctrl-C rejects with an
- * `AbortError` (the CLI then ends with 130, as Ctrl-C anywhere else at start). The answer keys
+ * `AbortError` (the CLI then ends with 130, as Ctrl-C anywhere else at start). Keys typed
+ * before it was asked are discarded; when there were any (someone is typing), the answer keys
  * (`answerKeys`) are drawn once the question has been on screen for `settleMs`
- * ({@link questionSettleMs}); keys pressed before are dropped (said with them) — a `y` meant for
- * something else trusted a folder for good. Leaves the terminal as it found it (raw or not, paused).
+ * ({@link questionSettleMs}) and keys pressed before are dropped (said with them) — a `y` meant
+ * for something else trusted a folder for good. Leaves the terminal as it found it (raw or not, paused).
  */
 export function askOnTerminal(
   input: NodeJS.ReadStream,
@@ -71,24 +75,36 @@ export function askOnTerminal(
   {
     interruptQuits = false,
     settleMs = questionSettleMs,
-  }: { interruptQuits?: boolean; settleMs?: number } = {},
+    discardTypedAhead = discardPendingInput,
+  }: {
+    interruptQuits?: boolean;
+    settleMs?: number;
+    /** Drops the keys typed before the question, returning how many bytes (tests pass their own). */
+    discardTypedAhead?: () => number;
+  } = {},
 ): (question: string, answerKeys: string) => Promise<boolean> {
   return (question, answerKeys) =>
     new Promise<boolean>((resolve, reject) => {
       const tty = input as ReadStream;
       const wasRaw = tty.isRaw === true;
+      // Keys typed before the question was on screen are not its answer: a `y` typed while the
+      // CLI started (the first letter of a prompt) trusted the folder for good.
+      let typing = false;
       if (typeof tty.setRawMode === 'function') {
         tty.setRawMode(true);
-        // Keys typed before the question was on screen are not its answer: a `y` typed while the
-        // CLI started (the first letter of a prompt) trusted the folder for good.
-        discardPendingInput();
+        typing = discardTypedAhead() > 0;
       }
       write(question);
       let dropped = 0;
-      let settle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
-        settle = undefined;
-        write(`${answerKeys}${droppedKeysNote(dropped)}`);
-      }, settleMs);
+      // Someone typing as the question appeared may press a key as it is drawn: its keys wait
+      // settleMs. Nobody typing: they are live at once.
+      let settle: ReturnType<typeof setTimeout> | undefined;
+      if (typing)
+        settle = setTimeout(() => {
+          settle = undefined;
+          write(`${answerKeys}${droppedKeysNote(dropped)}`);
+        }, settleMs);
+      else write(answerKeys);
       const finish = (answer: boolean) => {
         clearTimeout(settle);
         input.off('data', onData);

@@ -1,7 +1,8 @@
-// A key pressed at the very moment a question appears is not its answer: the user was about to do
-// something else (a `y` for another prompt, the first letter of a message). The question's
-// answer keys are drawn once it has been on screen questionSettleMs; keys before are dropped and
-// said. The real key readers (RunKeys for tool, plan and MCP questions; askOnTerminal for the
+// A key pressed at the very moment a question appears, by someone who was typing just before, is
+// not its answer: they were about to do something else (a `y` for another prompt, the first
+// letter of a message). Such a question's answer keys are drawn once it has been on screen
+// questionSettleMs; keys before are dropped and said. A question that appears while nobody types
+// takes its key at once (a quick reader; a terminal a script drives), its keys drawn with it. The real key readers (RunKeys for tool, plan and MCP questions; askOnTerminal for the
 // trust and MCP tool-change questions) over an input stream of their own, as a TTY's stdin hands
 // them keys; a settle time far longer than the test (or zero) makes the order certain without
 // timing anything.
@@ -9,7 +10,13 @@ import { EventEmitter } from 'node:events';
 import type { PermissionRequest } from '@agent/core';
 import { describe, expect, it } from 'vitest';
 import { askOnTerminal } from '../modes/trust-command.js';
-import { questionSettleMs, RunKeys, terminalApprover } from './terminal-keys.js';
+import {
+  questionSettleMs,
+  RunKeys,
+  recentTypingMs,
+  terminalApprover,
+  typingBurstMs,
+} from './terminal-keys.js';
 
 class Input extends EventEmitter {
   isRaw = false;
@@ -58,13 +65,19 @@ describe('RunKeys: a new question drops keys until its answer keys are drawn', (
   ])(
     'the approval: %j pressed as it appears does not answer (REPL, a line handler)',
     async (key) => {
+      let clock = 0;
       const input = new Input();
-      const keys = new RunKeys(input, { settleMs: forever });
+      const keys = new RunKeys(input, { settleMs: forever, now: () => clock });
       const lines: string[] = [];
       keys.start(
         () => undefined,
         (line) => lines.push(line),
       );
+      // The user was typing: a message sent a moment before the question appeared (past a
+      // typing burst, within recentTypingMs).
+      input.typeKeys('run the tests', '\r');
+      lines.length = 0;
+      clock += typingBurstMs + 100;
       const out: string[] = [];
       let answered: unknown;
       const approval = Promise.resolve(
@@ -89,9 +102,15 @@ describe('RunKeys: a new question drops keys until its answer keys are drawn', (
   );
 
   it('the approval: once its keys are drawn, a key answers; the note counts the dropped ones', async () => {
+    let clock = 0;
     const input = new Input();
-    const keys = new RunKeys(input, { settleMs: 0 });
-    keys.start(() => undefined);
+    const keys = new RunKeys(input, { settleMs: 0, now: () => clock });
+    keys.start(
+      () => undefined,
+      () => undefined,
+    );
+    input.typeKeys('ok', '\r');
+    clock += typingBurstMs + 100;
     const out: string[] = [];
     const approval = terminalApprover(keys, (text) => out.push(text))(request(), {
       signal: new AbortController().signal,
@@ -103,22 +122,45 @@ describe('RunKeys: a new question drops keys until its answer keys are drawn', (
     expect(await approval).toBe('deny');
   });
 
-  it('-p on a terminal (no line handler): a key as the question appears is dropped too', async () => {
+  it('nobody typing (the REPL idle, or -p): the keys are drawn with the question and a key answers at once', async () => {
+    for (const lineHandler of [undefined, () => undefined]) {
+      const input = new Input();
+      const keys = new RunKeys(input, { settleMs: forever });
+      keys.start(() => undefined, lineHandler);
+      let ready = -1;
+      const next = keys.nextKey(undefined, { onReady: (dropped) => (ready = dropped) });
+      expect(ready).toBe(0);
+      input.typeKeys('y');
+      expect(await next).toBe('y');
+      keys.stop();
+    }
+  });
+
+  it('typing longer ago than recentTypingMs does not hold the keys back', async () => {
+    let clock = 0;
     const input = new Input();
-    const keys = new RunKeys(input, { settleMs: forever });
-    keys.start(() => undefined);
-    let ready = false;
-    let answered: string | undefined;
-    const next = keys.nextKey(undefined, { onReady: () => (ready = true) }).then((key) => {
-      answered = key;
-      return key;
-    });
+    const keys = new RunKeys(input, { settleMs: forever, now: () => clock });
+    keys.start(
+      () => undefined,
+      () => undefined,
+    );
+    input.typeKeys('fix it', '\r');
+    clock += recentTypingMs + 1;
+    let ready = -1;
+    const next = keys.nextKey(undefined, { onReady: (dropped) => (ready = dropped) });
+    expect(ready).toBe(0);
+    input.typeKeys('n');
+    expect(await next).toBe('n');
+    // Within recentTypingMs of typing, the same question waits.
+    input.typeKeys('more', '\r');
+    clock += typingBurstMs + 100;
+    let waited = true;
+    const held = keys.nextKey(undefined, { onReady: () => (waited = false) });
     input.typeKeys('y');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(answered).toBeUndefined();
-    expect(ready).toBe(false);
+    expect(waited).toBe(true);
     keys.stop();
-    expect(await next).toBeUndefined();
+    expect(await held).toBeUndefined();
   });
 
   it('Ctrl-C still cancels during the settle time; a form field (readsText) has none', async () => {
@@ -143,6 +185,8 @@ describe('askOnTerminal (the trust question): keys before its answer keys are dr
     const ask = askOnTerminal(input as unknown as NodeJS.ReadStream, (text) => out.push(text), {
       settleMs: forever,
       interruptQuits: true,
+      // Keys were typed ahead while the CLI started: someone is typing.
+      discardTypedAhead: () => 12,
     });
     let answered: boolean | undefined;
     const answer = ask('Trust this folder? ', '[y] yes [n] no ').then((yes) => {
@@ -163,6 +207,7 @@ describe('askOnTerminal (the trust question): keys before its answer keys are dr
     const out: string[] = [];
     const ask = askOnTerminal(input as unknown as NodeJS.ReadStream, (text) => out.push(text), {
       settleMs: 0,
+      discardTypedAhead: () => 1,
     });
     const answer = ask('Trust this folder? ', '[y] yes [n] no ');
     input.typeKeys('y');
@@ -170,5 +215,21 @@ describe('askOnTerminal (the trust question): keys before its answer keys are dr
     expect(out.join('')).toContain('(a key pressed as the question appeared did not answer it)');
     input.typeKeys('y');
     expect(await answer).toBe(true);
+  });
+
+  it.each([
+    ['y', true],
+    ['n', false],
+  ])('nobody typing ahead: its keys are drawn with it and %j answers at once', async (key, yes) => {
+    const input = new Input();
+    const out: string[] = [];
+    const ask = askOnTerminal(input as unknown as NodeJS.ReadStream, (text) => out.push(text), {
+      settleMs: forever,
+      discardTypedAhead: () => 0,
+    });
+    const answer = ask('Trust this folder? ', '[y] yes [n] no ');
+    expect(out.join('')).toContain('[y] yes [n] no ');
+    input.typeKeys(key);
+    expect(await answer).toBe(yes);
   });
 });

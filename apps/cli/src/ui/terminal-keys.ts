@@ -38,6 +38,14 @@ export const typingBurstMs = 300;
  */
 export const questionSettleMs = 250;
 
+/**
+ * The settle time applies when the user typed within this long before the question appeared:
+ * someone at the keyboard may press a key as it is drawn. A question that appears while nobody
+ * types takes its key at once (a quick reader, a terminal driven by a script), its keys drawn
+ * with it.
+ */
+export const recentTypingMs = 1000;
+
 /** What a question waiting for a key does when its settle time ends. */
 export type OnQuestionReady = (droppedKeys: number) => void;
 
@@ -174,8 +182,9 @@ export class RunKeys {
     options: {
       readsText?: boolean;
       /**
-       * A new question (not a second key of one already answerable): keys are dropped for
-       * {@link questionSettleMs}, then `onReady` draws the answer keys.
+       * A new question (not a second key of one already answerable): after typing in the last
+       * {@link recentTypingMs}, keys are dropped for {@link questionSettleMs}, then `onReady`
+       * draws the answer keys; otherwise `onReady` runs at once.
        */
       onReady?: OnQuestionReady;
     } = {},
@@ -189,10 +198,14 @@ export class RunKeys {
     const onReady = options.onReady;
     if (onReady !== undefined && !this.#waiterReadsText) {
       this.#dropped = 0;
-      this.#settleTimer = setTimeout(() => {
-        this.#settleTimer = undefined;
-        onReady(this.#dropped);
-      }, this.#settleMs);
+      const typed = this.#lastTypedAt;
+      if (typed !== undefined && this.#waiterSince - typed < recentTypingMs)
+        this.#settleTimer = setTimeout(() => {
+          this.#settleTimer = undefined;
+          onReady(this.#dropped);
+        }, this.#settleMs);
+      // Nobody was typing: the keys are live at once (drawn before any key can arrive).
+      else onReady(0);
     }
     return new Promise((resolve) => {
       const onAbort = () => this.#settle(undefined);
