@@ -45,8 +45,11 @@ function discardPendingInput(): number {
     fd = openSync('/dev/tty', constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     const buffer = Buffer.alloc(4096);
     // Bounded: a terminal being pasted into could fill it as fast as it is read.
-    for (let reads = 0, read = 0; reads < 64 && (read = readSync(fd, buffer)) > 0; reads++)
+    for (let reads = 0; reads < 64; reads++) {
+      const read = readSync(fd, buffer);
+      if (read <= 0) break;
       discarded += read;
+    }
   } catch {
     // EAGAIN: nothing (more) pending; no /dev/tty (not a terminal, Windows): nothing to drop.
   } finally {
