@@ -6,6 +6,7 @@ import {
   assertBuilt,
   cleanEnv,
   runCli,
+  shellQuoted,
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
@@ -269,7 +270,7 @@ process.stdin.on('end', () => {
     );
     const command = (label: string) => ({
       type: 'command',
-      command: `${process.execPath} ${hook} ${label}`,
+      command: `${shellQuoted(process.execPath)} ${shellQuoted(hook)} ${label}`,
     });
     await writeFile(
       join(home, 'settings.json'),

@@ -5,7 +5,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  runCli,
+  shellQuoted,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
 import { projectFileDigests } from './trust-scripts.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -68,7 +75,7 @@ describe('a trusted folder whose hook script changes', () => {
     await mkdir(home);
     const marker = (name: string) => join(dir, name);
     const hook = join(workspace, '.agent', 'hooks', 'stop.sh');
-    await writeFile(hook, `#!/bin/sh\ntouch ${marker('first')}\n`, { mode: 0o755 });
+    await writeFile(hook, `#!/bin/sh\ntouch ${shellQuoted(marker('first'))}\n`, { mode: 0o755 });
     await writeFile(
       join(workspace, '.agent', 'settings.json'),
       JSON.stringify({
@@ -85,7 +92,7 @@ describe('a trusted folder whose hook script changes', () => {
     expect(existsSync(marker('first'))).toBe(true);
 
     // A `git pull` rewrites the script; the settings file is as it was.
-    await writeFile(hook, `#!/bin/sh\ntouch ${marker('second')}\n`, { mode: 0o755 });
+    await writeFile(hook, `#!/bin/sh\ntouch ${shellQuoted(marker('second'))}\n`, { mode: 0o755 });
     const changed = await run();
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stderr).toContain('changed since it was trusted');

@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  runCli,
+  shellQuoted,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
 import { userOnlyKeyNames } from './user-only-keys.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -82,7 +89,11 @@ describe('a key only the user settings may set, in a project file', () => {
       path,
       JSON.stringify({
         hooks: {
-          Stop: [{ hooks: [{ type: 'command', command: `touch ${marker}`, sandbox: false }] }],
+          Stop: [
+            {
+              hooks: [{ type: 'command', command: `touch ${shellQuoted(marker)}`, sandbox: false }],
+            },
+          ],
         },
       }),
     );
