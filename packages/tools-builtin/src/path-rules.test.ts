@@ -261,7 +261,8 @@ describe('path rules cover the files a bash line names', () => {
       });
       const leaked: string[] = [];
       for (const line of readers) {
-        const command = line.replace('WS', ws);
+        // Quoted: a workspace under a TMPDIR with a space stays one word.
+        const command = line.replace('WS', `'${ws}'`);
         const { message, text } = await call('bash', { command });
         if (message.errorKind !== 'denied' || text.includes('top secret'))
           leaked.push(`${command} → ${message.errorKind ?? 'ran'}: ${text.slice(0, 80)}`);
@@ -300,7 +301,7 @@ describe('path rules cover the files a bash line names', () => {
       'cd sub && cat < secret.txt',
       'cd /tmp && cd WS/sub && cat secret.txt',
     ]) {
-      const { message, text } = await call('bash', { command: command.replace('WS', ws) });
+      const { message, text } = await call('bash', { command: command.replace('WS', `'${ws}'`) });
       expect(message.errorKind, `${command}: ${text}`).toBe('denied');
       expect(text).not.toContain('top secret in sub');
     }

@@ -79,7 +79,7 @@ describe('bash in the OS sandbox', () => {
     const bash = setup();
     const { text, details } = await run(
       bash,
-      `echo kept > inside.txt; echo x > ${outside}/escaped.txt; echo y > /etc/agent-sandbox-test; cd / && touch ${outside}/via-cd`,
+      `echo kept > inside.txt; echo x > "${outside}/escaped.txt"; echo y > /etc/agent-sandbox-test; cd / && touch "${outside}/via-cd"`,
     );
     expect(details?.sandboxed).toBe(true);
     expect(fs.readFileSync(path.join(ws, 'inside.txt'), 'utf8')).toBe('kept\n');
@@ -132,7 +132,7 @@ describe('bash in the OS sandbox', () => {
     const bash = setup();
     const { text } = await run(
       bash,
-      `cat ${home}/.ssh/id_ed25519; cat ${home}/.netrc; ls -A ${home}/.ssh | wc -l`,
+      `cat "${home}/.ssh/id_ed25519"; cat "${home}/.netrc"; ls -A "${home}/.ssh" | wc -l`,
     );
     expect(text).not.toContain('PRIVATE KEY');
     expect(text).not.toContain('hunter2');
@@ -167,7 +167,7 @@ describe('bash in the OS sandbox', () => {
     const tag = `3${process.pid % 1000}.${Date.now() % 1000}`;
     const { text } = await run(
       bash,
-      `setsid sh -c 'sleep 0.2; echo late > ${outside}/daemon.txt; exec sleep ${tag}' & ` +
+      `setsid sh -c 'sleep 0.2; echo late > "${outside}/daemon.txt"; exec sleep ${tag}' & ` +
         `(nohup sh -c 'exec sleep ${tag}' >/dev/null 2>&1 &); sh -c 'sh -c "exec sleep ${tag}" &' ; echo started`,
     );
     expect(text).toContain('started');
@@ -189,7 +189,7 @@ describe('bash in the OS sandbox', () => {
   it('background jobs run in the sandbox too', async () => {
     const bash = setup();
     const started = await bash.execute(
-      { command: `echo bg > ${outside}/bg.txt; echo done-bg`, run_in_background: true },
+      { command: `echo bg > "${outside}/bg.txt"; echo done-bg`, run_in_background: true },
       testContext(),
     );
     expect(resultText(started)).toContain('Started in background');
@@ -295,7 +295,7 @@ describe('bash in the OS sandbox', () => {
     expect(outcome.behavior).toBe('ask');
     // Once allowed, it really runs outside: the write lands.
     const result = await bash.execute(
-      { command: `echo out > ${outside}/allowed.txt`, dangerouslyDisableSandbox: true },
+      { command: `echo out > "${outside}/allowed.txt"`, dangerouslyDisableSandbox: true },
       testContext(),
     );
     expect(result.details?.sandboxed).toBe(false);
