@@ -199,7 +199,7 @@ describe('through the built CLI', () => {
     const typo = await run({ srv: { ...server, arg: ['x'] } });
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain(
-      `${config}: server "srv" has an unknown key "arg" (known: command, args, env, cwd, url, headers, type, disabled)`,
+      `${config}: server "srv" has an unknown key "arg" (known: command, args, env, cwd, sandbox, url, headers, type, disabled)`,
     );
     expect(existsSync(started)).toBe(false);
     const disabled = await run({ srv: { ...server, disabled: true } });
