@@ -8,7 +8,7 @@
 // timing anything.
 import { EventEmitter } from 'node:events';
 import type { PermissionRequest } from '@agent/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { askOnTerminal } from '../modes/trust-command.js';
 import {
   questionSettleMs,
@@ -134,6 +134,27 @@ describe('RunKeys: a new question drops keys until its answer keys are drawn', (
       expect(await next).toBe('y');
       keys.stop();
     }
+  });
+
+  it('the answer keys are not drawn before a typing burst is over (a key then answers)', async () => {
+    // The real clock: the question appears right after a line was sent; its keys are drawn once
+    // the burst is over by that clock, so a key pressed the moment they are drawn answers.
+    const input = new Input();
+    const keys = new RunKeys(input, { settleMs: 0 });
+    keys.start(
+      () => undefined,
+      () => undefined,
+    );
+    input.typeKeys('fix it', '\r');
+    let ready = false;
+    const next = keys.nextKey(undefined, { onReady: () => (ready = true) });
+    await vi.waitFor(() => expect(ready).toBe(true), { timeout: 5_000, interval: 1 });
+    input.typeKeys('y');
+    expect(await Promise.race([next, new Promise((resolve) => setTimeout(resolve, 2_000))])).toBe(
+      'y',
+    );
+    expect(keys.typing).toBe(false);
+    keys.stop();
   });
 
   it('typing longer ago than recentTypingMs does not hold the keys back', async () => {

@@ -84,6 +84,8 @@ export class RunKeys {
   /** The question's settle time is running: keys that would answer it are dropped, counted. */
   #settleTimer: ReturnType<typeof setTimeout> | undefined;
   #dropped = 0;
+  /** The waiting question's answer keys are on screen (its `onReady` ran). */
+  #keysDrawn = false;
   readonly #onData = (chunk: Buffer | string) => {
     const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (text.includes(ctrlC)) {
@@ -102,7 +104,12 @@ export class RunKeys {
     // the last one): the next letters are the start of a message, not a reply to a question
     // the user has not had the time to read ("a" of "also" was "always"). Answers in a row are
     // not typing: only keys that went into the line count.
-    const burst = typed !== undefined && typed < this.#waiterSince && now - typed < typingBurstMs;
+    // Once a question's answer keys are drawn, a key is its answer (they wait out the burst).
+    const burst =
+      !this.#keysDrawn &&
+      typed !== undefined &&
+      typed < this.#waiterSince &&
+      now - typed < typingBurstMs;
     // A key answers a question only when no line is being typed: a user halfway through a
     // message when the question appears goes on typing it, and those letters must not answer
     // ("a" of "can you also" was "always"). The line goes on until Enter sends it; a paste is
@@ -195,17 +202,27 @@ export class RunKeys {
     // being typed to the agent, which Enter would send to the model.
     this.#waiterReadsText = options.readsText === true;
     this.#waiterSince = this.#now();
+    this.#keysDrawn = false;
     const onReady = options.onReady;
     if (onReady !== undefined && !this.#waiterReadsText) {
       this.#dropped = 0;
       const typed = this.#lastTypedAt;
       if (typed !== undefined && this.#waiterSince - typed < recentTypingMs)
-        this.#settleTimer = setTimeout(() => {
-          this.#settleTimer = undefined;
-          onReady(this.#dropped);
-        }, this.#settleMs);
+        this.#settleTimer = setTimeout(
+          () => {
+            this.#settleTimer = undefined;
+            this.#keysDrawn = true;
+            onReady(this.#dropped);
+          },
+          // Not before the typing burst is over either: a key pressed once the answer keys are
+          // drawn must answer, not go on into the line as more of the message.
+          Math.max(this.#settleMs, typed + typingBurstMs - this.#waiterSince),
+        );
       // Nobody was typing: the keys are live at once (drawn before any key can arrive).
-      else onReady(0);
+      else {
+        this.#keysDrawn = true;
+        onReady(0);
+      }
     }
     return new Promise((resolve) => {
       const onAbort = () => this.#settle(undefined);
