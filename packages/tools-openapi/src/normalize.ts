@@ -299,6 +299,16 @@ function readOperation(params: ReadOperationParams): NormalizedOperation {
 
   let body: NormalizedBody | undefined;
   if (reader.dialect === '2.0') {
+    // Swagger 2.0 allows one body parameter, and not beside formData ones: what is left out is said.
+    const [first, ...extra] = bodyParameters;
+    if (first !== undefined && extra.length > 0)
+      warn(
+        `${label}: ${bodyParameters.length} body parameters (Swagger 2.0 allows one); "${String(first.value.name)}" is the body, ${extra.map((parameter) => `"${String(parameter.value.name)}"`).join(', ')} ignored.`,
+      );
+    if (first !== undefined && formParameters.length > 0)
+      warn(
+        `${label}: a body parameter and formData parameters (Swagger 2.0 allows one or the other); "${String(first.value.name)}" is the body, the formData parameters ${formParameters.map((parameter) => `"${String(parameter.value.name)}"`).join(', ')} ignored.`,
+      );
     body = swaggerBody(params, bodyParameters, formParameters);
   } else if (operation.requestBody !== undefined) {
     body = readRequestBody(

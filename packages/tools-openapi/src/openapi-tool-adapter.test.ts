@@ -180,6 +180,34 @@ describe('bad documents', () => {
   });
 });
 
+describe('Swagger 2.0 body parameters the dialect does not allow', () => {
+  it('uses the first body parameter and names the ones left out (a second one, formData beside it)', () => {
+    const adapter = OpenApiToolAdapter.fromSpec(
+      {
+        swagger: '2.0',
+        info: { title: 'Two bodies', version: '1' },
+        paths: {
+          '/pets': {
+            post: {
+              parameters: [
+                { name: 'pet', in: 'body', schema: { type: 'object' } },
+                { name: 'owner', in: 'body', schema: { type: 'object' } },
+                { name: 'photo', in: 'formData', type: 'string' },
+              ],
+            },
+          },
+        },
+      },
+      quiet,
+    );
+    expect(adapter.warnings).toEqual([
+      'POST /pets: 2 body parameters (Swagger 2.0 allows one); "pet" is the body, "owner" ignored.',
+      'POST /pets: a body parameter and formData parameters (Swagger 2.0 allows one or the other); "pet" is the body, the formData parameters "photo" ignored.',
+    ]);
+    expect(adapter.tools).toHaveLength(1);
+  });
+});
+
 describe('naming and selection', () => {
   const many = () =>
     spec({
