@@ -9,10 +9,11 @@ import * as fs from 'node:fs';
 
 /**
  * The reaper. Arguments: the prctl system call number, then the command (file and arguments).
- * It runs the command as its child in its own process group (the group kill reaches both),
- * and ends every descendant outside that group — what left it — when the command exits, when
- * SIGTERM arrives (the call is aborted or timed out), and when the agent dies without ending the
- * call (PR_SET_PDEATHSIG; then the group too). It exits as the command did (a signal re-raised).
+ * It runs the command as its child in its own process group (the group kill reaches both).
+ * When the command exits it ends every descendant left, in the group or not; when SIGTERM
+ * arrives (the call is aborted or timed out) those that left the group (the caller kills the
+ * group); when the agent dies without ending the call (PR_SET_PDEATHSIG) all of them, the group
+ * too. It exits as the command did (a signal re-raised).
  */
 export const orphanReaperSource = String.raw`
 use strict; use warnings; use POSIX ();
@@ -76,7 +77,9 @@ while (1) {
   if ($done == $child) { $status = $?; last }
   if ($done == -1) { $status = 127 << 8; last }
 }
-end_descendants(0);
+# The command is over: whatever it left ends now, members of its group too (one on its way out of
+# the group, a setpgid still to come, would slip past both this sweep and the caller's group kill).
+end_descendants(1);
 $SIG{TERM} = 'DEFAULT';
 if ($status & 127) { kill $status & 127, $$; exit 128 + ($status & 127) }
 exit $status >> 8;
