@@ -10,8 +10,8 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
  * and the agent (measured). The launcher makes itself the server's subreaper
  * (PR_SET_CHILD_SUBREAPER: the server's orphans come to it, not to init) and asks for SIGTERM
  * when the agent dies (PR_SET_PDEATHSIG), starts the server as its child in its group, and when
- * the server exits or SIGTERM comes, SIGKILLs every descendant outside the group (all of them,
- * and the group, when the agent is gone); it then exits as the server did.
+ * the server exits SIGKILLs every descendant left, in the group or not (on SIGTERM those outside
+ * the group; all of them, and the group, when the agent is gone); it then exits as the server did.
  */
 const reaperScript = String.raw`
 use POSIX ();
@@ -68,7 +68,9 @@ while (1) {
   if ($done == $child) { $status = $?; last }
   if ($done == -1) { $status = 127 << 8; last }
 }
-end_descendants(0);
+# The server is over: whatever it left ends now, members of its group too (one on its way out of
+# the group would slip past this sweep and the group kill after it).
+end_descendants(1);
 $SIG{TERM} = 'DEFAULT';
 if ($status & 127) { kill $status & 127, $$; exit 128 + ($status & 127) }
 exit $status >> 8;
