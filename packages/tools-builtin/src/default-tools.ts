@@ -172,6 +172,9 @@ export function defaultTools(options: DefaultToolsOptions): AnyAgentTool[] {
         readFile: createReadFileTool({ ...options.readFile, ...shared }),
         listFiles: makers.list_files(),
         search: makers.search(),
+        ...(options.readFile?.maxOutputChars === undefined
+          ? {}
+          : { maxOutputChars: options.readFile.maxOutputChars }),
       }),
     // write_file also takes Kiro's fs_write commands (create, str_replace, insert, append).
     write_file: () =>

@@ -116,6 +116,67 @@ export interface FsReadBatchTools {
   listFiles?: AnyAgentTool;
   /** Search mode; without it such an operation fails with a clear error. */
   search?: AnyAgentTool;
+  /**
+   * Characters of text the whole batch returns [100000]: the operation that crosses it is cut
+   * there and the rest are not run (each read alone is capped, fifty of them were not).
+   */
+  maxOutputChars?: number;
+  /** Bytes of images the whole batch returns [10 MiB]; images past it are not read. */
+  maxImageBytes?: number;
+}
+
+/** What a batch has returned so far, against its budget. */
+class BatchBudget {
+  #chars = 0;
+  #imageBytes = 0;
+  readonly maxChars: number;
+  readonly maxImageBytes: number;
+
+  constructor(maxChars: number, maxImageBytes: number) {
+    this.maxChars = maxChars;
+    this.maxImageBytes = maxImageBytes;
+  }
+
+  /** True once the text or the image budget is used up: nothing more is run. */
+  get spent(): boolean {
+    return this.#chars >= this.maxChars || this.#imageBytes >= this.maxImageBytes;
+  }
+
+  /** `parts` as far as the budget goes: text cut at the room left (with a marker), images past it dropped. */
+  take(parts: readonly ToolResultContent[]): ToolResultContent[] {
+    const kept: ToolResultContent[] = [];
+    for (const part of parts) {
+      if (part.type === 'text') {
+        const room = this.maxChars - this.#chars;
+        if (room <= 0) break;
+        if (part.text.length <= room) {
+          kept.push(part);
+          this.#chars += part.text.length;
+          continue;
+        }
+        kept.push({
+          ...part,
+          text: `${part.text.slice(0, room)}\n[cut: the batch returns at most ${this.maxChars} characters; read the rest in another call]`,
+        });
+        this.#chars = this.maxChars;
+        break;
+      }
+      if (part.type === 'image') {
+        const bytes = Math.floor((part.data.length * 3) / 4);
+        if (this.#imageBytes + bytes > this.maxImageBytes) {
+          this.#imageBytes = this.maxImageBytes;
+          kept.push({
+            type: 'text',
+            text: `[image not shown: the batch returns at most ${this.maxImageBytes} bytes of images; read it in another call]`,
+          });
+          break;
+        }
+        this.#imageBytes += bytes;
+      }
+      kept.push(part);
+    }
+    return kept;
+  }
 }
 
 /** A regular expression matching `text` literally (Kiro's Search pattern is a plain substring). */
@@ -259,9 +320,23 @@ export function withFsReadBatch(tools: FsReadBatchTools): AgentTool<unknown> {
   ): Promise<ToolResult<FsReadBatchDetails>> {
     const content: ToolResultContent[] = [];
     const done: FsReadBatchDetails['operations'] = [];
+    const budget = new BatchBudget(
+      tools.maxOutputChars ?? 100_000,
+      tools.maxImageBytes ?? 10 * 1024 * 1024,
+    );
     for (const [index, operation] of operations.entries()) {
       ctx.signal.throwIfAborted();
       const header = `=== ${index + 1}/${operations.length} `;
+      if (budget.spent) {
+        const rest = operations.length - index;
+        content.push({
+          type: 'text',
+          text: `=== ${index + 1}-${operations.length}/${operations.length}: not run — the batch's output budget is spent; run ${rest === 1 ? 'it' : `these ${rest} operations`} in another call ===`,
+        });
+        for (const skipped of operations.slice(index))
+          done.push({ mode: skipped.mode, isError: true });
+        break;
+      }
       let calls: PlannedCall[];
       try {
         calls = await plan(operation, index);
@@ -276,9 +351,22 @@ export function withFsReadBatch(tools: FsReadBatchTools): AgentTool<unknown> {
       let failed = false;
       const details: unknown[] = [];
       for (const call of calls) {
+        if (budget.spent) {
+          content.push({
+            type: 'text',
+            text: `${header}${call.label}: not run — the batch's output budget is spent ===`,
+          });
+          failed = true;
+          continue;
+        }
         try {
           const result = await runCall(call, ctx);
-          content.push({ type: 'text', text: `${header}${call.label} ===` }, ...result.content);
+          content.push(
+            ...budget.take([
+              { type: 'text', text: `${header}${call.label} ===` },
+              ...result.content,
+            ]),
+          );
           details.push(result.details);
           if (result.isError === true) failed = true;
         } catch (error) {

@@ -9,6 +9,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from './background-tasks.js';
 import { defaultTools } from './default-tools.js';
+import type { FsReadBatchDetails } from './fs-read-batch.js';
 import { makeTempDir } from './test-helpers.js';
 
 // Kiro's fs_read batch shape, with the arguments of Kiro's own tests (crates/chat-cli
@@ -243,5 +244,60 @@ describe('fs_read batches', () => {
     });
     expect(denied).toMatchObject({ isError: true, errorKind: 'denied' });
     expect(text(denied)).not.toContain('hidden file');
+  });
+});
+
+describe('fs_read batch budget (each read is capped; the batch as a whole was not)', () => {
+  it('fifty whole-file reads return at most the batch’s characters; the rest say they did not run', async () => {
+    const { tools, at } = setup();
+    const body = Array.from({ length: 3000 }, (_, i) => `line ${i} ${'y'.repeat(60)}`).join('\n');
+    fs.writeFileSync(at('big.txt'), body);
+    const result = await tools.executeResult('fs_read', {
+      operations: Array.from({ length: 50 }, () => ({ mode: 'Line', path: at('big.txt') })),
+    });
+    const shown = text(result);
+    // Before: 5,006,740 characters.
+    expect(shown.length).toBeLessThan(110_000);
+    expect(shown).toContain('the batch returns at most 100000 characters');
+    expect(shown).toMatch(/=== \d+-50\/50: not run — the batch's output budget is spent/);
+    const operations = (result.details as FsReadBatchDetails).operations;
+    expect(operations).toHaveLength(50);
+    expect(operations[0]).toMatchObject({ mode: 'Line', isError: false });
+    expect(operations[49]).toMatchObject({ mode: 'Line', isError: true });
+  });
+
+  it('images stop at the batch’s image bytes, read_file’s maxOutputChars sets the text budget', async () => {
+    const root = makeTempDir();
+    const backgroundTasks = new BackgroundTasks();
+    sessions.push(backgroundTasks);
+    const tools = new StaticToolExecutor();
+    for (const tool of defaultTools({
+      cwd: root,
+      backgroundTasks,
+      readFile: { maxOutputChars: 5_000 },
+    }))
+      tools.register(tool);
+    // A 1 MiB PNG (its signature, then filler): twenty per operation, fifty operations.
+    const big = Buffer.concat([png, Buffer.alloc(1024 * 1024 - png.length)]);
+    fs.writeFileSync(path.join(root, 'big.png'), big);
+    const images = await tools.executeResult('fs_read', {
+      operations: Array.from({ length: 50 }, () => ({
+        mode: 'Image',
+        image_paths: Array.from({ length: 20 }, () => path.join(root, 'big.png')),
+      })),
+    });
+    const count = images.content.filter((part) => part.type === 'image').length;
+    // Before: 1,000 images (1 GiB of base64).
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThanOrEqual(10);
+    expect(text(images)).toContain('not run — the batch');
+    fs.writeFileSync(path.join(root, 'text.txt'), 'z'.repeat(50_000));
+    const lines = await tools.executeResult('fs_read', {
+      operations: Array.from({ length: 5 }, () => ({
+        mode: 'Line',
+        path: path.join(root, 'text.txt'),
+      })),
+    });
+    expect(text(lines).length).toBeLessThan(6_000);
   });
 });
