@@ -20,6 +20,8 @@ export interface GlobToolOptions extends FileToolOptions {
   skip?: readonly string[];
   /** Paths returned when the call gives no `limit` [200]. */
   defaultLimit?: number;
+  /** Characters of paths one call returns, whatever its `limit`; paths past it are counted, not shown [50000]. */
+  maxOutputChars?: number;
 }
 
 /** Arguments of the glob tool. */
@@ -45,6 +47,9 @@ export interface GlobDetails {
 
 const globChars = /[*?[\]{}()!+@]/;
 
+/** Matching paths counted at most (a huge tree cannot stall a call). */
+const maxCounted = 100_000;
+
 /**
  * The `glob` tool: file paths matching a glob (`**` crosses directories; `*.ts` is the top level
  * only), sorted by path, honouring ignore files and skipping heavy directories.
@@ -53,6 +58,7 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
   const workspace = workspaceOf(options);
   const skip = options.skip ?? defaultSkippedDirectories;
   const defaultLimit = options.defaultLimit ?? 200;
+  const maxOutputChars = options.maxOutputChars ?? 50_000;
   return defineTool({
     name: 'glob',
     aliases: seedToolNames.glob,
@@ -118,6 +124,9 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
           : Math.min(askedDepth, patternDepth ?? Number.POSITIVE_INFINITY);
       const limit = args.limit ?? defaultLimit;
       const found: string[] = [];
+      let chars = 0;
+      /** True once a path did not fit in `maxOutputChars`: the ones after it are only counted. */
+      let hitCharCap = false;
       let total = 0;
       const hidden = new HiddenPaths(workspace, ctx.isPathDenied);
       for await (const entry of maxDepth !== undefined && maxDepth < 1
@@ -133,8 +142,16 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
           })) {
         if (entry.isDirectory || !matcher(entry.relative)) continue;
         total++;
-        if (found.length < limit) found.push(workspace.display(entry.path));
-        if (total >= 100_000) break;
+        if (found.length < limit && !hitCharCap) {
+          const shown = workspace.display(entry.path);
+          // A model's limit of a million over a large tree returned megabytes in one result.
+          if (chars + shown.length + 1 > maxOutputChars) hitCharCap = true;
+          else {
+            found.push(shown);
+            chars += shown.length + 1;
+          }
+        }
+        if (total >= maxCounted) break;
       }
       const note = hidden.note();
       const hiddenByRules =
@@ -153,8 +170,12 @@ export function createGlobTool(options: GlobToolOptions): DefinedTool<GlobArgs, 
         };
       }
       let text = found.join('\n');
-      if (total > found.length)
-        text += `\n[${total - found.length} more not shown; raise limit or narrow the pattern.]`;
+      if (total > found.length) {
+        const more = `${total >= maxCounted ? 'at least ' : ''}${total - found.length}`;
+        text += hitCharCap
+          ? `\n[${more} more not shown: the result stops at ${maxOutputChars} characters; narrow the pattern or the path.]`
+          : `\n[${more} more not shown; raise limit or narrow the pattern.]`;
+      }
       if (note !== undefined) text += `\n${note}`;
       return {
         content: [{ type: 'text', text }],
