@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { AgentStopReason } from '../agent-events.js';
@@ -85,19 +86,21 @@ export class FileRunJournal implements RunJournal {
 
   /**
    * Opens (or creates) the journal at `path` and reads what it holds. A last line cut off by a
-   * crash mid-write is dropped; a damaged line elsewhere throws an `AgentError` naming the file
-   * and line (see {@link FileRunJournal.openOrSetAside}).
+   * crash mid-write is dropped; a damaged line elsewhere (or bytes that are not UTF-8) throws an
+   * `AgentError` naming the file and line, and so does a journal that is not the user's own: a
+   * symbolic link, not a regular file, another user's, or one others may write (see
+   * {@link FileRunJournal.openOrSetAside}).
    */
   static async open(path: string, options: FileRunJournalOptions = {}): Promise<FileRunJournal> {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const handle = await open(path, 'a+', 0o600);
+    const handle = await openOwnFile(path);
     try {
-      const text = await handle.readFile('utf8');
-      const complete = text.lastIndexOf('\n') + 1;
+      const bytes = await handle.readFile();
+      const complete = bytes.lastIndexOf(0x0a) + 1;
       // A record is written whole or not at all as far as its step knows: a torn tail was never
-      // acknowledged, so it is cut off before anything is appended after it.
-      if (complete < text.length) await handle.truncate(Buffer.byteLength(text.slice(0, complete)));
-      const runs = parseRecords(text.slice(0, complete), path);
+      // acknowledged, so it is cut off (at its byte offset) before anything is appended after it.
+      if (complete < bytes.length) await handle.truncate(complete);
+      const runs = parseRecords(bytes.subarray(0, complete), path);
       return new FileRunJournal(path, handle, runs, options);
     } catch (error) {
       await handle.close();
@@ -228,16 +231,63 @@ export class FileRunJournal implements RunJournal {
   }
 }
 
-/** The runs of a journal's text; a damaged line throws an `AgentError` naming it. */
-function parseRecords(text: string, path: string): Map<string, Map<string, Entry>> {
+/**
+ * Opens the journal file for appending, refusing one that is not the user's own: it is read back
+ * and believed (finished calls are not run again, answers stand), and it is truncated and emptied
+ * where it is. A symbolic link (it could aim the truncation at any file of the user's), something
+ * other than a regular file (a FIFO hangs the read), a file another user owns or others may write
+ * (its records could be theirs) is an `AgentError`, so `openOrSetAside` moves it out of the way.
+ */
+async function openOwnFile(path: string): Promise<Handle> {
+  const flags =
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+  let handle: Handle;
+  try {
+    handle = await open(path, flags, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new AgentError(
+        `The run journal ${path} is a symbolic link, not a journal of yours: not followed`,
+      );
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    const uid = process.getuid?.();
+    const refusal = !stat.isFile()
+      ? 'is not a regular file'
+      : uid !== undefined && stat.uid !== uid
+        ? `belongs to uid ${stat.uid}, not to you (uid ${uid})`
+        : uid !== undefined && (stat.mode & 0o022) !== 0
+          ? `may be written by other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')})`
+          : undefined;
+    if (refusal !== undefined)
+      throw new AgentError(`The run journal ${path} ${refusal}: its records are not believed`);
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The runs of a journal's bytes (whole lines); a damaged line throws an `AgentError` naming it. */
+function parseRecords(bytes: Uint8Array, path: string): Map<string, Map<string, Entry>> {
   const runs = new Map<string, Map<string, Entry>>();
   let number = 0;
-  for (const line of text.split('\n')) {
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end === -1 ? bytes.length : end;
     number++;
-    if (line === '') continue;
+    const raw = bytes.subarray(start, stop);
+    start = stop + 1;
+    if (raw.length === 0) continue;
     let record: unknown;
     try {
-      record = JSON.parse(line);
+      // A journal is written as JSON, which is UTF-8: other bytes were put there by something
+      // else, and decoding them as U+FFFD would replay values nobody recorded.
+      record = JSON.parse(utf8.decode(raw));
     } catch (error) {
       throw new AgentError(
         `The run journal ${path} is damaged at line ${number}: ${errorMessage(error)}`,
