@@ -40,7 +40,13 @@ export interface ArgumentsSchemaOptions {
 /** The property that carries the request body. */
 export const bodyProperty = 'body';
 
-const locationOrder: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
+const locationOrder: readonly ParameterLocation[] = [
+  'path',
+  'query',
+  'querystring',
+  'header',
+  'cookie',
+];
 // Header parameters the client sets itself: per the OpenAPI specification Accept, Content-Type
 // and Authorization are ignored; the others belong to the HTTP client (fetch refuses or
 // overwrites them), so asking the model for them only makes calls fail.
@@ -105,7 +111,9 @@ export function buildArgumentsSchema(
     const description = parameter.description ?? converted.description;
     if (description !== undefined) notes.push(description);
     if (property !== parameter.name) notes.push(`(${parameter.in} parameter "${parameter.name}")`);
-    if (parameter.contentType !== undefined) notes.push(`Sent as ${parameter.contentType}.`);
+    if (parameter.in === 'querystring')
+      notes.push(`The whole query string, written as ${parameter.contentType ?? 'a form'}.`);
+    else if (parameter.contentType !== undefined) notes.push(`Sent as ${parameter.contentType}.`);
     const schema: JsonSchema = { ...converted };
     // A path parameter is a non-empty segment: say so where the model reads the schema.
     if (parameter.in === 'path' && schema.type === 'string' && schema.minLength === undefined)

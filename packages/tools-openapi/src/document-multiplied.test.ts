@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { OpenApiToolAdapter } from './openapi-tool-adapter.js';
 import { OpenApiSpecError } from './spec-error.js';
 
-const methods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+const methods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'query'];
 
 function multiplied(reuses: number, properties: number): Record<string, unknown> {
   const fields: Record<string, unknown> = {};

@@ -6,8 +6,8 @@ import type { NormalizedOperation } from './normalized-types.js';
 // derived from its run and call, the same on every attempt, so a server that honours the header
 // (Stripe, Adyen, the IETF draft's adopters) performs it once however often it arrives.
 
-/** Methods whose repeat has the effect of one request (RFC 9110 §9.2.2). */
-const idempotentMethods = new Set(['get', 'head', 'options', 'trace', 'put', 'delete']);
+/** Methods whose repeat has the effect of one request (RFC 9110 §9.2.2; QUERY is safe). */
+const idempotentMethods = new Set(['get', 'head', 'options', 'trace', 'put', 'delete', 'query']);
 
 /** The header (draft-ietf-httpapi-idempotency-key-header). */
 export const idempotencyKeyHeader = 'Idempotency-Key';

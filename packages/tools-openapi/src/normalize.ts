@@ -1,4 +1,4 @@
-// Reading an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1) into the normalised shape:
+// Reading an OpenAPI document (Swagger 2.0, OpenAPI 3.0, 3.1 or 3.2) into the normalised shape:
 // servers, security schemes, and every operation with its parameters, body and responses.
 import { httpTokenProblem, isHttpToken } from './http-names.js';
 import { childPointer } from './json-pointer.js';
@@ -13,6 +13,7 @@ import {
   type NormalizedParameter,
   type NormalizedSecurityScheme,
   type NormalizedServer,
+  type OperationMethod,
 } from './normalized-types.js';
 import { readParameter, readParameterList } from './read-parameters.js';
 import { OpenApiSpecError, specError } from './spec-error.js';
@@ -75,10 +76,11 @@ export function normalizeDocument(
         item.value.parameters,
         childPointer(item.pointer, 'parameters'),
       );
-      for (const [key, rawOperation] of Object.entries(item.value)) {
-        const method = key.toLowerCase();
-        if (!isHttpMethod(method)) continue;
-        const pointer = childPointer(item.pointer, key);
+      for (const { key, method, pointer, rawOperation } of pathItemOperations(
+        item,
+        dialect,
+        options.warn,
+      )) {
         if (!isRecord(rawOperation))
           specError(pointer, `an operation must be an object, found ${describe(rawOperation)}`);
         // Each costs memory whether it becomes a tool or not, and path items reused by `$ref`
@@ -136,19 +138,82 @@ function detectDialect(document: JsonRecord, warn: (message: string) => void): S
   const text =
     typeof version === 'number' && Number.isInteger(version) ? version.toFixed(1) : String(version);
   if (/^3\.0(\.|$)/.test(text)) return '3.0';
-  if (/^3\.1(\.|$)/.test(text)) return '3.1';
+  // 3.2 is 3.1's schema dialect; what it adds that a call needs (the QUERY method,
+  // `additionalOperations`, `in: querystring`) is read in every 3.x document.
+  if (/^3\.[12](\.|$)/.test(text)) return '3.1';
   if (/^3\.\d+(\.|$)/.test(text)) {
-    warn(`OpenAPI ${text} is read as OpenAPI 3.1; features newer than 3.1 are ignored.`);
+    warn(`OpenAPI ${text} is read as OpenAPI 3.2; features newer than 3.2 are ignored.`);
     return '3.1';
   }
   return specError(
     '#/openapi',
-    `unsupported OpenAPI version "${text}": 3.0, 3.1 and Swagger 2.0 are supported`,
+    `unsupported OpenAPI version "${text}": 3.0, 3.1, 3.2 and Swagger 2.0 are supported`,
   );
 }
 
 function isHttpMethod(value: string): value is HttpMethod {
   return (httpMethods as readonly string[]).includes(value);
+}
+
+/** Methods `fetch` refuses to send (the Fetch standard's forbidden methods). */
+const forbiddenMethods = new Set(['connect', 'trace', 'track']);
+
+interface PathItemOperation {
+  key: string;
+  method: OperationMethod;
+  pointer: string;
+  rawOperation: unknown;
+}
+
+/**
+ * The operations of a path item: its method fields, then OpenAPI 3.2's `additionalOperations`
+ * (and the `x-oai-additionalOperations` extension that carries them in older documents), each
+ * keyed by an HTTP method token (`PURGE`, `LINK`, `QUERY` before 3.2).
+ */
+function pathItemOperations(
+  item: Located<JsonRecord>,
+  dialect: SpecDialect,
+  warn: (message: string) => void,
+): PathItemOperation[] {
+  const found: PathItemOperation[] = [];
+  const path = item.pointer;
+  for (const [key, rawOperation] of Object.entries(item.value)) {
+    const method = key.toLowerCase();
+    if (!isHttpMethod(method)) continue;
+    // `query` is a field only since OpenAPI 3.2; Swagger 2.0 has no such method.
+    if (method === 'query' && dialect === '2.0') continue;
+    found.push({ key, method, pointer: childPointer(path, key), rawOperation });
+  }
+  if (dialect === '2.0') return found;
+  for (const field of ['additionalOperations', 'x-oai-additionalOperations']) {
+    const map = item.value[field];
+    if (map === undefined) continue;
+    const mapPointer = childPointer(path, field);
+    if (!isRecord(map))
+      specError(mapPointer, `"${field}" must be an object, found ${describe(map)}`);
+    for (const [key, rawOperation] of Object.entries(map)) {
+      const pointer = childPointer(mapPointer, key);
+      if (!isHttpToken(key)) {
+        warn(`${pointer}: "${key}" is not an HTTP method name; the operation is ignored.`);
+        continue;
+      }
+      const method = key.toLowerCase();
+      if (found.some((operation) => operation.method === method)) {
+        warn(
+          `${pointer}: the path item already has a ${key.toUpperCase()} operation; this one is ignored.`,
+        );
+        continue;
+      }
+      found.push({ key, method, pointer, rawOperation });
+    }
+  }
+  return found.filter((operation) => {
+    if (!forbiddenMethods.has(operation.method)) return true;
+    warn(
+      `${operation.pointer}: fetch cannot send ${operation.method.toUpperCase()} requests; the operation is ignored.`,
+    );
+    return false;
+  });
 }
 
 function readServers(value: unknown, pointer: string): NormalizedServer[] {
@@ -238,7 +303,7 @@ function readSecurity(value: unknown, pointer: string): Record<string, unknown>[
 interface ReadOperationParams {
   reader: SpecReader;
   document: JsonRecord;
-  method: HttpMethod;
+  method: OperationMethod;
   path: string;
   pointer: string;
   operation: JsonRecord;
@@ -289,7 +354,15 @@ function readOperation(params: ReadOperationParams): NormalizedOperation {
       });
     }
   }
+  const wholeQuery = parameters.filter((parameter) => parameter.in === 'querystring');
   const kept = parameters.filter((parameter) => {
+    // The whole query string is one value: a second description of it cannot also be sent.
+    if (parameter.in === 'querystring' && parameter !== wholeQuery[0]) {
+      warn(
+        `${label}: more than one querystring parameter; "${wholeQuery[0]?.name}" is the query string, "${parameter.name}" is ignored.`,
+      );
+      return false;
+    }
     if (parameter.in !== 'path' || templateNames.includes(parameter.name)) return true;
     warn(
       `${label}: path parameter "${parameter.name}" is not in the path template; it is ignored.`,

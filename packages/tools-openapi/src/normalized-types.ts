@@ -1,7 +1,10 @@
-// The one shape every OpenAPI version (Swagger 2.0, 3.0, 3.1) is read into.
+// The one shape every OpenAPI version (Swagger 2.0, 3.0, 3.1, 3.2) is read into.
 import type { SpecDialect, SpecReader } from './spec-reader.js';
 
-/** HTTP methods an OpenAPI path item can hold, in the order the specification lists them. */
+/**
+ * HTTP methods an OpenAPI path item can hold as fields, in the order the specification lists
+ * them (`query`, the safe method with a body, since OpenAPI 3.2).
+ */
 export const httpMethods = [
   'get',
   'put',
@@ -11,13 +14,23 @@ export const httpMethods = [
   'head',
   'patch',
   'trace',
+  'query',
 ] as const;
 
-/** A lower-case HTTP method of an operation. */
+/** A lower-case HTTP method a path item names as a field. */
 export type HttpMethod = (typeof httpMethods)[number];
 
-/** Where a parameter goes in the request. */
-export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+/**
+ * A lower-case HTTP method of an operation: one of the fields, or another token from OpenAPI
+ * 3.2's `additionalOperations` (`purge`, `link`…).
+ */
+export type OperationMethod = HttpMethod | (string & {});
+
+/**
+ * Where a parameter goes in the request; `querystring` (OpenAPI 3.2) is the whole query string
+ * as one value, serialised by its media type.
+ */
+export type ParameterLocation = 'path' | 'query' | 'querystring' | 'header' | 'cookie';
 
 /** How an array or object parameter is written (OpenAPI `style`, plus Swagger 2.0's `tsv`). */
 export type SerializationStyle =
@@ -96,7 +109,7 @@ export type NormalizedSecurityScheme =
 
 /** One operation of any dialect, everything resolved that the tool needs. */
 export interface NormalizedOperation {
-  method: HttpMethod;
+  method: OperationMethod;
   path: string;
   pointer: string;
   operationId: string | undefined;

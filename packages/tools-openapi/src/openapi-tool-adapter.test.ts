@@ -110,7 +110,7 @@ describe('bad documents', () => {
       ),
     );
     expect(location.message).toContain(
-      'parameter "x" has "in": "body"; expected one of path, query, header, cookie',
+      'parameter "x" has "in": "body"; expected one of path, query, querystring, header, cookie',
     );
     const operation = specErrorOf(() =>
       OpenApiToolAdapter.fromSpec(spec({ '/a': { get: 'nope' } }), quiet),
@@ -125,7 +125,7 @@ describe('bad documents', () => {
       specErrorOf(() => OpenApiToolAdapter.fromSpec({ openapi: '4.0.0', paths: {} }, quiet))
         .message,
     ).toBe(
-      'Invalid OpenAPI document at #/openapi: unsupported OpenAPI version "4.0.0": 3.0, 3.1 and Swagger 2.0 are supported',
+      'Invalid OpenAPI document at #/openapi: unsupported OpenAPI version "4.0.0": 3.0, 3.1, 3.2 and Swagger 2.0 are supported',
     );
     expect(specErrorOf(() => OpenApiToolAdapter.fromSpec({ info: {} }, quiet)).message).toContain(
       'it has neither an "openapi" nor a "swagger" field',

@@ -188,7 +188,8 @@ export interface OpenApiFromUrlOptions extends OpenApiToolOptions, OpenApiDocume
 const defaultMaxTools = Number.POSITIVE_INFINITY;
 /** Default of `maxSchemaNodes`: four times what Microsoft Graph's document needs. */
 const defaultMaxSchemaNodes = 20_000_000;
-const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+// QUERY (OpenAPI 3.2, the HTTP QUERY method) is safe: a read whose question is in its body.
+const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'QUERY']);
 
 /**
  * Turns an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML, local `$ref`s only) into one
@@ -395,7 +396,7 @@ function createOperationTool(params: CreateToolParams): OpenApiTool {
   // Only a read says what it answers: a write returns the resource it wrote, the same fields as
   // its read (measured: indexing those too cost the held-out set's indirect requests).
   const searchText =
-    operation.method === 'get'
+    operation.method === 'get' || operation.method === 'query'
       ? responseSearchText(document.reader, operation.successSchema)
       : undefined;
   return {

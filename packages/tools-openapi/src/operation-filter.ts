@@ -2,8 +2,11 @@ import type { HttpMethod } from './normalized-types.js';
 
 /** What filters, names and permission callbacks see of an operation. */
 export interface OpenApiOperationInfo {
-  /** Upper-case HTTP method, e.g. `GET`. */
-  method: Uppercase<HttpMethod>;
+  /**
+   * Upper-case HTTP method, e.g. `GET`; `QUERY` and the methods of OpenAPI 3.2's
+   * `additionalOperations` (`PURGE`…) too.
+   */
+  method: Uppercase<HttpMethod> | (string & {});
   /** The path template as written in the document, e.g. `/pets/{petId}`. */
   path: string;
   operationId: string | undefined;

@@ -18,7 +18,10 @@ import {
 } from './spec-reader.js';
 import { collectionFormatStyle, swaggerLocations, swaggerParameterSchema } from './swagger2.js';
 
-const parameterLocations = new Set(['path', 'query', 'header', 'cookie']);
+const parameterLocations = new Set(['path', 'query', 'querystring', 'header', 'cookie']);
+
+/** How a `querystring` parameter that names no media type is written. */
+export const formMediaType = 'application/x-www-form-urlencoded';
 
 /** The parameters of a path item or operation, each dereferenced and checked for a name and location. */
 export function readParameterList(
@@ -86,8 +89,11 @@ export function readParameter(
       schemaPointer = childPointer(pointer, 'content', mediaType, 'schema');
     }
   }
+  // The whole query string is written by its media type (OpenAPI 3.2 requires `content`; a
+  // bare `schema` is read as a form).
+  if (location === 'querystring' && contentType === undefined) contentType = formMediaType;
   const defaultStyle: SerializationStyle =
-    location === 'query' || location === 'cookie' ? 'form' : 'simple';
+    location === 'query' || location === 'querystring' || location === 'cookie' ? 'form' : 'simple';
   const style = (stringField(parameter, 'style') ?? defaultStyle) as SerializationStyle;
   return {
     name,

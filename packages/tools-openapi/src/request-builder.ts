@@ -1,12 +1,12 @@
 import { isCredentialVariable, type JsonSchema, type SentSecret, ToolError } from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
-import { encodeReserved, formBody, multipartBody } from './body-encoding.js';
+import { encodeReserved, formBody, formFieldPairs, multipartBody } from './body-encoding.js';
 import { joinDelimited, joiningDelimiter, UnsendableValueError } from './delimited-values.js';
 import { cookieValueProblem, httpTokenProblem, isHttpToken } from './http-names.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
-
+import { formMediaType } from './read-parameters.js';
 import { isRecord } from './spec-reader.js';
 
 /** A request ready for `fetch`, plus a URL safe to show (credentials masked). */
@@ -88,12 +88,18 @@ export async function buildRequest(
           path = path.replaceAll(`{${parameter.name}}`, () => text);
           break;
         }
-        case 'query': {
-          const pairs = queryPairs(parameter, value);
-          // An exploded object's keys are the model's to choose; one a server reads as the API
-          // key's query parameter would send a key the model chose (the server may read the first).
+        case 'query':
+        case 'querystring': {
+          const pairs =
+            parameter.in === 'query'
+              ? queryPairs(parameter, value)
+              : wholeQueryPairs(parameter, value);
+          // An exploded object's keys (or a whole query string) are the model's to choose; one a
+          // server reads as the API key's query parameter would send a key the model chose (the
+          // server may read the first).
           for (const pair of pairs) {
-            const name = safeDecode(pair.slice(0, pair.indexOf('=')));
+            const equals = pair.indexOf('=');
+            const name = safeDecode(equals === -1 ? pair : pair.slice(0, equals));
             const credential = credentialQuery.get(queryNameKey(name));
             if (credential !== undefined)
               throw new UnsendableValueError(
@@ -412,6 +418,40 @@ export function queryPairs(parameter: NormalizedParameter, value: unknown): stri
     return [`${name}=${joined.join(',')}`];
   }
   return [`${name}=${valueEncode(scalarText(value))}`];
+}
+
+/**
+ * The pieces (`name=value`, joined by `&`) of an OpenAPI 3.2 `querystring` parameter: the whole
+ * query string, written by its media type. A form takes an object of fields (as a form body's,
+ * explode by default) or a query string the model wrote, kept as written but for characters a
+ * query cannot hold (`#` would end it, a lone `%` would garble the next two); JSON and any other
+ * type are one percent-encoded piece.
+ */
+export function wholeQueryPairs(parameter: NormalizedParameter, value: unknown): string[] {
+  const mediaType = (parameter.contentType ?? formMediaType).split(';')[0]?.trim().toLowerCase();
+  if (mediaType === formMediaType) {
+    if (isRecord(value))
+      return Object.entries(value).flatMap(([field, item]) =>
+        formFieldPairs(field, item, undefined).map(
+          ([name, text]) => `${encode(name)}=${encode(text)}`,
+        ),
+      );
+    if (typeof value === 'string')
+      return value
+        .replace(/^\?/, '')
+        .split('&')
+        .filter((piece) => piece !== '')
+        .map(queryTextAsWritten);
+  }
+  const text = isJsonMediaType(mediaType ?? '') ? JSON.stringify(value) : scalarText(value);
+  return text === '' ? [] : [encode(text)];
+}
+
+/** A piece of a query string as the model wrote it, with what a query cannot hold encoded. */
+function queryTextAsWritten(piece: string): string {
+  return piece.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$'()*,;:@/?%=+]/gu, (character) =>
+    encode(character),
+  );
 }
 
 function deepObjectPairs(

@@ -15,12 +15,19 @@ export const swaggerLocations = new Set(['path', 'query', 'header', 'body', 'for
 
 /** The servers of a Swagger 2.0 document (one, from `host`, `basePath` and `schemes`). */
 export function swaggerServers(document: JsonRecord): NormalizedServer[] {
-  const host = stringField(document, 'host');
+  const written = stringField(document, 'host')?.trim();
   const basePath = stringField(document, 'basePath') ?? '';
-  if (host === undefined) return [{ url: basePath === '' ? '/' : basePath, variables: {} }];
+  if (written === undefined || written === '')
+    return [{ url: basePath === '' ? '/' : basePath, variables: {} }];
+  // `host` is a name and port, but documents in the wild write a URL there (`https://api.x.com/`):
+  // its scheme is the one meant, and its slash would double the base path's.
+  const withScheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(written);
+  const host = written.slice(withScheme?.[0].length ?? 0).replace(/\/+$/, '');
   const schemes = Array.isArray(document.schemes) ? document.schemes.map(String) : [];
   // Prefer https when both are offered; a document that lists none is served where it was fetched from (see fromUrl).
-  const scheme = schemes.includes('https') ? 'https' : (schemes[0] ?? 'https');
+  const scheme =
+    withScheme?.[1]?.toLowerCase() ??
+    (schemes.includes('https') ? 'https' : (schemes[0] ?? 'https'));
   return [{ url: `${scheme}://${host}${basePath}`, variables: {} }];
 }
 
