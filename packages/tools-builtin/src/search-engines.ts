@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { ToolError } from '@agent/core';
 import { decode } from './output-buffer.js';
 import { defaultSearchWorkerUrl, SearchPool } from './search-pool.js';
@@ -139,6 +139,32 @@ function stripTerminator(text: string): string {
   return text;
 }
 
+/**
+ * The lines of a stream split at `\n` only. Not node:readline, which also ends a line at a lone
+ * `\r` and at U+2028/U+2029: JSON leaves those unescaped in strings, so a matched line of a
+ * minified bundle holding one cut ripgrep's JSON message in two and failed the whole search.
+ */
+async function* newlineSeparated(stream: Readable): AsyncGenerator<string> {
+  stream.setEncoding('utf8');
+  let pending = '';
+  for await (const chunk of stream as AsyncIterable<string>) {
+    // Only the new chunk is searched: a line of megabytes arrives in many chunks.
+    let end = chunk.indexOf('\n');
+    if (end === -1) {
+      pending += chunk;
+      continue;
+    }
+    yield pending + chunk.slice(0, end);
+    let start = end + 1;
+    for (end = chunk.indexOf('\n', start); end !== -1; end = chunk.indexOf('\n', start)) {
+      yield chunk.slice(start, end);
+      start = end + 1;
+    }
+    pending = chunk.slice(start);
+  }
+  if (pending !== '') yield pending;
+}
+
 /** Runs `rg` (sorted by path, so output order is stable) and parses its output as it streams. */
 export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine {
   const spawnProcess = options.spawn ?? spawn;
@@ -172,7 +198,7 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
         const stdout = child.stdout;
         if (stdout === null) return;
         if (query.mode === 'content') {
-          const lines = createInterface({ input: stdout, crlfDelay: Number.POSITIVE_INFINITY });
+          const lines = newlineSeparated(stdout);
           let current: SearchFileResult | undefined;
           for await (const line of lines) {
             if (line === '') continue;

@@ -290,6 +290,32 @@ describe('search', () => {
       kind: 'invalid-args',
     });
   });
+
+  it.each([
+    ['a U+2028 in a matched line', 'var s = "a\u2028b"; // needle\n'],
+    ['a U+2029 in a context line', 'x\u2029y\nneedle\n'],
+    ['a lone CR in a matched line', 'needle\rmore\n'],
+  ])(
+    '%s: ripgrep’s content search gives what the TypeScript engine gives',
+    async (_, body, context) => {
+      skipWithout('rg')(context);
+      const tree = makeTempDir();
+      fs.writeFileSync(path.join(tree, 'bundle.min.js'), body);
+      fs.writeFileSync(path.join(tree, 'name\u2028odd.txt'), 'needle\n');
+      const query = { pattern: 'needle', output_mode: 'content' as const, context: 1 };
+      // Before: "Unterminated string in JSON" — readline ended ripgrep's JSON line at U+2028.
+      const a = await createSearchTool({ cwd: tree, engine: 'ripgrep' }).execute(
+        query,
+        testContext(),
+      );
+      const b = await createSearchTool({ cwd: tree, engine: 'typescript' }).execute(
+        query,
+        testContext(),
+      );
+      expect(resultText(a)).toBe(resultText(b));
+      expect(resultText(a)).toContain('needle');
+    },
+  );
 });
 
 describe('glob and list_files', () => {
