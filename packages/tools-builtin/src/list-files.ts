@@ -12,6 +12,7 @@ import { HiddenPaths } from './hidden-paths.js';
 import { invalidGlobAsToolError } from './linear-pattern.js';
 import { globMatcher } from './search-worker.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
+import { shownPath } from './shown-path.js';
 import { defaultSkippedDirectories, type WalkEntry, walk } from './walk.js';
 
 /** Entries a pattern listing walks at most before it stops (a huge or deep tree cannot stall it). */
@@ -142,7 +143,7 @@ export function createListFilesTool(
       const lines = kept.map((entry) => {
         const name = path.posix.basename(entry.relative);
         const suffix = entry.isDirectory ? '/' : entry.isSymbolicLink ? ' ->' : '';
-        return `${'  '.repeat(entry.depth)}${name}${suffix}`;
+        return `${'  '.repeat(entry.depth)}${shownPath(name)}${suffix}`;
       });
       const header = `${shown === '.' ? '.' : shown}/`;
       let text =

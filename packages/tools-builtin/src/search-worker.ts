@@ -255,7 +255,8 @@ export function globMatcher(
   for (const guard of segmentGuards) source = source.split(guard).join('');
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(source);
+    // DOTALL: a name may hold a newline, and `**` (picomatch writes it with `.`) must cross it.
+    compiled = RE2JS.compile(source, RE2JS.DOTALL);
   } catch {
     throw new Error(`the glob ${JSON.stringify(glob)} is not supported (no !(…) patterns)`);
   }

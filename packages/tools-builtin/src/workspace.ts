@@ -5,6 +5,7 @@ import { type PermissionSubjectsResult, ToolError } from '@agent/core';
 import { fileSystemError } from './fs-errors.js';
 import { insideAny, isPathInside } from './path-inside.js';
 import { type ProtectedWrites, protectedWriteReason, writeSubjects } from './protected-writes.js';
+import { shownPath } from './shown-path.js';
 
 /**
  * The file-system operations the file tools use, a subset of `node:fs/promises`. Inject a
@@ -338,10 +339,13 @@ export class Workspace {
     return this.#realRootsSync.some((root) => isPathInside(root, real));
   }
 
-  /** `real` relative to cwd when inside it, else absolute: how tools show paths to the model. */
+  /**
+   * `real` relative to cwd when inside it, else absolute: how tools show paths to the model. A
+   * path with a newline, a control or a bidirectional character is shown quoted (see shownPath).
+   */
   display(real: string): string {
     this.#realCwd ??= resolveRealPathSync(this.cwd);
-    if (!isPathInside(this.#realCwd, real)) return real;
-    return path.relative(this.#realCwd, real) || '.';
+    if (!isPathInside(this.#realCwd, real)) return shownPath(real);
+    return shownPath(path.relative(this.#realCwd, real) || '.');
   }
 }
