@@ -6,6 +6,28 @@ import type { FileSystemOperations } from './workspace.js';
 /** Bytes of the target's name kept in the temp file's name (`.<stem>.<12 hex>.tmp` ≤ 255). */
 const maxStemBytes = 200;
 
+/**
+ * Gives the temp file the replaced file's owner and group, as far as this process may: an agent
+ * running as root edited a user's file into root's, which the user could then no longer write.
+ * Without the right (EPERM), the file is written with this process's owner, as before.
+ */
+async function keepOwner(
+  handle: {
+    stat(): Promise<{ uid: number; gid: number }>;
+    chown(uid: number, gid: number): Promise<void>;
+  },
+  owner: { uid: number; gid: number },
+): Promise<void> {
+  const current = await handle.stat();
+  if (current.uid === owner.uid && current.gid === owner.gid) return;
+  try {
+    await handle.chown(owner.uid, owner.gid);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOSYS') throw error;
+  }
+}
+
 /** What {@link atomicWrite} did. */
 export interface AtomicWriteResult {
   /** True when the file did not exist before. */
@@ -17,7 +39,8 @@ export interface AtomicWriteResult {
 /**
  * Writes `data` to `target` so that readers see the old or the new file, never a partial one:
  * a temp file in the same directory, flushed, then renamed over the target. Parents are created;
- * an existing file keeps its permission bits.
+ * an existing file keeps its permission bits and, where this process may set them, its owner and
+ * group.
  */
 export async function atomicWrite(
   fsOps: FileSystemOperations,
@@ -37,11 +60,13 @@ export async function atomicWrite(
   const directory = path.dirname(target);
   let mode = 0o666 & ~process.umask();
   let created = true;
+  let owner: { uid: number; gid: number } | undefined;
   try {
     const stats = await fsOps.stat(target);
     if (stats.isDirectory())
       throw Object.assign(new Error(`${target} is a directory`), { code: 'EISDIR' });
     mode = stats.mode & 0o7777;
+    owner = { uid: stats.uid, gid: stats.gid };
     created = false;
   } catch (error) {
     if (errorCode(error) !== 'ENOENT') throw error;
@@ -55,6 +80,7 @@ export async function atomicWrite(
   try {
     try {
       await options.verify?.(handle.fd);
+      if (owner !== undefined) await keepOwner(handle, owner);
       await handle.writeFile(data);
       await handle.sync();
     } finally {

@@ -281,6 +281,51 @@ describe('write_file', () => {
     expect(fs.statSync(file('deep/er/new.txt')).mode & 0o777).toBe(0o640);
     expect(fs.readdirSync(file('deep/er'))).toEqual(['new.txt']);
   });
+
+  // Root only: only root can give a file to another user. An agent in a container often is root.
+  it.skipIf(process.getuid?.() !== 0)(
+    'run as root, write_file, edit_file and text_editor keep a user’s file the user’s (owner, group, mode)',
+    async () => {
+      const owned = (name: string) => {
+        fs.writeFileSync(file(name), 'alpha\n', { mode: 0o640 });
+        fs.chownSync(file(name), 65534, 65533);
+      };
+      const kept = (name: string) => {
+        const stats = fs.statSync(file(name));
+        expect({ uid: stats.uid, gid: stats.gid, mode: stats.mode & 0o7777 }).toEqual({
+          uid: 65534,
+          gid: 65533,
+          mode: 0o640,
+        });
+      };
+      owned('w.txt');
+      owned('e.txt');
+      owned('t.txt');
+      await createWriteFileTool({ cwd: dir }).execute(
+        { path: 'w.txt', content: 'b' },
+        testContext(),
+      );
+      await edit().execute(
+        { path: 'e.txt', old_string: 'alpha', new_string: 'beta' },
+        testContext(),
+      );
+      await createTextEditorTool({ cwd: dir }).execute(
+        { command: 'append', path: 't.txt', new_str: 'gamma' },
+        testContext(),
+      );
+      // Before: each came back owned by root (0:0).
+      kept('w.txt');
+      kept('e.txt');
+      kept('t.txt');
+      expect(fs.readFileSync(file('e.txt'), 'utf8')).toBe('beta\n');
+      // A new file is the writer's own.
+      await createWriteFileTool({ cwd: dir }).execute(
+        { path: 'n.txt', content: 'x' },
+        testContext(),
+      );
+      expect(fs.statSync(file('n.txt')).uid).toBe(0);
+    },
+  );
 });
 
 describe('text_editor (Kiro-style commands)', () => {
