@@ -10,6 +10,7 @@ import {
   kiroToolNames,
 } from './default-tools.js';
 import { makeTempDir } from './test-helpers.js';
+import { type FileSystemOperations, nodeFileSystem } from './workspace.js';
 
 // Kiro's tool names that reach the opt-in tools and todo_write's command shapes, called with the
 // arguments of Kiro's own tests (crates/chat-cli tools and crates/agent task_tool_tests.json).
@@ -461,6 +462,47 @@ describe('knowledge', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/outside the workspace/);
   });
+
+  it.each(['the file', 'a folder above it'])(
+    '%s swapped for a link to outside between the walk and the read: not indexed',
+    async (which) => {
+      const outside = makeTempDir('outside-');
+      fs.mkdirSync(path.join(outside, 'docs'));
+      fs.writeFileSync(path.join(outside, 'secret.md'), 'canary secret token\n');
+      fs.writeFileSync(path.join(outside, 'docs', 'swap-me.md'), 'canary secret token\n');
+      let swapped = false;
+      // What a background command looping `ln -sf` does, at the worst moment: after the walk saw a
+      // regular file, before it is opened.
+      const swapping: FileSystemOperations = {
+        ...nodeFileSystem,
+        open: (async (where: fs.PathLike, flags?: string | number, mode?: fs.Mode) => {
+          const name = String(where);
+          if (!swapped && name.endsWith(`${path.sep}swap-me.md`)) {
+            swapped = true;
+            if (which === 'the file') {
+              fs.rmSync(name);
+              fs.symlinkSync(path.join(outside, 'secret.md'), name);
+            } else {
+              const folder = path.dirname(name);
+              fs.renameSync(folder, `${folder}-gone`);
+              fs.symlinkSync(path.join(outside, 'docs'), folder);
+            }
+          }
+          return nodeFileSystem.open(where, flags, mode);
+        }) as FileSystemOperations['open'],
+      };
+      const { tools, root } = setup({ fs: swapping });
+      fs.mkdirSync(path.join(root, 'docs'));
+      fs.writeFileSync(path.join(root, 'docs', 'other.md'), 'canary other words\n');
+      fs.writeFileSync(path.join(root, 'docs', 'swap-me.md'), 'harmless words\n');
+      await tools.execute('knowledge', { command: 'add', name: 'docs', value: 'docs' });
+      expect(swapped).toBe(true);
+      const found = await tools.execute('knowledge', { command: 'search', query: 'canary' });
+      // Before: the outside file's "canary secret token" was indexed and shown.
+      expect(found).not.toContain('secret');
+      expect(found).toContain('other');
+    },
+  );
 
   it.each([
     [{ command: 'add', name: 'x' }, /add needs "value"/],

@@ -18,6 +18,7 @@ import {
 import { readRegularFile } from '@agent/core/regular-file';
 import * as z from 'zod';
 import { HiddenPaths } from './hidden-paths.js';
+import { isPathInside } from './path-inside.js';
 import { walk } from './walk.js';
 import type { Workspace } from './workspace.js';
 
@@ -169,11 +170,22 @@ export function createKnowledgeTool(
     } else if (!hidden.covered(real)) files.push(real);
     const passages: Passage[] = [];
     let indexed = 0;
+    const roots = await workspace.realRoots('read');
     for (const file of files) {
       // A FIFO among them blocked the index for ever; a device, a file over the cap: left out.
+      // The walk saw a regular file inside the workspace; a command in the background may have
+      // swapped it (or a folder above it) for a link since. The link is not followed, and the
+      // opened file must still be in the workspace and not hidden, as read_file's must.
       const outcome = await readRegularFile(file, {
         maxBytes: maxFileBytes,
         fileSystem: workspace.fs,
+        followSymlinks: false,
+        realPath: true,
+        check: ({ realPath }) =>
+          realPath !== undefined &&
+          (!roots.some((root) => isPathInside(root, realPath)) || workspace.isHidden(realPath))
+            ? 'it now lies outside the workspace'
+            : undefined,
       });
       if (outcome.kind !== 'read') continue;
       const bytes = outcome.bytes;
