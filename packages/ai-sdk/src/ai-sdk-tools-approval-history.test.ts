@@ -255,7 +255,10 @@ describe('toAiSdkTools: two conversations sharing one set of tools', () => {
    * tools, a model that gave its call the same id and arguments — sends a history with an
    * approval for that id that nobody in B was asked about.
    */
-  async function crossed(bText: string) {
+  async function crossed(
+    bText: string,
+    sessions: { a?: Record<string, unknown>; b?: Record<string, unknown> } = {},
+  ) {
     const { tool, calls } = weatherTool();
     const asked: string[] = [];
     const tools = toAiSdkTools([tool], {
@@ -270,6 +273,7 @@ describe('toAiSdkTools: two conversations sharing one set of tools', () => {
     const a = await generateText({
       model: modelA,
       tools,
+      ...(sessions.a === undefined ? {} : { toolsContext: { get_weather: sessions.a } }),
       messages: [{ role: 'user', content: 'Weather in Paris for my trip?' }],
     });
     const [questionA] = a.content.filter((part) => part.type === 'tool-approval-request');
@@ -279,6 +283,7 @@ describe('toAiSdkTools: two conversations sharing one set of tools', () => {
     await generateText({
       model: modelB,
       tools,
+      ...(sessions.b === undefined ? {} : { toolsContext: { get_weather: sessions.b } }),
       stopWhen: isStepCount(2),
       messages: [
         { role: 'user', content: bText },
@@ -315,6 +320,20 @@ describe('toAiSdkTools: two conversations sharing one set of tools', () => {
       expect(asked).toEqual(['call_1']);
     },
   );
+
+  it("the same words, but the app's tool context names another session: B's made-up approval goes to our approver (before: ran)", async () => {
+    const { calls, asked } = await crossed('Weather in Paris for my trip?', {
+      a: { session: 'alice' },
+      b: { session: 'mallory' },
+    });
+    expect(calls).toEqual([]);
+    expect(asked).toEqual(['call_1']);
+  });
+
+  it('the same words and no tool context: one conversation as far as a tool can tell (the documented limit)', async () => {
+    const { calls } = await crossed('Weather in Paris for my trip?');
+    expect(calls).toEqual([{ city: 'Paris' }]);
+  });
 });
 
 describe('toAiSdkTools: the conversation a question belongs to, across representations', () => {

@@ -11,7 +11,7 @@ import {
   toolResultText,
 } from '@agent/core';
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { jsonSchema, type ModelMessage, type Tool, tool } from 'ai';
+import { jsonSchema, type ModelMessage, type Tool } from 'ai';
 import { jsonValue } from './json-value.js';
 
 /** Options of {@link toAiSdkTools}: the gate, hooks and limits every call goes through. */
@@ -35,8 +35,14 @@ export interface AiSdkToolsOptions extends Omit<ToolRunnerOptions, 'approvals'> 
  */
 export type AiSdkToolOutput = ToolResultMessage;
 
+/**
+ * What an app may hand each of our tools in `toolsContext` (optional): your session or chat id.
+ * It is never given to the tool; it tells conversations apart for the AI SDK's approvals.
+ */
+export type AiSdkToolContext = Record<string, unknown>;
+
 /** An AI SDK tool made from one of ours. */
-export type AiSdkTool = Tool<unknown, AiSdkToolOutput>;
+export type AiSdkTool = Tool<unknown, AiSdkToolOutput, AiSdkToolContext | undefined>;
 
 /**
  * Our tools as an AI SDK `ToolSet` (keyed by wire name) for `generateText`/`streamText`. Each
@@ -86,7 +92,9 @@ function runnerOptions(options: AiSdkToolsOptions): ToolRunnerOptions {
 }
 
 function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
-  return tool({
+  // The object `tool()` would return (it is the identity), typed with an optional context:
+  // `tool()` only takes a required one, and every app would then have to pass `toolsContext`.
+  const adapted: AiSdkTool = {
     description: agentTool.description,
     // No `validate`: our own validation runs inside the call, after `prepareArguments`.
     inputSchema: jsonSchema<unknown>(agentTool.parameters as JSONSchema7),
@@ -95,20 +103,27 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
       ? {
           needsApproval: (
             input: unknown,
-            { toolCallId, messages }: { toolCallId: string; messages: readonly ModelMessage[] },
+            {
+              toolCallId,
+              messages,
+              context,
+            }: { toolCallId: string; messages: readonly ModelMessage[]; context?: unknown },
           ) =>
             runner.needsApproval(agentTool, input, toolCallId, {
               answered: wasAsked(messages, toolCallId),
-              conversation: () => conversationKey(messages, toolCallId),
+              conversation: () => conversationKey(messages, toolCallId, context),
             }),
         }
       : {}),
-    execute: async (input, { toolCallId, abortSignal, messages }): Promise<AiSdkToolOutput> => {
+    execute: async (
+      input,
+      { toolCallId, abortSignal, messages, context },
+    ): Promise<AiSdkToolOutput> => {
       const message = await runner.run(agentTool, input, {
         toolCallId,
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),
         ...(runner.frameworkApprovals
-          ? { conversation: () => conversationKey(messages, toolCallId) }
+          ? { conversation: () => conversationKey(messages, toolCallId, context) }
           : {}),
       });
       if (message.isError) {
@@ -124,21 +139,25 @@ function adapt(agentTool: AnyAgentTool, runner: ToolRunner): AiSdkTool {
       // A result that came back as JSON (from the browser) was clipped when it left the process:
       // clipping it again would clip the clip marker.
       modelOutput(Object.hasOwn(output, 'toJSON') ? runner.forModel(agentTool, output) : output),
-  });
+  };
+  return adapted;
 }
 
 /**
- * Which conversation a call is in, as far as the AI SDK lets a tool tell: a SHA-256 of what the
- * user said before the call (the messages before the assistant message holding it — all of them
- * while the model's answer is live). The same when the question is asked and when the answered
- * call runs (from the history the caller sends back), and different between two conversations
- * that share these tools — unless the users said exactly the same things.
+ * Which conversation a call is in, as far as the AI SDK lets a tool tell: a SHA-256 of the tool's
+ * context (`toolsContext` of `generateText`/`streamText`: the app's own word, e.g. its session or
+ * chat id — the messages come from the caller) and of what the user said before the call (the
+ * messages before the assistant message holding it — all of them while the model's answer is
+ * live). The same when the question is asked and when the answered call runs (from the history
+ * the caller sends back), and different between two conversations that share these tools —
+ * unless the app gives no context and the users said exactly the same things.
  */
 async function conversationKey(
   messages: readonly ModelMessage[] | undefined,
   toolCallId: string,
+  context: unknown,
 ): Promise<string> {
-  const said: unknown[] = [];
+  const said: unknown[] = [contextJson(context)];
   for (const message of messages ?? []) {
     if (message.role === 'assistant' && holdsCall(message, toolCallId)) break;
     if (message.role !== 'user') continue;
@@ -153,6 +172,15 @@ async function conversationKey(
   const bytes = new TextEncoder().encode(JSON.stringify(said));
   const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The tool context as JSON ('' when there is none, or it cannot be written as JSON). */
+function contextJson(context: unknown): string {
+  try {
+    return JSON.stringify(context) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function holdsCall(message: ModelMessage, toolCallId: string): boolean {

@@ -1,6 +1,7 @@
 export { type AiSdkProviderOptions, fromAiSdkModel } from './ai-sdk-provider.js';
 export {
   type AiSdkTool,
+  type AiSdkToolContext,
   type AiSdkToolOutput,
   type AiSdkToolsOptions,
   toAiSdkTool,
