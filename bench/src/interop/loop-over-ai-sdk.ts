@@ -6,6 +6,7 @@
 import { fromAiSdkModel } from '@agent/ai-sdk';
 import { Agent, type Provider } from '@agent/core';
 import { createOpenAIProvider } from '@agent/providers-openai';
+import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { tool as aiSdkTool, isStepCount, streamText } from 'ai';
 import {
@@ -166,7 +167,20 @@ export function wireModel(url: string): LanguageModelV4 {
   }).chatModel('gpt-4o-mini');
 }
 
-export function providersAt(url: string): { native: Provider; aiSdk: Provider } {
+/**
+ * The same server through `@ai-sdk/openai`'s Chat Completions model (`.chat()`): what a user of
+ * OpenAI itself would pick (its chunk schema and stream transform are its own, the SSE and JSON
+ * stages are the same `@ai-sdk/provider-utils` ones).
+ */
+export function wireModelOpenAI(url: string): LanguageModelV4 {
+  return createOpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-bench' }).chat('gpt-4o-mini');
+}
+
+export function providersAt(url: string): {
+  native: Provider;
+  aiSdk: Provider;
+  aiSdkOpenAI: Provider;
+} {
   return {
     native: createOpenAIProvider({
       apiKey: 'sk-bench',
@@ -176,6 +190,7 @@ export function providersAt(url: string): { native: Provider; aiSdk: Provider } 
       env: {},
     }),
     aiSdk: fromAiSdkModel(wireModel(url)),
+    aiSdkOpenAI: fromAiSdkModel(wireModelOpenAI(url)),
   };
 }
 

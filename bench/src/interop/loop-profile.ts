@@ -3,7 +3,9 @@
  * provider and over an AI SDK model (and the AI SDK's own `streamText` over the same model, as a
  * reference), interleaved on one local wire server; prints CPU and wall medians and paired ratios.
  *
- *   tsx src/interop/loop-profile.ts [rounds] [native,ai-sdk,stream-text] [tool-calls|prose]
+ *   tsx src/interop/loop-profile.ts [rounds] [native,ai-sdk,ai-sdk-openai,stream-text] [tool-calls|prose]
+ *
+ * `ai-sdk` is `@ai-sdk/openai-compatible`, `ai-sdk-openai` is `@ai-sdk/openai`'s `.chat()` model.
  *   BENCH_PROFILE=/tmp/ai-sdk.cpuprofile tsx src/interop/loop-profile.ts 60 ai-sdk
  *
  * With `BENCH_PROFILE`, a CPU profile of the timed rounds only (after the warm-ups, so start-up and
@@ -56,11 +58,12 @@ function threadTimes(): Map<string, number> {
 
 async function main(): Promise<void> {
   const server = await startChatServer(workload);
-  const { native, aiSdk } = providersAt(server.url);
+  const { native, aiSdk, aiSdkOpenAI } = providersAt(server.url);
   const model = wireModel(server.url);
   const runs: Record<string, () => Promise<void>> = {
     native: () => loopRun(native, 'native', workload),
     'ai-sdk': () => loopRun(aiSdk, 'ai-sdk', workload),
+    'ai-sdk-openai': () => loopRun(aiSdkOpenAI, 'ai-sdk-openai', workload),
     'stream-text': () => streamTextRun(model, workload),
   };
   const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
