@@ -1,7 +1,12 @@
 /**
  * Self time of V8 CPU profiles (`.cpuprofile`) by package, side by side, as a markdown table:
  *
- *   tsx src/profile-by-package.ts <runs> <a.cpuprofile> [<b.cpuprofile> …]
+ *   tsx src/profile-by-package.ts <runs> <a.cpuprofile>[@<ms>] [<b.cpuprofile>[@<ms>] …]
+ *
+ * A file given as `a.cpuprofile@36.4` is counted by samples instead, scaled so its busy total is
+ * 36.4 ms a run — the main thread's CPU time a round as `loop-profile.ts` prints it. Under load
+ * that is the figure to trust: a sample's time delta is wall time, and a run that was descheduled
+ * more (at a higher load) gets more of it.
  *
  * `runs` divides every figure (ms per run). Buckets: the npm package a function's file is in,
  * our workspace packages, Node's internals by area (web streams, undici, http/net, streams),
@@ -46,8 +51,11 @@ function bucketOf({ callFrame: { url, functionName } }: ProfileNode): string {
   return url;
 }
 
-/** Self time per bucket, in ms. */
-function selfTimes(file: string): Map<string, number> {
+/** Self time per bucket, in ms (by samples, scaled to `cpuMsTotal`, when that is given). */
+function selfTimes(argument: string, runs: number): Map<string, number> {
+  const at = argument.lastIndexOf('@');
+  const file = at > 0 ? argument.slice(0, at) : argument;
+  const cpuMsPerRun = at > 0 ? Number(argument.slice(at + 1)) : undefined;
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const times = new Map<string, number>();
@@ -55,9 +63,14 @@ function selfTimes(file: string): Map<string, number> {
     const node = nodes.get(id);
     if (node === undefined) return;
     const bucket = bucketOf(node);
-    times.set(bucket, (times.get(bucket) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+    const ms = cpuMsPerRun === undefined ? (profile.timeDeltas[index] ?? 0) / 1000 : 1;
+    times.set(bucket, (times.get(bucket) ?? 0) + ms);
   });
   times.delete('idle');
+  if (cpuMsPerRun !== undefined) {
+    const samples = [...times.values()].reduce((sum, count) => sum + count, 0);
+    for (const [bucket, count] of times) times.set(bucket, (count / samples) * cpuMsPerRun * runs);
+  }
   return times;
 }
 
@@ -66,7 +79,7 @@ function main(): void {
   const runs = Number(runsText);
   if (!(runs > 0) || files.length === 0)
     throw new Error('usage: profile-by-package.ts <runs> <a.cpuprofile> [<b.cpuprofile> …]');
-  const columns = files.map(selfTimes);
+  const columns = files.map((file) => selfTimes(file, runs));
   const totals = columns.map((times) => [...times.values()].reduce((sum, ms) => sum + ms, 0));
   const buckets = [...new Set(columns.flatMap((times) => [...times.keys()]))]
     .map((bucket) => ({
