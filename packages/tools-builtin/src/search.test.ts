@@ -291,13 +291,13 @@ describe('search', () => {
     });
   });
 
-  it.each([
+  it.for([
     ['a U+2028 in a matched line', 'var s = "a\u2028b"; // needle\n'],
     ['a U+2029 in a context line', 'x\u2029y\nneedle\n'],
     ['a lone CR in a matched line', 'needle\rmore\n'],
-  ])(
+  ] as const)(
     '%s: ripgrep’s content search gives what the TypeScript engine gives',
-    async (_, body, context) => {
+    async ([, body], context) => {
       skipWithout('rg')(context);
       const tree = makeTempDir();
       fs.writeFileSync(path.join(tree, 'bundle.min.js'), body);
