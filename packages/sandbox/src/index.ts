@@ -37,3 +37,4 @@ export {
 } from './seccomp-filter.js';
 export { defaultSecretPaths, environmentFilePaths, systemSecretPaths } from './secret-paths.js';
 export { homeStartupFiles } from './startup-files.js';
+export { type TrustedProgram, trustedProgram } from './trusted-program.js';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInside, realPath } from './real-paths.js';
+import { isInside, realPath, realPathOrResolved } from './real-paths.js';
 
 /** A program found where commands cannot replace it, or why none was. */
 export type TrustedProgram = { path: string } | { problem: string };
@@ -57,7 +57,10 @@ function untrustedBecause(
   for (const spelling of new Set([path.resolve(candidate), real])) {
     if (spelling.split('/').includes('node_modules'))
       return 'inside node_modules, where installs and commands put programs';
-    const root = untrustedRoots.find((entry) => isInside(entry, spelling));
+    // A root is compared by its spelling and its real path: `/tmp/x` is `/private/tmp/x` on macOS.
+    const root = untrustedRoots.find(
+      (entry) => isInside(entry, spelling) || isInside(realPathOrResolved(entry), spelling),
+    );
     if (root !== undefined)
       return `inside the writable root ${root}, where sandboxed commands could replace it`;
   }

@@ -99,13 +99,28 @@ export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string
   return removed;
 }
 
+/**
+ * The system's `mkfifo`, never looked up on PATH: this process runs it outside any sandbox at
+ * every bash call, and PATH may name a folder of the workspace (an activated `.venv/bin`, the
+ * `node_modules/.bin` that `npx` puts first) where a sandboxed command can write a `mkfifo` of
+ * its own. Undefined where there is none (the caller then uses `'pipe'`).
+ */
+const systemMkfifo = ['/usr/bin/mkfifo', '/bin/mkfifo'].find((candidate) => {
+  try {
+    fs.accessSync(candidate, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
 /** FIFOs made ahead of need in one directory, `batchSize` per `mkfifo` run. */
 class FifoPool {
   readonly #directory: () => string;
   readonly #ready: string[] = [];
   #serial = 0;
   #refilling = false;
-  unavailable = process.platform === 'win32';
+  unavailable = process.platform === 'win32' || systemMkfifo === undefined;
 
   constructor(directory: () => string) {
     this.#directory = directory;
@@ -117,9 +132,13 @@ class FifoPool {
   }
 
   #refillSync(): void {
+    if (systemMkfifo === undefined) {
+      this.unavailable = true;
+      return;
+    }
     try {
       const names = this.#names(batchSize);
-      const made = spawnSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
+      const made = spawnSync(systemMkfifo, ['-m', '600', ...names], { stdio: 'ignore' });
       if (made.status !== 0) {
         this.unavailable = true;
         return;
@@ -131,7 +150,7 @@ class FifoPool {
   }
 
   #refillInBackground(): void {
-    if (this.#refilling || this.unavailable) return;
+    if (this.#refilling || this.unavailable || systemMkfifo === undefined) return;
     this.#refilling = true;
     let names: string[];
     try {
@@ -141,7 +160,7 @@ class FifoPool {
       this.unavailable = true;
       return;
     }
-    execFile('mkfifo', ['-m', '600', ...names], (error) => {
+    execFile(systemMkfifo, ['-m', '600', ...names], (error) => {
       this.#refilling = false;
       if (error === null) this.#ready.push(...names);
     });

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ToolError } from '@agent/core';
+import { trustedProgram } from '@agent/sandbox';
 import { decode } from './output-buffer.js';
 import { defaultSearchWorkerUrl, SearchPool } from './search-pool.js';
 import {
@@ -66,19 +67,20 @@ export interface SearchEngine {
   search(query: SearchQuery, signal: AbortSignal): AsyncIterable<SearchFileResult>;
 }
 
-/** Finds `rg` on PATH; undefined when absent. */
-export function findRipgrep(envPath = process.env.PATH ?? ''): string | undefined {
-  for (const directory of envPath.split(path.delimiter)) {
-    if (directory === '') continue;
-    const candidate = path.join(directory, 'rg');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
+/**
+ * Finds `rg` on PATH where no command can have put one of its own; undefined when absent. The
+ * search tool runs it outside any sandbox, so a PATH entry inside `untrustedRoots` (the workspace:
+ * an activated `.venv/bin`, direnv's `PATH_add bin`, the `node_modules/.bin` that `npx`/`pnpm
+ * exec` put first) is skipped, as are relative entries, `node_modules` folders and folders others
+ * may write — a sandboxed command wrote `<workspace>/.venv/bin/rg` and the next search ran it
+ * unsandboxed.
+ */
+export function findRipgrep(
+  envPath = process.env.PATH ?? '',
+  untrustedRoots: readonly string[] = [],
+): string | undefined {
+  const found = trustedProgram('rg', { searchPath: envPath, untrustedRoots });
+  return 'path' in found ? found.path : undefined;
 }
 
 /** Options of {@link createRipgrepEngine}. */

@@ -79,7 +79,7 @@ export function resolveSearchEngine(
   const engine = options.engine ?? 'auto';
   if (typeof engine === 'object') return engine;
   if (engine === 'typescript') return createTypeScriptEngine({ fs: workspace.fs });
-  const rgPath = options.ripgrepPath ?? findRipgrep();
+  const rgPath = options.ripgrepPath ?? findRipgrep(process.env.PATH, workspace.roots);
   if (rgPath !== undefined) return createRipgrepEngine({ rgPath });
   if (engine === 'ripgrep') throw new ToolError('ripgrep (rg) was asked for but is not on PATH');
   return createTypeScriptEngine({ fs: workspace.fs });
