@@ -46,7 +46,10 @@ afterEach(() => {
 
 const folders: [string, () => string][] = [
   ["an activated virtualenv's bin inside the workspace", () => path.join(workspace, '.venv/bin')],
-  ["the workspace's node_modules/.bin (npx, pnpm exec)", () => path.join(workspace, 'node_modules/.bin')],
+  [
+    "the workspace's node_modules/.bin (npx, pnpm exec)",
+    () => path.join(workspace, 'node_modules/.bin'),
+  ],
   ['a node_modules/.bin outside the workspace', () => path.join(base, 'other/node_modules/.bin')],
 ];
 
