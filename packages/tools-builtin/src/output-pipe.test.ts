@@ -99,7 +99,9 @@ describe('bash output through real pipes', () => {
     expect(openFds()).toBeLessThanOrEqual(before);
   });
 
-  it("falls back to Node's pipes where FIFOs cannot be made (no mkfifo on PATH)", async () => {
+  // mkfifo is the system's, never PATH's (workspace-programs.test.ts): a temporary folder that
+  // cannot be made is what leaves no FIFO here.
+  it("falls back to Node's pipes where FIFOs cannot be made (no folder for them)", async () => {
     dir = makeTempDir();
     const entry = new URL('../dist/index.js', import.meta.url).href;
     const script = `
@@ -116,7 +118,7 @@ describe('bash output through real pipes', () => {
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: dir,
       encoding: 'utf8',
-      env: { ...process.env, PATH: path.join(dir, 'no-such-dir') },
+      env: { ...process.env, TMPDIR: path.join(dir, 'no-such-dir') },
       timeout: 20_000,
     });
     expect(child.stderr).toBe('');
