@@ -109,6 +109,8 @@ const genericIoctlArchs = new Set([
   'ppc64',
 ]);
 let perlPath: string | null | undefined;
+/** Where perl is looked for: system folders only (as the bash tool's orphan reaper does). */
+const systemPerlCandidates = ['/usr/bin/perl', '/bin/perl', '/usr/local/bin/perl'];
 
 /** Whether `file` names an executable file (resolved like execvp: PATH, or relative to `cwd`). */
 function findExecutable(file: string, path: string | undefined, cwd: string): string | undefined {
@@ -141,7 +143,11 @@ export function groupLauncher(
   if (process.platform !== 'linux' || !genericIoctlArchs.has(process.arch)) return undefined;
   // PERL5OPT would make perl load modules (or run the debugger) before the script.
   if (env.PERL5OPT !== undefined || env.PERL5DB !== undefined) return undefined;
-  if (perlPath === undefined) perlPath = findExecutable('perl', process.env.PATH, '/') ?? null;
+  // The system's perl, never PATH's: it runs outside any sandbox, and PATH may name a folder of
+  // the workspace (an activated `.venv/bin`, `npx`'s `node_modules/.bin`) where a sandboxed
+  // command could have written a `perl` of its own.
+  if (perlPath === undefined)
+    perlPath = systemPerlCandidates.find((candidate) => findExecutable(candidate, '', '/')) ?? null;
   if (perlPath === null || findExecutable(file, env.PATH, cwd) === undefined) return undefined;
   const prctl = reap ? prctlNumber() : 0;
   return {
