@@ -24,6 +24,8 @@ export interface ListFilesToolOptions extends FileToolOptions {
   skip?: readonly string[];
   /** Entries listed at most; the rest is reported as truncated [1000]. */
   maxEntries?: number;
+  /** Characters of listing one call returns; entries past it are reported as truncated [50000]. */
+  maxOutputChars?: number;
 }
 
 /** Arguments of the list_files tool. */
@@ -53,6 +55,7 @@ export function createListFilesTool(
   const workspace = workspaceOf(options);
   const skip = options.skip ?? defaultSkippedDirectories;
   const maxEntries = options.maxEntries ?? 1000;
+  const maxOutputChars = options.maxOutputChars ?? 50_000;
   return defineTool({
     name: 'list_files',
     label: 'List files',
@@ -140,19 +143,32 @@ export function createListFilesTool(
           truncated = true;
         }
       }
-      const lines = kept.map((entry) => {
+      // 1,000 entries of 250-character names were 253,000 characters, in a result the model
+      // gets whole: the listing stops at the line that would cross maxOutputChars.
+      const lines: string[] = [];
+      let chars = 0;
+      let cutAtChars = false;
+      for (const entry of kept) {
         const name = path.posix.basename(entry.relative);
         const suffix = entry.isDirectory ? '/' : entry.isSymbolicLink ? ' ->' : '';
-        return `${'  '.repeat(entry.depth)}${shownPath(name)}${suffix}`;
-      });
+        const line = `${'  '.repeat(entry.depth)}${shownPath(name)}${suffix}`;
+        if (chars + line.length + 1 > maxOutputChars) {
+          cutAtChars = true;
+          truncated = true;
+          break;
+        }
+        lines.push(line);
+        chars += line.length + 1;
+      }
       const header = `${shown === '.' ? '.' : shown}/`;
       let text =
         lines.length === 0
           ? `${header}\n(empty${matcher ? ' or nothing matches' : ''})`
           : `${header}\n${lines.join('\n')}`;
       if (truncated)
-        text +=
-          scanned > maxScannedEntries
+        text += cutAtChars
+          ? `\n[Listing cut at ${maxOutputChars} characters (${lines.length} entries shown); list a subdirectory or lower depth.]`
+          : scanned > maxScannedEntries
             ? `\n[Listing stopped after scanning ${maxScannedEntries} entries; list a subdirectory or lower depth.]`
             : `\n[Listing truncated at ${maxEntries} entries; list a subdirectory or lower depth.]`;
       const note = hidden.note();
@@ -161,7 +177,7 @@ export function createListFilesTool(
         content: [{ type: 'text', text }],
         details: {
           root,
-          entries: kept.length,
+          entries: lines.length,
           truncated,
           ...(note === undefined
             ? {}

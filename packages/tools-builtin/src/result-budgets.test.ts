@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGlobTool } from './glob.js';
+import { createListFilesTool } from './list-files.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
 
 function tree(files: number): string {
@@ -41,5 +42,31 @@ describe('glob', () => {
     const limited = resultText(await glob.execute({ pattern: '**/*', limit: 10 }, testContext()));
     expect(limited.split('\n')).toHaveLength(11);
     expect(limited).toMatch(/\[290 more not shown; raise limit or narrow the pattern\.\]$/);
+  });
+});
+
+describe('list_files', () => {
+  it('1,200 files of 250-character names: at most maxOutputChars, cut at a whole entry, said so', async () => {
+    const dir = makeTempDir();
+    for (let i = 0; i < 1_200; i++)
+      fs.writeFileSync(path.join(dir, `${String(i).padStart(5, '0')}-${'n'.repeat(240)}.txt`), '');
+    const list = createListFilesTool({ cwd: dir });
+    const result = await list.execute({ path: '.' }, testContext());
+    const text = resultText(result);
+    // Before: 253,075 characters (1,000 entries).
+    expect(text.length).toBeLessThanOrEqual(50_200);
+    const shown = text.split('\n').filter((line) => line.startsWith('  ')).length;
+    expect(text).toMatch(
+      new RegExp(
+        `\\n\\[Listing cut at 50000 characters \\(${shown} entries shown\\); list a subdirectory or lower depth\\.\\]$`,
+      ),
+    );
+    expect(
+      text
+        .split('\n')
+        .slice(1, -1)
+        .every((line) => line.endsWith('.txt')),
+    ).toBe(true);
+    expect(result.details).toMatchObject({ entries: shown, truncated: true });
   });
 });
