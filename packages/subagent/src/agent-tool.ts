@@ -9,6 +9,7 @@ import {
   type AnyAgentTool,
   type DefinedTool,
   defineTool,
+  isRepeatable,
   type PermissionTier,
   renameArguments,
   ToolError,
@@ -111,7 +112,13 @@ export function createAgentTool(
     source: 'subagent',
     // Starting a sub-agent does nothing by itself; its calls meet the gate. The tier is the
     // highest among the sub-agents', as calling one of them directly would be.
-    policy: { permission: tier },
+    // Repeatable on resume only when every sub-agent is (a getter: a live registry's tools count).
+    policy: {
+      permission: tier,
+      get repeatable() {
+        return options.agents.every((agent) => isRepeatable(agent));
+      },
+    },
     permissionSubjects: ({ subagent_type }) => [subagent_type ?? fallback],
     execute: async ({ prompt, subagent_type }, ctx) => {
       const chosen = subagent_type ?? fallback;

@@ -9,7 +9,7 @@ import type {
   RunContext,
   ToolPolicy,
 } from '@agent/core';
-import { ToolRegistry } from '@agent/core';
+import { isRepeatable, ToolRegistry } from '@agent/core';
 import type * as z from 'zod';
 import type { SubAgentToolOptions } from './sub-agent-options.js';
 
@@ -78,8 +78,15 @@ const tierOrder: readonly PermissionTier[] = ['read-only', 'workspace-write', 'f
 
 /** Tools whose tier is being computed right now: a sub-agent that lists itself must not recurse forever. */
 const computingTier = new Set<unknown>();
+/** The same for whether a sub-agent is repeatable. */
+const computingRepeatable = new Set<unknown>();
 
-/** The sub-agent tool's policy: the options' own, with the highest tier of its tools unless one is given. */
+/**
+ * The sub-agent tool's policy: the options' own, with the highest tier of its tools unless one is
+ * given, and repeatable (run again on resume after its process died mid-call) only when every
+ * tool of the child is — whatever tier the app declares for starting it: a child that was
+ * writing when the process died must be reported as interrupted, not re-run with its effects.
+ */
 export function toolPolicy<TInput extends z.ZodType>(
   options: SubAgentToolOptions<TInput>,
 ): ToolPolicy<z.output<TInput>> {
@@ -92,7 +99,25 @@ export function toolPolicy<TInput extends z.ZodType>(
       get: () => highestTier(options.tools),
     });
   }
+  if (options.policy?.repeatable === undefined) {
+    Object.defineProperty(policy, 'repeatable', {
+      enumerable: true,
+      get: () => allRepeatable(options.tools),
+    });
+  }
   return policy;
+}
+
+/** Whether every tool of a child may simply run again (a sub-agent among them: its own tools). */
+function allRepeatable(tools: readonly AnyAgentTool[] | ToolRegistry | undefined): boolean {
+  if (tools === undefined || computingRepeatable.has(tools)) return true;
+  computingRepeatable.add(tools);
+  try {
+    const list = tools instanceof ToolRegistry ? tools.list() : tools;
+    return list.every((tool) => isRepeatable(tool));
+  } finally {
+    computingRepeatable.delete(tools);
+  }
 }
 
 function highestTier(tools: readonly AnyAgentTool[] | ToolRegistry | undefined): PermissionTier {
