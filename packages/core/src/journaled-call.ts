@@ -98,6 +98,7 @@ export async function journaledCall(
 ): Promise<void> {
   const steps = stepsOf(params);
   let value: RunStepValues['tool-result'] | undefined;
+  let live = false;
   try {
     value = await steps.step(
       {
@@ -107,15 +108,32 @@ export async function journaledCall(
         index: item.index,
         toolCallId: item.call.id,
       },
-      (attempt) =>
-        attempt.interrupted && !isRepeatable(item.tool)
+      (attempt) => {
+        live = true;
+        return attempt.interrupted && !isRepeatable(item.tool)
           ? Promise.resolve({
               message: synthetic(item.call, item.tool, interruptedCallMessage, 'interrupted')
                 .message,
               terminate: false,
             })
-          : rechecked(params, item, group),
+          : rechecked(params, item, group);
+      },
     );
+    if (value !== undefined && !live) {
+      const mismatch = replayMismatch(value, item);
+      if (mismatch !== undefined) {
+        const text = `Not run: the run journal's result for this call was recorded for ${mismatch}, so it is not replayed.`;
+        record(
+          item,
+          synthetic(item.call, item.tool, text, 'failed'),
+          new ToolError(
+            `The run journal does not match this run: the result recorded for call ${item.call.id} (turn ${params.turn ?? 0}, call ${item.index + 1}) was for ${mismatch}`,
+            { toolName: item.tool.name, fatal: true },
+          ),
+        );
+        return;
+      }
+    }
   } catch (error) {
     const text = `The run journal could not record this call (${errorMessage(error)}); its effects are unknown.`;
     record(
@@ -146,6 +164,24 @@ export async function journaledCall(
           fatal: true,
         });
   record(item, { message: value.message, terminate: value.terminate }, fatal);
+}
+
+/**
+ * What a replayed result was recorded for when that is not `item` — another call id or another
+ * tool (a journal edited, or a catalogue that resolves the name to another tool now) — else
+ * undefined. (Arguments are not compared: a journal's transform may have redacted them in the
+ * recorded response, and the result's step is keyed by the call's turn, index and id.)
+ */
+function replayMismatch(
+  value: RunStepValues['tool-result'],
+  item: PreparedCall,
+): string | undefined {
+  const message = value.message as Partial<RunStepValues['tool-result']['message']> | undefined;
+  if (message?.toolCallId !== item.call.id)
+    return `another call id (${String(message?.toolCallId)})`;
+  if (message.toolName !== item.tool.name)
+    return `another tool (${String(message.toolName)}, not ${item.tool.name})`;
+  return undefined;
 }
 
 /**
