@@ -7,6 +7,7 @@
  * (`$AGENT_HOME/journals/<id>.lock`, naming its process); a second process goes on as a new
  * session, a copy of the conversation as saved (session-choice.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -71,43 +72,93 @@ function holderOf(text: string): Holder | undefined {
   }
 }
 
+/** Options of {@link lockSession}. */
+export interface LockSessionOptions {
+  /** `$AGENT_HOME` [agentHome()]. */
+  home?: string;
+  /** The process the lock names [this one] (tests hold locks for other processes). */
+  pid?: number;
+  /** Awaited once a lock is judged stale, before taking it over (tests pause there). */
+  onStale?: () => Promise<void>;
+}
+
 /**
  * Takes the lock of a session for this process until it exits (or `release`). A lock left by a
- * process that no longer runs (killed) is taken over. Fails (throws) only when the lock file
- * cannot be written at all; the caller then goes on without one.
+ * process that no longer runs (killed) is taken over — under a second lock (`<id>.lock.break`),
+ * and only if it is still the very lock judged stale: two processes that found the same stale
+ * lock each removed it, and the later removed the lock the earlier had just taken, so both went
+ * on with the session. Fails (throws) only when the lock file cannot be written at all; the
+ * caller then goes on without one.
  */
-export async function lockSession(sessionId: string, home = agentHome()): Promise<SessionLock> {
-  const path = sessionLockPath(sessionId, home);
+export async function lockSession(
+  sessionId: string,
+  options: LockSessionOptions = {},
+): Promise<SessionLock> {
+  const path = sessionLockPath(sessionId, options.home);
+  const breaker = `${path}.break`;
+  const pid = options.pid ?? process.pid;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    // Written whole, then linked into place: a reader never meets a lock without its pid.
-    const temporary = `${path}.${process.pid}.tmp`;
-    try {
-      const own: Holder = { pid: process.pid, ...procInfo(process.pid) };
-      await writeFile(temporary, `${JSON.stringify(own)}\n`, { mode: 0o600 });
-      await link(temporary, path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = holderOf(await readFile(path, 'utf8').catch(() => ''));
-      if (holder !== undefined && holder.pid !== process.pid && isRunning(holder))
-        return { kind: 'busy', pid: holder.pid };
-      // Left by a process that is gone: taken over.
-      await rm(path, { force: true });
-      continue;
-    } finally {
-      await rm(temporary, { force: true });
-    }
-    const release = () => {
-      process.removeListener('exit', release);
-      try {
-        // Only our own: a process that took over a lock it judged stale owns it now.
-        if (holderOf(readFileSync(path, 'utf8'))?.pid === process.pid) unlinkSync(path);
-      } catch {
-        // Gone already.
+  const own = `${JSON.stringify({ pid, ...procInfo(pid) } satisfies Holder)}\n`;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await linkNew(path, own)) return held(path, own);
+    const seen = await readFile(path, 'utf8').catch(() => undefined);
+    // Released meanwhile: try again.
+    if (seen === undefined) continue;
+    const holder = holderOf(seen);
+    if (holder !== undefined && holder.pid !== pid && isRunning(holder))
+      return { kind: 'busy', pid: holder.pid };
+    await options.onStale?.();
+    if (!(await linkNew(breaker, own))) {
+      const breaking = holderOf(await readFile(breaker, 'utf8').catch(() => ''));
+      if (breaking !== undefined && breaking.pid !== pid && isRunning(breaking)) {
+        // Another process is taking the stale lock over (a matter of milliseconds): look again.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
       }
-    };
-    process.once('exit', release);
-    return { kind: 'held', release };
+      // Left by a process killed while it took a lock over.
+      await rm(breaker, { force: true });
+      continue;
+    }
+    try {
+      // Removed only if it is still the lock judged stale, not one another process took since.
+      if ((await readFile(path, 'utf8').catch(() => undefined)) === seen)
+        await rm(path, { force: true });
+    } finally {
+      await rm(breaker, { force: true });
+    }
   }
   throw new Error(`the lock file ${path} keeps coming back`);
+}
+
+/**
+ * Creates `path` holding `text`, or returns false when it exists: written whole to a file of its
+ * own first, then linked into place, so a reader never meets a lock without its pid.
+ */
+async function linkNew(path: string, text: string): Promise<boolean> {
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** The lock held: released at exit, or by `release` — only while it is still this one. */
+function held(path: string, own: string): SessionLock {
+  const release = () => {
+    process.removeListener('exit', release);
+    try {
+      // A process that took over a lock it judged stale owns it now.
+      if (readFileSync(path, 'utf8') === own) unlinkSync(path);
+    } catch {
+      // Gone already.
+    }
+  };
+  process.once('exit', release);
+  return { kind: 'held', release };
 }
