@@ -58,6 +58,14 @@ interface Pending {
 type Handle = Awaited<ReturnType<typeof open>>;
 
 /**
+ * The journal's format, in its first line (`{"format":1}`). A journal from a newer version of the
+ * format is refused, not read as this one (its records could mean something else); a journal
+ * without the line (written before it existed) is format 1.
+ */
+const journalFormat = 1;
+const formatLine = `${JSON.stringify({ format: journalFormat })}\n`;
+
+/**
  * A {@link RunJournal} in one append-only JSON Lines file. Open with `FileRunJournal.open(path)`
  * (the file and its folder are created, mode 0600/0700); one process at a time per file.
  */
@@ -70,14 +78,17 @@ export class FileRunJournal implements RunJournal {
   #pending: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #closed = false;
+  /** Whether the file holds anything yet (the format line goes before its first record). */
+  #started: boolean;
 
   private constructor(
     path: string,
     handle: Handle,
     runs: Map<string, Map<string, Entry>>,
-    options: FileRunJournalOptions,
+    options: FileRunJournalOptions & { started: boolean },
   ) {
     this.path = path;
+    this.#started = options.started;
     this.#handle = handle;
     this.#runs = runs;
     this.#sync = options.sync ?? true;
@@ -97,11 +108,12 @@ export class FileRunJournal implements RunJournal {
     try {
       const bytes = await handle.readFile();
       const complete = bytes.lastIndexOf(0x0a) + 1;
+      // Read before anything is cut: a journal refused (damaged, newer) is left as it was.
+      const runs = parseRecords(bytes.subarray(0, complete), path);
       // A record is written whole or not at all as far as its step knows: a torn tail was never
       // acknowledged, so it is cut off (at its byte offset) before anything is appended after it.
       if (complete < bytes.length) await handle.truncate(complete);
-      const runs = parseRecords(bytes.subarray(0, complete), path);
-      return new FileRunJournal(path, handle, runs, options);
+      return new FileRunJournal(path, handle, runs, { ...options, started: complete > 0 });
     } catch (error) {
       await handle.close();
       throw error;
@@ -176,6 +188,7 @@ export class FileRunJournal implements RunJournal {
     await this.#handle.truncate(0);
     if (this.#sync) await this.#handle.datasync();
     this.#runs.clear();
+    this.#started = false;
   }
 
   /** Waits for pending writes and closes the file. */
@@ -201,7 +214,11 @@ export class FileRunJournal implements RunJournal {
    */
   #append(record: { r: string; k: string; s?: 1 }, valueJson?: string): Promise<void> {
     const head = JSON.stringify(record);
-    const line = `${valueJson === undefined ? head : `${head.slice(0, -1)},"v":${valueJson}}`}\n`;
+    let line = `${valueJson === undefined ? head : `${head.slice(0, -1)},"v":${valueJson}}`}\n`;
+    if (!this.#started) {
+      line = formatLine + line;
+      this.#started = true;
+    }
     return new Promise((resolve, reject) => {
       this.#pending.push({ line, resolve, reject });
       this.#flushing ??= this.#flush();
@@ -292,6 +309,16 @@ function parseRecords(bytes: Uint8Array, path: string): Map<string, Map<string, 
       throw new AgentError(
         `The run journal ${path} is damaged at line ${number}: ${errorMessage(error)}`,
       );
+    }
+    if (number === 1 && record !== null && typeof record === 'object' && 'format' in record) {
+      const format = (record as { format: unknown }).format;
+      if (!Number.isInteger(format) || (format as number) < 1)
+        throw new AgentError(`The run journal ${path} is damaged at line 1: no format it could be`);
+      if ((format as number) > journalFormat)
+        throw new AgentError(
+          `The run journal ${path} is in format ${format}, written by a newer version of @agent/core; this version reads format ${journalFormat} only`,
+        );
+      continue;
     }
     const { r, k, s, v } = (record ?? {}) as { r?: unknown; k?: unknown; s?: unknown; v?: unknown };
     if (typeof r !== 'string' || typeof k !== 'string' || (s === undefined && v === undefined))

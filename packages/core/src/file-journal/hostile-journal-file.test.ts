@@ -113,7 +113,7 @@ describe("a journal that is not the user's own", () => {
     expect((error as Error).message).toContain('is not a regular file');
   });
 
-  it('bytes that are not UTF-8 make the journal damaged (not replayed as U+FFFD), and a torn tail after them is cut at its byte', async () => {
+  it('bytes that are not UTF-8 make the journal damaged (not replayed as U+FFFD), and it is left as it was', async () => {
     const path = join(dir, 'session.jsonl');
     const line1 = Buffer.from('{"r":"r1","k":"run-input","v":{"messages":[]}}\n');
     const line2 = Buffer.concat([
@@ -126,7 +126,50 @@ describe("a journal that is not the user's own", () => {
     const error = await refusal(path);
     expect(AgentError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('is damaged at line 2');
-    // The torn tail went, and only it: the two whole lines are as they were.
-    expect(await readFile(path)).toEqual(Buffer.concat([line1, line2]));
+    // Refused before anything was cut: the file is as it was.
+    expect(await readFile(path)).toEqual(Buffer.concat([line1, line2, torn]));
+  });
+
+  it('a torn tail after bytes that are not ASCII is cut at its byte, and the journal appends cleanly', async () => {
+    const path = join(dir, 'session.jsonl');
+    const line = '{"r":"r1","k":"run-input","v":{"messages":["日本語 ✓"]}}\n';
+    await writeFile(path, `${line}{"r":"r1","k":"tool-`, { mode: 0o600 });
+    const journal = await FileRunJournal.open(path);
+    await journal.step(result, async () => ({ ok: 'ran' }));
+    await journal.close();
+    const again = await FileRunJournal.open(path);
+    expect(again.runs()).toEqual([{ runId: 'r1', steps: 2, finished: false }]);
+    await again.close();
+  });
+
+  it('a journal from a newer format version is refused, naming it, and kept whole', async () => {
+    const path = join(dir, 'session.jsonl');
+    const newer = `{"format":2}\n${recorded}{"r":"r1","k":"tool-`;
+    await writeFile(path, newer, { mode: 0o600 });
+    const error = await refusal(path);
+    expect(AgentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('is in format 2, written by a newer version');
+    expect(await readFile(path, 'utf8')).toBe(newer);
+    const { value } = await useAsTheCliDoes(path);
+    expect(value).toEqual({ ok: 'ran' });
+    const aside = (await readdir(dir)).find((name) => name.startsWith('session.jsonl.damaged-'));
+    expect(await readFile(join(dir, aside ?? ''), 'utf8')).toBe(newer);
+  });
+
+  it('a new journal names its format first; one written before the format line is still read', async () => {
+    const path = join(dir, 'session.jsonl');
+    const journal = await FileRunJournal.open(path);
+    await journal.step(result, async () => ({ ok: 'ran' }));
+    await journal.clear();
+    await journal.step(result, async () => ({ ok: 'again' }));
+    await journal.close();
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    expect(lines[0]).toBe('{"format":1}');
+    expect(lines.filter((text) => text.includes('"format"'))).toHaveLength(1);
+    const old = join(dir, 'old.jsonl');
+    await writeFile(old, recorded, { mode: 0o600 });
+    const reopened = await FileRunJournal.open(old);
+    expect(await reopened.step(result, async () => ({ ok: 'ran' }))).toEqual({ ok: 'planted' });
+    await reopened.close();
   });
 });
