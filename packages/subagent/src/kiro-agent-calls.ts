@@ -18,6 +18,7 @@
  */
 import {
   type AnyAgentTool,
+  clipText,
   messageText,
   type ToolContext,
   ToolError,
@@ -27,6 +28,14 @@ import {
   validateWithZod,
 } from '@agent/core';
 import * as z from 'zod';
+import { defaultMaxReportChars } from './run-child.js';
+
+/**
+ * Most sub-agent runs one call may start (InvokeSubagents' entries, a crew's stages), and never
+ * more than the calling run may make calls in a turn: runs started inside a call do not count
+ * toward the model's per-turn cap, so without this one call would start as many as it lists.
+ */
+export const maxRunsPerCall = 16;
 
 // `dangerously_trust_all_tools` and `is_interactive` are accepted and ignored: a sub-agent's calls
 // meet the gate whatever the model asks (it cannot grant itself trust), and it never asks the user
@@ -210,11 +219,32 @@ async function runAgent(
   }
 }
 
+/** Refuses a call that would start more runs than {@link maxRunsPerCall} or the run's per-turn cap. */
+function checkRunCount(count: number, target: KiroAgentTarget, ctx: ToolContext): void {
+  const perTurn = ctx.run?.limits?.maxToolCallsPerTurn ?? Number.POSITIVE_INFINITY;
+  const limit = Math.min(maxRunsPerCall, perTurn);
+  if (count > limit)
+    throw ToolError.invalidArguments(
+      target.toolName,
+      `this call would start ${count} sub-agent runs; one call starts at most ${limit}` +
+        (perTurn <= maxRunsPerCall ? ' (the calls you may make in a turn)' : '') +
+        ': split the work, or do part of it yourself',
+    );
+}
+
+/**
+ * Each report clipped to its share of one report's budget: many children together reach the
+ * parent's model in no more room than one child's report may take (each keeps its head and tail).
+ */
+function shareOfBudget(text: string, count: number): string {
+  return clipText(text, Math.floor(defaultMaxReportChars / Math.max(1, count)));
+}
+
 function joined(reports: readonly { heading: string; report: Report }[]): ToolResult {
   const text = reports
     .map(
       ({ heading, report }, index) =>
-        `=== ${index + 1}/${reports.length} ${heading}${report.failed ? ' (failed)' : ''} ===\n${report.text}`,
+        `=== ${index + 1}/${reports.length} ${heading}${report.failed ? ' (failed)' : ''} ===\n${shareOfBudget(report.text, reports.length)}`,
     )
     .join('\n\n');
   return {
@@ -275,6 +305,7 @@ export async function runKiroCall(
     case 'use_subagent': {
       if (call.call.command === 'ListAgents') return listing();
       const invocations = call.call.content.subagents;
+      checkRunCount(invocations.length, target, ctx);
       const reports = await Promise.all(
         invocations.map(async (each) => {
           const name = each.agent_name ?? target.fallback;
@@ -317,14 +348,19 @@ export async function runKiroCall(
     }
     case 'crew': {
       const { task, stages } = call.call;
+      checkRunCount(stages.length, target, ctx);
       const outputs = new Map<string, Report>();
       const order: { heading: string; report: Report }[] = [];
       for (const wave of waves(stages, target.toolName)) {
         const reports = await Promise.all(
           wave.map(async (each) => {
             const known = target.agents.has(each.role);
-            const earlier = (each.depends_on ?? [])
-              .map((dependency) => `--- ${dependency} ---\n${outputs.get(dependency)?.text ?? ''}`)
+            const dependencies = each.depends_on ?? [];
+            const earlier = dependencies
+              .map(
+                (dependency) =>
+                  `--- ${dependency} ---\n${shareOfBudget(outputs.get(dependency)?.text ?? '', dependencies.length)}`,
+              )
               .join('\n\n');
             const prompt = [
               known ? undefined : `Your role: ${each.role}.`,

@@ -53,7 +53,7 @@ const maxPartialTextChars = 20_000;
  * can write far more than a tool prints (a long answer, a run ended by a terminate vote that
  * returns its last tool results): without a bound one call could fill the parent's context.
  */
-const defaultMaxReportChars = 40_000;
+export const defaultMaxReportChars = 40_000;
 
 /** Runs one call: refuses it past the depth limit, else runs the child and shapes its outcome. */
 export async function runChild<TInput extends z.ZodType>(
