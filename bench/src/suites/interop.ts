@@ -193,7 +193,7 @@ export async function run(): Promise<BenchSection[]> {
   for (const workload of ['tool-calls', 'prose'] as const) {
     const server = await startChatServer(workload);
     try {
-      const { native, aiSdk: overAiSdk } = providersAt(server.url);
+      const { native, aiSdk: overAiSdk, aiSdkOpenAI: overOpenAI } = providersAt(server.url);
       const model = wireModel(server.url);
       const over = describeWorkload(workload);
       const paired = await interleaved({
@@ -212,6 +212,27 @@ export async function run(): Promise<BenchSection[]> {
             },
           },
           // Per 1,000th of a run in µs: ms per run.
+          1000,
+          over,
+        ),
+      );
+      // The same server through `@ai-sdk/openai` (what a user of OpenAI itself picks), paired
+      // with native runs of its own, as the reference row below (a third side in the same
+      // rounds shifts a pair's figures).
+      const openAIPair = await interleaved({
+        native: () => loopRun(native, '@agent/providers-openai', workload),
+        'ai-sdk-openai': () => loopRun(overOpenAI, 'fromAiSdkModel(@ai-sdk/openai)', workload),
+      });
+      loopRows.push(
+        ...rowsFor(
+          'our loop',
+          openAIPair,
+          {
+            'ai-sdk-openai': {
+              label: '`fromAiSdkModel(@ai-sdk/openai)` (its `.chat()` model)',
+              baseline: 'native',
+            },
+          },
           1000,
           over,
         ),
@@ -246,7 +267,7 @@ export async function run(): Promise<BenchSection[]> {
     rows: loopRows,
     notes: [
       `Both sides get the same bytes in the same SSE chunks and send the same request bodies (checked: equal lengths per turn). tool-calls = ${wireTurns} turns of 8 streamed tool calls (arguments in 16-character deltas) and a one-chunk answer; prose = ${proseTurns} turns of ${proseTokens.perTurn} one-token text deltas and one call (arguments in 4-character deltas), then a ${proseTokens.answer}-token answer. The server is in this process (127.0.0.1): its CPU is in every row. ${runs} interleaved runs after ${warmup} warm-ups. Goal ≤ 1.1×.`,
-      'CPU counts every thread of the process: V8 collects garbage and compiles on helper threads, and the AI SDK provider allocates more per chunk. The reference row is the AI SDK’s own loop over the same model (its native zod tool) against our native provider, paired separately.',
+      'CPU counts every thread of the process: V8 collects garbage and compiles on helper threads, and the AI SDK provider allocates more per chunk. The `@ai-sdk/openai` row (our loop over that package’s `.chat()` model: what a user of OpenAI itself picks) and the reference row (the AI SDK’s own loop over the same `@ai-sdk/openai-compatible` model, its native zod tool) are each paired with native runs of their own.',
     ],
   };
   return [tools, loop];
