@@ -27,6 +27,12 @@ export interface McpServerEntry {
    * against: the project root for the project's files (absent: the CLI's working directory).
    */
   baseDir?: string;
+  /**
+   * Where a sandboxed stdio server may write when that is not its cwd: the folder a user's server
+   * moved out of a folder not trusted would have started in (its cwd is then the home, which the
+   * sandbox must not open for writing).
+   */
+  sandboxWritableRoot?: string;
 }
 
 /**

@@ -46,7 +46,12 @@ function placedTransport(
     ...(cwd === undefined ? {} : { cwd }),
     ...(server.sandbox === undefined
       ? {}
-      : { sandbox: sandboxOptions(server.sandbox.network, cwd ?? process.cwd()) }),
+      : {
+          sandbox: sandboxOptions(
+            server.sandbox.network,
+            server.sandboxWritableRoot ?? cwd ?? process.cwd(),
+          ),
+        }),
   };
 }
 

@@ -354,7 +354,9 @@ function outsideUntrustedFolder(
     if (server.transport.type !== 'stdio' || server.baseDir !== undefined) return server;
     if (server.transport.cwd !== undefined && isAbsolute(server.transport.cwd)) return server;
     moved.push(server.name);
-    return { ...server, baseDir: homedir() };
+    // A sandboxed one still writes only where it would have started, not the whole home.
+    const writable = resolve(server.transport.cwd ?? '.');
+    return { ...server, baseDir: homedir(), sandboxWritableRoot: writable };
   });
   if (moved.length > 0)
     log(
