@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { Agent } from './agent.js';
 import { defineTool } from './define-tool.js';
 import type { AssistantMessage, ToolResultMessage } from './messages.js';
+import { PermissionPolicy } from './permissions.js';
 import { MemoryRunJournal } from './run-journal.js';
 import { createScriptedProvider } from './testing/scripted-provider.js';
 import { toolResults } from './testing/test-helpers.js';
@@ -27,7 +28,9 @@ function tools(effects: string[]): AnyAgentTool[] {
 }
 
 /** Runs [pay c1] then an answer, forgets what came after the batch (a crash there), edits, resumes. */
-async function resumeEdited(edit: (recorded: Map<string, { value?: unknown }>) => void) {
+async function resumeEdited(
+  edit: (recorded: Map<string, { value?: unknown }>, forget: (key: string) => void) => void,
+) {
   const journal = new MemoryRunJournal();
   const effects: string[] = [];
   const first = new Agent({
@@ -37,13 +40,15 @@ async function resumeEdited(edit: (recorded: Map<string, { value?: unknown }>) =
       { text: 'paid' },
     ]),
     tools: tools(effects),
+    // A gate, so each call's verdict is journaled too.
+    permissionGate: new PermissionPolicy({ mode: 'full-access' }).gate,
     journal,
   });
   const done = await first.run('go').result;
   expect(done.stopReason).toBe('completed');
   journal.forget(done.runId, 'model-response/2');
   journal.forget(done.runId, 'run-end');
-  edit(journal.entries(done.runId));
+  edit(journal.entries(done.runId), (key) => journal.forget(done.runId, key));
 
   let modelCalls = 0;
   const provider = createScriptedProvider([{ text: 'resumed' }]);
@@ -57,6 +62,8 @@ async function resumeEdited(edit: (recorded: Map<string, { value?: unknown }>) =
       },
     },
     tools: tools(effects),
+    // A gate, so each call's verdict is journaled too.
+    permissionGate: new PermissionPolicy({ mode: 'full-access' }).gate,
     journal,
   });
   const result = await again.run(undefined, { runId: done.runId }).result;
@@ -90,6 +97,20 @@ describe('a replayed result that was recorded for another call', () => {
     expect(outcome.result.error).toContain('another call id (c9)');
     expect(outcome.modelCalls).toBe(0);
     expect(outcome.results.map((message) => message.toolCallId)).toEqual(['c1']);
+  });
+
+  it('a refusal recorded for another call: this call is refused with its own result, not run', async () => {
+    const outcome = await resumeEdited((recorded, forget) => {
+      const result = recorded.get('tool-result/1/0/c1')?.value as { message: ToolResultMessage };
+      // The verdict edited into a denial whose result answers another call; no result recorded.
+      const decision = recorded.get('tool-decision/1/0/c1') as { value?: unknown };
+      decision.value = { allowed: false, result: { ...result.message, toolCallId: 'c9' } };
+      forget('tool-result/1/0/c1');
+    });
+    expect(outcome.effects).toEqual(['pay:b']);
+    expect(outcome.results.map((message) => [message.toolCallId, message.errorKind])).toEqual([
+      ['c1', 'denied'],
+    ]);
   });
 
   it('the same call replays as before (the check refuses nothing it should take)', async () => {

@@ -67,8 +67,24 @@ export async function journaledDecision(
     },
   );
   if (value === undefined) return decide(false);
-  if (!value.allowed)
+  if (!value.allowed) {
+    // A refusal recorded for another call (an edited journal) is not handed to this one: the
+    // call is still not run (fail closed), with a result of its own saying why.
+    if (
+      value.result?.toolCallId !== prepared.call.id ||
+      value.result.toolName !== prepared.tool.name
+    )
+      return {
+        kind: 'answered',
+        settled: synthetic(
+          prepared.call,
+          prepared.tool,
+          'Not run: the run journal refused this call, but its recorded refusal was for another call.',
+          'denied',
+        ),
+      };
     return { kind: 'answered', settled: { message: value.result, terminate: false } };
+  }
   if (live) {
     if (!('replacedArgs' in value)) return prepared;
     return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
