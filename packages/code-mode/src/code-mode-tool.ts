@@ -36,6 +36,11 @@ export interface CodeModeLimits {
   maxCalls?: number;
   /** Tool calls of one script running at once; more wait their turn [8]. */
   maxConcurrentCalls?: number;
+  /**
+   * Characters of one nested call's arguments, as JSON [262144: about the largest call a model
+   * writes directly]. The agent's thread reads and validates them, outside the CPU limit.
+   */
+  maxArgumentChars?: number;
 }
 
 /** Options of {@link createCodeModeTool}. */
@@ -90,6 +95,7 @@ const defaultLimits: Required<CodeModeLimits> = {
   maxOutputChars: 20_000,
   maxCalls: 1_000,
   maxConcurrentCalls: 8,
+  maxArgumentChars: 256 * 1024,
 };
 
 const input = z.object({
@@ -206,6 +212,16 @@ async function runCodeMode(
     }
     const record: CodeModeCall = { toolName: tool.name, isError: false };
     calls.push(record);
+    // Built in a loop at no cost to the script, arguments of megabytes (an array of a million
+    // wrong items) held the agent's thread for minutes in validation, outside any limit.
+    if (json.length > limits.maxArgumentChars) {
+      record.isError = true;
+      record.errorKind = 'invalid-args';
+      return errorEnvelope(
+        'invalid-args',
+        `Invalid arguments: ${json.length} characters of JSON; a call from a script may have at most ${limits.maxArgumentChars}`,
+      );
+    }
     let args: unknown;
     try {
       args = JSON.parse(json);
@@ -220,7 +236,17 @@ async function runCodeMode(
         cancelledAtEnd++;
         return errorEnvelope('cancelled', 'Not executed: the script had ended');
       }
-      const message = await callTool(tool, args, { signal: ended.signal });
+      let message: Awaited<ReturnType<typeof callTool>>;
+      try {
+        message = await callTool(tool, args, { signal: ended.signal });
+      } catch (error) {
+        // The loop's path threw (arguments nested too deeply for the host to write back as JSON,
+        // a hook that threw): a failed call in the script, never a rejection nothing handles —
+        // that ended the whole process.
+        record.isError = true;
+        record.errorKind = 'failed';
+        return errorEnvelope('failed', `The call of ${tool.name} failed: ${errorMessage(error)}`);
+      }
       record.isError = message.isError;
       if (message.errorKind !== undefined) record.errorKind = message.errorKind;
       if (ended.signal.aborted && message.errorKind === 'cancelled') cancelledAtEnd++;
@@ -246,7 +272,10 @@ async function runCodeMode(
     names: registry.list().map((tool) => tool.name),
     describe: setup.describe,
     call: (toolName: string, json: string): Promise<string> => {
-      const pending = call(toolName, json);
+      // `call` never rejects; if it did, the script's call fails and nothing is left unhandled.
+      const pending = call(toolName, json).catch((error: unknown) =>
+        errorEnvelope('failed', `The call of ${toolName} failed: ${errorMessage(error)}`),
+      );
       inFlight.add(pending);
       void pending.finally(() => inFlight.delete(pending));
       return pending;
@@ -276,12 +305,15 @@ async function runCodeMode(
   };
   if (outcome.type === 'failed') {
     if (outcome.reason === 'aborted') throw ToolError.cancelled(ctx.toolName);
-    const before =
-      printed === '' ? '' : `\n\nOutput before it stopped:\n${marked(printed, readUntrusted)}`;
-    return scriptResult(`The script failed: ${outcome.message}${before}`, {
-      isError: true,
-      details,
-    });
+    // What the script threw can be what a third party wrote (`throw new Error(page.text)`): it
+    // is fenced like the output, and only the script's own words stay outside.
+    const before = printed === '' ? '' : `\n\nOutput before it stopped:\n${printed}`;
+    return scriptResult(
+      readUntrusted
+        ? `The script failed.\n\n${marked(`${outcome.message}${before}`, true)}`
+        : `The script failed: ${outcome.message}${before}`,
+      { isError: true, details },
+    );
   }
   const value =
     outcome.value === undefined
@@ -355,7 +387,7 @@ function codeModeDescription(
     '- Each call is checked and approved exactly like a direct call. A failed or denied call throws a `ToolCallError` (`.kind`: denied, invalid-args, not-found, timeout, cancelled, failed; `.message`); catch it to carry on.',
     '- Top-level `await` and `return` work; run independent calls together with `Promise.all`.',
     '- There is no filesystem, network, require/import, process or timers: only the tools.',
-    `- Limits: ${limits.cpuTimeMs} ms of CPU time, ${Math.round(limits.memoryBytes / 1024 / 1024)} MB of memory, ${limits.maxOutputChars} characters of output, ${limits.maxCalls} tool calls.`,
+    `- Limits: ${limits.cpuTimeMs} ms of CPU time, ${Math.round(limits.memoryBytes / 1024 / 1024)} MB of memory, ${limits.maxOutputChars} characters of output, ${limits.maxCalls} tool calls of at most ${limits.maxArgumentChars} characters of arguments each.`,
     '- Print or return only what you need (a summary, the matching items), not whole tool outputs.',
   ];
   if (mode === 'on-demand') {

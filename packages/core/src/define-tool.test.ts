@@ -134,6 +134,17 @@ describe('validation messages', () => {
     target: z.union([z.string(), z.object({ id: z.number() })]).optional(),
   });
 
+  it('spells out the first 20 issues and counts the rest', () => {
+    const names = z.object({ names: z.array(z.string()) });
+    const message = issuesOf(names, { names: new Array(10_000).fill(0) });
+    expect(message.split('; ')).toHaveLength(21);
+    expect(message).toMatch(
+      /^at "names\[0\]": expected string, received number 0; .*; at "names\[19\]": expected string, received number 0; and 9980 more issues$/,
+    );
+    expect(issuesOf(names, { names: new Array(21).fill(0) })).toMatch(/; and 1 more issue$/);
+    expect(issuesOf(names, { names: new Array(20).fill(0) })).toMatch(/names\[19\].*number 0$/);
+  });
+
   it('names the path, the expected type and what was received, with a hint', () => {
     expect(issuesOf(schema, { limit: '50' })).toBe(
       'at "limit": expected number, received string "50" (hint: send 50 as a number, without quotes)',

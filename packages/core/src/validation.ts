@@ -11,9 +11,20 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** `at "limit": expected number, received string "50"`; issues joined by `; `. */
+/** Issues spelled out in one message; the rest are counted. */
+const maxShownIssues = 20;
+
+/**
+ * `at "limit": expected number, received string "50"`; issues joined by `; `, the first 20 of
+ * them (an array of 100,000 wrong items gave a 5 MB message, sent whole to the model).
+ */
 export function formatValidationIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((issue) => `at "${formatIssuePath(issue.path)}": ${issue.message}`).join('; ');
+  const shown = issues
+    .slice(0, maxShownIssues)
+    .map((issue) => `at "${formatIssuePath(issue.path)}": ${issue.message}`)
+    .join('; ');
+  const more = issues.length - maxShownIssues;
+  return more > 0 ? `${shown}; and ${more} more ${more === 1 ? 'issue' : 'issues'}` : shown;
 }
 
 /** A short, typed description of a received value: `string "50"`, `number 3`, `array`, `nothing`. */
