@@ -6,8 +6,9 @@
 
 /**
  * Evaluates to a function `(call, print, describe, names) => [finish, explain]`: `finish(value)`
- * is the text of a returned value, `explain(error)` the JSON text `{ name, message, stack }` of a
- * thrown one. Both run inside the script's runtime, under its CPU limit: a getter, `toJSON` or
+ * is the text of a returned value as a JSON string, `explain(error)` the JSON text
+ * `{ name, message, stack }` of a thrown one. Printed lines cross as JSON strings too: the engine
+ * hands the host a string as C text, which ends at its first NUL (`"ok\0rest"` arrived as `ok`). Both run inside the script's runtime, under its CPU limit: a getter, `toJSON` or
  * replaced global the script left on a value runs there, never in the host.
  */
 export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, names) {
@@ -89,7 +90,7 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
     let line = '';
     for (let index = 0; index < values.length; index++)
       line += (index === 0 ? '' : ' ') + show(values[index]);
-    hostPrint(level, line);
+    hostPrint(level, stringify(line));
   };
   const console = Object.freeze({
     log: printer('log'),
@@ -103,7 +104,7 @@ export const scriptPrelude = `(function (hostCall, hostPrint, hostDescribe, name
   Object.defineProperty(globalThis, 'console', fixed(console));
   Object.defineProperty(globalThis, 'ToolCallError', fixed(ToolCallError));
   Object.defineProperty(globalThis, 'declarations', fixed((...wanted) => hostDescribe(JSON.stringify(wanted))));
-  return [(value) => (value === undefined ? undefined : show(value)), explain];
+  return [(value) => (value === undefined ? undefined : stringify(show(value))), explain];
 })`;
 
 /** Wraps the script so top-level `await` and `return` work; the script's line numbers stay as written. */

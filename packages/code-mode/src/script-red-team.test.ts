@@ -112,3 +112,42 @@ describe('arguments of megabytes', () => {
     expect(ran).toBe(1);
   });
 });
+
+describe('a script stopped with promise jobs still queued', () => {
+  // Freeing the instance then trapped (QuickJS asserts no object is left), and the CPU limit was
+  // reported as "The script runtime failed: RuntimeError: Aborted(Assertion failed: …)".
+  it.each([
+    [
+      'an endless chain of promise jobs',
+      'const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})',
+    ],
+    [
+      'an endless chain beside an endless loop',
+      'Promise.resolve().then(() => { for (;;) {} }); await null; for (;;) {}',
+    ],
+  ])('is reported at its CPU limit (%s)', async (_name, script) => {
+    const { text, message } = await runScriptTool(script, { limits: { cpuTimeMs: 200 } });
+    expect(message.isError).toBe(true);
+    expect(text).toBe(
+      'The script failed: The script used more than its 200 ms of CPU time and was stopped (an endless loop?).',
+    );
+    // The worker that ran it runs the next script.
+    expect((await runScriptTool('return 1 + 1')).text).toBe('2');
+  });
+});
+
+describe('strings the script prints or returns', () => {
+  // The engine hands the host a string as C text: a NUL ended it (`safe\0rest` arrived as
+  // `safe`), and a lone surrogate arrived as three replacement characters.
+  it.each([
+    ['a NUL in a returned string', 'return "safe\\u0000rest"', 'safe\u0000rest'],
+    ['a NUL in a printed line', 'console.log("safe\\u0000rest")', 'safe\u0000rest'],
+    ['a NUL in a returned object', 'return { a: "x\\u0000y" }', '{\n  "a": "x\\u0000y"\n}'],
+    ['a lone surrogate in a printed line', 'console.log("a\\ud800b")', 'a\ufffdb'],
+    ['a lone surrogate in a returned string', 'return "a\\udc00b"', 'a\ufffdb'],
+    ['a surrogate pair', 'return "a\\ud83d\\ude00b"', 'a\u{1f600}b'],
+  ])('%s arrives whole', async (_name, script, expected) => {
+    const { text } = await runScriptTool(script);
+    expect(text).toBe(expected);
+  });
+});

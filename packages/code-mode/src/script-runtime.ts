@@ -197,7 +197,14 @@ export async function runScript(
   try {
     run = new ScriptRun(instance.module, host, limits, signal, output, memoryFull, options.meter);
     const outcome = await run.execute(code);
-    run.dispose();
+    try {
+      run.dispose();
+    } catch {
+      // QuickJS asserts that freeing a runtime leaves no object behind, and a script stopped in
+      // an endless chain of promise jobs leaves jobs queued: the instance traps. The outcome
+      // stands (it was reported as the runtime failing); the instance is dropped whole.
+      run.abandon();
+    }
     return outcome;
   } catch (error) {
     // A trap inside the instance, not a JavaScript exception (the host's stack ran out in deep
@@ -317,7 +324,7 @@ class ScriptRun {
           if (shown.error !== undefined) return this.#failure(shown.error);
           // Only a string is read: reading any other value (`dump`) could run the script's
           // getters or `toJSON` in the host, outside the CPU limit.
-          const text = this.#stringOf(shown.value);
+          const text = this.#jsonStringOf(shown.value);
           shown.value.dispose();
           return { type: 'returned', output: this.output, value: text };
         }
@@ -352,7 +359,7 @@ class ScriptRun {
     const call = this.#keep(context.newFunction('call', (name, json) => this.#call(name, json)));
     const print = this.#keep(
       context.newFunction('print', (level, text) => {
-        const line = this.#stringOf(text);
+        const line = this.#jsonStringOf(text);
         if (line !== undefined) this.output.write(this.#stringOf(level) ?? 'log', line);
       }),
     );
@@ -382,6 +389,21 @@ class ScriptRun {
   /** The text of a string handle; `undefined` for any other value (never converted in the host). */
   #stringOf(handle: QuickJSHandle): string | undefined {
     return this.#context.typeof(handle) === 'string' ? this.#context.getString(handle) : undefined;
+  }
+
+  /**
+   * The string a JSON string handle holds (the prelude's printed lines and returned text): the
+   * engine's strings reach the host as C text, cut at the first NUL, and JSON escapes it.
+   */
+  #jsonStringOf(handle: QuickJSHandle): string | undefined {
+    const json = this.#stringOf(handle);
+    if (json === undefined) return undefined;
+    try {
+      const value = JSON.parse(json) as unknown;
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** `hostCall(name, json)` inside the script: a promise settled when the nested call ends. */
