@@ -5,6 +5,7 @@ import { detectFileKind } from '@agent/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createReadFileTool } from './read-file.js';
 import { makeTempDir, resultText, testContext } from './test-helpers.js';
+import { type FileSystemOperations, nodeFileSystem } from './workspace.js';
 
 const fixtures = path.join(import.meta.dirname, '__fixtures__');
 let dir: string;
@@ -173,5 +174,54 @@ describe('read_file', () => {
     expect(resultText(await tool().execute({ path: 'empty.txt' }, testContext()))).toBe(
       'empty.txt is empty.',
     );
+  });
+});
+
+describe('a file another process keeps appending to', () => {
+  it('is read as it was when opened: the count ends, however fast the writer', async () => {
+    const log = path.join(dir, 'log.txt');
+    fs.writeFileSync(log, 'line\n'.repeat(1_000));
+    const line = Buffer.from('appended\n'.repeat(110_000)); // ~1 MiB, more than a chunk
+    let reads = 0;
+    // A writer faster than the reader (`yes >> log.txt` in the background): every read the tool
+    // makes, the file grows by more than the read took.
+    const appending: FileSystemOperations = {
+      ...nodeFileSystem,
+      open: (async (where: fs.PathLike, flags?: string | number, mode?: fs.Mode) => {
+        const handle = await nodeFileSystem.open(where, flags, mode);
+        if (String(where) !== log) return handle;
+        const read = handle.read.bind(handle) as (
+          buffer: Buffer,
+          offset: number,
+          length: number,
+          position: number,
+        ) => ReturnType<typeof handle.read>;
+        return Object.assign(handle, {
+          read: (buffer: Buffer, offset: number, length: number, position: number) => {
+            reads++;
+            // Bounded so that the old code ends too (after ~64 MiB), only much later.
+            if (reads < 64) fs.appendFileSync(log, line);
+            return read(buffer, offset, length, position);
+          },
+        });
+      }) as FileSystemOperations['open'],
+    };
+    const result = await createReadFileTool({ cwd: dir, fs: appending }).execute(
+      { path: 'log.txt', limit: 3 },
+      testContext(),
+    );
+    // Before: it read on as the file grew — 240 reads, 64 MiB — and counted 7 million lines.
+    expect(reads).toBeLessThan(5);
+    expect(result.details).toMatchObject({ startLine: 1, endLine: 3, totalLines: 1_000 });
+    expect(resultText(result)).toMatch(/\[Lines 1-3 of 1000; use offset 4 to continue\]$/);
+  });
+
+  it('stops when the call is aborted', async () => {
+    fs.writeFileSync(path.join(dir, 'big.txt'), 'x\n'.repeat(100_000));
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      tool().execute({ path: 'big.txt' }, testContext({ signal: controller.signal })),
+    ).rejects.toThrow();
   });
 });

@@ -100,7 +100,7 @@ export function createReadFileTool(
     source: 'builtin',
     policy: { permission: 'read-only', pathAccess: 'read' },
     permissionSubjects: async (args) => [await workspace.resolve(args.path, 'read', 'read_file')],
-    execute: async (args): Promise<ToolResult<ReadFileDetails>> => {
+    execute: async (args, ctx): Promise<ToolResult<ReadFileDetails>> => {
       const real = await workspace.resolve(args.path, 'read', 'read_file');
       const shown = workspace.display(real);
       let handle: Awaited<ReturnType<typeof workspace.fs.open>>;
@@ -188,6 +188,7 @@ export function createReadFileTool(
           maxLineChars,
           maxOutputChars,
           size,
+          signal: ctx.signal,
         });
         const details: ReadFileDetails = { ...base };
         if (read.restBytes === undefined) details.totalLines = read.totalLines;
@@ -259,8 +260,13 @@ async function readLines(
     maxOutputChars: number;
     /** The file's size when opened. */
     size: number;
+    signal: AbortSignal;
   },
 ): Promise<ReadLinesResult> {
+  // The file as it was when opened: a log a background command keeps appending to faster than
+  // it is read (`yes >> log`) had no end to reach, and the read ran until the disk filled. A file
+  // that says it is empty (some file systems do) is read up to the counting cap.
+  const readLimit = options.size > 0 ? options.size : maxCountedRestBytes;
   const buffer = Buffer.allocUnsafe(chunkBytes);
   const maxLineBytes = options.maxLineChars * 4 + 4;
   const lines: string[] = [];
@@ -311,8 +317,11 @@ async function readLines(
     if (!collecting && options.size - keptEnd > maxCountedRestBytes) {
       return { lines, totalLines: 0, linesTruncated, restBytes: options.size - keptEnd };
     }
+    options.signal.throwIfAborted();
     const chunkStart = position;
-    const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+    const length = Math.min(chunkBytes, readLimit - position);
+    if (length <= 0) break;
+    const { bytesRead } = await handle.read(buffer, 0, length, position);
     if (bytesRead === 0) break;
     position += bytesRead;
     sawAny = true;
