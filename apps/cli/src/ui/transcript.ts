@@ -394,7 +394,9 @@ export class Transcript {
         const message = (event.partial.details as { userMessage?: unknown } | undefined)
           ?.userMessage;
         if (typeof message === 'string') this.line(`  ✉ ${safe(message)}`);
-        else for (const line of childLines(event.partial.details)) this.line(safe(line));
+        // One line each: a child's model names its tools, and a line break there would start a
+        // line of its own that reads like the transcript's.
+        else for (const line of childLines(event.partial.details)) this.line(safeLine(line));
         return;
       }
       case 'tool-execution-start':
