@@ -6,8 +6,6 @@
  * refused, and the transcript says so.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import {
   type AssistantMessage,
   type Message,
@@ -15,6 +13,7 @@ import {
   terminalSafe,
   type UserContent,
 } from '@agent/core';
+import { trustedProgram } from '@agent/sandbox';
 import type { McpClientFeatures, McpLogEntry, McpRequestContext } from '@agent/tools-mcp';
 import { type McpLogLevel, mcpLogLevels } from '../config/mcp-servers.js';
 import { lookAlikeWarning } from './look-alikes.js';
@@ -76,41 +75,37 @@ function oneLine(text: string, max = 300): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function onPath(command: string): boolean {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    try {
-      accessSync(join(dir, command), constants.X_OK);
-      return true;
-    } catch {
-      // not here
-    }
-  }
-  return false;
-}
-
 /**
  * Opens `url` with `$BROWSER` (`none` disables it), else `open` (macOS), `xdg-open` (Linux and
  * BSDs) or `start` (Windows). Returns whether a browser command was started; only http and https
  * URLs are opened (see {@link notWebAddress}).
  */
-export function openInBrowser(url: string, env = process.env): boolean {
+export function openInBrowser(
+  url: string,
+  env = process.env,
+  untrustedRoots: readonly string[] = [process.cwd()],
+): boolean {
   if (notWebAddress(url) !== undefined) return false;
   const configured = env.BROWSER;
   if (configured === 'none') return false;
   let command: string;
   let args: string[];
-  if (configured !== undefined && configured !== '') {
-    command = configured;
-    args = [url];
-  } else if (process.platform === 'darwin') {
-    command = 'open';
-    args = [url];
-  } else if (process.platform === 'win32') {
+  if (process.platform === 'win32' && (configured === undefined || configured === '')) {
     command = 'cmd';
     args = ['/c', 'start', '""', url];
   } else {
-    if (!onPath('xdg-open')) return false;
-    command = 'xdg-open';
+    // Found where no command could have put one: PATH may name a folder of the workspace (an
+    // activated `.venv/bin`, `npx`'s `node_modules/.bin`) where a sandboxed command could write
+    // an `xdg-open` of its own, which would run here, unsandboxed, at the next sign-in.
+    const name =
+      configured !== undefined && configured !== ''
+        ? configured
+        : process.platform === 'darwin'
+          ? 'open'
+          : 'xdg-open';
+    const found = trustedProgram(name, { searchPath: env.PATH, untrustedRoots });
+    if (!('path' in found)) return false;
+    command = found.path;
     args = [url];
   }
   try {
