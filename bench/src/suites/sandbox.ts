@@ -1,8 +1,8 @@
 /**
- * Bench suite for `@agent/sandbox`: what the OS sandbox costs per bash call — `true`, and
- * `git status` in this repository — sandboxed (bubblewrap) against unsandboxed, in one run, with
- * the bash tool doing both — a new sandbox per call, and the session's long-lived one (the
- * default). Target: ≤ +3 ms per call.
+ * Bench suite for `@agent/sandbox`: what the OS sandbox costs per bash call — `true`, `echo`,
+ * 1 MB of output, and `git status` in this repository — sandboxed (bubblewrap) against
+ * unsandboxed, in one run, with the bash tool doing both — a new sandbox per call, and the
+ * session's long-lived one (the default). Target: ≤ +3 ms per call.
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,7 +63,9 @@ export async function run(): Promise<BenchSection> {
   });
   const rows: string[][] = [];
   try {
-    for (const command of ['true', 'git status --short']) {
+    // `echo` and 1 MB of output: what a command's Landlock domain (entered through perl between
+    // fork and exec, see @agent/sandbox's README) costs on small and large output.
+    for (const command of ['true', 'echo hi', 'yes | head -c 1048576', 'git status --short']) {
       // Interleaved so all three see the same machine load.
       const off = await timeCalls(plain, command);
       const each = await timeCalls(perCall, command);
@@ -92,7 +94,7 @@ export async function run(): Promise<BenchSection> {
     rows,
     notes: [
       `${calls} calls each after one warm-up, the same bash tool options but \`sandbox\` / \`reuseSandbox\`; target ≤ +3 ms per call (issue 32).`,
-      'New sandbox per call: `reuseSandbox: false`, a bwrap per command. Long-lived: one sandbox per session, a helper inside it forks each command (output through FIFOs, requests over its stdin).',
+      'New sandbox per call: `reuseSandbox: false`, a bwrap per command. Long-lived: one sandbox per session, a helper inside it forks each command (output through FIFOs, requests over its stdin), each command entering a Landlock domain of its own through perl where the kernel scopes them (ABI ≥ 6).',
       'Sandboxed: read-only root and /proc/sys, the workspace bound writable, private /tmp and /dev/shm, secrets and .env files above the workspace hidden, no network, new pid/ipc/uts/user/cgroup namespaces, every capability dropped, nested user namespaces disabled, the seccomp filter (no Unix sockets) loaded through /bin/sh.',
     ],
   };

@@ -18,13 +18,22 @@
  *
  * End of stdin (the owner closed it, or died) kills everything the helper started and exits.
  * Written as plain JavaScript (CommonJS: a `.cjs` file) with no dependencies.
+ *
+ * Arguments: none, or `perl wrapper` — then each command is started through
+ * `perl wrapper file args…` (command-confinement.ts), which puts it in a Landlock domain of its
+ * own before it execs: the command can then neither trace, read nor signal this helper. The
+ * command's environment goes to the wrapper over descriptor 3 (perl itself runs with none), and
+ * the wrapper's answer there says whether the exec worked: `started` waits for it.
  */
 export const execHelperSource = String.raw`'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 
 const calls = new Map();
 const self = process.pid;
+const [perl, wrapper] = process.argv.slice(2);
+const confined = typeof perl === 'string' && perl !== '' && typeof wrapper === 'string';
 
 function send(message) {
   process.stdout.write(JSON.stringify(message) + '\n');
@@ -117,20 +126,72 @@ function openWriteEnd(file) {
   }
 }
 
-function run(request) {
-  const call = { pid: undefined, needle: request.needle, exited: undefined, ending: undefined };
-  calls.set(request.id, call);
-  const fds = [];
-  let child;
-  try {
-    fds.push(openWriteEnd(request.stdout));
-    fds.push(openWriteEnd(request.stderr));
-    child = spawn(request.file, request.args, {
+// The command's environment as the wrapper reads it: NAME=value entries, each ended by a NUL.
+function environmentPayload(env) {
+  let payload = '';
+  for (const [name, value] of Object.entries(env || {})) {
+    if (value === undefined) continue;
+    const entry = name + '=' + String(value);
+    if (entry.includes('\0')) {
+      const error = new TypeError('The environment variable ' + name + ' holds a NUL byte');
+      error.code = 'ERR_INVALID_ARG_VALUE';
+      throw error;
+    }
+    payload += entry + '\0';
+  }
+  return payload;
+}
+
+function start(request, fds, payload) {
+  if (payload === undefined) {
+    return spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,
       stdio: ['ignore', fds[0], fds[1]],
     });
+  }
+  return spawn(perl, [wrapper, request.file, ...request.args], {
+    cwd: request.cwd,
+    env: {},
+    detached: true,
+    stdio: ['ignore', fds[0], fds[1], 'pipe'],
+  });
+}
+
+// Resolves with undefined once the wrapper exec'd the command (descriptor 3 closed on exec), or
+// with the errno of the exec that failed.
+function execResult(child, payload) {
+  if (payload === undefined) return Promise.resolve(undefined);
+  const channel = child.stdio[3];
+  let answer = '';
+  channel.setEncoding('utf8');
+  channel.on('data', (chunk) => {
+    answer += chunk;
+  });
+  channel.on('error', () => {});
+  channel.end(payload);
+  return new Promise((resolve) => {
+    channel.once('close', () => resolve(answer === '' ? undefined : Number.parseInt(answer, 10)));
+  });
+}
+
+function errnoName(errno) {
+  for (const [name, value] of Object.entries(os.constants.errno)) if (value === errno) return name;
+  return 'E' + errno;
+}
+
+function run(request) {
+  const call = { pid: undefined, needle: request.needle, exited: undefined, ending: undefined };
+  calls.set(request.id, call);
+  const fds = [];
+  let child;
+  let payload;
+  try {
+    payload = confined ? environmentPayload(request.env) : undefined;
+    fds.push(openWriteEnd(request.stdout));
+    fds.push(openWriteEnd(request.stderr));
+    child = start(request, fds, payload);
   } catch (error) {
     for (const fd of fds) fs.closeSync(fd);
     calls.delete(request.id);
@@ -138,17 +199,27 @@ function run(request) {
     return;
   }
   for (const fd of fds) fs.closeSync(fd);
+  let failed = false;
   child.once('error', (error) => {
-    if (call.pid !== undefined) return;
+    if (call.pid !== undefined || failed) return;
+    failed = true;
     calls.delete(request.id);
     send({ type: 'failed', id: request.id, message: String(error && error.message), code: error && error.code });
   });
   if (child.pid === undefined) return;
-  call.pid = child.pid;
-  send({ type: 'started', id: request.id, pid: child.pid });
-  call.exited = new Promise((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve();
+  const ended = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  void execResult(child, payload).then((errno) => {
+    if (failed) return;
+    if (errno !== undefined) {
+      failed = true;
+      calls.delete(request.id);
+      const code = errnoName(errno);
+      send({ type: 'failed', id: request.id, message: 'spawn ' + request.file + ' ' + code, code });
+      return;
+    }
+    call.pid = child.pid;
+    send({ type: 'started', id: request.id, pid: child.pid });
+    call.exited = ended.then(({ code, signal }) => {
       // Nothing of it left (the usual case): it is over now, and the owner need not ask to end it.
       if (call.ending === undefined && isOver(call)) {
         calls.delete(request.id);

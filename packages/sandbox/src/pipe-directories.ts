@@ -7,9 +7,14 @@ import { abandonedDirectories } from './abandoned-directories.js';
 /** Our pipe directories are named `agent-sandbox-pipes-<pid>-<random>`. */
 export const pipeDirectoryPrefix = 'agent-sandbox-pipes-';
 
+/** The scripts a host writes there: the exec helper, and the perl that confines its commands. */
+export const helperScriptName = 'exec-helper.cjs';
+export const confinementScriptName = 'confine-command.pl';
+const ownScripts = new Set([helperScriptName, confinementScriptName]);
+
 /**
  * Removes the pipe directories in `tmp` of processes that no longer run (killed by a signal):
- * only this user's, named for a dead pid, holding nothing but FIFOs and the helper's script.
+ * only this user's, named for a dead pid, holding nothing but FIFOs and the helper's scripts.
  * Best effort. Returns the directories removed.
  */
 export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string[]> {
@@ -29,7 +34,7 @@ export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string
       for (const name of await fs.promises.readdir(dir)) {
         const file = path.join(dir, name);
         const info = await fs.promises.lstat(file);
-        if (info.isFIFO() || (name === 'exec-helper.cjs' && info.isFile()))
+        if (info.isFIFO() || (ownScripts.has(name) && info.isFile()))
           await fs.promises.unlink(file);
       }
       await fs.promises.rmdir(dir);

@@ -8,6 +8,7 @@ import { bubblewrapProblem } from './bubblewrap-lookup.js';
 import { prepareRunner } from './escape-harness.js';
 import { sweepAbandonedPipeDirectories } from './pipe-directories.js';
 import { createSandbox } from './sandbox.js';
+import { createSandboxHost, type SandboxHost } from './sandbox-host.js';
 
 // The long-lived sandbox dies with its owner, however the owner dies: a real owner process
 // (the built package, run by a copied node, as root and as nobody) is SIGKILLed while a command
@@ -167,6 +168,37 @@ function openFifo(directory: string, name: string): { file: string; close: () =>
   };
 }
 
+/**
+ * A host whose helper runs neither sandboxed nor confined, as it does where Landlock cannot
+ * scope its commands (helper-confinement.test.ts shows a sandboxed command cannot take the
+ * helper's descriptors here): its commands can take its output and write into it, and the
+ * host's own defences must hold.
+ */
+function unconfinedHost(workspace: string): SandboxHost {
+  return createSandboxHost({
+    environment: (env) => env,
+    launch: async (_command, { helperArgs }) => ({
+      file: process.execPath,
+      args: helperArgs,
+      cwd: workspace,
+      env: { PATH: process.env.PATH },
+      key: 'unconfined',
+    }),
+  });
+}
+
+/**
+ * perl that takes the stdout of the helper whose command line names the directory in ARGV[0]
+ * (pidfd_open + pidfd_getfd, as the same user) into $s. Other tests' helpers may run on this
+ * machine: only this host's is matched.
+ */
+const takeHelperOutput = [
+  'opendir(my $d, "/proc"); my $helper; my $dir = shift @ARGV;',
+  'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && index($l, "$dir/exec-helper") >= 0 }',
+  'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
+  'open(my $s, ">&=", $fd) or die "took nothing: $!";',
+].join(' ');
+
 describe('a long-lived sandbox', () => {
   beforeEach(skipWithout('bwrap'));
 
@@ -212,23 +244,16 @@ describe('a long-lived sandbox', () => {
     }
   });
 
-  it("bytes a command writes into the helper's output do not hide the helper's next event", async () => {
+  it("bytes a command of an unconfined helper writes into its output do not hide the helper's next event", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'garble-'));
-    const garble = [
-      'opendir(my $d, "/proc"); my $helper;',
-      'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && $l =~ /exec-help[e]r/ }',
-      'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
-      'open(my $s, ">&=", $fd) or die; syswrite($s, "{\\"type\\":\\"exit\\",\\"id\\":" . ("9" x 200));',
-    ].join(' ');
-    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
-    const host = sandbox.createHost?.();
-    if (host === undefined) throw new Error('no host');
+    const garble = `${takeHelperOutput} syswrite($s, "{\\"type\\":\\"exit\\",\\"id\\":" . ("9" x 200));`;
+    const host = unconfinedHost(workspace);
     const fifo = (name: string) => openFifo(host.pipeDirectory, name);
     try {
       const [out, err] = [fifo('a'), fifo('b')];
       const command = await host.run({
         file: '/usr/bin/perl',
-        args: ['-e', garble],
+        args: ['-e', garble, host.pipeDirectory],
         cwd: workspace,
         env: { PATH: process.env.PATH },
         stdout: out.file,
@@ -241,33 +266,26 @@ describe('a long-lived sandbox', () => {
       err.close();
     } finally {
       await host.close();
-      await sandbox.close();
     }
   });
 
-  it("a command that takes the helper's output descriptor and floods it ends that helper, not this process", async () => {
+  it("a command that takes an unconfined helper's output descriptor and floods it ends that helper, not this process", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'flood-'));
-    // perl: find the helper, take its stdout (pidfd_open + pidfd_getfd: same user, same
-    // sandbox), write 64 MB without a newline.
+    // Write 64 MB without a newline, blocking (the descriptor is shared with the helper, whose
+    // Node made it non-blocking): the flood goes on however slowly the host reads.
     const flood = [
-      'opendir(my $d, "/proc"); my $helper;',
-      'for my $p (grep { /^\\d+$/ } readdir($d)) { open(my $c, "<", "/proc/$p/cmdline") or next; my $l = <$c>; $helper = $p + 0 if defined $l && $l =~ /exec-help[e]r/ }',
-      'my $pidfd = syscall(434, $helper, 0); my $fd = syscall(438, $pidfd, 1, 0);',
-      'print "took $fd\\n"; open(my $s, ">&=", $fd) or die; my $chunk = "A" x 65536;',
-      // Blocking (the descriptor is shared with the helper, whose Node made it non-blocking):
-      // the flood goes on however slowly the host reads.
+      takeHelperOutput,
+      'my $chunk = "A" x 65536;',
       'use Fcntl; my $flags = fcntl($s, F_GETFL, 0); fcntl($s, F_SETFL, $flags & ~O_NONBLOCK);',
       'for (1 .. 1024) { syswrite($s, $chunk) or last }',
     ].join(' ');
-    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
-    const host = sandbox.createHost?.();
-    if (host === undefined) throw new Error('no host');
+    const host = unconfinedHost(workspace);
     const fifo = (name: string) => openFifo(host.pipeDirectory, name);
     try {
       const [out, err] = [fifo('a'), fifo('b')];
       const command = await host.run({
         file: '/usr/bin/perl',
-        args: ['-e', flood],
+        args: ['-e', flood, host.pipeDirectory],
         cwd: workspace,
         env: { PATH: process.env.PATH },
         stdout: out.file,
@@ -293,7 +311,6 @@ describe('a long-lived sandbox', () => {
       err2.close();
     } finally {
       await host.close();
-      await sandbox.close();
     }
   });
 });

@@ -3,10 +3,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandCgroup, LimitEvents } from './cgroup-limits.js';
+import { confinementWrapperSource } from './command-confinement.js';
 import { execHelperSource } from './exec-helper-source.js';
 import { removeAtExit, removeNow } from './exit-cleanup.js';
 import { type HelperEvent, parseEvent } from './helper-events.js';
-import { pipeDirectoryPrefix, sweepAbandonedPipeDirectories } from './pipe-directories.js';
+import {
+  confinementScriptName,
+  helperScriptName,
+  pipeDirectoryPrefix,
+  sweepAbandonedPipeDirectories,
+} from './pipe-directories.js';
 
 /** A command to run in a {@link SandboxHost}. */
 export interface HostCommandRequest {
@@ -122,8 +128,17 @@ export interface SandboxHostOptions {
    */
   launch(
     command: HostCommandRequest,
-    paths: { pipeDirectory: string; helperFile: string },
+    paths: {
+      pipeDirectory: string;
+      /** Run `node ...helperArgs`: the helper's file, then how it confines commands. */
+      helperArgs: string[];
+    },
   ): Promise<HelperLaunch>;
+  /**
+   * Each command in a Landlock domain of its own, entered through this perl (see
+   * command-confinement.ts); absent where the kernel cannot (commands can then reach the helper).
+   */
+  confinement?: { perl: string };
   /** Adds what the sandbox sets in every command's environment (TMPDIR, proxy variables). */
   environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** How long the helper may take to say it is ready, in ms [15000]. */
@@ -198,9 +213,10 @@ class Helper {
     this.#child.stdout?.setEncoding('utf8');
     this.#child.stdout?.on('data', (chunk: string) => {
       buffered += chunk;
-      // The helper's lines are short. Commands share its sandbox and user, so one can take its
-      // output descriptor (pidfd_getfd, ptrace) and write into it: a line without end must not
-      // grow in this process until it fails. Such a helper is ended (its commands are lost).
+      // The helper's lines are short. Commands share its sandbox and user: where they are not
+      // confined (no Landlock), one can take its output descriptor (pidfd_getfd, ptrace) and
+      // write into it, and a line without end must not grow in this process until it fails.
+      // Such a helper is ended (its commands are lost).
       if (buffered.length > maximumEventLineChars && !buffered.includes('\n')) {
         buffered = '';
         this.#stderrTail =
@@ -493,8 +509,14 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   // A process killed by a signal removes nothing: the next host cleans up after it.
   void sweepAbandonedPipeDirectories(os.tmpdir());
   // A file rather than `node -e`: the helper's command line stays short in `ps`.
-  const helperFile = path.join(pipeDirectory, 'exec-helper.cjs');
+  const helperFile = path.join(pipeDirectory, helperScriptName);
   fs.writeFileSync(helperFile, execHelperSource, { mode: 0o400 });
+  const helperArgs = [helperFile];
+  if (options.confinement !== undefined) {
+    const wrapperFile = path.join(pipeDirectory, confinementScriptName);
+    fs.writeFileSync(wrapperFile, confinementWrapperSource(), { mode: 0o400 });
+    helperArgs.push(options.confinement.perl, wrapperFile);
+  }
   let current: Helper | undefined;
   let nextId = 1;
   let startFailures = 0;
@@ -502,7 +524,7 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   const retired = new Set<Helper>();
 
   const helperFor = async (request: HostCommandRequest): Promise<Helper> => {
-    const launch = await options.launch(request, { pipeDirectory, helperFile });
+    const launch = await options.launch(request, { pipeDirectory, helperArgs });
     if (
       current !== undefined &&
       (current.dead !== undefined || current.key !== launch.key || current.spent)

@@ -15,6 +15,7 @@ import {
   withLimits,
 } from './bubblewrap-command.js';
 import { findBubblewrap } from './bubblewrap-lookup.js';
+import { commandConfinement } from './command-confinement.js';
 import { commandPaths } from './command-paths.js';
 import { explainFailure } from './explain-failure.js';
 import { watchRepositories } from './git-repositories.js';
@@ -85,6 +86,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     writableRoots,
   });
   limitations.push(...networkPlan.limitations);
+  // The long-lived sandbox's commands, each in a Landlock domain of its own (command-confinement.ts).
+  const confinement =
+    bubblewrap === undefined
+      ? undefined
+      : commandConfinement({ searchPath: process.env.PATH, untrustedRoots: writableRoots });
+  if (confinement?.type === 'none') {
+    limitations.push(
+      `commands of a long-lived sandbox (createHost) can trace, signal and take descriptors from its helper and from each other: ${confinement.reason}`,
+    );
+  }
 
   const home = realPathOrResolved(os.homedir());
   // The directories above the workspace are read for .env files once, here. Which candidates
@@ -280,17 +291,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       // Started lazily, on the first command: the proxy (if any) is up by then.
       return createSandboxHost({
         environment: environmentOf,
-        launch: async (command, { pipeDirectory, helperFile }) => {
+        ...(confinement?.type === 'landlock' ? { confinement: { perl: confinement.perl } } : {}),
+        launch: async (command, { pipeDirectory, helperArgs }) => {
           await startProxy();
           const helper = { ...command, file: process.execPath, args: [] };
+          const wrapper =
+            confinement?.type === 'landlock'
+              ? [{ ...command, file: confinement.perl, args: [] }]
+              : [];
           const {
             args: mounts,
             readOnlyInside,
             pinned,
-          } = mountsFor([command, helper], [pipeDirectory]);
+          } = mountsFor([command, helper, ...wrapper], [pipeDirectory]);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
-            ...launchInvocation(bubblewrap, mounts, pinned, cwd, [process.execPath, helperFile]),
+            ...launchInvocation(bubblewrap, mounts, pinned, cwd, [process.execPath, ...helperArgs]),
             cwd,
             // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
             // they get nothing but PATH. Each command gets its own environment.
