@@ -153,7 +153,7 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect(helperPid(pipes())).not.toBe(pid);
   });
 
-  it("a command cannot forge the helper's events or requests, and killing the helper only loses its own call", async () => {
+  it("a command cannot forge the helper's events or requests, nor kill the helper", async () => {
     const { run } = session({ mode: 'required' });
     await run('true');
     // The helper is the command's parent; its stdin and stdout are socket pairs, which /proc
@@ -164,10 +164,14 @@ describe('the bash tool in a long-lived sandbox', () => {
     );
     expect(forged.text).toContain('tried');
     expect(forged.text).not.toMatch(/FORGED-(OUT|IN)/);
-    const suicide = await run('echo last; kill -KILL $PPID; sleep 5');
-    expect(suicide.isError).toBe(true);
+    // Each command is in a Landlock domain of its own (where the kernel has one: this machine's
+    // does): it cannot signal the helper. A helper killed from outside is the test above.
+    const suicide = await run('echo last; kill -KILL $PPID && echo KILLED; echo after');
+    expect(suicide.isError).toBe(false);
     expect(suicide.text).toContain('last');
-    expect(suicide.text).toMatch(/sandbox died while it ran/);
+    expect(suicide.text).toContain('Operation not permitted');
+    expect(suicide.text).not.toContain('KILLED');
+    expect(suicide.text).toContain('after');
     expect((await run('echo alive')).text).toBe('alive\nExit code: 0');
   });
 

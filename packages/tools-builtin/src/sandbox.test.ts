@@ -67,6 +67,35 @@ async function run(tool: ReturnType<typeof setup>, command: string) {
   return { text: resultText(result), details: result.details };
 }
 
+/** This process's sandbox helpers (other tests on the machine run theirs): descendants running exec-helper. */
+function ownHelpers(): number[] {
+  const parentOf = (pid: string): number | undefined => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+      const found = /^PPid:\s+(\d+)$/m.exec(status)?.[1];
+      return found === undefined ? undefined : Number(found);
+    } catch {
+      return undefined;
+    }
+  };
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('exec-helper.cjs');
+      } catch {
+        return false;
+      }
+    })
+    .filter((entry) => {
+      for (let pid = parentOf(entry); pid !== undefined && pid > 1; pid = parentOf(String(pid)))
+        if (pid === process.pid) return true;
+      return false;
+    })
+    .map(Number);
+}
+
 describe('bash in the OS sandbox', () => {
   beforeEach(skipWithout('bwrap'));
   it('says in its description that commands are sandboxed', () => {
@@ -340,11 +369,9 @@ describe('when no sandbox can run', () => {
       });
       expect((await run(bash, 'echo first')).details?.sandboxed).toBe(true);
       fs.rmSync(bwrapPath);
-      // The long-lived sandbox's helper ended (by the command itself): the next one starts bwrap again.
-      await run(
-        bash,
-        'for p in /proc/[0-9]*; do tr "\\0" " " < "$p/cmdline" 2>/dev/null | grep -q exec-helper && kill -9 "$(basename "$p")"; done; true',
-      );
+      // The long-lived sandbox's helper ended (killed from outside: its commands cannot): the
+      // next one starts bwrap again.
+      for (const pid of ownHelpers()) process.kill(pid, 'SIGKILL');
       for (const attempt of ['first', 'second']) {
         const marker = path.join(outside, `ran-${attempt}`);
         let text: string;
