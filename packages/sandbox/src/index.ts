@@ -37,4 +37,10 @@ export {
 } from './seccomp-filter.js';
 export { defaultSecretPaths, environmentFilePaths, systemSecretPaths } from './secret-paths.js';
 export { homeStartupFiles } from './startup-files.js';
+export {
+  killGroupButLeader,
+  prctlSyscallNumber,
+  subreaperSource,
+  systemPerl,
+} from './subreaper.js';
 export { type TrustedProgram, trustedProgram } from './trusted-program.js';

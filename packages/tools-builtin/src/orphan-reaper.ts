@@ -1,102 +1,9 @@
-// Outside the sandbox, what a command leaves behind after leaving its process group and clearing
-// its environment (`env -i setsid nohup daemon &`, a double fork, `setpgid`) was found by nothing:
-// neither the group kill nor the environment marker reaches it, and it outlived the call and the
-// agent. A subreaper catches it: the kernel gives a process's orphans to its nearest subreaper
-// ancestor instead of init. Node cannot ask for that (`prctl` is a native call) but perl, present
-// on nearly every Linux, can through `syscall`; so an unsandboxed command starts under a small
-// perl program that is its parent, takes its orphans, and ends them when the command ends.
+// An unsandboxed bash command starts under the subreaper of @agent/sandbox (subreaper.ts: perl
+// as the command's parent, taking its orphans and ending them when the command ends), so a daemon
+// that left the group and cleared its environment (`env -i setsid nohup daemon &`) does not
+// outlive the call and the agent.
 import * as fs from 'node:fs';
-
-/**
- * The reaper. Arguments: the prctl system call number, then the command (file and arguments).
- * It runs the command as its child in its own process group (the group kill reaches both).
- * When the command exits it ends every descendant left, in the group or not; when SIGTERM
- * arrives (the call is aborted or timed out) those that left the group (the caller kills the
- * group); when the agent dies without ending the call (PR_SET_PDEATHSIG) all of them, the group
- * too. It exits as the command did (a signal re-raised).
- */
-export const orphanReaperSource = String.raw`
-use strict; use warnings; use POSIX ();
-my $prctl = shift @ARGV;
-my $group = getpgrp();
-my $owner = getppid();
-$0 = 'agent-orphan-reaper';
-syscall($prctl, 36, 1, 0, 0, 0);
-syscall($prctl, 1, 15, 0, 0, 0);
-my $child = fork();
-if (!defined $child) { print STDERR "agent: cannot start the command: $!\n"; exit 126 }
-if ($child == 0) {
-  no warnings 'exec';
-  exec { $ARGV[0] } @ARGV;
-  print STDERR "agent: cannot run $ARGV[0]: $!\n";
-  POSIX::_exit(127);
-}
-sub descendants {
-  my ($all) = @_;
-  my (%parent, %pgrp);
-  opendir(my $proc, '/proc') or return ();
-  for my $pid (grep { /^[0-9]+$/ } readdir $proc) {
-    open(my $file, '<', "/proc/$pid/stat") or next;
-    my $stat = <$file>;
-    close $file;
-    next unless defined $stat;
-    my @fields = split / /, substr($stat, rindex($stat, ')') + 2);
-    next if $fields[0] eq 'Z' || $fields[0] eq 'X';
-    $parent{$pid} = $fields[1];
-    $pgrp{$pid} = $fields[2];
-  }
-  my @found;
-  for my $pid (keys %parent) {
-    next if $pid == $$ || (!$all && $pgrp{$pid} == $group);
-    my ($up, $steps) = ($parent{$pid}, 0);
-    $up = $parent{$up} // 0 while $up > 1 && $up != $$ && $steps++ < 4096;
-    push @found, [$pid, $parent{$pid}] if $up == $$;
-  }
-  return @found;
-}
-sub end_descendants {
-  my ($all) = @_;
-  for my $round (1 .. 500) {
-    my @left = descendants($all);
-    last unless @left;
-    kill 'KILL', map { $_->[0] } @left;
-    # Ours are reaped here (left to init they stay zombies where init does not reap); the rest
-    # by their parents.
-    waitpid($_->[0], 0) for grep { $_->[1] == $$ } @left;
-    1 while waitpid(-1, POSIX::WNOHANG()) > 0;
-  }
-}
-$SIG{TERM} = sub {
-  my $orphaned = getppid() != $owner;
-  end_descendants($orphaned);
-  kill 'KILL', -$group if $orphaned;
-};
-my $status;
-while (1) {
-  my $done = waitpid(-1, 0);
-  if ($done == $child) { $status = $?; last }
-  if ($done == -1) { $status = 127 << 8; last }
-}
-# The command is over: whatever it left ends now, members of its group too (one on its way out of
-# the group, a setpgid still to come, would slip past both this sweep and the caller's group kill).
-end_descendants(1);
-$SIG{TERM} = 'DEFAULT';
-if ($status & 127) { kill $status & 127, $$; exit 128 + ($status & 127) }
-exit $status >> 8;
-`;
-
-/** prctl's system call number where the reaper knows it (x86-64, arm64), else undefined. */
-function prctlNumber(): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  if (process.arch === 'x64') return 157;
-  if (process.arch === 'arm64') return 167;
-  return undefined;
-}
-
-/** Where perl is looked for: system folders only, never PATH (a workspace's own `perl` must not run first). */
-const perlCandidates = ['/usr/bin/perl', '/bin/perl', '/usr/local/bin/perl'];
-
-let perl: string | null | undefined;
+import { prctlSyscallNumber, subreaperSource, systemPerl } from '@agent/sandbox';
 
 function isExecutable(file: string): boolean {
   try {
@@ -105,15 +12,6 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The system's perl, found once; undefined where there is none. */
-function systemPerl(): string | undefined {
-  if (perl === undefined) {
-    perl = null;
-    perl = perlCandidates.find(isExecutable) ?? null;
-  }
-  return perl ?? undefined;
 }
 
 /**
@@ -125,10 +23,10 @@ export function underOrphanReaper(
   file: string,
   args: readonly string[],
 ): { file: string; args: string[] } | undefined {
-  const number = prctlNumber();
+  const number = prctlSyscallNumber();
   const found = systemPerl();
   if (number === undefined || found === undefined) return undefined;
   // A shell that is not there fails to spawn as before (an error of the call, not exit 127).
   if (file.startsWith('/') && !isExecutable(file)) return undefined;
-  return { file: found, args: ['-e', orphanReaperSource, '--', String(number), file, ...args] };
+  return { file: found, args: ['-e', subreaperSource, '--', String(number), file, ...args] };
 }

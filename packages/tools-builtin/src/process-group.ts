@@ -2,7 +2,7 @@ import type { ChildProcess, spawn as nodeSpawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import type { SandboxLimitEvents } from '@agent/sandbox';
+import { killGroupButLeader, type SandboxLimitEvents } from '@agent/sandbox';
 import { endEarly } from './end-early.js';
 import { underOrphanReaper } from './orphan-reaper.js';
 import type { OutputBuffer } from './output-buffer.js';
@@ -266,7 +266,7 @@ let exitOps: ProcessOperations | undefined;
 function endCommandsAtExit(): void {
   for (const [pid, { ops, reaped }] of running) {
     // The reaper stays: with its command killed it ends what left the group, then exits.
-    if (reaped && killGroupButLeader(ops, pid)) continue;
+    if (reaped && killGroupButLeader(pid, ops.kill)) continue;
     try {
       ops.kill(-pid, 'SIGKILL');
     } catch {
@@ -283,27 +283,6 @@ function trackRunning(pid: number, ops: ProcessOperations, reaped: boolean): voi
   if (exitOps === undefined) process.once('exit', endCommandsAtExit);
   exitOps = ops;
   running.set(pid, { ops, reaped });
-}
-
-/** SIGKILLs every process of group `pgid` but its leader; false without `/proc`. */
-function killGroupButLeader(ops: ProcessOperations, pgid: number): boolean {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return false;
-  }
-  for (const entry of entries) {
-    if (!/^[0-9]+$/.test(entry) || Number(entry) === pgid) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-      if (Number(fields[2]) === pgid) ops.kill(Number(entry), 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return true;
 }
 
 /** Resolves after the event loop's next poll phase, so output already in a pipe has been read. */

@@ -1,11 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { credentialFreeEnvironment } from '@agent/core';
-import { createSandbox, type Sandbox, type SandboxMode, type SandboxOptions } from '@agent/sandbox';
+import {
+  createSandbox,
+  killGroupButLeader,
+  type Sandbox,
+  type SandboxMode,
+  type SandboxOptions,
+} from '@agent/sandbox';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { groupLauncher, killGroupButLeader } from './stdio-launcher.js';
+import { groupLauncher } from './stdio-launcher.js';
 
 /** Options of {@link StdioProcessTransport}. */
 export interface StdioProcessTransportOptions {
@@ -135,7 +141,7 @@ const isPosix = process.platform !== 'win32';
 const liveChildren = new Set<ChildProcess>();
 /** Children started in a process group of their own (the group is signalled, not just the child). */
 const groupLeaders = new WeakSet<ChildProcess>();
-/** Children that are the reaping launcher (the server is its child): see reaperScript. */
+/** Children that are the reaping launcher (the server is its child): see @agent/sandbox's subreaperSource. */
 const reapingLaunchers = new WeakSet<ChildProcess>();
 let exitHookInstalled = false;
 
