@@ -1,16 +1,21 @@
-import { parseArgs } from 'node:util';
 import type { HooksConfig } from '@agent/command-hooks';
 import type { CompactionOptions, PermissionMode } from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import { explainParseError } from './args-slips.js';
 import { baseUrlProblem } from './base-url.js';
 import type { CodeModeSetting } from './code-mode.js';
+import { refuseUnusedOptions } from './command-options.js';
 import type { HelpTopic } from './help-text.js';
 import { expandLeadingTilde } from './home-path.js';
 import { type McpLogLevel, type McpServerEntry, mcpLogLevels } from './mcp-servers.js';
-import { optionSpecs } from './option-specs.js';
+import { parseOptions } from './option-specs.js';
+import { parseServeLimits, type ServeLimits, serveLimitFlags } from './serve-limits.js';
 import { closestWord, peerMode } from './suggest.js';
 import { parseToolList, type ToolList, ToolListError } from './tool-choice.js';
+import { UsageError } from './usage-error.js';
+
+export { type ServeLimits, serveLimitFlags } from './serve-limits.js';
+export { UsageError } from './usage-error.js';
 
 /** The providers the CLI can talk to. */
 export type ProviderName = 'anthropic' | 'openai' | 'google';
@@ -128,14 +133,6 @@ export interface CliOptions {
 /** The commands, for "did you mean" (a lone word a letter or two from one is not sent as a prompt). */
 const commandWords = ['demo', 'trust', 'mcp', 'help'] as const;
 
-/** A mistake on the command line: printed with a pointer to `agent --help`, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
 const modes: readonly PermissionMode[] = [
   'default',
   'read-only',
@@ -183,9 +180,9 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     throw new UsageError(
       '-p is given twice: give one prompt (quote it: agent -p "first, then second")',
     );
-  let parsed: ReturnType<typeof parse>;
+  let parsed: ReturnType<typeof parseOptions>;
   try {
-    parsed = parse(argv);
+    parsed = parseOptions(argv);
   } catch (error) {
     throw new UsageError(explainParseError(error));
   }
@@ -472,143 +469,6 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
   };
 }
 
-/**
- * The options a command other than a session reads; any other given to it would be silently
- * ignored, so it is refused instead. (`--help` and `--version` win over everything, as usual.)
- */
-const commandOptions: Partial<
-  Record<CliOptions['command'], { reads: readonly string[]; does: string }>
-> = {
-  demo: {
-    reads: ['code-mode'],
-    does: 'it runs a fixed script over the built-in tools in a temporary workspace, offline',
-  },
-  trust: { reads: ['cwd'], does: "it records, lists or revokes trust in a folder's configuration" },
-  'mcp-serve': {
-    reads: [
-      'cwd',
-      'mcp-config',
-      'mcp-timeout',
-      'openapi',
-      'sandbox',
-      'mode',
-      'allow',
-      'ask',
-      'deny',
-      'pass-env',
-      'tools',
-      'trust',
-      'http',
-      'port',
-      'token-file',
-      'no-auth',
-      'max-concurrent-calls',
-      'max-queued-calls',
-      'max-pipelined-requests',
-    ],
-    does: 'it serves the tools to another client, which brings its own model and session',
-  },
-  'mcp-login': {
-    reads: ['cwd', 'mcp-config', 'mcp-timeout', 'trust'],
-    does: 'it signs in to one HTTP MCP server and keeps the token',
-  },
-};
-
-/** `agent mcp serve`'s caps (see `ToolServerOptions` and `HttpServeOptions` of @agent/tools-mcp). */
-export interface ServeLimits {
-  /** Tool calls running at once per token (stdio: for the client) [8]. */
-  maxConcurrentCalls?: number;
-  /** Calls waiting for a turn past those; more get a JSON-RPC error [32]. */
-  maxQueuedCalls?: number;
-  /** `--http`: requests one connection may have unanswered; past it the connection is closed [16]. */
-  maxPipelinedRequests?: number;
-}
-
-/** The flags of a {@link ServeLimits} key, and the least each takes. */
-export const serveLimitFlags = {
-  maxConcurrentCalls: { flag: 'max-concurrent-calls', least: 1 },
-  maxQueuedCalls: { flag: 'max-queued-calls', least: 0 },
-  maxPipelinedRequests: { flag: 'max-pipelined-requests', least: 1 },
-} as const;
-
-function parseServeLimits(
-  values: ReturnType<typeof parse>['values'],
-  overHttp: boolean,
-): ServeLimits | undefined {
-  const limits: ServeLimits = {};
-  for (const [key, { flag, least }] of Object.entries(serveLimitFlags)) {
-    const text = values[flag];
-    if (typeof text !== 'string') continue;
-    const value = Number(text);
-    if (text.trim() === '' || !Number.isInteger(value) || value < least)
-      throw new UsageError(`--${flag} must be a whole number >= ${least}, got "${text}"`);
-    limits[key as keyof ServeLimits] = value;
-  }
-  if (limits.maxPipelinedRequests !== undefined && !overHttp)
-    throw new UsageError(
-      '--max-pipelined-requests is for agent mcp serve --http (stdio has one client)',
-    );
-  return Object.keys(limits).length === 0 ? undefined : limits;
-}
-
-/** Throws {@link UsageError} for an option the command would ignore (see {@link commandOptions}). */
-function refuseUnusedOptions(
-  command: CliOptions['command'],
-  values: ReturnType<typeof parse>['values'],
-  pickSession: boolean,
-  trustAction: CliOptions['trustAction'],
-): void {
-  const given = Object.entries(values)
-    .filter(([, value]) => value !== undefined)
-    .map(([name]) => name);
-  if (pickSession) given.push('resume');
-  // `agent trust list` lists every trusted folder: it reads no folder.
-  const reads =
-    command === 'trust' && trustAction === 'list'
-      ? { reads: [], does: 'it lists every trusted folder' }
-      : commandOptions[command];
-  const name = command.startsWith('mcp-')
-    ? `agent ${command.replace('-', ' ')}`
-    : `agent ${command}`;
-  if (reads !== undefined) {
-    // -p has its own words for demo and mcp serve (below).
-    const unused = given.filter(
-      (option) =>
-        !reads.reads.includes(option) &&
-        (option !== 'print' || (command !== 'demo' && command !== 'mcp-serve')),
-    );
-    if (unused.length > 0) {
-      const flags = unused.map((option) => `--${option}`).join(', ');
-      const hint =
-        command === 'demo' && unused.includes('tools')
-          ? ' (to choose the tools, run a session: agent -p "…" --tools …)'
-          : '';
-      throw new UsageError(
-        `${name} does not take ${flags}: ${reads.does}${hint}; it takes ${reads.reads.length === 0 ? 'no options' : reads.reads.map((option) => `--${option}`).join(', ')}`,
-      );
-    }
-  }
-  if (command !== 'run') return;
-  if (
-    values['keep-grants'] === true &&
-    values.resume === undefined &&
-    values.continue !== true &&
-    !pickSession
-  )
-    throw new UsageError(
-      '--keep-grants gives a resumed session its "always" answers back: use it with --resume or --continue',
-    );
-  if (values.scripted !== undefined) {
-    const real = ['provider', 'base-url'].filter(
-      (option) => values[option as 'provider'] !== undefined,
-    );
-    if (real.length > 0)
-      throw new UsageError(
-        `--scripted replays the turns of a file, so ${real.map((option) => `--${option}`).join(' and ')} would choose nothing: use one or the other`,
-      );
-  }
-}
-
 /** What an option given `""` needed, for its message (a file, when not named here). */
 const emptyValueNeeds: Partial<Record<string, string>> = {
   cwd: 'a folder',
@@ -629,13 +489,4 @@ function helpTopicOf(positionals: readonly string[]): HelpTopic | undefined {
   if (positionals[0] === 'demo' || positionals[0] === 'trust') return positionals[0];
   if (positionals[0] === 'mcp') return positionals[1] === 'login' ? 'mcp-login' : 'mcp-serve';
   return undefined;
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: optionSpecs,
-  });
 }

@@ -1,3 +1,5 @@
+import { parseArgs } from 'node:util';
+
 /** Every option `agent` takes (node:util parseArgs). */
 export const optionSpecs = {
   print: { type: 'string', short: 'p' },
@@ -39,3 +41,16 @@ export const optionSpecs = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
+
+/** argv parsed against {@link optionSpecs} (strict: an unknown option throws). */
+export function parseOptions(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: optionSpecs,
+  });
+}
+
+/** The option values of {@link parseOptions}. */
+export type ParsedOptions = ReturnType<typeof parseOptions>['values'];
