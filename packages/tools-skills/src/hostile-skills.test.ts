@@ -38,11 +38,15 @@ async function folder(name: string): Promise<string> {
   return dir;
 }
 
-/** Discovery with a deadline: a reader stuck on a FIFO fails the test instead of hanging it. */
+/**
+ * Discovery with a deadline: a reader stuck on a FIFO fails the test instead of hanging it. A
+ * stuck read never ends, so the deadline is far from any honest run's time: 5 s failed a
+ * discovery of thousands of skills in a loaded CI.
+ */
 async function discover() {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('discovery hung')), 5000);
+    timer = setTimeout(() => reject(new Error('discovery hung')), 60_000);
   });
   try {
     return await Promise.race([discoverSkills([root]), deadline]);
