@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolError } from '@agent/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OpenApiToolAdapter } from './index.js';
+import { type OpenApiDocument, OpenApiToolAdapter } from './index.js';
 import { callTool } from './test-helpers.js';
 
 let server: Server;
@@ -54,7 +54,7 @@ function document(version: string, paths: Record<string, unknown>, extra: object
   };
 }
 
-function load(spec: object, withKey = false) {
+function load(spec: OpenApiDocument, withKey = false) {
   const warnings: string[] = [];
   const adapter = OpenApiToolAdapter.fromSpec(spec, {
     onWarning: (text) => warnings.push(text),
