@@ -167,9 +167,9 @@ describe('the gate inside scripts', () => {
         ...(approver === undefined
           ? {}
           : {
-              approver: (request) => {
+              approver: (request, context) => {
                 asked.push(`${request.toolName} ${request.subjects.join(',')}`);
-                return approver(request);
+                return approver(request, context);
               },
             }),
       }),
