@@ -109,7 +109,13 @@ export class ReplSession {
   #marker: string | undefined;
   #ready: Promise<void> | undefined;
   #pending: Pending | undefined;
-  #buffer = '';
+  /**
+   * The reply channel's line so far, as the chunks it came in: joined once its line break
+   * arrives. (Appending to one string and searching it made V8 walk a rope of chunks on every
+   * read: a 4 MB line took seconds per chunk, and a cell flooding fd 1 was never cut off.)
+   */
+  #partial: string[] = [];
+  #partialLength = 0;
   #stderr = '';
   /** The nonce of the cell waiting for its reply: only a reply line carrying it is the reply. */
   #nonce: string | undefined;
@@ -146,7 +152,8 @@ export class ReplSession {
     this.#child = undefined;
     this.#marker = undefined;
     this.#ready = undefined;
-    this.#buffer = '';
+    this.#partial = [];
+    this.#partialLength = 0;
     if (child?.pid !== undefined) {
       killGroup(child.pid);
       untrackInterpreter(child.pid);
@@ -283,7 +290,8 @@ export class ReplSession {
     this.#child = child;
     this.#marker = marker;
     if (child.pid !== undefined) trackInterpreter(child.pid);
-    this.#buffer = '';
+    this.#partial = [];
+    this.#partialLength = 0;
     let ready!: () => void;
     let failed!: (error: Error) => void;
     const readyPromise = new Promise<void>((resolve, reject) => {
@@ -292,15 +300,15 @@ export class ReplSession {
     });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       if (this.#child !== child) return;
-      // What came before this chunk holds no line break: look only at the new part (a long line
-      // arriving in many chunks would otherwise be searched from its start each time).
-      const searchFrom = this.#buffer.length;
-      this.#buffer += chunk;
-      let newline = this.#buffer.indexOf('\n', searchFrom);
+      let start = 0;
+      let newline = chunk.indexOf('\n');
       while (newline !== -1) {
-        const line = this.#buffer.slice(0, newline);
-        this.#buffer = this.#buffer.slice(newline + 1);
-        newline = this.#buffer.indexOf('\n');
+        const tail = chunk.slice(start, newline);
+        const line = this.#partial.length === 0 ? tail : this.#partial.join('') + tail;
+        this.#partial = [];
+        this.#partialLength = 0;
+        start = newline + 1;
+        newline = chunk.indexOf('\n', start);
         let message: unknown;
         try {
           message = JSON.parse(line);
@@ -317,9 +325,14 @@ export class ReplSession {
         // Anything else is what a subprocess of the cell wrote to this same descriptor: output.
         else if (this.#nonce !== undefined) this.#keepSubprocessOutput(line);
       }
+      if (this.#child !== child) return;
+      if (start < chunk.length) {
+        this.#partial.push(start === 0 ? chunk : chunk.slice(start));
+        this.#partialLength += chunk.length - start;
+      }
       // The drivers bound their replies; a line this long is the cell writing to the reply
       // channel itself (fd 1), and holding it would let the cell fill the host's memory.
-      if (this.#buffer.length > maxReplyLineChars) {
+      if (this.#partialLength > maxReplyLineChars) {
         const pending = this.#pending;
         const stderr = this.#stderr;
         this.reset();
