@@ -209,16 +209,21 @@ class Helper {
       this.kill();
     }, startTimeoutMs);
     timer.unref();
-    let buffered = '';
+    // The current line's chunks, joined once its line break arrives (a string grown chunk by
+    // chunk and searched each time is walked chunk by chunk by V8: quadratic in the line).
+    let partial: string[] = [];
+    let partialLength = 0;
     this.#child.stdout?.setEncoding('utf8');
     this.#child.stdout?.on('data', (chunk: string) => {
-      buffered += chunk;
+      let start = 0;
+      let newline = chunk.indexOf('\n');
       // The helper's lines are short. Commands share its sandbox and user: where they are not
       // confined (no Landlock), one can take its output descriptor (pidfd_getfd, ptrace) and
       // write into it, and a line without end must not grow in this process until it fails.
       // Such a helper is ended (its commands are lost).
-      if (buffered.length > maximumEventLineChars && !buffered.includes('\n')) {
-        buffered = '';
+      if (newline === -1 && partialLength + chunk.length > maximumEventLineChars) {
+        partial = [];
+        partialLength = 0;
         this.#stderrTail =
           `${this.#stderrTail}\nthe sandbox helper wrote a line over ${maximumEventLineChars} characters`.slice(
             -2000,
@@ -226,11 +231,20 @@ class Helper {
         this.kill();
         return;
       }
-      let newline = buffered.indexOf('\n');
+      const lines: string[] = [];
       while (newline !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        newline = buffered.indexOf('\n');
+        const tail = chunk.slice(start, newline);
+        lines.push(partial.length === 0 ? tail : partial.join('') + tail);
+        partial = [];
+        partialLength = 0;
+        start = newline + 1;
+        newline = chunk.indexOf('\n', start);
+      }
+      if (start < chunk.length) {
+        partial.push(chunk.slice(start));
+        partialLength += chunk.length - start;
+      }
+      for (const line of lines) {
         const event = parseEvent(line);
         if (event === undefined) continue;
         if (event.type === 'ready') {
