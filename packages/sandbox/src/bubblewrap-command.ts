@@ -6,6 +6,7 @@ import {
   closingShell,
   inheritedDescriptors,
 } from './inherited-descriptors.js';
+import { closingShellOptions } from './outside-shells.js';
 import { isInside } from './real-paths.js';
 import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
 import type { SecretMask } from './secret-paths.js';
@@ -224,7 +225,17 @@ function launch(
   // Inherited ones closed first: a pinned directory's descriptor may reuse a number.
   const script = closeDescriptorsScript(inherited) + pinDescriptorsScript(pinned);
   return filterFile === undefined
-    ? { file: shell, args: ['-c', `${script}exec "$@"`, 'agent-sandbox', bubblewrap.path, ...args] }
+    ? {
+        file: shell,
+        args: [
+          ...closingShellOptions,
+          '-c',
+          `${script}exec "$@"`,
+          'agent-sandbox',
+          bubblewrap.path,
+          ...args,
+        ],
+      }
     : withSeccompDescriptor(filterFile, bubblewrap.path, args, { shell, script });
 }
 

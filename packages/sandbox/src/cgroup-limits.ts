@@ -11,6 +11,7 @@ import {
   pidNamespace,
   prepareCgroupPlaces,
 } from './cgroup-places.js';
+import { systemShellOptions } from './outside-shells.js';
 
 /** The limits a sandbox's cgroups set; undefined lifts one. */
 export interface CgroupLimitValues {
@@ -225,6 +226,7 @@ function enterThrough(cell: Cell, invocation: Invocation): Invocation {
   return {
     file: '/bin/sh',
     args: [
+      ...systemShellOptions(),
       '-c',
       script,
       'agent-sandbox-cgroup',

@@ -217,7 +217,7 @@ describe('a bubblewrap sandbox', () => {
     // bash instead when this process holds inherited descriptors it must close first (a test
     // runner's own, say): dash cannot close those above 9.
     expect(wrapped.file).toBe(inheritedDescriptors().length === 0 ? '/bin/sh' : closingShell());
-    const filterFile = wrapped.args[3] ?? '';
+    const filterFile = wrapped.args[wrapped.args.indexOf('agent-sandbox') + 1] ?? '';
     expect(fs.statSync(filterFile).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(filterFile)).mode & 0o777).toBe(0o700);
     const child = spawn(wrapped.file, [...wrapped.args], { cwd: wrapped.cwd, env: wrapped.env });
@@ -248,7 +248,7 @@ describe('a bubblewrap sandbox', () => {
         import { createSandbox } from ${JSON.stringify(entry)};
         const sandbox = createSandbox({ mode: 'required', writableRoots: [process.cwd()], cgroups: 'off', onWarning: () => {} });
         const wrapped = await sandbox.wrap({ file: 'true', args: [], cwd: process.cwd(), env: {} });
-        console.log(wrapped.args[3]);
+        console.log(wrapped.args[wrapped.args.indexOf('agent-sandbox') + 1]);
       `;
       const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
         cwd: temporary,

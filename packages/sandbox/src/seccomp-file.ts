@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { removeAtExit } from './exit-cleanup.js';
+import { closingShellOptions, systemShellOptions } from './outside-shells.js';
 import { buildSeccompFilter, type SeccompFilterOptions } from './seccomp-filter.js';
 
 /**
@@ -108,6 +109,7 @@ export function withSeccompDescriptor(
   return {
     file: closing?.shell ?? '/bin/sh',
     args: [
+      ...(closing === undefined ? systemShellOptions() : closingShellOptions),
       '-c',
       `${closing?.script ?? ''}filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`,
       'agent-sandbox',
