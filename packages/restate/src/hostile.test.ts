@@ -270,7 +270,9 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
       Array.from({ length: 7 }, (_, index) => `round ${index}`),
     );
     expect(toolResults(messages).every((result) => !result.isError)).toBe(true);
-  });
+    // Seven prompts, each reloading a state that grows to 20 MiB in Restate: minutes under a
+    // loaded CI (run79: past 300 s with three other suites' builds beside it).
+  }, 600_000);
 });
 
 describe('a long session', () => {
