@@ -18,6 +18,7 @@
 
 import { credentialFormsSource } from './credential-forms.js';
 import { redactCutFragments } from './credential-fragments.js';
+import { credentialPiecesRedactor } from './credential-pieces.js';
 
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
 export interface CredentialRule {
@@ -301,8 +302,10 @@ export interface CredentialRedactorOptions {
   minLength?: number;
   /**
    * `exact`: each value as it is and JSON-escaped. `encoded`: also coloured, wrapped, escaped,
-   * percent-encoded, reversed, hex and base64 forms (see `credential-forms.ts`) — for the boundary
-   * where a tool's output enters the conversation; a regular expression pass per value [exact].
+   * percent-encoded, reversed, hex and base64 forms (see `credential-forms.ts`), and any stretch
+   * of 12 characters or more of a value as dumps show it (`xxd`, `od -c`, `cut -c`; see
+   * `credential-pieces.ts`) — for the boundary where a tool's output enters the conversation; a
+   * regular expression pass per value [exact].
    */
   forms?: 'exact' | 'encoded';
 }
@@ -331,10 +334,12 @@ export function credentialRedactor(
       : (text: string) => redactCutFragments(whole(text), replacements);
   if (options.forms !== 'encoded') return exact;
   const patterns = encodedPatterns(replacements);
+  // Last: what is left of a value once its whole forms are markers, shown in pieces (`xxd`).
+  const pieces = credentialPiecesRedactor(replacements);
   return (text) => {
     let result = exact(text);
     for (const [pattern, marker] of patterns) result = result.replace(pattern, () => marker);
-    return result;
+    return pieces(result);
   };
 }
 

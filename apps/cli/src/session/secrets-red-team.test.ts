@@ -202,6 +202,52 @@ describe('a key in a command output the key as commands spell it', () => {
   });
 });
 
+describe('a key the commands that dump a file show in pieces', () => {
+  // xxd and hexdump -C put an offset and an ASCII column around every 16 bytes, od an offset (and
+  // spaces between characters with -c), cut a middle stretch: the model read the key 16 characters
+  // a line. Real commands (xxd ships with vim, hexdump with util-linux, od and cut with coreutils).
+  const commands = [
+    'xxd .env',
+    'hexdump -C .env',
+    'od -c .env',
+    'od -tx1 .env',
+    'cut -c20-60 .env',
+  ];
+
+  it('no 8 characters of the key past its public prefix reach the model or the session file', async () => {
+    const { workspace, home } = await folders();
+    await writeFile(join(workspace, '.env'), `ANTHROPIC_API_KEY=${providerKey}\nOTHER=1\n`);
+    const { run, sent, saved } = await runTurns(
+      [
+        ...commands.map((command) => ({ tool: { name: 'bash', input: { command } } })),
+        { text: 'Done.' },
+      ],
+      { workspace, home, args: ['--mode', 'full-access'] },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const secret = providerKey.slice('sk-ant-api03-xY9'.length);
+    const pieces = new Set<string>();
+    for (let at = 0; at + 8 <= secret.length; at++) pieces.add(secret.slice(at, at + 8));
+    for (const [name, where] of [
+      ['sent', sent],
+      ['saved', saved],
+    ] as const) {
+      // Read as the dumps spell it: white space and colons out, hex as text.
+      const compact = where.replace(/\\n|[\s:]/g, '');
+      const lower = compact.toLowerCase();
+      for (const piece of pieces) {
+        expect(compact.includes(piece), `${name}: ${context(compact, piece)}`).toBe(false);
+        const hex = Buffer.from(piece).toString('hex');
+        expect(lower.includes(hex), `${name} (hex): ${context(lower, hex)}`).toBe(false);
+      }
+    }
+    // The dumps themselves still reach the model: offsets and the other variable are there.
+    expect(sent).toContain('00000000: 414e 5448 524f 5049 435f 4150 495f 4b45  ANTHROPIC_API_KE');
+    expect(sent).toContain('|OTHER=1.|');
+    expect(sent.match(/\[redacted:ANTHROPIC_API_KEY\]/g)?.length).toBeGreaterThanOrEqual(8);
+  });
+});
+
 describe('credentials under names and in shapes the rules did not know', () => {
   // A password manager's session key unlocks the whole vault through its CLI; a JDBC URL keeps its
   // password in the query; an Azure SAS is a signature. Each reached bash's environment.
