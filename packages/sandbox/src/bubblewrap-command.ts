@@ -6,9 +6,16 @@ import {
   closingShell,
   inheritedDescriptors,
 } from './inherited-descriptors.js';
-import { closingShellOptions } from './outside-shells.js';
+import {
+  carryEnvironment,
+  environmentArguments,
+  environmentDescriptor,
+  systemPath,
+  withEnvironmentDescriptor,
+} from './outside-environment.js';
+import { closingShellOptions, systemShellOptions } from './outside-shells.js';
 import { isInside } from './real-paths.js';
-import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
+import { seccompDescriptor, seccompFilterFile } from './seccomp-file.js';
 import type { SecretMask } from './secret-paths.js';
 
 /** What a sandboxed command may see, fixed when the sandbox is created. */
@@ -72,27 +79,30 @@ export interface Invocation {
   args: string[];
 }
 
+/**
+ * A sandbox's start: the program, its arguments and the environment to spawn it with — the
+ * outside stages' own (see outside-environment.ts), which carries the command's to bwrap.
+ */
+export interface Launch extends Invocation {
+  env: Record<string, string>;
+}
+
 /** Port the allow-list proxy listens on inside the sandbox (its own network namespace). */
 export const proxyPort = 3128;
 
 /**
  * Shell that starts socat (`socat`, a shell word: a path or a name) carrying
  * loopback:{@link proxyPort} to the proxy's Unix socket at `socketPath` (a shell word), and
- * waits until it listens (at most ~3 s).
+ * waits until it listens (at most ~3 s). socat does not get the descriptor the command's
+ * environment arrives on (the outer stage passes it to the inner bwrap).
  */
 function relayToProxy(socketPath: string, socat = 'socat'): string {
+  const fd = environmentDescriptor;
   return (
-    `${socat} TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath} 2>/dev/null & ` +
-    `i=0; until [ $i -ge 300 ] || ${socat} -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null; do i=$((i+1)); sleep 0.01; done; `
+    `${socat} TCP-LISTEN:${proxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${socketPath} 2>/dev/null ${fd}<&- & ` +
+    `i=0; until [ $i -ge 300 ] || ${socat} -u OPEN:/dev/null TCP:127.0.0.1:${proxyPort} 2>/dev/null ${fd}<&-; do i=$((i+1)); sleep 0.01; done; `
   );
 }
-
-/**
- * The PATH of the outer stage's own programs (sleep, umount), which run with the whole file
- * system in view, secrets included: never the caller's, whose entries may lie in the workspace
- * (`node_modules/.bin` first under `npx`), where a command could have put a `sleep` of its own.
- */
-const systemPath = '/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
  * `command` started through `/bin/sh` inside the sandbox after it sets its rlimits, soft and
@@ -199,44 +209,49 @@ export function filterFileFor(
 }
 
 /**
- * Starts bwrap directly, or through `/bin/sh` when it must read a filter from a descriptor, or
- * through bash when this process holds inherited descriptors: bwrap would pass them on to the
- * command (and keep them itself, as pid 1 inside), so they are closed first. Throws when they
- * cannot be (no bash): fail closed rather than hand the command a way out.
+ * Starts bwrap through a shell that hands it the command's environment on a descriptor (see
+ * outside-environment.ts: nothing outside the sandbox runs with it), opens the filter when there
+ * is one, and first closes the descriptors this process inherited: bwrap would pass them on to
+ * the command (and keep them itself, as pid 1 inside). The shell is bash where there is one
+ * (dash cannot close or pin descriptors above 9); without bash, /bin/sh — and it throws when
+ * descriptors must be closed or pinned: fail closed rather than hand the command a way out.
+ * `args` hold {@link environmentArguments} where the bwrap that starts the command reads them.
  */
 function launch(
   bubblewrap: Bubblewrap,
   filterFile: string | undefined,
   args: string[],
   pinned: readonly string[],
-): Invocation {
+  environment: NodeJS.ProcessEnv,
+): Launch {
   const inherited = inheritedDescriptors();
-  if (inherited.length === 0 && pinned.length === 0)
-    return filterFile === undefined
-      ? { file: bubblewrap.path, args }
-      : withSeccompDescriptor(filterFile, bubblewrap.path, args);
   const shell = closingShell();
-  if (shell === undefined)
+  if (shell === undefined && (inherited.length > 0 || pinned.length > 0))
     throw new Error(
       inherited.length > 0
         ? `this process holds open file descriptors (${inherited.join(', ')}) that a sandboxed command would inherit, and there is no bash to close them with; start it without them`
         : `the sandbox needs bash to keep ${pinned[0]} (it holds a protected or hidden path) from being moved, and there is none`,
     );
+  const carried = carryEnvironment(environment);
   // Inherited ones closed first: a pinned directory's descriptor may reuse a number.
   const script = closeDescriptorsScript(inherited) + pinDescriptorsScript(pinned);
-  return filterFile === undefined
-    ? {
-        file: shell,
-        args: [
-          ...closingShellOptions,
-          '-c',
-          `${script}exec "$@"`,
-          'agent-sandbox',
-          bubblewrap.path,
-          ...args,
-        ],
-      }
-    : withSeccompDescriptor(filterFile, bubblewrap.path, args, { shell, script });
+  const start =
+    filterFile === undefined
+      ? 'exec "$@"'
+      : `filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`;
+  return {
+    file: shell ?? '/bin/sh',
+    args: [
+      ...(shell === undefined ? systemShellOptions() : closingShellOptions),
+      '-c',
+      script + withEnvironmentDescriptor(carried, start, shell === undefined ? 'sh' : 'bash'),
+      'agent-sandbox',
+      ...(filterFile === undefined ? [] : [filterFile]),
+      bubblewrap.path,
+      ...args,
+    ],
+    env: carried.env,
+  };
 }
 
 /** One bwrap: network off (its own namespace, loopback only) or on (the host's). */
@@ -247,10 +262,13 @@ export function singleStage(options: {
   filterFile: string | undefined;
   cwd: string;
   command: readonly string[];
+  /** The command's environment: set inside the sandbox alone. */
+  environment: NodeJS.ProcessEnv;
   /** {@link MountPlan.pinned}, as the mounts name them. */
   pinned: readonly string[];
-}): Invocation {
+}): Launch {
   const args = [
+    ...environmentArguments,
     ...options.mounts,
     '--unshare-all',
     ...(options.network === 'on' ? ['--share-net'] : []),
@@ -262,7 +280,7 @@ export function singleStage(options: {
     '--',
     ...options.command,
   ];
-  return launch(options.bubblewrap, options.filterFile, args, options.pinned);
+  return launch(options.bubblewrap, options.filterFile, args, options.pinned, options.environment);
 }
 
 /**
@@ -282,10 +300,14 @@ export function proxyStages(options: {
   socatPath?: string;
   cwd: string;
   command: readonly string[];
+  /** The command's environment: set inside the sandbox proper alone (the inner bwrap). */
+  environment: NodeJS.ProcessEnv;
   /** {@link MountPlan.pinned}, as the mounts name them. */
   pinned: readonly string[];
-}): Invocation {
+}): Launch {
   const inner = [
+    // The inner bwrap reads the command's environment: the outer one passes the descriptor on.
+    ...environmentArguments,
     ...options.mounts,
     // Its own user namespace (--disable-userns brings one too) and pid namespace: socat's is out of sight.
     ...(options.bubblewrap.features.disableUserNamespaces ? [] : ['--unshare-user']),
@@ -301,10 +323,15 @@ export function proxyStages(options: {
     '--',
     ...options.command,
   ];
-  // The caller's PATH is put back for the sandbox proper (bwrap itself is named by its real path).
+  // The inner bwrap is named by its real path; it sets the command's environment itself.
   const socat = options.socatPath === undefined ? 'socat' : shellWord(options.socatPath);
-  const script = `proxy=$1; shift; callerPath=$PATH; PATH=${systemPath}; ${relayToProxy('"$proxy"', socat)}${uncoverProc}PATH=$callerPath; exec "$@"`;
+  const script = `proxy=$1; shift; PATH=${systemPath}; ${relayToProxy('"$proxy"', socat)}${uncoverProc}exec "$@"`;
   const outer = [
+    // The outer stage (its shell, socat, the inner bwrap) runs with the system PATH alone.
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    systemPath,
     ...outerStage,
     // Bound writable here too: the inner bwrap cannot make writable what it gets read-only.
     ...options.writableRoots.flatMap((root) => ['--bind', root, root]),
@@ -317,7 +344,7 @@ export function proxyStages(options: {
     options.bubblewrap.path,
     ...inner,
   ];
-  return launch(options.bubblewrap, options.filterFile, outer, options.pinned);
+  return launch(options.bubblewrap, options.filterFile, outer, options.pinned, options.environment);
 }
 
 /**
@@ -383,8 +410,12 @@ export function nestingProblem(bubblewrap: Bubblewrap): string | undefined {
       bubblewrap.path,
       ...inner,
     ];
-    const command = launch(bubblewrap, filterFile, outer, []);
-    const result = spawnSync(command.file, command.args, { timeout: 10_000, encoding: 'utf8' });
+    const command = launch(bubblewrap, filterFile, outer, [], {});
+    const result = spawnSync(command.file, command.args, {
+      env: command.env,
+      timeout: 10_000,
+      encoding: 'utf8',
+    });
     if (result.error !== undefined) problem = result.error.message;
     else if (result.status !== 0) {
       problem = (result.stderr ?? '').trim() || `exit ${result.status ?? result.signal}`;
@@ -406,11 +437,14 @@ export function proxySingleStage(options: {
   proxySocket: string;
   cwd: string;
   command: readonly string[];
+  /** The command's environment: set inside the sandbox alone (socat runs there with it). */
+  environment: NodeJS.ProcessEnv;
   /** {@link MountPlan.pinned}, as the mounts name them. */
   pinned: readonly string[];
-}): Invocation {
+}): Launch {
   const inside = '/tmp/.agent-sandbox-proxy.sock';
   const args = [
+    ...environmentArguments,
     ...options.mounts,
     '--ro-bind',
     options.proxySocket,
@@ -428,5 +462,5 @@ export function proxySingleStage(options: {
     'sandbox',
     ...options.command,
   ];
-  return launch(options.bubblewrap, options.filterFile, args, options.pinned);
+  return launch(options.bubblewrap, options.filterFile, args, options.pinned, options.environment);
 }

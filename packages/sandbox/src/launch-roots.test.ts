@@ -36,10 +36,17 @@ function project(): { root: string; server: string } {
   return { root, server };
 }
 
-function run(invocation: { file: string; args: readonly string[] }): Promise<string> {
+function run(invocation: {
+  file: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+}): Promise<string> {
   return new Promise((resolve) => {
-    execFile(invocation.file, [...invocation.args], (error, stdout, stderr) =>
-      resolve(error === null ? stdout : `failed: ${stderr}`),
+    execFile(
+      invocation.file,
+      [...invocation.args],
+      { env: invocation.env },
+      (error, stdout, stderr) => resolve(error === null ? stdout : `failed: ${stderr}`),
     );
   });
 }

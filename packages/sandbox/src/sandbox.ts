@@ -6,7 +6,7 @@ import { assertRootsUnmoved, directoriesAbove, identities, outermostRoots } from
 import {
   type Bubblewrap,
   filterFileFor,
-  type Invocation,
+  type Launch,
   mountArguments,
   proxyPort,
   proxySingleStage,
@@ -202,22 +202,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return { args, readOnlyInside, pinned };
   };
 
-  /** bwrap (through its stages for the allow-listed network) around `command`. */
+  /**
+   * bwrap (through its stages for the allow-listed network) around `command`, which gets
+   * `environment` inside; what runs outside gets an environment of its own.
+   */
   const launchInvocation = (
     bubblewrap: Bubblewrap,
     mounts: readonly string[],
     pinned: readonly string[],
     cwd: string,
-    command: readonly string[],
-  ): Invocation => {
-    const inner = withLimits(command, {
+    command: { argv: readonly string[]; environment: NodeJS.ProcessEnv },
+  ): Launch => {
+    const { environment } = command;
+    const inner = withLimits(command.argv, {
       ...(processLimit === undefined ? {} : { processes: processLimit }),
       ...(limits.fileBytes === undefined ? {} : { fileBytes: limits.fileBytes }),
     });
     const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
     if (typeof network === 'object') {
       if (proxySocket === undefined) throw new Error('the allow-list proxy is not started');
-      const stage = { bubblewrap, mounts, pinned, proxySocket, cwd, command: inner };
+      const stage = { bubblewrap, mounts, pinned, proxySocket, cwd, command: inner, environment };
       return nested && filterFile !== undefined
         ? proxyStages({
             ...stage,
@@ -227,7 +231,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           })
         : proxySingleStage({ ...stage, filterFile });
     }
-    return singleStage({ bubblewrap, mounts, pinned, network, filterFile, cwd, command: inner });
+    return singleStage({
+      bubblewrap,
+      mounts,
+      pinned,
+      network,
+      filterFile,
+      cwd,
+      command: inner,
+      environment,
+    });
   };
 
   const startProxy = async (): Promise<void> => {
@@ -240,13 +253,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     bubblewrap: Bubblewrap,
     command: SandboxCommand,
     extraReadable: readonly string[],
-  ): Promise<Invocation> => {
+  ): Promise<Launch> => {
     await startProxy();
     const { args: mounts, pinned } = mountsFor([command], extraReadable);
-    return launchInvocation(bubblewrap, mounts, pinned, command.cwd, [
-      command.file,
-      ...command.args,
-    ]);
+    return launchInvocation(bubblewrap, mounts, pinned, command.cwd, {
+      argv: [command.file, ...command.args],
+      environment: environmentOf(command.env),
+    });
   };
 
   return {
@@ -271,7 +284,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async wrap(command) {
       if (bubblewrap === undefined) return command;
       const invocation = await invocationFor(bubblewrap, command, []);
-      const wrapped = { cwd: command.cwd, env: environmentOf(command.env) };
+      // The command's environment reaches it through bwrap (see outside-environment.ts).
+      const wrapped = { cwd: command.cwd, env: invocation.env };
       const cgroups = limits.cgroups;
       if (cgroups === undefined) return { ...invocation, ...wrapped };
       cgroups.releaseIdle();
@@ -306,11 +320,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           } = mountsFor([command, helper, ...wrapper], [pipeDirectory]);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
-            ...launchInvocation(bubblewrap, mounts, pinned, cwd, [process.execPath, ...helperArgs]),
-            cwd,
             // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
             // they get nothing but PATH. Each command gets its own environment.
-            env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+            ...launchInvocation(bubblewrap, mounts, pinned, cwd, {
+              argv: [process.execPath, ...helperArgs],
+              environment: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+            }),
+            cwd,
             // A protected path replaced at the same path (a directory above it moved away, the
             // mount with it) is another file: the running sandbox does not cover it, a new one will.
             key: JSON.stringify([mounts, identities(readOnlyInside)]),

@@ -4,7 +4,12 @@ import { type Sandbox, type SandboxHost, SandboxHostError } from '@agent/sandbox
 import type { BashRunSettings } from './bash-settings.js';
 import { startHostedProcessGroup } from './hosted-process-group.js';
 import { OutputBuffer } from './output-buffer.js';
-import { newRunMarker, type ProcessGroupHandle, startProcessGroup } from './process-group.js';
+import {
+  markerVariable,
+  newRunMarker,
+  type ProcessGroupHandle,
+  startProcessGroup,
+} from './process-group.js';
 
 /** The stdout and stderr buffers of a run, spilling to the session's spill directory. */
 export function buffersFor(
@@ -23,17 +28,22 @@ export function buffersFor(
   return { stdout: make('stdout'), stderr: make('stderr') };
 }
 
-/** `shell -c command` inside the sandbox, or undefined when the sandbox is not active. */
+/**
+ * `shell -c command` inside the sandbox, or undefined when the sandbox is not active. The run's
+ * marker goes in the command's own environment: what the sandbox's outside stages are spawned
+ * with does not reach the command (the sandbox sets the command's environment inside).
+ */
 async function wrapCommand(
   settings: BashRunSettings,
   command: string,
+  marker: string,
 ): Promise<{ file: string; args: readonly string[]; env: NodeJS.ProcessEnv } | undefined> {
   if (!settings.sandbox.status.active) return undefined;
   return settings.sandbox.wrap({
     file: settings.shell,
     args: ['-c', command],
     cwd: settings.cwd,
-    env: settings.env,
+    env: { ...settings.env, [markerVariable]: marker },
   });
 }
 
@@ -88,7 +98,9 @@ export async function startCommand(
       if (!SandboxHostError.isInstance(error)) throw error;
     }
   }
-  const wrapped = start.unsandboxed ? undefined : await wrapCommand(settings, start.command);
+  const wrapped = start.unsandboxed
+    ? undefined
+    : await wrapCommand(settings, start.command, common.marker);
   const handle = startProcessGroup({
     ...settings,
     ...common,

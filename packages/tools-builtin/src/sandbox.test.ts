@@ -35,7 +35,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function setup(sandbox: Parameters<typeof createBashTool>[0]['sandbox'] = {}) {
+function setup(
+  sandbox: Parameters<typeof createBashTool>[0]['sandbox'] = {},
+  more: { env?: NodeJS.ProcessEnv; reuseSandbox?: boolean } = {},
+) {
   ws = makeTempDir('sandbox-ws-');
   outside = makeTempDir('sandbox-outside-');
   home = makeTempDir('sandbox-home-');
@@ -59,6 +62,7 @@ function setup(sandbox: Parameters<typeof createBashTool>[0]['sandbox'] = {}) {
     spillDir: path.join(ws, '.spill'),
     backgroundTasks: background,
     sandbox: options,
+    ...more,
   });
 }
 
@@ -139,6 +143,35 @@ describe('bash in the OS sandbox', () => {
     expect(fs.existsSync(`/tmp/${marker}`)).toBe(false);
     expect(fs.existsSync(`/dev/shm/${marker}`)).toBe(false);
   });
+
+  it.each([
+    ['a sandbox per command', false],
+    ['the long-lived sandbox', true],
+  ])(
+    '%s: the command carries its run marker, and no loader variable of its environment acts outside',
+    async (_name, reuseSandbox) => {
+      // The sandbox sets the command's environment inside (bwrap), from what wrap() was given:
+      // the marker the tool uses to find a run's processes must be in it, not added afterwards.
+      const logs = makeTempDir('sandbox-loader-');
+      cleanups.push(() => fs.rmSync(logs, { recursive: true, force: true }));
+      const output = path.join(logs, 'ld');
+      const bash = setup(
+        {},
+        {
+          env: { PATH: process.env.PATH, LD_DEBUG: 'libs', LD_DEBUG_OUTPUT: output },
+          reuseSandbox,
+        },
+      );
+      const { text } = await run(
+        bash,
+        'printf "marker=%s\\n" "$AGENT_TOOLS_BUILTIN_RUN"; printf "debug=%s\\n" "$LD_DEBUG_OUTPUT"',
+      );
+      expect(text).toMatch(/^marker=[0-9a-f-]+\.[0-9a-f-]+$/m);
+      expect(text).toContain(`debug=${output}`);
+      // The loader wrote no log outside the sandbox (inside, the folder is read-only).
+      expect(fs.readdirSync(logs)).toEqual([]);
+    },
+  );
 
   it("the host's unix sockets in /tmp and /run (agents, tmux, docker, dbus) cannot be reached", async (context) => {
     // Without socat the command would say REFUSED for the wrong reason.
