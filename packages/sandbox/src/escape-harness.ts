@@ -447,9 +447,12 @@ for (const run of input.runs) {
       results.push({ name: attempt.name, output: '', code: null, signal: null, planted: [], skipped: attempt.requires + ' is not bounded here' });
       continue;
     }
+    const started = Date.now();
     const result = host === undefined ? await perCall(sandbox, run, attempt) : await inHost(sandbox, host, run, attempt);
+    const ran = Date.now();
     // What the attempt made for the user's git or shell, as the bash tool asks after each command.
-    results.push({ ...result, planted: sandbox.checkPlanted(), unread: sandbox.plantedCheckIncomplete?.() });
+    const planted = sandbox.checkPlanted();
+    results.push({ ...result, planted, unread: sandbox.plantedCheckIncomplete?.(), ms: [ran - started, Date.now() - ran] });
   }
   reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited, runnerPid: process.pid });
   await host?.close();

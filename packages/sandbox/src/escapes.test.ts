@@ -264,7 +264,9 @@ describe.runIf(available).each(users)('sandbox escapes, as $label', (user) => {
         ],
       },
     ]);
-  }, 600_000);
+    // Some 650 attempts and 8 controls, one at a time (they share the fixture): 4–9 minutes a
+    // user on a loaded 2-core machine (run79, ESCAPE_REPORT's per-attempt times).
+  }, 1_500_000);
 
   afterAll(async () => {
     host?.stop();

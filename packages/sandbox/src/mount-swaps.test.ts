@@ -99,7 +99,9 @@ const floodAttempts: Attempt[] = [
     script:
       'mkdir "$WS/flood" && cd "$WS/flood" && seq -f d%05.0f 1 10100 | xargs mkdir && git init -q d10100/x && echo FLOODED',
   },
-  ...Array.from({ length: 6 }, (_, index) => ({
+  // Each check reads for at most 400 ms: on a loaded machine six were not enough to reach the
+  // last of 10,100 directories (run79). Two dozen are, at any load the suite survives.
+  ...Array.from({ length: 24 }, (_, index) => ({
     name: `a later command (${index + 1})`,
     script: 'true',
   })),
