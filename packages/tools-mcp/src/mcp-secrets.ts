@@ -169,3 +169,35 @@ export function hideSecretsInAnyError(error: unknown, hide: (text: string) => st
   }
   return original;
 }
+
+/**
+ * `value` (JSON: a tool's definition or schema as listed) with every secret replaced in its
+ * strings; the same value when none is there or it cannot be written as JSON (a schema too deep,
+ * refused later by the listing's own checks).
+ */
+export function hideSecretsInJson<T>(value: T, hide: (text: string) => string): T {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return value;
+  }
+  if (text === undefined) return value;
+  const hidden = hide(text);
+  if (hidden === text) return value;
+  try {
+    return JSON.parse(hidden) as T;
+  } catch {
+    // A marker that broke the JSON (a label with a quote): string by string instead.
+    return hideInStrings(value, hide) as T;
+  }
+}
+
+function hideInStrings(value: unknown, hide: (text: string) => string): unknown {
+  if (typeof value === 'string') return hide(value);
+  if (Array.isArray(value)) return value.map((item) => hideInStrings(item, hide));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [hide(key), hideInStrings(item, hide)]),
+  );
+}

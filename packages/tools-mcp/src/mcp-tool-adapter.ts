@@ -27,7 +27,12 @@ import { installClientHandlers, type McpCaller, type McpRoot } from './client-fe
 import { McpAuth } from './mcp-auth.js';
 import { type Connection, McpConnector } from './mcp-connection.js';
 import type { McpToolAdapterOptions, McpToolsChangedListener } from './mcp-options.js';
-import { configuredSecrets, hideSecretsInAnyError, LearnedSecrets } from './mcp-secrets.js';
+import {
+  configuredSecrets,
+  hideSecretsInAnyError,
+  hideSecretsInJson,
+  LearnedSecrets,
+} from './mcp-secrets.js';
 import { pacedNotification } from './notification-pacer.js';
 import { createResourceTools } from './resource-tools.js';
 import { defaultMaxResultChars } from './result-budget.js';
@@ -337,7 +342,9 @@ export class McpToolAdapter implements AsyncDisposable {
    * as the server's words): cut at `maxDescriptionChars` [10,000] with a note, like a description.
    */
   get instructions(): string | undefined {
-    const instructions = this.#connector.current?.client.getInstructions();
+    const given = this.#connector.current?.client.getInstructions();
+    // Hidden like its results: a server naming the token it was started with.
+    const instructions = given === undefined ? undefined : this.#hide(given);
     const max = this.#options.maxDescriptionChars ?? defaultMaxDescriptionChars;
     if (instructions === undefined || instructions.length <= max) return instructions;
     return `${instructions.slice(0, max)}… [instructions cut at ${max.toLocaleString('en-US')} characters]`;
@@ -508,12 +515,21 @@ export class McpToolAdapter implements AsyncDisposable {
       previousEntries: this.#entries,
       previousTools: this.#tools,
       extraTools: this.#resourceTools ?? [],
+      // What the model reads of a tool (title, description, schemas) has the server's configured
+      // credentials hidden, as its results do: a server naming the token it was started with in
+      // a description or a schema default showed it to the model on every turn.
       build: (definition, rawInputSchema, fingerprint) =>
-        toolEntry(definition, rawInputSchema, fingerprint, {
-          server: this.name,
-          options: this.#options,
-          call: (mcpName, taskRequired, args, ctx) => this.#call(mcpName, taskRequired, args, ctx),
-        }),
+        toolEntry(
+          hideSecretsInJson(definition, this.#hide),
+          hideSecretsInJson(rawInputSchema, this.#hide),
+          fingerprint,
+          {
+            server: this.name,
+            options: this.#options,
+            call: (mcpName, taskRequired, args, ctx) =>
+              this.#call(mcpName, taskRequired, args, ctx),
+          },
+        ),
     });
     this.#entries = entries;
     this.#tools = tools;
