@@ -43,4 +43,20 @@ describe('a server that lists the credential it was started with', () => {
       properties: { limit: { type: 'integer', default: 10 }, key: { type: 'string' } },
     });
   });
+
+  it("a prompt's messages (sent to the model as the user's) and a resource's text hold the marker", async () => {
+    const adapter = await McpToolAdapter.connect({
+      name: 'svc',
+      transport: nodeServer(serverEntry, [], { env: { SERVICE_TOKEN: token } }),
+    });
+    adapters.push(adapter);
+    const prompt = JSON.stringify(await adapter.getPrompt('review'));
+    const resource = JSON.stringify(await adapter.readResource('svc://config'));
+    for (const text of [prompt, resource]) {
+      expect(text).not.toContain(token);
+      expect(text).toContain('[redacted:env SERVICE_TOKEN]');
+    }
+    expect(prompt).toContain('Review the service (token [redacted:env SERVICE_TOKEN]).');
+    expect(resource).toContain('region=eu-west');
+  });
 });

@@ -230,9 +230,12 @@ export class McpToolAdapter implements AsyncDisposable {
     );
   }
 
-  /** Reads a resource by URI (`resources/read`). */
-  readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    return this.#request(signal, (client, options) => client.readResource({ uri }, options));
+  /** Reads a resource by URI (`resources/read`), with the configured credentials hidden in it. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const result = await this.#request(signal, (client, options) =>
+      client.readResource({ uri }, options),
+    );
+    return hideSecretsInJson(result, this.#hide);
   }
 
   /**
@@ -278,15 +281,19 @@ export class McpToolAdapter implements AsyncDisposable {
     );
   }
 
-  /** A prompt filled in with its arguments (`prompts/get`): messages to send to the model. */
-  getPrompt(
+  /**
+   * A prompt filled in with its arguments (`prompts/get`): messages to send to the model, with the
+   * configured credentials hidden (an application sends them as the user's own words, unredacted).
+   */
+  async getPrompt(
     name: string,
     args: Record<string, string> = {},
     signal?: AbortSignal,
   ): Promise<GetPromptResult> {
-    return this.#request(signal, (client, options) =>
+    const result = await this.#request(signal, (client, options) =>
       client.getPrompt({ name, arguments: args }, options),
     );
+    return hideSecretsInJson(result, this.#hide);
   }
 
   /** Completions for a prompt's or a resource template's argument (`completion/complete`). */

@@ -1,7 +1,7 @@
 // A stdio MCP server written as raw JSON-RPC lines that puts the credential it was started with
 // (SERVICE_TOKEN) in what it lists, as servers do with a "configured for" note or a schema
 // default: its instructions, a tool's title, description, input schema (description, default,
-// examples) and output schema.
+// examples) and output schema — and in a prompt's messages and a resource's text.
 import { createInterface } from 'node:readline';
 
 const token = process.env.SERVICE_TOKEN ?? '';
@@ -32,7 +32,7 @@ createInterface({ input: process.stdin }).on('line', (text) => {
         id: message.id,
         result: {
           protocolVersion: message.params.protocolVersion,
-          capabilities: { tools: {} },
+          capabilities: { tools: {}, prompts: {}, resources: {} },
           serverInfo: { name: 'env-echo-listing', version: '1.0.0' },
           instructions: `Use the query tool; it is signed in as ${token}.`,
         },
@@ -40,5 +40,23 @@ createInterface({ input: process.stdin }).on('line', (text) => {
     );
   else if (message.method === 'tools/list')
     process.stdout.write(line({ id: message.id, result: { tools: [tool] } }));
+  else if (message.method === 'prompts/get')
+    process.stdout.write(
+      line({
+        id: message.id,
+        result: {
+          messages: [
+            { role: 'user', content: { type: 'text', text: `Review the service (token ${token}).` } },
+          ],
+        },
+      }),
+    );
+  else if (message.method === 'resources/read')
+    process.stdout.write(
+      line({
+        id: message.id,
+        result: { contents: [{ uri: message.params.uri, text: `token=${token}\nregion=eu-west` }] },
+      }),
+    );
   else process.stdout.write(line({ id: message.id, error: { code: -32601, message: 'no such method' } }));
 });
