@@ -4,7 +4,8 @@
 // terminal the browser signs in; in a run nobody can sign in from, the server is skipped at once
 // (it waited for a browser that could never come back before).
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -52,7 +53,11 @@ async function setup() {
     }),
   );
   const opened = join(dir, 'opened.txt');
-  const browser = join(dir, 'browser.mjs');
+  // Outside the folder the CLI runs in: a browser program there is refused (the workspace could
+  // have planted it; see browser-program.test.ts), and the sign-in would wait for ever.
+  const browserDir = await mkdtemp(join(tmpdir(), 'agent-cli-browser-'));
+  cleanups.push(() => rm(browserDir, { recursive: true, force: true }));
+  const browser = join(browserDir, 'browser.mjs');
   await writeFile(
     browser,
     [

@@ -3,7 +3,8 @@
 // TTY) they are declined and refused, and the transcript says so; roots are the workspace; log
 // messages are shown from the level chosen.
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { unfenceUntrusted } from '@agent/core';
@@ -95,6 +96,19 @@ async function setup(steps: unknown[]) {
 function serverWords(text: string): string {
   const unnoted = text.startsWith('Untrusted: ') ? text.split('\n').slice(2).join('\n') : text;
   return unfenceUntrusted(unnoted)?.inner ?? text;
+}
+
+/**
+ * A fake browser, outside the folder the CLI runs in: one there is refused (the workspace could
+ * have planted it; see browser-program.test.ts), and nothing would be opened.
+ */
+async function browserProgram(script: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-cli-browser-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const browser = join(dir, 'browser.sh');
+  await writeFile(browser, script);
+  await chmod(browser, 0o755);
+  return browser;
 }
 
 function startTmux(args: string[], cwd: string, env = cleanEnv()) {
@@ -205,9 +219,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
     ]);
     // A fake browser that records what it was asked to open.
     const opened = join(run.dir, 'opened.txt');
-    const browser = join(run.dir, 'browser.sh');
-    await writeFile(browser, `#!/bin/sh\necho "$1" > '${opened}'\n`);
-    await chmod(browser, 0o755);
+    const browser = await browserProgram(`#!/bin/sh\necho "$1" > '${opened}'\n`);
     const { tmux, waitForText, waitForExit } = startTmux(
       [...run.args, '-p', 'ask me'],
       run.dir,
@@ -271,9 +283,7 @@ describe('MCP interactions in a terminal (tmux)', () => {
       { text: 'OK.' },
     ]);
     const opened = join(run.dir, 'opened.txt');
-    const browser = join(run.dir, 'browser.sh');
-    await writeFile(browser, `#!/bin/sh\necho "$1" >> '${opened}'\n`);
-    await chmod(browser, 0o755);
+    const browser = await browserProgram(`#!/bin/sh\necho "$1" >> '${opened}'\n`);
     const { tmux, waitForExit } = startTmux(
       [...run.args, '-p', 'open them'],
       run.dir,
