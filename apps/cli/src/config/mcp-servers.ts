@@ -33,6 +33,11 @@ export interface McpServerEntry {
    * sandbox must not open for writing).
    */
   sandboxWritableRoot?: string;
+  /**
+   * The server is listed no roots (`roots/list` answers none): a user's server outside the
+   * sandbox in a folder not trusted (session/mcp-untrusted-folder.ts).
+   */
+  withoutRoots?: true;
 }
 
 /**

@@ -196,6 +196,10 @@ export async function connectMcpServers(
                   }
                 : placedTransport(server, options.sandboxOptions),
             ...options.interactions?.forServer(server.name),
+            // Declared all the same (a server may ask), answered with none.
+            ...(server.withoutRoots === true && options.interactions !== undefined
+              ? { roots: [] }
+              : {}),
             onError: (error) => {
               // A sign-in nobody can give here is said once, with what to do (below).
               if (authorizationNeededIn(error) === undefined)

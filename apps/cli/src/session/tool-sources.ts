@@ -26,6 +26,7 @@ import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { redactAlso } from '../ui/redaction.js';
 import { type LoadedLspTools, loadLspTools } from './lsp-tools.js';
 import { connectMcpServers, reportUnmatched } from './mcp-tools.js';
+import { placeUserServers } from './mcp-untrusted-folder.js';
 
 /** Every tool of a session, and how to release what they hold (MCP servers, background commands). */
 export interface ToolSet {
@@ -256,7 +257,7 @@ export async function loadTools(
     redactAlso(mcpServerSecrets(servers));
     const mcp = await connectMcpServers(
       {
-        servers: outsideUntrustedFolder(servers, options.workspaceTrusted !== false, log),
+        servers: placeUserServers(servers, { trusted: options.workspaceTrusted !== false, log }),
         choice,
         timeoutSeconds: options.mcpTimeoutSeconds,
         interactions: options.mcpInteractions,
@@ -334,35 +335,6 @@ export async function loadTools(
     if (name in unavailable && !tools.some((tool) => tool.name === name))
       log(`tools: ${name} is not available here (${unavailable[name]})`);
   return { tools, sources, sandbox, mcp: adapters, choice, close };
-}
-
-/**
- * The user's own stdio servers (settings, `--mcp-config`) start in the working directory unless
- * their entry names one. In a folder not trusted that would let the folder configure how they
- * start: `npx` reads its `.npmrc` (a `registry` that serves a package of the folder's choosing),
- * `uvx` its `uv.toml`, version managers' shims its `mise.toml`/`.tool-versions`. There they start
- * in the home directory instead (said once); the project's own servers do not start at all.
- */
-function outsideUntrustedFolder(
-  servers: readonly McpServerEntry[],
-  trusted: boolean,
-  log: (line: string) => void,
-): McpServerEntry[] {
-  if (trusted) return [...servers];
-  const moved: string[] = [];
-  const placed = servers.map((server) => {
-    if (server.transport.type !== 'stdio' || server.baseDir !== undefined) return server;
-    if (server.transport.cwd !== undefined && isAbsolute(server.transport.cwd)) return server;
-    moved.push(server.name);
-    // A sandboxed one still writes only where it would have started, not the whole home.
-    const writable = resolve(server.transport.cwd ?? '.');
-    return { ...server, baseDir: homedir(), sandboxWritableRoot: writable };
-  });
-  if (moved.length > 0)
-    log(
-      `mcp: ${moved.join(', ')} start in ${homedir()}, not in this folder: it is not trusted, and launchers such as npx and uvx read a folder's own configuration (.npmrc, uv.toml…); \`agent trust\` starts them here`,
-    );
-  return placed;
 }
 
 /** Why a tool a list names may not be made (the others of loadTools always are when chosen). */

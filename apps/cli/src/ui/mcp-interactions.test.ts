@@ -611,7 +611,7 @@ describe('a request during a sub-agent’s call names the sub-agent', () => {
 });
 
 describe('MCP interactions without a terminal', () => {
-  it('-p with stdin not a TTY: elicitation declined, sampling refused, saying so; roots = the workspace; logs from the level', async () => {
+  it('-p with stdin not a TTY: elicitation declined, sampling refused, saying so; roots = the trusted workspace; logs from the level', async () => {
     const run = await setup([
       {
         toolCalls: [
@@ -622,7 +622,9 @@ describe('MCP interactions without a terminal', () => {
       },
       { text: 'Done.' },
     ]);
-    const { code, stderr } = await runCli([...run.args, '-p', 'go'], { cwd: run.dir });
+    // Trusted: in a folder not trusted a server outside the sandbox is listed no roots
+    // (session/mcp-untrusted-sandbox.test.ts).
+    const { code, stderr } = await runCli([...run.args, '-p', 'go', '--trust'], { cwd: run.dir });
     expect(code).toBe(0);
     expect(stderr).toContain(
       'mcp everything asked for input ("Please provide inputs for the following fields:"): declined, this run is not interactive (no terminal to ask on)',
