@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { removeAtExit } from './exit-cleanup.js';
-import { closingShellOptions, systemShellOptions } from './outside-shells.js';
+import { systemShellOptions } from './outside-shells.js';
 import { buildSeccompFilter, type SeccompFilterOptions } from './seccomp-filter.js';
 
 /**
@@ -97,21 +97,20 @@ function processDirectory(base: string): string {
 /**
  * The command that starts `bwrap` with the filter on descriptor {@link seccompDescriptor}: a
  * `/bin/sh` that opens the file and execs bwrap (the same process, so callers' process-group
- * kills and exit codes are unchanged). With `closing`, that shell (bash) first closes the
- * descriptors this process inherited (see inherited-descriptors.ts).
+ * kills and exit codes are unchanged). Used by the probe; a sandbox's own commands start through
+ * bubblewrap-command.ts's launch, which also closes inherited descriptors.
  */
 export function withSeccompDescriptor(
   filterFile: string,
   bwrapPath: string,
   bwrapArgs: readonly string[],
-  closing?: { shell: string; script: string },
 ): { file: string; args: string[] } {
   return {
-    file: closing?.shell ?? '/bin/sh',
+    file: '/bin/sh',
     args: [
-      ...(closing === undefined ? systemShellOptions() : closingShellOptions),
+      ...systemShellOptions(),
       '-c',
-      `${closing?.script ?? ''}filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`,
+      `filter=$1; shift; exec "$@" ${seccompDescriptor}<"$filter"`,
       'agent-sandbox',
       filterFile,
       bwrapPath,
