@@ -24,7 +24,11 @@ export type SandboxLimitEvents = LimitEvents;
 /** The limits of one sandbox as decided when it is created. */
 export interface ResourceLimits {
   status: SandboxLimits;
-  /** RLIMIT_NPROC to set inside (not for root, whom the kernel exempts). */
+  /**
+   * RLIMIT_NPROC to set inside (not for root, whom the kernel exempts): the limit itself without
+   * a pids cgroup; with one, a backstop above it, so the cgroup refuses first and its counter
+   * explains the refusal (an rlimit refusal leaves no trace to explain).
+   */
   processRlimit?: number;
   /** RLIMIT_FSIZE to set inside, in bytes (root too). */
   fileBytes?: number;
@@ -105,6 +109,13 @@ function checkLimit(name: string, value: number, minimum: number, unit: string):
     );
   }
 }
+
+/**
+ * How far above a pids cgroup's limit RLIMIT_NPROC is set where both apply. Both count the
+ * sandbox's processes and threads; which refuses a fork first was a race (the official CI saw the
+ * rlimit win as nobody in a delegated cgroup, and the refusal went unexplained).
+ */
+export const rlimitBackstopMargin = 16;
 
 /**
  * Decides a sandbox's limits: a cgroup per command (pids.max, memory.max) where this process
@@ -188,7 +199,14 @@ export function resourceLimits(options: {
   };
   return {
     status,
-    ...(processRlimit === undefined ? {} : { processRlimit }),
+    ...(processRlimit === undefined
+      ? {}
+      : {
+          processRlimit:
+            cgroups?.controllers.includes('pids') === true
+              ? processRlimit + rlimitBackstopMargin
+              : processRlimit,
+        }),
     ...(fileBytes === undefined ? {} : { fileBytes }),
     ...(cgroups === undefined ? {} : { cgroups }),
     limitations,

@@ -9,7 +9,7 @@ import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hostAllowed, startAllowListProxy } from './allow-list-proxy.js';
 import { containmentLimitations } from './escape-harness.js';
-import { closingShell, inheritedDescriptors } from './inherited-descriptors.js';
+import { closingShell } from './inherited-descriptors.js';
 import { createSandbox } from './sandbox.js';
 import { defaultSecretPaths } from './secret-paths.js';
 
@@ -214,9 +214,9 @@ describe('a bubblewrap sandbox', () => {
       cwd: ws,
       env: process.env,
     });
-    // bash instead when this process holds inherited descriptors it must close first (a test
-    // runner's own, say): dash cannot close those above 9.
-    expect(wrapped.file).toBe(inheritedDescriptors().length === 0 ? '/bin/sh' : closingShell());
+    // bash wherever there is one (it can close descriptors above 9 and takes --norc -p: see
+    // outside-shells.ts); /bin/sh only without bash, and then only with no descriptor to close.
+    expect(wrapped.file).toBe(closingShell() ?? '/bin/sh');
     const filterFile = wrapped.args[wrapped.args.indexOf('agent-sandbox') + 1] ?? '';
     expect(fs.statSync(filterFile).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(filterFile)).mode & 0o777).toBe(0o700);

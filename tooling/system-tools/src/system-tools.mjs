@@ -54,7 +54,11 @@ export function systemToolProblem(
   if (tool.linuxOnly && platform !== 'linux') {
     problem = `${tool.label} is Linux-only (no ${tool.label} on ${platformName(platform)})`;
   } else {
-    const probe = spawnSync(command, tool.probe, { env, encoding: 'utf8', timeout: 10_000 });
+    let probe = spawnSync(command, tool.probe, { env, encoding: 'utf8', timeout: 10_000 });
+    // A loaded machine (the official CI at load 18) can take more than 10 s to start one:
+    // slow is not missing, so a timeout is tried once more with room to spare.
+    if (probe.error?.code === 'ETIMEDOUT')
+      probe = spawnSync(command, tool.probe, { env, encoding: 'utf8', timeout: 120_000 });
     if (probe.error?.code === 'ENOENT') problem = `${tool.label} not installed`;
     else if (probe.error !== undefined)
       problem = `${tool.label} could not start (${probe.error.message})`;

@@ -2,7 +2,16 @@
 // to the other tools): the line `scripts/run.mjs` prints up front, a real child vitest that skips
 // and records, the summary of those records, and CI=true turning each into a failure.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -228,4 +237,20 @@ describe('the summary', () => {
       'skipped 1 test in 1 file: tmux not installed (sudo apt-get install tmux)',
     ]);
   });
+});
+
+describe('a tool slow to start', () => {
+  it('is not called missing: a probe that outlasts 10 s is tried again with room (the official CI at load 18)', () => {
+    // A curl that takes 11 s the first time it is asked, then answers at once.
+    const slow = path.join(work, 'slow-bin');
+    mkdirSync(slow);
+    const marker = path.join(work, 'slow-asked');
+    writeFileSync(
+      path.join(slow, 'curl'),
+      `#!/bin/sh\n[ -e '${marker}' ] || { : > '${marker}'; exec /bin/sleep 11; }\necho 'curl 8.0.0'\n`,
+      { mode: 0o755 },
+    );
+    expect(missingSystemTools(['curl'], { env: { ...process.env, PATH: slow } })).toEqual([]);
+    expect(existsSync(marker)).toBe(true);
+  }, 60_000);
 });
