@@ -165,4 +165,26 @@ describe('fromUrl with a user name and password in the URL', () => {
     expect(error?.message).not.toContain('s3cret');
     expect(error?.message).not.toContain('alice');
   });
+
+  it('a failure names the URL without the keys in its query (?api_key=…)', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const error = await OpenApiToolAdapter.fromUrl(
+        `http://127.0.0.1:${port}/spec?api_key=k-live-0123456789&token=t0k3n-abcdef&v=3`,
+        quiet,
+      ).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
+      expect(error?.message).toBe(
+        `Cannot fetch the OpenAPI document http://127.0.0.1:${port}/spec?api_key=***&token=***&v=3: HTTP 404 Not Found`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });

@@ -3,7 +3,7 @@
  * (`/dev/zero`), or a server that never stops sending, must end in a clear error, not a hang or
  * the process's memory. The largest real documents are a few tens of MB (GitHub's: ~11 MB of JSON).
  */
-import { errorMessage } from '@agent/core';
+import { errorMessage, urlWithoutCredentials } from '@agent/core';
 import { basicCredentials } from './auth.js';
 import { OpenApiSpecError } from './spec-error.js';
 
@@ -74,7 +74,7 @@ export async function fetchDocument(
   const { url, authorization } = withoutUserinfo(href);
   const failure = (reason: string, cause?: unknown) =>
     new OpenApiSpecError(
-      `Cannot fetch the OpenAPI document ${url}: ${reason}`,
+      `Cannot fetch the OpenAPI document ${urlWithoutCredentials(url)}: ${reason}`,
       cause === undefined ? undefined : { cause },
     );
   try {

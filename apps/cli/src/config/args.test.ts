@@ -114,6 +114,25 @@ describe('parseCliArgs', () => {
       spec: 'https://x.test/a?b=c/d',
       name: undefined,
     });
+    // A query's own value is never a name: a key would become part of every tool's name.
+    for (const spec of [
+      'https://x.test/spec.json?api_key=sk_live_abc123',
+      'https://x.test/spec.json?v=2&token=abc-123',
+      'HTTP://x.test/spec?key=a',
+    ])
+      expect(parseOpenApiFlag(spec)).toEqual({ spec, name: undefined });
+    expect(parseOpenApiFlag('https://x.test/spec?format=json=api')).toEqual({
+      spec: 'https://x.test/spec?format=json',
+      name: 'api',
+    });
+    expect(parseOpenApiFlag('https://x.test/spec?a=1&key=abc=pets')).toEqual({
+      spec: 'https://x.test/spec?a=1&key=abc',
+      name: 'pets',
+    });
+    expect(parseOpenApiFlag('https://x.test/spec.json=pets')).toEqual({
+      spec: 'https://x.test/spec.json',
+      name: 'pets',
+    });
   });
 });
 

@@ -147,16 +147,21 @@ const openApiName = /^[a-zA-Z0-9_-]+$/;
 const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * Splits `spec=name`: the text after the last `=` is a name when it is a simple word, so a URL
- * with a query string needs an explicit name (`https://x/spec?format=json=api`).
+ * Splits `spec=name`: the text after the last `=` is a name when it is a simple word — but not
+ * when that `=` is a URL's own query value (`https://x/spec?api_key=abc123` names no API
+ * "abc123": a key taken for a name would become part of every tool's name the model sees). In a
+ * query, a name follows a parameter that already has its value: `https://x/spec?format=json=api`.
  */
 export function parseOpenApiFlag(value: string): { spec: string; name: string | undefined } {
-  const at = value.lastIndexOf('=');
-  if (at > 0 && openApiName.test(value.slice(at + 1))) {
-    return { spec: value.slice(0, at), name: value.slice(at + 1) };
-  }
   if (value === '') throw new UsageError('--openapi needs a path or URL');
-  return { spec: value, name: undefined };
+  const at = value.lastIndexOf('=');
+  if (at <= 0 || !openApiName.test(value.slice(at + 1))) return { spec: value, name: undefined };
+  const query = /^https?:\/\//i.test(value) ? value.indexOf('?') : -1;
+  if (query >= 0 && at > query) {
+    const parameter = value.slice(Math.max(value.lastIndexOf('&', at), query) + 1, at);
+    if (!parameter.includes('=')) return { spec: value, name: undefined };
+  }
+  return { spec: value.slice(0, at), name: value.slice(at + 1) };
 }
 
 /** Parses argv (without `node` and the script); throws {@link UsageError} on any mistake. */

@@ -6,7 +6,12 @@
  */
 import { relative, resolve } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
-import { credentialRuleOf, credentialValueRules, type PermissionMode } from '@agent/core';
+import {
+  credentialRuleOf,
+  credentialValueRules,
+  type PermissionMode,
+  urlWithoutCredentials,
+} from '@agent/core';
 import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
@@ -99,16 +104,7 @@ function shownValue(name: string, value: string, where: string): string {
 
 /** A URL with its password and credential-like query values left out. */
 function shownUrl(url: string, where: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return shownText(url, where);
-  }
-  if (parsed.password !== '') parsed.password = '***';
-  for (const [name, value] of [...parsed.searchParams])
-    if (credentialRuleOf(name, value) !== undefined) parsed.searchParams.set(name, '***');
-  return shownText(parsed.href, where);
+  return shownText(urlWithoutCredentials(url), where);
 }
 
 function describeServer(entry: McpServerEntry, where: string): string {

@@ -5,6 +5,7 @@ import {
   createIntrospectTool,
   errorMessage,
   type PermissionPolicy,
+  urlWithoutCredentials,
 } from '@agent/core';
 import {
   createSandbox,
@@ -301,7 +302,9 @@ export async function loadTools(
       const openapi = await import('@agent/tools-openapi');
       const apiOptions = {
         ...(name === undefined ? {} : { name }),
-        onWarning: (message: string) => log(`openapi ${name ?? spec}: ${message}`),
+        // A document's URL may carry the user's key (`?api_key=…`): never printed.
+        onWarning: (message: string) =>
+          log(`openapi ${name ?? urlWithoutCredentials(spec)}: ${message}`),
       };
       let adapter: OpenApiToolAdapter;
       try {
