@@ -16,7 +16,7 @@ import { askTrustOnTerminal, runTrustCommand } from './modes/trust-command.js';
 import { checkWorkspace, exitCodeFor } from './session/session.js';
 import { chooseSession } from './session/session-choice.js';
 import { writeErr, writeNotice, writeOut } from './ui/output.js';
-import { resetRedaction } from './ui/redaction.js';
+import { redactAlso, resetRedaction } from './ui/redaction.js';
 
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -69,6 +69,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       const projectPathNotice = keepAbsolutePath();
       if (projectPathNotice !== undefined) writeNotice(projectPathNotice);
       resetRedaction();
+      // A key in --base-url (`…/v1?key=…`, `https://user:key@…`) is as much the user's secret
+      // as one in OPENAI_BASE_URL: a server answering 404 quotes the path and query it was sent.
+      if (options.baseUrl !== undefined) redactAlso({ '--base-url': options.baseUrl });
       options = {
         ...applySettings(options, start.settings, options.sandboxExplicit === true),
         workspaceTrusted: start.trusted,

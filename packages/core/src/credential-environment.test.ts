@@ -267,6 +267,33 @@ describe('credentialRedactor', () => {
     expect(redact(text)).toBe(text);
   });
 
+  it("replaces a URL's password and credential query values where they appear without the URL", () => {
+    const redact = credentialRedactor({
+      OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1?api-version=2024-10-21&key=Gw7kP2qLx9Vb4Zt',
+      DATABASE_URL: 'postgres://app:pw%2Fsecret99@db.internal:5432/orders',
+    });
+    // What servers and drivers quote: the path and query they were sent, a decoded password.
+    expect(
+      redact('HTTP 404: no route /v1/chat/completions?api-version=2024-10-21&key=Gw7kP2qLx9Vb4Zt'),
+    ).toBe(
+      'HTTP 404: no route /v1/chat/completions?api-version=2024-10-21&key=[redacted:OPENAI_BASE_URL]',
+    );
+    expect(redact('login failed for "app" with "pw/secret99" at db.internal:5432/orders')).toBe(
+      'login failed for "app" with "[redacted:DATABASE_URL]" at db.internal:5432/orders',
+    );
+    expect(redact('{"password":"pw%2Fsecret99"}')).toBe('{"password":"[redacted:DATABASE_URL]"}');
+  });
+
+  it('replaces a URL credential shown in encoded forms at the tool boundary', () => {
+    const redact = credentialRedactor(
+      { ANTHROPIC_BASE_URL: 'https://gw.example/anthropic?token=Gw7kP2qLx9Vb4Zt' },
+      { forms: 'encoded' },
+    );
+    expect(redact('the query was ?token=Gw7kP2qLx9Vb4Zt')).toBe(
+      'the query was ?token=[redacted:ANTHROPIC_BASE_URL]',
+    );
+  });
+
   it('replaces a longer value whole when it contains a shorter one', () => {
     const redact = credentialRedactor({ A_TOKEN: 'token-12345', B_TOKEN: 'token-12345-and-more' });
     expect(redact('token-12345-and-more token-12345')).toBe(

@@ -19,6 +19,7 @@
 import { credentialFormsSource } from './credential-forms.js';
 import { redactCutFragments } from './credential-fragments.js';
 import { credentialPiecesRedactor } from './credential-pieces.js';
+import { urlCredentialParts } from './credential-url.js';
 
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
 export interface CredentialRule {
@@ -317,7 +318,8 @@ const plainPath = /^(?:~|\.{0,2})\/[\w./-]*$/;
 /**
  * A function that replaces, in a text, every occurrence of the value of a variable of `env` that
  * holds a credential (passed or not) with `[redacted:NAME]` — also in its JSON-escaped form, and
- * a fragment of it where the text was cut (before or after an ellipsis, at either end) — for
+ * a fragment of it where the text was cut (before or after an ellipsis, at either end), and the
+ * password and credential query values of a URL in it on their own (`urlCredentialParts`) — for
  * what is written down (a saved conversation, a transcript) as a second line of defence. Values
  * shorter than `minLength`, and values that are a plain file path, are left alone.
  */
@@ -325,7 +327,7 @@ export function credentialRedactor(
   env: EnvironmentRecord,
   options: CredentialRedactorOptions = {},
 ): (text: string) => string {
-  const replacements = credentialReplacements(env, options);
+  const replacements = credentialReplacements(env, { ...options, urlParts: true });
   const whole = redactorOf(replacements);
   // A text cut for a line or a report keeps most of a value: its fragment at the cut goes too.
   const exact =
@@ -362,19 +364,29 @@ function encodedPatterns(
 /** Each credential value of `env` (and its JSON-escaped form) with its marker, longest first. */
 function credentialReplacements(
   env: EnvironmentRecord,
-  options: CredentialRedactorOptions,
+  options: CredentialRedactorOptions & { urlParts: boolean },
 ): [value: string, marker: string][] {
   const minLength = options.minLength ?? 8;
-  const replacements: [string, string][] = [];
+  const whole: [string, string][] = [];
+  // A URL's password and query keys alone too: a server quotes the path and query it was sent.
+  const parts: [string, string][] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.length < minLength || plainPath.test(value)) continue;
     if (!isCredentialVariable(name, value)) continue;
     const marker = `[redacted:${name}]`;
+    whole.push([value, marker]);
+    if (!options.urlParts) continue;
+    for (const part of urlCredentialParts(value))
+      if (part.length >= minLength && part !== value) parts.push([part, marker]);
+  }
+  const replacements: [string, string][] = [];
+  for (const [value, marker] of [...whole, ...parts]) {
     replacements.push([value, marker]);
     const escaped = JSON.stringify(value).slice(1, -1);
     if (escaped !== value) replacements.push([escaped, marker]);
   }
-  // Longest first: a value that contains another is replaced whole.
+  // Longest first: a value that contains another is replaced whole. The sort is stable, so a
+  // value that is also part of another variable's URL is named after its own variable.
   return replacements.sort((a, b) => b[0].length - a[0].length);
 }
 
@@ -406,7 +418,10 @@ export function credentialStreamRedactor(
   env: EnvironmentRecord,
   options: CredentialRedactorOptions = {},
 ): CredentialStreamRedactor {
-  const replacements = credentialReplacements(env, options);
+  // Whole values only: a URL's password, complete in the text before the URL is, would be
+  // replaced alone and leave the rest of the URL shown (the parts are for quoted paths and
+  // queries, which come from servers, not from a model's deltas).
+  const replacements = credentialReplacements(env, { ...options, urlParts: false });
   const redact = redactorOf(replacements);
   let pending = '';
   const heldBack = (text: string): number => {

@@ -33,3 +33,56 @@ export function urlWithoutCredentials(url: string): string {
   // Unchanged, the text stays as given (no normalising of what held nothing secret).
   return changed ? parsed.href : url;
 }
+
+/**
+ * The credentials inside a URL (found anywhere in `text`: a base URL, a connection string): its
+ * password and the query values {@link urlWithoutCredentials} hides, each as written and decoded.
+ * A server quoting the path and query it was asked for (`no route /v1/chat/completions?key=…`)
+ * shows them without the rest of the URL, so a redactor of the whole value misses them.
+ */
+export function urlCredentialParts(text: string): string[] {
+  const parts = new Set<string>();
+  // Linear: a scheme is tried only where a run of scheme characters starts.
+  const urls = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
+  for (const [candidate] of text.matchAll(urls)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(candidate);
+    } catch {
+      continue;
+    }
+    if (parsed.password !== '') addBothForms(parts, parsed.password);
+    const query = candidate.includes('?') ? candidate.slice(candidate.indexOf('?') + 1) : '';
+    for (const pair of query.split(/[&;#]/)) {
+      const at = pair.indexOf('=');
+      if (at <= 0) continue;
+      const name = decodeQueryPart(pair.slice(0, at));
+      const value = pair.slice(at + 1);
+      const decoded = decodeQueryPart(value);
+      if (signedUrlParameter.test(name) || credentialRuleOf(name, decoded) !== undefined) {
+        parts.add(value);
+        parts.add(decoded);
+      }
+    }
+  }
+  return [...parts].filter((part) => part !== '');
+}
+
+/** A user-info part as written and decoded (`+` is itself there, not a space). */
+function addBothForms(parts: Set<string>, encoded: string): void {
+  parts.add(encoded);
+  try {
+    parts.add(decodeURIComponent(encoded));
+  } catch {
+    // Not a valid escape: only the form as written exists.
+  }
+}
+
+/** A query's name or value as `URLSearchParams` reads it; as written when it is no valid escape. */
+function decodeQueryPart(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
