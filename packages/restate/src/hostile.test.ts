@@ -243,7 +243,7 @@ describe('sizes past what a Restate message holds (32 MiB)', () => {
     await expect(call(sessionId, 'prompt', { prompt: 'again' })).rejects.toThrow(
       /413.*past the 20971520 it may hold \(maxSessionBytes/,
     );
-  });
+  }, 600_000);
 
   it('a conversation nearing what Restate loads for one invocation: refused clearly, still read in pages', async () => {
     const sessionId = `big-3000000-${Date.now()}`;
