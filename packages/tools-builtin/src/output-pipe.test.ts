@@ -81,8 +81,8 @@ describe('bash output through real pipes', () => {
       ),
     );
     results.forEach((result, i) => {
-      // How the call ended, should its output be short (the official CI once saw stdout end at
-      // 64 KiB: the first pipe's worth).
+      // How the call ended, should its output be short (a local CI run at load ~20 once saw
+      // stdout end at 64 KiB: the first pipe's worth).
       const { stdout, stderr, ...ending } = result.details ?? {};
       const how = JSON.stringify({ ...ending, stdoutLength: stdout?.length, stderr });
       expect(stdout, how).toBe(seq(i * 100000, i * 100000 + 30000));
