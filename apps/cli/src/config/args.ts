@@ -108,6 +108,8 @@ export interface CliOptions {
   hostedWebSearch?: boolean;
   /** Whether `--sandbox` was given (settings may choose otherwise when it was not). */
   sandboxExplicit?: boolean;
+  /** Whether `--cwd` named the workspace (not the folder the CLI was started in). */
+  cwdExplicit?: boolean;
   /** Whether `--mode` was given (a session resumed while planning stays in plan mode when it was not). */
   modeExplicit?: boolean;
   /** MCP servers from settings files and `.mcp.json` (filled in by the settings step). */
@@ -461,6 +463,7 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     resume: expandLeadingTilde(values.resume),
     systemPrompt: values.system,
     sandboxExplicit: values.sandbox !== undefined,
+    cwdExplicit: values.cwd !== undefined,
     ...(mode === undefined ? {} : { modeExplicit: true }),
     continueLast: values.continue === true,
     ...(values['keep-grants'] === true ? { keepGrants: true } : {}),

@@ -23,6 +23,7 @@ import {
   serveHttp,
   serveStdio,
 } from '@agent/tools-mcp/serve';
+import { isWholesaleFolder, realFolder } from '@agent/workspace-trust';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { redactingHooks } from '../session/result-redaction.js';
@@ -35,6 +36,7 @@ export async function runMcpServe(
   log: (line: string) => void,
 ): Promise<number> {
   const mode = options.mode ?? 'read-only';
+  refuseWholesaleStart(options);
   const policy = await servePolicy(options, mode);
   // Read before anything starts: a refused token file is a usage problem, not a half-started server.
   const auth = options.serveHttpPort === undefined ? undefined : await httpAuth(options);
@@ -101,6 +103,21 @@ export async function runMcpServe(
   await close();
   await tools.close();
   return 0;
+}
+
+/**
+ * Refuses to serve `/` or the home folder as the workspace unless `--cwd` named it: clients start
+ * stdio servers in a folder of their own choosing (Claude Desktop and others in `/`, some in the
+ * home), and the file tools and bash would then reach every file of the user's — their
+ * documents, other projects, other users' readable files — where the user meant one project.
+ */
+function refuseWholesaleStart(options: CliOptions): void {
+  if (options.cwdExplicit === true || !isWholesaleFolder(options.cwd)) return;
+  const which =
+    realFolder(options.cwd) === realFolder(homedir()) ? 'your home folder' : 'the root folder /';
+  throw new UsageError(
+    `agent mcp serve was started in ${which} (${options.cwd}), which would make every file under it the served workspace — MCP clients start their servers in a folder of their own choosing. Name the folder to serve: agent mcp serve --cwd <project folder> (--cwd ${options.cwd} if you do mean all of it)`,
+  );
 }
 
 async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<PermissionPolicy> {
