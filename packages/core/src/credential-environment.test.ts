@@ -284,6 +284,15 @@ describe('credentialRedactor', () => {
     expect(redact('{"password":"pw%2Fsecret99"}')).toBe('{"password":"[redacted:DATABASE_URL]"}');
   });
 
+  it("leaves a URL's word-only password alone outside the URL (a dev database's postgres:postgres)", () => {
+    const redact = credentialRedactor({
+      DATABASE_URL: 'postgres://postgres:postgres@localhost:5432/app',
+    });
+    expect(redact('psql -U postgres; postgres://postgres:postgres@localhost:5432/app')).toBe(
+      'psql -U postgres; [redacted:DATABASE_URL]',
+    );
+  });
+
   it('replaces a URL credential shown in encoded forms at the tool boundary', () => {
     const redact = credentialRedactor(
       { ANTHROPIC_BASE_URL: 'https://gw.example/anthropic?token=Gw7kP2qLx9Vb4Zt' },

@@ -377,7 +377,8 @@ function credentialReplacements(
     whole.push([value, marker]);
     if (!options.urlParts) continue;
     for (const part of urlCredentialParts(value))
-      if (part.length >= minLength && part !== value) parts.push([part, marker]);
+      if (part.length >= minLength && part !== value && looksGenerated(part))
+        parts.push([part, marker]);
   }
   const replacements: [string, string][] = [];
   for (const [value, marker] of [...whole, ...parts]) {
@@ -388,6 +389,15 @@ function credentialReplacements(
   // Longest first: a value that contains another is replaced whole. The sort is stable, so a
   // value that is also part of another variable's URL is named after its own variable.
   return replacements.sort((a, b) => b[0].length - a[0].length);
+}
+
+/**
+ * Whether a URL's password or query value is replaced on its own: only one holding both letters
+ * and digits (`hunter2-99`, a key), as `credential-pieces.ts` judges a URL's runs — a dev
+ * database's `postgres://postgres:postgres@…` made every "postgres" of every output a marker.
+ */
+function looksGenerated(part: string): boolean {
+  return /[A-Za-z]/.test(part) && /[0-9]/.test(part);
 }
 
 function redactorOf(replacements: readonly [string, string][]): (text: string) => string {
