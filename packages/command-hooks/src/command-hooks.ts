@@ -55,6 +55,14 @@ export interface CommandHooksOptions {
    * the sandbox the network.
    */
   sandboxFailureHint?: string;
+  /**
+   * Asked before each run of a hook that runs outside the sandbox: why it must not run now, or
+   * undefined to run it — e.g. the CLI refuses a hook whose project files changed since the
+   * session started (a sandboxed command rewrote the script the hook runs as the user). A refused
+   * PreToolUse hook makes its calls ask, as a withheld one does; the others are skipped, said
+   * through `onWarning` [every hook runs].
+   */
+  refuseOutside?: (hook: CommandHook) => string | undefined;
 }
 
 /** What the JSON a hook prints on stdout may say (Claude Code's fields). */
@@ -184,9 +192,17 @@ export class CommandHooks {
       CLAUDE_PROJECT_DIR: this.#options.cwd,
     };
     const sandbox = this.#options.sandbox;
-    const ran = commands.filter((hook) => !this.#withheld(hook));
+    const refused = new Map<CommandHook, string>();
+    for (const hook of commands) {
+      if (this.#withheld(hook) || (sandbox !== undefined && hook.sandbox !== false)) continue;
+      const reason = this.#options.refuseOutside?.(hook);
+      if (reason !== undefined) refused.set(hook, reason);
+    }
+    const ran = commands.filter((hook) => !this.#withheld(hook) && !refused.has(hook));
     const withheld = commands.filter((hook) => this.#withheld(hook));
     if (withheld.length > 0) this.#warnWithheld();
+    for (const [hook, reason] of refused)
+      this.#options.onWarning?.(`${event} hook "${hook.command}" did not run: ${reason}`);
     const outcomes = await Promise.all(
       ran.map((hook) =>
         runCommand(hook.command, input, {
@@ -213,10 +229,15 @@ export class CommandHooks {
     // A guard that could not run asks rather than letting the call through unseen.
     const notRun: string[] =
       event === 'PreToolUse'
-        ? withheld.map(
-            (hook) =>
-              `your PreToolUse hook "${hook.command}" did not run: ${this.#sandboxProblem()}`,
-          )
+        ? [
+            ...withheld.map(
+              (hook) =>
+                `your PreToolUse hook "${hook.command}" did not run: ${this.#sandboxProblem()}`,
+            ),
+            ...[...refused].map(
+              ([hook, reason]) => `your PreToolUse hook "${hook.command}" did not run: ${reason}`,
+            ),
+          ]
         : [];
     const asked: string[] = [];
     const allowed: string[] = [];

@@ -5,6 +5,7 @@ import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { commandSecrets } from '../config/command-secrets.js';
 import { redactAlso } from '../ui/redaction.js';
+import { hookFilePins } from './hook-file-pins.js';
 
 /** A session's command hooks and, when they run in one, their OS sandbox. */
 export interface SessionHooks {
@@ -49,6 +50,8 @@ export function createSessionHooks(
     passEnv: options.passEnv ?? [],
     onWarning: (line) => session.log(`hook: ${line}`),
     ...(sandbox === undefined ? {} : { sandbox }),
+    // What a hook outside the sandbox runs of the project must be what it was at the start.
+    refuseOutside: hookFilePins(config, session.projectRoot),
     // A hook that posts or fetches fails there for want of a network: say how to give it one.
     ...(options.hooksSandboxNetwork === 'on'
       ? {}

@@ -1,0 +1,103 @@
+/**
+ * The project files a hook running outside the sandbox executes, pinned when the session starts.
+ * A sandboxed command (or a file tool) may write anywhere in the workspace: a hook script it
+ * rewrote (`.agent/hooks/post.sh`), a `node_modules/.bin/prettier` it planted for the user's
+ * `npx prettier` hook, ran as the user, outside the sandbox, at the next tool call. Trust pins
+ * these files between sessions (trust-scripts.ts); this pins them within one.
+ */
+import type { CommandHook, HooksConfig } from '@agent/command-hooks';
+import { projectFileDigests } from '../config/trust-scripts.js';
+
+/** Programs whose next word (not an option) is the script they run. */
+const interpreters = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'source',
+  '.',
+  'node',
+  'deno',
+  'bun',
+  'tsx',
+  'ts-node',
+  'python',
+  'python3',
+  'ruby',
+  'perl',
+  'php',
+  'lua',
+  'npx',
+  'bunx',
+  'pnpx',
+  'exec',
+  'uv',
+  'run',
+  'env',
+]);
+
+/**
+ * The words of `command` that name what runs: each simple command's program, and the script an
+ * interpreter or runner is given (`sh x.sh`, `node s.mjs`, `npx eslint`, `npm run lint`). Files
+ * a hook is given to work on (`prettier --write src.js`) are left out: the model changes those
+ * as its work, and a formatter run on them is the point of the hook.
+ */
+function executedWords(command: string): string[] {
+  const executed: string[] = [];
+  for (const segment of command.split(/&&|\|\||[;&|\n()`]/)) {
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '');
+    // Assignments before the program (`FOO=1 ./x.sh`) are not it.
+    let at = words.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+    while (at !== -1 && at < words.length) {
+      const word = words[at] ?? '';
+      executed.push(word);
+      const program = word.replace(/^.*\//, '').replace(/['"]/g, '');
+      if (!interpreters.has(program) && !['npm', 'pnpm', 'yarn', 'make', 'just'].includes(program))
+        break;
+      // The next word that is not an option is what it runs (a script, a bin, a target).
+      at = words.findIndex((next, i) => i > at && !next.startsWith('-'));
+    }
+  }
+  return executed;
+}
+
+/** The files `command` runs in `projectRoot` and their digests, as one comparable text. */
+function pinOf(command: string, projectRoot: string): string {
+  return JSON.stringify(projectFileDigests([executedWords(command).join(' ')], projectRoot) ?? {});
+}
+
+/** The names of the files whose digests differ between two pins. */
+function changedFiles(before: string, after: string): string[] {
+  const old = JSON.parse(before) as Record<string, string>;
+  const now = JSON.parse(after) as Record<string, string>;
+  return [...new Set([...Object.keys(old), ...Object.keys(now)])].filter(
+    (name) => old[name] !== now[name],
+  );
+}
+
+/**
+ * A `refuseOutside` for `CommandHooks`: why a hook must not run now — a project file its command
+ * runs was changed, made or removed since the session started — or undefined.
+ */
+export function hookFilePins(
+  config: HooksConfig,
+  projectRoot: string,
+): (hook: CommandHook) => string | undefined {
+  const pins = new Map<string, string>();
+  for (const entries of Object.values(config))
+    for (const entry of entries ?? [])
+      for (const hook of entry.hooks)
+        if (!pins.has(hook.command)) pins.set(hook.command, pinOf(hook.command, projectRoot));
+  return (hook) => {
+    const before = pins.get(hook.command);
+    if (before === undefined) return undefined;
+    const changed = changedFiles(before, pinOf(hook.command, projectRoot));
+    if (changed.length === 0) return undefined;
+    return `the project files it runs changed during this session (${changed.join(', ')}) — a command or the model may have written them, and this hook runs outside the sandbox; look at them, then start a new session to run it again`;
+  };
+}
