@@ -537,7 +537,9 @@ export async function runAs(
         TMPDIR: fixture.temporary,
       },
       stdio,
-      timeout: 600_000,
+      // Under the escape suite's 25-minute set-up: some 650 attempts a user took more than the
+      // 10 minutes this was at a CI's load of 20 (run85; the runner was killed, every check lost).
+      timeout: 1_440_000,
     });
   } finally {
     fs.closeSync(victim);

@@ -4,6 +4,7 @@
 // reported as its own.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killGroupButLeader, prctlSyscallNumber, subreaperSource } from './subreaper.js';
 
@@ -21,10 +22,26 @@ afterEach(() => {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  // A zombie is dead: killed, and waiting for whoever inherited it to reap it (under a CI's
+  // load that took a while, and `kill -0` still found it: run85).
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` is gone within a few seconds (a SIGKILL is delivered asynchronously). */
+async function ended(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
 }
 
 /** Runs `sh -c script` under the subreaper; its output, exit code and signal. */
@@ -72,7 +89,7 @@ describe('the subreaper', () => {
     leftovers.push(...pids);
     expect(pids, output).toHaveLength(1);
     expect(code).toBe(0);
-    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pids) expect(await ended(pid), `pid ${pid}`).toBe(true);
   });
 
   it('exits as the command did: its code, or its signal', async () => {
@@ -126,6 +143,6 @@ describe('the subreaper', () => {
     expect(killGroupButLeader(child.pid ?? 0)).toBe(true);
     const [, signal] = await exited;
     expect(signal).toBe('SIGKILL');
-    for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of pids) expect(await ended(pid), `pid ${pid}`).toBe(true);
   });
 });
