@@ -10,7 +10,7 @@
 // python3; tooling/system-tools): one line names what is missing and how to install it, the
 // suites that need it skip their tests (CI=true fails instead), turbo runs every other task to the
 // end, and the last lines count the skipped tests by reason. `check-tools` is that check alone.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,29 +39,17 @@ const tasks = {
     ['node', 'apps/cli/dist/main.js', 'demo'],
   ],
   test: [
-    // Every package built first; then the checks and tests with --only (no build tasks among
-    // them). The CLI's suite is the longest (≈ 25 min at a CI's load, its files one at a time on
-    // 2 cores) and, scheduled by one turbo, started last: its build waited for a slot behind the
-    // other packages' tests, and it ran alone for the last quarter of an hour. It now starts at
-    // once, in a turbo of its own beside the rest.
     // --continue: a failing (or tool-less) package does not stop the others; the exit code still says.
-    ['turbo', 'run', 'build', { skipSummary: true, digest: true }],
-    {
-      parallel: [
-        ['turbo', 'run', 'typecheck', 'test', '--filter=@agent/cli', '--only', '--continue'],
-        [
-          'turbo',
-          'run',
-          'typecheck',
-          'lint',
-          'test',
-          '--filter=!@agent/cli',
-          '--only',
-          '--continue',
-        ],
-      ],
-      digest: true,
-    },
+    [
+      'turbo',
+      'run',
+      'build',
+      'typecheck',
+      'lint',
+      'test',
+      '--continue',
+      { skipSummary: true, digest: true },
+    ],
     // Every published package's API against its committed report (tooling/release/api-report.mjs).
     ['node', 'tooling/release/api-report.mjs'],
     // changeset version + publish to a local Verdaccio, then each package installed alone with npm
@@ -123,16 +111,12 @@ if (process.env.AGENT_SKIP_INSTALL !== '1' && commands.length > 0) {
     );
   run(install, { failure: 'installing dependencies failed (pnpm install --frozen-lockfile)' });
 }
-for (const [index, step] of commands.entries()) {
-  const last = index === commands.length - 1;
-  if (!Array.isArray(step)) {
-    await runTogether(step.parallel, { digest: step.digest === true });
-    continue;
-  }
+commands.forEach((step, index) => {
   const options = typeof step.at(-1) === 'object' ? step.at(-1) : {};
   const command = step.filter((part) => typeof part === 'string');
+  const last = index === commands.length - 1;
   run(last ? [...command, ...extra] : command, options);
-}
+});
 
 /**
  * The line up front: which system tools are missing and the command that installs them. The
@@ -195,32 +179,6 @@ function run(
     if (failure) console.error(`run: ${failure}`);
     process.exit(result.status ?? 1);
   }
-}
-
-/**
- * Runs `commands` at the same time, their output as it comes (turbo names each line's task), and
- * waits for all of them; when one failed, the failure digest (if asked) and the first failure's
- * exit code, as {@link run} does for one.
- */
-async function runTogether(commands, { digest = false } = {}) {
-  const startedAt = Date.now();
-  const codes = await Promise.all(
-    commands.map(
-      ([command, ...args]) =>
-        new Promise((resolve) => {
-          const child = spawn(command, args, { cwd: root, env, stdio: 'inherit' });
-          child.once('error', (error) => {
-            console.error(`run: ${command}: ${error.message}`);
-            resolve(1);
-          });
-          child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
-        }),
-    ),
-  );
-  const failed = codes.find((code) => code !== 0);
-  if (failed === undefined) return;
-  if (digest) printFailureDigest(startedAt);
-  process.exit(failed);
 }
 
 /** What failed, from turbo's task logs (the output above may have scrolled far past it). */
