@@ -7,6 +7,11 @@ import { credentialRuleOf } from './credential-environment.js';
 const signedUrlParameter =
   /^(?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)$/i;
 
+/** Whether a query parameter holds a credential: by its name, a signed URL's, or its value's shape. */
+function isCredentialParameter(name: string, value: string): boolean {
+  return signedUrlParameter.test(name) || credentialRuleOf(name, value) !== undefined;
+}
+
 /**
  * `url` with its password and each query value that holds a credential (by the name — `api_key`,
  * `token`, `sig` … — or by the value's own shape) replaced by `***`; the user name, host, path
@@ -26,7 +31,7 @@ export function urlWithoutCredentials(url: string): string {
     changed = true;
   }
   for (const [name, value] of [...parsed.searchParams]) {
-    if (!signedUrlParameter.test(name) && credentialRuleOf(name, value) === undefined) continue;
+    if (!isCredentialParameter(name, value)) continue;
     parsed.searchParams.set(name, '***');
     changed = true;
   }
@@ -59,7 +64,7 @@ export function urlCredentialParts(text: string): string[] {
       const name = decodeQueryPart(pair.slice(0, at));
       const value = pair.slice(at + 1);
       const decoded = decodeQueryPart(value);
-      if (signedUrlParameter.test(name) || credentialRuleOf(name, decoded) !== undefined) {
+      if (isCredentialParameter(name, decoded)) {
         parts.add(value);
         parts.add(decoded);
       }

@@ -317,6 +317,25 @@ describe('API keys in the query and parameters of operations on other origins', 
     expect(other.seen.map((request) => request.url)).toEqual(['/next?page=2']);
   });
 
+  it('an error about a redirect never quotes the query its key is in (the model reads it)', async () => {
+    const loop = await startServer((url) => ({ status: 302, location: url }));
+    try {
+      const adapter = OpenApiToolAdapter.fromSpec(
+        { ...document(), servers: [{ url: loop.origin }] },
+        { auth: { type: 'apiKey', value: 'secret-query-key' }, onWarning: () => undefined },
+      );
+      const error = await callTool(adapter.tool('echo'), { page: 2 }).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Error,
+      );
+      expect(error?.message).toBe(`GET ${loop.origin}/echo: more than 10 redirects`);
+      expect(loop.seen.at(-1)?.url).toBe('/echo?page=2&api_key=secret-query-key');
+    } finally {
+      loop.server.closeAllConnections();
+      await new Promise((resolve) => loop.server.close(resolve));
+    }
+  });
+
   it('parameters that credentials would fill are asked of the model where credentials do not go', () => {
     const adapter = OpenApiToolAdapter.fromSpec(document(), {
       auth: { type: 'apiKey', value: 'secret-query-key' },

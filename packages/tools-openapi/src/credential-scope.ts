@@ -94,7 +94,7 @@ export async function fetchScoped(
       return { response, trail };
     if (hop >= maxRedirects) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ToolError(`${method} ${url}: more than ${maxRedirects} redirects`, {
+      throw new ToolError(`${method} ${withoutQuery(url)}: more than ${maxRedirects} redirects`, {
         toolName: params.toolName,
       });
     }
@@ -107,7 +107,7 @@ export async function fetchScoped(
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
       await response.body?.cancel().catch(() => undefined);
       throw new ToolError(
-        `${method} ${url} redirected to a ${next.protocol} URL, which is not followed`,
+        `${method} ${withoutQuery(url)} redirected to a ${next.protocol} URL, which is not followed`,
         {
           toolName: params.toolName,
         },
@@ -118,7 +118,7 @@ export async function fetchScoped(
       const refused = await params.checkRedirect(new URL(params.url), next);
       if (refused !== undefined)
         throw new ToolError(
-          `${method} ${url} redirected to ${next.href}, which is not followed: ${refused}. Redirects out of the API into a private network are refused (allowPrivateRedirects lets them through).`,
+          `${method} ${withoutQuery(url)} redirected to ${withoutQuery(next.href)}, which is not followed: ${refused}. Redirects out of the API into a private network are refused (allowPrivateRedirects lets them through).`,
           { kind: 'denied', toolName: params.toolName },
         );
     }
@@ -140,5 +140,18 @@ export async function fetchScoped(
         if (next.searchParams.has(name)) next.searchParams.delete(name);
     url = next.href;
     trail.hops.push(url);
+  }
+}
+
+/**
+ * A request URL as an error shows it (the model reads these): without its query, where an API key
+ * sent `in: query` sits under whatever name the API gives it (`appid`, `access_key`…).
+ */
+function withoutQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url.split('?')[0] ?? url;
   }
 }
