@@ -401,7 +401,7 @@ describe('maxMemoryBytes and cgroups', () => {
       );
       expect(members).toContain(String(child.pid));
       const closed = new Promise((resolve) => child.once('close', resolve));
-      process.kill(-(child.pid ?? 0), 'SIGKILL');
+      process.kill(-(child.pid as number), 'SIGKILL');
       await closed;
       await wrapped.finish?.();
       expect(leftBy(process.pid)).toEqual([]);

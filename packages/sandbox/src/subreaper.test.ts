@@ -5,18 +5,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
+import { LeftoverProcesses } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killGroupButLeader, prctlSyscallNumber, subreaperSource } from './subreaper.js';
 
-const leftovers: number[] = [];
+// Killed only while still the processes they were: their numbers may be another's by now.
+const leftovers = new LeftoverProcesses();
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone, as it should be.
-    }
-  }
+  leftovers.killAll();
 });
 
 function isAlive(pid: number): boolean {
@@ -86,7 +82,7 @@ describe('the subreaper', () => {
   it.each(daemons)('%s: the daemon is gone once the subreaper exits', async (_name, script) => {
     const { output, code } = await underSubreaper(script);
     const pids = pidsOf(output);
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids, output).toHaveLength(1);
     expect(code).toBe(0);
     for (const pid of pids) expect(await ended(pid), `pid ${pid}`).toBe(true);
@@ -137,7 +133,7 @@ describe('the subreaper', () => {
       if (output.includes('\n')) break;
     }
     const pids = pidsOf(output);
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids).toHaveLength(1);
     expect(child.pid).toBeDefined();
     expect(killGroupButLeader(child.pid ?? 0)).toBe(true);

@@ -141,7 +141,7 @@ describe('the bash tool in a long-lived sandbox', () => {
     const inFlight = run(`echo before; sleep ${tag}`);
     // Wait for the command to run (an observable state), then kill the helper from outside.
     while (!processesWith(`sleep ${tag}`).some(isSleep)) await new Promise((r) => setImmediate(r));
-    process.kill(pid ?? 0, 'SIGKILL');
+    process.kill(pid as number, 'SIGKILL');
     const failed = await inFlight;
     expect(failed.isError).toBe(true);
     expect(failed.text).toContain('before');

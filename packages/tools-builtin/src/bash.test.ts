@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { LeftoverProcesses } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BackgroundTasks } from './background-tasks.js';
 import { createBashTool } from './bash.js';
@@ -8,7 +9,8 @@ import { isAlive, liveGroupMembers, makeTempDir, resultText, testContext } from 
 
 const grace = 500;
 let dir: string;
-let strays: number[] = [];
+/** Killed after each test only while still the processes they were (a pid is reused). */
+const strays = new LeftoverProcesses();
 let background: BackgroundTasks;
 
 function tool(
@@ -30,12 +32,7 @@ function tool(
 
 afterEach(async () => {
   await background?.killAll();
-  for (const pid of strays) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-  strays = [];
+  strays.killAll();
   if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,7 +105,7 @@ describe('bash', () => {
       testContext(),
     );
     const [pgid, escaped] = numbers(resultText(result));
-    if (escaped !== undefined) strays.push(escaped);
+    if (escaped !== undefined) strays.add(escaped);
     // Not held for the grandchild's `sleep 100`.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(result.details?.timedOut).toBe(true);
@@ -126,7 +123,7 @@ describe('bash', () => {
       testContext(),
     );
     const [, escaped] = numbers(resultText(result));
-    if (escaped !== undefined) strays.push(escaped);
+    if (escaped !== undefined) strays.add(escaped);
     expect(result.details?.exitCode).toBe(0);
     // Not held for the background child's `sleep 100`.
     expect(Date.now() - started).toBeLessThan(30_000);

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { LeftoverProcesses } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from './background-tasks.js';
 import { createBashTool } from './bash.js';
@@ -12,16 +13,11 @@ import { isAlive, makeTempDir, resultText, testContext } from './test-helpers.js
 // calls that ended together. Real processes; sandbox off.
 
 const sessions: BackgroundTasks[] = [];
-const leftovers: number[] = [];
+// Killed only while still the processes they were: their numbers may be another's by now.
+const leftovers = new LeftoverProcesses();
 afterEach(async () => {
   for (const session of sessions.splice(0)) await session.close();
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone, as it should be.
-    }
-  }
+  leftovers.killAll();
 });
 
 function bash() {
@@ -57,7 +53,7 @@ describe('a daemon left by an unsandboxed command', () => {
     const tool = bash();
     const result = await tool.execute({ command }, testContext());
     const pids = pidsOf(resultText(result));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids, resultText(result)).toHaveLength(1);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
@@ -68,7 +64,7 @@ describe('a daemon left by an unsandboxed command', () => {
       Array.from({ length: 12 }, () => tool.execute({ command: daemons[0][1] }, testContext())),
     );
     const pids = results.flatMap((result) => pidsOf(resultText(result)));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids).toHaveLength(12);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
@@ -83,7 +79,7 @@ describe('a daemon left by an unsandboxed command', () => {
     const [task] = tool.backgroundTasks.list();
     await task?.handle.done;
     const pids = pidsOf(fs.readFileSync(`${tool.dir}/bg-pid.txt`, 'utf8'));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids).toHaveLength(1);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
@@ -118,7 +114,7 @@ describe('a daemon that cleared its environment, left by an unsandboxed command'
     const tool = bash();
     const result = await tool.execute({ command }, testContext());
     const pids = pidsOf(resultText(result));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids, resultText(result)).toHaveLength(1);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
@@ -139,7 +135,7 @@ describe('a daemon that cleared its environment, left by an unsandboxed command'
     }
     await call.catch(() => undefined);
     const pids = pidsOf(fs.readFileSync(`${tool.dir}/pid.txt`, 'utf8'));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids).toHaveLength(1);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });

@@ -39,16 +39,16 @@ export function untrackInterpreter(pid: number): void {
   runningGroups.delete(pid);
 }
 
-/** SIGKILLs a process group, if it is still there. */
+/**
+ * SIGKILLs a process group, if it is still there. The interpreter leads its group (started
+ * detached), so no group means nothing of it left: the number alone is not signalled, as it may
+ * already be another process's (an exited interpreter's pid, reused).
+ */
 export function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+    // Already gone.
   }
 }
 

@@ -4,6 +4,7 @@ export {
   nodeForAnyUser,
   stagePackagesForAnyUser,
 } from './any-user.js';
+export { LeftoverProcesses, processStartTime, signalIfSame } from './leftover-processes.js';
 export { type SkippableContext, skipWithout } from './skip-without.js';
 export {
   installCommand,

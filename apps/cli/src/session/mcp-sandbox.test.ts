@@ -2,7 +2,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory, nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
+import {
+  anyUserDirectory,
+  LeftoverProcesses,
+  nodeForAnyUser,
+  skipWithout,
+} from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   appDir,
@@ -129,16 +134,6 @@ async function runAs(uid: number | undefined, at: Place): Promise<CliRun> {
   return { code, stdout, stderr };
 }
 
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 function daemonOf(at: Place): number | undefined {
   const text = fs.readFileSync(join(at.workspace, 'daemon.txt'), 'utf8').trim();
   // Inside the sandbox's pid namespace the number is not a host pid: nothing to look up here.
@@ -167,8 +162,12 @@ describe.each(users)('a stdio MCP server, as $label', ({ uid }) => {
     const at = place(undefined);
     const run = await runAs(uid, at);
     const daemon = daemonOf(at);
-    if (daemon !== undefined)
-      cleanups.push(() => running(daemon) && process.kill(daemon, 'SIGKILL'));
+    if (daemon !== undefined) {
+      // Killed at the end only while still this daemon: its number may be another's by then.
+      const leftovers = new LeftoverProcesses();
+      leftovers.add(daemon);
+      cleanups.push(() => leftovers.killAll());
+    }
     expect(run.code, run.stderr).toBe(0);
     const report = fs.readFileSync(join(at.workspace, 'report.txt'), 'utf8');
     expect(report).toContain('SSH-KEY-CANARY');

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory, nodeForAnyUser } from '@agent/tooling-system-tools';
+import { anyUserDirectory, LeftoverProcesses, nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
@@ -19,15 +19,10 @@ import {
 
 beforeAll(assertBuilt);
 const cleanups: (() => void)[] = [];
-const leftovers: number[] = [];
+// Killed only while still the processes they were: their numbers may be another's by now.
+const leftovers = new LeftoverProcesses();
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone, as it should be.
-    }
-  }
+  leftovers.killAll();
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
@@ -147,7 +142,7 @@ describe.each(users)('daemons an unsandboxed command leaves, as $label', ({ uid 
     const cli = startCli(uid, at, script);
     const [code] = (await once(cli.child, 'close')) as [number | null];
     const pids = pidsIn(join(at.workspace, 'pids.txt'));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(code, cli.output()).toBe(0);
     expect(pids).toHaveLength(5);
     expect(fs.readFileSync(join(at.workspace, 'alive.txt'), 'utf8')).toBe('');
@@ -167,7 +162,7 @@ describe.each(users)('daemons an unsandboxed command leaves, as $label', ({ uid 
     while (!fs.existsSync(started) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     const pids = pidsIn(join(at.workspace, 'pids.txt'));
-    leftovers.push(...pids);
+    leftovers.add(...pids);
     expect(pids, cli.output()).toHaveLength(5);
     // setpriv execs the CLI: the child's pid is the CLI's.
     cli.child.kill('SIGKILL');
