@@ -64,6 +64,7 @@ export {
   isCredentialVariable,
   withheldVariableNames,
 } from './credential-environment.js';
+export { descriptiveHeaderNames, isCredentialHeader } from './credential-headers.js';
 export { urlWithoutCredentials } from './credential-url.js';
 export {
   type DefinedTool,

@@ -160,6 +160,28 @@ describe('an HTTP server that echoes the request', () => {
   );
 });
 
+describe('an HTTP server that echoes headers whose names do not say "key"', () => {
+  it('a key under any name is hidden; a header that describes the request is not', async () => {
+    const team = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
+    const adapter = await McpToolAdapter.connect({
+      name: 'echoing',
+      transport: {
+        type: 'http',
+        url: await echoingServer(),
+        headers: { 'X-Honeycomb-Team': team, 'X-Title': 'My App 2', 'X-Region': 'eu-west' },
+      },
+    });
+    cleanups.push(() => adapter.close());
+    const echo = adapter.tools().find((each) => each.name === 'echoing__echo');
+    const echoed = await echo?.execute({}, testContext());
+    const text = echoed === undefined ? '' : modelText(echoed);
+    expect(text).not.toContain(team);
+    expect(text).toContain('[redacted:header X-Honeycomb-Team]');
+    expect(text).toContain('My App 2');
+    expect(text).toContain('eu-west');
+  });
+});
+
 describe('secrets the client obtains: a user-supplied OAuth provider', () => {
   it('its access token is hidden in results, errors and resources like a configured one', async () => {
     const access = 'user-provider-access-0123456789';

@@ -9,7 +9,12 @@
  * obtains while connected — OAuth access, refresh and ID tokens, a registered client's secret —
  * are hidden the same way from the moment the client holds them (`LearnedSecrets`).
  */
-import { isCredentialVariable, type SentSecret, secretHider } from '@agent/core';
+import {
+  isCredentialHeader,
+  isCredentialVariable,
+  type SentSecret,
+  secretHider,
+} from '@agent/core';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { McpTransportConfig } from './mcp-options.js';
 import { basicCredentials } from './mcp-transport.js';
@@ -17,8 +22,8 @@ import { basicCredentials } from './mcp-transport.js';
 /** The credential values of a transport's configuration, labelled. */
 export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
   const secrets: SentSecret[] = [];
-  const add = (name: string, value: string, label: string) => {
-    if (!isCredentialVariable(name, value)) return;
+  const add = (name: string, value: string, label: string, header = false) => {
+    if (!(header ? isCredentialHeader(name, value) : isCredentialVariable(name, value))) return;
     secrets.push({ value, label });
     // `Bearer <token>`: the token alone is what a server quotes.
     const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
@@ -26,7 +31,7 @@ export function configuredSecrets(transport: McpTransportConfig): SentSecret[] {
   };
   if (transport.type === 'http') {
     for (const [name, value] of Object.entries(transport.headers ?? {}))
-      add(name, value, `header ${name}`);
+      add(name, value, `header ${name}`, true);
     let url: URL | undefined;
     try {
       url = new URL(String(transport.url));

@@ -1,4 +1,10 @@
-import { isCredentialVariable, type JsonSchema, type SentSecret, ToolError } from '@agent/core';
+import {
+  isCredentialHeader,
+  isCredentialVariable,
+  type JsonSchema,
+  type SentSecret,
+  ToolError,
+} from '@agent/core';
 import { bodyProperty, type ParameterBinding } from './arguments-schema.js';
 import { basicCredentials, type ResolvedAuth, readSecret } from './auth.js';
 import { encodeReserved, formBody, formFieldPairs, multipartBody } from './body-encoding.js';
@@ -221,9 +227,9 @@ export async function buildRequest(
   if (plan.sendCredentials)
     for (const [name, value] of Object.entries(plan.headers ?? {})) {
       setCredential(name, value, `value of the headers option's ${name}`);
-      // Only what reads as a credential (`X-Api-Key`, a `Bearer …` value): `Accept:
-      // application/json` replaced in every answer would mangle it.
-      if (!isCredentialVariable(name, value)) continue;
+      // Only what reads as a credential (`X-Api-Key`, a `Bearer …` value, a key under any name
+      // but a descriptive one): `Accept: application/json` replaced in every answer would mangle it.
+      if (!isCredentialHeader(name, value)) continue;
       secrets.push({ value, label: `header ${name}` });
       const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
       if (scheme?.[1] !== undefined) secrets.push({ value: scheme[1], label: `header ${name}` });

@@ -110,9 +110,23 @@ describe('credentials an API echoes never reach the model', () => {
     await expect(callTool(adapter.tool('loop'), {})).rejects.toThrow(
       /^GET http:\/\/127\.0\.0\.1:\d+\/loop: more than 10 redirects/,
     );
-    await expect(callTool(adapter.tool('ftp'), {})).rejects.toThrow(/\/ftp redirected to a ftp: URL/);
+    await expect(callTool(adapter.tool('ftp'), {})).rejects.toThrow(
+      /\/ftp redirected to a ftp: URL/,
+    );
     const error = await callTool(adapter.tool('ftp'), {}).catch((e: unknown) => String(e));
     expect(error).not.toContain('api_key');
+  });
+
+  it('a key under a header name that does not say so (X-Honeycomb-Team) is hidden', async () => {
+    const team = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
+    const adapter = OpenApiToolAdapter.fromSpec(document(), {
+      headers: { 'X-Honeycomb-Team': team, 'X-Title': 'My App 2' },
+      onWarning: () => {},
+    });
+    const text = resultText(await callTool(adapter.tool('json'), {}));
+    expect(text).not.toContain(team);
+    expect(text).toContain('[redacted:header X-Honeycomb-Team]');
+    expect(text).toContain('My App 2');
   });
 
   it('a value that is no credential (Accept) stays; a short key is hidden only where it stands alone', async () => {

@@ -5,6 +5,21 @@
  * command, showed them on the terminal and to the model.
  */
 
+import { isCredentialHeader, isCredentialVariable } from '@agent/core/credentials';
+
+/**
+ * The name under which a header's value is held for the redaction (`<prefix> <header>`): one the
+ * name rules judge a credential (`… credential`) when {@link isCredentialHeader} says it is one
+ * but the header's name does not say so (`X-Honeycomb-Team`), so that a key under any name is
+ * hidden like one under `X-Api-Key`.
+ */
+export function headerSecretName(prefix: string, header: string, value: string): string {
+  const name = `${prefix}${header}`;
+  return isCredentialHeader(header, value) && !isCredentialVariable(name, value)
+    ? `${name} credential`
+    : name;
+}
+
 /** A server URL's own credentials: each query parameter, named `<name>.url <parameter>`. */
 function urlSecrets(name: string, url: string): Record<string, string> {
   const secrets: Record<string, string> = {};
@@ -43,7 +58,7 @@ export function argumentSecrets(name: string, args: readonly string[]): Record<s
       secrets[`${name}.arg ${argument}`] = next;
     const header = headerArgument.exec(argument);
     if (header?.[1] !== undefined && header[2] !== undefined) {
-      secrets[`${name}.arg ${header[1]}`] = header[2].trim();
+      secrets[headerSecretName(`${name}.arg `, header[1], header[2].trim())] = header[2].trim();
       const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(header[2].trim());
       if (scheme?.[1] !== undefined) secrets[`${name}.arg ${header[1]} token`] = scheme[1];
     }

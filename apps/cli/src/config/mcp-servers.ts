@@ -4,7 +4,7 @@
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
 import { CliError } from './cli-error.js';
-import { argumentSecrets } from './command-secrets.js';
+import { argumentSecrets, headerSecretName } from './command-secrets.js';
 import { expandHome, expandVariables, type McpExpansion, McpExpansionError } from './mcp-expand.js';
 import { parseJson, readSettingsText } from './project-file.js';
 
@@ -263,7 +263,7 @@ export function mcpServerSecrets(servers: readonly McpServerEntry[]): Record<str
       Object.assign(secrets, argumentSecrets(name, transport.args ?? []));
     } else if (transport.type === 'http') {
       for (const [key, value] of Object.entries(transport.headers ?? {})) {
-        secrets[`${name}.${key}`] = value;
+        secrets[headerSecretName(`${name}.`, key, value)] = value;
         const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value.trim());
         if (scheme?.[1] !== undefined) secrets[`${name}.${key} token`] = scheme[1];
       }

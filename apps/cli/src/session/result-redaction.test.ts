@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { credentialRedactor } from '@agent/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -225,7 +226,12 @@ describe('tool results reach the model without the credentials of the CLI enviro
           transport: {
             type: 'http',
             url: 'https://example.com/mcp',
-            headers: { Authorization: 'Bearer abc.def', 'X-Api-Key': 'k' },
+            headers: {
+              Authorization: 'Bearer abc.def',
+              'X-Api-Key': 'k',
+              'X-Honeycomb-Team': 'a1b2c3d4e5f6a7b8c9d0',
+              Accept: 'application/json',
+            },
           },
         },
       ]),
@@ -234,7 +240,26 @@ describe('tool results reach the model without the credentials of the CLI enviro
       'b.Authorization': 'Bearer abc.def',
       'b.Authorization token': 'abc.def',
       'b.X-Api-Key': 'k',
+      // A key under a name that does not say so: held under one that does.
+      'b.X-Honeycomb-Team credential': 'a1b2c3d4e5f6a7b8c9d0',
+      'b.Accept': 'application/json',
     });
+    // What the redaction does with them: the key hidden, Accept left as it is.
+    const text = credentialRedactor(
+      mcpServerSecrets([
+        {
+          name: 'b',
+          transport: {
+            type: 'http',
+            url: 'https://example.com/mcp',
+            headers: { 'X-Honeycomb-Team': 'a1b2c3d4e5f6a7b8c9d0', Accept: 'application/json' },
+          },
+        },
+      ]),
+    )('{"x-honeycomb-team":"a1b2c3d4e5f6a7b8c9d0","accept":"application/json"}');
+    expect(text).toBe(
+      '{"x-honeycomb-team":"[redacted:b.X-Honeycomb-Team credential]","accept":"application/json"}',
+    );
   });
 
   it('mcp serve: a result sent to the client holds the marker, not the value', async () => {

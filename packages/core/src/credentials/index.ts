@@ -12,3 +12,4 @@ export {
   isCredentialVariable,
   withheldVariableNames,
 } from '../credential-environment.js';
+export { descriptiveHeaderNames, isCredentialHeader } from '../credential-headers.js';
