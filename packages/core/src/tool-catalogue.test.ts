@@ -185,7 +185,12 @@ describe('deferred tools and tool_search', () => {
     // `select:` alone never loads; a rejected load is reported and the keywords still work.
     let selects = 0;
     const selectOnly = catalogueAgent([steps[0] as ScriptedStep, { text: 'ok' }], {
-      toolSearch: { loadData: async () => ({ associations: (selects++, associations) }) },
+      toolSearch: {
+        loadData: async () => {
+          selects++;
+          return { associations };
+        },
+      },
     });
     await selectOnly.agent.run('go').result;
     expect(selects).toBe(0);
