@@ -12,6 +12,15 @@ import * as fs from 'node:fs';
 // O_CLOEXEC as /proc/<pid>/fdinfo/<fd> shows it in "flags:" (octal, the kernel's open flags).
 const closeOnExec = 0o2000000;
 
+/**
+ * What the last look found for each open descriptor: inherited or not. A descriptor keeps its
+ * close-on-exec flag while it stays open (Node sets it on all of its own and never clears one), so
+ * only numbers not seen open at the last look are read again. Reading every descriptor's fdinfo at
+ * each launch cost O(open descriptors) per command: 500 concurrent sandboxed calls (three pipes
+ * each) spent most of their CPU here, minutes on a loaded CI machine.
+ */
+let known = new Map<number, boolean>();
+
 /** The inherited descriptors ({@link inheritedDescriptors}), ascending; [] where /proc cannot tell (not Linux). */
 export function inheritedDescriptors(): number[] {
   let names: string[];
@@ -20,10 +29,15 @@ export function inheritedDescriptors(): number[] {
   } catch {
     return [];
   }
-  const found: number[] = [];
+  const seen = new Map<number, boolean>();
   for (const name of names) {
     const fd = Number(name);
     if (!Number.isInteger(fd) || fd <= 2) continue;
+    const before = known.get(fd);
+    if (before !== undefined) {
+      seen.set(fd, before);
+      continue;
+    }
     let info: string;
     try {
       info = fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1');
@@ -32,9 +46,14 @@ export function inheritedDescriptors(): number[] {
     }
     const flags = /^flags:\s*([0-7]+)/m.exec(info)?.[1];
     // Flags that cannot be read count as inherited: closing one too many costs nothing.
-    if (flags === undefined || (Number.parseInt(flags, 8) & closeOnExec) === 0) found.push(fd);
+    seen.set(fd, flags === undefined || (Number.parseInt(flags, 8) & closeOnExec) === 0);
   }
-  return found.sort((a, b) => a - b);
+  // Numbers closed since are forgotten: one opened again under the number is read afresh.
+  known = seen;
+  return [...seen]
+    .filter(([, inherited]) => inherited)
+    .map(([fd]) => fd)
+    .sort((a, b) => a - b);
 }
 
 const bashCandidates = ['/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash'];
