@@ -9,6 +9,6 @@ export default defineConfig({
     include: live ? ['src/**/*.live.test.ts'] : ['src/**/*.test.ts'],
     exclude: live ? configDefaults.exclude : [...configDefaults.exclude, 'src/**/*.live.test.ts'],
     // Under a loaded machine a retry test's real wait (retry-after: 1) plus start-up can pass 5 s.
-    testTimeout: 30_000,
+    testTimeout: 120_000,
   },
 });

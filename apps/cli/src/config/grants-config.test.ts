@@ -232,7 +232,7 @@ describe('config tools through the loop', () => {
     session.submit('hello');
     await session.waitForText('Hello from the other model.');
     session.submit('/save saved.json');
-    await session.waitForText('saved ');
+    await session.waitForText(' messages to saved.json');
     await session.exit();
     const saved = JSON.parse(await readFile(join(dir, 'saved.json'), 'utf8')) as SavedFile;
     const assistants = saved.messages.filter((message) => message.role === 'assistant');

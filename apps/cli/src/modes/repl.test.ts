@@ -52,7 +52,9 @@ async function startRepl(
   /** Waits until the screen shows `text` (`count` times). */
   const waitForText = (text: string, count = 1) =>
     vi.waitFor(() => {
-      expect(screen().split(text).length - 1).toBeGreaterThanOrEqual(count);
+      const shown = screen();
+      // The screen goes with a failure: what was there instead.
+      expect(shown.split(text).length - 1, shown).toBeGreaterThanOrEqual(count);
     }, waitOptions);
   /** Waits for the idle prompt: the last non-empty line is `>`. */
   const waitForPrompt = (count = 1) =>
@@ -129,7 +131,8 @@ describe('interactive session (tmux)', () => {
     expect(repl.tmux.exitStatus()).toBeUndefined();
 
     repl.submit('/save conversation.json');
-    await repl.waitForText('saved ');
+    // The whole confirmation, said once the file is written ("saved " alone can be another line).
+    await repl.waitForText(' messages to conversation.json');
     const saved = JSON.parse(await readFile(join(repl.dir, 'conversation.json'), 'utf8')) as {
       messages: { role: string; stopReason?: string; isError?: boolean }[];
     };
@@ -351,7 +354,8 @@ You read files carefully and quote them.
     await repl.waitForText('Follow-up answered.');
     await repl.waitForPrompt(2);
     repl.submit('/save conversation.json');
-    await repl.waitForText('saved ');
+    // The whole confirmation, said once the file is written ("saved " alone can be another line).
+    await repl.waitForText(' messages to conversation.json');
     const saved = JSON.parse(await readFile(join(repl.dir, 'conversation.json'), 'utf8')) as {
       messages: { role: string; content: string | { type: string; text?: string }[] }[];
     };
