@@ -1,4 +1,4 @@
-import { Agent, type AnyAgentTool } from '@agent/core';
+import { Agent, type AnyAgentTool, ToolSearchIndex } from '@agent/core';
 import { createScriptedProvider } from '@agent/core/testing';
 import { describe, expect, it } from 'vitest';
 import { toolSearchAssociations } from './index.js';
@@ -24,11 +24,31 @@ describe('toolSearchAssociations', () => {
     ['remind', 'reminder'],
     ['picture', 'image'],
     ['bill', 'invoice'],
+    // The intent lexicon (bench/src/tool-search/intent-lexicon): the user's words, slang and phrases.
+    ['nuke', 'delete'],
+    ['call_off', 'cancel'],
+    ['money_back', 'refund'],
+    ['repo', 'repository'],
   ])('relates "%s" to "%s"', (word, associate) => {
     const related = toolSearchAssociations()
       .related(word)
       .map((entry) => entry.term);
     expect(related).toContain(associate);
+  });
+
+  it('ranks the operation a slang or phrasal request means first', () => {
+    const index = new ToolSearchIndex(
+      [
+        tool('webhooks_create', 'Create a webhook.'),
+        tool('webhooks_list', 'List webhooks.'),
+        tool('webhooks_delete', 'Delete a webhook.'),
+        tool('charges_create', 'Create a charge.'),
+        tool('refunds_create', 'Create a refund for a charge.'),
+      ],
+      { associations: toolSearchAssociations() },
+    );
+    expect(index.search('nuke the old webhook', 1)[0]?.name).toBe('webhooks_delete');
+    expect(index.search('the customer wants their money back', 1)[0]?.name).toBe('refunds_create');
   });
 
   it('lets tool_search find a tool described in other words than the request', async () => {

@@ -1,7 +1,8 @@
 /**
  * `@agent/tool-search-data`: data for `tool_search`, learned offline — word associations
  * (WordNet 3.1's synonyms, derived forms, hypernyms and definitions, kept where API
- * documentation uses the associate) and word embeddings (GloVe, fine-tuned on API documents). Pass them to the search to find
+ * documentation uses the associate, and an intent lexicon of the user's phrasings: "nuke" →
+ * delete, "money back" → refund) and word embeddings (GloVe, fine-tuned on API documents). Pass them to the search to find
  * tools for requests in the user's own words:
  *
  * ```ts
@@ -20,7 +21,7 @@ export { WordEmbeddings } from './embeddings.js';
 
 let parsed: ToolSearchAssociations | undefined;
 
-/** The associations, parsed on first use (~32k words, ~0.1 s) and shared afterwards. */
+/** The associations, parsed on first use (~33k words, ~0.1 s) and shared afterwards. */
 export function toolSearchAssociations(): ToolSearchAssociations {
   parsed ??= ToolSearchAssociations.parse(associationsText);
   return parsed;
