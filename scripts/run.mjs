@@ -39,11 +39,6 @@ const tasks = {
     ['node', 'apps/cli/dist/main.js', 'demo'],
   ],
   test: [
-    // Every package built first, on its own: built beside the other packages' test suites (turbo
-    // starts a package's tests as soon as it is built), the CLI's build — the last of the chain —
-    // came ~17 minutes in on 2 cores, and its suite, the longest, ended the run. A build that
-    // fails here fails again in the next step, which reports it.
-    ['turbo', 'run', 'build', '--continue', '--output-logs=errors-only', { mayFail: true }],
     // --continue: a failing (or tool-less) package does not stop the others; the exit code still says.
     [
       'turbo',
