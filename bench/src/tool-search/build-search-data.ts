@@ -32,7 +32,7 @@ const maxGlossShare = 0.05;
 /** Associates kept per word. */
 const perWord = 8;
 /** What the intent lexicon's phrasing of an API word weighs (see `intent-lexicon.ts`). */
-export const lexiconStrength = 0.7;
+const lexiconStrength = 0.7;
 /** A lexicon's API word must occur in this many training operations (it is an API's word). */
 const minLexiconOperations = 5;
 

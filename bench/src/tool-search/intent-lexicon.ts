@@ -41,14 +41,10 @@ export function phraseKeys(phrase: string): string[] {
  * gets; a user phrase's API words get it for the first, then 0.1 less for each next one (never
  * below half of it).
  */
-export function readIntentLexicon(
-  directory: string,
-  strength: number,
-  files: RegExp = /\.tsv$/,
-): LexiconPair[] {
+export function readIntentLexicon(directory: string, strength: number): LexiconPair[] {
   const pairs: LexiconPair[] = [];
   for (const file of readdirSync(directory).sort()) {
-    if (!file.endsWith('.tsv') || !files.test(file)) continue;
+    if (!file.endsWith('.tsv')) continue;
     const userFirst = file.startsWith('user-');
     if (!userFirst && !file.startsWith('api-')) continue;
     const text = readFileSync(`${directory}/${file}`, 'utf8');
