@@ -20,6 +20,16 @@ describe('renameArguments', () => {
     });
   });
 
+  it("reads only the call's own fields, never what every object inherits", () => {
+    const inherited = renameArguments(
+      { toString: 'text', valueOf: 'value' },
+      { drop: ['constructor'] },
+    );
+    const call = { other: 1 };
+    expect(inherited(call)).toBe(call);
+    expect(inherited({ toString: 'a' })).toEqual({ text: 'a' });
+  });
+
   it.each([null, 'text', 42, [1, 2], undefined])('passes %j through untouched', (raw) => {
     expect(prepare(raw)).toBe(raw);
   });

@@ -25,14 +25,18 @@ export function renameArguments(
     const record = raw as Record<string, unknown>;
     let renamed: Record<string, unknown> | undefined;
     for (const [theirs, ours] of Object.entries(names)) {
-      if (!(theirs in record) || ours in record || (renamed !== undefined && ours in renamed))
+      if (
+        !Object.hasOwn(record, theirs) ||
+        Object.hasOwn(record, ours) ||
+        (renamed !== undefined && Object.hasOwn(renamed, ours))
+      )
         continue;
       renamed ??= { ...record };
       renamed[ours] = renamed[theirs];
       delete renamed[theirs];
     }
     for (const name of drop) {
-      if (!(name in (renamed ?? record))) continue;
+      if (!Object.hasOwn(renamed ?? record, name)) continue;
       renamed ??= { ...record };
       delete renamed[name];
     }

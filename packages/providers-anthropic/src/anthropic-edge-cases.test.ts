@@ -480,6 +480,34 @@ describe('Anthropic thinking only where the API accepts it', () => {
   });
 });
 
+describe('Anthropic stop reasons nobody documented', () => {
+  it.each(['constructor', 'toString', '__proto__'])(
+    'a stop reason named like an Object.prototype property (%s) ends as a plain stop',
+    async (reason) => {
+      server = await startWireServer([
+        {
+          headers: SSE_HEADERS,
+          body: sseEvents([
+            messageStart,
+            {
+              event: 'message_delta',
+              data: {
+                type: 'message_delta',
+                delta: { stop_reason: reason, stop_sequence: null },
+                usage: { output_tokens: 1 },
+              },
+            },
+            { event: 'message_stop', data: { type: 'message_stop' } },
+          ]),
+        },
+      ]);
+      const provider = createAnthropicProvider({ apiKey: 'k', baseURL: server.url });
+      const end = terminalEvent(await collectEvents(provider.stream(request)));
+      expect(end).toMatchObject({ type: 'done', message: { stopReason: 'stop' } });
+    },
+  );
+});
+
 describe('Anthropic retries start clean', () => {
   it('forgets a refusal reported by a failed attempt that streamed no content', async () => {
     const empty = sseEvents([

@@ -37,7 +37,11 @@ export function toProviderError(
   if (error instanceof APIError && !(error instanceof APIUserAbortError)) {
     const body = error.error;
     const type = error.type ?? undefined;
-    const statusCode = error.status ?? (type === undefined ? undefined : statusOfErrorType[type]);
+    const statusCode =
+      error.status ??
+      (type !== undefined && Object.hasOwn(statusOfErrorType, type)
+        ? statusOfErrorType[type]
+        : undefined);
     const connection = error.status === undefined && type === undefined;
     const detail =
       error.apiMessage ??

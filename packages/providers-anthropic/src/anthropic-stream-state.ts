@@ -369,7 +369,9 @@ export class AnthropicStreamState {
         const reason = event.delta.stop_reason;
         if (reason === 'refusal') this.#refusal = true;
         else if (reason === 'pause_turn') this.#paused = true;
-        else if (reason !== null) this.#stopReason = stopReasons[reason] ?? 'stop';
+        else if (reason !== null)
+          this.#stopReason =
+            (Object.hasOwn(stopReasons, reason) ? stopReasons[reason] : undefined) ?? 'stop';
         out.push({ type: 'usage', usage: this.#usage });
         return;
       }

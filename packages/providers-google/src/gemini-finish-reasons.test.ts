@@ -59,6 +59,17 @@ describe('Gemini finish reasons', () => {
     },
   );
 
+  it.each(['constructor', 'toString', '__proto__'])(
+    'a finish reason named like an Object.prototype property (%s) is an unknown reason, not a stop',
+    async (reason) => {
+      const server = await startWireServer([finishing(reason, 'partial')]);
+      const provider = createGeminiProvider({ apiKey: 'k', baseURL: server.url, retry });
+      const end = terminalEvent(await collectEvents(provider.stream(request)));
+      expect(end.type).toBe('error');
+      expect(JSON.stringify(end)).toContain(`finish reason ${reason}`);
+    },
+  );
+
   it('MALFORMED_FUNCTION_CALL every time: an error naming it after the retries', async () => {
     const server = await startWireServer([finishing('MALFORMED_FUNCTION_CALL')]);
     const provider = createGeminiProvider({

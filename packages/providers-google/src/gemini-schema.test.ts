@@ -13,6 +13,19 @@ describe('toGeminiSchema', () => {
     expect(result.warnings[0]).toMatch(/could not be converted .*Unresolvable \$ref/);
   });
 
+  it('a type named like an Object.prototype property converts without a throw', () => {
+    for (const type of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const schema = {
+        type: 'object',
+        properties: {
+          a: { anyOf: [{ type }, { type: 'string' }], minLength: 1 },
+          b: { type: [type, 'number'], minimum: 0 },
+        },
+      } as unknown as JsonSchemaObject;
+      expect(() => toGeminiSchema(schema)).not.toThrow();
+    }
+  });
+
   it('inlines references, rewrites const/oneOf and reports what it drops', () => {
     const result = toGeminiSchema({
       type: 'object',

@@ -183,7 +183,7 @@ function toOpenApi(node: unknown, path: string, warnings: string[]): Node {
       const own = typeof branch.type === 'string' ? branch.type : undefined;
       if (own === undefined) return branch;
       const filled: Node = { ...branch };
-      for (const key of keywordsOfType[own] ?? [])
+      for (const key of keywordsFor(own))
         if (filled[key] === undefined && source[key] !== undefined) filled[key] = source[key];
       return filled;
     });
@@ -245,6 +245,10 @@ const keywordsOfType: Record<string, readonly string[]> = {
   integer: ['minimum', 'maximum', 'format', 'enum'],
 };
 
+/** A type's own keywords; a name that is no JSON Schema type (`constructor`…) has none. */
+function keywordsFor(type: string): readonly string[] {
+  return Object.hasOwn(keywordsOfType, type) ? (keywordsOfType[type] ?? []) : [];
+}
 const typeSpecificKeywords = new Set(Object.values(keywordsOfType).flat());
 const noKeywords = new Set<string>();
 
@@ -256,8 +260,7 @@ function splitsTypes(node: Node): boolean {
 /** The part of a multi-type schema that concerns one type. */
 function branchOfType(node: Node, type: string): Node {
   const branch: Node = { type };
-  for (const key of keywordsOfType[type] ?? [])
-    if (node[key] !== undefined) branch[key] = node[key];
+  for (const key of keywordsFor(type)) if (node[key] !== undefined) branch[key] = node[key];
   return branch;
 }
 

@@ -341,7 +341,7 @@ class GeminiStreamState {
       );
       return;
     }
-    const stop = normalFinish[reason];
+    const stop = Object.hasOwn(normalFinish, reason) ? normalFinish[reason] : undefined;
     if (stop === undefined) {
       const detail = this.#finishMessage === undefined ? '' : `: ${this.#finishMessage}`;
       out.push(

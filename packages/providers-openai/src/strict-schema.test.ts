@@ -214,6 +214,17 @@ describe('toStrictSchema', () => {
     ).toEqual({ metadata: { a: 'b' } });
   });
 
+  it('a type named like an Object.prototype property is refused with a reason, not a throw', () => {
+    for (const type of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const result = toStrictSchema({
+        type: 'object',
+        properties: { a: { type, minimum: 1 }, b: { type: [type, 'null'], pattern: 'x' } },
+        required: ['a', 'b'],
+      } as Parameters<typeof toStrictSchema>[0]);
+      expect(result.ok).toBe(false);
+    }
+  });
+
   it('deduplicates enum values', () => {
     const result = toStrictSchema({
       type: 'object',

@@ -46,6 +46,10 @@ const constraintKeywords: Record<string, ReadonlySet<string>> = {
   boolean: new Set(),
   null: new Set(),
 };
+/** A type's constraint keywords; undefined for a name that is no JSON Schema type (`constructor`…). */
+function constraintsOf(type: string): ReadonlySet<string> | undefined {
+  return Object.hasOwn(constraintKeywords, type) ? constraintKeywords[type] : undefined;
+}
 const primitiveTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 /**
  * Constraints strict mode cannot carry but that do not change the shape: they move into the
@@ -142,7 +146,7 @@ function convert(
       continue;
     if (key === 'type' || key === 'enum' || key === 'const') continue;
     const types = typeList(node.type);
-    const supported = types.some((type) => constraintKeywords[type]?.has(key));
+    const supported = types.some((type) => constraintsOf(type)?.has(key));
     const value = node[key];
     if (supported && !(key === 'format' && !supportedFormats.has(String(value)))) continue;
     if (describedKeywords.has(key) && (typeof value !== 'object' || value === null)) {
@@ -162,8 +166,7 @@ function convert(
   if (isRoot && (types.length !== 1 || types[0] !== 'object'))
     throw new Unsupported(`${path}: the root must be an object`);
   for (const type of types)
-    if (constraintKeywords[type] === undefined)
-      throw new Unsupported(`${path}: unknown type "${type}"`);
+    if (constraintsOf(type) === undefined) throw new Unsupported(`${path}: unknown type "${type}"`);
   if (node.type !== undefined) out.type = node.type;
   if (node.enum !== undefined) {
     if (!Array.isArray(node.enum) || node.enum.length === 0)
@@ -191,7 +194,7 @@ function convert(
   }
   for (const type of types) {
     if (!primitiveTypes.has(type)) continue;
-    for (const key of constraintKeywords[type] ?? []) {
+    for (const key of constraintsOf(type) ?? []) {
       const value = node[key];
       if (value === undefined) continue;
       // An unsupported format went into the description above.

@@ -41,7 +41,10 @@ export function fileSystemError(
 ): ToolError {
   if (ToolError.isInstance(error)) return error;
   const code = errorCode(error);
-  const explanation = code === undefined ? undefined : errorExplanations[code];
+  const explanation =
+    code !== undefined && Object.hasOwn(errorExplanations, code)
+      ? errorExplanations[code]
+      : undefined;
   const reason =
     explanation !== undefined
       ? `${explanation} (${code})`

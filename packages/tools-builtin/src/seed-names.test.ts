@@ -86,6 +86,8 @@ describe('seed names: other agents’ tool and argument names', () => {
           },
           { name: 'Grep', arguments: { pattern: 'Needle', type: 'ts' } },
           { name: 'Grep', arguments: { pattern: 'needle', type: 'cobol' } },
+          // A name every object inherits is no file type either.
+          { name: 'Grep', arguments: { pattern: 'needle', type: 'constructor' } },
         ],
       },
       { text: 'done' },
@@ -111,5 +113,7 @@ describe('seed names: other agents’ tool and argument names', () => {
     expect(results[3]?.isError).toBe(true);
     expect(text(3)).toContain('unknown field \\"type\\"');
     expect(text(3)).toContain('known fields: pattern, path, include');
+    expect(results[4]?.isError).toBe(true);
+    expect(text(4)).toContain('unknown field \\"type\\"');
   });
 });

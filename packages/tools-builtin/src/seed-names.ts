@@ -109,7 +109,10 @@ function grepFlags(raw: unknown): unknown {
     mapped[listsFiles ? 'max_files' : 'max_total_lines'] = cap;
   // ripgrep's --type as claw-code passes it: the common types become an include glob; another
   // stays, and is refused as an unknown field (never silently widened to every file).
-  const typeGlob = typeof type === 'string' ? fileTypeGlobs[type] : undefined;
+  const typeGlob =
+    typeof type === 'string' && Object.hasOwn(fileTypeGlobs, type)
+      ? fileTypeGlobs[type]
+      : undefined;
   if (typeGlob !== undefined && !('include' in rest) && paths === undefined)
     mapped.include = typeGlob;
   else if (type !== undefined) mapped.type = type;

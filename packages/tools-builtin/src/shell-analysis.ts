@@ -391,7 +391,7 @@ function commandOpacity(command: ShellCommand): string | undefined {
   if (name === 'sed' && args.some((word) => sedRunsCommand.test(word))) {
     return 'sed runs a command (e)';
   }
-  const runsCommand = commandOptions[name];
+  const runsCommand = Object.hasOwn(commandOptions, name) ? commandOptions[name] : undefined;
   if (runsCommand !== undefined && args.some((word) => runsCommand.test(word))) {
     return `${name} is given an option that runs a command`;
   }

@@ -109,7 +109,7 @@ export function expandNested(
     expandNested(nested, out, depth + 1, parseScript);
   };
 
-  const runner = runners[name];
+  const runner = Object.hasOwn(runners, name) ? runners[name] : undefined;
   if (runner !== undefined) {
     let i = 1;
     if (runner.subcommands !== undefined) {

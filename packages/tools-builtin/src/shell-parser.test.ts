@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell syntax, not templates
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { classifyReadOnly } from './read-only-commands.js';
 import { analyzeShellCommand, shellPermissionSubjects } from './shell-analysis.js';
 import { parseShellCommand } from './shell-parser.js';
 
@@ -131,6 +132,10 @@ describe('shellPermissionSubjects', () => {
           ';;',
           '((',
           '))',
+          // Names an object-keyed table would find on Object.prototype.
+          'constructor ',
+          'valueOf ',
+          '__proto__ ',
         ),
         { maxLength: 80 },
       )
@@ -152,6 +157,25 @@ describe('shellPermissionSubjects', () => {
     expect(() => shellPermissionSubjects(deep)).not.toThrow();
     const parens = `${'( '.repeat(20000)}rm x${' )'.repeat(20000)}`;
     expect(shellPermissionSubjects(parens).length).toBeGreaterThan(0);
+  });
+});
+
+describe('command names that are also Object.prototype properties', () => {
+  // The per-program tables are objects: a lookup by a command's name must not reach the
+  // prototype (`valueOf ?` once threw "runsCommand.test is not a function").
+  const names = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
+  const lines = names.flatMap((name) => [
+    `${name} ?`,
+    `${name} -x -e foo`,
+    `${name} exec rm -rf /`,
+    `env ${name} run ls`,
+    `sudo ${name} --to-command=sh`,
+  ]);
+  it.each(lines)('%s is a command like any other', (line) => {
+    const analysis = analyzeShellCommand(line);
+    expect(analysis.subjects.length).toBeGreaterThan(0);
+    for (const subject of analysis.subjects) expect(typeof subject).toBe('string');
+    expect(classifyReadOnly(line).readOnly).toBe(false);
   });
 });
 

@@ -125,7 +125,8 @@ export async function tsserverWorkspaceSymbols(
   );
   return items.map((item) => ({
     name: item.name,
-    kind: (symbolKinds[item.kind] ?? 13) as SymbolInformation['kind'],
+    kind: ((Object.hasOwn(symbolKinds, item.kind) ? symbolKinds[item.kind] : undefined) ??
+      13) as SymbolInformation['kind'],
     location: { uri: uriOf(item.file), range: rangeOf(item) },
     ...(item.containerName ? { containerName: item.containerName } : {}),
   }));

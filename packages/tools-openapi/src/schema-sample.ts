@@ -136,7 +136,10 @@ export function exampleForPattern(pattern: string): string | undefined {
 }
 
 function sampleString(schema: Schema, random: () => number): string {
-  const format = typeof schema.format === 'string' ? formats[schema.format] : undefined;
+  const format =
+    typeof schema.format === 'string' && Object.hasOwn(formats, schema.format)
+      ? formats[schema.format]
+      : undefined;
   if (format !== undefined) return format;
   const min = typeof schema.minLength === 'number' ? schema.minLength : 1;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Math.max(min, 8);
