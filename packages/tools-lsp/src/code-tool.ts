@@ -157,7 +157,7 @@ function mapOperation(args: CodeArgs): Mapped[] {
       return [];
     default:
       throw new ToolError(
-        `code: operation "${op}" is not offered here; ${notOffered[op] ?? 'see the tool list'}.`,
+        `code: operation "${op}" is not offered here; ${(Object.hasOwn(notOffered, op) ? notOffered[op] : undefined) ?? 'see the tool list'}.`,
         {
           kind: 'invalid-args',
           toolName: 'code',

@@ -240,6 +240,18 @@ describe('client features, pure parts', () => {
     expect(withDefaults({ action: 'decline' }, params)).toEqual({ action: 'decline' });
   });
 
+  it('a field named like an Object.prototype property gets its default as a plain field', () => {
+    const properties = JSON.parse(
+      '{"constructor":{"type":"string","default":"c"},"__proto__":{"type":"string","default":"p"}}',
+    );
+    const params = { message: 'm', requestedSchema: { type: 'object' as const, properties } };
+    const { content } = withDefaults({ action: 'accept', content: {} }, params);
+    expect(JSON.parse(JSON.stringify(content))).toEqual(
+      JSON.parse('{"constructor":"c","__proto__":"p"}'),
+    );
+    expect(Object.getPrototypeOf(content)).toBe(Object.prototype);
+  });
+
   it('setRoots needs the roots option', async () => {
     const adapter = await McpToolAdapter.connect({
       name: 'plain',

@@ -130,7 +130,15 @@ export function withDefaults(result: ElicitResult, params: ElicitRequest['params
   const content: Record<string, unknown> = { ...(result.content ?? {}) };
   for (const [name, schema] of Object.entries(properties)) {
     const fallback = (schema as { default?: unknown }).default;
-    if (content[name] === undefined && fallback !== undefined) content[name] = fallback;
+    if (fallback === undefined || (Object.hasOwn(content, name) && content[name] !== undefined))
+      continue;
+    // Defined, not assigned: a field named `__proto__` is a field, not the object's prototype.
+    Object.defineProperty(content, name, {
+      value: fallback,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return { ...result, content: content as ElicitResult['content'] };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolError } from '@agent/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { joiningDelimiter } from './delimited-values.js';
 import { OpenApiToolAdapter } from './index.js';
 import { callTool, resultText } from './test-helpers.js';
 
@@ -289,5 +290,13 @@ describe('against Prism', () => {
       },
     );
     expect(result?.details?.status).toBe(422);
+  });
+});
+
+describe('a style named like an Object.prototype property', () => {
+  it('has no joining delimiter (the table is read by its own entries only)', () => {
+    for (const style of ['constructor', 'toString', '__proto__'])
+      expect(joiningDelimiter(style, false)).toBeUndefined();
+    expect(joiningDelimiter('pipeDelimited', false)).toBe('|');
   });
 });

@@ -32,7 +32,9 @@ const delimiterNames: Record<string, string> = {
 
 /** The delimiter character of a delimited style not exploded; `undefined` for every other case. */
 export function joiningDelimiter(style: string, explode: boolean): string | undefined {
-  return explode ? undefined : delimiterCharacters[style];
+  return explode || !Object.hasOwn(delimiterCharacters, style)
+    ? undefined
+    : delimiterCharacters[style];
 }
 
 /**
@@ -48,7 +50,7 @@ export function joinDelimited(
   if (inside !== undefined) {
     const shown = inside.length > 60 ? `${inside.slice(0, 60)}…` : inside;
     throw new UnsendableValueError(
-      `${JSON.stringify(shown)} holds ${delimiterNames[delimiter] ?? JSON.stringify(delimiter)}, which this parameter's style uses between values (the server would read more values than were given); leave it out or split the value`,
+      `${JSON.stringify(shown)} holds ${(Object.hasOwn(delimiterNames, delimiter) ? delimiterNames[delimiter] : undefined) ?? JSON.stringify(delimiter)}, which this parameter's style uses between values (the server would read more values than were given); leave it out or split the value`,
     );
   }
   return texts.map(encodeText).join(encodeText(delimiter));

@@ -247,6 +247,9 @@ describe('REPL (claw-code): one tool, {code, language, timeout_ms}', () => {
     // Python is not offered here, so it is refused the same way, before anything runs.
     const python = await executeTool(tool('repl'), { language: 'python', code: 'print(1)' });
     expect(JSON.stringify(python.content)).toContain('unsupported REPL language: python');
+    // A name every object inherits is no language either.
+    const inherited = await executeTool(tool('repl'), { language: 'constructor', code: '1' });
+    expect(JSON.stringify(inherited.content)).toContain('unsupported REPL language: constructor');
     expect(repl.sessions.every((session) => !session.running)).toBe(true);
   });
 

@@ -213,7 +213,8 @@ export function createReplTools(options: ReplToolsOptions): ReplTools {
         if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
         const language = (raw as { language?: unknown }).language;
         if (typeof language !== 'string') return raw;
-        const known = languageNames[language.trim().toLowerCase()];
+        const key = language.trim().toLowerCase();
+        const known = Object.hasOwn(languageNames, key) ? languageNames[key] : undefined;
         return known === undefined ? raw : { ...raw, language: known };
       },
       input: z.object({

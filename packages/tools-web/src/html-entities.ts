@@ -124,7 +124,7 @@ export function decodeHtmlEntities(text: string): string {
         if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return '\ufffd';
         return String.fromCodePoint(code);
       }
-      return namedEntities[body] ?? whole;
+      return (Object.hasOwn(namedEntities, body) ? namedEntities[body] : undefined) ?? whole;
     },
   );
 }

@@ -53,6 +53,10 @@ describe('htmlToText', () => {
     expect(decodeHtmlEntities('&lt;&amp;&gt; &#233;&#xE9; &nbsp;&copy; &bogus; &#0;')).toBe(
       '<&> éé \u00a0© &bogus; \ufffd',
     );
+    // Names every object inherits are no entities.
+    expect(decodeHtmlEntities('&constructor; &toString &valueOf;')).toBe(
+      '&constructor; &toString &valueOf;',
+    );
   });
 
   it('never throws on arbitrary markup, and drops script contents from plain surroundings', () => {

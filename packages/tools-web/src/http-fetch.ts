@@ -88,7 +88,10 @@ function networkError(error: unknown, url: URL): ToolError {
       { kind: 'denied', cause: error },
     );
   const code = errorCode(error);
-  const words = code === undefined ? undefined : networkErrorWords[code];
+  const words =
+    code !== undefined && Object.hasOwn(networkErrorWords, code)
+      ? networkErrorWords[code]
+      : undefined;
   const detail = words ?? (error instanceof Error ? error.message : String(error));
   return new ToolError(
     `Could not fetch ${shownUrl(url)}: ${detail}${code === undefined ? '' : ` (${code})`}`,
