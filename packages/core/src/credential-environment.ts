@@ -225,8 +225,17 @@ export const credentialValueRules: readonly CredentialRule[] = [
   },
   {
     id: 'webhook-url',
-    description: 'Slack and Discord webhook URLs',
-    pattern: /hooks\.slack\.com\/(?:services|workflows)\/|discord(?:app)?\.com\/api\/webhooks\//,
+    description:
+      'a URL whose path is its key: Slack, Discord, Zapier, IFTTT and Teams webhooks, a Telegram bot, a generated id after /hooks/ or /webhook/ (n8n, Mattermost)',
+    // Linear: each alternative starts at a fixed word; the generic one reads a URL's host and at most
+    // nine path segments (none can hold a `/`), then one segment.
+    pattern:
+      /hooks\.slack\.com\/(?:services|workflows|triggers)\/|discord(?:app)?\.com\/api\/webhooks\/|hooks\.zapier\.com\/hooks\/catch\/|maker\.ifttt\.com\/(?:trigger|use)\/|webhook\.office\.com\/webhookb2\/|api\.telegram\.org\/(?:file\/)?bot\d+:|[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+\/(?:[^\s/?#]+\/){0,8}(?:hooks?|webhooks?|webhook-test)\/(?=[^/\s?#]*[0-9])(?=[^/\s?#]*[A-Za-z])[A-Za-z0-9_~.:@=+-]{16,}/i,
+  },
+  {
+    id: 'telegram-bot-token',
+    description: 'a Telegram bot token: <bot id>:<35 characters>',
+    pattern: /(?<![A-Za-z0-9_:-])\d{6,12}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/,
   },
 ];
 

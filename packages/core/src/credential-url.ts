@@ -2,6 +2,7 @@
 // their keys (`?api_key=…`, `https://user:password@host/…`); the terminal, a CI log or a bug
 // report is no place for them.
 import { credentialRuleOf } from './credential-environment.js';
+import { urlPathKeys, withoutPathKeys } from './credential-url-paths.js';
 
 /** Query names of signed URLs (S3, GCS, Azure SAS): the signature is the key to the object. */
 const signedUrlParameter =
@@ -13,9 +14,10 @@ function isCredentialParameter(name: string, value: string): boolean {
 }
 
 /**
- * `url` with its password and each query value that holds a credential (by the name — `api_key`,
- * `token`, `sig` … — or by the value's own shape) replaced by `***`; the user name, host, path
- * and other query values kept, so the URL is still recognisable. Text that is not a URL comes
+ * `url` with its password, each query value that holds a credential (by the name — `api_key`,
+ * `token`, `sig` … — or by the value's own shape) and a key in its path (a webhook's, a bot's:
+ * `credential-url-paths.ts`) replaced by `***`; the user name, host, rest of the path and other
+ * query values kept, so the URL is still recognisable. Text that is not a URL comes
  * back as it is.
  */
 export function urlWithoutCredentials(url: string): string {
@@ -35,13 +37,17 @@ export function urlWithoutCredentials(url: string): string {
     parsed.searchParams.set(name, '***');
     changed = true;
   }
+  // A webhook's or a bot's key in the path (hooks.slack.com/services/…/<key>).
+  const withoutKeys = withoutPathKeys(parsed);
+  if (withoutKeys !== undefined) return withoutKeys;
   // Unchanged, the text stays as given (no normalising of what held nothing secret).
   return changed ? parsed.href : url;
 }
 
 /**
  * The credentials inside a URL (found anywhere in `text`: a base URL, a connection string): its
- * password and the query values {@link urlWithoutCredentials} hides, each as written and decoded.
+ * password, the query values and the path keys {@link urlWithoutCredentials} hides, each as
+ * written and decoded.
  * A server quoting the path and query it was asked for (`no route /v1/chat/completions?key=…`)
  * shows them without the rest of the URL, so a redactor of the whole value misses them.
  */
@@ -57,6 +63,10 @@ export function urlCredentialParts(text: string): string[] {
       continue;
     }
     if (parsed.password !== '') addBothForms(parts, parsed.password);
+    for (const key of urlPathKeys(parsed)) {
+      parts.add(key);
+      parts.add(encodeURIComponent(key));
+    }
     const query = candidate.includes('?') ? candidate.slice(candidate.indexOf('?') + 1) : '';
     for (const pair of query.split(/[&;#]/)) {
       const at = pair.indexOf('=');
