@@ -225,6 +225,58 @@ describe('toStrictSchema', () => {
     }
   });
 
+  describe('properties named like Object.prototype members (a tool schema is JSON from a server)', () => {
+    // As text, so `__proto__` is a key of the schema and of the arguments, as JSON.parse makes it.
+    const schema = JSON.parse(`{
+      "type": "object",
+      "properties": {
+        "__proto__": { "type": "object", "properties": { "x": { "type": "string" } }, "required": ["x"] },
+        "constructor": { "type": "string" },
+        "toString": { "type": "string" },
+        "plain": { "type": "string" }
+      },
+      "required": ["__proto__", "constructor"]
+    }`) as JsonSchemaObject;
+    const names = ['__proto__', 'constructor', 'toString', 'plain'];
+
+    it('are kept as properties, all required, the optional ones nullable', () => {
+      const result = toStrictSchema(schema);
+      if (!result.ok) throw new Error(result.reason);
+      const properties = result.schema.properties ?? {};
+      expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+      for (const name of names) expect(Object.hasOwn(properties, name)).toBe(true);
+      expect(result.schema.required).toEqual(names);
+      expect(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value).toMatchObject({
+        type: 'object',
+        required: ['x'],
+      });
+      expect(Object.getOwnPropertyDescriptor(properties, 'toString')?.value).toEqual({
+        type: ['string', 'null'],
+      });
+    });
+
+    it('arguments keep them as fields after the nulls are stripped', () => {
+      const result = toStrictSchema(schema);
+      if (!result.ok) throw new Error(result.reason);
+      const wire = JSON.parse(
+        '{"__proto__": {"x": "1"}, "constructor": "c", "toString": null, "plain": null}',
+      );
+      const stripped = stripAbsentNulls(wire, result.plan) as Record<string, unknown>;
+      expect(Object.getPrototypeOf(stripped)).toBe(Object.prototype);
+      expect(JSON.stringify(stripped)).toBe('{"__proto__":{"x":"1"},"constructor":"c"}');
+      expect(JSON.parse(mapStrictArguments(JSON.stringify(wire), result.plan))).toEqual(
+        JSON.parse('{"__proto__": {"x": "1"}, "constructor": "c"}'),
+      );
+    });
+
+    it('a union branch is picked by own properties only', () => {
+      const object: JsonSchema = { type: 'object', properties: { a: { type: 'string' } } };
+      expect(matchesStrictSchema(JSON.parse('{"a": "x", "constructor": "y"}'), object)).toBe(false);
+      expect(matchesStrictSchema({}, { ...object, required: ['toString'] })).toBe(false);
+      expect(matchesStrictSchema({ a: 'x' }, object)).toBe(true);
+    });
+  });
+
   it('deduplicates enum values', () => {
     const result = toStrictSchema({
       type: 'object',

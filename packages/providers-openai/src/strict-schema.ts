@@ -244,8 +244,12 @@ function convertObject(
     const converted = convert(property, `${path}/properties/${name}`, depth + 1);
     const optional = !required.has(name);
     const nullMeansAbsent = optional && !acceptsNull(converted.schema);
-    strictProperties[name] = nullMeansAbsent ? makeNullable(converted.schema) : converted.schema;
-    planProperties[name] = { plan: converted.plan, nullMeansAbsent };
+    setOwn(
+      strictProperties,
+      name,
+      nullMeansAbsent ? makeNullable(converted.schema) : converted.schema,
+    );
+    setOwn(planProperties, name, { plan: converted.plan, nullMeansAbsent });
   }
   out.properties = strictProperties;
   out.required = Object.keys(strictProperties);
@@ -359,13 +363,13 @@ export function stripAbsentNulls(value: unknown, plan: StrictArgumentsPlan): unk
       if (!isPlainObject(value)) return value;
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        const property = plan.properties[key];
+        const property = Object.hasOwn(plan.properties, key) ? plan.properties[key] : undefined;
         if (property === undefined) {
-          out[key] = item;
+          setOwn(out, key, item);
           continue;
         }
         if (item === null && property.nullMeansAbsent) continue;
-        out[key] = stripAbsentNulls(item, property.plan);
+        setOwn(out, key, stripAbsentNulls(item, property.plan));
       }
       return out;
     }
@@ -397,10 +401,10 @@ export function matchesStrictSchema(value: unknown, schema: JsonSchema): boolean
   if (types.length > 0 && !types.some((type) => hasType(value, type))) return false;
   if (isPlainObject(value) && types.includes('object')) {
     const properties = schema.properties ?? {};
-    for (const key of Object.keys(value)) if (!(key in properties)) return false;
-    for (const key of schema.required ?? []) if (!(key in value)) return false;
+    for (const key of Object.keys(value)) if (!Object.hasOwn(properties, key)) return false;
+    for (const key of schema.required ?? []) if (!Object.hasOwn(value, key)) return false;
     for (const [key, item] of Object.entries(value)) {
-      const property = properties[key];
+      const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
       if (property !== undefined && !matchesStrictSchema(item, property)) return false;
     }
   }
@@ -431,6 +435,19 @@ function hasType(value: unknown, type: string): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * `record[key] = value` as an own property: a tool may name a property `__proto__` (its schema and
+ * the model's arguments come from JSON), which plain assignment would make the prototype instead.
+ */
+function setOwn(record: object, key: string, value: unknown): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
