@@ -138,6 +138,45 @@ describe('dropAbsentNulls', () => {
   });
 });
 
+describe('properties named like Object.prototype members (a tool schema is JSON from a server)', () => {
+  // As text, so `__proto__` is a key of the schema and of the arguments, as JSON.parse makes them.
+  const schema = JSON.parse(`{
+    "type": "object",
+    "properties": {
+      "__proto__": { "type": "object", "properties": { "x": { "type": "string" } } },
+      "constructor": { "type": "string" }
+    },
+    "required": ["__proto__", "constructor", "toString"],
+    "allOf": [
+      { "type": "object", "properties": { "__proto__": { "type": "object", "properties": { "x": { "type": "string" } } } } },
+      { "type": "object", "properties": { "constructor": { "type": "string" }, "valueOf": { "type": "number" } } }
+    ]
+  }`) as JsonSchemaObject;
+
+  it.each(['json-schema', 'openapi'] as const)(
+    'are kept in the %s dialect, and required names only own properties',
+    (dialect) => {
+      const { schema: converted } = toGeminiSchema(schema, dialect);
+      const properties = converted.properties as Record<string, unknown>;
+      expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+      expect(Object.keys(properties).sort()).toEqual(['__proto__', 'constructor', 'valueOf']);
+      expect(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value).toHaveProperty(
+        'properties.x',
+      );
+      // `toString` is no property: Gemini refuses a required name it cannot find.
+      expect(converted.required).toEqual(['__proto__', 'constructor']);
+    },
+  );
+
+  it('arguments keep them as fields when absent nulls are dropped', () => {
+    const value = JSON.parse('{"__proto__": {"x": null}, "constructor": "c", "toString": null}');
+    const clean = dropAbsentNulls(value, schema) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(clean)).toBe(Object.prototype);
+    // `toString` is not declared: its null is kept for validation to judge, as any unknown key's.
+    expect(JSON.stringify(clean)).toBe('{"__proto__":{},"constructor":"c","toString":null}');
+  });
+});
+
 describe('OpenAPI-dialect repairs', () => {
   it('prunes required names missing from properties, deduplicates enums', () => {
     const { schema, warnings } = toGeminiSchema(

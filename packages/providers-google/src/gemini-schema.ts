@@ -67,6 +67,24 @@ function isNode(value: unknown): value is Node {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * `record[key] = value` as an own property: a tool's schema and the model's arguments are JSON
+ * and may name a field `__proto__`, which plain assignment would make the prototype instead.
+ */
+function setOwn(record: Node, key: string, value: unknown): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/** `Object.assign` without its one setter: a `__proto__` key is copied as a field. */
+function assignOwn(target: Node, source: Node): void {
+  for (const [key, value] of Object.entries(source)) setOwn(target, key, value);
+}
+
 /** Converts tool parameters to a Gemini dialect; never throws (falls back to `{type: object}`). */
 export function toGeminiSchema(
   parameters: JsonSchemaObject,
@@ -106,12 +124,12 @@ function normalise(node: Node, path: string, warnings: string[]): Node {
   if (Array.isArray(out.allOf)) {
     const parts = out.allOf.filter(isNode);
     delete out.allOf;
-    if (parts.length === 1 && parts[0] !== undefined) Object.assign(out, parts[0]);
+    if (parts.length === 1 && parts[0] !== undefined) assignOwn(out, parts[0]);
     else if (parts.every((part) => part.type === 'object' || isNode(part.properties))) {
       const properties: Node = isNode(out.properties) ? { ...out.properties } : {};
       const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
       for (const part of parts) {
-        if (isNode(part.properties)) Object.assign(properties, part.properties);
+        if (isNode(part.properties)) assignOwn(properties, part.properties);
         for (const name of Array.isArray(part.required) ? (part.required as string[]) : [])
           required.add(name);
       }
@@ -122,7 +140,7 @@ function normalise(node: Node, path: string, warnings: string[]): Node {
   if (Array.isArray(out.required)) {
     const properties = isNode(out.properties) ? out.properties : {};
     const kept = (out.required as unknown[]).filter(
-      (name): name is string => typeof name === 'string' && name in properties,
+      (name): name is string => typeof name === 'string' && Object.hasOwn(properties, name),
     );
     if (kept.length < out.required.length)
       warnings.push(`required names missing from properties at ${at(path)} dropped`);
@@ -275,9 +293,9 @@ export function dropAbsentNulls(value: unknown, schema: unknown): unknown {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const out: Node = {};
   for (const [key, child] of Object.entries(value)) {
-    const childSchema = properties[key];
+    const childSchema = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (child === null && !required.has(key) && !acceptsNull(childSchema)) continue;
-    out[key] = dropAbsentNulls(child, childSchema);
+    setOwn(out, key, dropAbsentNulls(child, childSchema));
   }
   return out;
 }
