@@ -1,6 +1,7 @@
 import { AgentError } from '@agent/core';
 import { httpTokenProblem, isHttpToken } from './http-names.js';
 import type { NormalizedOperation, NormalizedSecurityScheme } from './normalized-types.js';
+import { ownEntry } from './own-property.js';
 import { specError } from './spec-error.js';
 
 /** A secret given directly or produced per request (e.g. a token that is refreshed). */
@@ -49,14 +50,14 @@ export function resolveAuth(
     auth === undefined ? [] : Array.isArray(auth) ? auth : [auth as OpenApiAuth];
   return list.map((item): ResolvedAuth => {
     if (item.type !== 'apiKey') return item;
-    const named = item.scheme === undefined ? undefined : schemes[item.scheme];
+    const named = item.scheme === undefined ? undefined : ownEntry(schemes, item.scheme);
     if (item.scheme !== undefined && named?.type !== 'apiKey')
       throw new AgentError(
         `auth: the document has no apiKey security scheme named "${item.scheme}" (apiKey schemes: ${apiKeySchemeNames(schemes).join(', ') || 'none'})`,
       );
     const [firstName] = apiKeySchemeNames(schemes);
     const schemeName = item.scheme ?? (item.in === undefined ? firstName : undefined);
-    const scheme = schemeName === undefined ? undefined : schemes[schemeName];
+    const scheme = schemeName === undefined ? undefined : ownEntry(schemes, schemeName);
     const location = item.in ?? (scheme?.type === 'apiKey' ? scheme.in : undefined);
     const name = item.name ?? (scheme?.type === 'apiKey' ? scheme.name : undefined);
     if (location === undefined || name === undefined)

@@ -3,6 +3,7 @@
 import { originOf } from './credential-scope.js';
 import type { NormalizedServer } from './normalized-types.js';
 import type { OpenApiToolOptions } from './openapi-tool-adapter.js';
+import { ownEntry } from './own-property.js';
 
 /** The options the base URL depends on. */
 type BaseUrlOptions = Pick<
@@ -54,9 +55,10 @@ export function resolveBaseUrl(
   const missing: string[] = [];
   const outside: string[] = [];
   const url = server.url.replace(/\{([^{}]+)\}/g, (match, variable: string) => {
-    const value = options.serverVariables?.[variable] ?? server.variables[variable]?.default;
+    const declared = ownEntry(server.variables, variable);
+    const value = ownEntry(options.serverVariables, variable) ?? declared?.default;
     if (value === undefined) missing.push(variable);
-    const allowed = server.variables[variable]?.enum;
+    const allowed = declared?.enum;
     if (
       value !== undefined &&
       allowed !== undefined &&

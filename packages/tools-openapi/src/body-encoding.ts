@@ -8,6 +8,7 @@ import { type JsonSchema, ToolError } from '@agent/core';
 import { isFileSchema } from './arguments-schema.js';
 import { joinDelimited, joiningDelimiter, UnsendableValueError } from './delimited-values.js';
 import type { FieldEncoding } from './normalized-types.js';
+import { ownEntry } from './own-property.js';
 import { isRecord } from './spec-reader.js';
 
 type Pair = [string, string];
@@ -103,7 +104,7 @@ export function formBody(
   }
   const parts: string[] = [];
   for (const [field, item] of Object.entries(value)) {
-    const fieldEncoding = encoding[field];
+    const fieldEncoding = ownEntry(encoding, field);
     const encodeValue = fieldEncoding?.allowReserved === true ? encodeReserved : encodeURIComponent;
     try {
       for (const [name, text] of formFieldPairs(field, item, fieldEncoding)) {
@@ -140,8 +141,8 @@ export function multipartBody(
   const form = new FormData();
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || item === null) continue;
-    const file = isFileSchema(schema?.properties?.[key]);
-    const declared = encoding[key]?.contentType;
+    const file = isFileSchema(ownEntry(schema?.properties, key));
+    const declared = ownEntry(encoding, key)?.contentType;
     const append = (element: unknown) => {
       if (file) {
         form.append(

@@ -15,6 +15,7 @@ import {
   type NormalizedServer,
   type OperationMethod,
 } from './normalized-types.js';
+import { setOwn } from './own-property.js';
 import { readParameter, readParameterList } from './read-parameters.js';
 import { OpenApiSpecError, specError } from './spec-error.js';
 import {
@@ -231,10 +232,10 @@ function readServers(value: unknown, pointer: string): NormalizedServer[] {
         if (!isRecord(variable) || variable.default === undefined)
           specError(childPointer(at, 'variables', name), 'a server variable needs a "default"');
         const values = Array.isArray(variable.enum) ? variable.enum.map(String) : undefined;
-        variables[name] = {
+        setOwn(variables, name, {
           default: String(variable.default),
           ...(values === undefined ? {} : { enum: values }),
-        };
+        });
       }
     }
     return { url: server.url, variables };
@@ -266,7 +267,7 @@ function readSecuritySchemes(
         (location === 'header' || location === 'query' || location === 'cookie') &&
         keyName !== undefined
       ) {
-        out[name] = { type: 'apiKey', in: location, name: keyName, pointer };
+        setOwn(out, name, { type: 'apiKey', in: location, name: keyName, pointer });
         // Refused only where a key is configured for it (resolveAuth): a scheme nobody sends a
         // key through costs nothing, and real documents have such (`"name": "RapidAPI.com API Key"`).
         if (location !== 'query' && !isHttpToken(keyName))
@@ -279,15 +280,18 @@ function readSecuritySchemes(
           'an apiKey security scheme needs "in" (header, query or cookie) and "name"',
         );
     } else if (type === 'http') {
-      out[name] = { type: 'http', scheme: (stringField(scheme, 'scheme') ?? '').toLowerCase() };
+      setOwn(out, name, {
+        type: 'http',
+        scheme: (stringField(scheme, 'scheme') ?? '').toLowerCase(),
+      });
     } else if (type === 'basic') {
-      out[name] = { type: 'http', scheme: 'basic' };
+      setOwn(out, name, { type: 'http', scheme: 'basic' });
     } else if (type === 'oauth2') {
-      out[name] = { type: 'oauth2' };
+      setOwn(out, name, { type: 'oauth2' });
     } else if (type === 'openIdConnect') {
-      out[name] = { type: 'openIdConnect' };
+      setOwn(out, name, { type: 'openIdConnect' });
     } else {
-      out[name] = { type: 'other' };
+      setOwn(out, name, { type: 'other' });
     }
   }
   return out;
@@ -465,12 +469,12 @@ function readEncoding(value: unknown): Record<string, FieldEncoding> {
   if (!isRecord(value)) return encoding;
   for (const [field, entry] of Object.entries(value)) {
     if (!isRecord(entry)) continue;
-    encoding[field] = {
+    setOwn(encoding, field, {
       style: typeof entry.style === 'string' ? entry.style : undefined,
       explode: typeof entry.explode === 'boolean' ? entry.explode : undefined,
       contentType: typeof entry.contentType === 'string' ? entry.contentType : undefined,
       allowReserved: entry.allowReserved === true,
-    };
+    });
   }
   return encoding;
 }

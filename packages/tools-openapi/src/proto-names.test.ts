@@ -10,6 +10,12 @@ import { callTool } from './test-helpers.js';
 
 let server: Server;
 let origin = '';
+interface Recorded {
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+const requests: Recorded[] = [];
 const bodies: string[] = [];
 
 beforeAll(async () => {
@@ -20,6 +26,7 @@ beforeAll(async () => {
     });
     request.on('end', () => {
       bodies.push(body);
+      requests.push({ url: request.url ?? '', headers: request.headers, body });
       response.setHeader('content-type', 'application/json');
       response.end('{}');
     });
@@ -96,5 +103,137 @@ describe('properties named like Object.prototype members', () => {
     expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
     expect(body?.type).toBe('object');
     expect(JSON.stringify(body)).not.toContain('smuggled');
+  });
+});
+
+describe('names from the document and the arguments are own entries only', () => {
+  // A query parameter `__proto__`, a header `constructor`, an optional query parameter `toString`
+  // the call leaves out, and a JSON body whose required fields are `__proto__` and `toString`.
+  const text = () => `{
+    "openapi": "3.0.3",
+    "info": { "title": "Names", "version": "1" },
+    "servers": [{ "url": "${origin}" }],
+    "paths": { "/things": { "post": {
+      "operationId": "create",
+      "parameters": [
+        { "name": "__proto__", "in": "query", "required": true, "schema": { "type": "string" } },
+        { "name": "constructor", "in": "header", "required": true, "schema": { "type": "string" } },
+        { "name": "toString", "in": "query", "schema": { "type": "string" } }
+      ],
+      "requestBody": { "required": true, "content": { "application/json": { "schema": {
+        "type": "object",
+        "properties": {
+          "__proto__": { "type": "object", "properties": { "x": { "type": "string" } } },
+          "toString": { "type": "string" }
+        },
+        "required": ["__proto__", "toString"]
+      } } } },
+      "responses": { "200": { "description": "ok" } }
+    } } }
+  }`;
+
+  it('the schema lists every one, and a call sends exactly what the model gave', async () => {
+    const tool = adapter(text()).tool('create');
+    const schema = tool?.parameters;
+    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual([
+      'body',
+      'constructor',
+      'proto',
+      'toString',
+    ]);
+    expect([...(schema?.required ?? [])].sort()).toEqual(['body', 'constructor', 'proto']);
+    const body = schema?.properties?.body;
+    expect(Object.keys(body?.properties ?? {})).toEqual(['__proto__', 'toString']);
+    expect(body?.required).toEqual(['__proto__', 'toString']);
+
+    const args = JSON.parse(
+      '{"proto": "q", "constructor": "h", "body": {"__proto__": {"x": "1"}, "toString": "t"}}',
+    );
+    requests.length = 0;
+    const result = await callTool(tool, args);
+    expect(result.isError).not.toBe(true);
+    const [sent] = requests;
+    // `toString` was left out: nothing inherited is sent in its place.
+    expect(sent?.url).toBe('/things?__proto__=q');
+    expect(sent?.headers.constructor).toBe('h');
+    expect(JSON.parse(sent?.body ?? '')).toEqual(
+      JSON.parse('{"__proto__": {"x": "1"}, "toString": "t"}'),
+    );
+  });
+
+  it('an optional parameter named like any Object.prototype member is not sent when left out', async () => {
+    // (`__proto__` and `constructor` are taken above; `hasOwnProperty` and the rest stand in.)
+    for (const name of names.filter((name) => name !== '__proto__' && name !== 'constructor')) {
+      const document = text().replace('"name": "toString"', `"name": ${JSON.stringify(name)}`);
+      requests.length = 0;
+      const result = await callTool(
+        adapter(document).tool('create'),
+        JSON.parse(
+          '{"proto": "q", "constructor": "h", "body": {"__proto__": {}, "toString": "t"}}',
+        ),
+      );
+      expect(result.isError).not.toBe(true);
+      expect(requests[0]?.url).toBe('/things?__proto__=q');
+    }
+  });
+
+  it('a Swagger 2.0 form field named __proto__ stays a property and is sent', async () => {
+    const document = `{
+      "swagger": "2.0",
+      "info": { "title": "Form", "version": "1" },
+      "host": "${new URL(origin).host}", "schemes": ["http"],
+      "paths": { "/things": { "post": {
+        "operationId": "create",
+        "consumes": ["application/x-www-form-urlencoded"],
+        "parameters": [
+          { "name": "__proto__", "in": "formData", "required": true, "type": "string" },
+          { "name": "toString", "in": "formData", "type": "string" }
+        ],
+        "responses": { "200": { "description": "ok" } }
+      } } }
+    }`;
+    const tool = adapter(document).tool('create');
+    const body = tool?.parameters.properties?.body;
+    expect(Object.keys(body?.properties ?? {})).toEqual(['__proto__', 'toString']);
+    expect(body?.required).toEqual(['__proto__']);
+    requests.length = 0;
+    await callTool(tool, { body: JSON.parse('{"__proto__": "p"}') });
+    expect(requests[0]?.body).toBe('__proto__=p');
+  });
+
+  it('an apiKey security scheme named __proto__ is found and its key sent', async () => {
+    const document = text().replace(
+      '"paths"',
+      `"components": { "securitySchemes": { "__proto__": { "type": "apiKey", "in": "header", "name": "X-Key" } } },
+       "security": [{ "__proto__": [] }],
+       "paths"`,
+    );
+    const tools = OpenApiToolAdapter.fromString(document, {
+      onWarning: () => undefined,
+      auth: { type: 'apiKey', value: 'secret-key-1234' },
+    });
+    requests.length = 0;
+    await callTool(
+      tools.tool('create'),
+      JSON.parse('{"proto": "q", "constructor": "h", "body": {"__proto__": {}, "toString": "t"}}'),
+    );
+    expect(requests[0]?.headers['x-key']).toBe('secret-key-1234');
+  });
+
+  it('a server variable named constructor takes its default, not a function', async () => {
+    const document = text().replace(
+      `"servers": [{ "url": "${origin}" }]`,
+      `"servers": [{ "url": "${origin}/{constructor}", "variables": { "constructor": { "default": "v1" } } }]`,
+    );
+    const tools = OpenApiToolAdapter.fromString(document, {
+      onWarning: () => undefined,
+      serverVariables: {},
+    });
+    requests.length = 0;
+    await callTool(
+      tools.tool('create'),
+      JSON.parse('{"proto": "q", "constructor": "h", "body": {"__proto__": {}, "toString": "t"}}'),
+    );
+    expect(requests[0]?.url).toBe('/v1/things?__proto__=q');
   });
 });

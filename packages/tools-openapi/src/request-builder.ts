@@ -12,6 +12,7 @@ import { joinDelimited, joiningDelimiter, UnsendableValueError } from './delimit
 import { cookieValueProblem, httpTokenProblem, isHttpToken } from './http-names.js';
 import { isJsonMediaType } from './media-types.js';
 import type { NormalizedOperation, NormalizedParameter } from './normalized-types.js';
+import { ownEntry } from './own-property.js';
 import { formMediaType } from './read-parameters.js';
 import { isRecord } from './spec-reader.js';
 
@@ -74,7 +75,7 @@ export async function buildRequest(
   );
 
   for (const { property, parameter } of plan.bindings) {
-    const value = args[property];
+    const value = ownEntry(args, property);
     if (value === undefined || value === null) {
       if (parameter.in === 'path')
         throw ToolError.invalidArguments(

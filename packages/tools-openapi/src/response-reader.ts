@@ -9,6 +9,7 @@ import {
   untrustedNote,
 } from '@agent/core';
 import { baseMediaType, isJsonMediaType, isTextMediaType } from './media-types.js';
+import { setOwn } from './own-property.js';
 
 /** What a tool result's `details` hold: the HTTP exchange, never sent to the model. */
 export interface OpenApiResultDetails {
@@ -351,7 +352,7 @@ function shownRetryAfter(value: string): string {
 function headerRecord(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    out[name] = name === 'set-cookie' ? '[redacted]' : value;
+    setOwn(out, name, name === 'set-cookie' ? '[redacted]' : value);
   });
   return out;
 }

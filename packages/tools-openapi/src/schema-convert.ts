@@ -1,5 +1,6 @@
 import { type JsonSchema, repairPattern } from '@agent/core';
 import { childPointer } from './json-pointer.js';
+import { setOwn } from './own-property.js';
 import { OpenApiSpecError, specError } from './spec-error.js';
 import { isRecord, type JsonRecord, type SpecReader } from './spec-reader.js';
 
@@ -422,18 +423,4 @@ function compilesWithoutUnicodeFlag(pattern: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * `record[key] = value` as an own property: a document may name a property `__proto__`, which
- * plain assignment would turn into the object's prototype (the property lost, `required` still
- * naming it: no call could be valid).
- */
-function setOwn(record: object, key: string, value: unknown): void {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }

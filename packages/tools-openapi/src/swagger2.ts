@@ -8,6 +8,7 @@ import type {
   ParameterLocation,
   SerializationStyle,
 } from './normalized-types.js';
+import { setOwn } from './own-property.js';
 import { type JsonRecord, type Located, stringField, trimmedOrUndefined } from './spec-reader.js';
 
 /** Where a Swagger 2.0 parameter may be. */
@@ -113,7 +114,7 @@ export function swaggerBody(
     const schema = swaggerParameterSchema(value);
     const description = stringField(value, 'description');
     if (description !== undefined) schema.description = description;
-    properties[name] = schema;
+    setOwn(properties, name, schema);
     if (value.required === true) required.push(name);
   }
   return {
