@@ -58,6 +58,18 @@ describe('createConfigTools', () => {
     );
   });
 
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'a setting named %s that is not defined is unknown, for reading and for changing',
+    async (name) => {
+      const run = executor(claw().tools);
+      for (const [tool, args] of [
+        ['config', { setting: name }],
+        ['config_set', { setting: name, value: 'x' }],
+      ] as const)
+        await expect(run.execute(tool, args)).rejects.toThrow(`there is no setting "${name}"`);
+    },
+  );
+
   it('runs claw-code’s Config examples: read, set, an invalid value, an unknown setting', async () => {
     const { stored, tools } = claw();
     const run = executor(tools);

@@ -76,7 +76,9 @@ export function createConfigTools(options: ConfigToolsOptions): AnyAgentTool[] {
     throw new AgentError(`Config tools: invalid tool name "${readName}" or "${writeName}"`);
 
   function lookup(name: string, tool: string): ConfigSetting {
-    const setting = settings()[name];
+    // The model names the setting: `constructor` or `toString` is no setting, not a function.
+    const current = settings();
+    const setting = Object.hasOwn(current, name) ? current[name] : undefined;
     if (setting === undefined)
       throw ToolError.invalidArguments(
         tool,
