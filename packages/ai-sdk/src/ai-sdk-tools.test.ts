@@ -541,6 +541,26 @@ describe('toAiSdkTools: hooks, timeout, locks and the result budget', () => {
     const { tool } = weatherTool();
     expect(() => toAiSdkTools([tool, tool])).toThrow('two tools are named "get_weather"');
   });
+
+  it('tools named like Object.prototype members are entries of the set, each once', () => {
+    const named = (name: string) =>
+      defineTool({
+        name,
+        description: `The ${name} tool`,
+        input: z.object({}),
+        execute: async () => name,
+      });
+    const names = ['__proto__', 'constructor', 'toString', 'get_weather'];
+    const set = toAiSdkTools(names.map(named));
+    expect(Object.getPrototypeOf(set)).toBe(Object.prototype);
+    expect(Object.keys(set)).toEqual(names);
+    expect(Object.getOwnPropertyDescriptor(set, '__proto__')?.value?.description).toBe(
+      'The __proto__ tool',
+    );
+    expect(() => toAiSdkTools([named('__proto__'), named('__proto__')])).toThrow(
+      'two tools are named "__proto__"',
+    );
+  });
 });
 
 describe('toAiSdkTools in streamText', () => {

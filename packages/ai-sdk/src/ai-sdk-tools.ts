@@ -63,7 +63,14 @@ export function toAiSdkTools(
     if (Object.hasOwn(set, agentTool.name)) {
       throw new AgentError(`toAiSdkTools: two tools are named "${agentTool.name}"`);
     }
-    set[agentTool.name] = adapt(agentTool, runner);
+    // Defined, not assigned: a tool may be named `__proto__` (the name pattern allows it), and
+    // assignment would make it the set's prototype — gone from the set, inherited by every lookup.
+    Object.defineProperty(set, agentTool.name, {
+      value: adapt(agentTool, runner),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return set;
 }
