@@ -122,9 +122,12 @@ export class ToolPins {
     for (const tool of tools)
       pinned.set(tool.name, { digest: toolPinDigest(tool), description: tool.description ?? '' });
     this.#servers.set(server, pinned);
-    const data: PinsFile = { version: 1, servers: {} };
-    for (const [name, entries] of this.#servers)
-      data.servers[name] = { tools: Object.fromEntries(entries) };
+    // Entries, not assignment: a server named `__proto__` would become the prototype and vanish
+    // from the file — its next start a first use, whatever its tools then say.
+    const servers = Object.fromEntries(
+      [...this.#servers].map(([name, entries]) => [name, { tools: Object.fromEntries(entries) }]),
+    );
+    const data: PinsFile = { version: 1, servers };
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     const staging = `${this.path}.${process.pid}.tmp`;
     try {

@@ -63,7 +63,7 @@ export function decideTrust(options: DecideTrustOptions): TrustDecision {
   const accepted: TrustItem[] = [];
   const withheld: WithheldItem[] = [];
   for (const item of items) {
-    const pinned = entry.items[item.key];
+    const pinned = Object.hasOwn(entry.items, item.key) ? entry.items[item.key] : undefined;
     if (pinned === undefined) withheld.push({ item, reason: 'new' });
     else if (pinned.digest !== trustItemDigest(item)) withheld.push({ item, reason: 'changed' });
     else accepted.push(item);

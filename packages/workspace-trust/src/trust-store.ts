@@ -139,15 +139,23 @@ export class TrustStore {
     }
     for (const [folder, entry] of Object.entries(folders)) {
       if (!isAbsolute(folder) || entry === null || typeof entry !== 'object') continue;
-      const items: Record<string, PinnedItem> = {};
-      for (const [key, pinned] of Object.entries(entry.items ?? {})) {
-        if (typeof pinned?.digest === 'string')
-          items[key] = {
-            kind: String(pinned.kind ?? ''),
-            digest: pinned.digest,
-            description: String(pinned.description ?? ''),
-          };
-      }
+      // Entries, not assignment: an item keyed `__proto__` stays an item.
+      const items: Record<string, PinnedItem> = Object.fromEntries(
+        Object.entries(entry.items ?? {}).flatMap(([key, pinned]) =>
+          typeof pinned?.digest === 'string'
+            ? [
+                [
+                  key,
+                  {
+                    kind: String(pinned.kind ?? ''),
+                    digest: pinned.digest,
+                    description: String(pinned.description ?? ''),
+                  },
+                ],
+              ]
+            : [],
+        ),
+      );
       this.#folders.set(folder, {
         folder,
         trustedAt: String(entry.trustedAt ?? ''),

@@ -90,6 +90,21 @@ describe('decideTrust', () => {
       changedHook,
     ]);
   });
+
+  it('items keyed like Object.prototype members are pinned, kept on reload, and new when absent', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'home', 'trusted-folders.json');
+    const item = (key: string): TrustItem => ({ ...hook, key });
+    await (await TrustStore.open(path)).trust(join(dir, 'repo'), [item('__proto__')]);
+    const entry = (await TrustStore.open(path)).entryFor(join(dir, 'repo'));
+    expect(decideTrust({ items: [item('__proto__')], entry }).state).toBe('trusted');
+    const decision = decideTrust({ items: [item('constructor'), item('toString')], entry });
+    expect(decision.withheld.map((w) => [w.item.key, w.reason])).toEqual([
+      ['constructor', 'new'],
+      ['toString', 'new'],
+    ]);
+    expect(decision.removed).toEqual(['__proto__']);
+  });
 });
 
 describe('TrustStore', () => {
