@@ -227,10 +227,11 @@ export const credentialValueRules: readonly CredentialRule[] = [
     id: 'webhook-url',
     description:
       'a URL whose path is its key: Slack, Discord, Zapier, IFTTT and Teams webhooks, a Telegram bot, a generated id after /hooks/ or /webhook/ (n8n, Mattermost)',
-    // Linear: each alternative starts at a fixed word; the generic one reads a URL's host and at most
-    // nine path segments (none can hold a `/`), then one segment.
+    // Linear: each alternative starts at a fixed word; the generic one reads a scheme from the start
+    // of its run (from every letter of a long word it took quadratic time), a host, at most nine
+    // path segments (none can hold a `/`), then one segment.
     pattern:
-      /hooks\.slack\.com\/(?:services|workflows|triggers)\/|discord(?:app)?\.com\/api\/webhooks\/|hooks\.zapier\.com\/hooks\/catch\/|maker\.ifttt\.com\/(?:trigger|use)\/|webhook\.office\.com\/webhookb2\/|api\.telegram\.org\/(?:file\/)?bot\d+:|[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+\/(?:[^\s/?#]+\/){0,8}(?:hooks?|webhooks?|webhook-test)\/(?=[^/\s?#]*[0-9])(?=[^/\s?#]*[A-Za-z])[A-Za-z0-9_~.:@=+-]{16,}/i,
+      /hooks\.slack\.com\/(?:services|workflows|triggers)\/|discord(?:app)?\.com\/api\/webhooks\/|hooks\.zapier\.com\/hooks\/catch\/|maker\.ifttt\.com\/(?:trigger|use)\/|webhook\.office\.com\/webhookb2\/|api\.telegram\.org\/(?:file\/)?bot\d+:|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+\/(?:[^\s/?#]+\/){0,8}(?:hooks?|webhooks?|webhook-test)\/(?=[^/\s?#]*[0-9])(?=[^/\s?#]*[A-Za-z])[A-Za-z0-9_~.:@=+-]{16,}/i,
   },
   {
     id: 'telegram-bot-token',

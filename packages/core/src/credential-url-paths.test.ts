@@ -82,8 +82,12 @@ describe('keys in a URL path', () => {
     expect(urlWithoutCredentials(url)).toBe(url);
   });
 
-  it('stays linear on a long path of hook-like segments', () => {
-    const long = `https://h/${'hooks/'.repeat(20_000)}x`;
+  it.each([
+    ['a long path of hook-like segments', `https://h/${'hooks/'.repeat(20_000)}x`],
+    // Read from every letter, a scheme took quadratic time: 100 kB of letters, 6.7 s.
+    ['a long word that could start a scheme anywhere', 'a1+'.repeat(200_000)],
+    ['a long run of schemes', 'a://'.repeat(100_000)],
+  ])('stays linear on %s', (_, long) => {
     expect(isCredentialVariable('X', long)).toBe(false);
     expect(urlWithoutCredentials(long)).toBe(long);
   });
