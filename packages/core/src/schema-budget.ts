@@ -5,6 +5,7 @@
  * so the model learns the details from the validation errors if it needs them.
  */
 import type { JsonSchema, JsonSchemaObject } from './json-schema.js';
+import { setOwnProperty } from './own-property.js';
 import type { ToolDefinition } from './tool.js';
 import { toolSummary } from './tool-search-index.js';
 
@@ -94,7 +95,9 @@ function terse(schema: unknown): unknown {
         .join(', ')}.`;
     } else if (key === 'properties' && isRecord(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, terse(sub)]));
-    } else out[key] = terse(value);
+      // Defined: a schema from a server may hold a `__proto__` key, which assignment would make
+      // the copy's prototype — its `properties` then read as the copy's own when it is collapsed.
+    } else setOwnProperty(out, key, terse(value));
   }
   return out;
 }

@@ -351,6 +351,20 @@ describe('fitToolDefinition', () => {
     };
   }
 
+  it('a __proto__ key in a schema stays a key: its properties do not become the fields', () => {
+    // As text, as a server sends it: JSON.parse makes `__proto__` an own key.
+    const parameters = JSON.parse(
+      `{"type": "object", "__proto__": {"properties": {"injected": {"type": "string"}}},
+        "anyOf": [${JSON.stringify(deep(4, 4))}]}`,
+    );
+    const fitted = fitToolDefinition({ name: 't', description: 'd', parameters }, 1500);
+    const shortened = fitted.parameters as Record<string, unknown>;
+    expect(Object.getPrototypeOf(shortened)).toBe(Object.prototype);
+    // The schema has no `properties` of its own: the shortened one has none either.
+    expect(shortened.properties).toBeUndefined();
+    expect(Object.hasOwn(shortened, '__proto__')).toBe(true);
+  });
+
   it('leaves a definition within budget untouched', () => {
     const definition = { name: 't', description: 'd', parameters: { type: 'object' as const } };
     expect(fitToolDefinition(definition, 1000)).toBe(definition);
