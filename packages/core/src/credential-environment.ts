@@ -234,6 +234,15 @@ export const credentialValueRules: readonly CredentialRule[] = [
       /hooks\.slack\.com\/(?:services|workflows|triggers)\/|discord(?:app)?\.com\/api\/webhooks\/|hooks\.zapier\.com\/hooks\/catch\/|maker\.ifttt\.com\/(?:trigger|use)\/|webhook\.office\.com\/webhookb2\/|api\.telegram\.org\/(?:file\/)?bot\d+:|(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+\/(?:[^\s/?#]+\/){0,8}(?:hooks?|webhooks?|webhook-test)\/(?=[^/\s?#]*[0-9])(?=[^/\s?#]*[A-Za-z])[A-Za-z0-9_~.:@=+-]{16,}/i,
   },
   {
+    id: 'url-path-key',
+    description:
+      'a URL with a path segment that can only be a random key: 20+ token characters mixing capitals, small letters and digits, or 32+ letters and digits (not a 40-digit git object id)',
+    // Linear: a scheme from the start of its run, a host, at most nine segments (none holds a
+    // `/`), then one whole segment read by bounded lookaheads.
+    pattern:
+      /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#]+(?:\/[^\s/?#]*){0,9}\/(?:(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}|(?![0-9a-f]{40}(?![A-Za-z0-9]))(?=[A-Za-z0-9]*[A-Za-z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{32,})(?![^\s/?#])/,
+  },
+  {
     id: 'telegram-bot-token',
     description: 'a Telegram bot token: <bot id>:<35 characters>',
     pattern: /(?<![A-Za-z0-9_:-])\d{6,12}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/,

@@ -31,6 +31,16 @@ const keyed: [name: string, url: string, key: string][] = [
     '4f2a9c1e-7b3d-4e8f-a6c5-2d1b0e9f8a7c',
   ],
   [
+    'a key in any API path (mixed case and digits)',
+    'https://api.example.com/v1/Xk9mP2qL7vN4tR8wZ3yB/send',
+    'Xk9mP2qL7vN4tR8wZ3yB',
+  ],
+  [
+    'a hex key in any API path',
+    'https://notify.example.net/api/5f4dcc3b5aa765d61d8327deb882cf99aa/push?to=me',
+    '5f4dcc3b5aa765d61d8327deb882cf99aa',
+  ],
+  [
     'Mattermost incoming hook',
     'https://chat.example.org/hooks/xq7h3k9m2p8w4z6n1r5t0y3b9c',
     'xq7h3k9m2p8w4z6n1r5t0y3b9c',
@@ -77,6 +87,10 @@ describe('keys in a URL path', () => {
     'https://api.telegram.org/',
     '/home/me/project/.git/hooks/pre-commit-2024-backup',
     'https://registry.npmjs.org/@agent/core/-/core-1.2.3.tgz',
+    'https://api.example.com/items/4f2a9c1e-7b3d-4e8f-a6c5-2d1b0e9f8a7c',
+    'https://storage.example.com/reports/AnnualReport2024FinalVersion.pdf',
+    'https://gitlab.com/group/project/-/pipelines/1234567890',
+    'https://api.example.com/v2/users/JaneDoe/RepositoriesAndStars',
   ])('%s holds no key', (url) => {
     expect(isCredentialVariable('SOME_SETTING', url)).toBe(false);
     expect(urlWithoutCredentials(url)).toBe(url);
@@ -87,6 +101,11 @@ describe('keys in a URL path', () => {
     // Read from every letter, a scheme took quadratic time: 100 kB of letters, 6.7 s.
     ['a long word that could start a scheme anywhere', 'a1+'.repeat(200_000)],
     ['a long run of schemes', 'a://'.repeat(100_000)],
+    ['a long key-like segment that is a file name', `https://h/a/${'aB1'.repeat(100_000)}.pdf`],
+    [
+      'many key-like segments that are file names',
+      `https://h/${'aB1aB1aB1aB1aB1aB1aB1x.js/'.repeat(20_000)}`,
+    ],
   ])('stays linear on %s', (_, long) => {
     expect(isCredentialVariable('X', long)).toBe(false);
     expect(urlWithoutCredentials(long)).toBe(long);

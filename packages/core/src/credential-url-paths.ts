@@ -65,23 +65,38 @@ const rules: readonly PathKeyRule[] = [
 const generic = /^(?:hooks?|webhooks?|webhook-test)$/i;
 const generated = /^(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[A-Za-z0-9_~.:@=+-]{16,}$/;
 
+// Any host, any place in the path: a segment that can only be a random key — 20 or more token
+// characters mixing capitals, small letters and digits, or 32 or more of letters and digits (a
+// hex key) other than a git object id (40 hex digits, as in `/commit/<id>`). Words, versions,
+// numeric ids, UUIDs and file names (a dot) are none of these.
+const mixedKey =
+  /^(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}$/;
+const longKey = /^(?=[A-Za-z0-9]*[A-Za-z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{32,}$/;
+const gitObjectId = /^[0-9a-f]{40}$/;
+
+/** Whether a path segment can only be a random key (see {@link mixedKey}). */
+export function looksLikePathKey(segment: string): boolean {
+  return mixedKey.test(segment) || (longKey.test(segment) && !gitObjectId.test(segment));
+}
+
 /**
  * The segments of `url`'s path that are its key (decoded), for the services known to keep one
- * there and for a generated-looking segment after a `hooks`/`webhook` segment anywhere.
+ * there, a generated-looking segment after a `hooks`/`webhook` segment, and anywhere a segment
+ * that can only be a random key.
  */
 export function urlPathKeys(url: URL): string[] {
   const segments = url.pathname.split('/').slice(1).map(decodeSegment);
   const host = url.hostname.toLowerCase();
   const rule = rules.find((candidate) => candidate.host.test(host));
   if (rule !== undefined) return rule.keys(segments).filter((key) => key.length >= 6);
-  const keys: string[] = [];
+  const keys = segments.filter(looksLikePathKey);
   for (let index = 0; index + 1 < segments.length; index++) {
     if (!generic.test(segments[index] ?? '')) continue;
     for (const segment of segments.slice(index + 1))
       if (generated.test(segment)) keys.push(segment);
     break;
   }
-  return keys;
+  return [...new Set(keys)];
 }
 
 /** `url` with each of its path keys replaced by `***`; undefined when its path holds none. */
