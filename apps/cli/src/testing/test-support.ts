@@ -60,7 +60,9 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 
 /** The outcome of one CLI process. */
 export interface CliRun {
+  /** The exit code; null when a signal ended the process (then `signal` names it). */
   code: number | null;
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -87,7 +89,16 @@ export function runCli(
       stderr += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      // A signal nobody in the test sent (the OOM killer, a crash) shows only as `code: null`
+      // in an assertion: the test's log says which signal, and what the CLI printed first.
+      if (signal !== null) {
+        process.stderr.write(
+          `runCli ${args.join(' ')}: ended by ${signal}; its stderr:\n${stderr.slice(-2000)}\n`,
+        );
+      }
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
