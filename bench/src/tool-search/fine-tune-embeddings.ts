@@ -13,6 +13,7 @@
  * (a seeded shuffle, one thread).
  */
 import { specOperations } from './corpus.js';
+import { operationRef } from './user-requests.js';
 
 /** One training pair: the word rows of a query-like text and of its operation's text. */
 export interface TrainingPair {
@@ -80,6 +81,8 @@ function methodAction(method: string, route: string): string {
 export function trainingPairs(
   specs: readonly string[],
   rowOf: (word: string) => number | undefined,
+  requests: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> = new Map(),
+  requestCopies = 1,
 ): TrainingPair[] {
   const pairs: TrainingPair[] = [];
   const seen = new Set<string>();
@@ -103,6 +106,10 @@ export function trainingPairs(
       if (summary !== '') add(summary, target);
       if (description !== '' && description !== summary)
         add(description.slice(0, 300), summary === '' ? target : `${target} ${summary}`);
+      // A user's request for it → the operation with its summary (or its description's start).
+      const known = summary === '' ? description.slice(0, 160) : summary;
+      for (const request of requests.get(spec)?.get(operationRef(operation)) ?? [])
+        for (let copy = 0; copy < requestCopies; copy++) add(request, `${target} ${known}`);
     }
   }
   return pairs;
