@@ -611,7 +611,7 @@ describe('a request during a sub-agent’s call names the sub-agent', () => {
 });
 
 describe('MCP interactions without a terminal', () => {
-  it('-p with stdin not a TTY: elicitation declined, sampling refused, saying so; roots = the trusted workspace; logs from the level', async () => {
+  it('-p with stdin not a TTY: elicitation declined, sampling refused, saying so; roots = the trusted workspace; logs from warning', async () => {
     const run = await setup([
       {
         toolCalls: [
@@ -639,7 +639,13 @@ describe('MCP interactions without a terminal', () => {
     expect(results['everything__trigger-sampling-request']).toContain('not interactive');
     // A URL: a space in the path is %20 (TMPDIR="/tmp/my tmp").
     expect(results.fixture__workspace).toBe(`roots: ${pathToFileURL(run.workspace).href}`);
+  });
 
+  it("-p: --mcp-log-level debug shows a server's info messages; off shows none", async () => {
+    const run = await setup([
+      { toolCalls: [{ name: 'fixture__workspace', arguments: {} }] },
+      { text: 'Done.' },
+    ]);
     const verbose = await runCli([...run.args, '-p', 'go', '--mcp-log-level', 'debug'], {
       cwd: run.dir,
     });
