@@ -1,6 +1,6 @@
 /**
  * Requests in users' words for operations of the training corpus (`user-requests/*.tsv`: spec,
- * operation name, request — README there): what a person types to an agent ("the customer sent
+ * operation as `operationRef` names it, request — README there): what a person types to an agent ("the customer sent
  * the shoes back, give them their money") for an operation named in the API's words. Written by
  * language-model helpers that saw only a sample of training operations (never an evaluation API or
  * task), they teach the word vectors how users say what an operation does.
