@@ -5,9 +5,14 @@
  * `pnpm --filter @agent/bench run score:tool-search` (`--misses` also prints the never-seen and
  * held-out tasks missed by ours + data; never the sealed set's: nobody may tune on them).
  */
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AnyAgentTool, ToolSearchIndex } from '@agent/core';
-import { toolSearchAssociations, toolSearchEmbeddings } from '@agent/tool-search-data';
+import {
+  toolSearchAssociations,
+  toolSearchEmbeddings,
+  WordEmbeddings,
+} from '@agent/tool-search-data';
 import { bm25Baseline } from './bm25-baseline.js';
 import { directoryTools, githubTools, stripeTools } from './catalogues.js';
 import {
@@ -29,6 +34,13 @@ interface Task {
   expected: readonly string[];
 }
 
+// `--embeddings FILE`: a generated embeddings module scored instead of the built package's.
+const fileAt = process.argv.indexOf('--embeddings');
+const embeddings =
+  fileAt === -1
+    ? toolSearchEmbeddings()
+    : new WordEmbeddings(await import(path.resolve(process.argv[fileAt + 1] as string)));
+
 const rankers: Record<string, Ranker> = {
   ours: (tools) => {
     const index = new ToolSearchIndex(tools);
@@ -41,7 +53,7 @@ const rankers: Record<string, Ranker> = {
   'ours+data+emb': (tools) => {
     const index = new ToolSearchIndex(tools, {
       associations: toolSearchAssociations(),
-      embeddings: toolSearchEmbeddings(),
+      embeddings,
     });
     return (query, limit) => index.search(query, limit).map((match) => match.name);
   },
@@ -91,7 +103,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const missesShown = new Set(['never-seen', 'held-out']);
   void neverSeenSpecs;
   void heldOutSpecs;
+  // `--only NAME`: one ranker.
+  const onlyAt = process.argv.indexOf('--only');
   for (const [label, ranker] of Object.entries(rankers)) {
+    if (onlyAt !== -1 && process.argv[onlyAt + 1] !== label) continue;
     const line: string[] = [label.padEnd(14)];
     for (const [name, tasks] of Object.entries(sets)) {
       if (name === 'held-out' && process.argv.includes('--no-held-out')) continue;
