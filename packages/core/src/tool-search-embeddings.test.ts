@@ -105,4 +105,35 @@ describe('ToolSearchIndex with embeddings', () => {
     expect(matches[0]?.score).toBeGreaterThanOrEqual(matches[1]?.score ?? Number.NaN);
     expect(index.search('charge', 0)).toEqual([]);
   });
+
+  it('weighs a word by how many of the catalogue tools use it, in the query and in each tool', () => {
+    const seen: { text: string; weights: Record<string, number> }[] = [];
+    const embeddings: ToolSearchEmbeddings = {
+      embed(text, wordWeight) {
+        const weights: Record<string, number> = {};
+        for (const word of text.toLowerCase().split(/[^a-z]+/))
+          if (word !== '' && wordWeight !== undefined) weights[word] = wordWeight(word);
+        seen.push({ text, weights });
+        return Float32Array.of(1, 0);
+      },
+    };
+    const books = [
+      tool('search_index', 'Search the index.'),
+      tool('update_synonyms', 'Update the synonyms of an index.'),
+      tool('get_stats', 'Statistics of an index.'),
+      tool('list_keys', 'List the keys.'),
+    ];
+    new ToolSearchIndex(books, { embeddings }).search(
+      'make novels equivalent in the index synonyms',
+      4,
+    );
+    const query = seen.find(({ text }) => text.startsWith('make novels'));
+    // "index" is in three tools of four: 1 / (1 + 3/4); "synonyms" in one: 1 / (1 + 1/4); a word
+    // no tool uses keeps its whole weight.
+    expect(query?.weights.index).toBeCloseTo(1 / 1.75);
+    expect(query?.weights.synonyms).toBeCloseTo(1 / 1.25);
+    expect(query?.weights.novels).toBe(1);
+    const synonyms = seen.find(({ text }) => text.startsWith('update_synonyms'));
+    expect(synonyms?.weights.index).toBeCloseTo(1 / 1.75);
+  });
 });

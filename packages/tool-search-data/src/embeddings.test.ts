@@ -27,6 +27,19 @@ describe('toolSearchEmbeddings', () => {
     expect(Array.from(embed('refundPayment'))).toEqual(Array.from(embed('refund payment')));
   });
 
+  it("scales each word by the caller's word weight (a word weighed 0 counts for nothing)", () => {
+    const weighed = toolSearchEmbeddings().embed('refund the charge', (word) =>
+      word === 'charge' ? 0 : 1,
+    );
+    expect(Array.from(weighed ?? [])).toEqual(Array.from(embed('refund')));
+    const halved = toolSearchEmbeddings().embed('refund charge', (word) =>
+      word === 'charge' ? 0.5 : 1,
+    );
+    expect(cosine(halved ?? new Float32Array(100), embed('refund'))).toBeGreaterThan(
+      cosine(embed('refund charge'), embed('refund')),
+    );
+  });
+
   it('gives texts of unit length, and nothing for text without a known word', () => {
     const vector = embed('Refund a payment');
     expect(Math.hypot(...vector)).toBeCloseTo(1, 5);

@@ -74,8 +74,11 @@ export class WordEmbeddings implements ToolSearchEmbeddings {
     );
   }
 
-  /** The unit-length mean of the text's known words, weighted; `undefined` when none is known. */
-  embed(text: string): Float32Array | undefined {
+  /**
+   * The unit-length mean of the text's known words, weighted (by their frequency in English and,
+   * given `wordWeight`, by its factor for each word); `undefined` when none is known.
+   */
+  embed(text: string, wordWeight?: (word: string) => number): Float32Array | undefined {
     const sum = new Float32Array(this.dimensions);
     let known = 0;
     const spaced = text
@@ -88,7 +91,10 @@ export class WordEmbeddings implements ToolSearchEmbeddings {
       const row = this.#row(word);
       if (row === undefined) continue;
       known++;
-      const factor = ((this.#weights[row] as number) / 255) * (this.#scales[row] as number);
+      const factor =
+        ((this.#weights[row] as number) / 255) *
+        (this.#scales[row] as number) *
+        (wordWeight === undefined ? 1 : wordWeight(word));
       const offset = row * this.dimensions;
       for (let at = 0; at < this.dimensions; at++)
         sum[at] = (sum[at] as number) + factor * (this.#vectors[offset + at] as number);
