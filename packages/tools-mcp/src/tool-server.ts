@@ -221,6 +221,13 @@ export class InFlightCalls {
   }
 }
 
+/**
+ * Numbers every served call of this process: a call's `toolCallId` must be its own (hooks and gates
+ * keep state per id), and JSON-RPC ids are only unique within one client's session — two HTTP
+ * clients both send id 1.
+ */
+let servedCalls = 0;
+
 /** An MCP server (the SDK's low-level `Server`) that lists and calls the tools. */
 export function createToolServer(options: ToolServerOptions): Server {
   return createToolServerWith(options, { slots: new CallSlots(options) });
@@ -273,7 +280,7 @@ export function createToolServerWith(
     }
     const message = await executeTool(tool, request.params.arguments ?? {}, {
       signal,
-      toolCallId: String(extra.requestId),
+      toolCallId: `${String(extra.requestId)}.${++servedCalls}`,
       ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
       ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),

@@ -142,6 +142,9 @@ own model. Over stdio (the default) the client starts it; it is not meant to be 
   --mcp-config, --mcp-timeout, --openapi   as for a session (agent --help); the mode is
                        read-only unless --mode or a rule widens it
 
+The command hooks of your settings guard and see the served calls as a session's (PreToolUse,
+PostToolUse), in the OS sandbox where a session's would be; their notices go to stderr.
+
 agent mcp login <server> signs in to an HTTP MCP server (agent mcp login --help).
 `,
   'mcp-login': `Usage: agent mcp login <server> [--mcp-config F] [--cwd DIR] [--trust]

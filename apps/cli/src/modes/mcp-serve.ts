@@ -3,8 +3,10 @@
  * clients, over stdio or Streamable HTTP on 127.0.0.1 for whoever holds the bearer token, with
  * the permission rules of the flags applied on this side: only the tools the mode and rules can
  * ever allow are listed, and a call they do not allow is refused (nobody is here to ask) with
- * the flag that would allow it.
+ * the flag that would allow it. The command hooks of the settings files guard and see the served
+ * calls as they do a session's (PreToolUse, PostToolUse), contained as a session's are.
  */
+import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -26,8 +28,9 @@ import {
 import { isWholesaleFolder, realFolder } from '@agent/workspace-trust';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
-import { redactingHooks } from '../session/result-redaction.js';
+import { redactingGate, redactingHooks } from '../session/result-redaction.js';
 import { approvalHint } from '../session/session.js';
+import { createSessionHooks } from '../session/session-hooks.js';
 import { loadTools, sandboxPatterns } from '../session/tool-sources.js';
 
 /** Serves until stdin ends (stdio) or the process is interrupted; returns the exit code. */
@@ -52,6 +55,18 @@ export async function runMcpServe(
   policy.setTools(tools.tools);
   for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);
+  // The hooks a session runs, in the same containment (sandbox per hooksSandbox and trust, pins,
+  // passEnv); their notices go to `log` (stderr: stdout is the JSON-RPC channel of stdio).
+  const { commandHooks, sandbox: hooksSandbox } = createSessionHooks(options, {
+    id: `mcp-serve-${randomUUID()}`,
+    projectRoot: options.projectRoot ?? resolve(options.cwd),
+    log,
+  });
+  const closeAll = async () => {
+    await tools.close();
+    await hooksSandbox?.close();
+  };
+  const gate = refusalNamingTheFlag(policy);
   const limits = options.serveLimits ?? {};
   const server = {
     tools: served,
@@ -59,10 +74,12 @@ export async function runMcpServe(
       ? {}
       : { maxConcurrentCalls: limits.maxConcurrentCalls }),
     ...(limits.maxQueuedCalls === undefined ? {} : { maxQueuedCalls: limits.maxQueuedCalls }),
-    permissionGate: refusalNamingTheFlag(policy),
+    // A PreToolUse hook's refusal is what the client reads: redacted, as a session's model reads it.
+    permissionGate: redactingGate(commandHooks === undefined ? gate : commandHooks.wrapGate(gate)),
     isPathDenied: policy.isPathDenied,
-    // The client's model must not read a credential of this process's environment either.
-    hooks: redactingHooks(undefined),
+    // The client's model must not read a credential of this process's environment either, nor
+    // one a PostToolUse hook adds to a result.
+    hooks: redactingHooks(commandHooks?.agentHooks),
     name: 'agent',
     instructions: `Tools of @agent/cli working in ${options.cwd}.`,
   };
@@ -89,7 +106,7 @@ export async function runMcpServe(
         ? {}
         : { maxPipelinedRequests: limits.maxPipelinedRequests }),
     }).catch(async (error: unknown) => {
-      await tools.close();
+      await closeAll();
       // A port in use (here or on [::1]) is the user's to change, not a crash with a stack.
       throw AgentError.isInstance(error)
         ? new CliError(`agent mcp serve: ${error.message}`)
@@ -101,7 +118,7 @@ export async function runMcpServe(
   }
   await stopped;
   await close();
-  await tools.close();
+  await closeAll();
   return 0;
 }
 
