@@ -186,9 +186,12 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
       child.stderr?.on('data', (chunk: string) => {
         if (stderr.length < 4000) stderr += chunk;
       });
-      const exited = new Promise<number | null>((resolve) => {
-        child.once('close', (code) => resolve(code));
-        child.once('error', () => resolve(null));
+      // How rg ended: its exit code, the signal that ended it, or why it could not start.
+      const exited = new Promise<{ code: number | null; ended?: string }>((resolve) => {
+        child.once('close', (code, ended) =>
+          resolve(ended === null ? { code } : { code, ended: `ended by ${ended}` }),
+        );
+        child.once('error', (error) => resolve({ code: null, ended: `failed: ${error.message}` }));
       });
       const absolute = (shown: string) => path.join(cwd, shown.replace(/^\.\//, ''));
       const include = includeMatcher(query.include);
@@ -260,7 +263,11 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
           found.sort((a, b) => comparePaths(a.path, b.path));
           yield* found;
         }
-        const code = await exited;
+        const { code, ended } = await exited;
+        // Killed (the OOM killer, a limit, someone's kill) or never started: what it printed is
+        // not all there is, and "No matches found." would be a lie the model acts on.
+        if (ended !== undefined && !signal.aborted)
+          throw new ToolError(`Search failed: ripgrep ${ended}; its results are incomplete.`);
         // Exit code 2 also means "some file or directory could not be read" (EACCES, a vanished
         // file…): with --no-messages those print nothing and, like the TypeScript engine, are
         // skipped. What still prints (a bad pattern, a bad option) fails the search.
