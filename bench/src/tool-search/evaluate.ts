@@ -1,5 +1,7 @@
 /** Scoring a retrieval run: top-1, top-5 and mean reciprocal rank over a task set. */
+import path from 'node:path';
 import type { AnyAgentTool } from '@agent/core';
+import { toolSearchEmbeddings, WordEmbeddings } from '@agent/tool-search-data';
 
 /** A search under evaluation: built once per catalogue, then asked for the best `limit` names. */
 export type Ranker = (tools: readonly AnyAgentTool[]) => (query: string, limit: number) => string[];
@@ -68,4 +70,19 @@ export function scoreCells(score: RetrievalScore): string[] {
     `${(100 * score.top5).toFixed(1)}%`,
     score.mrr.toFixed(3),
   ];
+}
+
+/**
+ * The embeddings a scoring script ranks with: the built package's, or with `--embeddings FILE` a
+ * generated module's (`build-search-embeddings.ts --out FILE`).
+ */
+export async function embeddingsOfArguments(
+  argv: readonly string[] = process.argv,
+): Promise<WordEmbeddings> {
+  const at = argv.indexOf('--embeddings');
+  const file = at === -1 ? undefined : argv[at + 1];
+  if (at !== -1 && file === undefined) throw new Error('--embeddings needs a file');
+  return file === undefined
+    ? toolSearchEmbeddings()
+    : new WordEmbeddings(await import(path.resolve(file)));
 }

@@ -6,35 +6,38 @@
  * `npx tsx src/tool-search/score-requests.ts [--embeddings FILE]` (the built packages', or a
  * generated module's from `build-search-embeddings.ts --out FILE`).
  */
-import path from 'node:path';
 import { type AnyAgentTool, ToolSearchIndex } from '@agent/core';
-import {
-  toolSearchAssociations,
-  toolSearchEmbeddings,
-  WordEmbeddings,
-} from '@agent/tool-search-data';
+import { toolSearchAssociations } from '@agent/tool-search-data';
 import { directoryTools } from './catalogues.js';
-import { type RetrievalScore, type ScoredTask, scoreCells, scoreTasks } from './evaluate.js';
+import {
+  combineScores,
+  embeddingsOfArguments,
+  type RetrievalScore,
+  type ScoredTask,
+  scoreCells,
+  scoreTasks,
+} from './evaluate.js';
 import { isValidationSpec } from './request-validation.js';
-import { readUserRequests } from './user-requests.js';
+import { operationRef, readUserRequests } from './user-requests.js';
 
-/** A tool's operation as `operationRef` names it (`GET /realms/{}/users`), from its description. */
-function toolRef(tool: AnyAgentTool): string | undefined {
-  const found = /\b(GET|POST|PUT|PATCH|DELETE) (\/[^\s)]*)/.exec(tool.description);
-  if (found === null) return undefined;
-  const route = (found[2] as string)
-    .replace(/\{[^}]*\}/g, ' ')
-    .trimEnd()
-    .replace(/ +/g, '{}');
-  return `${found[1]} ${route}`;
+/**
+ * A catalogue's tool names by operation as the request files name it (`GET /realms/{}/users`):
+ * the method and path of its description, read as the corpus gives them to `operationRef`.
+ */
+function namesByOperation(tools: readonly AnyAgentTool[]): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const tool of tools) {
+    const found = /\b(GET|POST|PUT|PATCH|DELETE) (\/[^\s)]*)/.exec(tool.description);
+    if (found === null) continue;
+    const keywords = `${(found[1] as string).toLowerCase()} ${(found[2] as string).replace(/\{[^}]*\}/g, ' ')}`;
+    const operation = operationRef({ name: tool.name, keywords });
+    names.set(operation, [...(names.get(operation) ?? []), tool.name]);
+  }
+  return names;
 }
 
 // `--embeddings FILE`: a generated embeddings module to score instead of the built package's.
-const fileAt = process.argv.indexOf('--embeddings');
-const embeddings =
-  fileAt === -1
-    ? toolSearchEmbeddings()
-    : new WordEmbeddings(await import(path.resolve(process.argv[fileAt + 1] as string)));
+const embeddings = await embeddingsOfArguments();
 
 const rankers: Record<string, (tools: AnyAgentTool[]) => ToolSearchIndex> = {
   'ours+data': (tools) => new ToolSearchIndex(tools, { associations: toolSearchAssociations() }),
@@ -48,15 +51,16 @@ const rankers: Record<string, (tools: AnyAgentTool[]) => ToolSearchIndex> = {
 const bySpec = new Map<string, { goal: ScoredTask[]; casual: ScoredTask[] }>();
 const seen = new Map<string, number>();
 let unmapped = 0;
-const catalogues = new Map<string, AnyAgentTool[]>();
+const catalogues = new Map<string, { tools: AnyAgentTool[]; names: Map<string, string[]> }>();
 for (const { spec, operation, request } of readUserRequests()) {
   if (!isValidationSpec(spec)) continue;
-  let tools = catalogues.get(spec);
-  if (tools === undefined) {
-    tools = directoryTools(spec);
-    catalogues.set(spec, tools);
+  let catalogue = catalogues.get(spec);
+  if (catalogue === undefined) {
+    const tools = directoryTools(spec);
+    catalogue = { tools, names: namesByOperation(tools) };
+    catalogues.set(spec, catalogue);
   }
-  const expected = tools.filter((tool) => toolRef(tool) === operation).map((tool) => tool.name);
+  const expected = catalogue.names.get(operation) ?? [];
   if (expected.length === 0) {
     unmapped++;
     continue;
@@ -71,17 +75,8 @@ for (const { spec, operation, request } of readUserRequests()) {
 }
 
 function combine(scores: RetrievalScore[]): string {
-  const tasks = scores.reduce((sum, score) => sum + score.tasks, 0);
-  const mean = (pick: (score: RetrievalScore) => number): number =>
-    scores.reduce((sum, score) => sum + pick(score) * score.tasks, 0) / Math.max(1, tasks);
-  const cells = scoreCells({
-    tasks,
-    top1: mean((score) => score.top1),
-    top5: mean((score) => score.top5),
-    mrr: mean((score) => score.mrr),
-    misses: [],
-  });
-  return `${tasks} ${cells.join(' / ')}`;
+  const combined = combineScores(scores);
+  return `${combined.tasks} ${scoreCells(combined).join(' / ')}`;
 }
 
 console.log(
@@ -91,7 +86,7 @@ for (const [name, build] of Object.entries(rankers)) {
   const goal: RetrievalScore[] = [];
   const casual: RetrievalScore[] = [];
   for (const [spec, sets] of bySpec) {
-    const index = build(catalogues.get(spec) as AnyAgentTool[]);
+    const index = build(catalogues.get(spec)?.tools ?? []);
     const search = (query: string, limit: number): string[] =>
       index.search(query, limit).map((match) => match.name);
     goal.push(scoreTasks(sets.goal, search));

@@ -5,18 +5,14 @@
  * `pnpm --filter @agent/bench run score:tool-search` (`--misses` also prints the never-seen and
  * held-out tasks missed by ours + data; never the sealed set's: nobody may tune on them).
  */
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AnyAgentTool, ToolSearchIndex } from '@agent/core';
-import {
-  toolSearchAssociations,
-  toolSearchEmbeddings,
-  WordEmbeddings,
-} from '@agent/tool-search-data';
+import { toolSearchAssociations } from '@agent/tool-search-data';
 import { bm25Baseline } from './bm25-baseline.js';
 import { directoryTools, githubTools, stripeTools } from './catalogues.js';
 import {
   combineScores,
+  embeddingsOfArguments,
   type Ranker,
   type RetrievalScore,
   scoreCells,
@@ -35,11 +31,7 @@ interface Task {
 }
 
 // `--embeddings FILE`: a generated embeddings module scored instead of the built package's.
-const fileAt = process.argv.indexOf('--embeddings');
-const embeddings =
-  fileAt === -1
-    ? toolSearchEmbeddings()
-    : new WordEmbeddings(await import(path.resolve(process.argv[fileAt + 1] as string)));
+const embeddings = await embeddingsOfArguments();
 
 const rankers: Record<string, Ranker> = {
   ours: (tools) => {
