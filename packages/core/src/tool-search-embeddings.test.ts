@@ -59,10 +59,50 @@ describe('ToolSearchIndex with embeddings', () => {
     ]);
   });
 
-  it('returns only keyword candidates: meaning alone finds nothing', () => {
+  it('finds by meaning alone a request no tool has a word of, and nothing for unknown words', () => {
     const index = new ToolSearchIndex(catalogue, { embeddings: new AxisEmbeddings() });
     expect(index.search('people', 5).map((match) => match.name)).toEqual(['members_list']);
+    // "cash" is in no tool: the tools nearest in meaning are the candidates (none unrelated).
+    expect(new ToolSearchIndex(catalogue).search('cash', 5)).toEqual([]);
+    expect(index.search('cash', 5).map((match) => match.name)).toEqual(['charges_refund']);
+    // Words neither the catalogue nor the embeddings know: nothing.
     expect(index.search('folks', 5)).toEqual([]);
+  });
+
+  it('takes meaning-only candidates in a catalogue of up to 2,000 tools, not beyond', () => {
+    const filler = (count: number) =>
+      Array.from({ length: count }, (_, at) => tool(`tool_${at}`, `Schedule item ${at}.`));
+    const small = new ToolSearchIndex([...filler(1_999), catalogue[1] as AnyAgentTool], {
+      embeddings: new AxisEmbeddings(),
+    });
+    expect(small.search('cash', 3)[0]?.name).toBe('charges_refund');
+    const large = new ToolSearchIndex([...filler(2_000), catalogue[1] as AnyAgentTool], {
+      embeddings: new AxisEmbeddings(),
+    });
+    expect(large.search('cash', 3)).toEqual([]);
+  });
+
+  it('weighs meaning more when the request has words no tool uses', () => {
+    // Every query embeds to (1, 0); `ptool` is nearer it in meaning than `qtool`, which matches
+    // more of the words.
+    const embeddings: ToolSearchEmbeddings = {
+      embed: (text) =>
+        text.startsWith('ptool')
+          ? Float32Array.of(0.8, 0.6)
+          : text.startsWith('qtool')
+            ? Float32Array.of(0.6, 0.8)
+            : Float32Array.of(1, 0),
+    };
+    const tools = [
+      tool('ptool', 'Restart the service.'),
+      tool('qtool', 'Restart the service worker.'),
+    ];
+    const index = new ToolSearchIndex(tools, { embeddings });
+    const first = (query: string) => index.search(query, 2)[0]?.name;
+    // All its words are the catalogue's: the keyword match leads.
+    expect(first('restart worker')).toBe('qtool');
+    // Half its words are no tool's: meaning leads.
+    expect(first('restart worker zorp blick')).toBe('ptool');
   });
 
   it('keeps the keyword order when the query has no embedding', () => {
