@@ -126,6 +126,7 @@ export {
   userMessage,
 } from './messages.js';
 export { findModelByPrefix, type ModelInfo, type ModelPricing, withCost } from './model-pricing.js';
+export { setOwnProperty } from './own-property.js';
 export { type PathPatternOutcome, resolvePathPattern } from './path-rules.js';
 export {
   type ApprovalAnswer,

@@ -1,4 +1,4 @@
-import { inlineJsonSchema, type JsonSchemaObject } from '@agent/core';
+import { inlineJsonSchema, type JsonSchemaObject, setOwnProperty as setOwn } from '@agent/core';
 
 /**
  * How tool parameters are sent: `json-schema` as `parametersJsonSchema` (the SDK's JSON Schema
@@ -65,19 +65,6 @@ type Node = Record<string, unknown>;
 
 function isNode(value: unknown): value is Node {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
- * `record[key] = value` as an own property: a tool's schema and the model's arguments are JSON
- * and may name a field `__proto__`, which plain assignment would make the prototype instead.
- */
-function setOwn(record: Node, key: string, value: unknown): void {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 /** `Object.assign` without its one setter: a `__proto__` key is copied as a field. */

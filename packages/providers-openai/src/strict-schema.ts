@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonSchemaObject } from '@agent/core';
+import { type JsonSchema, type JsonSchemaObject, setOwnProperty as setOwn } from '@agent/core';
 
 /**
  * How the arguments of a strict-mode tool are mapped back: which `null`s stood for an absent
@@ -435,19 +435,6 @@ function hasType(value: unknown, type: string): boolean {
     default:
       return false;
   }
-}
-
-/**
- * `record[key] = value` as an own property: a tool may name a property `__proto__` (its schema and
- * the model's arguments come from JSON), which plain assignment would make the prototype instead.
- */
-function setOwn(record: object, key: string, value: unknown): void {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

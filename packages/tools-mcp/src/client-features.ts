@@ -5,6 +5,7 @@
  * messages. A capability is declared only when its handler is given, so a server never asks for
  * what nobody can answer.
  */
+import { setOwnProperty } from '@agent/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type ClientCapabilities,
@@ -133,12 +134,7 @@ export function withDefaults(result: ElicitResult, params: ElicitRequest['params
     if (fallback === undefined || (Object.hasOwn(content, name) && content[name] !== undefined))
       continue;
     // Defined, not assigned: a field named `__proto__` is a field, not the object's prototype.
-    Object.defineProperty(content, name, {
-      value: fallback,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwnProperty(content, name, fallback);
   }
   return { ...result, content: content as ElicitResult['content'] };
 }

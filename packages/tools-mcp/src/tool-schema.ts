@@ -1,4 +1,9 @@
-import { inlineJsonSchema, type JsonSchema, type JsonSchemaObject } from '@agent/core';
+import {
+  inlineJsonSchema,
+  type JsonSchema,
+  type JsonSchemaObject,
+  setOwnProperty,
+} from '@agent/core';
 
 /**
  * The `parameters` of an MCP tool: its `inputSchema` made self-contained (local `$ref`s inlined,
@@ -38,12 +43,7 @@ function stripRefs(node: unknown, keep: (ref: string) => boolean): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && !(typeof value === 'string' && keep(value))) continue;
     // As an own property: a property may be named `__proto__` (assignment would set the prototype).
-    Object.defineProperty(out, key, {
-      value: stripRefs(value, keep),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwnProperty(out, key, stripRefs(value, keep));
   }
   return out;
 }

@@ -2,17 +2,11 @@
 // arguments and in a server's headers are anyone's choice, `__proto__` and `constructor` included.
 
 /**
- * `record[key] = value` as an own property: plain assignment of `__proto__` would set the
- * object's prototype instead (the entry lost; an object value's fields inherited by every read).
+ * `record[key] = value` as an own property (`setOwnProperty` of `@agent/core`): plain assignment
+ * of `__proto__` would set the object's prototype instead (the entry lost; an object value's
+ * fields inherited by every read).
  */
-export function setOwn(record: object, key: string, value: unknown): void {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-}
+export { setOwnProperty as setOwn } from '@agent/core';
 
 /** `record[key]` only when it is the record's own entry: `constructor` finds no function. */
 export function ownEntry<Value>(
