@@ -66,6 +66,41 @@ describe('projectFileDigests', () => {
   });
 });
 
+describe('projectFileDigests of formatters and linters', () => {
+  it('pins the project-root configs they load as code, however they are run', async () => {
+    const project = await scratch();
+    await writeFile(join(project, '.prettierrc.cjs'), 'module.exports = {};\n');
+    await writeFile(join(project, 'eslint.config.js'), 'export default [];\n');
+    for (const command of [
+      'npx prettier --write .',
+      'prettier --check src',
+      './node_modules/.bin/prettier --write .',
+      'npx prettier@3 --write .',
+      'pnpm exec prettier --write .',
+    ])
+      expect(Object.keys(projectFileDigests([command], project) ?? {}), command).toEqual([
+        '.prettierrc.cjs',
+      ]);
+    expect(Object.keys(projectFileDigests(['npx eslint --fix .'], project) ?? {})).toEqual([
+      'eslint.config.js',
+    ]);
+    // A config that is not there yet is not pinned; one written later changes the pin.
+    expect(projectFileDigests(['npx stylelint "**/*.css"'], project)).toBeUndefined();
+    await writeFile(join(project, '.stylelintrc.mjs'), 'export default {};\n');
+    expect(Object.keys(projectFileDigests(['npx stylelint "**/*.css"'], project) ?? {})).toEqual([
+      '.stylelintrc.mjs',
+    ]);
+  });
+
+  it("takes a word that names an object's own method for no runner (it threw)", async () => {
+    const project = await scratch();
+    expect(
+      projectFileDigests(['echo constructor toString hasOwnProperty __proto__'], project),
+    ).toBeUndefined();
+    expect(projectFileDigests(['npx constructor'], project)).toBeUndefined();
+  });
+});
+
 describe('a trusted folder whose hook script changes', () => {
   it('runs the hook as trusted; after the script changes it is withheld and named, until trusted again', async () => {
     const dir = await scratch();

@@ -27,6 +27,55 @@ const runnerFiles: Record<string, readonly string[]> = {
   just: ['justfile', 'Justfile'],
 };
 
+/** A config file's names with each extension a tool accepts for it (`name`, `name.js`…). */
+function withExtensions(name: string, extensions: readonly string[]): string[] {
+  return extensions.map((extension) => (extension === '' ? name : `${name}.${extension}`));
+}
+const codeExtensions = ['js', 'cjs', 'mjs', 'ts', 'cts', 'mts'];
+const dataExtensions = ['', 'json', 'json5', 'yaml', 'yml', 'toml'];
+
+/**
+ * Formatters and linters that load a project file of theirs as code — a `.prettierrc.cjs` or an
+ * `eslint.config.js` runs in the tool's process, and a JSON one's `plugins` may name a project
+ * script: the project-root configs are pinned with them. A sandboxed command could otherwise
+ * write one, and the user's `npx prettier --write` hook would run it outside the sandbox.
+ * Configs in subfolders, shared configs from `node_modules` and `package.json` keys are not.
+ */
+const configFiles: Record<string, readonly string[]> = {
+  prettier: [
+    ...withExtensions('.prettierrc', [...dataExtensions, ...codeExtensions]),
+    ...withExtensions('prettier.config', codeExtensions),
+  ],
+  eslint: [
+    ...withExtensions('eslint.config', codeExtensions),
+    ...withExtensions('.eslintrc', ['', 'js', 'cjs', 'json', 'yaml', 'yml']),
+  ],
+  stylelint: [
+    ...withExtensions('stylelint.config', codeExtensions),
+    ...withExtensions('.stylelintrc', [...dataExtensions, ...codeExtensions]),
+  ],
+  'lint-staged': [
+    ...withExtensions('.lintstagedrc', [...dataExtensions, ...codeExtensions]),
+    ...withExtensions('lint-staged.config', codeExtensions),
+  ],
+};
+configFiles.prettierd = configFiles.prettier as readonly string[];
+configFiles.eslint_d = configFiles.eslint as readonly string[];
+
+/**
+ * What a runner reads (`npm` → `package.json`), by the word's own entry only: `constructor` or
+ * `toString` in a command line is no runner (a plain lookup found Object's methods and threw).
+ */
+function runnerFilesOf(word: string): readonly string[] | undefined {
+  return Object.hasOwn(runnerFiles, word) ? runnerFiles[word] : undefined;
+}
+
+/** The configs `word` loads as code when it names one of those tools (`prettier`, `node_modules/.bin/eslint`, `prettier@3`). */
+function configsOf(word: string): readonly string[] {
+  const program = word.replace(/^.*\//, '').replace(/@[^@/]*$/, '');
+  return Object.hasOwn(configFiles, program) ? (configFiles[program] ?? []) : [];
+}
+
 /** Programs that run a package's bin, the project's own first (`npx eslint`). */
 const packageBinRunners = new Set(['npx', 'bunx', 'pnpx']);
 
@@ -140,14 +189,15 @@ export function projectFileDigests(
   const named = words(command, root);
   named.forEach((word, i) => {
     add(word);
-    for (const file of runnerFiles[word] ?? []) add(join(root, file));
+    for (const file of runnerFilesOf(word) ?? []) add(join(root, file));
+    for (const file of configsOf(word)) add(join(root, file));
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =
       packageBinRunners.has(word) ||
       ((word === 'exec' || word === 'dlx') &&
         previous !== undefined &&
-        runnerFiles[previous] !== undefined);
+        runnerFilesOf(previous) !== undefined);
     const bin = named[i + 1];
     if (runsPackageBin && bin !== undefined && !bin.includes('/'))
       add(join(root, 'node_modules', '.bin', bin.replace(/@[^@/]*$/, '')));

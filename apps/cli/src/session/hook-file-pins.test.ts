@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesServer, type Turn } from '../testing/messages-server.js';
 import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
@@ -20,28 +20,37 @@ afterEach(async () => {
 
 const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
 
+/** The hook and the project files it runs, written before the session (`outside` substituted). */
+interface HookSetup {
+  command: string;
+  files: Record<string, string>;
+}
+
+const scriptHook: HookSetup = {
+  command: 'sh .agent/hooks/post.sh',
+  files: { '.agent/hooks/post.sh': 'echo ran >> "OUTSIDE/hook-ran"\n' },
+};
+
 /** A trusted-by-flag repository whose PostToolUse hook runs its own script; the run's outcome. */
-async function runWithHook(turns: (outside: string) => Turn[]) {
+async function runWithHook(turns: (outside: string) => Turn[], setup: HookSetup = scriptHook) {
   const dir = await tempDir('agent-cli-hook-file-pins-');
   cleanups.push(dir.dispose);
   const repo = join(dir.path, 'repo');
   const home = join(dir.path, 'home');
   // Outside the workspace: only a process outside the sandbox can write here.
   const outside = join(dir.path, 'outside');
-  await mkdir(join(repo, '.agent', 'hooks'), { recursive: true });
+  await mkdir(join(repo, '.agent'), { recursive: true });
   await mkdir(home);
   await mkdir(outside);
   execFileSync('git', ['init', '-q', repo]);
-  await writeFile(
-    join(repo, '.agent', 'hooks', 'post.sh'),
-    `echo ran >> "${join(outside, 'hook-ran')}"\n`,
-  );
+  for (const [name, content] of Object.entries(setup.files)) {
+    await mkdir(dirname(join(repo, name)), { recursive: true });
+    await writeFile(join(repo, name), content.replaceAll('OUTSIDE', outside), { mode: 0o755 });
+  }
   await writeFile(
     join(repo, '.agent', 'settings.json'),
     JSON.stringify({
-      hooks: {
-        PostToolUse: [{ hooks: [{ type: 'command', command: 'sh .agent/hooks/post.sh' }] }],
-      },
+      hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: setup.command }] }] },
     }),
   );
   const server = await messagesServer(turns(outside), cleanups);
@@ -107,4 +116,58 @@ describe("a trusted hook's script rewritten during the session", () => {
     expect(ran).toBe('ran\nran\n');
     expect(run.stderr).not.toContain('did not run');
   });
+});
+
+describe('a formatter config written during the session', () => {
+  // The user's formatter hook runs outside the sandbox, and a formatter loads the project's
+  // config as code (`.prettierrc.cjs` runs in prettier's process): a config a sandboxed command
+  // wrote would run as the user at the next tool call. This stand-in loads it as prettier does,
+  // by searching for it (its text names no config file, as prettier's bin does not).
+  const formatterHook: HookSetup = {
+    command: './node_modules/.bin/prettier --write .',
+    files: {
+      'node_modules/.bin/prettier':
+        '#!/bin/sh\nfor config in ./.*rc.cjs; do [ -f "$config" ] && node "$config"; done\necho ran >> "OUTSIDE/hook-ran"\n',
+    },
+  };
+  const config = (outside: string) =>
+    `require("fs").writeFileSync(${JSON.stringify(join(outside, 'escaped'))}, "")\n`;
+
+  it.each([
+    [
+      'by write_file',
+      (outside: string): Turn => ({
+        tool: { name: 'write_file', input: { path: '.prettierrc.cjs', content: config(outside) } },
+      }),
+    ],
+    [
+      'by a sandboxed bash command',
+      (outside: string): Turn => ({
+        tool: {
+          name: 'bash',
+          input: { command: `printf '%s' '${config(outside)}' > .prettierrc.cjs` },
+        },
+      }),
+    ],
+  ])(
+    '%s: the formatter hook does not run outside the sandbox, and says why',
+    async (_how, write) => {
+      const { run, outside, ran } = await runWithHook(
+        (outside) => [
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          write(outside),
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { text: 'done' },
+        ],
+        formatterHook,
+      );
+      expect(run.code).toBe(0);
+      // It ran before the config existed (the control: its config could have written outside).
+      expect(ran).toBe('ran\n');
+      expect(existsSync(join(outside, 'escaped'))).toBe(false);
+      expect(run.stderr).toContain(
+        'PostToolUse hook "./node_modules/.bin/prettier --write ." did not run: the project files it runs changed during this session (.prettierrc.cjs)',
+      );
+    },
+  );
 });
