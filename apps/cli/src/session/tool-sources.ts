@@ -335,7 +335,7 @@ export async function loadTools(
     sources.push('introspect (1)');
   }
   for (const name of choice.namedTools())
-    if (name in unavailable && !tools.some((tool) => tool.name === name))
+    if (Object.hasOwn(unavailable, name) && !tools.some((tool) => tool.name === name))
       log(`tools: ${name} is not available here (${unavailable[name]})`);
   return { tools, sources, sandbox, mcp: adapters, choice, close };
 }
