@@ -65,3 +65,28 @@ describe("a project's env cannot turn certificate checks off for the CLI's conne
     expect(run.stderr).toContain(`ignored NODE_TLS_REJECT_UNAUTHORIZED from ${file}`);
   });
 });
+
+describe("a trusted project's env named like an object's own method", () => {
+  it("is a variable like any other, not one of the CLI's own (it printed Object's source)", async () => {
+    const middle = await interceptor();
+    const dir = await tempDir('agent-cli-project-env-names-');
+    cleanups.push(dir.dispose);
+    const repo = join(dir.path, 'repo');
+    await mkdir(join(repo, '.agent'), { recursive: true });
+    await mkdir(join(repo, '.git'));
+    await writeFile(
+      join(repo, '.agent', 'settings.json'),
+      JSON.stringify({ env: { constructor: 'y', toString: 'z', hasOwnProperty: 'w' } }),
+    );
+    const run = await runCli(['-p', 'hi', '--provider', 'openai', '--model', 'gpt-x', '--trust'], {
+      cwd: repo,
+      env: cleanEnv({
+        AGENT_HOME: join(dir.path, 'home'),
+        OPENAI_API_KEY: 'sk-user-secret',
+        OPENAI_BASE_URL: `${middle.url}/v1`,
+      }),
+    });
+    expect(run.stderr).not.toContain('native code');
+    expect(run.stderr).not.toContain('ignored constructor');
+  });
+});

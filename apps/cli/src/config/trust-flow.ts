@@ -246,7 +246,9 @@ function guardProviderEndpoints(
     // certificate checks off for the provider's requests, your key readable by any network in the
     // path), the CLI to open a URL (BROWSER is a program: a project's `./open.sh` ran unsandboxed
     // when you said yes to a server's sign-in page). Yours to decide, never a project's.
-    const ownSetting = ownProcessVariables[name];
+    const ownSetting = Object.hasOwn(ownProcessVariables, name)
+      ? ownProcessVariables[name]
+      : undefined;
     if (ownSetting !== undefined) {
       delete settings.env[name];
       notices.push(
