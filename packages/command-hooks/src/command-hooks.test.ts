@@ -143,6 +143,53 @@ process.stdin.on('end', () => { writeFileSync(${JSON.stringify(seen)}, input); p
     });
   });
 
+  it('forSession: the copy’s events carry its session_id, the original’s their own; a withheld hook is told of once for all', async () => {
+    const seen = join(dir, 'seen.log');
+    const record = await script(
+      'record.mjs',
+      `import { appendFileSync } from 'node:fs';
+${readStdin}
+process.stdin.on('end', () => { appendFileSync(${JSON.stringify(seen)}, JSON.parse(input).session_id + '\\n'); });`,
+    );
+    const warnings: string[] = [];
+    const hooks = new CommandHooks(
+      parseHooksConfig({
+        PreToolUse: [{ hooks: [{ type: 'command', command: record, sandbox: false }] }],
+        PostToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }],
+      }),
+      {
+        cwd: dir,
+        sessionId: 'server',
+        onWarning: (line) => warnings.push(line),
+        // Cannot run here: the PostToolUse hook is withheld, at each call.
+        sandbox: {
+          status: { active: false, reason: 'no bubblewrap' },
+          wrap: () => Promise.reject(new Error('not here')),
+        },
+      },
+    );
+    const copies = [hooks.forSession('client-1'), hooks.forSession('client-2')];
+    for (const [index, copy] of [hooks, ...copies].entries()) {
+      const ran: unknown[] = [];
+      const agent = new Agent({
+        provider: oneCall(`call ${index}`),
+        model: 'm',
+        tools: [echoTool(ran)],
+        hooks: copy.agentHooks,
+        permissionGate: copy.wrapGate(undefined),
+      });
+      await agent.run('go').result;
+      expect(ran).toEqual([`call ${index}`]);
+    }
+    expect((await readFile(seen, 'utf8')).trim().split('\n')).toEqual([
+      'server',
+      'client-1',
+      'client-2',
+    ]);
+    expect(copies[1]?.sandboxNotice()).toBeUndefined();
+    expect(warnings.filter((line) => line.includes('will not run'))).toHaveLength(1);
+  });
+
   it('without a wrapped gate, exit 2 skips the call in beforeToolExecution', async () => {
     const command = await script(
       'block.mjs',

@@ -1,5 +1,6 @@
 import {
   type AgentHooks,
+  type AssistantMessage,
   claudeCodeNamesOf,
   credentialFreeEnvironment,
   type PermissionDecision,
@@ -138,20 +139,42 @@ function describe(outcome: CommandOutcome, command: string, cwd: string): string
 export class CommandHooks {
   readonly #config: HooksConfig;
   readonly #options: CommandHooksOptions;
-  /** PreToolUse verdicts computed by the gate, awaiting beforeToolExecution. */
+  /**
+   * PreToolUse verdicts of calls the gate let through, until their beforeToolExecution takes them.
+   * A call the gate refuses (or that fails or is aborted there) never gets that far: its verdict
+   * is not kept, or a long session or `mcp serve` would hold one per refused call forever.
+   */
   readonly #preVerdicts = new Map<string, HookVerdict>();
   /**
-   * Verdicts whose `updatedInput` replaced a call's arguments: the loop puts the replaced call to
-   * the gate again, which then asks `inner` with the same verdict instead of running the hook twice.
+   * Verdicts whose `updatedInput` replaced a call's arguments, by the call's id under its
+   * assistant message: the loop puts the replaced call to the gate again, which then asks `inner`
+   * with the same verdict instead of running the hook twice. Held by the message, weakly: where the
+   * loop refuses the new arguments before asking (invalid ones, a path the tool refuses) no second
+   * gate comes to take the entry, and it goes with the message.
    */
-  readonly #replacedVerdicts = new Map<string, { verdict: HookVerdict; args: string }>();
+  readonly #replacedVerdicts = new WeakMap<
+    AssistantMessage,
+    Map<string, { verdict: HookVerdict; args: string }>
+  >();
   #gateWrapped = false;
-  /** Whether the withheld hooks were reported (sandboxNotice). */
-  #noticeGiven = false;
+  /** Whether the withheld hooks were reported (sandboxNotice); shared with {@link forSession}'s copies. */
+  #notice = { given: false };
 
   constructor(config: HooksConfig, options: CommandHooksOptions) {
     this.#config = config;
     this.#options = options;
+  }
+
+  /**
+   * The same hooks for another session (`session_id` of their events), for a server whose clients
+   * are sessions of their own: configuration, options, sandbox and notices are shared (no second
+   * sandbox starts); what a gate keeps for its calls' beforeToolExecution is the copy's own, so
+   * wrap a session's gate and take its `agentHooks` from the same copy.
+   */
+  forSession(sessionId: string): CommandHooks {
+    const hooks = new CommandHooks(this.#config, { ...this.#options, sessionId });
+    hooks.#notice = this.#notice;
+    return hooks;
   }
 
   /** Whether any hook is configured for `event`. */
@@ -318,7 +341,7 @@ export class CommandHooks {
    * here (undefined when none is, or after it was given — here or through `onWarning`).
    */
   sandboxNotice(): string | undefined {
-    if (this.#noticeGiven) return undefined;
+    if (this.#notice.given) return undefined;
     const withheld = hookEventNames.flatMap((event) =>
       (this.#config[event] ?? [])
         .flatMap((entry) => entry.hooks)
@@ -326,7 +349,7 @@ export class CommandHooks {
         .map((hook) => `${event} "${hook.command}"`),
     );
     if (withheld.length === 0) return undefined;
-    this.#noticeGiven = true;
+    this.#notice.given = true;
     return `${withheld.length} hook${withheld.length === 1 ? '' : 's'} will not run (${withheld.join(', ')}): ${this.#sandboxProblem()}. PreToolUse hooks that do not run make the calls they match ask.`;
   }
 
@@ -352,25 +375,38 @@ export class CommandHooks {
     return async (request: PermissionRequest): Promise<PermissionDecision> => {
       if (!this.has('PreToolUse'))
         return inner === undefined ? { behavior: 'allow' } : inner(request);
-      // Only the same call with the hook's own arguments reuses its verdict; anything else (a
-      // later call reusing the id) runs the hook.
-      const pending = this.#replacedVerdicts.get(request.toolCallId);
-      this.#replacedVerdicts.delete(request.toolCallId);
-      const replaced =
-        pending?.args !== undefined && pending.args === jsonText(request.args)
-          ? pending.verdict
-          : undefined;
+      const replaced = this.#takeReplaced(request);
       const verdict = replaced ?? (await this.#preToolUse(request, request.signal));
-      if (replaced === undefined) this.#preVerdicts.set(request.toolCallId, verdict);
-      if (verdict.blocked !== undefined) return { behavior: 'deny', reason: verdict.blocked };
-      // No gate to ask: a call whose guard did not run does not run either.
-      if (verdict.notRun !== undefined && inner === undefined)
-        return { behavior: 'deny', reason: verdict.notRun };
-      if (inner === undefined) return { behavior: 'allow' };
-      if (verdict.allow !== undefined) return inner({ ...request, allowedBy: verdict.allow });
-      if (verdict.ask !== undefined) return inner({ ...request, opaque: verdict.ask });
-      return inner(request);
+      // A throw of `inner` keeps nothing either. An abort is seen here exactly: it comes from an
+      // event, and the loop, which stops waiting for the gate on it, gets this answer in the same
+      // turn of the event loop.
+      const decision = await gateDecision(verdict, inner, request);
+      if (replaced === undefined && decision.behavior === 'allow' && !request.signal?.aborted)
+        this.#preVerdicts.set(request.toolCallId, verdict);
+      return decision;
     };
+  }
+
+  /**
+   * The verdict kept for this replaced call, taken out. Only the same call with the hook's own
+   * arguments reuses it; anything else (a later call reusing the id) runs the hook.
+   */
+  #takeReplaced(request: PermissionRequest): HookVerdict | undefined {
+    const pending = this.#replacedVerdicts.get(request.assistantMessage);
+    const entry = pending?.get(request.toolCallId);
+    if (pending === undefined || entry === undefined) return undefined;
+    pending.delete(request.toolCallId);
+    if (pending.size === 0) this.#replacedVerdicts.delete(request.assistantMessage);
+    return entry.args === jsonText(request.args) ? entry.verdict : undefined;
+  }
+
+  #keepReplaced(call: ToolCallInfo, verdict: HookVerdict, args: string): void {
+    let pending = this.#replacedVerdicts.get(call.assistantMessage);
+    if (pending === undefined) {
+      pending = new Map();
+      this.#replacedVerdicts.set(call.assistantMessage, pending);
+    }
+    pending.set(call.toolCallId, { verdict, args });
   }
 
   /** The hooks for `AgentOptions.hooks`: PreToolUse (unless the gate ran it) and PostToolUse. */
@@ -391,7 +427,7 @@ export class CommandHooks {
           // verdict (its allow or ask) rather than running the hook on its own output.
           const args = jsonText(verdict.updatedInput);
           if (this.#gateWrapped && args !== undefined && args !== jsonText(call.args))
-            this.#replacedVerdicts.set(call.toolCallId, { verdict, args });
+            this.#keepReplaced(call, verdict, args);
           return { action: 'replace', args: verdict.updatedInput };
         }
         return undefined;
@@ -453,6 +489,22 @@ export class CommandHooks {
     const verdict = await this.run('SessionStart', { source });
     return verdict.additionalContext.join('\n\n');
   }
+}
+
+/** What the wrapped gate answers, given the call's PreToolUse verdict (see `wrapGate`). */
+function gateDecision(
+  verdict: HookVerdict,
+  inner: PermissionGate | undefined,
+  request: PermissionRequest,
+): PermissionDecision | Promise<PermissionDecision> {
+  if (verdict.blocked !== undefined) return { behavior: 'deny', reason: verdict.blocked };
+  // No gate to ask: a call whose guard did not run does not run either.
+  if (verdict.notRun !== undefined && inner === undefined)
+    return { behavior: 'deny', reason: verdict.notRun };
+  if (inner === undefined) return { behavior: 'allow' };
+  if (verdict.allow !== undefined) return inner({ ...request, allowedBy: verdict.allow });
+  if (verdict.ask !== undefined) return inner({ ...request, opaque: verdict.ask });
+  return inner(request);
 }
 
 function toolResponse(result: ToolResult): unknown {

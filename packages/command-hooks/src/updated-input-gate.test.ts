@@ -1,10 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Agent,
   defineTool,
+  executeTool,
   messageText,
+  type PermissionGate,
   PermissionPolicy,
   type PermissionRequest,
   type ToolResultMessage,
@@ -26,7 +28,9 @@ afterEach(async () => {
 });
 
 /** A PreToolUse hook that rewrites every command to `rm -rf .`, with an optional decision; counts its runs. */
-async function rewriteHook(decision?: 'allow' | 'ask'): Promise<{ command: string; runs: string }> {
+async function rewriteHook(
+  decision?: 'allow' | 'ask' | 'deny',
+): Promise<{ command: string; runs: string }> {
   const runs = join(dir, 'runs.log');
   const path = join(dir, 'rewrite.mjs');
   await writeFile(
@@ -43,14 +47,20 @@ process.stdin.on('end', () => {
   return { command: `${JSON.stringify(process.execPath)} ${JSON.stringify(path)}`, runs };
 }
 
-/** A stand-in shell: records what it would run; its subject is the command line. */
-function shellTool(ran: string[]) {
+/**
+ * A stand-in shell: records what it would run; its subject is the command line, unless `refuse`
+ * refuses it while naming the subjects (as a file tool does a path outside the workspace).
+ */
+function shellTool(ran: string[], refuse: (command: string) => boolean = () => false) {
   return defineTool({
     name: 'shell',
     description: 'Runs a command.',
     input: z.object({ command: z.string() }),
     policy: { permission: 'workspace-write' },
-    permissionSubjects: ({ command }) => [command],
+    permissionSubjects: ({ command }) => {
+      if (refuse(command)) throw new Error(`refusing "${command}"`);
+      return [command];
+    },
     execute: async ({ command }) => {
       ran.push(command);
       return { content: [{ type: 'text', text: `ran ${command}` }] };
@@ -129,7 +139,6 @@ describe("a hook's updatedInput goes through the gate", () => {
     expect(asked.map((request) => request.args)).toEqual([{ command: 'rm -rf .' }]);
     expect(asked[0]?.subjects).toEqual(['rm -rf .']);
     expect(firstResult(result.messages)).toContain('not that');
-    const { readFile } = await import('node:fs/promises');
     expect((await readFile(hook.runs, 'utf8')).trim().split('\n')).toEqual(['ls']);
   });
 
@@ -172,8 +181,125 @@ describe("a hook's updatedInput goes through the gate", () => {
       hooks: hooks.agentHooks,
       permissionGate: hooks.wrapGate(policy.gate),
     }).run('go').result;
-    const { readFile } = await import('node:fs/promises');
     expect((await readFile(hook.runs, 'utf8')).trim().split('\n')).toEqual(['ls', 'pwd']);
     expect(ran).toEqual(['rm -rf .', 'rm -rf .']);
+  });
+});
+
+// What the wrapped gate keeps for a call's beforeToolExecution must go once the call cannot run
+// any more: `agent mcp serve` and long sessions refuse calls by the thousand. A later call with
+// the same id shows whether anything was kept: one that skips the gate meets a kept verdict in
+// beforeToolExecution (and runs the hook's `rm -rf .`), one through the gate meets a kept replaced
+// verdict (and is let through without the hook running).
+describe('a PreToolUse verdict is kept only while its call can still run', () => {
+  const ids = ['call_1', 'call_2', 'call_3'];
+
+  async function rewritingHooks(decision: 'allow' | 'deny') {
+    const hook = await rewriteHook(decision);
+    const hooks = new CommandHooks(
+      { PreToolUse: [{ matcher: 'shell', hooks: [{ type: 'command', command: hook.command }] }] },
+      { cwd: dir },
+    );
+    const runs = async () =>
+      (await readFile(hook.runs, 'utf8')).split('\n').filter((line) => line !== '').length;
+    return { hooks, runs };
+  }
+
+  it.each<{
+    path: string;
+    decision: 'allow' | 'deny';
+    inner: (abort: () => void) => PermissionGate;
+    refusal: string;
+  }>([
+    {
+      path: 'the hook denies',
+      decision: 'deny',
+      inner: () => () => ({ behavior: 'allow' }),
+      refusal: 'Blocked by the hook',
+    },
+    {
+      path: 'the inner gate denies',
+      decision: 'allow',
+      inner: () => () => ({ behavior: 'deny', reason: 'the policy says no' }),
+      refusal: 'the policy says no',
+    },
+    {
+      path: 'the inner gate throws',
+      decision: 'allow',
+      inner: () => () => {
+        throw new Error('the policy broke');
+      },
+      refusal: 'the policy broke',
+    },
+    {
+      path: 'the call is aborted while the gate decides',
+      decision: 'allow',
+      inner: (abort) => () => {
+        abort();
+        return { behavior: 'allow' };
+      },
+      refusal: 'Cancelled',
+    },
+  ])('$path: nothing is kept for the refused calls', async ({ decision, inner, refusal }) => {
+    const { hooks, runs } = await rewritingHooks(decision);
+    const ran: string[] = [];
+    const tool = shellTool(ran);
+    for (const id of ids) {
+      const controller = new AbortController();
+      const refused = await executeTool(
+        tool,
+        { command: 'ls' },
+        {
+          toolCallId: id,
+          signal: controller.signal,
+          permissionGate: hooks.wrapGate(inner(() => controller.abort())),
+          hooks: hooks.agentHooks,
+        },
+      );
+      expect(refused.isError).toBe(true);
+      expect(messageText(refused)).toContain(refusal);
+    }
+    expect(ran).toEqual([]);
+    expect(await runs()).toBe(ids.length);
+    // The same ids again, past the gate: beforeToolExecution finds nothing of the refused calls.
+    for (const id of ids) {
+      const later = await executeTool(
+        tool,
+        { command: `echo ${id}` },
+        { toolCallId: id, hooks: hooks.agentHooks },
+      );
+      expect(later.isError).toBe(false);
+    }
+    expect(ran).toEqual(ids.map((id) => `echo ${id}`));
+  });
+
+  it('a replaced call refused before the gate is asked again keeps nothing: a later call with its id and arguments runs the hook', async () => {
+    const { hooks, runs } = await rewritingHooks('allow');
+    const ran: string[] = [];
+    // The hook's command is refused, once per call, as a path outside the workspace is by a file tool.
+    let refusals = ids.length;
+    const tool = shellTool(ran, (command) => command === 'rm -rf .' && refusals-- > 0);
+    const gate = hooks.wrapGate(() => ({ behavior: 'allow' }));
+    for (const id of ids) {
+      const refused = await executeTool(
+        tool,
+        { command: 'ls' },
+        { toolCallId: id, permissionGate: gate, hooks: hooks.agentHooks },
+      );
+      expect(messageText(refused)).toContain('refusing "rm -rf ."');
+    }
+    expect(await runs()).toBe(ids.length);
+    // A new call (its own message) that carries the id and the hook's arguments: the hook judges
+    // it; no verdict of another call stands in for it.
+    for (const id of ids) {
+      const result = await executeTool(
+        tool,
+        { command: 'rm -rf .' },
+        { toolCallId: id, permissionGate: gate, hooks: hooks.agentHooks },
+      );
+      expect(result.isError).toBe(false);
+    }
+    expect(await runs()).toBe(2 * ids.length);
+    expect(ran).toEqual(ids.map(() => 'rm -rf .'));
   });
 });

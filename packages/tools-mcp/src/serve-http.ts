@@ -3,6 +3,7 @@
  * and method answers 401 without it — only the protected-resource metadata is public — after
  * the `Host`/`Origin` check that keeps web pages out through DNS rebinding.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   type AddressInfo,
@@ -12,6 +13,7 @@ import {
 } from 'node:net';
 import { AgentError } from '@agent/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import {
   type BearerCheckResult,
   createBearerCheck,
@@ -174,10 +176,31 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : JSON.parse(text);
 }
 
+/** The form of the session ids this server gives (`randomUUID`'s). */
+const sessionIdForm = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The client session a request belongs to, for `forSession`: the one its `Mcp-Session-Id` names
+ * (given at `initialize`, see {@link startSession}). The server keeps no sessions — one only
+ * tells the gate and hooks which client asked, every holder of the token being one principal — so
+ * any id of its form is taken; requests without one (or with another) come from clients that keep
+ * none, which share `sessionless`.
+ */
+function clientSession(request: IncomingMessage, sessionless: string): string {
+  const named = request.headers['mcp-session-id'];
+  return typeof named === 'string' && sessionIdForm.test(named) ? named : sessionless;
+}
+
+/** For an `initialize`: a new session, its id on the answer (`Mcp-Session-Id`), which the client then sends with each request. */
+function startSession(body: unknown, response: ServerResponse): void {
+  if (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))
+    response.setHeader('mcp-session-id', randomUUID());
+}
+
 /** One MCP request: its own server instance and transport (stateless; tools keep no session). */
 async function handleMcpRequest(
   options: ToolServerOptions,
-  shared: { inFlight: InFlightCalls; slots: CallSlots },
+  shared: { inFlight: InFlightCalls; slots: CallSlots; sessionless: string },
   exchange: {
     request: IncomingMessage;
     response: ServerResponse;
@@ -186,8 +209,12 @@ async function handleMcpRequest(
   },
 ): Promise<void> {
   const { request, response } = exchange;
-  const { inFlight } = shared;
-  const server = createToolServerWith(options, shared);
+  const { inFlight, slots, sessionless } = shared;
+  const server = createToolServerWith(options, {
+    inFlight,
+    slots,
+    sessionId: clientSession(request, sessionless),
+  });
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({});
   // Closing the server aborts its running handlers: their calls stop and give back their turns.
@@ -198,6 +225,7 @@ async function handleMcpRequest(
   try {
     const body = await readBody(request);
     cancelCalls(body, inFlight);
+    startSession(body, response);
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   } catch (error) {
@@ -226,7 +254,9 @@ function cancelCalls(body: unknown, inFlight: InFlightCalls): void {
 
 /**
  * Serves the tools over Streamable HTTP at `http://host:port/mcp`, stateless: each request gets
- * its own server instance (tools have no session state), progress streamed on the response.
+ * its own server instance (tools have no session state), progress streamed on the response. An
+ * `initialize` is answered with a new `Mcp-Session-Id`, and `forSession` gets the id a request
+ * carries (clients that send none share one); the server keeps nothing per session.
  * Every request needs the bearer token (one is generated unless `auth` says otherwise), checked
  * in constant time; without it, any path and method answers 401 with `WWW-Authenticate: Bearer
  * resource_metadata=…`. Only `GET /.well-known/oauth-protected-resource[/mcp]` is public. A
@@ -249,6 +279,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   const inFlight = new InFlightCalls();
   // One principal, so one set of turns: the token's holders together get maxConcurrentCalls.
   const slots = new CallSlots(options);
+  const sessionless = randomUUID();
   const maxPipelined = options.maxPipelinedRequests ?? 16;
   if (!(maxPipelined >= 1))
     throw new RangeError(`maxPipelinedRequests must be a number >= 1, got ${String(maxPipelined)}`);
@@ -346,7 +377,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       refuseTooLarge(response);
       return;
     }
-    void handleMcpRequest(options, { inFlight, slots }, { request, response, onEnd });
+    void handleMcpRequest(options, { inFlight, slots, sessionless }, { request, response, onEnd });
   });
   http.maxConnections = options.maxConnections ?? 256;
   http.on('connection', (socket: Socket) => {

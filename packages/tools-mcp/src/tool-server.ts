@@ -3,6 +3,7 @@
  * are validated, the permission gate and hooks apply on the server side, timeouts and resource
  * locks hold — with progress notifications and cancellation.
  */
+import { randomUUID } from 'node:crypto';
 import {
   type AgentHooks,
   type AnyAgentTool,
@@ -38,6 +39,14 @@ export interface ToolServerOptions {
   /** Handed to tools as `ctx.isPathDenied` (e.g. `policy.isPathDenied`): search and listings leave covered paths out. */
   isPathDenied?: PathDenialCheck;
   hooks?: AgentHooks;
+  /**
+   * The gate and hooks of one client session's calls, in place of `permissionGate` and `hooks`:
+   * hooks that keep state per session (a rate limit, an audit log) then see each client apart.
+   * Called with the session's id (a UUID) for each server instance — over stdio one, for its one
+   * client; over HTTP one per request, with the session its client was given at `initialize`
+   * (see `serveHttp`) — so it should be cheap, and keep nothing per session itself.
+   */
+  forSession?: (sessionId: string) => Pick<ToolServerOptions, 'permissionGate' | 'hooks'>;
   /** Per-call timeout when a tool's policy sets none, in ms [600000]. */
   timeoutMs?: number;
   /**
@@ -230,18 +239,20 @@ let servedCalls = 0;
 
 /** An MCP server (the SDK's low-level `Server`) that lists and calls the tools. */
 export function createToolServer(options: ToolServerOptions): Server {
-  return createToolServerWith(options, { slots: new CallSlots(options) });
+  return createToolServerWith(options, { slots: new CallSlots(options), sessionId: randomUUID() });
 }
 
 /**
  * {@link createToolServer} with state shared across server instances (serveHttp's: one per
- * request): the calls running, by id, for cancellation, and the turns for calls.
+ * request): the calls running, by id, for cancellation, and the turns for calls; and the client
+ * session the instance serves (for `forSession`).
  */
 export function createToolServerWith(
   options: ToolServerOptions,
-  shared: { inFlight?: InFlightCalls; slots: CallSlots },
+  shared: { inFlight?: InFlightCalls; slots: CallSlots; sessionId: string },
 ): Server {
   const { inFlight, slots } = shared;
+  const { permissionGate, hooks } = options.forSession?.(shared.sessionId) ?? options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const server = new Server(
     { name: options.name ?? 'agent-tools', version: options.version ?? '0.1.0' },
@@ -281,9 +292,9 @@ export function createToolServerWith(
     const message = await executeTool(tool, request.params.arguments ?? {}, {
       signal,
       toolCallId: `${String(extra.requestId)}.${++servedCalls}`,
-      ...(options.permissionGate === undefined ? {} : { permissionGate: options.permissionGate }),
+      ...(permissionGate === undefined ? {} : { permissionGate }),
       ...(options.isPathDenied === undefined ? {} : { isPathDenied: options.isPathDenied }),
-      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      ...(hooks === undefined ? {} : { hooks }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       onEvent: (event) => {
         if (event.type !== 'progress' || progressToken === undefined) return;

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServe } from '../testing/mcp-serve-support.js';
 import { assertBuilt, cleanEnv, cliPath, tempDir } from '../testing/test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -78,7 +81,13 @@ process.stdin.on('end', () => {
 }
 
 /** `agent mcp serve` over stdio with a real SDK client; every transport error (a non-JSON line on stdout) collected. */
-async function serve(cwd: string, home: string, stderr: string[], extra: string[] = []) {
+async function serve(
+  cwd: string,
+  home: string,
+  stderr: string[],
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -93,7 +102,7 @@ async function serve(cwd: string, home: string, stderr: string[], extra: string[
       'off',
       ...extra,
     ],
-    env: cleanEnv({ AGENT_HOME: home, MY_SERVICE_SECRET: secret }),
+    env: cleanEnv({ AGENT_HOME: home, MY_SERVICE_SECRET: secret, ...env }),
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
@@ -178,4 +187,161 @@ describe('agent mcp serve runs the command hooks of the settings', () => {
     await trusted.client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
     expect(existsSync(marker)).toBe(true);
   });
+});
+
+/** A hook that appends its event's name, session and file path to `seen`, one JSON line each. */
+async function recordingHook(home: string, seen: string): Promise<string> {
+  const path = join(home, 'record.mjs');
+  await writeFile(
+    path,
+    `import { appendFileSync } from 'node:fs';
+let input = '';
+process.stdin.on('data', (chunk) => { input += chunk; });
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ event: event.hook_event_name, session: event.session_id, path: event.tool_input.path }) + '\\n');
+});
+`,
+  );
+  return `node ${path}`;
+}
+
+describe('agent mcp serve --http: each MCP client session is a hook session', () => {
+  it('two clients: every hook event of one carries its own session_id, the other’s another', async () => {
+    const cwd = await folder('agent-serve-hook-sessions-');
+    for (const name of ['a.txt', 'b.txt']) await writeFile(join(cwd, name), `file ${name}\n`);
+    const home = await folder('agent-serve-hook-sessions-home-');
+    const seen = join(await folder('agent-serve-hook-sessions-seen-'), 'seen.jsonl');
+    const command = await recordingHook(home, seen);
+    const hooks = [{ matcher: 'read_file', hooks: [{ type: 'command', command }] }];
+    await writeFile(
+      join(home, 'settings.json'),
+      JSON.stringify({ hooksSandbox: 'off', hooks: { PreToolUse: hooks, PostToolUse: hooks } }),
+    );
+    const server = await startHttpServe(['--cwd', cwd], cleanEnv({ AGENT_HOME: home }));
+    cleanups.push(server.stop);
+    const clients: Client[] = [];
+    for (const name of ['first', 'second']) {
+      const client = new Client({ name, version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: `Bearer ${server.token ?? ''}` } },
+        }),
+      );
+      cleanups.push(() => client.close());
+      clients.push(client);
+    }
+    // The first client reads a.txt, the second b.txt, twice each, the two at once.
+    for (const _round of [1, 2])
+      await Promise.all(
+        clients.map(async (client, index) => {
+          const read = await client.callTool({
+            name: 'read_file',
+            arguments: { path: index === 0 ? 'a.txt' : 'b.txt' },
+          });
+          expect(text(read)).toContain(`file ${index === 0 ? 'a.txt' : 'b.txt'}`);
+        }),
+      );
+    const events = (await readFile(seen, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; session: string; path: string });
+    expect(events).toHaveLength(8);
+    const sessionsOf = (path: string) =>
+      new Set(events.filter((event) => event.path === path).map((event) => event.session));
+    const [first] = sessionsOf('a.txt');
+    const [second] = sessionsOf('b.txt');
+    expect(sessionsOf('a.txt')).toEqual(new Set([first]));
+    expect(sessionsOf('b.txt')).toEqual(new Set([second]));
+    expect(first).toMatch(/^mcp-serve-[0-9a-f-]{36}$/);
+    expect(second).toMatch(/^mcp-serve-[0-9a-f-]{36}$/);
+    expect(first).not.toBe(second);
+  });
+});
+
+/**
+ * A PreToolUse hook in the user's hooks folder, run by a copy of this node there (the sandbox
+ * hides /root): it tries to write in the home, outside the workspace and inside it, then refuses
+ * `touch` saying how the writes went.
+ */
+async function writingGuard(
+  base: string,
+): Promise<{ home: string; agentHome: string; command: string }> {
+  const home = join(base, 'home');
+  const agentHome = join(home, '.agent');
+  const hooksFolder = join(agentHome, 'hooks');
+  await mkdir(hooksFolder, { recursive: true });
+  const node = nodeForAnyUser(join(hooksFolder, 'node'));
+  const guard = join(hooksFolder, 'guard.mjs');
+  await writeFile(
+    guard,
+    `import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+const attempt = (path) => { try { writeFileSync(path, 'from the hook'); return 'written'; } catch (error) { return error.code; } };
+let input = '';
+process.stdin.on('data', (chunk) => { input += chunk; });
+process.stdin.on('end', () => {
+  const event = JSON.parse(input);
+  const home = attempt(join(process.env.HOME, 'from-the-hook'));
+  const outside = attempt(${JSON.stringify(join(base, 'outside', 'from-the-hook'))});
+  const inside = attempt(join(event.cwd, 'from-the-hook'));
+  if (String(event.tool_input.command).includes('touch')) {
+    process.stderr.write('sandboxed guard: no touching; home ' + home + ', outside ' + outside + ', workspace ' + inside);
+    process.exit(2);
+  }
+});
+`,
+  );
+  return { home, agentHome, command: `${node} ${guard}` };
+}
+
+describe('agent mcp serve runs the hooks of an untrusted folder in the OS sandbox', () => {
+  it.for([
+    ['by default (the folder is not trusted)', {}, 'EROFS|EACCES|ENOENT|EPERM'],
+    ['the control: "hooksSandbox": "off"', { hooksSandbox: 'off' }, 'written'],
+  ] as const)(
+    '%s: a refusal reaches the client; writes outside the workspace',
+    async ([label, settings, outsideWrites], context) => {
+      skipWithout('bwrap')(context);
+      // Not under /tmp, which the sandbox replaces with a private one.
+      const base = await mkdtemp('/var/tmp/agent-serve-hook-sandbox-');
+      cleanups.push(() => rm(base, { recursive: true, force: true }));
+      await chmod(base, 0o755);
+      const cwd = join(base, 'ws');
+      await mkdir(cwd);
+      await mkdir(join(base, 'outside'));
+      const { home, agentHome, command } = await writingGuard(base);
+      await writeFile(
+        join(agentHome, 'settings.json'),
+        JSON.stringify({
+          ...settings,
+          hooks: { PreToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command }] }] },
+        }),
+      );
+      const stderr: string[] = [];
+      const { client, errors } = await serve(cwd, agentHome, stderr, [], { HOME: home });
+
+      const refused = await client.callTool({
+        name: 'bash',
+        arguments: { command: 'touch marker' },
+      });
+      expect(refused.isError, label).toBe(true);
+      const refusal = text(refused);
+      expect(refusal).toContain('sandboxed guard: no touching');
+      expect(existsSync(join(cwd, 'marker'))).toBe(false);
+      // The hook ran (it wrote in the workspace); what it could write elsewhere is the sandbox's.
+      expect(refusal).toContain('workspace written');
+      expect(existsSync(join(cwd, 'from-the-hook'))).toBe(true);
+      expect(refusal).toMatch(new RegExp(`home (${outsideWrites}), outside (${outsideWrites}),`));
+      const escaped = outsideWrites === 'written';
+      expect(existsSync(join(home, 'from-the-hook'))).toBe(escaped);
+      expect(existsSync(join(base, 'outside', 'from-the-hook'))).toBe(escaped);
+
+      // A call the guard lets through runs.
+      const echo = await client.callTool({ name: 'bash', arguments: { command: 'echo fine' } });
+      expect(echo.isError, stderr.join('')).toBeFalsy();
+      expect(text(echo)).toContain('fine');
+      expect(errors).toEqual([]);
+    },
+  );
 });

@@ -56,7 +56,8 @@ export async function runMcpServe(
   for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);
   // The hooks a session runs, in the same containment (sandbox per hooksSandbox and trust, pins,
-  // passEnv); their notices go to `log` (stderr: stdout is the JSON-RPC channel of stdio).
+  // passEnv); their notices go to `log` (stderr: stdout is the JSON-RPC channel of stdio). Each
+  // MCP client session gets them with its own session id (forSession), in this one sandbox.
   const { commandHooks, sandbox: hooksSandbox } = createSessionHooks(options, {
     id: `mcp-serve-${randomUUID()}`,
     projectRoot: options.projectRoot ?? resolve(options.cwd),
@@ -74,12 +75,17 @@ export async function runMcpServe(
       ? {}
       : { maxConcurrentCalls: limits.maxConcurrentCalls }),
     ...(limits.maxQueuedCalls === undefined ? {} : { maxQueuedCalls: limits.maxQueuedCalls }),
-    // A PreToolUse hook's refusal is what the client reads: redacted, as a session's model reads it.
-    permissionGate: redactingGate(commandHooks === undefined ? gate : commandHooks.wrapGate(gate)),
+    forSession: (sessionId: string) => {
+      const hooks = commandHooks?.forSession(`mcp-serve-${sessionId}`);
+      return {
+        // A PreToolUse hook's refusal is what the client reads: redacted, as a session's model reads it.
+        permissionGate: redactingGate(hooks === undefined ? gate : hooks.wrapGate(gate)),
+        // The client's model must not read a credential of this process's environment either, nor
+        // one a PostToolUse hook adds to a result.
+        hooks: redactingHooks(hooks?.agentHooks),
+      };
+    },
     isPathDenied: policy.isPathDenied,
-    // The client's model must not read a credential of this process's environment either, nor
-    // one a PostToolUse hook adds to a result.
-    hooks: redactingHooks(commandHooks?.agentHooks),
     name: 'agent',
     instructions: `Tools of @agent/cli working in ${options.cwd}.`,
   };
