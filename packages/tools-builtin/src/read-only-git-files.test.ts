@@ -5,16 +5,33 @@
  * for ever, and the run with it), a link to `/dev/zero` (740 MB read before failing) or a huge
  * file. Each is refused at once, which makes the command ask; a test here that hangs is the failure.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitConfigRefusal } from './read-only-git.js';
 import { hostilePlants as hostile, makeTempDir } from './test-helpers.js';
 
+/**
+ * Runs git; a failure says how it ended (exit status or signal, and its stderr) — in CI a
+ * `git init` here once failed with nothing more than "Command failed".
+ */
+function runGit(cwd: string | undefined, args: string[]): void {
+  const result = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  if (result.status === 0) return;
+  const how =
+    result.error?.message ??
+    (result.signal === null ? `exit ${result.status}` : `signal ${result.signal}`);
+  throw new Error(`git ${args.join(' ')}: ${how}; stderr: ${result.stderr ?? ''}`);
+}
+
 function repository(): { work: string; gitDir: string } {
   const work = makeTempDir();
-  execFileSync('git', ['init', '-q', work]);
+  runGit(undefined, ['init', '-q', work]);
   return { work, gitDir: path.join(work, '.git') };
 }
 
@@ -69,8 +86,7 @@ describe("a repository's git files that are not small regular files", () => {
     'a partial clone whose promisor remote runs %s on a read: refused',
     async (_label, setting) => {
       const source = makeTempDir();
-      const git = (cwd: string, ...args: string[]) =>
-        execFileSync('git', args, { cwd, stdio: 'ignore' });
+      const git = (cwd: string, ...args: string[]) => runGit(cwd, args);
       git(source, 'init', '-q');
       fs.writeFileSync(path.join(source, 'a.txt'), 'hello\n');
       git(source, 'add', '.');
