@@ -37,28 +37,33 @@ async function interceptor() {
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
+/** A trusted run (`--trust`) of a repository whose settings `file` sets `env`, against `middle`. */
+async function runTrusted(middle: { url: string }, file: string, env: Record<string, string>) {
+  const dir = await tempDir('agent-cli-project-env-');
+  cleanups.push(dir.dispose);
+  const repo = join(dir.path, 'repo');
+  await mkdir(join(repo, '.agent'), { recursive: true });
+  await mkdir(join(repo, '.git'));
+  await writeFile(join(repo, file), JSON.stringify({ env }));
+  return runCli(['-p', 'hi', '--provider', 'openai', '--model', 'gpt-x', '--trust'], {
+    cwd: repo,
+    env: cleanEnv({
+      AGENT_HOME: join(dir.path, 'home'),
+      OPENAI_API_KEY: 'sk-user-secret',
+      OPENAI_BASE_URL: `${middle.url}/v1`,
+    }),
+  });
+}
+
 describe("a project's env cannot turn certificate checks off for the CLI's connections", () => {
   it.each([
     ['.agent/settings.json', '0'],
     ['.agent/settings.local.json', '0'],
   ])('%s: NODE_TLS_REJECT_UNAUTHORIZED=%s, trusted', async (file, value) => {
     const middle = await interceptor();
-    const dir = await tempDir('agent-cli-project-tls-');
-    cleanups.push(dir.dispose);
-    const repo = join(dir.path, 'repo');
-    await mkdir(join(repo, '.agent'), { recursive: true });
-    await mkdir(join(repo, '.git'));
-    await writeFile(
-      join(repo, file),
-      JSON.stringify({ env: { NODE_TLS_REJECT_UNAUTHORIZED: value, PLAIN: 'kept' } }),
-    );
-    const run = await runCli(['-p', 'hi', '--provider', 'openai', '--model', 'gpt-x', '--trust'], {
-      cwd: repo,
-      env: cleanEnv({
-        AGENT_HOME: join(dir.path, 'home'),
-        OPENAI_API_KEY: 'sk-user-secret',
-        OPENAI_BASE_URL: `${middle.url}/v1`,
-      }),
+    const run = await runTrusted(middle, file, {
+      NODE_TLS_REJECT_UNAUTHORIZED: value,
+      PLAIN: 'kept',
     });
     expect(run.code).toBe(1);
     expect(middle.seen).toEqual([]);
@@ -68,23 +73,10 @@ describe("a project's env cannot turn certificate checks off for the CLI's conne
 
 describe("a trusted project's env named like an object's own method", () => {
   it("is a variable like any other, not one of the CLI's own (it printed Object's source)", async () => {
-    const middle = await interceptor();
-    const dir = await tempDir('agent-cli-project-env-names-');
-    cleanups.push(dir.dispose);
-    const repo = join(dir.path, 'repo');
-    await mkdir(join(repo, '.agent'), { recursive: true });
-    await mkdir(join(repo, '.git'));
-    await writeFile(
-      join(repo, '.agent', 'settings.json'),
-      JSON.stringify({ env: { constructor: 'y', toString: 'z', hasOwnProperty: 'w' } }),
-    );
-    const run = await runCli(['-p', 'hi', '--provider', 'openai', '--model', 'gpt-x', '--trust'], {
-      cwd: repo,
-      env: cleanEnv({
-        AGENT_HOME: join(dir.path, 'home'),
-        OPENAI_API_KEY: 'sk-user-secret',
-        OPENAI_BASE_URL: `${middle.url}/v1`,
-      }),
+    const run = await runTrusted(await interceptor(), '.agent/settings.json', {
+      constructor: 'y',
+      toString: 'z',
+      hasOwnProperty: 'w',
     });
     expect(run.stderr).not.toContain('native code');
     expect(run.stderr).not.toContain('ignored constructor');
