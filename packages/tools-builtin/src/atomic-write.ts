@@ -28,6 +28,14 @@ async function keepOwner(
   }
 }
 
+/** The checks a caller makes on an {@link atomicWrite}'s temp file (see `Workspace.writeGuard`). */
+export interface AtomicWriteGuard {
+  /** Called with the temp file's descriptor before anything is written; throw to give up (the temp file is removed). */
+  verify?: (fd: number) => Promise<void>;
+  /** The error thrown when the temp file at `where` was replaced by another between its close and the rename. */
+  raced?: (where: string) => Error;
+}
+
 /** What {@link atomicWrite} did. */
 export interface AtomicWriteResult {
   /** True when the file did not exist before. */
@@ -46,9 +54,7 @@ export async function atomicWrite(
   fsOps: FileSystemOperations,
   target: string,
   data: string | Uint8Array,
-  options: {
-    /** Called with the temp file's descriptor before anything is written; throw to give up (the temp file is removed). */
-    verify?: (fd: number) => Promise<void>;
+  options: AtomicWriteGuard & {
     /**
      * What the target held when it was read for this write (an edit): just before the rename the
      * target is read again and, if it differs, the write is given up with an `ESTALE` error — a
@@ -82,12 +88,19 @@ export async function atomicWrite(
       await options.verify?.(handle.fd);
       if (owner !== undefined) await keepOwner(handle, owner);
       await handle.writeFile(data);
+      // open() applies the umask; set the exact bits the old file had. Through the descriptor: by
+      // name, a link put in the temp file's place (the folder is the workspace's) was followed.
+      await handle.chmod(mode);
       await handle.sync();
+      // Compared while the file is still open: once closed and replaced, its inode number is
+      // free, and the link put in its place may get it.
+      const written = await handle.stat();
+      const now = await fsOps.lstat(temp);
+      if (now.dev !== written.dev || now.ino !== written.ino)
+        throw options.raced?.(temp) ?? new Error(`${temp} was replaced while it was being written`);
     } finally {
       await handle.close();
     }
-    // open() applies the umask; set the exact bits the old file had.
-    await fsOps.chmod(temp, mode);
     if (options.unchanged !== undefined) {
       const now = await fsOps.readFile(target).catch(() => undefined);
       if (now === undefined || !Buffer.from(options.unchanged).equals(now))

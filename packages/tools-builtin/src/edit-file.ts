@@ -246,7 +246,7 @@ async function writeEdited(
 ): ReturnType<typeof atomicWrite> {
   try {
     return await atomicWrite(workspace.fs, real, data, {
-      verify: (fd: number) => workspace.verifyOpened(fd, 'write', toolName),
+      ...workspace.writeGuard(real, toolName),
       ...(before === undefined ? {} : { unchanged: before }),
     });
   } catch (error) {

@@ -6,6 +6,7 @@ export {
   defaultMaxBackgroundTasks,
 } from './background-tasks.js';
 export { type BashArgs, createBashTool } from './bash.js';
+export type { AtomicWriteGuard } from './atomic-write.js';
 export type { BashDetails } from './bash-output-format.js';
 export {
   type BashOutputArgs,

@@ -252,7 +252,7 @@ export function createNotebookEditTool(
         `${JSON.stringify(notebook, null, unit)}${text.endsWith('\n') ? '\n' : ''}`;
       try {
         await atomicWrite(workspace.fs, real, output, {
-          verify: (fd) => workspace.verifyOpened(fd, 'write', 'notebook_edit'),
+          ...workspace.writeGuard(real, 'notebook_edit'),
           unchanged: bytes,
         });
       } catch (error) {

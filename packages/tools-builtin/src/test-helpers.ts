@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as fsPromises from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ToolContext, ToolResult } from '@agent/core';
 import { afterAll } from 'vitest';
+import type { FileSystemOperations } from './workspace.js';
 
 const tempDirs: string[] = [];
 // Every directory made here is removed after the importing file's tests, whatever they did.
@@ -85,3 +87,19 @@ export const hostilePlants: readonly [string, Plant][] = [
     },
   ],
 ];
+
+/**
+ * Node's fs, except that the first `open` of a path ending in `suffix` runs `race` first: an
+ * attacker's swap between a file tool's check and its open. Test-only.
+ */
+export function swapBeforeOpen(suffix: string, race: () => void): FileSystemOperations {
+  let raced = false;
+  const open = (async (...args: Parameters<typeof fsPromises.open>) => {
+    if (!raced && String(args[0]).endsWith(suffix)) {
+      raced = true;
+      race();
+    }
+    return fsPromises.open(...args);
+  }) as typeof fsPromises.open;
+  return { ...fsPromises, open };
+}

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as fsPromises from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
@@ -7,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool } from './edit-file.js';
 import { isPathInside } from './path-inside.js';
 import { createReadFileTool } from './read-file.js';
-import { makeTempDir, resultText, testContext } from './test-helpers.js';
-import { type FileSystemOperations, Workspace } from './workspace.js';
+import { makeTempDir, resultText, swapBeforeOpen, testContext } from './test-helpers.js';
+import { Workspace } from './workspace.js';
 import { createWriteFileTool } from './write-file.js';
 
 let base: string;
@@ -179,23 +178,10 @@ describe('workspace confinement', () => {
   });
 });
 
-/** Node's fs, except that `open` of a path ending in `suffix` first runs `race` (once): an attacker's swap between check and open. */
-function racingFs(suffix: string, race: () => void): FileSystemOperations {
-  let raced = false;
-  const open = (async (...args: Parameters<typeof fsPromises.open>) => {
-    if (!raced && String(args[0]).endsWith(suffix)) {
-      raced = true;
-      race();
-    }
-    return fsPromises.open(...args);
-  }) as typeof fsPromises.open;
-  return { ...fsPromises, open };
-}
-
 describe('confinement under a symlink race (check, then swap, then open)', () => {
   it('read_file refuses a file swapped for a symlink to outside after the check', async () => {
     const target = path.join(root, 'ok.txt');
-    const fsOps = racingFs('ok.txt', () => {
+    const fsOps = swapBeforeOpen('ok.txt', () => {
       fs.rmSync(target);
       fs.symlinkSync(path.join(base, 'p-evil', 'a'), target);
     });
@@ -209,7 +195,7 @@ describe('confinement under a symlink race (check, then swap, then open)', () =>
   it('read_file refuses a parent directory swapped for a symlink to outside after the check', async () => {
     fs.mkdirSync(path.join(root, 'sub'));
     fs.writeFileSync(path.join(root, 'sub', 'a'), 'inside');
-    const fsOps = racingFs(`${path.sep}sub${path.sep}a`, () => {
+    const fsOps = swapBeforeOpen(`${path.sep}sub${path.sep}a`, () => {
       fs.rmSync(path.join(root, 'sub'), { recursive: true });
       fs.symlinkSync(path.join(base, 'p-evil'), path.join(root, 'sub'));
     });
@@ -228,7 +214,7 @@ describe('confinement under a symlink race (check, then swap, then open)', () =>
     };
     fs.mkdirSync(path.join(root, 'sub'));
     // The temp file of the atomic write is what gets opened in the swapped directory.
-    const write = createWriteFileTool({ cwd: root, fs: racingFs('.tmp', swap) });
+    const write = createWriteFileTool({ cwd: root, fs: swapBeforeOpen('.tmp', swap) });
     await expect(
       write.execute({ path: 'sub/new.txt', content: 'x' }, testContext()),
     ).rejects.toMatchObject({ kind: 'denied' });
@@ -237,7 +223,7 @@ describe('confinement under a symlink race (check, then swap, then open)', () =>
     fs.unlinkSync(path.join(root, 'sub'));
     fs.mkdirSync(path.join(root, 'sub'));
     fs.writeFileSync(path.join(root, 'sub', 'a'), 'inside');
-    const edit = createEditFileTool({ cwd: root, fs: racingFs(`sub${path.sep}a`, swap) });
+    const edit = createEditFileTool({ cwd: root, fs: swapBeforeOpen(`sub${path.sep}a`, swap) });
     await expect(
       edit.execute({ path: 'sub/a', old_string: 'secret', new_string: 'pwned' }, testContext()),
     ).rejects.toMatchObject({ kind: 'denied' });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import * as path from 'node:path';
 import { type PermissionSubjectsResult, ToolError } from '@agent/core';
+import type { AtomicWriteGuard } from './atomic-write.js';
 import { fileSystemError } from './fs-errors.js';
 import { insideAny, isPathInside } from './path-inside.js';
 import { type ProtectedWrites, protectedWriteReason, writeSubjects } from './protected-writes.js';
@@ -319,6 +320,38 @@ export class Workspace {
     const roots = await this.realRoots(access);
     if (!roots.some((root) => isPathInside(root, actual)) || this.isHidden(actual))
       throw this.#raced(actual, toolName);
+  }
+
+  /**
+   * The checks of an atomic write of `real` (already judged and checked): the temp file it opens
+   * must lie inside the roots and, when it landed in another folder than `real`'s (a parent
+   * swapped for a link after the checks — a background command can make one), not in a protected
+   * place (see {@link writeSubjects}); a temp file replaced before its rename is refused.
+   */
+  writeGuard(real: string, toolName: string): AtomicWriteGuard {
+    return {
+      verify: async (fd) => {
+        await this.verifyOpened(fd, 'write', toolName);
+        let actual: string;
+        try {
+          actual = (await this.fs.readlink(`/proc/self/fd/${fd}`)).replace(/ \(deleted\)$/, '');
+        } catch {
+          return;
+        }
+        const landed = path.join(path.dirname(actual), path.basename(real));
+        if (!path.isAbsolute(actual) || landed === real) return;
+        const reason = await protectedWriteReason(landed, await this.realRoots('write'), {
+          ...this.#protectedWrites,
+          fs: this.fs,
+        });
+        if (reason !== undefined)
+          throw new ToolError(`Permission denied: ${real} changed while being written: ${reason}`, {
+            kind: 'denied',
+            toolName,
+          });
+      },
+      raced: (where) => this.#raced(where, toolName),
+    };
   }
 
   #raced(where: string, toolName: string | undefined): ToolError {

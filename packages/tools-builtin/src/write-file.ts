@@ -65,7 +65,7 @@ export function createWriteFileTool(
       let outcome: Awaited<ReturnType<typeof atomicWrite>>;
       try {
         outcome = await atomicWrite(workspace.fs, real, args.content, {
-          verify: (fd) => workspace.verifyOpened(fd, 'write', 'write_file'),
+          ...workspace.writeGuard(real, 'write_file'),
         });
       } catch (error) {
         if (ToolError.isInstance(error)) throw error;
