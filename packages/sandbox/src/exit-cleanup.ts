@@ -25,6 +25,12 @@ export function removeNow(dir: string): void {
 
 function removeDirectory(dir: string): void {
   try {
+    // A pipe directory cannot be listed while it is in use (sandbox-host.ts): it can now.
+    fs.chmodSync(dir, 0o700);
+  } catch {
+    // Gone already, or not ours to change.
+  }
+  try {
     fs.rmSync(dir, { recursive: true, force: true });
   } catch {
     // Best effort.

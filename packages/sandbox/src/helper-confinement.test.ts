@@ -28,7 +28,7 @@ const numbers = syscallNumbers();
  * itself (call 2) through it: the host would report that instead of its real exit.
  */
 const attackSource = String.raw`
-my ($helper, $sibling) = @ARGV;
+my ($helper, $sibling, $pipes) = @ARGV;
 my $forged = qq({"type":"exit","id":3,"code":99,"signal":null,"over":true}\n);
 sub report { my ($name, $ok) = @_; print $ok ? "$name: TOOK\n" : "$name: refused $!\n" }
 report('ptrace seize the helper', syscall(${numbers.NR_PTRACE}, 0x4206, $helper + 0, 0, 0) >= 0);
@@ -45,6 +45,14 @@ report('signal 0 to the sandbox init', kill(0, 1));
 report('SIGTERM to the sibling command', kill('TERM', $sibling));
 report('pidfd_send_signal SIGKILL to the helper', syscall(424, $pidfd, 9, 0, 0) >= 0);
 report('SIGKILL to the helper', kill('KILL', $helper));
+# The FIFOs made in the pipe directory for later commands: found by listing it, written into.
+report('list the pipe directory', opendir(my $listing, $pipes));
+if ($listing) {
+  for my $name (grep { /^later-/ } readdir($listing)) {
+    use Fcntl;
+    sysopen(my $fifo, "$pipes/$name", O_WRONLY | O_NONBLOCK) and syswrite($fifo, "FORGED\n");
+  }
+}
 # What a command may still do to its own processes.
 my $child = fork();
 if ($child == 0) { sleep 100; exit 0 }
@@ -55,6 +63,7 @@ waitpid($child, 0);
 
 const ownerSource = `
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { join } from 'node:path';
@@ -97,7 +106,11 @@ const finder = await start('/bin/bash', ['-c', find]);
 await finder.command.exited;
 await finder.command.end(100);
 const helper = (await finder.output).trim();
-const attacker = await start('/usr/bin/perl', [attackFile, helper, String(sibling.command.pid)]);
+// A FIFO made ahead for a later command, its read end open, as the bash tool's pool makes them.
+const later = join(host.pipeDirectory, 'later-' + randomBytes(16).toString('hex'));
+execFileSync('mkfifo', ['-m', '600', later]);
+const laterRead = fs.openSync(later, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+const attacker = await start('/usr/bin/perl', [attackFile, helper, String(sibling.command.pid), host.pipeDirectory]);
 const attackerExit = await attacker.command.exited;
 await attacker.command.end(1000);
 const attack = await attacker.output;
@@ -105,11 +118,15 @@ const next = await start('/bin/bash', ['-c', 'echo next; exit 7']);
 const nextExit = await next.command.exited;
 await next.command.end(100);
 const nextOutput = await next.output;
+const laterBytes = Buffer.alloc(64);
+let laterOutput = '';
+try { laterOutput = laterBytes.toString('utf8', 0, fs.readSync(laterRead, laterBytes)); } catch {}
+fs.closeSync(laterRead);
 const siblingAlive = siblingExit === undefined;
 await sibling.command.end(100);
 await host.close();
 await sandbox.close();
-process.stdout.write(JSON.stringify({ helper, attack, attackerExit, nextExit, nextOutput, siblingAlive, siblingExit, limitations: sandbox.status.limitations }));
+process.stdout.write(JSON.stringify({ helper, attack, attackerExit, nextExit, nextOutput, laterOutput, siblingAlive, siblingExit, limitations: sandbox.status.limitations }));
 `;
 
 interface OwnerReport {
@@ -118,6 +135,7 @@ interface OwnerReport {
   attackerExit: { type: string; code?: number | null; signal?: string | null };
   nextExit: { type: string; code?: number | null };
   nextOutput: string;
+  laterOutput: string;
   siblingAlive: boolean;
   limitations: string[];
 }
@@ -182,6 +200,14 @@ const refusedAttacks = [
 
 describe.each(users)('a command of a long-lived sandbox, as $label', ({ label, uid }) => {
   beforeEach(skipWithout('bwrap'));
+
+  // Landlock or not: the pipe directory is searchable, not listable, and the bind is read-only.
+  it('cannot list the pipe directory, nor find and write into a FIFO made there for a later command', async () => {
+    const report = await runOwner(label, uid);
+    expect(report.attack).toMatch(/^list the pipe directory: refused Permission denied$/m);
+    expect(report.laterOutput).toBe('');
+    expect(report.nextOutput).toBe('next\n');
+  });
 
   it('cannot trace, read, take descriptors from or signal the helper or a sibling command', async () => {
     if (commandConfinement().type !== 'landlock') {

@@ -31,6 +31,8 @@ export async function sweepAbandonedPipeDirectories(tmp: string): Promise<string
   }
   for (const dir of abandoned) {
     try {
+      // Unlistable while its host ran (sandbox-host.ts).
+      await fs.promises.chmod(dir, 0o700);
       for (const name of await fs.promises.readdir(dir)) {
         const file = path.join(dir, name);
         const info = await fs.promises.lstat(file);

@@ -531,6 +531,11 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
     fs.writeFileSync(wrapperFile, confinementWrapperSource(), { mode: 0o400 });
     helperArgs.push(options.confinement.perl, wrapperFile);
   }
+  // Search and create, never list (this user's commands, root's too: no capability is left inside,
+  // and the bind is read-only, so no chmod): the FIFOs made here ahead of need for later commands
+  // can be opened by whoever knows their names, and a command listing the directory learnt them
+  // and wrote into (or read) every later command's output.
+  fs.chmodSync(pipeDirectory, 0o300);
   let current: Helper | undefined;
   let nextId = 1;
   let startFailures = 0;

@@ -175,6 +175,26 @@ describe('the bash tool in a long-lived sandbox', () => {
     expect((await run('echo alive')).text).toBe('alive\nExit code: 0');
   });
 
+  // The FIFOs for later commands' output are made ahead, in a directory bound into the sandbox:
+  // named p0, p1… in a listable directory, a background command opened them all and its text
+  // appeared in every later command's result (the model reads it as that command's output).
+  it("a background command cannot write into a later command's output", async () => {
+    const { bash, run } = session({ mode: 'required' });
+    await run('true');
+    const forger = [
+      "d=$(grep -o '/tmp/agent-sandbox-pipes-[^ ]*' /proc/self/mountinfo | head -n 1)",
+      'for n in $(ls "$d" 2>/dev/null) $(seq -f "p%g" 0 400); do',
+      '  if [ -p "$d/$n" ]; then (exec 3>"$d/$n" && while echo FORGED >&3; do sleep 0.1; done) 2>/dev/null & fi',
+      'done',
+      'touch forger-ready; wait',
+    ].join('\n');
+    await bash.execute({ command: forger, run_in_background: true }, testContext());
+    const first = await run('while [ ! -e forger-ready ]; do sleep 0.05; done; echo real 0');
+    expect(first.text).toBe('real 0\nExit code: 0');
+    for (const index of [1, 2, 3])
+      expect((await run(`echo real ${index}`)).text).toBe(`real ${index}\nExit code: 0`);
+  });
+
   it('a timeout ends the whole process group (a background child too) and keeps the output so far', async () => {
     const { bash } = session({ mode: 'required' });
     const tag = `9${process.pid % 1000}.${Date.now() % 1000}`;

@@ -1,4 +1,5 @@
 export { detectFileKind, type FileKind } from '@agent/core';
+export type { AtomicWriteGuard } from './atomic-write.js';
 export {
   type BackgroundTask,
   BackgroundTasks,
@@ -6,7 +7,6 @@ export {
   defaultMaxBackgroundTasks,
 } from './background-tasks.js';
 export { type BashArgs, createBashTool } from './bash.js';
-export type { AtomicWriteGuard } from './atomic-write.js';
 export type { BashDetails } from './bash-output-format.js';
 export {
   type BashOutputArgs,

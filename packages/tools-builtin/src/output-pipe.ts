@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -118,7 +119,6 @@ const systemMkfifo = ['/usr/bin/mkfifo', '/bin/mkfifo'].find((candidate) => {
 class FifoPool {
   readonly #directory: () => string;
   readonly #ready: string[] = [];
-  #serial = 0;
   #refilling = false;
   unavailable = process.platform === 'win32' || systemMkfifo === undefined;
 
@@ -126,9 +126,17 @@ class FifoPool {
     this.#directory = directory;
   }
 
+  /**
+   * Names no one can guess: a sandbox's pipe directory is bound into it, and a FIFO made there
+   * ahead of need could be opened by a command that knew its name (`p0`, `p1`…) — a background
+   * one wrote into every later command's output. The directory cannot be listed from inside.
+   */
   #names(count: number): string[] {
     const dir = this.#directory();
-    return Array.from({ length: count }, () => path.join(dir, `p${this.#serial++}`));
+    const random = randomBytes(16 * count).toString('hex');
+    return Array.from({ length: count }, (_, index) =>
+      path.join(dir, `p${random.slice(index * 32, index * 32 + 32)}`),
+    );
   }
 
   #refillSync(): void {
