@@ -37,35 +37,70 @@ if ($child == 0) {
 }
 open(STDIN, '<', '/dev/null');
 open(STDOUT, '>', '/dev/null');
+sub stat_of {
+  my ($pid) = @_;
+  open(my $file, '<', "/proc/$pid/stat") or return ();
+  my $stat = <$file>;
+  close $file;
+  return () unless defined $stat;
+  # State, parent, process group, …, start time (fields 3, 4, 5 and 22 of proc(5)).
+  return split / /, substr($stat, rindex($stat, ')') + 2);
+}
 sub descendants {
   my ($all) = @_;
-  my (%parent, %pgrp);
+  my (%parent, %pgrp, %start);
   opendir(my $proc, '/proc') or return ();
   for my $pid (grep { /^[0-9]+$/ } readdir $proc) {
-    open(my $file, '<', "/proc/$pid/stat") or next;
-    my $stat = <$file>;
-    close $file;
-    next unless defined $stat;
-    my @fields = split / /, substr($stat, rindex($stat, ')') + 2);
+    my @fields = stat_of($pid);
+    next unless @fields;
     next if $fields[0] eq 'Z' || $fields[0] eq 'X';
     $parent{$pid} = $fields[1];
     $pgrp{$pid} = $fields[2];
+    $start{$pid} = $fields[19];
   }
   my @found;
   for my $pid (keys %parent) {
     next if $pid == $$ || (!$all && $pgrp{$pid} == $group);
     my ($up, $steps) = ($parent{$pid}, 0);
     $up = $parent{$up} // 0 while $up > 1 && $up != $$ && $steps++ < 4096;
-    push @found, [$pid, $parent{$pid}] if $up == $$;
+    push @found, [$pid, $parent{$pid}, $start{$pid}] if $up == $$;
   }
   return @found;
+}
+# Whether the process at a pid is still the one the scan found (its start time) and, read again
+# now, one of ours: the scan does not see /proc at one instant, and a pid it found may belong to
+# another process by the time it is signalled (one that exited, reaped by its parent, and the pid
+# given to a new process — a pid_max of 32,768 wraps in minutes on a busy machine).
+sub still_ours {
+  my ($pid, $start) = @_;
+  my @fields = stat_of($pid);
+  return 0 unless @fields && defined $fields[19] && defined $start && $fields[19] eq $start;
+  my ($up, $steps) = ($fields[1], 0);
+  while ($up > 1 && $up != $$ && $steps++ < 4096) {
+    my @above = stat_of($up);
+    return 0 unless @above;
+    $up = $above[1];
+  }
+  return $up == $$;
+}
+# SIGKILL through a pidfd (Linux 5.3+), opened before the check: it stays on that process, never
+# on a later one given the same pid. Without pidfds, by number after the same check.
+sub kill_found {
+  my ($pid, $start) = @_;
+  my $fd = syscall(434, $pid + 0, 0);
+  if ($fd < 0) {
+    kill 'KILL', $pid if $! != POSIX::ESRCH() && still_ours($pid, $start);
+    return;
+  }
+  syscall(424, $fd + 0, 9, 0, 0) if still_ours($pid, $start);
+  POSIX::close($fd);
 }
 sub end_descendants {
   my ($all) = @_;
   for my $round (1 .. 500) {
     my @left = descendants($all);
     last unless @left;
-    kill 'KILL', map { $_->[0] } @left;
+    kill_found($_->[0], $_->[2]) for @left;
     # Ours are reaped here (left to init they stay zombies where init does not reap); the rest
     # by their parents.
     waitpid($_->[0], 0) for grep { $_->[1] == $$ } @left;
