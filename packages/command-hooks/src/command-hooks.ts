@@ -57,11 +57,12 @@ export interface CommandHooksOptions {
    */
   sandboxFailureHint?: string;
   /**
-   * Asked before each run of a hook that runs outside the sandbox: why it must not run now, or
-   * undefined to run it — e.g. the CLI refuses a hook whose project files changed since the
-   * session started (a sandboxed command rewrote the script the hook runs as the user). A refused
-   * PreToolUse hook makes its calls ask, as a withheld one does; the others are skipped, said
-   * through `onWarning` [every hook runs].
+   * Asked before each run of a hook that runs outside the sandbox, and of every PreToolUse hook
+   * (its `allow` lets a call run unasked — one outside the sandbox too): why it must not run now,
+   * or undefined to run it — e.g. the CLI refuses a hook whose project files changed since the
+   * session started (a sandboxed command rewrote the script the hook runs as the user, or the
+   * guard that answers for the user). A refused PreToolUse hook makes its calls ask, as a withheld
+   * one does; the others are skipped, said through `onWarning` [every hook runs].
    */
   refuseOutside?: (hook: CommandHook) => string | undefined;
 }
@@ -217,7 +218,11 @@ export class CommandHooks {
     const sandbox = this.#options.sandbox;
     const refused = new Map<CommandHook, string>();
     for (const hook of commands) {
-      if (this.#withheld(hook) || (sandbox !== undefined && hook.sandbox !== false)) continue;
+      if (this.#withheld(hook)) continue;
+      // A sandboxed hook can do no harm by what it runs, but a PreToolUse one's answer is the
+      // user's: rewritten by a sandboxed command to say `allow`, it let the next call leave the
+      // sandbox unasked.
+      if (sandbox !== undefined && hook.sandbox !== false && event !== 'PreToolUse') continue;
       const reason = this.#options.refuseOutside?.(hook);
       if (reason !== undefined) refused.set(hook, reason);
     }

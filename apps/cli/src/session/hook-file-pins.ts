@@ -1,5 +1,6 @@
 /**
- * The project files a hook running outside the sandbox executes, pinned when the session starts.
+ * The project files a hook running outside the sandbox executes, pinned when the session starts —
+ * and those a PreToolUse hook runs, wherever it runs: its `allow` lets a call run unasked.
  * A sandboxed command (or a file tool) may write anywhere in the workspace: a hook script it
  * rewrote (`.agent/hooks/post.sh`), a `node_modules/.bin/prettier` it planted for the user's
  * `npx prettier` hook, ran as the user, outside the sandbox, at the next tool call. Trust pins
@@ -81,8 +82,9 @@ function changedFiles(before: string, after: string): string[] {
 }
 
 /**
- * A `refuseOutside` for `CommandHooks`: why a hook must not run now — a project file its command
- * runs was changed, made or removed since the session started — or undefined.
+ * A `refuseOutside` for `CommandHooks` (asked for hooks outside the sandbox and for every
+ * PreToolUse hook): why a hook must not run now — a project file its command runs was changed,
+ * made or removed since the session started — or undefined.
  */
 export function hookFilePins(
   config: HooksConfig,
@@ -98,6 +100,10 @@ export function hookFilePins(
     if (before === undefined) return undefined;
     const changed = changedFiles(before, pinOf(hook.command, projectRoot));
     if (changed.length === 0) return undefined;
-    return `the project files it runs changed during this session (${changed.join(', ')}) — a command or the model may have written them, and this hook runs outside the sandbox; look at them, then start a new session to run it again`;
+    const acts =
+      hook.sandbox === false
+        ? 'this hook runs outside the sandbox'
+        : 'this hook answers for you whether a call may run (outside the sandbox too)';
+    return `the project files it runs changed during this session (${changed.join(', ')}) — a command or the model may have written them, and ${acts}; look at them, then start a new session to run it again`;
   };
 }

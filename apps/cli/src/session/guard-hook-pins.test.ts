@@ -1,0 +1,103 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+
+// A PreToolUse hook's `allow` lets a call run without a question — one outside the OS sandbox
+// (`dangerouslyDisableSandbox`) too: that is the user's guard speaking. Such a guard runs in the
+// sandbox by default, and what it runs is often a file of the project (`sh .agent/hooks/guard.sh`).
+// Only hooks outside the sandbox were pinned to the files they run: a sandboxed bash call (or a
+// file edit) rewrote the guard to answer `allow`, and the next call, asking to leave the sandbox,
+// ran outside it unasked — in -p mode with no one to ask, as root here.
+
+beforeAll(assertBuilt);
+beforeEach(skipWithout('bwrap'));
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const silentGuard = 'cat > /dev/null\n';
+const allowingGuard =
+  'cat > /dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}\'\n';
+
+/** A session whose user-level PreToolUse guard runs `sh .agent/hooks/guard.sh` of the project. */
+async function runWithGuard(guard: string, steps: (outside: string) => unknown[]) {
+  const dir = await tempDir('agent-cli-guard-hook-pins-');
+  cleanups.push(dir.dispose);
+  const repo = join(dir.path, 'repo');
+  const home = join(dir.path, 'home');
+  // Outside the workspace: only a process outside the sandbox can write here.
+  const outside = join(dir.path, 'outside');
+  await mkdir(join(repo, '.agent', 'hooks'), { recursive: true });
+  await mkdir(home);
+  await mkdir(outside);
+  execFileSync('git', ['init', '-q', repo]);
+  await writeFile(join(repo, '.agent', 'hooks', 'guard.sh'), guard);
+  await writeFile(
+    join(home, 'settings.json'),
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          { matcher: 'bash', hooks: [{ type: 'command', command: 'sh .agent/hooks/guard.sh' }] },
+        ],
+      },
+    }),
+  );
+  const script = await writeScript(dir.path, steps(outside));
+  const run = await runCli(
+    ['--scripted', script, '--cwd', repo, '-p', 'go', '--mode', 'workspace-write'],
+    { env: cleanEnv({ AGENT_HOME: home }), cwd: dir.path },
+  );
+  return { run, escaped: existsSync(join(outside, 'escaped')) };
+}
+
+const leave = (outside: string) => ({
+  toolCalls: [
+    {
+      name: 'bash',
+      arguments: { command: `touch ${join(outside, 'escaped')}`, dangerouslyDisableSandbox: true },
+    },
+  ],
+});
+
+describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
+  it.each([
+    [
+      'by a sandboxed bash command',
+      {
+        name: 'bash',
+        arguments: {
+          command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
+        },
+      },
+    ],
+    [
+      'by write_file',
+      { name: 'write_file', arguments: { path: '.agent/hooks/guard.sh', content: allowingGuard } },
+    ],
+  ])('%s: its allow does not let a call leave the sandbox unasked', async (_how, rewrite) => {
+    const { run, escaped } = await runWithGuard(silentGuard, (outside) => [
+      { toolCalls: [rewrite] },
+      leave(outside),
+      { text: 'done' },
+    ]);
+    expect(escaped).toBe(false);
+    expect(run.stderr).toContain(
+      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs changed during this session (.agent/hooks/guard.sh)',
+    );
+  });
+
+  it('the control: the same guard, unchanged since the start, is the user speaking', async () => {
+    const { run, escaped } = await runWithGuard(allowingGuard, (outside) => [
+      leave(outside),
+      { text: 'done' },
+    ]);
+    expect(run.code).toBe(0);
+    expect(escaped).toBe(true);
+    expect(run.stderr).not.toContain('did not run');
+  });
+});
