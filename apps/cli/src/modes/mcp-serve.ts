@@ -58,13 +58,18 @@ export async function runMcpServe(
   // The hooks a session runs, in the same containment (sandbox per hooksSandbox and trust, pins,
   // passEnv); their notices go to `log` (stderr: stdout is the JSON-RPC channel of stdio). Each
   // MCP client session gets them with its own session id (forSession), in this one sandbox.
-  const { commandHooks, sandbox: hooksSandbox } = createSessionHooks(options, {
+  const {
+    commandHooks,
+    sandbox: hooksSandbox,
+    recordChanges,
+  } = createSessionHooks(options, {
     id: `mcp-serve-${randomUUID()}`,
     projectRoot: options.projectRoot ?? resolve(options.cwd),
     log,
   });
   const closeAll = async () => {
     await tools.close();
+    recordChanges();
     await hooksSandbox?.close();
   };
   const gate = refusalNamingTheFlag(policy);

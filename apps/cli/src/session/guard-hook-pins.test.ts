@@ -24,8 +24,8 @@ const silentGuard = 'cat > /dev/null\n';
 const allowingGuard =
   'cat > /dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}\'\n';
 
-/** A session whose user-level PreToolUse guard runs `sh .agent/hooks/guard.sh` of the project. */
-async function runWithGuard(guard: string, steps: (outside: string) => unknown[]) {
+/** A project whose user-level PreToolUse guard runs `sh .agent/hooks/guard.sh` of the project. */
+async function guarded(guard: string) {
   const dir = await tempDir('agent-cli-guard-hook-pins-');
   cleanups.push(dir.dispose);
   const repo = join(dir.path, 'repo');
@@ -36,7 +36,8 @@ async function runWithGuard(guard: string, steps: (outside: string) => unknown[]
   await mkdir(home);
   await mkdir(outside);
   execFileSync('git', ['init', '-q', repo]);
-  await writeFile(join(repo, '.agent', 'hooks', 'guard.sh'), guard);
+  const guardFile = join(repo, '.agent', 'hooks', 'guard.sh');
+  await writeFile(guardFile, guard);
   await writeFile(
     join(home, 'settings.json'),
     JSON.stringify({
@@ -47,12 +48,21 @@ async function runWithGuard(guard: string, steps: (outside: string) => unknown[]
       },
     }),
   );
-  const script = await writeScript(dir.path, steps(outside));
-  const run = await runCli(
-    ['--scripted', script, '--cwd', repo, '-p', 'go', '--mode', 'workspace-write'],
-    { env: cleanEnv({ AGENT_HOME: home }), cwd: dir.path },
-  );
-  return { run, escaped: existsSync(join(outside, 'escaped')) };
+  /** One session (`-p`, workspace-write) replaying `steps`; whether a call left the sandbox so far. */
+  const session = async (steps: unknown[]) => {
+    const script = await writeScript(dir.path, steps);
+    const run = await runCli(
+      ['--scripted', script, '--cwd', repo, '-p', 'go', '--mode', 'workspace-write'],
+      { env: cleanEnv({ AGENT_HOME: home }), cwd: dir.path },
+    );
+    return { run, escaped: existsSync(join(outside, 'escaped')) };
+  };
+  return { session, outside, guardFile };
+}
+
+async function runWithGuard(guard: string, steps: (outside: string) => unknown[]) {
+  const { session, outside } = await guarded(guard);
+  return session(steps(outside));
 }
 
 const leave = (outside: string) => ({
@@ -99,5 +109,27 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     expect(run.code).toBe(0);
     expect(escaped).toBe(true);
     expect(run.stderr).not.toContain('did not run');
+  });
+
+  it('a rewrite in one session: the next session does not run the guard either, until the file changes again', async () => {
+    const { session, outside, guardFile } = await guarded(silentGuard);
+    const rewrite = {
+      name: 'bash',
+      arguments: {
+        command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
+      },
+    };
+    // The session ends right after the rewrite: no later call ran the guard in it.
+    await session([{ toolCalls: [rewrite] }, { text: 'done' }]);
+    const next = await session([leave(outside), { text: 'done' }]);
+    expect(next.escaped).toBe(false);
+    expect(next.run.stderr).toContain(
+      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+    );
+    // The user looked and wrote the guard they want: it speaks for them again.
+    await writeFile(guardFile, `# reviewed\n${allowingGuard}`);
+    const reviewed = await session([leave(outside), { text: 'done' }]);
+    expect(reviewed.run.stderr).not.toContain('did not run');
+    expect(reviewed.escaped).toBe(true);
   });
 });

@@ -8,6 +8,7 @@
  */
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { projectFileDigests } from '../config/trust-scripts.js';
+import type { HookPinRecord } from './hook-pin-record.js';
 
 /** Programs whose next word (not an option) is the script they run. */
 const interpreters = new Set([
@@ -81,29 +82,65 @@ function changedFiles(before: string, after: string): string[] {
   );
 }
 
-/**
- * A `refuseOutside` for `CommandHooks` (asked for hooks outside the sandbox and for every
- * PreToolUse hook): why a hook must not run now — a project file its command runs was changed,
- * made or removed since the session started — or undefined.
- */
+/** A session's pins of the project files its hooks run. */
+export interface HookFilePins {
+  /**
+   * The `refuseOutside` of `CommandHooks` (asked for hooks outside the sandbox and for every
+   * PreToolUse hook): why a hook must not run now — a project file its command runs was changed,
+   * made or removed since the session started, or is as an earlier session found it changed —
+   * or undefined.
+   */
+  refuse(hook: CommandHook): string | undefined;
+  /** At the session's end: remembers each hook whose files changed during it, for the next session. */
+  recordChanges(): void;
+}
+
+/** Pins the project files of `config`'s hooks now; `record` keeps what sessions found changed. */
 export function hookFilePins(
   config: HooksConfig,
   projectRoot: string,
-): (hook: CommandHook) => string | undefined {
+  record: HookPinRecord,
+): HookFilePins {
   const pins = new Map<string, string>();
+  const hooks = new Map<string, CommandHook>();
   for (const entries of Object.values(config))
     for (const entry of entries ?? [])
       for (const hook of entry.hooks)
-        if (!pins.has(hook.command)) pins.set(hook.command, pinOf(hook.command, projectRoot));
-  return (hook) => {
-    const before = pins.get(hook.command);
+        if (!pins.has(hook.command)) {
+          pins.set(hook.command, pinOf(hook.command, projectRoot));
+          hooks.set(hook.command, hook);
+        }
+  const acts = (hook: CommandHook) =>
+    hook.sandbox === false
+      ? 'this hook runs outside the sandbox'
+      : 'this hook answers for you whether a call may run (outside the sandbox too)';
+  const changedNow = (command: string): { pin: string; files: string[] } | undefined => {
+    const before = pins.get(command);
     if (before === undefined) return undefined;
-    const changed = changedFiles(before, pinOf(hook.command, projectRoot));
-    if (changed.length === 0) return undefined;
-    const acts =
-      hook.sandbox === false
-        ? 'this hook runs outside the sandbox'
-        : 'this hook answers for you whether a call may run (outside the sandbox too)';
-    return `the project files it runs changed during this session (${changed.join(', ')}) — a command or the model may have written them, and ${acts}; look at them, then start a new session to run it again`;
+    const pin = pinOf(command, projectRoot);
+    const files = changedFiles(before, pin);
+    return files.length === 0 ? undefined : { pin, files };
+  };
+  return {
+    refuse(hook) {
+      const before = pins.get(hook.command);
+      if (before === undefined) return undefined;
+      const changed = changedNow(hook.command);
+      if (changed !== undefined) {
+        record.add(hook.command, changed.pin);
+        return `the project files it runs changed during this session (${changed.files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
+      }
+      if (record.has(hook.command, before)) {
+        const files = Object.keys(JSON.parse(before) as Record<string, string>);
+        return `the project files it runs are as an earlier session left them, changed during it (${files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
+      }
+      return undefined;
+    },
+    recordChanges() {
+      for (const command of hooks.keys()) {
+        const changed = changedNow(command);
+        if (changed !== undefined) record.add(command, changed.pin);
+      }
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { CliOptions } from '../config/args.js';
 import { commandSecrets } from '../config/command-secrets.js';
 import { redactAlso } from '../ui/redaction.js';
 import { hookFilePins } from './hook-file-pins.js';
+import { HookPinRecord } from './hook-pin-record.js';
 
 /** A session's command hooks and, when they run in one, their OS sandbox. */
 export interface SessionHooks {
@@ -15,6 +16,8 @@ export interface SessionHooks {
   sandbox: Sandbox | undefined;
   /** For the banner and stream-json: what the hooks' sandbox allows, when it is in force. */
   description: string | undefined;
+  /** At the session's end: remembers the hooks whose project files changed during it (hook-pin-record.ts). */
+  recordChanges(): void;
 }
 
 /**
@@ -32,7 +35,12 @@ export function createSessionHooks(
 ): SessionHooks {
   const config = options.hooks ?? {};
   if (Object.keys(config).length === 0)
-    return { commandHooks: undefined, sandbox: undefined, description: undefined };
+    return {
+      commandHooks: undefined,
+      sandbox: undefined,
+      description: undefined,
+      recordChanges: () => undefined,
+    };
   // A token or webhook URL written into a hook's command: a failed hook's notice quotes it.
   redactAlso(hookCommandSecrets(config));
   const sandbox = hooksRunSandboxed(options)
@@ -44,14 +52,20 @@ export function createSessionHooks(
           : { network: options.hooksSandboxNetwork }),
       })
     : undefined;
+  // What a hook outside the sandbox runs of the project, and what a PreToolUse guard runs, must be
+  // what it was at the start — and not as an earlier session changed it.
+  const pins = hookFilePins(
+    config,
+    session.projectRoot,
+    new HookPinRecord(agentHome(), session.projectRoot),
+  );
   const commandHooks = new CommandHooks(config, {
     cwd: session.projectRoot,
     sessionId: session.id,
     passEnv: options.passEnv ?? [],
     onWarning: (line) => session.log(`hook: ${line}`),
     ...(sandbox === undefined ? {} : { sandbox }),
-    // What a hook outside the sandbox runs of the project must be what it was at the start.
-    refuseOutside: hookFilePins(config, session.projectRoot),
+    refuseOutside: pins.refuse,
     // A hook that posts or fetches fails there for want of a network: say how to give it one.
     ...(options.hooksSandboxNetwork === 'on'
       ? {}
@@ -71,6 +85,7 @@ export function createSessionHooks(
     commandHooks,
     sandbox,
     description: sandbox?.status.active === true ? `${sandbox.describe()}${untrusted}` : undefined,
+    recordChanges: pins.recordChanges,
   };
 }
 

@@ -479,6 +479,7 @@ export async function createSession(
     projectRoot,
     close: async () => {
       await tools.close();
+      hooks.recordChanges();
       await hooksSandbox?.close();
       await journal.close();
     },
