@@ -40,6 +40,12 @@ export interface MountPlan {
    * command, point the proxy's socket at another daemon's, or rewrite the helper [none].
    */
   ownPaths?: readonly string[];
+  /**
+   * Bytes the in-memory file systems a command may write may hold, where no memory cgroup counts
+   * their files: `/tmp` half, `/dev/shm` and `/run` a quarter each, each hidden directory 1 MiB
+   * [unbounded: the kernel's default, half of the memory each].
+   */
+  tmpfsBytes?: number;
 }
 
 /** The descriptor the first pinned directory is opened on (9 is the seccomp filter's). */
@@ -137,6 +143,14 @@ export function withProcessLimit(command: readonly string[], limit: number): str
 
 /** The bwrap arguments that build the sandbox's file system view. */
 export function mountArguments(plan: MountPlan): string[] {
+  // Without a memory cgroup a tmpfs is bounded by its size alone (the kernel's default is half of
+  // the memory, for each): /tmp, /dev/shm, /run and every hidden directory filled together took
+  // all of it, and the kernel's out-of-memory killer, finding no process holding it, ended others.
+  const sized = (fraction: number) =>
+    plan.tmpfsBytes === undefined
+      ? []
+      : ['--size', String(Math.max(1024 * 1024, Math.floor(plan.tmpfsBytes * fraction)))];
+  const maskSize = plan.tmpfsBytes === undefined ? [] : ['--size', String(1024 * 1024)];
   const args = [
     '--ro-bind',
     '/',
@@ -152,11 +166,14 @@ export function mountArguments(plan: MountPlan): string[] {
     '/proc/sys',
     // A private, empty /tmp and /dev/shm per command: nothing written there outlives it, and
     // other programs' files and unix sockets there (ssh-agent, tmux, X11) are out of reach.
+    ...sized(1 / 2),
     '--tmpfs',
     '/tmp',
+    ...sized(1 / 4),
     '--tmpfs',
     '/dev/shm',
     // /run holds the host's service sockets (docker, dbus, systemd, user agents): hidden.
+    ...sized(1 / 4),
     '--tmpfs',
     '/run',
   ];
@@ -180,7 +197,7 @@ export function mountArguments(plan: MountPlan): string[] {
   // A mount point cannot be renamed or removed: the command cannot swap it for a `.git` of its own.
   for (const inside of plan.readOnlyInside ?? []) args.push('--ro-bind', inside, inside);
   for (const mask of plan.masks) {
-    if (mask.directory) args.push('--tmpfs', mask.path);
+    if (mask.directory) args.push(...maskSize, '--tmpfs', mask.path);
     else args.push('--ro-bind', '/dev/null', mask.path);
   }
   for (const root of plan.readableRoots) if (insideMask(root)) bindReadable(root);

@@ -13,6 +13,8 @@ export interface BubblewrapFeatures {
   dropCapabilities: boolean;
   /** The architecture the seccomp filter is loaded for; undefined when it cannot be. */
   seccomp?: SeccompArchitecture;
+  /** `--size` before `--tmpfs` (bubblewrap ≥ 0.7): the in-memory file systems can be bounded. */
+  tmpfsSize?: boolean;
   /** What cannot be enforced here, each with the reason. */
   limitations: string[];
 }
@@ -67,7 +69,8 @@ function probe(bwrapPath: string): BubblewrapFeatures {
     seccomp: architecture !== undefined,
   };
   const first = run(bwrapPath, full, architecture);
-  if (first === undefined) return { ...chosen(full, architecture), limitations };
+  if (first === undefined)
+    return { ...chosen(full, architecture), ...tmpfsSizeOf(bwrapPath), limitations };
   // Something is missing. Is bubblewrap there at all?
   const plain = spawnSync(bwrapPath, [...probeMounts, 'true'], {
     timeout: 10_000,
@@ -112,9 +115,15 @@ function probe(bwrapPath: string): BubblewrapFeatures {
         `the seccomp filter could not be loaded (${first}): Unix sockets, io_uring and the kernel keyring are not blocked`,
       );
     }
-    return { ...chosen(attempt, architecture), limitations };
+    return { ...chosen(attempt, architecture), ...tmpfsSizeOf(bwrapPath), limitations };
   }
   return unavailable(`bubblewrap cannot apply the sandbox's hardening here: ${first}`);
+}
+
+/** Whether this bubblewrap sizes a tmpfs (`--size`, bubblewrap ≥ 0.7), from its own help. */
+function tmpfsSizeOf(bwrapPath: string): { tmpfsSize?: true } {
+  const help = spawnSync(bwrapPath, ['--help'], { timeout: 10_000, encoding: 'utf8' });
+  return /^\s*--size\b/m.test(`${help.stdout ?? ''}`) ? { tmpfsSize: true } : {};
 }
 
 function attemptKey(attempt: Attempt): string {

@@ -104,6 +104,13 @@ const attempts: Attempt[] = [
   },
   { name: 'after /dev/shm', script: 'echo alive; ls /dev/shm' },
   {
+    // Every in-memory file system a command may write, 256 MiB each: without a memory cgroup
+    // (an ordinary user on cgroup v1, v2 without delegation) nothing but their size bounds them.
+    name: 'fill every tmpfs',
+    script:
+      'for d in /tmp /dev/shm /run "$HOME/.ssh"; do head -c 256M /dev/zero > "$d/fill" 2>/dev/null; echo "$d exit $? bytes $(stat -c %s "$d/fill" 2>/dev/null)"; rm -f "$d/fill"; done',
+  },
+  {
     name: 'allocate 1 GiB',
     requires: 'maxMemoryBytes',
     script: `perl -e '$x = "a" x (1 << 30); print "allocated\\n"'`,
@@ -283,6 +290,28 @@ describe.runIf(available).each(users)('the resource limits, as $label', (user) =
         expect(after.code).toBe(0);
       },
     );
+
+    it('where no memory cgroup counts them, sizes /tmp, /dev/shm, /run and hidden directories within maxMemoryBytes', () => {
+      const fill = result(mode.label, 'fill every tmpfs');
+      if (reportOf(mode.label).status.limits.maxMemoryBytes !== undefined) {
+        // A cgroup counts the files: the writer is killed at the limit (above), never 256 MiB written.
+        expect(fill.output).not.toMatch(/bytes 268435456/);
+        return;
+      }
+      const written = [...fill.output.matchAll(/^(\S+) exit (\d+) bytes (\d*)$/gm)];
+      expect(written.map((line) => line[1])).toEqual([
+        '/tmp',
+        '/dev/shm',
+        '/run',
+        expect.stringMatching(/\.ssh$/),
+      ]);
+      for (const [line, , code, bytes] of written) {
+        expect(code, line).not.toBe('0');
+        expect(Number(bytes), line).toBeLessThanOrEqual(maxMemoryBytes / 2);
+      }
+      const total = written.reduce((sum, line) => sum + Number(line[3]), 0);
+      expect(total).toBeLessThanOrEqual(maxMemoryBytes + 1024 * 1024);
+    });
 
     it('kills a memory hog with the explanation, and lets one within the limit run', () => {
       const hog = result(mode.label, 'allocate 1 GiB');

@@ -32,6 +32,11 @@ export interface ResourceLimits {
   processRlimit?: number;
   /** RLIMIT_FSIZE to set inside, in bytes (root too). */
   fileBytes?: number;
+  /**
+   * `maxMemoryBytes` where no memory cgroup bounds it: what the in-memory file systems may hold
+   * together (see `MountPlan.tmpfsBytes`), so that at least their files stay within it.
+   */
+  tmpfsBytes?: number;
   cgroups?: CgroupLimits;
   /** What cannot be bounded here, each with the reason. */
   limitations: string[];
@@ -182,7 +187,7 @@ export function resourceLimits(options: {
   }
   if (memory !== undefined && bounded.memory === undefined) {
     limitations.push(
-      `memory is NOT bounded: no memory cgroup can be made here (${found.missing.memory}); a command, or the files it writes to its in-memory /tmp and /dev/shm, can take the machine's memory`,
+      `memory is NOT bounded: no memory cgroup can be made here (${found.missing.memory}); a command can take the machine's memory (the files it writes to its in-memory /tmp, /dev/shm and /run are kept within ${formatBytes(memory)} where bubblewrap can size them)`,
     );
   }
   const mechanism: SandboxLimits['mechanism'] =
@@ -208,6 +213,7 @@ export function resourceLimits(options: {
               : processRlimit,
         }),
     ...(fileBytes === undefined ? {} : { fileBytes }),
+    ...(memory !== undefined && bounded.memory === undefined ? { tmpfsBytes: memory } : {}),
     ...(cgroups === undefined ? {} : { cgroups }),
     limitations,
     describe() {

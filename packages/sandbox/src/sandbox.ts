@@ -198,6 +198,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       allowUnixSockets,
       pinned,
       ownPaths,
+      ...(limits.tmpfsBytes === undefined || bubblewrap?.features.tmpfsSize !== true
+        ? {}
+        : { tmpfsBytes: limits.tmpfsBytes }),
     });
     return { args, readOnlyInside, pinned };
   };
