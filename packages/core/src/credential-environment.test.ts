@@ -73,6 +73,15 @@ describe('credentialRuleOf: names', () => {
     'SMTP_PASS',
     'SSH_PASSPHRASE',
     'DB_PASSWD',
+    'SSHPASS',
+    'LDAP_BIND_PW',
+    'ROOT_PW',
+    'ADMIN_PASSCODE',
+    'MNEMONIC',
+    'WALLET_MNEMONIC',
+    'DEPLOYER_MNEMONIC',
+    'SEED_PHRASE',
+    'RECOVERY_PHRASE',
     'DOCKER_CREDS',
     'SESSION_COOKIE',
     'SLACK_WEBHOOK_URL',
@@ -140,6 +149,11 @@ describe('credentialRuleOf: names', () => {
     'DBUS_SESSION_BUS_ADDRESS',
     'GDMSESSION',
     'SAS_HOME',
+    'PWDEBUG',
+    'PW_TEST_HTML_REPORT_OPEN',
+    'NO_PROXY_BYPASS',
+    'RANDOM_SEED',
+    'PYTHONHASHSEED',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });

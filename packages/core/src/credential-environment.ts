@@ -57,8 +57,16 @@ export const credentialNameRules: readonly CredentialRule[] = [
   {
     id: 'password',
     description:
-      'PASSWORD, PASSWD or PASSPHRASE anywhere, the word PASS (DB_PASS), or PWD after another word (MYSQL_PWD; not PWD, OLDPWD)',
-    pattern: new RegExp(`PASSWORD|PASSWD|PASSPHRASE|${start}PASS${end}|[^A-Z0-9]PWD${end}`),
+      "PASSWORD, PASSWD, PASSPHRASE or PASSCODE anywhere, the word PASS (DB_PASS) or SSHPASS (sshpass -e's), PWD after another word (MYSQL_PWD; not PWD, OLDPWD), or a last word PW (LDAP_BIND_PW; not Playwright's PW_TEST_*)",
+    pattern: new RegExp(
+      `PASSWORD|PASSWD|PASSPHRASE|PASSCODE|${start}(?:SSH)?PASS${end}|[^A-Z0-9]PWD${end}|[^A-Z0-9]PW$`,
+    ),
+  },
+  {
+    id: 'recovery-phrase',
+    description:
+      "a wallet's recovery words: MNEMONIC anywhere (Hardhat's and Foundry's .env), SEED_PHRASE, RECOVERY_PHRASE",
+    pattern: /MNEMONIC|(?:SEED|RECOVERY)[^A-Z0-9]*PHRASE/,
   },
   {
     id: 'credentials',

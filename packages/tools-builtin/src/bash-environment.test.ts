@@ -23,6 +23,11 @@ const secrets: Record<string, string> = {
   DB_PASSWORD: 'db-password-value',
   DATABASE_URL: 'postgres://app:pg-password-value@db:5432/app',
   INNOCENT_LOOKING: githubKey,
+  // Read by sshpass -e, ldapsearch wrappers and Hardhat/Foundry configs: names no API-key rule saw.
+  SSHPASS: 'ssh-login-password-1',
+  LDAP_BIND_PW: 'ldap-bind-password-1',
+  ADMIN_PASSCODE: 'admin-passcode-value-1',
+  MNEMONIC: 'test test test test test test test test test test test junk',
 };
 const environment = {
   ...process.env,
