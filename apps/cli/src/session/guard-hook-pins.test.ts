@@ -1,10 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, watch } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
 
 // A PreToolUse hook's `allow` lets a call run without a question — one outside the OS sandbox
 // (`dangerouslyDisableSandbox`) too: that is the user's guard speaking. Such a guard runs in the
@@ -57,7 +64,31 @@ async function guarded(guard: string) {
     );
     return { run, escaped: existsSync(join(outside, 'escaped')) };
   };
-  return { session, outside, guardFile };
+  /**
+   * One session (`-p`) replaying `steps`, ended by `signal` once the file `marker` appears in the
+   * project (a closed terminal: SIGHUP).
+   */
+  const signalled = async (steps: unknown[], marker: string, signal: NodeJS.Signals) => {
+    const script = await writeScript(dir.path, steps);
+    const child = spawn(
+      process.execPath,
+      [cliPath, '--scripted', script, '--cwd', repo, '-p', 'go', '--mode', 'workspace-write'],
+      { env: cleanEnv({ AGENT_HOME: home }), cwd: dir.path, stdio: 'ignore' },
+    );
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const watcher = watch(join(repo, '.agent'));
+    await new Promise<void>((resolve) => {
+      const look = () => {
+        if (existsSync(join(repo, marker))) resolve();
+      };
+      watcher.on('change', look);
+      look();
+    });
+    watcher.close();
+    child.kill(signal);
+    await closed;
+  };
+  return { session, signalled, outside, guardFile };
 }
 
 async function runWithGuard(guard: string, steps: (outside: string) => unknown[]) {
@@ -131,5 +162,23 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     const reviewed = await session([leave(outside), { text: 'done' }]);
     expect(reviewed.run.stderr).not.toContain('did not run');
     expect(reviewed.escaped).toBe(true);
+  });
+
+  it('a rewrite in a session ended by a closed terminal (SIGHUP): the next session does not run the guard either', async () => {
+    const { signalled, session, outside } = await guarded(silentGuard);
+    // The rewrite is the session's last call (no later call ran the guard in it), and the
+    // session ends by a signal while the command still runs — the terminal closed.
+    const rewrite = {
+      name: 'bash',
+      arguments: {
+        command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh && touch .agent/rewritten && sleep 600`,
+      },
+    };
+    await signalled([{ toolCalls: [rewrite] }, { text: 'done' }], '.agent/rewritten', 'SIGHUP');
+    const next = await session([leave(outside), { text: 'done' }]);
+    expect(next.escaped).toBe(false);
+    expect(next.run.stderr).toContain(
+      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+    );
   });
 });

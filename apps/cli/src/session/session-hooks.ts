@@ -59,6 +59,11 @@ export function createSessionHooks(
     session.projectRoot,
     new HookPinRecord(agentHome(), session.projectRoot),
   );
+  // A session may end without its close: a closed terminal (SIGHUP), SIGTERM at the REPL's
+  // prompt, a second Ctrl-C, a crash — process.exit, with only exit handlers left to run. What it
+  // found changed is kept then too (synchronously), or the next session would pin it as the user's.
+  const recordAtExit = () => pins.recordChanges();
+  process.once('exit', recordAtExit);
   const commandHooks = new CommandHooks(config, {
     cwd: session.projectRoot,
     sessionId: session.id,
@@ -85,7 +90,10 @@ export function createSessionHooks(
     commandHooks,
     sandbox,
     description: sandbox?.status.active === true ? `${sandbox.describe()}${untrusted}` : undefined,
-    recordChanges: pins.recordChanges,
+    recordChanges: () => {
+      process.off('exit', recordAtExit);
+      pins.recordChanges();
+    },
   };
 }
 
