@@ -28,6 +28,10 @@ const secrets: Record<string, string> = {
   LDAP_BIND_PW: 'ldap-bind-password-1',
   ADMIN_PASSCODE: 'admin-passcode-value-1',
   MNEMONIC: 'test test test test test test test test test test test junk',
+  // Keys known by their prefix only, under names no rule reads.
+  LINEAR: `lin_api_${'aB3dE5gH7j'.repeat(4)}`,
+  SENDGRID: `SG.${'aB3dE5gH7j_'.repeat(2)}.${'aB3dE5gH7j-'.repeat(3)}aB3dE5gH7j`,
+  GCLOUD_ACCESS: `ya29.${'a0AfB_byC1d2E3'.repeat(4)}`,
 };
 const environment = {
   ...process.env,
