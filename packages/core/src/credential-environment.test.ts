@@ -131,6 +131,9 @@ describe('credentialRuleOf: names', () => {
     'ATUIN_SESSION',
     'AZURE_STORAGE_SAS',
     'STORAGE_SAS_URL',
+    'OTEL_EXPORTER_OTLP_HEADERS',
+    'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+    'ANTHROPIC_CUSTOM_HEADERS',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -180,6 +183,8 @@ describe('credentialRuleOf: names', () => {
     'NO_PROXY_BYPASS',
     'RANDOM_SEED',
     'PYTHONHASHSEED',
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'HEADERSIZE',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });
@@ -211,6 +216,10 @@ describe('credentialRuleOf: values under innocent names', () => {
     'https://bucket.s3.amazonaws.com/f?X-Amz-Credential=x&X-Amz-Signature=0a1b2c3d4e5f',
     'https://api.example.com/v1?api_key=0123456789abcdef',
     'wss://stream.example.com/socket?token=abc123def456',
+    'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzXzEyMzQ1Njc4OTBhYmNk',
+    "'http.https://github.com/.extraheader'='AUTHORIZATION: bearer abcdefABCDEF0123456789'",
+    'Authorization=Basic%20dXNlcjpwYXNzd29yZDEyMzQ1Njc4',
+    '{"authorization": "abcdefABCDEF0123456789"}',
   ])('withholds %s', (value) => {
     expect(isCredentialVariable('DATABASE_URL_LIKE', value)).toBe(true);
   });

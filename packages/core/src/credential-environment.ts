@@ -122,6 +122,12 @@ export const credentialNameRules: readonly CredentialRule[] = [
     description: 'the word JWT or BEARER: JWT, SUPABASE_JWT, BEARER, API_BEARER',
     pattern: new RegExp(`${start}(?:JWT|BEARER)${end}`),
   },
+  {
+    id: 'header-list',
+    description:
+      'a last word HEADERS (header name=value pairs, which carry keys): OTEL_EXPORTER_OTLP_HEADERS (x-honeycomb-team=…, Authorization=Basic …), OTEL_EXPORTER_OTLP_TRACES_HEADERS, ANTHROPIC_CUSTOM_HEADERS',
+    pattern: new RegExp(`${start}HEADERS$`),
+  },
 ];
 
 // A known prefix must start the value or follow a character that cannot be part of a key.
@@ -254,6 +260,14 @@ export const credentialValueRules: readonly CredentialRule[] = [
     id: 'authorization-header',
     description: 'an Authorization header value: Bearer …, Basic …',
     pattern: /(?:^|[^A-Za-z0-9])(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/,
+  },
+  {
+    id: 'authorization-field',
+    description:
+      'an Authorization header written as a field in any case: AUTHORIZATION: basic … (a git http.extraheader in GIT_CONFIG_VALUE_n), Authorization=Basic%20… (OTLP headers)',
+    // Linear: a fixed word, then bounded separators and one run.
+    pattern:
+      /authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)(?:\s+|%20))?[A-Za-z0-9._~+/=-]{16,}/i,
   },
   {
     id: 'connection-string-password',
