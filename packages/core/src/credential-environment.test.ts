@@ -134,6 +134,27 @@ describe('credentialRuleOf: names', () => {
     'OTEL_EXPORTER_OTLP_HEADERS',
     'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
     'ANTHROPIC_CUSTOM_HEADERS',
+    'NETRC',
+    'NPMRC',
+    'PYPIRC',
+    'DOCKERCONFIGJSON',
+    'DOCKER_CONFIG_JSON',
+    'KUBECONFIG_DATA',
+    'KUBE_CONFIG',
+    'ANDROID_KEYSTORE_B64',
+    'KEYSTORE',
+    'CERTIFICATE_P12',
+    'P12_BASE64',
+    'SIGNING_PFX',
+    'GPG_PRIVATE',
+    'GCP_SERVICE_ACCOUNT',
+    'FIREBASE_SERVICE_ACCOUNT_JSON',
+    'SERVICE_ACCOUNT_B64',
+    'SPACESHIP_2FA',
+    'TOTP',
+    'WEBHOOK_HMAC',
+    'RECOVERY_CODES',
+    'BACKUP_CODES',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -185,6 +206,12 @@ describe('credentialRuleOf: names', () => {
     'PYTHONHASHSEED',
     'OTEL_EXPORTER_OTLP_ENDPOINT',
     'HEADERSIZE',
+    'DOCKER_CONFIG',
+    'KUBECONFIG',
+    'NPM_CONFIG_USERCONFIG',
+    'PRIVATE_REGISTRY_URL',
+    'GOOGLE_SERVICE_ACCOUNT_EMAIL',
+    'KUBERNETES_SERVICE_HOST',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });

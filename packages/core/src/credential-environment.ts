@@ -128,6 +128,22 @@ export const credentialNameRules: readonly CredentialRule[] = [
       'a last word HEADERS (header name=value pairs, which carry keys): OTEL_EXPORTER_OTLP_HEADERS (x-honeycomb-team=…, Authorization=Basic …), OTEL_EXPORTER_OTLP_TRACES_HEADERS, ANTHROPIC_CUSTOM_HEADERS',
     pattern: new RegExp(`${start}HEADERS$`),
   },
+  {
+    id: 'credential-file-content',
+    description:
+      "a credential file's content or signing material given as a variable (CI secrets): NETRC, NPMRC, PYPIRC, DOCKERCONFIGJSON, KUBECONFIG_DATA, KUBE_CONFIG, a KEYSTORE, the words P12/PFX/JKS, a last word PRIVATE (GPG_PRIVATE), a SERVICE_ACCOUNT (GCP_SERVICE_ACCOUNT, FIREBASE_SERVICE_ACCOUNT_JSON; not …_EMAIL) — not DOCKER_CONFIG or KUBECONFIG, which are paths",
+    pattern: new RegExp(
+      `${start}(?:NETRC|NPMRC|NPM_RC|PYPIRC|DOCKERCONFIGJSON|DOCKER_CONFIG_JSON|KUBECONFIG_DATA|KUBE_CONFIG|P12|PFX|JKS)${end}|KEYSTORE|${start}PRIVATE$|SERVICE[^A-Z0-9]*ACCOUNT(?:[^A-Z0-9]*(?:JSON|B64|BASE64))?$`,
+    ),
+  },
+  {
+    id: 'one-time-codes',
+    description:
+      'what makes one-time codes or signs messages: the words TOTP, 2FA, HMAC (SPACESHIP_2FA, WEBHOOK_HMAC), RECOVERY_CODES, BACKUP_CODES',
+    pattern: new RegExp(
+      `${start}(?:TOTP|2FA|HMAC)${end}|(?:RECOVERY|BACKUP)[^A-Z0-9]*CODES?${end}`,
+    ),
+  },
 ];
 
 // A known prefix must start the value or follow a character that cannot be part of a key.

@@ -35,6 +35,10 @@ const secrets: Record<string, string> = {
   // OpenTelemetry's exporter headers and a git extra header given through the environment.
   OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=hcKey0123456789abcdef',
   GIT_CONFIG_VALUE_0: 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzXzEyMzQ1Njc4',
+  // Credential files and signing material as CI secrets hand them over.
+  NETRC: 'machine api.example.com login me password netrc-password-1',
+  ANDROID_KEYSTORE_B64: 'MIIKZgIBAzCCCiAGCSqGSIb3DQEHAaCCChEEggoNMIIKCTCCBbAG',
+  GCP_SERVICE_ACCOUNT: '{"type":"service_account","client_email":"x@y.iam"}',
 };
 const environment = {
   ...process.env,
