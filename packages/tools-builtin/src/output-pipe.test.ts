@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { bubblewrapProblem } from '@agent/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackgroundTasks } from './background-tasks.js';
 import { createBashTool } from './bash.js';
@@ -33,6 +34,18 @@ function seq(from: number, to: number): string {
   let text = '';
   for (let n = from; n <= to; n++) text += `${n}\n`;
   return text;
+}
+
+/** What a module `script` run in a new Node process (in `cwd`, with `TMPDIR`) printed as JSON; it must print nothing on stderr. */
+function printedBy(script: string, cwd: string, tmpdir: string): unknown {
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, TMPDIR: tmpdir },
+    timeout: 60_000,
+  });
+  expect(child.stderr).toBe('');
+  return JSON.parse(child.stdout);
 }
 
 function openFds(): number {
@@ -119,15 +132,50 @@ describe('bash output through real pipes', () => {
       const saved = fs.readFileSync(result.details.stdoutPath, 'utf8');
       console.log(JSON.stringify({ first: saved.split('\\n')[0], lines: saved.split('\\n').length, stderr: result.details.stderr }));
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, TMPDIR: path.join(dir, 'no-such-dir') },
-      timeout: 20_000,
+    expect(printedBy(script, dir, path.join(dir, 'no-such-dir'))).toEqual({
+      first: 'socket',
+      lines: 3002,
+      stderr: 'err\n',
     });
-    expect(child.stderr).toBe('');
-    expect(JSON.parse(child.stdout)).toEqual({ first: 'socket', lines: 3002, stderr: 'err\n' });
   });
+
+  // A workspace that holds the temporary directory (`cd /tmp && agent`): the FIFOs made ahead for
+  // later commands lie inside a writable root of every sandbox of the process.
+  it.runIf(bubblewrapProblem() === undefined)(
+    'a sandboxed background command cannot write into a later command’s output through the FIFO directory',
+    () => {
+      dir = makeTempDir();
+      fs.mkdirSync(path.join(dir, 'tmp'));
+      const entry = new URL('../dist/index.js', import.meta.url).href;
+      const forger = [
+        `for d in ${dir}/tmp/agent-bash-fifo-*; do`,
+        '  for n in $(ls "$d" 2>/dev/null) $(seq -f "p%g" 0 400); do',
+        '    if [ -p "$d/$n" ]; then (exec 3>"$d/$n" && while echo FORGED >&3; do sleep 0.1; done) 2>/dev/null & fi',
+        '  done',
+        'done',
+        'touch forger-ready; wait',
+      ].join('\n');
+      const script = `
+        import { createBashTool, BackgroundTasks } from ${JSON.stringify(entry)};
+        const backgroundTasks = new BackgroundTasks();
+        const bash = createBashTool({ cwd: process.cwd(), sandbox: { mode: 'required', writableRoots: [process.cwd()] },
+          reuseSandbox: false, backgroundTasks, spillDir: process.cwd() + '/spill', killGraceMs: 100 });
+        const context = () => ({ toolCallId: 'c', toolName: 'bash', signal: new AbortController().signal,
+          onUpdate() {}, onProgress() {} });
+        const text = (result) => result.content.map((part) => part.text).join('\\n');
+        await bash.execute({ command: 'true' }, context());
+        await bash.execute({ command: ${JSON.stringify(forger)}, run_in_background: true }, context());
+        const outputs = [text(await bash.execute({ command: 'while [ ! -e forger-ready ]; do sleep 0.05; done; echo real 0' }, context()))];
+        for (const n of [1, 2, 3]) outputs.push(text(await bash.execute({ command: 'echo real ' + n }, context())));
+        await backgroundTasks.killAll();
+        console.log(JSON.stringify(outputs));
+        process.exit(0);
+      `;
+      expect(printedBy(script, dir, path.join(dir, 'tmp'))).toEqual(
+        [0, 1, 2, 3].map((n) => `real ${n}\nExit code: 0`),
+      );
+    },
+  );
 
   it('a process killed by a signal leaves its FIFO directory, named for its pid; a later sweep removes it and nothing else', async () => {
     dir = makeTempDir();

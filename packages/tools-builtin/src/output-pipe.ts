@@ -53,9 +53,14 @@ const directoryPrefix = 'agent-bash-fifo-';
 
 function makeDirectory(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${directoryPrefix}${process.pid}-`));
+  // Search and create, never list: where a sandbox's writable root holds the temporary directory
+  // (the workspace is /tmp), a command there listed the FIFOs made ahead for later commands and
+  // wrote into their output. Root inside has no capability to list it anyway.
+  fs.chmodSync(dir, 0o300);
   // FIFOs never taken are removed with the directory when the process exits.
   process.once('exit', () => {
     try {
+      fs.chmodSync(dir, 0o700);
       fs.rmSync(dir, { recursive: true, force: true });
     } catch {
       // Best effort.
@@ -87,6 +92,8 @@ export async function sweepAbandonedFifoDirectories(tmp: string): Promise<string
   }
   for (const dir of found) {
     try {
+      // Unlistable while its process ran (makeDirectory).
+      await fs.promises.chmod(dir, 0o700);
       for (const name of await fs.promises.readdir(dir)) {
         const file = path.join(dir, name);
         if ((await fs.promises.lstat(file)).isFIFO()) await fs.promises.unlink(file);
