@@ -18,7 +18,8 @@ export interface LoadLspOptions {
   passEnv?: readonly string[];
   /**
    * Whether the folder is trusted [true]: if not, its own servers and TypeScript (node_modules, a
-   * relative PATH entry) are not run even sandboxed — only servers installed outside it.
+   * relative PATH entry) are not run even sandboxed — only servers installed outside it. A trusted
+   * folder's own run only in `sandbox`, when it is active.
    */
   trusted?: boolean;
   /** Told why no server is offered when that is the folder's trust. */
@@ -42,20 +43,27 @@ export async function loadLspTools(
   options: LoadLspOptions = {},
 ): Promise<LoadedLspTools | undefined> {
   const { sandbox, passEnv = [], trusted = true } = options;
+  // The workspace's own servers (its node_modules/.bin, its TypeScript) run only in the sandbox:
+  // outside it, a file tool writes them unasked (workspace-write) and the next read-only lsp call
+  // ran what it wrote as the user — in -p, where bash is refused for want of an approver, too.
+  const confined = sandbox?.status.active === true;
+  const ownServers = trusted && confined;
   // Loaded only here: its JSON-RPC runtime is imported when a server first starts.
   const { createLspTools, LspWorkspace } = await import('@agent/tools-lsp');
   const workspace = new LspWorkspace({
     cwd,
     passEnv,
     ...(sandbox === undefined ? {} : { sandbox }),
-    ...(trusted ? {} : { workspaceExecutables: false }),
+    ...(ownServers ? {} : { workspaceExecutables: false }),
   });
   const installed = await workspace.installedServers();
   if (installed.length === 0) {
     // Said when the folder's own servers are what is left out, so the user knows why.
-    if (!trusted && (await new LspWorkspace({ cwd }).installedServers()).length > 0)
+    if (!ownServers && (await new LspWorkspace({ cwd }).installedServers()).length > 0)
       options.log?.(
-        "lsp: this folder's own language servers (node_modules) run once you trust it (`agent trust`); none is installed elsewhere",
+        trusted
+          ? "lsp: this folder's own language servers (node_modules) run only in the sandbox, which is off (a file tool could rewrite them, and they would run outside it); none is installed elsewhere"
+          : "lsp: this folder's own language servers (node_modules) run once you trust it (`agent trust`); none is installed elsewhere",
       );
     return undefined;
   }
