@@ -18,20 +18,43 @@ import {
 
 describe('Agent: scheduling', () => {
   it('emits end events in completion order but result messages in call order', async () => {
-    const log: string[] = [];
-    const slow = waitTool('wait', log);
+    // Each call ends after the one it names has ended (and every microtask after it has run), so
+    // the order is b, c, a however slowly the calls start (timers of 1, 30 and 60 ms did not hold
+    // it on a loaded CI: c's timer was armed over 30 ms after a's).
+    const ended = new Map<string, ReturnType<typeof deferred<void>>>();
+    const endOf = (id: string) => {
+      let found = ended.get(id);
+      if (found === undefined) {
+        found = deferred<void>();
+        ended.set(id, found);
+      }
+      return found;
+    };
+    const inOrder = defineTool({
+      name: 'wait',
+      description: 'ends after another call ended',
+      input: z.object({ id: z.string(), after: z.string().optional() }),
+      execute: async ({ id, after }) => {
+        if (after !== undefined) {
+          await endOf(after).promise;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        endOf(id).resolve();
+        return `done ${id}`;
+      },
+    });
     const { agent } = agentWith(
       [
         {
           toolCalls: [
-            { id: 'a', name: 'wait', arguments: { id: 'a', ms: 60 } },
-            { id: 'b', name: 'wait', arguments: { id: 'b', ms: 1 } },
-            { id: 'c', name: 'wait', arguments: { id: 'c', ms: 30 } },
+            { id: 'a', name: 'wait', arguments: { id: 'a', after: 'c' } },
+            { id: 'b', name: 'wait', arguments: { id: 'b' } },
+            { id: 'c', name: 'wait', arguments: { id: 'c', after: 'b' } },
           ],
         },
         { text: 'ok' },
       ],
-      [slow],
+      [inOrder],
     );
     const { events } = await runToEnd(agent, 'go');
     const ends = events.flatMap((e) => (e.type === 'tool-execution-end' ? [e.toolCallId] : []));
