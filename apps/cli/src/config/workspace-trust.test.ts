@@ -383,7 +383,7 @@ describe('an untrusted folder (-p)', () => {
 });
 
 describe('code the repository ships', () => {
-  it('its language server is not offered outside the sandbox until the folder is trusted', async () => {
+  it('its language server is not offered outside the sandbox, trusted or not', async () => {
     const dir = await tempDir('agent-cli-trust-');
     cleanups.push(dir.dispose);
     const workspace = join(dir.path, 'repo');
@@ -417,7 +417,9 @@ describe('code the repository ships', () => {
       return start.tools ?? [];
     };
     expect(await toolsOf([])).not.toContain('lsp_hover');
-    expect(await toolsOf(['--trust'])).toContain('lsp_hover');
+    // Trusted too: with the sandbox off, a file the model wrote there would run as the user
+    // (lsp-no-sandbox.test.ts; in the sandbox the trusted folder's server runs).
+    expect(await toolsOf(['--trust'])).not.toContain('lsp_hover');
     expect(existsSync(join(dir.path, 'server-ran'))).toBe(false);
   });
 });
