@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setOwnProperty } from '@agent/core';
 
 /** What a session found: per hook command, the pins (digests as one text) seen changed. */
 interface Recorded {
@@ -56,8 +57,14 @@ function readRecorded(file: string, projectRoot: string): Record<string, string[
     const recorded = JSON.parse(readFileSync(file, 'utf8')) as Partial<Recorded>;
     if (recorded.projectRoot !== projectRoot || typeof recorded.changed !== 'object') return {};
     const changed: Record<string, string[]> = {};
+    // Defined, not assigned: a hook command may be any text, `__proto__` too.
     for (const [command, pins] of Object.entries(recorded.changed ?? {}))
-      if (Array.isArray(pins)) changed[command] = pins.filter((pin) => typeof pin === 'string');
+      if (Array.isArray(pins))
+        setOwnProperty(
+          changed,
+          command,
+          pins.filter((pin) => typeof pin === 'string'),
+        );
     return changed;
   } catch {
     return {};
