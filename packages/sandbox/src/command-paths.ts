@@ -2,6 +2,7 @@
 // the writable roots, and those hidden.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { AutoRunFiles } from './auto-run-files.js';
 import { ancestorIdentity } from './bound-paths.js';
 import { gitEntryPaths, type RepositoryWatch } from './git-repositories.js';
 import { type HiddenPatterns, type LinkedFile, PatternPaths } from './pattern-paths.js';
@@ -31,6 +32,8 @@ export interface CommandPathsOptions {
   repositories: RepositoryWatch | undefined;
   /** Whether the home's startup files inside a writable root are kept read-only. */
   protectStartup: boolean;
+  /** The editors' and tools' auto-run files of the roots, when they are kept read-only. */
+  autoRunFiles: AutoRunFiles | undefined;
 }
 
 /** The paths protected from the next command, each looked up when called. */
@@ -62,6 +65,7 @@ export function commandPaths(options: CommandPathsOptions): CommandPaths {
       outermostPaths([
         ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
         ...startupFiles(),
+        ...(options.autoRunFiles?.paths() ?? []),
         ...(keptReadOnlyByCaller === undefined || !active
           ? []
           : existingInside(keptReadOnlyByCaller(), writableRoots)),

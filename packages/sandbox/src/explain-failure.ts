@@ -12,6 +12,8 @@ export interface FailureContext {
   unixSockets: 'blocked' | 'allowed' | 'open';
   /** The home's startup files kept read-only inside a writable root [none]. */
   startupFiles?: readonly string[];
+  /** The editors' and tools' auto-run files kept read-only (see auto-run-files.ts) [none]. */
+  autoRunFiles?: readonly string[];
   /** The process limit in force, when one is [none]. */
   maxProcesses?: number;
   /** The file size limit in force, in bytes, when one is [none]. */
@@ -45,6 +47,17 @@ export function explainFailure(output: string, context: FailureContext): string 
   );
   if (startupFile !== undefined) {
     return `Blocked by the sandbox: the home's startup files (${startupFile}, .bashrc, .profile, .gitconfig, …) are read-only inside it, even in a writable root (what is written there runs with the user's next shell, git or login). Change them outside the sandbox (dangerouslyDisableSandbox: asked).`;
+  }
+  const autoRunFile = (context.autoRunFiles ?? []).find((file) =>
+    output
+      .split('\n')
+      .some(
+        (line) =>
+          refused.test(line) && (line.includes(file) || namedAtStart(line, path.basename(file))),
+      ),
+  );
+  if (autoRunFile !== undefined) {
+    return `Blocked by the sandbox: ${autoRunFile} is read-only inside it, as are the other files editors and tools run later without asking (.vscode, .idea, .devcontainer, .claude, git hooks…). Change it outside the sandbox (write_file asks; dangerouslyDisableSandbox: asked), or the user can lift this in their settings.`;
   }
   if (output.split('\n').some((line) => refused.test(line) && /\.git(\/|\b|$)/.test(line)))
     return "Blocked by the sandbox: a repository's .git is read-only inside it (what is written there runs later with the user's git). Commit, branch or configure git outside the sandbox (dangerouslyDisableSandbox: asked).";
@@ -89,6 +102,12 @@ export function explainFailure(output: string, context: FailureContext): string 
 }
 
 /** Whether `line` names `file`: absolutely, as `~/…`, or relative to the home (run from there). */
+/** Whether `line` names `name` as a path of its own or its first segment (`.vscode/tasks.json: …`). */
+function namedAtStart(line: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[\\s'"‘\`/])${escaped}([/\\s'"’:]|$)`).test(line);
+}
+
 function mentions(line: string, file: string, home: string): boolean {
   if (line.includes(file)) return true;
   if (file === home || !isInside(home, file)) return false;

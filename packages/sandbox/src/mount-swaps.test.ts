@@ -167,7 +167,12 @@ describe.runIf(available).each(users)(
           const run =
             kind === 'nested roots'
               ? {
-                  options: { writableRoots: [fixture.workspace, nested] },
+                  // Without the auto-run files: the folder made for x/y/.vscode would pin x (the
+                  // swap could not even start), and the swap is what this run tries.
+                  options: {
+                    writableRoots: [fixture.workspace, nested],
+                    protectAutoRunFiles: false,
+                  },
                   cwd: fixture.workspace,
                   attempts: nestedRootAttempts,
                 }

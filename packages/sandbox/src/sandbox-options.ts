@@ -77,6 +77,17 @@ export interface SandboxOptions {
    */
   protectStartupFiles?: boolean;
   /**
+   * Keep what other programs on the user's machine run later without asking read-only at the top
+   * of each writable root (`workspaceAutoRunFiles`): editors' folders (`.vscode` — tasks.json
+   * `runOn: folderOpen`, an interpreter or formatter in settings.json —, `.idea`, `.zed`), a dev
+   * container's (`.devcontainer`, `.devcontainer.json`: `initializeCommand` runs on the host),
+   * Claude Code's `.claude` hooks, git hook managers' (`.husky`, `.pre-commit-config.yaml`,
+   * lefthook's) and a hooks directory `core.hooksPath` puts in the workspace. Those that must not
+   * be created either get an empty directory in their place while the sandbox is open (git does
+   * not list it; removed by `close()`, or at exit, when still empty) [true].
+   */
+  protectAutoRunFiles?: boolean;
+  /**
    * Unix sockets the processes may connect to (absolute paths; bound in even from under the
    * private `/tmp` and `/run`). Without any, creating a Unix-domain socket fails (EPERM). The
    * kernel filter sees a socket's family, not the path it connects to: listing one socket lifts

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type AllowListProxy, startAllowListProxy } from './allow-list-proxy.js';
+import { AutoRunFiles } from './auto-run-files.js';
 import { assertRootsUnmoved, directoriesAbove, identities, outermostRoots } from './bound-paths.js';
 import {
   type Bubblewrap,
@@ -117,6 +118,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       `the search for git repositories inside the writable roots ${repositories.incomplete}: a .git below where it stopped is writable`,
     );
   }
+  // Editors' and tools' files that run later without asking (`.vscode`, `.devcontainer`…).
+  const autoRunFiles =
+    options.protectAutoRunFiles !== false && bubblewrap !== undefined
+      ? new AutoRunFiles(writableRoots)
+      : undefined;
   const protectedPaths = commandPaths({
     active: bubblewrap !== undefined,
     writableRoots,
@@ -128,6 +134,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     readOnlyPatterns: options.readOnlyPatterns,
     repositories,
     protectStartup,
+    autoRunFiles,
   });
   // Each startup file protected, with who the directories above it were: one at the same path
   // under a directory moved in since is the command's (see ancestorIdentity).
@@ -360,6 +367,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         hiddenPaths: status.hiddenPaths,
         unixSockets,
         startupFiles: protectedPaths.startupFiles(),
+        autoRunFiles: autoRunFiles?.current() ?? [],
         ...(limits.status.maxProcesses === undefined
           ? {}
           : { maxProcesses: limits.status.maxProcesses }),
@@ -372,6 +380,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async close() {
       if (proxy !== undefined) await (await proxy).close();
       await limits.cgroups?.releaseAll();
+      autoRunFiles?.removePlaceholders();
     },
   };
 }

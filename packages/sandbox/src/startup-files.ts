@@ -107,19 +107,32 @@ export const homeStartupFiles: readonly string[] = [
 /**
  * The startup files of `home` ({@link homeStartupFiles}) that exist now and lie strictly inside a
  * writable root — the home, or a folder of it such as `~/.config` kept as a dotfiles repository —
- * to bind read-only over themselves. A symbolic link (a dotfile manager's) is resolved: the
- * mount lands on its target, which is kept when it lies inside a root.
+ * to bind read-only over themselves (see {@link existingTargetsInside}).
  */
 export function startupFilesToProtect(home: string, writableRoots: readonly string[]): string[] {
+  return existingTargetsInside(
+    homeStartupFiles.map((relative) => path.join(home, relative)),
+    writableRoots,
+  );
+}
+
+/**
+ * Those of `entries` that exist now, by real path, that lie strictly inside a writable root. A
+ * symbolic link (a dotfile manager's) is resolved: the mount lands on its target, which is kept
+ * when it lies inside a root; a dangling one is left (nothing a mount could land on).
+ */
+export function existingTargetsInside(
+  entries: readonly string[],
+  writableRoots: readonly string[],
+): string[] {
   const paths = new Set<string>();
-  for (const relative of homeStartupFiles) {
-    const entry = path.join(home, relative);
+  for (const entry of entries) {
     if (fs.lstatSync(entry, { throwIfNoEntry: false }) === undefined) continue;
     let target: string;
     try {
       target = fs.realpathSync(entry);
     } catch {
-      continue; // a dangling link: nothing to protect, and nothing a mount could land on
+      continue;
     }
     // Strictly inside: a workspace that is itself one (`~/.config/nvim` as the project) is the
     // user's chosen work, and stays writable.

@@ -51,6 +51,18 @@ describe('writes that plant what runs later outside the sandbox', () => {
     ['src/new.ts', false],
     ['.github/workflows/ci.yml', false],
     ['.gitignore', false],
+    ['.vscode/tasks.json', true],
+    ['.vscode', true],
+    ['.idea/workspace.xml', true],
+    ['.devcontainer/devcontainer.json', true],
+    ['.devcontainer.json', true],
+    ['.claude/settings.json', true],
+    ['.zed/settings.json', true],
+    ['.husky/pre-commit', true],
+    ['.pre-commit-config.yaml', true],
+    ['packages/app/.vscode/tasks.json', false],
+    ['.envrc', false],
+    ['.vscodeignore', false],
   ])('%s: protected %s', async (file, protectedPath) => {
     const work = repository();
     const reason = await protectedWriteReason(path.join(work, file), [work], {
@@ -83,6 +95,21 @@ describe('writes that plant what runs later outside the sandbox', () => {
     const tools = defaultTools({ cwd: work, tools: ['write_file', 'edit_file'] });
     for (const name of ['write_file', 'edit_file'])
       expect(await tierOf(tools, name, { path: file }), name).toBe('full-access');
+  });
+
+  it('the hooks directory core.hooksPath puts in the workspace; lifted by autoRunFiles: false', async () => {
+    const work = repository();
+    execFileSync('git', ['-C', work, 'config', 'core.hooksPath', '.githooks']);
+    const tools = defaultTools({ cwd: work, tools: ['write_file'] });
+    expect(await tierOf(tools, 'write_file', { path: '.githooks/pre-commit' })).toBe('full-access');
+    expect(await tierOf(tools, 'write_file', { path: '.githooksx/a' })).toBeUndefined();
+    const lifted = defaultTools({
+      cwd: work,
+      tools: ['write_file'],
+      protectedWrites: { autoRunFiles: false },
+    });
+    for (const file of ['.githooks/pre-commit', '.vscode/tasks.json', '.devcontainer.json'])
+      expect(await tierOf(lifted, 'write_file', { path: file }), file).toBeUndefined();
   });
 
   it("the home's startup files, when the workspace holds the home; lifted by the options", async () => {

@@ -1,14 +1,16 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionSubjectsResult } from '@agent/core';
-import { homeStartupFiles } from '@agent/sandbox';
+import { homeStartupFiles, hooksDirectories, workspaceAutoRunFiles } from '@agent/sandbox';
 import { isPathInside } from './path-inside.js';
 import type { FileSystemOperations } from './workspace.js';
 
 /**
  * Places in a workspace the user's own programs run from later, outside any sandbox: a
  * repository's git directory (a `core.fsmonitor` added to `.git/config`, a hook, a `commondir`
- * run with the user's next `git status` — a shell prompt runs one) and, when the workspace holds
+ * run with the user's next `git status` — a shell prompt runs one), what editors and tools run
+ * without asking at the workspace's top (`.vscode`, `.idea`, `.devcontainer`, `.claude`, git hooks
+ * in the tree: `workspaceAutoRunFiles`) and, when the workspace holds
  * the home directory, its startup files (`.bashrc`, `.gitconfig`, `~/.local/bin`…). bash's sandbox
  * keeps them read-only; the file tools write from the agent's own process, so a write there
  * needs the `full-access` tier instead of `workspace-write` (asked in `workspace-write` mode).
@@ -18,6 +20,12 @@ export interface ProtectedWrites {
   git?: boolean;
   /** The home directory's startup files ({@link homeStartupFiles}) [true]. */
   startupFiles?: boolean;
+  /**
+   * What editors and tools run later without asking, at a root's top (`workspaceAutoRunFiles`
+   * of `@agent/sandbox`: `.vscode`, `.idea`, `.devcontainer`, …), and a hooks directory
+   * `core.hooksPath` puts in the workspace [true].
+   */
+  autoRunFiles?: boolean;
   /** The home directory [os.homedir()]. */
   home?: string;
 }
@@ -59,6 +67,17 @@ export async function protectedWriteReason(
       if (entry === root) break;
     }
   }
+  if (options.autoRunFiles !== false) {
+    const relative = path.relative(root, real);
+    const named = workspaceAutoRunFiles.find(
+      (file) => relative === file.name || relative.startsWith(`${file.name}${path.sep}`),
+    );
+    if (named !== undefined)
+      return `${path.join(root, named.name)} is run later without asking by ${named.runBy.split(':')[0]}, outside the sandbox`;
+    const hooks = hooksOf(root).find((directory) => isPathInside(directory, real));
+    if (hooks !== undefined)
+      return `${hooks} holds git hooks (core.hooksPath): git runs them with your next commit or checkout, outside the sandbox`;
+  }
   if (options.startupFiles !== false) {
     const home = options.home ?? os.homedir();
     const relative = path.relative(home, real);
@@ -72,6 +91,17 @@ export async function protectedWriteReason(
     }
   }
   return undefined;
+}
+
+// Asked of git once per root: its configuration lies where the tools cannot write unasked.
+const hooksByRoot = new Map<string, string[]>();
+function hooksOf(root: string): string[] {
+  let found = hooksByRoot.get(root);
+  if (found === undefined) {
+    found = hooksDirectories(root);
+    hooksByRoot.set(root, found);
+  }
+  return found;
 }
 
 /**

@@ -35,6 +35,11 @@ export interface SandboxProtectSettings {
   git?: boolean;
   /** The home's startup files stay read-only when the workspace holds the home [true]. */
   startupFiles?: boolean;
+  /**
+   * What editors and tools run later without asking stays read-only at the workspace's top
+   * (`.vscode`, `.idea`, `.devcontainer`, `.claude`, git hooks in the tree…) [true].
+   */
+  autoRunFiles?: boolean;
 }
 
 /** What the command line asked for, validated. */

@@ -117,16 +117,23 @@ describe('"sandboxProtect" in the user settings', () => {
   );
 });
 
+/** A temporary AGENT_HOME (with `settings` as its settings file) beside an empty workspace. */
+async function homeAndWorkspace(prefix: string, settings: object | undefined) {
+  const dir = await tempDir(prefix);
+  cleanups.push(dir.dispose);
+  const home = join(dir.path, 'home');
+  const workspace = join(dir.path, 'ws');
+  await mkdir(home, { recursive: true });
+  await mkdir(workspace, { recursive: true });
+  if (settings !== undefined)
+    await writeFile(join(home, 'settings.json'), JSON.stringify(settings));
+  return { dir, home, workspace };
+}
+
 describe('the file tools write what the sandbox protects only at the full-access tier', () => {
   async function plant(extra: string[], settings?: object) {
-    const dir = await tempDir('agent-cli-file-tools-git-');
-    cleanups.push(dir.dispose);
-    const home = join(dir.path, 'home');
-    const workspace = join(dir.path, 'ws');
-    await mkdir(home, { recursive: true });
+    const { dir, home, workspace } = await homeAndWorkspace('agent-cli-file-tools-git-', settings);
     execFileSync('git', ['init', '-q', workspace]);
-    if (settings !== undefined)
-      await writeFile(join(home, 'settings.json'), JSON.stringify(settings));
     // A prompt-injected model: edit_file and write_file run in the CLI's process, not in bash's sandbox.
     const script = await writeScript(dir.path, [
       {
@@ -170,6 +177,66 @@ describe('the file tools write what the sandbox protects only at the full-access
     const lifted = await plant(['--mode', 'workspace-write'], { sandboxProtect: { git: false } });
     expect(lifted.run.code, lifted.run.stderr).toBe(0);
     expect(lifted.hook).toBe(true);
+  });
+});
+
+describe("what the user's editor and tools run without asking (.vscode, .devcontainer…)", () => {
+  async function plant(extra: string[], settings?: object) {
+    const { dir, home, workspace } = await homeAndWorkspace('agent-cli-auto-run-', settings);
+    const tasks = JSON.stringify({
+      version: '2.0.0',
+      tasks: [{ label: 'x', command: 'touch PWNED', runOptions: { runOn: 'folderOpen' } }],
+    });
+    const script = await writeScript(dir.path, [
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              command: `mkdir -p .vscode .devcontainer; echo '${tasks}' > .vscode/tasks.json && echo WROTE-TASKS; echo '{}' > .devcontainer/devcontainer.json && echo WROTE-DEVCONTAINER; true`,
+            },
+          },
+          { name: 'write_file', arguments: { path: '.idea/workspace.xml', content: '<x/>' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--sandbox',
+        'required',
+        '--trust',
+        ...extra,
+      ],
+      { env: cleanEnv({ AGENT_HOME: home }) },
+    );
+    return { run, workspace };
+  }
+
+  it('bash cannot create them (not even the folder), write_file is asked; nothing is left behind', async () => {
+    const { run, workspace } = await plant(['--mode', 'workspace-write']);
+    expect(run.stderr).not.toContain('WROTE');
+    expect(run.stderr).toMatch(/tasks\.json: Read-only file system/);
+    expect(run.stderr).toContain('✗ write_file [denied]');
+    for (const name of ['.vscode', '.devcontainer', '.idea', '.devcontainer.json', '.claude'])
+      expect(existsSync(join(workspace, name)), name).toBe(false);
+  });
+
+  it('{ "sandboxProtect": { "autoRunFiles": false } } lets both through', async () => {
+    const { run, workspace } = await plant(['--mode', 'workspace-write'], {
+      sandboxProtect: { autoRunFiles: false },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('WROTE-TASKS');
+    expect(readFileSync(join(workspace, '.vscode/tasks.json'), 'utf8')).toContain('folderOpen');
+    expect(existsSync(join(workspace, '.devcontainer/devcontainer.json'))).toBe(true);
+    expect(readFileSync(join(workspace, '.idea/workspace.xml'), 'utf8')).toBe('<x/>');
   });
 });
 

@@ -38,7 +38,8 @@ export interface SettingsFile {
   hooksSandboxNetwork?: 'on' | 'off';
   /**
    * What the bash sandbox keeps read-only inside the workspace (user settings only): `git: false`
-   * lets commands commit, `startupFiles: false` lets them edit the home's startup files [both true].
+   * lets commands commit, `startupFiles: false` lets them edit the home's startup files,
+   * `autoRunFiles: false` lets them edit `.vscode`, `.idea`, `.devcontainer`… [all true].
    */
   sandboxProtect?: SandboxProtectSettings;
   /** Credential variables the tools' processes get anyway (user settings only). */
@@ -273,14 +274,14 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
 }
 
 function checkSandboxProtect(value: unknown, path: string): SandboxProtectSettings {
-  const expected = `${path}: "sandboxProtect" must be an object like { "git": false, "startupFiles": true }`;
+  const expected = `${path}: "sandboxProtect" must be an object like { "git": false, "startupFiles": true, "autoRunFiles": true }`;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new CliError(expected);
   const checked: SandboxProtectSettings = {};
   for (const [key, entry] of Object.entries(value)) {
-    if (key !== 'git' && key !== 'startupFiles')
+    if (key !== 'git' && key !== 'startupFiles' && key !== 'autoRunFiles')
       throw new CliError(
-        `${path}: "sandboxProtect.${key}" is unknown (expected "git", "startupFiles")`,
+        `${path}: "sandboxProtect.${key}" is unknown (expected "git", "startupFiles", "autoRunFiles")`,
       );
     if (typeof entry !== 'boolean')
       throw new CliError(`${path}: "sandboxProtect.${key}" must be true or false`);

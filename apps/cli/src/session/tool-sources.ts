@@ -116,6 +116,7 @@ export async function loadTools(
       // The user's settings may let commands commit, or edit the home's startup files.
       protectGitDirectories: options.sandboxProtect?.git !== false,
       protectStartupFiles: options.sandboxProtect?.startupFiles !== false,
+      protectAutoRunFiles: options.sandboxProtect?.autoRunFiles !== false,
       // What the user's rules keep from reading (writing), commands do not read (write) either, by any name.
       ...(options.hiddenPaths === undefined ? {} : { hiddenPaths: options.hiddenPaths }),
       ...(options.readOnlyPaths === undefined ? {} : { readOnlyPaths: options.readOnlyPaths }),
@@ -153,6 +154,7 @@ export async function loadTools(
     protectedWrites: {
       git: options.sandboxProtect?.git !== false,
       startupFiles: options.sandboxProtect?.startupFiles !== false,
+      autoRunFiles: options.sandboxProtect?.autoRunFiles !== false,
     },
   });
   // web_fetch; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
@@ -275,6 +277,7 @@ export async function loadTools(
             writableRoots: [serverCwd],
             protectGitDirectories: options.sandboxProtect?.git !== false,
             protectStartupFiles: options.sandboxProtect?.startupFiles !== false,
+            protectAutoRunFiles: options.sandboxProtect?.autoRunFiles !== false,
             secretPaths: state.secretPaths,
             readableRoots: state.readableRoots,
             ...(options.hiddenPaths === undefined ? {} : { hiddenPaths: options.hiddenPaths }),
