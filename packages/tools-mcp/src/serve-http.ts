@@ -22,6 +22,7 @@ import {
   protectedResourceMetadata,
   protectedResourceMetadataPath,
 } from './serve-auth.js';
+import { HttpSessions, principalOf } from './serve-sessions.js';
 import {
   CallSlots,
   createToolServerWith,
@@ -176,31 +177,30 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : JSON.parse(text);
 }
 
-/** The form of the session ids this server gives (`randomUUID`'s). */
-const sessionIdForm = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/**
- * The client session a request belongs to, for `forSession`: the one its `Mcp-Session-Id` names
- * (given at `initialize`, see {@link startSession}). The server keeps no sessions — one only
- * tells the gate and hooks which client asked, every holder of the token being one principal — so
- * any id of its form is taken; requests without one (or with another) come from clients that keep
- * none, which share `sessionless`.
- */
-function clientSession(request: IncomingMessage, sessionless: string): string {
-  const named = request.headers['mcp-session-id'];
-  return typeof named === 'string' && sessionIdForm.test(named) ? named : sessionless;
+/** 404 for a session id this server does not hold for the request's credential (see `serve-sessions.ts`). */
+function refuseUnknownSession(response: ServerResponse): void {
+  sendJson(
+    response,
+    404,
+    rpcError(-32001, 'Session not found: it ended, or was never this server’s; initialize again'),
+  );
 }
 
-/** For an `initialize`: a new session, its id on the answer (`Mcp-Session-Id`), which the client then sends with each request. */
-function startSession(body: unknown, response: ServerResponse): void {
-  if (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))
-    response.setHeader('mcp-session-id', randomUUID());
+function namedSession(request: IncomingMessage): string | undefined {
+  const named = request.headers['mcp-session-id'];
+  return typeof named === 'string' ? named : undefined;
 }
 
 /** One MCP request: its own server instance and transport (stateless; tools keep no session). */
 async function handleMcpRequest(
   options: ToolServerOptions,
-  shared: { inFlight: InFlightCalls; slots: CallSlots; sessionless: string },
+  shared: {
+    inFlight: InFlightCalls;
+    slots: CallSlots;
+    sessionless: string;
+    sessions: HttpSessions;
+    principal: string;
+  },
   exchange: {
     request: IncomingMessage;
     response: ServerResponse;
@@ -209,12 +209,35 @@ async function handleMcpRequest(
   },
 ): Promise<void> {
   const { request, response } = exchange;
-  const { inFlight, slots, sessionless } = shared;
-  const server = createToolServerWith(options, {
-    inFlight,
-    slots,
-    sessionId: clientSession(request, sessionless),
-  });
+  const { inFlight, slots, sessionless, sessions, principal } = shared;
+  let body: unknown;
+  try {
+    body = await readBody(request);
+  } catch (error) {
+    if (response.headersSent) return;
+    if (error instanceof BodyTooLarge) refuseTooLarge(response);
+    else sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
+    return;
+  }
+  // An `initialize` starts a new session (a stale id beside it is the client starting over); any
+  // other request is in the session its id names — one this credential holds, or none at all.
+  let label = sessionless;
+  if (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)) {
+    const started = sessions.start(principal);
+    response.setHeader('mcp-session-id', started.id);
+    label = started.label;
+  } else {
+    const named = namedSession(request);
+    if (named !== undefined) {
+      const found = sessions.find(named, principal);
+      if (found === undefined) {
+        refuseUnknownSession(response);
+        return;
+      }
+      label = found;
+    }
+  }
+  const server = createToolServerWith(options, { inFlight, slots, sessionId: label });
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({});
   // Closing the server aborts its running handlers: their calls stop and give back their turns.
@@ -223,15 +246,12 @@ async function handleMcpRequest(
     void server.close();
   });
   try {
-    const body = await readBody(request);
     cancelCalls(body, inFlight);
-    startSession(body, response);
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   } catch (error) {
     if (response.headersSent) return;
-    if (error instanceof BodyTooLarge) refuseTooLarge(response);
-    else sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
+    sendJson(response, 400, rpcError(-32700, `Parse error: ${String(error)}`));
   }
 }
 
@@ -255,8 +275,9 @@ function cancelCalls(body: unknown, inFlight: InFlightCalls): void {
 /**
  * Serves the tools over Streamable HTTP at `http://host:port/mcp`, stateless: each request gets
  * its own server instance (tools have no session state), progress streamed on the response. An
- * `initialize` is answered with a new `Mcp-Session-Id`, and `forSession` gets the id a request
- * carries (clients that send none share one); the server keeps nothing per session.
+ * `initialize` is answered with a new `Mcp-Session-Id` (unguessable, bound to the token that
+ * asked, until the client DELETEs it); a request naming any other id gets 404. `forSession` gets
+ * a label of the session, not its id (clients that send none share one).
  * Every request needs the bearer token (one is generated unless `auth` says otherwise), checked
  * in constant time; without it, any path and method answers 401 with `WWW-Authenticate: Bearer
  * resource_metadata=…`. Only `GET /.well-known/oauth-protected-resource[/mcp]` is public. A
@@ -280,6 +301,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   // One principal, so one set of turns: the token's holders together get maxConcurrentCalls.
   const slots = new CallSlots(options);
   const sessionless = randomUUID();
+  const sessions = new HttpSessions();
   const maxPipelined = options.maxPipelinedRequests ?? 16;
   if (!(maxPipelined >= 1))
     throw new RangeError(`maxPipelinedRequests must be a number >= 1, got ${String(maxPipelined)}`);
@@ -367,9 +389,19 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       response.writeHead(404).end();
       return;
     }
+    const principal = principalOf(request.headers.authorization, check !== undefined);
+    const named = namedSession(request);
+    if (request.method === 'DELETE' && named !== undefined) {
+      // The client ends its session: its id is refused from now on.
+      if (sessions.end(named, principal)) response.writeHead(204).end();
+      else refuseUnknownSession(response);
+      return;
+    }
     if (request.method !== 'POST') {
-      // Stateless: no server-initiated stream, no session to end.
-      response.writeHead(405, { allow: 'POST' }).end();
+      // No server-initiated stream; a session id this server does not hold is unknown all the same.
+      if (named !== undefined && sessions.find(named, principal) === undefined)
+        refuseUnknownSession(response);
+      else response.writeHead(405, { allow: 'POST, DELETE' }).end();
       return;
     }
     // A length announced past the limit is refused before anything is read (or waited for).
@@ -377,7 +409,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       refuseTooLarge(response);
       return;
     }
-    void handleMcpRequest(options, { inFlight, slots, sessionless }, { request, response, onEnd });
+    void handleMcpRequest(
+      options,
+      { inFlight, slots, sessionless, sessions, principal },
+      { request, response, onEnd },
+    );
   });
   http.maxConnections = options.maxConnections ?? 256;
   http.on('connection', (socket: Socket) => {

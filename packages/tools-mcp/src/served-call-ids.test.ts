@@ -5,6 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { serveHttp, serveOn, type ToolServerOptions } from './serve.js';
+import { HttpSessions, principalOf } from './serve-sessions.js';
 
 const echo = defineTool({
   name: 'echo',
@@ -78,7 +79,7 @@ function text(result: Awaited<ReturnType<Client['callTool']>>): string {
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('forSession', () => {
-  it('over HTTP: each client is a session of its own (its Mcp-Session-Id), every call of it in that one', async () => {
+  it('over HTTP: each client is a session of its own (a label of its Mcp-Session-Id), every call of it in that one', async () => {
     const { options, calls } = recording();
     const server = await serveHttp({ ...options, auth: 'none' });
     closers.push(server.close);
@@ -96,10 +97,14 @@ describe('forSession', () => {
           client.callTool({ name: 'echo', arguments: { text: `client ${index} call ${round}` } }),
         ),
       );
-    const [first, second] = clients.map(({ transport }) => transport.sessionId ?? '');
+    // Each session's label, not its id (which is all a client needs to act in it: see serve-sessions).
+    const [first, second] = ['client 0 call 1', 'client 1 call 1'].map(
+      (text) => calls.find((call) => call.text === text)?.session ?? '',
+    );
     expect(first).toMatch(uuid);
     expect(second).toMatch(uuid);
     expect(first).not.toBe(second);
+    expect(first).not.toBe(clients[0]?.transport.sessionId);
     expect(
       calls.toSorted((a, b) => a.text.localeCompare(b.text)).map((call) => call.session),
     ).toEqual([first, first, second, second]);
@@ -112,7 +117,7 @@ describe('forSession', () => {
     expect(result === undefined ? '' : text(result)).toContain(`after, in ${second}`);
   });
 
-  it('over HTTP: requests with no session id, or one not of the server’s form, share one session apart from the clients’', async () => {
+  it('over HTTP: requests with no session id share one session apart from the clients’; one the server never gave is refused', async () => {
     const { options, calls } = recording();
     const server = await serveHttp({ ...options, auth: 'none' });
     closers.push(server.close);
@@ -131,9 +136,10 @@ describe('forSession', () => {
           method: 'tools/call',
           params: { name: 'echo', arguments: { text: `raw ${id}` } },
         }),
-      }).then((response) => response.text());
-    await call(undefined, 1);
-    await call('../../etc/passwd', 2);
+      }).then((response) => response.text().then(() => response.status));
+    expect(await call(undefined, 1)).toBe(200);
+    expect(await call(undefined, 2)).toBe(200);
+    expect(await call('../../etc/passwd', 3)).toBe(404);
     const client = new Client({ name: 'sdk', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL(server.url));
     await client.connect(transport);
@@ -142,7 +148,8 @@ describe('forSession', () => {
     const sessionOf = (text: string) => calls.find((entry) => entry.text === text)?.session;
     expect(sessionOf('raw 1')).toMatch(uuid);
     expect(sessionOf('raw 2')).toBe(sessionOf('raw 1'));
-    expect(sessionOf('sdk')).toBe(transport.sessionId);
+    expect(sessionOf('raw 3')).toBeUndefined();
+    expect(sessionOf('sdk')).toMatch(uuid);
     expect(sessionOf('sdk')).not.toBe(sessionOf('raw 1'));
   });
 
@@ -164,5 +171,125 @@ describe('forSession', () => {
     expect(sessions[0]).toMatch(uuid);
     expect(sessions[1]).toMatch(uuid);
     expect(sessions[0]).not.toBe(sessions[1]);
+  });
+});
+
+// serveHttp keeps the sessions it gives (serve-sessions.ts): an id it never gave, or one ended, is
+// refused, and the gate and hooks never see the id itself.
+async function connected(url: string, token: string | undefined) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'client', version: '1' });
+  await client.connect(transport);
+  closers.push(() => client.close());
+  return { client, transport, sessionId: transport.sessionId ?? '' };
+}
+
+/** A raw `tools/call` naming `sessionId`, with the server's token: its status. */
+function rawCall(
+  server: { url: string; token: string | undefined },
+  sessionId: string,
+  text: string,
+  method = 'POST',
+): Promise<number> {
+  return fetch(server.url, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      'mcp-session-id': sessionId,
+      ...(server.token === undefined ? {} : { authorization: `Bearer ${server.token}` }),
+    },
+    ...(method === 'POST'
+      ? {
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text } },
+          }),
+        }
+      : {}),
+  }).then(async (response) => {
+    await response.text();
+    return response.status;
+  });
+}
+
+describe('serveHttp sessions (real HTTP)', () => {
+  it('a session id the server never gave is answered 404, and nothing runs', async () => {
+    const { options, calls } = recording();
+    const server = await serveHttp(options);
+    closers.push(server.close);
+    await connected(server.url, server.token);
+    // Made up: of the old form (a UUID), of the new one, and a path.
+    for (const made of ['3b241101-e2bb-4255-8caf-4136c566a962', 'A'.repeat(43), '../../etc/passwd'])
+      expect(await rawCall(server, made, `made up ${made}`)).toBe(404);
+    expect(calls).toEqual([]);
+  });
+
+  it('an ended session (DELETE) is refused from then on: its id is not reusable', async () => {
+    const { options, calls } = recording();
+    const server = await serveHttp(options);
+    closers.push(server.close);
+    const { client, transport, sessionId } = await connected(server.url, server.token);
+    await client.callTool({ name: 'echo', arguments: { text: 'before' } });
+    expect(await rawCall(server, sessionId, 'still open')).toBe(200);
+    await transport.terminateSession();
+    expect(await rawCall(server, sessionId, 'after the end')).toBe(404);
+    expect(await rawCall(server, sessionId, '', 'DELETE')).toBe(404);
+    expect(calls.map((call) => call.text)).toEqual(['before', 'still open']);
+  });
+
+  it('the gate and hooks get a label of the session, never the id that acts in it', async () => {
+    const { options, calls } = recording();
+    const server = await serveHttp(options);
+    closers.push(server.close);
+    const first = await connected(server.url, server.token);
+    const second = await connected(server.url, server.token);
+    for (const [index, { client }] of [first, second].entries())
+      for (const round of [1, 2])
+        await client.callTool({ name: 'echo', arguments: { text: `${index}.${round}` } });
+    const sessionOf = (text: string) => calls.find((call) => call.text === text)?.session;
+    expect(sessionOf('0.2')).toBe(sessionOf('0.1'));
+    expect(sessionOf('1.2')).toBe(sessionOf('1.1'));
+    expect(sessionOf('0.1')).not.toBe(sessionOf('1.1'));
+    for (const call of calls) {
+      expect(call.session).not.toBe(first.sessionId);
+      expect(call.session).not.toBe(second.sessionId);
+    }
+    // The ids themselves: 256 random bits each.
+    expect(first.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('HttpSessions', () => {
+  it('binds each session to the credential that created it: another one is told it does not exist', () => {
+    const sessions = new HttpSessions();
+    const alice = principalOf('Bearer alice-token', true);
+    const bob = principalOf('bearer   alice-token', true);
+    expect(bob).toBe(alice);
+    const mallory = principalOf('Bearer mallory-token', true);
+    const { id, label } = sessions.start(alice);
+    expect(sessions.find(id, alice)).toBe(label);
+    expect(sessions.find(id, mallory)).toBeUndefined();
+    expect(sessions.find(id, 'anonymous')).toBeUndefined();
+    expect(sessions.end(id, mallory)).toBe(false);
+    expect(sessions.end(id, alice)).toBe(true);
+    expect(sessions.find(id, alice)).toBeUndefined();
+  });
+
+  it('keeps at most maxSessions, forgetting the least recently used', () => {
+    const sessions = new HttpSessions(2);
+    const a = sessions.start('p');
+    const b = sessions.start('p');
+    sessions.find(a.id, 'p');
+    const c = sessions.start('p');
+    expect(sessions.size).toBe(2);
+    expect(sessions.find(b.id, 'p')).toBeUndefined();
+    expect(sessions.find(a.id, 'p')).toBe(a.label);
+    expect(sessions.find(c.id, 'p')).toBe(c.label);
   });
 });
