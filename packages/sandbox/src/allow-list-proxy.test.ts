@@ -70,7 +70,7 @@ function ask(request: string): Promise<string> {
 }
 
 const viaConnect = (host: string) =>
-  `CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+  `CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\nGET / HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
 const viaAbsolute = (host: string) =>
   `GET http://${host}:${port}/ HTTP/1.1\r\nHost: ${host}:${port}\r\nConnection: close\r\n\r\n`;
 

@@ -4,6 +4,15 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { removeAtExit, removeNow } from './exit-cleanup.js';
+import type { RequestStream } from './http-requests.js';
+import {
+  type BoundTarget,
+  normalHost,
+  plainHttpRequests,
+  readTunnelStart,
+  unrecognizedNameAlert,
+} from './proxy-host-binding.js';
+import { maxClientHelloBytes } from './tls-client-hello.js';
 
 /** A forward proxy on a unix socket that lets sandboxed processes reach only allowed hosts. */
 export interface AllowListProxy {
@@ -18,10 +27,7 @@ export function hostAllowed(host: string, allowHosts: readonly string[]): boolea
 
 /** How `host` is allowed: by an entry naming it (`exact`), by a `*.domain` one, or not at all. */
 function allowedBy(host: string, allowHosts: readonly string[]): 'exact' | 'wildcard' | undefined {
-  const name = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
+  const name = normalHost(host);
   let found: 'exact' | 'wildcard' | undefined;
   for (const pattern of allowHosts) {
     const allowed = pattern.toLowerCase().replace(/^\[|\]$/g, '');
@@ -118,10 +124,7 @@ export async function startAllowListProxy(
 }
 
 function refuse(client: net.Socket, why: string): void {
-  const body = `Blocked by the sandbox proxy: ${why}\n`;
-  client.end(
-    `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  client.end(forbidden(`Blocked by the sandbox proxy: ${why}\n`));
 }
 
 async function route(
@@ -132,12 +135,12 @@ async function route(
 ): Promise<void> {
   const { allowHosts, sockets } = context;
   const text = head.toString('latin1');
-  const [requestLine = '', ...headerLines] = text.split('\r\n');
+  const [requestLine = ''] = text.split('\r\n');
   const [method = '', target = '', version = 'HTTP/1.1'] = requestLine.split(' ');
   let host: string;
   let port: number;
-  let forwardHead: Buffer | undefined;
-  if (method === 'CONNECT') {
+  const connect = method === 'CONNECT';
+  if (connect) {
     const at = target.lastIndexOf(':');
     host = target.slice(0, at);
     port = Number(target.slice(at + 1));
@@ -155,13 +158,6 @@ async function route(
     }
     host = url.hostname;
     port = url.port === '' ? 80 : Number(url.port);
-    const headers = headerLines.filter(
-      (line) => line !== '' && !/^proxy-(connection|authorization):/i.test(line),
-    );
-    forwardHead = Buffer.from(
-      `${method} ${url.pathname}${url.search} ${version}\r\n${headers.join('\r\n')}\r\n\r\n`,
-      'latin1',
-    );
   }
   if (!Number.isInteger(port) || port < 1 || port > 65_535 || host === '') {
     refuse(client, `bad target ${target}`);
@@ -208,13 +204,143 @@ async function route(
     return;
   }
   upstream.on('error', () => upstream.destroy());
-  if (forwardHead === undefined) client.write(`${version} 200 Connection established\r\n\r\n`);
-  else upstream.write(forwardHead);
-  if (rest.length > 0) upstream.write(rest);
-  client.pipe(upstream);
-  upstream.pipe(client);
-  client.resume();
   client.on('close', () => upstream.destroy());
+  const bound = { host, port };
+  if (connect) {
+    client.write(`${version} 200 Connection established\r\n\r\n`);
+    tunnel(client, upstream, rest, bound, (name) => allowedBy(name, allowHosts) !== undefined);
+    return;
+  }
+  // Plain HTTP: every request of the connection is read, and each must be for this host.
+  upstream.pipe(client);
+  startRequests(client, upstream, plainHttpRequests(bound), Buffer.concat([head, rest]));
+}
+
+/**
+ * Forwards the requests of `requests` (the client's bytes from `first` on) to `upstream`, whose
+ * answers are piped back already. A refused request ends the forwarding there: a 403 when nothing was forwarded
+ * yet; else the upstream gets the requests before it and the end of the connection, and
+ * answers them.
+ */
+function startRequests(
+  client: net.Socket,
+  upstream: net.Socket,
+  requests: RequestStream,
+  first: Buffer,
+): void {
+  const forward = requests.push(first);
+  if (requests.refused !== undefined && forward.length === 0) {
+    upstream.unpipe(client);
+    upstream.destroy();
+    refuse(client, requests.refused);
+    return;
+  }
+  upstream.write(forward);
+  if (requests.refused !== undefined) {
+    stopReading(client, upstream);
+    return;
+  }
+  relay(client, upstream, (chunk) => ({
+    forward: requests.push(chunk),
+    stop: requests.refused !== undefined,
+  }));
+}
+
+/** The client's further bytes are dropped; the upstream answers what it got, then ends. */
+function stopReading(client: net.Socket, upstream: net.Socket): void {
+  client.removeAllListeners('data');
+  client.removeAllListeners('end');
+  client.on('data', () => undefined);
+  upstream.end();
+}
+
+/**
+ * Carries a CONNECT tunnel to `bound`: the server's bytes at once (some protocols speak first),
+ * the client's once its first ones show what it speaks (see readTunnelStart) — a TLS server
+ * name or an HTTP Host for another site ends the tunnel.
+ */
+function tunnel(
+  client: net.Socket,
+  upstream: net.Socket,
+  early: Buffer,
+  bound: BoundTarget,
+  allowed: (host: string) => boolean,
+): void {
+  upstream.pipe(client);
+  let start = early;
+  const decide = (): boolean => {
+    const read = readTunnelStart(start, bound, allowed);
+    switch (read.type) {
+      case 'incomplete':
+        if (start.length <= maxClientHelloBytes + 2048) return false;
+        upstream.destroy();
+        client.destroy();
+        return true;
+      case 'refuse':
+        upstream.unpipe(client);
+        upstream.destroy();
+        client.end(
+          read.tls
+            ? unrecognizedNameAlert
+            : forbidden(`Blocked by the sandbox proxy: ${read.reason}\n`),
+        );
+        return true;
+      case 'tls':
+      case 'other':
+        upstream.write(start);
+        relay(client, upstream, (chunk) => ({ forward: chunk, stop: false }));
+        return true;
+      case 'http':
+        startRequests(client, upstream, read.requests, start);
+        return true;
+      default: {
+        const exhaustive: never = read;
+        return exhaustive;
+      }
+    }
+  };
+  if (start.length > 0 && decide()) return;
+  const onData = (chunk: Buffer) => {
+    start = Buffer.concat([start, chunk]);
+    if (decide()) client.off('data', onData);
+  };
+  client.on('data', onData);
+  client.on('end', () => {
+    if (client.listenerCount('data') > 0 && !upstream.destroyed) upstream.end();
+  });
+  client.resume();
+}
+
+/**
+ * Forwards what the client sends through `filter`, with backpressure; `stop` (a refused request)
+ * ends the forwarding after what it gives (see {@link stopReading}). The client's end ends the
+ * upstream's writing side.
+ */
+function relay(
+  client: net.Socket,
+  upstream: net.Socket,
+  filter: (chunk: Buffer) => { forward: Buffer; stop: boolean },
+): void {
+  client.removeAllListeners('data');
+  client.removeAllListeners('end');
+  client.on('data', (chunk: Buffer) => {
+    const { forward, stop } = filter(chunk);
+    if (stop) {
+      if (forward.length > 0) upstream.write(forward);
+      stopReading(client, upstream);
+      return;
+    }
+    if (forward.length > 0 && !upstream.write(forward)) {
+      client.pause();
+      upstream.once('drain', () => client.resume());
+    }
+  });
+  client.on('end', () => upstream.end());
+  client.resume();
+}
+
+function forbidden(body: string): string {
+  return `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** A connection to the first of `addresses` (in the resolver's order) that accepts one. */

@@ -23,7 +23,7 @@ export interface FailureContext {
 // `A(?:(?!A).)*?B` finds what `A.*B` finds, but each try stops at the next `A`: `A.*B` rescanned
 // the rest of the line from every `A` of output that repeats it (quadratic in the output).
 const networkFailure =
-  /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo|ENETUNREACH|EAI_AGAIN|Name or service not known|403 Forbidden(?:(?!403 Forbidden).)*?proxy|blocked by the sandbox proxy/i;
+  /Could not resolve host|Temporary failure in name resolution|Network is unreachable|getaddrinfo|ENETUNREACH|EAI_AGAIN|Name or service not known|403 Forbidden(?:(?!403 Forbidden).)*?proxy|blocked by the sandbox proxy|unrecognized.name/i;
 
 // socat: `socket(1, 1, 0): Operation not permitted`; Node: `connect EPERM /x.sock`; Go (docker):
 // `dial unix /x.sock: socket: operation not permitted`; Python: `[Errno 1] … ` next to a socket path.
