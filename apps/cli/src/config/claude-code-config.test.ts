@@ -97,14 +97,14 @@ describe("Claude Code's rules", () => {
     ['ask', 'WebFetch(https://example.com)', 'WebFetch takes domain:<host>'],
     ['deny', 'mcp__github__create_issue(x)', 'an MCP tool takes no specifier'],
     ['allow', 'WebFetch(domain:*.example.com)', 'a wildcard domain cannot be allowed'],
-  ])('%s %s is refused, naming the file and the key', async (kind, rule, why) => {
+  ])('%s %s is left out, naming the file and the key; the run goes on', async (kind, rule, why) => {
     const setup = await project({ permissions: { [kind]: ['Bash(ls:*)', rule] } });
-    const script = await writeScript(setup.dir, [{ text: 'never' }]);
+    const script = await writeScript(setup.dir, [{ text: 'answered' }]);
     const result = await run(setup, script);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(0);
     expect(result.stderr).toContain(`${setup.file}: permissions.${kind}[1]: `);
     expect(result.stderr).toContain(`Invalid permission rule "${rule}" in ${kind}: ${why}`);
-    expect(result.stdout).not.toContain('never');
+    expect(result.stdout).toContain('answered');
   });
 });
 
@@ -154,7 +154,7 @@ describe("Claude Code's hook matchers", () => {
     expect(await readFile(join(setup.workspace, 'formatted.log'), 'utf8')).toBe('a.ts\n');
   });
 
-  it('a matcher naming a Claude Code tool with no counterpart is refused, naming the file and key', async () => {
+  it('a matcher naming a Claude Code tool with no counterpart leaves the hook out, naming the file and key', async () => {
     const setup = await project({
       hooks: {
         PreToolUse: [{ matcher: 'EnterPlanMode', hooks: [{ type: 'command', command: 'true' }] }],
@@ -162,7 +162,7 @@ describe("Claude Code's hook matchers", () => {
     });
     const script = await writeScript(setup.dir, [{ text: 'never' }]);
     const result = await run(setup, script);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `${setup.file}: hooks.PreToolUse[0].matcher "EnterPlanMode" names Claude Code's EnterPlanMode, which has no counterpart`,
     );

@@ -91,8 +91,15 @@ export function parseMcpServers(
   origin: string,
   expansion: McpExpansion,
 ): { entries: McpServerEntry[]; notices: string[] } {
+  // The user's own file (variables expanded): theirs to fix, said at start. A project's never
+  // stops the CLI: what cannot be used is left out, said.
+  const users = expansion.env !== undefined;
   if (servers === null || typeof servers !== 'object' || Array.isArray(servers)) {
-    throw new CliError(`${origin} needs an object "mcpServers"`);
+    if (users) throw new CliError(`${origin} needs an object "mcpServers"`);
+    return {
+      entries: [],
+      notices: [`agent: ${origin}: "mcpServers" is not an object; it is not used`],
+    };
   }
   const entries: McpServerEntry[] = [];
   const notices: string[] = [];
@@ -101,11 +108,12 @@ export function parseMcpServers(
       const entry = parseServer(name, raw, origin, expansion);
       if (entry !== undefined) entries.push(entry);
     } catch (error) {
-      if (!(error instanceof McpExpansionError)) throw error;
-      // The user's own file: theirs to fix, said at start. A project's: that server is left out.
-      if (expansion.env !== undefined)
-        throw new CliError(`${origin}: server "${name}" ${error.message}`);
-      notices.push(`agent: server "${name}" of ${origin} is left out: it ${error.message}`);
+      if (error instanceof McpExpansionError) {
+        if (users) throw new CliError(`${origin}: server "${name}" ${error.message}`);
+        notices.push(`agent: server "${name}" of ${origin} is left out: it ${error.message}`);
+      } else if (error instanceof CliError && !users)
+        notices.push(`agent: ${error.message}; the server is left out`);
+      else throw error;
     }
   }
   return { entries, notices };

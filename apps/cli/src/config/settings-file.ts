@@ -83,7 +83,8 @@ const modes = ['default', 'read-only', 'workspace-write', 'full-access', 'plan']
 const providers = ['anthropic', 'openai', 'google'];
 const sandboxModes = ['auto', 'required', 'off'];
 const hooksSandboxSettings = ['untrusted-folders', 'always', 'off'];
-const topLevel = new Set([
+/** The keys a settings file may hold at its top. */
+export const settingsKeys: ReadonlySet<string> = new Set([
   'permissions',
   'model',
   'provider',
@@ -149,7 +150,7 @@ function permissionRules(value: unknown, kind: 'allow' | 'ask' | 'deny', path: s
  * permission key belongs (`defaultMode`, `allow` at the top, as some guides write them).
  */
 function unknownSettingMessage(key: string): string {
-  const known = [...topLevel].filter((name) => name !== '$schema');
+  const known = [...settingsKeys].filter((name) => name !== '$schema');
   const nested = permissionKeys.has(key)
     ? ` — it belongs under "permissions": { "${key}": … }`
     : '';
@@ -167,7 +168,7 @@ export function checkSettings(value: unknown, path: string): SettingsFile {
     throw new CliError(`${path} must hold a JSON object`);
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record))
-    if (!topLevel.has(key)) throw new CliError(`${path}: ${unknownSettingMessage(key)}`);
+    if (!settingsKeys.has(key)) throw new CliError(`${path}: ${unknownSettingMessage(key)}`);
   const permissions = record.permissions;
   if (permissions !== undefined) {
     if (permissions === null || typeof permissions !== 'object' || Array.isArray(permissions))

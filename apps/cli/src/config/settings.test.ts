@@ -10,7 +10,7 @@ import {
   tempDir,
   writeScript,
 } from '../testing/test-support.js';
-import { agentsInstructions, loadSettings } from './settings.js';
+import { agentsInstructions, loadSettings, readSettingsLayers } from './settings.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -97,16 +97,29 @@ describe('settings files', () => {
       env: { FOO: 'bar' },
     });
     expect(settings.files).toHaveLength(3);
-    await writeFile(join(workspace, '.agent', 'settings.json'), JSON.stringify({ permission: {} }));
-    await expect(loadSettings(workspace, home)).rejects.toThrow(
-      /settings\.json: unknown setting "permission"/,
-    );
+    // A project's file never stops the CLI: what it cannot use is left out, said (the rest applies).
     await writeFile(
       join(workspace, '.agent', 'settings.json'),
-      JSON.stringify({ permissions: { defaultMode: 'turbo' } }),
+      JSON.stringify({ permission: {}, model: 'kept' }),
     );
+    const unknown = await readSettingsLayers(workspace, home);
+    expect(unknown[1]?.ignored).toEqual([
+      expect.stringMatching(/settings\.json: unknown setting "permission".*; it is ignored$/),
+    ]);
+    expect(unknown[1]?.file.model).toBe('kept');
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({ permissions: { defaultMode: 'turbo', allow: ['Read'] } }),
+    );
+    const invalid = await readSettingsLayers(workspace, home);
+    expect(invalid[1]?.ignored).toEqual([
+      expect.stringMatching(/permissions\.defaultMode must be one of.*; it is left out$/),
+    ]);
+    expect(invalid[1]?.file.permissions?.allow).toEqual(['Read']);
+    // The user's own: a value that cannot be used is an error naming file and key.
+    await writeFile(join(home, 'settings.json'), JSON.stringify({ sandbox: 'maybe' }));
     await expect(loadSettings(workspace, home)).rejects.toThrow(
-      /permissions\.defaultMode must be one of/,
+      /home\/settings\.json: "sandbox" must be one of/,
     );
   });
 
@@ -149,7 +162,7 @@ describe('settings files', () => {
     expect(run.code).toBe(0);
   });
 
-  it('.mcp.json with a "command" that is not a string is an error naming the file, the server and the key', async () => {
+  it('.mcp.json with a "command" that is not a string leaves the server out, naming the file, the server and the key', async () => {
     const { dir, workspace, env } = await project();
     await writeFile(
       join(workspace, '.mcp.json'),
@@ -157,7 +170,7 @@ describe('settings files', () => {
     );
     const script = await writeScript(dir, [{ text: 'ok' }]);
     const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(0);
     expect(run.stderr).toContain(
       `${join(workspace, '.mcp.json')}: server "tools" has "command" that is not a string: "command" must be a string`,
     );
@@ -310,8 +323,8 @@ process.stdin.on('end', () => {
     const bad = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'], {
       env,
     });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/settings\.json: hooks: unknown key "PreToolUs"/);
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toMatch(/settings\.json: hooks: unknown key "PreToolUs".*; it is ignored/);
   });
 });
 

@@ -24,12 +24,8 @@ import type { CodeModeSetting } from './code-mode.js';
 import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { jsonProblem, readProjectFile, readSettingsText } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
-import {
-  type CompactionSettings,
-  checkSettings,
-  type SessionRetention,
-  type SettingsFile,
-} from './settings-file.js';
+import type { CompactionSettings, SessionRetention, SettingsFile } from './settings-file.js';
+import { checkSettingsByKey } from './settings-problems.js';
 import type { ToolList } from './tool-choice.js';
 import { withoutUserOnlyKeys } from './user-only-keys.js';
 
@@ -136,13 +132,25 @@ export async function readSettingsLayers(
   const read = async (path: string, scope: SettingsScope, mcpJson = false) => {
     const real = realFolder(path);
     if (seen.has(real)) return;
-    const raw = await readJson(path);
+    let raw: unknown;
+    try {
+      raw = await readJson(path);
+    } catch (error) {
+      // A project's file never stops the CLI: a repository could keep it from starting there.
+      if (scope === 'user' || !(error instanceof CliError)) throw error;
+      layers.push(unusedLayer(path, `agent: ${error.message}; it is not used`));
+      return;
+    }
     if (raw === undefined) return;
     seen.add(real);
     if (mcpJson) {
-      if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-        throw new CliError(`${path} must hold a JSON object with "mcpServers"`);
-      const servers = (raw as { mcpServers?: unknown }).mcpServers;
+      const servers = isObject(raw) ? raw.mcpServers : undefined;
+      if (servers === undefined) {
+        layers.push(
+          unusedLayer(path, `agent: ${path} holds no object "mcpServers"; it is not used`),
+        );
+        return;
+      }
       const parsed = parseMcpServers(servers, path, expansionOf(scope));
       layers.push({
         path,
@@ -153,18 +161,26 @@ export async function readSettingsLayers(
       });
       return;
     }
+    const byKey = checkSettingsByKey(raw, path);
+    // The user's own file: an unknown key (a newer version's) is said; a value that cannot be
+    // used is an error, theirs to fix. A project's: every problem is said and left out.
+    const unusable = byKey.problems.find((problem) => problem.kind === 'invalid');
+    if (scope === 'user' && unusable !== undefined) throw new CliError(unusable.message);
+    const problems = byKey.problems.map(
+      (problem) => `agent: ${problem.message}; ${problem.effect}`,
+    );
     // What only the user's own settings may set is left out of a project file, said once.
     const checked =
       scope === 'user'
-        ? { file: checkSettings(raw, path), ignored: [] }
-        : withoutUserOnlyKeys(checkSettings(raw, path), path, home);
+        ? { file: byKey.file, ignored: [] }
+        : withoutUserOnlyKeys(byKey.file, path, home);
     const file = checked.file;
     const parsed =
       file.mcpServers === undefined
         ? { entries: [], notices: [] }
         : parseMcpServers(file.mcpServers, path, expansionOf(scope));
     const servers = parsed.entries;
-    const ignored = [...checked.ignored, ...parsed.notices];
+    const ignored = [...problems, ...checked.ignored, ...parsed.notices];
     layers.push({
       path,
       scope,
@@ -178,6 +194,15 @@ export async function readSettingsLayers(
   await read(join(project, '.agent', 'settings.local.json'), 'project');
   await read(join(project, '.mcp.json'), 'project', true);
   return layers;
+}
+
+/** A project file that could not be used: nothing of it applies, and `notice` says why. */
+function unusedLayer(path: string, notice: string): SettingsLayer {
+  return { path, scope: 'project', file: {}, servers: [], ignored: [notice] };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The settings of the layers merged as they are, every layer applied (later files win; rule lists add up). */
