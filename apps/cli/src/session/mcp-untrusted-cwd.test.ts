@@ -1,7 +1,8 @@
 // The user's own MCP server started with npx: in a folder that is not trusted it must not read
 // the folder's .npmrc (a registry of the folder's choosing serves the package npx then runs).
 // Real npx, two local listeners standing for the registries; the CLI through -p.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -77,14 +78,51 @@ describe("the user's npx MCP server in a folder", () => {
     expect(run.stderr).toContain(`mcp: helper start in ${t.home}, not in this folder`);
   });
 
-  it('trusted: starts in the folder, whose .npmrc then applies (the control)', async () => {
+  it("trusted: starts in the home directory too — the folder's .npmrc, which any sandboxed command may write, is not read", async () => {
     const t = await setup();
     const run = await runCli(['-p', 'go', '--scripted', t.script, '--cwd', t.repo, '--trust'], {
       cwd: t.repo,
       env: t.env,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(t.attackers.paths.join(' ')).toContain('mcp-helper');
+    expect(t.attackers.paths).toEqual([]);
+    expect(t.users.paths.join(' ')).toContain('mcp-helper');
+    // No notice: nothing is withheld from a trusted folder (it is the server's root).
     expect(run.stderr).not.toContain('start in');
   });
+
+  it.each([false, true])(
+    "a package planted in the folder's node_modules (by a sandboxed command) is not what npx runs (trusted: %s)",
+    async (trusted) => {
+      const t = await setup();
+      const marker = join(t.home, 'planted-ran');
+      // What `npm install` would leave, written by a command of an earlier session in the sandbox.
+      const pkg = join(t.repo, 'node_modules', '@example-user', 'mcp-helper');
+      await mkdir(pkg, { recursive: true });
+      await mkdir(join(t.repo, 'node_modules', '.bin'));
+      await writeFile(
+        join(pkg, 'package.json'),
+        JSON.stringify({
+          name: '@example-user/mcp-helper',
+          version: '1.0.0',
+          bin: { 'mcp-helper': 'x.js' },
+        }),
+      );
+      await writeFile(
+        join(pkg, 'x.js'),
+        `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`,
+        { mode: 0o755 },
+      );
+      await symlink(
+        '../@example-user/mcp-helper/x.js',
+        join(t.repo, 'node_modules', '.bin', 'mcp-helper'),
+      );
+      const run = await runCli(
+        ['-p', 'go', '--scripted', t.script, '--cwd', t.repo, ...(trusted ? ['--trust'] : [])],
+        { cwd: t.repo, env: t.env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 });

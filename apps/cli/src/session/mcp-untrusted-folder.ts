@@ -9,37 +9,42 @@ import { isAbsolute, resolve } from 'node:path';
 import type { McpServerEntry } from '../config/mcp-servers.js';
 
 /**
- * The servers as they start in the folder: as their entries say when the user trusts it.
- * Otherwise each of the user's stdio servers (settings, `--mcp-config`) that runs outside the OS
- * sandbox is listed no roots (`roots/list` answers none; a call may still name a path, asked
- * about as any call is), and starts in the home directory unless its entry names an absolute
- * `cwd` — `npx` would read the folder's `.npmrc`, `uvx` its `uv.toml`. One whose entry says
- * `"sandbox"` keeps the folder as its root (what it runs there stays in the sandbox). Said once;
- * the project's own servers are not here (they do not start in a folder not trusted).
+ * The servers as they start in the folder. Each of the user's stdio servers (settings,
+ * `--mcp-config`) that runs outside the OS sandbox starts in the home directory unless its entry
+ * names an absolute `cwd` — in a trusted folder too: launchers resolve what they run from their
+ * working directory (`npx` the folder's `node_modules/.bin` and `.npmrc`, `python -m` its
+ * modules, `uvx` its `uv.toml`), which any sandboxed command may write, and the server runs it
+ * outside the sandbox at the next start or reconnect. A trusted folder is still listed as a root
+ * (servers that work on a project get it that way). In a folder not trusted such a server is
+ * listed no roots either (`roots/list` answers none; a call may still name a path, asked about as
+ * any call is), and one whose entry says `"sandbox"` starts in the home too, writing only where
+ * it would have started. Said once when the folder is not trusted; the project's own servers are
+ * not here (they start in the project root, pinned by trust).
  */
 export function placeUserServers(
   servers: readonly McpServerEntry[],
   options: { trusted: boolean; log: (line: string) => void },
 ): McpServerEntry[] {
-  if (options.trusted) return [...servers];
   const moved: string[] = [];
   const rootless: string[] = [];
   const placed = servers.map((server) => {
     if (server.transport.type !== 'stdio' || server.baseDir !== undefined) return server;
     let entry = server;
-    if (server.sandbox === undefined) {
+    if (server.sandbox === undefined && !options.trusted) {
       rootless.push(server.name);
       entry = { ...entry, withoutRoots: true };
     }
+    // In a trusted folder a sandboxed server starts there: what it runs of it stays in the sandbox.
+    if (server.sandbox !== undefined && options.trusted) return entry;
     if (server.transport.cwd !== undefined && isAbsolute(server.transport.cwd)) return entry;
     moved.push(server.name);
     // A sandboxed one still writes only where it would have started, not the whole home.
     const writable = resolve(server.transport.cwd ?? '.');
     return { ...entry, baseDir: homedir(), sandboxWritableRoot: writable };
   });
-  if (moved.length > 0)
+  if (moved.length > 0 && !options.trusted)
     options.log(
-      `mcp: ${moved.join(', ')} start in ${homedir()}, not in this folder: it is not trusted, and launchers such as npx and uvx read a folder's own configuration (.npmrc, uv.toml…); \`agent trust\` starts them here`,
+      `mcp: ${moved.join(', ')} start in ${homedir()}, not in this folder: it is not trusted, and launchers such as npx and uvx read a folder's own configuration (.npmrc, uv.toml…); \`agent trust\` lists it as their root`,
     );
   if (rootless.length > 0)
     options.log(
