@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hooksDirectories } from './auto-run-files.js';
 import type { Attempt } from './escape-attempts.js';
 import { type Fixture, makeFixture, type RunReport, runAs } from './escape-harness.js';
 import { explainFailure } from './explain-failure.js';
 import { runnerSuite } from './runner-suite.js';
+import { createSandbox } from './sandbox.js';
 
 // Files in the workspace that other programs on the user's machine run later without asking:
 // VS Code's tasks.json (`runOn: folderOpen`) and settings.json, JetBrains' .idea, a dev
@@ -168,5 +170,32 @@ describe('which files, and how a refused write is explained', () => {
       autoRunFiles: ['/ws/.vscode', '/ws/.idea'],
     });
     expect(explanation).toMatch(/\/ws\/\.vscode is read-only inside it.*run later without asking/);
+  });
+});
+
+describe('the empty folders made for missing ones', () => {
+  beforeEach(skipWithout('bwrap'));
+
+  it('stay while any sandbox of the process uses them, and are gone after the last closes', async () => {
+    const workspace = fs.realpathSync(fs.mkdtempSync('/var/tmp/auto-run-shared-'));
+    try {
+      const open = () =>
+        createSandbox({ mode: 'required', writableRoots: [workspace], onWarning: () => undefined });
+      const first = open();
+      const second = open();
+      for (const sandbox of [first, second])
+        await sandbox.wrap({ file: 'true', args: [], cwd: workspace, env: {} });
+      expect(fs.readdirSync(workspace).sort()).toEqual(
+        ['.claude', '.devcontainer', '.devcontainer.json', '.idea', '.vscode', '.zed'].sort(),
+      );
+      await first.close();
+      expect(fs.existsSync(path.join(workspace, '.vscode'))).toBe(true);
+      // One the user filled meanwhile is theirs: it stays.
+      fs.writeFileSync(path.join(workspace, '.idea', 'workspace.xml'), '<x/>');
+      await second.close();
+      expect(fs.readdirSync(workspace)).toEqual(['.idea']);
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });

@@ -106,13 +106,10 @@ export function hooksDirectories(root: string): string[] {
 export class AutoRunFiles {
   readonly #roots: readonly string[];
   readonly #hooks: readonly string[];
-  /** Each empty directory made, with its device and inode (only that one is removed). */
-  readonly #made = new Map<string, string>();
 
   constructor(roots: readonly string[]) {
     this.#roots = roots;
     this.#hooks = roots.flatMap((root) => hooksDirectories(root));
-    placeholderSets.add(this);
     installExitHandler();
   }
 
@@ -144,24 +141,27 @@ export class AutoRunFiles {
     return existingTargetsInside(wanted, this.#roots);
   }
 
-  /** Removes the empty directories made (those still empty and the same), now and not at exit. */
+  /**
+   * Gives up the empty directories this one made or uses: each is removed (if still empty and the
+   * same) once no other sandbox of this process uses it — one bound in another's long-lived
+   * sandbox would vanish from there too.
+   */
   removePlaceholders(): void {
-    for (const [entry, identity] of this.#made) {
-      const stat = fs.lstatSync(entry, { throwIfNoEntry: false });
-      if (stat !== undefined && `${stat.dev}:${stat.ino}` === identity) {
-        try {
-          fs.rmdirSync(entry);
-        } catch {
-          // Not empty: the user (or a tool outside the sandbox) put something there; it stays.
-        }
-      }
+    for (const [entry, placeholder] of placeholders) {
+      if (!placeholder.users.delete(this) || placeholder.users.size > 0) continue;
+      placeholders.delete(entry);
+      removeIfSame(entry, placeholder.identity);
     }
-    this.#made.clear();
-    placeholderSets.delete(this);
   }
 
   #placeholder(entry: string, root: string): void {
-    if (fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined) return;
+    const existing = fs.lstatSync(entry, { throwIfNoEntry: false });
+    if (existing !== undefined) {
+      // Another sandbox of this process made it: used by this one too.
+      const made = placeholders.get(entry);
+      if (made?.identity === `${existing.dev}:${existing.ino}`) made.users.add(this);
+      return;
+    }
     // Only where its folder is there (a hooks path whose parent is missing runs nothing either).
     const parent = fs.statSync(path.dirname(entry), { throwIfNoEntry: false });
     if (parent?.isDirectory() !== true) return;
@@ -180,18 +180,29 @@ export class AutoRunFiles {
       }
     }
     const stat = fs.lstatSync(entry);
-    this.#made.set(entry, `${stat.dev}:${stat.ino}`);
+    placeholders.set(entry, { identity: `${stat.dev}:${stat.ino}`, users: new Set([this]) });
   }
 }
 
-/** Every {@link AutoRunFiles} not closed yet: their empty directories are removed at exit. */
-const placeholderSets = new Set<AutoRunFiles>();
+/** Removes the empty directory `entry` if it is still the one made (device and inode). */
+function removeIfSame(entry: string, identity: string): void {
+  const stat = fs.lstatSync(entry, { throwIfNoEntry: false });
+  if (stat === undefined || `${stat.dev}:${stat.ino}` !== identity) return;
+  try {
+    fs.rmdirSync(entry);
+  } catch {
+    // Not empty: the user (or a tool outside the sandbox) put something there; it stays.
+  }
+}
+
+/** The empty directories this process made, with who uses each; those left are removed at exit. */
+const placeholders = new Map<string, { identity: string; users: Set<AutoRunFiles> }>();
 let exitHandlerInstalled = false;
 
 function installExitHandler(): void {
   if (exitHandlerInstalled) return;
   exitHandlerInstalled = true;
   process.once('exit', () => {
-    for (const set of [...placeholderSets]) set.removePlaceholders();
+    for (const [entry, { identity }] of placeholders) removeIfSame(entry, identity);
   });
 }

@@ -115,13 +115,13 @@ function relayToProxy(socketPath: string, socat = 'socat'): string {
  * hard (the command cannot raise them): RLIMIT_NPROC to `processes` — set inside, the kernel
  * counts it against the processes and threads of this user in the sandbox's own user namespace,
  * so it bounds this sandbox alone (a fork bomb stops there, not at the machine's last pid), not
- * the user's other processes; bash spells it `ulimit -u`, dash `ulimit -p` — and RLIMIT_FSIZE to
- * `fileBytes` (`ulimit -f`, in 512-byte blocks for any POSIX sh). A limit that cannot be set ends
- * the command.
+ * the user's other processes; bash spells it `ulimit -u`, dash `ulimit -p` — RLIMIT_FSIZE to
+ * `fileBytes` (`ulimit -f`, in 512-byte blocks for any POSIX sh) and RLIMIT_DATA to `dataBytes`
+ * (`ulimit -d`, in KiB for bash and dash). A limit that cannot be set ends the command.
  */
 export function withLimits(
   command: readonly string[],
-  limits: { processes?: number; fileBytes?: number },
+  limits: { processes?: number; fileBytes?: number; dataBytes?: number },
 ): string[] {
   const steps: string[] = [];
   if (limits.processes !== undefined)
@@ -131,6 +131,10 @@ export function withLimits(
   if (limits.fileBytes !== undefined)
     steps.push(
       `{ ulimit -f ${Math.ceil(limits.fileBytes / 512)} 2>/dev/null || { echo 'agent-sandbox: cannot set the file size limit' >&2; exit 126; }; }`,
+    );
+  if (limits.dataBytes !== undefined)
+    steps.push(
+      `{ ulimit -d ${Math.ceil(limits.dataBytes / 1024)} 2>/dev/null || { echo 'agent-sandbox: cannot set the memory limit' >&2; exit 126; }; }`,
     );
   if (steps.length === 0) return [...command];
   return ['/bin/sh', '-c', `${steps.join('; ')}; exec "$@"`, 'agent-sandbox', ...command];

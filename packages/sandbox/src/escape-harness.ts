@@ -310,6 +310,7 @@ export interface RunReport {
       maxProcesses?: number;
       maxMemoryBytes?: number;
       maxFileBytes?: number;
+      maxProcessDataBytes?: number;
     };
   };
   description: string;

@@ -18,6 +18,8 @@ export interface FailureContext {
   maxProcesses?: number;
   /** The file size limit in force, in bytes, when one is [none]. */
   maxFileBytes?: number;
+  /** Each process's private memory limit (RLIMIT_DATA), in bytes, when one is [none]. */
+  maxProcessDataBytes?: number;
 }
 
 // `A(?:(?!A).)*?B` finds what `A.*B` finds, but each try stops at the next `A`: `A.*B` rescanned
@@ -81,6 +83,16 @@ export function explainFailure(output: string, context: FailureContext): string 
     /File size limit exceeded|File too large|EFBIG/.test(output)
   ) {
     return `Blocked by the sandbox: a file may grow to at most ${formatBytes(context.maxFileBytes)} inside it (maxFileBytes), so one runaway file cannot fill the disk or memory.`;
+  }
+  // Python: `MemoryError`; Node: `Fatal process out of memory`, `Array buffer allocation failed`; C: ENOMEM
+  // (`Cannot allocate memory`, `std::bad_alloc`); Go: `runtime: out of memory`.
+  if (
+    context.maxProcessDataBytes !== undefined &&
+    /MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc|memory exhausted|allocation failed/i.test(
+      output,
+    )
+  ) {
+    return `Blocked by the sandbox: each process may use at most ${formatBytes(context.maxProcessDataBytes)} of memory of its own inside it (RLIMIT_DATA; no memory cgroup can be made here). Use less at once (smaller inputs, streaming), or raise maxMemoryBytes.`;
   }
   if (/Bad system call/.test(output)) {
     return 'Blocked by the sandbox: a system call of another architecture (a 32-bit program, or int 0x80) ended the process.';

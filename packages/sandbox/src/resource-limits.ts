@@ -12,6 +12,12 @@ export interface SandboxLimits {
   /** Bytes one file may grow to (RLIMIT_FSIZE); undefined when not bounded. */
   maxFileBytes?: number;
   /**
+   * Bytes of private memory each process may map (RLIMIT_DATA), where no memory cgroup bounds
+   * them together: `maxMemoryBytes`, at least 1 GiB (Node needs ~640 MiB of address space to
+   * start); undefined elsewhere.
+   */
+  maxProcessDataBytes?: number;
+  /**
    * `cgroup v1` / `cgroup v2`: a cgroup per command (per long-lived sandbox) holds both;
    * `rlimit`: RLIMIT_NPROC only (no cgroup could be made; memory not bounded); `none`.
    */
@@ -32,6 +38,8 @@ export interface ResourceLimits {
   processRlimit?: number;
   /** RLIMIT_FSIZE to set inside, in bytes (root too). */
   fileBytes?: number;
+  /** RLIMIT_DATA to set inside, in bytes (root too), where no memory cgroup can be made. */
+  dataBytes?: number;
   /**
    * `maxMemoryBytes` where no memory cgroup bounds it: what the in-memory file systems may hold
    * together (see `MountPlan.tmpfsBytes`), so that at least their files stay within it.
@@ -79,6 +87,13 @@ export function defaultMaxMemoryBytes(): number {
   }
   return Math.floor(available / 2 / 1024 / 1024) * 1024 * 1024;
 }
+
+/**
+ * The least RLIMIT_DATA set where no memory cgroup can be made: Node 24 reserves its code range
+ * and heap at start and failed below ~640 MiB (`Failed to reserve virtual memory for CodeRange`);
+ * python3, git, rg and Go programs started with 64 MiB.
+ */
+export const minimumProcessDataBytes = 1024 ** 3;
 
 /** Below this a build could not write its ordinary files. */
 const minimumMaxFileBytes = 1024 * 1024;
@@ -185,9 +200,19 @@ export function resourceLimits(options: {
       `processes are NOT bounded: root is exempt from RLIMIT_NPROC and no pids cgroup can be made here (${found.missing.pids}); a fork bomb can take every process id until the command is ended`,
     );
   }
+  // Where the cgroup could not be made (not where the caller chose none): RLIMIT_DATA bounds each
+  // process's private memory — a runaway one stops with ENOMEM instead of taking the machine.
+  const dataBytes =
+    memory !== undefined && bounded.memory === undefined && cgroupsWanted === 'auto'
+      ? Math.max(memory, minimumProcessDataBytes)
+      : undefined;
   if (memory !== undefined && bounded.memory === undefined) {
+    const perProcess =
+      dataBytes === undefined
+        ? ''
+        : ` as a whole: each process's private memory is held to ${formatBytes(dataBytes)} (RLIMIT_DATA), but many processes together, or memory they map shared, are not`;
     limitations.push(
-      `memory is NOT bounded: no memory cgroup can be made here (${found.missing.memory}); a command can take the machine's memory (the files it writes to its in-memory /tmp, /dev/shm and /run are kept within ${formatBytes(memory)} where bubblewrap can size them)`,
+      `memory is NOT bounded: no memory cgroup can be made here (${found.missing.memory})${perProcess}; a command can take the machine's memory (the files it writes to its in-memory /tmp, /dev/shm and /run are kept within ${formatBytes(memory)} where bubblewrap can size them)`,
     );
   }
   const mechanism: SandboxLimits['mechanism'] =
@@ -201,6 +226,7 @@ export function resourceLimits(options: {
     ...(bounded.processes === undefined ? {} : { maxProcesses: bounded.processes }),
     ...(bounded.memory === undefined ? {} : { maxMemoryBytes: bounded.memory }),
     ...(fileBytes === undefined ? {} : { maxFileBytes: fileBytes }),
+    ...(dataBytes === undefined ? {} : { maxProcessDataBytes: dataBytes }),
   };
   return {
     status,
@@ -213,6 +239,7 @@ export function resourceLimits(options: {
               : processRlimit,
         }),
     ...(fileBytes === undefined ? {} : { fileBytes }),
+    ...(dataBytes === undefined ? {} : { dataBytes }),
     ...(memory !== undefined && bounded.memory === undefined ? { tmpfsBytes: memory } : {}),
     ...(cgroups === undefined ? {} : { cgroups }),
     limitations,
@@ -225,9 +252,10 @@ export function resourceLimits(options: {
         ...(processes !== undefined && bounded.processes === undefined ? ['processes'] : []),
         ...(memory !== undefined && bounded.memory === undefined ? ['memory'] : []),
       ];
+      const perProcess = dataBytes === undefined ? '' : ` (${formatBytes(dataBytes)} per process)`;
       return [
         ...(bounds.length === 0 ? [] : [`${bounds.join(' and ')} (${mechanism})`]),
-        ...(unbounded.length === 0 ? [] : [`${unbounded.join(' and ')} NOT bounded`]),
+        ...(unbounded.length === 0 ? [] : [`${unbounded.join(' and ')} NOT bounded${perProcess}`]),
       ].join('; ');
     },
     explain(events) {

@@ -107,8 +107,10 @@ export interface SandboxOptions {
   /**
    * Bytes of memory (and swap) the commands may use at once, together — files they write to the
    * in-memory `/tmp` and `/dev/shm` included: past it the kernel kills the largest process, and
-   * the result says so. Needs a cgroup (see `cgroups`); `Infinity` lifts it [half of the memory
-   * this process may use: the machine's, or its cgroup's limit when lower].
+   * the result says so. Needs a cgroup (see `cgroups`); where none can be made (`auto`), each
+   * process's private memory is held to it alone (RLIMIT_DATA, at least 1 GiB: Node needs ~640
+   * MiB to start). `Infinity` lifts it [half of the memory this process may use: the machine's,
+   * or its cgroup's limit when lower].
    */
   maxMemoryBytes?: number;
   /**

@@ -227,6 +227,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const inner = withLimits(command.argv, {
       ...(processLimit === undefined ? {} : { processes: processLimit }),
       ...(limits.fileBytes === undefined ? {} : { fileBytes: limits.fileBytes }),
+      ...(limits.dataBytes === undefined ? {} : { dataBytes: limits.dataBytes }),
     });
     const filterFile = filterFileFor(bubblewrap, unixSocketsAllowed);
     if (typeof network === 'object') {
@@ -372,6 +373,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           ? {}
           : { maxProcesses: limits.status.maxProcesses }),
         ...(limits.fileBytes === undefined ? {} : { maxFileBytes: limits.fileBytes }),
+        ...(limits.dataBytes === undefined ? {} : { maxProcessDataBytes: limits.dataBytes }),
       });
     },
     explainLimits(events) {
