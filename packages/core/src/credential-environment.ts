@@ -14,11 +14,14 @@
  *   `github_pat_…`, `xoxb-…`, `AKIA…`, a PEM private key, a JWT, a URL with a password…), so a key
  *   under an innocent name (`MY_VAR=sk-proj-…`) is withheld too. Formats need their full length
  *   and, for the short prefixes, a digit, so that paths and words that merely start alike pass.
+ * - last, a value that looks like a random secret whatever its name (`credential-random-value.ts`):
+ *   a key of a format no rule knows.
  */
 
 import { credentialFormsSource } from './credential-forms.js';
 import { redactCutFragments } from './credential-fragments.js';
 import { credentialPiecesRedactor } from './credential-pieces.js';
+import { looksLikeRandomSecret, randomValueRule } from './credential-random-value.js';
 import { urlCredentialParts } from './credential-url.js';
 
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
@@ -326,9 +329,13 @@ export const credentialValueRules: readonly CredentialRule[] = [
 /**
  * Names a name rule matches that hold no credential, kept unless a value rule matches them:
  * `TIKTOKEN_CACHE_DIR` (a cache directory of the tiktoken tokenizer), `DESKTOP_SESSION` (the
- * desktop's name, `gnome`).
+ * desktop's name, `gnome`), `KONSOLE_DBUS_SESSION` (a D-Bus object path, `/Sessions/1`).
  */
-export const harmlessVariableNames: readonly string[] = ['TIKTOKEN_CACHE_DIR', 'DESKTOP_SESSION'];
+export const harmlessVariableNames: readonly string[] = [
+  'TIKTOKEN_CACHE_DIR',
+  'DESKTOP_SESSION',
+  'KONSOLE_DBUS_SESSION',
+];
 
 /** The first rule by which `name=value` holds a credential, or undefined when none applies. */
 export function credentialRuleOf(
@@ -341,10 +348,16 @@ export function credentialRuleOf(
     if (byName !== undefined) return byName;
   }
   if (value === undefined || value === '') return undefined;
-  return credentialValueRules.find((rule) => rule.pattern.test(value));
+  const byValue = credentialValueRules.find((rule) => rule.pattern.test(value));
+  if (byValue !== undefined) return byValue;
+  // Last, a key of no known format: a value that looks random (credential-random-value.ts).
+  return looksLikeRandomSecret(name, value) ? randomValueRule : undefined;
 }
 
-/** Whether `name=value` holds a credential by {@link credentialNameRules} or {@link credentialValueRules}. */
+/**
+ * Whether `name=value` holds a credential by {@link credentialNameRules}, {@link credentialValueRules}
+ * or, for a key of no known format, `randomValueRule` (a value that looks random).
+ */
 export function isCredentialVariable(name: string, value: string | undefined): boolean {
   return credentialRuleOf(name, value) !== undefined;
 }

@@ -65,6 +65,7 @@ export {
   withheldVariableNames,
 } from './credential-environment.js';
 export { descriptiveHeaderNames, isCredentialHeader } from './credential-headers.js';
+export { looksLikeRandomSecret, randomValueRule } from './credential-random-value.js';
 export { urlWithoutCredentials } from './credential-url.js';
 export {
   type DefinedTool,

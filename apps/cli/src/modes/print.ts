@@ -19,6 +19,7 @@ import {
   nonInteractiveApprover,
   runPrompt,
 } from '../session/session.js';
+import { withheldNotice } from '../session/tool-sources.js';
 import { jsonLine } from '../ui/json-line.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
 import { canRedraw, useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
@@ -230,6 +231,8 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     // Each line names folders, whose names a repository chooses: shown, never obeyed.
     const startLine = (text: string) => writeErr(`${terminalSafe(text, { singleLine: true })}\n`);
     startLine(`bash: ${session.tools.sandbox.describe()}`);
+    const withheld = withheldNotice(session.tools.withheld);
+    if (withheld !== undefined) startLine(withheld);
     if (session.hooksSandbox !== undefined) startLine(`hooks: ${session.hooksSandbox}`);
     const project = projectRootNotice(session);
     if (project !== undefined) startLine(project);

@@ -3,6 +3,7 @@ import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.j
 import { closestWord, peerMode, peerSlashCommand } from '../config/suggest.js';
 import { runPrompt, type Session } from '../session/session.js';
 import { newSessionPath } from '../session/sessions.js';
+import { withheldNotice } from '../session/tool-sources.js';
 import { contextLine } from '../ui/compaction-lines.js';
 import { canRedraw } from '../ui/output.js';
 import type { RunKeys } from '../ui/terminal-keys.js';
@@ -109,6 +110,8 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   // The total is what the model is offered; each source says how many of them it gave.
   shownLine(`tools (${session.tools.tools.length}): ${session.tools.sources.join(', ')}`);
   shownLine(`bash: ${session.tools.sandbox.describe()}`);
+  const withheld = withheldNotice(session.tools.withheld);
+  if (withheld !== undefined) shownLine(withheld);
   if (session.hooksSandbox !== undefined) shownLine(`hooks: ${session.hooksSandbox}`);
   const project = projectRootNotice(session);
   if (project !== undefined) shownLine(project);

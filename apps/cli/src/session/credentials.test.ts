@@ -28,6 +28,10 @@ const keys = {
   GITHUB_TOKEN: 'gh-token-value-1234',
   DATABASE_URL: 'postgres://app:pg-password-value@db:5432/app',
   INNOCENT_LOOKING: `ghp_${'A1b2'.repeat(9)}`,
+  // Keys of no known format under names no rule reads: withheld because their values look random.
+  MFA_SEED: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  DEEPGRAM: '9f2c4e6a8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a',
+  MY_SVC: 'q7Rk2ZpX9vLm4TnW8bYc3HdF6sJg1AeU',
 };
 
 /** A workspace and a private AGENT_HOME, both removed after the test. */
@@ -115,6 +119,16 @@ describe('tools run without the credentials of the CLI environment', () => {
         expect(run.code, run.stderr).toBe(0);
         const output = run.stdout + run.stderr;
         expectNoKeyValue(output);
+        if (format === 'text') {
+          // The start names what the tools do not get (names only), and how to pass one.
+          const notice = run.stderr
+            .split('\n')
+            .find((line) => line.startsWith('credentials withheld'));
+          expect(notice).toBeDefined();
+          for (const name of Object.keys(keys)) expect(notice).toContain(name);
+          expect(notice).not.toContain('ORDINARY_SETTING');
+          expect(notice).toContain('--pass-env NAME');
+        }
         if (format === 'stream-json') {
           // What the model got back: the environment without the keys, PATH and HOME kept.
           expect(output).toMatch(/PATH=/);

@@ -6,6 +6,7 @@ import {
   errorMessage,
   type PermissionPolicy,
   urlWithoutCredentials,
+  withheldVariableNames,
 } from '@agent/core';
 import {
   createSandbox,
@@ -36,6 +37,11 @@ export interface ToolSet {
   sources: string[];
   /** The OS sandbox bash runs in (its `describe()` is the banner's sandbox line). */
   sandbox: Sandbox;
+  /**
+   * The variables of this process's environment that the tools' processes do not get (credentials
+   * by core's rules, `passEnv` aside), by name, for the banner's {@link withheldNotice}.
+   */
+  withheld: string[];
   /** The connected MCP servers (for `/mcp` and their prompts as slash commands). */
   mcp: McpToolAdapter[];
   /** Which tools the session offers (`--tools` and the settings' lists). */
@@ -340,7 +346,23 @@ export async function loadTools(
   for (const name of choice.namedTools())
     if (Object.hasOwn(unavailable, name) && !tools.some((tool) => tool.name === name))
       log(`tools: ${name} is not available here (${unavailable[name]})`);
-  return { tools, sources, sandbox, mcp: adapters, choice, close };
+  const withheld = withheldVariableNames(process.env, { pass: passEnv });
+  return { tools, sources, sandbox, mcp: adapters, choice, close, withheld };
+}
+
+/** Names shown by {@link withheldNotice} before it counts the rest. */
+const shownWithheldNames = 12;
+
+/**
+ * The start line naming the variables withheld from the tools (never their values): a key of no
+ * known format is withheld because its value looks random, and so is an id that only looks like
+ * one — the user learns both here, and how to pass one. Undefined when nothing is withheld.
+ */
+export function withheldNotice(names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  const shown = names.slice(0, shownWithheldNames).join(', ');
+  const rest = names.length - shownWithheldNames;
+  return `credentials withheld from tools (${names.length}): ${shown}${rest > 0 ? ` and ${rest} more` : ''} — to pass one: --pass-env NAME`;
 }
 
 /** Why a tool a list names may not be made (the others of loadTools always are when chosen). */

@@ -13,3 +13,4 @@ export {
   withheldVariableNames,
 } from '../credential-environment.js';
 export { descriptiveHeaderNames, isCredentialHeader } from '../credential-headers.js';
+export { looksLikeRandomSecret, randomValueRule } from '../credential-random-value.js';

@@ -1,0 +1,91 @@
+/**
+ * The last credential rule: a value that looks like a random secret, whatever its name and
+ * format — for the keys no name or format rule knows (`MFA_SEED=JBSWY3DPEHPK3PXP…`,
+ * `DEEPGRAM=<40 hex>`, `MY_SVC=<32 random characters>`). Random ids that are no secret (a
+ * UUID, systemd's `INVOCATION_ID`) look the same and are withheld too: that costs a `passEnv`
+ * entry, where a key passed is in the model's context. What is kept: anything that is not one
+ * token of key characters (a path, a list, a URL, words with spaces, `LS_COLORS`), short values,
+ * identifiers made of words (`stable-x86_64-unknown-linux-gnu`, `SpringBootApplication`, a pod
+ * name), and a hex digest under a name that says so (`GITHUB_SHA`, `CI_COMMIT_SHA`,
+ * `PYTHON_SHA256`, `TURBO_HASH`: a withheld commit id would make every `git log` a marker).
+ * The figures that chose the thresholds are in core's README ("Keys of no known format").
+ */
+
+import type { CredentialRule } from './credential-environment.js';
+
+/** One token of key characters, 16 or more: base64 (also url-safe), hex, base32, base58, words joined by `-_.`. */
+const keyToken = /^[A-Za-z0-9+/=_.~-]{16,}$/;
+/** A path: what starts like one is one (a base64 value that starts with `/` is missed, 1 in 64). */
+const pathStart = /^[/.~]/;
+const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const hexOnly = /^(?:[0-9a-f]+|[0-9A-F]+)$/;
+/** A name whose last word says its value is a digest or a commit: a word ending in SHA, SHA256, COMMIT, REF, HASH… */
+const digestName =
+  /(?:^|[^A-Z0-9])[A-Z0-9]*(?:SHA\d*|COMMIT|REV|REVISION|HASH|DIGEST|CHECKSUM|VERSION|REF|HEAD|RELEASE)(?=$|[^A-Z0-9])/;
+/** A letter chunk of words: lower, upper, or capitalised words one after another (`springBoot`, `AWS`, `ContextSelector`). */
+const wordsChunk = /^(?:[a-z]+|[A-Z]+)?(?:[A-Z][a-z]+)*$/;
+/** Base32 (RFC 4648): a TOTP seed, which has few digits and one case, so few changes of kind. */
+const base32Run = /^[A-Z2-7]{16,}$/;
+
+/**
+ * How often a run of letters and digits changes kind: between a letter and a digit, and between
+ * small and capital letters inside a chunk of letters that is not words (`JarLauncher`'s capital
+ * starts a word; `qRkZ`'s do not). Random keys change kind every few characters, identifiers
+ * rarely.
+ */
+function kindChanges(run: string): number {
+  let changes = 0;
+  for (let index = 1; index < run.length; index++)
+    if (isDigit(run[index - 1]) !== isDigit(run[index])) changes++;
+  for (const chunk of run.match(/[A-Za-z]+/g) ?? []) {
+    if (wordsChunk.test(chunk)) continue;
+    for (let index = 1; index < chunk.length; index++)
+      if (isSmall(chunk[index - 1]) !== isSmall(chunk[index])) changes++;
+  }
+  return changes;
+}
+
+const isDigit = (character: string | undefined) =>
+  character !== undefined && character >= '0' && character <= '9';
+const isSmall = (character: string | undefined) =>
+  character !== undefined && character >= 'a' && character <= 'z';
+
+/** At least this many changes of kind, and one per this many characters, make a run random. */
+const minimumChanges = 4;
+const changesPerCharacter = 0.2;
+
+/** Fewer different characters than this and a run is a pattern (`a1a1a1…`, `2024111720241117`), not random. */
+const minimumDistinct = 8;
+
+function randomRun(run: string): boolean {
+  if (!/[0-9]/.test(run) || !/[A-Za-z]/.test(run)) return false;
+  if (new Set(run).size < minimumDistinct) return false;
+  if (base32Run.test(run) && (run.match(/[2-7]/g)?.length ?? 0) >= 2) return true;
+  return kindChanges(run) >= Math.max(minimumChanges, changesPerCharacter * run.length);
+}
+
+/** Whether `value` (of variable `name`) looks like a random secret: see the file's comment. */
+export function looksLikeRandomSecret(name: string, value: string): boolean {
+  if (value.length < 16 || !keyToken.test(value) || pathStart.test(value)) return false;
+  if (uuid.test(value)) return true;
+  if (hexOnly.test(value) && digestName.test(name.toUpperCase())) return false;
+  // Runs of letters and digits; and standard base64's runs with its `+` and `/` left out.
+  const runs: string[] = value.match(/[A-Za-z0-9]{16,}/g) ?? [];
+  for (const run of value.match(/[A-Za-z0-9+/]{16,}/g) ?? []) {
+    const joined = run.replace(/[+/]/g, '');
+    if (joined !== run && joined.length >= 16) runs.push(joined);
+  }
+  return runs.some(randomRun);
+}
+
+/**
+ * The rule {@link looksLikeRandomSecret} stands for in `credentialRuleOf`'s answers. Its `pattern`
+ * is only the shape judged (one token of 16+ key characters), not the judgement: it is not one of
+ * `credentialValueRules`, which are looked for inside texts.
+ */
+export const randomValueRule: CredentialRule = {
+  id: 'random-value',
+  description:
+    'a value that looks like a random secret whatever its name: one token of 16+ key characters (not a path, URL or list) with a run of letters and digits that changes kind (letter/digit, small/capital outside words) at least 4 times and once per 5 characters and has 8+ different characters, a base32 run with 2+ digits, or a UUID; a hex digest under a name ending in SHA, COMMIT, HASH, REF, VERSION… is kept',
+  pattern: keyToken,
+};
