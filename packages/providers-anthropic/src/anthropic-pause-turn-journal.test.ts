@@ -11,7 +11,7 @@ import {
   startWireServer,
   type WireResponse,
 } from '@agent/tooling-wire-server';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from './anthropic-provider.js';
 
 afterEach(closeWireServers);
@@ -138,8 +138,10 @@ async function crashMidContinuation(pauses: Block[][]) {
     journal,
   });
   const run = crashed.run('When was Node 24 released?');
-  // The last continuation is sent only once its paused turn is recorded.
-  await vi.waitFor(() => expect(first.requests).toHaveLength(pauses.length + 1));
+  // The last continuation is sent only once its paused turn is recorded (awaited, not polled
+  // for a second: run104 under load 20 polled past it).
+  await first.requestsReceived(pauses.length + 1);
+  expect(first.requests).toHaveLength(pauses.length + 1);
   journal.crash();
 
   const second = await startWireServer([

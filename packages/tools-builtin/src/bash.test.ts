@@ -202,11 +202,11 @@ describe('bash', () => {
     const unrelated = make('keep-me.txt', 30 * hour);
     createBashTool({ cwd: dir, spillDir, backgroundTasks: background });
     // The clean-up runs in the background; poll the file system for its effect.
-    await vi.waitFor(() => expect(fs.existsSync(stale)).toBe(false));
+    await vi.waitFor(() => expect(fs.existsSync(stale)).toBe(false), { timeout: 30_000 });
     expect(fs.existsSync(recent)).toBe(true);
     expect(fs.existsSync(unrelated)).toBe(true);
     createBashTool({ cwd: dir, spillDir, spillMaxAgeMs: hour, backgroundTasks: background });
-    await vi.waitFor(() => expect(fs.existsSync(recent)).toBe(false));
+    await vi.waitFor(() => expect(fs.existsSync(recent)).toBe(false), { timeout: 30_000 });
     expect(fs.existsSync(unrelated)).toBe(true);
     // A missing spill directory is no error.
     createBashTool({ cwd: dir, spillDir: path.join(dir, 'nope'), backgroundTasks: background });

@@ -47,6 +47,8 @@ export interface WireServer {
   readonly closedConnections: number;
   /** Resolves when the next client connection closes. */
   nextConnectionClose(): Promise<void>;
+  /** Resolves once `count` requests have been received (at once if they have). */
+  requestsReceived(count: number): Promise<void>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function startWireServer(
             body: 'no response scripted',
           };
   const requests: RecordedRequest[] = [];
+  const requestWaiters = new Set<{ count: number; wake: () => void }>();
   const sockets = new Set<Socket>();
   let closedConnections = 0;
   let closeWaiters: Array<() => void> = [];
@@ -96,6 +99,11 @@ export async function startWireServer(
       };
       const index = requests.length;
       requests.push(recorded);
+      for (const waiter of [...requestWaiters]) {
+        if (requests.length < waiter.count) continue;
+        requestWaiters.delete(waiter);
+        waiter.wake();
+      }
       Promise.resolve(handler(recorded, index))
         .then((wire) => respond(response, wire))
         .catch((error: unknown) => {
@@ -169,6 +177,10 @@ export async function startWireServer(
       return closedConnections;
     },
     nextConnectionClose: () => new Promise<void>((resolve) => closeWaiters.push(resolve)),
+    requestsReceived: (count) =>
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise<void>((wake) => requestWaiters.add({ count, wake })),
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -214,7 +214,11 @@ export function describeProviderWire(profile: ProviderWireProfile): void {
         expect(end.error.message).toMatch(
           /^The provider sent nothing for 0\.3 s \(idle timeout\), nor did its retry before their shared deadline: 2 attempts closed, [\d.]+ s in all; the request was closed$/,
         );
-        expect(server.requests).toHaveLength(2);
+        // The message counts the attempts the client made. The server shares the test's event
+        // loop: under load the retry can be closed at the shared deadline before the server read
+        // it (run104, load 20: one recorded) — what must hold is that no third one was sent.
+        expect(server.requests.length).toBeGreaterThanOrEqual(1);
+        expect(server.requests.length).toBeLessThanOrEqual(2);
       },
     );
 
