@@ -4,6 +4,8 @@
  * Invalid URL` or `fetch failed: unknown scheme`, naming neither the value nor where it came from.
  */
 
+import { isCredentialVariable, urlWithoutCredentials } from '@agent/core';
+
 /** The endpoint paths each vendor's SDK appends to the base URL itself (Anthropic's with its /v1). */
 const endpointPaths = {
   openai: /\/(chat\/completions|completions|responses)\/?$/,
@@ -41,3 +43,14 @@ const example = {
   anthropic: 'https://api.anthropic.com',
   google: 'https://generativelanguage.googleapis.com',
 } as const;
+
+/**
+ * The warning for a `--base-url` that carries a key (a password, `?key=`, a key as a path
+ * segment): a command line is readable by every user of the machine (`ps`, `/proc/<pid>/cmdline`)
+ * for as long as the CLI runs, where `OPENAI_BASE_URL` is kept out of what others can read (the
+ * CLI re-executes itself without its credentials). Undefined when it carries none.
+ */
+export function baseUrlKeyWarning(value: string): string | undefined {
+  if (!isCredentialVariable('OPENAI_BASE_URL', value)) return undefined;
+  return `--base-url holds a key (${urlWithoutCredentials(value)}): every user of this machine can read a command line (ps, /proc/<pid>/cmdline) while agent runs. Set OPENAI_BASE_URL instead, which agent keeps from other processes: OPENAI_BASE_URL='<the URL>' agent …`;
+}
