@@ -53,6 +53,12 @@ export interface McpStdioTransportConfig {
    * transport.
    */
   processGroup?: boolean;
+  /**
+   * Asked before each start of the process (the first, and each reconnect): a reason it returns
+   * refuses that start — the connect fails naming it, and nothing is spawned. For a host that
+   * pins what the server runs (files a sandboxed command could have rewritten since).
+   */
+  beforeStart?: () => string | undefined;
 }
 
 /** A remote (or local) server over Streamable HTTP. */

@@ -42,6 +42,9 @@ export async function createTransport(
 ): Promise<Transport> {
   switch (config.type) {
     case 'stdio': {
+      const refused = config.beforeStart?.();
+      if (refused !== undefined)
+        throw new AgentError(`MCP server "${options.server}" was not started: ${refused}`);
       // Loaded on demand so the package root stays free of Node-only imports.
       const { StdioProcessTransport } = await import('./stdio-transport.js');
       return new StdioProcessTransport({

@@ -69,12 +69,12 @@ function executedWords(command: string): string[] {
 }
 
 /** The files `command` runs in `projectRoot` and their digests, as one comparable text. */
-function pinOf(command: string, projectRoot: string): string {
+export function pinOf(command: string, projectRoot: string): string {
   return JSON.stringify(projectFileDigests([executedWords(command).join(' ')], projectRoot) ?? {});
 }
 
 /** The names of the files whose digests differ between two pins. */
-function changedFiles(before: string, after: string): string[] {
+export function changedFiles(before: string, after: string): string[] {
   const old = JSON.parse(before) as Record<string, string>;
   const now = JSON.parse(after) as Record<string, string>;
   return [...new Set([...Object.keys(old), ...Object.keys(now)])].filter(

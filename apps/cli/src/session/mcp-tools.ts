@@ -18,6 +18,7 @@ import {
   McpAuthorizationNeeded,
   redactedTokenStore,
 } from './mcp-authorization.js';
+import { serverStartPin } from './mcp-start-pins.js';
 
 /** Seconds an MCP server has to start and answer `initialize` unless `--mcp-timeout` says otherwise. */
 export const defaultMcpTimeoutSeconds = 30;
@@ -31,7 +32,7 @@ const slowConnectNoticeMs = 1000;
  */
 function placedTransport(
   server: McpServerEntry,
-  sandboxOptions: McpServerOptions['sandboxOptions'],
+  options: Pick<McpServerOptions, 'sandboxOptions' | 'projectRoot'>,
 ): McpTransportConfig {
   const { transport, baseDir } = server;
   if (transport.type !== 'stdio') return transport;
@@ -44,10 +45,14 @@ function placedTransport(
   return {
     ...transport,
     ...(cwd === undefined ? {} : { cwd }),
+    // Outside the sandbox, a start after its project files changed is refused (mcp-start-pins.ts).
+    ...(server.sandbox !== undefined || options.projectRoot === undefined
+      ? {}
+      : { beforeStart: serverStartPin(server, options.projectRoot) }),
     ...(server.sandbox === undefined
       ? {}
       : {
-          sandbox: sandboxOptions(
+          sandbox: options.sandboxOptions(
             server.sandbox.network,
             server.sandboxWritableRoot ?? cwd ?? process.cwd(),
           ),
@@ -133,6 +138,8 @@ export interface McpServerOptions {
   confirmToolChanges?: McpToolChangeQuestion | undefined;
   /** The sandbox of a server whose entry asks for one: `required` (it fails closed), writable `cwd`. */
   sandboxOptions: (network: SandboxNetwork, cwd: string) => Partial<SandboxOptions>;
+  /** The project root (real path): the files a server outside the sandbox runs there are pinned at its start. */
+  projectRoot?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -194,7 +201,7 @@ export async function connectMcpServers(
                       store,
                     },
                   }
-                : placedTransport(server, options.sandboxOptions),
+                : placedTransport(server, options),
             ...options.interactions?.forServer(server.name),
             // Declared all the same (a server may ask), answered with none.
             ...(server.withoutRoots === true && options.interactions !== undefined

@@ -267,6 +267,7 @@ export async function loadTools(
     const mcp = await connectMcpServers(
       {
         servers: placeUserServers(servers, { trusted: options.workspaceTrusted !== false, log }),
+        projectRoot: options.projectRoot ?? cwd,
         choice,
         timeoutSeconds: options.mcpTimeoutSeconds,
         interactions: options.mcpInteractions,

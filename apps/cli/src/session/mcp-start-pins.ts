@@ -1,0 +1,34 @@
+/**
+ * The project files a stdio MCP server outside the sandbox runs, pinned at its first start in a
+ * session: a later start (a reconnect, after it crashed or was stopped) is refused once any of
+ * them changed. A sandboxed command (or a file tool) may rewrite the project's `server.mjs`, or
+ * plant `node_modules/.bin/<bin>` for `npx <bin>`; the reconnect ran it as the user, outside the
+ * sandbox. Trust pins these files between sessions (trust-scripts.ts); this pins them within one,
+ * as hook-file-pins.ts does for hooks.
+ */
+import type { McpServerEntry } from '../config/mcp-servers.js';
+import { changedFiles, pinOf } from './hook-file-pins.js';
+
+/**
+ * The `beforeStart` of a stdio server's transport: undefined at its first start (which takes the
+ * pin) and while its project files are as then; otherwise why it must not start again.
+ */
+export function serverStartPin(
+  server: McpServerEntry,
+  projectRoot: string,
+): () => string | undefined {
+  const { transport } = server;
+  if (transport.type !== 'stdio') return () => undefined;
+  const command = [transport.command, ...(transport.args ?? [])].join(' ');
+  let pinned: string | undefined;
+  return () => {
+    const now = pinOf(command, projectRoot);
+    if (pinned === undefined) {
+      pinned = now;
+      return undefined;
+    }
+    const files = changedFiles(pinned, now);
+    if (files.length === 0) return undefined;
+    return `the project files it runs changed since it started in this session (${files.join(', ')}) — a command or the model may have written them, and it runs outside the sandbox; look at them, then start a new session`;
+  };
+}
