@@ -123,10 +123,10 @@ describe('a key of no known format (the random-value rule)', () => {
     expect(looksLikeRandomSecret('X', 'q7Rk2ZpX9vLm4TnW8bYc.prod')).toBe(true);
   });
 
-  it('stays linear on a long value', () => {
-    const started = performance.now();
+  it('answers on a megabyte-long value', () => {
+    // No wall-clock bound here (run105 under CI's load took 3.8 s for what takes well under one
+    // quiet; speed belongs in the bench): a backtracking blow-up would hang past the test's timeout.
     expect(looksLikeRandomSecret('X', 'aB1-'.repeat(250_000))).toBe(false);
-    looksLikeRandomSecret('X', 'q7Rk2ZpX9vLm4TnW'.repeat(60_000));
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(looksLikeRandomSecret('X', 'q7Rk2ZpX9vLm4TnW'.repeat(60_000))).toBe(true);
   });
 });
