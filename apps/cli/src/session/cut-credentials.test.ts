@@ -15,7 +15,8 @@ afterEach(async () => {
 });
 
 const key = `sk-proj-${'Kq7v'.repeat(12)}`;
-const password = 'Tr0ub4dor-pass-99';
+// No word the CLI prints itself (`--pass-env` of the withheld-credentials notice had `-pas`).
+const password = 'Tr0ub4dor-wyrm-99';
 
 /** A server that answers 503 with `message`, each time. */
 async function failingServer(message: (authorization: string) => string): Promise<string> {
