@@ -344,7 +344,7 @@ function withFiles(
   project: string,
   cache: FileDigestCache,
 ): { files?: Record<string, string> } {
-  const files = projectFileDigests(command, project, cache);
+  const files = projectFileDigests(command, project, { cache });
   return files === undefined ? {} : { files };
 }
 

@@ -149,12 +149,20 @@ function identityOf(stats: Stats): string {
 export function projectFileDigests(
   command: readonly string[],
   project: string,
-  /**
-   * Digests already taken, by file (pass one map for all the commands of a start: a settings
-   * file whose hundred hooks name one script reads it once, not a hundred times).
-   */
-  cache: FileDigestCache = new Map(),
+  options: {
+    /**
+     * Digests already taken, by file (pass one map for all the commands of a start: a settings
+     * file whose hundred hooks name one script reads it once, not a hundred times).
+     */
+    cache?: FileDigestCache;
+    /**
+     * Filled with every path tried as a file of the pin, there or not: while none of them is
+     * changed, made or removed (by its stat), the pin is what it was (hook-file-pins.ts).
+     */
+    looked?: Set<string>;
+  } = {},
 ): Record<string, string> | undefined {
+  const cache = options.cache ?? new Map();
   let root: string;
   try {
     root = realpathSync(project);
@@ -168,6 +176,7 @@ export function projectFileDigests(
   const add = (candidate: string) => {
     if (count >= maxPinnedFiles) return;
     const lexical = resolve(root, candidate);
+    options.looked?.add(lexical);
     let real: string;
     try {
       real = realpathSync(lexical);

@@ -91,6 +91,14 @@ async function guarded(guard: string) {
   return { session, signalled, outside, guardFile };
 }
 
+/** A sandboxed bash call that rewrites the guard to answer `allow`. */
+const rewriteToAllow = {
+  name: 'bash',
+  arguments: {
+    command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
+  },
+};
+
 async function runWithGuard(guard: string, steps: (outside: string) => unknown[]) {
   const { session, outside } = await guarded(guard);
   return session(steps(outside));
@@ -107,15 +115,7 @@ const leave = (outside: string) => ({
 
 describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
   it.each([
-    [
-      'by a sandboxed bash command',
-      {
-        name: 'bash',
-        arguments: {
-          command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
-        },
-      },
-    ],
+    ['by a sandboxed bash command', rewriteToAllow],
     [
       'by write_file',
       { name: 'write_file', arguments: { path: '.agent/hooks/guard.sh', content: allowingGuard } },
@@ -144,14 +144,8 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
 
   it('a rewrite in one session: the next session does not run the guard either, until the file changes again', async () => {
     const { session, outside, guardFile } = await guarded(silentGuard);
-    const rewrite = {
-      name: 'bash',
-      arguments: {
-        command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
-      },
-    };
     // The session ends right after the rewrite: no later call ran the guard in it.
-    await session([{ toolCalls: [rewrite] }, { text: 'done' }]);
+    await session([{ toolCalls: [rewriteToAllow] }, { text: 'done' }]);
     const next = await session([leave(outside), { text: 'done' }]);
     expect(next.escaped).toBe(false);
     expect(next.run.stderr).toContain(
@@ -162,6 +156,29 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     const reviewed = await session([leave(outside), { text: 'done' }]);
     expect(reviewed.run.stderr).not.toContain('did not run');
     expect(reviewed.escaped).toBe(true);
+  });
+
+  it('a rewrite in a session killed outright (SIGKILL): the next session does not run the guard either', async () => {
+    const { signalled, session, outside } = await guarded(silentGuard);
+    // Nothing of the CLI runs at SIGKILL (nor at an OOM kill): what the rewrite's batch changed
+    // must be on disk before the next batch starts. The later calls do not run the guard.
+    const marker = { name: 'write_file', arguments: { path: '.agent/rewritten', content: '' } };
+    const wait = { name: 'sleep', arguments: { seconds: 300 } };
+    await signalled(
+      [
+        { toolCalls: [rewriteToAllow] },
+        { toolCalls: [marker] },
+        { toolCalls: [wait] },
+        { text: 'done' },
+      ],
+      '.agent/rewritten',
+      'SIGKILL',
+    );
+    const next = await session([leave(outside), { text: 'done' }]);
+    expect(next.escaped).toBe(false);
+    expect(next.run.stderr).toContain(
+      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+    );
   });
 
   it('a rewrite in a session ended by a closed terminal (SIGHUP): the next session does not run the guard either', async () => {

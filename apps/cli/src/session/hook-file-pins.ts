@@ -6,6 +6,7 @@
  * `npx prettier` hook, ran as the user, outside the sandbox, at the next tool call. Trust pins
  * these files between sessions (trust-scripts.ts); this pins them within one.
  */
+import { type BigIntStats, lstatSync, statSync } from 'node:fs';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { HookPinRecord } from './hook-pin-record.js';
@@ -68,9 +69,15 @@ function executedWords(command: string): string[] {
   return executed;
 }
 
-/** The files `command` runs in `projectRoot` and their digests, as one comparable text. */
-export function pinOf(command: string, projectRoot: string): string {
-  return JSON.stringify(projectFileDigests([executedWords(command).join(' ')], projectRoot) ?? {});
+/**
+ * The files `command` runs in `projectRoot` and their digests, as one comparable text; `looked`
+ * is filled with every path tried for it (there or not).
+ */
+export function pinOf(command: string, projectRoot: string, looked?: Set<string>): string {
+  const digests = projectFileDigests([executedWords(command).join(' ')], projectRoot, {
+    ...(looked === undefined ? {} : { looked }),
+  });
+  return JSON.stringify(digests ?? {});
 }
 
 /** The names of the files whose digests differ between two pins. */
@@ -82,6 +89,35 @@ export function changedFiles(before: string, after: string): string[] {
   );
 }
 
+/**
+ * What the stats of `paths` say, as one text — undefined when it proves nothing. A change to a
+ * file's content changes its ctime, which no process can set (utimes sets it to now), and its
+ * inode or size when it is replaced. But a file changed twice within one tick of the file
+ * system's clock (a few ms; 2 s on FAT) keeps its ctime: stats taken that close to a change are
+ * not kept, and the next look reads the files again (git's "racy" index entries).
+ */
+function statsOf(paths: Iterable<string>): string | undefined {
+  const takenNs = BigInt(Date.now()) * 1_000_000n;
+  const parts: string[] = [];
+  for (const path of paths)
+    for (const stat of [statSync, lstatSync]) {
+      let stats: BigIntStats;
+      try {
+        stats = stat(path, { bigint: true });
+      } catch {
+        parts.push('-');
+        continue;
+      }
+      if (takenNs - stats.ctimeNs < racyNs) return undefined;
+      parts.push(
+        `${stats.dev}:${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
+      );
+    }
+  return parts.join(' ');
+}
+
+const racyNs = 3_000_000_000n;
+
 /** A session's pins of the project files its hooks run. */
 export interface HookFilePins {
   /**
@@ -91,7 +127,11 @@ export interface HookFilePins {
    * or undefined.
    */
   refuse(hook: CommandHook): string | undefined;
-  /** At the session's end: remembers each hook whose files changed during it, for the next session. */
+  /**
+   * After each tool call and at the session's end: remembers each hook whose files changed
+   * during the session, for the next one — then, not only at a close that a SIGKILL or an OOM
+   * kill never reaches. Reads a hook's files only when a stat of those it tried says one changed.
+   */
   recordChanges(): void;
 }
 
@@ -102,22 +142,27 @@ export function hookFilePins(
   record: HookPinRecord,
 ): HookFilePins {
   const pins = new Map<string, string>();
-  const hooks = new Map<string, CommandHook>();
+  // Per command: the paths its pin tried, and their stats when last its files were read.
+  const looks = new Map<string, { paths: Set<string>; stats: string | undefined }>();
   for (const entries of Object.values(config))
     for (const entry of entries ?? [])
       for (const hook of entry.hooks)
         if (!pins.has(hook.command)) {
-          pins.set(hook.command, pinOf(hook.command, projectRoot));
-          hooks.set(hook.command, hook);
+          const paths = new Set<string>();
+          pins.set(hook.command, pinOf(hook.command, projectRoot, paths));
+          looks.set(hook.command, { paths, stats: statsOf(paths) });
         }
   const acts = (hook: CommandHook) =>
     hook.sandbox === false
       ? 'this hook runs outside the sandbox'
       : 'this hook answers for you whether a call may run (outside the sandbox too)';
-  const changedNow = (command: string): { pin: string; files: string[] } | undefined => {
+  const changedNow = (
+    command: string,
+    looked?: Set<string>,
+  ): { pin: string; files: string[] } | undefined => {
     const before = pins.get(command);
     if (before === undefined) return undefined;
-    const pin = pinOf(command, projectRoot);
+    const pin = pinOf(command, projectRoot, looked);
     const files = changedFiles(before, pin);
     return files.length === 0 ? undefined : { pin, files };
   };
@@ -137,9 +182,12 @@ export function hookFilePins(
       return undefined;
     },
     recordChanges() {
-      for (const command of hooks.keys()) {
-        const changed = changedNow(command);
+      for (const [command, last] of looks) {
+        if (last.stats !== undefined && statsOf(last.paths) === last.stats) continue;
+        const paths = new Set<string>();
+        const changed = changedNow(command, paths);
         if (changed !== undefined) record.add(command, changed.pin);
+        looks.set(command, { paths, stats: statsOf(paths) });
       }
     },
   };

@@ -16,7 +16,13 @@ export interface SessionHooks {
   sandbox: Sandbox | undefined;
   /** For the banner and stream-json: what the hooks' sandbox allows, when it is in force. */
   description: string | undefined;
-  /** At the session's end: remembers the hooks whose project files changed during it (hook-pin-record.ts). */
+  /**
+   * After each tool call: remembers the hooks whose project files changed so far
+   * (hook-pin-record.ts) — a session killed outright (SIGKILL, OOM) runs nothing at its end.
+   * Cheap: it reads a hook's files only when their stats changed.
+   */
+  recordChangesSoFar(): void;
+  /** At the session's end: remembers the hooks whose project files changed during it. */
   recordChanges(): void;
 }
 
@@ -39,6 +45,7 @@ export function createSessionHooks(
       commandHooks: undefined,
       sandbox: undefined,
       description: undefined,
+      recordChangesSoFar: () => undefined,
       recordChanges: () => undefined,
     };
   // A token or webhook URL written into a hook's command: a failed hook's notice quotes it.
@@ -90,6 +97,7 @@ export function createSessionHooks(
     commandHooks,
     sandbox,
     description: sandbox?.status.active === true ? `${sandbox.describe()}${untrusted}` : undefined,
+    recordChangesSoFar: pins.recordChanges,
     recordChanges: () => {
       process.off('exit', recordAtExit);
       pins.recordChanges();

@@ -451,6 +451,10 @@ export async function createSession(
       },
     };
     agent = new Agent(agentOptions);
+    // What a call changed of a hook's files is on disk before the next call: a SIGKILL loses nothing.
+    agent.subscribe((event) => {
+      if (event.type === 'tool-execution-end') hooks.recordChangesSoFar();
+    });
   } catch (error) {
     await tools.close();
     await hooksSandbox?.close();
