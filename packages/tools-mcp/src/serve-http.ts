@@ -67,6 +67,12 @@ export interface HttpServeOptions extends ToolServerOptions {
    * reading the answers would otherwise have each one parsed and started [16].
    */
   maxPipelinedRequests?: number;
+  /**
+   * How long a client session (`Mcp-Session-Id`) may go unused before the server forgets it, in
+   * ms; its id is then answered 404 like one never given, and the client starts a new session
+   * [1800000: 30 minutes].
+   */
+  sessionIdleMs?: number;
 }
 
 /** What a {@link HttpToolServer} is doing now, for monitoring (and the tests of its bounds). */
@@ -301,7 +307,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
   // One principal, so one set of turns: the token's holders together get maxConcurrentCalls.
   const slots = new CallSlots(options);
   const sessionless = randomUUID();
-  const sessions = new HttpSessions();
+  const sessions = new HttpSessions(
+    options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs },
+  );
   const maxPipelined = options.maxPipelinedRequests ?? 16;
   if (!(maxPipelined >= 1))
     throw new RangeError(`maxPipelinedRequests must be a number >= 1, got ${String(maxPipelined)}`);

@@ -2,7 +2,7 @@ import { defineTool, type PermissionGate } from '@agent/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import { serveHttp, serveOn, type ToolServerOptions } from './serve.js';
 import { HttpSessions, principalOf } from './serve-sessions.js';
@@ -263,6 +263,44 @@ describe('serveHttp sessions (real HTTP)', () => {
     // The ids themselves: 256 random bits each.
     expect(first.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
+
+  it('a session unused for sessionIdleMs is forgotten: its id is answered 404, a used one lives on', async () => {
+    // Only the clock is faked (the sessions read performance.now); the server and sockets are real.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    closers.push(async () => void vi.useRealTimers());
+    const { options, calls } = recording();
+    const server = await serveHttp({ ...options, sessionIdleMs: 60_000 });
+    closers.push(server.close);
+    const idle = await connected(server.url, server.token);
+    const busy = await connected(server.url, server.token);
+    vi.advanceTimersByTime(40_000);
+    expect(await rawCall(server, busy.sessionId, 'busy at 40 s')).toBe(200);
+    vi.advanceTimersByTime(25_000);
+    expect(await rawCall(server, idle.sessionId, 'idle at 65 s')).toBe(404);
+    expect(await rawCall(server, busy.sessionId, 'busy at 65 s')).toBe(200);
+    vi.advanceTimersByTime(60_000);
+    expect(await rawCall(server, busy.sessionId, 'busy at 125 s')).toBe(404);
+    expect(await rawCall(server, busy.sessionId, '', 'DELETE')).toBe(404);
+    expect(calls.map((call) => call.text)).toEqual(['busy at 40 s', 'busy at 65 s']);
+  });
+
+  it('forgets an idle session after 30 minutes by default', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    closers.push(async () => void vi.useRealTimers());
+    const { options } = recording();
+    const server = await serveHttp(options);
+    closers.push(server.close);
+    const { sessionId } = await connected(server.url, server.token);
+    vi.advanceTimersByTime(29 * 60_000);
+    expect(await rawCall(server, sessionId, 'at 29 minutes')).toBe(200);
+    vi.advanceTimersByTime(30 * 60_000 + 1);
+    expect(await rawCall(server, sessionId, 'past 30 idle minutes')).toBe(404);
+  });
+
+  it('refuses a sessionIdleMs that is not a positive number', async () => {
+    for (const sessionIdleMs of [0, -1, Number.NaN])
+      await expect(serveHttp({ tools: [echo], sessionIdleMs })).rejects.toThrow(/idle/);
+  });
 });
 
 describe('HttpSessions', () => {
@@ -282,7 +320,7 @@ describe('HttpSessions', () => {
   });
 
   it('keeps at most maxSessions, forgetting the least recently used', () => {
-    const sessions = new HttpSessions(2);
+    const sessions = new HttpSessions({ maxSessions: 2 });
     const a = sessions.start('p');
     const b = sessions.start('p');
     sessions.find(a.id, 'p');
@@ -291,5 +329,24 @@ describe('HttpSessions', () => {
     expect(sessions.find(b.id, 'p')).toBeUndefined();
     expect(sessions.find(a.id, 'p')).toBe(a.label);
     expect(sessions.find(c.id, 'p')).toBe(c.label);
+  });
+
+  it('forgets sessions unused for idleMs, by the clock it is given; using one keeps it', () => {
+    let now = 0;
+    const sessions = new HttpSessions({ idleMs: 1000, now: () => now });
+    const a = sessions.start('p');
+    const b = sessions.start('p');
+    now = 999;
+    expect(sessions.find(a.id, 'p')).toBe(a.label);
+    now = 1000;
+    expect(sessions.find(b.id, 'p')).toBeUndefined();
+    expect(sessions.size).toBe(1);
+    now = 1998;
+    expect(sessions.find(a.id, 'p')).toBe(a.label);
+    // A new session sweeps the idle ones: none is kept past its time for want of a request naming it.
+    now = 5000;
+    sessions.start('p');
+    expect(sessions.size).toBe(1);
+    expect(sessions.end(a.id, 'p')).toBe(false);
   });
 });

@@ -67,8 +67,8 @@ export interface CliOptions {
   serveNoAuth?: boolean;
   /**
    * `agent mcp serve`'s caps per token (or per stdio client), from `--max-concurrent-calls`,
-   * `--max-queued-calls`, `--max-pipelined-requests` (`--http` only) or the user settings'
-   * `mcpServe` [8, 32, 16].
+   * `--max-queued-calls`, `--max-pipelined-requests` and `--session-idle-minutes` (`--http` only)
+   * or the user settings' `mcpServe` [8, 32, 16, 30].
    */
   serveLimits?: ServeLimits;
   /** `-p` text: one non-interactive run; `-` reads the prompt from stdin. */

@@ -37,6 +37,7 @@ const commandOptions: Partial<
       'max-concurrent-calls',
       'max-queued-calls',
       'max-pipelined-requests',
+      'session-idle-minutes',
     ],
     does: 'it serves the tools to another client, which brings its own model and session',
   },

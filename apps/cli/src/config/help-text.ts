@@ -137,6 +137,8 @@ own model. Over stdio (the default) the client starts it; it is not meant to be 
   --max-concurrent-calls N   tool calls running at once (all clients together) [8]
   --max-queued-calls N       calls waiting for a turn; more are refused [32]
   --max-pipelined-requests N --http: unanswered requests per connection [16]
+  --session-idle-minutes N   --http: a client session unused this long is forgotten (its
+                       Mcp-Session-Id then gets 404; the client starts a new one) [30]
                        (or "mcpServe" in $AGENT_HOME/settings.json; the flags win)
   --cwd, --mode, --allow, --ask, --deny, --sandbox, --tools, --pass-env, --trust,
   --mcp-config, --mcp-timeout, --openapi   as for a session (agent --help); the mode is

@@ -38,6 +38,7 @@ export const optionSpecs = {
   'max-concurrent-calls': { type: 'string' },
   'max-queued-calls': { type: 'string' },
   'max-pipelined-requests': { type: 'string' },
+  'session-idle-minutes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;

@@ -9,6 +9,8 @@ export interface ServeLimits {
   maxQueuedCalls?: number;
   /** `--http`: requests one connection may have unanswered; past it the connection is closed [16]. */
   maxPipelinedRequests?: number;
+  /** `--http`: minutes a client session may go unused before it is forgotten (its id then gets 404) [30]. */
+  sessionIdleMinutes?: number;
 }
 
 /** The flags of a {@link ServeLimits} key, and the least each takes. */
@@ -16,6 +18,7 @@ export const serveLimitFlags = {
   maxConcurrentCalls: { flag: 'max-concurrent-calls', least: 1 },
   maxQueuedCalls: { flag: 'max-queued-calls', least: 0 },
   maxPipelinedRequests: { flag: 'max-pipelined-requests', least: 1 },
+  sessionIdleMinutes: { flag: 'session-idle-minutes', least: 1 },
 } as const;
 
 /** The caps `agent mcp serve` was given; undefined when none. */
@@ -32,9 +35,10 @@ export function parseServeLimits(
       throw new UsageError(`--${flag} must be a whole number >= ${least}, got "${text}"`);
     limits[key as keyof ServeLimits] = value;
   }
-  if (limits.maxPipelinedRequests !== undefined && !overHttp)
-    throw new UsageError(
-      '--max-pipelined-requests is for agent mcp serve --http (stdio has one client)',
-    );
+  for (const key of ['maxPipelinedRequests', 'sessionIdleMinutes'] as const)
+    if (limits[key] !== undefined && !overHttp)
+      throw new UsageError(
+        `--${serveLimitFlags[key].flag} is for agent mcp serve --http (stdio has one client)`,
+      );
   return Object.keys(limits).length === 0 ? undefined : limits;
 }

@@ -145,6 +145,11 @@ describe('refused', () => {
       ['--http', '--max-pipelined-requests', '0'],
       '--max-pipelined-requests must be a whole number >= 1',
     ],
+    [['--session-idle-minutes', '5'], '--session-idle-minutes is for agent mcp serve --http'],
+    [
+      ['--http', '--session-idle-minutes', '0'],
+      '--session-idle-minutes must be a whole number >= 1',
+    ],
   ])('agent mcp serve %j: a usage error', async (args, message) => {
     const run = await runCli(['mcp', 'serve', ...args]);
     expect(run.code).toBe(2);
@@ -166,6 +171,10 @@ describe('refused', () => {
       'mcpServe.maxConcurrentCalls must be a whole number >= 1',
     ],
     [{ mcpServe: { maxWaiting: 3 } }, 'unknown mcpServe setting "maxWaiting"'],
+    [
+      { mcpServe: { sessionIdleMinutes: 0.5 } },
+      'mcpServe.sessionIdleMinutes must be a whole number >= 1',
+    ],
     [{ mcpServe: 4 }, '"mcpServe" must be an object'],
   ])('user settings %j: an error naming the file and key', async (settings, message) => {
     const home = await folder('agent-serve-home-');

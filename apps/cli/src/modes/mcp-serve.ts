@@ -116,6 +116,9 @@ export async function runMcpServe(
       ...(limits.maxPipelinedRequests === undefined
         ? {}
         : { maxPipelinedRequests: limits.maxPipelinedRequests }),
+      ...(limits.sessionIdleMinutes === undefined
+        ? {}
+        : { sessionIdleMs: limits.sessionIdleMinutes * 60_000 }),
     }).catch(async (error: unknown) => {
       await closeAll();
       // A port in use (here or on [::1]) is the user's to change, not a crash with a stack.
