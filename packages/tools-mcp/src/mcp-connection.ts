@@ -166,6 +166,8 @@ export class McpConnector {
       try {
         return await this.open();
       } catch (error) {
+        // A start its owner refused (stdio `beforeStart`) fails the call at once, with the reason.
+        if (isRefusedStart(error)) throw error;
         lastError = error;
         // The server wants authorization: wait for the user, then connect again with the token.
         if (this.#host.auth.awaitingAuthorization) {
@@ -200,6 +202,7 @@ export class McpConnector {
         legacySse: this.#legacySse,
       });
     } catch (error) {
+      if (isRefusedStart(error)) throw error;
       throw new AgentError(
         `Cannot connect to MCP server "${this.#server}": ${describeError(error)}`,
         { cause: error },
@@ -382,4 +385,9 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
       },
     );
   });
+}
+
+/** A start refused before anything was spawned (`beforeStart` gave a reason): never retried. */
+function isRefusedStart(error: unknown): error is ToolError {
+  return ToolError.isInstance(error) && error.kind === 'denied';
 }

@@ -1,5 +1,5 @@
 // Creating the transport to an MCP server, and what we know about transports' failures.
-import { AgentError } from '@agent/core';
+import { AgentError, ToolError } from '@agent/core';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
@@ -43,8 +43,11 @@ export async function createTransport(
   switch (config.type) {
     case 'stdio': {
       const refused = config.beforeStart?.();
+      // `denied`: the owner's answer, which no retry changes (the connector does not retry it).
       if (refused !== undefined)
-        throw new AgentError(`MCP server "${options.server}" was not started: ${refused}`);
+        throw new ToolError(`MCP server "${options.server}" was not started: ${refused}`, {
+          kind: 'denied',
+        });
       // Loaded on demand so the package root stays free of Node-only imports.
       const { StdioProcessTransport } = await import('./stdio-transport.js');
       return new StdioProcessTransport({
