@@ -3,7 +3,9 @@
 // where `core.hooksPath` puts them — kept read-only inside the sandbox, also before they exist.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { directoryIdentity, PlaceholderRecords, removeIfSame } from './placeholder-records.js';
 import { isInside } from './real-paths.js';
 import { existingTargetsInside } from './startup-files.js';
 
@@ -80,8 +82,8 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
 /**
  * The git hooks directory of `root` when `core.hooksPath` (the repository's configuration or the
  * user's) puts it in the workspace rather than in `.git` — a `.githooks/` folder, husky's
- * `.husky/_` (with `.husky`, whose scripts its hooks run) — else none. Asked of git once, when the
- * sandbox is made: both configurations lie where commands cannot write.
+ * `.husky/_` (with `.husky`, whose scripts its hooks run) — else none. Both configurations lie
+ * where commands cannot write; a sandbox asks again when either changed (HooksDirectories).
  */
 export function hooksDirectories(root: string): string[] {
   // Whoever owns the repository (a user's, read by root): rev-parse runs nothing of it.
@@ -105,12 +107,15 @@ export function hooksDirectories(root: string): string[] {
  */
 export class AutoRunFiles {
   readonly #roots: readonly string[];
-  readonly #hooks: readonly string[];
+  readonly #hooks: HooksDirectories[];
 
   constructor(roots: readonly string[]) {
     this.#roots = roots;
-    this.#hooks = roots.flatMap((root) => hooksDirectories(root));
+    this.#hooks = roots.map((root) => new HooksDirectories(root));
     installExitHandler();
+    // What a process killed by a signal left behind: no exit handler ran there.
+    records.prepare();
+    records.sweep();
   }
 
   /**
@@ -119,14 +124,16 @@ export class AutoRunFiles {
    * place — a mount needs a mount point, and one there cannot be created, renamed or removed.
    */
   paths(): string[] {
+    const before = placeholders.size;
     for (const root of this.#roots) {
       for (const file of workspaceAutoRunFiles)
         if (file.evenNew) this.#placeholder(path.join(root, file.name), root);
     }
-    for (const hooks of this.#hooks) {
+    for (const hooks of this.#hooksNow()) {
       const root = this.#roots.find((candidate) => isInside(candidate, hooks));
       if (root !== undefined) this.#placeholder(hooks, root);
     }
+    if (placeholders.size !== before) recordPlaceholders();
     return this.current();
   }
 
@@ -136,30 +143,48 @@ export class AutoRunFiles {
       ...this.#roots.flatMap((root) =>
         workspaceAutoRunFiles.map((file) => path.join(root, file.name)),
       ),
-      ...this.#hooks,
+      ...this.#hooksNow(),
     ];
     return existingTargetsInside(wanted, this.#roots);
   }
 
   /**
    * Gives up the empty directories this one made or uses: each is removed (if still empty and the
-   * same) once no other sandbox of this process uses it — one bound in another's long-lived
-   * sandbox would vanish from there too.
+   * same) once no other sandbox uses it, of this process or of another one still running — one
+   * bound in another's long-lived sandbox would vanish from there too.
    */
   removePlaceholders(): void {
+    let changed = false;
     for (const [entry, placeholder] of placeholders) {
       if (!placeholder.users.delete(this) || placeholder.users.size > 0) continue;
       placeholders.delete(entry);
-      removeIfSame(entry, placeholder.identity);
+      changed = true;
+      const recorded = { path: entry, identity: placeholder.identity };
+      if (!records.usedElsewhere(recorded)) removeIfSame(entry, placeholder.identity);
     }
+    if (changed) recordPlaceholders();
+  }
+
+  /** The hooks directories `core.hooksPath` puts in the roots now (see HooksDirectories). */
+  #hooksNow(): string[] {
+    return this.#hooks.flatMap((hooks) => hooks.current());
   }
 
   #placeholder(entry: string, root: string): void {
     const existing = fs.lstatSync(entry, { throwIfNoEntry: false });
     if (existing !== undefined) {
+      const identity = directoryIdentity(entry);
       // Another sandbox of this process made it: used by this one too.
       const made = placeholders.get(entry);
-      if (made?.identity === `${existing.dev}:${existing.ino}`) made.users.add(this);
+      if (made !== undefined && made.identity === identity) made.users.add(this);
+      // Another process's (running, or killed and not swept yet): used here too, so neither
+      // removes it while the other has it bound.
+      else if (
+        made === undefined &&
+        identity !== undefined &&
+        records.isPlaceholder({ path: entry, identity })
+      )
+        placeholders.set(entry, { identity, users: new Set([this]) });
       return;
     }
     // Only where its folder is there (a hooks path whose parent is missing runs nothing either).
@@ -179,30 +204,107 @@ export class AutoRunFiles {
         // Left root's: removed at close all the same.
       }
     }
-    const stat = fs.lstatSync(entry);
-    placeholders.set(entry, { identity: `${stat.dev}:${stat.ino}`, users: new Set([this]) });
+    const identity = directoryIdentity(entry);
+    if (identity !== undefined) placeholders.set(entry, { identity, users: new Set([this]) });
   }
 }
 
-/** Removes the empty directory `entry` if it is still the one made (device and inode). */
-function removeIfSame(entry: string, identity: string): void {
-  const stat = fs.lstatSync(entry, { throwIfNoEntry: false });
-  if (stat === undefined || `${stat.dev}:${stat.ino}` !== identity) return;
+/**
+ * The hooks directories of one root (see {@link hooksDirectories}), asked of git again only when
+ * a file git reads `core.hooksPath` from has changed since (a stat of each per command): one set
+ * during the session — by the user, or by a command allowed outside the sandbox — is kept
+ * read-only from the next command on.
+ */
+class HooksDirectories {
+  readonly #root: string;
+  #signature: string | undefined;
+  #found: string[] = [];
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  current(): string[] {
+    const signature = gitConfigSignature(this.#root);
+    if (signature !== this.#signature) {
+      this.#signature = signature;
+      this.#found = hooksDirectories(this.#root);
+    }
+    return this.#found;
+  }
+}
+
+/**
+ * What the configuration files git reads for `root` are now (inode, size and change time of
+ * each): the repository's `.git` and its config (a linked worktree's too), the user's and the
+ * system's. An `include.path` elsewhere is not followed.
+ */
+function gitConfigSignature(root: string): string {
+  const home = os.homedir();
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const files = [
+    path.join(root, '.git'),
+    path.join(root, '.git', 'config'),
+    path.join(root, '.git', 'config.worktree'),
+    process.env.GIT_CONFIG_GLOBAL ?? path.join(home, '.gitconfig'),
+    path.join(
+      xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'),
+      'git',
+      'config',
+    ),
+    process.env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig',
+  ];
+  // A linked worktree or a separate git directory: `.git` is a file naming it.
+  const gitDirectory = linkedGitDirectory(path.join(root, '.git'));
+  if (gitDirectory !== undefined) {
+    files.push(path.join(gitDirectory, 'config'), path.join(gitDirectory, 'config.worktree'));
+    const common = readSmall(path.join(gitDirectory, 'commondir'));
+    if (common !== undefined) files.push(path.join(path.resolve(gitDirectory, common), 'config'));
+  }
+  return files
+    .map((file) => {
+      const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+      return stat === undefined ? '-' : `${stat.ino}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`;
+    })
+    .join('|');
+}
+
+function linkedGitDirectory(dotGit: string): string | undefined {
+  const text = readSmall(dotGit);
+  const named = text === undefined ? undefined : /^gitdir: (.+)$/m.exec(text)?.[1];
+  return named === undefined ? undefined : path.resolve(path.dirname(dotGit), named);
+}
+
+function readSmall(file: string): string | undefined {
   try {
-    fs.rmdirSync(entry);
+    const stat = fs.statSync(file);
+    return stat.isFile() && stat.size < 4096 ? fs.readFileSync(file, 'utf8').trim() : undefined;
   } catch {
-    // Not empty: the user (or a tool outside the sandbox) put something there; it stays.
+    return undefined;
   }
 }
 
-/** The empty directories this process made, with who uses each; those left are removed at exit. */
+/**
+ * The empty directories this process made or uses (another process's, adopted), with which
+ * sandboxes of this process use each; recorded outside the workspace (placeholder-records.ts)
+ * and removed at exit — or, after a SIGKILL, by the next sandbox.
+ */
 const placeholders = new Map<string, { identity: string; users: Set<AutoRunFiles> }>();
+const records = new PlaceholderRecords();
 let exitHandlerInstalled = false;
+
+function recordPlaceholders(): void {
+  records.write([...placeholders].map(([entry, { identity }]) => ({ path: entry, identity })));
+}
 
 function installExitHandler(): void {
   if (exitHandlerInstalled) return;
   exitHandlerInstalled = true;
   process.once('exit', () => {
-    for (const [entry, { identity }] of placeholders) removeIfSame(entry, identity);
+    for (const [entry, { identity }] of placeholders) {
+      if (!records.usedElsewhere({ path: entry, identity })) removeIfSame(entry, identity);
+    }
+    placeholders.clear();
+    recordPlaceholders();
   });
 }

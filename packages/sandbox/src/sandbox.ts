@@ -22,6 +22,7 @@ import { explainFailure } from './explain-failure.js';
 import { watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { planNetwork } from './network-plan.js';
+import { placeholderStateDirectory } from './placeholder-records.js';
 import { isInside, realPathOrResolved } from './real-paths.js';
 import { type ResourceLimits, resourceLimits } from './resource-limits.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
@@ -99,6 +100,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   const home = realPathOrResolved(os.homedir());
+  const ownState = placeholderStateDirectory();
   // The directories above the workspace are read for .env files once, here. Which candidates
   // exist is looked up per command (a stat each): a credential, or a per-user directory, made
   // after the sandbox was created is hidden too.
@@ -107,6 +109,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(options.hideEnvironmentFiles === false || bubblewrap === undefined
       ? []
       : environmentFilePaths({ roots: writableRoots, home })),
+    // The record of the auto-run placeholders: a forged one would be a list of folders to remove.
+    ownState,
   ];
   const protectGit = options.protectGitDirectories !== false && bubblewrap !== undefined;
   const protectStartup = options.protectStartupFiles !== false && bubblewrap !== undefined;
@@ -146,8 +150,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     network,
     writableRoots,
     unixSockets,
+    // The sandbox's own state is hidden too, but is no secret of the user's.
     get hiddenPaths() {
-      return protectedPaths.masks().map((mask) => mask.path);
+      const own = realPathOrResolved(ownState);
+      return protectedPaths
+        .masks()
+        .map((mask) => mask.path)
+        .filter((hidden) => hidden !== ownState && hidden !== own);
     },
     limitations,
     limits: limits.status,
