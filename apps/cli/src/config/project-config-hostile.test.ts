@@ -201,6 +201,94 @@ describe('a deny rule the CLI cannot use, in a project file', () => {
   );
 });
 
+describe.concurrent('a PreToolUse guard the CLI cannot use, in a trusted project file', () => {
+  const guard = '{"type":"command","command":"exit 2"}';
+  it.each([
+    {
+      name: 'an entry without a command',
+      content: '{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command"}]}]}}',
+      asks: 'Bash asks',
+    },
+    {
+      name: 'a matcher of two names, one entry broken',
+      content: `{"hooks":{"PreToolUse":[{"matcher":"Edit|Bash","hooks":[${guard}, 7]}]}}`,
+      asks: 'Edit, Bash ask',
+    },
+    {
+      name: 'a matcher that is not a string',
+      content: `{"hooks":{"PreToolUse":[{"matcher":5,"hooks":[${guard}]}]}}`,
+      asks: 'every tool asks',
+    },
+    {
+      name: 'a regular expression for a matcher, an entry broken',
+      content: `{"hooks":{"PreToolUse":[{"matcher":"Ba.*","hooks":[${guard}, 7]}]}}`,
+      asks: 'every tool asks',
+    },
+    {
+      name: 'PreToolUse not a list',
+      content: `{"hooks":{"PreToolUse":{"matcher":"Bash","hooks":[${guard}]}}}`,
+      asks: 'every tool asks',
+    },
+    {
+      name: 'a typo of PreToolUse',
+      content: `{"hooks":{"PreToolUs":[{"matcher":"Bash","hooks":[${guard}]}]}}`,
+      asks: 'every tool asks',
+    },
+    { name: 'hooks not an object', content: `{"hooks":[${guard}]}`, asks: 'every tool asks' },
+    {
+      name: 'the whole file broken JSON',
+      content: `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[${guard}]}]}`,
+      asks: 'every tool asks',
+    },
+  ])(
+    '$name: said loudly, and what it guards asks first (-p: refused)',
+    async ({ content, asks }) => {
+      await using dir = await disposableTempDir();
+      const { run, ran } = await bashWith(dir.path, content);
+      // 4: a call needed approval and -p could not ask.
+      expect(run.code, run.stderr).toBe(4);
+      expect(run.stderr).toContain(join(dir.path, 'ws', settings));
+      expect(run.stderr).toContain(asks);
+      expect(ran).toBe(false);
+    },
+  );
+
+  it('the control: a PostToolUse entry that cannot be used is only left out', async () => {
+    await using dir = await disposableTempDir();
+    const { run, ran } = await bashWith(
+      dir.path,
+      '{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command"}]}]}}',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('PostToolUse');
+    expect(ran).toBe(true);
+  });
+});
+
+/**
+ * A trusted project whose settings file holds `content`, and one bash call in it (`-p`,
+ * full-access, no sandbox: nothing but the rules and the hooks stands in its way); whether it ran.
+ */
+async function bashWith(dir: string, content: string) {
+  const home = join(dir, 'home');
+  const workspace = join(dir, 'ws');
+  await mkdir(home);
+  await place(join(workspace, settings), content);
+  const marker = join(workspace, 'ran');
+  const script = await writeScript(dir, [
+    { toolCalls: [{ name: 'bash', arguments: { command: `touch ${marker}` } }] },
+    { text: 'answered' },
+  ]);
+  const run = await runCli(
+    [
+      ...['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'],
+      ...['--mode', 'full-access', '--sandbox', 'off'],
+    ],
+    { env: cleanEnv({ AGENT_HOME: home }) },
+  );
+  return { run, ran: existsSync(marker) };
+}
+
 describe("the user's own settings", () => {
   it('an unknown key (a newer version’s) is said, and the CLI runs', async () => {
     await using dir = await disposableTempDir();

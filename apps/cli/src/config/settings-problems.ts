@@ -168,34 +168,78 @@ function checkEnv(value: unknown, path: string, problems: SettingsProblem[]) {
   return env;
 }
 
-/** `hooks`, each entry of each event on its own. */
-function checkHooks(value: unknown, path: string, problems: SettingsProblem[]) {
+/**
+ * The tools a PreToolUse entry that cannot be used guards: the names of its matcher (`Bash`,
+ * `Edit|Write`), or `*` when it has none, or one that is no plain list of tool names (a regular
+ * expression, not a string) — those tools ask first instead, as its guard no longer answers.
+ */
+function guardedBy(entry: unknown): string[] {
+  const matcher = isRecord(entry) ? entry.matcher : undefined;
+  if (typeof matcher !== 'string') return ['*'];
+  const names = matcher.split('|').map((name) => name.trim());
+  if (names.some((name) => !/^[A-Za-z][\w-]*$/.test(name))) return ['*'];
+  return names.every((name) => askInsteadOf(name) === name) ? names : ['*'];
+}
+
+/** The problem of a PreToolUse guard left out: its tools ask first (`asks`), said in its effect. */
+function guardProblem(message: string, asks: string[]): SettingsProblem {
+  const who = asks.includes('*')
+    ? 'every tool asks'
+    : `${asks.join(', ')} ${asks.length === 1 ? 'asks' : 'ask'}`;
+  return {
+    kind: 'invalid',
+    message,
+    effect: `so that no call runs unguarded, ${who} first (an ask rule in its place) until it is fixed`,
+  };
+}
+
+/**
+ * `hooks`, each entry of each event on its own; `asks` gets the tools whose PreToolUse guard was
+ * left out (a guard that is not run must not let the calls it answers for run unasked).
+ */
+function checkHooks(value: unknown, path: string, problems: SettingsProblem[], asks: string[]) {
   const where = `${path}: hooks`;
   const leftOut = (why: string) => problems.push(invalid(why));
+  const guardLeftOut = (why: string, tools: string[]) => {
+    asks.push(...tools);
+    problems.push(guardProblem(why, tools));
+  };
   if (!isRecord(value)) {
-    leftOut(`${where} must be an object`);
+    guardLeftOut(`${where} must be an object`, ['*']);
     return undefined;
   }
   const hooks: Record<string, unknown[]> = {};
   for (const [event, entries] of Object.entries(value)) {
     const single = problemOf(() => wrapHooks(() => parseHooksConfig({ [event]: [] }, where)));
     if (single !== undefined) {
-      problems.push({
-        kind: typoOf(event, hookEventNames) ? 'invalid' : 'unknown',
-        message: single,
-        effect: ignored,
-      });
+      // `PreToolUs`, `preToolUse`: a guard under a name a letter or two off (an empty list holds none).
+      const guardTypo =
+        closestWord(event, ['PreToolUse']) !== undefined || /^pre.?tool/i.test(event);
+      if (guardTypo && !(Array.isArray(entries) && entries.length === 0))
+        guardLeftOut(single, ['*']);
+      else
+        problems.push({
+          kind: typoOf(event, hookEventNames) ? 'invalid' : 'unknown',
+          message: single,
+          effect: ignored,
+        });
       continue;
     }
+    const guards = event === 'PreToolUse';
     if (!Array.isArray(entries)) {
-      leftOut(`${where}.${event} must be a list`);
+      if (guards) guardLeftOut(`${where}.${event} must be a list`, ['*']);
+      else leftOut(`${where}.${event} must be a list`);
       continue;
     }
     const kept: unknown[] = [];
     entries.forEach((entry, index) => {
       const why = problemOf(() => wrapHooks(() => parseHooksConfig({ [event]: [entry] }, where)));
       if (why === undefined) kept.push(entry);
-      else leftOut(why.replace(`${event}[0]`, `${event}[${index}]`));
+      else {
+        const message = why.replace(`${event}[0]`, `${event}[${index}]`);
+        if (guards) guardLeftOut(message, guardedBy(entry));
+        else leftOut(message);
+      }
     });
     if (kept.length > 0) hooks[event] = kept;
   }
@@ -211,6 +255,19 @@ function wrapHooks(parse: () => unknown): void {
 }
 
 /**
+ * What is used of a settings file that cannot be read at all (not JSON, not an object, not a
+ * file): every tool asks first — whatever deny rules or PreToolUse guards it held are unknown, and
+ * neither may be lost by a file made unreadable.
+ */
+export function unreadableSettingsFile(): SettingsFile {
+  return { permissions: { allow: [], ask: ['*'], deny: [] } };
+}
+
+/** The effect of {@link unreadableSettingsFile}, for its warning. */
+export const unreadableEffect =
+  'it is not used, and so that the deny rules and PreToolUse guards it may hold are not lost, every tool asks first until it is fixed';
+
+/**
  * Checks a settings file key by key (`checkSettings` on each): an unknown key, or a value that
  * cannot be used, is a problem and left out; the rest is kept. Rule lists, `env` and `hooks` are
  * checked entry by entry, and a deny rule that cannot be used leaves an ask rule in its place.
@@ -220,12 +277,13 @@ export function checkSettingsByKey(value: unknown, path: string): CheckedSetting
   const problems: SettingsProblem[] = [];
   if (!isRecord(value))
     return {
-      file: {},
+      file: unreadableSettingsFile(),
       problems: [
-        { kind: 'invalid', message: `${path} must hold a JSON object`, effect: 'it is not used' },
+        { kind: 'invalid', message: `${path} must hold a JSON object`, effect: unreadableEffect },
       ],
     };
   const file: SettingsFile = {};
+  const guardAsks: string[] = [];
   for (const [key, item] of Object.entries(value)) {
     if (!settingsKeys.has(key)) {
       const why = problemOf(() => checkSettings({ [key]: item }, path));
@@ -242,7 +300,7 @@ export function checkSettingsByKey(value: unknown, path: string): CheckedSetting
       const env = checkEnv(item, path, problems);
       if (env !== undefined) file.env = env;
     } else if (key === 'hooks') {
-      const hooks = checkHooks(item, path, problems);
+      const hooks = checkHooks(item, path, problems, guardAsks);
       if (hooks !== undefined) file.hooks = hooks;
     } else if (key === 'mcpServers') file.mcpServers = item as Record<string, unknown>;
     else {
@@ -252,6 +310,10 @@ export function checkSettingsByKey(value: unknown, path: string): CheckedSetting
       });
       if (why !== undefined) problems.push(invalid(why));
     }
+  }
+  if (guardAsks.length > 0) {
+    file.permissions ??= { allow: [], ask: [], deny: [] };
+    file.permissions.ask = [...(file.permissions.ask ?? []), ...new Set(guardAsks)];
   }
   return { file, problems };
 }

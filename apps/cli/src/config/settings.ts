@@ -25,7 +25,11 @@ import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { jsonProblem, readProjectFile, readSettingsText } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
 import type { CompactionSettings, SessionRetention, SettingsFile } from './settings-file.js';
-import { checkSettingsByKey } from './settings-problems.js';
+import {
+  checkSettingsByKey,
+  unreadableEffect,
+  unreadableSettingsFile,
+} from './settings-problems.js';
 import type { ToolList } from './tool-choice.js';
 import { withoutUserOnlyKeys } from './user-only-keys.js';
 
@@ -138,7 +142,14 @@ export async function readSettingsLayers(
     } catch (error) {
       // A project's file never stops the CLI: a repository could keep it from starting there.
       if (scope === 'user' || !(error instanceof CliError)) throw error;
-      layers.push(unusedLayer(path, `agent: ${error.message}; it is not used`));
+      layers.push(
+        mcpJson
+          ? unusedLayer(path, `agent: ${error.message}; it is not used`)
+          : {
+              ...unusedLayer(path, `agent: ${error.message}; ${unreadableEffect}`),
+              file: unreadableSettingsFile(),
+            },
+      );
       return;
     }
     if (raw === undefined) return;
