@@ -3,7 +3,7 @@ import { keepAbsolutePath } from './config/absolute-path.js';
 import { settleHomeVariables } from './config/agent-home.js';
 import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { repeatedOptionNotice } from './config/args-slips.js';
-import { baseUrlKeyWarning } from './config/base-url.js';
+import { baseUrlKeyWarning, commandLineHolds } from './config/base-url.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
@@ -74,8 +74,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       // as one in OPENAI_BASE_URL: a server answering 404 quotes the path and query it was sent.
       if (options.baseUrl !== undefined) {
         redactAlso({ '--base-url': options.baseUrl });
+        // Said only where the start could not take it off the command line (no execve).
         const warning = baseUrlKeyWarning(options.baseUrl);
-        if (warning !== undefined) writeNotice(warning);
+        if (warning !== undefined && commandLineHolds(options.baseUrl)) writeNotice(warning);
       }
       options = {
         ...applySettings(options, start.settings, options.sandboxExplicit === true),

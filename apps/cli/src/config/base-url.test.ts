@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
-import { baseUrlProblem } from './base-url.js';
+import { baseUrlProblem, commandLineHolds } from './base-url.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => assertBuilt());
@@ -297,5 +297,14 @@ describe('an HTML page where the API should answer', () => {
     expect(run.stderr).toContain('retrying in');
     expect(run.stderr).not.toContain('<html>');
     expect(run.stderr).not.toContain('<center>');
+  });
+});
+
+describe('commandLineHolds', () => {
+  it("reads this process's command line as others do", () => {
+    const script = process.argv[1] ?? '';
+    expect(script).not.toBe('');
+    expect(commandLineHolds(script)).toBe(true);
+    expect(commandLineHolds(`not-on-the-command-line-${process.pid}-x`)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
  * Invalid URL` or `fetch failed: unknown scheme`, naming neither the value nor where it came from.
  */
 
+import { readFileSync } from 'node:fs';
 import { isCredentialVariable, urlWithoutCredentials } from '@agent/core';
 
 /** The endpoint paths each vendor's SDK appends to the base URL itself (Anthropic's with its /v1). */
@@ -45,10 +46,23 @@ const example = {
 } as const;
 
 /**
+ * Whether this process's command line, as every user reads it (`/proc/self/cmdline`), holds
+ * `value`: the start re-executes the CLI with a keyed argument masked (credential-handover.ts)
+ * where it can. Where there is no /proc, whether it could not.
+ */
+export function commandLineHolds(value: string): boolean {
+  try {
+    return readFileSync('/proc/self/cmdline', 'utf8').includes(value);
+  } catch {
+    return typeof process.execve !== 'function';
+  }
+}
+
+/**
  * The warning for a `--base-url` that carries a key (a password, `?key=`, a key as a path
- * segment): a command line is readable by every user of the machine (`ps`, `/proc/<pid>/cmdline`)
- * for as long as the CLI runs, where `OPENAI_BASE_URL` is kept out of what others can read (the
- * CLI re-executes itself without its credentials). Undefined when it carries none.
+ * segment) that is still on the command line (see {@link commandLineHolds}): a command line is
+ * readable by every user of the machine (`ps`, `/proc/<pid>/cmdline`) for as long as the CLI runs,
+ * where `OPENAI_BASE_URL` is kept out of what others can read. Undefined when it carries none.
  */
 export function baseUrlKeyWarning(value: string): string | undefined {
   if (!isCredentialVariable('OPENAI_BASE_URL', value)) return undefined;

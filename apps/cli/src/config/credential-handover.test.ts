@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { anyUserDirectory, nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import {
   runCli,
   writeScript,
 } from '../testing/test-support.js';
-import { handoverVariable } from './credential-handover.js';
+import { handoverVariable, keyedArguments } from './credential-handover.js';
 
 // A process of the same user reads another's environ block (/proc/<pid>/environ needs only
 // PTRACE_MODE_READ, which Yama leaves alone): with the sandbox off a command read the CLI's API
@@ -73,6 +75,21 @@ function place(uid: number | undefined): Place {
   return { base, workspace, runtime, temporary, node };
 }
 
+/** `--cwd` the place's workspace, commands unsandboxed and unasked (they read every ancestor). */
+function unsandboxedIn(at: Place): string[] {
+  return ['--cwd', at.workspace, '--sandbox', 'off', '--mode', 'full-access'];
+}
+
+/** The place's home, AGENT_HOME, runtime and temp folders, as variables. */
+function homesOf(at: Place): Record<string, string> {
+  return {
+    HOME: join(at.base, 'home'),
+    AGENT_HOME: join(at.base, 'home', '.agent'),
+    XDG_RUNTIME_DIR: at.runtime,
+    TMPDIR: at.temporary,
+  };
+}
+
 /** Runs the built CLI with `node`, as `uid` (setpriv) or as this user. */
 async function runAs(
   uid: number | undefined,
@@ -110,28 +127,14 @@ describe.each(users)('the CLI’s environ block, as $label', ({ uid }) => {
     const run = await runAs(
       uid,
       at.node,
-      [
-        '-p',
-        'go',
-        '--provider',
-        'anthropic',
-        '--cwd',
-        at.workspace,
-        '--sandbox',
-        'off',
-        '--mode',
-        'full-access',
-      ],
+      ['-p', 'go', '--provider', 'anthropic', ...unsandboxedIn(at)],
       cleanEnv({
         ANTHROPIC_API_KEY: providerKey,
         ANTHROPIC_BASE_URL: server.url,
         // Under a name no rule knows: found by its value.
         PLAIN_SETTING: `sk-proj-${'Zq9x'.repeat(12)}`,
         HANDOVER_MARKER: 'visible',
-        HOME: join(at.base, 'home'),
-        AGENT_HOME: join(at.base, 'home', '.agent'),
-        XDG_RUNTIME_DIR: at.runtime,
-        TMPDIR: at.temporary,
+        ...homesOf(at),
       }),
     );
     expect(run.code, run.stderr).toBe(0);
@@ -163,6 +166,142 @@ describe.each(users)('the CLI’s environ block, as $label', ({ uid }) => {
   });
 });
 
+/** A handover file's text holding `names` and no argument. */
+function variables(names: Record<string, string>): string {
+  return JSON.stringify({ variables: names, arguments: [] });
+}
+
+/** An OpenAI chat-completions stream: a bash call of `command`, then `done`; keeps each request's URL. */
+async function chatServer(command: string): Promise<{ url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    request.resume();
+    request.on('end', () => {
+      const delta =
+        requests.length === 1
+          ? {
+              role: 'assistant',
+              tool_calls: [
+                {
+                  index: 0,
+                  id: 'call_1',
+                  type: 'function',
+                  function: { name: 'bash', arguments: JSON.stringify({ command }) },
+                },
+              ],
+            }
+          : { role: 'assistant', content: 'done' };
+      const chunks = [
+        { choices: [{ index: 0, delta, finish_reason: null }] },
+        {
+          choices: [
+            { index: 0, delta: {}, finish_reason: requests.length === 1 ? 'tool_calls' : 'stop' },
+          ],
+        },
+      ].map((chunk) => ({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        ...chunk,
+      }));
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(
+        `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`,
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+// The command line is readable by every user of the machine (`ps`, /proc/<pid>/cmdline), for as
+// long as the CLI runs: a key in `--base-url` was there for the whole run (checked as user
+// probe reading root's). The re-execution now masks each argument that carries a key.
+describe.each(users)('the CLI’s command line, as $label', ({ uid }) => {
+  it.each([['--base-url', 'URL'], ['--base-url=URL']])(
+    'holds a keyed %s masked; the provider gets the key, the tools never see it',
+    async (...form) => {
+      const at = place(uid);
+      const server = await chatServer('sh ancestors.sh');
+      const gatewayKey = 'gw-Pq7Lm3Np5Zz9Xk2Rt8Vb6';
+      const baseUrl = `${server.url}/v1?api-version=2024-10-21&key=${gatewayKey}`;
+      const run = await runAs(
+        uid,
+        at.node,
+        [
+          '-p',
+          'go',
+          '--model',
+          'gateway-model',
+          ...form.map((part) => part.replace('URL', baseUrl)),
+          ...unsandboxedIn(at),
+        ],
+        cleanEnv({
+          OPENAI_API_KEY: 'placeholder',
+          ...homesOf(at),
+        }),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      // The provider was asked with the key: put back after the re-execution.
+      expect(server.requests).toHaveLength(2);
+      for (const url of server.requests) expect(url).toContain(`key=${gatewayKey}`);
+      const folder = join(at.workspace, 'ancestors');
+      const commandLines = fs
+        .readdirSync(folder)
+        .filter((name) => name.endsWith('.cmdline'))
+        .map((name) => fs.readFileSync(join(folder, name), 'utf8'));
+      const cli = commandLines.filter((line) => line.includes('main.js'));
+      expect(cli).toHaveLength(1);
+      // The read worked: the CLI's command line is there, its key masked.
+      expect(cli[0]).toContain('api-version=2024-10-21&key=***');
+      expect(cli[0]).toContain('gateway-model');
+      for (const line of commandLines) expect(line).not.toContain(gatewayKey);
+      expect(run.stdout + run.stderr).not.toContain(gatewayKey);
+      // Nothing to warn about: the key is no longer where others read it.
+      expect(run.stderr).not.toContain('--base-url holds a key');
+      expect(fs.readdirSync(at.runtime)).toEqual([]);
+    },
+  );
+});
+
+describe('keyedArguments', () => {
+  it.each([
+    ['http://127.0.0.1:9/v1?key=gw-Pq7Lm3Np5Zz9Xk2Rt8Vb6', 'http://127.0.0.1:9/v1?key=***'],
+    [
+      '--base-url=https://me:hunter2@proxy.example/v1',
+      '--base-url=https://me:***@proxy.example/v1',
+    ],
+    [
+      'https://api.example.com/openapi.json?api_key=abc',
+      'https://api.example.com/openapi.json?api_key=***',
+    ],
+    [`sk-ant-api03-${'hK7_'.repeat(20)}`, '***'],
+    [`--system=ghp_${'a1B2'.repeat(9)}`, '--system=***'],
+  ])('%s is masked as %s', (argument, shown) => {
+    expect(keyedArguments(['node', 'main.js', argument])).toEqual([
+      { index: 2, shown, value: argument },
+    ]);
+  });
+
+  it.each([
+    ['http://localhost:11434/v1'],
+    ['--base-url=https://openrouter.ai/api/v1'],
+    ['fix the failing test in src/app.ts'],
+    ['--cwd=/home/me/projects/agent'],
+    ['gpt-5.1-codex-mini'],
+  ])('%s is left as it is', (argument) => {
+    expect(keyedArguments(['node', 'main.js', argument])).toEqual([]);
+  });
+
+  it('reads neither node nor the script', () => {
+    const key = `sk-ant-api03-${'hK7_'.repeat(20)}`;
+    expect(keyedArguments([key, key])).toEqual([]);
+  });
+});
+
 describe('a handed-over file the CLI did not write', () => {
   const text = () =>
     writeScript(fs.mkdtempSync('/tmp/agent-cli-handover-script-'), [{ text: 'done' }]);
@@ -191,18 +330,34 @@ describe('a handed-over file the CLI did not write', () => {
     ['another name', () => '/etc/passwd', /are not where the CLI puts them/],
     [
       'a file others may read',
-      () => handover(JSON.stringify({ OPENAI_API_KEY: 'x' }), 0o644),
+      () => handover(variables({ OPENAI_API_KEY: 'x' }), 0o644),
       /not a private file of this user/,
     ],
     [
       'a folder others may enter',
-      () => handover(JSON.stringify({ OPENAI_API_KEY: 'x' }), 0o600, 0o755),
+      () => handover(variables({ OPENAI_API_KEY: 'x' }), 0o600, 0o755),
       /folder that is not private to this user/,
     ],
     [
       'a variable that is no credential',
-      () => handover(JSON.stringify({ NODE_OPTIONS: '--require /tmp/evil.js' })),
+      () => handover(variables({ NODE_OPTIONS: '--require /tmp/evil.js' })),
       /hold NODE_OPTIONS, which is not a credential variable/,
+    ],
+    [
+      'the old shape (variables alone)',
+      () => handover(JSON.stringify({ OPENAI_API_KEY: 'sk-x' })),
+      /not an object of variables and arguments/,
+    ],
+    [
+      'an argument that stands in no masked place',
+      () =>
+        handover(
+          JSON.stringify({
+            variables: {},
+            arguments: [{ index: 2, shown: '-p', value: '--mcp-config=/tmp/evil.json' }],
+          }),
+        ),
+      /an argument that is not a masked key of this command line/,
     ],
     ['not JSON', () => handover('OPENAI_API_KEY=x'), /are not JSON/],
     ['a missing file', () => '/tmp/agent-handover-missing/credentials.json', /cannot be read/],
@@ -214,7 +369,7 @@ describe('a handed-over file the CLI did not write', () => {
   });
 
   it('a link in place of the file: refused, the file it names left alone', async () => {
-    const target = handover(JSON.stringify({ OPENAI_API_KEY: 'sk-linked' }));
+    const target = handover(variables({ OPENAI_API_KEY: 'sk-linked' }));
     const folder = fs.mkdtempSync('/tmp/agent-handover-');
     cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
     fs.chmodSync(folder, 0o700);

@@ -4,10 +4,14 @@
 // when a process is executed, so the CLI executes itself once more at start without them
 // (`process.execve`, same pid: the terminal's job control sees one process) and takes them back
 // from a 0600 file it removes at once; they then live only in the heap.
+// The command line (`/proc/<pid>/cmdline`, `ps`) is readable by every user of the machine, not
+// only this one, for as long as the CLI runs: an argument that carries a key (`--base-url
+// http://h/v1?key=…`, a URL with a password, a token of a known format) travels the same way,
+// the re-executed command line holding it masked (`key=***`), and is put back in `process.argv`.
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { isCredentialVariable } from '@agent/core/credentials';
+import { isCredentialVariable, urlWithoutCredentials } from '@agent/core/credentials';
 import { CliError } from './cli-error.js';
 
 /** Names the file the first start wrote; set only for the second start, removed by it. */
@@ -17,7 +21,21 @@ export const handoverVariable = 'AGENT_CREDENTIAL_HANDOVER';
 export type HandoverOutcome =
   | { kind: 'none' }
   | { kind: 'unsupported' }
-  | { kind: 'taken'; names: readonly string[] };
+  | { kind: 'taken'; names: readonly string[]; arguments: number };
+
+/** An argument of the command line that carries a key: where, what stands in its place, itself. */
+interface KeyedArgument {
+  /** Its index in `process.argv` (2 or more: the CLI's own arguments). */
+  index: number;
+  shown: string;
+  value: string;
+}
+
+/** What the handover file holds. */
+interface Handover {
+  variables: Record<string, string>;
+  arguments: KeyedArgument[];
+}
 
 /** The credential variables of `env` (by core's name and value rules), by name. */
 export function credentialVariables(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -29,6 +47,34 @@ export function credentialVariables(env: NodeJS.ProcessEnv): Record<string, stri
 }
 
 /**
+ * The arguments of `argv` (a `process.argv`) that carry a key, each with the masked text that
+ * stands in its place: a URL with a password or a key in its query (`--base-url`, `--openapi`, a
+ * prompt's), or a whole argument or `--option=` value that core's rules take for a credential (a
+ * known key format, a random-looking token). An argument after another option's name (`-p`, `--`)
+ * counts too: it is put back exactly, so how it is parsed does not change.
+ */
+export function keyedArguments(argv: readonly string[]): KeyedArgument[] {
+  const found: KeyedArgument[] = [];
+  for (const [index, argument] of argv.entries()) {
+    if (index < 2) continue;
+    const option = /^--[A-Za-z][\w-]*=/.exec(argument)?.[0] ?? '';
+    const shown = maskedKey(argument.slice(option.length));
+    if (shown !== undefined) found.push({ index, shown: `${option}${shown}`, value: argument });
+  }
+  return found;
+}
+
+/** `value` with its key masked; undefined when it carries none. */
+function maskedKey(value: string): string | undefined {
+  if (/^https?:\/\//i.test(value)) {
+    const masked = urlWithoutCredentials(value);
+    if (masked !== value) return masked;
+  }
+  // A neutral name: only the value rules (known formats, random tokens, keyed URLs) decide.
+  return isCredentialVariable('AGENT_ARGUMENT', value) ? '***' : undefined;
+}
+
+/**
  * Run first at start. The second start takes the credentials back from the file (and removes
  * it); the first, holding credentials in its environment, writes them to a private file and
  * re-executes the CLI without them — it does not return. Without `process.execve` (Node < 22.15,
@@ -37,24 +83,34 @@ export function credentialVariables(env: NodeJS.ProcessEnv): Record<string, stri
 export function handOverCredentials(
   env: NodeJS.ProcessEnv = process.env,
   execve: typeof process.execve | undefined = process.execve,
+  argv: string[] = process.argv,
 ): HandoverOutcome {
   const file = env[handoverVariable];
   if (file !== undefined) {
     delete env[handoverVariable];
-    const names = takeCredentials(file, env);
-    return { kind: 'taken', names };
+    const handover = takeHandover(file, argv);
+    for (const [name, value] of Object.entries(handover.variables)) env[name] = value;
+    for (const { index, value } of handover.arguments) argv[index] = value;
+    return {
+      kind: 'taken',
+      names: Object.keys(handover.variables),
+      arguments: handover.arguments.length,
+    };
   }
   const credentials = credentialVariables(env);
-  if (Object.keys(credentials).length === 0) return { kind: 'none' };
+  const keyed = keyedArguments(argv);
+  if (Object.keys(credentials).length === 0 && keyed.length === 0) return { kind: 'none' };
   if (typeof execve !== 'function' || !canExecute(process.execPath)) return { kind: 'unsupported' };
-  const written = writeHandover(credentials);
+  const written = writeHandover({ variables: credentials, arguments: keyed });
   if (written === undefined) return { kind: 'unsupported' };
   const next: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
     if (value !== undefined && credentials[name] === undefined) next[name] = value;
   next[handoverVariable] = written;
+  const args = argv.slice(1);
+  for (const { index, shown } of keyed) args[index - 1] = shown;
   // Node's own flags (--inspect, --max-old-space-size…) and the script with its arguments.
-  execve(process.execPath, [process.argv0, ...process.execArgv, ...process.argv.slice(1)], next);
+  execve(process.execPath, [process.argv0, ...process.execArgv, ...args], next);
   // Only a test's stand-in for execve returns.
   return { kind: 'none' };
 }
@@ -73,13 +129,13 @@ function canExecute(file: string): boolean {
  * The credentials in a new 0600 file inside a new 0700 folder (the user's runtime folder where
  * there is one: memory, never disk), or undefined where none can be written.
  */
-function writeHandover(credentials: Record<string, string>): string | undefined {
+function writeHandover(handover: Handover): string | undefined {
   for (const base of handoverBases()) {
     let folder: string | undefined;
     try {
       folder = fs.mkdtempSync(path.join(base, 'agent-handover-'));
       const file = path.join(folder, 'credentials.json');
-      fs.writeFileSync(file, JSON.stringify(credentials), { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(file, JSON.stringify(handover), { mode: 0o600, flag: 'wx' });
       return file;
     } catch {
       if (folder !== undefined) fs.rmSync(folder, { recursive: true, force: true });
@@ -107,11 +163,12 @@ function ownPrivateDirectory(folder: string): boolean {
 }
 
 /**
- * Reads and removes the file the first start wrote; sets what it holds into `env` (the heap: the
- * environ block stays without them). Only a 0600 regular file of this user, in a 0700 folder of
- * this user, holding credential variables alone, is believed — a path set by anyone else fails.
+ * Reads and removes the file the first start wrote: its credential variables (for the heap: the
+ * environ block stays without them) and its keyed arguments, each checked against the masked text
+ * that stands in its place in `argv`. Only a 0600 regular file of this user, in a 0700 folder of
+ * this user, holding credentials alone, is believed — a path set by anyone else fails.
  */
-function takeCredentials(file: string, env: NodeJS.ProcessEnv): string[] {
+function takeHandover(file: string, argv: readonly string[]): Handover {
   const problem = (reason: string) =>
     new CliError(`the credentials handed over at start (${handoverVariable}=${file}) ${reason}`);
   if (!path.isAbsolute(file) || path.basename(file) !== 'credentials.json')
@@ -146,15 +203,33 @@ function takeCredentials(file: string, env: NodeJS.ProcessEnv): string[] {
   } catch {
     throw problem('are not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw problem('are not an object of variables');
-  const names: string[] = [];
-  for (const [name, value] of Object.entries(parsed)) {
+  const { variables, arguments: keyed } = (parsed ?? {}) as Partial<Handover>;
+  if (!isRecord(variables) || !Array.isArray(keyed))
+    throw problem('are not an object of variables and arguments');
+  const handover: Handover = { variables: {}, arguments: [] };
+  for (const [name, value] of Object.entries(variables)) {
     // Only credentials travel this way: a file that sets PATH or NODE_OPTIONS is not ours.
     if (typeof value !== 'string' || !isCredentialVariable(name, value))
       throw problem(`hold ${name}, which is not a credential variable`);
-    env[name] = value;
-    names.push(name);
+    Object.defineProperty(handover.variables, name, { value, enumerable: true });
   }
-  return names;
+  for (const item of keyed as unknown[]) {
+    const { index, shown, value } = (isRecord(item) ? item : {}) as Partial<KeyedArgument>;
+    // Only an argument that carries a key, in the place of its own masked text.
+    if (
+      typeof index !== 'number' ||
+      typeof value !== 'string' ||
+      typeof shown !== 'string' ||
+      index < 2 ||
+      argv[index] !== shown ||
+      keyedArguments(['', '', value])[0]?.shown !== shown
+    )
+      throw problem('hold an argument that is not a masked key of this command line');
+    handover.arguments.push({ index, shown, value });
+  }
+  return handover;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -14,3 +14,4 @@ export {
 } from '../credential-environment.js';
 export { descriptiveHeaderNames, isCredentialHeader } from '../credential-headers.js';
 export { looksLikeRandomSecret, randomValueRule } from '../credential-random-value.js';
+export { urlWithoutCredentials } from '../credential-url.js';
