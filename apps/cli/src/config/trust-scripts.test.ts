@@ -28,6 +28,33 @@ async function scratch(): Promise<string> {
 }
 
 describe('projectFileDigests', () => {
+  it("pins a formatter's package.json key and the files it names, not the rest of package.json", async () => {
+    const project = await scratch();
+    const manifest = (extra: object) =>
+      writeFile(join(project, 'package.json'), JSON.stringify({ name: 'a', ...extra }));
+    await manifest({});
+    expect(projectFileDigests(['npx prettier --write .'], project)).toBeUndefined();
+    await writeFile(join(project, 'shared.cjs'), 'module.exports = {};\n');
+    await manifest({ prettier: './shared' });
+    const pinned = projectFileDigests(['npx prettier --write .'], project);
+    expect(Object.keys(pinned ?? {}).sort()).toEqual(['package.json#prettier', 'shared.cjs']);
+    // A dependency added: the work changes package.json, not what prettier loads.
+    await manifest({ prettier: './shared', dependencies: { x: '1' } });
+    expect(projectFileDigests(['npx prettier --write .'], project)).toEqual(pinned);
+    await writeFile(join(project, 'shared.cjs'), 'require("child_process");\n');
+    expect(projectFileDigests(['npx prettier --write .'], project)).not.toEqual(pinned);
+    await manifest({ 'lint-staged': { '*.js': 'eslint --fix' } });
+    expect(Object.keys(projectFileDigests(['npx lint-staged'], project) ?? {})).toEqual([
+      'package.json#lint-staged',
+    ]);
+    await manifest({ eslintConfig: { extends: ['./rules.js'] } });
+    await writeFile(join(project, 'rules.js'), 'module.exports = {};\n');
+    expect(Object.keys(projectFileDigests(['eslint .'], project) ?? {}).sort()).toEqual([
+      'package.json#eslintConfig',
+      'rules.js',
+    ]);
+  });
+
   it('pins the project files a command names, and what a runner reads; nothing for a plain command', async () => {
     const project = await scratch();
     await mkdir(join(project, '.agent', 'hooks'), { recursive: true });

@@ -39,7 +39,8 @@ const dataExtensions = ['', 'json', 'json5', 'yaml', 'yml', 'toml'];
  * `eslint.config.js` runs in the tool's process, and a JSON one's `plugins` may name a project
  * script: the project-root configs are pinned with them. A sandboxed command could otherwise
  * write one, and the user's `npx prettier --write` hook would run it outside the sandbox.
- * Configs in subfolders, shared configs from `node_modules` and `package.json` keys are not.
+ * So are their keys of package.json (below). Configs in subfolders and shared configs from
+ * `node_modules` are not.
  */
 const configFiles: Record<string, readonly string[]> = {
   prettier: [
@@ -63,6 +64,21 @@ configFiles.prettierd = configFiles.prettier as readonly string[];
 configFiles.eslint_d = configFiles.eslint as readonly string[];
 
 /**
+ * The keys of the project-root `package.json` those tools take as their config: prettier's
+ * `"prettier": "./x.cjs"` is a module it requires, eslintrc's `eslintConfig` may extend a project
+ * file, lint-staged's commands run. Each is pinned on its own (`package.json#prettier`), with the
+ * project files it names: the rest of the file changes as work does (a dependency added).
+ */
+const packageConfigKeys: Record<string, string> = {
+  prettier: 'prettier',
+  prettierd: 'prettier',
+  eslint: 'eslintConfig',
+  eslint_d: 'eslintConfig',
+  stylelint: 'stylelint',
+  'lint-staged': 'lint-staged',
+};
+
+/**
  * What a runner reads (`npm` → `package.json`), by the word's own entry only: `constructor` or
  * `toString` in a command line is no runner (a plain lookup found Object's methods and threw).
  */
@@ -70,10 +86,46 @@ function runnerFilesOf(word: string): readonly string[] | undefined {
   return Object.hasOwn(runnerFiles, word) ? runnerFiles[word] : undefined;
 }
 
+/** The tool a word names (`node_modules/.bin/eslint` → `eslint`, `prettier@3` → `prettier`). */
+function programOf(word: string): string {
+  return word.replace(/^.*\//, '').replace(/@[^@/]*$/, '');
+}
+
 /** The configs `word` loads as code when it names one of those tools (`prettier`, `node_modules/.bin/eslint`, `prettier@3`). */
 function configsOf(word: string): readonly string[] {
-  const program = word.replace(/^.*\//, '').replace(/@[^@/]*$/, '');
+  const program = programOf(word);
   return Object.hasOwn(configFiles, program) ? (configFiles[program] ?? []) : [];
+}
+
+/** The package.json key `word`'s tool takes as its config, if it names one of those tools. */
+function packageConfigKeyOf(word: string): string | undefined {
+  const program = programOf(word);
+  return Object.hasOwn(packageConfigKeys, program) ? packageConfigKeys[program] : undefined;
+}
+
+/**
+ * The pin of `key` in the package.json at `path` — `sha256:` of its value as JSON — and the
+ * relative paths its strings name; undefined when the file or the key is not there.
+ */
+function packageKeyDigest(path: string, key: string): Digested | undefined {
+  const outcome = readRegularFileSync(path, { maxBytes: maxHashedBytes });
+  if (outcome.kind !== 'read') return undefined;
+  let value: unknown;
+  try {
+    const manifest: unknown = JSON.parse(Buffer.from(outcome.bytes).toString('utf8'));
+    if (manifest === null || typeof manifest !== 'object' || !Object.hasOwn(manifest, key))
+      return undefined;
+    value = (manifest as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+  const text = JSON.stringify(value) ?? 'undefined';
+  // Resolved as require does: `./x` may be x.js, x.cjs… or x/index.js.
+  const references = [...text.matchAll(/"(\.\.?\/[^"]*)"/g)].flatMap((match) => {
+    const named = match[1] ?? '';
+    return [named, ...withExtensions(named, codeExtensions), join(named, 'index.js')];
+  });
+  return { digest: `sha256:${createHash('sha256').update(text).digest('hex')}`, references };
 }
 
 /** Programs that run a package's bin, the project's own first (`npx eslint`). */
@@ -195,11 +247,25 @@ export function projectFileDigests(
     count++;
     queue.push([...digested.references]);
   };
+  // A package.json key a tool takes as its config, pinned under `package.json#<key>`.
+  const addPackageKey = (key: string) => {
+    const manifest = join(root, 'package.json');
+    options.looked?.add(manifest);
+    const name = `package.json#${key}`;
+    if (count >= maxPinnedFiles || digests[name] !== undefined) return;
+    const digested = packageKeyDigest(manifest, key);
+    if (digested === undefined) return;
+    digests[name] = digested.digest;
+    count++;
+    queue.push([...digested.references]);
+  };
   const named = words(command, root);
   named.forEach((word, i) => {
     add(word);
     for (const file of runnerFilesOf(word) ?? []) add(join(root, file));
     for (const file of configsOf(word)) add(join(root, file));
+    const key = packageConfigKeyOf(word);
+    if (key !== undefined) addPackageKey(key);
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesServer, type Turn } from '../testing/messages-server.js';
@@ -170,4 +170,47 @@ describe('a formatter config written during the session', () => {
       );
     },
   );
+});
+
+describe("a formatter's config key written into package.json during the session", () => {
+  // prettier takes a package.json's "prettier" key as its config, and a string there is a module
+  // it requires (a shared config): `{"prettier": "./x.cjs"}` ran x.cjs in the user's formatter
+  // hook, outside the sandbox. The real prettier, installed outside the project.
+  const prettier = join(
+    import.meta.dirname,
+    '../../../../node_modules/.pnpm/prettier@2.8.8/node_modules/prettier/bin-prettier.js',
+  );
+
+  it('the hook does not run prettier again, and says why', async (context) => {
+    if (!existsSync(prettier)) context.skip();
+    const bin = await tempDir('agent-cli-prettier-bin-');
+    cleanups.push(bin.dispose);
+    await symlink(prettier, join(bin.path, 'prettier'));
+    const module = (outside: string) =>
+      `require("fs").writeFileSync(${JSON.stringify(join(outside, 'escaped'))}, "");\nmodule.exports = {};\n`;
+    const { run, outside } = await runWithHook(
+      (outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { tool: { name: 'write_file', input: { path: 'x.cjs', content: module(outside) } } },
+        {
+          tool: {
+            name: 'write_file',
+            input: { path: 'package.json', content: '{"name":"a","prettier":"./x.cjs"}\n' },
+          },
+        },
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { text: 'done' },
+      ],
+      {
+        command: `${join(bin.path, 'prettier')} --check a.js`,
+        files: { 'a.js': 'let a = 1;\n', 'package.json': '{"name":"a"}\n' },
+      },
+    );
+    expect(run.code).toBe(0);
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+    expect(run.stderr).toContain(
+      'did not run: the project files it runs changed during this session',
+    );
+    expect(run.stderr).toContain('package.json#prettier');
+  });
 });
