@@ -107,11 +107,9 @@ export function hooksDirectories(root: string): string[] {
  */
 export class AutoRunFiles {
   readonly #roots: readonly string[];
-  readonly #hooks: HooksDirectories[];
 
   constructor(roots: readonly string[]) {
     this.#roots = roots;
-    this.#hooks = roots.map((root) => new HooksDirectories(root));
     installExitHandler();
     // What a process killed by a signal left behind: no exit handler ran there.
     records.prepare();
@@ -165,9 +163,9 @@ export class AutoRunFiles {
     if (changed) recordPlaceholders();
   }
 
-  /** The hooks directories `core.hooksPath` puts in the roots now (see HooksDirectories). */
+  /** The hooks directories `core.hooksPath` puts in the roots now. */
   #hooksNow(): string[] {
-    return this.#hooks.flatMap((hooks) => hooks.current());
+    return this.#roots.flatMap((root) => currentHooksDirectories(root));
   }
 
   #placeholder(entry: string, root: string): void {
@@ -210,11 +208,21 @@ export class AutoRunFiles {
 }
 
 /**
- * The hooks directories of one root (see {@link hooksDirectories}), asked of git again only when
- * a file git reads `core.hooksPath` from has changed since (a stat of each per command): one set
- * during the session — by the user, or by a command allowed outside the sandbox — is kept
- * read-only from the next command on.
+ * {@link hooksDirectories} of `root` as git's configuration says now: asked of git again only
+ * when a file git reads `core.hooksPath` from changed since the last call (a stat of each), so
+ * one set during a session — by the user, or by a command allowed outside the sandbox — counts
+ * from the next call on.
  */
+export function currentHooksDirectories(root: string): string[] {
+  let hooks = hooksByRoot.get(root);
+  if (hooks === undefined) {
+    hooks = new HooksDirectories(root);
+    hooksByRoot.set(root, hooks);
+  }
+  return hooks.current();
+}
+
+/** One root's hooks directories, with the git configuration they were found under. */
 class HooksDirectories {
   readonly #root: string;
   #signature: string | undefined;
@@ -290,6 +298,7 @@ function readSmall(file: string): string | undefined {
  * and removed at exit — or, after a SIGKILL, by the next sandbox.
  */
 const placeholders = new Map<string, { identity: string; users: Set<AutoRunFiles> }>();
+const hooksByRoot = new Map<string, HooksDirectories>();
 const records = new PlaceholderRecords();
 let exitHandlerInstalled = false;
 

@@ -5,7 +5,12 @@ export {
   hostAllowed,
   startAllowListProxy,
 } from './allow-list-proxy.js';
-export { type AutoRunFile, hooksDirectories, workspaceAutoRunFiles } from './auto-run-files.js';
+export {
+  type AutoRunFile,
+  currentHooksDirectories,
+  hooksDirectories,
+  workspaceAutoRunFiles,
+} from './auto-run-files.js';
 export { bubblewrapProblem } from './bubblewrap-lookup.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';

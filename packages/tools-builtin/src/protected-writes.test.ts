@@ -103,6 +103,14 @@ describe('writes that plant what runs later outside the sandbox', () => {
     const tools = defaultTools({ cwd: work, tools: ['write_file'] });
     expect(await tierOf(tools, 'write_file', { path: '.githooks/pre-commit' })).toBe('full-access');
     expect(await tierOf(tools, 'write_file', { path: '.githooksx/a' })).toBeUndefined();
+    // Set while the tools are in use: from the next call on.
+    expect(await tierOf(tools, 'write_file', { path: '.hooks-later/pre-commit' })).toBeUndefined();
+    execFileSync('git', ['-C', work, 'config', 'core.hooksPath', '.hooks-later']);
+    expect(await tierOf(tools, 'write_file', { path: '.hooks-later/pre-commit' })).toBe(
+      'full-access',
+    );
+    expect(await tierOf(tools, 'write_file', { path: '.githooks/pre-commit' })).toBeUndefined();
+    execFileSync('git', ['-C', work, 'config', 'core.hooksPath', '.githooks']);
     const lifted = defaultTools({
       cwd: work,
       tools: ['write_file'],

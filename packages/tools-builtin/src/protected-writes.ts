@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionSubjectsResult } from '@agent/core';
-import { homeStartupFiles, hooksDirectories, workspaceAutoRunFiles } from '@agent/sandbox';
+import { currentHooksDirectories, homeStartupFiles, workspaceAutoRunFiles } from '@agent/sandbox';
 import { isPathInside } from './path-inside.js';
 import type { FileSystemOperations } from './workspace.js';
 
@@ -74,7 +74,8 @@ export async function protectedWriteReason(
     );
     if (named !== undefined)
       return `${path.join(root, named.name)} is run later without asking by ${named.runBy.split(':')[0]}, outside the sandbox`;
-    const hooks = hooksOf(root).find((directory) => isPathInside(directory, real));
+    // Looked up per call (a stat of git's configuration files): a core.hooksPath set meanwhile counts.
+    const hooks = currentHooksDirectories(root).find((directory) => isPathInside(directory, real));
     if (hooks !== undefined)
       return `${hooks} holds git hooks (core.hooksPath): git runs them with your next commit or checkout, outside the sandbox`;
   }
@@ -91,17 +92,6 @@ export async function protectedWriteReason(
     }
   }
   return undefined;
-}
-
-// Asked of git once per root: its configuration lies where the tools cannot write unasked.
-const hooksByRoot = new Map<string, string[]>();
-function hooksOf(root: string): string[] {
-  let found = hooksByRoot.get(root);
-  if (found === undefined) {
-    found = hooksDirectories(root);
-    hooksByRoot.set(root, found);
-  }
-  return found;
 }
 
 /**
