@@ -102,6 +102,52 @@ export const homeStartupFiles: readonly string[] = [
   // Programs found on PATH before the system's.
   'bin',
   '.local/bin',
+  // Per-user code that interpreters and build tools load at every start: Python's user site (a
+  // `.pth` line runs at each `python` start; `usercustomize`), cargo's env script (sourced by
+  // `.profile`), configuration (`build.rustc-wrapper`) and bin on PATH, Go's bin, Gradle's init
+  // scripts, the `.mavenrc` that `mvn` sources, mise's global configuration (trusted: its hooks
+  // and `_.source` run), the version managers' scripts the shells source.
+  '.local/lib',
+  '.cargo/env',
+  '.cargo/config.toml',
+  '.cargo/config',
+  '.cargo/bin',
+  'go/bin',
+  '.gradle/init.d',
+  '.gradle/init.gradle',
+  '.gradle/init.gradle.kts',
+  '.mavenrc',
+  '.config/mise',
+  '.nvm/nvm.sh',
+  '.asdf/asdf.sh',
+  '.sdkman/bin',
+  '.ghcup/env',
+  '.bun/bin',
+  '.deno/bin',
+  '.volta/bin',
+  // Editors' user settings (terminal profiles, interpreters, tasks) and the servers and
+  // extensions a remote or local editor runs (the home's own `.vscode` is an auto-run folder).
+  '.config/Code/User',
+  '.config/Code - Insiders/User',
+  '.config/VSCodium/User',
+  '.config/Cursor/User',
+  '.vscode-server',
+  '.vscode-server-insiders',
+  '.vscode-oss',
+  '.cursor',
+  '.cursor-server',
+  '.windsurf',
+  '.windsurf-server',
+  '.config/JetBrains',
+  // Configuration that writes or uploads files, or runs programs, when the user next runs the
+  // tool: curl's and wget's (`output`, `upload-file`), docker's CLI plugins (run to list them).
+  '.curlrc',
+  '.wgetrc',
+  '.docker/cli-plugins',
+  // What the desktop opens files and links with.
+  '.local/share/applications',
+  '.config/mimeapps.list',
+  '.mailcap',
 ];
 
 /**
