@@ -334,15 +334,30 @@ export const harmlessVariables: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * [name, value]: harmless but a random value — withheld by the rule (and named in the CLI's
- * notice), at little cost: no tool needs them, and a redacted id in an output is rare.
+ * [name, value]: harmless but a random value under a name that does not say it is an id —
+ * withheld by the rule (and named in the CLI's notice), at little cost: no tool needs them, and
+ * only their own value is redacted in an output.
  */
 export const randomButHarmlessVariables: readonly (readonly [string, string])[] = [
+  ['WT_SESSION', '3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7'],
+  ['VSCODE_NONCE', '5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f'],
+  ['RENDER_INSTANCE_ID', 'srv-cs1b2c3d4e5f6g7h8i9j-abc12'],
+  [
+    'DIRENV_DIFF',
+    'eJzEkk1ugzAQha9iZQ1yS1fdtlUmLLLMqFZVWQa7Km7ACAy00WkUCrh8QBZ_5NSqdHGEvNkvvcyHr2tp43CBkvUUQ1ChgDeQzGq',
+  ],
+  ['__MISE_DIFF', 'eAHrWNJ6JXrdN35qjHh40ZgU9Y2bGqVQ6yvRvrNvQ9UPzZuB2Pv83E7rZ9lO'],
+];
+
+/**
+ * [name, value]: harmless ids under names that say so (`*_ID`, `*_ULID`, a `guid=` piece) — a
+ * UUID, hex groups, a ULID: kept and not redacted (they were withheld before 2026-11-29, and
+ * `az account show` printed `[redacted:AZURE_TENANT_ID]`).
+ */
+export const namedIdVariables: readonly (readonly [string, string])[] = [
   ['INVOCATION_ID', '8a2c5f0b9e7d4c3a1b6f0e9d8c7b6a51'],
   ['RUNNER_TRACKING_ID', 'github_0b7ea1f7-3c49-4b5d-9a2e-6c5d1f8e4b3a'],
-  ['WT_SESSION', '3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7'],
   ['LaunchInstanceID', 'A1B2C3D4-E5F6-4A7B-8C9D-0E1F2A3B4C5D'],
-  ['VSCODE_NONCE', '5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f'],
   ['ATUIN_HISTORY_ID', '01932f5e4c7a7b8c9d0e1f2a3b4c5d6e'],
   ['CLOUDENV_ENVIRONMENT_ID', '6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c'],
   ['BUILDKITE_BUILD_ID', '4735ba57-80d0-46e2-8fa0-b28223a86586'],
@@ -353,14 +368,35 @@ export const randomButHarmlessVariables: readonly (readonly [string, string])[] 
   ['AZURE_TENANT_ID', '72f988bf-86f1-41af-91ab-2d7cd011db47'],
   ['HEROKU_APP_ID', '9daa2797-e49b-4624-932f-ec3f9688e3da'],
   ['FLY_ALLOC_ID', '2874e5e3-7b1d-4c3a-9f0e-5a6b7c8d9e0f'],
-  ['RENDER_INSTANCE_ID', 'srv-cs1b2c3d4e5f6g7h8i9j-abc12'],
   ['RAILWAY_DEPLOYMENT_ID', 'c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f'],
   ['REQUEST_ULID', '01JD8X5ZQ0W7K3V9R2B4C6D8E0'],
-  [
-    'DIRENV_DIFF',
-    'eJzEkk1ugzAQha9iZQ1yS1fdtlUmLLLMqFZVWQa7Km7ACAy00WkUCrh8QBZ_5NSqdHGEvNkvvcyHr2tp43CBkvUUQ1ChgDeQzGq',
-  ],
-  ['__MISE_DIFF', 'eAHrWNJ6JXrdN35qjHh40ZgU9Y2bGqVQ6yvRvrNvQ9UPzZuB2Pv83E7rZ9lO'],
+  ['AWS_REQUEST_ID', '{C0FFEE00-1234-4ABC-9DEF-0123456789AB}'],
+  ['GITHUB_RUN_UUID', '3f1e2d4c-5b6a-4798-8a9b-0c1d2e3f4a5b'],
+  ['SESSION_GUID', 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3'],
+];
+
+/**
+ * [name, value]: what the rule must still withhold under an id's name — one group of 40 or 64
+ * hex (an old GitHub token's form, many vendors' keys) and anything not of an id's form.
+ */
+export const keysUnderIdNames: readonly (readonly [string, string])[] = [
+  ['GH_APP_ID', '9f2c4e6a8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a'],
+  ['SIGNER_ID', '4f6a8c0e1b3d5f7a9f2c4e6a8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9f2c4e6a'],
+  ['CLIENT_UUID', 'q7Rk2ZpX9vLm4TnW8bYc3HdF6sJg1AeU'],
+];
+
+/**
+ * [name, value]: keys inside values no single-token rule read — a list, `user:key`, a
+ * `name=value` list, words, and standard base64 that starts with `/` (all fake).
+ */
+export const secretsInPieces: readonly (readonly [string, string])[] = [
+  ['DEPLOY_TARGET', 'deploy:q7Rk2ZpX9vLm4TnW8bYc3HdF'],
+  ['DB_OPTIONS', 'host=db.internal,port=5432,key=Tq3Vx8Nw1Ry6Bz4Kc9Dm2Fp7'],
+  ['BACKEND_FLAGS', '--region eu-west-1 --auth vF7tN2qR9xK4mP8wL3zB6cJ1'],
+  ['UPSTREAMS', 'a.example.com;b.example.com;Xk9mP2vQ7rT4wY1zA6bC3dE8'],
+  ['CONNECT', 'mode=prod id=42 p=aB3dE5gH7jK9mN1pQ3sT5vW7'],
+  ['SIGNING_B', '/xK9mP2vQ7rT4wY1zA6bC3dE8fG5hJ0kL2mN4pQ6rsT='],
+  ['PAYLOAD_B64', '/9Zq+Lm3Np5Zz9Xk2Rt8Vb6Wc1Yd4Fg7'],
 ];
 
 /**

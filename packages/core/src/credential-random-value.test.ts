@@ -4,7 +4,10 @@ import { credentialRuleOf, isCredentialVariable } from './credential-environment
 import { looksLikeRandomSecret } from './credential-random-value.js';
 import {
   harmlessVariables,
+  keysUnderIdNames,
+  namedIdVariables,
   randomButHarmlessVariables,
+  secretsInPieces,
   unknownFormatSecrets,
 } from './credential-random-value.samples.js';
 
@@ -27,6 +30,44 @@ describe('a key of no known format (the random-value rule)', () => {
         ),
       ),
     ).toEqual([]);
+  });
+
+  it('keeps ids under names that say so — a UUID, hex groups, a ULID: not withheld, not redacted', () => {
+    expect(
+      named(namedIdVariables.filter(([name, value]) => isCredentialVariable(name, value))),
+    ).toEqual([]);
+    fc.assert(
+      fc.property(
+        fc.uuid(),
+        fc.constantFrom('AZURE_TENANT_ID', 'LaunchInstanceID', 'REQUEST_UUID', 'guid', 'runId'),
+        (id, name) =>
+          !isCredentialVariable(name, id) && !isCredentialVariable(name, id.toUpperCase()),
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('still withholds a key under an id name: one 40- or 64-hex group (an old GitHub token), or no id form', () => {
+    expect(
+      named(keysUnderIdNames.filter(([name, value]) => !isCredentialVariable(name, value))),
+    ).toEqual([]);
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9a-f]{40}$|^[0-9a-f]{64}$/),
+        fc.constantFrom('APP_ID', 'CLIENT_UUID', 'guid'),
+        (hex, name) => isCredentialVariable(name, hex) || !/[a-f]/.test(hex) || !/\d/.test(hex),
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('reads a list or words piece by piece: user:key, a=b,key=…, --flag key, and base64 that starts with /', () => {
+    expect(
+      named(secretsInPieces.filter(([name, value]) => !isCredentialVariable(name, value))),
+    ).toEqual([]);
+    // Each piece alone would be withheld: the whole value is withheld for it, by this rule.
+    for (const [name, value] of secretsInPieces)
+      expect(credentialRuleOf(name, value)?.id, name).toBe('random-value');
   });
 
   it('withholds the random ids that are no secret (the cost, named in the CLI’s notice)', () => {

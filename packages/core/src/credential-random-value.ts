@@ -2,12 +2,16 @@
  * The last credential rule: a value that looks like a random secret, whatever its name and
  * format — for the keys no name or format rule knows (`MFA_SEED=JBSWY3DPEHPK3PXP…`,
  * `DEEPGRAM=<40 hex>`, `MY_SVC=<32 random characters>`). Random ids that are no secret (a
- * UUID, systemd's `INVOCATION_ID`) look the same and are withheld too: that costs a `passEnv`
- * entry, where a key passed is in the model's context. What is kept: anything that is not one
- * token of key characters (a path, a list, a URL, words with spaces, `LS_COLORS`), short values,
- * identifiers made of words (`stable-x86_64-unknown-linux-gnu`, `SpringBootApplication`, a pod
- * name), and a hex digest under a name that says so (`GITHUB_SHA`, `CI_COMMIT_SHA`,
- * `PYTHON_SHA256`, `TURBO_HASH`: a withheld commit id would make every `git log` a marker).
+ * UUID under a name that does not say it is an id, `WT_SESSION`) look the same and are withheld
+ * too: that costs a `passEnv` entry, where a key passed is in the model's context. A value that
+ * is a list or words (`user:key`, `a=b,key=…`, `--token key`) is judged piece by piece, a
+ * `name=value` piece under its own name. What is kept: paths, URLs (their own rules read them),
+ * short values, identifiers made of words (`stable-x86_64-unknown-linux-gnu`,
+ * `SpringBootApplication`, a pod name), an id under a name that says so (a UUID, hex groups or a
+ * ULID under `*_ID`, `*_UUID`, `guid=`: `AZURE_TENANT_ID`, `INVOCATION_ID`; never one 40- or
+ * 64-hex group, an old GitHub token's form) and a hex digest under a name that says so
+ * (`GITHUB_SHA`, `CI_COMMIT_SHA`, `PYTHON_SHA256`, `TURBO_HASH`). A kept id is also not redacted:
+ * a withheld tenant id or commit id would make every `az account show` or `git log` a marker.
  * The figures that chose the thresholds are in core's README ("Keys of no known format").
  */
 
@@ -15,13 +19,48 @@ import type { CredentialRule } from './credential-environment.js';
 
 /** One token of key characters, 16 or more: base64 (also url-safe), hex, base32, base58, words joined by `-_.`. */
 const keyToken = /^[A-Za-z0-9+/=_.~-]{16,}$/;
-/** A path: what starts like one is one (a base64 value that starts with `/` is missed, 1 in 64). */
+/** A path: what starts like one is one, but for standard base64 (see {@link slashBase64}). */
 const pathStart = /^[/.~]/;
+/** Standard base64 that starts with `/` (1 key in 64): padded, or holding a `+`, which paths do not. */
+const slashBase64 = (value: string) =>
+  /^\/[A-Za-z0-9+/]{15,}={0,2}$/.test(value) &&
+  value.length % 4 === 0 &&
+  (value.endsWith('=') || value.includes('+'));
+/** What separates the pieces of a list or of words: `user:key`, `a=b,key=…`, `--token key`. */
+const pieceSeparator = /[\s,;:|"'`()[\]{}<>]+/;
+/** A `name=value` piece (`key=…`, `--token=…`): the value is judged under that name. */
+const assignment = /^-{0,2}([A-Za-z_][A-Za-z0-9_.-]*)=(.*[^=].*)$/;
 const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const hexOnly = /^(?:[0-9a-f]+|[0-9A-F]+)$/;
 /** A name whose last word says its value is a digest or a commit: a word ending in SHA, SHA256, COMMIT, REF, HASH… */
 const digestName =
   /(?:^|[^A-Z0-9])[A-Z0-9]*(?:SHA\d*|COMMIT|REV|REVISION|HASH|DIGEST|CHECKSUM|VERSION|REF|HEAD|RELEASE)(?=$|[^A-Z0-9])/;
+/** A name's last word that says its value is an id (`INVOCATION_ID`, `LaunchInstanceID`, `guid`). */
+const idWords = new Set(['ID', 'IDS', 'UUID', 'GUID', 'ULID', 'IDENTIFIER']);
+/** An id's form: hex groups joined by `-` (a UUID, an X-Ray trace id), in braces or after a word (`github_`). */
+const hexId =
+  /^\{?(?:[A-Za-z]+[_-])?[0-9a-f]+(?:-[0-9a-f]+)*\}?$|^\{?(?:[A-Za-z]+[_-])?[0-9A-F]+(?:-[0-9A-F]+)*\}?$/;
+/** One hex group of 40 or 64: a commit or a digest, but also an old GitHub token's form — an id name does not keep it. */
+const keyLengthHex = /(?:^|[^0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+/** A ULID (Crockford base32, 26 characters, time first). */
+const ulid = /^(?:[A-Za-z]+[_-])?[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+function lastWord(name: string): string {
+  const words = name.replace(/([a-z0-9])(?=[A-Z])/g, '$1_').split(/[^A-Za-z0-9]+/);
+  return (words.filter((word) => word !== '').at(-1) ?? '').toUpperCase();
+}
+
+/** Whether a name says its value is an id, a reference or a digest (`*_ID`, `guid`, `*_REF`, `*_SHA`). */
+function namesAnId(name: string): boolean {
+  return idWords.has(lastWord(name)) || digestName.test(name.toUpperCase());
+}
+
+/** Whether `value` is an id of a well-known harmless form (see {@link hexId}). */
+function harmlessId(value: string): boolean {
+  if (ulid.test(value)) return true;
+  return hexId.test(value) && !keyLengthHex.test(value.replace(/\}$/, ''));
+}
+
 /** A letter chunk of words: lower, upper, or capitalised words one after another (`springBoot`, `AWS`, `ContextSelector`). */
 const wordsChunk = /^(?:[a-z]+|[A-Z]+)?(?:[A-Z][a-z]+)*$/;
 /** Base32 (RFC 4648): a TOTP seed, which has few digits and one case, so few changes of kind. */
@@ -66,9 +105,31 @@ function randomRun(run: string): boolean {
 
 /** Whether `value` (of variable `name`) looks like a random secret: see the file's comment. */
 export function looksLikeRandomSecret(name: string, value: string): boolean {
-  if (value.length < 16 || !keyToken.test(value) || pathStart.test(value)) return false;
+  if (value.length < 16) return false;
+  // URLs have rules of their own (a password, a key in the query or the path).
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) return false;
+  for (const piece of value.split(pieceSeparator)) {
+    const named = assignment.exec(piece);
+    const random =
+      named === null
+        ? randomToken(piece, name, name)
+        : randomToken(named[2] ?? '', named[1] ?? '', name);
+    if (random) return true;
+  }
+  return false;
+}
+
+/** Whether one token `value`, under `name` (inside a variable `outer`), looks like a random secret. */
+function randomToken(value: string, name: string, outer: string): boolean {
+  if (value.length < 16 || !keyToken.test(value)) return false;
+  if ((namesAnId(name) || namesAnId(outer)) && harmlessId(value)) return false;
+  if (pathStart.test(value) && !slashBase64(value)) return false;
   if (uuid.test(value)) return true;
-  if (hexOnly.test(value) && digestName.test(name.toUpperCase())) return false;
+  if (
+    hexOnly.test(value) &&
+    (digestName.test(name.toUpperCase()) || digestName.test(outer.toUpperCase()))
+  )
+    return false;
   // Runs of letters and digits; and standard base64's runs with its `+` and `/` left out.
   const runs: string[] = value.match(/[A-Za-z0-9]{16,}/g) ?? [];
   for (const run of value.match(/[A-Za-z0-9+/]{16,}/g) ?? []) {
@@ -86,6 +147,6 @@ export function looksLikeRandomSecret(name: string, value: string): boolean {
 export const randomValueRule: CredentialRule = {
   id: 'random-value',
   description:
-    'a value that looks like a random secret whatever its name: one token of 16+ key characters (not a path, URL or list) with a run of letters and digits that changes kind (letter/digit, small/capital outside words) at least 4 times and once per 5 characters and has 8+ different characters, a base32 run with 2+ digits, or a UUID; a hex digest under a name ending in SHA, COMMIT, HASH, REF, VERSION… is kept',
+    'a value that looks like a random secret whatever its name: a token of 16+ key characters (alone, or a piece of a list or of words; not a path or URL) with a run of letters and digits that changes kind (letter/digit, small/capital outside words) at least 4 times and once per 5 characters and has 8+ different characters, a base32 run with 2+ digits, or a UUID; an id under a name ending in ID, UUID, GUID (a UUID, hex groups, a ULID; not 40 or 64 hex) and a hex digest under a name ending in SHA, COMMIT, HASH, REF, VERSION… are kept',
   pattern: keyToken,
 };

@@ -418,3 +418,70 @@ describe('tools run without the credentials of the CLI environment', () => {
     expect(run.stderr).not.toContain('abcdefg');
   });
 });
+
+const ids = {
+  AZURE_TENANT_ID: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+  BUILDKITE_BUILD_ID: '4735ba57-80d0-46e2-8fa0-b28223a86586',
+  INVOCATION_ID: '8a2c5f0b9e7d4c3a1b6f0e9d8c7b6a51',
+  GITHUB_SHA: 'ffac537e6cbbf934b08745a378932722df287a53',
+};
+const keysInPieces = {
+  DEPLOY_TARGET: 'deploy:q7Rk2ZpX9vLm4TnW8bYc3HdF',
+  DB_OPTIONS: 'host=db.internal,port=5432,key=Tq3Vx8Nw1Ry6Bz4Kc9Dm2Fp7',
+  PAYLOAD_B64: '/9Zq+Lm3Np5Zz9Xk2Rt8Vb6Wc1Yd4Fg7',
+};
+
+// The random-value rule withheld and redacted ids that are no secret: a tenant id a command
+// printed reached the model as `[redacted:AZURE_TENANT_ID]`, and `az` had no tenant. And it read
+// only single tokens: a key inside `user:key` or `a=b,key=…` reached the tools.
+describe('ids and keys in pieces (the random-value rule)', () => {
+  it('an id under a name that says so reaches the tools and the model as it is; a key inside a list does neither', async () => {
+    const { workspace, home, dir } = await setup();
+    const names = [...Object.keys(ids), ...Object.keys(keysInPieces)];
+    const script = await writeScript(dir, [
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              // What the tool's environment holds, and the values as a command prints them.
+              command: `for n in ${names.join(' ')}; do printenv "$n" >/dev/null && echo "has $n"; done; echo "${[...Object.values(ids), ...Object.values(keysInPieces)].join(' ')}"`,
+            },
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--scripted',
+        script,
+        '--cwd',
+        workspace,
+        '--mode',
+        'full-access',
+        '--sandbox',
+        'off',
+        '--output-format',
+        'stream-json',
+      ],
+      { env: cleanEnv({ ...ids, ...keysInPieces, AGENT_HOME: home }) },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    for (const [name, value] of Object.entries(ids)) {
+      expect(run.stdout).toContain(`has ${name}`);
+      expect(run.stdout).toContain(value);
+      expect(run.stdout).not.toContain(`[redacted:${name}]`);
+    }
+    for (const [name, value] of Object.entries(keysInPieces)) {
+      expect(run.stdout).not.toContain(`has ${name}`);
+      expect(run.stdout).not.toContain(value);
+      expect(run.stdout).toContain(`[redacted:${name}]`);
+    }
+    const text = filesUnder(join(home, 'sessions'));
+    expect(text).toContain(ids.AZURE_TENANT_ID);
+    for (const value of Object.values(keysInPieces)) expect(text).not.toContain(value);
+  });
+});
