@@ -72,9 +72,10 @@ describe("a project's MCP server whose script changed during the session", () =>
       );
       expect(run.stdout).toContain('done');
       expect(run.stderr).toContain('exited with code 3');
-      // The transcript's line is cut; the model reads the whole reason (the files named).
+      // The transcript's line is cut; the model reads the whole reason (the files named). A
+      // refused start is denied at once, not retried (tools-mcp).
       expect(run.stderr).toMatch(
-        /✗ env__names \[failed\]: .*"env" was not started: the project files it run/,
+        /✗ env__names \[denied\]: .*"env" was not started: the project files it run/,
       );
       expect(existsSync(marker)).toBe(false);
     } finally {
