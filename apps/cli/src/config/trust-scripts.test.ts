@@ -28,6 +28,30 @@ async function scratch(): Promise<string> {
 }
 
 describe('projectFileDigests', () => {
+  it("pins the package runners' project config and what it names (npx, npm, yarn, pnpm, bun)", async () => {
+    const project = await scratch();
+    await writeFile(join(project, 'package.json'), '{"scripts":{"lint":"x"}}');
+    await writeFile(join(project, '.npmrc'), 'script-shell=./shell.sh\n');
+    await writeFile(join(project, 'shell.sh'), 'exec sh "$@"\n');
+    await mkdir(join(project, '.yarn'));
+    await writeFile(join(project, '.yarnrc.yml'), 'yarnPath: .yarn/yarn.cjs\n');
+    await writeFile(join(project, '.yarn', 'yarn.cjs'), 'module.exports = 1;\n');
+    await writeFile(join(project, 'bunfig.toml'), 'preload = ["./pre.ts"]\n');
+    await writeFile(join(project, 'pre.ts'), 'export {};\n');
+    const pinned = (command: string) =>
+      Object.keys(projectFileDigests([command], project) ?? {}).sort();
+    expect(pinned('npx tool')).toEqual(['.npmrc', 'shell.sh']);
+    expect(pinned('/usr/local/bin/npm run lint')).toEqual(['.npmrc', 'package.json', 'shell.sh']);
+    expect(pinned('yarn lint')).toEqual([
+      '.npmrc',
+      '.yarn/yarn.cjs',
+      '.yarnrc.yml',
+      'package.json',
+      'shell.sh',
+    ]);
+    expect(pinned('bunx tool')).toEqual(['bunfig.toml', 'pre.ts']);
+  });
+
   it("pins a formatter's package.json key and the files it names, not the rest of package.json", async () => {
     const project = await scratch();
     const manifest = (extra: object) =>

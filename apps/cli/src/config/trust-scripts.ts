@@ -17,12 +17,26 @@ export const maxPinnedFiles = 64;
 /** Larger files are pinned by their size alone (a script is small; this runs at every start). */
 const maxHashedBytes = 1024 * 1024;
 
-/** Programs that run what a project file of theirs says: the file is pinned with them. */
+/**
+ * The project config of the package runners, which says how they run anything: `.npmrc`'s
+ * `script-shell` is the shell npm and npx run a command with and its `node-options` a
+ * NODE_OPTIONS (`--require ./x.cjs`); `.yarnrc.yml`'s `yarnPath` is the yarn that runs;
+ * `.pnpmfile.cjs` runs in pnpm; `bunfig.toml`'s `preload` in bun.
+ */
+const npmConfig = ['.npmrc'];
+const yarnConfig = ['.yarnrc', '.yarnrc.yml', '.npmrc'];
+const pnpmConfig = ['.npmrc', '.pnpmfile.cjs'];
+const bunConfig = ['bunfig.toml'];
+
+/** Programs that run what a project file of theirs says: the files are pinned with them. */
 const runnerFiles: Record<string, readonly string[]> = {
-  npm: ['package.json'],
-  pnpm: ['package.json'],
-  yarn: ['package.json'],
-  bun: ['package.json'],
+  npm: ['package.json', ...npmConfig],
+  npx: npmConfig,
+  pnpm: ['package.json', ...pnpmConfig],
+  pnpx: pnpmConfig,
+  yarn: ['package.json', ...yarnConfig],
+  bun: ['package.json', ...bunConfig],
+  bunx: bunConfig,
   make: ['Makefile', 'makefile', 'GNUmakefile'],
   just: ['justfile', 'Justfile'],
 };
@@ -83,7 +97,8 @@ const packageConfigKeys: Record<string, string> = {
  * `toString` in a command line is no runner (a plain lookup found Object's methods and threw).
  */
 function runnerFilesOf(word: string): readonly string[] | undefined {
-  return Object.hasOwn(runnerFiles, word) ? runnerFiles[word] : undefined;
+  const program = word.replace(/^.*\//, '');
+  return Object.hasOwn(runnerFiles, program) ? runnerFiles[program] : undefined;
 }
 
 /** The tool a word names (`node_modules/.bin/eslint` → `eslint`, `prettier@3` → `prettier`). */
@@ -269,7 +284,7 @@ export function projectFileDigests(
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =
-      packageBinRunners.has(word) ||
+      packageBinRunners.has(word.replace(/^.*\//, '')) ||
       ((word === 'exec' || word === 'dlx') &&
         previous !== undefined &&
         runnerFilesOf(previous) !== undefined);

@@ -214,3 +214,45 @@ describe("a formatter's config key written into package.json during the session"
     expect(run.stderr).toContain('package.json#prettier');
   });
 });
+
+describe("a package runner's config written during the session", () => {
+  // npx and npm run read the project's .npmrc: `script-shell` is the shell they run the command
+  // with, `node-options` a NODE_OPTIONS (`--require ./x.cjs`). A sandboxed command wrote one, and
+  // the user's `npx …` hook ran what it named as the user, outside the sandbox. Real npx, offline.
+  const runner = `PATH=${dirname(process.execPath)}:$PATH npm_config_update_notifier=false`;
+  const shell = (outside: string) =>
+    `#!/bin/sh\ntouch "${join(outside, 'escaped')}"\nexec /bin/sh "$@"\n`;
+
+  it.each([
+    ['npx --offline tool', 'npx'],
+    ['npm run --offline lint', 'npm run'],
+  ])('%s: the hook does not run again, and says why', async (command) => {
+    const { run, outside, ran } = await runWithHook(
+      (outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { tool: { name: 'write_file', input: { path: 'shell.sh', content: shell(outside) } } },
+        { tool: { name: 'bash', input: { command: 'chmod +x shell.sh' } } },
+        {
+          tool: {
+            name: 'write_file',
+            input: { path: '.npmrc', content: 'script-shell=./shell.sh\n' },
+          },
+        },
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { text: 'done' },
+      ],
+      {
+        command: `${runner} ${command}`,
+        files: {
+          'package.json': '{"name":"a","scripts":{"lint":"tool"}}\n',
+          'node_modules/.bin/tool': '#!/bin/sh\necho ran >> "OUTSIDE/hook-ran"\n',
+        },
+      },
+    );
+    expect(run.code).toBe(0);
+    // It ran before .npmrc existed (the control).
+    expect(ran).toContain('ran\n');
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+    expect(run.stderr).toContain('changed during this session (.npmrc');
+  });
+});
