@@ -28,6 +28,24 @@ async function scratch(): Promise<string> {
 }
 
 describe('projectFileDigests', () => {
+  it('pins the project files python -m finds first for its module', async () => {
+    const project = await scratch();
+    await mkdir(join(project, 'tools', 'check'), { recursive: true });
+    await writeFile(join(project, 'json.py'), 'x = 1\n');
+    await writeFile(join(project, 'tools', '__init__.py'), '');
+    await writeFile(join(project, 'tools', 'check', '__main__.py'), 'print(1)\n');
+    const pinned = (command: string) =>
+      Object.keys(projectFileDigests([command], project) ?? {}).sort();
+    expect(pinned('python3 -m json.tool')).toEqual(['json.py']);
+    expect(pinned('/usr/bin/python3.12 -m tools.check')).toEqual([
+      'tools/__init__.py',
+      'tools/check/__main__.py',
+    ]);
+    // Not after another program, nor for a script's path.
+    expect(pinned('black json')).toEqual([]);
+    expect(pinned('python3 tools/__init__.py')).toEqual(['tools/__init__.py']);
+  });
+
   it("pins the package runners' project config and what it names (npx, npm, yarn, pnpm, bun)", async () => {
     const project = await scratch();
     await writeFile(join(project, 'package.json'), '{"scripts":{"lint":"x"}}');

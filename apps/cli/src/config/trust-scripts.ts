@@ -112,6 +112,23 @@ function configsOf(word: string): readonly string[] {
   return Object.hasOwn(configFiles, program) ? (configFiles[program] ?? []) : [];
 }
 
+/**
+ * The project files Python may load for the module `name` given to an interpreter (`python3 -m
+ * json.tool`): `-m` puts the folder it runs in first on sys.path, so a `json.py` there is what
+ * runs. Each package on the way (`json/__init__.py`) and the module's own files, or none when the
+ * word is no module name (a script path).
+ */
+function pythonModuleFiles(interpreter: string, name: string): string[] {
+  if (!/^python[\d.]*$/.test(programOf(interpreter))) return [];
+  if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(name) || name.endsWith('.py')) return [];
+  const parts = name.split('.');
+  return parts.flatMap((_, i) => {
+    const path = parts.slice(0, i + 1).join('/');
+    const own = i === parts.length - 1 ? [join(path, '__main__.py')] : [];
+    return [`${path}.py`, join(path, '__init__.py'), ...own];
+  });
+}
+
 /** The package.json key `word`'s tool takes as its config, if it names one of those tools. */
 function packageConfigKeyOf(word: string): string | undefined {
   const program = programOf(word);
@@ -281,6 +298,7 @@ export function projectFileDigests(
     for (const file of configsOf(word)) add(join(root, file));
     const key = packageConfigKeyOf(word);
     if (key !== undefined) addPackageKey(key);
+    for (const file of pythonModuleFiles(named[i - 1] ?? '', word)) add(join(root, file));
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =

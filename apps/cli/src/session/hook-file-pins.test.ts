@@ -256,3 +256,24 @@ describe("a package runner's config written during the session", () => {
     expect(run.stderr).toContain('changed during this session (.npmrc');
   });
 });
+
+describe('a module written during the session where python -m finds it first', () => {
+  // `python -m <module>` puts the folder it runs in first on sys.path: a `json.py` a sandboxed
+  // command wrote at the root ran, as the user, in the trusted folder's `python3 -m json.tool`
+  // hook — outside the sandbox.
+  it('the hook does not run again, and says why', async () => {
+    const module = (outside: string) => `open(${JSON.stringify(join(outside, 'escaped'))}, "w")\n`;
+    const { run, outside } = await runWithHook(
+      (outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { tool: { name: 'write_file', input: { path: 'json.py', content: module(outside) } } },
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { text: 'done' },
+      ],
+      { command: 'python3 -m json.tool > /dev/null', files: {} },
+    );
+    expect(run.code).toBe(0);
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+    expect(run.stderr).toContain('changed during this session (json.py)');
+  });
+});
