@@ -5,8 +5,13 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { directoryIdentity, PlaceholderRecords, removeIfSame } from './placeholder-records.js';
-import { isInside } from './real-paths.js';
+import {
+  directoryIdentity,
+  identityOf,
+  PlaceholderRecords,
+  removeIfSame,
+} from './placeholder-records.js';
+import { isInside, realPathOrResolved } from './real-paths.js';
 import { existingTargetsInside } from './startup-files.js';
 
 /** One entry of {@link workspaceAutoRunFiles}. */
@@ -185,25 +190,45 @@ export class AutoRunFiles {
         placeholders.set(entry, { identity, users: new Set([this]) });
       return;
     }
-    // Only where its folder is there (a hooks path whose parent is missing runs nothing either).
-    const parent = fs.statSync(path.dirname(entry), { throwIfNoEntry: false });
-    if (parent?.isDirectory() !== true) return;
+    // Only where its folder is there (a hooks path whose parent is missing runs nothing either),
+    // and is itself (a link on the way, swapped in by a command, would carry the mkdir elsewhere).
+    const parent = path.dirname(entry);
+    if (fs.statSync(parent, { throwIfNoEntry: false })?.isDirectory() !== true) return;
+    if (realPathOrResolved(parent) !== parent) return;
     try {
       fs.mkdirSync(entry, { mode: 0o755 });
     } catch {
       return; // not ours to write: a command (the same user) cannot create it either
     }
-    // Made by root in a user's workspace: that user's, so an editor can still write there.
-    const owner = fs.statSync(root, { throwIfNoEntry: false });
-    if (owner !== undefined && process.getuid?.() === 0) {
-      try {
-        fs.chownSync(entry, owner.uid, owner.gid);
-      } catch {
-        // Left root's: removed at close all the same.
-      }
+    // Everything below goes through the folder opened without following a link: a command running
+    // meanwhile can rename the new folder away and put a link in its place, and root's chown by
+    // name would then give the link's target (/etc/shadow) to the workspace's owner.
+    let descriptor: number;
+    try {
+      descriptor = fs.openSync(
+        entry,
+        fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW,
+      );
+    } catch {
+      return; // swapped already: not ours
     }
-    const identity = directoryIdentity(entry);
-    if (identity !== undefined) placeholders.set(entry, { identity, users: new Set([this]) });
+    try {
+      // Still the folder at that path (nothing above it swapped since the look).
+      if (fs.readlinkSync(`/proc/self/fd/${descriptor}`) !== entry) return;
+      // Made by root in a user's workspace: that user's, so an editor can still write there.
+      const owner = fs.statSync(root, { throwIfNoEntry: false });
+      if (owner !== undefined && process.getuid?.() === 0) {
+        try {
+          fs.fchownSync(descriptor, owner.uid, owner.gid);
+        } catch {
+          // Left root's: removed at close all the same.
+        }
+      }
+      const identity = identityOf(fs.fstatSync(descriptor, { bigint: true }));
+      placeholders.set(entry, { identity, users: new Set([this]) });
+    } finally {
+      fs.closeSync(descriptor);
+    }
   }
 }
 

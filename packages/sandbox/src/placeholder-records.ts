@@ -45,6 +45,11 @@ export function placeholderStateDirectory(): string {
 export function directoryIdentity(entry: string): string | undefined {
   const stat = fs.lstatSync(entry, { bigint: true, throwIfNoEntry: false });
   if (stat === undefined || !stat.isDirectory()) return undefined;
+  return identityOf(stat);
+}
+
+/** The identity {@link directoryIdentity} gives, of a directory already looked at. */
+export function identityOf(stat: fs.BigIntStats): string {
   return `${stat.dev}:${stat.ino}:${stat.ctimeNs}`;
 }
 
