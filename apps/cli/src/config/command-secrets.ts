@@ -108,3 +108,25 @@ export function shellWords(command: string): string[] {
 export function commandSecrets(name: string, command: string): Record<string, string> {
   return argumentSecrets(name, shellWords(command));
 }
+
+/**
+ * The notice for a stdio server whose arguments hold a key; undefined when none do. Every user of
+ * the machine reads a process's command line (`ps`, `/proc/<pid>/cmdline`; a sandboxed server's
+ * is in bwrap's) for as long as it runs, where its environment is its user's alone. The CLI
+ * cannot move an argument the server reads out of its argv, so it says so, naming the flags and
+ * never the values.
+ */
+export function argumentKeyNotice(name: string, args: readonly string[]): string | undefined {
+  const where = new Set<string>();
+  for (const [secret, value] of Object.entries(argumentSecrets(name, args)))
+    if (isCredentialVariable(secret, value))
+      where.add(argumentLabel(secret.slice(name.length + 5)));
+  if (where.size === 0) return undefined;
+  return `mcp ${name}: its arguments hold a key (${[...where].join(', ')}): every user of this machine can read a process's command line (ps, /proc/<pid>/cmdline) while the server runs — if the server reads its key from a variable, give it in the entry's "env" instead (mcp-remote: --header "Authorization:\${AUTH_HEADER}" with AUTH_HEADER in "env")`;
+}
+
+/** `3` → `argument 3`; `--api-key`, `Authorization token`, `2 url password` as they are. */
+function argumentLabel(key: string): string {
+  const index = /^(\d+)(.*)$/.exec(key);
+  return index === null ? (key.split(' ')[0] ?? key) : `argument ${index[1]}${index[2] ?? ''}`;
+}

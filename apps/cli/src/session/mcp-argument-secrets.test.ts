@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { argumentKeyNotice } from '../config/command-secrets.js';
 import { mcpServerSecrets } from '../config/mcp-servers.js';
 import { messagesServer } from '../testing/messages-server.js';
 import { appDir, assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
@@ -87,6 +88,25 @@ describe("a stdio MCP server's credentials given as arguments", () => {
     const written = `${sent}\n${run.stdout}\n${run.stderr}\n${await readFile(saved, 'utf8')}`;
     const shown = Object.entries(values).filter(([, value]) => written.includes(value));
     expect(shown.map(([kind]) => kind)).toEqual([]);
+    // The server's command line is every user's to read while it runs: the start says so,
+    // naming where the keys are (never the keys), and not the plain arguments.
+    const notice = run.stderr
+      .split('\n')
+      .find((line) => line.startsWith('mcp argserver: its arguments hold a key'));
+    expect(notice).toContain('/proc/<pid>/cmdline');
+    for (const where of ['--api-key', '--auth-token', 'Authorization', 'argument 7'])
+      expect(notice).toContain(where);
+    expect(notice).not.toContain('--port');
+    expect(notice).not.toContain('--region');
+  });
+
+  it('argumentKeyNotice: none for arguments that hold no key', () => {
+    expect(
+      argumentKeyNotice('s', ['--port', '8123', '--region=eu-west-1', '/srv/data']),
+    ).toBeUndefined();
+    expect(
+      argumentKeyNotice('s', ['-y', '@modelcontextprotocol/server-filesystem', '/home/me']),
+    ).toBeUndefined();
   });
 
   it('mcpServerSecrets names each, and what is no credential is judged by the rules later', () => {

@@ -21,6 +21,7 @@ import type { OpenApiToolAdapter } from '@agent/tools-openapi';
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { argumentKeyNotice } from '../config/command-secrets.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { type McpServerEntry, mcpServerSecrets, readMcpConfig } from '../config/mcp-servers.js';
 import { chooseTools, type ToolChoice } from '../config/tool-choice.js';
@@ -264,6 +265,11 @@ export async function loadTools(
     ];
     // The keys and tokens their configurations hold never reach the model or a file.
     redactAlso(mcpServerSecrets(servers));
+    for (const { name, transport } of servers) {
+      const notice =
+        transport.type === 'stdio' ? argumentKeyNotice(name, transport.args ?? []) : undefined;
+      if (notice !== undefined) log(notice);
+    }
     const mcp = await connectMcpServers(
       {
         servers: placeUserServers(servers, { trusted: options.workspaceTrusted !== false, log }),
