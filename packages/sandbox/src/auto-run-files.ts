@@ -13,6 +13,7 @@ import {
 } from './placeholder-records.js';
 import { isInside, realPathOrResolved } from './real-paths.js';
 import { existingTargetsInside } from './startup-files.js';
+import { trustedProgram } from './trusted-program.js';
 
 /** One entry of {@link workspaceAutoRunFiles}. */
 export interface AutoRunFile {
@@ -91,9 +92,14 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
  * where commands cannot write; a sandbox asks again when either changed (HooksDirectories).
  */
 export function hooksDirectories(root: string): string[] {
+  // A git found where commands cannot put one: PATH may name a folder of the workspace (an
+  // activated `.venv/bin`, `./node_modules/.bin`, `.`), and a `git` a sandboxed command wrote
+  // there ran here, outside the sandbox. None found: no hooks folder is known.
+  const git = trustedProgram('git', { searchPath: process.env.PATH, untrustedRoots: [root] });
+  if (!('path' in git)) return [];
   // Whoever owns the repository (a user's, read by root): rev-parse runs nothing of it.
   const args = ['-c', 'safe.directory=*', '-C', root, 'rev-parse', '--git-path', 'hooks'];
-  const result = spawnSync('git', args, {
+  const result = spawnSync(git.path, args, {
     encoding: 'utf8',
     timeout: 5_000,
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
