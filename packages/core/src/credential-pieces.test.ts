@@ -112,6 +112,20 @@ describe('a credential shown in pieces by the commands that dump a file', () => 
   });
 });
 
+describe('a key inside a list (a setting of several parts)', () => {
+  const listKey = 'Tq3Vx8Nw1Ry6Bz4Kc9Dm2Fp7';
+  const redact = credentialRedactor(
+    { DB_OPTIONS: `host=production-database.internal,port=5432,key=${listKey}` },
+    { forms: 'encoded' },
+  );
+
+  it('its key in pieces is replaced; its other parts, which ordinary output names, are not', () => {
+    expect(redact(`key part: ${listKey.slice(4, 18)}`)).toBe('key part: [redacted:DB_OPTIONS]');
+    const text = 'connecting to host=production-database.internal,port=5432 as before';
+    expect(redact(text)).toBe(text);
+  });
+});
+
 describe('ordinary output is left as it is', () => {
   it.each([
     ['the public prefix of such keys', 'export ANTHROPIC_API_KEY=sk-ant-api03-xxxx (see the docs)'],

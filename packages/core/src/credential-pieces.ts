@@ -11,8 +11,9 @@
  * Which part of a value is looked for: a value that is a URL or a connection string
  * (`postgres://alice:pw@db-1/app?password=…`) also names hosts, ports and paths that ordinary
  * output mentions, so only its runs of token characters holding both letters and digits count
- * (`Sup3rS3cretPw`, not `production-database`); any other value counts whole (white space
- * left out). A stretch that is no more than the value's public prefix and 3 characters
+ * (`Sup3rS3cretPw`, not `production-database`), and so does a list or a value of `name=value`
+ * parts (`host=db.internal,port=5432,key=…`: the random-value rule reads keys inside them); any
+ * other value counts whole (white space left out). A stretch that is no more than the value's public prefix and 3 characters
  * (`sk-ant-api03-` and `Q`: every Anthropic key starts so) is left alone — a README's
  * `sk-ant-api03-...` is no secret.
  *
@@ -70,11 +71,13 @@ interface Span {
 }
 
 const urlLike = /:\/\/|@/;
+/** A list or `name=value` parts (`host=db,key=…`, `deploy:<key>`): base64's `=` padding is none. */
+const listLike = /[,;|:]|[^=]=[^=]/;
 const tokenRun = /[A-Za-z0-9_+=-]+/g;
 
 /** The parts of `value` whose pieces are looked for (see the file comment). */
 function secretParts(value: string): string[] {
-  if (!urlLike.test(value))
+  if (!urlLike.test(value) && !listLike.test(value.replace(/=+$/, '')))
     return [[...value].filter((character) => !leftOut(character.charCodeAt(0), false)).join('')];
   return [...value.matchAll(tokenRun)]
     .map((match) => match[0])

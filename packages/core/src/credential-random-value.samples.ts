@@ -373,6 +373,11 @@ export const namedIdVariables: readonly (readonly [string, string])[] = [
   ['AWS_REQUEST_ID', '{C0FFEE00-1234-4ABC-9DEF-0123456789AB}'],
   ['GITHUB_RUN_UUID', '3f1e2d4c-5b6a-4798-8a9b-0c1d2e3f4a5b'],
   ['SESSION_GUID', 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3'],
+  [
+    'CUDA_VISIBLE_DEVICES',
+    'GPU-3f2a9c1e-8b7d-4a5f-9e3d-2c1b0a9f8e7d,GPU-5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f',
+  ],
+  ['NVIDIA_VISIBLE_DEVICES', 'GPU-3f2a9c1e-8b7d-4a5f-9e3d-2c1b0a9f8e7d'],
 ];
 
 /**

@@ -35,8 +35,11 @@ const hexOnly = /^(?:[0-9a-f]+|[0-9A-F]+)$/;
 /** A name whose last word says its value is a digest or a commit: a word ending in SHA, SHA256, COMMIT, REF, HASH… */
 const digestName =
   /(?:^|[^A-Z0-9])[A-Z0-9]*(?:SHA\d*|COMMIT|REV|REVISION|HASH|DIGEST|CHECKSUM|VERSION|REF|HEAD|RELEASE)(?=$|[^A-Z0-9])/;
-/** A name's last word that says its value is an id (`INVOCATION_ID`, `LaunchInstanceID`, `guid`). */
-const idWords = new Set(['ID', 'IDS', 'UUID', 'GUID', 'ULID', 'IDENTIFIER']);
+/**
+ * A name's last word that says its value is an id (`INVOCATION_ID`, `LaunchInstanceID`, `guid`),
+ * or a list of them (`CUDA_VISIBLE_DEVICES=GPU-<uuid>,GPU-<uuid>`).
+ */
+const idWords = new Set(['ID', 'IDS', 'UUID', 'GUID', 'ULID', 'IDENTIFIER', 'DEVICES']);
 /** An id's form: hex groups joined by `-` (a UUID, an X-Ray trace id), in braces or after a word (`github_`). */
 const hexId =
   /^\{?(?:[A-Za-z]+[_-])?[0-9a-f]+(?:-[0-9a-f]+)*\}?$|^\{?(?:[A-Za-z]+[_-])?[0-9A-F]+(?:-[0-9A-F]+)*\}?$/;
