@@ -31,8 +31,15 @@ const scriptHook: HookSetup = {
   files: { '.agent/hooks/post.sh': 'echo ran >> "OUTSIDE/hook-ran"\n' },
 };
 
-/** A trusted-by-flag repository whose PostToolUse hook runs its own script; the run's outcome. */
-async function runWithHook(turns: (outside: string) => Turn[], setup: HookSetup = scriptHook) {
+/**
+ * A trusted-by-flag repository whose PostToolUse hook runs its own script; the run's outcome.
+ * `path`: the CLI's PATH [the tests'].
+ */
+async function runWithHook(
+  turns: (outside: string) => Turn[],
+  setup: HookSetup = scriptHook,
+  path?: (repo: string) => string,
+) {
   const dir = await tempDir('agent-cli-hook-file-pins-');
   cleanups.push(dir.dispose);
   const repo = join(dir.path, 'repo');
@@ -61,6 +68,7 @@ async function runWithHook(turns: (outside: string) => Turn[], setup: HookSetup 
         ANTHROPIC_API_KEY: providerKey,
         ANTHROPIC_BASE_URL: server.url,
         AGENT_HOME: home,
+        ...(path === undefined ? {} : { PATH: path(repo) }),
       }),
     },
   );
@@ -275,5 +283,38 @@ describe('a module written during the session where python -m finds it first', (
     expect(run.code).toBe(0);
     expect(existsSync(join(outside, 'escaped'))).toBe(false);
     expect(run.stderr).toContain('changed during this session (json.py)');
+  });
+});
+
+describe('a program a hook runs by name, written where PATH finds it in the workspace', () => {
+  // A PATH with a folder of the workspace in it (an activated `.venv/bin`, `./node_modules/.bin`,
+  // a relative entry): the `black` a hook runs by name is the workspace's file there, which a
+  // sandboxed command could write — and the hook ran it as the user, outside the sandbox.
+  it.each([
+    ['.venv/bin, inside the workspace', (repo: string) => join(repo, '.venv/bin')],
+    ['a relative entry', () => '.venv/bin'],
+  ])('%s: the hook does not run it, and says why', async (_how, entry) => {
+    const planted = (outside: string) => `#!/bin/sh\ntouch "${join(outside, 'escaped')}"\n`;
+    const { run, outside } = await runWithHook(
+      (outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        {
+          tool: {
+            name: 'write_file',
+            input: { path: '.venv/bin/black', content: planted(outside) },
+          },
+        },
+        { tool: { name: 'bash', input: { command: 'chmod +x .venv/bin/black' } } },
+        { text: 'done' },
+      ],
+      { command: 'black --quiet .', files: { '.venv/bin/.keep': '' } },
+      (repo) => `${entry(repo)}:${process.env.PATH ?? ''}`,
+    );
+    expect(run.code).toBe(0);
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+    // A relative entry is left out of every PATH the CLI passes on (said at start).
+    expect(run.stderr).toMatch(
+      /changed during this session \(\.venv\/bin\/black\)|PATH entries left out: \.venv\/bin/,
+    );
   });
 });

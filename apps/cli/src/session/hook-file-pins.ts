@@ -7,6 +7,7 @@
  * these files between sessions (trust-scripts.ts); this pins them within one.
  */
 import { type BigIntStats, lstatSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { HookPinRecord } from './hook-pin-record.js';
@@ -70,13 +71,37 @@ function executedWords(command: string): string[] {
 }
 
 /**
+ * Where PATH finds the programs `words` names bare (`black`) in the project: a PATH entry inside
+ * it (an activated `.venv/bin`, a `node_modules/.bin` put there) finds a file a sandboxed command
+ * could write, which the hook then runs outside the sandbox. Each such candidate, there or not.
+ */
+function onWorkspacePath(words: readonly string[], projectRoot: string): string[] {
+  const entries = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => isAbsolute(entry) && isWithin(projectRoot, entry));
+  return words
+    .filter((word) => /^[\w][\w.+-]*$/.test(word))
+    .flatMap((word) => entries.map((entry) => join(entry, word)));
+}
+
+function isWithin(root: string, path: string): boolean {
+  const rest = relative(root, path);
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/**
  * The files `command` runs in `projectRoot` and their digests, as one comparable text; `looked`
  * is filled with every path tried for it (there or not).
  */
 export function pinOf(command: string, projectRoot: string, looked?: Set<string>): string {
-  const digests = projectFileDigests([executedWords(command).join(' ')], projectRoot, {
-    ...(looked === undefined ? {} : { looked }),
-  });
+  const executed = executedWords(command);
+  const digests = projectFileDigests(
+    [[...executed, ...onWorkspacePath(executed, projectRoot)].join(' ')],
+    projectRoot,
+    {
+      ...(looked === undefined ? {} : { looked }),
+    },
+  );
   return JSON.stringify(digests ?? {});
 }
 
