@@ -265,14 +265,39 @@ describe.concurrent('a PreToolUse guard the CLI cannot use, in a trusted project
   });
 });
 
+describe.concurrent('an unreadable settings file or unusable guard, by trust', () => {
+  // In an untrusted folder the project's hooks never run, and its deny rules only narrow what the
+  // user allows: a broken file there is as if there were none — a cloned repository must not make
+  // every call ask (in -p: refused, exit 4). In a trusted one the guards it held are unknown.
+  it.each([
+    { name: 'broken JSON', content: '{"permissions":{"deny":["Bash"]' },
+    { name: 'not an object', content: '[1]' },
+    {
+      name: 'a PreToolUse entry without a command',
+      content: '{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command"}]}]}}',
+    },
+    { name: 'hooks not an object', content: '{"hooks":[1]}' },
+  ])('$name: untrusted, the call runs; trusted, it asks (-p: refused)', async ({ content }) => {
+    await using dir = await disposableTempDir();
+    const untrusted = await bashWith(join(dir.path, 'a'), content, false);
+    expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
+    expect(untrusted.run.stderr).toContain(join(dir.path, 'a', 'ws', settings));
+    expect(untrusted.ran).toBe(true);
+    const trusted = await bashWith(join(dir.path, 'b'), content);
+    expect(trusted.run.code, trusted.run.stderr).toBe(4);
+    expect(trusted.ran).toBe(false);
+  });
+});
+
 /**
- * A trusted project whose settings file holds `content`, and one bash call in it (`-p`,
- * full-access, no sandbox: nothing but the rules and the hooks stands in its way); whether it ran.
+ * A project (trusted unless `trusted` is false) whose settings file holds `content`, and one bash
+ * call in it (`-p`, full-access, no sandbox: nothing but the rules and the hooks stands in its
+ * way); whether it ran.
  */
-async function bashWith(dir: string, content: string) {
+async function bashWith(dir: string, content: string, trusted = true) {
   const home = join(dir, 'home');
   const workspace = join(dir, 'ws');
-  await mkdir(home);
+  await mkdir(home, { recursive: true });
   await place(join(workspace, settings), content);
   const marker = join(workspace, 'ran');
   const script = await writeScript(dir, [
@@ -281,7 +306,7 @@ async function bashWith(dir: string, content: string) {
   ]);
   const run = await runCli(
     [
-      ...['-p', 'go', '--scripted', script, '--cwd', workspace, '--trust'],
+      ...['-p', 'go', '--scripted', script, '--cwd', workspace, ...(trusted ? ['--trust'] : [])],
       ...['--mode', 'full-access', '--sandbox', 'off'],
     ],
     { env: cleanEnv({ AGENT_HOME: home }) },

@@ -29,6 +29,11 @@ export interface SettingsProblem {
 export interface CheckedSettingsFile {
   file: SettingsFile;
   problems: SettingsProblem[];
+  /**
+   * Tools that ask first in place of PreToolUse guards that could not be used (`*`: every tool),
+   * where the folder is trusted — only there would the project's guards have run.
+   */
+  guardAsks: string[];
 }
 
 const ruleKinds = ['allow', 'ask', 'deny'] as const;
@@ -189,7 +194,7 @@ function guardProblem(message: string, asks: string[]): SettingsProblem {
   return {
     kind: 'invalid',
     message,
-    effect: `so that no call runs unguarded, ${who} first (an ask rule in its place) until it is fixed`,
+    effect: `it is left out; in a trusted folder, so that no call runs unguarded, ${who} first (an ask rule in its place) until it is fixed`,
   };
 }
 
@@ -255,17 +260,17 @@ function wrapHooks(parse: () => unknown): void {
 }
 
 /**
- * What is used of a settings file that cannot be read at all (not JSON, not an object, not a
- * file): every tool asks first — whatever deny rules or PreToolUse guards it held are unknown, and
- * neither may be lost by a file made unreadable.
+ * What a project settings file that cannot be read at all (not JSON, not an object, not a file)
+ * leaves: nothing of it is used, and in a trusted folder every tool asks first — the PreToolUse
+ * guards and deny rules it held are unknown, and the user relied on them when trusting it. In an
+ * untrusted folder it is as if there were no file: its guards would not have run, and its deny
+ * rules only narrowed what the user allows anyway.
  */
-export function unreadableSettingsFile(): SettingsFile {
-  return { permissions: { allow: [], ask: ['*'], deny: [] } };
-}
+export const unreadableGuardAsks: readonly string[] = ['*'];
 
-/** The effect of {@link unreadableSettingsFile}, for its warning. */
+/** The effect of an unreadable project settings file, for its warning. */
 export const unreadableEffect =
-  'it is not used, and so that the deny rules and PreToolUse guards it may hold are not lost, every tool asks first until it is fixed';
+  'it is not used; in a trusted folder, so that the deny rules and PreToolUse guards it may hold are not lost, every tool asks first until it is fixed';
 
 /**
  * Checks a settings file key by key (`checkSettings` on each): an unknown key, or a value that
@@ -277,10 +282,11 @@ export function checkSettingsByKey(value: unknown, path: string): CheckedSetting
   const problems: SettingsProblem[] = [];
   if (!isRecord(value))
     return {
-      file: unreadableSettingsFile(),
+      file: {},
       problems: [
         { kind: 'invalid', message: `${path} must hold a JSON object`, effect: unreadableEffect },
       ],
+      guardAsks: [...unreadableGuardAsks],
     };
   const file: SettingsFile = {};
   const guardAsks: string[] = [];
@@ -311,9 +317,5 @@ export function checkSettingsByKey(value: unknown, path: string): CheckedSetting
       if (why !== undefined) problems.push(invalid(why));
     }
   }
-  if (guardAsks.length > 0) {
-    file.permissions ??= { allow: [], ask: [], deny: [] };
-    file.permissions.ask = [...(file.permissions.ask ?? []), ...new Set(guardAsks)];
-  }
-  return { file, problems };
+  return { file, problems, guardAsks: [...new Set(guardAsks)] };
 }

@@ -25,11 +25,7 @@ import { type McpServerEntry, parseMcpServers } from './mcp-servers.js';
 import { jsonProblem, readProjectFile, readSettingsText } from './project-file.js';
 import { foldersDownTo } from './project-root.js';
 import type { CompactionSettings, SessionRetention, SettingsFile } from './settings-file.js';
-import {
-  checkSettingsByKey,
-  unreadableEffect,
-  unreadableSettingsFile,
-} from './settings-problems.js';
+import { checkSettingsByKey, unreadableEffect, unreadableGuardAsks } from './settings-problems.js';
 import type { ToolList } from './tool-choice.js';
 import { withoutUserOnlyKeys } from './user-only-keys.js';
 
@@ -116,6 +112,12 @@ export interface SettingsLayer {
   servers: McpServerEntry[];
   /** Notice lines for keys of a project file left out (only the user's settings may set them). */
   ignored?: string[];
+  /**
+   * Tools that ask first in place of the file's PreToolUse guards (or the whole file) that could
+   * not be used (`*`: every tool): applied only where the folder is trusted, as only there would
+   * those guards have run (`startWithTrust`).
+   */
+  guardAsks?: string[];
 }
 
 /**
@@ -147,7 +149,7 @@ export async function readSettingsLayers(
           ? unusedLayer(path, `agent: ${error.message}; it is not used`)
           : {
               ...unusedLayer(path, `agent: ${error.message}; ${unreadableEffect}`),
-              file: unreadableSettingsFile(),
+              guardAsks: [...unreadableGuardAsks],
             },
       );
       return;
@@ -198,6 +200,7 @@ export async function readSettingsLayers(
       file,
       servers: scope === 'project' ? inProject(servers) : servers,
       ...(ignored.length === 0 ? {} : { ignored }),
+      ...(byKey.guardAsks.length === 0 ? {} : { guardAsks: byKey.guardAsks }),
     });
   };
   await read(join(home, 'settings.json'), 'user');
@@ -220,10 +223,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function mergeSettings(layers: readonly SettingsLayer[]): Settings {
   const settings = emptySettings();
   const servers = new Map<string, McpServerEntry>();
-  for (const { path, file, servers: layerServers } of layers) {
+  for (const { path, file, servers: layerServers, guardAsks } of layers) {
     settings.files.push(path);
     settings.allow.push(...(file.permissions?.allow ?? []));
-    settings.ask.push(...(file.permissions?.ask ?? []));
+    // Every file trusted here: the asks standing in for guards that could not be used apply.
+    settings.ask.push(...(file.permissions?.ask ?? []), ...(guardAsks ?? []));
     settings.deny.push(...(file.permissions?.deny ?? []));
     settings.mode = file.permissions?.defaultMode ?? settings.mode;
     settings.keepGrants = file.permissions?.keepGrants ?? settings.keepGrants;

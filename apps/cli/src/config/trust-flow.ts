@@ -141,6 +141,11 @@ export async function startWithTrust(
   const settings = trustedSettings(layers, baseline, folder, accepted);
   notices.push(...guardProviderEndpoints(settings, layers, accepted, folder));
   const trusted = decision.state !== 'untrusted';
+  // PreToolUse guards (or whole files) that could not be used: their tools ask first where the
+  // project's hooks run. In an untrusted folder no project hook runs, so nothing is lost there.
+  if (trusted)
+    for (const layer of layers)
+      if (layer.scope === 'project') settings.ask.push(...(layer.guardAsks ?? []));
   return { settings, notices, decision, folder, rootKind: project.kind, trusted };
 }
 
