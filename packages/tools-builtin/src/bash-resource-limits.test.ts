@@ -93,7 +93,7 @@ describe.each([
     expect(filled.details?.sandboxBlocked).toMatch(/^Killed by the sandbox/);
     // A new sandbox (or the session's, replaced after the kill): its /tmp is empty again.
     const next = await run(bash, 'test -e /tmp/x && echo still-there; echo alive');
-    expect(next.isError).toBe(false);
+    expect(next.isError, next.text).toBe(false);
     expect(next.text).toMatch(/^alive\n/);
     expect(next.text).not.toContain('Killed by the sandbox');
   });
