@@ -45,7 +45,12 @@ function repl(args: string[], cwd: string, env: Record<string, string>) {
   sessions.push(tmux);
   const waitForText = (text: string, count = 1) =>
     vi.waitFor(() => {
-      expect(tmux.capture().split(text).length - 1).toBeGreaterThanOrEqual(count);
+      const shown = tmux.capture();
+      // A failure says what was awaited and what the screen showed instead.
+      expect(
+        shown.split(text).length - 1,
+        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
+      ).toBeGreaterThanOrEqual(count);
     }, waitOptions);
   const submit = (text: string) => {
     tmux.type(text);

@@ -57,10 +57,14 @@ async function startRepl(steps: unknown[], extraArgs: string[] = []) {
   cleanups.push(() => tmux.kill());
   const screen = () => tmux.capture();
   const waitForText = (text: string, count = 1) =>
-    vi.waitFor(
-      () => expect(screen().split(text).length - 1).toBeGreaterThanOrEqual(count),
-      waitOptions,
-    );
+    vi.waitFor(() => {
+      const shown = screen();
+      // A failure says what was awaited and what the screen showed instead.
+      expect(
+        shown.split(text).length - 1,
+        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
+      ).toBeGreaterThanOrEqual(count);
+    }, waitOptions);
   /** Waits for the idle prompt (the last non-empty line is `>`) shown `count` times. */
   const waitForPrompt = (count = 1) =>
     vi.waitFor(() => {

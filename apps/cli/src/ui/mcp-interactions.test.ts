@@ -116,10 +116,14 @@ function startTmux(args: string[], cwd: string, env = cleanEnv()) {
   sessions.push(tmux);
   /** Waits until the screen shows `text` (`count` times). */
   const waitForText = (text: string, count = 1) =>
-    vi.waitFor(
-      () => expect(tmux.capture().split(text).length - 1).toBeGreaterThanOrEqual(count),
-      waitOptions,
-    );
+    vi.waitFor(() => {
+      const shown = tmux.capture();
+      // A failure says what was awaited and what the screen showed instead.
+      expect(
+        shown.split(text).length - 1,
+        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
+      ).toBeGreaterThanOrEqual(count);
+    }, waitOptions);
   const waitForExit = () =>
     vi.waitFor(() => {
       const status = tmux.exitStatus();
