@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readRetryRecords, summarizeRetries } from '../tooling/system-tools/src/retry-once.mjs';
 import {
   isCi,
   missingSystemTools,
@@ -140,7 +141,8 @@ function checkSystemTools() {
 
 /**
  * Starts the skip summary: old records go, and whatever way the run ends (passed, failed, or a
- * later step failed), its last lines count the tests skipped for want of a tool, by reason.
+ * later step failed), its last lines count the tests skipped for want of a tool, by reason, and
+ * name the tests that passed only on the retry CI allows (tooling/system-tools/src/retry-once.mjs).
  */
 function armSkipSummary() {
   const directories = workspaceSkipRecordDirectories(root);
@@ -152,6 +154,8 @@ function armSkipSummary() {
   }
   process.on('exit', () => {
     for (const line of summarizeSkips(readSkipRecords(directories))) console.error(`run: ${line}`);
+    for (const line of summarizeRetries(readRetryRecords(directories)))
+      console.error(`run: ${line}`);
   });
 }
 

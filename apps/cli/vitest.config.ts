@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { ciTestOptions } from '../../tooling/system-tools/src/retry-once.mjs';
 
 export default defineConfig({
   test: {
+    // Under CI a failed test runs once more, and a pass on that retry is named (retry-once.mjs).
+    ...ciTestOptions(),
     include: ['src/**/*.test.ts'],
     // Many tests run the built CLI several times, each starting MCP servers or a sandbox: alone
     // one takes a few seconds, but in CI every package's suite runs at once on 2 cores and a test

@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { ciTestOptions } from '../../tooling/system-tools/src/retry-once.mjs';
 
 export default defineConfig({
   test: {
+    // Under CI a failed test runs once more, and a pass on that retry is named (retry-once.mjs).
+    ...ciTestOptions(),
     include: ['src/**/*.test.ts'],
     // Real processes (bash in its sandbox) and real HTTP servers on a busy shared machine.
     testTimeout: 60_000,

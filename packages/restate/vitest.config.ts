@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { ciTestOptions } from '../../tooling/system-tools/src/retry-once.mjs';
 
 export default defineConfig({
   test: {
+    // Under CI a failed test runs once more, and a pass on that retry is named (retry-once.mjs).
+    ...ciTestOptions(),
     include: ['src/**/*.test.ts'],
     // A real restate-server and worker processes: start-up takes seconds on a busy machine.
     testTimeout: 300_000,
