@@ -19,6 +19,9 @@
  * End of stdin (the owner closed it, or died) kills everything the helper started and exits.
  * Written as plain JavaScript (CommonJS: a `.cjs` file) with no dependencies.
  *
+ * Each command starts with oom_score_adj 1000: the memory cgroup's out-of-memory killer ends a
+ * command before the helper (and with it every command of the session).
+ *
  * Arguments: none, or `perl wrapper` — then each command is started through
  * `perl wrapper file args…` (command-confinement.ts), which puts it in a Landlock domain of its
  * own before it execs: the command can then neither trace, read nor signal this helper. The
@@ -142,14 +145,28 @@ function environmentPayload(env) {
   return payload;
 }
 
+// The out-of-memory killer's first choice is a command, never this helper (files in /tmp are
+// nobody's resident memory, so the helper was the largest process): raising a score needs no
+// privilege, lowering this helper's would. The wrapper raises it before the exec; without it,
+// here, just after (what the command started in between keeps its parent's score).
+function raiseScore(pid) {
+  try {
+    fs.writeFileSync('/proc/' + pid + '/oom_score_adj', '1000');
+  } catch {
+    // Gone already, or no /proc/N/oom_score_adj here.
+  }
+}
+
 function start(request, fds, payload) {
   if (payload === undefined) {
-    return spawn(request.file, request.args, {
+    const child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,
       stdio: ['ignore', fds[0], fds[1]],
     });
+    if (child.pid !== undefined) raiseScore(child.pid);
+    return child;
   }
   return spawn(perl, [wrapper, request.file, ...request.args], {
     cwd: request.cwd,
@@ -182,7 +199,7 @@ function errnoName(errno) {
 }
 
 function run(request) {
-  const call = { pid: undefined, needle: request.needle, exited: undefined, ending: undefined };
+  const call = { pid: undefined, needle: request.needle, exited: undefined, ending: undefined, reaped: false };
   calls.set(request.id, call);
   const fds = [];
   let child;
@@ -207,7 +224,12 @@ function run(request) {
     send({ type: 'failed', id: request.id, message: String(error && error.message), code: error && error.code });
   });
   if (child.pid === undefined) return;
-  const ended = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const ended = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      call.reaped = true;
+      resolve({ code, signal });
+    }),
+  );
   void execResult(child, payload).then((errno) => {
     if (failed) return;
     if (errno !== undefined) {
@@ -232,9 +254,17 @@ function run(request) {
 // Whether nothing of a command that exited runs any more: its group is empty, nothing carries its
 // marker, and — when it is the only command — nothing else was started since the helper was.
 function isOver(call) {
-  if (groupRunning(call.pid)) return false;
+  if (ownGroupRunning(call)) return false;
   if (typeof call.needle === 'string' && call.needle !== '' && marked(call.needle).length > 0) return false;
   return calls.size > 1 || strays().length === 0;
+}
+
+// Whether the command's group still runs. Once its first process was reaped, a process at that
+// pid is a newer one (the kernel gives a pid out again only when no group bears it), and a group
+// of that number is the newer one's: another command's, never to be signalled as this one's.
+function ownGroupRunning(call) {
+  if (call.reaped && running(call.pid)) return false;
+  return groupRunning(call.pid);
 }
 
 async function end(request) {
@@ -242,13 +272,13 @@ async function end(request) {
   if (call !== undefined) call.ending = true;
   if (call !== undefined && call.pid !== undefined) {
     const group = call.pid;
-    if (groupRunning(group)) {
+    if (ownGroupRunning(call)) {
       kill(-group, 'SIGTERM');
       const deadline = Date.now() + request.graceMs;
-      while (groupRunning(group) && Date.now() < deadline) await sleep(10);
-      if (groupRunning(group)) kill(-group, 'SIGKILL');
+      while (ownGroupRunning(call) && Date.now() < deadline) await sleep(10);
+      if (ownGroupRunning(call)) kill(-group, 'SIGKILL');
       const gone = Date.now() + 1000;
-      while (groupRunning(group) && Date.now() < gone) await sleep(5);
+      while (ownGroupRunning(call) && Date.now() < gone) await sleep(5);
     }
     // Its exit is reported before it is said to be over (the group may look empty first).
     await call.exited;
@@ -268,7 +298,9 @@ async function end(request) {
 }
 
 function shutdown() {
-  for (const call of calls.values()) if (call.pid !== undefined) kill(-call.pid, 'SIGKILL');
+  for (const call of calls.values()) {
+    if (call.pid !== undefined && !(call.reaped && running(call.pid))) kill(-call.pid, 'SIGKILL');
+  }
   for (const pid of strays()) kill(pid, 'SIGKILL');
   process.exit(0);
 }
