@@ -116,6 +116,25 @@ export function groupAlive(ops: ProcessOperations, pid: number): boolean {
   return procGroupRunning(pid) ?? true;
 }
 
+const procMounted = fs.existsSync('/proc/self/stat');
+
+/**
+ * Whether `-pid` may still name the group of a command whose leader (`pid`) has exited. The
+ * kernel gives a pid out again only once no process bears it as its group id either, so a process
+ * at `pid` now is a newer one, and a group `pid` is that one's (a pid_max of 32,768 wraps in
+ * seconds on a busy machine): signalling `-pid` would end another command — run105's `echo
+ * alive`, SIGKILLed at the end of another call's grace period. Without `/proc`, undecided: true.
+ */
+function groupOutlivesLeader(pid: number): boolean {
+  if (!procMounted) return true;
+  try {
+    fs.statSync(`/proc/${pid}`);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** Linux: whether `pid` exists and is not a zombie (false without `/proc`). */
 function processRunning(pid: number): boolean {
   try {
@@ -252,8 +271,14 @@ export function newRunMarker(): string {
   return `${processMarker}.${randomUUID()}`;
 }
 
-/** Commands still running (group leader → process operations, led by the orphan reaper), for the exit. */
-const running = new Map<number, { ops: ProcessOperations; reaped: boolean }>();
+/**
+ * Commands still running (group leader → process operations, led by the orphan reaper, whether
+ * the leader exited), for the exit.
+ */
+const running = new Map<
+  number,
+  { ops: ProcessOperations; reaped: boolean; leaderExited: boolean }
+>();
 let exitOps: ProcessOperations | undefined;
 
 /**
@@ -264,7 +289,9 @@ let exitOps: ProcessOperations | undefined;
  * process killed by a signal runs no handler (the CLI turns SIGHUP and SIGTERM into an exit).
  */
 function endCommandsAtExit(): void {
-  for (const [pid, { ops, reaped }] of running) {
+  for (const [pid, { ops, reaped, leaderExited }] of running) {
+    // Its group is over, and the pid another process's: nothing of this command to end there.
+    if (leaderExited && !groupOutlivesLeader(pid)) continue;
     // The reaper stays: with its command killed it ends what left the group, then exits.
     if (reaped && killGroupButLeader(pid, ops.kill)) continue;
     try {
@@ -282,7 +309,7 @@ function endCommandsAtExit(): void {
 function trackRunning(pid: number, ops: ProcessOperations, reaped: boolean): void {
   if (exitOps === undefined) process.once('exit', endCommandsAtExit);
   exitOps = ops;
-  running.set(pid, { ops, reaped });
+  running.set(pid, { ops, reaped, leaderExited: false });
 }
 
 /** Resolves after the event loop's next poll phase, so output already in a pipe has been read. */
@@ -481,18 +508,24 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     onData: options.onData,
   });
 
+  let leaderExited = false;
+  /** Whether `-pid` is still this command's group (see {@link groupOutlivesLeader}) with a process running. */
+  const ownGroupAlive = (): boolean =>
+    pid !== undefined && (!leaderExited || groupOutlivesLeader(pid)) && groupAlive(ops, pid);
   let killing: Promise<void> | undefined;
   const killGroup = (): Promise<void> => {
     killing ??= (async () => {
       if (pid === undefined) return;
-      try {
-        ops.kill(-pid, 'SIGTERM');
-      } catch {
-        // Already gone.
+      if (!leaderExited || groupOutlivesLeader(pid)) {
+        try {
+          ops.kill(-pid, 'SIGTERM');
+        } catch {
+          // Already gone.
+        }
       }
       const deadline = Date.now() + options.killGraceMs;
-      while (groupAlive(ops, pid) && Date.now() < deadline) await sleep(25);
-      if (groupAlive(ops, pid)) {
+      while (ownGroupAlive() && Date.now() < deadline) await sleep(25);
+      if (ownGroupAlive()) {
         try {
           ops.kill(-pid, 'SIGKILL');
         } catch {
@@ -512,7 +545,13 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
     (resolve) => {
-      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('exit', (code, signal) => {
+        // Reaped: from now on its pid may be given to another process.
+        leaderExited = true;
+        const entry = pid === undefined ? undefined : running.get(pid);
+        if (entry !== undefined) entry.leaderExited = true;
+        resolve({ code, signal });
+      });
       child.once('error', (error) => resolve({ code: null, signal: null, error }));
     },
   );
@@ -524,7 +563,7 @@ export function startProcessGroup(options: StartProcessGroupOptions): ProcessGro
     early.clearTimer();
     await reader.drain();
     // Background jobs left in the group would outlive the call; end them.
-    if (killing !== undefined || (pid !== undefined && groupAlive(ops, pid))) await killGroup();
+    if (killing !== undefined || ownGroupAlive()) await killGroup();
     // What left the group (`setsid daemon &`) is found by its marker: the call is not over until
     // it is gone — outside the sandbox as in it (a sandbox's pid namespace ends with its first
     // process, but the kernel tears it down after the sandbox has already reported the exit).
