@@ -167,9 +167,15 @@ export function finishedResult(run: {
   const planted = sandbox.status.active ? (sandbox.checkPlanted?.() ?? []) : [];
   const unread = sandbox.status.active ? sandbox.plantedCheckIncomplete?.() : undefined;
   const planting = sandboxed ? plantedNote(planted, unread) : '';
+  // A lost sandbox's status says it already.
+  const replaced =
+    outcome.sandboxReplaced === true && outcome.lost === undefined
+      ? '\nThe next command starts in a new sandbox: what commands wrote to /tmp and /dev/shm is gone.'
+      : '';
   const text =
     (body === '' ? `${status}\n(no output)` : `${body}\n${status}`) +
     (blocked === undefined ? '' : `\n${blocked}`) +
+    replaced +
     planting;
   const result: ToolResult<BashDetails> = { content: [{ type: 'text', text }], details };
   // A failed command is a failed call (marks and `isError` say so); the model still reads

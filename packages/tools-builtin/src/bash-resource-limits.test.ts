@@ -91,6 +91,8 @@ describe.each([
       'Killed by the sandbox: its commands used more than 64 MiB of memory together (maxMemoryBytes)',
     );
     expect(filled.details?.sandboxBlocked).toMatch(/^Killed by the sandbox/);
+    // The session's sandbox is replaced for the next command, and the result says so.
+    if (reuseSandbox) expect(filled.text).toMatch(/The next command starts (in )?a new sandbox/);
     // A new sandbox (or the session's, replaced after the kill): its /tmp is empty again.
     const next = await run(bash, 'test -e /tmp/x && echo still-there; echo alive');
     expect(next.isError, next.text).toBe(false);

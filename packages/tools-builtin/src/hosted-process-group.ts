@@ -121,6 +121,10 @@ export async function startHostedProcessGroup(
     early.stopListening();
     await Promise.all([options.stdout.close(), options.stderr.close()]);
     const limits = exit.limitEvents === undefined ? {} : { limitEvents: exit.limitEvents };
+    // The host starts a new sandbox for the next command after a memory kill (its /tmp may hold
+    // what filled it): the result says so.
+    const replaced =
+      (exit.limitEvents?.memoryKills ?? 0) > 0 ? { sandboxReplaced: true as const } : {};
     if (exit.type === 'lost') {
       return {
         exitCode: null,
@@ -129,9 +133,10 @@ export async function startHostedProcessGroup(
         aborted: early.aborted,
         lost: exit.reason,
         ...limits,
+        ...replaced,
       };
     }
-    return { ...outcomeOf(exit, early), ...limits };
+    return { ...outcomeOf(exit, early), ...limits, ...replaced };
   })();
 
   return {

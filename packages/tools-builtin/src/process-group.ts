@@ -32,6 +32,11 @@ export interface ProcessOutcome {
   lost?: string;
   /** What the sandbox's cgroup counted while it ran (out-of-memory kills, refused forks), when one bounded it. */
   limitEvents?: SandboxLimitEvents;
+  /**
+   * Set when the long-lived sandbox it ran in is replaced before the next command (a process of it
+   * was killed for memory): what commands wrote to its /tmp and /dev/shm is gone.
+   */
+  sandboxReplaced?: true;
 }
 
 /** Options of {@link startProcessGroup}. */
