@@ -178,7 +178,7 @@ function checkEnv(value: unknown, path: string, problems: SettingsProblem[]) {
  * `Edit|Write`), or `*` when it has none, or one that is no plain list of tool names (a regular
  * expression, not a string) — those tools ask first instead, as its guard no longer answers.
  */
-function guardedBy(entry: unknown): string[] {
+export function guardedBy(entry: unknown): string[] {
   const matcher = isRecord(entry) ? entry.matcher : undefined;
   if (typeof matcher !== 'string') return ['*'];
   const names = matcher.split('|').map((name) => name.trim());

@@ -17,6 +17,7 @@ import {
 } from '@agent/workspace-trust';
 import { agentHome } from './agent-home.js';
 import type { CliOptions } from './args.js';
+import { guardsNotInForceAsks, type RemovedGuard, removedGuards } from './guards-not-in-force.js';
 import { findProjectRoot, type ProjectRootKind } from './project-root.js';
 import {
   projectTrustItems,
@@ -111,6 +112,7 @@ export async function startWithTrust(
   // the folder is trusted (trust never lets a project set them).
   for (const layer of layers) notices.push(...(layer.ignored ?? []));
   let decision: TrustDecision;
+  let removed: RemovedGuard[] = [];
   {
     const store = await TrustStore.open(trustStorePath(home));
     notices.push(...store.warnings.map((warning) => `agent: trust store: ${warning}`));
@@ -123,16 +125,25 @@ export async function startWithTrust(
     if (uncovered !== undefined)
       notices.push(`agent: ${terminalSafe(uncovered, { singleLine: true })}`);
     decision = decideTrust({ items, entry, trustedByFlag: options.trust === true });
-    if (decision.withheld.length > 0 && front.ask !== undefined) {
+    // A guard the user trusted that is gone from the file is a change to ask about too.
+    removed = removedGuards(decision);
+    if ((decision.withheld.length > 0 || removed.length > 0) && front.ask !== undefined) {
       const yes = await front.ask({
         folder,
-        lines: describeWithheld(decision.withheld),
-        changed: decision.state === 'changed',
+        lines: [...describeWithheld(decision.withheld), ...removedLines(removed)],
+        changed: decision.state === 'changed' || removed.length > 0,
         wholesale: isWholesaleFolder(folder),
       });
       if (yes) {
         await store.trust(folder, items);
-        decision = { ...decision, state: 'trusted', accepted: [...items], withheld: [] };
+        decision = {
+          ...decision,
+          state: 'trusted',
+          accepted: [...items],
+          withheld: [],
+          removed: [],
+        };
+        removed = [];
       }
     }
     if (decision.withheld.length > 0) notices.push(...withheldNotice(folder, decision));
@@ -146,6 +157,12 @@ export async function startWithTrust(
   if (trusted)
     for (const layer of layers)
       if (layer.scope === 'project') settings.ask.push(...(layer.guardAsks ?? []));
+  // Guards trusted there that are not in force (changed, new, removed): their tools ask first too.
+  const guardAsks = guardsNotInForceAsks(decision, removed);
+  if (guardAsks.length > 0) {
+    settings.ask.push(...guardAsks);
+    notices.push(...guardsNotice(folder, removed, guardAsks));
+  }
   return { settings, notices, decision, folder, rootKind: project.kind, trusted };
 }
 
@@ -178,6 +195,33 @@ function withheldNotice(folderPath: string, decision: TrustDecision): string[] {
     `agent: the configuration of ${folder} changed since it was trusted; until you trust it again this is ignored:`,
     ...lines,
     how,
+  ];
+}
+
+/** One line per removed guard: `removed hook PreToolUse (bash) runs: ./guard.sh (<file>)`. */
+function removedLines(removed: readonly RemovedGuard[]): string[] {
+  return removed.map(({ description, source }) =>
+    terminalSafe(`removed ${description} (${source})`, { singleLine: true }),
+  );
+}
+
+function guardsNotice(
+  folderPath: string,
+  removed: readonly RemovedGuard[],
+  asks: readonly string[],
+): string[] {
+  const folder = terminalSafe(folderPath, { singleLine: true });
+  const who = asks.includes('*')
+    ? 'every tool asks'
+    : `${asks.join(', ')} ${asks.length === 1 ? 'asks' : 'ask'}`;
+  return [
+    ...(removed.length === 0
+      ? []
+      : [
+          `agent: PreToolUse guards trusted in ${folder} are gone from its settings:`,
+          ...removedLines(removed).map((line) => `  ${line}`),
+        ]),
+    `agent: so that no call runs unguarded while a PreToolUse guard trusted in ${folder} is not in force (changed, new or removed), ${who} first until you trust the folder again (\`agent trust\`).`,
   ];
 }
 
