@@ -94,6 +94,9 @@ describe.concurrent('a PreToolUse guard trusted in a folder, not in force', () =
     expect(removed.run.stderr).toContain(
       'removed hook PreToolUse (bash) runs: echo blocked-by-guard >&2; exit 2 (',
     );
+    expect(removed.run.stderr).toContain(
+      '/.agent/settings.json) — gone from the file, it no longer runs',
+    );
     await folder.trust();
     const trusted = await folder.bash();
     expect(trusted.run.code, trusted.run.stderr).toBe(0);

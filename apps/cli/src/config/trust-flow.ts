@@ -198,10 +198,15 @@ function withheldNotice(folderPath: string, decision: TrustDecision): string[] {
   ];
 }
 
-/** One line per removed guard: `removed hook PreToolUse (bash) runs: ./guard.sh (<file>)`. */
+/**
+ * One line per removed guard: `removed hook PreToolUse (bash) runs: ./guard.sh (<file>) — gone
+ * from the file, it no longer runs` (the REPL's question lists it under what trusting lets run).
+ */
 function removedLines(removed: readonly RemovedGuard[]): string[] {
   return removed.map(({ description, source }) =>
-    terminalSafe(`removed ${description} (${source})`, { singleLine: true }),
+    terminalSafe(`removed ${description} (${source}) — gone from the file, it no longer runs`, {
+      singleLine: true,
+    }),
   );
 }
 
