@@ -130,9 +130,12 @@ async function logLine(sessionId: string, pattern: RegExp): Promise<RegExpExecAr
   const watcher = watch(log);
   try {
     for (;;) {
+      // Listened for before the read: a line written while the file is read must wake the next
+      // wait (run104 and run108 waited out the test's 300 s for a change that came during a read).
+      const changed = new Promise((resolve) => watcher.once('change', resolve));
       const found = await find();
       if (found !== undefined) return found;
-      await new Promise((resolve) => watcher.once('change', resolve));
+      await changed;
     }
   } finally {
     watcher.close();
