@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import type { HookSandbox } from './hook-sandbox.js';
 
@@ -106,6 +107,15 @@ function watch(
     let settled = false;
     const killTree = () => {
       if (child.pid === undefined) return;
+      // The shell reaped, a process at its pid is a newer one: the kernel hands a pid out again
+      // only once no process group bears it either, so ours is empty and `-pid` another's group
+      // (pid_max 32,768 wraps within minutes on a busy machine). The close comes late when a
+      // descendant that left the group (`setsid … &`) holds the output pipes.
+      if (
+        (child.exitCode !== null || child.signalCode !== null) &&
+        existsSync(`/proc/${child.pid}`)
+      )
+        return;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {

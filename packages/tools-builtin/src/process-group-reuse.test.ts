@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { canHandOverPids, spawnAtPid } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputBuffer } from './output-buffer.js';
 import { newRunMarker, startProcessGroup } from './process-group.js';
@@ -12,7 +13,6 @@ import { makeTempDir } from './test-helpers.js';
 // command's sandbox — got the SIGKILL. Here the pid is handed over on purpose: root writes
 // /proc/sys/kernel/ns_last_pid (only root can).
 
-const isRoot = process.getuid?.() === 0;
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
@@ -20,18 +20,6 @@ afterEach(() => {
 
 function buffer(dir: string, name: string): OutputBuffer {
   return new OutputBuffer({ headBytes: 4096, tailBytes: 4096, spillDir: dir, name });
-}
-
-/** A detached `sleep` (a group leader, as a sandbox is) started at pid `wanted`, or undefined. */
-function spawnAtPid(wanted: number): ChildProcess | undefined {
-  // Other processes fork too: a few tries.
-  for (let attempt = 0; attempt < 50; attempt++) {
-    fs.writeFileSync('/proc/sys/kernel/ns_last_pid', String(wanted - 1));
-    const child = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
-    if (child.pid === wanted) return child;
-    child.kill('SIGKILL');
-  }
-  return undefined;
 }
 
 /** Resolves once `/proc/<pid>` is gone: the leader exited and Node reaped it. */
@@ -44,7 +32,7 @@ async function reaped(pid: number): Promise<void> {
 }
 
 describe('a group kill after its leader exited', () => {
-  it.skipIf(!isRoot)(
+  it.skipIf(!canHandOverPids)(
     'an abort while the output drains never reaches a new group given the old pid (root: ns_last_pid)',
     async () => {
       const dir = makeTempDir('group-reuse-');
