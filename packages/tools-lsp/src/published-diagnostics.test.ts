@@ -5,10 +5,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type AnyAgentTool, executeTool } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LanguageServerConfig } from './language-servers.js';
 import { createLspTools } from './lsp-tools.js';
 import { LspWorkspace } from './lsp-workspace.js';
 import {
@@ -17,21 +15,9 @@ import {
   PublishedDiagnosticsStore,
 } from './published-diagnostics.js';
 import { ServerProcess } from './server-process.js';
+import { floodServerConfig } from './test-helpers.js';
 
-const serverEntry = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '__fixtures__',
-  'diagnostics-flood-server',
-  'server.mjs',
-);
-const config: LanguageServerConfig = {
-  language: 'flood',
-  command: process.execPath,
-  args: [serverEntry],
-  extensions: ['.hx'],
-  languageIdOf: () => 'flood',
-  installHint: 'the test fixture',
-};
+const config = floodServerConfig;
 const limits = defaultPublishedDiagnosticsLimits;
 
 const cleanups: (() => Promise<void>)[] = [];

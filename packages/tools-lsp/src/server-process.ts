@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { credentialFreeEnvironment } from '@agent/core';
 import type {
@@ -87,13 +87,36 @@ async function loadRpc(): Promise<Rpc> {
     : imported.default;
 }
 
-/** Every server group still running, killed when this process exits so none is orphaned. */
-const liveGroups = new Set<number>();
+/**
+ * Every server group still running, by its leader, killed when this process exits so none is
+ * orphaned. By child, not pid: a server's pid can be a newer server's while the old one's group
+ * is waited on.
+ */
+const liveGroups = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+/** Whether Node has reaped the child: from then on its pid may be handed to another process. */
+function reaped(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/**
+ * Whether `-pid` may still name the group `child` leads. Until it is reaped the pid is ours; after,
+ * a process at `/proc/<pid>` is a newer one (the kernel hands a pid out again only once no process
+ * bears it as its group id either), so our group is empty and group `pid` is that one's (pid_max
+ * 32,768 wraps within minutes on a busy machine). Without `/proc`, undecided: ours. A few lines
+ * of tools-builtin's process-group.ts: packages share code only through @agent/core, which must
+ * not import node:fs.
+ */
+function groupIsOurs(child: ChildProcess): boolean {
+  return !reaped(child) || !existsSync(`/proc/${child.pid}`);
+}
+
+/** Signals the group `child` leads while it is still ours (see {@link groupIsOurs}). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || !groupIsOurs(child)) return;
   try {
-    process.kill(-pid, signal);
+    process.kill(-child.pid, signal);
   } catch {
     // ESRCH: the group is gone.
   }
@@ -136,10 +159,13 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** Waits until no live process of the group is left after a SIGKILL, polling, at most `limitMs`. */
-async function groupGone(pid: number, limitMs: number): Promise<void> {
+/**
+ * Waits until no live process of the group `child` led is left after a SIGKILL, polling, at most
+ * `limitMs` — or until its pid is a newer process's (then the group number is that one's).
+ */
+async function groupGone(child: ChildProcess, pid: number, limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (groupAlive(pid) && Date.now() < deadline)
+  while (groupIsOurs(child) && groupAlive(pid) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
@@ -147,7 +173,7 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+    for (const child of liveGroups) killGroup(child, 'SIGKILL');
   });
 }
 
@@ -163,6 +189,7 @@ export class ServerProcess {
   readonly pid: number;
   /** Resolves when the process has exited (never rejects). */
   readonly exited: Promise<ServerExit>;
+  readonly #child: ChildProcess;
   #connection: ProtocolConnection;
   #capabilities: ServerCapabilities = {};
   #alive = true;
@@ -189,7 +216,8 @@ export class ServerProcess {
     this.#settings = options.config.settings ?? {};
     if (child.pid === undefined) throw new Error('unreachable: spawned without a pid');
     this.pid = child.pid;
-    liveGroups.add(this.pid);
+    this.#child = child;
+    liveGroups.add(child);
     installExitHook();
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -201,10 +229,10 @@ export class ServerProcess {
         const exit = { code, signal, requested: this.#stopping };
         this.#exit = exit;
         // Helpers it started (tsserver) go with it, also when it crashed.
-        killGroup(this.pid, 'SIGKILL');
+        killGroup(child, 'SIGKILL');
         this.#connection.dispose();
-        void groupGone(this.pid, 2_000).then(async () => {
-          liveGroups.delete(this.pid);
+        void groupGone(child, this.pid, 2_000).then(async () => {
+          liveGroups.delete(child);
           // Its cgroup goes with it; what it counted says whether the sandbox's limit killed it.
           const events = await command.finish?.();
           if (events !== undefined) this.#limitNote = options.sandbox?.explainLimits?.(events);
@@ -223,7 +251,7 @@ export class ServerProcess {
         this.#stderr = `${this.#stderr}\nagent: the server was stopped: ${why}`.slice(
           -stderrTailChars,
         );
-        killGroup(this.pid, 'SIGKILL');
+        killGroup(child, 'SIGKILL');
       }),
     );
     this.#connection = rpc.createProtocolConnection(
@@ -421,10 +449,12 @@ export class ServerProcess {
         // A server that fails shutdown is killed below.
       }
       if (await within(graceMs)) return;
-      killGroup(this.pid, 'SIGTERM');
+      // Its exit is reported once its group is gone and its cgroup read: it may have been reaped
+      // (its pid free for another process) well before, so each kill asks whose group it is.
+      killGroup(this.#child, 'SIGTERM');
       if (await within(graceMs)) return;
     }
-    killGroup(this.pid, 'SIGKILL');
+    killGroup(this.#child, 'SIGKILL');
     await this.exited;
   }
 

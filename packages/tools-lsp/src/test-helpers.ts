@@ -2,12 +2,26 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LanguageServerConfig } from './language-servers.js';
 import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** The fixture projects (not to be changed: tests work on copies). */
 export const fixturesDir = path.join(here, '__fixtures__');
+
+/**
+ * The test server of `__fixtures__/diagnostics-flood-server` (a real process speaking JSON-RPC
+ * over stdio, files `.hx`): it publishes what its FLOOD_* variables ask for, answers the rest.
+ */
+export const floodServerConfig: LanguageServerConfig = {
+  language: 'flood',
+  command: process.execPath,
+  args: [path.join(fixturesDir, 'diagnostics-flood-server', 'server.mjs')],
+  extensions: ['.hx'],
+  languageIdOf: () => 'flood',
+  installHint: 'the test fixture',
+};
 
 /** The repository's root directory. */
 export const repoRoot = path.join(here, '..', '..', '..');
