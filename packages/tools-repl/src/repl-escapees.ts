@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 
@@ -21,30 +22,39 @@ export function newReplMarker(): string {
   return `${processMarker}.${randomUUID()}`;
 }
 
-/** Interpreter process groups running now (leader pid), for the exit. */
-const runningGroups = new Set<number>();
+/** Interpreters whose process groups run now (each leads its own), for the exit. */
+const runningGroups = new Set<ChildProcess>();
 let exitHandlerInstalled = false;
 
 /** Records a running interpreter group; the agent's exit kills it and every marked process. */
-export function trackInterpreter(pid: number): void {
+export function trackInterpreter(interpreter: ChildProcess): void {
   if (!exitHandlerInstalled) {
     exitHandlerInstalled = true;
     process.once('exit', killAllAtExit);
   }
-  runningGroups.add(pid);
+  runningGroups.add(interpreter);
 }
 
 /** The interpreter group ended (it was killed or exited). */
-export function untrackInterpreter(pid: number): void {
-  runningGroups.delete(pid);
+export function untrackInterpreter(interpreter: ChildProcess): void {
+  runningGroups.delete(interpreter);
 }
 
 /**
- * SIGKILLs a process group, if it is still there. The interpreter leads its group (started
- * detached), so no group means nothing of it left: the number alone is not signalled, as it may
- * already be another process's (an exited interpreter's pid, reused).
+ * SIGKILLs the process group the interpreter leads (started detached), while that group can
+ * still be its own. The number alone is never signalled, and `-pid` is not either once the
+ * interpreter was reaped and a process exists at its pid: the kernel hands a pid out again only
+ * when no process bears it as its group id either, so that process is a newer one, our group
+ * is empty and group `pid` is the newer one's (pid_max 32,768 wraps within minutes on a busy
+ * machine). Node sets `exitCode` / `signalCode` as it reaps, before any 'exit' listener runs.
+ * (A few lines like tools-builtin's process-group.ts: packages share code only through
+ * @agent/core, which must not import node:fs.)
  */
-export function killGroup(pid: number): void {
+export function killGroup(interpreter: ChildProcess): void {
+  const pid = interpreter.pid;
+  if (pid === undefined) return;
+  const reaped = interpreter.exitCode !== null || interpreter.signalCode !== null;
+  if (reaped && fs.existsSync(`/proc/${pid}`)) return;
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
@@ -58,7 +68,7 @@ export function killMarked(marker: string): number[] {
 }
 
 function killAllAtExit(): void {
-  for (const pid of runningGroups) killGroup(pid);
+  for (const interpreter of runningGroups) killGroup(interpreter);
   runningGroups.clear();
   killWhereEnvironmentHas(`${replMarkerVariable}=${processMarker}.`);
 }

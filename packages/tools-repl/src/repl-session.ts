@@ -154,9 +154,9 @@ export class ReplSession {
     this.#ready = undefined;
     this.#partial = [];
     this.#partialLength = 0;
-    if (child?.pid !== undefined) {
-      killGroup(child.pid);
-      untrackInterpreter(child.pid);
+    if (child !== undefined) {
+      killGroup(child);
+      untrackInterpreter(child);
     }
     // What the cells started outside the group (`setsid`, detached children) goes too.
     if (marker !== undefined) killMarked(marker);
@@ -289,7 +289,7 @@ export class ReplSession {
     });
     this.#child = child;
     this.#marker = marker;
-    if (child.pid !== undefined) trackInterpreter(child.pid);
+    if (child.pid !== undefined) trackInterpreter(child);
     this.#partial = [];
     this.#partialLength = 0;
     let ready!: () => void;
@@ -373,10 +373,8 @@ export class ReplSession {
     });
     child.on('exit', (code, signal) => {
       // An interpreter that exited (`sys.exit`, a crash) leaves nothing it started behind.
-      if (child.pid !== undefined) {
-        killGroup(child.pid);
-        untrackInterpreter(child.pid);
-      }
+      killGroup(child);
+      untrackInterpreter(child);
       killMarked(marker);
       // Its cgroup goes with it; what it counted says whether the sandbox's limit killed it.
       const finished = command.finish?.() ?? Promise.resolve(undefined);
