@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { credentialFreeEnvironment } from '@agent/core';
 import {
   createSandbox,
@@ -156,6 +157,7 @@ function trackChild(child: ChildProcess): void {
   exitHookInstalled = true;
   process.once('exit', () => {
     for (const live of liveChildren) {
+      if (!groupIsOurs(live)) continue;
       // The launcher stays: with its server killed it ends what left the group, then exits.
       if (reapingLaunchers.has(live) && live.pid !== undefined && killGroupButLeader(live.pid))
         continue;
@@ -164,13 +166,28 @@ function trackChild(child: ChildProcess): void {
   });
 }
 
+/**
+ * Whether `-pid` may still name the group the child leads. Until Node reaps it (and sets
+ * `exitCode` / `signalCode`, before any 'exit' listener runs) the pid is ours. After, a process at
+ * `/proc/<pid>` is a newer one — the kernel hands a pid out again only once no process bears it
+ * as its group id either — so our group is empty and group `pid` is that one's (pid_max 32,768
+ * wraps within minutes on a busy machine; Node reaps every exited child before it runs the
+ * first one's listeners). Without `/proc`, undecided: ours. A few lines like tools-builtin's
+ * process-group.ts: packages share code only through @agent/core, which must not import node:fs.
+ */
+function groupIsOurs(child: ChildProcess): boolean {
+  const reaped = child.exitCode !== null || child.signalCode !== null;
+  return !reaped || !existsSync(`/proc/${child.pid}`);
+}
+
 /** Signals the child's whole process group when it has one (servers started via npx/uvx have grandchildren). */
 function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
   const pid = child.pid;
   if (pid === undefined) return;
   try {
-    if (groupLeaders.has(child)) process.kill(-pid, signal);
-    else child.kill(signal);
+    if (groupLeaders.has(child)) {
+      if (groupIsOurs(child)) process.kill(-pid, signal);
+    } else child.kill(signal);
   } catch {
     // ESRCH: the group is already gone.
   }
