@@ -262,9 +262,15 @@ function isOver(call) {
 // Whether the command's group still runs. Once its first process was reaped, a process at that
 // pid is a newer one (the kernel gives a pid out again only when no group bears it), and a group
 // of that number is the newer one's: another command's, never to be signalled as this one's.
+// Any process there, a zombie too: a newer leader that exited, not yet reaped by its parent,
+// still names its group, and that group's other members still run.
 function ownGroupRunning(call) {
-  if (call.reaped && running(call.pid)) return false;
+  if (newerAtPid(call)) return false;
   return groupRunning(call.pid);
+}
+
+function newerAtPid(call) {
+  return call.reaped && stat(call.pid) !== undefined;
 }
 
 async function end(request) {
@@ -299,7 +305,7 @@ async function end(request) {
 
 function shutdown() {
   for (const call of calls.values()) {
-    if (call.pid !== undefined && !(call.reaped && running(call.pid))) kill(-call.pid, 'SIGKILL');
+    if (call.pid !== undefined && !newerAtPid(call)) kill(-call.pid, 'SIGKILL');
   }
   for (const pid of strays()) kill(pid, 'SIGKILL');
   process.exit(0);

@@ -161,7 +161,9 @@ export function systemPerl(): string | undefined {
 
 /**
  * SIGKILLs every process of group `pgid` but its leader (the subreaper, which then ends what left
- * the group and exits); false without `/proc`. `kill` defaults to `process.kill`.
+ * the group and exits); false without `/proc`. `kill` defaults to `process.kill`. Call it only
+ * while the leader is not reaped: after, group `pgid` may be a newer process's (a pid is handed
+ * out again once no process bears it as its group id), and its members would be killed.
  */
 export function killGroupButLeader(
   pgid: number,
