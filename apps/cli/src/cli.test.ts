@@ -12,6 +12,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   tempDir,
   writeScript,
 } from './testing/test-support.js';
@@ -257,10 +258,10 @@ describe('agent -p', () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await vi.waitFor(() => expect(stderr).toContain('→ bash {"command":"sleep 30"}'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(stderr).toContain('→ bash {"command":"sleep 30"}'),
+      screenWaitOptions,
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toContain('(aborted)');

@@ -22,7 +22,8 @@
  * Each command starts with oom_score_adj 1000: the memory cgroup's out-of-memory killer ends a
  * command before the helper (and with it every command of the session).
  *
- * Arguments: none, or `perl wrapper` — then each command is started through
+ * Arguments: the pid namespace of the process that started it (`pid:[…]`, or '' when unknown),
+ * then none, or `perl wrapper` — then each command is started through
  * `perl wrapper file args…` (command-confinement.ts), which puts it in a Landlock domain of its
  * own before it execs: the command can then neither trace, read nor signal this helper. The
  * command's environment goes to the wrapper over descriptor 3 (perl itself runs with none), and
@@ -35,7 +36,7 @@ const os = require('node:os');
 
 const calls = new Map();
 const self = process.pid;
-const [perl, wrapper] = process.argv.slice(2);
+const [hostPidNamespace, perl, wrapper] = process.argv.slice(2);
 const confined = typeof perl === 'string' && perl !== '' && typeof wrapper === 'string';
 
 function send(message) {
@@ -53,6 +54,19 @@ function pids() {
 
 // What runs here before any command (the sandbox's init, a proxy relay, this helper) is never swept.
 const baseline = new Set(pids());
+
+// Whether every process this helper sees is the sandbox's: it runs in a pid namespace of its own,
+// not its starter's. Only then is a process started after it one of the commands' (a daemon that
+// left its group). Started without one (a test's unconfined helper), the machine's new processes
+// are everyone's: the sweep SIGKILLed other test suites' tmux, git and rg as "strays".
+const ownPidNamespace = (() => {
+  try {
+    const namespace = fs.readlinkSync('/proc/self/ns/pid');
+    return typeof hostPidNamespace === 'string' && hostPidNamespace !== '' && namespace !== hostPidNamespace;
+  } catch {
+    return false;
+  }
+})();
 
 function stat(pid) {
   try {
@@ -112,6 +126,7 @@ function marked(needle) {
 }
 
 function strays() {
+  if (!ownPidNamespace) return [];
   return pids().filter((pid) => pid !== self && !baseline.has(pid) && running(pid));
 }
 

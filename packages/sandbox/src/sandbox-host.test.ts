@@ -269,6 +269,44 @@ describe('a long-lived sandbox', () => {
     }
   });
 
+  it("an unconfined helper's end leaves the machine's other processes alone (it sweeps only in a pid namespace of its own)", async () => {
+    const workspace = fs.mkdtempSync(path.join(parent, 'bystander-'));
+    const host = unconfinedHost(workspace);
+    const fifo = (name: string) => openFifo(host.pipeDirectory, name);
+    let bystander: ChildProcess | undefined;
+    try {
+      const run = async (name: string) => {
+        const [out, err] = [fifo(`${name}-out`), fifo(`${name}-err`)];
+        const command = await host.run({
+          file: '/bin/true',
+          args: [],
+          cwd: workspace,
+          env: {},
+          stdout: out.file,
+          stderr: err.file,
+        });
+        expect(await command.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
+        await command.end(100);
+        out.close();
+        err.close();
+      };
+      await run('first');
+      // Started after the helper, by nobody it ran: another suite's tmux or git on this machine.
+      bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+      await new Promise((resolve) => bystander?.once('spawn', resolve));
+      // The helper's last command ends: it looks for what its commands left behind.
+      await run('second');
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      // Alive, not a zombie its parent (this process) has not reaped yet.
+      const stat = fs.readFileSync(`/proc/${bystander.pid}/stat`, 'latin1');
+      expect(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)).toMatch(/[RSD]/);
+    } finally {
+      bystander?.kill('SIGKILL');
+      await host.close();
+    }
+  });
+
   it("a command that takes an unconfined helper's output descriptor and floods it ends that helper, not this process", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'flood-'));
     // Write 4 MB without a newline, blocking (the descriptor is shared with the helper, whose

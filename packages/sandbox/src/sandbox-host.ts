@@ -509,6 +509,15 @@ function track(helper: Helper): void {
   });
 }
 
+/** This process's pid namespace (`pid:[…]`), or '' where /proc does not tell. */
+function ownPidNamespace(): string {
+  try {
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * A long-lived sandbox with the exec helper inside: started on the first command, replaced when
  * a command needs other mounts (a secret path appeared, another program to show) or when it
@@ -525,7 +534,8 @@ export function createSandboxHost(options: SandboxHostOptions): SandboxHost {
   // A file rather than `node -e`: the helper's command line stays short in `ps`.
   const helperFile = path.join(pipeDirectory, helperScriptName);
   fs.writeFileSync(helperFile, execHelperSource, { mode: 0o400 });
-  const helperArgs = [helperFile];
+  // The helper sweeps the processes it sees started after it only in a pid namespace of its own.
+  const helperArgs = [helperFile, ownPidNamespace()];
   if (options.confinement !== undefined) {
     const wrapperFile = path.join(pipeDirectory, confinementScriptName);
     fs.writeFileSync(wrapperFile, confinementWrapperSource(), { mode: 0o400 });

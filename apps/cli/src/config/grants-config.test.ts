@@ -11,6 +11,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -27,7 +28,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const waitOptions = { timeout: 20_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 /** A scratch folder with a workspace `ws` and an agent home `home`. */
 async function scratch() {
@@ -43,15 +44,7 @@ async function scratch() {
 function repl(args: string[], cwd: string, env: Record<string, string>) {
   const tmux = TmuxSession.start([process.execPath, cliPath, ...args], { cwd, env });
   sessions.push(tmux);
-  const waitForText = (text: string, count = 1) =>
-    vi.waitFor(() => {
-      const shown = tmux.capture();
-      // A failure says what was awaited and what the screen showed instead.
-      expect(
-        shown.split(text).length - 1,
-        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
-      ).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
+  const waitForText = (text: string, count = 1) => tmux.waitForText(text, count);
   const submit = (text: string) => {
     tmux.type(text);
     tmux.press('Enter');

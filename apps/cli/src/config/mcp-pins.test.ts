@@ -10,6 +10,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -113,7 +114,7 @@ describe('MCP tool pinning', () => {
       return tmux;
     };
     const waitFor = (tmux: TmuxSession, check: (screen: string) => void) =>
-      vi.waitFor(() => check(tmux.capture()), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => check(tmux.capture()), screenWaitOptions);
     const repl = start();
     await waitFor(repl, (screen) =>
       expect(screen).toContain('Let the model use them? [y] yes [n] no'),
@@ -164,7 +165,7 @@ describe('MCP tool pinning', () => {
     cleanups.push(() => repl.kill());
     await vi.waitFor(
       () => expect(repl.capture()).toContain('Let the model use them? [y] yes [n] no'),
-      { timeout: 20_000, interval: 50 },
+      screenWaitOptions,
     );
     const screen = repl.capture();
     expect(screen).toContain('MCP server "words" changed its tools since you first used it:');

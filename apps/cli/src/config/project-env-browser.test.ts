@@ -12,6 +12,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -28,7 +29,7 @@ const everything = join(
   appDir,
   'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
 );
-const waitOptions = { timeout: 30_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 describe("a trusted project's BROWSER", () => {
   it("is ignored: the URL opens with the user's browser, the project's script never runs", async () => {

@@ -12,6 +12,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -146,10 +147,10 @@ describe('the trust question shows what runs, whole', () => {
       env: cleanEnv({ AGENT_HOME: home }),
     });
     cleanups.push(() => tmux.kill());
-    await vi.waitFor(() => expect(tmux.capture()).toContain('Trust this folder?'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(tmux.capture()).toContain('Trust this folder?'),
+      screenWaitOptions,
+    );
     expect(tmux.capture().replaceAll('\n', '')).toContain(`${padding}"; ${payload}`);
     tmux.type('n');
     const run = await runCli(['-p', 'hi', '--scripted', script], {

@@ -14,6 +14,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   shellQuoted,
   TmuxSession,
   tempDir,
@@ -650,7 +651,7 @@ describe('the REPL asks (tmux)', () => {
       return tmux;
     };
     const waitFor = (tmux: TmuxSession, text: string) =>
-      vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
 
     const first = start();
     await waitFor(first, 'Trust this folder? [y] yes [n] no');
@@ -662,10 +663,10 @@ describe('the REPL asks (tmux)', () => {
     expect(screen).toContain('env PATH=');
     first.press('n');
     await waitFor(first, 'is not a trusted folder');
-    await vi.waitFor(() => expect(first.capture().trimEnd().endsWith('>')).toBe(true), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(first.capture().trimEnd().endsWith('>')).toBe(true),
+      screenWaitOptions,
+    );
     const { readdir } = await import('node:fs/promises');
     expect(await readdir(repo.outside)).toEqual([]);
     expect(attacker.connections()).toBe(0);
@@ -674,18 +675,18 @@ describe('the REPL asks (tmux)', () => {
     const second = start();
     await waitFor(second, 'Trust this folder? [y] yes');
     second.press('y');
-    await vi.waitFor(() => expect(existsSync(repo.canary('hook-SessionStart'))).toBe(true), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(existsSync(repo.canary('hook-SessionStart'))).toBe(true),
+      screenWaitOptions,
+    );
     second.kill();
 
     // Trusted and unchanged: no question.
     const third = start();
-    await vi.waitFor(() => expect(third.capture().trimEnd().endsWith('>')).toBe(true), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(third.capture().trimEnd().endsWith('>')).toBe(true),
+      screenWaitOptions,
+    );
     expect(third.capture()).not.toContain('Trust this folder?');
     third.kill();
 

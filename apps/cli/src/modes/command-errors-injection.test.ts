@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -49,7 +50,7 @@ describe("a REPL command's error", () => {
     cleanups.push(() => tmux.kill());
     spawnSync('tmux', ['-L', tmux.socket, 'set-option', '-g', 'set-clipboard', 'on']);
     const waitFor = (text: string) =>
-      vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
     await waitFor('>');
     tmux.type('go');
     tmux.press('Enter');

@@ -7,7 +7,14 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { assertBuilt, cleanEnv, cliPath, TmuxSession, tempDir } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  screenWaitOptions,
+  TmuxSession,
+  tempDir,
+} from '../testing/test-support.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 beforeAll(() => assertBuilt());
@@ -41,14 +48,14 @@ async function rawSession(term: string): Promise<string> {
   });
   cleanups.push(() => tmux.kill());
   const waitFor = (text: string) =>
-    vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+    vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
   await waitFor('Ctrl-C twice at the prompt');
   tmux.type('hello');
   tmux.press('Enter');
   await waitFor('Slow answer.');
   tmux.type('/exit');
   tmux.press('Enter');
-  await vi.waitFor(() => expect(tmux.exitStatus()).toBe(0), { timeout: 20_000, interval: 50 });
+  await vi.waitFor(() => expect(tmux.exitStatus()).toBe(0), screenWaitOptions);
   return readFileSync(raw, 'utf8');
 }
 

@@ -14,6 +14,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -38,17 +39,9 @@ function start(args: readonly string[], options: { cwd: string; env: Record<stri
 }
 
 const waitFor = (tmux: TmuxSession, text: string) =>
-  vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+  vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
 
-const exited = (tmux: TmuxSession) =>
-  vi.waitFor(
-    () => {
-      const status = tmux.exitStatus();
-      expect(status).toBeDefined();
-      return status;
-    },
-    { timeout: 20_000, interval: 50 },
-  );
+const exited = (tmux: TmuxSession) => tmux.waitForExit();
 
 describe('Ctrl-C before the session starts', () => {
   beforeEach(skipWithout('tmux'));
@@ -131,10 +124,10 @@ describe('Ctrl-C before the session starts', () => {
     await waitFor(tmux, 'Trust this folder? [y] yes');
     tmux.press('n');
     await waitFor(tmux, 'is not a trusted folder');
-    await vi.waitFor(() => expect(tmux.capture().trimEnd().endsWith('>')).toBe(true), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(tmux.capture().trimEnd().endsWith('>')).toBe(true),
+      screenWaitOptions,
+    );
   });
 });
 

@@ -264,6 +264,7 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
             ...(canRedraw(process.stderr)
               ? { spinner: { paused: () => keys?.waiting === true } }
               : {}),
+            questionOpen: () => keys?.waiting === true,
           })
         : jsonFormatWatcher((event: AgentEvent) => {
             if (format === 'stream-json') for (const line of toStreamJson(event)) emit(line);

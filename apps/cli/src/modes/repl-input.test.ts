@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -25,7 +26,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const waitOptions = { timeout: 20_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 /** A bash call that runs until the test creates `go` in the workspace. */
 const untilGo = {
@@ -56,25 +57,9 @@ async function startRepl(steps: unknown[], extraArgs: string[] = []) {
   );
   cleanups.push(() => tmux.kill());
   const screen = () => tmux.capture();
-  const waitForText = (text: string, count = 1) =>
-    vi.waitFor(() => {
-      const shown = screen();
-      // A failure says what was awaited and what the screen showed instead.
-      expect(
-        shown.split(text).length - 1,
-        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
-      ).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
+  const waitForText = (text: string, count = 1) => tmux.waitForText(text, count);
   /** Waits for the idle prompt (the last non-empty line is `>`) shown `count` times. */
-  const waitForPrompt = (count = 1) =>
-    vi.waitFor(() => {
-      const lines = screen()
-        .split('\n')
-        .map((line) => line.trimEnd())
-        .filter((line) => line !== '');
-      expect(lines.at(-1)).toBe('>');
-      expect(lines.filter((line) => line.startsWith('>')).length).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
+  const waitForPrompt = (count = 1) => tmux.waitForPrompt(count);
   /** The conversation as saved after each run: `role: text` per message. */
   const said = async () => {
     const saved = JSON.parse(await readFile(save, 'utf8')) as {

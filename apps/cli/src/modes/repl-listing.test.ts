@@ -10,6 +10,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -70,7 +71,7 @@ describe('the REPL lists (tmux)', () => {
     );
     cleanups.push(() => tmux.kill());
     const waitFor = (check: (screen: string) => boolean) =>
-      vi.waitFor(() => expect(check(tmux.capture())).toBe(true), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => expect(check(tmux.capture())).toBe(true), screenWaitOptions);
     await waitFor((screen) => screen.trimEnd().endsWith('>'));
     const banner = /tools \((\d+)\): (.*)/.exec(tmux.capture());
     expect(banner).not.toBeNull();

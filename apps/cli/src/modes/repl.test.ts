@@ -10,6 +10,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   shellQuoted,
   TmuxSession,
   tempDir,
@@ -28,7 +29,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const waitOptions = { timeout: 20_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 /** Starts the REPL on a script in a fresh workspace. */
 async function startRepl(
@@ -50,32 +51,14 @@ async function startRepl(
   sessions.push(tmux);
   const screen = () => tmux.capture();
   /** Waits until the screen shows `text` (`count` times). */
-  const waitForText = (text: string, count = 1) =>
-    vi.waitFor(() => {
-      const shown = screen();
-      // The screen goes with a failure: what was there instead.
-      expect(shown.split(text).length - 1, shown).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
+  const waitForText = (text: string, count = 1) => tmux.waitForText(text, count);
   /** Waits for the idle prompt: the last non-empty line is `>`. */
-  const waitForPrompt = (count = 1) =>
-    vi.waitFor(() => {
-      const lines = screen()
-        .split('\n')
-        .map((line) => line.trimEnd())
-        .filter((line) => line !== '');
-      expect(lines.at(-1)).toBe('>');
-      expect(lines.filter((line) => line.startsWith('>')).length).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
+  const waitForPrompt = (count = 1) => tmux.waitForPrompt(count);
   const submit = (text: string) => {
     tmux.type(text);
     tmux.press('Enter');
   };
-  const waitForExit = () =>
-    vi.waitFor(() => {
-      const status = tmux.exitStatus();
-      expect(status).toBeDefined();
-      return status;
-    }, waitOptions);
+  const waitForExit = () => tmux.waitForExit();
   return {
     tmux,
     dir: dir.path,

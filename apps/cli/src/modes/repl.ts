@@ -100,6 +100,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     colour,
     markdown: () => markdown,
     ...(canRedraw(output) ? { spinner: { paused: () => keys.waiting } } : {}),
+    questionOpen: () => keys.waiting,
   });
   // The banner and the commands' answers name folders, files, rules, agents, servers and their
   // tools and prompts — text a repository, a model or a server chose: each line is shown, never

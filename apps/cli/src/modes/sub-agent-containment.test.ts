@@ -302,11 +302,16 @@ describe("a child's answer is the session's (tmux)", () => {
     const other = asked === 'first' ? 'second' : 'first';
     repl.tmux.press('y');
     await repl.waitForText(`Allow bash: touch ${other}?`);
-    // Its keys come a moment later (the other child's lines may print in between).
     await repl.waitForText('[y] once', 2);
     repl.tmux.press('n');
     await repl.waitForText('parent done');
-    expect(repl.screen().split('Sub-agent helper asks')).toHaveLength(3);
+    const screen = repl.screen();
+    expect(screen.split('Sub-agent helper asks')).toHaveLength(3);
+    // Each question stayed whole on its line, its answer after its keys: the first child's lines,
+    // printed while the second question waited, once cleared that line (the spinner's \r\x1b[K).
+    expect(screen).toContain(
+      `Allow bash: touch ${other}? [y] once  [a] always  [n] deny  [v] never → deny`,
+    );
     expect(existsSync(join(folder.workspace, asked ?? 'first'))).toBe(true);
     expect(existsSync(join(folder.workspace, other))).toBe(false);
   });

@@ -10,6 +10,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -50,7 +51,7 @@ describe('the trust question', () => {
     // Typed at once: the CLI is still starting, and the terminal echoes it (it is not raw yet).
     tmux.type(typed);
     const waitFor = (text: string) =>
-      vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
     // Its answer keys are drawn a moment after the question (keys before are not an answer).
     await waitFor('Trust this folder? [y] yes');
     expect(tmux.capture().startsWith(typed), 'typed before the question').toBe(true);

@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -33,7 +34,7 @@ const tagVariable = 'AGENT_EXIT_TEST_TAG';
 /** Where the stubborn server of a tag says it is ready. */
 const readyFile = (tag: string) => join(tmpdir(), `${tag}-stubborn-ready`);
 let counter = 0;
-const waitOptions = { timeout: 30_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 /** Live (not zombie) processes whose environment holds `tag`. */
 function tagged(tag: string): { pid: number; command: string }[] {
@@ -269,21 +270,8 @@ describe('interactive session (tmux)', () => {
       { cwd: context.dir, env: context.env },
     );
     cleanups.push(() => tmux.kill());
-    const exitStatus = () =>
-      vi.waitFor(() => {
-        const status = tmux.exitStatus();
-        expect(status).toBeDefined();
-        return status;
-      }, waitOptions);
-    const waitForPrompt = () =>
-      vi.waitFor(() => {
-        const lines = tmux
-          .capture()
-          .split('\n')
-          .map((line) => line.trimEnd())
-          .filter((line) => line !== '');
-        expect(lines.at(-1)).toBe('>');
-      }, waitOptions);
+    const exitStatus = () => tmux.waitForExit();
+    const waitForPrompt = () => tmux.waitForPrompt();
     /** The CLI's own pid: the tagged node process running main.js. */
     const cliPid = () => {
       // Not the shell around it, whose command line names main.js too.

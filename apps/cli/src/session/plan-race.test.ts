@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Harness } from '../testing/repl-harness.js';
-import { assertBuilt } from '../testing/test-support.js';
+import { assertBuilt, screenWaitOptions } from '../testing/test-support.js';
 
 const harness = new Harness();
 beforeAll(() => assertBuilt());
@@ -57,17 +57,14 @@ describe('a plan question after "keep planning" (tmux)', () => {
     repl.tmux.press('k');
     // Either the run ended (the prompt is back) or a second question is up: the user now types.
     const settled = () =>
-      vi.waitFor(
-        () => {
-          const last = lines(repl.screen()).at(-1) ?? '';
-          expect(last === '>' || last.includes('Approve the plan?')).toBe(true);
-        },
-        { timeout: 20_000, interval: 50 },
-      );
-    await vi.waitFor(() => expect(repl.screen().split('→ keep planning').length - 1).toBe(1), {
-      timeout: 20_000,
-      interval: 50,
-    });
+      vi.waitFor(() => {
+        const last = lines(repl.screen()).at(-1) ?? '';
+        expect(last === '>' || last.includes('Approve the plan?')).toBe(true);
+      }, screenWaitOptions);
+    await vi.waitFor(
+      () => expect(repl.screen().split('→ keep planning').length - 1).toBe(1),
+      screenWaitOptions,
+    );
     await settled();
     repl.submit('add tests first');
     await vi.waitFor(
@@ -75,7 +72,7 @@ describe('a plan question after "keep planning" (tmux)', () => {
         expect(repl.screen()).toMatch(
           /Revised\.|(→ approved|add tests first[\s\S]*Approve the plan\?)/,
         ),
-      { timeout: 20_000, interval: 50 },
+      screenWaitOptions,
     );
     const screen = repl.screen();
     // What the user typed reached the model as their message; no letter of it answered a question.
@@ -88,14 +85,11 @@ describe('a plan question after "keep planning" (tmux)', () => {
       );
       await vi.waitFor(
         () => expect(repl.screen().split('[k] keep planning').length - 1).toBeGreaterThanOrEqual(2),
-        { timeout: 20_000, interval: 50 },
+        screenWaitOptions,
       );
       repl.tmux.press('k');
     }
-    await vi.waitFor(() => expect(lines(repl.screen()).at(-1)).toBe('>'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(() => expect(lines(repl.screen()).at(-1)).toBe('>'), screenWaitOptions);
     repl.submit('/mode');
     await repl.waitForText('mode is plan');
     expect(await readFile(join(folder.workspace, 'notes.txt'), 'utf8')).toBe('draft\n');

@@ -13,6 +13,7 @@ import {
   cliPath,
   cliPathForAnyUser,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   writeScript,
 } from '../testing/test-support.js';
@@ -575,7 +576,7 @@ describe('the REPL (tmux): the trust answer decides where your hooks run', () =>
       cleanups.push(() => tmux.kill());
       return tmux;
     };
-    const waitFor = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 50 });
+    const waitFor = (check: () => void) => vi.waitFor(check, screenWaitOptions);
     const prompt = (tmux: TmuxSession) => () =>
       expect(tmux.capture().trimEnd().endsWith('>')).toBe(true);
 

@@ -2,10 +2,7 @@
 // (compaction, rewind, plan mode). Not part of the CLI.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect, vi } from 'vitest';
 import { cleanEnv, cliPath, TmuxSession, tempDir } from './test-support.js';
-
-const waitOptions = { timeout: 20_000, interval: 50 };
 
 /** What a test started and must stop: `dispose()` in `afterEach`. */
 export class Harness {
@@ -53,30 +50,14 @@ export class Harness {
       tmux,
       screen,
       /** Waits until the screen shows `text` (`count` times). */
-      waitForText: (text: string, count = 1) =>
-        vi.waitFor(() => {
-          expect(screen().split(text).length - 1).toBeGreaterThanOrEqual(count);
-        }, waitOptions),
+      waitForText: (text: string, count = 1) => tmux.waitForText(text, count),
       /** Waits for the idle prompt (`>` on the last line), shown `count` times in all. */
-      waitForPrompt: (count = 1) =>
-        vi.waitFor(() => {
-          const lines = screen()
-            .split('\n')
-            .map((line) => line.trimEnd())
-            .filter((line) => line !== '');
-          expect(lines.at(-1)).toBe('>');
-          expect(lines.filter((line) => line.startsWith('>')).length).toBeGreaterThanOrEqual(count);
-        }, waitOptions),
+      waitForPrompt: (count = 1) => tmux.waitForPrompt(count),
       submit: (text: string) => {
         tmux.type(text);
         tmux.press('Enter');
       },
-      waitForExit: () =>
-        vi.waitFor(() => {
-          const status = tmux.exitStatus();
-          expect(status).toBeDefined();
-          return status;
-        }, waitOptions),
+      waitForExit: () => tmux.waitForExit(),
     };
   }
 

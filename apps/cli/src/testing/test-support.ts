@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { anyUserDirectory, copyForAnyUser } from '@agent/tooling-system-tools';
+import { expect, vi } from 'vitest';
 import { absolutePathEntries } from '../config/absolute-path.js';
 
 /** The package directory (apps/cli). */
@@ -125,6 +126,16 @@ export async function writeScript(
 
 let socketCounter = 0;
 
+/**
+ * How long a test waits for a terminal to show something. A wait ends as soon as the text is
+ * there; the limit only decides how late a failure is reported. Under CI every package's suite
+ * runs at once on 2 cores (load 15–30), and a REPL that answers in 5 s alone once took past 20 s.
+ */
+export const screenWaitMs = process.env.CI === 'true' ? 60_000 : 20_000;
+
+/** `vi.waitFor`'s options for a terminal: {@link screenWaitMs}, polled every 50 ms. */
+export const screenWaitOptions = { timeout: screenWaitMs, interval: 50 };
+
 function quote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
@@ -182,6 +193,48 @@ export class TmuxSession {
   /** The pane's text, scrollback included. */
   capture(): string {
     return this.#tmux(['capture-pane', '-p', '-J', '-t', 'main', '-S', '-500']);
+  }
+
+  /**
+   * Waits until the screen (scrollback included) shows `text` at least `count` times. A timeout
+   * says what was awaited and shows the screen as it was last seen.
+   */
+  waitForText(text: string, count = 1): Promise<void> {
+    return this.waitForScreen((shown) => {
+      expect(
+        shown.split(text).length - 1,
+        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
+      ).toBeGreaterThanOrEqual(count);
+    });
+  }
+
+  /** Waits for the REPL's idle prompt: `>` alone on the last line, and `count` prompt lines in all. */
+  waitForPrompt(count = 1): Promise<void> {
+    return this.waitForScreen((shown) => {
+      const lines = shown
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== '');
+      const prompts = lines.filter((line) => line.startsWith('>')).length;
+      expect(
+        lines.at(-1) === '>' && prompts >= count,
+        `waiting for the prompt ×${count}; the screen:\n${shown}`,
+      ).toBe(true);
+    });
+  }
+
+  /** Waits until the command has ended; its exit status. */
+  waitForExit(): Promise<number> {
+    return vi.waitFor(() => {
+      const status = this.exitStatus();
+      if (status === undefined) throw new Error(`still running; the screen:\n${this.capture()}`);
+      return status;
+    }, screenWaitOptions);
+  }
+
+  /** Waits until `check` passes on the screen (it throws until then); returns what it returns. */
+  waitForScreen<T>(check: (screen: string) => T): Promise<T> {
+    return vi.waitFor(() => check(this.capture()), screenWaitOptions);
   }
 
   /** Types literal text (no Enter). */

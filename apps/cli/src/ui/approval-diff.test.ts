@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -88,7 +89,7 @@ describe('the approval on the terminal (tmux)', () => {
       env: cleanEnv({ AGENT_HOME: join(dir, 'home') }),
     });
     cleanups.push(() => tmux.kill());
-    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    const waitFor = (test: () => void) => vi.waitFor(test, screenWaitOptions);
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');

@@ -14,6 +14,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -89,7 +90,7 @@ describe('an approval question shows the whole call', () => {
     );
     cleanups.push(() => tmux.kill());
     const screen = () => tmux.capture().replaceAll('\n', '');
-    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    const waitFor = (test: () => void) => vi.waitFor(test, screenWaitOptions);
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');
@@ -215,7 +216,7 @@ describe("an approval question shows a call's arguments when its subjects name o
       { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
     );
     cleanups.push(() => tmux.kill());
-    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    const waitFor = (test: () => void) => vi.waitFor(test, screenWaitOptions);
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');
@@ -251,7 +252,7 @@ describe('an approval question says why no rule or mode could allow the call', (
       { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
     );
     cleanups.push(() => tmux.kill());
-    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    const waitFor = (test: () => void) => vi.waitFor(test, screenWaitOptions);
     await waitFor(() => expect(tmux.capture()).toContain('>'));
     tmux.type('go');
     tmux.press('Enter');

@@ -9,6 +9,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -71,7 +72,7 @@ describe('on the terminal (tmux)', () => {
     );
     cleanups.push(() => tmux.kill());
     const waitFor = (text: string) =>
-      vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+      vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
     await waitFor('>');
     tmux.type('go');
     tmux.press('Enter');
@@ -108,10 +109,10 @@ describe('on the terminal (tmux)', () => {
       { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
     );
     cleanups.push(() => tmux.kill());
-    await vi.waitFor(() => expect(tmux.capture()).toContain('Trust this folder? [y] yes'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(tmux.capture()).toContain('Trust this folder? [y] yes'),
+      screenWaitOptions,
+    );
     const screen = tmux.capture();
     expect(screen).toContain('"сurl" has с U+0441 (Cyrillic)');
     expect(screen).toContain('"gіthub.com" has і U+0456 (Cyrillic)');

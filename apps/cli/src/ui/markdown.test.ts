@@ -9,6 +9,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -25,7 +26,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const waitOptions = { timeout: 20_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 const answer =
   '# Plan\n\nThis is **important** and `npm test` runs it.\n\n- first item\n- second item\n';
 

@@ -16,6 +16,7 @@ import {
   cleanEnv,
   cliPath,
   runCli,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -40,7 +41,7 @@ const everything = join(
 );
 const fixture = join(appDir, 'src/__fixtures__/roots-log-server.mjs');
 const hostileRequests = join(appDir, 'src/__fixtures__/hostile-requests-server.mjs');
-const waitOptions = { timeout: 30_000, interval: 50 };
+const waitOptions = screenWaitOptions;
 
 /** A workspace, an MCP config with the everything server and the roots/log fixture, a script. */
 async function setup(steps: unknown[]) {
@@ -115,21 +116,8 @@ function startTmux(args: string[], cwd: string, env = cleanEnv()) {
   const tmux = TmuxSession.start([process.execPath, cliPath, ...args], { cwd, env });
   sessions.push(tmux);
   /** Waits until the screen shows `text` (`count` times). */
-  const waitForText = (text: string, count = 1) =>
-    vi.waitFor(() => {
-      const shown = tmux.capture();
-      // A failure says what was awaited and what the screen showed instead.
-      expect(
-        shown.split(text).length - 1,
-        `waiting for ${JSON.stringify(text)} ×${count}; the screen:\n${shown}`,
-      ).toBeGreaterThanOrEqual(count);
-    }, waitOptions);
-  const waitForExit = () =>
-    vi.waitFor(() => {
-      const status = tmux.exitStatus();
-      expect(status).toBeDefined();
-      return status;
-    }, waitOptions);
+  const waitForText = (text: string, count = 1) => tmux.waitForText(text, count);
+  const waitForExit = () => tmux.waitForExit();
   return { tmux, waitForText, waitForExit };
 }
 

@@ -9,6 +9,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -41,7 +42,7 @@ describe('an approval taller than the terminal (tmux, 200×50)', () => {
       { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
     );
     cleanups.push(() => tmux.kill());
-    const waitFor = (test: () => void) => vi.waitFor(test, { timeout: 20_000, interval: 50 });
+    const waitFor = (test: () => void) => vi.waitFor(test, screenWaitOptions);
     const note = 'the question is taller than your terminal: it starts above';
     await waitFor(() => expect(tmux.capture()).toContain('[y] once'));
     expect(tmux.capture()).not.toContain(note);
@@ -74,10 +75,10 @@ describe('a trust question taller than the terminal (tmux, 200×50)', () => {
       { cwd: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) },
     );
     cleanups.push(() => tmux.kill());
-    await vi.waitFor(() => expect(tmux.capture()).toContain('Trust this folder? [y] yes'), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      () => expect(tmux.capture()).toContain('Trust this folder? [y] yes'),
+      screenWaitOptions,
+    );
     expect(tmux.capture()).toContain('the question is taller than your terminal: it starts above');
     tmux.press('n');
   });

@@ -11,6 +11,7 @@ import {
   assertBuilt,
   cleanEnv,
   cliPath,
+  screenWaitOptions,
   TmuxSession,
   tempDir,
   writeScript,
@@ -37,7 +38,7 @@ async function start(args: string[], options: { cwd: string; home: string }) {
   // OSC 52 sets tmux's paste buffers when the clipboard is on: a way to see whether it got through.
   spawnSync('tmux', ['-L', tmux.socket, 'set-option', '-g', 'set-clipboard', 'on']);
   const waitFor = (text: string) =>
-    vi.waitFor(() => expect(tmux.capture()).toContain(text), { timeout: 20_000, interval: 50 });
+    vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
   const paneTitle = () =>
     spawnSync('tmux', ['-L', tmux.socket, 'display-message', '-p', '#{pane_title}'], {
       encoding: 'utf8',
