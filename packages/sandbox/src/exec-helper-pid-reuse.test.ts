@@ -31,7 +31,16 @@ function startHelper(dir: string): {
   fs.writeFileSync(helperFile, execHelperSource);
   const helper: ChildProcessWithoutNullStreams = spawn(
     'unshare',
-    ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, helperFile],
+    [
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      process.execPath,
+      helperFile,
+      // The starter's pid namespace: the helper's own differs, so it may sweep what it sees.
+      fs.readlinkSync('/proc/self/ns/pid'),
+    ],
     { stdio: 'pipe' },
   );
   // Its stdin closed, the helper kills what it started; unshare's end kills it (--kill-child),
