@@ -54,7 +54,8 @@ describe('the trust question', () => {
       vi.waitFor(() => expect(tmux.capture()).toContain(text), screenWaitOptions);
     // Its answer keys are drawn a moment after the question (keys before are not an answer).
     await waitFor('Trust this folder? [y] yes');
-    expect(tmux.capture().startsWith(typed), 'typed before the question').toBe(true);
+    const shown = tmux.capture();
+    expect(shown.startsWith(typed), `typed before the question; the screen:\n${shown}`).toBe(true);
     // Still waiting for an answer: nothing trusted, nothing ran.
     expect(tmux.capture()).not.toContain('(start without it) yes');
     expect(existsSync(join(home, 'trusted-folders.json'))).toBe(false);
