@@ -2,7 +2,7 @@
 // processes: a run cancelled while its command runs or while a question waits, a tool result and
 // a conversation larger than a Restate message, credentials in what Restate stores, an idempotent
 // tool re-run after a crash, two prompts at once, and the server itself killed mid-run.
-import { watch } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,15 +39,28 @@ afterAll(async () => {
   for (const worker of workers.splice(0)) await killWorker(worker);
   await balancer?.close();
   await server?.stop();
-  // The commands a failing test left running.
+  // The commands a failing test left running — only those still ours: most ended long ago, and
+  // their numbers may by now be other processes' (pid_max 32768 wraps in minutes under CI; this
+  // SIGKILLed whatever held them). A worker's command inherits the worker's SIDE_EFFECTS_LOG.
   for (const match of (await readFile(log, 'utf8').catch(() => '')).matchAll(/ started (\d+)$/gm))
-    try {
-      process.kill(Number(match[1]), 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
+    if (inheritsLog(Number(match[1])))
+      try {
+        process.kill(Number(match[1]), 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
   await rm(log, { force: true });
 });
+
+/** Whether process `pid` runs with this suite's side-effects log in its environment. */
+function inheritsLog(pid: number): boolean {
+  try {
+    const environment = `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`;
+    return environment.includes(`\0SIDE_EFFECTS_LOG=${log}\0`);
+  } catch {
+    return false;
+  }
+}
 
 async function addWorker(): Promise<void> {
   const worker = await startWorker(workerScript, {
