@@ -20,9 +20,10 @@ import {
   runPrompt,
 } from '../session/session.js';
 import { withheldNotice } from '../session/tool-sources.js';
+import { heldWhileAsking } from '../ui/held-output.js';
 import { jsonLine } from '../ui/json-line.js';
 import { McpInteractions } from '../ui/mcp-interactions.js';
-import { canRedraw, useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
+import { canRedraw, noticeText, useColour, writeErr, writeNotice, writeOut } from '../ui/output.js';
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { waitIndicator } from '../ui/wait-spinner.js';
@@ -185,7 +186,9 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
           colour,
           terminal: process.stderr,
         });
-  const log = writeNotice;
+  // A notice that comes while a question waits is written once it is answered (held-output.ts).
+  const heldNotice = heldWhileAsking(writeErr, () => keys?.waiting === true);
+  const log = (line: string) => heldNotice(noticeText(line));
   const session = await createSession(options, {
     mode: options.mode ?? 'read-only',
     approver: format === 'stream-json' ? reportingApprover(approver, emit) : approver,

@@ -24,4 +24,7 @@ export function canRedraw(stream: NodeJS.WriteStream): boolean {
  * A notice line on stderr (a warning, what a server or a setting said): its text may hold what a
  * repository, a server or a web page wrote, so control characters are shown, not obeyed.
  */
-export const writeNotice = (line: string) => writeErr(`${terminalSafe(line)}\n`);
+export const writeNotice = (line: string) => writeErr(noticeText(line));
+
+/** A notice line as {@link writeNotice} writes it. */
+export const noticeText = (line: string) => `${terminalSafe(line)}\n`;

@@ -10,6 +10,7 @@ import { nestedCallsLine } from './code-mode-lines.js';
 import { compactionLine } from './compaction-lines.js';
 import { describeFailure } from './failure-line.js';
 import { changedPath, isFileChangeTool, paintDiff, readText, unifiedDiff } from './file-diff.js';
+import { heldWhileAsking } from './held-output.js';
 import { streamRedactor } from './redaction.js';
 import { modelWait, WaitSpinner } from './wait-spinner.js';
 
@@ -32,17 +33,12 @@ export interface TranscriptOptions {
   /** Show a spinner with the elapsed time while tools run (a TTY only); `paused()` holds it (an approval is asked). */
   spinner?: { paused: () => boolean };
   /**
-   * True while a question waits for its answer on the same terminal. What the transcript would
-   * print meanwhile — another agent's calls and results, the spinner's clearing — is kept and
-   * printed once it is answered: written under the question, a line went onto the question's
-   * own line, and the spinner's `\r\x1b[K` erased it (two sub-agents asking at once: the second
-   * question vanished while the first child's result printed, and the session looked hung).
+   * True while a question waits for its answer on the same terminal: what the transcript would
+   * print meanwhile (another agent's calls and results, the spinner's clearing) is printed once
+   * it is answered ({@link heldWhileAsking}).
    */
   questionOpen?: () => boolean;
 }
-
-/** How often held output checks whether the question it waits behind was answered (ms). */
-const heldCheckMs = 50;
 
 const maxArgumentChars = 200;
 const maxResultChars = 160;
@@ -210,11 +206,8 @@ const safeLine = (text: string) => terminalSafe(text, { singleLine: true });
 
 /** Prints agent events as a readable transcript: streamed text, each call with its arguments, one line per result. */
 export class Transcript {
-  readonly #output: (text: string) => void;
-  readonly #questionOpen: (() => boolean) | undefined;
-  /** What was written while a question waited, in order; printed once it is answered. */
-  #held: string[] = [];
-  #heldTimer: ReturnType<typeof setInterval> | undefined;
+  /** The terminal, through the hold while a question waits (held-output.ts). */
+  readonly #write: (text: string) => void;
   /** Streamed text is shown through this: a credential split across two deltas is redacted too. */
   #redactor = streamRedactor();
   readonly #streamText: boolean;
@@ -234,8 +227,10 @@ export class Transcript {
   readonly #pendingCalls = new Map<string, string>();
 
   constructor(options: TranscriptOptions) {
-    this.#output = options.write;
-    this.#questionOpen = options.questionOpen;
+    this.#write =
+      options.questionOpen === undefined
+        ? options.write
+        : heldWhileAsking(options.write, options.questionOpen);
     this.#streamText = options.streamText ?? true;
     this.#cwd = options.cwd;
     this.#colour = options.colour ?? false;
@@ -248,34 +243,6 @@ export class Transcript {
             atLineStart: () => this.#atLineStart,
           });
     this.#markdown = options.markdown;
-  }
-
-  /** Writes `text`, or keeps it while a question waits (see {@link TranscriptOptions.questionOpen}). */
-  #write(text: string): void {
-    if (this.#questionOpen?.() === true) {
-      this.#held.push(text);
-      if (this.#heldTimer === undefined) {
-        this.#heldTimer = setInterval(() => {
-          if (this.#questionOpen?.() !== true) this.#release();
-          // Not unref'd: what is held is printed before the process may end.
-        }, heldCheckMs);
-      }
-      return;
-    }
-    this.#release();
-    this.#output(text);
-  }
-
-  /** Prints what was kept while a question waited. */
-  #release(): void {
-    if (this.#heldTimer !== undefined) {
-      clearInterval(this.#heldTimer);
-      this.#heldTimer = undefined;
-    }
-    if (this.#held.length === 0) return;
-    const held = this.#held.join('');
-    this.#held = [];
-    this.#output(held);
   }
 
   /** Prints text on lines of its own. */
