@@ -187,6 +187,26 @@ function unconfinedHost(workspace: string): SandboxHost {
   });
 }
 
+/** Runs `/bin/true` on `host` with FIFOs of its own named after `name`: it exits 0 and is ended. */
+async function runTrue(host: SandboxHost, workspace: string, name: string): Promise<void> {
+  const [out, err] = [
+    openFifo(host.pipeDirectory, `${name}-out`),
+    openFifo(host.pipeDirectory, `${name}-err`),
+  ];
+  const command = await host.run({
+    file: '/bin/true',
+    args: [],
+    cwd: workspace,
+    env: {},
+    stdout: out.file,
+    stderr: err.file,
+  });
+  expect(await command.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
+  await command.end(100);
+  out.close();
+  err.close();
+}
+
 /**
  * perl that takes the stdout of the helper whose command line names the directory in ARGV[0]
  * (pidfd_open + pidfd_getfd, as the same user) into $s. Other tests' helpers may run on this
@@ -226,18 +246,9 @@ describe('a long-lived sandbox', () => {
           stderr: err.file,
         }),
       ).rejects.toMatchObject({ name: 'SandboxHostError', kind: 'spawn', code: 'ENOENT' });
-      const started = await host.run({
-        file: '/bin/true',
-        args: [],
-        cwd: workspace,
-        env: {},
-        stdout: out.file,
-        stderr: err.file,
-      });
-      expect(await started.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
-      await started.end(100);
       out.close();
       err.close();
+      await runTrue(host, workspace, 'after');
     } finally {
       await host.close();
       await sandbox.close();
@@ -272,30 +283,14 @@ describe('a long-lived sandbox', () => {
   it("an unconfined helper's end leaves the machine's other processes alone (it sweeps only in a pid namespace of its own)", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'bystander-'));
     const host = unconfinedHost(workspace);
-    const fifo = (name: string) => openFifo(host.pipeDirectory, name);
     let bystander: ChildProcess | undefined;
     try {
-      const run = async (name: string) => {
-        const [out, err] = [fifo(`${name}-out`), fifo(`${name}-err`)];
-        const command = await host.run({
-          file: '/bin/true',
-          args: [],
-          cwd: workspace,
-          env: {},
-          stdout: out.file,
-          stderr: err.file,
-        });
-        expect(await command.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
-        await command.end(100);
-        out.close();
-        err.close();
-      };
-      await run('first');
+      await runTrue(host, workspace, 'first');
       // Started after the helper, by nobody it ran: another suite's tmux or git on this machine.
       bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
       await new Promise((resolve) => bystander?.once('spawn', resolve));
       // The helper's last command ends: it looks for what its commands left behind.
-      await run('second');
+      await runTrue(host, workspace, 'second');
       expect(bystander.exitCode).toBeNull();
       expect(bystander.signalCode).toBeNull();
       // Alive, not a zombie its parent (this process) has not reaped yet.
@@ -336,19 +331,7 @@ describe('a long-lived sandbox', () => {
       out.close();
       err.close();
       // The next command gets a new helper.
-      const [out2, err2] = [fifo('c'), fifo('d')];
-      const next = await host.run({
-        file: '/bin/true',
-        args: [],
-        cwd: workspace,
-        env: {},
-        stdout: out2.file,
-        stderr: err2.file,
-      });
-      expect(await next.exited).toMatchObject({ type: 'exit', code: 0, signal: null });
-      await next.end(100);
-      out2.close();
-      err2.close();
+      await runTrue(host, workspace, 'next');
     } finally {
       await host.close();
     }
