@@ -280,6 +280,43 @@ describe('a long-lived sandbox', () => {
     }
   });
 
+  it('in its sandbox, a daemon a command left behind (own session, empty environment) is ended with the last command', async () => {
+    const workspace = fs.mkdtempSync(path.join(parent, 'daemon-'));
+    const sandbox = createSandbox({ mode: 'required', writableRoots: [workspace] });
+    const host = sandbox.createHost?.();
+    if (host === undefined) throw new Error('no host');
+    const tag = `${4000 + (process.pid % 1000)}.${Date.now() % 1000}`;
+    try {
+      const [out, err] = [
+        openFifo(host.pipeDirectory, 'daemon-out'),
+        openFifo(host.pipeDirectory, 'daemon-err'),
+      ];
+      // No marker survives `env -i`, and setsid leaves the command's group: only the sweep of
+      // what started after the helper finds it.
+      const command = await host.run({
+        file: '/bin/sh',
+        args: ['-c', `env -i setsid sleep ${tag} < /dev/null > /dev/null 2>&1 &`],
+        cwd: workspace,
+        env: { PATH: '/usr/bin:/bin' },
+        stdout: out.file,
+        stderr: err.file,
+      });
+      expect(await command.exited).toMatchObject({ type: 'exit', code: 0 });
+      // Started in the background: it may take a moment to be there.
+      for (let tries = 0; processesWith(`sleep ${tag}`).length === 0 && tries < 250; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(processesWith(`sleep ${tag}`)).toHaveLength(1);
+      await command.end(100);
+      out.close();
+      err.close();
+      expect(await gone(`sleep ${tag}`, 5_000)).toEqual([]);
+    } finally {
+      for (const pid of processesWith(`sleep ${tag}`)) process.kill(pid, 'SIGKILL');
+      await host.close();
+      await sandbox.close();
+    }
+  });
+
   it("an unconfined helper's end leaves the machine's other processes alone (it sweeps only in a pid namespace of its own)", async () => {
     const workspace = fs.mkdtempSync(path.join(parent, 'bystander-'));
     const host = unconfinedHost(workspace);
