@@ -316,13 +316,15 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             // (`/compact` typed while a tool ran went to the model as the text "/compact").
             if (isReplCommand(line)) {
               waiting.push(line.trim());
-              shownLine(`  ⏎ after this run: ${line.trim()}`);
+              transcript.lineNow(
+                terminalSafe(`  ⏎ after this run: ${line.trim()}`, { singleLine: true }),
+              );
             } else if (kind === 'steer') {
               session.agent.steer(line);
-              shownLine(`  ↳ steering: ${line}`);
+              transcript.lineNow(terminalSafe(`  ↳ steering: ${line}`, { singleLine: true }));
             } else {
               session.agent.followUp(line);
-              shownLine(`  ⏎ queued: ${line}`);
+              transcript.lineNow(terminalSafe(`  ⏎ queued: ${line}`, { singleLine: true }));
             }
           }),
         onNotice: noticeLine,

@@ -208,6 +208,8 @@ const safeLine = (text: string) => terminalSafe(text, { singleLine: true });
 export class Transcript {
   /** The terminal, through the hold while a question waits (held-output.ts). */
   readonly #write: (text: string) => void;
+  /** The terminal itself, for what the user's own keys caused. */
+  readonly #direct: (text: string) => void;
   /** Streamed text is shown through this: a credential split across two deltas is redacted too. */
   #redactor = streamRedactor();
   readonly #streamText: boolean;
@@ -227,6 +229,7 @@ export class Transcript {
   readonly #pendingCalls = new Map<string, string>();
 
   constructor(options: TranscriptOptions) {
+    this.#direct = options.write;
     this.#write =
       options.questionOpen === undefined
         ? options.write
@@ -243,6 +246,14 @@ export class Transcript {
             atLineStart: () => this.#atLineStart,
           });
     this.#markdown = options.markdown;
+  }
+
+  /**
+   * Prints a line the user's own keys caused (a message sent to steer the run), at once: while a
+   * question waits it is not held with the rest — it answers what the user just did.
+   */
+  lineNow(text: string): void {
+    this.#direct(`${text}\n`);
   }
 
   /** Prints text on lines of its own. */
