@@ -208,8 +208,9 @@ const safeLine = (text: string) => terminalSafe(text, { singleLine: true });
 export class Transcript {
   /** The terminal, through the hold while a question waits (held-output.ts). */
   readonly #write: (text: string) => void;
-  /** The terminal itself, for what the user's own keys caused. */
+  /** The terminal itself, for what the user's own keys caused while a question waits. */
   readonly #direct: (text: string) => void;
+  readonly #questionOpen: () => boolean;
   /** Streamed text is shown through this: a credential split across two deltas is redacted too. */
   #redactor = streamRedactor();
   readonly #streamText: boolean;
@@ -230,6 +231,7 @@ export class Transcript {
 
   constructor(options: TranscriptOptions) {
     this.#direct = options.write;
+    this.#questionOpen = options.questionOpen ?? (() => false);
     this.#write =
       options.questionOpen === undefined
         ? options.write
@@ -253,7 +255,9 @@ export class Transcript {
    * question waits it is not held with the rest — it answers what the user just did.
    */
   lineNow(text: string): void {
-    this.#direct(`${text}\n`);
+    // No question open: an ordinary line (the spinner cleared first).
+    if (!this.#questionOpen()) this.line(text);
+    else this.#direct(`${text}\n`);
   }
 
   /** Prints text on lines of its own. */
