@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createSandbox, type SandboxLimitEvents } from '@agent/sandbox';
-import { canHandOverPids, spawnAtPid } from '@agent/tooling-system-tools';
+import { canHandOverPids, exitSignal, spawnAtPid } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioProcessTransport } from './stdio-transport.js';
 import { makeTempDir } from './test-helpers.js';
@@ -83,11 +83,7 @@ describe('stdio servers reaped together', () => {
       if (other === undefined) throw new Error(`no pid of ${pids.join(', ')} was handed out again`);
       const handedOver = other;
       cleanups.push(() => void handedOver.kill('SIGKILL'));
-      const otherExit = new Promise<NodeJS.Signals | null>((resolve) => {
-        if (handedOver.exitCode !== null || handedOver.signalCode !== null)
-          resolve(handedOver.signalCode);
-        else handedOver.once('exit', (_code, signal) => resolve(signal));
-      });
+      const otherExit = exitSignal(handedOver);
       // The old code's SIGTERM to `-pid` came before the second cgroup read: the new group's
       // leader died of it, not of the SIGUSR1 sent now.
       handedOver.kill('SIGUSR1');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { canHandOverPids, spawnAtPid } from '@agent/tooling-system-tools';
+import { canHandOverPids, exitSignal, spawnAtPid } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ReplLimitEvents, ReplSession } from './repl-session.js';
 
@@ -96,11 +96,7 @@ describe('interpreters reaped together', () => {
       if (other === undefined) throw new Error(`no pid of ${pids.join(', ')} was handed out again`);
       const handedOver = other;
       cleanups.push(() => void handedOver.kill('SIGKILL'));
-      const otherExit = new Promise<NodeJS.Signals | null>((resolve) => {
-        if (handedOver.exitCode !== null || handedOver.signalCode !== null)
-          resolve(handedOver.signalCode);
-        else handedOver.once('exit', (_code, signal) => resolve(signal));
-      });
+      const otherExit = exitSignal(handedOver);
       // The old code's SIGKILL to `-pid` came before the second cgroup read: the new group's
       // leader died of it, not of the SIGTERM sent now.
       handedOver.kill('SIGTERM');

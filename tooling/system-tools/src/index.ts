@@ -5,7 +5,7 @@ export {
   stagePackagesForAnyUser,
 } from './any-user.js';
 export { LeftoverProcesses, processStartTime, signalIfSame } from './leftover-processes.js';
-export { canHandOverPids, spawnAtPid } from './pid-handover.js';
+export { canHandOverPids, exitSignal, spawnAtPid } from './pid-handover.js';
 export { type SkippableContext, skipWithout } from './skip-without.js';
 export {
   installCommand,

@@ -20,3 +20,11 @@ export function spawnAtPid(wanted: number): ChildProcess | undefined {
   }
   return undefined;
 }
+
+/** The signal `child` ends by (null for an exit with a code), whether it has ended already or not. */
+export function exitSignal(child: ChildProcess): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode);
+    else child.once('exit', (_code, signal) => resolve(signal));
+  });
+}
