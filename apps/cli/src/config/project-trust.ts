@@ -107,6 +107,18 @@ function shownUrl(url: string, where: string): string {
   return shownText(urlWithoutCredentials(url), where);
 }
 
+/**
+ * Where a stdio server of the project runs, as the trust question says it: the user trusts it
+ * in the sandbox or outside, and with what network.
+ */
+function whereServerRuns(entry: McpServerEntry, where: string): string {
+  const network = entry.sandbox?.network;
+  if (network === undefined) return 'outside the sandbox';
+  if (network === 'off') return 'in the sandbox (no network)';
+  if (network === 'on') return 'in the sandbox (network: any host)';
+  return `in the sandbox (network: ${shownText(network.allowHosts.join(', '), where)})`;
+}
+
 function describeServer(entry: McpServerEntry, where: string): string {
   const transport = entry.transport;
   if (transport.type === 'stdio') {
@@ -114,7 +126,7 @@ function describeServer(entry: McpServerEntry, where: string): string {
     const env = Object.entries(transport.env ?? {}).map(
       ([name, value]) => `${name}=${shownValue(name, value, `${where}.env.${name}`)}`,
     );
-    return `MCP server "${entry.name}" runs: ${shownText([transport.command, ...(transport.args ?? [])].join(' '), where)}${env.length > 0 ? ` (env ${env.join(' ')})` : ''}`;
+    return `MCP server "${entry.name}" runs: ${shownText([transport.command, ...(transport.args ?? [])].join(' '), where)}, ${whereServerRuns(entry, where)}${env.length > 0 ? ` (env ${env.join(' ')})` : ''}`;
   }
   if (transport.type === 'http') {
     const headers = Object.keys(transport.headers ?? {});
@@ -319,6 +331,9 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
       !trusted && 'command' in entry.transport
         ? {
             ...entry.transport,
+            // Trusted in the sandbox (and with its network) is not trusted outside it: a pull
+            // that drops `"sandbox": true` ran the same server as the user, unasked.
+            sandbox: entry.sandbox,
             ...withFiles(
               // Its env too: `NODE_OPTIONS=--require ./x.js` loads a project file as surely.
               [
