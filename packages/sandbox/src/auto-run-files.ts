@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { credentialFreeEnvironment } from '@agent/core/credentials';
 import {
   directoryIdentity,
   identityOf,
@@ -102,7 +103,8 @@ export function hooksDirectories(root: string): string[] {
   const result = spawnSync(git.path, args, {
     encoding: 'utf8',
     timeout: 5_000,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    // None of the user's keys: git's environ is readable by any process of the user.
+    env: { ...credentialFreeEnvironment(process.env), GIT_TERMINAL_PROMPT: '0' },
   });
   const printed = result.status === 0 ? result.stdout.trim() : '';
   if (printed === '') return [];

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
+import { credentialFreeEnvironment } from '@agent/core/credentials';
 import { seccompDescriptor, seccompFilterFile, withSeccompDescriptor } from './seccomp-file.js';
 import { type SeccompArchitecture, seccompArchitecture } from './seccomp-filter.js';
 
@@ -73,6 +74,7 @@ function probe(bwrapPath: string): BubblewrapFeatures {
     return { ...chosen(full, architecture), ...tmpfsSizeOf(bwrapPath), limitations };
   // Something is missing. Is bubblewrap there at all?
   const plain = spawnSync(bwrapPath, [...probeMounts, 'true'], {
+    env: credentialFreeEnvironment(process.env),
     timeout: 10_000,
     encoding: 'utf8',
   });
@@ -122,7 +124,11 @@ function probe(bwrapPath: string): BubblewrapFeatures {
 
 /** Whether this bubblewrap sizes a tmpfs (`--size`, bubblewrap ≥ 0.7), from its own help. */
 function tmpfsSizeOf(bwrapPath: string): { tmpfsSize?: true } {
-  const help = spawnSync(bwrapPath, ['--help'], { timeout: 10_000, encoding: 'utf8' });
+  const help = spawnSync(bwrapPath, ['--help'], {
+    env: credentialFreeEnvironment(process.env),
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
   return /^\s*--size\b/m.test(`${help.stdout ?? ''}`) ? { tmpfsSize: true } : {};
 }
 
@@ -166,7 +172,13 @@ function run(
       return `the filter file could not be written: ${(error as Error).message}`;
     }
   }
-  const result = spawnSync(command.file, command.args, { timeout: 10_000, encoding: 'utf8' });
+  // Like every program run for the sandbox's own ends: none of the user's keys (its environ is
+  // readable by any process of the user, and `true` runs with it inside).
+  const result = spawnSync(command.file, command.args, {
+    env: credentialFreeEnvironment(process.env),
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
   if (result.error !== undefined) return result.error.message;
   if (result.status === 0) return undefined;
   return (result.stderr ?? '').trim() || `exit ${result.status ?? result.signal}`;

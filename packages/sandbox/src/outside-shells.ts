@@ -1,6 +1,7 @@
 // The shells that start a sandbox run outside it, with the command's environment: they must run
 // their script and nothing else the environment or the user's start-up files name.
 import { spawnSync } from 'node:child_process';
+import { credentialFreeEnvironment } from '@agent/core/credentials';
 
 /**
  * What the closing shell (bash, which can close descriptors above 9) is started with, before
@@ -23,6 +24,7 @@ let systemShell: readonly string[] | undefined;
 export function systemShellOptions(): readonly string[] {
   if (systemShell === undefined) {
     const probe = spawnSync('/bin/sh', ['-p', '-c', 'exit 0'], {
+      env: credentialFreeEnvironment(process.env),
       stdio: 'ignore',
       timeout: 10_000,
     });

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { credentialFreeEnvironment } from '@agent/core';
 import { abandonedDirectories } from '@agent/sandbox';
 
 /**
@@ -153,7 +154,10 @@ class FifoPool {
     }
     try {
       const names = this.#names(batchSize);
-      const made = spawnSync(systemMkfifo, ['-m', '600', ...names], { stdio: 'ignore' });
+      const made = spawnSync(systemMkfifo, ['-m', '600', ...names], {
+        env: credentialFreeEnvironment(process.env),
+        stdio: 'ignore',
+      });
       if (made.status !== 0) {
         this.unavailable = true;
         return;
@@ -175,10 +179,15 @@ class FifoPool {
       this.unavailable = true;
       return;
     }
-    execFile(systemMkfifo, ['-m', '600', ...names], (error) => {
-      this.#refilling = false;
-      if (error === null) this.#ready.push(...names);
-    });
+    execFile(
+      systemMkfifo,
+      ['-m', '600', ...names],
+      { env: credentialFreeEnvironment(process.env) },
+      (error) => {
+        this.#refilling = false;
+        if (error === null) this.#ready.push(...names);
+      },
+    );
   }
 
   take(): string | undefined {

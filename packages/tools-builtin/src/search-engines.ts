@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ToolError } from '@agent/core';
+import { credentialFreeEnvironment, ToolError } from '@agent/core';
 import { trustedProgram } from '@agent/sandbox';
 import { decode } from './output-buffer.js';
 import { defaultSearchWorkerUrl, SearchPool } from './search-pool.js';
@@ -178,6 +178,9 @@ export function createRipgrepEngine(options: RipgrepEngineOptions): SearchEngine
       const target = isDirectory ? '.' : `./${path.basename(query.root)}`;
       const child = spawnProcess(options.rgPath, ripgrepArguments(query, target), {
         cwd,
+        // None of the user's keys: rg's environ is readable by any process of the user for as
+        // long as a search runs (an MCP or language server polling /proc).
+        env: credentialFreeEnvironment(process.env),
         stdio: ['ignore', 'pipe', 'pipe'],
         signal,
       });

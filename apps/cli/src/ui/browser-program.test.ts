@@ -3,7 +3,7 @@
 // sandboxed command could write an `xdg-open` (or the `$BROWSER` named) of its own: the one that
 // runs is found outside the workspace. Each program here notes its run in `ran/`, watched.
 import { watch } from 'node:fs';
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/test-support.js';
@@ -13,6 +13,7 @@ const cleanups: (() => Promise<void>)[] = [];
 const originalPath = process.env.PATH;
 afterEach(async () => {
   process.env.PATH = originalPath;
+  delete process.env.SIGN_IN_TEST_API_KEY;
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
@@ -55,5 +56,37 @@ describe.runIf(process.platform === 'linux')('the program opening a sign-in page
     expect(openInBrowser('https://example.com/sign-in', env, [workspace])).toBe(true);
     await started;
     expect(await readdir(ran)).toEqual(['system']);
+  });
+
+  it('gets none of the user’s keys: the browser it starts may run for hours, its environ readable by any process of the user', async () => {
+    const dir = await tempDir('agent-cli-browser-env-');
+    cleanups.push(dir.dispose);
+    const environ = join(dir.path, 'environ');
+    const bin = join(dir.path, 'bin');
+    await mkdir(bin);
+    await writeFile(
+      join(bin, 'my-browser'),
+      `#!/bin/sh\ncat /proc/$$/environ > '${environ}.part' && mv '${environ}.part' '${environ}'\n`,
+    );
+    await chmod(join(bin, 'my-browser'), 0o755);
+    const key = 'sign-in-key-short';
+    process.env.SIGN_IN_TEST_API_KEY = key;
+    process.env.PATH = [bin, '/usr/bin', '/bin'].join(delimiter);
+    const started = new Promise<void>((resolve) => {
+      const watcher = watch(dir.path, (_event, name) => {
+        if (name !== 'environ') return;
+        watcher.close();
+        resolve();
+      });
+    });
+    expect(
+      openInBrowser('https://example.com/sign-in', { ...process.env, BROWSER: 'my-browser' }, [
+        join(dir.path, 'workspace'),
+      ]),
+    ).toBe(true);
+    await started;
+    const text = await readFile(environ, 'utf8');
+    expect(text).toContain('BROWSER=my-browser');
+    expect(text).not.toContain(key);
   });
 });

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import {
   type AssistantMessage,
+  credentialFreeEnvironment,
   type Message,
   type Provider,
   terminalSafe,
@@ -109,7 +110,13 @@ export function openInBrowser(
     args = [url];
   }
   try {
-    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    // None of the user's keys: a browser started here may live on for hours, its environ
+    // readable by every process of the user.
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: 'ignore',
+      env: credentialFreeEnvironment(env),
+    });
     child.on('error', () => undefined);
     child.unref();
     return true;
