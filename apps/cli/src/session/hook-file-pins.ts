@@ -90,13 +90,46 @@ function isWithin(root: string, path: string): boolean {
 }
 
 /**
- * The files `command` runs in `projectRoot` and their digests, as one comparable text; `looked`
- * is filled with every path tried for it (there or not).
+ * Variables whose value makes a program load code before its own, or decide what it runs:
+ * `NODE_OPTIONS=--require ./preload.cjs`, `BASH_ENV=./env.sh`, `GIT_CONFIG_GLOBAL=./gitconfig`
+ * (its `core.fsmonitor`), `PYTHONPATH=.` (its `sitecustomize.py`), `LD_PRELOAD`, `PERL5OPT`…
  */
-export function pinOf(command: string, projectRoot: string, looked?: Set<string>): string {
+const loaderVariable =
+  /^(LD_|DYLD_|GIT_|BASH_ENV$|ENV$|PERL5|PYTHON|NODE_OPTIONS$|NODE_PATH$|RUBYOPT$|RUBYLIB$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|npm_config_|NPM_CONFIG_|ZDOTDIR$)/;
+
+/**
+ * What `env` — the environment a hook or server runs with, a trusted project's `env` applied —
+ * makes its programs load of the project: the words of each loader variable's value, and
+ * Python's `sitecustomize.py` and `usercustomize.py` in each `PYTHONPATH` folder (there or not: a
+ * planted one counts). A sandboxed command rewrote the `./preload.cjs` of a trusted
+ * `NODE_OPTIONS=--require ./preload.cjs`, and the next `node` hook ran it outside the sandbox.
+ */
+export function environmentWords(env: Readonly<Record<string, string | undefined>>): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !loaderVariable.test(name)) continue;
+    found.push(value);
+    if (name === 'PYTHONPATH')
+      for (const folder of value.split(delimiter).filter((entry) => entry !== ''))
+        found.push(join(folder, 'sitecustomize.py'), join(folder, 'usercustomize.py'));
+  }
+  return found;
+}
+
+/**
+ * The files `command` runs in `projectRoot` and their digests, as one comparable text; `looked`
+ * is filled with every path tried for it (there or not). `environment`: what the environment it
+ * runs with makes it load ({@link environmentWords}).
+ */
+export function commandPin(
+  command: string,
+  projectRoot: string,
+  looked?: Set<string>,
+  environment: readonly string[] = [],
+): string {
   const executed = executedWords(command);
   const digests = projectFileDigests(
-    [[...executed, ...onWorkspacePath(executed, projectRoot)].join(' ')],
+    [[...executed, ...onWorkspacePath(executed, projectRoot)].join(' '), ...environment],
     projectRoot,
     {
       ...(looked === undefined ? {} : { looked }),
@@ -165,7 +198,12 @@ export function hookFilePins(
   config: HooksConfig,
   projectRoot: string,
   record: HookPinRecord,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): HookFilePins {
+  // The hooks' environment is this process's (a trusted project's `env` applied at start).
+  const environment = environmentWords(env);
+  const pinOf = (command: string, root: string, looked?: Set<string>) =>
+    commandPin(command, root, looked, environment);
   const pins = new Map<string, string>();
   // Per command: the paths its pin tried, and their stats when last its files were read.
   const looks = new Map<string, { paths: Set<string>; stats: string | undefined }>();

@@ -7,7 +7,7 @@
  * as hook-file-pins.ts does for hooks.
  */
 import type { McpServerEntry } from '../config/mcp-servers.js';
-import { changedFiles, pinOf } from './hook-file-pins.js';
+import { changedFiles, commandPin, environmentWords } from './hook-file-pins.js';
 
 /**
  * The `beforeStart` of a stdio server's transport: undefined at its first start (which takes the
@@ -20,9 +20,11 @@ export function serverStartPin(
   const { transport } = server;
   if (transport.type !== 'stdio') return () => undefined;
   const command = [transport.command, ...(transport.args ?? [])].join(' ');
+  // Its environment is its entry's `env` (servers get no other): `NODE_OPTIONS=--require ./x.cjs`.
+  const environment = environmentWords(transport.env ?? {});
   let pinned: string | undefined;
   return () => {
-    const now = pinOf(command, projectRoot);
+    const now = commandPin(command, projectRoot, undefined, environment);
     if (pinned === undefined) {
       pinned = now;
       return undefined;
