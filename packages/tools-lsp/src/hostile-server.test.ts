@@ -27,7 +27,9 @@ afterEach(async () => {
 });
 
 /** A workspace with one source file, a secret file outside it, and the hostile server for `.hx`. */
-async function setup(target: 'outside' | 'link in the workspace' | 'a git config') {
+async function setup(
+  target: 'outside' | 'link in the workspace' | 'a git config' | 'an editor task',
+) {
   const parent = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'agent-lsp-hostile-')));
   cleanups.push(() => fs.rm(parent, { recursive: true, force: true }));
   const workspace = path.join(parent, 'ws');
@@ -43,6 +45,14 @@ async function setup(target: 'outside' | 'link in the workspace' | 'a git config
     execFileSync('git', ['init', '-q', workspace]);
     named = path.join(workspace, '.git', 'config');
   }
+  if (target === 'an editor task') {
+    // What the app judges protected (the CLI: @agent/tools-builtin's protectedWriteReason).
+    // Named through a link to it: judged (and written) where it leads.
+    await fs.mkdir(path.join(workspace, '.vscode'));
+    await fs.writeFile(path.join(workspace, '.vscode', 'tasks.json'), '{}\n');
+    await fs.symlink(path.join(workspace, '.vscode'), path.join(workspace, 'editor'));
+    named = path.join(workspace, 'editor', 'tasks.json');
+  }
   const log = path.join(parent, 'server-saw.txt');
   const lsp = new LspWorkspace({
     cwd: workspace,
@@ -57,6 +67,10 @@ async function setup(target: 'outside' | 'link in the workspace' | 'a git config
       },
     ],
     env: { ...process.env, HOSTILE_TARGET: named, HOSTILE_LOG: log },
+    protectedWrite: async (real, roots) =>
+      roots.some((root) => real.startsWith(path.join(root, '.vscode') + path.sep))
+        ? 'run by the editor'
+        : undefined,
   });
   cleanups.push(() => lsp.close());
   const tools = createLspTools({ workspace: lsp });
@@ -113,6 +127,21 @@ describe('a hostile language server', () => {
     const apply = await executeTool(t.tool('lsp_apply_rename'), { id: 'rename-1' });
     expect(apply.isError).toBe(true);
     expect(await fs.readFile(config, 'utf8')).toBe(before);
+  });
+
+  it('a rename into a place the app protects asks for full-access (a link to it too)', async () => {
+    const t = await setup('an editor task');
+    const preview = await executeTool(t.tool('lsp_rename'), {
+      path: 'main.hx',
+      symbol: 'value',
+      new_name: 'other',
+    });
+    expect(preview.isError, resultText(preview)).toBe(false);
+    const subjects = await t.tool('lsp_apply_rename').permissionSubjects?.({ id: 'rename-1' });
+    expect(subjects).toEqual({
+      subjects: [path.join(t.workspace, '.vscode', 'tasks.json')],
+      tier: 'full-access',
+    });
   });
 
   it('a workspace file swapped for a link out is not sent to the server', async () => {

@@ -502,7 +502,8 @@ function applyRenameTool(
     source: 'lsp',
     policy: { permission: 'workspace-write', exclusive: true, pathAccess: 'write' },
     // The files the previewed edit writes; an unknown id touches nothing (execute reports it).
-    permissionSubjects: (args) => workspace.previewFiles(args.id) ?? [],
+    // A protected place among them (a `.vscode` task, a git hook in the tree) asks for full-access.
+    permissionSubjects: (args) => workspace.writeSubjects(args.id),
     execute: (args) =>
       run(name, async () => {
         const { files } = await workspace.applyEdit(args.id);

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type { PermissionSubjectsResult } from '@agent/core';
 import type {
   DocumentSymbol,
   Hover,
@@ -69,6 +70,16 @@ export interface LspWorkspaceOptions {
    * only such directories.
    */
   workspaceExecutables?: boolean;
+  /**
+   * Why writing `real` (a real path inside one of `roots`) would plant something the user's own
+   * programs run later, outside any sandbox — an editor's task in `.vscode`, a git hook in the
+   * tree, a startup file of the home — or undefined. A rename's edit is the language server's
+   * (the repository's own, run sandboxed, where such places are read-only), written by this
+   * process: {@link LspWorkspace.writeSubjects} then asks for the `full-access` tier, as the file
+   * tools do (`protectedWriteReason` of `@agent/tools-builtin`) [none: only git directories,
+   * which are refused outright].
+   */
+  protectedWrite?: (real: string, roots: readonly string[]) => Promise<string | undefined>;
 }
 
 /** A file change the app reports (a file written by another tool). */
@@ -390,6 +401,20 @@ export class LspWorkspace implements AsyncDisposable {
   /** The files a stored preview would write (absolute), or undefined when the id is unknown. */
   previewFiles(id: string): string[] | undefined {
     return this.#previews.files(id);
+  }
+
+  /**
+   * The permission subjects of writing a stored preview: its files (real paths), with the
+   * `full-access` tier when one is a protected place (`protectedWrite`); none for an unknown id.
+   */
+  async writeSubjects(id: string): Promise<PermissionSubjectsResult> {
+    const files = this.#previews.files(id) ?? [];
+    const judge = this.#options.protectedWrite;
+    if (judge === undefined) return files;
+    const roots = await this.realRoots();
+    for (const file of files)
+      if ((await judge(file, roots)) !== undefined) return { subjects: files, tier: 'full-access' };
+    return files;
   }
 
   /**

@@ -118,7 +118,10 @@ export async function fileChangesOf(
         `The rename would change ${file}, inside a repository's git directory (${gitDirectory}): git runs what is written there with the next git command, outside any sandbox; it is refused.`,
         { code: 'request-failed' },
       );
-    const before = await readFileInside(file, roots);
+    // Kept by real path: what is judged (the permission question, the protected places) and
+    // what is written are the same file, whatever links the server's path went through.
+    const real = await realPathOf(file);
+    const before = await readFileInside(real, roots);
     if (before === undefined)
       throw new LspError(
         `The rename would change ${file}, which is not a file of the workspace; it is refused.`,
@@ -127,7 +130,7 @@ export async function fileChangesOf(
         },
       );
     const after = applyTextEdits(before, textEdits);
-    if (after !== before) changes.push({ path: file, before, after });
+    if (after !== before) changes.push({ path: real, before, after });
   }
   return changes;
 }

@@ -1,5 +1,6 @@
 import type { AnyAgentTool } from '@agent/core';
 import type { Sandbox } from '@agent/sandbox';
+import { nodeFileSystem, type ProtectedWrites, protectedWriteReason } from '@agent/tools-builtin';
 
 /** The code-intelligence tools of a session, when a language server is installed. */
 export interface LoadedLspTools {
@@ -24,6 +25,12 @@ export interface LoadLspOptions {
   trusted?: boolean;
   /** Told why no server is offered when that is the folder's trust. */
   log?: (line: string) => void;
+  /**
+   * The places the file tools write only at the full-access tier (a `.vscode` task, a git hook in
+   * the tree, a startup file of the home): a rename's edit, which the sandboxed server computes
+   * and this process writes, is asked there too [all protected].
+   */
+  protectedWrites?: ProtectedWrites;
 }
 
 /** Built-in tools that write a file named by their `path` argument. */
@@ -53,6 +60,8 @@ export async function loadLspTools(
   const workspace = new LspWorkspace({
     cwd,
     passEnv,
+    protectedWrite: (real, roots) =>
+      protectedWriteReason(real, roots, { ...options.protectedWrites, fs: nodeFileSystem }),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(ownServers ? {} : { workspaceExecutables: false }),
   });

@@ -15,7 +15,7 @@ import {
   type Sandbox,
   SandboxUnavailableError,
 } from '@agent/sandbox';
-import { BackgroundTasks, defaultTools } from '@agent/tools-builtin';
+import { BackgroundTasks, defaultTools, type ProtectedWrites } from '@agent/tools-builtin';
 import type { McpToolAdapter } from '@agent/tools-mcp';
 import type { OpenApiToolAdapter } from '@agent/tools-openapi';
 import { agentHome } from '../config/agent-home.js';
@@ -148,6 +148,11 @@ export async function loadTools(
   // Which tools: every source below makes only what the lists choose.
   const choice = chooseTools(options.tools ?? []);
   for (const notice of choice.notices()) log(notice);
+  const protectedWrites: ProtectedWrites = {
+    git: options.sandboxProtect?.git !== false,
+    startupFiles: options.sandboxProtect?.startupFiles !== false,
+    autoRunFiles: options.sandboxProtect?.autoRunFiles !== false,
+  };
   const tools: AnyAgentTool[] = defaultTools({
     cwd,
     backgroundTasks,
@@ -158,11 +163,7 @@ export async function loadTools(
     // One that holds the workspace stays whole: the user chose to work there (as the sandbox does).
     hiddenRoots: agentStateSandboxOptions().secretPaths.filter((path) => !isInside(path, cwd)),
     // What bash's sandbox keeps read-only, the file tools write only at the full-access tier.
-    protectedWrites: {
-      git: options.sandboxProtect?.git !== false,
-      startupFiles: options.sandboxProtect?.startupFiles !== false,
-      autoRunFiles: options.sandboxProtect?.autoRunFiles !== false,
-    },
+    protectedWrites,
   });
   // web_fetch; web_search when a backend is configured (BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_URL).
   const web = await import('@agent/tools-web');
@@ -209,6 +210,7 @@ export async function loadTools(
     if (sandbox.status.active || options.workspaceTrusted !== false)
       lsp = await loadLspTools(cwd, tools, {
         sandbox,
+        protectedWrites,
         passEnv,
         trusted: options.workspaceTrusted !== false,
         log,
