@@ -155,6 +155,18 @@ describe('credentialRuleOf: names', () => {
     'WEBHOOK_HMAC',
     'RECOVERY_CODES',
     'BACKUP_CODES',
+    // Numbered: a second key while the first is rotated.
+    'OPENAI_API_KEY2',
+    'API_KEY1',
+    'ACCESS_KEY2',
+    'MASTER_KEY2',
+    'ENCRYPTION_KEYS2',
+    'GITHUB_TOKEN2',
+    'TOKEN1',
+    'TOKEN1_FOR_CI',
+    'githubToken2',
+    'GITHUB_PAT2',
+    'SMTP_PASS2',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -212,6 +224,10 @@ describe('credentialRuleOf: names', () => {
     'PRIVATE_REGISTRY_URL',
     'GOOGLE_SERVICE_ACCOUNT_EMAIL',
     'KUBERNETES_SERVICE_HOST',
+    'MAX_TOKENS2',
+    'KEYBOARD2_LAYOUT',
+    'PATH2',
+    'PASSTHROUGH2',
   ])('keeps %s', (name) => {
     expect(credentialRuleOf(name, '/usr/bin:/bin')).toBeUndefined();
   });

@@ -37,20 +37,23 @@ export interface CredentialRule {
 // A word boundary in an upper-cased name: the start, the end, or a character that is no letter or digit.
 const start = '(?:^|[^A-Z0-9])';
 const end = '(?=$|[^A-Z0-9])';
+// Digits right after a credential word number it (a second key while the first is rotated:
+// OPENAI_API_KEY2, GITHUB_TOKEN2); a name so numbered is still the key's.
+const numbered = '[0-9]*';
 
 /** Name rules, tested against the variable's name upper-cased. */
 export const credentialNameRules: readonly CredentialRule[] = [
   {
     id: 'key',
     description:
-      'a word ending in KEY or KEYS: *_API_KEY, *APIKEY*, AWS_ACCESS_KEY_ID, PRIVATE_KEY, ENCRYPTION_KEY',
-    pattern: new RegExp(`${start}[A-Z0-9]*KEYS?${end}|APIKEY`),
+      'a word ending in KEY or KEYS, numbered or not: *_API_KEY, *APIKEY*, AWS_ACCESS_KEY_ID, PRIVATE_KEY, ENCRYPTION_KEY, OPENAI_API_KEY2',
+    pattern: new RegExp(`${start}[A-Z0-9]*KEYS?${numbered}${end}|APIKEY`),
   },
   {
     id: 'token',
     description:
-      'a word ending in TOKEN: *_TOKEN, GH_TOKEN, NODE_AUTH_TOKEN, AWS_SESSION_TOKEN, githubToken (not TOKENIZERS_*, MAX_TOKENS)',
-    pattern: new RegExp(`${start}[A-Z0-9]*TOKEN${end}`),
+      'a word ending in TOKEN, numbered or not: *_TOKEN, GH_TOKEN, NODE_AUTH_TOKEN, AWS_SESSION_TOKEN, githubToken, GITHUB_TOKEN2 (not TOKENIZERS_*, MAX_TOKENS)',
+    pattern: new RegExp(`${start}[A-Z0-9]*TOKEN${numbered}${end}`),
   },
   {
     id: 'secret',
@@ -60,9 +63,9 @@ export const credentialNameRules: readonly CredentialRule[] = [
   {
     id: 'password',
     description:
-      "PASSWORD, PASSWD, PASSPHRASE or PASSCODE anywhere, the word PASS (DB_PASS) or SSHPASS (sshpass -e's), PWD after another word (MYSQL_PWD; not PWD, OLDPWD), or a last word PW (LDAP_BIND_PW; not Playwright's PW_TEST_*)",
+      "PASSWORD, PASSWD, PASSPHRASE or PASSCODE anywhere, the word PASS (DB_PASS, SMTP_PASS2) or SSHPASS (sshpass -e's), PWD after another word (MYSQL_PWD; not PWD, OLDPWD), or a last word PW (LDAP_BIND_PW; not Playwright's PW_TEST_*)",
     pattern: new RegExp(
-      `PASSWORD|PASSWD|PASSPHRASE|PASSCODE|${start}(?:SSH)?PASS${end}|[^A-Z0-9]PWD${end}|[^A-Z0-9]PW$`,
+      `PASSWORD|PASSWD|PASSPHRASE|PASSCODE|${start}(?:SSH)?PASS${numbered}${end}|[^A-Z0-9]PWD${end}|[^A-Z0-9]PW$`,
     ),
   },
   {
@@ -79,8 +82,8 @@ export const credentialNameRules: readonly CredentialRule[] = [
   },
   {
     id: 'personal-access-token',
-    description: 'the word PAT: GITHUB_PAT, AZURE_DEVOPS_PAT',
-    pattern: new RegExp(`${start}PAT${end}`),
+    description: 'the word PAT, numbered or not: GITHUB_PAT, AZURE_DEVOPS_PAT, DEPLOY_PAT1',
+    pattern: new RegExp(`${start}PAT${numbered}${end}`),
   },
   {
     id: 'auth',

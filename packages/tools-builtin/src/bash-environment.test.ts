@@ -44,6 +44,11 @@ const secrets: Record<string, string> = {
   DEEPGRAM: '9f2c4e6a8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a',
   MY_SVC: 'q7Rk2ZpX9vLm4TnW8bYc3HdF6sJg1AeU',
   POSTMARK_SERVER: '8f7e6d5c-4b3a-4291-8e7f-6a5b4c3d2e1f',
+  // Named like keys, numbered (a second key while the first is rotated): short and letters only,
+  // so no value rule reads them — withheld for the name alone.
+  OPENAI_API_KEY2: 'rotatedkeyvalue',
+  GITHUB_TOKEN2: 'ghshortlived',
+  DEPLOY_PAT1: 'deploypatvalue',
 };
 /** Ordinary variables whose values are long or random-looking: kept. */
 const ordinary: Record<string, string> = {
