@@ -82,9 +82,12 @@ describe("files a trusted project's env makes a hook load, written during the se
     expect(run.stderr).toContain('preload.cjs');
   });
 
-  it('PYTHONPATH=.: a sitecustomize.py made by the model does not run outside', async () => {
+  it.each([
+    '.',
+    '/nonexistent:',
+  ])('PYTHONPATH=%s: a sitecustomize.py made by the model does not run outside', async (path) => {
     const { run, escaped } = await session({
-      env: { PYTHONPATH: '.' },
+      env: { PYTHONPATH: path },
       hook: 'python3 -c pass',
       file: 'sitecustomize.py',
       code: (marker) => `open(${JSON.stringify(marker)}, 'w').write('x')\n`,

@@ -109,8 +109,9 @@ export function environmentWords(env: Readonly<Record<string, string | undefined
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !loaderVariable.test(name)) continue;
     found.push(value);
+    // An empty entry (`PYTHONPATH=/opt/lib:`) is the folder Python runs in.
     if (name === 'PYTHONPATH')
-      for (const folder of value.split(delimiter).filter((entry) => entry !== ''))
+      for (const folder of value.split(delimiter).map((entry) => (entry === '' ? '.' : entry)))
         found.push(join(folder, 'sitecustomize.py'), join(folder, 'usercustomize.py'));
   }
   return found;
