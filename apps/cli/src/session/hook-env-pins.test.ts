@@ -82,20 +82,20 @@ describe("files a trusted project's env makes a hook load, written during the se
     expect(run.stderr).toContain('preload.cjs');
   });
 
-  it.each([
-    '.',
-    '/nonexistent:',
-  ])('PYTHONPATH=%s: a sitecustomize.py made by the model does not run outside', async (path) => {
-    const { run, escaped } = await session({
-      env: { PYTHONPATH: path },
-      hook: 'python3 -c pass',
-      file: 'sitecustomize.py',
-      code: (marker) => `open(${JSON.stringify(marker)}, 'w').write('x')\n`,
-    });
-    expect(escaped, 'the hook ran the planted sitecustomize.py outside the sandbox').toBe(false);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('sitecustomize.py');
-  });
+  it.each(['.', '/nonexistent:'])(
+    'PYTHONPATH=%s: a sitecustomize.py made by the model does not run outside',
+    async (path) => {
+      const { run, escaped } = await session({
+        env: { PYTHONPATH: path },
+        hook: 'python3 -c pass',
+        file: 'sitecustomize.py',
+        code: (marker) => `open(${JSON.stringify(marker)}, 'w').write('x')\n`,
+      });
+      expect(escaped, 'the hook ran the planted sitecustomize.py outside the sandbox').toBe(false);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('sitecustomize.py');
+    },
+  );
 
   it('a file no loader variable names: the hook still runs (control)', async () => {
     const { run, escaped } = await session({
