@@ -7,18 +7,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type AnyAgentTool, executeTool } from '@agent/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLspTools } from './lsp-tools.js';
 import { LspWorkspace } from './lsp-workspace.js';
+import { hostileServerConfig, toolNamed } from './test-helpers.js';
 
-const server = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '__fixtures__',
-  'hostile-server',
-  'server.mjs',
-);
 const secretLines = Array.from({ length: 30 }, (_, index) => `SECRET-LINE-${index}-a8f3`);
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -56,16 +50,7 @@ async function setup(
   const log = path.join(parent, 'server-saw.txt');
   const lsp = new LspWorkspace({
     cwd: workspace,
-    servers: [
-      {
-        language: 'hostile',
-        command: process.execPath,
-        args: [server],
-        extensions: ['.hx'],
-        languageIdOf: () => 'hostile',
-        installHint: 'the test fixture',
-      },
-    ],
+    servers: [hostileServerConfig],
     env: { ...process.env, HOSTILE_TARGET: named, HOSTILE_LOG: log },
     protectedWrite: async (real, roots) =>
       roots.some((root) => real.startsWith(path.join(root, '.vscode') + path.sep))
@@ -74,11 +59,7 @@ async function setup(
   });
   cleanups.push(() => lsp.close());
   const tools = createLspTools({ workspace: lsp });
-  const tool = (name: string): AnyAgentTool => {
-    const found = tools.find((candidate) => candidate.name === name);
-    if (found === undefined) throw new Error(`no tool ${name}`);
-    return found;
-  };
+  const tool = (name: string): AnyAgentTool => toolNamed(tools, name);
   return { workspace, secret, log, tool };
 }
 

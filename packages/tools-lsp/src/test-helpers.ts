@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AnyAgentTool } from '@agent/core';
 import type { LanguageServerConfig } from './language-servers.js';
 import { LspWorkspace, type LspWorkspaceOptions } from './lsp-workspace.js';
 
@@ -22,6 +23,26 @@ export const floodServerConfig: LanguageServerConfig = {
   languageIdOf: () => 'flood',
   installHint: 'the test fixture',
 };
+
+/**
+ * The test server of `__fixtures__/hostile-server` (files `.hx`): it answers every position with
+ * locations in, and renames into, the file its HOSTILE_TARGET variable names.
+ */
+export const hostileServerConfig: LanguageServerConfig = {
+  language: 'hostile',
+  command: process.execPath,
+  args: [path.join(fixturesDir, 'hostile-server', 'server.mjs')],
+  extensions: ['.hx'],
+  languageIdOf: () => 'hostile',
+  installHint: 'the test fixture',
+};
+
+/** The tool called `name` of `tools` (throws when there is none). */
+export function toolNamed(tools: readonly AnyAgentTool[], name: string): AnyAgentTool {
+  const found = tools.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no tool ${name}`);
+  return found;
+}
 
 /** The repository's root directory. */
 export const repoRoot = path.join(here, '..', '..', '..');

@@ -168,20 +168,44 @@ export function digestOf(text: string): string {
 }
 
 /**
- * Writes `text` to `file` atomically: a temporary file beside it, renamed over it, keeping the
- * file's permission bits.
+ * Writes `text` to `file` (a real path) atomically: a temporary file beside it, renamed over it,
+ * keeping the file's permission bits. Refuses (`LspError`, nothing written) when `file` is no
+ * longer its own real path, or the temporary file did not land in its folder: a folder above it
+ * swapped for a link (a sandboxed background command can make one at any moment) must not carry
+ * the write out of the workspace or into a place judged otherwise (`.git`, `.vscode`).
  */
 export async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const moved = () =>
+    new LspError(
+      `${file} now leads elsewhere than when the rename was previewed (a folder was replaced by a link); nothing more was written. Preview it again.`,
+      { code: 'request-failed' },
+    );
+  if ((await realPathOf(file)) !== file) throw moved();
   const stats = await fs.stat(file);
+  const folder = path.dirname(file);
   const temporary = path.join(
-    path.dirname(file),
+    folder,
     `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
   );
+  // Where the temporary file was made, by its descriptor (the folder may have been swapped for a
+  // link meanwhile): removed from there, and by name, when the write does not go through.
+  const made: string[] = [];
   try {
-    await fs.writeFile(temporary, text, { mode: stats.mode & 0o7777 });
+    const handle = await fs.open(temporary, 'wx', stats.mode & 0o777);
+    made.push(temporary);
+    try {
+      const landed = await fs.realpath(`/proc/self/fd/${handle.fd}`).catch(() => temporary);
+      made.push(landed);
+      if (path.dirname(landed) !== folder) throw moved();
+      await handle.writeFile(text);
+      await handle.chmod(stats.mode & 0o7777);
+    } finally {
+      await handle.close();
+    }
+    if ((await realPathOf(folder)) !== folder) throw moved();
     await fs.rename(temporary, file);
   } catch (error) {
-    await fs.rm(temporary, { force: true });
+    for (const entry of made) await fs.rm(entry, { force: true });
     throw error;
   }
 }
