@@ -17,6 +17,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type AnyAgentTool, errorMessage, type Provider } from '@agent/core';
 import { realFolder } from '@agent/workspace-trust';
+import { redactToolText } from '../ui/redaction.js';
 import { agentHome } from './agent-home.js';
 import { CliError } from './cli-error.js';
 import { readProjectFile, readSettingsText } from './project-file.js';
@@ -260,13 +261,14 @@ export async function createAgentTools(
     tools.push(
       createSubAgentTool({
         name: definition.name,
-        description: definition.description,
+        // A project's file, read unasked: redacted as a tool's result is (the model reads both).
+        description: redactToolText(definition.description),
         provider:
           definition.model === undefined
             ? context.provider
             : await context.providerFor(definition.model),
         model: definition.model ?? context.model,
-        ...(definition.prompt === '' ? {} : { systemPrompt: definition.prompt }),
+        ...(definition.prompt === '' ? {} : { systemPrompt: redactToolText(definition.prompt) }),
         tools: childTools,
         // Starting the agent does nothing by itself; each of its calls goes through the session's
         // permission gate (the parent's gate always applies to a child), so it is not asked twice.

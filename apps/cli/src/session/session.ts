@@ -421,7 +421,15 @@ export async function createSession(
       model: model.model,
       systemPrompt: [
         options.systemPrompt ?? defaultSystemPrompt(resolve(options.cwd)),
-        await agentsInstructions({ cwd: options.cwd, root: projectRoot }, undefined, settings.log),
+        // Read by the CLI itself, unasked, and sent with every request: redacted as a tool's
+        // result is (a project's AGENTS.md may be a link to the `.env` you fill in).
+        redactToolText(
+          await agentsInstructions(
+            { cwd: options.cwd, root: projectRoot },
+            undefined,
+            settings.log,
+          ),
+        ),
         // A SessionStart hook's output is the hooks', not the user's: redacted as results are.
         redactToolText(startContext),
       ]
