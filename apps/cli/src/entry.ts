@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import { findAgentHome } from './config/agent-home.js';
 import { versionsText } from './config/version.js';
 
+// Node's diagnostic report (NODE_OPTIONS' --report-on-signal, --report-on-fatalerror,
+// --report-uncaught-exception; written in the working directory by default) lists the
+// environment: the heap's, where the CLI keeps its keys after the handover below. With
+// --report-on-signal any process of the user had one written (SIGUSR2). Reports leave it out
+// (Node ≥ 22.13; before, there is no such setting to assign).
+if ('excludeEnv' in process.report) process.report.excludeEnv = true;
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(versionsText);
