@@ -6,10 +6,18 @@
 // Each program here is a stand-in found first on PATH that copies its own environ block and runs
 // the real one.
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
+import {
+  appDir,
+  assertBuilt,
+  cleanEnv,
+  runCli,
+  tempDir,
+  writeScript,
+} from '../testing/test-support.js';
 
 beforeAll(assertBuilt);
 const cleanups: (() => Promise<void>)[] = [];
@@ -81,5 +89,67 @@ describe.runIf(process.platform === 'linux')('programs the CLI runs for itself',
       if (environ.includes(providerKey) || environ.includes(serviceToken)) holding.push(copy);
     }
     expect(holding.map((copy) => copy.split('.')[0])).toEqual([]);
+  });
+});
+
+// The class, in the sources: every call of node:child_process in the packages the CLI runs names
+// the environment it starts the program with (a credential-free one, or one made for it). A call
+// without one hands the program all of `process.env`, the keys in the heap included.
+const repository = join(appDir, '..', '..');
+const notShipped =
+  /\.test\.ts$|__fixtures__|\/testing\/|test-support|test-helpers|escape-harness|runner-suite/;
+
+function sourceFiles(folder: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) found.push(...sourceFiles(path));
+    else if (entry.name.endsWith('.ts') && !notShipped.test(path)) found.push(path);
+  }
+  return found;
+}
+
+/** The text between the parenthesis at `open` and the one that closes it. */
+function callArguments(text: string, open: number): string {
+  let depth = 0;
+  for (let at = open; at < text.length; at++) {
+    if (text[at] === '(') depth++;
+    else if (text[at] === ')' && --depth === 0) return text.slice(open + 1, at);
+  }
+  return text.slice(open + 1);
+}
+
+describe('the sources', () => {
+  it('start no program with the whole environment (each child_process call names its env)', () => {
+    const folders = [
+      join(repository, 'apps', 'cli', 'src'),
+      ...readdirSync(join(repository, 'packages')).map((name) =>
+        join(repository, 'packages', name, 'src'),
+      ),
+    ];
+    const calls: string[] = [];
+    const without: string[] = [];
+    for (const file of folders.flatMap((folder) => sourceFiles(folder))) {
+      const text = readFileSync(file, 'utf8');
+      const imported = /import\s*\{([^}]*)\}\s*from\s*'node:child_process'/.exec(text)?.[1];
+      if (imported === undefined) continue;
+      const names = imported
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && !name.startsWith('type '))
+        .map((name) => name.split(/\s+as\s+/).at(-1) ?? name)
+        .filter((name) =>
+          /^(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)$/.test(name),
+        );
+      for (const name of names)
+        for (const match of text.matchAll(new RegExp(`(?<![\\w.#$])${name}\\(`, 'g'))) {
+          const place = `${relative(repository, file)}:${text.slice(0, match.index).split('\n').length}`;
+          calls.push(place);
+          if (!/\benv\b/.test(callArguments(text, match.index + name.length))) without.push(place);
+        }
+    }
+    // The scan found the calls it is about (ripgrep's, git's, bwrap's, the browser's…).
+    expect(calls.length).toBeGreaterThan(10);
+    expect(without).toEqual([]);
   });
 });
