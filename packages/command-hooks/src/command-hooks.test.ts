@@ -475,6 +475,25 @@ process.stdin.on('end', () => {
     expect(context.split('|')[1]).toBe(dir);
   });
 
+  it('outsideCwd: a hook outside the sandbox starts there; the event and AGENT_PROJECT_DIR keep the workspace', async () => {
+    const command = await script(
+      'where-outside.mjs',
+      `${readStdin} process.stdin.on('end', () => process.stdout.write(process.cwd() + '|' + process.env.AGENT_PROJECT_DIR + '|' + JSON.parse(input).cwd));`,
+    );
+    const elsewhere = await mkdtemp(join(tmpdir(), 'command-hooks-home-'));
+    try {
+      const hooks = new CommandHooks(
+        { SessionStart: [{ hooks: [{ type: 'command', command }] }] },
+        { cwd: dir, outsideCwd: elsewhere },
+      );
+      const context = await hooks.sessionStart('startup');
+      const real = await import('node:fs/promises').then((fs) => fs.realpath(elsewhere));
+      expect(context.split('|')).toEqual([real, dir, dir]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   describe('environment', () => {
     const key = `sk-proj-${'Ab3'.repeat(16)}`;
     const env = {

@@ -65,6 +65,14 @@ export interface CommandHooksOptions {
    * one does; the others are skipped, said through `onWarning` [every hook runs].
    */
   refuseOutside?: (hook: CommandHook) => string | undefined;
+  /**
+   * Where a hook that runs outside the sandbox starts, instead of `cwd` — for a workspace the
+   * user has not trusted: `npx` runs the folder's `node_modules/.bin` and reads its `.npmrc`,
+   * `python -m` its modules, `uvx` and version managers' shims their config, so a notifier marked
+   * `"sandbox": false` ran the repository's code as the user. `cwd` stays the event's `cwd` and
+   * `AGENT_PROJECT_DIR` [`cwd`].
+   */
+  outsideCwd?: string;
 }
 
 /** What the JSON a hook prints on stdout may say (Claude Code's fields). */
@@ -234,7 +242,10 @@ export class CommandHooks {
     const outcomes = await Promise.all(
       ran.map((hook) =>
         runCommand(hook.command, input, {
-          cwd: this.#options.cwd,
+          cwd:
+            sandbox === undefined || hook.sandbox === false
+              ? (this.#options.outsideCwd ?? this.#options.cwd)
+              : this.#options.cwd,
           env,
           timeoutMs:
             hook.timeout === undefined

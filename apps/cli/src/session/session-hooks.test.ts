@@ -129,6 +129,19 @@ function script(repository: Repository): Promise<string> {
 }
 
 /** Runs the built CLI (with the linked node) as `uid`, or as this user. */
+/** `agent -p go --mode workspace-write` with the repository's script, and `flags`. */
+async function runScripted(repository: Repository, ...flags: string[]) {
+  return runCliAs(repository, [
+    '-p',
+    'go',
+    '--mode',
+    'workspace-write',
+    '--scripted',
+    await script(repository),
+    ...flags,
+  ]);
+}
+
 async function runCliAs(
   repository: Repository,
   args: readonly string[],
@@ -245,7 +258,6 @@ describe('the controls: the same repository where hooks run outside the sandbox'
     ['trusted for the run (--trust)', ['--trust'], {}],
     ['trusted (agent trust)', [], {}],
     ['"hooksSandbox": "off" in the user settings', [], { settings: { hooksSandbox: 'off' } }],
-    ['"sandbox": false on the formatter hook', [], { hookExtras: { sandbox: false } }],
   ] as const)(
     '%s: the formatter’s config writes outside and reads the key',
     async ([_label, flags, options]) => {
@@ -254,15 +266,7 @@ describe('the controls: the same repository where hooks run outside the sandbox'
         const trusted = await runCliAs(repository, ['trust']);
         expect(trusted.code, trusted.stderr).toBe(0);
       }
-      const run = await runCliAs(repository, [
-        '-p',
-        'go',
-        '--mode',
-        'workspace-write',
-        '--scripted',
-        await script(repository),
-        ...flags,
-      ]);
+      const run = await runScripted(repository, ...flags);
       expect(run.code, run.stderr).toBe(0);
       const found = report(repository, 'prettier');
       expect(found.outsideWrite.ok).toBe(true);
@@ -271,18 +275,20 @@ describe('the controls: the same repository where hooks run outside the sandbox'
     },
   );
 
+  it('"sandbox": false on the formatter hook: it runs outside, but in the home, so the config it finds in its working directory is not the folder\'s', async () => {
+    const repository = hostileRepository({ hookExtras: { sandbox: false } });
+    const run = await runScripted(repository);
+    expect(run.code, run.stderr).toBe(0);
+    // It ran (outside: the sandbox has no such folder) and failed for want of src.js in the home.
+    expect(run.stderr).toContain('fake-prettier.mjs');
+    expect(fs.readdirSync(repository.outside)).not.toContain('pwned-prettier');
+    expect(fs.existsSync(join(repository.workspace, 'report-prettier.json'))).toBe(false);
+  });
+
   it('"hooksSandbox": "always" sandboxes the hooks of a trusted folder too', async (context) => {
     skipWithout('bwrap')(context);
     const repository = hostileRepository({ settings: { hooksSandbox: 'always' } });
-    const run = await runCliAs(repository, [
-      '-p',
-      'go',
-      '--mode',
-      'workspace-write',
-      '--scripted',
-      await script(repository),
-      '--trust',
-    ]);
+    const run = await runScripted(repository, '--trust');
     expect(run.code, run.stderr).toBe(0);
     expect(report(repository, 'prettier').outsideWrite.ok).toBe(false);
     expect(report(repository, 'fsmonitor').outsideWrite.ok).toBe(false);
@@ -397,9 +403,10 @@ describe('where the sandbox cannot run (no bwrap on PATH)', () => {
     expect(stderr).toMatch(/bash \[denied\].*your PreToolUse hook "touch guard-ran" did not run/);
     expect(fs.existsSync(join(repository.workspace, 'bash-ran'))).toBe(false);
     expect(fs.existsSync(join(repository.workspace, 'guard-ran'))).toBe(false);
-    // No repository code ran (git status was withheld with its hook); the opted-out hook ran.
+    // No repository code ran (git status was withheld with its hook); the opted-out hook ran, in
+    // the home (the folder is not trusted).
     expect(fs.existsSync(join(repository.workspace, 'report-fsmonitor.json'))).toBe(false);
-    expect(fs.existsSync(join(repository.workspace, 'notifier-ran'))).toBe(true);
+    expect(fs.existsSync(join(repository.home, 'notifier-ran'))).toBe(true);
   });
 });
 
@@ -480,14 +487,7 @@ describe('the hooks’ network in a folder not trusted', () => {
       },
     ];
     fs.writeFileSync(settingsFile, JSON.stringify(settings));
-    const run = await runCliAs(repository, [
-      '-p',
-      'go',
-      '--mode',
-      'workspace-write',
-      '--scripted',
-      await script(repository),
-    ]);
+    const run = await runScripted(repository);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('hooks: sandboxed (bubblewrap): ');
     return {

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CommandHooks, type HooksConfig } from '@agent/command-hooks';
 import { createSandbox, defaultSecretPaths, type Sandbox } from '@agent/sandbox';
@@ -78,6 +79,11 @@ export function createSessionHooks(
     onWarning: (line) => session.log(`hook: ${line}`),
     ...(sandbox === undefined ? {} : { sandbox }),
     refuseOutside: pins.refuse,
+    // In a folder not trusted, a hook outside the sandbox (a notifier marked "sandbox": false)
+    // starts in the home: `npx -y notifier` in the folder ran its planted node_modules/.bin.
+    ...(sandbox !== undefined && options.workspaceTrusted === false
+      ? { outsideCwd: homedir() }
+      : {}),
     // A hook that posts or fetches fails there for want of a network: say how to give it one.
     ...(options.hooksSandboxNetwork === 'on'
       ? {}
