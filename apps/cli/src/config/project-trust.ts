@@ -16,7 +16,7 @@ import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
 import { emptySettings, type Settings, type SettingsLayer } from './settings.js';
-import { type FileDigestCache, projectFileDigests } from './trust-scripts.js';
+import { type FileDigestCache, projectFileDigests, pythonStartupFiles } from './trust-scripts.js';
 
 /** What the project's mode and sandbox are compared with. */
 export interface TrustBaseline {
@@ -284,7 +284,11 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   for (const [name, value] of Object.entries(file.env ?? {})) {
     // A value can name a project file that runs (`NODE_OPTIONS=--require ./setup.js`,
     // `BASH_ENV=./env.sh`, `PYTHONSTARTUP`): that file is pinned with it, like a hook's script.
-    const files = trusted ? {} : withFiles([value], project, digests);
+    // So is what `PYTHONPATH=.` makes every python load, there or not: a pull that adds
+    // `sitecustomize.py` ran it in the trusted hooks' python, outside the sandbox.
+    const files = trusted
+      ? {}
+      : withFiles([value, ...pythonStartupFiles(name, value)], project, digests);
     widening(
       'env',
       `env.${name}`,

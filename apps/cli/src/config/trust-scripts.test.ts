@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
@@ -206,5 +207,37 @@ describe('a trusted folder whose hook script changes', () => {
     expect((await runCli(['trust', '--cwd', workspace], { env })).code).toBe(0);
     expect((await run()).code).toBe(0);
     expect(existsSync(marker('second'))).toBe(true);
+  });
+});
+
+describe('a trusted PYTHONPATH', () => {
+  it('a sitecustomize.py a pull adds in its folder asks again; the python hook does not load it', async (context) => {
+    skipWithout('python3')(context);
+    const dir = await scratch();
+    const home = join(dir, 'home');
+    const workspace = join(dir, 'repo');
+    const escaped = join(dir, 'escaped');
+    await mkdir(join(workspace, '.agent'), { recursive: true });
+    await mkdir(home);
+    await writeFile(
+      join(workspace, '.agent', 'settings.json'),
+      JSON.stringify({
+        env: { PYTHONPATH: '.' },
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'python3 -c pass' }] }] },
+      }),
+    );
+    const env = cleanEnv({ AGENT_HOME: home });
+    expect((await runCli(['trust', '--cwd', workspace], { env })).code).toBe(0);
+    // The pull: a new file, no settings changed.
+    await writeFile(
+      join(workspace, 'sitecustomize.py'),
+      `open(${JSON.stringify(escaped)}, 'w').write('x')\n`,
+    );
+    const script = await writeScript(dir, [{ text: 'done' }]);
+    const run = await runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env });
+    expect(existsSync(escaped), 'the hook loaded the new sitecustomize.py').toBe(false);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('changed since it was trusted');
+    expect(run.stderr).toContain('env PYTHONPATH=.');
   });
 });

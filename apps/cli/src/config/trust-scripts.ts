@@ -5,7 +5,7 @@
 // their text names them (script-references.ts).
 import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
 import { scriptReferences } from './script-references.js';
 
@@ -40,6 +40,20 @@ const runnerFiles: Record<string, readonly string[]> = {
   make: ['Makefile', 'makefile', 'GNUmakefile'],
   just: ['justfile', 'Justfile'],
 };
+
+/**
+ * What Python loads at its start from the folders of `PYTHONPATH` (`name` the variable, `value`
+ * its value): `sitecustomize.py` and `usercustomize.py` in each folder — an empty entry
+ * (`/opt/lib:`) is the folder it runs in — there or not, as a file made there later counts. None
+ * for another variable.
+ */
+export function pythonStartupFiles(name: string, value: string): string[] {
+  if (name !== 'PYTHONPATH') return [];
+  return value
+    .split(delimiter)
+    .map((entry) => (entry === '' ? '.' : entry))
+    .flatMap((folder) => [join(folder, 'sitecustomize.py'), join(folder, 'usercustomize.py')]);
+}
 
 /** A config file's names with each extension a tool accepts for it (`name`, `name.js`…). */
 function withExtensions(name: string, extensions: readonly string[]): string[] {

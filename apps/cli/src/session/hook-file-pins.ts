@@ -9,7 +9,7 @@
 import { type BigIntStats, lstatSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
-import { projectFileDigests } from '../config/trust-scripts.js';
+import { projectFileDigests, pythonStartupFiles } from '../config/trust-scripts.js';
 import type { HookPinRecord } from './hook-pin-record.js';
 
 /** Programs whose next word (not an option) is the script they run. */
@@ -108,11 +108,7 @@ export function environmentWords(env: Readonly<Record<string, string | undefined
   const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !loaderVariable.test(name)) continue;
-    found.push(value);
-    // An empty entry (`PYTHONPATH=/opt/lib:`) is the folder Python runs in.
-    if (name === 'PYTHONPATH')
-      for (const folder of value.split(delimiter).map((entry) => (entry === '' ? '.' : entry)))
-        found.push(join(folder, 'sitecustomize.py'), join(folder, 'usercustomize.py'));
+    found.push(value, ...pythonStartupFiles(name, value));
   }
   return found;
 }
