@@ -20,6 +20,7 @@ export {
   createToolServer,
   defaultMaxConcurrentCalls,
   defaultMaxQueuedCalls,
+  type StdioToolServer,
   serveOn,
   serverBusyErrorCode,
   serveStdio,

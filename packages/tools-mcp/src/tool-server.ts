@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  AgentError,
   type AgentHooks,
   type AnyAgentTool,
   executeTool,
@@ -322,11 +323,60 @@ export function createToolServerWith(
   return server;
 }
 
-/** Serves the tools over this process's stdin/stdout until the input ends. */
-export async function serveStdio(options: ToolServerOptions): Promise<{ close(): Promise<void> }> {
+/** A running {@link serveStdio} server. */
+export interface StdioToolServer {
+  /**
+   * Settles when the connection stops: undefined when stdin ended or `close()` was called; the
+   * error when stdin failed, or the transport stopped reading (a message over the SDK reader's
+   * 10 MiB: it then pauses stdin, so the input's end would never be seen and the server would
+   * linger, reading nothing).
+   */
+  ended: Promise<Error | undefined>;
+  /** Stops serving; `ended` then settles with undefined. */
+  close(): Promise<void>;
+}
+
+/** What the SDK's stdio reader says when a message is over its limit, and the limit. */
+const readBufferOverflow = /ReadBuffer exceeded maximum size of (\d+) bytes/;
+
+function stdioFailure(error: Error): Error {
+  const limit = readBufferOverflow.exec(error.message)?.[1];
+  if (limit === undefined) return error;
+  return new AgentError(
+    `The client sent a message over the ${limit}-byte limit of the stdio transport; the rest of the input cannot be read as messages, so the server stops`,
+    { cause: error },
+  );
+}
+
+/**
+ * Serves the tools over this process's stdin/stdout until the input ends or fails (`ended`).
+ * A message over the SDK reader's 10 MiB ends it with an error naming the limit.
+ */
+export async function serveStdio(options: ToolServerOptions): Promise<StdioToolServer> {
   const server = createToolServer(options);
+  let closing = false;
+  let failure: Error | undefined;
+  const ended = new Promise<Error | undefined>((resolve) => {
+    // Also called for a line that is not JSON-RPC (which is skipped); the transport closes right
+    // after the error that stops it, so the last one is why.
+    server.onerror = (error) => {
+      failure = error;
+    };
+    server.onclose = () =>
+      resolve(
+        closing ? undefined : stdioFailure(failure ?? new Error('The stdio transport closed')),
+      );
+    process.stdin.once('end', () => resolve(undefined));
+    process.stdin.once('error', (error) => resolve(error));
+  });
   await server.connect(new StdioServerTransport());
-  return { close: () => server.close() };
+  return {
+    ended,
+    close: () => {
+      closing = true;
+      return server.close();
+    },
+  };
 }
 
 /** Connects a tool server to any transport (tests, custom hosts). */

@@ -1,9 +1,10 @@
 // `agent mcp serve`'s caps per token — calls running at once, calls waiting, requests one
 // connection may pipeline — from flags or the user settings' `mcpServe` (the built binary, a
 // real MCP client, a FIFO that holds a bash call until the test lets it go). They were fixed at
-// 8, 32 and 16 before: no flag, no setting.
-import { execFileSync } from 'node:child_process';
-import { mkdir, open, writeFile } from 'node:fs/promises';
+// 8, 32 and 16 before: no flag, no setting. And over stdio, a message past the reader's limit:
+// the server ends with a reason instead of reading nothing from then on.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { connect as connectSocket, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServeProcess, startHttpServe } from '../testing/mcp-serve-support.js';
-import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -198,4 +199,64 @@ describe('refused', () => {
       `ignored "mcpServe" in ${join(cwd, '.agent', 'settings.json')}: only your settings`,
     );
   });
+});
+
+describe('a stdio message too large to read', () => {
+  it('ends the server (exit 1, naming the limit) and its background commands, instead of a server that reads nothing and lingers', async () => {
+    const cwd = await folder('agent-serve-stdio-huge-');
+    const child = spawn(process.execPath, [cliPath, 'mcp', 'serve', '--cwd', cwd, ...held], {
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    // The server stops reading mid-write: what is left is not the test's concern.
+    child.stdin.on('error', () => undefined);
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    let stdout = '';
+    const started = new Promise<void>((resolve) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('"id":1}')) resolve();
+      });
+    });
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'bash',
+        arguments: { command: 'echo $$ > bg.pid; exec sleep 86397', run_in_background: true },
+      },
+    });
+    await started;
+    expect(stdout).toContain('Started in background');
+    // 11 MiB and no newline: past the SDK reader's 10 MiB, after which it reads no more.
+    child.stdin.write('a'.repeat(11 * 1024 * 1024));
+    expect(await exited).toBe(1);
+    expect(stderr).toContain(
+      'agent mcp serve: stopped: The client sent a message over the 10485760-byte limit',
+    );
+    expect(stderr).not.toContain('unsettled top-level await');
+    // Its background command ended with it.
+    const pid = Number((await readFile(join(cwd, 'bg.pid'), 'utf8')).trim());
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  }, 90_000);
 });

@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import {
   AgentError,
   type AnyAgentTool,
+  errorMessage,
   type PermissionGate,
   type PermissionMode,
   PermissionPolicy,
@@ -94,14 +95,20 @@ export async function runMcpServe(
     name: 'agent',
     instructions: `Tools of @agent/cli working in ${options.cwd}.`,
   };
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-    if (options.serveHttpPort === undefined) process.stdin.once('end', () => resolve());
+  let stop = (_why?: Error) => {};
+  // Why it stopped: undefined for a signal or the input's end, the error when stdin failed.
+  const stopped = new Promise<Error | undefined>((resolve) => {
+    stop = resolve;
+    process.once('SIGINT', () => resolve(undefined));
+    process.once('SIGTERM', () => resolve(undefined));
   });
   let close: () => Promise<void>;
   if (auth === undefined) {
-    ({ close } = await serveStdio(server));
+    const stdio = await serveStdio(server);
+    close = stdio.close;
+    // Ends with its connection, whatever stopped it: a client's message too large to read would
+    // otherwise leave a server reading nothing, alive as long as a background command ran.
+    void stdio.ended.then(stop);
     log(`agent mcp serve: ${served.length} tools over stdio (mode ${mode})`);
     // Typed at a terminal, it would wait silently for JSON-RPC that never comes.
     if (process.stdin.isTTY === true)
@@ -130,10 +137,12 @@ export async function runMcpServe(
     log(`agent mcp serve: ${served.length} tools at ${http.url} (mode ${mode})`);
     for (const line of howToConnect(http, options)) log(line);
   }
-  await stopped;
+  const why = await stopped;
   await close();
   await closeAll();
-  return 0;
+  if (why === undefined) return 0;
+  log(`agent mcp serve: stopped: ${errorMessage(why)}`);
+  return 1;
 }
 
 /**
