@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hooksDirectories } from './auto-run-files.js';
+import { hooksDirectories, workspaceAutoRunFiles } from './auto-run-files.js';
 import type { Attempt } from './escape-attempts.js';
 import { type Fixture, makeFixture, type RunReport, runAs } from './escape-harness.js';
 import { explainFailure } from './explain-failure.js';
@@ -32,11 +32,11 @@ const exchange = (from: string, to: string) =>
 const attempts: Attempt[] = [
   {
     name: 'rewrite an existing .vscode/settings.json, and the hooks core.hooksPath names',
-    script: `cd "$WS"; echo '{"python.defaultInterpreterPath": "./evil"}' > .vscode/settings.json && echo ESCAPED settings; echo '${planted}' >> .githooks/pre-commit && echo ESCAPED hook; echo x > .githooks/post-checkout && echo ESCAPED new-hook; true`,
+    script: `cd "$WS"; echo '{"python.defaultInterpreterPath": "./evil"}' > .vscode/settings.json && echo ESCAPED settings; echo '${planted}' >> .githooks/pre-commit && echo ESCAPED hook; echo x > .githooks/post-checkout && echo ESCAPED new-hook; echo '{"mcp": {}}' > opencode.json && echo ESCAPED opencode-json; true`,
   },
   {
     name: 'create tasks.json, and the folders that do not exist yet',
-    script: `cd "$WS"; echo '${tasks}' > .vscode/tasks.json && echo ESCAPED tasks; mkdir -p .idea && echo '<x/>' > .idea/workspace.xml && echo ESCAPED idea; mkdir -p .devcontainer && echo '{"initializeCommand": "${planted}"}' > .devcontainer/devcontainer.json && echo ESCAPED devcontainer; echo '{}' > .devcontainer.json && echo ESCAPED devcontainer-file; mkdir -p .claude && echo '{"hooks": {}}' > .claude/settings.json && echo ESCAPED claude; mkdir -p .zed && echo '{}' > .zed/settings.json && echo ESCAPED zed; true`,
+    script: `cd "$WS"; echo '${tasks}' > .vscode/tasks.json && echo ESCAPED tasks; mkdir -p .idea && echo '<x/>' > .idea/workspace.xml && echo ESCAPED idea; mkdir -p .devcontainer && echo '{"initializeCommand": "${planted}"}' > .devcontainer/devcontainer.json && echo ESCAPED devcontainer; echo '{}' > .devcontainer.json && echo ESCAPED devcontainer-file; mkdir -p .claude && echo '{"hooks": {}}' > .claude/settings.json && echo ESCAPED claude; mkdir -p .zed && echo '{}' > .zed/settings.json && echo ESCAPED zed; mkdir -p .opencode/plugins && echo 'export const P = async () => ({})' > .opencode/plugins/p.js && echo ESCAPED opencode; echo '{"mcp": {}}' > .opencode/opencode.jsonc && echo ESCAPED opencode-config; mkdir -p .gemini && echo '{"mcpServers": {}}' > .gemini/settings.json && echo ESCAPED gemini; true`,
   },
   {
     name: 'rename a folder of its own over them, or them away',
@@ -72,6 +72,7 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
       const ws = fixture.workspace;
       fs.mkdirSync(path.join(ws, '.vscode'));
       fs.writeFileSync(path.join(ws, '.vscode/settings.json'), '{}\n');
+      fs.writeFileSync(path.join(ws, 'opencode.json'), '{}\n');
       fs.mkdirSync(path.join(ws, '.githooks'));
       fs.writeFileSync(path.join(ws, '.githooks/pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
       // Written directly: git refuses a repository of another owner (nobody's, as root).
@@ -82,6 +83,7 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
           '.vscode/settings.json',
           '.githooks',
           '.githooks/pre-commit',
+          'opencode.json',
         ])
           fs.chownSync(path.join(ws, entry), user.uid, user.gid ?? user.uid);
       }
@@ -123,8 +125,17 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
       const ws = fixtures.get(run.label)?.workspace ?? '';
       expect(fs.readFileSync(path.join(ws, '.vscode/settings.json'), 'utf8')).toBe('{}\n');
       expect(fs.readdirSync(path.join(ws, '.vscode'))).toEqual(['settings.json']);
+      expect(fs.readFileSync(path.join(ws, 'opencode.json'), 'utf8')).toBe('{}\n');
       expect(fs.readFileSync(path.join(ws, '.githooks/pre-commit'), 'utf8')).toBe('#!/bin/sh\n');
-      for (const name of ['.idea', '.devcontainer', '.devcontainer.json', '.claude', '.zed'])
+      for (const name of [
+        '.idea',
+        '.devcontainer',
+        '.devcontainer.json',
+        '.claude',
+        '.zed',
+        '.opencode',
+        '.gemini',
+      ])
         expect(fs.existsSync(path.join(ws, name)), name).toBe(false);
       expect(fs.existsSync(path.join(fixtures.get(run.label)?.outside ?? '', 'pwned'))).toBe(false);
     });
@@ -137,6 +148,9 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
     expect(outputs[0]).toContain('ESCAPED hook');
     expect(outputs[1]).toContain('ESCAPED tasks');
     expect(outputs[1]).toContain('ESCAPED devcontainer');
+    expect(outputs[1]).toContain('ESCAPED opencode');
+    expect(outputs[1]).toContain('ESCAPED gemini');
+    expect(outputs[0]).toContain('ESCAPED opencode-json');
   });
 });
 
@@ -186,7 +200,10 @@ describe('the empty folders made for missing ones', () => {
       for (const sandbox of [first, second])
         await sandbox.wrap({ file: 'true', args: [], cwd: workspace, env: {} });
       expect(fs.readdirSync(workspace).sort()).toEqual(
-        ['.claude', '.devcontainer', '.devcontainer.json', '.idea', '.vscode', '.zed'].sort(),
+        workspaceAutoRunFiles
+          .filter((file) => file.evenNew)
+          .map((file) => file.name)
+          .sort(),
       );
       await first.close();
       expect(fs.existsSync(path.join(workspace, '.vscode'))).toBe(true);

@@ -71,6 +71,24 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
     evenNew: true,
     runBy: "Claude Code: settings.json's hooks, at the start of its next session in the folder",
   },
+  {
+    name: '.opencode',
+    evenNew: true,
+    runBy:
+      'opencode: the plugins in .opencode/plugins and the local MCP servers of .opencode/opencode.json(c), at its next start in the folder',
+  },
+  {
+    name: '.gemini',
+    evenNew: true,
+    runBy:
+      "Gemini CLI: settings.json's MCP servers and hooks, at the start of its next session in the folder",
+  },
+  {
+    name: 'opencode.json',
+    evenNew: false,
+    runBy: "opencode: its local MCP servers' commands and plugins, at its next start in the folder",
+  },
+  { name: 'opencode.jsonc', evenNew: false, runBy: 'opencode (as opencode.json)' },
   { name: '.husky', evenNew: false, runBy: 'git, through husky: its hook scripts' },
   {
     name: '.pre-commit-config.yaml',

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workspaceAutoRunFiles } from './auto-run-files.js';
 import { runnerSuite } from './runner-suite.js';
 
 // The auto-run files over a session's life and after it. The empty folders a sandbox makes as
@@ -14,7 +15,11 @@ import { runnerSuite } from './runner-suite.js';
 
 const { available, users, parent, runner } = runnerSuite('auto-run files over time', 'auto-run');
 
-const made = ['.claude', '.devcontainer', '.devcontainer.json', '.idea', '.vscode', '.zed'];
+/** The folders made for a sandbox where none exists: every `evenNew` entry. */
+const made = workspaceAutoRunFiles
+  .filter((file) => file.evenNew)
+  .map((file) => file.name)
+  .sort();
 
 /**
  * One process with a sandbox of the built package (`wrap`: a sandbox per command; `host`: one
