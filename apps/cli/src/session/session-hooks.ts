@@ -5,6 +5,7 @@ import { createSandbox, defaultSecretPaths, type Sandbox } from '@agent/sandbox'
 import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { commandSecrets } from '../config/command-secrets.js';
+import { credentialFilePaths } from '../config/credential-files.js';
 import { redactAlso } from '../ui/redaction.js';
 import { hookFilePins } from './hook-file-pins.js';
 import { HookPinRecord } from './hook-pin-record.js';
@@ -55,6 +56,7 @@ export function createSessionHooks(
     ? createHooksSandbox({
         cwd: resolve(options.cwd),
         projectRoot: session.projectRoot,
+        passEnv: options.passEnv ?? [],
         ...(options.hooksSandboxNetwork === undefined
           ? {}
           : { network: options.hooksSandboxNetwork }),
@@ -150,13 +152,20 @@ export function createHooksSandbox(options: {
   projectRoot: string;
   /** `hooksSandboxNetwork` of the user settings [off]. */
   network?: 'on' | 'off';
+  /** Variables the hooks get even when credentials: the files they name stay readable [none]. */
+  passEnv?: readonly string[];
 }): Sandbox {
   const home = agentHome();
   return createSandbox({
     mode: 'auto',
     writableRoots: [options.cwd],
     readableRoots: [options.projectRoot, join(home, 'hooks'), join(home, 'skills')],
-    secretPaths: [...defaultSecretPaths(), home],
+    // And the files the credential variables name (credential-files.ts).
+    secretPaths: [
+      ...defaultSecretPaths(),
+      home,
+      ...credentialFilePaths(process.env, { cwd: options.cwd, pass: options.passEnv ?? [] }),
+    ],
     network: options.network ?? 'off',
     // The session says it once, naming the hooks (hooksNotice).
     onWarning: () => undefined,

@@ -22,6 +22,7 @@ import { agentHome } from '../config/agent-home.js';
 import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { argumentKeyNotice } from '../config/command-secrets.js';
+import { credentialFilePaths } from '../config/credential-files.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { type McpServerEntry, mcpServerSecrets, readMcpConfig } from '../config/mcp-servers.js';
 import { chooseTools, type ToolChoice } from '../config/tool-choice.js';
@@ -61,10 +62,19 @@ function isInside(root: string, entry: string): boolean {
  * checkpoint copies, the trusted-folder list. Hidden from sandboxed commands like any credential
  * store; only the user's skills show through (their scripts are run by bash).
  */
-function agentStateSandboxOptions(): { secretPaths: string[]; readableRoots: string[] } {
+function agentStateSandboxOptions(options: { cwd: string; passEnv: readonly string[] }): {
+  secretPaths: string[];
+  readableRoots: string[];
+} {
   const home = agentHome();
   return {
-    secretPaths: [...defaultSecretPaths(), home],
+    // And the files the credential variables name (a service account's key file, a token file),
+    // except those of the variables the user passes to the tools.
+    secretPaths: [
+      ...defaultSecretPaths(),
+      home,
+      ...credentialFilePaths(process.env, { cwd: options.cwd, pass: options.passEnv }),
+    ],
     readableRoots: [join(home, 'skills')],
   };
 }
@@ -115,6 +125,7 @@ export async function loadTools(
 ): Promise<ToolSet> {
   const backgroundTasks = new BackgroundTasks();
   const cwd = resolve(options.cwd);
+  const agentState = agentStateSandboxOptions({ cwd, passEnv: options.passEnv ?? [] });
   let sandbox: Sandbox;
   try {
     sandbox = createSandbox({
@@ -133,7 +144,7 @@ export async function loadTools(
         : { readOnlyPatterns: options.readOnlyPatterns }),
       // Commands read this session's spill files at the paths bash gives, and no other's; and
       // none of the CLI's own state (see agentStateSandboxOptions).
-      ...backgroundTasks.spillDirectory.sandboxOptions(agentStateSandboxOptions()),
+      ...backgroundTasks.spillDirectory.sandboxOptions(agentState),
       // The banner says it: no process warning on top.
       onWarning: () => undefined,
     });
@@ -161,7 +172,7 @@ export async function loadTools(
     // What bash's sandbox hides, the file tools do not reach either (a workspace that is the home
     // directory holds ~/.ssh, ~/.aws and $AGENT_HOME with its MCP tokens).
     // One that holds the workspace stays whole: the user chose to work there (as the sandbox does).
-    hiddenRoots: agentStateSandboxOptions().secretPaths.filter((path) => !isInside(path, cwd)),
+    hiddenRoots: agentState.secretPaths.filter((path) => !isInside(path, cwd)),
     // What bash's sandbox keeps read-only, the file tools write only at the full-access tier.
     protectedWrites,
   });
@@ -285,7 +296,7 @@ export async function loadTools(
         // rules protect; it writes only its cwd. Required: a server that asked for it never runs
         // without it.
         sandboxOptions: (network, serverCwd) => {
-          const state = agentStateSandboxOptions();
+          const state = agentState;
           return {
             mode: 'required',
             network,

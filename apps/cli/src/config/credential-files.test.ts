@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { credentialFilePaths } from './credential-files.js';
+
+const options = { cwd: '/home/me/project', home: '/home/me' };
+
+describe('credentialFilePaths', () => {
+  it('takes the paths of variables named as credentials: absolute, in the home, relative', () => {
+    expect(
+      credentialFilePaths(
+        {
+          GOOGLE_APPLICATION_CREDENTIALS: '/home/me/Downloads/project-123.json',
+          AWS_WEB_IDENTITY_TOKEN_FILE: '/var/run/secrets/eks.amazonaws.com/serviceaccount/token',
+          SSH_KEY_PATH: '~/keys/deploy',
+          TLS_KEY_FILE: './certs/server.key',
+          CREDENTIALS_DIRECTORY: '/run/credentials/app.service',
+        },
+        options,
+      ),
+    ).toEqual([
+      '/home/me/Downloads/project-123.json',
+      '/home/me/keys/deploy',
+      '/home/me/project/certs/server.key',
+      '/run/credentials/app.service',
+      '/var/run/secrets/eks.amazonaws.com/serviceaccount/token',
+    ]);
+  });
+
+  it('leaves out other names, values that are no path, passed variables and harmless names', () => {
+    expect(
+      credentialFilePaths(
+        {
+          KUBECONFIG: '/home/me/.kube/config',
+          SSL_CERT_FILE: '/etc/ssl/cert.pem',
+          OPENAI_API_KEY: 'sk-not-a-path',
+          DATABASE_PASSWORD: 'hunter2/with/slashes but spaces',
+          GOOGLE_APPLICATION_CREDENTIALS: '/home/me/sa.json',
+          TIKTOKEN_CACHE_DIR: '/home/me/.cache/tiktoken',
+        },
+        { ...options, pass: ['GOOGLE_APPLICATION_CREDENTIALS'] },
+      ),
+    ).toEqual([]);
+  });
+
+  it('never the root, the home, or a folder that holds the workspace', () => {
+    expect(
+      credentialFilePaths(
+        { SECRETS_DIR: '/', MY_SECRET_HOME: '~/', CREDS_ROOT: '/home/me', SECRET_TREE: '..' },
+        { ...options, cwd: '/home/me/project/app' },
+      ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * Files the user's credential variables point to. `GOOGLE_APPLICATION_CREDENTIALS` names a service
+ * account's key file, `AWS_WEB_IDENTITY_TOKEN_FILE` and `AZURE_FEDERATED_TOKEN_FILE` a token,
+ * `SSH_KEY_PATH` or `TLS_KEY_FILE` a private key, systemd's `CREDENTIALS_DIRECTORY` a folder of
+ * them. The variable is withheld from the tools, but the file was not: wherever it lay outside the
+ * known credential stores (`~/Downloads/project-123.json`, `/var/run/secrets/…`) a sandboxed
+ * `cat` gave its content to the model. Each such path is hidden like a credential store.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { credentialNameRules, harmlessVariableNames } from '@agent/core/credentials';
+
+// A path and nothing else (as core's redactor reads one): `/…`, `~/…`, `./…`, `../…`.
+const plainPath = /^(?:~|\.{0,2})\/[\w./-]*$/;
+
+function holds(folder: string, entry: string): boolean {
+  const rest = relative(folder, entry);
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/**
+ * The paths held by variables of `env` that a name rule calls credentials (not those `pass`
+ * names: the user hands them to the tools), resolved (`~` the home, a relative one against `cwd`)
+ * — never `/`, the home, or a folder that holds `cwd`: those would hide the workspace itself.
+ */
+export function credentialFilePaths(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { cwd: string; pass?: readonly string[]; home?: string },
+): string[] {
+  const home = options.home ?? homedir();
+  const pass = new Set(options.pass ?? []);
+  const found = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || pass.has(name) || harmlessVariableNames.includes(name)) continue;
+    if (!plainPath.test(value)) continue;
+    const upper = name.toUpperCase();
+    if (!credentialNameRules.some((rule) => rule.pattern.test(upper))) continue;
+    const path = value.startsWith('~/')
+      ? resolve(home, value.slice(2))
+      : resolve(options.cwd, value);
+    if (path === resolve('/') || path === resolve(home) || holds(path, options.cwd)) continue;
+    found.add(path);
+  }
+  return [...found].sort();
+}
