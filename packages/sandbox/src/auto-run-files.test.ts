@@ -36,7 +36,7 @@ const attempts: Attempt[] = [
   },
   {
     name: 'create tasks.json, and the folders that do not exist yet',
-    script: `cd "$WS"; echo '${tasks}' > .vscode/tasks.json && echo ESCAPED tasks; mkdir -p .idea && echo '<x/>' > .idea/workspace.xml && echo ESCAPED idea; mkdir -p .devcontainer && echo '{"initializeCommand": "${planted}"}' > .devcontainer/devcontainer.json && echo ESCAPED devcontainer; echo '{}' > .devcontainer.json && echo ESCAPED devcontainer-file; mkdir -p .claude && echo '{"hooks": {}}' > .claude/settings.json && echo ESCAPED claude; mkdir -p .zed && echo '{}' > .zed/settings.json && echo ESCAPED zed; mkdir -p .opencode/plugins && echo 'export const P = async () => ({})' > .opencode/plugins/p.js && echo ESCAPED opencode; echo '{"mcp": {}}' > .opencode/opencode.jsonc && echo ESCAPED opencode-config; mkdir -p .gemini && echo '{"mcpServers": {}}' > .gemini/settings.json && echo ESCAPED gemini; true`,
+    script: `cd "$WS"; echo '${tasks}' > .vscode/tasks.json && echo ESCAPED tasks; mkdir -p .idea && echo '<x/>' > .idea/workspace.xml && echo ESCAPED idea; mkdir -p .devcontainer && echo '{"initializeCommand": "${planted}"}' > .devcontainer/devcontainer.json && echo ESCAPED devcontainer; echo '{}' > .devcontainer.json && echo ESCAPED devcontainer-file; mkdir -p .claude && echo '{"hooks": {}}' > .claude/settings.json && echo ESCAPED claude; mkdir -p .zed && echo '{}' > .zed/settings.json && echo ESCAPED zed; mkdir -p .opencode/plugins && echo 'export const P = async () => ({})' > .opencode/plugins/p.js && echo ESCAPED opencode; echo '{"mcp": {}}' > .opencode/opencode.jsonc && echo ESCAPED opencode-config; mkdir -p .gemini && echo '{"mcpServers": {}}' > .gemini/settings.json && echo ESCAPED gemini; mkdir -p .cursor && echo '{"version": 1, "hooks": {}}' > .cursor/hooks.json && echo ESCAPED cursor; true`,
   },
   {
     name: 'rename a folder of its own over them, or them away',
@@ -135,6 +135,7 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
         '.zed',
         '.opencode',
         '.gemini',
+        '.cursor',
       ])
         expect(fs.existsSync(path.join(ws, name)), name).toBe(false);
       expect(fs.existsSync(path.join(fixtures.get(run.label)?.outside ?? '', 'pwned'))).toBe(false);
@@ -150,6 +151,7 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
     expect(outputs[1]).toContain('ESCAPED devcontainer');
     expect(outputs[1]).toContain('ESCAPED opencode');
     expect(outputs[1]).toContain('ESCAPED gemini');
+    expect(outputs[1]).toContain('ESCAPED cursor');
     expect(outputs[0]).toContain('ESCAPED opencode-json');
   });
 });

@@ -72,6 +72,12 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
     runBy: "Claude Code: settings.json's hooks, at the start of its next session in the folder",
   },
   {
+    name: '.cursor',
+    evenNew: true,
+    runBy:
+      "Cursor: hooks.json's commands (sessionStart, beforeShellExecution…) around its agent, and mcp.json's servers, in its next session in the folder",
+  },
+  {
     name: '.opencode',
     evenNew: true,
     runBy:

@@ -63,6 +63,8 @@ describe('writes that plant what runs later outside the sandbox', () => {
     ['opencode.json', true],
     ['opencode.jsonc', true],
     ['.gemini/settings.json', true],
+    ['.cursor/hooks.json', true],
+    ['.cursorignore', false],
     ['opencode.jsonl', false],
     ['.husky/pre-commit', true],
     ['.pre-commit-config.yaml', true],
