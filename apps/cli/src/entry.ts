@@ -16,6 +16,11 @@ import { versionsText } from './config/version.js';
 // --report-on-signal any process of the user had one written (SIGUSR2). Reports leave it out
 // (Node ≥ 22.13; before, there is no such setting to assign).
 if ('excludeEnv' in process.report) process.report.excludeEnv = true;
+// SIGUSR1 starts Node's inspector on 127.0.0.1 unless the process listens for it: then any user of
+// the machine could connect, read the keys and run code as the CLI's user — and any process of
+// the user can send it (a child too, which Yama's ptrace_scope 1 keeps from the CLI's memory).
+// `--inspect` given on purpose still works.
+process.on('SIGUSR1', () => undefined);
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
