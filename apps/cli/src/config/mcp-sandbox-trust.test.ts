@@ -4,7 +4,7 @@
 // ran the same server outside the sandbox at the next start, unasked — it wrote outside the
 // workspace as the user. Real CLI, real bubblewrap.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -88,5 +88,54 @@ describe("a trusted project MCP server's sandbox", () => {
     const run = await at.run();
     expect(run.stderr).toContain('changed since it was trusted');
     expect(run.stderr).toContain('in the sandbox (network: any host)');
+  });
+});
+
+describe("a trusted project MCP server's cwd outside the project", () => {
+  // The sandbox lets a server write its cwd: a project's `"cwd": "~"` made the user's home
+  // writable to a server the question said ran "in the sandbox" — it wrote ~/.bashrc.
+  it.each([
+    ['the home ("~")', '~'],
+    ['an absolute folder', 'OUTSIDE'],
+    ['a link in the project to a folder outside', 'link'],
+  ])('%s: the sandboxed server cannot write there', async (_label, cwd) => {
+    const dir = await tempDir('agent-mcp-sandbox-cwd-');
+    cleanups.push(dir.dispose);
+    const home = join(dir.path, 'home');
+    const outside = join(dir.path, 'outside');
+    const workspace = join(dir.path, 'ws');
+    await mkdir(join(home, '.agent'), { recursive: true });
+    await mkdir(outside);
+    await mkdir(workspace);
+    await symlink(outside, join(workspace, 'link'));
+    await writeFile(join(workspace, 'server.sh'), 'echo ran > ./planted\n');
+    await writeFile(
+      join(workspace, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          tools: {
+            command: 'sh',
+            args: [join(workspace, 'server.sh')],
+            cwd: cwd === 'OUTSIDE' ? outside : cwd,
+            sandbox: true,
+          },
+        },
+      }),
+    );
+    const env = cleanEnv({ HOME: home, AGENT_HOME: join(home, '.agent') });
+    const trust = await runCli(['trust', '--cwd', workspace], { env });
+    expect(trust.code, trust.stderr).toBe(0);
+    // The question names where it starts.
+    expect(trust.stdout + trust.stderr).toContain(
+      `in the sandbox (no network), in ${cwd === 'OUTSIDE' ? outside : cwd === '~' ? home : cwd}`,
+    );
+    const script = await writeScript(dir.path, [{ text: 'done' }]);
+    const run = await runCli(
+      ['-p', 'go', '--scripted', script, '--cwd', workspace, '--mcp-timeout', '5'],
+      { env },
+    );
+    const where = cwd === '~' ? home : outside;
+    expect(existsSync(join(where, 'planted')), 'the server wrote outside the project').toBe(false);
+    expect(run.code, run.stderr).toBe(0);
   });
 });

@@ -126,7 +126,7 @@ function describeServer(entry: McpServerEntry, where: string): string {
     const env = Object.entries(transport.env ?? {}).map(
       ([name, value]) => `${name}=${shownValue(name, value, `${where}.env.${name}`)}`,
     );
-    return `MCP server "${entry.name}" runs: ${shownText([transport.command, ...(transport.args ?? [])].join(' '), where)}, ${whereServerRuns(entry, where)}${env.length > 0 ? ` (env ${env.join(' ')})` : ''}`;
+    return `MCP server "${entry.name}" runs: ${shownText([transport.command, ...(transport.args ?? [])].join(' '), where)}, ${whereServerRuns(entry, where)}${transport.cwd === undefined ? '' : `, in ${shownText(transport.cwd, where)}`}${env.length > 0 ? ` (env ${env.join(' ')})` : ''}`;
   }
   if (transport.type === 'http') {
     const headers = Object.keys(transport.headers ?? {});

@@ -1,6 +1,7 @@
 // The session's MCP servers: each started (unless the tools list leaves out all its tools),
 // connected with a notice when slow, its tools pinned (rug pulls) and chosen by the tools list.
-import { join, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type AnyAgentTool, errorMessage, normalisePermissionSubjects } from '@agent/core';
 import type { SandboxNetwork, SandboxOptions } from '@agent/sandbox';
 import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
@@ -25,6 +26,29 @@ export const defaultMcpTimeoutSeconds = 30;
 
 /** How long a server may take before the user is told it is being waited for, ms. */
 const slowConnectNoticeMs = 1000;
+
+/** Whether `path` lies in `folder` by real path (a link in the folder to elsewhere does not). */
+function realInside(folder: string, path: string): boolean {
+  try {
+    const rest = relative(realpathSync(folder), realpathSync(path));
+    return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where a sandboxed server may write: its cwd — but a project's server (placed in the project,
+ * its `baseDir`) only inside the project, by real path. A repository's `"cwd": "~"` (or an
+ * absolute folder, or a link in the project to one) gave a server the question said ran "in the
+ * sandbox" the user's home to write: it wrote `~/.bashrc`. It then writes only the project.
+ */
+function writableRootOf(server: McpServerEntry, cwd: string | undefined): string {
+  if (server.sandboxWritableRoot !== undefined) return server.sandboxWritableRoot;
+  const folder = cwd ?? process.cwd();
+  const project = server.baseDir;
+  return project === undefined || realInside(project, folder) ? folder : project;
+}
 
 /**
  * The transport to start: a stdio server placed in its {@link McpServerEntry.baseDir}, in the OS
@@ -52,10 +76,7 @@ function placedTransport(
     ...(server.sandbox === undefined
       ? {}
       : {
-          sandbox: options.sandboxOptions(
-            server.sandbox.network,
-            server.sandboxWritableRoot ?? cwd ?? process.cwd(),
-          ),
+          sandbox: options.sandboxOptions(server.sandbox.network, writableRootOf(server, cwd)),
         }),
   };
 }
