@@ -7,6 +7,7 @@
  * calls as they do a session's (PreToolUse, PostToolUse), contained as a session's are.
  */
 import { randomUUID } from 'node:crypto';
+import { fstatSync, readlinkSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -183,13 +184,48 @@ async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<P
 /** The bearer token `--http` requires: a new one, the one in `--token-file`, or none (`--no-auth`, warned). */
 async function httpAuth(options: CliOptions): Promise<HttpServeAuth> {
   if (options.serveNoAuth === true) return 'none';
-  if (options.serveTokenFile === undefined) return { token: generateBearerToken() };
+  if (options.serveTokenFile === undefined) {
+    // A new token is printed on stderr: refused where another user would read it too.
+    const shared = stderrOthersCanRead();
+    if (shared !== undefined)
+      throw new CliError(
+        `agent mcp serve: stderr is ${shared}, which other users can read: the token printed there would let them call these tools as you. Keep a token in a file only you can read and pass --token-file <file> (it is not printed), or send stderr to a file only you can read`,
+      );
+    return { token: generateBearerToken() };
+  }
   try {
     return { token: await readBearerTokenFile(resolve(options.serveTokenFile)) };
   } catch (error) {
     if (AgentError.isInstance(error)) throw new CliError(error.message);
     throw error;
   }
+}
+
+/**
+ * Where stderr goes, when it is a file another user can read: open to the group or others, or
+ * theirs (`2>/tmp/serve.log` with umask 022, or into another user's file as root). Undefined for
+ * a file only this user can read, a terminal or a pipe (whose reader the user chose).
+ */
+function stderrOthersCanRead(): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  let stats: Stats;
+  try {
+    stats = fstatSync(2);
+  } catch {
+    return undefined;
+  }
+  if (!stats.isFile()) return undefined;
+  const ours = process.getuid?.();
+  const theirs = ours !== undefined && stats.uid !== ours;
+  if (!theirs && (stats.mode & 0o044) === 0) return undefined;
+  let where = 'a file';
+  try {
+    where = readlinkSync('/proc/self/fd/2');
+  } catch {}
+  const why = theirs
+    ? `owned by uid ${stats.uid}`
+    : `mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')}`;
+  return `${where} (${why})`;
 }
 
 /**
