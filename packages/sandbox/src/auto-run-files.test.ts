@@ -32,7 +32,7 @@ const exchange = (from: string, to: string) =>
 const attempts: Attempt[] = [
   {
     name: 'rewrite an existing .vscode/settings.json, and the hooks core.hooksPath names',
-    script: `cd "$WS"; echo '{"python.defaultInterpreterPath": "./evil"}' > .vscode/settings.json && echo ESCAPED settings; echo '${planted}' >> .githooks/pre-commit && echo ESCAPED hook; echo x > .githooks/post-checkout && echo ESCAPED new-hook; echo '{"mcp": {}}' > opencode.json && echo ESCAPED opencode-json; true`,
+    script: `cd "$WS"; echo '{"python.defaultInterpreterPath": "./evil"}' > .vscode/settings.json && echo ESCAPED settings; echo '${planted}' >> .githooks/pre-commit && echo ESCAPED hook; echo x > .githooks/post-checkout && echo ESCAPED new-hook; echo '{"mcp": {}}' > opencode.json && echo ESCAPED opencode-json; mkdir -p .kiro/settings && echo '{"mcpServers": {}}' > .kiro/settings/mcp.json && echo ESCAPED kiro; echo '{}' > .roo/mcp.json && echo ESCAPED roo; mkdir -p .continue/mcpServers && echo 'name: x' > .continue/mcpServers/x.yaml && echo ESCAPED continue; echo '{}' > .amazonq/mcp.json && echo ESCAPED amazonq; echo '[mcp_servers.x]' > .codex/config.toml && echo ESCAPED codex; true`,
   },
   {
     name: 'create tasks.json, and the folders that do not exist yet',
@@ -73,6 +73,9 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
       fs.mkdirSync(path.join(ws, '.vscode'));
       fs.writeFileSync(path.join(ws, '.vscode/settings.json'), '{}\n');
       fs.writeFileSync(path.join(ws, 'opencode.json'), '{}\n');
+      // Other agents' folders, there because the user uses those agents here.
+      const agentFolders = ['.kiro', '.roo', '.continue', '.amazonq', '.codex'];
+      for (const folder of agentFolders) fs.mkdirSync(path.join(ws, folder));
       fs.mkdirSync(path.join(ws, '.githooks'));
       fs.writeFileSync(path.join(ws, '.githooks/pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
       // Written directly: git refuses a repository of another owner (nobody's, as root).
@@ -84,6 +87,7 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
           '.githooks',
           '.githooks/pre-commit',
           'opencode.json',
+          ...agentFolders,
         ])
           fs.chownSync(path.join(ws, entry), user.uid, user.gid ?? user.uid);
       }
@@ -153,6 +157,8 @@ describe.runIf(available).each(users)('auto-run files, as $label', (user) => {
     expect(outputs[1]).toContain('ESCAPED gemini');
     expect(outputs[1]).toContain('ESCAPED cursor');
     expect(outputs[0]).toContain('ESCAPED opencode-json');
+    expect(outputs[0]).toContain('ESCAPED kiro');
+    expect(outputs[0]).toContain('ESCAPED codex');
   });
 });
 

@@ -95,6 +95,26 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
     runBy: "opencode: its local MCP servers' commands and plugins, at its next start in the folder",
   },
   { name: 'opencode.jsonc', evenNew: false, runBy: 'opencode (as opencode.json)' },
+  // Other agents' project folders, protected once they exist (the user uses that agent here): a
+  // placeholder for each would leave more empty folders in every workspace while a session runs.
+  {
+    name: '.kiro',
+    evenNew: false,
+    runBy:
+      "Kiro: .kiro/hooks' agent hooks (shell commands on file events) and .kiro/settings/mcp.json's servers",
+  },
+  { name: '.roo', evenNew: false, runBy: "Roo Code: .roo/mcp.json's servers" },
+  { name: '.continue', evenNew: false, runBy: 'Continue: the servers of .continue/mcpServers' },
+  {
+    name: '.amazonq',
+    evenNew: false,
+    runBy: "Amazon Q Developer: the servers of .amazonq/mcp.json and its agents' files",
+  },
+  {
+    name: '.codex',
+    evenNew: false,
+    runBy: "Codex CLI: .codex/config.toml's MCP servers, in a project it trusts",
+  },
   { name: '.husky', evenNew: false, runBy: 'git, through husky: its hook scripts' },
   {
     name: '.pre-commit-config.yaml',
