@@ -307,6 +307,15 @@ describe('serveHttp: the bearer token', () => {
       );
   });
 
+  it.each(['a'.repeat(40), '0'.repeat(64), 'ab'.repeat(20), 'passwordpasswordpasswordpassword'])(
+    'refuses a token of few different characters: %s',
+    async (token) => {
+      await expect(serveHttp({ tools: [echo], auth: { token } })).rejects.toThrow(
+        /The bearer token is guessable: it has only \d different characters?/,
+      );
+    },
+  );
+
   it('generates a different 256-bit token for every server', () => {
     const tokens = new Set(Array.from({ length: 100 }, generateBearerToken));
     expect(tokens.size).toBe(100);
@@ -374,6 +383,9 @@ describe('readBearerTokenFile', () => {
     execFileSync('mkfifo', ['-m', '600', join(dir, 'fifo')]);
     await expect(readBearerTokenFile(join(dir, 'fifo'))).rejects.toThrow(/not a regular file/);
     await expect(readBearerTokenFile(tokenFile('empty', '\n', 0o600))).rejects.toThrow(/is empty/);
+    await expect(
+      readBearerTokenFile(tokenFile('same', `${'0'.repeat(64)}\n`, 0o600)),
+    ).rejects.toThrow(/is guessable: it has only 1 different character,/);
     await expect(readBearerTokenFile(tokenFile('short', 'secret\n', 0o600))).rejects.toThrow(
       /too short for a secret/,
     );

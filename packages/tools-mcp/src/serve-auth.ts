@@ -17,6 +17,13 @@ export type HttpServeAuth = { token: string } | 'none';
 const tokenSyntax = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** 32 characters: 128 bits as hex, more as base64. */
 const minimumTokenLength = 32;
+/**
+ * Fewer different characters than this and a token is a repetition (`aaaa…`, `0000…`,
+ * `passwordpassword…`), not a secret: 32 random hex digits have 14 on average, fewer than 8 about
+ * once in 3·10^7; longer or base64 tokens far less (a floor against the guessable, not a measure
+ * of entropy).
+ */
+const minimumDistinctCharacters = 8;
 /** A token file larger than this is not a token file. */
 const maximumTokenFileBytes = 4096;
 
@@ -34,6 +41,11 @@ export function assertBearerToken(token: string, origin = 'The bearer token'): v
   if (token.length < minimumTokenLength)
     throw new AgentError(
       `${origin} is too short for a secret: ${token.length} characters, at least ${minimumTokenLength} (e.g. openssl rand -hex 32)`,
+    );
+  const distinct = new Set(token).size;
+  if (distinct < minimumDistinctCharacters)
+    throw new AgentError(
+      `${origin} is guessable: it has only ${distinct} different character${distinct === 1 ? '' : 's'}, where a random one has many (e.g. openssl rand -hex 32)`,
     );
 }
 
