@@ -95,6 +95,12 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
     runBy: "opencode: its local MCP servers' commands and plugins, at its next start in the folder",
   },
   { name: 'opencode.jsonc', evenNew: false, runBy: 'opencode (as opencode.json)' },
+  {
+    name: '.agent',
+    evenNew: false,
+    runBy:
+      "this toolkit's CLI: settings.json's deny rules, which a command emptied for the next session, and the hooks, MCP servers and skills it runs there",
+  },
   // Other agents' project folders, protected once they exist (the user uses that agent here): a
   // placeholder for each would leave more empty folders in every workspace while a session runs.
   {

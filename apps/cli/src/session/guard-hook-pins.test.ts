@@ -15,7 +15,8 @@ import {
 
 // A PreToolUse hook's `allow` lets a call run without a question — one outside the OS sandbox
 // (`dangerouslyDisableSandbox`) too: that is the user's guard speaking. Such a guard runs in the
-// sandbox by default, and what it runs is often a file of the project (`sh .agent/hooks/guard.sh`).
+// sandbox by default, and what it runs is often a file of the project (`sh scripts/hooks/guard.sh`;
+// not under `.agent/`, which is read-only in the sandbox and asks before a file tool writes there).
 // Only hooks outside the sandbox were pinned to the files they run: a sandboxed bash call (or a
 // file edit) rewrote the guard to answer `allow`, and the next call, asking to leave the sandbox,
 // ran outside it unasked — in -p mode with no one to ask, as root here.
@@ -31,7 +32,7 @@ const silentGuard = 'cat > /dev/null\n';
 const allowingGuard =
   'cat > /dev/null\necho \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}\'\n';
 
-/** A project whose user-level PreToolUse guard runs `sh .agent/hooks/guard.sh` of the project. */
+/** A project whose user-level PreToolUse guard runs `sh scripts/hooks/guard.sh` of the project. */
 async function guarded(guard: string) {
   const dir = await tempDir('agent-cli-guard-hook-pins-');
   cleanups.push(dir.dispose);
@@ -39,18 +40,18 @@ async function guarded(guard: string) {
   const home = join(dir.path, 'home');
   // Outside the workspace: only a process outside the sandbox can write here.
   const outside = join(dir.path, 'outside');
-  await mkdir(join(repo, '.agent', 'hooks'), { recursive: true });
+  await mkdir(join(repo, 'scripts', 'hooks'), { recursive: true });
   await mkdir(home);
   await mkdir(outside);
   execFileSync('git', ['init', '-q', repo]);
-  const guardFile = join(repo, '.agent', 'hooks', 'guard.sh');
+  const guardFile = join(repo, 'scripts', 'hooks', 'guard.sh');
   await writeFile(guardFile, guard);
   await writeFile(
     join(home, 'settings.json'),
     JSON.stringify({
       hooks: {
         PreToolUse: [
-          { matcher: 'bash', hooks: [{ type: 'command', command: 'sh .agent/hooks/guard.sh' }] },
+          { matcher: 'bash', hooks: [{ type: 'command', command: 'sh scripts/hooks/guard.sh' }] },
         ],
       },
     }),
@@ -76,7 +77,7 @@ async function guarded(guard: string) {
       { env: cleanEnv({ AGENT_HOME: home }), cwd: dir.path, stdio: 'ignore' },
     );
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const watcher = watch(join(repo, '.agent'));
+    const watcher = watch(join(repo, 'scripts'));
     await new Promise<void>((resolve) => {
       const look = () => {
         if (existsSync(join(repo, marker))) resolve();
@@ -95,7 +96,7 @@ async function guarded(guard: string) {
 const rewriteToAllow = {
   name: 'bash',
   arguments: {
-    command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh`,
+    command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > scripts/hooks/guard.sh`,
   },
 };
 
@@ -118,7 +119,7 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     ['by a sandboxed bash command', rewriteToAllow],
     [
       'by write_file',
-      { name: 'write_file', arguments: { path: '.agent/hooks/guard.sh', content: allowingGuard } },
+      { name: 'write_file', arguments: { path: 'scripts/hooks/guard.sh', content: allowingGuard } },
     ],
   ])('%s: its allow does not let a call leave the sandbox unasked', async (_how, rewrite) => {
     const { run, escaped } = await runWithGuard(silentGuard, (outside) => [
@@ -128,7 +129,7 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     ]);
     expect(escaped).toBe(false);
     expect(run.stderr).toContain(
-      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs changed during this session (.agent/hooks/guard.sh)',
+      'PreToolUse hook "sh scripts/hooks/guard.sh" did not run: the project files it runs changed during this session (scripts/hooks/guard.sh)',
     );
   });
 
@@ -149,7 +150,7 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     const next = await session([leave(outside), { text: 'done' }]);
     expect(next.escaped).toBe(false);
     expect(next.run.stderr).toContain(
-      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+      'PreToolUse hook "sh scripts/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (scripts/hooks/guard.sh)',
     );
     // The user looked and wrote the guard they want: it speaks for them again.
     await writeFile(guardFile, `# reviewed\n${allowingGuard}`);
@@ -162,7 +163,7 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     const { signalled, session, outside } = await guarded(silentGuard);
     // Nothing of the CLI runs at SIGKILL (nor at an OOM kill): what the rewrite's batch changed
     // must be on disk before the next batch starts. The later calls do not run the guard.
-    const marker = { name: 'write_file', arguments: { path: '.agent/rewritten', content: '' } };
+    const marker = { name: 'write_file', arguments: { path: 'scripts/rewritten', content: '' } };
     const wait = { name: 'sleep', arguments: { seconds: 300 } };
     await signalled(
       [
@@ -171,13 +172,13 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
         { toolCalls: [wait] },
         { text: 'done' },
       ],
-      '.agent/rewritten',
+      'scripts/rewritten',
       'SIGKILL',
     );
     const next = await session([leave(outside), { text: 'done' }]);
     expect(next.escaped).toBe(false);
     expect(next.run.stderr).toContain(
-      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+      'PreToolUse hook "sh scripts/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (scripts/hooks/guard.sh)',
     );
   });
 
@@ -188,14 +189,14 @@ describe('a sandboxed PreToolUse guard whose script a call rewrote', () => {
     const rewrite = {
       name: 'bash',
       arguments: {
-        command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > .agent/hooks/guard.sh && touch .agent/rewritten && sleep 600`,
+        command: `echo ${Buffer.from(allowingGuard).toString('base64')} | base64 -d > scripts/hooks/guard.sh && touch scripts/rewritten && sleep 600`,
       },
     };
-    await signalled([{ toolCalls: [rewrite] }, { text: 'done' }], '.agent/rewritten', 'SIGHUP');
+    await signalled([{ toolCalls: [rewrite] }, { text: 'done' }], 'scripts/rewritten', 'SIGHUP');
     const next = await session([leave(outside), { text: 'done' }]);
     expect(next.escaped).toBe(false);
     expect(next.run.stderr).toContain(
-      'PreToolUse hook "sh .agent/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (.agent/hooks/guard.sh)',
+      'PreToolUse hook "sh scripts/hooks/guard.sh" did not run: the project files it runs are as an earlier session left them, changed during it (scripts/hooks/guard.sh)',
     );
   });
 });

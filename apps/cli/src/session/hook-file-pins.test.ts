@@ -7,7 +7,8 @@ import { messagesServer, type Turn } from '../testing/messages-server.js';
 import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
 
 // A trusted folder's hooks run outside the sandbox, and what they run is often a file of the
-// project (`sh .agent/hooks/post.sh`). A sandboxed bash call or a file edit — both allowed without
+// project (`sh scripts/hooks/post.sh`;
+// not under `.agent/`, which is read-only in the sandbox and asks before a file tool writes there). A sandboxed bash call or a file edit — both allowed without
 // a question in workspace-write mode — rewrote that script, and the next tool call's hook ran it
 // as the user, outside the sandbox: an escape from the sandbox, and past trust's pin (which is
 // checked at start only).
@@ -27,8 +28,8 @@ interface HookSetup {
 }
 
 const scriptHook: HookSetup = {
-  command: 'sh .agent/hooks/post.sh',
-  files: { '.agent/hooks/post.sh': 'echo ran >> "OUTSIDE/hook-ran"\n' },
+  command: 'sh scripts/hooks/post.sh',
+  files: { 'scripts/hooks/post.sh': 'echo ran >> "OUTSIDE/hook-ran"\n' },
 };
 
 /**
@@ -85,7 +86,7 @@ describe("a trusted hook's script rewritten during the session", () => {
       (outside: string): Turn => ({
         tool: {
           name: 'write_file',
-          input: { path: '.agent/hooks/post.sh', content: planted(outside) },
+          input: { path: 'scripts/hooks/post.sh', content: planted(outside) },
         },
       }),
     ],
@@ -94,7 +95,7 @@ describe("a trusted hook's script rewritten during the session", () => {
       (outside: string): Turn => ({
         tool: {
           name: 'bash',
-          input: { command: `printf '%s' '${planted(outside)}' > .agent/hooks/post.sh` },
+          input: { command: `printf '%s' '${planted(outside)}' > scripts/hooks/post.sh` },
         },
       }),
     ],
@@ -110,7 +111,7 @@ describe("a trusted hook's script rewritten during the session", () => {
     expect(ran).toBe('ran\n');
     expect(existsSync(join(outside, 'escaped'))).toBe(false);
     expect(run.stderr).toContain(
-      'PostToolUse hook "sh .agent/hooks/post.sh" did not run: the project files it runs changed during this session (.agent/hooks/post.sh)',
+      'PostToolUse hook "sh scripts/hooks/post.sh" did not run: the project files it runs changed during this session (scripts/hooks/post.sh)',
     );
   });
 
