@@ -3,6 +3,7 @@
 
 import { errorMessage } from '@agent/core';
 import type { McpTransportConfig } from '@agent/tools-mcp';
+import { absolutePathEntries } from './absolute-path.js';
 import { CliError } from './cli-error.js';
 import { argumentSecrets, headerSecretName } from './command-secrets.js';
 import { expandHome, expandVariables, type McpExpansion, McpExpansionError } from './mcp-expand.js';
@@ -106,7 +107,14 @@ export function parseMcpServers(
   for (const [name, raw] of Object.entries(servers as Record<string, unknown>)) {
     try {
       const entry = parseServer(name, raw, origin, expansion);
-      if (entry !== undefined) entries.push(entry);
+      if (entry !== undefined) {
+        const dropped = keepServerPathAbsolute(entry, expansion.home);
+        if (dropped.length > 0)
+          notices.push(
+            `agent: server "${name}" of ${origin}: PATH entries left out of its env: ${dropped.map((entry) => (entry === '' ? '"" (empty)' : entry)).join(', ')} — they name the folder it starts in, where a command or the repository could put a program of a name it runs`,
+          );
+        entries.push(entry);
+      }
     } catch (error) {
       if (error instanceof McpExpansionError) {
         if (users) throw new CliError(`${origin}: server "${name}" ${error.message}`);
@@ -117,6 +125,23 @@ export function parseMcpServers(
     }
   }
   return { entries, notices };
+}
+
+/**
+ * Drops the relative and empty entries of a stdio server's own `env.PATH` (in place; all of them
+ * gone: no PATH of its own, so it gets the CLI's, which has none either): they name the folder
+ * the server starts in, and `"env": { "PATH": "./bin:/usr/bin" }` ran a `./bin/node` a sandboxed
+ * command wrote there, as the user, outside the sandbox — a file no pin looked at. The entries
+ * left out, to say so.
+ */
+function keepServerPathAbsolute(entry: McpServerEntry, home: string | undefined): string[] {
+  const { transport } = entry;
+  if (transport.type !== 'stdio' || transport.env?.PATH === undefined) return [];
+  const { path, dropped } = absolutePathEntries(transport.env.PATH, home);
+  if (dropped.length === 0) return [];
+  const { PATH: _relative, ...rest } = transport.env;
+  transport.env = path === '' ? rest : { ...rest, PATH: path };
+  return dropped;
 }
 
 /** One server entry; undefined when it is disabled. */

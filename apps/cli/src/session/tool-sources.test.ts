@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readMcpConfig } from '../config/mcp-servers.js';
+import { parseMcpServers, readMcpConfig } from '../config/mcp-servers.js';
 import { tempDir } from '../testing/test-support.js';
 
 /** The user's own file: a home for `~`, an environment for `${VAR}`. */
@@ -108,6 +108,46 @@ describe('readMcpConfig', () => {
     [{ mcpServers: { x: ['a'] } }, 'server "x" is not an object'],
   ])('rejects %j', async (content, message) => {
     await expect(readMcpConfig(await configFile(content), yours)).rejects.toThrow(message);
+  });
+});
+
+describe("a stdio server's own PATH", () => {
+  // `"env": { "PATH": "./bin:/usr/bin" }` named the folder the server starts in: a `./bin/node`
+  // a sandboxed command wrote there ran as the user, outside the sandbox, at its next start.
+  it('keeps only absolute entries (~ expanded), and none at all when none is absolute', async () => {
+    const path = await configFile({
+      mcpServers: {
+        mixed: { command: 'node', env: { PATH: './bin::/usr/bin:~/bin:.', TOKEN: 't' } },
+        relative: { command: 'node', env: { PATH: './node_modules/.bin' } },
+        absolute: { command: 'node', env: { PATH: '/opt/bin:/usr/bin' } },
+      },
+    });
+    expect((await readMcpConfig(path, yours)).map((entry) => entry.transport)).toEqual([
+      {
+        type: 'stdio',
+        command: 'node',
+        args: [],
+        env: { PATH: '/usr/bin:/home/me/bin', TOKEN: 't' },
+      },
+      { type: 'stdio', command: 'node', args: [], env: {} },
+      { type: 'stdio', command: 'node', args: [], env: { PATH: '/opt/bin:/usr/bin' } },
+    ]);
+  });
+
+  it("a project's entry: the same, and said", () => {
+    const { entries, notices } = parseMcpServers(
+      { local: { command: 'node', args: ['server.js'], env: { PATH: 'bin:/usr/bin' } } },
+      '/repo/.mcp.json',
+      { home: '/home/me' },
+    );
+    expect(entries.map((entry) => entry.transport)).toEqual([
+      { type: 'stdio', command: 'node', args: ['server.js'], env: { PATH: '/usr/bin' } },
+    ]);
+    expect(notices).toEqual([
+      expect.stringContaining(
+        'server "local" of /repo/.mcp.json: PATH entries left out of its env: bin',
+      ),
+    ]);
   });
 });
 
