@@ -13,7 +13,7 @@ import {
   removeIfSame,
 } from './placeholder-records.js';
 import { isInside, realPathOrResolved } from './real-paths.js';
-import { existingTargetsInside } from './startup-files.js';
+import { existingTargetsInside, homeStartupFiles } from './startup-files.js';
 import { trustedProgram } from './trusted-program.js';
 
 /** One entry of {@link workspaceAutoRunFiles}. */
@@ -170,9 +170,19 @@ export function hooksDirectories(root: string): string[] {
  */
 export class AutoRunFiles {
   readonly #roots: readonly string[];
+  /**
+   * The home's startup files, where a root is the home and those are protected on their own
+   * (`.cursor` is both: the editor's user settings, and Cursor's project hooks): no placeholder
+   * there — the startup-file check would report it as planted by a command (it watches for one
+   * made), and protects one a command does make from the next command on.
+   */
+  readonly #startupFiles: ReadonlySet<string>;
 
-  constructor(roots: readonly string[]) {
+  constructor(roots: readonly string[], home?: string) {
     this.#roots = roots;
+    this.#startupFiles = new Set(
+      home === undefined ? [] : homeStartupFiles.map((relative) => path.join(home, relative)),
+    );
     installExitHandler();
     // What a process killed by a signal left behind: no exit handler ran there.
     records.prepare();
@@ -187,8 +197,10 @@ export class AutoRunFiles {
   paths(): string[] {
     const before = placeholders.size;
     for (const root of this.#roots) {
-      for (const file of workspaceAutoRunFiles)
-        if (file.evenNew) this.#placeholder(path.join(root, file.name), root);
+      for (const file of workspaceAutoRunFiles) {
+        const entry = path.join(root, file.name);
+        if (file.evenNew && !this.#startupFiles.has(entry)) this.#placeholder(entry, root);
+      }
     }
     for (const hooks of this.#hooksNow()) {
       const root = this.#roots.find((candidate) => isInside(candidate, hooks));

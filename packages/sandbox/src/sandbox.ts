@@ -125,7 +125,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   // Editors' and tools' files that run later without asking (`.vscode`, `.devcontainer`…).
   const autoRunFiles =
     options.protectAutoRunFiles !== false && bubblewrap !== undefined
-      ? new AutoRunFiles(writableRoots)
+      ? new AutoRunFiles(writableRoots, protectStartup ? home : undefined)
       : undefined;
   const protectedPaths = commandPaths({
     active: bubblewrap !== undefined,
