@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { credentialFilePaths } from './credential-files.js';
 
@@ -48,5 +51,25 @@ describe('credentialFilePaths', () => {
         { ...options, cwd: '/home/me/project/app' },
       ),
     ).toEqual([]);
+  });
+
+  it('a path with other characters (a space) when it names a file that exists, not otherwise', () => {
+    const home = mkdtempSync(join(tmpdir(), 'agent-cli-credential-files-'));
+    try {
+      mkdirSync(join(home, 'My Keys'));
+      writeFileSync(join(home, 'My Keys', 'sa.json'), '{}');
+      expect(
+        credentialFilePaths(
+          {
+            GOOGLE_APPLICATION_CREDENTIALS: '~/My Keys/sa.json',
+            DEPLOY_KEY_FILE: '~/My Keys/missing one.pem',
+            API_SECRET: '/a+b/c d==',
+          },
+          { cwd: join(home, 'project'), home },
+        ),
+      ).toEqual([join(home, 'My Keys', 'sa.json')]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

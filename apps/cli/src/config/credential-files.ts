@@ -6,17 +6,17 @@
  * known credential stores (`~/Downloads/project-123.json`, `/var/run/secrets/…`) a sandboxed
  * `cat` gave its content to the model. Each such path is hidden like a credential store.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { credentialNameRules, harmlessVariableNames } from '@agent/core/credentials';
+import { isPathInside } from '@agent/tools-builtin';
 
 // A path and nothing else (as core's redactor reads one): `/…`, `~/…`, `./…`, `../…`.
 const plainPath = /^(?:~|\.{0,2})\/[\w./-]*$/;
-
-function holds(folder: string, entry: string): boolean {
-  const rest = relative(folder, entry);
-  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
-}
+// One with other characters (`~/My Keys/sa.json`, `/secrets/app@prod.json`) counts where it names
+// something that exists: a key of that shape is no file.
+const otherPath = /^(?:~|\.{0,2})\/[^\0\n\r]*$/;
 
 /**
  * The paths held by variables of `env` that a name rule calls credentials (not those `pass`
@@ -32,13 +32,15 @@ export function credentialFilePaths(
   const found = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || pass.has(name) || harmlessVariableNames.includes(name)) continue;
-    if (!plainPath.test(value)) continue;
+    if (!otherPath.test(value)) continue;
     const upper = name.toUpperCase();
     if (!credentialNameRules.some((rule) => rule.pattern.test(upper))) continue;
     const path = value.startsWith('~/')
       ? resolve(home, value.slice(2))
       : resolve(options.cwd, value);
-    if (path === resolve('/') || path === resolve(home) || holds(path, options.cwd)) continue;
+    if (!plainPath.test(value) && !existsSync(path)) continue;
+    if (path === resolve('/') || path === resolve(home) || isPathInside(path, options.cwd))
+      continue;
     found.add(path);
   }
   return [...found].sort();

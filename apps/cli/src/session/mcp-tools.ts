@@ -1,9 +1,10 @@
 // The session's MCP servers: each started (unless the tools list leaves out all its tools),
 // connected with a notice when slow, its tools pinned (rug pulls) and chosen by the tools list.
 import { realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type AnyAgentTool, errorMessage, normalisePermissionSubjects } from '@agent/core';
 import type { SandboxNetwork, SandboxOptions } from '@agent/sandbox';
+import { isPathInside } from '@agent/tools-builtin';
 import type { McpToolAdapter, McpTransportConfig } from '@agent/tools-mcp';
 import { agentHome } from '../config/agent-home.js';
 import { CliError } from '../config/cli-error.js';
@@ -30,8 +31,7 @@ const slowConnectNoticeMs = 1000;
 /** Whether `path` lies in `folder` by real path (a link in the folder to elsewhere does not). */
 function realInside(folder: string, path: string): boolean {
   try {
-    const rest = relative(realpathSync(folder), realpathSync(path));
-    return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+    return isPathInside(realpathSync(folder), realpathSync(path));
   } catch {
     return false;
   }
