@@ -7,7 +7,7 @@ import { baseUrlKeyWarning, commandLineHolds } from './config/base-url.js';
 import { CliError } from './config/cli-error.js';
 import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
-import { fileSystemProblem, isInterrupt } from './config/system-errors.js';
+import { fileSystemProblem, isInterrupt, outputProblem } from './config/system-errors.js';
 import { startWithTrust } from './config/trust-flow.js';
 import { versionsText } from './config/version.js';
 import { runDemo } from './modes/demo.js';
@@ -174,6 +174,10 @@ process.on('uncaughtException', (error) => {
   process.exit(1);
 });
 
+// Set when stdout or stderr failed (see below): the exit code is then 1, whatever stopped.
+let readerGone = false;
+let outputFailed = false;
+
 // A closed terminal (SIGHUP), or SIGTERM or SIGINT where no run is there to stop cleanly (start-up
 // while MCP servers connect, the REPL's prompt), ends the CLI through process.exit, so exit
 // handlers run: commands, MCP servers and language servers the tools started do not outlive it.
@@ -184,24 +188,35 @@ for (const [signal, code] of [
   ['SIGTERM', 143],
 ] as const) {
   process.on(signal, () => {
-    if (process.listenerCount(signal) === 1) process.exit(code);
+    if (process.listenerCount(signal) === 1) process.exit(outputFailed ? 1 : code);
   });
 }
 
 // A reader that went away (`agent demo | head`, `agent -p … | head -1`) is a SIGPIPE for a C
 // program; for Node an 'error' event that, unhandled, printed a stack and left a running demo's
 // temp folders behind. Stop as for SIGTERM instead: a run stops cleanly, clean-up runs. Writes
-// after that fail the same way and are ignored.
-let readerGone = false;
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (readerGone) return;
-    if (error.code !== 'EPIPE') throw error;
-    readerGone = true;
-    process.emit('SIGTERM', 'SIGTERM');
-  });
+// after that fail the same way and are ignored. An output that cannot be written (`> answer.txt`
+// on a full disk, an I/O error) stops the same way, said in one line on the other stream, exit 1
+// (before: "uncaught error" and Node's stack).
+function onOutputError(
+  stream: NodeJS.WriteStream,
+  error: NodeJS.ErrnoException,
+  stop = true,
+): void {
+  if (readerGone) return;
+  readerGone = true;
+  if (error.code !== 'EPIPE') {
+    outputFailed = true;
+    if (stream === process.stdout) writeErr(`agent: ${outputProblem(error)}\n`);
+  }
+  if (stop) process.emit('SIGTERM', 'SIGTERM');
 }
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => onOutputError(stream, error));
 
 const code = await main(process.argv.slice(2));
+// A write that failed just before the end (agent --help > /dev/full) has not been reported yet.
+for (const stream of [process.stdout, process.stderr])
+  if (stream.errored !== null) onOutputError(stream, stream.errored, false);
 // Exit explicitly: a provider's keep-alive socket or a stdin handle must not keep a finished CLI alive.
-process.exit(code);
+process.exit(outputFailed ? 1 : code);

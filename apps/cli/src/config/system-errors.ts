@@ -14,6 +14,8 @@ const reasons: Record<string, string> = {
   EISDIR: 'it is a folder',
   ENAMETOOLONG: 'the name is too long',
   EMFILE: 'too many open files',
+  EIO: 'an input/output error',
+  EFBIG: 'the file is too large',
 };
 
 /**
@@ -52,6 +54,24 @@ export function fileSystemProblem(error: unknown, home = agentHome()): string | 
 export function fileSystemReason(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? reasons[code] : undefined;
+}
+
+/**
+ * The sentence for stdout that cannot be written (`agent -p … > answer.txt` on a full disk, an
+ * I/O error): what happened and the next step, the error's code kept for a search.
+ */
+export function outputProblem(error: NodeJS.ErrnoException): string {
+  const code = typeof error.code === 'string' ? error.code : 'unknown';
+  const reason = reasons[code] ?? errorText(error);
+  const next =
+    code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG'
+      ? 'Free some space, or send the output elsewhere'
+      : 'Send the output elsewhere';
+  return `cannot write the output (stdout): ${reason} (${code}), so agent stopped. ${next}; a session's conversation is kept (agent --continue goes on with it).`;
+}
+
+function errorText(error: Error): string {
+  return error.message.split('\n')[0] ?? 'it failed';
 }
 
 /** Whether the error is readline's answer to Ctrl-C at a question (`AbortError: Aborted with Ctrl+C`). */
