@@ -14,6 +14,7 @@ import {
   cliPath,
   cliPathForAnyUser,
   runCli,
+  testUsers,
   writeScript,
 } from '../testing/test-support.js';
 import { handoverVariable, keyedArguments } from './credential-handover.js';
@@ -29,13 +30,6 @@ afterEach(async () => {
 });
 
 const providerKey = `sk-ant-api03-${'hK7_'.repeat(20)}`;
-const isRoot = process.getuid?.() === 0;
-const users = isRoot
-  ? [
-      { label: 'root', uid: undefined },
-      { label: 'nobody', uid: 65534 },
-    ]
-  : [{ label: `uid ${process.getuid?.()}`, uid: undefined }];
 
 /** Writes the environ block of the command and of each of its ancestors to its own file (ancestors.sh). */
 const ancestorsCommand = [
@@ -117,7 +111,7 @@ async function runAs(
   return { code, stdout, stderr };
 }
 
-describe.each(users)('the CLI’s environ block, as $label', ({ uid }) => {
+describe.each(testUsers)('the CLI’s environ block, as $label', ({ uid }) => {
   it('holds no credential: an unsandboxed command reads every ancestor’s and finds no key; the provider still gets it', async () => {
     const at = place(uid);
     const server = await messagesServer(
@@ -220,7 +214,7 @@ async function chatServer(command: string): Promise<{ url: string; requests: str
 // The command line is readable by every user of the machine (`ps`, /proc/<pid>/cmdline), for as
 // long as the CLI runs: a key in `--base-url` was there for the whole run (checked as user
 // probe reading root's). The re-execution now masks each argument that carries a key.
-describe.each(users)('the CLI’s command line, as $label', ({ uid }) => {
+describe.each(testUsers)('the CLI’s command line, as $label', ({ uid }) => {
   it.each([['--base-url', 'URL'], ['--base-url=URL']])(
     'holds a keyed %s masked; the provider gets the key, the tools never see it',
     async (...form) => {

@@ -8,11 +8,13 @@
 // only this one, for as long as the CLI runs: an argument that carries a key (`--base-url
 // http://h/v1?key=…`, a URL with a password, a token of a known format) travels the same way,
 // the re-executed command line holding it masked (`key=***`), and is put back in `process.argv`.
+// The same re-execution leaves out Node's heap-snapshot options (config/heap-snapshot-options.ts).
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isCredentialVariable, urlWithoutCredentials } from '@agent/core/credentials';
 import { CliError } from './cli-error.js';
+import { snapshotOptionsLeftOut } from './heap-snapshot-options.js';
 
 /** Names the file the first start wrote; set only for the second start, removed by it. */
 export const handoverVariable = 'AGENT_CREDENTIAL_HANDOVER';
@@ -99,18 +101,32 @@ export function handOverCredentials(
   }
   const credentials = credentialVariables(env);
   const keyed = keyedArguments(argv);
-  if (Object.keys(credentials).length === 0 && keyed.length === 0) return { kind: 'none' };
+  // Node's heap-snapshot options (config/heap-snapshot-options.ts) are left out by the same
+  // re-execution, keys or not: the heap holds other secrets too (an MCP server's OAuth token).
+  const snapshot = snapshotOptionsLeftOut(env, process.execArgv);
+  if (Object.keys(credentials).length === 0 && keyed.length === 0 && snapshot.removed.length === 0)
+    return { kind: 'none' };
   if (typeof execve !== 'function' || !canExecute(process.execPath)) return { kind: 'unsupported' };
-  const written = writeHandover({ variables: credentials, arguments: keyed });
-  if (written === undefined) return { kind: 'unsupported' };
+  const written =
+    Object.keys(credentials).length === 0 && keyed.length === 0
+      ? undefined
+      : writeHandover({ variables: credentials, arguments: keyed });
+  if (written === undefined && snapshot.removed.length === 0) return { kind: 'unsupported' };
   const next: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
-    if (value !== undefined && credentials[name] === undefined) next[name] = value;
-  next[handoverVariable] = written;
+    if (value !== undefined && (written === undefined || credentials[name] === undefined))
+      next[name] = value;
+  if (snapshot.nodeOptions === undefined) delete next.NODE_OPTIONS;
+  else next.NODE_OPTIONS = snapshot.nodeOptions;
+  if (written !== undefined) next[handoverVariable] = written;
   const args = argv.slice(1);
-  for (const { index, shown } of keyed) args[index - 1] = shown;
+  if (written !== undefined) for (const { index, shown } of keyed) args[index - 1] = shown;
+  if (snapshot.removed.length > 0)
+    process.stderr.write(
+      `agent: ${snapshot.removed.join(' and ')} left out (for agent and what it starts): a heap snapshot holds the keys agent reads, and would be written where commands and the model read it\n`,
+    );
   // Node's own flags (--inspect, --max-old-space-size…) and the script with its arguments.
-  execve(process.execPath, [process.argv0, ...process.execArgv, ...args], next);
+  execve(process.execPath, [process.argv0, ...snapshot.execArgv, ...args], next);
   // Only a test's stand-in for execve returns.
   return { kind: 'none' };
 }

@@ -68,13 +68,42 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the built CLI with stdin closed, or piped `input` (never a TTY), and waits for it to exit. */
+/**
+ * The users a test that matters for both runs as: as root, root and nobody (65534, through
+ * `runCli`'s `uid`); otherwise this user alone.
+ */
+export const testUsers: readonly { label: string; uid: number | undefined }[] =
+  process.getuid?.() === 0
+    ? [
+        { label: 'root', uid: undefined },
+        { label: 'nobody', uid: 65534 },
+      ]
+    : [{ label: `uid ${process.getuid?.()}`, uid: undefined }];
+
+/**
+ * Runs the built CLI with stdin closed, or piped `input` (never a TTY), and waits for it to exit.
+ * `node` (with `nodeArgs` before the script) instead of this test's; with `uid`, as that user
+ * (setpriv, which executes the CLI with the same pid) from a copy of the CLI every user reads.
+ */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string; cliPath?: string } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    input?: string;
+    cliPath?: string;
+    node?: string;
+    nodeArgs?: readonly string[];
+    uid?: number | undefined;
+  } = {},
 ): Promise<CliRun> {
+  const { uid } = options;
+  const script = options.cliPath ?? (uid === undefined ? cliPath : cliPathForAnyUser());
+  const command = [options.node ?? process.execPath, ...(options.nodeArgs ?? []), script, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [options.cliPath ?? cliPath, ...args], {
+    const asUser = [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'];
+    const [file, ...rest] = uid === undefined ? command : ['setpriv', ...asUser, ...command];
+    const child = spawn(file ?? '', rest, {
       cwd: options.cwd ?? appDir,
       env: options.env ?? cleanEnv(),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
