@@ -117,13 +117,20 @@ function relayToProxy(socketPath: string, socat = 'socat'): string {
  * so it bounds this sandbox alone (a fork bomb stops there, not at the machine's last pid), not
  * the user's other processes; bash spells it `ulimit -u`, dash `ulimit -p` — RLIMIT_FSIZE to
  * `fileBytes` (`ulimit -f`, in 512-byte blocks for any POSIX sh) and RLIMIT_DATA to `dataBytes`
- * (`ulimit -d`, in KiB for bash and dash). A limit that cannot be set ends the command.
+ * (`ulimit -d`, in KiB for bash and dash) — and, always, RLIMIT_CORE to 0 (`ulimit -c 0`): no
+ * process inside dumps core. Its hard limit was the host's (unlimited), so `ulimit -c unlimited`
+ * and a crash wrote a `core` file of the crashed process's memory wherever `core_pattern` says —
+ * the workspace with a relative pattern — and a piping pattern (systemd-coredump, apport) hands
+ * the dump to a helper running as root on the host, which stores it outside the sandbox unless
+ * the crashed process's RLIMIT_CORE says no core. A limit that cannot be set ends the command.
  */
 export function withLimits(
   command: readonly string[],
   limits: { processes?: number; fileBytes?: number; dataBytes?: number },
 ): string[] {
-  const steps: string[] = [];
+  const steps: string[] = [
+    `{ ulimit -c 0 2>/dev/null || { echo 'agent-sandbox: cannot turn off core dumps' >&2; exit 126; }; }`,
+  ];
   if (limits.processes !== undefined)
     steps.push(
       `{ ulimit -u ${limits.processes} 2>/dev/null || ulimit -p ${limits.processes} 2>/dev/null || { echo 'agent-sandbox: cannot set the process limit' >&2; exit 126; }; }`,
@@ -136,7 +143,6 @@ export function withLimits(
     steps.push(
       `{ ulimit -d ${Math.ceil(limits.dataBytes / 1024)} 2>/dev/null || { echo 'agent-sandbox: cannot set the memory limit' >&2; exit 126; }; }`,
     );
-  if (steps.length === 0) return [...command];
   return ['/bin/sh', '-c', `${steps.join('; ')}; exec "$@"`, 'agent-sandbox', ...command];
 }
 

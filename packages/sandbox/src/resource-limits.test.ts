@@ -1,17 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cgroupPrefix, currentCgroupFacts, ownCgroups } from './cgroup-places.js';
 import type { Attempt } from './escape-attempts.js';
-import {
-  type Fixture,
-  makeFixture,
-  type RunnerUser,
-  type RunReport,
-  runAs,
-} from './escape-harness.js';
-import { runnerSuite } from './runner-suite.js';
+import type { RunnerUser, RunReport } from './escape-harness.js';
+import { runInEachMode, runnerSuite, sandboxModes } from './runner-suite.js';
 import { createSandbox } from './sandbox.js';
 
 // A fork bomb run as root took every process id of the machine (root is exempt from
@@ -23,7 +17,7 @@ import { createSandbox } from './sandbox.js';
 // unbounded on a shared machine.
 
 const suite = runnerSuite('the resource limits', 'limits');
-const { available, isRoot, parent, runner } = suite;
+const { available, isRoot, parent } = suite;
 /**
  * As root where cgroups can be made: a pids and a memory cgroup given to nobody (owned by it, as
  * systemd's delegation does), with nobody's runner started inside — the unprivileged user whose
@@ -181,34 +175,12 @@ function leftBy(pid: number): string[] {
 }
 
 describe.runIf(available).each(users)('the resource limits, as $label', (user) => {
-  const fixtures: Fixture[] = [];
-  const reports = new Map<string, RunReport>();
-  const modes = [
-    { label: 'a sandbox per command', host: false },
-    { label: 'one long-lived sandbox', host: true },
-  ];
-
-  beforeAll(async () => {
-    for (const mode of modes) {
-      const fixture = await makeFixture(parent, { ...user, label: `${user.label}-${mode.host}` });
-      fixtures.push(fixture);
-      const [report] = await runAs(user, runner, fixture, [
-        {
-          label: mode.label,
-          host: mode.host,
-          options: { writableRoots: [fixture.workspace], maxProcesses, maxMemoryBytes },
-          cwd: fixture.workspace,
-          env: {},
-          attempts,
-        },
-      ]);
-      if (report === undefined) throw new Error(`no report for ${mode.label}`);
-      reports.set(mode.label, report);
-    }
-  }, 300_000);
-  afterAll(async () => {
-    for (const fixture of fixtures) await fixture.close();
-  });
+  const { reports } = runInEachMode(
+    suite,
+    user,
+    (fixture) => ({ writableRoots: [fixture.workspace], maxProcesses, maxMemoryBytes }),
+    attempts,
+  );
 
   const reportOf = (label: string): RunReport => {
     const report = reports.get(label);
@@ -221,7 +193,7 @@ describe.runIf(available).each(users)('the resource limits, as $label', (user) =
     return found;
   };
 
-  describe.each(modes)('$label', (mode) => {
+  describe.each(sandboxModes)('$label', (mode) => {
     it('says what it bounds, and what it cannot', () => {
       const { status, description } = reportOf(mode.label);
       // As root on a machine with cgroups: both; as an ordinary user without delegation:

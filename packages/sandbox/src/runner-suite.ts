@@ -2,9 +2,17 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeEach, describe, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import { bubblewrapProblem } from './bubblewrap-lookup.js';
-import { prepareRunner, type RunnerUser } from './escape-harness.js';
+import type { Attempt } from './escape-attempts.js';
+import {
+  type Fixture,
+  makeFixture,
+  prepareRunner,
+  type RunnerUser,
+  type RunReport,
+  runAs,
+} from './escape-harness.js';
 
 /** What a suite that runs attempts through the built package's runner starts from. */
 export interface RunnerSuite {
@@ -45,4 +53,53 @@ export function runnerSuite(title: string, name: string): RunnerSuite {
   const runner = prepareRunner(parent);
   afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
   return { available, isRoot, users, parent, runner };
+}
+
+/** The two ways commands run: a sandbox each, and one long-lived sandbox (`createHost`). */
+export const sandboxModes = [
+  { label: 'a sandbox per command', host: false },
+  { label: 'one long-lived sandbox', host: true },
+] as const;
+
+/** One of {@link sandboxModes}. */
+export type SandboxModeCase = (typeof sandboxModes)[number];
+
+/**
+ * Runs `attempts` as `user` once per {@link sandboxModes} entry, each in a fixture of its own with
+ * the sandbox options `options` gives for it (in a `beforeAll` of the calling `describe`; the
+ * fixtures are closed after it). The reports by mode label, and the fixtures in mode order.
+ */
+export function runInEachMode(
+  suite: Pick<RunnerSuite, 'parent' | 'runner'>,
+  user: RunnerUser,
+  options: (fixture: Fixture) => Record<string, unknown>,
+  attempts: readonly Attempt[],
+): { reports: Map<string, RunReport>; fixtures: Fixture[] } {
+  const reports = new Map<string, RunReport>();
+  const fixtures: Fixture[] = [];
+  beforeAll(async () => {
+    for (const mode of sandboxModes) {
+      const fixture = await makeFixture(suite.parent, {
+        ...user,
+        label: `${user.label}-${mode.host}`,
+      });
+      fixtures.push(fixture);
+      const [report] = await runAs(user, suite.runner, fixture, [
+        {
+          label: mode.label,
+          host: mode.host,
+          options: options(fixture),
+          cwd: fixture.workspace,
+          env: {},
+          attempts,
+        },
+      ]);
+      if (report === undefined) throw new Error(`no report for ${mode.label}`);
+      reports.set(mode.label, report);
+    }
+  }, 300_000);
+  afterAll(async () => {
+    for (const fixture of fixtures) await fixture.close();
+  });
+  return { reports, fixtures };
 }
