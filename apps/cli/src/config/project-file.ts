@@ -7,6 +7,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import * as regularFile from '@agent/core/regular-file';
+import { jsonErrorOffset } from './json-error-place.js';
 
 /** What {@link readProjectFile} found. */
 export type ProjectFileRead =
@@ -148,8 +149,10 @@ export function jsonProblem(error: unknown, text?: string): string {
       offset =
         lines.slice(0, line - 1).reduce((sum, each) => sum + each.length + 1, 0) + column - 1;
     }
-  } else if (position !== null && text !== undefined) {
-    offset = Number(position[1]);
+  } else if (text !== undefined) {
+    // V8 gives no place for an unexpected token ("Unexpected token '/', "…" is not valid JSON").
+    offset = position === null ? jsonErrorOffset(text) : Number(position[1]);
+    if (offset === undefined) return 'it is not valid JSON';
     const before = text.slice(0, offset).split('\n');
     line = before.length;
     column = (before.at(-1) ?? '').length + 1;
@@ -169,10 +172,17 @@ function jsonMistake(text: string, offset: number): string {
   if (offset >= text.trimEnd().length)
     return ': it ends before the object does, a missing } or ], or a cut-off value';
   const here = text.charAt(offset);
-  if (here === '/') return ': a comment, which JSON does not allow';
+  if (here === '/' || here === '#') return ': a comment, which JSON does not allow';
+  // Outside a string a line break is space: one where the JSON stops is inside a quoted text.
+  if (here === '\n' || here === '\r')
+    return ': a line break inside a quoted text, which JSON writes as \\n';
+  if (text.slice(0, offset).trim() === '')
+    return ': a JSON file starts with { (or [), not with this';
   if (here === "'") return ': a single quote, where JSON needs double quotes ("…")';
   if (/[A-Za-z_$]/.test(here) && /[{,]\s*$/.test(text.slice(0, offset)))
     return ': a name without double quotes, which JSON needs ("name": …)';
+  if (/[A-Za-z_$]/.test(here) && /:\s*$/.test(text.slice(0, offset)))
+    return ': a value without double quotes (text is written "…"; true, false, null and numbers without)';
   if ((here === '}' || here === ']') && text.slice(0, offset).trimEnd().endsWith(','))
     return ': a comma before the closing bracket, which JSON does not allow';
   return '';
