@@ -22,6 +22,7 @@ import {
   protectedResourceMetadata,
   protectedResourceMetadataPath,
 } from './serve-auth.js';
+import { ConnectionBudget } from './serve-connections.js';
 import { HttpSessions, principalOf } from './serve-sessions.js';
 import {
   CallSlots,
@@ -51,8 +52,10 @@ export interface HttpServeOptions extends ToolServerOptions {
    */
   allowedHosts?: readonly string[];
   /**
-   * Connections open at once; more are closed as they arrive, so that nobody who can reach the
-   * port can use up this process's file descriptors [256].
+   * Connections open at once, so that nobody who can reach the port can use up this process's
+   * file descriptors [256]. Past it, the connection that has been open longest without presenting
+   * the token is closed to make room (the new one only when every open connection presented it):
+   * strangers holding every connection do not keep the token's clients out.
    */
   maxConnections?: number;
   /**
@@ -365,6 +368,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
     timer.unref();
     awaitingHeaders.set(socket, timer);
   };
+  const connections = new ConnectionBudget(options.maxConnections ?? 256);
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     clearTimeout(awaitingHeaders.get(socket));
@@ -393,6 +397,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
         return;
       }
     }
+    connections.trust(socket);
     if (url.pathname !== path) {
       response.writeHead(404).end();
       return;
@@ -423,8 +428,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       { request, response, onEnd },
     );
   });
-  http.maxConnections = options.maxConnections ?? 256;
+  // Counted by `connections` (Node's maxConnections would refuse the newcomer, whoever it is).
   http.on('connection', (socket: Socket) => {
+    if (!connections.admit(socket)) return;
     awaitHeaders(socket);
     socket.once('close', () => {
       clearTimeout(awaitingHeaders.get(socket));
@@ -523,7 +529,6 @@ async function listenOnLoopback(
     if (host !== '127.0.0.1') return undefined;
     const taken = (http.address() as AddressInfo).port;
     const twin = createNetServer((socket) => http.emit('connection', socket));
-    twin.maxConnections = http.maxConnections;
     const twinFailed = await listen(twin, taken, '::1');
     if (twinFailed === undefined) return twin;
     if (twinFailed.code !== undefined && noIpv6.has(twinFailed.code)) return undefined;
