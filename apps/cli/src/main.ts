@@ -5,6 +5,7 @@ import { type CliOptions, parseCliArgs, UsageError } from './config/args.js';
 import { repeatedOptionNotice } from './config/args-slips.js';
 import { baseUrlKeyWarning, commandLineHolds } from './config/base-url.js';
 import { CliError } from './config/cli-error.js';
+import { keepPythonBytecodePrivate } from './config/python-bytecode.js';
 import { commandUsage, usage } from './config/help-text.js';
 import { applySettings, type SessionRetention } from './config/settings.js';
 import { fileSystemProblem, isInterrupt, outputProblem } from './config/system-errors.js';
@@ -69,6 +70,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       // A trusted project's PATH too: `.` in it runs the folder's files by name.
       const projectPathNotice = keepAbsolutePath();
       if (projectPathNotice !== undefined) writeNotice(projectPathNotice);
+      // After the project's env: no Python started from here runs bytecode from the workspace.
+      keepPythonBytecodePrivate();
       resetRedaction();
       // A key in --base-url (`…/v1?key=…`, `https://user:key@…`) is as much the user's secret
       // as one in OPENAI_BASE_URL: a server answering 404 quotes the path and query it was sent.

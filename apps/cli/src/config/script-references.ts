@@ -8,6 +8,7 @@
 // value), JavaScript import specifiers without their extension, Python imports. A path computed
 // at run time (`require(name)`, `source "$DIR/$FILE"`) cannot be seen; nor can a package's
 // dependencies beyond what `node_modules/<name>` holds. The README says so.
+import { readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
@@ -105,15 +106,42 @@ function javascriptSpecifiers(text: string): string[] {
   return specifiers;
 }
 
-/** The files a Python import may run: the module and each package's `__init__.py` on the way. */
+/**
+ * The files Python may run for the module `name` found in `folder`, whichever its path finder
+ * takes: a compiled extension (`name.so`, `name.abi3.so`, `name.cpython-311-x86_64-linux-gnu.so`,
+ * before the source; those there now), the source, and sourceless bytecode (`name.pyc`, taken
+ * where there is no source — `json.pyc` beside a script comes before the standard library's
+ * json). And `folder` itself: one made there later changes its stat (hook-file-pins.ts looks).
+ * The `__pycache__` copies are not among them: the CLI gives every Python it starts a cache
+ * outside the workspace (python-bytecode.ts).
+ */
+export function pythonModuleForms(folder: string, name: string): string[] {
+  let extensions: string[] = [];
+  try {
+    extensions = readdirSync(folder)
+      .filter((entry) => entry.startsWith(`${name}.`) && entry.endsWith('.so'))
+      .map((entry) => join(folder, entry));
+  } catch {
+    // No folder: nothing there to load.
+  }
+  return [folder, ...extensions, join(folder, `${name}.py`), join(folder, `${name}.pyc`)];
+}
+
+/**
+ * The files a Python import may run: the module (or package: `__init__`, which comes before a
+ * module of the same name) and each package's `__init__` on the way, in each form
+ * ({@link pythonModuleForms}).
+ */
 function pythonCandidates(text: string, folder: string, root: string): string[] {
   const candidates: string[] = [];
   const modulePaths = (bases: readonly string[], dotted: string) => {
     const parts = dotted.split('.').filter((part) => part !== '');
     for (const base of bases) {
       for (let i = 1; i <= parts.length; i++)
-        candidates.push(join(base, ...parts.slice(0, i), '__init__.py'));
-      if (parts.length > 0) candidates.push(`${join(base, ...parts)}.py`);
+        candidates.push(...pythonModuleForms(join(base, ...parts.slice(0, i)), '__init__'));
+      const last = parts.at(-1);
+      if (last !== undefined)
+        candidates.push(...pythonModuleForms(join(base, ...parts.slice(0, -1)), last));
     }
   };
   // The script's folder is on sys.path (and the project root, where `python -m` and hooks run).

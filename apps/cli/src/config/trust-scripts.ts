@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
-import { scriptReferences } from './script-references.js';
+import { pythonModuleForms, scriptReferences } from './script-references.js';
 
 /**
  * Files pinned for one command at most: those it names first, then those they load, nearest
@@ -128,18 +128,23 @@ function configsOf(word: string): readonly string[] {
 
 /**
  * The project files Python may load for the module `name` given to an interpreter (`python3 -m
- * json.tool`): `-m` puts the folder it runs in first on sys.path, so a `json.py` there is what
- * runs. Each package on the way (`json/__init__.py`) and the module's own files, or none when the
- * word is no module name (a script path).
+ * json.tool`): `-m` puts the folder it runs in (`root`) first on sys.path, so a `json.py` there
+ * is what runs — or a `json.pyc`, a `json.so`. Each package on the way (`json/__init__.py`) and
+ * the module's own files, each in every form Python takes, or none when the word is no module
+ * name (a script path).
  */
-function pythonModuleFiles(interpreter: string, name: string): string[] {
+function pythonModuleFiles(interpreter: string, name: string, root: string): string[] {
   if (!/^python[\d.]*$/.test(programOf(interpreter))) return [];
   if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(name) || name.endsWith('.py')) return [];
   const parts = name.split('.');
-  return parts.flatMap((_, i) => {
-    const path = parts.slice(0, i + 1).join('/');
-    const own = i === parts.length - 1 ? [join(path, '__main__.py')] : [];
-    return [`${path}.py`, join(path, '__init__.py'), ...own];
+  return parts.flatMap((part, i) => {
+    const path = join(root, ...parts.slice(0, i + 1));
+    const own = i === parts.length - 1 ? pythonModuleForms(path, '__main__') : [];
+    return [
+      ...pythonModuleForms(join(root, ...parts.slice(0, i)), part),
+      ...pythonModuleForms(path, '__init__'),
+      ...own,
+    ];
   });
 }
 
@@ -312,7 +317,7 @@ export function projectFileDigests(
     for (const file of configsOf(word)) add(join(root, file));
     const key = packageConfigKeyOf(word);
     if (key !== undefined) addPackageKey(key);
-    for (const file of pythonModuleFiles(named[i - 1] ?? '', word)) add(join(root, file));
+    for (const file of pythonModuleFiles(named[i - 1] ?? '', word, root)) add(file);
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { messagesServer, type Turn } from '../testing/messages-server.js';
-import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+import type { Turn } from '../testing/messages-server.js';
+import { assertBuilt, tempDir } from '../testing/test-support.js';
+import { type HookSetup, runHookSession } from '../testing/trusted-hook-session.js';
 
 // A trusted folder's hooks run outside the sandbox, and what they run is often a file of the
 // project (`sh scripts/hooks/post.sh`;
@@ -19,14 +19,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
-
-/** The hook and the project files it runs, written before the session (`outside` substituted). */
-interface HookSetup {
-  command: string;
-  files: Record<string, string>;
-}
-
 const scriptHook: HookSetup = {
   command: 'sh scripts/hooks/post.sh',
   files: { 'scripts/hooks/post.sh': 'echo ran >> "OUTSIDE/hook-ran"\n' },
@@ -36,45 +28,12 @@ const scriptHook: HookSetup = {
  * A trusted-by-flag repository whose PostToolUse hook runs its own script; the run's outcome.
  * `path`: the CLI's PATH [the tests'].
  */
-async function runWithHook(
+function runWithHook(
   turns: (outside: string) => Turn[],
   setup: HookSetup = scriptHook,
   path?: (repo: string) => string,
 ) {
-  const dir = await tempDir('agent-cli-hook-file-pins-');
-  cleanups.push(dir.dispose);
-  const repo = join(dir.path, 'repo');
-  const home = join(dir.path, 'home');
-  // Outside the workspace: only a process outside the sandbox can write here.
-  const outside = join(dir.path, 'outside');
-  await mkdir(join(repo, '.agent'), { recursive: true });
-  await mkdir(home);
-  await mkdir(outside);
-  execFileSync('git', ['init', '-q', repo]);
-  for (const [name, content] of Object.entries(setup.files)) {
-    await mkdir(dirname(join(repo, name)), { recursive: true });
-    await writeFile(join(repo, name), content.replaceAll('OUTSIDE', outside), { mode: 0o755 });
-  }
-  await writeFile(
-    join(repo, '.agent', 'settings.json'),
-    JSON.stringify({
-      hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: setup.command }] }] },
-    }),
-  );
-  const server = await messagesServer(turns(outside), cleanups);
-  const run = await runCli(
-    ['-p', 'go', '--provider', 'anthropic', '--cwd', repo, '--trust', '--mode', 'workspace-write'],
-    {
-      env: cleanEnv({
-        ANTHROPIC_API_KEY: providerKey,
-        ANTHROPIC_BASE_URL: server.url,
-        AGENT_HOME: home,
-        ...(path === undefined ? {} : { PATH: path(repo) }),
-      }),
-    },
-  );
-  const ran = await readFile(join(outside, 'hook-ran'), 'utf8').catch(() => '');
-  return { run, outside, ran };
+  return runHookSession({ turns, setup, cleanups, ...(path === undefined ? {} : { path }) });
 }
 
 const planted = (outside: string) => `touch "${join(outside, 'escaped')}"\n`;

@@ -1,0 +1,64 @@
+// Test support: a repository trusted by flag whose PostToolUse hook runs a project file, and one
+// `-p` session in it driven by scripted model turns — for the tests of what a sandboxed command
+// can make such a hook run outside the sandbox.
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { messagesServer, type Turn } from './messages-server.js';
+import { cleanEnv, runCli, tempDir } from './test-support.js';
+
+const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
+
+/** The hook and the project files it runs, written before the session (`OUTSIDE` substituted). */
+export interface HookSetup {
+  command: string;
+  files: Record<string, string>;
+}
+
+/**
+ * Runs one session in a fresh trusted repository with `setup`'s PostToolUse hook, in
+ * workspace-write mode; `outside` is a folder outside the workspace (only a process outside the
+ * sandbox can write there), `ran` what the hook appended to `OUTSIDE/hook-ran`. `path`: the CLI's
+ * PATH [the tests'].
+ */
+export async function runHookSession(options: {
+  turns: (outside: string) => Turn[];
+  setup: HookSetup;
+  cleanups: (() => Promise<void>)[];
+  path?: (repo: string) => string;
+}) {
+  const { setup, cleanups, path } = options;
+  const dir = await tempDir('agent-cli-hook-session-');
+  cleanups.push(dir.dispose);
+  const repo = join(dir.path, 'repo');
+  const home = join(dir.path, 'home');
+  const outside = join(dir.path, 'outside');
+  await mkdir(join(repo, '.agent'), { recursive: true });
+  await mkdir(home);
+  await mkdir(outside);
+  execFileSync('git', ['init', '-q', repo]);
+  for (const [name, content] of Object.entries(setup.files)) {
+    await mkdir(dirname(join(repo, name)), { recursive: true });
+    await writeFile(join(repo, name), content.replaceAll('OUTSIDE', outside), { mode: 0o755 });
+  }
+  await writeFile(
+    join(repo, '.agent', 'settings.json'),
+    JSON.stringify({
+      hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: setup.command }] }] },
+    }),
+  );
+  const server = await messagesServer(options.turns(outside), cleanups);
+  const run = await runCli(
+    ['-p', 'go', '--provider', 'anthropic', '--cwd', repo, '--trust', '--mode', 'workspace-write'],
+    {
+      env: cleanEnv({
+        ANTHROPIC_API_KEY: providerKey,
+        ANTHROPIC_BASE_URL: server.url,
+        AGENT_HOME: home,
+        ...(path === undefined ? {} : { PATH: path(repo) }),
+      }),
+    },
+  );
+  const ran = await readFile(join(outside, 'hook-ran'), 'utf8').catch(() => '');
+  return { run, outside, ran, repo };
+}
