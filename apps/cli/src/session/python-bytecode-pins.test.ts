@@ -12,7 +12,7 @@ import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, tempDir } from '../testing/test-support.js';
+import { assertBuilt, tempDir, testUsers } from '../testing/test-support.js';
 import { runHookSession } from '../testing/trusted-hook-session.js';
 
 beforeAll(assertBuilt);
@@ -43,10 +43,11 @@ function plantBytecode(target: string, source: string): Turn[] {
 }
 
 /** A trusted repository whose PostToolUse hook runs a Python script importing `helpers` (and `json`). */
-function runWithPythonHook(turns: (outside: string) => Turn[]) {
+function runWithPythonHook(turns: (outside: string) => Turn[], uid?: number) {
   return runHookSession({
     turns,
     cleanups,
+    uid,
     setup: {
       command: 'python3 scripts/hooks/check.py',
       files: {
@@ -63,71 +64,80 @@ const escapingModule = (outside: string) =>
   `def run():\n    open(${JSON.stringify(join(outside, 'escaped'))}, 'w').write('x')\n` +
   `def dumps(*a, **k):\n    return ''\nrun()\n`;
 
-describe('bytecode a sandboxed command planted for a trusted Python hook', () => {
-  it.each([
-    // Ignored: every Python the CLI starts caches its bytecode outside the workspace.
-    [
-      'in __pycache__, for the pinned helpers.py',
-      "'scripts/hooks/__pycache__/helpers.' + sys.implementation.cache_tag + '.pyc'",
-      'ignored',
-    ],
-    // Where the sandboxed Python itself would cache it: $AGENT_HOME is hidden from the sandbox.
-    [
-      "in the cache the sandbox's Python is told of",
-      "importlib.util.cache_from_source('scripts/hooks/helpers.py')",
-      'ignored',
-    ],
-    // Pinned with the script (there or not): the hook does not run again, and says why.
-    [
-      'as json.pyc beside the script (before the standard library)',
-      "'scripts/hooks/json.pyc'",
-      'refused',
-    ],
-    [
-      'as helpers/__init__.pyc (a package comes before helpers.py)',
-      "'scripts/hooks/helpers/__init__.pyc'",
-      'refused',
-    ],
-  ] as const)('%s: does not run outside the sandbox', async (_what, target, outcome) => {
-    const { run, outside, ran } = await runWithPythonHook((outside) => [
-      { tool: { name: 'list_files', input: { path: '.' } } },
-      ...plantBytecode(target, escapingModule(outside)),
-      { tool: { name: 'list_files', input: { path: '.' } } },
-      { text: 'done' },
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('✓ bash: planted ');
-    expect(
-      existsSync(join(outside, 'escaped')),
-      'the planted bytecode ran outside the sandbox',
-    ).toBe(false);
-    if (outcome === 'ignored') {
-      // After list_files, write_file, bash and list_files: the pinned helpers.py, every time.
-      expect(ran).toBe('ran\nran\nran\nran\n');
-      expect(run.stderr).not.toContain('did not run');
-    } else {
-      // The control: it ran outside the sandbox (it can write there) until the plant.
-      expect(ran).toBe('ran\nran\n');
-      expect(run.stderr).toContain(
-        'PostToolUse hook "python3 scripts/hooks/check.py" did not run: the project files it runs changed during this session',
+describe.each(testUsers)(
+  'bytecode a sandboxed command planted for a trusted Python hook ($label)',
+  ({ uid }) => {
+    it.each([
+      // Ignored: every Python the CLI starts caches its bytecode outside the workspace.
+      [
+        'in __pycache__, for the pinned helpers.py',
+        "'scripts/hooks/__pycache__/helpers.' + sys.implementation.cache_tag + '.pyc'",
+        'ignored',
+      ],
+      // Where the sandboxed Python itself would cache it: $AGENT_HOME is hidden from the sandbox.
+      [
+        "in the cache the sandbox's Python is told of",
+        "importlib.util.cache_from_source('scripts/hooks/helpers.py')",
+        'ignored',
+      ],
+      // Pinned with the script (there or not): the hook does not run again, and says why.
+      [
+        'as json.pyc beside the script (before the standard library)',
+        "'scripts/hooks/json.pyc'",
+        'refused',
+      ],
+      [
+        'as helpers/__init__.pyc (a package comes before helpers.py)',
+        "'scripts/hooks/helpers/__init__.pyc'",
+        'refused',
+      ],
+    ] as const)('%s: does not run outside the sandbox', async (_what, target, outcome) => {
+      const { run, outside, ran } = await runWithPythonHook(
+        (outside) => [
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          ...plantBytecode(target, escapingModule(outside)),
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { text: 'done' },
+        ],
+        uid,
       );
-    }
-  });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('✓ bash: planted ');
+      expect(
+        existsSync(join(outside, 'escaped')),
+        'the planted bytecode ran outside the sandbox',
+      ).toBe(false);
+      if (outcome === 'ignored') {
+        // After list_files, write_file, bash and list_files: the pinned helpers.py, every time.
+        expect(ran).toBe('ran\nran\nran\nran\n');
+        expect(run.stderr).not.toContain('did not run');
+      } else {
+        // The control: it ran outside the sandbox (it can write there) until the plant.
+        expect(ran).toBe('ran\nran\n');
+        expect(run.stderr).toContain(
+          'PostToolUse hook "python3 scripts/hooks/check.py" did not run: the project files it runs changed during this session',
+        );
+      }
+    });
 
-  it("an untouched hook runs after every call, and Python's own cache does not stop it", async () => {
-    const { run, ran, repo } = await runWithPythonHook(() => [
-      { tool: { name: 'list_files', input: { path: '.' } } },
-      { tool: { name: 'glob', input: { pattern: '*' } } },
-      { tool: { name: 'list_files', input: { path: '.' } } },
-      { text: 'done' },
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(ran).toBe('ran\nran\nran\n');
-    expect(run.stderr).not.toContain('did not run');
-    // Its bytecode went to the CLI's own cache, not the workspace.
-    expect(existsSync(join(repo, 'scripts', 'hooks', '__pycache__'))).toBe(false);
-  });
-});
+    it("an untouched hook runs after every call, and Python's own cache does not stop it", async () => {
+      const { run, ran, repo } = await runWithPythonHook(
+        () => [
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { tool: { name: 'glob', input: { pattern: '*' } } },
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { text: 'done' },
+        ],
+        uid,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(ran).toBe('ran\nran\nran\n');
+      expect(run.stderr).not.toContain('did not run');
+      // Its bytecode went to the CLI's own cache, not the workspace.
+      expect(existsSync(join(repo, 'scripts', 'hooks', '__pycache__'))).toBe(false);
+    });
+  },
+);
 
 describe('projectFileDigests: the forms of a module Python takes before (or for) the source', () => {
   async function project(files: Record<string, string>): Promise<string> {

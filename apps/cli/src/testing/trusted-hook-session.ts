@@ -19,15 +19,16 @@ export interface HookSetup {
  * Runs one session in a fresh trusted repository with `setup`'s PostToolUse hook, in
  * workspace-write mode; `outside` is a folder outside the workspace (only a process outside the
  * sandbox can write there), `ran` what the hook appended to `OUTSIDE/hook-ran`. `path`: the CLI's
- * PATH [the tests'].
+ * PATH [the tests']. `uid`: the user the CLI runs as (the folders are made theirs) [this one].
  */
 export async function runHookSession(options: {
   turns: (outside: string) => Turn[];
   setup: HookSetup;
   cleanups: (() => Promise<void>)[];
   path?: (repo: string) => string;
+  uid?: number | undefined;
 }) {
-  const { setup, cleanups, path } = options;
+  const { setup, cleanups, path, uid } = options;
   const dir = await tempDir('agent-cli-hook-session-');
   cleanups.push(dir.dispose);
   const repo = join(dir.path, 'repo');
@@ -47,6 +48,7 @@ export async function runHookSession(options: {
       hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: setup.command }] }] },
     }),
   );
+  if (uid !== undefined) execFileSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
   const server = await messagesServer(options.turns(outside), cleanups);
   const run = await runCli(
     ['-p', 'go', '--provider', 'anthropic', '--cwd', repo, '--trust', '--mode', 'workspace-write'],
@@ -56,7 +58,10 @@ export async function runHookSession(options: {
         ANTHROPIC_BASE_URL: server.url,
         AGENT_HOME: home,
         ...(path === undefined ? {} : { PATH: path(repo) }),
+        // Another user's CLI cannot use this one's home.
+        ...(uid === undefined ? {} : { HOME: home }),
       }),
+      uid,
     },
   );
   const ran = await readFile(join(outside, 'hook-ran'), 'utf8').catch(() => '');
