@@ -27,6 +27,7 @@ import { canRedraw, noticeText, useColour, writeErr, writeNotice, writeOut } fro
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { waitIndicator } from '../ui/wait-spinner.js';
+import { readStdin } from './piped-stdin.js';
 import {
   createStreamJsonMapper,
   permissionAsked,
@@ -34,33 +35,6 @@ import {
   type StreamJsonEvent,
   streamJsonInputSchema,
 } from './stream-json.js';
-
-/** Seconds of silence on stdin before the user is told what the CLI waits for. */
-const stdinQuietSeconds = 3;
-
-/**
- * Reads all of stdin (when it is a pipe or a file). A pipe that stays open and silent (a CI step,
- * `docker run -i`, a shell wrapper) would look like a hang: after a few quiet seconds one line
- * says what the CLI waits for and how to go without it. Nothing is dropped: it keeps waiting.
- */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  const quiet = setTimeout(() => {
-    writeNotice(
-      `agent: waiting for stdin to end (what is piped in is part of the prompt); if nothing is meant to come, run it with < /dev/null`,
-    );
-  }, stdinQuietSeconds * 1000);
-  quiet.unref();
-  try {
-    for await (const chunk of process.stdin) {
-      clearTimeout(quiet);
-      chunks.push(chunk as Buffer);
-    }
-  } finally {
-    clearTimeout(quiet);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** The `-p` prompt: `-` is stdin itself; otherwise piped stdin is appended under the prompt. */
 async function resolvePrompt(prompt: string): Promise<string> {

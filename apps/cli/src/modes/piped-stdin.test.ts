@@ -1,0 +1,99 @@
+// Piped input without end or bound: `agent -p "…" < /dev/zero`, `yes | agent -p`, a 20 MB log.
+// Before, the CLI read it all into memory — /dev/zero until it died (std::bad_alloc under a
+// memory limit, the OOM killer without one) — and sent what fit. Now past 16 MiB it stops
+// reading, says what to send instead and exits 2, having sent nothing; a big log under the
+// limit still goes whole.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, cleanEnv, cliPath, tempDir, writeScript } from '../testing/test-support.js';
+import { stdinLimitBytes } from './piped-stdin.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** Runs the built CLI with stdin read from `path` (a file, or /dev/zero). */
+async function runWithStdinFrom(
+  path: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const input = openSync(path, 'r');
+  try {
+    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: [input, 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { code, stdout, stderr };
+  } finally {
+    closeSync(input);
+  }
+}
+
+async function scratch(): Promise<{ dir: string; env: Record<string, string> }> {
+  const dir = await tempDir('agent-piped-stdin-');
+  cleanups.push(dir.dispose);
+  return { dir: dir.path, env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }) };
+}
+
+/** The session files kept under the home. */
+async function sessionFiles(env: Record<string, string>): Promise<string[]> {
+  const root = join(env.AGENT_HOME ?? '', 'sessions');
+  const folders = await readdir(root).catch(() => []);
+  const files: string[] = [];
+  for (const folder of folders) files.push(...(await readdir(join(root, folder))));
+  return files;
+}
+
+const refusal = `agent: stdin holds more than 16 MiB, more than a model reads in one prompt (it was not sent)`;
+
+describe('piped input past what a prompt takes', () => {
+  it.each([['-p', 'why?'], ['-p', '-']])(
+    'stdin /dev/zero (agent %s %s): refused at 16 MiB, exit 2, nothing sent or kept',
+    async (...args) => {
+      const { dir, env } = await scratch();
+      const script = await writeScript(dir, [{ text: 'answered' }]);
+      const run = await runWithStdinFrom(
+        '/dev/zero',
+        ['--scripted', script, '--cwd', dir, ...args],
+        env,
+      );
+      expect(run.stderr).toContain(refusal);
+      expect(run.stderr).toContain('name the file in the prompt and let the agent read it');
+      expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      // No session was kept for it.
+      expect(await sessionFiles(env)).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('a file one byte over is refused; one at the limit is the prompt', async () => {
+    const { dir, env } = await scratch();
+    const script = await writeScript(dir, [{ text: 'answered' }]);
+    const over = join(dir, 'over.log');
+    await writeFile(over, 'x'.repeat(stdinLimitBytes + 1));
+    const refused = await runWithStdinFrom(over, ['--scripted', script, '--cwd', dir, '-p', 'why?'], env);
+    expect(refused.stderr).toContain(refusal);
+    expect(refused.code).toBe(2);
+    const fits = join(dir, 'fits.log');
+    await writeFile(fits, 'x'.repeat(stdinLimitBytes - 'why?\n\n'.length));
+    const taken = await runWithStdinFrom(fits, ['--scripted', script, '--cwd', dir, '-p', 'why?'], env);
+    expect(taken.stderr).not.toContain('stdin holds');
+    expect(taken.code).toBe(0);
+    expect(taken.stdout).toBe('answered\n');
+  }, 120_000);
+});

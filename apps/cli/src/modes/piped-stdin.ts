@@ -1,0 +1,45 @@
+// What is piped into `agent -p` (`cat build.log | agent -p "why did this fail?"`): read whole,
+// as part of the prompt, up to a size a model can read. Before the cap, `yes | agent -p x`, a
+// `< /dev/zero` or an endless producer grew the CLI's memory until it died (std::bad_alloc, or the
+// machine's OOM killer), and a few hundred MB were sent whole only for every provider to refuse them.
+import { UsageError } from '../config/args.js';
+import { writeNotice } from '../ui/output.js';
+
+/** Seconds of silence on stdin before the user is told what the CLI waits for. */
+const stdinQuietSeconds = 3;
+
+/** The most piped input a prompt takes: more than any model reads at once (~1–2M tokens). */
+export const stdinLimitBytes = 16 * 1024 * 1024;
+
+/**
+ * Reads all of stdin (when it is a pipe or a file). A pipe that stays open and silent (a CI step,
+ * `docker run -i`, a shell wrapper) would look like a hang: after a few quiet seconds one line
+ * says what the CLI waits for and how to go without it. Nothing is dropped: it keeps waiting.
+ * Past {@link stdinLimitBytes} it stops reading (the writer gets EPIPE) and refuses, saying what
+ * to send instead.
+ */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const quiet = setTimeout(() => {
+    writeNotice(
+      `agent: waiting for stdin to end (what is piped in is part of the prompt); if nothing is meant to come, run it with < /dev/null`,
+    );
+  }, stdinQuietSeconds * 1000);
+  quiet.unref();
+  try {
+    for await (const chunk of process.stdin) {
+      clearTimeout(quiet);
+      size += (chunk as Buffer).length;
+      if (size > stdinLimitBytes) {
+        throw new UsageError(
+          `stdin holds more than ${stdinLimitBytes / 1024 / 1024} MiB, more than a model reads in one prompt (it was not sent): pipe in the part that matters (tail -n 500 build.log | agent -p "…"), or name the file in the prompt and let the agent read it`,
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } finally {
+    clearTimeout(quiet);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
