@@ -127,14 +127,30 @@ export const workspaceAutoRunFiles: readonly AutoRunFile[] = [
     evenNew: false,
     runBy: "git, through pre-commit's hook: `repo: local` hooks' entries",
   },
-  { name: 'lefthook.yml', evenNew: false, runBy: "git, through lefthook's hook: its commands" },
-  { name: '.lefthook.yml', evenNew: false, runBy: "git, through lefthook's hook: its commands" },
-  {
-    name: 'lefthook-local.yml',
-    evenNew: false,
-    runBy: "git, through lefthook's hook: its commands",
-  },
+  ...lefthookFiles(),
 ];
+
+/**
+ * Every file lefthook reads its configuration from — the main one and the `-local` one merged
+ * over it, with or without a leading dot, in each format, and in `.config/` — and the folders
+ * of the scripts its configuration names (`.lefthook/<hook>/…`, `.lefthook-local/<hook>/…`): its
+ * hook in `.git/hooks` runs them all at the next commit. Only `lefthook.yml`, `.lefthook.yml` and
+ * `lefthook-local.yml` were kept: a project's `lefthook.yaml`, `lefthook.json`,
+ * `.config/lefthook.yml` or a script in `.lefthook/pre-commit/` was a command's to rewrite.
+ */
+function lefthookFiles(): AutoRunFile[] {
+  const runBy = "git, through lefthook's hook: its commands and scripts";
+  const extensions = ['.yml', '.yaml', '.toml', '.json', '.jsonc'];
+  const names = ['lefthook', 'lefthook-local'].flatMap((base) => [
+    ...extensions.flatMap((extension) => [`${base}${extension}`, `.${base}${extension}`]),
+    ...extensions.map((extension) => `.config/${base}${extension}`),
+  ]);
+  return [...names, '.lefthook', '.lefthook-local'].map((name) => ({
+    name,
+    evenNew: false,
+    runBy,
+  }));
+}
 
 /**
  * The git hooks directory of `root` when `core.hooksPath` (the repository's configuration or the

@@ -43,7 +43,7 @@ describe.runIf(available).each(users)('core dumps, as $label', (user) => {
   const { reports, fixtures } = runInEachMode(
     suite,
     user,
-    (fixture) => ({ writableRoots: [fixture.workspace] }),
+    { options: (fixture) => ({ writableRoots: [fixture.workspace] }) },
     attempts,
   );
 

@@ -178,7 +178,9 @@ describe.runIf(available).each(users)('the resource limits, as $label', (user) =
   const { reports } = runInEachMode(
     suite,
     user,
-    (fixture) => ({ writableRoots: [fixture.workspace], maxProcesses, maxMemoryBytes }),
+    {
+      options: (fixture) => ({ writableRoots: [fixture.workspace], maxProcesses, maxMemoryBytes }),
+    },
     attempts,
   );
 

@@ -65,14 +65,19 @@ export const sandboxModes = [
 export type SandboxModeCase = (typeof sandboxModes)[number];
 
 /**
- * Runs `attempts` as `user` once per {@link sandboxModes} entry, each in a fixture of its own with
- * the sandbox options `options` gives for it (in a `beforeAll` of the calling `describe`; the
- * fixtures are closed after it). The reports by mode label, and the fixtures in mode order.
+ * Runs `attempts` as `user` once per {@link sandboxModes} entry, each in a fixture of its own
+ * (in a `beforeAll` of the calling `describe`; the fixtures are closed after it): `prepare` adds
+ * to the fixture first, `options` are the sandbox's, `env` the commands'. The reports by mode
+ * label, and the fixtures in mode order.
  */
 export function runInEachMode(
   suite: Pick<RunnerSuite, 'parent' | 'runner'>,
   user: RunnerUser,
-  options: (fixture: Fixture) => Record<string, unknown>,
+  setup: {
+    options: (fixture: Fixture) => Record<string, unknown>;
+    prepare?: (fixture: Fixture) => void;
+    env?: (fixture: Fixture) => Record<string, string>;
+  },
   attempts: readonly Attempt[],
 ): { reports: Map<string, RunReport>; fixtures: Fixture[] } {
   const reports = new Map<string, RunReport>();
@@ -84,13 +89,14 @@ export function runInEachMode(
         label: `${user.label}-${mode.host}`,
       });
       fixtures.push(fixture);
+      setup.prepare?.(fixture);
       const [report] = await runAs(user, suite.runner, fixture, [
         {
           label: mode.label,
           host: mode.host,
-          options: options(fixture),
+          options: setup.options(fixture),
           cwd: fixture.workspace,
-          env: {},
+          env: setup.env?.(fixture) ?? {},
           attempts,
         },
       ]);
