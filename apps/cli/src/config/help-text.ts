@@ -130,7 +130,8 @@ own model. Over stdio (the default) the client starts it; it is not meant to be 
   { "mcpServers": { "agent": { "command": "agent", "args": ["mcp", "serve"] } } }
 
   --http               Streamable HTTP on 127.0.0.1 instead, for whoever holds the bearer token
-                       printed at start
+                       printed at start (stderr not a terminal: written to
+                       $AGENT_HOME/mcp-serve/<port>.token, 0600, and only its path printed)
   --port N             the port of --http [any free one]
   --token-file F       the token in F (mode 0600) instead of a new one
   --no-auth            no token: anyone who can reach the port

@@ -7,7 +7,6 @@
  * calls as they do a session's (PreToolUse, PostToolUse), contained as a session's are.
  */
 import { randomUUID } from 'node:crypto';
-import { fstatSync, readlinkSync, type Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -28,12 +27,14 @@ import {
   serveStdio,
 } from '@agent/tools-mcp/serve';
 import { isWholesaleFolder, realFolder } from '@agent/workspace-trust';
+import { agentHome } from '../config/agent-home.js';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { redactingGate, redactingHooks } from '../session/result-redaction.js';
 import { approvalHint } from '../session/session.js';
 import { createSessionHooks } from '../session/session-hooks.js';
 import { loadTools, sandboxPatterns } from '../session/tool-sources.js';
+import { stderrIsTerminal, type WrittenToken, writeServeToken } from './serve-token.js';
 
 /** Serves until stdin ends (stdio) or the process is interrupted; returns the exit code. */
 export async function runMcpServe(
@@ -134,9 +135,22 @@ export async function runMcpServe(
         ? new CliError(`agent mcp serve: ${error.message}`)
         : error;
     });
-    close = http.close;
+    // A new token goes to a terminal only; anywhere else, into a file only the user can read.
+    let written: WrittenToken | undefined;
+    if (http.token !== undefined && options.serveTokenFile === undefined && !stderrIsTerminal())
+      try {
+        written = writeServeToken(agentHome(), Number(new URL(http.url).port), http.token);
+      } catch (error) {
+        await http.close();
+        await closeAll();
+        throw error;
+      }
+    close = async () => {
+      written?.remove();
+      await http.close();
+    };
     log(`agent mcp serve: ${served.length} tools at ${http.url} (mode ${mode})`);
-    for (const line of howToConnect(http, options)) log(line);
+    for (const line of howToConnect(http, options, written)) log(line);
   }
   const why = await stopped;
   await close();
@@ -184,48 +198,14 @@ async function servePolicy(options: CliOptions, mode: PermissionMode): Promise<P
 /** The bearer token `--http` requires: a new one, the one in `--token-file`, or none (`--no-auth`, warned). */
 async function httpAuth(options: CliOptions): Promise<HttpServeAuth> {
   if (options.serveNoAuth === true) return 'none';
-  if (options.serveTokenFile === undefined) {
-    // A new token is printed on stderr: refused where another user would read it too.
-    const shared = stderrOthersCanRead();
-    if (shared !== undefined)
-      throw new CliError(
-        `agent mcp serve: stderr is ${shared}, which other users can read: the token printed there would let them call these tools as you. Keep a token in a file only you can read and pass --token-file <file> (it is not printed), or send stderr to a file only you can read`,
-      );
-    return { token: generateBearerToken() };
-  }
+  // A new token is printed on a terminal, or written to a file only the user can read (serve-token.ts).
+  if (options.serveTokenFile === undefined) return { token: generateBearerToken() };
   try {
     return { token: await readBearerTokenFile(resolve(options.serveTokenFile)) };
   } catch (error) {
     if (AgentError.isInstance(error)) throw new CliError(error.message);
     throw error;
   }
-}
-
-/**
- * Where stderr goes, when it is a file another user can read: open to the group or others, or
- * theirs (`2>/tmp/serve.log` with umask 022, or into another user's file as root). Undefined for
- * a file only this user can read, a terminal or a pipe (whose reader the user chose).
- */
-function stderrOthersCanRead(): string | undefined {
-  if (process.platform === 'win32') return undefined;
-  let stats: Stats;
-  try {
-    stats = fstatSync(2);
-  } catch {
-    return undefined;
-  }
-  if (!stats.isFile()) return undefined;
-  const ours = process.getuid?.();
-  const theirs = ours !== undefined && stats.uid !== ours;
-  if (!theirs && (stats.mode & 0o044) === 0) return undefined;
-  let where = 'a file';
-  try {
-    where = readlinkSync('/proc/self/fd/2');
-  } catch {}
-  const why = theirs
-    ? `owned by uid ${stats.uid}`
-    : `mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')}`;
-  return `${where} (${why})`;
 }
 
 /**
@@ -270,14 +250,21 @@ function refusalNamingTheFlag(policy: PermissionPolicy): PermissionGate {
   };
 }
 
-/** Printed once at start, on stderr: the token (when generated here) and a client configuration. */
-function howToConnect(http: HttpToolServer, options: CliOptions): string[] {
+/**
+ * Printed once at start, on stderr: where the token is (itself, when generated here and stderr is
+ * a terminal) and a client configuration.
+ */
+function howToConnect(
+  http: HttpToolServer,
+  options: CliOptions,
+  written: WrittenToken | undefined,
+): string[] {
   if (http.token === undefined)
     return [
       'agent mcp serve: WARNING: --no-auth: any process that can reach this port can call these tools as you (other users, containers, a forwarded port). Drop --no-auth to require a bearer token.',
     ];
-  const fromFile = options.serveTokenFile;
-  // A token the user keeps in a file is not echoed into terminals and logs.
+  const fromFile = options.serveTokenFile ?? written?.path;
+  // A token in a file is not echoed into terminals and logs.
   const shown = fromFile === undefined ? http.token : `<the token in ${fromFile}>`;
   const entry = {
     mcpServers: {
@@ -288,7 +275,9 @@ function howToConnect(http: HttpToolServer, options: CliOptions): string[] {
     fromFile === undefined
       ? 'Clients must send this bearer token, new for this run (shown once): Authorization: Bearer ' +
         http.token
-      : `Clients must send the token in ${fromFile}: Authorization: Bearer <token>`,
+      : written !== undefined
+        ? `Clients must send the bearer token in ${written.path}, new for this run (not printed: stderr is not a terminal, and whoever reads it may not be you; the file goes when the server stops): Authorization: Bearer <token>`
+        : `Clients must send the token in ${fromFile}: Authorization: Bearer <token>`,
     'As an mcpServers entry (Claude Code, Cursor, agent --mcp-config):',
     `  ${JSON.stringify(entry)}`,
     // The Inspector takes headers only as arguments, which every user of the machine can read.

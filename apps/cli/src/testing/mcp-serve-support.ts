@@ -1,12 +1,16 @@
 // Test-only: `agent mcp serve --http` (the built binary) as a child process, with the URL and the
 // bearer token it prints on stderr at start.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cleanEnv, cliPath } from './test-support.js';
 
 /** A running `agent mcp serve --http`. */
 export interface ServeProcess {
   url: string;
-  /** The token printed at start; undefined with --no-auth or --token-file (not echoed). */
+  /**
+   * The new token of this run: on stderr (a pipe here) it is not printed, but written to the file
+   * stderr names, read here; undefined with --no-auth or --token-file.
+   */
   token: string | undefined;
   /** Everything it wrote on stderr so far. */
   stderr(): string;
@@ -41,7 +45,8 @@ export function startHttpServe(
       const ready =
         /MCP Inspector CLI.*: npx .*\n/.test(seen) || /WARNING: --no-auth.*\n/.test(seen);
       if (url === undefined || !ready) return;
-      const token = /new for this run \(shown once\): Authorization: Bearer (\S+)/.exec(seen)?.[1];
+      const file = /Clients must send the bearer token in (.+?), new for this run/.exec(seen)?.[1];
+      const token = file === undefined ? undefined : readFileSync(file, 'utf8').trim();
       resolve({ url, token, stderr: () => seen, stop });
     });
     child.once('exit', (code) => reject(new Error(`agent mcp serve exited ${code}: ${seen}`)));
