@@ -63,6 +63,12 @@ describe('defaultSecretPaths', () => {
     '.gemini/.env',
     '.config/Claude/claude_desktop_config.json',
     '.config/pnpm/rc',
+    '.local/share/uv/credentials',
+    '.bundle/config',
+    '.config/opencode/opencode.json',
+    '.config/Code/User/globalStorage',
+    '.config/solana',
+    '.minikube',
   ])('covers ~/%s', (entry) => {
     expect(defaultSecretPaths('/home/me')).toContain(`/home/me/${entry}`);
   });
@@ -84,7 +90,15 @@ describe('defaultSecretPaths', () => {
 describe('systemSecretPaths', () => {
   it('covers password hashes and host keys, and /root when the home is elsewhere', () => {
     expect(systemSecretPaths('/root')).toEqual(
-      expect.arrayContaining(['/etc/shadow', '/etc/gshadow', '/etc/ssh/ssh_host_ed25519_key']),
+      expect.arrayContaining([
+        '/etc/shadow',
+        '/etc/gshadow',
+        '/etc/ssh/ssh_host_ed25519_key',
+        '/etc/krb5.keytab',
+        '/etc/wireguard',
+        '/etc/NetworkManager/system-connections',
+        '/var/lib/tailscale',
+      ]),
     );
     expect(systemSecretPaths('/root')).not.toContain('/root');
     expect(systemSecretPaths('/home/ci')).toContain('/root');

@@ -50,12 +50,14 @@ function homeSecretPaths(home: string): string[] {
     '.config/ngrok',
     '.ngrok2',
     '.terraform.d/credentials.tfrc.json',
+    '.config/scw/config.yaml', // Scaleway's secret key
     // Containers and clusters.
     '.kube',
     '.docker/config.json',
     '.config/containers/auth.json',
     '.config/helm/repositories.yaml',
     '.config/helm/registry',
+    '.minikube', // client keys of its clusters (profiles/*/client.key)
     // Git hosts and git credential stores.
     '.git-credentials',
     '.config/git/credentials',
@@ -64,6 +66,7 @@ function homeSecretPaths(home: string): string[] {
     '.config/hub',
     '.config/glab-cli',
     '.config/github-copilot',
+    '.config/tea', // Gitea's CLI: tokens per login
     '.netrc',
     // Package registries.
     '.npmrc',
@@ -84,6 +87,11 @@ function homeSecretPaths(home: string): string[] {
     '.nuget/NuGet/NuGet.Config',
     '.composer/auth.json',
     '.config/composer/auth.json',
+    '.local/share/uv/credentials', // `uv auth login`: a plain-text store
+    '.bundle/config', // Bundler: a gem server's user:password (BUNDLE_<HOST>)
+    '.sbt/.credentials',
+    '.ivy2/.credentials',
+    '.jfrog', // JFrog CLI: its servers' tokens
     // Databases.
     '.pgpass',
     '.my.cnf',
@@ -114,6 +122,23 @@ function homeSecretPaths(home: string): string[] {
     '.config/aichat/config.yaml',
     '.config/fabric/.env',
     '.config/goose/secrets.yaml',
+    '.config/opencode/opencode.json', // providers' apiKey, MCP servers' env
+    '.config/opencode/opencode.jsonc',
+    '.config/zed/settings.json', // its context servers' env
+    '.kiro/settings/mcp.json',
+    '.lmstudio/mcp.json',
+    '.config/Code/User/globalStorage', // extensions' stores: Cline's and Roo's MCP settings, secrets
+    '.config/Code - Insiders/User/mcp.json',
+    '.config/Code - Insiders/User/settings.json',
+    '.config/Code - Insiders/User/globalStorage',
+    '.config/VSCodium/User/mcp.json',
+    '.config/VSCodium/User/settings.json',
+    '.config/VSCodium/User/globalStorage',
+    '.config/Cursor/User/globalStorage',
+    '.config/Windsurf/User/globalStorage',
+    '.config/shell_gpt/.sgptrc', // its OPENAI_API_KEY
+    '.config/gptme/config.toml', // API keys in its [env]
+    '.config/mods/mods.yml',
     // Data and ML platforms.
     '.cache/huggingface/token',
     '.huggingface/token',
@@ -133,6 +158,12 @@ function homeSecretPaths(home: string): string[] {
     '.circleci/cli.yml',
     '.sentryclirc',
     '.wakatime.cfg',
+    '.influxdbv2/configs', // influx CLI's tokens
+    '.expo/state.json', // Expo's session secret
+    // Wallets' private keys.
+    '.config/solana', // id.json: the default keypair
+    '.ethereum/keystore',
+    '.foundry/keystores', // cast wallet
     '.gitcookies',
     '.tsh', // Teleport
     '.config/Bitwarden CLI',
@@ -146,6 +177,14 @@ function homeSecretPaths(home: string): string[] {
     '.config/BraveSoftware',
     '.config/microsoft-edge',
     '.config/vivaldi',
+    '.config/Slack', // its session cookie and tokens
+    '.config/discord',
+    '.config/Signal', // config.json: the key of its database
+    '.purple', // Pidgin: accounts.xml holds passwords in plain text
+    '.config/filezilla', // saved sites' passwords
+    '.msmtprc',
+    '.config/msmtp',
+    '.fetchmailrc',
     // Shell and client histories: pasted tokens and passwords end up there.
     '.bash_history',
     '.zsh_history',
@@ -179,8 +218,20 @@ export function systemSecretPaths(home = os.homedir()): string[] {
     '/etc/ssh/ssh_host_rsa_key',
     '/etc/ssl/private',
     '/etc/letsencrypt',
+    '/etc/pki/tls/private',
+    '/etc/krb5.keytab',
+    '/etc/wireguard',
+    '/etc/NetworkManager/system-connections', // Wi-Fi and VPN secrets
+    '/etc/netplan', // Wi-Fi passwords
+    '/etc/wpa_supplicant',
+    '/etc/ipsec.secrets',
+    '/etc/ppp/chap-secrets',
+    '/etc/ppp/pap-secrets',
+    '/etc/mysql/debian.cnf', // the maintenance user's password
+    '/var/lib/tailscale', // the node's private keys
     '/etc/kubernetes',
     '/etc/rancher',
+    '/var/lib/rancher/k3s/server', // k3s: the join token and the cluster's CA keys
     '/var/lib/kubelet/pki',
     // root's own home, when the sandbox's home is another one.
     ...(path.resolve(home) === '/root' ? [] : ['/root']),

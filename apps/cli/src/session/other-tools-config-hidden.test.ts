@@ -2,21 +2,28 @@
 // (Cursor, Windsurf, Claude Desktop, VS Code, Gemini CLI, Codex, Qwen Code, Claude Code), API keys
 // (aider, llm, aichat, fabric, goose) and `.env` files inside tool folders (~/.gemini/.env, which
 // Gemini CLI reads for GEMINI_API_KEY). A sandboxed command, and the file tools, read none of them.
-// Real CLI processes, a scripted model, bubblewrap; the home under /var/tmp (the sandbox's /tmp is
-// private, which would hide it whatever the CLI does).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Nor more places where tools keep keys and passwords in plain text, which they read before: AI
+// tools' configuration (opencode's providers'
+// apiKey, Zed's and Kiro's and LM Studio's MCP servers' env, VS Code extensions' stores such as
+// Cline's MCP settings, shell_gpt's OPENAI_API_KEY), package managers' stores (`uv auth login`,
+// Bundler's gem-server passwords, sbt/ivy credentials, JFrog), cloud and cluster CLIs (Scaleway,
+// minikube's client keys, Gitea's tea, influx), wallets' private keys (Solana, Ethereum keystores,
+// Foundry), chat and mail clients' tokens and passwords (Slack, Discord, Pidgin, FileZilla,
+// msmtp). Real CLI processes, a scripted model, bubblewrap; as root and as nobody.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
+import { anyUserDirectory, nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, writeScript } from '../testing/test-support.js';
+import { assertBuilt, cleanEnv, runCli, testUsers, writeScript } from '../testing/test-support.js';
 
 beforeAll(assertBuilt);
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-/** Where each tool keeps keys, relative to the home. */
+/** Where each tool keeps a key, relative to the home. */
 const files = [
   '.cursor/mcp.json',
   '.codeium/windsurf/mcp_config.json',
@@ -37,28 +44,54 @@ const files = [
   '.config/goose/secrets.yaml',
   '.config/pnpm/rc',
   '.config/npm/npmrc',
+  '.config/opencode/opencode.json',
+  '.config/zed/settings.json',
+  '.kiro/settings/mcp.json',
+  '.lmstudio/mcp.json',
+  '.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json',
+  '.config/VSCodium/User/settings.json',
+  '.config/Cursor/User/globalStorage/state.vscdb',
+  '.config/shell_gpt/.sgptrc',
+  '.config/gptme/config.toml',
+  '.local/share/uv/credentials/credentials.toml',
+  '.bundle/config',
+  '.sbt/.credentials',
+  '.ivy2/.credentials',
+  '.jfrog/jfrog-cli.conf.v6',
+  '.config/scw/config.yaml',
+  '.minikube/profiles/minikube/client.key',
+  '.config/tea/config.yml',
+  '.influxdbv2/configs',
+  '.config/solana/id.json',
+  '.ethereum/keystore/UTC--2024-01-01T00-00-00Z--abc',
+  '.foundry/keystores/deployer',
+  '.config/Slack/Cookies',
+  '.purple/accounts.xml',
+  '.config/filezilla/sitemanager.xml',
+  '.msmtprc',
 ];
 
-const keyOf = (index: number) => `sk-proj-${String(index).padStart(2, '0')}${'Hd9x'.repeat(10)}`;
+const keyOf = (index: number) => `sk-proj-${String(index).padStart(2, '0')}${'Cs7w'.repeat(10)}`;
 
-describe('other tools’ configuration files with keys', () => {
+describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) => {
   it('are hidden from sandboxed commands and from the file tools', async (context) => {
     skipWithout('bwrap')(context);
-    const dir = await mkdtemp('/var/tmp/agent-cli-other-tools-');
-    cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
-    const home = join(dir, 'home');
-    const workspace = join(dir, 'ws');
-    await mkdir(workspace, { recursive: true });
+    // Under /var/tmp (the sandbox's /tmp is private, which would hide them whatever the CLI does).
+    const dir = anyUserDirectory('agent-cli-other-tools-');
+    cleanups.push(() => dir.dispose());
+    const home = join(dir.path, 'home');
+    const workspace = join(dir.path, 'ws');
+    mkdirSync(workspace, { recursive: true });
     for (const [index, file] of files.entries()) {
-      await mkdir(dirname(join(home, file)), { recursive: true });
-      await writeFile(join(home, file), `api_key = "${keyOf(index)}"\n`, { mode: 0o600 });
+      mkdirSync(dirname(join(home, file)), { recursive: true });
+      writeFileSync(join(home, file), `api_key = "${keyOf(index)}"\n`, { mode: 0o600 });
     }
-    // A control: the folders stay usable, only the files with keys are hidden.
-    await writeFile(join(home, '.config/Code/User/keybindings.json'), 'keybindings-visible\n');
-    const probe = [...files, '.config/Code/User/keybindings.json']
-      .map((file) => `cat ~/${file} >> seen.txt 2>&1`)
+    // A control: the folders around them stay readable.
+    writeFileSync(join(home, '.config/zed/keymap.json'), 'keymap-visible\n');
+    const probe = [...files, '.config/zed/keymap.json']
+      .map((file) => `cat ~/'${file}' >> seen.txt 2>&1`)
       .join('; ');
-    const script = await writeScript(dir, [
+    const script = await writeScript(dir.path, [
       {
         toolCalls: [
           { name: 'bash', arguments: { command: probe } },
@@ -71,32 +104,29 @@ describe('other tools’ configuration files with keys', () => {
       },
       { text: 'done' },
     ]);
-    const saved = join(dir, 'saved.json');
+    const saved = join(dir.path, 'saved.json');
+    const node = join(dir.path, 'node');
+    nodeForAnyUser(node);
+    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
     const run = await runCli(
       [
-        '-p',
-        'look around',
-        '--scripted',
-        script,
-        '--cwd',
-        workspace,
-        '--mode',
-        'full-access',
-        '--sandbox',
-        'required',
-        '--save',
-        saved,
+        ...['-p', 'look around', '--scripted', script, '--cwd', workspace],
+        ...['--mode', 'full-access', '--sandbox', 'required', '--save', saved],
       ],
-      { env: cleanEnv({ HOME: home, AGENT_HOME: join(dir, 'state') }) },
+      {
+        node,
+        uid,
+        env: cleanEnv({ HOME: home, AGENT_HOME: join(dir.path, 'state'), TMPDIR: dir.path }),
+      },
     );
     expect(run.code, run.stderr).toBe(0);
-    const seen = await readFile(join(workspace, 'seen.txt'), 'utf8');
+    const seen = readFileSync(join(workspace, 'seen.txt'), 'utf8');
     // The file tools' answers: in the saved conversation (no key of the environment to redact).
-    const answers = await readFile(saved, 'utf8');
+    const answers = readFileSync(saved, 'utf8');
     const readable = files.filter(
       (_file, index) => seen.includes(keyOf(index)) || answers.includes(keyOf(index)),
     );
     expect(readable).toEqual([]);
-    expect(seen).toContain('keybindings-visible');
+    expect(seen).toContain('keymap-visible');
   });
 });
