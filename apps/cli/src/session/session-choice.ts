@@ -11,7 +11,7 @@ import type { SessionRetention } from '../config/settings.js';
 import { fileSystemProblem } from '../config/system-errors.js';
 import { writeErr } from '../ui/output.js';
 import { pruneCheckpoints } from './checkpoints.js';
-import { loadConversation, loadSavedSession } from './session-file.js';
+import { loadConversation, loadSavedSession, specialFileKind } from './session-file.js';
 import { lockSession } from './session-lock.js';
 import { sweepSessionTemporaries } from './session-temporaries.js';
 import {
@@ -80,7 +80,10 @@ export async function pickSession(cwd: string): Promise<string> {
   }
 }
 
-/** Fails when `--save <path>` could not be written: a folder, or in a folder that does not exist. */
+/**
+ * Fails when `--save <path>` could not be written: a folder, a device or FIFO (which the save's
+ * rename would replace), or in a folder that does not exist.
+ */
 function checkSaveTarget(path: string): void {
   const folder = dirname(resolve(path));
   let info: Stats | undefined;
@@ -92,6 +95,11 @@ function checkSaveTarget(path: string): void {
   if (info?.isDirectory() === true)
     throw new CliError(
       `--save ${path} is a folder: name a file, e.g. --save ${join(path, 'session.json')}`,
+    );
+  const special = info === undefined ? undefined : specialFileKind(info);
+  if (special !== undefined)
+    throw new CliError(
+      `--save ${path} is ${special}, not a file: saving there would replace it. Name a file, e.g. --save session.json — or leave --save out: every session is kept anyway under ${join(agentHome(), 'sessions')}`,
     );
   if (info === undefined && !existsSync(folder))
     throw new CliError(

@@ -1,8 +1,9 @@
 // The session file: the conversation, its grants, id, last run and compactions, as `--save`,
 // `/save` and every kept session write it (credential values redacted) and `--resume` reads it.
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   type Agent,
   type Compaction,
@@ -11,6 +12,7 @@ import {
   type PermissionGrant,
   type PermissionMode,
 } from '@agent/core';
+import { agentHome } from '../config/agent-home.js';
 import { CliError } from '../config/cli-error.js';
 import { parseJson, readRegularFile } from '../config/project-file.js';
 import { fileSystemReason } from '../config/system-errors.js';
@@ -164,6 +166,17 @@ export async function loadSavedSession(path: string): Promise<SavedSession> {
 }
 
 /**
+ * What `stats` is when it is neither a file nor a folder (a device such as /dev/null, a FIFO, a
+ * socket): a save renamed over it would replace it; `undefined` for anything else.
+ */
+export function specialFileKind(stats: Stats): string | undefined {
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  return undefined;
+}
+
+/**
  * Writes the conversation as `{ "sessionId"?, "messages": [...] }`, with `"grants"` when there
  * are any. The value of every credential variable of the environment is written as
  * `[redacted:NAME]`.
@@ -192,6 +205,12 @@ export async function saveConversation(
     };
     // A file its owner made read-only is theirs to keep as it is: a rename would replace it.
     const existing = await stat(path).catch(() => undefined);
+    // So is a device or a FIFO (--save /dev/null, as root, replaced the device with this file).
+    const special = existing === undefined ? undefined : specialFileKind(existing);
+    if (special !== undefined)
+      throw new Error(
+        `it is ${special}, not a file, and was left as it is: save to a file (sessions are kept anyway under ${join(agentHome(), 'sessions')})`,
+      );
     if (existing !== undefined && (existing.mode & 0o200) === 0)
       throw new Error(
         `the file is read-only (mode ${(existing.mode & 0o777).toString(8)}) and was left as it is: make it writable (chmod u+w) or save elsewhere with --save`,
