@@ -5,8 +5,9 @@
 // their text names them (script-references.ts).
 import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { virtualEnvironmentFiles } from './python-venv.js';
 import { pythonModuleForms, scriptReferences } from './script-references.js';
 
 /**
@@ -274,6 +275,7 @@ export function projectFileDigests(
   }
   const digests: Record<string, string> = {};
   let count = 0;
+  const venvs = new Set<string>();
   // Files pinned whose loads are still to be looked at, nearest first.
   const queue: string[][] = [];
   const add = (candidate: string) => {
@@ -290,6 +292,12 @@ export function projectFileDigests(
     // rewrite is the project's choice too); other paths only when they lead into the project.
     const inProject = isInside(root, lexical);
     if (!inProject && !isInside(root, real)) return;
+    // A program of a venv in the project: what its python loads at every start, once per venv.
+    const venv = dirname(dirname(lexical));
+    if (basename(dirname(lexical)) === 'bin' && !venvs.has(venv)) {
+      venvs.add(venv);
+      for (const file of virtualEnvironmentFiles(lexical)) add(file);
+    }
     const name = relative(root, inProject ? lexical : real);
     if (name === '' || digests[name] !== undefined) return;
     const digested = digestOf(real, root, cache);

@@ -27,6 +27,8 @@ export async function runHookSession(options: {
   cleanups: (() => Promise<void>)[];
   path?: (repo: string) => string;
   uid?: number | undefined;
+  /** Called with the repository once its files are written (a virtual environment made in it). */
+  prepare?: (repo: string) => Promise<void>;
 }) {
   const { setup, cleanups, path, uid } = options;
   const dir = await tempDir('agent-cli-hook-session-');
@@ -42,6 +44,7 @@ export async function runHookSession(options: {
     await mkdir(dirname(join(repo, name)), { recursive: true });
     await writeFile(join(repo, name), content.replaceAll('OUTSIDE', outside), { mode: 0o755 });
   }
+  await options.prepare?.(repo);
   await writeFile(
     join(repo, '.agent', 'settings.json'),
     JSON.stringify({

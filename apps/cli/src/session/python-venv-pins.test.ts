@@ -1,0 +1,129 @@
+// A trusted hook runs the project's virtual environment (`.venv/bin/python scripts/check.py`,
+// `.venv/bin/ruff`): that python processes every `.pth` file of the environment's site-packages
+// at its start — an `import` line in one runs — and loads its `sitecustomize.py`. The
+// environment lies in the workspace, which a sandboxed command may write: a `.pth` it made ran
+// as the user, outside the sandbox, at the next hook, every pinned file unchanged. Real CLI, real
+// bubblewrap, a real venv.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { projectFileDigests } from '../config/trust-scripts.js';
+import type { Turn } from '../testing/messages-server.js';
+import { assertBuilt, tempDir, testUsers } from '../testing/test-support.js';
+import { runHookSession } from '../testing/trusted-hook-session.js';
+
+beforeAll(assertBuilt);
+beforeEach(skipWithout('bwrap', 'python3'));
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** The site-packages folder of the venv at `venv`, relative to the repository. */
+function sitePackages(repo: string): string {
+  const version = readdirSync(join(repo, '.venv', 'lib')).find((name) => name.startsWith('python'));
+  if (version === undefined) throw new Error('the venv has no lib/python*');
+  return join('.venv', 'lib', version, 'site-packages');
+}
+
+// Set once the venv is made (python3.11 or another), before the turns are asked for.
+let site = '';
+
+/** A trusted repository whose PostToolUse hook runs its own venv's python. */
+function runWithVenvHook(turns: (outside: string) => Turn[], uid: number | undefined) {
+  return runHookSession({
+    turns,
+    cleanups,
+    uid,
+    setup: {
+      command: '.venv/bin/python scripts/hooks/check.py',
+      files: { 'scripts/hooks/check.py': "open('OUTSIDE/hook-ran', 'a').write('ran\\n')\n" },
+    },
+    prepare: async (repo) => {
+      // The system's python where there is one: every user may run it (pyenv's lies under /root).
+      const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+      execFileSync(python, ['-m', 'venv', '--without-pip', join(repo, '.venv')]);
+      site = sitePackages(repo);
+    },
+  });
+}
+
+const escaping = (outside: string) =>
+  `import os; open(${JSON.stringify(join(outside, 'escaped'))}, 'w').write('x')\n`;
+
+describe.each(testUsers)("a trusted hook's venv python ($label)", ({ uid }) => {
+  it.each([
+    ['a .pth file in its site-packages', 'zz-planted.pth'],
+    ['a sitecustomize.py in its site-packages', 'sitecustomize.py'],
+  ])('%s written during the session does not run outside the sandbox', async (_what, name) => {
+    const { run, outside, ran } = await runWithVenvHook(
+      (outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        {
+          tool: {
+            name: 'write_file',
+            input: { path: join(site, name), content: escaping(outside) },
+          },
+        },
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { text: 'done' },
+      ],
+      uid,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(outside, 'escaped')), 'the planted file ran outside the sandbox').toBe(
+      false,
+    );
+    // The control: the hook ran outside the sandbox (it can write there) before the write.
+    expect(ran, run.stderr).toBe('ran\n');
+    expect(run.stderr).toContain(
+      'PostToolUse hook ".venv/bin/python scripts/hooks/check.py" did not run: the project files it runs changed during this session',
+    );
+  });
+
+  it('an untouched venv hook runs after every call', async () => {
+    const { run, ran } = await runWithVenvHook(
+      () => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { tool: { name: 'glob', input: { pattern: '*' } } },
+        { text: 'done' },
+      ],
+      uid,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(ran).toBe('ran\nran\n');
+    expect(run.stderr).not.toContain('did not run');
+  });
+});
+
+describe("projectFileDigests: a venv's start-up files are pinned with its programs", () => {
+  it.each([
+    ['.venv/bin/python scripts/check.py', 'zz-planted.pth'],
+    ['.venv/bin/black .', 'zz-planted.pth'],
+    ['.venv/bin/python scripts/check.py', 'sitecustomize.py'],
+    ['.venv/bin/python3 -m pytest', 'usercustomize.pyc'],
+  ])('%s: a %s made in site-packages changes the pin', async (command, made) => {
+    const dir = await tempDir('agent-cli-venv-forms-');
+    cleanups.push(dir.dispose);
+    const repo = dir.path;
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    execFileSync(python, ['-m', 'venv', '--without-pip', join(repo, '.venv')]);
+    await mkdir(join(repo, 'scripts'));
+    await writeFile(join(repo, 'scripts', 'check.py'), 'print(1)\n');
+    await writeFile(join(repo, '.venv', 'bin', 'black'), '#!/bin/sh\n');
+    const site = sitePackages(repo);
+    await writeFile(join(repo, site, 'distutils-precedence.pth'), 'import os\n');
+    const looked = new Set<string>();
+    const before = projectFileDigests([command], repo, { looked });
+    expect(Object.keys(before ?? {})).toEqual(
+      expect.arrayContaining(['.venv/pyvenv.cfg', join(site, 'distutils-precedence.pth')]),
+    );
+    // Where a new one would be made is looked at (the folder's stat changes).
+    expect(looked).toContain(join(realpathSync(repo), site));
+    await writeFile(join(repo, site, made), 'import os\n');
+    expect(Object.keys(projectFileDigests([command], repo) ?? {})).toContain(join(site, made));
+  });
+});
