@@ -2,7 +2,8 @@
 // Before, the CLI read it all into memory — /dev/zero until it died (std::bad_alloc under a
 // memory limit, the OOM killer without one) — and sent what fit. Now past 16 MiB it stops
 // reading, says what to send instead and exits 2, having sent nothing; a big log under the
-// limit still goes whole.
+// limit still goes whole. Bytes that are not UTF-8 (a Windows-1252 log) were turned into � without
+// a word; now stderr says so, with the conversion.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
@@ -26,7 +27,10 @@ async function runWithStdinFrom(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const input = openSync(path, 'r');
   try {
-    const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: [input, 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      env,
+      stdio: [input, 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -57,10 +61,22 @@ async function sessionFiles(env: Record<string, string>): Promise<string[]> {
   return files;
 }
 
+/** `agent -p why?` (a scripted model answering "answered") with `content` piped in from a file. */
+async function pipeIn(content: string | Buffer, name = 'input.log') {
+  const { dir, env } = await scratch();
+  const script = await writeScript(dir, [{ text: 'answered' }]);
+  const input = join(dir, name);
+  await writeFile(input, content);
+  return runWithStdinFrom(input, ['--scripted', script, '--cwd', dir, '-p', 'why?'], env);
+}
+
 const refusal = `agent: stdin holds more than 16 MiB, more than a model reads in one prompt (it was not sent)`;
 
 describe('piped input past what a prompt takes', () => {
-  it.each([['-p', 'why?'], ['-p', '-']])(
+  it.each([
+    ['-p', 'why?'],
+    ['-p', '-'],
+  ])(
     'stdin /dev/zero (agent %s %s): refused at 16 MiB, exit 2, nothing sent or kept',
     async (...args) => {
       const { dir, env } = await scratch();
@@ -82,18 +98,46 @@ describe('piped input past what a prompt takes', () => {
   );
 
   it('a file one byte over is refused; one at the limit is the prompt', async () => {
-    const { dir, env } = await scratch();
-    const script = await writeScript(dir, [{ text: 'answered' }]);
-    const over = join(dir, 'over.log');
-    await writeFile(over, 'x'.repeat(stdinLimitBytes + 1));
-    const refused = await runWithStdinFrom(over, ['--scripted', script, '--cwd', dir, '-p', 'why?'], env);
+    const refused = await pipeIn('x'.repeat(stdinLimitBytes + 1));
     expect(refused.stderr).toContain(refusal);
     expect(refused.code).toBe(2);
-    const fits = join(dir, 'fits.log');
-    await writeFile(fits, 'x'.repeat(stdinLimitBytes - 'why?\n\n'.length));
-    const taken = await runWithStdinFrom(fits, ['--scripted', script, '--cwd', dir, '-p', 'why?'], env);
+    const taken = await pipeIn('x'.repeat(stdinLimitBytes - 'why?\n\n'.length));
     expect(taken.stderr).not.toContain('stdin holds');
     expect(taken.code).toBe(0);
     expect(taken.stdout).toBe('answered\n');
   }, 120_000);
+});
+
+describe('piped input that is not UTF-8', () => {
+  it.each([
+    [
+      'Windows-1252 (café naïve)',
+      Buffer.from('caf\xe9 na\xefve\n', 'latin1'),
+      '2 character(s)',
+      'iconv -f WINDOWS-1252 -t UTF-8',
+    ],
+    [
+      'UTF-16 with its mark',
+      Buffer.from('\ufeffhi', 'utf16le'),
+      'it is UTF-16',
+      'iconv -f UTF-16 -t UTF-8',
+    ],
+  ])(
+    '%s: said on stderr, with the conversion; the run goes on',
+    async (_name, bytes, count, convert) => {
+      const run = await pipeIn(bytes);
+      expect(run.stderr).toContain('agent: stdin is not UTF-8 text');
+      expect(run.stderr).toContain(count);
+      expect(run.stderr).toContain(convert);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('answered\n');
+    },
+    60_000,
+  );
+
+  it('UTF-8 (accents, emoji, a byte-order mark) gets no notice', async () => {
+    const run = await pipeIn('\ufeffcafé ✓ 🎉\n');
+    expect(run.stderr).not.toContain('not UTF-8');
+    expect(run.code).toBe(0);
+  }, 60_000);
 });

@@ -41,5 +41,30 @@ export async function readStdin(): Promise<string> {
   } finally {
     clearTimeout(quiet);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  const text = bytes.toString('utf8');
+  const unreadable = notUtf8Notice(bytes, text);
+  if (unreadable !== undefined) writeNotice(unreadable);
+  return text;
+}
+
+/**
+ * A notice when piped bytes are not UTF-8 (a Latin-1 or Windows-1252 log, UTF-16 from PowerShell,
+ * a binary file): such bytes reach the model as `�`, which it cannot read back, and before the
+ * notice nothing said so — the answer was about a text the user never saw.
+ */
+export function notUtf8Notice(bytes: Buffer, text: string): string | undefined {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return undefined;
+  } catch {
+    const replaced = text.length - text.replaceAll('\uFFFD', '').length;
+    const utf16 =
+      bytes.length >= 2 &&
+      ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+    const convert = utf16
+      ? 'iconv -f UTF-16 -t UTF-8 file | agent -p …'
+      : 'iconv -f WINDOWS-1252 -t UTF-8 file | agent -p …';
+    return `agent: stdin is not UTF-8 text${utf16 ? ' (it is UTF-16)' : ''}: ${replaced} character(s) could not be read and reach the model as �. Convert it first (${convert})`;
+  }
 }
