@@ -15,6 +15,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { fromThisUser } from './loopback-peer.js';
 import { type McpStoredAuth, type McpTokenStore, memoryTokenStore } from './token-store.js';
 
 /**
@@ -109,6 +110,16 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
       if (state !== pending.state) {
         response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
         response.end('This does not answer the authorization in progress.');
+        return;
+      }
+      // The state is no secret from the other users of the machine: the authorization URL is on
+      // the browser's command line, which any of them can read. One of them who signs in with it
+      // as themselves would hand this client a code of their own account (login CSRF: the user's
+      // agent then works in the other user's account). Only a browser of this user (or root's)
+      // may answer, on Linux, where the kernel says whose the connection is.
+      if (!fromThisUser(request.socket)) {
+        response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('This authorization belongs to another user of this machine.');
         return;
       }
       // Kept until waitForCode takes it: the browser may come back before the adapter asks

@@ -1,0 +1,70 @@
+/**
+ * Which user a TCP connection on the loopback interface comes from, on Linux: every user of the
+ * machine can connect to a port on 127.0.0.1, and the socket itself does not say whose process is
+ * at the other end, but the kernel's socket tables (`/proc/net/tcp`, `/proc/net/tcp6`) do — the
+ * peer's end is listed there with its owner, both ends being in this network namespace.
+ */
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+
+/**
+ * Whose process is at the other end of `socket`: `{ uid }` of its owner; `'unknown'` where this
+ * cannot be told (not Linux, no `/proc`, not a loopback connection); `'gone'` when the tables
+ * are readable but list no open socket of the peer (it closed, leaving a TIME_WAIT entry, which
+ * names no owner).
+ */
+export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gone' {
+  if (process.platform !== 'linux') return 'unknown';
+  const { remoteAddress, remotePort, localPort } = socket;
+  if (remoteAddress === undefined || remotePort === undefined || localPort === undefined)
+    return 'unknown';
+  if (!isLoopbackAddress(remoteAddress)) return 'unknown';
+  const tables: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    try {
+      tables.push(readFileSync(table, 'latin1'));
+    } catch {}
+  }
+  if (tables.length === 0) return 'unknown';
+  const owners = new Set<number>();
+  for (const line of tables.join('\n').split('\n')) {
+    // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+    const fields = line.trim().split(/\s+/);
+    const [, local, remote, state, , , , uid, , inode] = fields;
+    if (local === undefined || remote === undefined || uid === undefined || inode === undefined)
+      continue;
+    if (portOf(local) !== remotePort || portOf(remote) !== localPort) continue;
+    // The peer's socket while a process holds it: a closed one (TIME_WAIT, or orphaned) lists
+    // inode 0, and TIME_WAIT uid 0, whoever owned it.
+    if (!liveStates.has(state ?? '') || inode === '0') continue;
+    owners.add(Number(uid));
+  }
+  if (owners.size === 0) return 'gone';
+  // Two open sockets with this pair of ports (from two loopback addresses): either may be it.
+  if (owners.size > 1) return { uid: -1 };
+  return { uid: [...owners][0] ?? -1 };
+}
+
+/** ESTABLISHED (01), FIN_WAIT1 (04) and FIN_WAIT2 (05): the peer's socket open, its owner named. */
+const liveStates = new Set(['01', '04', '05']);
+
+function portOf(address: string): number {
+  return Number.parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+}
+
+function isLoopbackAddress(address: string): boolean {
+  const ip = address.replace(/^::ffff:/i, '');
+  return ip === '::1' || ip.startsWith('127.');
+}
+
+/**
+ * Whether a connection on the loopback interface can be this process's user's (or root's, who
+ * can do anything this user can): true where nothing can be told (not Linux).
+ */
+export function fromThisUser(socket: Socket): boolean {
+  const peer = loopbackPeer(socket);
+  if (peer === 'unknown') return true;
+  if (peer === 'gone') return false;
+  const ours = process.getuid?.();
+  return ours === undefined || peer.uid === ours || peer.uid === 0;
+}
