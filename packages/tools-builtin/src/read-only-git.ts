@@ -27,6 +27,35 @@ const readingSubcommands = new Set(
  */
 const refusedOption =
   /^(--output|--ext-diff|-O|--open-files-in-pager|--exec|--upload-pack|--receive-pack|--config|--edit|--git-dir|--work-tree)/;
+const refusedLong = [
+  '--output',
+  '--ext-diff',
+  '--open-files-in-pager',
+  '--exec',
+  '--upload-pack',
+  '--receive-pack',
+  '--config',
+  '--edit',
+  '--git-dir',
+  '--work-tree',
+];
+
+/**
+ * Whether `word`, given to `subcommand`, is or may be read by git as one of those options. git's
+ * option parser (grep's, and every subcommand built on parse-options) takes short options bundled
+ * — `-lOrm` is `-l` then `-O` with the pager `rm` — and a long option by any unambiguous prefix
+ * (`--open-files=rm`): `git grep -lOrm TODO` deleted every file holding TODO, in read-only mode.
+ * Fails closed: an `O` anywhere in a bundle of grep's short options counts (a pattern attached to
+ * `-e` too), and a long option any refused one starts with.
+ */
+function refusedWord(word: string, subcommand: string): boolean {
+  if (refusedOption.test(word)) return true;
+  if (/^-[^-]/.test(word)) return subcommand === 'grep' && word.includes('O');
+  const name = word.split('=')[0] ?? '';
+  return (
+    name.length > 2 && name.startsWith('--') && refusedLong.some((long) => long.startsWith(name))
+  );
+}
 
 // `git branch` / `git tag`: listing options (`-a` is "all" to branch, "annotate" to tag); a name
 // alone would create one.
@@ -112,7 +141,7 @@ export function gitReadOnlyRefusal(args: readonly string[]): { paths: string[] }
   const rest = args.slice(index + 1);
   const done = { paths: [] };
   if (readingSubcommands.has(subcommand)) {
-    const refused = rest.find((word) => refusedOption.test(word));
+    const refused = rest.find((word) => refusedWord(word, subcommand));
     return refused === undefined ? done : `git ${subcommand} ${refused.split('=')[0]}`;
   }
   switch (subcommand) {
@@ -138,7 +167,7 @@ export function gitReadOnlyRefusal(args: readonly string[]): { paths: string[] }
       const [action, ...more] = rest;
       if (action !== undefined && !action.startsWith('-') && action !== 'show')
         return `git reflog ${action}`;
-      const refused = more.find((word) => refusedOption.test(word));
+      const refused = more.find((word) => refusedWord(word, 'reflog'));
       return refused === undefined ? done : `git reflog ${refused}`;
     }
     case 'config': {

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runBashLines, toolResults } from '../testing/bash-lines.js';
 import { assertBuilt, runCli, tempDir, writeScript } from '../testing/test-support.js';
 
 // Issue 34, "Needless questions": in -p's default read-only mode, reading commands (ls, git
@@ -26,47 +27,18 @@ async function repository() {
   return { dir: dir.path, workspace };
 }
 
-async function runLines(
-  setup: { dir: string; workspace: string },
-  commands: readonly string[],
-  flags: readonly string[],
-) {
-  const script = await writeScript(setup.dir, [
-    { toolCalls: commands.map((command) => ({ name: 'bash', arguments: { command } })) },
-    { text: 'done' },
-  ]);
-  return runCli([
-    '-p',
-    'go',
-    '--scripted',
-    script,
-    '--cwd',
-    setup.workspace,
-    '--output-format',
-    'stream-json',
-    ...flags,
-  ]);
-}
-
-function results(stdout: string) {
-  return stdout
-    .split('\n')
-    .filter((line) => line.includes('"type":"tool-result"'))
-    .map((line) => JSON.parse(line) as { isError: boolean; errorKind?: string; text: string });
-}
-
 describe('read-only mode (-p default)', () => {
   it.for(['auto', 'off'])(
     'ls, cat, grep, head, wc run without a question (--sandbox %s): exit 0',
     async (sandbox, context) => {
       if (sandbox === 'auto') skipWithout('bwrap')(context);
       const setup = await repository();
-      const { code, stdout } = await runLines(
+      const { code, stdout } = await runBashLines(
         setup,
         ['ls', 'cat notes.txt | grep beta', 'head -n 1 notes.txt && wc -l notes.txt'],
         ['--sandbox', sandbox],
       );
-      const ran = results(stdout);
+      const ran = toolResults(stdout);
       expect(ran.map((result) => result.errorKind)).toEqual([undefined, undefined, undefined]);
       expect(ran[0]?.text).toContain('notes.txt');
       expect(ran[1]?.text).toContain('beta');
@@ -77,12 +49,12 @@ describe('read-only mode (-p default)', () => {
   it('git status, log and diff run in the sandbox', async (context) => {
     skipWithout('bwrap')(context);
     const setup = await repository();
-    const { code, stdout } = await runLines(
+    const { code, stdout } = await runBashLines(
       setup,
       ['git status --short', 'git log --oneline -3', 'git diff --stat'],
       ['--sandbox', 'required'],
     );
-    const ran = results(stdout);
+    const ran = toolResults(stdout);
     expect(ran.every((result) => result.errorKind !== 'denied')).toBe(true);
     expect(ran[0]?.text).toContain('?? notes.txt');
     expect(code).toBe(0);
@@ -92,8 +64,8 @@ describe('read-only mode (-p default)', () => {
     skipWithout('bwrap')(context);
     const setup = await repository();
     execFileSync('git', ['-C', setup.workspace, 'config', 'core.fsmonitor', 'touch pwned']);
-    const { code, stdout } = await runLines(setup, ['git status'], ['--sandbox', 'required']);
-    expect(results(stdout)[0]?.errorKind).toBe('denied');
+    const { code, stdout } = await runBashLines(setup, ['git status'], ['--sandbox', 'required']);
+    expect(toolResults(stdout)[0]?.errorKind).toBe('denied');
     expect(existsSync(join(setup.workspace, 'pwned'))).toBe(false);
     expect(code).toBe(4);
   });
@@ -126,8 +98,8 @@ describe('read-only mode (-p default)', () => {
     skipWithout('bwrap')(context);
     const setup = await repository();
     const before = readdirSync(setup.workspace).sort();
-    const { code, stdout } = await runLines(setup, [command], ['--sandbox', 'required']);
-    expect(results(stdout)[0]?.errorKind).toBe('denied');
+    const { code, stdout } = await runBashLines(setup, [command], ['--sandbox', 'required']);
+    expect(toolResults(stdout)[0]?.errorKind).toBe('denied');
     expect(readdirSync(setup.workspace).sort()).toEqual(before);
     expect(await readFile(join(setup.workspace, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\n');
     expect(code).toBe(4);
@@ -140,12 +112,12 @@ describe('workspace-write mode', () => {
     const setup = await repository();
     const outside = await mkdtemp('/var/tmp/agent-cli-outside-');
     cleanups.push(() => rm(outside, { recursive: true, force: true }));
-    const { code, stdout } = await runLines(
+    const { code, stdout } = await runBashLines(
       setup,
       ['touch x.txt', `touch ${outside}/escaped.txt`],
       ['--mode', 'workspace-write', '--sandbox', 'required'],
     );
-    const [inside, escaped] = results(stdout);
+    const [inside, escaped] = toolResults(stdout);
     expect(inside?.errorKind).toBeUndefined();
     expect(existsSync(join(setup.workspace, 'x.txt'))).toBe(true);
     expect(escaped?.errorKind).toBe('failed');
@@ -158,12 +130,12 @@ describe('workspace-write mode', () => {
   it('an opaque line, or one an ask rule covers, still asks in the sandbox', async (context) => {
     skipWithout('bwrap')(context);
     const setup = await repository();
-    const { code, stdout } = await runLines(
+    const { code, stdout } = await runBashLines(
       setup,
       ['eval "$CMD"', 'touch asked.txt'],
       ['--mode', 'workspace-write', '--sandbox', 'required', '--ask', 'bash(touch *)'],
     );
-    expect(results(stdout).map((result) => result.errorKind)).toEqual(['denied', 'denied']);
+    expect(toolResults(stdout).map((result) => result.errorKind)).toEqual(['denied', 'denied']);
     expect(existsSync(join(setup.workspace, 'asked.txt'))).toBe(false);
     expect(code).toBe(4);
   });
