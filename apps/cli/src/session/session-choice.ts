@@ -152,8 +152,11 @@ export async function chooseSession(
     const path = await pickSession(options.cwd);
     options = { ...options, resume: path, save: options.save ?? path };
   }
+  // The session --continue would have taken next, for when the newest cannot be read.
+  let before: string | undefined;
   if (options.continueLast === true) {
-    const [last] = await listSessions(options.cwd);
+    const [last, next] = await listSessions(options.cwd);
+    before = next?.path;
     if (last === undefined)
       throw new CliError(
         `No saved session for ${resolve(options.cwd)} to continue. ${noSessionHint}`,
@@ -162,7 +165,9 @@ export async function chooseSession(
   }
   // A resumed session keeps its id (so `--resume <id>` finds it again); a new one gets one.
   const resumedId =
-    options.resume === undefined ? undefined : (await loadSavedSession(options.resume)).sessionId;
+    options.resume === undefined
+      ? undefined
+      : (await loadNewest(options.resume, options.continueLast === true, before)).sessionId;
   options = { ...options, sessionId: resumedId ?? randomUUID() };
   options = await holdSession(options);
   if (options.save === undefined) {
@@ -177,6 +182,26 @@ export async function chooseSession(
     }
   }
   return options;
+}
+
+/**
+ * Loads the session to resume. The newest that --continue took and that cannot be read (cut off
+ * by a full disk, damaged) is said with the way on: before, the user heard only that the file was
+ * unreadable, and every --continue stopped there with no word of the sessions before it.
+ */
+async function loadNewest(path: string, continued: boolean, before: string | undefined) {
+  try {
+    return await loadSavedSession(path);
+  } catch (error) {
+    if (!continued || !(error instanceof CliError)) throw error;
+    const next =
+      before === undefined
+        ? 'it is the only one kept: move it away to start afresh (agent -p … or agent)'
+        : `to go on with the one before it: agent --resume '${before}' (agent --resume alone lists them all at a terminal); move the damaged file away to make --continue skip it`;
+    throw new CliError(
+      `${error.message}\n--continue takes this folder's newest session, and that one cannot be read: ${next}.`,
+    );
+  }
 }
 
 /**
