@@ -41,7 +41,8 @@ function curlAsNobody(url: string): Promise<{ status: number; body: string }> {
 async function listener() {
   const accepted: Socket[] = [];
   let onAccept: (socket: Socket) => void = () => undefined;
-  const server = createServer((socket) => {
+  // Half-open kept: a peer that closes leaves our end open, and listed, until the test ends it.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     accepted.push(socket);
     onAccept(socket);
   });

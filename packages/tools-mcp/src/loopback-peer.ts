@@ -11,7 +11,8 @@ import type { Socket } from 'node:net';
  * Whose process is at the other end of `socket`: `{ uid }` of its owner; `'unknown'` where this
  * cannot be told (not Linux, no `/proc`, not a loopback connection); `'gone'` when the tables
  * are readable but list no open socket of the peer (it closed, leaving a TIME_WAIT entry, which
- * names no owner).
+ * names no owner, and one reset leaves none); `'unknown'` then under WSL, where a Windows
+ * process reaches 127.0.0.1 from outside this kernel.
  */
 export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gone' {
   if (process.platform !== 'linux') return 'unknown';
@@ -27,19 +28,26 @@ export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gon
   }
   if (tables.length === 0) return 'unknown';
   const owners = new Set<number>();
+  // Our own end, which this process holds: tables that do not list it (a kernel that fills them
+  // partly, as some sandboxes do) tell nothing of the peer either.
+  let oursListed = false;
   for (const line of tables.join('\n').split('\n')) {
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
     const fields = line.trim().split(/\s+/);
     const [, local, remote, state, , , , uid, , inode] = fields;
     if (local === undefined || remote === undefined || uid === undefined || inode === undefined)
       continue;
+    if (portOf(local) === localPort && portOf(remote) === remotePort && inode !== '0')
+      oursListed = true;
     if (portOf(local) !== remotePort || portOf(remote) !== localPort) continue;
     // The peer's socket while a process holds it: a closed one (TIME_WAIT, or orphaned) lists
     // inode 0, and TIME_WAIT uid 0, whoever owned it.
     if (!liveStates.has(state ?? '') || inode === '0') continue;
     owners.add(Number(uid));
   }
-  if (owners.size === 0) return 'gone';
+  // Under WSL a Windows browser may reach 127.0.0.1 from outside this kernel, listed nowhere.
+  if (!oursListed) return 'unknown';
+  if (owners.size === 0) return underWsl() ? 'unknown' : 'gone';
   // Two open sockets with this pair of ports (from two loopback addresses): either may be it.
   if (owners.size > 1) return { uid: -1 };
   return { uid: [...owners][0] ?? -1 };
@@ -47,6 +55,15 @@ export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gon
 
 /** ESTABLISHED (01), FIN_WAIT1 (04) and FIN_WAIT2 (05): the peer's socket open, its owner named. */
 const liveStates = new Set(['01', '04', '05']);
+
+/** Whether this is Linux under Windows' WSL, whose localhost is shared with Windows. */
+function underWsl(): boolean {
+  try {
+    return /microsoft/i.test(readFileSync('/proc/sys/kernel/osrelease', 'latin1'));
+  } catch {
+    return false;
+  }
+}
 
 function portOf(address: string): number {
   return Number.parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
