@@ -8,7 +8,7 @@ import {
   terminalEvent,
   type WireServer,
 } from '@agent/tooling-wire-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAIProvider } from './openai-provider.js';
 import { collect, fixtureResponse, openaiAt, weatherTools } from './test-helpers.js';
 
@@ -123,5 +123,30 @@ describe('failures end in one error event', () => {
     );
     expect(event.type === 'error' && event.error.message).toMatch(/Invalid prompt/);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('the SDK prints nothing of its own', () => {
+  it('a malformed chunk is the error event only, not also lines on the console', async () => {
+    server = await startWireServer([
+      { headers: SSE_HEADERS, body: ['data: {not json at all\n\n', 'data: [DONE]\n\n'] },
+    ]);
+    const printed: unknown[][] = [];
+    const spies = (['error', 'warn', 'log', 'info', 'debug'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        printed.push(args);
+      }),
+    );
+    try {
+      const event = terminalEvent(
+        // No logLevel given (the helper's 'off' is taken away): the provider's default.
+        await collect(openaiAt(server.url, { api: 'chat', clientOptions: {} }).stream(request)),
+        { requireLast: true },
+      );
+      expect(event.type === 'error' && event.error.message).toMatch(/malformed/i);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(printed).toEqual([]);
   });
 });

@@ -133,6 +133,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): OpenA
       }),
       maxRetries: 0,
     };
+    // The SDK prints to the console (console.error) what it then throws: a malformed chunk of
+    // the stream came out as "Could not parse message into JSON: … From chunk: …" on the caller's
+    // stderr (a CLI's terminal, a server's log) before the error event said it once. Quiet unless
+    // asked for (the `logLevel` option, or OPENAI_LOG, which the SDK reads).
+    if (clientOptions.logLevel === undefined && nonEmpty(env.OPENAI_LOG) === undefined)
+      clientOptions.logLevel = 'off';
     if (baseURL !== undefined) clientOptions.baseURL = baseURL;
     // Every request is for a streamed answer: a 200 that is a JSON document or an HTML page (a
     // proxy's, a server ignoring `stream: true`) says why it is not one, instead of the SDK
