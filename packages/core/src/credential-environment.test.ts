@@ -167,6 +167,19 @@ describe('credentialRuleOf: names', () => {
     'githubToken2',
     'GITHUB_PAT2',
     'SMTP_PASS2',
+    // Lists of tokens, salts, peppers, pre-shared keys.
+    'NPM_TOKENS',
+    'GITHUB_TOKENS',
+    'botTokens',
+    'AUTH_SALT',
+    'SECURE_AUTH_SALT',
+    'HASHIDS_SALT',
+    'PEPPER',
+    'WIFI_PSK',
+    'WG_PSK_1',
+    'SNMP_COMMUNITY',
+    'SNMP_RO_COMMUNITY',
+    'AUTH_HEADER',
   ])('withholds %s by its name', (name) => {
     expect(credentialRuleOf(name, 'x')).toBeDefined();
   });
@@ -225,6 +238,13 @@ describe('credentialRuleOf: names', () => {
     'GOOGLE_SERVICE_ACCOUNT_EMAIL',
     'KUBERNETES_SERVICE_HOST',
     'MAX_TOKENS2',
+    'MAX_NEW_TOKENS',
+    'CLAUDE_CODE_MAX_OUTPUT_TOKENS',
+    'MAX_THINKING_TOKENS',
+    'THINKING_BUDGET_TOKENS',
+    'HF_SPECIAL_TOKENS',
+    'SALT_MASTER',
+    'SALTSTACK_VERSION',
     'KEYBOARD2_LAYOUT',
     'PATH2',
     'PASSTHROUGH2',

@@ -143,6 +143,22 @@ export const credentialNameRules: readonly CredentialRule[] = [
     ),
   },
   {
+    id: 'token-list',
+    description:
+      'a last word ending in TOKENS, numbered or not, in a name that counts nothing: NPM_TOKENS, GITHUB_TOKENS, BOT_TOKENS (not MAX_TOKENS, MAX_NEW_TOKENS, THINKING_BUDGET_TOKENS, OUTPUT_TOKENS)',
+    pattern: new RegExp(
+      `^(?!.*${start}(?:MAX|MIN|NUM|LIMIT|BUDGET|COUNT|TOTAL|THINKING|REASONING|CONTEXT|INPUT|OUTPUT|PROMPT|COMPLETION|RESERVED|SPECIAL|STOP)${end}).*${start}[A-Z0-9]*TOKENS${numbered}$`,
+    ),
+  },
+  {
+    id: 'salt-psk',
+    description:
+      "what a hash or a link is keyed with: a last word SALT or PEPPER (WordPress's AUTH_SALT, HASHIDS_SALT, PEPPER), the word PSK (WIFI_PSK, WG_PSK), an SNMP community, an AUTH_HEADER",
+    pattern: new RegExp(
+      `${start}(?:SALT|PEPPER)${numbered}$|${start}PSK${numbered}${end}|SNMP.*COMMUNITY|${start}AUTH[^A-Z0-9]*HEADER$`,
+    ),
+  },
+  {
     id: 'one-time-codes',
     description:
       'what makes one-time codes or signs messages: the words TOTP, 2FA, HMAC (SPACESHIP_2FA, WEBHOOK_HMAC), RECOVERY_CODES, BACKUP_CODES',

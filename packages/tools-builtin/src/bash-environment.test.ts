@@ -49,6 +49,14 @@ const secrets: Record<string, string> = {
   OPENAI_API_KEY2: 'rotatedkeyvalue',
   GITHUB_TOKEN2: 'ghshortlived',
   DEPLOY_PAT1: 'deploypatvalue',
+  // Lists of tokens, salts and pre-shared keys: words no rule read, values of no known format.
+  NPM_TOKENS: 'npm-token-list-value',
+  GITHUB_TOKENS: 'first-token-value,second-token-value',
+  AUTH_SALT: 'wordpress salt words',
+  PEPPER: 'pepper-value-word',
+  WIFI_PSK: 'correct horse battery',
+  SNMP_COMMUNITY: 'private-community-1',
+  AUTH_HEADER: 'Token plain-header-token',
 };
 /** Ordinary variables whose values are long or random-looking: kept. */
 const ordinary: Record<string, string> = {
@@ -61,6 +69,7 @@ const ordinary: Record<string, string> = {
   SSH_AUTH_SOCK: '/tmp/ssh-XXXXq1mZbY/agent.1234',
   LS_COLORS: 'rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:*.tar=01;31',
   CODESPACE_NAME: 'octocat-literate-space-parakeet-7gwv4g5',
+  CLAUDE_CODE_MAX_OUTPUT_TOKENS: '32000',
 };
 const environment = {
   ...process.env,
