@@ -6,9 +6,10 @@
  * `npx prettier` hook, ran as the user, outside the sandbox, at the next tool call. Trust pins
  * these files between sessions (trust-scripts.ts); this pins them within one.
  */
-import { type BigIntStats, lstatSync, statSync } from 'node:fs';
+import { type BigIntStats, lstatSync, readlinkSync, type Stats, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
+import { readRegularFileSync } from '@agent/core/regular-file';
 import { projectFileDigests, pythonStartupFiles } from '../config/trust-scripts.js';
 import type { HookPinRecord } from './hook-pin-record.js';
 
@@ -132,7 +133,35 @@ export function commandPin(
       ...(looked === undefined ? {} : { looked }),
     },
   );
-  return JSON.stringify(digests ?? {});
+  const repository = join(projectRoot, '.git');
+  looked?.add(repository);
+  const entry = repositoryEntry(repository);
+  // A repository's own folder, the usual case, is left out: the pin is what it always was.
+  return JSON.stringify(entry === 'directory' ? (digests ?? {}) : { ...digests, '.git': entry });
+}
+
+/**
+ * What git finds at the project root, where hooks and servers start: no `.git` (git looks in the
+ * folders above, which no sandboxed command can write), a folder, or a `.git` file or link and
+ * where it points. A sandbox keeps an existing `.git` read-only, but where there was none a
+ * sandboxed command made one — its `config` saying `core.fsmonitor = <command>` — and a trusted
+ * hook's `git status` ran that command as the user, outside the sandbox, right after the call.
+ * Pinned for every command: any hook may run git (a script, lint-staged, husky).
+ */
+function repositoryEntry(entry: string): string {
+  let stats: Stats;
+  try {
+    stats = lstatSync(entry);
+  } catch {
+    return 'none';
+  }
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSymbolicLink()) return `link to ${readlinkSync(entry)}`;
+  if (!stats.isFile()) return 'other';
+  const outcome = readRegularFileSync(entry, { maxBytes: 4096 });
+  return outcome.kind === 'read'
+    ? `file ${Buffer.from(outcome.bytes).toString('utf8')}`
+    : `file (${outcome.kind})`;
 }
 
 /** The names of the files whose digests differ between two pins. */
@@ -236,7 +265,10 @@ export function hookFilePins(
         return `the project files it runs changed during this session (${changed.files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
       }
       if (record.has(hook.command, before)) {
-        const files = Object.keys(JSON.parse(before) as Record<string, string>);
+        // A `.git` that is not there is no file to look at.
+        const files = Object.entries(JSON.parse(before) as Record<string, string>)
+          .filter(([name, digest]) => name !== '.git' || digest !== 'none')
+          .map(([name]) => name);
         return `the project files it runs are as an earlier session left them, changed during it (${files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
       }
       return undefined;
