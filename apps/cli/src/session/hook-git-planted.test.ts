@@ -10,7 +10,11 @@ import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
 import { assertBuilt, testUsers } from '../testing/test-support.js';
-import { runHookSession } from '../testing/trusted-hook-session.js';
+import {
+  expectRanAfterEachCall,
+  runHookSession,
+  untouchedTurns,
+} from '../testing/trusted-hook-session.js';
 
 beforeAll(assertBuilt);
 beforeEach(skipWithout('bwrap'));
@@ -83,17 +87,7 @@ describe.each(testUsers)(
     );
 
     it('without one, the hook runs after every call', async () => {
-      const { run, ran } = await runWithGitHook(
-        () => [
-          { tool: { name: 'list_files', input: { path: '.' } } },
-          { tool: { name: 'glob', input: { pattern: '*' } } },
-          { text: 'done' },
-        ],
-        uid,
-      );
-      expect(run.code, run.stderr).toBe(0);
-      expect(ran).toBe('ran\nran\n');
-      expect(run.stderr).not.toContain('did not run');
+      expectRanAfterEachCall(await runWithGitHook(untouchedTurns, uid));
     });
   },
 );

@@ -13,7 +13,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { Turn } from '../testing/messages-server.js';
 import { assertBuilt, tempDir, testUsers } from '../testing/test-support.js';
-import { runHookSession } from '../testing/trusted-hook-session.js';
+import {
+  expectRanAfterEachCall,
+  runHookSession,
+  untouchedTurns,
+} from '../testing/trusted-hook-session.js';
 
 beforeAll(assertBuilt);
 beforeEach(skipWithout('bwrap', 'python3'));
@@ -85,17 +89,7 @@ describe.each(testUsers)("a trusted hook's venv python ($label)", ({ uid }) => {
   });
 
   it('an untouched venv hook runs after every call', async () => {
-    const { run, ran } = await runWithVenvHook(
-      () => [
-        { tool: { name: 'list_files', input: { path: '.' } } },
-        { tool: { name: 'glob', input: { pattern: '*' } } },
-        { text: 'done' },
-      ],
-      uid,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(ran).toBe('ran\nran\n');
-    expect(run.stderr).not.toContain('did not run');
+    expectRanAfterEachCall(await runWithVenvHook(untouchedTurns, uid));
   });
 });
 

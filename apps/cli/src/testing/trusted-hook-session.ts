@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { messagesServer, type Turn } from './messages-server.js';
 import { cleanEnv, runCli, tempDir } from './test-support.js';
 
@@ -69,4 +70,20 @@ export async function runHookSession(options: {
   );
   const ran = await readFile(join(outside, 'hook-ran'), 'utf8').catch(() => '');
   return { run, outside, ran, repo };
+}
+
+/** Two calls that change no file, then the answer. */
+export function untouchedTurns(): Turn[] {
+  return [
+    { tool: { name: 'list_files', input: { path: '.' } } },
+    { tool: { name: 'glob', input: { pattern: '*' } } },
+    { text: 'done' },
+  ];
+}
+
+/** The session of {@link untouchedTurns} ended well, its hook run after each of the two calls. */
+export function expectRanAfterEachCall(session: Awaited<ReturnType<typeof runHookSession>>): void {
+  expect(session.run.code, session.run.stderr).toBe(0);
+  expect(session.ran).toBe('ran\nran\n');
+  expect(session.run.stderr).not.toContain('did not run');
 }
