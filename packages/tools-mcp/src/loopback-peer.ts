@@ -20,30 +20,19 @@ export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gon
   if (remoteAddress === undefined || remotePort === undefined || localPort === undefined)
     return 'unknown';
   if (!isLoopbackAddress(remoteAddress)) return 'unknown';
-  const tables: string[] = [];
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    try {
-      tables.push(readFileSync(table, 'latin1'));
-    } catch {}
-  }
-  if (tables.length === 0) return 'unknown';
+  const entries = socketTable();
+  if (entries === undefined) return 'unknown';
   const owners = new Set<number>();
   // Our own end, which this process holds: tables that do not list it (a kernel that fills them
   // partly, as some sandboxes do) tell nothing of the peer either.
   let oursListed = false;
-  for (const line of tables.join('\n').split('\n')) {
-    // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
-    const fields = line.trim().split(/\s+/);
-    const [, local, remote, state, , , , uid, , inode] = fields;
-    if (local === undefined || remote === undefined || uid === undefined || inode === undefined)
-      continue;
-    if (portOf(local) === localPort && portOf(remote) === remotePort && inode !== '0')
-      oursListed = true;
-    if (portOf(local) !== remotePort || portOf(remote) !== localPort) continue;
+  for (const { local, remote, state, uid, inode } of entries) {
+    if (local === localPort && remote === remotePort && inode !== '0') oursListed = true;
+    if (local !== remotePort || remote !== localPort) continue;
     // The peer's socket while a process holds it: a closed one (TIME_WAIT, or orphaned) lists
     // inode 0, and TIME_WAIT uid 0, whoever owned it.
-    if (!liveStates.has(state ?? '') || inode === '0') continue;
-    owners.add(Number(uid));
+    if (!liveStates.has(state) || inode === '0') continue;
+    owners.add(uid);
   }
   // Under WSL a Windows browser may reach 127.0.0.1 from outside this kernel, listed nowhere.
   if (!oursListed) return 'unknown';
@@ -51,6 +40,51 @@ export function loopbackPeer(socket: Socket): { uid: number } | 'unknown' | 'gon
   // Two open sockets with this pair of ports (from two loopback addresses): either may be it.
   if (owners.size > 1) return { uid: -1 };
   return { uid: [...owners][0] ?? -1 };
+}
+
+/** One TCP socket of the kernel's tables: its ports, state (hex), owner and inode. */
+interface SocketEntry {
+  local: number;
+  remote: number;
+  state: string;
+  uid: number;
+  inode: string;
+}
+
+/** Every TCP socket (IPv4 and IPv6) of this network namespace; undefined without the tables. */
+function socketTable(): SocketEntry[] | undefined {
+  const tables: string[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    try {
+      tables.push(readFileSync(table, 'latin1'));
+    } catch {}
+  }
+  if (tables.length === 0) return undefined;
+  const entries: SocketEntry[] = [];
+  for (const line of tables.join('\n').split('\n')) {
+    // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+    const [, local, remote, state, , , , uid, , inode] = line.trim().split(/\s+/);
+    if (local === undefined || remote === undefined || state === undefined) continue;
+    if (uid === undefined || inode === undefined || !/^\d+$/.test(uid)) continue;
+    entries.push({ local: portOf(local), remote: portOf(remote), state, uid: Number(uid), inode });
+  }
+  return entries;
+}
+
+/**
+ * The owner of a process listening on TCP `port` (any address: 127.0.0.1 and [::1] are two
+ * sockets, a `localhost` client may reach either) that is neither this user nor root; undefined
+ * when there is none, or nothing can be told (not Linux). Another user can listen on a loopback
+ * port the user's own server left free, or on [::1] beside it, and be sent what the server is.
+ */
+export function foreignListener(port: number): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const ours = process.getuid?.();
+  const listening = '0A';
+  for (const entry of socketTable() ?? [])
+    if (entry.state === listening && entry.local === port && entry.uid !== ours && entry.uid !== 0)
+      return entry.uid;
+  return undefined;
 }
 
 /** ESTABLISHED (01), FIN_WAIT1 (04) and FIN_WAIT2 (05): the peer's socket open, its owner named. */

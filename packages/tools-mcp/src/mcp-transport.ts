@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { refuseForeignLoopbackListener } from './foreign-listener.js';
 import { scopeHeadersToOrigin } from './header-scope.js';
 import type { McpHttpTransportConfig, McpTransportConfig } from './mcp-options.js';
 import { boundReconnectDelay, paceStreamOpens } from './sse-reconnect.js';
@@ -70,7 +71,11 @@ export async function createTransport(
       const http = userinfoAsHeader(config);
       const { authProvider, fetch: given } = await options.auth.forHttp(http);
       const scoped = scopeHeadersToOrigin(
-        given ?? ((url, init) => fetch(url, init)),
+        refuseForeignLoopbackListener(
+          given ?? ((url, init) => fetch(url, init)),
+          new URL(String(http.url)),
+          Object.keys(http.headers ?? {}),
+        ),
         new URL(String(http.url)).origin,
         Object.keys(http.headers ?? {}),
       );

@@ -1,0 +1,131 @@
+// An HTTP MCP server on a loopback port, with its key in `headers`: any user of the machine can
+// listen on that port while the user's own server is not running (or on [::1] beside it for a
+// `localhost` URL), and was sent the key with the first request. Real sockets: the other user is
+// `nobody` running the system's python3 as the "server" (as root only: only root can be another
+// user); the user's own server is one in this process.
+import { execFile } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolAdapter } from './mcp-tool-adapter.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const key = 'sk-live-0123456789abcdefghij';
+const nobody = 65_534;
+
+/**
+ * An HTTP server of `nobody` on `host`: its port, and every header line it was sent so far (it
+ * answers each request 401).
+ */
+async function nobodysServer(host: string): Promise<{ port: number; received(): Promise<string> }> {
+  const script = `
+import http.server, socket, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        sys.stdout.write(str(self.headers)); sys.stdout.flush()
+        self.send_response(401); self.send_header('content-length', '0'); self.end_headers()
+    do_GET = do_POST
+    def log_message(self, *a): pass
+class S(http.server.HTTPServer):
+    address_family = socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET
+s = S((sys.argv[1], 0), H)
+sys.stdout.write('port %d\\n' % s.server_address[1]); sys.stdout.flush()
+s.serve_forever()
+`;
+  const child = execFile('python3', ['-c', script, host], {
+    uid: nobody,
+    gid: nobody,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+  });
+  cleanups.push(() => void child.kill());
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      const found = /port (\d+)\n/.exec(output)?.[1];
+      if (found !== undefined) resolve(Number(found));
+    });
+    child.once('exit', (code) => reject(new Error(`python3 exited ${code}: ${output}`)));
+  });
+  let onOutput: () => void = () => undefined;
+  child.stdout?.on('data', () => onOutput());
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  /** What it got before a last request of ours: it answers one at a time, in order. */
+  const received = async () => {
+    const marker = `marker-${Math.random().toString(36).slice(2)}`;
+    const seen = new Promise<void>((resolve) => {
+      onOutput = () => {
+        if (output.includes(marker)) resolve();
+      };
+    });
+    await fetch(`${origin}/`, { method: 'POST', headers: { 'x-marker': marker } });
+    await seen;
+    return output;
+  };
+  return { port, received };
+}
+
+function connect(url: string) {
+  return McpToolAdapter.connect({
+    name: 'local',
+    transport: { type: 'http', url, headers: { 'X-Api-Key': key } },
+    connectTimeoutMs: 30_000,
+  });
+}
+
+describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
+  "a loopback server's credentials",
+  () => {
+    it("are not sent to another user's process on the port", async (context) => {
+      skipWithout('python3')(context);
+      const theirs = await nobodysServer('127.0.0.1');
+      const error = await connect(`http://127.0.0.1:${theirs.port}/mcp`).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(await theirs.received()).not.toContain(key);
+      expect(String(error)).toContain(`belongs to another user (uid ${nobody})`);
+    });
+
+    it('a localhost URL: not sent while another user holds [::1] (which a client may dial first) beside our 127.0.0.1', async (context) => {
+      skipWithout('python3')(context);
+      const theirs = await nobodysServer('::1');
+      const ours: IncomingHttpHeaders[] = [];
+      const server = createServer((request, response) => {
+        ours.push(request.headers);
+        response.writeHead(401).end();
+      });
+      const listening = new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(theirs.port, '127.0.0.1', () => resolve());
+      });
+      await listening;
+      cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const error = await connect(`http://localhost:${theirs.port}/mcp`).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(await theirs.received()).not.toContain(key);
+      expect(String(error)).toContain(`belongs to another user (uid ${nobody})`);
+    });
+
+    it('are sent to a server of this user, as before', async () => {
+      const ours: IncomingHttpHeaders[] = [];
+      const server = createServer((request, response) => {
+        ours.push(request.headers);
+        response.writeHead(401).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const { port } = server.address() as { port: number };
+      await connect(`http://127.0.0.1:${port}/mcp`).catch(() => undefined);
+      expect(ours.map((headers) => headers['x-api-key'])).toContain(key);
+    });
+  },
+);
