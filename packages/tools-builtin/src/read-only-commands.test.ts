@@ -109,6 +109,10 @@ const readOnly = [
   'true',
   'for f in a b; do cat $f; done',
   'xxd file.bin',
+  'xxd -ps file.bin',
+  'xxd -c 8 -g1 -s 0x10 file.bin',
+  'xxd -cols 8 -u file.bin',
+  'tree -L 2 -a src',
   'printenv',
 ];
 
@@ -221,6 +225,13 @@ const notReadOnly: [string, RegExp][] = [
   ['date 010100002020', /date given a time/],
   ['xxd -r hex out', /xxd -r/],
   ['xxd in out', /more than 1/],
+  // xxd reads `-ps` as one option (postscript), not -p then -s taking `in` as its value.
+  ['xxd -ps in out', /more than 1/],
+  ['xxd -seek 2 in out', /more than 1/],
+  ['xxd -pso 1 in', /xxd -pso/],
+  // tree's -L takes the next word; the letters after it are options: -o writes `out`.
+  ['tree -Lo 2 out', /tree -Lo .*takes the next word/],
+  ['tree -aLo 2 out', /tree -aLo/],
   ['grep -R x .', /grep -R/],
   ['tail -f log', /tail -f/],
   ['ls --unknown-flag', /ls --unknown-flag/],

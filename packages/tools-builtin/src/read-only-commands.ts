@@ -31,6 +31,12 @@ interface CommandSpec {
   /** At most this many positional words (`uniq in out` writes `out`). */
   maxPositional?: number;
   /**
+   * A valued short option takes the next word, never the rest of its own, and the letters after
+   * it are more options (tree: `-Lo 2 out` is `-L 2 -o out`, which writes `out`). Such a letter
+   * anywhere but last in its word is refused.
+   */
+  separateValues?: boolean;
+  /**
    * No option of the command (listed here or not) writes or runs anything, so a word bash expands
    * (`*`, `$x`) is harmless even if it turns into an option. Other commands ask for such words.
    */
@@ -222,6 +228,7 @@ const commands: Readonly<Record<string, CommandSpec>> = {
   tree: {
     short: 'adfFgipsuDhQNrtCAJXnvU',
     shortValued: 'LPI',
+    separateValues: true,
     long: 'noreport dirsfirst gitignore prune matchdirs ignore-case du',
     longValued: 'filelimit charset sort timefmt',
   },
@@ -262,7 +269,7 @@ const commands: Readonly<Record<string, CommandSpec>> = {
   whoami: { positional: 'none', inert: true },
   nproc: { long: 'all', longValued: 'ignore', positional: 'none', inert: true },
   printenv: { short: '0', long: 'null', ...text },
-  xxd: { short: 'aCEipuh', shortValued: 'cglos', maxPositional: 1 },
+  xxd: { parse: xxdArguments },
   id: { short: 'gGnruz', ...text },
   uname: { short: 'asnrvmpio', positional: 'none', inert: true },
   jq: {
@@ -334,6 +341,27 @@ function findArguments(args: readonly string[]): ParsedArguments | string {
   return { paths };
 }
 
+// xxd reads each word as one option by its first letter — `-ps` is `-p` (`-postscript`), not
+// `-p -s <offset>` — and a valued one's value is the rest of the word or, for the bare letter or
+// its long name, the next word. A second file is the one it writes (`xxd -ps in out` wrote `out`).
+const xxdFlags = new Set(
+  '-a -autoskip -C -capitalize -E -EBCDIC -i -include -p -ps -postscript -plain -u'.split(' '),
+);
+const xxdValued = new Set('-c -cols -g -groupsize -l -len -o -offset -s -seek'.split(' '));
+const xxdAttached = /^-[cglos][+-]?(0x[0-9a-fA-F]+|\d+)$/;
+
+function xxdArguments(args: readonly string[]): ParsedArguments | string {
+  const paths: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (xxdValued.has(word)) index++;
+    else if (word.startsWith('-') && word !== '-') {
+      if (!xxdFlags.has(word) && !xxdAttached.test(word)) return `xxd ${word}`;
+    } else paths.push(word);
+  }
+  return paths.length > 1 ? 'xxd given more than 1 file (the second is written)' : { paths };
+}
+
 const words = (list: string | undefined) => (list ?? '').split(' ').filter((word) => word !== '');
 
 /** Parses options by a spec: the positional words and path-option values, or why it is not read-only. */
@@ -380,6 +408,10 @@ function parseBySpec(
       for (let at = 0; at < letters.length; at++) {
         const letter = letters[at] ?? '';
         if ((spec.shortValued ?? '').includes(letter)) {
+          if (spec.separateValues === true && at < letters.length - 1) {
+            refused = `${name} ${word} (-${letter} takes the next word; what follows it are more options)`;
+            break;
+          }
           // The rest of the word is the value, or else the next word is.
           const given = at === letters.length - 1 ? args[++index] : letters.slice(at + 1);
           if (pathValued.has(letter) && given !== undefined) optionPaths.push(given);

@@ -1,7 +1,7 @@
 // Types of system-tools.mjs (plain JavaScript so scripts/run.mjs can load it before any install).
 
 /** A command some test suite needs. */
-export type SystemToolCommand = 'bwrap' | 'socat' | 'rg' | 'tmux' | 'curl' | 'python3';
+export type SystemToolCommand = 'bwrap' | 'socat' | 'rg' | 'tmux' | 'curl' | 'python3' | 'xxd';
 
 /** How one tool is named, installed and probed. */
 export interface SystemTool {

@@ -25,6 +25,8 @@ export const systemTools = {
   tmux: { label: 'tmux', apt: 'tmux', brew: 'tmux', probe: ['-V'] },
   curl: { label: 'curl', apt: 'curl', brew: 'curl', probe: ['--version'] },
   python3: { label: 'python3', apt: 'python3', brew: 'python', probe: ['--version'] },
+  // macOS ships xxd with vim.
+  xxd: { label: 'xxd', apt: 'xxd', brew: 'vim', probe: ['-v'] },
 };
 
 /** The tools `npm test` checks up front: every one some suite needs. */

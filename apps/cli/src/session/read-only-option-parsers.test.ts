@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
@@ -12,7 +12,9 @@ import { assertBuilt, tempDir } from '../testing/test-support.js';
 // only as a word starting with `-O`. git's parser also takes it bundled after other short
 // options (`-lOrm`) and `--open-files-in-pager` by any unambiguous prefix (`--open-files=rm`):
 // `git grep -lOrm TODO` deleted every tracked file holding TODO, in read-only mode, unasked.
-// Real CLI, real bubblewrap, real git.
+// xxd reads each word as one option by its first letter: `-ps` is its postscript flag, which
+// the list took for `-p` then `-s <offset>` eating the next word — `xxd -ps a.txt b.txt` passed
+// for one file read and overwrote b.txt. Real CLI, real bubblewrap, real git and xxd.
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -65,6 +67,29 @@ describe('git grep in read-only mode', () => {
     const { code, result } = await run(setup, 'git grep -ln TODO');
     expect(result?.errorKind).toBeUndefined();
     expect(result?.text).toContain('a.txt');
+    expect(code).toBe(0);
+  });
+});
+
+describe('xxd in read-only mode', () => {
+  it.for(['xxd -ps a.txt b.txt', 'xxd -seek 0 a.txt b.txt', 'xxd -pso 0 a.txt b.txt'])(
+    '%s is asked (denied in -p): b.txt is not written',
+    async (command, context) => {
+      skipWithout('xxd')(context);
+      const setup = await repository();
+      const { code, result } = await run(setup, command);
+      expect(result?.errorKind).toBe('denied');
+      expect(readFileSync(join(setup.workspace, 'b.txt'), 'utf8')).toBe('TODO two\n');
+      expect(code).toBe(4);
+    },
+  );
+
+  it('xxd -ps of one file still runs unasked', async (context) => {
+    skipWithout('xxd')(context);
+    const setup = await repository();
+    const { code, result } = await run(setup, 'xxd -ps a.txt');
+    expect(result?.errorKind).toBeUndefined();
+    expect(result?.text).toContain('544f444f206f6e650a');
     expect(code).toBe(0);
   });
 });
