@@ -223,6 +223,20 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     values.help = true;
     positionals = positionals.slice(1);
   }
+  // `agent help serve`, `agent help login`, `agent help list`, `agent help help`: a command's
+  // last word or help itself, not a prompt (it was sent to the model at a terminal, and said as
+  // "a prompt without -p…" elsewhere).
+  const helpOf = helpAliases[positionals[1] ?? ''];
+  if (
+    !afterSeparator &&
+    values.print === undefined &&
+    positionals.length === 2 &&
+    positionals[0] === 'help' &&
+    helpOf !== undefined
+  ) {
+    values.help = true;
+    positionals = helpOf;
+  }
   if (
     !afterSeparator &&
     values.print === undefined &&
@@ -492,6 +506,15 @@ const emptyValueNeeds: Partial<Record<string, string>> = {
 };
 
 /** `demo`, `trust`, `mcp`, `mcp serve`, `mcp login`: a command `agent help` can show. */
+/** `agent help <word>` for a command named by its last word, or help itself. */
+const helpAliases: Record<string, string[]> = {
+  serve: ['mcp', 'serve'],
+  login: ['mcp', 'login'],
+  list: ['trust'],
+  revoke: ['trust'],
+  help: [],
+};
+
 function isCommandPath(words: readonly string[]): boolean {
   if (words.length === 1) return ['demo', 'trust', 'mcp'].includes(words[0] ?? '');
   return words.length === 2 && words[0] === 'mcp' && ['serve', 'login'].includes(words[1] ?? '');

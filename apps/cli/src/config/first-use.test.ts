@@ -187,6 +187,12 @@ describe('--help of a command', () => {
     [['mcp', 'login', 'docs', '--help'], 'Usage: agent mcp login <server>'],
     [['help'], 'Usage:\n  agent [options]'],
     [['--help'], 'Usage:\n  agent [options]'],
+    // A command by its last word, or help itself: was a prompt (sent to the model at a terminal).
+    [['help', 'serve'], 'Usage: agent mcp serve'],
+    [['help', 'login'], 'Usage: agent mcp login <server>'],
+    [['help', 'list'], 'Usage: agent trust [list|revoke]'],
+    [['help', 'revoke'], 'Usage: agent trust [list|revoke]'],
+    [['help', 'help'], 'Usage:\n  agent [options]'],
   ])('agent %s prints its own help', async (args, heading) => {
     const run = await runCli(args);
     expect(run.code).toBe(0);
