@@ -177,6 +177,10 @@ describe('bashCallTier', () => {
       ['ls dirlink', 'full-access'],
       ['cat < /etc/hostname', 'full-access'],
       ['grep -f /etc/hostname notes.txt', 'full-access'],
+      // od's -w takes a value only attached: a bare one leaves the next word a file od reads.
+      ['od -c -w /etc/hostname', 'full-access'],
+      ['od -c -w link', 'full-access'],
+      ['od -c -w8 notes.txt', 'read-only'],
       ['cat *.txt', 'full-access'],
       ['cat ~/.bashrc', 'full-access'],
       ['cat $HOME/.bashrc', 'full-access'],

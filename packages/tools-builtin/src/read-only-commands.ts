@@ -15,6 +15,11 @@ interface CommandSpec {
   short?: string;
   /** Short options that take a value, attached (`-n5`) or as the next word. */
   shortValued?: string;
+  /**
+   * Short options whose value is optional, so only attached (`od -w8`): a bare `-w` takes none,
+   * and the next word is a file it reads — not a value to pass unchecked (`od -c -w /elsewhere`).
+   */
+  shortOptional?: string;
   /** Long options without a value, space-separated, without the dashes. */
   long?: string;
   /**
@@ -173,7 +178,7 @@ const commands: Readonly<Record<string, CommandSpec>> = {
     inert: true,
   },
   column: { short: 'tnexJ', shortValued: 'sco', inert: true },
-  od: { short: 'bcdfilosvx', shortValued: 'AjNtSw', inert: true },
+  od: { short: 'bcdfilosvx', shortValued: 'AjNtS', shortOptional: 'w', inert: true },
   hexdump: { short: 'bcCdovx', shortValued: 'enNs', inert: true },
   strings: { short: 'afw', shortValued: 'ntTe', inert: true },
   echo: { short: 'neE', ...text },
@@ -407,6 +412,7 @@ function parseBySpec(
       let refused: string | undefined;
       for (let at = 0; at < letters.length; at++) {
         const letter = letters[at] ?? '';
+        if ((spec.shortOptional ?? '').includes(letter)) break;
         if ((spec.shortValued ?? '').includes(letter)) {
           if (spec.separateValues === true && at < letters.length - 1) {
             refused = `${name} ${word} (-${letter} takes the next word; what follows it are more options)`;

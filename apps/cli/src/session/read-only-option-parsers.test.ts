@@ -37,11 +37,15 @@ async function repository() {
   return { dir: dir.path, workspace };
 }
 
-async function run(setup: { dir: string; workspace: string }, command: string) {
+async function run(
+  setup: { dir: string; workspace: string },
+  command: string,
+  sandbox: 'required' | 'off' = 'required',
+) {
   const { code, stdout } = await runBashLines(
     setup,
     [command],
-    ['--mode', 'read-only', '--sandbox', 'required'],
+    ['--mode', 'read-only', '--sandbox', sandbox],
   );
   return { code, result: toolResults(stdout)[0] };
 }
@@ -91,5 +95,20 @@ describe('xxd in read-only mode', () => {
     expect(result?.errorKind).toBeUndefined();
     expect(result?.text).toContain('544f444f206f6e650a');
     expect(code).toBe(0);
+  });
+});
+
+describe('od in read-only mode without the sandbox', () => {
+  it('od -c -w <a file outside the workspace> is asked (denied in -p): the file is not read', async () => {
+    const setup = await repository();
+    const outside = join(setup.dir, 'outside-secret');
+    await writeFile(outside, 'SECRET-OUTSIDE\n');
+    const { code, result } = await run(setup, `od -c -w ${outside}`, 'off');
+    expect(result?.errorKind).toBe('denied');
+    expect(result?.text).not.toContain('S   E   C   R   E   T');
+    expect(code).toBe(4);
+    const inside = await run(setup, 'od -c -w8 a.txt', 'off');
+    expect(inside.result?.errorKind).toBeUndefined();
+    expect(inside.code).toBe(0);
   });
 });
