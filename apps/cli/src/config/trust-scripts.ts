@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync, type Stats } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { largeFileDigest } from './large-file-digest.js';
 import { virtualEnvironmentFiles } from './python-venv.js';
 import { pythonModuleForms, scriptReferences } from './script-references.js';
 
@@ -15,7 +16,7 @@ import { pythonModuleForms, scriptReferences } from './script-references.js';
  * first. Past it the rest is not pinned (the README says so).
  */
 export const maxPinnedFiles = 64;
-/** Larger files are pinned by their size alone (a script is small; this runs at every start). */
+/** Larger files are hashed in chunks, their text not searched for loads (large-file-digest.ts). */
 const maxHashedBytes = 1024 * 1024;
 
 /**
@@ -211,7 +212,7 @@ export interface Digested {
 /** Files read for pins already, by device and inode (one per start). */
 export type FileDigestCache = Map<string, Digested>;
 
-/** `sha256:<hex>` of a regular file (opened without blocking), `size:<n>` past the limit, or undefined. */
+/** `sha256:<hex>` of a regular file (opened without blocking; read in chunks past the limit), or undefined. */
 function digestOf(path: string, root: string, cache: Map<string, Digested>): Digested | undefined {
   let cached: Digested | undefined;
   const outcome = readRegularFileSync(path, {
@@ -233,8 +234,11 @@ function digestOf(path: string, root: string, cache: Map<string, Digested>): Dig
     }
     case 'refused':
       return cached;
-    case 'too-large':
-      return { digest: `size:${outcome.size}`, references: [] };
+    case 'too-large': {
+      // Hashed too, in chunks: a same-size replacement kept a size-only pin (large-file-digest.ts).
+      const digest = largeFileDigest(path, outcome.stats);
+      return digest === undefined ? undefined : { digest, references: [] };
+    }
     default:
       return undefined;
   }
