@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
+import { nobody } from './test-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,7 +16,6 @@ afterEach(async () => {
 });
 
 const key = 'sk-live-0123456789abcdefghij';
-const nobody = 65_534;
 
 /**
  * An HTTP server of `nobody` on `host`: its port, and every header line it was sent so far (it

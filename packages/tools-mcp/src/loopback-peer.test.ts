@@ -3,13 +3,13 @@
 // the browser's command line for every user of the machine to read, and one who signed in with it
 // as themselves handed the client a code of their own account. Real sockets on 127.0.0.1; the
 // other user is `nobody` running the system's curl (as root only: only root can be another user).
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loopbackPeer } from './loopback-peer.js';
 import { LoopbackOAuthProvider } from './oauth.js';
+import { curlAsNobody, nobody } from './test-helpers.js';
 import { memoryTokenStore } from './token-store.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -19,23 +19,6 @@ afterEach(async () => {
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
-const nobody = 65_534;
-
-/** `curl <url>` as `nobody`: the status and the body. */
-function curlAsNobody(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'curl',
-      ['-s', '-w', '\n%{http_code}', url],
-      { uid: nobody, gid: nobody, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (error, stdout) => {
-        if (error !== null && stdout === '') reject(error);
-        const cut = stdout.lastIndexOf('\n');
-        resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
-      },
-    );
-  });
-}
 
 /** A server on 127.0.0.1 that hands over each connection it accepts. */
 async function listener() {

@@ -14,6 +14,7 @@ import {
 import { AgentError } from '@agent/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { fromThisUser } from './loopback-peer.js';
 import {
   type BearerCheckResult,
   createBearerCheck,
@@ -40,9 +41,11 @@ export interface HttpServeOptions extends ToolServerOptions {
   /** The MCP endpoint's path [/mcp]. */
   path?: string;
   /**
-   * `{ token }`: requests must carry `Authorization: Bearer <token>`; `'none'`: anyone who can
-   * reach the port may call the tools — on a loopback address only (elsewhere `serveHttp`
-   * throws). [a token generated for this server, in the result]
+   * `{ token }`: requests must carry `Authorization: Bearer <token>`; `'none'`: the processes of
+   * this user (and root) may call the tools without one — on a loopback address only (elsewhere
+   * `serveHttp` throws); another user's get 403 on Linux, where the kernel says whose a
+   * connection is, and anyone who can reach the port is served elsewhere. [a token generated for
+   * this server, in the result]
    */
   auth?: HttpServeAuth;
   /**
@@ -369,6 +372,16 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
     awaitingHeaders.set(socket, timer);
   };
   const connections = new ConnectionBudget(options.maxConnections ?? 256);
+  // Whose each connection is, judged at its first request (without a token only).
+  const judged = new WeakMap<Socket, boolean>();
+  const ownersOnly = (socket: Socket): boolean => {
+    let ours = judged.get(socket);
+    if (ours === undefined) {
+      ours = fromThisUser(socket);
+      judged.set(socket, ours);
+    }
+    return ours;
+  };
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     clearTimeout(awaitingHeaders.get(socket));
@@ -386,6 +399,18 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
     const url = new URL(request.url ?? '/', 'http://localhost');
     // The URL the client dialed, when its Host was checked; the listening address otherwise.
     const base = allowed === undefined ? origin : `http://${request.headers.host ?? ''}`;
+    if (check === undefined && !ownersOnly(socket)) {
+      // No token: the port alone must not let another user of the machine in.
+      sendJson(
+        response,
+        403,
+        rpcError(
+          -32000,
+          'This server takes no token and serves only the processes of the user who started it',
+        ),
+      );
+      return;
+    }
     if (check !== undefined) {
       if (request.method === 'GET' && metadataPaths.has(url.pathname)) {
         sendJson(response, 200, protectedResourceMetadata(`${base}${path}`, serverName(options)));

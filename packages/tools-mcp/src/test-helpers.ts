@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as net from 'node:net';
@@ -199,3 +199,25 @@ export const hostileListingServerEntry = fileURLToPath(
 export const strayMessagesServerEntry = fileURLToPath(
   new URL('./__fixtures__/stray-messages-server.mjs', import.meta.url),
 );
+
+/** The uid tests run another user's processes as (as root only). */
+export const nobody = 65_534;
+
+/** `curl <url> [args]` as {@link nobody} (root only): the status and the body. */
+export function curlAsNobody(
+  url: string,
+  args: readonly string[] = [],
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'curl',
+      ['-s', '-w', '\n%{http_code}', ...args, url],
+      { uid: nobody, gid: nobody, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+      (error, stdout) => {
+        if (error !== null && stdout === '') reject(error);
+        const cut = stdout.lastIndexOf('\n');
+        resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
+      },
+    );
+  });
+}

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
@@ -256,17 +257,39 @@ describe('agent mcp serve', () => {
     await expect(connect(server.url)).rejects.toThrow(/Unauthorized/);
   });
 
-  it('--no-auth serves anyone, and says so on stderr', async () => {
+  it("--no-auth serves your processes without a token, another user's not, and says so on stderr", async () => {
     const cwd = await workspace();
     const server = await serve(['--cwd', cwd, '--no-auth']);
     expect(server.token).toBeUndefined();
     expect(server.stderr()).toContain(
-      'WARNING: --no-auth: any process that can reach this port can call these tools as you',
+      'WARNING: --no-auth: any process of yours that can reach this port can call these tools as you',
     );
     expect(server.stderr()).not.toContain('Authorization: Bearer');
     const client = await connect(server.url);
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } });
     expect(text(read)).toContain('hello from the workspace');
+    // Only root can be another user; the kernel names a connection's owner on Linux.
+    if (process.getuid?.() !== 0 || process.platform !== 'linux') return;
+    const theirs = await new Promise<string>((resolve) => {
+      execFile(
+        'curl',
+        [
+          '-s',
+          '-w',
+          '\n%{http_code}',
+          '-H',
+          'content-type: application/json',
+          '-H',
+          'accept: application/json, text/event-stream',
+          '--data',
+          '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+          server.url,
+        ],
+        { uid: 65_534, gid: 65_534, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+        (_error, stdout) => resolve(stdout),
+      );
+    });
+    expect(theirs).toMatch(/serves only the processes of the user who started it[\s\S]*\n403$/);
   });
 
   it('--token-file: the token of a private file (not echoed); a file others can read is refused', async () => {

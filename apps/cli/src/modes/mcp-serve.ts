@@ -261,7 +261,7 @@ function howToConnect(
 ): string[] {
   if (http.token === undefined)
     return [
-      'agent mcp serve: WARNING: --no-auth: any process that can reach this port can call these tools as you (other users, containers, a forwarded port). Drop --no-auth to require a bearer token.',
+      `agent mcp serve: WARNING: --no-auth: any process of yours that can reach this port can call these tools as you (anything you run, a port you forward)${process.platform === 'linux' ? ", and root's; other users' processes are refused" : ', and so can the other users of this machine'}. Drop --no-auth to require a bearer token.`,
     ];
   const fromFile = options.serveTokenFile ?? written?.path;
   // A token in a file is not echoed into terminals and logs.
