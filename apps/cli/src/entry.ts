@@ -25,7 +25,7 @@ process.on('SIGUSR1', () => undefined);
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(versionsText);
-} else if ((await credentialsHandedOver()) && (await homeMadePrivate())) {
+} else if ((await coreDumpsOff()) && (await credentialsHandedOver()) && (await homeMadePrivate())) {
   enableCompileCache();
   await import('./main.js');
 }
@@ -49,6 +49,19 @@ async function homeMadePrivate(): Promise<boolean> {
     process.exitCode = 1;
     return false;
   }
+}
+
+/**
+ * Sets the core-file limits to 0 before any key is read (config/core-dumps.ts): a core dump the
+ * model had another process of the user provoke held them. Says so when it cannot; true always.
+ */
+async function coreDumpsOff(): Promise<boolean> {
+  // Once: the limits hold across the re-execution below.
+  if (process.env.AGENT_CREDENTIAL_HANDOVER !== undefined) return true;
+  const { turnOffCoreDumps } = await import('./config/core-dumps.js');
+  const notice = turnOffCoreDumps();
+  if (notice !== undefined) process.stderr.write(`agent: ${notice}\n`);
+  return true;
 }
 
 /**

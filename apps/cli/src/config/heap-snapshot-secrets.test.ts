@@ -4,19 +4,11 @@
 // of the model walks up to the CLI and signals it, then reads the .heapsnapshot it finds there.
 // --heapsnapshot-near-heap-limit writes one there too when the heap fills. The CLI now runs
 // without both (in its environ block too, so what it starts does not inherit them).
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory, nodeForAnyUser } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  type CliRun,
-  cleanEnv,
-  runCli,
-  testUsers,
-  writeScript,
-} from '../testing/test-support.js';
+import { assertBuilt, type CliRun, testUsers } from '../testing/test-support.js';
+import { runUnsandboxedCommand } from '../testing/unsandboxed-command.js';
 import {
   nodeOptionsValue,
   nodeOptionsWords,
@@ -53,46 +45,14 @@ async function runSignalled(
   nodeOptions: string,
   execArgv: readonly string[] = [],
 ): Promise<{ run: CliRun; workspace: string }> {
-  const dir = anyUserDirectory('agent-cli-heap-snapshot-');
-  cleanups.push(() => dir.dispose());
-  const workspace = join(dir.path, 'ws');
-  fs.mkdirSync(join(dir.path, 'home'), { recursive: true });
-  fs.mkdirSync(workspace);
-  const node = join(dir.path, 'node');
-  nodeForAnyUser(node);
-  const script = await writeScript(dir.path, [
-    { toolCalls: [{ name: 'bash', arguments: { command } }] },
-    { text: 'done' },
-  ]);
-  if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
-  const run = await runCli(
-    [
-      '-p',
-      'go',
-      '--scripted',
-      script,
-      '--cwd',
-      workspace,
-      '--sandbox',
-      'off',
-      '--mode',
-      'full-access',
-    ],
-    {
-      cwd: workspace,
-      node,
-      nodeArgs: execArgv,
-      uid,
-      env: cleanEnv({
-        HOME: join(dir.path, 'home'),
-        AGENT_HOME: join(dir.path, 'home', '.agent'),
-        TMPDIR: dir.path,
-        ANTHROPIC_API_KEY: providerKey,
-        NODE_OPTIONS: nodeOptions,
-      }),
-    },
-  );
-  return { run, workspace };
+  return runUnsandboxedCommand({
+    uid,
+    prefix: 'agent-cli-heap-snapshot-',
+    command,
+    nodeArgs: execArgv,
+    env: { ANTHROPIC_API_KEY: providerKey, NODE_OPTIONS: nodeOptions },
+    disposeLater: (dispose) => cleanups.push(dispose),
+  });
 }
 
 /** The heap snapshots in `folder` and what they hold of the key. */
