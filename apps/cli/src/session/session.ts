@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { CommandHooks } from '@agent/command-hooks';
@@ -212,6 +212,23 @@ export async function checkWorkspace(cwd: string): Promise<void> {
     );
   }
   if (!info.isDirectory()) throw new CliError(`The workspace ${cwd} is not a directory`);
+  // One the user may not enter or list (another user's home, a 0700 folder): its settings,
+  // AGENTS.md and .mcp.json were each said unreadable, then the session ran with tools that could
+  // read nothing there. Said once, as what it is.
+  const denied = async (mode: number) =>
+    access(cwd, mode).then(
+      () => false,
+      () => true,
+    );
+  const what = (await denied(constants.X_OK))
+    ? 'cannot be entered'
+    : (await denied(constants.R_OK))
+      ? 'cannot be listed'
+      : undefined;
+  if (what !== undefined)
+    throw new CliError(
+      `The workspace ${cwd} ${what} by this user (permission denied): the tools could not work in it. Check its permissions (ls -ld '${cwd}'), or start in a folder of yours (--cwd <dir>)`,
+    );
 }
 
 /** Builds a session from the options; `log` receives setup warnings. */
