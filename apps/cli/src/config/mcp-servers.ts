@@ -43,11 +43,13 @@ export interface McpServerEntry {
 
 /**
  * Reads `{ "mcpServers": { name: { command, args, env } | { url, headers } } }` into transports;
- * the user's own file: `~` and `${VAR}` are expanded with `expansion`.
+ * the user's own file: `~` and `${VAR}` are expanded with `expansion`. What was changed on the
+ * way (a server's relative PATH entries left out) is said through `log`.
  */
 export async function readMcpConfig(
   path: string,
   expansion: McpExpansion,
+  log: (line: string) => void,
 ): Promise<McpServerEntry[]> {
   let data: unknown;
   try {
@@ -61,7 +63,9 @@ export async function readMcpConfig(
     data !== null && typeof data === 'object'
       ? (data as { mcpServers?: unknown }).mcpServers
       : undefined;
-  return parseMcpServers(servers, `The MCP config ${path}`, expansion).entries;
+  const { entries, notices } = parseMcpServers(servers, `The MCP config ${path}`, expansion);
+  for (const notice of notices) log(notice);
+  return entries;
 }
 
 /** The keys a server entry may have: ours, and `type` as Claude Code writes it (checked against the shape). */

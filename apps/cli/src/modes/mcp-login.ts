@@ -26,7 +26,9 @@ async function serverNamed(options: CliOptions, name: string): Promise<McpServer
   const fromFlag =
     options.mcpConfig === undefined
       ? []
-      : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env });
+      : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env }, (line) =>
+          process.stderr.write(`${line}\n`),
+        );
   const servers = [...fromFlag, ...(options.mcpServers ?? [])];
   const server = servers.find((each) => each.name === name);
   if (server !== undefined) return server;

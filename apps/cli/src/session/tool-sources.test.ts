@@ -3,10 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMcpServers, readMcpConfig } from '../config/mcp-servers.js';
-import { tempDir } from '../testing/test-support.js';
+import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
 
 /** The user's own file: a home for `~`, an environment for `${VAR}`. */
 const yours = { home: '/home/me', env: { GITHUB_PAT: 'ghp_x', EMPTY: '' } };
+const ignore = () => undefined;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -32,7 +33,7 @@ describe('readMcpConfig', () => {
       },
     });
     expect(
-      (await readMcpConfig(path, yours)).map((entry) => [entry.name, entry.transport.type]),
+      (await readMcpConfig(path, yours, ignore)).map((entry) => [entry.name, entry.transport.type]),
     ).toEqual([
       ['on', 'stdio'],
       ['remote', 'http'],
@@ -49,7 +50,7 @@ describe('readMcpConfig', () => {
         bare: { url: 'http://127.0.0.1:1/mcp' },
       },
     });
-    expect(await readMcpConfig(path, yours)).toEqual([
+    expect(await readMcpConfig(path, yours, ignore)).toEqual([
       { name: 'plain', transport: { type: 'stdio', command: 'npx', args: ['-y', 'server'] } },
       {
         name: 'withEnv',
@@ -107,7 +108,7 @@ describe('readMcpConfig', () => {
     ],
     [{ mcpServers: { x: ['a'] } }, 'server "x" is not an object'],
   ])('rejects %j', async (content, message) => {
-    await expect(readMcpConfig(await configFile(content), yours)).rejects.toThrow(message);
+    await expect(readMcpConfig(await configFile(content), yours, ignore)).rejects.toThrow(message);
   });
 });
 
@@ -122,7 +123,9 @@ describe("a stdio server's own PATH", () => {
         absolute: { command: 'node', env: { PATH: '/opt/bin:/usr/bin' } },
       },
     });
-    expect((await readMcpConfig(path, yours)).map((entry) => entry.transport)).toEqual([
+    const said: string[] = [];
+    const entries = await readMcpConfig(path, yours, (line) => said.push(line));
+    expect(entries.map((entry) => entry.transport)).toEqual([
       {
         type: 'stdio',
         command: 'node',
@@ -132,6 +135,29 @@ describe("a stdio server's own PATH", () => {
       { type: 'stdio', command: 'node', args: [], env: {} },
       { type: 'stdio', command: 'node', args: [], env: { PATH: '/opt/bin:/usr/bin' } },
     ]);
+    // Said for the user's own file too (it was dropped unsaid: a server then missing its ./bin).
+    expect(said).toEqual([
+      expect.stringContaining('server "mixed" of The MCP config'),
+      expect.stringContaining('server "relative" of The MCP config'),
+    ]);
+    expect(said[0]).toContain('PATH entries left out of its env: ./bin, "" (empty), .');
+  });
+
+  it('--mcp-config: the CLI says which entries of a server of yours were left out', async () => {
+    assertBuilt();
+    const path = await configFile({
+      mcpServers: { tools: { command: '/bin/true', env: { PATH: './bin:/usr/bin' } } },
+    });
+    const dir = await tempDir('agent-cli-mcp-path-');
+    cleanups.push(dir.dispose);
+    const script = join(dir.path, 'script.json');
+    await writeFile(script, JSON.stringify([{ text: 'done' }]));
+    const run = await runCli(['-p', 'go', '--scripted', script, '--mcp-config', path], {
+      cwd: dir.path,
+      env: cleanEnv({ AGENT_HOME: join(dir.path, 'home') }),
+    });
+    expect(run.stderr).toContain('server "tools" of The MCP config');
+    expect(run.stderr).toContain('PATH entries left out of its env: ./bin');
   });
 
   it("a project's entry: the same, and said", () => {
@@ -167,7 +193,7 @@ describe("~ and ${VAR} in an mcpServers entry (Claude Code's .mcp.json expansion
         },
       },
     });
-    expect(await readMcpConfig(path, yours)).toEqual([
+    expect(await readMcpConfig(path, yours, ignore)).toEqual([
       {
         name: 'local',
         transport: {
@@ -201,7 +227,7 @@ describe("~ and ${VAR} in an mcpServers entry (Claude Code's .mcp.json expansion
     'an unset variable with no default in %j is an error naming the server and key',
     async (server, where) => {
       const path = await configFile({ mcpServers: { s: server } });
-      await expect(readMcpConfig(path, yours)).rejects.toThrow(
+      await expect(readMcpConfig(path, yours, ignore)).rejects.toThrow(
         new RegExp(
           `server "s" names \\$\\{(MISSING|EMPTY)\\} in "${where.replace('.', '\\.')}", which is not set`,
         ),

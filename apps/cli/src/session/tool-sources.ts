@@ -270,7 +270,7 @@ export async function loadTools(
     const fromFlag =
       options.mcpConfig === undefined
         ? []
-        : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env });
+        : await readMcpConfig(options.mcpConfig, { home: homedir(), env: process.env }, log);
     const flagged = new Set(fromFlag.map((server) => server.name));
     const servers = [
       ...(options.mcpServers ?? []).filter((server) => !flagged.has(server.name)),
