@@ -4,6 +4,7 @@
 // provider configured". Each is named with what agent reads instead; none is read in its place
 // (a variable exported for another tool is not the user's word for this one).
 import type { ProviderName } from './args.js';
+import { editDistance } from './suggest.js';
 
 /** One variable of another tool, and what this CLI reads for the same thing. */
 interface ForeignVariable {
@@ -56,6 +57,47 @@ const foreignVariables: readonly ForeignVariable[] = [
     unlessSet: 'OPENAI_BASE_URL',
   },
 ];
+
+/** The key variables read here, per provider, and the vendor words a look-alike name carries. */
+const keyVariables: readonly {
+  provider: ProviderName;
+  reads: readonly string[];
+  vendor: RegExp;
+}[] = [
+  { provider: 'anthropic', reads: ['ANTHROPIC_API_KEY'], vendor: /ANTHROPIC|CLAUDE/ },
+  { provider: 'openai', reads: ['OPENAI_API_KEY'], vendor: /OPEN_?AI/ },
+  { provider: 'google', reads: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], vendor: /GEMINI|GOOGLE/ },
+];
+
+/**
+ * A key set under a name close to ours — `ANTHROPIC_KEY`, `CLAUDE_API_KEY`, `OPENAI_KEY`, the AI
+ * SDK's `GOOGLE_GENERATIVE_AI_API_KEY`, `anthropic_api_key`, `ANTHROPIC_API_KY` — is not read
+ * (guessing would send a key the user meant for something else), but named, with the line that
+ * makes it ours: before, "No model provider configured" said to set what the user believed set.
+ * For the refusals only (no key for the provider): with a key, or a server of yours that needs
+ * none, another variable is not this run's business.
+ */
+export function lookAlikeKeyNotes(
+  env: Readonly<Record<string, string | undefined>>,
+  provider: ProviderName | undefined,
+): string[] {
+  const notes: string[] = [];
+  const listed = new Set(foreignVariables.map((variable) => variable.name));
+  for (const [name, value] of Object.entries(env)) {
+    if ((value ?? '').trim() === '' || listed.has(name)) continue;
+    const upper = name.toUpperCase();
+    for (const key of keyVariables) {
+      if (provider !== undefined && key.provider !== provider) continue;
+      if (key.reads.includes(name) || !key.vendor.test(upper)) continue;
+      if (key.reads.some((read) => (env[read] ?? '').trim() !== '')) continue;
+      const [ours = ''] = key.reads;
+      const close = key.reads.some((read) => editDistance(upper, read) <= 2);
+      if (!close && !/(^|_)(API_?)?(KEY|TOKEN)$/.test(upper)) continue;
+      notes.push(`${name} is set but not read here; agent reads ${ours}: export ${ours}="$${name}"`);
+    }
+  }
+  return notes;
+}
 
 /**
  * A note line for each variable of another tool that is set (not blank) where its counterpart

@@ -136,3 +136,38 @@ describe('a refused key says which slip it is', () => {
     expect(run.stderr).not.toContain('looks like');
   });
 });
+
+describe('a key under a look-alike name', () => {
+  const value = 'sk-look-alike-value-0123456789';
+  it.each([
+    ['ANTHROPIC_KEY', 'ANTHROPIC_API_KEY'],
+    ['CLAUDE_API_KEY', 'ANTHROPIC_API_KEY'],
+    ['anthropic_api_key', 'ANTHROPIC_API_KEY'],
+    ['ANTHROPIC_API_KY', 'ANTHROPIC_API_KEY'],
+    ['OPENAI_KEY', 'OPENAI_API_KEY'],
+    ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+    ['GEMINI_KEY', 'GEMINI_API_KEY'],
+  ])('%s: named with the variable read here, its value never shown', async (variable, ours) => {
+    const run = await runCli(['-p', 'hi'], {
+      cwd: await scratch(),
+      env: cleanEnv({ AGENT_HOME: await scratch(), [variable]: value }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No model provider configured');
+    expect(run.stderr).toContain(
+      `(${variable} is set but not read here; agent reads ${ours}: export ${ours}="$${variable}".)`,
+    );
+    expect(run.stderr).not.toContain(value);
+  });
+
+  it('the provider named: only its look-alikes are said', async () => {
+    const run = await runCli(['--provider', 'anthropic', '-p', 'hi'], {
+      cwd: await scratch(),
+      env: cleanEnv({ AGENT_HOME: await scratch(), CLAUDE_API_KEY: value, OPENAI_KEY: value }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('The provider anthropic needs an API key');
+    expect(run.stderr).toContain('CLAUDE_API_KEY is set but not read here');
+    expect(run.stderr).not.toContain('OPENAI_KEY');
+  });
+});

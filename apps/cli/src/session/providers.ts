@@ -4,7 +4,7 @@ import { apiKeyVariables } from '../config/api-keys.js';
 import type { CliOptions, ProviderName } from '../config/args.js';
 import { baseUrlProblem } from '../config/base-url.js';
 import { CliError } from '../config/cli-error.js';
-import { foreignVariableNotes } from '../config/foreign-variables.js';
+import { foreignVariableNotes, lookAlikeKeyNotes } from '../config/foreign-variables.js';
 import { isModelAlias, readModelName } from '../config/model-names.js';
 import { parseJson, readRegularFile } from '../config/project-file.js';
 import { closestWord } from '../config/suggest.js';
@@ -127,7 +127,7 @@ export async function chooseProvider(
       provider,
     );
   const foreignNote = (provider?: ProviderName) =>
-    foreignNotes(provider)
+    [...foreignNotes(provider), ...lookAlikeKeyNotes(env, provider)]
       .map((note) => `\n(${note}.)`)
       .join('');
   if (name === undefined) {
