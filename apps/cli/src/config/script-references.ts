@@ -193,6 +193,28 @@ function packageScriptBins(text: string, folder: string): string[] {
 }
 
 /**
+ * The words of a shell script or a Makefile that may be programs it runs by name (`ruff`,
+ * `black`): PATH finds them, in a folder of the workspace too (an activated `.venv/bin`).
+ * Nothing for another kind of file (a JavaScript file's words are not commands).
+ */
+export function programWords(path: string, bytes: Uint8Array): string[] {
+  const name = basename(path);
+  const head = Buffer.from(bytes.subarray(0, 256)).toString('utf8');
+  const shell =
+    /\.(?:sh|bash|zsh|mk)$/.test(name) ||
+    ['Makefile', 'makefile', 'GNUmakefile', 'justfile', 'Justfile'].includes(name) ||
+    /^#!.*\b(?:sh|bash|zsh|dash|ksh)\b/.test(head);
+  if (!shell || bytes.subarray(0, 8192).includes(0)) return [];
+  const text = Buffer.from(bytes.subarray(0, maxScannedChars)).toString('utf8');
+  const found = new Set<string>();
+  for (const word of text.replace(/^[ \t]*#(?!!).*$/gm, '').split(/[\s'"`()[\]{},;<>|&=$@]+/)) {
+    if (found.size >= maxWordsPerFile) break;
+    if (/^[A-Za-z_][\w.+-]*$/.test(word)) found.add(word);
+  }
+  return [...found];
+}
+
+/**
  * The paths (absolute, or relative to be tried against the project root and then the file's
  * folder) that the project file `path` (absolute) may load, found in its text. Nothing for a
  * binary file.

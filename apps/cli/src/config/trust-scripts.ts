@@ -9,7 +9,7 @@ import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep 
 import { readRegularFileSync } from '@agent/core/regular-file';
 import { largeFileDigest } from './large-file-digest.js';
 import { virtualEnvironmentFiles } from './python-venv.js';
-import { pythonModuleForms, scriptReferences } from './script-references.js';
+import { programWords, pythonModuleForms, scriptReferences } from './script-references.js';
 
 /**
  * Files pinned for one command at most: those it names first, then those they load, nearest
@@ -213,7 +213,12 @@ export interface Digested {
 export type FileDigestCache = Map<string, Digested>;
 
 /** `sha256:<hex>` of a regular file (opened without blocking; read in chunks past the limit), or undefined. */
-function digestOf(path: string, root: string, cache: Map<string, Digested>): Digested | undefined {
+function digestOf(
+  path: string,
+  root: string,
+  cache: Map<string, Digested>,
+  searchPath: readonly string[],
+): Digested | undefined {
   let cached: Digested | undefined;
   const outcome = readRegularFileSync(path, {
     maxBytes: maxHashedBytes,
@@ -227,7 +232,13 @@ function digestOf(path: string, root: string, cache: Map<string, Digested>): Dig
     case 'read': {
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
-        references: scriptReferences(path, outcome.bytes, root),
+        references: [
+          ...scriptReferences(path, outcome.bytes, root),
+          // The programs a shell script or Makefile runs by name where PATH finds them in the project.
+          ...programWords(path, outcome.bytes).flatMap((word) =>
+            searchPath.map((folder) => join(folder, word)),
+          ),
+        ],
       };
       cache.set(identityOf(outcome.stats), digested);
       return digested;
@@ -268,6 +279,12 @@ export function projectFileDigests(
      * changed, made or removed (by its stat), the pin is what it was (hook-file-pins.ts).
      */
     looked?: Set<string>;
+    /**
+     * PATH's folders inside the project (absolute): the programs the pinned shell scripts and
+     * Makefiles run by name are looked for there too. Within a session only (hook-file-pins.ts):
+     * a trust pin must not differ with the PATH of the shell the CLI starts from [none].
+     */
+    searchPath?: readonly string[];
   } = {},
 ): Record<string, string> | undefined {
   const cache = options.cache ?? new Map();
@@ -304,7 +321,7 @@ export function projectFileDigests(
     }
     const name = relative(root, inProject ? lexical : real);
     if (name === '' || digests[name] !== undefined) return;
-    const digested = digestOf(real, root, cache);
+    const digested = digestOf(real, root, cache, options.searchPath ?? []);
     if (digested === undefined) return;
     digests[name] = digested.digest;
     count++;

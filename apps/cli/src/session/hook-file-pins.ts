@@ -77,12 +77,17 @@ function executedWords(command: string): string[] {
  * could write, which the hook then runs outside the sandbox. Each such candidate, there or not.
  */
 function onWorkspacePath(words: readonly string[], projectRoot: string): string[] {
-  const entries = (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter((entry) => isAbsolute(entry) && isWithin(projectRoot, entry));
+  const entries = workspacePath(projectRoot);
   return words
     .filter((word) => /^[\w][\w.+-]*$/.test(word))
     .flatMap((word) => entries.map((entry) => join(entry, word)));
+}
+
+/** PATH's folders inside the project (an activated `.venv/bin`), where a sandboxed command may write. */
+function workspacePath(projectRoot: string): string[] {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => isAbsolute(entry) && isWithin(projectRoot, entry));
 }
 
 function isWithin(root: string, path: string): boolean {
@@ -131,6 +136,8 @@ export function commandPin(
     projectRoot,
     {
       ...(looked === undefined ? {} : { looked }),
+      // And what its scripts run by name there (`ruff` in a `make lint` recipe).
+      searchPath: workspacePath(projectRoot),
     },
   );
   const repository = join(projectRoot, '.git');
