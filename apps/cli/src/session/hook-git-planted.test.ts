@@ -1,17 +1,12 @@
-// A trusted folder with no `.git` at its root (a project found by its `.agent/`, an unpacked
-// download): the sandbox keeps an existing `.git` read-only, but where there was none a sandboxed
-// command made one, its `config` saying `core.fsmonitor = <command>`. The sandbox said so ("look
-// before using it") — and the trusted hook's `git status` ran that command as the user, outside
-// the sandbox, right after the same call. Real CLI, real bubblewrap, real git.
-import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
 import { assertBuilt, testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
+  expectStoppedAfterChange,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -64,24 +59,17 @@ describe.each(testUsers)(
     it.each(['folder', 'gitdir file'] as const)(
       'as a %s: the hook that runs git does not run again, and says why',
       async (how) => {
-        const { run, outside, ran } = await runWithGitHook(
-          (outside) => [
-            { tool: { name: 'list_files', input: { path: '.' } } },
-            ...plantRepository(how, `touch ${join(outside, 'escaped')}`),
-            { tool: { name: 'list_files', input: { path: '.' } } },
-            { text: 'done' },
-          ],
-          uid,
-        );
-        expect(run.code, run.stderr).toBe(0);
-        expect(
-          existsSync(join(outside, 'escaped')),
-          'the planted fsmonitor ran outside the sandbox',
-        ).toBe(false);
-        // The control: the hook ran outside the sandbox (it can write there) until the plant.
-        expect(ran.startsWith('ran\n'), run.stderr).toBe(true);
-        expect(run.stderr).toContain(
-          'PostToolUse hook "sh scripts/hooks/status.sh" did not run: the project files it runs changed during this session (.git)',
+        expectStoppedAfterChange(
+          await runWithGitHook(
+            (outside) => [
+              { tool: { name: 'list_files', input: { path: '.' } } },
+              ...plantRepository(how, `touch ${join(outside, 'escaped')}`),
+              { tool: { name: 'list_files', input: { path: '.' } } },
+              { text: 'done' },
+            ],
+            uid,
+          ),
+          { command: 'sh scripts/hooks/status.sh', ranBefore: 2, changed: '.git' },
         );
       },
     );

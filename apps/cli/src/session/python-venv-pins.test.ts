@@ -15,6 +15,7 @@ import type { Turn } from '../testing/messages-server.js';
 import { assertBuilt, tempDir, testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
+  expectStoppedAfterChange,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -63,28 +64,22 @@ describe.each(testUsers)("a trusted hook's venv python ($label)", ({ uid }) => {
     ['a .pth file in its site-packages', 'zz-planted.pth'],
     ['a sitecustomize.py in its site-packages', 'sitecustomize.py'],
   ])('%s written during the session does not run outside the sandbox', async (_what, name) => {
-    const { run, outside, ran } = await runWithVenvHook(
-      (outside) => [
-        { tool: { name: 'list_files', input: { path: '.' } } },
-        {
-          tool: {
-            name: 'write_file',
-            input: { path: join(site, name), content: escaping(outside) },
+    expectStoppedAfterChange(
+      await runWithVenvHook(
+        (outside) => [
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          {
+            tool: {
+              name: 'write_file',
+              input: { path: join(site, name), content: escaping(outside) },
+            },
           },
-        },
-        { tool: { name: 'list_files', input: { path: '.' } } },
-        { text: 'done' },
-      ],
-      uid,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(existsSync(join(outside, 'escaped')), 'the planted file ran outside the sandbox').toBe(
-      false,
-    );
-    // The control: the hook ran outside the sandbox (it can write there) before the write.
-    expect(ran, run.stderr).toBe('ran\n');
-    expect(run.stderr).toContain(
-      'PostToolUse hook ".venv/bin/python scripts/hooks/check.py" did not run: the project files it runs changed during this session',
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { text: 'done' },
+        ],
+        uid,
+      ),
+      { command: '.venv/bin/python scripts/hooks/check.py', ranBefore: 1 },
     );
   });
 

@@ -1,17 +1,11 @@
-// The user started the CLI from an activated virtual environment, so PATH names the project's
-// `.venv/bin`. A trusted hook runs the project's script (`sh scripts/hooks/lint.sh`, `make lint`),
-// and the script runs `ruff` by name: PATH finds `.venv/bin/ruff`, a file of the workspace. The
-// hook's own words were looked up there (hook-file-pins.ts), the script's were not: a sandboxed
-// command rewrote (or made) `.venv/bin/ruff` and the next hook ran it as the user, outside the
-// sandbox. Real CLI, real bubblewrap, real sh and make.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
 import { assertBuilt, testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
+  expectStoppedAfterChange,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -60,32 +54,25 @@ describe.each(testUsers)(
     it.each(Object.entries(hooks))(
       'by %s: rewritten by a sandboxed command, it does not run outside the sandbox',
       async (_what, hook) => {
-        const { run, outside, ran } = await runWithVenvOnPath(
-          hook,
-          (outside) => [
-            { tool: { name: 'list_files', input: { path: '.' } } },
-            {
-              tool: {
-                name: 'bash',
-                input: {
-                  command: `printf '#!/bin/sh\\ntouch ${join(outside, 'escaped')}\\n' > .venv/bin/ruff`,
+        expectStoppedAfterChange(
+          await runWithVenvOnPath(
+            hook,
+            (outside) => [
+              { tool: { name: 'list_files', input: { path: '.' } } },
+              {
+                tool: {
+                  name: 'bash',
+                  input: {
+                    command: `printf '#!/bin/sh\\ntouch ${join(outside, 'escaped')}\\n' > .venv/bin/ruff`,
+                  },
                 },
               },
-            },
-            { tool: { name: 'list_files', input: { path: '.' } } },
-            { text: 'done' },
-          ],
-          uid,
-        );
-        expect(run.code, run.stderr).toBe(0);
-        expect(
-          existsSync(join(outside, 'escaped')),
-          'the rewritten ruff ran outside the sandbox',
-        ).toBe(false);
-        // The control: the hook ran the project's ruff outside the sandbox until the rewrite.
-        expect(ran, run.stderr).toBe('ran\n');
-        expect(run.stderr).toContain(
-          `PostToolUse hook "${hook.command}" did not run: the project files it runs changed during this session (.venv/bin/ruff)`,
+              { tool: { name: 'list_files', input: { path: '.' } } },
+              { text: 'done' },
+            ],
+            uid,
+          ),
+          { command: hook.command, ranBefore: 1, changed: '.venv/bin/ruff' },
         );
       },
     );

@@ -2,6 +2,7 @@
 // `-p` session in it driven by scripted model turns — for the tests of what a sandboxed command
 // can make such a hook run outside the sandbox.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
@@ -86,4 +87,24 @@ export function expectRanAfterEachCall(session: Awaited<ReturnType<typeof runHoo
   expect(session.run.code, session.run.stderr).toBe(0);
   expect(session.ran).toBe('ran\nran\n');
   expect(session.run.stderr).not.toContain('did not run');
+}
+
+/**
+ * The session ended well; what a sandboxed command planted did not run outside the sandbox (no
+ * `OUTSIDE/escaped`); the hook ran `ranBefore` times — the control: outside the sandbox, it can
+ * write there — and was then stopped, its notice naming `command` (and `changed`, the files).
+ */
+export function expectStoppedAfterChange(
+  session: Awaited<ReturnType<typeof runHookSession>>,
+  expected: { command: string; ranBefore: number; changed?: string },
+): void {
+  const { run, outside, ran } = session;
+  expect(run.code, run.stderr).toBe(0);
+  expect(existsSync(join(outside, 'escaped')), 'what was planted ran outside the sandbox').toBe(
+    false,
+  );
+  expect(ran, run.stderr).toBe('ran\n'.repeat(expected.ranBefore));
+  expect(run.stderr).toContain(
+    `PostToolUse hook "${expected.command}" did not run: the project files it runs changed during this session${expected.changed === undefined ? '' : ` (${expected.changed})`}`,
+  );
 }
