@@ -4,11 +4,12 @@
 // `nobody` running the system's python3 as the "server" (as root only: only root can be another
 // user); the user's own server is one in this process.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { nobody } from './test-helpers.js';
+import { nobody, recordingServer } from './test-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -22,20 +23,7 @@ const key = 'sk-live-0123456789abcdefghij';
  * answers each request 401).
  */
 async function nobodysServer(host: string): Promise<{ port: number; received(): Promise<string> }> {
-  const script = `
-import http.server, socket, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        sys.stdout.write(str(self.headers)); sys.stdout.flush()
-        self.send_response(401); self.send_header('content-length', '0'); self.end_headers()
-    do_GET = do_POST
-    def log_message(self, *a): pass
-class S(http.server.HTTPServer):
-    address_family = socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET
-s = S((sys.argv[1], 0), H)
-sys.stdout.write('port %d\\n' % s.server_address[1]); sys.stdout.flush()
-s.serve_forever()
-`;
+  const script = readFileSync(recordingServer, 'utf8');
   const child = execFile('python3', ['-c', script, host], {
     uid: nobody,
     gid: nobody,

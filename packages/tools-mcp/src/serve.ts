@@ -2,6 +2,8 @@
  * Any set of `AgentTool`s served as an MCP server (`@agent/tools-mcp/serve`): over stdio, over
  * Streamable HTTP for whoever holds the bearer token, or on any SDK transport.
  */
+
+export { foreignListener, fromThisUser, loopbackPeer } from './loopback-peer.js';
 export {
   type BearerCheckResult,
   createBearerCheck,

@@ -155,6 +155,13 @@ export async function chooseProvider(
     const problem = baseUrlProblem(value, name);
     if (problem !== undefined) throw new CliError(`${variable} ${problem}`);
   }
+  await refuseForeignServer(
+    name === 'openai' && options.baseUrl !== undefined
+      ? { source: '--base-url', value: options.baseUrl }
+      : baseUrlVariables[name]
+          .filter((variable) => (env[variable] ?? '') !== '')
+          .map((variable) => ({ source: variable, value: env[variable] ?? '' }))[0],
+  );
   const model = options.model ?? defaultModels[name];
   const stream = streamOptions(env);
   // Each provider loads its vendor SDK: import only the one in use (startup time).
@@ -200,6 +207,35 @@ export async function chooseProvider(
       throw new CliError(`Unknown provider ${String(exhaustive)}`);
     }
   }
+}
+
+/**
+ * Refuses a base URL on a loopback port where a process of another user (not root) listens, on
+ * Linux: any user of the machine can listen on the port of a local server (Ollama, LM Studio, a
+ * LiteLLM proxy) while it is not running — or on [::1] beside it, for `localhost` — and would be
+ * sent the key and the whole conversation with the first prompt.
+ */
+async function refuseForeignServer(base: { source: string; value: string } | undefined) {
+  if (base === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(base.value.trim());
+  } catch {
+    return;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (
+    !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host))
+  )
+    return;
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  // Loaded only for a server on this machine.
+  const { foreignListener } = await import('@agent/tools-mcp/serve');
+  const uid = foreignListener(port);
+  if (uid === undefined) return;
+  throw new CliError(
+    `${base.source} points at ${url.host}, where a process of another user of this machine (uid ${uid}) listens, not yours: the key and the conversation would go to it. Start your server there first (as yourself), or use another port`,
+  );
 }
 
 /** The variables each vendor's SDK reads its base URL from. */
