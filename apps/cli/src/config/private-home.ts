@@ -38,7 +38,11 @@ export function securePrivateHome(home: string): PrivateHomeOutcome {
   if (uid === undefined) return { madePrivate };
   try {
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-  } catch {
+  } catch (error) {
+    // A file where the home or a folder above it should be (AGENT_HOME set to a file, a ~/.agent
+    // file of another tool): every read under it then said only "Cannot read …: ENOTDIR".
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new CliError(notAFolder(home));
     return { madePrivate };
   }
   const cache = path.join(home, 'cache');
@@ -94,6 +98,23 @@ export function securePrivateHome(home: string): PrivateHomeOutcome {
   }
   check(compile, 'cache/compile');
   return { madePrivate };
+}
+
+/** The sentence for a home that is a file, or under one. */
+function notAFolder(home: string): string {
+  let file = home;
+  for (let at = home; at !== path.dirname(at); at = path.dirname(at)) {
+    const stat = fs.statSync(at, { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    if (!stat.isDirectory()) file = at;
+    break;
+  }
+  const where = file === home ? `${home} is a file` : `${file}, on its path, is a file`;
+  const variable =
+    process.env.AGENT_HOME === undefined || process.env.AGENT_HOME === ''
+      ? 'set AGENT_HOME to another folder (export AGENT_HOME=$HOME/.agent-cli)'
+      : 'point AGENT_HOME at a folder (it is created when missing), or unset it to use ~/.agent';
+  return `${where}, not a folder: agent keeps its settings, sessions and trusted folders in ${home}. Move the file away, or ${variable}`;
 }
 
 /** The notice for what {@link securePrivateHome} made private, or undefined when nothing. */

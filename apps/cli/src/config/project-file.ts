@@ -8,6 +8,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import * as regularFile from '@agent/core/regular-file';
 import { jsonErrorOffset } from './json-error-place.js';
+import { fileSystemReason } from './system-errors.js';
 
 /** What {@link readProjectFile} found. */
 export type ProjectFileRead =
@@ -77,6 +78,12 @@ export function readSettingsText(path: string): Promise<string | undefined> {
   return readRegularFile(path, maximumSettingsFileBytes, 'a settings file');
 }
 
+/** `permission denied (EACCES)` for an error code with words, else the code. */
+function codeText(code: string | undefined): string {
+  const reason = fileSystemReason({ code });
+  return reason === undefined ? String(code) : `${reason} (${code})`;
+}
+
 /**
  * The text of a file the user names (`--resume`, `--scripted`, `--mcp-config`, a settings file,
  * `~/.agent/AGENTS.md`…), undefined when it does not exist; throws a message naming the file when
@@ -98,7 +105,7 @@ export async function readRegularFile(
       return regularFile.utf8Text(outcome.bytes);
     case 'missing':
       if (outcome.code === 'ENOENT') return undefined;
-      throw new Error(`Cannot read ${path}: ${outcome.code}`);
+      throw new Error(`Cannot read ${path}: ${codeText(outcome.code)}`);
     case 'not-regular':
       throw new Error(`${path} is not a regular file`);
     case 'too-large':
@@ -106,7 +113,7 @@ export async function readRegularFile(
     case 'refused':
     case 'unreadable':
       throw new Error(
-        `Cannot read ${path}: ${outcome.kind === 'refused' ? outcome.reason : outcome.code}`,
+        `Cannot read ${path}: ${outcome.kind === 'refused' ? outcome.reason : codeText(outcome.code)}`,
       );
     default: {
       const _exhaustive: never = outcome;
