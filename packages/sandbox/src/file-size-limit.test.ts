@@ -35,6 +35,10 @@ const attempts: Attempt[] = [
     name: 'raise the limit again',
     script: `ulimit -f; ulimit -S -f unlimited 2>&1; ulimit -H -f unlimited 2>&1; ulimit -f`,
   },
+  {
+    name: 'blocks past the end of a file of size 0 (fallocate --keep-size), in the workspace and /tmp',
+    script: `for f in kept /tmp/kept; do : > $f; fallocate --keep-size -l 64M $f 2>&1; echo "exit $?"; echo "blocks $(du -k $f | cut -f1)"; done`,
+  },
 ];
 
 const size = (output: string) => Number(/size (\d+)/.exec(output)?.[1] ?? Number.NaN);
@@ -98,6 +102,14 @@ describe.runIf(available).each(users)('the file size limit, as $label', (user) =
       expect(raised[0]).toBe(String(limit / 1024));
       expect(output(label, 4)).toMatch(/Operation not permitted|cannot modify limit/);
       expect(raised.at(-1)).toBe(String(limit / 1024));
+      // fallocate's KEEP_SIZE allocated 64 MiB to a file RLIMIT_FSIZE saw as empty.
+      const kept = output(label, 5);
+      expect(kept).toMatch(
+        /fallocate failed: (Operation not supported|keep size mode is unsupported)[\s\S]*exit 1/,
+      );
+      for (const [, blocks] of kept.matchAll(/blocks (\d+)/g))
+        expect(Number(blocks)).toBeLessThanOrEqual(limit / 1024);
+      expect([...kept.matchAll(/blocks (\d+)/g)]).toHaveLength(2);
     });
 
     it('by default, an 8 MiB file is written whole (the bound is half the free space)', () => {

@@ -58,6 +58,7 @@ function evaluate(program: Buffer, data: SeccompData): number {
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
 const ENOSYS = 0x00050026;
+const EOPNOTSUPP = 0x0005005f;
 const KILL = 0x80000000;
 
 const machines: Record<
@@ -85,6 +86,7 @@ const machines: Record<
       fchmodat: 268,
       openat2: 437,
       ptrace: 101,
+      fallocate: 285,
     },
   },
   aarch64: {
@@ -106,6 +108,7 @@ const machines: Record<
       fchmodat: 53,
       openat2: 437,
       ptrace: 117,
+      fallocate: 47,
     },
   },
 };
@@ -174,6 +177,18 @@ describe.each(Object.keys(machines) as SeccompArchitecture[])(
         expect(run(allowed, 'socketpair', 1n, type, 0n)).toBe(ALLOW);
       }
       expect(run(blocked, 'socketpair', 2n, 1n, 0n)).toBe(EPERM);
+    });
+
+    it('refuses fallocate past the end of a file (KEEP_SIZE), keeps growing it and punching holes', () => {
+      // Growing (0), and a hole punched (PUNCH_HOLE | KEEP_SIZE), whatever sits in the high half.
+      for (const mode of [0n, 3n, 0x10n, 0x20n, 0x8n, 3n | (1n << 40n)]) {
+        expect(run(blocked, 'fallocate', 3n, mode, 0n, 1n << 30n)).toBe(ALLOW);
+      }
+      // Blocks past the end that RLIMIT_FSIZE never sees: plain, zeroed, unshared, written zeroes.
+      for (const mode of [1n, 0x11n, 0x41n, 0x81n, 7n, 1n | (1n << 40n)]) {
+        expect(run(blocked, 'fallocate', 3n, mode, 0n, 1n << 30n)).toBe(EOPNOTSUPP);
+        expect(run(allowed, 'fallocate', 3n, mode, 0n, 1n << 30n)).toBe(EOPNOTSUPP);
+      }
     });
 
     it('refuses new user namespaces, keeps ordinary clones', () => {

@@ -86,7 +86,8 @@ type SyscallName =
   | 'fsmount'
   | 'fspick'
   | 'mount_setattr'
-  | 'openat2';
+  | 'openat2'
+  | 'fallocate';
 
 // Numbers from the kernel's arch/x86/entry/syscalls/syscall_64.tbl and the generic table
 // (include/uapi/asm-generic/unistd.h) that arm64 uses; the newer calls share one number everywhere.
@@ -121,6 +122,7 @@ const architectures: Record<SeccompArchitecture, Architecture> = {
       mount: 165,
       umount2: 166,
       pivot_root: 155,
+      fallocate: 285,
       ...newerCalls,
     },
     modeCalls: [
@@ -148,6 +150,7 @@ const architectures: Record<SeccompArchitecture, Architecture> = {
       mount: 40,
       umount2: 39,
       pivot_root: 41,
+      fallocate: 47,
       ...newerCalls,
     },
     modeCalls: [
@@ -199,9 +202,12 @@ const CLONE_NEWUSER = 0x10000000;
 const O_CREAT = 0x40;
 const O_TMPFILE = 0x400000;
 const S_ISUID_ISGID = 0o6000;
+const FALLOC_FL_KEEP_SIZE = 0x01;
+const FALLOC_FL_PUNCH_HOLE = 0x02;
 
 const EPERM = 1;
 const ENOSYS = 38;
+const EOPNOTSUPP = 95;
 
 const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 const SECCOMP_RET_ERRNO = 0x00050000;
@@ -347,7 +353,8 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Buffer {
     .ifEqual(call.socket, 'socket')
     .ifEqual(call.socketpair, 'socketpair')
     .ifEqual(call.unshare, 'namespace-flags')
-    .ifEqual(call.clone, 'namespace-flags');
+    .ifEqual(call.clone, 'namespace-flags')
+    .ifEqual(call.fallocate, 'fallocate');
   for (const { number, mode, flags } of architecture.modeCalls) {
     program.ifEqual(number, modeLabel(mode, flags));
   }
@@ -394,6 +401,16 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Buffer {
 
   program.label('namespace-flags').load(argumentLow(0)).ifAnyBit(CLONE_NEWUSER, 'deny', 'allow');
 
+  // fallocate with FALLOC_FL_KEEP_SIZE allocates blocks past the end of a file without growing it,
+  // so RLIMIT_FSIZE (maxFileBytes) never sees them: `fallocate -n -l 70G f` filled the disk with a
+  // file of size 0. Punching a hole (which frees blocks, and needs KEEP_SIZE) stays; the rest of
+  // KEEP_SIZE's modes get EOPNOTSUPP, what a file system without them answers (callers fall back).
+  program
+    .label('fallocate')
+    .load(argumentLow(1))
+    .ifEqual(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 'allow')
+    .ifAnyBit(FALLOC_FL_KEEP_SIZE, 'not-supported', 'allow');
+
   program
     .label('allow')
     .return(SECCOMP_RET_ALLOW)
@@ -401,6 +418,8 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Buffer {
     .return(SECCOMP_RET_ERRNO | EPERM)
     .label('unavailable')
     .return(SECCOMP_RET_ERRNO | ENOSYS)
+    .label('not-supported')
+    .return(SECCOMP_RET_ERRNO | EOPNOTSUPP)
     .label('kill')
     .return(SECCOMP_RET_KILL_PROCESS);
   return program.assemble();
