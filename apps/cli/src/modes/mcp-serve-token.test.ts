@@ -6,11 +6,18 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, statSync, watch } from 'node:fs';
-import { chmod, chown, open, readFile, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServe } from '../testing/mcp-serve-support.js';
-import { assertBuilt, cleanEnv, cliPath, TmuxSession, tempDir } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  cleanEnv,
+  cliPath,
+  runCli,
+  TmuxSession,
+  tempDir,
+} from '../testing/test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -109,6 +116,24 @@ describe('agent mcp serve --http: a new token is printed on a terminal only', ()
     expect(written).not.toMatch(/Bearer [A-Za-z0-9_-]{43}/);
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(written)?.[1] ?? '';
     await checkTokenFile(written, url);
+  });
+
+  it('a home it cannot write the token into: refused, naming the way around it, nothing printed', async () => {
+    const cwd = await workspace();
+    // A file where the folder would go: no folder, whoever runs it (root included).
+    const home = join(cwd, 'home');
+    await mkdir(home, { mode: 0o700 });
+    await writeFile(join(home, 'mcp-serve'), '');
+    const run = await runCli(['mcp', 'serve', '--http', '--cwd', cwd], {
+      env: cleanEnv({ AGENT_HOME: home }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `agent mcp serve: the new token cannot be written to ${join(home, 'mcp-serve')} (`,
+    );
+    expect(run.stderr).toContain('pass --token-file <file>, or start it at a terminal');
+    expect(run.stderr).not.toMatch(/Bearer [A-Za-z0-9_-]{43}/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a terminal: the token is printed there, once per line that uses it, and no file is written', async () => {

@@ -9,6 +9,7 @@
 import { chmodSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
+import { errorMessage } from '@agent/core';
 import { CliError } from '../config/cli-error.js';
 
 /** Whether stderr is a terminal: the one place a new token is printed. */
@@ -29,6 +30,18 @@ export interface WrittenToken {
  */
 export function writeServeToken(home: string, port: number, token: string): WrittenToken {
   const folder = join(home, 'mcp-serve');
+  try {
+    return writeInto(folder, port, token);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    // A read-only home (a container's), a full disk: said, with the ways around it.
+    throw new CliError(
+      `agent mcp serve: the new token cannot be written to ${folder} (${errorMessage(error)}), and it is printed only on a terminal: pass --token-file <file>, or start it at a terminal`,
+    );
+  }
+}
+
+function writeInto(folder: string, port: number, token: string): WrittenToken {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const stats = lstatSync(folder);
   const uid = process.getuid?.();
