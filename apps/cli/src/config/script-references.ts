@@ -132,7 +132,12 @@ export function pythonModuleForms(folder: string, name: string): string[] {
  * module of the same name) and each package's `__init__` on the way, in each form
  * ({@link pythonModuleForms}).
  */
-function pythonCandidates(text: string, folder: string, root: string): string[] {
+function pythonCandidates(
+  text: string,
+  folder: string,
+  root: string,
+  pythonPath: readonly string[],
+): string[] {
   const candidates: string[] = [];
   const modulePaths = (bases: readonly string[], dotted: string) => {
     const parts = dotted.split('.').filter((part) => part !== '');
@@ -144,8 +149,9 @@ function pythonCandidates(text: string, folder: string, root: string): string[] 
         candidates.push(...pythonModuleForms(join(base, ...parts.slice(0, -1)), last));
     }
   };
-  // The script's folder is on sys.path (and the project root, where `python -m` and hooks run).
-  const bases = [folder, root];
+  // The script's folder is on sys.path (and the project root, where `python -m` and hooks run),
+  // and PYTHONPATH's folders in the project.
+  const bases = [folder, root, ...pythonPath];
   for (const match of text.matchAll(/^[ \t]*import[ \t]+([\w., \t]+)/gm))
     for (const name of (match[1] ?? '').split(','))
       modulePaths(bases, name.trim().split(/\s+/)[0] ?? '');
@@ -219,7 +225,12 @@ export function programWords(path: string, bytes: Uint8Array): string[] {
  * folder) that the project file `path` (absolute) may load, found in its text. Nothing for a
  * binary file.
  */
-export function scriptReferences(path: string, bytes: Uint8Array, root: string): string[] {
+export function scriptReferences(
+  path: string,
+  bytes: Uint8Array,
+  root: string,
+  pythonPath: readonly string[] = [],
+): string[] {
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return [];
   const text = Buffer.from(bytes.subarray(0, maxScannedChars)).toString('utf8');
@@ -234,7 +245,7 @@ export function scriptReferences(path: string, bytes: Uint8Array, root: string):
         references.push(...javascriptCandidates(specifier, folder, root));
       break;
     case 'python':
-      references.push(...pythonCandidates(text, folder, root));
+      references.push(...pythonCandidates(text, folder, root, pythonPath));
       break;
     default:
       break;

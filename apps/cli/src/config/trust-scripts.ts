@@ -44,6 +44,19 @@ const runnerFiles: Record<string, readonly string[]> = {
 };
 
 /**
+ * The folders of a `PYTHONPATH` value that lie in the project at `root` (where hooks and servers
+ * run: a relative entry, or an empty one, is from there), where Python finds a module before the
+ * installed ones.
+ */
+export function pythonPathFolders(value: string | undefined, root: string): string[] {
+  if (value === undefined || value === '') return [];
+  return value
+    .split(delimiter)
+    .map((entry) => resolve(root, entry))
+    .filter((folder) => isInside(root, folder));
+}
+
+/**
  * What Python loads at its start from the folders of `PYTHONPATH` (`name` the variable, `value`
  * its value): `sitecustomize.py` and `usercustomize.py` in each folder — an empty entry
  * (`/opt/lib:`) is the folder it runs in — there or not, as a file made there later counts. None
@@ -135,19 +148,21 @@ function configsOf(word: string): readonly string[] {
  * the module's own files, each in every form Python takes, or none when the word is no module
  * name (a script path).
  */
-function pythonModuleFiles(interpreter: string, name: string, root: string): string[] {
+function pythonModuleFiles(interpreter: string, name: string, bases: readonly string[]): string[] {
   if (!/^python[\d.]*$/.test(programOf(interpreter))) return [];
   if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(name) || name.endsWith('.py')) return [];
   const parts = name.split('.');
-  return parts.flatMap((part, i) => {
-    const path = join(root, ...parts.slice(0, i + 1));
-    const own = i === parts.length - 1 ? pythonModuleForms(path, '__main__') : [];
-    return [
-      ...pythonModuleForms(join(root, ...parts.slice(0, i)), part),
-      ...pythonModuleForms(path, '__init__'),
-      ...own,
-    ];
-  });
+  return bases.flatMap((base) =>
+    parts.flatMap((part, i) => {
+      const path = join(base, ...parts.slice(0, i + 1));
+      const own = i === parts.length - 1 ? pythonModuleForms(path, '__main__') : [];
+      return [
+        ...pythonModuleForms(join(base, ...parts.slice(0, i)), part),
+        ...pythonModuleForms(path, '__init__'),
+        ...own,
+      ];
+    }),
+  );
 }
 
 /** The package.json key `word`'s tool takes as its config, if it names one of those tools. */
@@ -203,6 +218,14 @@ function isInside(root: string, path: string): boolean {
   return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
+/** Folders of the project where a command's programs look for what they run or import. */
+export interface SearchFolders {
+  /** PATH's (absolute): the programs shell scripts and Makefiles run by name. */
+  programs: readonly string[];
+  /** PYTHONPATH's: the modules Python scripts import. */
+  python: readonly string[];
+}
+
 /** A file's pin and the paths its text names (tried as loads). */
 export interface Digested {
   digest: string;
@@ -217,7 +240,7 @@ function digestOf(
   path: string,
   root: string,
   cache: Map<string, Digested>,
-  searchPath: readonly string[],
+  search: SearchFolders,
 ): Digested | undefined {
   let cached: Digested | undefined;
   const outcome = readRegularFileSync(path, {
@@ -233,10 +256,10 @@ function digestOf(
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
         references: [
-          ...scriptReferences(path, outcome.bytes, root),
+          ...scriptReferences(path, outcome.bytes, root, search.python),
           // The programs a shell script or Makefile runs by name where PATH finds them in the project.
           ...programWords(path, outcome.bytes).flatMap((word) =>
-            searchPath.map((folder) => join(folder, word)),
+            search.programs.map((folder) => join(folder, word)),
           ),
         ],
       };
@@ -280,14 +303,14 @@ export function projectFileDigests(
      */
     looked?: Set<string>;
     /**
-     * PATH's folders inside the project (absolute): the programs the pinned shell scripts and
-     * Makefiles run by name are looked for there too. Within a session only (hook-file-pins.ts):
-     * a trust pin must not differ with the PATH of the shell the CLI starts from [none].
+     * Where the command's programs look, in the project (within a session only,
+     * hook-file-pins.ts: a trust pin must not differ with the shell the CLI starts from) [none].
      */
-    searchPath?: readonly string[];
+    search?: Partial<SearchFolders>;
   } = {},
 ): Record<string, string> | undefined {
   const cache = options.cache ?? new Map();
+  const search = { programs: options.search?.programs ?? [], python: options.search?.python ?? [] };
   let root: string;
   try {
     root = realpathSync(project);
@@ -321,7 +344,7 @@ export function projectFileDigests(
     }
     const name = relative(root, inProject ? lexical : real);
     if (name === '' || digests[name] !== undefined) return;
-    const digested = digestOf(real, root, cache, options.searchPath ?? []);
+    const digested = digestOf(real, root, cache, search);
     if (digested === undefined) return;
     digests[name] = digested.digest;
     count++;
@@ -346,7 +369,8 @@ export function projectFileDigests(
     for (const file of configsOf(word)) add(join(root, file));
     const key = packageConfigKeyOf(word);
     if (key !== undefined) addPackageKey(key);
-    for (const file of pythonModuleFiles(named[i - 1] ?? '', word, root)) add(file);
+    for (const file of pythonModuleFiles(named[i - 1] ?? '', word, [root, ...search.python]))
+      add(file);
     // `npx eslint`, `pnpm exec eslint`, `bunx x`: the project's own node_modules/.bin/eslint runs.
     const previous = named[i - 1];
     const runsPackageBin =

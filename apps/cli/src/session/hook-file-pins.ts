@@ -10,7 +10,11 @@ import { type BigIntStats, lstatSync, readlinkSync, type Stats, statSync } from 
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { readRegularFileSync } from '@agent/core/regular-file';
-import { projectFileDigests, pythonStartupFiles } from '../config/trust-scripts.js';
+import {
+  projectFileDigests,
+  pythonPathFolders,
+  pythonStartupFiles,
+} from '../config/trust-scripts.js';
 import type { HookPinRecord } from './hook-pin-record.js';
 
 /** Programs whose next word (not an option) is the script they run. */
@@ -129,6 +133,7 @@ export function commandPin(
   projectRoot: string,
   looked?: Set<string>,
   environment: readonly string[] = [],
+  pythonPath: readonly string[] = [],
 ): string {
   const executed = executedWords(command);
   const digests = projectFileDigests(
@@ -136,8 +141,9 @@ export function commandPin(
     projectRoot,
     {
       ...(looked === undefined ? {} : { looked }),
-      // And what its scripts run by name there (`ruff` in a `make lint` recipe).
-      searchPath: workspacePath(projectRoot),
+      // And what its scripts run by name there (`ruff` in a `make lint` recipe), and import
+      // from PYTHONPATH's folders there.
+      search: { programs: workspacePath(projectRoot), python: pythonPath },
     },
   );
   const repository = join(projectRoot, '.git');
@@ -235,8 +241,9 @@ export function hookFilePins(
 ): HookFilePins {
   // The hooks' environment is this process's (a trusted project's `env` applied at start).
   const environment = environmentWords(env);
+  const pythonPath = pythonPathFolders(env.PYTHONPATH, projectRoot);
   const pinOf = (command: string, root: string, looked?: Set<string>) =>
-    commandPin(command, root, looked, environment);
+    commandPin(command, root, looked, environment, pythonPath);
   const pins = new Map<string, string>();
   // Per command: the paths its pin tried, and their stats when last its files were read.
   const looks = new Map<string, { paths: Set<string>; stats: string | undefined }>();

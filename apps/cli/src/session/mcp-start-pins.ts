@@ -7,6 +7,7 @@
  * as hook-file-pins.ts does for hooks.
  */
 import type { McpServerEntry } from '../config/mcp-servers.js';
+import { pythonPathFolders } from '../config/trust-scripts.js';
 import { changedFiles, commandPin, environmentWords } from './hook-file-pins.js';
 
 /**
@@ -22,9 +23,10 @@ export function serverStartPin(
   const command = [transport.command, ...(transport.args ?? [])].join(' ');
   // Its environment is its entry's `env` (servers get no other): `NODE_OPTIONS=--require ./x.cjs`.
   const environment = environmentWords(transport.env ?? {});
+  const pythonPath = pythonPathFolders(transport.env?.PYTHONPATH, projectRoot);
   let pinned: string | undefined;
   return () => {
-    const now = commandPin(command, projectRoot, undefined, environment);
+    const now = commandPin(command, projectRoot, undefined, environment, pythonPath);
     if (pinned === undefined) {
       pinned = now;
       return undefined;

@@ -15,6 +15,8 @@ const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
 export interface HookSetup {
   command: string;
   files: Record<string, string>;
+  /** The project settings' `env` (trusted with the rest) [none]. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function runHookSession(options: {
     join(repo, '.agent', 'settings.json'),
     JSON.stringify({
       hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: setup.command }] }] },
+      ...(setup.env === undefined ? {} : { env: setup.env }),
     }),
   );
   if (uid !== undefined) execFileSync('chown', ['-R', `${uid}:${uid}`, dir.path]);

@@ -1,0 +1,79 @@
+// A trusted project sets `"env": { "PYTHONPATH": "lib" }` and its hook runs
+// `python3 scripts/hooks/check.py`, which imports its helper module from `lib/`. The script was
+// pinned, and the modules it imports beside it and at the root, but not where PYTHONPATH puts
+// them: a sandboxed command rewrote `lib/helpers.py` and the next hook ran it as the user,
+// outside the sandbox. Real CLI, real bubblewrap, real python3.
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import type { Turn } from '../testing/messages-server.js';
+import { assertBuilt, testUsers } from '../testing/test-support.js';
+import {
+  expectRanAfterEachCall,
+  expectStoppedAfterChange,
+  runHookSession,
+  untouchedTurns,
+} from '../testing/trusted-hook-session.js';
+
+beforeAll(assertBuilt);
+beforeEach(skipWithout('bwrap', 'python3'));
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const command = 'python3 scripts/hooks/check.py';
+
+function runWithPythonPath(
+  pythonPath: (repo: string) => string,
+  turns: (outside: string) => Turn[],
+  uid: number | undefined,
+) {
+  return runHookSession({
+    turns,
+    cleanups,
+    uid,
+    setup: {
+      command,
+      files: {
+        'scripts/hooks/check.py': 'import helpers\nhelpers.run()\n',
+        'lib/helpers.py': "def run():\n    open('OUTSIDE/hook-ran', 'a').write('ran\\n')\n",
+      },
+      env: { PYTHONPATH: pythonPath('REPO') },
+    },
+  });
+}
+
+const rewrite = (outside: string): Turn => ({
+  tool: {
+    name: 'write_file',
+    input: {
+      path: 'lib/helpers.py',
+      content: `def run():\n    open(${JSON.stringify(`${outside}/escaped`)}, 'w')\n`,
+    },
+  },
+});
+
+describe.each(testUsers)('a module a trusted hook imports from PYTHONPATH ($label)', ({ uid }) => {
+  it.each([
+    ['lib', () => 'lib'],
+    ['./lib:/usr/lib/nothing', () => './lib:/usr/lib/nothing'],
+  ])('PYTHONPATH=%s: rewritten by a sandboxed command, it does not run', async (_what, path) => {
+    expectStoppedAfterChange(
+      await runWithPythonPath(
+        path,
+        (outside) => [
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          rewrite(outside),
+          { tool: { name: 'list_files', input: { path: '.' } } },
+          { text: 'done' },
+        ],
+        uid,
+      ),
+      { command, ranBefore: 1, changed: 'lib/helpers.py' },
+    );
+  });
+
+  it('untouched, it runs after every call', async () => {
+    expectRanAfterEachCall(await runWithPythonPath(() => 'lib', untouchedTurns, uid));
+  });
+});
