@@ -84,6 +84,10 @@ export function explainFailure(output: string, context: FailureContext): string 
   ) {
     return `Blocked by the sandbox: a file may grow to at most ${formatBytes(context.maxFileBytes)} inside it (maxFileBytes), so one runaway file cannot fill the disk or memory.`;
   }
+  // util-linux fallocate: `keep size mode is unsupported` (EOPNOTSUPP from the seccomp filter).
+  if (/keep size mode is unsupported/.test(output)) {
+    return 'Blocked by the sandbox: fallocate --keep-size (blocks past the end of a file, which the file size limit does not see) is refused inside it; allocate by growing the file (fallocate without --keep-size) instead.';
+  }
   // Python: `MemoryError`; Node: `Fatal process out of memory`, `Array buffer allocation failed`; C: ENOMEM
   // (`Cannot allocate memory`, `std::bad_alloc`); Go: `runtime: out of memory`.
   if (

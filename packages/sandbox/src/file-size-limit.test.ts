@@ -144,5 +144,8 @@ describe('maxFileBytes', () => {
       'Error: EFBIG: file too large, write',
     ])
       expect(explainFailure(output, context)).toMatch(/a file may grow to at most 4 MiB/);
+    expect(
+      explainFailure('fallocate: fallocate failed: keep size mode is unsupported', context),
+    ).toMatch(/fallocate --keep-size .* is refused/);
   });
 });
