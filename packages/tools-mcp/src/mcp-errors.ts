@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import {
   errorMessage,
   isConnectionFailure,
@@ -158,11 +159,31 @@ export function describeError(error: unknown): string {
     return `the server's answer does not follow the MCP schema (at "${at}": ${String(first.message)}${issues.length > 1 ? `, and ${issues.length - 1} more` : ''})`;
   }
   const parts: string[] = [];
+  let hint = '';
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
     const message = errorMessage(current);
     if (!parts.includes(message)) parts.push(message);
+    hint ||= notStartedHint(current);
     current = (current as { cause?: unknown }).cause;
   }
-  return parts.join(': ');
+  return parts.join(': ') + hint;
+}
+
+/**
+ * What to change when a server's program was not found (`spawn … ENOENT`): the whole command line
+ * in "command" — `"command": "npx -y @modelcontextprotocol/server-filesystem ."`, as a README's
+ * shell line reads — or a program not on the PATH. Before, only "spawn npx -y … ENOENT".
+ */
+function notStartedHint(error: unknown): string {
+  const { code, syscall, path } = error as { code?: unknown; syscall?: unknown; path?: unknown };
+  if (code !== 'ENOENT' || typeof syscall !== 'string' || !syscall.startsWith('spawn')) return '';
+  if (typeof path !== 'string' || path === '') return '';
+  const words = path.trim().split(/\s+/);
+  const [program = ''] = words;
+  // A first word that is a program's name or an existing file: the rest are its arguments (a
+  // path with spaces that does not exist is not cut up).
+  if (words.length > 1 && (!program.includes('/') || existsSync(program)))
+    return ` — "command" holds a whole command line: it names the program alone ("${program}"), and the rest goes in "args" (${JSON.stringify(words.slice(1))})`;
+  return ` — no program "${path}" was found (${path.includes('/') ? 'check the path' : 'not on the PATH: check its spelling, install it, or give its full path'})`;
 }
