@@ -73,18 +73,46 @@ function socketTable(): SocketEntry[] | undefined {
 
 /**
  * The owner of a process listening on TCP `port` (any address: 127.0.0.1 and [::1] are two
- * sockets, a `localhost` client may reach either) that is neither this user nor root; undefined
- * when there is none, or nothing can be told (not Linux). Another user can listen on a loopback
- * port the user's own server left free, or on [::1] beside it, and be sent what the server is.
+ * sockets, a `localhost` client may reach either) that is neither this user, nor root, nor a
+ * system account; undefined when there is none, or nothing can be told (not Linux). Another user
+ * can listen on a loopback port the user's own server left free, or on [::1] beside it, and be
+ * sent what the server is.
+ *
+ * A system account (a uid below the machine's `UID_MIN`, 1000 unless `/etc/login.defs` says
+ * otherwise) is one root made for a service — Ollama's installer runs it as the system user
+ * `ollama` — so it counts as root does; `nobody` (65534) and every login user do not.
  */
 export function foreignListener(port: number): number | undefined {
   if (process.platform !== 'linux') return undefined;
   const ours = process.getuid?.();
   const listening = '0A';
   for (const entry of socketTable() ?? [])
-    if (entry.state === listening && entry.local === port && entry.uid !== ours && entry.uid !== 0)
+    if (
+      entry.state === listening &&
+      entry.local === port &&
+      entry.uid !== ours &&
+      !systemAccount(entry.uid)
+    )
       return entry.uid;
   return undefined;
+}
+
+/** Root or an account made for a service: below `UID_MIN` (login.defs), never `nobody`. */
+function systemAccount(uid: number): boolean {
+  return uid >= 0 && uid < firstLoginUid() && uid !== 65_534;
+}
+
+let loginUidFloor: number | undefined;
+/** `UID_MIN` of `/etc/login.defs` (where useradd starts login users), 1000 when unset. */
+function firstLoginUid(): number {
+  if (loginUidFloor !== undefined) return loginUidFloor;
+  loginUidFloor = 1000;
+  try {
+    const found = /^\s*UID_MIN\s+(\d+)\s*$/m.exec(readFileSync('/etc/login.defs', 'latin1'))?.[1];
+    // A floor under 100 would make login users of odd set-ups count as services: keep 1000 then.
+    if (found !== undefined && Number(found) >= 100) loginUidFloor = Number(found);
+  } catch {}
+  return loginUidFloor;
 }
 
 /** ESTABLISHED (01), FIN_WAIT1 (04) and FIN_WAIT2 (05): the peer's socket open, its owner named. */

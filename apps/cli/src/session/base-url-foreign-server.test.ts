@@ -17,15 +17,15 @@ beforeAll(() => assertBuilt());
 
 const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD';
 
-/** The recording server of @agent/tools-mcp's tests, as `nobody`: its port, and what it got. */
-async function nobodysServer(): Promise<{ port: number; output(): string }> {
+/** The recording server of @agent/tools-mcp's tests, as `uid` (`nobody`): its port, what it got. */
+async function nobodysServer(uid = 65_534): Promise<{ port: number; output(): string }> {
   const script = readFileSync(
     join(appDir, '../../packages/tools-mcp/src/__fixtures__/recording-http-server.py'),
     'utf8',
   );
   const child = execFile('python3', ['-c', script, '127.0.0.1'], {
-    uid: 65_534,
-    gid: 65_534,
+    uid,
+    gid: uid,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
   });
   cleanups.push(() => child.kill());
@@ -58,7 +58,7 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
       });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(
-        `${source} points at 127.0.0.1:${theirs.port}, where a process of another user of this machine (uid 65534) listens`,
+        `${source} points at 127.0.0.1:${theirs.port}, where a process of another user of this machine (uid 65534, nobody) listens`,
       );
       // It answers one request at a time: one of ours now comes after any the CLI sent.
       await fetch(`http://127.0.0.1:${theirs.port}/`, {
@@ -68,6 +68,20 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
       await expect.poll(() => theirs.output()).toContain('x-end');
       expect(theirs.output()).not.toContain(key);
       expect(theirs.output()).not.toContain('chat/completions');
+    });
+
+    // Ollama's installer runs it as a system account (useradd -r ollama): root made that user for
+    // a service, as root made `daemon` (uid 1), so its server is the user's as root's would be.
+    it('a system account listening there is no stranger: the request goes to it', async () => {
+      const service = await nobodysServer(1);
+      const run = await runCli(['-p', 'hello', '--cwd', appDir, '--model', 'gpt-5-mini'], {
+        env: cleanEnv({
+          OPENAI_API_KEY: key,
+          OPENAI_BASE_URL: `http://127.0.0.1:${service.port}/v1`,
+        }),
+      });
+      expect(run.stderr).not.toContain('another user');
+      await expect.poll(() => service.output().toLowerCase()).toContain('authorization');
     });
   },
 );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Provider, type RetryAttempt, type RetryOptions, terminalSafe } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { apiKeyVariables } from '../config/api-keys.js';
@@ -234,8 +235,21 @@ async function refuseForeignServer(base: { source: string; value: string } | und
   const uid = foreignListener(port);
   if (uid === undefined) return;
   throw new CliError(
-    `${base.source} points at ${url.host}, where a process of another user of this machine (uid ${uid}) listens, not yours: the key and the conversation would go to it. Start your server there first (as yourself), or use another port`,
+    `${base.source} points at ${url.host}, where a process of another user of this machine (uid ${uid}${userName(uid)}) listens, not yours: the key and the conversation would go to it. Start your server there first (as yourself or as a service's system account), or use another port`,
   );
+}
+
+/** ", name" of a local account from /etc/passwd, or nothing. */
+function userName(uid: number): string {
+  try {
+    const line = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((entry) => entry.split(':')[2] === String(uid));
+    const name = line?.split(':')[0];
+    return name ? `, ${name}` : '';
+  } catch {
+    return '';
+  }
 }
 
 /** The variables each vendor's SDK reads its base URL from. */
