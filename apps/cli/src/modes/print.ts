@@ -4,13 +4,13 @@ import { resolve } from 'node:path';
 import {
   type AgentEvent,
   type ApprovalDecision,
-  errorMessage,
   messageText,
   type PermissionApprover,
   terminalSafe,
 } from '@agent/core';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { jsonProblem } from '../config/project-file.js';
 import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
 import {
   createSession,
@@ -85,7 +85,16 @@ function inputMessage(line: string, number: number): string {
   try {
     data = JSON.parse(line);
   } catch (error) {
-    throw new CliError(`stdin line ${number} is not JSON: ${errorMessage(error)}`);
+    // Where and why, without quoting the line (V8's message quotes a piece of it: the user's
+    // message, a key pasted in it, went to stderr and the CI log).
+    const described = jsonProblem(error, line);
+    const lead = 'it is not valid JSON (';
+    const place = described.startsWith(lead)
+      ? ` (${described.slice(lead.length).replace(/^line 1, /, '')}`
+      : '';
+    throw new CliError(
+      `stdin line ${number} is not JSON${place}: each line is one {"type":"user","message":{"role":"user","content":"…"}}`,
+    );
   }
   const parsed = streamJsonInputSchema.safeParse(data);
   if (!parsed.success) {

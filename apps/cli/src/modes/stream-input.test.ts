@@ -161,4 +161,20 @@ describe('--input-format stream-json', () => {
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('No message on stdin');
   });
+
+  it('a line that is not JSON: where and the form, without quoting the line (V8 quoted it)', async () => {
+    const { dir, workspace } = await scratch();
+    const script = await writeScript(dir, [{ text: 'One.' }]);
+    const args = ['--input-format', 'stream-json', '--scripted', script, '--cwd', workspace];
+    const secret = 'my plan, with the token tok-9f8e7d6c5b4a';
+    const plain = await runCli(args, { input: `${user('a')}${secret}\n`, env: cleanEnv() });
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe('One.\n');
+    expect(plain.stderr).toContain(
+      'stdin line 2 is not JSON (column 1: a JSON file starts with { (or [), not with this): each line is one {"type":"user","message":{"role":"user","content":"…"}}',
+    );
+    expect(plain.stderr).not.toContain('tok-9f8e7d6c5b4a');
+    const comment = await runCli(args, { input: '{"type":"user", // mine\n', env: cleanEnv() });
+    expect(comment.stderr).toContain('stdin line 1 is not JSON (column 17: a comment');
+  });
 });
