@@ -19,12 +19,14 @@ const maxScannedChars = 256 * 1024;
 const javascriptExtensions = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.jsx', '.tsx'];
 const javascriptLike = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 
-type Language = 'javascript' | 'python' | 'other';
+type Language = 'javascript' | 'python' | 'perl' | 'other';
 
 function languageOf(path: string, text: string): Language {
   if (javascriptLike.test(path)) return 'javascript';
   if (path.endsWith('.py')) return 'python';
-  const shebang = /^#!.*\b(node|bun|deno|tsx|ts-node|python[0-9.]*)\b/.exec(text);
+  if (/\.(?:pl|pm|t)$/.test(path)) return 'perl';
+  const shebang = /^#!.*\b(node|bun|deno|tsx|ts-node|python[0-9.]*|perl)\b/.exec(text);
+  if (shebang?.[1] === 'perl') return 'perl';
   if (shebang?.[1] !== undefined) return shebang[1].startsWith('python') ? 'python' : 'javascript';
   return 'other';
 }
@@ -177,6 +179,34 @@ function pythonCandidates(
 }
 
 /**
+ * The files a Perl script's `use Foo::Bar;`, `require Foo::Bar;` and `use parent 'Foo'` may load
+ * (`Foo/Bar.pm`): in each folder its `use lib` names (literally, or from `$FindBin::Bin`, the
+ * script's folder), and the script's folder and the project root with their `lib`. A module name
+ * is no path, so the words of the text did not reach it.
+ */
+function perlCandidates(text: string, folder: string, root: string): string[] {
+  const libs = new Set([folder, join(folder, 'lib'), root, join(root, 'lib')]);
+  for (const match of text.matchAll(/^[ \t]*use[ \t]+lib\b([^;]*);/gm))
+    for (const quoted of (match[1] ?? '').matchAll(/(["'])(.*?)\1|qw\s*\(([^)]*)\)/g))
+      for (const entry of (quoted[2] ?? quoted[3] ?? '').split(/\s+/)) {
+        if (entry === '') continue;
+        const named = entry.replace(/^\$(?:FindBin::)?(?:Bin|RealBin)\b/, folder);
+        if (named.includes('$')) continue;
+        libs.add(resolve(root, named));
+        libs.add(resolve(folder, named));
+      }
+  const modules = new Set<string>();
+  for (const match of text.matchAll(/^[ \t]*(?:use|require)[ \t]+([A-Z][\w]*(?:::\w+)*)/gm))
+    if (match[1] !== undefined) modules.add(match[1]);
+  for (const match of text.matchAll(/^[ \t]*use[ \t]+(?:parent|base)\b([^;]*);/gm))
+    for (const named of (match[1] ?? '').matchAll(/\b([A-Z]\w*(?:::\w+)*)\b/g))
+      if (named[1] !== undefined) modules.add(named[1]);
+  return [...modules].flatMap((module) =>
+    [...libs].map((lib) => `${join(lib, ...module.split('::'))}.pm`),
+  );
+}
+
+/**
  * The project's own programs a package.json's scripts run by name: npm puts `node_modules/.bin`
  * first on their PATH, so `"lint": "eslint ."` runs `node_modules/.bin/eslint` (each bare word
  * of a script is tried; those that are not there are skipped).
@@ -246,6 +276,9 @@ export function scriptReferences(
       break;
     case 'python':
       references.push(...pythonCandidates(text, folder, root, pythonPath));
+      break;
+    case 'perl':
+      references.push(...perlCandidates(text, folder, root));
       break;
     default:
       break;
