@@ -23,7 +23,11 @@ const names: Record<string, string[]> = {
 const outward = Object.values(os.networkInterfaces())
   .flat()
   .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
-if (outward !== undefined) names['public.attacker.test'] = [outward];
+// This machine's own address on its network: its services listening on every interface answer there.
+if (outward !== undefined) {
+  names['own.attacker.test'] = [outward];
+  names['own.example.test'] = [outward];
+}
 // The attacker's names from the table; every other name (localhost) as the system resolves it.
 const lookup: HostLookup = async (host) => {
   const found = names[host];
@@ -46,7 +50,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
   port = (server.address() as net.AddressInfo).port;
-  proxy = await startAllowListProxy(['*.attacker.test', 'localhost'], { lookup });
+  proxy = await startAllowListProxy(['*.attacker.test', 'localhost', 'own.example.test'], {
+    lookup,
+  });
 });
 afterAll(async () => {
   await proxy.close();
@@ -103,9 +109,16 @@ describe('a name under an allowed *.domain that resolves to this machine or the 
   });
 
   it.runIf(outward !== undefined)(
-    'a name under the *.domain that resolves outward is reached, at the address checked',
+    "a name under the *.domain that resolves to this machine's own network address is refused; one allowed by its name reaches it",
     async () => {
-      expect(await ask(viaConnect('public.attacker.test'))).toContain('SERVICE-REACHED');
+      const before = reached;
+      for (const request of [viaConnect('own.attacker.test'), viaAbsolute('own.attacker.test')]) {
+        const answer = await ask(request);
+        expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+        expect(answer).toMatch(/own\.attacker\.test resolves to \S+, an address of this machine/);
+      }
+      expect(reached).toBe(before);
+      expect(await ask(viaConnect('own.example.test'))).toContain('SERVICE-REACHED');
     },
   );
 

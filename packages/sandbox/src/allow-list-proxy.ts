@@ -40,14 +40,25 @@ function allowedBy(host: string, allowHosts: readonly string[]): 'exact' | 'wild
 
 /**
  * Why `address` is none of a wildcard's business, or undefined: this machine's own services
- * (loopback, `0.0.0.0`), link-local ones (the cloud metadata service at 169.254.169.254 hands out
- * the VM's credentials), also as IPv4-mapped IPv6. The proxy runs outside the sandbox, so a name
- * under an allowed `*.domain` that resolves there (anyone may publish such a record for a domain
- * they control, or under services like nip.io) reached what network `off` keeps out.
+ * (loopback, `0.0.0.0`, and every address of its interfaces — a server listening on all of them,
+ * a dev server's `--host`, a database, answers on its LAN or docker bridge address too),
+ * link-local ones (the cloud metadata service at 169.254.169.254 hands out the VM's
+ * credentials), also as IPv4-mapped IPv6. The proxy runs outside the sandbox, so a name under an
+ * allowed `*.domain` that resolves there (anyone may publish such a record for a domain they
+ * control, or under services like nip.io) reached what network `off` keeps out.
  */
 function internalAddress(address: string): string | undefined {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   const ip = mapped ?? address;
+  const special = specialAddress(ip);
+  if (special !== undefined) return special;
+  return ownAddresses().has(ip.toLowerCase().replace(/%.*$/, ''))
+    ? 'an address of this machine'
+    : undefined;
+}
+
+/** Loopback, unspecified and link-local addresses (IPv4, or IPv6 not mapped), by kind. */
+function specialAddress(ip: string): string | undefined {
   if (net.isIPv4(ip)) {
     const [first, second] = ip.split('.').map(Number);
     if (first === 127) return 'a loopback address';
@@ -60,6 +71,14 @@ function internalAddress(address: string): string | undefined {
   if (lower === '::') return 'an unspecified address';
   if (/^fe[89ab]/.test(lower)) return 'a link-local address';
   return undefined;
+}
+
+/** The addresses of this machine's interfaces, as they are now (an interface may come up later). */
+function ownAddresses(): Set<string> {
+  const found = new Set<string>();
+  for (const entries of Object.values(os.networkInterfaces()))
+    for (const entry of entries ?? []) found.add(entry.address.toLowerCase().replace(/%.*$/, ''));
+  return found;
 }
 
 /** The resolver the proxy uses (replaceable for tests: an attacker's DNS cannot run here). */
