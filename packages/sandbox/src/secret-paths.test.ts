@@ -73,6 +73,28 @@ describe('defaultSecretPaths', () => {
     expect(defaultSecretPaths('/home/me')).toContain(`/home/me/${entry}`);
   });
 
+  it('follows XDG base directories moved elsewhere (absolute values only)', () => {
+    const paths = defaultSecretPaths('/home/me', {
+      XDG_CONFIG_HOME: '/home/me/dotfiles/config',
+      XDG_DATA_HOME: '/srv/me/data',
+      XDG_CACHE_HOME: 'relative/cache',
+    });
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/home/me/.config/gh',
+        '/home/me/dotfiles/config/gh',
+        '/home/me/dotfiles/config/gcloud',
+        '/srv/me/data/keyrings',
+        '/srv/me/data/uv/credentials',
+      ]),
+    );
+    expect(paths.filter((entry) => entry.startsWith('relative'))).toEqual([]);
+    expect(paths).not.toContain('/home/me/dotfiles/config/.ssh');
+    expect(defaultSecretPaths('/home/me', { XDG_CONFIG_HOME: '/home/me/.config' })).toEqual(
+      defaultSecretPaths('/home/me', {}),
+    );
+  });
+
   it('adds the system secrets for root only', () => {
     const paths = defaultSecretPaths('/root');
     if (process.getuid?.() === 0) expect(paths).toContain('/etc/shadow');

@@ -10,11 +10,45 @@ import { isInside } from './real-paths.js';
  * list names files and directories that hold secrets — not whole configuration trees a tool
  * needs to run.
  */
-export function defaultSecretPaths(home = os.homedir()): string[] {
-  return [...homeSecretPaths(home), ...(process.getuid?.() === 0 ? systemSecretPaths(home) : [])];
+export function defaultSecretPaths(
+  home = os.homedir(),
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string[] {
+  return [
+    ...homeSecretPaths(home, env),
+    ...(process.getuid?.() === 0 ? systemSecretPaths(home) : []),
+  ];
 }
 
-function homeSecretPaths(home: string): string[] {
+/**
+ * The XDG base directories a user may have moved, and where each is by default: a tool following
+ * XDG keeps `~/.config/gh/hosts.yml` in `$XDG_CONFIG_HOME/gh/hosts.yml` when that is set (only an
+ * absolute value counts, as the specification says).
+ */
+const xdgDirectories = [
+  { variable: 'XDG_CONFIG_HOME', under: '.config/' },
+  { variable: 'XDG_DATA_HOME', under: '.local/share/' },
+  { variable: 'XDG_CACHE_HOME', under: '.cache/' },
+] as const;
+
+function homeSecretPaths(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const entries = homeSecretEntries();
+  const paths = entries.map((entry) => path.join(home, entry));
+  for (const { variable, under } of xdgDirectories) {
+    const moved = env[variable];
+    if (moved === undefined || !path.isAbsolute(moved)) continue;
+    if (path.resolve(moved) === path.join(home, under.slice(0, -1))) continue;
+    for (const entry of entries)
+      if (entry.startsWith(under)) paths.push(path.join(moved, entry.slice(under.length)));
+  }
+  return paths;
+}
+
+/** The credential stores under the home, relative to it. */
+function homeSecretEntries(): string[] {
   return [
     // Keys and agents.
     '.ssh',
@@ -197,7 +231,7 @@ function homeSecretPaths(home: string): string[] {
     '.node_repl_history',
     '.sqlite_history',
     '.local/share/atuin', // shell history (and its sync key)
-  ].map((entry) => path.join(home, entry));
+  ];
 }
 
 /**

@@ -73,60 +73,109 @@ const files = [
 
 const keyOf = (index: number) => `sk-proj-${String(index).padStart(2, '0')}${'Cs7w'.repeat(10)}`;
 
+/**
+ * Writes a key into each of `files` (paths in a new folder under /var/tmp: the sandbox's /tmp is
+ * private, which would hide them whatever the CLI does) and `control` beside them, then runs a
+ * session as `uid` whose bash cats them all and whose read_file reads each; which keys came back.
+ */
+async function readableOf(
+  uid: number | undefined,
+  files: readonly string[],
+  control: string,
+  env: (dir: string) => Record<string, string>,
+): Promise<{ readable: string[]; seen: string }> {
+  const dir = anyUserDirectory('agent-cli-other-tools-');
+  cleanups.push(() => dir.dispose());
+  const workspace = join(dir.path, 'ws');
+  mkdirSync(workspace, { recursive: true });
+  for (const [index, file] of files.entries()) {
+    mkdirSync(dirname(join(dir.path, file)), { recursive: true });
+    writeFileSync(join(dir.path, file), `api_key = "${keyOf(index)}"\n`, { mode: 0o600 });
+  }
+  mkdirSync(dirname(join(dir.path, control)), { recursive: true });
+  writeFileSync(join(dir.path, control), 'control-visible\n');
+  const probe = [...files, control]
+    .map((file) => `cat '${join(dir.path, file)}' >> seen.txt 2>&1`)
+    .join('; ');
+  const script = await writeScript(dir.path, [
+    {
+      toolCalls: [
+        { name: 'bash', arguments: { command: probe } },
+        ...files.map((file, index) => ({
+          id: `read-${index}`,
+          name: 'read_file',
+          arguments: { path: join(dir.path, file) },
+        })),
+      ],
+    },
+    { text: 'done' },
+  ]);
+  const saved = join(dir.path, 'saved.json');
+  const node = join(dir.path, 'node');
+  nodeForAnyUser(node);
+  if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
+  const run = await runCli(
+    [
+      ...['-p', 'look around', '--scripted', script, '--cwd', workspace],
+      ...['--mode', 'full-access', '--sandbox', 'required', '--save', saved],
+    ],
+    {
+      node,
+      uid,
+      env: cleanEnv({
+        HOME: join(dir.path, 'home'),
+        AGENT_HOME: join(dir.path, 'state'),
+        TMPDIR: dir.path,
+        ...env(dir.path),
+      }),
+    },
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const seen = readFileSync(join(workspace, 'seen.txt'), 'utf8');
+  // The file tools' answers: in the saved conversation (no key of the environment to redact).
+  const answers = readFileSync(saved, 'utf8');
+  const readable = files.filter(
+    (_file, index) => seen.includes(keyOf(index)) || answers.includes(keyOf(index)),
+  );
+  return { readable, seen };
+}
+
 describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) => {
   it('are hidden from sandboxed commands and from the file tools', async (context) => {
     skipWithout('bwrap')(context);
-    // Under /var/tmp (the sandbox's /tmp is private, which would hide them whatever the CLI does).
-    const dir = anyUserDirectory('agent-cli-other-tools-');
-    cleanups.push(() => dir.dispose());
-    const home = join(dir.path, 'home');
-    const workspace = join(dir.path, 'ws');
-    mkdirSync(workspace, { recursive: true });
-    for (const [index, file] of files.entries()) {
-      mkdirSync(dirname(join(home, file)), { recursive: true });
-      writeFileSync(join(home, file), `api_key = "${keyOf(index)}"\n`, { mode: 0o600 });
-    }
-    // A control: the folders around them stay readable.
-    writeFileSync(join(home, '.config/zed/keymap.json'), 'keymap-visible\n');
-    const probe = [...files, '.config/zed/keymap.json']
-      .map((file) => `cat ~/'${file}' >> seen.txt 2>&1`)
-      .join('; ');
-    const script = await writeScript(dir.path, [
-      {
-        toolCalls: [
-          { name: 'bash', arguments: { command: probe } },
-          ...files.map((file, index) => ({
-            id: `read-${index}`,
-            name: 'read_file',
-            arguments: { path: join(home, file) },
-          })),
-        ],
-      },
-      { text: 'done' },
-    ]);
-    const saved = join(dir.path, 'saved.json');
-    const node = join(dir.path, 'node');
-    nodeForAnyUser(node);
-    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
-    const run = await runCli(
-      [
-        ...['-p', 'look around', '--scripted', script, '--cwd', workspace],
-        ...['--mode', 'full-access', '--sandbox', 'required', '--save', saved],
-      ],
-      {
-        node,
-        uid,
-        env: cleanEnv({ HOME: home, AGENT_HOME: join(dir.path, 'state'), TMPDIR: dir.path }),
-      },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const seen = readFileSync(join(workspace, 'seen.txt'), 'utf8');
-    // The file tools' answers: in the saved conversation (no key of the environment to redact).
-    const answers = readFileSync(saved, 'utf8');
-    const readable = files.filter(
-      (_file, index) => seen.includes(keyOf(index)) || answers.includes(keyOf(index)),
+    const { readable, seen } = await readableOf(
+      uid,
+      files.map((file) => `home/${file}`),
+      // The folders around them stay readable.
+      'home/.config/zed/keymap.json',
+      () => ({}),
     );
     expect(readable).toEqual([]);
-    expect(seen).toContain('keymap-visible');
+    expect(seen).toContain('control-visible');
+  });
+
+  it('are hidden where XDG_CONFIG_HOME, XDG_DATA_HOME and XDG_CACHE_HOME put them', async (context) => {
+    // A user's XDG folders elsewhere than ~/.config, ~/.local/share, ~/.cache: gh's token, gcloud's
+    // credentials, the keyrings, uv's store, Hugging Face's token were readable there.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      [
+        'xdg/config/gh/hosts.yml',
+        'xdg/config/gcloud/credentials.db',
+        'xdg/config/opencode/opencode.json',
+        'xdg/data/keyrings/login.keyring',
+        'xdg/data/uv/credentials/credentials.toml',
+        'xdg/cache/huggingface/token',
+      ],
+      'xdg/config/git/config',
+      (dir) => ({
+        XDG_CONFIG_HOME: join(dir, 'xdg', 'config'),
+        XDG_DATA_HOME: join(dir, 'xdg', 'data'),
+        XDG_CACHE_HOME: join(dir, 'xdg', 'cache'),
+      }),
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
   });
 });
