@@ -142,6 +142,18 @@ describe('bad documents', () => {
     expect(specErrorOf(() => OpenApiToolAdapter.fromString('  \n', quiet)).message).toBe(
       'Cannot parse the OpenAPI document: it is empty',
     );
+    // A web page (the docs site, not its openapi.json) and commented JSON: said as such, unquoted
+    // (was: "the document must be an object, found a string" quoting the page).
+    const page =
+      '<!DOCTYPE html>\n<html><head><title>Pets API docs</title></head><body>Pets</body></html>';
+    const pageError = specErrorOf(() => OpenApiToolAdapter.fromString(page, quiet)).message;
+    expect(pageError).toBe(
+      'Cannot parse the OpenAPI document: it is an HTML or XML page, not an OpenAPI document (JSON or YAML); for a documentation site, give the address of its openapi.json or openapi.yaml',
+    );
+    for (const commented of ['// pets\n{"openapi": "3.0.0"}', '/* pets */ {"openapi": "3.0.0"}'])
+      expect(specErrorOf(() => OpenApiToolAdapter.fromString(commented, quiet)).message).toBe(
+        'Cannot parse the OpenAPI document: it starts with a comment, which JSON does not allow (remove the comments, or write the document as YAML, whose comments start with #)',
+      );
   });
 
   it('reads unquoted YAML versions and a 3.1 document without paths', () => {
