@@ -7,7 +7,7 @@
 // program (trust-scripts.ts).
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { pythonModuleForms } from './script-references.js';
+import { pythonModuleForms, sitePackagesFolders } from './script-references.js';
 
 function entriesOf(folder: string): string[] {
   try {
@@ -30,9 +30,7 @@ export function virtualEnvironmentFiles(program: string): string[] {
   const config = join(venv, 'pyvenv.cfg');
   if (basename(bin) !== 'bin' || !existsSync(config)) return [];
   const lib = join(venv, 'lib');
-  const sites = entriesOf(lib)
-    .filter((name) => name.startsWith('python'))
-    .map((name) => join(lib, name, 'site-packages'));
+  const sites = sitePackagesFolders(venv);
   return [
     config,
     lib,

@@ -8,7 +8,7 @@
 // value), JavaScript import specifiers without their extension, Python imports. A path computed
 // at run time (`require(name)`, `source "$DIR/$FILE"`) cannot be seen; nor can a package's
 // dependencies beyond what `node_modules/<name>` holds. The README says so.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
@@ -129,6 +129,34 @@ export function pythonModuleForms(folder: string, name: string): string[] {
   return [folder, ...extensions, join(folder, `${name}.py`), join(folder, `${name}.pyc`)];
 }
 
+/** The `site-packages` folders of the virtual environment at `venv`, one per `lib/python3.x`. */
+export function sitePackagesFolders(venv: string): string[] {
+  const lib = join(venv, 'lib');
+  let names: string[] = [];
+  try {
+    names = readdirSync(lib);
+  } catch {
+    // No lib: no site-packages.
+  }
+  return names
+    .filter((name) => name.startsWith('python'))
+    .map((name) => join(lib, name, 'site-packages'));
+}
+
+/**
+ * The site-packages of the virtual environment a file belongs to — one of its programs
+ * (`.venv/bin/black`, whose `from black import main` loads from there) or a module installed in
+ * it — or none.
+ */
+function ownSitePackages(path: string): string[] {
+  const installed = /^(.*)[\\/]lib[\\/]python[^\\/]*[\\/]site-packages[\\/]/.exec(path)?.[1];
+  const bin = basename(dirname(path)) === 'bin' ? dirname(dirname(path)) : undefined;
+  const venv = installed ?? bin;
+  return venv !== undefined && existsSync(join(venv, 'pyvenv.cfg'))
+    ? sitePackagesFolders(venv)
+    : [];
+}
+
 /**
  * The files a Python import may run: the module (or package: `__init__`, which comes before a
  * module of the same name) and each package's `__init__` on the way, in each form
@@ -136,10 +164,11 @@ export function pythonModuleForms(folder: string, name: string): string[] {
  */
 function pythonCandidates(
   text: string,
-  folder: string,
+  path: string,
   root: string,
   pythonPath: readonly string[],
 ): string[] {
+  const folder = dirname(path);
   const candidates: string[] = [];
   const modulePaths = (bases: readonly string[], dotted: string) => {
     const parts = dotted.split('.').filter((part) => part !== '');
@@ -153,7 +182,8 @@ function pythonCandidates(
   };
   // The script's folder is on sys.path (and the project root, where `python -m` and hooks run),
   // and PYTHONPATH's folders in the project.
-  const bases = [folder, root, ...pythonPath];
+  // And, for a program or module of a venv, its site-packages.
+  const bases = [folder, root, ...pythonPath, ...ownSitePackages(path)];
   for (const match of text.matchAll(/^[ \t]*import[ \t]+([\w., \t]+)/gm))
     for (const name of (match[1] ?? '').split(','))
       modulePaths(bases, name.trim().split(/\s+/)[0] ?? '');
@@ -171,7 +201,7 @@ function pythonCandidates(
     modulePaths(packageDirs, module);
     // `from pkg import name` may import the module pkg/name.py.
     for (const name of (match[3] ?? '').replace(/[()]/g, '').split(',')) {
-      const item = name.trim().split(/\s+/)[0] ?? '';
+      const item = name.trim().split(/s+/)[0] ?? '';
       if (item !== '' && item !== '*') modulePaths(packageDirs, `${module}.${item}`);
     }
   }
@@ -181,7 +211,7 @@ function pythonCandidates(
 /**
  * The files a Perl script's `use Foo::Bar;`, `require Foo::Bar;` and `use parent 'Foo'` may load
  * (`Foo/Bar.pm`): in each folder its `use lib` names (literally, or from `$FindBin::Bin`, the
- * script's folder), and the script's folder and the project root with their `lib`. A module name
+ * script's folder), and the script's folder and the project root with their `lib`. A namespace name
  * is no path, so the words of the text did not reach it.
  */
 function perlCandidates(text: string, folder: string, root: string): string[] {
@@ -275,7 +305,7 @@ export function scriptReferences(
         references.push(...javascriptCandidates(specifier, folder, root));
       break;
     case 'python':
-      references.push(...pythonCandidates(text, folder, root, pythonPath));
+      references.push(...pythonCandidates(text, path, root, pythonPath));
       break;
     case 'perl':
       references.push(...perlCandidates(text, folder, root));

@@ -116,3 +116,56 @@ describe("projectFileDigests: a venv's start-up files are pinned with its progra
     expect(Object.keys(projectFileDigests([command], repo) ?? {})).toContain(join(site, made));
   });
 });
+
+describe.each(testUsers)("a package a trusted hook's venv program imports ($label)", ({ uid }) => {
+  const command = '.venv/bin/lint-tool --check';
+  function runWithVenvTool(turns: (outside: string) => Turn[]) {
+    return runHookSession({
+      turns,
+      cleanups,
+      uid,
+      setup: { command, files: {} },
+      prepare: async (repo) => {
+        const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+        execFileSync(python, ['-m', 'venv', '--without-pip', join(repo, '.venv')]);
+        site = sitePackages(repo);
+        // As pip installs a console script: the venv's python, importing its package.
+        await writeFile(
+          join(repo, '.venv', 'bin', 'lint-tool'),
+          `#!${join(repo, '.venv', 'bin', 'python')}\nfrom linttool import main\nmain()\n`,
+          { mode: 0o755 },
+        );
+        await mkdir(join(repo, site, 'linttool'));
+        await writeFile(join(repo, site, 'linttool', '__init__.py'), 'from .cli import main\n');
+        await writeFile(
+          join(repo, site, 'linttool', 'cli.py'),
+          `def main():\n    open(${JSON.stringify(join(repo, '..', 'outside', 'hook-ran'))}, 'a').write('ran\\n')\n`,
+        );
+      },
+    });
+  }
+
+  it('rewritten by a sandboxed command, it does not run outside the sandbox', async () => {
+    expectStoppedAfterChange(
+      await runWithVenvTool((outside) => [
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        {
+          tool: {
+            name: 'write_file',
+            input: {
+              path: join(site, 'linttool', 'cli.py'),
+              content: `def main():\n    open(${JSON.stringify(join(outside, 'escaped'))}, 'w')\n`,
+            },
+          },
+        },
+        { tool: { name: 'list_files', input: { path: '.' } } },
+        { text: 'done' },
+      ]),
+      { command, ranBefore: 1 },
+    );
+  });
+
+  it('untouched, it runs after every call', async () => {
+    expectRanAfterEachCall(await runWithVenvTool(untouchedTurns));
+  });
+});
