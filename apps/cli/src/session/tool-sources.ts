@@ -350,6 +350,13 @@ export async function loadTools(
         adapter.name,
         adapter.tools.map((tool) => tool.name),
       );
+      // A document with no operations (a spec's `paths: {}`, one whose operations are all
+      // webhooks or callbacks) added nothing without a word: said, so the model's "I have no such
+      // tool" is not the first the user hears of it.
+      if (adapter.tools.length === 0)
+        log(
+          `openapi ${name ?? urlWithoutCredentials(spec)}: the document has no operations under "paths", so it adds no tools`,
+        );
       tools.push(...chosen);
       sources.push(`openapi ${adapter.name} (${chosen.length})`);
     }
