@@ -32,7 +32,6 @@ describe('credentialFilePaths', () => {
     expect(
       credentialFilePaths(
         {
-          KUBECONFIG: '/home/me/.kube/config',
           SSL_CERT_FILE: '/etc/ssl/cert.pem',
           OPENAI_API_KEY: 'sk-not-a-path',
           DATABASE_PASSWORD: 'hunter2/with/slashes but spaces',
@@ -42,6 +41,35 @@ describe('credentialFilePaths', () => {
         { ...options, pass: ['GOOGLE_APPLICATION_CREDENTIALS'] },
       ),
     ).toEqual([]);
+  });
+
+  it('takes the stores that tool variables move: the path, or the key files in the folder', () => {
+    const env = {
+      KUBECONFIG: '/work/prod.yaml::~/clusters/dev.yaml',
+      DOCKER_CONFIG: '/srv/docker',
+      GH_CONFIG_DIR: '~/gh',
+      npm_config_userconfig: '/etc/team/npmrc',
+      CARGO_HOME: '/opt/cargo',
+      PGPASSFILE: 'secrets/pgpass',
+      // A file in a folder that holds the workspace is hidden; the folder itself never.
+      HF_HOME: '/home/me/ws/..',
+      GNUPGHOME: '/',
+      AZURE_CONFIG_DIR: '/home',
+    };
+    expect(credentialFilePaths(env, { cwd: '/home/me/ws', home: '/home/me' })).toEqual([
+      '/etc/team/npmrc',
+      '/home/me/clusters/dev.yaml',
+      '/home/me/gh/hosts.yml',
+      '/home/me/token',
+      '/home/me/ws/secrets/pgpass',
+      '/opt/cargo/credentials',
+      '/opt/cargo/credentials.toml',
+      '/srv/docker/config.json',
+      '/work/prod.yaml',
+    ]);
+    expect(
+      credentialFilePaths(env, { cwd: '/home/me/ws', home: '/home/me', pass: ['KUBECONFIG'] }),
+    ).not.toContain('/work/prod.yaml');
   });
 
   it('never the root, the home, or a folder that holds the workspace', () => {

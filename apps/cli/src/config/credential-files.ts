@@ -43,5 +43,60 @@ export function credentialFilePaths(
       continue;
     found.add(path);
   }
+  for (const path of toolStorePaths(env, { cwd: options.cwd, pass, home })) found.add(path);
   return [...found].sort();
+}
+
+/**
+ * Variables that move a tool's credential store (by upper-cased name), and what of the path it
+ * names holds the keys: `.` the path itself (a file, or a folder of keys), else files in that
+ * folder. The stores' usual places are hidden by the sandbox's own list; moved, they were not:
+ * `KUBECONFIG=~/work/prod.yaml` (a client key), `GH_CONFIG_DIR`'s hosts.yml, `PGPASSFILE`…
+ */
+const storeVariables: Readonly<Record<string, readonly string[]>> = {
+  KUBECONFIG: ['.'], // a list, `:` between paths
+  CLOUDSDK_CONFIG: ['.'],
+  AZURE_CONFIG_DIR: ['.'],
+  GNUPGHOME: ['.'],
+  PASSWORD_STORE_DIR: ['.'],
+  PGPASSFILE: ['.'],
+  RCLONE_CONFIG: ['.'],
+  BOTO_CONFIG: ['.'],
+  AWS_CONFIG_FILE: ['.'],
+  TF_CLI_CONFIG_FILE: ['.'],
+  NPM_CONFIG_USERCONFIG: ['.'],
+  DOCKER_CERT_PATH: ['.'],
+  DOCKER_CONFIG: ['config.json'],
+  GH_CONFIG_DIR: ['hosts.yml'],
+  CARGO_HOME: ['credentials', 'credentials.toml'],
+  GRADLE_USER_HOME: ['gradle.properties'],
+  KAGGLE_CONFIG_DIR: ['kaggle.json'],
+  HF_HOME: ['token'],
+};
+
+/** The credential stores `env`'s store variables name (see {@link storeVariables}). */
+function toolStorePaths(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { cwd: string; pass: ReadonlySet<string>; home: string },
+): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    const upper = name.toUpperCase();
+    if (!Object.hasOwn(storeVariables, upper) || value === undefined || options.pass.has(name))
+      continue;
+    const held = storeVariables[upper] ?? [];
+    for (const entry of upper === 'KUBECONFIG' ? value.split(':') : [value]) {
+      if (entry === '') continue;
+      const place = entry.startsWith('~/')
+        ? resolve(options.home, entry.slice(2))
+        : resolve(options.cwd, entry);
+      for (const file of held) {
+        const path = file === '.' ? place : resolve(place, file);
+        // Never the root, the home, or a folder that holds the workspace.
+        if (path === resolve('/') || path === resolve(options.home)) continue;
+        if (!isPathInside(path, options.cwd)) found.push(path);
+      }
+    }
+  }
+  return found;
 }

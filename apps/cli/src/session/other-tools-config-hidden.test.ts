@@ -178,4 +178,33 @@ describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) 
     expect(readable).toEqual([]);
     expect(seen).toContain('control-visible');
   });
+
+  it('are hidden where a tool’s variable moved its store (KUBECONFIG, DOCKER_CONFIG, GH_CONFIG_DIR…)', async (context) => {
+    // The stores' usual places are hidden; a kubeconfig of a cluster kept in ~/work, gh's token
+    // under GH_CONFIG_DIR, a pgpass named by PGPASSFILE were readable.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      [
+        'clusters/prod.yaml',
+        'clusters/dev.yaml',
+        'docker/config.json',
+        'gh/hosts.yml',
+        'secrets/pgpass',
+        'cargo/credentials.toml',
+        'gcloud/credentials.db',
+      ],
+      'docker/features.json',
+      (dir) => ({
+        KUBECONFIG: `${join(dir, 'clusters/prod.yaml')}:${join(dir, 'clusters/dev.yaml')}`,
+        DOCKER_CONFIG: join(dir, 'docker'),
+        GH_CONFIG_DIR: join(dir, 'gh'),
+        PGPASSFILE: join(dir, 'secrets/pgpass'),
+        CARGO_HOME: join(dir, 'cargo'),
+        CLOUDSDK_CONFIG: join(dir, 'gcloud'),
+      }),
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
+  });
 });
