@@ -1,12 +1,13 @@
 // Slash commands with arguments they cannot use, in a real terminal (tmux): `/save` into a folder
 // that is not there (said of that folder, not of a temporary file Node names), and a word after a
-// command that reads none (`/clear the tests` cleared the conversation, `/tools bash` listed all).
-import { writeFile } from 'node:fs/promises';
+// command that reads none (`/clear the tests` cleared the conversation, `/tools bash` listed all),
+// and `/save ~/chat.json` (a folder named "~" before).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Harness } from '../testing/repl-harness.js';
-import { assertBuilt } from '../testing/test-support.js';
+import { assertBuilt, cleanEnv } from '../testing/test-support.js';
 
 const harness = new Harness();
 beforeAll(() => assertBuilt());
@@ -30,6 +31,27 @@ describe('/save where it cannot write', () => {
     await repl.waitForPrompt(3);
     expect(repl.screen()).not.toContain('.tmp');
     expect(repl.screen()).not.toMatch(/ENOENT: no such file/);
+    repl.submit('/exit');
+    expect(await repl.waitForExit()).toBe(0);
+  });
+});
+
+describe('/save ~/…', () => {
+  it('is under the home, as the shell reads it (was: "the folder ~ does not exist")', async () => {
+    const folder = await harness.folder('agent-slash-save-home-');
+    const home = join(folder.dir, 'home');
+    await mkdir(home);
+    const repl = await harness.start({
+      ...folder,
+      script: { steps: [{ text: 'unused' }] },
+      env: cleanEnv({ HOME: home }),
+    });
+    await repl.waitForPrompt();
+    repl.submit('/save ~/chat.json');
+    await repl.waitForText(`saved 0 messages to ${join(home, 'chat.json')}`);
+    expect(JSON.parse(await readFile(join(home, 'chat.json'), 'utf8'))).toMatchObject({
+      messages: [],
+    });
     repl.submit('/exit');
     expect(await repl.waitForExit()).toBe(0);
   });

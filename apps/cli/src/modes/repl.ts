@@ -1,4 +1,5 @@
 import { errorMessage, type PermissionMode, terminalSafe, type UserMessage } from '@agent/core';
+import { expandLeadingTilde } from '../config/home-path.js';
 import { projectRootNotice, wideWorkspaceNotice } from '../config/project-root.js';
 import { closestWord, peerMode, peerSlashCommand } from '../config/suggest.js';
 import { runPrompt, type Session } from '../session/session.js';
@@ -184,9 +185,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       } else if (command === '/save') {
         if (argument === '') shownLine('usage: /save <file>');
         else {
+          // `~/notes.json` as the shell would read it (--save does the same): it was a folder
+          // named "~" that "does not exist".
+          const path = expandLeadingTilde(argument);
           try {
-            await session.save(argument);
-            shownLine(`saved ${session.agent.messages.length} messages to ${argument}`);
+            await session.save(path);
+            shownLine(`saved ${session.agent.messages.length} messages to ${path}`);
           } catch (error) {
             shownLine(`error: ${errorMessage(error)}`);
           }
