@@ -21,6 +21,7 @@ import {
   listSessions,
   newSessionPath,
   pruneSessions,
+  sessionIdsStartingWith,
   sessionsDir,
 } from './sessions.js';
 
@@ -117,6 +118,18 @@ export async function chooseSession(
 ): Promise<CliOptions> {
   let options = given;
   // `--resume <id>`: the kept session with the id json output printed, written back in place.
+  if (options.resume !== undefined && !existsSync(options.resume)) {
+    // The start of an id (`--resume da2ade7f`, as a git hash is shortened): the kept session it
+    // names alone; before, "not a session id" and a second try with all 36 characters.
+    if (!isSessionId(options.resume) && /^[0-9a-f]{6}[0-9a-f-]{0,29}$/i.test(options.resume)) {
+      const ids = await sessionIdsStartingWith(options.resume);
+      if (ids.length > 1)
+        throw new CliError(
+          `--resume ${options.resume}: ${ids.length} kept sessions have an id that starts so (${ids.slice(0, 4).join(', ')}${ids.length > 4 ? ', …' : ''}): give more of it`,
+        );
+      if (ids[0] !== undefined) options = { ...options, resume: ids[0] };
+    }
+  }
   if (options.resume !== undefined && !existsSync(options.resume)) {
     if (!isSessionId(options.resume))
       throw new CliError(

@@ -84,6 +84,27 @@ export async function findSessionById(
   return matches[0]?.path;
 }
 
+/**
+ * The ids of kept sessions (every workspace's) that start with `prefix` — a short id copied as
+ * one copies a git hash (`--resume da2ade7f`) — newest first, each once.
+ */
+export async function sessionIdsStartingWith(
+  prefix: string,
+  home = agentHome(),
+): Promise<string[]> {
+  const wanted = prefix.toLowerCase();
+  const files = await allSessionFiles(home);
+  files.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  const ids: string[] = [];
+  for (const file of files) {
+    const id = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json$/i
+      .exec(file.path)?.[1]
+      ?.toLowerCase();
+    if (id !== undefined && id.startsWith(wanted) && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
 /** Days a session file is kept after it was last written, unless settings say otherwise. */
 export const defaultSessionKeepDays = 30;
 
