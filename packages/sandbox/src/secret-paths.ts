@@ -92,15 +92,20 @@ function homeSecretEntries(): string[] {
     '.config/helm/repositories.yaml',
     '.config/helm/registry',
     '.minikube', // client keys of its clusters (profiles/*/client.key)
+    '.docker/machine', // docker-machine's client keys
+    '.lima/_config', // the SSH key of Lima's (and Colima's) VMs
     // Git hosts and git credential stores.
     '.git-credentials',
     '.config/git/credentials',
     '.cache/git/credential',
+    '.gcm', // Git Credential Manager's plain-text store (credential.credentialStore=plaintext)
+    '.subversion/auth', // svn's saved passwords
     '.config/gh',
     '.config/hub',
     '.config/glab-cli',
     '.config/github-copilot',
     '.config/tea', // Gitea's CLI: tokens per login
+    '.tea', // tea before it moved to ~/.config
     '.netrc',
     // Package registries.
     '.npmrc',
@@ -219,6 +224,11 @@ function homeSecretEntries(): string[] {
     '.msmtprc',
     '.config/msmtp',
     '.fetchmailrc',
+    '.smbcredentials', // a CIFS mount's password
+    '.davfs2/secrets',
+    '.vnc/passwd',
+    '.config/remmina', // remmina.pref: the key its saved passwords are encrypted with
+    '.local/share/remmina',
     // Shell and client histories: pasted tokens and passwords end up there.
     '.bash_history',
     '.zsh_history',

@@ -69,6 +69,15 @@ const files = [
   '.purple/accounts.xml',
   '.config/filezilla/sitemanager.xml',
   '.msmtprc',
+  '.gcm/store/git/https/github.com/user.credential',
+  '.subversion/auth/svn.simple/0123abcd',
+  '.tea/tea.yml',
+  '.docker/machine/certs/key.pem',
+  '.lima/_config/user',
+  '.smbcredentials',
+  '.davfs2/secrets',
+  '.vnc/passwd',
+  '.config/remmina/remmina.pref',
 ];
 
 const keyOf = (index: number) => `sk-proj-${String(index).padStart(2, '0')}${'Cs7w'.repeat(10)}`;
