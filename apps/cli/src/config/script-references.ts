@@ -10,6 +10,7 @@
 // dependencies beyond what `node_modules/<name>` holds. The README says so.
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { readRegularFileSync } from '@agent/core/regular-file';
 
 /** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
 const maxWordsPerFile = 2000;
@@ -66,6 +67,7 @@ function pathWords(text: string, folder: string): string[] {
 
 /** `./lib` as Node would try it: as written, with each extension, as a folder's index. */
 function javascriptCandidates(specifier: string, folder: string, root: string): string[] {
+  if (specifier.startsWith('#')) return subpathImportCandidates(specifier, folder, root);
   if (specifier.startsWith('./') || specifier.startsWith('../') || isAbsolute(specifier)) {
     const base = resolve(folder, specifier);
     return [
@@ -92,6 +94,52 @@ function javascriptCandidates(specifier: string, folder: string, root: string): 
     if (dir === root || dirname(dir) === dir) break;
   }
   return candidates;
+}
+
+/**
+ * What a subpath import (`import x from '#lib'`) may load: the nearest package.json up to the
+ * project root — its `"imports"` map says where `#lib` leads, so a rewrite of it leads elsewhere —
+ * and each file its entry for the specifier names (every condition's; `#lib/*` patterns filled
+ * in), as Node would try it.
+ */
+function subpathImportCandidates(specifier: string, folder: string, root: string): string[] {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    const outcome = readRegularFileSync(manifest, { maxBytes: 1024 * 1024 });
+    if (outcome.kind === 'read') {
+      let imports: unknown;
+      try {
+        imports = (JSON.parse(Buffer.from(outcome.bytes).toString('utf8')) as { imports?: unknown })
+          .imports;
+      } catch {
+        return [manifest];
+      }
+      const targets: string[] = [];
+      const collect = (value: unknown, rest: string) => {
+        if (typeof value === 'string') targets.push(value.replace('*', rest));
+        else if (value !== null && typeof value === 'object')
+          for (const inner of Object.values(value)) collect(inner, rest);
+      };
+      if (imports !== null && typeof imports === 'object')
+        for (const [key, value] of Object.entries(imports)) {
+          const star = key.indexOf('*');
+          if (key === specifier) collect(value, '');
+          else if (
+            star >= 0 &&
+            specifier.startsWith(key.slice(0, star)) &&
+            specifier.endsWith(key.slice(star + 1))
+          )
+            collect(value, specifier.slice(star, specifier.length - (key.length - star - 1)));
+        }
+      return [
+        manifest,
+        ...targets
+          .filter((target) => target.startsWith('./'))
+          .flatMap((target) => javascriptCandidates(target, dir, root)),
+      ];
+    }
+    if (dir === root || dirname(dir) === dir) return [];
+  }
 }
 
 /** The specifiers of `import … from`, `import '…'`, `export … from`, `require()` and `import()`. */
