@@ -1,22 +1,17 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
+  hookSessionSuite,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap');
 
 /** A trusted folder without `.git` whose PostToolUse hook runs `git status`. */
 function runWithGitHook(turns: (outside: string) => Turn[], uid: number | undefined) {

@@ -1,21 +1,16 @@
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
+  hookSessionSuite,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap');
 
 /** The size of the project's tool: past the 1 MiB a pin reads. */
 const toolSize = 1_500_000;

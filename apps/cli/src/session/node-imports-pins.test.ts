@@ -4,23 +4,18 @@
 // sandboxed command that rewrote either ran its code as the user, outside the sandbox, at the
 // next hook. Real CLI, real bubblewrap, real node.
 import { join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
+  hookSessionSuite,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap');
 
 // By PATH: every user may run the system node (this test's may lie under /root).
 const command = 'node scripts/hooks/run.mjs';

@@ -2,23 +2,18 @@
 // (`use lib "$FindBin::Bin/lib"; use Helper;`). The script was pinned, the module it `use`s was
 // not (a module name is no path): a sandboxed command rewrote `lib/Helper.pm`, and the next hook
 // ran it as the user, outside the sandbox. Real CLI, real bubblewrap, real perl.
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
+  hookSessionSuite,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap');
 
 const helper = (line: string) => `package Helper;\nsub run { ${line} }\n1;\n`;
 

@@ -8,19 +8,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, tempDir, testUsers } from '../testing/test-support.js';
-import { runHookSession } from '../testing/trusted-hook-session.js';
+import { tempDir, testUsers } from '../testing/test-support.js';
+import { hookSessionSuite, runHookSession } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap', 'python3'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap', 'python3');
 
 /**
  * Turns that have a sandboxed bash command compile `source` into bytecode at `target` (a Python

@@ -3,23 +3,18 @@
 // pinned, and the modules it imports beside it and at the root, but not where PYTHONPATH puts
 // them: a sandboxed command rewrote `lib/helpers.py` and the next hook ran it as the user,
 // outside the sandbox. Real CLI, real bubblewrap, real python3.
-import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
-import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { testUsers } from '../testing/test-support.js';
 import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
+  hookSessionSuite,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
 
-beforeAll(assertBuilt);
-beforeEach(skipWithout('bwrap', 'python3'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const cleanups = hookSessionSuite('bwrap', 'python3');
 
 const command = 'python3 scripts/hooks/check.py';
 

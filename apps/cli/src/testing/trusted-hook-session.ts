@@ -5,9 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { skipWithout } from '@agent/tooling-system-tools';
+import { afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { messagesServer, type Turn } from './messages-server.js';
-import { cleanEnv, runCli, tempDir } from './test-support.js';
+import { assertBuilt, cleanEnv, runCli, tempDir } from './test-support.js';
 
 const providerKey = `sk-ant-api03-${'xY9_'.repeat(20)}`;
 
@@ -110,4 +111,20 @@ export function expectStoppedAfterChange(
   expect(run.stderr).toContain(
     `PostToolUse hook "${expected.command}" did not run: the project files it runs changed during this session${expected.changed === undefined ? '' : ` (${expected.changed})`}`,
   );
+}
+
+/**
+ * A test file of hook sessions: the CLI built, each test skipped where one of `tools` is missing
+ * (`bwrap`, `python3`), and the list its folders are disposed from after each test.
+ */
+export function hookSessionSuite(
+  ...tools: Parameters<typeof skipWithout>
+): (() => Promise<void>)[] {
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(assertBuilt);
+  beforeEach(skipWithout(...tools));
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return cleanups;
 }
