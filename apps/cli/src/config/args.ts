@@ -97,6 +97,8 @@ export interface CliOptions {
   allow: string[];
   ask: string[];
   deny: string[];
+  /** The `--deny` rules of the command line alone (`deny` holds the settings' too, after applySettings). */
+  denyFlags?: string[];
   maxTurns: number | undefined;
   /** `--max-tool-calls`: tool calls per run, its sub-agents' included. */
   maxToolCalls?: number;

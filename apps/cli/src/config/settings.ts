@@ -303,6 +303,7 @@ export function applySettings(
     allow: [...settings.allow, ...options.allow],
     ask: [...settings.ask, ...options.ask],
     deny: [...settings.deny, ...options.deny],
+    denyFlags: options.deny,
     model: options.model ?? settings.model,
     provider: options.provider ?? settings.provider,
     sandbox: sandboxFlagGiven ? options.sandbox : (settings.sandbox ?? options.sandbox),

@@ -416,7 +416,28 @@ export async function createSession(
   }
   // Path rules cover every reader (or writer) of the session; a rule that can never match says so.
   policy.setTools(tools.tools);
-  for (const problem of policy.unmatchableRules()) settings.log(`warning: ${problem}`);
+  const unmatchable = policy.unmatchableRules();
+  // A --deny of the command line naming no tool (`--deny 'Shell(rm *)'`, Gemini CLI's
+  // `run_shell_command`, a typo) protects nothing: it was a warning, and the command it was meant
+  // to stop ran. Refused before anything runs; a server's or document's tools (mcp__…, openapi__…)
+  // may be absent for a failed connection, and a settings file's rule stays a warning.
+  // With --tools (or a settings' tools list) a real tool may be left out on purpose: a deny rule
+  // on it stays a warning.
+  const everyTool = options.tools === undefined || options.tools.length === 0;
+  const refused = (everyTool ? (options.denyFlags ?? []) : []).flatMap((rule) =>
+    /^(mcp|openapi|agent)__/.test(rule)
+      ? []
+      : unmatchable.filter((problem) =>
+          problem.startsWith(`deny rule "${rule}" can never match: no tool of this session`),
+        ),
+  );
+  if (refused.length > 0) {
+    await tools.close();
+    throw new CliError(
+      `--deny ${refused.map((problem) => problem.replace(/^deny rule /, '')).join('; ')}. A deny rule that matches nothing protects nothing, so agent did not start: name the tool as this session does (bash, read_file, write_file, edit_file… — /tools lists them)`,
+    );
+  }
+  for (const problem of unmatchable) settings.log(`warning: ${problem}`);
   // A resumed session keeps its id, so `--resume <id>` finds it again.
   const id = sessionId;
   // In a folder the user has not trusted, the user's own hooks run contained (session-hooks.ts).
