@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialFilePaths } from './credential-files.js';
+import { credentialFilePaths, gitCredentialStores } from './credential-files.js';
 
 const options = { cwd: '/home/me/project', home: '/home/me' };
 
@@ -96,6 +96,32 @@ describe('credentialFilePaths', () => {
           { cwd: join(home, 'project'), home },
         ),
       ).toEqual([join(home, 'My Keys', 'sa.json')]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gitCredentialStores', () => {
+  it("reads store --file from the user's git configuration files", () => {
+    const home = mkdtempSync(join(tmpdir(), 'agent-git-stores-'));
+    try {
+      mkdirSync(join(home, '.config', 'git'), { recursive: true });
+      writeFileSync(
+        join(home, '.gitconfig'),
+        '[credential]\n\thelper = store --file ~/secrets/git-creds\n\thelper = cache\n',
+      );
+      writeFileSync(
+        join(home, '.config', 'git', 'config'),
+        '[credential "https://example.com"]\n  helper = "store --file=/srv/creds store"\n',
+      );
+      expect(gitCredentialStores({}, home)).toEqual([
+        join(home, 'secrets', 'git-creds'),
+        '/srv/creds',
+      ]);
+      expect(gitCredentialStores({ GIT_CONFIG_GLOBAL: join(home, 'none') }, home)).toEqual([
+        '/srv/creds',
+      ]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

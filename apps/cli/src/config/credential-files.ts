@@ -6,9 +6,9 @@
  * known credential stores (`~/Downloads/project-123.json`, `/var/run/secrets/…`) a sandboxed
  * `cat` gave its content to the model. Each such path is hidden like a credential store.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { credentialNameRules, harmlessVariableNames } from '@agent/core/credentials';
 import { isPathInside } from '@agent/tools-builtin';
 
@@ -44,7 +44,44 @@ export function credentialFilePaths(
     found.add(path);
   }
   for (const path of toolStorePaths(env, { cwd: options.cwd, pass, home })) found.add(path);
+  for (const path of gitCredentialStores(env, home))
+    if (!isPathInside(path, options.cwd)) found.add(path);
   return [...found].sort();
+}
+
+/**
+ * The files git's `store` helper keeps passwords in where the user's git configuration moves them
+ * (`helper = store --file ~/secrets/git-credentials`): the default `~/.git-credentials` is hidden
+ * by the sandbox's list, a moved one was read by a sandboxed `cat` (or `git credential fill`).
+ * Read from the global configuration files only (`GIT_CONFIG_GLOBAL` or `~/.gitconfig`, and
+ * `$XDG_CONFIG_HOME/git/config`); includes are not followed.
+ */
+export function gitCredentialStores(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): string[] {
+  const xdg = env.XDG_CONFIG_HOME;
+  const files = [
+    env.GIT_CONFIG_GLOBAL ?? join(home, '.gitconfig'),
+    join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config'), 'git', 'config'),
+  ];
+  const found: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const [, argument] of text.matchAll(
+      /^\s*helper\s*=\s*"?(?:git-credential-)?store\b[^\n]*?--file(?:=|\s+)("[^"\n]+"|[^\s"]+)/gim,
+    )) {
+      const path = (argument ?? '').replace(/^"|"$/g, '');
+      if (path === '') continue;
+      found.push(path.startsWith('~/') ? resolve(home, path.slice(2)) : resolve(home, path));
+    }
+  }
+  return found;
 }
 
 /**

@@ -92,6 +92,7 @@ async function readableOf(
   files: readonly string[],
   control: string,
   env: (dir: string) => Record<string, string>,
+  setUp: (dir: string) => void = () => undefined,
 ): Promise<{ readable: string[]; seen: string }> {
   const dir = anyUserDirectory('agent-cli-other-tools-');
   cleanups.push(() => dir.dispose());
@@ -103,6 +104,7 @@ async function readableOf(
   }
   mkdirSync(dirname(join(dir.path, control)), { recursive: true });
   writeFileSync(join(dir.path, control), 'control-visible\n');
+  setUp(dir.path);
   const probe = [...files, control]
     .map((file) => `cat '${join(dir.path, file)}' >> seen.txt 2>&1`)
     .join('; ');
@@ -212,6 +214,26 @@ describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) 
         CARGO_HOME: join(dir, 'cargo'),
         CLOUDSDK_CONFIG: join(dir, 'gcloud'),
       }),
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
+  });
+
+  it('are hidden where git’s store helper keeps them (helper = store --file …)', async (context) => {
+    // ~/.git-credentials was hidden; a store the user's .gitconfig moved was read.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      ['secrets/git-credentials'],
+      'secrets/README',
+      () => ({}),
+      (dir) => {
+        mkdirSync(join(dir, 'home'), { recursive: true });
+        writeFileSync(
+          join(dir, 'home', '.gitconfig'),
+          '[credential]\n\thelper = store --file ~/../secrets/git-credentials\n',
+        );
+      },
     );
     expect(readable).toEqual([]);
     expect(seen).toContain('control-visible');
