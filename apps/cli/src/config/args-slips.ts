@@ -62,8 +62,18 @@ export function explainParseError(error: unknown): string {
   }
 }
 
-/** `-P` (Caps Lock, a habit from another tool): the short option in the other case, `-p (--print)`. */
+/**
+ * `-P` (Caps Lock, a habit from another tool): the short option in the other case, `-p (--print)`;
+ * `--p` (a short option with two dashes): that short option (it was "Unknown option --p").
+ */
 function shortOptionOf(name: string): string | undefined {
+  const doubled = /^--([a-zA-Z])$/.exec(name)?.[1];
+  if (doubled !== undefined) {
+    const long = Object.entries(optionSpecs).find(
+      ([, spec]) => (spec as { short?: string }).short === doubled,
+    )?.[0];
+    return long === undefined ? undefined : `-${doubled} (--${long})`;
+  }
   if (!/^-[a-zA-Z]$/.test(name)) return undefined;
   const letter = name.slice(1);
   const other = letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase();

@@ -51,11 +51,15 @@ describe('-p given twice', () => {
   });
 });
 
-describe('a short option in the other case', () => {
+describe('a short option in the other case, or with two dashes', () => {
   it.each([
     ['-P', '-p (--print)'],
     ['-H', '-h (--help)'],
     ['-V', '-v (--version)'],
+    // Two dashes on a short option: was "Unknown option --p" with no guess.
+    ['--p', '-p (--print)'],
+    ['--c', '-c (--continue)'],
+    ['--h', '-h (--help)'],
   ])('%s: did you mean %s', async (typed, meant) => {
     const run = await runCli([typed, 'x']);
     expect(run.code).toBe(2);
