@@ -27,7 +27,7 @@ function ownCoreFileLimits(): { soft: string; hard: string } | undefined {
 
 /**
  * Sets this process's core-file limits to 0 (soft and hard) where they are not, with prlimit;
- * a notice when they stay above 0 (no prlimit), undefined otherwise.
+ * a notice when the soft one stays above 0 (no prlimit), undefined otherwise.
  */
 export function turnOffCoreDumps(): string | undefined {
   const before = ownCoreFileLimits();
@@ -39,6 +39,8 @@ export function turnOffCoreDumps(): string | undefined {
       stdio: 'ignore',
     });
   const after = ownCoreFileLimits();
-  if (after?.soft === '0' && after.hard === '0') return undefined;
+  // A soft limit of 0 still takes a raise first; said only where a crash writes a core as it is
+  // (no prlimit on a minimal system would otherwise be a line at every start).
+  if (after === undefined || after.soft === '0') return undefined;
   return `core dumps stay possible (core-file limit ${after?.soft ?? '?'}, at most ${after?.hard ?? '?'}; no prlimit to lower it): a process of yours that crashes agent (kill -SEGV) gets a core file holding the keys agent read — run agent under ulimit -c 0 -H, or install util-linux's prlimit`;
 }
