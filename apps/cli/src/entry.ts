@@ -8,6 +8,7 @@
 import module from 'node:module';
 import { join } from 'node:path';
 import { findAgentHome } from './config/agent-home.js';
+import { outputProblem } from './config/system-errors.js';
 import { versionsText } from './config/version.js';
 
 // Node's diagnostic report (NODE_OPTIONS' --report-on-signal, --report-on-fatalerror,
@@ -24,6 +25,14 @@ process.on('SIGUSR1', () => undefined);
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  // A reader gone (`agent -v | head -c0`) ends it quietly; an output that cannot be written
+  // (`> v.txt` on a full disk) is said in a line, exit 1 — both were Node's stack (main.ts does
+  // the same for everything else).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') return;
+    process.stderr.write(`agent: ${outputProblem(error)}\n`);
+    process.exitCode = 1;
+  });
   process.stdout.write(versionsText);
 } else if ((await coreDumpsOff()) && (await credentialsHandedOver()) && (await homeMadePrivate())) {
   enableCompileCache();

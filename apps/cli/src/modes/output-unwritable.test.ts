@@ -83,6 +83,14 @@ describe('stdout on a full disk', () => {
     60_000,
   );
 
+  it('agent --version (answered before the rest loads): said, exit 1 (was Node’s stack)', async () => {
+    const { env } = await scratch();
+    const run = await runToFullDisk(['--version'], env);
+    expectOneLine(run.stderr);
+    expect(run.stderr).not.toContain('node:events');
+    expect(run.code).toBe(1);
+  }, 60_000);
+
   it('agent --help: said, exit 1 (was 0 with nothing written)', async () => {
     const { env } = await scratch();
     const run = await runToFullDisk(['--help'], env);
