@@ -93,7 +93,9 @@ export function lookAlikeKeyNotes(
       const [ours = ''] = key.reads;
       const close = key.reads.some((read) => editDistance(upper, read) <= 2);
       if (!close && !/(^|_)(API_?)?(KEY|TOKEN)$/.test(upper)) continue;
-      notes.push(`${name} is set but not read here; agent reads ${ours}: export ${ours}="$${name}"`);
+      notes.push(
+        `${name} is set but not read here; agent reads ${ours}: export ${ours}="$${name}"`,
+      );
     }
   }
   return notes;

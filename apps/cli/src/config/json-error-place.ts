@@ -37,13 +37,13 @@ export function jsonErrorOffset(text: string): number | undefined {
       }
       if (here !== '\\') fail(); // a control character, or the end of the text
       at += 1;
-      const escape = text.charAt(at);
-      if (escape === 'u') {
+      const escaped = text.charAt(at);
+      if (escaped === 'u') {
         for (let digit = 0; digit < 4; digit += 1) {
           at += 1;
           if (!/[0-9a-fA-F]/.test(text.charAt(at))) fail();
         }
-      } else if (escape === '' || !'"\\/bfnrt'.includes(escape)) fail();
+      } else if (escaped === '' || !'"\\/bfnrt'.includes(escaped)) fail();
       at += 1;
     }
   };

@@ -42,7 +42,9 @@ describe('jsonErrorOffset', () => {
         .tuple(fc.json(), fc.nat(), fc.nat({ max: 4 }), fc.string({ maxLength: 3 }))
         .map(
           ([text, at, cut, insert]) =>
-            text.slice(0, at % (text.length + 1)) + insert + text.slice((at % (text.length + 1)) + cut),
+            text.slice(0, at % (text.length + 1)) +
+            insert +
+            text.slice((at % (text.length + 1)) + cut),
         ),
       fc.string({ maxLength: 20 }),
     );
@@ -68,21 +70,31 @@ describe('jsonErrorOffset', () => {
 
 describe('a settings file with a slip V8 gives no place for', () => {
   it.each([
-    ['// my settings\n{ "model": "x" }\n', 'line 1, column 1: a comment, which JSON does not allow'],
+    [
+      '// my settings\n{ "model": "x" }\n',
+      'line 1, column 1: a comment, which JSON does not allow',
+    ],
     ['/* mine */ { "model": "x" }', 'line 1, column 1: a comment'],
     ['# settings\n{}\n', 'line 1, column 1: a comment'],
     ['model: claude-sonnet-4-6\n', 'line 1, column 1: a JSON file starts with { (or [)'],
     ['{\n  "sandbox": auto\n}\n', 'line 2, column 14: a value without double quotes'],
     ['{\n  "model": "a\nb"\n}\n', 'line 2, column 14: a line break inside a quoted text'],
-    ['{ "permissions": { "deny": ["bash(rm *)",] } }', 'column 42: a comma before the closing bracket'],
-  ])('%j: the line, the column and the slip', async (text, problem) => {
-    const home = await scratch();
-    await writeFile(join(home, 'settings.json'), text);
-    const run = await runCli(['-p', 'hi'], { env: cleanEnv({ AGENT_HOME: home }) });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`${join(home, 'settings.json')}: it is not valid JSON (`);
-    expect(run.stderr).toContain(problem);
-  }, 60_000);
+    [
+      '{ "permissions": { "deny": ["bash(rm *)",] } }',
+      'column 42: a comma before the closing bracket',
+    ],
+  ])(
+    '%j: the line, the column and the slip',
+    async (text, problem) => {
+      const home = await scratch();
+      await writeFile(join(home, 'settings.json'), text);
+      const run = await runCli(['-p', 'hi'], { env: cleanEnv({ AGENT_HOME: home }) });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${join(home, 'settings.json')}: it is not valid JSON (`);
+      expect(run.stderr).toContain(problem);
+    },
+    60_000,
+  );
 
   it('--mcp-config and --resume files say the same', async () => {
     const dir = await scratch();

@@ -73,7 +73,16 @@ describe('stdout on a full disk', () => {
         { text: 'The answer.' },
       ]);
       const run = await runToFullDisk(
-        ['--scripted', script, '--cwd', dir, '-p', 'remember-this-prompt', '--output-format', format],
+        [
+          '--scripted',
+          script,
+          '--cwd',
+          dir,
+          '-p',
+          'remember-this-prompt',
+          '--output-format',
+          format,
+        ],
         env,
       );
       expectOneLine(run.stderr);

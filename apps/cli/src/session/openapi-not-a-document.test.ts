@@ -3,9 +3,10 @@
 // said "the document must be an object, found a string" and quoted the page; now it says it is a
 // web page and what to give instead, exit 1, before any run. And a document with no operations
 // added no tools without a word: now a line says so, and the session goes on.
+
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';

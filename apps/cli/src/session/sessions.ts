@@ -100,7 +100,7 @@ export async function sessionIdsStartingWith(
     const id = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json$/i
       .exec(file.path)?.[1]
       ?.toLowerCase();
-    if (id !== undefined && id.startsWith(wanted) && !ids.includes(id)) ids.push(id);
+    if (id?.startsWith(wanted) && !ids.includes(id)) ids.push(id);
   }
   return ids;
 }
