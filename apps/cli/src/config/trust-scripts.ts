@@ -165,6 +165,18 @@ function pythonModuleFiles(interpreter: string, name: string, bases: readonly st
   );
 }
 
+/**
+ * The code a command line gives Python inline (`python3 -c "import json, sys; …"`): `-c` puts the
+ * folder it runs in — the project root, for hooks — first on sys.path, so a `json.py` there is
+ * what `import json` runs.
+ */
+function inlinePythonCode(line: string): string[] {
+  const inline = /\bpython[\d.]*\s+(?:-[A-Za-z]+\s+)*-c\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))/g;
+  return [...line.matchAll(inline)].map((match) =>
+    (match[1] ?? match[2] ?? match[3] ?? '').replaceAll(';', '\n'),
+  );
+}
+
 /** The package.json key `word`'s tool takes as its config, if it names one of those tools. */
 function packageConfigKeyOf(word: string): string | undefined {
   const program = programOf(word);
@@ -307,6 +319,11 @@ export function projectFileDigests(
      * hook-file-pins.ts: a trust pin must not differ with the shell the CLI starts from) [none].
      */
     search?: Partial<SearchFolders>;
+    /**
+     * Whole command lines whose inline Python (`python3 -c "…"`) is read for its imports, when
+     * `command` holds only the words that run (hook-file-pins.ts) [none; `command`'s own are].
+     */
+    inline?: readonly string[];
   } = {},
 ): Record<string, string> | undefined {
   const cache = options.cache ?? new Map();
@@ -362,6 +379,12 @@ export function projectFileDigests(
     count++;
     queue.push([...digested.references]);
   };
+  // `python3 -c "import json, sys; …"`: the code imports from the folder it runs in first.
+  for (const line of [...command, ...(options.inline ?? [])])
+    for (const code of inlinePythonCode(line))
+      queue.push(
+        scriptReferences(join(root, 'python -c.py'), Buffer.from(code), root, search.python),
+      );
   const named = words(command, root);
   named.forEach((word, i) => {
     add(word);

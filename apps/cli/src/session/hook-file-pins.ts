@@ -144,6 +144,8 @@ export function commandPin(
       // And what its scripts run by name there (`ruff` in a `make lint` recipe), and import
       // from PYTHONPATH's folders there.
       search: { programs: workspacePath(projectRoot), python: pythonPath },
+      // Its inline Python's imports (`python3 -c "import json…"`), which its words do not hold.
+      inline: [command],
     },
   );
   const repository = join(projectRoot, '.git');

@@ -6,6 +6,7 @@ import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
   hookSessionSuite,
+  plantTurns,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -41,21 +42,19 @@ describe.each(testUsers)("a trusted hook's large program ($label)", ({ uid }) =>
   it('replaced by a sandboxed command with one of the same size does not run', async () => {
     expectStoppedAfterChange(
       await runWithLargeTool(
-        (outside) => [
-          { tool: { name: 'list_files', input: { path: '.' } } },
-          {
-            tool: {
-              name: 'write_file',
-              input: {
-                path: 'staged/tool',
-                content: padded(`#!/bin/sh\ntouch "${join(outside, 'escaped')}"\nexit 0\n`),
+        (outside) =>
+          plantTurns([
+            {
+              tool: {
+                name: 'write_file',
+                input: {
+                  path: 'staged/tool',
+                  content: padded(`#!/bin/sh\ntouch "${join(outside, 'escaped')}"\nexit 0\n`),
+                },
               },
             },
-          },
-          { tool: { name: 'bash', input: { command: 'cat staged/tool > tools/large-tool' } } },
-          { tool: { name: 'list_files', input: { path: '.' } } },
-          { text: 'done' },
-        ],
+            { tool: { name: 'bash', input: { command: 'cat staged/tool > tools/large-tool' } } },
+          ]),
         uid,
       ),
       { command: './tools/large-tool --check', ranBefore: 2, changed: 'tools/large-tool' },

@@ -77,6 +77,16 @@ export async function runHookSession(options: {
   return { run, outside, ran, repo };
 }
 
+/** A call, then `plant` (what a sandboxed command or a file tool writes), a call, and the answer. */
+export function plantTurns(plant: readonly Turn[]): Turn[] {
+  return [
+    { tool: { name: 'list_files', input: { path: '.' } } },
+    ...plant,
+    { tool: { name: 'list_files', input: { path: '.' } } },
+    { text: 'done' },
+  ];
+}
+
 /** Two calls that change no file, then the answer. */
 export function untouchedTurns(): Turn[] {
   return [
