@@ -166,15 +166,20 @@ function pythonModuleFiles(interpreter: string, name: string, bases: readonly st
 }
 
 /**
- * The code a command line gives Python inline (`python3 -c "import json, sys; …"`): `-c` puts the
- * folder it runs in — the project root, for hooks — first on sys.path, so a `json.py` there is
- * what `import json` runs.
+ * The code a command line gives an interpreter inline, as a file of that language would name it
+ * (`<root>/inline.py`): `python3 -c "import json, sys; …"` — `-c` puts the folder it runs in (the
+ * project root, for hooks) first on sys.path, so a `json.py` there is what `import json` runs —
+ * and `node -e "require('./scripts/notify')…"` (also `-p`, `--eval`, `--print`).
  */
-function inlinePythonCode(line: string): string[] {
-  const inline = /\bpython[\d.]*\s+(?:-[A-Za-z]+\s+)*-c\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))/g;
-  return [...line.matchAll(inline)].map((match) =>
-    (match[1] ?? match[2] ?? match[3] ?? '').replaceAll(';', '\n'),
-  );
+function inlineCode(line: string, root: string): { file: string; code: string }[] {
+  const inline =
+    /\b(python[\d.]*|node)\s+(?:-[A-Za-z-]+\s+)*?(?:-c|-e|-p|--eval|--print)(?:\s+|=)(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))/g;
+  return [...line.matchAll(inline)].map((match) => {
+    const code = match[2] ?? match[3] ?? match[4] ?? '';
+    return match[1] === 'node'
+      ? { file: join(root, 'inline.js'), code }
+      : { file: join(root, 'inline.py'), code: code.replaceAll(';', '\n') };
+  });
 }
 
 /** The package.json key `word`'s tool takes as its config, if it names one of those tools. */
@@ -320,7 +325,7 @@ export function projectFileDigests(
      */
     search?: Partial<SearchFolders>;
     /**
-     * Whole command lines whose inline Python (`python3 -c "…"`) is read for its imports, when
+     * Whole command lines whose inline code (`python3 -c "…"`, `node -e "…"`) is read for what it loads, when
      * `command` holds only the words that run (hook-file-pins.ts) [none; `command`'s own are].
      */
     inline?: readonly string[];
@@ -379,12 +384,10 @@ export function projectFileDigests(
     count++;
     queue.push([...digested.references]);
   };
-  // `python3 -c "import json, sys; …"`: the code imports from the folder it runs in first.
+  // `python3 -c "import json…"`, `node -e "require('./x')…"`: what the code loads.
   for (const line of [...command, ...(options.inline ?? [])])
-    for (const code of inlinePythonCode(line))
-      queue.push(
-        scriptReferences(join(root, 'python -c.py'), Buffer.from(code), root, search.python),
-      );
+    for (const { file, code } of inlineCode(line, root))
+      queue.push(scriptReferences(file, Buffer.from(code), root, search.python));
   const named = words(command, root);
   named.forEach((word, i) => {
     add(word);

@@ -144,7 +144,7 @@ export function commandPin(
       // And what its scripts run by name there (`ruff` in a `make lint` recipe), and import
       // from PYTHONPATH's folders there.
       search: { programs: workspacePath(projectRoot), python: pythonPath },
-      // Its inline Python's imports (`python3 -c "import json…"`), which its words do not hold.
+      // What its inline code loads (`python3 -c "import json…"`), which its words do not hold.
       inline: [command],
     },
   );
