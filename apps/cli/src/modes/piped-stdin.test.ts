@@ -108,6 +108,46 @@ describe('piped input past what a prompt takes', () => {
   }, 120_000);
 });
 
+describe('--input-format stream-json lines past what a message takes', () => {
+  // readline holds a line whole until its end: `cat /dev/zero | agent --input-format stream-json`
+  // grew the CLI's memory until it died. Now the lines before the long one run, then exit 2.
+  const streamArgs = (script: string, dir: string) => [
+    '--scripted',
+    script,
+    '--cwd',
+    dir,
+    '-p',
+    '--input-format',
+    'stream-json',
+  ];
+  const message = (text: string) =>
+    `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+
+  it('stdin /dev/zero: refused at 16 MiB with the line number, exit 2', async () => {
+    const { dir, env } = await scratch();
+    const script = await writeScript(dir, [{ text: 'answered' }]);
+    const run = await runWithStdinFrom('/dev/zero', streamArgs(script, dir), env);
+    expect(run.stderr).toContain('agent: stdin line 1 is longer than 16 MiB');
+    expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(run.code).toBe(2);
+  }, 120_000);
+
+  it('the lines before a long one are answered; the long one is not sent', async () => {
+    const { dir, env } = await scratch();
+    const script = await writeScript(dir, [{ text: 'first answered' }, { text: 'second?' }]);
+    const input = join(dir, 'lines.jsonl');
+    await writeFile(
+      input,
+      `${message('one')}${'y'.repeat(stdinLimitBytes + 10)}\n${message('three')}`,
+    );
+    const run = await runWithStdinFrom(input, streamArgs(script, dir), env);
+    expect(run.stdout).toContain('first answered');
+    expect(run.stdout).not.toContain('second?');
+    expect(run.stderr).toContain('agent: stdin line 2 is longer than 16 MiB');
+    expect(run.code).toBe(2);
+  }, 120_000);
+});
+
 describe('piped input that is not UTF-8', () => {
   it.each([
     [

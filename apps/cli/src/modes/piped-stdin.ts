@@ -2,6 +2,7 @@
 // as part of the prompt, up to a size a model can read. Before the cap, `yes | agent -p x`, a
 // `< /dev/zero` or an endless producer grew the CLI's memory until it died (std::bad_alloc, or the
 // machine's OOM killer), and a few hundred MB were sent whole only for every provider to refuse them.
+import { Transform } from 'node:stream';
 import { UsageError } from '../config/args.js';
 import { writeNotice } from '../ui/output.js';
 
@@ -67,4 +68,48 @@ export function notUtf8Notice(bytes: Buffer, text: string): string | undefined {
       : 'iconv -f WINDOWS-1252 -t UTF-8 file | agent -p …';
     return `agent: stdin is not UTF-8 text${utf16 ? ' (it is UTF-16)' : ''}: ${replaced} character(s) could not be read and reach the model as �. Convert it first (${convert})`;
   }
+}
+
+/**
+ * `input` passed on while no line (bytes since the last `\n`) grows past `limit`: readline keeps
+ * a line whole until its end, so `cat /dev/zero | agent --input-format stream-json` grew the
+ * CLI's memory until it died. At the first longer line the complete lines before it go on, the
+ * rest is not read (the writer gets EPIPE), and `overflowed()` says so; `completeLines()` counts the
+ * lines passed whole (readline still gives the start of the long one as a last line: not one).
+ */
+export function boundedLines(
+  input: NodeJS.ReadableStream,
+  limit: number = stdinLimitBytes,
+): { lines: Transform; overflowed(): boolean; completeLines(): number } {
+  let sinceNewline = 0;
+  let overflowed = false;
+  let complete = 0;
+  const count = (bytes: Buffer) => {
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) complete += 1;
+  };
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (overflowed) return done();
+      const first = chunk.indexOf(0x0a);
+      const last = chunk.lastIndexOf(0x0a);
+      // The line the chunk continues, then (lines inside one chunk being shorter) the one it starts.
+      const continued = sinceNewline + (first === -1 ? chunk.length : first);
+      const tail = last === -1 ? continued : chunk.length - last - 1;
+      if (continued > limit || tail > limit) {
+        overflowed = true;
+        if (continued <= limit) {
+          count(chunk.subarray(0, last + 1));
+          this.push(chunk.subarray(0, last + 1));
+        }
+        input.unpipe(lines);
+        this.push(null);
+        return done();
+      }
+      sinceNewline = tail;
+      count(chunk);
+      done(null, chunk);
+    },
+  });
+  input.pipe(lines);
+  return { lines, overflowed: () => overflowed, completeLines: () => complete };
 }

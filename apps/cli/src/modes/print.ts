@@ -27,7 +27,7 @@ import { canRedraw, noticeText, useColour, writeErr, writeNotice, writeOut } fro
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { waitIndicator } from '../ui/wait-spinner.js';
-import { readStdin } from './piped-stdin.js';
+import { boundedLines, readStdin, stdinLimitBytes } from './piped-stdin.js';
 import {
   createStreamJsonMapper,
   permissionAsked,
@@ -67,16 +67,23 @@ async function* promptsOf(options: CliOptions, stop: AbortSignal): AsyncGenerato
   }
   if (options.prompt !== undefined && options.prompt !== '-') yield options.prompt;
   const { createInterface } = await import('node:readline');
-  const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  const bounded = boundedLines(process.stdin);
+  const lines = createInterface({ input: bounded.lines, crlfDelay: Number.POSITIVE_INFINITY });
   // A signal between runs ends the session: no more lines are read.
   stop.addEventListener('abort', () => lines.close(), { once: true });
   let number = 0;
   for await (const line of lines) {
     if (stop.aborted) return;
+    // The start of the line too long to take, given by readline as the last.
+    if (bounded.overflowed() && number >= bounded.completeLines()) break;
     number += 1;
     if (line.trim() === '') continue;
     yield inputMessage(line, number);
   }
+  if (bounded.overflowed())
+    throw new UsageError(
+      `stdin line ${number + 1} is longer than ${stdinLimitBytes / 1024 / 1024} MiB, more than a model reads in one message (it was not sent; the lines before it were): send the part that matters, or name a file in the message and let the agent read it`,
+    );
 }
 
 /** The text of one `--input-format stream-json` line; a line that is not a user message is an error. */
