@@ -30,6 +30,7 @@ import { isWholesaleFolder, realFolder } from '@agent/workspace-trust';
 import { agentHome } from '../config/agent-home.js';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { denyTypoRefusal } from '../config/deny-typos.js';
 import { redactingGate, redactingHooks } from '../session/result-redaction.js';
 import { approvalHint } from '../session/session.js';
 import { createSessionHooks } from '../session/session-hooks.js';
@@ -56,7 +57,14 @@ export async function runMcpServe(
     log,
   );
   policy.setTools(tools.tools);
-  for (const problem of policy.unmatchableRules()) log(`warning: ${problem}`);
+  const unmatchable = policy.unmatchableRules();
+  const everyTool = options.tools === undefined || options.tools.length === 0;
+  const typo = denyTypoRefusal(unmatchable, options.denyFlags ?? options.deny, everyTool);
+  if (typo !== undefined) {
+    await tools.close();
+    throw new CliError(typo);
+  }
+  for (const problem of unmatchable) log(`warning: ${problem}`);
   const served = servedTools(tools.tools, policy, mode, log);
   // The hooks a session runs, in the same containment (sandbox per hooksSandbox and trust, pins,
   // passEnv); their notices go to `log` (stderr: stdout is the JSON-RPC channel of stdio). Each

@@ -5,7 +5,7 @@
 // --tools, a server's tools (mcp__…) and a settings file's rule stay warnings.
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, tempDir, writeScript } from '../testing/test-support.js';
 
@@ -86,4 +86,21 @@ describe('--deny naming no tool of the session', () => {
     expect(fromSettings.code).toBe(0);
     expect(existsSync(victim)).toBe(true);
   }, 120_000);
+
+  it('agent mcp serve: the same --deny typo refuses to serve (it warned and served the rm)', async () => {
+    const { victim } = await workspaceWithVictim();
+    const cwd = dirname(victim);
+    const serve = (rule: string) =>
+      runCli(
+        ['mcp', 'serve', '--cwd', cwd, '--mode', 'full-access', '--sandbox', 'off', '--deny', rule],
+        { env: cleanEnv({ AGENT_HOME: join(cwd, 'home') }) },
+      );
+    const typo = await serve('bsh(rm *)');
+    expect(typo.stderr).toContain('--deny "bsh(rm *)" can never match: no tool of this session');
+    expect(typo.stderr).toContain('so agent did not start');
+    expect(typo.code).toBe(1);
+    const right = await serve('bash(rm *)');
+    expect(right.stderr).not.toContain('can never match');
+    expect(right.code).toBe(0);
+  }, 60_000);
 });

@@ -24,6 +24,7 @@ import {
 import { type AgentDefinition, createAgentTools, loadAgentDefinitions } from '../config/agents.js';
 import { type CliOptions, UsageError } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
+import { denyTypoRefusal } from '../config/deny-typos.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { agentsInstructions } from '../config/settings.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
@@ -417,25 +418,11 @@ export async function createSession(
   // Path rules cover every reader (or writer) of the session; a rule that can never match says so.
   policy.setTools(tools.tools);
   const unmatchable = policy.unmatchableRules();
-  // A --deny of the command line naming no tool (`--deny 'Shell(rm *)'`, Gemini CLI's
-  // `run_shell_command`, a typo) protects nothing: it was a warning, and the command it was meant
-  // to stop ran. Refused before anything runs; a server's or document's tools (mcp__…, openapi__…)
-  // may be absent for a failed connection, and a settings file's rule stays a warning.
-  // With --tools (or a settings' tools list) a real tool may be left out on purpose: a deny rule
-  // on it stays a warning.
   const everyTool = options.tools === undefined || options.tools.length === 0;
-  const refused = (everyTool ? (options.denyFlags ?? []) : []).flatMap((rule) =>
-    /^(mcp|openapi|agent)__/.test(rule)
-      ? []
-      : unmatchable.filter((problem) =>
-          problem.startsWith(`deny rule "${rule}" can never match: no tool of this session`),
-        ),
-  );
-  if (refused.length > 0) {
+  const typo = denyTypoRefusal(unmatchable, options.denyFlags, everyTool);
+  if (typo !== undefined) {
     await tools.close();
-    throw new CliError(
-      `--deny ${refused.map((problem) => problem.replace(/^deny rule /, '')).join('; ')}. A deny rule that matches nothing protects nothing, so agent did not start: name the tool as this session does (bash, read_file, write_file, edit_file… — /tools lists them)`,
-    );
+    throw new CliError(typo);
   }
   for (const problem of unmatchable) settings.log(`warning: ${problem}`);
   // A resumed session keeps its id, so `--resume <id>` finds it again.
