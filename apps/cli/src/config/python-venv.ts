@@ -43,3 +43,14 @@ export function virtualEnvironmentFiles(program: string): string[] {
     ]),
   ];
 }
+
+/**
+ * The site-packages folders of the virtual environment whose `bin` holds `program`, or none:
+ * where that python finds what a script it runs imports.
+ */
+export function venvSitePackages(program: string): string[] {
+  const bin = dirname(program);
+  return basename(bin) === 'bin' && existsSync(join(dirname(bin), 'pyvenv.cfg'))
+    ? sitePackagesFolders(dirname(bin))
+    : [];
+}

@@ -8,7 +8,7 @@ import { realpathSync, type Stats } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
 import { largeFileDigest } from './large-file-digest.js';
-import { virtualEnvironmentFiles } from './python-venv.js';
+import { venvSitePackages, virtualEnvironmentFiles } from './python-venv.js';
 import { programWords, pythonModuleForms, scriptReferences } from './script-references.js';
 
 /**
@@ -264,7 +264,7 @@ function digestOf(
     maxBytes: maxHashedBytes,
     // One file named by many commands (a hundred hooks, one script) is read and hashed once.
     check: ({ stats }) => {
-      cached = cache.get(identityOf(stats));
+      cached = cache.get(identityOf(stats, search));
       return cached === undefined ? undefined : 'digested already';
     },
   });
@@ -280,7 +280,7 @@ function digestOf(
           ),
         ],
       };
-      cache.set(identityOf(outcome.stats), digested);
+      cache.set(identityOf(outcome.stats, search), digested);
       return digested;
     }
     case 'refused':
@@ -295,8 +295,9 @@ function digestOf(
   }
 }
 
-function identityOf(stats: Stats): string {
-  return `${stats.dev}:${stats.ino}`;
+/** A file's identity, with the folders its references were looked for in (they differ by command). */
+function identityOf(stats: Stats, search: SearchFolders): string {
+  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}`;
 }
 
 /**
@@ -332,13 +333,23 @@ export function projectFileDigests(
   } = {},
 ): Record<string, string> | undefined {
   const cache = options.cache ?? new Map();
-  const search = { programs: options.search?.programs ?? [], python: options.search?.python ?? [] };
   let root: string;
   try {
     root = realpathSync(project);
   } catch {
     return undefined;
   }
+  const named = words(command, root);
+  // A venv's python (or another of its programs) running a project script: the script's imports
+  // load from that venv's site-packages too (`.venv/bin/python scripts/x.py` importing `helpers`
+  // installed there), where a sandboxed command may write.
+  const search = {
+    programs: options.search?.programs ?? [],
+    python: [
+      ...(options.search?.python ?? []),
+      ...new Set(named.flatMap((word) => venvSitePackages(resolve(root, word)))),
+    ],
+  };
   const digests: Record<string, string> = {};
   let count = 0;
   const venvs = new Set<string>();
@@ -388,7 +399,6 @@ export function projectFileDigests(
   for (const line of [...command, ...(options.inline ?? [])])
     for (const { file, code } of inlineCode(line, root))
       queue.push(scriptReferences(file, Buffer.from(code), root, search.python));
-  const named = words(command, root);
   named.forEach((word, i) => {
     add(word);
     for (const file of runnerFilesOf(word) ?? []) add(join(root, file));

@@ -16,6 +16,7 @@ import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
   hookSessionSuite,
+  plantTurns,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -164,3 +165,55 @@ describe.each(testUsers)("a package a trusted hook's venv program imports ($labe
     expectRanAfterEachCall(await runWithVenvTool(untouchedTurns));
   });
 });
+
+describe.each(testUsers)(
+  'a package a project script imports from the venv that runs it ($label)',
+  ({ uid }) => {
+    // `.venv/bin/python scripts/hooks/check.py`: the script lies outside the venv, but what it
+    // imports (`import reporter`, installed in the venv) loads from the venv's site-packages.
+    const command = '.venv/bin/python scripts/hooks/check.py';
+    function runWithVenvScript(turns: (outside: string) => Turn[]) {
+      return runHookSession({
+        turns,
+        cleanups,
+        uid,
+        setup: {
+          command,
+          files: { 'scripts/hooks/check.py': 'import reporter\nreporter.run()\n' },
+        },
+        prepare: async (repo) => {
+          const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+          execFileSync(python, ['-m', 'venv', '--without-pip', join(repo, '.venv')]);
+          site = sitePackages(repo);
+          await writeFile(
+            join(repo, site, 'reporter.py'),
+            `def run():\n    open(${JSON.stringify(join(repo, '..', 'outside', 'hook-ran'))}, 'a').write('ran\\n')\n`,
+          );
+        },
+      });
+    }
+
+    it('rewritten by a sandboxed command, it does not run outside the sandbox', async () => {
+      expectStoppedAfterChange(
+        await runWithVenvScript((outside) =>
+          plantTurns([
+            {
+              tool: {
+                name: 'write_file',
+                input: {
+                  path: join(site, 'reporter.py'),
+                  content: `def run():\n    open(${JSON.stringify(join(outside, 'escaped'))}, 'w')\n`,
+                },
+              },
+            },
+          ]),
+        ),
+        { command, ranBefore: 1 },
+      );
+    });
+
+    it('untouched, it runs after every call', async () => {
+      expectRanAfterEachCall(await runWithVenvScript(untouchedTurns));
+    });
+  },
+);
