@@ -666,3 +666,28 @@ describe('Anthropic long streams', () => {
     expect(JSON.parse(json)).toEqual(input);
   });
 });
+
+describe('a server that does not speak the Messages stream', () => {
+  it('an OpenAI-style stream (data lines, no events) is named as such, not as a cut connection', async () => {
+    // ANTHROPIC_BASE_URL pointed at an OpenAI-compatible server: 200, chat.completion.chunk lines.
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    const openAiStream = {
+      headers: SSE_HEADERS,
+      body: [chunk('Hel'), chunk('lo'), 'data: [DONE]\n\n'],
+    };
+    server = await startWireServer([openAiStream, openAiStream]);
+    const provider = createAnthropicProvider({
+      apiKey: 'k',
+      baseURL: server.url,
+      maxRetries: 1,
+      retry: { initialDelayMs: 5, maxBackoffMs: 20 },
+    });
+    const end = terminalEvent(await collectEvents(provider.stream(request)));
+    expect(end.type).toBe('error');
+    const message = end.type === 'error' ? end.error.message : '';
+    expect(message).toContain('no Anthropic Messages events (no message_start)');
+    expect(message).toContain('openai provider');
+    expect(message).not.toContain('connection cut');
+  });
+});

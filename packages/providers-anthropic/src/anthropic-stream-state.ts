@@ -100,6 +100,8 @@ export class AnthropicStreamState {
   /** True once a content delta of the current response was emitted: no retry after that. */
   streamedContent = false;
   #started = false;
+  /** Whether this attempt's response began (message_start): a stream without one is no Messages stream. */
+  #responseBegan = false;
   #content: AssistantContent[] = [];
   // Kept apart so the indices of content events stay those of text, thinking and calls (a
   // partial message built from the events has no holes); merged in place at the end.
@@ -129,6 +131,7 @@ export class AnthropicStreamState {
   reset(): void {
     const checkpoint = this.#checkpoint;
     this.finished = false;
+    this.#responseBegan = false;
     this.#content = checkpoint === undefined ? [] : [...checkpoint.content];
     this.#opaque = checkpoint === undefined ? [] : [...checkpoint.opaque];
     this.#blocks = [];
@@ -213,6 +216,7 @@ export class AnthropicStreamState {
         return;
       }
       case 'message_start': {
+        this.#responseBegan = true;
         // A server that leaves usage out (or sends null) still gives counts, never NaN.
         const usage: Partial<typeof event.message.usage> = event.message.usage ?? {};
         this.#setUsage(
@@ -419,10 +423,14 @@ export class AnthropicStreamState {
     if (!this.finished)
       return this.fail(
         'error',
-        new ProviderError('Anthropic stream ended before message_stop (connection cut?)', {
-          provider: this.#providerId,
-          isRetryable: true,
-        }),
+        new ProviderError(
+          this.#responseBegan
+            ? 'Anthropic stream ended before message_stop (connection cut?)'
+            : // An OpenAI-compatible server behind ANTHROPIC_BASE_URL answers 200 with its own
+              // chunks (`data:` lines, no `event: message_start`), which the SDK passes over.
+              'the server answered with a stream that holds no Anthropic Messages events (no message_start): is the base URL an Anthropic Messages API? An OpenAI-compatible server (Ollama, vLLM, LiteLLM) is reached with the openai provider and its base URL',
+          { provider: this.#providerId, isRetryable: true },
+        ),
       );
     if (this.#refusal)
       return this.fail(
