@@ -16,7 +16,12 @@ import type { SandboxMode } from '@agent/sandbox';
 import type { TrustItem } from '@agent/workspace-trust';
 import type { McpServerEntry } from './mcp-servers.js';
 import { emptySettings, type Settings, type SettingsLayer } from './settings.js';
-import { type FileDigestCache, projectFileDigests, pythonStartupFiles } from './trust-scripts.js';
+import {
+  type FileDigestCache,
+  projectFileDigests,
+  pythonPathFolders,
+  pythonStartupFiles,
+} from './trust-scripts.js';
 
 /** What the project's mode and sandbox are compared with. */
 export interface TrustBaseline {
@@ -135,8 +140,27 @@ function describeServer(entry: McpServerEntry, where: string): string {
   return `MCP server "${entry.name}" (a custom transport)`;
 }
 
-/** The parts of one layer, in the order the plain merge applies them. */
-function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: string): Part[] {
+/**
+ * The `PYTHONPATH` the hooks run with as far as the settings say (the last layer's that sets it):
+ * Python finds their scripts' imports in its folders first, so those are pinned with each hook.
+ * The shell's is not read — a trust pin must not differ with the shell the CLI starts from.
+ */
+function settingsPythonPath(layers: readonly SettingsLayer[]): string | undefined {
+  let value: string | undefined;
+  for (const layer of layers) value = layer.file.env?.PYTHONPATH ?? value;
+  return value;
+}
+
+/**
+ * The parts of one layer, in the order the plain merge applies them; `pythonPath`: the hooks'
+ * ({@link settingsPythonPath}).
+ */
+function layerParts(
+  layer: SettingsLayer,
+  baseline: TrustBaseline,
+  project: string,
+  pythonPath: string | undefined,
+): Part[] {
   const { file } = layer;
   const source = layer.scope === 'user' ? layer.path : relative(project, layer.path);
   const trusted = layer.scope === 'user';
@@ -315,7 +339,14 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
             command: hook.command,
             timeout: hook.timeout ?? null,
             // The user's own files are not pinned (nothing of theirs is asked about).
-            ...(trusted ? {} : withFiles([hook.command], project, digests)),
+            ...(trusted
+              ? {}
+              : withFiles(
+                  [hook.command],
+                  project,
+                  digests,
+                  pythonPathFolders(pythonPath, project),
+                )),
           },
           (target) => {
             target.hooks[event] = [
@@ -347,6 +378,11 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
               ],
               resolve(project, entry.transport.cwd ?? '.'),
               digests,
+              // A server gets its entry's env alone: its PYTHONPATH, from where it runs.
+              pythonPathFolders(
+                entry.transport.env?.PYTHONPATH,
+                resolve(project, entry.transport.cwd ?? '.'),
+              ),
             ),
           }
         : entry.transport,
@@ -357,13 +393,17 @@ function layerParts(layer: SettingsLayer, baseline: TrustBaseline, project: stri
   return parts;
 }
 
-/** `{ files }`: the project files `command` names, pinned by content (nothing when it names none). */
+/**
+ * `{ files }`: the project files `command` names, pinned by content (nothing when it names none);
+ * `pythonPath`: the folders of its PYTHONPATH in the project, where its Python imports are found.
+ */
 function withFiles(
   command: readonly string[],
   project: string,
   cache: FileDigestCache,
+  pythonPath: readonly string[] = [],
 ): { files?: Record<string, string> } {
-  const files = projectFileDigests(command, project, { cache });
+  const files = projectFileDigests(command, project, { cache, search: { python: pythonPath } });
   return files === undefined ? {} : { files };
 }
 
@@ -373,8 +413,9 @@ export function projectTrustItems(
   baseline: TrustBaseline,
   project: string,
 ): TrustItem[] {
+  const pythonPath = settingsPythonPath(layers);
   return layers.flatMap((layer) =>
-    layerParts(layer, baseline, project).flatMap((part) =>
+    layerParts(layer, baseline, project, pythonPath).flatMap((part) =>
       part.item === undefined ? [] : [part.item],
     ),
   );
@@ -392,9 +433,10 @@ export function trustedSettings(
 ): Settings {
   const settings = emptySettings();
   const servers = new Map<string, McpServerEntry>();
+  const pythonPath = settingsPythonPath(layers);
   for (const layer of layers) {
     settings.files.push(layer.path);
-    for (const part of layerParts(layer, baseline, project))
+    for (const part of layerParts(layer, baseline, project, pythonPath))
       if (part.item === undefined || accepted.has(part.item.key)) part.apply(settings, servers);
   }
   settings.mcpServers = [...servers.values()];

@@ -321,8 +321,9 @@ export function projectFileDigests(
      */
     looked?: Set<string>;
     /**
-     * Where the command's programs look, in the project (within a session only,
-     * hook-file-pins.ts: a trust pin must not differ with the shell the CLI starts from) [none].
+     * Where the command's programs look, in the project [none]. PATH's within a session only
+     * (hook-file-pins.ts: a trust pin must not differ with the shell the CLI starts from);
+     * PYTHONPATH's at trust time too, as the settings set it (project-trust.ts).
      */
     search?: Partial<SearchFolders>;
     /**
