@@ -284,12 +284,8 @@ function perlCandidates(text: string, folder: string, root: string): string[] {
   );
 }
 
-/**
- * The project's own programs a package.json's scripts run by name: npm puts `node_modules/.bin`
- * first on their PATH, so `"lint": "eslint ."` runs `node_modules/.bin/eslint` (each bare word
- * of a script is tried; those that are not there are skipped).
- */
-function packageScriptBins(text: string, folder: string): string[] {
+/** The bare words of a package.json's scripts (`"lint": "eslint ."` → `eslint`, `.`…), some programs they run. */
+function packageScriptWords(text: string): string[] {
   let scripts: unknown;
   try {
     scripts = (JSON.parse(text) as { scripts?: unknown }).scripts;
@@ -297,22 +293,33 @@ function packageScriptBins(text: string, folder: string): string[] {
     return [];
   }
   if (scripts === null || typeof scripts !== 'object') return [];
-  const bins = new Set<string>();
+  const words = new Set<string>();
   for (const line of Object.values(scripts))
     if (typeof line === 'string')
       for (const word of line.split(/[\s;&|()<>`'"]+/))
-        if (/^[\w][\w.-]*$/.test(word) && bins.size < maxWordsPerFile)
-          bins.add(join(folder, 'node_modules', '.bin', word));
-  return [...bins];
+        if (/^[\w][\w.-]*$/.test(word) && words.size < maxWordsPerFile) words.add(word);
+  return [...words];
 }
 
 /**
- * The words of a shell script or a Makefile that may be programs it runs by name (`ruff`,
- * `black`): PATH finds them, in a folder of the workspace too (an activated `.venv/bin`).
- * Nothing for another kind of file (a JavaScript file's words are not commands).
+ * The project's own programs a package.json's scripts run by name: npm puts `node_modules/.bin`
+ * first on their PATH, so `"lint": "eslint ."` runs `node_modules/.bin/eslint` (each bare word
+ * of a script is tried; those that are not there are skipped).
+ */
+function packageScriptBins(text: string, folder: string): string[] {
+  return packageScriptWords(text).map((word) => join(folder, 'node_modules', '.bin', word));
+}
+
+/**
+ * The words of a shell script, a Makefile or a package.json's scripts that may be programs it
+ * runs by name (`ruff`, `black`): PATH finds them, in a folder of the workspace too (an activated
+ * `.venv/bin`; npm runs a script with `node_modules/.bin` before the rest of PATH). Nothing for
+ * another kind of file (a JavaScript file's words are not commands).
  */
 export function programWords(path: string, bytes: Uint8Array): string[] {
   const name = basename(path);
+  if (name === 'package.json')
+    return packageScriptWords(Buffer.from(bytes.subarray(0, maxScannedChars)).toString('utf8'));
   const head = Buffer.from(bytes.subarray(0, 256)).toString('utf8');
   const shell =
     /\.(?:sh|bash|zsh|mk)$/.test(name) ||

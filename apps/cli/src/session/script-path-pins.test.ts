@@ -19,6 +19,12 @@ const shellHook = {
   files: { 'scripts/hooks/lint.sh': 'set -e\nruff check .\n' },
 };
 
+// npm puts node_modules/.bin first on a script's PATH, then the rest: the venv's `ruff`.
+const packageScriptHook = {
+  command: 'npm run -s lint',
+  files: { 'package.json': JSON.stringify({ scripts: { lint: 'ruff check .' } }) },
+};
+
 /** Hooks whose script runs `ruff` by name, and the files of each. */
 const hooks: Record<string, { command: string; files: Record<string, string> }> = {
   'a shell script': shellHook,
@@ -26,6 +32,7 @@ const hooks: Record<string, { command: string; files: Record<string, string> }> 
     command: 'make -s lint',
     files: { Makefile: 'lint:\n\truff check .\n' },
   },
+  "a package.json's script": packageScriptHook,
 };
 
 function runWithVenvOnPath(
@@ -72,8 +79,11 @@ describe.each(testUsers)(
       },
     );
 
-    it('untouched, it runs after every call', async () => {
-      expectRanAfterEachCall(await runWithVenvOnPath(shellHook, untouchedTurns, uid));
+    it.each([
+      ['a shell script', shellHook],
+      ["a package.json's script", packageScriptHook],
+    ])('by %s, untouched, it runs after every call', async (_what, hook) => {
+      expectRanAfterEachCall(await runWithVenvOnPath(hook, untouchedTurns, uid));
     });
   },
 );
