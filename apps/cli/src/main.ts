@@ -14,6 +14,7 @@ import { versionsText } from './config/version.js';
 import { runDemo } from './modes/demo.js';
 import { printMode } from './modes/print.js';
 import { replMode } from './modes/repl-mode.js';
+import { requestedOutputFormat, startErrorLine } from './modes/stream-json.js';
 import { askTrustOnTerminal, runTrustCommand } from './modes/trust-command.js';
 import { checkWorkspace, exitCodeFor } from './session/session.js';
 import { chooseSession } from './session/session-choice.js';
@@ -23,6 +24,8 @@ import { redactAlso, resetRedaction } from './ui/redaction.js';
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
+  // Once parsed: the output format a failure is reported in.
+  let parsed: CliOptions | undefined;
   let retention: SessionRetention = {};
   try {
     // Before anything is started by name (see absolute-path.ts); said where something will be.
@@ -30,6 +33,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Before any settings are read from a home: a relative one is the project's folder.
     const homeNotice = settleHomeVariables();
     options = parseCliArgs(argv);
+    parsed = options;
     if (pathNotice !== undefined && ['run', 'mcp-serve', 'mcp-login'].includes(options.command))
       writeNotice(pathNotice);
     if (homeNotice !== undefined) writeNotice(homeNotice);
@@ -136,35 +140,49 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     }
   } catch (error) {
-    if (error instanceof UsageError) {
-      // The error alone, so it does not scroll away under the whole help text.
-      writeErr(
-        `agent: ${terminalSafe(error.message)}\nRun agent --help for the options and examples.\n`,
-      );
-      return 2;
-    }
-    if (error instanceof CliError) {
-      // Messages quote servers and files (an OAuth error_description): shown, never acted on.
-      writeErr(`agent: ${terminalSafe(error.message)}\n`);
-      return 1;
-    }
-    // Ctrl-C at a question (the session picker): the user's way out, not a failure to report.
-    if (isInterrupt(error)) {
-      writeErr('\n');
-      return 130;
-    }
-    // A folder the user cannot write, a full disk…: the user's to fix, so a sentence, not a stack.
-    const problem = fileSystemProblem(error);
-    if (problem !== undefined) {
-      writeErr(`agent: ${terminalSafe(problem)}\n`);
-      return 1;
-    }
-    // Anything else is a bug in the CLI or a package: keep the stack for the report.
-    writeErr(`agent: unexpected error: ${terminalSafe(errorMessage(error))}\n`);
-    if (error instanceof Error && error.stack !== undefined)
-      writeErr(`${terminalSafe(error.stack)}\n`);
-    return 1;
+    const stopped = stoppedOn(error);
+    // A script that asked for JSON parses stdout: it gets the error there too, not nothing.
+    const line = startErrorLine(
+      requestedOutputFormat(argv, parsed),
+      stopped.message,
+      stopped.exitCode,
+    );
+    if (line !== undefined) writeOut(line);
+    return stopped.exitCode;
   }
+}
+
+/** Says on stderr what stopped the CLI (a sentence, or the stack of a bug); the message and exit code. */
+function stoppedOn(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof UsageError) {
+    // The error alone, so it does not scroll away under the whole help text.
+    writeErr(
+      `agent: ${terminalSafe(error.message)}\nRun agent --help for the options and examples.\n`,
+    );
+    return { message: error.message, exitCode: 2 };
+  }
+  if (error instanceof CliError) {
+    // Messages quote servers and files (an OAuth error_description): shown, never acted on.
+    writeErr(`agent: ${terminalSafe(error.message)}\n`);
+    return { message: error.message, exitCode: 1 };
+  }
+  // Ctrl-C at a question (the session picker): the user's way out, not a failure to report.
+  if (isInterrupt(error)) {
+    writeErr('\n');
+    return { message: 'interrupted', exitCode: 130 };
+  }
+  // A folder the user cannot write, a full disk…: the user's to fix, so a sentence, not a stack.
+  const problem = fileSystemProblem(error);
+  if (problem !== undefined) {
+    writeErr(`agent: ${terminalSafe(problem)}\n`);
+    return { message: problem, exitCode: 1 };
+  }
+  // Anything else is a bug in the CLI or a package: keep the stack for the report.
+  const message = `unexpected error: ${errorMessage(error)}`;
+  writeErr(`agent: ${terminalSafe(message)}\n`);
+  if (error instanceof Error && error.stack !== undefined)
+    writeErr(`${terminalSafe(error.stack)}\n`);
+  return { message, exitCode: 1 };
 }
 
 // A crash is printed through the redaction like every other line (Node's own printer wrote the

@@ -277,3 +277,37 @@ describe('--sandbox', () => {
     expect(auto.stderr).toContain('bash: NOT sandboxed (bubblewrap is not installed');
   });
 });
+
+describe('--output-format json / stream-json when the CLI stops on an error of its own', () => {
+  // Before a run (no key, a bad option value, an unknown option) stdout stayed empty: a script
+  // parsing it failed on no JSON at all. Now it holds one schema-valid error object too.
+  it.each([
+    ['json', ['-p', 'hi', '--output-format', 'json'], 1, 'No model provider configured'],
+    ['stream-json', ['-p', 'hi', '--output-format', 'stream-json'], 1, 'No model provider'],
+    ['json, an unknown option', ['-p', 'hi', '--output-format=json', '--bogus'], 2, '--bogus'],
+    [
+      'stream-json, a bad --mode',
+      ['-p', 'hi', '--output-format', 'stream-json', '--mode', 'yolo'],
+      2,
+      'yolo',
+    ],
+  ] as const)(
+    '%s: stdout holds {type: "error", message, exitCode}',
+    async (_what, args, exitCode, said) => {
+      const { code, stdout, stderr } = await runCli([...args], { env: cleanEnv() });
+      expect(code).toBe(exitCode);
+      expect(stderr).toContain(said);
+      const lines = stdout.split('\n').filter((line) => line !== '');
+      expect(lines).toHaveLength(1);
+      const event = streamJsonEventSchema.parse(JSON.parse(lines[0] ?? ''));
+      expect(event).toMatchObject({ type: 'error', exitCode });
+      expect(event.type === 'error' ? event.message : '').toContain(said);
+    },
+  );
+
+  it('text output keeps stdout empty', async () => {
+    const { code, stdout } = await runCli(['-p', 'hi'], { env: cleanEnv() });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+  });
+});

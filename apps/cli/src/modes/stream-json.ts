@@ -32,6 +32,16 @@ const toolResultSummarySchema = z
   })
   .strict();
 
+/**
+ * What `--output-format json` and `stream-json` print on stdout when the CLI stops on an error of
+ * its own — before a run (no key, a settings slip, a bad option) or between runs (a stdin line that
+ * is not a message): the message stderr has, and the exit code. Before, stdout stayed empty and a
+ * script parsing it failed on no JSON at all.
+ */
+export const startErrorSchema = z
+  .object({ type: z.literal('error'), message: z.string(), exitCode: z.number() })
+  .strict();
+
 /** One line of `--output-format stream-json`. */
 export const streamJsonEventSchema = z.discriminatedUnion('type', [
   z
@@ -168,6 +178,7 @@ export const streamJsonEventSchema = z.discriminatedUnion('type', [
       error: z.string().optional(),
     })
     .strict(),
+  startErrorSchema,
 ]);
 
 /** The one object `--output-format json` prints when the run ends. */
@@ -217,17 +228,47 @@ export type StreamJsonEvent = z.infer<typeof streamJsonEventSchema>;
 /** The json output. */
 export type JsonResult = z.infer<typeof jsonResultSchema>;
 
+/**
+ * The output format a `-p` run asked for, from its options or — where they could not be parsed —
+ * from `argv` itself (`--output-format json`, `--output-format=json`): an option slip is said on
+ * stdout too.
+ */
+export function requestedOutputFormat(
+  argv: readonly string[],
+  options: { command: string; outputFormat: string } | undefined,
+): string {
+  if (options !== undefined) return options.command === 'run' ? options.outputFormat : 'text';
+  let format = 'text';
+  argv.forEach((word, i) => {
+    if (word === '--output-format') format = argv[i + 1] ?? format;
+    else if (word.startsWith('--output-format=')) format = word.slice('--output-format='.length);
+  });
+  return format;
+}
+
+/** The stdout line for an error the CLI stops on, where a JSON format was asked for; else undefined. */
+export function startErrorLine(
+  format: string,
+  message: string,
+  exitCode: number,
+): string | undefined {
+  if (format !== 'json' && format !== 'stream-json') return undefined;
+  const line: z.infer<typeof startErrorSchema> = { type: 'error', message, exitCode };
+  return `${JSON.stringify(line)}\n`;
+}
+
 /** The published JSON Schema of both formats (what `stream-json.schema.json` holds). */
 export function outputJsonSchema(): Record<string, unknown> {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'agent -p output',
     description:
-      'Each line of --output-format stream-json is a StreamJsonEvent; --output-format json prints one JsonResult. Each line of --input-format stream-json (stdin) is a StreamJsonInput.',
+      'Each line of --output-format stream-json is a StreamJsonEvent; --output-format json prints one JsonResult per run, or one StartError when the CLI stops on an error of its own (as stream-json prints an `error` line). Each line of --input-format stream-json (stdin) is a StreamJsonInput.',
     $defs: {
       StreamJsonInput: z.toJSONSchema(streamJsonInputSchema, { target: 'draft-2020-12' }),
       StreamJsonEvent: z.toJSONSchema(streamJsonEventSchema, { target: 'draft-2020-12' }),
       JsonResult: z.toJSONSchema(jsonResultSchema, { target: 'draft-2020-12' }),
+      StartError: z.toJSONSchema(startErrorSchema, { target: 'draft-2020-12' }),
     },
   };
 }
