@@ -15,6 +15,7 @@ import {
   pythonPathFolders,
   pythonStartupFiles,
 } from '../config/trust-scripts.js';
+import { gitConfigIncludes } from './git-config-includes.js';
 import type { HookPinRecord } from './hook-pin-record.js';
 
 /** Programs whose next word (not an option) is the script they run. */
@@ -151,8 +152,14 @@ export function commandPin(
   const repository = join(projectRoot, '.git');
   looked?.add(repository);
   const entry = repositoryEntry(repository);
+  // And the workspace files its configuration includes (none, the usual case: nothing added).
+  const includes = gitConfigIncludes(projectRoot, looked);
   // A repository's own folder, the usual case, is left out: the pin is what it always was.
-  return JSON.stringify(entry === 'directory' ? (digests ?? {}) : { ...digests, '.git': entry });
+  return JSON.stringify(
+    entry === 'directory'
+      ? { ...digests, ...includes }
+      : { ...digests, ...includes, '.git': entry },
+  );
 }
 
 /**
@@ -283,7 +290,7 @@ export function hookFilePins(
       if (record.has(hook.command, before)) {
         // A `.git` that is not there is no file to look at.
         const files = Object.entries(JSON.parse(before) as Record<string, string>)
-          .filter(([name, digest]) => name !== '.git' || digest !== 'none')
+          .filter(([, digest]) => digest !== 'none')
           .map(([name]) => name);
         return `the project files it runs are as an earlier session left them, changed during it (${files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
       }
