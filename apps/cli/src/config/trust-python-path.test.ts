@@ -104,6 +104,22 @@ describe.each(testUsers)(
       },
     );
 
+    it('a hook whose own command sets PYTHONPATH=lib: left out, named, its new code not run', async () => {
+      const own = `PYTHONPATH=lib ${hookCommand}`;
+      const { dir, run, pull } = await trusted(
+        () => ({ hooks: { Stop: [{ hooks: [{ type: 'command', command: own }] }] } }),
+        checkScript,
+        uid,
+      );
+      const first = await run();
+      expect(existsSync(join(dir, 'first')), first.stderr).toBe(true);
+
+      await pull();
+      const changed = await run();
+      expect(changed.stderr).toContain(`changed hook Stop runs: ${own}`);
+      expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
+    });
+
     it("an MCP server with its entry's PYTHONPATH: not started, named, its new code not run", async () => {
       const { dir, run, pull } = await trusted(
         () => ({

@@ -57,6 +57,24 @@ export function pythonPathFolders(value: string | undefined, root: string): stri
 }
 
 /**
+ * The folders in the project of each `PYTHONPATH=…` a command line sets for a program it runs
+ * (`PYTHONPATH=lib python3 x.py`, `env PYTHONPATH=./lib:src …`, `export PYTHONPATH=lib; …`).
+ */
+function commandPythonPath(line: string, root: string): string[] {
+  return [
+    ...line.matchAll(/(?:^|[\s;&|(])PYTHONPATH=(?:"([^"]*)"|'([^']*)'|([^\s;&|)]*))/g),
+  ].flatMap((match) =>
+    pythonPathFolders(
+      (match[1] ?? match[2] ?? match[3])?.replace(
+        /\$\{?(?:AGENT_PROJECT_DIR|CLAUDE_PROJECT_DIR)\}?/g,
+        root,
+      ),
+      root,
+    ),
+  );
+}
+
+/**
  * What Python loads at its start from the folders of `PYTHONPATH` (`name` the variable, `value`
  * its value): `sitecustomize.py` and `usercustomize.py` in each folder — an empty entry
  * (`/opt/lib:`) is the folder it runs in — there or not, as a file made there later counts. None
@@ -341,6 +359,7 @@ export function projectFileDigests(
     return undefined;
   }
   const named = words(command, root);
+  const lines = [...command, ...(options.inline ?? [])];
   // A venv's python (or another of its programs) running a project script: the script's imports
   // load from that venv's site-packages too (`.venv/bin/python scripts/x.py` importing `helpers`
   // installed there), where a sandboxed command may write.
@@ -348,6 +367,8 @@ export function projectFileDigests(
     programs: options.search?.programs ?? [],
     python: [
       ...(options.search?.python ?? []),
+      // `PYTHONPATH=lib python3 scripts/check.py`: the command's own assignment.
+      ...lines.flatMap((line) => commandPythonPath(line, root)),
       ...new Set(named.flatMap((word) => venvSitePackages(resolve(root, word)))),
     ],
   };
@@ -397,7 +418,7 @@ export function projectFileDigests(
     queue.push([...digested.references]);
   };
   // `python3 -c "import json…"`, `node -e "require('./x')…"`: what the code loads.
-  for (const line of [...command, ...(options.inline ?? [])])
+  for (const line of lines)
     for (const { file, code } of inlineCode(line, root))
       queue.push(scriptReferences(file, Buffer.from(code), root, search.python));
   named.forEach((word, i) => {

@@ -10,6 +10,7 @@ import {
   expectRanAfterEachCall,
   expectStoppedAfterChange,
   hookSessionSuite,
+  plantTurns,
   runHookSession,
   untouchedTurns,
 } from '../testing/trusted-hook-session.js';
@@ -18,22 +19,24 @@ const cleanups = hookSessionSuite('bwrap', 'python3');
 
 const command = 'python3 scripts/hooks/check.py';
 
+/** With `pythonPath` in the project's env, or (`inCommand`) set by the hook's own command. */
 function runWithPythonPath(
   pythonPath: (repo: string) => string,
   turns: (outside: string) => Turn[],
   uid: number | undefined,
+  inCommand = false,
 ) {
   return runHookSession({
     turns,
     cleanups,
     uid,
     setup: {
-      command,
+      command: inCommand ? `PYTHONPATH=${pythonPath('REPO')} ${command}` : command,
       files: {
         'scripts/hooks/check.py': 'import helpers\nhelpers.run()\n',
         'lib/helpers.py': "def run():\n    open('OUTSIDE/hook-ran', 'a').write('ran\\n')\n",
       },
-      env: { PYTHONPATH: pythonPath('REPO') },
+      ...(inCommand ? {} : { env: { PYTHONPATH: pythonPath('REPO') } }),
     },
   });
 }
@@ -54,17 +57,20 @@ describe.each(testUsers)('a module a trusted hook imports from PYTHONPATH ($labe
     ['./lib:/usr/lib/nothing', () => './lib:/usr/lib/nothing'],
   ])('PYTHONPATH=%s: rewritten by a sandboxed command, it does not run', async (_what, path) => {
     expectStoppedAfterChange(
-      await runWithPythonPath(
-        path,
-        (outside) => [
-          { tool: { name: 'list_files', input: { path: '.' } } },
-          rewrite(outside),
-          { tool: { name: 'list_files', input: { path: '.' } } },
-          { text: 'done' },
-        ],
-        uid,
-      ),
+      await runWithPythonPath(path, (outside) => plantTurns([rewrite(outside)]), uid),
       { command, ranBefore: 1, changed: 'lib/helpers.py' },
+    );
+  });
+
+  it("PYTHONPATH=lib set by the hook's own command: rewritten, it does not run", async () => {
+    expectStoppedAfterChange(
+      await runWithPythonPath(
+        () => 'lib',
+        (outside) => plantTurns([rewrite(outside)]),
+        uid,
+        true,
+      ),
+      { command: `PYTHONPATH=lib ${command}`, ranBefore: 1, changed: 'lib/helpers.py' },
     );
   });
 
