@@ -140,26 +140,41 @@ function describeServer(entry: McpServerEntry, where: string): string {
   return `MCP server "${entry.name}" (a custom transport)`;
 }
 
+/** The variables whose folders a program finds its imports in: PYTHONPATH, NODE_PATH. */
+type SearchPaths = { PYTHONPATH?: string | undefined; NODE_PATH?: string | undefined };
+
 /**
- * The `PYTHONPATH` the hooks run with as far as the settings say (the last layer's that sets it):
- * Python finds their scripts' imports in its folders first, so those are pinned with each hook.
- * The shell's is not read — a trust pin must not differ with the shell the CLI starts from.
+ * The `PYTHONPATH` and `NODE_PATH` the hooks run with as far as the settings say (the last
+ * layer's that sets each): their scripts' imports are found in those folders, so what is found
+ * there is pinned with each hook. The shell's are not read — a trust pin must not differ with the
+ * shell the CLI starts from.
  */
-function settingsPythonPath(layers: readonly SettingsLayer[]): string | undefined {
-  let value: string | undefined;
-  for (const layer of layers) value = layer.file.env?.PYTHONPATH ?? value;
-  return value;
+function settingsSearchPaths(layers: readonly SettingsLayer[]): SearchPaths {
+  const paths: SearchPaths = {};
+  for (const layer of layers) {
+    paths.PYTHONPATH = layer.file.env?.PYTHONPATH ?? paths.PYTHONPATH;
+    paths.NODE_PATH = layer.file.env?.NODE_PATH ?? paths.NODE_PATH;
+  }
+  return paths;
+}
+
+/** The folders of `paths` inside `root` (where the program runs), as projectFileDigests searches them. */
+function searchFolders(paths: SearchPaths, root: string) {
+  return {
+    python: pythonPathFolders(paths.PYTHONPATH, root),
+    node: pythonPathFolders(paths.NODE_PATH, root),
+  };
 }
 
 /**
- * The parts of one layer, in the order the plain merge applies them; `pythonPath`: the hooks'
- * ({@link settingsPythonPath}).
+ * The parts of one layer, in the order the plain merge applies them; `hookPaths`: the hooks'
+ * ({@link settingsSearchPaths}).
  */
 function layerParts(
   layer: SettingsLayer,
   baseline: TrustBaseline,
   project: string,
-  pythonPath: string | undefined,
+  hookPaths: SearchPaths,
 ): Part[] {
   const { file } = layer;
   const source = layer.scope === 'user' ? layer.path : relative(project, layer.path);
@@ -341,12 +356,7 @@ function layerParts(
             // The user's own files are not pinned (nothing of theirs is asked about).
             ...(trusted
               ? {}
-              : withFiles(
-                  [hook.command],
-                  project,
-                  digests,
-                  pythonPathFolders(pythonPath, project),
-                )),
+              : withFiles([hook.command], project, digests, searchFolders(hookPaths, project))),
           },
           (target) => {
             target.hooks[event] = [
@@ -379,8 +389,8 @@ function layerParts(
               resolve(project, entry.transport.cwd ?? '.'),
               digests,
               // A server gets its entry's env alone: its PYTHONPATH, from where it runs.
-              pythonPathFolders(
-                entry.transport.env?.PYTHONPATH,
+              searchFolders(
+                entry.transport.env ?? {},
                 resolve(project, entry.transport.cwd ?? '.'),
               ),
             ),
@@ -395,15 +405,15 @@ function layerParts(
 
 /**
  * `{ files }`: the project files `command` names, pinned by content (nothing when it names none);
- * `pythonPath`: the folders of its PYTHONPATH in the project, where its Python imports are found.
+ * `search`: the folders of its PYTHONPATH and NODE_PATH in the project, where its imports are found.
  */
 function withFiles(
   command: readonly string[],
   project: string,
   cache: FileDigestCache,
-  pythonPath: readonly string[] = [],
+  search: ReturnType<typeof searchFolders> = { python: [], node: [] },
 ): { files?: Record<string, string> } {
-  const files = projectFileDigests(command, project, { cache, search: { python: pythonPath } });
+  const files = projectFileDigests(command, project, { cache, search });
   return files === undefined ? {} : { files };
 }
 
@@ -413,9 +423,9 @@ export function projectTrustItems(
   baseline: TrustBaseline,
   project: string,
 ): TrustItem[] {
-  const pythonPath = settingsPythonPath(layers);
+  const hookPaths = settingsSearchPaths(layers);
   return layers.flatMap((layer) =>
-    layerParts(layer, baseline, project, pythonPath).flatMap((part) =>
+    layerParts(layer, baseline, project, hookPaths).flatMap((part) =>
       part.item === undefined ? [] : [part.item],
     ),
   );
@@ -433,10 +443,10 @@ export function trustedSettings(
 ): Settings {
   const settings = emptySettings();
   const servers = new Map<string, McpServerEntry>();
-  const pythonPath = settingsPythonPath(layers);
+  const hookPaths = settingsSearchPaths(layers);
   for (const layer of layers) {
     settings.files.push(layer.path);
-    for (const part of layerParts(layer, baseline, project, pythonPath))
+    for (const part of layerParts(layer, baseline, project, hookPaths))
       if (part.item === undefined || accepted.has(part.item.key)) part.apply(settings, servers);
   }
   settings.mcpServers = [...servers.values()];

@@ -97,6 +97,23 @@ function javascriptCandidates(specifier: string, folder: string, root: string): 
 }
 
 /**
+ * Where a bare specifier (`require('helpers')`) is found in NODE_PATH's folders in the project,
+ * which Node tries after every node_modules: `lib/helpers.js`, `lib/helpers/index.js`, a package
+ * folder's `package.json`.
+ */
+function nodePathCandidates(
+  specifier: string,
+  nodePath: readonly string[],
+  root: string,
+): string[] {
+  if (/^(?:\.{1,2}\/|\/|#|node:)/.test(specifier) || specifier === '') return [];
+  return nodePath.flatMap((folder) => [
+    ...javascriptCandidates(`./${specifier}`, folder, root),
+    join(folder, specifier, 'package.json'),
+  ]);
+}
+
+/**
  * What a subpath import (`import x from '#lib'`) may load: the nearest package.json up to the
  * project root — its `"imports"` map says where `#lib` leads, so a rewrite of it leads elsewhere —
  * and each file its entry for the specifier names (every condition's; `#lib/*` patterns filled
@@ -345,6 +362,7 @@ export function scriptReferences(
   bytes: Uint8Array,
   root: string,
   pythonPath: readonly string[] = [],
+  nodePath: readonly string[] = [],
 ): string[] {
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return [];
@@ -357,7 +375,10 @@ export function scriptReferences(
   switch (languageOf(path, text)) {
     case 'javascript':
       for (const specifier of javascriptSpecifiers(text))
-        references.push(...javascriptCandidates(specifier, folder, root));
+        references.push(
+          ...javascriptCandidates(specifier, folder, root),
+          ...nodePathCandidates(specifier, nodePath, root),
+        );
       break;
     case 'python':
       references.push(...pythonCandidates(text, path, root, pythonPath));

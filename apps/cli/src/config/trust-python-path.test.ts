@@ -2,8 +2,8 @@
 // server's own `env`), and its Python imports a module of its own from there. Trust pinned the
 // script and the modules beside it and at the root, not those in PYTHONPATH's folders: a
 // `git pull` that changed `lib/helpers.py` ran the new code in the next session, unasked (within a
-// session it was pinned already: session/python-path-pins.test.ts). Real CLI, real python3, as
-// root and as nobody.
+// session it was pinned already: session/python-path-pins.test.ts). Likewise Node's NODE_PATH
+// (`require('helpers')` → `lib/helpers.js`). Real CLI, real python3 and node, as root and as nobody.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -117,6 +117,27 @@ describe.each(testUsers)(
       await pull();
       const changed = await run();
       expect(changed.stderr).toContain(`changed hook Stop runs: ${own}`);
+      expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
+    });
+
+    it("a node hook with the settings' NODE_PATH=lib: left out, named, its new code not run", async () => {
+      const node = 'node scripts/hooks/check.cjs';
+      // Hooks run at the project root: `../first` is beside it, in the test's folder.
+      const helper = (canary: string) => `require('node:fs').writeFileSync('../${canary}', '');\n`;
+      const { dir, workspace, run } = await trusted(
+        () => ({
+          env: { NODE_PATH: 'lib' },
+          hooks: { Stop: [{ hooks: [{ type: 'command', command: node }] }] },
+        }),
+        { 'scripts/hooks/check.cjs': "require('helpers');\n", 'lib/helpers.js': helper('first') },
+        uid,
+      );
+      const first = await run();
+      expect(existsSync(join(dir, 'first')), first.stderr).toBe(true);
+
+      await writeFile(join(workspace, 'lib', 'helpers.js'), helper('second'));
+      const changed = await run();
+      expect(changed.stderr).toContain(`changed hook Stop runs: ${node}`);
       expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
     });
 

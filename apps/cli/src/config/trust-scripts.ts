@@ -57,13 +57,15 @@ export function pythonPathFolders(value: string | undefined, root: string): stri
 }
 
 /**
- * The folders in the project of each `PYTHONPATH=…` a command line sets for a program it runs
- * (`PYTHONPATH=lib python3 x.py`, `env PYTHONPATH=./lib:src …`, `export PYTHONPATH=lib; …`).
+ * The folders in the project of each `<name>=…` (`PYTHONPATH`, `NODE_PATH`) a command line sets
+ * for a program it runs (`PYTHONPATH=lib python3 x.py`, `env NODE_PATH=./lib …`, `export …; …`).
  */
-function commandPythonPath(line: string, root: string): string[] {
-  return [
-    ...line.matchAll(/(?:^|[\s;&|(])PYTHONPATH=(?:"([^"]*)"|'([^']*)'|([^\s;&|)]*))/g),
-  ].flatMap((match) =>
+function commandPathList(line: string, name: string, root: string): string[] {
+  const assignment = new RegExp(
+    `(?:^|[\\s;&|(])${name}=(?:"([^"]*)"|'([^']*)'|([^\\s;&|)]*))`,
+    'g',
+  );
+  return [...line.matchAll(assignment)].flatMap((match) =>
     pythonPathFolders(
       (match[1] ?? match[2] ?? match[3])?.replace(
         /\$\{?(?:AGENT_PROJECT_DIR|CLAUDE_PROJECT_DIR)\}?/g,
@@ -259,6 +261,8 @@ export interface SearchFolders {
   programs: readonly string[];
   /** PYTHONPATH's: the modules Python scripts import. */
   python: readonly string[];
+  /** NODE_PATH's: the bare specifiers Node scripts require, after node_modules. */
+  node: readonly string[];
 }
 
 /** A file's pin and the paths its text names (tried as loads). */
@@ -291,7 +295,7 @@ function digestOf(
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
         references: [
-          ...scriptReferences(path, outcome.bytes, root, search.python),
+          ...scriptReferences(path, outcome.bytes, root, search.python, search.node),
           // The programs a shell script or Makefile runs by name where PATH finds them in the project.
           ...programWords(path, outcome.bytes).flatMap((word) =>
             search.programs.map((folder) => join(folder, word)),
@@ -315,7 +319,7 @@ function digestOf(
 
 /** A file's identity, with the folders its references were looked for in (they differ by command). */
 function identityOf(stats: Stats, search: SearchFolders): string {
-  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}`;
+  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}\0\0${search.node.join('\0')}`;
 }
 
 /**
@@ -368,8 +372,12 @@ export function projectFileDigests(
     python: [
       ...(options.search?.python ?? []),
       // `PYTHONPATH=lib python3 scripts/check.py`: the command's own assignment.
-      ...lines.flatMap((line) => commandPythonPath(line, root)),
+      ...lines.flatMap((line) => commandPathList(line, 'PYTHONPATH', root)),
       ...new Set(named.flatMap((word) => venvSitePackages(resolve(root, word)))),
+    ],
+    node: [
+      ...(options.search?.node ?? []),
+      ...lines.flatMap((line) => commandPathList(line, 'NODE_PATH', root)),
     ],
   };
   const digests: Record<string, string> = {};
@@ -420,7 +428,7 @@ export function projectFileDigests(
   // `python3 -c "import json…"`, `node -e "require('./x')…"`: what the code loads.
   for (const line of lines)
     for (const { file, code } of inlineCode(line, root))
-      queue.push(scriptReferences(file, Buffer.from(code), root, search.python));
+      queue.push(scriptReferences(file, Buffer.from(code), root, search.python, search.node));
   named.forEach((word, i) => {
     add(word);
     for (const file of runnerFilesOf(word) ?? []) add(join(root, file));

@@ -134,7 +134,7 @@ export function commandPin(
   projectRoot: string,
   looked?: Set<string>,
   environment: readonly string[] = [],
-  pythonPath: readonly string[] = [],
+  search: { python: readonly string[]; node: readonly string[] } = { python: [], node: [] },
 ): string {
   const executed = executedWords(command);
   const digests = projectFileDigests(
@@ -143,8 +143,8 @@ export function commandPin(
     {
       ...(looked === undefined ? {} : { looked }),
       // And what its scripts run by name there (`ruff` in a `make lint` recipe), and import
-      // from PYTHONPATH's folders there.
-      search: { programs: workspacePath(projectRoot), python: pythonPath },
+      // from PYTHONPATH's and NODE_PATH's folders there.
+      search: { programs: workspacePath(projectRoot), ...search },
       // What its inline code loads (`python3 -c "import json…"`), which its words do not hold.
       inline: [command],
     },
@@ -250,9 +250,12 @@ export function hookFilePins(
 ): HookFilePins {
   // The hooks' environment is this process's (a trusted project's `env` applied at start).
   const environment = environmentWords(env);
-  const pythonPath = pythonPathFolders(env.PYTHONPATH, projectRoot);
+  const search = {
+    python: pythonPathFolders(env.PYTHONPATH, projectRoot),
+    node: pythonPathFolders(env.NODE_PATH, projectRoot),
+  };
   const pinOf = (command: string, root: string, looked?: Set<string>) =>
-    commandPin(command, root, looked, environment, pythonPath);
+    commandPin(command, root, looked, environment, search);
   const pins = new Map<string, string>();
   // Per command: the paths its pin tried, and their stats when last its files were read.
   const looks = new Map<string, { paths: Set<string>; stats: string | undefined }>();

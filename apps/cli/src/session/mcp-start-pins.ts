@@ -23,10 +23,13 @@ export function serverStartPin(
   const command = [transport.command, ...(transport.args ?? [])].join(' ');
   // Its environment is its entry's `env` (servers get no other): `NODE_OPTIONS=--require ./x.cjs`.
   const environment = environmentWords(transport.env ?? {});
-  const pythonPath = pythonPathFolders(transport.env?.PYTHONPATH, projectRoot);
+  const search = {
+    python: pythonPathFolders(transport.env?.PYTHONPATH, projectRoot),
+    node: pythonPathFolders(transport.env?.NODE_PATH, projectRoot),
+  };
   let pinned: string | undefined;
   return () => {
-    const now = commandPin(command, projectRoot, undefined, environment, pythonPath);
+    const now = commandPin(command, projectRoot, undefined, environment, search);
     if (pinned === undefined) {
       pinned = now;
       return undefined;
