@@ -192,3 +192,19 @@ describe('trust pins with PYTHONPATH folders', () => {
     );
   });
 });
+
+describe('a PYTHONPATH a hook script sets for the Python it runs', () => {
+  it('is searched for the files pinned after it (a trust pin too)', async () => {
+    const scratch = await tempDir('agent-trust-pythonpath-');
+    cleanups.push(scratch.dispose);
+    const project = scratch.path;
+    await put(project, {
+      'scripts/hooks/check.sh': `export PYTHONPATH="lib"\n${hookCommand}\n`,
+      'scripts/hooks/check.py': 'import helpers\n',
+      'lib/helpers.py': 'x = 1\n',
+    });
+    expect(Object.keys(projectFileDigests(['sh scripts/hooks/check.sh'], project) ?? {})).toEqual(
+      expect.arrayContaining(['scripts/hooks/check.py', 'lib/helpers.py']),
+    );
+  });
+});

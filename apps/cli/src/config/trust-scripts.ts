@@ -62,7 +62,7 @@ export function pythonPathFolders(value: string | undefined, root: string): stri
  */
 function commandPathList(line: string, name: string, root: string): string[] {
   const assignment = new RegExp(
-    `(?:^|[\\s;&|(])${name}=(?:"([^"]*)"|'([^']*)'|([^\\s;&|)]*))`,
+    `(?:^|[\\s;&|("'])${name}=(?:"([^"]*)"|'([^']*)'|([^\\s;&|)"']*))`,
     'g',
   );
   return [...line.matchAll(assignment)].flatMap((match) =>
@@ -269,6 +269,11 @@ export interface SearchFolders {
 export interface Digested {
   digest: string;
   references: readonly string[];
+  /**
+   * The folders a shell script or package.json's scripts put on PYTHONPATH and NODE_PATH for the
+   * programs it runs (`export PYTHONPATH=lib`), searched for the files pinned after it.
+   */
+  sets?: { python: readonly string[]; node: readonly string[] };
 }
 
 /** Files read for pins already, by device and inode (one per start). */
@@ -292,15 +297,22 @@ function digestOf(
   });
   switch (outcome.kind) {
     case 'read': {
+      const programs = programWords(path, outcome.bytes);
+      const text =
+        programs.length === 0
+          ? ''
+          : Buffer.from(outcome.bytes.subarray(0, maxHashedBytes)).toString('utf8');
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
         references: [
           ...scriptReferences(path, outcome.bytes, root, search.python, search.node),
           // The programs a shell script or Makefile runs by name where PATH finds them in the project.
-          ...programWords(path, outcome.bytes).flatMap((word) =>
-            search.programs.map((folder) => join(folder, word)),
-          ),
+          ...programs.flatMap((word) => search.programs.map((folder) => join(folder, word))),
         ],
+        sets: {
+          python: commandPathList(text, 'PYTHONPATH', root),
+          node: commandPathList(text, 'NODE_PATH', root),
+        },
       };
       cache.set(identityOf(outcome.stats, search), digested);
       return digested;
@@ -367,7 +379,7 @@ export function projectFileDigests(
   // A venv's python (or another of its programs) running a project script: the script's imports
   // load from that venv's site-packages too (`.venv/bin/python scripts/x.py` importing `helpers`
   // installed there), where a sandboxed command may write.
-  const search = {
+  const search: SearchFolders & { python: string[]; node: string[] } = {
     programs: options.search?.programs ?? [],
     python: [
       ...(options.search?.python ?? []),
@@ -411,6 +423,11 @@ export function projectFileDigests(
     if (digested === undefined) return;
     digests[name] = digested.digest;
     count++;
+    // `export PYTHONPATH=lib` in a hook's script: the Python it runs next imports from there.
+    for (const folder of digested.sets?.python ?? [])
+      if (!search.python.includes(folder)) search.python.push(folder);
+    for (const folder of digested.sets?.node ?? [])
+      if (!search.node.includes(folder)) search.node.push(folder);
     queue.push([...digested.references]);
   };
   // A package.json key a tool takes as its config, pinned under `package.json#<key>`.

@@ -74,6 +74,39 @@ describe.each(testUsers)('a module a trusted hook imports from PYTHONPATH ($labe
     );
   });
 
+  it.each([
+    [
+      'a shell script',
+      'sh scripts/hooks/check.sh',
+      { 'scripts/hooks/check.sh': `export PYTHONPATH=lib\n${command}\n` },
+    ],
+    [
+      "a package.json's script",
+      'npm run -s check',
+      { 'package.json': JSON.stringify({ scripts: { check: `PYTHONPATH=lib ${command}` } }) },
+    ],
+  ])(
+    'PYTHONPATH=lib set by %s the hook runs: rewritten, it does not run',
+    async (_what, hook, files) => {
+      expectStoppedAfterChange(
+        await runHookSession({
+          turns: (outside) => plantTurns([rewrite(outside)]),
+          cleanups,
+          uid,
+          setup: {
+            command: hook,
+            files: {
+              ...files,
+              'scripts/hooks/check.py': 'import helpers\nhelpers.run()\n',
+              'lib/helpers.py': "def run():\n    open('OUTSIDE/hook-ran', 'a').write('ran\\n')\n",
+            },
+          },
+        }),
+        { command: hook, ranBefore: 1, changed: 'lib/helpers.py' },
+      );
+    },
+  );
+
   it('untouched, it runs after every call', async () => {
     expectRanAfterEachCall(await runWithPythonPath(() => 'lib', untouchedTurns, uid));
   });
