@@ -20,27 +20,38 @@ beforeAll(assertBuilt);
 const envServer = join(appDir, 'src', '__fixtures__', 'env-server.mjs');
 
 describe("a project's MCP server whose script changed during the session", () => {
-  it('is not started again at the reconnect; the run goes on', async () => {
+  it.each([
+    ['at the project root', undefined],
+    // Its files are found from its cwd: `server.mjs` is tools/server.mjs.
+    ['with its own "cwd": "tools"', 'tools'],
+  ])('%s: is not started again at the reconnect; the run goes on', async (_where, cwd) => {
     const dir = await tempDir('agent-cli-mcp-respawn-');
     try {
       const home = join(dir.path, 'home');
       const workspace = join(dir.path, 'ws');
       await mkdir(home);
-      await mkdir(workspace);
+      await mkdir(join(workspace, cwd ?? '.'), { recursive: true });
       const marker = join(dir.path, 'rewritten-ran');
       await writeFile(
-        join(workspace, 'server.mjs'),
+        join(workspace, cwd ?? '.', 'server.mjs'),
         `await import(${JSON.stringify(envServer)});\n`,
       );
       await writeFile(
         join(workspace, '.mcp.json'),
-        JSON.stringify({ mcpServers: { env: { command: 'node', args: ['server.mjs'] } } }),
+        JSON.stringify({
+          mcpServers: {
+            env: { command: 'node', args: ['server.mjs'], ...(cwd === undefined ? {} : { cwd }) },
+          },
+        }),
       );
       const rewritten = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nawait import(${JSON.stringify(envServer)});\n`;
       const script = await writeScript(dir.path, [
         {
           toolCalls: [
-            { name: 'write_file', arguments: { path: 'server.mjs', content: rewritten } },
+            {
+              name: 'write_file',
+              arguments: { path: join(cwd ?? '.', 'server.mjs'), content: rewritten },
+            },
           ],
         },
         { toolCalls: [{ name: 'env__die', arguments: { name: 'NONE', pad: 0 } }] },

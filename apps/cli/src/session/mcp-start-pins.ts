@@ -6,6 +6,7 @@
  * sandbox. Trust pins these files between sessions (trust-scripts.ts); this pins them within one,
  * as hook-file-pins.ts does for hooks.
  */
+import { isAbsolute, relative, sep } from 'node:path';
 import type { McpServerEntry } from '../config/mcp-servers.js';
 import { pythonPathFolders } from '../config/trust-scripts.js';
 import { changedFiles, commandPin, environmentWords } from './hook-file-pins.js';
@@ -17,19 +18,25 @@ import { changedFiles, commandPin, environmentWords } from './hook-file-pins.js'
 export function serverStartPin(
   server: McpServerEntry,
   projectRoot: string,
+  cwd?: string,
 ): () => string | undefined {
   const { transport } = server;
   if (transport.type !== 'stdio') return () => undefined;
+  // Its words are paths from where it starts (`"cwd": "tools"`, `server.mjs`: tools/server.mjs),
+  // as its trust pin reads them; a cwd outside the project is not the project's to pin.
+  const rest = cwd === undefined ? '..' : relative(projectRoot, cwd);
+  const inside = rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
+  const root = cwd !== undefined && inside ? cwd : projectRoot;
   const command = [transport.command, ...(transport.args ?? [])].join(' ');
   // Its environment is its entry's `env` (servers get no other): `NODE_OPTIONS=--require ./x.cjs`.
   const environment = environmentWords(transport.env ?? {});
   const search = {
-    python: pythonPathFolders(transport.env?.PYTHONPATH, projectRoot),
-    node: pythonPathFolders(transport.env?.NODE_PATH, projectRoot),
+    python: pythonPathFolders(transport.env?.PYTHONPATH, root),
+    node: pythonPathFolders(transport.env?.NODE_PATH, root),
   };
   let pinned: string | undefined;
   return () => {
-    const now = commandPin(command, projectRoot, undefined, environment, search);
+    const now = commandPin(command, root, undefined, environment, search);
     if (pinned === undefined) {
       pinned = now;
       return undefined;

@@ -72,7 +72,7 @@ function placedTransport(
     // Outside the sandbox, a start after its project files changed is refused (mcp-start-pins.ts).
     ...(server.sandbox !== undefined || options.projectRoot === undefined
       ? {}
-      : { beforeStart: serverStartPin(server, options.projectRoot) }),
+      : { beforeStart: serverStartPin(server, options.projectRoot, cwd) }),
     ...(server.sandbox === undefined
       ? {}
       : {
