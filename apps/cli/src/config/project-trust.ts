@@ -141,10 +141,15 @@ function describeServer(entry: McpServerEntry, where: string): string {
 }
 
 /** The variables whose folders a program finds its imports in: PYTHONPATH, NODE_PATH. */
-type SearchPaths = { PYTHONPATH?: string | undefined; NODE_PATH?: string | undefined };
+type SearchPaths = {
+  PYTHONPATH?: string | undefined;
+  NODE_PATH?: string | undefined;
+  PERL5LIB?: string | undefined;
+  PERLLIB?: string | undefined;
+};
 
 /**
- * The `PYTHONPATH` and `NODE_PATH` the hooks run with as far as the settings say (the last
+ * The `PYTHONPATH`, `NODE_PATH` and `PERL5LIB` (`PERLLIB`) the hooks run with as far as the settings say (the last
  * layer's that sets each): their scripts' imports are found in those folders, so what is found
  * there is pinned with each hook. The shell's are not read — a trust pin must not differ with the
  * shell the CLI starts from.
@@ -154,6 +159,8 @@ function settingsSearchPaths(layers: readonly SettingsLayer[]): SearchPaths {
   for (const layer of layers) {
     paths.PYTHONPATH = layer.file.env?.PYTHONPATH ?? paths.PYTHONPATH;
     paths.NODE_PATH = layer.file.env?.NODE_PATH ?? paths.NODE_PATH;
+    paths.PERL5LIB = layer.file.env?.PERL5LIB ?? paths.PERL5LIB;
+    paths.PERLLIB = layer.file.env?.PERLLIB ?? paths.PERLLIB;
   }
   return paths;
 }
@@ -163,6 +170,8 @@ function searchFolders(paths: SearchPaths, root: string) {
   return {
     python: pythonPathFolders(paths.PYTHONPATH, root),
     node: pythonPathFolders(paths.NODE_PATH, root),
+    // Perl reads PERLLIB only where PERL5LIB is not set.
+    perl: pythonPathFolders(paths.PERL5LIB ?? paths.PERLLIB, root),
   };
 }
 
@@ -411,7 +420,7 @@ function withFiles(
   command: readonly string[],
   project: string,
   cache: FileDigestCache,
-  search: ReturnType<typeof searchFolders> = { python: [], node: [] },
+  search: ReturnType<typeof searchFolders> = { python: [], node: [], perl: [] },
 ): { files?: Record<string, string> } {
   const files = projectFileDigests(command, project, { cache, search });
   return files === undefined ? {} : { files };

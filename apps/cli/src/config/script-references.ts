@@ -279,8 +279,14 @@ function pythonCandidates(
  * script's folder), and the script's folder and the project root with their `lib`. A namespace name
  * is no path, so the words of the text did not reach it.
  */
-function perlCandidates(text: string, folder: string, root: string): string[] {
-  const libs = new Set([folder, join(folder, 'lib'), root, join(root, 'lib')]);
+function perlCandidates(
+  text: string,
+  folder: string,
+  root: string,
+  perlPath: readonly string[],
+): string[] {
+  // PERL5LIB's folders come first in @INC, then `use lib`'s, the script's and the root's.
+  const libs = new Set([...perlPath, folder, join(folder, 'lib'), root, join(root, 'lib')]);
   for (const match of text.matchAll(/^[ \t]*use[ \t]+lib\b([^;]*);/gm))
     for (const quoted of (match[1] ?? '').matchAll(/(["'])(.*?)\1|qw\s*\(([^)]*)\)/g))
       for (const entry of (quoted[2] ?? quoted[3] ?? '').split(/\s+/)) {
@@ -363,6 +369,7 @@ export function scriptReferences(
   root: string,
   pythonPath: readonly string[] = [],
   nodePath: readonly string[] = [],
+  perlPath: readonly string[] = [],
 ): string[] {
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return [];
@@ -384,7 +391,7 @@ export function scriptReferences(
       references.push(...pythonCandidates(text, path, root, pythonPath));
       break;
     case 'perl':
-      references.push(...perlCandidates(text, folder, root));
+      references.push(...perlCandidates(text, folder, root, perlPath));
       break;
     default:
       break;

@@ -3,7 +3,8 @@
 // script and the modules beside it and at the root, not those in PYTHONPATH's folders: a
 // `git pull` that changed `lib/helpers.py` ran the new code in the next session, unasked (within a
 // session it was pinned already: session/python-path-pins.test.ts). Likewise Node's NODE_PATH
-// (`require('helpers')` → `lib/helpers.js`). Real CLI, real python3 and node, as root and as nobody.
+// (`require('helpers')` → `lib/helpers.js`) and Perl's PERL5LIB (`use Helper;` → carton's
+// `local/lib/perl5/Helper.pm`). Real CLI, real python3 and node, as root and as nobody.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -138,6 +139,30 @@ describe.each(testUsers)(
       await writeFile(join(workspace, 'lib', 'helpers.js'), helper('second'));
       const changed = await run();
       expect(changed.stderr).toContain(`changed hook Stop runs: ${node}`);
+      expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
+    });
+
+    it("a perl hook with the settings' PERL5LIB=local/lib/perl5: left out, named, its new code not run", async () => {
+      const perl = 'perl scripts/hooks/check.pl';
+      // Hooks run at the project root: `../first` is beside it, in the test's folder.
+      const helper = (canary: string) => `package Helper;\nopen(my $f, ">", "../${canary}");\n1;\n`;
+      const { dir, workspace, run } = await trusted(
+        () => ({
+          env: { PERL5LIB: 'local/lib/perl5' },
+          hooks: { Stop: [{ hooks: [{ type: 'command', command: perl }] }] },
+        }),
+        {
+          'scripts/hooks/check.pl': 'use strict;\nuse Helper;\n',
+          'local/lib/perl5/Helper.pm': helper('first'),
+        },
+        uid,
+      );
+      const first = await run();
+      expect(existsSync(join(dir, 'first')), first.stderr).toBe(true);
+
+      await writeFile(join(workspace, 'local', 'lib', 'perl5', 'Helper.pm'), helper('second'));
+      const changed = await run();
+      expect(changed.stderr).toContain(`changed hook Stop runs: ${perl}`);
       expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
     });
 

@@ -263,6 +263,8 @@ export interface SearchFolders {
   python: readonly string[];
   /** NODE_PATH's: the bare specifiers Node scripts require, after node_modules. */
   node: readonly string[];
+  /** PERL5LIB's (or PERLLIB's): the modules Perl scripts `use`, first in @INC. */
+  perl: readonly string[];
 }
 
 /** A file's pin and the paths its text names (tried as loads). */
@@ -305,7 +307,7 @@ function digestOf(
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
         references: [
-          ...scriptReferences(path, outcome.bytes, root, search.python, search.node),
+          ...scriptReferences(path, outcome.bytes, root, search.python, search.node, search.perl),
           // The programs a shell script or Makefile runs by name where PATH finds them in the project.
           ...programs.flatMap((word) => search.programs.map((folder) => join(folder, word))),
         ],
@@ -331,7 +333,7 @@ function digestOf(
 
 /** A file's identity, with the folders its references were looked for in (they differ by command). */
 function identityOf(stats: Stats, search: SearchFolders): string {
-  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}\0\0${search.node.join('\0')}`;
+  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}\0\0${search.node.join('\0')}\0\0${search.perl.join('\0')}`;
 }
 
 /**
@@ -391,6 +393,13 @@ export function projectFileDigests(
       ...(options.search?.node ?? []),
       ...lines.flatMap((line) => commandPathList(line, 'NODE_PATH', root)),
     ],
+    perl: [
+      ...(options.search?.perl ?? []),
+      ...lines.flatMap((line) => [
+        ...commandPathList(line, 'PERL5LIB', root),
+        ...commandPathList(line, 'PERLLIB', root),
+      ]),
+    ],
   };
   const digests: Record<string, string> = {};
   let count = 0;
@@ -445,7 +454,9 @@ export function projectFileDigests(
   // `python3 -c "import json…"`, `node -e "require('./x')…"`: what the code loads.
   for (const line of lines)
     for (const { file, code } of inlineCode(line, root))
-      queue.push(scriptReferences(file, Buffer.from(code), root, search.python, search.node));
+      queue.push(
+        scriptReferences(file, Buffer.from(code), root, search.python, search.node, search.perl),
+      );
   named.forEach((word, i) => {
     add(word);
     for (const file of runnerFilesOf(word) ?? []) add(join(root, file));

@@ -14,6 +14,7 @@ import {
   projectFileDigests,
   pythonPathFolders,
   pythonStartupFiles,
+  type SearchFolders,
 } from '../config/trust-scripts.js';
 import { gitConfigIncludes } from './git-config-includes.js';
 import type { HookPinRecord } from './hook-pin-record.js';
@@ -134,7 +135,7 @@ export function commandPin(
   projectRoot: string,
   looked?: Set<string>,
   environment: readonly string[] = [],
-  search: { python: readonly string[]; node: readonly string[] } = { python: [], node: [] },
+  search: Omit<SearchFolders, 'programs'> = { python: [], node: [], perl: [] },
 ): string {
   const executed = executedWords(command);
   const digests = projectFileDigests(
@@ -253,6 +254,7 @@ export function hookFilePins(
   const search = {
     python: pythonPathFolders(env.PYTHONPATH, projectRoot),
     node: pythonPathFolders(env.NODE_PATH, projectRoot),
+    perl: pythonPathFolders(env.PERL5LIB ?? env.PERLLIB, projectRoot),
   };
   const pinOf = (command: string, root: string, looked?: Set<string>) =>
     commandPin(command, root, looked, environment, search);

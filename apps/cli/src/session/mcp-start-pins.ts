@@ -33,6 +33,7 @@ export function serverStartPin(
   const search = {
     python: pythonPathFolders(transport.env?.PYTHONPATH, root),
     node: pythonPathFolders(transport.env?.NODE_PATH, root),
+    perl: pythonPathFolders(transport.env?.PERL5LIB ?? transport.env?.PERLLIB, root),
   };
   let pinned: string | undefined;
   return () => {

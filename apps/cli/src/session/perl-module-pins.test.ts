@@ -18,7 +18,10 @@ const cleanups = hookSessionSuite('bwrap');
 const helper = (line: string) => `package Helper;\nsub run { ${line} }\n1;\n`;
 
 /** Perl scripts loading `Helper` (in `Tools/Helper.pm` for the qualified name) from a lib folder. */
-const scripts: Record<string, { files: Record<string, string>; module: string }> = {
+const scripts: Record<
+  string,
+  { files: Record<string, string>; module: string; env?: Record<string, string> }
+> = {
   'use lib "$FindBin::Bin/lib"; use Helper;': {
     files: {
       'scripts/hooks/check.pl':
@@ -32,12 +35,18 @@ const scripts: Record<string, { files: Record<string, string>; module: string }>
     },
     module: 'perl5/Tools/Helper.pm',
   },
+  // carton's folder, on PERL5LIB by the trusted project's env.
+  'PERL5LIB=local/lib/perl5; use Helper;': {
+    files: { 'scripts/hooks/check.pl': 'use strict;\nuse Helper;\nHelper::run();\n' },
+    module: 'local/lib/perl5/Helper.pm',
+    env: { PERL5LIB: 'local/lib/perl5' },
+  },
 };
 
 const command = 'perl scripts/hooks/check.pl';
 
 function runWithPerlHook(
-  setup: { files: Record<string, string>; module: string },
+  setup: { files: Record<string, string>; module: string; env?: Record<string, string> },
   turns: (outside: string) => Turn[],
   uid: number | undefined,
 ) {
@@ -51,6 +60,7 @@ function runWithPerlHook(
         ...setup.files,
         [setup.module]: helper('open(my $f, ">>", "OUTSIDE/hook-ran"); print $f "ran\\n";'),
       },
+      ...(setup.env === undefined ? {} : { env: setup.env }),
     },
   });
 }
