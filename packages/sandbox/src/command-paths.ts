@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AutoRunFiles } from './auto-run-files.js';
 import { ancestorIdentity } from './bound-paths.js';
+import { includedConfigFiles } from './git-config-includes.js';
 import { gitEntryPaths, type RepositoryWatch } from './git-repositories.js';
 import { type HiddenPatterns, type LinkedFile, PatternPaths } from './pattern-paths.js';
 import { isInside, outermostPaths, realPathOrResolved } from './real-paths.js';
@@ -122,9 +123,14 @@ function existingInside(paths: readonly string[], roots: readonly string[]): str
  * another.
  */
 function currentGitPaths(roots: readonly string[], nested: readonly string[]): string[] {
-  return outermostPaths([
+  const repositories = [
     ...roots.flatMap((root) => gitEntryPaths(path.join(root, '.git'), roots)),
     ...nested.filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined),
+  ];
+  // The files a repository's config includes from the workspace run commands as its config does.
+  return outermostPaths([
+    ...repositories,
+    ...repositories.flatMap((gitDirectory) => includedConfigFiles(gitDirectory, roots)),
   ]);
 }
 

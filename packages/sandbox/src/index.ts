@@ -12,6 +12,7 @@ export {
   workspaceAutoRunFiles,
 } from './auto-run-files.js';
 export { bubblewrapProblem } from './bubblewrap-lookup.js';
+export { gitConfigIncludePaths, includedConfigFiles } from './git-config-includes.js';
 export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {

@@ -84,6 +84,38 @@ describe('repositories nested in a writable root', () => {
     expect(fs.readFileSync(path.join(workspace, '.git'), 'utf8')).toBe(before);
   });
 
+  it('keeps a file the repository config includes from the workspace read-only, as .git is', async () => {
+    // `git config include.path ../shared.gitconfig`: a team's settings kept in the repository.
+    // A sandboxed write of core.fsmonitor there ran at the user's next `git status`.
+    const workspace = directory();
+    execFileSync('git', ['init', '-q', workspace]);
+    fs.mkdirSync(path.join(workspace, 'config'));
+    fs.writeFileSync(
+      path.join(workspace, 'shared.gitconfig'),
+      '[include]\n\tpath = config/more.gitconfig\n',
+    );
+    fs.writeFileSync(path.join(workspace, 'config/more.gitconfig'), '[core]\n\tautocrlf = false\n');
+    execFileSync('git', ['-C', workspace, 'config', 'include.path', '../shared.gitconfig']);
+    const { output } = await run(
+      { writableRoots: [workspace] },
+      [
+        'echo "[core] fsmonitor = touch /var/tmp/x" >> shared.gitconfig || echo REFUSED-1',
+        'echo "[core] fsmonitor = touch /var/tmp/x" >> config/more.gitconfig || echo REFUSED-2',
+        'echo ok > config/other.txt && echo WROTE',
+      ].join('; '),
+      workspace,
+    );
+    expect(output).toContain('REFUSED-1');
+    expect(output).toContain('REFUSED-2');
+    expect(output).toContain('WROTE');
+    expect(fs.readFileSync(path.join(workspace, 'shared.gitconfig'), 'utf8')).not.toMatch(
+      /fsmonitor/,
+    );
+    expect(fs.readFileSync(path.join(workspace, 'config/more.gitconfig'), 'utf8')).not.toMatch(
+      /fsmonitor/,
+    );
+  });
+
   it('leaves them writable with protectGitDirectories: false', async () => {
     const workspace = directory();
     execFileSync('git', ['init', '-q', path.join(workspace, 'lib')]);

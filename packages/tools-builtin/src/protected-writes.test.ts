@@ -133,6 +133,29 @@ describe('writes that plant what runs later outside the sandbox', () => {
       expect(await tierOf(lifted, 'write_file', { path: file }), file).toBeUndefined();
   });
 
+  it("a file the repository's config includes (include.path), in turn too; lifted by git: false", async () => {
+    const work = repository();
+    fs.writeFileSync(path.join(work, 'shared.gitconfig'), '[include]\n\tpath = more.gitconfig\n');
+    fs.writeFileSync(path.join(work, 'more.gitconfig'), '');
+    execFileSync('git', ['-C', work, 'config', 'include.path', '../shared.gitconfig']);
+    const tools = defaultTools({ cwd: work, tools: ['write_file', 'edit_file'] });
+    expect(await tierOf(tools, 'write_file', { path: 'shared.gitconfig' })).toBe('full-access');
+    expect(
+      await tierOf(tools, 'edit_file', {
+        path: 'more.gitconfig',
+        old_string: 'a',
+        new_string: 'b',
+      }),
+    ).toBe('full-access');
+    expect(await tierOf(tools, 'write_file', { path: 'other.gitconfig' })).toBeUndefined();
+    const lifted = defaultTools({
+      cwd: work,
+      tools: ['write_file'],
+      protectedWrites: { git: false },
+    });
+    expect(await tierOf(lifted, 'write_file', { path: 'shared.gitconfig' })).toBeUndefined();
+  });
+
   it("the home's startup files, when the workspace holds the home; lifted by the options", async () => {
     const home = fs.realpathSync(makeTempDir());
     const tools = defaultTools({

@@ -1,7 +1,12 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionSubjectsResult } from '@agent/core';
-import { currentHooksDirectories, homeStartupFiles, workspaceAutoRunFiles } from '@agent/sandbox';
+import {
+  currentHooksDirectories,
+  homeStartupFiles,
+  includedConfigFiles,
+  workspaceAutoRunFiles,
+} from '@agent/sandbox';
 import { isPathInside } from './path-inside.js';
 import type { FileSystemOperations } from './workspace.js';
 
@@ -65,6 +70,18 @@ export async function protectedWriteReason(
       if (path.basename(entry) === '.git' || (await isGitDirectory(options.fs, entry)))
         return `${entry} is a repository's git directory: git runs what is planted there (a hook, core.fsmonitor in its config) with your next git command, outside the sandbox`;
       if (entry === root) break;
+    }
+    // A file a repository's config includes (`include.path = ../shared.gitconfig`) runs commands
+    // as the config does: the repositories of the folders above it, up to the root.
+    for (
+      let folder = path.dirname(real);
+      isPathInside(root, folder);
+      folder = path.dirname(folder)
+    ) {
+      const gitDirectory = path.join(folder, '.git');
+      if (includedConfigFiles(gitDirectory, roots).includes(real))
+        return `${real} is included by ${path.join(gitDirectory, 'config')}: git runs what is planted there (core.fsmonitor, an alias) with your next git command, outside the sandbox`;
+      if (folder === root) break;
     }
   }
   if (options.autoRunFiles !== false) {

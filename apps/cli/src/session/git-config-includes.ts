@@ -9,28 +9,10 @@
 import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { gitConfigIncludePaths } from '@agent/sandbox';
 
 /** How deep includes are followed (git's own limit is 10). */
 const maxDepth = 10;
-
-/** The `path` values of a config text's `[include]` and `[includeIf "…"]` sections. */
-function includePaths(text: string): string[] {
-  const paths: string[] = [];
-  let including = false;
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/(^|\s)[#;].*$/, '').trim();
-    const section = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
-    if (section !== null) {
-      including = /^include(?:if)?$/i.test(section[1] ?? '');
-      if (section[2] === '') continue;
-    }
-    const entry = /^(?:\[[^\]]*\]\s*)?path\s*=\s*(.*)$/i.exec(line);
-    if (!including || entry === null) continue;
-    const value = (entry[1] ?? '').trim().replace(/^"(.*)"$/, '$1');
-    if (value !== '') paths.push(value);
-  }
-  return paths;
-}
 
 function isWithin(root: string, path: string): boolean {
   const rest = relative(root, path);
@@ -57,7 +39,7 @@ export function gitConfigIncludes(root: string, looked?: Set<string>): Record<st
     if (depth > maxDepth) return;
     const outcome = readRegularFileSync(config, { maxBytes: 1024 * 1024 });
     if (outcome.kind !== 'read') return;
-    for (const value of includePaths(Buffer.from(outcome.bytes).toString('utf8'))) {
+    for (const value of gitConfigIncludePaths(Buffer.from(outcome.bytes).toString('utf8'))) {
       // `~/…` is the user's home, outside the workspace; a relative path is from the including file.
       if (value.startsWith('~')) continue;
       const included = resolve(dirname(config), value);

@@ -2,8 +2,11 @@
 // ../tools.gitconfig`: a team's shared git settings kept in the repository). The sandbox keeps
 // `.git` read-only, not the file it includes: a sandboxed command wrote `core.fsmonitor` there, and
 // the trusted hook's `git status` ran it as the user, outside the sandbox, right after the call.
-// Real CLI, real bubblewrap, real git, as root and as nobody.
+// Now the sandbox keeps an existing included file read-only and the file tools ask for full access
+// there; one made where none was is caught by the hook's pin. Real CLI, real bubblewrap, real git,
+// as root and as nobody.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,23 +54,28 @@ const fsmonitor = (outside: string) =>
   `[core]\n\tfsmonitor = "touch ${join(outside, 'escaped')}; false"\n`;
 
 describe.each(testUsers)('a workspace file the repository config includes ($label)', ({ uid }) => {
-  it('rewritten by a file tool: the hook that runs git does not run again, and says why', async () => {
-    expectStoppedAfterChange(
-      await runWithInclude(
-        '../tools.gitconfig',
-        (outside) =>
-          plantTurns([
-            {
-              tool: {
-                name: 'write_file',
-                input: { path: 'tools.gitconfig', content: fsmonitor(outside) },
-              },
+  it('rewritten by a file tool: refused as a write into .git is (full access), the hook runs on', async () => {
+    const session = await runWithInclude(
+      '../tools.gitconfig',
+      (outside) =>
+        plantTurns([
+          {
+            tool: {
+              name: 'write_file',
+              input: { path: 'tools.gitconfig', content: fsmonitor(outside) },
             },
-          ]),
-        uid,
-      ),
-      { command, ranBefore: 1, changed: '.git/config includes tools.gitconfig' },
+          },
+        ]),
+      uid,
     );
+    // Denied: no one to ask in -p (exit 4); the file is unchanged, so the hook is not stopped.
+    expect(session.run.code, session.run.stderr).toBe(4);
+    expect(session.run.stderr).toMatch(
+      /write_file \[denied\].*tools\.gitconfig\)', or use --mode full-access/,
+    );
+    expect(existsSync(join(session.outside, 'escaped'))).toBe(false);
+    expect(session.ran).toBe('ran\nran\n');
+    expect(session.run.stderr).not.toContain('did not run');
   });
 
   it('made by a sandboxed command where none was: likewise', async () => {

@@ -1,0 +1,68 @@
+// A repository's configuration may include other files (`git config include.path
+// ../tools.gitconfig`: a team's shared settings kept in the repository; `[includeIf "…"] path`
+// too). The sandbox keeps `.git` read-only because its config runs commands (`core.fsmonitor`,
+// `core.pager`, aliases) — but an included file in the workspace ran the same commands from a
+// writable place: a sandboxed command wrote `core.fsmonitor = <command>` there, and the user's
+// next `git status`, after the session, ran it as the user. Such files are kept read-only too.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isInside } from './real-paths.js';
+
+/** How deep includes are followed (git's own limit is 10). */
+const maxDepth = 10;
+/** More of a config file than git configurations hold is not read. */
+const maxConfigBytes = 1024 * 1024;
+
+/** The `path` values of a git config text's `[include]` and `[includeIf "…"]` sections, as written. */
+export function gitConfigIncludePaths(text: string): string[] {
+  const paths: string[] = [];
+  let including = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/(^|\s)[#;].*$/, '').trim();
+    const section = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+    if (section !== null) {
+      including = /^include(?:if)?$/i.test(section[1] ?? '');
+      if (section[2] === '') continue;
+    }
+    const entry = /^(?:\[[^\]]*\]\s*)?path\s*=\s*(.*)$/i.exec(line);
+    if (!including || entry === null) continue;
+    const value = (entry[1] ?? '').trim().replace(/^"(.*)"$/, '$1');
+    if (value !== '') paths.push(value);
+  }
+  return paths;
+}
+
+function readConfig(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > maxConfigBytes) return undefined;
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The existing files inside `roots` that the configuration of the git directory `gitDirectory`
+ * includes (`config` and `config.worktree`, and what those include in turn), outside that
+ * directory. `~/…` paths are the home's, left to the home's own protection.
+ */
+export function includedConfigFiles(gitDirectory: string, roots: readonly string[]): string[] {
+  const found = new Set<string>();
+  const visit = (config: string, depth: number) => {
+    if (depth > maxDepth) return;
+    const text = readConfig(config);
+    if (text === undefined) return;
+    for (const value of gitConfigIncludePaths(text)) {
+      if (value.startsWith('~')) continue;
+      const included = path.resolve(path.dirname(config), value);
+      if (found.has(included) || isInside(gitDirectory, included)) continue;
+      if (!roots.some((root) => isInside(root, included) && included !== root)) continue;
+      if (fs.lstatSync(included, { throwIfNoEntry: false }) === undefined) continue;
+      found.add(included);
+      visit(included, depth + 1);
+    }
+  };
+  for (const name of ['config', 'config.worktree']) visit(path.join(gitDirectory, name), 0);
+  return [...found];
+}
