@@ -7,7 +7,7 @@ import {
   fileChangesOf,
   textEditsByFile,
   unifiedDiff,
-  writeFileAtomically,
+  writeEditedFile,
 } from './workspace-edit.js';
 
 /** A rename computed but not applied: the diff to show and the changes to write. */
@@ -82,7 +82,7 @@ export class RenamePreviews {
 
   /**
    * Writes a previewed edit and forgets it. Refuses (`LspError`, nothing written) when any of
-   * its files changed since the preview; each file is replaced atomically.
+   * its files changed since the preview; each file is written where it was judged (`writeEditedFile`).
    */
   async apply(
     id: string,
@@ -105,7 +105,7 @@ export class RenamePreviews {
           { code: 'request-failed' },
         );
     }
-    for (const change of preview.changes) await writeFileAtomically(change.path, change.after);
+    for (const change of preview.changes) await writeEditedFile(change.path, change.after);
     this.#previews.delete(id);
     return preview.changes.map((change) => change.path);
   }

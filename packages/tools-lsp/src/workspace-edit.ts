@@ -168,18 +168,62 @@ export function digestOf(text: string): string {
 }
 
 /**
- * Writes `text` to `file` (a real path) atomically: a temporary file beside it, renamed over it,
- * keeping the file's permission bits. Refuses (`LspError`, nothing written) when `file` is no
- * longer its own real path, or the temporary file did not land in its folder: a folder above it
- * swapped for a link (a sandboxed background command can make one at any moment) must not carry
- * the write out of the workspace or into a place judged otherwise (`.git`, `.vscode`).
+ * Writes `text` to `file` (a real path), keeping the file's permission bits. Refuses (`LspError`,
+ * nothing written) when `file` now leads elsewhere: a folder above it swapped for a link (a
+ * sandboxed background command can make one at any moment) must not carry the write out of the
+ * workspace or into a place judged otherwise (`.git`, `.vscode`).
+ *
+ * On Linux the file is opened (no link followed at its name) and its descriptor checked for where
+ * it is before anything is written: the file judged is the file written, whatever is swapped
+ * after. A temporary file renamed over it could not be: rename(2) looks up its two paths one after
+ * the other, and a folder swapped between the two lookups moved the new file over the one of the
+ * same name outside (the rename-write-races test did so under load, about once in a CI run). The
+ * write is in place, so a crash midway leaves the file partly written. Elsewhere (no `/proc`) a
+ * temporary file beside it is renamed over it, the folder checked just before.
  */
-export async function writeFileAtomically(file: string, text: string): Promise<void> {
-  const moved = () =>
-    new LspError(
-      `${file} now leads elsewhere than when the rename was previewed (a folder was replaced by a link); nothing more was written. Preview it again.`,
-      { code: 'request-failed' },
-    );
+export async function writeEditedFile(file: string, text: string): Promise<void> {
+  if (process.platform === 'linux') return writeThroughCheckedDescriptor(file, text);
+  return writeByRename(file, text);
+}
+
+function movedError(file: string): LspError {
+  return new LspError(
+    `${file} now leads elsewhere than when the rename was previewed (a folder was replaced by a link); nothing more was written. Preview it again.`,
+    { code: 'request-failed' },
+  );
+}
+
+/** The in-place write of {@link writeEditedFile}, through a descriptor checked for where it is. */
+async function writeThroughCheckedDescriptor(file: string, text: string): Promise<void> {
+  const handle = await fs
+    .open(file, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW)
+    .catch((error: NodeJS.ErrnoException) => {
+      // A link put in the file's place, or the file gone: not the file judged.
+      if (error.code === 'ELOOP' || error.code === 'ENOENT') throw movedError(file);
+      throw error;
+    });
+  try {
+    // Where the open file is now (the kernel's own path of it): the inside file, or not written.
+    const landed = await fs.realpath(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (landed !== file) throw movedError(file);
+    // Written in place, a file with other names would change under each of them (one may lie
+    // where the edit was never judged): refused.
+    if ((await handle.stat()).nlink > 1)
+      throw new LspError(
+        `${file} has other names (hard links); the rename does not write it in place. Nothing more was written.`,
+        { code: 'request-failed' },
+      );
+    const bytes = Buffer.from(text, 'utf8');
+    await handle.truncate(0);
+    await handle.write(bytes, 0, bytes.length, 0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The write of {@link writeEditedFile} where `/proc` cannot tell where a descriptor is. */
+async function writeByRename(file: string, text: string): Promise<void> {
+  const moved = () => movedError(file);
   if ((await realPathOf(file)) !== file) throw moved();
   const stats = await fs.stat(file);
   const folder = path.dirname(file);
