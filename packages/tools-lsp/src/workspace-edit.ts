@@ -177,7 +177,7 @@ export function digestOf(text: string): string {
  * it is before anything is written: the file judged is the file written, whatever is swapped
  * after. A temporary file renamed over it could not be: rename(2) looks up its two paths one after
  * the other, and a folder swapped between the two lookups moved the new file over the one of the
- * same name outside (the rename-write-races test did so under load, about once in a CI run). The
+ * same name outside (a window of microseconds, which a racer under load can hit). The
  * write is in place, so a crash midway leaves the file partly written. Elsewhere (no `/proc`) a
  * temporary file beside it is renamed over it, the folder checked just before.
  */
