@@ -6,7 +6,7 @@
 // next `git status`, after the session, ran it as the user. Such files are kept read-only too.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInside } from './real-paths.js';
+import { isInside, realPath } from './real-paths.js';
 
 /** How deep includes are followed (git's own limit is 10). */
 const maxDepth = 10;
@@ -55,10 +55,12 @@ export function includedConfigFiles(gitDirectory: string, roots: readonly string
     if (text === undefined) return;
     for (const value of gitConfigIncludePaths(text)) {
       if (value.startsWith('~')) continue;
-      const included = path.resolve(path.dirname(config), value);
-      if (found.has(included) || isInside(gitDirectory, included)) continue;
+      // By real path, existing: bound read-only where it is (a link's target; a dangling link,
+      // which bubblewrap could not bind, is left out with the files not made yet).
+      const included = realPath(path.resolve(path.dirname(config), value));
+      if (included === undefined || found.has(included) || isInside(gitDirectory, included))
+        continue;
       if (!roots.some((root) => isInside(root, included) && included !== root)) continue;
-      if (fs.lstatSync(included, { throwIfNoEntry: false }) === undefined) continue;
       found.add(included);
       visit(included, depth + 1);
     }

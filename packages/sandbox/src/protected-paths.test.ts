@@ -96,6 +96,9 @@ describe('repositories nested in a writable root', () => {
     );
     fs.writeFileSync(path.join(workspace, 'config/more.gitconfig'), '[core]\n\tautocrlf = false\n');
     execFileSync('git', ['-C', workspace, 'config', 'include.path', '../shared.gitconfig']);
+    // One more include, a dangling link (bubblewrap could not bind it): the sandbox still starts.
+    fs.symlinkSync(path.join(workspace, 'nowhere'), path.join(workspace, 'later.gitconfig'));
+    execFileSync('git', ['-C', workspace, 'config', '--add', 'include.path', '../later.gitconfig']);
     const { output } = await run(
       { writableRoots: [workspace] },
       [
