@@ -27,6 +27,7 @@ import { canRedraw, noticeText, useColour, writeErr, writeNotice, writeOut } fro
 import { RunKeys, terminalApprover } from '../ui/terminal-keys.js';
 import { Transcript } from '../ui/transcript.js';
 import { waitIndicator } from '../ui/wait-spinner.js';
+import { partialAnswer, partialAnswerNote, type RunStop } from './partial-answer.js';
 import { boundedLines, readStdin, stdinLimitBytes } from './piped-stdin.js';
 import {
   createStreamJsonMapper,
@@ -234,8 +235,10 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
   }
   let abort: (() => void) | undefined;
   let signals = 0;
-  const onSignal = () => {
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
+    stoppedBy ??= signal;
     // The first signal stops the run cleanly (tools cancelled, conversation saved); a second one quits now.
     if (signals > 1) process.exit(130);
     // During a run it stops the run; between runs (stream-json input) it ends the session.
@@ -272,7 +275,8 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
       const result = await runPrompt(session, prompt, transcript, {
         onStart: (stop) => {
           abort = stop;
-          keys?.start(stop);
+          // Ctrl-C read as a key (stdin a terminal, raw mode) is the same as SIGINT.
+          keys?.start(() => onSignal('SIGINT'));
         },
         onNotice: writeNotice,
         savePath: options.save,
@@ -285,17 +289,22 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
         const summary = runSummary(sessionId, result, fallback.denied() - deniedBefore);
         if (format === 'json') writeOut(`${jsonLine(summary)}\n`);
         else if (format === 'stream-json') emit({ ...summary, type: 'run-end' });
-        else if (result.stopReason === 'completed' || result.stopReason === 'terminated') {
-          let answer = result.finalMessage === undefined ? '' : messageText(result.finalMessage);
-          // On a terminal the answer is shown, not obeyed (escapes the model wrote); a pipe gets it
-          // as written.
-          if (process.stdout.isTTY === true) answer = terminalSafe(answer);
-          // On a terminal with colours the answer's Markdown is rendered (loaded only then).
-          if (answer !== '' && useColour(process.stdout)) {
-            const { createMarkdownRenderer } = await import('../ui/markdown.js');
-            answer = createMarkdownRenderer(process.stdout.columns ?? 80)(answer);
-          }
-          if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
+        else if (result.stopReason === 'completed' || result.stopReason === 'terminated')
+          await writeAnswer(
+            result.finalMessage === undefined ? '' : messageText(result.finalMessage),
+          );
+        else if (process.stdout.errored === null) {
+          // Cut off (a signal, an error mid-answer): what the model wrote is still the answer
+          // so far, and a line on stderr says it is partial. Not when stdout itself failed.
+          const partial = partialAnswer(result);
+          if (partial !== undefined) await writeAnswer(partial);
+          const stop: RunStop | undefined =
+            result.stopReason === 'aborted' && stoppedBy !== undefined
+              ? { kind: 'signal', signal: stoppedBy }
+              : result.stopReason === 'error' && partial !== undefined
+                ? { kind: 'error' }
+                : undefined;
+          if (stop !== undefined) writeErr(`${partialAnswerNote(stop, partial !== undefined)}\n`);
         }
         if (options.save !== undefined) await session.save(options.save);
         code = exitCodeFor(result.stopReason);
@@ -320,6 +329,17 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
     process.off('SIGTERM', onSignal);
     await session.close();
   }
+}
+
+/** The answer on stdout: shown, not obeyed, on a terminal (rendered with colours); a pipe gets it as written. */
+async function writeAnswer(text: string): Promise<void> {
+  let answer = process.stdout.isTTY === true ? terminalSafe(text) : text;
+  // Markdown is rendered on a terminal with colours (loaded only then).
+  if (answer !== '' && useColour(process.stdout)) {
+    const { createMarkdownRenderer } = await import('../ui/markdown.js');
+    answer = createMarkdownRenderer(process.stdout.columns ?? 80)(answer);
+  }
+  if (answer !== '') writeOut(answer.endsWith('\n') ? answer : `${answer}\n`);
 }
 
 /**

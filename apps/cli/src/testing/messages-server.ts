@@ -6,26 +6,56 @@ import type { AddressInfo } from 'node:net';
 /** One scripted assistant turn: a tool call or a text answer. */
 export type Turn = { tool: { name: string; input: Record<string, unknown> } } | { text: string };
 
-/** Anthropic's documented server-sent events for one assistant turn. */
-function turnEvents(turn: Turn, at: number): string {
-  const events: [string, unknown][] = [
-    [
-      'message_start',
-      {
-        type: 'message_start',
-        message: {
-          id: `msg_${at}`,
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-sonnet-4-6',
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
-        },
+/** Anthropic's first event of an assistant turn, `message_start`. */
+function messageStart(at: number): [string, unknown] {
+  return [
+    'message_start',
+    {
+      type: 'message_start',
+      message: {
+        id: `msg_${at}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
       },
+    },
+  ];
+}
+
+const serverSentEvents = (events: readonly [string, unknown][]) =>
+  events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+
+/** A text block's start, and `text` as its one delta. */
+function textBlockStart(text: string): [string, unknown][] {
+  return [
+    [
+      'content_block_start',
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ],
+    [
+      'content_block_delta',
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
     ],
   ];
+}
+
+/**
+ * The start of a turn that stops short: `message_start`, then (unless `text` is undefined) a text
+ * block begun with `text` as its first delta — no end, no `message_stop`.
+ */
+export function cutOffTurnEvents(text: string | undefined): string {
+  const events: [string, unknown][] = [messageStart(1)];
+  if (text !== undefined) events.push(...textBlockStart(text));
+  return serverSentEvents(events);
+}
+
+/** Anthropic's documented server-sent events for one assistant turn. */
+function turnEvents(turn: Turn, at: number): string {
+  const events: [string, unknown][] = [messageStart(at)];
   if ('tool' in turn) {
     events.push(
       [
@@ -45,18 +75,7 @@ function turnEvents(turn: Turn, at: number): string {
         },
       ],
     );
-  } else {
-    events.push(
-      [
-        'content_block_start',
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      ],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text } },
-      ],
-    );
-  }
+  } else events.push(...textBlockStart(turn.text));
   events.push(
     ['content_block_stop', { type: 'content_block_stop', index: 0 }],
     [
@@ -69,7 +88,7 @@ function turnEvents(turn: Turn, at: number): string {
     ],
     ['message_stop', { type: 'message_stop' }],
   );
-  return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  return serverSentEvents(events);
 }
 
 /**

@@ -321,8 +321,12 @@ export class Transcript {
         const update = event.event;
         // Until the answer shows: `start` (headers) and `usage` show nothing; thinking is named.
         if (update.type === 'thinking-start') this.#renameRunning(modelWait, 'thinking');
-        else if (update.type === 'text-start' || update.type === 'tool-call-start')
-          this.#toolEnded(modelWait);
+        else if (update.type === 'text-start' || update.type === 'tool-call-start') {
+          // Not streamed (-p text: the answer goes to stdout at the end), a long answer showed
+          // nothing while it came: the wait is named until the message ends.
+          if (this.#streamText) this.#toolEnded(modelWait);
+          else this.#renameRunning(modelWait, 'answering');
+        }
         if (update.type === 'text-start' && this.#streamText) {
           this.#rendering = this.#markdown?.();
           this.#unrendered = '';
