@@ -1,7 +1,16 @@
 // Types of system-tools.mjs (plain JavaScript so scripts/run.mjs can load it before any install).
 
 /** A command some test suite needs. */
-export type SystemToolCommand = 'bwrap' | 'socat' | 'rg' | 'tmux' | 'curl' | 'python3' | 'xxd';
+export type SystemToolCommand =
+  | 'bwrap'
+  | 'socat'
+  | 'rg'
+  | 'tmux'
+  | 'curl'
+  | 'python3'
+  | 'xxd'
+  | 'ruby'
+  | 'bundle';
 
 /** How one tool is named, installed and probed. */
 export interface SystemTool {

@@ -27,6 +27,9 @@ export const systemTools = {
   python3: { label: 'python3', apt: 'python3', brew: 'python', probe: ['--version'] },
   // macOS ships xxd with vim.
   xxd: { label: 'xxd', apt: 'xxd', brew: 'vim', probe: ['-v'] },
+  // What a trusted hook's Ruby loads (the CLI's pins): ruby, and Bundler's Gemfile.
+  ruby: { label: 'ruby', apt: 'ruby', brew: 'ruby', probe: ['--version'] },
+  bundle: { label: 'bundler', apt: 'bundler', brew: 'ruby', probe: ['--version'] },
 };
 
 /** The tools `npm test` checks up front: every one some suite needs. */

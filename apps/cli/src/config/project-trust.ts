@@ -146,6 +146,7 @@ type SearchPaths = {
   NODE_PATH?: string | undefined;
   PERL5LIB?: string | undefined;
   PERLLIB?: string | undefined;
+  RUBYLIB?: string | undefined;
 };
 
 /**
@@ -161,6 +162,7 @@ function settingsSearchPaths(layers: readonly SettingsLayer[]): SearchPaths {
     paths.NODE_PATH = layer.file.env?.NODE_PATH ?? paths.NODE_PATH;
     paths.PERL5LIB = layer.file.env?.PERL5LIB ?? paths.PERL5LIB;
     paths.PERLLIB = layer.file.env?.PERLLIB ?? paths.PERLLIB;
+    paths.RUBYLIB = layer.file.env?.RUBYLIB ?? paths.RUBYLIB;
   }
   return paths;
 }
@@ -172,6 +174,7 @@ function searchFolders(paths: SearchPaths, root: string) {
     node: pythonPathFolders(paths.NODE_PATH, root),
     // Perl reads PERLLIB only where PERL5LIB is not set.
     perl: pythonPathFolders(paths.PERL5LIB ?? paths.PERLLIB, root),
+    ruby: pythonPathFolders(paths.RUBYLIB, root),
   };
 }
 
@@ -420,7 +423,7 @@ function withFiles(
   command: readonly string[],
   project: string,
   cache: FileDigestCache,
-  search: ReturnType<typeof searchFolders> = { python: [], node: [], perl: [] },
+  search: ReturnType<typeof searchFolders> = { python: [], node: [], perl: [], ruby: [] },
 ): { files?: Record<string, string> } {
   const files = projectFileDigests(command, project, { cache, search });
   return files === undefined ? {} : { files };

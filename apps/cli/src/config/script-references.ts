@@ -11,6 +11,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { isRuby, rubyCandidates } from './ruby-references.js';
 
 /** The most distinct words of one file tried as paths (the rest of a huge file is not looked at). */
 const maxWordsPerFile = 2000;
@@ -20,10 +21,11 @@ const maxScannedChars = 256 * 1024;
 const javascriptExtensions = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.jsx', '.tsx'];
 const javascriptLike = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 
-type Language = 'javascript' | 'python' | 'perl' | 'other';
+type Language = 'javascript' | 'python' | 'perl' | 'ruby' | 'other';
 
 function languageOf(path: string, text: string): Language {
   if (javascriptLike.test(path)) return 'javascript';
+  if (isRuby(path, text)) return 'ruby';
   if (path.endsWith('.py')) return 'python';
   if (/\.(?:pl|pm|t)$/.test(path)) return 'perl';
   const shebang = /^#!.*\b(node|bun|deno|tsx|ts-node|python[0-9.]*|perl)\b/.exec(text);
@@ -370,6 +372,7 @@ export function scriptReferences(
   pythonPath: readonly string[] = [],
   nodePath: readonly string[] = [],
   perlPath: readonly string[] = [],
+  rubyPath: readonly string[] = [],
 ): string[] {
   const head = bytes.subarray(0, 8192);
   if (head.includes(0)) return [];
@@ -392,6 +395,9 @@ export function scriptReferences(
       break;
     case 'perl':
       references.push(...perlCandidates(text, folder, root, perlPath));
+      break;
+    case 'ruby':
+      references.push(...rubyCandidates(text, path, root, rubyPath));
       break;
     default:
       break;

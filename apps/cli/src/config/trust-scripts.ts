@@ -9,6 +9,7 @@ import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep 
 import { readRegularFileSync } from '@agent/core/regular-file';
 import { largeFileDigest } from './large-file-digest.js';
 import { venvSitePackages, virtualEnvironmentFiles } from './python-venv.js';
+import { rubyIncludeFolders } from './ruby-references.js';
 import { programWords, pythonModuleForms, scriptReferences } from './script-references.js';
 
 /**
@@ -23,7 +24,8 @@ const maxHashedBytes = 1024 * 1024;
  * The project config of the package runners, which says how they run anything: `.npmrc`'s
  * `script-shell` is the shell npm and npx run a command with and its `node-options` a
  * NODE_OPTIONS (`--require ./x.cjs`); `.yarnrc.yml`'s `yarnPath` is the yarn that runs;
- * `.pnpmfile.cjs` runs in pnpm; `bunfig.toml`'s `preload` in bun.
+ * `.pnpmfile.cjs` runs in pnpm; `bunfig.toml`'s `preload` in bun. Bundler evaluates the Gemfile
+ * (and `.bundle/config` may name another) as Ruby, rake its Rakefile.
  */
 const npmConfig = ['.npmrc'];
 const yarnConfig = ['.yarnrc', '.yarnrc.yml', '.npmrc'];
@@ -41,6 +43,9 @@ const runnerFiles: Record<string, readonly string[]> = {
   bunx: bunConfig,
   make: ['Makefile', 'makefile', 'GNUmakefile'],
   just: ['justfile', 'Justfile'],
+  bundle: ['Gemfile', 'gems.rb', '.bundle/config'],
+  bundler: ['Gemfile', 'gems.rb', '.bundle/config'],
+  rake: ['Rakefile', 'rakefile', 'Rakefile.rb', 'rakefile.rb'],
 };
 
 /**
@@ -265,6 +270,8 @@ export interface SearchFolders {
   node: readonly string[];
   /** PERL5LIB's (or PERLLIB's): the modules Perl scripts `use`, first in @INC. */
   perl: readonly string[];
+  /** RUBYLIB's and `ruby -I`'s: the features Ruby scripts `require`. */
+  ruby: readonly string[];
 }
 
 /** A file's pin and the paths its text names (tried as loads). */
@@ -307,7 +314,15 @@ function digestOf(
       const digested = {
         digest: `sha256:${createHash('sha256').update(outcome.bytes).digest('hex')}`,
         references: [
-          ...scriptReferences(path, outcome.bytes, root, search.python, search.node, search.perl),
+          ...scriptReferences(
+            path,
+            outcome.bytes,
+            root,
+            search.python,
+            search.node,
+            search.perl,
+            search.ruby,
+          ),
           // The programs a shell script or Makefile runs by name where PATH finds them in the project.
           ...programs.flatMap((word) => search.programs.map((folder) => join(folder, word))),
         ],
@@ -333,7 +348,7 @@ function digestOf(
 
 /** A file's identity, with the folders its references were looked for in (they differ by command). */
 function identityOf(stats: Stats, search: SearchFolders): string {
-  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}\0\0${search.node.join('\0')}\0\0${search.perl.join('\0')}`;
+  return `${stats.dev}:${stats.ino}\0${search.programs.join('\0')}\0\0${search.python.join('\0')}\0\0${search.node.join('\0')}\0\0${search.perl.join('\0')}\0\0${search.ruby.join('\0')}`;
 }
 
 /**
@@ -400,6 +415,14 @@ export function projectFileDigests(
         ...commandPathList(line, 'PERLLIB', root),
       ]),
     ],
+    ruby: [
+      ...(options.search?.ruby ?? []),
+      // `RUBYLIB=lib ruby x.rb`, `ruby -Ilib x.rb`.
+      ...lines.flatMap((line) => [
+        ...commandPathList(line, 'RUBYLIB', root),
+        ...rubyIncludeFolders(line, root).filter((folder) => isInside(root, folder)),
+      ]),
+    ],
   };
   const digests: Record<string, string> = {};
   let count = 0;
@@ -455,7 +478,15 @@ export function projectFileDigests(
   for (const line of lines)
     for (const { file, code } of inlineCode(line, root))
       queue.push(
-        scriptReferences(file, Buffer.from(code), root, search.python, search.node, search.perl),
+        scriptReferences(
+          file,
+          Buffer.from(code),
+          root,
+          search.python,
+          search.node,
+          search.perl,
+          search.ruby,
+        ),
       );
   named.forEach((word, i) => {
     add(word);

@@ -38,6 +38,7 @@ const interpreters = new Set([
   'python3',
   'ruby',
   'perl',
+  'bundle',
   'php',
   'lua',
   'npx',
@@ -48,6 +49,9 @@ const interpreters = new Set([
   'run',
   'env',
 ]);
+
+/** Options of those programs whose value is the next word: a folder to search, a file to preload. */
+const optionsWithValue = new Set(['-I', '-r', '--require', '--import']);
 
 /**
  * The words of `command` that name what runs: each simple command's program, and the script an
@@ -68,10 +72,21 @@ function executedWords(command: string): string[] {
       const word = words[at] ?? '';
       executed.push(word);
       const program = word.replace(/^.*\//, '').replace(/['"]/g, '');
-      if (!interpreters.has(program) && !['npm', 'pnpm', 'yarn', 'make', 'just'].includes(program))
+      if (
+        !interpreters.has(program) &&
+        !['npm', 'pnpm', 'yarn', 'make', 'just', 'rake'].includes(program)
+      )
         break;
-      // The next word that is not an option is what it runs (a script, a bin, a target).
-      at = words.findIndex((next, i) => i > at && !next.startsWith('-'));
+      // The next word that is not an option is what it runs (a script, a bin, a target); an
+      // option's own value (`ruby -I lib x.rb`, `node -r ./setup.cjs x.js`) is not, though what
+      // it preloads runs too.
+      let next = at + 1;
+      for (; next < words.length && (words[next] ?? '').startsWith('-'); next++)
+        if (optionsWithValue.has(words[next] ?? '') && next + 1 < words.length) {
+          next++;
+          if (words[next - 1] !== '-I') executed.push(words[next] ?? '');
+        }
+      at = next;
     }
   }
   return executed;
@@ -135,7 +150,7 @@ export function commandPin(
   projectRoot: string,
   looked?: Set<string>,
   environment: readonly string[] = [],
-  search: Omit<SearchFolders, 'programs'> = { python: [], node: [], perl: [] },
+  search: Omit<SearchFolders, 'programs'> = { python: [], node: [], perl: [], ruby: [] },
 ): string {
   const executed = executedWords(command);
   const digests = projectFileDigests(
@@ -255,6 +270,7 @@ export function hookFilePins(
     python: pythonPathFolders(env.PYTHONPATH, projectRoot),
     node: pythonPathFolders(env.NODE_PATH, projectRoot),
     perl: pythonPathFolders(env.PERL5LIB ?? env.PERLLIB, projectRoot),
+    ruby: pythonPathFolders(env.RUBYLIB, projectRoot),
   };
   const pinOf = (command: string, root: string, looked?: Set<string>) =>
     commandPin(command, root, looked, environment, search);

@@ -34,6 +34,7 @@ export function serverStartPin(
     python: pythonPathFolders(transport.env?.PYTHONPATH, root),
     node: pythonPathFolders(transport.env?.NODE_PATH, root),
     perl: pythonPathFolders(transport.env?.PERL5LIB ?? transport.env?.PERLLIB, root),
+    ruby: pythonPathFolders(transport.env?.RUBYLIB, root),
   };
   let pinned: string | undefined;
   return () => {
