@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { type BubblewrapFeatures, hardeningArguments } from './bubblewrap-probe.js';
+import type { ReplacedFile } from './git-config-copies.js';
 import {
   closeDescriptorsScript,
   closingShell,
@@ -25,6 +26,11 @@ export interface MountPlan {
   /** Directories inside writable roots bound read-only over them (a repository's `.git`). */
   readOnlyInside?: readonly string[];
   masks: readonly SecretMask[];
+  /**
+   * Files shown as a copy (bound read-only over them, before the masks): git configuration
+   * files with their credentials replaced (git-config-copies.ts) [none].
+   */
+  replacedFiles?: readonly ReplacedFile[];
   /** Unix sockets bound in (from under the private /tmp and /run as well). */
   allowUnixSockets: readonly string[];
   /**
@@ -206,6 +212,7 @@ export function mountArguments(plan: MountPlan): string[] {
   }
   // A mount point cannot be renamed or removed: the command cannot swap it for a `.git` of its own.
   for (const inside of plan.readOnlyInside ?? []) args.push('--ro-bind', inside, inside);
+  for (const { path, copy } of plan.replacedFiles ?? []) args.push('--ro-bind', copy, path);
   for (const mask of plan.masks) {
     if (mask.directory) args.push(...maskSize, '--tmpfs', mask.path);
     else args.push('--ro-bind', '/dev/null', mask.path);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { isInside, realPath } from './real-paths.js';
 
 /** How deep includes are followed (git's own limit is 10). */
-const maxDepth = 10;
+export const maxIncludeDepth = 10;
 /** More of a config file than git configurations hold is not read. */
 const maxConfigBytes = 1024 * 1024;
 
@@ -32,7 +32,8 @@ export function gitConfigIncludePaths(text: string): string[] {
   return paths;
 }
 
-function readConfig(file: string): string | undefined {
+/** The text of a git config file: a regular file of a sensible size; undefined otherwise (or unreadable). */
+export function readConfig(file: string): string | undefined {
   try {
     const stat = fs.statSync(file);
     if (!stat.isFile() || stat.size > maxConfigBytes) return undefined;
@@ -50,7 +51,7 @@ function readConfig(file: string): string | undefined {
 export function includedConfigFiles(gitDirectory: string, roots: readonly string[]): string[] {
   const found = new Set<string>();
   const visit = (config: string, depth: number) => {
-    if (depth > maxDepth) return;
+    if (depth > maxIncludeDepth) return;
     const text = readConfig(config);
     if (text === undefined) return;
     for (const value of gitConfigIncludePaths(text)) {

@@ -12,8 +12,20 @@ export {
   workspaceAutoRunFiles,
 } from './auto-run-files.js';
 export { bubblewrapProblem } from './bubblewrap-lookup.js';
+export {
+  type GitConfigCredentials,
+  type GitConfigPlaces,
+  gitConfigFiles,
+  gitConfigSecrets,
+  gitConfigWithoutCredentials,
+} from './git-config-credentials.js';
 export { gitConfigIncludePaths, includedConfigFiles } from './git-config-includes.js';
-export { type RepositorySearchLimits, repositorySearchLimits } from './git-repositories.js';
+export {
+  findRepositories,
+  type RepositorySearch,
+  type RepositorySearchLimits,
+  repositorySearchLimits,
+} from './git-repositories.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {
   defaultMaxMemoryBytes,

@@ -19,6 +19,7 @@ import { findBubblewrap } from './bubblewrap-lookup.js';
 import { commandConfinement } from './command-confinement.js';
 import { commandPaths } from './command-paths.js';
 import { explainFailure } from './explain-failure.js';
+import { gitConfigCopies } from './git-config-copies.js';
 import { watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { planNetwork } from './network-plan.js';
@@ -122,6 +123,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       `the search for git repositories inside the writable roots ${repositories.incomplete}: a .git below where it stopped is writable`,
     );
   }
+  // Git configuration files that hold credentials are shown as copies without them.
+  const gitCopies =
+    bubblewrap === undefined
+      ? undefined
+      : gitConfigCopies(() => ({
+          roots: writableRoots,
+          repositories: repositories?.paths() ?? [],
+          home,
+          env: process.env,
+        }));
   // Editors' and tools' files that run later without asking (`.vscode`, `.devcontainer`…).
   const autoRunFiles =
     options.protectAutoRunFiles !== false && bubblewrap !== undefined
@@ -195,9 +206,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       .flatMap((program) => launchRoots(program))
       .filter((root) => !writableRoots.some((writable) => isInside(writable, root)));
     const readOnlyInside = protectedPaths.readOnly();
+    const replacedFiles = gitCopies?.current() ?? [];
     // What holds a protected or hidden path cannot be renamed: a mount point cannot (see pinned).
     const pinned = directoriesAbove(
-      [...readOnlyInside, ...masks.map((mask) => mask.path)],
+      [
+        ...readOnlyInside,
+        ...masks.map((mask) => mask.path),
+        ...replacedFiles.map((file) => file.path),
+      ],
       boundRoots,
     );
     // This package's own files, where a writable root holds them (see MountPlan.ownPaths).
@@ -211,6 +227,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       writableRoots: boundRoots,
       readOnlyInside,
       masks,
+      replacedFiles,
       allowUnixSockets,
       pinned,
       ownPaths,
@@ -392,6 +409,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (proxy !== undefined) await (await proxy).close();
       await limits.cgroups?.releaseAll();
       autoRunFiles?.removePlaceholders();
+      gitCopies?.dispose();
     },
   };
 }
