@@ -20,6 +20,7 @@ import { checkWorkspace, exitCodeFor } from './session/session.js';
 import { chooseSession } from './session/session-choice.js';
 import { writeErr, writeNotice, writeOut } from './ui/output.js';
 import { redactAlso, resetRedaction } from './ui/redaction.js';
+import { adaptToTerminalCharset } from './ui/terminal-charset.js';
 
 /** Runs the CLI and returns the exit code; user errors are printed without a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -184,6 +185,10 @@ function stoppedOn(error: unknown): { message: string; exitCode: number } {
     writeErr(`${terminalSafe(error.stack)}\n`);
   return { message, exitCode: 1 };
 }
+
+// A terminal whose locale is not UTF-8 (a Latin-1 one, LANG=C) is written and read in its own
+// character set, from the first byte on (ui/terminal-charset.ts).
+adaptToTerminalCharset();
 
 // A crash is printed through the redaction like every other line (Node's own printer wrote the
 // error as it was: one quoting a request — an SDK's headers, a server's answer — printed the key),

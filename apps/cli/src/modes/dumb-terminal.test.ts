@@ -3,15 +3,14 @@
 // screen. The raw bytes the CLI wrote, recorded by script(1) in a real terminal (tmux), hold none
 // of them there, and do with an ordinary TERM (the control: the spinner is really drawn).
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
   cleanEnv,
-  cliPath,
   screenWaitOptions,
+  slowAnswerCommand,
   TmuxSession,
   tempDir,
 } from '../testing/test-support.js';
@@ -29,18 +28,11 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 async function rawSession(term: string): Promise<string> {
   const dir = await tempDir('agent-dumb-terminal-');
   cleanups.push(dir.dispose);
-  const script = join(dir.path, 'script.json');
-  await writeFile(script, JSON.stringify({ steps: [{ text: 'Slow answer.', delayMs: 1500 }] }));
   const raw = join(dir.path, 'raw.txt');
   const command = [
     'env',
     `TERM=${term}`,
-    process.execPath,
-    cliPath,
-    '--scripted',
-    script,
-    '--cwd',
-    dir.path,
+    ...(await slowAnswerCommand(dir.path, 'Slow answer.', 1500)),
   ];
   const tmux = TmuxSession.start(['script', '-q', '-f', raw, '-c', command.map(quote).join(' ')], {
     cwd: dir.path,

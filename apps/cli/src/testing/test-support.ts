@@ -56,6 +56,13 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   // pnpm runs the tests with a relative `./node_modules/.bin` on PATH, which the CLI leaves out
   // with a notice (config/absolute-path.ts): a user's PATH is absolute.
   if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH).path;
+  // The tests expect the CLI's glyphs: a terminal under LANG=C gets them in ASCII
+  // (ui/terminal-charset.ts), so a runner without a UTF-8 locale gives its CLIs one.
+  if (!/utf-?8/i.test(env.LC_ALL || env.LC_CTYPE || env.LANG || 'UTF-8')) {
+    delete env.LC_ALL;
+    delete env.LC_CTYPE;
+    env.LANG = 'C.UTF-8';
+  }
   return { ...env, NO_COLOR: '1', AGENT_HOME: testHome, ...extra };
 }
 
@@ -151,6 +158,16 @@ export async function writeScript(
   const path = join(dir, name);
   await writeFile(path, JSON.stringify({ steps }));
   return path;
+}
+
+/** The built CLI's command line (argv) with a scripted model answering `text` after `delayMs`, in `dir`. */
+export async function slowAnswerCommand(
+  dir: string,
+  text: string,
+  delayMs: number,
+): Promise<string[]> {
+  const script = await writeScript(dir, [{ text, delayMs }]);
+  return [process.execPath, cliPath, '--scripted', script, '--cwd', dir];
 }
 
 let socketCounter = 0;
@@ -274,6 +291,11 @@ export class TmuxSession {
   /** Presses keys by tmux name (`Enter`, `C-c`, `C-d`). */
   press(...keys: string[]): void {
     this.#tmux(['send-keys', '-t', 'main', ...keys]);
+  }
+
+  /** Sends bytes as a terminal would (hex, `e9`): a key of a terminal that is not UTF-8. */
+  sendBytes(...hex: string[]): void {
+    this.#tmux(['send-keys', '-t', 'main', '-H', ...hex]);
   }
 
   /** `undefined` while the command runs, else its exit status. */
