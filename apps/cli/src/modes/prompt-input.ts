@@ -8,6 +8,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import { PassThrough, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { type KeyInput, pasteEnd, pasteStart } from '../ui/terminal-keys.js';
 
 /** What the prompt gave: a line (typed ahead: entered while no prompt was shown), Ctrl-C, or the end. */
@@ -72,8 +73,11 @@ export class PromptInput {
     },
   };
 
+  /** A character cut between two reads (a long paste comes in pieces) is kept for the next. */
+  readonly #decoder = new StringDecoder('utf8');
   readonly #onData = (chunk: Buffer | string) => {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    const text = typeof chunk === 'string' ? chunk : this.#decoder.write(chunk);
+    if (text === '') return;
     if (this.#keyListener !== undefined && this.#paste === undefined && this.#pending === '')
       this.#keyListener(text);
     else this.#toEditor(text);

@@ -238,6 +238,25 @@ describe('bracketed paste (tmux)', () => {
     );
   });
 
+  it('a long paste of non-ASCII text arrives whole (a character cut between two reads was U+FFFD twice)', async () => {
+    const repl = await startRepl([{ text: 'read it' }]);
+    await repl.waitForPrompt();
+    // 200 kB of two-byte characters: the terminal hands it over in reads of up to 64 kB, and an
+    // odd boundary cuts an é in two (before, 48 of 99,000 came out as U+FFFD).
+    const line = `${'é'.repeat(98)}日\n`;
+    await repl.paste(line.repeat(1000));
+    await repl.waitForText('[pasted text #1: 1000 lines]');
+    repl.tmux.press('Enter');
+    await repl.waitForText('read it');
+    const prompt = await vi.waitFor(async () => {
+      const said = (await repl.said()).find((text) => text.startsWith('user: '));
+      expect(said).toBeDefined();
+      return said ?? '';
+    }, waitOptions);
+    expect(prompt.split('\ufffd').length - 1).toBe(0);
+    expect(prompt).toBe(`user: ${line.repeat(1000).trimEnd()}`);
+  });
+
   it('a paste during a run is one steering message', async () => {
     const repl = await startRepl(
       [{ toolCalls: [untilGo] }, { text: 'steered' }],

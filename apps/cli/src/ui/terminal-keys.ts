@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import {
   type ApprovalAnswer,
   type PermissionApprover,
@@ -86,8 +87,11 @@ export class RunKeys {
   #dropped = 0;
   /** The waiting question's answer keys are on screen (its `onReady` ran). */
   #keysDrawn = false;
+  /** A character cut between two reads (a long paste comes in pieces) is kept for the next. */
+  readonly #decoder = new StringDecoder('utf8');
   readonly #onData = (chunk: Buffer | string) => {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    const text = typeof chunk === 'string' ? chunk : this.#decoder.write(chunk);
+    if (text === '') return;
     if (text.includes(ctrlC)) {
       this.#settle(undefined);
       this.#onInterrupt();
