@@ -126,4 +126,24 @@ describe('gitCredentialStores', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it("follows includes, and reads the repository's own configuration", () => {
+    const home = mkdtempSync(join(tmpdir(), 'agent-git-stores-'));
+    try {
+      mkdirSync(join(home, 'repo', '.git'), { recursive: true });
+      writeFileSync(join(home, '.gitconfig'), '[includeIf "gitdir:~/repo/"]\n\tpath = work.inc\n');
+      writeFileSync(join(home, 'work.inc'), '[credential]\n\thelper = store --file ~/work-creds\n');
+      writeFileSync(
+        join(home, 'repo', '.git', 'config'),
+        '[credential]\n\thelper = store --file /srv/repo-creds\n',
+      );
+      const env = { GIT_CONFIG_SYSTEM: join(home, 'none') };
+      expect(gitCredentialStores(env, home, join(home, 'repo'))).toEqual([
+        join(home, 'work-creds'),
+        '/srv/repo-creds',
+      ]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

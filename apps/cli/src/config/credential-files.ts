@@ -8,8 +8,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { credentialNameRules, harmlessVariableNames } from '@agent/core/credentials';
+import { gitConfigFiles } from '@agent/sandbox';
 import { isPathInside } from '@agent/tools-builtin';
 
 // A path and nothing else (as core's redactor reads one): `/…`, `~/…`, `./…`, `../…`.
@@ -44,7 +45,7 @@ export function credentialFilePaths(
     found.add(path);
   }
   for (const path of toolStorePaths(env, { cwd: options.cwd, pass, home })) found.add(path);
-  for (const path of gitCredentialStores(env, home))
+  for (const path of gitCredentialStores(env, home, options.cwd))
     if (!isPathInside(path, options.cwd)) found.add(path);
   return [...found].sort();
 }
@@ -53,18 +54,17 @@ export function credentialFilePaths(
  * The files git's `store` helper keeps passwords in where the user's git configuration moves them
  * (`helper = store --file ~/secrets/git-credentials`): the default `~/.git-credentials` is hidden
  * by the sandbox's list, a moved one was read by a sandboxed `cat` (or `git credential fill`).
- * Read from the global configuration files only (`GIT_CONFIG_GLOBAL` or `~/.gitconfig`, and
- * `$XDG_CONFIG_HOME/git/config`); includes are not followed.
+ * Read from every git configuration file git reads there (`@agent/sandbox`'s `gitConfigFiles`:
+ * the system's, `GIT_CONFIG_GLOBAL` or `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, the
+ * repository of `cwd`), and every file those include — a store named in `~/.gitconfig-work`,
+ * which `~/.gitconfig` includes, was read before.
  */
 export function gitCredentialStores(
   env: Readonly<Record<string, string | undefined>>,
   home: string,
+  cwd?: string,
 ): string[] {
-  const xdg = env.XDG_CONFIG_HOME;
-  const files = [
-    env.GIT_CONFIG_GLOBAL ?? join(home, '.gitconfig'),
-    join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config'), 'git', 'config'),
-  ];
+  const files = gitConfigFiles({ roots: cwd === undefined ? [] : [cwd], home, env });
   const found: string[] = [];
   for (const file of files) {
     let text: string;

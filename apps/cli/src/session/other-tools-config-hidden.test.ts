@@ -238,4 +238,39 @@ describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) 
     expect(readable).toEqual([]);
     expect(seen).toContain('control-visible');
   });
+
+  it('are hidden where a file the git configuration includes names a store', async (context) => {
+    // Only the top files were read: a store named in a file ~/.gitconfig includes (in turn, or
+    // under includeIf), or in the repository's own .git/config, was read.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      ['secrets/work-credentials', 'secrets/deep-credentials', 'secrets/repo-credentials'],
+      'secrets/README',
+      () => ({}),
+      (dir) => {
+        mkdirSync(join(dir, 'home', 'git'), { recursive: true });
+        writeFileSync(
+          join(dir, 'home', '.gitconfig'),
+          '[include]\n\tpath = git/work.inc\n[includeIf "gitdir:/"]\n\tpath = ~/git/other.inc\n',
+        );
+        writeFileSync(
+          join(dir, 'home', 'git', 'work.inc'),
+          '[credential]\n\thelper = store --file ~/../secrets/work-credentials\n',
+        );
+        writeFileSync(join(dir, 'home', 'git', 'other.inc'), '[include]\n\tpath = deep.inc\n');
+        writeFileSync(
+          join(dir, 'home', 'git', 'deep.inc'),
+          `[credential]\n\thelper = "store --file=${join(dir, 'secrets', 'deep-credentials')}"\n`,
+        );
+        spawnSync('git', ['init', '-q', join(dir, 'ws')]);
+        spawnSync('git', [
+          ...['-C', join(dir, 'ws'), 'config', 'credential.helper'],
+          `store --file ${join(dir, 'secrets', 'repo-credentials')}`,
+        ]);
+      },
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
+  });
 });
