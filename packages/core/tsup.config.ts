@@ -7,6 +7,7 @@ export default defineConfig({
     'file-journal/index': 'src/file-journal/index.ts',
     'regular-file/index': 'src/regular-file/index.ts',
     'credentials/index': 'src/credentials/index.ts',
+    'loopback/index': 'src/loopback/index.ts',
   },
   format: ['esm'],
   dts: true,

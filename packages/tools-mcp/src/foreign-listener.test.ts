@@ -3,13 +3,10 @@
 // `localhost` URL), and was sent the key with the first request. Real sockets: the other user is
 // `nobody` running the system's python3 as the "server" (as root only: only root can be another
 // user); the user's own server is one in this process.
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { skipWithout } from '@agent/tooling-system-tools';
+import { nobodyUid, recordingServerAs, skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolAdapter } from './mcp-tool-adapter.js';
-import { nobody, recordingServer } from './test-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,45 +15,11 @@ afterEach(async () => {
 
 const key = 'sk-live-0123456789abcdefghij';
 
-/**
- * An HTTP server of `nobody` on `host`: its port, and every header line it was sent so far (it
- * answers each request 401).
- */
-async function nobodysServer(host: string): Promise<{ port: number; received(): Promise<string> }> {
-  const script = readFileSync(recordingServer, 'utf8');
-  const child = execFile('python3', ['-c', script, host], {
-    uid: nobody,
-    gid: nobody,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-  });
-  cleanups.push(() => void child.kill());
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.on('data', () => {
-      const found = /port (\d+)\n/.exec(output)?.[1];
-      if (found !== undefined) resolve(Number(found));
-    });
-    child.once('exit', (code) => reject(new Error(`python3 exited ${code}: ${output}`)));
-  });
-  let onOutput: () => void = () => undefined;
-  child.stdout?.on('data', () => onOutput());
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  /** What it got before a last request of ours: it answers one at a time, in order. */
-  const received = async () => {
-    const marker = `marker-${Math.random().toString(36).slice(2)}`;
-    const seen = new Promise<void>((resolve) => {
-      onOutput = () => {
-        if (output.includes(marker)) resolve();
-      };
-    });
-    await fetch(`${origin}/`, { method: 'POST', headers: { 'x-marker': marker } });
-    await seen;
-    return output;
-  };
-  return { port, received };
+/** An HTTP server of `nobody` on `host` (it answers each request 401), ended after the test. */
+async function nobodysServer(host: string) {
+  const server = await recordingServerAs(nobodyUid, { host });
+  cleanups.push(() => server.stop());
+  return server;
 }
 
 function connect(url: string) {
@@ -78,7 +41,7 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
         (failure: unknown) => failure,
       );
       expect(await theirs.received()).not.toContain(key);
-      expect(String(error)).toContain(`belongs to another user (uid ${nobody})`);
+      expect(String(error)).toContain(`belongs to another user (uid ${nobodyUid})`);
     });
 
     it('a localhost URL: not sent while another user holds [::1] (which a client may dial first) beside our 127.0.0.1', async (context) => {
@@ -100,7 +63,7 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
         (failure: unknown) => failure,
       );
       expect(await theirs.received()).not.toContain(key);
-      expect(String(error)).toContain(`belongs to another user (uid ${nobody})`);
+      expect(String(error)).toContain(`belongs to another user (uid ${nobodyUid})`);
     });
 
     it('are sent to a server of this user, as before', async () => {

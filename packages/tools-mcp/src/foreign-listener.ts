@@ -4,19 +4,11 @@
  * not started yet, or stopped), or on `[::1]` beside a server on 127.0.0.1 for a `localhost` URL,
  * and would be sent the server's configured headers (an API key, `Authorization`) and OAuth
  * tokens with the first request. On Linux, where the kernel's socket tables name the owner of a
- * listening socket, such a request fails instead, naming the user (see `loopback-peer.ts`).
+ * listening socket, such a request fails instead, naming the user (`@agent/core/loopback`).
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { foreignListener } from './loopback-peer.js';
 
-/** The port of a loopback URL (127.0.0.0/8, [::1], localhost), or undefined for any other. */
-function loopbackPort(url: URL): number | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback =
-    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
-  if (!loopback) return undefined;
-  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-}
+import { foreignListener, loopbackPort } from '@agent/core/loopback';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /**
  * A fetch that refuses to send `names` (the configured headers) or an `Authorization` header to

@@ -5,9 +5,9 @@
 // other user is `nobody` running the system's curl (as root only: only root can be another user).
 import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
+import { loopbackPeer } from '@agent/core/loopback';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopbackPeer } from './loopback-peer.js';
 import { LoopbackOAuthProvider } from './oauth.js';
 import { curlAsNobody, nobody } from './test-helpers.js';
 import { memoryTokenStore } from './token-store.js';

@@ -9,13 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fromThisUser } from '@agent/core/loopback';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { fromThisUser } from './loopback-peer.js';
 import { type McpStoredAuth, type McpTokenStore, memoryTokenStore } from './token-store.js';
 
 /**

@@ -12,9 +12,9 @@ import {
   type Socket,
 } from 'node:net';
 import { AgentError } from '@agent/core';
+import { fromThisUser } from '@agent/core/loopback';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { fromThisUser } from './loopback-peer.js';
 import {
   type BearerCheckResult,
   createBearerCheck,

@@ -3,7 +3,7 @@
  * Streamable HTTP for whoever holds the bearer token, or on any SDK transport.
  */
 
-export { foreignListener, fromThisUser, loopbackPeer } from './loopback-peer.js';
+export { foreignListener, fromThisUser, loopbackPeer } from '@agent/core/loopback';
 export {
   type BearerCheckResult,
   createBearerCheck,

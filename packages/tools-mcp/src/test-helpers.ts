@@ -221,8 +221,3 @@ export function curlAsNobody(
     );
   });
 }
-
-/** A python3 HTTP server printing each request's headers (`python3 -c`, any user can run it). */
-export const recordingServer = fileURLToPath(
-  new URL('./__fixtures__/recording-http-server.py', import.meta.url),
-);

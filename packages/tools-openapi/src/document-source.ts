@@ -5,6 +5,7 @@
  */
 import { errorMessage, urlWithoutCredentials } from '@agent/core';
 import { basicCredentials } from './auth.js';
+import { foreignLoopbackServer } from './loopback-guard.js';
 import { OpenApiSpecError } from './spec-error.js';
 
 /** Largest document `fromFile` and `fromUrl` read, in bytes, unless told otherwise [64 MiB]. */
@@ -77,6 +78,12 @@ export async function fetchDocument(
       `Cannot fetch the OpenAPI document ${urlWithoutCredentials(url)}: ${reason}`,
       cause === undefined ? undefined : { cause },
     );
+  // The document's URL may carry the user's key (`user:key@`, `?api_key=…`): not to a port of
+  // this machine that another user's process holds.
+  if (authorization !== undefined || urlWithoutCredentials(url) !== url) {
+    const foreign = await foreignLoopbackServer(url);
+    if (foreign !== undefined) throw failure(foreign);
+  }
   try {
     const response = await options.fetch(url, {
       headers: {
