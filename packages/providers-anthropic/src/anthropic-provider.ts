@@ -30,6 +30,8 @@ export interface AnthropicProviderOptions {
   headers?: Record<string, string>;
   /** Retries of a failed call before the first token (408/409/429/5xx/529, resets) [3]. */
   maxRetries?: number;
+  /** `fetch` the client sends its requests with [globalThis.fetch]. */
+  fetch?: typeof fetch;
   /**
    * Requests sent to continue a turn the API paused (`pause_turn`, a server tool such as web
    * search running long): the paused response goes back as it is and the model carries on, all
@@ -99,7 +101,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       // Our retry loop governs (retry-after cap, only before the first token).
       maxRetries: 0,
       // The key and the headers given (a gateway's own key) go to the base URL's origin only.
-      fetch: sameOriginFetch(globalThis.fetch, { provider: id }),
+      fetch: sameOriginFetch(options.fetch ?? globalThis.fetch, { provider: id }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
       ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
     });

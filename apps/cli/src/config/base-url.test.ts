@@ -8,7 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, cliPath, runCli, tempDir } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  chatCompletionStream,
+  cleanEnv,
+  cliPath,
+  runCli,
+  tempDir,
+} from '../testing/test-support.js';
 import { baseUrlProblem, commandLineHolds } from './base-url.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,20 +37,7 @@ async function localServer(): Promise<{ origin: string; paths: string[] }> {
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = {
-        id: 'c',
-        object: 'chat.completion.chunk',
-        created: 1,
-        model: 'local',
-        choices: [
-          {
-            index: 0,
-            delta: { role: 'assistant', content: 'local answer' },
-            finish_reason: 'stop',
-          },
-        ],
-      };
-      response.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+      response.end(chatCompletionStream('local answer'));
     });
   });
   server.listen(0, '127.0.0.1');

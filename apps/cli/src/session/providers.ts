@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { type Provider, type RetryAttempt, type RetryOptions, terminalSafe } from '@agent/core';
 import { createScriptedProvider, type ScriptedTurn } from '@agent/core/testing';
 import { apiKeyVariables } from '../config/api-keys.js';
@@ -11,6 +10,7 @@ import { parseJson, readRegularFile } from '../config/project-file.js';
 import { closestWord } from '../config/suggest.js';
 import { withoutHtmlPage } from '../ui/html-body.js';
 import { canRedraw, writeErr, writeNotice } from '../ui/output.js';
+import { guardLoopbackBaseUrl } from './loopback-base-url.js';
 
 /** Default model per provider. */
 export const defaultModels: Record<ProviderName, string> = {
@@ -156,7 +156,7 @@ export async function chooseProvider(
     const problem = baseUrlProblem(value, name);
     if (problem !== undefined) throw new CliError(`${variable} ${problem}`);
   }
-  await refuseForeignServer(
+  const guardedFetch = await guardLoopbackBaseUrl(
     name === 'openai' && options.baseUrl !== undefined
       ? { source: '--base-url', value: options.baseUrl }
       : baseUrlVariables[name]
@@ -172,7 +172,11 @@ export async function chooseProvider(
         '@agent/providers-anthropic'
       );
       noteNearModel(options.model, anthropicModels, findAnthropicModel, name);
-      return { provider: createAnthropicProvider(stream), model, label: `anthropic ${model}` };
+      const provider = createAnthropicProvider({
+        ...stream,
+        ...(guardedFetch === undefined ? {} : { fetch: guardedFetch }),
+      });
+      return { provider, model, label: `anthropic ${model}` };
     }
     case 'openai': {
       const { createOpenAIProvider, listOpenAIModels, getOpenAIModel } = await import(
@@ -183,6 +187,7 @@ export async function chooseProvider(
       const provider = createOpenAIProvider({
         ...stream,
         ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+        ...(guardedFetch === undefined ? {} : { clientOptions: { fetch: guardedFetch } }),
       });
       return { provider, model, label: `${provider.id} ${model}` };
     }
@@ -193,6 +198,7 @@ export async function chooseProvider(
       noteNearModel(options.model, geminiModels, findGeminiModel, name);
       const provider = createGeminiProvider({
         ...stream,
+        ...(guardedFetch === undefined ? {} : { fetch: guardedFetch }),
         // A schema keyword Gemini does not take (minLength…) is still checked on the arguments,
         // so the user has nothing to do about it: one line per tool keyword on every start was
         // noise. Any other warning is shown.
@@ -207,48 +213,6 @@ export async function chooseProvider(
       const exhaustive: never = name;
       throw new CliError(`Unknown provider ${String(exhaustive)}`);
     }
-  }
-}
-
-/**
- * Refuses a base URL on a loopback port where a process of another user (not root) listens, on
- * Linux: any user of the machine can listen on the port of a local server (Ollama, LM Studio, a
- * LiteLLM proxy) while it is not running — or on [::1] beside it, for `localhost` — and would be
- * sent the key and the whole conversation with the first prompt.
- */
-async function refuseForeignServer(base: { source: string; value: string } | undefined) {
-  if (base === undefined) return;
-  let url: URL;
-  try {
-    url = new URL(base.value.trim());
-  } catch {
-    return;
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (
-    !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host))
-  )
-    return;
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  // Loaded only for a server on this machine.
-  const { foreignListener } = await import('@agent/tools-mcp/serve');
-  const uid = foreignListener(port);
-  if (uid === undefined) return;
-  throw new CliError(
-    `${base.source} points at ${url.host}, where a process of another user of this machine (uid ${uid}${userName(uid)}) listens, not yours: the key and the conversation would go to it. Start your server there first (as yourself or as a service's system account), or use another port`,
-  );
-}
-
-/** ", name" of a local account from /etc/passwd, or nothing. */
-function userName(uid: number): string {
-  try {
-    const line = readFileSync('/etc/passwd', 'utf8')
-      .split('\n')
-      .find((entry) => entry.split(':')[2] === String(uid));
-    const name = line?.split(':')[0];
-    return name ? `, ${name}` : '';
-  } catch {
-    return '';
   }
 }
 

@@ -5,7 +5,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, tempDir } from '../testing/test-support.js';
+import {
+  assertBuilt,
+  chatCompletionStream,
+  cleanEnv,
+  runCli,
+  tempDir,
+} from '../testing/test-support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => assertBuilt());
@@ -25,16 +31,7 @@ async function busyServer(refusals: [number, Record<string, string>][]): Promise
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = {
-        id: 'c',
-        object: 'chat.completion.chunk',
-        created: 1,
-        model: 'm',
-        choices: [
-          { index: 0, delta: { role: 'assistant', content: 'answered' }, finish_reason: 'stop' },
-        ],
-      };
-      response.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+      response.end(chatCompletionStream('answered'));
     });
   });
   server.listen(0, '127.0.0.1');

@@ -170,6 +170,21 @@ export async function slowAnswerCommand(
   return [process.execPath, cliPath, '--scripted', script, '--cwd', dir];
 }
 
+/**
+ * The body of an OpenAI-compatible server's streamed answer (`text/event-stream`): one chunk
+ * saying `text`, then `[DONE]` — what a fake Ollama or proxy of a test answers.
+ */
+export function chatCompletionStream(text: string): string {
+  const chunk = {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
+}
+
 let socketCounter = 0;
 
 /**
