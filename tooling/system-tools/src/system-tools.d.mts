@@ -10,7 +10,8 @@ export type SystemToolCommand =
   | 'python3'
   | 'xxd'
   | 'ruby'
-  | 'bundle';
+  | 'bundle'
+  | 'pre-commit';
 
 /** How one tool is named, installed and probed. */
 export interface SystemTool {

@@ -30,6 +30,13 @@ export const systemTools = {
   // What a trusted hook's Ruby loads (the CLI's pins): ruby, and Bundler's Gemfile.
   ruby: { label: 'ruby', apt: 'ruby', brew: 'ruby', probe: ['--version'] },
   bundle: { label: 'bundler', apt: 'bundler', brew: 'ruby', probe: ['--version'] },
+  // A trusted hook's `pre-commit run` (the CLI pins its config).
+  'pre-commit': {
+    label: 'pre-commit',
+    apt: 'pre-commit',
+    brew: 'pre-commit',
+    probe: ['--version'],
+  },
 };
 
 /** The tools `npm test` checks up front: every one some suite needs. */

@@ -3,20 +3,11 @@
 // runs under Bundler, which evaluates the Gemfile. Trust pinned the script, not what it loads: a
 // `git pull` that changed the helper (or the Gemfile) ran the new code in the next session,
 // unasked. Real CLI (`agent trust`, then `-p`), real ruby and bundler, as root and as nobody.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  cleanEnv,
-  runCli,
-  tempDir,
-  testUsers,
-  writeScript,
-} from '../testing/test-support.js';
+import { afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { assertBuilt, testUsers } from '../testing/test-support.js';
+import { expectPullAsksAgain, trustedRepository } from '../testing/trusted-pull.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => assertBuilt());
@@ -62,57 +53,25 @@ const cases: Record<string, Case> = {
   },
 };
 
-async function put(root: string, files: Record<string, string>): Promise<void> {
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, name)), { recursive: true });
-    await writeFile(join(root, name), text);
-  }
-}
-
 describe.each(testUsers)('a pull changing what a trusted Ruby hook loads ($label)', ({ uid }) => {
   it.each(Object.entries(cases))(
     '%s: the hook is left out, named, its new code not run',
     async (_what, setup) => {
-      const scratch = await tempDir('agent-trust-ruby-');
-      cleanups.push(scratch.dispose);
-      const dir = scratch.path;
-      const home = join(dir, 'home');
-      const workspace = join(dir, 'repo');
-      await mkdir(join(workspace, '.agent'), { recursive: true });
-      await mkdir(home);
-      execFileSync('git', ['init', '-q', workspace]);
-      await put(workspace, setup.files(dir, 'first'));
-      await writeFile(
-        join(workspace, '.agent', 'settings.json'),
-        JSON.stringify({
+      const repository = await trustedRepository({
+        settings: {
           ...(setup.env === undefined ? {} : { env: setup.env }),
           hooks: { Stop: [{ hooks: [{ type: 'command', command: setup.command }] }] },
-        }),
+        },
+        files: (dir) => setup.files(dir, 'first'),
+        uid,
+        cleanups,
+      });
+      await expectPullAsksAgain(
+        repository,
+        setup.command,
+        setup.changed,
+        setup.files(repository.dir, 'second')[setup.changed] ?? '',
       );
-      const script = await writeScript(dir, [{ text: 'done' }]);
-      if (uid !== undefined) execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
-      // Another user's CLI cannot use this one's home.
-      const env = cleanEnv({ AGENT_HOME: home, ...(uid === undefined ? {} : { HOME: home }) });
-      const trust = await runCli(['trust', '--cwd', workspace], { env, uid });
-      expect(trust.code, trust.stderr).toBe(0);
-      const run = () =>
-        runCli(['-p', 'go', '--scripted', script, '--cwd', workspace], { env, uid });
-
-      const first = await run();
-      expect(first.code, first.stderr).toBe(0);
-      // The control: the trusted hook runs, outside the sandbox.
-      expect(existsSync(join(dir, 'first')), first.stderr).toBe(true);
-
-      // What a pull does: the loaded file changed, the settings and the script as trusted.
-      await writeFile(
-        join(workspace, setup.changed),
-        setup.files(dir, 'second')[setup.changed] ?? '',
-      );
-      const changed = await run();
-      expect(changed.code, changed.stderr).toBe(0);
-      expect(changed.stderr).toContain('changed since it was trusted');
-      expect(changed.stderr).toContain(`changed hook Stop runs: ${setup.command}`);
-      expect(existsSync(join(dir, 'second')), 'the pulled code ran unasked').toBe(false);
     },
   );
 });

@@ -11,6 +11,7 @@ import { largeFileDigest } from './large-file-digest.js';
 import { venvSitePackages, virtualEnvironmentFiles } from './python-venv.js';
 import { rubyIncludeFolders } from './ruby-references.js';
 import { programWords, pythonModuleForms, scriptReferences } from './script-references.js';
+import { runnerPaths, toolRunnerFiles } from './tool-runner-files.js';
 
 /**
  * Files pinned for one command at most: those it names first, then those they load, nearest
@@ -46,6 +47,7 @@ const runnerFiles: Record<string, readonly string[]> = {
   bundle: ['Gemfile', 'gems.rb', '.bundle/config'],
   bundler: ['Gemfile', 'gems.rb', '.bundle/config'],
   rake: ['Rakefile', 'rakefile', 'Rakefile.rb', 'rakefile.rb'],
+  ...toolRunnerFiles,
 };
 
 /**
@@ -490,7 +492,8 @@ export function projectFileDigests(
       );
   named.forEach((word, i) => {
     add(word);
-    for (const file of runnerFilesOf(word) ?? []) add(join(root, file));
+    for (const file of runnerFilesOf(word) ?? [])
+      for (const path of runnerPaths(root, file)) add(path);
     for (const file of configsOf(word)) add(join(root, file));
     const key = packageConfigKeyOf(word);
     if (key !== undefined) addPackageKey(key);

@@ -50,6 +50,22 @@ const interpreters = new Set([
   'env',
 ]);
 
+/** Runners whose next word (not an option) is a script, a target or a program they run in turn. */
+const continuing = new Set([
+  'npm',
+  'pnpm',
+  'yarn',
+  'make',
+  'just',
+  'rake',
+  'mise',
+  'pipenv',
+  'poetry',
+  'pdm',
+  'hatch',
+  'direnv',
+]);
+
 /** Options of those programs whose value is the next word: a folder to search, a file to preload. */
 const optionsWithValue = new Set(['-I', '-r', '--require', '--import']);
 
@@ -72,11 +88,7 @@ function executedWords(command: string): string[] {
       const word = words[at] ?? '';
       executed.push(word);
       const program = word.replace(/^.*\//, '').replace(/['"]/g, '');
-      if (
-        !interpreters.has(program) &&
-        !['npm', 'pnpm', 'yarn', 'make', 'just', 'rake'].includes(program)
-      )
-        break;
+      if (!interpreters.has(program) && !continuing.has(program)) break;
       // The next word that is not an option is what it runs (a script, a bin, a target); an
       // option's own value (`ruby -I lib x.rb`, `node -r ./setup.cjs x.js`) is not, though what
       // it preloads runs too.

@@ -34,6 +34,8 @@ export async function runHookSession(options: {
   uid?: number | undefined;
   /** Called with the repository once its files are written (a virtual environment made in it). */
   prepare?: (repo: string) => Promise<void>;
+  /** More of the CLI's environment, given the test's folder (a tool's state kept there) [none]. */
+  env?: (dir: string) => Record<string, string>;
 }) {
   const { setup, cleanups, path, uid } = options;
   const dir = await tempDir('agent-cli-hook-session-');
@@ -69,6 +71,7 @@ export async function runHookSession(options: {
         ...(path === undefined ? {} : { PATH: path(repo) }),
         // Another user's CLI cannot use this one's home.
         ...(uid === undefined ? {} : { HOME: home }),
+        ...options.env?.(dir.path),
       }),
       uid,
     },
