@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs a workspace task (`demo`, `test`, `bench`) from any Node ≥ 18 with npm, setting up what it
+// Runs a workspace task (`demo`, `test`, `bench`, `build`, `typecheck`) from any Node ≥ 18 with npm, setting up what it
 // needs first: a Node ≥ 22 (the npm registry's `node-<platform>-<arch>` binary, cached outside the
 // repo; the global node is never touched), the pinned pnpm (also cached), and `pnpm install`. It is
 // what `npm run demo` / `npm test` and `pnpm demo` / `pnpm test` call, so a fresh machine with only
@@ -70,6 +70,11 @@ const tasks = {
     ],
     ['pnpm', '--filter', '@agent/bench', 'run', 'bench'],
   ],
+  // `npm run build` / `npm run typecheck`: turbo runs each package's script with pnpm, which a
+  // machine with only Node and npm does not have on its PATH ("Unable to find package manager
+  // binary"); here it is the toolchain's. Arguments go to turbo (`npm run build -- --filter=…`).
+  build: [['turbo', 'run', 'build']],
+  typecheck: [['turbo', 'run', 'typecheck']],
   'check-tools': [],
 };
 
