@@ -69,6 +69,12 @@ describe('defaultSecretPaths', () => {
     '.config/Code/User/globalStorage',
     '.config/solana',
     '.minikube',
+    '.claude/projects',
+    '.cache/huggingface/stored_tokens',
+    '.config/fish/fish_variables',
+    '.local/share/jupyter/runtime',
+    '.cloudflared',
+    '.authinfo',
   ])('covers ~/%s', (entry) => {
     expect(defaultSecretPaths('/home/me')).toContain(`/home/me/${entry}`);
   });
@@ -120,6 +126,10 @@ describe('systemSecretPaths', () => {
         '/etc/wireguard',
         '/etc/NetworkManager/system-connections',
         '/var/lib/tailscale',
+        '/var/lib/cloud',
+        '/var/lib/docker',
+        '/etc/gitlab-runner',
+        '/etc/postfix/sasl_passwd',
       ]),
     );
     expect(systemSecretPaths('/root')).not.toContain('/root');

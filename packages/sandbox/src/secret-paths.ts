@@ -94,6 +94,8 @@ function homeSecretEntries(): string[] {
     '.minikube', // client keys of its clusters (profiles/*/client.key)
     '.docker/machine', // docker-machine's client keys
     '.lima/_config', // the SSH key of Lima's (and Colima's) VMs
+    '.docker/contexts/tls', // docker contexts' client keys
+    '.talos', // Talos clusters' client keys
     // Git hosts and git credential stores.
     '.git-credentials',
     '.config/git/credentials',
@@ -131,6 +133,14 @@ function homeSecretEntries(): string[] {
     '.sbt/.credentials',
     '.ivy2/.credentials',
     '.jfrog', // JFrog CLI: its servers' tokens
+    '.local/share/gem/credentials', // RubyGems' API keys where it follows XDG
+    '.config/pdm/config.toml', // PDM: repositories' passwords
+    '.rye/credentials', // rye publish's token
+    '.pub-cache/credentials.json', // dart pub's OAuth tokens
+    '.config/dart/pub-credentials.json',
+    '.config/dart/pub-tokens.json',
+    '.hex/hex.config', // Elixir's Hex API key
+    '.ansible/galaxy_token',
     // Databases.
     '.pgpass',
     '.my.cnf',
@@ -143,6 +153,13 @@ function homeSecretEntries(): string[] {
     '.qwen/oauth_creds.json',
     '.local/share/opencode/auth.json',
     '.continue', // config.json / config.yaml with API keys
+    '.claude.json.backup', // the same as .claude.json (MCP servers' env)
+    '.claude/backups',
+    // Other agents' transcripts of every project: what their tools printed (keys included).
+    '.claude/projects',
+    '.codex/sessions',
+    '.codex/history.jsonl',
+    '.gemini/tmp',
     // Other AI tools' configuration: MCP servers' `env` with keys, API keys, `.env` files of their own.
     '.cursor/mcp.json',
     '.codeium/windsurf/mcp_config.json',
@@ -175,17 +192,27 @@ function homeSecretEntries(): string[] {
     '.config/VSCodium/User/globalStorage',
     '.config/Cursor/User/globalStorage',
     '.config/Windsurf/User/globalStorage',
+    '.vscode-server/data/User/globalStorage', // the same on a remote (SSH, containers, WSL)
+    '.cursor-server/data/User/globalStorage',
+    '.config/JetBrains', // IDEs' saved passwords without a keyring (c.kdbx and c.pwd)
     '.config/shell_gpt/.sgptrc', // its OPENAI_API_KEY
     '.config/gptme/config.toml', // API keys in its [env]
     '.config/mods/mods.yml',
     // Data and ML platforms.
     '.cache/huggingface/token',
+    '.cache/huggingface/stored_tokens', // every token `hf auth login` saved
     '.huggingface/token',
     '.kaggle/kaggle.json',
     '.databrickscfg',
     '.snowflake/connections.toml',
     '.dbt/profiles.yml',
     '.ollama/id_ed25519', // the key ollama.com knows this machine by
+    '.modal.toml', // Modal's token id and secret
+    '.runpod', // RunPod's API key
+    '.streamlit/secrets.toml', // Streamlit's global secrets
+    '.ngc/config', // NVIDIA NGC's API key
+    'clearml.conf', // ClearML's access and secret keys
+    '.local/share/jupyter/runtime', // running kernels' HMAC keys, Jupyter servers' tokens
     // Other services' CLI tokens and private keys.
     '.pulumi/credentials.json',
     '.terraformrc',
@@ -199,6 +226,21 @@ function homeSecretEntries(): string[] {
     '.wakatime.cfg',
     '.influxdbv2/configs', // influx CLI's tokens
     '.expo/state.json', // Expo's session secret
+    '.config/turborepo/config.json', // `turbo login`'s token
+    '.cloudflared', // cert.pem (the account's tunnel token) and tunnels' credentials
+    '.twilio-cli', // its API keys
+    '.config/hut', // sourcehut's token
+    '.config/exercism/user.json', // its token
+    '.passwd-s3fs', // s3fs's access keys
+    '.authinfo', // Emacs auth-source's passwords in plain text
+    '.config/gspread', // Google Sheets OAuth tokens
+    '.credentials', // Google API clients' saved OAuth tokens
+    '.gitlab-runner/config.toml', // a runner's tokens
+    '.config/syncthing', // the device's private key and the GUI's API key
+    '.local/state/syncthing',
+    '.config/code-server/config.yaml', // code-server's login password
+    '.local/share/lpass', // LastPass CLI's session
+    '.lpass',
     // Wallets' private keys.
     '.config/solana', // id.json: the default keypair
     '.ethereum/keystore',
@@ -234,12 +276,18 @@ function homeSecretEntries(): string[] {
     '.zsh_history',
     '.histfile',
     '.local/share/fish/fish_history',
+    '.config/fish/fish_variables', // universal variables: `set -Ux GITHUB_TOKEN …`
     '.psql_history',
     '.mysql_history',
     '.rediscli_history',
     '.python_history',
     '.node_repl_history',
     '.sqlite_history',
+    '.mongodb', // mongosh's history and its connection strings
+    '.dbshell',
+    '.mycli-history',
+    '.irb_history',
+    '.ipython/profile_default/history.sqlite',
     '.local/share/atuin', // shell history (and its sync key)
   ];
 }
@@ -277,6 +325,23 @@ export function systemSecretPaths(home = os.homedir()): string[] {
     '/etc/rancher',
     '/var/lib/rancher/k3s/server', // k3s: the join token and the cluster's CA keys
     '/var/lib/kubelet/pki',
+    '/etc/gitlab-runner', // runners' tokens
+    '/etc/openvpn', // client keys, auth-user-pass files
+    '/var/lib/zerotier-one/identity.secret',
+    '/etc/ldap.secret',
+    '/etc/libnss-ldap.secret',
+    '/etc/pam_ldap.secret',
+    '/var/lib/samba/private', // Samba's password database
+    '/etc/postfix/sasl_passwd',
+    '/etc/postfix/sasl_passwd.db',
+    '/etc/ssmtp/ssmtp.conf', // AuthPass
+    '/etc/msmtprc',
+    '/etc/davfs2/secrets',
+    '/etc/passwd-s3fs',
+    '/etc/ceph/ceph.client.admin.keyring',
+    '/var/lib/cloud', // cloud-init's user-data: what the machine was given at boot, secrets too
+    '/var/lib/docker', // every container's environment (config.v2.json) and file system
+    '/var/lib/containers', // podman's: the same, and its secrets
     // root's own home, when the sandbox's home is another one.
     ...(path.resolve(home) === '/root' ? [] : ['/root']),
   ];

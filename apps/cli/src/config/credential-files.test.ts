@@ -60,6 +60,7 @@ describe('credentialFilePaths', () => {
       '/etc/team/npmrc',
       '/home/me/clusters/dev.yaml',
       '/home/me/gh/hosts.yml',
+      '/home/me/stored_tokens',
       '/home/me/token',
       '/home/me/ws/secrets/pgpass',
       '/opt/cargo/credentials',

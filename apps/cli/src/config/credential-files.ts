@@ -108,7 +108,22 @@ const storeVariables: Readonly<Record<string, readonly string[]>> = {
   CARGO_HOME: ['credentials', 'credentials.toml'],
   GRADLE_USER_HOME: ['gradle.properties'],
   KAGGLE_CONFIG_DIR: ['kaggle.json'],
-  HF_HOME: ['token'],
+  HF_HOME: ['token', 'stored_tokens'],
+  REGISTRY_AUTH_FILE: ['.'], // podman, skopeo, buildah
+  HELM_REGISTRY_CONFIG: ['.'],
+  HELM_REPOSITORY_CONFIG: ['.'],
+  TALOSCONFIG: ['.'],
+  OCI_CLI_CONFIG_FILE: ['.'],
+  MINIKUBE_HOME: ['.'],
+  PIP_CONFIG_FILE: ['.'], // an index URL with a password
+  BUNDLE_USER_CONFIG: ['.'],
+  BUNDLE_USER_HOME: ['config'],
+  COMPOSER_HOME: ['auth.json'],
+  POETRY_CONFIG_DIR: ['auth.toml'],
+  JUPYTER_RUNTIME_DIR: ['.'],
+  // Other agents' folders moved: their tokens, MCP servers' env, transcripts.
+  CLAUDE_CONFIG_DIR: ['.credentials.json', '.claude.json', 'settings.json', 'projects', 'backups'],
+  CODEX_HOME: ['auth.json', 'config.toml', 'sessions', 'history.jsonl'],
 };
 
 /** The credential stores `env`'s store variables name (see {@link storeVariables}). */

@@ -78,6 +78,51 @@ const files = [
   '.davfs2/secrets',
   '.vnc/passwd',
   '.config/remmina/remmina.pref',
+  '.claude.json.backup',
+  '.claude/backups/.claude.json.backup.1764460800000',
+  '.claude/projects/-home-me-app/0b7c.jsonl',
+  '.codex/sessions/2026/11/30/rollout.jsonl',
+  '.codex/history.jsonl',
+  '.gemini/tmp/5f3a/chats/session.json',
+  '.cache/huggingface/stored_tokens',
+  '.docker/contexts/tls/8e1c/docker/key.pem',
+  '.talos/config',
+  '.local/share/gem/credentials',
+  '.config/pdm/config.toml',
+  '.rye/credentials',
+  '.pub-cache/credentials.json',
+  '.config/dart/pub-tokens.json',
+  '.hex/hex.config',
+  '.ansible/galaxy_token',
+  '.modal.toml',
+  '.runpod/config.toml',
+  '.streamlit/secrets.toml',
+  '.ngc/config',
+  'clearml.conf',
+  '.local/share/jupyter/runtime/jpserver-4242.json',
+  '.config/turborepo/config.json',
+  '.cloudflared/cert.pem',
+  '.twilio-cli/config.json',
+  '.config/hut/config',
+  '.config/exercism/user.json',
+  '.passwd-s3fs',
+  '.authinfo',
+  '.config/gspread/authorized_user.json',
+  '.credentials/sheets.googleapis.com-python.json',
+  '.gitlab-runner/config.toml',
+  '.config/syncthing/key.pem',
+  '.local/state/syncthing/config.xml',
+  '.config/code-server/config.yaml',
+  '.local/share/lpass/session_privatekey',
+  '.vscode-server/data/User/globalStorage/state.vscdb',
+  '.cursor-server/data/User/globalStorage/state.vscdb',
+  '.config/JetBrains/IntelliJIdea2025.2/c.pwd',
+  '.config/fish/fish_variables',
+  '.mongodb/mongosh/mongosh_repl_history',
+  '.dbshell',
+  '.mycli-history',
+  '.irb_history',
+  '.ipython/profile_default/history.sqlite',
 ];
 
 const keyOf = (index: number) => `sk-proj-${String(index).padStart(2, '0')}${'Cs7w'.repeat(10)}`;
@@ -213,6 +258,46 @@ describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) 
         PGPASSFILE: join(dir, 'secrets/pgpass'),
         CARGO_HOME: join(dir, 'cargo'),
         CLOUDSDK_CONFIG: join(dir, 'gcloud'),
+      }),
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
+  });
+
+  it('are hidden where more tools’ variables moved their stores (REGISTRY_AUTH_FILE, COMPOSER_HOME, CLAUDE_CONFIG_DIR…)', async (context) => {
+    // podman's auth.json, Composer's and Poetry's auth files, pip's config with an index
+    // password, Helm's registries, Talos's keys, Bundler's config, Jupyter's runtime, and
+    // Claude Code's and Codex's folders moved by their variables were readable.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      [
+        'podman/auth.json',
+        'composer/auth.json',
+        'poetry/auth.toml',
+        'pip/pip.conf',
+        'helm/registry.json',
+        'talos/config',
+        'bundle/config',
+        'jupyter/kernel-1.json',
+        'hf/stored_tokens',
+        'claude/.credentials.json',
+        'claude/projects/-ws/1.jsonl',
+        'codex/auth.json',
+      ],
+      'composer/composer.json',
+      (dir) => ({
+        REGISTRY_AUTH_FILE: join(dir, 'podman/auth.json'),
+        COMPOSER_HOME: join(dir, 'composer'),
+        POETRY_CONFIG_DIR: join(dir, 'poetry'),
+        PIP_CONFIG_FILE: join(dir, 'pip/pip.conf'),
+        HELM_REGISTRY_CONFIG: join(dir, 'helm/registry.json'),
+        TALOSCONFIG: join(dir, 'talos/config'),
+        BUNDLE_USER_CONFIG: join(dir, 'bundle/config'),
+        JUPYTER_RUNTIME_DIR: join(dir, 'jupyter'),
+        HF_HOME: join(dir, 'hf'),
+        CLAUDE_CONFIG_DIR: join(dir, 'claude'),
+        CODEX_HOME: join(dir, 'codex'),
       }),
     );
     expect(readable).toEqual([]);
