@@ -122,6 +122,11 @@ export type PermissionDecision =
        * `hook`). A run journal keeps whether it was an answer, for `approvedEarlier` on resume.
        */
       decidedBy?: string;
+      /**
+       * Allowed only to read (the session's mode lets nothing write): the loop passes it to the
+       * tool as `ToolContext.readOnly`, and a tool that can (an OS sandbox) runs the call so.
+       */
+      readOnly?: boolean;
     }
   | { behavior: 'deny'; reason: string };
 

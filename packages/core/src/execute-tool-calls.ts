@@ -386,6 +386,7 @@ async function gateAndHook(
   const gated = await askGate(params, call, tool, info, approvedEarlier);
   if (gated.refused !== undefined) return gated.refused;
   const allowedBy = gated.allowedBy;
+  let readOnly = gated.readOnly === true;
 
   if (params.hooks.beforeToolExecution !== undefined) {
     let decision: Awaited<ReturnType<NonNullable<AgentHooks['beforeToolExecution']>>>;
@@ -421,12 +422,19 @@ async function gateAndHook(
       // The gate decided on the old arguments: what runs is put to it too (a deny rule on
       // `rm *` holds when a hook turns `ls` into `rm -rf .`; the user is asked about what runs).
       if (changed) {
-        const refusedNew = (await askGate(params, call, tool, info)).refused;
-        if (refusedNew !== undefined) return refusedNew;
+        const again = await askGate(params, call, tool, info);
+        if (again.refused !== undefined) return again.refused;
+        // Allowed only to read under either verdict: so it runs.
+        readOnly ||= again.readOnly === true;
       }
     }
   }
-  return { ...validated, info, ...(allowedBy === undefined ? {} : { allowedBy }) };
+  return {
+    ...validated,
+    info,
+    ...(allowedBy === undefined ? {} : { allowedBy }),
+    ...(readOnly ? { readOnly } : {}),
+  };
 }
 
 /** Whether two validated argument values are the same JSON. */
@@ -440,7 +448,9 @@ function sameArguments(a: unknown, b: unknown): boolean {
 }
 
 /** The gate's verdict: the answered outcome when the call may not run, else what allowed it. */
-type GateAnswer = { refused: PrepareOutcome } | { refused?: undefined; allowedBy?: string };
+type GateAnswer =
+  | { refused: PrepareOutcome }
+  | { refused?: undefined; allowedBy?: string; readOnly?: boolean };
 
 /** Puts a call to the permission gate. */
 async function askGate(
@@ -478,7 +488,10 @@ async function askGate(
         ),
       };
     }
-    return typeof decision.decidedBy === 'string' ? { allowedBy: decision.decidedBy } : {};
+    return {
+      ...(typeof decision.decidedBy === 'string' ? { allowedBy: decision.decidedBy } : {}),
+      ...(decision.readOnly === true ? { readOnly: true } : {}),
+    };
   } catch (error) {
     // A tool that refuses its own arguments while naming its subjects (a path outside the
     // workspace) says so with a ToolError; that message is the clearest one for the model.

@@ -45,6 +45,8 @@ export async function journaledDecision(
 ): Promise<PrepareOutcome> {
   const steps = stepsOf(params);
   let live = false;
+  // Given in this process: what the gate said of the call beyond "allow" (readOnly) holds.
+  let decidedNow: PreparedCall | undefined;
   const value = await steps.step(
     {
       type: 'tool-decision',
@@ -57,6 +59,7 @@ export async function journaledDecision(
       live = true;
       const decided = await decide(false);
       if (decided.kind === 'answered') return { allowed: false, result: decided.settled.message };
+      decidedNow = decided;
       const answer = answeringDeciders.has(decided.allowedBy)
         ? { answered: true as const, answeredCall: await toolCallFingerprint(prepared.call) }
         : {};
@@ -86,8 +89,9 @@ export async function journaledDecision(
     return { kind: 'answered', settled: { message: value.result, terminate: false } };
   }
   if (live) {
-    if (!('replacedArgs' in value)) return prepared;
-    return { ...prepared, info: { ...prepared.info, args: value.replacedArgs } };
+    const readOnly = decidedNow?.readOnly === true ? { readOnly: true } : {};
+    if (!('replacedArgs' in value)) return { ...prepared, ...readOnly };
+    return { ...prepared, ...readOnly, info: { ...prepared.info, args: value.replacedArgs } };
   }
   // Replayed: if the call runs live again, what decides is the session of now. The answer stands
   // for the call it was given for only (a journal without the fingerprint: asked again).

@@ -122,6 +122,12 @@ export type PermissionEvaluation =
       behavior: 'allow';
       decidedBy: 'allow-rule' | 'mode' | 'grant' | 'hook';
       rules?: readonly string[];
+      /**
+       * The call may only read: the session's mode lets nothing write (`read-only`, `plan`) and
+       * the call is at the `read-only` tier, however it was allowed. A tool that can enforce it
+       * (an OS sandbox) runs the call without write access — its own analysis may be wrong.
+       */
+      readOnly?: boolean;
     }
   | {
       behavior: 'deny';
@@ -137,6 +143,12 @@ export type PermissionOutcome =
       behavior: 'allow';
       decidedBy: 'allow-rule' | 'mode' | 'grant' | 'hook' | 'approver';
       rules?: readonly string[];
+      /**
+       * The call may only read: the session's mode lets nothing write (`read-only`, `plan`) and
+       * the call is at the `read-only` tier, however it was allowed. A tool that can enforce it
+       * (an OS sandbox) runs the call without write access — its own analysis may be wrong.
+       */
+      readOnly?: boolean;
     }
   | {
       behavior: 'deny';

@@ -59,6 +59,9 @@ const tiersByMode: Record<PermissionMode, readonly PermissionTier[]> = {
   plan: ['read-only'],
 };
 
+/** Modes that let nothing write: a call they let run may only read (`readOnly`). */
+const readOnlyModes: ReadonlySet<PermissionMode> = new Set(['read-only', 'plan']);
+
 /** Why a call that is not read-only is denied in plan mode (what the model reads). */
 const planModeDenial =
   'Plan mode: only read-only tools run until the user approves a plan. Explore with read-only tools, then present the plan for approval.';
@@ -309,8 +312,29 @@ export class PermissionPolicy {
     this.#grants.clear();
   }
 
-  /** Steps 1–5 without asking anyone: whether the call is allowed, denied, or needs a question. */
+  /**
+   * Steps 1–5 without asking anyone: whether the call is allowed, denied, or needs a question.
+   * An allowed call is `readOnly` when the mode lets nothing write and the call is at the
+   * `read-only` tier (see `#readOnlyIn`).
+   */
   evaluate(query: PermissionQuery): PermissionEvaluation {
+    return this.#readOnlyIn(this.#evaluateSteps(query), query);
+  }
+
+  /**
+   * `outcome`, marked `readOnly` when it allows a `read-only`-tier call in a mode that lets
+   * nothing write (`read-only`, `plan`), however it was allowed: the tier is the tool's own
+   * judgment of the call, which a tool with an OS sandbox then enforces rather than trusts.
+   */
+  #readOnlyIn<T extends PermissionEvaluation | PermissionOutcome>(
+    outcome: T,
+    query: PermissionQuery,
+  ): T {
+    if (outcome.behavior !== 'allow' || query.tier !== 'read-only') return outcome;
+    return readOnlyModes.has(this.#mode) ? { ...outcome, readOnly: true } : outcome;
+  }
+
+  #evaluateSteps(query: PermissionQuery): PermissionEvaluation {
     const names = toolNames(query);
     const anyName = (pattern: string) => names.some((tool) => matchesToolPattern(tool, pattern));
     const canonical = names[0] ?? { name: query.toolName };
@@ -493,7 +517,8 @@ export class PermissionPolicy {
     if (first.behavior !== 'ask') return first;
     // A resumed run's call the user answered before its process stopped: that answer is this
     // question's (everything above — deny rules, "never", plan mode, the mode — was applied anew).
-    if (request.approvedEarlier === true) return { behavior: 'allow', decidedBy: 'approver' };
+    if (request.approvedEarlier === true)
+      return this.#readOnlyIn({ behavior: 'allow', decidedBy: 'approver' }, request);
     const approver = this.#approver;
     if (approver === undefined) {
       return {
@@ -523,7 +548,7 @@ export class PermissionPolicy {
         askRule: again.askRule,
         signal,
         addGrant: (grant) => this.#grants.add(grant),
-      });
+      }).then((outcome) => this.#readOnlyIn(outcome, request));
     });
     this.#approvals = turn.then(
       () => undefined,

@@ -18,11 +18,12 @@ const query = (
 });
 
 describe('plan mode', () => {
-  it('allows read-only tools without asking', () => {
+  it('allows read-only tools without asking, only to read', () => {
     const policy = new PermissionPolicy({ mode: 'plan' });
     expect(policy.evaluate(query('read_file', 'read-only', ['/ws/a.ts']))).toEqual({
       behavior: 'allow',
       decidedBy: 'mode',
+      readOnly: true,
     });
   });
 

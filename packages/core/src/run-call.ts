@@ -26,6 +26,8 @@ export interface PreparedCall {
   info: ToolCallInfo;
   /** What the gate said allowed the call (its `decidedBy`), when it said. */
   allowedBy?: string;
+  /** The gate allowed the call only to read (its decision's `readOnly`): `ToolContext.readOnly`. */
+  readOnly?: boolean;
   /**
    * Set on a call whose verdict came from a run journal (a resumed run): asks the gate and the
    * before-hook again, as the session stands now, before the call runs live.
@@ -223,6 +225,7 @@ export async function runCall(
       toolCallId: call.id,
       toolName: tool.name,
       signal: controller.signal,
+      ...(item.readOnly === true ? { readOnly: true } : {}),
       onUpdate: (partial) => {
         if (beforeToolExecutionUpdate === undefined && afterToolExecutionUpdate === undefined) {
           if (started)

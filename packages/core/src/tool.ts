@@ -196,6 +196,13 @@ export interface ToolContext {
    */
   isPathDenied?: PathDenialCheck;
   /**
+   * Set by the loop when the permission gate allowed this call only to read (its decision's
+   * `readOnly`: the session's mode — `read-only`, `plan` — lets nothing write). A tool that runs
+   * code it cannot fully judge (a shell line) runs it where nothing can be written: its own
+   * analysis of the call may be wrong.
+   */
+  readOnly?: boolean;
+  /**
    * Runs another tool as part of this call, through the loop's whole path: validation, permission
    * gate (an approval question waits for its answer), hooks, resource locks, timeout and events
    * (tagged `parentToolCallId`: this call's id). Resolves with the result message the model would

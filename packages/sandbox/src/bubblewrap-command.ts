@@ -23,6 +23,8 @@ import type { SecretMask } from './secret-paths.js';
 export interface MountPlan {
   readableRoots: readonly string[];
   writableRoots: readonly string[];
+  /** Bind `writableRoots` read-only (a read-only view: only the in-memory /tmp is writable) [false]. */
+  rootsReadOnly?: boolean;
   /** Directories inside writable roots bound read-only over them (a repository's `.git`). */
   readOnlyInside?: readonly string[];
   masks: readonly SecretMask[];
@@ -201,7 +203,8 @@ export function mountArguments(plan: MountPlan): string[] {
     if (fs.existsSync(root)) args.push('--ro-bind', root, root);
   };
   for (const root of plan.readableRoots) if (!insideMask(root)) bindReadable(root);
-  for (const root of plan.writableRoots) args.push('--bind', root, root);
+  const rootBind = plan.rootsReadOnly === true ? '--ro-bind' : '--bind';
+  for (const root of plan.writableRoots) args.push(rootBind, root, root);
   // Before what they hold is bound read-only or hidden: those mounts then sit on the pinned ones.
   for (const [index, directory] of (plan.pinned ?? []).entries()) {
     args.push('--bind-fd', String(firstPinDescriptor + index), directory);

@@ -277,6 +277,8 @@ export interface RunnerRun {
   pathFirst?: readonly string[];
   /** `hiddenPatterns` and `readOnlyPatterns` of createSandbox, as patterns (`*` any run), matched as core's path rules are. */
   patterns?: { hidden?: readonly string[]; readOnly?: readonly string[] };
+  /** Run the attempts in the sandbox's `readOnlyView()` [false]. */
+  readOnlyView?: boolean;
 }
 
 /** What one attempt did. */
@@ -439,7 +441,8 @@ const reports = [];
 const basePath = process.env.PATH;
 for (const run of input.runs) {
   process.env.PATH = [...(run.pathFirst ?? []), basePath].join(':');
-  const sandbox = createSandbox({ mode: 'required', ...run.options, ...patternOptions(run.patterns), onWarning: () => {} });
+  const created = createSandbox({ mode: 'required', ...run.options, ...patternOptions(run.patterns), onWarning: () => {} });
+  const sandbox = run.readOnlyView ? created.readOnlyView() : created;
   const host = run.host ? sandbox.createHost() : undefined;
   const results = [];
   for (const attempt of run.attempts) {
@@ -457,7 +460,7 @@ for (const run of input.runs) {
   }
   reports.push({ label: run.label, status: sandbox.status, description: sandbox.describe(), results, inherited, runnerPid: process.pid });
   await host?.close();
-  await sandbox.close();
+  await created.close();
 }
 process.stdout.write(JSON.stringify(reports));
 `;

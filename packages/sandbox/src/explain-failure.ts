@@ -7,6 +7,8 @@ import type { SandboxNetwork } from './sandbox-options.js';
 /** What {@link explainFailure} needs to know about the sandbox. */
 export interface FailureContext {
   writableRoots: readonly string[];
+  /** The sandbox is a read-only view (`Sandbox.readOnlyView`): the roots are read-only too [false]. */
+  readOnly?: boolean;
   network: SandboxNetwork;
   hiddenPaths: readonly string[];
   unixSockets: 'blocked' | 'allowed' | 'open';
@@ -44,6 +46,8 @@ export function explainFailure(output: string, context: FailureContext): string 
   // A write refused by a read-only mount inside a writable root: EROFS, or EBUSY for a rename
   // or removal of the mount point itself (git renames its lock file over the config).
   const refused = /Read-only file system|EROFS|Device or resource busy|EBUSY/;
+  if (context.readOnly === true && refused.test(output))
+    return `Blocked by the sandbox: this command was allowed only to read (the session's permission mode lets nothing write unasked), so it ran with ${writableRoots.join(', ')} read-only; only /tmp is writable. A command that writes must be one the permission check sees writing: it is then asked for (or, in plan mode, refused).`;
   const startupFile = (context.startupFiles ?? []).find((file) =>
     output.split('\n').some((line) => refused.test(line) && mentions(line, file, home)),
   );

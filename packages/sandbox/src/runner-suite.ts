@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipWithout } from '@agent/tooling-system-tools';
-import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bubblewrapProblem } from './bubblewrap-lookup.js';
 import type { Attempt } from './escape-attempts.js';
 import {
@@ -55,6 +55,9 @@ export function runnerSuite(title: string, name: string): RunnerSuite {
   return { available, isRoot, users, parent, runner };
 }
 
+/** Fixtures made by {@link runInEachMode} in this file: their sockets are named after it. */
+let fixtureCount = 0;
+
 /** The two ways commands run: a sandbox each, and one long-lived sandbox (`createHost`). */
 export const sandboxModes = [
   { label: 'a sandbox per command', host: false },
@@ -77,6 +80,8 @@ export function runInEachMode(
     options: (fixture: Fixture) => Record<string, unknown>;
     prepare?: (fixture: Fixture) => void;
     env?: (fixture: Fixture) => Record<string, string>;
+    /** Run the attempts in the sandbox's `readOnlyView()` [false]. */
+    readOnlyView?: boolean;
   },
   attempts: readonly Attempt[],
 ): { reports: Map<string, RunReport>; fixtures: Fixture[] } {
@@ -86,7 +91,8 @@ export function runInEachMode(
     for (const mode of sandboxModes) {
       const fixture = await makeFixture(suite.parent, {
         ...user,
-        label: `${user.label}-${mode.host}`,
+        // Unique per call too: a file may run its attempts in more than one sandbox.
+        label: `${user.label}-${mode.host}-${++fixtureCount}`,
       });
       fixtures.push(fixture);
       setup.prepare?.(fixture);
@@ -98,6 +104,7 @@ export function runInEachMode(
           cwd: fixture.workspace,
           env: setup.env?.(fixture) ?? {},
           attempts,
+          ...(setup.readOnlyView === true ? { readOnlyView: true } : {}),
         },
       ]);
       if (report === undefined) throw new Error(`no report for ${mode.label}`);
@@ -108,4 +115,23 @@ export function runInEachMode(
     for (const fixture of fixtures) await fixture.close();
   });
   return { reports, fixtures };
+}
+
+/**
+ * Asserts that `report` has a result for each of `attempts`: a `works` one printed WORKS, any
+ * other printed no ESCAPED and shows its evidence (that it ran and was refused).
+ */
+export function expectAttemptsHeld(
+  report: RunReport | undefined,
+  attempts: readonly Attempt[],
+): void {
+  expect(report?.results.length).toBe(attempts.length);
+  for (const [index, result] of (report?.results ?? []).entries()) {
+    const attempt = attempts[index];
+    if (attempt?.kind === 'works') expect(result.output, result.name).toContain('WORKS');
+    else {
+      expect(result.output, result.name).not.toContain('ESCAPED');
+      expect(result.output, result.name).toMatch(attempt?.evidence ?? /./);
+    }
+  }
 }

@@ -12,7 +12,10 @@ export interface SandboxStatus {
   /** Why it is not active (unavailable, or mode `off`). */
   reason?: string;
   network: SandboxNetwork;
+  /** Where commands may write besides a private /tmp (none in a read-only view). */
   writableRoots: readonly string[];
+  /** Set on a {@link Sandbox.readOnlyView}: its commands write nowhere but a private /tmp. */
+  readOnly?: boolean;
   /**
    * `blocked`: no Unix-domain socket can be created (socket pairs can); `allowed`: they can
    * (`allowUnixSockets`, or the allow-listed network where bwrap cannot nest); `open`: no filter
@@ -71,6 +74,14 @@ export interface Sandbox {
    * active. Each call makes a new one (never share one between sessions); close it with the session.
    */
   createHost?(): SandboxHost | undefined;
+  /**
+   * The same sandbox with its writable roots bound read-only: its commands write nowhere but a
+   * private /tmp (and /dev/shm), so a command judged to only read cannot write whatever it
+   * really does — for the calls the permission gate allows only to read (`ToolContext.readOnly`:
+   * read-only and plan mode). One per sandbox; its long-lived hosts are its own (their /tmp is
+   * not the writable sandbox's). Closing the sandbox closes what they share.
+   */
+  readOnlyView?(): Sandbox;
   /**
    * What appeared since the sandbox was created or the last call that the user's own programs run
    * later, outside the sandbox: a repository in a writable root (its hooks and config run with

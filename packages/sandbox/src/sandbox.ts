@@ -193,10 +193,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return env;
   };
 
-  /** The mounts for commands launching `programs`, secrets looked up now, `extraReadable` shown too. */
+  /**
+   * The mounts for commands launching `programs`, secrets looked up now, `extraReadable` shown
+   * too; without `writable`, the writable roots are bound read-only (see `readOnlyView`).
+   */
   const mountsFor = (
     programs: readonly SandboxCommand[],
     extraReadable: readonly string[],
+    writable: boolean,
   ): { args: string[]; readOnlyInside: string[]; pinned: string[] } => {
     assertRootsUnmoved(boundRoots);
     const masks = protectedPaths.masks();
@@ -208,14 +212,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const readOnlyInside = protectedPaths.readOnly();
     const replacedFiles = gitCopies?.current() ?? [];
     // What holds a protected or hidden path cannot be renamed: a mount point cannot (see pinned).
-    const pinned = directoriesAbove(
-      [
-        ...readOnlyInside,
-        ...masks.map((mask) => mask.path),
-        ...replacedFiles.map((file) => file.path),
-      ],
-      boundRoots,
-    );
+    // Pins are bound writable: a read-only view has none (nothing in it can be renamed).
+    const pinned = writable
+      ? directoriesAbove(
+          [
+            ...readOnlyInside,
+            ...masks.map((mask) => mask.path),
+            ...replacedFiles.map((file) => file.path),
+          ],
+          boundRoots,
+        )
+      : [];
     // This package's own files, where a writable root holds them (see MountPlan.ownPaths).
     const ownPaths = [
       ...(bubblewrap?.features.seccomp === undefined ? [] : [seccompFilterDirectory()]),
@@ -225,6 +232,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const args = mountArguments({
       readableRoots: [...readableRoots, ...new Set(launched), ...extraReadable],
       writableRoots: boundRoots,
+      ...(writable ? {} : { rootsReadOnly: true }),
       readOnlyInside,
       masks,
       replacedFiles,
@@ -289,18 +297,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const invocationFor = async (
     bubblewrap: Bubblewrap,
     command: SandboxCommand,
-    extraReadable: readonly string[],
+    writable: boolean,
   ): Promise<Launch> => {
     await startProxy();
-    const { args: mounts, pinned } = mountsFor([command], extraReadable);
+    const { args: mounts, pinned } = mountsFor([command], [], writable);
     return launchInvocation(bubblewrap, mounts, pinned, command.cwd, {
       argv: [command.file, ...command.args],
       environment: environmentOf(command.env),
     });
   };
 
-  return {
-    status,
+  let readOnlyView: Sandbox | undefined;
+  /**
+   * The sandbox's methods; without `writable`, its read-only view: the same sandbox (proxy,
+   * cgroups, masks) with the writable roots bound read-only, whose hosts are its own.
+   */
+  const sandboxFor = (writable: boolean): Sandbox => ({
+    status: writable ? status : readOnlyStatus(status),
     describe() {
       if (!status.active) return `NOT sandboxed (${status.reason ?? 'unavailable'})`;
       const net =
@@ -316,11 +329,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             ? `Unix sockets allowed (${allowUnixSockets.join(', ')})`
             : `Unix sockets NOT blocked (${limitations.find((entry) => /Unix sockets/.test(entry)) ?? 'no seccomp filter'})`;
       const bounds = limits.describe();
-      return `sandboxed (bubblewrap): writes only in ${writableRoots.join(', ')} and a private /tmp; ${net}; ${sockets}${bounds === '' ? '' : `; ${bounds}`}`;
+      const writes = writable
+        ? `writes only in ${writableRoots.join(', ')} and a private /tmp`
+        : 'read-only: writes only in a private /tmp';
+      return `sandboxed (bubblewrap): ${writes}; ${net}; ${sockets}${bounds === '' ? '' : `; ${bounds}`}`;
     },
     async wrap(command) {
       if (bubblewrap === undefined) return command;
-      const invocation = await invocationFor(bubblewrap, command, []);
+      const invocation = await invocationFor(bubblewrap, command, writable);
       // The command's environment reaches it through bwrap (see outside-environment.ts).
       const wrapped = { cwd: command.cwd, env: invocation.env };
       const cgroups = limits.cgroups;
@@ -354,7 +370,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
             args: mounts,
             readOnlyInside,
             pinned,
-          } = mountsFor([command, helper, ...wrapper], [pipeDirectory]);
+          } = mountsFor([command, helper, ...wrapper], [pipeDirectory], writable);
           const cwd = writableRoots.find((root) => fs.existsSync(root)) ?? '/';
           return {
             // The helper and the sandbox's init can be read by the commands (/proc/N/environ):
@@ -373,6 +389,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         },
       });
     },
+    readOnlyView() {
+      if (!writable) return this;
+      readOnlyView ??= sandboxFor(false);
+      return readOnlyView;
+    },
     checkPlanted() {
       const planted = repositories?.check() ?? [];
       const now = protectedPaths.startupFileIdentities();
@@ -390,6 +411,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (!status.active) return undefined;
       return explainFailure(output, {
         writableRoots,
+        ...(writable ? {} : { readOnly: true }),
         network,
         hiddenPaths: status.hiddenPaths,
         unixSockets,
@@ -406,10 +428,21 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return status.active ? limits.explain(events) : undefined;
     },
     async close() {
+      // The view shares all this with its sandbox, which closes it.
+      if (!writable) return;
       if (proxy !== undefined) await (await proxy).close();
       await limits.cgroups?.releaseAll();
       autoRunFiles?.removePlaceholders();
       gitCopies?.dispose();
     },
-  };
+  });
+  return sandboxFor(true);
+}
+
+/** A read-only view's status: no writable roots. */
+function readOnlyStatus(status: SandboxStatus): SandboxStatus {
+  return Object.defineProperties(
+    { ...status, writableRoots: [], readOnly: true },
+    { hiddenPaths: { get: () => status.hiddenPaths, enumerable: true } },
+  );
 }

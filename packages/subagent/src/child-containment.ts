@@ -31,7 +31,10 @@ export function containment<TInput extends z.ZodType>(
   return out;
 }
 
-/** A gate that allows only what both allow: a deny from either denies. */
+/**
+ * A gate that allows only what both allow: a deny from either denies, and a call either allows
+ * only to read (`readOnly`) runs so.
+ */
 function bothGates(
   own: PermissionGate | undefined,
   inherited: PermissionGate | undefined,
@@ -40,7 +43,10 @@ function bothGates(
   return async (request) => {
     const first = await own(request);
     if (first.behavior === 'deny') return first;
-    return inherited(request);
+    const second = await inherited(request);
+    return second.behavior === 'allow' && first.readOnly === true
+      ? { ...second, readOnly: true }
+      : second;
   };
 }
 

@@ -144,3 +144,26 @@ export function settingsOf(
     },
   };
 }
+
+/**
+ * The settings of one run: for a call the permission gate allowed only to read
+ * (`ToolContext.readOnly`), in the sandbox's read-only view — the workspace is read-only to the
+ * command whatever it does, so a line the read-only analysis misjudged still cannot write.
+ * Unchanged for other calls, or where the sandbox is not active or has no such view.
+ */
+export function settingsForRun(
+  settings: BashRunSettings,
+  call: { readOnly?: boolean | undefined },
+): BashRunSettings {
+  if (call.readOnly !== true || !settings.sandbox.status.active) return settings;
+  const view = settings.sandbox.readOnlyView?.();
+  if (view === undefined) return settings;
+  return {
+    ...settings,
+    sandbox: view,
+    // Still read at each start (see settingsOf).
+    get env() {
+      return settings.env;
+    },
+  };
+}

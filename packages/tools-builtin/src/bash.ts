@@ -10,7 +10,12 @@ import {
   formatStreams,
   startedResult,
 } from './bash-output-format.js';
-import { type BashToolOptions, defaultSpillMaxAgeMs, settingsOf } from './bash-settings.js';
+import {
+  type BashToolOptions,
+  defaultSpillMaxAgeMs,
+  settingsForRun,
+  settingsOf,
+} from './bash-settings.js';
 import { bashCallTier } from './bash-tier.js';
 import { removeStaleSpillFiles } from './output-buffer.js';
 import { seedArguments, seedToolNames } from './seed-names.js';
@@ -118,8 +123,10 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
     },
     execute: async (args, ctx): Promise<ToolResult<BashDetails>> => {
       const unsandboxed = args.dangerouslyDisableSandbox === true;
+      // A call allowed only to read runs where it cannot write (see settingsForRun).
+      const run = settingsForRun(settings, ctx);
       if (args.run_in_background === true) {
-        const task = await background.start(args.command, settings, { unsandboxed });
+        const task = await background.start(args.command, run, { unsandboxed });
         if (task.handle.pid === undefined) {
           const outcome = await task.handle.done;
           throw new ToolError(`Could not start ${settings.shell}: ${outcome.spawnError?.message}`);
@@ -128,7 +135,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
       }
       const timeoutMs = Math.min(args.timeout ?? defaultTimeoutMs, maxTimeoutMs);
       const started = Date.now();
-      const buffers = buffersFor(settings, randomUUID().slice(0, 8));
+      const buffers = buffersFor(run, randomUUID().slice(0, 8));
       let lastUpdate = 0;
       let pendingUpdate: NodeJS.Timeout | undefined;
       const sendUpdate = () => {
@@ -143,7 +150,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
           ],
         });
       };
-      const { handle, sandboxed } = await startCommand(settings, background, {
+      const { handle, sandboxed } = await startCommand(run, background, {
         command: args.command,
         buffers,
         unsandboxed,
@@ -177,7 +184,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<BashArgs, 
         details,
         timeoutMs,
         sandboxed,
-        sandbox: settings.sandbox,
+        sandbox: run.sandbox,
       });
     },
   });

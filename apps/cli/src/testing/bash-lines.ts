@@ -9,10 +9,11 @@ export interface BashLineResult {
 
 /**
  * Runs the built CLI with `-p` on a scripted turn that calls bash once per line of `commands`
- * (the script written in `setup.dir`), in `setup.workspace`, with stream-json output and `flags`.
+ * (the script written in `setup.dir`), in `setup.workspace`, with stream-json output and `flags`
+ * (and `env`, the CLI's environment, when given).
  */
 export async function runBashLines(
-  setup: { dir: string; workspace: string },
+  setup: { dir: string; workspace: string; env?: Record<string, string> },
   commands: readonly string[],
   flags: readonly string[],
 ) {
@@ -20,17 +21,20 @@ export async function runBashLines(
     { toolCalls: commands.map((command) => ({ name: 'bash', arguments: { command } })) },
     { text: 'done' },
   ]);
-  return runCli([
-    '-p',
-    'go',
-    '--scripted',
-    script,
-    '--cwd',
-    setup.workspace,
-    '--output-format',
-    'stream-json',
-    ...flags,
-  ]);
+  return runCli(
+    [
+      '-p',
+      'go',
+      '--scripted',
+      script,
+      '--cwd',
+      setup.workspace,
+      '--output-format',
+      'stream-json',
+      ...flags,
+    ],
+    setup.env === undefined ? {} : { env: setup.env },
+  );
 }
 
 /** The tool results of a stream-json run's output, in order. */
