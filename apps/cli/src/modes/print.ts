@@ -258,7 +258,12 @@ export async function printMode(options: CliOptions, resumeOnly = false): Promis
             // Whatever stdin is (a script's /dev/null, a pipe): the wait is shown where the
             // user looks, on a terminal's stderr, and never reaches stdout.
             ...(canRedraw(process.stderr)
-              ? { spinner: { paused: () => keys?.waiting === true } }
+              ? {
+                  spinner: {
+                    paused: () => keys?.waiting === true,
+                    columns: () => process.stderr.columns,
+                  },
+                }
               : {}),
             questionOpen: () => keys?.waiting === true,
           })
@@ -352,7 +357,11 @@ function jsonFormatWatcher(
   keys: RunKeys | undefined,
 ): { onEvent: (event: AgentEvent) => void } {
   if (!canRedraw(process.stderr)) return { onEvent: emitLines };
-  const wait = waitIndicator({ write: writeErr, paused: () => keys?.waiting === true });
+  const wait = waitIndicator({
+    write: writeErr,
+    paused: () => keys?.waiting === true,
+    columns: () => process.stderr.columns,
+  });
   return {
     onEvent: (event) => {
       wait.onEvent(event);

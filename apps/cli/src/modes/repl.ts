@@ -100,7 +100,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     cwd: session.cwd,
     colour,
     markdown: () => markdown,
-    ...(canRedraw(output) ? { spinner: { paused: () => keys.waiting } } : {}),
+    ...(canRedraw(output)
+      ? { spinner: { paused: () => keys.waiting, columns: () => output.columns } }
+      : {}),
     questionOpen: () => keys.waiting,
   });
   // The banner and the commands' answers name folders, files, rules, agents, servers and their

@@ -215,11 +215,12 @@ export class TmuxSession {
 
   /**
    * Starts `command` (argv) in a new detached session, through `sh`, which writes the exit status
-   * to `<cwd>/.exit-status` (tmux's own `pane_dead_status` is sometimes never filled in).
+   * to `<cwd>/.exit-status` (tmux's own `pane_dead_status` is sometimes never filled in); the
+   * terminal is `columns` wide [200].
    */
   static start(
     command: readonly string[],
-    options: { cwd: string; env: Record<string, string> },
+    options: { cwd: string; env: Record<string, string>; columns?: number },
   ): TmuxSession {
     socketCounter += 1;
     const statusFile = join(options.cwd, '.exit-status');
@@ -234,7 +235,7 @@ export class TmuxSession {
         '-s',
         'main',
         '-x',
-        '200',
+        String(options.columns ?? 200),
         '-y',
         '50',
         shell,

@@ -31,7 +31,7 @@ export interface TranscriptOptions {
   /** Colour diffs and result marks (a TTY without NO_COLOR) [false]. */
   colour?: boolean;
   /** Show a spinner with the elapsed time while tools run (a TTY only); `paused()` holds it (an approval is asked). */
-  spinner?: { paused: () => boolean };
+  spinner?: { paused: () => boolean; columns?: () => number | undefined };
   /**
    * True while a question waits for its answer on the same terminal: what the transcript would
    * print meanwhile (another agent's calls and results, the spinner's clearing) is printed once
@@ -246,6 +246,7 @@ export class Transcript {
             write: (text) => this.#write(text),
             paused: options.spinner.paused,
             atLineStart: () => this.#atLineStart,
+            ...(options.spinner.columns === undefined ? {} : { columns: options.spinner.columns }),
           });
     this.#markdown = options.markdown;
   }

@@ -17,6 +17,12 @@ export interface WaitSpinnerOptions {
   paused: () => boolean;
   /** True when the cursor is at the start of a line (the line is drawn only there) [always]. */
   atLineStart?: () => boolean;
+  /**
+   * The terminal's width, when known: the line is cut to fit. A line that wrapped was not cleared
+   * by the next frame (`\r` goes back to the start of its last row only), so a narrow terminal
+   * filled with one spinner line per frame, ten a second.
+   */
+  columns?: () => number | undefined;
 }
 
 /** The running things and the line that shows them; draws nothing until something runs. */
@@ -77,7 +83,12 @@ export class WaitSpinner {
       (item) => `${item.name} ${((now - item.started) / 1000).toFixed(1)}s`,
     );
     this.#frame = (this.#frame + 1) % frames.length;
-    this.#options.write(`\r\u001b[K  ${frames[this.#frame]} ${parts.join(', ')}`);
+    let line = `  ${frames[this.#frame]} ${parts.join(', ')}`;
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const columns = this.#options.columns?.();
+    if (columns !== undefined && columns > 1 && [...line].length >= columns)
+      line = [...line].slice(0, columns - 1).join('');
+    this.#options.write(`\r\u001b[K${line}`);
     this.#shown = true;
   }
 }
