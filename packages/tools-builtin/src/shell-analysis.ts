@@ -231,7 +231,15 @@ function arithmeticOverVariables(source: string): boolean {
   return testComparison.test(source) && testNamesVariable.test(source);
 }
 
-/** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`. */
+/**
+ * `${x:offset}` and `${x:offset:length}` (of a name, a subscripted name, a positional parameter,
+ * `@` or `*`): the rest after the colon is arithmetic. Not `${x:-…}`, `${x:=…}`, `${x:?…}`,
+ * `${x:+…}`, which take a word (`${x: -1}`, with a blank, is an offset).
+ */
+const substringExpansion =
+  /^(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?|[0-9]+|[@*]):(?![-=?+])(.*)$/s;
+
+/** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`, `${x:y}`. */
 function evaluatingExpansion(source: string): string | undefined {
   for (const match of source.matchAll(/\$\{([^}]*)\}?/g)) {
     const body = match[1] ?? '';
@@ -246,6 +254,11 @@ function evaluatingExpansion(source: string): string | undefined {
       return `sets ${assigned} (\${${assigned}:=…}), which changes what later commands run`;
     const subscript = /^[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(body)?.[1];
     if (subscript !== undefined && !/^[0-9@*]*$/.test(subscript)) return 'an array subscript';
+    // An offset or length naming a variable evaluates what it holds, as `$((y))` does:
+    // `printf -v y '\x61[\x24\x28cmd\x29]'; echo "${HOME:y}"` ran cmd, in read-only mode.
+    const offset = substringExpansion.exec(body)?.[1];
+    if (offset !== undefined && /[A-Za-z_$]/.test(offset))
+      return 'arithmetic over variables (${…:offset})';
   }
   return undefined;
 }

@@ -57,6 +57,16 @@ export const handcrafted = [
   "x='$(rm victim)'; echo ${x@P}",
   "y='x'; x='$(rm victim)'; echo ${!y@P}",
   "x='a[$(rm victim)]'; echo ${!x}",
+  // A substring's offset and length are arithmetic too.
+  "x='a[$(rm victim)]'; echo ${HOME:x}",
+  'x=\'a[$(rm victim)]\'; echo "${HOME:0:x}"',
+  "x='a[$(rm victim)]'; echo ${HOME: x}",
+  "x='a[$(rm victim)]'; echo ${HOME:1+x}",
+  "x='a[$(rm victim)]'; set -- a b; echo ${@:x}",
+  "x='a[$(rm victim)]'; echo ${0:x:1}",
+  "x='a[$(rm victim)]'; a=(1 2); echo ${a[@]:x}",
+  "x='a[$(rm victim)]'; echo ${HOME:$x}",
+  "printf -v x '\\x61[\\x24\\x28rm victim\\x29]'; echo ${HOME:x}",
   // coproc, functions, aliases, traps: code defined now, run later.
   'echo ok; coproc echo { rm victim; }',
   'echo ok; coproc { rm victim; }',
