@@ -7,7 +7,7 @@
  * authorization URL (`openUrl`). Tokens never reach the model or a log line.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fromThisUser } from '@agent/core/loopback';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -77,7 +77,13 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   readonly #server: string;
   readonly #options: McpOAuthOptions;
   readonly #store: McpTokenStore;
-  readonly #listener: Server;
+  readonly #port: number;
+  /**
+   * The loopback redirect listener: open only while an authorization waits for the browser —
+   * from just before its URL is shown until the redirect came back, it failed, timed out or was
+   * replaced — not for the whole session of every OAuth server (which most never need).
+   */
+  #listener: Server | undefined;
   readonly #redirectUrl: string;
   #stored: McpStoredAuth = {};
   /** The MCP server URL tokens are obtained for, when the caller named it. */
@@ -87,65 +93,87 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
   #steppingUp = false;
   readonly clientMetadataUrl?: string;
 
-  private constructor(server: string, options: McpOAuthOptions, listener: Server, port: number) {
+  private constructor(server: string, options: McpOAuthOptions, port: number) {
     this.#server = server;
     this.#options = options;
     this.#store = options.store ?? memoryTokenStore();
-    this.#listener = listener;
+    this.#port = port;
     this.#redirectUrl = `http://127.0.0.1:${port}/callback`;
     if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
-    listener.on('request', (request, response) => {
-      const url = new URL(request.url ?? '/', this.#redirectUrl);
-      const pending = this.#pending;
-      if (url.pathname !== '/callback' || pending === undefined || pending.answered) {
-        response.writeHead(404).end();
-        return;
-      }
-      const error = url.searchParams.get('error');
-      const code = url.searchParams.get('code');
-      const state = url.searchParams.get('state');
-      // Only the redirect of this authorization (its state, RFC 6749 §4.1.2 and §4.1.2.1 for
-      // errors too) answers it: any local process or web page can reach this port, and a stray
-      // code or error must neither complete nor end the authorization in progress.
-      if (state !== pending.state) {
-        response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end('This does not answer the authorization in progress.');
-        return;
-      }
-      // The state is no secret from the other users of the machine: the authorization URL is on
-      // the browser's command line, which any of them can read. One of them who signs in with it
-      // as themselves would hand this client a code of their own account (login CSRF: the user's
-      // agent then works in the other user's account). Only a browser of this user (or root's)
-      // may answer, on Linux, where the kernel says whose the connection is.
-      if (!fromThisUser(request.socket)) {
-        response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
-        response.end('This authorization belongs to another user of this machine.');
-        return;
-      }
-      // Kept until waitForCode takes it: the browser may come back before the adapter asks
-      // (an openUrl that resolves only once the redirect is done).
-      pending.answered = true;
-      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      if (error !== null) {
-        response.end('Authorization failed; you can close this window.');
-        pending.reject(
-          new Error(
-            `authorization was refused: ${error}${url.searchParams.has('error_description') ? ` (${url.searchParams.get('error_description')})` : ''}`,
-          ),
-        );
-      } else if (code === null) {
-        response.end('This does not answer the authorization in progress.');
-        pending.reject(new Error('the authorization redirect had no code'));
-      } else {
-        response.end('Authorized; you can close this window and return to the application.');
-        pending.resolve(code);
-      }
-    });
   }
 
-  /** Starts the loopback listener and loads what the store keeps for this server. */
+  /** Opens the redirect listener on the redirect URL's port (once: it may be open already). */
+  async #listen(): Promise<void> {
+    if (this.#listener !== undefined) return;
+    const listener = createServer((request, response) => this.#answer(request, response));
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(this.#port, '127.0.0.1', () => resolve());
+    });
+    listener.unref();
+    this.#listener = listener;
+  }
+
+  /** Closes the redirect listener: no new connection; an idle kept-alive one is ended too. */
+  #closeListener(): void {
+    const listener = this.#listener;
+    this.#listener = undefined;
+    if (listener === undefined) return;
+    listener.close();
+    listener.closeIdleConnections();
+  }
+
+  /** The browser's redirect (or anything else reaching the listener). */
+  #answer(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', this.#redirectUrl);
+    const pending = this.#pending;
+    if (url.pathname !== '/callback' || pending === undefined || pending.answered) {
+      response.writeHead(404).end();
+      return;
+    }
+    const error = url.searchParams.get('error');
+    const code = url.searchParams.get('code');
+    const state = url.searchParams.get('state');
+    // Only the redirect of this authorization (its state, RFC 6749 §4.1.2 and §4.1.2.1 for
+    // errors too) answers it: any local process or web page can reach this port, and a stray
+    // code or error must neither complete nor end the authorization in progress.
+    if (state !== pending.state) {
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end('This does not answer the authorization in progress.');
+      return;
+    }
+    // The state is no secret from the other users of the machine: the authorization URL is on
+    // the browser's command line, which any of them can read. One of them who signs in with it
+    // as themselves would hand this client a code of their own account (login CSRF: the user's
+    // agent then works in the other user's account). Only a browser of this user (or root's)
+    // may answer, on Linux, where the kernel says whose the connection is.
+    if (!fromThisUser(request.socket)) {
+      response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end('This authorization belongs to another user of this machine.');
+      return;
+    }
+    // Kept until waitForCode takes it: the browser may come back before the adapter asks
+    // (an openUrl that resolves only once the redirect is done).
+    pending.answered = true;
+    response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    if (error !== null) {
+      response.end('Authorization failed; you can close this window.');
+      pending.reject(
+        new Error(
+          `authorization was refused: ${error}${url.searchParams.has('error_description') ? ` (${url.searchParams.get('error_description')})` : ''}`,
+        ),
+      );
+    } else if (code === null) {
+      response.end('This does not answer the authorization in progress.');
+      pending.reject(new Error('the authorization redirect had no code'));
+    } else {
+      response.end('Authorized; you can close this window and return to the application.');
+      pending.resolve(code);
+    }
+  }
+
   /**
-   * Starts the loopback listener and loads what the store keeps for this server. With `resource`
+   * Picks the redirect listener's port and loads what the store keeps for this server. With `resource`
    * (the MCP server's URL), kept tokens are used only when they were obtained for that URL: the
    * store is keyed by name, and a name that now points elsewhere must not be handed the user's
    * token (a new sign-in is asked instead).
@@ -155,14 +183,10 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     options: McpOAuthOptions,
     resource?: string,
   ): Promise<LoopbackOAuthProvider> {
-    const listener = createServer();
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(options.callbackPort ?? 0, '127.0.0.1', () => resolve());
-    });
-    listener.unref();
-    const { port } = listener.address() as AddressInfo;
-    const provider = new LoopbackOAuthProvider(server, options, listener, port);
+    // The redirect URL (registered with the client) needs its port now; the listener opens only
+    // when an authorization is under way.
+    const port = options.callbackPort ?? (await freeLoopbackPort());
+    const provider = new LoopbackOAuthProvider(server, options, port);
     const stored = (await provider.#store.load(server)) ?? {};
     provider.#resource = resource;
     provider.#stored =
@@ -249,7 +273,14 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     });
     promise.catch(() => undefined);
     this.#pending?.reject(new Error('a newer authorization replaced this one'));
-    this.#pending = { state, answered: false, resolve, reject, promise };
+    const current: Pending = { state, answered: false, resolve, reject, promise };
+    this.#pending = current;
+    // Once this authorization is over (the code came back, it failed, timed out or the adapter
+    // closed), nothing more is to come to the listener: it closes, unless a newer one took over.
+    const over = () => {
+      if (this.#pending === current || this.#pending === undefined) this.#closeListener();
+    };
+    promise.then(over, over);
     const open = this.#options.openUrl;
     if (authorizationUrl.protocol !== 'http:' && authorizationUrl.protocol !== 'https:') {
       // The URL comes from the authorization server's metadata, which the MCP server names: a
@@ -268,6 +299,16 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
       return;
     }
     const pending = this.#pending;
+    try {
+      await this.#listen();
+    } catch (error) {
+      pending.reject(
+        new Error(
+          `the sign-in's redirect listener could not open on ${this.#redirectUrl} (${errorText(error)}); nothing was opened, try again`,
+        ),
+      );
+      return;
+    }
     try {
       await open(authorizationUrl);
     } catch (error) {
@@ -313,8 +354,10 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     if (pending === undefined) return Promise.reject(new Error('no authorization is in progress'));
     const timeoutMs = this.#options.timeoutMs ?? 300_000;
     return new Promise<string>((resolve, reject) => {
+      // Timed out, the authorization is over (its listener closes): a later redirect finds none.
       const timer = setTimeout(
-        () => reject(new Error(`nobody authorised within ${Math.round(timeoutMs / 1000)} s`)),
+        () =>
+          pending.reject(new Error(`nobody authorised within ${Math.round(timeoutMs / 1000)} s`)),
         timeoutMs,
       );
       const stop = () => reject(new Error('cancelled'));
@@ -339,12 +382,32 @@ export class LoopbackOAuthProvider implements OAuthClientProvider {
     });
   }
 
-  /** Stops the loopback listener. */
+  /** Ends an authorization in progress and its loopback listener. */
   close(): Promise<void> {
     this.#pending?.reject(new Error('the adapter was closed'));
     this.#pending = undefined;
-    return new Promise((resolve) => this.#listener.close(() => resolve()));
+    const listener = this.#listener;
+    this.#closeListener();
+    return new Promise((resolve) =>
+      listener === undefined ? resolve() : listener.close(() => resolve()),
+    );
   }
+}
+
+/** A port of 127.0.0.1 free now (the kernel's pick), for a listener opened later. */
+async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The SDK's provider for the client credentials grant (secret or private key). */
