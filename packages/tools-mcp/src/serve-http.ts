@@ -12,7 +12,7 @@ import {
   type Socket,
 } from 'node:net';
 import { AgentError } from '@agent/core';
-import { fromThisUser } from '@agent/core/loopback';
+import { foreignListener, fromThisUser } from '@agent/core/loopback';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -48,6 +48,14 @@ export interface HttpServeOptions extends ToolServerOptions {
    * this server, in the result]
    */
   auth?: HttpServeAuth;
+  /**
+   * Whether a process of another user of this machine is served when it presents the token
+   * [false: on Linux, where the kernel says whose a loopback connection is, it gets 403 — a
+   * token is a file or a client's config away from leaking to another local user, and a fixed
+   * `port` can be taken by one while the server is down, collecting the token from a client that
+   * keeps retrying]. Connections from other hosts are judged by the token alone.
+   */
+  otherUsers?: boolean;
   /**
    * `Host` values accepted (`name:port`) [on a loopback address: `127.0.0.1`, `localhost` and
    * `[::1]` with the port]. A request with another `Host`, or an `Origin` whose host is not one of
@@ -372,7 +380,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
     awaitingHeaders.set(socket, timer);
   };
   const connections = new ConnectionBudget(options.maxConnections ?? 256);
-  // Whose each connection is, judged at its first request (without a token only).
+  // Whose each connection is, judged once (at its first request without a token, at its first
+  // with the token otherwise).
   const judged = new WeakMap<Socket, boolean>();
   const ownersOnly = (socket: Socket): boolean => {
     let ours = judged.get(socket);
@@ -419,6 +428,19 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpToolServ
       const result = check(request.headers.authorization);
       if (result !== 'valid') {
         refuseUnauthorized(response, result, `${base}${protectedResourceMetadataPath(path)}`);
+        return;
+      }
+      // The token in another user's hands (read from a file, taken by one who held the port
+      // while the server was down) does not let their processes in.
+      if (options.otherUsers !== true && !ownersOnly(socket)) {
+        sendJson(
+          response,
+          403,
+          rpcError(
+            -32000,
+            'This server serves only the processes of the user who started it: the token is in the hands of another user of this machine',
+          ),
+        );
         return;
       }
     }
@@ -548,7 +570,7 @@ async function listenOnLoopback(
     const failed = await listen(http, port, host);
     if (failed !== undefined)
       throw new AgentError(
-        `Cannot listen on ${host}:${port}: ${failed.code === 'EADDRINUSE' ? 'another process listens there' : failed.message}`,
+        `Cannot listen on ${host}:${port}: ${failed.code === 'EADDRINUSE' ? `another process listens there${strangerOn(port)}` : failed.message}`,
         { cause: failed },
       );
     if (host !== '127.0.0.1') return undefined;
@@ -561,11 +583,22 @@ async function listenOnLoopback(
     if (port !== 0 || attempt >= portAttempts)
       throw new AgentError(
         twinFailed.code === 'EADDRINUSE'
-          ? `Another process listens on [::1]:${taken}: a client dialing localhost:${taken} could reach it instead and hand it the token; choose another port`
+          ? `Another process listens on [::1]:${taken}${strangerOn(taken)}: a client dialing localhost:${taken} could reach it instead and hand it the token; choose another port`
           : `Cannot listen on [::1]:${taken}: ${twinFailed.message}`,
         { cause: twinFailed },
       );
   }
+}
+
+/**
+ * What to add when a process of another user of this machine holds `port` (Linux): a client
+ * still configured for this server may have handed it the token while the server was down.
+ */
+function strangerOn(port: number): string {
+  const uid = foreignListener(port);
+  return uid === undefined
+    ? ''
+    : ` — a process of another user of this machine (uid ${uid}); a client that tried this port while the server was down may have sent it the token: use another port and a new token`;
 }
 
 function serverName(options: ToolServerOptions): string {

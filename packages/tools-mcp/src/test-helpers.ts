@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as net from 'node:net';
@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ToolContext, type ToolResult, unfenceUntrusted } from '@agent/core';
+import { curlAs } from '@agent/tooling-system-tools';
 import type { McpStdioTransportConfig } from './mcp-options.js';
 
 const require = createRequire(import.meta.url);
@@ -208,16 +209,5 @@ export function curlAsNobody(
   url: string,
   args: readonly string[] = [],
 ): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'curl',
-      ['-s', '-w', '\n%{http_code}', ...args, url],
-      { uid: nobody, gid: nobody, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
-      (error, stdout) => {
-        if (error !== null && stdout === '') reject(error);
-        const cut = stdout.lastIndexOf('\n');
-        resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
-      },
-    );
-  });
+  return curlAs(url, args, nobody);
 }

@@ -5,7 +5,12 @@ export {
   stagePackagesForAnyUser,
 } from './any-user.js';
 export { LeftoverProcesses, processStartTime, signalIfSame } from './leftover-processes.js';
-export { nobodyUid, type RecordingServer, recordingServerAs } from './other-user-server.js';
+export {
+  curlAs,
+  nobodyUid,
+  type RecordingServer,
+  recordingServerAs,
+} from './other-user-server.js';
 export { canHandOverPids, exitSignal, spawnAtPid } from './pid-handover.js';
 export { type SkippableContext, skipWithout } from './skip-without.js';
 export {

@@ -2,7 +2,7 @@
  * Test-only: an HTTP server run by another user of the machine (`nobody`, or a system account),
  * for the tests of what a client sends to a loopback port it does not own: python3 (which every
  * user can run, unlike a Node in root's home) printing the headers of each request it gets and
- * answering 401. Starting a process as another user needs root.
+ * answering 401 — and their curl as a client. Starting a process as another user needs root.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -72,4 +72,27 @@ export async function recordingServerAs(
     return output.slice(output.indexOf('\n') + 1, output.lastIndexOf('\n\n', ours) + 2);
   };
   return { port, origin, output: () => output, received, stop: () => void child.kill() };
+}
+
+/**
+ * `curl -s <args> <url>` as `uid` [nobody] (root only): the HTTP status (0 when nothing answered)
+ * and the body.
+ */
+export function curlAs(
+  url: string,
+  args: readonly string[] = [],
+  uid = nobodyUid,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'curl',
+      ['-s', '-w', '\n%{http_code}', ...args, url],
+      { uid, gid: uid, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+      (error, stdout) => {
+        if (error !== null && stdout === '') reject(error);
+        const cut = stdout.lastIndexOf('\n');
+        resolve({ status: Number(stdout.slice(cut + 1)), body: stdout.slice(0, cut) });
+      },
+    );
+  });
 }

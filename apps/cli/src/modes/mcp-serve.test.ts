@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { curlAs } from '@agent/tooling-system-tools';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -270,26 +270,16 @@ describe('agent mcp serve', () => {
     expect(text(read)).toContain('hello from the workspace');
     // Only root can be another user; the kernel names a connection's owner on Linux.
     if (process.getuid?.() !== 0 || process.platform !== 'linux') return;
-    const theirs = await new Promise<string>((resolve) => {
-      execFile(
-        'curl',
-        [
-          '-s',
-          '-w',
-          '\n%{http_code}',
-          '-H',
-          'content-type: application/json',
-          '-H',
-          'accept: application/json, text/event-stream',
-          '--data',
-          '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-          server.url,
-        ],
-        { uid: 65_534, gid: 65_534, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
-        (_error, stdout) => resolve(stdout),
-      );
-    });
-    expect(theirs).toMatch(/serves only the processes of the user who started it[\s\S]*\n403$/);
+    const theirs = await curlAs(server.url, [
+      '-H',
+      'content-type: application/json',
+      '-H',
+      'accept: application/json, text/event-stream',
+      '--data',
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    ]);
+    expect(theirs.status).toBe(403);
+    expect(theirs.body).toContain('serves only the processes of the user who started it');
   });
 
   it('--token-file: the token of a private file (not echoed); a file others can read is refused', async () => {
