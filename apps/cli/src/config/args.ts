@@ -173,6 +173,18 @@ export function parseOpenApiFlag(value: string): { spec: string; name: string | 
   return { spec: value.slice(0, at), name: value.slice(at + 1) };
 }
 
+/** What `-pp`, `-pc`, `-ph` or `-pv` means, and what to type instead. */
+function gluedToPrint(typed: string): string {
+  const letter = typed.slice(2);
+  const meant: Record<string, string> = {
+    p: 'give -p once: agent -p "your prompt"',
+    c: 'to go on with the last session: agent -c -p "your prompt"',
+    h: 'for the options: agent --help',
+    v: 'for the version: agent --version',
+  };
+  return `${typed}: -p takes the text right after it as the prompt, so "${letter}" alone would be sent to the model; ${meant[letter] ?? 'agent -p "your prompt"'}`;
+}
+
 /** Parses argv (without `node` and the script); throws {@link UsageError} on any mistake. */
 export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliOptions {
   // `--resume` without a file (last, or before another option): pick from the saved sessions.
@@ -194,6 +206,12 @@ export function parseCliArgs(argv: readonly string[], cwd = process.cwd()): CliO
     throw new UsageError(
       '-p is given twice: give one prompt (quote it: agent -p "first, then second")',
     );
+  // `-pp`, `-pc`, `-pv`: a short option glued to -p is -p's value, and one letter went to the
+  // model as the whole prompt (with words after it, "Unexpected argument" named neither slip).
+  const glued = (separatorAt < 0 ? argv : argv.slice(0, separatorAt)).find((arg) =>
+    /^-p[pchv]$/.test(arg),
+  );
+  if (glued !== undefined) throw new UsageError(gluedToPrint(glued));
   let parsed: ReturnType<typeof parseOptions>;
   try {
     parsed = parseOptions(argv);

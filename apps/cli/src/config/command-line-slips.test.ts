@@ -67,6 +67,28 @@ describe('a short option in the other case, or with two dashes', () => {
   });
 });
 
+describe('a short option glued to -p', () => {
+  it.each([
+    [['-pp', 'fix the bug'], 'give -p once: agent -p "your prompt"'],
+    [['-pp'], 'give -p once'],
+    [['-pc', 'go on'], 'to go on with the last session: agent -c -p "your prompt"'],
+    [['-pv'], 'for the version: agent --version'],
+    [['--model', 'm', '-ph'], 'for the options: agent --help'],
+  ])('%j: refused, naming the slip (was: one letter sent as the prompt)', async (args, next) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    const typed = args.find((arg) => arg.startsWith('-p')) ?? '';
+    expect(run.stderr).toContain(
+      `agent: ${typed}: -p takes the text right after it as the prompt, so "${typed.slice(2)}" alone would be sent to the model; ${next}`,
+    );
+  });
+
+  it('-p with a glued prompt of more letters, and -cp, stay as they were', () => {
+    expect(parseCliArgs(['-pfix']).prompt).toBe('fix');
+    expect(parseCliArgs(['-cp', 'go on']).prompt).toBe('go on');
+  });
+});
+
 describe('-p with an empty prompt', () => {
   it.each(['', '   '])(
     '-p %j (an unset variable) says so, and how stdin becomes the prompt',
