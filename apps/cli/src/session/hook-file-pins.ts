@@ -214,6 +214,29 @@ function repositoryEntry(entry: string): string {
     : `file (${outcome.kind})`;
 }
 
+/**
+ * The record's entry for the `.git` a session found made at the project root (no command has
+ * this name: a command line holds no NUL).
+ */
+const madeRepository = '\0.git made during a session';
+
+/**
+ * Call at each tool call and at the end of any session, with hooks or none: remembers in `record`
+ * a `.git` at the project root that was not what the session started with (a folder a sandboxed
+ * command made where there was none, a `.git` file pointing elsewhere). A session with no hook
+ * pinned nothing, so the next one — after a pull or the user added a hook that runs git, or after
+ * the folder was trusted — pinned the planted `.git` as the user's, and the hook's `git status`
+ * ran its `core.fsmonitor` as the user, outside the sandbox.
+ */
+export function repositoryWatch(projectRoot: string, record: HookPinRecord): () => void {
+  const repository = join(projectRoot, '.git');
+  const atStart = repositoryEntry(repository);
+  return () => {
+    const now = repositoryEntry(repository);
+    if (now !== atStart && now !== 'none') record.add(madeRepository, now);
+  };
+}
+
 /** The names of the files whose digests differ between two pins. */
 export function changedFiles(before: string, after: string): string[] {
   const old = JSON.parse(before) as Record<string, string>;
@@ -286,6 +309,7 @@ export function hookFilePins(
   };
   const pinOf = (command: string, root: string, looked?: Set<string>) =>
     commandPin(command, root, looked, environment, search);
+  const watchRepository = repositoryWatch(projectRoot, record);
   const pins = new Map<string, string>();
   // Per command: the paths its pin tried, and their stats when last its files were read.
   const looks = new Map<string, { paths: Set<string>; stats: string | undefined }>();
@@ -327,9 +351,12 @@ export function hookFilePins(
           .map(([name]) => name);
         return `the project files it runs are as an earlier session left them, changed during it (${files.join(', ')}) — a command or the model may have written them, and ${acts(hook)}; look at them: once you change them, or remove ${record.file}, a new session runs it`;
       }
+      if (record.has(madeRepository, repositoryEntry(join(projectRoot, '.git'))))
+        return `the .git at the project root was made during an earlier session — a command or the model may have written its config (core.fsmonitor, core.hooksPath run commands), and ${acts(hook)}, where any command may run git; look at .git/config: once you have, remove ${record.file} and a new session runs it`;
       return undefined;
     },
     recordChanges() {
+      watchRepository();
       for (const [command, last] of looks) {
         if (last.stats !== undefined && statsOf(last.paths) === last.stats) continue;
         const paths = new Set<string>();

@@ -7,7 +7,7 @@ import type { CliOptions } from '../config/args.js';
 import { commandSecrets } from '../config/command-secrets.js';
 import { credentialFilePaths } from '../config/credential-files.js';
 import { redactAlso } from '../ui/redaction.js';
-import { hookFilePins } from './hook-file-pins.js';
+import { hookFilePins, repositoryWatch } from './hook-file-pins.js';
 import { HookPinRecord } from './hook-pin-record.js';
 
 /** A session's command hooks and, when they run in one, their OS sandbox. */
@@ -42,14 +42,24 @@ export function createSessionHooks(
   session: { id: string; projectRoot: string; log: (line: string) => void },
 ): SessionHooks {
   const config = options.hooks ?? {};
-  if (Object.keys(config).length === 0)
+  if (Object.keys(config).length === 0) {
+    // No hook now, but one added later must not take a `.git` made during this session for the user's.
+    const watch = repositoryWatch(
+      session.projectRoot,
+      new HookPinRecord(agentHome(), session.projectRoot),
+    );
+    process.once('exit', watch);
     return {
       commandHooks: undefined,
       sandbox: undefined,
       description: undefined,
-      recordChangesSoFar: () => undefined,
-      recordChanges: () => undefined,
+      recordChangesSoFar: watch,
+      recordChanges: () => {
+        process.off('exit', watch);
+        watch();
+      },
     };
+  }
   // A token or webhook URL written into a hook's command: a failed hook's notice quotes it.
   redactAlso(hookCommandSecrets(config));
   const sandbox = hooksRunSandboxed(options)
