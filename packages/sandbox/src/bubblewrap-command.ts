@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { type BubblewrapFeatures, hardeningArguments } from './bubblewrap-probe.js';
-import type { ReplacedFile } from './git-config-copies.js';
+import type { ReplacedFile } from './credential-free-copies.js';
 import {
   closeDescriptorsScript,
   closingShell,
@@ -29,8 +29,8 @@ export interface MountPlan {
   readOnlyInside?: readonly string[];
   masks: readonly SecretMask[];
   /**
-   * Files shown as a copy (bound read-only over them, before the masks): git configuration
-   * files with their credentials replaced (git-config-copies.ts) [none].
+   * Files shown as a copy (bound read-only over them, before the masks): git configuration and
+   * shell startup files with their credentials replaced (credential-free-copies.ts) [none].
    */
   replacedFiles?: readonly ReplacedFile[];
   /** Unix sockets bound in (from under the private /tmp and /run as well). */

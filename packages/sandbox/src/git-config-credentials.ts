@@ -256,14 +256,3 @@ function enclosingGitEntry(directory: string): string[] {
     current = parent;
   }
 }
-
-/** The credentials of every file {@link gitConfigFiles} finds (see {@link gitConfigWithoutCredentials}). */
-export function gitConfigSecrets(places: GitConfigPlaces): string[] {
-  const secrets = new Set<string>();
-  for (const file of gitConfigFiles(places)) {
-    const text = readConfig(file);
-    if (text === undefined) continue;
-    for (const secret of gitConfigWithoutCredentials(text).secrets) secrets.add(secret);
-  }
-  return [...secrets];
-}

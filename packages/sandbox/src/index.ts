@@ -12,11 +12,11 @@ export {
   workspaceAutoRunFiles,
 } from './auto-run-files.js';
 export { bubblewrapProblem } from './bubblewrap-lookup.js';
+export { credentialsInSharedFiles, type FileCredentials } from './credential-free-copies.js';
 export {
   type GitConfigCredentials,
   type GitConfigPlaces,
   gitConfigFiles,
-  gitConfigSecrets,
   gitConfigWithoutCredentials,
 } from './git-config-credentials.js';
 export { gitConfigIncludePaths, includedConfigFiles } from './git-config-includes.js';
@@ -55,6 +55,11 @@ export {
   seccompArchitecture,
 } from './seccomp-filter.js';
 export { defaultSecretPaths, environmentFilePaths, systemSecretPaths } from './secret-paths.js';
+export {
+  type StartupFileCredentials,
+  startupFilesWithVariables,
+  startupFileWithoutCredentials,
+} from './startup-file-credentials.js';
 export { homeStartupFiles } from './startup-files.js';
 export {
   killGroupButLeader,

@@ -18,8 +18,8 @@ import {
 import { findBubblewrap } from './bubblewrap-lookup.js';
 import { commandConfinement } from './command-confinement.js';
 import { commandPaths } from './command-paths.js';
+import { credentialFreeCopies } from './credential-free-copies.js';
 import { explainFailure } from './explain-failure.js';
-import { gitConfigCopies } from './git-config-copies.js';
 import { watchRepositories } from './git-repositories.js';
 import { launchRoots } from './launch-roots.js';
 import { planNetwork } from './network-plan.js';
@@ -123,11 +123,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       `the search for git repositories inside the writable roots ${repositories.incomplete}: a .git below where it stopped is writable`,
     );
   }
-  // Git configuration files that hold credentials are shown as copies without them.
-  const gitCopies =
+  // Git configuration and shell startup files that hold credentials are shown as copies without them.
+  const sharedFileCopies =
     bubblewrap === undefined
       ? undefined
-      : gitConfigCopies(() => ({
+      : credentialFreeCopies(() => ({
           roots: writableRoots,
           repositories: repositories?.paths() ?? [],
           home,
@@ -210,7 +210,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       .flatMap((program) => launchRoots(program))
       .filter((root) => !writableRoots.some((writable) => isInside(writable, root)));
     const readOnlyInside = protectedPaths.readOnly();
-    const replacedFiles = gitCopies?.current() ?? [];
+    const replacedFiles = sharedFileCopies?.current() ?? [];
     // What holds a protected or hidden path cannot be renamed: a mount point cannot (see pinned).
     // Pins are bound writable: a read-only view has none (nothing in it can be renamed).
     const pinned = writable
@@ -433,7 +433,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (proxy !== undefined) await (await proxy).close();
       await limits.cgroups?.releaseAll();
       autoRunFiles?.removePlaceholders();
-      gitCopies?.dispose();
+      sharedFileCopies?.dispose();
     },
   });
   return sandboxFor(true);

@@ -9,9 +9,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { anyUserDirectory, nodeForAnyUser, skipWithout } from '@agent/tooling-system-tools';
+import { anyUserDirectory, skipWithout } from '@agent/tooling-system-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, cleanEnv, runCli, testUsers, writeScript } from '../testing/test-support.js';
+import { probeSession } from '../testing/probe-session.js';
+import { assertBuilt, testUsers } from '../testing/test-support.js';
 
 beforeAll(assertBuilt);
 const cleanups: (() => void)[] = [];
@@ -97,51 +98,27 @@ describe.each(testUsers)('credentials in git configuration files, as $label', ({
     cleanups.push(() => dir.dispose());
     const { workspace, home } = checkout(dir.path);
     const before = readFileSync(join(workspace, '.git', 'config'), 'utf8');
-    // What a command sees, written down as it sees it (the CLI redacts what reaches the model).
-    const probe = [
-      'cat .git/config .git/modules/lib/config ~/.gitconfig-ci',
-      'git config -l',
-      'base64 -w0 .git/config; echo',
-      'git remote -v',
-      'git status',
-      'git log --oneline',
-    ]
-      .map((command) => `${command} >> seen.txt 2>&1`)
-      .join('; ');
-    const script = await writeScript(dir.path, [
-      {
-        toolCalls: [
-          { name: 'bash', arguments: { command: probe } },
-          { id: 'read', name: 'read_file', arguments: { path: '.git/config' } },
-          { id: 'module', name: 'read_file', arguments: { path: '.git/modules/lib/config' } },
-          { id: 'search', name: 'search', arguments: { pattern: 'basic|bearer|@', path: '.git' } },
-        ],
-      },
-      { text: 'done' },
-    ]);
-    const saved = join(dir.path, 'saved.json');
-    const node = join(dir.path, 'node');
-    nodeForAnyUser(node);
-    if (uid !== undefined) spawnSync('chown', ['-R', `${uid}:${uid}`, dir.path]);
-    const run = await runCli(
-      [
-        ...['-p', 'look around', '--scripted', script, '--cwd', workspace],
-        ...['--mode', 'full-access', '--sandbox', 'required', '--save', saved],
+    // What a command sees is written down as it sees it (the CLI redacts what reaches the model).
+    const { seen, conversation } = await probeSession({
+      uid,
+      dir: dir.path,
+      workspace,
+      home,
+      commands: [
+        'cat .git/config .git/modules/lib/config ~/.gitconfig-ci',
+        'git config -l',
+        'base64 -w0 .git/config; echo',
+        'git remote -v',
+        'git status',
+        'git log --oneline',
       ],
-      {
-        node,
-        uid,
-        env: cleanEnv({
-          HOME: home,
-          AGENT_HOME: join(dir.path, 'state'),
-          TMPDIR: dir.path,
-          GIT_CONFIG_NOSYSTEM: '1',
-        }),
-      },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const seen = readFileSync(join(workspace, 'seen.txt'), 'utf8');
-    const conversation = readFileSync(saved, 'utf8');
+      calls: [
+        { id: 'read', name: 'read_file', arguments: { path: '.git/config' } },
+        { id: 'module', name: 'read_file', arguments: { path: '.git/modules/lib/config' } },
+        { id: 'search', name: 'search', arguments: { pattern: 'basic|bearer|@', path: '.git' } },
+      ],
+      env: { GIT_CONFIG_NOSYSTEM: '1' },
+    });
     expect(secrets.filter((secret) => seen.includes(secret))).toEqual([]);
     expect(secrets.filter((secret) => conversation.includes(secret))).toEqual([]);
     // The credential-free copy: what git reads in there, with the rest of the configuration.
@@ -151,7 +128,7 @@ describe.each(testUsers)('credentials in git configuration files, as $label', ({
     expect(seen).toMatch(/On branch \w+/);
     expect(seen).toMatch(/[0-9a-f]{7} init/);
     // The file tools read the files themselves: their results are redacted.
-    expect(conversation).toContain('[redacted:git config secret');
+    expect(conversation).toMatch(/\[redacted:[^\]]*\.git\/config secret \d+\]/);
     expect(conversation).toContain('url = https://gitlab.example.com/upstream/p.git');
     // The user's file is untouched.
     expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe(before);

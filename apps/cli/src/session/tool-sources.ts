@@ -23,9 +23,9 @@ import type { CliOptions } from '../config/args.js';
 import { CliError } from '../config/cli-error.js';
 import { argumentKeyNotice } from '../config/command-secrets.js';
 import { credentialFilePaths } from '../config/credential-files.js';
-import { gitConfigRedactions } from '../config/git-config-secrets.js';
 import type { McpToolChangeQuestion } from '../config/mcp-pins.js';
 import { type McpServerEntry, mcpServerSecrets, readMcpConfig } from '../config/mcp-servers.js';
+import { sharedFileRedactions } from '../config/shared-file-secrets.js';
 import { chooseTools, type ToolChoice } from '../config/tool-choice.js';
 import type { McpInteractions } from '../ui/mcp-interactions.js';
 import { redactAlso } from '../ui/redaction.js';
@@ -153,8 +153,9 @@ export async function loadTools(
     if (SandboxUnavailableError.isInstance(error)) throw new CliError(error.message);
     throw error;
   }
-  // Nor the credentials of the git configuration (the sandbox shows it without them).
-  redactAlso(gitConfigRedactions(cwd));
+  // Nor the credentials of git's configuration and the shell's startup files (the sandbox shows
+  // them without).
+  redactAlso(sharedFileRedactions(cwd));
   // Processes the tools start get no credential of this process's environment (the provider's
   // key included) unless --pass-env / settings' passEnv names it. MCP servers get a minimal
   // environment and their own config's `env` instead.
