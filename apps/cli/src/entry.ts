@@ -34,7 +34,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     process.exitCode = 1;
   });
   process.stdout.write(versionsText);
-} else if ((await coreDumpsOff()) && (await credentialsHandedOver()) && (await homeMadePrivate())) {
+} else if (
+  (await argumentsInLocale()) &&
+  (await coreDumpsOff()) &&
+  (await credentialsHandedOver()) &&
+  (await homeMadePrivate())
+) {
   enableCompileCache();
   await import('./main.js');
 }
@@ -58,6 +63,18 @@ async function homeMadePrivate(): Promise<boolean> {
     process.exitCode = 1;
     return false;
   }
+}
+
+/**
+ * Reads back in the locale's character set the arguments Node could not read as UTF-8
+ * (config/locale-arguments.ts), before the handover re-executes with them; true always.
+ */
+async function argumentsInLocale(): Promise<boolean> {
+  // Loaded only when an argument holds what UTF-8 could not read.
+  if (!process.argv.some((argument) => argument.includes('\ufffd'))) return true;
+  const { readArgumentsInLocale } = await import('./config/locale-arguments.js');
+  readArgumentsInLocale();
+  return true;
 }
 
 /**
