@@ -4,6 +4,7 @@
 // auth() checks neither: a token endpoint on plain http received the code, its PKCE verifier and
 // the client secret in clear, and an authorization server that never mentions S256 was used.
 import { AgentError } from '@agent/core';
+import { foreignListener, loopbackPort } from '@agent/core/loopback';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** Authorization server metadata larger than this is refused (a real one is a few kB). */
@@ -90,7 +91,8 @@ function checkMetadata(metadata: unknown, url: URL, serverUrl: URL, server: stri
 
 /**
  * A fetch for a server that the adapter authorises itself: no request leaves over plain http for
- * another host than the MCP server's own (unless on loopback), and authorization server metadata
+ * another host than the MCP server's own (unless on loopback), none goes to a loopback port that a
+ * process of another user holds (Linux: `@agent/core/loopback`), and authorization server metadata
  * is refused when one of its endpoints would, or when it does not advertise PKCE with S256. A
  * refusal is an `AgentError` naming the URL; the connection fails with it.
  */
@@ -105,6 +107,16 @@ export function guardOAuthEndpoints(
     if (problem !== undefined)
       throw new AgentError(
         `MCP server "${server}": the authorization endpoint ${target.origin}${target.pathname} ${problem}; refused`,
+      );
+    // "Stays on this machine" is not "stays with this user": an authorization server on a
+    // loopback port (a local Keycloak, the MCP server's own on another port) that is not running
+    // can be replaced by another user's process, which the refresh token, the client secret and a
+    // code with its verifier would then reach.
+    const port = loopbackPort(target);
+    const stranger = port === undefined ? undefined : foreignListener(port);
+    if (stranger !== undefined)
+      throw new AgentError(
+        `MCP server "${server}": the process listening on ${target.host} (${target.origin}${target.pathname}) belongs to another user of this machine (uid ${stranger}), not to you; nothing was sent to it`,
       );
     const response = await inner(url, init);
     if (!response.ok || !isAuthorizationServerMetadata(target)) return response;
