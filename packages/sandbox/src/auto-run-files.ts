@@ -226,6 +226,25 @@ export class AutoRunFiles {
     return this.current();
   }
 
+  /**
+   * Keeps each of `entries` (real paths inside the roots that do not exist yet: files a
+   * repository's configuration includes) from being made, with an empty file in its place (the
+   * next mount's point, as the `evenNew` files' empty folders are; removed with them — git reads
+   * an empty file as no settings, and stops at a folder). The real paths
+   * to bind read-only: those that exist now.
+   */
+  keepMissing(entries: readonly string[]): string[] {
+    const before = placeholders.size;
+    for (const entry of entries) {
+      const root = this.#roots.find(
+        (candidate) => isInside(candidate, entry) && candidate !== entry,
+      );
+      if (root !== undefined) this.#placeholder(entry, root, 'file');
+    }
+    if (placeholders.size !== before) recordPlaceholders();
+    return existingTargetsInside(entries, this.#roots);
+  }
+
   /** Those of them that exist now, by real path (nothing made). */
   current(): string[] {
     const wanted = [
@@ -259,7 +278,7 @@ export class AutoRunFiles {
     return this.#roots.flatMap((root) => currentHooksDirectories(root));
   }
 
-  #placeholder(entry: string, root: string): void {
+  #placeholder(entry: string, root: string, kind: 'directory' | 'file' = 'directory'): void {
     const existing = fs.lstatSync(entry, { throwIfNoEntry: false });
     if (existing !== undefined) {
       const identity = directoryIdentity(entry);
@@ -281,22 +300,31 @@ export class AutoRunFiles {
     const parent = path.dirname(entry);
     if (fs.statSync(parent, { throwIfNoEntry: false })?.isDirectory() !== true) return;
     if (realPathOrResolved(parent) !== parent) return;
-    try {
-      fs.mkdirSync(entry, { mode: 0o755 });
-    } catch {
-      return; // not ours to write: a command (the same user) cannot create it either
-    }
-    // Everything below goes through the folder opened without following a link: a command running
-    // meanwhile can rename the new folder away and put a link in its place, and root's chown by
-    // name would then give the link's target (/etc/shadow) to the workspace's owner.
+    // Everything below goes through the placeholder opened without following a link: a command
+    // running meanwhile can rename a new folder away and put a link in its place, and root's
+    // chown by name would then give the link's target (/etc/shadow) to the workspace's owner. A
+    // file is made and opened at once (O_EXCL: never through a link).
     let descriptor: number;
     try {
-      descriptor = fs.openSync(
-        entry,
-        fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW,
-      );
+      if (kind === 'file') {
+        descriptor = fs.openSync(
+          entry,
+          fs.constants.O_WRONLY |
+            fs.constants.O_CREAT |
+            fs.constants.O_EXCL |
+            fs.constants.O_NOFOLLOW,
+          0o644,
+        );
+      } else {
+        fs.mkdirSync(entry, { mode: 0o755 });
+        descriptor = fs.openSync(
+          entry,
+          fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW,
+        );
+      }
     } catch {
-      return; // swapped already: not ours
+      // Not ours to write (a command, the same user, cannot create it either), or swapped already.
+      return;
     }
     try {
       // Still the folder at that path (nothing above it swapped since the look).

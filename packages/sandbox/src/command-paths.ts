@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AutoRunFiles } from './auto-run-files.js';
 import { ancestorIdentity } from './bound-paths.js';
-import { includedConfigFiles } from './git-config-includes.js';
+import { includedConfigFiles, missingIncludedConfigFiles } from './git-config-includes.js';
 import { gitEntryPaths, type RepositoryWatch } from './git-repositories.js';
 import { type HiddenPatterns, type LinkedFile, PatternPaths } from './pattern-paths.js';
 import { isInside, outermostPaths, realPathOrResolved } from './real-paths.js';
@@ -67,6 +67,14 @@ export function commandPaths(options: CommandPathsOptions): CommandPaths {
         ...(repositories === undefined ? [] : currentGitPaths(writableRoots, repositories.paths())),
         ...startupFiles(),
         ...(options.autoRunFiles?.paths() ?? []),
+        // A file the repository's configuration includes, not made yet: kept from being made.
+        ...(repositories === undefined || options.autoRunFiles === undefined
+          ? []
+          : options.autoRunFiles.keepMissing(
+              gitDirectoriesNow(writableRoots, repositories.paths()).flatMap((gitDirectory) =>
+                missingIncludedConfigFiles(gitDirectory, writableRoots),
+              ),
+            )),
         ...(keptReadOnlyByCaller === undefined || !active
           ? []
           : existingInside(keptReadOnlyByCaller(), writableRoots)),
@@ -123,15 +131,20 @@ function existingInside(paths: readonly string[], roots: readonly string[]): str
  * another.
  */
 function currentGitPaths(roots: readonly string[], nested: readonly string[]): string[] {
-  const repositories = [
-    ...roots.flatMap((root) => gitEntryPaths(path.join(root, '.git'), roots)),
-    ...nested.filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined),
-  ];
+  const repositories = gitDirectoriesNow(roots, nested);
   // The files a repository's config includes from the workspace run commands as its config does.
   return outermostPaths([
     ...repositories,
     ...repositories.flatMap((gitDirectory) => includedConfigFiles(gitDirectory, roots)),
   ]);
+}
+
+/** Each root's `.git` (and what it points to inside the roots), and the nested ones that still exist. */
+function gitDirectoriesNow(roots: readonly string[], nested: readonly string[]): string[] {
+  return [
+    ...roots.flatMap((root) => gitEntryPaths(path.join(root, '.git'), roots)),
+    ...nested.filter((entry) => fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined),
+  ];
 }
 
 /** The hidden files with more than one name (hard links), by identity. */

@@ -49,7 +49,31 @@ export function readConfig(file: string): string | undefined {
  * directory. `~/…` paths are the home's, left to the home's own protection.
  */
 export function includedConfigFiles(gitDirectory: string, roots: readonly string[]): string[] {
+  return includeTargets(gitDirectory, roots).existing;
+}
+
+/**
+ * The files inside `roots` that the configuration of `gitDirectory` includes but that do not
+ * exist yet, whose folder does (by the folder's real path; a dangling link's target, one hop):
+ * git skips a missing include, so a command that made one — `core.fsmonitor = …` in it — had
+ * it run with the user's next git command. A placeholder (an empty folder, which git skips as
+ * well) bound read-only keeps it from being made.
+ */
+export function missingIncludedConfigFiles(
+  gitDirectory: string,
+  roots: readonly string[],
+): string[] {
+  return includeTargets(gitDirectory, roots).missing;
+}
+
+function includeTargets(
+  gitDirectory: string,
+  roots: readonly string[],
+): { existing: string[]; missing: string[] } {
   const found = new Set<string>();
+  const missing = new Set<string>();
+  const inRoots = (entry: string) =>
+    !isInside(gitDirectory, entry) && roots.some((root) => isInside(root, entry) && entry !== root);
   const visit = (config: string, depth: number) => {
     if (depth > maxIncludeDepth) return;
     const text = readConfig(config);
@@ -57,15 +81,29 @@ export function includedConfigFiles(gitDirectory: string, roots: readonly string
     for (const value of gitConfigIncludePaths(text)) {
       if (value.startsWith('~')) continue;
       // By real path, existing: bound read-only where it is (a link's target; a dangling link,
-      // which bubblewrap could not bind, is left out with the files not made yet).
-      const included = realPath(path.resolve(path.dirname(config), value));
-      if (included === undefined || found.has(included) || isInside(gitDirectory, included))
+      // which bubblewrap could not bind, stands for its target, not made yet).
+      const written = path.resolve(path.dirname(config), value);
+      const included = realPath(written);
+      if (included === undefined) {
+        const absent = notMadeYet(written);
+        if (absent !== undefined && inRoots(absent)) missing.add(absent);
         continue;
-      if (!roots.some((root) => isInside(root, included) && included !== root)) continue;
+      }
+      if (found.has(included) || !inRoots(included)) continue;
       found.add(included);
       visit(included, depth + 1);
     }
   };
   for (const name of ['config', 'config.worktree']) visit(path.join(gitDirectory, name), 0);
-  return [...found];
+  return { existing: [...found], missing: [...missing] };
+}
+
+/** Where a file at `entry` (missing, or a dangling link) would be made, by its folder's real path. */
+function notMadeYet(entry: string): string | undefined {
+  let target = entry;
+  if (fs.lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() === true)
+    target = path.resolve(path.dirname(entry), fs.readlinkSync(entry));
+  if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) return undefined;
+  const folder = realPath(path.dirname(target));
+  return folder === undefined ? undefined : path.join(folder, path.basename(target));
 }

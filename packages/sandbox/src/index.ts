@@ -19,7 +19,11 @@ export {
   gitConfigFiles,
   gitConfigWithoutCredentials,
 } from './git-config-credentials.js';
-export { gitConfigIncludePaths, includedConfigFiles } from './git-config-includes.js';
+export {
+  gitConfigIncludePaths,
+  includedConfigFiles,
+  missingIncludedConfigFiles,
+} from './git-config-includes.js';
 export {
   findRepositories,
   type RepositorySearch,

@@ -44,7 +44,9 @@ export function placeholderStateDirectory(): string {
 /** A directory's identity: a folder made again at the same path (or changed since) is another. */
 export function directoryIdentity(entry: string): string | undefined {
   const stat = fs.lstatSync(entry, { bigint: true, throwIfNoEntry: false });
-  if (stat === undefined || !stat.isDirectory()) return undefined;
+  // An empty file is a placeholder too (for a file an empty folder would break: a git include).
+  if (stat === undefined || !(stat.isDirectory() || (stat.isFile() && stat.size === 0n)))
+    return undefined;
   return identityOf(stat);
 }
 
@@ -53,11 +55,15 @@ export function identityOf(stat: fs.BigIntStats): string {
   return `${stat.dev}:${stat.ino}:${stat.ctimeNs}`;
 }
 
-/** Removes the empty directory `entry` if it is still the one made; never one with content. */
+/**
+ * Removes the empty directory (or empty file) `entry` if it is still the one made; never one with
+ * content.
+ */
 export function removeIfSame(entry: string, identity: string): void {
   if (directoryIdentity(entry) !== identity) return;
   try {
-    fs.rmdirSync(entry);
+    if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
+    else fs.unlinkSync(entry);
   } catch {
     // Not empty: the user (or a tool outside the sandbox) put something there; it stays.
   }

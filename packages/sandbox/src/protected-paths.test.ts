@@ -119,6 +119,41 @@ describe('repositories nested in a writable root', () => {
     );
   });
 
+  it('keeps a file the repository config includes from being made, where it does not exist yet', async () => {
+    // git skips an include that is missing: a command that made it (with core.fsmonitor) had it
+    // run at the user's next `git status`. Also a dangling link's target, and an include of an
+    // include once that exists.
+    const workspace = directory();
+    execFileSync('git', ['init', '-q', workspace]);
+    fs.mkdirSync(path.join(workspace, 'config'));
+    fs.symlinkSync('config/made-later.gitconfig', path.join(workspace, 'link.gitconfig'));
+    for (const include of ['../later.gitconfig', '../link.gitconfig', '../config/team.gitconfig'])
+      execFileSync('git', ['-C', workspace, 'config', '--add', 'include.path', include]);
+    const fsmonitor = '"[core] fsmonitor = touch /var/tmp/x"';
+    const { output } = await run(
+      { writableRoots: [workspace] },
+      [
+        `echo ${fsmonitor} > later.gitconfig || echo REFUSED-1`,
+        `echo ${fsmonitor} > config/made-later.gitconfig || echo REFUSED-2`,
+        `rmdir later.gitconfig || mv later.gitconfig elsewhere || echo REFUSED-3`,
+        `echo ${fsmonitor} > config/team.gitconfig || echo REFUSED-4`,
+        'git status --short && echo GIT-WORKS',
+        'echo ok > config/other.txt && echo WROTE',
+      ].join('; '),
+      workspace,
+    );
+    for (const refused of ['REFUSED-1', 'REFUSED-2', 'REFUSED-3', 'REFUSED-4'])
+      expect(output).toContain(refused);
+    expect(output).toContain('GIT-WORKS');
+    expect(output).toContain('WROTE');
+    // The placeholders are gone with the sandbox: nothing is left where the includes point.
+    for (const file of ['later.gitconfig', 'config/made-later.gitconfig', 'config/team.gitconfig'])
+      expect(fs.existsSync(path.join(workspace, file)), file).toBe(false);
+    expect(execFileSync('git', ['-C', workspace, 'status', '--short'], { encoding: 'utf8' })).toBe(
+      '?? config/\n?? link.gitconfig\n',
+    );
+  });
+
   it('leaves them writable with protectGitDirectories: false', async () => {
     const workspace = directory();
     execFileSync('git', ['init', '-q', path.join(workspace, 'lib')]);

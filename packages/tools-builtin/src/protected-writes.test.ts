@@ -148,6 +148,9 @@ describe('writes that plant what runs later outside the sandbox', () => {
       }),
     ).toBe('full-access');
     expect(await tierOf(tools, 'write_file', { path: 'other.gitconfig' })).toBeUndefined();
+    // One not made yet: git skips it, and runs what is planted there once it exists.
+    execFileSync('git', ['-C', work, 'config', '--add', 'include.path', '../later.gitconfig']);
+    expect(await tierOf(tools, 'write_file', { path: 'later.gitconfig' })).toBe('full-access');
     const lifted = defaultTools({
       cwd: work,
       tools: ['write_file'],

@@ -5,6 +5,7 @@ import {
   currentHooksDirectories,
   homeStartupFiles,
   includedConfigFiles,
+  missingIncludedConfigFiles,
   workspaceAutoRunFiles,
 } from '@agent/sandbox';
 import { isPathInside } from './path-inside.js';
@@ -79,7 +80,11 @@ export async function protectedWriteReason(
       folder = path.dirname(folder)
     ) {
       const gitDirectory = path.join(folder, '.git');
-      if (includedConfigFiles(gitDirectory, roots).includes(real))
+      // One not made yet too: git skips a missing include, and runs it once made.
+      if (
+        includedConfigFiles(gitDirectory, roots).includes(real) ||
+        missingIncludedConfigFiles(gitDirectory, roots).includes(real)
+      )
         return `${real} is included by ${path.join(gitDirectory, 'config')}: git runs what is planted there (core.fsmonitor, an alias) with your next git command, outside the sandbox`;
       if (folder === root) break;
     }
