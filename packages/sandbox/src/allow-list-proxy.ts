@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { foreignListener } from '@agent/core/loopback';
 import { removeAtExit, removeNow } from './exit-cleanup.js';
 import type { RequestStream } from './http-requests.js';
 import {
@@ -212,6 +213,20 @@ async function route(
   if (addresses.length === 0) {
     refuse(client, `cannot resolve ${host}`);
     return;
+  }
+  // A service of this machine that is allowed by name (a local registry on localhost:4873) may
+  // not be running, and any user of the machine can listen on its port then: what the sandboxed
+  // command sends (a publish token, the code) would go to them. Not while the kernel's socket
+  // tables (Linux) name another user's process as its listener.
+  if (addresses.some((address) => internalAddress(address) !== undefined)) {
+    const uid = foreignListener(port);
+    if (uid !== undefined) {
+      refuse(
+        client,
+        `${host}:${port} is served on this machine by a process of another user (uid ${uid}), not yours`,
+      );
+      return;
+    }
   }
   const upstream = await connectToFirst(addresses, port, sockets);
   if (upstream === undefined) {
