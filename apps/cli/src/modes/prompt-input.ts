@@ -130,6 +130,20 @@ export class PromptInput {
       editor.write(null as unknown as string, { ctrl: true, name: 'u' });
       this.#push({ type: 'interrupt' });
     });
+    // Ctrl-Z at the prompt: readline would turn raw mode off and on around the stop on its own
+    // input — here a PassThrough, not the terminal — so after `fg` the terminal stayed in cooked
+    // mode and the REPL never saw another key. The terminal is handed back and taken again here.
+    editor.on('SIGTSTP', () => {
+      this.#restoreTerminal();
+      this.#terminal.setRawMode(false);
+      process.once('SIGCONT', () => {
+        if (this.#closed) return;
+        this.#terminal.setRawMode(true);
+        if (process.env.TERM !== 'dumb') this.#output.write(bracketedPasteOn);
+        if (this.#prompting) editor.prompt(true);
+      });
+      process.kill(process.pid, 'SIGTSTP');
+    });
     editor.on('close', () => {
       if (this.#prompting) this.#output.write('\n');
       this.#prompting = false;
