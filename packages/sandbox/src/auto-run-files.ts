@@ -152,6 +152,29 @@ function lefthookFiles(): AutoRunFile[] {
   }));
 }
 
+const lefthookExtensions = ['.yml', '.yaml', '.toml', '.json', '.jsonc'];
+
+/**
+ * Where lefthook is configured at `root` (a main configuration exists), the `-local` files it
+ * would merge over it that a command could still make: for each of `lefthook-local`,
+ * `.lefthook-local` and `.config/lefthook-local` of which no file exists (the user's own, or a
+ * placeholder of another process), every extension. lefthook merges the first it finds of each,
+ * so a new one — made by a command — added jobs that ran at the user's next commit. Each gets an
+ * empty file (read as no settings; the `.yml` one is found first, so no empty JSON is parsed).
+ */
+function lefthookLocalPlaceholders(root: string): string[] {
+  const exists = (entry: string) => fs.lstatSync(entry, { throwIfNoEntry: false }) !== undefined;
+  const main = ['lefthook', '.lefthook', '.config/lefthook'].flatMap((base) =>
+    lefthookExtensions.map((extension) => path.join(root, `${base}${extension}`)),
+  );
+  if (!main.some(exists)) return [];
+  return ['lefthook-local', '.lefthook-local', '.config/lefthook-local'].flatMap((base) => {
+    const variants = lefthookExtensions.map((extension) => path.join(root, `${base}${extension}`));
+    const own = (entry: string) => exists(entry) && !placeholders.has(entry);
+    return variants.some(own) ? [] : variants;
+  });
+}
+
 /**
  * The git hooks directory of `root` when `core.hooksPath` (the repository's configuration or the
  * user's) puts it in the workspace rather than in `.git` — a `.githooks/` folder, husky's
@@ -222,6 +245,8 @@ export class AutoRunFiles {
       const root = this.#roots.find((candidate) => isInside(candidate, hooks));
       if (root !== undefined) this.#placeholder(hooks, root);
     }
+    for (const root of this.#roots)
+      for (const entry of lefthookLocalPlaceholders(root)) this.#placeholder(entry, root, 'file');
     if (placeholders.size !== before) recordPlaceholders();
     return this.current();
   }

@@ -26,6 +26,14 @@ const files = [
   '.lefthook-local/pre-push/check.sh',
 ];
 const job = 'pre-commit:\\n  jobs:\\n    - run: touch $OUT/pwned\\n';
+/** `-local` files lefthook would merge that the project does not have. */
+const newLocalFiles = [
+  'lefthook-local.yml',
+  'lefthook-local.yaml',
+  'lefthook-local.json',
+  '.config/lefthook-local.toml',
+  '.config/lefthook-local.jsonc',
+];
 
 const attempts: Attempt[] = [
   {
@@ -37,6 +45,14 @@ const attempts: Attempt[] = [
     name: 'add a script of its own, and replace the ones there',
     script: `cd "$WS"; echo 'touch $OUT/pwned' > .lefthook/pre-commit/new.sh && echo ESCAPED new; rm -f .lefthook/pre-commit/lint.sh && echo ESCAPED removed; mv .lefthook .lefthook-old && echo ESCAPED moved; mv .config .config-old && echo ESCAPED moved-config; mv lefthook.yaml x.yaml && echo ESCAPED renamed; true`,
     evidence: /Read-only file system|Device or resource busy/,
+  },
+  {
+    // lefthook merges the first `-local` file it finds of each name over the configuration: a new
+    // one beside the project's added jobs. Each name with no file of the user's has an empty file
+    // in every format while the sandbox is open (`.lefthook-local` has the project's .toml).
+    name: 'make a -local configuration beside the existing one',
+    script: `cd "$WS"; for f in ${newLocalFiles.join(' ')}; do printf '${job}' > "$f" && echo "ESCAPED made $f"; done; rm -f lefthook-local.yml && echo ESCAPED removed; true`,
+    evidence: /Read-only file system/,
   },
   {
     name: 'the rest of the workspace is writable',
@@ -83,6 +99,9 @@ describe.runIf(available).each(users)('lefthook files, as $label', (user) => {
       for (const file of files)
         expect(fs.readFileSync(path.join(workspace, file), 'utf8'), file).toBe(original);
       expect(fs.readdirSync(path.join(workspace, '.lefthook/pre-commit'))).toEqual(['lint.sh']);
+      // The placeholders went with the sandbox; nothing a command made is left.
+      for (const file of newLocalFiles)
+        expect(fs.existsSync(path.join(workspace, file)), file).toBe(false);
     });
   });
 });
