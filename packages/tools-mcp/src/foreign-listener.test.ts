@@ -66,6 +66,21 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
       expect(String(error)).toContain(`belongs to another user (uid ${nobodyUid})`);
     });
 
+    it('without credentials, nothing is sent either: its tools would reach the model, the calls it', async (context) => {
+      skipWithout('python3')(context);
+      const theirs = await nobodysServer('127.0.0.1');
+      const error = await McpToolAdapter.connect({
+        name: 'local',
+        transport: { type: 'http', url: `http://127.0.0.1:${theirs.port}/mcp` },
+        connectTimeoutMs: 30_000,
+      }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(await theirs.received()).toBe('');
+      expect(String(error)).toContain(`belongs to another user (uid ${nobodyUid})`);
+    });
+
     it('are sent to a server of this user, as before', async () => {
       const ours: IncomingHttpHeaders[] = [];
       const server = createServer((request, response) => {
