@@ -138,19 +138,24 @@ describe('systemSecretPaths', () => {
 });
 
 describe('environmentFilePaths', () => {
-  it('finds .env* in the home and every directory above each root, never inside a root', () => {
+  it('finds environment files in the home, above each root and beside those, never inside a root', () => {
     const base = tree({
       'home/.env': 'x',
       'home/.envrc': 'x',
       'home/not-env': 'x',
+      'home/site/.dev.vars': 'x',
       'mono/.env': 'x',
       'mono/.env.local': 'x',
       'mono/.envs/prod': 'x',
       'mono/env': 'x',
+      'mono/prod.env': 'x',
       'mono/packages/.env.production': 'x',
       'mono/packages/app/.env': 'x',
       'mono/packages/app/src/.env': 'x',
+      'mono/packages/lib/.env': 'x',
+      'mono/packages/lib/src/.env': 'x',
       'other/.env': 'x',
+      'other/deeper/.env': 'x',
     });
     const found = environmentFilePaths({
       roots: [path.join(base, 'mono/packages/app')],
@@ -160,11 +165,17 @@ describe('environmentFilePaths', () => {
       [
         'home/.env',
         'home/.envrc',
+        'home/site/.dev.vars',
         'mono/.env',
         'mono/.env.local',
         'mono/.envs',
         'mono/packages/.env.production',
-      ].map((entry) => path.join(base, entry)),
+        'mono/packages/lib/.env',
+        'mono/prod.env',
+        'other/.env',
+      ]
+        .map((entry) => path.join(base, entry))
+        .sort(),
     );
   });
 

@@ -348,35 +348,61 @@ export function systemSecretPaths(home = os.homedir()): string[] {
 }
 
 /**
- * `.env*` files (and `.envrc`, `.env.local`, `.envs/` …) in `home` and in every directory above
- * a workspace root — a monorepo's root, the folder above a checkout. Those inside a root are the
- * project's own and stay readable.
+ * Whether a file or folder name is an environment file's: `.env*` (`.env`, `.env.local`,
+ * `.envrc`, `.envs/`), `*.env` (`prod.env`, a compose file's `env_file`), or Cloudflare
+ * Wrangler's `.dev.vars*` — files of variables, keys among them.
+ */
+function isEnvironmentFileName(name: string): boolean {
+  return (
+    name.startsWith('.env') ||
+    (name.endsWith('.env') && name.length > 4) ||
+    name.startsWith('.dev.vars')
+  );
+}
+
+/**
+ * Environment files ({@link isEnvironmentFileName}) in `home`, in every directory above a
+ * workspace root — a monorepo's root, the folder above a checkout — and in each folder beside
+ * those (one level down from each: the other projects of `~/code`, the other packages of a
+ * monorepo, which hold keys of their own). Those inside a root are the project's own and stay
+ * readable.
  */
 export function environmentFilePaths(options: {
   roots: readonly string[];
   home: string;
 }): string[] {
   const directories = new Set<string>([options.home]);
+  const above = new Set<string>();
   for (const root of options.roots) {
     let directory = path.dirname(root);
     for (;;) {
       directories.add(directory);
+      above.add(directory);
       const parent = path.dirname(directory);
       if (parent === directory) break;
       directory = parent;
     }
   }
-  const found: string[] = [];
-  for (const directory of directories) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(directory);
-    } catch {
-      continue; // Unreadable to us: unreadable to the command as well.
+  const holdsRoot = (entry: string) => options.roots.some((root) => isInside(entry, root));
+  for (const directory of [...above, options.home]) {
+    for (const entry of entriesOf(directory)) {
+      const beside = path.join(directory, entry.name);
+      if (entry.isDirectory() && !holdsRoot(beside)) directories.add(beside);
     }
-    for (const name of names) if (name.startsWith('.env')) found.push(path.join(directory, name));
   }
+  const found: string[] = [];
+  for (const directory of directories)
+    for (const entry of entriesOf(directory))
+      if (isEnvironmentFileName(entry.name)) found.push(path.join(directory, entry.name));
   return found;
+}
+
+function entriesOf(directory: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return []; // Unreadable to us: unreadable to the command as well.
+  }
 }
 
 /** A secret path as the sandbox hides it: an empty directory, or an empty file. */

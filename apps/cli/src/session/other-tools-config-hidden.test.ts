@@ -304,6 +304,20 @@ describe.each(testUsers)('other tools’ files with keys, as $label', ({ uid }) 
     expect(seen).toContain('control-visible');
   });
 
+  it('are hidden in the environment files of the projects beside the workspace', async (context) => {
+    // `.env*` above the workspace and in the home were hidden; another project's `.env` beside it
+    // (~/code/other/.env), a `prod.env` above it, and Wrangler's `.dev.vars` were read.
+    skipWithout('bwrap')(context);
+    const { readable, seen } = await readableOf(
+      uid,
+      ['other/.env', 'other/.env.production', 'prod.env', 'home/site/.dev.vars'],
+      'other/README',
+      () => ({}),
+    );
+    expect(readable).toEqual([]);
+    expect(seen).toContain('control-visible');
+  });
+
   it('are hidden where git’s store helper keeps them (helper = store --file …)', async (context) => {
     // ~/.git-credentials was hidden; a store the user's .gitconfig moved was read.
     skipWithout('bwrap')(context);
