@@ -78,13 +78,12 @@ export async function fetchScoped(
   const trail: RedirectTrail = { hops: [], credentialsDropped: false };
   for (let hop = 0; ; hop++) {
     const { body: _initial, ...rest } = params.init;
-    if (!trail.credentialsDropped && carriesCredentials(url, headers, params)) {
-      const foreign = await foreignLoopbackServer(url);
-      if (foreign !== undefined)
-        throw new ToolError(`${method} ${withoutQuery(url)}: ${foreign}`, {
-          toolName: params.toolName,
-        });
-    }
+    // Credentials or not: the call's arguments are the user's data, the answer reaches the model.
+    const foreign = await foreignLoopbackServer(url);
+    if (foreign !== undefined)
+      throw new ToolError(`${method} ${withoutQuery(url)}: ${foreign}`, {
+        toolName: params.toolName,
+      });
     const response = await params.fetch(url, {
       ...rest,
       method,
@@ -149,13 +148,6 @@ export async function fetchScoped(
     url = next.href;
     trail.hops.push(url);
   }
-}
-
-/** Whether a request to `url` with `headers` sends any of the API's credentials. */
-function carriesCredentials(url: string, headers: Headers, params: ScopedFetch): boolean {
-  for (const name of params.credentialHeaders) if (headers.has(name)) return true;
-  const query = new URL(url).searchParams;
-  return (params.credentialQuery ?? []).some((name) => query.has(name));
 }
 
 /**

@@ -78,12 +78,10 @@ export async function fetchDocument(
       `Cannot fetch the OpenAPI document ${urlWithoutCredentials(url)}: ${reason}`,
       cause === undefined ? undefined : { cause },
     );
-  // The document's URL may carry the user's key (`user:key@`, `?api_key=…`): not to a port of
-  // this machine that another user's process holds.
-  if (authorization !== undefined || urlWithoutCredentials(url) !== url) {
-    const foreign = await foreignLoopbackServer(url);
-    if (foreign !== undefined) throw failure(foreign);
-  }
+  // Not from a port of this machine that another user's process holds: the document decides the
+  // tools and where their calls go, and its URL may carry the user's key (`user:key@`, `?api_key=…`).
+  const foreign = await foreignLoopbackServer(url);
+  if (foreign !== undefined) throw failure(foreign);
   try {
     const response = await options.fetch(url, {
       headers: {

@@ -61,15 +61,22 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
       expect(await theirs.received()).toBe('');
     });
 
-    it('a call without credentials goes (an API of theirs is theirs to serve)', async () => {
+    it("a call without credentials is not sent either: its arguments are the user's data", async () => {
       const theirs = await serverAs(nobodyUid);
       const adapter = OpenApiToolAdapter.fromSpec({
         ...document(`http://127.0.0.1:${theirs.port}`),
         security: [],
       });
-      const result = await callTool(adapter.tool('listNotes'), {});
-      expect(result.isError).toBe(true);
-      expect((await theirs.received()).match(/^host: /gim)).toHaveLength(1);
+      await expect(callTool(adapter.tool('listNotes'), {})).rejects.toThrow('(uid 65534)');
+      expect(await theirs.received()).toBe('');
+    });
+
+    it('fromUrl fetches no document from their port: it would decide the tools', async () => {
+      const theirs = await serverAs(nobodyUid);
+      await expect(
+        OpenApiToolAdapter.fromUrl(`http://127.0.0.1:${theirs.port}/openapi.json`),
+      ).rejects.toThrow('another user of this machine (uid 65534)');
+      expect(await theirs.received()).toBe('');
     });
 
     it("a system account's server (Ollama's `ollama` user, uid < 1000) is sent the key", async () => {
