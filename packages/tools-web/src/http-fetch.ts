@@ -5,6 +5,7 @@ import { type Duplex, pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { ToolError } from '@agent/core';
 import { deflateDecoder } from './deflate-decoder.js';
+import { foreignLoopbackServer } from './loopback-owner.js';
 import {
   type createGuardedLookup,
   PrivateAddressError,
@@ -103,6 +104,11 @@ function networkError(error: unknown, url: URL): ToolError {
 
 /** Sends one GET and resolves with the response once its headers arrive. */
 async function send(url: URL, settings: RequestSettings): Promise<http.IncomingMessage> {
+  // A server of this machine that private addresses were allowed for (your dev server on
+  // localhost:3000) may not be running: the URL asked for would go to whoever holds its port.
+  const stranger = await foreignLoopbackServer(url);
+  if (stranger !== undefined)
+    throw new ToolError(`Refusing to fetch ${shownUrl(url)}: ${stranger}`, { kind: 'denied' });
   // Loaded at the first fetch, not with the package: on Node 24 importing node:http also loads
   // its fetch implementation (undici, ~30 ms of CPU), which a program that never fetches skips.
   const client = url.protocol === 'https:' ? await import('node:https') : await import('node:http');

@@ -1,5 +1,6 @@
 import { type DefinedTool, defineTool, renameArguments, ToolError } from '@agent/core';
 import * as z from 'zod';
+import { foreignLoopbackServer } from './loopback-owner.js';
 import { fenced, oneLine, untrustedNote } from './untrusted-text.js';
 
 /** One search result, the same shape whichever backend found it. */
@@ -99,24 +100,6 @@ async function boundedText(response: Response, backend: string): Promise<string>
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/**
- * A search server on this machine's loopback interface (a self-hosted SearXNG on
- * `http://localhost:8888`) whose port a process of another user holds (Linux: the kernel's
- * socket tables name it): any user can listen there while the user's server is not running, and
- * would be sent each query — words of the conversation — and the API key, and would choose the
- * results the model reads. Why not to send, or undefined (not loopback, the user's or a system
- * account's server, or nothing known).
- */
-async function foreignSearchServer(url: URL): Promise<string | undefined> {
-  // Loaded only when used: the package root stays free of Node-only modules.
-  const { foreignListener, loopbackPort } = await import('@agent/core/loopback');
-  const port = loopbackPort(url);
-  const uid = port === undefined ? undefined : foreignListener(port);
-  return uid === undefined
-    ? undefined
-    : `the process listening on ${url.host} belongs to another user of this machine (uid ${uid}), not to you; start your search server there (as yourself or as its service account), or use another port`;
-}
-
 async function requestJson(
   fetchImpl: typeof fetch,
   backend: string,
@@ -127,12 +110,17 @@ async function requestJson(
 ): Promise<unknown> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
-  const stranger = await foreignSearchServer(url);
+  // A self-hosted SearXNG (or a local proxy) that is not running: whoever holds its port would get
+  // each query — words of the conversation — and the key, and choose the results the model reads.
+  const stranger = await foreignLoopbackServer(url);
   if (stranger !== undefined)
-    throw new ToolError(`The ${backend} search was not sent: ${stranger}`, {
-      kind: 'failed',
-      toolName: 'web_search',
-    });
+    throw new ToolError(
+      `The ${backend} search was not sent: ${stranger}; start your search server there (as yourself or as its service account), or use another port`,
+      {
+        kind: 'failed',
+        toolName: 'web_search',
+      },
+    );
   let response: Response;
   try {
     response = await fetchSameOrigin(fetchImpl, url, { ...init, signal: combined }, backend);
