@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { credentialFreeEnvironment } from '@agent/core/credentials';
+import { lefthookExtendedFiles, lefthookExtensions } from './lefthook-extends.js';
 import {
   directoryIdentity,
   identityOf,
@@ -152,8 +153,6 @@ function lefthookFiles(): AutoRunFile[] {
   }));
 }
 
-const lefthookExtensions = ['.yml', '.yaml', '.toml', '.json', '.jsonc'];
-
 /**
  * Where lefthook is configured at `root` (a main configuration exists), the `-local` files it
  * would merge over it that a command could still make: for each of `lefthook-local`,
@@ -273,9 +272,11 @@ export class AutoRunFiles {
   /** Those of them that exist now, by real path (nothing made). */
   current(): string[] {
     const wanted = [
-      ...this.#roots.flatMap((root) =>
-        workspaceAutoRunFiles.map((file) => path.join(root, file.name)),
-      ),
+      ...this.#roots.flatMap((root) => {
+        const named = workspaceAutoRunFiles.map((file) => path.join(root, file.name));
+        // And what lefthook's configurations there extend (read from the files as they are).
+        return [...named, ...lefthookExtendedFiles(root)];
+      }),
       ...this.#hooksNow(),
     ];
     return existingTargetsInside(wanted, this.#roots);

@@ -30,6 +30,7 @@ export {
   type RepositorySearchLimits,
   repositorySearchLimits,
 } from './git-repositories.js';
+export { lefthookExtendedFiles } from './lefthook-extends.js';
 export { type HiddenPatterns, patternSearchLimits } from './pattern-paths.js';
 export {
   defaultMaxMemoryBytes,

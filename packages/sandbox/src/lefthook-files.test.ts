@@ -15,7 +15,8 @@ import { expectAttemptsHeld, runInEachMode, runnerSuite, sandboxModes } from './
 const suite = runnerSuite('lefthook files', 'lefthook');
 const { available, users } = suite;
 
-const original = '# the project\n';
+// Each also extends a file elsewhere in the workspace, which lefthook merges too.
+const original = '# the project\nextends:\n  - ci/lefthook-base.yml\n';
 /** What the fixture holds: each a lefthook configuration or script a project may have. */
 const files = [
   'lefthook.yaml',
@@ -24,6 +25,7 @@ const files = [
   '.lefthook-local.toml',
   '.lefthook/pre-commit/lint.sh',
   '.lefthook-local/pre-push/check.sh',
+  'ci/lefthook-base.yml',
 ];
 const job = 'pre-commit:\\n  jobs:\\n    - run: touch $OUT/pwned\\n';
 /** `-local` files lefthook would merge that the project does not have. */

@@ -133,6 +133,17 @@ describe('writes that plant what runs later outside the sandbox', () => {
       expect(await tierOf(lifted, 'write_file', { path: file }), file).toBeUndefined();
   });
 
+  it('a file a lefthook configuration extends, in turn too', async () => {
+    const work = repository();
+    fs.writeFileSync(path.join(work, 'lefthook.yml'), 'extends:\n  - ci/base.yml\n');
+    fs.mkdirSync(path.join(work, 'ci'));
+    fs.writeFileSync(path.join(work, 'ci/base.yml'), 'extends: [ci/more.yml]\n');
+    const tools = defaultTools({ cwd: work, tools: ['write_file'] });
+    for (const file of ['ci/base.yml', 'ci/more.yml'])
+      expect(await tierOf(tools, 'write_file', { path: file }), file).toBe('full-access');
+    expect(await tierOf(tools, 'write_file', { path: 'ci/other.yml' })).toBeUndefined();
+  });
+
   it("a file the repository's config includes (include.path), in turn too; lifted by git: false", async () => {
     const work = repository();
     fs.writeFileSync(path.join(work, 'shared.gitconfig'), '[include]\n\tpath = more.gitconfig\n');

@@ -5,6 +5,7 @@ import {
   currentHooksDirectories,
   homeStartupFiles,
   includedConfigFiles,
+  lefthookExtendedFiles,
   missingIncludedConfigFiles,
   workspaceAutoRunFiles,
 } from '@agent/sandbox';
@@ -96,6 +97,10 @@ export async function protectedWriteReason(
     );
     if (named !== undefined)
       return `${path.join(root, named.name)} is run later without asking by ${named.runBy.split(':')[0]}, outside the sandbox`;
+    // What a lefthook configuration there extends, by where lefthook looks for it.
+    const extended = lefthookExtendedFiles(root).find((file) => path.resolve(file) === real);
+    if (extended !== undefined)
+      return `${extended} is extended by the lefthook configuration: git runs its jobs with your next commit, outside the sandbox`;
     // Looked up per call (a stat of git's configuration files): a core.hooksPath set meanwhile counts.
     const hooks = currentHooksDirectories(root).find((directory) => isPathInside(directory, real));
     if (hooks !== undefined)
