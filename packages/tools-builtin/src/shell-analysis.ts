@@ -239,7 +239,7 @@ function arithmeticOverVariables(source: string): boolean {
 const substringExpansion =
   /^(?:[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?|[0-9]+|[@*]):(?![-=?+])(.*)$/s;
 
-/** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`, `${x:y}`. */
+/** Parameter expansions bash evaluates as code: `${!x}`, `${x@P}`, `${a[expr]}`, `${#a[expr]}`, `${x:y}`. */
 function evaluatingExpansion(source: string): string | undefined {
   for (const match of source.matchAll(/\$\{([^}]*)\}?/g)) {
     const body = match[1] ?? '';
@@ -252,7 +252,8 @@ function evaluatingExpansion(source: string): string | undefined {
     const assigned = /^([A-Za-z_][A-Za-z0-9_]*):?=/.exec(body)?.[1];
     if (assigned !== undefined && changesWhatRuns(assigned))
       return `sets ${assigned} (\${${assigned}:=…}), which changes what later commands run`;
-    const subscript = /^[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(body)?.[1];
+    // `${#a[expr]}` (an element's length) evaluates the subscript as `${a[expr]}` does.
+    const subscript = /^#?[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(body)?.[1];
     if (subscript !== undefined && !/^[0-9@*]*$/.test(subscript)) return 'an array subscript';
     // An offset or length naming a variable evaluates what it holds, as `$((y))` does:
     // `printf -v y '\x61[\x24\x28cmd\x29]'; echo "${HOME:y}"` ran cmd, in read-only mode.

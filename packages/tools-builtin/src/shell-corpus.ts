@@ -66,6 +66,9 @@ export const handcrafted = [
   "x='a[$(rm victim)]'; echo ${0:x:1}",
   "x='a[$(rm victim)]'; a=(1 2); echo ${a[@]:x}",
   "x='a[$(rm victim)]'; echo ${HOME:$x}",
+  // So is an element's subscript when its length is taken.
+  "x='a[$(rm victim)]'; echo ${#a[x]}",
+  'x=\'a[$(rm victim)]\'; echo "${#a[x]}"',
   "printf -v x '\\x61[\\x24\\x28rm victim\\x29]'; echo ${HOME:x}",
   // coproc, functions, aliases, traps: code defined now, run later.
   'echo ok; coproc echo { rm victim; }',

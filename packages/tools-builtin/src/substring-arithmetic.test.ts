@@ -9,7 +9,8 @@ import { defaultTools } from './default-tools.js';
 import { analyzeShellCommand } from './shell-analysis.js';
 import { makeTempDir } from './test-helpers.js';
 
-// A substring expansion's offset and length are arithmetic: `${HOME:y}` evaluates y, and a y
+// A substring expansion's offset and length are arithmetic, and so is the subscript of an
+// element whose length is taken (`${#a[y]}`): `${HOME:y}` evaluates y, and a y
 // holding `a[$(cmd)]` runs cmd — as `$((y))` does, which was already opaque. printf's escapes
 // make such a y without a `$(` in the line: `printf -v y '\x61[\x24\x28cmd\x29]'; echo
 // "${HOME:y}"` passed for two reading commands and ran cmd unasked in read-only and plan mode.
@@ -33,7 +34,17 @@ describe('a substring expansion whose offset or length names a variable is opaqu
     expect(analyzeShellCommand(line).opaque).toMatch(/arithmetic over variables/);
   });
 
+  it.each(['echo ${#a[y]}', 'echo ${#HOME[y]}', 'echo "${#a[$i]}"', '[ "${#a[y]}" -eq 0 ]'])(
+    '%s (the length of an element whose subscript names a variable) is opaque',
+    (line) => {
+      expect(analyzeShellCommand(line).opaque).toBe('an array subscript');
+    },
+  );
+
   it.each([
+    'echo ${#a[0]}',
+    'echo ${#a[@]}',
+    'echo ${#HOME}',
     'echo ${HOME:-y}',
     'echo ${name:=y}',
     'echo ${HOME:+y}',
@@ -49,9 +60,12 @@ describe('a substring expansion whose offset or length names a variable is opaqu
 
 describe('in read-only mode, through the real loop, bash tool and sandbox', () => {
   beforeEach(skipWithout('bwrap'));
-  it('the printf-made offset is asked (denied without an approver), and runs nothing', async () => {
+  it.each([
+    printfOffset,
+    // `${#HOME[y]}`: the subscript of a set variable is evaluated when its length is taken.
+    'printf -v y \'\\x61[\\x24\\x28touch pwned\\x29]\'; echo "${#HOME[y]}"',
+  ])('%s is asked (denied without an approver), and runs nothing', async (line) => {
     const dir = makeTempDir();
-    const line = printfOffset;
     const agent = new Agent({
       provider: createScriptedProvider([
         { toolCalls: [{ name: 'bash', arguments: { command: line } }] },
