@@ -5,10 +5,10 @@
 // sandboxed command rewrote one, and the next hook ran it as the user, outside the sandbox (mise's
 // own trust is by path, not content: a trusted mise.toml changed is not asked about again).
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 
 /** mise's configuration at a project root, in the places it reads it, and `.tool-versions`. */
-const miseConfig = [
+const miseSettings = [
   'mise.toml',
   '.mise.toml',
   'mise.local.toml',
@@ -19,6 +19,21 @@ const miseConfig = [
   '.config/mise/config.toml',
   '.config/mise/conf.d/',
   '.tool-versions',
+];
+
+/**
+ * What a version manager's shim reads in the folder it runs in, for every program it stands for:
+ * with mise's (or asdf's) `shims` folder on PATH, a hook's plain `node` reads `.tool-versions` —
+ * `node path:./x` runs `./x/bin/node` — and mise.toml's `[env]`. A PATH entry named `shims`
+ * (mise, asdf, pyenv, rbenv) counts; the files as the project root has them, each there or not.
+ */
+export function shimSettingsFiles(path: string | undefined): string[] {
+  const shims = (path ?? '').split(delimiter).some((entry) => basename(entry) === 'shims');
+  return shims ? miseSettings.filter((name) => !name.endsWith('/')) : [];
+}
+
+const miseConfig = [
+  ...miseSettings,
   // File tasks (`mise run lint` → `mise-tasks/lint`).
   'mise-tasks/',
   '.mise-tasks/',

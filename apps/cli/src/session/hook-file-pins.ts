@@ -10,6 +10,7 @@ import { type BigIntStats, lstatSync, readlinkSync, type Stats, statSync } from 
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import type { CommandHook, HooksConfig } from '@agent/command-hooks';
 import { readRegularFileSync } from '@agent/core/regular-file';
+import { shimSettingsFiles } from '../config/tool-runner-files.js';
 import {
   projectFileDigests,
   pythonPathFolders,
@@ -300,7 +301,8 @@ export function hookFilePins(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): HookFilePins {
   // The hooks' environment is this process's (a trusted project's `env` applied at start).
-  const environment = environmentWords(env);
+  // And, where PATH runs programs through a version manager's shims, what those read of the project.
+  const environment = [...environmentWords(env), ...shimSettingsFiles(env.PATH)];
   const search = {
     python: pythonPathFolders(env.PYTHONPATH, projectRoot),
     node: pythonPathFolders(env.NODE_PATH, projectRoot),

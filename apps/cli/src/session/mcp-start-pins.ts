@@ -8,6 +8,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import type { McpServerEntry } from '../config/mcp-servers.js';
+import { shimSettingsFiles } from '../config/tool-runner-files.js';
 import { pythonPathFolders } from '../config/trust-scripts.js';
 import { changedFiles, commandPin, environmentWords } from './hook-file-pins.js';
 
@@ -29,7 +30,11 @@ export function serverStartPin(
   const root = cwd !== undefined && inside ? cwd : projectRoot;
   const command = [transport.command, ...(transport.args ?? [])].join(' ');
   // Its environment is its entry's `env` (servers get no other): `NODE_OPTIONS=--require ./x.cjs`.
-  const environment = environmentWords(transport.env ?? {});
+  const environment = [
+    ...environmentWords(transport.env ?? {}),
+    // Found on the CLI's PATH unless its env sets one: a version manager's shim reads the project.
+    ...shimSettingsFiles(transport.env?.PATH ?? process.env.PATH),
+  ];
   const search = {
     python: pythonPathFolders(transport.env?.PYTHONPATH, root),
     node: pythonPathFolders(transport.env?.NODE_PATH, root),
