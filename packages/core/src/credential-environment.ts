@@ -23,6 +23,12 @@ import { redactCutFragments } from './credential-fragments.js';
 import { credentialPiecesRedactor } from './credential-pieces.js';
 import { looksLikeRandomSecret, randomValueRule } from './credential-random-value.js';
 import { urlCredentialParts } from './credential-url.js';
+import {
+  type GitConfigPair,
+  gitConfigPairs,
+  gitConfigVariables,
+  isGitConfigPairName,
+} from './git-config-environment.js';
 
 /** One rule of {@link credentialNameRules} or {@link credentialValueRules}. */
 export interface CredentialRule {
@@ -392,19 +398,24 @@ export type EnvironmentRecord = Readonly<Record<string, string | undefined>>;
 
 /**
  * A copy of `env` without the variables that hold credentials (see {@link credentialNameRules} and
- * {@link credentialValueRules}), except those named in `pass`. Undefined values are dropped.
+ * {@link credentialValueRules}), except those named in `pass`. Undefined values are dropped. git's
+ * configuration pairs (`GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>` below `GIT_CONFIG_COUNT`) are
+ * judged whole, by the value: those kept are numbered again (git refuses to run with one missing).
  */
 export function credentialFreeEnvironment(
   env: EnvironmentRecord,
   options: CredentialFilterOptions = {},
 ): Record<string, string> {
   const pass = new Set(options.pass ?? []);
+  const pairs = gitConfigPairs(env);
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
+    if (pairs !== undefined && (name === 'GIT_CONFIG_COUNT' || isPairName(name, env))) continue;
     if (pass.has(name) || !isCredentialVariable(name, value)) result[name] = value;
   }
-  return result;
+  if (pairs === undefined) return result;
+  return { ...result, ...gitConfigVariables(pairs.filter((pair) => !isWithheldPair(pair, pass))) };
 }
 
 /** The names {@link credentialFreeEnvironment} leaves out of `env`, sorted. */
@@ -413,13 +424,33 @@ export function withheldVariableNames(
   options: CredentialFilterOptions = {},
 ): string[] {
   const pass = new Set(options.pass ?? []);
-  return Object.entries(env)
+  const pairs = gitConfigPairs(env);
+  const withheld = Object.entries(env)
     .filter(
       ([name, value]) =>
-        value !== undefined && !pass.has(name) && isCredentialVariable(name, value),
+        value !== undefined &&
+        !pass.has(name) &&
+        !(pairs !== undefined && isPairName(name, env)) &&
+        isCredentialVariable(name, value),
     )
-    .map(([name]) => name)
-    .sort();
+    .map(([name]) => name);
+  for (const pair of pairs ?? [])
+    if (isWithheldPair(pair, pass))
+      withheld.push(`GIT_CONFIG_KEY_${pair.index}`, `GIT_CONFIG_VALUE_${pair.index}`);
+  return withheld.sort();
+}
+
+function isPairName(name: string, env: EnvironmentRecord): boolean {
+  return isGitConfigPairName(name, Number(env.GIT_CONFIG_COUNT));
+}
+
+/** A pair whose value holds a credential, or whose key does (`url.https://<token>@host/.insteadOf`). */
+function isWithheldPair(pair: GitConfigPair, pass: ReadonlySet<string>): boolean {
+  if (pass.has(`GIT_CONFIG_VALUE_${pair.index}`)) return false;
+  return (
+    isCredentialVariable(`GIT_CONFIG_VALUE_${pair.index}`, pair.value) ||
+    credentialValueRules.some((rule) => rule.pattern.test(pair.key))
+  );
 }
 
 /** Options of {@link credentialRedactor}. */

@@ -133,4 +133,41 @@ describe.each(testUsers)('credentials in git configuration files, as $label', ({
     // The user's file is untouched.
     expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe(before);
   });
+
+  it('given in the environment as pairs, are withheld without breaking git', async (context) => {
+    // GIT_CONFIG_VALUE_0 (an extraheader with a token) was withheld and GIT_CONFIG_COUNT and
+    // GIT_CONFIG_KEY_0 were not: every git command of the tools failed with "missing config value".
+    skipWithout('bwrap')(context);
+    const dir = anyUserDirectory('agent-cli-git-config-env-');
+    cleanups.push(() => dir.dispose());
+    const { workspace, home } = checkout(dir.path);
+    const { seen } = await probeSession({
+      uid,
+      dir: dir.path,
+      workspace,
+      home,
+      commands: ['git status', 'git config --get user.name', 'env | grep ^GIT_CONFIG_ | sort'],
+      calls: [],
+      env: {
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
+        GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
+        GIT_CONFIG_KEY_1: 'user.name',
+        GIT_CONFIG_VALUE_1: 'CI Bot',
+      },
+    });
+    expect(seen).not.toContain(basic);
+    expect(seen).not.toMatch(/missing config/);
+    expect(seen).toMatch(/On branch \w+/);
+    expect(seen).toContain('CI Bot');
+    const variables = seen
+      .split('\n')
+      .filter((line) => /^GIT_CONFIG_(?:COUNT|KEY|VALUE)/.test(line));
+    expect(variables).toEqual([
+      'GIT_CONFIG_COUNT=1',
+      'GIT_CONFIG_KEY_0=user.name',
+      'GIT_CONFIG_VALUE_0=CI Bot',
+    ]);
+  });
 });
