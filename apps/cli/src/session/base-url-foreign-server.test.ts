@@ -43,6 +43,34 @@ describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)(
       expect(await theirs.received()).toBe('');
     });
 
+    // Other spellings of this machine reach the same port: 0.0.0.0 (copied from an OLLAMA_HOST),
+    // IPv4-mapped loopback. They were not seen as loopback, and the key went to nobody.
+    it.each([
+      [
+        '0.0.0.0',
+        (port: number) => `http://0.0.0.0:${port}/v1`,
+        (port: number) => `0.0.0.0:${port}`,
+      ],
+      [
+        '[::ffff:127.0.0.1]',
+        (port: number) => `http://[::ffff:127.0.0.1]:${port}/v1`,
+        (port: number) => `[::ffff:7f00:1]:${port}`,
+      ],
+    ])('OPENAI_BASE_URL on %s: refused at start, nothing sent', async (_name, url, shown) => {
+      const theirs = await nobodysServer();
+      const run = await runCli(
+        ['-p', 'my secret plans', '--cwd', appDir, '--model', 'gpt-5-mini'],
+        {
+          env: cleanEnv({ OPENAI_API_KEY: key, OPENAI_BASE_URL: url(theirs.port) }),
+        },
+      );
+      expect(await theirs.received()).toBe('');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `OPENAI_BASE_URL points at ${shown(theirs.port)}, where a process of another user of this machine (uid 65534, nobody) listens`,
+      );
+    });
+
     // Ollama's installer runs it as a system account (useradd -r ollama): root made that user for
     // a service, as root made `daemon` (uid 1), so its server is the user's as root's would be.
     it('a system account listening there is no stranger: the request goes to it', async () => {
