@@ -11,7 +11,8 @@ export type SystemToolCommand =
   | 'xxd'
   | 'ruby'
   | 'bundle'
-  | 'pre-commit';
+  | 'pre-commit'
+  | 'mise';
 
 /** How one tool is named, installed and probed. */
 export interface SystemTool {

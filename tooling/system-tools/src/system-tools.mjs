@@ -37,6 +37,9 @@ export const systemTools = {
     brew: 'pre-commit',
     probe: ['--version'],
   },
+  // mise (a trusted hook's `mise run`, and its shims reading .tool-versions): no Debian package;
+  // .ci/run installs it from the npm registry (@jdxcode/mise-linux-x64).
+  mise: { label: 'mise', brew: 'mise', probe: ['--version'] },
 };
 
 /** The tools `npm test` checks up front: every one some suite needs. */

@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { describe, it } from 'vitest';
 import type { Turn } from '../testing/messages-server.js';
 import { testUsers } from '../testing/test-support.js';
@@ -21,7 +22,6 @@ import {
 
 const cleanups = hookSessionSuite('bwrap');
 
-const hasMise = spawnSync('mise', ['--version'], { stdio: 'ignore' }).status === 0;
 /** A node every user may run (the tests' own may be under root's home), for mise to link. */
 const systemNode = ['/usr/bin/node', '/usr/local/bin/node'].find(
   (path) => spawnSync(path, ['--version'], { stdio: 'ignore' }).status === 0,
@@ -65,9 +65,10 @@ function runWithShims(turns: (outside: string) => Turn[], uid: number | undefine
 }
 
 describe.each(testUsers)("mise's shims on PATH, a trusted node hook ($label)", ({ uid }) => {
-  it.skipIf(!hasMise || systemNode === undefined)(
+  it.skipIf(systemNode === undefined)(
     'a .tool-versions a sandboxed command wrote (node path:./evil) is not run',
-    async () => {
+    async (context) => {
+      skipWithout('mise')(context);
       expectStoppedAfterChange(
         await runWithShims(
           (outside) =>
@@ -100,9 +101,10 @@ describe.each(testUsers)("mise's shims on PATH, a trusted node hook ($label)", (
     },
   );
 
-  it.skipIf(!hasMise || systemNode === undefined)(
+  it.skipIf(systemNode === undefined)(
     'untouched, the hook runs (through the shim) after every call',
-    async () => {
+    async (context) => {
+      skipWithout('mise')(context);
       expectRanAfterEachCall(await runWithShims(untouchedTurns, uid));
     },
   );

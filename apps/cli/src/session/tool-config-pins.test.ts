@@ -5,9 +5,9 @@
 // bubblewrap, real mise where it is installed (no Debian package has it: npm's
 // @jdxcode/mise-linux-x64 does), as root and as nobody. (`.pre-commit-config.yaml` the sandbox
 // keeps read-only; a pull changing it: config/trust-tool-config.test.ts.)
-import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { skipWithout } from '@agent/tooling-system-tools';
 import { describe, expect, it } from 'vitest';
 import { projectFileDigests } from '../config/trust-scripts.js';
 import type { Turn } from '../testing/messages-server.js';
@@ -46,7 +46,6 @@ const mise: Case = {
   }),
 };
 
-const hasMise = spawnSync('mise', ['--version'], { stdio: 'ignore' }).status === 0;
 
 function runWithToolHook(setup: Case, turns: (outside: string) => Turn[], uid: number | undefined) {
   return runHookSession({
@@ -72,9 +71,10 @@ function rewriteConfig(setup: Case, outside: string): Turn[] {
 }
 
 describe.each(testUsers)("a tool's config a trusted hook runs ($label)", ({ uid }) => {
-  it.skipIf(!hasMise)(
+  it(
     'mise: rewritten by a sandboxed command, the hook does not run it',
-    async () => {
+    async (context) => {
+      skipWithout('mise')(context);
       expectStoppedAfterChange(
         await runWithToolHook(mise, (outside) => rewriteConfig(mise, outside), uid),
         // After list_files and write_file (staged.txt is no file the hook runs).
@@ -83,7 +83,8 @@ describe.each(testUsers)("a tool's config a trusted hook runs ($label)", ({ uid 
     },
   );
 
-  it.skipIf(!hasMise)('mise: untouched, the hook runs after every call', async () => {
+  it('mise: untouched, the hook runs after every call', async (context) => {
+    skipWithout('mise')(context);
     expectRanAfterEachCall(await runWithToolHook(mise, untouchedTurns, uid));
   });
 });
