@@ -43,24 +43,21 @@ const tools = [
 
 describe.each(testUsers)('a pull changing the config a trusted tool runs ($label)', ({ uid }) => {
   for (const tool of tools)
-    it(
-      `${tool.name}: the hook is left out, named, its new command not run`,
-      async (context) => {
-        if (tool.name === 'mise') skipWithout('mise')(context);
-        const touch = (dir: string, canary: string) => tool.write(`touch ${join(dir, canary)}`);
-        const repository = await trustedRepository({
-          settings: { hooks: { Stop: [{ hooks: [{ type: 'command', command: tool.command }] }] } },
-          files: (dir) => ({ [tool.config]: touch(dir, 'first') }),
-          uid,
-          cleanups,
-          ...(tool.env === undefined ? {} : { env: tool.env }),
-        });
-        await expectPullAsksAgain(
-          repository,
-          tool.command,
-          tool.config,
-          touch(repository.dir, 'second'),
-        );
-      },
-    );
+    it(`${tool.name}: the hook is left out, named, its new command not run`, async (context) => {
+      if (tool.name === 'mise') skipWithout('mise')(context);
+      const touch = (dir: string, canary: string) => tool.write(`touch ${join(dir, canary)}`);
+      const repository = await trustedRepository({
+        settings: { hooks: { Stop: [{ hooks: [{ type: 'command', command: tool.command }] }] } },
+        files: (dir) => ({ [tool.config]: touch(dir, 'first') }),
+        uid,
+        cleanups,
+        ...(tool.env === undefined ? {} : { env: tool.env }),
+      });
+      await expectPullAsksAgain(
+        repository,
+        tool.command,
+        tool.config,
+        touch(repository.dir, 'second'),
+      );
+    });
 });

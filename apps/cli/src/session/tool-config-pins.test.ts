@@ -46,7 +46,6 @@ const mise: Case = {
   }),
 };
 
-
 function runWithToolHook(setup: Case, turns: (outside: string) => Turn[], uid: number | undefined) {
   return runHookSession({
     turns,
@@ -71,17 +70,14 @@ function rewriteConfig(setup: Case, outside: string): Turn[] {
 }
 
 describe.each(testUsers)("a tool's config a trusted hook runs ($label)", ({ uid }) => {
-  it(
-    'mise: rewritten by a sandboxed command, the hook does not run it',
-    async (context) => {
-      skipWithout('mise')(context);
-      expectStoppedAfterChange(
-        await runWithToolHook(mise, (outside) => rewriteConfig(mise, outside), uid),
-        // After list_files and write_file (staged.txt is no file the hook runs).
-        { command: mise.command, ranBefore: 2, changed: mise.config },
-      );
-    },
-  );
+  it('mise: rewritten by a sandboxed command, the hook does not run it', async (context) => {
+    skipWithout('mise')(context);
+    expectStoppedAfterChange(
+      await runWithToolHook(mise, (outside) => rewriteConfig(mise, outside), uid),
+      // After list_files and write_file (staged.txt is no file the hook runs).
+      { command: mise.command, ranBefore: 2, changed: mise.config },
+    );
+  });
 
   it('mise: untouched, the hook runs after every call', async (context) => {
     skipWithout('mise')(context);
