@@ -179,6 +179,30 @@ describe('environmentFilePaths', () => {
     );
   });
 
+  it("leaves out what lies beside a workspace in a shared temporary folder (other programs' scratch)", () => {
+    const inVarTmp = (files: string[]): string => {
+      const root = fs.realpathSync(fs.mkdtempSync('/var/tmp/secret-paths-'));
+      made.push(root);
+      for (const file of files) {
+        fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        fs.writeFileSync(path.join(root, file), 'x');
+      }
+      return root;
+    };
+    const base = inVarTmp(['ws/app/.env', 'ws/.env', 'ws/beside/.env']);
+    const other = inVarTmp(['.env', 'prod.env']);
+    const found = environmentFilePaths({
+      roots: [path.join(base, 'ws/app')],
+      home: '/nonexistent/home',
+    });
+    // Above the root and beside it within the workspace's own folder: still found.
+    expect(found).toEqual(
+      expect.arrayContaining([path.join(base, 'ws/.env'), path.join(base, 'ws/beside/.env')]),
+    );
+    // Another folder in the temporary folder: a test's, a build's, removed at any moment.
+    expect(found.filter((entry) => entry.startsWith(other))).toEqual([]);
+  });
+
   it('skips directories it cannot read', () => {
     expect(
       environmentFilePaths({ roots: ['/nonexistent/a/b'], home: '/nonexistent/home' }),

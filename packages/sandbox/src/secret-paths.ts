@@ -384,10 +384,16 @@ export function environmentFilePaths(options: {
     }
   }
   const holdsRoot = (entry: string) => options.roots.some((root) => isInside(entry, root));
+  const temporary = sharedTemporaryFolders();
   for (const directory of [...above, options.home]) {
+    // What lies beside a workspace in a shared temporary folder is other programs' scratch, made
+    // and removed at any time: one listed here and removed before a command's sandbox starts
+    // would make that start fail (bwrap cannot make the mask's mount point on a read-only parent).
+    if (temporary.has(directory)) continue;
     for (const entry of entriesOf(directory)) {
       const beside = path.join(directory, entry.name);
-      if (entry.isDirectory() && !holdsRoot(beside)) directories.add(beside);
+      if (entry.isDirectory() && !holdsRoot(beside) && !temporary.has(beside))
+        directories.add(beside);
     }
   }
   const found: string[] = [];
@@ -395,6 +401,23 @@ export function environmentFilePaths(options: {
     for (const entry of entriesOf(directory))
       if (isEnvironmentFileName(entry.name)) found.push(path.join(directory, entry.name));
   return found;
+}
+
+/**
+ * /tmp, /var/tmp and /dev/shm, as named and by real path (not TMPDIR: a user's or a tool's own
+ * folder, which may well hold their projects).
+ */
+function sharedTemporaryFolders(): Set<string> {
+  const folders = new Set<string>();
+  for (const folder of ['/tmp', '/var/tmp', '/dev/shm']) {
+    folders.add(path.resolve(folder));
+    try {
+      folders.add(fs.realpathSync(folder));
+    } catch {
+      // Not on this system.
+    }
+  }
+  return folders;
 }
 
 function entriesOf(directory: string): fs.Dirent[] {
