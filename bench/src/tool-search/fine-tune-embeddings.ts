@@ -11,7 +11,7 @@
  * apart: deleting an event from getting one, not from sending an SMS.
  *
  * Plain TypeScript, no dependency: ~290k pairs (~111k from the documents, four copies of ~48k
- * requests), eight epochs as the build runs it, ~15 minutes on one core. Deterministic (a seeded
+ * requests), eight epochs as the build runs it, ~12–25 minutes on one core. Deterministic (a seeded
  * shuffle, one thread).
  */
 import { specOperations } from './corpus.js';
