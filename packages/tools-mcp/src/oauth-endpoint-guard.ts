@@ -10,17 +10,6 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 /** Authorization server metadata larger than this is refused (a real one is a few kB). */
 const maximumMetadataBytes = 1024 * 1024;
 
-/** Loopback by name or address: plain http there stays on this machine. */
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(host)
-  );
-}
-
 /**
  * Why an OAuth endpoint at `target` must not be used, or undefined: plain http is refused unless
  * it stays on this machine or goes to the MCP server's own host (whose URL the user gave as http).
@@ -29,7 +18,8 @@ function cleartextProblem(target: URL, serverUrl: URL): string | undefined {
   // Other schemes are not sent anywhere: fetch refuses them, and an authorization URL that is not
   // a web address is refused before it is opened (LoopbackOAuthProvider).
   if (target.protocol !== 'http:') return undefined;
-  if (isLoopbackHost(target.hostname)) return undefined;
+  // Plain http to this machine itself stays on it (loopbackPort: every spelling that reaches it).
+  if (loopbackPort(target) !== undefined) return undefined;
   if (serverUrl.protocol === 'http:' && target.hostname === serverUrl.hostname) return undefined;
   return 'is plain http to another host: OAuth requires https there (codes, verifiers, secrets and tokens would cross the network in clear)';
 }
